@@ -1,0 +1,82 @@
+"""Settings: one pydantic-settings object, every field from the environment with prefix SOCIALPUB_."""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from platformdirs import user_data_dir
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger("socialpub.config")
+
+
+def default_data_dir() -> Path:
+    return Path(user_data_dir("socialpub", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Every knob of the service. Documented in README.md, section Configuration."""
+
+    model_config = SettingsConfigDict(env_prefix="SOCIALPUB_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    database_url: str | None = None
+    base_url: str = "http://127.0.0.1:8000"
+    media_url: str | None = None
+    secret_key: str | None = Field(default=None, repr=False)
+
+    rate_limit_per_minute: int = 30
+    session_ttl_s: int = 12 * 3600
+    max_body_bytes: int = 1 * 1024 * 1024
+    max_media_body_bytes: int = 30 * 1024 * 1024
+
+    allow_private_urls: bool = False
+    fetch_connect_timeout_s: float = 5.0
+    fetch_total_timeout_s: float = 60.0
+    fetch_min_rate_bytes_s: int = 16 * 1024
+
+    storage: Literal["local", "s3"] = "local"
+    s3_endpoint_url: str | None = None
+    s3_bucket: str | None = None
+    s3_region: str = "us-east-1"
+    s3_access_key_id: str | None = Field(default=None, repr=False)
+    s3_secret_access_key: str | None = Field(default=None, repr=False)
+    s3_public_url: str | None = None
+
+    retry_base_s: float = 30.0
+    retry_max_attempts: int = 5
+    job_lease_s: float = 60.0
+    worker_poll_s: float = 1.0
+    max_lateness_s: float | None = None
+    sandbox_delay_s: float = 3.0
+
+    log_level: str = "INFO"
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _expand(cls, v: object) -> object:
+        if isinstance(v, str):
+            return Path(v).expanduser()
+        return v
+
+    @property
+    def public_media_url(self) -> str:
+        url = self.media_url or (self.base_url.rstrip("/") + "/media/")
+        return url if url.endswith("/") else url + "/"
+
+    @property
+    def is_postgres(self) -> bool:
+        return bool(self.database_url) and self.database_url.startswith(("postgres://", "postgresql://"))
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / "socialpub.db"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

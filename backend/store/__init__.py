@@ -1,0 +1,1 @@
+"""The store: peewee models, database setup, versioned schema migrations."""

@@ -1,0 +1,90 @@
+"""Database setup. SQLite (WAL) in the data dir by default; PostgreSQL when SOCIALPUB_DATABASE_URL says so."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from peewee import Database, DatabaseProxy, PostgresqlDatabase, SqliteDatabase
+from playhouse.migrations import Runner
+
+from backend.config import Settings
+
+log = logging.getLogger("socialpub.store")
+
+database = DatabaseProxy()
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+def make_database(settings: Settings) -> Database:
+    if settings.database_url:
+        if not settings.is_postgres:
+            raise ValueError("SOCIALPUB_DATABASE_URL must start with postgresql:// (or leave it unset for SQLite)")
+        u = urlparse(settings.database_url)
+        return PostgresqlDatabase(
+            unquote(u.path.lstrip("/")) or "postgres",
+            user=unquote(u.username) if u.username else None,
+            password=unquote(u.password) if u.password else None,
+            host=u.hostname or "127.0.0.1",
+            port=u.port or 5432,
+            prefer_psycopg3=True,
+            autorollback=True,
+        )
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqliteDatabase(
+        str(settings.sqlite_path),
+        pragmas={
+            "journal_mode": "wal",
+            "synchronous": "normal",
+            "foreign_keys": 1,
+            "busy_timeout": 15000,
+            "cache_size": -32000,
+        },
+        timeout=15,
+        lock_type="IMMEDIATE",  # every write transaction takes the write lock up front: no upgrade deadlocks
+        check_same_thread=False,
+    )
+
+
+def is_sqlite() -> bool:
+    return isinstance(database.obj, SqliteDatabase)
+
+
+def migrate(db: Database | None = None) -> list[str]:
+    """Apply pending versioned migrations (backend/store/migrations/NNNN_name.py). Returns the applied names."""
+    target = db or database.obj
+    runner = Runner(target, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
+    applied = runner.up()
+    for name in applied:
+        log.info("migration applied: %s", name)
+    return applied
+
+
+def migration_status(db: Database | None = None) -> list[tuple[str, bool]]:
+    runner = Runner(db or database.obj, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
+    return [(m.name, m.applied is not None) for m in runner.status()]
+
+
+def init_database(settings: Settings, *, run_migrations: bool = True) -> Database:
+    """Bind the global proxy to the configured database and bring its schema up to date."""
+    current = database.obj
+    if current is not None and getattr(current, "_sp_key", None) == _key(settings):
+        return current
+    if current is not None and not current.is_closed():
+        current.close()
+    db = make_database(settings)
+    db._sp_key = _key(settings)  # type: ignore[attr-defined]
+    database.initialize(db)
+    if run_migrations:
+        migrate(db)
+    return db
+
+
+def _key(settings: Settings) -> str:
+    return settings.database_url or str(settings.sqlite_path)
+
+
+def tx():
+    """A write transaction (BEGIN IMMEDIATE on SQLite)."""
+    return database.atomic()
