@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 
 class ApiError(Exception):
     """An error a client can act on. Rendered as {error, message, details} with `status`."""
@@ -32,12 +30,7 @@ class ApiError(Exception):
         return f"ApiError({self.status}, {self.code!r}, {self.message!r})"
 
 
-class ErrorBody(BaseModel):
-    """The error envelope of every non-2xx response."""
-
-    error: str = Field(description="stable machine-readable code")
-    message: str = Field(description="what happened and what to do, in plain words")
-    details: list[dict[str, Any]] = Field(default_factory=list)
+from backend.schemas.common import ErrorBody  # noqa: E402,F401  (re-export)
 
 
 def not_found(what: str, code: str = "not_found") -> ApiError:

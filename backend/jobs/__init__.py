@@ -1,0 +1,1 @@
+"""Durable job queue (rows in the store), retry math, handler registry and the worker loop."""

@@ -88,3 +88,9 @@ def _key(settings: Settings) -> str:
 def tx():
     """A write transaction (BEGIN IMMEDIATE on SQLite)."""
     return database.atomic()
+
+
+def locked(query):
+    """Row lock for the enclosing transaction: FOR UPDATE on PostgreSQL; on SQLite the
+    transaction already holds the write lock (BEGIN IMMEDIATE), which serialises writers."""
+    return query if is_sqlite() else query.for_update()

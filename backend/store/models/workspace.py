@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from peewee import BigIntegerField, CharField, CompositeKey, ForeignKeyField, IntegerField, JSONField, TextField
+from peewee import (
+    BigIntegerField,
+    CharField,
+    CompositeKey,
+    ForeignKeyField,
+    IntegerField,
+    JSONField,
+    TextField,
+)
 
 from backend.store.fields import UTCDateTimeField
 from backend.store.models.base import BaseModel

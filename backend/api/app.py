@@ -1,0 +1,77 @@
+"""The FastAPI app factory: every path under /v1, OpenAPI at /openapi.json, docs at /docs."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
+
+from backend.api.errors import install_error_handlers
+from backend.api.middleware import BodyLimitMiddleware
+from backend.api.routers import HOST_ROUTERS, ROUTERS
+from backend.config import Settings, get_settings
+from backend.services import security
+from backend.store.db import init_database
+
+log = logging.getLogger("socialpub.api")
+
+
+def create_app(settings: Settings | None = None, *, run_worker: bool = False) -> FastAPI:
+    """Build the app. The store is bound and migrated here; `run_worker` also runs the job worker in-process."""
+    settings = settings or get_settings()
+    init_database(settings)
+    secret = security.load_secret(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+        worker = None
+        if run_worker:
+            from backend.jobs.worker import Worker
+
+            worker = Worker(settings, name="serve")
+            worker.start_thread()
+        try:
+            yield
+        finally:
+            if worker is not None:
+                worker.stop()
+
+    app = FastAPI(
+        title="socialpub",
+        version="1.0.0",
+        description="Social publishing and content-creation service: the /v1 API. "
+        "API keys go in `x-api-key`; key management uses an owner session (`Authorization: Bearer`).",
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.session_secret = secret
+    app.state.dummy_password_hash = security.hash_password("not-a-real-password")
+    install_error_handlers(app)
+
+    v1 = APIRouter(prefix="/v1")
+    for module_name in ROUTERS:
+        v1.include_router(importlib.import_module(module_name).router)
+
+    @v1.get("/health", tags=["meta"], include_in_schema=True)
+    def health() -> dict[str, Any]:
+        return {"ok": True, "version": app.version}
+
+    app.include_router(v1)
+    for module_name in HOST_ROUTERS:
+        app.include_router(importlib.import_module(module_name).host_router)
+
+    app.add_middleware(
+        BodyLimitMiddleware,
+        default_limit=settings.max_body_bytes,
+        limits={"/v1/media": settings.max_media_body_bytes},
+    )
+    if settings.allow_private_urls:
+        log.warning("SOCIALPUB_ALLOW_PRIVATE_URLS=1: URLs on private and loopback addresses will be fetched "
+                    "(local development and tests only)")
+    return app

@@ -1,0 +1,106 @@
+"""Authentication dependencies: API keys (x-api-key) with scopes, and owner sessions (Authorization: Bearer)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import Depends, Request, Response
+
+from backend.config import Settings
+from backend.errors import ApiError
+from backend.services import keys as keys_service
+from backend.services import ratelimit, security
+from backend.services.scopes import ALL_SCOPES, satisfies
+
+
+@dataclass
+class AuthContext:
+    """Who is calling: the workspace reached, and through which credential."""
+
+    workspace_id: str
+    scopes: tuple[str, ...]
+    key_id: str | None = None
+    owner_id: str | None = None
+    is_session: bool = False
+    is_operator: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "invalid_session", "Authorization must be 'Bearer <session token>'")
+    return token.strip()
+
+
+def _session_context(request: Request, token: str) -> AuthContext:
+    secret = request.app.state.session_secret
+    claims = security.decode_session(secret, token)
+    from backend.store.models import Owner
+
+    owner = Owner.get_or_none(Owner.id == claims["sub"])
+    if owner is None or owner.workspace_id != claims["ws"]:
+        raise ApiError(401, "invalid_session", "the session's owner no longer exists: log in again")
+    return AuthContext(workspace_id=claims["ws"], scopes=ALL_SCOPES, owner_id=owner.id, is_session=True,
+                       is_operator=bool(claims.get("op")))
+
+
+def require_session(request: Request) -> AuthContext:
+    """Key management and other dashboard actions: an owner session only; an API key is refused."""
+    token = _bearer(request)
+    if token is None:
+        if request.headers.get("x-api-key"):
+            raise ApiError(403, "session_required",
+                           "this route needs a dashboard session (Authorization: Bearer <session token>); "
+                           "API keys cannot manage keys. Get one with POST /v1/auth/login")
+        raise ApiError(401, "session_required",
+                       "log in first: POST /v1/auth/login, then send Authorization: Bearer <session token>")
+    return _session_context(request, token)
+
+
+def require_scope(scope: str) -> Callable[..., AuthContext]:
+    """An API key holding `scope` (or a scope implying it), or an owner session (which holds every scope).
+
+    Each API-key request counts against the key's per-minute budget (429 rate_limit_exceeded).
+    """
+    if scope not in ALL_SCOPES:
+        raise ValueError(f"unknown scope {scope}")
+
+    def dependency(request: Request, response: Response) -> AuthContext:
+        presented = request.headers.get("x-api-key")
+        if presented is None:
+            token = _bearer(request)
+            if token is not None:
+                return _session_context(request, token)
+            raise ApiError(401, "invalid_api_key", "send your API key in the x-api-key header")
+        key = keys_service.authenticate(presented.strip())
+        settings: Settings = request.app.state.settings
+        decision = ratelimit.hit(f"key:{key.id}", settings.rate_limit_per_minute)
+        for name, value in decision.headers().items():
+            response.headers[name] = value
+        if not decision.allowed:
+            raise ApiError(429, "rate_limit_exceeded",
+                           f"more than {decision.limit} requests a minute with this key: "
+                           f"wait {decision.reset_s} s (see Retry-After)", headers=decision.headers())
+        if not satisfies(key.scopes, scope):
+            raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope!r}",
+                           [{"required": scope, "held": list(key.scopes)}])
+        return AuthContext(workspace_id=key.workspace_id, scopes=tuple(key.scopes), key_id=key.id)
+
+    dependency.__name__ = f"require_{scope.replace(':', '_')}"
+    return dependency
+
+
+SessionAuth = Annotated[AuthContext, Depends(require_session)]

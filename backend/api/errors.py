@@ -1,0 +1,117 @@
+"""Exception handlers: every error leaves in the envelope {error, message, details} with a stable code."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from backend.errors import ApiError, ErrorBody
+
+log = logging.getLogger("socialpub.api")
+
+_HTTP_CODES = {
+    400: ("bad_request", "the request could not be understood"),
+    401: ("unauthorized", "authentication required"),
+    403: ("forbidden", "not allowed"),
+    404: ("not_found", "no such route: check the path and the /v1 prefix"),
+    405: ("method_not_allowed", "this route does not accept that HTTP method"),
+    406: ("not_acceptable", "cannot produce the requested representation"),
+    413: ("payload_too_large", "request body too large"),
+    415: ("unsupported_media_type", "send application/json"),
+    429: ("rate_limit_exceeded", "too many requests"),
+}
+
+
+def _envelope(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
+              headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(
+        status_code=status,
+        content={"error": code, "message": message, "details": details or []},
+        headers=headers,
+    )
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body",)]
+    return ".".join(parts) if parts else "body"
+
+
+def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for err in errors:
+        out.append(
+            {
+                "field": _loc(tuple(err.get("loc", ()))),
+                "error": str(err.get("type", "invalid")),
+                "message": str(err.get("msg", "invalid value")),
+            }
+        )
+    return out
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return _envelope(exc.status, exc.code, exc.message, exc.details, exc.headers or None)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return _envelope(400, "invalid_json", "the request body is not valid JSON",
+                             validation_details(errors))
+        if len(errors) == 1 and errors[0].get("type") == "missing" and tuple(errors[0].get("loc", ())) == ("body",):
+            return _envelope(400, "validation_error", "a JSON request body is required",
+                             validation_details(errors))
+        fields = ", ".join(sorted({d["field"] for d in validation_details(errors)}))
+        return _envelope(400, "validation_error", f"invalid request: {fields}", validation_details(errors))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code, default = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed"))
+        message = exc.detail if isinstance(exc.detail, str) and exc.detail else default
+        if exc.status_code == 400 and "parsing the body" in message:
+            code, message = "invalid_body", "the request body could not be read as JSON"
+        if exc.status_code == 404 and message == "Not Found":
+            message = _HTTP_CODES[404][1]
+        if exc.status_code == 405:
+            message = _HTTP_CODES[405][1]
+        headers = getattr(exc, "headers", None)
+        return _envelope(exc.status_code, code, message, None, headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _envelope(500, "internal_error", "an unexpected error occurred; it has been logged")
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "invalid request (validation_error, invalid_json, …)"},
+    401: {"model": ErrorBody, "description": "invalid_api_key, api_key_revoked, api_key_expired, invalid_session"},
+    403: {"model": ErrorBody, "description": "insufficient_scope, session_required"},
+    413: {"model": ErrorBody, "description": "payload_too_large"},
+    429: {"model": ErrorBody, "description": "rate_limit_exceeded (see Retry-After)"},
+}
+
+
+def responses(*extra: int) -> dict[int | str, dict[str, Any]]:
+    """The common error responses plus route-specific statuses, for the OpenAPI document."""
+    out = dict(ERROR_RESPONSES)
+    for status in extra:
+        out[status] = {"model": ErrorBody, "description": {
+            402: "insufficient_credits, subscription_required, channel_limit_exceeded",
+            404: "not found in this workspace",
+            409: "conflict with the current state",
+            502: "storage_error / upstream failure",
+        }.get(status, "error")}
+    return out
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))

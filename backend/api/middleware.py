@@ -1,0 +1,98 @@
+"""Pure-ASGI middleware: request body size limits, enforced while streaming (never buffered whole)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from starlette.exceptions import HTTPException
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class _TooLarge(HTTPException):
+    """An HTTPException so that FastAPI's body parsing re-raises it untouched."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(status_code=413, detail=f"request body is over the limit of {limit} bytes")
+        self.limit = limit
+
+
+async def _send_413(send: Send, limit: int) -> None:
+    body = json.dumps(
+        {
+            "error": "payload_too_large",
+            "message": f"request body is over the limit of {limit} bytes",
+            "details": [{"limit": limit}],
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimitMiddleware:
+    """413 `payload_too_large` when Content-Length or the streamed body passes the route's limit."""
+
+    def __init__(self, app: ASGIApp, default_limit: int, limits: dict[str, int]) -> None:
+        self.app = app
+        self.default_limit = default_limit
+        self.limits = limits  # path prefix -> limit
+
+    def limit_for(self, path: str) -> int:
+        for prefix, limit in self.limits.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                return limit
+        return self.default_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope.get("path", ""))
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > limit:
+                    await _send_413(send, limit)
+                    return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise _TooLarge(limit)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _send_413(send, limit)

@@ -1,0 +1,10 @@
+"""Router registry. Each module exposes `router` (mounted under /v1) — add new resources here."""
+
+ROUTERS: list[str] = [
+    "backend.api.routers.auth",
+    "backend.api.routers.keys",
+    "backend.api.routers.workspace",
+]
+
+# Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.
+HOST_ROUTERS: list[str] = []

@@ -1,0 +1,134 @@
+"""The durable job queue: enqueue in the caller's transaction; claim due jobs with a lease.
+
+Claim: `FOR UPDATE SKIP LOCKED` on PostgreSQL (any number of workers on any number of machines);
+on SQLite inside `BEGIN IMMEDIATE` (one writer at a time). A running job whose lease has expired
+(its worker died) is claimable again.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+from backend import clock
+from backend.ids import new_id
+from backend.store.db import database, is_sqlite, tx
+from backend.store.models import Job
+
+WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
+
+
+def _wake() -> None:
+    WAKE.set()
+
+
+def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetime | None = None,
+            workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5) -> Job:
+    """Insert a job row. Call it inside the transaction of the state change that needs it."""
+    now = clock.now()
+    job = Job.create(
+        id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
+        attempts=0, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
+        created_at=now, updated_at=now,
+    )
+    database.after_commit(_wake)
+    return job
+
+
+def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any] | None = None) -> None:
+    """Insert a job with a unique dedupe key unless it exists (periodic jobs)."""
+    now = clock.now()
+    Job.insert(
+        id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at, attempts=0,
+        max_attempts=1_000_000, dedupe_key=dedupe_key, created_at=now, updated_at=now,
+    ).on_conflict_ignore().execute()
+
+
+def move(dedupe_key: str, run_at: datetime) -> int:
+    """Reschedule a queued job (e.g. a scheduled post whose time was edited)."""
+    return (Job.update(run_at=run_at, updated_at=clock.now())
+            .where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute())
+
+
+def cancel(dedupe_key: str) -> int:
+    return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute()
+
+
+def _due_condition(now: datetime):  # type: ignore[no-untyped-def]
+    return ((Job.status == "queued") & (Job.run_at <= now)) | ((Job.status == "running") & (Job.lease_until < now))
+
+
+def claim(worker_id: str, *, limit: int = 1, lease_s: float = 60.0, kinds: list[str] | None = None) -> list[Job]:
+    """Claim up to `limit` due jobs for `worker_id`, oldest due first, with a lease of `lease_s`."""
+    now = clock.now()
+    lease_until = now + timedelta(seconds=lease_s)
+    cond = _due_condition(now)
+    if kinds:
+        cond &= Job.kind.in_(kinds)
+    with tx():
+        candidates = Job.select(Job.id).where(cond).order_by(Job.run_at, Job.id).limit(limit)
+        if not is_sqlite():
+            candidates = candidates.for_update(skip_locked=True)
+        ids = [row.id for row in candidates]
+        if not ids:
+            return []
+        (Job.update(status="running", lease_until=lease_until, locked_by=worker_id,
+                    attempts=Job.attempts + 1, updated_at=now)
+         .where(Job.id.in_(ids)).execute())
+        jobs = list(Job.select().where(Job.id.in_(ids)).order_by(Job.run_at, Job.id))
+    return jobs
+
+
+def _mine(job: Job):  # type: ignore[no-untyped-def]
+    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == "running")
+
+
+def renew(job: Job, lease_s: float) -> bool:
+    """Extend the lease of a job this worker still holds. False when it was lost (reclaimed elsewhere)."""
+    until = clock.now() + timedelta(seconds=lease_s)
+    ok = Job.update(lease_until=until, updated_at=clock.now()).where(_mine(job)).execute() == 1
+    if ok:
+        job.lease_until = until
+    return ok
+
+
+def complete(job: Job) -> bool:
+    return Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None).where(
+        _mine(job)).execute() == 1
+
+
+def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = True) -> bool:
+    values: dict[Any, Any] = {
+        Job.status: "queued", Job.run_at: clock.now() + timedelta(seconds=delay_s), Job.lease_until: None,
+        Job.locked_by: None, Job.last_error: error, Job.updated_at: clock.now(),
+    }
+    if not count_attempt:
+        values[Job.attempts] = Job.attempts - 1
+    ok = Job.update(values).where(_mine(job)).execute() == 1
+    if delay_s <= 0:
+        database.after_commit(_wake)
+    return ok
+
+
+def bury(job: Job, error: str) -> bool:
+    """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
+    return Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now()).where(
+        _mine(job)).execute() == 1
+
+
+def next_due_in(now: datetime | None = None) -> float | None:
+    """Seconds until the next queued job is due (0 if one is due now), None when the queue is empty."""
+    now = now or clock.now()
+    row = (Job.select(Job.run_at).where(Job.status == "queued").order_by(Job.run_at).limit(1).first())
+    lease = (Job.select(Job.lease_until).where(Job.status == "running").order_by(Job.lease_until).limit(1).first())
+    candidates = [r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None]
+    if not candidates:
+        return None
+    return max(0.0, (min(candidates) - now).total_seconds())
+
+
+def stats() -> dict[str, int]:
+    from peewee import fn
+
+    return {row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)}

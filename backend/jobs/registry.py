@@ -1,0 +1,69 @@
+"""Job kinds and their handlers. Modules listed in HANDLER_MODULES register themselves on import."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# Add a module here when it defines @job_handler / @periodic functions.
+HANDLER_MODULES: list[str] = [
+    "backend.jobs.housekeeping",
+]
+
+
+@dataclass
+class Periodic:
+    kind: str
+    every_s: float
+    fn: Callable[[Any], None]
+
+
+HANDLERS: dict[str, Callable[[Any, Any], None]] = {}
+PERIODIC: dict[str, Periodic] = {}
+
+
+def job_handler(kind: str) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
+    """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it."""
+
+    def deco(fn: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+        HANDLERS[kind] = fn
+        return fn
+
+    return deco
+
+
+def periodic(kind: str, every_s: float) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+    """Register `fn(ctx)` to run every `every_s` seconds in the worker (one row per kind, shared by all workers)."""
+
+    def deco(fn: Callable[[Any], None]) -> Callable[[Any], None]:
+        PERIODIC[kind] = Periodic(kind, every_s, fn)
+        return fn
+
+    return deco
+
+
+_loaded = False
+
+
+def load_handlers() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for name in HANDLER_MODULES:
+        importlib.import_module(name)
+    _loaded = True
+
+
+class RetryLater(Exception):
+    """Try the job again later (after `delay_s`, or the retry strategy's delay when None)."""
+
+    def __init__(self, reason: str, delay_s: float | None = None, count_attempt: bool = True) -> None:
+        super().__init__(reason)
+        self.delay_s = delay_s
+        self.count_attempt = count_attempt
+
+
+class PermanentJobError(Exception):
+    """The job can never succeed: it ends `dead` with this message as its last error."""

@@ -1,0 +1,37 @@
+"""Retry math: a small pure object, apart from the claim (exponential backoff, full jitter, bounded attempts)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetryDecision:
+    retry: bool
+    delay_s: float
+
+
+@dataclass(frozen=True)
+class RetryStrategy:
+    base_s: float = 30.0
+    factor: float = 2.0
+    max_delay_s: float = 3600.0
+    max_attempts: int = 5
+    jitter: float = 0.5  # fraction of the delay drawn at random: delay * (1 - jitter .. 1)
+
+    def delay_for(self, attempts: int, rng: random.Random | None = None) -> float:
+        """Delay before the next try, after `attempts` tries have been made (attempts >= 1)."""
+        raw = min(self.max_delay_s, self.base_s * (self.factor ** max(0, attempts - 1)))
+        r = (rng or random).random()
+        return raw * (1 - self.jitter * r)
+
+    def decide(self, attempts: int, retry_after_s: float | None = None,
+               rng: random.Random | None = None) -> RetryDecision:
+        """`attempts` = tries made so far. A network's Retry-After is honoured as a lower bound."""
+        if attempts >= self.max_attempts:
+            return RetryDecision(False, 0.0)
+        delay = self.delay_for(attempts, rng)
+        if retry_after_s is not None:
+            delay = max(delay, float(retry_after_s))
+        return RetryDecision(True, delay)

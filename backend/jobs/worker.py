@@ -1,0 +1,209 @@
+"""The worker: claims due jobs, runs their handlers, renews leases, retries with backoff, runs periodic jobs.
+
+Runs inside `socialpub serve`, alone as `socialpub worker`, or once as `socialpub tick` (cron).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from backend import clock
+from backend.config import Settings
+from backend.jobs import queue
+from backend.jobs.registry import HANDLERS, PERIODIC, PermanentJobError, RetryLater, load_handlers
+from backend.jobs.retry import RetryStrategy
+from backend.store.db import database, init_database
+from backend.store.models import Job
+
+log = logging.getLogger("socialpub.worker")
+
+
+@dataclass
+class JobContext:
+    settings: Settings
+    worker_id: str
+    job: Job | None = None
+    lease_s: float = 60.0
+    extra: dict = field(default_factory=dict)
+
+    def now(self) -> datetime:
+        return clock.now()
+
+    def renew(self) -> bool:
+        return self.job is not None and queue.renew(self.job, self.lease_s)
+
+
+class Worker:
+    def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int = 4, batch: int = 32) -> None:
+        self.settings = settings
+        self.id = f"{name}:{socket.gethostname()}:{os.getpid()}:{id(self) & 0xFFFF:x}"
+        self.concurrency = max(1, concurrency)
+        self.batch = batch
+        self.lease_s = settings.job_lease_s
+        self.strategy = RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._inflight: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self.processed = 0
+        load_handlers()
+
+    # ---- lifecycle ---------------------------------------------------------------------------------
+    def start_thread(self) -> None:
+        self._thread = threading.Thread(target=self.run_forever, name=f"socialpub-{self.id}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        queue.WAKE.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def ensure_periodic(self) -> None:
+        now = clock.now()
+        for p in PERIODIC.values():
+            queue.ensure(p.kind, f"periodic:{p.kind}", now)
+
+    # ---- loops -------------------------------------------------------------------------------------
+    def run_forever(self) -> None:
+        init_database(self.settings)
+        self.ensure_periodic()
+        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="socialpub-job")
+        heartbeat = threading.Thread(target=self._heartbeat, daemon=True, name="socialpub-lease")
+        heartbeat.start()
+        log.info("worker %s started (concurrency %d)", self.id, self.concurrency)
+        try:
+            while not self._stop.is_set():
+                try:
+                    ran = self.run_batch()
+                except Exception:  # never die silently: log and keep going
+                    log.exception("worker loop error")
+                    ran = 0
+                if ran:
+                    continue
+                wait = self.settings.worker_poll_s
+                try:
+                    due = queue.next_due_in()
+                    if due is not None:
+                        wait = min(wait, due)
+                except Exception:
+                    log.exception("could not read the next due time")
+                queue.WAKE.wait(max(0.0, wait))
+                queue.WAKE.clear()
+        finally:
+            self._pool.shutdown(wait=True)
+            if not database.is_closed():
+                database.close()
+            log.info("worker %s stopped", self.id)
+
+    def run_batch(self) -> int:
+        jobs = queue.claim(self.id, limit=self.batch, lease_s=self.lease_s)
+        if not jobs:
+            return 0
+        if self._pool is None or self.concurrency == 1 or len(jobs) == 1:
+            for job in jobs:
+                self.execute(job)
+        else:
+            list(self._pool.map(self.execute, jobs))
+        return len(jobs)
+
+    def run_until_idle(self, max_seconds: float = 60.0, settle_s: float = 0.0) -> int:
+        """Cron form: run everything due now; then keep going while jobs come due within `settle_s`
+        (confirmations being tracked), bounded by `max_seconds`. Returns jobs run."""
+        init_database(self.settings)
+        self.ensure_periodic()
+        deadline = time.monotonic() + max_seconds
+        total = 0
+        while time.monotonic() < deadline:
+            ran = self.run_batch()
+            total += ran
+            if ran:
+                continue
+            due = queue.next_due_in()
+            if due is None or due > settle_s or self._only_periodic_due_soon(settle_s):
+                break
+            time.sleep(min(due, max(0.0, deadline - time.monotonic()), 1.0) + 0.01)
+        return total
+
+    def _only_periodic_due_soon(self, horizon_s: float) -> bool:
+        limit = clock.now() + timedelta(seconds=horizon_s)
+        q = Job.select(Job.id).where((Job.status == "queued") & (Job.run_at <= limit)
+                                     & ~(Job.dedupe_key.startswith("periodic:"))).limit(1)
+        return not q.exists()
+
+    def _heartbeat(self) -> None:
+        interval = max(0.5, self.lease_s / 3)
+        while not self._stop.wait(interval):
+            with self._lock:
+                jobs = list(self._inflight.values())
+            for job in jobs:
+                try:
+                    if not queue.renew(job, self.lease_s):
+                        log.warning("lost the lease on job %s (%s)", job.id, job.kind)
+                except Exception:
+                    log.exception("lease renewal failed")
+
+    # ---- one job -----------------------------------------------------------------------------------
+    def execute(self, job: Job) -> None:
+        ctx = JobContext(self.settings, self.id, job, self.lease_s)
+        with self._lock:
+            self._inflight[job.id] = job
+        try:
+            self._execute(job, ctx)
+        finally:
+            with self._lock:
+                self._inflight.pop(job.id, None)
+            self.processed += 1
+
+    def _execute(self, job: Job, ctx: JobContext) -> None:
+        periodic = PERIODIC.get(job.kind) if (job.dedupe_key or "").startswith("periodic:") else None
+        handler = HANDLERS.get(job.kind)
+        if periodic is None and handler is None:
+            queue.bury(job, f"no handler for job kind {job.kind!r} in this version")
+            log.error("job %s: no handler for kind %s", job.id, job.kind)
+            return
+        try:
+            if periodic is not None:
+                periodic.fn(ctx)
+            else:
+                handler(job, ctx)  # type: ignore[misc]
+        except RetryLater as exc:
+            if exc.count_attempt and job.attempts >= job.max_attempts:
+                queue.bury(job, f"gave up after {job.attempts} attempts: {exc}")
+                return
+            delay = exc.delay_s if exc.delay_s is not None else self.strategy.delay_for(job.attempts)
+            queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
+            return
+        except PermanentJobError as exc:
+            queue.bury(job, str(exc))
+            log.warning("job %s (%s) failed permanently: %s", job.id, job.kind, exc)
+            return
+        except Exception as exc:
+            err = f"{type(exc).__name__}: {exc}"
+            log.error("job %s (%s) attempt %d failed: %s\n%s", job.id, job.kind, job.attempts, err,
+                      traceback.format_exc(limit=5))
+            if periodic is not None:
+                self._reschedule_periodic(job, periodic.every_s, err)
+                return
+            decision = self.strategy.decide(job.attempts)
+            if decision.retry and job.attempts < job.max_attempts:
+                queue.retry(job, decision.delay_s, err)
+            else:
+                queue.bury(job, f"gave up after {job.attempts} attempts: {err}")
+            return
+        if periodic is not None:
+            self._reschedule_periodic(job, periodic.every_s, None)
+        else:
+            queue.complete(job)
+
+    def _reschedule_periodic(self, job: Job, every_s: float, error: str | None) -> None:
+        queue.retry(job, every_s, error, count_attempt=False)

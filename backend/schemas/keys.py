@@ -1,0 +1,44 @@
+"""API keys (spec 2.1, 4.1)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from backend.schemas.common import CamelModel, CamelOut
+
+ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
+                    "generations:write", "videos:read"]
+
+
+class KeyCreate(CamelModel):
+    name: str = Field(default="API key", max_length=200)
+    expires_in_days: Literal[30, 90, 365] | None = 90
+    scopes: list[ScopeName] | None = Field(default=None, description="default: all seven scopes")
+
+
+class KeyOut(CamelOut):
+    id: str
+    name: str
+    key_prefix: str
+    scopes: list[str]
+    expires_at: str | None
+    last_used_at: str | None
+    revoked_at: str | None
+    created_at: str
+    state: Literal["active", "revoked", "expired"]
+
+
+class KeyCreated(KeyOut):
+    key: str = Field(description="the full secret: shown in this response only, never again")
+
+
+class KeyList(CamelOut):
+    items: list[KeyOut]
+
+
+class KeyDeleted(CamelOut):
+    ok: bool = True
+    purged: bool = False
+    id: str

@@ -1,0 +1,58 @@
+"""Workspace (spec 2.2) and its PATCH extension."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from backend.schemas.common import CamelModel, CamelOut
+
+
+class Brand(CamelOut):
+    target_audience: str = ""
+    unique_value_prop: str = ""
+    voice_tone: str = ""
+    content_topics: list[str] = []
+    colors: list[str] = []
+
+
+class PlanOut(CamelOut):
+    name: str
+    subscribed: str
+    status: str | None
+    period_end: str | None
+    monthly_credits: int
+
+
+class CreditsOut(CamelOut):
+    balance: int
+    cost: dict[str, int]
+    clip: dict[str, int]
+
+
+class WorkspaceOut(CamelOut):
+    id: str
+    name: str
+    description: str
+    currency: str
+    logo_url: str
+    brand: Brand
+    plan: PlanOut
+    credits: CreditsOut
+    free_publications_left: int
+    created_at: str
+
+
+class BrandPatch(CamelModel):
+    target_audience: str | None = Field(default=None, max_length=2000)
+    unique_value_prop: str | None = Field(default=None, max_length=2000)
+    voice_tone: str | None = Field(default=None, max_length=200)
+    content_topics: list[str] | None = Field(default=None, max_length=50)
+    colors: list[str] | None = Field(default=None, max_length=20)
+
+
+class WorkspacePatch(CamelModel):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=5000)
+    currency: str | None = Field(default=None, min_length=3, max_length=3)
+    logo_url: str | None = Field(default=None, max_length=2000)
+    brand: BrandPatch | None = None

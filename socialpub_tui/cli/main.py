@@ -1,0 +1,57 @@
+"""The `socialpub` command. Subcommands are imported only when run, so `socialpub --help` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+# name -> (module, attribute, one-line help). Help text is here so listing commands imports nothing.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("socialpub_tui.cli.operator", "init_cmd", "Create the store, workspace, owner login and an API key."),
+    "serve": ("socialpub_tui.cli.operator", "serve_cmd", "Run the API, the media host and the worker."),
+    "worker": ("socialpub_tui.cli.operator", "worker_cmd", "Run the job worker alone (any number of them on PostgreSQL)."),
+    "tick": ("socialpub_tui.cli.operator", "tick_cmd", "Run every due job once, wait briefly for confirmations, exit (cron)."),
+    "admin": ("socialpub_tui.cli.operator", "admin_group", "Operator tools acting on the data dir: session, plan, credits."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in COMMANDS:
+            module, attr, _ = COMMANDS[name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("0.1.0", prog_name="socialpub")
+def cli() -> None:
+    """socialpub: publish one post to facebook, instagram, linkedin, tiktok and youtube, now or later.
+
+    \b
+    Examples:
+      socialpub init --sandbox          # a workspace, an API key, sandbox accounts
+      socialpub serve --port 8000       # the /v1 API, media host and worker
+    """
+
+
+def main() -> None:
+    try:
+        cli(prog_name="socialpub")
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

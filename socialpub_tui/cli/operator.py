@@ -1,0 +1,254 @@
+"""Operator commands: init, serve, worker, tick, admin. They act on the data dir / database directly."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import datetime
+
+import click
+
+
+def _settings():  # type: ignore[no-untyped-def]
+    from backend.config import Settings
+
+    return Settings()
+
+
+def _logging(settings) -> None:  # type: ignore[no-untyped-def]
+    logging.basicConfig(level=getattr(logging, settings.log_level.upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _fail(message: str, as_json: bool = False, code: str = "error") -> None:
+    if as_json:
+        click.echo(json.dumps({"error": code, "message": message}), err=True)
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+@click.command("init")
+@click.option("--workspace-name", default="My workspace", show_default=True, help="Name of the workspace.")
+@click.option("--email", default="owner@example.com", show_default=True, help="Owner login email.")
+@click.option("--password", default=None, help="Owner password (at least 8 characters); generated and printed when omitted.")
+@click.option("--sandbox", is_flag=True, help="Also connect one sandbox account per network.")
+@click.option("--force", is_flag=True, help="Wipe an already initialised data dir and start again.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (workspaceId, apiKey, sessionToken, …).")
+def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: bool, force: bool, as_json: bool) -> None:
+    """Create the store, the workspace, the owner login and one API key holding every scope.
+
+    \b
+    Example:
+      socialpub init --workspace-name "Acme" --email me@acme.test --sandbox --json | jq -r .apiKey
+    """
+    from backend.services import bootstrap
+
+    settings = _settings()
+    try:
+        created = bootstrap.initialise(settings, workspace_name=workspace_name, email=email, password=password,
+                                       force=force)
+    except bootstrap.AlreadyInitialised as exc:
+        _fail(str(exc), as_json, "already_initialised")
+        return
+    except ValueError as exc:
+        _fail(str(exc), as_json, "invalid_option")
+        return
+    out = created.public()
+    accounts: list[dict] = []
+    if sandbox:
+        try:
+            from backend.services import accounts as accounts_service
+        except ImportError:
+            accounts_service = None  # type: ignore[assignment]
+        if accounts_service is not None and hasattr(accounts_service, "connect_sandbox_defaults"):
+            accounts = accounts_service.connect_sandbox_defaults(created.workspace_id)
+        out["accounts"] = accounts
+    out["dataDir"] = str(settings.data_dir)
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    click.echo(f"Initialised {settings.data_dir}")
+    click.echo(f"  workspace     {created.workspace_id}")
+    click.echo(f"  owner login   {created.email}" + (f"  (password: {created.password})" if created.password else ""))
+    click.echo(f"  API key       {created.api_key}")
+    click.echo("                (shown once: store it now; `socialpub keys create` makes more)")
+    for acc in accounts:
+        click.echo(f"  sandbox       {acc.get('platform'):<10} {acc.get('id')}  {acc.get('name', '')}")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--no-worker", is_flag=True, help="Serve the API only (run `socialpub worker` elsewhere).")
+def serve_cmd(host: str, port: int, no_worker: bool) -> None:
+    """Run the /v1 API, the media host and the worker in one process.
+
+    \b
+    Example:
+      SOCIALPUB_BASE_URL=https://pub.example.com socialpub serve --host 0.0.0.0 --port 8000
+    """
+    import uvicorn
+
+    from backend.api.app import create_app
+
+    settings = _settings()
+    _logging(settings)
+    try:
+        app = create_app(settings, run_worker=not no_worker)
+    except RuntimeError as exc:
+        _fail(str(exc))
+        return
+    click.echo(f"socialpub API   http://{host}:{port}/v1   docs http://{host}:{port}/docs", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower(), proxy_headers=True)
+
+
+@click.command("worker")
+@click.option("--concurrency", default=4, show_default=True, type=int, help="Jobs run at once.")
+def worker_cmd(concurrency: int) -> None:
+    """Run the job worker alone: publishing, status tracking, retention, deliveries.
+
+    \b
+    Example:
+      SOCIALPUB_DATABASE_URL=postgresql://pub@db/pub socialpub worker --concurrency 8
+    """
+    import signal
+
+    from backend.jobs.worker import Worker
+
+    settings = _settings()
+    _logging(settings)
+    worker = Worker(settings, name="worker", concurrency=concurrency)
+    signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
+    try:
+        worker.run_forever()
+    except KeyboardInterrupt:
+        worker.stop(timeout=0)
+
+
+@click.command("tick")
+@click.option("--max-seconds", default=120.0, show_default=True, type=float, help="Bound on the whole run.")
+@click.option("--settle", default=30.0, show_default=True, type=float,
+              help="Keep running while tracked jobs come due within this many seconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
+    """Run everything due once, wait a bounded time for confirmations, and exit (the cron form).
+
+    \b
+    Example (crontab):
+      * * * * *  SOCIALPUB_DATA_DIR=~/pub socialpub tick
+    """
+    from backend.jobs import queue
+    from backend.jobs.worker import Worker
+
+    settings = _settings()
+    _logging(settings)
+    worker = Worker(settings, name="tick", concurrency=4)
+    ran = worker.run_until_idle(max_seconds=max_seconds, settle_s=settle)
+    summary = {"jobsRun": ran, "queue": queue.stats()}
+    click.echo(json.dumps(summary) if as_json else f"ran {ran} job(s); queue: {summary['queue']}")
+
+
+@click.group("admin")
+def admin_group() -> None:
+    """Operator tools acting on the data dir directly (no API key needed).
+
+    \b
+    Examples:
+      socialpub admin session
+      socialpub admin plan STARTER --status active --period-end 2027-01-01T00:00:00Z
+      socialpub admin credits --add 100
+    """
+
+
+@admin_group.command("session")
+@click.option("--email", default=None, help="Owner email (default: the first owner).")
+def admin_session(email: str | None) -> None:
+    """Print a fresh session token for the owner.
+
+    \b
+    Example:
+      curl -H "Authorization: Bearer $(socialpub admin session)" localhost:8000/v1/api-keys
+    """
+    from backend.services import bootstrap
+
+    try:
+        click.echo(bootstrap.owner_session(_settings(), email, operator=False))
+    except (LookupError, RuntimeError) as exc:
+        _fail(str(exc))
+
+
+def _workspace_id(email: str | None) -> str:
+    from backend.store.db import init_database
+    from backend.store.models import Owner
+
+    init_database(_settings())
+    q = Owner.select().order_by(Owner.created_at)
+    if email:
+        q = q.where(Owner.email == email.lower())
+    owner = q.first()
+    if owner is None:
+        _fail("no workspace found: run `socialpub init` first")
+    return owner.workspace_id  # type: ignore[union-attr]
+
+
+@admin_group.command("plan")
+@click.argument("name", type=click.Choice(["FREE", "STARTER", "GROWTH"], case_sensitive=False))
+@click.option("--status", default=None,
+              type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
+              help="Subscription state (default active).")
+@click.option("--period-end", default=None, help="End of the paid period, ISO 8601 with offset.")
+@click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
+@click.option("--json", "as_json", is_flag=True)
+def admin_plan(name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool) -> None:
+    """Set the workspace's subscription.
+
+    \b
+    Example:
+      socialpub admin plan GROWTH --status cancelled --period-end 2026-12-31T23:59:59Z
+    """
+    from backend.services import workspace
+
+    end = None
+    if period_end:
+        try:
+            end = datetime.fromisoformat(period_end.replace("Z", "+00:00"))
+        except ValueError:
+            _fail(f"--period-end {period_end!r} is not an ISO 8601 timestamp")
+        if end is not None and end.tzinfo is None:
+            _fail("--period-end needs a zone offset, e.g. 2027-01-01T00:00:00Z")
+    try:
+        ws = workspace.set_plan(_workspace_id(email), name, status, end)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    pub = workspace.to_public(ws)
+    click.echo(json.dumps(pub["plan"]) if as_json else
+               f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
+               f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
+               f"credits {pub['credits']['balance']}")
+
+
+@admin_group.command("credits")
+@click.option("--set", "set_to", type=int, default=None, help="Set the balance to N.")
+@click.option("--add", type=int, default=None, help="Add N (negative to remove).")
+@click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
+@click.option("--json", "as_json", is_flag=True)
+def admin_credits(set_to: int | None, add: int | None, email: str | None, as_json: bool) -> None:
+    """Set or change the credit balance.
+
+    \b
+    Example:
+      socialpub admin credits --set 500
+    """
+    from backend.services import workspace
+
+    if (set_to is None) == (add is None):
+        raise click.UsageError("give exactly one of --set N or --add N")
+    try:
+        ws = workspace.set_credits(_workspace_id(email), set_to=set_to, add=add)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
+    click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
