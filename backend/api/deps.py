@@ -100,6 +100,7 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
         return AuthContext(workspace_id=key.workspace_id, scopes=tuple(key.scopes), key_id=key.id)
 
     dependency.__name__ = f"require_{scope.replace(':', '_')}"
+    dependency.required_scope = scope  # type: ignore[attr-defined]  (tests walk the routes by it)
     return dependency
 
 

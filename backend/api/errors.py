@@ -6,6 +6,7 @@ import json
 import logging
 from typing import Any
 
+import peewee
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -84,6 +85,12 @@ def install_error_handlers(app: FastAPI) -> None:
             message = _HTTP_CODES[405][1]
         headers = getattr(exc, "headers", None)
         return _envelope(exc.status_code, code, message, None, headers)
+
+    @app.exception_handler(peewee.DataError)
+    async def _data_error(request: Request, exc: peewee.DataError) -> JSONResponse:
+        # A value the database cannot hold (NUL byte, out-of-range number) that slipped past validation.
+        log.warning("data error on %s %s: %s", request.method, request.url.path, exc)
+        return _envelope(400, "invalid_value", "a value in the request cannot be stored (e.g. a NUL character)")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -4,14 +4,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    return False
+
+
 class CamelModel(BaseModel):
-    """Base for request and response bodies. Unknown request fields are refused."""
+    """Base for request bodies. Unknown fields are refused; NUL characters are refused in every string."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_nul(cls, value: Any) -> Any:
+        if _has_nul(value):
+            raise ValueError("the NUL character is not allowed")
+        return value
 
 
 class CamelOut(BaseModel):

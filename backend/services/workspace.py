@@ -96,13 +96,17 @@ def edit(workspace_id: str, changes: dict[str, Any]) -> Workspace:
     """Apply a PATCH: name, description, currency, logoUrl, brand (merged field by field)."""
     with tx():
         ws = get(workspace_id)
+        for field in ("name", "currency"):
+            if field in changes and changes[field] is None:
+                raise ApiError(400, "validation_error", f"{field} cannot be null",
+                               [{"field": field, "error": "null", "message": f"{field} cannot be null"}])
         if "name" in changes:
             if not str(changes["name"]).strip():
                 raise ApiError(400, "validation_error", "name must not be empty",
                                [{"field": "name", "error": "empty", "message": "name must not be empty"}])
             ws.name = changes["name"].strip()
         if "description" in changes:
-            ws.description = changes["description"]
+            ws.description = changes["description"] or ""
         if "currency" in changes:
             cur = str(changes["currency"]).upper()
             if not _CURRENCY.match(cur):

@@ -1,0 +1,43 @@
+# socialpub — `make run` and `make test` each set up .venv themselves.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export SOCIALPUB_DATA_DIR ?= $(CURDIR)/.socialpub
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-sqlite test-postgres bench lint setup clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --upgrade pip
+	@$(PY) -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+## make run: set up, initialise a data dir in ./.socialpub if there is none, start the server.
+run: $(STAMP)
+	@$(PY) -m socialpub_tui.devrun --host $(HOST) --port $(PORT)
+
+## make test: set up, then the whole suite on SQLite and the API suite on PostgreSQL.
+test: $(STAMP) lint test-sqlite test-postgres
+
+lint: $(STAMP)
+	@$(VENV)/bin/ruff check backend socialpub_tui recipes tests bench
+
+test-sqlite: $(STAMP)
+	@$(VENV)/bin/pytest -q -p no:cacheprovider
+
+test-postgres: $(STAMP)
+	@bash .ci/ensure-postgres.sh
+	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api
+
+bench: $(STAMP)
+	@mkdir -p bench/results
+	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

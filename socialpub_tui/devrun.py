@@ -1,0 +1,68 @@
+"""`make run`: initialise a data dir in the project if there is none, print how to reach it, serve.
+
+The data dir is ./.socialpub unless SOCIALPUB_DATA_DIR says otherwise. On first run it creates the
+workspace, an owner login, an API key and one sandbox account per network, and keeps the key in
+<data dir>/dev-credentials.json (mode 0600) so later runs can print it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make run")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("SOCIALPUB_BASE_URL", f"http://{args.host}:{args.port}")
+    from backend.config import Settings
+    from backend.services import bootstrap
+
+    settings = Settings()
+    creds_path = Path(settings.data_dir) / "dev-credentials.json"
+    if not bootstrap.is_initialised(settings):
+        created = bootstrap.initialise(settings, workspace_name="Local workspace", email="owner@localhost",
+                                       password=None)
+        info = created.public()
+        try:
+            from backend.services import accounts as accounts_service
+
+            info["accounts"] = accounts_service.connect_sandbox_defaults(created.workspace_id)
+        except (ImportError, AttributeError):
+            info["accounts"] = []
+        fd = os.open(creds_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(info, fh, indent=2)
+        print(f"initialised a new data dir in {settings.data_dir}")
+    info = json.loads(creds_path.read_text()) if creds_path.exists() else {}
+
+    base = f"http://{args.host}:{args.port}"
+    print("")
+    print(f"  API        {base}/v1")
+    print(f"  docs       {base}/docs")
+    print(f"  API key    {info.get('apiKey', '(created before; see socialpub keys create)')}")
+    if info.get("email"):
+        print(f"  login      {info['email']}  password {info.get('password', '(as set at init)')}")
+    print(f"  data dir   {settings.data_dir}")
+    print("")
+    print(f"  try:  curl -s -H 'x-api-key: {info.get('apiKey', '<key>')}' {base}/v1/workspace")
+    print("")
+    sys.stdout.flush()
+
+    import uvicorn
+
+    from backend.api.app import create_app
+
+    app = create_app(settings, run_worker=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""The durable job queue: enqueue, claim with a lease, reclaim expired leases, retry math, dead jobs."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import time_machine
+
+from backend import clock
+from backend.jobs import queue
+from backend.jobs.registry import HANDLERS, PermanentJobError, RetryLater
+from backend.jobs.retry import RetryStrategy
+from backend.jobs.worker import Worker
+from backend.store.db import tx
+from backend.store.models import Job
+
+
+def test_claim_only_due_jobs_in_order(settings):
+    with tx():
+        later = queue.enqueue("t.noop", run_at=clock.now() + timedelta(hours=1))
+        first = queue.enqueue("t.noop")
+        second = queue.enqueue("t.noop")
+    got = queue.claim("w1", limit=10)
+    assert [j.id for j in got] == [first.id, second.id]
+    assert all(j.status == "running" and j.attempts == 1 and j.locked_by == "w1" for j in got)
+    assert queue.claim("w2", limit=10) == []
+    assert Job.get_by_id(later.id).status == "queued"
+
+
+def test_expired_lease_is_reclaimed_and_fenced(settings):
+    with tx():
+        queue.enqueue("t.noop")
+    (job,) = queue.claim("w1", lease_s=30)
+    with time_machine.travel(clock.now() + timedelta(seconds=31), tick=False):
+        (again,) = queue.claim("w2", lease_s=30)
+        assert again.id == job.id and again.attempts == 2 and again.locked_by == "w2"
+        assert queue.complete(job) is False  # the first worker lost its lease: its completion is refused
+        assert queue.complete(again) is True
+
+
+def test_renew_extends_the_lease(settings):
+    with tx():
+        queue.enqueue("t.noop")
+    (job,) = queue.claim("w1", lease_s=30)
+    with time_machine.travel(clock.now() + timedelta(seconds=20), tick=False):
+        assert queue.renew(job, 30)
+    with time_machine.travel(clock.now() + timedelta(seconds=40), tick=False):
+        assert queue.claim("w2") == []
+
+
+def test_retry_strategy_is_bounded_exponential_with_jitter():
+    s = RetryStrategy(base_s=10, factor=2, max_attempts=4, jitter=0.5, max_delay_s=1000)
+    rng = random.Random(1)
+    delays = [s.decide(n, rng=rng).delay_s for n in (1, 2, 3)]
+    assert 5 <= delays[0] <= 10 and 10 <= delays[1] <= 20 and 20 <= delays[2] <= 40
+    assert s.decide(4).retry is False
+    assert s.decide(1, retry_after_s=120).delay_s == 120
+    assert RetryStrategy(base_s=10, max_delay_s=15, jitter=0).delay_for(10) == 15
+
+
+def test_worker_retries_then_buries_with_last_error(settings):
+    calls = []
+
+    def flaky(job, ctx):  # type: ignore[no-untyped-def]
+        calls.append(job.attempts)
+        raise RuntimeError(f"boom {job.attempts}")
+
+    HANDLERS["t.flaky"] = flaky
+    try:
+        with tx():
+            job = queue.enqueue("t.flaky", max_attempts=3)
+        settings.retry_base_s = 0
+        w = Worker(settings, concurrency=1)
+        w.run_until_idle(max_seconds=10, settle_s=1)
+        row = Job.get_by_id(job.id)
+        assert calls == [1, 2, 3]
+        assert row.status == "dead" and "boom 3" in row.last_error
+    finally:
+        HANDLERS.pop("t.flaky")
+
+
+def test_worker_handles_retry_later_and_permanent(settings):
+    def later(job, ctx):  # type: ignore[no-untyped-def]
+        if job.attempts < 2:
+            raise RetryLater("not yet", delay_s=0)
+
+    def permanent(job, ctx):  # type: ignore[no-untyped-def]
+        raise PermanentJobError("never")
+
+    HANDLERS.update({"t.later": later, "t.perm": permanent})
+    try:
+        with tx():
+            a = queue.enqueue("t.later")
+            b = queue.enqueue("t.perm")
+        Worker(settings, concurrency=1).run_until_idle(max_seconds=10, settle_s=1)
+        assert Job.get_by_id(a.id).status == "done"
+        assert (Job.get_by_id(b.id).status, Job.get_by_id(b.id).last_error) == ("dead", "never")
+    finally:
+        HANDLERS.pop("t.later")
+        HANDLERS.pop("t.perm")
+
+
+def test_unknown_kind_is_buried_not_lost(settings):
+    with tx():
+        job = queue.enqueue("t.unknown-kind")
+    Worker(settings, concurrency=1).run_until_idle(max_seconds=5)
+    row = Job.get_by_id(job.id)
+    assert row.status == "dead" and "no handler" in row.last_error
+
+
+def test_periodic_jobs_are_rescheduled(settings):
+    w = Worker(settings, concurrency=1)
+    w.run_until_idle(max_seconds=5)
+    row = Job.get(Job.dedupe_key == "periodic:housekeeping.prune")
+    assert row.status == "queued" and row.run_at > clock.now() + timedelta(seconds=200)
