@@ -36,17 +36,19 @@ def test_no_5xx_and_only_declared_statuses(fuzz_app):
     operations = [r.ok() for r in schema.get_all_operations()]
     assert len(operations) >= 5
     for operation in operations:
-        headers = _headers(operation.path, operation.method.upper(), owner)
-
-        @hsettings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck),
-                   derandomize=True)
-        @given(case=operation.as_strategy())
-        def run(case, headers=headers) -> None:  # type: ignore[no-untyped-def]
-            response = case.call(headers=headers)
-            try:
-                case.validate_response(response, checks=CHECK_FUNCS)
-            except Exception as exc:  # noqa: BLE001  (collect every failure, report them together)
-                failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:300]}")
-
-        run()
+        _fuzz(operation, _headers(operation.path, operation.method.upper(), owner), failures)
     assert not failures, "\n".join(failures[:15])
+
+
+def _fuzz(operation, headers: dict[str, str], failures: list[str]) -> None:  # type: ignore[no-untyped-def]
+    @hsettings(max_examples=MAX_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck),
+               derandomize=True)
+    @given(case=operation.as_strategy())
+    def run(case) -> None:  # type: ignore[no-untyped-def]
+        response = case.call(headers=headers)
+        try:
+            case.validate_response(response, checks=CHECK_FUNCS)
+        except Exception as exc:  # noqa: BLE001  (collect every failure, report them together)
+            failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:300]}")
+
+    run()
