@@ -26,7 +26,7 @@ run: $(STAMP)
 test: $(STAMP) lint test-sqlite test-postgres
 
 lint: $(STAMP)
-	@$(VENV)/bin/ruff check backend socialpub_tui recipes tests bench
+	@$(VENV)/bin/ruff check .
 
 test-sqlite: $(STAMP)
 	@$(VENV)/bin/pytest -q -p no:cacheprovider
