@@ -1,0 +1,206 @@
+"""The adapter protocol: what the engine hands an adapter (Publication) and what it gets back (PublishOutcome).
+
+Flow for one target:
+    payload = RULES[platform].build(content, media, options)      # pure, done by the posts API / engine
+    pub = Publication(payload, AccountCredentials(...), idempotency_token=target_id)
+    out = adapter.publish(pub)          # published | pending | inbox_delivered | failed
+    while out.state == "pending":       # later, from a job: out = adapter.check_status(pub, out.tracking_ref)
+    if a previous attempt may have reached the network (crash, timeout, out.ambiguous):
+        existing = adapter.find_existing(pub)   # ask the network first; publish again only if None
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from backend.clock import to_utc
+
+PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+
+MediaKind = Literal["image", "video"]
+PayloadKind = Literal["text", "image", "video", "carousel", "document"]
+OutcomeState = Literal["published", "pending", "inbox_delivered", "failed"]
+FailType = Literal["retriable", "permanent"]
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """One media of a post as the rules and adapters see it."""
+
+    url: str
+    kind: MediaKind
+    mime: str | None = None
+    width: int | None = None
+    height: int | None = None
+    generated: bool = False  # produced by our own generations: synthetic-media flags are forced on
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MediaRef:
+        return cls(url=d["url"], kind=d["kind"], mime=d.get("mime"), width=d.get("width"),
+                   height=d.get("height"), generated=bool(d.get("generated", False)))
+
+
+@dataclass(frozen=True)
+class Payload:
+    """Exactly what one network receives for one post (spec 4.4 rules 4-7), before credentials.
+
+    kind: text | image | video | carousel (2-10 images; instagram may mix videos) | document (linkedin PDF).
+    text: the caption / message / commentary / description actually transmitted ('' when none is sent,
+    e.g. a TikTok draft video). title: youtube title, tiktok photo title, linkedin document title.
+    options: network-specific settings in snake_case, already filtered (e.g. no privacy in MEDIA_UPLOAD).
+    """
+
+    platform: str
+    kind: PayloadKind
+    text: str
+    title: str | None
+    media: tuple[MediaRef, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"platform": self.platform, "kind": self.kind, "text": self.text, "title": self.title,
+                "media": [m.to_dict() for m in self.media], "options": dict(self.options)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Payload:
+        return cls(platform=d["platform"], kind=d["kind"], text=d.get("text") or "", title=d.get("title"),
+                   media=tuple(MediaRef.from_dict(m) for m in d.get("media") or []),
+                   options=dict(d.get("options") or {}))
+
+
+@dataclass(frozen=True)
+class AccountCredentials:
+    """The connected account at the network. The token never shows in repr or logs."""
+
+    external_account_id: str
+    access_token: str = field(repr=False)
+    username: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.external_account_id} (@{self.username})" if self.username else self.external_account_id
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One target's publication: payload + account + a stable idempotency token (the target id).
+
+    attempted_at: when the first attempt started; find_existing only matches what the network
+    created after it (minus a little clock slack)."""
+
+    payload: Payload
+    account: AccountCredentials
+    idempotency_token: str
+    attempted_at: datetime | None = None
+
+    @property
+    def platform(self) -> str:
+        return self.payload.platform
+
+    def not_before(self, slack_s: float = 120.0) -> datetime | None:
+        if self.attempted_at is None:
+            return None
+        from datetime import timedelta
+
+        return to_utc(self.attempted_at) - timedelta(seconds=slack_s)
+
+
+@dataclass(frozen=True)
+class PublishOutcome:
+    """What happened at the network.
+
+    published: online (external_post_id, post_url when the network exposes one).
+    pending: accepted, still processing: call check_status(pub, tracking_ref) later.
+    inbox_delivered: TikTok draft delivered to the creator's inbox (a success for the post).
+    failed: fail_type 'retriable' (throttling, downtime: retry after retry_after_s if given) or
+    'permanent' (fix the media / reconnect the account); fail_reason is for humans.
+    ambiguous: the call may have reached the network (timeout, connection cut mid-request): call
+    find_existing before calling publish again.
+    network_status: the network's own status word (e.g. TikTok PROCESSING_DOWNLOAD); network_code: its
+    own error code (e.g. 'spam_risk_too_many_posts', '9/2207042').
+    """
+
+    state: OutcomeState
+    external_post_id: str | None = None
+    post_url: str | None = None
+    tracking_ref: str | None = None
+    fail_reason: str | None = None
+    fail_type: FailType | None = None
+    retry_after_s: float | None = None
+    network_code: str | None = None
+    network_status: str | None = None
+    ambiguous: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.state != "pending"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.state in ("published", "inbox_delivered")
+
+    @classmethod
+    def published(cls, external_post_id: str, post_url: str | None, **kw: Any) -> PublishOutcome:
+        return cls(state="published", external_post_id=external_post_id, post_url=post_url, **kw)
+
+    @classmethod
+    def pending(cls, tracking_ref: str, **kw: Any) -> PublishOutcome:
+        return cls(state="pending", tracking_ref=tracking_ref, **kw)
+
+    @classmethod
+    def failed(cls, fail_type: FailType, reason: str, **kw: Any) -> PublishOutcome:
+        return cls(state="failed", fail_type=fail_type, fail_reason=reason, **kw)
+
+
+class NetworkError(Exception):
+    """A failure classified by the network's own code. Adapters raise it internally and turn it into
+    a failed PublishOutcome at their public boundary."""
+
+    def __init__(self, fail_type: FailType, reason: str, *, code: str | None = None,
+                 retry_after_s: float | None = None, http_status: int | None = None,
+                 ambiguous: bool = False) -> None:
+        super().__init__(reason)
+        self.fail_type: FailType = fail_type
+        self.reason = reason
+        self.code = code
+        self.retry_after_s = retry_after_s
+        self.http_status = http_status
+        self.ambiguous = ambiguous
+
+    def outcome(self, **kw: Any) -> PublishOutcome:
+        return PublishOutcome.failed(self.fail_type, self.reason, network_code=self.code,
+                                     retry_after_s=self.retry_after_s, ambiguous=self.ambiguous, **kw)
+
+
+@runtime_checkable
+class NetworkAdapter(Protocol):
+    platform: str
+
+    def publish(self, pub: Publication) -> PublishOutcome: ...
+
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome: ...
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None: ...
+
+
+def encode_ref(**parts: Any) -> str:
+    """Tracking refs are opaque strings to the engine; multi-step adapters pack JSON in them."""
+    return json.dumps(parts, separators=(",", ":"), sort_keys=True)
+
+
+def decode_ref(ref: str) -> dict[str, Any]:
+    try:
+        value = json.loads(ref)
+    except ValueError:
+        return {"id": ref}
+    return value if isinstance(value, dict) else {"id": ref}
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (TikTok counts its limits this way)."""
+    return len(text.encode("utf-16-le")) // 2

@@ -1,0 +1,36 @@
+"""Facebook Page: text, or text + the FIRST media only (spec 4.4 rule 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from backend.networks.base import MediaRef, Payload
+from backend.networks.options import PostOptions
+from backend.networks.rules.common import (
+    CONTENT_REQUIRED,
+    CONTENT_TOO_LONG,
+    MAX_CONTENT,
+    NetworkRules,
+)
+
+PLATFORM = "facebook"
+MAX_TEXT = MAX_CONTENT
+
+
+def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+    codes: list[str] = []
+    if len(content) > MAX_TEXT:
+        codes.append(CONTENT_TOO_LONG)
+    if not content.strip() and not media:
+        codes.append(CONTENT_REQUIRED)
+    return codes
+
+
+def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
+    if not media:
+        return Payload(PLATFORM, "text", content, None, ())
+    first = media[0]
+    return Payload(PLATFORM, first.kind, content, None, (first,))
+
+
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build)
