@@ -14,6 +14,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "worker": ("socialpub_tui.cli.operator", "worker_cmd", "Run the job worker alone (any number of them on PostgreSQL)."),
     "tick": ("socialpub_tui.cli.operator", "tick_cmd", "Run every due job once, wait briefly for confirmations, exit (cron)."),
     "admin": ("socialpub_tui.cli.operator", "admin_group", "Operator tools acting on the data dir: session, plan, credits."),
+    "login": ("socialpub_tui.cli.login", "login_cmd", "Log in as the owner on a server (for `keys`); saved 0600."),
+    "logout": ("socialpub_tui.cli.login", "logout_cmd", "Forget the saved owner session."),
+    "keys": ("socialpub_tui.cli.keys", "keys_group", "API keys: create, list, revoke, purge."),
+    "workspace": ("socialpub_tui.cli.workspace", "workspace_group", "The workspace: show, edit (brand, plan, credits)."),
+    "media": ("socialpub_tui.cli.media", "media_group", "Upload images and videos (files or URLs); list the library."),
+    "posts": ("socialpub_tui.cli.posts", "posts_group", "Posts: create (now or scheduled), list, show, edit, cancel, retry."),
+    "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
+    "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "What the sandbox networks published."),
+    "profile": ("socialpub_tui.cli.profile", "profile_group", "Backends to talk to: list, add, use, show."),
+    "completion": ("socialpub_tui.cli.completion", "completion_cmd", "Print shell completion for bash, zsh or fish."),
 }
 
 
@@ -36,13 +46,18 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="socialpub")
-def cli() -> None:
+@click.option("--profile", metavar="NAME", default=None,
+              help="Backend profile from config.yaml (default: $SOCIALPUB_PROFILE, $SOCIALPUB_API_URL, "
+                   "the default profile, else embedded).")
+def cli(profile: str | None) -> None:
     """socialpub: publish one post to facebook, instagram, linkedin, tiktok and youtube, now or later.
 
     \b
     Examples:
       socialpub init --sandbox          # a workspace, an API key, sandbox accounts
       socialpub serve --port 8000       # the /v1 API, media host and worker
+      socialpub posts create "Hello" --to instagram --to linkedin --media photo.jpg --wait
+      socialpub --profile work posts list --status failed --json | jq -r '.[].id'
     """
 
 

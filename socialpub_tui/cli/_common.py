@@ -1,0 +1,180 @@
+"""What every client-backed command shares: `--json`, the client for the chosen profile, output (tables on a
+terminal, one JSON document in a pipe), and errors mapped to exit codes (1 API/network, 2 usage)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from socialpub_tui.client.sync import Client
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+STATUS_COLOURS = {
+    "completed": "green", "succeeded": "green", "active": "green", "inbox_delivered": "green",
+    "partial": "yellow", "processing": "cyan", "publishing": "cyan", "pending": "cyan", "scheduled": "blue",
+    "failed": "red", "cancelled": "bright_black", "revoked": "bright_black", "expired": "bright_black",
+    "needs_reauth": "yellow", "disconnected": "bright_black",
+}
+
+
+def to_jsonable(value: Any) -> Any:
+    """Wire-format JSON (camelCase) for models, lists of models, and plain data."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+class Output:
+    """Where a command writes. With `--json` stdout gets exactly one JSON document; everything else
+    (progress, notes) goes to stderr, and only on a terminal."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.json = as_json
+        self.tty = sys.stdout.isatty()
+        self.colour = self.tty and not os.environ.get("NO_COLOR") and not as_json
+        self.err_tty = sys.stderr.isatty()
+
+    # ---- results ---------------------------------------------------------------------------------------
+    def emit(self, data: Any, human: Callable[[], None] | str | None = None) -> None:
+        """The command's result: JSON with --json, else `human` (a callable printing, or a line)."""
+        if self.json:
+            click.echo(json.dumps(to_jsonable(data), ensure_ascii=False))
+        elif callable(human):
+            human()
+        elif human is not None:
+            click.echo(human)
+
+    def line(self, text: str = "") -> None:
+        """Human output (suppressed with --json, where stdout carries the one JSON document)."""
+        if not self.json:
+            click.echo(text)
+
+    def note(self, text: str) -> None:
+        """A side remark: stderr, never breaks a pipe."""
+        click.echo(text, err=True)
+
+    def style(self, text: str, **styles: Any) -> str:
+        return click.style(text, **styles) if self.colour else text
+
+    def status(self, value: str | None) -> str:
+        value = value or "-"
+        colour = STATUS_COLOURS.get(value)
+        return self.style(value, fg=colour) if colour else value
+
+    def table(self, rows: Sequence[Sequence[Any]], headers: Sequence[str], empty: str = "(none)") -> None:
+        if not rows:
+            self.line(empty)
+            return
+        cells = [[_cell(v) for v in row] for row in rows]
+        widths = [max(len(h), *(len(click.unstyle(r[i])) for r in cells)) for i, h in enumerate(headers)]
+        self.line("  ".join(self.style(h.ljust(w), bold=True) for h, w in zip(headers, widths, strict=True)).rstrip())
+        for row in cells:
+            self.line("  ".join(c + " " * (w - len(click.unstyle(c))) for c, w in
+                                zip(row, widths, strict=True)).rstrip())
+
+    def fields(self, pairs: Iterable[tuple[str, Any]]) -> None:
+        pairs = list(pairs)
+        width = max((len(k) for k, _ in pairs), default=0)
+        for key, value in pairs:
+            self.line(f"{self.style(key.ljust(width), bold=True)}  {_cell(value, 200)}")
+
+    # ---- errors ------------------------------------------------------------------------------------------
+    def fail(self, err: Exception, exit_code: int = 1) -> None:
+        from socialpub_tui.client.errors import ApiError
+
+        if isinstance(err, ApiError):
+            body = err.body()
+            if self.json:
+                click.echo(json.dumps(body, ensure_ascii=False), err=True)
+            else:
+                click.echo(f"Error: {err}", err=True)
+                for d in err.details:
+                    click.echo("  - " + ", ".join(f"{k}: {v}" for k, v in d.items()), err=True)
+        else:
+            if self.json:
+                click.echo(json.dumps({"error": "error", "message": str(err), "details": []}), err=True)
+            else:
+                click.echo(f"Error: {err}", err=True)
+        raise SystemExit(exit_code)
+
+
+def _cell(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        value = ", ".join(str(v) for v in value)
+    text = str(value).replace("\n", " ⏎ ")
+    if len(click.unstyle(text)) > limit:
+        text = click.unstyle(text)[: limit - 1] + "…"
+    return text
+
+
+def short_time(ts: str | None) -> str:
+    """An ISO timestamp as `YYYY-MM-DD HH:MM` in the local zone (tables); the exact value is in --json."""
+    if not ts:
+        return "-"
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return ts
+
+
+# ---- the client for this invocation ---------------------------------------------------------------------
+
+def profile_name(ctx: click.Context | None = None) -> str | None:
+    ctx = ctx or click.get_current_context()
+    value = ctx.find_root().params.get("profile")
+    return str(value) if value else None
+
+
+def get_client(*, worker: bool = True) -> Client:
+    """The client for the chosen profile, closed when the command ends (stops an embedded worker)."""
+    from socialpub_tui.client import connect
+
+    ctx = click.get_current_context()
+    client = connect(profile_name(ctx), worker=worker)
+    ctx.call_on_close(client.close)
+    return client
+
+
+def api_command(fn: F) -> F:
+    """Add `--json` and turn client errors into an error message (JSON on stderr with --json) and exit 1.
+    The wrapped function receives `out: Output`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, as_json: bool = False, **kwargs: Any) -> Any:
+        from socialpub_tui.client.errors import ApiError
+
+        out = Output(as_json)
+        try:
+            return fn(*args, out=out, **kwargs)
+        except ApiError as err:
+            out.fail(err, 2 if err.code == "unknown_profile" else 1)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException:
+            raise
+        except OSError as err:
+            out.fail(err, 1)
+
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print one JSON document on stdout (errors as JSON on stderr).")(wrapper)  # type: ignore[return-value]
+
