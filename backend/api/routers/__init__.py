@@ -4,6 +4,8 @@ ROUTERS: list[str] = [
     "backend.api.routers.auth",
     "backend.api.routers.keys",
     "backend.api.routers.workspace",
+    "backend.api.routers.accounts",
+    "backend.api.routers.posts",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

@@ -1,7 +1,13 @@
 """All models, one module per resource. Import from here."""
 
+from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
+from backend.store.models.events import Event
 from backend.store.models.jobs import Job
+from backend.store.models.media import Media, MediaHold
+from backend.store.models.posts import Post, PostTarget
+from backend.store.models.sandbox import SandboxAccount, SandboxItem
 from backend.store.models.workspace import ApiKey, Owner, RateCounter, Workspace
 
-__all__ = ["ApiKey", "BaseModel", "Job", "Owner", "RateCounter", "Workspace"]
+__all__ = ["Account", "ApiKey", "BaseModel", "Event", "Job", "Media", "MediaHold", "Owner", "Post", "PostTarget", "RateCounter",
+           "SandboxAccount", "SandboxItem", "Workspace"]

@@ -1,0 +1,74 @@
+"""Multi-network posts (spec 4.4): create, read, list (extension), edit, cancel. Scope `publish:posts`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import JSONResponse, Response
+
+from backend.api.deps import AuthContext, SettingsDep, require_scope
+from backend.api.errors import responses
+from backend.networks.base import PLATFORMS
+from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostStatus
+from backend.services import posts as svc
+
+router = APIRouter(tags=["posts"])
+Publisher = Depends(require_scope("publish:posts"))
+PlatformName = Literal[PLATFORMS]  # type: ignore[valid-type]
+
+
+@router.post("/posts", status_code=202, response_model=PostOut,
+             responses={**responses(402), 200: {"model": PostOut, "description": "idempotent replay: the "
+                                                "post already created with this idempotencyKey"}})
+def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Any:
+    """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
+    400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
+    free publications."""
+    post, created = svc.create(settings, ctx.workspace_id, body.model_dump(exclude_unset=True))
+    data = svc.to_public(post)
+    if not created:
+        return JSONResponse(data, status_code=200)
+    return data
+
+
+@router.get("/posts", response_model=PostList, responses=responses())
+def list_posts(
+    ctx: AuthContext = Publisher,
+    limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
+    cursor: str | None = Query(None, max_length=200, description="`nextCursor` of the previous page"),
+    status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
+    platform: PlatformName | None = Query(None, description="posts with a target on this network"),
+    account_id: str | None = Query(None, alias="accountId", max_length=100,
+                                   description="posts with a target on this account"),
+    since: str | None = Query(None, alias="from", max_length=64,
+                              description="ISO 8601 with offset; inclusive lower bound of `timeField`"),
+    until: str | None = Query(None, alias="to", max_length=64,
+                              description="ISO 8601 with offset; exclusive upper bound of `timeField`"),
+    time_field: Literal["createdAt", "scheduledAt"] = Query("createdAt", alias="timeField",
+                                                            description="the time `from`/`to` apply to"),
+    idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
+) -> dict[str, Any]:
+    """Extension: the workspace's posts, newest first, with cursor pagination and filters."""
+    return svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
+                          account_id=account_id, since=since, until=until, time_field=time_field,
+                          idempotency_key=idempotency_key)
+
+
+@router.get("/posts/{post_id}", response_model=PostOut, responses=responses(404))
+def get_post(post_id: str, ctx: AuthContext = Publisher) -> dict[str, Any]:
+    return svc.to_public(svc.get(ctx.workspace_id, post_id))
+
+
+@router.patch("/posts/{post_id}", response_model=PostOut, responses=responses(404, 409))
+def patch_post(post_id: str, body: PostPatch, settings: SettingsDep, ctx: AuthContext = Publisher) -> dict[str, Any]:
+    """Change `scheduledAt`, `content`, `mediaUrls`, `options` of a scheduled post not yet sent."""
+    changes = {k: getattr(body, k) for k in body.model_fields_set}
+    return svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes))
+
+
+@router.delete("/posts/{post_id}", status_code=204, response_class=Response, responses=responses(404, 409))
+def delete_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
+    """Cancel a scheduled post not yet sent (204); 409 `post_not_cancellable` once sent."""
+    svc.cancel(ctx.workspace_id, post_id)
+    return Response(status_code=204)

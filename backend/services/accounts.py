@@ -1,0 +1,169 @@
+"""Connected accounts: listing, default account per network, sandbox connection, plan limits.
+
+The default account of a network is the oldest connected *active* account (smallest `connected_at`, then
+id): a plain network name in a post's `targets` reaches it. Plans bound how many accounts a workspace may
+have connected at once (`PLANS[...].max_accounts`, every account not `disconnected` counts); over the
+limit: 402 `channel_limit_exceeded`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from backend import clock
+from backend.errors import ApiError
+from backend.ids import new_id
+from backend.networks.base import PLATFORMS
+from backend.services import plans
+from backend.store.db import locked, tx
+from backend.store.models import Account, Workspace
+from backend.store.models.accounts import SANDBOX_BEHAVIOURS
+
+# One sandbox account per network, connected by `socialpub init --sandbox`. 5 accounts: fits the FREE plan.
+SANDBOX_DEFAULT_NAMES: dict[str, str] = {
+    "facebook": "Sandbox Facebook Page",
+    "instagram": "Sandbox Instagram",
+    "linkedin": "Sandbox LinkedIn",
+    "tiktok": "Sandbox TikTok",
+    "youtube": "Sandbox YouTube",
+}
+
+
+def _ordered(query):  # type: ignore[no-untyped-def]
+    return query.order_by(Account.connected_at, Account.id)
+
+
+def list_accounts(workspace_id: str, *, include_disconnected: bool = False) -> list[Account]:
+    q = Account.select().where(Account.workspace == workspace_id)
+    if not include_disconnected:
+        q = q.where(Account.status != "disconnected")
+    return list(_ordered(q).order_by(Account.platform, Account.connected_at, Account.id))
+
+
+def default_ids(accounts: Iterable[Account]) -> set[str]:
+    """Ids of the default account of each network among `accounts` (oldest connected active one)."""
+    best: dict[str, Account] = {}
+    for acc in accounts:
+        if acc.status != "active":
+            continue
+        cur = best.get(acc.platform)
+        if cur is None or (acc.connected_at, acc.id) < (cur.connected_at, cur.id):
+            best[acc.platform] = acc
+    return {a.id for a in best.values()}
+
+
+def active_accounts(workspace_id: str) -> list[Account]:
+    return list(_ordered(Account.select().where(
+        (Account.workspace == workspace_id) & (Account.status == "active"))))
+
+
+def plan_limit(ws: Workspace) -> int:
+    name = plans.plan_in_force(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now())
+    return plans.PLANS[name].max_accounts
+
+
+def count_connected(workspace_id: str) -> int:
+    return Account.select().where((Account.workspace == workspace_id) & (Account.status != "disconnected")).count()
+
+
+def _sandbox_identity(platform: str, name: str, behaviour: str) -> dict[str, Any]:
+    """The network-side identity the sandbox emulator gives a new account."""
+    from backend.networks import sandbox
+
+    ident = sandbox.register_account(platform, name, behaviour)
+    get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
+    return {
+        "external_id": str(get("external_account_id") or get("external_id") or ""),
+        "access_token": str(get("access_token") or ""),
+        "username": str(get("username") or ""),
+        "name": str(get("display_name") or name),
+        "token_expires_at": get("token_expires_at") or get("expires_at"),
+    }
+
+
+def connect_sandbox(workspace_id: str, platform: str, name: str, behaviour: str = "ok") -> Account:
+    """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
+    if platform not in PLATFORMS:
+        raise ApiError(400, "invalid_platform", f"unknown network {platform!r}: one of {', '.join(PLATFORMS)}")
+    if behaviour not in SANDBOX_BEHAVIOURS:
+        raise ApiError(400, "invalid_behaviour",
+                       f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(SANDBOX_BEHAVIOURS)}")
+    name = name.strip()
+    if not name:
+        raise ApiError(400, "validation_error", "name must not be empty",
+                       [{"field": "name", "error": "empty", "message": "name must not be empty"}])
+    with tx():
+        # The workspace row lock serialises concurrent connections, so the count below cannot be raced.
+        ws = locked(Workspace.select().where(Workspace.id == workspace_id)).get_or_none()
+        if ws is None:
+            raise ApiError(404, "workspace_not_found", "workspace not found")
+        _check_limit(ws, extra=1)
+        ident = _sandbox_identity(platform, name, behaviour)
+        now = clock.now()
+        return Account.create(
+            id=new_id("acc"), workspace=workspace_id, platform=platform, name=ident["name"] or name,
+            username=ident["username"], kind="sandbox", status="active", behaviour=behaviour,
+            external_id=ident["external_id"], access_token=ident["access_token"],
+            token_expires_at=ident["token_expires_at"], connected_at=now, created_at=now,
+        )
+
+
+def _check_limit(ws: Workspace, extra: int) -> None:
+    limit = plan_limit(ws)
+    used = count_connected(ws.id)
+    if used + extra > limit:
+        name = plans.plan_in_force(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now())
+        raise ApiError(402, "channel_limit_exceeded",
+                       f"the {name} plan allows {limit} connected accounts and {used} are connected: "
+                       "disconnect one or upgrade the plan",
+                       [{"plan": name, "limit": limit, "used": used}])
+
+
+def connect_sandbox_defaults(workspace_id: str) -> list[dict[str, Any]]:
+    """`socialpub init --sandbox`: one sandbox account per network not already connected (fits FREE: 5)."""
+    have = {a.platform for a in active_accounts(workspace_id)}
+    for platform in PLATFORMS:
+        if platform not in have:
+            connect_sandbox(workspace_id, platform, SANDBOX_DEFAULT_NAMES[platform], "ok")
+    accounts = list_accounts(workspace_id)
+    defaults = default_ids(accounts)
+    return [to_public(a, a.id in defaults) for a in accounts if a.id in defaults]
+
+
+def disconnect(workspace_id: str, account_id: str) -> Account:
+    """Disconnect an account: it no longer counts against the plan; posts keep its name on their targets."""
+    with tx():
+        acc = locked(Account.select().where(
+            (Account.id == account_id) & (Account.workspace == workspace_id))).get_or_none()
+        if acc is None:
+            raise ApiError(404, "account_not_found", "account not found in this workspace")
+        if acc.status != "disconnected":
+            acc.status = "disconnected"
+            acc.disconnected_at = clock.now()
+            acc.access_token = ""
+            acc.save()
+    return acc
+
+
+def to_public(acc: Account, is_default: bool) -> dict[str, Any]:
+    return {
+        "id": acc.id,
+        "platform": acc.platform,
+        "name": acc.name,
+        "username": acc.username,
+        "kind": acc.kind,
+        "status": acc.status,
+        "isDefault": is_default,
+        "behaviour": acc.behaviour,
+        "connectedAt": clock.iso(acc.connected_at),
+        "tokenExpiresAt": clock.iso(acc.token_expires_at),
+    }
+
+
+def listing(workspace_id: str) -> dict[str, Any]:
+    accounts = list_accounts(workspace_id)
+    defaults = default_ids(accounts)
+    ws = Workspace.get_by_id(workspace_id)
+    return {"items": [to_public(a, a.id in defaults) for a in accounts], "limit": plan_limit(ws),
+            "used": sum(1 for a in accounts if a.status != "disconnected")}

@@ -1,0 +1,565 @@
+"""Posts (spec 2.4, 3.1, 4.4): validation, acceptance, idempotency, scheduling, editing, cancelling.
+
+Everything is checked before acceptance; every per-target failure of every network is collected into one
+400 `invalid_targets`. An accepted post is written with its targets and its publish job in one transaction;
+the engine claims the job (`post.publish`, dedupe key `post:<id>`, due at `scheduledAt` or now).
+
+Edits and cancels lock the post row and check its state in the same transaction as the change, so the
+engine's claim (which locks the same row to move `scheduled -> processing`) and an edit never interleave.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from peewee import IntegrityError
+
+from backend import clock
+from backend.config import Settings
+from backend.errors import ApiError
+from backend.ids import new_id
+from backend.jobs import queue
+from backend.networks.base import PLATFORMS, MediaRef, utf16_len
+from backend.networks.options import PostOptions
+from backend.networks.rules import RULES
+from backend.services import plans
+from backend.store.db import database, locked, tx
+from backend.store.models import Account, Post, PostTarget, Workspace
+
+log = logging.getLogger("socialpub.posts")
+
+PUBLISH_JOB = "post.publish"
+EDITABLE = ("scheduled",)
+MAX_LIST_LIMIT = 100
+
+
+def job_key(post_id: str) -> str:
+    return f"post:{post_id}"
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+
+def parse_timestamp(value: str, field_name: str) -> datetime:
+    """ISO 8601 with a zone offset, to aware UTC. Naive or unparseable: 400 invalid_<field>."""
+    code = "invalid_scheduled_at" if field_name == "scheduledAt" else "invalid_timestamp"
+    text = value.strip()
+    try:
+        dt = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in ("z", "Z") else text)
+    except (ValueError, IndexError):
+        raise ApiError(400, code, f"{field_name} must be an ISO 8601 timestamp with a zone offset, "
+                                  f"e.g. 2030-01-31T09:00:00Z or 2030-01-31T10:00:00+01:00",
+                       [{"field": field_name, "error": "not_iso8601", "message": f"cannot read {value!r}"}]) from None
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        raise ApiError(400, code, f"{field_name} has no zone offset: add Z (UTC) or ±hh:mm, "
+                                  f"e.g. {text}Z — a local time without offset is ambiguous",
+                       [{"field": field_name, "error": "missing_offset",
+                         "message": "a zone offset (Z or ±hh:mm) is required"}])
+    return clock.to_utc(dt)
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+
+@dataclass
+class Target:
+    """A requested target after resolution. `account` is None when it could not be resolved."""
+
+    index: int
+    platform: str
+    channel_id: str | None
+    account: Account | None = None
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    def problem(self, code: str, message: str, **extra: Any) -> None:
+        entry: dict[str, Any] = {"platform": self.platform, "error": code, "message": message}
+        if self.channel_id is not None:
+            entry["channelId"] = self.channel_id
+        entry.update(extra)
+        self.problems.append(entry)
+
+
+def _raw_target(raw: Any) -> tuple[str, str | None]:
+    if isinstance(raw, str):
+        return raw, None
+    if isinstance(raw, dict):
+        return str(raw.get("platform", "")), raw.get("channelId", raw.get("channel_id"))
+    return str(getattr(raw, "platform", "")), getattr(raw, "channel_id", None)
+
+
+def resolve_targets(workspace_id: str, raw_targets: Sequence[Any]) -> list[Target]:
+    """Network names pick the default account (oldest connected active one); {platform, channelId} the
+    exact account. Problems: invalid_target, channel_not_connected, duplicate_target."""
+    accounts = list(Account.select().where(Account.workspace == workspace_id)
+                    .order_by(Account.connected_at, Account.id))
+    by_id = {a.id: a for a in accounts}
+    default: dict[str, Account] = {}
+    for a in accounts:
+        if a.status == "active" and a.platform not in default:
+            default[a.platform] = a
+    out: list[Target] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_targets):
+        platform, channel_id = _raw_target(raw)
+        t = Target(i, platform, channel_id)
+        out.append(t)
+        if platform not in PLATFORMS:
+            t.problem("invalid_target", f"{platform!r} is not a network: use one of {', '.join(PLATFORMS)}")
+            continue
+        if channel_id is None:
+            acc = default.get(platform)
+            if acc is None:
+                t.problem("channel_not_connected", f"no active {platform} account is connected to this workspace: "
+                                                   "connect one (GET /v1/accounts lists the connected accounts)")
+                continue
+        else:
+            acc = by_id.get(channel_id)
+            if acc is None or acc.platform != platform:
+                t.problem("channel_not_connected", f"channelId {channel_id!r} is not a {platform} account of this "
+                                                   "workspace (GET /v1/accounts lists them)")
+                continue
+            if acc.status != "active":
+                why = "must be reconnected" if acc.status == "needs_reauth" else "is disconnected"
+                t.problem("channel_not_connected", f"the {platform} account {acc.name!r} {why}")
+                continue
+        if acc.id in seen:
+            t.problem("duplicate_target", f"the {platform} account {acc.name!r} ({acc.id}) is already target "
+                                          f"#{seen[acc.id] + 1}: each account can be targeted once")
+            continue
+        seen[acc.id] = i
+        t.account = acc
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- media
+
+_PROBE_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="media-probe")
+
+
+def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | str:
+    """A file on our own media host: checked against the media store (exists, not expired, its type)."""
+    from backend.services import media as media_service
+
+    found = media_service.lookup_url(url, workspace_id=workspace_id)
+    if found is None:
+        return "no such file on the media host (deleted, expired after its retention, or never uploaded)"
+    return found
+
+
+def _remote_media(settings: Settings, url: str) -> MediaRef | str:
+    """Any other https URL: its first bytes are probed through the SSRF-guarded fetcher."""
+    from backend.media import fetch
+
+    try:
+        detected = fetch.probe(url, settings)
+    except ApiError as exc:
+        return exc.message
+    if detected is None:
+        return "the file is neither an image nor a video this service can recognise (JPEG, PNG, WebP, MP4, ...)"
+    return MediaRef(url=url, kind=detected.kind, mime=detected.mime_type)
+
+
+def _one_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | str:
+    if url.startswith(settings.public_media_url):
+        return _host_media(settings, workspace_id, url)
+    if not url.lower().startswith("https://"):
+        return "only https URLs, or files on this service's media host (POST /v1/media), can be published"
+    return _remote_media(settings, url)
+
+
+def inspect_media(settings: Settings, workspace_id: str,
+                  urls: Sequence[str]) -> tuple[list[MediaRef], list[tuple[str, str]]]:
+    """Readable media (in order) and (url, why) for every unreadable one. Remote probes run in parallel."""
+    if not urls:
+        return [], []
+    if len(urls) == 1:
+        results = [_one_media(settings, workspace_id, urls[0])]
+    else:
+        results = list(_PROBE_POOL.map(lambda u: _one_media(settings, workspace_id, u), urls))
+    media = [r for r in results if isinstance(r, MediaRef)]
+    problems = [(u, r) for u, r in zip(urls, results, strict=True) if isinstance(r, str)]
+    return media, problems
+
+
+def hold_media(post_id: str, urls: Sequence[str]) -> None:
+    """Media of a post not yet sent is kept until sent + 30 days (the engine releases it when sending)."""
+    from backend.services import media as media_service
+
+    if urls:
+        media_service.hold(f"post:{post_id}", list(urls))
+
+
+def release_media(post_id: str, urls: Sequence[str]) -> None:
+    """Cancelled post, or media removed by an edit: back to the normal retention rule."""
+    from backend.services import media as media_service
+
+    if urls:
+        media_service.release(f"post:{post_id}", clock.now(), urls=list(urls))
+
+
+# ---------------------------------------------------------------------------------------------- rules
+
+_TITLE_MAX = {"tiktok": 90, "youtube": 100}
+
+
+def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) -> str:
+    rules = RULES[platform]
+    if code == "content_too_long_for_target":
+        n = utf16_len(content) if platform == "tiktok" else len(content)
+        limit = rules.max_text
+        if platform == "youtube" and n <= limit:
+            return "youtube takes a description of at most 5,000 bytes (UTF-8): shorten the text"
+        return f"{platform} accepts at most {limit:,} characters; the text has {n:,}"
+    if code == "media_required_for_target":
+        return f"{platform} needs at least one image or video in mediaUrls"
+    if code == "video_required_for_target":
+        return "youtube publishes videos only (Shorts): put a video in mediaUrls (no text-only, no image)"
+    if code == "title_too_long_for_target":
+        if platform == "tiktok":
+            return (f"a tiktok photo post uses the text as its title: at most 90 characters; the text has "
+                    f"{utf16_len(content)}")
+        return f"the {platform} title is at most {_TITLE_MAX.get(platform, 100)} characters"
+    if code == "content_required_for_target":
+        return f"nothing to publish on {platform}: give a text or a media"
+    if code == "media_unsupported_for_target":
+        kinds = ", ".join(sorted({m.mime or m.kind for m in media}))
+        return f"{platform} does not accept this media format ({kinds}): host the file through POST /v1/media"
+    if code == "privacy_level_not_allowed_for_target":
+        return f"the privacy level is not one the {platform} account offers"
+    return f"{platform} cannot receive this post ({code})"
+
+
+def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[MediaRef],
+                       options: PostOptions, media_problems: Sequence[tuple[str, str]]) -> None:
+    """Run the per-network rules (backend/networks/rules) for every target of a known network."""
+    cache: dict[str, list[str]] = {}
+    for t in targets:
+        if t.platform not in RULES or any(p["error"] == "duplicate_target" for p in t.problems):
+            continue
+        codes = cache.get(t.platform)
+        if codes is None:
+            codes = cache[t.platform] = RULES[t.platform].check(content, media, options)
+        for code in codes:
+            if media_problems and code in ("media_required_for_target", "video_required_for_target"):
+                continue  # the unreadable media is the cause to fix first
+            t.problem(code, _message(code, t.platform, content, media))
+        for url, why in media_problems:
+            t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
+
+
+def _schedule_problem(targets: Sequence[Target], scheduled_at: datetime | None, now: datetime) -> bool:
+    if scheduled_at is None or scheduled_at > now:
+        return False
+    for t in targets:
+        t.problem("scheduled_at_in_past",
+                  f"scheduledAt {clock.iso(scheduled_at)} is already past (now {clock.iso(now)}): "
+                  "pick a future time, or leave it out to publish now")
+    return True
+
+
+def raise_problems(targets: Sequence[Target], schedule_in_past: bool) -> None:
+    details = [p for t in targets for p in t.problems]
+    if not details:
+        return
+    codes = {d["error"] for d in details}
+    if codes == {"scheduled_at_in_past"}:
+        raise ApiError(400, "scheduled_at_in_past", details[0]["message"], details)
+    networks = sorted({d["platform"] for d in details})
+    summary = "; ".join(f"{d['platform']}: {d['error']}" for d in details[:5])
+    more = f" (+{len(details) - 5} more)" if len(details) > 5 else ""
+    raise ApiError(400, "invalid_targets",
+                   f"{len(details)} problem(s) on {', '.join(networks)}: {summary}{more}. Nothing was published.",
+                   details)
+
+
+def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
+    out = options.model_dump(by_alias=True, exclude_none=True)
+    if "youtube" in platforms and any(m.generated and m.kind == "video" for m in media):
+        # a video produced by our own generations published on youtube declares synthetic media
+        out.setdefault("youtube", {})
+        out["youtube"]["containsSyntheticMedia"] = True
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- create
+
+
+def _existing_by_key(workspace_id: str, key: str) -> Post | None:
+    return Post.get_or_none((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+
+
+def _free_publication_check(ws: Workspace, now: datetime) -> bool:
+    """True when this post needs a free publication (no current subscription); 402 when none is left."""
+    if plans.has_current_subscription(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, now):
+        return False
+    if ws.free_posts_used >= plans.FREE_PUBLICATIONS:
+        raise _subscription_required()
+    return True
+
+
+def _subscription_required() -> ApiError:
+    return ApiError(402, "subscription_required",
+                    f"this workspace has used its {plans.FREE_PUBLICATIONS} free publications: subscribe to a plan "
+                    "to keep publishing")
+
+
+def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple[Post, bool]:
+    """Validate and accept a post. Returns (post, created); created is False for an idempotent replay."""
+    key = body.get("idempotency_key")
+    if key is not None:
+        found = _existing_by_key(workspace_id, key)  # fast path only: the UNIQUE index decides races below
+        if found is not None:
+            return found, False
+    now = clock.now()
+    ws = Workspace.get_by_id(workspace_id)
+    needs_free = _free_publication_check(ws, now)
+
+    scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
+    content: str = body["content"]
+    options = body.get("options") or PostOptions()
+    targets = resolve_targets(workspace_id, body["targets"])
+    urls: list[str] = list(body.get("media_urls") or [])
+    media, media_problems = inspect_media(settings, workspace_id, urls)
+    check_target_rules(targets, content, media, options, media_problems)
+    in_past = _schedule_problem(targets, scheduled_at, clock.now())
+    raise_problems(targets, in_past)
+
+    platforms = {t.platform for t in targets}
+    post_id = new_id("post")
+    status = "scheduled" if scheduled_at is not None else "processing"
+    with tx():
+        now = clock.now()
+        try:
+            with database.atomic():  # savepoint: a duplicate key must not abort the outer transaction
+                Post.insert(
+                    id=post_id, workspace=workspace_id, status=status, content=content, media_urls=urls,
+                    media=[m.to_dict() for m in media], options=_options_dict(options, media, platforms),
+                    scheduled_at=scheduled_at, idempotency_key=key, free_publication=needs_free, version=1,
+                    created_at=now, updated_at=now,
+                ).execute()
+        except IntegrityError:
+            if key is None:
+                raise
+            found = _existing_by_key(workspace_id, key)
+            if found is None:
+                raise
+            return found, False
+        if needs_free:
+            # counted at acceptance, in this transaction; the condition makes concurrent posts safe
+            taken = (Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
+                     .where((Workspace.id == workspace_id)
+                            & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS)).execute())
+            if taken != 1:
+                raise _subscription_required()
+        PostTarget.insert_many([
+            {
+                "id": new_id("tgt"), "post": post_id, "position": pos, "platform": t.platform,
+                "account": t.account.id if t.account else None,
+                "account_name": t.account.name if t.account else "", "status": "pending",
+                "idempotency_token": new_id("pub"), "updated_at": now,
+            }
+            for pos, t in enumerate(targets)
+        ]).execute()
+        queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
+                      dedupe_key=job_key(post_id))
+        hold_media(post_id, urls)
+    return Post.get_by_id(post_id), True
+
+
+# ---------------------------------------------------------------------------------------------- read
+
+
+def get(workspace_id: str, post_id: str) -> Post:
+    post = Post.get_or_none((Post.id == post_id) & (Post.workspace == workspace_id))
+    if post is None:
+        raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
+    return post
+
+
+def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
+    out: dict[str, list[PostTarget]] = {pid: [] for pid in post_ids}
+    if not post_ids:
+        return out
+    for t in PostTarget.select().where(PostTarget.post.in_(list(post_ids))).order_by(PostTarget.position):
+        out[t.post_id].append(t)
+    return out
+
+
+def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[str, Any]:
+    if targets is None:
+        targets = targets_of([post.id])[post.id]
+    return {
+        "id": post.id,
+        "status": post.status,
+        "scheduledAt": clock.iso(post.scheduled_at),
+        "createdAt": clock.iso(post.created_at),
+        "updatedAt": clock.iso(post.updated_at),
+        "content": post.content,
+        "mediaUrls": list(post.media_urls or []),
+        "options": dict(post.options or {}),
+        "idempotencyKey": post.idempotency_key,
+        "targets": [
+            {
+                "platform": t.platform,
+                "accountId": t.account_id,
+                "accountName": t.account_name,
+                "status": t.status,
+                "externalPostId": t.external_post_id,
+                "postUrl": t.post_url,
+                "failReason": t.fail_reason,
+                "failType": t.fail_type,
+                "completedAt": clock.iso(t.completed_at),
+            }
+            for t in targets
+        ],
+    }
+
+
+def _encode_cursor(post_id: str) -> str:
+    return base64.urlsafe_b64encode(f"v1:{post_id}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> str:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raw = ""
+    if not raw.startswith("v1:post_") or len(raw) > 60:
+        raise ApiError(400, "invalid_cursor", "cursor is not one this API gave: pass nextCursor as it came")
+    return raw[3:]
+
+
+def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
+               statuses: Sequence[str] | None = None, platform: str | None = None,
+               account_id: str | None = None, since: str | None = None, until: str | None = None,
+               time_field: str = "createdAt", idempotency_key: str | None = None) -> dict[str, Any]:
+    """Newest first (ids are time-sortable: id order is creation order), cursor pagination."""
+    limit = max(1, min(limit, MAX_LIST_LIMIT))
+    q = Post.select().where(Post.workspace == workspace_id)
+    if cursor:
+        q = q.where(Post.id < _decode_cursor(cursor))
+    if statuses:
+        q = q.where(Post.status.in_(list(statuses)))
+    if idempotency_key is not None:
+        q = q.where(Post.idempotency_key == idempotency_key)
+    if platform is not None or account_id is not None:
+        sub = PostTarget.select(PostTarget.post)
+        if platform is not None:
+            sub = sub.where(PostTarget.platform == platform)
+        if account_id is not None:
+            sub = sub.where(PostTarget.account == account_id)
+        q = q.where(Post.id.in_(sub))
+    column = Post.scheduled_at if time_field == "scheduledAt" else Post.created_at
+    if since is not None:
+        q = q.where(column >= parse_timestamp(since, "from"))
+    if until is not None:
+        q = q.where(column < parse_timestamp(until, "to"))
+    rows = list(q.order_by(Post.id.desc()).limit(limit + 1))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    by_post = targets_of([p.id for p in rows])
+    return {
+        "items": [to_public(p, by_post[p.id]) for p in rows],
+        "nextCursor": _encode_cursor(rows[-1].id) if more and rows else None,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- edit
+
+
+def _not_editable(post: Post) -> ApiError:
+    why = {"cancelled": "it was cancelled", "processing": "it is being sent"}.get(post.status, "it was already sent")
+    return ApiError(409, "post_not_editable",
+                    f"post {post.id} is {post.status}: only a scheduled post not yet sent can be edited ({why})",
+                    [{"status": post.status}])
+
+
+def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str, Any]) -> Post:
+    """PATCH: scheduledAt, content, mediaUrls, options; re-checked per network as on creation."""
+    if "targets" in changes:
+        raise ApiError(400, "targets_not_editable",
+                       "the targeted accounts of a post cannot change: cancel it (DELETE /v1/posts/{id}) and "
+                       "create a new post", [{"field": "targets", "error": "not_editable",
+                                              "message": "cancel the post and create a new one"}])
+    for name in ("content", "media_urls", "options", "scheduled_at"):
+        if name in changes and changes[name] is None:
+            wire = {"media_urls": "mediaUrls", "scheduled_at": "scheduledAt"}.get(name, name)
+            raise ApiError(400, "validation_error", f"{wire} cannot be null: leave it out to keep it",
+                           [{"field": wire, "error": "null", "message": "leave the field out to keep it"}])
+    new_at = parse_timestamp(changes["scheduled_at"], "scheduledAt") if "scheduled_at" in changes else None
+    for _attempt in range(5):
+        post = get(workspace_id, post_id)
+        if post.status not in EDITABLE:
+            raise _not_editable(post)
+        rows = targets_of([post.id])[post.id]
+        targets = []
+        for i, row in enumerate(rows):
+            t = Target(i, row.platform, None)
+            targets.append(t)
+        content = changes.get("content", post.content)
+        options = changes["options"] if "options" in changes else PostOptions.model_validate(post.options or {})
+        if "media_urls" in changes:
+            urls = list(changes["media_urls"])
+            media, media_problems = inspect_media(settings, workspace_id, urls)
+        else:
+            urls = list(post.media_urls or [])
+            media, media_problems = [MediaRef.from_dict(m) for m in post.media or []], []
+        if any(k in changes for k in ("content", "media_urls", "options")):
+            check_target_rules(targets, content, media, options, media_problems)
+        for t, row in zip(targets, rows, strict=True):
+            if row.account_id:
+                for p in t.problems:
+                    p["channelId"] = row.account_id
+        in_past = _schedule_problem(targets, new_at, clock.now())
+        raise_problems(targets, in_past)
+        with tx():
+            fresh = locked(Post.select().where(Post.id == post.id)).get()
+            if fresh.status not in EDITABLE:
+                raise _not_editable(fresh)
+            if fresh.version != post.version:
+                continue  # changed since it was checked: check again against the new state
+            now = clock.now()
+            values: dict[Any, Any] = {Post.version: fresh.version + 1, Post.updated_at: now}
+            if "content" in changes:
+                values[Post.content] = content
+            if "media_urls" in changes:
+                values[Post.media_urls] = urls
+                values[Post.media] = [m.to_dict() for m in media]
+            if "options" in changes or "media_urls" in changes:
+                values[Post.options] = _options_dict(options, media, {r.platform for r in rows})
+            if new_at is not None:
+                values[Post.scheduled_at] = new_at
+                queue.move(job_key(post.id), new_at)
+            Post.update(values).where(Post.id == post.id).execute()
+            if "media_urls" in changes:
+                release_media(post.id, [u for u in post.media_urls or [] if u not in urls])
+                hold_media(post.id, urls)
+        return Post.get_by_id(post.id)
+    raise ApiError(409, "post_edit_conflict", "the post kept changing while this edit was checked: retry")
+
+
+def cancel(workspace_id: str, post_id: str) -> None:
+    """DELETE: a scheduled post not yet sent becomes `cancelled`; its publish job is removed."""
+    with tx():
+        post = locked(Post.select().where((Post.id == post_id) & (Post.workspace == workspace_id))).get_or_none()
+        if post is None:
+            raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
+        if post.status not in EDITABLE:
+            raise ApiError(409, "post_not_cancellable",
+                           f"post {post.id} is {post.status}: only a scheduled post not yet sent can be cancelled",
+                           [{"status": post.status}])
+        now = clock.now()
+        Post.update(status="cancelled", cancelled_at=now, updated_at=now, version=Post.version + 1).where(
+            Post.id == post.id).execute()
+        queue.cancel(job_key(post.id))
+        if post.free_publication:  # nothing was published: the free publication is given back
+            Workspace.update(free_posts_used=Workspace.free_posts_used - 1).where(
+                (Workspace.id == workspace_id) & (Workspace.free_posts_used > 0)).execute()
+        release_media(post.id, list(post.media_urls or []))

@@ -1,0 +1,44 @@
+"""Connected social accounts: the `channelId` of post requests and the `accountId` of post targets."""
+
+from __future__ import annotations
+
+from peewee import CharField, ForeignKeyField, TextField
+
+from backend.store.fields import UTCDateTimeField
+from backend.store.models.base import BaseModel
+from backend.store.models.workspace import Workspace
+
+ACCOUNT_KINDS = ("sandbox", "live")
+ACCOUNT_STATUSES = ("active", "needs_reauth", "disconnected")
+SANDBOX_BEHAVIOURS = ("ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky")
+
+
+class Account(BaseModel):
+    """One account of one network connected to a workspace.
+
+    `kind`: `sandbox` (an emulated network account) or `live`. `status`: `active`, `needs_reauth` (the
+    network refused the token: reconnect), `disconnected` (removed by the owner; kept so that old targets
+    still name it). `behaviour` is set for sandbox accounts only. The default account of a network is the
+    oldest connected active one (smallest `connected_at`, then id).
+    """
+
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="accounts", on_delete="CASCADE")
+    platform = CharField(max_length=20)
+    name = CharField(max_length=200)
+    username = CharField(max_length=200, default="")
+    kind = CharField(max_length=10, default="sandbox")
+    status = CharField(max_length=16, default="active")
+    behaviour = CharField(max_length=20, null=True)
+    external_id = CharField(max_length=200, default="")
+    access_token = TextField(default="")  # network token; never logged, never returned by the API
+    token_expires_at = UTCDateTimeField(null=True)
+    connected_at = UTCDateTimeField()
+    disconnected_at = UTCDateTimeField(null=True)
+    created_at = UTCDateTimeField()
+
+    class Meta:
+        indexes = ((("workspace", "platform", "connected_at"), False),)
+
+    def __repr__(self) -> str:  # keep the token out of logs and tracebacks
+        return f"<Account {self.id} {self.platform} {self.name!r} {self.status}>"

@@ -1,0 +1,80 @@
+"""Multi-network posts (spec 2.4) and their targets, one per network account reached."""
+
+from __future__ import annotations
+
+from peewee import BooleanField, CharField, ForeignKeyField, IntegerField, JSONField, TextField
+
+from backend.store.fields import UTCDateTimeField
+from backend.store.models.accounts import Account
+from backend.store.models.base import BaseModel
+from backend.store.models.workspace import Workspace
+
+POST_STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
+TARGET_STATUSES = ("pending", "publishing", "succeeded", "failed", "inbox_delivered")
+
+
+class Post(BaseModel):
+    """A post. `status` follows spec 3.1. `version` grows with every change (PATCH re-validates against it).
+
+    `idempotency_key` is unique per workspace (a UNIQUE index decides races, not a look-up).
+    `free_publication`: this post used one of the workspace's free publications (given back on cancel).
+    """
+
+    id = CharField(primary_key=True, max_length=40)
+    workspace = ForeignKeyField(Workspace, backref="posts", on_delete="CASCADE")
+    status = CharField(max_length=12)
+    content = TextField()
+    media_urls = JSONField(default=list)
+    media = JSONField(default=list)  # MediaRef dicts (url, kind, mime, ...) as checked at acceptance
+    options = JSONField(default=dict)
+    scheduled_at = UTCDateTimeField(null=True)
+    idempotency_key = CharField(max_length=200, null=True)
+    free_publication = BooleanField(default=False)
+    version = IntegerField(default=1)
+    sent_at = UTCDateTimeField(null=True)  # when publishing started (scheduled/processing -> sending)
+    completed_at = UTCDateTimeField(null=True)
+    cancelled_at = UTCDateTimeField(null=True)
+    lateness_ms = IntegerField(null=True)  # engine (migration 0006): how late the post was sent
+    created_at = UTCDateTimeField()
+    updated_at = UTCDateTimeField()
+
+    class Meta:
+        indexes = (
+            (("workspace", "idempotency_key"), True),
+            (("workspace", "status"), False),
+            (("workspace", "scheduled_at"), False),
+        )
+
+
+class PostTarget(BaseModel):
+    """One network account reached by a post. `status` follows spec 3.2.
+
+    `idempotency_token` is stable for the life of the target: the engine sends it to the network (or
+    asks the network about it) so that a target is never published twice. `account_name` is a snapshot
+    of the account's display name at acceptance.
+    """
+
+    id = CharField(primary_key=True, max_length=40)
+    post = ForeignKeyField(Post, backref="targets", on_delete="CASCADE")
+    position = IntegerField()
+    platform = CharField(max_length=20)
+    account = ForeignKeyField(Account, null=True, on_delete="SET NULL", index=True)
+    account_name = CharField(max_length=200)
+    status = CharField(max_length=16, default="pending")
+    external_post_id = CharField(max_length=300, null=True)
+    post_url = TextField(null=True)
+    fail_reason = TextField(null=True)
+    fail_type = CharField(max_length=10, null=True)
+    idempotency_token = CharField(max_length=64, unique=True)
+    started_at = UTCDateTimeField(null=True)
+    completed_at = UTCDateTimeField(null=True)
+    updated_at = UTCDateTimeField()
+    # engine tracking (columns added by migration 0006_engine)
+    tracking_ref = TextField(null=True)
+    call_started_at = UTCDateTimeField(null=True)
+    attempts = IntegerField(default=0)
+    track_deadline = UTCDateTimeField(null=True)
+    network_status = TextField(null=True)
+
+    class Meta:
+        indexes = ((("post", "position"), True), (("platform", "status"), False))
