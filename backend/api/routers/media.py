@@ -1,0 +1,50 @@
+"""Media (spec 4.3): POST /v1/media; extensions: GET /v1/media (library), GET/DELETE /v1/media/{key}."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from backend.api.deps import AuthContext, SettingsDep, require_scope
+from backend.api.errors import responses
+from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
+from backend.services import media as svc
+
+router = APIRouter(tags=["media"])
+
+MediaAuth = Annotated[AuthContext, Depends(require_scope("media:write"))]
+
+
+@router.post("/media", status_code=201, response_model=MediaOut, response_model_exclude_none=True,
+             responses=responses(502))
+def create_media(body: MediaCreate, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
+    """Ingest an image (converted to JPEG q90, at most 1080 px) or a video (stored as is), from a URL or base64."""
+    media = svc.ingest(settings, ctx.workspace_id, url=body.url, data_b64=body.base64)
+    return svc.to_public(media, settings)
+
+
+@router.get("/media", response_model=MediaList, responses=responses())
+def list_media(
+    ctx: MediaAuth,
+    settings: SettingsDep,
+    cursor: Annotated[str | None, Query(max_length=60, description="nextCursor of the previous page")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    type: Annotated[Literal["image", "video"] | None, Query()] = None,
+) -> dict[str, Any]:
+    """The workspace's media library, newest first, each item with its expiry (extension)."""
+    rows, next_cursor = svc.list_media(ctx.workspace_id, cursor=cursor, limit=limit, kind=type)
+    return {"items": [svc.to_item(m, settings) for m in rows], "nextCursor": next_cursor}
+
+
+@router.get("/media/{key}", response_model=MediaItem, responses=responses(404))
+def get_media(key: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
+    return svc.to_item(svc.get_media(ctx.workspace_id, key), settings)
+
+
+@router.delete("/media/{key}", response_model=MediaDeleted, responses=responses(404, 409, 502))
+def delete_media(key: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
+    """Delete a file now (its URL answers 404). Refused with 409 media_in_use while a post or generation holds it."""
+    media = svc.get_media(ctx.workspace_id, key)
+    svc.delete_media(settings, ctx.workspace_id, media.id)
+    return {"ok": True, "key": media.key}

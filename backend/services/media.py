@@ -1,0 +1,429 @@
+"""Media: ingestion (spec 4.3), listing, and the retention rule (spec 8). No HTTP here.
+
+Retention, as a function of references
+--------------------------------------
+A file's deadline (`Media.expires_at`, None = no limit) is recomputed whenever its references change:
+
+* an ingested file (origin `upload` or `url`) lives 30 days from upload;
+* a reference (a *hold*) named `ref` keeps it longer: a hold with `until=None` keeps it without limit
+  until released, a hold with a date keeps it until that date;
+* a generated file (origin `generated`) has no base period: it lives as long as a hold keeps it, so the
+  hold its creation registers keeps it without limit until the creation is deleted;
+* the deadline is the latest of the base period and every hold; no deadline if any hold is open.
+
+The posts issue only registers references:
+
+* post created (not yet sent) with media URLs:  ``hold(ws, post.media_urls, None, f"post:{post.id}")``
+* post sent:                                     ``release(f"post:{post.id}", sent_at)``  (kept to sent + 30 d)
+* post cancelled or deleted unsent:              ``release(f"post:{post.id}", None)``     (back to the base rule)
+* generation stores its output:                  ``store_generated(settings, ws, data, ref=f"generation:{id}")``
+* generation deleted:                            ``release(f"generation:{id}", None)``    (deleted at the next run)
+
+The periodic job `media.retention` (backend/media/retention.py) deletes what is due; the media host
+already answers 404 for a file past its deadline.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from peewee import IntegrityError
+
+from backend import clock
+from backend.config import Settings
+from backend.errors import ApiError
+from backend.ids import new_id
+from backend.media import fetch
+from backend.media.detect import HEAD_BYTES, Detected, detect
+from backend.media.images import MAX_IMAGE_BYTES, process_image
+from backend.media.storage import get_storage, media_base_url, valid_key
+from backend.store.db import tx
+from backend.store.models import Media, MediaHold
+
+log = logging.getLogger("socialpub.media")
+
+RETENTION = timedelta(days=30)
+MAX_VIDEO_URL_BYTES = 128 * 1024 * 1024
+ORIGINS = ("upload", "url", "generated")
+
+# Image decodes hold a few hundred MB at worst: bound how many run at once in this process.
+_image_slots = threading.BoundedSemaphore(2)
+
+
+# ---------------------------------------------------------------- ingestion
+
+
+def ingest(settings: Settings, workspace_id: str, *, url: str | None = None, data_b64: str | None = None) -> Media:
+    """POST /v1/media: exactly one of `url` or `data_b64`."""
+    if (url is None) == (data_b64 is None):
+        raise ApiError(400, "validation_error", "give exactly one of url or base64",
+                       [{"field": "url/base64", "error": "exactly_one", "message": "exactly one of url or base64"}])
+    if url is not None:
+        return ingest_url(settings, workspace_id, url)
+    return ingest_bytes(settings, workspace_id, decode_base64(data_b64 or ""), origin="upload")
+
+
+_DATA_URI = re.compile(r"^data:[\w.+-]+/[\w.+-]+(;[\w=.+-]+)*;base64,", re.IGNORECASE)
+
+
+def decode_base64(text: str) -> bytes:
+    """Standard or URL-safe base64, whitespace ignored, a `data:<type>;base64,` prefix allowed."""
+    text = _DATA_URI.sub("", text.strip(), count=1)
+    compact = "".join(text.split())
+    if "-" in compact or "_" in compact:
+        compact = compact.replace("-", "+").replace("_", "/")
+    compact += "=" * (-len(compact) % 4)
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ApiError(400, "validation_error", "base64 is not valid base64 data",
+                       [{"field": "base64", "error": "invalid_base64", "message": str(exc)}]) from exc
+
+
+def ingest_bytes(settings: Settings, workspace_id: str, data: bytes, *, origin: str = "upload",
+                 source_url: str | None = None) -> Media:
+    detected = detect(data[:HEAD_BYTES])
+    storage = get_storage(settings)
+    media_id = new_id("med")
+    if detected.kind == "image":
+        with _image_slots:
+            img = process_image(data, detected.format, max_pixels=settings.max_image_pixels)
+        key = f"{media_id}.jpg"
+        stored = storage.put_bytes(key, img.data, "image/jpeg")
+        return _record(storage, workspace_id, media_id, key, "image", "image/jpeg", stored.size, stored.sha256,
+                       origin, source_url, img.width, img.height)
+    key = f"{media_id}.{detected.extension}"
+    stored = storage.put_bytes(key, data, detected.mime_type)
+    return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
+                   origin, source_url)
+
+
+def _sniff(head: bytes) -> int:
+    detected = detect(head)
+    return MAX_IMAGE_BYTES if detected.kind == "image" else MAX_VIDEO_URL_BYTES
+
+
+def ingest_url(settings: Settings, workspace_id: str, url: str) -> Media:
+    """Stream the URL to a temporary file (never whole in memory), then process or store it as is."""
+    fetched = fetch.fetch_to_file(url, settings, MAX_VIDEO_URL_BYTES, sniff=_sniff)
+    try:
+        detected = detect(fetched.head)
+        if detected.kind == "image":
+            return ingest_bytes(settings, workspace_id, fetched.path.read_bytes(), origin="url", source_url=url)
+        return _store_video_file(settings, workspace_id, fetched.path, detected, origin="url", source_url=url)
+    finally:
+        fetched.discard()
+
+
+def _store_video_file(settings: Settings, workspace_id: str, path: Path, detected: Detected, *, origin: str,
+                      source_url: str | None = None) -> Media:
+    storage = get_storage(settings)
+    media_id = new_id("med")
+    key = f"{media_id}.{detected.extension}"
+    stored = storage.put_file(key, path, detected.mime_type, move=True)
+    return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
+                   origin, source_url)
+
+
+def _record(storage: Any, workspace_id: str, media_id: str, key: str, kind: str, mime: str, size: int,
+            sha256: str, origin: str, source_url: str | None, width: int | None = None,
+            height: int | None = None, holds: Iterable[tuple[str, datetime | None]] = ()) -> Media:
+    now = clock.now()
+    holds = list(holds)
+    try:
+        with tx():
+            media = Media.create(
+                id=media_id, workspace=workspace_id, key=key, type=kind, mime_type=mime, bytes=size, width=width,
+                height=height, sha256=sha256, origin=origin, source_url=(source_url or None) and source_url[:2000],
+                created_at=now, expires_at=None,
+            )
+            for ref, until in holds:
+                MediaHold.create(media=media, ref=ref, until=until, created_at=now)
+            media.expires_at = compute_expiry(media, [h for _, h in holds])
+            media.save()
+    except Exception:
+        try:
+            storage.delete(key)  # the row could not be written: do not leave an unreachable file behind
+        except ApiError:
+            log.warning("could not remove %s after a failed insert; the orphan sweep will", key)
+        raise
+    return media
+
+
+def store_generated(settings: Settings, workspace_id: str, data: bytes | Path, *, ref: str,
+                    mime_type: str | None = None) -> Media:
+    """Store a file produced by a generation, as is (origin `generated`), held by `ref` without limit.
+
+    `data` is the file's bytes or a path (moved into storage). Its type is detected from its content.
+    Release it with ``release(ref, None)`` when the generation is deleted.
+    """
+    storage = get_storage(settings)
+    head = data[:HEAD_BYTES] if isinstance(data, bytes) else _read_head(data)
+    detected = detect(head)
+    mime = mime_type or ("image/jpeg" if detected.format == "jpeg" else detected.mime_type)
+    media_id = new_id("med")
+    key = f"{media_id}.{detected.extension}"
+    width = height = None
+    if detected.kind == "image":
+        from backend.media.images import open_image
+
+        raw = data if isinstance(data, bytes) else data.read_bytes()
+        with open_image(raw, detected.format, settings.max_image_pixels) as im:
+            width, height = im.size
+        stored = storage.put_bytes(key, raw, mime)
+    elif isinstance(data, bytes):
+        stored = storage.put_bytes(key, data, mime)
+    else:
+        stored = storage.put_file(key, data, mime, move=True)
+    return _record(storage, workspace_id, media_id, key, detected.kind, mime, stored.size, stored.sha256,
+                   "generated", None, width, height, holds=[(ref, None)])
+
+
+def _read_head(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(HEAD_BYTES)
+
+
+# ---------------------------------------------------------------- wire format
+
+
+def url_for(settings: Settings, key: str) -> str:
+    return media_base_url(settings) + key
+
+
+def to_public(media: Media, settings: Settings) -> dict[str, Any]:
+    """The media object of spec 2.3 (image: type,url,key,width,height,bytes; video: type,url,key,bytes,mimeType)."""
+    out: dict[str, Any] = {"type": media.type, "url": url_for(settings, media.key), "key": media.key}
+    if media.type == "image":
+        out.update(width=media.width, height=media.height, bytes=media.bytes)
+    else:
+        out.update(bytes=media.bytes, mimeType=media.mime_type)
+    return out
+
+
+def to_item(media: Media, settings: Settings) -> dict[str, Any]:
+    """A media library item (GET /v1/media): the 2.3 fields plus id, origin, createdAt and expiresAt."""
+    return {
+        "id": media.id,
+        "type": media.type,
+        "url": url_for(settings, media.key),
+        "key": media.key,
+        "width": media.width,
+        "height": media.height,
+        "bytes": media.bytes,
+        "mimeType": media.mime_type,
+        "origin": media.origin,
+        "createdAt": clock.iso(media.created_at),
+        "expiresAt": clock.iso(media.expires_at),
+    }
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _live(now: datetime) -> Any:
+    return Media.expires_at.is_null() | (Media.expires_at > now)
+
+
+def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
+               kind: str | None = None) -> tuple[list[Media], str | None]:
+    """Newest first; `cursor` is the id of the last item of the previous page."""
+    now = clock.now()
+    query = Media.select().where((Media.workspace == workspace_id) & _live(now))
+    if kind:
+        query = query.where(Media.type == kind)
+    if cursor:
+        query = query.where(Media.id < cursor)
+    rows = list(query.order_by(Media.id.desc()).limit(limit + 1))
+    next_cursor = rows[limit - 1].id if len(rows) > limit else None
+    return rows[:limit], next_cursor
+
+
+def get_media(workspace_id: str, key_or_id: str) -> Media:
+    now = clock.now()
+    row = Media.get_or_none(((Media.key == key_or_id) | (Media.id == key_or_id)) & (Media.workspace == workspace_id)
+                            & _live(now))
+    if row is None:
+        raise ApiError(404, "media_not_found", "no such media file in this workspace (or it has expired)")
+    return row
+
+
+def servable(key: str) -> Media | None:
+    """The row behind a media-host key, if the file may be served now (not past its deadline)."""
+    if not valid_key(key):
+        return None
+    return Media.get_or_none((Media.key == key) & _live(clock.now()))
+
+
+def delete_media(settings: Settings, workspace_id: str, key_or_id: str) -> None:
+    """Delete a file now. Refused (409 media_in_use) while a reference holds it."""
+    with tx():
+        media = get_media(workspace_id, key_or_id)
+        refs = [h.ref for h in MediaHold.select().where(MediaHold.media == media)]
+        if refs:
+            raise ApiError(409, "media_in_use", f"the file is still referenced by {', '.join(refs[:5])}",
+                           [{"ref": r} for r in refs])
+        key = media.key
+        media.delete_instance()
+    get_storage(settings).delete(key)
+
+
+# ---------------------------------------------------------------- retention
+
+
+def compute_expiry(media: Media, holds: Iterable[datetime | None]) -> datetime | None:
+    """The retention rule (see module docstring): None = kept without limit."""
+    untils = list(holds)
+    if any(u is None for u in untils):
+        return None
+    candidates: list[datetime] = [u for u in untils if u is not None]
+    if media.origin != "generated":
+        candidates.append(clock.to_utc(media.created_at) + RETENTION)
+    if not candidates:
+        return clock.now()  # a generated file nothing refers to any more: due now
+    return max(clock.to_utc(c) for c in candidates)
+
+
+def _refresh(media_ids: Iterable[str]) -> None:
+    for media in Media.select().where(Media.id.in_(list(media_ids))):
+        untils = [h.until for h in MediaHold.select(MediaHold.until).where(MediaHold.media == media)]
+        expiry = compute_expiry(media, untils)
+        if expiry != media.expires_at:
+            Media.update(expires_at=expiry).where(Media.id == media.id).execute()
+
+
+def key_of(url_or_key: str) -> str:
+    """The media key in a media URL (its last path segment, query and fragment dropped), or the key itself."""
+    text = url_or_key.strip().split("#", 1)[0].split("?", 1)[0]
+    return text.rstrip("/").rsplit("/", 1)[-1]
+
+
+def hold(workspace_id: str, urls_or_keys: Iterable[str], until: datetime | None, ref: str) -> list[str]:
+    """Keep the workspace's files named by `urls_or_keys` (media URLs or keys) for reference `ref`.
+
+    `until=None` keeps them without limit until ``release(ref, ...)``; a date keeps them at least until
+    then. Holding again with the same `ref` replaces that hold. URLs that are not files of this
+    workspace (or files already expired) are ignored. Returns the keys actually held.
+    """
+    keys = {key_of(u) for u in urls_or_keys if u}
+    keys = {k for k in keys if valid_key(k)}
+    if not keys:
+        return []
+    now = clock.now()
+    held: list[str] = []
+    with tx():
+        rows = list(Media.select().where((Media.workspace == workspace_id) & (Media.key.in_(sorted(keys)))
+                                         & _live(now)))
+        for media in rows:
+            updated = (MediaHold.update(until=until)
+                       .where((MediaHold.media == media) & (MediaHold.ref == ref)).execute())
+            if not updated:
+                try:
+                    with tx():
+                        MediaHold.create(media=media, ref=ref, until=until, created_at=now)
+                except IntegrityError:
+                    MediaHold.update(until=until).where((MediaHold.media == media) & (MediaHold.ref == ref)).execute()
+            held.append(media.key)
+        _refresh(m.id for m in rows)
+    return sorted(held)
+
+
+def release(ref: str, sent_at: datetime | None) -> list[str]:
+    """End the open holds of `ref`.
+
+    With `sent_at` (the post was sent): each file stays until ``sent_at + 30 days`` (or longer if another
+    rule keeps it). With None (post cancelled or deleted unsent, generation deleted): the holds are
+    removed and the files fall back to their base rule (30 days from upload; a generated file
+    nothing else holds becomes due at once). Returns the keys affected.
+    """
+    with tx():
+        holds = list(MediaHold.select(MediaHold, Media).join(Media).where(MediaHold.ref == ref))
+        media_ids = [h.media.id for h in holds]
+        if not media_ids:
+            return []
+        if sent_at is None:
+            MediaHold.delete().where(MediaHold.ref == ref).execute()
+        else:
+            MediaHold.update(until=clock.to_utc(sent_at) + RETENTION).where(MediaHold.ref == ref).execute()
+        _refresh(media_ids)
+    return sorted(h.media.key for h in holds)
+
+
+@dataclass
+class RetentionReport:
+    deleted: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+    temp_removed: int = 0
+
+
+def enforce_retention(settings: Settings, now: datetime | None = None, *, batch: int = 500) -> RetentionReport:
+    """Delete every file past its deadline: the row first (in a transaction that checks the deadline
+    again, so a hold registered meanwhile wins), then the stored file."""
+    now = now or clock.now()
+    storage = get_storage(settings)
+    report = RetentionReport()
+    while True:
+        due = list(Media.select(Media.id, Media.key)
+                   .where(Media.expires_at.is_null(False) & (Media.expires_at <= now))
+                   .order_by(Media.expires_at).limit(batch))
+        if not due:
+            break
+        progressed = False
+        for row in due:
+            with tx():
+                gone = (Media.delete().where((Media.id == row.id) & Media.expires_at.is_null(False)
+                                             & (Media.expires_at <= now)).execute())
+                if gone:
+                    MediaHold.delete().where(MediaHold.media == row.id).execute()
+            if not gone:
+                continue
+            progressed = True
+            try:
+                storage.delete(row.key)
+                report.deleted.append(row.key)
+            except ApiError:
+                report.failed.append(row.key)  # no row any more: the orphan sweep retries the file
+        if not progressed or len(due) < batch:
+            break
+    return report
+
+
+def sweep_orphans(settings: Settings, now: datetime | None = None) -> list[str]:
+    """Delete stored files without a row (a crash between store and insert, a failed delete), once they
+    are older than `media_orphan_grace_s`."""
+    now = now or clock.now()
+    storage = get_storage(settings)
+    cutoff = now - timedelta(seconds=settings.media_orphan_grace_s)
+    removed: list[str] = []
+    pending: list[str] = []
+
+    def flush() -> None:
+        known = {m.key for m in Media.select(Media.key).where(Media.key.in_(pending))}
+        for key in pending:
+            if key not in known:
+                try:
+                    storage.delete(key)
+                    removed.append(key)
+                except ApiError:
+                    log.warning("orphan %s could not be deleted", key)
+        pending.clear()
+
+    for info in storage.iter_keys():
+        if clock.to_utc(info.modified) < cutoff and valid_key(info.key):
+            pending.append(info.key)
+            if len(pending) >= 500:
+                flush()
+    if pending:
+        flush()
+    return removed
+

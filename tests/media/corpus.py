@@ -1,0 +1,123 @@
+"""The test corpus, built in the tests themselves with Pillow and PyAV (no binary fixtures in the repo)."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from fractions import Fraction
+
+from PIL import Image
+
+RED = (220, 20, 20)
+BLUE = (20, 20, 220)
+
+# Stored -> displayed transform is the orientation's; these undo it to build the stored pixels.
+_INVERSE = {
+    1: None,
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_90,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_270,
+}
+
+
+def canonical(width: int = 60, height: int = 40) -> Image.Image:
+    """Blue with a red top-left quadrant: any wrong rotation or flip moves the red corner."""
+    im = Image.new("RGB", (width, height), BLUE)
+    im.paste(RED, (0, 0, width // 2, height // 2))
+    return im
+
+
+def encode(im: Image.Image, fmt: str, **kw: object) -> bytes:
+    buf = io.BytesIO()
+    if fmt == "HEIF":
+        import pillow_heif
+
+        pillow_heif.register_heif_opener()
+    im.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def jpeg(width: int = 60, height: int = 40, *, orientation: int | None = None, gps: bool = False,
+         quality: int = 92, noise: bool = False) -> bytes:
+    im = canonical(width, height) if not noise else Image.effect_noise((width, height), 40).convert("RGB")
+    exif = Image.Exif()
+    if orientation is not None:
+        inverse = _INVERSE[orientation]
+        if inverse is not None:
+            im = im.transpose(inverse)
+        exif[0x0112] = orientation
+    if gps:
+        exif[0x010F] = "TestCam"  # Make
+        gps_ifd = exif.get_ifd(0x8825)
+        gps_ifd[1] = "N"
+        gps_ifd[2] = (48.0, 51.0, 29.0)
+        gps_ifd[3] = "E"
+        gps_ifd[4] = (2.0, 17.0, 40.0)
+    return encode(im, "JPEG", quality=quality, exif=exif.tobytes())
+
+
+def png_alpha(width: int = 40, height: int = 30) -> bytes:
+    """Fully transparent left half, opaque red right half."""
+    im = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    im.paste((255, 0, 0, 255), (width // 2, 0, width, height))
+    return encode(im, "PNG")
+
+
+def gif_two_frames() -> bytes:
+    first = canonical()
+    second = Image.new("RGB", first.size, BLUE)
+    return encode(first, "GIF", save_all=True, append_images=[second], duration=100, loop=0)
+
+
+def each_format() -> dict[str, bytes]:
+    im = canonical()
+    return {
+        "jpeg": encode(im, "JPEG", quality=92),
+        "png": encode(im, "PNG"),
+        "webp": encode(im, "WEBP", quality=95),
+        "gif": gif_two_frames(),
+        "heif": encode(im, "HEIF", quality=95),
+        "avif": encode(im, "AVIF", quality=95),
+        "tiff": encode(im, "TIFF"),
+    }
+
+
+def truncated_jpeg() -> bytes:
+    data = jpeg(400, 300, noise=True)
+    return data[: len(data) // 2]
+
+
+def bomb_png(width: int = 100_000, height: int = 100_000) -> bytes:
+    """A PNG whose header claims width x height pixels, with a tiny (invalid) body."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+
+
+def video(container: str) -> bytes:
+    """A tiny real video: 'mp4' (H.264), 'mov' (H.264 in QuickTime) or 'webm' (VP8)."""
+    import av
+
+    codec = {"mp4": "libx264", "mov": "libx264", "webm": "libvpx"}[container]
+    fmt = {"mp4": "mp4", "mov": "mov", "webm": "webm"}[container]
+    buf = io.BytesIO()
+    with av.open(buf, mode="w", format=fmt) as out:
+        stream = out.add_stream(codec, rate=10)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.time_base = Fraction(1, 10)
+        for i in range(6):
+            frame = av.VideoFrame.from_image(Image.new("RGB", (64, 48), (i * 40, 100, 200 - i * 30)))
+            frame.pts = i
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return buf.getvalue()
