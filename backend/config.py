@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     fetch_connect_timeout_s: float = 5.0
     fetch_total_timeout_s: float = 60.0
     fetch_min_rate_bytes_s: int = 16 * 1024
+    # media (issue 3): the slow-drip window (a body slower than fetch_min_rate_bytes_s over this many
+    # seconds, or silent for this long, is cut off), the decompression-bomb guard, the orphan sweep.
+    fetch_rate_window_s: float = 10.0
+    max_image_pixels: int = 50_000_000
+    media_orphan_grace_s: float = 24 * 3600
 
     storage: Literal["local", "s3"] = "local"
     s3_endpoint_url: str | None = None

@@ -10,6 +10,7 @@ from typing import Any
 # Add a module here when it defines @job_handler / @periodic functions.
 HANDLER_MODULES: list[str] = [
     "backend.jobs.housekeeping",
+    "backend.media.retention",
 ]
 
 

@@ -4,9 +4,12 @@ ROUTERS: list[str] = [
     "backend.api.routers.auth",
     "backend.api.routers.keys",
     "backend.api.routers.workspace",
+    "backend.api.routers.media",
     "backend.api.routers.accounts",
     "backend.api.routers.posts",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.
-HOST_ROUTERS: list[str] = []
+HOST_ROUTERS: list[str] = [
+    "backend.api.routers.media_host",
+]
