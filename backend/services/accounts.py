@@ -38,7 +38,7 @@ def list_accounts(workspace_id: str, *, include_disconnected: bool = False) -> l
     q = Account.select().where(Account.workspace == workspace_id)
     if not include_disconnected:
         q = q.where(Account.status != "disconnected")
-    return list(_ordered(q).order_by(Account.platform, Account.connected_at, Account.id))
+    return list(q.order_by(Account.platform, Account.connected_at, Account.id))
 
 
 def default_ids(accounts: Iterable[Account]) -> set[str]:
@@ -69,9 +69,9 @@ def count_connected(workspace_id: str) -> int:
 
 def _sandbox_identity(platform: str, name: str, behaviour: str) -> dict[str, Any]:
     """The network-side identity the sandbox emulator gives a new account."""
-    from backend.networks import sandbox
+    from backend.networks.sandbox.core import register_account
 
-    ident = sandbox.register_account(platform, name, behaviour)
+    ident = register_account(platform, name, behaviour)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
     return {
         "external_id": str(get("external_account_id") or get("external_id") or ""),

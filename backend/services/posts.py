@@ -143,14 +143,24 @@ def resolve_targets(workspace_id: str, raw_targets: Sequence[Any]) -> list[Targe
 _PROBE_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="media-probe")
 
 
+def _media_base(settings: Settings) -> str:
+    from backend.media.storage import media_base_url
+
+    return media_base_url(settings)
+
+
 def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | str:
     """A file on our own media host: checked against the media store (exists, not expired, its type)."""
     from backend.services import media as media_service
 
-    found = media_service.lookup_url(url, workspace_id=workspace_id)
-    if found is None:
-        return "no such file on the media host (deleted, expired after its retention, or never uploaded)"
-    return found
+    key = media_service.key_of(url)
+    try:
+        row = media_service.get_media(workspace_id, key)
+    except ApiError:
+        return ("no such file in this workspace's media (deleted, expired after its 30-day retention, or never "
+                "uploaded): upload it again with POST /v1/media")
+    return MediaRef(url=url, kind=row.type, mime=row.mime_type, width=row.width, height=row.height,
+                    generated=row.origin == "generated")
 
 
 def _remote_media(settings: Settings, url: str) -> MediaRef | str:
@@ -167,7 +177,7 @@ def _remote_media(settings: Settings, url: str) -> MediaRef | str:
 
 
 def _one_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | str:
-    if url.startswith(settings.public_media_url):
+    if url.startswith(_media_base(settings)):
         return _host_media(settings, workspace_id, url)
     if not url.lower().startswith("https://"):
         return "only https URLs, or files on this service's media host (POST /v1/media), can be published"
@@ -188,20 +198,20 @@ def inspect_media(settings: Settings, workspace_id: str,
     return media, problems
 
 
-def hold_media(post_id: str, urls: Sequence[str]) -> None:
-    """Media of a post not yet sent is kept until sent + 30 days (the engine releases it when sending)."""
+def hold_media(workspace_id: str, post_id: str, urls: Sequence[str]) -> None:
+    """Files of our media host attached to a post not yet sent are kept until it is sent (+30 days: the
+    engine calls media.release(ref, sent_at) when sending). Call inside the post's transaction."""
     from backend.services import media as media_service
 
     if urls:
-        media_service.hold(f"post:{post_id}", list(urls))
+        media_service.hold(workspace_id, list(urls), None, f"post:{post_id}")
 
 
-def release_media(post_id: str, urls: Sequence[str]) -> None:
-    """Cancelled post, or media removed by an edit: back to the normal retention rule."""
+def release_media(post_id: str) -> None:
+    """Post cancelled: its files fall back to the base retention rule."""
     from backend.services import media as media_service
 
-    if urls:
-        media_service.release(f"post:{post_id}", clock.now(), urls=list(urls))
+    media_service.release(f"post:{post_id}", None)
 
 
 # ---------------------------------------------------------------------------------------------- rules
@@ -323,7 +333,8 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple
 
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
-    options = body.get("options") or PostOptions()
+    raw_options = body.get("options")
+    options = raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
     targets = resolve_targets(workspace_id, body["targets"])
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
@@ -369,7 +380,7 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple
         ]).execute()
         queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
                       dedupe_key=job_key(post_id))
-        hold_media(post_id, urls)
+        hold_media(workspace_id, post_id, urls)
     return Post.get_by_id(post_id), True
 
 
@@ -504,7 +515,8 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             t = Target(i, row.platform, None)
             targets.append(t)
         content = changes.get("content", post.content)
-        options = changes["options"] if "options" in changes else PostOptions.model_validate(post.options or {})
+        raw = changes["options"] if "options" in changes else post.options
+        options = raw if isinstance(raw, PostOptions) else PostOptions.model_validate(raw or {})
         if "media_urls" in changes:
             urls = list(changes["media_urls"])
             media, media_problems = inspect_media(settings, workspace_id, urls)
@@ -539,8 +551,8 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
                 queue.move(job_key(post.id), new_at)
             Post.update(values).where(Post.id == post.id).execute()
             if "media_urls" in changes:
-                release_media(post.id, [u for u in post.media_urls or [] if u not in urls])
-                hold_media(post.id, urls)
+                release_media(post.id)  # the hold is replaced by one on the new list
+                hold_media(workspace_id, post.id, urls)
         return Post.get_by_id(post.id)
     raise ApiError(409, "post_edit_conflict", "the post kept changing while this edit was checked: retry")
 
@@ -562,4 +574,4 @@ def cancel(workspace_id: str, post_id: str) -> None:
         if post.free_publication:  # nothing was published: the free publication is given back
             Workspace.update(free_posts_used=Workspace.free_posts_used - 1).where(
                 (Workspace.id == workspace_id) & (Workspace.free_posts_used > 0)).execute()
-        release_media(post.id, list(post.media_urls or []))
+        release_media(post.id)
