@@ -190,3 +190,25 @@ def iterate(fetch: Callable[[str | None], Any], limit: int | None = None) -> Ite
                 return
         if not cursor:
             return
+
+
+def is_final(post: Any) -> bool:
+    return post.status in FINAL_POST_STATES
+
+
+def next_poll_in(post: Any, interval: float, now: float | None = None) -> float:
+    """Seconds to the next read of a post being waited for: the polling interval, or — for a scheduled
+    post — until its scheduled time (no point asking earlier)."""
+    if post.status == "scheduled" and post.scheduled_at:
+        from datetime import datetime
+
+        try:
+            due = datetime.fromisoformat(post.scheduled_at.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return interval
+        return max(interval, due - (time.time() if now is None else now) + interval)
+    return interval
+
+
+def snapshot(post: Any) -> tuple[Any, ...]:
+    return (post.status, tuple((t.platform, t.account_id, t.status, t.post_url) for t in post.targets))

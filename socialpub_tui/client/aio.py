@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
+from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
+from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+from backend.schemas.sandbox import SandboxPublishedList
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
-from socialpub_tui.client._core import Call, ClientBase, RetryPolicy
-from socialpub_tui.client.errors import NetworkError
+from socialpub_tui.client._core import (
+    Call,
+    ClientBase,
+    RetryPolicy,
+    is_final,
+    items_and_cursor,
+    next_poll_in,
+    snapshot,
+)
+from socialpub_tui.client.errors import NetworkError, WaitTimeout
 
 T = TypeVar("T")
 
@@ -98,3 +112,98 @@ class AsyncClient(ClientBase):
 
     async def edit_workspace(self, changes: WorkspacePatch | dict[str, Any]) -> WorkspaceOut:
         return await self.run(calls.edit_workspace(changes))
+
+    # accounts
+    async def list_accounts(self) -> AccountList:
+        return await self.run(calls.list_accounts())
+
+    async def add_sandbox_account(self, platform: str, name: str, behaviour: str = "ok") -> AccountOut:
+        return await self.run(calls.add_sandbox_account(platform, name, behaviour))
+
+    async def remove_account(self, account_id: str) -> AccountOut:
+        return await self.run(calls.remove_account(account_id))
+
+    # posts
+    async def create_post(self, post: PostCreate | dict[str, Any]) -> PostOut:
+        return await self.run(calls.create_post(post))
+
+    async def get_post(self, post_id: str) -> PostOut:
+        return await self.run(calls.get_post(post_id))
+
+    async def list_posts(self, **filters: Any) -> PostList:
+        return await self.run(calls.list_posts(**filters))
+
+    async def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> AsyncIterator[PostOut]:
+        filters.setdefault("limit", 100)
+        cursor: str | None = None
+        seen = 0
+        while True:
+            items, cursor = items_and_cursor(await self.list_posts(**(filters | {"cursor": cursor})))
+            for item in items:
+                yield item
+                seen += 1
+                if max_items is not None and seen >= max_items:
+                    return
+            if not cursor:
+                return
+
+    async def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:
+        return await self.run(calls.edit_post(post_id, changes))
+
+    async def cancel_post(self, post_id: str) -> None:
+        await self.run(calls.cancel_post(post_id))
+
+    async def wait_post(self, post_id: str, *, timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
+                        interval: float | None = None,
+                        on_update: Callable[[PostOut], None] | None = None) -> PostOut:
+        interval = self.poll_interval if interval is None else interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        post = await self.get_post(post_id)
+        seen = snapshot(post)
+        if on_update:
+            on_update(post)
+        while not is_final(post):
+            wait = next_poll_in(post, interval)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(f"post {post_id} is still {post.status} after {timeout:g} s", post)
+                wait = min(wait, left)
+            await self._sleep(wait)
+            post = await self.get_post(post_id)
+            if on_update and snapshot(post) != seen:
+                seen = snapshot(post)
+                on_update(post)
+        return post
+
+    async def retry_post(self, post_id: str) -> tuple[PostOut | None, PostOut]:
+        original = await self.get_post(post_id)
+        body, _, _ = calls.retry_body(original)
+        if body is None:
+            return None, original
+        return await self.create_post(body), original
+
+    # media
+    async def upload_media_url(self, url: str) -> MediaOut:
+        """Ingest a file from a public http(s) URL (recommended for videos)."""
+        return await self.run(calls.upload_media_url(url))
+
+    async def upload_media_file(self, path: str | Path, progress: Callable[[int], None] | None = None) -> MediaOut:
+        """Upload a local file (streamed in base64; `progress(bytes_sent)` as it goes)."""
+        return await self.run(calls.upload_media_file(path, progress))
+
+    async def list_media(self, **filters: Any) -> MediaList:
+        """One page of the media library (`cursor`, `limit`, `type`)."""
+        return await self.run(calls.list_media(**filters))
+
+    async def get_media(self, key: str) -> MediaItem:
+        return await self.run(calls.get_media(key))
+
+    async def delete_media(self, key: str) -> MediaDeleted:
+        return await self.run(calls.delete_media(key))
+
+    # sandbox networks
+    async def sandbox_published(self, *, platform: str | None = None, account_id: str | None = None,
+                          limit: int | None = None) -> SandboxPublishedList:
+        """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
+        return await self.run(calls.sandbox_published(platform=platform, account_id=account_id, limit=limit))

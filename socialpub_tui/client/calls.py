@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
 from backend.schemas.auth import LoginRequest, SessionOut
 from backend.schemas.keys import KeyCreate, KeyCreated, KeyDeleted, KeyList
+from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
+from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+from backend.schemas.sandbox import SandboxPublishedList
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client._core import Call, clean, dump
+from socialpub_tui.client.errors import ApiError
 
 
 def _id(value: str) -> str:
@@ -56,3 +64,137 @@ def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOu
     patch = changes if isinstance(changes, WorkspacePatch) else WorkspacePatch.model_validate(changes)
     return Call("PATCH", "/v1/workspace", WorkspaceOut, json=dump(patch), auth="session",
                 optional_extension="PATCH /v1/workspace")
+
+
+# ---- accounts ----------------------------------------------------------------------------------------------
+
+def list_accounts() -> Call[AccountList]:
+    return Call("GET", "/v1/accounts", AccountList)
+
+
+def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call[AccountOut]:
+    body = AccountCreate.model_validate({"platform": platform, "name": name, "behaviour": behaviour})
+    return Call("POST", "/v1/accounts", AccountOut, json=dump(body) | {"kind": "sandbox"}, auth="session",
+                optional_extension="POST /v1/accounts")
+
+
+def remove_account(account_id: str) -> Call[AccountOut]:
+    return Call("DELETE", f"/v1/accounts/{_id(account_id)}", AccountOut, auth="session",
+                optional_extension="DELETE /v1/accounts/:id")
+
+
+# ---- posts -------------------------------------------------------------------------------------------------
+
+def create_post(post: PostCreate | dict[str, Any]) -> Call[PostOut]:
+    body = post if isinstance(post, PostCreate) else PostCreate.model_validate(post)
+    return Call("POST", "/v1/posts", PostOut, json=dump(body))
+
+
+def get_post(post_id: str) -> Call[PostOut]:
+    return Call("GET", f"/v1/posts/{_id(post_id)}", PostOut)
+
+
+def list_posts(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
+               platform: str | None = None, account_id: str | None = None, since: str | None = None,
+               until: str | None = None, time_field: str | None = None,
+               idempotency_key: str | None = None) -> Call[PostList]:
+    params = {"cursor": cursor, "limit": limit, "status": status or None, "platform": platform,
+              "accountId": account_id, "from": since, "to": until, "timeField": time_field,
+              "idempotencyKey": idempotency_key}
+    return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
+
+
+def edit_post(post_id: str, changes: PostPatch | dict[str, Any]) -> Call[PostOut]:
+    patch = changes if isinstance(changes, PostPatch) else PostPatch.model_validate(changes)
+    return Call("PATCH", f"/v1/posts/{_id(post_id)}", PostOut, json=dump(patch))
+
+
+def cancel_post(post_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/posts/{_id(post_id)}", None)
+
+
+def retry_body(post: PostOut) -> tuple[dict[str, Any] | None, list[Any], list[Any]]:
+    """`posts retry`: a new post for the targets that failed with failType `retriable` — never the permanent
+    failures, never the successes. Returns (body or None, retried targets, skipped targets).
+
+    The idempotency key is derived from the original post, so running the retry twice creates one post.
+    To retry again after the retry failed, retry the new post."""
+    retried = [t for t in post.targets if t.status == "failed" and t.fail_type == "retriable"]
+    skipped = [t for t in post.targets if t not in retried]
+    if not retried:
+        return None, [], skipped
+    targets: list[Any] = [{"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform
+                          for t in retried]
+    body: dict[str, Any] = {"targets": targets, "content": post.content, "mediaUrls": list(post.media_urls),
+                            "idempotencyKey": f"retry-of:{post.id}"}
+    if post.options:
+        body["options"] = post.options
+    return body, retried, skipped
+
+
+# ---- media -------------------------------------------------------------------------------------------------
+
+MAX_MEDIA_BODY = 30 * 1024 * 1024  # spec 4.3: whole request body at most 30 MB (about 22 MB of file)
+
+
+class Base64FileBody:
+    """The JSON body `{"base64": "…"}` of a local file, encoded while it is sent (constant memory), with a
+    progress callback receiving the count of file bytes sent so far. Re-iterable (a 429 retry resends it)."""
+
+    PREFIX = b'{"base64":"'
+    SUFFIX = b'"}'
+    CHUNK = 3 * 64 * 1024  # a multiple of 3: chunks encode independently
+
+    def __init__(self, path: Path, progress: Callable[[int], None] | None = None) -> None:
+        self.path = path
+        self.size = path.stat().st_size
+        self.progress = progress
+        self.length = len(self.PREFIX) + 4 * ((self.size + 2) // 3) + len(self.SUFFIX)
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.PREFIX
+        sent = 0
+        with self.path.open("rb") as fh:
+            while chunk := fh.read(self.CHUNK):
+                yield base64.b64encode(chunk)
+                sent += len(chunk)
+                if self.progress:
+                    self.progress(sent)
+        yield self.SUFFIX
+
+
+def upload_media_url(url: str) -> Call[MediaOut]:
+    return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
+
+
+def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None) -> Call[MediaOut]:
+    """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit."""
+    body = Base64FileBody(Path(path), progress)
+    if body.length > MAX_MEDIA_BODY:
+        raise ApiError(0, "payload_too_large",
+                       f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
+                       "upload allows (30 MB body in base64); host it and pass its https URL instead")
+    return Call("POST", "/v1/media", MediaOut, content=body,
+                headers={"content-type": "application/json", "content-length": str(body.length)})
+
+
+def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None) -> Call[MediaList]:
+    return Call("GET", "/v1/media", MediaList, params={"cursor": cursor, "limit": limit, "type": type},
+                optional_extension="GET /v1/media")
+
+
+def get_media(key: str) -> Call[MediaItem]:
+    return Call("GET", f"/v1/media/{_id(key)}", MediaItem, optional_extension="GET /v1/media/:key")
+
+
+def delete_media(key: str) -> Call[MediaDeleted]:
+    return Call("DELETE", f"/v1/media/{_id(key)}", MediaDeleted, optional_extension="DELETE /v1/media/:key")
+
+
+# ---- sandbox networks (extension) --------------------------------------------------------------------------
+
+def sandbox_published(*, platform: str | None = None, account_id: str | None = None,
+                      limit: int | None = None) -> Call[SandboxPublishedList]:
+    return Call("GET", "/v1/sandbox/published", SandboxPublishedList,
+                params={"platform": platform, "accountId": account_id, "limit": limit},
+                optional_extension="GET /v1/sandbox/published")

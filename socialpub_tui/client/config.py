@@ -103,7 +103,7 @@ def save_config(data: dict[str, Any], path: Path | None = None) -> Path:
     return path
 
 
-def _profile_from(name: str, raw: Any, env: Mapping[str, str], source: str) -> Profile:
+def profile_from(name: str, raw: Any, env: Mapping[str, str], source: str) -> Profile:
     if not isinstance(raw, dict):
         raise ConfigError(f"profile {name!r}: expected a mapping (data_dir, or url + api_key/api_key_env)")
     url = raw.get("url")
@@ -128,7 +128,7 @@ def resolve_profile(name: str | None = None, env: Mapping[str, str] | None = Non
         if chosen not in profiles:
             known = ", ".join(sorted(profiles)) or "none"
             raise ConfigError(f"no profile {chosen!r} in {path} (profiles: {known})", code="unknown_profile")
-        return _profile_from(chosen, profiles[chosen], env, f"profile {chosen!r} in {path}")
+        return profile_from(chosen, profiles[chosen], env, f"profile {chosen!r} in {path}")
     if env.get("SOCIALPUB_API_URL"):
         return Profile("env", "remote", url=env["SOCIALPUB_API_URL"].rstrip("/"), api_key=env.get("SOCIALPUB_API_KEY"),
                        api_key_env="SOCIALPUB_API_KEY", source="SOCIALPUB_API_URL")
@@ -138,7 +138,7 @@ def resolve_profile(name: str | None = None, env: Mapping[str, str] | None = Non
         profiles = data.get("profiles") or {}
         if default not in profiles:
             raise ConfigError(f"{path}: default profile {default!r} is not defined", code="unknown_profile")
-        return _profile_from(str(default), profiles[default], env, f"default profile in {path}")
+        return profile_from(str(default), profiles[default], env, f"default profile in {path}")
     data_dir = env.get("SOCIALPUB_DATA_DIR")
     return Profile("embedded", "embedded", data_dir=Path(data_dir).expanduser() if data_dir else None,
                    source="SOCIALPUB_DATA_DIR" if data_dir else "default data dir")

@@ -74,3 +74,11 @@ def _default_code(status: int) -> str:
     return {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
             409: "conflict", 413: "payload_too_large", 429: "rate_limit_exceeded", 500: "internal_error",
             502: "bad_gateway", 503: "service_unavailable", 504: "gateway_timeout"}.get(status, f"http_{status}")
+
+
+class WaitTimeout(ApiError):
+    """`wait_post` gave up before the post reached a final state; `.post` is the last state read."""
+
+    def __init__(self, message: str, post: Any = None) -> None:
+        super().__init__(0, "wait_timeout", message)
+        self.post = post

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
+from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
+from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+from backend.schemas.sandbox import SandboxPublishedList
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
-from socialpub_tui.client._core import Call, ClientBase, RetryPolicy
-from socialpub_tui.client.errors import NetworkError
+from socialpub_tui.client._core import (
+    Call,
+    ClientBase,
+    RetryPolicy,
+    is_final,
+    iterate,
+    next_poll_in,
+    snapshot,
+)
+from socialpub_tui.client.errors import NetworkError, WaitTimeout
 
 T = TypeVar("T")
 
@@ -103,3 +116,100 @@ class Client(ClientBase):
 
     def edit_workspace(self, changes: WorkspacePatch | dict[str, Any]) -> WorkspaceOut:
         return self.run(calls.edit_workspace(changes))
+
+    # accounts
+    def list_accounts(self) -> AccountList:
+        return self.run(calls.list_accounts())
+
+    def add_sandbox_account(self, platform: str, name: str, behaviour: str = "ok") -> AccountOut:
+        return self.run(calls.add_sandbox_account(platform, name, behaviour))
+
+    def remove_account(self, account_id: str) -> AccountOut:
+        return self.run(calls.remove_account(account_id))
+
+    # posts
+    def create_post(self, post: PostCreate | dict[str, Any]) -> PostOut:
+        return self.run(calls.create_post(post))
+
+    def get_post(self, post_id: str) -> PostOut:
+        return self.run(calls.get_post(post_id))
+
+    def list_posts(self, **filters: Any) -> PostList:
+        """One page (`cursor`, `limit`, `status`, `platform`, `account_id`, `since`, `until`, `time_field`,
+        `idempotency_key`)."""
+        return self.run(calls.list_posts(**filters))
+
+    def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> Iterator[PostOut]:
+        """Every post matching the filters, newest first, following cursors (100 a page)."""
+        filters.setdefault("limit", 100)
+        return iterate(lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items)
+
+    def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:
+        return self.run(calls.edit_post(post_id, changes))
+
+    def cancel_post(self, post_id: str) -> None:
+        self.run(calls.cancel_post(post_id))
+
+    def wait_post(self, post_id: str, *, timeout: float | None = None, interval: float | None = None,
+                  on_update: Callable[[PostOut], None] | None = None) -> PostOut:
+        """Poll until the post is completed, partial, failed or cancelled (every `poll_interval`: 10 s on a
+        server, faster embedded; a scheduled post is not read again before its time). `on_update` is called
+        with each changed state. Raises WaitTimeout after `timeout` seconds."""
+        interval = self.poll_interval if interval is None else interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        post = self.get_post(post_id)
+        seen = snapshot(post)
+        if on_update:
+            on_update(post)
+        while not is_final(post):
+            wait = next_poll_in(post, interval)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(f"post {post_id} is still {post.status} after {timeout:g} s", post)
+                wait = min(wait, left)
+            self._sleep(wait)
+            post = self.get_post(post_id)
+            if on_update and snapshot(post) != seen:
+                seen = snapshot(post)
+                on_update(post)
+        return post
+
+    def retry_post(self, post_id: str) -> tuple[PostOut | None, PostOut]:
+        """A new post for the original's targets that failed `retriable` (see calls.retry_body).
+        Returns (new post or None when nothing is retriable, original post)."""
+        original = self.get_post(post_id)
+        body, _, _ = calls.retry_body(original)
+        if body is None:
+            return None, original
+        return self.create_post(body), original
+
+    # media
+    def upload_media_url(self, url: str) -> MediaOut:
+        """Ingest a file from a public http(s) URL (recommended for videos)."""
+        return self.run(calls.upload_media_url(url))
+
+    def upload_media_file(self, path: str | Path, progress: Callable[[int], None] | None = None) -> MediaOut:
+        """Upload a local file (streamed in base64; `progress(bytes_sent)` as it goes)."""
+        return self.run(calls.upload_media_file(path, progress))
+
+    def list_media(self, **filters: Any) -> MediaList:
+        """One page of the media library (`cursor`, `limit`, `type`)."""
+        return self.run(calls.list_media(**filters))
+
+    def get_media(self, key: str) -> MediaItem:
+        return self.run(calls.get_media(key))
+
+    def delete_media(self, key: str) -> MediaDeleted:
+        return self.run(calls.delete_media(key))
+
+    def iter_media(self, *, max_items: int | None = None, **filters: Any) -> Iterator[MediaItem]:
+        """The whole media library, newest first, following cursors."""
+        filters.setdefault("limit", 200)
+        return iterate(lambda cursor: self.list_media(**(filters | {"cursor": cursor})), max_items)
+
+    # sandbox networks
+    def sandbox_published(self, *, platform: str | None = None, account_id: str | None = None,
+                          limit: int | None = None) -> SandboxPublishedList:
+        """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
+        return self.run(calls.sandbox_published(platform=platform, account_id=account_id, limit=limit))

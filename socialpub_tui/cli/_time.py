@@ -1,0 +1,90 @@
+"""`--at` / `--tz`: read a time the way a person writes it, resolve it to one UTC instant.
+
+Accepted: ISO 8601 with an offset (`2026-12-01T09:00:00+01:00`, `…Z`) taken as is; a time without offset
+(`2026-12-01 09:00`, `2026-12-01T09:00`, `09:00`, `today 18:30`, `tomorrow 9:00`) read in `--tz` or the local
+zone (DST-aware for that date); relative `+30m`, `+2h`, `+1d`. A wall time that does not exist on that date
+(the spring-forward gap) is refused; an ambiguous one (autumn) takes the first occurrence.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, tzinfo
+
+_REL = re.compile(r"^\+\s*(\d+)\s*([mhd])$", re.I)
+_DAY = re.compile(r"^(today|tomorrow)\s+(\d{1,2}):(\d{2})$", re.I)
+_HM = re.compile(r"^(\d{1,2}):(\d{2})$")
+
+
+class TimeError(ValueError):
+    pass
+
+
+def zone(name: str | None) -> tzinfo | None:
+    """A zone by IANA name; None means the system's local zone."""
+    if not name:
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TimeError(f"unknown time zone {name!r} (use an IANA name such as Europe/Paris)") from None
+
+
+def _localise(naive: datetime, tz: tzinfo | None) -> datetime:
+    if tz is None:
+        aware = naive.astimezone()  # system local zone, with the offset in force on that date
+        back = aware.replace(tzinfo=None)
+        if back != naive:
+            raise TimeError(f"{naive:%Y-%m-%d %H:%M} does not exist in the local time zone (DST change)")
+        return aware
+    aware = naive.replace(tzinfo=tz, fold=0)
+    if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != naive:
+        raise TimeError(f"{naive:%Y-%m-%d %H:%M} does not exist in {tz} (DST change)")
+    return aware
+
+
+def resolve(text: str, tz_name: str | None = None, now: datetime | None = None) -> datetime:
+    """The UTC instant meant by `text` (see module doc)."""
+    tz = zone(tz_name)
+    text = text.strip()
+    now = now or datetime.now(UTC)
+    m = _REL.match(text)
+    if m:
+        amount, unit = int(m.group(1)), m.group(2).lower()
+        return (now + timedelta(**{{"m": "minutes", "h": "hours", "d": "days"}[unit]: amount})).astimezone(UTC)
+    local_now = now.astimezone(tz) if tz else now.astimezone()
+    m = _DAY.match(text)
+    if m or _HM.match(text):
+        if m:
+            day = local_now.date() + timedelta(days=1 if m.group(1).lower() == "tomorrow" else 0)
+            hh, mm = int(m.group(2)), int(m.group(3))
+        else:
+            hm = _HM.match(text)
+            assert hm is not None
+            day, hh, mm = local_now.date(), int(hm.group(1)), int(hm.group(2))
+        if hh > 23 or mm > 59:
+            raise TimeError(f"{text!r}: not a time of day")
+        naive = datetime(day.year, day.month, day.day, hh, mm)
+        return _localise(naive, tz).astimezone(UTC)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise TimeError(f"{text!r} is not a time: use e.g. '2026-12-01 09:00', 'tomorrow 9:00', '+2h' "
+                        "or ISO 8601 with an offset") from None
+    if parsed.tzinfo is not None:
+        return parsed.astimezone(UTC)
+    return _localise(parsed, tz).astimezone(UTC)
+
+
+def iso_utc(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def describe(instant: datetime, tz_name: str | None) -> str:
+    """`2026-12-01 09:00 Europe/Paris (2026-12-01T08:00:00Z)`: the wall time where it was meant, and UTC."""
+    tz = zone(tz_name)
+    local = instant.astimezone(tz) if tz else instant.astimezone()
+    label = tz_name or local.strftime("%Z") or "local"
+    return f"{local:%Y-%m-%d %H:%M} {label} ({iso_utc(instant)})"

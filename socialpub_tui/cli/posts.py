@@ -1,0 +1,414 @@
+"""`socialpub posts`: create (now or scheduled, with media), list, show, edit, cancel, retry."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+
+if TYPE_CHECKING:
+    from backend.schemas.posts import PostOut
+    from socialpub_tui.client.sync import Client
+
+PLATFORMS = ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+STATUSES = ["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
+
+
+@click.group("posts")
+def posts_group() -> None:
+    """Posts: one text and its media to several networks, now or at a set time.
+
+    \b
+    Examples:
+      socialpub posts create "Launch day!" --to instagram --to linkedin --media photo.jpg --wait
+      socialpub posts create "Tomorrow" --to facebook --at "tomorrow 9:00"
+      socialpub posts list --status failed
+      socialpub posts retry post_01j9…
+    """
+
+
+# ---- shared pieces ---------------------------------------------------------------------------------------
+
+def parse_targets(values: tuple[str, ...]) -> list[Any]:
+    """`instagram` → "instagram"; `linkedin:acc_123` → {"platform": "linkedin", "channelId": "acc_123"}."""
+    targets: list[Any] = []
+    for value in values:
+        platform, sep, channel = value.partition(":")
+        platform = platform.strip().lower()
+        if not platform:
+            raise click.BadParameter(f"{value!r}: expected NETWORK or NETWORK:ACCOUNT_ID", param_hint="--to")
+        targets.append({"platform": platform, "channelId": channel.strip()} if sep and channel.strip() else platform)
+    return targets
+
+
+def read_text(text: str | None, text_file: str | None) -> str | None:
+    if text_file:
+        with click.open_file(text_file, encoding="utf-8") as fh:
+            return str(fh.read())
+    if text == "-":
+        return sys.stdin.read()
+    return text
+
+
+def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
+    """The UTC instant of --at, printed (stderr) in the zone it was read in and in UTC."""
+    if at is None:
+        if tz:
+            raise click.UsageError("--tz applies to --at: give --at too")
+        return None
+    from socialpub_tui.cli import _time
+
+    try:
+        instant = _time.resolve(at, tz)
+    except _time.TimeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--at") from None
+    out.note(f"scheduled for {_time.describe(instant, tz)}")
+    return _time.iso_utc(instant)
+
+
+def build_options(tiktok_mode: str | None, tiktok_privacy: str | None, youtube_privacy: str | None,
+                  youtube_title: str | None, youtube_tags: tuple[str, ...], synthetic: bool | None) -> dict[str, Any] | None:
+    options: dict[str, Any] = {}
+    tiktok: dict[str, Any] = {}
+    if tiktok_mode:
+        tiktok["postMode"] = "MEDIA_UPLOAD" if tiktok_mode == "draft" else "DIRECT_POST"
+    if tiktok_privacy:
+        tiktok["privacyLevel"] = tiktok_privacy
+    youtube: dict[str, Any] = {}
+    if youtube_privacy:
+        youtube["privacyStatus"] = youtube_privacy
+    if youtube_title:
+        youtube["title"] = youtube_title
+    if youtube_tags:
+        youtube["tags"] = list(youtube_tags)
+    if synthetic is not None:
+        youtube["containsSyntheticMedia"] = synthetic
+    if tiktok:
+        options["tiktok"] = tiktok
+    if youtube:
+        options["youtube"] = youtube
+    return options or None
+
+
+def option_flags(fn: Any) -> Any:
+    for deco in reversed([
+        click.option("--tiktok-mode", type=click.Choice(["direct", "draft"]), default=None,
+                     help="TikTok: publish directly (default) or deliver a draft to the creator's inbox."),
+        click.option("--tiktok-privacy", default=None,
+                     type=click.Choice(["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR",
+                                        "SELF_ONLY"]), help="TikTok privacy level (direct posts only)."),
+        click.option("--youtube-privacy", type=click.Choice(["public", "unlisted", "private"]), default=None,
+                     help="YouTube privacy status (default public)."),
+        click.option("--youtube-title", default=None, help="YouTube title (default: the first line of the text)."),
+        click.option("--youtube-tag", "youtube_tags", multiple=True, help="A YouTube tag (repeat)."),
+        click.option("--synthetic/--no-synthetic", "synthetic", default=None,
+                     help="YouTube: declare realistic AI-generated content."),
+    ]):
+        fn = deco(fn)
+    return fn
+
+
+def post_rows(out: Output, post: PostOut) -> list[tuple[Any, ...]]:
+    return [(t.platform, t.account_name, out.status(t.status), t.fail_type or "", t.post_url or t.fail_reason or "")
+            for t in post.targets]
+
+
+TARGET_HEADERS = ["NETWORK", "ACCOUNT", "STATUS", "FAIL", "LINK / REASON"]
+
+
+def show_post(out: Output, post: PostOut) -> None:
+    when = f"scheduled {short_time(post.scheduled_at)} ({post.scheduled_at})" if post.scheduled_at else "immediate"
+    out.line(f"{post.id}  {out.status(post.status)}  {when}")
+    first = post.content.splitlines()[0] if post.content else ""
+    out.line(f"  text   {first[:100]}{'…' if len(post.content) > len(first[:100]) else ''}")
+    for url in post.media_urls:
+        out.line(f"  media  {url}")
+    if post.idempotency_key:
+        out.line(f"  key    {post.idempotency_key}")
+    out.table(post_rows(out, post), TARGET_HEADERS)
+
+
+class LiveView:
+    """--wait: the per-target table redrawn in place on a terminal; one line per change otherwise
+    (on stderr with --json, so stdout keeps one JSON document)."""
+
+    def __init__(self, out: Output) -> None:
+        self.out = out
+        self.live = out.tty and not out.json
+        self.lines = 0
+        self.seen: dict[tuple[str, str | None], str] = {}
+
+    def __call__(self, post: PostOut) -> None:
+        if self.live:
+            if self.lines:
+                sys.stdout.write(f"\x1b[{self.lines}F\x1b[J")
+            rows = post_rows(self.out, post)
+            self.out.line(f"{post.id}  {self.out.status(post.status)}")
+            self.out.table(rows, TARGET_HEADERS)
+            self.lines = len(rows) + 2
+            return
+        for t in post.targets:
+            key = (t.platform, t.account_id)
+            if self.seen.get(key) != t.status:
+                self.seen[key] = t.status
+                line = f"{post.id} {t.platform} {t.account_name}: {t.status}" + (
+                    f" ({t.fail_type}: {t.fail_reason})" if t.fail_reason else f" {t.post_url}" if t.post_url else "")
+                click.echo(line, err=self.out.json)
+
+
+def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float | None) -> PostOut:
+    from socialpub_tui.client.errors import WaitTimeout
+
+    view = LiveView(out)
+    try:
+        final = client.wait_post(post.id, timeout=timeout, on_update=view)
+    except WaitTimeout as exc:
+        if exc.post is not None and out.json:
+            out.emit(exc.post)
+        raise
+    return final
+
+
+def exit_for(post: PostOut) -> None:
+    """After --wait: exit 1 unless every target succeeded (or delivered its draft)."""
+    if post.status != "completed":
+        raise SystemExit(1)
+
+
+# ---- commands --------------------------------------------------------------------------------------------
+
+@posts_group.command("create")
+@click.argument("text", required=False)
+@click.option("--file", "text_file", default=None, help="Read the text from a file ('-' for stdin).")
+@click.option("--to", "targets", multiple=True, required=True, metavar="NETWORK[:ACCOUNT_ID]",
+              help="A target (repeat): a network name (its default account) or network:accountId.")
+@click.option("--media", "media", multiple=True, metavar="FILE_OR_URL",
+              help="An image or video (repeat, up to 10): local files are uploaded first.")
+@click.option("--at", default=None, help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 "
+                                         "with offset. Default: now.")
+@click.option("--tz", default=None, help="Time zone of --at when it has no offset (default: the local zone).")
+@option_flags
+@click.option("--idempotency-key", default=None, help="Stable key: re-running returns the same post, no duplicate.")
+@click.option("--wait", is_flag=True, help="Follow the post to its final state (live per-target view); "
+                                           "exit 1 unless it completed.")
+@click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@api_command
+def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ...], media: tuple[str, ...],
+                 at: str | None, tz: str | None, tiktok_mode: str | None, tiktok_privacy: str | None,
+                 youtube_privacy: str | None, youtube_title: str | None, youtube_tags: tuple[str, ...],
+                 synthetic: bool | None, idempotency_key: str | None, wait: bool, timeout: float | None,
+                 out: Output) -> None:
+    """Publish TEXT (or --file; '-' reads stdin) to one or more networks, now or at --at.
+
+    \b
+    Examples:
+      socialpub posts create "Hello" --to instagram --to linkedin:acc_01j9… --media photo.jpg --wait
+      socialpub posts create "Soon" --to facebook --at "2026-12-01 09:00" --tz Europe/Paris
+      socialpub posts create "Draft" --to tiktok --media clip.mp4 --tiktok-mode draft --json | jq -r .id
+    """
+    content = read_text(text, text_file)
+    if content is None:
+        raise click.UsageError("give the TEXT of the post (or --file PATH)")
+    if len(media) > 10:
+        raise click.UsageError("at most 10 --media")
+    body: dict[str, Any] = {"targets": parse_targets(targets), "content": content}
+    scheduled = resolve_at(out, at, tz)
+    if scheduled:
+        body["scheduledAt"] = scheduled
+    options = build_options(tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic)
+    if options:
+        body["options"] = options
+    if idempotency_key:
+        body["idempotencyKey"] = idempotency_key
+    client = get_client()
+    if media:
+        from socialpub_tui.cli.media import upload_all
+
+        body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
+    post = client.create_post(body)
+    if not wait:
+        out.emit(post, lambda: show_post(out, post))
+        return
+    if not out.json:
+        out.line(f"Created {post.id} ({post.status}); following it{' until its time' if post.scheduled_at else ''}"
+                 " — Ctrl-C stops watching, not the post.")
+    final = wait_and_report(client, out, post, timeout)
+    out.emit(final, lambda: show_post(out, final) if not LiveView(out).live else None)
+    exit_for(final)
+
+
+@posts_group.command("list")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat).")
+@click.option("--platform", type=click.Choice(PLATFORMS), default=None, help="Posts with a target on this network.")
+@click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")
+@click.option("--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time.")
+@click.option("--to", "until", default=None, help="Created (or scheduled) before this time.")
+@click.option("--tz", default=None, help="Zone of --from/--to without offset (default local).")
+@click.option("--scheduled", is_flag=True, help="--from/--to apply to the scheduled time, not creation.")
+@click.option("--idempotency-key", default=None, help="The post created with this key.")
+@click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
+              help="At most this many posts (pages are followed).")
+@api_command
+def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str | None, since: str | None,
+               until: str | None, tz: str | None, scheduled: bool, idempotency_key: str | None, limit: int,
+               out: Output) -> None:
+    """List posts, newest first.
+
+    \b
+    Examples:
+      socialpub posts list --status scheduled --from today --scheduled
+      socialpub posts list --status failed --json | jq -r '.[] | .id'
+    """
+    from socialpub_tui.cli import _time
+
+    def when(value: str | None, flag: str) -> str | None:
+        if value is None:
+            return None
+        text = "today 00:00" if value == "today" else "tomorrow 00:00" if value == "tomorrow" else value
+        try:
+            return _time.iso_utc(_time.resolve(text, tz))
+        except _time.TimeError as exc:
+            raise click.BadParameter(str(exc), param_hint=flag) from None
+
+    filters = {"status": list(statuses) or None, "platform": platform, "account_id": account_id,
+               "since": when(since, "--from"), "until": when(until, "--to"),
+               "time_field": "scheduledAt" if scheduled else None, "idempotency_key": idempotency_key,
+               "limit": min(limit, 100)}
+    posts = list(get_client(worker=False).iter_posts(max_items=limit, **filters))
+
+    def human() -> None:
+        out.table([(p.id, out.status(p.status), short_time(p.scheduled_at) if p.scheduled_at else "now",
+                    " ".join(sorted({t.platform for t in p.targets})),
+                    f"{sum(t.status in ('succeeded', 'inbox_delivered') for t in p.targets)}/{len(p.targets)}",
+                    (p.content.splitlines() or [""])[0][:40]) for p in posts],
+                  ["ID", "STATUS", "WHEN", "NETWORKS", "OK", "TEXT"], empty="(no post)")
+
+    out.emit(posts, human)
+
+
+@posts_group.command("show")
+@click.argument("post_id")
+@click.option("--wait", is_flag=True, help="Follow the post to its final state; exit 1 unless it completed.")
+@click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@api_command
+def posts_show(post_id: str, wait: bool, timeout: float | None, out: Output) -> None:
+    """Show a post and each target's state, link and failure reason.
+
+    \b
+    Example:
+      socialpub posts show post_01j9… --json | jq '.targets[] | {platform, status, postUrl, failReason}'
+    """
+    client = get_client(worker=wait)
+    post = client.get_post(post_id)
+    if wait:
+        post = wait_and_report(client, out, post, timeout)
+    out.emit(post, lambda: show_post(out, post) if not (wait and LiveView(out).live) else None)
+    if wait:
+        exit_for(post)
+
+
+@posts_group.command("edit")
+@click.argument("post_id")
+@click.option("--text", default=None, help="New text ('-' reads stdin).")
+@click.option("--file", "text_file", default=None, help="Read the new text from a file.")
+@click.option("--media", "media", multiple=True, metavar="FILE_OR_URL", help="Replace the media (repeat).")
+@click.option("--no-media", is_flag=True, help="Remove every media.")
+@click.option("--at", default=None, help="New time (same forms as `posts create --at`).")
+@click.option("--tz", default=None, help="Time zone of --at when it has no offset (default local).")
+@option_flags
+@api_command
+def posts_edit(post_id: str, text: str | None, text_file: str | None, media: tuple[str, ...], no_media: bool,
+               at: str | None, tz: str | None, tiktok_mode: str | None, tiktok_privacy: str | None,
+               youtube_privacy: str | None, youtube_title: str | None, youtube_tags: tuple[str, ...],
+               synthetic: bool | None, out: Output) -> None:
+    """Change a scheduled post not yet sent: text, media, time, options (targets cannot change).
+
+    \b
+    Example:
+      socialpub posts edit post_01j9… --at "2026-12-02 10:30" --tz Europe/Paris --text "New text"
+    """
+    if media and no_media:
+        raise click.UsageError("--media and --no-media exclude each other")
+    changes: dict[str, Any] = {}
+    content = read_text(text, text_file)
+    if content is not None:
+        changes["content"] = content
+    scheduled = resolve_at(out, at, tz)
+    if scheduled:
+        changes["scheduledAt"] = scheduled
+    options = build_options(tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic)
+    if options:
+        changes["options"] = options
+    if not changes and not media and not no_media:
+        raise click.UsageError("nothing to change: give --text, --at, --media, --no-media or an option")
+    client = get_client(worker=False)
+    if no_media:
+        changes["mediaUrls"] = []
+    elif media:
+        from socialpub_tui.cli.media import upload_all
+
+        changes["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
+    post = client.edit_post(post_id, changes)
+    out.emit(post, lambda: (out.line("Updated."), show_post(out, post)))
+
+
+@posts_group.command("cancel")
+@click.argument("post_id")
+@api_command
+def posts_cancel(post_id: str, out: Output) -> None:
+    """Cancel a scheduled post not yet sent (409 post_not_cancellable once sent).
+
+    \b
+    Example:
+      socialpub posts list --status scheduled --json | jq -r '.[].id' | xargs -n1 socialpub posts cancel
+    """
+    get_client(worker=False).cancel_post(post_id)
+    out.emit({"ok": True, "id": post_id, "status": "cancelled"}, f"Cancelled {post_id}.")
+
+
+@posts_group.command("retry")
+@click.argument("post_id")
+@click.option("--wait", is_flag=True, help="Follow the new post to its final state.")
+@click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@api_command
+def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) -> None:
+    """Create a new post for the targets that failed with failType `retriable` — never the permanent
+    failures, never the successes. Running it twice creates one post (its idempotency key is
+    `retry-of:POST_ID`); to retry again, retry the new post.
+
+    \b
+    Example:
+      socialpub posts list --status partial --status failed --json | jq -r '.[].id' | xargs -n1 socialpub posts retry
+    """
+    from socialpub_tui.client import calls
+
+    client = get_client(worker=wait)
+    original = client.get_post(post_id)
+    body, retried, skipped = calls.retry_body(original)
+    skipped_info = [{"platform": t.platform, "accountId": t.account_id, "status": t.status, "failType": t.fail_type}
+                    for t in skipped]
+    if body is None:
+        why = ("it has not finished yet" if original.status in ("scheduled", "processing")
+               else "no target failed with failType retriable")
+        out.emit({"retried": False, "originalId": post_id, "post": None, "reason": why, "skipped": skipped_info},
+                 f"Nothing to retry for {post_id}: {why}.")
+        return
+    post = client.create_post(body)
+    if wait:
+        post = wait_and_report(client, out, post, timeout)
+
+    def human() -> None:
+        names = ", ".join(f"{t.platform} ({t.account_name})" for t in retried)
+        out.line(f"Created {post.id} retrying {len(retried)} target(s) of {post_id}: {names}.")
+        for t in skipped:
+            reason = ("succeeded" if t.status in ("succeeded", "inbox_delivered") else
+                      "failed permanently" if t.fail_type == "permanent" else t.status)
+            out.line(f"  not retried: {t.platform} ({t.account_name}) — {reason}")
+        show_post(out, post)
+
+    out.emit({"retried": True, "originalId": post_id, "post": post, "skipped": skipped_info}, human)
+    if wait:
+        exit_for(post)
