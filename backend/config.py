@@ -59,6 +59,21 @@ class Settings(BaseSettings):
     max_lateness_s: float | None = None
     sandbox_delay_s: float = 3.0
 
+    # sandbox networks enforce the real networks' rate limits and daily caps (turn off for benchmarks)
+    sandbox_limits: bool = True
+    sandbox_tiktok_daily_posts: int = 15
+    sandbox_instagram_daily_posts: int = 50
+
+    # live network API bases (the sandbox uses its own .invalid hosts, served in-process)
+    tiktok_api_base: str = "https://open.tiktokapis.com"
+    facebook_api_base: str = "https://graph.facebook.com/v21.0"
+    facebook_video_api_base: str = "https://graph-video.facebook.com/v21.0"
+    instagram_api_base: str = "https://graph.facebook.com/v21.0"
+    linkedin_api_base: str = "https://api.linkedin.com/rest"
+    linkedin_version: str = "202506"
+    youtube_api_base: str = "https://www.googleapis.com/youtube/v3"
+    youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
+    network_timeout_s: float = 30.0
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")

@@ -1,0 +1,273 @@
+"""Sandbox core: accounts, behaviours, the in-process emulator router, timing as a function of the clock.
+
+Each network's emulator is a set of plain functions routed by method + path, served to a SYNC
+httpx.Client through httpx.MockTransport (fast: no event loop, no sockets). Everything an emulator holds
+lives in the store (SandboxAccount, SandboxItem), so it survives restarts and can be listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import secrets
+import string
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qsl
+
+import httpx
+
+from backend import clock
+from backend.config import Settings
+from backend.ids import new_id
+from backend.store.db import database, tx
+from backend.store.models.sandbox import SandboxAccount, SandboxItem
+
+log = logging.getLogger("socialpub.sandbox")
+
+BEHAVIOURS: tuple[str, ...] = ("ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky")
+SLOW_FACTOR = 10.0
+
+# the hosts the sandbox adapters talk to: `.invalid` never resolves, so nothing can leak to a real network
+SANDBOX_BASES: dict[str, dict[str, str]] = {
+    "tiktok": {"api": "https://open.tiktokapis.sandbox.invalid"},
+    "facebook": {"api": "https://graph.facebook.sandbox.invalid/v21.0",
+                 "video": "https://graph-video.facebook.sandbox.invalid/v21.0"},
+    "instagram": {"api": "https://graph.facebook.sandbox.invalid/v21.0"},
+    "linkedin": {"api": "https://api.linkedin.sandbox.invalid/rest"},
+    "youtube": {"api": "https://www.googleapis.sandbox.invalid/youtube/v3",
+                "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3"},
+}
+
+
+@dataclass(frozen=True)
+class SandboxIdentity:
+    """What connecting a sandbox account gives the accounts service."""
+
+    external_account_id: str
+    access_token: str = field(repr=False)
+    username: str
+    display_name: str
+    privacy_level_options: tuple[str, ...] = ()
+    sandbox_account_id: str = ""
+    token_expires_at: datetime | None = None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def digits(n: int, first: str = "") -> str:
+    body = "".join(secrets.choice(string.digits) for _ in range(n - len(first)))
+    return first + body if first else str(secrets.randbelow(9) + 1) + body[1:]
+
+
+def b62(n: int) -> str:
+    alphabet = string.ascii_letters + string.digits
+    return "".join(secrets.choice(alphabet) for _ in range(n))
+
+
+def b64url(n: int) -> str:
+    alphabet = string.ascii_letters + string.digits + "-_"
+    return "".join(secrets.choice(alphabet) for _ in range(n))
+
+
+def _slug(name: str) -> str:
+    s = re.sub(r"[^a-z0-9_.]+", "_", name.lower()).strip("_.")
+    return (s or "creator")[:24]
+
+
+def _identity_for(platform: str, name: str) -> tuple[str, str]:
+    """(external account id, access token) shaped like the real network's."""
+    if platform == "tiktok":
+        return "-000" + b64url(28), "act." + b62(60)
+    if platform == "facebook":
+        return digits(15, "1"), "EAAG" + b62(120)
+    if platform == "instagram":
+        return "178414" + digits(11, "0"), "IGQV" + b62(120)
+    if platform == "linkedin":
+        return "urn:li:person:" + b64url(10), "AQV" + b62(150)
+    if platform == "youtube":
+        return "UC" + b64url(22), "ya29." + b64url(150)
+    raise ValueError(f"unknown network {platform!r}")
+
+
+def register_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False) -> SandboxIdentity:
+    """Create an account at a sandbox network; returns the identity an OAuth flow would have given."""
+    if behaviour not in BEHAVIOURS:
+        raise ValueError(f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(BEHAVIOURS)}")
+    if platform not in SANDBOX_BASES:
+        raise ValueError(f"unknown network {platform!r}")
+    external_id, token = _identity_for(platform, name)
+    username = _slug(name) + "_" + secrets.token_hex(2)
+    privacy: tuple[str, ...] = ()
+    if platform == "tiktok":
+        privacy = (("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY") if private
+                   else ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"))
+    acc_id = new_id("sbx")
+    with tx():
+        SandboxAccount.create(id=acc_id, platform=platform, external_id=external_id, token_hash=token_hash(token),
+                              name=name, username=username, display_name=name, behaviour=behaviour,
+                              is_private=private, privacy_level_options=list(privacy), calls=0,
+                              created_at=clock.now())
+    return SandboxIdentity(external_id, token, username, name, privacy, acc_id)
+
+
+def set_behaviour(sandbox_account_id: str, behaviour: str) -> None:
+    if behaviour not in BEHAVIOURS:
+        raise ValueError(f"unknown sandbox behaviour {behaviour!r}")
+    with tx():
+        SandboxAccount.update(behaviour=behaviour).where(SandboxAccount.id == sandbox_account_id).execute()
+    _ACCOUNTS.clear()
+
+
+_ACCOUNTS: dict[tuple[int, str], SandboxAccount] = {}
+
+
+def account_for_token(token: str | None) -> SandboxAccount | None:
+    if not token:
+        return None
+    key = (id(database.obj), token_hash(token))
+    acc = _ACCOUNTS.get(key)
+    if acc is None:
+        acc = SandboxAccount.get_or_none(SandboxAccount.token_hash == key[1])
+        if acc is None:
+            return None
+        if len(_ACCOUNTS) > 10_000:
+            _ACCOUNTS.clear()
+        _ACCOUNTS[key] = acc
+    return acc
+
+
+class Gate:
+    """What an account's behaviour does to a publishing call."""
+
+    OK = None
+    PERMANENT = "permanent"
+    RETRIABLE = "retriable"
+    RATE = "rate"
+
+
+def gate(acc: SandboxAccount) -> str | None:
+    """Applied to each network's publishing call. fail-retriable / rate-limited fail it every time;
+    flaky fails every other one (the 1st, 3rd, ...), deterministically, counted in the store;
+    fail-permanent is played by each emulator where the real network would refuse (often asynchronously)."""
+    b = acc.behaviour
+    if b == "fail-retriable":
+        return Gate.RETRIABLE
+    if b == "rate-limited":
+        return Gate.RATE
+    if b == "flaky":
+        with tx():
+            SandboxAccount.update(calls=SandboxAccount.calls + 1).where(SandboxAccount.id == acc.id).execute()
+            calls = SandboxAccount.select(SandboxAccount.calls).where(SandboxAccount.id == acc.id).scalar()
+        return Gate.RETRIABLE if calls % 2 == 1 else None
+    return None
+
+
+class Request:
+    """A parsed request: query + form/JSON body merged in `params` (Graph API style), the JSON body in `json`."""
+
+    def __init__(self, raw: httpx.Request) -> None:
+        self.raw = raw
+        self.method = raw.method
+        self.url = raw.url
+        self.headers = raw.headers
+        self.query = dict(raw.url.params)
+        self.content = raw.read()
+        self.json: Any = None
+        self.form: dict[str, str] = {}
+        ctype = raw.headers.get("content-type", "")
+        if self.content and "json" in ctype:
+            try:
+                self.json = json.loads(self.content)
+            except ValueError:
+                self.json = ValueError("malformed JSON")
+        elif self.content and "x-www-form-urlencoded" in ctype:
+            self.form = dict(parse_qsl(self.content.decode("utf-8", "replace"), keep_blank_values=True))
+        self.params: dict[str, Any] = {**self.query, **self.form}
+        if isinstance(self.json, dict):
+            self.params.update(self.json)
+
+    def bearer(self) -> str | None:
+        auth = self.headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            return auth[7:].strip()
+        return None
+
+    def token(self) -> str | None:
+        return self.bearer() or self.params.get("access_token")
+
+
+Handler = Callable[..., httpx.Response]
+
+
+class Emulator:
+    """Routes requests to handler functions; subclasses register routes in __init__."""
+
+    platform = ""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
+
+    def route(self, method: str, pattern: str, fn: Handler) -> None:
+        self._routes.append((method, re.compile(pattern + r"/?$"), fn))
+
+    def now(self) -> datetime:
+        return clock.now()
+
+    def processing_s(self, acc: SandboxAccount, factor: float = 1.0) -> float:
+        d = max(0.0, self.settings.sandbox_delay_s) * factor
+        return d * SLOW_FACTOR if acc.behaviour == "slow" else d
+
+    def elapsed(self, item: SandboxItem) -> float:
+        return (self.now() - item.started_at).total_seconds()
+
+    def ready(self, item: SandboxItem) -> bool:
+        return self.elapsed(item) >= item.processing_s
+
+    def count_since(self, acc: SandboxAccount, kinds: tuple[str, ...], seconds: float,
+                    where: Any = None) -> int:
+        since = self.now() - timedelta(seconds=seconds)
+        q = SandboxItem.select().where((SandboxItem.platform == self.platform) & (SandboxItem.account_id == acc.id)
+                                       & (SandboxItem.kind.in_(kinds)) & (SandboxItem.created_at > since))
+        if where is not None:
+            q = q.where(where)
+        return q.count()
+
+    def not_found(self, request: Request) -> httpx.Response:
+        return httpx.Response(404, json={"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
+
+    def path_of(self, request: Request) -> str:
+        return request.url.path
+
+    def __call__(self, raw: httpx.Request) -> httpx.Response:
+        request = Request(raw)
+        path = self.path_of(request)
+        for method, pattern, fn in self._routes:
+            if method != request.method:
+                continue
+            m = pattern.match(path)
+            if m:
+                return fn(request, **m.groupdict())
+        return self.not_found(request)
+
+
+def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0,
+             **fields: Any) -> SandboxItem:
+    now = clock.now()
+    with tx():
+        return SandboxItem.create(id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=now,
+                                  processing_s=processing_s, created_at=now, **fields)
+
+
+def seconds_to_midnight(tz_offset_h: int = 0) -> float:
+    """Seconds until the next midnight in a fixed-offset zone (LinkedIn resets at UTC, YouTube at Pacific)."""
+    now = clock.now() + timedelta(hours=tz_offset_h)
+    tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1.0, (tomorrow - now).total_seconds())

@@ -1,0 +1,75 @@
+"""Shared Graph API emulation: version prefix, access_token auth, error bodies, usage headers."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, b64url, gate
+from backend.store.models.sandbox import SandboxAccount
+
+VERSION = re.compile(r"^/v\d+\.\d+")
+
+
+def fb_time(dt: datetime) -> str:
+    return dt.strftime("%Y-%m-%dT%H:%M:%S+0000")
+
+
+def graph_error(status: int, code: int, message: str, *, subcode: int | None = None, transient: bool | None = None,
+                user_title: str | None = None, user_msg: str | None = None,
+                headers: dict[str, str] | None = None) -> httpx.Response:
+    err: dict[str, Any] = {"message": message, "type": "OAuthException", "code": code,
+                           "fbtrace_id": "A" + b64url(22)}
+    if subcode is not None:
+        err["error_subcode"] = subcode
+    if transient is not None:
+        err["is_transient"] = transient
+    if user_title:
+        err["error_user_title"] = user_title
+    if user_msg:
+        err["error_user_msg"] = user_msg
+    return httpx.Response(status, json={"error": err}, headers=headers)
+
+
+def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
+    value = {object_id: [{"type": kind, "call_count": 100, "total_cputime": 100, "total_time": 100,
+                          "estimated_time_to_regain_access": minutes}]}
+    return {"X-Business-Use-Case-Usage": json.dumps(value)}
+
+
+class GraphEmulator(Emulator):
+    network = ""
+
+    def path_of(self, request: Request) -> str:
+        return VERSION.sub("", request.url.path)
+
+    def auth(self, request: Request, owner_id: str | None = None) -> SandboxAccount | httpx.Response:
+        acc = account_for_token(request.token())
+        if acc is None or acc.platform != self.platform:
+            return graph_error(400, 190, "Invalid OAuth access token - Cannot parse access token")
+        if owner_id is not None and owner_id != acc.external_id:
+            return graph_error(403, 200, "(#200) The user hasn't authorized the application to perform this action"
+                               if self.platform == "facebook" else
+                               "(#10) Application does not have permission for this action")
+        return acc
+
+    def behaviour_error(self, acc: SandboxAccount) -> httpx.Response | None:
+        """fail-retriable / rate-limited / flaky on a publishing call, in the Graph API's own words."""
+        g = gate(acc)
+        if g == Gate.RETRIABLE:
+            if self.platform == "instagram":
+                return graph_error(500, -1, "An unexpected error has occurred. Please retry your request later.",
+                                   subcode=2207001, transient=True, user_title="Server error",
+                                   user_msg="Please try again later.")
+            return graph_error(503, 2, "Service temporarily unavailable", transient=True)
+        if g == Gate.RATE:
+            if self.platform == "instagram":
+                return graph_error(400, 4, "Application request limit reached", transient=True,
+                                   headers=usage_header(acc.external_id, "instagram", 5))
+            return graph_error(400, 32, "Page request limit reached", transient=True,
+                               headers=usage_header(acc.external_id, "pages", 5))
+        return None

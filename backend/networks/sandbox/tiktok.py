@@ -1,0 +1,260 @@
+"""TikTok Content Posting API emulator (NETWORKS.md section 1): envelope {data, error{code,message,log_id}},
+creator_info, video/inbox/photo init with PULL_FROM_URL, status fetch as a function of time, cancel, the
+Display API video list, per-user init rate limit (6/min), 5 pending drafts / 24 h, a daily post cap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from backend.networks.base import utf16_len
+from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, digits, gate, new_item
+from backend.store.db import tx
+from backend.store.models.sandbox import SandboxAccount, SandboxItem
+
+PLATFORM = "tiktok"
+INIT_PER_MINUTE = 6
+PENDING_DRAFTS_PER_DAY = 5
+PHOTO_MAX = 35
+
+
+def envelope(status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = "") -> httpx.Response:
+    log_id = "2025" + digits(28, "0")
+    return httpx.Response(status, json={"data": data or {}, "error": {"code": code, "message": message,
+                                                                        "log_id": log_id}})
+
+
+def err(status: int, code: str, message: str) -> httpx.Response:
+    return envelope(status, {}, code, message)
+
+
+class TikTokEmulator(Emulator):
+    platform = PLATFORM
+
+    def __init__(self, settings):  # type: ignore[no-untyped-def]
+        super().__init__(settings)
+        self.route("POST", r"/v2/post/publish/creator_info/query", self.creator_info)
+        self.route("POST", r"/v2/post/publish/video/init", self.video_init)
+        self.route("POST", r"/v2/post/publish/inbox/video/init", self.inbox_video_init)
+        self.route("POST", r"/v2/post/publish/content/init", self.content_init)
+        self.route("POST", r"/v2/post/publish/status/fetch", self.status_fetch)
+        self.route("POST", r"/v2/post/publish/cancel", self.cancel)
+        self.route("POST", r"/v2/video/list", self.video_list)
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
+        token = request.bearer()
+        acc = account_for_token(token)
+        if acc is None or acc.platform != PLATFORM:
+            return err(401, "access_token_invalid",
+                       "The access token is invalid or not found in the request.")
+        if isinstance(request.json, ValueError) or (request.content and not isinstance(request.json, dict)):
+            return err(400, "invalid_params", "The request body is not valid JSON.")
+        return acc
+
+    def _limits(self, acc: SandboxAccount, mode: str) -> httpx.Response | None:
+        g = gate(acc)
+        if g == Gate.RETRIABLE:
+            return err(500, "internal_error", "Something went wrong. Please try again later.")
+        if g == Gate.RATE:
+            return err(429, "rate_limit_exceeded", "The API rate limit was exceeded. Please try again later.")
+        if not self.settings.sandbox_limits:
+            return None
+        if self.count_since(acc, ("publish",), 60) >= INIT_PER_MINUTE:
+            return err(429, "rate_limit_exceeded",
+                       f"Too many publish requests: {INIT_PER_MINUTE} per minute per user.")
+        if mode == "MEDIA_UPLOAD":
+            if self.count_since(acc, ("publish",), 86400, SandboxItem.mode.endswith("MEDIA_UPLOAD")) \
+                    >= PENDING_DRAFTS_PER_DAY:
+                return err(403, "spam_risk_too_many_pending_share",
+                           "The user has too many pending shares; drafts must be posted or deleted in the app.")
+        elif self.count_since(acc, ("publish",), 86400, SandboxItem.mode.endswith("DIRECT_POST")) \
+                >= self.settings.sandbox_tiktok_daily_posts:
+            return err(403, "spam_risk_too_many_posts", "The user has reached the daily post cap.")
+        return None
+
+    def _privacy(self, acc: SandboxAccount, post_info: dict[str, Any]) -> httpx.Response | None:
+        level = post_info.get("privacy_level")
+        if not level:
+            return err(400, "invalid_params", "post_info.privacy_level is required for a direct post.")
+        if level not in (acc.privacy_level_options or []):
+            return err(403, "privacy_level_option_mismatch",
+                       f"privacy_level {level} is not among the creator's privacy_level_options.")
+        return None
+
+    @staticmethod
+    def _url_ok(url: Any) -> bool:
+        return isinstance(url, str) and url.startswith("https://") and len(url) < 2048
+
+    def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
+                data: dict[str, Any], photo: bool) -> httpx.Response:
+        publish_id = f"{prefix}~v2.{digits(19)}"
+        post_id = digits(19, "7")
+        kind_path = "photo" if photo else "video"
+        outcome = "ok"
+        if acc.behaviour == "fail-permanent":
+            outcome = "picture_size_check_failed" if photo else "file_format_check_failed"
+        new_item(PLATFORM, acc, "publish", publish_id, processing_s=self.processing_s(acc, 1.0 if not photo else 0.5),
+                 mode=mode, text=text, title=title, media=media, data=data, outcome=outcome, post_id=post_id,
+                 url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}")
+        return envelope(200, {"publish_id": publish_id})
+
+    # --- endpoints -------------------------------------------------------------------------------
+    def creator_info(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        return envelope(200, {
+            "creator_avatar_url": f"https://p16-sign.tiktokcdn.sandbox.invalid/{acc.username}.jpeg",
+            "creator_username": acc.username, "creator_nickname": acc.display_name,
+            "privacy_level_options": list(acc.privacy_level_options or []),
+            "comment_disabled": False, "duet_disabled": False, "stitch_disabled": False,
+            "max_video_post_duration_sec": 600,
+        })
+
+    def _video(self, request: Request, mode: str) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        body = request.json or {}
+        source = body.get("source_info") or {}
+        post_info = body.get("post_info") or {}
+        if source.get("source") != "PULL_FROM_URL":
+            return err(400, "invalid_params",
+                       "source_info.source: this sandbox supports PULL_FROM_URL (FILE_UPLOAD is not emulated).")
+        if not self._url_ok(source.get("video_url")):
+            return err(400, "invalid_params", "source_info.video_url must be an https URL.")
+        if mode == "DIRECT_POST":
+            bad = self._privacy(acc, post_info)
+            if bad:
+                return bad
+            if utf16_len(str(post_info.get("title") or "")) > 2200:
+                return err(400, "invalid_params", "post_info.title exceeds 2200 UTF-16 characters.")
+        elif post_info:
+            return err(400, "invalid_params", "post_info is not accepted by the inbox upload endpoint.")
+        limited = self._limits(acc, mode)
+        if limited:
+            return limited
+        prefix = "v_pub_url" if mode == "DIRECT_POST" else "v_inbox_url"
+        return self._create(acc, prefix, "VIDEO:" + mode, text=str(post_info.get("title") or ""), title="",
+                            media=[source["video_url"]], data={"post_info": post_info}, photo=False)
+
+    def video_init(self, request: Request) -> httpx.Response:
+        return self._video(request, "DIRECT_POST")
+
+    def inbox_video_init(self, request: Request) -> httpx.Response:
+        return self._video(request, "MEDIA_UPLOAD")
+
+    def content_init(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        body = request.json or {}
+        mode = body.get("post_mode")
+        if body.get("media_type") != "PHOTO":
+            return err(400, "invalid_params", "media_type must be PHOTO.")
+        if mode not in ("DIRECT_POST", "MEDIA_UPLOAD"):
+            return err(400, "invalid_params", "post_mode must be DIRECT_POST or MEDIA_UPLOAD.")
+        post_info = body.get("post_info") or {}
+        source = body.get("source_info") or {}
+        images = source.get("photo_images")
+        if source.get("source") != "PULL_FROM_URL":
+            return err(400, "invalid_params", "source_info.source must be PULL_FROM_URL for photos.")
+        if not isinstance(images, list) or not 1 <= len(images) <= PHOTO_MAX or not all(map(self._url_ok, images)):
+            return err(400, "invalid_params", f"source_info.photo_images: 1 to {PHOTO_MAX} https URLs.")
+        cover = source.get("photo_cover_index")
+        if not isinstance(cover, int) or not 0 <= cover < len(images):
+            return err(400, "invalid_params", "source_info.photo_cover_index is required and must index photo_images.")
+        if utf16_len(str(post_info.get("title") or "")) > 90:
+            return err(400, "invalid_params", "post_info.title exceeds 90 UTF-16 characters.")
+        if utf16_len(str(post_info.get("description") or "")) > 4000:
+            return err(400, "invalid_params", "post_info.description exceeds 4000 UTF-16 characters.")
+        if mode == "DIRECT_POST":
+            bad = self._privacy(acc, post_info)
+            if bad:
+                return bad
+        limited = self._limits(acc, mode)
+        if limited:
+            return limited
+        prefix = "p_pub_url" if mode == "DIRECT_POST" else "p_inbox_url"
+        return self._create(acc, prefix, "PHOTO:" + mode, text=str(post_info.get("description") or ""),
+                            title=str(post_info.get("title") or ""), media=list(images),
+                            data={"post_info": post_info, "photo_cover_index": cover}, photo=True)
+
+    def _owned(self, request: Request) -> tuple[SandboxAccount, SandboxItem] | httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        publish_id = (request.json or {}).get("publish_id")
+        item = SandboxItem.get_or_none((SandboxItem.id == str(publish_id)) & (SandboxItem.platform == PLATFORM))
+        if item is None:
+            return err(400, "invalid_publish_id", "The publish_id does not exist.")
+        if item.account_id != acc.id:
+            return err(400, "token_not_authorized_for_specified_publish_id",
+                       "The access token is not authorized for this publish_id.")
+        return acc, item
+
+    def status_of(self, item: SandboxItem) -> dict[str, Any]:
+        draft = item.mode.endswith("MEDIA_UPLOAD")
+        size = 4_000_000 * max(1, len(item.media or []))
+        if item.state == "cancelled":
+            return {"status": "FAILED", "fail_reason": "publish_cancelled"}
+        if not self.ready(item):
+            frac = 0.0 if item.processing_s <= 0 else min(0.99, self.elapsed(item) / item.processing_s)
+            return {"status": "PROCESSING_DOWNLOAD", "downloaded_bytes": int(size * frac)}
+        if item.outcome != "ok":
+            return {"status": "FAILED", "fail_reason": item.outcome, "downloaded_bytes": size}
+        if draft:
+            return {"status": "SEND_TO_USER_INBOX", "downloaded_bytes": size}
+        return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)],
+                "downloaded_bytes": size}
+
+    def status_fetch(self, request: Request) -> httpx.Response:
+        owned = self._owned(request)
+        if isinstance(owned, httpx.Response):
+            return owned
+        return envelope(200, self.status_of(owned[1]))
+
+    def cancel(self, request: Request) -> httpx.Response:
+        owned = self._owned(request)
+        if isinstance(owned, httpx.Response):
+            return owned
+        item = owned[1]
+        if self.ready(item) or item.state == "cancelled":
+            return err(400, "publish_not_cancellable", "The publish is no longer cancellable.")
+        with tx():
+            SandboxItem.update(state="cancelled").where(SandboxItem.id == item.id).execute()
+        return envelope(200, {})
+
+    def video_list(self, request: Request) -> httpx.Response:
+        """Display API (scope video.list): the creator's public posts, newest first."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        max_count = min(20, int((request.json or {}).get("max_count") or 20))
+        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+                                           & (SandboxItem.kind == "publish")
+                                           & (SandboxItem.mode.endswith("DIRECT_POST")))
+                .order_by(SandboxItem.created_at.desc()).limit(100))
+        videos = []
+        for it in rows:
+            if self.status_of(it).get("status") != "PUBLISH_COMPLETE":
+                continue
+            videos.append({"id": it.post_id, "title": it.title or it.text[:150], "video_description": it.text,
+                           "create_time": int(it.created_at.timestamp()), "share_url": it.url})
+            if len(videos) >= max_count:
+                break
+        return envelope(200, {"videos": videos, "cursor": 0, "has_more": False})
+
+    def describe(self, item: SandboxItem) -> dict[str, Any] | None:
+        """A row of `list_published`, or None while the item is not (yet) a publication."""
+        if item.kind != "publish":
+            return None
+        status = self.status_of(item)["status"]
+        if status not in ("PUBLISH_COMPLETE", "SEND_TO_USER_INBOX"):
+            return None
+        draft = status == "SEND_TO_USER_INBOX"
+        return {"external_id": item.id if draft else item.post_id, "url": None if draft else item.url,
+                "status": "inbox" if draft else "published", "kind": item.mode.split(":")[0].lower(),
+                "text": item.text, "title": item.title, "media": list(item.media or [])}

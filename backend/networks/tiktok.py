@@ -1,0 +1,232 @@
+"""TikTok Content Posting API adapter (NETWORKS.md section 1).
+
+publish: DIRECT_POST video -> /v2/post/publish/video/init/; MEDIA_UPLOAD video -> /inbox/video/init/;
+photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD); all PULL_FROM_URL. Returns pending with the
+publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
+published. find_existing lists the creator's public posts (Display API /v2/video/list/) — drafts cannot
+be seen there, so a crashed draft publication cannot be found.
+The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / fetch_status directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from backend.networks.base import NetworkError, Publication, PublishOutcome
+from backend.networks.http import json_or_none, retry_after_s, send
+
+PLATFORM = "tiktok"
+RATE_WINDOW_S = 60.0
+DAY_S = 86400.0
+
+# error / fail_reason code -> (fail type, plain words, default wait in seconds)
+CODES: dict[str, tuple[str, str, float | None]] = {
+    "rate_limit_exceeded": ("retriable", "TikTok's rate limit was reached (about 6 publications a minute per "
+                            "account); it will be retried after a minute", RATE_WINDOW_S),
+    "internal_error": ("retriable", "TikTok had an internal error; it will be retried", None),
+    "internal": ("retriable", "TikTok had an internal error while processing; it will be retried", None),
+    "spam_risk_too_many_posts": ("retriable", "the account reached TikTok's daily post cap; retry tomorrow",
+                                 DAY_S),
+    "spam_risk_too_many_pending_share": ("retriable", "the account has too many pending drafts at TikTok (5 a "
+                                         "day): publish or delete drafts in the TikTok app, then retry", DAY_S),
+    "spam_risk_too_many_pending_shares": ("retriable", "the account has too many pending drafts at TikTok: "
+                                          "publish or delete drafts in the TikTok app, then retry", DAY_S),
+    "reached_active_user_cap": ("retriable", "the app reached TikTok's daily active-user cap; retry tomorrow",
+                                DAY_S),
+    "video_pull_failed": ("retriable", "TikTok could not download the video from the media URL; check that it "
+                          "opens (media URLs must stay reachable for an hour) and retry", None),
+    "photo_pull_failed": ("retriable", "TikTok could not download an image from the media URL; check that it "
+                          "opens and retry", None),
+    "file_format_check_failed": ("permanent", "TikTok refused the file format: use H.264 MP4/MOV/WebM video "
+                                 "or JPEG/WebP images", None),
+    "duration_check_failed": ("permanent", "TikTok refused the video duration (3 s to 10 min through the API)",
+                              None),
+    "frame_rate_check_failed": ("permanent", "TikTok refused the frame rate (23-60 fps)", None),
+    "picture_size_check_failed": ("permanent", "TikTok refused the picture size (at most 1080p, 20 MB)", None),
+    "publish_cancelled": ("permanent", "the publication was cancelled", None),
+    "auth_removed": ("permanent", "the TikTok account revoked access during the upload: reconnect it", None),
+    "spam_risk_user_banned_from_posting": ("permanent", "TikTok has banned this account from posting", None),
+    "spam_risk_text": ("permanent", "TikTok refused the text as spam: change it", None),
+    "spam_risk": ("permanent", "TikTok refused the post as spam risk", None),
+    "access_token_invalid": ("permanent", "the TikTok access token is invalid or expired: reconnect the "
+                             "account", None),
+    "scope_not_authorized": ("permanent", "the TikTok account did not grant the publishing permission: "
+                             "reconnect it and allow posting", None),
+    "url_ownership_unverified": ("permanent", "the media URL's domain is not verified for the TikTok app: "
+                                 "host the media through POST /v1/media", None),
+    "privacy_level_option_mismatch": ("permanent", "the privacy level is not offered by this TikTok account: "
+                                      "choose one of its privacy options", None),
+    "unaudited_client_can_only_post_to_private_accounts": ("permanent", "the TikTok app is not audited yet: it "
+                                                           "can post only as SELF_ONLY to private accounts", None),
+    "app_version_check_failed": ("permanent", "the creator's TikTok app is too old for drafts (31.8 or later "
+                                 "needed): update the app", None),
+    "invalid_publish_id": ("permanent", "TikTok does not know this publish id", None),
+    "token_not_authorized_for_specified_publish_id": ("permanent", "this publish id belongs to another TikTok "
+                                                      "account: read it with the account that created it", None),
+    "publish_not_cancellable": ("permanent", "the publication can no longer be cancelled", None),
+    "invalid_param": ("permanent", "TikTok refused a parameter", None),
+    "invalid_params": ("permanent", "TikTok refused a parameter", None),
+}
+
+
+def classify(code: str, message: str = "", http_status: int | None = None,
+             retry_after: float | None = None) -> NetworkError:
+    known = CODES.get(code)
+    if known is not None:
+        ftype, words, wait = known
+    else:
+        retriable = http_status is not None and (http_status >= 500 or http_status == 429)
+        ftype, words, wait = ("retriable" if retriable else "permanent"), f"TikTok refused the request ({code})", None
+    if ftype == "permanent" and message and code.startswith("invalid_param"):
+        words = f"{words}: {message}"
+    return NetworkError(ftype, words, code=code, retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
+                        http_status=http_status)
+
+
+class TikTokAdapter:
+    platform = PLATFORM
+
+    def __init__(self, client: httpx.Client, base_url: str = "https://open.tiktokapis.com") -> None:
+        self.client = client
+        self.base = base_url.rstrip("/")
+
+    # --- the API, one method per endpoint -------------------------------------------------------
+    def _call(self, token: str, path: str, body: dict[str, Any] | None, *, write: bool = False,
+              query: dict[str, str] | None = None) -> dict[str, Any]:
+        resp = send(self.client, "POST", self.base + path, network="TikTok", write=write, params=query,
+                    json=body if body is not None else {},
+                    headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=UTF-8"})
+        payload = json_or_none(resp)
+        error = (payload or {}).get("error") if isinstance(payload, dict) else None
+        code = (error or {}).get("code") if isinstance(error, dict) else None
+        if code == "ok" and resp.status_code < 400:
+            data = payload.get("data")
+            return data if isinstance(data, dict) else {}
+        if code is None:
+            code = "internal_error" if resp.status_code >= 500 else f"http_{resp.status_code}"
+        raise classify(code, str((error or {}).get("message") or ""), resp.status_code, retry_after_s(resp))
+
+    def creator_info(self, token: str) -> dict[str, Any]:
+        return self._call(token, "/v2/post/publish/creator_info/query/", None)
+
+    def init_video(self, token: str, *, video_url: str, post_mode: str = "DIRECT_POST", title: str | None = None,
+                   privacy_level: str | None = None, disable_comment: bool | None = None,
+                   disable_duet: bool | None = None, disable_stitch: bool | None = None,
+                   video_cover_timestamp_ms: int | None = None, is_aigc: bool | None = None) -> str:
+        source = {"source": "PULL_FROM_URL", "video_url": video_url}
+        if post_mode == "MEDIA_UPLOAD":  # inbox: source only; the caption is typed in the app
+            data = self._call(token, "/v2/post/publish/inbox/video/init/", {"source_info": source}, write=True)
+        else:
+            info = {"title": title, "privacy_level": privacy_level, "disable_comment": disable_comment,
+                    "disable_duet": disable_duet, "disable_stitch": disable_stitch,
+                    "video_cover_timestamp_ms": video_cover_timestamp_ms, "is_aigc": is_aigc}
+            body = {"post_info": {k: v for k, v in info.items() if v is not None}, "source_info": source}
+            data = self._call(token, "/v2/post/publish/video/init/", body, write=True)
+        return str(data["publish_id"])
+
+    def init_photo(self, token: str, *, image_urls: list[str], post_mode: str = "DIRECT_POST",
+                   title: str | None = None, description: str | None = None, privacy_level: str | None = None,
+                   disable_comment: bool | None = None, auto_add_music: bool | None = None,
+                   cover_index: int = 0) -> str:
+        info: dict[str, Any] = {"title": title, "description": description}
+        if post_mode == "DIRECT_POST":
+            info.update(privacy_level=privacy_level, disable_comment=disable_comment, auto_add_music=auto_add_music)
+        body = {"post_info": {k: v for k, v in info.items() if v is not None},
+                "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": cover_index,
+                                "photo_images": list(image_urls)},
+                "post_mode": post_mode, "media_type": "PHOTO"}
+        return str(self._call(token, "/v2/post/publish/content/init/", body, write=True)["publish_id"])
+
+    def fetch_status(self, token: str, publish_id: str) -> dict[str, Any]:
+        return self._call(token, "/v2/post/publish/status/fetch/", {"publish_id": publish_id})
+
+    def cancel(self, token: str, publish_id: str) -> None:
+        self._call(token, "/v2/post/publish/cancel/", {"publish_id": publish_id}, write=True)
+
+    def list_videos(self, token: str, max_count: int = 20) -> list[dict[str, Any]]:
+        data = self._call(token, "/v2/video/list/", {"max_count": max_count},
+                          query={"fields": "id,title,video_description,create_time,share_url"})
+        return list(data.get("videos") or [])
+
+    # --- the adapter protocol -------------------------------------------------------------------
+    def _privacy_for(self, pub: Publication) -> str:
+        opts = pub.payload.options
+        if opts.get("privacy_level"):
+            return str(opts["privacy_level"])
+        offered = list(self.creator_info(pub.account.access_token).get("privacy_level_options") or [])
+        for level in ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR"):
+            if level in offered:
+                return level
+        return offered[0] if offered else "SELF_ONLY"
+
+    def publish(self, pub: Publication) -> PublishOutcome:
+        p, opts, token = pub.payload, pub.payload.options, pub.account.access_token
+        mode = str(opts.get("post_mode") or "DIRECT_POST")
+        try:
+            privacy = self._privacy_for(pub) if mode == "DIRECT_POST" else None
+            if p.kind == "video":
+                publish_id = self.init_video(
+                    token, video_url=p.media[0].url, post_mode=mode, title=p.text or None, privacy_level=privacy,
+                    disable_comment=opts.get("disable_comment"), disable_duet=opts.get("disable_duet"),
+                    disable_stitch=opts.get("disable_stitch"), is_aigc=opts.get("is_aigc"))
+            else:
+                publish_id = self.init_photo(
+                    token, image_urls=[m.url for m in p.media], post_mode=mode, title=p.title or None,
+                    description=p.text or None, privacy_level=privacy, disable_comment=opts.get("disable_comment"),
+                    auto_add_music=opts.get("auto_add_music"))
+        except NetworkError as e:
+            return e.outcome()
+        return PublishOutcome.pending(publish_id, network_status="PROCESSING_DOWNLOAD")
+
+    def outcome_of(self, pub: Publication, publish_id: str, data: dict[str, Any]) -> PublishOutcome:
+        status = str(data.get("status") or "")
+        if status == "SEND_TO_USER_INBOX":
+            return PublishOutcome(state="inbox_delivered", external_post_id=publish_id, tracking_ref=publish_id,
+                                  network_status=status)
+        if status == "PUBLISH_COMPLETE":
+            ids = data.get("publicaly_available_post_id") or data.get("publicly_available_post_id") or []
+            if ids:
+                post_id = str(ids[0])
+                url = self.post_url(pub, post_id)
+                return PublishOutcome.published(post_id, url, tracking_ref=publish_id, network_status=status)
+            return PublishOutcome.published(publish_id, None, tracking_ref=publish_id, network_status=status)
+        if status == "FAILED":
+            reason = str(data.get("fail_reason") or "internal")
+            return classify(reason).outcome(tracking_ref=publish_id, network_status=status)
+        return PublishOutcome.pending(publish_id, network_status=status or "PROCESSING_DOWNLOAD")
+
+    def post_url(self, pub: Publication, post_id: str) -> str | None:
+        if not pub.account.username:
+            return None
+        kind = "video" if pub.payload.kind == "video" else "photo"
+        return f"https://www.tiktok.com/@{pub.account.username}/{kind}/{post_id}"
+
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        try:
+            data = self.fetch_status(pub.account.access_token, ref)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+        return self.outcome_of(pub, ref, data)
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        p = pub.payload
+        if p.options.get("post_mode") == "MEDIA_UPLOAD":
+            return None  # drafts are invisible through the API
+        expected = (p.text if p.kind == "video" else p.title) or ""
+        since = pub.not_before()
+        try:
+            videos = self.list_videos(pub.account.access_token)
+        except NetworkError:
+            return None
+        for v in videos:
+            text = str(v.get("video_description") if p.kind == "video" else v.get("title") or "")
+            if text.strip() != expected.strip():
+                continue
+            if since is not None and int(v.get("create_time") or 0) < since.timestamp():
+                continue
+            post_id = str(v.get("id"))
+            return PublishOutcome.published(post_id, v.get("share_url") or self.post_url(pub, post_id),
+                                            network_status="PUBLISH_COMPLETE")
+        return None

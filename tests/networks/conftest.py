@@ -1,0 +1,30 @@
+"""Fixtures for the network tests: the lead's `settings` fixture (fresh store, sandbox delay 0) is reused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from backend.networks.base import AccountCredentials, MediaRef, Publication
+from backend.networks.options import PostOptions
+from backend.networks.rules import build_payload
+from backend.networks.sandbox import SandboxIdentity, register_account
+
+IMG = [MediaRef(f"https://media.test/m/{i}.jpg", "image", "image/jpeg", 1080, 1080) for i in range(10)]
+VID = MediaRef("https://media.test/m/v.mp4", "video", "video/mp4")
+
+
+@pytest.fixture
+def account(settings) -> Callable[..., SandboxIdentity]:  # type: ignore[no-untyped-def]
+    def make(platform: str, behaviour: str = "ok", name: str = "Brand", **kw) -> SandboxIdentity:  # type: ignore[no-untyped-def]
+        return register_account(platform, name, behaviour, **kw)
+
+    return make
+
+
+def publication(ident: SandboxIdentity, platform: str, content: str, media: list[MediaRef],
+                options: dict | None = None, token: str = "tgt_1", attempted_at=None) -> Publication:  # type: ignore[no-untyped-def]
+    payload = build_payload(platform, content, media, PostOptions.model_validate(options or {}))
+    creds = AccountCredentials(ident.external_account_id, ident.access_token, ident.username)
+    return Publication(payload, creds, token, attempted_at)
