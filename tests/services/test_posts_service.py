@@ -1,0 +1,126 @@
+"""Posts service: the UNIQUE index decides idempotency races; media on our own host is checked against the
+media store and held until sent; generated video declares synthetic media on youtube."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from PIL import Image
+
+from backend import clock
+from backend.errors import ApiError
+from backend.services import accounts as accounts_service
+from backend.services import media as media_service
+from backend.services import posts
+from backend.services import workspace as ws_service
+from backend.store.models import Job, Media, MediaHold, Post, PostTarget
+
+MP4 = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2mp41" + b"\x00\x00\x00\x08free" + b"\x00" * 64
+
+
+def jpeg() -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), "red").save(buf, "JPEG")
+    return buf.getvalue()
+
+
+@pytest.fixture
+def ws(settings, owner):  # type: ignore[no-untyped-def]
+    accounts_service.connect_sandbox_defaults(owner.workspace_id)
+    ws_service.set_plan(owner.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=60))
+    return owner.workspace_id
+
+
+def body(**kw):  # type: ignore[no-untyped-def]
+    kw.setdefault("targets", ["facebook"])
+    kw.setdefault("content", "hello")
+    return kw
+
+
+def test_unique_index_decides_when_the_lookup_misses(settings, ws, monkeypatch):
+    """Two requests that both passed the fast look-up: the second insert hits the UNIQUE index and returns the
+    first post, creating nothing (no target, no job)."""
+    first, created = posts.create(settings, ws, body(idempotency_key="k"))
+    assert created
+    again, created = _create_with_conflict_lookup(settings, ws, monkeypatch)
+    assert not created and again.id == first.id
+    assert Post.select().count() == 1 and PostTarget.select().count() == 1 and Job.select().count() == 1
+
+
+def _create_with_conflict_lookup(settings, ws, monkeypatch):  # type: ignore[no-untyped-def]
+    """Fast path blind, conflict path real: only the IntegrityError branch can find the existing post."""
+    state = {"n": 0}
+
+    def existing(workspace_id: str, key: str):  # type: ignore[no-untyped-def]
+        state["n"] += 1
+        if state["n"] == 1:
+            return None  # the fast look-up before validation misses (the other request has not committed)
+        return Post.get_or_none((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+
+    monkeypatch.setattr(posts, "_existing_by_key", existing)
+    out = posts.create(settings, ws, body(idempotency_key="k", targets=["linkedin"]))
+    assert state["n"] == 2  # reached the conflict branch
+    return out
+
+
+def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
+    img = media_service.ingest_bytes(settings, ws, jpeg())
+    url = media_service.url_for(settings, img.key)
+    assert img.expires_at is not None  # 30-day base rule
+    p, _ = posts.create(settings, ws, body(targets=["facebook", "instagram"], media_urls=[url],
+                                           scheduled_at=clock.iso(clock.now() + timedelta(days=40))))
+    assert [m["kind"] for m in p.media] == ["image"] and p.media[0]["mime"] == "image/jpeg"
+    assert MediaHold.get(MediaHold.ref == f"post:{p.id}").until is None
+    assert Media.get_by_id(img.id).expires_at is None  # kept while the post is not sent
+    posts.cancel(ws, p.id)
+    assert MediaHold.select().where(MediaHold.ref == f"post:{p.id}").count() == 0
+    assert Media.get_by_id(img.id).expires_at is not None  # back to the base rule
+
+
+def test_patch_moves_the_hold_to_the_new_media(settings, ws):
+    a = media_service.ingest_bytes(settings, ws, jpeg())
+    b = media_service.ingest_bytes(settings, ws, jpeg())
+    p, _ = posts.create(settings, ws, body(media_urls=[media_service.url_for(settings, a.key)],
+                                           scheduled_at=clock.iso(clock.now() + timedelta(days=1))))
+    posts.edit(settings, ws, p.id, {"media_urls": [media_service.url_for(settings, b.key)]})
+    held = {h.media_id for h in MediaHold.select().where(MediaHold.ref == f"post:{p.id}")}
+    assert held == {b.id}
+    assert Media.get_by_id(a.id).expires_at is not None and Media.get_by_id(b.id).expires_at is None
+
+
+def test_host_media_missing_expired_or_of_another_workspace(settings, ws, other_owner):
+    base = media_service.url_for(settings, "")
+    gone = media_service.ingest_bytes(settings, ws, jpeg())
+    Media.update(expires_at=clock.now() - timedelta(seconds=1)).where(Media.id == gone.id).execute()
+    theirs = media_service.ingest_bytes(settings, other_owner.workspace_id, jpeg())
+    urls = [base + "med_nothere.jpg", media_service.url_for(settings, gone.key),
+            media_service.url_for(settings, theirs.key)]
+    with pytest.raises(ApiError) as err:
+        posts.create(settings, ws, body(media_urls=urls))
+    assert err.value.code == "invalid_targets"
+    assert [(d["error"], d["mediaUrl"]) for d in err.value.details] == [("media_unreadable", u) for u in urls]
+
+
+def test_host_video_kind_from_the_store(settings, ws):
+    vid = media_service.ingest_bytes(settings, ws, MP4)
+    url = media_service.url_for(settings, vid.key)
+    p, _ = posts.create(settings, ws, body(targets=["youtube", "tiktok"], media_urls=[url]))
+    assert p.media[0]["kind"] == "video" and p.media[0]["generated"] is False
+    assert "youtube" not in (p.options or {})
+
+
+def test_generated_video_on_youtube_declares_synthetic_media(settings, ws):
+    gen = media_service.store_generated(settings, ws, MP4, ref="generation:gen_test")
+    url = media_service.url_for(settings, gen.key)
+    p, _ = posts.create(settings, ws, body(targets=["youtube"], media_urls=[url],
+                                           options={"youtube": {"containsSyntheticMedia": False}}))
+    assert p.media[0]["generated"] is True
+    assert p.options["youtube"]["containsSyntheticMedia"] is True
+
+
+def test_job_payload_is_what_the_engine_reads(settings, ws):
+    p, _ = posts.create(settings, ws, body())
+    job = Job.get(Job.dedupe_key == posts.job_key(p.id))
+    assert job.kind == posts.PUBLISH_JOB == "post.publish" and job.payload["post_id"] == p.id
