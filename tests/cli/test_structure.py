@@ -1,0 +1,103 @@
+"""Every command documented with an example; front-end packages never load the store; fast --help; completion."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from socialpub_tui.cli.main import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def walk(group: click.Group, ctx: click.Context, prefix: str = "") -> list[tuple[str, click.Command]]:
+    out = []
+    for name in group.list_commands(ctx):
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None, name
+        path = f"{prefix} {name}".strip()
+        out.append((path, cmd))
+        if isinstance(cmd, click.Group):
+            out += walk(cmd, click.Context(cmd, parent=ctx, info_name=name), path)
+    return out
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    ctx = click.Context(cli, info_name="socialpub")
+    commands = walk(cli, ctx)
+    assert len(commands) > 30
+    missing = []
+    for path, cmd in commands:
+        text = cmd.help or ""
+        if "Example" not in text or "socialpub" not in text.split("Example", 1)[1]:
+            missing.append(path)
+        if not isinstance(cmd, click.Group):
+            sub = click.Context(cmd, info_name=path)
+            assert cmd.get_short_help_str(), path
+            assert "--help" in cmd.get_help(sub), path
+    assert not missing, f"commands without an example in their help: {missing}"
+
+
+def test_client_commands_all_have_json() -> None:
+    ctx = click.Context(cli, info_name="socialpub")
+    exempt = {"serve", "worker", "completion", "admin session"}
+    lacking = [path for path, cmd in walk(cli, ctx) if not isinstance(cmd, click.Group) and path not in exempt
+               and not any("--json" in p.opts for p in cmd.params)]
+    assert not lacking, lacking
+
+
+def test_root_help_lists_every_command_without_importing_them() -> None:
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom socialpub_tui.cli.main import cli\n"
+            "r = CliRunner().invoke(cli, ['--help'])\nassert r.exit_code == 0\nprint(r.output)\n"
+            "print('LOADED', sorted(m for m in sys.modules if m.startswith(('socialpub_tui.cli.', 'httpx', "
+            "'pydantic', 'backend', 'fastapi'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    for name in COMMANDS:
+        assert name in out
+    loaded = out.rsplit("LOADED", 1)[1]
+    assert loaded.strip() == "['socialpub_tui.cli.main']", loaded
+
+
+def test_front_end_never_loads_the_store() -> None:
+    """Importing the client, every CLI command module (except operator commands) and using the client
+    over a mock transport must not load peewee, the store, the services or the API app."""
+    modules = sorted({m for m, _, _ in COMMANDS.values() if not m.endswith(".operator")})
+    code = "\n".join([
+        "import sys, httpx",
+        *[f"import {m}" for m in modules],
+        "import socialpub_tui.client as c, socialpub_tui.client.sync, socialpub_tui.client.aio",
+        "import socialpub_tui.client.calls, socialpub_tui.client.config",
+        "from socialpub_tui.cli.main import cli",
+        "from click import Context",
+        "ctx = Context(cli)",
+        "[cli.get_command(ctx, n) for n in cli.list_commands(ctx) if n not in ('init','serve','worker','tick','admin')]",
+        "cl = c.Client('http://x', api_key='k', transport=httpx.MockTransport(lambda r: httpx.Response(200, json={'items': [], 'nextCursor': None})))",
+        "list(cl.iter_posts())",
+        "bad = sorted(m for m in sys.modules if m == 'peewee' or m.startswith(('backend.store', 'backend.services', "
+        "'backend.api', 'backend.jobs', 'fastapi', 'socialpub_tui.client.embedded')))",
+        "print(bad)",
+    ])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]", r.stdout
+
+
+def test_embedded_module_is_the_one_that_loads_the_backend() -> None:
+    code = "import sys\nimport socialpub_tui.client.embedded as e\ne.start\nfrom backend.api.app import create_app\n" \
+           "print('peewee' in sys.modules)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.stdout.strip() == "True"
+
+
+def test_shell_completion_completes_commands() -> None:
+    exe = Path(sys.executable).with_name("socialpub")
+    env = dict(os.environ, _SOCIALPUB_COMPLETE="bash_complete", COMP_WORDS="socialpub po", COMP_CWORD="1")
+    r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert "plain,posts" in r.stdout
+    env.update(COMP_WORDS="socialpub posts cr", COMP_CWORD="2")
+    r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert "plain,create" in r.stdout
