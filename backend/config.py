@@ -56,9 +56,9 @@ class Settings(BaseSettings):
     retry_max_attempts: int = 5
     job_lease_s: float = 60.0
     worker_poll_s: float = 1.0
-    max_lateness_s: float | None = None
+    max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
+    track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)
     sandbox_delay_s: float = 3.0
-
     # sandbox networks enforce the real networks' rate limits and daily caps (turn off for benchmarks)
     sandbox_limits: bool = True
     sandbox_tiktok_daily_posts: int = 15
@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     youtube_api_base: str = "https://www.googleapis.com/youtube/v3"
     youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
     network_timeout_s: float = 30.0
+
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")

@@ -11,6 +11,7 @@ from typing import Any
 HANDLER_MODULES: list[str] = [
     "backend.jobs.housekeeping",
     "backend.media.retention",
+    "backend.jobs.publishing",
 ]
 
 
@@ -22,14 +23,22 @@ class Periodic:
 
 
 HANDLERS: dict[str, Callable[[Any, Any], None]] = {}
+ON_DEAD: dict[str, Callable[[Any, str], None]] = {}
 PERIODIC: dict[str, Periodic] = {}
 
 
-def job_handler(kind: str) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
-    """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it."""
+def job_handler(kind: str, on_dead: Callable[[Any, str], None] | None = None,
+                ) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
+    """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it.
+
+    `on_dead(job, error)` runs when a job of this kind is buried, so that whatever it was moving
+    (a post target, a generation) reaches a final state instead of staying stuck.
+    """
 
     def deco(fn: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
         HANDLERS[kind] = fn
+        if on_dead is not None:
+            ON_DEAD[kind] = on_dead
         return fn
 
     return deco

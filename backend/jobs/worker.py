@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from backend import clock
 from backend.config import Settings
 from backend.jobs import queue
-from backend.jobs.registry import HANDLERS, PERIODIC, PermanentJobError, RetryLater, load_handlers
+from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
 from backend.jobs.retry import RetryStrategy
 from backend.store.db import database, init_database
 from backend.store.models import Job
@@ -178,13 +178,13 @@ class Worker:
                 handler(job, ctx)  # type: ignore[misc]
         except RetryLater as exc:
             if exc.count_attempt and job.attempts >= job.max_attempts:
-                queue.bury(job, f"gave up after {job.attempts} attempts: {exc}")
+                self._bury(job, f"gave up after {job.attempts} attempts: {exc}")
                 return
             delay = exc.delay_s if exc.delay_s is not None else self.strategy.delay_for(job.attempts)
             queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
             return
         except PermanentJobError as exc:
-            queue.bury(job, str(exc))
+            self._bury(job, str(exc))
             log.warning("job %s (%s) failed permanently: %s", job.id, job.kind, exc)
             return
         except Exception as exc:
@@ -198,12 +198,21 @@ class Worker:
             if decision.retry and job.attempts < job.max_attempts:
                 queue.retry(job, decision.delay_s, err)
             else:
-                queue.bury(job, f"gave up after {job.attempts} attempts: {err}")
+                self._bury(job, f"gave up after {job.attempts} attempts: {err}")
             return
         if periodic is not None:
             self._reschedule_periodic(job, periodic.every_s, None)
         else:
             queue.complete(job)
+
+    def _bury(self, job: Job, error: str) -> None:
+        if queue.bury(job, error):
+            hook = ON_DEAD.get(job.kind)
+            if hook is not None:
+                try:
+                    hook(job, error)
+                except Exception:
+                    log.exception("on_dead hook of %s failed for job %s", job.kind, job.id)
 
     def _reschedule_periodic(self, job: Job, every_s: float, error: str | None) -> None:
         queue.retry(job, every_s, error, count_attempt=False)
