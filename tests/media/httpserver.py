@@ -31,6 +31,7 @@ class LocalServer:
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
         self.hits: list[str] = []
+        self.hosts: list[str | None] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,6 +42,7 @@ class LocalServer:
 
             def do_GET(self) -> None:  # noqa: N802
                 server.hits.append(self.path)
+                server.hosts.append(self.headers.get("Host"))
                 route = server.routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     route = Route(status=404, body=b"not found", content_type="text/plain")

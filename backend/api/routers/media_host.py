@@ -51,8 +51,8 @@ def parse_range(header: str, size: int) -> tuple[int, int] | None:
         return max(0, size - suffix), size - 1
     start = int(first)
     end = int(last) if last else size - 1
-    if end < start:
-        return None
+    if last and end < start:
+        return None  # syntactically invalid: ignored
     if start >= size:
         raise ValueError("range starts past the end")
     return start, min(end, size - 1)
