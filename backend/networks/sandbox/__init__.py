@@ -72,7 +72,10 @@ def make_adapter(platform: str, settings: Settings | None = None, transport: htt
 
 def build_adapter(platform: str, client: httpx.Client, settings: Settings, *, live: bool = False,
                   media_loader: MediaLoader | None = None) -> Any:
+    from backend.networks.media_loader import default_loader
+
     sb = SANDBOX_BASES[platform]
+    media_loader = media_loader or default_loader(settings)
     if platform == "tiktok":
         from backend.networks.tiktok import TikTokAdapter
 

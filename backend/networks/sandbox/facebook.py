@@ -114,5 +114,6 @@ class FacebookEmulator(GraphEmulator):
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post" or item.state == "deleted":
             return None
-        return {"external_id": item.id, "url": item.url, "status": "published", "kind": item.mode,
+        ext = item.post_id if item.mode == "video" else item.id  # a video is known by its video id
+        return {"external_id": ext, "url": item.url, "status": "published", "kind": item.mode,
                 "text": item.text, "title": None, "media": list(item.media or [])}

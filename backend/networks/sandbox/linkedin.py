@@ -1,0 +1,197 @@
+"""LinkedIn versioned REST emulator (NETWORKS.md section 4): version headers enforced, images/documents/
+videos initializeUpload -> PUT -> PROCESSING -> AVAILABLE with time, /posts answering 201 with x-restli-id,
+the author finder, flat error bodies, a daily member post limit (429)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+import httpx
+
+from backend.networks.sandbox.core import (
+    Emulator,
+    Gate,
+    Request,
+    account_for_token,
+    b64url,
+    digits,
+    gate,
+    new_item,
+)
+from backend.store.db import tx
+from backend.store.models.sandbox import SandboxAccount, SandboxItem
+
+PLATFORM = "linkedin"
+UPLOAD_HOST = "https://www.linkedin.sandbox.invalid/dms-uploads"
+DAILY_POSTS = 150
+COMMENTARY_MAX = 3000
+MAGIC = {"image": (b"\xff\xd8\xff", b"\x89PNG", b"GIF8"), "document": (b"%PDF",), "video": ()}
+
+
+def li_error(status: int, message: str, service_code: int | None = None, code: str | None = None) -> httpx.Response:
+    body: dict[str, Any] = {"message": message, "status": status}
+    if service_code is not None:
+        body["serviceErrorCode"] = service_code
+    if code:
+        body["code"] = code
+    return httpx.Response(status, json=body)
+
+
+class LinkedInEmulator(Emulator):
+    platform = PLATFORM
+
+    def __init__(self, settings):  # type: ignore[no-untyped-def]
+        super().__init__(settings)
+        self.route("POST", r"/rest/(?P<kind>images|documents|videos)", self.asset_action)
+        self.route("PUT", r"/dms-uploads/(?P<upload>[\w.-]+)", self.upload)
+        self.route("GET", r"/rest/(?P<kind>images|documents|videos)/(?P<urn>[^/]+)", self.get_asset)
+        self.route("POST", r"/rest/posts", self.create_post)
+        self.route("GET", r"/rest/posts", self.find_posts)
+
+    def _auth(self, request: Request, *, versioned: bool = True) -> SandboxAccount | httpx.Response:
+        acc = account_for_token(request.bearer())
+        if acc is None or acc.platform != PLATFORM:
+            return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")
+        if versioned:
+            version = request.headers.get("linkedin-version")
+            if not version:
+                return li_error(400, "A version must be present. Please specify a version by adding the "
+                                "LinkedIn-Version header.", None, "VERSION_MISSING")
+            if not (len(version) == 6 and version.isdigit()):
+                return li_error(426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION")
+        return acc
+
+    def asset_action(self, request: Request, kind: str) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        action = request.query.get("action")
+        body = request.json if isinstance(request.json, dict) else {}
+        if action == "finalizeUpload" and kind == "videos":
+            req = body.get("finalizeUploadRequest") or {}
+            item = SandboxItem.get_or_none(SandboxItem.id == str(req.get("video")))
+            if item is None or item.account_id != acc.id:
+                return li_error(404, "Video not found", 100)
+            with tx():
+                SandboxItem.update(state="uploaded", started_at=self.now()).where(SandboxItem.id == item.id).execute()
+            return httpx.Response(200, json={})
+        if action != "initializeUpload":
+            return li_error(400, f"Unsupported action {action}", 100)
+        req = body.get("initializeUploadRequest") or {}
+        if req.get("owner") != acc.external_id:
+            return li_error(403, "Not enough permissions to act as this owner", 100, "ACCESS_DENIED")
+        single = kind[:-1]
+        prefix = {"image": "C4E10AQ", "document": "D4D10AQ", "video": "C5605AQ"}[single]
+        urn = f"urn:li:{single}:{prefix}{b64url(12)}"
+        upload_id = b64url(24)
+        expires = int(self.now().timestamp() * 1000) + 3_600_000
+        outcome = "failed" if acc.behaviour == "fail-permanent" and single == "video" else "ok"
+        new_item(PLATFORM, acc, single, urn, processing_s=self.processing_s(acc, 0.3 if single == "image" else 1.0),
+                 mode=single, data={"upload_id": upload_id, "size": req.get("fileSizeBytes")}, state="waiting",
+                 outcome=outcome, post_id=upload_id)
+        upload_url = f"{UPLOAD_HOST}/{upload_id}"
+        if kind == "videos":
+            size = int(req.get("fileSizeBytes") or 0)
+            return httpx.Response(200, json={"value": {
+                "video": urn, "uploadToken": "", "uploadUrlsExpireAt": expires,
+                "uploadInstructions": [{"uploadUrl": upload_url, "firstByte": 0, "lastByte": max(0, size - 1)}]}})
+        return httpx.Response(200, json={"value": {"uploadUrlExpiresAt": expires, "uploadUrl": upload_url,
+                                                   single: urn}})
+
+    def upload(self, request: Request, upload: str) -> httpx.Response:
+        acc = self._auth(request, versioned=False)
+        if isinstance(acc, httpx.Response):
+            return acc
+        item = SandboxItem.get_or_none((SandboxItem.platform == PLATFORM) & (SandboxItem.post_id == upload))
+        if item is None or item.account_id != acc.id:
+            return li_error(404, "Upload not found")
+        magic = MAGIC[item.kind]
+        if not request.content or (magic and not request.content.startswith(magic)):
+            return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
+        state = "uploading" if item.kind == "video" else "uploaded"
+        with tx():
+            SandboxItem.update(state=state, started_at=self.now(),
+                               data={**(item.data or {}), "bytes": len(request.content)}).where(
+                SandboxItem.id == item.id).execute()
+        headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
+        return httpx.Response(201 if item.kind != "video" else 200, headers=headers)
+
+    def asset_status(self, item: SandboxItem) -> str:
+        if item.state in ("waiting", "uploading"):
+            return "WAITING_UPLOAD"
+        if not self.ready(item):
+            return "PROCESSING"
+        return "AVAILABLE" if item.outcome == "ok" else "PROCESSING_FAILED"
+
+    def get_asset(self, request: Request, kind: str, urn: str) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        urn = unquote(urn)
+        item = SandboxItem.get_or_none((SandboxItem.id == urn) & (SandboxItem.platform == PLATFORM))
+        if item is None or item.account_id != acc.id:
+            return li_error(404, f"Not found: {urn}")
+        return httpx.Response(200, json={"id": urn, "owner": acc.external_id, "status": self.asset_status(item)})
+
+    def create_post(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.headers.get("x-restli-protocol-version") != "2.0.0":
+            return li_error(400, "X-Restli-Protocol-Version 2.0.0 is required")
+        body = request.json if isinstance(request.json, dict) else None
+        if body is None:
+            return li_error(400, "The request body is not valid JSON")
+        if body.get("author") != acc.external_id:
+            return li_error(403, "Not enough permissions to access: partnerApiPostsExternal.CREATE", 100,
+                            "ACCESS_DENIED")
+        commentary = str(body.get("commentary") or "")
+        if len(commentary) > COMMENTARY_MAX * 2:
+            return li_error(422, "commentary is too long", 100)
+        if body.get("lifecycleState") != "PUBLISHED" or body.get("visibility") not in ("PUBLIC", "CONNECTIONS",
+                                                                                       "LOGGED_IN"):
+            return li_error(422, "lifecycleState must be PUBLISHED and visibility PUBLIC, CONNECTIONS or LOGGED_IN")
+        media = (body.get("content") or {}).get("media") or {}
+        asset = None
+        if media:
+            asset = SandboxItem.get_or_none((SandboxItem.id == str(media.get("id"))) & (SandboxItem.platform == PLATFORM))
+            if asset is None or asset.account_id != acc.id:
+                return li_error(400, f"Unknown media {media.get('id')}", 100)
+            if self.asset_status(asset) != "AVAILABLE":
+                return li_error(400, f"Media {asset.id} is not AVAILABLE", 100)
+        if acc.behaviour == "fail-permanent":
+            return li_error(403, "Not enough permissions to access: partnerApiPostsExternal.CREATE.20250601", 100,
+                            "ACCESS_DENIED")
+        g = gate(acc)
+        if g == Gate.RETRIABLE:
+            return li_error(500, "Internal Server Error")
+        if g == Gate.RATE or (self.settings.sandbox_limits and self.count_since(acc, ("post",), 86400) >= DAILY_POSTS):
+            return li_error(429, "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this "
+                            "resource is reached.")
+        urn = f"urn:li:share:{digits(19, '7')}"
+        new_item(PLATFORM, acc, "post", urn, mode=asset.kind if asset else "text", text=commentary,
+                 title=str(media.get("title") or ""), media=[asset.id] if asset else [],
+                 data={"visibility": body["visibility"]}, url=f"https://www.linkedin.com/feed/update/{urn}/")
+        return httpx.Response(201, headers={"x-restli-id": urn, "x-linkedin-id": urn})
+
+    def find_posts(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("q") != "author" or request.query.get("author") != acc.external_id:
+            return li_error(403, "Not enough permissions to read these posts", 100, "ACCESS_DENIED")
+        count = min(100, int(request.query.get("count") or 10))
+        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+                                           & (SandboxItem.kind == "post"))
+                .order_by(SandboxItem.created_at.desc()).limit(count))
+        return httpx.Response(200, json={"elements": [
+            {"id": it.id, "author": acc.external_id, "commentary": it.text, "lifecycleState": "PUBLISHED",
+             "visibility": (it.data or {}).get("visibility", "PUBLIC"),
+             "createdAt": int(it.created_at.timestamp() * 1000)} for it in rows], "paging": {"count": count}})
+
+    def describe(self, item: SandboxItem) -> dict[str, Any] | None:
+        if item.kind != "post":
+            return None
+        return {"external_id": item.id, "url": item.url, "status": "published", "kind": item.mode,
+                "text": item.text, "title": item.title or None, "media": list(item.media or [])}

@@ -1,0 +1,152 @@
+"""YouTube Data API v3 emulator (NETWORKS.md section 5): resumable sessions (Location, 308 + Range),
+metadata rules (title 100, no < >, description 5000 bytes, tags 500), processing uploaded -> processed
+with time, failed for fail-permanent; quotaExceeded / backendError for the behaviours; 100 uploads a day."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from backend.networks.options import youtube_tags_length
+from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, b64url, gate, new_item
+from backend.store.db import tx
+from backend.store.models.sandbox import SandboxAccount, SandboxItem
+
+PLATFORM = "youtube"
+UPLOAD_SESSION = "https://www.googleapis.sandbox.invalid/upload/youtube/v3/videos"
+DAILY_UPLOADS = 100
+
+
+def yt_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> httpx.Response:
+    return httpx.Response(status, json={"error": {"code": status, "message": message, "errors": [
+        {"domain": domain, "reason": reason, "message": message}]}})
+
+
+class YouTubeEmulator(Emulator):
+    platform = PLATFORM
+
+    def __init__(self, settings):  # type: ignore[no-untyped-def]
+        super().__init__(settings)
+        self.route("POST", r"/upload/youtube/v3/videos", self.start_session)
+        self.route("PUT", r"/upload/youtube/v3/videos", self.put_bytes)
+        self.route("GET", r"/youtube/v3/videos", self.list_videos)
+        self.route("GET", r"/youtube/v3/search", self.search)
+
+    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
+        acc = account_for_token(request.bearer())
+        if acc is None or acc.platform != PLATFORM:
+            return yt_error(401, "authError", "Request had invalid authentication credentials.", "global")
+        return acc
+
+    def start_session(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("uploadType") != "resumable":
+            return yt_error(400, "invalidParameter", "uploadType must be resumable in this sandbox", "global")
+        body = request.json if isinstance(request.json, dict) else {}
+        snippet, status = body.get("snippet") or {}, body.get("status") or {}
+        title, description = str(snippet.get("title") or ""), str(snippet.get("description") or "")
+        if not title.strip() or len(title) > 100 or "<" in title or ">" in title:
+            return yt_error(400, "invalidTitle", "The request metadata specifies an invalid video title.")
+        if len(description.encode()) > 5000 or "<" in description or ">" in description:
+            return yt_error(400, "invalidDescription", "The request metadata specifies an invalid video description.")
+        if youtube_tags_length(list(snippet.get("tags") or [])) > 500:
+            return yt_error(400, "invalidTags", "The request metadata specifies invalid video keywords.")
+        if status.get("privacyStatus", "public") not in ("public", "private", "unlisted"):
+            return yt_error(400, "invalidVideoMetadata", "The request metadata is invalid.")
+        size = request.headers.get("x-upload-content-length")
+        if not (size and size.isdigit()) or not request.headers.get("x-upload-content-type", "").startswith("video/"):
+            return yt_error(400, "invalidParameter", "X-Upload-Content-Length and X-Upload-Content-Type video/* "
+                            "are required", "global")
+        g = gate(acc)
+        if g == Gate.RETRIABLE:
+            return yt_error(503, "backendError", "Backend Error", "global")
+        if g == Gate.RATE:
+            return yt_error(403, "quotaExceeded", "The request cannot be completed because you have exceeded your "
+                            "quota.")
+        if self.settings.sandbox_limits and self.count_since(acc, ("video",), 86400) >= DAILY_UPLOADS:
+            return yt_error(400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload.")
+        upload_id = b64url(40)
+        new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
+                                                                      "received": 0})
+        return httpx.Response(200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"})
+
+    def put_bytes(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        session = SandboxItem.get_or_none(SandboxItem.id == "upload:" + str(request.query.get("upload_id")))
+        if session is None or session.account_id != acc.id:
+            return yt_error(404, "notFound", "Upload session not found or expired.", "global")
+        data = dict(session.data or {})
+        size, received = int(data["size"]), int(data["received"])
+        if session.state == "done":
+            return httpx.Response(200, json=self.resource(SandboxItem.get_by_id(session.post_id)))
+        crange = request.headers.get("content-range", "")
+        if crange.startswith("bytes */"):
+            return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
+        received += len(request.content)
+        if received < size:
+            with tx():
+                SandboxItem.update(data={**data, "received": received}).where(SandboxItem.id == session.id).execute()
+            return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"})
+        res = data["resource"]
+        video_id = b64url(11)
+        with tx():
+            SandboxItem.update(data={**data, "received": size}, state="done", post_id=video_id).where(
+                SandboxItem.id == session.id).execute()
+            item = new_item(PLATFORM, acc, "video", video_id, processing_s=self.processing_s(acc),
+                            text=res["snippet"].get("description", ""), title=res["snippet"]["title"],
+                            data={"resource": res, "bytes": size},
+                            outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
+                            url=f"https://youtu.be/{video_id}")
+        return httpx.Response(200, json=self.resource(item))
+
+    def upload_status(self, item: SandboxItem) -> str:
+        if not self.ready(item):
+            return "uploaded"
+        return "processed" if item.outcome == "ok" else "failed"
+
+    def resource(self, item: SandboxItem) -> dict[str, Any]:
+        res = (item.data or {}).get("resource") or {}
+        upload = self.upload_status(item)
+        status = {**(res.get("status") or {}), "uploadStatus": upload}
+        if upload == "failed":
+            status["failureReason"] = item.outcome
+        processing = {"uploaded": "processing", "processed": "succeeded", "failed": "failed"}[upload]
+        return {"kind": "youtube#video", "id": item.id,
+                "snippet": {**(res.get("snippet") or {}), "publishedAt": item.created_at.isoformat().replace(
+                    "+00:00", "Z"), "channelId": ""}, "status": status,
+                "processingDetails": {"processingStatus": processing}}
+
+    def list_videos(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        ids = [i for i in str(request.query.get("id") or "").split(",") if i]
+        rows = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+                                          & (SandboxItem.id.in_(ids)) & (SandboxItem.account_id == acc.id))
+        return httpx.Response(200, json={"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
+
+    def search(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("forMine") != "true":
+            return yt_error(400, "invalidSearchFilter", "Only forMine searches are emulated", "youtube.search")
+        limit = min(50, int(request.query.get("maxResults") or 5))
+        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+                                           & (SandboxItem.account_id == acc.id))
+                .order_by(SandboxItem.created_at.desc()).limit(limit))
+        return httpx.Response(200, json={"kind": "youtube#searchListResponse", "items": [
+            {"kind": "youtube#searchResult", "id": {"kind": "youtube#video", "videoId": r.id},
+             "snippet": {"title": r.title, "description": r.text[:160],
+                         "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]})
+
+    def describe(self, item: SandboxItem) -> dict[str, Any] | None:
+        if item.kind != "video" or self.upload_status(item) != "processed":
+            return None
+        return {"external_id": item.id, "url": item.url, "status": "published", "kind": "video",
+                "text": item.text, "title": item.title, "media": []}

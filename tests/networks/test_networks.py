@@ -1,0 +1,247 @@
+"""Facebook, Instagram, LinkedIn, YouTube adapters against the sandbox; the LinkedIn PDF."""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import timedelta
+
+import httpx
+import pytest
+import time_machine
+from PIL import Image
+from pypdf import PdfReader
+
+from backend import clock
+from backend.networks.base import MediaRef
+from backend.networks.linkedin import LinkedInAdapter
+from backend.networks.linkedin_pdf import build_carousel_pdf
+from backend.networks.sandbox import list_published, make_adapter
+from tests.networks.conftest import IMG, VID, publication
+
+
+def jpeg(w: int, h: int, color: str = "red") -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (w, h), color).save(out, "JPEG")
+    return out.getvalue()
+
+
+def loader(media: MediaRef) -> bytes:
+    return b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 5000 if media.kind == "video" else jpeg(800, 600)
+
+
+def adapter(platform: str, settings):  # type: ignore[no-untyped-def]
+    return make_adapter(platform, settings, media_loader=loader) if platform in ("linkedin", "youtube") \
+        else make_adapter(platform, settings)
+
+
+CASES = [("facebook", "hello fb", []), ("facebook", "photo", [IMG[0]]), ("facebook", "video", [VID]),
+         ("instagram", "one", [IMG[0]]), ("instagram", "carousel", IMG[:3]), ("instagram", "reel", [VID]),
+         ("linkedin", "text only", []), ("linkedin", "image", [IMG[0]]), ("linkedin", "Deck\nslides", IMG[:4]),
+         ("linkedin", "clip", [VID]), ("youtube", "My short\nabout things", [VID])]
+
+
+@pytest.mark.parametrize("platform,text,media", CASES)
+def test_happy_path(settings, account, platform, text, media) -> None:  # type: ignore[no-untyped-def]
+    ident = account(platform)
+    ad = adapter(platform, settings)
+    pub = publication(ident, platform, text, media)
+    out = ad.publish(pub)
+    if out.state == "pending":
+        out = ad.check_status(pub, out.tracking_ref)
+    assert out.state == "published", out
+    assert out.external_post_id and out.post_url and out.post_url.startswith("https://")
+    rows = list_published(platform=platform, settings=settings)
+    assert len(rows) == 1 and rows[0]["external_id"] == out.external_post_id
+    prefix = {"facebook": "https://www.facebook.com/", "instagram": "https://www.instagram.com/",
+              "linkedin": "https://www.linkedin.com/feed/update/urn:li:share:", "youtube": "https://youtu.be/"}
+    assert out.post_url.startswith(prefix[platform])
+
+
+@pytest.mark.parametrize("platform,media", [("instagram", [VID]), ("linkedin", [IMG[0]]), ("youtube", [VID])])
+def test_pending_then_published_with_time(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
+    settings.sandbox_delay_s = 5.0
+    ident = account(platform)
+    ad = adapter(platform, settings)
+    pub = publication(ident, platform, "wait for it", media)
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        out = ad.publish(pub)
+        assert out.state == "pending" and out.tracking_ref
+        assert ad.check_status(pub, out.tracking_ref).state == "pending"
+        assert list_published(platform=platform, settings=settings) == []
+        t.move_to(start + timedelta(seconds=6))
+        done = ad.check_status(pub, out.tracking_ref)
+        assert done.state == "published" and done.post_url
+
+
+EXPECT = {
+    ("facebook", "fail-permanent"): ("permanent", "190/460"),
+    ("facebook", "fail-retriable"): ("retriable", "2"),
+    ("facebook", "rate-limited"): ("retriable", "32"),
+    ("instagram", "fail-permanent"): ("permanent", "ERROR/2207009"),
+    ("instagram", "fail-retriable"): ("retriable", "-1/2207001"),
+    ("instagram", "rate-limited"): ("retriable", "4"),
+    ("linkedin", "fail-permanent"): ("permanent", "ACCESS_DENIED"),
+    ("linkedin", "fail-retriable"): ("retriable", "500"),
+    ("linkedin", "rate-limited"): ("retriable", "429"),
+    ("youtube", "fail-permanent"): ("permanent", "codec"),
+    ("youtube", "fail-retriable"): ("retriable", "backendError"),
+    ("youtube", "rate-limited"): ("retriable", "quotaExceeded"),
+}
+
+
+@pytest.mark.parametrize("platform,behaviour", list(EXPECT))
+def test_behaviours_classified(settings, account, platform, behaviour) -> None:  # type: ignore[no-untyped-def]
+    ident = account(platform, behaviour)
+    ad = adapter(platform, settings)
+    media = [VID] if platform == "youtube" else [IMG[0]]
+    pub = publication(ident, platform, "x", media)
+    out = ad.publish(pub)
+    if out.state == "pending":
+        out = ad.check_status(pub, out.tracking_ref)
+    assert out.state == "failed"
+    assert (out.fail_type, out.network_code) == EXPECT[(platform, behaviour)]
+    assert out.fail_reason
+    if behaviour == "rate-limited":
+        assert out.retry_after_s and out.retry_after_s > 0
+        if platform in ("facebook", "instagram"):
+            assert out.retry_after_s == 300  # estimated_time_to_regain_access: 5 minutes
+    assert list_published(platform=platform, settings=settings) == []
+
+
+@pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "youtube"])
+def test_flaky_every_other_call(settings, account, platform) -> None:  # type: ignore[no-untyped-def]
+    ident = account(platform, "flaky")
+    ad = adapter(platform, settings)
+    media = [VID] if platform == "youtube" else [IMG[0]]
+    states = []
+    for i in range(4):
+        pub = publication(ident, platform, f"p{i}", media)
+        out = ad.publish(pub)
+        if out.state == "pending":
+            out = ad.check_status(pub, out.tracking_ref)
+        states.append((out.state, out.fail_type))
+    assert states == [("failed", "retriable"), ("published", None)] * 2
+
+
+@pytest.mark.parametrize("platform,media", [("facebook", [IMG[0]]), ("instagram", IMG[:2]),
+                                            ("linkedin", []), ("youtube", [VID])])
+def test_find_existing_after_crash(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
+    ident = account(platform)
+    ad = adapter(platform, settings)
+    pub = publication(ident, platform, "exactly once (really) #1", media, attempted_at=clock.now())
+    assert ad.find_existing(pub) is None
+    out = ad.publish(pub)  # the network published; our side crashed before recording it
+    if out.state == "pending":
+        out = ad.check_status(pub, out.tracking_ref)
+    found = ad.find_existing(pub)
+    assert found is not None and found.state == "published"
+    assert found.external_post_id == out.external_post_id
+    assert len(list_published(platform=platform, settings=settings)) == 1
+    assert ad.find_existing(publication(ident, platform, "something else", media, attempted_at=clock.now())) is None
+
+
+def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: ignore[no-untyped-def]
+    settings.sandbox_instagram_daily_posts = 2
+    ident = account("instagram")
+    ad = adapter("instagram", settings)
+    assert [ad.publish(publication(ident, "instagram", f"p{i}", [IMG[0]])).state for i in range(2)] == ["published"] * 2
+    out = ad.publish(publication(ident, "instagram", "third", [IMG[0]]))
+    assert (out.state, out.fail_type, out.network_code) == ("failed", "retriable", "content_publishing_limit")
+    # the network itself refuses with 9 / 2207042 when asked anyway
+    from backend.networks.graph import GraphClient
+
+    g = GraphClient(httpx.Client(transport=ad.graph.client._transport), "Instagram")
+    cid = g.post(f"{ad.base}/{ident.external_account_id}/media", ident.access_token, {"image_url": IMG[0].url})["id"]
+    with pytest.raises(Exception) as exc:
+        g.post(f"{ad.base}/{ident.external_account_id}/media_publish", ident.access_token, {"creation_id": cid})
+    assert exc.value.code == "9/2207042" and exc.value.fail_type == "retriable"
+
+
+def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("linkedin")
+    seen: list[httpx.Request] = []
+    emu = make_adapter("linkedin", settings).client._transport
+
+    def spy(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return emu.handle_request(req)
+
+    ad = LinkedInAdapter(httpx.Client(transport=httpx.MockTransport(spy)), "https://api.linkedin.sandbox.invalid/rest",
+                         version="202506", media_loader=loader)
+    out = ad.publish(publication(ident, "linkedin", "Hi (team) #launch @here", IMG[:3]))
+    assert out.state == "published"
+    init, put, status, post = seen
+    assert str(init.url).endswith("/rest/documents?action=initializeUpload")
+    assert json.loads(init.content) == {"initializeUploadRequest": {"owner": ident.external_account_id}}
+    for r in (init, status, post):
+        assert r.headers["linkedin-version"] == "202506" and r.headers["x-restli-protocol-version"] == "2.0.0"
+        assert r.headers["authorization"] == f"Bearer {ident.access_token}"
+    assert put.method == "PUT" and put.content.startswith(b"%PDF")
+    assert len(PdfReader(io.BytesIO(put.content)).pages) == 3
+    body = json.loads(post.content)
+    assert body["commentary"] == r"Hi \(team\) \#launch \@here"
+    assert body["content"]["media"]["title"] == "Hi (team) #launch @here"
+    assert body["content"]["media"]["id"].startswith("urn:li:document:")
+    assert body["distribution"] == {"feedDistribution": "MAIN_FEED", "targetEntities": [],
+                                    "thirdPartyDistributionChannels": []}
+    assert body["lifecycleState"] == "PUBLISHED" and body["visibility"] == "PUBLIC"
+
+
+def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("youtube")
+    seen: list[httpx.Request] = []
+    emu = make_adapter("youtube", settings).client._transport
+
+    def spy(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return emu.handle_request(req)
+
+    from backend.networks.youtube import YouTubeAdapter
+
+    ad = YouTubeAdapter(httpx.Client(transport=httpx.MockTransport(spy)),
+                        "https://www.googleapis.sandbox.invalid/youtube/v3",
+                        "https://www.googleapis.sandbox.invalid/upload/youtube/v3", media_loader=loader)
+    gen = MediaRef("https://media.test/g.mp4", "video", "video/mp4", generated=True)
+    pub = publication(ident, "youtube", "Title line\nbody", [gen],
+                      {"youtube": {"privacyStatus": "unlisted", "tags": ["a b", "c"], "madeForKids": True}})
+    assert ad.publish(pub).state == "published"
+    session, put, poll = seen
+    assert session.url.params["uploadType"] == "resumable" and session.url.params["part"] == "snippet,status"
+    assert session.headers["x-upload-content-type"] == "video/mp4"
+    assert int(session.headers["x-upload-content-length"]) == len(put.content)
+    assert json.loads(session.content) == {
+        "snippet": {"title": "Title line", "description": "Title line\nbody", "categoryId": "22", "tags": ["a b", "c"]},
+        "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": True, "containsSyntheticMedia": True}}
+    assert poll.url.params["part"] == "status,processingDetails"
+
+
+def test_linkedin_pdf_square_pages() -> None:
+    pdf = build_carousel_pdf([jpeg(1600, 900), jpeg(600, 1200, "blue"), jpeg(500, 500, "green")])
+    reader = PdfReader(io.BytesIO(pdf))
+    assert len(reader.pages) == 3
+    for page in reader.pages:
+        box = page.mediabox
+        assert float(box.width) == float(box.height) == 1080
+    with pytest.raises(ValueError):
+        build_carousel_pdf([])
+
+
+def test_linkedin_pdf_letterboxes_on_white() -> None:
+    pdf = build_carousel_pdf([jpeg(1000, 500, "black")], side=200)
+    images = PdfReader(io.BytesIO(pdf)).pages[0].images
+    im = images[0].image.convert("RGB")
+    assert im.size == (200, 200)
+    assert im.getpixel((100, 5))[0] > 240  # band above: white
+    assert im.getpixel((100, 100))[0] < 20  # the picture: black
+
+
+def test_state_survives_a_new_emulator(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("tiktok")
+    pub = publication(ident, "tiktok", "x", [VID])
+    ref = make_adapter("tiktok", settings).publish(pub).tracking_ref
+    from backend.networks.sandbox import build_adapter, sandbox_transport
+
+    fresh = build_adapter("tiktok", httpx.Client(transport=sandbox_transport("tiktok", settings)), settings)
+    assert fresh.check_status(pub, ref).state == "published"
