@@ -7,6 +7,7 @@ ROUTERS: list[str] = [
     "backend.api.routers.media",
     "backend.api.routers.accounts",
     "backend.api.routers.posts",
+    "backend.api.routers.sandbox",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.
