@@ -120,6 +120,8 @@ def _cell(value: Any, limit: int = 60) -> str:
     if isinstance(value, list | tuple):
         value = ", ".join(str(v) for v in value)
     text = str(value).replace("\n", " ⏎ ")
+    if text.startswith(("http://", "https://")):
+        return text  # links are copied from tables: never cut
     if len(click.unstyle(text)) > limit:
         text = click.unstyle(text)[: limit - 1] + "…"
     return text

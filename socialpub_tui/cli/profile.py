@@ -32,7 +32,7 @@ def profile_list(out: Output) -> None:
     """
     import os
 
-    from socialpub_tui.client.config import profile_from, config_path, load_config, resolve_profile
+    from socialpub_tui.client.config import config_path, load_config, profile_from, resolve_profile
 
     data = load_config()
     profiles = [profile_from(n, raw, os.environ, "config").describe() for n, raw in (data.get("profiles") or {}).items()]
