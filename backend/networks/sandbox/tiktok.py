@@ -83,9 +83,12 @@ class TikTokEmulator(Emulator):
                        f"privacy_level {level} is not among the creator's privacy_level_options.")
         return None
 
-    @staticmethod
-    def _url_ok(url: Any) -> bool:
-        return isinstance(url, str) and url.startswith("https://") and len(url) < 2048
+    def _url_ok(self, url: Any) -> bool:
+        """https, as at the real network; our own media host counts as the app's verified URL prefix even
+        on plain http (the embedded default serves media on http://127.0.0.1)."""
+        if not isinstance(url, str) or len(url) >= 2048:
+            return False
+        return url.startswith("https://") or url.startswith(self.settings.public_media_url)
 
     def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
                 data: dict[str, Any], photo: bool) -> httpx.Response:

