@@ -97,8 +97,9 @@ def _raw_target(raw: Any) -> tuple[str, str | None]:
 def resolve_targets(workspace_id: str, raw_targets: Sequence[Any]) -> list[Target]:
     """Network names pick the default account (oldest connected active one); {platform, channelId} the
     exact account. Problems: invalid_target, channel_not_connected, duplicate_target."""
-    accounts = list(Account.select().where(Account.workspace == workspace_id)
+    sql = _compiled("accounts", lambda: Account.select().where(Account.workspace == "")
                     .order_by(Account.connected_at, Account.id))
+    accounts = _rows(Account, sql, (workspace_id,))
     by_id = {a.id: a for a in accounts}
     default: dict[str, Account] = {}
     for a in accounts:
@@ -328,8 +329,11 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple
         if found is not None:
             return found, False
     now = clock.now()
-    ws = Workspace.get_by_id(workspace_id)
-    needs_free = _free_publication_check(ws, now)
+    found = _rows(Workspace, _compiled("workspace", lambda: Workspace.select().where(Workspace.id == "")),
+                  (workspace_id,))
+    if not found:
+        raise ApiError(404, "workspace_not_found", "workspace not found")
+    needs_free = _free_publication_check(found[0], now)
 
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
@@ -381,7 +385,10 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple
         queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
                       dedupe_key=job_key(post_id))
         hold_media(workspace_id, post_id, urls)
-    return Post.get_by_id(post_id), True
+    return Post(id=post_id, workspace=workspace_id, status=status, content=content, media_urls=urls,
+                media=[m.to_dict() for m in media], options=_options_dict(options, media, platforms),
+                scheduled_at=scheduled_at, idempotency_key=key, free_publication=needs_free, version=1,
+                created_at=now, updated_at=now), True
 
 
 # ---------------------------------------------------------------------------------------------- read
@@ -401,6 +408,39 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
     for t in PostTarget.select().where(PostTarget.post.in_(list(post_ids))).order_by(PostTarget.position):
         out[t.post_id].append(t)
     return out
+
+
+# GET /v1/posts/:id is the hottest route: its two statements are compiled once per database (peewee builds
+# SQL on every call, which costs more than running it) and rows are decoded by the models' own fields, so
+# the result is the same Post / PostTarget data.
+_COMPILED: dict[tuple[str, str], str] = {}
+
+
+def _compiled(name: str, build: Any) -> str:
+    key = (type(database.obj).__name__, name)
+    sql = _COMPILED.get(key)
+    if sql is None:
+        sql = _COMPILED[key] = build().sql()[0]
+    return sql
+
+
+def _rows(model: Any, sql: str, params: Sequence[Any]) -> list[Any]:
+    cursor = database.execute_sql(sql, list(params))
+    fields = [model._meta.columns[d[0]] for d in cursor.description]
+    out = []
+    for row in cursor.fetchall():
+        data = {f.name: (f.python_value(v) if v is not None else None) for f, v in zip(fields, row, strict=True)}
+        out.append(model(__no_default__=True, **data))
+    return out
+
+
+def get_with_targets(workspace_id: str, post_id: str) -> tuple[Post, list[PostTarget]]:
+    sql = _compiled("post", lambda: Post.select().where((Post.id == "") & (Post.workspace == "")))
+    found = _rows(Post, sql, (post_id, workspace_id))
+    if not found:
+        raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
+    tsql = _compiled("targets", lambda: PostTarget.select().where(PostTarget.post == "").order_by(PostTarget.position))
+    return found[0], _rows(PostTarget, tsql, (post_id,))
 
 
 def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[str, Any]:

@@ -26,10 +26,8 @@ def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publ
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
     free publications."""
     post, created = svc.create(settings, ctx.workspace_id, body.model_dump(exclude_unset=True))
-    data = svc.to_public(post)
-    if not created:
-        return JSONResponse(data, status_code=200)
-    return data
+    data = svc.to_public(*svc.get_with_targets(ctx.workspace_id, post.id))
+    return JSONResponse(data, status_code=202 if created else 200)
 
 
 @router.get("/posts", response_model=PostList, responses=responses())
@@ -56,8 +54,8 @@ def list_posts(
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, responses=responses(404))
-def get_post(post_id: str, ctx: AuthContext = Publisher) -> dict[str, Any]:
-    return svc.to_public(svc.get(ctx.workspace_id, post_id))
+def get_post(post_id: str, ctx: AuthContext = Publisher) -> Any:
+    return JSONResponse(svc.to_public(*svc.get_with_targets(ctx.workspace_id, post_id)))
 
 
 @router.patch("/posts/{post_id}", response_model=PostOut, responses=responses(404, 409))
