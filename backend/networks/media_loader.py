@@ -1,16 +1,15 @@
 """Bytes of a post's media, for the networks that take uploads instead of URLs (LinkedIn, YouTube).
-Media on our own media host are read from storage; anything else is fetched (no redirects)."""
+Media on our own media host are read from storage; anything else goes through the SSRF-guarded fetcher."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import httpx
-
 from backend.config import Settings
 from backend.networks.base import MediaRef, NetworkError
 
 MediaLoader = Callable[[MediaRef], bytes]
+MAX_UPLOAD_BYTES = 128 * 1024 * 1024  # the largest media we ingest by URL (spec 8)
 
 
 def default_loader(settings: Settings) -> MediaLoader:
@@ -26,15 +25,14 @@ def default_loader(settings: Settings) -> MediaLoader:
                 raise NetworkError("permanent", f"the media {media.url} is no longer on the media host (expired or "
                                    "deleted): upload it again", code="media_missing")
             return b"".join(storage.open_range(key, 0, size - 1))
-        try:
-            resp = httpx.get(media.url, timeout=settings.fetch_total_timeout_s, follow_redirects=False)
-        except httpx.HTTPError as exc:
-            raise NetworkError("retriable", f"could not download the media {media.url} ({type(exc).__name__})",
+        from backend.errors import ApiError
+        from backend.media import fetch
+
+        try:  # anything not on our host goes through the SSRF-guarded fetcher (no redirects, global IPs only)
+            return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
+        except ApiError as exc:
+            fail_type = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
+            raise NetworkError(fail_type, f"could not download the media {media.url}: {exc.message}",
                                code="media_fetch_failed") from exc
-        if resp.status_code != 200:
-            raise NetworkError("retriable" if resp.status_code >= 500 else "permanent",
-                               f"could not download the media {media.url} (HTTP {resp.status_code})",
-                               code="media_fetch_failed")
-        return resp.content
 
     return load
