@@ -4,7 +4,7 @@ Steps, in order:
 1. open with the one decoder the detected format calls for (explicit allowlist, never a guess);
 2. refuse a decompression bomb from the header's dimensions, before any pixel is decoded;
 3. JPEG fast path: ask libjpeg for a reduced-size decode (1/2, 1/4, 1/8) that stays at least as
-   large as the target, so the final Lanczos resize starts from a smaller image (same to the eye);
+   large as the target, so the final (bicubic) resize starts from a smaller image (same to the eye);
 4. flatten transparency onto white, reduce to 1080 px on the longer side (ratio kept, never enlarged),
    apply the EXIF orientation, convert an embedded colour profile to sRGB;
 5. save as JPEG quality 90 without EXIF, GPS or any other metadata.
@@ -177,7 +177,9 @@ def _pipeline(im: Image.Image, fmt: str, max_side: int) -> ProcessedImage:
     im.load()
     frame = _flatten(im)
     if frame.size != (tw, th):
-        frame = frame.resize((tw, th), Image.Resampling.LANCZOS, reducing_gap=3.0)
+        # Bicubic after a reduced-size decode: the source is at most ~2x the target, where bicubic and
+        # Lanczos are indistinguishable to the eye; bicubic costs about two thirds as much.
+        frame = frame.resize((tw, th), Image.Resampling.BICUBIC, reducing_gap=2.0)
     method = _ORIENTATION.get(orientation)
     if method is not None:
         frame = frame.transpose(method)
