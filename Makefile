@@ -33,7 +33,7 @@ test-sqlite: $(STAMP)
 
 test-postgres: $(STAMP)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api
+	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api tests/services tests/jobs
 
 bench: $(STAMP)
 	@mkdir -p bench/results
