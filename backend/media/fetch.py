@@ -415,6 +415,8 @@ def fetch_to_file(url: str, settings: Settings, max_bytes: int = MAX_FETCH_BYTES
             if declared is not None and received < declared:
                 raise FetchError(f"the server closed the connection after {received} of {declared} bytes",
                                  "connect")
+            out.flush()
+            os.fsync(out.fileno())  # the file may be renamed straight into storage
             content_type = _header(response, b"content-type")
         return FetchedFile(url=url, path=path, size=received, head=head, content_type=content_type,
                            detected=detect_or_none(head))
