@@ -149,3 +149,51 @@ def test_jpeg_fast_path_matches_naive_to_the_eye() -> None:
     assert ours.size == naive.size == (1080, 810)
     diff = sum(abs(a - b) for a, b in zip(ours.tobytes(), naive.tobytes(), strict=True)) / len(ours.tobytes())
     assert diff < 3.0
+
+
+def _jpeg_with_header_size(width: int, height: int) -> bytes:
+    data = bytearray(corpus.jpeg(16, 16))
+    i = data.index(b"\xff\xc0")  # SOF0: length(2) precision(1) height(2) width(2)
+    data[i + 5:i + 7] = height.to_bytes(2, "big")
+    data[i + 7:i + 9] = width.to_bytes(2, "big")
+    return bytes(data)
+
+
+def test_jpeg_bomb_header_refused() -> None:
+    with pytest.raises(ApiError) as err:
+        process_image(_jpeg_with_header_size(60000, 60000), "jpeg")
+    assert err.value.code == "media_too_large"
+
+
+@pytest.mark.parametrize("mode", ["CMYK", "L", "LA", "P", "I;16", "1"])
+def test_unusual_modes_become_rgb(mode: str) -> None:
+    im = corpus.canonical(80, 60)
+    if mode == "I;16":
+        src = Image.new("I;16", (80, 60), 40000)
+        fmt, data = "png", corpus.encode(src, "PNG")
+    elif mode == "CMYK":
+        fmt, data = "jpeg", corpus.encode(im.convert("CMYK"), "JPEG")
+    elif mode == "LA":
+        fmt, data = "png", corpus.encode(im.convert("LA"), "PNG")
+    else:
+        fmt, data = "png", corpus.encode(im.convert(mode), "PNG")
+    out = _open(process_image(data, fmt).data)
+    assert out.size == (80, 60) and out.mode == "RGB"
+
+
+def test_transparent_gif_flattened_on_white() -> None:
+    im = Image.new("P", (20, 20), 0)
+    im.putpalette([0, 0, 0, 255, 0, 0] + [0] * 762)
+    im.paste(1, (10, 0, 20, 20))
+    data = corpus.encode(im, "GIF", transparency=0)
+    out = _open(process_image(data, "gif").data)
+    assert _close(out.getpixel((2, 10)), (255, 255, 255), 8) and _close(out.getpixel((17, 10)), (255, 0, 0))
+
+
+def test_embedded_colour_profile_is_converted_not_carried() -> None:
+    from PIL import ImageCms
+
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+    data = corpus.encode(corpus.canonical(), "JPEG", icc_profile=srgb.tobytes())
+    out = Image.open(io.BytesIO(process_image(data, "jpeg").data))
+    assert "icc_profile" not in out.info or not out.info["icc_profile"]
