@@ -94,6 +94,10 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
         post = locked(Post.select().where(Post.id == post_id)).first()
         if post is None or post.status not in ("scheduled", "processing"):
             return []
+        if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
+            # Moved later by an edit after this job was claimed: wait for the new time.
+            raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
+                             count_attempt=False)
         if post.status == "scheduled":
             lateness = (now - post.scheduled_at).total_seconds() if post.scheduled_at else 0.0
             post.lateness_ms = int(max(0.0, lateness) * 1000)

@@ -330,3 +330,23 @@ def test_two_workers_never_double_publish(client, owner, sandbox, fast):
         t.join()
     assert all(Post.get_by_id(i).status == "completed" for i in ids)
     assert len(list_published("facebook")) == 10 and len(list_published("linkedin")) == 10
+
+
+def test_edit_moving_the_time_after_the_claim_waits_for_the_new_time(client, owner, sandbox, fast):
+    """The job was claimed at the old time, then an edit moved the post later: it is not sent early."""
+    from backend.jobs import queue
+    from backend.services import publishing
+    from backend.store.models import Post as PostRow
+
+    at = clock.now() + timedelta(minutes=5)
+    post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at))
+    with time_machine.travel(at + timedelta(seconds=1), tick=False):
+        (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+        # the edit lands between the claim and the handler: the queued job is gone, so move() cannot help
+        PostRow.update(scheduled_at=at + timedelta(hours=1)).where(PostRow.id == post["id"]).execute()
+        from backend.jobs.registry import RetryLater
+
+        with pytest.raises(RetryLater) as info:
+            publishing.start_post(post["id"], fast)
+        assert 3500 < info.value.delay_s <= 3600
+        assert PostRow.get_by_id(post["id"]).status == "scheduled"
