@@ -1,0 +1,222 @@
+"""Targets per second through the publishing engine and the sandbox networks (issue 5).
+
+N posts x 5 targets (facebook, instagram, linkedin, tiktok, youtube), each with a small H.264 video on our own
+media host (ingested through the real media store), so every network's full path runs: Facebook video by URL,
+Instagram REELS container + status + media_publish, LinkedIn and YouTube uploads of the bytes read back from
+the media store, TikTok PULL_FROM_URL init + status, and the tracking jobs of the asynchronous networks.
+Sandbox delay 0, sandbox caps off. The posts are queued in bulk before the workers start (bench/support);
+the clock runs from the moment the workers are released until the last target reaches a final state
+(max `completed_at`). Every target must end `succeeded`, and each network must hold exactly N publications.
+
+Workers are separate processes running the real `Worker(settings)` (as `socialpub worker` does), each with
+its default concurrency; they import and connect first, then wait on a barrier so start-up is not timed.
+
+    .venv/bin/python bench/pipeline.py [--posts 2000] [--pg-workers 1,2,4] [--no-pg] [--timeout 150]
+
+SQLite: one worker (one writer). PostgreSQL: a throwaway server from tests/support/pgserver.py, 1, 2 and 4
+workers; skipped with a clear message when PostgreSQL cannot be started. Goal: >= 1,000 targets/s on SQLite.
+Results: bench/results/pipeline.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.support.engine import (  # noqa: E402
+    PLATFORMS,
+    ROOT,
+    TERMINAL_TARGET,
+    bench_settings,
+    machine,
+    prepare_workspace,
+    queue_posts,
+    settings_kwargs,
+)
+
+RESULTS = ROOT / "bench" / "results" / "pipeline.json"
+GOAL_SQLITE_TPS = 1000.0
+# the sandbox row that is the publication itself, per network (uploads and containers are other kinds)
+PUBLISHED_KIND = {"facebook": "post", "instagram": "media", "linkedin": "post", "tiktok": "publish", "youtube": "video"}
+
+
+def worker_main(kwargs: dict[str, Any], ready: Any, go: Any, stop: Any, profile: str | None) -> None:
+    """One worker process: connect, signal ready, wait for the start, run the real worker until told to stop."""
+    sys.path.insert(0, str(ROOT))
+    from backend.config import Settings
+    from backend.jobs.worker import Worker
+    from backend.store.db import init_database
+
+    settings = Settings(**kwargs)
+    init_database(settings)
+    worker = Worker(settings)
+    ready.set()
+    go.wait()
+    if profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+        worker.start_thread()
+        stop.wait()
+        prof.disable()
+        prof.dump_stats(profile)
+    else:
+        worker.start_thread()
+        stop.wait()
+    worker.stop(timeout=30)
+
+
+def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s: float,
+             profile: str | None = None) -> dict[str, Any]:
+    from peewee import fn
+
+    from backend import clock
+    from backend.networks.sandbox.core import SandboxItem
+    from backend.store.db import database
+    from backend.store.models import Job, PostTarget
+
+    t_setup = time.perf_counter()
+    ws = prepare_workspace(settings, with_video=True)
+    queue_posts(settings, ws, [None] * n_posts, platforms=PLATFORMS)
+    setup_s = time.perf_counter() - t_setup
+    n_targets = n_posts * len(PLATFORMS)
+    database.close()  # the workers hold the connections during the run
+
+    ctx = mp.get_context("spawn")
+    go, stop = ctx.Event(), ctx.Event()
+    readies = [ctx.Event() for _ in range(n_workers)]
+    procs = [ctx.Process(target=worker_main, args=(settings_kwargs(settings), r, go, stop,
+                                                   f"{profile}.{i}" if profile else None), daemon=True)
+             for i, r in enumerate(readies)]
+    for p in procs:
+        p.start()
+    for r in readies:
+        if not r.wait(120):
+            raise RuntimeError("a worker process did not start")
+    t0_wall = clock.now()
+    t0 = time.perf_counter()
+    go.set()
+    deadline = t0 + timeout_s
+    remaining = n_targets
+    while time.perf_counter() < deadline:
+        time.sleep(0.25)
+        remaining = PostTarget.select().where(PostTarget.status.not_in(TERMINAL_TARGET)).count()
+        if remaining == 0:
+            break
+    waited = time.perf_counter() - t0
+    database.close()
+    stop.set()
+    for p in procs:
+        p.join(60)
+        if p.is_alive():
+            p.terminate()
+
+    last = PostTarget.select(fn.MAX(PostTarget.completed_at)).where(PostTarget.status.in_(TERMINAL_TARGET)).scalar()
+    done = PostTarget.select().where(PostTarget.status.in_(TERMINAL_TARGET)).count()
+    if isinstance(last, str):  # SQLite aggregate: the raw stored text
+        from backend.store.fields import UTCDateTimeField
+
+        last = UTCDateTimeField().python_value(last)
+    elapsed = (last - t0_wall).total_seconds() if (remaining == 0 and last is not None) else waited
+    statuses = {r.status: r.n for r in PostTarget.select(PostTarget.status, fn.COUNT(PostTarget.id).alias("n"))
+                .group_by(PostTarget.status)}
+    per_network = {p: SandboxItem.select().where((SandboxItem.platform == p) & (SandboxItem.kind == kind)).count()
+                   for p, kind in PUBLISHED_KIND.items()}
+    jobs = {f"{r.kind}:{r.status}": r.n for r in Job.select(Job.kind, Job.status, fn.COUNT(Job.id).alias("n"))
+            .group_by(Job.kind, Job.status)}
+    database.close()
+    result = {
+        "label": label, "workers": n_workers, "posts": n_posts, "targets": n_targets, "finished": remaining == 0,
+        "targets_final": done, "elapsed_s": round(elapsed, 3), "targets_per_s": round(done / elapsed, 1),
+        "setup_s": round(setup_s, 1), "target_statuses": statuses, "network_items": per_network, "jobs": jobs,
+    }
+    ok = statuses.get("succeeded", 0) == n_targets and all(per_network[p] == n_posts for p in PLATFORMS)
+    result["all_succeeded"] = ok
+    flag = "" if ok else "  (NOT all succeeded once: see target_statuses, network_items)"
+    print(f"  {label:<24} {done:>6}/{n_targets} targets in {elapsed:7.2f} s -> {result['targets_per_s']:8.1f} "
+          f"targets/s{flag}", flush=True)
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--posts", type=int, default=2000, help="posts (each with 5 targets); default 2000")
+    ap.add_argument("--pg-workers", default="1,2,4", help="worker process counts on PostgreSQL")
+    ap.add_argument("--no-pg", action="store_true", help="SQLite only")
+    ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    ap.add_argument("--timeout", type=float, default=150.0, help="bound on each run, seconds")
+    ap.add_argument("--profile", help="cProfile each worker process to PROFILE.<label>.<i>")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+
+    runs: list[dict[str, Any]] = []
+    pg_note = None
+    print(f"pipeline: {args.posts} posts x {len(PLATFORMS)} targets, sandbox delay 0, caps off", flush=True)
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
+            settings = bench_settings(Path(tmp) / "data")
+            prof = f"{args.profile}.sqlite" if args.profile else None
+            runs.append({"store": "sqlite", **run_once("sqlite, 1 worker", settings, args.posts, 1, args.timeout,
+                                                       prof)})
+    if not args.no_pg:
+        from tests.support import pgserver
+
+        try:
+            server = pgserver.start()
+        except Exception as exc:  # PostgresUnavailable, or anything the host lacks
+            pg_note = f"PostgreSQL could not be started, its runs were skipped: {exc}"
+            print(f"  {pg_note}", flush=True)
+        else:
+            try:
+                import psycopg
+
+                base = server.url.rsplit("/", 1)[0]
+                for n in [int(x) for x in args.pg_workers.split(",") if x.strip()]:
+                    dbname = f"bench_pipeline_{n}"
+                    with psycopg.connect(base.replace("postgresql://", "postgresql://") + "/postgres",
+                                         autocommit=True) as c:
+                        c.execute(f"DROP DATABASE IF EXISTS {dbname}")
+                        c.execute(f"CREATE DATABASE {dbname}")
+                    with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
+                        settings = bench_settings(Path(tmp) / "data", f"{base}/{dbname}")
+                        prof = f"{args.profile}.pg{n}" if args.profile else None
+                        runs.append({"store": "postgres", **run_once(f"postgres, {n} worker(s)", settings,
+                                                                     args.posts, n, args.timeout, prof)})
+            finally:
+                server.stop()
+
+    sqlite = next((r for r in runs if r["store"] == "sqlite"), None)
+    goal_met = bool(sqlite and sqlite["finished"] and sqlite["all_succeeded"]
+                    and sqlite["targets_per_s"] >= GOAL_SQLITE_TPS)
+    pg1 = next((r for r in runs if r["store"] == "postgres" and r["workers"] == 1), None)
+    for r in runs:
+        if r["store"] == "postgres" and pg1 and pg1["targets_per_s"]:
+            r["vs_1_worker"] = round(r["targets_per_s"] / pg1["targets_per_s"], 2)
+    out = {
+        "benchmark": "pipeline",
+        "what": "targets/s from release of the workers to the last target final; posts x 5 networks with a video "
+                "on our media host, sandbox networks in-process, delay 0, caps off; workers are processes",
+        "goal": {"sqlite_targets_per_s": GOAL_SQLITE_TPS, "met": goal_met},
+        "config": {"posts": args.posts, "platforms": list(PLATFORMS), "timeout_s": args.timeout},
+        "machine": machine(), "runs": runs, "postgres_note": pg_note,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
+    if sqlite:
+        print(f"goal >= {GOAL_SQLITE_TPS:.0f} targets/s on SQLite: {'MET' if goal_met else 'NOT MET'} "
+              f"({sqlite['targets_per_s']:.0f})")
+    print(f"results: {Path(args.out).relative_to(ROOT) if Path(args.out).is_relative_to(ROOT) else args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Shared setup of the engine benchmarks (bench/scheduler.py, bench/pipeline.py).
+
+A workspace with one sandbox account per network, a media file on our own media host (ingested through the
+real media store), and posts queued in bulk: one post is accepted through the real service (validation,
+media checks, options, what the networks will receive), then copied with fresh ids into as many Post,
+PostTarget and Job rows as asked, with insert_many through the peewee models. The engine cannot tell the
+copies from posts accepted one by one: same columns, same publish job (`post.publish`, dedupe `post:<id>`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+os.environ.setdefault("SOCIALPUB_LOG_LEVEL", "WARNING")
+
+PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
+
+
+def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any) -> Any:
+    """Settings of a benchmark run: zero sandbox delay, sandbox caps off, no API rate limit."""
+    from backend.config import Settings
+
+    values: dict[str, Any] = {
+        "data_dir": data_dir, "database_url": database_url, "base_url": "http://bench.local",
+        "sandbox_delay_s": 0.0, "sandbox_limits": False, "rate_limit_per_minute": 10_000_000,
+    }
+    values.update(over)
+    return Settings(**values)
+
+
+def settings_kwargs(settings: Any) -> dict[str, Any]:
+    """What a worker process needs to rebuild the same Settings (picklable)."""
+    return {k: getattr(settings, k) for k in ("data_dir", "database_url", "base_url", "sandbox_delay_s",
+                                              "sandbox_limits", "rate_limit_per_minute", "worker_poll_s")}
+
+
+def tiny_video() -> bytes:
+    """A real H.264 MP4 of 6 frames (64x48): accepted by all five networks' rules."""
+    import av
+    from PIL import Image
+
+    buf = io.BytesIO()
+    with av.open(buf, mode="w", format="mp4") as out:
+        stream = out.add_stream("libx264", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.time_base = Fraction(1, 10)
+        for i in range(6):
+            frame = av.VideoFrame.from_image(Image.new("RGB", (64, 48), (i * 40, 100, 200 - i * 30)))
+            frame.pts = i
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return buf.getvalue()
+
+
+@dataclass
+class Workspace:
+    id: str
+    media_url: str | None
+
+
+def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
+    """Store initialised, a workspace on a paid plan, the five default sandbox accounts, a video on our host."""
+    from backend.services import accounts, bootstrap, security, workspace
+    from backend.services import media as media_service
+    from backend.store.db import init_database
+
+    init_database(settings)
+    security.ensure_secret(settings)
+    created = bootstrap.create_workspace(settings, "Bench", "bench@bench.local", "bench password 123")
+    workspace.set_plan(created.workspace_id, "GROWTH", "active", None)
+    accounts.connect_sandbox_defaults(created.workspace_id)
+    url = None
+    if with_video:
+        row = media_service.ingest_bytes(settings, created.workspace_id, tiny_video())
+        url = media_service.url_for(settings, row.key)
+    return Workspace(created.workspace_id, url)
+
+
+def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None], *,
+                platforms: Sequence[str], content: str = "Benchmark post\nfrom the socialpub engine bench",
+                chunk: int = 2000, progress: Callable[[int], None] | None = None) -> list[str]:
+    """len(run_ats) posts to `platforms` (run_at None: immediate, `processing`; else `scheduled` at run_at).
+    Returns the post ids."""
+    from backend import clock
+    from backend.ids import new_id
+    from backend.services import posts
+    from backend.store.db import tx
+    from backend.store.models import Job, Post, PostTarget
+
+    body: dict[str, Any] = {"targets": list(platforms), "content": content}
+    if ws.media_url:
+        body["media_urls"] = [ws.media_url]
+    template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
+    tmpl_targets = list(PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position))
+    tmpl = Post.get_by_id(template.id)
+    with tx():  # the template itself is not part of the run
+        Job.delete().where(Job.dedupe_key == posts.job_key(template.id)).execute()
+        PostTarget.delete().where(PostTarget.post == template.id).execute()
+        Post.delete().where(Post.id == template.id).execute()
+
+    ids: list[str] = []
+    now = clock.now()
+    for start in range(0, len(run_ats), chunk):
+        post_rows: list[dict[str, Any]] = []
+        target_rows: list[dict[str, Any]] = []
+        job_rows: list[dict[str, Any]] = []
+        for run_at in run_ats[start:start + chunk]:
+            pid = new_id("post")
+            ids.append(pid)
+            post_rows.append({
+                "id": pid, "workspace": ws.id, "status": "processing" if run_at is None else "scheduled",
+                "content": tmpl.content, "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
+                "scheduled_at": run_at, "idempotency_key": None, "free_publication": False, "version": 1,
+                "created_at": now, "updated_at": now,
+            })
+            for t in tmpl_targets:
+                target_rows.append({
+                    "id": new_id("tgt"), "post": pid, "position": t.position, "platform": t.platform,
+                    "account": t.account_id, "account_name": t.account_name, "status": "pending",
+                    "idempotency_token": new_id("pub"), "updated_at": now,
+                })
+            job_rows.append({
+                "id": new_id("job"), "kind": posts.PUBLISH_JOB, "payload": {"post_id": pid}, "status": "queued",
+                "run_at": run_at or now, "attempts": 0, "max_attempts": 5, "dedupe_key": posts.job_key(pid),
+                "workspace_id": ws.id, "created_at": now, "updated_at": now,
+            })
+        with tx():
+            for model, rows in ((Post, post_rows), (PostTarget, target_rows), (Job, job_rows)):
+                for i in range(0, len(rows), 500):
+                    model.insert_many(rows[i:i + 500]).execute()
+        if progress:
+            progress(len(ids))
+    return ids
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, int(round(q / 100 * len(ordered) + 0.5)) - 1))
+    return ordered[k]
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {"n": len(values), "min": min(values), "p50": percentile(values, 50), "p90": percentile(values, 90),
+            "p99": percentile(values, 99), "max": max(values), "mean": statistics.fmean(values)}
+
+
+def machine() -> dict[str, Any]:
+    import platform
+
+    return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
+            "loadavg_at_start": list(os.getloadavg())}
