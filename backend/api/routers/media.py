@@ -1,4 +1,4 @@
-"""Media (spec 4.3): POST /v1/media; extensions: GET /v1/media (library), GET/DELETE /v1/media/{key}."""
+"""Media (spec 4.3): POST /v1/media; extensions: GET /v1/media (library), GET/DELETE /v1/media/{key_or_id}."""
 
 from __future__ import annotations
 
@@ -37,14 +37,15 @@ def list_media(
     return {"items": [svc.to_item(m, settings) for m in rows], "nextCursor": next_cursor}
 
 
-@router.get("/media/{key}", response_model=MediaItem, responses=responses(404))
-def get_media(key: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
-    return svc.to_item(svc.get_media(ctx.workspace_id, key), settings)
+@router.get("/media/{key_or_id}", response_model=MediaItem, responses=responses(404))
+def get_media(key_or_id: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
+    """One item of the media library, by key (file name) or id."""
+    return svc.to_item(svc.get_media(ctx.workspace_id, key_or_id), settings)
 
 
-@router.delete("/media/{key}", response_model=MediaDeleted, responses=responses(404, 409, 502))
-def delete_media(key: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
+@router.delete("/media/{key_or_id}", response_model=MediaDeleted, responses=responses(404, 409, 502))
+def delete_media(key_or_id: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
     """Delete a file now (its URL answers 404). Refused with 409 media_in_use while a post or generation holds it."""
-    media = svc.get_media(ctx.workspace_id, key)
+    media = svc.get_media(ctx.workspace_id, key_or_id)
     svc.delete_media(settings, ctx.workspace_id, media.id)
     return {"ok": True, "key": media.key}
