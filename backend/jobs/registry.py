@@ -12,6 +12,7 @@ HANDLER_MODULES: list[str] = [
     "backend.jobs.housekeeping",
     "backend.media.retention",
     "backend.jobs.publishing",
+    "backend.jobs.tiktok",
 ]
 
 

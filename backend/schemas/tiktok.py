@@ -1,0 +1,115 @@
+"""Dedicated TikTok publishing (spec 2.6, 3.5, 4.6): bodies of /v1/publish/tiktok/*. Pure pydantic (the client
+imports it). Length rules count UTF-16 code units, as TikTok does (an emoji counts 2)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, StrictBool, field_validator
+
+from backend.networks.base import utf16_len
+from backend.schemas.common import CamelModel, CamelOut
+
+PostMode = Literal["MEDIA_UPLOAD", "DIRECT_POST"]
+PrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+PublishStatus = Literal["PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE",
+                        "FAILED"]
+TERMINAL_STATUSES: tuple[str, ...] = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
+DEFAULT_POST_MODE: PostMode = "MEDIA_UPLOAD"  # docs/tiktok.md: nothing goes public without the creator
+PHOTO_MAX = 35
+PHOTO_TITLE_MAX = 90
+PHOTO_DESCRIPTION_MAX = 4000
+VIDEO_TITLE_MAX = 2200
+
+
+def _max_utf16(value: str | None, limit: int) -> str | None:
+    if value is not None and utf16_len(value) > limit:
+        raise ValueError(f"at most {limit} characters (UTF-16 units, as TikTok counts); this has {utf16_len(value)}")
+    return value
+
+
+class TikTokPhotoCreate(CamelModel):
+    """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
+
+    image_urls: list[str] = Field(min_length=1, max_length=PHOTO_MAX,
+                                  description="1 to 35 files on the media host (POST /v1/media); the first is the cover")
+    title: str | None = Field(default=None, description="at most 90 characters; pre-filled in a draft")
+    description: str | None = Field(default=None, description="at most 4000 characters; pre-filled in a draft")
+    post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
+    channel_id: str | None = Field(default=None, max_length=100,
+                                   description="a connected tiktok account; default: the oldest connected one")
+    privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only; one of the account's "
+                                                                         "privacy options")
+    disable_comment: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+    auto_add_music: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+
+    @field_validator("image_urls")
+    @classmethod
+    def _urls(cls, value: list[str]) -> list[str]:
+        for url in value:
+            if not isinstance(url, str) or not url.strip() or len(url) > 2000:
+                raise ValueError("each image URL must be a non-empty string of at most 2000 characters")
+        return value
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str | None) -> str | None:
+        return _max_utf16(value, PHOTO_TITLE_MAX)
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, value: str | None) -> str | None:
+        return _max_utf16(value, PHOTO_DESCRIPTION_MAX)
+
+
+class TikTokVideoCreate(CamelModel):
+    """A video pulled from the media host. The title is published only in DIRECT_POST."""
+
+    video_url: str = Field(min_length=1, max_length=2000, description="a file on the media host (POST /v1/media)")
+    title: str | None = Field(default=None, description="at most 2200 characters; sent in DIRECT_POST only, "
+                                                        "echoed in MEDIA_UPLOAD")
+    post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
+    channel_id: str | None = Field(default=None, max_length=100,
+                                   description="a connected tiktok account; default: the oldest connected one")
+    privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only")
+    disable_comment: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+    disable_duet: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+    disable_stitch: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str | None) -> str | None:
+        return _max_utf16(value, VIDEO_TITLE_MAX)
+
+
+class TikTokPhotoOut(CamelOut):
+    success: bool
+    publish_id: str
+    title: str
+    description: str
+    post_mode: PostMode | None = None
+    channel_id: str | None = None
+
+
+class TikTokVideoOut(CamelOut):
+    success: bool
+    status: PublishStatus
+    publish_id: str
+    title: str
+    post_mode: PostMode | None = None
+    channel_id: str | None = None
+
+
+class TikTokStatusOut(CamelOut):
+    """`status`; `failReason` (TikTok's code) and `failMessage` only on FAILED. The rest is an extension."""
+
+    status: PublishStatus
+    fail_reason: str | None = None
+    fail_message: str | None = None
+    publish_id: str | None = None
+    kind: Literal["photo", "video"] | None = None
+    post_mode: PostMode | None = None
+    channel_id: str | None = None
+    downloaded_bytes: int | None = None
+    public_post_ids: list[str] | None = None
+    updated_at: str | None = None

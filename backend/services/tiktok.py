@@ -1,0 +1,416 @@
+"""Dedicated TikTok publishing (spec 2.6, 3.5, 4.6; docs/tiktok.md): photo carousels, videos, status reads.
+
+The spec answers these calls with TikTok's `publishId`, so the init call happens during the request:
+1. validate the body, the account (channelId or the oldest connected tiktok account), the media (files of
+   this workspace on the media host) and, in DIRECT_POST, the privacy level against creator_info;
+2. commit a `TikTokPublish` row (INITIATING) BEFORE calling TikTok, so an attempt is never invisible;
+3. call the init endpoint; a refusal ends the row FAILED and answers a clear error (429 rate limit with
+   Retry-After, 403 for the daily and pending-draft caps, 400 for other refusals, 502 when TikTok is down);
+4. on acceptance, store the publishId, hold the media for an hour (TikTok pulls within one hour) and
+   enqueue `tiktok.track` in the same transaction: the worker follows the publication to a terminal
+   status without anyone polling, and records `tiktok.publish.completed` / `tiktok.publish.failed`.
+
+A status read checks the publishId belongs to the requested account (403
+`token_not_authorized_for_specified_publish_id` otherwise, as TikTok refuses it), then asks TikTok when the
+stored status is not terminal; terminal statuses are never re-read nor retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+
+from backend import clock
+from backend.config import Settings
+from backend.errors import ApiError
+from backend.ids import new_id
+from backend.jobs import queue
+from backend.jobs.registry import RetryLater
+from backend.networks.base import NetworkError
+from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
+from backend.services import events
+from backend.store.db import locked, tx
+from backend.store.models import Account, TikTokPublish
+
+log = logging.getLogger("socialpub.tiktok")
+
+PLATFORM = "tiktok"
+TRACK_JOB = "tiktok.track"
+TRACK_DEADLINE_S = 2 * 3600  # same bound as the engine's tiktok targets
+FRESH_S = 1.0  # a status read newer than this is served from the store (TikTok allows 30 reads a minute)
+MEDIA_PULL_HOLD_S = 3600  # TikTok consumes a media URL within one hour
+PHOTO_MIMES = ("image/jpeg", "image/webp")
+VIDEO_MIMES = ("video/mp4", "video/quicktime", "video/webm")
+DIRECT_ONLY = {"privacy_level": "privacyLevel", "disable_comment": "disableComment", "auto_add_music": "autoAddMusic",
+               "disable_duet": "disableDuet", "disable_stitch": "disableStitch"}
+PRIVACY_PREFERENCE = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR")
+AUTH_CODES = ("access_token_invalid", "scope_not_authorized")
+# TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
+CAP_CODES = {
+    "spam_risk_too_many_posts": "spam_risk_too_many_posts",
+    "spam_risk_too_many_pending_share": "spam_risk_too_many_pending_shares",
+    "spam_risk_too_many_pending_shares": "spam_risk_too_many_pending_shares",
+    "reached_active_user_cap": "reached_active_user_cap",
+}
+EVENT_COMPLETED = "tiktok.publish.completed"
+EVENT_FAILED = "tiktok.publish.failed"
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def adapter_for(settings: Settings, account: Account) -> Any:
+    from backend.networks.sandbox import make_adapter
+
+    return make_adapter(PLATFORM, settings, live=account.kind == "live")
+
+
+def _media_base(settings: Settings) -> str:
+    from backend.media.storage import media_base_url
+
+    return media_base_url(settings)
+
+
+def resolve_account(workspace_id: str, channel_id: str | None) -> Account:
+    """channelId: that tiktok account of the workspace; none: the oldest connected active one."""
+    if channel_id is None:
+        acc = (Account.select().where((Account.workspace == workspace_id) & (Account.platform == PLATFORM)
+                                      & (Account.status == "active"))
+               .order_by(Account.connected_at, Account.id).first())
+        if acc is None:
+            raise ApiError(400, "channel_not_connected",
+                           "no active tiktok account is connected to this workspace: connect one "
+                           "(GET /v1/accounts lists the connected accounts)",
+                           [{"platform": PLATFORM, "error": "channel_not_connected"}])
+        return acc
+    acc = Account.get_or_none((Account.id == channel_id) & (Account.workspace == workspace_id))
+    if acc is None or acc.platform != PLATFORM:
+        raise ApiError(400, "channel_not_connected",
+                       f"channelId {channel_id!r} is not a tiktok account of this workspace "
+                       "(GET /v1/accounts lists them)",
+                       [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}])
+    if acc.status != "active":
+        why = "must be reconnected" if acc.status == "needs_reauth" else "is disconnected"
+        raise ApiError(400, "channel_not_connected", f"the tiktok account {acc.name!r} {why}",
+                       [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}])
+    return acc
+
+
+def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: str, field: str) -> None:
+    """Every URL must be a live file of this workspace on the media host, of the right type for TikTok."""
+    from backend.services import media as media_service
+
+    base = _media_base(settings)
+    many = kind == "photo"
+    off_host = [(i, u) for i, u in enumerate(urls) if not u.startswith(base)]
+    if off_host:
+        raise ApiError(400, "media_not_on_media_host",
+                       f"TikTok pulls media only from this service's media host ({base}): ingest each file "
+                       "through POST /v1/media (or `socialpub media upload`) and pass the url it returns",
+                       [{"field": f"{field}[{i}]" if many else field, "url": u, "error": "media_not_on_media_host"}
+                        for i, u in off_host])
+    problems: list[dict[str, Any]] = []
+    for i, url in enumerate(urls):
+        where = f"{field}[{i}]" if many else field
+        try:
+            row = media_service.get_media(workspace_id, media_service.key_of(url))
+        except ApiError:
+            problems.append({"field": where, "url": url, "error": "media_unreadable",
+                             "message": "no such file in this workspace's media (deleted, expired, or never "
+                                        "uploaded): upload it again with POST /v1/media"})
+            continue
+        allowed = PHOTO_MIMES if kind == "photo" else VIDEO_MIMES
+        if row.mime_type not in allowed:
+            want = "a JPEG or WebP image" if kind == "photo" else "an MP4, MOV or WebM video"
+            problems.append({"field": where, "url": url, "error": "unsupported_media_type",
+                             "message": f"TikTok needs {want} here; this file is {row.mime_type}"})
+    if problems:
+        code = problems[0]["error"]
+        raise ApiError(400, code, "; ".join(f"{p['field']}: {p['message']}" for p in problems), problems)
+
+
+def _reject_direct_only(fields: dict[str, Any]) -> None:
+    given = [DIRECT_ONLY[k] for k, v in fields.items() if k in DIRECT_ONLY and v is not None]
+    if given:
+        raise ApiError(400, "validation_error",
+                       f"{', '.join(given)} apply to DIRECT_POST only: in MEDIA_UPLOAD (a draft) the creator "
+                       "chooses privacy and interactions in the TikTok app. Remove them or set postMode DIRECT_POST",
+                       [{"field": name, "error": "direct_post_only",
+                         "message": "accepted with postMode DIRECT_POST only"} for name in given])
+
+
+def network_refusal(exc: NetworkError, account: Account) -> ApiError:
+    """TikTok refused a call: the error our API answers (docs/tiktok.md, 'Errors')."""
+    code = exc.code or "network_error"
+    details = [{"platform": PLATFORM, "error": code, "channelId": account.id}]
+    if code == "rate_limit_exceeded":
+        wait = int(exc.retry_after_s or 60)
+        return ApiError(429, "rate_limit_exceeded",
+                        f"TikTok's publishing rate limit for this account was reached (about 6 publications a "
+                        f"minute): wait {wait} s (see Retry-After)", details, {"Retry-After": str(wait)})
+    if code in CAP_CODES:
+        return ApiError(403, CAP_CODES[code], exc.reason, details)
+    if exc.fail_type == "retriable":
+        return ApiError(502, "network_error", f"{exc.reason} — nothing was published; retry the call", details)
+    return ApiError(400, code, exc.reason, details)
+
+
+def _mark_reauth(account: Account, code: str | None) -> None:
+    if code in AUTH_CODES:
+        with tx():
+            Account.update(status="needs_reauth").where(Account.id == account.id).execute()
+
+
+def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
+    """DIRECT_POST: the level must be one the account offers (creator_info); none given: public when offered."""
+    try:
+        info = adapter_for(settings, account).creator_info(account.access_token)
+    except NetworkError as exc:
+        _mark_reauth(account, exc.code)
+        raise network_refusal(exc, account) from None
+    except httpx.HTTPError as exc:
+        raise ApiError(502, "network_error", f"could not reach TikTok ({type(exc).__name__}); retry the call",
+                       [{"platform": PLATFORM, "error": "network_error"}]) from None
+    offered = [str(x) for x in info.get("privacy_level_options") or []]
+    if wanted is not None:
+        if wanted not in offered:
+            raise ApiError(400, "privacy_level_option_mismatch",
+                           f"privacyLevel {wanted} is not offered by the tiktok account {account.name!r}: use one "
+                           f"of {', '.join(offered) or 'none'}",
+                           [{"field": "privacyLevel", "error": "privacy_level_option_mismatch",
+                             "allowed": offered, "channelId": account.id}])
+        return wanted
+    for level in PRIVACY_PREFERENCE:
+        if level in offered:
+            return level
+    return offered[0] if offered else "SELF_ONLY"
+
+
+def _start(workspace_id: str, account: Account, kind: str, mode: str, title: str, description: str,
+           urls: list[str], post_info: dict[str, Any]) -> str:
+    """Commit the record before the network call: an attempt is always visible."""
+    now = clock.now()
+    rec_id = new_id("tkp")
+    with tx():
+        TikTokPublish.create(id=rec_id, workspace=workspace_id, account=account.id, kind=kind, post_mode=mode,
+                             status="INITIATING", title=title, description=description, media_urls=list(urls),
+                             post_info=post_info, created_at=now, updated_at=now)
+    return rec_id
+
+
+def _refused(rec_id: str, exc: NetworkError | None, reason: str) -> None:
+    now = clock.now()
+    with tx():
+        TikTokPublish.update(status="FAILED", fail_reason=(exc.code if exc else None) or "network_error",
+                             fail_message=reason, completed_at=now, updated_at=now).where(
+            TikTokPublish.id == rec_id).execute()
+
+
+def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account, status: str) -> None:
+    from backend.services import media as media_service
+    from backend.services.publishing import _track_poll_s
+
+    now = clock.now()
+    poll = _track_poll_s(settings, account)
+    with tx():
+        rec = TikTokPublish.get_by_id(rec_id)
+        TikTokPublish.update(publish_id=publish_id, status=status, updated_at=now,
+                             track_deadline=now + timedelta(seconds=TRACK_DEADLINE_S)).where(
+            TikTokPublish.id == rec_id).execute()
+        media_service.hold(rec.workspace_id, list(rec.media_urls or []), now + timedelta(seconds=MEDIA_PULL_HOLD_S),
+                           f"tiktok:{rec_id}")
+        queue.enqueue(TRACK_JOB, {"id": rec_id}, workspace_id=rec.workspace_id, run_at=now + timedelta(seconds=poll),
+                      dedupe_key=f"tiktok:{rec_id}", max_attempts=settings.retry_max_attempts)
+
+
+def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> str:
+    try:
+        return str(call(adapter_for(settings, account)))
+    except NetworkError as exc:
+        _refused(rec_id, exc, exc.reason)
+        _mark_reauth(account, exc.code)
+        raise network_refusal(exc, account) from None
+    except httpx.HTTPError as exc:
+        reason = f"could not reach TikTok ({type(exc).__name__})"
+        _refused(rec_id, None, reason)
+        raise ApiError(502, "network_error", f"{reason}: the publication may or may not have been accepted; "
+                                             "check the TikTok app before retrying",
+                       [{"platform": PLATFORM, "error": "network_error", "channelId": account.id}]) from None
+
+
+# ---------------------------------------------------------------------------------------------- publish
+def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate) -> dict[str, Any]:
+    mode = body.post_mode or DEFAULT_POST_MODE
+    if mode == "MEDIA_UPLOAD":
+        _reject_direct_only(body.model_dump())
+    account = resolve_account(workspace_id, body.channel_id)
+    check_media(settings, workspace_id, body.image_urls, "photo", "imageUrls")
+    title, description = body.title or "", body.description or ""
+    post_info: dict[str, Any] = {}
+    if mode == "DIRECT_POST":
+        post_info = {"privacy_level": _privacy(settings, account, body.privacy_level),
+                     "disable_comment": body.disable_comment, "auto_add_music": body.auto_add_music}
+        post_info = {k: v for k, v in post_info.items() if v is not None}
+    rec_id = _start(workspace_id, account, "photo", mode, title, description, body.image_urls, post_info)
+    publish_id = _init(settings, rec_id, account, lambda a: a.init_photo(
+        account.access_token, image_urls=body.image_urls, post_mode=mode, title=title or None,
+        description=description or None, **post_info))
+    _accepted(settings, rec_id, publish_id, account, "PROCESSING_DOWNLOAD")
+    return {"success": True, "publishId": publish_id, "title": title, "description": description,
+            "postMode": mode, "channelId": account.id}
+
+
+def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate) -> dict[str, Any]:
+    mode = body.post_mode or DEFAULT_POST_MODE
+    if mode == "MEDIA_UPLOAD":
+        _reject_direct_only(body.model_dump())
+    account = resolve_account(workspace_id, body.channel_id)
+    check_media(settings, workspace_id, [body.video_url], "video", "videoUrl")
+    title = body.title or ""
+    post_info: dict[str, Any] = {}
+    if mode == "DIRECT_POST":
+        post_info = {"privacy_level": _privacy(settings, account, body.privacy_level), "title": title or None,
+                     "disable_comment": body.disable_comment, "disable_duet": body.disable_duet,
+                     "disable_stitch": body.disable_stitch}
+        post_info = {k: v for k, v in post_info.items() if v is not None}
+    # MEDIA_UPLOAD: TikTok's inbox endpoint takes no title or caption; the title is only echoed
+    rec_id = _start(workspace_id, account, "video", mode, title, "", [body.video_url], post_info)
+    publish_id = _init(settings, rec_id, account, lambda a: a.init_video(
+        account.access_token, video_url=body.video_url, post_mode=mode, **post_info))
+    _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD")
+    return {"success": True, "status": "PROCESSING_UPLOAD", "publishId": publish_id, "title": title,
+            "postMode": mode, "channelId": account.id}
+
+
+# ---------------------------------------------------------------------------------------------- status
+def to_status(rec: TikTokPublish) -> dict[str, Any]:
+    status = rec.status if rec.status != "INITIATING" else "PROCESSING_UPLOAD"
+    out: dict[str, Any] = {"status": status, "publishId": rec.publish_id, "kind": rec.kind,
+                           "postMode": rec.post_mode, "channelId": rec.account_id,
+                           "updatedAt": clock.iso(rec.updated_at)}
+    if status == "FAILED":
+        out["failReason"] = rec.fail_reason or "internal"
+        out["failMessage"] = rec.fail_message
+    if rec.downloaded_bytes is not None:
+        out["downloadedBytes"] = rec.downloaded_bytes
+    if rec.public_post_ids:
+        out["publicPostIds"] = [str(x) for x in rec.public_post_ids]
+    return out
+
+
+def read_status(settings: Settings, workspace_id: str, publish_id: str, channel_id: str | None) -> dict[str, Any]:
+    rec = TikTokPublish.get_or_none((TikTokPublish.workspace == workspace_id)
+                                    & (TikTokPublish.publish_id == publish_id))
+    if rec is None:
+        raise ApiError(404, "invalid_publish_id",
+                       f"no tiktok publication {publish_id!r} in this workspace: use the publishId returned by "
+                       "POST /v1/publish/tiktok/photo or /video",
+                       [{"platform": PLATFORM, "error": "invalid_publish_id"}])
+    account = resolve_account(workspace_id, channel_id)
+    if account.id != rec.account_id:
+        owner = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
+        hint = (f"pass channelId={owner.id} (the tiktok account {owner.name!r} that created it)" if owner
+                else "the account that created it is no longer connected")
+        raise ApiError(403, "token_not_authorized_for_specified_publish_id",
+                       f"publish id {publish_id} belongs to another tiktok account than {account.name!r} "
+                       f"({account.id}); TikTok refuses to read it with this account's token: {hint}",
+                       [{"platform": PLATFORM, "error": "token_not_authorized_for_specified_publish_id",
+                         "channelId": account.id, "expectedChannelId": rec.account_id}])
+    now = clock.now()
+    fresh = rec.checked_at is not None and (now - rec.checked_at).total_seconds() < FRESH_S
+    if rec.status not in TERMINAL_STATUSES and rec.publish_id and not fresh:
+        try:
+            data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
+        except (NetworkError, httpx.HTTPError) as exc:  # serve what we know; the worker keeps tracking
+            log.info("tiktok status read of %s failed: %s", rec.id, getattr(exc, "code", type(exc).__name__))
+        else:
+            apply_status(rec.id, data)
+        rec = TikTokPublish.get_by_id(rec.id)
+    return to_status(rec)
+
+
+def apply_status(rec_id: str, data: dict[str, Any]) -> str:
+    """Store a status read from TikTok; a terminal one settles the record and records its event. Returns the
+    stored status (a terminal status is never overwritten)."""
+    now = clock.now()
+    status = str(data.get("status") or "PROCESSING_DOWNLOAD")
+    with tx():
+        rec = locked(TikTokPublish.select().where(TikTokPublish.id == rec_id)).first()
+        if rec is None:
+            return "FAILED"
+        if rec.status in TERMINAL_STATUSES:
+            return str(rec.status)
+        changes: dict[str, Any] = {"checked_at": now, "updated_at": now, "checks": TikTokPublish.checks + 1}
+        if data.get("downloaded_bytes") is not None:
+            changes["downloaded_bytes"] = int(data["downloaded_bytes"])
+        if status in TERMINAL_STATUSES:
+            _finish(rec, status, data, changes, now)
+        else:
+            changes["status"] = status if status in ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD") else rec.status
+            TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
+        return str(changes.get("status", status))
+
+
+def _finish(rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime) -> None:
+    from backend.networks.tiktok import classify
+
+    changes.update(status=status, completed_at=now)
+    event: dict[str, Any] = {"id": rec.id, "platform": PLATFORM, "publishId": rec.publish_id, "kind": rec.kind,
+                             "postMode": rec.post_mode, "channelId": rec.account_id, "status": status}
+    if status == "FAILED":
+        reason = str(data.get("fail_reason") or "internal")
+        message = str(data.get("fail_message") or classify(reason).reason)
+        changes.update(fail_reason=reason, fail_message=message)
+        event.update(failReason=reason, failMessage=message)
+    else:
+        ids = data.get("publicaly_available_post_id") or data.get("publicly_available_post_id") or []
+        changes["public_post_ids"] = [str(x) for x in ids]
+        if ids:
+            event["publicPostIds"] = [str(x) for x in ids]
+    TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
+    events.record(rec.workspace_id, EVENT_FAILED if status == "FAILED" else EVENT_COMPLETED, event, subject_id=rec.id)
+
+
+def fail(rec_id: str, reason: str, message: str) -> None:
+    apply_status(rec_id, {"status": "FAILED", "fail_reason": reason, "fail_message": message})
+
+
+# ---------------------------------------------------------------------------------------------- tracking
+def track(rec_id: str, settings: Settings) -> None:
+    """The `tiktok.track` job: one status read; RetryLater until a terminal status or the deadline."""
+    from backend.services.publishing import _track_poll_s
+
+    rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
+    if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id:
+        return
+    account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
+    if account is None or account.status == "disconnected" or not account.access_token:
+        fail(rec.id, "account_disconnected", "the tiktok account was disconnected before TikTok reported a final "
+                                             "status: check the TikTok app")
+        return
+    now = clock.now()
+    if rec.track_deadline is not None and now >= rec.track_deadline:
+        fail(rec.id, "tracking_timeout", f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
+                                         "hours; it may still appear: check the TikTok app")
+        return
+    poll = _track_poll_s(settings, account)
+    try:
+        data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
+    except httpx.HTTPError as exc:
+        raise RetryLater(f"tiktok status read failed: {type(exc).__name__}", delay_s=poll, count_attempt=False) from exc
+    except NetworkError as exc:
+        if exc.fail_type == "retriable":
+            raise RetryLater(f"tiktok: {exc.code}", delay_s=max(poll, exc.retry_after_s or 0.0),
+                             count_attempt=False) from None
+        _mark_reauth(account, exc.code)
+        fail(rec.id, exc.code or "internal", exc.reason)
+        return
+    status = apply_status(rec.id, data)
+    if status not in TERMINAL_STATUSES:
+        raise RetryLater(f"tiktok: {status}", delay_s=poll, count_attempt=False)
+
+
+def give_up(rec_id: str, error: str) -> None:
+    """The tracking job died on an unexpected error: the record must not stay in a processing status."""
+    fail(rec_id, "internal", f"tracking stopped on an internal error ({error[:200]}); check the TikTok app")
