@@ -71,7 +71,7 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
         default_limit=settings.max_body_bytes,
         limits={"/v1/media": settings.max_media_body_bytes},
     )
-    if settings.allow_private_urls:
-        log.warning("SOCIALPUB_ALLOW_PRIVATE_URLS=1: URLs on private and loopback addresses will be fetched "
-                    "(local development and tests only)")
+    from backend.media.fetch import log_policy
+
+    log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule
     return app

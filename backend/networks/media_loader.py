@@ -14,9 +14,10 @@ MAX_UPLOAD_BYTES = 128 * 1024 * 1024  # the largest media we ingest by URL (spec
 
 def default_loader(settings: Settings) -> MediaLoader:
     def load(media: MediaRef) -> bytes:
-        base = settings.public_media_url
+        from backend.media.storage import get_storage, media_base_url
+
+        base = media_base_url(settings)  # the public URL prefix of our files (media host, or S3/CDN)
         if media.url.startswith(base):
-            from backend.media.storage import get_storage
 
             storage = get_storage(settings)
             key = media.url[len(base):].split("?")[0]

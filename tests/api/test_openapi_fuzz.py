@@ -17,7 +17,14 @@ MAX_EXAMPLES = 20
 
 
 @pytest.fixture
-def fuzz_app(settings, owner):  # type: ignore[no-untyped-def]
+def fuzz_app(settings, owner, monkeypatch):  # type: ignore[no-untyped-def]
+    """Random `url` values must never become DNS look-ups or traffic: the fetcher's resolver is stubbed."""
+    from backend.media import fetch
+
+    def no_dns(host: str, port: int) -> list[str]:
+        raise OSError("no DNS in tests")
+
+    monkeypatch.setattr(fetch, "RESOLVER", no_dns)
     settings.rate_limit_per_minute = 1_000_000
     return create_app(settings), owner
 

@@ -88,7 +88,9 @@ class TikTokEmulator(Emulator):
         on plain http (the embedded default serves media on http://127.0.0.1)."""
         if not isinstance(url, str) or len(url) >= 2048:
             return False
-        return url.startswith("https://") or url.startswith(self.settings.public_media_url)
+        from backend.media.storage import media_base_url
+
+        return url.startswith("https://") or url.startswith(media_base_url(self.settings))
 
     def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
                 data: dict[str, Any], photo: bool) -> httpx.Response:

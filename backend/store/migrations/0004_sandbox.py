@@ -1,6 +1,15 @@
 """Sandbox networks: accounts and items. Frozen copies of the models as of this version."""
 
-from peewee import BooleanField, CharField, DateTimeField, FloatField, IntegerField, JSONField, Model, TextField
+from peewee import (
+    BooleanField,
+    CharField,
+    DateTimeField,
+    FloatField,
+    IntegerField,
+    JSONField,
+    Model,
+    TextField,
+)
 
 
 def up(migrator, db):
