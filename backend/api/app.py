@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI
 
 from backend.api.errors import install_error_handlers
-from backend.api.middleware import BodyLimitMiddleware
+from backend.api.middleware import BodyLimitMiddleware, RateLimitHeadersMiddleware
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
 from backend.services import security
@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
     for module_name in HOST_ROUTERS:
         app.include_router(importlib.import_module(module_name).host_router)
 
+    app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(
         BodyLimitMiddleware,
         default_limit=settings.max_body_bytes,

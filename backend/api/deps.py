@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Request, Response
+from fastapi import Depends, Request
 
 from backend.config import Settings
 from backend.errors import ApiError
@@ -78,7 +78,7 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
     if scope not in ALL_SCOPES:
         raise ValueError(f"unknown scope {scope}")
 
-    async def dependency(request: Request, response: Response) -> AuthContext:
+    async def dependency(request: Request) -> AuthContext:
         # Runs on the event loop, not in the thread pool: two short indexed statements (key by hash, the
         # rate-limit upsert) cost less than the thread hop they would otherwise need on every request.
         presented = request.headers.get("x-api-key")
@@ -90,8 +90,9 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
         key = keys_service.authenticate(presented.strip())
         settings: Settings = request.app.state.settings
         decision = ratelimit.hit(f"key:{key.id}", settings.rate_limit_per_minute)
-        for name, value in decision.headers().items():
-            response.headers[name] = value
+        # Added to whatever response this request ends with (RateLimitHeadersMiddleware), including
+        # routes that return a Response object directly.
+        request.state.ratelimit_headers = decision.headers()
         if not decision.allowed:
             raise ApiError(429, "rate_limit_exceeded",
                            f"more than {decision.limit} requests a minute with this key: "

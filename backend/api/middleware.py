@@ -96,3 +96,29 @@ class BodyLimitMiddleware:
         except _TooLarge:
             if not started:
                 await _send_413(send, limit)
+
+
+class RateLimitHeadersMiddleware:
+    """Adds the RateLimit / RateLimit-Policy headers computed by the auth dependency to the response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = (scope.get("state") or {}).get("ratelimit_headers")
+                if extra:
+                    present = {name.lower() for name, _ in message.get("headers", [])}
+                    headers = list(message.get("headers", []))
+                    for name, value in extra.items():
+                        if name.lower().encode() not in present:
+                            headers.append((name.lower().encode(), value.encode()))
+                    message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

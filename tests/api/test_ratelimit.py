@@ -59,3 +59,16 @@ def test_limit_is_configurable(settings, owner):
     with TestClient(create_app(settings)) as c, _freeze_at_window_start():
         codes = [c.get("/v1/workspace", headers=key_headers(owner.api_key)).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
+
+
+def test_headers_on_routes_that_return_a_response_object(client, owner):
+    from backend.services import accounts
+
+    accounts.connect_sandbox_defaults(owner.workspace_id)
+    h = key_headers(owner.api_key)
+    r = client.post("/v1/posts", json={"targets": ["facebook"], "content": "hi"}, headers=h)
+    assert r.status_code == 202 and "RateLimit" in r.headers and "RateLimit-Policy" in r.headers
+    r = client.get(f"/v1/posts/{r.json()['id']}", headers=h)
+    assert r.status_code == 200 and r.headers["RateLimit"].startswith('"per-key";r=')
+    r = client.get("/v1/posts/post_nope", headers=h)
+    assert r.status_code == 404 and "RateLimit" in r.headers
