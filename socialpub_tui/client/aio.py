@@ -16,6 +16,14 @@ from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
 from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
 from backend.schemas.sandbox import SandboxPublishedList
+from backend.schemas.tiktok import (
+    TERMINAL_STATUSES,
+    TikTokPhotoCreate,
+    TikTokPhotoOut,
+    TikTokStatusOut,
+    TikTokVideoCreate,
+    TikTokVideoOut,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
@@ -175,6 +183,40 @@ class AsyncClient(ClientBase):
                 seen = snapshot(post)
                 on_update(post)
         return post
+
+    async def publish_tiktok_photo(self, body: TikTokPhotoCreate | dict[str, Any]) -> TikTokPhotoOut:
+        return await self.run(calls.publish_tiktok_photo(body))
+
+    async def publish_tiktok_video(self, body: TikTokVideoCreate | dict[str, Any]) -> TikTokVideoOut:
+        return await self.run(calls.publish_tiktok_video(body))
+
+    async def tiktok_status(self, publish_id: str, channel_id: str | None = None) -> TikTokStatusOut:
+        return await self.run(calls.tiktok_status(publish_id, channel_id))
+
+    async def wait_tiktok(self, publish_id: str, channel_id: str | None = None, *,
+                          timeout: float | None = calls.TIKTOK_WAIT_S,  # noqa: ASYNC109 (same API as Client)
+                          interval: float | None = None,
+                          on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
+        interval = self.poll_interval if interval is None else interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        status = await self.tiktok_status(publish_id, channel_id)
+        seen = calls.tiktok_snapshot(status)
+        if on_update:
+            on_update(status)
+        while status.status not in TERMINAL_STATUSES:
+            wait = interval
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
+                                      status)
+                wait = min(wait, left)
+            await self._sleep(wait)
+            status = await self.tiktok_status(publish_id, channel_id)
+            if on_update and calls.tiktok_snapshot(status) != seen:
+                seen = calls.tiktok_snapshot(status)
+                on_update(status)
+        return status
 
     async def retry_post(self, post_id: str) -> tuple[PostOut | None, PostOut]:
         original = await self.get_post(post_id)

@@ -15,6 +15,13 @@ from backend.schemas.keys import KeyCreate, KeyCreated, KeyDeleted, KeyList
 from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
 from backend.schemas.sandbox import SandboxPublishedList
+from backend.schemas.tiktok import (
+    TikTokPhotoCreate,
+    TikTokPhotoOut,
+    TikTokStatusOut,
+    TikTokVideoCreate,
+    TikTokVideoOut,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client._core import Call, clean, dump
 from socialpub_tui.client.errors import ApiError
@@ -189,6 +196,30 @@ def get_media(key: str) -> Call[MediaItem]:
 
 def delete_media(key: str) -> Call[MediaDeleted]:
     return Call("DELETE", f"/v1/media/{_id(key)}", MediaDeleted, optional_extension="DELETE /v1/media/:key")
+
+
+# ---- dedicated tiktok publishing ---------------------------------------------------------------------------
+
+def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTokPhotoOut]:
+    model = body if isinstance(body, TikTokPhotoCreate) else TikTokPhotoCreate.model_validate(body)
+    return Call("POST", "/v1/publish/tiktok/photo", TikTokPhotoOut, json=dump(model))
+
+
+def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTokVideoOut]:
+    model = body if isinstance(body, TikTokVideoCreate) else TikTokVideoCreate.model_validate(body)
+    return Call("POST", "/v1/publish/tiktok/video", TikTokVideoOut, json=dump(model))
+
+
+def tiktok_status(publish_id: str, channel_id: str | None = None) -> Call[TikTokStatusOut]:
+    return Call("GET", f"/v1/publish/tiktok/status/{_id(publish_id)}", TikTokStatusOut,
+                params={"channelId": channel_id})
+
+
+TIKTOK_WAIT_S = 120.0  # spec 4.6: poll every 10 s, 2 minutes at most
+
+
+def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
+    return (status.status, status.fail_reason, status.downloaded_bytes)
 
 
 # ---- sandbox networks (extension) --------------------------------------------------------------------------

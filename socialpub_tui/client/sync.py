@@ -15,6 +15,14 @@ from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
 from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
 from backend.schemas.sandbox import SandboxPublishedList
+from backend.schemas.tiktok import (
+    TERMINAL_STATUSES,
+    TikTokPhotoCreate,
+    TikTokPhotoOut,
+    TikTokStatusOut,
+    TikTokVideoCreate,
+    TikTokVideoOut,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
@@ -183,6 +191,45 @@ class Client(ClientBase):
         if body is None:
             return None, original
         return self.create_post(body), original
+
+    # dedicated tiktok publishing
+    def publish_tiktok_photo(self, body: TikTokPhotoCreate | dict[str, Any]) -> TikTokPhotoOut:
+        """A photo carousel (1-35 images on the media host); postMode defaults to MEDIA_UPLOAD (a draft)."""
+        return self.run(calls.publish_tiktok_photo(body))
+
+    def publish_tiktok_video(self, body: TikTokVideoCreate | dict[str, Any]) -> TikTokVideoOut:
+        """A video on the media host; the title is published only in DIRECT_POST."""
+        return self.run(calls.publish_tiktok_video(body))
+
+    def tiktok_status(self, publish_id: str, channel_id: str | None = None) -> TikTokStatusOut:
+        """The publication's status (`failReason` on FAILED); pass the channelId used at creation."""
+        return self.run(calls.tiktok_status(publish_id, channel_id))
+
+    def wait_tiktok(self, publish_id: str, channel_id: str | None = None, *, timeout: float | None = calls.TIKTOK_WAIT_S,
+                    interval: float | None = None,
+                    on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
+        """Poll until SEND_TO_USER_INBOX, PUBLISH_COMPLETE or FAILED (every `poll_interval`: 10 s on a server,
+        faster embedded; 2 minutes at most by default, as spec 4.6 suggests). Raises WaitTimeout."""
+        interval = self.poll_interval if interval is None else interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        status = self.tiktok_status(publish_id, channel_id)
+        seen = calls.tiktok_snapshot(status)
+        if on_update:
+            on_update(status)
+        while status.status not in TERMINAL_STATUSES:
+            wait = interval
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
+                                      status)
+                wait = min(wait, left)
+            self._sleep(wait)
+            status = self.tiktok_status(publish_id, channel_id)
+            if on_update and calls.tiktok_snapshot(status) != seen:
+                seen = calls.tiktok_snapshot(status)
+                on_update(status)
+        return status
 
     # media
     def upload_media_url(self, url: str) -> MediaOut:
