@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -15,6 +16,73 @@ log = logging.getLogger("socialpub.store")
 
 database = DatabaseProxy()
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+
+
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+class LocalSqliteDatabase(SqliteDatabase):
+    """SQLite with an in-process writer lock.
+
+    SQLite admits one writer at a time. When threads of one process contend (the worker's job threads, the
+    API's threadpool), the losers are parked by SQLite's busy handler, which sleeps in steps of up to 100 ms
+    and retries on a timer: a few threads then spend most of their time asleep while the lock is free. A
+    threading lock taken for each write transaction (BEGIN IMMEDIATE .. COMMIT/ROLLBACK) and for each
+    autocommit write statement queues them instead, and wakes the next one the moment the lock is released.
+    Other processes still meet SQLite's own lock and busy timeout. Past `busy_timeout` the lock is given up
+    on (not taken) and SQLite decides, as before.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self._writer = threading.Lock()
+        self._holder = threading.local()
+        self._wait_s = float(kwargs.get("timeout") or 15)  # type: ignore[arg-type]
+
+    def _take(self) -> None:
+        if getattr(self._holder, "held", False):
+            return
+        self._holder.held = self._writer.acquire(timeout=self._wait_s)
+
+    def _give(self) -> None:
+        if getattr(self._holder, "held", False):
+            self._holder.held = False
+            self._writer.release()
+
+    def begin(self, lock_type: str | None = None) -> None:
+        self._take()
+        try:
+            super().begin(lock_type)
+        except BaseException:
+            self._give()
+            raise
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self._give()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self._give()
+
+    def execute_sql(self, sql, params=None):  # type: ignore[no-untyped-def,override]
+        if self.in_transaction() or not sql.lstrip()[:7].upper().startswith(_WRITES):
+            return super().execute_sql(sql, params)
+        self._take()
+        try:
+            return super().execute_sql(sql, params)
+        finally:
+            self._give()
+
+    def close(self) -> bool:
+        try:
+            return super().close()
+        finally:
+            self._give()
 
 
 def make_database(settings: Settings) -> Database:
@@ -32,7 +100,7 @@ def make_database(settings: Settings) -> Database:
             autorollback=True,
         )
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return SqliteDatabase(
+    return LocalSqliteDatabase(
         str(settings.sqlite_path),
         pragmas={
             "journal_mode": "wal",

@@ -1,0 +1,147 @@
+"""Hot-path statements with their SQL built once per dialect.
+
+peewee builds the SQL of a query on every execution, which costs more than SQLite takes to run the small
+statements of the engine's hot path (get a row by id, update a few columns of one row, insert one row).
+These helpers keep peewee's models as the source of truth (table and column names, `db_value` /
+`python_value` conversions, defaults) and cache the SQL text per (dialect, statement shape); the values go
+through the fields' own converters, so rows read or written here are the same as through the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from peewee import Field, JSONField, Model, Node
+
+from backend.store.db import database, is_sqlite
+
+M = TypeVar("M", bound=Model)
+
+_SQL: dict[tuple[Any, ...], tuple[str, tuple[Field, ...]]] = {}
+
+
+def _dialect() -> tuple[str, str]:
+    db = database.obj
+    return type(db).__name__, db.param
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _slot(field: Field, param: str) -> tuple[str, Callable[[Any], Any]]:
+    """The placeholder of a value written to `field` and the conversion of the value. JSON fields are wrapped
+    by peewee in a SQL function on SQLite (`json(?)`): that fragment is compiled once, the value dumped."""
+    if isinstance(field, JSONField):
+        probe = field.db_value({})
+        if isinstance(probe, Node):
+            fragment = database.obj.get_sql_context().sql(probe).query()[0]
+            return fragment, field._dumps
+    return param, field.db_value
+
+
+def _decode(model: type[M], fields: Sequence[Field], row: Sequence[Any]) -> M:
+    data = {f.name: (f.python_value(v) if v is not None else None) for f, v in zip(fields, row, strict=True)}
+    return model(__no_default__=True, **data)
+
+
+def get(model: type[M], pk: Any, *, lock: bool = False) -> M | None:
+    """The row with primary key `pk`, or None. lock=True: FOR UPDATE on PostgreSQL (SQLite: the enclosing
+    BEGIN IMMEDIATE transaction already holds the write lock)."""
+    kind, param = _dialect()
+    key = ("get", kind, model, lock)
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        fields = tuple(meta.sorted_fields)
+        sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
+               f"WHERE {_q(meta.primary_key.column_name)} = {param}")
+        if lock and not is_sqlite():
+            sql += " FOR UPDATE"
+        cached = _SQL[key] = (sql, fields)
+    sql, fields = cached
+    row = database.execute_sql(sql, (model._meta.primary_key.db_value(pk),)).fetchone()
+    return None if row is None else _decode(model, fields, row)
+
+
+def select_where(model: type[M], column: str, value: Any) -> list[M]:
+    """All rows whose `column` equals `value` (one equality, e.g. the targets of a post)."""
+    kind, param = _dialect()
+    key = ("where", kind, model, column)
+    cached = _SQL.get(key)
+    field = model._meta.fields[column]
+    if cached is None:
+        meta = model._meta
+        fields = tuple(meta.sorted_fields)
+        sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
+               f"WHERE {_q(field.column_name)} = {param}")
+        cached = _SQL[key] = (sql, fields)
+    sql, fields = cached
+    return [_decode(model, fields, row) for row in database.execute_sql(sql, (field.db_value(value),)).fetchall()]
+
+
+def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: Iterable[str] = (),
+           keep: Iterable[str] = (), where: dict[str, Any] | None = None,
+           unless_status_in: tuple[str, ...] = ()) -> int:
+    """UPDATE one row by primary key, returning the rows changed (0 or 1).
+
+    values: new values by field name; increment: columns that grow by 1; keep: columns of `values` set only
+    when NULL (COALESCE); where: further equality conditions (None means IS NULL); unless_status_in: only
+    when the row's `status` is not one of these."""
+    kind, param = _dialect()
+    names = tuple(values)
+    inc = tuple(increment)
+    kept = frozenset(keep)
+    conds = tuple((n, where[n] is None) for n in where) if where else ()
+    key = ("update", kind, model, names, inc, kept, conds, unless_status_in)
+    cached = _SQL.get(key)
+    meta = model._meta
+    if cached is None:
+        fields = tuple(meta.fields[n] for n in names)
+        slots = [_slot(f, param) for f in fields]
+        sets = [f"{_q(f.column_name)} = COALESCE({_q(f.column_name)}, {ph})" if f.name in kept
+                else f"{_q(f.column_name)} = {ph}" for f, (ph, _c) in zip(fields, slots, strict=True)]
+        sets += [f"{_q(meta.fields[n].column_name)} = {_q(meta.fields[n].column_name)} + 1" for n in inc]
+        sql = f"UPDATE {_q(meta.table_name)} SET {', '.join(sets)} WHERE {_q(meta.primary_key.column_name)} = {param}"
+        for n, is_null in conds:
+            col = _q(meta.fields[n].column_name)
+            sql += f" AND {col} IS NULL" if is_null else f" AND {col} = {param}"
+        if unless_status_in:
+            sql += f" AND {_q('status')} NOT IN ({', '.join([param] * len(unless_status_in))})"
+        cached = _SQL[key] = (sql, tuple(zip(names, (c for _p, c in slots), strict=True)))
+    sql, converters = cached
+    params = [None if values[n] is None else conv(values[n]) for n, conv in converters]
+    params.append(meta.primary_key.db_value(pk))
+    if where:
+        params.extend(meta.fields[n].db_value(v) for n, v in where.items() if v is not None)
+    params.extend(unless_status_in)
+    return database.execute_sql(sql, params).rowcount
+
+
+def insert(model: type[M], **values: Any) -> M:
+    """INSERT one row, with the fields' defaults for anything not given (like Model.create)."""
+    kind, param = _dialect()
+    meta = model._meta
+    key = ("insert", kind, model)
+    cached = _SQL.get(key)
+    if cached is None:
+        fields = tuple(meta.sorted_fields)
+        slots = [_slot(f, param) for f in fields]
+        sql = (f"INSERT INTO {_q(meta.table_name)} ({', '.join(_q(f.column_name) for f in fields)}) "
+               f"VALUES ({', '.join(ph for ph, _c in slots)})")
+        cached = _SQL[key] = (sql, tuple((f, c) for f, (_p, c) in zip(fields, slots, strict=True)))
+    sql, converters = cached
+    full: dict[str, Any] = {}
+    params = []
+    for f, conv in converters:
+        if f.name in values:
+            v = values[f.name]
+        elif f.default is not None:
+            v = f.default() if callable(f.default) else f.default
+        else:
+            v = None
+        full[f.name] = v
+        params.append(conv(v) if v is not None else None)
+    database.execute_sql(sql, params)
+    return model(__no_default__=True, **full)
