@@ -13,6 +13,7 @@ from typing import Any
 
 from backend import clock
 from backend.ids import new_id
+from backend.store import fast
 from backend.store.db import database, is_sqlite, tx
 from backend.store.models import Job
 
@@ -27,8 +28,8 @@ def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetim
             workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5) -> Job:
     """Insert a job row. Call it inside the transaction of the state change that needs it."""
     now = clock.now()
-    job = Job.create(
-        id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
+    job = fast.insert(
+        Job, id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
         attempts=0, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
         created_at=now, updated_at=now,
     )
@@ -80,22 +81,23 @@ def claim(worker_id: str, *, limit: int = 1, lease_s: float = 60.0, kinds: list[
     return jobs
 
 
-def _mine(job: Job):  # type: ignore[no-untyped-def]
-    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == "running")
+def _mine(job: Job) -> dict[str, Any]:
+    """Fencing: a job is changed only by the worker that holds its lease (still running, still locked by it)."""
+    return {"locked_by": job.locked_by, "status": "running"}
 
 
 def renew(job: Job, lease_s: float) -> bool:
     """Extend the lease of a job this worker still holds. False when it was lost (reclaimed elsewhere)."""
     until = clock.now() + timedelta(seconds=lease_s)
-    ok = Job.update(lease_until=until, updated_at=clock.now()).where(_mine(job)).execute() == 1
+    ok = fast.update(Job, job.id, {"lease_until": until, "updated_at": clock.now()}, where=_mine(job)) == 1
     if ok:
         job.lease_until = until
     return ok
 
 
 def complete(job: Job) -> bool:
-    return Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None).where(
-        _mine(job)).execute() == 1
+    return fast.update(Job, job.id, {"status": "done", "lease_until": None, "updated_at": clock.now(),
+                                     "last_error": None}, where=_mine(job)) == 1
 
 
 def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = True) -> bool:
@@ -105,7 +107,8 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
     }
     if not count_attempt:
         values[Job.attempts] = Job.attempts - 1
-    ok = Job.update(values).where(_mine(job)).execute() == 1
+    ok = Job.update(values).where((Job.id == job.id) & (Job.locked_by == job.locked_by)
+                                  & (Job.status == "running")).execute() == 1
     if delay_s <= 0:
         database.after_commit(_wake)
     return ok
@@ -113,8 +116,8 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
 
 def bury(job: Job, error: str) -> bool:
     """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
-    return Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now()).where(
-        _mine(job)).execute() == 1
+    return fast.update(Job, job.id, {"status": "dead", "lease_until": None, "last_error": error,
+                                     "updated_at": clock.now()}, where=_mine(job)) == 1
 
 
 def next_due_in(now: datetime | None = None) -> float | None:

@@ -6,13 +6,14 @@ from typing import Any
 
 from backend import clock
 from backend.ids import new_id
+from backend.store import fast
 from backend.store.models.events import Event
 
 
 def record(workspace_id: str, type_: str, data: dict[str, Any], *, subject_id: str | None = None) -> Event:
     """Write one event row. Call inside the transaction of the state change it reports."""
-    return Event.create(id=new_id("evt"), workspace_id=workspace_id, type=type_, data=data,
-                        subject_id=subject_id, created_at=clock.now())
+    return fast.insert(Event, id=new_id("evt"), workspace_id=workspace_id, type=type_, data=data,
+                       subject_id=subject_id, created_at=clock.now())
 
 
 def envelope(event: Event) -> dict[str, Any]:

@@ -17,6 +17,7 @@ the last target outcome settles the post's overall status under the post's row l
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,7 +30,8 @@ from backend.jobs import queue
 from backend.jobs.registry import RetryLater
 from backend.jobs.retry import RetryStrategy
 from backend.services import events
-from backend.store.db import locked, tx
+from backend.store import fast
+from backend.store.db import tx
 from backend.store.models import Account, Post, PostTarget
 
 log = logging.getLogger("socialpub.engine")
@@ -91,7 +93,7 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
     now = clock.now()
     fanned: list[str] = []
     with tx():
-        post = locked(Post.select().where(Post.id == post_id)).first()
+        post = fast.get(Post, post_id, lock=True)
         if post is None or post.status not in ("scheduled", "processing"):
             return []
         if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
@@ -107,20 +109,25 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             if settings.max_lateness_s is not None and lateness > settings.max_lateness_s:
                 post.sent_at = now
                 post.updated_at = now
-                post.save()
+                fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
+                                            "sent_at": now, "updated_at": now})
                 reason = (f"not sent: the scheduled time passed {int(lateness)} s ago while no worker was running, "
                           f"over the maximum lateness of {int(settings.max_lateness_s)} s "
                           "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
-                for t in PostTarget.select().where((PostTarget.post == post.id) & (PostTarget.status == "pending")):
-                    _finish_target(t, post, "failed", fail_reason=reason, fail_type="retriable")
+                for t in fast.select_where(PostTarget, "post", post.id):
+                    if t.status == "pending":
+                        _finish_target(t, post, "failed", fail_reason=reason, fail_type="retriable")
                 _settle(post)
                 return []
         if post.sent_at is None:
             post.sent_at = now
         post.updated_at = now
-        post.save()
+        fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
+                                    "sent_at": post.sent_at, "updated_at": now})
         _release_media(post, now)
-        for t in PostTarget.select().where((PostTarget.post == post.id) & (PostTarget.status == "pending")):
+        for t in sorted(fast.select_where(PostTarget, "post", post.id), key=lambda t: t.position):
+            if t.status != "pending":
+                continue
             queue.enqueue("target.publish", {"target_id": t.id}, workspace_id=post.workspace_id,
                           dedupe_key=f"target:{t.id}", max_attempts=settings.retry_max_attempts)
             fanned.append(t.id)
@@ -139,13 +146,13 @@ def _release_media(post: Post, now: datetime) -> None:
 
 # ---- target.publish / target.track -------------------------------------------------------------------
 def publish_target(target_id: str, settings: Settings, job_attempts: int, job_max_attempts: int) -> None:
-    target = PostTarget.get_or_none(PostTarget.id == target_id)
+    target = fast.get(PostTarget, target_id)
     if target is None or target.status in TERMINAL_TARGET:
         return
-    post = Post.get_by_id(target.post_id)
-    if post.status not in ("processing",):
+    post = fast.get(Post, target.post_id)
+    if post is None or post.status not in ("processing",):
         return
-    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
+    account = fast.get(Account, target.account_id) if target.account_id else None
     if account is None or account.status != "active":
         state = "disconnected" if account is None else account.status.replace("_", " ")
         with tx():
@@ -168,14 +175,15 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
             _apply(target.id, existing, settings, account, job_attempts, job_max_attempts)
             return
 
+    # The evidence that a call may happen, committed BEFORE the call: one conditional UPDATE in its own
+    # (autocommit) transaction; 0 rows when the target reached a final state meanwhile.
     now = clock.now()
-    with tx():
-        fresh = locked(PostTarget.select().where(PostTarget.id == target.id)).first()
-        if fresh is None or fresh.status in TERMINAL_TARGET:
-            return
-        PostTarget.update(status="publishing", started_at=fresh.started_at or now, call_started_at=now,
-                          attempts=PostTarget.attempts + 1, updated_at=now).where(PostTarget.id == target.id).execute()
-    pub = build_publication(post, PostTarget.get_by_id(target.id), account)
+    if not fast.update(PostTarget, target.id, {"status": "publishing", "started_at": now, "call_started_at": now,
+                                               "updated_at": now},
+                       increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET):
+        return
+    if target.started_at is None:
+        pub = dataclasses.replace(pub, attempted_at=now)
     try:
         outcome = adapter.publish(pub)
     except httpx.HTTPError as exc:
@@ -188,11 +196,13 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
 
 
 def track_target(target_id: str, settings: Settings, job_attempts: int, job_max_attempts: int) -> None:
-    target = PostTarget.get_or_none(PostTarget.id == target_id)
+    target = fast.get(PostTarget, target_id)
     if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
         return
-    post = Post.get_by_id(target.post_id)
-    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
+    post = fast.get(Post, target.post_id)
+    if post is None:
+        return
+    account = fast.get(Account, target.account_id) if target.account_id else None
     if account is None:
         with tx():
             _finish_target(target, post, "failed", fail_type="permanent",
@@ -212,10 +222,10 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
            job_max_attempts: int, *, tracking: bool = False) -> None:
     now = clock.now()
     with tx():
-        target = locked(PostTarget.select().where(PostTarget.id == target_id)).first()
+        target = fast.get(PostTarget, target_id, lock=True)
         if target is None or target.status in TERMINAL_TARGET:
             return
-        post = Post.get_by_id(target.post_id)
+        post = fast.get(Post, target.post_id)
         if outcome.state in ("published", "inbox_delivered"):
             status = "succeeded" if outcome.state == "published" else "inbox_delivered"
             _finish_target(target, post, status, external_post_id=outcome.external_post_id,
@@ -231,11 +241,11 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
                                            "minutes; it may still appear: check the account before retrying")
                 _settle(post)
                 return
-            PostTarget.update(
-                status="publishing", tracking_ref=outcome.tracking_ref or target.tracking_ref,
-                external_post_id=outcome.external_post_id or target.external_post_id,
-                network_status=outcome.network_status, track_deadline=deadline, updated_at=now,
-            ).where(PostTarget.id == target.id).execute()
+            fast.update(PostTarget, target.id, {
+                "status": "publishing", "tracking_ref": outcome.tracking_ref or target.tracking_ref,
+                "external_post_id": outcome.external_post_id or target.external_post_id,
+                "network_status": outcome.network_status, "track_deadline": deadline, "updated_at": now,
+            })
             if tracking:
                 raise RetryLater(f"{target.platform}: {outcome.network_status or 'processing'}",
                                  delay_s=_track_poll_s(settings, account), count_attempt=False)
@@ -246,9 +256,8 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
         # failed
         if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:
             if not outcome.ambiguous:
-                PostTarget.update(call_started_at=None, updated_at=now).where(PostTarget.id == target.id).execute()
-            PostTarget.update(fail_reason=outcome.fail_reason, updated_at=now).where(
-                PostTarget.id == target.id).execute()
+                fast.update(PostTarget, target.id, {"call_started_at": None, "updated_at": now})
+            fast.update(PostTarget, target.id, {"fail_reason": outcome.fail_reason, "updated_at": now})
             decision = _strategy(settings).decide(job_attempts, outcome.retry_after_s)
             delay = decision.delay_s if decision.retry else (outcome.retry_after_s or 0.0)
             raise_later = RetryLater(outcome.fail_reason or "retriable network failure", delay_s=delay)
@@ -271,10 +280,10 @@ _AUTH_CODES = {"access_token_invalid", "scope_not_authorized", "190", "102", "65
 def give_up(target_id: str, error: str) -> None:
     """A target job died (attempts exhausted on an unexpected error): the target must not stay stuck."""
     with tx():
-        target = locked(PostTarget.select().where(PostTarget.id == target_id)).first()
+        target = fast.get(PostTarget, target_id, lock=True)
         if target is None or target.status in TERMINAL_TARGET:
             return
-        post = Post.get_by_id(target.post_id)
+        post = fast.get(Post, target.post_id)
         _finish_target(target, post, "failed", fail_type="retriable",
                        fail_reason=f"publishing stopped on an internal error ({error[:200]}); retrying may succeed")
         _settle(post)
@@ -286,11 +295,12 @@ def _finish_target(target: PostTarget, post: Post, status: str, *, external_post
                    network_status: str | None = None) -> None:
     now = clock.now()
     success = status in SUCCESS_TARGET
-    PostTarget.update(
-        status=status, external_post_id=external_post_id or target.external_post_id, post_url=post_url,
-        fail_reason=None if success else fail_reason, fail_type=None if success else fail_type,
-        network_status=network_status, completed_at=now, updated_at=now, started_at=target.started_at or now,
-    ).where(PostTarget.id == target.id).execute()
+    fast.update(PostTarget, target.id, {
+        "status": status, "external_post_id": external_post_id or target.external_post_id, "post_url": post_url,
+        "fail_reason": None if success else fail_reason, "fail_type": None if success else fail_type,
+        "network_status": network_status, "completed_at": now, "updated_at": now,
+        "started_at": target.started_at or now,
+    })
     data: dict[str, Any] = {
         "postId": post.id, "targetId": target.id, "platform": target.platform, "accountId": target.account_id,
         "status": status,
@@ -305,14 +315,14 @@ def _finish_target(target: PostTarget, post: Post, status: str, *, external_post
 
 def _settle(post: Post) -> None:
     """Overall status from the targets, once every target is final (spec 3.1)."""
-    fresh = locked(Post.select().where(Post.id == post.id)).first()
+    fresh = fast.get(Post, post.id, lock=True)
     if fresh is None or fresh.status != "processing":
         return
-    statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
+    statuses = [t.status for t in fast.select_where(PostTarget, "post", post.id)]
     if any(s not in TERMINAL_TARGET for s in statuses):
         return
     ok = sum(s in SUCCESS_TARGET for s in statuses)
     overall = "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
     now = clock.now()
-    Post.update(status=overall, completed_at=now, updated_at=now).where(Post.id == post.id).execute()
+    fast.update(Post, post.id, {"status": overall, "completed_at": now, "updated_at": now})
 
