@@ -24,6 +24,7 @@ import httpx
 from backend import clock
 from backend.config import Settings
 from backend.ids import new_id
+from backend.store import fast
 from backend.store.db import database, tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -260,10 +261,17 @@ class Emulator:
 
 def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0,
              **fields: Any) -> SandboxItem:
-    now = clock.now()
-    with tx():
-        return SandboxItem.create(id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=now,
-                                  processing_s=processing_s, created_at=now, **fields)
+    now = clock.now()  # one INSERT: atomic on its own (autocommit), or part of the caller's transaction
+    return fast.insert(SandboxItem, id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=now,
+                       processing_s=processing_s, created_at=now, **fields)
+
+
+def get_item(item_id: str, platform: str | None = None) -> SandboxItem | None:
+    """A sandbox item by id (of `platform` when given): the hot read of every status call."""
+    item = fast.get(SandboxItem, item_id)
+    if item is None or (platform is not None and item.platform != platform):
+        return None
+    return item
 
 
 def seconds_to_midnight(tz_offset_h: int = 0) -> float:

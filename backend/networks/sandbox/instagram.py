@@ -10,8 +10,9 @@ from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import Request, b64url, digits, new_item
+from backend.networks.sandbox.core import Request, b64url, digits, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
+from backend.store import fast
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -63,7 +64,7 @@ class InstagramEmulator(GraphEmulator):
             if not 2 <= len(children) <= 10:
                 return graph_error(400, 100, "The carousel needs 2 to 10 children.", subcode=2207028)
             for cid in children:
-                child = SandboxItem.get_or_none((SandboxItem.id == cid) & (SandboxItem.platform == PLATFORM))
+                child = get_item(cid, PLATFORM)
                 if child is None or child.account_id != acc.id or child.mode not in ("IMAGE:item", "VIDEO:item"):
                     return graph_error(400, 100, f"(#100) Invalid carousel child {cid}", subcode=2207028)
                 if self.container_status(child)[0] != "FINISHED":
@@ -99,8 +100,9 @@ class InstagramEmulator(GraphEmulator):
         if isinstance(acc, httpx.Response):
             return acc
         cid = str(request.params.get("creation_id") or "")
-        item = SandboxItem.get_or_none((SandboxItem.id == cid) & (SandboxItem.platform == PLATFORM)
-                                       & (SandboxItem.kind == "container"))
+        item = get_item(cid, PLATFORM)
+        if item is not None and item.kind != "container":
+            item = None
         if item is None or item.account_id != acc.id:
             return graph_error(400, 24, "The media with the creation_id was not found.", subcode=2207006)
         if item.mode.endswith(":item"):
@@ -129,10 +131,10 @@ class InstagramEmulator(GraphEmulator):
         media = list(item.media or [])
         if item.mode == "CAROUSEL":
             for cid_ in (item.data or {}).get("children", []):
-                child = SandboxItem.get_or_none(SandboxItem.id == cid_)
+                child = get_item(cid_)
                 media.extend(child.media if child else [])
         with tx():
-            SandboxItem.update(state="published", post_id=media_id).where(SandboxItem.id == item.id).execute()
+            fast.update(SandboxItem, item.id, {"state": "published", "post_id": media_id})
             new_item(PLATFORM, acc, "media", media_id, mode=item.mode, text=item.text, media=media,
                      data={"container": item.id, "shortcode": shortcode},
                      url=f"https://www.instagram.com/{path}/{shortcode}/")
@@ -142,7 +144,7 @@ class InstagramEmulator(GraphEmulator):
         acc = self.auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        item = SandboxItem.get_or_none((SandboxItem.id == obj) & (SandboxItem.platform == PLATFORM))
+        item = get_item(obj, PLATFORM)
         if item is None or item.account_id != acc.id:
             return graph_error(400, 100, f"Unsupported get request. Object with ID '{obj}' does not exist",
                                subcode=33)

@@ -17,6 +17,7 @@ from backend.networks.sandbox.core import (
     b64url,
     digits,
     gate,
+    get_item,
     new_item,
 )
 from backend.store.db import tx
@@ -70,7 +71,7 @@ class LinkedInEmulator(Emulator):
         body = request.json if isinstance(request.json, dict) else {}
         if action == "finalizeUpload" and kind == "videos":
             req = body.get("finalizeUploadRequest") or {}
-            item = SandboxItem.get_or_none(SandboxItem.id == str(req.get("video")))
+            item = get_item(str(req.get("video")))
             if item is None or item.account_id != acc.id:
                 return li_error(404, "Video not found", 100)
             with tx():
@@ -129,7 +130,7 @@ class LinkedInEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         urn = unquote(urn)
-        item = SandboxItem.get_or_none((SandboxItem.id == urn) & (SandboxItem.platform == PLATFORM))
+        item = get_item(urn, PLATFORM)
         if item is None or item.account_id != acc.id:
             return li_error(404, f"Not found: {urn}")
         return httpx.Response(200, json={"id": urn, "owner": acc.external_id, "status": self.asset_status(item)})
@@ -155,7 +156,7 @@ class LinkedInEmulator(Emulator):
         media = (body.get("content") or {}).get("media") or {}
         asset = None
         if media:
-            asset = SandboxItem.get_or_none((SandboxItem.id == str(media.get("id"))) & (SandboxItem.platform == PLATFORM))
+            asset = get_item(str(media.get("id")), PLATFORM)
             if asset is None or asset.account_id != acc.id:
                 return li_error(400, f"Unknown media {media.get('id')}", 100)
             if self.asset_status(asset) != "AVAILABLE":

@@ -9,7 +9,16 @@ from typing import Any
 import httpx
 
 from backend.networks.base import utf16_len
-from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, digits, gate, new_item
+from backend.networks.sandbox.core import (
+    Emulator,
+    Gate,
+    Request,
+    account_for_token,
+    digits,
+    gate,
+    get_item,
+    new_item,
+)
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -192,7 +201,7 @@ class TikTokEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         publish_id = (request.json or {}).get("publish_id")
-        item = SandboxItem.get_or_none((SandboxItem.id == str(publish_id)) & (SandboxItem.platform == PLATFORM))
+        item = get_item(str(publish_id), PLATFORM)
         if item is None:
             return err(400, "invalid_publish_id", "The publish_id does not exist.")
         if item.account_id != acc.id:

@@ -9,7 +9,16 @@ from typing import Any
 import httpx
 
 from backend.networks.options import youtube_tags_length
-from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, b64url, gate, new_item
+from backend.networks.sandbox.core import (
+    Emulator,
+    Gate,
+    Request,
+    account_for_token,
+    b64url,
+    gate,
+    get_item,
+    new_item,
+)
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -77,7 +86,7 @@ class YouTubeEmulator(Emulator):
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        session = SandboxItem.get_or_none(SandboxItem.id == "upload:" + str(request.query.get("upload_id")))
+        session = get_item("upload:" + str(request.query.get("upload_id")))
         if session is None or session.account_id != acc.id:
             return yt_error(404, "notFound", "Upload session not found or expired.", "global")
         data = dict(session.data or {})
