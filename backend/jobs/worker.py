@@ -148,7 +148,10 @@ class Worker:
             for job in jobs:
                 try:
                     if not queue.renew(job, self.lease_s):
-                        log.warning("lost the lease on job %s (%s)", job.id, job.kind)
+                        with self._lock:
+                            still_running = job.id in self._inflight  # not just finished meanwhile
+                        if still_running:
+                            log.warning("lost the lease on job %s (%s)", job.id, job.kind)
                 except Exception:
                     log.exception("lease renewal failed")
 
