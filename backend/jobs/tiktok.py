@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from backend.jobs.registry import job_handler
+from backend.jobs.registry import job_handler, periodic
 from backend.services import tiktok
+from backend.store.db import tx
+from backend.store.models.tiktok import TikTokPublish
 
 
 def _dead(job: Any, error: str) -> None:
@@ -15,3 +18,24 @@ def _dead(job: Any, error: str) -> None:
 @job_handler(tiktok.TRACK_JOB, on_dead=_dead)
 def tiktok_track(job: Any, ctx: Any) -> None:
     tiktok.track(job.payload["id"], ctx.settings)
+
+
+INITIATING_GRACE = timedelta(minutes=10)
+
+
+@periodic("tiktok.settle_interrupted", every_s=300)
+def settle_interrupted(ctx: Any) -> None:
+    """A record left INITIATING (the process died between TikTok's answer and our commit) never got a
+    publishId, so nothing tracks it: settle it FAILED after a grace period instead of leaving it open."""
+    now = ctx.now()
+    stale = TikTokPublish.select(TikTokPublish.id).where(
+        (TikTokPublish.status == "INITIATING") & (TikTokPublish.created_at < now - INITIATING_GRACE))
+    ids = [r.id for r in stale]
+    if not ids:
+        return
+    with tx():
+        (TikTokPublish.update(
+            status="FAILED", fail_reason="internal", completed_at=now, updated_at=now,
+            fail_message="the service stopped while sending this publication to TikTok, so its outcome is "
+                         "unknown: check the TikTok app (drafts and profile) before sending it again")
+         .where(TikTokPublish.id.in_(ids) & (TikTokPublish.status == "INITIATING")).execute())
