@@ -49,8 +49,9 @@ def list_keys(workspace_id: str) -> list[ApiKey]:
     return list(ApiKey.select().where(ApiKey.workspace == workspace_id).order_by(ApiKey.id.desc()))
 
 
-def _get(workspace_id: str, key_id: str) -> ApiKey:
-    key = ApiKey.get_or_none((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))
+def _locked(workspace_id: str, key_id: str) -> ApiKey:
+    """The workspace's key, row-locked for the enclosing transaction; 404 for another workspace's id."""
+    key = locked(ApiKey.select().where((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))).first()
     if key is None:
         raise ApiError(404, "api_key_not_found", "no API key with this id in the workspace")
     return key
@@ -58,9 +59,7 @@ def _get(workspace_id: str, key_id: str) -> ApiKey:
 
 def revoke(workspace_id: str, key_id: str) -> ApiKey:
     with tx():
-        key = locked(ApiKey.select().where((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))).first()
-        if key is None:
-            raise ApiError(404, "api_key_not_found", "no API key with this id in the workspace")
+        key = _locked(workspace_id, key_id)
         if key.revoked_at is None:
             key.revoked_at = clock.now()
             key.save()
@@ -70,9 +69,7 @@ def revoke(workspace_id: str, key_id: str) -> ApiKey:
 def purge(workspace_id: str, key_id: str) -> None:
     """Erase a key that can no longer serve (revoked or expired). Never revokes as a side effect."""
     with tx():
-        key = locked(ApiKey.select().where((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))).first()
-        if key is None:
-            raise ApiError(404, "api_key_not_found", "no API key with this id in the workspace")
+        key = _locked(workspace_id, key_id)
         if state(key) == "active":
             raise ApiError(409, "api_key_still_active",
                            "this key can still be used: revoke it first (DELETE /v1/api-keys/{id}), then purge")
