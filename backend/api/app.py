@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
         return {"ok": True, "version": app.version}
 
     app.include_router(v1)
+    _openapi_without_422(app)
     for module_name in HOST_ROUTERS:
         app.include_router(importlib.import_module(module_name).host_router)
 
@@ -76,3 +77,30 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
 
     log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule
     return app
+
+
+def _openapi_without_422(app: FastAPI) -> None:
+    """We answer validation failures with 400 `validation_error`, never 422: say so in the document."""
+    from fastapi.openapi.utils import get_openapi
+
+    from backend.schemas.common import ErrorBody
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+        schemas.setdefault("ErrorBody", ErrorBody.model_json_schema())
+        for path_item in doc.get("paths", {}).values():
+            for operation in path_item.values():
+                responses = operation.get("responses", {})
+                if responses.pop("422", None) is not None and "400" not in responses:
+                    responses["400"] = {"description": "invalid request (validation_error)",
+                                        "content": {"application/json": {
+                                            "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        app.openapi_schema = doc
+        return doc
+
+    app.openapi = openapi  # type: ignore[method-assign]

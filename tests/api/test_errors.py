@@ -81,3 +81,11 @@ def test_openapi_and_docs(client):
     # every API path is under /v1; the media host ({media_url}) serves files at /media/
     assert all(p.startswith(("/v1/", "/media/")) for p in doc["paths"])
     assert client.get("/docs").status_code == 200
+
+
+def test_openapi_declares_400_not_422(client):
+    doc = client.get("/openapi.json").json()
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            assert "422" not in op["responses"], (method, path)
+    assert "HTTPValidationError" not in str(doc)
