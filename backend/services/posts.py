@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from peewee import IntegrityError
 
@@ -30,8 +30,9 @@ from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
 from backend.services import plans
+from backend.store import sql
 from backend.store.db import database, locked, tx
-from backend.store.models import Account, Post, PostTarget, Workspace
+from backend.store.models import Post, PostTarget, Workspace
 
 log = logging.getLogger("socialpub.posts")
 
@@ -68,6 +69,15 @@ def parse_timestamp(value: str, field_name: str) -> datetime:
 # ---------------------------------------------------------------------------------------------- targets
 
 
+class AccountRef(NamedTuple):
+    """What validation and acceptance need of a connected account (not the whole row)."""
+
+    id: str
+    platform: str
+    status: str
+    name: str
+
+
 @dataclass
 class Target:
     """A requested target after resolution. `account` is None when it could not be resolved."""
@@ -75,7 +85,7 @@ class Target:
     index: int
     platform: str
     channel_id: str | None
-    account: Account | None = None
+    account: AccountRef | None = None
     problems: list[dict[str, Any]] = field(default_factory=list)
 
     def problem(self, code: str, message: str, **extra: Any) -> None:
@@ -94,14 +104,40 @@ def _raw_target(raw: Any) -> tuple[str, str | None]:
     return str(getattr(raw, "platform", "")), getattr(raw, "channel_id", None)
 
 
-def resolve_targets(workspace_id: str, raw_targets: Sequence[Any]) -> list[Target]:
+class WorkspaceState(NamedTuple):
+    """The workspace columns acceptance reads (plan, free publications)."""
+
+    plan_subscribed: str | None
+    plan_status: str | None
+    plan_period_end: datetime | None
+    free_posts_used: int
+
+
+# The workspace and its accounts (oldest connected first: the default account of a network) in one statement.
+_WORKSPACE_ACCOUNTS = (
+    'SELECT w."plan_subscribed", w."plan_status", w."plan_period_end", w."free_posts_used", '
+    'a."id", a."platform", a."status", a."name" '
+    'FROM "workspace" w LEFT JOIN "account" a ON a."workspace_id" = w."id" '
+    'WHERE w."id" = ? ORDER BY a."connected_at", a."id"'
+)
+
+
+def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
+    """The workspace's plan state and its accounts, or None when there is no such workspace."""
+    rows = sql.fetchall(_WORKSPACE_ACCOUNTS, (workspace_id,))
+    if not rows:
+        return None
+    first = rows[0]
+    ws = WorkspaceState(first[0], first[1], Workspace.plan_period_end.python_value(first[2]), first[3])
+    return ws, [AccountRef(r[4], r[5], r[6], r[7]) for r in rows if r[4] is not None]
+
+
+def resolve_targets(accounts: Sequence[AccountRef], raw_targets: Sequence[Any]) -> list[Target]:
     """Network names pick the default account (oldest connected active one); {platform, channelId} the
-    exact account. Problems: invalid_target, channel_not_connected, duplicate_target."""
-    sql = _compiled("accounts", lambda: Account.select().where(Account.workspace == "")
-                    .order_by(Account.connected_at, Account.id))
-    accounts = _rows(Account, sql, (workspace_id,))
+    exact account. Problems: invalid_target, channel_not_connected, duplicate_target.
+    `accounts`: the workspace's accounts, oldest connected first (load_workspace)."""
     by_id = {a.id: a for a in accounts}
-    default: dict[str, Account] = {}
+    default: dict[str, AccountRef] = {}
     for a in accounts:
         if a.status == "active" and a.platform not in default:
             default[a.platform] = a
@@ -302,11 +338,15 @@ def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: se
 # ---------------------------------------------------------------------------------------------- create
 
 
-def _existing_by_key(workspace_id: str, key: str) -> Post | None:
-    return Post.get_or_none((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+_BY_KEY = ('SELECT "id" FROM "post" WHERE "workspace_id" = ? AND "idempotency_key" = ?')
 
 
-def _free_publication_check(ws: Workspace, now: datetime) -> bool:
+def _existing_by_key(workspace_id: str, key: str) -> str | None:
+    row = sql.fetchone(_BY_KEY, (workspace_id, key))
+    return None if row is None else row[0]
+
+
+def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
     """True when this post needs a free publication (no current subscription); 402 when none is left."""
     if plans.has_current_subscription(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, now):
         return False
@@ -321,59 +361,73 @@ def _subscription_required() -> ApiError:
                     "to keep publishing")
 
 
-def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple[Post, bool]:
-    """Validate and accept a post. Returns (post, created); created is False for an idempotent replay."""
+# Counted at acceptance, in the post's transaction; the condition makes concurrent posts safe.
+_TAKE_FREE = ('UPDATE "workspace" SET "free_posts_used" = "free_posts_used" + 1 '
+              'WHERE "id" = ? AND "free_posts_used" < ?')
+
+
+@dataclass
+class Accepted:
+    """The outcome of create: the post's row values (by field name) and its targets' as written, or, for an
+    idempotent replay (created False), the id of the post already created with the key."""
+
+    post_id: str
+    created: bool
+    post: dict[str, Any] = field(default_factory=dict)
+    targets: list[dict[str, Any]] = field(default_factory=list)
+
+
+def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accepted:
+    """Validate and accept a post: the post row, its targets, its publish job and the hold on its media
+    written in one transaction. The idempotency key is decided by the UNIQUE (workspace, key) index."""
     key = body.get("idempotency_key")
     if key is not None:
         found = _existing_by_key(workspace_id, key)  # fast path only: the UNIQUE index decides races below
         if found is not None:
-            return found, False
+            return Accepted(found, False)
     now = clock.now()
-    found = _rows(Workspace, _compiled("workspace", lambda: Workspace.select().where(Workspace.id == "")),
-                  (workspace_id,))
-    if not found:
+    loaded = load_workspace(workspace_id)
+    if loaded is None:
         raise ApiError(404, "workspace_not_found", "workspace not found")
-    needs_free = _free_publication_check(found[0], now)
+    ws, accounts = loaded
+    needs_free = _free_publication_check(ws, now)
 
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
     raw_options = body.get("options")
     options = raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
-    targets = resolve_targets(workspace_id, body["targets"])
+    targets = resolve_targets(accounts, body["targets"])
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
     check_target_rules(targets, content, media, options, media_problems)
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
-    platforms = {t.platform for t in targets}
     post_id = new_id("post")
-    status = "scheduled" if scheduled_at is not None else "processing"
+    media_dicts = [m.to_dict() for m in media]
+    options_dict = _options_dict(options, media, {t.platform for t in targets})
     with tx():
         now = clock.now()
-        try:
-            with database.atomic():  # savepoint: a duplicate key must not abort the outer transaction
-                Post.insert(
-                    id=post_id, workspace=workspace_id, status=status, content=content, media_urls=urls,
-                    media=[m.to_dict() for m in media], options=_options_dict(options, media, platforms),
-                    scheduled_at=scheduled_at, idempotency_key=key, free_publication=needs_free, version=1,
-                    created_at=now, updated_at=now,
-                ).execute()
-        except IntegrityError:
-            if key is None:
-                raise
-            found = _existing_by_key(workspace_id, key)
-            if found is None:
-                raise
-            return found, False
-        if needs_free:
-            # counted at acceptance, in this transaction; the condition makes concurrent posts safe
-            taken = (Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
-                     .where((Workspace.id == workspace_id)
-                            & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS)).execute())
-            if taken != 1:
-                raise _subscription_required()
-        PostTarget.insert_many([
+        post = {
+            "id": post_id, "workspace": workspace_id, "status": "scheduled" if scheduled_at else "processing",
+            "content": content, "media_urls": urls, "media": media_dicts, "options": options_dict,
+            "scheduled_at": scheduled_at, "idempotency_key": key, "free_publication": needs_free, "version": 1,
+            "created_at": now, "updated_at": now,
+        }
+        if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
+            sql.insert_rows(Post, [post])
+        else:
+            try:
+                with database.atomic():  # savepoint: a duplicate key must not abort the outer transaction
+                    sql.insert_rows(Post, [post])
+            except IntegrityError:
+                found = _existing_by_key(workspace_id, key)
+                if found is None:
+                    raise
+                return Accepted(found, False)
+        if needs_free and sql.execute(_TAKE_FREE, (workspace_id, plans.FREE_PUBLICATIONS)) != 1:
+            raise _subscription_required()
+        rows = [
             {
                 "id": new_id("tgt"), "post": post_id, "position": pos, "platform": t.platform,
                 "account": t.account.id if t.account else None,
@@ -381,14 +435,29 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple
                 "idempotency_token": new_id("pub"), "updated_at": now,
             }
             for pos, t in enumerate(targets)
-        ]).execute()
+        ]
+        sql.insert_rows(PostTarget, rows)
         queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
                       dedupe_key=job_key(post_id))
         hold_media(workspace_id, post_id, urls)
-    return Post(id=post_id, workspace=workspace_id, status=status, content=content, media_urls=urls,
-                media=[m.to_dict() for m in media], options=_options_dict(options, media, platforms),
-                scheduled_at=scheduled_at, idempotency_key=key, free_publication=needs_free, version=1,
-                created_at=now, updated_at=now), True
+    return Accepted(post_id, True, post, rows)
+
+
+def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple[Post, bool]:
+    """Validate and accept a post. Returns (post, created); created is False for an idempotent replay."""
+    done = accept(settings, workspace_id, body)
+    if not done.created:
+        return get(workspace_id, done.post_id), False
+    return Post(**done.post), True
+
+
+def create_public(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """POST /v1/posts: (the public post, created). A new post is answered from the values just written (no
+    re-read: 202 with targets `pending`); a replay reads the post already created with the key."""
+    done = accept(settings, workspace_id, body)
+    if not done.created:
+        return get_public(workspace_id, done.post_id), False
+    return _public(done.post, done.targets), True
 
 
 # ---------------------------------------------------------------------------------------------- read
@@ -410,37 +479,69 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
     return out
 
 
-# GET /v1/posts/:id is the hottest route: its two statements are compiled once per database (peewee builds
-# SQL on every call, which costs more than running it) and rows are decoded by the models' own fields, so
-# the result is the same Post / PostTarget data.
-_COMPILED: dict[tuple[str, str], str] = {}
+# GET /v1/posts/:id is the hottest route: two hand-written statements read only the columns of the answer,
+# decoded by the models' own fields (peewee would build the SQL on every call, which costs more than running
+# it, and make a model instance of every row).
+_POST_COLUMNS = ("id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", "options",
+                 "idempotency_key")
+_TARGET_COLUMNS = ("platform", "account_id", "account_name", "status", "external_post_id", "post_url",
+                   "fail_reason", "fail_type", "completed_at")
+_POST_PUBLIC = ('SELECT "id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", '
+                '"options", "idempotency_key" FROM "post" WHERE "id" = ? AND "workspace_id" = ?')
+_TARGETS_PUBLIC = ('SELECT "platform", "account_id", "account_name", "status", "external_post_id", "post_url", '
+                   '"fail_reason", "fail_type", "completed_at" FROM "post_target" WHERE "post_id" = ? '
+                   'ORDER BY "position"')
 
 
-def _compiled(name: str, build: Any) -> str:
-    key = (type(database.obj).__name__, name)
-    sql = _COMPILED.get(key)
-    if sql is None:
-        sql = _COMPILED[key] = build().sql()[0]
-    return sql
+def _decoder(model: Any, columns: Sequence[str]) -> list[tuple[str, Any]]:
+    """(field name, python_value) of each column."""
+    fields = [model._meta.columns[c] for c in columns]
+    return [(f.name, f.python_value) for f in fields]
 
 
-def _rows(model: Any, sql: str, params: Sequence[Any]) -> list[Any]:
-    cursor = database.execute_sql(sql, list(params))
-    fields = [model._meta.columns[d[0]] for d in cursor.description]
-    out = []
-    for row in cursor.fetchall():
-        data = {f.name: (f.python_value(v) if v is not None else None) for f, v in zip(fields, row, strict=True)}
-        out.append(model(__no_default__=True, **data))
-    return out
+_POST_FIELDS = _decoder(Post, _POST_COLUMNS)
+_TARGET_FIELDS = _decoder(PostTarget, _TARGET_COLUMNS)
 
 
-def get_with_targets(workspace_id: str, post_id: str) -> tuple[Post, list[PostTarget]]:
-    sql = _compiled("post", lambda: Post.select().where((Post.id == "") & (Post.workspace == "")))
-    found = _rows(Post, sql, (post_id, workspace_id))
-    if not found:
+def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
+    """GET /v1/posts/:id: the public post, or 404 post_not_found."""
+    row = sql.fetchone(_POST_PUBLIC, (post_id, workspace_id))
+    if row is None:
         raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
-    tsql = _compiled("targets", lambda: PostTarget.select().where(PostTarget.post == "").order_by(PostTarget.position))
-    return found[0], _rows(PostTarget, tsql, (post_id,))
+    post = {name: None if v is None else conv(v) for (name, conv), v in zip(_POST_FIELDS, row, strict=True)}
+    targets = [{name: None if v is None else conv(v) for (name, conv), v in zip(_TARGET_FIELDS, t, strict=True)}
+               for t in sql.fetchall(_TARGETS_PUBLIC, (post_id,))]
+    return _public(post, targets)
+
+
+def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The public form of a post given as row values by field name (same as to_public); absent target
+    columns (a target just written) are None."""
+    return {
+        "id": post["id"],
+        "status": post["status"],
+        "scheduledAt": clock.iso(post["scheduled_at"]),
+        "createdAt": clock.iso(post["created_at"]),
+        "updatedAt": clock.iso(post["updated_at"]),
+        "content": post["content"],
+        "mediaUrls": list(post["media_urls"] or []),
+        "options": dict(post["options"] or {}),
+        "idempotencyKey": post["idempotency_key"],
+        "targets": [
+            {
+                "platform": t["platform"],
+                "accountId": t["account"],
+                "accountName": t["account_name"],
+                "status": t["status"],
+                "externalPostId": t.get("external_post_id"),
+                "postUrl": t.get("post_url"),
+                "failReason": t.get("fail_reason"),
+                "failType": t.get("fail_type"),
+                "completedAt": clock.iso(t.get("completed_at")),
+            }
+            for t in targets
+        ],
+    }
 
 
 def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[str, Any]:

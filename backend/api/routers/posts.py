@@ -25,8 +25,7 @@ def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publ
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
     free publications."""
-    post, created = svc.create(settings, ctx.workspace_id, body.model_dump(exclude_unset=True))
-    data = svc.to_public(*svc.get_with_targets(ctx.workspace_id, post.id))
+    data, created = svc.create_public(settings, ctx.workspace_id, body.model_dump(exclude_unset=True))
     return JSONResponse(data, status_code=202 if created else 200)
 
 
@@ -55,7 +54,7 @@ def list_posts(
 
 @router.get("/posts/{post_id}", response_model=PostOut, responses=responses(404))
 def get_post(post_id: str, ctx: AuthContext = Publisher) -> Any:
-    return JSONResponse(svc.to_public(*svc.get_with_targets(ctx.workspace_id, post_id)))
+    return JSONResponse(svc.get_public(ctx.workspace_id, post_id))
 
 
 @router.patch("/posts/{post_id}", response_model=PostOut, responses=responses(404, 409))
