@@ -63,7 +63,10 @@ def token_hash(token: str) -> str:
 
 
 def digits(n: int, first: str = "") -> str:
-    body = "".join(secrets.choice(string.digits) for _ in range(n - len(first)))
+    """n random digits (after `first`; without it, the first is 1-9). One draw of the system RNG per id, not
+    one per character (ids are minted on every sandbox call)."""
+    m = n - len(first)
+    body = str(secrets.randbelow(10**m)).zfill(m) if m > 0 else ""
     return first + body if first else str(secrets.randbelow(9) + 1) + body[1:]
 
 
@@ -72,9 +75,12 @@ def b62(n: int) -> str:
     return "".join(secrets.choice(alphabet) for _ in range(n))
 
 
+_B64URL = string.ascii_letters + string.digits + "-_"
+
+
 def b64url(n: int) -> str:
-    alphabet = string.ascii_letters + string.digits + "-_"
-    return "".join(secrets.choice(alphabet) for _ in range(n))
+    """n random URL-safe characters: 6 uniform bits from each byte of one system-RNG read."""
+    return "".join([_B64URL[b & 63] for b in secrets.token_bytes(n)])
 
 
 def _slug(name: str) -> str:
