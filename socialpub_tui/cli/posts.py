@@ -229,6 +229,9 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 
         body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
     post = client.create_post(body)
+    if getattr(post, "_http_status", None) == 200:
+        out.note(f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
+                 f"{post.id}; nothing new was created.")
     if not wait:
         out.emit(post, lambda: show_post(out, post))
         return

@@ -163,7 +163,9 @@ class ClientBase:
             raise ApiError(status, "invalid_response", f"{call.method} {call.path}: the answer is not JSON") from None
         try:
             if isinstance(call.model, type) and issubclass(call.model, BaseModel):
-                return call.model.model_validate(data)  # type: ignore[return-value]
+                model = call.model.model_validate(data)
+                model._http_status = status  # e.g. 200 vs 202 on POST /v1/posts: an idempotent replay
+                return model  # type: ignore[return-value]
             return data  # type: ignore[no-any-return]
         except ValidationError as exc:
             raise ApiError(status, "invalid_response",
