@@ -28,7 +28,8 @@ class AuthContext:
     extra: dict = field(default_factory=dict)
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
+    # async: a plain `def` dependency would be run in the thread pool (a thread hop for an attribute read)
     return request.app.state.settings
 
 
