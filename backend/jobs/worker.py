@@ -178,7 +178,12 @@ class Worker:
             if periodic is not None:
                 periodic.fn(ctx)
             else:
-                handler(job, ctx)  # type: ignore[misc]
+                queue.set_current(job)
+                try:
+                    handler(job, ctx)  # type: ignore[misc]
+                finally:
+                    completed = queue.completed_current()
+                    queue.set_current(None)
         except RetryLater as exc:
             if exc.count_attempt and job.attempts >= job.max_attempts:
                 self._bury(job, f"gave up after {job.attempts} attempts: {exc}")
@@ -205,7 +210,7 @@ class Worker:
             return
         if periodic is not None:
             self._reschedule_periodic(job, periodic.every_s, None)
-        else:
+        elif not completed:  # the handler's final transaction may have completed it already
             queue.complete(job)
 
     def _bury(self, job: Job, error: str) -> None:

@@ -131,6 +131,7 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             queue.enqueue("target.publish", {"target_id": t.id}, workspace_id=post.workspace_id,
                           dedupe_key=f"target:{t.id}", max_attempts=settings.retry_max_attempts)
             fanned.append(t.id)
+        queue.complete_current()  # the post.publish job's `done` with its fan-out
     return fanned
 
 
@@ -231,6 +232,7 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
             _finish_target(target, post, status, external_post_id=outcome.external_post_id,
                            post_url=outcome.post_url, network_status=outcome.network_status)
             _settle(post)
+            queue.complete_current()  # the job's `done` in the outcome's transaction
             return
         if outcome.state == "pending":
             deadline = target.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(target.platform, 900))
@@ -252,6 +254,7 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
             queue.enqueue("target.track", {"target_id": target.id}, workspace_id=post.workspace_id,
                           run_at=now + timedelta(seconds=_track_poll_s(settings, account)),
                           dedupe_key=f"track:{target.id}", max_attempts=settings.retry_max_attempts)
+            queue.complete_current()
             return
         # failed
         if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:
