@@ -78,13 +78,12 @@ def wipe(settings: Settings) -> None:
 
 def create_workspace(settings: Settings, name: str, email: str, password: str | None) -> Created:
     """A workspace with its owner and one key holding every scope (used by init and by tests)."""
-    init_database(settings)
-    secret = security.ensure_secret(settings)
     email = email.strip().lower()
     generated = password is None
     password = password or secrets.token_urlsafe(12)
-    if len(password) < 8:
-        raise ValueError("the password must have at least 8 characters")
+    _check_login(email, password)  # before anything is written: a refused init leaves no half-made data dir
+    init_database(settings)
+    secret = security.ensure_secret(settings)
     now = clock.now()
     with tx():
         if Owner.select().where(Owner.email == email).exists():
@@ -98,8 +97,18 @@ def create_workspace(settings: Settings, name: str, email: str, password: str | 
     return Created(ws.id, owner.id, email, password if generated else None, full, key.id, token)
 
 
+def _check_login(email: str, password: str) -> None:
+    if len(password) < 8:
+        raise ValueError("the password must have at least 8 characters: choose a longer --password, "
+                         "or omit it to have one generated")
+    local, at, domain = email.partition("@")
+    if not (local and at and domain) or any(c.isspace() for c in email):
+        raise ValueError(f"{email!r} is not an email address: give the owner's login with --email, e.g. me@acme.test")
+
+
 def initialise(settings: Settings, *, workspace_name: str, email: str, password: str | None,
                force: bool = False) -> Created:
+    _check_login(email.strip().lower(), password or "x" * 8)
     if is_initialised(settings):
         if not force:
             raise AlreadyInitialised(
