@@ -106,7 +106,7 @@ class Output:
                     click.echo("  - " + ", ".join(f"{k}: {v}" for k, v in d.items()), err=True)
         else:
             if self.json:
-                click.echo(json.dumps({"error": "error", "message": str(err), "details": []}), err=True)
+                click.echo(json.dumps({"error": "error", "message": str(err), "details": [], "status": 0}), err=True)
             else:
                 click.echo(f"Error: {err}", err=True)
         raise SystemExit(exit_code)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import json
 import sys
+from typing import Any
 
 import click
 
@@ -37,6 +39,25 @@ class LazyGroup(click.Group):
             module, attr, _ = COMMANDS[name]
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """With `--json` anywhere on the line, a usage error (bad option, bad value) is also JSON on stderr,
+        `{"error": "usage_error", "message", "details": [], "status": 0}`, exit 2, as scripts expect."""
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode or "--json" not in argv:
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            body = {"error": "usage_error" if exc.exit_code == 2 else "error", "message": exc.format_message(),
+                    "details": [], "status": 0}
+            click.echo(json.dumps(body), err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo(json.dumps({"error": "aborted", "message": "aborted", "details": [], "status": 0}), err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in sorted(COMMANDS)]

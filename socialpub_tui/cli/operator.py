@@ -23,7 +23,7 @@ def _logging(settings) -> None:  # type: ignore[no-untyped-def]
 
 def _fail(message: str, as_json: bool = False, code: str = "error") -> None:
     if as_json:
-        click.echo(json.dumps({"error": code, "message": message}), err=True)
+        click.echo(json.dumps({"error": code, "message": message, "details": [], "status": 0}), err=True)
     else:
         click.echo(f"Error: {message}", err=True)
     sys.exit(1)
