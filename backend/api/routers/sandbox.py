@@ -23,7 +23,7 @@ def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("a
                                              description="only this connected account"),
               limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
     from backend.networks.sandbox import list_published
-    from backend.store.models import Account
+    from backend.store.models import Account, SandboxAccount
 
     q = Account.select().where((Account.workspace == ctx.workspace_id) & (Account.kind == "sandbox"))
     if platform:
@@ -32,8 +32,14 @@ def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("a
         q = q.where(Account.id == account_id)
     rows: list[dict[str, Any]] = []
     for acc in q:
-        for row in list_published(platform=acc.platform, account=acc.username, limit=limit, settings=settings):
-            if row.get("account_username") != acc.username:
+        # Matched by the network-side account id, never by username: sandbox usernames are a slug of the
+        # name plus 4 random hex digits, so two workspaces' accounts can share one.
+        if not acc.external_id:
+            continue
+        own = {a.id for a in SandboxAccount.select(SandboxAccount.id).where(
+            (SandboxAccount.platform == acc.platform) & (SandboxAccount.external_id == acc.external_id))}
+        for row in list_published(platform=acc.platform, account=acc.external_id, limit=limit, settings=settings):
+            if row.get("account_id") not in own:
                 continue
             created = row.get("created_at")
             rows.append({
