@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -267,7 +268,9 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
         else:
             reason = outcome.fail_reason or "the network refused the post"
             if outcome.fail_type == "retriable":
-                reason = f"{reason} (gave up after {job_attempts} attempts; retrying later may succeed)"
+                # the network's wording promised a retry; no more come: say so instead of contradicting it
+                reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
+                reason = f"{reason} (gave up after {job_attempts} attempts; retrying the post later may succeed)"
             _finish_target(target, post, "failed", fail_reason=reason,
                            fail_type=outcome.fail_type or "permanent", network_status=outcome.network_status)
             if outcome.network_code in _AUTH_CODES:
@@ -276,6 +279,8 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
             return
     raise raise_later
 
+
+_WILL_RETRY = re.compile(r"[;,]?\s*it will be retried(?: after [^;()]*)?", re.I)
 
 _AUTH_CODES = {"access_token_invalid", "scope_not_authorized", "190", "102", "65600", "invalid_grant", "401"}
 

@@ -172,6 +172,14 @@ def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float |
     return final
 
 
+def note_unsent(client: Client, out: Output, post: PostOut) -> None:
+    """Embedded, not waiting: this process's worker stops when the command ends, so say who will send it."""
+    if getattr(client, "embedded", False) and post.status == "processing":
+        out.note(f"Note: {post.id} goes out when a worker runs on this data dir — a running `socialpub serve` or "
+                 f"`socialpub worker` picks it up at once; otherwise run `socialpub tick`, or send and follow it now "
+                 f"with `socialpub posts show {post.id} --wait`.")
+
+
 def exit_for(post: PostOut) -> None:
     """After --wait: exit 1 unless every target succeeded (or delivered its draft)."""
     if post.status != "completed":
@@ -233,6 +241,7 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
         out.note(f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
                  f"{post.id}; nothing new was created.")
     if not wait:
+        note_unsent(client, out, post)
         out.emit(post, lambda: show_post(out, post))
         return
     if not out.json:
@@ -400,18 +409,26 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
                  f"Nothing to retry for {post_id}: {why}.")
         return
     post = client.create_post(body)
-    if wait:
+    replayed = getattr(post, "_http_status", None) == 200
+    if not wait:
+        note_unsent(client, out, post)
+    else:
         post = wait_and_report(client, out, post, timeout)
 
     def human() -> None:
         names = ", ".join(f"{t.platform} ({t.account_name})" for t in retried)
-        out.line(f"Created {post.id} retrying {len(retried)} target(s) of {post_id}: {names}.")
+        if replayed:
+            out.line(f"Already retried: {post.id} (created by an earlier `posts retry {post_id}`, now {post.status}) "
+                     f"retries {names}; nothing new was created. To retry again, retry {post.id}.")
+        else:
+            out.line(f"Created {post.id} retrying {len(retried)} target(s) of {post_id}: {names}.")
         for t in skipped:
             reason = ("succeeded" if t.status in ("succeeded", "inbox_delivered") else
                       "failed permanently" if t.fail_type == "permanent" else t.status)
             out.line(f"  not retried: {t.platform} ({t.account_name}) — {reason}")
         show_post(out, post)
 
-    out.emit({"retried": True, "originalId": post_id, "post": post, "skipped": skipped_info}, human)
+    out.emit({"retried": True, "replayed": replayed, "originalId": post_id, "post": post, "skipped": skipped_info},
+             human)
     if wait:
         exit_for(post)

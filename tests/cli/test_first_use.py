@@ -31,3 +31,37 @@ def test_json_usage_errors_are_json_on_stderr(embedded):
     assert r.code == 2 and r.err_json()["error"] == "usage_error"
     r = invoke("init", "--json")  # operator errors carry the same four fields
     assert r.code == 1 and set(r.err_json()) == {"error", "message", "details", "status"}
+
+
+def _partial_post(embedded) -> str:  # type: ignore[no-untyped-def]
+    invoke("admin", "plan", "GROWTH")
+    retry_acc = invoke("accounts", "add-sandbox", "linkedin", "--name", "Flaky LI", "--behaviour", "fail-retriable",
+                       "--json").json()["id"]
+    perm_acc = invoke("accounts", "add-sandbox", "facebook", "--name", "Dead FB", "--behaviour", "fail-permanent",
+                      "--json").json()["id"]
+    r = invoke("posts", "create", "mix", "--to", "linkedin", "--to", f"linkedin:{retry_acc}",
+               "--to", f"facebook:{perm_acc}", "--wait", "--json", "--timeout", "60")
+    assert r.code == 1
+    post = r.json()
+    assert post["status"] == "partial"
+    return str(post["id"])
+
+
+def test_retry_twice_says_it_was_already_retried_and_who_sends_it(embedded):
+    pid = _partial_post(embedded)
+    first = invoke("posts", "retry", pid)
+    assert first.code == 0 and first.out.startswith("Created ")
+    assert "posts show" in first.err and "--wait" in first.err  # embedded: who will send the new post
+    again = invoke("posts", "retry", pid)
+    assert again.code == 0
+    assert again.out.startswith("Already retried") and "nothing new was created" in again.out
+    body = invoke("posts", "retry", pid, "--json").json()
+    assert body["replayed"] is True and [t["failType"] for t in body["skipped"]] == [None, "permanent"]
+
+
+def test_exhausted_retriable_failure_does_not_claim_it_will_be_retried(embedded):
+    pid = _partial_post(embedded)
+    post = invoke("posts", "show", pid, "--json").json()
+    reason = next(t["failReason"] for t in post["targets"] if t["failType"] == "retriable")
+    assert "gave up after" in reason
+    assert "will be retried" not in reason
