@@ -78,6 +78,31 @@ def resolve(text: str, tz_name: str | None = None, now: datetime | None = None) 
     return _localise(parsed, tz).astimezone(UTC)
 
 
+def ambiguity(text: str, tz_name: str | None, instant: datetime) -> str | None:
+    """When `text` was a wall time without offset that happens twice (autumn DST change), a sentence saying
+    which occurrence was taken and how to ask for the other; else None."""
+    t = text.strip()
+    if _REL.match(t):
+        return None
+    try:
+        parsed = datetime.fromisoformat(t.replace("Z", "+00:00").replace("z", "+00:00"))
+        if parsed.tzinfo is not None:
+            return None
+    except ValueError:
+        pass
+    tz = zone(tz_name)
+    naive = (instant.astimezone(tz) if tz else instant.astimezone()).replace(tzinfo=None)
+    if tz is not None:
+        first, second = naive.replace(tzinfo=tz, fold=0), naive.replace(tzinfo=tz, fold=1)
+    else:
+        first, second = naive.replace(fold=0).astimezone(), naive.replace(fold=1).astimezone()
+    if first.utcoffset() == second.utcoffset():
+        return None
+    other = second.astimezone(UTC)
+    return (f"{naive:%Y-%m-%d %H:%M} happens twice in {tz_name or 'the local zone'} (DST change): took the first, "
+            f"{iso_utc(first)}; for the second give --at {iso_utc(other)}")
+
+
 def iso_utc(instant: datetime) -> str:
     return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -66,6 +66,9 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     except _time.TimeError as exc:
         raise click.BadParameter(str(exc), param_hint="--at") from None
     out.note(f"scheduled for {_time.describe(instant, tz)}")
+    twice = _time.ambiguity(at, tz, instant)
+    if twice:
+        out.note(f"Note: {twice}")
     return _time.iso_utc(instant)
 
 

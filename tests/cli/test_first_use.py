@@ -65,3 +65,13 @@ def test_exhausted_retriable_failure_does_not_claim_it_will_be_retried(embedded)
     reason = next(t["failReason"] for t in post["targets"] if t["failType"] == "retriable")
     assert "gave up after" in reason
     assert "will be retried" not in reason
+
+
+def test_ambiguous_autumn_wall_time_is_flagged(embedded):
+    r = invoke("posts", "create", "amb", "--to", "facebook", "--at", "2027-10-31 02:30", "--tz", "Europe/Paris",
+               "--json")
+    assert r.code == 0, r.err
+    assert r.json()["scheduledAt"].startswith("2027-10-31T00:30:00")  # the first 02:30 (CEST)
+    assert "happens twice" in r.err and "2027-10-31T01:30:00Z" in r.err  # how to get the second one
+    r = invoke("posts", "create", "plain", "--to", "facebook", "--at", "2027-10-30 02:30", "--tz", "Europe/Paris")
+    assert r.code == 0 and "happens twice" not in r.err
