@@ -24,7 +24,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SOCIALPUB_", extra="ignore")
 
     data_dir: Path = Field(default_factory=default_data_dir)
-    database_url: str | None = None
+    database_url: str | None = Field(default=None, repr=False)  # may hold the database password
     base_url: str = "http://127.0.0.1:8000"
     media_url: str | None = None
     secret_key: str | None = Field(default=None, repr=False)
