@@ -63,7 +63,11 @@ def parse_timestamp(value: str, field_name: str) -> datetime:
                                   f"e.g. {text}Z — a local time without offset is ambiguous",
                        [{"field": field_name, "error": "missing_offset",
                          "message": "a zone offset (Z or ±hh:mm) is required"}])
-    return clock.to_utc(dt)
+    try:
+        return clock.to_utc(dt)
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-23:59: no such instant in UTC
+        raise ApiError(400, code, f"{field_name} {value!r} is out of the supported range of dates",
+                       [{"field": field_name, "error": "out_of_range", "message": f"cannot read {value!r}"}]) from None
 
 
 # ---------------------------------------------------------------------------------------------- targets
