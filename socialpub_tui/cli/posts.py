@@ -132,6 +132,9 @@ def show_post(out: Output, post: PostOut) -> None:
     if post.idempotency_key:
         out.line(f"  key    {post.idempotency_key}")
     out.table(post_rows(out, post), TARGET_HEADERS)
+    for t in post.targets:  # the table cuts long text: each failure reason in full, with what to do
+        if t.fail_reason and len(t.fail_reason) > 59:
+            out.line(f"  {t.platform} ({t.account_name}) {t.fail_type or 'failed'}: {t.fail_reason}")
 
 
 class LiveView:

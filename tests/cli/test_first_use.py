@@ -75,3 +75,12 @@ def test_ambiguous_autumn_wall_time_is_flagged(embedded):
     assert "happens twice" in r.err and "2027-10-31T01:30:00Z" in r.err  # how to get the second one
     r = invoke("posts", "create", "plain", "--to", "facebook", "--at", "2027-10-30 02:30", "--tz", "Europe/Paris")
     assert r.code == 0 and "happens twice" not in r.err
+
+
+def test_show_prints_each_failure_reason_in_full(embedded):
+    pid = _partial_post(embedded)
+    post = invoke("posts", "show", pid, "--json").json()
+    r = invoke("posts", "show", pid)
+    for t in post["targets"]:
+        if t["failReason"]:
+            assert t["failReason"] in r.out
