@@ -164,7 +164,8 @@ def admin_group() -> None:
 
 @admin_group.command("session")
 @click.option("--email", default=None, help="Owner email (default: the first owner).")
-def admin_session(email: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print {sessionToken, expiresAt} as JSON.")
+def admin_session(email: str | None, as_json: bool) -> None:
     """Print a fresh session token for the owner.
 
     \b
@@ -174,9 +175,21 @@ def admin_session(email: str | None) -> None:
     from backend.services import bootstrap
 
     try:
-        click.echo(bootstrap.owner_session(_settings(), email, operator=False))
+        token = bootstrap.owner_session(_settings(), email, operator=False)
     except (LookupError, RuntimeError) as exc:
-        _fail(str(exc))
+        _fail(str(exc), as_json)
+        return
+    if as_json:
+        import jwt
+
+        from backend import clock
+
+        exp = jwt.decode(token, options={"verify_signature": False})["exp"]
+        from datetime import UTC, datetime
+
+        click.echo(json.dumps({"sessionToken": token, "expiresAt": clock.iso(datetime.fromtimestamp(exp, UTC))}))
+        return
+    click.echo(token)
 
 
 def _workspace_id(email: str | None) -> str:

@@ -61,6 +61,8 @@ def test_admin_commands(env):
     run("init", "--json", "--password", "s3cret-pass")
     token = run("admin", "session").output.strip()
     assert token.count(".") == 2
+    as_json = json.loads(run("admin", "session", "--json").output)
+    assert as_json["sessionToken"].count(".") == 2 and as_json["expiresAt"].endswith("Z")
     r = run("admin", "plan", "STARTER", "--status", "active", "--period-end", "2099-01-01T00:00:00Z", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["name"] == "STARTER"
     r = run("admin", "credits", "--set", "42", "--json")
