@@ -181,9 +181,8 @@ def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float |
 def note_unsent(client: Client, out: Output, post: PostOut) -> None:
     """Embedded, not waiting: this process's worker stops when the command ends, so say who will send it."""
     if getattr(client, "embedded", False) and post.status == "processing":
-        out.note(f"Note: {post.id} goes out when a worker runs on this data dir — a running `socialpub serve` or "
-                 f"`socialpub worker` picks it up at once; otherwise run `socialpub tick`, or send and follow it now "
-                 f"with `socialpub posts show {post.id} --wait`.")
+        out.note(f"Sending {post.id} before this command exits (follow it with `socialpub posts show {post.id} "
+                 "--wait`; a confirmation that takes longer is picked up by `socialpub serve`, `worker` or `tick`).")
 
 
 def exit_for(post: PostOut) -> None:

@@ -39,6 +39,10 @@ def _check_initialised(settings: Any) -> None:
                           "or point the CLI at a server (SOCIALPUB_API_URL, or a profile)", code="not_initialised")
 
 
+DRAIN_S = 15.0  # longest an embedded command lingers to finish due publishing work
+DRAIN_HORIZON_S = 3.0  # work due within this many seconds (e.g. a sandbox confirmation) is waited for
+
+
 @dataclass
 class Embedded:
     """The pieces a client needs: a token source, the ASGI app, and what to stop on close."""
@@ -55,10 +59,49 @@ class Embedded:
         except (LookupError, RuntimeError) as exc:
             raise ConfigError(f"{exc}", code="not_initialised") from None
 
-    def stop(self) -> None:
-        if self.worker is not None:
-            worker, self.worker = self.worker, None
+    def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Stop the worker — after letting it finish the publishing work that is due now or in the next
+        few seconds (bounded by `drain_s`; Ctrl-C leaves the rest to `socialpub tick`, `serve` or `worker`),
+        so that a post created by a CLI command does not sit in `processing` once the command ends."""
+        if self.worker is None:
+            return
+        worker, self.worker = self.worker, None
+        try:
+            if drain_s > 0:
+                _drain(self.settings, drain_s)
+        except KeyboardInterrupt:
+            pass
+        finally:
             worker.stop(timeout=5.0)
+
+
+def _pending_work(horizon_s: float) -> int:
+    from datetime import timedelta
+
+    from backend import clock
+    from backend.store.models import Job
+
+    limit = clock.now() + timedelta(seconds=horizon_s)
+    return (Job.select().where(
+        (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
+        & ~(Job.dedupe_key.startswith("periodic:"))).count())
+
+
+def _drain(settings: Any, drain_s: float) -> None:
+    import sys
+    import time
+
+    deadline = time.monotonic() + drain_s
+    noted = False
+    while time.monotonic() < deadline:
+        pending = _pending_work(DRAIN_HORIZON_S)
+        if not pending:
+            return
+        if not noted and sys.stderr.isatty():  # scripts read stderr for JSON errors: stay quiet there
+            print(f"sending {pending} due publishing job(s) before exiting (Ctrl-C leaves them to "
+                  "`socialpub tick`, `serve` or `worker`)…", file=sys.stderr)
+            noted = True
+        time.sleep(0.1)
 
 
 def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True) -> Embedded:
