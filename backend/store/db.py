@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -99,7 +101,11 @@ def make_database(settings: Settings) -> Database:
             prefer_psycopg3=True,
             autorollback=True,
         )
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    # The file holds the networks' access tokens and the password hashes: owner-only when we create it
+    # (SQLite gives its -wal/-shm files the database file's mode).
+    settings.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(settings.sqlite_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     return LocalSqliteDatabase(
         str(settings.sqlite_path),
         pragmas={
