@@ -287,13 +287,15 @@ _AUTH_CODES = {"access_token_invalid", "scope_not_authorized", "190", "102", "65
 
 def give_up(target_id: str, error: str) -> None:
     """A target job died (attempts exhausted on an unexpected error): the target must not stay stuck."""
+    log.error("target %s: giving up after an internal error: %s", target_id, error)
     with tx():
         target = fast.get(PostTarget, target_id, lock=True)
         if target is None or target.status in TERMINAL_TARGET:
             return
         post = fast.get(Post, target.post_id)
         _finish_target(target, post, "failed", fail_type="retriable",
-                       fail_reason=f"publishing stopped on an internal error ({error[:200]}); retrying may succeed")
+                       fail_reason="publishing stopped on an internal error (details are in the server log under "
+                                   f"target {target_id}); retrying may succeed")
         _settle(post)
 
 

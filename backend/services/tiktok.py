@@ -413,4 +413,6 @@ def track(rec_id: str, settings: Settings) -> None:
 
 def give_up(rec_id: str, error: str) -> None:
     """The tracking job died on an unexpected error: the record must not stay in a processing status."""
-    fail(rec_id, "internal", f"tracking stopped on an internal error ({error[:200]}); check the TikTok app")
+    log.error("tiktok publication %s: tracking stopped on an internal error: %s", rec_id, error)
+    fail(rec_id, "internal", f"tracking stopped on an internal error (details are in the server log under {rec_id}); "
+                             "check the TikTok app")
