@@ -33,7 +33,7 @@ test-sqlite: $(STAMP)
 
 test-postgres: $(STAMP)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api tests/services tests/jobs
+	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api tests/services tests/jobs tests/security
 
 bench: $(STAMP)
 	@mkdir -p bench/results
