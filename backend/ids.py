@@ -8,12 +8,13 @@ import time
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 
+_PAIRS = [a + b for a in _ALPHABET for b in _ALPHABET]  # 10 bits -> 2 digits: half the loop turns
+
+
 def _b32(value: int, length: int) -> str:
-    out = []
-    for _ in range(length):
-        out.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(out))
+    """`length` base-32 digits of `value`, most significant first (`length` is even)."""
+    out = [_PAIRS[(value >> shift) & 1023] for shift in range(5 * length - 10, -1, -10)]
+    return "".join(out)
 
 
 def new_id(prefix: str, at_ms: int | None = None) -> str:

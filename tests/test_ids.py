@@ -1,0 +1,26 @@
+"""Ids: `prefix_` + 26 Crockford base-32 digits (48-bit ms time, 80 random bits), sortable by time."""
+
+from __future__ import annotations
+
+import random
+
+from backend import ids
+
+
+def reference(ms: int, rand: int) -> str:
+    value = (ms << 80) | rand
+    return "".join(ids._ALPHABET[(value >> (5 * i)) & 31] for i in range(25, -1, -1))
+
+
+def test_layout_matches_the_reference(monkeypatch):
+    rng = random.Random(7)
+    for ms in (0, 1, 1_795_236_579_123, 2**46 - 1):
+        rand = rng.getrandbits(80)
+        monkeypatch.setattr(ids.os, "urandom", lambda n, r=rand: r.to_bytes(10, "big"))
+        assert ids.new_id("post", at_ms=ms) == "post_" + reference(ms, rand)
+
+
+def test_later_ids_sort_after_earlier_ones():
+    made = [ids.new_id("tgt", at_ms=ms) for ms in range(0, 5000, 7)]
+    assert made == sorted(made)
+    assert len({ids.new_id("x") for _ in range(1000)}) == 1000
