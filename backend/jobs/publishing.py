@@ -12,7 +12,11 @@ def _target_dead(job: Any, error: str) -> None:
     publishing.give_up(job.payload["target_id"], error)
 
 
-@job_handler("post.publish")
+def _post_dead(job: Any, error: str) -> None:
+    publishing.give_up_post(job.payload["post_id"], error)
+
+
+@job_handler("post.publish", on_dead=_post_dead)
 def post_publish(job: Any, ctx: Any) -> None:
     publishing.start_post(job.payload["post_id"], ctx.settings)
 

@@ -25,14 +25,17 @@ def _wake() -> None:
 
 
 def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetime | None = None,
-            workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5) -> Job:
-    """Insert a job row. Call it inside the transaction of the state change that needs it."""
+            workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5,
+            attempts: int = 0, last_error: str | None = None, if_absent: bool = False) -> Job:
+    """Insert a job row. Call it inside the transaction of the state change that needs it.
+
+    attempts: tries already made elsewhere (a target's first try made in its post's batch); last_error: why the
+    job exists; if_absent: a job with the same dedupe key already there is kept, nothing is inserted."""
     now = clock.now()
-    job = fast.insert(
-        Job, id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
-        attempts=0, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
-        created_at=now, updated_at=now,
-    )
+    values = dict(id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
+                  attempts=attempts, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
+                  last_error=last_error, created_at=now, updated_at=now)
+    job = fast.insert_if_absent(Job, **values)[0] if if_absent else fast.insert(Job, **values)
     database.after_commit(_wake)
     return job
 

@@ -89,10 +89,33 @@ def adapter_for(platform: str, settings: Settings, account: Account) -> Any:
 
 
 # ---- post.publish -------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Call:
+    """One target of a post being published in the post's batch."""
+
+    target: PostTarget
+    account: Account
+    pub: Any
+    recheck: bool  # a previous attempt may have reached the network: ask it first
+    outcome: Any = None
+    error: str | None = None  # an unexpected exception: the target continues on its own job
+
+
 def start_post(post_id: str, settings: Settings) -> list[str]:
-    """Due time reached (or immediate post): processing + fan-out. Returns the target ids fanned out."""
+    """Due time reached (or immediate post): the post turns `processing` and its targets are published as one
+    batch. Returns the ids of the targets the batch called a network for.
+
+    1. One transaction: the post `processing` (lateness recorded), its media released to the retention rule,
+       and every target about to be called marked `publishing` with `call_started_at`: the evidence that a
+       call may happen, committed BEFORE any call.
+    2. The network calls, one per target (after a crash in this step, the job runs again and asks each
+       network `find_existing` before publishing again).
+    3. One transaction: every outcome applied (with its event), the post settled when all targets are final,
+       and this job completed. A target that must be retried or tracked continues on its own job
+       (`target.publish` with the attempt already counted, `target.track`).
+    """
     now = clock.now()
-    fanned: list[str] = []
+    calls: list[_Call] = []
     with tx():
         post = fast.get(Post, post_id, lock=True)
         if post is None or post.status not in ("scheduled", "processing"):
@@ -101,6 +124,7 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             # Moved later by an edit after this job was claimed: wait for the new time.
             raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
                              count_attempt=False)
+        targets = sorted(fast.select_where(PostTarget, "post", post.id), key=lambda t: t.position)
         if post.status == "scheduled":
             lateness = (now - post.scheduled_at).total_seconds() if post.scheduled_at else 0.0
             post.lateness_ms = int(max(0.0, lateness) * 1000)
@@ -115,10 +139,11 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
                 reason = (f"not sent: the scheduled time passed {int(lateness)} s ago while no worker was running, "
                           f"over the maximum lateness of {int(settings.max_lateness_s)} s "
                           "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
-                for t in fast.select_where(PostTarget, "post", post.id):
+                for t in targets:
                     if t.status == "pending":
                         _finish_target(t, post, "failed", fail_reason=reason, fail_type="retriable")
-                _settle(post)
+                        t.status = "failed"
+                _settle(post, targets)
                 return []
         if post.sent_at is None:
             post.sent_at = now
@@ -126,14 +151,133 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
         fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
                                     "sent_at": post.sent_at, "updated_at": now})
         _release_media(post, now)
-        for t in sorted(fast.select_where(PostTarget, "post", post.id), key=lambda t: t.position):
-            if t.status != "pending":
+        open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
+        accounts = {a.id: a for a in fast.select_in(Account, "id", {t.account_id for t in open_targets
+                                                                     if t.account_id})}
+        build = _publication_builder(post)
+        for t in open_targets:
+            if t.tracking_ref:  # accepted by the network earlier: only tracking is left
+                _enqueue_track(t, post, settings, accounts.get(t.account_id), now)
                 continue
-            queue.enqueue("target.publish", {"target_id": t.id}, workspace_id=post.workspace_id,
-                          dedupe_key=f"target:{t.id}", max_attempts=settings.retry_max_attempts)
-            fanned.append(t.id)
-        queue.complete_current()  # the post.publish job's `done` with its fan-out
-    return fanned
+            account = accounts.get(t.account_id) if t.account_id else None
+            if account is None or account.status != "active":
+                _fail_inactive(t, post, account)
+                t.status = "failed"
+                continue
+            try:
+                pub = build(t, account)
+            except Exception as exc:  # a bug or bad stored options: this target goes on alone, the others go on
+                log.exception("target %s: could not build what %s receives", t.id, t.platform)
+                _hand_off(t, post, settings, f"{type(exc).__name__}: {exc}", now)
+                continue
+            if not fast.update(PostTarget, t.id, {"status": "publishing", "started_at": now,
+                                                  "call_started_at": now, "updated_at": now},
+                               increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET):
+                continue
+            recheck = t.call_started_at is not None
+            if t.started_at is None:
+                pub = dataclasses.replace(pub, attempted_at=now)
+            calls.append(_Call(t, account, pub, recheck))
+        if not calls:
+            _settle(post, targets)
+            queue.complete_current()
+            return []
+
+    for call in calls:  # no transaction open: the network may take its time
+        adapter = adapter_for(call.target.platform, settings, call.account)
+        try:
+            call.outcome = _call_network(adapter, call.pub, call.target.platform, call.recheck)
+        except Exception as exc:  # never lose the others' outcomes to one adapter's bug
+            log.exception("target %s: %s adapter failed", call.target.id, call.target.platform)
+            call.error = f"{type(exc).__name__}: {exc}"
+
+    now = clock.now()
+    with tx():
+        post = fast.get(Post, post_id, lock=True)
+        if post is None:
+            return []
+        rows = {t.id: t for t in fast.select_where(PostTarget, "post", post.id)}
+        for call in calls:
+            target = rows.get(call.target.id)
+            if target is None or target.status in TERMINAL_TARGET:
+                continue
+            if call.error is not None:
+                _hand_off(target, post, settings, call.error, now)
+                continue
+            handed = _apply_locked(target, post, call.outcome, settings, call.account, target.attempts,
+                                   settings.retry_max_attempts, batch=True)
+            if handed is not None:
+                rows[target.id] = handed
+        _settle(post, list(rows.values()))
+        queue.complete_current()  # the post.publish job's `done` with its outcomes
+    return [c.target.id for c in calls]
+
+
+def _call_network(adapter: Any, pub: Any, platform: str, recheck: bool) -> Any:
+    """Publish once; after an interrupted earlier attempt, ask the network first (`find_existing`)."""
+    try:
+        if recheck:
+            existing = adapter.find_existing(pub)
+            if existing is not None:
+                log.info("found the %s publication made by an earlier attempt, not publishing again", platform)
+                return existing
+        return adapter.publish(pub)
+    except httpx.HTTPError as exc:
+        from backend.networks.base import PublishOutcome
+
+        return PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
+                              fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
+                                          "it will be retried automatically")
+
+
+def _publication_builder(post: Post) -> Any:
+    """build(target, account) -> Publication, with the post's options and media parsed once."""
+    from backend.networks.base import AccountCredentials, Publication
+    from backend.networks.options import PostOptions
+    from backend.networks.rules import RULES
+
+    options = PostOptions.model_validate(post.options or {})
+    media = media_refs(post)
+
+    def build(target: PostTarget, account: Account) -> Any:
+        payload = RULES[target.platform].payload(post.content, media, options)
+        creds = AccountCredentials(external_account_id=account.external_id, access_token=account.access_token,
+                                   username=account.username or None)
+        return Publication(payload=payload, account=creds, idempotency_token=target.idempotency_token,
+                           attempted_at=target.started_at)
+
+    return build
+
+
+def _fail_inactive(target: PostTarget, post: Post, account: Account | None) -> None:
+    state = "disconnected" if account is None else account.status.replace("_", " ")
+    _finish_target(target, post, "failed", fail_type="permanent",
+                   fail_reason=f"the {target.platform} account {target.account_name!r} is {state}: "
+                               "reconnect it, then create the post again for this network")
+
+
+def _enqueue_track(target: PostTarget, post: Post, settings: Settings, account: Account | None,
+                   now: datetime) -> None:
+    queue.enqueue("target.track", {"target_id": target.id}, workspace_id=post.workspace_id,
+                  run_at=now + timedelta(seconds=_track_poll_s(settings, account)),
+                  dedupe_key=f"track:{target.id}", max_attempts=settings.retry_max_attempts, if_absent=True)
+
+
+def _hand_off(target: PostTarget, post: Post, settings: Settings, error: str, now: datetime) -> None:
+    """An unexpected error on one target of a batch: it continues on its own `target.publish` job (retried with
+    backoff, failed by its on_dead hook when attempts run out), the attempt made here counted."""
+    tries = max(1, target.attempts or 0)
+    if tries >= settings.retry_max_attempts:
+        _finish_target(target, post, "failed", fail_type="retriable", fail_reason=_INTERNAL.format(target.id))
+        return
+    queue.enqueue("target.publish", {"target_id": target.id}, workspace_id=post.workspace_id,
+                  run_at=now + timedelta(seconds=_strategy(settings).delay_for(tries)),
+                  dedupe_key=f"target:{target.id}", max_attempts=settings.retry_max_attempts, attempts=tries,
+                  last_error=error, if_absent=True)
+
+
+_INTERNAL = ("publishing stopped on an internal error (details are in the server log under target {}); "
+             "retrying may succeed")
 
 
 def _release_media(post: Post, now: datetime) -> None:
@@ -156,11 +300,8 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
         return
     account = fast.get(Account, target.account_id) if target.account_id else None
     if account is None or account.status != "active":
-        state = "disconnected" if account is None else account.status.replace("_", " ")
         with tx():
-            _finish_target(target, post, "failed", fail_type="permanent",
-                           fail_reason=f"the {target.platform} account {target.account_name!r} is {state}: "
-                                       "reconnect it, then create the post again for this network")
+            _fail_inactive(target, post, account)
             _settle(post)
         return
     if target.tracking_ref:  # accepted by the network earlier: only tracking is left
@@ -168,15 +309,6 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
         return
     pub = build_publication(post, target, account)
     adapter = adapter_for(target.platform, settings, account)
-
-    if target.call_started_at is not None:
-        # A previous attempt may have reached the network (crash or cut connection): ask first.
-        existing = adapter.find_existing(pub)
-        if existing is not None:
-            log.info("target %s: found the publication made by an earlier attempt, not publishing again", target.id)
-            _apply(target.id, existing, settings, account, job_attempts, job_max_attempts)
-            return
-
     # The evidence that a call may happen, committed BEFORE the call: one conditional UPDATE in its own
     # (autocommit) transaction; 0 rows when the target reached a final state meanwhile.
     now = clock.now()
@@ -186,14 +318,8 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
         return
     if target.started_at is None:
         pub = dataclasses.replace(pub, attempted_at=now)
-    try:
-        outcome = adapter.publish(pub)
-    except httpx.HTTPError as exc:
-        from backend.networks.base import PublishOutcome
-
-        outcome = PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
-                                 fail_reason=f"could not reach {target.platform} ({type(exc).__name__}); "
-                                             "it will be retried automatically")
+    # after a crash or a cut connection in a previous attempt (call_started_at set), the network is asked first
+    outcome = _call_network(adapter, pub, target.platform, target.call_started_at is not None)
     _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts)
 
 
@@ -222,62 +348,81 @@ def track_target(target_id: str, settings: Settings, job_attempts: int, job_max_
 
 def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, job_attempts: int,
            job_max_attempts: int, *, tracking: bool = False) -> None:
-    now = clock.now()
+    """A target job's outcome, in one transaction under the target's row lock; the post settled with it."""
     with tx():
         target = fast.get(PostTarget, target_id, lock=True)
         if target is None or target.status in TERMINAL_TARGET:
             return
         post = fast.get(Post, target.post_id)
-        if outcome.state in ("published", "inbox_delivered"):
-            status = "succeeded" if outcome.state == "published" else "inbox_delivered"
-            _finish_target(target, post, status, external_post_id=outcome.external_post_id,
-                           post_url=outcome.post_url, network_status=outcome.network_status)
+        later = _apply_locked(target, post, outcome, settings, account, job_attempts, job_max_attempts,
+                              tracking=tracking)
+        if target.status in TERMINAL_TARGET:
             _settle(post)
+    if later is not None:
+        raise later
+
+
+def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settings, account: Account,
+                  job_attempts: int, job_max_attempts: int, *, tracking: bool = False,
+                  batch: bool = False) -> RetryLater | None:
+    """Apply a network outcome to a locked, non-final target (inside the caller's transaction; the caller
+    settles the post). `job_attempts`: the tries made so far. Returns the RetryLater the target's own job must
+    raise after the commit; in a post's batch (batch=True) a retry or a tracking step becomes a job of the
+    target's own instead."""
+    now = clock.now()
+    if outcome.state in ("published", "inbox_delivered"):
+        status = "succeeded" if outcome.state == "published" else "inbox_delivered"
+        _finish_target(target, post, status, external_post_id=outcome.external_post_id,
+                       post_url=outcome.post_url, network_status=outcome.network_status)
+        if not batch:
             queue.complete_current()  # the job's `done` in the outcome's transaction
-            return
-        if outcome.state == "pending":
-            deadline = target.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(target.platform, 900))
-            if tracking and now >= deadline:
-                _finish_target(target, post, "failed", fail_type="retriable",
-                               fail_reason=f"{target.platform} accepted the post but did not confirm it within "
-                                           f"{int((deadline - (target.started_at or now)).total_seconds() // 60)} "
-                                           "minutes; it may still appear: check the account before retrying")
-                _settle(post)
-                return
-            fast.update(PostTarget, target.id, {
-                "status": "publishing", "tracking_ref": outcome.tracking_ref or target.tracking_ref,
-                "external_post_id": outcome.external_post_id or target.external_post_id,
-                "network_status": outcome.network_status, "track_deadline": deadline, "updated_at": now,
-            })
-            if tracking:
-                raise RetryLater(f"{target.platform}: {outcome.network_status or 'processing'}",
-                                 delay_s=_track_poll_s(settings, account), count_attempt=False)
-            queue.enqueue("target.track", {"target_id": target.id}, workspace_id=post.workspace_id,
-                          run_at=now + timedelta(seconds=_track_poll_s(settings, account)),
-                          dedupe_key=f"track:{target.id}", max_attempts=settings.retry_max_attempts)
+        return None
+    if outcome.state == "pending":
+        deadline = target.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(target.platform, 900))
+        if tracking and now >= deadline:
+            _finish_target(target, post, "failed", fail_type="retriable",
+                           fail_reason=f"{target.platform} accepted the post but did not confirm it within "
+                                       f"{int((deadline - (target.started_at or now)).total_seconds() // 60)} "
+                                       "minutes; it may still appear: check the account before retrying")
+            return None
+        target.tracking_ref = outcome.tracking_ref or target.tracking_ref
+        fast.update(PostTarget, target.id, {
+            "status": "publishing", "tracking_ref": target.tracking_ref,
+            "external_post_id": outcome.external_post_id or target.external_post_id,
+            "network_status": outcome.network_status, "track_deadline": deadline, "updated_at": now,
+        })
+        if tracking:
+            return RetryLater(f"{target.platform}: {outcome.network_status or 'processing'}",
+                              delay_s=_track_poll_s(settings, account), count_attempt=False)
+        _enqueue_track(target, post, settings, account, now)
+        if not batch:
             queue.complete_current()
-            return
-        # failed
-        if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:
-            if not outcome.ambiguous:
-                fast.update(PostTarget, target.id, {"call_started_at": None, "updated_at": now})
-            fast.update(PostTarget, target.id, {"fail_reason": outcome.fail_reason, "updated_at": now})
-            decision = _strategy(settings).decide(job_attempts, outcome.retry_after_s)
-            delay = decision.delay_s if decision.retry else (outcome.retry_after_s or 0.0)
-            raise_later = RetryLater(outcome.fail_reason or "retriable network failure", delay_s=delay)
-        else:
-            reason = outcome.fail_reason or "the network refused the post"
-            if outcome.fail_type == "retriable":
-                # the network's wording promised a retry; no more come: say so instead of contradicting it
-                reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
-                reason = f"{reason} (gave up after {job_attempts} attempts; retrying the post later may succeed)"
-            _finish_target(target, post, "failed", fail_reason=reason,
-                           fail_type=outcome.fail_type or "permanent", network_status=outcome.network_status)
-            if outcome.network_code in _AUTH_CODES:
-                Account.update(status="needs_reauth").where(Account.id == account.id).execute()
-            _settle(post)
-            return
-    raise raise_later
+        return None
+    # failed
+    if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:
+        values: dict[str, Any] = {"fail_reason": outcome.fail_reason, "updated_at": now}
+        if not outcome.ambiguous:
+            values["call_started_at"] = None
+        fast.update(PostTarget, target.id, values)
+        decision = _strategy(settings).decide(job_attempts, outcome.retry_after_s)
+        delay = decision.delay_s if decision.retry else (outcome.retry_after_s or 0.0)
+        reason = outcome.fail_reason or "retriable network failure"
+        if not batch:
+            return RetryLater(reason, delay_s=delay)
+        queue.enqueue("target.publish", {"target_id": target.id}, workspace_id=post.workspace_id,
+                      run_at=now + timedelta(seconds=delay), dedupe_key=f"target:{target.id}",
+                      max_attempts=job_max_attempts, attempts=job_attempts, last_error=reason, if_absent=True)
+        return None
+    reason = outcome.fail_reason or "the network refused the post"
+    if outcome.fail_type == "retriable":
+        # the network's wording promised a retry; no more come: say so instead of contradicting it
+        reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
+        reason = f"{reason} (gave up after {job_attempts} attempts; retrying the post later may succeed)"
+    _finish_target(target, post, "failed", fail_reason=reason, fail_type=outcome.fail_type or "permanent",
+                   network_status=outcome.network_status)
+    if outcome.network_code in _AUTH_CODES:
+        fast.update(Account, account.id, {"status": "needs_reauth"})
+    return None
 
 
 _WILL_RETRY = re.compile(r"[;,]?\s*it will be retried(?: after [^;()]*)?", re.I)
@@ -293,10 +438,34 @@ def give_up(target_id: str, error: str) -> None:
         if target is None or target.status in TERMINAL_TARGET:
             return
         post = fast.get(Post, target.post_id)
-        _finish_target(target, post, "failed", fail_type="retriable",
-                       fail_reason="publishing stopped on an internal error (details are in the server log under "
-                                   f"target {target_id}); retrying may succeed")
+        _finish_target(target, post, "failed", fail_type="retriable", fail_reason=_INTERNAL.format(target_id))
         _settle(post)
+
+
+def give_up_post(post_id: str, error: str) -> None:
+    """A post's publish job died (attempts exhausted on an unexpected error): none of its targets may stay
+    stuck. Targets that continue on a job of their own are left to it."""
+    log.error("post %s: giving up after an internal error: %s", post_id, error)
+    with tx():
+        post = fast.get(Post, post_id, lock=True)
+        if post is None or post.status not in ("scheduled", "processing"):
+            return
+        if post.status == "scheduled":
+            post.status = "processing"
+            fast.update(Post, post.id, {"status": "processing", "updated_at": clock.now()})
+        targets = fast.select_where(PostTarget, "post", post.id)
+        for t in targets:
+            if t.status in TERMINAL_TARGET or _has_live_job(t.id):
+                continue
+            _finish_target(t, post, "failed", fail_type="retriable", fail_reason=_INTERNAL.format(t.id))
+        _settle(post, targets)
+
+
+def _has_live_job(target_id: str) -> bool:
+    from backend.store.models import Job
+
+    return Job.select().where(Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
+                              & Job.status.in_(["queued", "running"])).exists()
 
 
 # ---- state changes (inside a transaction) -------------------------------------------------------------
@@ -305,6 +474,7 @@ def _finish_target(target: PostTarget, post: Post, status: str, *, external_post
                    network_status: str | None = None) -> None:
     now = clock.now()
     success = status in SUCCESS_TARGET
+    target.status = status
     fast.update(PostTarget, target.id, {
         "status": status, "external_post_id": external_post_id or target.external_post_id, "post_url": post_url,
         "fail_reason": None if success else fail_reason, "fail_type": None if success else fail_type,
@@ -323,16 +493,23 @@ def _finish_target(target: PostTarget, post: Post, status: str, *, external_post
         events.record(post.workspace_id, "publish.failed", data, subject_id=post.id)
 
 
-def _settle(post: Post) -> None:
-    """Overall status from the targets, once every target is final (spec 3.1)."""
-    fresh = fast.get(Post, post.id, lock=True)
-    if fresh is None or fresh.status != "processing":
+def _settle(post: Post, targets: list[PostTarget] | None = None) -> None:
+    """Overall status from the targets, once every target is final (spec 3.1). Without `targets`, the post and
+    its targets are read again under the post's row lock; with them, the caller holds that lock and passes the
+    rows as they stand in its transaction."""
+    if targets is None:
+        fresh = fast.get(Post, post.id, lock=True)
+        if fresh is None:
+            return
+        post = fresh
+        targets = fast.select_where(PostTarget, "post", post.id)
+    if post.status != "processing":
         return
-    statuses = [t.status for t in fast.select_where(PostTarget, "post", post.id)]
+    statuses = [t.status for t in targets]
     if any(s not in TERMINAL_TARGET for s in statuses):
         return
     ok = sum(s in SUCCESS_TARGET for s in statuses)
     overall = "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
     now = clock.now()
+    post.status = overall
     fast.update(Post, post.id, {"status": overall, "completed_at": now, "updated_at": now})
-

@@ -121,15 +121,25 @@ def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: It
 
 def insert(model: type[M], **values: Any) -> M:
     """INSERT one row, with the fields' defaults for anything not given (like Model.create)."""
+    return _insert(model, values, ignore_conflict=False)[0]
+
+
+def insert_if_absent(model: type[M], **values: Any) -> tuple[M, bool]:
+    """INSERT one row unless it would break a unique constraint (ON CONFLICT DO NOTHING, on SQLite and
+    PostgreSQL alike). Returns the row as given and whether it was inserted."""
+    return _insert(model, values, ignore_conflict=True)
+
+
+def _insert(model: type[M], values: dict[str, Any], *, ignore_conflict: bool) -> tuple[M, bool]:
     kind, param = _dialect()
     meta = model._meta
-    key = ("insert", kind, model)
+    key = ("insert", kind, model, ignore_conflict)
     cached = _SQL.get(key)
     if cached is None:
         fields = tuple(meta.sorted_fields)
         slots = [_slot(f, param) for f in fields]
         sql = (f"INSERT INTO {_q(meta.table_name)} ({', '.join(_q(f.column_name) for f in fields)}) "
-               f"VALUES ({', '.join(ph for ph, _c in slots)})")
+               f"VALUES ({', '.join(ph for ph, _c in slots)})" + (" ON CONFLICT DO NOTHING" if ignore_conflict else ""))
         cached = _SQL[key] = (sql, tuple((f, c) for f, (_p, c) in zip(fields, slots, strict=True)))
     sql, converters = cached
     full: dict[str, Any] = {}
@@ -143,5 +153,25 @@ def insert(model: type[M], **values: Any) -> M:
             v = None
         full[f.name] = v
         params.append(conv(v) if v is not None else None)
-    database.execute_sql(sql, params)
-    return model(__no_default__=True, **full)
+    inserted = database.execute_sql(sql, params).rowcount != 0
+    return model(__no_default__=True, **full), inserted
+
+
+def select_in(model: type[M], column: str, values: Iterable[Any]) -> list[M]:
+    """All rows whose `column` is one of `values` (e.g. the accounts of a post's targets)."""
+    vals = list(values)
+    if not vals:
+        return []
+    kind, param = _dialect()
+    field = model._meta.fields[column]
+    key = ("in", kind, model, column, len(vals))
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        fields = tuple(meta.sorted_fields)
+        sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
+               f"WHERE {_q(field.column_name)} IN ({', '.join([param] * len(vals))})")
+        cached = _SQL[key] = (sql, fields)
+    sql, fields = cached
+    rows = database.execute_sql(sql, [field.db_value(v) for v in vals]).fetchall()
+    return [_decode(model, fields, row) for row in rows]

@@ -57,7 +57,10 @@ def test_sigkill_mid_publication_never_duplicates(client, owner, settings):
 
     published = list_published()
     assert len(published) == 1  # one call reached the network before the kill
-    assert PostTarget.select().where((PostTarget.post == post_id) & (PostTarget.status == "publishing")).count() == 1
+    # the post's batch marked both targets `publishing` (call_started_at set) before its first call
+    marked = PostTarget.select().where((PostTarget.post == post_id) & (PostTarget.status == "publishing")
+                                       & PostTarget.call_started_at.is_null(False))
+    assert marked.count() == 2
 
     with time_machine.travel(clock.now() + timedelta(seconds=settings.job_lease_s + 1), tick=False):
         Worker(settings, concurrency=1).run_until_idle(max_seconds=30, settle_s=2)

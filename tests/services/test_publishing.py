@@ -350,3 +350,86 @@ def test_edit_moving_the_time_after_the_claim_waits_for_the_new_time(client, own
             publishing.start_post(post["id"], fast)
         assert 3500 < info.value.delay_s <= 3600
         assert PostRow.get_by_id(post["id"]).status == "scheduled"
+
+
+# ---- a post's targets as one batch -------------------------------------------------------------------
+def test_batch_marks_every_target_before_the_first_call(client, owner, sandbox, fast, monkeypatch):
+    """Commit before the call, for the whole batch: when the first network is called, every target about to
+    be called is already `publishing` with `call_started_at` in the store (read from another connection)."""
+    import sqlite3
+
+    from backend.services import publishing
+
+    if fast.database_url:
+        pytest.skip("reads the SQLite file from a second connection")
+    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="batch evidence",
+                  mediaUrls=[upload(client, owner, corpus.jpeg(400, 400))])
+    seen: list[list[tuple[str, str, int]]] = []
+    real = publishing.adapter_for
+
+    def spying(platform, settings, account):  # type: ignore[no-untyped-def]
+        adapter = real(platform, settings, account)
+        original = adapter.publish
+
+        def publish(pub):  # type: ignore[no-untyped-def]
+            with sqlite3.connect(fast.data_dir / "socialpub.db") as conn:
+                seen.append(conn.execute("SELECT platform, status, call_started_at IS NOT NULL FROM post_target "
+                                         "WHERE post_id = ? ORDER BY position", (post["id"],)).fetchall())
+            return original(pub)
+
+        adapter.publish = publish
+        return adapter
+
+    monkeypatch.setattr(publishing, "adapter_for", spying)
+    run(fast)
+    assert read(client, owner, post["id"])["status"] == "completed"
+    assert len(seen) == 3
+    assert seen[0] == [("facebook", "publishing", 1), ("linkedin", "publishing", 1), ("instagram", "publishing", 1)]
+
+
+def test_one_adapter_bug_does_not_stop_the_others(client, owner, sandbox, fast, monkeypatch):
+    """An unexpected exception on one target of a batch: the other targets' outcomes are recorded; that target
+    goes on alone on its own job and, if the bug persists, ends `failed` (never stuck `publishing`)."""
+    from backend.services import publishing
+
+    real = publishing.adapter_for
+
+    def broken_linkedin(platform, settings, account):  # type: ignore[no-untyped-def]
+        adapter = real(platform, settings, account)
+        if platform == "linkedin":
+            def publish(pub):  # type: ignore[no-untyped-def]
+                raise RuntimeError("adapter bug")
+
+            adapter = type("Broken", (), {"publish": staticmethod(publish), "find_existing": adapter.find_existing,
+                                          "check_status": adapter.check_status})()
+        return adapter
+
+    monkeypatch.setattr(publishing, "adapter_for", broken_linkedin)
+    post = create(client, owner, targets=["facebook", "linkedin"], content="one bug")
+    run(fast)
+    mid = {t["platform"]: t for t in read(client, owner, post["id"])["targets"]}
+    assert mid["facebook"]["status"] == "succeeded"
+    job = Job.get(Job.dedupe_key == f"target:{PostTarget.get(PostTarget.platform == 'linkedin').id}")
+    assert "adapter bug" in (job.last_error or "")
+    run_through(fast)
+    done = read(client, owner, post["id"])
+    linkedin = next(t for t in done["targets"] if t["platform"] == "linkedin")
+    assert linkedin["status"] == "failed" and linkedin["failType"] == "retriable"
+    assert "internal error" in linkedin["failReason"]
+    assert done["status"] == "partial"
+
+
+def test_a_dead_publish_job_fails_its_targets(client, owner, sandbox, fast):
+    """post.publish buried (attempts exhausted on an unexpected error): its targets end `failed`, the post
+    settles, nothing stays `processing`."""
+    from backend.jobs import queue
+    from backend.jobs.registry import ON_DEAD, load_handlers
+
+    load_handlers()
+    post = create(client, owner, targets=["facebook", "linkedin"], content="dead job")
+    (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+    assert queue.bury(job, "boom")
+    ON_DEAD["post.publish"](job, "boom")
+    done = read(client, owner, post["id"])
+    assert done["status"] == "failed"
+    assert all(t["status"] == "failed" and t["failType"] == "retriable" for t in done["targets"])
