@@ -24,8 +24,8 @@ import httpx
 from backend import clock
 from backend.config import Settings
 from backend.ids import new_id
-from backend.store import fast
-from backend.store.db import database, tx
+from backend.store import fast, fastq
+from backend.store.db import database, is_sqlite, tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
 log = logging.getLogger("socialpub.sandbox")
@@ -170,10 +170,13 @@ def gate(acc: SandboxAccount) -> str | None:
         return Gate.RATE
     if b == "flaky":
         with tx():
-            SandboxAccount.update(calls=SandboxAccount.calls + 1).where(SandboxAccount.id == acc.id).execute()
-            calls = SandboxAccount.select(SandboxAccount.calls).where(SandboxAccount.id == acc.id).scalar()
+            fast.update(SandboxAccount, acc.id, {}, increment=("calls",))
+            calls = database.execute_sql(_CALLS_SQL.replace("?", database.obj.param), (acc.id,)).fetchone()[0]
         return Gate.RETRIABLE if calls % 2 == 1 else None
     return None
+
+
+_CALLS_SQL = 'SELECT "calls" FROM "sandbox_account" WHERE "id" = ?'
 
 
 class Request:
@@ -184,7 +187,7 @@ class Request:
         self.method = raw.method
         self.url = raw.url
         self.headers = raw.headers
-        self.query = dict(raw.url.params)
+        self.query = _query_dict(raw.url.query)
         self.content = raw.read()
         self.json: Any = None
         self.form: dict[str, str] = {}
@@ -208,6 +211,16 @@ class Request:
 
     def token(self) -> str | None:
         return self.bearer() or self.params.get("access_token")
+
+
+def _query_dict(query: bytes) -> dict[str, str]:
+    """dict(url.params) without building QueryParams: the first value of each name (parse_qs order)."""
+    out: dict[str, str] = {}
+    if query:
+        for k, v in parse_qsl(query.decode("ascii"), keep_blank_values=True):
+            if k not in out:
+                out[k] = v
+    return out
 
 
 Handler = Callable[..., httpx.Response]
@@ -238,14 +251,19 @@ class Emulator:
     def ready(self, item: SandboxItem) -> bool:
         return self.elapsed(item) >= item.processing_s
 
-    def count_since(self, acc: SandboxAccount, kinds: tuple[str, ...], seconds: float,
-                    where: Any = None) -> int:
+    def count_since(self, acc: SandboxAccount, kinds: tuple[str, ...], seconds: float, *,
+                    mode_suffix: str | None = None, limit: int | None = None) -> int:
+        """The account's items of `kinds` created in the last `seconds` (whose mode ends with `mode_suffix`,
+        case-insensitively, when given): a range of the (platform, account_id, kind, created_at) index.
+        limit: stop counting there (a cap check needs no more), so the cost does not grow with the table."""
         since = self.now() - timedelta(seconds=seconds)
-        q = SandboxItem.select().where((SandboxItem.platform == self.platform) & (SandboxItem.account_id == acc.id)
-                                       & (SandboxItem.kind.in_(kinds)) & (SandboxItem.created_at > since))
-        if where is not None:
-            q = q.where(where)
-        return q.count()
+        where = (f'"platform" = ? AND "account_id" = ? AND "kind" IN ({", ".join("?" * len(kinds))}) '
+                 'AND "created_at" > ?')
+        params: list[Any] = [self.platform, acc.id, *kinds, SandboxItem.created_at.db_value(since)]
+        if mode_suffix is not None:
+            where += f' AND "mode" {"LIKE" if is_sqlite() else "ILIKE"} ? ESCAPE ?'
+            params += ["%" + mode_suffix.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%"), "\\"]
+        return fastq.count(SandboxItem, where, params, limit=limit)
 
     def not_found(self, request: Request) -> httpx.Response:
         return httpx.Response(404, json={"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
@@ -274,10 +292,15 @@ def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, pro
 
 def get_item(item_id: str, platform: str | None = None) -> SandboxItem | None:
     """A sandbox item by id (of `platform` when given): the hot read of every status call."""
-    item = fast.get(SandboxItem, item_id)
+    item = fastq.get(SandboxItem, item_id)
     if item is None or (platform is not None and item.platform != platform):
         return None
     return item
+
+
+def find_by_post_id(platform: str, post_id: str) -> SandboxItem | None:
+    """The item of `platform` whose network-side id (post_id) is `post_id` (partial index on post_id)."""
+    return fastq.first(SandboxItem, '"post_id" = ? AND "platform" = ?', (post_id, platform))
 
 
 def seconds_to_midnight(tz_offset_h: int = 0) -> float:

@@ -6,8 +6,9 @@ from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import Request, digits, new_item
+from backend.networks.sandbox.core import Request, digits, find_by_post_id, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
+from backend.store import fast
 from backend.store.models.sandbox import SandboxItem
 
 PLATFORM = "facebook"
@@ -75,8 +76,8 @@ class FacebookEmulator(GraphEmulator):
         return self._create(request, page, "video")
 
     def _find(self, obj: str) -> SandboxItem | None:
-        return SandboxItem.get_or_none((SandboxItem.platform == PLATFORM)
-                                       & ((SandboxItem.id == obj) | (SandboxItem.post_id == obj)))
+        """The item known by `obj`: its own id (a post) or its post_id (a photo's or a video's id)."""
+        return get_item(obj, PLATFORM) or find_by_post_id(PLATFORM, obj)
 
     def get_object(self, request: Request, obj: str) -> httpx.Response:
         acc = self.auth(request)
@@ -96,7 +97,7 @@ class FacebookEmulator(GraphEmulator):
         item = self._find(obj)
         if item is None or item.account_id != acc.id:
             return graph_error(400, 100, f"Object with ID '{obj}' does not exist", subcode=33)
-        SandboxItem.update(state="deleted").where(SandboxItem.id == item.id).execute()
+        fast.update(SandboxItem, item.id, {"state": "deleted"})
         return httpx.Response(200, json={"success": True})
 
     def list_posts(self, request: Request, page: str) -> httpx.Response:

@@ -32,8 +32,8 @@ class InstagramEmulator(GraphEmulator):
         self.route("GET", r"/(?P<user>\d+)/content_publishing_limit", self.publishing_limit)
         self.route("GET", r"/(?P<obj>\d+)", self.get_object)
 
-    def _quota_used(self, acc: SandboxAccount) -> int:
-        return self.count_since(acc, ("media",), 86400)
+    def _quota_used(self, acc: SandboxAccount, limit: int | None = None) -> int:
+        return self.count_since(acc, ("media",), 86400, limit=limit)
 
     def container_status(self, item: SandboxItem) -> tuple[str, str]:
         if item.state == "published":
@@ -120,7 +120,8 @@ class InstagramEmulator(GraphEmulator):
         blocked = self.behaviour_error(acc)
         if blocked:
             return blocked
-        if self.settings.sandbox_limits and self._quota_used(acc) >= self.settings.sandbox_instagram_daily_posts:
+        cap = self.settings.sandbox_instagram_daily_posts
+        if self.settings.sandbox_limits and self._quota_used(acc, cap) >= cap:
             return graph_error(400, 9, "Application request limit reached", subcode=2207042,
                                user_title="Max posts reached",
                                user_msg="The maximum number of posts that were allowed to be published has been "

@@ -16,11 +16,12 @@ from backend.networks.sandbox.core import (
     account_for_token,
     b64url,
     digits,
+    find_by_post_id,
     gate,
     get_item,
     new_item,
 )
-from backend.store.db import tx
+from backend.store import fast
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"
@@ -74,8 +75,7 @@ class LinkedInEmulator(Emulator):
             item = get_item(str(req.get("video")))
             if item is None or item.account_id != acc.id:
                 return li_error(404, "Video not found", 100)
-            with tx():
-                SandboxItem.update(state="uploaded", started_at=self.now()).where(SandboxItem.id == item.id).execute()
+            fast.update(SandboxItem, item.id, {"state": "uploaded", "started_at": self.now()})
             return httpx.Response(200, json={})
         if action != "initializeUpload":
             return li_error(400, f"Unsupported action {action}", 100)
@@ -104,17 +104,15 @@ class LinkedInEmulator(Emulator):
         acc = self._auth(request, versioned=False)
         if isinstance(acc, httpx.Response):
             return acc
-        item = SandboxItem.get_or_none((SandboxItem.platform == PLATFORM) & (SandboxItem.post_id == upload))
+        item = find_by_post_id(PLATFORM, upload)
         if item is None or item.account_id != acc.id:
             return li_error(404, "Upload not found")
         magic = MAGIC[item.kind]
         if not request.content or (magic and not request.content.startswith(magic)):
             return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
         state = "uploading" if item.kind == "video" else "uploaded"
-        with tx():
-            SandboxItem.update(state=state, started_at=self.now(),
-                               data={**(item.data or {}), "bytes": len(request.content)}).where(
-                SandboxItem.id == item.id).execute()
+        fast.update(SandboxItem, item.id, {"state": state, "started_at": self.now(),
+                                           "data": {**(item.data or {}), "bytes": len(request.content)}})
         headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
         return httpx.Response(201 if item.kind != "video" else 200, headers=headers)
 
@@ -167,7 +165,8 @@ class LinkedInEmulator(Emulator):
         g = gate(acc)
         if g == Gate.RETRIABLE:
             return li_error(500, "Internal Server Error")
-        if g == Gate.RATE or (self.settings.sandbox_limits and self.count_since(acc, ("post",), 86400) >= DAILY_POSTS):
+        if g == Gate.RATE or (self.settings.sandbox_limits
+                              and self.count_since(acc, ("post",), 86400, limit=DAILY_POSTS) >= DAILY_POSTS):
             return li_error(429, "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this "
                             "resource is reached.")
         urn = f"urn:li:share:{digits(19, '7')}"

@@ -19,7 +19,7 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
-from backend.store.db import tx
+from backend.store import fast
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
 PLATFORM = "tiktok"
@@ -70,15 +70,16 @@ class TikTokEmulator(Emulator):
             return err(429, "rate_limit_exceeded", "The API rate limit was exceeded. Please try again later.")
         if not self.settings.sandbox_limits:
             return None
-        if self.count_since(acc, ("publish",), 60) >= INIT_PER_MINUTE:
+        if self.count_since(acc, ("publish",), 60, limit=INIT_PER_MINUTE) >= INIT_PER_MINUTE:
             return err(429, "rate_limit_exceeded",
                        f"Too many publish requests: {INIT_PER_MINUTE} per minute per user.")
         if mode == "MEDIA_UPLOAD":
-            if self.count_since(acc, ("publish",), 86400, SandboxItem.mode.endswith("MEDIA_UPLOAD")) \
-                    >= PENDING_DRAFTS_PER_DAY:
+            if self.count_since(acc, ("publish",), 86400, mode_suffix="MEDIA_UPLOAD",
+                                limit=PENDING_DRAFTS_PER_DAY) >= PENDING_DRAFTS_PER_DAY:
                 return err(403, "spam_risk_too_many_pending_share",
                            "The user has too many pending shares; drafts must be posted or deleted in the app.")
-        elif self.count_since(acc, ("publish",), 86400, SandboxItem.mode.endswith("DIRECT_POST")) \
+        elif self.count_since(acc, ("publish",), 86400, mode_suffix="DIRECT_POST",
+                              limit=self.settings.sandbox_tiktok_daily_posts) \
                 >= self.settings.sandbox_tiktok_daily_posts:
             return err(403, "spam_risk_too_many_posts", "The user has reached the daily post cap.")
         return None
@@ -237,8 +238,7 @@ class TikTokEmulator(Emulator):
         item = owned[1]
         if self.ready(item) or item.state == "cancelled":
             return err(400, "publish_not_cancellable", "The publish is no longer cancellable.")
-        with tx():
-            SandboxItem.update(state="cancelled").where(SandboxItem.id == item.id).execute()
+        fast.update(SandboxItem, item.id, {"state": "cancelled"})
         return envelope(200, {})
 
     def video_list(self, request: Request) -> httpx.Response:

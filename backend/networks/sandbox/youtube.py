@@ -19,6 +19,7 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
+from backend.store import fast, fastq
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -75,7 +76,7 @@ class YouTubeEmulator(Emulator):
         if g == Gate.RATE:
             return yt_error(403, "quotaExceeded", "The request cannot be completed because you have exceeded your "
                             "quota.")
-        if self.settings.sandbox_limits and self.count_since(acc, ("video",), 86400) >= DAILY_UPLOADS:
+        if self.settings.sandbox_limits and self.count_since(acc, ("video",), 86400, limit=DAILY_UPLOADS) >= DAILY_UPLOADS:
             return yt_error(400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload.")
         upload_id = b64url(40)
         new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
@@ -92,20 +93,22 @@ class YouTubeEmulator(Emulator):
         data = dict(session.data or {})
         size, received = int(data["size"]), int(data["received"])
         if session.state == "done":
-            return httpx.Response(200, json=self.resource(SandboxItem.get_by_id(session.post_id)))
+            video = get_item(str(session.post_id))
+            if video is None:
+                raise SandboxItem.DoesNotExist(f"no video {session.post_id}")
+            return httpx.Response(200, json=self.resource(video))
         crange = request.headers.get("content-range", "")
         if crange.startswith("bytes */"):
             return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
         received += len(request.content)
         if received < size:
-            with tx():
-                SandboxItem.update(data={**data, "received": received}).where(SandboxItem.id == session.id).execute()
+            fast.update(SandboxItem, session.id, {"data": {**data, "received": received}})
             return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"})
         res = data["resource"]
         video_id = b64url(11)
         with tx():
-            SandboxItem.update(data={**data, "received": size}, state="done", post_id=video_id).where(
-                SandboxItem.id == session.id).execute()
+            fast.update(SandboxItem, session.id, {"data": {**data, "received": size}, "state": "done",
+                                                  "post_id": video_id})
             item = new_item(PLATFORM, acc, "video", video_id, processing_s=self.processing_s(acc),
                             text=res["snippet"].get("description", ""), title=res["snippet"]["title"],
                             data={"resource": res, "bytes": size},
@@ -135,8 +138,8 @@ class YouTubeEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         ids = [i for i in str(request.query.get("id") or "").split(",") if i]
-        rows = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
-                                          & (SandboxItem.id.in_(ids)) & (SandboxItem.account_id == acc.id))
+        rows = fastq.rows(SandboxItem, '"platform" = ? AND "kind" = ? AND "id" IN (' + ", ".join("?" * len(ids))
+                          + ') AND "account_id" = ?', (PLATFORM, "video", *ids, acc.id)) if ids else []
         return httpx.Response(200, json={"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
 
     def search(self, request: Request) -> httpx.Response:

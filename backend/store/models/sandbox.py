@@ -51,3 +51,4 @@ class SandboxItem(BaseModel):
     class Meta:
         table_name = "sandbox_item"
         indexes = ((("platform", "account_id", "kind", "created_at"), False),)
+        # and migration 0008: sandbox_item_post_id on (post_id) WHERE post_id IS NOT NULL

@@ -1,0 +1,127 @@
+"""More hot-path statements with their SQL built once per dialect (see backend/store/fast.py for the idea).
+
+fast.py covers rows by primary key and one-row writes; this module adds what the sandbox emulators need on
+every call: small filtered reads (`rows`, `first`, `count`) from a WHERE clause written once, and a cheaper
+construction of the model instances they return. The WHERE clause is plain SQL with `?` placeholders (turned
+into the dialect's own) over the model's column names; the values are passed as the database stores them
+(use `field.db_value(...)` for anything but plain strings and numbers).
+
+Instances are built as peewee's own SELECT builds them (`Model(__no_default__=1, **row)` then a clean dirty
+set), with each field's `python_value` applied, but without going through the field descriptors one
+attribute at a time: the row dict becomes the instance's `__data__` directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from peewee import CharField, Field, FloatField, IntegerField, Model, TextField
+
+from backend.store.db import database
+
+M = TypeVar("M", bound=Model)
+
+_SQL: dict[tuple[Any, ...], tuple[str, Callable[[Sequence[Any]], Any]]] = {}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _converter(field: Field) -> Callable[[Any], Any]:
+    """The field's python_value, short-cut where it is the identity: text already str in text columns, float
+    in float columns, int in integer columns (the exact peewee classes only; subclasses may convert)."""
+    conv = field.python_value
+    t = type(field)
+    if t is CharField or t is TextField:
+        return lambda v: v if type(v) is str else conv(v)
+    if t is FloatField:
+        return lambda v: v if type(v) is float else conv(v)
+    if t is IntegerField:
+        return lambda v: v if type(v) is int else conv(v)
+    return conv
+
+
+def _builder(model: type[M], fields: Sequence[Field]) -> Callable[[Sequence[Any]], M]:
+    """row -> model instance, as peewee's SELECT builds it (python_value of each non-NULL value)."""
+    names = tuple(f.name for f in fields)
+    convs = tuple(enumerate(_converter(f) for f in fields))
+    new = model.__new__
+
+    def build(row: Sequence[Any]) -> M:
+        values = list(row)
+        for i, conv in convs:
+            v = values[i]
+            if v is not None:
+                values[i] = conv(v)
+        obj = new(model)
+        obj.__data__ = dict(zip(names, values, strict=True))
+        obj._dirty = set()
+        obj.__rel__ = {}
+        return obj
+
+    return build
+
+
+def _select(model: type[Model], where: str, order_by: str, limit: bool) -> tuple[str, Callable[..., Any]]:
+    db = database.obj
+    key = ("select", type(db).__name__, db.param, model, where, order_by, limit)
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        fields = tuple(meta.sorted_fields)
+        sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
+               f"WHERE {where.replace('?', db.param)}")
+        if order_by:
+            sql += f" ORDER BY {order_by}"
+        if limit:
+            sql += f" LIMIT {db.param}"
+        cached = _SQL[key] = (sql, _builder(model, fields))
+    return cached
+
+
+def rows(model: type[M], where: str, params: Sequence[Any], *, order_by: str = "",
+         limit: int | None = None) -> list[M]:
+    """The rows of `model` matching `where` (SQL over column names, `?` placeholders), in `order_by` order,
+    at most `limit`."""
+    sql, build = _select(model, where, order_by, limit is not None)
+    args = list(params) if limit is None else [*params, limit]
+    return [build(r) for r in database.execute_sql(sql, args).fetchall()]
+
+
+def first(model: type[M], where: str, params: Sequence[Any], *, order_by: str = "") -> M | None:
+    """The first row matching `where` (in `order_by` order when given), or None."""
+    sql, build = _select(model, where, order_by, True)
+    row = database.execute_sql(sql, [*params, 1]).fetchone()
+    return None if row is None else build(row)
+
+
+def get(model: type[M], pk: Any) -> M | None:
+    """The row with primary key `pk`, or None (like fast.get, with the cheaper instance construction)."""
+    pk_field = model._meta.primary_key
+    return first(model, f"{_q(pk_field.column_name)} = ?", (pk_field.db_value(pk),))
+
+
+def count(model: type[Model], where: str, params: Sequence[Any], *, limit: int | None = None) -> int:
+    """COUNT of the rows matching `where`; with `limit`, counting stops there (min(count, limit))."""
+    db = database.obj
+    key = ("count", type(db).__name__, db.param, model, where, limit is not None)
+    cached = _SQL.get(key)
+    if cached is None:
+        inner = f"SELECT 1 FROM {_q(model._meta.table_name)} WHERE {where.replace('?', db.param)}"
+        sql = (f"SELECT COUNT(*) FROM ({inner} LIMIT {db.param}) AS t" if limit is not None
+               else f"SELECT COUNT(*) FROM {_q(model._meta.table_name)} WHERE {where.replace('?', db.param)}")
+        cached = _SQL[key] = (sql, int)
+    sql = cached[0]
+    args = list(params) if limit is None else [*params, limit]
+    return int(database.execute_sql(sql, args).fetchone()[0])
+
+
+def make(model: type[M], data: dict[str, Any]) -> M:
+    """An instance holding `data` (field name -> python value) as its fields, with a clean dirty set."""
+    obj = model.__new__(model)
+    obj.__data__ = data
+    obj._dirty = set()
+    obj.__rel__ = {}
+    return obj
