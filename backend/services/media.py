@@ -46,7 +46,8 @@ from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
 from backend.media.images import MAX_IMAGE_BYTES, process_image
 from backend.media.storage import get_storage, media_base_url, valid_key
-from backend.store.db import tx
+from backend.store import fast
+from backend.store.db import database, tx
 from backend.store.models import Media, MediaHold
 
 log = logging.getLogger("socialpub.media")
@@ -294,11 +295,27 @@ def compute_expiry(media: Media, holds: Iterable[datetime | None]) -> datetime |
 
 
 def _refresh(media_ids: Iterable[str]) -> None:
-    for media in Media.select().where(Media.id.in_(list(media_ids))):
-        untils = [h.until for h in MediaHold.select(MediaHold.until).where(MediaHold.media == media)]
-        expiry = compute_expiry(media, untils)
+    """Recompute the expiry of these files from their holds. Runs as each post is sent, so the holds are
+    aggregated in SQL (one file may be held by thousands of posts) and the statements are cached."""
+    for media in fast.select_in(Media, "id", sorted(set(media_ids))):
+        unlimited, latest = _hold_summary(media.id)
+        expiry = compute_expiry(media, [None] if unlimited else ([latest] if latest is not None else []))
         if expiry != media.expires_at:
-            Media.update(expires_at=expiry).where(Media.id == media.id).execute()
+            fast.update(Media, media.id, {"expires_at": expiry})
+
+
+_HOLD_SUMMARY: dict[str, str] = {}
+
+
+def _hold_summary(media_id: str) -> tuple[bool, datetime | None]:
+    """(held without limit, latest `until`) over the holds of one file."""
+    param = database.obj.param
+    sql = _HOLD_SUMMARY.get(param)
+    if sql is None:
+        sql = _HOLD_SUMMARY[param] = (f'SELECT COUNT(*) - COUNT("until"), MAX("until") FROM "media_hold" '
+                                      f'WHERE "media_id" = {param}')
+    unlimited, latest = database.execute_sql(sql, (media_id,)).fetchone()
+    return bool(unlimited), MediaHold.until.python_value(latest) if latest is not None else None
 
 
 def key_of(url_or_key: str) -> str:
@@ -346,16 +363,19 @@ def release(ref: str, sent_at: datetime | None) -> list[str]:
     nothing else holds becomes due at once). Returns the keys affected.
     """
     with tx():
-        holds = list(MediaHold.select(MediaHold, Media).join(Media).where(MediaHold.ref == ref))
-        media_ids = [h.media.id for h in holds]
-        if not media_ids:
+        holds = fast.select_where(MediaHold, "ref", ref)
+        if not holds:
             return []
+        media_ids = [h.media_id for h in holds]
         if sent_at is None:
             MediaHold.delete().where(MediaHold.ref == ref).execute()
         else:
-            MediaHold.update(until=clock.to_utc(sent_at) + RETENTION).where(MediaHold.ref == ref).execute()
+            until = clock.to_utc(sent_at) + RETENTION
+            for h in holds:
+                fast.update(MediaHold, h.id, {"until": until})
         _refresh(media_ids)
-    return sorted(h.media.key for h in holds)
+        keys = [m.key for m in fast.select_in(Media, "id", sorted(set(media_ids)))]
+    return sorted(keys)
 
 
 @dataclass

@@ -100,7 +100,7 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
     from backend.ids import new_id
     from backend.services import posts
     from backend.store.db import tx
-    from backend.store.models import Job, Post, PostTarget
+    from backend.store.models import Job, MediaHold, Post, PostTarget
 
     body: dict[str, Any] = {"targets": list(platforms), "content": content}
     if ws.media_url:
@@ -108,7 +108,9 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
     template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
     tmpl_targets = list(PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position))
     tmpl = Post.get_by_id(template.id)
+    tmpl_holds = list(MediaHold.select().where(MediaHold.ref == f"post:{template.id}"))
     with tx():  # the template itself is not part of the run
+        MediaHold.delete().where(MediaHold.ref == f"post:{template.id}").execute()
         Job.delete().where(Job.dedupe_key == posts.job_key(template.id)).execute()
         PostTarget.delete().where(PostTarget.post == template.id).execute()
         Post.delete().where(Post.id == template.id).execute()
@@ -119,6 +121,7 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
         post_rows: list[dict[str, Any]] = []
         target_rows: list[dict[str, Any]] = []
         job_rows: list[dict[str, Any]] = []
+        hold_rows: list[dict[str, Any]] = []
         for run_at in run_ats[start:start + chunk]:
             pid = new_id("post")
             ids.append(pid)
@@ -134,13 +137,16 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
                     "account": t.account_id, "account_name": t.account_name, "status": "pending",
                     "idempotency_token": new_id("pub"), "updated_at": now,
                 })
+            hold_rows += [{"media": h.media_id, "ref": f"post:{pid}", "until": None, "created_at": now}
+                          for h in tmpl_holds]  # the media kept until the post is sent, as on acceptance
             job_rows.append({
                 "id": new_id("job"), "kind": posts.PUBLISH_JOB, "payload": {"post_id": pid}, "status": "queued",
                 "run_at": run_at or now, "attempts": 0, "max_attempts": 5, "dedupe_key": posts.job_key(pid),
                 "workspace_id": ws.id, "created_at": now, "updated_at": now,
             })
         with tx():
-            for model, rows in ((Post, post_rows), (PostTarget, target_rows), (Job, job_rows)):
+            for model, rows in ((Post, post_rows), (PostTarget, target_rows), (Job, job_rows),
+                                (MediaHold, hold_rows)):
                 for i in range(0, len(rows), 500):
                     model.insert_many(rows[i:i + 500]).execute()
         if progress:

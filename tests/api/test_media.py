@@ -430,6 +430,26 @@ def test_file_of_a_post_not_yet_sent_kept_until_sent_plus_30_days(client, owner,
         assert get_storage(settings).size(media["key"]) is None
 
 
+def test_file_shared_by_two_posts_follows_the_last_one_sent(client, owner, settings):
+    """One file, two posts: kept without limit while either is unsent, then until the later send + 30 days."""
+    with time_machine.travel(clock.now(), tick=True) as traveller:
+        media = post(client, owner, base64=b64(corpus.jpeg())).json()
+        media_service.hold(owner.workspace_id, [media["key"]], None, "post:pst_a")
+        media_service.hold(owner.workspace_id, [media["key"]], None, "post:pst_b")
+
+        def expires() -> str | None:
+            return client.get(f"/v1/media/{media['key']}", headers=key_headers(owner.api_key)).json()["expiresAt"]
+
+        first = clock.now()
+        media_service.release("post:pst_a", first)
+        assert expires() is None  # pst_b is not sent yet
+        traveller.shift(timedelta(days=5))
+        second = clock.now()
+        media_service.release("post:pst_b", second)
+        got = datetime.fromisoformat(expires().replace("Z", "+00:00"))
+        assert abs((got - (second + timedelta(days=30))).total_seconds()) < 1
+
+
 def test_cancelled_post_falls_back_to_the_base_rule(client, owner, settings):
     with time_machine.travel(clock.now(), tick=True) as traveller:
         media = post(client, owner, base64=b64(corpus.jpeg())).json()
