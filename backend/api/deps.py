@@ -71,6 +71,25 @@ def require_session(request: Request) -> AuthContext:
     return _session_context(request, token)
 
 
+def key_context(request: Request, presented: str, scope: str) -> AuthContext:
+    """An API key presented in x-api-key: authenticated, counted against its per-minute budget (429
+    rate_limit_exceeded) and checked for `scope` (403 insufficient_scope)."""
+    key = keys_service.authenticate(presented.strip())
+    settings: Settings = request.app.state.settings
+    decision = ratelimit.hit(f"key:{key.id}", settings.rate_limit_per_minute)
+    # Added to whatever response this request ends with (RateLimitHeadersMiddleware), including
+    # routes that return a Response object directly.
+    request.state.ratelimit_headers = decision.headers()
+    if not decision.allowed:
+        raise ApiError(429, "rate_limit_exceeded",
+                       f"more than {decision.limit} requests a minute with this key: "
+                       f"wait {decision.reset_s} s (see Retry-After)", headers=decision.headers())
+    if not satisfies(key.scopes, scope):
+        raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope!r}",
+                       [{"required": scope, "held": list(key.scopes)}])
+    return AuthContext(workspace_id=key.workspace_id, scopes=tuple(key.scopes), key_id=key.id)
+
+
 def require_scope(scope: str) -> Callable[..., AuthContext]:
     """An API key holding `scope` (or a scope implying it), or an owner session (which holds every scope).
 
@@ -88,20 +107,7 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
             if token is not None:
                 return _session_context(request, token)
             raise ApiError(401, "invalid_api_key", "send your API key in the x-api-key header")
-        key = keys_service.authenticate(presented.strip())
-        settings: Settings = request.app.state.settings
-        decision = ratelimit.hit(f"key:{key.id}", settings.rate_limit_per_minute)
-        # Added to whatever response this request ends with (RateLimitHeadersMiddleware), including
-        # routes that return a Response object directly.
-        request.state.ratelimit_headers = decision.headers()
-        if not decision.allowed:
-            raise ApiError(429, "rate_limit_exceeded",
-                           f"more than {decision.limit} requests a minute with this key: "
-                           f"wait {decision.reset_s} s (see Retry-After)", headers=decision.headers())
-        if not satisfies(key.scopes, scope):
-            raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope!r}",
-                           [{"required": scope, "held": list(key.scopes)}])
-        return AuthContext(workspace_id=key.workspace_id, scopes=tuple(key.scopes), key_id=key.id)
+        return key_context(request, presented, scope)
 
     dependency.__name__ = f"require_{scope.replace(':', '_')}"
     dependency.required_scope = scope  # type: ignore[attr-defined]  (tests walk the routes by it)
