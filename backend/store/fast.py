@@ -18,7 +18,7 @@ from backend.store.db import database, is_sqlite
 
 M = TypeVar("M", bound=Model)
 
-_SQL: dict[tuple[Any, ...], tuple[str, tuple[Field, ...]]] = {}
+_SQL: dict[tuple[Any, ...], tuple[str, Any]] = {}
 
 
 def _dialect() -> tuple[str, str]:
@@ -41,9 +41,11 @@ def _slot(field: Field, param: str) -> tuple[str, Callable[[Any], Any]]:
     return param, field.db_value
 
 
-def _decode(model: type[M], fields: Sequence[Field], row: Sequence[Any]) -> M:
-    data = {f.name: (f.python_value(v) if v is not None else None) for f, v in zip(fields, row, strict=True)}
-    return model(__no_default__=True, **data)
+def _decoder(model: type[M], fields: Sequence[Field]) -> Callable[[Sequence[Any]], M]:
+    """row -> model instance, built as peewee's own SELECT builds it (see fastq._builder)."""
+    from backend.store.fastq import _builder
+
+    return _builder(model, fields)
 
 
 def get(model: type[M], pk: Any, *, lock: bool = False) -> M | None:
@@ -59,10 +61,10 @@ def get(model: type[M], pk: Any, *, lock: bool = False) -> M | None:
                f"WHERE {_q(meta.primary_key.column_name)} = {param}")
         if lock and not is_sqlite():
             sql += " FOR UPDATE"
-        cached = _SQL[key] = (sql, fields)
-    sql, fields = cached
+        cached = _SQL[key] = (sql, _decoder(model, fields))
+    sql, decode = cached
     row = database.execute_sql(sql, (model._meta.primary_key.db_value(pk),)).fetchone()
-    return None if row is None else _decode(model, fields, row)
+    return None if row is None else decode(row)
 
 
 def select_where(model: type[M], column: str, value: Any) -> list[M]:
@@ -76,9 +78,9 @@ def select_where(model: type[M], column: str, value: Any) -> list[M]:
         fields = tuple(meta.sorted_fields)
         sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
                f"WHERE {_q(field.column_name)} = {param}")
-        cached = _SQL[key] = (sql, fields)
-    sql, fields = cached
-    return [_decode(model, fields, row) for row in database.execute_sql(sql, (field.db_value(value),)).fetchall()]
+        cached = _SQL[key] = (sql, _decoder(model, fields))
+    sql, decode = cached
+    return [decode(row) for row in database.execute_sql(sql, (field.db_value(value),)).fetchall()]
 
 
 def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: Iterable[str] = (),
@@ -171,7 +173,7 @@ def select_in(model: type[M], column: str, values: Iterable[Any]) -> list[M]:
         fields = tuple(meta.sorted_fields)
         sql = (f"SELECT {', '.join(_q(f.column_name) for f in fields)} FROM {_q(meta.table_name)} "
                f"WHERE {_q(field.column_name)} IN ({', '.join([param] * len(vals))})")
-        cached = _SQL[key] = (sql, fields)
-    sql, fields = cached
+        cached = _SQL[key] = (sql, _decoder(model, fields))
+    sql, decode = cached
     rows = database.execute_sql(sql, [field.db_value(v) for v in vals]).fetchall()
-    return [_decode(model, fields, row) for row in rows]
+    return [decode(row) for row in rows]
