@@ -162,7 +162,6 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             account = accounts.get(t.account_id) if t.account_id else None
             if account is None or account.status != "active":
                 _fail_inactive(t, post, account)
-                t.status = "failed"
                 continue
             try:
                 pub = build(t, account)
@@ -170,18 +169,24 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
                 log.exception("target %s: could not build what %s receives", t.id, t.platform)
                 _hand_off(t, post, settings, f"{type(exc).__name__}: {exc}", now)
                 continue
-            if not fast.update(PostTarget, t.id, {"status": "publishing", "started_at": now,
-                                                  "call_started_at": now, "updated_at": now},
-                               increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET):
-                continue
-            recheck = t.call_started_at is not None
             if t.started_at is None:
                 pub = dataclasses.replace(pub, attempted_at=now)
-            calls.append(_Call(t, account, pub, recheck))
+            calls.append(_Call(t, account, pub, recheck=t.call_started_at is not None))
         if not calls:
             _settle(post, targets)
             queue.complete_current()
             return []
+        # The evidence, for every target about to be called, in one statement of this transaction.
+        marked = fast.update(PostTarget, [c.target.id for c in calls],
+                             {"status": "publishing", "started_at": now, "call_started_at": now, "updated_at": now},
+                             increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET)
+        if marked != len(calls):  # a target changed under us (another worker?): roll back, look again shortly
+            raise RetryLater("a target of the post changed while it was being claimed", delay_s=1.0,
+                             count_attempt=False)
+        for c in calls:
+            c.target.status, c.target.call_started_at = "publishing", now
+            c.target.started_at = c.target.started_at or now
+            c.target.attempts = (c.target.attempts or 0) + 1
 
     for call in calls:  # no transaction open: the network may take its time
         adapter = adapter_for(call.target.platform, settings, call.account)
@@ -192,23 +197,19 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             call.error = f"{type(exc).__name__}: {exc}"
 
     now = clock.now()
-    with tx():
-        post = fast.get(Post, post_id, lock=True)
-        if post is None:
+    with tx(), events.batched():
+        # The post's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock). The targets are the
+        # rows of the first transaction: only this job moves them until it completes (each write below is
+        # conditional on the target not being final, in case).
+        if fast.value(Post, post_id, "status", lock=True) != "processing":
             return []
-        rows = {t.id: t for t in fast.select_where(PostTarget, "post", post.id)}
         for call in calls:
-            target = rows.get(call.target.id)
-            if target is None or target.status in TERMINAL_TARGET:
-                continue
             if call.error is not None:
-                _hand_off(target, post, settings, call.error, now)
-                continue
-            handed = _apply_locked(target, post, call.outcome, settings, call.account, target.attempts,
-                                   settings.retry_max_attempts, batch=True)
-            if handed is not None:
-                rows[target.id] = handed
-        _settle(post, list(rows.values()))
+                _hand_off(call.target, post, settings, call.error, now)
+            else:
+                _apply_locked(call.target, post, call.outcome, settings, call.account, call.target.attempts,
+                              settings.retry_max_attempts, batch=True)
+        _settle(post, targets)
         queue.complete_current()  # the post.publish job's `done` with its outcomes
     return [c.target.id for c in calls]
 
@@ -320,7 +321,7 @@ def publish_target(target_id: str, settings: Settings, job_attempts: int, job_ma
         pub = dataclasses.replace(pub, attempted_at=now)
     # after a crash or a cut connection in a previous attempt (call_started_at set), the network is asked first
     outcome = _call_network(adapter, pub, target.platform, target.call_started_at is not None)
-    _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts)
+    _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts, post=post)
 
 
 def track_target(target_id: str, settings: Settings, job_attempts: int, job_max_attempts: int) -> None:
@@ -343,17 +344,19 @@ def track_target(target_id: str, settings: Settings, job_attempts: int, job_max_
         outcome = adapter.check_status(pub, target.tracking_ref)
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
-    _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts, tracking=True)
+    _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts, tracking=True, post=post)
 
 
 def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, job_attempts: int,
-           job_max_attempts: int, *, tracking: bool = False) -> None:
-    """A target job's outcome, in one transaction under the target's row lock; the post settled with it."""
+           job_max_attempts: int, *, tracking: bool = False, post: Post | None = None) -> None:
+    """A target job's outcome, in one transaction under the target's row lock; the post settled with it.
+    `post`: the row the job read already (only its id and workspace are used; _settle locks and reads it)."""
     with tx():
         target = fast.get(PostTarget, target_id, lock=True)
         if target is None or target.status in TERMINAL_TARGET:
             return
-        post = fast.get(Post, target.post_id)
+        if post is None:
+            post = fast.get(Post, target.post_id)
         later = _apply_locked(target, post, outcome, settings, account, job_attempts, job_max_attempts,
                               tracking=tracking)
         if target.status in TERMINAL_TARGET:
@@ -474,13 +477,14 @@ def _finish_target(target: PostTarget, post: Post, status: str, *, external_post
                    network_status: str | None = None) -> None:
     now = clock.now()
     success = status in SUCCESS_TARGET
-    target.status = status
-    fast.update(PostTarget, target.id, {
+    if not fast.update(PostTarget, target.id, {
         "status": status, "external_post_id": external_post_id or target.external_post_id, "post_url": post_url,
         "fail_reason": None if success else fail_reason, "fail_type": None if success else fail_type,
         "network_status": network_status, "completed_at": now, "updated_at": now,
         "started_at": target.started_at or now,
-    })
+    }, unless_status_in=TERMINAL_TARGET):
+        return  # final already (never expected: callers hold the row or its post's batch)
+    target.status = status
     data: dict[str, Any] = {
         "postId": post.id, "targetId": target.id, "platform": target.platform, "accountId": target.account_id,
         "status": status,

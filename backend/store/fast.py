@@ -67,6 +67,24 @@ def get(model: type[M], pk: Any, *, lock: bool = False) -> M | None:
     return None if row is None else decode(row)
 
 
+def value(model: type[Model], pk: Any, column: str, *, lock: bool = False) -> Any:
+    """One column of the row with primary key `pk` (None when there is no such row). lock=True: FOR UPDATE on
+    PostgreSQL, like `get`."""
+    kind, param = _dialect()
+    key = ("value", kind, model, column, lock)
+    field = model._meta.fields[column]
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        sql = (f"SELECT {_q(field.column_name)} FROM {_q(meta.table_name)} "
+               f"WHERE {_q(meta.primary_key.column_name)} = {param}")
+        if lock and not is_sqlite():
+            sql += " FOR UPDATE"
+        cached = _SQL[key] = (sql, None)
+    row = database.execute_sql(cached[0], (model._meta.primary_key.db_value(pk),)).fetchone()
+    return None if row is None or row[0] is None else field.python_value(row[0])
+
+
 def select_where(model: type[M], column: str, value: Any) -> list[M]:
     """All rows whose `column` equals `value` (one equality, e.g. the targets of a post)."""
     kind, param = _dialect()
@@ -86,7 +104,7 @@ def select_where(model: type[M], column: str, value: Any) -> list[M]:
 def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: Iterable[str] = (),
            keep: Iterable[str] = (), where: dict[str, Any] | None = None,
            unless_status_in: tuple[str, ...] = ()) -> int:
-    """UPDATE one row by primary key, returning the rows changed (0 or 1).
+    """UPDATE one row by primary key (or the rows of a list of keys: `pk IN (...)`), returning the rows changed.
 
     values: new values by field name; increment: columns that grow by 1; keep: columns of `values` set only
     when NULL (COALESCE); where: further equality conditions (None means IS NULL); unless_status_in: only
@@ -96,7 +114,8 @@ def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: It
     inc = tuple(increment)
     kept = frozenset(keep)
     conds = tuple((n, where[n] is None) for n in where) if where else ()
-    key = ("update", kind, model, names, inc, kept, conds, unless_status_in)
+    many = len(pk) if isinstance(pk, list | tuple) else 0
+    key = ("update", kind, model, names, inc, kept, conds, unless_status_in, many)
     cached = _SQL.get(key)
     meta = model._meta
     if cached is None:
@@ -105,7 +124,8 @@ def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: It
         sets = [f"{_q(f.column_name)} = COALESCE({_q(f.column_name)}, {ph})" if f.name in kept
                 else f"{_q(f.column_name)} = {ph}" for f, (ph, _c) in zip(fields, slots, strict=True)]
         sets += [f"{_q(meta.fields[n].column_name)} = {_q(meta.fields[n].column_name)} + 1" for n in inc]
-        sql = f"UPDATE {_q(meta.table_name)} SET {', '.join(sets)} WHERE {_q(meta.primary_key.column_name)} = {param}"
+        pk_match = f"IN ({', '.join([param] * many)})" if many else f"= {param}"
+        sql = f"UPDATE {_q(meta.table_name)} SET {', '.join(sets)} WHERE {_q(meta.primary_key.column_name)} {pk_match}"
         for n, is_null in conds:
             col = _q(meta.fields[n].column_name)
             sql += f" AND {col} IS NULL" if is_null else f" AND {col} = {param}"
@@ -114,7 +134,10 @@ def update(model: type[Model], pk: Any, values: dict[str, Any], *, increment: It
         cached = _SQL[key] = (sql, tuple(zip(names, (c for _p, c in slots), strict=True)))
     sql, converters = cached
     params = [None if values[n] is None else conv(values[n]) for n, conv in converters]
-    params.append(meta.primary_key.db_value(pk))
+    if many:
+        params.extend(meta.primary_key.db_value(k) for k in pk)
+    else:
+        params.append(meta.primary_key.db_value(pk))
     if where:
         params.extend(meta.fields[n].db_value(v) for n, v in where.items() if v is not None)
     params.extend(unless_status_in)
