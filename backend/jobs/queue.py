@@ -59,29 +59,43 @@ def cancel(dedupe_key: str) -> int:
     return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute()
 
 
-def _due_condition(now: datetime):  # type: ignore[no-untyped-def]
-    return ((Job.status == "queued") & (Job.run_at <= now)) | ((Job.status == "running") & (Job.lease_until < now))
-
-
 def claim(worker_id: str, *, limit: int = 1, lease_s: float = 60.0, kinds: list[str] | None = None) -> list[Job]:
-    """Claim up to `limit` due jobs for `worker_id`, oldest due first, with a lease of `lease_s`."""
+    """Claim up to `limit` due jobs for `worker_id`, oldest due first, with a lease of `lease_s`.
+    The statements are built once per dialect (the claim runs for every batch of jobs)."""
     now = clock.now()
     lease_until = now + timedelta(seconds=lease_s)
-    cond = _due_condition(now)
-    if kinds:
-        cond &= Job.kind.in_(kinds)
+    n_kinds = len(kinds) if kinds else 0
+    sql = _claim_sql(n_kinds)
+    at = Job.run_at.db_value(now)
     with tx():
-        candidates = Job.select(Job.id).where(cond).order_by(Job.run_at, Job.id).limit(limit)
-        if not is_sqlite():
-            candidates = candidates.for_update(skip_locked=True)
-        ids = [row.id for row in candidates]
+        ids = [r[0] for r in database.execute_sql(sql, ["queued", at, "running", at, *(kinds or []), limit])]
         if not ids:
             return []
-        (Job.update(status="running", lease_until=lease_until, locked_by=worker_id,
-                    attempts=Job.attempts + 1, updated_at=now)
-         .where(Job.id.in_(ids)).execute())
-        jobs = list(Job.select().where(Job.id.in_(ids)).order_by(Job.run_at, Job.id))
+        fast.update(Job, ids, {"status": "running", "lease_until": lease_until, "locked_by": worker_id,
+                               "updated_at": now}, increment=("attempts",))
+        jobs = fast.select_in(Job, "id", ids)
+    jobs.sort(key=lambda j: (j.run_at, j.id))
     return jobs
+
+
+_CLAIM_SQL: dict[tuple[str, int], str] = {}
+
+
+def _claim_sql(n_kinds: int) -> str:
+    db = database.obj
+    key = (type(db).__name__, n_kinds)
+    sql = _CLAIM_SQL.get(key)
+    if sql is None:
+        p = db.param
+        sql = (f'SELECT "id" FROM "job" WHERE (("status" = {p} AND "run_at" <= {p}) '
+               f'OR ("status" = {p} AND "lease_until" < {p}))')
+        if n_kinds:
+            sql += f' AND "kind" IN ({", ".join([p] * n_kinds)})'
+        sql += f' ORDER BY "run_at", "id" LIMIT {p}'
+        if not is_sqlite():
+            sql += " FOR UPDATE SKIP LOCKED"
+        _CLAIM_SQL[key] = sql
+    return sql
 
 
 def _mine(job: Job) -> dict[str, Any]:
