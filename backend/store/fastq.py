@@ -14,15 +14,20 @@ attribute at a time: the row dict becomes the instance's `__data__` directly.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 
-from peewee import CharField, Field, FloatField, IntegerField, Model, TextField
+from peewee import CharField, Field, FloatField, IntegerField, JSONField, Model, Node, TextField
 
 from backend.store.db import database
+from backend.store.fields import UTCDateTimeField
 
 M = TypeVar("M", bound=Model)
 
-_SQL: dict[tuple[Any, ...], tuple[str, Callable[[Sequence[Any]], Any]]] = {}
+_fromisoformat = datetime.fromisoformat
+
+_SQL: dict[tuple[Any, ...], tuple[str, Any]] = {}
 
 
 def _q(name: str) -> str:
@@ -31,7 +36,8 @@ def _q(name: str) -> str:
 
 def _converter(field: Field) -> Callable[[Any], Any]:
     """The field's python_value, short-cut where it is the identity: text already str in text columns, float
-    in float columns, int in integer columns (the exact peewee classes only; subclasses may convert)."""
+    in float columns, int in integer columns (the exact peewee classes only; subclasses may convert); and
+    UTCDateTimeField's parse done in one step (below)."""
     conv = field.python_value
     t = type(field)
     if t is CharField or t is TextField:
@@ -40,7 +46,25 @@ def _converter(field: Field) -> Callable[[Any], Any]:
         return lambda v: v if type(v) is float else conv(v)
     if t is IntegerField:
         return lambda v: v if type(v) is int else conv(v)
+    if t is UTCDateTimeField:
+        return partial(_utc_datetime, conv)
     return conv
+
+
+def _utc_datetime(conv: Callable[[Any], Any], v: Any) -> Any:
+    """UTCDateTimeField.python_value: peewee parses text with datetime.fromisoformat (after turning a ' '
+    separator into 'T' and a final 'Z' into '+00:00', which fromisoformat takes as they are since 3.11), then
+    the field makes it aware UTC. Anything fromisoformat refuses, and any other type, goes through the field."""
+    if type(v) is str:
+        try:
+            d = _fromisoformat(v)
+        except ValueError:
+            return conv(v)
+    elif type(v) is datetime:
+        d = v
+    else:
+        return conv(v)
+    return d.replace(tzinfo=UTC) if d.tzinfo is None else d.astimezone(UTC)
 
 
 def _builder(model: type[M], fields: Sequence[Field]) -> Callable[[Sequence[Any]], M]:
@@ -125,3 +149,52 @@ def make(model: type[M], data: dict[str, Any]) -> M:
     obj._dirty = set()
     obj.__rel__ = {}
     return obj
+
+
+def _slot(field: Field) -> tuple[str, Callable[[Any], Any]]:
+    """The placeholder of a value written to `field` and its conversion (as fast._slot: a JSON field that peewee
+    wraps in a SQL function, `json(?)` on SQLite, gets that fragment and the dumped value)."""
+    db = database.obj
+    if isinstance(field, JSONField):
+        probe = field.db_value({})
+        if isinstance(probe, Node):
+            return db.get_sql_context().sql(probe).query()[0], field._dumps
+    conv = field.db_value
+    t = type(field)  # db_value is the identity for these exact classes given their own type (adapt)
+    if t is CharField or t is TextField:
+        return db.param, lambda v: v if type(v) is str else conv(v)
+    if t is FloatField:
+        return db.param, lambda v: v if type(v) is float else conv(v)
+    if t is IntegerField:
+        return db.param, lambda v: v if type(v) is int else conv(v)
+    return db.param, conv
+
+
+def insert(model: type[M], values: dict[str, Any]) -> M:
+    """INSERT one row, with the fields' defaults for anything not in `values` (like Model.create and
+    fast.insert); returns the instance as a SELECT of the row would build it."""
+    db = database.obj
+    key = ("insert", type(db).__name__, db.param, model)
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        fields = tuple(meta.sorted_fields)
+        slots = [_slot(f) for f in fields]
+        sql = (f"INSERT INTO {_q(meta.table_name)} ({', '.join(_q(f.column_name) for f in fields)}) "
+               f"VALUES ({', '.join(ph for ph, _c in slots)})")
+        plan = tuple((f.name, f.default, conv) for f, (_ph, conv) in zip(fields, slots, strict=True))
+        cached = _SQL[key] = (sql, plan)
+    sql, plan = cached
+    data: dict[str, Any] = {}
+    params = []
+    for name, default, conv in plan:
+        if name in values:
+            v = values[name]
+        elif default is not None:
+            v = default() if callable(default) else default
+        else:
+            v = None
+        data[name] = v
+        params.append(None if v is None else conv(v))
+    database.execute_sql(sql, params)
+    return make(model, data)

@@ -14,6 +14,7 @@ import httpx
 
 from backend.config import Settings, get_settings
 from backend.networks.base import MediaRef
+from backend.networks.sandbox import wire
 from backend.networks.sandbox.core import (
     BEHAVIOURS,
     SANDBOX_BASES,
@@ -52,15 +53,17 @@ class SandboxClient(httpx.Client):
     The emulators set no cookies, never redirect and need no auth flow, so what `Client.send` adds around the
     transport (auth and redirect loops, cookie jar, event hooks, elapsed timers) and what `build_request`
     merges in (client headers, cookies, base URL) is only cost here (~a fifth of the pipeline's CPU). The
-    request is still a real `httpx.Request` and the response a real `httpx.Response`, read before returning,
-    so adapters and emulators see exactly what they would over a live client.
+    request is still a real `httpx.Request` (built by `wire.request`: the same object as
+    `httpx.Request(method, url, ...)`, without re-parsing the URL character by character) and the response a
+    real `httpx.Response`, read before returning, so adapters and emulators see exactly what they would over a
+    live client.
     """
 
     def request(self, method: str, url: httpx.URL | str, *, content: Any = None, data: Any = None,  # type: ignore[override]
                 files: Any = None, json: Any = None, params: Any = None, headers: Any = None,
                 **_ignored: Any) -> httpx.Response:
-        return self.send(httpx.Request(method, url, content=content, data=data, files=files, json=json,
-                                       params=params, headers=headers))
+        return self.send(wire.request(method, url, content=content, data=data, files=files, json=json,
+                                      params=params, headers=headers))
 
     def send(self, request: httpx.Request, *, stream: bool = False, **_ignored: Any) -> httpx.Response:  # type: ignore[override]
         response = self._transport.handle_request(request)

@@ -24,6 +24,7 @@ import httpx
 from backend import clock
 from backend.config import Settings
 from backend.ids import new_id
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast, fastq
 from backend.store.db import database, is_sqlite, tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
@@ -136,12 +137,14 @@ _ACCOUNTS: dict[tuple[int, str], SandboxAccount] = {}
 
 
 def account_for_token(token: str | None) -> SandboxAccount | None:
+    """The account of an access token (looked up by its SHA-256, the only form the store keeps), cached in
+    process per database and token (set_behaviour clears the cache)."""
     if not token:
         return None
-    key = (id(database.obj), token_hash(token))
+    key = (id(database.obj), token)
     acc = _ACCOUNTS.get(key)
     if acc is None:
-        acc = SandboxAccount.get_or_none(SandboxAccount.token_hash == key[1])
+        acc = SandboxAccount.get_or_none(SandboxAccount.token_hash == token_hash(token))
         if acc is None:
             return None
         if len(_ACCOUNTS) > 10_000:
@@ -187,11 +190,12 @@ class Request:
         self.method = raw.method
         self.url = raw.url
         self.headers = raw.headers
+        self._header_values = _header_dict(raw.headers)
         self.query = _query_dict(raw.url.query)
         self.content = raw.read()
         self.json: Any = None
         self.form: dict[str, str] = {}
-        ctype = raw.headers.get("content-type", "")
+        ctype = self.header("content-type")
         if self.content and "json" in ctype:
             try:
                 self.json = json.loads(self.content)
@@ -203,14 +207,33 @@ class Request:
         if isinstance(self.json, dict):
             self.params.update(self.json)
 
+    def header(self, name: str, default: str = "") -> str:
+        """headers.get(name, default), from a dict made once per request."""
+        return self._header_values.get(name.lower(), default)
+
     def bearer(self) -> str | None:
-        auth = self.headers.get("authorization", "")
+        auth = self.header("authorization")
         if auth.lower().startswith("bearer "):
             return auth[7:].strip()
         return None
 
     def token(self) -> str | None:
         return self.bearer() or self.params.get("access_token")
+
+
+def _header_dict(headers: httpx.Headers) -> dict[str, str]:
+    """What headers.get(name) gives, for every name at once: values decoded with the headers' encoding (ASCII
+    when everything is; else httpx's own choice), repeated names joined with ", "."""
+    raw = headers.raw
+    try:
+        pairs = [(k.lower().decode("ascii"), v.decode("ascii")) for k, v in raw]
+    except UnicodeDecodeError:
+        enc = headers.encoding
+        pairs = [(k.lower().decode(enc), v.decode(enc)) for k, v in raw]
+    out: dict[str, str] = {}
+    for k, v in pairs:
+        out[k] = out[k] + ", " + v if k in out else v
+    return out
 
 
 def _query_dict(query: bytes) -> dict[str, str]:
@@ -234,9 +257,12 @@ class Emulator:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
+        self._by_method: dict[str, list[tuple[re.Pattern[str], Handler]]] = {}
 
     def route(self, method: str, pattern: str, fn: Handler) -> None:
-        self._routes.append((method, re.compile(pattern + r"/?$"), fn))
+        compiled = re.compile(pattern + r"/?$")
+        self._routes.append((method, compiled, fn))
+        self._by_method.setdefault(method, []).append((compiled, fn))
 
     def now(self) -> datetime:
         return clock.now()
@@ -266,7 +292,7 @@ class Emulator:
         return fastq.count(SandboxItem, where, params, limit=limit)
 
     def not_found(self, request: Request) -> httpx.Response:
-        return httpx.Response(404, json={"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
+        return json_response(404, {"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
 
     def path_of(self, request: Request) -> str:
         return request.url.path
@@ -274,9 +300,7 @@ class Emulator:
     def __call__(self, raw: httpx.Request) -> httpx.Response:
         request = Request(raw)
         path = self.path_of(request)
-        for method, pattern, fn in self._routes:
-            if method != request.method:
-                continue
+        for pattern, fn in self._by_method.get(request.method, ()):  # the routes of the method, in order
             m = pattern.match(path)
             if m:
                 return fn(request, **m.groupdict())
@@ -286,8 +310,8 @@ class Emulator:
 def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0,
              **fields: Any) -> SandboxItem:
     now = clock.now()  # one INSERT: atomic on its own (autocommit), or part of the caller's transaction
-    return fast.insert(SandboxItem, id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=now,
-                       processing_s=processing_s, created_at=now, **fields)
+    return fastq.insert(SandboxItem, {"id": item_id, "platform": platform, "account_id": acc.id, "kind": kind,
+                                      "started_at": now, "processing_s": processing_s, "created_at": now, **fields})
 
 
 def get_item(item_id: str, platform: str | None = None) -> SandboxItem | None:

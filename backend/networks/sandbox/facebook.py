@@ -8,6 +8,7 @@ import httpx
 
 from backend.networks.sandbox.core import Request, digits, find_by_post_id, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast
 from backend.store.models.sandbox import SandboxItem
 
@@ -64,7 +65,7 @@ class FacebookEmulator(GraphEmulator):
             body = {"id": post_id}
         new_item(PLATFORM, acc, "post", post_id, mode=mode, text=text, media=[media_url] if media_url else [],
                  data={"link": p.get("link")} if p.get("link") else {}, post_id=obj, url=url)
-        return httpx.Response(200, json=body)
+        return json_response(200, body)
 
     def feed(self, request: Request, page: str) -> httpx.Response:
         return self._create(request, page, "feed")
@@ -87,8 +88,8 @@ class FacebookEmulator(GraphEmulator):
         if item is None or item.account_id != acc.id or item.state == "deleted":
             return graph_error(400, 100, f"Unsupported get request. Object with ID '{obj}' does not exist, cannot be "
                                "loaded due to missing permissions, or does not support this operation", subcode=33)
-        return httpx.Response(200, json={"id": obj, "permalink_url": item.url, "message": item.text,
-                                         "created_time": fb_time(item.created_at)})
+        return json_response(200, {"id": obj, "permalink_url": item.url, "message": item.text,
+                                  "created_time": fb_time(item.created_at)})
 
     def delete_object(self, request: Request, obj: str) -> httpx.Response:
         acc = self.auth(request)
@@ -98,7 +99,7 @@ class FacebookEmulator(GraphEmulator):
         if item is None or item.account_id != acc.id:
             return graph_error(400, 100, f"Object with ID '{obj}' does not exist", subcode=33)
         fast.update(SandboxItem, item.id, {"state": "deleted"})
-        return httpx.Response(200, json={"success": True})
+        return json_response(200, {"success": True})
 
     def list_posts(self, request: Request, page: str) -> httpx.Response:
         acc = self.auth(request, page)
@@ -110,7 +111,7 @@ class FacebookEmulator(GraphEmulator):
                 .order_by(SandboxItem.created_at.desc()).limit(limit))
         data = [{"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
                 for it in rows]
-        return httpx.Response(200, json={"data": data, "paging": {}})
+        return json_response(200, {"data": data, "paging": {}})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post" or item.state == "deleted":

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, b64url, gate
+from backend.networks.sandbox.wire import json_response
 from backend.store.models.sandbox import SandboxAccount
 
 VERSION = re.compile(r"^/v\d+\.\d+")
@@ -32,7 +33,7 @@ def graph_error(status: int, code: int, message: str, *, subcode: int | None = N
         err["error_user_title"] = user_title
     if user_msg:
         err["error_user_msg"] = user_msg
-    return httpx.Response(status, json={"error": err}, headers=headers)
+    return json_response(status, {"error": err}, headers=headers)
 
 
 def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:

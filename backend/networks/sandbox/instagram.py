@@ -12,6 +12,7 @@ import httpx
 
 from backend.networks.sandbox.core import Request, b64url, digits, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
@@ -93,7 +94,7 @@ class InstagramEmulator(GraphEmulator):
         cid = digits(17, "1")
         new_item(PLATFORM, acc, "container", cid, processing_s=processing, mode=kind_mode, text=caption,
                  media=media, data={"children": children, "share_to_feed": p.get("share_to_feed")}, outcome=outcome)
-        return httpx.Response(200, json={"id": cid})
+        return json_response(200, {"id": cid})
 
     def media_publish(self, request: Request, user: str) -> httpx.Response:
         acc = self.auth(request, user)
@@ -139,7 +140,7 @@ class InstagramEmulator(GraphEmulator):
             new_item(PLATFORM, acc, "media", media_id, mode=item.mode, text=item.text, media=media,
                      data={"container": item.id, "shortcode": shortcode},
                      url=f"https://www.instagram.com/{path}/{shortcode}/")
-        return httpx.Response(200, json={"id": media_id})
+        return json_response(200, {"id": media_id})
 
     def get_object(self, request: Request, obj: str) -> httpx.Response:
         acc = self.auth(request)
@@ -151,10 +152,10 @@ class InstagramEmulator(GraphEmulator):
                                subcode=33)
         if item.kind == "container":
             code, status = self.container_status(item)
-            return httpx.Response(200, json={"status_code": code, "status": status, "id": obj})
+            return json_response(200, {"status_code": code, "status": status, "id": obj})
         product = "REELS" if item.mode == "REELS" else "FEED"
-        return httpx.Response(200, json={"id": obj, "permalink": item.url, "media_product_type": product,
-                                         "caption": item.text, "timestamp": fb_time(item.created_at)})
+        return json_response(200, {"id": obj, "permalink": item.url, "media_product_type": product,
+                                  "caption": item.text, "timestamp": fb_time(item.created_at)})
 
     def list_media(self, request: Request, user: str) -> httpx.Response:
         acc = self.auth(request, user)
@@ -164,7 +165,7 @@ class InstagramEmulator(GraphEmulator):
         rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "media"))
                 .order_by(SandboxItem.created_at.desc()).limit(limit))
-        return httpx.Response(200, json={"data": [
+        return json_response(200, {"data": [
             {"id": it.id, "caption": it.text, "timestamp": fb_time(it.created_at), "permalink": it.url}
             for it in rows], "paging": {}})
 
@@ -173,8 +174,8 @@ class InstagramEmulator(GraphEmulator):
         if isinstance(acc, httpx.Response):
             return acc
         total = self.settings.sandbox_instagram_daily_posts if self.settings.sandbox_limits else 1_000_000
-        return httpx.Response(200, json={"data": [{"quota_usage": self._quota_used(acc),
-                                                   "config": {"quota_total": total, "quota_duration": 86400}}]})
+        return json_response(200, {"data": [{"quota_usage": self._quota_used(acc),
+                                            "config": {"quota_total": total, "quota_duration": 86400}}]})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "media":

@@ -21,6 +21,7 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -37,7 +38,7 @@ def li_error(status: int, message: str, service_code: int | None = None, code: s
         body["serviceErrorCode"] = service_code
     if code:
         body["code"] = code
-    return httpx.Response(status, json=body)
+    return json_response(status, body)
 
 
 class LinkedInEmulator(Emulator):
@@ -56,7 +57,7 @@ class LinkedInEmulator(Emulator):
         if acc is None or acc.platform != PLATFORM:
             return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")
         if versioned:
-            version = request.headers.get("linkedin-version")
+            version = request.header("linkedin-version")
             if not version:
                 return li_error(400, "A version must be present. Please specify a version by adding the "
                                 "LinkedIn-Version header.", None, "VERSION_MISSING")
@@ -76,7 +77,7 @@ class LinkedInEmulator(Emulator):
             if item is None or item.account_id != acc.id:
                 return li_error(404, "Video not found", 100)
             fast.update(SandboxItem, item.id, {"state": "uploaded", "started_at": self.now()})
-            return httpx.Response(200, json={})
+            return json_response(200, {})
         if action != "initializeUpload":
             return li_error(400, f"Unsupported action {action}", 100)
         req = body.get("initializeUploadRequest") or {}
@@ -94,11 +95,11 @@ class LinkedInEmulator(Emulator):
         upload_url = f"{UPLOAD_HOST}/{upload_id}"
         if kind == "videos":
             size = int(req.get("fileSizeBytes") or 0)
-            return httpx.Response(200, json={"value": {
+            return json_response(200, {"value": {
                 "video": urn, "uploadToken": "", "uploadUrlsExpireAt": expires,
                 "uploadInstructions": [{"uploadUrl": upload_url, "firstByte": 0, "lastByte": max(0, size - 1)}]}})
-        return httpx.Response(200, json={"value": {"uploadUrlExpiresAt": expires, "uploadUrl": upload_url,
-                                                   single: urn}})
+        return json_response(200, {"value": {"uploadUrlExpiresAt": expires, "uploadUrl": upload_url,
+                                            single: urn}})
 
     def upload(self, request: Request, upload: str) -> httpx.Response:
         acc = self._auth(request, versioned=False)
@@ -131,13 +132,13 @@ class LinkedInEmulator(Emulator):
         item = get_item(urn, PLATFORM)
         if item is None or item.account_id != acc.id:
             return li_error(404, f"Not found: {urn}")
-        return httpx.Response(200, json={"id": urn, "owner": acc.external_id, "status": self.asset_status(item)})
+        return json_response(200, {"id": urn, "owner": acc.external_id, "status": self.asset_status(item)})
 
     def create_post(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        if request.headers.get("x-restli-protocol-version") != "2.0.0":
+        if request.header("x-restli-protocol-version") != "2.0.0":
             return li_error(400, "X-Restli-Protocol-Version 2.0.0 is required")
         body = request.json if isinstance(request.json, dict) else None
         if body is None:
@@ -185,7 +186,7 @@ class LinkedInEmulator(Emulator):
         rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "post"))
                 .order_by(SandboxItem.created_at.desc()).limit(count))
-        return httpx.Response(200, json={"elements": [
+        return json_response(200, {"elements": [
             {"id": it.id, "author": acc.external_id, "commentary": it.text, "lifecycleState": "PUBLISHED",
              "visibility": (it.data or {}).get("visibility", "PUBLIC"),
              "createdAt": int(it.created_at.timestamp() * 1000)} for it in rows], "paging": {"count": count}})

@@ -19,6 +19,7 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -30,8 +31,8 @@ PHOTO_MAX = 35
 
 def envelope(status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = "") -> httpx.Response:
     log_id = "2025" + digits(28, "0")
-    return httpx.Response(status, json={"data": data or {}, "error": {"code": code, "message": message,
-                                                                        "log_id": log_id}})
+    return json_response(status, {"data": data or {}, "error": {"code": code, "message": message,
+                                                                 "log_id": log_id}})
 
 
 def err(status: int, code: str, message: str) -> httpx.Response:

@@ -19,6 +19,7 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
+from backend.networks.sandbox.wire import json_response
 from backend.store import fast, fastq
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
@@ -29,7 +30,7 @@ DAILY_UPLOADS = 100
 
 
 def yt_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> httpx.Response:
-    return httpx.Response(status, json={"error": {"code": status, "message": message, "errors": [
+    return json_response(status, {"error": {"code": status, "message": message, "errors": [
         {"domain": domain, "reason": reason, "message": message}]}})
 
 
@@ -66,8 +67,8 @@ class YouTubeEmulator(Emulator):
             return yt_error(400, "invalidTags", "The request metadata specifies invalid video keywords.")
         if status.get("privacyStatus", "public") not in ("public", "private", "unlisted"):
             return yt_error(400, "invalidVideoMetadata", "The request metadata is invalid.")
-        size = request.headers.get("x-upload-content-length")
-        if not (size and size.isdigit()) or not request.headers.get("x-upload-content-type", "").startswith("video/"):
+        size = request.header("x-upload-content-length")
+        if not (size and size.isdigit()) or not request.header("x-upload-content-type").startswith("video/"):
             return yt_error(400, "invalidParameter", "X-Upload-Content-Length and X-Upload-Content-Type video/* "
                             "are required", "global")
         g = gate(acc)
@@ -96,8 +97,8 @@ class YouTubeEmulator(Emulator):
             video = get_item(str(session.post_id))
             if video is None:
                 raise SandboxItem.DoesNotExist(f"no video {session.post_id}")
-            return httpx.Response(200, json=self.resource(video))
-        crange = request.headers.get("content-range", "")
+            return json_response(200, self.resource(video))
+        crange = request.header("content-range")
         if crange.startswith("bytes */"):
             return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
         received += len(request.content)
@@ -114,7 +115,7 @@ class YouTubeEmulator(Emulator):
                             data={"resource": res, "bytes": size},
                             outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
                             url=f"https://youtu.be/{video_id}")
-        return httpx.Response(200, json=self.resource(item))
+        return json_response(200, self.resource(item))
 
     def upload_status(self, item: SandboxItem) -> str:
         if not self.ready(item):
@@ -140,7 +141,7 @@ class YouTubeEmulator(Emulator):
         ids = [i for i in str(request.query.get("id") or "").split(",") if i]
         rows = fastq.rows(SandboxItem, '"platform" = ? AND "kind" = ? AND "id" IN (' + ", ".join("?" * len(ids))
                           + ') AND "account_id" = ?', (PLATFORM, "video", *ids, acc.id)) if ids else []
-        return httpx.Response(200, json={"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
+        return json_response(200, {"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
 
     def search(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -152,10 +153,10 @@ class YouTubeEmulator(Emulator):
         rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
                                            & (SandboxItem.account_id == acc.id))
                 .order_by(SandboxItem.created_at.desc()).limit(limit))
-        return httpx.Response(200, json={"kind": "youtube#searchListResponse", "items": [
+        return json_response(200, {"kind": "youtube#searchListResponse", "items": [
             {"kind": "youtube#searchResult", "id": {"kind": "youtube#video", "videoId": r.id},
              "snippet": {"title": r.title, "description": r.text[:160],
-                         "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]})
+                  "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "video" or self.upload_status(item) != "processed":
