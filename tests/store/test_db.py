@@ -19,3 +19,31 @@ def test_migrations_are_versioned_and_idempotent(settings):
     assert status[0][0] == "0001_foundation"
     assert [name for name, _ in status] == sorted(name for name, _ in status)
     assert migrate() == []  # nothing left to apply
+
+
+def test_sqlite_checkpoints_in_the_background(settings, db_kind, monkeypatch):
+    """Commits wake a background thread that copies the WAL into the database file (PASSIVE checkpoint); the
+    committing thread no longer does it every 1000 pages (SQLite's automatic checkpoint is only the backstop)."""
+    import time
+
+    from backend.store import db as db_module
+
+    if db_kind != "sqlite":
+        return
+    monkeypatch.setattr(db_module, "CHECKPOINT_IDLE_S", 0.2)
+    assert database.execute_sql("PRAGMA wal_autocheckpoint").fetchone()[0] == db_module.CHECKPOINT_BACKSTOP_PAGES
+    time.sleep(0.3)  # the set-up's writes reach the database file first
+    size = settings.sqlite_path.stat().st_size
+    with database.atomic():
+        database.execute_sql("CREATE TABLE filler (blob BLOB)")
+        database.execute_sql("INSERT INTO filler VALUES (zeroblob(1000000))")
+    checkpointer = database.obj._checkpointer
+    assert checkpointer._thread is not None and checkpointer._thread.is_alive()
+    deadline = time.monotonic() + 5
+    while settings.sqlite_path.stat().st_size <= size and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert settings.sqlite_path.stat().st_size > size + 900_000  # the new pages reached the database file
+    assert database.execute_sql("SELECT length(blob) FROM filler").fetchone()[0] == 1_000_000
+    while checkpointer._thread is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert checkpointer._thread is None  # idle: ended (and closed its connection); the next commit starts one
