@@ -68,24 +68,28 @@ def _utc_datetime(conv: Callable[[Any], Any], v: Any) -> Any:
 
 
 def _builder(model: type[M], fields: Sequence[Field]) -> Callable[[Sequence[Any]], M]:
-    """row -> model instance, as peewee's SELECT builds it (python_value of each non-NULL value)."""
-    names = tuple(f.name for f in fields)
-    convs = tuple(enumerate(_converter(f) for f in fields))
-    new = model.__new__
+    """row -> model instance, as peewee's SELECT builds it (python_value of each non-NULL value).
 
-    def build(row: Sequence[Any]) -> M:
-        values = list(row)
-        for i, conv in convs:
-            v = values[i]
-            if v is not None:
-                values[i] = conv(v)
-        obj = new(model)
-        obj.__data__ = dict(zip(names, values, strict=True))
-        obj._dirty = set()
-        obj.__rel__ = {}
-        return obj
-
-    return build
+    The function is generated for the field list (like namedtuple's): one local per column, the identity
+    cases tested inline (no call), the other conversions called only for non-NULL values."""
+    env: dict[str, Any] = {"_new": model.__new__, "_model": model, "_set": set}
+    names = [f"v{i}" for i in range(len(fields))]
+    lines = ["def build(row):", f"    {', '.join(names)}{',' if len(names) == 1 else ''} = row"]
+    for i, f in enumerate(fields):
+        t = type(f)
+        identity = _IDENTITY.get(t)
+        env[f"c{i}"] = f.python_value if identity else _converter(f)
+        if identity:
+            lines.append(f"    if v{i} is not None and type(v{i}) is not {identity}: v{i} = c{i}(v{i})")
+        else:
+            lines.append(f"    if v{i} is not None: v{i} = c{i}(v{i})")
+    lines += ["    obj = _new(_model)",
+              "    obj.__data__ = {" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "}",
+              "    obj._dirty = _set()",
+              "    obj.__rel__ = {}",
+              "    return obj"]
+    exec("\n".join(lines), env)  # noqa: S102 - generated from the model's own field names
+    return env["build"]  # type: ignore[no-any-return]
 
 
 def _select(model: type[Model], where: str, order_by: str, limit: bool) -> tuple[str, Callable[..., Any]]:
@@ -182,19 +186,54 @@ def insert(model: type[M], values: dict[str, Any]) -> M:
         slots = [_slot(f) for f in fields]
         sql = (f"INSERT INTO {_q(meta.table_name)} ({', '.join(_q(f.column_name) for f in fields)}) "
                f"VALUES ({', '.join(ph for ph, _c in slots)})")
-        plan = tuple((f.name, f.default, conv) for f, (_ph, conv) in zip(fields, slots, strict=True))
-        cached = _SQL[key] = (sql, plan)
-    sql, plan = cached
-    data: dict[str, Any] = {}
-    params = []
-    for name, default, conv in plan:
-        if name in values:
-            v = values[name]
-        elif default is not None:
-            v = default() if callable(default) else default
-        else:
-            v = None
-        data[name] = v
-        params.append(None if v is None else conv(v))
+        cached = _SQL[key] = (sql, _insert_params(model, fields, [c for _ph, c in slots]))
+    sql, params_of = cached
+    params, data = params_of(values)
     database.execute_sql(sql, params)
     return make(model, data)
+
+
+def _insert_params(model: type[Model], fields: Sequence[Field],
+                   convs: Sequence[Callable[[Any], Any]]) -> Callable[[dict[str, Any]], tuple[list[Any], dict[str, Any]]]:
+    """values -> (statement parameters, the row's field values): each field's value or default, converted for
+    the database unless NULL. Generated for the field list, like _builder."""
+    env: dict[str, Any] = {"_missing": _MISSING}
+    lines = ["def params_of(values):", "    get = values.get"]
+    for i, f in enumerate(fields):
+        env[f"c{i}"], env[f"d{i}"] = convs[i], f.default
+        default = "None" if f.default is None else f"d{i}()" if callable(f.default) else f"d{i}"
+        lines += [f"    v{i} = get({f.name!r}, _missing)",
+                  f"    if v{i} is _missing: v{i} = {default}"]
+    params = []
+    for i, f in enumerate(fields):
+        identity = _IDENTITY.get(type(f))  # db_value is the identity for a value of the field's own type
+        params.append(f"v{i} if v{i} is None or type(v{i}) is {identity} else c{i}(v{i})" if identity
+                      else f"None if v{i} is None else c{i}(v{i})")
+    lines += ["    return ([" + ", ".join(params) + "],",
+              "            {" + ", ".join(f"{f.name!r}: v{i}" for i, f in enumerate(fields)) + "})"]
+    exec("\n".join(lines), env)  # noqa: S102 - generated from the model's own field names
+    return env["params_of"]  # type: ignore[no-any-return]
+
+
+_MISSING = object()
+_IDENTITY = {CharField: "str", TextField: "str", FloatField: "float", IntegerField: "int"}
+
+
+def update(model: type[Model], pk: Any, values: dict[str, Any]) -> int:
+    """UPDATE the columns of `values` of the row with primary key `pk` (the statement fast.update makes for
+    plain values, with less to do per call); returns the rows changed (0 or 1)."""
+    db = database.obj
+    names = tuple(values)
+    key = ("update", type(db).__name__, db.param, model, names)
+    cached = _SQL.get(key)
+    if cached is None:
+        meta = model._meta
+        fields = [meta.fields[n] for n in names]
+        slots = [_slot(f) for f in fields]
+        sets = ", ".join(f"{_q(f.column_name)} = {ph}" for f, (ph, _c) in zip(fields, slots, strict=True))
+        sql = f"UPDATE {_q(meta.table_name)} SET {sets} WHERE {_q(meta.primary_key.column_name)} = {db.param}"
+        cached = _SQL[key] = (sql, (tuple(c for _ph, c in slots), meta.primary_key.db_value))
+    sql, (convs, pk_conv) = cached
+    params = [None if v is None else conv(v) for conv, v in zip(convs, values.values(), strict=True)]
+    params.append(pk_conv(pk))
+    return int(database.execute_sql(sql, params).rowcount)

@@ -72,3 +72,33 @@ def test_utc_datetime_conversion_is_the_fields(value) -> None:  # type: ignore[n
     assert got == expected and type(got) is type(expected)
     if isinstance(got, datetime):
         assert got.tzinfo == expected.tzinfo
+
+
+def test_update_matches_the_orm(settings) -> None:  # type: ignore[no-untyped-def]
+    for i in (1, 2):
+        fastq.insert(SandboxItem, _values(i))
+    changes = {"state": "done", "data": {"received": 10, "é": [1, None]}, "post_id": None,
+               "started_at": T0 + timedelta(hours=1), "processing_s": 2.5}
+    assert fastq.update(SandboxItem, "item-1", changes) == 1
+    SandboxItem.update(**changes).where(SandboxItem.id == "item-2").execute()
+    a, b = SandboxItem.get_by_id("item-1"), SandboxItem.get_by_id("item-2")
+    assert {k: v for k, v in a.__data__.items() if k in changes} == {k: v for k, v in b.__data__.items()
+                                                                       if k in changes}
+    from backend.store.db import database
+
+    raw = database.execute_sql('SELECT "data", "started_at" FROM "sandbox_item" WHERE "id" IN (?, ?) ORDER BY "id"'
+                               .replace("?", database.obj.param), ("item-1", "item-2")).fetchall()
+    assert raw[0] == raw[1]  # the very same stored text
+    assert fastq.update(SandboxItem, "nope", {"state": "x"}) == 0
+
+
+def test_insert_stores_what_create_stores(settings) -> None:  # type: ignore[no-untyped-def]
+    from backend.store.db import database
+
+    for i in range(6):
+        values = _values(i)
+        fastq.insert(SandboxItem, values)
+        SandboxItem.create(**{**values, "id": values["id"] + "-orm"})
+        sql = 'SELECT * FROM "sandbox_item" WHERE "id" IN (?, ?) ORDER BY "id"'.replace("?", database.obj.param)
+        ours, orm = database.execute_sql(sql, (values["id"], values["id"] + "-orm")).fetchall()
+        assert ours[1:] == orm[1:]

@@ -9,7 +9,7 @@ import httpx
 from backend.networks.sandbox.core import Request, digits, find_by_post_id, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.wire import json_response
-from backend.store import fast
+from backend.store import fastq
 from backend.store.models.sandbox import SandboxItem
 
 PLATFORM = "facebook"
@@ -98,7 +98,7 @@ class FacebookEmulator(GraphEmulator):
         item = self._find(obj)
         if item is None or item.account_id != acc.id:
             return graph_error(400, 100, f"Object with ID '{obj}' does not exist", subcode=33)
-        fast.update(SandboxItem, item.id, {"state": "deleted"})
+        fastq.update(SandboxItem, item.id, {"state": "deleted"})
         return json_response(200, {"success": True})
 
     def list_posts(self, request: Request, page: str) -> httpx.Response:

@@ -46,7 +46,9 @@ class GraphEmulator(Emulator):
     network = ""
 
     def path_of(self, request: Request) -> str:
-        return VERSION.sub("", request.url.path)
+        path = request.url.path
+        m = VERSION.match(path)  # VERSION.sub("", path): the pattern is anchored, at most one match
+        return path[m.end():] if m else path
 
     def auth(self, request: Request, owner_id: str | None = None) -> SandboxAccount | httpx.Response:
         acc = account_for_token(request.token())

@@ -13,7 +13,7 @@ import httpx
 from backend.networks.sandbox.core import Request, b64url, digits, get_item, new_item
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.wire import json_response
-from backend.store import fast
+from backend.store import fastq
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -136,7 +136,7 @@ class InstagramEmulator(GraphEmulator):
                 child = get_item(cid_)
                 media.extend(child.media if child else [])
         with tx():
-            fast.update(SandboxItem, item.id, {"state": "published", "post_id": media_id})
+            fastq.update(SandboxItem, item.id, {"state": "published", "post_id": media_id})
             new_item(PLATFORM, acc, "media", media_id, mode=item.mode, text=item.text, media=media,
                      data={"container": item.id, "shortcode": shortcode},
                      url=f"https://www.instagram.com/{path}/{shortcode}/")

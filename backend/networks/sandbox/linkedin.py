@@ -21,8 +21,8 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
-from backend.networks.sandbox.wire import json_response
-from backend.store import fast
+from backend.networks.sandbox.wire import empty_response, json_response
+from backend.store import fastq
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"
@@ -76,7 +76,7 @@ class LinkedInEmulator(Emulator):
             item = get_item(str(req.get("video")))
             if item is None or item.account_id != acc.id:
                 return li_error(404, "Video not found", 100)
-            fast.update(SandboxItem, item.id, {"state": "uploaded", "started_at": self.now()})
+            fastq.update(SandboxItem, item.id, {"state": "uploaded", "started_at": self.now()})
             return json_response(200, {})
         if action != "initializeUpload":
             return li_error(400, f"Unsupported action {action}", 100)
@@ -112,10 +112,10 @@ class LinkedInEmulator(Emulator):
         if not request.content or (magic and not request.content.startswith(magic)):
             return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
         state = "uploading" if item.kind == "video" else "uploaded"
-        fast.update(SandboxItem, item.id, {"state": state, "started_at": self.now(),
+        fastq.update(SandboxItem, item.id, {"state": state, "started_at": self.now(),
                                            "data": {**(item.data or {}), "bytes": len(request.content)}})
         headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
-        return httpx.Response(201 if item.kind != "video" else 200, headers=headers)
+        return empty_response(201 if item.kind != "video" else 200, headers=headers)
 
     def asset_status(self, item: SandboxItem) -> str:
         if item.state in ("waiting", "uploading"):
@@ -174,7 +174,7 @@ class LinkedInEmulator(Emulator):
         new_item(PLATFORM, acc, "post", urn, mode=asset.kind if asset else "text", text=commentary,
                  title=str(media.get("title") or ""), media=[asset.id] if asset else [],
                  data={"visibility": body["visibility"]}, url=f"https://www.linkedin.com/feed/update/{urn}/")
-        return httpx.Response(201, headers={"x-restli-id": urn, "x-linkedin-id": urn})
+        return empty_response(201, headers={"x-restli-id": urn, "x-linkedin-id": urn})
 
     def find_posts(self, request: Request) -> httpx.Response:
         acc = self._auth(request)

@@ -20,7 +20,7 @@ from backend.networks.sandbox.core import (
     new_item,
 )
 from backend.networks.sandbox.wire import json_response
-from backend.store import fast
+from backend.store import fastq
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
 PLATFORM = "tiktok"
@@ -239,7 +239,7 @@ class TikTokEmulator(Emulator):
         item = owned[1]
         if self.ready(item) or item.state == "cancelled":
             return err(400, "publish_not_cancellable", "The publish is no longer cancellable.")
-        fast.update(SandboxItem, item.id, {"state": "cancelled"})
+        fastq.update(SandboxItem, item.id, {"state": "cancelled"})
         return envelope(200, {})
 
     def video_list(self, request: Request) -> httpx.Response:

@@ -28,7 +28,20 @@ _PATH = r"[!$%&'()*+,\-./0-9:;=@A-Z\[\\\]^_a-z|~]"
 _QUERY = r"[!$%&'()*+,\-./0-9:;=?@A-Z\[\\\]^_`a-z{|}~]"
 _SIMPLE_URL = re.compile(rf"(https?)://([a-z0-9-]+(?:\.[a-z0-9-]+)*)((?:/{_PATH}*)?)(?:\?({_QUERY}*))?")
 _IPV4_STYLE = re.compile(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+")
-_ParseResult: Any = type(httpx.URL("https://example.invalid/")._uri_reference)
+
+
+def _private_type(make: Any) -> Any:
+    """A type httpx uses internally (its parsed-URL tuple, its identity decoder), or None if this httpx has
+    none such: the shortcut needing it then stays off."""
+    try:
+        return make()
+    except Exception:  # noqa: BLE001
+        return None
+
+
+_ParseResult: Any = _private_type(lambda: type(httpx.URL("https://example.invalid/")._uri_reference))
+_IdentityDecoder: Any = _private_type(lambda: type(httpx.Response(200, content=b"x")._decoder))
+_new_response = httpx.Response.__new__
 _dumps = _json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _BODY_METHODS = ("POST", "PUT", "PATCH")
 _JSON_CT = (b"Content-Type", b"application/json")
@@ -38,7 +51,7 @@ _FORM_CT = (b"Content-Type", b"application/x-www-form-urlencoded")
 def _url(url: str, params: Any) -> httpx.URL | None:
     """httpx.URL(url) / httpx.URL(url, params=params) for a plain http(s) URL, or None (use httpx)."""
     m = _SIMPLE_URL.fullmatch(url)
-    if m is None:
+    if m is None or _ParseResult is None:
         return None
     scheme, host, path, query = m.groups()
     if _IPV4_STYLE.fullmatch(host):
@@ -104,34 +117,58 @@ def _build_request(method: str, url: httpx.URL | str, *, content: Any = None, da
     if method in _BODY_METHODS and b"content-length" not in given and b"transfer-encoding" not in given:
         auto.append((b"Content-Length", b"0"))
     request = httpx.Request(method, u, headers=auto + raw if auto else raw, stream=httpx.ByteStream(body))
-    request.read()
+    request._content = body  # what read() leaves (a ByteStream is kept as it is); checked by _fast_ok
     return request
 
 
 def _build_json_response(status: int, body: Any, headers: Mapping[str, str] | None) -> httpx.Response | None:
+    """Response(status, json=body, headers=headers): the given headers, then Content-Length and Content-Type
+    unless given."""
     raw = _raw_headers(headers)
     if raw is None:
         return None
     content = _dumps(body).encode("utf-8")
     if raw:
         given = {k.lower() for k, _v in raw}
-        if b"content-encoding" in given:
-            return None
         if b"content-length" not in given:
             raw.append((b"Content-Length", str(len(content)).encode()))
         if b"content-type" not in given:
             raw.append(_JSON_CT)
     else:
         raw = [(b"Content-Length", str(len(content)).encode()), _JSON_CT]
-    response = httpx.Response(status, headers=raw, stream=httpx.ByteStream(content))
-    # what Response(content=...) goes on to do: read() the one chunk through iter_bytes, which picks the
-    # content decoder (identity: no Content-Encoding), marks the stream consumed and closes it (the count of
-    # downloaded bytes ends at 0 again); the same state, set at once (checked against httpx by _fast_ok)
-    response._get_content_decoder()
-    response._content = content
-    response.is_stream_consumed = True
-    response.is_closed = True
-    return response
+    return _read_response(status, raw, content)
+
+
+def _build_empty_response(status: int, headers: Mapping[str, str] | None) -> httpx.Response | None:
+    """Response(status, headers=headers): no body, no header added."""
+    raw = _raw_headers(headers)
+    return None if raw is None else _read_response(status, raw, b"")
+
+
+def _read_response(status: int, raw: list[tuple[bytes, bytes]], content: bytes) -> httpx.Response | None:
+    """The Response httpx makes from a status, raw headers and body bytes, once read (as its constructor
+    reads it): identity decoder (None when a Content-Encoding is given: left to httpx), stream consumed and
+    closed, the downloaded-bytes count back at 0. Set attribute by attribute; _fast_ok compares every
+    attribute with httpx's own result."""
+    if _IdentityDecoder is None or any(k.lower() == b"content-encoding" for k, _v in raw):
+        return None
+    h = httpx.Headers(raw)
+    h.encoding = "ascii"  # what httpx finds when it first looks a header up (every value here is ASCII)
+    r = _new_response(httpx.Response)
+    r.status_code = status
+    r.headers = h
+    r._request = None
+    r.next_request = None
+    r.extensions = {}
+    r.history = []
+    r.is_closed = True
+    r.is_stream_consumed = True
+    r.default_encoding = "utf-8"
+    r.stream = httpx.ByteStream(content)
+    r._num_bytes_downloaded = 0
+    r._decoder = _IdentityDecoder()
+    r._content = content
+    return r
 
 
 def _same_state(a: Any, b: Any) -> bool:
@@ -191,10 +228,12 @@ def _fast_ok(kind: str) -> bool:
             else:
                 body = {"data": {"x": [1, None, "é 🎉"]}, "error": {"code": "ok"}}
                 ok = True
-                for headers in (None, {"X-Restli-Id": "urn:li:share:1"}, {"Content-Type": "text/plain"}):
+                for headers in (None, {"X-Restli-Id": "urn:li:share:1"}, {"Content-Type": "text/plain"}, {}):
                     fast = _build_json_response(201, body, headers)
                     ok = ok and fast is not None and _same_state(fast, httpx.Response(201, json=body,
                                                                                       headers=headers))
+                    fast = _build_empty_response(308, headers)
+                    ok = ok and fast is not None and _same_state(fast, httpx.Response(308, headers=headers))
         except Exception:  # noqa: BLE001 - any difference in httpx internals: use httpx's own constructors
             ok = False
         _CHECKED[kind] = ok
@@ -211,6 +250,15 @@ def request(method: str, url: httpx.URL | str, *, content: Any = None, data: Any
             return built
     return httpx.Request(method, url, content=content, data=data, files=files, json=json, params=params,
                          headers=headers)
+
+
+def empty_response(status: int, headers: Mapping[str, str] | None = None) -> httpx.Response:
+    """httpx.Response(status, headers=headers), built directly when the shapes allow."""
+    if _fast_ok("response"):
+        built = _build_empty_response(status, headers)
+        if built is not None:
+            return built
+    return httpx.Response(status, headers=headers)
 
 
 def json_response(status: int, body: Any, headers: Mapping[str, str] | None = None) -> httpx.Response:

@@ -19,8 +19,8 @@ from backend.networks.sandbox.core import (
     get_item,
     new_item,
 )
-from backend.networks.sandbox.wire import json_response
-from backend.store import fast, fastq
+from backend.networks.sandbox.wire import empty_response, json_response
+from backend.store import fastq
 from backend.store.db import tx
 from backend.store.models.sandbox import SandboxAccount, SandboxItem
 
@@ -82,7 +82,7 @@ class YouTubeEmulator(Emulator):
         upload_id = b64url(40)
         new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
                                                                       "received": 0})
-        return httpx.Response(200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"})
+        return empty_response(200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"})
 
     def put_bytes(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -100,15 +100,15 @@ class YouTubeEmulator(Emulator):
             return json_response(200, self.resource(video))
         crange = request.header("content-range")
         if crange.startswith("bytes */"):
-            return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
+            return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
         received += len(request.content)
         if received < size:
-            fast.update(SandboxItem, session.id, {"data": {**data, "received": received}})
-            return httpx.Response(308, headers={"Range": f"bytes=0-{received - 1}"})
+            fastq.update(SandboxItem, session.id, {"data": {**data, "received": received}})
+            return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"})
         res = data["resource"]
         video_id = b64url(11)
         with tx():
-            fast.update(SandboxItem, session.id, {"data": {**data, "received": size}, "state": "done",
+            fastq.update(SandboxItem, session.id, {"data": {**data, "received": size}, "state": "done",
                                                   "post_id": video_id})
             item = new_item(PLATFORM, acc, "video", video_id, processing_s=self.processing_s(acc),
                             text=res["snippet"].get("description", ""), title=res["snippet"]["title"],
