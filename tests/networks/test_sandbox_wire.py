@@ -158,3 +158,11 @@ def test_a_different_httpx_turns_the_shortcuts_off(monkeypatch) -> None:  # type
     assert wire.json_response(200, body).content == httpx.Response(200, json=body).content
     req = wire.request("POST", "https://h.invalid/x", json=body)
     assert wire._same_state(req, httpx.Request("POST", "https://h.invalid/x", json=body))
+
+
+@pytest.mark.parametrize("headers", [None, {}, {"Location": "https://h.invalid/u?upload_id=x"}, {"Range": "bytes=0-9"},
+                                     {"Content-Encoding": "gzip"}, {"x-restli-id": "urn:li:share:1"}])
+def test_empty_response_is_httpx_response(headers) -> None:  # type: ignore[no-untyped-def]
+    assert wire._fast_ok("response")
+    ours, theirs = wire.empty_response(308, headers), httpx.Response(308, headers=headers)
+    assert type(ours) is httpx.Response and wire._same_state(ours, theirs)

@@ -48,10 +48,10 @@ _JSON_CT = (b"Content-Type", b"application/json")
 _FORM_CT = (b"Content-Type", b"application/x-www-form-urlencoded")
 
 
-def _url(url: str, params: Any) -> httpx.URL | None:
-    """httpx.URL(url) / httpx.URL(url, params=params) for a plain http(s) URL, or None (use httpx)."""
+def _parts(url: str) -> tuple[str, str, str, str | None] | None:
+    """(scheme, host, path, query) of a plain http(s) URL whose components httpx keeps as they are, else None."""
     m = _SIMPLE_URL.fullmatch(url)
-    if m is None or _ParseResult is None:
+    if m is None:
         return None
     scheme, host, path, query = m.groups()
     if _IPV4_STYLE.fullmatch(host):
@@ -60,12 +60,34 @@ def _url(url: str, params: Any) -> httpx.URL | None:
         segments = path.split("/")
         if "." in segments or ".." in segments:
             return None
+    return scheme, host, path, query
+
+
+_PARTS: dict[str, tuple[str, str, str, str | None] | None] = {}
+
+
+def _url(url: str, params: Any) -> tuple[httpx.URL, str] | None:
+    """(httpx.URL(url, params=params), its host) for a plain http(s) URL, or None (use httpx)."""
+    parts = _PARTS.get(url)
+    if parts is None:
+        parts = _parts(url)
+        if parts is None or _ParseResult is None:
+            return None
+        if len(_PARTS) >= 1024:  # the endpoints repeat; ids in paths make the rest churn
+            _PARTS.clear()
+        _PARTS[url] = parts
+    scheme, host, path, query = parts
     if params is not None:  # httpx: the given params replace the URL's query (none at all when empty); the
         # urlencoded text holds only unreserved characters, %XX, + = and &, all kept as they are by httpx
-        query = str(httpx.QueryParams(params)) if params else None
+        if not params:
+            query = None
+        elif isinstance(params, dict) and all(type(v) is str for v in params.values()):
+            query = urlencode(list(params.items()))  # str(QueryParams(params)) for str values
+        else:
+            query = str(httpx.QueryParams(params))
     u = httpx.URL.__new__(httpx.URL)
     u._uri_reference = _ParseResult(scheme, "", host, None, path, query, None)
-    return u
+    return u, host
 
 
 def _raw_headers(headers: Mapping[str, str] | None) -> list[tuple[bytes, bytes]] | None:
@@ -82,10 +104,11 @@ def _build_request(method: str, url: httpx.URL | str, *, content: Any = None, da
     if files or (data is not None and not isinstance(data, dict)) or not isinstance(url, str) \
             or (headers is not None and not isinstance(headers, dict)):
         return None
-    u = _url(url, params)
+    url_host = _url(url, params)
     raw = _raw_headers(headers)
-    if u is None or raw is None:
+    if url_host is None or raw is None:
         return None
+    u, host = url_host
     # the body and its default headers, as httpx.encode_request makes them (content > data > json)
     if content is not None:
         if isinstance(content, str):
@@ -113,7 +136,7 @@ def _build_request(method: str, url: httpx.URL | str, *, content: Any = None, da
     method = method.upper()
     auto = []
     if b"host" not in given:
-        auto.append((b"Host", u.netloc))
+        auto.append((b"Host", host.encode("ascii")))  # url.netloc: the host alone (no port, not IPv6)
     if method in _BODY_METHODS and b"content-length" not in given and b"transfer-encoding" not in given:
         auto.append((b"Content-Length", b"0"))
     request = httpx.Request(method, u, headers=auto + raw if auto else raw, stream=httpx.ByteStream(body))
@@ -130,6 +153,8 @@ def _build_json_response(status: int, body: Any, headers: Mapping[str, str] | No
     content = _dumps(body).encode("utf-8")
     if raw:
         given = {k.lower() for k, _v in raw}
+        if b"content-encoding" in given:  # the body would go through a decoder: httpx's business
+            return None
         if b"content-length" not in given:
             raw.append((b"Content-Length", str(len(content)).encode()))
         if b"content-type" not in given:
@@ -142,15 +167,16 @@ def _build_json_response(status: int, body: Any, headers: Mapping[str, str] | No
 def _build_empty_response(status: int, headers: Mapping[str, str] | None) -> httpx.Response | None:
     """Response(status, headers=headers): no body, no header added."""
     raw = _raw_headers(headers)
-    return None if raw is None else _read_response(status, raw, b"")
+    if raw is None or any(k.lower() == b"content-encoding" for k, _v in raw):
+        return None
+    return _read_response(status, raw, b"")
 
 
 def _read_response(status: int, raw: list[tuple[bytes, bytes]], content: bytes) -> httpx.Response | None:
-    """The Response httpx makes from a status, raw headers and body bytes, once read (as its constructor
-    reads it): identity decoder (None when a Content-Encoding is given: left to httpx), stream consumed and
-    closed, the downloaded-bytes count back at 0. Set attribute by attribute; _fast_ok compares every
-    attribute with httpx's own result."""
-    if _IdentityDecoder is None or any(k.lower() == b"content-encoding" for k, _v in raw):
+    """The Response httpx makes from a status, raw headers (no Content-Encoding) and body bytes, once read
+    (as its constructor reads it): identity decoder, stream consumed and closed, the downloaded-bytes count
+    back at 0. Set attribute by attribute; _fast_ok compares every attribute with httpx's own result."""
+    if _IdentityDecoder is None:
         return None
     h = httpx.Headers(raw)
     h.encoding = "ascii"  # what httpx finds when it first looks a header up (every value here is ASCII)
