@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 from pydantic import ValidationError
 
 from backend.api.deps import AuthContext, SettingsDep, key_context, require_scope
@@ -25,11 +23,33 @@ Publisher = Depends(require_scope(_PUBLISH_SCOPE))
 PlatformName = Literal[PLATFORMS]  # type: ignore[valid-type]
 
 
+@router.post("/posts", status_code=202, response_model=PostOut,
+             responses={**responses(402), 200: {"model": PostOut, "description": "idempotent replay: the "
+                                                "post already created with this idempotencyKey"}})
 async def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Any:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
     free publications."""
     return await _create(body, settings, ctx)
+
+
+async def create_post_shortcut(request: Request, raw: bytes) -> Response | None:
+    """POST /v1/posts ahead of FastAPI (backend/api/middleware.py FastPathMiddleware) in the common case: an
+    API key, `content-type: application/json` and a body that validates. The body is parsed and validated as
+    FastAPI does it for `create_post` (json.loads, then PostCreate in Python mode) before anything with a side
+    effect, then the key is checked as `Publisher` checks it (key_context). Anything else is declined (None)
+    and goes through `create_post` as declared, which answers it as before: errors, their order and their
+    envelopes (tests/api/test_posts_create_paths.py compares both)."""
+    headers = request.headers
+    presented = headers.get("x-api-key")
+    if presented is None or headers.get("content-type") != "application/json":
+        return None
+    try:
+        body = PostCreate.model_validate(json.loads(raw))
+    except (ValueError, ValidationError):  # JSONDecodeError, UnicodeDecodeError are ValueErrors
+        return None
+    ctx = key_context(request, presented, _PUBLISH_SCOPE)
+    return await _create(body, request.app.state.settings, ctx)
 
 
 async def _create(body: PostCreate, settings: Settings, ctx: AuthContext) -> Response:
@@ -43,41 +63,6 @@ async def _create(body: PostCreate, settings: Settings, ctx: AuthContext) -> Res
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-class _CreatePostRoute(APIRoute):
-    """POST /v1/posts, the busiest write, without FastAPI's per-request dependency resolution when the
-    request is the common case: an API key and a body that is valid JSON of a valid PostCreate. The body
-    is parsed and validated exactly as FastAPI does it (json.loads, then the model, in Python mode) before
-    anything with a side effect, then the key is checked as `Publisher` checks it (key_context). Anything
-    else (no key, a session, another content type, a body that does not validate) goes through the route
-    as declared, which produces the same answers as before: errors, their order and their envelopes."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        declared = super().get_route_handler()
-
-        async def handler(request: Request) -> Response:
-            presented = request.headers.get("x-api-key")
-            if presented is not None and request.headers.get("content-type") == "application/json":
-                raw = await request.body()  # kept on the request: the declared route reads it again
-                try:
-                    body = PostCreate.model_validate(json.loads(raw))
-                except (ValueError, ValidationError):  # JSONDecodeError, UnicodeDecodeError are ValueErrors
-                    body = None
-                if body is not None:
-                    ctx = key_context(request, presented, _PUBLISH_SCOPE)
-                    return await _create(body, request.app.state.settings, ctx)
-            return await declared(request)
-
-        return handler
-
-
-router.add_api_route(
-    "/posts", create_post, methods=["POST"], status_code=202, response_model=PostOut,
-    responses={**responses(402), 200: {"model": PostOut, "description": "idempotent replay: the post already "
-                                       "created with this idempotencyKey"}},
-    route_class_override=_CreatePostRoute,
-)
 
 
 @router.get("/posts", response_model=PostList, responses=responses())
