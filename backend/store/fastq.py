@@ -127,8 +127,16 @@ def first(model: type[M], where: str, params: Sequence[Any], *, order_by: str = 
 
 def get(model: type[M], pk: Any) -> M | None:
     """The row with primary key `pk`, or None (like fast.get, with the cheaper instance construction)."""
-    pk_field = model._meta.primary_key
-    return first(model, f"{_q(pk_field.column_name)} = ?", (pk_field.db_value(pk),))
+    db = database.obj
+    key = ("get", db, model)
+    cached = _SQL.get(key)
+    if cached is None:
+        pk_field = model._meta.primary_key
+        sql, build = _select(model, f"{_q(pk_field.column_name)} = ?", "", True)
+        cached = _SQL[key] = (sql, (build, pk_field.db_value))
+    sql, (build, pk_value) = cached
+    row = database.execute_sql(sql, (pk_value(pk), 1)).fetchone()
+    return None if row is None else build(row)
 
 
 def count(model: type[Model], where: str, params: Sequence[Any], *, limit: int | None = None) -> int:

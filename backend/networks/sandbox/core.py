@@ -202,7 +202,7 @@ class Request:
             except ValueError:
                 self.json = ValueError("malformed JSON")
         elif self.content and "x-www-form-urlencoded" in ctype:
-            self.form = dict(parse_qsl(self.content.decode("utf-8", "replace"), keep_blank_values=True))
+            self.form = dict(_qsl(self.content.decode("utf-8", "replace")))
         self.params: dict[str, Any] = {**self.query, **self.form}
         if isinstance(self.json, dict):
             self.params.update(self.json)
@@ -240,9 +240,22 @@ def _query_dict(query: bytes) -> dict[str, str]:
     """dict(url.params) without building QueryParams: the first value of each name (parse_qs order)."""
     out: dict[str, str] = {}
     if query:
-        for k, v in parse_qsl(query.decode("ascii"), keep_blank_values=True):
+        for k, v in _qsl(query.decode("ascii")):
             if k not in out:
                 out[k] = v
+    return out
+
+
+def _qsl(text: str) -> list[tuple[str, str]]:
+    """parse_qsl(text, keep_blank_values=True). Without '%' or '+' there is nothing to decode: the pairs are
+    the '&'-separated non-empty fields split at their first '=' (a field without one has the value '')."""
+    if "%" in text or "+" in text:
+        return parse_qsl(text, keep_blank_values=True)
+    out = []
+    for pair in text.split("&"):
+        if pair:
+            name, _eq, value = pair.partition("=")
+            out.append((name, value))
     return out
 
 
