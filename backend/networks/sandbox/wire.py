@@ -6,10 +6,12 @@ encoding and header defaulting: together ~2/3 of what an in-process sandbox call
 For the shapes the adapters and emulators use (an http(s) URL on a plain host, a dict of str headers, one body
 given as bytes, a form dict of str values or JSON), `request` and `json_response` build the same objects
 directly: same URL components, same raw headers in the same order, same body bytes, read like httpx reads
-them. Anything else goes through httpx's own constructors.
+them (`empty_response` likewise for bodyless answers). Anything else goes through httpx's own constructors.
 
-Each shortcut is checked once against httpx's constructors on sample inputs when first used (`_fast_ok`); if
-the installed httpx builds anything differently (another version), every call takes httpx's own path.
+Doing so sets a few of httpx's private attributes (the parsed-URL tuple, the read body, the content decoder)
+to what httpx itself sets. Each shortcut is therefore compared once, attribute by attribute, with httpx's own
+constructors on sample inputs when first used (`_fast_ok`); if the installed httpx builds anything
+differently (another version), every call takes httpx's own path.
 """
 
 from __future__ import annotations
