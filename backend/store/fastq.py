@@ -1,14 +1,17 @@
 """More hot-path statements with their SQL built once per dialect (see backend/store/fast.py for the idea).
 
 fast.py covers rows by primary key and one-row writes; this module adds what the sandbox emulators need on
-every call: small filtered reads (`rows`, `first`, `count`) from a WHERE clause written once, and a cheaper
-construction of the model instances they return. The WHERE clause is plain SQL with `?` placeholders (turned
-into the dialect's own) over the model's column names; the values are passed as the database stores them
-(use `field.db_value(...)` for anything but plain strings and numbers).
+every call: small filtered reads (`rows`, `first`, `count`) from a WHERE clause written once, a read by
+primary key, one-row `insert` and `update`, and a cheaper construction of the model instances they return
+(also used by fast.py). The WHERE clause is plain SQL with `?` placeholders (turned into the dialect's own)
+over the model's column names; the values are passed as the database stores them (use `field.db_value(...)`
+for anything but plain strings and numbers).
 
 Instances are built as peewee's own SELECT builds them (`Model(__no_default__=1, **row)` then a clean dirty
 set), with each field's `python_value` applied, but without going through the field descriptors one
-attribute at a time: the row dict becomes the instance's `__data__` directly.
+attribute at a time: the row dict becomes the instance's `__data__` directly. The row decoder and the INSERT
+parameters are small functions generated once per field list (as namedtuple does), so that the identity
+conversions (text already str, floats, ints) cost a type test and no call.
 """
 
 from __future__ import annotations
@@ -128,7 +131,7 @@ def first(model: type[M], where: str, params: Sequence[Any], *, order_by: str = 
 def get(model: type[M], pk: Any) -> M | None:
     """The row with primary key `pk`, or None (like fast.get, with the cheaper instance construction)."""
     db = database.obj
-    key = ("get", db, model)
+    key = ("get", type(db).__name__, db.param, model)
     cached = _SQL.get(key)
     if cached is None:
         pk_field = model._meta.primary_key
