@@ -304,18 +304,23 @@ def _refresh(media_ids: Iterable[str]) -> None:
             fast.update(Media, media.id, {"expires_at": expiry})
 
 
-_HOLD_SUMMARY: dict[str, str] = {}
+_HOLD_SUMMARY: dict[str, tuple[str, str]] = {}
 
 
 def _hold_summary(media_id: str) -> tuple[bool, datetime | None]:
-    """(held without limit, latest `until`) over the holds of one file."""
+    """(held without limit, latest `until`) over the holds of one file: two seeks on the (media_id, until)
+    index (migration 0009), whatever the number of holds."""
     param = database.obj.param
     sql = _HOLD_SUMMARY.get(param)
     if sql is None:
-        sql = _HOLD_SUMMARY[param] = (f'SELECT COUNT(*) - COUNT("until"), MAX("until") FROM "media_hold" '
-                                      f'WHERE "media_id" = {param}')
-    unlimited, latest = database.execute_sql(sql, (media_id,)).fetchone()
-    return bool(unlimited), MediaHold.until.python_value(latest) if latest is not None else None
+        sql = _HOLD_SUMMARY[param] = (
+            f'SELECT 1 FROM "media_hold" WHERE "media_id" = {param} AND "until" IS NULL LIMIT 1',
+            f'SELECT MAX("until") FROM "media_hold" WHERE "media_id" = {param}',
+        )
+    if database.execute_sql(sql[0], (media_id,)).fetchone() is not None:
+        return True, None
+    latest = database.execute_sql(sql[1], (media_id,)).fetchone()[0]
+    return False, MediaHold.until.python_value(latest) if latest is not None else None
 
 
 def key_of(url_or_key: str) -> str:
