@@ -134,9 +134,9 @@ FastHandler = Callable[[Request, bytes], Awaitable[Response | None]]
 
 class FastPathMiddleware:
     """Shortcuts for the busiest exact routes, ahead of FastAPI's routing, per-route wrappers and dependency
-    resolution (~50 us a request of the API's CPU).
+    resolution (POST /v1/posts: ~115 us of the API's CPU a request).
 
-    A shortcut gets the request and its whole body, and answers a Response, or None to decline — only before
+    A shortcut gets the request and its whole body (it must not read the body from the request), and answers a Response, or None to decline — only before
     anything with a side effect. A declined request goes on through the app as declared, with the body (and
     whatever receiving it ended with, e.g. a body-limit error) replayed, so it is answered exactly as without
     the shortcut. An exception from a shortcut is answered by the app's own exception handler for it (the one
@@ -154,7 +154,7 @@ class FastPathMiddleware:
             await self.app(scope, receive, send)
             return
         received: list[Message] = []
-        failure: BaseException | None = None
+        failure: Exception | None = None
         chunks: list[bytes] = []
         try:
             while True:
