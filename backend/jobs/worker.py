@@ -25,6 +25,11 @@ from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
 
+# Batch "busyness" (jobs' CPU time / the batch's wall time) at or above which the next batches run one job at a
+# time, and below which they go back to the threads (see Worker._observe).
+BUSY_SEQUENTIAL = 0.8
+BUSY_THREADS = 0.5
+
 
 @dataclass
 class JobContext:
@@ -55,6 +60,8 @@ class Worker:
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self.processed = 0
+        self._cpu_s = 0.0  # CPU time used by jobs (all threads), for _observe
+        self._threads_help = True
         load_handlers()
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -109,12 +116,30 @@ class Worker:
         jobs = queue.claim(self.id, limit=self.batch, lease_s=self.lease_s)
         if not jobs:
             return 0
-        if self._pool is None or self.concurrency == 1 or len(jobs) == 1:
+        started = time.perf_counter()
+        cpu_before = self._cpu_s
+        if self._pool is None or self.concurrency == 1 or len(jobs) == 1 or not self._threads_help:
             for job in jobs:
                 self.execute(job)
         else:
             list(self._pool.map(self.execute, jobs))
+        self._observe(len(jobs), self._cpu_s - cpu_before, time.perf_counter() - started)
         return len(jobs)
+
+    def _observe(self, n_jobs: int, cpu_s: float, wall_s: float) -> None:
+        """Job threads exist to overlap waits on the networks. When the jobs keep the process busy on their own
+        (the CPU time they use is about the batch's wall time: in-process sandbox networks, no waits), more
+        threads add only contention (one GIL, one SQLite writer): such batches run one job at a time. Batches
+        whose jobs wait (live networks) use the threads. Judged on batches of several jobs, with hysteresis."""
+        if n_jobs < 4 or wall_s <= 0:
+            return
+        busy = cpu_s / wall_s
+        if self._threads_help and busy >= BUSY_SEQUENTIAL:
+            self._threads_help = False
+            log.debug("jobs keep the worker busy (%.2f): running them one at a time", busy)
+        elif not self._threads_help and busy < BUSY_THREADS:
+            self._threads_help = True
+            log.debug("jobs wait (busy %.2f): running them on %d threads", busy, self.concurrency)
 
     def run_until_idle(self, max_seconds: float = 60.0, settle_s: float = 0.0) -> int:
         """Cron form: run everything due now; then keep going while jobs come due within `settle_s`
@@ -160,11 +185,14 @@ class Worker:
         ctx = JobContext(self.settings, self.id, job, self.lease_s)
         with self._lock:
             self._inflight[job.id] = job
+        cpu = time.thread_time()
         try:
             self._execute(job, ctx)
         finally:
+            used = time.thread_time() - cpu
             with self._lock:
                 self._inflight.pop(job.id, None)
+                self._cpu_s += used
             self.processed += 1
 
     def _execute(self, job: Job, ctx: JobContext) -> None:

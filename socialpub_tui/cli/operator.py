@@ -105,7 +105,9 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
 
 
 @click.command("worker")
-@click.option("--concurrency", default=4, show_default=True, type=int, help="Jobs run at once.")
+@click.option("--concurrency", default=4, show_default=True, type=int,
+              help="Jobs run at once while they wait on the networks (jobs that keep the CPU busy, like the "
+                   "in-process sandbox networks, run one at a time).")
 def worker_cmd(concurrency: int) -> None:
     """Run the job worker alone: publishing, status tracking, retention, deliveries.
 

@@ -114,3 +114,58 @@ def test_periodic_jobs_are_rescheduled(settings):
     w.run_until_idle(max_seconds=5)
     row = Job.get(Job.dedupe_key == "periodic:housekeeping.prune")
     assert row.status == "queued" and row.run_at > clock.now() + timedelta(seconds=200)
+
+
+def _enqueue_many(kind: str, n: int) -> None:
+    with tx():
+        for i in range(n):
+            queue.enqueue(kind, {"i": i})
+
+
+def test_jobs_that_wait_run_on_the_threads(settings):
+    """Jobs that wait (live networks) overlap on the worker's threads: 8 jobs of 0.2 s on 4 threads take
+    about 2 x 0.2 s, not 8 x 0.2 s, and the worker keeps using the threads."""
+    import time
+
+    HANDLERS["t.wait"] = lambda job, ctx: time.sleep(0.2)
+    try:
+        _enqueue_many("t.wait", 8)
+        w = Worker(settings, concurrency=4)
+        from concurrent.futures import ThreadPoolExecutor
+
+        w._pool = ThreadPoolExecutor(4)
+        started = time.perf_counter()
+        assert w.run_batch() == 8
+        assert time.perf_counter() - started < 1.0
+        assert w._threads_help
+        w._pool.shutdown()
+    finally:
+        HANDLERS.pop("t.wait")
+
+
+def test_jobs_that_keep_the_cpu_busy_run_one_at_a_time(settings):
+    """Jobs that never wait (in-process sandbox networks) gain nothing from threads but contention: after a
+    busy batch the worker runs them one at a time, and goes back to the threads once jobs wait again."""
+    import time
+
+    def spin(job, ctx):  # type: ignore[no-untyped-def]
+        end = time.thread_time() + 0.02
+        while time.thread_time() < end:
+            pass
+
+    HANDLERS.update({"t.spin": spin, "t.wait": lambda job, ctx: time.sleep(0.05)})
+    try:
+        from concurrent.futures import ThreadPoolExecutor
+
+        w = Worker(settings, concurrency=4)
+        w._pool = ThreadPoolExecutor(4)
+        _enqueue_many("t.spin", 8)
+        w.run_batch()
+        assert not w._threads_help
+        _enqueue_many("t.wait", 8)
+        w.run_batch()  # run one at a time, these wait: the next batches use the threads again
+        assert w._threads_help
+        w._pool.shutdown()
+    finally:
+        HANDLERS.pop("t.spin")
+        HANDLERS.pop("t.wait")
