@@ -39,22 +39,24 @@ class _Checkpointer:
 
     PASSIVE never waits for and never blocks readers or writers (of this process or others); a checkpoint
     already running elsewhere makes it a no-op. The thread is started by the first commit and ends after
-    CHECKPOINT_IDLE_S without any."""
+    CHECKPOINT_IDLE_S without any. If the file cannot be checkpointed from here (an error other than a busy
+    or locked database), background checkpoints stop for good, with one warning: the backstop remains."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._wake = threading.Event()
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._stopped = False
 
     def poke(self) -> None:
         """A write was committed (cheap: an attribute read when the thread is already woken)."""
-        if self._wake.is_set():
+        if self._wake.is_set() or self._stopped:
             return
         self._wake.set()
         if self._thread is None:
             with self._guard:
-                if self._thread is None:
+                if self._thread is None and not self._stopped:
                     self._thread = threading.Thread(target=self._run, name="sqlite-checkpoint", daemon=True)
                     self._thread.start()
 
@@ -66,17 +68,23 @@ class _Checkpointer:
             while self._wake.wait(CHECKPOINT_IDLE_S):
                 time.sleep(CHECKPOINT_DELAY_S)
                 self._wake.clear()
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        except sqlite3.Error as exc:  # the backstop (SQLite's automatic checkpoint) still runs
-            log.warning("background checkpoint of %s stopped: %s", self.path, exc)
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise  # else: another connection holds the file for now; the next commit retries
+        except sqlite3.Error as exc:
+            self._stopped = True
+            log.warning("background checkpoints of %s stopped (SQLite's automatic checkpoint remains): %s",
+                        self.path, exc)
         finally:
             with self._guard:
                 self._thread = None
             if conn is not None:
                 conn.close()
-            if self._wake.is_set():  # woken while ending: start again
-                self._wake.clear()
-                self.poke()
+        if self._wake.is_set():  # woken while ending: start again (unless stopped)
+            self._wake.clear()
+            self.poke()
 
 
 class LocalSqliteDatabase(SqliteDatabase):

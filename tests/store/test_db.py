@@ -47,3 +47,37 @@ def test_sqlite_checkpoints_in_the_background(settings, db_kind, monkeypatch):
     while checkpointer._thread is not None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert checkpointer._thread is None  # idle: ended (and closed its connection); the next commit starts one
+
+
+def test_background_checkpoints_stop_once_on_an_error(settings, db_kind, monkeypatch, caplog):
+    """A file the checkpoint thread cannot open: one warning, no thread started again on every commit."""
+    import sqlite3
+    import time
+
+    from backend.store import db as db_module
+
+    if db_kind != "sqlite":
+        return
+    checkpointer = database.obj._checkpointer
+    monkeypatch.setattr(db_module, "CHECKPOINT_IDLE_S", 0.01)
+    checkpointer.poke()  # the set-up's thread goes round once more and ends on the short idle time
+    deadline = time.monotonic() + 5
+    while checkpointer._thread is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    opened = []
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(args)
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(db_module.sqlite3, "connect", refuse)
+    with caplog.at_level("WARNING", logger="socialpub.store"):
+        for _ in range(20):
+            with database.atomic():
+                database.execute_sql("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+                database.execute_sql("INSERT INTO t VALUES (1)")
+            time.sleep(0.005)
+        time.sleep(0.1)
+    assert len(opened) == 1
+    assert sum("background checkpoints" in r.message for r in caplog.records) == 1
+    assert database.execute_sql("SELECT count(*) FROM t").fetchone()[0] == 20  # writes unaffected
