@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.jobs.registry import job_handler
+from backend.jobs.registry import batch_handler, job_handler
 from backend.services import publishing
 
 
@@ -19,6 +19,11 @@ def _post_dead(job: Any, error: str) -> None:
 @job_handler("post.publish", on_dead=_post_dead)
 def post_publish(job: Any, ctx: Any) -> None:
     publishing.start_post(job.payload["post_id"], ctx.settings)
+
+
+@batch_handler("post.publish")
+def post_publish_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
+    return publishing.start_posts(jobs, ctx.settings)
 
 
 @job_handler("target.publish", on_dead=_target_dead)

@@ -24,6 +24,7 @@ class Periodic:
 
 
 HANDLERS: dict[str, Callable[[Any, Any], None]] = {}
+BATCH_HANDLERS: dict[str, Callable[[list[Any], Any], dict[str, tuple[BaseException | None, bool]]]] = {}
 ON_DEAD: dict[str, Callable[[Any, str], None]] = {}
 PERIODIC: dict[str, Periodic] = {}
 
@@ -40,6 +41,19 @@ def job_handler(kind: str, on_dead: Callable[[Any, str], None] | None = None,
         HANDLERS[kind] = fn
         if on_dead is not None:
             ON_DEAD[kind] = on_dead
+        return fn
+
+    return deco
+
+
+def batch_handler(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register `fn(jobs, ctx) -> {job_id: (exception or None, completed)}`, an optional way to run several
+    claimed jobs of `kind` together (used when the worker runs jobs one at a time). Each job's outcome is
+    handled as if its own handler had raised that exception or returned; `completed`: the batch already
+    marked the job done in its own transaction. The single-job handler stays the reference."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        BATCH_HANDLERS[kind] = fn
         return fn
 
     return deco

@@ -18,7 +18,15 @@ from datetime import datetime, timedelta
 from backend import clock
 from backend.config import Settings
 from backend.jobs import queue
-from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
+from backend.jobs.registry import (
+    BATCH_HANDLERS,
+    HANDLERS,
+    ON_DEAD,
+    PERIODIC,
+    PermanentJobError,
+    RetryLater,
+    load_handlers,
+)
 from backend.jobs.retry import RetryStrategy
 from backend.store.db import database, init_database
 from backend.store.models import Job
@@ -29,6 +37,8 @@ log = logging.getLogger("socialpub.worker")
 # time, and below which they go back to the threads (see Worker._observe).
 BUSY_SEQUENTIAL = 0.8
 BUSY_THREADS = 0.5
+GROUP_SIZE = 8  # jobs given to a batch handler at once
+WAIT_CHECK_S = 0.5  # jobs run one at a time for longer than this while mostly waiting: the rest go to the threads
 
 
 @dataclass
@@ -119,12 +129,65 @@ class Worker:
         started = time.perf_counter()
         cpu_before = self._cpu_s
         if self._pool is None or self.concurrency == 1 or len(jobs) == 1 or not self._threads_help:
-            for job in jobs:
-                self.execute(job)
+            self._run_one_at_a_time(jobs)
         else:
             list(self._pool.map(self.execute, jobs))
         self._observe(len(jobs), self._cpu_s - cpu_before, time.perf_counter() - started)
         return len(jobs)
+
+    def _run_one_at_a_time(self, jobs: list[Job]) -> None:
+        """Jobs in this thread; those of a kind with a batch handler (BATCH_HANDLERS) go to it together, at most
+        GROUP_SIZE at a time. If the jobs turn out to wait (e.g. live networks after sandbox ones), the rest of
+        the batch goes to the threads at once instead of waiting its turn here."""
+        started, cpu_before = time.perf_counter(), self._cpu_s
+        units: list[list[Job]] = []
+        groups: dict[str, list[Job]] = {}
+        for job in jobs:
+            if job.kind in BATCH_HANDLERS and not (job.dedupe_key or "").startswith("periodic:"):
+                group = groups.setdefault(job.kind, [])
+                if not group:
+                    units.append(group)
+                group.append(job)
+                if len(group) >= GROUP_SIZE:
+                    del groups[job.kind]
+            else:
+                units.append([job])
+        for i, unit in enumerate(units):
+            if len(unit) == 1:
+                self.execute(unit[0])
+            else:
+                self.execute_group(unit[0].kind, unit)
+            wall = time.perf_counter() - started
+            rest = [j for u in units[i + 1:] for j in u]
+            if rest and self._pool is not None and self.concurrency > 1 and wall > WAIT_CHECK_S \
+                    and (self._cpu_s - cpu_before) / wall < BUSY_THREADS:
+                self._threads_help = True
+                list(self._pool.map(self.execute, rest))
+                return
+
+    def execute_group(self, kind: str, jobs: list[Job]) -> None:
+        """Several jobs of one kind through its batch handler; each job's outcome handled as in `execute`."""
+        ctx = JobContext(self.settings, self.id, None, self.lease_s)
+        with self._lock:
+            for job in jobs:
+                self._inflight[job.id] = job
+        cpu = time.thread_time()
+        try:
+            try:
+                results = BATCH_HANDLERS[kind](jobs, ctx)
+            except Exception as exc:  # the batch as a whole failed (e.g. its commit): every job handles it
+                log.exception("batch of %d %s jobs failed", len(jobs), kind)
+                results = {job.id: (exc, False) for job in jobs}
+            for job in jobs:
+                exc, completed = results.get(job.id, (None, False))
+                self._after(job, exc, completed)
+        finally:
+            used = time.thread_time() - cpu
+            with self._lock:
+                for job in jobs:
+                    self._inflight.pop(job.id, None)
+                self._cpu_s += used
+            self.processed += len(jobs)
 
     def _observe(self, n_jobs: int, cpu_s: float, wall_s: float) -> None:
         """Job threads exist to overlap waits on the networks. When the jobs keep the process busy on their own
@@ -202,6 +265,7 @@ class Worker:
             queue.bury(job, f"no handler for job kind {job.kind!r} in this version")
             log.error("job %s: no handler for kind %s", job.id, job.kind)
             return
+        completed = False
         try:
             if periodic is not None:
                 periodic.fn(ctx)
@@ -212,34 +276,44 @@ class Worker:
                 finally:
                     completed = queue.completed_current()
                     queue.set_current(None)
-        except RetryLater as exc:
+        except Exception as exc:
+            if periodic is not None and not isinstance(exc, RetryLater | PermanentJobError):
+                err = f"{type(exc).__name__}: {exc}"
+                log.error("job %s (%s) failed: %s\n%s", job.id, job.kind, err, traceback.format_exc(limit=5))
+                self._reschedule_periodic(job, periodic.every_s, err)
+                return
+            self._after(job, exc, completed)
+            return
+        if periodic is not None:
+            self._reschedule_periodic(job, periodic.every_s, None)
+        else:
+            self._after(job, None, completed)
+
+    def _after(self, job: Job, exc: BaseException | None, completed: bool) -> None:
+        """What a job's handler did, recorded: done (unless its own transaction did it), retried or buried."""
+        if exc is None:
+            if not completed:  # the handler's final transaction may have completed it already
+                queue.complete(job)
+            return
+        if isinstance(exc, RetryLater):
             if exc.count_attempt and job.attempts >= job.max_attempts:
                 self._bury(job, f"gave up after {job.attempts} attempts: {exc}")
                 return
             delay = exc.delay_s if exc.delay_s is not None else self.strategy.delay_for(job.attempts)
             queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
             return
-        except PermanentJobError as exc:
+        if isinstance(exc, PermanentJobError):
             self._bury(job, str(exc))
             log.warning("job %s (%s) failed permanently: %s", job.id, job.kind, exc)
             return
-        except Exception as exc:
-            err = f"{type(exc).__name__}: {exc}"
-            log.error("job %s (%s) attempt %d failed: %s\n%s", job.id, job.kind, job.attempts, err,
-                      traceback.format_exc(limit=5))
-            if periodic is not None:
-                self._reschedule_periodic(job, periodic.every_s, err)
-                return
-            decision = self.strategy.decide(job.attempts)
-            if decision.retry and job.attempts < job.max_attempts:
-                queue.retry(job, decision.delay_s, err)
-            else:
-                self._bury(job, f"gave up after {job.attempts} attempts: {err}")
-            return
-        if periodic is not None:
-            self._reschedule_periodic(job, periodic.every_s, None)
-        elif not completed:  # the handler's final transaction may have completed it already
-            queue.complete(job)
+        err = f"{type(exc).__name__}: {exc}"
+        log.error("job %s (%s) attempt %d failed: %s\n%s", job.id, job.kind, job.attempts, err,
+                  "".join(traceback.format_exception(exc, limit=5)))
+        decision = self.strategy.decide(job.attempts)
+        if decision.retry and job.attempts < job.max_attempts:
+            queue.retry(job, decision.delay_s, err)
+        else:
+            self._bury(job, f"gave up after {job.attempts} attempts: {err}")
 
     def _bury(self, job: Job, error: str) -> None:
         if queue.bury(job, error):

@@ -32,7 +32,7 @@ from backend.jobs.registry import RetryLater
 from backend.jobs.retry import RetryStrategy
 from backend.services import events
 from backend.store import fast
-from backend.store.db import tx
+from backend.store.db import database, tx
 from backend.store.models import Account, Post, PostTarget
 
 log = logging.getLogger("socialpub.engine")
@@ -101,6 +101,15 @@ class _Call:
     error: str | None = None  # an unexpected exception: the target continues on its own job
 
 
+@dataclasses.dataclass
+class _PostBatch:
+    """A post between its two transactions: its rows as of the first, and the calls to make."""
+
+    post: Post
+    targets: list[PostTarget]
+    calls: list[_Call]
+
+
 def start_post(post_id: str, settings: Settings) -> list[str]:
     """Due time reached (or immediate post): the post turns `processing` and its targets are published as one
     batch. Returns the ids of the targets the batch called a network for.
@@ -114,81 +123,135 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
        and this job completed. A target that must be retried or tracked continues on its own job
        (`target.publish` with the attempt already counted, `target.track`).
     """
-    now = clock.now()
-    calls: list[_Call] = []
     with tx():
-        post = fast.get(Post, post_id, lock=True)
-        if post is None or post.status not in ("scheduled", "processing"):
-            return []
-        if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
-            # Moved later by an edit after this job was claimed: wait for the new time.
-            raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
-                             count_attempt=False)
-        targets = sorted(fast.select_where(PostTarget, "post", post.id), key=lambda t: t.position)
-        if post.status == "scheduled":
-            lateness = (now - post.scheduled_at).total_seconds() if post.scheduled_at else 0.0
-            post.lateness_ms = int(max(0.0, lateness) * 1000)
-            if lateness > 1.0:
-                log.warning("post %s sent %.1f s after its scheduled time", post.id, lateness)
-            post.status = "processing"
-            if settings.max_lateness_s is not None and lateness > settings.max_lateness_s:
-                post.sent_at = now
-                post.updated_at = now
-                fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
-                                            "sent_at": now, "updated_at": now})
-                reason = (f"not sent: the scheduled time passed {int(lateness)} s ago while no worker was running, "
-                          f"over the maximum lateness of {int(settings.max_lateness_s)} s "
-                          "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
-                for t in targets:
-                    if t.status == "pending":
-                        _finish_target(t, post, "failed", fail_reason=reason, fail_type="retriable")
-                        t.status = "failed"
-                _settle(post, targets)
-                return []
-        if post.sent_at is None:
-            post.sent_at = now
-        post.updated_at = now
-        fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
-                                    "sent_at": post.sent_at, "updated_at": now})
-        _release_media(post, now)
-        open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
-        accounts = {a.id: a for a in fast.select_in(Account, "id", {t.account_id for t in open_targets
-                                                                     if t.account_id})}
-        build = _publication_builder(post)
-        for t in open_targets:
-            if t.tracking_ref:  # accepted by the network earlier: only tracking is left
-                _enqueue_track(t, post, settings, accounts.get(t.account_id), now)
-                continue
-            account = accounts.get(t.account_id) if t.account_id else None
-            if account is None or account.status != "active":
-                _fail_inactive(t, post, account)
-                continue
-            try:
-                pub = build(t, account)
-            except Exception as exc:  # a bug or bad stored options: this target goes on alone, the others go on
-                log.exception("target %s: could not build what %s receives", t.id, t.platform)
-                _hand_off(t, post, settings, f"{type(exc).__name__}: {exc}", now)
-                continue
-            if t.started_at is None:
-                pub = dataclasses.replace(pub, attempted_at=now)
-            calls.append(_Call(t, account, pub, recheck=t.call_started_at is not None))
-        if not calls:
-            _settle(post, targets)
-            queue.complete_current()
-            return []
-        # The evidence, for every target about to be called, in one statement of this transaction.
-        marked = fast.update(PostTarget, [c.target.id for c in calls],
-                             {"status": "publishing", "started_at": now, "call_started_at": now, "updated_at": now},
-                             increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET)
-        if marked != len(calls):  # a target changed under us (another worker?): roll back, look again shortly
-            raise RetryLater("a target of the post changed while it was being claimed", delay_s=1.0,
-                             count_attempt=False)
-        for c in calls:
-            c.target.status, c.target.call_started_at = "publishing", now
-            c.target.started_at = c.target.started_at or now
-            c.target.attempts = (c.target.attempts or 0) + 1
+        batch = _begin_post(post_id, settings, clock.now(), queue.complete_current)
+    if batch is None:
+        return []
+    _call_all(batch.calls, settings)
+    with tx(), events.batched():
+        _end_post(batch, settings, clock.now(), queue.complete_current)
+    return [c.target.id for c in batch.calls]
 
-    for call in calls:  # no transaction open: the network may take its time
+
+def start_posts(jobs: list[Any], settings: Settings) -> dict[str, tuple[BaseException | None, bool]]:
+    """`start_post` for several due posts at once (the worker's batch of `post.publish` jobs when its jobs keep
+    the CPU busy): the same three steps, each post's changes in a savepoint of ONE first transaction and ONE
+    last one, so a batch commits twice instead of twice per post. An error in one post (its savepoint rolled
+    back) leaves the others alone. Returns, per job id, (the exception, or None; whether the job was completed
+    in its post's last transaction)."""
+    results: dict[str, tuple[BaseException | None, bool]] = {}
+    started: list[tuple[Any, _PostBatch]] = []
+    now = clock.now()
+    with tx():
+        for job in jobs:
+            done: list[bool] = []
+            try:
+                with database.atomic():  # a savepoint: this post's changes only
+                    batch = _begin_post(job.payload["post_id"], settings, now,
+                                        lambda job=job, done=done: done.append(queue.complete(job)))
+            except Exception as exc:  # RetryLater (moved later), or an error confined to this post
+                results[job.id] = (exc, False)
+                continue
+            if batch is None:
+                results[job.id] = (None, bool(done and done[0]))
+            else:
+                started.append((job, batch))
+    for _job, batch in started:  # no transaction open
+        _call_all(batch.calls, settings)
+    now = clock.now()
+    with tx():
+        for job, batch in started:
+            done = []
+            try:
+                with database.atomic(), events.batched():
+                    _end_post(batch, settings, now, lambda job=job, done=done: done.append(queue.complete(job)))
+            except Exception as exc:  # its calls were made: the job's next run asks the networks first
+                log.exception("post %s: recording the outcomes failed", batch.post.id)
+                results[job.id] = (exc, False)
+                continue
+            results[job.id] = (None, bool(done and done[0]))
+    return results
+
+
+def _begin_post(post_id: str, settings: Settings, now: datetime, complete: Any) -> _PostBatch | None:
+    """Step 1, inside the caller's transaction. None when no network is to be called (the post was settled or
+    has nothing left to send; `complete()` then completed its job in this transaction)."""
+    calls: list[_Call] = []
+    post = fast.get(Post, post_id, lock=True)
+    if post is None or post.status not in ("scheduled", "processing"):
+        return None
+    if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
+        # Moved later by an edit after this job was claimed: wait for the new time.
+        raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
+                         count_attempt=False)
+    targets = sorted(fast.select_where(PostTarget, "post", post.id), key=lambda t: t.position)
+    if post.status == "scheduled":
+        lateness = (now - post.scheduled_at).total_seconds() if post.scheduled_at else 0.0
+        post.lateness_ms = int(max(0.0, lateness) * 1000)
+        if lateness > 1.0:
+            log.warning("post %s sent %.1f s after its scheduled time", post.id, lateness)
+        post.status = "processing"
+        if settings.max_lateness_s is not None and lateness > settings.max_lateness_s:
+            post.sent_at = now
+            post.updated_at = now
+            fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
+                                        "sent_at": now, "updated_at": now})
+            reason = (f"not sent: the scheduled time passed {int(lateness)} s ago while no worker was running, "
+                      f"over the maximum lateness of {int(settings.max_lateness_s)} s "
+                      "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
+            for t in targets:
+                if t.status == "pending":
+                    _finish_target(t, post, "failed", fail_reason=reason, fail_type="retriable")
+            _settle(post, targets)
+            return None
+    if post.sent_at is None:
+        post.sent_at = now
+    post.updated_at = now
+    fast.update(Post, post.id, {"status": post.status, "lateness_ms": post.lateness_ms,
+                                "sent_at": post.sent_at, "updated_at": now})
+    _release_media(post, now)
+    open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
+    accounts = {a.id: a for a in fast.select_in(Account, "id", {t.account_id for t in open_targets
+                                                                 if t.account_id})}
+    build = _publication_builder(post)
+    for t in open_targets:
+        if t.tracking_ref:  # accepted by the network earlier: only tracking is left
+            _enqueue_track(t, post, settings, accounts.get(t.account_id), now)
+            continue
+        account = accounts.get(t.account_id) if t.account_id else None
+        if account is None or account.status != "active":
+            _fail_inactive(t, post, account)
+            continue
+        try:
+            pub = build(t, account)
+        except Exception as exc:  # a bug or bad stored options: this target goes on alone, the others go on
+            log.exception("target %s: could not build what %s receives", t.id, t.platform)
+            _hand_off(t, post, settings, f"{type(exc).__name__}: {exc}", now)
+            continue
+        if t.started_at is None:
+            pub = dataclasses.replace(pub, attempted_at=now)
+        calls.append(_Call(t, account, pub, recheck=t.call_started_at is not None))
+    if not calls:
+        _settle(post, targets)
+        complete()
+        return None
+    # The evidence, for every target about to be called, in one statement of this transaction.
+    marked = fast.update(PostTarget, [c.target.id for c in calls],
+                         {"status": "publishing", "started_at": now, "call_started_at": now, "updated_at": now},
+                         increment=("attempts",), keep=("started_at",), unless_status_in=TERMINAL_TARGET)
+    if marked != len(calls):  # a target changed under us (another worker?): roll back, look again shortly
+        raise RetryLater("a target of the post changed while it was being claimed", delay_s=1.0,
+                         count_attempt=False)
+    for c in calls:
+        c.target.status, c.target.call_started_at = "publishing", now
+        c.target.started_at = c.target.started_at or now
+        c.target.attempts = (c.target.attempts or 0) + 1
+    return _PostBatch(post, targets, calls)
+
+
+def _call_all(calls: list[_Call], settings: Settings) -> None:
+    """Step 2: the network calls, outside any transaction (the network may take its time)."""
+    for call in calls:
         adapter = adapter_for(call.target.platform, settings, call.account)
         try:
             call.outcome = _call_network(adapter, call.pub, call.target.platform, call.recheck)
@@ -196,22 +259,23 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
             log.exception("target %s: %s adapter failed", call.target.id, call.target.platform)
             call.error = f"{type(exc).__name__}: {exc}"
 
-    now = clock.now()
-    with tx(), events.batched():
-        # The post's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock). The targets are the
-        # rows of the first transaction: only this job moves them until it completes (each write below is
-        # conditional on the target not being final, in case).
-        if fast.value(Post, post_id, "status", lock=True) != "processing":
-            return []
-        for call in calls:
-            if call.error is not None:
-                _hand_off(call.target, post, settings, call.error, now)
-            else:
-                _apply_locked(call.target, post, call.outcome, settings, call.account, call.target.attempts,
-                              settings.retry_max_attempts, batch=True)
-        _settle(post, targets)
-        queue.complete_current()  # the post.publish job's `done` with its outcomes
-    return [c.target.id for c in calls]
+
+def _end_post(batch: _PostBatch, settings: Settings, now: datetime, complete: Any) -> None:
+    """Step 3, inside the caller's transaction (and `events.batched()`)."""
+    post = batch.post
+    # The post's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock). The targets are the rows
+    # of step 1: only this job moves them until it completes (each write is conditional on the target not
+    # being final, in case).
+    if fast.value(Post, post.id, "status", lock=True) != "processing":
+        return
+    for call in batch.calls:
+        if call.error is not None:
+            _hand_off(call.target, post, settings, call.error, now)
+        else:
+            _apply_locked(call.target, post, call.outcome, settings, call.account, call.target.attempts,
+                          settings.retry_max_attempts, batch=True)
+    _settle(post, batch.targets)
+    complete()  # the post.publish job's `done` with its outcomes
 
 
 def _call_network(adapter: Any, pub: Any, platform: str, recheck: bool) -> Any:

@@ -433,3 +433,50 @@ def test_a_dead_publish_job_fails_its_targets(client, owner, sandbox, fast):
     done = read(client, owner, post["id"])
     assert done["status"] == "failed"
     assert all(t["status"] == "failed" and t["failType"] == "retriable" for t in done["targets"])
+
+
+def test_posts_published_together_keep_their_own_outcomes(client, owner, sandbox, fast):
+    """The worker's batch of post.publish jobs (start_posts): one transaction before the calls and one after for
+    all of them, each post in its own savepoint. A post moved later after the claim waits (its job retried
+    later), the others are published once and their jobs completed with their outcomes."""
+    from backend.jobs import queue
+    from backend.networks.sandbox import list_published
+    from backend.services import publishing
+    from backend.store.models import Post as PostRow
+
+    now_posts = [create(client, owner, targets=["facebook", "linkedin"], content=f"together {i}") for i in range(3)]
+    at = clock.now() + timedelta(minutes=5)
+    moved = create(client, owner, targets=["facebook"], content="moved", scheduledAt=clock.iso(at))
+    with time_machine.travel(at + timedelta(seconds=1), tick=False):
+        jobs = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+        assert len(jobs) == 4
+        PostRow.update(scheduled_at=at + timedelta(hours=1)).where(PostRow.id == moved["id"]).execute()
+        results = publishing.start_posts(jobs, fast)
+    by_post = {j.payload["post_id"]: results[j.id] for j in jobs}
+    exc, completed = by_post[moved["id"]]
+    from backend.jobs.registry import RetryLater
+
+    assert isinstance(exc, RetryLater) and not completed
+    assert PostRow.get_by_id(moved["id"]).status == "scheduled"
+    for p in now_posts:
+        assert by_post[p["id"]] == (None, True)
+        assert read(client, owner, p["id"])["status"] == "completed"
+        assert Job.get(Job.dedupe_key == f"post:{p['id']}").status == "done"
+    assert len(list_published("facebook")) == 3 and len(list_published("linkedin")) == 3
+    events = Event.select().where(Event.type == "publish.completed").count()
+    assert events == 6
+
+
+def test_worker_running_one_at_a_time_groups_post_jobs(client, owner, sandbox, fast):
+    """When the jobs keep the CPU busy the worker hands post.publish jobs to the batch handler in groups; every
+    post ends completed, published once per network."""
+    from backend.networks.sandbox import list_published
+
+    ids = [create(client, owner, targets=["facebook", "instagram", "linkedin"], content=f"group {i}",
+                  mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])["id"] for i in range(11)]
+    w = Worker(fast, concurrency=4)
+    w._threads_help = False
+    w.run_until_idle(max_seconds=30, settle_s=2)
+    assert all(read(client, owner, i)["status"] == "completed" for i in ids)
+    for network in ("facebook", "instagram", "linkedin"):
+        assert len(list_published(network)) == 11
