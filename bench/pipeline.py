@@ -11,7 +11,7 @@ the clock runs from the moment the workers are released until the last target re
 Workers are separate processes running the real `Worker(settings)` (as `socialpub worker` does), each with
 its default concurrency; they import and connect first, then wait on a barrier so start-up is not timed.
 
-    .venv/bin/python bench/pipeline.py [--posts 1000 (issue: 2000)] [--pg-workers 1,2,4] [--no-pg] [--timeout 150]
+    .venv/bin/python bench/pipeline.py [--posts 2000] [--pg-workers 1,2,4] [--no-pg] [--timeout 150]
 
 SQLite: one worker (one writer). PostgreSQL: a throwaway server from tests/support/pgserver.py, 1, 2 and 4
 workers; skipped with a clear message when PostgreSQL cannot be started. Goal: >= 1,000 targets/s on SQLite.
@@ -149,9 +149,7 @@ def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--posts", type=int, default=1000,
-                    help="posts (each with 5 targets); default 1000 to keep `make bench` near 2 minutes at the "
-                         "current speed; the issue's figure is --posts 2000")
+    ap.add_argument("--posts", type=int, default=2000, help="posts (each with 5 targets); the issue's figure")
     ap.add_argument("--pg-workers", default="1,2,4", help="worker process counts on PostgreSQL")
     ap.add_argument("--no-pg", action="store_true", help="SQLite only")
     ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")

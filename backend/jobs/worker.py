@@ -238,8 +238,12 @@ class Worker:
                     if not queue.renew(job, self.lease_s):
                         with self._lock:
                             still_running = job.id in self._inflight  # not just finished meanwhile
-                        if still_running:
-                            log.warning("lost the lease on job %s (%s)", job.id, job.kind)
+                        # the handler's own last transaction may have completed it a moment ago: only another
+                        # worker holding it now means the lease was lost
+                        row = Job.select(Job.status, Job.locked_by).where(Job.id == job.id).first()
+                        if still_running and row is not None and row.status == "running" \
+                                and row.locked_by != job.locked_by:
+                            log.warning("lost the lease on job %s (%s) to %s", job.id, job.kind, row.locked_by)
                 except Exception:
                     log.exception("lease renewal failed")
 
@@ -291,6 +295,8 @@ class Worker:
 
     def _after(self, job: Job, exc: BaseException | None, completed: bool) -> None:
         """What a job's handler did, recorded: done (unless its own transaction did it), retried or buried."""
+        with self._lock:  # no lease to renew from here on (the heartbeat would see it lost once recorded)
+            self._inflight.pop(job.id, None)
         if exc is None:
             if not completed:  # the handler's final transaction may have completed it already
                 queue.complete(job)
