@@ -31,6 +31,11 @@ def target_publish(job: Any, ctx: Any) -> None:
     publishing.publish_target(job.payload["target_id"], ctx.settings, job.attempts, job.max_attempts)
 
 
+@batch_handler("target.track")
+def target_track_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
+    return publishing.track_targets(jobs, ctx.settings)
+
+
 @job_handler("target.track", on_dead=_target_dead)
 def target_track(job: Any, ctx: Any) -> None:
     publishing.track_target(job.payload["target_id"], ctx.settings, job.attempts, job.max_attempts)

@@ -411,6 +411,73 @@ def track_target(target_id: str, settings: Settings, job_attempts: int, job_max_
     _apply(target.id, outcome, settings, account, job_attempts, job_max_attempts, tracking=True, post=post)
 
 
+def track_targets(jobs: list[Any], settings: Settings) -> dict[str, tuple[BaseException | None, bool]]:
+    """`track_target` for several `target.track` jobs at once (the worker's batch when its jobs keep the CPU
+    busy): their rows read together, the status checks made, then every outcome applied in ONE transaction,
+    each target in its own savepoint. Returns, per job id, (the exception its job raises, or None; whether
+    the job was completed in that transaction)."""
+    results: dict[str, tuple[BaseException | None, bool]] = {}
+    targets = {t.id: t for t in fast.select_in(PostTarget, "id", [j.payload["target_id"] for j in jobs])}
+    posts = {p.id: p for p in fast.select_in(Post, "id", {t.post_id for t in targets.values()})}
+    accounts = {a.id: a for a in fast.select_in(Account, "id", {t.account_id for t in targets.values()
+                                                                 if t.account_id})}
+    checked: list[tuple[Any, PostTarget, Post, Account, Any]] = []
+    for job in jobs:
+        target = targets.get(job.payload["target_id"])
+        if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
+            results[job.id] = (None, False)
+            continue
+        post, account = posts.get(target.post_id), accounts.get(target.account_id or "")
+        if post is None or account is None:  # the rare paths: as the job's own handler does them
+            results[job.id] = _as_own_job(job, lambda job=job: track_target(job.payload["target_id"], settings,
+                                                                            job.attempts, job.max_attempts))
+            continue
+        try:
+            pub = build_publication(post, target, account)
+            outcome = adapter_for(target.platform, settings, account).check_status(pub, target.tracking_ref)
+        except httpx.HTTPError as exc:
+            results[job.id] = (RetryLater(f"status check failed: {type(exc).__name__}"), False)
+            continue
+        except Exception as exc:
+            results[job.id] = (exc, False)
+            continue
+        checked.append((job, target, post, account, outcome))
+    if not checked:
+        return results
+    with tx():
+        for job, target, post, account, outcome in checked:
+            done: list[bool] = []
+            try:
+                with database.atomic():
+                    row = fast.get(PostTarget, target.id, lock=True)
+                    if row is None or row.status in TERMINAL_TARGET:
+                        results[job.id] = (None, False)
+                        continue
+                    later = _apply_locked(row, post, outcome, settings, account, job.attempts, job.max_attempts,
+                                          tracking=True, complete=lambda job=job, done=done: done.append(
+                                              queue.complete(job)))
+                    if row.status in TERMINAL_TARGET:
+                        _settle(post)
+            except Exception as exc:
+                results[job.id] = (exc, False)
+                continue
+            results[job.id] = (later, bool(done and done[0]))
+    return results
+
+
+def _as_own_job(job: Any, fn: Any) -> tuple[BaseException | None, bool]:
+    """Run a single-job handler body for `job` (as the worker would), returning (its exception, completed)."""
+    queue.set_current(job)
+    try:
+        fn()
+    except Exception as exc:
+        return exc, queue.completed_current()
+    finally:
+        completed = queue.completed_current()
+        queue.set_current(None)
+    return None, completed
+
+
 def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, job_attempts: int,
            job_max_attempts: int, *, tracking: bool = False, post: Post | None = None) -> None:
     """A target job's outcome, in one transaction under the target's row lock; the post settled with it.
@@ -431,7 +498,7 @@ def _apply(target_id: str, outcome: Any, settings: Settings, account: Account, j
 
 def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settings, account: Account,
                   job_attempts: int, job_max_attempts: int, *, tracking: bool = False,
-                  batch: bool = False) -> RetryLater | None:
+                  batch: bool = False, complete: Any = None) -> RetryLater | None:
     """Apply a network outcome to a locked, non-final target (inside the caller's transaction; the caller
     settles the post). `job_attempts`: the tries made so far. Returns the RetryLater the target's own job must
     raise after the commit; in a post's batch (batch=True) a retry or a tracking step becomes a job of the
@@ -442,7 +509,7 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
         _finish_target(target, post, status, external_post_id=outcome.external_post_id,
                        post_url=outcome.post_url, network_status=outcome.network_status)
         if not batch:
-            queue.complete_current()  # the job's `done` in the outcome's transaction
+            (complete or queue.complete_current)()  # the job's `done` in the outcome's transaction
         return None
     if outcome.state == "pending":
         deadline = target.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(target.platform, 900))
@@ -463,7 +530,7 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
                               delay_s=_track_poll_s(settings, account), count_attempt=False)
         _enqueue_track(target, post, settings, account, now)
         if not batch:
-            queue.complete_current()
+            (complete or queue.complete_current)()
         return None
     # failed
     if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:

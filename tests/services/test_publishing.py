@@ -480,3 +480,30 @@ def test_worker_running_one_at_a_time_groups_post_jobs(client, owner, sandbox, f
     assert all(read(client, owner, i)["status"] == "completed" for i in ids)
     for network in ("facebook", "instagram", "linkedin"):
         assert len(list_published(network)) == 11
+
+
+def test_tracking_jobs_run_together_to_success(client, owner, sandbox, fast, video_url, monkeypatch):
+    """target.track jobs given to their batch handler (the worker running jobs one at a time): every TikTok and
+    YouTube target is tracked to `succeeded`, once, and the posts settle."""
+    from backend.jobs import registry
+    from backend.networks.sandbox import list_published
+
+    registry.load_handlers()
+    sizes: list[int] = []
+    real = registry.BATCH_HANDLERS["target.track"]
+
+    def counting(jobs, ctx):  # type: ignore[no-untyped-def]
+        sizes.append(len(jobs))
+        return real(jobs, ctx)
+
+    monkeypatch.setitem(registry.BATCH_HANDLERS, "target.track", counting)
+    ids = [create(client, owner, targets=["tiktok", "youtube"], content=f"tracked {i}\nbody",
+                  mediaUrls=[video_url])["id"] for i in range(6)]
+    w = Worker(fast, concurrency=4)
+    w._threads_help = False
+    w.run_until_idle(max_seconds=30, settle_s=2)
+    assert any(n > 1 for n in sizes)
+    for i in ids:
+        done = read(client, owner, i)
+        assert done["status"] == "completed", done
+    assert len(list_published("tiktok")) == 6 and len(list_published("youtube")) == 6
