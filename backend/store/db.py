@@ -30,7 +30,7 @@ _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 # automatic one stays, at a higher threshold, as the backstop for when the background checkpoint cannot catch
 # up (it never blocks writers, so under sustained writes the WAL can only restart after a complete one).
 CHECKPOINT_BACKSTOP_PAGES = 10_000  # ~40 MB of WAL
-CHECKPOINT_DELAY_S = 0.02  # commits within this delay share one background checkpoint
+CHECKPOINT_DELAY_S = 0.1  # commits within this delay share one background checkpoint (and its two fsyncs)
 CHECKPOINT_IDLE_S = 2.0  # the background thread ends (and closes its connection) after this long without commits
 
 
