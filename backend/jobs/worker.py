@@ -28,7 +28,7 @@ from backend.jobs.registry import (
     load_handlers,
 )
 from backend.jobs.retry import RetryStrategy
-from backend.store.db import database, init_database
+from backend.store.db import database, init_database, is_sqlite
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -126,14 +126,36 @@ class Worker:
         jobs = queue.claim(self.id, limit=self.batch, lease_s=self.lease_s)
         if not jobs:
             return 0
+        with self._lock:  # the heartbeat renews their leases from the claim on, not only once each starts
+            for job in jobs:
+                self._inflight[job.id] = job
         started = time.perf_counter()
         cpu_before = self._cpu_s
-        if self._pool is None or self.concurrency == 1 or len(jobs) == 1 or not self._threads_help:
-            self._run_one_at_a_time(jobs)
-        else:
-            list(self._pool.map(self.execute, jobs))
+        try:
+            if self._pool is None or self.concurrency == 1 or len(jobs) == 1 or not self._threads_help:
+                self._run_one_at_a_time(jobs)
+            else:
+                list(self._pool.map(self._execute_if_mine, jobs))
+        finally:
+            with self._lock:
+                for job in jobs:
+                    self._inflight.pop(job.id, None)
         self._observe(len(jobs), self._cpu_s - cpu_before, time.perf_counter() - started)
         return len(jobs)
+
+    def _still_mine(self, job: Job) -> bool:
+        """Before a claimed job starts: its lease must have time left (the heartbeat renews it; a stalled process
+        may have let it lapse, and another worker may have reclaimed it). With under half the lease left, a
+        fenced renew decides; a job lost that way is skipped (its new holder runs it)."""
+        until = job.lease_until
+        if until is not None and (until - clock.now()).total_seconds() > self.lease_s / 2:
+            return True
+        if queue.renew(job, self.lease_s):
+            return True
+        log.warning("job %s (%s) was reclaimed by another worker before it started here: skipped", job.id, job.kind)
+        with self._lock:
+            self._inflight.pop(job.id, None)
+        return False
 
     def _run_one_at_a_time(self, jobs: list[Job]) -> None:
         """Jobs in this thread; those of a kind with a batch handler (BATCH_HANDLERS) go to it together, at most
@@ -142,8 +164,11 @@ class Worker:
         started, cpu_before = time.perf_counter(), self._cpu_s
         units: list[list[Job]] = []
         groups: dict[str, list[Job]] = {}
+        # On PostgreSQL each job keeps its own transactions: a group's transaction would hold several posts'
+        # row locks at once, which other workers may take in another order (deadlocks). SQLite has one writer.
+        grouping = is_sqlite()
         for job in jobs:
-            if job.kind in BATCH_HANDLERS and not (job.dedupe_key or "").startswith("periodic:"):
+            if grouping and job.kind in BATCH_HANDLERS and not (job.dedupe_key or "").startswith("periodic:"):
                 group = groups.setdefault(job.kind, [])
                 if not group:
                     units.append(group)
@@ -153,17 +178,22 @@ class Worker:
             else:
                 units.append([job])
         for i, unit in enumerate(units):
+            unit = [job for job in unit if self._still_mine(job)]
             if len(unit) == 1:
                 self.execute(unit[0])
-            else:
+            elif unit:
                 self.execute_group(unit[0].kind, unit)
             wall = time.perf_counter() - started
             rest = [j for u in units[i + 1:] for j in u]
             if rest and self._pool is not None and self.concurrency > 1 and wall > WAIT_CHECK_S \
                     and (self._cpu_s - cpu_before) / wall < BUSY_THREADS:
                 self._threads_help = True
-                list(self._pool.map(self.execute, rest))
+                list(self._pool.map(self._execute_if_mine, rest))
                 return
+
+    def _execute_if_mine(self, job: Job) -> None:
+        if self._still_mine(job):
+            self.execute(job)
 
     def execute_group(self, kind: str, jobs: list[Job]) -> None:
         """Several jobs of one kind through its batch handler; each job's outcome handled as in `execute`."""

@@ -33,34 +33,15 @@ _batch = threading.local()
 @contextmanager
 def batched() -> Iterator[None]:
     """Events recorded inside are written in one statement at the end (executemany). Use it inside the
-    transaction of the changes they report; on an exception nothing is written (the transaction rolls back)."""
-    if getattr(_batch, "rows", None) is not None:  # nested: the outer batch writes them
-        yield
-        return
+    transaction of the changes they report; on an exception nothing is written (the transaction, or the
+    savepoint, rolls back). Nested: the inner block's events join the outer block's only if it ends well."""
+    outer = getattr(_batch, "rows", None)
     _batch.rows = rows = []
     try:
         yield
     finally:
-        _batch.rows = None
-    insert_rows(Event, rows)
-
-
-def envelope(event: Event) -> dict[str, Any]:
-    """The delivered message: `type` and `data` as spec 6 says, plus id, workspace and time."""
-    return {
-        "id": event.id,
-        "type": event.type,
-        "createdAt": clock.iso(event.created_at),
-        "workspaceId": event.workspace_id,
-        "data": event.data,
-    }
-
-
-def list_events(workspace_id: str, *, type_: str | None = None, subject_id: str | None = None,
-                limit: int = 100) -> list[Event]:
-    q = Event.select().where(Event.workspace_id == workspace_id)
-    if type_:
-        q = q.where(Event.type == type_)
-    if subject_id:
-        q = q.where(Event.subject_id == subject_id)
-    return list(q.order_by(Event.id.desc()).limit(limit))
+        _batch.rows = outer
+    if outer is not None:
+        outer.extend(rows)
+    else:
+        insert_rows(Event, rows)

@@ -252,8 +252,8 @@ def _begin_post(post_id: str, settings: Settings, now: datetime, complete: Any) 
 def _call_all(calls: list[_Call], settings: Settings) -> None:
     """Step 2: the network calls, outside any transaction (the network may take its time)."""
     for call in calls:
-        adapter = adapter_for(call.target.platform, settings, call.account)
         try:
+            adapter = adapter_for(call.target.platform, settings, call.account)
             call.outcome = _call_network(adapter, call.pub, call.target.platform, call.recheck)
         except Exception as exc:  # never lose the others' outcomes to one adapter's bug
             log.exception("target %s: %s adapter failed", call.target.id, call.target.platform)
@@ -263,18 +263,22 @@ def _call_all(calls: list[_Call], settings: Settings) -> None:
 def _end_post(batch: _PostBatch, settings: Settings, now: datetime, complete: Any) -> None:
     """Step 3, inside the caller's transaction (and `events.batched()`)."""
     post = batch.post
-    # The post's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock). The targets are the rows
-    # of step 1: only this job moves them until it completes (each write is conditional on the target not
-    # being final, in case).
+    # The post's row lock (PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock), then its targets as they
+    # are now: another run of this job (after a lost lease) or a target's own job may have moved some since
+    # step 1; a target final meanwhile keeps its outcome, and the post settles from the fresh rows.
     if fast.value(Post, post.id, "status", lock=True) != "processing":
         return
+    rows = {t.id: t for t in fast.select_where(PostTarget, "post", post.id)}
     for call in batch.calls:
+        target = rows.get(call.target.id)
+        if target is None or target.status in TERMINAL_TARGET:
+            continue
         if call.error is not None:
-            _hand_off(call.target, post, settings, call.error, now)
+            _hand_off(target, post, settings, call.error, now)
         else:
-            _apply_locked(call.target, post, call.outcome, settings, call.account, call.target.attempts,
+            _apply_locked(target, post, call.outcome, settings, call.account, target.attempts,
                           settings.retry_max_attempts, batch=True)
-    _settle(post, batch.targets)
+    _settle(post, list(rows.values()))
     complete()  # the post.publish job's `done` with its outcomes
 
 
@@ -519,12 +523,14 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
                                        f"{int((deadline - (target.started_at or now)).total_seconds() // 60)} "
                                        "minutes; it may still appear: check the account before retrying")
             return None
-        target.tracking_ref = outcome.tracking_ref or target.tracking_ref
-        fast.update(PostTarget, target.id, {
-            "status": "publishing", "tracking_ref": target.tracking_ref,
+        ref = outcome.tracking_ref or target.tracking_ref
+        if not fast.update(PostTarget, target.id, {
+            "status": "publishing", "tracking_ref": ref,
             "external_post_id": outcome.external_post_id or target.external_post_id,
             "network_status": outcome.network_status, "track_deadline": deadline, "updated_at": now,
-        })
+        }, unless_status_in=TERMINAL_TARGET):
+            return None  # final meanwhile (never reopened)
+        target.tracking_ref = ref
         if tracking:
             return RetryLater(f"{target.platform}: {outcome.network_status or 'processing'}",
                               delay_s=_track_poll_s(settings, account), count_attempt=False)
@@ -537,7 +543,8 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
         values: dict[str, Any] = {"fail_reason": outcome.fail_reason, "updated_at": now}
         if not outcome.ambiguous:
             values["call_started_at"] = None
-        fast.update(PostTarget, target.id, values)
+        if not fast.update(PostTarget, target.id, values, unless_status_in=TERMINAL_TARGET):
+            return None  # final meanwhile
         decision = _strategy(settings).decide(job_attempts, outcome.retry_after_s)
         delay = decision.delay_s if decision.retry else (outcome.retry_after_s or 0.0)
         reason = outcome.fail_reason or "retriable network failure"
