@@ -70,16 +70,8 @@ def media_refs(post: Post) -> list[Any]:
 
 
 def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
-    from backend.networks.base import AccountCredentials, Publication
-    from backend.networks.options import PostOptions
-    from backend.networks.rules import RULES
-
-    options = PostOptions.model_validate(post.options or {})
-    payload = RULES[target.platform].payload(post.content, media_refs(post), options)
-    creds = AccountCredentials(external_account_id=account.external_id, access_token=account.access_token,
-                               username=account.username or None)
-    return Publication(payload=payload, account=creds, idempotency_token=target.idempotency_token,
-                       attempted_at=target.started_at)
+    """What `target`'s network receives (one target; a post's batch builds them with _publication_builder)."""
+    return _publication_builder(post)(target, account)
 
 
 def adapter_for(platform: str, settings: Settings, account: Account) -> Any:
