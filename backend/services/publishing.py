@@ -20,6 +20,8 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -242,14 +244,38 @@ def _begin_post(post_id: str, settings: Settings, now: datetime, complete: Any) 
 
 
 def _call_all(calls: list[_Call], settings: Settings) -> None:
-    """Step 2: the network calls, outside any transaction (the network may take its time)."""
+    """Step 2: the network calls, outside any transaction (the network may take its time). Calls to live
+    networks run at the same time (a post reaches each network as soon as it can, not after the others);
+    the in-process sandbox networks only use CPU, so theirs run here, one after another."""
+    waiting = [c for c in calls if c.account.kind != "sandbox"]
+    futures = [_call_pool().submit(_call_one, c, settings) for c in waiting] if len(waiting) > 1 else []
     for call in calls:
-        try:
-            adapter = adapter_for(call.target.platform, settings, call.account)
-            call.outcome = _call_network(adapter, call.pub, call.target.platform, call.recheck)
-        except Exception as exc:  # never lose the others' outcomes to one adapter's bug
-            log.exception("target %s: %s adapter failed", call.target.id, call.target.platform)
-            call.error = f"{type(exc).__name__}: {exc}"
+        if not futures or call.account.kind == "sandbox":
+            _call_one(call, settings)
+    for future in futures:
+        future.result()
+
+
+def _call_one(call: _Call, settings: Settings) -> None:
+    try:
+        adapter = adapter_for(call.target.platform, settings, call.account)
+        call.outcome = _call_network(adapter, call.pub, call.target.platform, call.recheck)
+    except Exception as exc:  # never lose the others' outcomes to one adapter's bug
+        log.exception("target %s: %s adapter failed", call.target.id, call.target.platform)
+        call.error = f"{type(exc).__name__}: {exc}"
+
+
+_CALLS: ThreadPoolExecutor | None = None
+_CALLS_GUARD = threading.Lock()
+
+
+def _call_pool() -> ThreadPoolExecutor:
+    """Threads for a post's calls to live networks (at most the 20 targets a post may have)."""
+    global _CALLS
+    with _CALLS_GUARD:
+        if _CALLS is None:
+            _CALLS = ThreadPoolExecutor(max_workers=20, thread_name_prefix="socialpub-call")
+        return _CALLS
 
 
 def _end_post(batch: _PostBatch, settings: Settings, now: datetime, complete: Any) -> None:

@@ -642,3 +642,35 @@ def test_claimed_jobs_waiting_their_turn_keep_their_lease(client, owner, sandbox
         w._pool.shutdown()
     assert all(Post.get_by_id(i).status == "completed" for i in ids)
     assert len(list_published("facebook")) == len(ids)
+
+
+def test_a_posts_calls_to_live_networks_run_at_the_same_time(client, owner, sandbox, fast, monkeypatch):
+    """Live networks answer in their own time: a post's calls to three of them overlap (about one call's time,
+    not three), each outcome recorded on its own target. Sandbox calls (CPU only) stay one after another."""
+    from backend.networks.base import PublishOutcome
+    from backend.services import publishing
+    from backend.store.models import Account
+
+    class Live:
+        def __init__(self, platform):  # type: ignore[no-untyped-def]
+            self.platform = platform
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            time.sleep(0.4)
+            return PublishOutcome(state="published", external_post_id=f"{self.platform}-1",
+                                  post_url=f"https://{self.platform}.example/1")
+
+    monkeypatch.setattr(publishing, "adapter_for", lambda platform, settings, account: Live(platform))
+    Account.update(kind="live").where(Account.platform.in_(["facebook", "linkedin", "instagram"])).execute()
+    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="live at once",
+                  mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])
+    started = time.perf_counter()
+    publishing.start_post(post["id"], fast)
+    assert time.perf_counter() - started < 1.0  # three calls of 0.4 s
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed"
+    assert {t["platform"]: t["externalPostId"] for t in done["targets"]} == {
+        "facebook": "facebook-1", "linkedin": "linkedin-1", "instagram": "instagram-1"}
