@@ -9,14 +9,12 @@ copies from posts accepted one by one: same columns, same publish job (`post.pub
 
 from __future__ import annotations
 
-import io
 import os
 import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -48,23 +46,10 @@ def settings_kwargs(settings: Any) -> dict[str, Any]:
 
 
 def tiny_video() -> bytes:
-    """A real H.264 MP4 of 6 frames (64x48): accepted by all five networks' rules."""
-    import av
-    from PIL import Image
+    """A real H.264 MP4 of 6 frames (64x48), accepted by all five networks' rules: the test corpus's."""
+    from tests.media.corpus import video
 
-    buf = io.BytesIO()
-    with av.open(buf, mode="w", format="mp4") as out:
-        stream = out.add_stream("libx264", rate=10)
-        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
-        stream.time_base = Fraction(1, 10)
-        for i in range(6):
-            frame = av.VideoFrame.from_image(Image.new("RGB", (64, 48), (i * 40, 100, 200 - i * 30)))
-            frame.pts = i
-            for packet in stream.encode(frame):
-                out.mux(packet)
-        for packet in stream.encode(None):
-            out.mux(packet)
-    return buf.getvalue()
+    return video("mp4")
 
 
 @dataclass
