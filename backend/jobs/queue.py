@@ -26,7 +26,8 @@ def _wake() -> None:
 
 def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetime | None = None,
             workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5,
-            attempts: int = 0, last_error: str | None = None, if_absent: bool = False) -> Job:
+            attempts: int = 0, last_error: str | None = None, if_absent: bool = False,
+            lane: str | None = None) -> Job:
     """Insert a job row. Call it inside the transaction of the state change that needs it.
 
     attempts: tries already made elsewhere (a target's first try made in its post's batch); last_error: why the
@@ -34,7 +35,7 @@ def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetim
     now = clock.now()
     values = dict(id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
                   attempts=attempts, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
-                  last_error=last_error, created_at=now, updated_at=now)
+                  last_error=last_error, lane=lane, created_at=now, updated_at=now)
     job = fast.insert_if_absent(Job, **values)[0] if if_absent else fast.insert(Job, **values)
     database.after_commit(_wake)
     return job

@@ -177,6 +177,12 @@ class NetworkError(Exception):
                                      retry_after_s=self.retry_after_s, ambiguous=self.ambiguous, **kw)
 
 
+class Unverifiable(Exception):
+    """find_existing cannot tell whether the publication exists at the network (the network offers no way to
+    look: e.g. a TikTok draft sent to the creator's inbox). The engine then ends the target `failed` with a
+    reason that says it may have been published and to check before retrying: never publishes twice."""
+
+
 @runtime_checkable
 class NetworkAdapter(Protocol):
     platform: str
@@ -185,7 +191,11 @@ class NetworkAdapter(Protocol):
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome: ...
 
-    def find_existing(self, pub: Publication) -> PublishOutcome | None: ...
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """The publication at the network if it exists, created at or after `pub.attempted_at` (minus clock
+        slack): pages through the network's listing as far back as that window needs. None: confirmed absent.
+        Raises Unverifiable when the network offers no way to check."""
+        ...
 
 
 def encode_ref(**parts: Any) -> str:

@@ -75,6 +75,7 @@ class PostTarget(BaseModel):
     attempts = IntegerField(default=0)
     track_deadline = UTCDateTimeField(null=True)
     network_status = TextField(null=True)
+    next_attempt_at = UTCDateTimeField(null=True)  # a waiting target's next try (migration 0010); API nextAttemptAt
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))
