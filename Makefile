@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 
 ## make run: set up, initialise a data dir in ./.socialpub if there is none, start the server.
 run: $(STAMP)
-	@$(PY) -m socialpub_tui.devrun --host $(HOST) --port $(PORT)
+	@$(PY) -m backend.operator.devrun --host $(HOST) --port $(PORT)
 
 ## make test: set up, then the whole suite on SQLite and the API suite on PostgreSQL.
 test: $(STAMP) lint test-sqlite test-postgres

@@ -1,4 +1,9 @@
-"""The `socialpub` command. Subcommands are imported only when run, so `socialpub --help` stays fast."""
+"""The `socialpub` command. Subcommands are imported only when run, so `socialpub --help` stays fast.
+
+Two kinds of subcommand: the front end's own (socialpub_tui.cli.*, each speaking /v1 through the client), and
+the operator commands, which own the store and belong to the backend: they are the commands of the click group
+`backend.operator.cli.operator_cli`, mounted here at the top level under their own names.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,16 @@ from typing import Any
 
 import click
 
+OPERATOR_GROUP = ("backend.operator.cli", "operator_cli")  # the backend's group whose commands are mounted here
+
 # name -> (module, attribute, one-line help). Help text is here so listing commands imports nothing.
+# An entry whose module is OPERATOR_GROUP's is looked up in that group by name (attribute: for the record).
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "init": ("socialpub_tui.cli.operator", "init_cmd", "Create the store, workspace, owner login and an API key."),
-    "serve": ("socialpub_tui.cli.operator", "serve_cmd", "Run the API, the media host and the worker."),
-    "worker": ("socialpub_tui.cli.operator", "worker_cmd", "Run the job worker alone (any number of them on PostgreSQL)."),
-    "tick": ("socialpub_tui.cli.operator", "tick_cmd", "Run every due job once, wait briefly for confirmations, exit (cron)."),
-    "admin": ("socialpub_tui.cli.operator", "admin_group", "Operator tools acting on the data dir: session, plan, credits."),
+    "init": ("backend.operator.cli", "init_cmd", "Create the store, workspace, owner login and an API key."),
+    "serve": ("backend.operator.cli", "serve_cmd", "Run the API, the media host and the worker."),
+    "worker": ("backend.operator.cli", "worker_cmd", "Run the job worker alone (any number of them on PostgreSQL)."),
+    "tick": ("backend.operator.cli", "tick_cmd", "Run every due job once, wait briefly for confirmations, exit (cron)."),
+    "admin": ("backend.operator.cli", "admin_group", "Operator tools acting on the data dir: session, plan, credits."),
     "login": ("socialpub_tui.cli.login", "login_cmd", "Log in as the owner on a server (for `keys`); saved 0600."),
     "logout": ("socialpub_tui.cli.login", "logout_cmd", "Forget the saved owner session."),
     "keys": ("socialpub_tui.cli.keys", "keys_group", "API keys: create, list, revoke, purge."),
@@ -37,6 +45,9 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in COMMANDS:
             module, attr, _ = COMMANDS[name]
+            if module == OPERATOR_GROUP[0]:
+                group: click.Group = getattr(importlib.import_module(module), OPERATOR_GROUP[1])
+                return group.get_command(ctx, name)
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 

@@ -65,7 +65,7 @@ def test_root_help_lists_every_command_without_importing_them() -> None:
 def test_front_end_never_loads_the_store() -> None:
     """Importing the client, every CLI command module (except operator commands) and using the client
     over a mock transport must not load peewee, the store, the services or the API app."""
-    modules = sorted({m for m, _, _ in COMMANDS.values() if not m.endswith(".operator")})
+    modules = sorted({m for m, _, _ in COMMANDS.values() if not m.startswith("backend.operator")})
     code = "\n".join([
         "import sys, httpx",
         *[f"import {m}" for m in modules],
@@ -84,6 +84,33 @@ def test_front_end_never_loads_the_store() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]", r.stdout
+
+
+def test_operator_commands_are_the_backend_group_mounted() -> None:
+    """`init`, `serve`, `worker`, `tick`, `admin` are the commands of backend.operator's click group (the backend
+    owns them), mounted under the same names, with the same one-line help as `socialpub --help` lists."""
+    from backend.operator.cli import operator_cli
+    from socialpub_tui.cli.main import OPERATOR_GROUP
+
+    mounted = {name for name, (module, _, _) in COMMANDS.items() if module == OPERATOR_GROUP[0]}
+    assert mounted == set(operator_cli.commands) == {"init", "serve", "worker", "tick", "admin"}
+    ctx = click.Context(cli, info_name="socialpub")
+    for name in mounted:
+        assert cli.get_command(ctx, name) is operator_cli.commands[name]
+    assert not any(m.startswith("socialpub_tui") for m, _, _ in COMMANDS.values() if m.startswith("backend"))
+
+
+def test_help_loads_neither_store_nor_services() -> None:
+    """`socialpub --help` as a user runs it (the console script's module, a fresh interpreter) loads neither
+    backend.store nor backend.services (nor the app, the worker or peewee)."""
+    code = ("import sys\nfrom socialpub_tui.cli.main import main\nsys.argv = ['socialpub', '--help']\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
+            "print('LOADED', sorted(m for m in sys.modules if m == 'peewee' or m.startswith(("
+            "'backend.store', 'backend.services', 'backend.api', 'backend.jobs', 'backend.networks'))))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "Commands:" in r.stdout
+    assert r.stdout.rsplit("LOADED", 1)[1].strip() == "[]"
 
 
 def test_embedded_module_is_the_one_that_loads_the_backend() -> None:

@@ -1,4 +1,9 @@
-"""Operator commands: init, serve, worker, tick, admin. They act on the data dir / database directly."""
+"""The operator commands: init, serve, worker, tick, admin. They act on the data dir / database directly.
+
+`operator_cli` is the click group; the `socialpub` command (socialpub_tui.cli.main) mounts each of its commands
+at the top level, so `socialpub init` is `operator_cli`'s `init`. `python -m backend.operator` runs the group
+alone. Heavy modules (the app, the store, the worker) are imported inside the commands, so listing them is cheap.
+"""
 
 from __future__ import annotations
 
@@ -89,26 +94,24 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     Example:
       SOCIALPUB_BASE_URL=https://pub.example.com socialpub serve --host 0.0.0.0 --port 8000
     """
-    import uvicorn
-
-    from backend.api.app import create_app
+    from backend.operator import runtime
 
     settings = _settings()
     _logging(settings)
     try:
-        app = create_app(settings, run_worker=not no_worker)
+        app = runtime.build_app(settings)
     except RuntimeError as exc:
         _fail(str(exc))
         return
     click.echo(f"socialpub API   http://{host}:{port}/v1   docs http://{host}:{port}/docs", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=settings.log_level.lower(), proxy_headers=True)
+    runtime.serve_app(app, settings, host=host, port=port, worker=not no_worker, proxy_headers=True)
 
 
 @click.command("worker")
-@click.option("--concurrency", default=4, show_default=True, type=int,
-              help="Jobs run at once while they wait on the networks (jobs that keep the CPU busy, like the "
-                   "in-process sandbox networks, run one at a time).")
-def worker_cmd(concurrency: int) -> None:
+@click.option("--concurrency", default=None, type=click.IntRange(min=1),
+              help="Jobs run at once (default: $SOCIALPUB_WORKER_CONCURRENCY, sized for jobs that wait on "
+                   "the networks).")
+def worker_cmd(concurrency: int | None) -> None:
     """Run the job worker alone: publishing, status tracking, retention, deliveries.
 
     \b
@@ -121,7 +124,7 @@ def worker_cmd(concurrency: int) -> None:
 
     settings = _settings()
     _logging(settings)
-    worker = Worker(settings, name="worker", concurrency=concurrency)
+    worker = Worker(settings, name="worker", **({"concurrency": concurrency} if concurrency else {}))
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
     try:
         worker.run_forever()
@@ -146,7 +149,7 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
 
     settings = _settings()
     _logging(settings)
-    worker = Worker(settings, name="tick", concurrency=4)
+    worker = Worker(settings, name="tick")
     ran = worker.run_until_idle(max_seconds=max_seconds, settle_s=settle)
     summary = {"jobsRun": ran, "queue": queue.stats()}
     click.echo(json.dumps(summary) if as_json else f"ran {ran} job(s); queue: {summary['queue']}")
@@ -267,3 +270,19 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
         _fail(str(exc))
         return
     click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
+
+
+OPERATOR_COMMANDS = (init_cmd, serve_cmd, worker_cmd, tick_cmd, admin_group)
+
+operator_cli = click.Group(
+    "operator", commands=list(OPERATOR_COMMANDS), context_settings={"help_option_names": ["-h", "--help"]},
+    help="""socialpub's operator commands: they act on the data dir and database directly.
+
+    \b
+    Example:
+      python -m backend.operator init --sandbox   # the same as `socialpub init --sandbox`
+    """)
+
+
+def main() -> None:
+    operator_cli(prog_name="socialpub")

@@ -55,12 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     print("")
     sys.stdout.flush()
 
-    import uvicorn
+    from backend.operator import runtime
 
-    from backend.api.app import create_app
-
-    app = create_app(settings, run_worker=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    runtime.serve_app(runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True,
+                      log_level="info")
     return 0
 
 

@@ -1,0 +1,114 @@
+"""The embedded backend: the /v1 app, the store and a job worker in the caller's process.
+
+This is the small public entry point the front end's client (socialpub_tui.client.embedded) uses to run the
+backend in-process; the client then speaks /v1 to `EmbeddedBackend.app` through an httpx ASGI transport and
+never touches the store itself. Whoever can read the data dir is the operator: `mint_token()` returns an
+operator session minted from the data dir (no login, no per-key rate limit).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("socialpub.embedded")
+
+DRAIN_S = 15.0  # longest an embedded command lingers to finish due publishing work
+DRAIN_HORIZON_S = 3.0  # work due within this many seconds (e.g. a sandbox confirmation) is waited for
+
+
+class NotInitialised(RuntimeError):
+    """The data dir holds no socialpub store (or it cannot be used): run `socialpub init` first."""
+
+
+def load_settings(data_dir: Path | None = None) -> Any:
+    """The backend's Settings, on `data_dir` when given (else from the environment)."""
+    from backend.config import Settings
+
+    return Settings(data_dir=data_dir) if data_dir is not None else Settings()
+
+
+def check_initialised(settings: Any) -> None:
+    from backend.services import security
+
+    if settings.secret_key is None and not security.secret_path(settings).exists():
+        raise NotInitialised(f"no socialpub data in {settings.data_dir}: run `socialpub init --sandbox` first, "
+                             "or point the CLI at a server (SOCIALPUB_API_URL, or a profile)")
+
+
+@dataclass
+class EmbeddedBackend:
+    """What a client needs: the ASGI app, a token source, and a worker to stop on close."""
+
+    settings: Any
+    app: Any
+    worker: Any | None
+
+    def mint_token(self) -> str:
+        """A fresh operator session token for the data dir's owner."""
+        from backend.services import bootstrap
+
+        try:
+            return bootstrap.owner_session(self.settings, operator=True)
+        except (LookupError, RuntimeError) as exc:
+            raise NotInitialised(str(exc)) from None
+
+    def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Stop the worker — after letting it finish the publishing work that is due now or in the next
+        few seconds (bounded by `drain_s`; Ctrl-C leaves the rest to `socialpub tick`, `serve` or `worker`),
+        so that a post created by a CLI command does not sit in `processing` once the command ends."""
+        if self.worker is None:
+            return
+        worker, self.worker = self.worker, None
+        try:
+            if drain_s > 0:
+                _drain(drain_s)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            worker.stop(timeout=5.0)
+
+
+def pending_work(horizon_s: float) -> int:
+    """Jobs running, or queued and due within `horizon_s` (periodic housekeeping excluded)."""
+    from datetime import timedelta
+
+    from backend import clock
+    from backend.store.models import Job
+
+    limit = clock.now() + timedelta(seconds=horizon_s)
+    return (Job.select().where(
+        (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
+        & ~(Job.dedupe_key.startswith("periodic:"))).count())
+
+
+def _drain(drain_s: float) -> None:
+    deadline = time.monotonic() + drain_s
+    noted = False
+    while time.monotonic() < deadline:
+        pending = pending_work(DRAIN_HORIZON_S)
+        if not pending:
+            return
+        if not noted and sys.stderr.isatty():  # scripts read stderr for JSON errors: stay quiet there
+            print(f"sending {pending} due publishing job(s) before exiting (Ctrl-C leaves them to "
+                  "`socialpub tick`, `serve` or `worker`)…", file=sys.stderr)
+            noted = True
+        time.sleep(0.1)
+
+
+def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True) -> EmbeddedBackend:
+    """Bind the store, build the app, and (with `worker`) start a worker thread so that due posts go out while
+    the caller runs. Raises NotInitialised when the data dir has not been initialised."""
+    from backend.operator.runtime import build_app, start_worker
+
+    settings = settings or load_settings(data_dir)
+    check_initialised(settings)
+    try:
+        app = build_app(settings)
+    except RuntimeError as exc:
+        raise NotInitialised(str(exc)) from None
+    return EmbeddedBackend(settings, app, start_worker(settings, "embedded") if worker else None)

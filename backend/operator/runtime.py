@@ -1,0 +1,40 @@
+"""How the operator runs the backend: build the /v1 app, run a job worker in a thread, serve both.
+
+The API layer does not reach the worker: the operator composes them (`serve`, the embedded backend,
+`make run`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def build_app(settings: Any) -> Any:
+    """The /v1 ASGI app bound to the store of `settings` (raises RuntimeError when the data dir is unusable)."""
+    from backend.api.app import create_app
+
+    return create_app(settings)
+
+
+def start_worker(settings: Any, name: str, concurrency: int | None = None) -> Any:
+    """A job worker running in a background thread of this process (stop it with `.stop()`)."""
+    from backend.jobs.worker import Worker
+
+    worker = Worker(settings, name=name, **({"concurrency": concurrency} if concurrency else {}))
+    worker.start_thread()
+    return worker
+
+
+def serve_app(app: Any, settings: Any, *, host: str, port: int, worker: bool = True, log_level: str | None = None,
+              proxy_headers: bool = False) -> None:
+    """Serve `app` with uvicorn until interrupted; with `worker`, a job worker runs alongside in this process
+    (started once the app is built, stopped after the server has shut down)."""
+    import uvicorn
+
+    running = start_worker(settings, "serve") if worker else None
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=log_level or settings.log_level.lower(),
+                    proxy_headers=proxy_headers)
+    finally:
+        if running is not None:
+            running.stop()
