@@ -7,6 +7,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+"""The networks socialpub publishes to: the wire's `platform` values (one list for the API, services and clients)."""
+
 
 def _has_nul(value: Any) -> bool:
     if isinstance(value, str):

@@ -25,6 +25,37 @@ STATUS_COLOURS = {
 }
 
 
+class LazyChoice(click.Choice):  # type: ignore[type-arg]
+    """A click.Choice whose choices are loaded when first needed (a value to check, a help page, a completion),
+    so that importing a command module stays cheap."""
+
+    def __init__(self, load: Callable[[], Iterable[str]], case_sensitive: bool = True) -> None:
+        self._load = load
+        self._loaded: tuple[str, ...] | None = None
+        super().__init__((), case_sensitive)
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        if self._loaded is None:
+            self._loaded = tuple(self._load())
+        return self._loaded
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click.Choice.__init__ assigns (); the loader is the source
+        pass
+
+
+def _platforms() -> tuple[str, ...]:
+    from backend.schemas.common import PLATFORMS
+
+    return PLATFORMS
+
+
+def platform_choice() -> click.Choice:  # type: ignore[type-arg]
+    """The networks (backend.schemas.common.PLATFORMS), as a click type."""
+    return LazyChoice(_platforms)
+
+
 def to_jsonable(value: Any) -> Any:
     """Wire-format JSON (camelCase) for models, lists of models, and plain data."""
     from pydantic import BaseModel

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
 
-PLATFORMS = ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
 BEHAVIOURS = ["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
 
@@ -22,7 +21,7 @@ def accounts_group() -> None:
 
 
 @accounts_group.command("list")
-@click.option("--platform", type=click.Choice(PLATFORMS), default=None, help="Only this network.")
+@click.option("--platform", type=platform_choice(), default=None, help="Only this network.")
 @api_command
 def accounts_list(platform: str | None, out: Output) -> None:
     """List connected accounts, each network's default marked.
@@ -46,7 +45,7 @@ def accounts_list(platform: str | None, out: Output) -> None:
 
 
 @accounts_group.command("add-sandbox")
-@click.argument("network", type=click.Choice(PLATFORMS))
+@click.argument("network", type=platform_choice())
 @click.option("--name", required=True, help="Display name of the account.")
 @click.option("--behaviour", type=click.Choice(BEHAVIOURS), default="ok", show_default=True,
               help="How the emulated network answers.")

@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.sync import Client
 
-PLATFORMS = ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
 STATUSES = ["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 
 
@@ -259,7 +258,7 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 
 @posts_group.command("list")
 @click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat).")
-@click.option("--platform", type=click.Choice(PLATFORMS), default=None, help="Posts with a target on this network.")
+@click.option("--platform", type=platform_choice(), default=None, help="Posts with a target on this network.")
 @click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")
 @click.option("--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time.")
 @click.option("--to", "until", default=None, help="Created (or scheduled) before this time.")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
-
-PLATFORMS = ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
 
 
 @click.group("sandbox")
@@ -20,7 +18,7 @@ def sandbox_group() -> None:
 
 
 @sandbox_group.command("published")
-@click.option("--platform", type=click.Choice(PLATFORMS), default=None, help="Only this network.")
+@click.option("--platform", type=platform_choice(), default=None, help="Only this network.")
 @click.option("--account", "account_id", default=None, help="Only this account id.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True, help="At most this many.")
 @api_command
