@@ -25,8 +25,10 @@ run: $(STAMP)
 ## make test: set up, then the whole suite on SQLite and the API suite on PostgreSQL.
 test: $(STAMP) lint test-sqlite test-postgres
 
+## make lint: ruff, and the layer rules of pyproject.toml [tool.importlinter] (../shared/DESIGN.md section 3b).
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/lint-imports --no-cache
 
 test-sqlite: $(STAMP)
 	@$(VENV)/bin/pytest -q -p no:cacheprovider
