@@ -158,16 +158,101 @@ def _cell(value: Any, limit: int = 60) -> str:
     return text
 
 
-def short_time(ts: str | None) -> str:
-    """An ISO timestamp as `YYYY-MM-DD HH:MM` in the local zone (tables); the exact value is in --json."""
-    if not ts:
-        return "-"
-    from datetime import datetime
+# ---- times: shown in the user's zone, named -------------------------------------------------------------
+
+_UTC_KEY, _TZ_KEY, _ZONE_KEY = "socialpub.utc", "socialpub.tz", "socialpub.zone"
+
+
+def _remember_utc(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        if ctx.meta.get(_TZ_KEY):
+            raise click.UsageError("give --utc or --tz ZONE, not both", ctx=ctx)
+        ctx.meta[_UTC_KEY] = True
+    return value
+
+
+def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from socialpub_tui.cli import _time
 
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return ts
+        _time.zone(value)
+    except _time.TimeError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    if ctx.meta.get(_UTC_KEY):
+        raise click.UsageError("give --utc or --tz ZONE, not both", ctx=ctx)
+    ctx.meta[_TZ_KEY] = value
+    return value
+
+
+def tz_option(help: str = "Show times in this time zone (IANA name, e.g. Europe/Paris; default: the "
+                          "profile's `timezone`, else the system's).", expose: bool = False) -> Callable[[F], F]:
+    """`--tz ZONE`: the zone times are shown in (and, for commands that read times, read in).
+    A bad zone is a usage error (exit 2). With `expose`, the command also receives it as `tz`."""
+    return click.option("--tz", "tz", default=None, metavar="ZONE", help=help, callback=_remember_tz,
+                        expose_value=expose)
+
+
+def utc_option(fn: F) -> F:
+    """`--utc`: times shown (and read) in UTC."""
+    return click.option("--utc", is_flag=True, default=False, expose_value=False, callback=_remember_utc,
+                        help="Show times in UTC.")(fn)
+
+
+def time_options(fn: F) -> F:
+    """--utc and --tz ZONE, for a command that prints times."""
+    return utc_option(tz_option()(fn))
+
+
+def _configured_zone(ctx: click.Context) -> str | None:
+    """`timezone:` of the chosen profile in config.yaml, else the file's top-level `timezone:`."""
+    from socialpub_tui.client.config import load_config
+    from socialpub_tui.client.errors import ConfigError
+
+    try:
+        data = load_config()
+    except ConfigError:
+        return None  # the command itself reports an unreadable config
+    name = profile_name(ctx) or os.environ.get("SOCIALPUB_PROFILE") or data.get("default")
+    profile = (data.get("profiles") or {}).get(name) if name else None
+    value = (profile.get("timezone") if isinstance(profile, dict) else None) or data.get("timezone")
+    return str(value) if value else None
+
+
+def display_zone(ctx: click.Context | None = None) -> Any:
+    """The user's zone for this invocation (a `_time.DisplayZone`): --utc, --tz, the profile's or config's
+    `timezone`, else the system's local zone."""
+    from socialpub_tui.cli import _time
+    from socialpub_tui.client.errors import ConfigError
+
+    ctx = ctx or click.get_current_context(silent=True)
+    if ctx is None:
+        return _time.DisplayZone(None)
+    cached = ctx.meta.get(_ZONE_KEY)
+    if cached is not None:
+        return cached
+    if ctx.meta.get(_UTC_KEY):
+        name: str | None = "UTC"
+    else:
+        name = ctx.meta.get(_TZ_KEY) or _configured_zone(ctx)
+    try:
+        found = _time.DisplayZone(name)
+    except _time.TimeError as exc:
+        raise ConfigError(f"config.yaml `timezone`: {exc}", code="invalid_timezone") from None
+    ctx.meta[_ZONE_KEY] = found
+    return found
+
+
+def reading_zone(tz: str | None = None) -> str | None:
+    """The zone a wall time without offset (`--at 09:00`) is read in: --tz, --utc, the configured zone, else
+    None (the system's local zone)."""
+    return tz or display_zone().name
+
+
+def short_time(ts: str | None) -> str:
+    """An API timestamp as `YYYY-MM-DD HH:MM ZONE` in the user's zone (tables); the exact value is in --json."""
+    return str(display_zone().format(ts))
 
 
 # ---- the client for this invocation ---------------------------------------------------------------------
@@ -200,7 +285,7 @@ def api_command(fn: F) -> F:
         try:
             return fn(*args, out=out, **kwargs)
         except ApiError as err:
-            out.fail(err, 2 if err.code == "unknown_profile" else 1)
+            out.fail(err, 2 if err.code in ("unknown_profile", "invalid_timezone") else 1)
         except click.exceptions.Exit:
             raise
         except click.ClickException:

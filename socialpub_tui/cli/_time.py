@@ -113,3 +113,61 @@ def describe(instant: datetime, tz_name: str | None) -> str:
     local = instant.astimezone(tz) if tz else instant.astimezone()
     label = tz_name or local.strftime("%Z") or "local"
     return f"{local:%Y-%m-%d %H:%M} {label} ({iso_utc(instant)})"
+
+
+# ---- showing times to people -------------------------------------------------------------------------------
+# Tables show an instant as `2027-01-15 09:00 CET`: the wall time in the user's zone, the zone named (its
+# abbreviation at that instant, so a column crossing a DST change reads CET … CEST). The user's zone is, first
+# match wins: --utc; --tz ZONE; `timezone:` of the profile in config.yaml; top-level `timezone:` in config.yaml;
+# the system's local zone ($TZ, /etc/localtime). --json output keeps the API's ISO 8601 UTC.
+
+class DisplayZone:
+    """The zone times are shown (and wall times read) in. `name` is an IANA name, or None for the system's zone."""
+
+    def __init__(self, name: str | None) -> None:
+        self.name = name
+        self.tz = zone(name)
+
+    def local(self, instant: datetime) -> datetime:
+        return instant.astimezone(self.tz) if self.tz is not None else instant.astimezone()
+
+    def format(self, value: str | datetime | None) -> str:
+        """`2027-01-15 09:00 CET` (`-` for no value; a value that is not a timestamp is shown as is)."""
+        if value is None or value == "":
+            return "-"
+        instant = parse_instant(value)
+        if instant is None:
+            return str(value)
+        local = self.local(instant)
+        return f"{local:%Y-%m-%d %H:%M} {local.strftime('%Z') or self.name or 'local'}"
+
+
+def parse_instant(value: str | datetime) -> datetime | None:
+    """An aware datetime from an API timestamp (ISO 8601; naive values are taken as UTC), else None."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def relative(instant: datetime, now: datetime | None = None) -> str:
+    """`in 4 min`, `in 2 h 5 min`, `in 3 days`, `now`, `2 min ago`: how far an instant is from now."""
+    now = now or datetime.now(UTC)
+    seconds = (instant - now).total_seconds()
+    ahead = seconds >= 0
+    s = abs(seconds)
+    if s < 30:
+        return "now"
+    minutes = round(s / 60)
+    if minutes < 60:
+        text = f"{minutes} min"
+    elif s < 86400:
+        hours, mins = divmod(minutes, 60)
+        text = f"{hours} h {mins} min" if mins else f"{hours} h"
+    else:
+        days = round(s / 86400)
+        text = f"{days} day{'s' if days != 1 else ''}"
+    return f"in {text}" if ahead else f"{text} ago"

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
+from socialpub_tui.cli._common import (
+    Output,
+    api_command,
+    get_client,
+    platform_choice,
+    short_time,
+    time_options,
+)
 
 BEHAVIOURS = ["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
@@ -22,6 +29,7 @@ def accounts_group() -> None:
 
 @accounts_group.command("list")
 @click.option("--platform", type=platform_choice(), default=None, help="Only this network.")
+@time_options
 @api_command
 def accounts_list(platform: str | None, out: Output) -> None:
     """List connected accounts, each network's default marked.

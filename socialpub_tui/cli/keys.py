@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 
 SCOPES = ["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
           "generations:write", "videos:read"]
@@ -32,6 +32,7 @@ def _display_prefix(prefix: str) -> str:
               show_default=True, help="Lifetime in days, or never.")
 @click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES),
               help="A scope to grant (repeat); all scopes when omitted.")
+@time_options
 @api_command
 def keys_create(name: str, expires: str, scopes: tuple[str, ...], out: Output) -> None:
     """Create an API key. The full key is printed once, here: store it now.
@@ -48,13 +49,14 @@ def keys_create(name: str, expires: str, scopes: tuple[str, ...], out: Output) -
         out.line(f"  key      {created.key}")
         out.line("           shown once: store it now; it cannot be displayed again")
         out.line(f"  scopes   {', '.join(created.scopes)}")
-        out.line(f"  expires  {created.expires_at or 'never'}")
+        out.line(f"  expires  {short_time(created.expires_at) if created.expires_at else 'never'}")
 
     out.emit(created, human)
 
 
 @keys_group.command("list")
 @click.option("--all", "show_all", is_flag=True, help="Include revoked and expired keys.")
+@time_options
 @api_command
 def keys_list(show_all: bool, out: Output) -> None:
     """List API keys (prefix only: the full key is never shown again).

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, profile_name
+from socialpub_tui.cli._common import Output, api_command, profile_name, short_time, time_options
 
 
 @click.command("login")
 @click.option("--email", prompt=True, help="Owner login email.")
 @click.option("--password", prompt=True, hide_input=True, help="Owner password (prompted, hidden, when omitted).")
+@time_options
 @api_command
 def login_cmd(email: str, password: str, out: Output) -> None:
     """Log in as the workspace owner; the session is saved for `keys` commands (file mode 0600).
@@ -35,7 +36,7 @@ def login_cmd(email: str, password: str, out: Output) -> None:
     out.emit({"ok": True, "url": profile.url, "workspaceId": session.workspace_id, "expiresAt": session.expires_at,
               "sessionFile": str(path)},
              f"Logged in to {profile.url} as {email} (workspace {session.workspace_id}); "
-             f"session valid until {session.expires_at}.")
+             f"session valid until {short_time(session.expires_at)}.")
 
 
 @click.command("logout")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 
 if TYPE_CHECKING:
     from backend.schemas.media import MediaOut
@@ -82,6 +82,7 @@ def media_upload(items: tuple[str, ...], out: Output) -> None:
 @media_group.command("list")
 @click.option("--type", "kind", type=click.Choice(["image", "video"]), default=None, help="Only images or videos.")
 @click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True, help="At most this many.")
+@time_options
 @api_command
 def media_list(kind: str | None, limit: int, out: Output) -> None:
     """List the media library, newest first, with each file's expiry.

@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
+from socialpub_tui.cli._common import (
+    Output,
+    api_command,
+    get_client,
+    platform_choice,
+    reading_zone,
+    short_time,
+    time_options,
+    tz_option,
+    utc_option,
+)
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
@@ -55,11 +65,10 @@ def read_text(text: str | None, text_file: str | None) -> str | None:
 def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     """The UTC instant of --at, printed (stderr) in the zone it was read in and in UTC."""
     if at is None:
-        if tz:
-            raise click.UsageError("--tz applies to --at: give --at too")
         return None
     from socialpub_tui.cli import _time
 
+    tz = reading_zone(tz)
     try:
         instant = _time.resolve(at, tz)
     except _time.TimeError as exc:
@@ -113,9 +122,26 @@ def option_flags(fn: Any) -> Any:
     return fn
 
 
+def next_attempt(target: Any) -> tuple[str, str] | None:
+    """For a target waiting for its next attempt (API field `nextAttemptAt`, absent from older servers):
+    (`in 4 min`, `2027-01-15 09:04 CET`); else None."""
+    from socialpub_tui.cli import _time
+
+    value = getattr(target, "next_attempt_at", None)
+    instant = _time.parse_instant(value) if value else None
+    if instant is None:
+        return None
+    return _time.relative(instant), short_time(value)
+
+
 def post_rows(out: Output, post: PostOut) -> list[tuple[Any, ...]]:
-    return [(t.platform, t.account_name, out.status(t.status), t.fail_type or "", t.post_url or t.fail_reason or "")
-            for t in post.targets]
+    rows = []
+    for t in post.targets:
+        waiting = next_attempt(t)
+        detail = t.post_url or (f"next attempt {waiting[0]}" + (f": {t.fail_reason}" if t.fail_reason else "")
+                                if waiting else t.fail_reason) or ""
+        rows.append((t.platform, t.account_name, out.status(t.status), t.fail_type or "", detail))
+    return rows
 
 
 TARGET_HEADERS = ["NETWORK", "ACCOUNT", "STATUS", "FAIL", "LINK / REASON"]
@@ -132,7 +158,11 @@ def show_post(out: Output, post: PostOut) -> None:
         out.line(f"  key    {post.idempotency_key}")
     out.table(post_rows(out, post), TARGET_HEADERS)
     for t in post.targets:  # the table cuts long text: each failure reason in full, with what to do
-        if t.fail_reason and len(t.fail_reason) > 59:
+        waiting = next_attempt(t)
+        if waiting:
+            out.line(f"  {t.platform} ({t.account_name}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
+                     + (f" ({t.fail_reason})" if t.fail_reason else ""))
+        elif t.fail_reason and len(t.fail_reason) > 59:
             out.line(f"  {t.platform} ({t.account_name}) {t.fail_type or 'failed'}: {t.fail_reason}")
 
 
@@ -201,7 +231,8 @@ def exit_for(post: PostOut) -> None:
               help="An image or video (repeat, up to 10): local files are uploaded first.")
 @click.option("--at", default=None, help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 "
                                          "with offset. Default: now.")
-@click.option("--tz", default=None, help="Time zone of --at when it has no offset (default: the local zone).")
+@tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
+@utc_option
 @option_flags
 @click.option("--idempotency-key", default=None, help="Stable key: re-running returns the same post, no duplicate.")
 @click.option("--wait", is_flag=True, help="Follow the post to its final state (live per-target view); "
@@ -262,7 +293,8 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 @click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")
 @click.option("--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time.")
 @click.option("--to", "until", default=None, help="Created (or scheduled) before this time.")
-@click.option("--tz", default=None, help="Zone of --from/--to without offset (default local).")
+@tz_option(expose=True, help="Time zone of --from/--to without offset and of the times shown (IANA name; default: the profile's `timezone`, else the system's).")
+@utc_option
 @click.option("--scheduled", is_flag=True, help="--from/--to apply to the scheduled time, not creation.")
 @click.option("--idempotency-key", default=None, help="The post created with this key.")
 @click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
@@ -279,6 +311,8 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
       socialpub posts list --status failed --json | jq -r '.[] | .id'
     """
     from socialpub_tui.cli import _time
+
+    tz = reading_zone(tz)
 
     def when(value: str | None, flag: str) -> str | None:
         if value is None:
@@ -309,6 +343,7 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
 @click.argument("post_id")
 @click.option("--wait", is_flag=True, help="Follow the post to its final state; exit 1 unless it completed.")
 @click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@time_options
 @api_command
 def posts_show(post_id: str, wait: bool, timeout: float | None, out: Output) -> None:
     """Show a post and each target's state, link and failure reason.
@@ -333,7 +368,8 @@ def posts_show(post_id: str, wait: bool, timeout: float | None, out: Output) -> 
 @click.option("--media", "media", multiple=True, metavar="FILE_OR_URL", help="Replace the media (repeat).")
 @click.option("--no-media", is_flag=True, help="Remove every media.")
 @click.option("--at", default=None, help="New time (same forms as `posts create --at`).")
-@click.option("--tz", default=None, help="Time zone of --at when it has no offset (default local).")
+@tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
+@utc_option
 @option_flags
 @api_command
 def posts_edit(post_id: str, text: str | None, text_file: str | None, media: tuple[str, ...], no_media: bool,
@@ -389,6 +425,7 @@ def posts_cancel(post_id: str, out: Output) -> None:
 @click.argument("post_id")
 @click.option("--wait", is_flag=True, help="Follow the new post to its final state.")
 @click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@time_options
 @api_command
 def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) -> None:
     """Create a new post for the targets that failed with failType `retriable` — never the permanent

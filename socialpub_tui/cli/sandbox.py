@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, platform_choice, short_time
+from socialpub_tui.cli._common import (
+    Output,
+    api_command,
+    get_client,
+    platform_choice,
+    short_time,
+    time_options,
+)
 
 
 @click.group("sandbox")
@@ -21,6 +28,7 @@ def sandbox_group() -> None:
 @click.option("--platform", type=platform_choice(), default=None, help="Only this network.")
 @click.option("--account", "account_id", default=None, help="Only this account id.")
 @click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True, help="At most this many.")
+@time_options
 @api_command
 def sandbox_published(platform: str | None, account_id: str | None, limit: int, out: Output) -> None:
     """List what the sandbox networks published, newest first.

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from socialpub_tui.cli._common import Output, api_command, get_client, short_time
+from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 
 
 @click.group("workspace")
@@ -36,6 +36,7 @@ def _show(out: Output, ws: Any) -> None:
 
 
 @workspace_group.command("show")
+@time_options
 @api_command
 def workspace_show(out: Output) -> None:
     """Show the workspace, its plan and credit balance.
@@ -58,6 +59,7 @@ def workspace_show(out: Output) -> None:
 @click.option("--tone", default=None, help="Brand: voice tone label.")
 @click.option("--topic", "topics", multiple=True, help="Brand: a content topic (repeat; replaces the list).")
 @click.option("--color", "colors", multiple=True, help="Brand: a colour (repeat; replaces the list).")
+@time_options
 @api_command
 def workspace_edit(name: str | None, description: str | None, currency: str | None, logo_url: str | None,
                    audience: str | None, value_prop: str | None, tone: str | None, topics: tuple[str, ...],
