@@ -4,12 +4,14 @@ The config file is `config.yaml` in the platform config dir (`~/.config/socialpu
 or the file named by `SOCIALPUB_CONFIG`::
 
     default: work                 # used when no profile is chosen
+    timezone: Europe/Paris        # optional: the zone the CLI shows times in (default: the system's)
     profiles:
       local:
         data_dir: ~/socialpub     # embedded: the backend runs in-process on this data dir
       work:
         url: https://pub.example.com
         api_key_env: WORK_SOCIALPUB_KEY   # name of an environment variable holding the key (preferred)
+        timezone: America/New_York        # optional, per profile: wins over the top-level one
       hosted:
         url: https://api.example.com
         api_key: "sp_live_v1-…"   # or the key itself (keep the file private)
