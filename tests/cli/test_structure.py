@@ -128,3 +128,20 @@ def test_shell_completion_completes_commands() -> None:
     env.update(COMP_WORDS="socialpub posts cr", COMP_CWORD="2")
     r = subprocess.run([str(exe)], capture_output=True, text=True, env=env, cwd=ROOT)
     assert "plain,create" in r.stdout
+
+
+def test_front_end_layer_contracts_hold() -> None:
+    """pyproject.toml's import-linter contracts for the front end: it imports only the schemas and
+    backend.operator, and the client reaches the store only through backend.operator.embedded."""
+    import shutil
+
+    exe = Path(sys.executable).with_name("lint-imports")
+    if not exe.exists() and shutil.which("lint-imports") is None:
+        import pytest
+
+        pytest.skip("import-linter is not installed (pip install -e '.[dev]')")
+    r = subprocess.run([str(exe) if exe.exists() else "lint-imports", "--no-cache", "--contract",
+                        "front-end-speaks-v1", "--contract", "client-knows-no-store", "--contract",
+                        "backend-knows-no-front-end"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "3 kept, 0 broken" in r.stdout
