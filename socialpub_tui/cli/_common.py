@@ -194,15 +194,15 @@ def tz_option(help: str = "Show times in this time zone (IANA name, e.g. Europe/
                         expose_value=expose)
 
 
-def utc_option(fn: F) -> F:
-    """`--utc`: times shown (and read) in UTC."""
+def utc_option(help: str = "Show times in UTC.") -> Callable[[F], F]:
+    """`--utc`: times shown (and, for commands that read times, read) in UTC."""
     return click.option("--utc", is_flag=True, default=False, expose_value=False, callback=_remember_utc,
-                        help="Show times in UTC.")(fn)
+                        help=help)
 
 
 def time_options(fn: F) -> F:
     """--utc and --tz ZONE, for a command that prints times."""
-    return utc_option(tz_option()(fn))
+    return utc_option()(tz_option()(fn))
 
 
 def _configured_zone(ctx: click.Context) -> str | None:

@@ -232,7 +232,7 @@ def exit_for(post: PostOut) -> None:
 @click.option("--at", default=None, help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 "
                                          "with offset. Default: now.")
 @tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
-@utc_option
+@utc_option(help="Read the times given without offset, and show times, in UTC.")
 @option_flags
 @click.option("--idempotency-key", default=None, help="Stable key: re-running returns the same post, no duplicate.")
 @click.option("--wait", is_flag=True, help="Follow the post to its final state (live per-target view); "
@@ -294,7 +294,7 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 @click.option("--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time.")
 @click.option("--to", "until", default=None, help="Created (or scheduled) before this time.")
 @tz_option(expose=True, help="Time zone of --from/--to without offset and of the times shown (IANA name; default: the profile's `timezone`, else the system's).")
-@utc_option
+@utc_option(help="Read the times given without offset, and show times, in UTC.")
 @click.option("--scheduled", is_flag=True, help="--from/--to apply to the scheduled time, not creation.")
 @click.option("--idempotency-key", default=None, help="The post created with this key.")
 @click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
@@ -369,7 +369,7 @@ def posts_show(post_id: str, wait: bool, timeout: float | None, out: Output) -> 
 @click.option("--no-media", is_flag=True, help="Remove every media.")
 @click.option("--at", default=None, help="New time (same forms as `posts create --at`).")
 @tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
-@utc_option
+@utc_option(help="Read the times given without offset, and show times, in UTC.")
 @option_flags
 @api_command
 def posts_edit(post_id: str, text: str | None, text_file: str | None, media: tuple[str, ...], no_media: bool,
