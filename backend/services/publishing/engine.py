@@ -209,14 +209,14 @@ def publish_target(job: Any, settings: Settings) -> None:
         raise
     except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
         error = f"{type(exc).__name__}: {exc}"
-        log.exception("target %s (%s): the %s adapter failed", target.id, _ids(target), target.platform)
+        log.exception("%s: the %s adapter failed", _ids(target), target.platform)
         delay = pol.strategy.delay_for(max(1, job.attempts))
         apply(decide.interrupted(state, error, clock.now(), delay), job=job, attempt_id=attempt.id)
         raise RetryLater(error, delay_s=delay) from exc
     decision = decide.outcome(state, out, clock.now(), pol)
     applied = apply(decision, job=job, attempt_id=attempt.id)
     if applied and decision.retry_in_s is not None:
-        log.info("target %s (%s): %s; next attempt in %.1f s", target.id, _ids(target),
+        log.info("%s: %s; next attempt in %.1f s", _ids(target),
                  decision.retry_reason, decision.retry_in_s)
         raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s, count_attempt=False)
 
@@ -264,19 +264,19 @@ def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     try:
         found = adapter.find_existing(pub)
     except Unverifiable as exc:
-        log.warning("target %s (%s): an earlier attempt's outcome is unknown and %s cannot be checked (%s): "
-                    "failing it rather than risking a duplicate", target.id, _ids(target), target.platform, exc)
+        log.warning("%s: an earlier attempt's outcome is unknown and %s cannot be checked (%s): "
+                    "failing it rather than risking a duplicate", _ids(target), target.platform, exc)
         return _UNVERIFIABLE
     except httpx.HTTPError as exc:
-        log.warning("target %s (%s): could not ask %s about an earlier attempt (%s): trying again later",
-                    target.id, _ids(target), target.platform, type(exc).__name__)
+        log.warning("%s: could not ask %s about an earlier attempt (%s): trying again later",
+                    _ids(target), target.platform, type(exc).__name__)
         return _UNREACHABLE
     if found is not None:
-        log.warning("target %s (%s): reconciled: %s has the publication of an earlier attempt (%s); not "
-                    "publishing again", target.id, _ids(target), target.platform, found.external_post_id)
+        log.warning("%s: reconciled: %s has the publication of an earlier attempt (%s); not "
+                    "publishing again", _ids(target), target.platform, found.external_post_id)
         return found
-    log.info("target %s (%s): re-attempt: %s confirms an earlier attempt did not publish it (since %s)",
-             target.id, _ids(target), target.platform, clock.iso(pub.attempted_at))
+    log.info("%s: re-attempt: %s confirms an earlier attempt did not publish it (since %s)",
+             _ids(target), target.platform, clock.iso(pub.attempted_at))
     return None
 
 
@@ -324,7 +324,7 @@ def give_up(target_id: str, error: str) -> None:
         return
     post = Post.get_by_id(target.post_id)
     unresolved = bool(unresolved_attempts(target_id))
-    log.error("target %s (%s): giving up after an internal error%s: %s", target_id, _ids(target),
+    log.error("%s: giving up after an internal error%s: %s", _ids(target),
               " (an attempt's outcome is unknown)" if unresolved else "", error)
     apply(decide.dead(state_of(target, post), error, clock.now(), unresolved=unresolved))
 
