@@ -458,6 +458,60 @@ def test_a_waiting_target_is_pending_with_its_next_attempt_time(client, owner, f
     assert read(client, owner, post["id"])["status"] == "processing"
 
 
+def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_after(client, owner, sandbox, fast):
+    """Instagram's daily cap reached: the target waits `pending` (not `publishing`) with its next attempt at
+    least the network's Retry-After away; the API shows when."""
+    fast.sandbox_limits = True
+    fast.sandbox_instagram_daily_posts = 1
+    image = upload(client, owner, corpus.jpeg(400, 400))
+    first = create(client, owner, targets=["instagram"], content="first", mediaUrls=[image])
+    run(fast)
+    assert read(client, owner, first["id"])["status"] == "completed"
+    second = create(client, owner, targets=["instagram"], content="second", mediaUrls=[image])
+    before = clock.now()
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == second["id"])
+    assert t.status == "pending" and t.next_attempt_at >= before + timedelta(seconds=3600)
+    shown = read(client, owner, second["id"])["targets"][0]
+    assert shown["status"] == "pending"
+    if "nextAttemptAt" in shown:  # the API's field (issue 12)
+        assert shown["nextAttemptAt"] == clock.iso(t.next_attempt_at)
+
+
+def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(client, owner, sandbox, fast,
+                                                                          monkeypatch):
+    """The call reached the network but the answer was lost (a read timeout): the attempt stays unresolved,
+    the target waits `pending`; the next attempt asks the network first, finds the post and succeeds with it."""
+    import httpx
+
+    from backend.networks.sandbox import list_published
+    from backend.store.models.posts import PublishAttempt
+
+    def timing_out(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            real.publish(pub)
+            raise httpx.ReadTimeout("the answer was lost")
+
+        return Wrapped(real, publish=publish)
+
+    fast.retry_base_s = 60.0
+    post = create(client, owner, targets=["linkedin"], content="timeout")
+    real = patch_adapters(monkeypatch, timing_out)
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == post["id"])
+    assert t.status == "pending" and t.fail_reason and "could not reach" in t.fail_reason
+    (attempt,) = PublishAttempt.select().where(PublishAttempt.target == t.id)
+    assert attempt.finished_at is None and attempt.outcome.startswith("ambiguous")
+    from backend.services import adapters
+
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    run_through(fast, steps=3)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed"
+    assert len(list_published("linkedin")) == 1
+    assert done["targets"][0]["externalPostId"] == list_published("linkedin")[0]["external_id"]
+
+
 def test_one_adapter_bug_does_not_stop_the_others(client, owner, sandbox, fast, monkeypatch):
     """An unexpected exception on one target: the other targets' outcomes are recorded; that target waits for
     its job's next try and, if the bug persists, ends `failed` (never stuck `publishing`)."""
