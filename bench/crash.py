@@ -48,6 +48,7 @@ from bench.support.engine import (  # noqa: E402
     bench_settings,
     machine,
     prepare_workspace,
+    published_rows,
     queue_posts,
 )
 
@@ -103,22 +104,6 @@ class Proc:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait(15)
-
-
-def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:
-    """What the network's emulator holds, through the sandbox package's public listing."""
-    from backend.networks import sandbox
-
-    return sandbox.list_published(platform=platform, limit=10**7, settings=settings)
-
-
-def target_statuses() -> dict[str, int]:
-    from peewee import fn
-
-    from backend.store.models import PostTarget
-
-    return {r.status: r.n for r in PostTarget.select(PostTarget.status, fn.COUNT(PostTarget.id).alias("n"))
-            .group_by(PostTarget.status)}
 
 
 def in_flight_ids() -> set[str]:

@@ -43,18 +43,12 @@ from bench.support.engine import (  # noqa: E402
     bench_settings,
     machine,
     prepare_workspace,
+    published_rows,
     queue_posts,
     settings_kwargs,
 )
 
 RESULTS = ROOT / "bench" / "results" / "pipeline.json"
-
-
-def published(settings: Any, platform: str) -> int:
-    """Publications the network's emulator holds (the sandbox package's public listing)."""
-    from backend.networks import sandbox
-
-    return len(sandbox.list_published(platform=platform, limit=10**7, settings=settings))
 
 
 def worker_main(kwargs: dict[str, Any], ready: Any, go: Any, stop: Any, concurrency: int | None) -> None:
@@ -137,7 +131,7 @@ def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s:
     elapsed = (last - t0_wall).total_seconds() if (remaining == 0 and last is not None) else waited
     statuses = {r.status: r.n for r in PostTarget.select(PostTarget.status, fn.COUNT(PostTarget.id).alias("n"))
                 .group_by(PostTarget.status)}
-    per_network = {p: published(settings, p) for p in PLATFORMS}
+    per_network = {p: len(published_rows(settings, p)) for p in PLATFORMS}
     jobs = {f"{r.kind}:{r.status}": r.n for r in Job.select(Job.kind, Job.status, fn.COUNT(Job.id).alias("n"))
             .group_by(Job.kind, Job.status)}
     database.close()

@@ -168,3 +168,19 @@ def machine() -> dict[str, Any]:
 
     return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
             "loadavg_at_start": list(os.getloadavg())}
+
+
+def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:
+    """What one sandbox network's emulator holds, through the sandbox package's public listing
+    (`list_published`; rows with external_id, text, title, ...)."""
+    import inspect
+
+    from backend.networks import sandbox
+
+    accepted = inspect.signature(sandbox.list_published).parameters
+    kwargs: dict[str, Any] = {"platform": platform}
+    if "limit" in accepted:
+        kwargs["limit"] = 10**7
+    if "settings" in accepted:
+        kwargs["settings"] = settings
+    return list(sandbox.list_published(**kwargs))

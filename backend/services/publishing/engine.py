@@ -138,8 +138,7 @@ def _release_media(post: Post, now: datetime) -> None:
 class _Attempt:
     id: str
     started_at: datetime
-    unresolved_since: datetime | None  # the earliest attempt whose outcome was never recorded, if any
-    unresolved_ids: list[str]
+    unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
 
 
 def publish_target(job: Any, settings: Settings) -> None:
@@ -239,7 +238,7 @@ def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
                           attempts=PostTarget.attempts + 1, next_attempt_at=None, updated_at=now).where(
             PostTarget.id == target_id).execute()
     since = open_rows[0].started_at if open_rows else None
-    return _Attempt(attempt_id, now, since, [a.id for a in open_rows])
+    return _Attempt(attempt_id, now, since)
 
 
 def _close_unreached(attempt_id: str, delay_s: float) -> None:
