@@ -1,10 +1,10 @@
-"""Job handlers of the publishing engine (logic in backend/services/publishing.py)."""
+"""Job handlers of the publishing engine (logic in backend/services/publishing/)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from backend.jobs.registry import batch_handler, job_handler
+from backend.jobs.registry import job_handler
 from backend.services import publishing
 
 
@@ -18,24 +18,14 @@ def _post_dead(job: Any, error: str) -> None:
 
 @job_handler("post.publish", on_dead=_post_dead)
 def post_publish(job: Any, ctx: Any) -> None:
-    publishing.start_post(job.payload["post_id"], ctx.settings)
-
-
-@batch_handler("post.publish")
-def post_publish_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
-    return publishing.start_posts(jobs, ctx.settings)
+    publishing.start_post(job, ctx.settings)
 
 
 @job_handler("target.publish", on_dead=_target_dead)
 def target_publish(job: Any, ctx: Any) -> None:
-    publishing.publish_target(job.payload["target_id"], ctx.settings, job.attempts, job.max_attempts)
-
-
-@batch_handler("target.track")
-def target_track_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
-    return publishing.track_targets(jobs, ctx.settings)
+    publishing.publish_target(job, ctx.settings)
 
 
 @job_handler("target.track", on_dead=_target_dead)
 def target_track(job: Any, ctx: Any) -> None:
-    publishing.track_target(job.payload["target_id"], ctx.settings, job.attempts, job.max_attempts)
+    publishing.track_target(job, ctx.settings)

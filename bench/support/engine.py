@@ -28,21 +28,27 @@ TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
 
 
 def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any) -> Any:
-    """Settings of a benchmark run: zero sandbox delay, sandbox caps off, no API rate limit."""
+    """Settings of a benchmark run: zero sandbox latency and processing time, sandbox caps off, no API rate
+    limit."""
     from backend.config import Settings
 
     values: dict[str, Any] = {
         "data_dir": data_dir, "database_url": database_url, "base_url": "http://bench.local",
         "sandbox_delay_s": 0.0, "sandbox_limits": False, "rate_limit_per_minute": 10_000_000,
     }
+    if "sandbox_processing_s" in Settings.model_fields:
+        values["sandbox_processing_s"] = 0.0
     values.update(over)
     return Settings(**values)
 
 
 def settings_kwargs(settings: Any) -> dict[str, Any]:
     """What a worker process needs to rebuild the same Settings (picklable)."""
-    return {k: getattr(settings, k) for k in ("data_dir", "database_url", "base_url", "sandbox_delay_s",
-                                              "sandbox_limits", "rate_limit_per_minute", "worker_poll_s")}
+    keys = ["data_dir", "database_url", "base_url", "sandbox_delay_s", "sandbox_limits", "rate_limit_per_minute",
+            "worker_poll_s"]
+    if "sandbox_processing_s" in type(settings).model_fields:
+        keys.append("sandbox_processing_s")
+    return {k: getattr(settings, k) for k in keys}
 
 
 def tiny_video() -> bytes:
@@ -78,16 +84,18 @@ def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
 
 def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None], *,
                 platforms: Sequence[str], content: str = "Benchmark post\nfrom the socialpub engine bench",
-                chunk: int = 2000, progress: Callable[[int], None] | None = None) -> list[str]:
+                contents: Sequence[str] | None = None, chunk: int = 2000,
+                progress: Callable[[int], None] | None = None) -> list[str]:
     """len(run_ats) posts to `platforms` (run_at None: immediate, `processing`; else `scheduled` at run_at).
-    Returns the post ids."""
+    `contents`: each post's own text (same length and shape as `content`, which is the one validated), e.g. to
+    tell the posts apart at the networks. Returns the post ids."""
     from backend import clock
     from backend.ids import new_id
     from backend.services import posts
     from backend.store.db import tx
     from backend.store.models import Job, MediaHold, Post, PostTarget
 
-    body: dict[str, Any] = {"targets": list(platforms), "content": content}
+    body: dict[str, Any] = {"targets": list(platforms), "content": contents[0] if contents else content}
     if ws.media_url:
         body["media_urls"] = [ws.media_url]
     template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
@@ -107,12 +115,12 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
         target_rows: list[dict[str, Any]] = []
         job_rows: list[dict[str, Any]] = []
         hold_rows: list[dict[str, Any]] = []
-        for run_at in run_ats[start:start + chunk]:
+        for n, run_at in enumerate(run_ats[start:start + chunk], start):
             pid = new_id("post")
             ids.append(pid)
             post_rows.append({
                 "id": pid, "workspace": ws.id, "status": "processing" if run_at is None else "scheduled",
-                "content": tmpl.content, "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
+                "content": contents[n] if contents is not None else tmpl.content, "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
                 "scheduled_at": run_at, "idempotency_key": None, "free_publication": False, "version": 1,
                 "created_at": now, "updated_at": now,
             })
@@ -160,3 +168,19 @@ def machine() -> dict[str, Any]:
 
     return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
             "loadavg_at_start": list(os.getloadavg())}
+
+
+def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:
+    """What one sandbox network's emulator holds, through the sandbox package's public listing
+    (`list_published`; rows with external_id, text, title, ...)."""
+    import inspect
+
+    from backend.networks import sandbox
+
+    accepted = inspect.signature(sandbox.list_published).parameters
+    kwargs: dict[str, Any] = {"platform": platform}
+    if "limit" in accepted:
+        kwargs["limit"] = 10**7
+    if "settings" in accepted:
+        kwargs["settings"] = settings
+    return list(sandbox.list_published(**kwargs))

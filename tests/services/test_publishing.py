@@ -14,7 +14,6 @@ import time_machine
 from backend import clock
 from backend.jobs.worker import Worker
 from backend.services import accounts
-from backend.store.db import tx
 from backend.store.models import Event, Job, Post, PostTarget
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
@@ -178,7 +177,11 @@ def test_tiktok_direct_video_and_youtube_are_tracked_to_success(client, owner, s
 
 
 def test_async_processing_past_its_deadline_fails_retriable(client, owner, fast, video_url):
-    fast.sandbox_delay_s = 10_000  # the network never confirms in time
+    # the network never confirms in time (its processing time: sandbox_processing_s once the sandbox has it)
+    if "sandbox_processing_s" in type(fast).model_fields:
+        fast.sandbox_processing_s = 10_000
+    else:
+        fast.sandbox_delay_s = 10_000
     add_account(client, owner, "youtube", "ok")
     post = create(client, owner, targets=["youtube"], content="Title\nbody", mediaUrls=[video_url])
     Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
@@ -280,43 +283,69 @@ def test_edit_then_due_publishes_the_edited_text(client, owner, sandbox, fast):
 
 
 # ---- crash in the middle of a publication --------------------------------------------------------------
-def test_crash_between_network_call_and_commit_does_not_duplicate(client, owner, sandbox, fast, monkeypatch):
+class Wrapped:
+    """A sandbox adapter with one method replaced (a wrapper: the sandbox adapters are cached, never mutate
+    them)."""
+
+    def __init__(self, adapter, **methods):  # type: ignore[no-untyped-def]
+        self.adapter = adapter
+        self.methods = methods
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        if name in self.methods:
+            return self.methods[name]
+        return getattr(self.adapter, name)
+
+
+def patch_adapters(monkeypatch, make):  # type: ignore[no-untyped-def]
+    """Every adapter the engine gets through adapter_for(account, settings) replaced by make(real, account)."""
+    from backend.services import adapters
+
+    real = adapters.adapter_for
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: make(real(account, settings), account))
+    return real
+
+
+def test_crash_between_network_call_and_commit_does_not_duplicate(client, owner, sandbox, fast, monkeypatch,
+                                                                  caplog):
     """The worker dies right after the network accepted the post, before recording it. The next worker
     (after the lease expires) asks the network first and finds the publication: no second post."""
     from backend.networks.sandbox import list_published
-    from backend.services import publishing
+    from backend.services import adapters
+    from backend.store.models.posts import PublishAttempt
 
     class Killed(BaseException):
         pass
 
-    real = publishing.adapter_for
-
-    def crashing_adapter(platform, settings, account):  # type: ignore[no-untyped-def]
-        adapter = real(platform, settings, account)
-        original = adapter.publish
-
+    def crashing(real, account):  # type: ignore[no-untyped-def]
         def publish(pub):  # type: ignore[no-untyped-def]
-            original(pub)
+            real.publish(pub)
             raise Killed()  # like SIGKILL between the network call and our commit
 
-        adapter.publish = publish
-        return adapter
+        return Wrapped(real, publish=publish)
 
     post = create(client, owner, targets=["facebook"])
-    monkeypatch.setattr(publishing, "adapter_for", crashing_adapter)
+    real = patch_adapters(monkeypatch, crashing)
     w = Worker(fast, concurrency=1)
     with pytest.raises(Killed):
         w.run_until_idle(max_seconds=5)
     assert len(list_published("facebook")) == 1
     target = PostTarget.get(PostTarget.post == post["id"])
     assert target.status == "publishing" and target.call_started_at is not None
-    monkeypatch.setattr(publishing, "adapter_for", real)
+    (attempt,) = PublishAttempt.select().where(PublishAttempt.target == target.id)
+    assert attempt.finished_at is None  # the outcome was never recorded
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    caplog.set_level("INFO", logger="socialpub.engine")
     with time_machine.travel(clock.now() + timedelta(seconds=fast.job_lease_s + 1), tick=False):
         run(fast)
     done = read(client, owner, post["id"])
     assert done["status"] == "completed"
     assert len(list_published("facebook")) == 1
-    assert done["targets"][0]["externalPostId"] == list_published("facebook")[0]["external_id"] or True
+    assert done["targets"][0]["externalPostId"] == list_published("facebook")[0]["external_id"]
+    assert any("reconciled" in r.message and target.id in r.message and post["id"] in r.message
+               for r in caplog.records)
+    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
+                                         PublishAttempt.finished_at.is_null()).count() == 0
 
 
 def test_two_workers_never_double_publish(client, owner, sandbox, fast):
@@ -336,87 +365,179 @@ def test_two_workers_never_double_publish(client, owner, sandbox, fast):
 def test_edit_moving_the_time_after_the_claim_waits_for_the_new_time(client, owner, sandbox, fast):
     """The job was claimed at the old time, then an edit moved the post later: it is not sent early."""
     from backend.jobs import queue
+    from backend.jobs.registry import RetryLater
     from backend.services import publishing
-    from backend.store.models import Post as PostRow
 
     at = clock.now() + timedelta(minutes=5)
     post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at))
     with time_machine.travel(at + timedelta(seconds=1), tick=False):
         (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
         # the edit lands between the claim and the handler: the queued job is gone, so move() cannot help
-        PostRow.update(scheduled_at=at + timedelta(hours=1)).where(PostRow.id == post["id"]).execute()
-        from backend.jobs.registry import RetryLater
-
+        Post.update(scheduled_at=at + timedelta(hours=1)).where(Post.id == post["id"]).execute()
         with pytest.raises(RetryLater) as info:
-            publishing.start_post(post["id"], fast)
+            publishing.start_post(job, fast)
         assert 3500 < info.value.delay_s <= 3600
-        assert PostRow.get_by_id(post["id"]).status == "scheduled"
+        assert Post.get_by_id(post["id"]).status == "scheduled"
+        assert not Job.select().where(Job.kind == "target.publish").exists()
 
 
-# ---- a post's targets as one batch -------------------------------------------------------------------
-def test_batch_marks_every_target_before_the_first_call(client, owner, sandbox, fast, monkeypatch):
-    """Commit before the call, for the whole batch: when the first network is called, every target about to
-    be called is already `publishing` with `call_started_at` in the store (read from another connection)."""
-    import sqlite3
-
+# ---- one job per target ---------------------------------------------------------------------------------
+def test_the_post_job_enqueues_one_job_per_target_on_its_networks_lane(client, owner, sandbox, fast):
+    """post.publish: the post turns `processing` and each target gets its own `target.publish` job, on the lane
+    of its network; the targets stay `pending` (no call runs yet)."""
+    from backend.jobs import queue
     from backend.services import publishing
+
+    post = create(client, owner, targets=["facebook", "linkedin", "youtube"], content="Title\nfan out",
+                  mediaUrls=[upload(client, owner, corpus.video("mp4"))])
+    (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+    publishing.start_post(job, fast)
+    assert Job.get_by_id(job.id).status == "done"
+    targets = {t.id: t for t in PostTarget.select().where(PostTarget.post == post["id"])}
+    jobs = list(Job.select().where(Job.kind == "target.publish"))
+    assert sorted(j.payload["target_id"] for j in jobs) == sorted(targets)
+    assert {j.payload["target_id"]: j.lane for j in jobs} == {t.id: t.platform for t in targets.values()}
+    assert all(t.status == "pending" for t in targets.values())
+    assert Post.get_by_id(post["id"]).status == "processing"
+
+
+def test_attempt_is_committed_before_the_call(client, owner, sandbox, fast, monkeypatch):
+    """Commit before the call: when a network is called, its target is `publishing` with `call_started_at`
+    and an open `publish_attempt` row in the store (read from another connection)."""
+    import sqlite3
 
     if fast.database_url:
         pytest.skip("reads the SQLite file from a second connection")
-    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="batch evidence",
+    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="evidence",
                   mediaUrls=[upload(client, owner, corpus.jpeg(400, 400))])
-    seen: list[list[tuple[str, str, int]]] = []
-    real = publishing.adapter_for
+    seen: list[tuple[str, int, int]] = []
 
-    def spying(platform, settings, account):  # type: ignore[no-untyped-def]
-        adapter = real(platform, settings, account)
-        original = adapter.publish
-
+    def spying(real, account):  # type: ignore[no-untyped-def]
         def publish(pub):  # type: ignore[no-untyped-def]
             with sqlite3.connect(fast.data_dir / "socialpub.db") as conn:
-                seen.append(conn.execute("SELECT platform, status, call_started_at IS NOT NULL FROM post_target "
-                                         "WHERE post_id = ? ORDER BY position", (post["id"],)).fetchall())
-            return original(pub)
+                seen.append(conn.execute(
+                    "SELECT t.status, t.call_started_at IS NOT NULL, "
+                    "(SELECT COUNT(*) FROM publish_attempt a WHERE a.target_id = t.id AND a.finished_at IS NULL) "
+                    "FROM post_target t WHERE t.idempotency_token = ?", (pub.idempotency_token,)).fetchone())
+            return real.publish(pub)
 
-        adapter.publish = publish
-        return adapter
+        return Wrapped(real, publish=publish)
 
-    monkeypatch.setattr(publishing, "adapter_for", spying)
+    patch_adapters(monkeypatch, spying)
     run(fast)
     assert read(client, owner, post["id"])["status"] == "completed"
-    assert len(seen) == 3
-    assert seen[0] == [("facebook", "publishing", 1), ("linkedin", "publishing", 1), ("instagram", "publishing", 1)]
+    assert seen == [("publishing", 1, 1)] * 3
+    assert PublishAttempt_open(post["id"]) == 0
+
+
+def PublishAttempt_open(post_id: str) -> int:  # noqa: N802
+    from backend.store.models.posts import PublishAttempt
+
+    return (PublishAttempt.select().join(PostTarget).where((PostTarget.post == post_id)
+                                                           & PublishAttempt.finished_at.is_null()).count())
+
+
+def test_a_waiting_target_is_pending_with_its_next_attempt_time(client, owner, fast):
+    """A retriable failure with attempts left: the target waits `pending` (never `publishing` while no call
+    runs) with next_attempt_at set; the API shows it."""
+    fast.retry_base_s = 600.0
+    acc = add_account(client, owner, "facebook", "fail-retriable")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
+    before = clock.now()
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == post["id"])
+    assert t.status == "pending" and t.attempts == 1
+    assert t.next_attempt_at is not None and t.next_attempt_at > before + timedelta(seconds=200)
+    job = Job.get(Job.dedupe_key == f"target:{t.id}")
+    assert job.status == "queued" and abs((job.run_at - t.next_attempt_at).total_seconds()) < 5
+    second = t.next_attempt_at + timedelta(seconds=1)
+    with time_machine.travel(second, tick=False):
+        Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get_by_id(t.id)
+    assert t.attempts == 2 and t.status == "pending" and t.next_attempt_at > second
+    assert read(client, owner, post["id"])["status"] == "processing"
+
+
+def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_after(client, owner, sandbox, fast):
+    """Instagram's daily cap reached: the target waits `pending` (not `publishing`) with its next attempt at
+    least the network's Retry-After away; the API shows when."""
+    fast.sandbox_limits = True
+    fast.sandbox_instagram_daily_posts = 1
+    image = upload(client, owner, corpus.jpeg(400, 400))
+    first = create(client, owner, targets=["instagram"], content="first", mediaUrls=[image])
+    run(fast)
+    assert read(client, owner, first["id"])["status"] == "completed"
+    second = create(client, owner, targets=["instagram"], content="second", mediaUrls=[image])
+    before = clock.now()
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == second["id"])
+    assert t.status == "pending" and t.next_attempt_at >= before + timedelta(seconds=3600)
+    shown = read(client, owner, second["id"])["targets"][0]
+    assert shown["status"] == "pending"
+    if "nextAttemptAt" in shown:  # the API's field (issue 12)
+        assert shown["nextAttemptAt"] == clock.iso(t.next_attempt_at)
+
+
+def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(client, owner, sandbox, fast,
+                                                                          monkeypatch):
+    """The call reached the network but the answer was lost (a read timeout): the attempt stays unresolved,
+    the target waits `pending`; the next attempt asks the network first, finds the post and succeeds with it."""
+    import httpx
+
+    from backend.networks.sandbox import list_published
+    from backend.store.models.posts import PublishAttempt
+
+    def timing_out(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            real.publish(pub)
+            raise httpx.ReadTimeout("the answer was lost")
+
+        return Wrapped(real, publish=publish)
+
+    fast.retry_base_s = 60.0
+    post = create(client, owner, targets=["linkedin"], content="timeout")
+    real = patch_adapters(monkeypatch, timing_out)
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
+    t = PostTarget.get(PostTarget.post == post["id"])
+    assert t.status == "pending" and t.fail_reason and "could not reach" in t.fail_reason
+    (attempt,) = PublishAttempt.select().where(PublishAttempt.target == t.id)
+    assert attempt.finished_at is None and attempt.outcome.startswith("ambiguous")
+    from backend.services import adapters
+
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    run_through(fast, steps=3)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed"
+    assert len(list_published("linkedin")) == 1
+    assert done["targets"][0]["externalPostId"] == list_published("linkedin")[0]["external_id"]
 
 
 def test_one_adapter_bug_does_not_stop_the_others(client, owner, sandbox, fast, monkeypatch):
-    """An unexpected exception on one target of a batch: the other targets' outcomes are recorded; that target
-    goes on alone on its own job and, if the bug persists, ends `failed` (never stuck `publishing`)."""
-    from backend.services import publishing
+    """An unexpected exception on one target: the other targets' outcomes are recorded; that target waits for
+    its job's next try and, if the bug persists, ends `failed` (never stuck `publishing`)."""
 
-    real = publishing.adapter_for
+    def broken_linkedin(real, account):  # type: ignore[no-untyped-def]
+        if account.platform != "linkedin":
+            return real
 
-    def broken_linkedin(platform, settings, account):  # type: ignore[no-untyped-def]
-        adapter = real(platform, settings, account)
-        if platform == "linkedin":
-            def publish(pub):  # type: ignore[no-untyped-def]
-                raise RuntimeError("adapter bug")
+        def publish(pub):  # type: ignore[no-untyped-def]
+            raise RuntimeError("adapter bug")
 
-            adapter = type("Broken", (), {"publish": staticmethod(publish), "find_existing": adapter.find_existing,
-                                          "check_status": adapter.check_status})()
-        return adapter
+        return Wrapped(real, publish=publish)
 
-    monkeypatch.setattr(publishing, "adapter_for", broken_linkedin)
+    patch_adapters(monkeypatch, broken_linkedin)
     post = create(client, owner, targets=["facebook", "linkedin"], content="one bug")
-    run(fast)
+    Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
     mid = {t["platform"]: t for t in read(client, owner, post["id"])["targets"]}
     assert mid["facebook"]["status"] == "succeeded"
-    job = Job.get(Job.dedupe_key == f"target:{PostTarget.get(PostTarget.platform == 'linkedin').id}")
+    linkedin = PostTarget.get(PostTarget.platform == "linkedin")
+    job = Job.get(Job.dedupe_key == f"target:{linkedin.id}")
     assert "adapter bug" in (job.last_error or "")
     run_through(fast)
     done = read(client, owner, post["id"])
     linkedin = next(t for t in done["targets"] if t["platform"] == "linkedin")
     assert linkedin["status"] == "failed" and linkedin["failType"] == "retriable"
-    assert "internal error" in linkedin["failReason"]
+    assert "internal error" in linkedin["failReason"] and "may have been published" in linkedin["failReason"]
     assert done["status"] == "partial"
 
 
@@ -436,219 +557,63 @@ def test_a_dead_publish_job_fails_its_targets(client, owner, sandbox, fast):
     assert all(t["status"] == "failed" and t["failType"] == "retriable" for t in done["targets"])
 
 
-def test_posts_published_together_keep_their_own_outcomes(client, owner, sandbox, fast):
-    """The worker's batch of post.publish jobs (start_posts): one transaction before the calls and one after for
-    all of them, each post in its own savepoint. A post moved later after the claim waits (its job retried
-    later), the others are published once and their jobs completed with their outcomes."""
-    from backend.jobs import queue
-    from backend.networks.sandbox import list_published
-    from backend.services import publishing
-    from backend.store.models import Post as PostRow
 
-    now_posts = [create(client, owner, targets=["facebook", "linkedin"], content=f"together {i}") for i in range(3)]
-    at = clock.now() + timedelta(minutes=5)
-    moved = create(client, owner, targets=["facebook"], content="moved", scheduledAt=clock.iso(at))
-    with time_machine.travel(at + timedelta(seconds=1), tick=False):
-        jobs = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
-        assert len(jobs) == 4
-        PostRow.update(scheduled_at=at + timedelta(hours=1)).where(PostRow.id == moved["id"]).execute()
-        results = publishing.start_posts(jobs, fast)
-    by_post = {j.payload["post_id"]: results[j.id] for j in jobs}
-    exc, completed = by_post[moved["id"]]
-    from backend.jobs.registry import RetryLater
-
-    assert isinstance(exc, RetryLater) and not completed
-    assert PostRow.get_by_id(moved["id"]).status == "scheduled"
-    for p in now_posts:
-        assert by_post[p["id"]] == (None, True)
-        assert read(client, owner, p["id"])["status"] == "completed"
-        assert Job.get(Job.dedupe_key == f"post:{p['id']}").status == "done"
-    assert len(list_published("facebook")) == 3 and len(list_published("linkedin")) == 3
-    events = Event.select().where(Event.type == "publish.completed").count()
-    assert events == 6
-
-
-def test_worker_running_one_at_a_time_groups_post_jobs(client, owner, sandbox, fast):
-    """When the jobs keep the CPU busy the worker hands post.publish jobs to the batch handler in groups; every
-    post ends completed, published once per network."""
+def test_many_posts_complete_published_once_per_network(client, owner, sandbox, fast):
     from backend.networks.sandbox import list_published
 
     ids = [create(client, owner, targets=["facebook", "instagram", "linkedin"], content=f"group {i}",
                   mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])["id"] for i in range(11)]
-    w = Worker(fast, concurrency=4)
-    w._threads_help = False
-    w.run_until_idle(max_seconds=30, settle_s=2)
+    Worker(fast, concurrency=4).run_until_idle(max_seconds=30, settle_s=2)
     assert all(read(client, owner, i)["status"] == "completed" for i in ids)
     for network in ("facebook", "instagram", "linkedin"):
         assert len(list_published(network)) == 11
 
 
-def test_tracking_jobs_run_together_to_success(client, owner, sandbox, fast, video_url, monkeypatch):
-    """target.track jobs given to their batch handler (the worker running jobs one at a time): every TikTok and
-    YouTube target is tracked to `succeeded`, once, and the posts settle."""
-    from backend.jobs import registry
+def test_tracking_jobs_of_many_posts_run_to_success(client, owner, sandbox, fast, video_url):
+    """TikTok and YouTube targets of several posts are tracked to `succeeded`, once, and the posts settle."""
     from backend.networks.sandbox import list_published
 
-    registry.load_handlers()
-    sizes: list[int] = []
-    real = registry.BATCH_HANDLERS["target.track"]
-
-    def counting(jobs, ctx):  # type: ignore[no-untyped-def]
-        sizes.append(len(jobs))
-        return real(jobs, ctx)
-
-    monkeypatch.setitem(registry.BATCH_HANDLERS, "target.track", counting)
-    if fast.database_url:
-        pytest.skip("on PostgreSQL each job keeps its own transactions (no groups)")
     ids = [create(client, owner, targets=["tiktok", "youtube"], content=f"tracked {i}\nbody",
                   mediaUrls=[video_url])["id"] for i in range(6)]
-    w = Worker(fast, concurrency=4)
-    w._threads_help = False
-    w.run_until_idle(max_seconds=30, settle_s=2)
-    assert any(n > 1 for n in sizes)
+    Worker(fast, concurrency=4).run_until_idle(max_seconds=30, settle_s=2)
     for i in ids:
         done = read(client, owner, i)
         assert done["status"] == "completed", done
     assert len(list_published("tiktok")) == 6 and len(list_published("youtube")) == 6
+    assert Job.select().where(Job.kind == "target.track", Job.lane.in_(["tiktok", "youtube"])).count() >= 1
 
 
-# ---- regressions from the review of the batch engine ---------------------------------------------------
-class _Scripted:
-    """An adapter factory answering each network with a set outcome (no network involved)."""
-
-    def __init__(self, script):  # type: ignore[no-untyped-def]
-        self.script = script
-
-    def adapter_for(self, platform, settings, account):  # type: ignore[no-untyped-def]
-        from backend.networks.base import PublishOutcome
-
-        script = self.script
-
-        class Adapter:
-            def find_existing(self, pub):  # type: ignore[no-untyped-def]
-                return None
-
-            def publish(self, pub):  # type: ignore[no-untyped-def]
-                return script[platform]
-
-            def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
-                return PublishOutcome(state="published", external_post_id="x2", post_url="https://x.example/2")
-
-        return Adapter()
-
-
-def _two_runs_of_one_post_job(client, owner, fast, monkeypatch, a_script):  # type: ignore[no-untyped-def]
-    """Worker A commits step 1 then stalls past its lease; worker B reclaims the job and runs it whole
-    (facebook retriable, linkedin published); then A resumes with `a_script`. Returns (post id, A's job)."""
-    from backend.jobs import queue
-    from backend.networks.base import PublishOutcome
-    from backend.services import events, publishing
-
-    post = create(client, owner, targets=["facebook", "linkedin"], content="two runs")
-    (ja,) = [j for j in queue.claim("wA", limit=10) if j.kind == "post.publish"]
-    with tx():
-        batch_a = publishing._begin_post(post["id"], fast, clock.now(), lambda: None)
-    Job.update(lease_until=clock.now() - timedelta(seconds=1)).where(Job.id == ja.id).execute()
-    (jb,) = [j for j in queue.claim("wB", limit=10) if j.kind == "post.publish"]
-    ok = PublishOutcome(state="published", external_post_id="x1", post_url="https://x.example/1")
-    retry = PublishOutcome(state="failed", fail_type="retriable", fail_reason="busy")
-    monkeypatch.setattr(publishing, "adapter_for", _Scripted({"facebook": retry, "linkedin": ok}).adapter_for)
-    queue.set_current(jb)
-    try:
-        publishing.start_post(post["id"], fast)
-    finally:
-        queue.set_current(None)
-    monkeypatch.setattr(publishing, "adapter_for", _Scripted(a_script).adapter_for)
-    publishing._call_all(batch_a.calls, fast)
-    with tx(), events.batched():
-        publishing._end_post(batch_a, fast, clock.now(), lambda: queue.complete(ja))
-    return post["id"]
-
-
-def test_a_late_second_run_settles_the_post_from_fresh_rows(client, owner, sandbox, fast, monkeypatch):
-    from backend.networks.base import PublishOutcome
-
-    ok = PublishOutcome(state="published", external_post_id="x1", post_url="https://x.example/1")
-    post_id = _two_runs_of_one_post_job(client, owner, fast, monkeypatch, {"facebook": ok, "linkedin": ok})
-    run_through(fast)  # the facebook retry job B left: its target is final now
-    targets = {t.platform: t.status for t in PostTarget.select().where(PostTarget.post == post_id)}
-    assert targets == {"facebook": "succeeded", "linkedin": "succeeded"}
-    assert Post.get_by_id(post_id).status == "completed"  # not stuck `processing`
-    per_target = [e.data["targetId"] for e in Event.select().where(Event.type.startswith("publish."))]
-    assert sorted(per_target) == sorted(set(per_target))  # one event per target
-
-
-def test_a_late_pending_answer_never_reopens_a_final_target(client, owner, sandbox, fast, monkeypatch):
-    from backend.networks.base import PublishOutcome
-
-    ok = PublishOutcome(state="published", external_post_id="x1", post_url="https://x.example/1")
-    pending = PublishOutcome(state="pending", tracking_ref="ref-1", network_status="PROCESSING")
-    post_id = _two_runs_of_one_post_job(client, owner, fast, monkeypatch, {"facebook": ok, "linkedin": pending})
-    linkedin = PostTarget.get((PostTarget.post == post_id) & (PostTarget.platform == "linkedin"))
-    assert linkedin.status == "succeeded" and linkedin.tracking_ref is None
-    assert not Job.select().where(Job.dedupe_key == f"track:{linkedin.id}").exists()
-    run_through(fast)
-    assert Post.get_by_id(post_id).status == "completed"
-    assert Event.select().where(Event.type == "publish.completed").count() == 2
-
-
-def test_claimed_jobs_waiting_their_turn_keep_their_lease(client, owner, sandbox, fast, monkeypatch):
-    """Two workers, a 1 s lease, networks answering in 0.3 s: jobs claimed but not yet started are renewed by
-    the heartbeat and checked before they start, so no post job runs twice (one publication per post)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def test_slow_networks_under_a_short_lease_never_publish_twice(client, owner, sandbox, fast, monkeypatch):
+    """Two workers, a 1 s lease, a network answering in 0.3 s: every post is published exactly once."""
     from backend.networks.sandbox import list_published
-    from backend.services import publishing
 
     fast.job_lease_s = 1.0
-    real = publishing.adapter_for
 
-    class Slow:  # a network answering in 0.3 s (a wrapper: the sandbox adapters are cached, never mutate them)
-        def __init__(self, adapter):  # type: ignore[no-untyped-def]
-            self.adapter = adapter
-
-        def publish(self, pub):  # type: ignore[no-untyped-def]
+    def slow(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
             time.sleep(0.3)
-            return self.adapter.publish(pub)
+            return real.publish(pub)
 
-        def __getattr__(self, name):  # type: ignore[no-untyped-def]
-            return getattr(self.adapter, name)
+        return Wrapped(real, publish=publish)
 
-    monkeypatch.setattr(publishing, "adapter_for", lambda p, s, a: Slow(real(p, s, a)))
+    patch_adapters(monkeypatch, slow)
     ids = [create(client, owner, targets=["facebook"], content=f"tail {i}")["id"] for i in range(12)]
-    workers = []
-    for name in ("A", "B"):
-        w = Worker(fast, name=name, concurrency=2)
-        w._pool = ThreadPoolExecutor(2)
-        threading.Thread(target=w._heartbeat, daemon=True).start()
-        workers.append(w)
-    stop = time.monotonic() + 10
-
-    def loop(w, delay):  # type: ignore[no-untyped-def]
-        time.sleep(delay)
-        while time.monotonic() < stop:
-            if not w.run_batch() and all(Post.get_by_id(i).status == "completed" for i in ids):
-                return
-            time.sleep(0.02)
-
-    threads = [threading.Thread(target=loop, args=(workers[0], 0)),
-               threading.Thread(target=loop, args=(workers[1], 0.2))]
+    workers = [Worker(fast, concurrency=2) for _ in range(2)]
+    threads = [threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 20, "settle_s": 2})
+               for w in workers]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    for w in workers:
-        w._stop.set()
-        w._pool.shutdown()
     assert all(Post.get_by_id(i).status == "completed" for i in ids)
     assert len(list_published("facebook")) == len(ids)
 
 
-def test_a_posts_calls_to_live_networks_run_at_the_same_time(client, owner, sandbox, fast, monkeypatch):
-    """Live networks answer in their own time: a post's calls to three of them overlap (about one call's time,
-    not three), each outcome recorded on its own target. Sandbox calls (CPU only) stay one after another."""
+def test_one_slow_network_does_not_hold_up_the_others(client, owner, sandbox, fast, monkeypatch):
+    """Each target is its own job: three live networks answering in 0.4 s each are called at the same time
+    (about one call's time, not three), each outcome recorded on its own target."""
     from backend.networks.base import PublishOutcome
-    from backend.services import publishing
+    from backend.services import adapters
     from backend.store.models import Account
 
     class Live:
@@ -663,12 +628,14 @@ def test_a_posts_calls_to_live_networks_run_at_the_same_time(client, owner, sand
             return PublishOutcome(state="published", external_post_id=f"{self.platform}-1",
                                   post_url=f"https://{self.platform}.example/1")
 
-    monkeypatch.setattr(publishing, "adapter_for", lambda platform, settings, account: Live(platform))
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Live(account.platform))
     Account.update(kind="live").where(Account.platform.in_(["facebook", "linkedin", "instagram"])).execute()
     post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="live at once",
                   mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])
+    w = Worker(fast, concurrency=4)
+    w.run_until_idle(max_seconds=10, settle_s=0)  # the post job: fans out
     started = time.perf_counter()
-    publishing.start_post(post["id"], fast)
+    w.run_until_idle(max_seconds=10, settle_s=0)
     assert time.perf_counter() - started < 1.0  # three calls of 0.4 s
     done = read(client, owner, post["id"])
     assert done["status"] == "completed"

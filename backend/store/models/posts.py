@@ -79,3 +79,17 @@ class PostTarget(BaseModel):
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))
+
+
+class PublishAttempt(BaseModel):
+    """One attempt to publish a target: recorded (own transaction) before the network call, closed with its
+    outcome after it. `finished_at` stays null while the outcome is unknown (the process died mid-call, or the
+    call was ambiguous): the target's next attempt asks the network first (`find_existing`) from the earliest
+    such attempt's `started_at` on (migration 0011)."""
+
+    id = CharField(primary_key=True, max_length=40)
+    target = ForeignKeyField(PostTarget, backref="attempt_rows", on_delete="CASCADE", index=True)
+    account = ForeignKeyField(Account, null=True, on_delete="SET NULL", index=False)
+    started_at = UTCDateTimeField()
+    finished_at = UTCDateTimeField(null=True)
+    outcome = TextField(null=True)

@@ -1,0 +1,130 @@
+"""The writing half of the publishing engine: `apply(decision)` writes one Decision in one transaction.
+
+Fenced: a target that is final already is never reopened (the decision is dropped; the job that asked is
+completed, its work being moot). The post settles (completed / partial / failed) in the same transaction
+when its last target becomes final. Row locks are taken post first, then target, everywhere in the engine.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from backend import clock
+from backend.config import Settings
+from backend.jobs import queue
+from backend.jobs.retry import RetryStrategy
+from backend.services import events
+from backend.services.publishing import decide
+from backend.services.publishing.decide import TERMINAL_TARGET, Decision, Policy, TargetState
+from backend.store.db import locked, tx
+from backend.store.models import Account, Post, PostTarget
+from backend.store.models.posts import PublishAttempt
+
+log = logging.getLogger("socialpub.engine")
+
+
+def track_poll_s(settings: Settings, account: Account | None) -> float:
+    """How often a network's asynchronous processing is polled: `track_poll_s` for live accounts; for sandbox
+    accounts a third of the emulated processing time (at least 20 ms), so tests and benchmarks move on."""
+    if account is not None and account.kind == "sandbox":
+        processing = getattr(settings, "sandbox_processing_s", settings.sandbox_delay_s)
+        return max(0.02, min(settings.track_poll_s, processing / 3))
+    return settings.track_poll_s
+
+
+def policy(settings: Settings, account: Account | None) -> Policy:
+    return Policy(max_attempts=settings.retry_max_attempts,
+                  strategy=RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts),
+                  track_poll_s=track_poll_s(settings, account))
+
+
+def state_of(target: PostTarget, post: Post) -> TargetState:
+    return TargetState(
+        id=target.id, post_id=post.id, workspace_id=post.workspace_id, platform=target.platform,
+        account_id=target.account_id, account_name=target.account_name, status=target.status,
+        attempts=target.attempts or 0, started_at=target.started_at, track_deadline=target.track_deadline,
+        tracking_ref=target.tracking_ref, external_post_id=target.external_post_id)
+
+
+def lock_post(post_id: str) -> Post | None:
+    return locked(Post.select().where(Post.id == post_id)).first()
+
+
+def lock_target(target_id: str) -> PostTarget | None:
+    return locked(PostTarget.select().where(PostTarget.id == target_id)).first()
+
+
+def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None) -> bool:
+    """Write `decision` in one transaction (a savepoint when the caller has one open): the target's columns,
+    its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed (or, when the
+    decision leaves it unresolved, its outcome noted with finished_at still null), the post settled when every
+    target is final, and `job` completed when the decision finishes it.
+
+    Returns False when the target was final already (or is gone): nothing of the decision is written.
+    """
+    now = clock.now()
+    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == decision.target_id).scalar()
+    with tx():
+        post = lock_post(post_id) if post_id else None
+        target = lock_target(decision.target_id) if post is not None else None
+        if target is None or post is None or target.status in TERMINAL_TARGET:
+            if attempt_id is not None:
+                _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
+            if job is not None:
+                queue.complete(job)
+            return False
+        if decision.values:
+            PostTarget.update(**decision.values).where(
+                (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
+        for ev in decision.events:
+            events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)
+        for spec in decision.jobs:
+            queue.enqueue(spec.kind, spec.payload, run_at=spec.run_at, workspace_id=post.workspace_id,
+                          dedupe_key=spec.dedupe_key, max_attempts=spec.max_attempts, if_absent=True,
+                          lane=spec.lane)
+        if decision.account_status and target.account_id:
+            Account.update(status=decision.account_status).where(Account.id == target.account_id).execute()
+            log.warning("account %s (%s) is now %s (post %s, target %s)", target.account_id, target.platform,
+                        decision.account_status, post.id, target.id)
+        if attempt_id is not None:
+            _close_attempt(attempt_id, now, decision.attempt_outcome, finished=decision.resolves_attempts)
+            if decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
+                (PublishAttempt.update(finished_at=now, outcome=f"reconciled by {attempt_id}: "
+                                                                f"{decision.attempt_outcome}"[:2000])
+                 .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null()).execute())
+        if decision.final:
+            settle_post(post)
+        if job is not None and decision.finishes_job:
+            queue.complete(job)
+    return True
+
+
+def _close_attempt(attempt_id: str, now: Any, outcome: str, *, finished: bool) -> None:
+    values: dict[Any, Any] = {PublishAttempt.outcome: outcome[:2000]}
+    if finished:
+        values[PublishAttempt.finished_at] = now
+    PublishAttempt.update(values).where(PublishAttempt.id == attempt_id).execute()
+
+
+def settle_post(post: Post) -> str | None:
+    """Inside a transaction holding the post's row lock: the post's overall status once every target is final
+    (decide.settle). Returns the new status, None when the post stays as it is."""
+    if post.status != "processing":
+        return None
+    statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
+    overall = decide.settle(statuses)
+    if overall is None:
+        return None
+    now = clock.now()
+    Post.update(status=overall, completed_at=now, updated_at=now).where(
+        (Post.id == post.id) & (Post.status == "processing")).execute()
+    post.status = overall
+    return overall
+
+
+def unresolved_attempts(target_id: str) -> list[PublishAttempt]:
+    """The target's attempts whose outcome was never recorded, earliest first."""
+    return list(PublishAttempt.select().where((PublishAttempt.target == target_id)
+                                              & PublishAttempt.finished_at.is_null())
+                .order_by(PublishAttempt.started_at, PublishAttempt.id))

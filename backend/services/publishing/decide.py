@@ -1,0 +1,280 @@
+"""The pure half of the publishing engine: given a target's state and what happened, decide what changes.
+
+Nothing here reads or writes the database, the clock or the network: every function takes plain values
+(a `TargetState`, a `PublishOutcome` or a failure, `now`, a `Policy`) and returns a `Decision`: the target's
+new column values, the events to record, the follow-up jobs, the account change, and what becomes of the job
+that asked (finished, or tried again later). `apply.apply` writes a Decision in one transaction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from backend.jobs.retry import RetryStrategy
+
+TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
+SUCCESS_TARGET = ("succeeded", "inbox_delivered")
+
+# How long a network may take to confirm an accepted publication before the target fails `retriable`.
+TRACK_DEADLINE_S = {
+    "tiktok": 2 * 3600,  # moderation can take long; drafts arrive in 10-15 s
+    "instagram": 15 * 60,  # Meta: containers usually ready at once, poll for 5 minutes at most
+    "youtube": 60 * 60,
+    "linkedin": 15 * 60,
+    "facebook": 15 * 60,
+}
+
+# Network error codes meaning the account's authorisation is gone: the account turns `needs_reauth`.
+AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "190", "102", "65600", "invalid_grant",
+                        "401"})
+
+NETWORK_NAMES = {"facebook": "Facebook", "instagram": "Instagram", "linkedin": "LinkedIn", "tiktok": "TikTok",
+                 "youtube": "YouTube"}
+
+INTERNAL = ("publishing stopped on an internal error (details are in the server log under target {}); "
+            "retrying may succeed")
+
+_WILL_RETRY = re.compile(r"[;,]?\s*it will be retried(?: after [^;()]*)?", re.I)
+
+
+@dataclass(frozen=True)
+class TargetState:
+    """What the decisions need to know of one target (and its post), as read in the deciding transaction."""
+
+    id: str
+    post_id: str
+    workspace_id: str
+    platform: str
+    account_id: str | None
+    account_name: str
+    status: str
+    attempts: int = 0
+    started_at: datetime | None = None
+    track_deadline: datetime | None = None
+    tracking_ref: str | None = None
+    external_post_id: str | None = None
+
+    @property
+    def final(self) -> bool:
+        return self.status in TERMINAL_TARGET
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The engine's settings a decision depends on."""
+
+    max_attempts: int = 5
+    strategy: RetryStrategy = field(default_factory=RetryStrategy)
+    track_poll_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    type: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A follow-up job (enqueued if no job with its dedupe key exists)."""
+
+    kind: str
+    payload: dict[str, Any]
+    run_at: datetime
+    dedupe_key: str
+    lane: str | None
+    max_attempts: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a target's outcome changes.
+
+    values: the target's new column values (empty: the target is left as it is).
+    events / jobs: recorded / enqueued with the change. account_status: the account's new status, if any.
+    finishes_job: the job that asked is done (completed in the same transaction).
+    retry_in_s: the job is tried again after this delay (the target waits, `pending` with next_attempt_at).
+    resolves_attempts: the target's attempts without a recorded outcome are closed with `attempt_outcome`
+    (False when the call may have reached the network without our knowing: the attempt stays unresolved, and
+    the next one asks the network first).
+    """
+
+    target_id: str
+    values: dict[str, Any] = field(default_factory=dict)
+    events: tuple[EventSpec, ...] = ()
+    jobs: tuple[JobSpec, ...] = ()
+    account_status: str | None = None
+    finishes_job: bool = True
+    retry_in_s: float | None = None
+    retry_reason: str | None = None
+    resolves_attempts: bool = True
+    attempt_outcome: str = ""
+
+    @property
+    def status(self) -> str | None:
+        return self.values.get("status")
+
+    @property
+    def final(self) -> bool:
+        return self.status in TERMINAL_TARGET
+
+
+# ---- final states ---------------------------------------------------------------------------------------
+def finish(state: TargetState, status: str, now: datetime, *, external_post_id: str | None = None,
+           post_url: str | None = None, fail_reason: str | None = None, fail_type: str | None = None,
+           network_status: str | None = None, account_status: str | None = None,
+           attempt_outcome: str | None = None) -> Decision:
+    """The target ends `status` (succeeded, inbox_delivered or failed), with its event."""
+    success = status in SUCCESS_TARGET
+    ext = external_post_id or state.external_post_id
+    values = {
+        "status": status, "external_post_id": ext, "post_url": post_url,
+        "fail_reason": None if success else fail_reason, "fail_type": None if success else fail_type,
+        "network_status": network_status, "completed_at": now, "updated_at": now,
+        "started_at": state.started_at or now, "next_attempt_at": None,
+    }
+    data: dict[str, Any] = {"postId": state.post_id, "targetId": state.id, "platform": state.platform,
+                            "accountId": state.account_id, "status": status}
+    if success:
+        data.update(postUrl=post_url, externalPostId=ext)
+        event = EventSpec("publish.completed", data)
+    else:
+        data.update(failReason=fail_reason, failType=fail_type)
+        event = EventSpec("publish.failed", data)
+    return Decision(state.id, values, (event,), account_status=account_status,
+                    attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
+
+
+def inactive_account(state: TargetState, account_status: str | None, now: datetime) -> Decision:
+    """The target's account is disconnected (None) or not active: the target fails `permanent`."""
+    what = "disconnected" if account_status is None else account_status.replace("_", " ")
+    return finish(state, "failed", now, fail_type="permanent",
+                  fail_reason=f"the {state.platform} account {state.account_name!r} is {what}: "
+                              "reconnect it, then create the post again for this network")
+
+
+def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
+    return finish(state, "failed", now, fail_type="permanent",
+                  fail_reason="the account was disconnected while the network was processing the post")
+
+
+def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: datetime) -> Decision:
+    """A post due longer ago than SOCIALPUB_MAX_LATENESS_S: its pending targets fail instead of going out late."""
+    return finish(state, "failed", now, fail_type="retriable",
+                  fail_reason=f"not sent: the scheduled time passed {int(lateness_s)} s ago while no worker was "
+                              f"running, over the maximum lateness of {int(max_lateness_s)} s "
+                              "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
+
+
+def unverifiable(state: TargetState, now: datetime) -> Decision:
+    """An earlier attempt may have reached the network, which offers no way to check: never publish again
+    silently; the target fails `retriable` and says to look at the account first."""
+    name = NETWORK_NAMES.get(state.platform, state.platform)
+    return finish(state, "failed", now, fail_type="retriable",
+                  fail_reason=f"this post may have been published at {name}: an earlier attempt was interrupted "
+                              f"and {name} offers no way to check. Check the account before retrying",
+                  attempt_outcome="unverifiable: an earlier attempt may have published it")
+
+
+def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> Decision:
+    """The target's job was buried (attempts exhausted on unexpected errors): the target never stays open.
+    `unresolved`: an attempt of it may have reached the network (its outcome was never recorded)."""
+    reason = INTERNAL.format(state.id)
+    if unresolved:
+        name = NETWORK_NAMES.get(state.platform, state.platform)
+        reason = (f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
+                  f"this post may have been published at {name}; check the account before retrying "
+                  f"(details are in the server log under target {state.id})")
+    return finish(state, "failed", now, fail_type="retriable", fail_reason=reason,
+                  attempt_outcome=f"job dead: {error}")
+
+
+def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -> Decision:
+    """An unexpected error during the call (an adapter bug, say): the target waits for its job's next try.
+    The attempt stays unresolved (the call may have reached the network): the next try asks first."""
+    return Decision(state.id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
+                               "updated_at": now}, finishes_job=False, retry_in_s=delay_s, retry_reason=error,
+                    resolves_attempts=False, attempt_outcome=f"error: {error}")
+
+
+# ---- the outcome of a network call ----------------------------------------------------------------------
+def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool = False,
+            rng: Any = None) -> Decision:
+    """A network's answer (`PublishOutcome`) to a publish call (tracking=False) or a status check (True).
+
+    published / inbox_delivered: the target succeeds. pending: the network accepted it and is processing:
+    tracked by a `target.track` job (a status check re-polls after `policy.track_poll_s`) until the platform's
+    deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
+    its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails.
+    """
+    if out.state in ("published", "inbox_delivered"):
+        status = "succeeded" if out.state == "published" else "inbox_delivered"
+        return finish(state, status, now, external_post_id=out.external_post_id, post_url=out.post_url,
+                      network_status=out.network_status)
+    if out.state == "pending":
+        return _pending(state, out, now, policy, tracking)
+    return _failed(state, out, now, policy, rng)
+
+
+def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
+    deadline = state.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(state.platform, 900))
+    if tracking and now >= deadline:
+        minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
+        return finish(state, "failed", now, fail_type="retriable", network_status=out.network_status,
+                      fail_reason=f"{state.platform} accepted the post but did not confirm it within {minutes} "
+                                  "minutes; it may still appear: check the account before retrying")
+    values = {"status": "publishing", "tracking_ref": out.tracking_ref or state.tracking_ref,
+              "external_post_id": out.external_post_id or state.external_post_id,
+              "network_status": out.network_status, "track_deadline": deadline, "next_attempt_at": None,
+              "updated_at": now}
+    word = out.network_status or "processing"
+    if tracking:  # the track job polls again
+        return Decision(state.id, values, finishes_job=False, retry_in_s=policy.track_poll_s,
+                        retry_reason=f"{state.platform}: {word}", attempt_outcome=f"accepted: {word}")
+    track = JobSpec("target.track", {"target_id": state.id}, now + timedelta(seconds=policy.track_poll_s),
+                    f"track:{state.id}", state.platform, policy.max_attempts)
+    return Decision(state.id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
+
+
+def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any) -> Decision:
+    reason = out.fail_reason or ("retriable network failure" if out.fail_type == "retriable"
+                                 else "the network refused the post")
+    ambiguous = bool(getattr(out, "ambiguous", False))
+    if out.fail_type == "retriable" and state.attempts < policy.max_attempts:
+        decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
+        delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
+        values: dict[str, Any] = {"status": "pending", "fail_reason": reason, "network_status": out.network_status,
+                                  "next_attempt_at": now + timedelta(seconds=delay), "updated_at": now}
+        if not ambiguous:
+            values["call_started_at"] = None
+        return Decision(state.id, values, finishes_job=False, retry_in_s=delay, retry_reason=reason,
+                        resolves_attempts=not ambiguous,
+                        attempt_outcome=("ambiguous: " if ambiguous else "retriable: ") + reason)
+    if out.fail_type == "retriable":
+        # the network's wording promised a retry; no more come: say so instead of contradicting it
+        reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
+        reason = f"{reason} (gave up after {state.attempts} attempts; retrying the post later may succeed)"
+        if ambiguous:
+            name = NETWORK_NAMES.get(state.platform, state.platform)
+            reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
+    account_status = "needs_reauth" if out.network_code in AUTH_CODES else None
+    final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
+                   network_status=out.network_status, account_status=account_status)
+    return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
+
+
+# ---- the post -------------------------------------------------------------------------------------------
+def settle(statuses: list[str]) -> str | None:
+    """The post's overall status once every target is final (spec 3.1): completed, partial or failed;
+    None while a target is still open."""
+    if any(s not in TERMINAL_TARGET for s in statuses):
+        return None
+    ok = sum(s in SUCCESS_TARGET for s in statuses)
+    return "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
+
+
+def lateness_s(scheduled_at: datetime | None, now: datetime) -> float:
+    return max(0.0, (now - scheduled_at).total_seconds()) if scheduled_at is not None else 0.0

@@ -1,0 +1,354 @@
+"""The publishing engine's job entry points: `post.publish`, `target.publish`, `target.track` and their
+on_dead hooks. Each reads what it needs, calls the network outside any transaction, asks `decide` what the
+answer changes and has `apply` write it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+
+from backend import clock
+from backend.config import Settings
+from backend.ids import new_id
+from backend.jobs import queue
+from backend.jobs.registry import RetryLater
+from backend.networks.base import PublishOutcome, Unverifiable
+from backend.services import adapters
+from backend.services.publishing import decide
+from backend.services.publishing.apply import (
+    apply,
+    lock_post,
+    lock_target,
+    policy,
+    settle_post,
+    state_of,
+    track_poll_s,
+    unresolved_attempts,
+)
+from backend.services.publishing.decide import TERMINAL_TARGET
+from backend.store.db import tx
+from backend.store.models import Account, Job, Post, PostTarget
+from backend.store.models.posts import PublishAttempt
+
+log = logging.getLogger("socialpub.engine")
+
+
+# ---- what a network receives ----------------------------------------------------------------------------
+def media_refs(post: Post) -> list[Any]:
+    """The post's media as MediaRef, from what was resolved at acceptance (`post.media`)."""
+    from backend.networks.base import MediaRef
+
+    return [MediaRef.from_dict(m) for m in (post.media or [])]
+
+
+def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
+    """What `target`'s network receives: the payload built by the network's rules, the account's credentials,
+    the target's stable idempotency token; `attempted_at` = the target's first start (None before)."""
+    from backend.networks.base import AccountCredentials, Publication
+    from backend.networks.options import PostOptions
+    from backend.networks.rules import RULES
+
+    options = PostOptions.model_validate(post.options or {})
+    payload = RULES[target.platform].payload(post.content, media_refs(post), options)
+    creds = AccountCredentials(external_account_id=account.external_id, access_token=account.access_token,
+                               username=account.username or None)
+    return Publication(payload=payload, account=creds, idempotency_token=target.idempotency_token,
+                       attempted_at=target.started_at)
+
+
+def _ids(target: PostTarget) -> str:
+    return f"post {target.post_id}, target {target.id}, account {target.account_id}"
+
+
+# ---- post.publish ---------------------------------------------------------------------------------------
+def start_post(job: Any, settings: Settings) -> None:
+    """Due time reached (or an immediate post): in ONE transaction, the post turns `processing` (lateness
+    recorded; past SOCIALPUB_MAX_LATENESS_S its pending targets fail instead), its media are released to the
+    retention rule, and every open target gets its own job: `target.publish` (or `target.track` when the
+    network accepted it already), on the lane of its network, so one slow network holds up no other. Targets
+    whose account is disconnected or inactive fail here. `job` is completed in that transaction.
+
+    A post moved later by an edit after this job was claimed waits for its new time (RetryLater)."""
+    post_id = job.payload["post_id"]
+    now = clock.now()
+    with tx():
+        post = lock_post(post_id)
+        if post is None or post.status not in ("scheduled", "processing"):
+            queue.complete(job)
+            return
+        if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
+            raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
+                             count_attempt=False)
+        targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
+        too_late: float | None = None
+        if post.status == "scheduled":
+            late = decide.lateness_s(post.scheduled_at, now)
+            post.lateness_ms = int(late * 1000)
+            if late > 1.0:
+                log.warning("post %s sent %.1f s after its scheduled time", post.id, late)
+            if settings.max_lateness_s is not None and late > settings.max_lateness_s:
+                too_late = late
+        post.status = "processing"
+        post.sent_at = post.sent_at or now
+        post.updated_at = now
+        Post.update(status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at,
+                    updated_at=now).where(Post.id == post.id).execute()
+        open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
+        if too_late is not None:
+            for t in open_targets:
+                apply(decide.too_late(state_of(t, post), too_late, settings.max_lateness_s or 0.0, now))
+            settle_post(post)
+            queue.complete(job)
+            return
+        _release_media(post, now)
+        accounts = {a.id: a for a in Account.select().where(
+            Account.id.in_([t.account_id for t in open_targets if t.account_id]))}
+        for t in open_targets:
+            account = accounts.get(t.account_id) if t.account_id else None
+            if t.tracking_ref:  # accepted by the network earlier: only tracking is left
+                _enqueue(t, post, "target.track", f"track:{t.id}", now + timedelta(
+                    seconds=track_poll_s(settings, account)), settings)
+            elif account is None or account.status != "active":
+                apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
+                                              now))
+            else:
+                _enqueue(t, post, "target.publish", f"target:{t.id}", now, settings)
+        settle_post(post)
+        queue.complete(job)
+
+
+def _enqueue(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> None:
+    queue.enqueue(kind, {"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id, dedupe_key=key,
+                  max_attempts=settings.retry_max_attempts, if_absent=True, lane=target.platform)
+
+
+def _release_media(post: Post, now: datetime) -> None:
+    from backend.services import media as media_service
+
+    media_service.release(f"post:{post.id}", now)
+
+
+# ---- target.publish -------------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Attempt:
+    id: str
+    started_at: datetime
+    unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
+
+
+def publish_target(job: Any, settings: Settings) -> None:
+    """One target, one attempt:
+
+    1. In its own transaction, before any network call: the target (not final) turns `publishing`
+       (call_started_at, attempts + 1, next_attempt_at cleared) and a `publish_attempt` row is recorded.
+    2. When an earlier attempt never recorded its outcome (the process died mid-call, or the call was
+       ambiguous), reconcile first: `find_existing` from that attempt's start. Found: the target succeeds with
+       it. Confirmed absent: publish. `Unverifiable`: the target fails `retriable`, saying it may have been
+       published: never publish twice silently.
+    3. The call (outside any transaction).
+    4. One transaction (`apply`): the attempt closed with its outcome (left unresolved when the call may have
+       reached the network unseen) and the decision written; this job completed, or tried again later while
+       the target waits `pending` with next_attempt_at.
+    """
+    target_id = job.payload["target_id"]
+    target = PostTarget.get_or_none(PostTarget.id == target_id)
+    if target is None or target.status in TERMINAL_TARGET:
+        return
+    post = Post.get_or_none(Post.id == target.post_id)
+    if post is None or post.status != "processing":
+        return
+    now = clock.now()
+    if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
+        with tx():
+            account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
+            _enqueue(target, post, "target.track", f"track:{target.id}",
+                     now + timedelta(seconds=track_poll_s(settings, account)), settings)
+            queue.complete(job)
+        return
+    if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
+        # the job came back early (its retry was not recorded after the target's wait was): wait on
+        raise RetryLater("waiting for the target's next attempt",
+                         delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
+    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
+    if account is None or account.status != "active":
+        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now),
+              job=job)
+        return
+    pub = build_publication(post, target, account)
+    adapter = adapters.adapter_for(account, settings)
+
+    attempt = _start_attempt(target.id, account.id)
+    if attempt is None:  # final meanwhile
+        return
+    target = PostTarget.get_by_id(target.id)
+    state = state_of(target, post)
+    pol = policy(settings, account)
+    try:
+        if attempt.unresolved_since is not None:
+            out = _reconcile(adapter, dataclasses.replace(pub, attempted_at=attempt.unresolved_since), target)
+            if out is _UNVERIFIABLE:
+                apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
+                return
+            if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
+                delay = pol.strategy.delay_for(max(1, state.attempts))
+                _close_unreached(attempt.id, delay)
+                raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
+        else:
+            out = None
+        if out is None:
+            if pub.attempted_at is None:
+                pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
+            out = _publish(adapter, pub, target.platform)
+    except RetryLater:
+        raise
+    except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
+        error = f"{type(exc).__name__}: {exc}"
+        log.exception("%s: the %s adapter failed", _ids(target), target.platform)
+        delay = pol.strategy.delay_for(max(1, job.attempts))
+        apply(decide.interrupted(state, error, clock.now(), delay), job=job, attempt_id=attempt.id)
+        raise RetryLater(error, delay_s=delay) from exc
+    decision = decide.outcome(state, out, clock.now(), pol)
+    applied = apply(decision, job=job, attempt_id=attempt.id)
+    if applied and decision.retry_in_s is not None:
+        log.info("%s: %s; next attempt in %.1f s", _ids(target),
+                 decision.retry_reason, decision.retry_in_s)
+        raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s, count_attempt=False)
+
+
+def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
+    """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
+    call. None when the target is final (or gone)."""
+    now = clock.now()
+    with tx():
+        post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
+        if post_id is None or lock_post(post_id) is None:
+            return None
+        target = lock_target(target_id)
+        if target is None or target.status in TERMINAL_TARGET:
+            return None
+        open_rows = unresolved_attempts(target_id)
+        attempt_id = new_id("att")
+        PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
+        PostTarget.update(status="publishing", started_at=target.started_at or now, call_started_at=now,
+                          attempts=PostTarget.attempts + 1, next_attempt_at=None, updated_at=now).where(
+            PostTarget.id == target_id).execute()
+    since = open_rows[0].started_at if open_rows else None
+    return _Attempt(attempt_id, now, since)
+
+
+def _close_unreached(attempt_id: str, delay_s: float) -> None:
+    """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
+    the earlier attempt stays unresolved. The target waits `pending` for the job's next try."""
+    now = clock.now()
+    with tx():
+        PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
+                                                       "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
+        target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
+        PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
+            (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
+
+
+_UNVERIFIABLE = object()
+_UNREACHABLE = object()
+
+
+def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
+    """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
+    None (confirmed absent: publish), _UNVERIFIABLE or _UNREACHABLE."""
+    try:
+        found = adapter.find_existing(pub)
+    except Unverifiable as exc:
+        log.warning("%s: an earlier attempt's outcome is unknown and %s cannot be checked (%s): "
+                    "failing it rather than risking a duplicate", _ids(target), target.platform, exc)
+        return _UNVERIFIABLE
+    except httpx.HTTPError as exc:
+        log.warning("%s: could not ask %s about an earlier attempt (%s): trying again later",
+                    _ids(target), target.platform, type(exc).__name__)
+        return _UNREACHABLE
+    if found is not None:
+        log.warning("%s: reconciled: %s has the publication of an earlier attempt (%s); not "
+                    "publishing again", _ids(target), target.platform, found.external_post_id)
+        return found
+    log.info("%s: re-attempt: %s confirms an earlier attempt did not publish it (since %s)",
+             _ids(target), target.platform, clock.iso(pub.attempted_at))
+    return None
+
+
+def _publish(adapter: Any, pub: Any, platform: str) -> Any:
+    try:
+        return adapter.publish(pub)
+    except httpx.HTTPError as exc:  # the request may have reached the network: ambiguous
+        return PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
+                              fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
+                                          "it will be retried automatically")
+
+
+# ---- target.track ---------------------------------------------------------------------------------------
+def track_target(job: Any, settings: Settings) -> None:
+    """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube)
+    until it confirms or fails, or fail it `retriable` past the platform's deadline. Each check is one
+    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again."""
+    target = PostTarget.get_or_none(PostTarget.id == job.payload["target_id"])
+    if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
+        return
+    post = Post.get_or_none(Post.id == target.post_id)
+    if post is None:
+        return
+    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
+    if account is None:
+        apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
+        return
+    pub = build_publication(post, target, account)
+    try:
+        out = adapters.adapter_for(account, settings).check_status(pub, target.tracking_ref)
+    except httpx.HTTPError as exc:
+        raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
+    decision = decide.outcome(state_of(target, post), out, clock.now(), policy(settings, account), tracking=True)
+    if apply(decision, job=job) and decision.retry_in_s is not None:
+        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=False)
+
+
+# ---- dead jobs ------------------------------------------------------------------------------------------
+def give_up(target_id: str, error: str) -> None:
+    """A target's job died (attempts exhausted on unexpected errors): the target ends `failed` / `retriable`,
+    never stays open; with an attempt whose outcome is unknown, its failReason says it may have been
+    published."""
+    target = PostTarget.get_or_none(PostTarget.id == target_id)
+    if target is None or target.status in TERMINAL_TARGET:
+        return
+    post = Post.get_by_id(target.post_id)
+    unresolved = bool(unresolved_attempts(target_id))
+    log.error("%s: giving up after an internal error%s: %s", _ids(target),
+              " (an attempt's outcome is unknown)" if unresolved else "", error)
+    apply(decide.dead(state_of(target, post), error, clock.now(), unresolved=unresolved))
+
+
+def give_up_post(post_id: str, error: str) -> None:
+    """A post's publish job died (attempts exhausted on an unexpected error): none of its targets may stay
+    open. Targets that continue on a job of their own are left to it."""
+    log.error("post %s: giving up after an internal error: %s", post_id, error)
+    with tx():
+        post = lock_post(post_id)
+        if post is None or post.status not in ("scheduled", "processing"):
+            return
+        now = clock.now()
+        if post.status == "scheduled":
+            post.status = "processing"
+            Post.update(status="processing", sent_at=post.sent_at or now, updated_at=now).where(
+                Post.id == post.id).execute()
+        for t in PostTarget.select().where(PostTarget.post == post.id):
+            if t.status in TERMINAL_TARGET or _has_live_job(t.id):
+                continue
+            apply(decide.dead(state_of(t, post), error, now, unresolved=bool(unresolved_attempts(t.id))))
+        settle_post(post)
+
+
+def _has_live_job(target_id: str) -> bool:
+    return Job.select().where(Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
+                              & Job.status.in_(["queued", "running"])).exists()
+

@@ -1,0 +1,330 @@
+"""Crash safety of the publishing engine (issue 12, item 9), measured with real processes and `kill -9`.
+
+Each run: a fresh data dir (SQLite), N posts x 5 sandbox networks (each with a small H.264 video on our own
+media host, so every network's full path runs), every emulated network call taking SOCIALPUB_SANDBOX_DELAY_S
+(0.2 s), the sandbox caps off (a cap's wait would be hours, not a crash). The posts are queued at once, then
+real processes publish them: `socialpub serve` (API + worker in one process) in even runs, two separate
+`socialpub worker` processes in odd runs. While targets are publishing, at a random moment, one process is
+killed with SIGKILL and restarted at once; three times per run. Then the run drains.
+
+What is reported, per network, comparing what the emulator received (the sandbox package's public listing,
+`list_published`) with the targets' final states (each post's content carries a unique marker):
+- duplicates: publications beyond the first for one target;
+- false failures: targets `failed` although the network has the publication;
+- missing: targets `succeeded` that the network does not have (never expected);
+- stuck: targets in flight at a kill that were not final 20 s after the restart, plus targets never final;
+- restart_to_final_s: per kill, from the restart to every target that was in flight at the kill being final.
+Goals: 0 duplicates, 0 false failures, 0 stuck, every in-flight target final within 20 s of its restart.
+
+    .venv/bin/python bench/crash.py [--posts 300] [--runs 5] [--kills 3] [--delay 0.2] [--env KEY=VALUE ...]
+
+Results: bench/results/crash.json (the commit, every run's figures, the median of each figure across runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.support.engine import (  # noqa: E402
+    PLATFORMS,
+    ROOT,
+    TERMINAL_TARGET,
+    bench_settings,
+    machine,
+    prepare_workspace,
+    published_rows,
+    queue_posts,
+)
+
+RESULTS = ROOT / "bench" / "results" / "crash.json"
+FINAL_WITHIN_S = 20.0
+MARK = re.compile(r"crashbench(\d{6})x")
+
+
+def marker(i: int) -> str:
+    return f"crashbench{i:06d}x"
+
+
+def socialpub_command() -> list[str]:
+    """The `socialpub` console script of this interpreter's environment (PYTHONPATH points it at this tree)."""
+    script = Path(sys.executable).with_name("socialpub")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("socialpub")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from socialpub_tui.cli.main import main; main()"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Proc:
+    """One real process (`socialpub serve` or `socialpub worker`), its stderr kept in a log file."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], log_path: Path) -> None:
+        self.argv, self.env, self.log_path = argv, env, log_path
+        self.popen: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self.popen = subprocess.Popen(self.argv, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                      cwd=str(ROOT), start_new_session=True)
+        log.close()
+
+    def kill9(self) -> None:
+        assert self.popen is not None
+        os.kill(self.popen.pid, signal.SIGKILL)
+        self.popen.wait(30)
+
+    def stop(self) -> None:
+        if self.popen is not None and self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(15)
+
+
+def in_flight_ids() -> set[str]:
+    from backend.store.models import PostTarget
+
+    return {t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status == "publishing")}
+
+
+def open_among(ids: set[str]) -> int:
+    from backend.store.models import PostTarget
+
+    if not ids:
+        return 0
+    return PostTarget.select().where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TERMINAL_TARGET)).count()
+
+
+def all_open() -> int:
+    from backend.store.models import PostTarget
+
+    return PostTarget.select().where(PostTarget.status.not_in(TERMINAL_TARGET)).count()
+
+
+def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
+    from peewee import fn
+
+    from backend.store.db import database, init_database
+    from backend.store.models import Post, PostTarget
+
+    mode = "serve" if index % 2 == 0 else "worker"
+    tmp = Path(tempfile.mkdtemp(prefix="socialpub-crash-"))
+    data_dir = tmp / "data"
+    settings = bench_settings(data_dir, sandbox_limits=args.limits)
+    ws = prepare_workspace(settings, with_video=True)
+    contents = [f"Crash bench {marker(i)}\nfrom the socialpub crash benchmark" for i in range(args.posts)]
+    post_ids = queue_posts(settings, ws, [None] * args.posts, platforms=PLATFORMS, contents=contents)
+    index_of = {pid: i for i, pid in enumerate(post_ids)}
+    database.close()
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(data_dir),
+           "SOCIALPUB_SANDBOX_DELAY_S": str(args.delay), "SOCIALPUB_SANDBOX_LIMITS": "true" if args.limits else "false",
+           "SOCIALPUB_LOG_LEVEL": "INFO", "SOCIALPUB_BASE_URL": "http://bench.local"}
+    env.pop("SOCIALPUB_DATABASE_URL", None)
+    for item in args.env:
+        key, _, value = item.partition("=")
+        env[key] = value
+    cmd = socialpub_command()
+    if mode == "serve":
+        procs = [Proc([*cmd, "serve", "--port", str(free_port())], env, tmp / "serve.log")]
+    else:
+        extra = ["--concurrency", str(args.concurrency)] if args.concurrency else []
+        procs = [Proc([*cmd, "worker", *extra], env, tmp / f"worker{i}.log") for i in range(2)]
+    init_database(settings)
+    t0 = time.monotonic()
+    for p in procs:
+        p.start()
+    kills: list[dict[str, Any]] = []
+    stuck_ids: set[str] = set()
+    deadline = t0 + args.timeout
+    try:
+        for k in range(args.kills):
+            # wait until targets are publishing, then a random moment
+            while time.monotonic() < deadline and not in_flight_ids() and all_open():
+                time.sleep(0.05)
+            if not all_open() or time.monotonic() >= deadline:
+                break
+            time.sleep(rng.uniform(0.0, args.kill_window))
+            victim = rng.choice(procs)
+            victim.kill9()
+            killed_at = time.monotonic()
+            flying = in_flight_ids()  # what the dead process (or another) had started and not finished
+            victim.start()
+            restarted = time.monotonic()
+            final_s: float | None = None
+            late: set[str] | None = None  # in flight at the kill and still open 20 s after the restart
+            while time.monotonic() < deadline:
+                still = {t for t in flying if open_among({t})} if flying else set()
+                if not still:
+                    final_s = time.monotonic() - restarted
+                    break
+                if late is None and time.monotonic() - restarted >= FINAL_WITHIN_S:
+                    late = still
+                time.sleep(0.1)
+            stuck_ids |= late or set()
+            kills.append({"kill": k + 1, "process": mode, "at_s": round(killed_at - t0, 2), "in_flight": len(flying),
+                          "stuck_at_20s": len(late or ()),
+                          "restart_to_final_s": round(final_s, 2) if final_s is not None else None})
+            when = f"after {final_s:.1f} s" if final_s is not None else "NOT within the run"
+            print(f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {len(flying)} targets in flight, final "
+                  f"{when}", flush=True)
+            time.sleep(rng.uniform(args.kill_window, 2 * args.kill_window))
+        while time.monotonic() < deadline and all_open():
+            time.sleep(0.25)
+        drained_s = time.monotonic() - t0
+    finally:
+        for p in procs:
+            p.stop()
+    never_final = {t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))}
+    stuck_ids |= never_final
+
+    # what each network received, against the targets
+    targets = list(PostTarget.select(PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.status,
+                                     PostTarget.fail_reason))
+    per_network: dict[str, dict[str, Any]] = {}
+    for platform in PLATFORMS:
+        counts: dict[int, int] = {}
+        unmatched = 0
+        for row in published_rows(settings, platform):
+            m = MARK.search(f"{row.get('text') or ''} {row.get('title') or ''}")
+            if m is None:
+                unmatched += 1
+                continue
+            counts[int(m.group(1))] = counts.get(int(m.group(1)), 0) + 1
+        mine = [t for t in targets if t.platform == platform]
+        succeeded = [t for t in mine if t.status in ("succeeded", "inbox_delivered")]
+        failed = [t for t in mine if t.status == "failed"]
+        per_network[platform] = {
+            "targets": len(mine), "succeeded": len(succeeded), "failed": len(failed),
+            "emulator_received": sum(counts.values()) + unmatched,
+            "duplicates": sum(n - 1 for n in counts.values() if n > 1),
+            "false_failures": sum(1 for t in failed if counts.get(index_of[t.post_id], 0) > 0),
+            "missing": sum(1 for t in succeeded if counts.get(index_of[t.post_id], 0) == 0),
+            "stuck": sum(1 for t in mine if t.id in stuck_ids),
+            "fail_reasons": sorted({(t.fail_reason or "")[:160] for t in failed})[:5],
+        }
+    logs = "".join(p.log_path.read_text(errors="replace") for p in procs if p.log_path.exists())
+    posts = {r.status: r.n for r in Post.select(Post.status, fn.COUNT(Post.id).alias("n")).group_by(Post.status)}
+    database.close()
+    times = [k["restart_to_final_s"] for k in kills if k.get("restart_to_final_s") is not None]
+    result = {
+        "run": index + 1, "processes": f"socialpub {mode}" + (" x2" if mode == "worker" else ""),
+        "posts": args.posts, "targets": len(targets), "kills": kills, "drained_s": round(drained_s, 1),
+        "duplicates": sum(n["duplicates"] for n in per_network.values()),
+        "false_failures": sum(n["false_failures"] for n in per_network.values()),
+        "missing": sum(n["missing"] for n in per_network.values()),
+        "stuck": len(stuck_ids),
+        "max_restart_to_final_s": max(times) if times else None,
+        "all_final_within_20s": len(times) == len(kills) and all(t <= FINAL_WITHIN_S for t in times),
+        "target_statuses": target_statuses_from(targets), "post_statuses": posts,
+        "per_network": per_network,
+        "log_lines": {"reconciled": logs.count("reconciled:"), "re-attempt": logs.count("re-attempt:"),
+                      "may have been published": logs.count("cannot be checked"),
+                      "errors": logs.count(" ERROR ")},
+    }
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        result["data_dir"] = str(tmp)
+    return result
+
+
+def target_statuses_from(targets: list[Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in targets:
+        out[t.status] = out.get(t.status, 0) + 1
+    return out
+
+
+def commit() -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def median(values: list[float | int | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--posts", type=int, default=300, help="posts per run (each with 5 targets)")
+    ap.add_argument("--runs", type=int, default=5, help="runs (even: socialpub serve; odd: 2 socialpub workers)")
+    ap.add_argument("--kills", type=int, default=3, help="kill -9 per run")
+    ap.add_argument("--delay", type=float, default=0.2, help="SOCIALPUB_SANDBOX_DELAY_S: each emulated call, s")
+    ap.add_argument("--kill-window", type=float, default=2.0, help="a kill lands within this many s of targets "
+                                                                   "being seen publishing")
+    ap.add_argument("--limits", action="store_true", help="keep the sandbox caps on (off by default)")
+    ap.add_argument("--concurrency", type=int, help="--concurrency of the worker processes (default: theirs)")
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra environment of the "
+                                                                                     "processes (repeatable)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="bound on each run, s")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--keep", action="store_true", help="keep each run's data dir and logs")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+
+    rng = random.Random(args.seed)
+    print(f"crash: {args.posts} posts x {len(PLATFORMS)} networks, {args.runs} runs x {args.kills} kill -9, "
+          f"{args.delay:.2f} s per emulated call", flush=True)
+    runs = []
+    for i in range(args.runs):
+        print(f"  run {i + 1}/{args.runs} ({'serve' if i % 2 == 0 else '2 workers'})", flush=True)
+        r = run_once(i, args, rng)
+        runs.append(r)
+        print(f"    duplicates {r['duplicates']}, false failures {r['false_failures']}, stuck {r['stuck']}, "
+              f"missing {r['missing']}, max restart->final {r['max_restart_to_final_s']} s, drained in "
+              f"{r['drained_s']} s", flush=True)
+    keys = ("duplicates", "false_failures", "missing", "stuck", "max_restart_to_final_s", "drained_s")
+    med = {k: median([r[k] for r in runs]) for k in keys}
+    goals = {
+        "duplicates": 0, "false_failures": 0, "stuck": 0, "all_final_within_s": FINAL_WITHIN_S,
+        "met": all(r["duplicates"] == 0 and r["false_failures"] == 0 and r["stuck"] == 0
+                   and r["all_final_within_20s"] for r in runs),
+    }
+    out = {
+        "benchmark": "crash", "commit": commit(),
+        "what": "kill -9 of real socialpub processes while targets publish, then a restart; what each sandbox "
+                "network received against the targets' final states",
+        "config": {"posts": args.posts, "runs": args.runs, "kills_per_run": args.kills,
+                   "sandbox_delay_s": args.delay, "sandbox_limits": args.limits, "env": args.env,
+                   "worker_concurrency": args.concurrency or "default"},
+        "goal": goals, "median": med, "runs": runs, "machine": machine(),
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
+    print(f"goals (0 duplicates, 0 false failures, 0 stuck, final within {FINAL_WITHIN_S:.0f} s): "
+          f"{'MET' if goals['met'] else 'NOT MET'}; median {med}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

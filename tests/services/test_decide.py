@@ -1,0 +1,145 @@
+"""The engine's pure half (backend/services/publishing/decide.py): plain objects in, a Decision out. No
+database, no clock, no network."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from backend.jobs.retry import RetryStrategy
+from backend.networks.base import PublishOutcome
+from backend.services.publishing import decide
+from backend.services.publishing.decide import Policy, TargetState
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+POLICY = Policy(max_attempts=3, strategy=RetryStrategy(base_s=10, max_attempts=3), track_poll_s=5)
+
+
+def state(**kw):  # type: ignore[no-untyped-def]
+    values = dict(id="tgt_1", post_id="post_1", workspace_id="ws_1", platform="facebook", account_id="acc_1",
+                  account_name="Brand", status="publishing", attempts=1, started_at=NOW - timedelta(seconds=3))
+    values.update(kw)
+    return TargetState(**values)
+
+
+def test_published_succeeds_with_its_event():
+    d = decide.outcome(state(), PublishOutcome.published("fb_9", "https://fb.example/9"), NOW, POLICY)
+    assert d.final and d.status == "succeeded" and d.finishes_job and d.retry_in_s is None
+    assert d.values["external_post_id"] == "fb_9" and d.values["completed_at"] == NOW
+    assert d.values["fail_reason"] is None and d.values["next_attempt_at"] is None
+    (ev,) = d.events
+    assert ev.type == "publish.completed"
+    assert ev.data == {"postId": "post_1", "targetId": "tgt_1", "platform": "facebook", "accountId": "acc_1",
+                       "status": "succeeded", "postUrl": "https://fb.example/9", "externalPostId": "fb_9"}
+    assert d.resolves_attempts and not d.jobs and d.account_status is None
+
+
+def test_inbox_delivered_is_a_success():
+    d = decide.outcome(state(platform="tiktok"), PublishOutcome(state="inbox_delivered", external_post_id="p1"),
+                       NOW, POLICY)
+    assert d.status == "inbox_delivered" and d.events[0].type == "publish.completed"
+
+
+def test_accepted_for_processing_is_tracked_on_its_lane():
+    d = decide.outcome(state(platform="youtube"), PublishOutcome.pending("vid_1", network_status="uploaded"),
+                       NOW, POLICY)
+    assert d.status == "publishing" and not d.final and not d.events
+    assert d.values["tracking_ref"] == "vid_1"
+    assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.TRACK_DEADLINE_S["youtube"])
+    (job,) = d.jobs
+    assert (job.kind, job.dedupe_key, job.lane) == ("target.track", "track:tgt_1", "youtube")
+    assert job.run_at == NOW + timedelta(seconds=5) and d.finishes_job
+
+
+def test_tracking_still_processing_polls_again():
+    s = state(platform="tiktok", tracking_ref="ref", track_deadline=NOW + timedelta(minutes=5))
+    d = decide.outcome(s, PublishOutcome.pending("ref", network_status="PROCESSING_UPLOAD"), NOW, POLICY,
+                       tracking=True)
+    assert d.retry_in_s == 5 and not d.finishes_job and not d.jobs
+    assert d.values["track_deadline"] == s.track_deadline
+
+
+def test_tracking_past_the_deadline_fails_retriable():
+    s = state(platform="youtube", tracking_ref="ref", started_at=NOW - timedelta(minutes=61),
+              track_deadline=NOW - timedelta(seconds=1))
+    d = decide.outcome(s, PublishOutcome.pending("ref"), NOW, POLICY, tracking=True)
+    assert d.status == "failed" and d.values["fail_type"] == "retriable"
+    assert "did not confirm it within 60 minutes" in d.values["fail_reason"]
+    assert d.events[0].type == "publish.failed"
+
+
+def test_retriable_with_attempts_left_waits_pending_with_its_next_attempt():
+    out = PublishOutcome.failed("retriable", "daily cap reached; it will be retried", retry_after_s=3600)
+    d = decide.outcome(state(attempts=1), out, NOW, POLICY, rng=random.Random(1))
+    assert d.status == "pending" and not d.final and not d.events and not d.finishes_job
+    assert d.retry_in_s >= 3600  # Retry-After honoured as a lower bound
+    assert d.values["next_attempt_at"] == NOW + timedelta(seconds=d.retry_in_s)
+    assert d.values["call_started_at"] is None  # did not reach the network: nothing to reconcile
+    assert d.resolves_attempts
+
+
+def test_an_ambiguous_failure_leaves_the_attempt_unresolved():
+    out = PublishOutcome(state="failed", fail_type="retriable", fail_reason="timeout", ambiguous=True)
+    d = decide.outcome(state(attempts=1), out, NOW, POLICY)
+    assert d.status == "pending" and not d.resolves_attempts and "call_started_at" not in d.values
+    assert d.attempt_outcome.startswith("ambiguous")
+
+
+def test_retriable_out_of_attempts_fails_and_says_so():
+    out = PublishOutcome.failed("retriable", "server busy; it will be retried after 30 s")
+    d = decide.outcome(state(attempts=3), out, NOW, POLICY)
+    assert d.status == "failed" and d.values["fail_type"] == "retriable"
+    assert d.values["fail_reason"] == "server busy (gave up after 3 attempts; retrying the post later may succeed)"
+
+
+def test_ambiguous_out_of_attempts_says_to_check_the_account():
+    out = PublishOutcome(state="failed", fail_type="retriable", fail_reason="timeout", ambiguous=True)
+    d = decide.outcome(state(attempts=3, platform="linkedin"), out, NOW, POLICY)
+    assert d.status == "failed" and "check the LinkedIn account" in d.values["fail_reason"]
+    assert not d.resolves_attempts
+
+
+def test_permanent_failure_with_an_auth_code_marks_the_account():
+    out = PublishOutcome.failed("permanent", "token expired", network_code="190")
+    d = decide.outcome(state(), out, NOW, POLICY)
+    assert d.status == "failed" and d.values["fail_type"] == "permanent"
+    assert d.account_status == "needs_reauth"
+    assert d.events[0].data["failReason"] == "token expired" and d.events[0].data["failType"] == "permanent"
+
+
+def test_unverifiable_fails_saying_it_may_have_been_published():
+    d = decide.unverifiable(state(platform="tiktok"), NOW)
+    assert d.status == "failed" and d.values["fail_type"] == "retriable"
+    assert "may have been published at TikTok" in d.values["fail_reason"]
+    assert "check the account before retrying" in d.values["fail_reason"].lower()
+
+
+def test_dead_job_with_an_unresolved_attempt_says_it_may_have_been_published():
+    d = decide.dead(state(), "boom", NOW, unresolved=True)
+    assert d.status == "failed" and "may have been published at Facebook" in d.values["fail_reason"]
+    plain = decide.dead(state(), "boom", NOW, unresolved=False)
+    assert "internal error" in plain.values["fail_reason"] and "may have been" not in plain.values["fail_reason"]
+
+
+def test_interrupted_waits_pending_unresolved():
+    d = decide.interrupted(state(), "RuntimeError: bug", NOW, 30)
+    assert d.status == "pending" and d.values["next_attempt_at"] == NOW + timedelta(seconds=30)
+    assert not d.resolves_attempts and not d.finishes_job and d.retry_in_s == 30
+
+
+def test_inactive_account_and_too_late():
+    d = decide.inactive_account(state(status="pending"), "needs_reauth", NOW)
+    assert d.values["fail_type"] == "permanent" and "'Brand' is needs reauth" in d.values["fail_reason"]
+    assert "disconnected" in decide.inactive_account(state(), None, NOW).values["fail_reason"]
+    late = decide.too_late(state(status="pending", started_at=None), 3600, 600, NOW)
+    assert "maximum lateness of 600 s" in late.values["fail_reason"] and late.values["started_at"] == NOW
+
+
+def test_settle():
+    assert decide.settle(["succeeded", "inbox_delivered"]) == "completed"
+    assert decide.settle(["succeeded", "failed"]) == "partial"
+    assert decide.settle(["failed", "failed"]) == "failed"
+    assert decide.settle(["succeeded", "pending"]) is None
+    assert decide.settle(["publishing"]) is None
+    assert decide.lateness_s(NOW - timedelta(seconds=90), NOW) == 90
+    assert decide.lateness_s(None, NOW) == 0
