@@ -11,7 +11,14 @@ from zoneinfo import ZoneInfo
 import httpx
 
 from backend import clock
-from backend.networks.base import NetworkError, Publication, PublishOutcome
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+)
 from backend.networks.http import json_or_none, retry_after_s, send
 from backend.networks.media_loader import MediaLoader
 
@@ -164,24 +171,29 @@ class YouTubeAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        try:
-            resp = self._check(send(self.client, "GET", f"{self.base}/search", network="YouTube",
-                                    headers=self._auth(pub),
-                                    params={"part": "snippet", "forMine": "true", "type": "video", "order": "date",
-                                            "maxResults": "25"}))
-        except NetworkError:
-            return None
+        """Pages the channel's own videos (search forMine, newest first, `pageToken` <- `nextPageToken`) back to
+        the attempt's start, matching the title; a match is then read like check_status."""
         since = pub.not_before()
-        for it in (json_or_none(resp) or {}).get("items") or []:
-            sn = it.get("snippet") or {}
-            if str(sn.get("title") or "") != (pub.payload.title or ""):
-                continue
-            try:
-                published = datetime.fromisoformat(str(sn.get("publishedAt")).replace("Z", "+00:00"))
-            except ValueError:
-                continue
-            if since is not None and published < since:
-                continue
-            vid = str((it.get("id") or {}).get("videoId"))
-            return self.check_status(pub, vid)
+        params = {"part": "snippet", "forMine": "true", "type": "video", "order": "date", "maxResults": "50"}
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                resp = self._check(send(self.client, "GET", f"{self.base}/search", network="YouTube",
+                                        headers=self._auth(pub), params=params))
+                body = json_or_none(resp) or {}
+                for it in body.get("items") or []:
+                    sn = it.get("snippet") or {}
+                    try:
+                        published = datetime.fromisoformat(str(sn.get("publishedAt")).replace("Z", "+00:00"))
+                    except ValueError:
+                        continue
+                    if since is not None and published < since:
+                        return None
+                    if str(sn.get("title") or "") == (pub.payload.title or ""):
+                        return self.check_status(pub, str((it.get("id") or {}).get("videoId")))
+                token = body.get("nextPageToken")
+                if not token:
+                    return None
+                params = {**params, "pageToken": str(token)}
+        except NetworkError as e:
+            return check_failed("YouTube", e)
         return None

@@ -59,7 +59,7 @@ def _strategy(settings: Settings) -> RetryStrategy:
 
 def _track_poll_s(settings: Settings, account: Account | None) -> float:
     if account is not None and account.kind == "sandbox":
-        return max(0.02, min(settings.track_poll_s, settings.sandbox_delay_s / 3))
+        return max(0.02, min(settings.track_poll_s, settings.sandbox_processing_s / 3))
     return settings.track_poll_s
 
 
@@ -77,9 +77,9 @@ def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
 
 
 def adapter_for(platform: str, settings: Settings, account: Account) -> Any:
-    from backend.networks.sandbox import make_adapter
+    from backend.services.adapters import adapter_for as for_account
 
-    return make_adapter(platform, settings)
+    return for_account(account, settings)
 
 
 # ---- post.publish -------------------------------------------------------------------------------------
@@ -302,16 +302,22 @@ def _end_post(batch: _PostBatch, settings: Settings, now: datetime, complete: An
 
 def _call_network(adapter: Any, pub: Any, platform: str, recheck: bool) -> Any:
     """Publish once; after an interrupted earlier attempt, ask the network first (`find_existing`)."""
+    from backend.networks.base import PublishOutcome, Unverifiable
+
     try:
         if recheck:
-            existing = adapter.find_existing(pub)
+            try:
+                existing = adapter.find_existing(pub)
+            except Unverifiable as exc:
+                log.warning("cannot check %s for an earlier attempt's publication (%s): not publishing again",
+                            platform, exc)
+                return PublishOutcome.failed("permanent", f"an earlier attempt may have published this on {platform} "
+                                             f"({exc}); check the account before retrying")
             if existing is not None:
                 log.info("found the %s publication made by an earlier attempt, not publishing again", platform)
                 return existing
         return adapter.publish(pub)
     except httpx.HTTPError as exc:
-        from backend.networks.base import PublishOutcome
-
         return PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
                               fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
                                           "it will be retried automatically")

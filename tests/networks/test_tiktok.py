@@ -11,8 +11,9 @@ import time_machine
 
 from backend import clock
 from backend.networks.base import NetworkError
-from backend.networks.sandbox import list_published, make_adapter
+from backend.networks.sandbox import list_published
 from backend.networks.tiktok import TikTokAdapter
+from backend.services.adapters import make_adapter
 from tests.networks.conftest import IMG, VID, publication
 
 
@@ -32,7 +33,7 @@ def test_direct_video_happy_path(settings, account) -> None:  # type: ignore[no-
 
 
 def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_delay_s = 3.0
+    settings.sandbox_processing_s = 3.0
     ident = account("tiktok", "slow")
     ad = make_adapter("tiktok", settings)
     pub = publication(ident, "tiktok", "x", [VID])

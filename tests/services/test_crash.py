@@ -36,7 +36,7 @@ CRASHING_WORKER = textwrap.dedent("""
         return adapter
 
     publishing.adapter_for = crashing
-    Worker(Settings(sandbox_delay_s=0), concurrency=1).run_until_idle(max_seconds=30)
+    Worker(Settings(sandbox_delay_s=0, sandbox_processing_s=0), concurrency=1).run_until_idle(max_seconds=30)
 """)
 
 
