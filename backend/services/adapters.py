@@ -15,8 +15,9 @@ from urllib.parse import unquote, urlparse
 import httpx
 
 from backend.config import Settings, get_settings
+from backend.networks.base import MediaRef, NetworkError
 from backend.networks.factory import Hosts, build_adapter, http_client
-from backend.networks.media_loader import MediaLoader, default_loader
+from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
 from backend.networks.sandbox.core import SANDBOX_BASES
 from backend.store.models import Account
@@ -46,6 +47,34 @@ def sandbox_config(settings: Settings) -> SandboxConfig:
         instagram_daily_posts=settings.sandbox_instagram_daily_posts,
         verified_url_prefixes=(media_base_url(settings),),
     )
+
+
+def default_loader(settings: Settings) -> MediaLoader:
+    """Media on our own media host are read from storage; anything else goes through the SSRF-guarded fetcher."""
+
+    def load(media: MediaRef) -> bytes:
+        from backend.media.storage import get_storage, media_base_url
+
+        base = media_base_url(settings)  # the public URL prefix of our files (media host, or S3/CDN)
+        if media.url.startswith(base):
+            storage = get_storage(settings)
+            key = media.url[len(base):].split("?")[0]
+            size = storage.size(key)
+            if size is None:
+                raise NetworkError("permanent", f"the media {media.url} is no longer on the media host (expired or "
+                                   "deleted): upload it again", code="media_missing")
+            return b"".join(storage.open_range(key, 0, size - 1))
+        from backend.errors import ApiError
+        from backend.media import fetch
+
+        try:  # anything not on our host goes through the SSRF-guarded fetcher (no redirects, global IPs only)
+            return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
+        except ApiError as exc:
+            fail_type = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
+            raise NetworkError(fail_type, f"could not download the media {media.url}: {exc.message}",
+                               code="media_fetch_failed") from exc
+
+    return load
 
 
 _SANDBOXES: dict[SandboxConfig, Sandbox] = {}
