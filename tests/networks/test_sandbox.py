@@ -222,3 +222,17 @@ def test_upgrade_moves_the_old_sandbox_tables(settings) -> None:  # type: ignore
     assert out.state == "published"
     texts = [r["text"] for r in list_published(platform="facebook")]
     assert texts == ["after the upgrade", "from before"]
+
+
+@pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "tiktok", "youtube"])
+def test_adapter_for_honours_the_accounts_kind(settings, platform) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    from backend.services.adapters import adapter_for
+
+    live = adapter_for(SimpleNamespace(platform=platform, kind="live"), settings)  # type: ignore[arg-type]
+    sbx = adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings)  # type: ignore[arg-type]
+    assert type(live) is type(sbx)  # one adapter: only the host (and the transport) differ
+    assert ".invalid" not in live.base and live.base == getattr(settings, f"{platform}_api_base").rstrip("/")
+    assert sbx.base.startswith("https://") and ".sandbox.invalid" in sbx.base
+    assert adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx  # cached per job's ask
