@@ -49,6 +49,8 @@ class YouTubeEmulator(Emulator):
         self.route("PUT", r"/upload/youtube/v3/videos", self.put_bytes)
         self.route("GET", r"/youtube/v3/videos", self.list_videos)
         self.route("GET", r"/youtube/v3/search", self.search)
+        self.route("GET", r"/youtube/v3/channels", self.channels)
+        self.route("GET", r"/youtube/v3/playlistItems", self.playlist_items)
 
     def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
         acc = account_for_token(request.bearer())
@@ -170,6 +172,51 @@ class YouTubeEmulator(Emulator):
             {"kind": "youtube#searchResult", "id": {"kind": "youtube#video", "videoId": r.id},
              "snippet": {"title": r.title, "description": r.text[:160],
                          "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]}
+        if token:
+            body["nextPageToken"] = token
+        return json_response(200, body)
+
+    @staticmethod
+    def uploads_playlist(acc: SandboxAccount) -> str:
+        return "UU" + acc.external_id[2:]  # a channel UCxxxx's uploads playlist is UUxxxx
+
+    def channels(self, request: Request) -> httpx.Response:
+        """channels.list?mine=true: the channel, with its uploads playlist (contentDetails.relatedPlaylists)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("mine") != "true":
+            return yt_error(400, "invalidFilters", "Only mine=true is emulated", "youtube.parameter")
+        return json_response(200, {"kind": "youtube#channelListResponse", "items": [
+            {"kind": "youtube#channel", "id": acc.external_id,
+             "contentDetails": {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}}]})
+
+    def playlist_items(self, request: Request) -> httpx.Response:
+        """playlistItems.list of the channel's uploads playlist, newest first, `maxResults` (<= 50) a page,
+        `pageToken` <- `nextPageToken` (1 quota unit a page, where search costs 100)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("playlistId") != self.uploads_playlist(acc):
+            return yt_error(404, "playlistNotFound", "The playlist identified with the request's playlistId "
+                            "parameter cannot be found.", "youtube.playlistItem")
+        try:
+            limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
+        except ValueError:
+            return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+                                           & (SandboxItem.account_id == acc.id))
+        rows, token = page_after(query, request.query.get("pageToken") or None, limit)
+        items = []
+        for r in rows:
+            at = r.created_at.isoformat().replace("+00:00", "Z")
+            items.append({"kind": "youtube#playlistItem", "id": "PI" + r.id,
+                          "snippet": {"title": r.title, "description": r.text, "publishedAt": at,
+                                      "channelId": acc.external_id, "playlistId": self.uploads_playlist(acc),
+                                      "resourceId": {"kind": "youtube#video", "videoId": r.id}},
+                          "contentDetails": {"videoId": r.id, "videoPublishedAt": at}})
+        body: dict[str, Any] = {"kind": "youtube#playlistItemListResponse", "items": items,
+                                "pageInfo": {"resultsPerPage": limit}}
         if token:
             body["nextPageToken"] = token
         return json_response(200, body)
