@@ -52,7 +52,7 @@ def test_happy_path(settings, account, platform, text, media) -> None:  # type: 
         out = ad.check_status(pub, out.tracking_ref)
     assert out.state == "published", out
     assert out.external_post_id and out.post_url and out.post_url.startswith("https://")
-    rows = list_published(platform=platform, settings=settings)
+    rows = list_published(platform=platform)
     assert len(rows) == 1 and rows[0]["external_id"] == out.external_post_id
     prefix = {"facebook": "https://www.facebook.com/", "instagram": "https://www.instagram.com/",
               "linkedin": "https://www.linkedin.com/feed/update/urn:li:share:", "youtube": "https://youtu.be/"}
@@ -70,7 +70,7 @@ def test_pending_then_published_with_time(settings, account, platform, media) ->
         out = ad.publish(pub)
         assert out.state == "pending" and out.tracking_ref
         assert ad.check_status(pub, out.tracking_ref).state == "pending"
-        assert list_published(platform=platform, settings=settings) == []
+        assert list_published(platform=platform) == []
         t.move_to(start + timedelta(seconds=6))
         done = ad.check_status(pub, out.tracking_ref)
         assert done.state == "published" and done.post_url
@@ -108,7 +108,7 @@ def test_behaviours_classified(settings, account, platform, behaviour) -> None: 
         assert out.retry_after_s and out.retry_after_s > 0
         if platform in ("facebook", "instagram"):
             assert out.retry_after_s == 300  # estimated_time_to_regain_access: 5 minutes
-    assert list_published(platform=platform, settings=settings) == []
+    assert list_published(platform=platform) == []
 
 
 @pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "youtube"])
@@ -139,7 +139,7 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
     found = ad.find_existing(pub)
     assert found is not None and found.state == "published"
     assert found.external_post_id == out.external_post_id
-    assert len(list_published(platform=platform, settings=settings)) == 1
+    assert len(list_published(platform=platform)) == 1
     assert ad.find_existing(publication(ident, platform, "something else", media, attempted_at=clock.now())) is None
 
 

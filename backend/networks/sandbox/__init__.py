@@ -127,8 +127,8 @@ def _list(platform: str | None, account: str | None, limit: int) -> list[dict[st
     return out
 
 
-def list_published(platform: str | None = None, account: str | None = None, limit: int = 100,
-                   **_ignored: Any) -> list[dict[str, Any]]:
+def list_published(platform: str | None = None, account: str | None = None,
+                   limit: int = 100) -> list[dict[str, Any]]:
     """What the current sandbox's networks published (and TikTok drafts delivered), newest first.
     account: a sandbox account id, external account id or username."""
     return _list(platform, account, limit)
