@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from backend.store.models.sandbox import SandboxItem
 
 from backend.store import fastq
 from backend.store.fields import UTCDateTimeField
+from backend.store.models.sandbox import SandboxItem
 
 T0 = datetime(2025, 6, 2, 10, 0, 0, 123456, tzinfo=UTC)
 
