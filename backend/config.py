@@ -58,7 +58,12 @@ class Settings(BaseSettings):
     worker_poll_s: float = 1.0
     max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
     track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)
-    sandbox_delay_s: float = 3.0
+    # sandbox networks: the latency of every emulated call (slept before the emulator answers), per-network
+    # overrides of it (JSON, e.g. {"youtube": 5}), and their asynchronous processing time (TikTok publishes,
+    # Instagram containers, LinkedIn assets, YouTube videos), like the real ones. Tests set both to 0.
+    sandbox_delay_s: float = 0.2
+    sandbox_network_delay_s: dict[str, float] = Field(default_factory=dict)
+    sandbox_processing_s: float = 3.0
     # sandbox networks enforce the real networks' rate limits and daily caps (turn off for benchmarks)
     sandbox_limits: bool = True
     sandbox_tiktok_daily_posts: int = 15

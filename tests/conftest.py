@@ -77,6 +77,7 @@ def settings(tmp_path: Path, pg_url: str | None, monkeypatch: pytest.MonkeyPatch
         database_url=pg_url,
         base_url="http://testserver",
         sandbox_delay_s=0,
+        sandbox_processing_s=0,
         retry_base_s=0.01,
         worker_poll_s=0.05,
     )

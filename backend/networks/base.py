@@ -198,6 +198,18 @@ class NetworkAdapter(Protocol):
         ...
 
 
+MAX_LISTING_PAGES = 500  # a bound on find_existing's paging, whatever the window (100 a page: 50,000 posts)
+PAGES_WITHOUT_WINDOW = 5  # when the attempt's start is unknown: the newest pages only
+
+
+def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
+    """find_existing could not read the network's listing: not "absent" (that would publish twice), but a
+    failure that is still ambiguous, so the check runs again before any new publish."""
+    return PublishOutcome.failed(exc.fail_type, f"could not check {network} for a publication of an earlier "
+                                 f"attempt: {exc.reason}", network_code=exc.code, retry_after_s=exc.retry_after_s,
+                                 ambiguous=True)
+
+
 def encode_ref(**parts: Any) -> str:
     """Tracking refs are opaque strings to the engine; multi-step adapters pack JSON in them."""
     return json.dumps(parts, separators=(",", ":"), sort_keys=True)

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import httpx
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+)
 from backend.networks.graph import GraphClient
 
 PLATFORM = "facebook"
@@ -56,19 +63,27 @@ class FacebookAdapter:
         return PublishOutcome.published(ref, self._permalink(pub.account.access_token, ref))
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Pages /{page}/published_posts (newest first, `paging.cursors.after`) back to the attempt's start."""
         page, token = pub.account.external_account_id, pub.account.access_token
-        try:
-            body = self.graph.get(f"{self.base}/{page}/published_posts", token,
-                                  {"fields": "id,message,created_time,permalink_url", "limit": 25})
-        except NetworkError:
-            return None
         since = pub.not_before()
-        for post in body.get("data") or []:
-            if (post.get("message") or "").strip() != pub.payload.text.strip():
-                continue
-            if since is not None and _fb_time(post.get("created_time")) < since.timestamp():
-                continue
-            return PublishOutcome.published(str(post["id"]), post.get("permalink_url"))
+        expected = pub.payload.text.strip()
+        params: dict[str, object] = {"fields": "id,message,created_time,permalink_url", "limit": 100}
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                body = self.graph.get(f"{self.base}/{page}/published_posts", token, params)
+                posts = body.get("data") or []
+                for post in posts:
+                    if since is not None and _fb_time(post.get("created_time")) < since.timestamp():
+                        return None  # older than the window: everything after is too
+                    if (post.get("message") or "").strip() == expected:
+                        return PublishOutcome.published(str(post["id"]), post.get("permalink_url"))
+                paging = body.get("paging") or {}
+                after = (paging.get("cursors") or {}).get("after")
+                if not posts or not after or not paging.get("next"):
+                    return None
+                params = {**params, "after": after}
+        except NetworkError as e:
+            return check_failed("Facebook", e)
         return None
 
 

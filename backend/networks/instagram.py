@@ -14,7 +14,16 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome, decode_ref, encode_ref
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+    decode_ref,
+    encode_ref,
+)
 from backend.networks.graph import IG_SUBCODES, GraphClient
 
 PLATFORM = "instagram"
@@ -98,10 +107,13 @@ class InstagramAdapter:
         if code == "EXPIRED":
             return PublishOutcome.failed("retriable", "the Instagram container expired (not published within "
                                          "24 h); it will be created again", network_status=code)
-        if code == "PUBLISHED":  # published by an earlier attempt that never recorded it
+        if code == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
             found = self.find_existing(pub)
-            return found or PublishOutcome.failed("permanent", "Instagram says the container was published but the "
-                                                  "post cannot be found on the account", tracking_ref=ref)
+            if found is not None and found.state == "published":
+                return PublishOutcome.published(str(found.external_post_id), found.post_url, tracking_ref=ref,
+                                                network_status=code)
+            # not in the listing yet (or the listing failed): never fail a published container, look again later
+            return PublishOutcome.pending(ref, network_status=code)
         if code != "FINISHED":
             return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
         used, total = self.publishing_limit(pub)
@@ -135,18 +147,27 @@ class InstagramAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        try:
-            body = self.graph.get(f"{self.base}/{pub.account.external_account_id}/media", pub.account.access_token,
-                                  {"fields": "id,caption,timestamp,permalink", "limit": 25})
-        except NetworkError:
-            return None
-        since = pub.not_before()
+        """Pages /{ig-user}/media (newest first, `after`) back to the attempt's start, matching the caption."""
         from backend.networks.facebook import _fb_time
 
-        for media in body.get("data") or []:
-            if (media.get("caption") or "").strip() != pub.payload.text.strip():
-                continue
-            if since is not None and _fb_time(media.get("timestamp")) < since.timestamp():
-                continue
-            return PublishOutcome.published(str(media["id"]), media.get("permalink"))
+        since = pub.not_before()
+        expected = pub.payload.text.strip()
+        params: dict[str, object] = {"fields": "id,caption,timestamp,permalink", "limit": 100}
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                body = self.graph.get(f"{self.base}/{pub.account.external_account_id}/media",
+                                      pub.account.access_token, params)
+                items = body.get("data") or []
+                for media in items:
+                    if since is not None and _fb_time(media.get("timestamp")) < since.timestamp():
+                        return None
+                    if (media.get("caption") or "").strip() == expected:
+                        return PublishOutcome.published(str(media["id"]), media.get("permalink"))
+                paging = body.get("paging") or {}
+                after = (paging.get("cursors") or {}).get("after")
+                if not items or not after or not paging.get("next"):
+                    return None
+                params = {**params, "after": after}
+        except NetworkError as e:
+            return check_failed("Instagram", e)
         return None

@@ -15,7 +15,16 @@ from urllib.parse import quote
 
 import httpx
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome, decode_ref, encode_ref
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+    decode_ref,
+    encode_ref,
+)
 from backend.networks.http import json_or_none, send
 from backend.networks.linkedin_pdf import build_carousel_pdf
 from backend.networks.media_loader import MediaLoader
@@ -33,9 +42,13 @@ def post_url(urn: str) -> str:
 
 
 def _seconds_to_utc_midnight() -> float:
-    from backend.networks.sandbox.core import seconds_to_midnight
+    from datetime import timedelta
 
-    return seconds_to_midnight(0)
+    from backend import clock
+
+    now = clock.now()
+    tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1.0, (tomorrow - now).total_seconds())
 
 
 def classify(resp: httpx.Response) -> NetworkError:
@@ -177,20 +190,24 @@ class LinkedInAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        author = pub.account.external_account_id
-        try:
-            resp = self._call("GET", f"/posts?author={quote(author, safe='')}&q=author&count=20&sortBy=LAST_MODIFIED",
-                              pub.account.access_token)
-        except NetworkError:
-            return None
+        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start."""
+        author = quote(pub.account.external_account_id, safe="")
         expected = escape_commentary(pub.payload.text).strip()
         since = pub.not_before()
-        for el in (json_or_none(resp) or {}).get("elements") or []:
-            if str(el.get("commentary") or "").strip() != expected:
-                continue
-            if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
-                continue
-            return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
+        count, start = 100, 0
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                resp = self._call("GET", f"/posts?author={author}&q=author&count={count}&start={start}"
+                                  "&sortBy=CREATED", pub.account.access_token)
+                elements = (json_or_none(resp) or {}).get("elements") or []
+                for el in elements:
+                    if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
+                        return None
+                    if str(el.get("commentary") or "").strip() == expected:
+                        return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
+                if len(elements) < count:
+                    return None
+                start += len(elements)
+        except NetworkError as e:
+            return check_failed("LinkedIn", e)
         return None
-
-

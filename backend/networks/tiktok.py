@@ -3,8 +3,8 @@
 publish: DIRECT_POST video -> /v2/post/publish/video/init/; MEDIA_UPLOAD video -> /inbox/video/init/;
 photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD); all PULL_FROM_URL. Returns pending with the
 publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
-published. find_existing lists the creator's public posts (Display API /v2/video/list/) — drafts cannot
-be seen there, so a crashed draft publication cannot be found.
+published. find_existing pages the creator's public posts (Display API /v2/video/list/) — drafts cannot
+be seen there: find_existing raises Unverifiable for them.
 The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / fetch_status directly.
 """
 
@@ -14,7 +14,15 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    Unverifiable,
+    check_failed,
+)
 from backend.networks.http import json_or_none, retry_after_s, send
 
 PLATFORM = "tiktok"
@@ -146,9 +154,18 @@ class TikTokAdapter:
         self._call(token, "/v2/post/publish/cancel/", {"publish_id": publish_id}, write=True)
 
     def list_videos(self, token: str, max_count: int = 20) -> list[dict[str, Any]]:
-        data = self._call(token, "/v2/video/list/", {"max_count": max_count},
+        return self.list_videos_page(token, max_count=max_count)[0]
+
+    def list_videos_page(self, token: str, *, cursor: int | None = None,
+                         max_count: int = 20) -> tuple[list[dict[str, Any]], int | None, bool]:
+        """One page of the creator's public posts, newest first: (videos, next cursor, has_more)."""
+        body: dict[str, Any] = {"max_count": max_count}
+        if cursor is not None:
+            body["cursor"] = cursor
+        data = self._call(token, "/v2/video/list/", body,
                           query={"fields": "id,title,video_description,create_time,share_url"})
-        return list(data.get("videos") or [])
+        nxt = data.get("cursor")
+        return list(data.get("videos") or []), int(nxt) if isinstance(nxt, int) else None, bool(data.get("has_more"))
 
     # --- the adapter protocol -------------------------------------------------------------------
     def _privacy_for(self, pub: Publication) -> str:
@@ -211,22 +228,27 @@ class TikTokAdapter:
         return self.outcome_of(pub, ref, data)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Pages the creator's public posts (Display API /v2/video/list/, newest first, `cursor` / `has_more`)
+        back to the attempt's start. A draft sent to the inbox cannot be seen through the API: Unverifiable."""
         p = pub.payload
         if p.options.get("post_mode") == "MEDIA_UPLOAD":
-            return None  # drafts are invisible through the API
-        expected = (p.text if p.kind == "video" else p.title) or ""
+            raise Unverifiable("TikTok offers no way to list the drafts in a creator's inbox")
+        expected = ((p.text if p.kind == "video" else p.title) or "").strip()
         since = pub.not_before()
+        cursor: int | None = None
         try:
-            videos = self.list_videos(pub.account.access_token)
-        except NetworkError:
-            return None
-        for v in videos:
-            text = str(v.get("video_description") if p.kind == "video" else v.get("title") or "")
-            if text.strip() != expected.strip():
-                continue
-            if since is not None and int(v.get("create_time") or 0) < since.timestamp():
-                continue
-            post_id = str(v.get("id"))
-            return PublishOutcome.published(post_id, v.get("share_url") or self.post_url(pub, post_id),
-                                            network_status="PUBLISH_COMPLETE")
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                videos, cursor, more = self.list_videos_page(pub.account.access_token, cursor=cursor)
+                for v in videos:
+                    if since is not None and int(v.get("create_time") or 0) < since.timestamp():
+                        return None
+                    text = str(v.get("video_description") if p.kind == "video" else v.get("title") or "")
+                    if text.strip() == expected:
+                        post_id = str(v.get("id"))
+                        return PublishOutcome.published(post_id, v.get("share_url") or self.post_url(pub, post_id),
+                                                        network_status="PUBLISH_COMPLETE")
+                if not more:
+                    return None
+        except NetworkError as e:
+            return check_failed("TikTok", e)
         return None

@@ -1,6 +1,6 @@
 """YouTube Data API v3 videos.insert adapter (NETWORKS.md section 5): resumable session (POST with the video
 resource, session URI in Location) -> PUT the bytes (resuming after a 308 / 5xx) -> poll
-videos?part=status,processingDetails until processed. find_existing searches the channel's own videos."""
+videos?part=status,processingDetails until processed. find_existing pages the channel's uploads playlist."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from zoneinfo import ZoneInfo
 import httpx
 
 from backend import clock
-from backend.networks.base import NetworkError, Publication, PublishOutcome
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+)
 from backend.networks.http import json_or_none, retry_after_s, send
 from backend.networks.media_loader import MediaLoader
 
@@ -163,25 +170,43 @@ class YouTubeAdapter:
         except NetworkError as e:
             return e.outcome(tracking_ref=ref)
 
+    def uploads_playlist(self, pub: Publication) -> str:
+        """The channel's uploads playlist (channels.list?mine=true, contentDetails.relatedPlaylists.uploads)."""
+        resp = self._check(send(self.client, "GET", f"{self.base}/channels", network="YouTube",
+                                headers=self._auth(pub), params={"part": "contentDetails", "mine": "true"}))
+        items = (json_or_none(resp) or {}).get("items") or []
+        uploads = ((items[0].get("contentDetails") or {}).get("relatedPlaylists") or {}).get("uploads") \
+            if items else None
+        if not uploads:
+            raise NetworkError("retriable", "YouTube did not return the channel's uploads playlist",
+                               code="no_uploads_playlist")
+        return str(uploads)
+
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        try:
-            resp = self._check(send(self.client, "GET", f"{self.base}/search", network="YouTube",
-                                    headers=self._auth(pub),
-                                    params={"part": "snippet", "forMine": "true", "type": "video", "order": "date",
-                                            "maxResults": "25"}))
-        except NetworkError:
-            return None
+        """Pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <- `nextPageToken`,
+        1 quota unit a page where search costs 100) back to the attempt's start, matching the title; a match is
+        then read like check_status."""
         since = pub.not_before()
-        for it in (json_or_none(resp) or {}).get("items") or []:
-            sn = it.get("snippet") or {}
-            if str(sn.get("title") or "") != (pub.payload.title or ""):
-                continue
-            try:
-                published = datetime.fromisoformat(str(sn.get("publishedAt")).replace("Z", "+00:00"))
-            except ValueError:
-                continue
-            if since is not None and published < since:
-                continue
-            vid = str((it.get("id") or {}).get("videoId"))
-            return self.check_status(pub, vid)
+        try:
+            params = {"part": "snippet", "playlistId": self.uploads_playlist(pub), "maxResults": "50"}
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                resp = self._check(send(self.client, "GET", f"{self.base}/playlistItems", network="YouTube",
+                                        headers=self._auth(pub), params=params))
+                body = json_or_none(resp) or {}
+                for it in body.get("items") or []:
+                    sn = it.get("snippet") or {}
+                    try:
+                        published = datetime.fromisoformat(str(sn.get("publishedAt")).replace("Z", "+00:00"))
+                    except ValueError:
+                        continue
+                    if since is not None and published < since:
+                        return None
+                    if str(sn.get("title") or "") == (pub.payload.title or ""):
+                        return self.check_status(pub, str((sn.get("resourceId") or {}).get("videoId")))
+                token = body.get("nextPageToken")
+                if not token:
+                    return None
+                params = {**params, "pageToken": str(token)}
+        except NetworkError as e:
+            return check_failed("YouTube", e)
         return None

@@ -69,9 +69,9 @@ def count_connected(workspace_id: str) -> int:
 
 def _sandbox_identity(platform: str, name: str, behaviour: str) -> dict[str, Any]:
     """The network-side identity the sandbox emulator gives a new account."""
-    from backend.networks.sandbox.core import register_account
+    from backend.services.adapters import register_sandbox_account
 
-    ident = register_account(platform, name, behaviour)
+    ident = register_sandbox_account(platform, name, behaviour)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
     return {
         "external_id": str(get("external_account_id") or get("external_id") or ""),

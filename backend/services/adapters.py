@@ -1,18 +1,154 @@
 """The one way to get a network adapter for an account: `adapter_for(account, settings)`.
 
-A sandbox account gets the network's adapter talking to that network's emulator; a live account the same
-adapter talking to the real host. Every service that calls a network uses this function.
+A sandbox account gets the network's adapter talking to that network's emulator (an `httpx.MockTransport`
+around it); a live account the same adapter talking to the real host (Settings.<network>_api_base). Every
+service that calls a network uses this function. This module is also the product's door to the sandbox: it
+turns Settings into the sandbox's plain configuration (`sandbox_config`) and opens its database.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+from urllib.parse import unquote, urlparse
 
-from backend.config import Settings
+import httpx
+
+from backend.config import Settings, get_settings
+from backend.networks.base import MediaRef, NetworkError
+from backend.networks.factory import Hosts, build_adapter, http_client
+from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
+from backend.networks.sandbox.core import SANDBOX_BASES
 from backend.store.models import Account
 
 
-def adapter_for(account: Account, settings: Settings) -> Any:
-    from backend.networks.sandbox import make_adapter
+def sandbox_location(settings: Settings) -> DatabaseLocation:
+    """SQLite: `sandbox.db` in the data dir. PostgreSQL: the product's database (the sandbox's own tables)."""
+    if settings.is_postgres and settings.database_url:
+        u = urlparse(settings.database_url)
+        return DatabaseLocation(pg_database=unquote(u.path.lstrip("/")) or "postgres",
+                                pg_user=unquote(u.username) if u.username else None,
+                                pg_password=unquote(u.password) if u.password else None,
+                                pg_host=u.hostname or "127.0.0.1", pg_port=u.port or 5432)
+    return DatabaseLocation.sqlite_in(settings.data_dir)
 
+
+def sandbox_config(settings: Settings) -> SandboxConfig:
+    from backend.media.storage import media_base_url
+
+    return SandboxConfig(
+        location=sandbox_location(settings),
+        delay_s=settings.sandbox_delay_s,
+        network_delay_s=tuple(sorted((str(k), float(v)) for k, v in settings.sandbox_network_delay_s.items())),
+        processing_s=settings.sandbox_processing_s,
+        limits=settings.sandbox_limits,
+        tiktok_daily_posts=settings.sandbox_tiktok_daily_posts,
+        instagram_daily_posts=settings.sandbox_instagram_daily_posts,
+        verified_url_prefixes=(media_base_url(settings),),
+    )
+
+
+def default_loader(settings: Settings) -> MediaLoader:
+    """Media on our own media host are read from storage; anything else goes through the SSRF-guarded fetcher."""
+
+    def load(media: MediaRef) -> bytes:
+        from backend.media.storage import get_storage, media_base_url
+
+        base = media_base_url(settings)  # the public URL prefix of our files (media host, or S3/CDN)
+        if media.url.startswith(base):
+            storage = get_storage(settings)
+            key = media.url[len(base):].split("?")[0]
+            size = storage.size(key)
+            if size is None:
+                raise NetworkError("permanent", f"the media {media.url} is no longer on the media host (expired or "
+                                   "deleted): upload it again", code="media_missing")
+            return b"".join(storage.open_range(key, 0, size - 1))
+        from backend.errors import ApiError
+        from backend.media import fetch
+
+        try:  # anything not on our host goes through the SSRF-guarded fetcher (no redirects, global IPs only)
+            return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
+        except ApiError as exc:
+            fail_type = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
+            raise NetworkError(fail_type, f"could not download the media {media.url}: {exc.message}",
+                               code="media_fetch_failed") from exc
+
+    return load
+
+
+_SANDBOXES: dict[SandboxConfig, Sandbox] = {}
+_ADAPTERS: dict[tuple[Any, ...], tuple[Settings, Any]] = {}
+_GUARD = threading.Lock()
+
+
+def sandbox(settings: Settings | None = None) -> Sandbox:
+    """The sandbox of these settings, its database opened (and migrated) and made the current one."""
+    config = sandbox_config(settings or get_settings())
+    sb = _SANDBOXES.get(config)
+    if sb is None:
+        with _GUARD:
+            sb = _SANDBOXES.get(config)
+            if sb is None:
+                if len(_SANDBOXES) >= 32:  # tests make one per data dir
+                    _SANDBOXES.clear()
+                sb = _SANDBOXES[config] = Sandbox(config)
+    return sb.activate()
+
+
+def make_adapter(platform: str, settings: Settings, *, live: bool = False, media_loader: MediaLoader | None = None,
+                 transport: httpx.BaseTransport | None = None) -> Any:
+    """The adapter of a network. live=False: talks to the sandbox's emulator; live=True: to the real hosts of
+    Settings.<network>_api_base. A given transport is used as is (tests: respx / MockTransport). Adapters built
+    without a transport or a media loader of their own are cached per settings, platform and kind."""
+    if live:
+        hosts = Hosts({"tiktok": settings.tiktok_api_base, "facebook": settings.facebook_api_base,
+                       "instagram": settings.instagram_api_base, "linkedin": settings.linkedin_api_base,
+                       "youtube": settings.youtube_api_base}.get(platform, ""),
+                      video=settings.facebook_video_api_base, upload=settings.youtube_upload_base)
+        key: tuple[Any, ...] = (platform, id(settings), True, hosts, settings.linkedin_version,
+                                settings.network_timeout_s)
+    else:
+        sb = sandbox(settings)
+        bases = SANDBOX_BASES[platform] if platform in SANDBOX_BASES else {"api": ""}
+        hosts = Hosts(bases["api"], video=bases.get("video"), upload=bases.get("upload"))
+        key = (platform, id(settings), False, sb.config, settings.network_timeout_s)
+    cacheable = transport is None and media_loader is None
+    if cacheable:
+        cached = _ADAPTERS.get(key)
+        if cached is not None and cached[0] is settings:
+            return cached[1]
+    if transport is None and not live:
+        transport = sb.transport(platform)
+    client = http_client(transport, settings.network_timeout_s)
+    adapter = build_adapter(platform, client, hosts, linkedin_version=settings.linkedin_version,
+                            media_loader=media_loader or default_loader(settings))
+    if cacheable:
+        with _GUARD:
+            if len(_ADAPTERS) >= 256:
+                _ADAPTERS.clear()
+            _ADAPTERS[key] = (settings, adapter)
+    return adapter
+
+
+def adapter_for(account: Account, settings: Settings) -> Any:
+    """The adapter for this account: its network's, talking to the emulator (sandbox) or the real host (live)."""
     return make_adapter(account.platform, settings, live=account.kind == "live")
+
+
+def register_sandbox_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False,
+                             settings: Settings | None = None) -> SandboxIdentity:
+    """Create an account at a sandbox network (what connecting it by OAuth would give)."""
+    return sandbox(settings).register_account(platform, name, behaviour, private=private)
+
+
+def set_sandbox_behaviour(sandbox_account_id: str, behaviour: str, settings: Settings | None = None) -> None:
+    sandbox(settings).set_behaviour(sandbox_account_id, behaviour)
+
+
+def sandbox_published(settings: Settings, platform: str, external_account_id: str,
+                      limit: int = 100) -> list[dict[str, Any]]:
+    """What the sandbox network `platform` holds for the account known there as `external_account_id`, newest
+    first (matched by the network-side id only, never by username)."""
+    rows = sandbox(settings).list_published(platform=platform, account=external_account_id, limit=limit)
+    return [r for r in rows if r.get("account_external_id") == external_account_id]

@@ -61,9 +61,9 @@ EVENT_FAILED = "tiktok.publish.failed"
 
 # ---------------------------------------------------------------------------------------------- helpers
 def adapter_for(settings: Settings, account: Account) -> Any:
-    from backend.networks.sandbox import make_adapter
+    from backend.services.adapters import adapter_for as for_account
 
-    return make_adapter(PLATFORM, settings, live=account.kind == "live")
+    return for_account(account, settings)
 
 
 def _media_base(settings: Settings) -> str:

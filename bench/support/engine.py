@@ -34,20 +34,17 @@ def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any)
 
     values: dict[str, Any] = {
         "data_dir": data_dir, "database_url": database_url, "base_url": "http://bench.local",
-        "sandbox_delay_s": 0.0, "sandbox_limits": False, "rate_limit_per_minute": 10_000_000,
+        "sandbox_delay_s": 0.0, "sandbox_processing_s": 0.0, "sandbox_limits": False,
+        "rate_limit_per_minute": 10_000_000,
     }
-    if "sandbox_processing_s" in Settings.model_fields:
-        values["sandbox_processing_s"] = 0.0
     values.update(over)
     return Settings(**values)
 
 
 def settings_kwargs(settings: Any) -> dict[str, Any]:
     """What a worker process needs to rebuild the same Settings (picklable)."""
-    keys = ["data_dir", "database_url", "base_url", "sandbox_delay_s", "sandbox_limits", "rate_limit_per_minute",
-            "worker_poll_s"]
-    if "sandbox_processing_s" in type(settings).model_fields:
-        keys.append("sandbox_processing_s")
+    keys = ["data_dir", "database_url", "base_url", "sandbox_delay_s", "sandbox_processing_s", "sandbox_limits",
+            "rate_limit_per_minute", "worker_poll_s"]
     return {k: getattr(settings, k) for k in keys}
 
 
@@ -171,16 +168,8 @@ def machine() -> dict[str, Any]:
 
 
 def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:
-    """What one sandbox network's emulator holds, through the sandbox package's public listing
-    (`list_published`; rows with external_id, text, title, ...)."""
-    import inspect
+    """What one sandbox network's emulator holds (the sandbox's public listing: rows with external_id, text,
+    title, ...), from the sandbox database of `settings`."""
+    from backend.services.adapters import sandbox
 
-    from backend.networks import sandbox
-
-    accepted = inspect.signature(sandbox.list_published).parameters
-    kwargs: dict[str, Any] = {"platform": platform}
-    if "limit" in accepted:
-        kwargs["limit"] = 10**7
-    if "settings" in accepted:
-        kwargs["settings"] = settings
-    return list(sandbox.list_published(**kwargs))
+    return sandbox(settings).list_published(platform=platform, limit=10**7)

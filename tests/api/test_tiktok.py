@@ -11,8 +11,9 @@ import time_machine
 
 from backend import clock
 from backend.jobs.worker import Worker
+from backend.networks.sandbox.store import SandboxItem
 from backend.services import accounts
-from backend.store.models import Account, Event, Job, MediaHold, SandboxItem, TikTokPublish
+from backend.store.models import Account, Event, Job, MediaHold, TikTokPublish
 from tests.conftest import key_headers
 from tests.media import corpus
 
@@ -343,9 +344,9 @@ def test_fail_permanent_ends_failed_with_the_reason(client, owner, fast, images,
 
 
 def test_cancelled_pull_ends_failed_publish_cancelled(client, owner, tk, images, settings):
-    from backend.networks.sandbox import make_adapter
+    from backend.services.adapters import make_adapter
 
-    settings.sandbox_delay_s = 30
+    settings.sandbox_processing_s = 30
     out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
     assert status(client, owner, out["publishId"])["status"] == "PROCESSING_DOWNLOAD"
     make_adapter("tiktok", settings).cancel(Account.get_by_id(tk.id).access_token, out["publishId"])
@@ -355,7 +356,7 @@ def test_cancelled_pull_ends_failed_publish_cancelled(client, owner, tk, images,
 
 
 def test_processing_statuses_until_ready(client, owner, tk, images, video_url, settings):
-    settings.sandbox_delay_s = 30
+    settings.sandbox_processing_s = 30
     with time_machine.travel(clock.now(), tick=False) as t:
         v = post(client, owner, VIDEO, {"videoUrl": video_url})
         assert v["status"] == "PROCESSING_UPLOAD"
@@ -418,7 +419,7 @@ def test_tiktok_down_is_a_502_and_flaky_succeeds_on_the_next_call(client, owner,
 
 # ---- tracking by the worker (nobody polls) ------------------------------------------------------------
 def test_worker_tracks_to_terminal_status_and_records_events(client, owner, fast, images, video_url):
-    fast.sandbox_delay_s = 30
+    fast.sandbox_processing_s = 30
     bad = connect(owner, "Broken", "fail-permanent")
     good = connect(owner, "Good")
     with time_machine.travel(clock.now(), tick=False) as t:
@@ -461,7 +462,7 @@ def test_status_read_and_worker_settle_once(client, owner, tk, images):
 
 
 def test_tracking_gives_up_at_the_deadline(client, owner, fast, images):
-    fast.sandbox_delay_s = 100_000
+    fast.sandbox_processing_s = 100_000
     connect(owner, "Slow", "slow")
     with time_machine.travel(clock.now(), tick=False) as t:
         out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
@@ -474,7 +475,7 @@ def test_tracking_gives_up_at_the_deadline(client, owner, fast, images):
 
 
 def test_disconnected_account_ends_tracking(client, owner, tk, images, fast):
-    fast.sandbox_delay_s = 60
+    fast.sandbox_processing_s = 60
     out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
     accounts.disconnect(owner.workspace_id, tk.id)
     with time_machine.travel(clock.now() + timedelta(seconds=30), tick=False):

@@ -47,6 +47,7 @@ def cli_env(settings, tmp_path, monkeypatch, pg_url):  # type: ignore[no-untyped
     monkeypatch.setenv("SOCIALPUB_DATA_DIR", str(tmp_path / "d"))
     monkeypatch.setenv("SOCIALPUB_CONFIG", str(tmp_path / "cfg" / "config.yaml"))
     monkeypatch.setenv("SOCIALPUB_SANDBOX_DELAY_S", "0")
+    monkeypatch.setenv("SOCIALPUB_SANDBOX_PROCESSING_S", "0")
     monkeypatch.setenv("SOCIALPUB_WORKER_POLL_S", "0.05")
     monkeypatch.setenv("SOCIALPUB_RETRY_BASE_S", "0.01")
     for name in ("SOCIALPUB_PROFILE", "SOCIALPUB_API_URL", "SOCIALPUB_API_KEY"):

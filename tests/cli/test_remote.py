@@ -31,7 +31,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
     env.update(SOCIALPUB_DATA_DIR=str(tmp / "data"), SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
-               SOCIALPUB_SANDBOX_DELAY_S="0", SOCIALPUB_WORKER_POLL_S="0.1", SOCIALPUB_LOG_LEVEL="WARNING",
+               SOCIALPUB_SANDBOX_DELAY_S="0", SOCIALPUB_SANDBOX_PROCESSING_S="0", SOCIALPUB_WORKER_POLL_S="0.1",
+               SOCIALPUB_LOG_LEVEL="WARNING",
                SOCIALPUB_ALLOW_PRIVATE_URLS="1")
     init = subprocess.run([EXE, "init", "--sandbox", "--json", "--email", "me@acme.test", "--password",
                            "s3cret-pass"], env=env, capture_output=True, text=True, timeout=60)

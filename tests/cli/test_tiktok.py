@@ -29,7 +29,7 @@ def slow_sandbox(cli_env, monkeypatch):  # type: ignore[no-untyped-def]
     """TikTok takes about a second to pull the media, so --wait sees processing statuses first."""
     from backend.config import get_settings
 
-    monkeypatch.setenv("SOCIALPUB_SANDBOX_DELAY_S", "1")
+    monkeypatch.setenv("SOCIALPUB_SANDBOX_PROCESSING_S", "1")
     get_settings.cache_clear()
 
 
@@ -105,7 +105,7 @@ def test_failed_publication_exits_1_with_the_reason(embedded, files) -> None:  #
 def test_wait_gives_up_after_the_timeout(cli_env, embedded, files, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from backend.config import get_settings
 
-    monkeypatch.setenv("SOCIALPUB_SANDBOX_DELAY_S", "600")
+    monkeypatch.setenv("SOCIALPUB_SANDBOX_PROCESSING_S", "600")
     get_settings.cache_clear()
     r = invoke("tiktok", "photo", files["images"][0], "--wait", "--timeout", "1", "--json")
     assert r.code == 1

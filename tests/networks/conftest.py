@@ -1,4 +1,4 @@
-"""Fixtures for the network tests: the lead's `settings` fixture (fresh store, sandbox delay 0) is reused."""
+"""Fixtures for the network tests: the lead's `settings` fixture (fresh store, sandbox delays 0) is reused."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from backend.networks.base import AccountCredentials, MediaRef, Publication
 from backend.networks.options import PostOptions
 from backend.networks.rules import build_payload
-from backend.networks.sandbox import SandboxIdentity, register_account
+from backend.networks.sandbox import SandboxIdentity
 
 IMG = [MediaRef(f"https://media.test/m/{i}.jpg", "image", "image/jpeg", 1080, 1080) for i in range(10)]
 VID = MediaRef("https://media.test/m/v.mp4", "video", "video/mp4")
@@ -18,7 +18,9 @@ VID = MediaRef("https://media.test/m/v.mp4", "video", "video/mp4")
 @pytest.fixture
 def account(settings) -> Callable[..., SandboxIdentity]:  # type: ignore[no-untyped-def]
     def make(platform: str, behaviour: str = "ok", name: str = "Brand", **kw) -> SandboxIdentity:  # type: ignore[no-untyped-def]
-        return register_account(platform, name, behaviour, **kw)
+        from backend.services.adapters import register_sandbox_account
+
+        return register_sandbox_account(platform, name, behaviour, settings=settings, **kw)
 
     return make
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backend.networks.base import MediaRef, NetworkError
-from backend.networks.media_loader import default_loader
+from backend.services.adapters import default_loader
 
 
 def test_remote_media_go_through_the_ssrf_guard(settings):

@@ -16,7 +16,8 @@ from backend import clock
 from backend.networks.base import MediaRef
 from backend.networks.linkedin import LinkedInAdapter
 from backend.networks.linkedin_pdf import build_carousel_pdf
-from backend.networks.sandbox import list_published, make_adapter
+from backend.networks.sandbox import list_published
+from backend.services.adapters import make_adapter, sandbox, sandbox_config
 from tests.networks.conftest import IMG, VID, publication
 
 
@@ -51,7 +52,7 @@ def test_happy_path(settings, account, platform, text, media) -> None:  # type: 
         out = ad.check_status(pub, out.tracking_ref)
     assert out.state == "published", out
     assert out.external_post_id and out.post_url and out.post_url.startswith("https://")
-    rows = list_published(platform=platform, settings=settings)
+    rows = list_published(platform=platform)
     assert len(rows) == 1 and rows[0]["external_id"] == out.external_post_id
     prefix = {"facebook": "https://www.facebook.com/", "instagram": "https://www.instagram.com/",
               "linkedin": "https://www.linkedin.com/feed/update/urn:li:share:", "youtube": "https://youtu.be/"}
@@ -60,7 +61,7 @@ def test_happy_path(settings, account, platform, text, media) -> None:  # type: 
 
 @pytest.mark.parametrize("platform,media", [("instagram", [VID]), ("linkedin", [IMG[0]]), ("youtube", [VID])])
 def test_pending_then_published_with_time(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_delay_s = 5.0
+    settings.sandbox_processing_s = 5.0
     ident = account(platform)
     ad = adapter(platform, settings)
     pub = publication(ident, platform, "wait for it", media)
@@ -69,7 +70,7 @@ def test_pending_then_published_with_time(settings, account, platform, media) ->
         out = ad.publish(pub)
         assert out.state == "pending" and out.tracking_ref
         assert ad.check_status(pub, out.tracking_ref).state == "pending"
-        assert list_published(platform=platform, settings=settings) == []
+        assert list_published(platform=platform) == []
         t.move_to(start + timedelta(seconds=6))
         done = ad.check_status(pub, out.tracking_ref)
         assert done.state == "published" and done.post_url
@@ -107,7 +108,7 @@ def test_behaviours_classified(settings, account, platform, behaviour) -> None: 
         assert out.retry_after_s and out.retry_after_s > 0
         if platform in ("facebook", "instagram"):
             assert out.retry_after_s == 300  # estimated_time_to_regain_access: 5 minutes
-    assert list_published(platform=platform, settings=settings) == []
+    assert list_published(platform=platform) == []
 
 
 @pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "youtube"])
@@ -138,7 +139,7 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
     found = ad.find_existing(pub)
     assert found is not None and found.state == "published"
     assert found.external_post_id == out.external_post_id
-    assert len(list_published(platform=platform, settings=settings)) == 1
+    assert len(list_published(platform=platform)) == 1
     assert ad.find_existing(publication(ident, platform, "something else", media, attempted_at=clock.now())) is None
 
 
@@ -152,7 +153,7 @@ def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: i
     # the network itself refuses with 9 / 2207042 when asked anyway
     from backend.networks.graph import GraphClient
 
-    g = GraphClient(httpx.Client(transport=ad.graph.client._transport), "Instagram")
+    g = GraphClient(httpx.Client(transport=sandbox(settings).transport("instagram")), "Instagram")
     cid = g.post(f"{ad.base}/{ident.external_account_id}/media", ident.access_token, {"image_url": IMG[0].url})["id"]
     with pytest.raises(Exception) as exc:
         g.post(f"{ad.base}/{ident.external_account_id}/media_publish", ident.access_token, {"creation_id": cid})
@@ -162,7 +163,7 @@ def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: i
 def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("linkedin")
     seen: list[httpx.Request] = []
-    emu = make_adapter("linkedin", settings).client._transport
+    emu = sandbox(settings).transport("linkedin")
 
     def spy(req: httpx.Request) -> httpx.Response:
         seen.append(req)
@@ -192,7 +193,7 @@ def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-
 def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("youtube")
     seen: list[httpx.Request] = []
-    emu = make_adapter("youtube", settings).client._transport
+    emu = sandbox(settings).transport("youtube")
 
     def spy(req: httpx.Request) -> httpx.Response:
         seen.append(req)
@@ -241,7 +242,10 @@ def test_state_survives_a_new_emulator(settings, account) -> None:  # type: igno
     ident = account("tiktok")
     pub = publication(ident, "tiktok", "x", [VID])
     ref = make_adapter("tiktok", settings).publish(pub).tracking_ref
-    from backend.networks.sandbox import build_adapter, sandbox_transport
+    from backend.networks.factory import Hosts, build_adapter
+    from backend.networks.sandbox import SANDBOX_BASES, Sandbox
 
-    fresh = build_adapter("tiktok", httpx.Client(transport=sandbox_transport("tiktok", settings)), settings)
+    fresh_sandbox = Sandbox(sandbox_config(settings))  # a new process would build exactly this
+    fresh = build_adapter("tiktok", httpx.Client(transport=fresh_sandbox.transport("tiktok")),
+                          Hosts(SANDBOX_BASES["tiktok"]["api"]))
     assert fresh.check_status(pub, ref).state == "published"

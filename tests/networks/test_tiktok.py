@@ -11,8 +11,9 @@ import time_machine
 
 from backend import clock
 from backend.networks.base import NetworkError
-from backend.networks.sandbox import list_published, make_adapter
+from backend.networks.sandbox import list_published
 from backend.networks.tiktok import TikTokAdapter
+from backend.services.adapters import make_adapter
 from tests.networks.conftest import IMG, VID, publication
 
 
@@ -26,13 +27,13 @@ def test_direct_video_happy_path(settings, account) -> None:  # type: ignore[no-
     assert done.state == "published" and done.network_status == "PUBLISH_COMPLETE"
     assert done.external_post_id.isdigit() and len(done.external_post_id) == 19
     assert done.post_url == f"https://www.tiktok.com/@{ident.username}/video/{done.external_post_id}"
-    rows = list_published(platform="tiktok", settings=settings)
+    rows = list_published(platform="tiktok")
     assert [(r["external_id"], r["text"], r["status"]) for r in rows] == [(done.external_post_id, "my #video",
                                                                            "published")]
 
 
 def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_delay_s = 3.0
+    settings.sandbox_processing_s = 3.0
     ident = account("tiktok", "slow")
     ad = make_adapter("tiktok", settings)
     pub = publication(ident, "tiktok", "x", [VID])
@@ -55,7 +56,7 @@ def test_draft_video_goes_to_inbox_without_text(settings, account) -> None:  # t
     assert out.tracking_ref.startswith("v_inbox_url~")
     done = ad.check_status(pub, out.tracking_ref)
     assert done.state == "inbox_delivered" and done.network_status == "SEND_TO_USER_INBOX"
-    assert list_published(platform="tiktok", settings=settings)[0]["text"] == ""
+    assert list_published(platform="tiktok")[0]["text"] == ""
 
 
 def test_photo_carousel_draft_keeps_title(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -65,7 +66,7 @@ def test_photo_carousel_draft_keeps_title(settings, account) -> None:  # type: i
     out = ad.publish(pub)
     assert out.tracking_ref.startswith("p_inbox_url~")
     assert ad.check_status(pub, out.tracking_ref).state == "inbox_delivered"
-    row = list_published(platform="tiktok", settings=settings)[0]
+    row = list_published(platform="tiktok")[0]
     assert row["title"] == "five photos" and len(row["media"]) == 5 and row["kind"] == "photo"
 
 
@@ -174,7 +175,7 @@ def test_find_existing_after_crash(settings, account) -> None:  # type: ignore[n
     found = ad.find_existing(pub)
     assert found is not None and found.state == "published"
     assert found.external_post_id == ad.check_status(pub, out.tracking_ref).external_post_id
-    assert len(list_published(platform="tiktok", settings=settings)) == 1
+    assert len(list_published(platform="tiktok")) == 1
     other = publication(ident, "tiktok", "another text", [VID], attempted_at=clock.now())
     assert ad.find_existing(other) is None
 

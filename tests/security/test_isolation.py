@@ -9,8 +9,9 @@ import pytest
 
 from backend import clock
 from backend.jobs.worker import Worker
+from backend.networks.sandbox.store import SandboxAccount
 from backend.services import accounts
-from backend.store.models import Account, SandboxAccount
+from backend.store.models import Account
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
 

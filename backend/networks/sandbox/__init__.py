@@ -1,147 +1,112 @@
-"""Sandbox networks: in-process emulators of the five networks' real APIs, and the adapter factory.
+"""Sandbox networks: in-process emulators of the five networks' real APIs. Not part of the product: they import
+nothing of it and keep what they receive in their own database (store.py).
 
-    ident = register_account("tiktok", "Brand", "ok")        # connect a sandbox account
-    adapter = make_adapter("tiktok", settings)                 # adapter wired to the emulator
-    list_published(platform="tiktok")                          # what the sandbox networks hold
+    sandbox = Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(data_dir)))   # opens + migrates sandbox.db
+    ident = sandbox.register_account("tiktok", "Brand", "ok")                # connect a sandbox account
+    client = httpx.Client(transport=sandbox.transport("tiktok"))             # what the adapter talks to
+    sandbox.list_published(platform="tiktok")                                # what the sandbox networks hold
+
+The product reaches the sandbox through backend.services.adapters (which turns its Settings into a
+SandboxConfig); the module-level `register_account`, `set_behaviour` and `list_published` act on the sandbox
+database opened last (the current one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import threading
+import time
 from typing import Any
 
 import httpx
 
-from backend.config import Settings, get_settings
-from backend.networks.base import MediaRef
-from backend.networks.sandbox import wire
 from backend.networks.sandbox.core import (
     BEHAVIOURS,
     SANDBOX_BASES,
     Emulator,
+    SandboxConfig,
     SandboxIdentity,
     register_account,
     set_behaviour,
 )
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
-
-MediaLoader = Callable[[MediaRef], bytes]
-
+from backend.networks.sandbox.store import DatabaseLocation, SandboxAccount, SandboxItem, open_database
 
 _EMULATORS = {"tiktok": "TikTokEmulator", "facebook": "FacebookEmulator", "instagram": "InstagramEmulator",
               "linkedin": "LinkedInEmulator", "youtube": "YouTubeEmulator"}
 
 
-def emulator(platform: str, settings: Settings | None = None) -> Emulator:
-    """The emulator of one network: a callable httpx.Request -> httpx.Response."""
-    import importlib
-
+def emulator_class(platform: str) -> type[Emulator]:
     if platform not in _EMULATORS:
         raise ValueError(f"unknown network {platform!r}")
     module = importlib.import_module(f"backend.networks.sandbox.{platform}")
-    return getattr(module, _EMULATORS[platform])(settings or get_settings())
+    return getattr(module, _EMULATORS[platform])  # type: ignore[no-any-return]
 
 
-def sandbox_transport(platform: str, settings: Settings | None = None) -> httpx.BaseTransport:
-    """An in-process transport serving the platform's emulator to a sync httpx.Client."""
-    return httpx.MockTransport(emulator(platform, settings))
+class Sandbox:
+    """The emulated networks of one configuration: their database (opened and migrated on construction, and
+    made the current one), one emulator per network, and the transports that serve them to httpx clients."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.db = open_database(config.location)
+        self._emulators: dict[str, Emulator] = {}
+        self._guard = threading.Lock()
+
+    def activate(self) -> Sandbox:
+        """Make this sandbox's database the current one (cheap when it already is)."""
+        open_database(self.config.location)
+        return self
+
+    def emulator(self, platform: str) -> Emulator:
+        emu = self._emulators.get(platform)
+        if emu is None:
+            with self._guard:
+                emu = self._emulators.get(platform) or emulator_class(platform)(self.config)
+                self._emulators[platform] = emu
+        return emu
+
+    def handler(self, platform: str) -> Any:
+        """httpx.Request -> httpx.Response: the network's emulator behind its latency (the configured delay of
+        every call, slept before the emulator answers, outside any lock)."""
+        emu = self.emulator(platform)
+        delay = self.config.delay_for(platform)
+        location = self.config.location
+
+        def handle(request: httpx.Request) -> httpx.Response:
+            if delay > 0:
+                time.sleep(delay)
+            open_database(location)  # the current database is this sandbox's (a no-op when it already is)
+            return emu(request)
+
+        return handle
+
+    def transport(self, platform: str) -> httpx.MockTransport:
+        """A public httpx transport serving the network's emulator in process."""
+        return httpx.MockTransport(self.handler(platform))
+
+    def register_account(self, platform: str, name: str, behaviour: str = "ok", *,
+                         private: bool = False) -> SandboxIdentity:
+        self.activate()
+        return register_account(platform, name, behaviour, private=private)
+
+    def set_behaviour(self, sandbox_account_id: str, behaviour: str) -> None:
+        self.activate()
+        set_behaviour(sandbox_account_id, behaviour)
+
+    def list_published(self, platform: str | None = None, account: str | None = None,
+                       limit: int = 100) -> list[dict[str, Any]]:
+        self.activate()
+        return _list(platform, account, limit)
 
 
-class SandboxClient(httpx.Client):
-    """The httpx client of the sandbox adapters: requests go straight to the in-process emulator.
+def _list(platform: str | None, account: str | None, limit: int) -> list[dict[str, Any]]:
+    from backend.networks.sandbox.store import sandbox_db
 
-    The emulators set no cookies, never redirect and need no auth flow, so what `Client.send` adds around the
-    transport (auth and redirect loops, cookie jar, event hooks, elapsed timers) and what `build_request`
-    merges in (client headers, cookies, base URL) is only cost here (~a fifth of the pipeline's CPU). The
-    request is still a real `httpx.Request` (built by `wire.request`: the same object as
-    `httpx.Request(method, url, ...)`, without re-parsing the URL character by character) and the response a
-    real `httpx.Response`, read before returning, so adapters and emulators see exactly what they would over a
-    live client.
-    """
-
-    def request(self, method: str, url: httpx.URL | str, *, content: Any = None, data: Any = None,  # type: ignore[override]
-                files: Any = None, json: Any = None, params: Any = None, headers: Any = None,
-                **_ignored: Any) -> httpx.Response:
-        return self.send(wire.request(method, url, content=content, data=data, files=files, json=json,
-                                      params=params, headers=headers))
-
-    def send(self, request: httpx.Request, *, stream: bool = False, **_ignored: Any) -> httpx.Response:  # type: ignore[override]
-        response = self._transport.handle_request(request)
-        response.request = request
-        if not stream:
-            try:
-                response.read()
-            finally:
-                response.close()
-        return response
-
-
-_ADAPTERS: dict[tuple[str, int, bool], tuple[Settings, Any]] = {}
-
-
-def make_adapter(platform: str, settings: Settings | None = None, transport: httpx.BaseTransport | None = None,
-                 *, live: bool = False, media_loader: MediaLoader | None = None) -> Any:
-    """The adapter for a network. Sandbox (default): talks to the emulator in-process. live=True: the real
-    hosts of Settings.<network>_api_base (transport defaults to httpx's). A given transport is used as is
-    (tests use respx / MockTransport). Sandbox adapters are cached per settings object."""
-    settings = settings or get_settings()
-    key = (platform, id(settings), live)
-    if transport is None and media_loader is None:
-        cached = _ADAPTERS.get(key)
-        if cached is not None and cached[0] is settings:
-            return cached[1]
-    client_class = httpx.Client
-    if transport is None and not live:
-        transport = sandbox_transport(platform, settings)
-        client_class = SandboxClient
-    client = client_class(transport=transport, timeout=settings.network_timeout_s, trust_env=False,
-                          follow_redirects=False)
-    adapter = build_adapter(platform, client, settings, live=live, media_loader=media_loader)
-    if media_loader is None and transport is not None and not live and len(_ADAPTERS) < 256:
-        _ADAPTERS[key] = (settings, adapter)
-    return adapter
-
-
-def build_adapter(platform: str, client: httpx.Client, settings: Settings, *, live: bool = False,
-                  media_loader: MediaLoader | None = None) -> Any:
-    from backend.networks.media_loader import default_loader
-
-    sb = SANDBOX_BASES[platform]
-    media_loader = media_loader or default_loader(settings)
-    if platform == "tiktok":
-        from backend.networks.tiktok import TikTokAdapter
-
-
-        return TikTokAdapter(client, settings.tiktok_api_base if live else sb["api"])
-    if platform == "facebook":
-        from backend.networks.facebook import FacebookAdapter
-
-        return FacebookAdapter(client, settings.facebook_api_base if live else sb["api"],
-                               settings.facebook_video_api_base if live else sb["video"])
-    if platform == "instagram":
-        from backend.networks.instagram import InstagramAdapter
-
-        return InstagramAdapter(client, settings.instagram_api_base if live else sb["api"])
-    if platform == "linkedin":
-        from backend.networks.linkedin import LinkedInAdapter
-
-        return LinkedInAdapter(client, settings.linkedin_api_base if live else sb["api"],
-                               version=settings.linkedin_version, media_loader=media_loader)
-    if platform == "youtube":
-        from backend.networks.youtube import YouTubeAdapter
-
-        return YouTubeAdapter(client, settings.youtube_api_base if live else sb["api"],
-                              settings.youtube_upload_base if live else sb["upload"], media_loader=media_loader)
-    raise ValueError(f"unknown network {platform!r}")
-
-
-def list_published(platform: str | None = None, account: str | None = None, limit: int = 100,
-                   settings: Settings | None = None) -> list[dict[str, Any]]:
-    """What the sandbox networks published (and TikTok drafts delivered), newest first.
-    account: a sandbox account id, external account id or username."""
-    settings = settings or get_settings()
-    platforms = [platform] if platform else [p for p in SANDBOX_BASES if _available(p)]
-    emus = {p: emulator(p, settings) for p in platforms}
+    if sandbox_db.obj is None:
+        raise RuntimeError("no sandbox database is open: construct a Sandbox first")
+    platforms = [platform] if platform else list(SANDBOX_BASES)
+    listing = SandboxConfig(location=DatabaseLocation())  # describing an item needs only the clock
+    emus = {p: emulator_class(p)(listing) for p in platforms}
     q = SandboxItem.select().where(SandboxItem.platform.in_(platforms))
     accounts = {a.id: a for a in SandboxAccount.select().where(SandboxAccount.platform.in_(platforms))}
     if account:
@@ -154,6 +119,7 @@ def list_published(platform: str | None = None, account: str | None = None, limi
             continue
         acc = accounts.get(item.account_id)
         row.update(platform=item.platform, account_id=item.account_id,
+                   account_external_id=acc.external_id if acc else None,
                    account_username=acc.username if acc else None, created_at=item.created_at)
         out.append(row)
         if len(out) >= limit:
@@ -161,11 +127,12 @@ def list_published(platform: str | None = None, account: str | None = None, limi
     return out
 
 
-def _available(platform: str) -> bool:
-    import importlib.util
+def list_published(platform: str | None = None, account: str | None = None,
+                   limit: int = 100) -> list[dict[str, Any]]:
+    """What the current sandbox's networks published (and TikTok drafts delivered), newest first.
+    account: a sandbox account id, external account id or username."""
+    return _list(platform, account, limit)
 
-    return importlib.util.find_spec(f"backend.networks.sandbox.{platform}") is not None
 
-
-__all__ = ["BEHAVIOURS", "SandboxIdentity", "build_adapter", "emulator", "list_published", "make_adapter",
-           "register_account", "sandbox_transport", "set_behaviour"]
+__all__ = ["BEHAVIOURS", "SANDBOX_BASES", "DatabaseLocation", "Sandbox", "SandboxConfig", "SandboxIdentity",
+           "emulator_class", "list_published", "register_account", "set_behaviour"]

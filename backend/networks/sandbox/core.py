@@ -1,33 +1,40 @@
-"""Sandbox core: accounts, behaviours, the in-process emulator router, timing as a function of the clock.
+"""Sandbox core: configuration, accounts, behaviours, the emulator router, timing as a function of the clock.
 
-Each network's emulator is a set of plain functions routed by method + path, served to a SYNC
-httpx.Client through httpx.MockTransport (fast: no event loop, no sockets). Everything an emulator holds
-lives in the store (SandboxAccount, SandboxItem), so it survives restarts and can be listed.
+Each network's emulator is a set of plain functions routed by method + path: a callable httpx.Request ->
+httpx.Response, served to a plain httpx.Client through `httpx.MockTransport` (see `Sandbox.transport`).
+Everything an emulator holds lives in the sandbox's own database (store.py), so it survives restarts and can
+be listed. The emulators import nothing of the product: they get their settings as plain values
+(`SandboxConfig`) from whoever constructs them.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
 import re
 import secrets
 import string
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl
 
 import httpx
+from peewee import ModelSelect
 
-from backend import clock
-from backend.config import Settings
-from backend.ids import new_id
-from backend.networks.sandbox.wire import json_response
-from backend.store import fast, fastq
-from backend.store.db import database, is_sqlite, tx
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
+from backend.networks.sandbox.store import (
+    DatabaseLocation,
+    SandboxAccount,
+    SandboxItem,
+    is_sqlite,
+    open_database,
+    sandbox_db,
+)
 
 log = logging.getLogger("socialpub.sandbox")
 
@@ -44,6 +51,39 @@ SANDBOX_BASES: dict[str, dict[str, str]] = {
     "youtube": {"api": "https://www.googleapis.sandbox.invalid/youtube/v3",
                 "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3"},
 }
+
+
+def now() -> datetime:
+    """Aware UTC now (tests move it with time-machine)."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Everything the emulators need to know, as plain values.
+
+    delay_s: the latency of every emulated call (the transport sleeps this long before the emulator answers);
+    network_delay_s: per-network overrides of it, e.g. (("youtube", 5.0),). processing_s: the asynchronous
+    processing time of TikTok publishes, Instagram containers, LinkedIn assets and YouTube videos.
+    limits: enforce the real networks' rate limits and daily caps. verified_url_prefixes: URL prefixes TikTok
+    accepts on plain http as the app's verified domain (our own media host)."""
+
+    location: DatabaseLocation
+    delay_s: float = 0.2
+    network_delay_s: tuple[tuple[str, float], ...] = ()
+    processing_s: float = 3.0
+    limits: bool = True
+    tiktok_daily_posts: int = 15
+    instagram_daily_posts: int = 50
+    youtube_daily_uploads: int = 100
+    linkedin_daily_posts: int = 150
+    verified_url_prefixes: tuple[str, ...] = ()
+
+    def delay_for(self, platform: str) -> float:
+        for name, value in self.network_delay_s:
+            if name == platform:
+                return max(0.0, value)
+        return max(0.0, self.delay_s)
 
 
 @dataclass(frozen=True)
@@ -104,8 +144,13 @@ def _identity_for(platform: str, name: str) -> tuple[str, str]:
     raise ValueError(f"unknown network {platform!r}")
 
 
+def new_account_id() -> str:
+    return "sbx_" + secrets.token_hex(10)
+
+
 def register_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False) -> SandboxIdentity:
-    """Create an account at a sandbox network; returns the identity an OAuth flow would have given."""
+    """Create an account at a sandbox network (in the current sandbox database: `open_database` / `Sandbox`);
+    returns the identity an OAuth flow would have given."""
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(BEHAVIOURS)}")
     if platform not in SANDBOX_BASES:
@@ -116,32 +161,61 @@ def register_account(platform: str, name: str, behaviour: str = "ok", *, private
     if platform == "tiktok":
         privacy = (("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY") if private
                    else ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"))
-    acc_id = new_id("sbx")
-    with tx():
+    acc_id = new_account_id()
+    with write():
         SandboxAccount.create(id=acc_id, platform=platform, external_id=external_id, token_hash=token_hash(token),
                               name=name, username=username, display_name=name, behaviour=behaviour,
-                              is_private=private, privacy_level_options=list(privacy), calls=0,
-                              created_at=clock.now())
+                              is_private=private, privacy_level_options=list(privacy), calls=0, created_at=now())
     return SandboxIdentity(external_id, token, username, name, privacy, acc_id)
 
 
 def set_behaviour(sandbox_account_id: str, behaviour: str) -> None:
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"unknown sandbox behaviour {behaviour!r}")
-    with tx():
+    with write():
         SandboxAccount.update(behaviour=behaviour).where(SandboxAccount.id == sandbox_account_id).execute()
     _ACCOUNTS.clear()
 
 
 _ACCOUNTS: dict[tuple[int, str], SandboxAccount] = {}
+_WRITE_LOCKS: dict[int, threading.RLock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _write_lock() -> threading.RLock:
+    key = id(sandbox_db.obj)
+    lock = _WRITE_LOCKS.get(key)
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = _WRITE_LOCKS.setdefault(key, threading.RLock())
+    return lock
+
+
+@contextmanager
+def write() -> Iterator[None]:
+    """One write transaction of the sandbox database. Threads of this process queue on a lock (SQLite admits
+    one writer; queueing beats its busy handler's sleeps); other processes meet SQLite's IMMEDIATE lock or,
+    on PostgreSQL, the account row lock of `exclusive`."""
+    with _write_lock(), sandbox_db.atomic():
+        yield
+
+
+@contextmanager
+def exclusive(acc: SandboxAccount) -> Iterator[None]:
+    """A write transaction in which no other call of this account runs: a cap check and the insert that counts
+    against it are atomic (threads: the lock; processes: SQLite's write lock or PostgreSQL's row lock)."""
+    with write():
+        if not is_sqlite():
+            SandboxAccount.select(SandboxAccount.id).where(SandboxAccount.id == acc.id).for_update().execute()
+        yield
 
 
 def account_for_token(token: str | None) -> SandboxAccount | None:
-    """The account of an access token (looked up by its SHA-256, the only form the store keeps), cached in
+    """The account of an access token (looked up by its SHA-256, the only form the sandbox keeps), cached in
     process per database and token (set_behaviour clears the cache)."""
     if not token:
         return None
-    key = (id(database.obj), token)
+    key = (id(sandbox_db.obj), token)
     acc = _ACCOUNTS.get(key)
     if acc is None:
         acc = SandboxAccount.get_or_none(SandboxAccount.token_hash == token_hash(token))
@@ -164,7 +238,7 @@ class Gate:
 
 def gate(acc: SandboxAccount) -> str | None:
     """Applied to each network's publishing call. fail-retriable / rate-limited fail it every time;
-    flaky fails every other one (the 1st, 3rd, ...), deterministically, counted in the store;
+    flaky fails every other one (the 1st, 3rd, ...), deterministically, counted in the database;
     fail-permanent is played by each emulator where the real network would refuse (often asynchronously)."""
     b = acc.behaviour
     if b == "fail-retriable":
@@ -172,14 +246,11 @@ def gate(acc: SandboxAccount) -> str | None:
     if b == "rate-limited":
         return Gate.RATE
     if b == "flaky":
-        with tx():
-            fast.update(SandboxAccount, acc.id, {}, increment=("calls",))
-            calls = database.execute_sql(_CALLS_SQL.replace("?", database.obj.param), (acc.id,)).fetchone()[0]
+        with write():
+            SandboxAccount.update(calls=SandboxAccount.calls + 1).where(SandboxAccount.id == acc.id).execute()
+            calls = SandboxAccount.select(SandboxAccount.calls).where(SandboxAccount.id == acc.id).scalar()
         return Gate.RETRIABLE if calls % 2 == 1 else None
     return None
-
-
-_CALLS_SQL = 'SELECT "calls" FROM "sandbox_account" WHERE "id" = ?'
 
 
 class Request:
@@ -262,26 +333,31 @@ def _qsl(text: str) -> list[tuple[str, str]]:
 Handler = Callable[..., httpx.Response]
 
 
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(status, json=body, headers=headers)
+
+
+def empty_response(status: int, headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.Response(status, headers=headers)
+
+
 class Emulator:
     """Routes requests to handler functions; subclasses register routes in __init__."""
 
     platform = ""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
         self._by_method: dict[str, list[tuple[re.Pattern[str], Handler]]] = {}
 
     def route(self, method: str, pattern: str, fn: Handler) -> None:
-        compiled = re.compile(pattern + r"/?$")
-        self._routes.append((method, compiled, fn))
-        self._by_method.setdefault(method, []).append((compiled, fn))
+        self._by_method.setdefault(method, []).append((re.compile(pattern + r"/?$"), fn))
 
     def now(self) -> datetime:
-        return clock.now()
+        return now()
 
     def processing_s(self, acc: SandboxAccount, factor: float = 1.0) -> float:
-        d = max(0.0, self.settings.sandbox_delay_s) * factor
+        d = max(0.0, self.config.processing_s) * factor
         return d * SLOW_FACTOR if acc.behaviour == "slow" else d
 
     def elapsed(self, item: SandboxItem) -> float:
@@ -292,17 +368,18 @@ class Emulator:
 
     def count_since(self, acc: SandboxAccount, kinds: tuple[str, ...], seconds: float, *,
                     mode_suffix: str | None = None, limit: int | None = None) -> int:
-        """The account's items of `kinds` created in the last `seconds` (whose mode ends with `mode_suffix`,
-        case-insensitively, when given): a range of the (platform, account_id, kind, created_at) index.
-        limit: stop counting there (a cap check needs no more), so the cost does not grow with the table."""
+        """The account's items of `kinds` created in the last `seconds` (whose mode ends with `mode_suffix`
+        when given): a range of the (platform, account_id, kind, created_at) index. limit: stop counting there
+        (a cap check needs no more), so the cost does not grow with the table."""
         since = self.now() - timedelta(seconds=seconds)
-        where = (f'"platform" = ? AND "account_id" = ? AND "kind" IN ({", ".join("?" * len(kinds))}) '
-                 'AND "created_at" > ?')
-        params: list[Any] = [self.platform, acc.id, *kinds, SandboxItem.created_at.db_value(since)]
+        q = SandboxItem.select(SandboxItem.id).where(
+            (SandboxItem.platform == self.platform) & (SandboxItem.account_id == acc.id)
+            & SandboxItem.kind.in_(kinds) & (SandboxItem.created_at > since))
         if mode_suffix is not None:
-            where += f' AND "mode" {"LIKE" if is_sqlite() else "ILIKE"} ? ESCAPE ?'
-            params += ["%" + mode_suffix.replace("\\", "\\\\").replace("_", "\\_").replace("%", "\\%"), "\\"]
-        return fastq.count(SandboxItem, where, params, limit=limit)
+            q = q.where(SandboxItem.mode.endswith(mode_suffix))
+        if limit is not None:
+            q = q.limit(limit)
+        return q.count()
 
     def not_found(self, request: Request) -> httpx.Response:
         return json_response(404, {"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
@@ -322,14 +399,20 @@ class Emulator:
 
 def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0,
              **fields: Any) -> SandboxItem:
-    now = clock.now()  # one INSERT: atomic on its own (autocommit), or part of the caller's transaction
-    return fastq.insert(SandboxItem, {"id": item_id, "platform": platform, "account_id": acc.id, "kind": kind,
-                                      "started_at": now, "processing_s": processing_s, "created_at": now, **fields})
+    t = now()
+    with write():
+        return SandboxItem.create(id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=t,
+                                  processing_s=processing_s, created_at=t, **fields)
+
+
+def update_item(item_id: str, **fields: Any) -> None:
+    with write():
+        SandboxItem.update(**fields).where(SandboxItem.id == item_id).execute()
 
 
 def get_item(item_id: str, platform: str | None = None) -> SandboxItem | None:
     """A sandbox item by id (of `platform` when given): the hot read of every status call."""
-    item = fastq.get(SandboxItem, item_id)
+    item = SandboxItem.get_or_none(SandboxItem.id == item_id)
     if item is None or (platform is not None and item.platform != platform):
         return None
     return item
@@ -337,11 +420,57 @@ def get_item(item_id: str, platform: str | None = None) -> SandboxItem | None:
 
 def find_by_post_id(platform: str, post_id: str) -> SandboxItem | None:
     """The item of `platform` whose network-side id (post_id) is `post_id` (partial index on post_id)."""
-    return fastq.first(SandboxItem, '"post_id" = ? AND "platform" = ?', (post_id, platform))
+    return SandboxItem.get_or_none((SandboxItem.post_id == post_id) & (SandboxItem.platform == platform))
 
 
 def seconds_to_midnight(tz_offset_h: int = 0) -> float:
     """Seconds until the next midnight in a fixed-offset zone (LinkedIn resets at UTC, YouTube at Pacific)."""
-    now = clock.now() + timedelta(hours=tz_offset_h)
-    tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(1.0, (tomorrow - now).total_seconds())
+    t = now() + timedelta(hours=tz_offset_h)
+    tomorrow = (t + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1.0, (tomorrow - t).total_seconds())
+
+
+# --- listings: newest first, in pages ------------------------------------------------------------------
+def encode_cursor(item: SandboxItem) -> str:
+    raw = f"{item.created_at.isoformat()}|{item.id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        when, _sep, item_id = raw.partition("|")
+        return datetime.fromisoformat(when), item_id
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def page_after(query: ModelSelect, cursor: str | None, limit: int) -> tuple[list[SandboxItem], str | None]:
+    """One page of `query` newest first (created_at, then id, descending) after the opaque `cursor` (the last
+    item of the previous page); returns the items and the cursor of the next page (None: no more)."""
+    if cursor:
+        key = decode_cursor(cursor)
+        if key is not None:
+            when, item_id = key
+            query = query.where((SandboxItem.created_at < when)
+                                | ((SandboxItem.created_at == when) & (SandboxItem.id < item_id)))
+    rows = list(query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc()).limit(limit + 1))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return rows, (encode_cursor(rows[-1]) if more and rows else None)
+
+
+def page_at(query: ModelSelect, start: int, count: int) -> tuple[list[SandboxItem], bool]:
+    """Offset paging (LinkedIn start/count, TikTok's integer cursor), newest first; (items, has_more)."""
+    rows = list(query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc())
+                .offset(max(0, start)).limit(count + 1))
+    return rows[:count], len(rows) > count
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (TikTok counts its limits this way)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+__all__ = ["BEHAVIOURS", "SANDBOX_BASES", "DatabaseLocation", "Emulator", "SandboxAccount", "SandboxConfig",
+           "SandboxIdentity", "SandboxItem", "open_database", "register_account", "set_behaviour"]

@@ -6,11 +6,17 @@ from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import Request, digits, find_by_post_id, get_item, new_item
+from backend.networks.sandbox.core import (
+    Request,
+    digits,
+    find_by_post_id,
+    get_item,
+    json_response,
+    new_item,
+    update_item,
+)
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
-from backend.networks.sandbox.wire import json_response
-from backend.store import fastq
-from backend.store.models.sandbox import SandboxItem
+from backend.networks.sandbox.store import SandboxItem
 
 PLATFORM = "facebook"
 
@@ -18,8 +24,8 @@ PLATFORM = "facebook"
 class FacebookEmulator(GraphEmulator):
     platform = PLATFORM
 
-    def __init__(self, settings):  # type: ignore[no-untyped-def]
-        super().__init__(settings)
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
         self.route("POST", r"/(?P<page>\d+)/feed", self.feed)
         self.route("POST", r"/(?P<page>\d+)/photos", self.photos)
         self.route("POST", r"/(?P<page>\d+)/videos", self.videos)
@@ -98,20 +104,21 @@ class FacebookEmulator(GraphEmulator):
         item = self._find(obj)
         if item is None or item.account_id != acc.id:
             return graph_error(400, 100, f"Object with ID '{obj}' does not exist", subcode=33)
-        fastq.update(SandboxItem, item.id, {"state": "deleted"})
+        update_item(item.id, state="deleted")
         return json_response(200, {"success": True})
 
     def list_posts(self, request: Request, page: str) -> httpx.Response:
+        """/{page}/published_posts (also /feed, /posts): the Page's posts, newest first, in pages
+        (`limit`, `after` <- `paging.cursors.after`)."""
         acc = self.auth(request, page)
         if isinstance(acc, httpx.Response):
             return acc
-        limit = min(100, int(request.params.get("limit") or 25))
-        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "post") & (SandboxItem.state != "deleted"))
-                .order_by(SandboxItem.created_at.desc()).limit(limit))
+        rows, paging = self.graph_page(request, query, request.url.path.split("/v21.0", 1)[-1])
         data = [{"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
                 for it in rows]
-        return json_response(200, {"data": data, "paging": {}})
+        return json_response(200, {"data": data, "paging": paging})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post" or item.state == "deleted":

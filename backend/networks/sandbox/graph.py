@@ -9,9 +9,18 @@ from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import Emulator, Gate, Request, account_for_token, b64url, gate
-from backend.networks.sandbox.wire import json_response
-from backend.store.models.sandbox import SandboxAccount
+from backend.networks.sandbox.core import (
+    Emulator,
+    Gate,
+    Request,
+    SandboxItem,
+    account_for_token,
+    b64url,
+    gate,
+    json_response,
+    page_after,
+)
+from backend.networks.sandbox.store import SandboxAccount
 
 VERSION = re.compile(r"^/v\d+\.\d+")
 
@@ -76,3 +85,20 @@ class GraphEmulator(Emulator):
             return graph_error(400, 32, "Page request limit reached", transient=True,
                                headers=usage_header(acc.external_id, "pages", 5))
         return None
+
+    def graph_page(self, request: Request, query: Any, path: str) -> tuple[list[SandboxItem], dict[str, Any]]:
+        """One page of a Graph API edge, newest first: `limit` (default 25, at most 100) and `after` (the
+        cursor of the previous page's `paging.cursors.after`); `paging.next` only when there are more."""
+        try:
+            limit = max(1, min(100, int(request.params.get("limit") or 25)))
+        except ValueError:
+            limit = 25
+        rows, after = page_after(query, request.params.get("after") or None, limit)
+        paging: dict[str, Any] = {}
+        if rows:
+            paging["cursors"] = {"before": str(request.params.get("after") or ""), "after": after or ""}
+        if after:
+            fields = request.params.get("fields")
+            query_s = f"limit={limit}&after={after}" + (f"&fields={fields}" if fields else "")
+            paging["next"] = f"https://graph.facebook.sandbox.invalid/v21.0{path}?{query_s}"
+        return rows, paging

@@ -10,12 +10,18 @@ from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import Request, b64url, digits, get_item, new_item
+from backend.networks.sandbox.core import (
+    Request,
+    b64url,
+    digits,
+    exclusive,
+    get_item,
+    json_response,
+    new_item,
+    update_item,
+)
 from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
-from backend.networks.sandbox.wire import json_response
-from backend.store import fastq
-from backend.store.db import tx
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "instagram"
 CONTAINER_TTL_S = 86400
@@ -25,8 +31,8 @@ CAPTION_MAX = 2200
 class InstagramEmulator(GraphEmulator):
     platform = PLATFORM
 
-    def __init__(self, settings):  # type: ignore[no-untyped-def]
-        super().__init__(settings)
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
         self.route("POST", r"/(?P<user>\d+)/media", self.create_container)
         self.route("POST", r"/(?P<user>\d+)/media_publish", self.media_publish)
         self.route("GET", r"/(?P<user>\d+)/media", self.list_media)
@@ -121,12 +127,7 @@ class InstagramEmulator(GraphEmulator):
         blocked = self.behaviour_error(acc)
         if blocked:
             return blocked
-        cap = self.settings.sandbox_instagram_daily_posts
-        if self.settings.sandbox_limits and self._quota_used(acc, cap) >= cap:
-            return graph_error(400, 9, "Application request limit reached", subcode=2207042,
-                               user_title="Max posts reached",
-                               user_msg="The maximum number of posts that were allowed to be published has been "
-                                        "reached.")
+        cap = self.config.instagram_daily_posts
         media_id = digits(17, "1")
         shortcode = b64url(11)
         path = "reel" if item.mode == "REELS" else "p"
@@ -135,8 +136,16 @@ class InstagramEmulator(GraphEmulator):
             for cid_ in (item.data or {}).get("children", []):
                 child = get_item(cid_)
                 media.extend(child.media if child else [])
-        with tx():
-            fastq.update(SandboxItem, item.id, {"state": "published", "post_id": media_id})
+        with exclusive(acc):  # the publishing limit's check and the media counted against it: atomic
+            fresh = get_item(item.id, PLATFORM)
+            if fresh is not None and fresh.state == "published":
+                return graph_error(400, 100, "(#100) This container has already been published")
+            if self.config.limits and self._quota_used(acc, cap) >= cap:
+                return graph_error(400, 9, "Application request limit reached", subcode=2207042,
+                                   user_title="Max posts reached",
+                                   user_msg="The maximum number of posts that were allowed to be published has "
+                                            "been reached.")
+            update_item(item.id, state="published", post_id=media_id)
             new_item(PLATFORM, acc, "media", media_id, mode=item.mode, text=item.text, media=media,
                      data={"container": item.id, "shortcode": shortcode},
                      url=f"https://www.instagram.com/{path}/{shortcode}/")
@@ -158,22 +167,22 @@ class InstagramEmulator(GraphEmulator):
                                   "caption": item.text, "timestamp": fb_time(item.created_at)})
 
     def list_media(self, request: Request, user: str) -> httpx.Response:
+        """/{ig-user}/media: the account's media, newest first, in pages (`limit`, `after`)."""
         acc = self.auth(request, user)
         if isinstance(acc, httpx.Response):
             return acc
-        limit = min(100, int(request.params.get("limit") or 25))
-        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "media"))
-                .order_by(SandboxItem.created_at.desc()).limit(limit))
+        rows, paging = self.graph_page(request, query, f"/{user}/media")
         return json_response(200, {"data": [
             {"id": it.id, "caption": it.text, "timestamp": fb_time(it.created_at), "permalink": it.url}
-            for it in rows], "paging": {}})
+            for it in rows], "paging": paging})
 
     def publishing_limit(self, request: Request, user: str) -> httpx.Response:
         acc = self.auth(request, user)
         if isinstance(acc, httpx.Response):
             return acc
-        total = self.settings.sandbox_instagram_daily_posts if self.settings.sandbox_limits else 1_000_000
+        total = self.config.instagram_daily_posts if self.config.limits else 1_000_000
         return json_response(200, {"data": [{"quota_usage": self._quota_used(acc),
                                             "config": {"quota_total": total, "quota_duration": 86400}}]})
 

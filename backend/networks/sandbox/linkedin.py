@@ -16,18 +16,20 @@ from backend.networks.sandbox.core import (
     account_for_token,
     b64url,
     digits,
+    empty_response,
+    exclusive,
     find_by_post_id,
     gate,
     get_item,
+    json_response,
     new_item,
+    page_at,
+    update_item,
 )
-from backend.networks.sandbox.wire import empty_response, json_response
-from backend.store import fastq
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"
 UPLOAD_HOST = "https://www.linkedin.sandbox.invalid/dms-uploads"
-DAILY_POSTS = 150
 COMMENTARY_MAX = 3000
 MAGIC = {"image": (b"\xff\xd8\xff", b"\x89PNG", b"GIF8"), "document": (b"%PDF",), "video": ()}
 
@@ -44,8 +46,8 @@ def li_error(status: int, message: str, service_code: int | None = None, code: s
 class LinkedInEmulator(Emulator):
     platform = PLATFORM
 
-    def __init__(self, settings):  # type: ignore[no-untyped-def]
-        super().__init__(settings)
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
         self.route("POST", r"/rest/(?P<kind>images|documents|videos)", self.asset_action)
         self.route("PUT", r"/dms-uploads/(?P<upload>[\w.-]+)", self.upload)
         self.route("GET", r"/rest/(?P<kind>images|documents|videos)/(?P<urn>[^/]+)", self.get_asset)
@@ -76,7 +78,7 @@ class LinkedInEmulator(Emulator):
             item = get_item(str(req.get("video")))
             if item is None or item.account_id != acc.id:
                 return li_error(404, "Video not found", 100)
-            fastq.update(SandboxItem, item.id, {"state": "uploaded", "started_at": self.now()})
+            update_item(item.id, state="uploaded", started_at=self.now())
             return json_response(200, {})
         if action != "initializeUpload":
             return li_error(400, f"Unsupported action {action}", 100)
@@ -112,8 +114,7 @@ class LinkedInEmulator(Emulator):
         if not request.content or (magic and not request.content.startswith(magic)):
             return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
         state = "uploading" if item.kind == "video" else "uploaded"
-        fastq.update(SandboxItem, item.id, {"state": state, "started_at": self.now(),
-                                           "data": {**(item.data or {}), "bytes": len(request.content)}})
+        update_item(item.id, state=state, started_at=self.now(), data={**(item.data or {}), "bytes": len(request.content)})
         headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
         return empty_response(201 if item.kind != "video" else 200, headers=headers)
 
@@ -166,15 +167,22 @@ class LinkedInEmulator(Emulator):
         g = gate(acc)
         if g == Gate.RETRIABLE:
             return li_error(500, "Internal Server Error")
-        if g == Gate.RATE or (self.settings.sandbox_limits
-                              and self.count_since(acc, ("post",), 86400, limit=DAILY_POSTS) >= DAILY_POSTS):
-            return li_error(429, "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this "
-                            "resource is reached.")
+        if g == Gate.RATE:
+            return self._throttled()
         urn = f"urn:li:share:{digits(19, '7')}"
-        new_item(PLATFORM, acc, "post", urn, mode=asset.kind if asset else "text", text=commentary,
-                 title=str(media.get("title") or ""), media=[asset.id] if asset else [],
-                 data={"visibility": body["visibility"]}, url=f"https://www.linkedin.com/feed/update/{urn}/")
+        with exclusive(acc):  # the daily limit's check and the post counted against it: atomic
+            cap = self.config.linkedin_daily_posts
+            if self.config.limits and self.count_since(acc, ("post",), 86400, limit=cap) >= cap:
+                return self._throttled()
+            new_item(PLATFORM, acc, "post", urn, mode=asset.kind if asset else "text", text=commentary,
+                     title=str(media.get("title") or ""), media=[asset.id] if asset else [],
+                     data={"visibility": body["visibility"]}, url=f"https://www.linkedin.com/feed/update/{urn}/")
         return empty_response(201, headers={"x-restli-id": urn, "x-linkedin-id": urn})
+
+    @staticmethod
+    def _throttled() -> httpx.Response:
+        return li_error(429, "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this resource "
+                        "is reached.")
 
     def find_posts(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -182,14 +190,23 @@ class LinkedInEmulator(Emulator):
             return acc
         if request.query.get("q") != "author" or request.query.get("author") != acc.external_id:
             return li_error(403, "Not enough permissions to read these posts", 100, "ACCESS_DENIED")
-        count = min(100, int(request.query.get("count") or 10))
-        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+        try:
+            count = max(1, min(100, int(request.query.get("count") or 10)))
+            start = max(0, int(request.query.get("start") or 0))
+        except ValueError:
+            return li_error(400, "start and count must be integers", 100)
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "post"))
-                .order_by(SandboxItem.created_at.desc()).limit(count))
+        rows, more = page_at(query, start, count)
+        paging: dict[str, Any] = {"start": start, "count": count, "links": []}
+        if more:
+            paging["links"].append({"rel": "next", "type": "application/json",
+                                    "href": f"/rest/posts?author={request.query.get('author')}&q=author"
+                                            f"&start={start + count}&count={count}"})
         return json_response(200, {"elements": [
             {"id": it.id, "author": acc.external_id, "commentary": it.text, "lifecycleState": "PUBLISHED",
              "visibility": (it.data or {}).get("visibility", "PUBLIC"),
-             "createdAt": int(it.created_at.timestamp() * 1000)} for it in rows], "paging": {"count": count}})
+             "createdAt": int(it.created_at.timestamp() * 1000)} for it in rows], "paging": paging})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post":

@@ -8,20 +8,22 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import utf16_len
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
     account_for_token,
     digits,
+    exclusive,
     gate,
     get_item,
+    json_response,
     new_item,
+    page_at,
+    update_item,
+    utf16_len,
 )
-from backend.networks.sandbox.wire import json_response
-from backend.store import fastq
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "tiktok"
 INIT_PER_MINUTE = 6
@@ -42,8 +44,8 @@ def err(status: int, code: str, message: str) -> httpx.Response:
 class TikTokEmulator(Emulator):
     platform = PLATFORM
 
-    def __init__(self, settings):  # type: ignore[no-untyped-def]
-        super().__init__(settings)
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
         self.route("POST", r"/v2/post/publish/creator_info/query", self.creator_info)
         self.route("POST", r"/v2/post/publish/video/init", self.video_init)
         self.route("POST", r"/v2/post/publish/inbox/video/init", self.inbox_video_init)
@@ -69,7 +71,7 @@ class TikTokEmulator(Emulator):
             return err(500, "internal_error", "Something went wrong. Please try again later.")
         if g == Gate.RATE:
             return err(429, "rate_limit_exceeded", "The API rate limit was exceeded. Please try again later.")
-        if not self.settings.sandbox_limits:
+        if not self.config.limits:
             return None
         if self.count_since(acc, ("publish",), 60, limit=INIT_PER_MINUTE) >= INIT_PER_MINUTE:
             return err(429, "rate_limit_exceeded",
@@ -80,8 +82,7 @@ class TikTokEmulator(Emulator):
                 return err(403, "spam_risk_too_many_pending_share",
                            "The user has too many pending shares; drafts must be posted or deleted in the app.")
         elif self.count_since(acc, ("publish",), 86400, mode_suffix="DIRECT_POST",
-                              limit=self.settings.sandbox_tiktok_daily_posts) \
-                >= self.settings.sandbox_tiktok_daily_posts:
+                              limit=self.config.tiktok_daily_posts) >= self.config.tiktok_daily_posts:
             return err(403, "spam_risk_too_many_posts", "The user has reached the daily post cap.")
         return None
 
@@ -99,9 +100,7 @@ class TikTokEmulator(Emulator):
         on plain http (the embedded default serves media on http://127.0.0.1)."""
         if not isinstance(url, str) or len(url) >= 2048:
             return False
-        from backend.media.storage import media_base_url
-
-        return url.startswith("https://") or url.startswith(media_base_url(self.settings))
+        return url.startswith("https://") or any(url.startswith(p) for p in self.config.verified_url_prefixes)
 
     def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
                 data: dict[str, Any], photo: bool) -> httpx.Response:
@@ -149,12 +148,11 @@ class TikTokEmulator(Emulator):
                 return err(400, "invalid_params", "post_info.title exceeds 2200 UTF-16 characters.")
         elif post_info:
             return err(400, "invalid_params", "post_info is not accepted by the inbox upload endpoint.")
-        limited = self._limits(acc, mode)
-        if limited:
-            return limited
         prefix = "v_pub_url" if mode == "DIRECT_POST" else "v_inbox_url"
-        return self._create(acc, prefix, "VIDEO:" + mode, text=str(post_info.get("title") or ""), title="",
-                            media=[source["video_url"]], data={"post_info": post_info}, photo=False)
+        with exclusive(acc):  # the caps' check and the publish counted against them: atomic
+            return self._limits(acc, mode) or self._create(
+                acc, prefix, "VIDEO:" + mode, text=str(post_info.get("title") or ""), title="",
+                media=[source["video_url"]], data={"post_info": post_info}, photo=False)
 
     def video_init(self, request: Request) -> httpx.Response:
         return self._video(request, "DIRECT_POST")
@@ -190,13 +188,12 @@ class TikTokEmulator(Emulator):
             bad = self._privacy(acc, post_info)
             if bad:
                 return bad
-        limited = self._limits(acc, mode)
-        if limited:
-            return limited
         prefix = "p_pub_url" if mode == "DIRECT_POST" else "p_inbox_url"
-        return self._create(acc, prefix, "PHOTO:" + mode, text=str(post_info.get("description") or ""),
-                            title=str(post_info.get("title") or ""), media=list(images),
-                            data={"post_info": post_info, "photo_cover_index": cover}, photo=True)
+        with exclusive(acc):  # the caps' check and the publish counted against them: atomic
+            return self._limits(acc, mode) or self._create(
+                acc, prefix, "PHOTO:" + mode, text=str(post_info.get("description") or ""),
+                title=str(post_info.get("title") or ""), media=list(images),
+                data={"post_info": post_info, "photo_cover_index": cover}, photo=True)
 
     def _owned(self, request: Request) -> tuple[SandboxAccount, SandboxItem] | httpx.Response:
         acc = self._auth(request)
@@ -239,28 +236,29 @@ class TikTokEmulator(Emulator):
         item = owned[1]
         if self.ready(item) or item.state == "cancelled":
             return err(400, "publish_not_cancellable", "The publish is no longer cancellable.")
-        fastq.update(SandboxItem, item.id, {"state": "cancelled"})
+        update_item(item.id, state="cancelled")
         return envelope(200, {})
 
     def video_list(self, request: Request) -> httpx.Response:
-        """Display API (scope video.list): the creator's public posts, newest first."""
+        """Display API (scope video.list): the creator's public posts, newest first, `max_count` (<= 20) a page;
+        `cursor` from the previous answer, `has_more` while there are older ones."""
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        max_count = min(20, int((request.json or {}).get("max_count") or 20))
-        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
+        body = request.json if isinstance(request.json, dict) else {}
+        try:
+            max_count = max(1, min(20, int(body.get("max_count") or 20)))
+            cursor = max(0, int(body.get("cursor") or 0))
+        except (TypeError, ValueError):
+            return err(400, "invalid_params", "max_count and cursor must be integers.")
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
                                            & (SandboxItem.kind == "publish")
-                                           & (SandboxItem.mode.endswith("DIRECT_POST")))
-                .order_by(SandboxItem.created_at.desc()).limit(100))
-        videos = []
-        for it in rows:
-            if self.status_of(it).get("status") != "PUBLISH_COMPLETE":
-                continue
-            videos.append({"id": it.post_id, "title": it.title or it.text[:150], "video_description": it.text,
-                           "create_time": int(it.created_at.timestamp()), "share_url": it.url})
-            if len(videos) >= max_count:
-                break
-        return envelope(200, {"videos": videos, "cursor": 0, "has_more": False})
+                                           & SandboxItem.mode.endswith("DIRECT_POST"))
+        rows, more = page_at(query, cursor, max_count)
+        videos = [{"id": it.post_id, "title": it.title or it.text[:150], "video_description": it.text,
+                   "create_time": int(it.created_at.timestamp()), "share_url": it.url}
+                  for it in rows if self.status_of(it).get("status") == "PUBLISH_COMPLETE"]
+        return envelope(200, {"videos": videos, "cursor": cursor + len(rows), "has_more": more})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         """A row of `list_published`, or None while the item is not (yet) a publication."""

@@ -8,25 +8,31 @@ from typing import Any
 
 import httpx
 
-from backend.networks.options import youtube_tags_length
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
     account_for_token,
     b64url,
+    empty_response,
+    exclusive,
     gate,
     get_item,
+    json_response,
     new_item,
+    page_after,
+    update_item,
+    write,
 )
-from backend.networks.sandbox.wire import empty_response, json_response
-from backend.store import fastq
-from backend.store.db import tx
-from backend.store.models.sandbox import SandboxAccount, SandboxItem
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "youtube"
 UPLOAD_SESSION = "https://www.googleapis.sandbox.invalid/upload/youtube/v3/videos"
-DAILY_UPLOADS = 100
+
+
+def tags_length(tags: list[str]) -> int:
+    """YouTube's count for snippet.tags: the characters, a comma between tags, quotes around a tag with a space."""
+    return sum(len(t) + (2 if " " in t else 0) for t in tags) + max(0, len(tags) - 1)
 
 
 def yt_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> httpx.Response:
@@ -37,12 +43,14 @@ def yt_error(status: int, reason: str, message: str, domain: str = "youtube.vide
 class YouTubeEmulator(Emulator):
     platform = PLATFORM
 
-    def __init__(self, settings):  # type: ignore[no-untyped-def]
-        super().__init__(settings)
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
         self.route("POST", r"/upload/youtube/v3/videos", self.start_session)
         self.route("PUT", r"/upload/youtube/v3/videos", self.put_bytes)
         self.route("GET", r"/youtube/v3/videos", self.list_videos)
         self.route("GET", r"/youtube/v3/search", self.search)
+        self.route("GET", r"/youtube/v3/channels", self.channels)
+        self.route("GET", r"/youtube/v3/playlistItems", self.playlist_items)
 
     def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
         acc = account_for_token(request.bearer())
@@ -63,7 +71,7 @@ class YouTubeEmulator(Emulator):
             return yt_error(400, "invalidTitle", "The request metadata specifies an invalid video title.")
         if len(description.encode()) > 5000 or "<" in description or ">" in description:
             return yt_error(400, "invalidDescription", "The request metadata specifies an invalid video description.")
-        if youtube_tags_length(list(snippet.get("tags") or [])) > 500:
+        if tags_length(list(snippet.get("tags") or [])) > 500:
             return yt_error(400, "invalidTags", "The request metadata specifies invalid video keywords.")
         if status.get("privacyStatus", "public") not in ("public", "private", "unlisted"):
             return yt_error(400, "invalidVideoMetadata", "The request metadata is invalid.")
@@ -77,11 +85,14 @@ class YouTubeEmulator(Emulator):
         if g == Gate.RATE:
             return yt_error(403, "quotaExceeded", "The request cannot be completed because you have exceeded your "
                             "quota.")
-        if self.settings.sandbox_limits and self.count_since(acc, ("video",), 86400, limit=DAILY_UPLOADS) >= DAILY_UPLOADS:
-            return yt_error(400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload.")
         upload_id = b64url(40)
-        new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
-                                                                      "received": 0})
+        with exclusive(acc):  # the daily cap's check and the session counted against it: atomic
+            cap = self.config.youtube_daily_uploads
+            if self.config.limits and self.count_since(acc, ("upload",), 86400, limit=cap) >= cap:
+                return yt_error(400, "uploadLimitExceeded",
+                                "The user has exceeded the number of videos they may upload.")
+            new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
+                                                                          "received": 0})
         return empty_response(200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"})
 
     def put_bytes(self, request: Request) -> httpx.Response:
@@ -103,13 +114,12 @@ class YouTubeEmulator(Emulator):
             return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
         received += len(request.content)
         if received < size:
-            fastq.update(SandboxItem, session.id, {"data": {**data, "received": received}})
+            update_item(session.id, data={**data, "received": received})
             return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"})
         res = data["resource"]
         video_id = b64url(11)
-        with tx():
-            fastq.update(SandboxItem, session.id, {"data": {**data, "received": size}, "state": "done",
-                                                  "post_id": video_id})
+        with write():
+            update_item(session.id, data={**data, "received": size}, state="done", post_id=video_id)
             item = new_item(PLATFORM, acc, "video", video_id, processing_s=self.processing_s(acc),
                             text=res["snippet"].get("description", ""), title=res["snippet"]["title"],
                             data={"resource": res, "bytes": size},
@@ -139,8 +149,9 @@ class YouTubeEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         ids = [i for i in str(request.query.get("id") or "").split(",") if i]
-        rows = fastq.rows(SandboxItem, '"platform" = ? AND "kind" = ? AND "id" IN (' + ", ".join("?" * len(ids))
-                          + ') AND "account_id" = ?', (PLATFORM, "video", *ids, acc.id)) if ids else []
+        rows = list(SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+                                               & SandboxItem.id.in_(ids) & (SandboxItem.account_id == acc.id))) \
+            if ids else []
         return json_response(200, {"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
 
     def search(self, request: Request) -> httpx.Response:
@@ -149,14 +160,66 @@ class YouTubeEmulator(Emulator):
             return acc
         if request.query.get("forMine") != "true":
             return yt_error(400, "invalidSearchFilter", "Only forMine searches are emulated", "youtube.search")
-        limit = min(50, int(request.query.get("maxResults") or 5))
-        rows = (SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+        try:
+            limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
+        except ValueError:
+            return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
                                            & (SandboxItem.account_id == acc.id))
-                .order_by(SandboxItem.created_at.desc()).limit(limit))
-        return json_response(200, {"kind": "youtube#searchListResponse", "items": [
+        rows, token = page_after(query, request.query.get("pageToken") or None, limit)
+        body: dict[str, Any] = {"kind": "youtube#searchListResponse", "pageInfo": {"resultsPerPage": limit},
+                                "items": [
             {"kind": "youtube#searchResult", "id": {"kind": "youtube#video", "videoId": r.id},
              "snippet": {"title": r.title, "description": r.text[:160],
-                  "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]})
+                         "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]}
+        if token:
+            body["nextPageToken"] = token
+        return json_response(200, body)
+
+    @staticmethod
+    def uploads_playlist(acc: SandboxAccount) -> str:
+        return "UU" + acc.external_id[2:]  # a channel UCxxxx's uploads playlist is UUxxxx
+
+    def channels(self, request: Request) -> httpx.Response:
+        """channels.list?mine=true: the channel, with its uploads playlist (contentDetails.relatedPlaylists)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("mine") != "true":
+            return yt_error(400, "invalidFilters", "Only mine=true is emulated", "youtube.parameter")
+        return json_response(200, {"kind": "youtube#channelListResponse", "items": [
+            {"kind": "youtube#channel", "id": acc.external_id,
+             "contentDetails": {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}}]})
+
+    def playlist_items(self, request: Request) -> httpx.Response:
+        """playlistItems.list of the channel's uploads playlist, newest first, `maxResults` (<= 50) a page,
+        `pageToken` <- `nextPageToken` (1 quota unit a page, where search costs 100)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("playlistId") != self.uploads_playlist(acc):
+            return yt_error(404, "playlistNotFound", "The playlist identified with the request's playlistId "
+                            "parameter cannot be found.", "youtube.playlistItem")
+        try:
+            limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
+        except ValueError:
+            return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
+        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
+                                           & (SandboxItem.account_id == acc.id))
+        rows, token = page_after(query, request.query.get("pageToken") or None, limit)
+        items = []
+        for r in rows:
+            at = r.created_at.isoformat().replace("+00:00", "Z")
+            items.append({"kind": "youtube#playlistItem", "id": "PI" + r.id,
+                          "snippet": {"title": r.title, "description": r.text, "publishedAt": at,
+                                      "channelId": acc.external_id, "playlistId": self.uploads_playlist(acc),
+                                      "resourceId": {"kind": "youtube#video", "videoId": r.id}},
+                          "contentDetails": {"videoId": r.id, "videoPublishedAt": at}})
+        body: dict[str, Any] = {"kind": "youtube#playlistItemListResponse", "items": items,
+                                "pageInfo": {"resultsPerPage": limit}}
+        if token:
+            body["nextPageToken"] = token
+        return json_response(200, body)
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "video" or self.upload_status(item) != "processed":

@@ -28,7 +28,7 @@ def track_poll_s(settings: Settings, account: Account | None) -> float:
     """How often a network's asynchronous processing is polled: `track_poll_s` for live accounts; for sandbox
     accounts a third of the emulated processing time (at least 20 ms), so tests and benchmarks move on."""
     if account is not None and account.kind == "sandbox":
-        processing = getattr(settings, "sandbox_processing_s", settings.sandbox_delay_s)
+        processing = settings.sandbox_processing_s
         return max(0.02, min(settings.track_poll_s, processing / 3))
     return settings.track_poll_s
 

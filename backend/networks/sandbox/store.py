@@ -1,0 +1,178 @@
+"""The sandbox's own database: what the emulated networks hold (their accounts and every object they received).
+
+Not the product's tables. On SQLite a file of its own, `sandbox.db` in the data dir (mode 0600, WAL); on
+PostgreSQL the product's database, in tables of the sandbox's own (`emulator_account`, `emulator_item`,
+history in `emulator_migration`) created by the sandbox's own migrations (backend/networks/sandbox/migrations):
+no second server, database or schema privilege to set up, one backup, and the test suite's truncation covers
+them. The models are bound to `sandbox_db`, a proxy initialised by `open_database`; peewee queries only.
+
+Asynchronous progress is computed from started_at + processing_s and the clock, so a restart or a
+time-machine jump sees the same state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from peewee import (
+    BooleanField,
+    CharField,
+    Database,
+    DatabaseProxy,
+    DateTimeField,
+    FloatField,
+    IntegerField,
+    JSONField,
+    Model,
+    PostgresqlDatabase,
+    SqliteDatabase,
+    TextField,
+)
+from playhouse.migrations import Runner
+
+log = logging.getLogger("socialpub.sandbox")
+
+sandbox_db = DatabaseProxy()
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+MIGRATION_TABLE = "emulator_migration"
+SQLITE_FILE = "sandbox.db"
+
+
+class UTCDateTime(DateTimeField):
+    """Naive UTC in the database, aware UTC in Python (converted explicitly both ways)."""
+
+    def db_value(self, value):  # type: ignore[no-untyped-def,override]
+        if isinstance(value, datetime) and value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return super().db_value(value)
+
+    def python_value(self, value):  # type: ignore[no-untyped-def,override]
+        value = super().python_value(value)
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value
+
+
+class SandboxModel(Model):
+    class Meta:
+        database = sandbox_db
+        legacy_table_names = False
+
+
+class SandboxAccount(SandboxModel):
+    id = CharField(primary_key=True, max_length=40)
+    platform = CharField(max_length=20)
+    external_id = CharField(max_length=80)
+    token_hash = CharField(max_length=64, unique=True)  # sha256 of the access token; never the token
+    name = CharField(max_length=200)
+    username = CharField(max_length=120)
+    display_name = CharField(max_length=200)
+    behaviour = CharField(max_length=20, default="ok")
+    is_private = BooleanField(default=False)
+    privacy_level_options = JSONField(default=list)
+    calls = IntegerField(default=0)  # publish-call counter (flaky behaviour)
+    created_at = UTCDateTime()
+
+    class Meta:
+        table_name = "emulator_account"
+        indexes = ((("platform", "external_id"), True),)
+
+
+class SandboxItem(SandboxModel):
+    id = CharField(primary_key=True, max_length=120)  # the network's own id or URN
+    platform = CharField(max_length=20)
+    account_id = CharField(max_length=40)
+    kind = CharField(max_length=20)  # publish | container | media | post | image | document | video | upload
+    mode = CharField(max_length=40, default="")  # e.g. DIRECT_POST / MEDIA_UPLOAD, media_type, REELS
+    text = TextField(default="")
+    title = TextField(default="")
+    media = JSONField(default=list)
+    data = JSONField(default=dict)  # request details kept for tests and listings
+    outcome = CharField(max_length=60, default="ok")  # ok, or the failure revealed when processing ends
+    post_id = CharField(max_length=120, null=True)  # public id once published
+    url = TextField(null=True)
+    state = CharField(max_length=30, default="")  # explicit states (uploaded, published, cancelled, deleted)
+    started_at = UTCDateTime()
+    processing_s = FloatField(default=0.0)
+    created_at = UTCDateTime()
+
+    class Meta:
+        table_name = "emulator_item"
+        indexes = ((("platform", "account_id", "kind", "created_at"), False),)
+
+
+SandboxItem.add_index(SandboxItem.post_id, where=SandboxItem.post_id.is_null(False))
+
+MODELS = (SandboxAccount, SandboxItem)
+
+
+@dataclass(frozen=True)
+class DatabaseLocation:
+    """Where the sandbox keeps its state: a SQLite file, or a PostgreSQL database (connection values)."""
+
+    sqlite_path: str | None = None
+    pg_database: str | None = None
+    pg_user: str | None = None
+    pg_password: str | None = None
+    pg_host: str = "127.0.0.1"
+    pg_port: int = 5432
+
+    @classmethod
+    def sqlite_in(cls, data_dir: str | Path) -> DatabaseLocation:
+        return cls(sqlite_path=str(Path(data_dir) / SQLITE_FILE))
+
+    def __repr__(self) -> str:  # never the password
+        return f"DatabaseLocation({self.sqlite_path or f'{self.pg_host}:{self.pg_port}/{self.pg_database}'})"
+
+
+def make_database(loc: DatabaseLocation) -> Database:
+    if loc.pg_database:
+        return PostgresqlDatabase(loc.pg_database, user=loc.pg_user, password=loc.pg_password, host=loc.pg_host,
+                                  port=loc.pg_port, prefer_psycopg3=True, autorollback=True)
+    assert loc.sqlite_path
+    path = Path(loc.sqlite_path)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # owner-only, like the product's file (tokens' hashes, posts)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return SqliteDatabase(str(path), pragmas={"journal_mode": "wal", "synchronous": "normal",
+                                              "busy_timeout": 15000},
+                          timeout=15, lock_type="IMMEDIATE", check_same_thread=False)
+
+
+def migrate(db: Database) -> list[str]:
+    """Apply the sandbox's own pending migrations to `db`."""
+    applied = Runner(db, directory=str(MIGRATIONS_DIR), table_name=MIGRATION_TABLE).up()
+    for name in applied:
+        log.info("sandbox migration applied: %s", name)
+    return applied
+
+
+_OPEN: dict[DatabaseLocation, Database] = {}
+_GUARD = threading.Lock()
+
+
+def open_database(loc: DatabaseLocation) -> Database:
+    """The sandbox database at `loc`, migrated, and bound as the current one (the models' proxy)."""
+    with _GUARD:
+        db = _OPEN.get(loc)
+        if db is None:
+            db = make_database(loc)
+            migrate(db)
+            if len(_OPEN) >= 16:  # tests open one per data dir
+                for old in _OPEN.values():
+                    old.close()
+                _OPEN.clear()
+            _OPEN[loc] = db
+        if sandbox_db.obj is not db:
+            sandbox_db.initialize(db)
+        return db
+
+
+def is_sqlite() -> bool:
+    return isinstance(sandbox_db.obj, SqliteDatabase)
