@@ -183,7 +183,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     adapter = adapters.adapter_for(account, settings)
 
     attempt = _start_attempt(target.id, account.id)
-    if attempt is None:  # final meanwhile
+    if attempt is None:  # final, or accepted by the network, meanwhile (another run of this job)
         return
     target = PostTarget.get_by_id(target.id)
     state = state_of(target, post)
@@ -222,15 +222,20 @@ def publish_target(job: Any, settings: Settings) -> None:
 
 def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
-    call. None when the target is final (or gone)."""
+    call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
+    its track job follows it). The target is read again under its lock: another run of this job (a lease lost)
+    may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater."""
     now = clock.now()
     with tx():
         post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
         if post_id is None or lock_post(post_id) is None:
             return None
         target = lock_target(target_id)
-        if target is None or target.status in TERMINAL_TARGET:
+        if target is None or target.status in TERMINAL_TARGET or target.tracking_ref:
             return None
+        if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
+            raise RetryLater("waiting for the target's next attempt",
+                             delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
         open_rows = unresolved_attempts(target_id)
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()

@@ -1,0 +1,110 @@
+"""Review of the engine (issue 12): two runs of one target's job at once (the first run's lease lost mid-call,
+the job claimed again), and asynchronous processing that keeps failing. Never publish twice, never leave a
+target open for ever."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from backend import clock
+from backend.jobs.registry import RetryLater
+from backend.networks.base import PublishOutcome
+from backend.services import adapters, publishing
+from backend.store.models import Job, PostTarget
+from tests.services.test_publishing import create
+
+
+@pytest.fixture
+def fast(settings, owner):  # type: ignore[no-untyped-def]
+    """As tests/services/test_publishing.py's: no rate limit, immediate retries, a paid plan."""
+    from backend.services import workspace
+
+    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
+    settings.rate_limit_per_minute = 1_000_000
+    settings.retry_base_s = 0.0
+    settings.retry_max_attempts = 3
+    return settings
+
+
+@pytest.fixture
+def sandbox(owner, fast):  # type: ignore[no-untyped-def]
+    from backend.services import accounts
+
+    return accounts.connect_sandbox_defaults(owner.workspace_id)
+
+
+class Killed(BaseException):
+    """Like SIGKILL of the process running that call (nothing after it runs)."""
+
+
+def _fan_out(client, owner, content: str) -> tuple[Job, PostTarget]:  # type: ignore[no-untyped-def]
+    """A facebook post whose post job has run: its target.publish job is queued."""
+    post = create(client, owner, targets=["facebook"], content=content)
+    publishing.start_post(Job.get(Job.kind == "post.publish"), client.app.state.settings)
+    target = PostTarget.get(PostTarget.post == post["id"])
+    return Job.get(Job.dedupe_key == f"target:{target.id}"), target
+
+
+def test_a_stale_run_does_not_publish_again_a_target_the_network_accepted(client, owner, sandbox, fast,
+                                                                          monkeypatch):
+    """Run 1 read the target, then (its lease lost) run 2 of the same job published it and the network
+    accepted it for processing (tracking). Run 1 must not call the network again."""
+    job, target = _fan_out(client, owner, "accepted once")
+    calls: list[str] = []
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            calls.append("publish")
+            return PublishOutcome.pending("ref-1", network_status="PROCESSING")
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    other_ran: list[bool] = []
+
+    def adapter_for(account, settings):  # type: ignore[no-untyped-def]
+        if not other_ran:  # run 1 has read the target; run 2 goes first, to its end
+            other_ran.append(True)
+            publishing.publish_target(job, settings)
+        return Net()
+
+    monkeypatch.setattr(adapters, "adapter_for", adapter_for)
+    publishing.publish_target(job, fast)
+    assert calls == ["publish"]
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "publishing" and t.tracking_ref == "ref-1"
+    assert Job.select().where(Job.dedupe_key == f"track:{t.id}").exists()
+
+
+def test_a_stale_run_waits_for_the_networks_retry_after(client, owner, sandbox, fast, monkeypatch):
+    """Run 2 of the job got the network's Retry-After (a daily cap): the target waits `pending` until then.
+    Run 1, which read the target before, must not call the network before that time either."""
+    job, target = _fan_out(client, owner, "capped")
+    calls: list[str] = []
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            calls.append("publish")
+            return PublishOutcome.failed("retriable", "daily cap reached", retry_after_s=3600)
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    other_ran: list[bool] = []
+
+    def adapter_for(account, settings):  # type: ignore[no-untyped-def]
+        if not other_ran:
+            other_ran.append(True)
+            with pytest.raises(RetryLater):
+                publishing.publish_target(job, settings)
+        return Net()
+
+    monkeypatch.setattr(adapters, "adapter_for", adapter_for)
+    with pytest.raises(RetryLater) as waited:
+        publishing.publish_target(job, fast)
+    assert calls == ["publish"]
+    assert waited.value.delay_s is not None and waited.value.delay_s > 3000
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "pending" and t.next_attempt_at > clock.now() + timedelta(seconds=3000)
