@@ -7,12 +7,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+import time_machine
 
 from backend import clock
 from backend.jobs.registry import RetryLater
 from backend.networks.base import PublishOutcome
 from backend.services import adapters, publishing
-from backend.store.models import Job, PostTarget
+from backend.store.models import Job, Post, PostTarget
+from backend.store.models.posts import PublishAttempt
 from tests.services.test_publishing import create
 
 
@@ -108,3 +110,40 @@ def test_a_stale_run_waits_for_the_networks_retry_after(client, owner, sandbox, 
     assert waited.value.delay_s is not None and waited.value.delay_s > 3000
     t = PostTarget.get_by_id(target.id)
     assert t.status == "pending" and t.next_attempt_at > clock.now() + timedelta(seconds=3000)
+
+
+def test_an_outcome_closes_only_the_attempts_before_its_own(client, owner, sandbox, fast, monkeypatch):
+    """Run 1's call is in flight; run 2 of the same job (run 1's lease lost) starts its own attempt, its call
+    reaches the network, and its process dies. Run 1's outcome (a retriable failure) must not close run 2's
+    attempt as if reconciled: the next run asks the network first and finds run 2's publication."""
+    job, target = _fan_out(client, owner, "two runs")
+    at_network: list[PublishOutcome] = []
+    calls: list[int] = []
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            if len(calls) == 1:  # run 1, in flight: run 2 runs meanwhile and dies after its call
+                with pytest.raises(Killed):
+                    publishing.publish_target(job, fast)
+                return PublishOutcome.failed("retriable", "busy, try again")
+            at_network.append(PublishOutcome.published(f"fb-{len(calls)}", f"https://fb.example/{len(calls)}"))
+            if len(calls) == 2:
+                raise Killed()
+            return at_network[-1]
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return at_network[0] if at_network else None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    with pytest.raises(RetryLater):
+        publishing.publish_target(job, fast)
+    assert len(at_network) == 1
+    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
+                                         PublishAttempt.finished_at.is_null()).count() == 1  # run 2's
+    with time_machine.travel(clock.now() + timedelta(hours=1), tick=False):
+        publishing.publish_target(job, fast)  # run 3
+    assert len(at_network) == 1  # never published twice
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "succeeded" and t.external_post_id == "fb-2"
+    assert Post.get_by_id(t.post_id).status == "completed"
