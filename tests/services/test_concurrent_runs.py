@@ -15,7 +15,7 @@ from backend.networks.base import PublishOutcome
 from backend.services import adapters, publishing
 from backend.store.models import Job, Post, PostTarget
 from backend.store.models.posts import PublishAttempt
-from tests.services.test_publishing import create
+from tests.services.test_publishing import create, read, run_through
 
 
 @pytest.fixture
@@ -147,3 +147,29 @@ def test_an_outcome_closes_only_the_attempts_before_its_own(client, owner, sandb
     t = PostTarget.get_by_id(target.id)
     assert t.status == "succeeded" and t.external_post_id == "fb-2"
     assert Post.get_by_id(t.post_id).status == "completed"
+
+
+def test_processing_that_keeps_failing_ends_the_target(client, owner, sandbox, fast, monkeypatch):
+    """The network accepted the post, then every status check answers a retriable failure: the checks are
+    bounded (the job's attempts), the target ends `failed` and its post settles; never `pending` for ever."""
+    job, target = _fan_out(client, owner, "processing fails")
+    checks: list[int] = []
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.pending("ref-9", network_status="PROCESSING")
+
+        def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
+            checks.append(1)
+            return PublishOutcome.failed("retriable", "the network had an internal error; it will be retried",
+                                         tracking_ref=ref, retry_after_s=60)
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    run_through(fast, steps=2 * fast.retry_max_attempts + 2, step=timedelta(minutes=10))
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "failed" and t.fail_type == "retriable", (t.status, len(checks))
+    assert len(checks) <= fast.retry_max_attempts + 1
+    assert read(client, owner, t.post_id)["status"] == "failed"

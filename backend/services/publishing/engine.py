@@ -297,7 +297,9 @@ def _publish(adapter: Any, pub: Any, platform: str) -> Any:
 def track_target(job: Any, settings: Settings) -> None:
     """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube)
     until it confirms or fails, or fail it `retriable` past the platform's deadline. Each check is one
-    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again."""
+    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again
+    (not counted); a retriable failure waits `pending` and counts one of the job's attempts, the last one
+    failing the target."""
     target = PostTarget.get_or_none(PostTarget.id == job.payload["target_id"])
     if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
         return
@@ -313,9 +315,13 @@ def track_target(job: Any, settings: Settings) -> None:
         out = adapters.adapter_for(account, settings).check_status(pub, target.tracking_ref)
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
-    decision = decide.outcome(state_of(target, post), out, clock.now(), policy(settings, account), tracking=True)
+    # a retriable failure while tracking is bounded by this job's attempts (the target's count only publish
+    # calls): each such wait counts one; a "still processing" poll counts none
+    state = dataclasses.replace(state_of(target, post), attempts=job.attempts)
+    decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
     if apply(decision, job=job) and decision.retry_in_s is not None:
-        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=False)
+        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s,
+                         count_attempt=decision.status == "pending")
 
 
 # ---- dead jobs ------------------------------------------------------------------------------------------
