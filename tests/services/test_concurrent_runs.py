@@ -173,3 +173,60 @@ def test_processing_that_keeps_failing_ends_the_target(client, owner, sandbox, f
     assert t.status == "failed" and t.fail_type == "retriable", (t.status, len(checks))
     assert len(checks) <= fast.retry_max_attempts + 1
     assert read(client, owner, t.post_id)["status"] == "failed"
+
+
+def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client, owner, sandbox, fast,
+                                                                         monkeypatch):
+    """Lock order (post row, then target row, everywhere): the attempt that could not ask the network about an
+    earlier one (connection error) and sets its target waiting takes the post's and the target's locks before
+    it writes; otherwise, on PostgreSQL, it holds its attempt's row while waiting for the target's, against an
+    outcome of another run that holds post and target and closes that attempt: a deadlock."""
+    import httpx
+
+    from backend.services.publishing import engine
+    from backend.store.db import database
+
+    job, target = _fan_out(client, owner, "unreachable check")
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            raise Killed()  # the first run dies mid-call: its attempt stays unresolved
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            raise httpx.ConnectError("down")
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    with pytest.raises(Killed):
+        publishing.publish_target(job, fast)
+
+    seen: list[str] = []
+    inside: list[bool] = []
+    for name, what in (("lock_post", "post"), ("lock_target", "target")):
+        real = getattr(engine, name)
+        monkeypatch.setattr(engine, name, lambda i, real=real, what=what: (seen.append(what) if inside else None,
+                                                                           real(i))[1])
+    real_execute = database.obj.execute_sql
+
+    def execute_sql(sql, params=None):  # type: ignore[no-untyped-def]
+        if inside and sql.lstrip().upper().startswith("UPDATE"):
+            seen.append("write")
+        return real_execute(sql, params)
+
+    monkeypatch.setattr(database.obj, "execute_sql", execute_sql)
+    real_close = engine._close_unreached
+
+    def close(*a):  # type: ignore[no-untyped-def]
+        inside.append(True)
+        try:
+            return real_close(*a)
+        finally:
+            inside.clear()
+
+    monkeypatch.setattr(engine, "_close_unreached", close)
+    with pytest.raises(RetryLater):
+        publishing.publish_target(job, fast)
+    assert seen[:2] == ["post", "target"] and "write" in seen, seen
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "pending" and t.next_attempt_at is not None
+    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
+                                         PublishAttempt.finished_at.is_null()).count() == 1

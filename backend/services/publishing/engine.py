@@ -248,12 +248,17 @@ def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
 
 def _close_unreached(attempt_id: str, delay_s: float) -> None:
     """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
-    the earlier attempt stays unresolved. The target waits `pending` for the job's next try."""
+    the earlier attempt stays unresolved. The target waits `pending` for the job's next try. Locks: post row,
+    then target row, before any write (the engine's order)."""
     now = clock.now()
+    target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
+    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
     with tx():
+        if post_id is not None:
+            lock_post(post_id)
+            lock_target(target_id)
         PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
                                                        "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
-        target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
         PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
             (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
 
