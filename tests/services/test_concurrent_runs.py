@@ -230,3 +230,30 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
     assert t.status == "pending" and t.next_attempt_at is not None
     assert PublishAttempt.select().where(PublishAttempt.target == target.id,
                                          PublishAttempt.finished_at.is_null()).count() == 1
+
+
+def test_a_tracked_target_whose_job_dies_says_it_may_have_been_published(client, owner, sandbox, fast,
+                                                                        monkeypatch):
+    """The network accepted the post (processing), then every status check fails on the connection until the
+    track job dies: the target fails, and its failReason must not invite a blind retry (the network has the
+    post and may publish it): it says it may have been published and to check first."""
+    import httpx
+
+    job, target = _fan_out(client, owner, "accepted, then unreachable")
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.pending("ref-7", network_status="PROCESSING")
+
+        def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
+            raise httpx.ConnectError("down")
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    run_through(fast, steps=2 * fast.retry_max_attempts + 2, step=timedelta(minutes=10))
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "failed" and t.fail_type == "retriable"
+    assert "may have been published" in t.fail_reason and "check the" in t.fail_reason.lower(), t.fail_reason
+    assert read(client, owner, t.post_id)["status"] == "failed"

@@ -332,13 +332,14 @@ def track_target(job: Any, settings: Settings) -> None:
 # ---- dead jobs ------------------------------------------------------------------------------------------
 def give_up(target_id: str, error: str) -> None:
     """A target's job died (attempts exhausted on unexpected errors): the target ends `failed` / `retriable`,
-    never stays open; with an attempt whose outcome is unknown, its failReason says it may have been
-    published."""
+    never stays open; with an attempt whose outcome is unknown, or accepted by the network (tracking_ref), its
+    failReason says it may have been published."""
     target = PostTarget.get_or_none(PostTarget.id == target_id)
     if target is None or target.status in TERMINAL_TARGET:
         return
     post = Post.get_by_id(target.post_id)
-    unresolved = bool(unresolved_attempts(target_id))
+    # an attempt without outcome, or a post the network accepted (tracking): it may have been published
+    unresolved = bool(unresolved_attempts(target_id)) or bool(target.tracking_ref)
     log.error("%s: giving up after an internal error%s: %s", _ids(target),
               " (an attempt's outcome is unknown)" if unresolved else "", error)
     apply(decide.dead(state_of(target, post), error, clock.now(), unresolved=unresolved))
@@ -360,7 +361,8 @@ def give_up_post(post_id: str, error: str) -> None:
         for t in PostTarget.select().where(PostTarget.post == post.id):
             if t.status in TERMINAL_TARGET or _has_live_job(t.id):
                 continue
-            apply(decide.dead(state_of(t, post), error, now, unresolved=bool(unresolved_attempts(t.id))))
+            apply(decide.dead(state_of(t, post), error, now,
+                              unresolved=bool(unresolved_attempts(t.id)) or bool(t.tracking_ref)))
         settle_post(post)
 
 
