@@ -257,3 +257,27 @@ def test_a_tracked_target_whose_job_dies_says_it_may_have_been_published(client,
     assert t.status == "failed" and t.fail_type == "retriable"
     assert "may have been published" in t.fail_reason and "check the" in t.fail_reason.lower(), t.fail_reason
     assert read(client, owner, t.post_id)["status"] == "failed"
+
+
+def test_processing_failures_giving_up_say_to_check_the_account(client, owner, sandbox, fast, monkeypatch):
+    """Status checks of an accepted post answering retriable failures (a status endpoint timing out, say) until
+    the attempts run out: the target fails, saying to check the account before retrying (the network accepted
+    the post and may still publish it), not that a retry may simply succeed."""
+    job, target = _fan_out(client, owner, "accepted, then status errors")
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.pending("ref-8", network_status="PROCESSING")
+
+        def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
+            return PublishOutcome.failed("retriable", "facebook did not answer in time; it will be retried",
+                                         tracking_ref=ref, network_code="timeout", retry_after_s=60)
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    run_through(fast, steps=2 * fast.retry_max_attempts + 2, step=timedelta(minutes=10))
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "failed" and t.fail_type == "retriable"
+    assert "check the" in t.fail_reason.lower(), t.fail_reason

@@ -208,7 +208,8 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
     published / inbox_delivered: the target succeeds. pending: the network accepted it and is processing:
     tracked by a `target.track` job (a status check re-polls after `policy.track_poll_s`) until the platform's
     deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
-    its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails.
+    its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
+    (after a status check, saying the accepted post may still appear).
     """
     if out.state in ("published", "inbox_delivered"):
         status = "succeeded" if out.state == "published" else "inbox_delivered"
@@ -216,7 +217,7 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
                       network_status=out.network_status)
     if out.state == "pending":
         return _pending(state, out, now, policy, tracking)
-    return _failed(state, out, now, policy, rng)
+    return _failed(state, out, now, policy, rng, tracking)
 
 
 def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
@@ -239,7 +240,8 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
     return Decision(state.id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
 
 
-def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any) -> Decision:
+def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any, tracking: bool = False,
+            ) -> Decision:
     reason = out.fail_reason or ("retriable network failure" if out.fail_type == "retriable"
                                  else "the network refused the post")
     ambiguous = bool(getattr(out, "ambiguous", False))
@@ -257,9 +259,12 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
         # the network's wording promised a retry; no more come: say so instead of contradicting it
         reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
         reason = f"{reason} (gave up after {state.attempts} attempts; retrying the post later may succeed)"
+        name = NETWORK_NAMES.get(state.platform, state.platform)
         if ambiguous:
-            name = NETWORK_NAMES.get(state.platform, state.platform)
             reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
+        elif tracking:  # the network accepted the post: it may still publish it
+            reason += (f"; {name} accepted the post and it may still appear: check the {name} account before "
+                       "retrying")
     account_status = "needs_reauth" if out.network_code in AUTH_CODES else None
     final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
                    network_status=out.network_status, account_status=account_status)
