@@ -96,7 +96,8 @@ class Decision:
     values: the target's new column values (empty: the target is left as it is).
     events / jobs: recorded / enqueued with the change. account_status: the account's new status, if any.
     finishes_job: the job that asked is done (completed in the same transaction).
-    retry_in_s: the job is tried again after this delay (the target waits, `pending` with next_attempt_at).
+    retry_in_s: the job is tried again after this delay (a retry: the target waits `pending` with
+    next_attempt_at; a tracking poll: the target stays `publishing` while the network processes it).
     resolves_attempts: the target's attempts without a recorded outcome are closed with `attempt_outcome`
     (False when the call may have reached the network without our knowing: the attempt stays unresolved, and
     the next one asks the network first).

@@ -144,7 +144,8 @@ class _Attempt:
 def publish_target(job: Any, settings: Settings) -> None:
     """One target, one attempt:
 
-    1. In its own transaction, before any network call: the target (not final) turns `publishing`
+    1. In its own transaction, before any network call: the target, read again under the post and target
+       locks (not final, not accepted by the network, not waiting for its next attempt), turns `publishing`
        (call_started_at, attempts + 1, next_attempt_at cleared) and a `publish_attempt` row is recorded.
     2. When an earlier attempt never recorded its outcome (the process died mid-call, or the call was
        ambiguous), reconcile first: `find_existing` from that attempt's start. Found: the target succeeds with
