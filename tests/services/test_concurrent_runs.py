@@ -281,3 +281,34 @@ def test_processing_failures_giving_up_say_to_check_the_account(client, owner, s
     t = PostTarget.get_by_id(target.id)
     assert t.status == "failed" and t.fail_type == "retriable"
     assert "check the" in t.fail_reason.lower(), t.fail_reason
+
+
+def test_an_attempt_starts_when_it_holds_the_target_lock(client, owner, sandbox, fast, monkeypatch):
+    """An attempt's started_at orders it among the target's attempts (an outcome closes the unresolved ones
+    started before its own): it is taken once the post and target locks are held, not before waiting for
+    them (on SQLite, seconds behind other writers), else a run that waited could record a start earlier than
+    an attempt recorded before it, and see it closed by that attempt's outcome without being reconciled."""
+    from backend.services.publishing import engine
+
+    job, target = _fan_out(client, owner, "lock wait")
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.published("fb-1", "https://fb.example/1")
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    with time_machine.travel(clock.now(), tick=False) as traveller:
+        real_lock = engine.lock_post
+
+        def slow_lock(post_id):  # type: ignore[no-untyped-def]
+            traveller.shift(timedelta(seconds=5))  # waiting for another writer's lock
+            return real_lock(post_id)
+
+        monkeypatch.setattr(engine, "lock_post", slow_lock)
+        locked_at = clock.now() + timedelta(seconds=5)
+        publishing.publish_target(job, fast)
+    (attempt,) = PublishAttempt.select().where(PublishAttempt.target == target.id)
+    assert attempt.started_at >= locked_at

@@ -226,12 +226,12 @@ def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
     call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
     its track job follows it). The target is read again under its lock: another run of this job (a lease lost)
     may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater."""
-    now = clock.now()
     with tx():
         post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
         if post_id is None or lock_post(post_id) is None:
             return None
         target = lock_target(target_id)
+        now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
         if target is None or target.status in TERMINAL_TARGET or target.tracking_ref:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
