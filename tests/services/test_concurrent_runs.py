@@ -312,3 +312,32 @@ def test_an_attempt_starts_when_it_holds_the_target_lock(client, owner, sandbox,
         publishing.publish_target(job, fast)
     (attempt,) = PublishAttempt.select().where(PublishAttempt.target == target.id)
     assert attempt.started_at >= locked_at
+
+
+def test_a_status_check_failure_that_waits_is_logged_with_its_ids(client, owner, sandbox, fast, monkeypatch,
+                                                                  caplog):
+    """Every re-attempt logs at INFO or WARNING with the post, target and account ids: a status check answered
+    with a retriable failure, checked again later, too."""
+    import logging
+
+    job, target = _fan_out(client, owner, "status check fails once")
+    answers = [PublishOutcome.failed("retriable", "the network had a hiccup", retry_after_s=60),
+               PublishOutcome.published("fb-3", "https://fb.example/3")]
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.pending("ref-3", network_status="PROCESSING")
+
+        def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
+            return answers.pop(0)
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    caplog.set_level(logging.INFO, logger="socialpub.engine")
+    run_through(fast, steps=3, step=timedelta(minutes=10))
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "succeeded"
+    assert any(r.levelno >= logging.INFO and target.id in r.getMessage() and t.post_id in r.getMessage()
+               and t.account_id in r.getMessage() and "hiccup" in r.getMessage() for r in caplog.records)

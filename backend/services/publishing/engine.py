@@ -326,8 +326,11 @@ def track_target(job: Any, settings: Settings) -> None:
     state = dataclasses.replace(state_of(target, post), attempts=job.attempts)
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
     if apply(decision, job=job) and decision.retry_in_s is not None:
-        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s,
-                         count_attempt=decision.status == "pending")
+        waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
+        if waits:
+            log.info("%s: status check: %s; next check in %.1f s", _ids(target), decision.retry_reason,
+                     decision.retry_in_s)
+        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=waits)
 
 
 # ---- dead jobs ------------------------------------------------------------------------------------------
