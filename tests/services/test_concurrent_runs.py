@@ -341,3 +341,33 @@ def test_a_status_check_failure_that_waits_is_logged_with_its_ids(client, owner,
     assert t.status == "succeeded"
     assert any(r.levelno >= logging.INFO and target.id in r.getMessage() and t.post_id in r.getMessage()
                and t.account_id in r.getMessage() and "hiccup" in r.getMessage() for r in caplog.records)
+
+
+def test_an_interrupted_target_whose_account_is_no_longer_active_says_it_may_be_published(
+        client, owner, sandbox, fast, monkeypatch):
+    """An attempt's call timed out (its outcome unknown), then the account needs reauthorisation before the
+    next try: the target fails `permanent`, and its failReason must not tell the user to simply create the
+    post again: the earlier call may have published it."""
+    import httpx
+
+    from backend.store.models import Account
+
+    job, target = _fan_out(client, owner, "timeout then reauth")
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            raise httpx.ReadTimeout("the answer was lost")
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            return None
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    with pytest.raises(RetryLater):
+        publishing.publish_target(job, fast)
+    assert PostTarget.get_by_id(target.id).status == "pending"
+    Account.update(status="needs_reauth").where(Account.id == target.account_id).execute()
+    with time_machine.travel(clock.now() + timedelta(hours=1), tick=False):
+        publishing.publish_target(job, fast)
+    t = PostTarget.get_by_id(target.id)
+    assert t.status == "failed"
+    assert "may have been published" in t.fail_reason and "check the" in t.fail_reason.lower(), t.fail_reason

@@ -149,12 +149,18 @@ def finish(state: TargetState, status: str, now: datetime, *, external_post_id: 
                     attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
 
 
-def inactive_account(state: TargetState, account_status: str | None, now: datetime) -> Decision:
-    """The target's account is disconnected (None) or not active: the target fails `permanent`."""
+def inactive_account(state: TargetState, account_status: str | None, now: datetime, *,
+                     unresolved: bool = False) -> Decision:
+    """The target's account is disconnected (None) or not active: the target fails `permanent`.
+    `unresolved`: an earlier attempt's call may have reached the network (its outcome was never recorded)."""
     what = "disconnected" if account_status is None else account_status.replace("_", " ")
-    return finish(state, "failed", now, fail_type="permanent",
-                  fail_reason=f"the {state.platform} account {state.account_name!r} is {what}: "
-                              "reconnect it, then create the post again for this network")
+    reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
+              "reconnect it, then create the post again for this network")
+    if unresolved:
+        name = NETWORK_NAMES.get(state.platform, state.platform)
+        reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
+                   "check the account before creating it again")
+    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
 
 
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:

@@ -115,7 +115,7 @@ def start_post(job: Any, settings: Settings) -> None:
                     seconds=track_poll_s(settings, account)), settings)
             elif account is None or account.status != "active":
                 apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
-                                              now))
+                                              now, unresolved=bool(unresolved_attempts(t.id))))
             else:
                 _enqueue(t, post, "target.publish", f"target:{t.id}", now, settings)
         settle_post(post)
@@ -177,8 +177,8 @@ def publish_target(job: Any, settings: Settings) -> None:
                          delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
     account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
     if account is None or account.status != "active":
-        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now),
-              job=job)
+        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
+                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
