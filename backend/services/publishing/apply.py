@@ -57,9 +57,10 @@ def lock_target(target_id: str) -> PostTarget | None:
 
 def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None) -> bool:
     """Write `decision` in one transaction (a savepoint when the caller has one open): the target's columns,
-    its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed (or, when the
-    decision leaves it unresolved, its outcome noted with finished_at still null), the post settled when every
-    target is final, and `job` completed when the decision finishes it.
+    its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed together with
+    the target's unresolved attempts started before it (or, when the decision leaves it unresolved, its
+    outcome noted with finished_at still null), the post settled when every target is final, and `job`
+    completed when the decision finishes it.
 
     Returns False when the target was final already (or is gone): nothing of the decision is written.
     """
@@ -90,9 +91,14 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         if attempt_id is not None:
             _close_attempt(attempt_id, now, decision.attempt_outcome, finished=decision.resolves_attempts)
             if decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
+                # only those started before it: a later attempt (another run of the job, its call maybe in
+                # flight) was not covered by this one's reconciliation and stays open for the next to check
+                started = PublishAttempt.select(PublishAttempt.started_at).where(
+                    PublishAttempt.id == attempt_id).scalar()
                 (PublishAttempt.update(finished_at=now, outcome=f"reconciled by {attempt_id}: "
                                                                 f"{decision.attempt_outcome}"[:2000])
-                 .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null()).execute())
+                 .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null()
+                        & (PublishAttempt.started_at <= started)).execute())
         if decision.final:
             settle_post(post)
         if job is not None and decision.finishes_job:

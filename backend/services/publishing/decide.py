@@ -96,7 +96,8 @@ class Decision:
     values: the target's new column values (empty: the target is left as it is).
     events / jobs: recorded / enqueued with the change. account_status: the account's new status, if any.
     finishes_job: the job that asked is done (completed in the same transaction).
-    retry_in_s: the job is tried again after this delay (the target waits, `pending` with next_attempt_at).
+    retry_in_s: the job is tried again after this delay (a retry: the target waits `pending` with
+    next_attempt_at; a tracking poll: the target stays `publishing` while the network processes it).
     resolves_attempts: the target's attempts without a recorded outcome are closed with `attempt_outcome`
     (False when the call may have reached the network without our knowing: the attempt stays unresolved, and
     the next one asks the network first).
@@ -148,12 +149,18 @@ def finish(state: TargetState, status: str, now: datetime, *, external_post_id: 
                     attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
 
 
-def inactive_account(state: TargetState, account_status: str | None, now: datetime) -> Decision:
-    """The target's account is disconnected (None) or not active: the target fails `permanent`."""
+def inactive_account(state: TargetState, account_status: str | None, now: datetime, *,
+                     unresolved: bool = False) -> Decision:
+    """The target's account is disconnected (None) or not active: the target fails `permanent`.
+    `unresolved`: an earlier attempt's call may have reached the network (its outcome was never recorded)."""
     what = "disconnected" if account_status is None else account_status.replace("_", " ")
-    return finish(state, "failed", now, fail_type="permanent",
-                  fail_reason=f"the {state.platform} account {state.account_name!r} is {what}: "
-                              "reconnect it, then create the post again for this network")
+    reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
+              "reconnect it, then create the post again for this network")
+    if unresolved:
+        name = NETWORK_NAMES.get(state.platform, state.platform)
+        reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
+                   "check the account before creating it again")
+    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
 
 
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
@@ -208,7 +215,8 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
     published / inbox_delivered: the target succeeds. pending: the network accepted it and is processing:
     tracked by a `target.track` job (a status check re-polls after `policy.track_poll_s`) until the platform's
     deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
-    its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails.
+    its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
+    (after a status check, saying the accepted post may still appear).
     """
     if out.state in ("published", "inbox_delivered"):
         status = "succeeded" if out.state == "published" else "inbox_delivered"
@@ -216,7 +224,7 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
                       network_status=out.network_status)
     if out.state == "pending":
         return _pending(state, out, now, policy, tracking)
-    return _failed(state, out, now, policy, rng)
+    return _failed(state, out, now, policy, rng, tracking)
 
 
 def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
@@ -239,7 +247,8 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
     return Decision(state.id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
 
 
-def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any) -> Decision:
+def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any, tracking: bool = False,
+            ) -> Decision:
     reason = out.fail_reason or ("retriable network failure" if out.fail_type == "retriable"
                                  else "the network refused the post")
     ambiguous = bool(getattr(out, "ambiguous", False))
@@ -257,9 +266,12 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
         # the network's wording promised a retry; no more come: say so instead of contradicting it
         reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
         reason = f"{reason} (gave up after {state.attempts} attempts; retrying the post later may succeed)"
+        name = NETWORK_NAMES.get(state.platform, state.platform)
         if ambiguous:
-            name = NETWORK_NAMES.get(state.platform, state.platform)
             reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
+        elif tracking:  # the network accepted the post: it may still publish it
+            reason += (f"; {name} accepted the post and it may still appear: check the {name} account before "
+                       "retrying")
     account_status = "needs_reauth" if out.network_code in AUTH_CODES else None
     final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
                    network_status=out.network_status, account_status=account_status)

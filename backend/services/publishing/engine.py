@@ -115,7 +115,7 @@ def start_post(job: Any, settings: Settings) -> None:
                     seconds=track_poll_s(settings, account)), settings)
             elif account is None or account.status != "active":
                 apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
-                                              now))
+                                              now, unresolved=bool(unresolved_attempts(t.id))))
             else:
                 _enqueue(t, post, "target.publish", f"target:{t.id}", now, settings)
         settle_post(post)
@@ -144,7 +144,8 @@ class _Attempt:
 def publish_target(job: Any, settings: Settings) -> None:
     """One target, one attempt:
 
-    1. In its own transaction, before any network call: the target (not final) turns `publishing`
+    1. In its own transaction, before any network call: the target, read again under the post and target
+       locks (not final, not accepted by the network, not waiting for its next attempt), turns `publishing`
        (call_started_at, attempts + 1, next_attempt_at cleared) and a `publish_attempt` row is recorded.
     2. When an earlier attempt never recorded its outcome (the process died mid-call, or the call was
        ambiguous), reconcile first: `find_existing` from that attempt's start. Found: the target succeeds with
@@ -176,14 +177,14 @@ def publish_target(job: Any, settings: Settings) -> None:
                          delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
     account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
     if account is None or account.status != "active":
-        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now),
-              job=job)
+        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
+                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
 
     attempt = _start_attempt(target.id, account.id)
-    if attempt is None:  # final meanwhile
+    if attempt is None:  # final, or accepted by the network, meanwhile (another run of this job)
         return
     target = PostTarget.get_by_id(target.id)
     state = state_of(target, post)
@@ -222,15 +223,20 @@ def publish_target(job: Any, settings: Settings) -> None:
 
 def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
-    call. None when the target is final (or gone)."""
-    now = clock.now()
+    call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
+    its track job follows it). The target is read again under its lock: another run of this job (a lease lost)
+    may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater."""
     with tx():
         post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
         if post_id is None or lock_post(post_id) is None:
             return None
         target = lock_target(target_id)
-        if target is None or target.status in TERMINAL_TARGET:
+        now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
+        if target is None or target.status in TERMINAL_TARGET or target.tracking_ref:
             return None
+        if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
+            raise RetryLater("waiting for the target's next attempt",
+                             delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
         open_rows = unresolved_attempts(target_id)
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
@@ -243,12 +249,17 @@ def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
 
 def _close_unreached(attempt_id: str, delay_s: float) -> None:
     """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
-    the earlier attempt stays unresolved. The target waits `pending` for the job's next try."""
+    the earlier attempt stays unresolved. The target waits `pending` for the job's next try. Locks: post row,
+    then target row, before any write (the engine's order)."""
     now = clock.now()
+    target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
+    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
     with tx():
+        if post_id is not None:
+            lock_post(post_id)
+            lock_target(target_id)
         PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
                                                        "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
-        target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
         PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
             (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
 
@@ -292,7 +303,9 @@ def _publish(adapter: Any, pub: Any, platform: str) -> Any:
 def track_target(job: Any, settings: Settings) -> None:
     """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube)
     until it confirms or fails, or fail it `retriable` past the platform's deadline. Each check is one
-    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again."""
+    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again
+    (not counted); a retriable failure waits `pending` and counts one of the job's attempts, the last one
+    failing the target."""
     target = PostTarget.get_or_none(PostTarget.id == job.payload["target_id"])
     if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
         return
@@ -308,21 +321,29 @@ def track_target(job: Any, settings: Settings) -> None:
         out = adapters.adapter_for(account, settings).check_status(pub, target.tracking_ref)
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
-    decision = decide.outcome(state_of(target, post), out, clock.now(), policy(settings, account), tracking=True)
+    # a retriable failure while tracking is bounded by this job's attempts (the target's count only publish
+    # calls): each such wait counts one; a "still processing" poll counts none
+    state = dataclasses.replace(state_of(target, post), attempts=job.attempts)
+    decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
     if apply(decision, job=job) and decision.retry_in_s is not None:
-        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=False)
+        waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
+        if waits:
+            log.info("%s: status check: %s; next check in %.1f s", _ids(target), decision.retry_reason,
+                     decision.retry_in_s)
+        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=waits)
 
 
 # ---- dead jobs ------------------------------------------------------------------------------------------
 def give_up(target_id: str, error: str) -> None:
     """A target's job died (attempts exhausted on unexpected errors): the target ends `failed` / `retriable`,
-    never stays open; with an attempt whose outcome is unknown, its failReason says it may have been
-    published."""
+    never stays open; with an attempt whose outcome is unknown, or accepted by the network (tracking_ref), its
+    failReason says it may have been published."""
     target = PostTarget.get_or_none(PostTarget.id == target_id)
     if target is None or target.status in TERMINAL_TARGET:
         return
     post = Post.get_by_id(target.post_id)
-    unresolved = bool(unresolved_attempts(target_id))
+    # an attempt without outcome, or a post the network accepted (tracking): it may have been published
+    unresolved = bool(unresolved_attempts(target_id)) or bool(target.tracking_ref)
     log.error("%s: giving up after an internal error%s: %s", _ids(target),
               " (an attempt's outcome is unknown)" if unresolved else "", error)
     apply(decide.dead(state_of(target, post), error, clock.now(), unresolved=unresolved))
@@ -344,7 +365,8 @@ def give_up_post(post_id: str, error: str) -> None:
         for t in PostTarget.select().where(PostTarget.post == post.id):
             if t.status in TERMINAL_TARGET or _has_live_job(t.id):
                 continue
-            apply(decide.dead(state_of(t, post), error, now, unresolved=bool(unresolved_attempts(t.id))))
+            apply(decide.dead(state_of(t, post), error, now,
+                              unresolved=bool(unresolved_attempts(t.id)) or bool(t.tracking_ref)))
         settle_post(post)
 
 
