@@ -15,6 +15,7 @@ from peewee import (
     DatabaseProxy,
     Delete,
     Insert,
+    Model,
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
@@ -137,8 +138,8 @@ class LocalSqliteDatabase(SqliteDatabase):
     on (not taken) and SQLite decides, as before.
 
     Checkpoints run in a background thread after commits (_Checkpointer), not in the committing thread.
-    Statements given as SQL text (`execute_sql`: migrations, backend/store/statements.py) run their writes
-    inside transactions, which take the lock in `begin`.
+    Statements given as SQL text (migrations, backend/store/statements.py) run their writes inside
+    transactions, which take the lock in `begin`.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -262,6 +263,31 @@ _bound: tuple[Database, str] | None = None
 
 def _key(settings: Settings) -> str:
     return settings.database_url or str(settings.sqlite_path)
+
+
+def table_models(db: Database, *, exclude: tuple[str, ...] = ()) -> list[type[Model]]:
+    """A bare model (no columns) bound to `db` for each of its tables but `exclude`: enough to drop or
+    truncate every table, whoever defined it (a migration, another package)."""
+    out: list[type[Model]] = []
+    for name in db.get_tables():
+        if name in exclude:
+            continue
+        meta = type("Meta", (), {"database": db, "table_name": name, "primary_key": False})
+        out.append(type(f"Table_{name}", (Model,), {"Meta": meta}))
+    return out
+
+
+def drop_all_tables(db: Database) -> None:
+    """Drop every table of `db` (PostgreSQL: CASCADE), migration history included."""
+    with db.atomic():
+        db.drop_tables(table_models(db), safe=True, cascade=not isinstance(db, SqliteDatabase))
+
+
+def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migration",)) -> None:
+    """Empty every table of a PostgreSQL database but `keep` (sequences restarted): test isolation."""
+    with db.atomic():
+        for model in table_models(db, exclude=keep):
+            model.truncate_table(restart_identity=True, cascade=True)
 
 
 def tx():

@@ -100,3 +100,30 @@ def test_background_checkpoints_stop_once_on_an_error(settings, db_kind, monkeyp
     assert len(opened) == 1
     assert sum("background checkpoints" in r.message for r in caplog.records) == 1
     assert Counted.select().count() == 20  # writes unaffected
+
+
+def test_drop_all_tables_then_migrate_rebuilds_the_schema(settings):
+    """`init --force` on PostgreSQL: every table goes (whoever made it), the migrations make them again."""
+    from backend.store.db import drop_all_tables
+    from backend.store.models import Workspace
+
+    db = database.obj
+    before = set(db.get_tables())
+    assert "workspace" in before and "schema_migration" in before
+    drop_all_tables(db)
+    assert db.get_tables() == []
+    migrate(db)
+    assert set(db.get_tables()) == before
+    assert Workspace.select().count() == 0
+
+
+def test_truncate_all_tables_keeps_the_migration_history(settings, owner, db_kind):
+    from backend.store.db import truncate_all_tables
+    from backend.store.models import ApiKey, Workspace
+
+    if db_kind != "postgres":
+        return
+    assert Workspace.select().count() == 1 and ApiKey.select().count() == 1
+    truncate_all_tables(database.obj)
+    assert Workspace.select().count() == 0 and ApiKey.select().count() == 0
+    assert all(applied for _, applied in migration_status())
