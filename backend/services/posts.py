@@ -499,7 +499,7 @@ _POST_FIELDS = (Post.id, Post.status, Post.scheduled_at, Post.created_at, Post.u
                 Post.media_urls, Post.options, Post.idempotency_key)
 _TARGET_FIELDS = (PostTarget.platform, PostTarget.account, PostTarget.account_name, PostTarget.status,
                   PostTarget.external_post_id, PostTarget.post_url, PostTarget.fail_reason, PostTarget.fail_type,
-                  PostTarget.completed_at)
+                  PostTarget.completed_at, PostTarget.next_attempt_at)
 _POST_NAMES = tuple(f.name for f in _POST_FIELDS)
 _TARGET_NAMES = tuple(f.name for f in _TARGET_FIELDS)
 
@@ -543,6 +543,7 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
                 "failReason": t.get("fail_reason"),
                 "failType": t.get("fail_type"),
                 "completedAt": clock.iso(t.get("completed_at")),
+                "nextAttemptAt": clock.iso(t.get("next_attempt_at")),
             }
             for t in targets
         ],
@@ -573,6 +574,7 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
                 "failReason": t.fail_reason,
                 "failType": t.fail_type,
                 "completedAt": clock.iso(t.completed_at),
+                "nextAttemptAt": clock.iso(t.next_attempt_at),
             }
             for t in targets
         ],
