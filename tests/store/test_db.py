@@ -127,3 +127,25 @@ def test_truncate_all_tables_keeps_the_migration_history(settings, owner, db_kin
     truncate_all_tables(database.obj)
     assert Workspace.select().count() == 0 and ApiKey.select().count() == 0
     assert all(applied for _, applied in migration_status())
+
+
+def test_sqlite_autocommit_writes_take_the_writer_lock(settings, db_kind, monkeypatch):
+    """A write statement outside a transaction queues on the in-process writer lock (like BEGIN does);
+    reads never take it."""
+    from backend.store.models import RateCounter
+
+    if db_kind != "sqlite":
+        return
+    gate = database.obj.writer_gate
+    taken = []
+    original = gate.take
+    monkeypatch.setattr(gate, "take", lambda: (taken.append(1), original())[1])
+    RateCounter.insert(bucket="b", window=1, count=1).execute()
+    assert len(taken) == 1
+    assert RateCounter.select().count() == 1 and len(taken) == 1
+    RateCounter.update(count=RateCounter.count + 1).execute()
+    RateCounter.delete().execute()
+    assert len(taken) == 3
+    with database.atomic():
+        RateCounter.insert(bucket="b", window=2, count=1).execute()
+    assert len(taken) == 4  # once, at BEGIN
