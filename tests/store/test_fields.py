@@ -104,3 +104,27 @@ def test_ordering_of_new_rows_is_time_order(stamps):
         stamps.create(name=f"s{i}", at=base + d)
     got = [s.at for s in Stamp.select().order_by(Stamp.at)]
     assert got == sorted(base + d for d in deltas)
+
+
+def test_no_datetime_reaches_the_sqlite_driver(settings, db_kind, monkeypatch):
+    """Writes and comparisons of date-time columns never lean on sqlite3's (deprecated) default adapter."""
+    import sqlite3
+
+    from backend import clock
+    from backend.services import bootstrap, keys
+    from backend.store.models import ApiKey
+
+    if db_kind != "sqlite":
+        pytest.skip("the sqlite3 driver's adapters")
+
+    def refuse(value):  # type: ignore[no-untyped-def]
+        raise AssertionError(f"a datetime reached the sqlite3 driver: {value!r}")
+
+    sqlite3.register_adapter(datetime, refuse)
+    try:
+        created = bootstrap.create_workspace(settings, "ws", "adapters@test.local", "password123")
+        key = keys.authenticate(created.api_key)
+        assert key.last_used_at is not None
+        assert ApiKey.select().where(ApiKey.created_at <= clock.now()).count() == 1
+    finally:
+        sqlite3.register_adapter(datetime, lambda d: d.isoformat(" "))  # sqlite3's own default
