@@ -50,12 +50,9 @@ def pg_url(db_kind: str) -> Iterator[str | None]:
 
 
 def _truncate_all() -> None:
-    from backend.store.db import database
+    from backend.store.db import database, truncate_all_tables
 
-    db = database.obj
-    tables = [t for t in db.get_tables() if t != "schema_migration"]
-    if tables:
-        db.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY CASCADE")
+    truncate_all_tables(database.obj)
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ class TargetOut(CamelOut):
     fail_reason: str | None
     fail_type: Literal["retriable", "permanent"] | None
     completed_at: str | None
+    next_attempt_at: str | None = None
 
 
 class PostOut(CamelOut):

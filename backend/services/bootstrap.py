@@ -12,7 +12,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.services import keys, security
-from backend.store.db import database, init_database, is_sqlite, migrate, tx
+from backend.store.db import database, drop_all_tables, init_database, is_sqlite, migrate, tx
 from backend.store.models import Owner, Workspace
 
 
@@ -57,10 +57,7 @@ def wipe(settings: Settings) -> None:
         database.close()
     if settings.database_url:
         db = init_database(settings, run_migrations=False)
-        tables = db.get_tables()
-        with db.atomic():
-            for table in tables:
-                db.execute_sql(f'DROP TABLE IF EXISTS "{table}" CASCADE')
+        drop_all_tables(db)
         migrate(db)
     else:
         database.initialize(None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,7 +10,6 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.services import security
 from backend.services.scopes import ALL_SCOPES
-from backend.store import sql
 from backend.store.db import locked, tx
 from backend.store.models import ApiKey
 
@@ -85,25 +83,18 @@ def state(key: ApiKey, now: datetime | None = None) -> str:
     return "active"
 
 
-_KEY_BY_HASH = ("SELECT id, workspace_id, key_hash, scopes, expires_at, last_used_at, revoked_at "
-                "FROM api_key WHERE key_hash = ?")
-_TOUCH = "UPDATE api_key SET last_used_at = ? WHERE id = ?"
-
-
 def authenticate(presented: str) -> ApiKey:
     """The key row for a presented secret, or 401 invalid_api_key / api_key_revoked / api_key_expired.
 
-    On every API request: one indexed look-up by hash in hand-written SQL (no query building)."""
+    On every API request: one indexed look-up by hash, reading only the columns checked here."""
     if not security.looks_like_key(presented):
         raise ApiError(401, "invalid_api_key", "the API key is unknown or badly copied")
     digest = security.hash_key(presented)
-    row = sql.fetchone(_KEY_BY_HASH, (digest,))
-    if row is None or not hmac.compare_digest(row[2], digest):
+    key = (ApiKey.select(ApiKey.id, ApiKey.workspace, ApiKey.scopes, ApiKey.expires_at, ApiKey.last_used_at,
+                         ApiKey.revoked_at)
+           .where(ApiKey.key_hash == digest).get_or_none())
+    if key is None:
         raise ApiError(401, "invalid_api_key", "the API key is unknown or badly copied")
-    key = ApiKey(id=row[0], workspace=row[1], key_hash=row[2], scopes=ApiKey.scopes.python_value(row[3]),
-                 expires_at=ApiKey.expires_at.python_value(row[4]),
-                 last_used_at=ApiKey.last_used_at.python_value(row[5]),
-                 revoked_at=ApiKey.revoked_at.python_value(row[6]))
     now = clock.now()
     st = state(key, now)
     if st == "revoked":
@@ -112,7 +103,7 @@ def authenticate(presented: str) -> ApiKey:
         raise ApiError(401, "api_key_expired",
                        f"this API key expired on {clock.iso(key.expires_at)}: create a new one")
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_GRANULARITY:
-        sql.execute(_TOUCH, (ApiKey.last_used_at.db_value(now), key.id))
+        ApiKey.update(last_used_at=now).where(ApiKey.id == key.id).execute()
         key.last_used_at = now
     return key
 

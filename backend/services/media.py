@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from peewee import IntegrityError
+from peewee import EXCLUDED, fn
 
 from backend import clock
 from backend.config import Settings
@@ -46,8 +46,7 @@ from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
 from backend.media.images import MAX_IMAGE_BYTES, process_image
 from backend.media.storage import get_storage, media_base_url, valid_key
-from backend.store import fast
-from backend.store.db import database, tx
+from backend.store.db import tx
 from backend.store.models import Media, MediaHold
 
 log = logging.getLogger("socialpub.media")
@@ -296,31 +295,24 @@ def compute_expiry(media: Media, holds: Iterable[datetime | None]) -> datetime |
 
 def _refresh(media_ids: Iterable[str]) -> None:
     """Recompute the expiry of these files from their holds. Runs as each post is sent, so the holds are
-    aggregated in SQL (one file may be held by thousands of posts) and the statements are cached."""
-    for media in fast.select_in(Media, "id", sorted(set(media_ids))):
+    aggregated in SQL (one file may be held by thousands of posts)."""
+    ids = sorted(set(media_ids))
+    if not ids:
+        return
+    for media in Media.select().where(Media.id.in_(ids)):
         unlimited, latest = _hold_summary(media.id)
         expiry = compute_expiry(media, [None] if unlimited else ([latest] if latest is not None else []))
         if expiry != media.expires_at:
-            fast.update(Media, media.id, {"expires_at": expiry})
-
-
-_HOLD_SUMMARY: dict[str, tuple[str, str]] = {}
+            Media.update(expires_at=expiry).where(Media.id == media.id).execute()
 
 
 def _hold_summary(media_id: str) -> tuple[bool, datetime | None]:
     """(held without limit, latest `until`) over the holds of one file: two seeks on the (media_id, until)
     index (migration 0009), whatever the number of holds."""
-    param = database.obj.param
-    sql = _HOLD_SUMMARY.get(param)
-    if sql is None:
-        sql = _HOLD_SUMMARY[param] = (
-            f'SELECT 1 FROM "media_hold" WHERE "media_id" = {param} AND "until" IS NULL LIMIT 1',
-            f'SELECT MAX("until") FROM "media_hold" WHERE "media_id" = {param}',
-        )
-    if database.execute_sql(sql[0], (media_id,)).fetchone() is not None:
+    if MediaHold.select().where((MediaHold.media == media_id) & MediaHold.until.is_null()).exists():
         return True, None
-    latest = database.execute_sql(sql[1], (media_id,)).fetchone()[0]
-    return False, MediaHold.until.python_value(latest) if latest is not None else None
+    latest = MediaHold.select(fn.MAX(MediaHold.until)).where(MediaHold.media == media_id).scalar()
+    return False, MediaHold.until.python_value(latest)
 
 
 def key_of(url_or_key: str) -> str:
@@ -341,20 +333,14 @@ def hold(workspace_id: str, urls_or_keys: Iterable[str], until: datetime | None,
     if not keys:
         return []
     now = clock.now()
-    held: list[str] = []
     with tx():
         rows = list(Media.select().where((Media.workspace == workspace_id) & (Media.key.in_(sorted(keys)))
                                          & _live(now)))
-        for media in rows:
-            updated = (MediaHold.update(until=until)
-                       .where((MediaHold.media == media) & (MediaHold.ref == ref)).execute())
-            if not updated:
-                try:
-                    with tx():
-                        MediaHold.create(media=media, ref=ref, until=until, created_at=now)
-                except IntegrityError:
-                    MediaHold.update(until=until).where((MediaHold.media == media) & (MediaHold.ref == ref)).execute()
-            held.append(media.key)
+        if rows:  # one upsert: a hold of `ref` already on a file is replaced
+            (MediaHold.insert_many([{"media": m.id, "ref": ref, "until": until, "created_at": now} for m in rows])
+             .on_conflict(conflict_target=[MediaHold.media, MediaHold.ref], update={MediaHold.until: EXCLUDED.until})
+             .as_rowcount().execute())
+        held = [m.key for m in rows]
         _refresh(m.id for m in rows)
     return sorted(held)
 
@@ -368,18 +354,15 @@ def release(ref: str, sent_at: datetime | None) -> list[str]:
     nothing else holds becomes due at once). Returns the keys affected.
     """
     with tx():
-        holds = fast.select_where(MediaHold, "ref", ref)
-        if not holds:
+        media_ids = [h.media_id for h in MediaHold.select(MediaHold.media).where(MediaHold.ref == ref)]
+        if not media_ids:
             return []
-        media_ids = [h.media_id for h in holds]
         if sent_at is None:
             MediaHold.delete().where(MediaHold.ref == ref).execute()
         else:
-            until = clock.to_utc(sent_at) + RETENTION
-            for h in holds:
-                fast.update(MediaHold, h.id, {"until": until})
+            MediaHold.update(until=clock.to_utc(sent_at) + RETENTION).where(MediaHold.ref == ref).execute()
         _refresh(media_ids)
-        keys = [m.key for m in fast.select_in(Media, "id", sorted(set(media_ids)))]
+        keys = [m.key for m in Media.select(Media.key).where(Media.id.in_(sorted(set(media_ids))))]
     return sorted(keys)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from peewee import IntegrityError
+from peewee import JOIN
 
 from backend import clock
 from backend.config import Settings
@@ -30,9 +30,8 @@ from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
 from backend.services import plans
-from backend.store import sql
-from backend.store.db import database, is_sqlite, locked, tx
-from backend.store.models import Post, PostTarget, Workspace
+from backend.store.db import is_sqlite, locked, tx
+from backend.store.models import Account, Post, PostTarget, Workspace
 
 log = logging.getLogger("socialpub.posts")
 
@@ -117,23 +116,20 @@ class WorkspaceState(NamedTuple):
     free_posts_used: int
 
 
-# The workspace and its accounts (oldest connected first: the default account of a network) in one statement.
-_WORKSPACE_ACCOUNTS = (
-    'SELECT w."plan_subscribed", w."plan_status", w."plan_period_end", w."free_posts_used", '
-    'a."id", a."platform", a."status", a."name" '
-    'FROM "workspace" w LEFT JOIN "account" a ON a."workspace_id" = w."id" '
-    'WHERE w."id" = ? ORDER BY a."connected_at", a."id"'
-)
-
-
 def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
-    """The workspace's plan state and its accounts, or None when there is no such workspace."""
-    rows = sql.fetchall(_WORKSPACE_ACCOUNTS, (workspace_id,))
+    """The workspace's plan state and its accounts (oldest connected first: the default account of a
+    network), in one statement; None when there is no such workspace."""
+    rows = list(Workspace
+                .select(Workspace.plan_subscribed, Workspace.plan_status, Workspace.plan_period_end,
+                        Workspace.free_posts_used, Account.id, Account.platform, Account.status, Account.name)
+                .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
+                .where(Workspace.id == workspace_id)
+                .order_by(Account.connected_at, Account.id)
+                .tuples())
     if not rows:
         return None
-    first = rows[0]
-    ws = WorkspaceState(first[0], first[1], Workspace.plan_period_end.python_value(first[2]), first[3])
-    return ws, [AccountRef(r[4], r[5], r[6], r[7]) for r in rows if r[4] is not None]
+    ws = WorkspaceState(*rows[0][:4])
+    return ws, [AccountRef(*r[4:]) for r in rows if r[4] is not None]
 
 
 def resolve_targets(accounts: Sequence[AccountRef], raw_targets: Sequence[Any]) -> list[Target]:
@@ -342,12 +338,10 @@ def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: se
 # ---------------------------------------------------------------------------------------------- create
 
 
-_BY_KEY = ('SELECT "id" FROM "post" WHERE "workspace_id" = ? AND "idempotency_key" = ?')
-
-
 def _existing_by_key(workspace_id: str, key: str) -> str | None:
-    row = sql.fetchone(_BY_KEY, (workspace_id, key))
-    return None if row is None else row[0]
+    return (Post.select(Post.id)
+            .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+            .scalar())
 
 
 def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
@@ -365,9 +359,11 @@ def _subscription_required() -> ApiError:
                     "to keep publishing")
 
 
-# Counted at acceptance, in the post's transaction; the condition makes concurrent posts safe.
-_TAKE_FREE = ('UPDATE "workspace" SET "free_posts_used" = "free_posts_used" + 1 '
-              'WHERE "id" = ? AND "free_posts_used" < ?')
+def _take_free_publication(workspace_id: str) -> bool:
+    """Count one free publication, in the post's transaction; the condition makes concurrent posts safe."""
+    return (Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
+            .where((Workspace.id == workspace_id) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS))
+            .execute()) == 1
 
 
 @dataclass
@@ -419,17 +415,15 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "created_at": now, "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
-            sql.insert_rows(Post, [post])
-        else:
-            try:
-                with database.atomic():  # savepoint: a duplicate key must not abort the outer transaction
-                    sql.insert_rows(Post, [post])
-            except IntegrityError:
-                found = _existing_by_key(workspace_id, key)
-                if found is None:
-                    raise
-                return Accepted(found, False)
-        if needs_free and sql.execute(_TAKE_FREE, (workspace_id, plans.FREE_PUBLICATIONS)) != 1:
+            Post.insert(post).as_rowcount().execute()
+        elif not Post.insert(post).on_conflict_ignore().as_rowcount().execute():
+            # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
+            found = _existing_by_key(workspace_id, key)
+            if found is None:
+                raise ApiError(409, "idempotency_conflict", "a post with this idempotency key is being "
+                                                            "created by another request: retry")
+            return Accepted(found, False)
+        if needs_free and not _take_free_publication(workspace_id):
             raise _subscription_required()
         rows = [
             {
@@ -440,7 +434,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             }
             for pos, t in enumerate(targets)
         ]
-        sql.insert_rows(PostTarget, rows)
+        PostTarget.insert_many(rows).as_rowcount().execute()
         queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
                       dedupe_key=job_key(post_id))
         hold_media(workspace_id, post_id, urls)
@@ -499,38 +493,29 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
     return out
 
 
-# GET /v1/posts/:id is the hottest route: two hand-written statements read only the columns of the answer,
-# decoded by the models' own fields (peewee would build the SQL on every call, which costs more than running
-# it, and make a model instance of every row).
-_POST_COLUMNS = ("id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", "options",
-                 "idempotency_key")
-_TARGET_COLUMNS = ("platform", "account_id", "account_name", "status", "external_post_id", "post_url",
-                   "fail_reason", "fail_type", "completed_at")
-_POST_PUBLIC = ('SELECT "id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", '
-                '"options", "idempotency_key" FROM "post" WHERE "id" = ? AND "workspace_id" = ?')
-_TARGETS_PUBLIC = ('SELECT "platform", "account_id", "account_name", "status", "external_post_id", "post_url", '
-                   '"fail_reason", "fail_type", "completed_at" FROM "post_target" WHERE "post_id" = ? '
-                   'ORDER BY "position"')
-
-
-def _decoder(model: Any, columns: Sequence[str]) -> list[tuple[str, Any]]:
-    """(field name, python_value) of each column."""
-    fields = [model._meta.columns[c] for c in columns]
-    return [(f.name, f.python_value) for f in fields]
-
-
-_POST_FIELDS = _decoder(Post, _POST_COLUMNS)
-_TARGET_FIELDS = _decoder(PostTarget, _TARGET_COLUMNS)
+# GET /v1/posts/:id is the hottest route: one statement reads only the columns of the answer, the post's
+# joined with its targets' (as tuples: no model instance per row).
+_POST_FIELDS = (Post.id, Post.status, Post.scheduled_at, Post.created_at, Post.updated_at, Post.content,
+                Post.media_urls, Post.options, Post.idempotency_key)
+_TARGET_FIELDS = (PostTarget.platform, PostTarget.account, PostTarget.account_name, PostTarget.status,
+                  PostTarget.external_post_id, PostTarget.post_url, PostTarget.fail_reason, PostTarget.fail_type,
+                  PostTarget.completed_at, PostTarget.next_attempt_at)
+_POST_NAMES = tuple(f.name for f in _POST_FIELDS)
+_TARGET_NAMES = tuple(f.name for f in _TARGET_FIELDS)
 
 
 def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
     """GET /v1/posts/:id: the public post, or 404 post_not_found."""
-    row = sql.fetchone(_POST_PUBLIC, (post_id, workspace_id))
-    if row is None:
+    rows = list(Post.select(*_POST_FIELDS, *_TARGET_FIELDS)
+                .join(PostTarget, JOIN.LEFT_OUTER, on=(PostTarget.post == Post.id))
+                .where((Post.id == post_id) & (Post.workspace == workspace_id))
+                .order_by(PostTarget.position)
+                .tuples())
+    if not rows:
         raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
-    post = {name: None if v is None else conv(v) for (name, conv), v in zip(_POST_FIELDS, row, strict=True)}
-    targets = [{name: None if v is None else conv(v) for (name, conv), v in zip(_TARGET_FIELDS, t, strict=True)}
-               for t in sql.fetchall(_TARGETS_PUBLIC, (post_id,))]
+    n = len(_POST_NAMES)
+    post = dict(zip(_POST_NAMES, rows[0][:n], strict=True))
+    targets = [dict(zip(_TARGET_NAMES, r[n:], strict=True)) for r in rows if r[n] is not None]
     return _public(post, targets)
 
 
@@ -558,6 +543,7 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
                 "failReason": t.get("fail_reason"),
                 "failType": t.get("fail_type"),
                 "completedAt": clock.iso(t.get("completed_at")),
+                "nextAttemptAt": clock.iso(t.get("next_attempt_at")),
             }
             for t in targets
         ],
@@ -588,6 +574,7 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
                 "failReason": t.fail_reason,
                 "failType": t.fail_type,
                 "completedAt": clock.iso(t.completed_at),
+                "nextAttemptAt": clock.iso(t.next_attempt_at),
             }
             for t in targets
         ],

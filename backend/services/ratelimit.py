@@ -5,13 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from backend import clock
-from backend.store import sql
 from backend.store.models import RateCounter
 
 WINDOW_S = 60
-# One atomic statement per request (no read-modify-write race), hand-written: it runs on every API call.
-_UPSERT = ('INSERT INTO rate_counter (bucket, "window", count) VALUES (?, ?, 1) '
-           'ON CONFLICT (bucket, "window") DO UPDATE SET count = rate_counter.count + 1 RETURNING count')
 
 
 @dataclass
@@ -36,7 +32,10 @@ def hit(bucket: str, limit: int) -> RateDecision:
     now = clock.now().timestamp()
     window = int(now // WINDOW_S)
     reset = max(1, int((window + 1) * WINDOW_S - now + 0.999))
-    count = sql.fetchone(_UPSERT, (bucket, window))[0]  # type: ignore[index]
+    count = (RateCounter.insert(bucket=bucket, window=window, count=1)
+             .on_conflict(conflict_target=[RateCounter.bucket, RateCounter.window],
+                          update={RateCounter.count: RateCounter.count + 1})
+             .returning(RateCounter.count).tuples().execute())[0][0]
     return RateDecision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset_s=reset)
 
 

@@ -5,13 +5,23 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sqlite3
 import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from peewee import Database, DatabaseProxy, PostgresqlDatabase, SqliteDatabase
+from peewee import (
+    Database,
+    DatabaseProxy,
+    Delete,
+    Insert,
+    Model,
+    OperationalError,
+    PeeweeException,
+    PostgresqlDatabase,
+    SqliteDatabase,
+    Update,
+)
 from playhouse.migrations import Runner
 
 from backend.config import Settings
@@ -22,8 +32,6 @@ database = DatabaseProxy()
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 
 
-_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
-
 # SQLite's automatic checkpoint (copy the WAL back into the database file, with two fsyncs) runs in the thread
 # that commits, every 1000 WAL pages by default: a few ms on the request path every ~35 posts (a post writes
 # ~28 pages). The _Checkpointer below does that work in a background thread shortly after commits; the
@@ -32,6 +40,12 @@ _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 CHECKPOINT_BACKSTOP_PAGES = 10_000  # ~40 MB of WAL
 CHECKPOINT_DELAY_S = 0.1  # commits within this delay share one background checkpoint (and its two fsyncs)
 CHECKPOINT_IDLE_S = 2.0  # the background thread ends (and closes its connection) after this long without commits
+
+
+def _checkpoint_database(path: str) -> SqliteDatabase:
+    """The checkpoint thread's own connection to `path`: never waits for a lock (busy timeout 0); its syncs
+    are the app's (synchronous=NORMAL)."""
+    return SqliteDatabase(path, timeout=0, pragmas={"synchronous": "normal"}, check_same_thread=False)
 
 
 class _Checkpointer:
@@ -49,6 +63,12 @@ class _Checkpointer:
         self._thread: threading.Thread | None = None
         self._stopped = False
 
+    @property
+    def running(self) -> bool:
+        """A checkpoint thread is alive."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def poke(self) -> None:
         """A write was committed (cheap: an attribute read when the thread is already woken)."""
         if self._wake.is_set() or self._stopped:
@@ -61,30 +81,49 @@ class _Checkpointer:
                     self._thread.start()
 
     def _run(self) -> None:
-        conn: sqlite3.Connection | None = None
+        db: SqliteDatabase | None = None
         try:
-            conn = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA synchronous=NORMAL")  # the syncs of a checkpoint are the same as the app's
+            db = _checkpoint_database(self.path)
+            db.connect()
             while self._wake.wait(CHECKPOINT_IDLE_S):
                 time.sleep(CHECKPOINT_DELAY_S)
                 self._wake.clear()
                 try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.OperationalError as exc:
+                    db.pragma("wal_checkpoint", "PASSIVE")
+                except OperationalError as exc:
                     if "locked" not in str(exc) and "busy" not in str(exc):
                         raise  # else: another connection holds the file for now; the next commit retries
-        except sqlite3.Error as exc:
+        except PeeweeException as exc:
             self._stopped = True
             log.warning("background checkpoints of %s stopped (SQLite's automatic checkpoint remains): %s",
                         self.path, exc)
         finally:
             with self._guard:
                 self._thread = None
-            if conn is not None:
-                conn.close()
+            if db is not None:
+                db.close()
         if self._wake.is_set():  # woken while ending: start again (unless stopped)
             self._wake.clear()
             self.poke()
+
+
+class _WriterGate:
+    """The in-process writer lock of one SQLite file (see LocalSqliteDatabase), held per thread."""
+
+    def __init__(self, wait_s: float) -> None:
+        self._lock = threading.Lock()
+        self._holder = threading.local()
+        self._wait_s = wait_s
+
+    def take(self) -> None:
+        if getattr(self._holder, "held", False):
+            return
+        self._holder.held = self._lock.acquire(timeout=self._wait_s)
+
+    def give(self) -> None:
+        if getattr(self._holder, "held", False):
+            self._holder.held = False
+            self._lock.release()
 
 
 class LocalSqliteDatabase(SqliteDatabase):
@@ -99,61 +138,53 @@ class LocalSqliteDatabase(SqliteDatabase):
     on (not taken) and SQLite decides, as before.
 
     Checkpoints run in a background thread after commits (_Checkpointer), not in the committing thread.
+    Statements given as SQL text (migrations, backend/store/statements.py) run their writes inside
+    transactions, which take the lock in `begin`.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self._writer = threading.Lock()
-        self._holder = threading.local()
-        self._wait_s = float(kwargs.get("timeout") or 15)  # type: ignore[arg-type]
-        self._checkpointer = _Checkpointer(str(self.database))
-
-    def _take(self) -> None:
-        if getattr(self._holder, "held", False):
-            return
-        self._holder.held = self._writer.acquire(timeout=self._wait_s)
-
-    def _give(self) -> None:
-        if getattr(self._holder, "held", False):
-            self._holder.held = False
-            self._writer.release()
+        self.writer_gate = _WriterGate(float(kwargs.get("timeout") or 15))  # type: ignore[arg-type]
+        self.checkpointer = _Checkpointer(str(self.database))
 
     def begin(self, lock_type: str | None = None) -> None:
-        self._take()
+        self.writer_gate.take()
         try:
             super().begin(lock_type)
         except BaseException:
-            self._give()
+            self.writer_gate.give()
             raise
 
     def commit(self) -> None:
         try:
             super().commit()
         finally:
-            self._give()
-        self._checkpointer.poke()
+            self.writer_gate.give()
+        self.checkpointer.poke()
 
     def rollback(self) -> None:
         try:
             super().rollback()
         finally:
-            self._give()
+            self.writer_gate.give()
 
-    def execute_sql(self, sql, params=None):  # type: ignore[no-untyped-def,override]
-        if self.in_transaction() or not sql.lstrip()[:7].upper().startswith(_WRITES):
-            return super().execute_sql(sql, params)
-        self._take()
+    def execute(self, query, **context_options):  # type: ignore[no-untyped-def,override]
+        """Every query object runs here: an INSERT/UPDATE/DELETE outside a transaction takes the writer lock
+        for its own statement."""
+        if self.in_transaction() or not isinstance(query, Insert | Update | Delete):
+            return super().execute(query, **context_options)
+        self.writer_gate.take()
         try:
-            return super().execute_sql(sql, params)
+            return super().execute(query, **context_options)
         finally:
-            self._give()
-            self._checkpointer.poke()
+            self.writer_gate.give()
+            self.checkpointer.poke()
 
     def close(self) -> bool:
         try:
             return super().close()
         finally:
-            self._give()
+            self.writer_gate.give()
 
 
 def make_database(settings: Settings) -> Database:
@@ -212,21 +243,51 @@ def migration_status(db: Database | None = None) -> list[tuple[str, bool]]:
 
 def init_database(settings: Settings, *, run_migrations: bool = True) -> Database:
     """Bind the global proxy to the configured database and bring its schema up to date."""
+    global _bound
     current = database.obj
-    if current is not None and getattr(current, "_sp_key", None) == _key(settings):
+    if current is not None and _bound == (current, _key(settings)):
         return current
     if current is not None and not current.is_closed():
         current.close()
     db = make_database(settings)
-    db._sp_key = _key(settings)  # type: ignore[attr-defined]
+    _bound = (db, _key(settings))
     database.initialize(db)
     if run_migrations:
         migrate(db)
     return db
 
 
+# The database init_database made and the store it reaches (URL or SQLite path).
+_bound: tuple[Database, str] | None = None
+
+
 def _key(settings: Settings) -> str:
     return settings.database_url or str(settings.sqlite_path)
+
+
+def table_models(db: Database, *, exclude: tuple[str, ...] = ()) -> list[type[Model]]:
+    """A bare model (no columns) bound to `db` for each of its tables but `exclude`: enough to drop or
+    truncate every table, whoever defined it (a migration, another package)."""
+    out: list[type[Model]] = []
+    for name in db.get_tables():
+        if name in exclude:
+            continue
+        meta = type("Meta", (), {"database": db, "table_name": name, "primary_key": False})
+        out.append(type(f"Table_{name}", (Model,), {"Meta": meta}))
+    return out
+
+
+def drop_all_tables(db: Database) -> None:
+    """Drop every table of `db` (PostgreSQL: CASCADE), migration history included."""
+    with db.atomic():
+        db.drop_tables(table_models(db), safe=True, cascade=not isinstance(db, SqliteDatabase))
+
+
+def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migration",)) -> None:
+    """Empty every table of a PostgreSQL database but `keep` (sequences restarted): test isolation."""
+    with db.atomic():
+        for model in table_models(db, exclude=keep):
+            model.truncate_table(restart_identity=True, cascade=True)
 
 
 def tx():

@@ -4,23 +4,41 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from peewee import DateTimeField
+from peewee import DatabaseProxy, DateTimeField, SqliteDatabase
 
 
 class UTCDateTimeField(DateTimeField):
-    """Stores naive UTC with a fixed microsecond format; gives back aware UTC datetimes."""
+    """A UTC instant. Python side: aware UTC datetimes (a naive datetime given is taken as UTC).
 
-    def db_value(self, value):  # type: ignore[override]
+    Stored without relying on the driver's default adapters (sqlite3's are deprecated since Python 3.12):
+    on SQLite as fixed-width text 'YYYY-MM-DD HH:MM:SS.ffffff' (UTC); on PostgreSQL as a naive UTC
+    `timestamp`. Text written before this format was fixed (peewee's DateTimeField through sqlite3's default
+    adapter: no fraction when the microsecond was 0) reads back the same; migration 0013 rewrote it to the
+    fixed width so that comparisons in SQL stay exact."""
+
+    def _on_sqlite(self) -> bool:
+        db = self.model._meta.database
+        if isinstance(db, DatabaseProxy):
+            db = db.obj
+        return isinstance(db, SqliteDatabase)
+
+    def db_value(self, value):  # type: ignore[no-untyped-def,override]
         if value is None:
             return None
-        if isinstance(value, datetime):
-            if value.tzinfo is not None:
-                value = value.astimezone(UTC).replace(tzinfo=None)
-            return value
-        return super().db_value(value)
+        if not isinstance(value, datetime):
+            value = self.adapt(value)  # text: parsed as DateTimeField parses it
+            if not isinstance(value, datetime):
+                raise ValueError(f"{self.name}: not a date and time: {value!r}")
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        # SQLite compares these columns as text: always six fractional digits, so that text order is time order
+        return value.isoformat(" ", "microseconds") if self._on_sqlite() else value
 
-    def python_value(self, value):  # type: ignore[override]
-        value = super().python_value(value)
+    def python_value(self, value):  # type: ignore[no-untyped-def,override]
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = self.adapt(value)
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         return value

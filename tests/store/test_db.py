@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from peewee import BlobField, IntegerField, Model, fn
+
 from backend.store.db import database, is_sqlite, migrate, migration_status
+
+
+class Filler(Model):
+    blob = BlobField()
+
+    class Meta:
+        database = database
+        table_name = "filler"
+
+
+class Counted(Model):
+    x = IntegerField()
+
+    class Meta:
+        database = database
+        table_name = "t"
 
 
 def test_sqlite_is_wal_in_the_data_dir(settings, db_kind):
     if db_kind != "sqlite":
         assert not is_sqlite()
         return
-    assert database.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert database.obj.journal_mode == "wal"
     assert settings.sqlite_path.exists() and settings.sqlite_path.parent == settings.data_dir
 
 
@@ -31,53 +49,103 @@ def test_sqlite_checkpoints_in_the_background(settings, db_kind, monkeypatch):
     if db_kind != "sqlite":
         return
     monkeypatch.setattr(db_module, "CHECKPOINT_IDLE_S", 0.2)
-    assert database.execute_sql("PRAGMA wal_autocheckpoint").fetchone()[0] == db_module.CHECKPOINT_BACKSTOP_PAGES
+    assert database.obj.pragma("wal_autocheckpoint") == db_module.CHECKPOINT_BACKSTOP_PAGES
     time.sleep(0.3)  # the set-up's writes reach the database file first
     size = settings.sqlite_path.stat().st_size
     with database.atomic():
-        database.execute_sql("CREATE TABLE filler (blob BLOB)")
-        database.execute_sql("INSERT INTO filler VALUES (zeroblob(1000000))")
-    checkpointer = database.obj._checkpointer
-    assert checkpointer._thread is not None and checkpointer._thread.is_alive()
+        Filler.create_table()
+        Filler.insert(blob=fn.zeroblob(1_000_000)).execute()
+    checkpointer = database.obj.checkpointer
+    assert checkpointer.running
     deadline = time.monotonic() + 5
-    while settings.sqlite_path.stat().st_size <= size and time.monotonic() < deadline:
+    while settings.sqlite_path.stat().st_size <= size + 900_000 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert settings.sqlite_path.stat().st_size > size + 900_000  # the new pages reached the database file
-    assert database.execute_sql("SELECT length(blob) FROM filler").fetchone()[0] == 1_000_000
-    while checkpointer._thread is not None and time.monotonic() < deadline:
+    assert Filler.select(fn.length(Filler.blob)).scalar() == 1_000_000
+    while checkpointer.running and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert checkpointer._thread is None  # idle: ended (and closed its connection); the next commit starts one
+    assert not checkpointer.running  # idle: ended (and closed its connection); the next commit starts one
 
 
 def test_background_checkpoints_stop_once_on_an_error(settings, db_kind, monkeypatch, caplog):
     """A file the checkpoint thread cannot open: one warning, no thread started again on every commit."""
-    import sqlite3
     import time
+
+    from peewee import OperationalError
 
     from backend.store import db as db_module
 
     if db_kind != "sqlite":
         return
-    checkpointer = database.obj._checkpointer
+    checkpointer = database.obj.checkpointer
     monkeypatch.setattr(db_module, "CHECKPOINT_IDLE_S", 0.01)
     checkpointer.poke()  # the set-up's thread goes round once more and ends on the short idle time
     deadline = time.monotonic() + 5
-    while checkpointer._thread is not None and time.monotonic() < deadline:
+    while checkpointer.running and time.monotonic() < deadline:
         time.sleep(0.01)
     opened = []
 
     def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
         opened.append(args)
-        raise sqlite3.OperationalError("unable to open database file")
+        raise OperationalError("unable to open database file")
 
-    monkeypatch.setattr(db_module.sqlite3, "connect", refuse)
+    monkeypatch.setattr(db_module, "_checkpoint_database", refuse)
     with caplog.at_level("WARNING", logger="socialpub.store"):
         for _ in range(20):
             with database.atomic():
-                database.execute_sql("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
-                database.execute_sql("INSERT INTO t VALUES (1)")
+                Counted.create_table()
+                Counted.insert(x=1).execute()
             time.sleep(0.005)
         time.sleep(0.1)
     assert len(opened) == 1
     assert sum("background checkpoints" in r.message for r in caplog.records) == 1
-    assert database.execute_sql("SELECT count(*) FROM t").fetchone()[0] == 20  # writes unaffected
+    assert Counted.select().count() == 20  # writes unaffected
+
+
+def test_drop_all_tables_then_migrate_rebuilds_the_schema(settings):
+    """`init --force` on PostgreSQL: every table goes (whoever made it), the migrations make them again."""
+    from backend.store.db import drop_all_tables
+    from backend.store.models import Workspace
+
+    db = database.obj
+    before = set(db.get_tables())
+    assert "workspace" in before and "schema_migration" in before
+    drop_all_tables(db)
+    assert db.get_tables() == []
+    migrate(db)
+    assert set(db.get_tables()) == before
+    assert Workspace.select().count() == 0
+
+
+def test_truncate_all_tables_keeps_the_migration_history(settings, owner, db_kind):
+    from backend.store.db import truncate_all_tables
+    from backend.store.models import ApiKey, Workspace
+
+    if db_kind != "postgres":
+        return
+    assert Workspace.select().count() == 1 and ApiKey.select().count() == 1
+    truncate_all_tables(database.obj)
+    assert Workspace.select().count() == 0 and ApiKey.select().count() == 0
+    assert all(applied for _, applied in migration_status())
+
+
+def test_sqlite_autocommit_writes_take_the_writer_lock(settings, db_kind, monkeypatch):
+    """A write statement outside a transaction queues on the in-process writer lock (like BEGIN does);
+    reads never take it."""
+    from backend.store.models import RateCounter
+
+    if db_kind != "sqlite":
+        return
+    gate = database.obj.writer_gate
+    taken = []
+    original = gate.take
+    monkeypatch.setattr(gate, "take", lambda: (taken.append(1), original())[1])
+    RateCounter.insert(bucket="b", window=1, count=1).execute()
+    assert len(taken) == 1
+    assert RateCounter.select().count() == 1 and len(taken) == 1
+    RateCounter.update(count=RateCounter.count + 1).execute()
+    RateCounter.delete().execute()
+    assert len(taken) == 3
+    with database.atomic():
+        RateCounter.insert(bucket="b", window=2, count=1).execute()
+    assert len(taken) == 4  # once, at BEGIN
