@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from backend.api.errors import install_error_handlers
-from backend.api.middleware import BodyLimitMiddleware, FastPathMiddleware, RateLimitHeadersMiddleware
+from backend.api.middleware import BodyLimitMiddleware, RateLimitHeadersMiddleware
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
 from backend.services import security
@@ -67,9 +67,6 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
     for module_name in HOST_ROUTERS:
         app.include_router(importlib.import_module(module_name).host_router)
 
-    from backend.api.routers.posts import create_post_shortcut
-
-    app.add_middleware(FastPathMiddleware, routes={("POST", "/v1/posts"): create_post_shortcut})
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(
         BodyLimitMiddleware,

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
+
+# The networks a post can target (spec 1). A schema constant: the API layer never imports backend.networks.
+NETWORKS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+Network = Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+
+# Wire types: plain strings in Python, with their format stated in the OpenAPI document.
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+"""ISO 8601 in UTC (`2030-01-01T09:00:00.000Z`)."""
+Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (TikTok counts its limits this way)."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _has_nul(value: Any) -> bool:

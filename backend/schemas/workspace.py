@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp
 
 
 class Brand(CamelOut):
@@ -19,7 +19,7 @@ class PlanOut(CamelOut):
     name: str
     subscribed: str
     status: str | None
-    period_end: str | None
+    period_end: Timestamp | None
     monthly_credits: int
 
 
@@ -39,7 +39,7 @@ class WorkspaceOut(CamelOut):
     plan: PlanOut
     credits: CreditsOut
     free_publications_left: int
-    created_at: str
+    created_at: Timestamp
 
 
 class BrandPatch(CamelModel):

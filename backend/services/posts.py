@@ -505,11 +505,11 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
 _POST_COLUMNS = ("id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", "options",
                  "idempotency_key")
 _TARGET_COLUMNS = ("platform", "account_id", "account_name", "status", "external_post_id", "post_url",
-                   "fail_reason", "fail_type", "completed_at")
+                   "fail_reason", "fail_type", "completed_at", "next_attempt_at")
 _POST_PUBLIC = ('SELECT "id", "status", "scheduled_at", "created_at", "updated_at", "content", "media_urls", '
                 '"options", "idempotency_key" FROM "post" WHERE "id" = ? AND "workspace_id" = ?')
 _TARGETS_PUBLIC = ('SELECT "platform", "account_id", "account_name", "status", "external_post_id", "post_url", '
-                   '"fail_reason", "fail_type", "completed_at" FROM "post_target" WHERE "post_id" = ? '
+                   '"fail_reason", "fail_type", "completed_at", "next_attempt_at" FROM "post_target" WHERE "post_id" = ? '
                    'ORDER BY "position"')
 
 
@@ -558,6 +558,7 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
                 "failReason": t.get("fail_reason"),
                 "failType": t.get("fail_type"),
                 "completedAt": clock.iso(t.get("completed_at")),
+                "nextAttemptAt": clock.iso(t.get("next_attempt_at")),
             }
             for t in targets
         ],
@@ -588,6 +589,7 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
                 "failReason": t.fail_reason,
                 "failType": t.fail_type,
                 "completedAt": clock.iso(t.completed_at),
+                "nextAttemptAt": clock.iso(t.next_attempt_at),
             }
             for t in targets
         ],

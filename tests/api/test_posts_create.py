@@ -54,8 +54,8 @@ def test_immediate_post_202_processing_targets_pending_and_job_now(client, owner
     ]
     for t in body["targets"]:
         assert set(t) == {"platform", "accountId", "accountName", "status", "externalPostId", "postUrl",
-                          "failReason", "failType", "completedAt"}
-        assert t["externalPostId"] is None and t["failType"] is None
+                          "failReason", "failType", "completedAt", "nextAttemptAt"}
+        assert t["externalPostId"] is None and t["failType"] is None and t["nextAttemptAt"] is None
     job = Job.get(Job.dedupe_key == f"post:{body['id']}")
     assert job.kind == "post.publish" and job.status == "queued" and job.payload == {"post_id": body["id"]}
     assert job.workspace_id == owner.workspace_id
