@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
     for module_name in ROUTERS:
         app.include_router(importlib.import_module(module_name).router, prefix="/v1")
 
-    @app.get("/v1/health", tags=["meta"], include_in_schema=True)
+    @app.get("/v1/health", operation_id="getHealth", tags=["meta"], include_in_schema=True)
     def health() -> dict[str, Any]:
         return {"ok": True, "version": app.version}
 

@@ -16,7 +16,7 @@ from backend.schemas.sandbox import SandboxPublishedList
 router = APIRouter(tags=["sandbox"])
 
 
-@router.get("/sandbox/published", response_model=SandboxPublishedList, responses=responses())
+@router.get("/sandbox/published", operation_id="listSandboxPublications", response_model=SandboxPublishedList, responses=responses())
 def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("accounts:read")),
               platform: Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"] | None = Query(None),
               account_id: str | None = Query(None, alias="accountId", max_length=100,
