@@ -43,7 +43,9 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
         title="socialpub",
         version="1.0.0",
         description="Social publishing and content-creation service: the /v1 API. "
-        "API keys go in `x-api-key`; key management uses an owner session (`Authorization: Bearer`).",
+        "API keys go in `x-api-key`; key management uses an owner session (`Authorization: Bearer`). "
+        "Every error is `{error, message, details}` with a stable code; no string may contain the NUL character "
+        "(400 validation_error); a method a path does not offer is 405 with `Allow`.",
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,

@@ -17,6 +17,23 @@ Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
 
 
+def not_nullable(*names: str):  # type: ignore[no-untyped-def]
+    """A json_schema_extra for PATCH bodies: these fields may be left out, never sent as null (the service
+    answers null with 400 `validation_error`); the document says so (no `null` branch, no default)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        for name in names:
+            prop = schema["properties"][name]
+            branches = [b for b in prop.pop("anyOf", []) if b.get("type") != "null"]
+            if len(branches) == 1:
+                prop.update(branches[0])
+            elif branches:
+                prop["anyOf"] = branches
+            prop.pop("default", None)
+
+    return extra
+
+
 def utf16_len(text: str) -> int:
     """Length in UTF-16 code units (TikTok counts its limits this way)."""
     return len(text.encode("utf-16-le")) // 2

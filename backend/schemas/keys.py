@@ -15,7 +15,7 @@ ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:
 class KeyCreate(CamelModel):
     name: str = Field(default="API key", max_length=200)
     expires_in_days: Literal[30, 90, 365] | None = 90
-    scopes: list[ScopeName] | None = Field(default=None, description="default: all seven scopes")
+    scopes: list[ScopeName] | None = Field(default=None, min_length=1, description="default: all seven scopes")
 
 
 class KeyOut(CamelOut):

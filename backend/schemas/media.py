@@ -16,6 +16,7 @@ def _exactly_one_schema(schema: dict) -> None:
         prop.pop("anyOf", None)
         prop.pop("default", None)
         prop["type"] = "string"
+    schema["properties"]["base64"]["minLength"] = 1  # an empty file is answered 400 unsupported_media_type
     schema["properties"]["url"].update({"format": "uri", "maxLength": 4096, "minLength": 1})
     schema["oneOf"] = [{"required": ["url"]}, {"required": ["base64"]}]
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
-from backend.schemas.common import NETWORKS, CamelModel, CamelOut, Timestamp
+from backend.schemas.common import NETWORKS, CamelModel, CamelOut, Timestamp, not_nullable
 from backend.schemas.options import PostOptions
 
 PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
@@ -31,7 +32,19 @@ class TargetRef(CamelModel):
                                                "without it, the network's default account")
 
 
+def _not_blank(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise ValueError("scheduledAt is an ISO 8601 timestamp with a zone offset, or null / absent to publish now")
+    return value
+
+
 class PostCreate(CamelModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"targets": ["facebook", "linkedin"], "content": "Hello from socialpub"},
+        {"targets": [{"platform": "facebook"}], "content": "Later", "scheduledAt": "2099-01-01T09:00:00Z",
+         "idempotencyKey": "launch-1"},
+    ]})
+
     targets: list[NetworkName | TargetRef] = Field(min_length=1, max_length=MAX_TARGETS,
                                                    description="1 to 20 network names or {platform, channelId} "
                                                                "objects, no account twice")
@@ -41,22 +54,26 @@ class PostCreate(CamelModel):
         default_factory=list, max_length=MAX_MEDIA, description="0 to 10 https URLs, or files on the media host")
     scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); "
                                                                      "absent or null: publish now")
+    _scheduled_at = field_validator("scheduled_at")(_not_blank)
     options: PostOptions | None = None
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
                                         description="same key in the same workspace: the existing post, 200")
 
 
 class PostPatch(CamelModel):
-    """Only these fields can change, and only while the post is `scheduled`."""
+    """Only these fields can change, and only while the post is `scheduled`. Leave a field out to keep it."""
+
+    model_config = ConfigDict(json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options"))
 
     scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset, in the future")
+    _scheduled_at = field_validator("scheduled_at")(_not_blank)
     content: str | None = Field(default=None, json_schema_extra={"maxLength": MAX_CONTENT},
                                 description="over a network's bound: 400 invalid_targets, as on creation")
     media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = Field(
         default=None, max_length=MAX_MEDIA)
     options: PostOptions | None = None
-    targets: list[Any] | None = Field(default=None, description="not editable: cancel the post and create "
-                                                                "a new one (400 targets_not_editable)")
+    # Not part of the document (targets cannot change); sent anyway, it is answered 400 targets_not_editable.
+    targets: SkipJsonSchema[list[Any] | None] = Field(default=None, exclude=True)
 
 
 class TargetOut(CamelOut):

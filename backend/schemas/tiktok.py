@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictBool, field_validator
+from pydantic import ConfigDict, Field, StrictBool, field_validator
 
 from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
 
@@ -21,6 +21,19 @@ PHOTO_DESCRIPTION_MAX = 4000
 VIDEO_TITLE_MAX = 2200
 
 
+def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]
+    """The document says what the service enforces: unless postMode is DIRECT_POST, the DIRECT_POST-only
+    settings are absent or null (400 validation_error `direct_post_only` otherwise)."""
+
+    def extra(schema: dict) -> None:
+        schema["anyOf"] = [
+            {"required": ["postMode"], "properties": {"postMode": {"const": "DIRECT_POST"}}},
+            {"properties": {name: {"type": "null"} for name in fields}},
+        ]
+
+    return extra
+
+
 def _max_utf16(value: str | None, limit: int) -> str | None:
     if value is not None and utf16_len(value) > limit:
         raise ValueError(f"at most {limit} characters (UTF-16 units, as TikTok counts); this has {utf16_len(value)}")
@@ -29,6 +42,8 @@ def _max_utf16(value: str | None, limit: int) -> str | None:
 
 class TikTokPhotoCreate(CamelModel):
     """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
+
+    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "autoAddMusic"))
 
     image_urls: list[Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": 2000, "format": "uri"})]] = Field(
         min_length=1, max_length=PHOTO_MAX,
@@ -66,6 +81,9 @@ class TikTokPhotoCreate(CamelModel):
 
 class TikTokVideoCreate(CamelModel):
     """A video pulled from the media host. The title is published only in DIRECT_POST."""
+
+    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "disableDuet",
+                                                                  "disableStitch"))
 
     video_url: str = Field(min_length=1, max_length=2000, json_schema_extra={"format": "uri"}, description="a file on the media host (POST /v1/media)")
     title: str | None = Field(default=None, json_schema_extra={"maxLength": VIDEO_TITLE_MAX},

@@ -92,3 +92,19 @@ def _remaining_after_each(client, h):  # type: ignore[no-untyped-def]
         r = _post(client, h, body, content_type)
         left.append(int(r.headers["RateLimit"].split("r=")[1].split(";")[0]))
     return left
+
+
+def test_a_replay_answers_only_a_well_formed_request(client, owner, sandbox, subscribed):
+    """The existing post (200) for a request the document accepts; a malformed one is refused as always."""
+    h = key_headers(owner.api_key)
+    body = {"targets": ["facebook"], "content": "Hello", "idempotencyKey": "k-2", "scheduledAt": "2099-01-01T09:00:00Z"}
+    first = _post(client, h, body)
+    assert first.status_code == 202
+    for change, code in [({"scheduledAt": "AAA"}, "invalid_scheduled_at"),
+                         ({"targets": ["myspace"]}, "invalid_targets"),
+                         ({"content": "x" * 63207}, "invalid_targets"),
+                         ({"mediaUrls": ["ftp://example.com/a.jpg"]}, "invalid_targets")]:
+        r = _post(client, h, {**body, **change})
+        assert r.status_code == 400 and r.json()["error"] == code, (change, r.text)
+    again = _post(client, h, body)
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]

@@ -7,6 +7,7 @@ without validating it again against the response model (which only documents it)
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
@@ -14,8 +15,17 @@ from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import Network
-from backend.schemas.posts import CURSOR_PATTERN, PostCreate, PostList, PostOut, PostPatch, PostStatus
+from backend.errors import ApiError
+from backend.schemas.common import NETWORKS, Network
+from backend.schemas.posts import (
+    CURSOR_PATTERN,
+    MAX_CONTENT,
+    PostCreate,
+    PostList,
+    PostOut,
+    PostPatch,
+    PostStatus,
+)
 from backend.services import posts as svc
 
 router = APIRouter(tags=["posts"])
@@ -33,8 +43,32 @@ def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publ
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
     free publications; 200 with the existing post for an idempotencyKey already used."""
-    data, created = svc.create_public(settings, ctx.workspace_id, body.model_dump(exclude_unset=True))
+    payload = body.model_dump(exclude_unset=True)
+    if body.idempotency_key is not None and not _well_formed(body):
+        # A replay answers the post already created with the key, but only for a request the document
+        # accepts: without the key, the service refuses this one as it refuses any (nothing is written).
+        del payload["idempotency_key"]
+    data, created = svc.create_public(settings, ctx.workspace_id, payload)
     return _json(data, 202 if created else 200)
+
+
+def _well_formed(body: PostCreate) -> bool:
+    """The document's constraints that the service answers with a spec error code rather than pydantic
+    (unknown network: invalid_targets; text over 63,206: content_too_long_for_target; a media URL that is
+    not http(s): media_unreadable; scheduledAt without an offset: invalid_scheduled_at). False only for a request the service is certain to refuse."""
+    for target in body.targets:
+        if (target if isinstance(target, str) else target.platform) not in NETWORKS:
+            return False
+    if len(body.content) > MAX_CONTENT:
+        return False
+    if any(urlsplit(url).scheme.lower() not in ("http", "https") for url in body.media_urls):
+        return False  # not a URL this service can read: media_unreadable
+    if body.scheduled_at is not None:
+        try:
+            svc.parse_timestamp(body.scheduled_at, "scheduledAt")
+        except ApiError:
+            return False
+    return True
 
 
 @router.get("/posts", response_model=PostList, operation_id="listPosts", responses=responses())
