@@ -13,7 +13,7 @@
    with 400 by a rule no JSON Schema can state (per-network rules, unreachable media), each with its code.
 4. The server is stopped; the exit code is schemathesis's (0: no failure, no server error).
 
-    python tests/api/fuzz_run.py [--max-examples 25] [--workers 2] [--seed 1]
+    python tests/api/fuzz_run.py [--max-examples 50] [--workers 1] [--seed 1]
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def wait_for(port: int, proc: subprocess.Popen[bytes]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-examples", type=int, default=25, help="test cases per operation and phase")
+    parser.add_argument("--max-examples", type=int, default=50, help="test cases per operation and phase")
     parser.add_argument("--workers", default="1", help="schemathesis workers (the server has the other core)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (a run is reproducible)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
