@@ -13,7 +13,7 @@
    with 400 by a rule no JSON Schema can state (per-network rules, unreachable media), each with its code.
 4. The server is stopped; the exit code is schemathesis's (0: no failure, no server error).
 
-    python tests/api/fuzz_run.py [--max-examples 50] [--workers 1] [--seed 1]
+    python tests/api/fuzz_run.py [--max-examples 50] [--workers 1] [-- more st run arguments]
 """
 
 from __future__ import annotations
@@ -88,7 +88,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-examples", type=int, default=50, help="test cases per operation and phase")
     parser.add_argument("--workers", default="1", help="schemathesis workers (the server has the other core)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (a run is reproducible)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("st_args", nargs="*", help="more arguments for `st run` (after --)")
     args = parser.parse_args()
@@ -117,7 +116,7 @@ def main() -> int:
                        "--header", f"x-api-key: {created['apiKey']}",
                        "--header", f"Authorization: Bearer {created['sessionToken']}",
                        "--max-examples", str(args.max_examples), "--workers", args.workers,
-                       "--seed", str(args.seed), "--generation-deterministic", "--no-color",
+                       "--generation-deterministic", "--no-color",  # the same cases on every run
                        "--request-timeout", "30",
                        # every string of a request body refuses NUL (400; the API's description says so)
                        "--generation-allow-x00", "false", *args.st_args]
