@@ -75,7 +75,9 @@ def test_the_document_states_the_constraints(doc):
     listing = {p["name"]: p for p in doc["paths"]["/v1/posts"]["get"]["parameters"]}
     assert listing["cursor"]["schema"]["anyOf"][0]["pattern"] == r"^[A-Za-z0-9_-]{1,200}$"
     assert listing["platform"]["schema"]["anyOf"][0]["enum"] == list(NETWORKS)
-    assert doc["paths"]["/v1/accounts"]["get"]["responses"]["200"]
+    links = doc["paths"]["/v1/posts"]["post"]["responses"]["202"]["links"]
+    assert {name: link["parameters"] for name, link in links.items()} == {
+        op: {"post_id": "$response.body#/id"} for op in ("getPost", "updatePost", "deletePost")}
 
 
 def test_no_422_is_declared(doc):

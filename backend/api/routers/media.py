@@ -17,7 +17,9 @@ MediaAuth = Annotated[AuthContext, Depends(require_scope("media:write"))]
 
 
 @router.post("/media", operation_id="uploadMedia", status_code=201, response_model=MediaOut, response_model_exclude_none=True,
-             responses=responses(502))
+             responses={**responses(502), 201: {"description": "ingested", "links": {
+                 op: {"operationId": op, "parameters": {"key_or_id": "$response.body#/key"}}
+                 for op in ("getMedia", "deleteMedia")}}})
 def create_media(body: MediaCreate, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
     """Ingest an image (converted to JPEG q90, at most 1080 px) or a video (stored as is), from a URL or base64."""
     media = svc.ingest(settings, ctx.workspace_id, url=body.url, data_b64=body.base64)

@@ -36,9 +36,15 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(to_json(data), status_code=status, media_type="application/json")
 
 
+# The created post's id feeds the operations on it (OpenAPI links: generated clients and stateful fuzzing follow them).
+_POST_LINKS = {op: {"operationId": op, "parameters": {"post_id": "$response.body#/id"}}
+               for op in ("getPost", "updatePost", "deletePost")}
+
+
 @router.post("/posts", status_code=202, response_model=PostOut, operation_id="createPost",
-             responses={**responses(402), 200: {"model": PostOut, "description": "idempotent replay: the "
-                                                "post already created with this idempotencyKey"}})
+             responses={**responses(402), 202: {"description": "accepted", "links": _POST_LINKS},
+                        200: {"model": PostOut, "description": "idempotent replay: the post already created with "
+                                                               "this idempotencyKey", "links": _POST_LINKS}})
 def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
