@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from backend.api.errors import install_error_handlers
-from backend.api.middleware import BodyLimitMiddleware, FastPathMiddleware, RateLimitHeadersMiddleware
+from backend.api.middleware import BodyLimitMiddleware, RateLimitHeadersMiddleware
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
 from backend.services import security
@@ -43,7 +43,9 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
         title="socialpub",
         version="1.0.0",
         description="Social publishing and content-creation service: the /v1 API. "
-        "API keys go in `x-api-key`; key management uses an owner session (`Authorization: Bearer`).",
+        "API keys go in `x-api-key`; key management uses an owner session (`Authorization: Bearer`). "
+        "Every error is `{error, message, details}` with a stable code; no string may contain the NUL character "
+        "(400 validation_error); a method a path does not offer is 405 with `Allow`.",
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
@@ -59,7 +61,7 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
     for module_name in ROUTERS:
         app.include_router(importlib.import_module(module_name).router, prefix="/v1")
 
-    @app.get("/v1/health", tags=["meta"], include_in_schema=True)
+    @app.get("/v1/health", operation_id="getHealth", tags=["meta"], include_in_schema=True)
     def health() -> dict[str, Any]:
         return {"ok": True, "version": app.version}
 
@@ -67,9 +69,6 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
     for module_name in HOST_ROUTERS:
         app.include_router(importlib.import_module(module_name).host_router)
 
-    from backend.api.routers.posts import create_post_shortcut
-
-    app.add_middleware(FastPathMiddleware, routes={("POST", "/v1/posts"): create_post_shortcut})
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(
         BodyLimitMiddleware,

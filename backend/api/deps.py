@@ -98,9 +98,9 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
     if scope not in ALL_SCOPES:
         raise ValueError(f"unknown scope {scope}")
 
-    async def dependency(request: Request) -> AuthContext:
-        # Runs on the event loop, not in the thread pool: two short indexed statements (key by hash, the
-        # rate-limit upsert) cost less than the thread hop they would otherwise need on every request.
+    def dependency(request: Request) -> AuthContext:
+        # A plain `def`: FastAPI runs it in the thread pool, so its statements (key by hash, the rate-limit
+        # upsert) never block the event loop, even while SQLite's write lock is busy.
         presented = request.headers.get("x-api-key")
         if presented is None:
             token = _bearer(request)

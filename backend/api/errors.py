@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import peewee
@@ -56,6 +57,34 @@ def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+_METHOD_ORDER = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE")
+
+
+def _allow_table(app: Any) -> list[tuple[re.Pattern[str], str]]:
+    """(path regex, Allow value) of every path of the OpenAPI document, built once per app."""
+    table = getattr(app.state, "allow_table", None)
+    if table is None:
+        table = []
+        for path, item in app.openapi().get("paths", {}).items():
+            methods = {m.upper() for m in item if m.upper() in _METHOD_ORDER}
+            if "GET" in methods:
+                methods.add("HEAD")  # Starlette answers HEAD for every GET route
+            pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$")
+            table.append((pattern, ", ".join(m for m in _METHOD_ORDER if m in methods)))
+        app.state.allow_table = table
+    return table
+
+
+def allowed_methods(request: Request) -> str:
+    """The `Allow` header of a 405: every method the document declares for this path (Starlette's own header
+    lists only the methods of the first route it matched, while GET, PATCH and DELETE of a path are three)."""
+    path = request.url.path
+    for pattern, allow in _allow_table(request.app):
+        if pattern.match(path):
+            return allow
+    return ""
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
@@ -74,16 +103,18 @@ def install_error_handlers(app: FastAPI) -> None:
         return _envelope(400, "validation_error", f"invalid request: {fields}", validation_details(errors))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code, default = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed"))
         message = exc.detail if isinstance(exc.detail, str) and exc.detail else default
         if exc.status_code == 400 and "parsing the body" in message:
             code, message = "invalid_body", "the request body could not be read as JSON"
         if exc.status_code == 404 and message == "Not Found":
             message = _HTTP_CODES[404][1]
-        if exc.status_code == 405:
-            message = _HTTP_CODES[405][1]
         headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:
+            allow = allowed_methods(request)
+            message = f"{request.method} is not allowed here: use {allow}"
+            headers = {**(headers or {}), "Allow": allow}
         return _envelope(exc.status_code, code, message, None, headers)
 
     @app.exception_handler(peewee.DataError)

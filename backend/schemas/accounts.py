@@ -6,24 +6,24 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Network, Timestamp
 
-Platform = Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+Platform = Network
 SandboxBehaviour = Literal["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
 
 class AccountOut(CamelOut):
     id: str = Field(description="use as `channelId` in POST /v1/posts targets; `accountId` of post targets")
-    platform: str
+    platform: Network
     name: str = Field(description="display name at the network")
     username: str
-    kind: str = Field(description="`sandbox` (emulated network) or `live`")
-    status: str = Field(description="`active`, `needs_reauth` (reconnect it) or `disconnected`")
+    kind: Literal["sandbox", "live"] = Field(description="`sandbox` (emulated network) or `live`")
+    status: Literal["active", "needs_reauth", "disconnected"] = Field(description="`active`, `needs_reauth` (reconnect it) or `disconnected`")
     is_default: bool = Field(description="the account a plain network name in `targets` reaches: the oldest "
                                          "connected active account of its network")
     behaviour: str | None = Field(description="sandbox accounts only: how the emulated network answers")
-    connected_at: str
-    token_expires_at: str | None
+    connected_at: Timestamp
+    token_expires_at: Timestamp | None
 
 
 class AccountList(CamelOut):

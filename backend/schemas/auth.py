@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp
 
 
 class LoginRequest(CamelModel):
@@ -14,5 +14,5 @@ class LoginRequest(CamelModel):
 
 class SessionOut(CamelOut):
     session_token: str
-    expires_at: str
+    expires_at: Timestamp
     workspace_id: str

@@ -2,13 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
-"""The networks socialpub publishes to: the wire's `platform` values (one list for the API, services and clients)."""
+# The networks a post can target (spec 1). A schema constant: the API layer never imports backend.networks.
+NETWORKS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+Network = Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+
+# Wire types: plain strings in Python, with their format stated in the OpenAPI document.
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+"""ISO 8601 in UTC (`2030-01-01T09:00:00.000Z`)."""
+Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
+
+
+def not_nullable(*names: str):  # type: ignore[no-untyped-def]
+    """A json_schema_extra for PATCH bodies: these fields may be left out, never sent as null (the service
+    answers null with 400 `validation_error`); the document says so (no `null` branch, no default)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        for name in names:
+            prop = schema["properties"][name]
+            branches = [b for b in prop.pop("anyOf", []) if b.get("type") != "null"]
+            if len(branches) == 1:
+                prop.update(branches[0])
+            elif branches:
+                prop["anyOf"] = branches
+            prop.pop("default", None)
+
+    return extra
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (TikTok counts its limits this way)."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _has_nul(value: Any) -> bool:

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp
 
 ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
                     "generations:write", "videos:read"]
@@ -15,7 +15,7 @@ ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:
 class KeyCreate(CamelModel):
     name: str = Field(default="API key", max_length=200)
     expires_in_days: Literal[30, 90, 365] | None = 90
-    scopes: list[ScopeName] | None = Field(default=None, description="default: all seven scopes")
+    scopes: list[ScopeName] | None = Field(default=None, min_length=1, description="default: all seven scopes")
 
 
 class KeyOut(CamelOut):
@@ -23,10 +23,10 @@ class KeyOut(CamelOut):
     name: str
     key_prefix: str
     scopes: list[str]
-    expires_at: str | None
-    last_used_at: str | None
-    revoked_at: str | None
-    created_at: str
+    expires_at: Timestamp | None
+    last_used_at: Timestamp | None
+    revoked_at: Timestamp | None
+    created_at: Timestamp
     state: Literal["active", "revoked", "expired"]
 
 

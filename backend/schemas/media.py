@@ -4,13 +4,29 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp
+
+
+def _exactly_one_schema(schema: dict) -> None:
+    """The document says what the validator enforces: exactly one of the two, each a string (null is refused)."""
+    for name in ("url", "base64"):
+        prop = schema["properties"][name]
+        prop.pop("anyOf", None)
+        prop.pop("default", None)
+        prop["type"] = "string"
+    schema["properties"]["base64"]["minLength"] = 1  # an empty file is answered 400 unsupported_media_type
+    schema["properties"]["url"].update({"format": "uri", "maxLength": 4096, "minLength": 1})
+    schema["oneOf"] = [{"required": ["url"]}, {"required": ["base64"]}]
 
 
 class MediaCreate(CamelModel):
-    url: str | None = Field(default=None, max_length=4096,
+    """Exactly one of `url` or `base64`: both or neither is 400 `validation_error`."""
+
+    model_config = ConfigDict(json_schema_extra=_exactly_one_schema)
+
+    url: str | None = Field(default=None, min_length=1, max_length=4096,
                             description="public http(s) address of the file; no redirect is followed")
     base64: str | None = Field(default=None, description="the file in base64 (whole body at most 30 MB)")
 
@@ -18,6 +34,9 @@ class MediaCreate(CamelModel):
     def _exactly_one(self) -> MediaCreate:
         if (self.url is None) == (self.base64 is None):
             raise ValueError("give exactly one of url or base64")
+        for name in ("url", "base64"):
+            if name in self.model_fields_set and getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null: leave it out")
         return self
 
 
@@ -25,7 +44,7 @@ class MediaOut(CamelOut):
     """Image: type, url, key, width, height, bytes. Video: type, url, key, bytes, mimeType."""
 
     type: Literal["image", "video"]
-    url: str
+    url: str = Field(json_schema_extra={"format": "uri"})
     key: str
     width: int | None = None
     height: int | None = None
@@ -43,8 +62,8 @@ class MediaItem(CamelOut):
     bytes: int
     mime_type: str
     origin: Literal["upload", "url", "generated"]
-    created_at: str
-    expires_at: str | None = Field(description="when the file will be deleted; null: no limit (held)")
+    created_at: Timestamp
+    expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")
 
 
 class MediaList(CamelOut):

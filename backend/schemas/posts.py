@@ -2,54 +2,82 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
-from backend.networks.options import PostOptions
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import NETWORKS, CamelModel, CamelOut, Timestamp, not_nullable
+from backend.schemas.options import PostOptions
 
 PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
 MAX_TARGETS = 20
 MAX_MEDIA = 10
+MAX_CONTENT = 63_206  # stated in the document; a longer text is answered per target (content_too_long_for_target)
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
+"""A post-list cursor: opaque, URL-safe (`nextCursor` of the previous page, passed back as it came)."""
+
+# A network name. In Python any string (an unknown one is answered 400 `invalid_targets` with a per-target
+# `invalid_target`, as the spec says); the document states the enum.
+NetworkName = Annotated[str, Field(max_length=100, json_schema_extra={"enum": list(NETWORKS)})]
 
 
 class TargetRef(CamelModel):
     """A target as an object: the network and, optionally, the exact connected account (`channelId`)."""
 
-    platform: str = Field(max_length=100, description="facebook, instagram, linkedin, tiktok or youtube")
+    platform: NetworkName = Field(description="facebook, instagram, linkedin, tiktok or youtube")
     channel_id: str | None = Field(default=None, max_length=100,
                                    description="id of a connected account (GET /v1/accounts); "
                                                "without it, the network's default account")
 
 
+def _not_blank(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise ValueError("scheduledAt is an ISO 8601 timestamp with a zone offset, or null / absent to publish now")
+    return value
+
+
 class PostCreate(CamelModel):
-    targets: list[str | TargetRef] = Field(min_length=1, max_length=MAX_TARGETS,
-                                           description="1 to 20 network names or {platform, channelId} objects")
-    content: str = Field(description="the text; 63,206 characters, stricter bounds per network")
-    media_urls: list[str] = Field(default_factory=list, max_length=MAX_MEDIA,
-                                  description="0 to 10 https URLs, or files on the media host")
-    scheduled_at: str | None = Field(default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); "
-                                                               "absent or null: publish now")
+    model_config = ConfigDict(json_schema_extra={"examples": [
+        {"targets": ["facebook", "linkedin"], "content": "Hello from socialpub"},
+        {"targets": [{"platform": "facebook"}], "content": "Later", "scheduledAt": "2099-01-01T09:00:00Z",
+         "idempotencyKey": "launch-1"},
+    ]})
+
+    targets: list[NetworkName | TargetRef] = Field(min_length=1, max_length=MAX_TARGETS,
+                                                   description="1 to 20 network names or {platform, channelId} "
+                                                               "objects, no account twice")
+    content: str = Field(json_schema_extra={"maxLength": MAX_CONTENT}, description="the text; 63,206 characters, stricter bounds per "
+                                                             "network (linkedin 3,000; instagram and tiktok 2,200)")
+    media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] = Field(
+        default_factory=list, max_length=MAX_MEDIA, description="0 to 10 https URLs, or files on the media host")
+    scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); "
+                                                                     "absent or null: publish now")
+    _scheduled_at = field_validator("scheduled_at")(_not_blank)
     options: PostOptions | None = None
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
                                         description="same key in the same workspace: the existing post, 200")
 
 
 class PostPatch(CamelModel):
-    """Only these fields can change, and only while the post is `scheduled`."""
+    """Only these fields can change, and only while the post is `scheduled`. Leave a field out to keep it."""
 
-    scheduled_at: str | None = Field(default=None, description="ISO 8601 with a zone offset, in the future")
-    content: str | None = None
-    media_urls: list[str] | None = Field(default=None, max_length=MAX_MEDIA)
+    model_config = ConfigDict(json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options"))
+
+    scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset, in the future")
+    _scheduled_at = field_validator("scheduled_at")(_not_blank)
+    content: str | None = Field(default=None, json_schema_extra={"maxLength": MAX_CONTENT},
+                                description="over a network's bound: 400 invalid_targets, as on creation")
+    media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = Field(
+        default=None, max_length=MAX_MEDIA)
     options: PostOptions | None = None
-    targets: list[Any] | None = Field(default=None, description="not editable: cancel the post and create "
-                                                                "a new one (400 targets_not_editable)")
+    # Not part of the document (targets cannot change); sent anyway, it is answered 400 targets_not_editable.
+    targets: SkipJsonSchema[list[Any] | None] = Field(default=None, exclude=True)
 
 
 class TargetOut(CamelOut):
-    platform: str
+    platform: str = Field(json_schema_extra={"enum": list(NETWORKS)})
     account_id: str | None
     account_name: str
     status: TargetStatus
@@ -57,16 +85,18 @@ class TargetOut(CamelOut):
     post_url: str | None
     fail_reason: str | None
     fail_type: Literal["retriable", "permanent"] | None
-    completed_at: str | None
-    next_attempt_at: str | None = None
+    completed_at: Timestamp | None
+    next_attempt_at: Timestamp | None = Field(
+        default=None, description="extension: when a `pending` target that waits (a network's daily cap, a retry "
+                                  "after a temporary failure) will next be tried; null when no attempt is planned")
 
 
 class PostOut(CamelOut):
     id: str
     status: PostStatus
-    scheduled_at: str | None
-    created_at: str
-    updated_at: str
+    scheduled_at: Timestamp | None
+    created_at: Timestamp
+    updated_at: Timestamp
     content: str
     media_urls: list[str]
     options: dict[str, Any]
@@ -76,4 +106,4 @@ class PostOut(CamelOut):
 
 class PostList(CamelOut):
     items: list[PostOut]
-    next_cursor: str | None = Field(description="pass as `cursor` to get the next (older) page; null at the end")
+    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN}, description="pass as `cursor` to get the next (older) page; null at the end")

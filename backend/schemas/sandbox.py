@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import Field
 
-from backend.schemas.common import CamelOut
+from backend.schemas.common import CamelOut, Network, Timestamp
 
 
 class SandboxPublication(CamelOut):
-    platform: str
+    platform: Network
     account_id: str | None = Field(description="the connected account (GET /v1/accounts) that published it")
     account_name: str | None
     external_id: str | None = Field(description="the publication's id at the (emulated) network")
@@ -20,7 +20,7 @@ class SandboxPublication(CamelOut):
     text: str | None = None
     title: str | None = None
     media: list[Any] = Field(default_factory=list)
-    created_at: str
+    created_at: Timestamp
 
 
 class SandboxPublishedList(CamelOut):

@@ -3,12 +3,11 @@ imports it). Length rules count UTF-16 code units, as TikTok does (an emoji coun
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, StrictBool, field_validator
+from pydantic import ConfigDict, Field, StrictBool, field_validator
 
-from backend.networks.base import utf16_len
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
 
 PostMode = Literal["MEDIA_UPLOAD", "DIRECT_POST"]
 PrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
@@ -22,6 +21,19 @@ PHOTO_DESCRIPTION_MAX = 4000
 VIDEO_TITLE_MAX = 2200
 
 
+def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]
+    """The document says what the service enforces: unless postMode is DIRECT_POST, the DIRECT_POST-only
+    settings are absent or null (400 validation_error `direct_post_only` otherwise)."""
+
+    def extra(schema: dict) -> None:
+        schema["anyOf"] = [
+            {"required": ["postMode"], "properties": {"postMode": {"const": "DIRECT_POST"}}},
+            {"properties": {name: {"type": "null"} for name in fields}},
+        ]
+
+    return extra
+
+
 def _max_utf16(value: str | None, limit: int) -> str | None:
     if value is not None and utf16_len(value) > limit:
         raise ValueError(f"at most {limit} characters (UTF-16 units, as TikTok counts); this has {utf16_len(value)}")
@@ -31,10 +43,15 @@ def _max_utf16(value: str | None, limit: int) -> str | None:
 class TikTokPhotoCreate(CamelModel):
     """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
 
-    image_urls: list[str] = Field(min_length=1, max_length=PHOTO_MAX,
+    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "autoAddMusic"))
+
+    image_urls: list[Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": 2000, "format": "uri"})]] = Field(
+        min_length=1, max_length=PHOTO_MAX,
                                   description="1 to 35 files on the media host (POST /v1/media); the first is the cover")
-    title: str | None = Field(default=None, description="at most 90 characters; pre-filled in a draft")
-    description: str | None = Field(default=None, description="at most 4000 characters; pre-filled in a draft")
+    title: str | None = Field(default=None, json_schema_extra={"maxLength": PHOTO_TITLE_MAX},
+                              description="at most 90 characters; pre-filled in a draft")
+    description: str | None = Field(default=None, json_schema_extra={"maxLength": PHOTO_DESCRIPTION_MAX},
+                                    description="at most 4000 characters; pre-filled in a draft")
     post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
     channel_id: str | None = Field(default=None, max_length=100,
                                    description="a connected tiktok account; default: the oldest connected one")
@@ -65,8 +82,12 @@ class TikTokPhotoCreate(CamelModel):
 class TikTokVideoCreate(CamelModel):
     """A video pulled from the media host. The title is published only in DIRECT_POST."""
 
-    video_url: str = Field(min_length=1, max_length=2000, description="a file on the media host (POST /v1/media)")
-    title: str | None = Field(default=None, description="at most 2200 characters; sent in DIRECT_POST only, "
+    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "disableDuet",
+                                                                  "disableStitch"))
+
+    video_url: str = Field(min_length=1, max_length=2000, json_schema_extra={"format": "uri"}, description="a file on the media host (POST /v1/media)")
+    title: str | None = Field(default=None, json_schema_extra={"maxLength": VIDEO_TITLE_MAX},
+                              description="at most 2200 characters; sent in DIRECT_POST only, "
                                                         "echoed in MEDIA_UPLOAD")
     post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
     channel_id: str | None = Field(default=None, max_length=100,
@@ -112,4 +133,4 @@ class TikTokStatusOut(CamelOut):
     channel_id: str | None = None
     downloaded_bytes: int | None = None
     public_post_ids: list[str] | None = None
-    updated_at: str | None = None
+    updated_at: Timestamp | None = None

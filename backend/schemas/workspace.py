@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from backend.schemas.common import CamelModel, CamelOut
+from backend.schemas.common import CamelModel, CamelOut, Timestamp, not_nullable
 
 
 class Brand(CamelOut):
@@ -19,7 +19,7 @@ class PlanOut(CamelOut):
     name: str
     subscribed: str
     status: str | None
-    period_end: str | None
+    period_end: Timestamp | None
     monthly_credits: int
 
 
@@ -39,7 +39,7 @@ class WorkspaceOut(CamelOut):
     plan: PlanOut
     credits: CreditsOut
     free_publications_left: int
-    created_at: str
+    created_at: Timestamp
 
 
 class BrandPatch(CamelModel):
@@ -51,8 +51,12 @@ class BrandPatch(CamelModel):
 
 
 class WorkspacePatch(CamelModel):
-    name: str | None = Field(default=None, min_length=1, max_length=200)
+    model_config = ConfigDict(json_schema_extra=not_nullable("name", "currency"))
+
+    name: str | None = Field(default=None, min_length=1, max_length=200, pattern=r"\S",
+                             description="not blank")
     description: str | None = Field(default=None, max_length=5000)
-    currency: str | None = Field(default=None, min_length=3, max_length=3)
+    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$",
+                                 description="ISO 4217 code, e.g. EUR (stored upper-case)")
     logo_url: str | None = Field(default=None, max_length=2000)
     brand: BrandPatch | None = None

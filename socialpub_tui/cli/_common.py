@@ -46,13 +46,13 @@ class LazyChoice(click.Choice):  # type: ignore[type-arg]
 
 
 def _platforms() -> tuple[str, ...]:
-    from backend.schemas.common import PLATFORMS
+    from backend.schemas.common import NETWORKS
 
-    return PLATFORMS
+    return NETWORKS
 
 
 def platform_choice() -> click.Choice:  # type: ignore[type-arg]
-    """The networks (backend.schemas.common.PLATFORMS), as a click type."""
+    """The networks (backend.schemas.common.NETWORKS), as a click type."""
     return LazyChoice(_platforms)
 
 

@@ -14,13 +14,13 @@ from backend.services import accounts as svc
 router = APIRouter(tags=["accounts"])
 
 
-@router.get("/accounts", response_model=AccountList, responses=responses())
+@router.get("/accounts", operation_id="listAccounts", response_model=AccountList, responses=responses())
 def list_accounts(ctx: AuthContext = Depends(require_scope("accounts:read"))) -> dict[str, Any]:
     """Connected accounts, grouped by network, oldest first; `isDefault` marks each network's default."""
     return svc.listing(ctx.workspace_id)
 
 
-@router.post("/accounts", status_code=201, response_model=AccountOut, responses=responses(402))
+@router.post("/accounts", operation_id="connectAccount", status_code=201, response_model=AccountOut, responses=responses(402))
 def connect_account(body: AccountCreate, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): connect a sandbox account. 402 `channel_limit_exceeded` over the plan."""
     acc = svc.connect_sandbox(ctx.workspace_id, body.platform, body.name, body.behaviour)
@@ -28,7 +28,7 @@ def connect_account(body: AccountCreate, ctx: SessionAuth) -> dict[str, Any]:
     return svc.to_public(acc, acc.id in defaults)
 
 
-@router.delete("/accounts/{account_id}", response_model=AccountOut, responses=responses(404))
+@router.delete("/accounts/{account_id}", operation_id="disconnectAccount", response_model=AccountOut, responses=responses(404))
 def disconnect_account(account_id: str, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): disconnect an account (frees a slot of the plan; posts keep its name)."""
     acc = svc.disconnect(ctx.workspace_id, account_id)

@@ -14,7 +14,7 @@ from backend.store.models import Owner
 router = APIRouter(tags=["auth"])
 
 
-@router.post("/auth/login", response_model=SessionOut, responses=responses())
+@router.post("/auth/login", operation_id="login", response_model=SessionOut, responses=responses())
 def login(body: LoginRequest, request: Request) -> SessionOut:
     settings = request.app.state.settings
     email = body.email.strip().lower()

@@ -16,15 +16,17 @@ router = APIRouter(tags=["media"])
 MediaAuth = Annotated[AuthContext, Depends(require_scope("media:write"))]
 
 
-@router.post("/media", status_code=201, response_model=MediaOut, response_model_exclude_none=True,
-             responses=responses(502))
+@router.post("/media", operation_id="uploadMedia", status_code=201, response_model=MediaOut, response_model_exclude_none=True,
+             responses={**responses(502), 201: {"description": "ingested", "links": {
+                 op: {"operationId": op, "parameters": {"key_or_id": "$response.body#/key"}}
+                 for op in ("getMedia", "deleteMedia")}}})
 def create_media(body: MediaCreate, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
     """Ingest an image (converted to JPEG q90, at most 1080 px) or a video (stored as is), from a URL or base64."""
     media = svc.ingest(settings, ctx.workspace_id, url=body.url, data_b64=body.base64)
     return svc.to_public(media, settings)
 
 
-@router.get("/media", response_model=MediaList, responses=responses())
+@router.get("/media", operation_id="listMedia", response_model=MediaList, responses=responses())
 def list_media(
     ctx: MediaAuth,
     settings: SettingsDep,
@@ -37,13 +39,13 @@ def list_media(
     return {"items": [svc.to_item(m, settings) for m in rows], "nextCursor": next_cursor}
 
 
-@router.get("/media/{key_or_id}", response_model=MediaItem, responses=responses(404))
+@router.get("/media/{key_or_id}", operation_id="getMedia", response_model=MediaItem, responses=responses(404))
 def get_media(key_or_id: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
     """One item of the media library, by key (file name) or id."""
     return svc.to_item(svc.get_media(ctx.workspace_id, key_or_id), settings)
 
 
-@router.delete("/media/{key_or_id}", response_model=MediaDeleted, responses=responses(404, 409, 502))
+@router.delete("/media/{key_or_id}", operation_id="deleteMedia", response_model=MediaDeleted, responses=responses(404, 409, 502))
 def delete_media(key_or_id: str, ctx: MediaAuth, settings: SettingsDep) -> dict[str, Any]:
     """Delete a file now (its URL answers 404). Refused with 409 media_in_use while a post or generation holds it."""
     media = svc.get_media(ctx.workspace_id, key_or_id)

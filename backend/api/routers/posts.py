@@ -1,108 +1,121 @@
-"""Multi-network posts (spec 4.4): create, read, list (extension), edit, cancel. Scope `publish:posts`."""
+"""Multi-network posts (spec 4.4): create, read, list (extension), edit, cancel. Scope `publish:posts`.
+
+Every route is a plain `def` (FastAPI runs it in the thread pool: the store is never called on the event
+loop). The service returns the public form of the post (its one serializer); the route encodes it once,
+without validating it again against the response model (which only documents it)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Query, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
-from pydantic import ValidationError
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import Response
+from pydantic_core import to_json
 
-from backend.api.deps import AuthContext, SettingsDep, key_context, require_scope
+from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.config import Settings
-from backend.networks.base import PLATFORMS
-from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostStatus
+from backend.errors import ApiError
+from backend.schemas.common import NETWORKS, Network
+from backend.schemas.posts import (
+    CURSOR_PATTERN,
+    MAX_CONTENT,
+    PostCreate,
+    PostList,
+    PostOut,
+    PostPatch,
+    PostStatus,
+)
 from backend.services import posts as svc
 
 router = APIRouter(tags=["posts"])
-_PUBLISH_SCOPE = "publish:posts"
-Publisher = Depends(require_scope(_PUBLISH_SCOPE))
-PlatformName = Literal[PLATFORMS]  # type: ignore[valid-type]
+Publisher = Depends(require_scope("publish:posts"))
 
 
-@router.post("/posts", status_code=202, response_model=PostOut,
-             responses={**responses(402), 200: {"model": PostOut, "description": "idempotent replay: the "
-                                                "post already created with this idempotencyKey"}})
-async def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Any:
+def _json(data: Any, status: int = 200) -> Response:
+    return Response(to_json(data), status_code=status, media_type="application/json")
+
+
+# The created post's id feeds the operations on it (OpenAPI links: generated clients and stateful fuzzing follow them).
+_POST_LINKS = {op: {"operationId": op, "parameters": {"post_id": "$response.body#/id"}}
+               for op in ("getPost", "updatePost", "deletePost")}
+
+
+@router.post("/posts", status_code=202, response_model=PostOut, operation_id="createPost",
+             responses={**responses(402), 202: {"description": "accepted", "links": _POST_LINKS},
+                        200: {"model": PostOut, "description": "idempotent replay: the post already created with "
+                                                               "this idempotencyKey", "links": _POST_LINKS}})
+def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
-    free publications."""
-    return await _create(body, settings, ctx)
-
-
-async def create_post_shortcut(request: Request, raw: bytes) -> Response | None:
-    """POST /v1/posts ahead of FastAPI (backend/api/middleware.py FastPathMiddleware) in the common case: an
-    API key, `content-type: application/json` and a body that validates. The body is parsed and validated as
-    FastAPI does it for `create_post` (json.loads, then PostCreate in Python mode) before anything with a side
-    effect, then the key is checked as `Publisher` checks it (key_context). Anything else is declined (None)
-    and goes through `create_post` as declared, which answers it as before: errors, their order and their
-    envelopes (tests/api/test_posts_create_paths.py compares both)."""
-    headers = request.headers
-    presented = headers.get("x-api-key")
-    if presented is None or headers.get("content-type") != "application/json":
-        return None
-    try:
-        body = PostCreate.model_validate(json.loads(raw))
-    except (ValueError, ValidationError):  # JSONDecodeError, UnicodeDecodeError are ValueErrors
-        return None
-    ctx = key_context(request, presented, _PUBLISH_SCOPE)
-    return await _create(body, request.app.state.settings, ctx)
-
-
-async def _create(body: PostCreate, settings: Settings, ctx: AuthContext) -> Response:
+    free publications; 200 with the existing post for an idempotencyKey already used."""
     payload = body.model_dump(exclude_unset=True)
-    if svc.create_runs_inline(payload):  # local work only: cheaper than the thread hop (see there)
-        data, created = svc.create_public(settings, ctx.workspace_id, payload)
-    else:
-        data, created = await run_in_threadpool(svc.create_public, settings, ctx.workspace_id, payload)
-    # The bytes JSONResponse would render (same separators, UTF-8, no NaN), with an encoder made once.
-    return Response(_JSON.encode(data).encode(), status_code=202 if created else 200, media_type="application/json")
+    if body.idempotency_key is not None and not _well_formed(body):
+        # A replay answers the post already created with the key, but only for a request the document
+        # accepts: without the key, the service refuses this one as it refuses any (nothing is written).
+        del payload["idempotency_key"]
+    data, created = svc.create_public(settings, ctx.workspace_id, payload)
+    return _json(data, 202 if created else 200)
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+def _well_formed(body: PostCreate) -> bool:
+    """The document's constraints that the service answers with a spec error code rather than pydantic
+    (unknown network: invalid_targets; text over 63,206: content_too_long_for_target; a media URL that is
+    not http(s): media_unreadable; scheduledAt without an offset: invalid_scheduled_at). False only for a request the service is certain to refuse."""
+    for target in body.targets:
+        if (target if isinstance(target, str) else target.platform) not in NETWORKS:
+            return False
+    if len(body.content) > MAX_CONTENT:
+        return False
+    if any(urlsplit(url).scheme.lower() not in ("http", "https") for url in body.media_urls):
+        return False  # not a URL this service can read: media_unreadable
+    if body.scheduled_at is not None:
+        try:
+            svc.parse_timestamp(body.scheduled_at, "scheduledAt")
+        except ApiError:
+            return False
+    return True
 
 
-@router.get("/posts", response_model=PostList, responses=responses())
+@router.get("/posts", response_model=PostList, operation_id="listPosts", responses=responses())
 def list_posts(
     ctx: AuthContext = Publisher,
     limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
-    cursor: str | None = Query(None, max_length=200, description="`nextCursor` of the previous page"),
+    cursor: str | None = Query(None, max_length=200, pattern=CURSOR_PATTERN,
+                               description="`nextCursor` of the previous page, as it came"),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
-    platform: PlatformName | None = Query(None, description="posts with a target on this network"),
+    platform: Network | None = Query(None, description="posts with a target on this network"),
     account_id: str | None = Query(None, alias="accountId", max_length=100,
                                    description="posts with a target on this account"),
-    since: str | None = Query(None, alias="from", max_length=64,
+    since: str | None = Query(None, alias="from", max_length=64, json_schema_extra={"format": "date-time"},
                               description="ISO 8601 with offset; inclusive lower bound of `timeField`"),
-    until: str | None = Query(None, alias="to", max_length=64,
+    until: str | None = Query(None, alias="to", max_length=64, json_schema_extra={"format": "date-time"},
                               description="ISO 8601 with offset; exclusive upper bound of `timeField`"),
     time_field: Literal["createdAt", "scheduledAt"] = Query("createdAt", alias="timeField",
                                                             description="the time `from`/`to` apply to"),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
-) -> dict[str, Any]:
+) -> Response:
     """Extension: the workspace's posts, newest first, with cursor pagination and filters."""
-    return svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
-                          account_id=account_id, since=since, until=until, time_field=time_field,
-                          idempotency_key=idempotency_key)
+    return _json(svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
+                                account_id=account_id, since=since, until=until, time_field=time_field,
+                                idempotency_key=idempotency_key))
 
 
-@router.get("/posts/{post_id}", response_model=PostOut, responses=responses(404))
-async def get_post(post_id: str, ctx: AuthContext = Publisher) -> Any:
-    if svc.reads_inline():  # two indexed reads of a local SQLite file: cheaper than the thread hop
-        return JSONResponse(svc.get_public(ctx.workspace_id, post_id))
-    return JSONResponse(await run_in_threadpool(svc.get_public, ctx.workspace_id, post_id))
+@router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))
+def get_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
+    """The post with each target's state: externalPostId, postUrl, failReason / failType, nextAttemptAt."""
+    return _json(svc.get_public(ctx.workspace_id, post_id))
 
 
-@router.patch("/posts/{post_id}", response_model=PostOut, responses=responses(404, 409))
-def patch_post(post_id: str, body: PostPatch, settings: SettingsDep, ctx: AuthContext = Publisher) -> dict[str, Any]:
+@router.patch("/posts/{post_id}", response_model=PostOut, operation_id="updatePost", responses=responses(404, 409))
+def patch_post(post_id: str, body: PostPatch, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Change `scheduledAt`, `content`, `mediaUrls`, `options` of a scheduled post not yet sent."""
     changes = {k: getattr(body, k) for k in body.model_fields_set}
-    return svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes))
+    return _json(svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes)))
 
 
-@router.delete("/posts/{post_id}", status_code=204, response_class=Response, responses=responses(404, 409))
+@router.delete("/posts/{post_id}", status_code=204, response_class=Response, operation_id="deletePost",
+               responses=responses(404, 409))
 def delete_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """Cancel a scheduled post not yet sent (204); 409 `post_not_cancellable` once sent."""
     svc.cancel(ctx.workspace_id, post_id)

@@ -34,7 +34,7 @@ def _publish_responses() -> dict[int | str, dict[str, Any]]:
     return out
 
 
-@router.post("/publish/tiktok/photo", response_model=TikTokPhotoOut, response_model_exclude_none=True,
+@router.post("/publish/tiktok/photo", operation_id="publishTiktokPhoto", response_model=TikTokPhotoOut, response_model_exclude_none=True,
              responses=_publish_responses())
 def publish_photo(body: TikTokPhotoCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Any:
     """A carousel of 1-35 images from the media host. postMode defaults to MEDIA_UPLOAD (a draft in the
@@ -42,14 +42,14 @@ def publish_photo(body: TikTokPhotoCreate, settings: SettingsDep, ctx: AuthConte
     return svc.publish_photo(settings, ctx.workspace_id, body)
 
 
-@router.post("/publish/tiktok/video", response_model=TikTokVideoOut, response_model_exclude_none=True,
+@router.post("/publish/tiktok/video", operation_id="publishTiktokVideo", response_model=TikTokVideoOut, response_model_exclude_none=True,
              responses=_publish_responses())
 def publish_video(body: TikTokVideoCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Any:
     """A video from the media host. The title is published only in DIRECT_POST (echoed in MEDIA_UPLOAD)."""
     return svc.publish_video(settings, ctx.workspace_id, body)
 
 
-@router.get("/publish/tiktok/status/{publish_id}", response_model=TikTokStatusOut, response_model_exclude_none=True,
+@router.get("/publish/tiktok/status/{publish_id}", operation_id="getTiktokStatus", response_model=TikTokStatusOut, response_model_exclude_none=True,
             responses=responses(404))
 def publish_status(settings: SettingsDep, ctx: AuthContext = Publisher,
                    publish_id: str = Path(max_length=100, description="publishId of the photo/video response"),

@@ -14,13 +14,13 @@ from backend.services import workspace as svc
 router = APIRouter(tags=["workspace"])
 
 
-@router.get("/workspace", response_model=WorkspaceOut, responses=responses())
+@router.get("/workspace", operation_id="getWorkspace", response_model=WorkspaceOut, responses=responses())
 def get_workspace(ctx: AuthContext = Depends(require_scope("workspace:read"))) -> dict[str, Any]:
     ws = svc.refresh_allowance(svc.get(ctx.workspace_id))
     return svc.to_public(ws)
 
 
-@router.patch("/workspace", response_model=WorkspaceOut, responses=responses())
+@router.patch("/workspace", operation_id="updateWorkspace", response_model=WorkspaceOut, responses=responses())
 def patch_workspace(body: WorkspacePatch, ctx: SessionAuth) -> dict[str, Any]:
     changes = body.model_dump(exclude_unset=True)
     if "brand" in changes and body.brand is not None:

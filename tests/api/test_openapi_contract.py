@@ -1,0 +1,106 @@
+"""The OpenAPI document is the contract: it validates, every operation has a short camelCase operationId and a
+tag (a generated client reads naturally), it states the real constraints, and every path answers a method it
+does not declare with 405 and an `Allow` header listing exactly the declared ones."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from openapi_spec_validator import validate
+
+from backend.schemas.common import NETWORKS
+from tests.conftest import key_headers
+
+CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
+METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+@pytest.fixture
+def doc(client):  # type: ignore[no-untyped-def]
+    r = client.get("/openapi.json")
+    assert r.status_code == 200
+    return r.json()
+
+
+def _operations(doc):  # type: ignore[no-untyped-def]
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            if method in METHODS:
+                yield path, method, op
+
+
+def test_the_document_validates(doc):
+    validate(doc)  # raises on any error of OpenAPI 3.1
+
+
+def test_every_operation_has_a_camel_case_operation_id_and_a_tag(doc):
+    ids = []
+    for path, method, op in _operations(doc):
+        assert CAMEL.match(op.get("operationId", "")), f"{method.upper()} {path}: {op.get('operationId')!r}"
+        assert op.get("tags"), f"{method.upper()} {path} has no tag"
+        ids.append(op["operationId"])
+    assert len(ids) == len(set(ids)), "operationIds must be unique"
+    for name in ("createPost", "getPost", "listPosts", "updatePost", "deletePost", "uploadMedia", "listMedia",
+                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login"):
+        assert name in ids
+
+
+def _schema(doc, name):  # type: ignore[no-untyped-def]
+    return doc["components"]["schemas"][name]
+
+
+def test_the_document_states_the_constraints(doc):
+    media = _schema(doc, "MediaCreate")
+    assert media["oneOf"] == [{"required": ["url"]}, {"required": ["base64"]}]
+    assert media["properties"]["url"]["format"] == "uri"
+    post = _schema(doc, "PostCreate")
+    targets = post["properties"]["targets"]
+    assert (targets["minItems"], targets["maxItems"]) == (1, 20)
+    names = [s for s in targets["items"]["anyOf"] if s.get("type") == "string"][0]
+    assert names["enum"] == list(NETWORKS)
+    assert _schema(doc, "TargetRef")["properties"]["platform"]["enum"] == list(NETWORKS)
+    assert post["properties"]["content"]["maxLength"] == 63206
+    assert post["properties"]["mediaUrls"]["maxItems"] == 10
+    assert post["properties"]["mediaUrls"]["items"]["format"] == "uri"
+    assert {"type": "string", "format": "date-time"}.items() <= post["properties"]["scheduledAt"]["anyOf"][0].items()
+    target = _schema(doc, "TargetOut")["properties"]
+    assert target["status"]["enum"] == ["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
+    assert target["nextAttemptAt"]["anyOf"][0]["format"] == "date-time"
+    assert _schema(doc, "PostOut")["properties"]["status"]["enum"] == [
+        "scheduled", "processing", "completed", "partial", "failed", "cancelled"]
+    tiktok = _schema(doc, "TikTokOptions")["properties"]
+    assert tiktok["postMode"]["enum"] == ["DIRECT_POST", "MEDIA_UPLOAD"]
+    assert "PUBLIC_TO_EVERYONE" in tiktok["privacyLevel"]["anyOf"][0]["enum"]
+    listing = {p["name"]: p for p in doc["paths"]["/v1/posts"]["get"]["parameters"]}
+    assert listing["cursor"]["schema"]["anyOf"][0]["pattern"] == r"^[A-Za-z0-9_-]{1,200}$"
+    assert listing["platform"]["schema"]["anyOf"][0]["enum"] == list(NETWORKS)
+    links = doc["paths"]["/v1/posts"]["post"]["responses"]["202"]["links"]
+    assert {name: link["parameters"] for name, link in links.items()} == {
+        op: {"post_id": "$response.body#/id"} for op in ("getPost", "updatePost", "deletePost")}
+
+
+def test_no_422_is_declared(doc):
+    for path, method, op in _operations(doc):
+        assert "422" not in op["responses"], f"{method.upper()} {path}"
+
+
+def _concrete(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", "x1", path)
+
+
+def test_every_wrong_method_is_405_with_allow(client, doc, owner):
+    checked = 0
+    for path, item in doc["paths"].items():
+        declared = {m.upper() for m in item if m in METHODS}
+        expected = declared | ({"HEAD"} if "GET" in declared else set())
+        for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+            if method in declared:
+                continue
+            r = client.request(method, _concrete(path), headers=key_headers(owner.api_key))
+            assert r.status_code == 405, f"{method} {path}: {r.status_code}"
+            assert r.json()["error"] == "method_not_allowed"
+            allow = {m.strip() for m in r.headers["allow"].split(",")}
+            assert allow == expected, f"{method} {path}: Allow {r.headers['allow']!r}, declared {sorted(expected)}"
+            checked += 1
+    assert checked >= 30
