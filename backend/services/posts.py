@@ -30,7 +30,7 @@ from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
 from backend.services import plans
-from backend.store.db import is_sqlite, locked, tx
+from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostTarget, Workspace
 
 log = logging.getLogger("socialpub.posts")
@@ -439,22 +439,6 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
                       dedupe_key=job_key(post_id))
         hold_media(workspace_id, post_id, urls)
     return Accepted(post_id, True, post, rows)
-
-
-# On the event loop or in the thread pool? A thread hop costs the API more CPU (~150-200 us: queue, wake-up,
-# GIL hand-over) than the whole work of a text post on SQLite (~300 us of local statements) or of a read
-# (~35 us), so on SQLite those run on the loop, as the auth dependency's statements already do (WAL reads
-# never wait; the write transaction takes the same writer lock the rate-limit upsert takes on every
-# request). Anything that may wait on the network stays in the thread pool: PostgreSQL (a round trip per
-# statement) and posts with media (a remote URL is probed through the fetcher).
-
-
-def create_runs_inline(body: dict[str, Any]) -> bool:
-    return is_sqlite() and not body.get("media_urls")
-
-
-def reads_inline() -> bool:
-    return is_sqlite()
 
 
 def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> tuple[Post, bool]:
