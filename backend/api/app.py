@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -19,25 +18,12 @@ from backend.store.db import init_database
 log = logging.getLogger("socialpub.api")
 
 
-def create_app(settings: Settings | None = None, *, run_worker: bool = False) -> FastAPI:
-    """Build the app. The store is bound and migrated here; `run_worker` also runs the job worker in-process."""
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app. The store is bound and migrated here. The worker is not part of the API: `socialpub serve`
+    and the embedded backend start it beside the app (backend.operator.runtime)."""
     settings = settings or get_settings()
     init_database(settings)
     secret = security.load_secret(settings)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
-        worker = None
-        if run_worker:
-            from backend.jobs.worker import Worker
-
-            worker = Worker(settings, name="serve")
-            worker.start_thread()
-        try:
-            yield
-        finally:
-            if worker is not None:
-                worker.stop()
 
     app = FastAPI(
         title="socialpub",
@@ -49,7 +35,6 @@ def create_app(settings: Settings | None = None, *, run_worker: bool = False) ->
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
-        lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.session_secret = secret
