@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.jobs.registry import batch_handler, job_handler
+from backend.jobs.registry import job_handler
 from backend.services import publishing
 
 
@@ -21,19 +21,9 @@ def post_publish(job: Any, ctx: Any) -> None:
     publishing.start_post(job.payload["post_id"], ctx.settings)
 
 
-@batch_handler("post.publish")
-def post_publish_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
-    return publishing.start_posts(jobs, ctx.settings)
-
-
 @job_handler("target.publish", on_dead=_target_dead)
 def target_publish(job: Any, ctx: Any) -> None:
     publishing.publish_target(job.payload["target_id"], ctx.settings, job.attempts, job.max_attempts)
-
-
-@batch_handler("target.track")
-def target_track_batch(jobs: list[Any], ctx: Any) -> dict[str, tuple[BaseException | None, bool]]:
-    return publishing.track_targets(jobs, ctx.settings)
 
 
 @job_handler("target.track", on_dead=_target_dead)

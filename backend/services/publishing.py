@@ -104,6 +104,11 @@ class _PostBatch:
     calls: list[_Call]
 
 
+def _worker_completes() -> None:
+    """The job is completed by the worker once its handler returns (worker branch stand-in for the removed
+    thread-local `queue.complete_current`; the engine's rewrite passes the job and calls `queue.complete(job)`)."""
+
+
 def start_post(post_id: str, settings: Settings) -> list[str]:
     """Due time reached (or immediate post): the post turns `processing` and its targets are published as one
     batch. Returns the ids of the targets the batch called a network for.
@@ -118,12 +123,12 @@ def start_post(post_id: str, settings: Settings) -> list[str]:
        (`target.publish` with the attempt already counted, `target.track`).
     """
     with tx():
-        batch = _begin_post(post_id, settings, clock.now(), queue.complete_current)
+        batch = _begin_post(post_id, settings, clock.now(), _worker_completes)
     if batch is None:
         return []
     _call_all(batch.calls, settings)
     with tx(), events.batched():
-        _end_post(batch, settings, clock.now(), queue.complete_current)
+        _end_post(batch, settings, clock.now(), _worker_completes)
     return [c.target.id for c in batch.calls]
 
 
@@ -531,7 +536,7 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
         _finish_target(target, post, status, external_post_id=outcome.external_post_id,
                        post_url=outcome.post_url, network_status=outcome.network_status)
         if not batch:
-            (complete or queue.complete_current)()  # the job's `done` in the outcome's transaction
+            (complete or _worker_completes)()  # the job's `done` in the outcome's transaction
         return None
     if outcome.state == "pending":
         deadline = target.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(target.platform, 900))
@@ -554,7 +559,7 @@ def _apply_locked(target: PostTarget, post: Post, outcome: Any, settings: Settin
                               delay_s=_track_poll_s(settings, account), count_attempt=False)
         _enqueue_track(target, post, settings, account, now)
         if not batch:
-            (complete or queue.complete_current)()
+            (complete or _worker_completes)()
         return None
     # failed
     if outcome.fail_type == "retriable" and job_attempts < job_max_attempts:
