@@ -181,7 +181,8 @@ class Worker:
         limit = clock.now() + timedelta(seconds=horizon_s)
         due = (Job.status == "queued") & (Job.run_at <= limit)
         expired = (Job.status == "running") & (Job.lease_until <= limit)
-        q = Job.select(Job.id).where((due | expired) & ~(Job.dedupe_key.startswith("periodic:"))).limit(1)
+        not_periodic = Job.dedupe_key.is_null() | ~(Job.dedupe_key.startswith("periodic:"))
+        q = Job.select(Job.id).where((due | expired) & not_periodic).limit(1)
         return not q.exists()
 
     def _serve(self) -> None:
