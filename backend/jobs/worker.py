@@ -97,6 +97,7 @@ class Worker:
         self._lost: set[str] = set()  # claims the heartbeat found lost (reported once, result not recorded)
         self._recording: set[str] = set()  # claims whose handler returned: their fenced writes judge the lease
         self._seq = itertools.count(1)
+        self._fatal: BaseException | None = None  # a BaseException that ended a tick() thread, raised by tick()
         self._thread: threading.Thread | None = None
         load_handlers()
 
@@ -157,6 +158,10 @@ class Worker:
                     break
                 for t in pending:
                     t.join()
+        with self._cv:
+            fatal, self._fatal = self._fatal, None
+        if fatal is not None:
+            raise fatal  # e.g. KeyboardInterrupt in a job: its claim is left to expire, as if the process died
         return self.processed - before
 
     def run_until_idle(self, max_seconds: float = 60.0, settle_s: float = 0.0) -> int:
@@ -211,12 +216,17 @@ class Worker:
         try:
             while not self._stop.is_set() and (deadline is None or time.monotonic() < deadline):
                 with self._cv:
+                    if self._fatal is not None:
+                        return
                     job = self._claim_or_pause()
                     if job is None:
                         return
                     if sum(t.is_alive() for t in threads) < self.concurrency:
                         self._spawn_round_thread(threads, deadline)
                 self._run(job)
+        except BaseException as exc:  # not an error of a job (those are recorded): the round ends, tick raises it
+            with self._cv:
+                self._fatal = self._fatal or exc
         finally:
             _close_connection()
 
