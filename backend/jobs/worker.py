@@ -236,14 +236,13 @@ class Worker:
         poll = self.settings.worker_poll_s
         while not self._stop.is_set():
             try:
-                due = queue.next_due_in()
+                # jobs claimable now are left out: an idle thread was woken for them already (or their lane is at
+                # its cap, and the thread that frees the lane claims next), so the watcher never spins on them
+                change = queue.next_change_in()
             except Exception:
                 log.exception("could not read the next due time")
-                due = None
-            # due == 0: something is due already and an idle thread was woken for it (or its lane is at its cap,
-            # and the thread that frees the lane claims next): no need to spin on it
-            wait = poll if due is None or due <= 0 else min(poll, due)
-            queue.WAKE.wait(wait)
+                change = None
+            queue.WAKE.wait(poll if change is None else min(poll, change))
             queue.WAKE.clear()
             with self._cv:
                 self._cv.notify()
