@@ -112,3 +112,15 @@ def test_only_unlaned_and_kinds_filters(settings):
     assert [j.id for j in statements.claim_jobs("w#1", now=clock.now(), lease_s=10, limit=5,
                                                 only_unlaned=True, kinds=["t.a"])] == [plain]
     assert [j.id for j in statements.claim_jobs("w#2", now=clock.now(), lease_s=10, limit=5)] == [laned, other_kind]
+
+
+def test_a_claimed_job_is_the_row_as_stored(settings):
+    """Every column comes back, converted as the model reads it (a column added to Job must be returned too)."""
+    from playhouse.shortcuts import model_to_dict
+
+    with tx():
+        queue.enqueue("t.claim", {"nested": {"a": [1, 2]}}, workspace_id="ws_1", dedupe_key="k:1", lane="tiktok",
+                      max_attempts=7, last_error="why it exists")
+    (job,) = statements.claim_jobs("w#1", now=clock.now(), lease_s=10)
+    assert model_to_dict(job) == model_to_dict(Job.get_by_id(job.id))
+    assert job.payload == {"nested": {"a": [1, 2]}} and job.lane == "tiktok" and job.max_attempts == 7
