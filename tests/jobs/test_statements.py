@@ -124,3 +124,47 @@ def test_a_claimed_job_is_the_row_as_stored(settings):
     (job,) = statements.claim_jobs("w#1", now=clock.now(), lease_s=10)
     assert model_to_dict(job) == model_to_dict(Job.get_by_id(job.id))
     assert job.payload == {"nested": {"a": [1, 2]}} and job.lane == "tiktok" and job.max_attempts == 7
+
+
+CLAIMER = """
+import sys
+from backend.config import Settings
+from backend.store import statements
+from backend.store.db import init_database
+from backend import clock
+init_database(Settings(data_dir=sys.argv[1]), run_migrations=False)
+print("ready", flush=True)
+sys.stdin.readline()  # start together
+while True:
+    jobs = statements.claim_jobs(sys.argv[2], now=clock.now(), lease_s=60, limit=1)
+    if not jobs:
+        break
+    print(jobs[0].id, flush=True)
+"""
+
+
+def test_processes_claiming_from_one_sqlite_file_never_share_a_job(settings, db_kind):
+    """Two processes (SQLite's own file lock between them, not this process's writer lock) claim from one file."""
+    import os
+    import subprocess
+    import sys
+
+    import pytest
+
+    if db_kind != "sqlite":
+        pytest.skip("the PostgreSQL claim is raced by threads with their own connections above")
+    ids = _jobs(1000)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": root}
+    procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(settings.data_dir), f"proc{i}#1"], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(2)]
+    for p in procs:
+        assert p.stdout.readline().strip() == "ready"
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [p.communicate(timeout=120)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    claimed = outs[0] + outs[1]
+    assert sorted(claimed) == sorted(ids)  # each exactly once
+    assert outs[0] and outs[1], "both processes should have claimed some"
