@@ -59,7 +59,6 @@ from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
 
-IDLE_WAIT_S = 30.0  # an idle thread's safety timeout (the watcher or a successful claim normally wakes it)
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
 
 
@@ -191,16 +190,26 @@ class Worker:
         return not q.exists()
 
     def _serve(self) -> None:
-        """One thread of the pool: claim, run, repeat; wait on the condition while nothing is claimable."""
+        """One thread of the pool: claim, run, repeat. A thread that just ran a job claims the next at once; an
+        idle one waits on the condition until woken (by the watcher, or by a thread that found work), so idle
+        threads neither poll the database nor hold a connection."""
+        busy = False
         try:
             while not self._stop.is_set():
                 with self._cv:
+                    if not busy:
+                        self._cv.wait()
+                        if self._stop.is_set():
+                            break
                     job = self._claim_or_pause()
-                    if job is None:
-                        if not self._stop.is_set():
-                            self._cv.wait(IDLE_WAIT_S)
-                        continue
-                    self._cv.notify()  # there was work: another idle thread looks as well
+                    if job is not None:
+                        self._cv.notify()  # there was work: another idle thread looks as well
+                if job is None:
+                    if busy:
+                        _close_connection()  # going idle (PostgreSQL: one connection a thread)
+                    busy = False
+                    continue
+                busy = True
                 self._run(job)
         finally:
             _close_connection()
@@ -235,6 +244,8 @@ class Worker:
         expires, and at least every worker_poll_s (jobs enqueued by other processes)."""
         poll = self.settings.worker_poll_s
         while not self._stop.is_set():
+            with self._cv:
+                self._cv.notify()
             try:
                 # jobs claimable now are left out: an idle thread was woken for them already (or their lane is at
                 # its cap, and the thread that frees the lane claims next), so the watcher never spins on them
@@ -244,8 +255,6 @@ class Worker:
                 change = None
             queue.WAKE.wait(poll if change is None else min(poll, change))
             queue.WAKE.clear()
-            with self._cv:
-                self._cv.notify()
 
     # ---- the claim -----------------------------------------------------------------------------------
     def _claim_or_pause(self) -> Job | None:
