@@ -98,6 +98,8 @@ class Worker:
         self._seq = itertools.count(1)
         self._fatal: BaseException | None = None  # a BaseException that ended a tick() thread, raised by tick()
         self._thread: threading.Thread | None = None
+        self._pool: list[threading.Thread] = []  # run_forever's job threads
+        self._idle = 0  # of which waiting to be woken
         load_handlers()
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -120,26 +122,35 @@ class Worker:
 
     # ---- loops -------------------------------------------------------------------------------------
     def run_forever(self) -> None:
-        """The pool until stop(): `concurrency` job threads, the watcher, the heartbeat."""
+        """The pool until stop(): up to `concurrency` job threads (started as work needs them: a quiet worker
+        holds a few), the watcher (this thread), the heartbeat."""
         init_database(self.settings)
         self.ensure_periodic()
-        threads = [threading.Thread(target=self._serve, name=f"socialpub-job-{i}", daemon=True)
-                   for i in range(self.concurrency)]
-        log.info("worker %s started: %d threads, at most %d per lane, lease %g s", self.id, self.concurrency,
-                 self.lane_cap, self.lease_s)
+        log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
+                 self.concurrency, self.lane_cap, self.lease_s)
         with self._heartbeat():
-            for t in threads:
-                t.start()
+            with self._cv:
+                self._start_pool_thread(busy=False)
             try:
                 self._watch()
             finally:
                 with self._cv:
                     self._cv.notify_all()
+                    threads = list(self._pool)
                 for t in threads:
                     t.join()
         if not database.is_closed():
             database.close()
         log.info("worker %s stopped", self.id)
+
+    def _start_pool_thread(self, *, busy: bool) -> None:
+        """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""
+        if len(self._pool) >= self.concurrency:
+            return
+        t = threading.Thread(target=self._serve, args=(busy,), name=f"socialpub-job-{len(self._pool)}",
+                             daemon=True)
+        self._pool.append(t)
+        t.start()
 
     def tick(self, *, deadline: float | None = None) -> int:
         """One round: claim what is due now and run it to completion (on up to `concurrency` threads, started as
@@ -189,21 +200,28 @@ class Worker:
         q = Job.select(Job.id).where((due | expired) & not_periodic).limit(1)
         return not q.exists()
 
-    def _serve(self) -> None:
+    def _serve(self, busy: bool) -> None:
         """One thread of the pool: claim, run, repeat. A thread that just ran a job claims the next at once; an
         idle one waits on the condition until woken (by the watcher, or by a thread that found work), so idle
-        threads neither poll the database nor hold a connection."""
-        busy = False
+        threads neither poll the database nor hold a connection. A thread that found work wakes an idle thread,
+        or starts one when none is idle (the pool grows to `concurrency` as the work needs)."""
         try:
             while not self._stop.is_set():
                 with self._cv:
                     if not busy:
-                        self._cv.wait()
+                        self._idle += 1
+                        try:
+                            self._cv.wait()
+                        finally:
+                            self._idle -= 1
                         if self._stop.is_set():
                             break
                     job = self._claim_or_pause()
                     if job is not None:
-                        self._cv.notify()  # there was work: another idle thread looks as well
+                        if self._idle:
+                            self._cv.notify()  # there was work: another idle thread looks as well
+                        else:
+                            self._start_pool_thread(busy=True)
                 if job is None:
                     if busy:
                         _close_connection()  # going idle (PostgreSQL: one connection a thread)

@@ -215,3 +215,25 @@ def test_run_forever_wakes_on_enqueue_and_stops(settings):
             assert Job.get_by_id(job.id).status == "done"
         finally:
             w.stop()
+
+
+def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
+    """The serving pool grows as work needs it, up to `concurrency`: 12 jobs of 0.4 s on 6 threads take about
+    2 x 0.4 s, and never more than 6 run at once."""
+    gauge = Gauge()
+    with handler("t.wait2", lambda job, ctx: gauge.run(job, 0.4)):
+        w = Worker(settings, concurrency=6)
+        w.start_thread()
+        try:
+            started = time.monotonic()
+            with tx():
+                for _ in range(12):
+                    queue.enqueue("t.wait2")
+            deadline = time.monotonic() + 10
+            while len(gauge.ended) < 12 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            elapsed = time.monotonic() - started
+        finally:
+            w.stop()
+    assert len(gauge.ended) == 12 and elapsed < 2.0, elapsed
+    assert gauge.peak["-"] == 6
