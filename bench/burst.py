@@ -158,8 +158,10 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         statuses: dict[str, int] = {}
         for (status,) in PostTarget.select(PostTarget.status).tuples():
             statuses[status] = statuses.get(status, 0) + 1
-        warnings = sum(log.read_text(errors="replace").count(" WARNING ") for log in logs)
-        errors = sum(log.read_text(errors="replace").count(" ERROR ") for log in logs)
+        lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
+        warnings = sum(" WARNING " in line for line in lines)
+        errors = sum(" ERROR " in line for line in lines)
+        sample = [line[:300] for line in lines if " WARNING " in line or " ERROR " in line][:10]
         if not database.is_closed():
             database.close()
 
@@ -177,7 +179,7 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         "lateness_s": {k: round(v, 3) for k, v in overall.items()},
         "lateness_by_network_s": {n: {k: round(v, 3) for k, v in s.items()} for n, s in by_network.items()},
         "cpu_s": round(cpu, 2), "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
-        "worker_log": {"warnings": warnings, "errors": errors},
+        "worker_log": {"warnings": warnings, "errors": errors, "first": sample},
     }
 
 
