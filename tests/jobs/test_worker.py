@@ -237,3 +237,27 @@ def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
             w.stop()
     assert len(gauge.ended) == 12 and elapsed < 2.0, elapsed
     assert gauge.peak["-"] == 6
+
+
+def test_jobs_without_a_lane_always_find_a_thread(settings):
+    """Even when the lanes could take every thread (share 1.0), laned jobs leave one for jobs without a lane:
+    housekeeping queued behind a backlog of slow network jobs runs at once."""
+    settings.worker_lane_share = 1.0
+    gauge = Gauge()
+    running_laned: list[int] = []
+
+    def run(job: Any, ctx: Any) -> None:
+        with gauge.lock:
+            running_laned.append(sum(n for lane, n in gauge.now.items() if lane != "-"))
+        gauge.run(job, 0.5 if job.lane else 0.05)
+
+    with handler("t.mixed", run):
+        with tx():
+            for i in range(8):
+                queue.enqueue("t.mixed", lane="youtube" if i % 2 else "tiktok")
+            chore = queue.enqueue("t.mixed").id  # due last
+        w = Worker(settings, concurrency=4)
+        started = time.monotonic()
+        assert w.tick() == 9
+    assert max(running_laned) <= 3  # 4 threads, one kept for jobs without a lane
+    assert gauge.ended[chore] - started < 0.4
