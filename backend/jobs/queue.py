@@ -113,13 +113,17 @@ def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
 
 def complete(job: Job) -> bool:
     """Mark the job done (fenced). A handler that must complete its job in the same transaction as its outcome
-    calls this inside that transaction; the worker then sees `job.status == "done"` and does not complete it
-    again. False when this claim no longer holds the job."""
+    calls this inside that transaction; once that commits, the worker sees `job.status == "done"` and does not
+    complete it again. False when this claim no longer holds the job."""
     ok = Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None).where(
         _mine(job)).execute() == 1
-    if ok:
-        job.status = "done"
+    if ok:  # marked once it is committed: a rolled-back transaction leaves the job for the worker to record
+        database.after_commit(lambda: _mark(job, "done"))
     return ok
+
+
+def _mark(job: Job, status: str) -> None:
+    job.status = status
 
 
 def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = True) -> bool:

@@ -261,3 +261,21 @@ def test_jobs_without_a_lane_always_find_a_thread(settings):
         assert w.tick() == 9
     assert max(running_laned) <= 3  # 4 threads, one kept for jobs without a lane
     assert gauge.ended[chore] - started < 0.4
+
+
+def test_a_completion_rolled_back_with_its_transaction_is_recorded_by_the_worker(settings):
+    """A handler completes its job inside a transaction that then rolls back (and it carries on): the job is not
+    done in the database, so the worker completes it."""
+    def rolled_back(job: Any, ctx: Any) -> None:
+        try:
+            with tx():
+                assert queue.complete(job) is True
+                raise RuntimeError("the outcome's transaction failed")
+        except RuntimeError:
+            pass
+
+    with handler("t.rollback", rolled_back):
+        with tx():
+            job = queue.enqueue("t.rollback")
+        Worker(settings, concurrency=1).tick()
+    assert Job.get_by_id(job.id).status == "done"
