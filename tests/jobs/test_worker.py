@@ -101,7 +101,7 @@ def test_a_slow_lane_holds_at_most_its_share_of_the_threads(settings):
         assert w.tick() == 20
     assert gauge.peak["youtube"] == 2
     assert gauge.peak["facebook"] == 2 and gauge.peak["-"] >= 3  # every lane has the same cap; no lane: none
-    assert max(gauge.ended[i] for i in fast + free) - started < 1.2  # 8 fast (2 at a time) + 4 free at once
+    assert max(gauge.ended[i] for i in fast + free) - started < 1.6  # 8 fast (2 at a time) + 4 free at once
     assert max(gauge.ended[i] for i in slow) - started > 2.0  # 8 x 0.6 s, 2 at a time
     assert _statuses("t.lane") == {"done": 20}
 
@@ -235,7 +235,7 @@ def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
             elapsed = time.monotonic() - started
         finally:
             w.stop()
-    assert len(gauge.ended) == 12 and elapsed < 2.0, elapsed
+    assert len(gauge.ended) == 12 and elapsed < 2.5, elapsed  # one at a time: 4.8 s
     assert gauge.peak["-"] == 6
 
 
