@@ -100,13 +100,19 @@ def stop_worker(proc: subprocess.Popen) -> None:
 def run_once(label: str, *, posts: int, workers: int, database_url: str | None, network_delay: dict[str, float],
              delay_s: float, processing_s: float, poll_s: float, timeout_s: float,
              concurrency: int | None) -> dict[str, Any]:
-    from backend.config import Settings
+    from backend.config import Settings, get_settings
     from backend.services import posts as posts_service
     from backend.store.db import database, tx
     from backend.store.models import Job, Post, PostTarget
 
     with tempfile.TemporaryDirectory(prefix="socialpub-burst-") as tmp:
         data_dir = Path(tmp) / "data"
+        # code that reads the process's settings (e.g. the sandbox registering its accounts) sees this run's store
+        os.environ["SOCIALPUB_DATA_DIR"] = str(data_dir)
+        os.environ.pop("SOCIALPUB_DATABASE_URL", None)
+        if database_url:
+            os.environ["SOCIALPUB_DATABASE_URL"] = database_url
+        get_settings.cache_clear()
         settings = bench_settings(data_dir, database_url, sandbox_delay_s=0.0)
         ws = prepare_workspace(settings, with_video=True)
         far = datetime.now(UTC) + timedelta(hours=1)
