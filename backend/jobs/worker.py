@@ -12,8 +12,9 @@ cover throughput x wait. A burst of 2,000 posts x 5 networks at 300 ms a call is
 thread-seconds of waiting; finishing it within ~45 s takes ~240 jobs in flight, hence 256 (tens of threads
 would take minutes). The worker's own cost is ~2 ms of CPU a job (claim, result, thread hand-offs; measured
 with 2,000 sleeping jobs), the same at 32 or 256 threads. Threads are started as the work needs them, up to
-the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds one connection: size
-`max_connections` for workers x concurrency (+ the API), or lower the setting.
+the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds a connection (two while it calls
+a sandbox network, whose tables have their own): size `max_connections` for workers x concurrency (+ the
+API), or lower the setting — past it, claims and jobs fail with "too many clients" and are retried.
 Idle threads do not poll the database: they wait on a condition; one watcher thread wakes one of them when a
 job is enqueued in this process (queue.WAKE), when the next job falls due or a lease expires, and at least
 every SOCIALPUB_WORKER_POLL_S (jobs enqueued by other processes); a thread that claims a job wakes (or
