@@ -65,6 +65,7 @@ from backend.store.models import Job
 log = logging.getLogger("socialpub.worker")
 
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
+CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Worker:
         self._lost: set[str] = set()  # claims the heartbeat found lost (reported once, result not recorded)
         self._recording: set[str] = set()  # claims whose handler returned: their fenced writes judge the lease
         self._seq = itertools.count(1)
+        self._claim_error_at = -CLAIM_ERROR_LOG_S  # when a failed claim was last logged (time.monotonic())
         self._fatal: BaseException | None = None  # a BaseException that ended a tick() thread, raised by tick()
         self._thread: threading.Thread | None = None
         self._pool: list[threading.Thread] = []  # run_forever's job threads
@@ -284,8 +286,13 @@ class Worker:
         """Claim one job (caller holds self._cv); on a database error log it, pause, and report nothing."""
         try:
             return self._claim()
-        except Exception:
-            log.exception("claiming a job failed")
+        except Exception as exc:
+            now = time.monotonic()
+            if now - self._claim_error_at >= CLAIM_ERROR_LOG_S:  # with its traceback; then once a minute at most
+                self._claim_error_at = now
+                log.exception("claiming a job failed (retrying; the same error is logged at most once a minute)")
+            else:
+                log.debug("claiming a job failed again: %s", exc)
             self._cv.wait(CLAIM_ERROR_PAUSE_S)
             return None
 

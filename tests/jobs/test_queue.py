@@ -156,3 +156,16 @@ def test_periodic_jobs_are_rescheduled(settings):
     w.run_until_idle(max_seconds=5)
     row = Job.get(Job.dedupe_key == "periodic:housekeeping.prune")
     assert row.status == "queued" and row.run_at > clock.now() + timedelta(seconds=200)
+
+
+def test_next_change_in_ignores_what_is_claimable_already(settings):
+    """The worker's watcher sleeps until the next job that is not claimable yet becomes so: a due job (someone was
+    woken for it) does not make it spin; the next future run_at or lease expiry does count."""
+    now = clock.now()
+    with tx():
+        queue.enqueue("t.noop", run_at=now - timedelta(seconds=1))
+        queue.enqueue("t.noop", run_at=now + timedelta(seconds=30))
+    assert queue.next_due_in() == 0
+    assert 25 < queue.next_change_in() <= 30
+    queue.claim("w1#1", lease_s=5)  # the due one: its lease expires in 5 s
+    assert 0 < queue.next_change_in() <= 5
