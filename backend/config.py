@@ -54,7 +54,12 @@ class Settings(BaseSettings):
 
     retry_base_s: float = 30.0
     retry_max_attempts: int = 5
-    job_lease_s: float = 60.0
+    # The worker (backend/jobs/worker.py explains each figure): a fixed pool of threads, each running one job at
+    # a time; a network ("lane") may hold at most worker_lane_share of them; a claimed job's lease is renewed
+    # every job_lease_s / 3 while it runs, so a dead worker's jobs are taken over within ~job_lease_s.
+    worker_concurrency: int = Field(default=256, ge=1, le=4096)
+    worker_lane_share: float = Field(default=0.25, gt=0, le=1)
+    job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0
     max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
     track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)

@@ -1,25 +1,36 @@
-"""Lateness of scheduled posts: from `scheduledAt` to the target entering `publishing` (issue 5).
+"""Lateness of scheduled posts: from `scheduledAt` to the committed state change (issues 5 and 12).
 
 100,000 scheduled posts are queued (bulk, through the models: bench/support), almost all of them due days to
 weeks ahead; a window of them (`--due`, default 2,000) falls due during the run, spread evenly over
 `--window-s` seconds starting a few seconds after the real worker is started in this process
-(`Worker(settings).start_thread()`, default concurrency, wake on enqueue, poll at most every second).
-Each post has one facebook target (sandbox, delay 0, caps off). Lateness per post:
+(`Worker(settings).start_thread()`, default settings: pool size, wake on enqueue, poll at most every second).
+Each post has one facebook target (sandbox, no latency, caps off). Lateness per post, measured to the state
+change as COMMITTED, so the worker's lock waits and its commit are counted:
 
-- `publishing`: the target's `started_at` (committed as it enters `publishing`) minus `scheduledAt`;
-- `sent`: the post's `sent_at` (scheduled -> processing) minus `scheduledAt`.
+- `sent`: the post leaves `scheduled` (-> `processing`);
+- `publishing`: its target leaves `pending`;
 
-    .venv/bin/python bench/scheduler.py [--posts 100000] [--due 2000] [--window-s 20]
+each observed by a reader thread that reads the due posts' states back from the database every `--poll-ms`
+(default 10 ms): a change first seen by the read that started at t was committed before t, so lateness = t -
+scheduledAt, at most one poll (the resolution, recorded) late. (Until issue 12 these figures were the rows' own
+timestamps, taken before the write lock was granted: lock wait and commit were not counted, and `sent` was a
+copy of `publishing`.)
 
-Goal: p99 lateness to `publishing` <= 0.5 s on SQLite. Results: bench/results/scheduler.json.
+    .venv/bin/python bench/scheduler.py [--posts 100000] [--due 2000] [--window-s 20] [--repeat 3]
+
+Goal: p99 lateness to `publishing` <= 0.5 s on SQLite (the median of the runs). Results:
+bench/results/scheduler.json (the commit, every run, the median).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -40,20 +51,59 @@ RESULTS = ROOT / "bench" / "results" / "scheduler.json"
 GOAL_P99_S = 0.5
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--posts", type=int, default=100_000, help="scheduled posts queued (default 100,000)")
-    ap.add_argument("--due", type=int, default=2000, help="of which fall due during the run (default 2,000)")
-    ap.add_argument("--window-s", type=float, default=20.0, help="the due ones are spread over this many seconds")
-    ap.add_argument("--lead-s", type=float, default=3.0, help="first due time, seconds after the worker starts")
-    ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args()
-    if not 0 < args.due <= args.posts:
-        ap.error("--due must be between 1 and --posts")
+def commit() -> str:
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return sha + ("+dirty" if dirty else "")
 
+
+class Observer(threading.Thread):
+    """Reads the due posts' states back every `poll_s`; records, per post, the start of the first read that saw
+    it leave `scheduled` (sent) and its target leave `pending` (publishing)."""
+
+    def __init__(self, due: list[tuple[Any, str]], poll_s: float) -> None:
+        super().__init__(name="bench-observer", daemon=True)
+        self.due = sorted(due)  # (scheduled_at, post id)
+        self.poll_s = poll_s
+        self.sent: dict[str, float] = {}
+        self.publishing: dict[str, float] = {}
+        self.reads = 0
+        self.read_s: list[float] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        from backend.store.db import database
+        from backend.store.models import Post, PostTarget
+
+        try:
+            while not self.done.is_set():
+                started = time.time()
+                horizon = started + 1.0  # posts due within a second may already have been picked up
+                cands = [pid for at, pid in self.due if at.timestamp() <= horizon
+                         and (pid not in self.sent or pid not in self.publishing)][:900]
+                if cands:
+                    for (pid,) in Post.select(Post.id).where(Post.id.in_(cands)
+                                                             & (Post.status != "scheduled")).tuples():
+                        self.sent.setdefault(pid, started)
+                    for (pid,) in PostTarget.select(PostTarget.post).where(
+                            PostTarget.post.in_(cands) & (PostTarget.status != "pending")).tuples():
+                        self.publishing.setdefault(pid, started)
+                self.reads += 1
+                self.read_s.append(time.time() - started)
+                if len(self.sent) == len(self.due) and len(self.publishing) == len(self.due):
+                    return
+                time.sleep(self.poll_s)
+        finally:
+            if not database.is_closed():
+                database.close()
+
+
+def run_once(args: argparse.Namespace) -> dict[str, Any]:
     from backend import clock
     from backend.jobs.worker import Worker
-    from backend.store.models import Post, PostTarget
+    from backend.store.db import database
+    from backend.store.models import Post
 
     with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
         settings = bench_settings(Path(tmp) / "data")
@@ -76,59 +126,83 @@ def main() -> int:
         print(f"  queued {args.posts:,} scheduled posts in {setup_s:.1f} s; {args.due:,} fall due over "
               f"{args.window_s:g} s from {args.lead_s:g} s after the worker starts", flush=True)
 
+        observer = Observer(list(zip(due_at, due_ids, strict=True)), args.poll_ms / 1000)
         worker.start_thread()
-        end = start + timedelta(seconds=args.window_s)
-        hard_stop = time.monotonic() + args.lead_s + args.window_s + 30
-        while time.monotonic() < hard_stop:
-            time.sleep(0.5)
-            if clock.now() < end:
-                continue
-            waiting = PostTarget.select().where(PostTarget.post.in_(due_ids[-200:])
-                                                & PostTarget.started_at.is_null()).count()
-            if waiting == 0:
-                break
+        observer.start()
+        observer.join(args.lead_s + args.window_s + 30)
+        observer.done.set()
+        observer.join(5)
         worker.stop(timeout=30)
-
-        publishing: list[float] = []
-        sent: list[float] = []
-        missing = 0
-        for i in range(0, len(due_ids), 900):
-            chunk = due_ids[i:i + 900]
-            rows = (Post.select(Post.id, Post.scheduled_at, Post.sent_at, PostTarget.started_at)
-                    .join(PostTarget).where(Post.id.in_(chunk)).tuples())
-            for _pid, sched, sent_at, started in rows:
-                if started is None or sent_at is None:
-                    missing += 1
-                    continue
-                publishing.append((started - sched).total_seconds())
-                sent.append((sent_at - sched).total_seconds())
+        end = start + timedelta(seconds=args.window_s)
         early = Post.select().where((Post.status != "scheduled")
                                     & (Post.scheduled_at > end + timedelta(seconds=60))).count()
+        if not database.is_closed():
+            database.close()
 
-    pub = summary(publishing)
-    snt = summary(sent)
-    met = bool(pub) and missing == 0 and pub["p99"] <= GOAL_P99_S
-    out: dict[str, Any] = {
-        "benchmark": "scheduler",
-        "what": "lateness from scheduledAt to the target entering publishing (started_at) and to the post's sent_at, "
-                "with 100k scheduled posts queued and a window falling due, real worker thread, SQLite",
-        "goal": {"p99_publishing_s": GOAL_P99_S, "met": met},
-        "config": {"posts": args.posts, "due": args.due, "window_s": args.window_s, "lead_s": args.lead_s,
-                   "rate_per_s": round(args.due / args.window_s, 1), "store": "sqlite (WAL)",
-                   "targets_per_post": 1, "network": "facebook (sandbox, delay 0)"},
-        "machine": machine(), "setup_s": round(setup_s, 1),
+    sched = {pid: at.timestamp() for at, pid in zip(due_at, due_ids, strict=True)}
+    publishing = [t - sched[pid] for pid, t in observer.publishing.items()]
+    sent = [t - sched[pid] for pid, t in observer.sent.items()]
+    pub, snt = summary(publishing), summary(sent)
+    return {
+        "setup_s": round(setup_s, 1),
         "lateness_to_publishing_s": {k: round(v, 4) for k, v in pub.items()},
         "lateness_to_sent_s": {k: round(v, 4) for k, v in snt.items()},
-        "not_started": missing, "sent_early_far_future_posts": early,
+        "not_started": args.due - len(publishing), "sent_early_far_future_posts": early,
+        "observer": {"poll_ms": args.poll_ms, "reads": observer.reads,
+                     "read_ms_p50": round(1000 * statistics.median(observer.read_s), 2) if observer.read_s else None,
+                     "read_ms_max": round(1000 * max(observer.read_s), 2) if observer.read_s else None},
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--posts", type=int, default=100_000, help="scheduled posts queued (default 100,000)")
+    ap.add_argument("--due", type=int, default=2000, help="of which fall due during the run (default 2,000)")
+    ap.add_argument("--window-s", type=float, default=20.0, help="the due ones are spread over this many seconds")
+    ap.add_argument("--lead-s", type=float, default=3.0, help="first due time, seconds after the worker starts")
+    ap.add_argument("--poll-ms", type=float, default=10.0, help="how often the committed states are read back")
+    ap.add_argument("--repeat", type=int, default=3, help="runs (the median p99 is the figure quoted)")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+    if not 0 < args.due <= args.posts:
+        ap.error("--due must be between 1 and --posts")
+
+    runs = []
+    for i in range(args.repeat):
+        run = run_once(args)
+        runs.append(run)
+        pub, snt = run["lateness_to_publishing_s"], run["lateness_to_sent_s"]
+        if pub:
+            print(f"  run {i + 1}: lateness to publishing (committed): p50 {pub['p50'] * 1000:.0f} ms, "
+                  f"p99 {pub['p99'] * 1000:.0f} ms, max {pub['max'] * 1000:.0f} ms ({pub['n']:,} posts); "
+                  f"to sent: p50 {snt['p50'] * 1000:.0f} ms, p99 {snt['p99'] * 1000:.0f} ms", flush=True)
+        if run["not_started"]:
+            print(f"  run {i + 1}: {run['not_started']} due posts never reached publishing")
+
+    def med(key: str, q: str) -> float | None:
+        values = [r[key][q] for r in runs if r[key]]
+        return round(statistics.median(values), 4) if values else None
+
+    median = {"p99_publishing_s": med("lateness_to_publishing_s", "p99"),
+              "p50_publishing_s": med("lateness_to_publishing_s", "p50"),
+              "p99_sent_s": med("lateness_to_sent_s", "p99"), "p50_sent_s": med("lateness_to_sent_s", "p50")}
+    met = (median["p99_publishing_s"] is not None and median["p99_publishing_s"] <= GOAL_P99_S
+           and all(r["not_started"] == 0 for r in runs))
+    out: dict[str, Any] = {
+        "benchmark": "scheduler", "commit": commit(),
+        "what": "lateness from scheduledAt to the committed state change (post leaves scheduled = sent; its target "
+                "leaves pending = publishing), read back by an observer thread every poll_ms, with 100k scheduled "
+                "posts queued and a window falling due, real worker thread, SQLite",
+        "goal": {"p99_publishing_s": GOAL_P99_S, "met": met, "quoted": "median over runs of each run's p99"},
+        "config": {"posts": args.posts, "due": args.due, "window_s": args.window_s, "lead_s": args.lead_s,
+                   "rate_per_s": round(args.due / args.window_s, 1), "store": "sqlite (WAL)", "repeat": args.repeat,
+                   "poll_ms": args.poll_ms, "targets_per_post": 1, "network": "facebook (sandbox, no latency)"},
+        "machine": machine(), "median": median, "runs": runs,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
-    if pub:
-        print(f"  lateness to publishing: p50 {pub['p50'] * 1000:.0f} ms, p99 {pub['p99'] * 1000:.0f} ms, "
-              f"max {pub['max'] * 1000:.0f} ms ({pub['n']:,} posts)")
-        print(f"  lateness to sent_at:    p50 {snt['p50'] * 1000:.0f} ms, p99 {snt['p99'] * 1000:.0f} ms")
-    if missing:
-        print(f"  {missing} due posts never reached publishing")
+    print(f"  median of {len(runs)} runs: p99 to publishing {median['p99_publishing_s']} s, to sent "
+          f"{median['p99_sent_s']} s")
     print(f"goal p99 <= {GOAL_P99_S} s on SQLite: {'MET' if met else 'NOT MET'}")
     print(f"results: {Path(args.out).relative_to(ROOT) if Path(args.out).is_relative_to(ROOT) else args.out}")
     return 0

@@ -1,20 +1,24 @@
-"""The durable job queue: enqueue in the caller's transaction; claim due jobs with a lease.
+"""The durable job queue: enqueue in the caller's transaction; claim due jobs with a lease; record results.
 
-Claim: `FOR UPDATE SKIP LOCKED` on PostgreSQL (any number of workers on any number of machines);
-on SQLite inside `BEGIN IMMEDIATE` (one writer at a time). A running job whose lease has expired
-(its worker died) is claimable again.
+The claim is ONE atomic statement (backend/store/statements.py: `FOR UPDATE SKIP LOCKED` on PostgreSQL, an
+`UPDATE … RETURNING` under `BEGIN IMMEDIATE` on SQLite). A running job whose lease has expired (its worker
+died) is claimable again. Every result is fenced: a job is renewed, completed, retried or buried only by the
+claim that holds it (same `locked_by`, still `running`); the functions return False when the lease was lost.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from peewee import fn
+
 from backend import clock
 from backend.ids import new_id
-from backend.store import fast
-from backend.store.db import database, is_sqlite, tx
+from backend.store import statements
+from backend.store.db import database
 from backend.store.models import Job
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
@@ -30,15 +34,20 @@ def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetim
             lane: str | None = None) -> Job:
     """Insert a job row. Call it inside the transaction of the state change that needs it.
 
-    attempts: tries already made elsewhere (a target's first try made in its post's batch); last_error: why the
-    job exists; if_absent: a job with the same dedupe key already there is kept, nothing is inserted."""
+    attempts: tries already made elsewhere; last_error: why the job exists; if_absent: a job with the same
+    dedupe key already there is kept, nothing is inserted (the row as given is returned either way);
+    lane: the network the job calls (the worker bounds how many threads one lane may hold), None otherwise."""
     now = clock.now()
     values = dict(id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
                   attempts=attempts, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
-                  last_error=last_error, lane=lane, created_at=now, updated_at=now)
-    job = fast.insert_if_absent(Job, **values)[0] if if_absent else fast.insert(Job, **values)
+                  last_error=last_error, lane=lane, lease_until=None, locked_by=None, created_at=now,
+                  updated_at=now)
+    insert = Job.insert(**values)
+    if if_absent:
+        insert = insert.on_conflict_ignore()
+    insert.execute()
     database.after_commit(_wake)
-    return job
+    return Job(**values)
 
 
 def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any] | None = None) -> None:
@@ -60,105 +69,93 @@ def cancel(dedupe_key: str) -> int:
     return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute()
 
 
-def claim(worker_id: str, *, limit: int = 1, lease_s: float = 60.0, kinds: list[str] | None = None) -> list[Job]:
-    """Claim up to `limit` due jobs for `worker_id`, oldest due first, with a lease of `lease_s`.
-    The statements are built once per dialect (the claim runs for every batch of jobs)."""
-    now = clock.now()
-    lease_until = now + timedelta(seconds=lease_s)
-    n_kinds = len(kinds) if kinds else 0
-    sql = _claim_sql(n_kinds)
-    at = Job.run_at.db_value(now)
-    with tx():
-        ids = [r[0] for r in database.execute_sql(sql, ["queued", at, "running", at, *(kinds or []), limit])]
-        if not ids:
-            return []
-        fast.update(Job, ids, {"status": "running", "lease_until": lease_until, "locked_by": worker_id,
-                               "updated_at": now}, increment=("attempts",))
-        jobs = fast.select_in(Job, "id", ids)
-    jobs.sort(key=lambda j: (j.run_at, j.id))
-    return jobs
+def claim(worker_id: str, *, limit: int = 1, lease_s: float = 10.0, kinds: list[str] | None = None,
+          skip_lanes: Sequence[str] = (), only_unlaned: bool = False) -> list[Job]:
+    """Claim up to `limit` due jobs (or jobs whose lease expired) for `worker_id`, oldest due first, with a lease
+    of `lease_s`. One atomic statement: see statements.claim_jobs."""
+    return statements.claim_jobs(worker_id, now=clock.now(), lease_s=lease_s, limit=limit, skip_lanes=skip_lanes,
+                                 only_unlaned=only_unlaned, kinds=kinds)
 
 
-_CLAIM_SQL: dict[tuple[str, int], str] = {}
+def taken_over_from(job: Job) -> str | None:
+    """The previous holder of a job this claim took over from an expired lease, None for an ordinary claim."""
+    err = job.last_error or ""
+    return err[len(statements.TAKEN_OVER):] if err.startswith(statements.TAKEN_OVER) else None
 
 
-def _claim_sql(n_kinds: int) -> str:
-    db = database.obj
-    key = (type(db).__name__, n_kinds)
-    sql = _CLAIM_SQL.get(key)
-    if sql is None:
-        p = db.param
-        sql = (f'SELECT "id" FROM "job" WHERE (("status" = {p} AND "run_at" <= {p}) '
-               f'OR ("status" = {p} AND "lease_until" < {p}))')
-        if n_kinds:
-            sql += f' AND "kind" IN ({", ".join([p] * n_kinds)})'
-        sql += f' ORDER BY "run_at", "id" LIMIT {p}'
-        if not is_sqlite():
-            sql += " FOR UPDATE SKIP LOCKED"
-        _CLAIM_SQL[key] = sql
-    return sql
-
-
-def _mine(job: Job) -> dict[str, Any]:
-    """Fencing: a job is changed only by the worker that holds its lease (still running, still locked by it)."""
-    return {"locked_by": job.locked_by, "status": "running"}
+def _mine(job: Job) -> Any:
+    """Fencing: a job is changed only by the claim that holds its lease (still running, still locked by it)."""
+    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == "running")
 
 
 def renew(job: Job, lease_s: float) -> bool:
-    """Extend the lease of a job this worker still holds. False when it was lost (reclaimed elsewhere)."""
-    until = clock.now() + timedelta(seconds=lease_s)
-    ok = fast.update(Job, job.id, {"lease_until": until, "updated_at": clock.now()}, where=_mine(job)) == 1
+    """Extend the lease of a job this claim still holds. False when it was lost (reclaimed elsewhere)."""
+    now = clock.now()
+    until = now + timedelta(seconds=lease_s)
+    ok = Job.update(lease_until=until, updated_at=now).where(_mine(job)).execute() == 1
     if ok:
         job.lease_until = until
     return ok
 
 
+def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
+    """The heartbeat: extend, in one statement, the lease of every running job held by one of `locks` (the
+    `locked_by` of each claim a worker is running). Returns the ids of the jobs renewed: a running claim whose
+    job is not among them has lost its lease (or just finished)."""
+    locks = list(locks)
+    if not locks:
+        return set()
+    now = clock.now()
+    q = (Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
+         .where(Job.locked_by.in_(locks) & (Job.status == "running")).returning(Job.id))
+    return {row.id for row in q.execute()}
+
+
 def complete(job: Job) -> bool:
-    return fast.update(Job, job.id, {"status": "done", "lease_until": None, "updated_at": clock.now(),
-                                     "last_error": None}, where=_mine(job)) == 1
+    """Mark the job done (fenced). A handler that must complete its job in the same transaction as its outcome
+    calls this inside that transaction; once that commits, the worker sees `job.status == "done"` and does not
+    complete it again. False when this claim no longer holds the job."""
+    ok = Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None).where(
+        _mine(job)).execute() == 1
+    if ok:  # marked once it is committed: a rolled-back transaction leaves the job for the worker to record
+        database.after_commit(lambda: _mark(job, "done"))
+    return ok
 
 
-_current = threading.local()
-
-
-def set_current(job: Job | None) -> None:
-    """The job this thread runs (set by the worker around its handler), for `complete_current`."""
-    _current.job = job
-    _current.done = False
-
-
-def complete_current() -> None:
-    """Complete the running job inside the caller's transaction: the job's `done` commits with the state change
-    that finished it (one write transaction less per job), fenced like `complete`. The worker then skips its own
-    `complete`. A rollback of that transaction leaves the job running; only an exception causes one, and on an
-    exception the worker retries or buries the job (fenced) and never looks at this flag."""
-    job = getattr(_current, "job", None)
-    if job is not None and not _current.done:
-        _current.done = complete(job)
-
-
-def completed_current() -> bool:
-    return bool(getattr(_current, "done", False))
+def _mark(job: Job, status: str) -> None:
+    job.status = status
 
 
 def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = True) -> bool:
+    """Queue the job again in `delay_s` (fenced). count_attempt=False: this try does not count."""
+    now = clock.now()
     values: dict[Any, Any] = {
-        Job.status: "queued", Job.run_at: clock.now() + timedelta(seconds=delay_s), Job.lease_until: None,
-        Job.locked_by: None, Job.last_error: error, Job.updated_at: clock.now(),
+        Job.status: "queued", Job.run_at: now + timedelta(seconds=delay_s), Job.lease_until: None,
+        Job.locked_by: None, Job.last_error: error, Job.updated_at: now,
     }
     if not count_attempt:
         values[Job.attempts] = Job.attempts - 1
-    ok = Job.update(values).where((Job.id == job.id) & (Job.locked_by == job.locked_by)
-                                  & (Job.status == "running")).execute() == 1
-    if delay_s <= 0:
-        database.after_commit(_wake)
+    ok = Job.update(values).where(_mine(job)).execute() == 1
+    if ok:
+        job.status = "queued"
+        if delay_s <= 0:
+            database.after_commit(_wake)
     return ok
 
 
 def bury(job: Job, error: str) -> bool:
     """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
-    return fast.update(Job, job.id, {"status": "dead", "lease_until": None, "last_error": error,
-                                     "updated_at": clock.now()}, where=_mine(job)) == 1
+    ok = Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now()).where(
+        _mine(job)).execute() == 1
+    if ok:
+        job.status = "dead"
+    return ok
+
+
+def holder(job_id: str) -> tuple[str, str | None] | None:
+    """(status, locked_by) of a job as committed, None when it no longer exists."""
+    row = Job.select(Job.status, Job.locked_by).where(Job.id == job_id).first()
+    return None if row is None else (row.status, row.locked_by)
 
 
 def next_due_in(now: datetime | None = None) -> float | None:
@@ -172,7 +169,20 @@ def next_due_in(now: datetime | None = None) -> float | None:
     return max(0.0, (min(candidates) - now).total_seconds())
 
 
-def stats() -> dict[str, int]:
-    from peewee import fn
+def next_change_in(now: datetime | None = None) -> float | None:
+    """Seconds until the next job that is not claimable yet becomes claimable (a queued job falls due, a running
+    job's lease expires); None when there is none. Jobs claimable already are left out: the worker has tried them
+    (or runs its lanes at their cap), so this is when to look again."""
+    now = now or clock.now()
+    row = (Job.select(Job.run_at).where((Job.status == "queued") & (Job.run_at > now))
+           .order_by(Job.run_at).limit(1).first())
+    lease = (Job.select(Job.lease_until).where((Job.status == "running") & (Job.lease_until > now))
+             .order_by(Job.lease_until).limit(1).first())
+    candidates = [r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None]
+    if not candidates:
+        return None
+    return max(0.0, (min(candidates) - now).total_seconds())
 
+
+def stats() -> dict[str, int]:
     return {row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)}

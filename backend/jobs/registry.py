@@ -24,7 +24,6 @@ class Periodic:
 
 
 HANDLERS: dict[str, Callable[[Any, Any], None]] = {}
-BATCH_HANDLERS: dict[str, Callable[[list[Any], Any], dict[str, tuple[BaseException | None, bool]]]] = {}
 ON_DEAD: dict[str, Callable[[Any, str], None]] = {}
 PERIODIC: dict[str, Periodic] = {}
 
@@ -32,6 +31,9 @@ PERIODIC: dict[str, Periodic] = {}
 def job_handler(kind: str, on_dead: Callable[[Any, str], None] | None = None,
                 ) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
     """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it.
+
+    A handler that returns normally has succeeded: the worker marks its job done, unless the handler did so
+    itself with `queue.complete(job)` inside the transaction that recorded its outcome.
 
     `on_dead(job, error)` runs when a job of this kind is buried, so that whatever it was moving
     (a post target, a generation) reaches a final state instead of staying stuck.
@@ -41,19 +43,6 @@ def job_handler(kind: str, on_dead: Callable[[Any, str], None] | None = None,
         HANDLERS[kind] = fn
         if on_dead is not None:
             ON_DEAD[kind] = on_dead
-        return fn
-
-    return deco
-
-
-def batch_handler(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register `fn(jobs, ctx) -> {job_id: (exception or None, completed)}`, an optional way to run several
-    claimed jobs of `kind` together (used when the worker runs jobs one at a time). Each job's outcome is
-    handled as if its own handler had raised that exception or returned; `completed`: the batch already
-    marked the job done in its own transaction. The single-job handler stays the reference."""
-
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        BATCH_HANDLERS[kind] = fn
         return fn
 
     return deco

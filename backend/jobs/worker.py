@@ -1,44 +1,71 @@
-"""The worker: claims due jobs, runs their handlers, renews leases, retries with backoff, runs periodic jobs.
+"""The worker: a fixed pool of threads; each claims ONE job with one atomic statement, runs it, records it.
 
-Runs inside `socialpub serve`, alone as `socialpub worker`, or once as `socialpub tick` (cron).
+Runs inside `socialpub serve`, alone as `socialpub worker` (any number of them on PostgreSQL), or once as
+`socialpub tick` (cron). The same code path on SQLite and PostgreSQL.
+
+The pool (SOCIALPUB_WORKER_CONCURRENCY, default 256). Each thread loops: claim one due job
+(backend/store/statements.claim_jobs), run its handler, record the result — `done`, queued again with
+exponential backoff and jitter (backend/jobs/retry.py), or `dead` (then the kind's `on_dead` hook) — and claim
+the next. Publishing jobs spend nearly all their time waiting on a network (hundreds of ms a call, several
+calls a target), so threads are cheap and the pool is sized for waiting, not for cores: the jobs in flight must
+cover throughput x wait. A burst of 2,000 posts x 5 networks at 300 ms a call is ~18 calls a post, ~10,800
+thread-seconds of waiting; finishing it within ~45 s takes ~240 jobs in flight, hence 256 (tens of threads
+would take minutes). The worker's own cost is ~2 ms of CPU a job (claim, result, thread hand-offs; measured
+with 2,000 sleeping jobs), the same at 32 or 256 threads. Threads are started as the work needs them, up to
+the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds a connection (two while it calls
+a sandbox network, whose tables have their own): size `max_connections` for workers x concurrency (+ the
+API), or lower the setting — past it, claims and jobs fail with "too many clients" and are retried.
+Idle threads do not poll the database: they wait on a condition; one watcher thread wakes one of them when a
+job is enqueued in this process (queue.WAKE), when the next job falls due or a lease expires, and at least
+every SOCIALPUB_WORKER_POLL_S (jobs enqueued by other processes); a thread that claims a job wakes (or
+starts) the next. Claims of one process are taken one at a time (~0.4 ms each on SQLite), which keeps the
+lane counts below exact.
+
+Lanes (bulkhead). A job's `lane` is the network it calls (None: it calls none). One worker runs at most
+ceil(concurrency x SOCIALPUB_WORKER_LANE_SHARE) jobs of one lane at once (default 0.25: 64 of 256 threads):
+the claim skips lanes at their cap. So a network slowed to seconds per call can hold only a quarter of the
+threads, and the other networks keep three quarters — about what they use anyway while all five share the
+pool (each network's share of the work is ~1/5), so their lateness moves by ~10 %, not by the slow network's
+factor (2,000 jobs of 5 lanes at 300 ms a call, one lane at 5 s: the other lanes' p99 +0-9 % with the cap,
+x2.8 without). Jobs without a lane are never skipped by the cap, and laned jobs together leave them at least
+max(1, concurrency / 32) threads, so housekeeping and deliveries run even when every network is slow.
+
+Leases (SOCIALPUB_JOB_LEASE_S, default 10 s). A claim holds its job until `lease_until`; a heartbeat thread
+renews the lease of every job this worker runs every lease / 3 (one UPDATE for all, fenced by each claim's
+`locked_by`), so a job runs as long as it needs while its worker lives, and a dead worker's jobs are claimable
+again at most one lease after its last renewal (< 15 s). Taking over an expired lease is logged at INFO with
+the previous holder. Every result is fenced by the claim (queue._mine): a worker that lost a job's lease logs a
+WARNING with the job's id and kind and records nothing for it (its new holder does).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
+import math
 import os
 import socket
 import threading
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from backend import clock
 from backend.config import Settings
 from backend.jobs import queue
-from backend.jobs.registry import (
-    BATCH_HANDLERS,
-    HANDLERS,
-    ON_DEAD,
-    PERIODIC,
-    PermanentJobError,
-    RetryLater,
-    load_handlers,
-)
+from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
 from backend.jobs.retry import RetryStrategy
-from backend.store.db import database, init_database, is_sqlite
+from backend.store.db import database, init_database
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
 
-# Batch "busyness" (jobs' CPU time / the batch's wall time) at or above which the next batches run one job at a
-# time, and below which they go back to the threads (see Worker._observe).
-BUSY_SEQUENTIAL = 0.8
-BUSY_THREADS = 0.5
-GROUP_SIZE = 8  # jobs given to a batch handler at once
-WAIT_CHECK_S = 0.5  # jobs run one at a time for longer than this while mostly waiting: the rest go to the threads
+CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
+CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
 
 
 @dataclass
@@ -46,32 +73,40 @@ class JobContext:
     settings: Settings
     worker_id: str
     job: Job | None = None
-    lease_s: float = 60.0
+    lease_s: float = 10.0
     extra: dict = field(default_factory=dict)
 
     def now(self) -> datetime:
         return clock.now()
 
     def renew(self) -> bool:
+        """Renew this job's lease now (the heartbeat does it anyway; False when the lease was lost)."""
         return self.job is not None and queue.renew(self.job, self.lease_s)
 
 
 class Worker:
-    def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int = 4, batch: int = 32) -> None:
+    def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int | None = None) -> None:
         self.settings = settings
-        self.id = f"{name}:{socket.gethostname()}:{os.getpid()}:{id(self) & 0xFFFF:x}"
-        self.concurrency = max(1, concurrency)
-        self.batch = batch
+        self.id = f"{name}:{socket.gethostname()[:24]}:{os.getpid()}:{id(self) & 0xFFFF:x}"
+        self.concurrency = max(1, concurrency or settings.worker_concurrency)
+        self.lane_cap = max(1, math.ceil(self.concurrency * settings.worker_lane_share))
+        self.unlaned_reserve = max(1, self.concurrency // 32) if self.concurrency > 1 else 0
         self.lease_s = settings.job_lease_s
         self.strategy = RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._inflight: dict[str, Job] = {}
-        self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
         self.processed = 0
-        self._cpu_s = 0.0  # CPU time used by jobs (all threads), for _observe
-        self._threads_help = True
+        self._stop = threading.Event()
+        self._cv = threading.Condition()  # guards the claim and the books below; idle threads wait on it
+        self._running: dict[str, Job] = {}  # locked_by of each claim this worker runs -> its job
+        self._lanes: Counter[str] = Counter()
+        self._laned = 0
+        self._lost: set[str] = set()  # claims the heartbeat found lost (reported once, result not recorded)
+        self._recording: set[str] = set()  # claims whose handler returned: their fenced writes judge the lease
+        self._seq = itertools.count(1)
+        self._claim_error_at = -CLAIM_ERROR_LOG_S  # when a failed claim was last logged (time.monotonic())
+        self._fatal: BaseException | None = None  # a BaseException that ended a tick() thread, raised by tick()
+        self._thread: threading.Thread | None = None
+        self._pool: list[threading.Thread] = []  # run_forever's job threads
+        self._idle = 0  # of which waiting to be woken
         load_handlers()
 
     # ---- lifecycle ---------------------------------------------------------------------------------
@@ -82,6 +117,8 @@ class Worker:
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
         queue.WAKE.set()
+        with self._cv:
+            self._cv.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -92,157 +129,67 @@ class Worker:
 
     # ---- loops -------------------------------------------------------------------------------------
     def run_forever(self) -> None:
+        """The pool until stop(): up to `concurrency` job threads (started as work needs them: a quiet worker
+        holds a few), the watcher (this thread), the heartbeat."""
         init_database(self.settings)
         self.ensure_periodic()
-        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="socialpub-job")
-        heartbeat = threading.Thread(target=self._heartbeat, daemon=True, name="socialpub-lease")
-        heartbeat.start()
-        log.info("worker %s started (concurrency %d)", self.id, self.concurrency)
-        try:
-            while not self._stop.is_set():
-                try:
-                    ran = self.run_batch()
-                except Exception:  # never die silently: log and keep going
-                    log.exception("worker loop error")
-                    ran = 0
-                if ran:
-                    continue
-                wait = self.settings.worker_poll_s
-                try:
-                    due = queue.next_due_in()
-                    if due is not None:
-                        wait = min(wait, due)
-                except Exception:
-                    log.exception("could not read the next due time")
-                queue.WAKE.wait(max(0.0, wait))
-                queue.WAKE.clear()
-        finally:
-            self._pool.shutdown(wait=True)
-            if not database.is_closed():
-                database.close()
-            log.info("worker %s stopped", self.id)
-
-    def run_batch(self) -> int:
-        jobs = queue.claim(self.id, limit=self.batch, lease_s=self.lease_s)
-        if not jobs:
-            return 0
-        with self._lock:  # the heartbeat renews their leases from the claim on, not only once each starts
-            for job in jobs:
-                self._inflight[job.id] = job
-        started = time.perf_counter()
-        cpu_before = self._cpu_s
-        try:
-            if self._pool is None or self.concurrency == 1 or len(jobs) == 1 or not self._threads_help:
-                self._run_one_at_a_time(jobs)
-            else:
-                list(self._pool.map(self._execute_if_mine, jobs))
-        finally:
-            with self._lock:
-                for job in jobs:
-                    self._inflight.pop(job.id, None)
-        self._observe(len(jobs), self._cpu_s - cpu_before, time.perf_counter() - started)
-        return len(jobs)
-
-    def _still_mine(self, job: Job) -> bool:
-        """Before a claimed job starts: its lease must have time left (the heartbeat renews it; a stalled process
-        may have let it lapse, and another worker may have reclaimed it). With under half the lease left, a
-        fenced renew decides; a job lost that way is skipped (its new holder runs it)."""
-        until = job.lease_until
-        if until is not None and (until - clock.now()).total_seconds() > self.lease_s / 2:
-            return True
-        if queue.renew(job, self.lease_s):
-            return True
-        log.warning("job %s (%s) was reclaimed by another worker before it started here: skipped", job.id, job.kind)
-        with self._lock:
-            self._inflight.pop(job.id, None)
-        return False
-
-    def _run_one_at_a_time(self, jobs: list[Job]) -> None:
-        """Jobs in this thread; those of a kind with a batch handler (BATCH_HANDLERS) go to it together, at most
-        GROUP_SIZE at a time. If the jobs turn out to wait (e.g. live networks after sandbox ones), the rest of
-        the batch goes to the threads at once instead of waiting its turn here."""
-        started, cpu_before = time.perf_counter(), self._cpu_s
-        units: list[list[Job]] = []
-        groups: dict[str, list[Job]] = {}
-        # On PostgreSQL each job keeps its own transactions: a group's transaction would hold several posts'
-        # row locks at once, which other workers may take in another order (deadlocks). SQLite has one writer.
-        grouping = is_sqlite()
-        for job in jobs:
-            if grouping and job.kind in BATCH_HANDLERS and not (job.dedupe_key or "").startswith("periodic:"):
-                group = groups.setdefault(job.kind, [])
-                if not group:
-                    units.append(group)
-                group.append(job)
-                if len(group) >= GROUP_SIZE:
-                    del groups[job.kind]
-            else:
-                units.append([job])
-        for i, unit in enumerate(units):
-            unit = [job for job in unit if self._still_mine(job)]
-            if len(unit) == 1:
-                self.execute(unit[0])
-            elif unit:
-                self.execute_group(unit[0].kind, unit)
-            wall = time.perf_counter() - started
-            rest = [j for u in units[i + 1:] for j in u]
-            if rest and self._pool is not None and self.concurrency > 1 and wall > WAIT_CHECK_S \
-                    and (self._cpu_s - cpu_before) / wall < BUSY_THREADS:
-                self._threads_help = True
-                list(self._pool.map(self._execute_if_mine, rest))
-                return
-
-    def _execute_if_mine(self, job: Job) -> None:
-        if self._still_mine(job):
-            self.execute(job)
-
-    def execute_group(self, kind: str, jobs: list[Job]) -> None:
-        """Several jobs of one kind through its batch handler; each job's outcome handled as in `execute`."""
-        ctx = JobContext(self.settings, self.id, None, self.lease_s)
-        with self._lock:
-            for job in jobs:
-                self._inflight[job.id] = job
-        cpu = time.thread_time()
-        try:
+        log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
+                 self.concurrency, self.lane_cap, self.lease_s)
+        with self._heartbeat():
+            with self._cv:
+                self._start_pool_thread(busy=False)
             try:
-                results = BATCH_HANDLERS[kind](jobs, ctx)
-            except Exception as exc:  # the batch as a whole failed (e.g. its commit): every job handles it
-                log.exception("batch of %d %s jobs failed", len(jobs), kind)
-                results = {job.id: (exc, False) for job in jobs}
-            for job in jobs:
-                exc, completed = results.get(job.id, (None, False))
-                self._after(job, exc, completed)
-        finally:
-            used = time.thread_time() - cpu
-            with self._lock:
-                for job in jobs:
-                    self._inflight.pop(job.id, None)
-                self._cpu_s += used
-            self.processed += len(jobs)
+                self._watch()
+            finally:
+                with self._cv:
+                    self._cv.notify_all()
+                    threads = list(self._pool)
+                for t in threads:
+                    t.join()
+        if not database.is_closed():
+            database.close()
+        log.info("worker %s stopped", self.id)
 
-    def _observe(self, n_jobs: int, cpu_s: float, wall_s: float) -> None:
-        """Job threads exist to overlap waits on the networks. When the jobs keep the process busy on their own
-        (the CPU time they use is about the batch's wall time: in-process sandbox networks, no waits), more
-        threads add only contention (one GIL, one SQLite writer): such batches run one job at a time. Batches
-        whose jobs wait (live networks) use the threads. Judged on batches of several jobs, with hysteresis."""
-        if n_jobs < 4 or wall_s <= 0:
+    def _start_pool_thread(self, *, busy: bool) -> None:
+        """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""
+        if len(self._pool) >= self.concurrency:
             return
-        busy = cpu_s / wall_s
-        if self._threads_help and busy >= BUSY_SEQUENTIAL:
-            self._threads_help = False
-            log.debug("jobs keep the worker busy (%.2f): running them one at a time", busy)
-        elif not self._threads_help and busy < BUSY_THREADS:
-            self._threads_help = True
-            log.debug("jobs wait (busy %.2f): running them on %d threads", busy, self.concurrency)
+        t = threading.Thread(target=self._serve, args=(busy,), name=f"socialpub-job-{len(self._pool)}",
+                             daemon=True)
+        self._pool.append(t)
+        t.start()
+
+    def tick(self, *, deadline: float | None = None) -> int:
+        """One round: claim what is due now and run it to completion (on up to `concurrency` threads, started as
+        claims succeed), including jobs that fall due while it runs. Returns the jobs run. `deadline`
+        (time.monotonic()): claim nothing after it."""
+        init_database(self.settings)
+        before = self.processed
+        threads: list[threading.Thread] = []
+        with self._heartbeat():
+            self._spawn_round_thread(threads, deadline)
+            while True:
+                with self._cv:
+                    pending = [t for t in threads if t.is_alive()]
+                if not pending:
+                    break
+                for t in pending:
+                    t.join()
+        with self._cv:
+            fatal, self._fatal = self._fatal, None
+        if fatal is not None:
+            raise fatal  # e.g. KeyboardInterrupt in a job: its claim is left to expire, as if the process died
+        return self.processed - before
 
     def run_until_idle(self, max_seconds: float = 60.0, settle_s: float = 0.0) -> int:
         """Cron form: run everything due now; then keep going while jobs come due within `settle_s`
-        (confirmations being tracked), bounded by `max_seconds`. Returns jobs run."""
+        (confirmations being tracked, expired leases), bounded by `max_seconds`. Returns jobs run."""
         init_database(self.settings)
         self.ensure_periodic()
         deadline = time.monotonic() + max_seconds
         total = 0
-        while time.monotonic() < deadline:
-            ran = self.run_batch()
+        while time.monotonic() < deadline and not self._stop.is_set():
+            ran = self.tick(deadline=deadline)
             total += ran
             if ran:
                 continue
@@ -254,89 +201,246 @@ class Worker:
 
     def _only_periodic_due_soon(self, horizon_s: float) -> bool:
         limit = clock.now() + timedelta(seconds=horizon_s)
-        q = Job.select(Job.id).where((Job.status == "queued") & (Job.run_at <= limit)
-                                     & ~(Job.dedupe_key.startswith("periodic:"))).limit(1)
+        due = (Job.status == "queued") & (Job.run_at <= limit)
+        expired = (Job.status == "running") & (Job.lease_until <= limit)
+        not_periodic = Job.dedupe_key.is_null() | ~(Job.dedupe_key.startswith("periodic:"))
+        q = Job.select(Job.id).where((due | expired) & not_periodic).limit(1)
         return not q.exists()
 
-    def _heartbeat(self) -> None:
-        interval = max(0.5, self.lease_s / 3)
-        while not self._stop.wait(interval):
-            with self._lock:
-                jobs = list(self._inflight.values())
-            for job in jobs:
+    def _serve(self, busy: bool) -> None:
+        """One thread of the pool: claim, run, repeat. A thread that just ran a job claims the next at once; an
+        idle one waits on the condition until woken (by the watcher, or by a thread that found work), so idle
+        threads neither poll the database nor hold a connection. A thread that found work wakes an idle thread,
+        or starts one when none is idle (the pool grows to `concurrency` as the work needs)."""
+        try:
+            while not self._stop.is_set():
+                with self._cv:
+                    if not busy:
+                        self._idle += 1
+                        try:
+                            self._cv.wait()
+                        finally:
+                            self._idle -= 1
+                        if self._stop.is_set():
+                            break
+                    job = self._claim_or_pause()
+                    if job is not None:
+                        if self._idle:
+                            self._cv.notify()  # there was work: another idle thread looks as well
+                        else:
+                            self._start_pool_thread(busy=True)
+                if job is None:
+                    if busy:
+                        _close_connection()  # going idle (PostgreSQL: one connection a thread)
+                    busy = False
+                    continue
+                busy = True
+                self._run(job)
+        finally:
+            _close_connection()
+
+    def _spawn_round_thread(self, threads: list[threading.Thread], deadline: float | None) -> None:
+        t = threading.Thread(target=self._round, args=(threads, deadline), name="socialpub-tick", daemon=True)
+        threads.append(t)
+        t.start()
+
+    def _round(self, threads: list[threading.Thread], deadline: float | None) -> None:
+        """A thread of tick(): claim and run until nothing is claimable; each claim starts another thread while
+        the round has fewer than `concurrency` running."""
+        try:
+            while not self._stop.is_set() and (deadline is None or time.monotonic() < deadline):
+                with self._cv:
+                    if self._fatal is not None:
+                        return
+                    job = self._claim_or_pause()
+                    if job is None:
+                        return
+                    if sum(t.is_alive() for t in threads) < self.concurrency:
+                        self._spawn_round_thread(threads, deadline)
+                self._run(job)
+        except BaseException as exc:  # not an error of a job (those are recorded): the round ends, tick raises it
+            with self._cv:
+                self._fatal = self._fatal or exc
+        finally:
+            _close_connection()
+
+    def _watch(self) -> None:
+        """Wake one idle thread when a job is enqueued in this process, when the next job falls due or a lease
+        expires, and at least every worker_poll_s (jobs enqueued by other processes)."""
+        poll = self.settings.worker_poll_s
+        while not self._stop.is_set():
+            with self._cv:
+                self._cv.notify()
+            try:
+                # jobs claimable now are left out: an idle thread was woken for them already (or their lane is at
+                # its cap, and the thread that frees the lane claims next), so the watcher never spins on them
+                change = queue.next_change_in()
+            except Exception:
+                log.exception("could not read the next due time")
+                change = None
+            queue.WAKE.wait(poll if change is None else min(poll, change))
+            queue.WAKE.clear()
+
+    # ---- the claim -----------------------------------------------------------------------------------
+    def _claim_or_pause(self) -> Job | None:
+        """Claim one job (caller holds self._cv); on a database error log it, pause, and report nothing."""
+        try:
+            return self._claim()
+        except Exception as exc:
+            now = time.monotonic()
+            if now - self._claim_error_at >= CLAIM_ERROR_LOG_S:  # with its traceback; then once a minute at most
+                self._claim_error_at = now
+                log.exception("claiming a job failed (retrying; the same error is logged at most once a minute)")
+            else:
+                log.debug("claiming a job failed again: %s", exc)
+            self._cv.wait(CLAIM_ERROR_PAUSE_S)
+            return None
+
+    def _claim(self) -> Job | None:
+        full = sorted(lane for lane, n in self._lanes.items() if n >= self.lane_cap)
+        only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
+        lock = f"{self.id}#{next(self._seq)}"
+        jobs = queue.claim(lock, limit=1, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned)
+        if not jobs:
+            return None
+        job = jobs[0]
+        self._running[lock] = job
+        if job.lane is not None:
+            self._lanes[job.lane] += 1
+            self._laned += 1
+        previous = queue.taken_over_from(job)
+        if previous is not None:
+            log.info("job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)", job.id,
+                     job.kind, previous, job.attempts, job.max_attempts)
+        return job
+
+    def _release(self, job: Job) -> None:
+        with self._cv:
+            if self._running.pop(job.locked_by, None) is not None and job.lane is not None:
+                self._lanes[job.lane] -= 1
+                if self._lanes[job.lane] <= 0:
+                    del self._lanes[job.lane]
+                self._laned -= 1
+            self._lost.discard(job.locked_by)
+            self._recording.discard(job.locked_by)
+            self.processed += 1
+
+    # ---- leases ------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _heartbeat(self) -> Iterator[None]:
+        done = threading.Event()
+        t = threading.Thread(target=self._beat, args=(done,), name="socialpub-lease", daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            done.set()
+            t.join()
+
+    def _beat(self, done: threading.Event) -> None:
+        """Every lease / 3: renew the lease of every job this worker runs, in one UPDATE fenced by each claim's
+        `locked_by`; a running claim not renewed has lost its job (reported, its result not recorded)."""
+        try:
+            while not done.wait(self.lease_s / 3):
+                with self._cv:
+                    running = dict(self._running)
+                if not running:
+                    continue
                 try:
-                    if not queue.renew(job, self.lease_s):
-                        with self._lock:
-                            still_running = job.id in self._inflight  # not just finished meanwhile
-                        # the handler's own last transaction may have completed it a moment ago: only another
-                        # worker holding it now means the lease was lost
-                        row = Job.select(Job.status, Job.locked_by).where(Job.id == job.id).first()
-                        if still_running and row is not None and row.status == "running" \
-                                and row.locked_by != job.locked_by:
-                            log.warning("lost the lease on job %s (%s) to %s", job.id, job.kind, row.locked_by)
+                    renewed = queue.renew_all(running, self.lease_s)
                 except Exception:
-                    log.exception("lease renewal failed")
+                    log.exception("renewing the leases of %d running jobs failed", len(running))
+                    continue
+                for lock, job in running.items():
+                    if job.id not in renewed:
+                        self._check_lost(lock, job)
+        finally:
+            _close_connection()
+
+    def _check_lost(self, lock: str, job: Job) -> None:
+        with self._cv:
+            if lock not in self._running or lock in self._lost or lock in self._recording:
+                return  # finished meanwhile, reported already, or being recorded (fenced: judged there)
+        try:
+            now = queue.holder(job.id)
+        except Exception:
+            log.exception("could not read job %s", job.id)
+            return
+        if now is not None and now[1] == lock:
+            return  # its handler completed it (its own transaction), or it is being recorded right now
+        with self._cv:
+            if lock not in self._running or lock in self._recording:
+                return
+            self._lost.add(lock)
+        log.warning("lost the lease on job %s (%s): %s; its result will not be recorded by this worker",
+                    job.id, job.kind, "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}")
+
+    def _lease_lost(self, job: Job, result: str) -> None:
+        """A fenced write of `result` changed nothing: unless this claim itself finished the job (its handler
+        completed it in its own transaction), the lease was lost — say so once."""
+        now = queue.holder(job.id)
+        if now is not None and now[1] == job.locked_by and now[0] == "done":
+            return
+        with self._cv:
+            reported = job.locked_by in self._lost
+        if not reported:
+            log.warning("lost the lease on job %s (%s): %s; its result (%s) is not recorded", job.id, job.kind,
+                        "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}", result)
 
     # ---- one job -----------------------------------------------------------------------------------
-    def execute(self, job: Job) -> None:
-        ctx = JobContext(self.settings, self.id, job, self.lease_s)
-        with self._lock:
-            self._inflight[job.id] = job
-        cpu = time.thread_time()
+    def _run(self, job: Job) -> None:
         try:
-            self._execute(job, ctx)
+            self._execute(job, JobContext(self.settings, self.id, job, self.lease_s))
+        except Exception:  # recording the result failed: the lease expires and the job is taken over
+            log.exception("job %s (%s): recording its result failed", job.id, job.kind)
         finally:
-            used = time.thread_time() - cpu
-            with self._lock:
-                self._inflight.pop(job.id, None)
-                self._cpu_s += used
-            self.processed += 1
+            self._release(job)
+
+    def _lost_already(self, job: Job) -> bool:
+        """The handler is over: from here on its fenced writes judge the lease. True when the heartbeat found the
+        lease lost while it ran (reported then): nothing is recorded."""
+        with self._cv:
+            self._recording.add(job.locked_by)
+            return job.locked_by in self._lost
 
     def _execute(self, job: Job, ctx: JobContext) -> None:
         periodic = PERIODIC.get(job.kind) if (job.dedupe_key or "").startswith("periodic:") else None
         handler = HANDLERS.get(job.kind)
         if periodic is None and handler is None:
-            queue.bury(job, f"no handler for job kind {job.kind!r} in this version")
-            log.error("job %s: no handler for kind %s", job.id, job.kind)
+            if queue.bury(job, f"no handler for job kind {job.kind!r} in this version"):
+                log.error("job %s: no handler for kind %s", job.id, job.kind)
             return
-        completed = False
         try:
             if periodic is not None:
                 periodic.fn(ctx)
             else:
-                queue.set_current(job)
-                try:
-                    handler(job, ctx)  # type: ignore[misc]
-                finally:
-                    completed = queue.completed_current()
-                    queue.set_current(None)
+                handler(job, ctx)  # type: ignore[misc]
         except Exception as exc:
+            if self._lost_already(job):
+                return
             if periodic is not None and not isinstance(exc, RetryLater | PermanentJobError):
                 err = f"{type(exc).__name__}: {exc}"
                 log.error("job %s (%s) failed: %s\n%s", job.id, job.kind, err, traceback.format_exc(limit=5))
                 self._reschedule_periodic(job, periodic.every_s, err)
                 return
-            self._after(job, exc, completed)
+            self._failed(job, exc)
+            return
+        if self._lost_already(job):
             return
         if periodic is not None:
             self._reschedule_periodic(job, periodic.every_s, None)
-        else:
-            self._after(job, None, completed)
+        elif job.status != "done" and not queue.complete(job):  # done already: its handler completed it
+            self._lease_lost(job, "done")
 
-    def _after(self, job: Job, exc: BaseException | None, completed: bool) -> None:
-        """What a job's handler did, recorded: done (unless its own transaction did it), retried or buried."""
-        with self._lock:  # no lease to renew from here on (the heartbeat would see it lost once recorded)
-            self._inflight.pop(job.id, None)
-        if exc is None:
-            if not completed:  # the handler's final transaction may have completed it already
-                queue.complete(job)
-            return
+    def _failed(self, job: Job, exc: BaseException) -> None:
+        """A handler raised: retry with backoff, or bury (then its kind's on_dead hook)."""
         if isinstance(exc, RetryLater):
             if exc.count_attempt and job.attempts >= job.max_attempts:
                 self._bury(job, f"gave up after {job.attempts} attempts: {exc}")
                 return
             delay = exc.delay_s if exc.delay_s is not None else self.strategy.delay_for(job.attempts)
-            queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
+            if not queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt):
+                self._lease_lost(job, "retry")
             return
         if isinstance(exc, PermanentJobError):
             self._bury(job, str(exc))
@@ -347,18 +451,31 @@ class Worker:
                   "".join(traceback.format_exception(exc, limit=5)))
         decision = self.strategy.decide(job.attempts)
         if decision.retry and job.attempts < job.max_attempts:
-            queue.retry(job, decision.delay_s, err)
+            log.info("job %s (%s) will be retried in %.1f s (attempt %d of %d failed)", job.id, job.kind,
+                     decision.delay_s, job.attempts, job.max_attempts)
+            if not queue.retry(job, decision.delay_s, err):
+                self._lease_lost(job, "retry")
         else:
             self._bury(job, f"gave up after {job.attempts} attempts: {err}")
 
     def _bury(self, job: Job, error: str) -> None:
-        if queue.bury(job, error):
-            hook = ON_DEAD.get(job.kind)
-            if hook is not None:
-                try:
-                    hook(job, error)
-                except Exception:
-                    log.exception("on_dead hook of %s failed for job %s", job.kind, job.id)
+        if not queue.bury(job, error):
+            self._lease_lost(job, "dead")
+            return
+        hook = ON_DEAD.get(job.kind)
+        if hook is not None:
+            try:
+                hook(job, error)
+            except Exception:
+                log.exception("on_dead hook of %s failed for job %s", job.kind, job.id)
 
     def _reschedule_periodic(self, job: Job, every_s: float, error: str | None) -> None:
-        queue.retry(job, every_s, error, count_attempt=False)
+        if not queue.retry(job, every_s, error, count_attempt=False):
+            self._lease_lost(job, "rescheduled")
+
+
+def _close_connection() -> None:
+    """A pool thread ends: close its database connection (peewee keeps one per thread)."""
+    with contextlib.suppress(Exception):
+        if not database.is_closed():
+            database.close()

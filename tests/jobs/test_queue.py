@@ -1,4 +1,4 @@
-"""The durable job queue: enqueue, claim with a lease, reclaim expired leases, retry math, dead jobs."""
+"""The durable job queue: enqueue, claim with a lease, reclaim expired leases, retry math, dead jobs, periodic jobs."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ def test_expired_lease_is_reclaimed_and_fenced(settings):
     with time_machine.travel(clock.now() + timedelta(seconds=31), tick=False):
         (again,) = queue.claim("w2", lease_s=30)
         assert again.id == job.id and again.attempts == 2 and again.locked_by == "w2"
+        assert queue.taken_over_from(again) == "w1"
+        assert queue.renew(job, 30) is False and queue.retry(job, 0, "x") is False and queue.bury(job, "x") is False
         assert queue.complete(job) is False  # the first worker lost its lease: its completion is refused
         assert queue.complete(again) is True
 
@@ -101,6 +103,46 @@ def test_worker_handles_retry_later_and_permanent(settings):
         HANDLERS.pop("t.perm")
 
 
+def test_buried_job_runs_its_kinds_on_dead_hook(settings):
+    from backend.jobs.registry import ON_DEAD
+
+    seen = []
+
+    def fail(job, ctx):  # type: ignore[no-untyped-def]
+        raise PermanentJobError("the network said no")
+
+    HANDLERS["t.doomed"] = fail
+    ON_DEAD["t.doomed"] = lambda job, error: seen.append((job.id, error))
+    try:
+        with tx():
+            job = queue.enqueue("t.doomed")
+        Worker(settings, concurrency=1).run_until_idle(max_seconds=5)
+        assert seen == [(job.id, "the network said no")]
+        assert Job.get_by_id(job.id).status == "dead"
+    finally:
+        HANDLERS.pop("t.doomed")
+        ON_DEAD.pop("t.doomed")
+
+
+def test_retry_waits_the_backoff(settings):
+    """A failed attempt is queued again after the strategy's delay (not at once), with its error kept."""
+    def boom(job, ctx):  # type: ignore[no-untyped-def]
+        raise RuntimeError("network down")
+
+    HANDLERS["t.boom"] = boom
+    try:
+        with tx():
+            job = queue.enqueue("t.boom", max_attempts=5)
+        settings.retry_base_s = 60
+        before = clock.now()
+        Worker(settings, concurrency=1).run_until_idle(max_seconds=5)
+        row = Job.get_by_id(job.id)
+        assert row.status == "queued" and row.attempts == 1 and "network down" in row.last_error
+        assert before + timedelta(seconds=29) <= row.run_at <= clock.now() + timedelta(seconds=61)
+    finally:
+        HANDLERS.pop("t.boom")
+
+
 def test_unknown_kind_is_buried_not_lost(settings):
     with tx():
         job = queue.enqueue("t.unknown-kind")
@@ -116,66 +158,14 @@ def test_periodic_jobs_are_rescheduled(settings):
     assert row.status == "queued" and row.run_at > clock.now() + timedelta(seconds=200)
 
 
-def _enqueue_many(kind: str, n: int) -> None:
+def test_next_change_in_ignores_what_is_claimable_already(settings):
+    """The worker's watcher sleeps until the next job that is not claimable yet becomes so: a due job (someone was
+    woken for it) does not make it spin; the next future run_at or lease expiry does count."""
+    now = clock.now()
     with tx():
-        for i in range(n):
-            queue.enqueue(kind, {"i": i})
-
-
-def test_jobs_that_wait_run_on_the_threads(settings):
-    """Jobs that wait (live networks) overlap on the worker's threads: 8 jobs of 0.2 s on 4 threads take
-    about 2 x 0.2 s, not 8 x 0.2 s, and the worker keeps using the threads."""
-    import time
-
-    HANDLERS["t.wait"] = lambda job, ctx: time.sleep(0.2)
-    try:
-        _enqueue_many("t.wait", 8)
-        w = Worker(settings, concurrency=4)
-        from concurrent.futures import ThreadPoolExecutor
-
-        w._pool = ThreadPoolExecutor(4)
-        started = time.perf_counter()
-        assert w.run_batch() == 8
-        assert time.perf_counter() - started < 1.0
-        assert w._threads_help
-        w._pool.shutdown()
-    finally:
-        HANDLERS.pop("t.wait")
-
-
-def test_jobs_that_keep_the_cpu_busy_run_one_at_a_time(settings):
-    """Jobs that never wait (in-process sandbox networks) gain nothing from threads but contention: a batch whose
-    jobs used about its wall time in CPU switches the worker to one job at a time; a batch that mostly waited
-    switches it back (with hysteresis in between). The decision itself, on given measurements (a loaded test
-    machine would blur real ones)."""
-    w = Worker(settings, concurrency=4)
-    assert w._threads_help
-    w._observe(8, cpu_s=0.95, wall_s=1.0)
-    assert not w._threads_help
-    w._observe(8, cpu_s=0.6, wall_s=1.0)  # in between: no change
-    assert not w._threads_help
-    w._observe(2, cpu_s=0.0, wall_s=1.0)  # too few jobs to judge
-    assert not w._threads_help
-    w._observe(8, cpu_s=0.1, wall_s=1.0)
-    assert w._threads_help
-
-
-def test_jobs_found_waiting_while_run_one_at_a_time_move_to_the_threads(settings):
-    """Run one at a time (the previous jobs kept the CPU busy), jobs that turn out to wait do not queue behind
-    each other: past WAIT_CHECK_S the rest of the batch goes to the threads."""
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
-    HANDLERS["t.wait"] = lambda job, ctx: time.sleep(0.2)
-    try:
-        _enqueue_many("t.wait", 12)
-        w = Worker(settings, concurrency=4)
-        w._pool = ThreadPoolExecutor(4)
-        w._threads_help = False
-        started = time.perf_counter()
-        assert w.run_batch() == 12
-        assert time.perf_counter() - started < 12 * 0.2 - 0.6  # 0.6 s at least, then 4 at a time
-        assert w._threads_help
-        w._pool.shutdown()
-    finally:
-        HANDLERS.pop("t.wait")
+        queue.enqueue("t.noop", run_at=now - timedelta(seconds=1))
+        queue.enqueue("t.noop", run_at=now + timedelta(seconds=30))
+    assert queue.next_due_in() == 0
+    assert 25 < queue.next_change_in() <= 30
+    queue.claim("w1#1", lease_s=5)  # the due one: its lease expires in 5 s
+    assert 0 < queue.next_change_in() <= 5

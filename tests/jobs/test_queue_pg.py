@@ -46,7 +46,7 @@ def test_two_workers_share_2000_jobs_without_double_claim(postgres_only):
                  "updated_at": queue.clock.now()}
                 for i in range(N_JOBS)
             ]).execute()
-        workers = [Worker(settings, name=f"w{i}", concurrency=2, batch=16) for i in range(2)]
+        workers = [Worker(settings, name=f"w{i}", concurrency=4) for i in range(2)]
         errors: list[BaseException] = []
 
         def run(w: Worker) -> None:

@@ -1,0 +1,338 @@
+"""A burst of due posts through a real `socialpub worker` process, with realistic network latency (issue 12).
+
+2,000 posts x 5 sandbox networks (a small H.264 video, so every network runs its full path) all fall due at the
+same instant. Every emulated network call takes 300 ms (SOCIALPUB_SANDBOX_DELAY_S=0.3), TikTok and Instagram
+processing 2 s (SOCIALPUB_SANDBOX_PROCESSING_S=2). The worker is ONE `socialpub worker` subprocess with the
+default settings (pool size, lane share, lease), except the sandbox's daily caps, turned off
+(SOCIALPUB_SANDBOX_LIMITS=false: 2,000 posts a day is over every network's cap). Setup is bulk
+(bench/support/engine.py): the posts are queued an hour ahead, then moved to the due instant in one transaction.
+
+Lateness of a target = the moment this process first reads its final state (succeeded / failed /
+inbox_delivered) back from the database — so after the worker's commit, whatever lock waits it took — minus
+`scheduledAt`. The database is read every --poll-s (default 0.25 s: the figures' resolution). CPU per target =
+the worker process's user + system time (from /proc) / targets.
+
+Runs:
+  1. SQLite, one worker process.
+  2. SQLite, one worker, youtube slowed to 5 s a call (SOCIALPUB_SANDBOX_NETWORK_DELAY_S='{"youtube": 5}'):
+     the other four networks' p99 compared with run 1.
+  3. PostgreSQL (with --postgres URL, or --pg-local to start a throwaway server), one then two worker processes.
+     A busy worker thread holds up to two connections (the store's, the sandbox's): the pool is sized so that two
+     workers fit in the server's max_connections (recorded as `concurrency`), the same for one and two.
+
+Goals: p99 <= 60 s and every target final (run 1); the other four networks' p99 in run 2 within 20 % of run 1;
+PostgreSQL two workers >= 1.6 x faster than one (time from the due instant to the last final target).
+
+    .venv/bin/python bench/burst.py                       # runs 1 and 2 (a few minutes)
+    .venv/bin/python bench/burst.py --posts 100 --runs 1  # smoke
+    .venv/bin/python bench/burst.py --pg-local --repeat 3
+
+Results: bench/results/burst.json (the commit, every run's figures, the medians over --repeat, goals met or not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.support.engine import (  # noqa: E402
+    PLATFORMS,
+    ROOT,
+    TERMINAL_TARGET,
+    bench_settings,
+    machine,
+    prepare_workspace,
+    queue_posts,
+    summary,
+)
+
+RESULTS = ROOT / "bench" / "results" / "burst.json"
+GOAL_P99_S = 60.0
+GOAL_SLOW_LANE_RATIO = 1.2
+GOAL_PG_SPEEDUP = 1.6
+LEAD_S = 3.0  # the due instant, after the posts are moved to it
+
+
+def commit() -> str:
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return sha + ("+dirty" if dirty else "")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process (Linux /proc), its threads included."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subprocess.Popen:
+    """`socialpub worker` as a real process (the console script's entry point, run from this checkout). The pool
+    size is passed explicitly (the settings' default unless told otherwise): the CLI's own --concurrency
+    default must not override SOCIALPUB_WORKER_CONCURRENCY."""
+    cmd = [sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "worker",
+           "--concurrency", str(concurrency)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_path.open("wb"), cwd=ROOT)
+
+
+def stop_worker(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
+def run_once(label: str, *, posts: int, workers: int, database_url: str | None, network_delay: dict[str, float],
+             delay_s: float, processing_s: float, poll_s: float, timeout_s: float,
+             concurrency: int | None) -> dict[str, Any]:
+    from backend.config import Settings, get_settings
+    from backend.services import posts as posts_service
+    from backend.store.db import database, tx
+    from backend.store.models import Job, Post, PostTarget
+
+    with tempfile.TemporaryDirectory(prefix="socialpub-burst-") as tmp:
+        data_dir = Path(tmp) / "data"
+        # code that reads the process's settings (e.g. the sandbox registering its accounts) sees this run's store
+        os.environ["SOCIALPUB_DATA_DIR"] = str(data_dir)
+        os.environ.pop("SOCIALPUB_DATABASE_URL", None)
+        if database_url:
+            os.environ["SOCIALPUB_DATABASE_URL"] = database_url
+        get_settings.cache_clear()
+        settings = bench_settings(data_dir, database_url, sandbox_delay_s=0.0)
+        ws = prepare_workspace(settings, with_video=True)
+        far = datetime.now(UTC) + timedelta(hours=1)
+        ids = queue_posts(settings, ws, [far] * posts, platforms=list(PLATFORMS))
+        n_targets = PostTarget.select().count()
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
+        env.update({
+            "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(data_dir), "SOCIALPUB_BASE_URL": settings.base_url,
+            "SOCIALPUB_SANDBOX_DELAY_S": str(delay_s), "SOCIALPUB_SANDBOX_PROCESSING_S": str(processing_s),
+            "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay), "SOCIALPUB_SANDBOX_LIMITS": "false",
+            "SOCIALPUB_LOG_LEVEL": "INFO",
+        })
+        if database_url:
+            env["SOCIALPUB_DATABASE_URL"] = database_url
+        logs = [Path(tmp) / f"worker{i}.log" for i in range(workers)]
+        concurrency = concurrency or Settings().worker_concurrency
+        procs = [start_worker(env, logs[i], concurrency) for i in range(workers)]
+        time.sleep(1.0)  # the workers import, bind the store and go idle
+        if any(p.poll() is not None for p in procs):
+            raise SystemExit(f"a worker exited at start: {logs[0].read_text()[-2000:]}")
+
+        due = datetime.now(UTC) + timedelta(seconds=LEAD_S)
+        with tx():  # all due at the same instant
+            Post.update(scheduled_at=due).where(Post.id.in_(ids)).execute()
+            Job.update(run_at=due).where(Job.kind == posts_service.PUBLISH_JOB).execute()
+        cpu0 = [cpu_seconds(p.pid) for p in procs]
+
+        seen: dict[str, float] = {}
+        platform_of: dict[str, str] = {}
+        deadline = time.monotonic() + LEAD_S + timeout_s
+        while time.monotonic() < deadline:
+            time.sleep(poll_s)
+            now = time.time()
+            rows = (PostTarget.select(PostTarget.id, PostTarget.platform)
+                    .where(PostTarget.status.in_(TERMINAL_TARGET)).tuples())
+            for tid, platform in rows:
+                if tid not in seen:
+                    seen[tid] = now
+                    platform_of[tid] = platform
+            if len(seen) >= n_targets:
+                break
+            if any(p.poll() is not None for p in procs):
+                break
+        cpu = sum(cpu_seconds(p.pid) - c for p, c in zip(procs, cpu0, strict=True) if p.poll() is None)
+        for p in procs:
+            stop_worker(p)
+
+        statuses: dict[str, int] = {}
+        for (status,) in PostTarget.select(PostTarget.status).tuples():
+            statuses[status] = statuses.get(status, 0) + 1
+        lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
+        warnings = sum(" WARNING " in line for line in lines)
+        errors = sum(" ERROR " in line for line in lines)
+        sample = ([line[:400] for line in lines if " ERROR " in line][:5]
+                  + [line[:400] for line in lines if " WARNING " in line and " sent " not in line][:5])
+        if not database.is_closed():
+            database.close()
+
+    t0 = due.timestamp()
+    lateness = [t - t0 for t in seen.values()]
+    by_network = {net: summary([seen[t] - t0 for t in seen if platform_of[t] == net]) for net in PLATFORMS}
+    overall = summary(lateness)
+    return {
+        "label": label, "posts": posts, "targets": n_targets, "workers": workers,
+        "store": "postgresql" if database_url else "sqlite",
+        "concurrency": concurrency, "lane_share": Settings().worker_lane_share,
+        "network_delay_s": {**{n: delay_s for n in PLATFORMS}, **network_delay}, "processing_s": processing_s,
+        "final": len(seen), "all_final": len(seen) == n_targets, "statuses": statuses,
+        "makespan_s": round(max(lateness), 2) if lateness else None,
+        "lateness_s": {k: round(v, 3) for k, v in overall.items()},
+        "lateness_by_network_s": {n: {k: round(v, 3) for k, v in s.items()} for n, s in by_network.items()},
+        "cpu_s": round(cpu, 2), "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
+        "worker_log": {"warnings": warnings, "errors": errors, "first": sample},
+    }
+
+
+def pg_max_connections(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql://", "postgresql://", 1)) as conn:
+        return int(conn.execute("SHOW max_connections").fetchone()[0])
+
+
+def fresh_pg_database(url: str, name: str) -> str:
+    """A new empty database on the server of `url` (each run starts from an empty store)."""
+    from urllib.parse import urlparse, urlunparse
+
+    import psycopg
+
+    u = urlparse(url)
+    admin = urlunparse(u._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunparse(u._replace(path=f"/{name}"))
+
+
+def show(run: dict[str, Any]) -> None:
+    lat = run["lateness_s"]
+    print(f"  {run['label']}: {run['final']:,}/{run['targets']:,} final; lateness p50 {lat.get('p50', 0):.1f} s, "
+          f"p99 {lat.get('p99', 0):.1f} s, max {lat.get('max', 0):.1f} s; CPU {run['cpu_ms_per_target']:.1f} ms a "
+          f"target; {run['statuses']}", flush=True)
+
+
+def median_of(runs: list[dict[str, Any]], path: list[str]) -> float | None:
+    values = []
+    for r in runs:
+        v: Any = r
+        for k in path:
+            v = v.get(k) if isinstance(v, dict) else None
+        if isinstance(v, int | float):
+            values.append(float(v))
+    return round(statistics.median(values), 3) if values else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--posts", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each kind (the medians are quoted)")
+    ap.add_argument("--runs", default="1,2,3", help="which runs: 1 (SQLite), 2 (slow youtube), 3 (PostgreSQL)")
+    ap.add_argument("--delay-s", type=float, default=0.3, help="every emulated network call (default 0.3)")
+    ap.add_argument("--processing-s", type=float, default=2.0, help="TikTok / Instagram processing (default 2)")
+    ap.add_argument("--slow-s", type=float, default=5.0, help="youtube's latency in run 2 (default 5)")
+    ap.add_argument("--poll-s", type=float, default=0.25, help="how often final states are read back")
+    ap.add_argument("--timeout-s", type=float, default=900.0, help="give up on a run after this long")
+    ap.add_argument("--postgres", default=os.environ.get("SOCIALPUB_DATABASE_URL"),
+                    help="PostgreSQL URL for run 3 (a database is created next to it per run)")
+    ap.add_argument("--pg-local", action="store_true", help="run 3 on a throwaway local server")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+    wanted = {int(x) for x in args.runs.split(",") if x.strip()}
+    common = dict(posts=args.posts, delay_s=args.delay_s, processing_s=args.processing_s, poll_s=args.poll_s,
+                  timeout_s=args.timeout_s)
+    print(f"burst: {args.posts:,} posts x {len(PLATFORMS)} networks, {args.delay_s:g} s a call, processing "
+          f"{args.processing_s:g} s; commit {commit()}", flush=True)
+    runs: list[dict[str, Any]] = []
+    for i in range(args.repeat):
+        if 1 in wanted:
+            runs.append(run_once(f"sqlite-1-worker#{i + 1}", workers=1, database_url=None, network_delay={},
+                                 concurrency=None, **common))
+            show(runs[-1])
+        if 2 in wanted:
+            runs.append(run_once(f"sqlite-1-worker-slow-youtube#{i + 1}", workers=1, database_url=None,
+                                 network_delay={"youtube": args.slow_s}, concurrency=None, **common))
+            show(runs[-1])
+    server = None
+    if 3 in wanted and (args.postgres or args.pg_local):
+        url = args.postgres
+        if url is None:
+            from tests.support import pgserver
+
+            server = pgserver.start()
+            url = server.url
+        try:
+            from backend.config import Settings
+
+            # a busy worker thread holds up to two connections (the product's store and the sandbox's tables):
+            # two workers must fit in max_connections (20 kept for the rest); same pool size for one and two
+            fit = min(Settings().worker_concurrency, (pg_max_connections(url) - 20) // 4)
+            for i in range(args.repeat):
+                for n in (1, 2):
+                    db_url = fresh_pg_database(url, f"socialpub_burst_{n}_{i}")
+                    runs.append(run_once(f"postgresql-{n}-workers#{i + 1}", workers=n, database_url=db_url,
+                                         network_delay={}, concurrency=fit, **common))
+                    show(runs[-1])
+        finally:
+            if server is not None:
+                server.stop()
+
+    def group(prefix: str) -> list[dict[str, Any]]:
+        return [r for r in runs if r["label"].startswith(prefix + "#")]
+
+    medians: dict[str, Any] = {}
+    for prefix in ("sqlite-1-worker", "sqlite-1-worker-slow-youtube", "postgresql-1-workers",
+                   "postgresql-2-workers"):
+        g = group(prefix)
+        if g:
+            medians[prefix] = {
+                "p50_s": median_of(g, ["lateness_s", "p50"]), "p99_s": median_of(g, ["lateness_s", "p99"]),
+                "max_s": median_of(g, ["lateness_s", "max"]), "makespan_s": median_of(g, ["makespan_s"]),
+                "cpu_ms_per_target": median_of(g, ["cpu_ms_per_target"]),
+                "p99_by_network_s": {n: median_of(g, ["lateness_by_network_s", n, "p99"]) for n in PLATFORMS},
+                "all_final": all(r["all_final"] for r in g), "runs": len(g),
+            }
+    goals: dict[str, Any] = {}
+    base = medians.get("sqlite-1-worker")
+    if base:
+        goals["p99_le_60s_all_final"] = {"goal_s": GOAL_P99_S, "p99_s": base["p99_s"],
+                                         "met": bool(base["all_final"] and base["p99_s"] is not None
+                                                     and base["p99_s"] <= GOAL_P99_S)}
+    slow = medians.get("sqlite-1-worker-slow-youtube")
+    if base and slow:
+        ratios = {n: (round(slow["p99_by_network_s"][n] / base["p99_by_network_s"][n], 3)
+                      if base["p99_by_network_s"][n] else None) for n in PLATFORMS if n != "youtube"}
+        goals["slow_youtube_others_p99_within_20pct"] = {
+            "ratio_by_network": ratios, "goal": GOAL_SLOW_LANE_RATIO,
+            "met": all(r is not None and r <= GOAL_SLOW_LANE_RATIO for r in ratios.values())}
+    one, two = medians.get("postgresql-1-workers"), medians.get("postgresql-2-workers")
+    if one and two and one["makespan_s"] and two["makespan_s"]:
+        speedup = round(one["makespan_s"] / two["makespan_s"], 3)
+        goals["postgresql_two_workers_1_6x"] = {"speedup": speedup, "goal": GOAL_PG_SPEEDUP,
+                                                "met": speedup >= GOAL_PG_SPEEDUP}
+    out = {
+        "benchmark": "burst", "commit": commit(), "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "what": "lateness from scheduledAt to each target's final state as read back after the worker's commit, "
+                "all posts due at one instant, one `socialpub worker` process (two on PostgreSQL in run 3)",
+        "config": {"posts": args.posts, "networks": list(PLATFORMS), "delay_s": args.delay_s,
+                   "processing_s": args.processing_s, "slow_youtube_s": args.slow_s, "poll_s": args.poll_s,
+                   "repeat": args.repeat, "sandbox_limits": False},
+        "machine": machine(), "runs": runs, "medians": medians, "goals": goals,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    for name, g in goals.items():
+        print(f"  goal {name}: {'MET' if g['met'] else 'NOT MET'} {json.dumps({k: v for k, v in g.items() if k != 'met'})}")
+    print(f"results: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

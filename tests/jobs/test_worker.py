@@ -1,0 +1,281 @@
+"""The worker's pool, lanes and leases, driven through its public methods (tick, run_until_idle, start_thread, stop).
+
+Runs on SQLite and on PostgreSQL (`--db=postgres`). Handlers are test kinds registered in HANDLERS.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from backend.config import Settings
+from backend.jobs import queue
+from backend.jobs.registry import HANDLERS
+from backend.jobs.worker import Worker
+from backend.store.db import database, tx
+from backend.store.models import Job
+
+
+@contextmanager
+def handler(kind: str, fn: Callable[[Any, Any], None]) -> Iterator[None]:
+    HANDLERS[kind] = fn
+    try:
+        yield
+    finally:
+        HANDLERS.pop(kind, None)
+
+
+class Gauge:
+    """How many handler calls run at once, per lane (max seen), and when each ended."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now: Counter[str] = Counter()
+        self.peak: Counter[str] = Counter()
+        self.ended: dict[str, float] = {}
+
+    def run(self, job: Any, seconds: float) -> None:
+        lane = job.lane or "-"
+        with self.lock:
+            self.now[lane] += 1
+            self.peak[lane] = max(self.peak[lane], self.now[lane])
+        try:
+            time.sleep(seconds)
+        finally:
+            with self.lock:
+                self.now[lane] -= 1
+                self.ended[job.id] = time.monotonic()
+
+
+def _statuses(kind: str) -> Counter[str]:
+    return Counter(j.status for j in Job.select(Job.status).where(Job.kind == kind))
+
+
+def test_defaults_are_sized_for_network_bound_work():
+    s = Settings()
+    assert s.worker_concurrency >= 32 and s.job_lease_s == 10
+    w = Worker(s)
+    assert w.concurrency == s.worker_concurrency and w.lane_cap == -(-s.worker_concurrency // 4)
+    assert w.lease_s / 3 < 5 and w.lease_s + w.lease_s / 3 < 15  # heartbeat period; worst case takeover
+
+
+def test_the_pool_runs_n_jobs_at_once(settings):
+    """8 jobs that each wait 0.5 s finish in about 0.5 s on 8 threads, not 8 x 0.5 s."""
+    gauge = Gauge()
+    with handler("t.wait", lambda job, ctx: gauge.run(job, 0.5)):
+        with tx():
+            for _ in range(8):
+                queue.enqueue("t.wait")
+        w = Worker(settings, concurrency=8)
+        started = time.monotonic()
+        assert w.tick() == 8
+        elapsed = time.monotonic() - started
+    assert elapsed < 1.5, elapsed
+    assert gauge.peak["-"] == 8
+    assert _statuses("t.wait") == {"done": 8}
+    assert w.processed == 8
+
+
+def test_a_slow_lane_holds_at_most_its_share_of_the_threads(settings):
+    """8 threads, lane share 0.25: the slow network runs at most 2 jobs at once; the other network's jobs and the
+    jobs without a lane go through meanwhile instead of queueing behind it."""
+    settings.worker_lane_share = 0.25
+    gauge = Gauge()
+
+    def run(job: Any, ctx: Any) -> None:
+        gauge.run(job, 0.6 if job.lane == "youtube" else 0.1)
+
+    with handler("t.lane", run):
+        with tx():
+            slow = [queue.enqueue("t.lane", lane="youtube").id for _ in range(8)]  # due first
+            fast = [queue.enqueue("t.lane", lane="facebook").id for _ in range(8)]
+            free = [queue.enqueue("t.lane").id for _ in range(4)]
+        w = Worker(settings, concurrency=8)
+        assert w.lane_cap == 2
+        started = time.monotonic()
+        assert w.tick() == 20
+    assert gauge.peak["youtube"] == 2
+    assert gauge.peak["facebook"] == 2 and gauge.peak["-"] >= 3  # every lane has the same cap; no lane: none
+    assert max(gauge.ended[i] for i in fast + free) - started < 1.6  # 8 fast (2 at a time) + 4 free at once
+    assert max(gauge.ended[i] for i in slow) - started > 2.0  # 8 x 0.6 s, 2 at a time
+    assert _statuses("t.lane") == {"done": 20}
+
+
+def test_the_heartbeat_keeps_a_long_jobs_lease(settings):
+    """A job running 4 leases long keeps its lease: no other worker can claim it meanwhile; it ends done, once."""
+    settings.job_lease_s = 1.0
+    stolen: list[Any] = []
+
+    def long(job: Any, ctx: Any) -> None:
+        for _ in range(8):
+            time.sleep(0.5)
+            stolen.extend(queue.claim("intruder#1", limit=5, lease_s=1.0))
+        if not database.is_closed():
+            database.close()
+
+    with handler("t.long", long):
+        with tx():
+            job = queue.enqueue("t.long")
+        Worker(settings, concurrency=2).run_until_idle(max_seconds=20)
+    assert stolen == []
+    row = Job.get_by_id(job.id)
+    assert (row.status, row.attempts) == ("done", 1)
+
+
+def test_a_dead_workers_job_is_taken_over_within_its_lease(settings, caplog):
+    """A worker that claimed a job and died (no heartbeat) holds it only until its lease expires: another worker
+    takes it over then (logged at INFO with the previous holder) and runs it."""
+    settings.job_lease_s = 2.0
+    ran: list[float] = []
+    with handler("t.orphan", lambda job, ctx: ran.append(time.monotonic())):
+        with tx():
+            job = queue.enqueue("t.orphan")
+        (claimed,) = queue.claim("dead:host:1:beef#1", lease_s=settings.job_lease_s)
+        started = time.monotonic()
+        with caplog.at_level(logging.INFO, logger="socialpub.worker"):
+            Worker(settings, concurrency=2).run_until_idle(max_seconds=15, settle_s=10)
+    assert len(ran) == 1 and ran[0] - started <= settings.job_lease_s + 1.5
+    row = Job.get_by_id(job.id)
+    assert (row.status, row.attempts) == ("done", 2)
+    assert any(job.id in r.getMessage() and "dead:host:1:beef#1" in r.getMessage() and r.levelno == logging.INFO
+               for r in caplog.records)
+
+
+def test_a_worker_that_lost_the_lease_records_nothing(settings, caplog):
+    """While the handler runs, its job is taken over elsewhere (its lease lapsed): the worker warns with the job's
+    id and kind, and neither completes nor retries it — the new holder's claim stands."""
+    settings.job_lease_s = 1.0
+
+    def hijacked(job: Any, ctx: Any) -> None:
+        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(Job.id == job.id).execute()
+        time.sleep(0.6)  # past a heartbeat (lease / 3): it finds the lease lost
+        raise RuntimeError("too late anyway")
+
+    with handler("t.hijacked", hijacked):
+        with tx():
+            job = queue.enqueue("t.hijacked")
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            Worker(settings, concurrency=1).tick()
+    row = Job.get_by_id(job.id)
+    assert (row.status, row.locked_by, row.last_error) == ("running", "other:host:2:cafe#9", None)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(job.id in m and "t.hijacked" in m and "lost the lease" in m for m in warnings), warnings
+
+
+def test_a_lost_lease_found_at_completion_is_reported(settings, caplog):
+    def hijacked(job: Any, ctx: Any) -> None:
+        Job.update(locked_by="other:host:2:cafe#9").where(Job.id == job.id).execute()
+
+    with handler("t.hijacked2", hijacked):
+        with tx():
+            job = queue.enqueue("t.hijacked2")
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            Worker(settings, concurrency=1).tick()
+    assert Job.get_by_id(job.id).status == "running"
+    assert any(job.id in r.getMessage() and "t.hijacked2" in r.getMessage() for r in caplog.records)
+
+
+def test_a_handler_that_completes_its_job_in_its_own_transaction(settings, caplog):
+    def own(job: Any, ctx: Any) -> None:
+        with tx():
+            assert queue.complete(job) is True
+
+    with handler("t.own", own):
+        with tx():
+            job = queue.enqueue("t.own")
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            assert Worker(settings, concurrency=1).tick() == 1
+    assert Job.get_by_id(job.id).status == "done"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_run_forever_wakes_on_enqueue_and_stops(settings):
+    """Started as a thread (as `serve` does), the pool picks up a job enqueued in this process at once (the wake
+    event), not at the next poll, and stop() ends it."""
+    settings.worker_poll_s = 5.0
+    done = threading.Event()
+    with handler("t.ping", lambda job, ctx: done.set()):
+        w = Worker(settings, concurrency=4)
+        w.start_thread()
+        try:
+            time.sleep(0.5)  # idle: waiting
+            started = time.monotonic()
+            with tx():
+                job = queue.enqueue("t.ping")
+            assert done.wait(3)
+            assert time.monotonic() - started < 2.0
+            deadline = time.monotonic() + 3
+            while Job.get_by_id(job.id).status != "done" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert Job.get_by_id(job.id).status == "done"
+        finally:
+            w.stop()
+
+
+def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
+    """The serving pool grows as work needs it, up to `concurrency`: 12 jobs of 0.4 s on 6 threads take about
+    2 x 0.4 s, and never more than 6 run at once."""
+    gauge = Gauge()
+    with handler("t.wait2", lambda job, ctx: gauge.run(job, 0.4)):
+        w = Worker(settings, concurrency=6)
+        w.start_thread()
+        try:
+            started = time.monotonic()
+            with tx():
+                for _ in range(12):
+                    queue.enqueue("t.wait2")
+            deadline = time.monotonic() + 10
+            while len(gauge.ended) < 12 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            elapsed = time.monotonic() - started
+        finally:
+            w.stop()
+    assert len(gauge.ended) == 12 and elapsed < 2.5, elapsed  # one at a time: 4.8 s
+    assert gauge.peak["-"] == 6
+
+
+def test_jobs_without_a_lane_always_find_a_thread(settings):
+    """Even when the lanes could take every thread (share 1.0), laned jobs leave one for jobs without a lane:
+    housekeeping queued behind a backlog of slow network jobs runs at once."""
+    settings.worker_lane_share = 1.0
+    gauge = Gauge()
+    running_laned: list[int] = []
+
+    def run(job: Any, ctx: Any) -> None:
+        with gauge.lock:
+            running_laned.append(sum(n for lane, n in gauge.now.items() if lane != "-"))
+        gauge.run(job, 0.5 if job.lane else 0.05)
+
+    with handler("t.mixed", run):
+        with tx():
+            for i in range(8):
+                queue.enqueue("t.mixed", lane="youtube" if i % 2 else "tiktok")
+            chore = queue.enqueue("t.mixed").id  # due last
+        w = Worker(settings, concurrency=4)
+        started = time.monotonic()
+        assert w.tick() == 9
+    assert max(running_laned) <= 3  # 4 threads, one kept for jobs without a lane
+    assert gauge.ended[chore] - started < 0.4
+
+
+def test_a_completion_rolled_back_with_its_transaction_is_recorded_by_the_worker(settings):
+    """A handler completes its job inside a transaction that then rolls back (and it carries on): the job is not
+    done in the database, so the worker completes it."""
+    def rolled_back(job: Any, ctx: Any) -> None:
+        try:
+            with tx():
+                assert queue.complete(job) is True
+                raise RuntimeError("the outcome's transaction failed")
+        except RuntimeError:
+            pass
+
+    with handler("t.rollback", rolled_back):
+        with tx():
+            job = queue.enqueue("t.rollback")
+        Worker(settings, concurrency=1).tick()
+    assert Job.get_by_id(job.id).status == "done"
