@@ -22,8 +22,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@$(PY) -m backend.operator.devrun --host $(HOST) --port $(PORT)
 
-## make test: set up, then the whole suite on SQLite and the API suite on PostgreSQL.
-test: $(STAMP) lint test-sqlite test-postgres
+## make test: set up; ruff and the layer rules; the whole suite on SQLite, then on PostgreSQL; the API fuzz.
+test: $(STAMP) lint test-sqlite test-postgres fuzz
 
 ## make lint: ruff, and the layer rules of pyproject.toml [tool.importlinter] (../shared/DESIGN.md section 3b).
 lint: $(STAMP)
@@ -35,7 +35,7 @@ test-sqlite: $(STAMP)
 
 test-postgres: $(STAMP)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres tests/api tests/services tests/jobs tests/security
+	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres
 
 ## make fuzz: schemathesis (every operation, --checks all, bounded examples) against a server on a fresh sandbox
 ## data dir on loopback; 0 failures and 0 server errors or it fails. FUZZ_ARGS='--max-examples 50' for more.
