@@ -52,7 +52,7 @@ def pg_url(db_kind: str) -> Iterator[str | None]:
 def _truncate_all() -> None:
     from backend.store.db import database, truncate_all_tables
 
-    truncate_all_tables(database.obj)
+    truncate_all_tables(database.obj, keep=("schema_migration", "emulator_migration"))
 
 
 @pytest.fixture

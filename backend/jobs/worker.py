@@ -59,7 +59,7 @@ from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
 from backend.jobs.retry import RetryStrategy
-from backend.store.db import database, init_database
+from backend.store.db import database, init_database, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -459,15 +459,23 @@ class Worker:
             self._bury(job, f"gave up after {job.attempts} attempts: {err}")
 
     def _bury(self, job: Job, error: str) -> None:
-        if not queue.bury(job, error):
-            self._lease_lost(job, "dead")
-            return
+        """The job `dead` and its kind's on_dead hook in ONE transaction: a crash between the two can never leave
+        a job dead while what it was moving (a target) stays open. A failing hook is rolled back alone (its
+        savepoint) and logged; the job is still buried."""
         hook = ON_DEAD.get(job.kind)
-        if hook is not None:
-            try:
-                hook(job, error)
-            except Exception:
-                log.exception("on_dead hook of %s failed for job %s", job.kind, job.id)
+        with tx():
+            if not queue.bury(job, error):
+                lost = True
+            else:
+                lost = False
+                if hook is not None:
+                    try:
+                        with database.atomic():  # a savepoint
+                            hook(job, error)
+                    except Exception:
+                        log.exception("on_dead hook of %s failed for job %s", job.kind, job.id)
+        if lost:
+            self._lease_lost(job, "dead")
 
     def _reschedule_periodic(self, job: Job, every_s: float, error: str | None) -> None:
         if not queue.retry(job, every_s, error, count_attempt=False):

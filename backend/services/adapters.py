@@ -152,3 +152,10 @@ def sandbox_published(settings: Settings, platform: str, external_account_id: st
     first (matched by the network-side id only, never by username)."""
     rows = sandbox(settings).list_published(platform=platform, account=external_account_id, limit=limit)
     return [r for r in rows if r.get("account_external_id") == external_account_id]
+
+
+def sandbox_tables() -> tuple[str, ...]:
+    """The sandbox's own tables (on PostgreSQL they sit beside the product's): what wiping the product keeps."""
+    from backend.networks.sandbox.store import TABLES
+
+    return TABLES

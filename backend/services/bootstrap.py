@@ -11,7 +11,7 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.services import keys, security
+from backend.services import adapters, keys, security
 from backend.store.db import database, drop_all_tables, init_database, is_sqlite, migrate, tx
 from backend.store.models import Owner, Workspace
 
@@ -57,7 +57,9 @@ def wipe(settings: Settings) -> None:
         database.close()
     if settings.database_url:
         db = init_database(settings, run_migrations=False)
-        drop_all_tables(db)
+        # the sandbox networks' tables stay, as sandbox.db stays beside a SQLite data dir: they are the emulated
+        # networks' state, not this workspace's
+        drop_all_tables(db, keep=adapters.sandbox_tables())
         migrate(db)
     else:
         database.initialize(None)

@@ -277,10 +277,10 @@ def table_models(db: Database, *, exclude: tuple[str, ...] = ()) -> list[type[Mo
     return out
 
 
-def drop_all_tables(db: Database) -> None:
-    """Drop every table of `db` (PostgreSQL: CASCADE), migration history included."""
+def drop_all_tables(db: Database, *, keep: tuple[str, ...] = ()) -> None:
+    """Drop every table of `db` but `keep` (PostgreSQL: CASCADE), migration history included."""
     with db.atomic():
-        db.drop_tables(table_models(db), safe=True, cascade=not isinstance(db, SqliteDatabase))
+        db.drop_tables(table_models(db, exclude=keep), safe=True, cascade=not isinstance(db, SqliteDatabase))
 
 
 def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migration",)) -> None:

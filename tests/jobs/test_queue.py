@@ -12,7 +12,7 @@ from backend.jobs import queue
 from backend.jobs.registry import HANDLERS, PermanentJobError, RetryLater
 from backend.jobs.retry import RetryStrategy
 from backend.jobs.worker import Worker
-from backend.store.db import tx
+from backend.store.db import database, tx
 from backend.store.models import Job
 
 
@@ -122,6 +122,36 @@ def test_buried_job_runs_its_kinds_on_dead_hook(settings):
     finally:
         HANDLERS.pop("t.doomed")
         ON_DEAD.pop("t.doomed")
+
+
+def test_burying_and_the_on_dead_hook_commit_together(settings):
+    """The job turns dead in the same transaction as its hook's writes (a crash between the two cannot leave a
+    dead job whose target stays open); a hook that fails is rolled back alone and the job is still buried."""
+    from backend.jobs.registry import ON_DEAD
+
+    def fail(job, ctx):  # type: ignore[no-untyped-def]
+        raise PermanentJobError("the network said no")
+
+    def hook(job, error):  # type: ignore[no-untyped-def]
+        assert database.in_transaction()  # the bury's transaction, not one of its own
+        assert Job.get_by_id(job.id).status == "dead"  # seen from inside it
+        queue.enqueue("t.cleanup", {"for": job.id})
+        if job.payload.get("hook_fails"):
+            raise RuntimeError("hook bug")
+
+    HANDLERS["t.doomed2"] = fail
+    ON_DEAD["t.doomed2"] = hook
+    try:
+        with tx():
+            ok = queue.enqueue("t.doomed2")
+            bad = queue.enqueue("t.doomed2", {"hook_fails": True})
+        Worker(settings, concurrency=1).tick()
+        assert {Job.get_by_id(ok.id).status, Job.get_by_id(bad.id).status} == {"dead"}
+        cleanups = [j.payload["for"] for j in Job.select().where(Job.kind == "t.cleanup")]
+        assert cleanups == [ok.id]  # the failing hook's write was rolled back with its savepoint
+    finally:
+        HANDLERS.pop("t.doomed2")
+        ON_DEAD.pop("t.doomed2")
 
 
 def test_retry_waits_the_backoff(settings):

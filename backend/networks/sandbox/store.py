@@ -41,6 +41,7 @@ log = logging.getLogger("socialpub.sandbox")
 sandbox_db = DatabaseProxy()
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_TABLE = "emulator_migration"
+TABLES = ("emulator_account", "emulator_item", MIGRATION_TABLE)  # on PostgreSQL, beside the product's tables
 SQLITE_FILE = "sandbox.db"
 
 
@@ -48,8 +49,15 @@ class UTCDateTime(DateTimeField):
     """Naive UTC in the database, aware UTC in Python (converted explicitly both ways)."""
 
     def db_value(self, value):  # type: ignore[no-untyped-def,override]
-        if isinstance(value, datetime) and value.tzinfo is not None:
-            value = value.astimezone(UTC).replace(tzinfo=None)
+        if isinstance(value, datetime):
+            if value.tzinfo is not None:
+                value = value.astimezone(UTC).replace(tzinfo=None)
+            db = self.model._meta.database
+            if isinstance(db, DatabaseProxy):
+                db = db.obj
+            if isinstance(db, SqliteDatabase):  # fixed-width text: text order is time order, no driver adapter
+                return value.strftime("%Y-%m-%d %H:%M:%S.%f")
+            return value
         return super().db_value(value)
 
     def python_value(self, value):  # type: ignore[no-untyped-def,override]
