@@ -17,7 +17,6 @@ within the run; the figure quoted is the median of the runs' ratios. The results
 Goal (issue 12): POST >= 35 % and GET >= 60 % of the baseline. Results: bench/results/api.json.
 """
 
-from __future__ import annotations
 
 import argparse
 import asyncio
@@ -323,7 +322,10 @@ def main() -> int:
 
     goal = {"post": 0.35, "get": 0.60}
     expected = {"post": "202", "get": "200"}
-    ok = {name: all(set(r["real"][name]["statuses"]) <= {expected[name]} for r in runs) for name in goal}
+    # every server, the baseline included, must answer every request as intended: a baseline answering 400
+    # does less work than the product and would flatter nothing but the ratio
+    ok = {name: all(set(r[kind][name]["statuses"]) <= {expected[name]} for r in runs for kind in kinds)
+          for name in goal}
     median = {name: round(statistics.median(r["ratio"][name] or 0 for r in runs), 3) for name in goal}
     result = {
         "benchmark": "api",
