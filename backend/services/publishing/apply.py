@@ -65,11 +65,10 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     Returns False when the target was final already (or is gone): nothing of the decision is written.
     """
     now = clock.now()
-    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == decision.target_id).scalar()
     with tx():
-        post = lock_post(post_id) if post_id else None
+        post = lock_post(decision.post_id)
         target = lock_target(decision.target_id) if post is not None else None
-        if target is None or post is None or target.status in TERMINAL_TARGET:
+        if target is None or target.status in TERMINAL_TARGET:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
             if job is not None:
@@ -93,8 +92,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             if decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
                 # only those started before it: a later attempt (another run of the job, its call maybe in
                 # flight) was not covered by this one's reconciliation and stays open for the next to check
-                started = PublishAttempt.select(PublishAttempt.started_at).where(
-                    PublishAttempt.id == attempt_id).scalar()
+                started = PublishAttempt.select(PublishAttempt.started_at).where(PublishAttempt.id == attempt_id)
                 (PublishAttempt.update(finished_at=now, outcome=f"reconciled by {attempt_id}: "
                                                                 f"{decision.attempt_outcome}"[:2000])
                  .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null()
