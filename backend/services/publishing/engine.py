@@ -109,23 +109,30 @@ def start_post(job: Any, settings: Settings) -> None:
         _release_media(post, now)
         accounts = {a.id: a for a in Account.select().where(
             Account.id.in_([t.account_id for t in open_targets if t.account_id]))}
+        jobs = []
         for t in open_targets:
             account = accounts.get(t.account_id) if t.account_id else None
             if t.tracking_ref:  # accepted by the network earlier: only tracking is left
-                _enqueue(t, post, "target.track", f"track:{t.id}", now + timedelta(
-                    seconds=track_poll_s(settings, account)), settings)
+                jobs.append(_job(t, post, "target.track", f"track:{t.id}", now + timedelta(
+                    seconds=track_poll_s(settings, account)), settings))
             elif account is None or account.status != "active":
                 apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
                                               now, unresolved=bool(unresolved_attempts(t.id))))
             else:
-                _enqueue(t, post, "target.publish", f"target:{t.id}", now, settings)
+                jobs.append(_job(t, post, "target.publish", f"target:{t.id}", now, settings))
+        queue.enqueue_many(jobs, if_absent=True)  # one statement for the post's targets
         settle_post(post)
         queue.complete(job)
 
 
+def _job(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> dict[str, Any]:
+    """A target's job, as queue.enqueue_many takes it (on the lane of the target's network)."""
+    return dict(kind=kind, payload={"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id,
+                dedupe_key=key, max_attempts=settings.retry_max_attempts, lane=target.platform)
+
+
 def _enqueue(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> None:
-    queue.enqueue(kind, {"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id, dedupe_key=key,
-                  max_attempts=settings.retry_max_attempts, if_absent=True, lane=target.platform)
+    queue.enqueue_many([_job(target, post, kind, key, run_at, settings)], if_absent=True)
 
 
 def _release_media(post: Post, now: datetime) -> None:
