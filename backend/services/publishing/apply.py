@@ -49,9 +49,13 @@ def state_of(target: PostTarget, post: Post) -> TargetState:
         tracking_ref=target.tracking_ref, external_post_id=target.external_post_id)
 
 
-def lock_post(post_id: str, *columns: Any) -> Post | None:
-    """The post's row, locked for the transaction; `columns`: only these (default: all)."""
-    return locked(Post.select(*columns).where(Post.id == post_id)).first()
+# What the engine reads of a post it locks: its state (status, times), never its content.
+POST_STATE = (Post.id, Post.workspace, Post.status, Post.scheduled_at, Post.sent_at, Post.lateness_ms)
+
+
+def lock_post(post_id: str) -> Post | None:
+    """The post's state (POST_STATE), its row locked for the transaction."""
+    return locked(Post.select(*POST_STATE).where(Post.id == post_id)).first()
 
 
 def lock_target(target_id: str, *columns: Any) -> PostTarget | None:
@@ -59,8 +63,7 @@ def lock_target(target_id: str, *columns: Any) -> PostTarget | None:
     return locked(PostTarget.select(*columns).where(PostTarget.id == target_id)).first()
 
 
-# What apply reads of the rows it locks: the fence and the settling need their state, not the post's content.
-APPLY_POST = (Post.id, Post.workspace_id, Post.status)
+# What apply reads of the target it locks: the fence needs its state.
 APPLY_TARGET = (PostTarget.id, PostTarget.status, PostTarget.account, PostTarget.platform)
 
 
@@ -75,7 +78,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     """
     now = clock.now()
     with tx():
-        post = lock_post(decision.post_id, *APPLY_POST)
+        post = lock_post(decision.post_id)
         target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
         if target is None or target.status in TERMINAL_TARGET:
             if attempt_id is not None:

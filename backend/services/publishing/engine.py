@@ -150,9 +150,19 @@ class _Attempt:
     state: decide.TargetState  # the target as the attempt's transaction left it
 
 
+# What a target's job reads of its target, post and account: its state, what the network receives, the account's
+# credentials and kind (each column read costs: the post's other JSON columns, timestamps and counters are left).
+_LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account, PostTarget.account_name,
+         PostTarget.status, PostTarget.external_post_id, PostTarget.idempotency_token, PostTarget.started_at,
+         PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
+         Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
+         Account.id, Account.platform, Account.kind, Account.status, Account.external_id, Account.access_token,
+         Account.username)
+
+
 def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
-    """The target with its post and its account (None when it has none), read in one query."""
-    target = (PostTarget.select(PostTarget, Post, Account)
+    """The target with its post and its account (None when it has none), read in one query (_LOAD's columns)."""
+    target = (PostTarget.select(*_LOAD)
               .join(Post, on=(PostTarget.post == Post.id))
               .switch(PostTarget).join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
               .where(PostTarget.id == target_id).first())
