@@ -37,17 +37,27 @@ def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetim
     attempts: tries already made elsewhere; last_error: why the job exists; if_absent: a job with the same
     dedupe key already there is kept, nothing is inserted (the row as given is returned either way);
     lane: the network the job calls (the worker bounds how many threads one lane may hold), None otherwise."""
+    return enqueue_many([dict(kind=kind, payload=payload, run_at=run_at, workspace_id=workspace_id,
+                              dedupe_key=dedupe_key, max_attempts=max_attempts, attempts=attempts,
+                              last_error=last_error, lane=lane)], if_absent=if_absent)[0]
+
+
+def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> list[Job]:
+    """Insert job rows in one statement; each dict holds `enqueue`'s keyword arguments (kind required)."""
     now = clock.now()
-    values = dict(id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at or now,
-                  attempts=attempts, max_attempts=max_attempts, dedupe_key=dedupe_key, workspace_id=workspace_id,
-                  last_error=last_error, lane=lane, lease_until=None, locked_by=None, created_at=now,
-                  updated_at=now)
-    insert = Job.insert(**values)
+    rows = [dict(id=new_id("job"), kind=j["kind"], payload=j.get("payload") or {}, status="queued",
+                 run_at=j.get("run_at") or now, attempts=j.get("attempts", 0), max_attempts=j.get("max_attempts", 5),
+                 dedupe_key=j.get("dedupe_key"), workspace_id=j.get("workspace_id"), last_error=j.get("last_error"),
+                 lane=j.get("lane"), lease_until=None, locked_by=None, created_at=now, updated_at=now)
+            for j in jobs]
+    if not rows:
+        return []
+    insert = Job.insert_many(rows)
     if if_absent:
         insert = insert.on_conflict_ignore()
     insert.execute()
     database.after_commit(_wake)
-    return Job(**values)
+    return [Job(**values) for values in rows]
 
 
 def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any] | None = None) -> None:

@@ -29,7 +29,13 @@ from backend.networks.sandbox.core import (
     register_account,
     set_behaviour,
 )
-from backend.networks.sandbox.store import DatabaseLocation, SandboxAccount, SandboxItem, open_database
+from backend.networks.sandbox.store import (
+    DatabaseLocation,
+    SandboxAccount,
+    SandboxItem,
+    open_database,
+    sandbox_db,
+)
 
 _EMULATORS = {"tiktok": "TikTokEmulator", "facebook": "FacebookEmulator", "instagram": "InstagramEmulator",
               "linkedin": "LinkedInEmulator", "youtube": "YouTubeEmulator"}
@@ -53,8 +59,9 @@ class Sandbox:
         self._guard = threading.Lock()
 
     def activate(self) -> Sandbox:
-        """Make this sandbox's database the current one (cheap when it already is)."""
-        open_database(self.config.location)
+        """Make this sandbox's database the current one (an attribute read when it already is)."""
+        if sandbox_db.obj is not self.db:
+            self.db = open_database(self.config.location)
         return self
 
     def emulator(self, platform: str) -> Emulator:
@@ -70,12 +77,11 @@ class Sandbox:
         every call, slept before the emulator answers, outside any lock)."""
         emu = self.emulator(platform)
         delay = self.config.delay_for(platform)
-        location = self.config.location
 
         def handle(request: httpx.Request) -> httpx.Response:
             if delay > 0:
                 time.sleep(delay)
-            open_database(location)  # the current database is this sandbox's (a no-op when it already is)
+            self.activate()  # the current database is this sandbox's
             return emu(request)
 
         return handle

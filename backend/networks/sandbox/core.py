@@ -195,7 +195,11 @@ def _write_lock() -> threading.RLock:
 def write() -> Iterator[None]:
     """One write transaction of the sandbox database. Threads of this process queue on a lock (SQLite admits
     one writer; queueing beats its busy handler's sleeps); other processes meet SQLite's IMMEDIATE lock or,
-    on PostgreSQL, the account row lock of `exclusive`."""
+    on PostgreSQL, the account row lock of `exclusive`. Inside another write() of this thread it is part of that
+    transaction (no savepoint: no emulator catches an error inside a write and carries on)."""
+    if sandbox_db.in_transaction():
+        yield
+        return
     with _write_lock(), sandbox_db.atomic():
         yield
 

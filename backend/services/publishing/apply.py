@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from peewee import Case
+
 from backend import clock
 from backend.config import Settings
 from backend.jobs import queue
@@ -47,12 +49,22 @@ def state_of(target: PostTarget, post: Post) -> TargetState:
         tracking_ref=target.tracking_ref, external_post_id=target.external_post_id)
 
 
+# What the engine reads of a post it locks: its state (status, times), never its content.
+POST_STATE = (Post.id, Post.workspace, Post.status, Post.scheduled_at, Post.sent_at, Post.lateness_ms)
+
+
 def lock_post(post_id: str) -> Post | None:
-    return locked(Post.select().where(Post.id == post_id)).first()
+    """The post's state (POST_STATE), its row locked for the transaction."""
+    return locked(Post.select(*POST_STATE).where(Post.id == post_id)).first()
 
 
-def lock_target(target_id: str) -> PostTarget | None:
-    return locked(PostTarget.select().where(PostTarget.id == target_id)).first()
+def lock_target(target_id: str, *columns: Any) -> PostTarget | None:
+    """The target's row, locked for the transaction; `columns`: only these (default: all)."""
+    return locked(PostTarget.select(*columns).where(PostTarget.id == target_id)).first()
+
+
+# What apply reads of the target it locks: the fence needs its state.
+APPLY_TARGET = (PostTarget.id, PostTarget.status, PostTarget.account, PostTarget.platform)
 
 
 def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None) -> bool:
@@ -65,11 +77,10 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     Returns False when the target was final already (or is gone): nothing of the decision is written.
     """
     now = clock.now()
-    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == decision.target_id).scalar()
     with tx():
-        post = lock_post(post_id) if post_id else None
-        target = lock_target(decision.target_id) if post is not None else None
-        if target is None or post is None or target.status in TERMINAL_TARGET:
+        post = lock_post(decision.post_id)
+        target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
+        if target is None or target.status in TERMINAL_TARGET:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
             if job is not None:
@@ -89,21 +100,28 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             log.warning("account %s (%s) is now %s (post %s, target %s)", target.account_id, target.platform,
                         decision.account_status, post.id, target.id)
         if attempt_id is not None:
-            _close_attempt(attempt_id, now, decision.attempt_outcome, finished=decision.resolves_attempts)
             if decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
-                # only those started before it: a later attempt (another run of the job, its call maybe in
-                # flight) was not covered by this one's reconciliation and stays open for the next to check
-                started = PublishAttempt.select(PublishAttempt.started_at).where(
-                    PublishAttempt.id == attempt_id).scalar()
-                (PublishAttempt.update(finished_at=now, outcome=f"reconciled by {attempt_id}: "
-                                                                f"{decision.attempt_outcome}"[:2000])
-                 .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null()
-                        & (PublishAttempt.started_at <= started)).execute())
+                _close_attempts(attempt_id, target.id, now, decision.attempt_outcome)
+            else:
+                _close_attempt(attempt_id, now, decision.attempt_outcome, finished=False)
         if decision.final:
             settle_post(post)
         if job is not None and decision.finishes_job:
             queue.complete(job)
     return True
+
+
+def _close_attempts(attempt_id: str, target_id: str, now: Any, outcome: str) -> None:
+    """In one statement: the attempt `attempt_id` closed with `outcome`, and the target's attempts left unresolved
+    that started before it closed as reconciled by it — only those: a later attempt (another run of the job, its
+    call maybe in flight) was not covered by this one's reconciliation and stays open for the next to check."""
+    started = PublishAttempt.select(PublishAttempt.started_at).where(PublishAttempt.id == attempt_id)
+    earlier = ((PublishAttempt.target == target_id) & PublishAttempt.finished_at.is_null()
+               & (PublishAttempt.started_at <= started))
+    text = Case(None, [(PublishAttempt.id == attempt_id, outcome[:2000])],
+                f"reconciled by {attempt_id}: {outcome}"[:2000])
+    PublishAttempt.update({PublishAttempt.finished_at: now, PublishAttempt.outcome: text}).where(
+        (PublishAttempt.id == attempt_id) | earlier).execute()
 
 
 def _close_attempt(attempt_id: str, now: Any, outcome: str, *, finished: bool) -> None:

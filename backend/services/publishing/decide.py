@@ -104,6 +104,7 @@ class Decision:
     """
 
     target_id: str
+    post_id: str  # the target's post (apply locks its row first)
     values: dict[str, Any] = field(default_factory=dict)
     events: tuple[EventSpec, ...] = ()
     jobs: tuple[JobSpec, ...] = ()
@@ -145,7 +146,7 @@ def finish(state: TargetState, status: str, now: datetime, *, external_post_id: 
     else:
         data.update(failReason=fail_reason, failType=fail_type)
         event = EventSpec("publish.failed", data)
-    return Decision(state.id, values, (event,), account_status=account_status,
+    return Decision(state.id, state.post_id, values, (event,), account_status=account_status,
                     attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
 
 
@@ -202,7 +203,7 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
 def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -> Decision:
     """An unexpected error during the call (an adapter bug, say): the target waits for its job's next try.
     The attempt stays unresolved (the call may have reached the network): the next try asks first."""
-    return Decision(state.id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
+    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
                                "updated_at": now}, finishes_job=False, retry_in_s=delay_s, retry_reason=error,
                     resolves_attempts=False, attempt_outcome=f"error: {error}")
 
@@ -240,11 +241,11 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
               "updated_at": now}
     word = out.network_status or "processing"
     if tracking:  # the track job polls again
-        return Decision(state.id, values, finishes_job=False, retry_in_s=policy.track_poll_s,
+        return Decision(state.id, state.post_id, values, finishes_job=False, retry_in_s=policy.track_poll_s,
                         retry_reason=f"{state.platform}: {word}", attempt_outcome=f"accepted: {word}")
     track = JobSpec("target.track", {"target_id": state.id}, now + timedelta(seconds=policy.track_poll_s),
                     f"track:{state.id}", state.platform, policy.max_attempts)
-    return Decision(state.id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
+    return Decision(state.id, state.post_id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
 
 
 def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any, tracking: bool = False,
@@ -259,7 +260,7 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
                                   "next_attempt_at": now + timedelta(seconds=delay), "updated_at": now}
         if not ambiguous:
             values["call_started_at"] = None
-        return Decision(state.id, values, finishes_job=False, retry_in_s=delay, retry_reason=reason,
+        return Decision(state.id, state.post_id, values, finishes_job=False, retry_in_s=delay, retry_reason=reason,
                         resolves_attempts=not ambiguous,
                         attempt_outcome=("ambiguous: " if ambiguous else "retriable: ") + reason)
     if out.fail_type == "retriable":

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
+from peewee import JOIN
 
 from backend import clock
 from backend.config import Settings
@@ -108,23 +109,30 @@ def start_post(job: Any, settings: Settings) -> None:
         _release_media(post, now)
         accounts = {a.id: a for a in Account.select().where(
             Account.id.in_([t.account_id for t in open_targets if t.account_id]))}
+        jobs = []
         for t in open_targets:
             account = accounts.get(t.account_id) if t.account_id else None
             if t.tracking_ref:  # accepted by the network earlier: only tracking is left
-                _enqueue(t, post, "target.track", f"track:{t.id}", now + timedelta(
-                    seconds=track_poll_s(settings, account)), settings)
+                jobs.append(_job(t, post, "target.track", f"track:{t.id}", now + timedelta(
+                    seconds=track_poll_s(settings, account)), settings))
             elif account is None or account.status != "active":
                 apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
                                               now, unresolved=bool(unresolved_attempts(t.id))))
             else:
-                _enqueue(t, post, "target.publish", f"target:{t.id}", now, settings)
+                jobs.append(_job(t, post, "target.publish", f"target:{t.id}", now, settings))
+        queue.enqueue_many(jobs, if_absent=True)  # one statement for the post's targets
         settle_post(post)
         queue.complete(job)
 
 
+def _job(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> dict[str, Any]:
+    """A target's job, as queue.enqueue_many takes it (on the lane of the target's network)."""
+    return dict(kind=kind, payload={"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id,
+                dedupe_key=key, max_attempts=settings.retry_max_attempts, lane=target.platform)
+
+
 def _enqueue(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> None:
-    queue.enqueue(kind, {"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id, dedupe_key=key,
-                  max_attempts=settings.retry_max_attempts, if_absent=True, lane=target.platform)
+    queue.enqueue_many([_job(target, post, kind, key, run_at, settings)], if_absent=True)
 
 
 def _release_media(post: Post, now: datetime) -> None:
@@ -139,6 +147,28 @@ class _Attempt:
     id: str
     started_at: datetime
     unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
+    state: decide.TargetState  # the target as the attempt's transaction left it
+
+
+# What a target's job reads of its target, post and account: its state, what the network receives, the account's
+# credentials and kind (each column read costs: the post's other JSON columns, timestamps and counters are left).
+_LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account, PostTarget.account_name,
+         PostTarget.status, PostTarget.external_post_id, PostTarget.idempotency_token, PostTarget.started_at,
+         PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
+         Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
+         Account.id, Account.platform, Account.kind, Account.status, Account.external_id, Account.access_token,
+         Account.username)
+
+
+def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
+    """The target with its post and its account (None when it has none), read in one query (_LOAD's columns)."""
+    target = (PostTarget.select(*_LOAD)
+              .join(Post, on=(PostTarget.post == Post.id))
+              .switch(PostTarget).join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
+              .where(PostTarget.id == target_id).first())
+    if target is None:
+        return None
+    return target, target.post, target.account if target.account_id else None
 
 
 def publish_target(job: Any, settings: Settings) -> None:
@@ -155,18 +185,19 @@ def publish_target(job: Any, settings: Settings) -> None:
     4. One transaction (`apply`): the attempt closed with its outcome (left unresolved when the call may have
        reached the network unseen) and the decision written; this job completed, or tried again later while
        the target waits `pending` with next_attempt_at.
+
+    The target, its post and its account are read once (one query) before step 1; step 1 reads the target
+    again under its locks, and what the decision needs of it comes from that read.
     """
-    target_id = job.payload["target_id"]
-    target = PostTarget.get_or_none(PostTarget.id == target_id)
-    if target is None or target.status in TERMINAL_TARGET:
+    loaded = _load(job.payload["target_id"])
+    if loaded is None:
         return
-    post = Post.get_or_none(Post.id == target.post_id)
-    if post is None or post.status != "processing":
+    target, post, account = loaded
+    if target.status in TERMINAL_TARGET or post.status != "processing":
         return
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
         with tx():
-            account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
             _enqueue(target, post, "target.track", f"track:{target.id}",
                      now + timedelta(seconds=track_poll_s(settings, account)), settings)
             queue.complete(job)
@@ -175,7 +206,6 @@ def publish_target(job: Any, settings: Settings) -> None:
         # the job came back early (its retry was not recorded after the target's wait was): wait on
         raise RetryLater("waiting for the target's next attempt",
                          delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
-    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
     if account is None or account.status != "active":
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
@@ -183,11 +213,10 @@ def publish_target(job: Any, settings: Settings) -> None:
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
 
-    attempt = _start_attempt(target.id, account.id)
+    attempt = _start_attempt(target.id, post, account.id)
     if attempt is None:  # final, or accepted by the network, meanwhile (another run of this job)
         return
-    target = PostTarget.get_by_id(target.id)
-    state = state_of(target, post)
+    state = attempt.state
     pol = policy(settings, account)
     try:
         if attempt.unresolved_since is not None:
@@ -197,7 +226,7 @@ def publish_target(job: Any, settings: Settings) -> None:
                 return
             if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
                 delay = pol.strategy.delay_for(max(1, state.attempts))
-                _close_unreached(attempt.id, delay)
+                _close_unreached(attempt.id, target.id, post.id, delay)
                 raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
         else:
             out = None
@@ -221,43 +250,44 @@ def publish_target(job: Any, settings: Settings) -> None:
         raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s, count_attempt=False)
 
 
-def _start_attempt(target_id: str, account_id: str) -> _Attempt | None:
+def _start_attempt(target_id: str, post: Post, account_id: str) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
     call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
     its track job follows it). The target is read again under its lock: another run of this job (a lease lost)
-    may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater."""
+    may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater.
+    The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
-        post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
-        if post_id is None or lock_post(post_id) is None:
-            return None
-        target = lock_target(target_id)
+        locked_post = lock_post(post.id)
+        target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
         if target is None or target.status in TERMINAL_TARGET or target.tracking_ref:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater("waiting for the target's next attempt",
                              delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
-        open_rows = unresolved_attempts(target_id)
+        # `attempts` counts the target's attempt rows (each is recorded here with its increment): a target
+        # never attempted has none to reconcile
+        open_rows = unresolved_attempts(target_id) if target.attempts else []
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
         PostTarget.update(status="publishing", started_at=target.started_at or now, call_started_at=now,
                           attempts=PostTarget.attempts + 1, next_attempt_at=None, updated_at=now).where(
             PostTarget.id == target_id).execute()
+    target.status = "publishing"
+    target.started_at = target.started_at or now
+    target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
-    return _Attempt(attempt_id, now, since)
+    return _Attempt(attempt_id, now, since, state_of(target, locked_post))
 
 
-def _close_unreached(attempt_id: str, delay_s: float) -> None:
+def _close_unreached(attempt_id: str, target_id: str, post_id: str, delay_s: float) -> None:
     """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
     the earlier attempt stays unresolved. The target waits `pending` for the job's next try. Locks: post row,
     then target row, before any write (the engine's order)."""
     now = clock.now()
-    target_id = PublishAttempt.select(PublishAttempt.target).where(PublishAttempt.id == attempt_id).scalar()
-    post_id = PostTarget.select(PostTarget.post).where(PostTarget.id == target_id).scalar()
     with tx():
-        if post_id is not None:
-            lock_post(post_id)
-            lock_target(target_id)
+        lock_post(post_id)
+        lock_target(target_id)
         PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
                                                        "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
         PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
@@ -306,13 +336,12 @@ def track_target(job: Any, settings: Settings) -> None:
     `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again
     (not counted); a retriable failure waits `pending` and counts one of the job's attempts, the last one
     failing the target."""
-    target = PostTarget.get_or_none(PostTarget.id == job.payload["target_id"])
-    if target is None or target.status in TERMINAL_TARGET or not target.tracking_ref:
+    loaded = _load(job.payload["target_id"])
+    if loaded is None:
         return
-    post = Post.get_or_none(Post.id == target.post_id)
-    if post is None:
+    target, post, account = loaded
+    if target.status in TERMINAL_TARGET or not target.tracking_ref:
         return
-    account = Account.get_or_none(Account.id == target.account_id) if target.account_id else None
     if account is None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
         return
