@@ -92,6 +92,9 @@ def bench_images() -> dict[str, object]:
             "naive_median_s": round(statistics.median(naive), 4),
             "median_ratio": round(statistics.median(ratios), 2),
             "runs": RUNS,
+            "ratio_per_run": [round(r, 2) for r in ratios],
+            "ours_per_run_s": [round(t, 4) for t in ours],
+            "naive_per_run_s": [round(t, 4) for t in naive],
         }
         print(f"{name:>14}: ours {statistics.median(ours) * 1000:7.1f} ms, naive {statistics.median(naive) * 1000:7.1f} ms,"
               f" median ratio {statistics.median(ratios):.2f}x")
@@ -195,6 +198,7 @@ def main() -> int:
 
     RESULTS.write_text(json.dumps({
         "benchmark": "media_ingest",
+        "commit": subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"python": platform.python_version(), "pillow": pillow_version, "cpus": os.cpu_count(),
                     "platform": platform.platform()},
