@@ -9,7 +9,7 @@ claim that holds it (same `locked_by`, still `running`); the functions return Fa
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -196,3 +196,22 @@ def next_change_in(now: datetime | None = None) -> float | None:
 
 def stats() -> dict[str, int]:
     return {row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)}
+
+
+def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[str, str, str]]:
+    """Jobs still `running` under a process of `host` that no longer exists (`alive(pid)` is False: the
+    process was killed): their leases end now, so a restarted worker takes them over at once instead of
+    waiting out a dead process's lease. Holders are `name:host:pid:…` (Worker.id). Returns (job id, kind,
+    previous holder) of each released job. Fenced: only the rows still held by that holder are changed."""
+    released: list[tuple[str, str, str]] = []
+    rows = Job.select(Job.id, Job.kind, Job.locked_by).where(
+        (Job.status == "running") & Job.locked_by.contains(f":{host}:"))
+    now = clock.now()
+    for row in rows:
+        parts = (row.locked_by or "").split(":")
+        if len(parts) < 4 or parts[1] != host or not parts[2].isdigit() or alive(int(parts[2])):
+            continue
+        if Job.update(lease_until=now, updated_at=now).where(
+                (Job.id == row.id) & (Job.status == "running") & (Job.locked_by == row.locked_by)).execute():
+            released.append((row.id, row.kind, row.locked_by))
+    return released

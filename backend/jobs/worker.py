@@ -59,7 +59,7 @@ from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
 from backend.jobs.retry import RetryStrategy
-from backend.store.db import database, init_database, tx
+from backend.store.db import database, init_database, is_sqlite, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -87,7 +87,8 @@ class JobContext:
 class Worker:
     def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int | None = None) -> None:
         self.settings = settings
-        self.id = f"{name}:{socket.gethostname()[:24]}:{os.getpid()}:{id(self) & 0xFFFF:x}"
+        self.host = socket.gethostname()[:24].replace(":", "-")
+        self.id = f"{name}:{self.host}:{os.getpid()}:{id(self) & 0xFFFF:x}"
         self.concurrency = max(1, concurrency or settings.worker_concurrency)
         self.lane_cap = max(1, math.ceil(self.concurrency * settings.worker_lane_share))
         self.unlaned_reserve = max(1, self.concurrency // 32) if self.concurrency > 1 else 0
@@ -122,6 +123,18 @@ class Worker:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def release_dead_holders(self) -> int:
+        """Start-up recovery: jobs held by a process of this host that no longer exists (killed) are taken over
+        at once, not after the rest of its lease. SQLite only: its database is a local file, so every worker
+        sharing it runs on this machine; on PostgreSQL workers may run on machines whose host names collide, and
+        the lease decides. Returns how many were released."""
+        if not is_sqlite():
+            return 0
+        released = queue.release_dead_holders(self.host, _pid_alive)
+        for job_id, kind, holder in released:
+            log.warning("job %s (%s): its worker %s is gone (killed): taken over now", job_id, kind, holder)
+        return len(released)
+
     def ensure_periodic(self) -> None:
         now = clock.now()
         for p in PERIODIC.values():
@@ -132,6 +145,7 @@ class Worker:
         """The pool until stop(): up to `concurrency` job threads (started as work needs them: a quiet worker
         holds a few), the watcher (this thread), the heartbeat."""
         init_database(self.settings)
+        self.release_dead_holders()
         self.ensure_periodic()
         log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
                  self.concurrency, self.lane_cap, self.lease_s)
@@ -185,6 +199,7 @@ class Worker:
         """Cron form: run everything due now; then keep going while jobs come due within `settle_s`
         (confirmations being tracked, expired leases), bounded by `max_seconds`. Returns jobs run."""
         init_database(self.settings)
+        self.release_dead_holders()
         self.ensure_periodic()
         deadline = time.monotonic() + max_seconds
         total = 0
@@ -487,3 +502,16 @@ def _close_connection() -> None:
     with contextlib.suppress(Exception):
         if not database.is_closed():
             database.close()
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this host (signal 0 checks without sending anything)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, another user's
+        return True
+    return True

@@ -6,11 +6,13 @@ Runs on SQLite and on PostgreSQL (`--db=postgres`). Handlers are test kinds regi
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 from backend.config import Settings
@@ -279,3 +281,37 @@ def test_a_completion_rolled_back_with_its_transaction_is_recorded_by_the_worker
             job = queue.enqueue("t.rollback")
         Worker(settings, concurrency=1).tick()
     assert Job.get_by_id(job.id).status == "done"
+
+
+def test_a_restarted_worker_takes_over_a_killed_local_workers_jobs_at_once(settings, db_kind, caplog):
+    """SQLite: a job held by a process of this host that no longer exists is taken over at the start, not after
+    the rest of its lease; a job held by a live process (this one) keeps its lease."""
+    import subprocess
+    import sys
+
+    from backend import clock
+    from backend.store.db import is_sqlite
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead_pid = int(gone.stdout)  # that process has exited
+    worker = Worker(settings, concurrency=2)
+    ran: list[str] = []
+    with handler("t.inflight", lambda job, ctx: ran.append(job.payload["n"])):
+        with tx():
+            dead = queue.enqueue("t.inflight", {"n": "dead"})
+            live = queue.enqueue("t.inflight", {"n": "live"})
+        until = clock.now() + timedelta(seconds=300)
+        Job.update(status="running", lease_until=until, locked_by=f"worker:{worker.host}:{dead_pid}:ab").where(
+            Job.id == dead.id).execute()
+        Job.update(status="running", lease_until=until, locked_by=f"worker:{worker.host}:{os.getpid()}:cd").where(
+            Job.id == live.id).execute()
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            worker.run_until_idle(max_seconds=5)
+    if is_sqlite():
+        assert ran == ["dead"]
+        assert Job.get_by_id(dead.id).status == "done"
+        assert any("is gone (killed): taken over now" in r.message for r in caplog.records)
+    else:  # PostgreSQL: workers may share a host name across machines; the lease decides
+        assert ran == []
+    assert Job.get_by_id(live.id).status == "running"
