@@ -211,7 +211,7 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
         parts = (row.locked_by or "").split(":")
         if len(parts) < 4 or parts[1] != host or not parts[2].isdigit() or alive(int(parts[2])):
             continue
-        if Job.update(lease_until=now, updated_at=now).where(
+        if Job.update(lease_until=now - timedelta(seconds=1), updated_at=now).where(  # expired (claim: < now)
                 (Job.id == row.id) & (Job.status == "running") & (Job.locked_by == row.locked_by)).execute():
             released.append((row.id, row.kind, row.locked_by))
     return released
