@@ -136,10 +136,7 @@ def test_front_end_layer_contracts_hold() -> None:
     import shutil
 
     exe = Path(sys.executable).with_name("lint-imports")
-    if not exe.exists() and shutil.which("lint-imports") is None:
-        import pytest
-
-        pytest.skip("import-linter is not installed (pip install -e '.[dev]')")
+    assert exe.exists() or shutil.which("lint-imports"), "import-linter is a dev dependency: pip install -e '.[dev]'"
     r = subprocess.run([str(exe) if exe.exists() else "lint-imports", "--no-cache", "--contract",
                         "front-end-speaks-v1", "--contract", "client-knows-no-store", "--contract",
                         "backend-knows-no-front-end"], capture_output=True, text=True, cwd=ROOT)

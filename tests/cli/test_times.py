@@ -224,11 +224,7 @@ def test_next_attempt_shown_in_posts_show(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_next_attempt_from_the_api(api: Any) -> None:
-    """End to end through the client, once the API's target carries nextAttemptAt."""
-    from backend.schemas.posts import TargetOut
-
-    if "next_attempt_at" not in TargetOut.model_fields:
-        pytest.skip("backend.schemas' TargetOut has no next_attempt_at yet (the API's branch adds it)")
+    """End to end through the client: the API's target carries nextAttemptAt."""
     api["post_w"] = post("post_w", None, nextAttemptAt="2027-01-15T08:04:00Z")
     with time_machine.travel(datetime(2027, 1, 15, 8, 0, tzinfo=UTC), tick=False):
         r = run("posts", "show", "post_w", "--tz", "Europe/Paris")
