@@ -7,14 +7,11 @@ from __future__ import annotations
 import httpx
 
 from backend.networks.base import (
-    MAX_LISTING_PAGES,
-    PAGES_WITHOUT_WINDOW,
     NetworkError,
     Publication,
     PublishOutcome,
-    check_failed,
 )
-from backend.networks.graph import GraphClient
+from backend.networks.graph import GraphClient, find_in_listing
 
 PLATFORM = "facebook"
 
@@ -63,34 +60,7 @@ class FacebookAdapter:
         return PublishOutcome.published(ref, self._permalink(pub.account.access_token, ref))
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /{page}/published_posts (newest first, `paging.cursors.after`) back to the attempt's start."""
-        page, token = pub.account.external_account_id, pub.account.access_token
-        since = pub.not_before()
-        expected = pub.payload.text.strip()
-        params: dict[str, object] = {"fields": "id,message,created_time,permalink_url", "limit": 100}
-        try:
-            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
-                body = self.graph.get(f"{self.base}/{page}/published_posts", token, params)
-                posts = body.get("data") or []
-                for post in posts:
-                    if since is not None and _fb_time(post.get("created_time")) < since.timestamp():
-                        return None  # older than the window: everything after is too
-                    if (post.get("message") or "").strip() == expected:
-                        return PublishOutcome.published(str(post["id"]), post.get("permalink_url"))
-                paging = body.get("paging") or {}
-                after = (paging.get("cursors") or {}).get("after")
-                if not posts or not after or not paging.get("next"):
-                    return None
-                params = {**params, "after": after}
-        except NetworkError as e:
-            return check_failed("Facebook", e)
-        return None
-
-
-def _fb_time(value: object) -> float:
-    from datetime import datetime
-
-    try:
-        return datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%S%z").timestamp()
-    except ValueError:
-        return 0.0
+        """Pages /{page}/published_posts back to the attempt's start, matching the message."""
+        return find_in_listing(self.graph, f"{self.base}/{pub.account.external_account_id}/published_posts", pub,
+                               network="Facebook", fields="id,message,created_time,permalink_url",
+                               text="message", created="created_time", link="permalink_url")

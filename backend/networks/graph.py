@@ -10,7 +10,14 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import NetworkError
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+)
 from backend.networks.http import json_or_none, retry_after_s, send
 
 # httpx logs request URLs at INFO; Graph GETs carry access_token in the query: keep tokens out of logs
@@ -145,3 +152,40 @@ class GraphClient:
             raise NetworkError("retriable", f"{self.network} answered with an unreadable body; it will be retried",
                                code="bad_body", http_status=resp.status_code)
         return body
+
+
+def find_in_listing(graph: GraphClient, url: str, pub: Publication, *, network: str, fields: str, text: str,
+                    created: str, link: str) -> PublishOutcome | None:
+    """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
+    attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
+    None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""
+    since = pub.not_before()
+    expected = pub.payload.text.strip()
+    params: dict[str, object] = {"fields": fields, "limit": 100}
+    try:
+        for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+            body = graph.get(url, pub.account.access_token, params)
+            items = body.get("data") or []
+            for item in items:
+                if since is not None and graph_time(item.get(created)) < since.timestamp():
+                    return None  # older than the window: everything after is too
+                if (item.get(text) or "").strip() == expected:
+                    return PublishOutcome.published(str(item["id"]), item.get(link))
+            paging = body.get("paging") or {}
+            after = (paging.get("cursors") or {}).get("after")
+            if not items or not after or not paging.get("next"):
+                return None
+            params = {**params, "after": after}
+    except NetworkError as e:
+        return check_failed(network, e)
+    return None
+
+
+def graph_time(value: object) -> float:
+    """A Graph API time (`2026-11-24T09:00:00+0000`) as a POSIX timestamp; 0 when unreadable."""
+    from datetime import datetime
+
+    try:
+        return datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%S%z").timestamp()
+    except ValueError:
+        return 0.0

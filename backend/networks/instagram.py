@@ -15,16 +15,13 @@ from typing import Any
 import httpx
 
 from backend.networks.base import (
-    MAX_LISTING_PAGES,
-    PAGES_WITHOUT_WINDOW,
     NetworkError,
     Publication,
     PublishOutcome,
-    check_failed,
     decode_ref,
     encode_ref,
 )
-from backend.networks.graph import IG_SUBCODES, GraphClient
+from backend.networks.graph import IG_SUBCODES, GraphClient, find_in_listing
 
 PLATFORM = "instagram"
 
@@ -147,27 +144,7 @@ class InstagramAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /{ig-user}/media (newest first, `after`) back to the attempt's start, matching the caption."""
-        from backend.networks.facebook import _fb_time
-
-        since = pub.not_before()
-        expected = pub.payload.text.strip()
-        params: dict[str, object] = {"fields": "id,caption,timestamp,permalink", "limit": 100}
-        try:
-            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
-                body = self.graph.get(f"{self.base}/{pub.account.external_account_id}/media",
-                                      pub.account.access_token, params)
-                items = body.get("data") or []
-                for media in items:
-                    if since is not None and _fb_time(media.get("timestamp")) < since.timestamp():
-                        return None
-                    if (media.get("caption") or "").strip() == expected:
-                        return PublishOutcome.published(str(media["id"]), media.get("permalink"))
-                paging = body.get("paging") or {}
-                after = (paging.get("cursors") or {}).get("after")
-                if not items or not after or not paging.get("next"):
-                    return None
-                params = {**params, "after": after}
-        except NetworkError as e:
-            return check_failed("Instagram", e)
-        return None
+        """Pages /{ig-user}/media back to the attempt's start, matching the caption."""
+        return find_in_listing(self.graph, f"{self.base}/{pub.account.external_account_id}/media", pub,
+                               network="Instagram", fields="id,caption,timestamp,permalink",
+                               text="caption", created="timestamp", link="permalink")
