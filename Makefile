@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@$(PY) -m backend.operator.devrun --host $(HOST) --port $(PORT)
 
-## make test: set up; ruff and the layer rules; the whole suite on SQLite, then on PostgreSQL; the API fuzz.
-test: $(STAMP) lint test-sqlite test-postgres fuzz
+## make test: set up; ruff and the layer rules; the API fuzz; the whole suite on SQLite, then on PostgreSQL
+## (the pytest runs come last so that the run's closing lines are their summaries).
+test: $(STAMP) lint fuzz test-sqlite test-postgres
 
 ## make lint: ruff, and the layer rules of pyproject.toml [tool.importlinter] (../shared/DESIGN.md section 3b).
 lint: $(STAMP)
