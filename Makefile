@@ -8,7 +8,7 @@ export SOCIALPUB_DATA_DIR ?= $(CURDIR)/.socialpub
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-sqlite test-postgres bench lint setup clean fuzz
+.PHONY: run serve test test-sqlite test-postgres bench lint setup clean fuzz
 
 setup: $(STAMP)
 
@@ -18,8 +18,14 @@ $(STAMP): pyproject.toml
 	@$(PY) -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
-## make run: set up, initialise a data dir in ./.socialpub if there is none, start the server.
+## make run: set up, initialise a sandbox workspace in ./.socialpub if there is none, open the TUI on it
+## (the embedded backend: SQLite, sandbox networks, the worker in the same process).
 run: $(STAMP)
+	@$(PY) -m backend.operator.devrun --prepare-only
+	@$(VENV)/bin/socialpub tui --data-dir "$(SOCIALPUB_DATA_DIR)"
+
+## make serve: the same data dir, served as the /v1 API on http://$(HOST):$(PORT) with the worker.
+serve: $(STAMP)
 	@$(PY) -m backend.operator.devrun --host $(HOST) --port $(PORT)
 
 ## make test: set up; ruff and the layer rules; the API fuzz; the whole suite on SQLite, then on PostgreSQL

@@ -1,4 +1,5 @@
-"""`make run`: initialise a data dir in the project if there is none, print how to reach it, serve.
+"""`make run` and `make serve`: initialise a data dir in the project if there is none; `make serve` then
+prints how to reach it and serves the API (`make run` opens the TUI on it: `--prepare-only` here).
 
 The data dir is ./.socialpub unless SOCIALPUB_DATA_DIR says otherwise. On first run it creates the
 workspace, an owner login, an API key and one sandbox account per network, and keeps the key in
@@ -18,6 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make run")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="initialise the data dir if needed, then exit (what `make run` does before the TUI)")
     args = parser.parse_args(argv)
 
     os.environ.setdefault("SOCIALPUB_BASE_URL", f"http://{args.host}:{args.port}")
@@ -40,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         with os.fdopen(fd, "w") as fh:
             json.dump(info, fh, indent=2)
         print(f"initialised a new data dir in {settings.data_dir}")
+    if args.prepare_only:
+        return 0
     info = json.loads(creds_path.read_text()) if creds_path.exists() else {}
 
     base = f"http://{args.host}:{args.port}"

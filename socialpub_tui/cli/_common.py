@@ -12,17 +12,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from socialpub_tui.look import STATUS_COLOURS
+
 if TYPE_CHECKING:
     from socialpub_tui.client.sync import Client
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-STATUS_COLOURS = {
-    "completed": "green", "succeeded": "green", "active": "green", "inbox_delivered": "green",
-    "partial": "yellow", "processing": "cyan", "publishing": "cyan", "pending": "cyan", "scheduled": "blue",
-    "failed": "red", "cancelled": "bright_black", "revoked": "bright_black", "expired": "bright_black",
-    "needs_reauth": "yellow", "disconnected": "bright_black",
-}
 
 
 class LazyChoice(click.Choice):  # type: ignore[type-arg]
@@ -174,7 +169,7 @@ def _remember_utc(ctx: click.Context, param: click.Parameter, value: bool) -> bo
 def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from socialpub_tui.cli import _time
+    from socialpub_tui import times as _time
 
     try:
         _time.zone(value)
@@ -223,7 +218,7 @@ def _configured_zone(ctx: click.Context) -> str | None:
 def display_zone(ctx: click.Context | None = None) -> Any:
     """The user's zone for this invocation (a `_time.DisplayZone`): --utc, --tz, the profile's or config's
     `timezone`, else the system's local zone."""
-    from socialpub_tui.cli import _time
+    from socialpub_tui import times as _time
     from socialpub_tui.client.errors import ConfigError
 
     ctx = ctx or click.get_current_context(silent=True)

@@ -66,7 +66,7 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     """The UTC instant of --at, printed (stderr) in the zone it was read in and in UTC."""
     if at is None:
         return None
-    from socialpub_tui.cli import _time
+    from socialpub_tui import times as _time
 
     tz = reading_zone(tz)
     try:
@@ -125,7 +125,7 @@ def option_flags(fn: Any) -> Any:
 def next_attempt(target: Any) -> tuple[str, str] | None:
     """For a target waiting for its next attempt (API field `nextAttemptAt`, absent from older servers):
     (`in 4 min`, `2027-01-15 09:04 CET`); else None."""
-    from socialpub_tui.cli import _time
+    from socialpub_tui import times as _time
 
     value = getattr(target, "next_attempt_at", None)
     instant = _time.parse_instant(value) if value else None
@@ -310,7 +310,7 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
       socialpub posts list --status scheduled --from today --scheduled
       socialpub posts list --status failed --json | jq -r '.[] | .id'
     """
-    from socialpub_tui.cli import _time
+    from socialpub_tui import times as _time
 
     tz = reading_zone(tz)
 

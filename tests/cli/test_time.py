@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from socialpub_tui.cli import _time
+from socialpub_tui import times as _time
 
 NOW = datetime(2026, 3, 27, 12, 0, tzinfo=UTC)
 

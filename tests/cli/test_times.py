@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from click.testing import CliRunner
 
-from socialpub_tui.cli import _time
+from socialpub_tui import times as _time
 from socialpub_tui.cli.main import cli
 
 # Europe/Paris changes to summer time on 2027-03-28 (02:00 CET -> 03:00 CEST).

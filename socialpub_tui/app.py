@@ -1,0 +1,117 @@
+"""The socialpub TUI: a social manager's cockpit. `socialpub tui` (and `make run`) open it.
+
+The app is built with its client injected (`SocialpubApp(client, clock=…, zone=…)`): it speaks /v1 through that
+`AsyncClient` only — the embedded backend in this process, or a remote server of a profile. Tests pass a client
+on a temporary data dir and a fixed clock.
+
+Layout: four top-level modes (posts, calendar, accounts, activity), each a screen in `screens/`; detail, compose
+and help are pushed on top. Every call to the backend runs in a Textual worker (`@work`, exclusive where a newer
+request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every action has a
+binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from socialpub_tui.commands import SocialpubCommands
+from socialpub_tui.times import DisplayZone
+
+if TYPE_CHECKING:
+    from socialpub_tui.client.aio import AsyncClient
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
+    """A mode's screen factory that imports the screen's module when the mode is first shown."""
+
+    def make() -> Screen[Any]:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)()  # type: ignore[no-any-return]
+
+    return make
+
+
+class SocialpubApp(App[None]):
+    """The TUI. `client` is owned by the app (closed when it exits) unless `owns_client=False`."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "socialpub"
+    COMMANDS = App.COMMANDS | {SocialpubCommands}
+    MODES = {
+        "posts": _lazy("socialpub_tui.screens.posts", "PostsScreen"),
+        "calendar": _lazy("socialpub_tui.screens.calendar", "CalendarScreen"),
+        "accounts": _lazy("socialpub_tui.screens.accounts", "AccountsScreen"),
+        "activity": _lazy("socialpub_tui.screens.activity", "ActivityScreen"),
+    }
+    DEFAULT_MODE = "posts"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+        Binding("f1,question_mark", "help", "Help", id="help"),
+        Binding("f2", "switch_mode('posts')", "Posts", id="mode.posts"),
+        Binding("f3", "switch_mode('calendar')", "Calendar", id="mode.calendar"),
+        Binding("f4", "switch_mode('accounts')", "Accounts", id="mode.accounts"),
+        Binding("f5", "switch_mode('activity')", "Activity", id="mode.activity"),
+        Binding("n", "compose", "New post", id="compose"),
+    ]
+
+    def __init__(self, client: AsyncClient, *, clock: Callable[[], datetime] = utc_now,
+                 zone: DisplayZone | None = None, backend_label: str = "embedded",
+                 owns_client: bool = True) -> None:
+        super().__init__()
+        self.client = client
+        self.clock = clock
+        self.zone = zone or DisplayZone(None)
+        self.backend_label = backend_label
+        self._owns_client = owns_client
+        self.sub_title = backend_label
+
+    async def on_mount(self) -> None:
+        await self.switch_mode(self.DEFAULT_MODE)
+
+    async def on_unmount(self) -> None:
+        if self._owns_client:
+            await self.client.aclose()
+
+    # ---- what every screen shares -------------------------------------------------------------------------
+    def now(self) -> datetime:
+        """The app's clock (aware, UTC). Tests fix it."""
+        return self.clock()
+
+    def report(self, exc: BaseException, action: str = "") -> None:
+        """Show a failed call as a notification carrying the API's code and message."""
+        from socialpub_tui.client.errors import ApiError, ConfigError, NetworkError
+
+        prefix = f"{action}: " if action else ""
+        if isinstance(exc, ApiError):
+            detail = "; ".join(f"{d.get('field', '')} {d.get('message', '')}".strip() for d in exc.details
+                               if isinstance(d, dict))
+            text = f"{prefix}{exc.message}" + (f" ({detail})" if detail else "")
+            self.notify(text, title=exc.code, severity="error", timeout=8)
+        elif isinstance(exc, NetworkError | ConfigError):
+            self.notify(f"{prefix}{exc}", title=getattr(exc, "code", "network_error"), severity="error", timeout=8)
+        else:
+            self.notify(f"{prefix}{exc}", title=type(exc).__name__, severity="error", timeout=8)
+
+    # ---- actions ------------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from socialpub_tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_compose(self) -> None:
+        from socialpub_tui.screens.compose import ComposeScreen
+
+        if not isinstance(self.screen, ComposeScreen):
+            self.push_screen(ComposeScreen())

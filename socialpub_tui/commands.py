@@ -1,0 +1,40 @@
+"""The command palette (ctrl+p): every binding of the screen it was opened from, and of the app, by its
+description — so every action a key does is also a command, and the palette never drifts from the footer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+
+class SocialpubCommands(Provider):
+    """Commands from the active bindings: `Posts`, `New post`, `Cancel post`, … with their keys."""
+
+    def _commands(self) -> Iterator[tuple[str, str, str]]:
+        """(description, key, action) for each binding with a description, the screen's before the app's."""
+        seen: set[str] = set()
+        for key, active in self.screen.active_bindings.items():
+            binding = active.binding
+            if not binding.description or not binding.show and binding.id is None:
+                continue
+            if binding.description in seen or not active.enabled:
+                continue
+            seen.add(binding.description)
+            yield binding.description, self.app.get_key_display(binding) or key, binding.action
+
+    async def _run(self, action: str) -> None:
+        await self.screen.run_action(action)
+
+    async def discover(self) -> Hits:
+        for description, key, action in self._commands():
+            yield DiscoveryHit(description, partial(self._run, action), help=f"key: {key}")
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for description, key, action in self._commands():
+            score = matcher.match(description)
+            if score > 0:
+                yield Hit(score, matcher.highlight(description), partial(self._run, action), text=description,
+                          help=f"key: {key}")

@@ -1,0 +1,19 @@
+"""How statuses and networks look, shared by the CLI's tables and the TUI: one colour per status word, one
+short badge per network."""
+
+from __future__ import annotations
+
+STATUS_COLOURS = {
+    "completed": "green", "succeeded": "green", "active": "green", "inbox_delivered": "green",
+    "partial": "yellow", "processing": "cyan", "publishing": "cyan", "pending": "cyan", "scheduled": "blue",
+    "failed": "red", "cancelled": "bright_black", "revoked": "bright_black", "expired": "bright_black",
+    "needs_reauth": "yellow", "disconnected": "bright_black", "draft": "magenta",
+}
+
+# A network's badge in a posts table: two letters, so five targets fit in a narrow column.
+NETWORK_BADGES = {"facebook": "FB", "instagram": "IG", "linkedin": "LI", "tiktok": "TT", "youtube": "YT"}
+
+
+def status_colour(status: str | None) -> str:
+    """The colour a status word is shown in (`white` for one we do not know)."""
+    return STATUS_COLOURS.get(status or "", "white")

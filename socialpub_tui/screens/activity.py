@@ -1,0 +1,14 @@
+"""Activity (scaffold: replaced by the real screen)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+
+class ActivityScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Activity", id="activity-body")
+        yield Footer()

@@ -1,0 +1,14 @@
+"""Compose (scaffold: replaced by the real screen)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+
+class ComposeScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Compose", id="compose-body")
+        yield Footer()

@@ -1,0 +1,14 @@
+"""Posts (scaffold: replaced by the real screen)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+
+class PostsScreen(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Posts", id="posts-body")
+        yield Footer()

@@ -1,0 +1,1 @@
+"""Widgets the TUI's screens share."""
