@@ -19,11 +19,15 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.signal import Signal
 
 from socialpub_tui.commands import SocialpubCommands
+from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
 
 if TYPE_CHECKING:
+    from backend.schemas.posts import PostOut
+
     from socialpub_tui.client.aio import AsyncClient
 
 
@@ -75,6 +79,9 @@ class SocialpubApp(App[None]):
         self.backend_label = backend_label
         self._owns_client = owns_client
         self.sub_title = backend_label
+        # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
+        # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
+        self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
 
     async def on_mount(self) -> None:
         await self.switch_mode(self.DEFAULT_MODE)
@@ -87,6 +94,10 @@ class SocialpubApp(App[None]):
     def now(self) -> datetime:
         """The app's clock (aware, UTC). Tests fix it."""
         return self.clock()
+
+    def announce(self, post: PostOut, action: str) -> None:
+        """Tell every subscribed screen that `post` changed (`action`: created, edited, cancelled, …)."""
+        self.post_changed.publish(PostChanged(post, action))
 
     def report(self, exc: BaseException, action: str = "") -> None:
         """Show a failed call as a notification carrying the API's code and message."""

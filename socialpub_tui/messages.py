@@ -11,8 +11,8 @@ from backend.schemas.posts import PostOut
 
 @dataclass
 class PostChanged(Message):
-    """A post was created, edited, cancelled or retried from this app: lists showing it refresh. Posted to
-    the app (`app.post_message`) so every mode's screen hears it."""
+    """A post was created, edited, cancelled, retried or moved from this app: lists showing it refresh.
+    Published on the app's `post_changed` signal (`app.announce(post, action)`), so every screen hears it."""
 
     post: PostOut
     action: str  # created | edited | cancelled | retried | duplicated | moved
