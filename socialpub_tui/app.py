@@ -27,7 +27,6 @@ from socialpub_tui.times import DisplayZone
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
-
     from socialpub_tui.client.aio import AsyncClient
 
 
