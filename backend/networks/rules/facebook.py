@@ -9,12 +9,12 @@ from backend.networks.options import PostOptions
 from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
-    MAX_CONTENT,
     NetworkRules,
 )
+from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "facebook"
-MAX_TEXT = MAX_CONTENT
+MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
 
 
 def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:

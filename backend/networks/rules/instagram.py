@@ -15,9 +15,10 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     NetworkRules,
 )
+from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "instagram"
-MAX_TEXT = 2200
+MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
 IMAGE_MIMES = frozenset({"image/jpeg"})  # Instagram takes JPEG only; our media host converts to JPEG
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime"})
 

@@ -15,9 +15,10 @@ from backend.networks.rules.common import (
     NetworkRules,
     visual_media,
 )
+from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "linkedin"
-MAX_TEXT = 3000
+MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
 DOCUMENT_TITLE_MAX = 100
 
 

@@ -22,10 +22,13 @@ from backend.networks.rules.common import (
     images,
     videos,
 )
+from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "tiktok"
-MAX_TEXT = 2200
-PHOTO_TITLE_MAX = 90
+_LIMITS = NETWORK_LIMITS[PLATFORM]
+assert _LIMITS.photo_title_max is not None
+MAX_TEXT = _LIMITS.max_text
+PHOTO_TITLE_MAX = _LIMITS.photo_title_max
 PHOTO_DESCRIPTION_MAX = 4000
 PHOTO_MAX_IMAGES = 35  # dedicated endpoint; posts carry at most 10
 PHOTO_MIMES = frozenset({"image/jpeg", "image/webp"})  # PNG is refused by TikTok

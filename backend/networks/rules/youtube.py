@@ -11,17 +11,19 @@ from backend.networks.base import MediaRef, Payload
 from backend.networks.options import PostOptions, YouTubeOptions
 from backend.networks.rules.common import (
     CONTENT_TOO_LONG,
-    MAX_CONTENT,
     TITLE_TOO_LONG,
     VIDEO_REQUIRED,
     NetworkRules,
     videos,
 )
+from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "youtube"
-MAX_TEXT = MAX_CONTENT
-TITLE_MAX = 100
-DESCRIPTION_MAX_BYTES = 5000
+_LIMITS = NETWORK_LIMITS[PLATFORM]
+assert _LIMITS.title_max is not None and _LIMITS.description_max_bytes is not None
+MAX_TEXT = _LIMITS.max_text
+TITLE_MAX = _LIMITS.title_max
+DESCRIPTION_MAX_BYTES = _LIMITS.description_max_bytes
 DEFAULT_TITLE = "Untitled video"
 CATEGORY_PEOPLE_AND_BLOGS = "22"
 
