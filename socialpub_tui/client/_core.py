@@ -6,7 +6,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -34,7 +34,7 @@ class Call(Generic[T]):
     model: type[T] | None
     params: dict[str, Any] | None = None
     json: Any = None
-    content: bytes | Iterable[bytes] | None = None
+    content: bytes | Iterable[bytes] | AsyncIterable[bytes] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     auth: Auth = "key"
     optional_extension: str | None = None  # a socialpub /v1 extension: a 404/405 from another service says so

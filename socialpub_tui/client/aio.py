@@ -39,6 +39,8 @@ from socialpub_tui.client.errors import NetworkError, WaitTimeout
 
 T = TypeVar("T")
 
+MEDIA_PREVIEW_MAX = 64 * 1024 * 1024  # fetch_media: bytes read at most (a preview, not a download)
+
 
 class AsyncClient(ClientBase):
     """The async /v1 client (the TUI's). Build one with `socialpub_tui.client.connect_async()`."""
@@ -232,7 +234,33 @@ class AsyncClient(ClientBase):
 
     async def upload_media_file(self, path: str | Path, progress: Callable[[int], None] | None = None) -> MediaOut:
         """Upload a local file (streamed in base64; `progress(bytes_sent)` as it goes)."""
-        return await self.run(calls.upload_media_file(path, progress))
+        return await self.run(calls.upload_media_file(path, progress, asynchronous=True))
+
+    async def fetch_media(self, url: str, *, max_bytes: int = MEDIA_PREVIEW_MAX) -> tuple[bytes, str | None]:
+        """The bytes of a media file by its URL (a post's `mediaUrls` entry), read through this client's transport:
+        the embedded backend's media host in this process, else the network. No credential is sent (a media URL
+        is public). Returns (bytes, content type). NetworkError on an error status, past `max_bytes`, or when
+        unreachable."""
+        try:
+            async with self._http.stream("GET", url, follow_redirects=True) as response:
+                if response.status_code >= 400:
+                    raise NetworkError(f"GET {url}: HTTP {response.status_code}", "media_unavailable")
+                declared = response.headers.get("content-length")
+                if declared and declared.isdigit() and int(declared) > max_bytes:
+                    raise NetworkError(f"{url}: {int(declared) / 1e6:.1f} MB is over {max_bytes / 1e6:.0f} MB",
+                                       "media_too_large")
+                chunks: list[bytes] = []
+                total = 0
+                async for chunk in response.aiter_bytes():
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise NetworkError(f"{url}: over {max_bytes / 1e6:.0f} MB", "media_too_large")
+                    chunks.append(chunk)
+                return b"".join(chunks), response.headers.get("content-type")
+        except httpx.TimeoutException:
+            raise NetworkError(f"GET {url}: timed out", "timeout") from None
+        except httpx.TransportError as exc:
+            raise NetworkError(f"cannot fetch {url}: {exc}") from None
 
     async def list_media(self, **filters: Any) -> MediaList:
         """One page of the media library (`cursor`, `limit`, `type`)."""

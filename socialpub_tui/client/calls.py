@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -170,18 +170,46 @@ class Base64FileBody:
         yield self.SUFFIX
 
 
+class AsyncBase64FileBody:
+    """The same body for the async client (an `httpx.AsyncClient` sends only an async iterable): the file is
+    read chunk by chunk in a thread, so the event loop — the TUI — keeps running and can draw the progress."""
+
+    def __init__(self, body: Base64FileBody) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        import asyncio
+
+        body = self.body
+        yield body.PREFIX
+        sent = 0
+        fh = await asyncio.to_thread(body.path.open, "rb")
+        try:
+            while chunk := await asyncio.to_thread(fh.read, body.CHUNK):
+                yield base64.b64encode(chunk)
+                sent += len(chunk)
+                if body.progress:
+                    body.progress(sent)
+        finally:
+            fh.close()
+        yield body.SUFFIX
+
+
 def upload_media_url(url: str) -> Call[MediaOut]:
     return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
 
 
-def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None) -> Call[MediaOut]:
-    """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit."""
+def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None, *,
+                      asynchronous: bool = False) -> Call[MediaOut]:
+    """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit.
+    `asynchronous`: the body for the async client (AsyncClient.upload_media_file)."""
     body = Base64FileBody(Path(path), progress)
     if body.length > MAX_MEDIA_BODY:
         raise ApiError(0, "payload_too_large",
                        f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
                        "upload allows (30 MB body in base64); host it and pass its https URL instead")
-    return Call("POST", "/v1/media", MediaOut, content=body,
+    content: Base64FileBody | AsyncBase64FileBody = AsyncBase64FileBody(body) if asynchronous else body
+    return Call("POST", "/v1/media", MediaOut, content=content,
                 headers={"content-type": "application/json", "content-length": str(body.length)})
 
 
