@@ -1,0 +1,41 @@
+"""The compose screen's local checks say what the backend's network rules say, on a grid of posts."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from backend.networks.base import MediaRef
+from backend.networks.options import PostOptions
+from backend.networks.rules import validate_target
+from backend.schemas.common import NETWORKS
+from socialpub_tui.checks import check_target, counter, media_kind
+
+TEXTS = ["", "  ", "Hello", "x" * 90, "x" * 91, "é" * 2200, "😀" * 1101, "x" * 2201, "x" * 3001, "<" * 1700,
+         "x" * 63_207]
+MEDIA = [[], ["image"], ["video"], ["image", "image"], ["image", "video"]]
+TITLES = [None, "t" * 100, "t" * 101]
+
+
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_local_checks_match_the_backend_rules(platform: str) -> None:
+    for text, kinds, title in itertools.product(TEXTS, MEDIA, TITLES):
+        refs = [MediaRef(url=f"https://m/{i}", kind=k, mime="video/mp4" if k == "video" else "image/jpeg")  # type: ignore[arg-type]
+                for i, k in enumerate(kinds)]
+        options = {"youtube": {"title": title}} if title else {}
+        backend = validate_target(platform, text, refs, PostOptions.model_validate(options))
+        local = [p.code for p in check_target(platform, text, kinds, options)]
+        assert sorted(local) == sorted(backend), (platform, len(text), kinds, title)
+
+
+def test_counter_counts_as_the_network_does() -> None:
+    assert counter("tiktok", "😀") == (2, 2200)  # UTF-16 code units
+    assert counter("instagram", "😀") == (1, 2200)
+    assert counter("linkedin", "") == (0, 3000)
+
+
+def test_media_kind_from_the_file_name() -> None:
+    assert media_kind("http://h/media/med_1.jpg") == "image"
+    assert media_kind("https://h/v.MP4?x=1") == "video"
+    assert media_kind("https://h/blob") is None
