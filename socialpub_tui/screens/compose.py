@@ -106,9 +106,13 @@ class TargetRow(Horizontal):
 
     @property
     def selected(self) -> bool:
-        return self.query_one(Checkbox).value
+        boxes = self.query(Checkbox)
+        return boxes.first().value if boxes else self._selected  # before its children are mounted
 
     def show(self, used: int | None, limit: int | None, problems: list[Problem]) -> None:
+        if not self.query(".target-problem"):
+            self.call_after_refresh(self.show, used, limit, problems)
+            return
         count = self.query_one(".target-count", Static)
         problem = self.query_one(".target-problem", Static)
         if used is None or limit is None:
