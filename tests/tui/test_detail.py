@@ -1,0 +1,139 @@
+"""Post detail against the embedded backend: what failed at a glance, retry, cancel, links, live refresh,
+media previews, actions the state does not allow shown disabled."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from textual.widgets import DataTable, Static
+
+from socialpub_tui.app import utc_now
+from socialpub_tui.screens.confirm import ConfirmScreen
+from socialpub_tui.screens.post_detail import PostDetailScreen
+from socialpub_tui.widgets.media_preview import MediaPreview
+from tests.cli.conftest import invoke
+from tests.tui.helpers import mp4_bytes, png, until
+
+SIZE = (100, 30)
+
+
+async def open_detail(pilot: Any, post_id: str) -> PostDetailScreen:
+    pilot.app.push_screen(PostDetailScreen(post_id))
+    return await until(pilot, lambda: isinstance(pilot.app.screen, PostDetailScreen)  # type: ignore[no-any-return]
+                       and pilot.app.screen.post_id == post_id and pilot.app.screen.post is not None
+                       and pilot.app.screen, what=f"the detail of {post_id}")
+
+
+def enabled(screen: PostDetailScreen, action: str) -> bool | None:
+    return screen.check_action(action, ())
+
+
+def later(days: int = 2) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def test_partial_post_says_who_failed_and_retry_creates_one_post_for_the_retriable_target(tui_app) -> None:
+    assert invoke("admin", "plan", "GROWTH").code == 0  # room for more accounts
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        flaky = await app.client.add_sandbox_account("linkedin", "Flaky LI", "fail-retriable")
+        dead = await app.client.add_sandbox_account("facebook", "Dead FB", "fail-permanent")
+        post = await app.client.create_post({"targets": ["linkedin", {"platform": "linkedin", "channelId": flaky.id},
+                                                         {"platform": "facebook", "channelId": dead.id}],
+                                             "content": "mix"})
+        final = await app.client.wait_post(post.id, timeout=60)
+        assert final.status == "partial"
+        screen = await open_detail(pilot, post.id)
+        summary = str(screen.query_one("#detail-summary", Static).render())
+        assert "linkedin · Flaky LI failed:" in summary and "retriable: press r" in summary
+        assert "facebook · Dead FB failed:" in summary and "permanent: retrying will not help" in summary
+        assert enabled(screen, "retry") and not enabled(screen, "cancel_post") and not enabled(screen, "edit")
+        await pilot.press("r")
+        retry = await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post_id != post.id
+                            and app.screen.post and app.screen, what="the retry's detail")
+        assert retry.post.idempotency_key == f"retry-of:{post.id}"
+        assert [(t.platform, t.account_id) for t in retry.post.targets] == [("linkedin", flaky.id)]
+        # retrying the original again creates nothing: the same retry post comes back
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PostDetailScreen), what="back")
+        again = await open_detail(pilot, post.id)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen is not again
+                    and app.screen.post_id == retry.post_id, what="the same retry post")
+        retries = await app.client.list_posts(idempotency_key=f"retry-of:{post.id}")
+    assert [p.id for p in retries.items] == [retry.post_id]
+
+
+async def test_cancel_asks_first_then_cancels_and_disables_itself(tui_app) -> None:
+    app = tui_app(clock=utc_now)
+    changes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        app.post_changed.subscribe(app, lambda change: changes.append(change.action))
+        post = await app.client.create_post({"targets": ["facebook"], "content": "later", "scheduledAt": later()})
+        screen = await open_detail(pilot, post.id)
+        assert enabled(screen, "cancel_post") and enabled(screen, "edit") and not enabled(screen, "retry")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("n")  # kept
+        await until(pilot, lambda: app.screen is screen, what="back")
+        assert (await app.client.get_post(post.id)).status == "scheduled"
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("y")
+        await until(pilot, lambda: screen.post.status == "cancelled", what="the cancelled post")
+        assert not enabled(screen, "cancel_post") and not enabled(screen, "edit")
+        assert (await app.client.get_post(post.id)).status == "cancelled"
+    assert changes == ["cancelled"]
+
+
+async def test_links_open_in_a_browser_and_copy_to_the_clipboard(tui_app, monkeypatch) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **k: opened.append(url) or True)
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "links"})
+        final = await app.client.wait_post(post.id, timeout=30)
+        screen = await open_detail(pilot, post.id)
+        screen.query_one("#detail-targets", DataTable).move_cursor(row=1)
+        await pilot.pause()
+        assert enabled(screen, "open_link") and enabled(screen, "copy_link")
+        await pilot.press("y")
+        assert app.clipboard == final.targets[1].post_url
+        await pilot.press("o")
+        await until(pilot, lambda: opened, what="the browser")
+        assert not enabled(screen, "edit") and not enabled(screen, "cancel_post") and not enabled(screen, "retry")
+    assert opened == [final.targets[1].post_url]
+
+
+async def test_the_detail_follows_a_post_being_sent(tui_app) -> None:
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "live"})
+        pilot.app.push_screen(PostDetailScreen(post.id))
+        screen = await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post
+                             and app.screen, what="the detail")
+        # nothing pressed: it reads the post again until every target is done
+        await until(pilot, lambda: screen.post.status == "completed", what="completed on screen")
+        table = screen.query_one("#detail-targets", DataTable)
+        statuses = [str(table.get_cell_at((i, 2))) for i in range(table.row_count)]
+        assert statuses == ["succeeded", "succeeded"]
+        assert screen._refresh_timer is None  # final: no more reads
+
+
+async def test_media_previews_an_image_and_a_videos_first_frame(tui_app, tmp_path) -> None:
+    app = tui_app(clock=utc_now)
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(mp4_bytes(frames=20, rate=10))  # 2 seconds
+    async with app.run_test(size=SIZE) as pilot:
+        image = await app.client.upload_media_file(png(tmp_path / "p.png"))
+        video = await app.client.upload_media_file(clip)
+        post = await app.client.create_post({"targets": ["facebook"], "content": "media", "scheduledAt": later(),
+                                             "mediaUrls": [image.url, video.url]})
+        screen = await open_detail(pilot, post.id)
+        previews = await until(pilot, lambda: (p := list(screen.query(MediaPreview))) and all(x.decoded for x in p)
+                               and p, what="the previews")
+        assert [p.decoded.kind for p in previews] == ["image", "video"]
+        assert previews[0].decoded.caption.startswith("image · 64×48")
+        assert "0:02" in previews[1].decoded.caption and previews[1].decoded.picture is not None
+        assert len(previews[1].query(".media-picture")) == 1
