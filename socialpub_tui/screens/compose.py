@@ -407,7 +407,9 @@ class ComposeScreen(Screen["PostOut | None"]):
             line.append("publish now")
         else:
             line.append(f"{times.iso_utc(schedule)} ({times.relative(schedule, self.app.now())})")  # type: ignore[attr-defined]
-        if not selected and not self.editing:
+        if schedule_error:
+            pass
+        elif not selected and not self.editing:
             line.append(" · pick at least one target", style="yellow")
         elif bad:
             line.append(f" · {bad} target{'s' if bad != 1 else ''} would refuse it (✗)", style="red")

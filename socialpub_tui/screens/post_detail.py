@@ -35,9 +35,10 @@ LIVE_TARGET_STATES = ("pending", "publishing")
 MAX_REFRESH_S = 5.0  # a live post is read again at least this often (the client's poll interval when shorter)
 SCHEDULED_RECHECK_S = 60.0  # a scheduled post is read again this often (edited elsewhere, or its time came)
 
+# the reasons of failures are shown in full above the table: the link and the times come first
 COLUMNS = [("network", "Network"), ("account", "Account"), ("status", "Status"), ("fail", "Fail type"),
-           ("reason", "Reason"), ("external", "External id"), ("link", "Link"), ("completed", "Completed"),
-           ("next", "Next attempt")]
+           ("link", "Link"), ("completed", "Completed"), ("next", "Next attempt"), ("reason", "Reason"),
+           ("external", "External id")]
 
 
 def is_live(post: PostOut) -> bool:
@@ -55,7 +56,8 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
     retriable = calls.retry_body(post)[0] is not None
     for t in post.targets:
         if t.status == "failed":
-            line = Text("✗ ", style="bold red")
+            line = Text()
+            line.append("✗ ", style="bold red")
             line.append(f"{target_label(t)} failed", style="bold")
             line.append(f": {t.fail_reason or 'no reason given'}")
             if t.fail_type == "retriable":
@@ -65,7 +67,8 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             lines.append(line)
         elif t.status in LIVE_TARGET_STATES and t.next_attempt_at:
             when = parse_instant(t.next_attempt_at)
-            line = Text("… ", style="bold cyan")
+            line = Text()
+            line.append("… ", style="bold cyan")
             line.append(f"{target_label(t)} waits", style="bold")
             line.append(f": next attempt {relative(when, now) if when else t.next_attempt_at}")
             if t.fail_reason:
@@ -177,7 +180,8 @@ class PostDetailScreen(Screen[None]):
         head.append(f" {post.status} ", style=f"bold reverse {status_colour(post.status)}")
         if post.scheduled_at:
             when = parse_instant(post.scheduled_at)
-            head.append(f"  scheduled {zone.format(post.scheduled_at)}")
+            head.append(f"  {'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
+                        f"{zone.format(post.scheduled_at)}")
             if when is not None and post.status == "scheduled":
                 head.append(f" ({relative(when, now)})", style="dim")
         else:
@@ -204,11 +208,12 @@ class PostDetailScreen(Screen[None]):
             if t.next_attempt_at and t.status in LIVE_TARGET_STATES:
                 instant = parse_instant(t.next_attempt_at)
                 waiting = f"{relative(instant, now)} ({zone.format(t.next_attempt_at)})" if instant else t.next_attempt_at
+            fail_colour = "red" if t.fail_type == "permanent" else "yellow"
             table.add_row(
-                t.platform, t.account_name, Text(t.status, style=status_colour(t.status)),
-                Text(t.fail_type or "", style="red" if t.fail_type == "permanent" else "yellow"),
-                t.fail_reason or "", t.external_post_id or "", t.post_url or "",
-                zone.format(t.completed_at) if t.completed_at else "", waiting, key=str(i))
+                Text(t.platform), Text(t.account_name), Text(t.status, style=status_colour(t.status)),
+                Text(t.fail_type or "", style=fail_colour), Text(t.post_url or ""),
+                Text(zone.format(t.completed_at) if t.completed_at else ""), Text(waiting),
+                Text(t.fail_reason or ""), Text(t.external_post_id or ""), key=str(i))
         if post.targets:
             table.move_cursor(row=min(max(cursor, 0), len(post.targets) - 1))
 
