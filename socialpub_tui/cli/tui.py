@@ -37,6 +37,9 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
     except ConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
+    # textual-image probes the terminal (graphics protocol, cell size) when imported: before the app owns it
+    import textual_image.widget  # noqa: F401
+
     from socialpub_tui.app import SocialpubApp
 
     label = (f"embedded · {profile.data_dir or 'default data dir'}" if profile.kind == "embedded"
