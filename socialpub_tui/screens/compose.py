@@ -27,6 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.suggester import Suggester
 from textual.widgets import (
     Checkbox,
     Collapsible,
@@ -85,6 +86,33 @@ def local_file(text: str) -> tuple[Path, int | None]:
     """The path the user typed (`~` expanded) and its size, None when it is not a file. Blocking."""
     path = Path(text).expanduser()
     return path, path.stat().st_size if path.is_file() else None
+
+
+def complete_path(value: str) -> str | None:
+    """The first file or folder completing the path typed so far (`~` kept as typed), hidden ones only when
+    asked for with a leading dot; a folder ends with `/`. Blocking."""
+    if not value:
+        return None
+    typed_dir, _, prefix = value.rpartition("/")
+    folder = Path(typed_dir or ("/" if value.startswith("/") else ".")).expanduser()
+    try:
+        names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
+                       if entry.name.startswith(prefix) and (prefix.startswith(".") or not entry.name.startswith(".")))
+    except OSError:
+        return None
+    if not names:
+        return None
+    return (typed_dir + "/" if "/" in value else "") + names[0]
+
+
+class PathSuggester(Suggester):
+    """Completes the media path as it is typed (→ or end accepts the suggestion)."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return await asyncio.to_thread(complete_path, value)
 
 
 class TargetRow(Horizontal):
@@ -167,8 +195,8 @@ class ComposeScreen(Screen["PostOut | None"]):
             yield Vertical(id="compose-targets")
             yield Label("Media", classes="section")
             with Horizontal(id="compose-media-row"):
-                yield Input(placeholder="path of an image or video (~ works) — enter uploads it",
-                            id="compose-media-path")
+                yield Input(placeholder="path of an image or video (→ completes, enter uploads it)",
+                            id="compose-media-path", suggester=PathSuggester())
             yield ProgressBar(id="compose-upload", show_eta=False)
             yield Static("", id="compose-media-error", markup=False)
             yield OptionList(id="compose-media")

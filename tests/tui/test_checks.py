@@ -39,3 +39,16 @@ def test_media_kind_from_the_file_name() -> None:
     assert media_kind("http://h/media/med_1.jpg") == "image"
     assert media_kind("https://h/v.MP4?x=1") == "video"
     assert media_kind("https://h/blob") is None
+
+
+def test_media_path_completion(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from socialpub_tui.screens.compose import complete_path
+
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photo.jpg").write_bytes(b"x")
+    (tmp_path / ".hidden.jpg").write_bytes(b"x")
+    assert complete_path(f"{tmp_path}/pho") == f"{tmp_path}/photo.jpg"
+    assert complete_path(f"{tmp_path}/photos") == f"{tmp_path}/photos/"
+    assert complete_path(f"{tmp_path}/.h") == f"{tmp_path}/.hidden.jpg"
+    assert complete_path(f"{tmp_path}/nothing") is None
+    assert complete_path("") is None
