@@ -271,3 +271,35 @@ async def test_back_with_changes_asks_before_discarding(tui_app) -> None:
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         await pilot.press("y")
         await until(pilot, lambda: not isinstance(app.screen, (ComposeScreen, ConfirmScreen)), what="discarded")
+
+
+async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
+    from textual.widgets import Select
+
+    from tests.tui.helpers import mp4_bytes
+
+    app = tui_app(clock=utc_now)
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(mp4_bytes())
+    async with app.run_test(size=SIZE) as pilot:
+        ids = await accounts_by_platform(app)
+        screen = await open_compose(pilot)
+        screen.query_one("#compose-text", TextArea).text = "Behind the scenes"
+        assert not screen.query_one("#compose-tiktok").display  # shown only for a tiktok target
+        pick(screen, ids["tiktok"], ids["youtube"])
+        await attach(pilot, screen, clip)
+        assert screen.query_one("#compose-tiktok").display and screen.query_one("#compose-youtube").display
+        screen.query_one("#tiktok-mode", Select).value = "MEDIA_UPLOAD"
+        screen.query_one("#tiktok-no-comment", Checkbox).value = True
+        screen.query_one("#youtube-title", Input).value = "BTS"
+        screen.query_one("#youtube-privacy", Select).value = "unlisted"
+        screen.query_one("#youtube-tags", Input).value = "making of, studio"
+        screen.query_one("#youtube-synthetic", Checkbox).value = True
+        await schedule_at(pilot, screen, "tomorrow", "10:00", "Europe/Paris")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.sent is not None, what="the post")
+        stored = await app.client.get_post(screen.sent.id)
+    assert stored.options["tiktok"]["postMode"] == "MEDIA_UPLOAD"
+    assert stored.options["tiktok"]["disableComment"] is True
+    assert stored.options["youtube"] == stored.options["youtube"] | {
+        "title": "BTS", "privacyStatus": "unlisted", "tags": ["making of", "studio"], "containsSyntheticMedia": True}
