@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from peewee import SQL, Case, fn
+from peewee import SQL, Case, Value, fn
 
 from backend import clock
 from backend.errors import ApiError
@@ -58,8 +58,9 @@ def day_bounds(now: datetime, days: int, tz: ZoneInfo) -> list[tuple[date, datet
 
 def _bucket(column: Any, bounds: list[tuple[date, datetime, datetime]]) -> Any:
     """The index of the day `column` falls in (the rows are already limited to the whole period)."""
-    last = len(bounds) - 1
-    return Case(None, [(column < end, i) for i, (_, _, end) in enumerate(bounds[:-1])], last)
+    if len(bounds) == 1:
+        return Value(0)  # one day: no boundary to compare with (and CASE needs at least one WHEN)
+    return Case(None, [(column < end, i) for i, (_, _, end) in enumerate(bounds[:-1])], len(bounds) - 1)
 
 
 def activity(workspace_id: str, *, days: int = 30, tz_name: str = "UTC", failures: int = 20) -> dict[str, Any]:

@@ -106,6 +106,14 @@ def test_dst_days_last_23_and_25_hours_and_count_by_local_midnight(client, owner
     assert autumn["posts"]["completed"] == 1
 
 
+def test_one_day_is_today(client, owner, fast):
+    with time_machine.travel(utc(2027, 1, 15, 8, 0), tick=False):
+        finished(owner.workspace_id, utc(2027, 1, 15, 7, 0), [("facebook", "succeeded")])
+        finished(owner.workspace_id, utc(2027, 1, 14, 22, 59), [("facebook", "succeeded")])  # yesterday in Paris
+        out = get(client, owner, days=1, tz=PARIS)
+    assert [d["date"] for d in out["perDay"]] == ["2027-01-15"] and out["totals"]["posts"]["completed"] == 1
+
+
 def test_half_hour_zone(client, owner, fast):
     with time_machine.travel(utc(2027, 1, 15, 12, 0), tick=False):
         finished(owner.workspace_id, utc(2027, 1, 14, 18, 45), [("facebook", "succeeded")])  # 00:15 in Kolkata
