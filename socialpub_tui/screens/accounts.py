@@ -42,6 +42,10 @@ class PublishedLoaded(Message):
     items: list[SandboxPublication] | None
 
 
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
     """(`expired` | `soon` | `ok` | `none`, the warning line or None)."""
     at = parse_instant(account.token_expires_at) if account.token_expires_at else None
@@ -70,7 +74,7 @@ class AccountsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="acc-title")
-        yield DataTable(id="acc-table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="acc-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="acc-warnings")
         yield Static(id="acc-published-title")
         yield Static(id="acc-published")
@@ -78,13 +82,10 @@ class AccountsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_column("network", key="network")
-        table.add_column("name", key="name")
-        table.add_column("username", key="username")
-        table.add_column("kind", key="kind")
-        table.add_column("status", key="status")
-        table.add_column("token expires", key="expires")
-        table.add_column("default", key="default")
+        # Sized to fit 80 columns: one space after each cell instead of the default two around it.
+        for label, key in (("account", "account"), ("username", "username"), ("kind", "kind"),
+                           ("status", "status"), ("token", "expires"), ("default", "default")):
+            table.add_column(label, key=key)
         self.query_one("#acc-title", Static).update("Accounts · loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         self._load()
@@ -128,19 +129,20 @@ class AccountsScreen(Screen[None]):
             row_style = "bold yellow" if state == "soon" else "bold red" if state == "expired" else ""
             at = parse_instant(acc.token_expires_at) if acc.token_expires_at else None
             if at is None:
-                expires = Text("never", style="dim")
+                expires = Text("never ", style="dim")
+            elif state in ("soon", "expired"):
+                expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
             else:
-                mark = "⚠ " if state in ("soon", "expired") else ""
-                expires = Text(f"{mark}{zone.format(at)}", style=row_style or "")
+                expires = Text(f"{zone.local(at):%Y-%m-%d} ")
+            badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
+            kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
-                Text(f"{NETWORK_BADGES.get(acc.platform, '')} {acc.platform}", style=row_style),
-                Text(acc.name, style=row_style),
-                Text(acc.username, style=row_style or "dim"),
-                Text(acc.kind + (f" ({acc.behaviour})" if acc.kind == "sandbox" and acc.behaviour
-                                 and acc.behaviour != "ok" else ""), style=row_style),
-                Text(acc.status, style=status_colour(acc.status)),
+                Text(f"{badge} {clip(acc.name, 20)} ", style=row_style),
+                Text(f"{clip(acc.username, 14)} ", style=row_style or "dim"),
+                Text(f"{kind} ", style=row_style),
+                Text(f"{acc.status} ", style=status_colour(acc.status)),
                 expires,
-                Text("✓ default" if acc.is_default else "", style="green"),
+                Text("✓" if acc.is_default else "", style="bold green"),
                 key=acc.id,
             )
         title = Text()
@@ -207,7 +209,9 @@ class AccountsScreen(Screen[None]):
         if acc is not None:
             head.append(f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
                         style="bold")
-            head.append(f" · {acc.name}")
+            head.append(f" · {acc.name} @{acc.username}")
+            if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
+                head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
             if items:
                 head.append(f" · latest {len(items)}", style="dim")
         self.query_one("#acc-published-title", Static).update(head)
@@ -227,5 +231,5 @@ class AccountsScreen(Screen[None]):
             if item.media:
                 body.append(f"  [{len(item.media)} media]", style="dim")
             if item.url:
-                body.append(f"  {item.url}", style="dim underline")
+                body.append(f"\n  ↳ {item.url}", style="dim")
         self.query_one("#acc-published", Static).update(body)

@@ -21,11 +21,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
-from backend.schemas.activity import ActivityOut
+from backend.schemas.activity import ActivityFailure, ActivityOut
 from backend.schemas.workspace import WorkspaceOut
 from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
-from socialpub_tui.times import DisplayZone
+from socialpub_tui.times import DisplayZone, parse_instant
 
 PERIODS = (7, 30, 90)
 FAILURES = 20
@@ -59,11 +59,13 @@ class ActivityScreen(Screen[None]):
     BINDINGS = [
         Binding("d", "cycle_days", "7/30/90 days", id="activity.days"),
         Binding("r", "reload", "Refresh", id="activity.refresh"),
+        Binding("o", "open", "Open failed post", id="activity.open"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.days = 30
+        self.failures: list[ActivityFailure] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -72,12 +74,12 @@ class ActivityScreen(Screen[None]):
             yield PlotextPlot(id="act-posts")
             yield PlotextPlot(id="act-rate")
         yield Static(id="act-failures-title")
-        yield DataTable(id="act-failures", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="act-failures", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for name in ("failed at", "network", "account", "type", "reason", "post"):
+        for name in ("failed at", "network", "account", "type", "reason"):
             table.add_column(name, key=name)
         self.query_one("#act-summary", Static).update("loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
@@ -139,17 +141,17 @@ class ActivityScreen(Screen[None]):
             text.append("workspace could not be read (r to retry)", style="red")
         if act is not None:
             posts, targets = act.totals.posts, act.totals.targets
-            text.append(f"\nLast {act.days} days ({act.timezone}): ", style="dim")
-            text.append(f"{posts.completed + posts.partial + posts.failed} posts", style="bold")
-            text.append(f" · {posts.completed} completed", style=status_colour("completed"))
-            text.append(f" · {posts.partial} partial", style=status_colour("partial"))
-            text.append(f" · {posts.failed} failed", style=status_colour("failed"))
-            text.append(" · targets ", style="dim")
-            text.append(f"{targets.succeeded + targets.inbox_delivered} ok / {targets.failed} failed")
+            ok, done = targets.succeeded + targets.inbox_delivered, targets.succeeded + targets.inbox_delivered + targets.failed
             rate = act.totals.success_rate
-            text.append(" · success ", style="dim")
+            text.append(f"\nLast {act.days} days · success ", style="dim")
             text.append("-" if rate is None else f"{rate:.0%}",
                         style="bold " + ("green" if rate is not None and rate >= 0.95 else "yellow"))
+            text.append(f" ({ok}/{done} targets)", style="dim")
+            text.append(f" · {posts.completed + posts.partial + posts.failed} posts: ", style="bold")
+            text.append(f"{posts.completed} completed", style=status_colour("completed"))
+            text.append(f" · {posts.partial} partial", style=status_colour("partial"))
+            text.append(f" · {posts.failed} failed", style=status_colour("failed"))
+            text.append(f" · {act.timezone}", style="dim")
         self.query_one("#act-summary", Static).update(text)
 
     def _show_plots(self, act: ActivityOut) -> None:
@@ -166,6 +168,9 @@ class ActivityScreen(Screen[None]):
         plt.stacked_bar(xs, [completed, partial, failed], labels=["completed", "partial", "failed"],
                         color=["green", "orange", "red"], width=0.8)
         plt.xticks(ticks, [labels[i] for i in ticks])
+        top = max([c + p + f for c, p, f in zip(completed, partial, failed, strict=True)] + [1])
+        step = max(1, -(-top // 5))
+        plt.yticks(list(range(0, top + 1, step)))
         plt.title("Posts finished per day")
         posts.refresh()
         rate = self.query_one("#act-rate", PlotextPlot)
@@ -179,6 +184,7 @@ class ActivityScreen(Screen[None]):
             plt.plot([i for i, _ in days_with], ys, marker="braille", color="cyan")
             plt.scatter([i for i, _ in days_with], ys, marker="dot", color="cyan")
         plt.ylim(0, 100)
+        plt.yticks([0, 25, 50, 75, 100])
         plt.xlim(0, max(1, len(xs) - 1))
         plt.xticks(ticks, [labels[i] for i in ticks])
         plt.title("Target success rate per day (%)")
@@ -187,14 +193,36 @@ class ActivityScreen(Screen[None]):
     def _show_failures(self, act: ActivityOut) -> None:
         title = Text()
         title.append("Latest failures", style="bold")
-        title.append(f" · {len(act.failures)} shown, newest first" if act.failures else " · none in this period",
-                     style="dim")
+        title.append(f" · {len(act.failures)} shown, newest first · enter opens the post" if act.failures
+                     else " · none in this period", style="dim")
         self.query_one("#act-failures-title", Static).update(title)
         table = self.query_one(DataTable)
         table.clear()
+        self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
+        room = max(20, (self.size.width or 80) - 12 - 10 - 19 - 10 - 2)
         for i, f in enumerate(act.failures):
+            at = parse_instant(f.completed_at) if f.completed_at else None
             kind = f.fail_type or "-"
-            table.add_row(zone.format(f.completed_at), f.platform, f.account_name,
-                          Text(kind, style="yellow" if kind == "retriable" else "red"),
-                          " ".join((f.fail_reason or "").split()), Text(f.post_id, style="dim"), key=str(i))
+            reason = " ".join((f.fail_reason or "").split())
+            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
+                          clip(f.account_name, 18) + " ", Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
+                          clip(reason, room), key=str(i))
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if not self.failures or table.cursor_row >= len(self.failures):
+            return
+        try:
+            from socialpub_tui.screens.post_detail import PostDetailScreen
+        except ImportError:
+            self.notify("The post detail screen is not in this build.", severity="warning")
+            return
+        self.app.push_screen(PostDetailScreen(self.failures[table.cursor_row].post_id))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

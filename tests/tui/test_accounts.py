@@ -17,7 +17,7 @@ async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
         await pilot.pause()
 
 
-def rows(table: DataTable) -> list[list[str]]:
+def rows(table: DataTable) -> list[list[str]]:  # type: ignore[type-arg]
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
@@ -30,8 +30,9 @@ async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
         assert isinstance(screen, AccountsScreen)
         table = screen.query_one(DataTable)
         shown = rows(table)
-        assert sorted(r[0].split()[-1] for r in shown) == ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
-        assert all(r[3].startswith("sandbox") and r[4] == "active" and r[6] == "✓ default" for r in shown)
+        assert sorted(r[0].split()[0] for r in shown) == ["FB", "IG", "LI", "TT", "YT"]
+        assert any("Sandbox LinkedIn" in r[0] for r in shown)
+        assert all(r[2].strip() == "sandbox" and r[3].strip() == "active" and r[5] == "✓" for r in shown)
         assert "5 connected" in str(screen.query_one("#acc-title").render())
         assert "nothing received yet" in str(screen.query_one("#acc-published").render())
 
@@ -46,7 +47,7 @@ async def test_shows_what_the_emulated_network_received_after_a_post_published(t
         await settle(pilot)
         screen = app.screen
         table = screen.query_one(DataTable)
-        linkedin = next(i for i, r in enumerate(rows(table)) if r[0].endswith("linkedin"))
+        linkedin = next(i for i, r in enumerate(rows(table)) if r[0].startswith("LI"))
         table.move_cursor(row=linkedin)
         await settle(pilot)
         panel = str(screen.query_one("#acc-published").render())
