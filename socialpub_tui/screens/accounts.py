@@ -85,7 +85,7 @@ class AccountsScreen(Screen[None]):
         # Sized to fit 80 columns: one space after each cell instead of the default two around it.
         for label, key in (("account", "account"), ("username", "username"), ("kind", "kind"),
                            ("status", "status"), ("token", "expires"), ("default", "default")):
-            table.add_column(label, key=key)
+            table.add_column(label + " ", key=key)
         self.query_one("#acc-title", Static).update("Accounts · loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         self._load()

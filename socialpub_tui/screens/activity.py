@@ -80,7 +80,7 @@ class ActivityScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for name in ("failed at", "network", "account", "type", "reason"):
-            table.add_column(name, key=name)
+            table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
         self.query_one("#act-summary", Static).update("loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         self._load(self.days)
@@ -147,7 +147,8 @@ class ActivityScreen(Screen[None]):
             text.append("-" if rate is None else f"{rate:.0%}",
                         style="bold " + ("green" if rate is not None and rate >= 0.95 else "yellow"))
             text.append(f" ({ok}/{done} targets)", style="dim")
-            text.append(f" · {posts.completed + posts.partial + posts.failed} posts: ", style="bold")
+            total = posts.completed + posts.partial + posts.failed
+            text.append(f" · {total} post{'s' if total != 1 else ''}: ", style="bold")
             text.append(f"{posts.completed} completed", style=status_colour("completed"))
             text.append(f" · {posts.partial} partial", style=status_colour("partial"))
             text.append(f" · {posts.failed} failed", style=status_colour("failed"))
