@@ -75,3 +75,25 @@ def test_token_expiry_warns_a_week_before():
     assert expiry(acc(timedelta(days=7)), now)[0] == "soon"
     state, line = expiry(acc(timedelta(hours=-2)), now)
     assert state == "expired" and "2 h ago" in line
+
+
+def test_every_action_of_the_three_screens_has_an_id_and_a_description():
+    from socialpub_tui.screens.activity import ActivityScreen
+    from socialpub_tui.screens.calendar import CalendarScreen
+
+    for screen in (CalendarScreen, AccountsScreen, ActivityScreen):
+        for binding in screen.BINDINGS:
+            assert binding.id and binding.description, (screen.__name__, binding)  # type: ignore[union-attr]
+        ids = [b.id for b in screen.BINDINGS]  # type: ignore[union-attr]
+        assert len(ids) == len(set(ids))
+
+
+async def test_the_palette_offers_the_calendar_moves(tui_app):
+    from socialpub_tui.commands import SocialpubCommands
+
+    app = tui_app(worker=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        found = [hit.text async for hit in SocialpubCommands(app.screen).search("week")]
+        assert "Week/month" in found
