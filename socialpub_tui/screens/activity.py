@@ -66,6 +66,7 @@ class ActivityScreen(Screen[None]):
         super().__init__()
         self.days = 30
         self.failures: list[ActivityFailure] = []
+        self._shown: ActivityOut | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -158,7 +159,9 @@ class ActivityScreen(Screen[None]):
     def _show_plots(self, act: ActivityOut) -> None:
         labels = [d.date[5:] for d in act.per_day]  # MM-DD
         xs = list(range(len(labels)))
-        step = max(1, len(xs) // 6)
+        # few enough labels that none collide in half the terminal (plotext drops colliding ones unpredictably)
+        count = max(2, (self.app.size.width // 2) // 12)
+        step = max(1, -(-len(xs) // count))
         ticks = xs[::step]
         posts = self.query_one("#act-posts", PlotextPlot)
         plt = posts.plt
@@ -197,11 +200,14 @@ class ActivityScreen(Screen[None]):
         title.append(f" · {len(act.failures)} shown, newest first · enter opens the post" if act.failures
                      else " · none in this period", style="dim")
         self.query_one("#act-failures-title", Static).update(title)
+        self._shown = act
         table = self.query_one(DataTable)
+        keep = table.cursor_row
         table.clear()
         self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
-        room = max(20, (self.size.width or 80) - 12 - 10 - 19 - 10 - 2)
+        # the terminal's width (known from the start, unlike this screen's before its first layout)
+        room = max(20, self.app.size.width - 13 - 10 - 19 - 11 - 2)
         for i, f in enumerate(act.failures):
             at = parse_instant(f.completed_at) if f.completed_at else None
             kind = f.fail_type or "-"
@@ -209,6 +215,12 @@ class ActivityScreen(Screen[None]):
             table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
                           clip(f.account_name, 18) + " ", Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
                           clip(reason, room), key=str(i))
+        if act.failures:
+            table.move_cursor(row=min(keep, len(act.failures) - 1))
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self._show_failures(self._shown)  # the reasons are clipped to the width
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
