@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import httpx
 
 from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
 from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
@@ -226,6 +227,11 @@ class AsyncClient(ClientBase):
         if body is None:
             return None, original
         return await self.create_post(body), original
+
+    async def activity(self, *, days: int | None = None, tz: str | None = None,
+                       failures: int | None = None) -> ActivityOut:
+        """Outcomes per local day and the latest failures (extension GET /v1/activity)."""
+        return await self.run(calls.activity(days=days, tz=tz, failures=failures))
 
     # media
     async def upload_media_url(self, url: str) -> MediaOut:

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
+from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import LoginRequest, SessionOut
 from backend.schemas.keys import KeyCreate, KeyCreated, KeyDeleted, KeyList
 from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
@@ -137,6 +138,13 @@ def retry_body(post: PostOut) -> tuple[dict[str, Any] | None, list[Any], list[An
     if post.options:
         body["options"] = post.options
     return body, retried, skipped
+
+
+def activity(*, days: int | None = None, tz: str | None = None, failures: int | None = None) -> Call[ActivityOut]:
+    """Outcomes per local day of `tz` over the last `days` days and the latest failures (extension
+    GET /v1/activity)."""
+    return Call("GET", "/v1/activity", ActivityOut, params={"days": days, "tz": tz, "failures": failures},
+                optional_extension="GET /v1/activity")
 
 
 # ---- media -------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import httpx
 
 from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
 from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
@@ -191,6 +192,12 @@ class Client(ClientBase):
         if body is None:
             return None, original
         return self.create_post(body), original
+
+    def activity(self, *, days: int | None = None, tz: str | None = None,
+                 failures: int | None = None) -> ActivityOut:
+        """Outcomes per local day of `tz` over the last `days` days, and the latest failures (extension
+        GET /v1/activity)."""
+        return self.run(calls.activity(days=days, tz=tz, failures=failures))
 
     # dedicated tiktok publishing
     def publish_tiktok_photo(self, body: TikTokPhotoCreate | dict[str, Any]) -> TikTokPhotoOut:

@@ -1,14 +1,235 @@
-"""Accounts (scaffold: replaced by the real screen)."""
+"""f4: the connected accounts — network, name, username, kind, status (coloured), token expiry (a warning well
+before it: within `EXPIRY_WARNING` the row is highlighted and a line says so), the default account of each
+network; and, for a sandbox account, what its emulated network received (GET /v1/sandbox/published) in the panel
+below, for the account under the cursor.
+
+Both fetches run in exclusive workers: the list on mount / `r` / a post changed, the panel each time the cursor
+lands on another account (a newer selection makes the older fetch stale: it is cancelled, and a late answer for
+an account no longer selected is dropped).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Static
+
+from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.sandbox import SandboxPublication
+from socialpub_tui.look import NETWORK_BADGES, status_colour
+from socialpub_tui.messages import PostChanged
+from socialpub_tui.times import parse_instant, relative
+
+EXPIRY_WARNING = timedelta(days=7)
+PUBLISHED_SHOWN = 20
+
+
+@dataclass
+class AccountsLoaded(Message):
+    accounts: AccountList | None
+
+
+@dataclass
+class PublishedLoaded(Message):
+    account_id: str
+    items: list[SandboxPublication] | None
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
+    """(`expired` | `soon` | `ok` | `none`, the warning line or None)."""
+    at = parse_instant(account.token_expires_at) if account.token_expires_at else None
+    if at is None:
+        return "none", None
+    if at <= now:
+        return "expired", (f"{account.name} ({account.platform}): its token expired {relative(at, now)}: "
+                           "reconnect it, its posts will fail until then")
+    if at - now <= EXPIRY_WARNING:
+        return "soon", (f"{account.name} ({account.platform}): its token expires {relative(at, now)}: "
+                        "reconnect it before then")
+    return "ok", None
 
 
 class AccountsScreen(Screen[None]):
+    CSS_PATH = "accounts.tcss"
+    BINDINGS = [
+        Binding("r", "reload", "Refresh", id="accounts.refresh"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accounts: list[AccountOut] = []
+        self.selected_id: str | None = None
+
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Accounts", id="accounts-body")
+        yield Static(id="acc-title")
+        yield DataTable(id="acc-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield Static(id="acc-warnings")
+        yield Static(id="acc-published-title")
+        yield Static(id="acc-published")
         yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        # Sized to fit 80 columns: one space after each cell instead of the default two around it.
+        for label, key in (("account", "account"), ("username", "username"), ("kind", "kind"),
+                           ("status", "status"), ("token", "expires"), ("default", "default")):
+            table.add_column(label + " ", key=key)
+        self.query_one("#acc-title", Static).update("Accounts · loading…")
+        self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
+        self._load()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self._load()
+
+    def _post_changed(self, change: PostChanged) -> None:
+        self._load()
+
+    def action_reload(self) -> None:
+        self._load()
+
+    # ---- the list ---------------------------------------------------------------------------------------
+    @work(exclusive=True, group="accounts-load")
+    async def _load(self) -> None:
+        try:
+            found = await self.app.client.list_accounts()  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001  (shown with its code)
+            self.app.report(exc, "List accounts")  # type: ignore[attr-defined]
+            found = None
+        self.post_message(AccountsLoaded(found))
+
+    def on_accounts_loaded(self, message: AccountsLoaded) -> None:
+        if message.accounts is None:
+            self.query_one("#acc-title", Static).update("Accounts · could not be listed (r to retry)")
+            return
+        listing = message.accounts
+        self.accounts = list(listing.items)
+        now = self.app.now()  # type: ignore[attr-defined]
+        zone = self.app.zone  # type: ignore[attr-defined]
+        table = self.query_one(DataTable)
+        keep = self.selected_id
+        table.clear()
+        warnings: list[str] = []
+        for acc in self.accounts:
+            state, warning = expiry(acc, now)
+            if warning:
+                warnings.append(warning)
+            row_style = "bold yellow" if state == "soon" else "bold red" if state == "expired" else ""
+            at = parse_instant(acc.token_expires_at) if acc.token_expires_at else None
+            if at is None:
+                expires = Text("never ", style="dim")
+            elif state in ("soon", "expired"):
+                expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
+            else:
+                expires = Text(f"{zone.local(at):%Y-%m-%d} ")
+            badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
+            kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
+            table.add_row(
+                Text(f"{badge} {clip(acc.name, 20)} ", style=row_style),
+                Text(f"{clip(acc.username, 14)} ", style=row_style or "dim"),
+                Text(f"{kind} ", style=row_style),
+                Text(f"{acc.status} ", style=status_colour(acc.status)),
+                expires,
+                Text("✓" if acc.is_default else "", style="bold green"),
+                key=acc.id,
+            )
+        title = Text()
+        title.append(f"Accounts · {len(self.accounts)} connected", style="bold")
+        title.append(f" · {listing.used} of {listing.limit} the plan allows")
+        self.query_one("#acc-title", Static).update(title)
+        banner = Text()
+        for i, line in enumerate(warnings):
+            banner.append(("\n" if i else "") + "⚠ " + line, style="bold yellow" if "expires" in line else "bold red")
+        warn = self.query_one("#acc-warnings", Static)
+        warn.update(banner)
+        warn.display = bool(warnings)
+        if not self.accounts:
+            self._show_published(None, [], "No account connected: `socialpub accounts add` connects one.")
+            return
+        ids = [a.id for a in self.accounts]
+        row = ids.index(keep) if keep in ids else 0
+        table.move_cursor(row=row)
+        self._select(ids[row], force=True)
+
+    # ---- the selected account's sandbox publications ------------------------------------------------------
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._select(str(event.row_key.value))
+
+    def _account(self, account_id: str | None) -> AccountOut | None:
+        return next((a for a in self.accounts if a.id == account_id), None)
+
+    def _select(self, account_id: str, force: bool = False) -> None:
+        if account_id == self.selected_id and not force:
+            return
+        self.selected_id = account_id
+        acc = self._account(account_id)
+        if acc is None:
+            return
+        if acc.kind != "sandbox":
+            self._show_published(acc, [], "A live account: what it published is on the network itself.")
+            return
+        self._show_published(acc, None, "loading…")
+        self._load_published(account_id)
+
+    @work(exclusive=True, group="accounts-published")
+    async def _load_published(self, account_id: str) -> None:
+        try:
+            found = await self.app.client.sandbox_published(  # type: ignore[attr-defined]
+                account_id=account_id, limit=PUBLISHED_SHOWN)
+            items: list[SandboxPublication] | None = list(found.items)
+        except Exception as exc:  # noqa: BLE001  (shown with its code)
+            self.app.report(exc, "Sandbox publications")  # type: ignore[attr-defined]
+            items = None
+        self.post_message(PublishedLoaded(account_id, items))
+
+    def on_published_loaded(self, message: PublishedLoaded) -> None:
+        if message.account_id != self.selected_id:
+            return  # the cursor has moved on
+        acc = self._account(message.account_id)
+        if message.items is None:
+            self._show_published(acc, [], "could not be read (r to retry)")
+        else:
+            self._show_published(acc, message.items, "nothing received yet" if not message.items else "")
+
+    def _show_published(self, acc: AccountOut | None, items: list[SandboxPublication] | None, note: str) -> None:
+        head = Text()
+        if acc is not None:
+            head.append(f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
+                        style="bold")
+            head.append(f" · {acc.name} @{acc.username}")
+            if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
+                head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
+            if items:
+                head.append(f" · latest {len(items)}", style="dim")
+        self.query_one("#acc-published-title", Static).update(head)
+        body = Text(no_wrap=True, overflow="ellipsis")
+        if note:
+            body.append(note, style="dim")
+        zone = self.app.zone  # type: ignore[attr-defined]
+        for i, item in enumerate(items or []):
+            if i or note:
+                body.append("\n")
+            body.append(zone.format(item.created_at), style="blue")
+            body.append(f"  {item.status:<9}", style=status_colour("succeeded" if item.status == "published"
+                                                                   else "inbox_delivered"))
+            body.append(f" {(item.kind or ''):<8} ", style="dim")
+            what = item.title or item.text or ""
+            body.append(" ".join(what.split()) or "(no text)")
+            if item.media:
+                body.append(f"  [{len(item.media)} media]", style="dim")
+            if item.url:
+                body.append(f"\n  ↳ {item.url}", style="dim")
+        self.query_one("#acc-published", Static).update(body)

@@ -42,7 +42,7 @@ def test_every_operation_has_a_camel_case_operation_id_and_a_tag(doc):
         ids.append(op["operationId"])
     assert len(ids) == len(set(ids)), "operationIds must be unique"
     for name in ("createPost", "getPost", "listPosts", "updatePost", "deletePost", "uploadMedia", "listMedia",
-                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login"):
+                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login", "getActivity"):
         assert name in ids
 
 

@@ -11,6 +11,7 @@ ROUTERS: list[str] = [
     "backend.api.routers.accounts",
     "backend.api.routers.sandbox",
     "backend.api.routers.tiktok",
+    "backend.api.routers.activity",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

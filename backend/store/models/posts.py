@@ -43,6 +43,7 @@ class Post(BaseModel):
             (("workspace", "idempotency_key"), True),
             (("workspace", "status"), False),
             (("workspace", "scheduled_at"), False),
+            (("workspace", "completed_at"), False),  # migration 0014: GET /v1/activity
         )
 
 

@@ -1,0 +1,99 @@
+"""The accounts screen (f4) against the embedded backend: the sandbox accounts of `init --sandbox`, the default
+marker, and what the emulated network received once a post was published."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from textual.widgets import DataTable
+
+from backend.schemas.accounts import AccountOut
+from socialpub_tui.screens.accounts import AccountsScreen, expiry
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def rows(table: DataTable) -> list[list[str]]:  # type: ignore[type-arg]
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AccountsScreen)
+        table = screen.query_one(DataTable)
+        shown = rows(table)
+        assert sorted(r[0].split()[0] for r in shown) == ["FB", "IG", "LI", "TT", "YT"]
+        assert any("Sandbox LinkedIn" in r[0] for r in shown)
+        assert all(r[2].strip() == "sandbox" and r[3].strip() == "active" and r[5] == "✓" for r in shown)
+        assert "5 connected" in str(screen.query_one("#acc-title").render())
+        assert "nothing received yet" in str(screen.query_one("#acc-published").render())
+
+
+async def test_shows_what_the_emulated_network_received_after_a_post_published(tui_app):
+    app = tui_app(worker=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["linkedin"], "content": "Hello from the accounts test"})
+        done = await app.client.wait_post(post.id, timeout=30, interval=0.1)
+        assert done.status == "completed"
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        linkedin = next(i for i, r in enumerate(rows(table)) if r[0].startswith("LI"))
+        table.move_cursor(row=linkedin)
+        await settle(pilot)
+        panel = str(screen.query_one("#acc-published").render())
+        assert "Hello from the accounts test" in panel and "published" in panel
+        assert "Sandbox LinkedIn" in str(screen.query_one("#acc-published-title").render())
+        # another account: its own (empty) list
+        table.move_cursor(row=(linkedin + 1) % table.row_count)
+        await settle(pilot)
+        assert "Hello from the accounts test" not in str(screen.query_one("#acc-published").render())
+
+
+def test_token_expiry_warns_a_week_before():
+    now = datetime(2027, 1, 15, 8, tzinfo=UTC)
+
+    def acc(delta: timedelta | None) -> AccountOut:
+        return AccountOut.model_validate({
+            "id": "acc_1", "platform": "linkedin", "name": "Brand page", "username": "brand", "kind": "live",
+            "status": "active", "isDefault": True, "behaviour": None, "connectedAt": "2026-12-01T00:00:00Z",
+            "tokenExpiresAt": None if delta is None else (now + delta).isoformat()})
+
+    assert expiry(acc(None), now) == ("none", None)
+    assert expiry(acc(timedelta(days=30)), now) == ("ok", None)
+    state, line = expiry(acc(timedelta(days=3)), now)
+    assert state == "soon" and "Brand page" in line and "in 3 days" in line and "reconnect" in line
+    assert expiry(acc(timedelta(days=7)), now)[0] == "soon"
+    state, line = expiry(acc(timedelta(hours=-2)), now)
+    assert state == "expired" and "2 h ago" in line
+
+
+def test_every_action_of_the_three_screens_has_an_id_and_a_description():
+    from socialpub_tui.screens.activity import ActivityScreen
+    from socialpub_tui.screens.calendar import CalendarScreen
+
+    for screen in (CalendarScreen, AccountsScreen, ActivityScreen):
+        for binding in screen.BINDINGS:
+            assert binding.id and binding.description, (screen.__name__, binding)  # type: ignore[union-attr]
+        ids = [b.id for b in screen.BINDINGS]  # type: ignore[union-attr]
+        assert len(ids) == len(set(ids))
+
+
+async def test_the_palette_offers_the_calendar_moves(tui_app):
+    from socialpub_tui.commands import SocialpubCommands
+
+    app = tui_app(worker=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        found = [hit.text async for hit in SocialpubCommands(app.screen).search("week")]
+        assert "Week/month" in found

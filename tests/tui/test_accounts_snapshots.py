@@ -1,0 +1,62 @@
+"""How the accounts screen looks (canned data): sandbox and live accounts, one token expiring within the week
+(highlighted, with its warning line), one needing re-authorisation, and what the selected sandbox account's
+emulated network received; at 100x30 and 80x24."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.tui.canned import canned_app, ts
+
+
+def account(aid: str, platform: str, name: str, username: str, *, kind: str = "sandbox", status: str = "active",
+            default: bool = True, expires: str | None = None, behaviour: str | None = "ok") -> dict[str, Any]:
+    return {"id": aid, "platform": platform, "name": name, "username": username, "kind": kind, "status": status,
+            "isDefault": default, "behaviour": behaviour if kind == "sandbox" else None,
+            "connectedAt": ts(2026, 12, 1, 9), "tokenExpiresAt": expires}
+
+
+ACCOUNTS = {"items": [
+    account("acc_fb", "facebook", "Sandbox Facebook Page", "sandbox-facebook-page-1a2b"),
+    account("acc_ig", "instagram", "Sandbox Instagram", "sandbox-instagram-3c4d"),
+    account("acc_li", "linkedin", "Brand LinkedIn", "brand-co", kind="live", expires=ts(2027, 1, 18, 9)),
+    account("acc_li2", "linkedin", "LinkedIn broken", "linkedin-broken-9f9f", default=False,
+            behaviour="fail-permanent"),
+    account("acc_tt", "tiktok", "Creator TikTok", "creator", kind="live", status="needs_reauth",
+            expires=ts(2027, 1, 14, 7)),
+    account("acc_yt", "youtube", "Brand YouTube", "brand-yt", kind="live", expires=ts(2027, 3, 1, 12)),
+], "limit": 10, "used": 6}
+
+PUBLISHED = {"items": [
+    {"platform": "facebook", "accountId": "acc_fb", "accountName": "Sandbox Facebook Page",
+     "externalId": "1234567890_111", "url": "https://facebook.sandbox.invalid/1234567890_111", "status": "published",
+     "kind": "photo", "text": "Launch day: the new collection is live", "title": None, "media": ["pic-1.jpg"],
+     "createdAt": ts(2027, 1, 15, 7, 58)},
+    {"platform": "facebook", "accountId": "acc_fb", "accountName": "Sandbox Facebook Page",
+     "externalId": "1234567890_110", "url": "https://facebook.sandbox.invalid/1234567890_110", "status": "published",
+     "kind": "feed", "text": "Hello from socialpub", "title": None, "media": [], "createdAt": ts(2027, 1, 14, 16, 2)},
+]}
+
+
+def published(request: httpx.Request) -> httpx.Response:
+    mine = [p for p in PUBLISHED["items"] if p["accountId"] == request.url.params.get("accountId")]
+    return httpx.Response(200, json={"items": mine})
+
+
+def app() -> Any:
+    return canned_app({("GET", "/v1/accounts"): ACCOUNTS, ("GET", "/v1/sandbox/published"): published})
+
+
+async def to_accounts(pilot: Any) -> None:
+    await pilot.press("f4")
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")])
+def test_accounts(snap_compare, size):
+    assert snap_compare(app(), terminal_size=size, run_before=to_accounts)
