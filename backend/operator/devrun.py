@@ -39,6 +39,15 @@ def main(argv: list[str] | None = None) -> int:
             info["accounts"] = accounts_service.connect_sandbox_defaults(created.workspace_id)
         except (ImportError, AttributeError):
             info["accounts"] = []
+        # A local sandbox workspace is for trying things: it gets the GROWTH plan for a year (the FREE plan stops
+        # after three publications, spec 7), so the tour in the README works; `socialpub admin plan FREE` undoes it.
+        from datetime import timedelta
+
+        from backend import clock
+        from backend.services import workspace as workspace_service
+
+        workspace_service.set_plan(created.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=365))
+        info["plan"] = "GROWTH"
         fd = os.open(creds_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             json.dump(info, fh, indent=2)
