@@ -143,3 +143,10 @@ def test_settle():
     assert decide.settle(["publishing"]) is None
     assert decide.lateness_s(NOW - timedelta(seconds=90), NOW) == 90
     assert decide.lateness_s(None, NOW) == 0
+
+
+def test_ready_is_tracked_like_pending():
+    """A network ready for the publishing call (from a status check) keeps the target tracked."""
+    d = decide.outcome(state(platform="linkedin"), PublishOutcome.ready("ref", network_status="AVAILABLE"), NOW,
+                       POLICY)
+    assert d.status == "publishing" and d.values["tracking_ref"] == "ref" and d.jobs[0].kind == "target.track"

@@ -9,8 +9,10 @@ One job per target, so one slow network never holds up the others (jobs are dura
   (`find_existing` from that attempt's start; publish again only when the network confirms it absent); calls
   the network; applies the outcome. A target that waits (backoff, a daily cap's Retry-After) is `pending`
   with `next_attempt_at`.
-- `target.track` {target_id}: follows asynchronous processing (TikTok, Instagram containers, YouTube) until
-  confirmation, or fails `retriable` past the platform's deadline.
+- `target.track` {target_id}: follows asynchronous processing (TikTok, Instagram containers, YouTube, LinkedIn
+  assets) until confirmation, or fails `retriable` past the platform's deadline. Where the network then waits
+  for a publishing call (LinkedIn /posts, Instagram media_publish: `ready`), that call is an attempt exactly
+  like target.publish's.
 
 Decide, then apply: `decide` (pure) turns a target's state and an outcome into a Decision (column values,
 events, follow-up jobs, account change); `apply.apply` writes it in one transaction, fenced (a final target is

@@ -213,7 +213,8 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
             rng: Any = None) -> Decision:
     """A network's answer (`PublishOutcome`) to a publish call (tracking=False) or a status check (True).
 
-    published / inbox_delivered: the target succeeds. pending: the network accepted it and is processing:
+    published / inbox_delivered: the target succeeds. pending (or ready: waiting for the publishing call, which
+    the track job makes): the network accepted it and is processing:
     tracked by a `target.track` job (a status check re-polls after `policy.track_poll_s`) until the platform's
     deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
     its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
@@ -223,7 +224,7 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
         status = "succeeded" if out.state == "published" else "inbox_delivered"
         return finish(state, status, now, external_post_id=out.external_post_id, post_url=out.post_url,
                       network_status=out.network_status)
-    if out.state == "pending":
+    if out.state in ("pending", "ready"):
         return _pending(state, out, now, policy, tracking)
     return _failed(state, out, now, policy, rng, tracking)
 
