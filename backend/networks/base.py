@@ -11,7 +11,8 @@ Flow for one target:
         existing = adapter.find_existing(pub)   # ask the network first; publish again only if None
 
 Every call that may publish (publish, complete) is an attempt the engine records before making it;
-check_status and find_existing only read.
+check_status and find_existing only read. find_existing's "absent" is conclusive only once the network's
+listing delay (each adapter module's LISTING_DELAY_S) has passed since the earlier call was over.
 """
 
 from __future__ import annotations
@@ -213,8 +214,9 @@ class NetworkAdapter(Protocol):
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """The publication at the network if it exists, created at or after `pub.attempted_at` (minus clock
-        slack): pages through the network's listing as far back as that window needs. None: confirmed absent.
-        Raises Unverifiable when the network offers no way to check."""
+        slack): pages through the network's listing as far back as that window needs. None: absent from the
+        listing now — conclusive only once the network's listing delay has passed since the earlier call was
+        over (the engine waits until then). Raises Unverifiable when the network offers no way to check."""
         ...
 
 

@@ -6,7 +6,8 @@ carousel: one container per item (is_carousel_item), every child polled FINISHED
 content_publishing_limit -> media_publish {creation_id} -> GET permalink. Whatever is not ready yet comes
 back as pending with a tracking ref; check_status resumes the same state machine up to FINISHED (`ready`)
 and complete() makes the media_publish call (an attempt of its own). A container already PUBLISHED is looked
-up, never published again.
+up, never published again. find_existing pages /{ig-user}/media, which lists a media as soon as
+media_publish answered: absence is conclusive at once (LISTING_DELAY_S 0).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from backend.networks.base import (
 from backend.networks.graph import IG_SUBCODES, GraphClient, find_in_listing
 
 PLATFORM = "instagram"
+LISTING_DELAY_S = 0.0  # /{ig-user}/media lists a media once media_publish answered
 
 
 class InstagramAdapter:

@@ -8,7 +8,8 @@ back in x-restli-id (201, empty body). Commentary is escaped in LinkedIn's "litt
 
 An asset still PROCESSING when publish() returns is tracked: check_status answers `ready` once it is
 AVAILABLE and complete() makes the /posts call (an attempt of its own: an asset URN can be posted any number
-of times, so a repeated /posts call would post twice).
+of times, so a repeated /posts call would post twice). find_existing pages the author's posts, which list a
+post as soon as /posts answered 201: absence is conclusive at once (LISTING_DELAY_S 0).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from backend.networks.linkedin_pdf import build_carousel_pdf
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "linkedin"
+LISTING_DELAY_S = 0.0  # /rest/posts?q=author lists a post once created
 _LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
 
 

@@ -147,6 +147,7 @@ class _Attempt:
     id: str
     started_at: datetime
     unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
+    calls_over_by: datetime | None  # a time those attempts' calls are known to be over (see _start_attempt)
     state: decide.TargetState  # the target as the attempt's transaction left it
 
 
@@ -156,8 +157,8 @@ _LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account
          PostTarget.status, PostTarget.external_post_id, PostTarget.idempotency_token, PostTarget.started_at,
          PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
          Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
-         Account.id, Account.platform, Account.kind, Account.status, Account.external_id, Account.access_token,
-         Account.username)
+         Account.id, Account.platform, Account.kind, Account.status, Account.behaviour, Account.external_id,
+         Account.access_token, Account.username)
 
 
 def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
@@ -179,8 +180,10 @@ def publish_target(job: Any, settings: Settings) -> None:
        (call_started_at, attempts + 1, next_attempt_at cleared) and a `publish_attempt` row is recorded.
     2. When an earlier attempt never recorded its outcome (the process died mid-call, or the call was
        ambiguous), reconcile first: `find_existing` from that attempt's start. Found: the target succeeds with
-       it. Confirmed absent: publish. `Unverifiable`: the target fails `retriable`, saying it may have been
-       published: never publish twice silently.
+       it. Absent: publish — once absence is conclusive: a network lists a publication only a while after
+       accepting it (its listing delay, TikTok's processing), so until that long after the earlier call was
+       over the target waits `pending` (next_attempt_at) and asks again. `Unverifiable`: the target fails
+       `retriable`, saying it may have been published: never publish twice silently.
     3. The call (outside any transaction).
     4. One transaction (`apply`): the attempt closed with its outcome (left unresolved when the call may have
        reached the network unseen) and the decision written; this job completed, or tried again later while
@@ -238,8 +241,10 @@ def _attempt(job: Any, settings: Settings, adapter: Any, pub: Any, target: PostT
                 return None
             if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
                 delay = pol.strategy.delay_for(max(1, state.attempts))
-                _close_unreached(attempt.id, target.id, post.id, delay)
+                apply(decide.unreached(state, clock.now(), delay), job=job, attempt_id=attempt.id)
                 raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
+            if out is None:
+                _wait_unless_conclusive(job, settings, account, target, attempt, state)
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
@@ -253,6 +258,23 @@ def _attempt(job: Any, settings: Settings, adapter: Any, pub: Any, target: PostT
         apply(decide.interrupted(state, error, clock.now(), delay), job=job, attempt_id=attempt.id)
         raise RetryLater(error, delay_s=delay) from exc
     return out, attempt, state
+
+
+def _wait_unless_conclusive(job: Any, settings: Settings, account: Account, target: PostTarget, attempt: _Attempt,
+                            state: decide.TargetState) -> None:
+    """The network's listing does not show an earlier attempt's publication. Conclusive once the network's
+    listing delay has passed since those calls were over; before that, no call: the target waits `pending`
+    until then (RetryLater, not counted as a try) and this job asks again."""
+    now = clock.now()
+    until = decide.absence_conclusive_at(attempt.calls_over_by or attempt.started_at,
+                                         adapters.listing_delay_s(account, settings))
+    if until <= now:
+        return
+    decision = decide.not_listed_yet(state, now, until)
+    apply(decision, job=job, attempt_id=attempt.id)
+    log.info("%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
+             "%s", _ids(target), target.platform, clock.iso(until))
+    raise RetryLater(decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False)
 
 
 def _decide_and_apply(job: Any, settings: Settings, account: Account, target: PostTarget, out: Any,
@@ -272,6 +294,13 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     its track job follows it; tracking: the track job's attempt needs that ref). The target is read again
     under its lock: another run of this job (a lease lost) may have moved it since the caller read it. A
     target waiting for its next attempt raises RetryLater.
+
+    With attempts of the target whose outcome was never recorded, the attempt also carries a time their calls
+    were over by: the start of the first attempt recorded after the last of them, else this attempt's own
+    start. A later attempt is made by a later run of the job, which starts once the run before ended: it noted
+    an outcome (ambiguous, interrupted), or its process is gone (taken over at once) or stopped renewing its
+    lease (taken over once it expired; a process frozen past its lease and resuming its call later is the one
+    case this does not cover, as it escapes any reconciliation).
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
         locked_post = lock_post(post.id)
@@ -285,6 +314,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         # `attempts` counts the target's attempt rows (each is recorded here with its increment): a target
         # never attempted has none to reconcile
         open_rows = unresolved_attempts(target_id) if target.attempts else []
+        over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
         PostTarget.update(status="publishing", started_at=target.started_at or now, call_started_at=now,
@@ -294,21 +324,14 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
-    return _Attempt(attempt_id, now, since, state_of(target, locked_post))
+    return _Attempt(attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post))
 
 
-def _close_unreached(attempt_id: str, target_id: str, post_id: str, delay_s: float) -> None:
-    """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
-    the earlier attempt stays unresolved. The target waits `pending` for the job's next try. Locks: post row,
-    then target row, before any write (the engine's order)."""
-    now = clock.now()
-    with tx():
-        lock_post(post_id)
-        lock_target(target_id)
-        PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
-                                                       "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
-        PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
-            (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
+def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | None:
+    row = (PublishAttempt.select(PublishAttempt.started_at)
+           .where((PublishAttempt.target == target_id) & (PublishAttempt.started_at > started_at))
+           .order_by(PublishAttempt.started_at).first())
+    return row.started_at if row is not None else None
 
 
 _UNVERIFIABLE = object()
@@ -317,7 +340,7 @@ _UNREACHABLE = object()
 
 def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
-    None (confirmed absent: publish), _UNVERIFIABLE or _UNREACHABLE."""
+    None (absent from the listing now), _UNVERIFIABLE or _UNREACHABLE."""
     try:
         found = adapter.find_existing(pub)
     except Unverifiable as exc:
