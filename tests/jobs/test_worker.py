@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS
@@ -329,7 +331,7 @@ def test_releasing_dead_holders_survives_another_process_writing_meanwhile(setti
     from backend.store.db import is_sqlite
 
     if not is_sqlite():
-        return  # PostgreSQL: the lease decides (no start-up release)
+        pytest.skip("PostgreSQL: the lease decides (no start-up release)")
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True)
     dead_pid = int(gone.stdout)
