@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     youtube_api_base: str = "https://www.googleapis.com/youtube/v3"
     youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
     network_timeout_s: float = 30.0
+    # per-network overrides (JSON, e.g. {"tiktok": 1800}) of how long after a live network accepted a
+    # publication its listing may still miss it: after an interrupted call, "absent" counts only that long after
+    # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
+    listing_delay_s: dict[str, float] = Field(default_factory=dict)
 
     log_level: str = "INFO"
 

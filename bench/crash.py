@@ -2,10 +2,14 @@
 
 Each run: a fresh data dir (SQLite), N posts x 5 sandbox networks (each with a small H.264 video on our own
 media host, so every network's full path runs), every emulated network call taking SOCIALPUB_SANDBOX_DELAY_S
-(0.2 s), the sandbox caps off (a cap's wait would be hours, not a crash). The posts are queued at once, then
-real processes publish them: `socialpub serve` (API + worker in one process) in even runs, two separate
-`socialpub worker` processes in odd runs. While targets are publishing, at a random moment, one process is
-killed with SIGKILL and restarted at once; three times per run. Then the run drains.
+(0.2 s), the sandbox caps off (a cap's wait would be hours, not a crash). The posts are queued at once, due
+evenly over --spread seconds (60: a steady stream of 5 posts a second), then real processes publish them:
+`socialpub serve` (API + worker in one process) in runs 1, 3, 5, two separate `socialpub worker` processes in
+runs 2, 4. One process is killed with SIGKILL as soon as at least --min-in-flight (10) publishing calls are
+under way (attempts recorded in `publish_attempt` whose outcome is not recorded yet: the crash windows the
+engine must survive; after 15 s of waiting, any), plus a random 0-0.3 s, and restarted at once; the next kill
+comes once every target in flight at the previous one is final; three times per run. Then the run drains.
+Each kill records how many of the killed process's calls it caught in flight.
 
 What is reported, per network, comparing what the emulator received (the sandbox package's public listing,
 `list_published`) with the targets' final states (each post's content carries a unique marker):
@@ -13,10 +17,13 @@ What is reported, per network, comparing what the emulator received (the sandbox
 - false failures: targets `failed` although the network has the publication;
 - missing: targets `succeeded` that the network does not have (never expected);
 - stuck: targets in flight at a kill that were not final 20 s after the restart, plus targets never final;
-- restart_to_final_s: per kill, from the restart to every target that was in flight at the kill being final.
+- restart_to_final_s: per kill, from the restart to every target that was in flight at the kill being final;
+- calls_in_flight: per kill, the attempts whose outcome the killed process never recorded (0: the kill caught
+  no call: it did not land in flight).
 Goals: 0 duplicates, 0 false failures, 0 stuck, every in-flight target final within 20 s of its restart.
 
-    .venv/bin/python bench/crash.py [--posts 300] [--runs 5] [--kills 3] [--delay 0.2] [--env KEY=VALUE ...]
+    .venv/bin/python bench/crash.py [--posts 300] [--runs 5] [--kills 3] [--delay 0.2] [--spread 60]
+                                    [--min-in-flight 10] [--env KEY=VALUE ...]
 
 Results: bench/results/crash.json (the commit, every run's figures, the median of each figure across runs).
 """
@@ -36,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +62,7 @@ from bench.support.engine import (  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "crash.json"
 FINAL_WITHIN_S = 20.0
+START_LEAD_S = 3.0  # the first post falls due this long after queueing (the processes start meanwhile)
 MARK = re.compile(r"crashbench(\d{6})x")
 
 
@@ -91,6 +100,11 @@ class Proc:
                                       cwd=str(ROOT), start_new_session=True)
         log.close()
 
+    @property
+    def pid(self) -> int:
+        assert self.popen is not None
+        return self.popen.pid
+
     def kill9(self) -> None:
         assert self.popen is not None
         os.kill(self.popen.pid, signal.SIGKILL)
@@ -110,6 +124,23 @@ def in_flight_ids() -> set[str]:
     from backend.store.models import PostTarget
 
     return {t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status == "publishing")}
+
+
+def calls_in_flight(pid: int | None = None) -> int:
+    """Publishing calls under way: attempts recorded before their call whose outcome is not recorded yet; with
+    `pid`, only those of the jobs that process held (worker ids are `name:host:pid:…`)."""
+    from backend.store.models import Job
+    from backend.store.models.posts import PublishAttempt
+
+    q = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
+    if pid is not None:
+        held = [j.dedupe_key.split(":", 1)[1] for j in Job.select(Job.dedupe_key, Job.locked_by).where(
+                    (Job.status == "running") & Job.kind.in_(["target.publish", "target.track"]))
+                if j.dedupe_key and (j.locked_by or "").split(":")[2:3] == [str(pid)]]
+        if not held:
+            return 0
+        q = q.where(PublishAttempt.target.in_(held))
+    return q.count()
 
 
 def open_among(ids: set[str]) -> int:
@@ -144,7 +175,16 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     settings = bench_settings(data_dir, sandbox_limits=args.limits)
     ws = prepare_workspace(settings, with_video=True)
     contents = [f"Crash bench {marker(i)}\nfrom the socialpub crash benchmark" for i in range(args.posts)]
-    post_ids = queue_posts(settings, ws, [None] * args.posts, platforms=PLATFORMS, contents=contents)
+    # a steady stream: the posts fall due evenly over --spread seconds (from START_LEAD_S on, once the processes
+    # are up), so publishing calls are under way whenever a kill comes, and a kill's in-flight targets recover
+    # beside the stream, not behind a backlog of the whole run
+    from backend import clock
+
+    first = clock.now() + timedelta(seconds=START_LEAD_S)
+    step = args.spread / max(1, args.posts)
+    run_ats = [first + timedelta(seconds=i * step) for i in range(args.posts)] if args.spread > 0 \
+        else [None] * args.posts
+    post_ids = queue_posts(settings, ws, run_ats, platforms=PLATFORMS, contents=contents)
     index_of = {pid: i for i, pid in enumerate(post_ids)}
     database.close()
 
@@ -170,15 +210,21 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     deadline = t0 + args.timeout
     try:
         for k in range(args.kills):
-            # wait until targets are publishing, then a random moment
-            while time.monotonic() < deadline and not in_flight_ids() and all_open():
-                time.sleep(0.05)
+            # wait until enough publishing calls are under way (after 15 s of waiting, any), then a moment later
+            waiting_since = time.monotonic()
+            while time.monotonic() < deadline and all_open():
+                calls = calls_in_flight()
+                if calls >= args.min_in_flight or (calls and time.monotonic() - waiting_since > 15.0):
+                    break
+                time.sleep(0.02)
             if not all_open() or time.monotonic() >= deadline:
                 break
             time.sleep(rng.uniform(0.0, args.kill_window))
             victim = rng.choice(procs)
+            pid = victim.pid
             victim.kill9()
             killed_at = time.monotonic()
+            calls = calls_in_flight(pid)  # the dead process's calls whose outcome it never recorded
             flying = in_flight_ids()  # what the dead process (or another) had started and not finished
             victim.start()
             restarted = time.monotonic()
@@ -193,13 +239,12 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
                     late = still
                 time.sleep(0.1)
             stuck_ids |= late or set()
-            kills.append({"kill": k + 1, "process": mode, "at_s": round(killed_at - t0, 2), "in_flight": len(flying),
-                          "stuck_at_20s": len(late or ()),
+            kills.append({"kill": k + 1, "process": mode, "at_s": round(killed_at - t0, 2),
+                          "calls_in_flight": calls, "in_flight": len(flying), "stuck_at_20s": len(late or ()),
                           "restart_to_final_s": round(final_s, 2) if final_s is not None else None})
             when = f"after {final_s:.1f} s" if final_s is not None else "NOT within the run"
-            print(f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {len(flying)} targets in flight, final "
-                  f"{when}", flush=True)
-            time.sleep(rng.uniform(args.kill_window, 2 * args.kill_window))
+            print(f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {calls} calls and {len(flying)} targets in "
+                  f"flight, final {when}", flush=True)
         while time.monotonic() < deadline and all_open():
             time.sleep(0.25)
         drained_s = time.monotonic() - t0
@@ -249,7 +294,9 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
         "all_final_within_20s": len(times) == len(kills) and all(t <= FINAL_WITHIN_S for t in times),
         "target_statuses": target_statuses_from(targets), "post_statuses": posts,
         "per_network": per_network,
+        "kills_landed_in_flight": sum(1 for k in kills if k["calls_in_flight"] > 0),
         "log_lines": {"reconciled": logs.count("reconciled:"), "re-attempt": logs.count("re-attempt:"),
+                      "waited for the listing": logs.count("which it may not list yet"),
                       "may have been published": logs.count("cannot be checked"),
                       "errors": logs.count(" ERROR ")},
     }
@@ -286,8 +333,11 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5, help="runs (even: socialpub serve; odd: 2 socialpub workers)")
     ap.add_argument("--kills", type=int, default=3, help="kill -9 per run")
     ap.add_argument("--delay", type=float, default=0.2, help="SOCIALPUB_SANDBOX_DELAY_S: each emulated call, s")
-    ap.add_argument("--kill-window", type=float, default=2.0, help="a kill lands within this many s of targets "
-                                                                   "being seen publishing")
+    ap.add_argument("--spread", type=float, default=60.0, help="the posts fall due evenly over this many s (0: all "
+                                                               "at once)")
+    ap.add_argument("--min-in-flight", type=int, default=10, help="kill once at least this many publishing calls "
+                                                                   "are under way (after 15 s of waiting, any)")
+    ap.add_argument("--kill-window", type=float, default=0.3, help="... plus a random moment up to this many s")
     ap.add_argument("--limits", action="store_true", help="keep the sandbox caps on (off by default)")
     ap.add_argument("--concurrency", type=int, help="--concurrency of the worker processes (default: theirs)")
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra environment of the "
@@ -306,6 +356,8 @@ def main() -> int:
         print(f"  run {i + 1}/{args.runs} ({'serve' if i % 2 == 0 else '2 workers'})", flush=True)
         r = run_once(i, args, rng)
         runs.append(r)
+        print(f"    kills landed in flight: {r['kills_landed_in_flight']} of {len(r['kills'])}; log lines "
+              f"{r['log_lines']}", flush=True)
         print(f"    targets {r['target_statuses']}; duplicates {r['duplicates']}, false failures {r['false_failures']}, stuck {r['stuck']}, "
               f"missing {r['missing']}, max restart->final {r['max_restart_to_final_s']} s, drained in "
               f"{r['drained_s']} s", flush=True)
@@ -317,12 +369,16 @@ def main() -> int:
         "met": all(r["duplicates"] == 0 and r["false_failures"] == 0 and r["stuck"] == 0
                    and r["all_final_within_20s"] and r["target_statuses"].get("succeeded", 0) == r["targets"]
                    for r in runs),
+        "kills_planned": args.runs * args.kills,
+        "kills_landed_in_flight": sum(r["kills_landed_in_flight"] for r in runs),
     }
     out = {
         "benchmark": "crash", "commit": commit(),
         "what": "kill -9 of real socialpub processes while targets publish, then a restart; what each sandbox "
                 "network received against the targets' final states",
         "config": {"posts": args.posts, "runs": args.runs, "kills_per_run": args.kills,
+                   "spread_s": args.spread, "min_calls_in_flight": args.min_in_flight,
+                   "kill_window_s": args.kill_window,
                    "sandbox_delay_s": args.delay, "sandbox_limits": args.limits, "env": args.env,
                    "worker_concurrency": args.concurrency or "default"},
         "goal": goals, "median": med, "runs": runs, "machine": machine(),

@@ -202,10 +202,14 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
     """Jobs still `running` under a process of `host` that no longer exists (`alive(pid)` is False: the
     process was killed): their leases end now, so a restarted worker takes them over at once instead of
     waiting out a dead process's lease. Holders are `name:host:pid:…` (Worker.id). Returns (job id, kind,
-    previous holder) of each released job. Fenced: only the rows still held by that holder are changed."""
+    previous holder) of each released job. Fenced: only the rows still held by that holder are changed.
+
+    The rows are read to the end before the first write: on SQLite a write made while a read is still open must
+    upgrade that read's snapshot, which fails at once ("database is locked", no busy wait) once another process
+    has committed since."""
     released: list[tuple[str, str, str]] = []
-    rows = Job.select(Job.id, Job.kind, Job.locked_by).where(
-        (Job.status == "running") & Job.locked_by.contains(f":{host}:"))
+    rows = list(Job.select(Job.id, Job.kind, Job.locked_by).where(
+        (Job.status == "running") & Job.locked_by.contains(f":{host}:")))
     now = clock.now()
     for row in rows:
         parts = (row.locked_by or "").split(":")

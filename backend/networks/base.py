@@ -5,8 +5,14 @@ Flow for one target:
     pub = Publication(payload, AccountCredentials(...), idempotency_token=target_id)
     out = adapter.publish(pub)          # published | pending | inbox_delivered | failed
     while out.state == "pending":       # later, from a job: out = adapter.check_status(pub, out.tracking_ref)
+    if out.state == "ready":            # the network waits for the publishing call (a new attempt, recorded first)
+        out = adapter.complete(pub, out.tracking_ref)
     if a previous attempt may have reached the network (crash, timeout, out.ambiguous):
         existing = adapter.find_existing(pub)   # ask the network first; publish again only if None
+
+Every call that may publish (publish, complete) is an attempt the engine records before making it;
+check_status and find_existing only read. find_existing's "absent" is conclusive only once the network's
+listing delay (each adapter module's LISTING_DELAY_S) has passed since the earlier call was over.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "yo
 
 MediaKind = Literal["image", "video"]
 PayloadKind = Literal["text", "image", "video", "carousel", "document"]
-OutcomeState = Literal["published", "pending", "inbox_delivered", "failed"]
+OutcomeState = Literal["published", "pending", "ready", "inbox_delivered", "failed"]
 FailType = Literal["retriable", "permanent"]
 
 
@@ -116,6 +122,9 @@ class PublishOutcome:
 
     published: online (external_post_id, post_url when the network exposes one).
     pending: accepted, still processing: call check_status(pub, tracking_ref) later.
+    ready: (check_status only) the network holds everything and waits for the publishing call: record an
+    attempt, then call complete(pub, tracking_ref) (LinkedIn: the asset is AVAILABLE; Instagram: the
+    container is FINISHED).
     inbox_delivered: TikTok draft delivered to the creator's inbox (a success for the post).
     failed: fail_type 'retriable' (throttling, downtime: retry after retry_after_s if given) or
     'permanent' (fix the media / reconnect the account); fail_reason is for humans.
@@ -138,7 +147,7 @@ class PublishOutcome:
 
     @property
     def done(self) -> bool:
-        return self.state != "pending"
+        return self.state not in ("pending", "ready")
 
     @property
     def succeeded(self) -> bool:
@@ -151,6 +160,10 @@ class PublishOutcome:
     @classmethod
     def pending(cls, tracking_ref: str, **kw: Any) -> PublishOutcome:
         return cls(state="pending", tracking_ref=tracking_ref, **kw)
+
+    @classmethod
+    def ready(cls, tracking_ref: str, **kw: Any) -> PublishOutcome:
+        return cls(state="ready", tracking_ref=tracking_ref, **kw)
 
     @classmethod
     def failed(cls, fail_type: FailType, reason: str, **kw: Any) -> PublishOutcome:
@@ -189,12 +202,21 @@ class NetworkAdapter(Protocol):
 
     def publish(self, pub: Publication) -> PublishOutcome: ...
 
-    def check_status(self, pub: Publication, ref: str) -> PublishOutcome: ...
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        """Where an accepted publication stands: pending, ready, published, inbox_delivered or failed. Never
+        publishes (a write that publishes is `complete`'s, made only after the engine recorded an attempt)."""
+        ...
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        """The publishing call of a publication check_status found `ready` (adapters that never answer ready
+        need not have it)."""
+        ...
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """The publication at the network if it exists, created at or after `pub.attempted_at` (minus clock
-        slack): pages through the network's listing as far back as that window needs. None: confirmed absent.
-        Raises Unverifiable when the network offers no way to check."""
+        slack): pages through the network's listing as far back as that window needs. None: absent from the
+        listing now — conclusive only once the network's listing delay has passed since the earlier call was
+        over (the engine waits until then). Raises Unverifiable when the network offers no way to check."""
         ...
 
 

@@ -1,6 +1,8 @@
 """Facebook Pages adapter (NETWORKS.md section 3): /{page}/feed for text, /{page}/photos with url for an
 image, graph-video /{page}/videos with file_url for a video; the permalink read back from the object.
-Published at once (no asynchronous step); find_existing reads /{page}/published_posts."""
+Published at once (no asynchronous step); find_existing reads /{page}/published_posts, which lists a post as
+soon as the call answered: absence is conclusive at once (LISTING_DELAY_S 0; for a video posted by file_url
+this is UNCONFIRMED: raise it with SOCIALPUB_LISTING_DELAY_S if the Page lists videos only once processed)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from backend.networks.base import (
 from backend.networks.graph import GraphClient, find_in_listing
 
 PLATFORM = "facebook"
+LISTING_DELAY_S = 0.0
 
 
 class FacebookAdapter:

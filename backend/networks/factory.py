@@ -7,6 +7,7 @@ transport is the network's emulator): the adapters know nothing of the sandbox, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 import httpx
@@ -48,6 +49,14 @@ def build_adapter(platform: str, client: httpx.Client, hosts: Hosts, *, linkedin
 
         return YouTubeAdapter(client, hosts.api, hosts.upload or hosts.api, media_loader=media_loader)
     raise ValueError(f"unknown network {platform!r}")
+
+
+def default_listing_delay_s(platform: str) -> float:
+    """How long after the real network accepted a publication its listing may still miss it (the adapter
+    module's LISTING_DELAY_S): find_existing's "absent" is conclusive only that long after the call was over."""
+    if platform not in ("tiktok", "facebook", "instagram", "linkedin", "youtube"):
+        raise ValueError(f"unknown network {platform!r}")
+    return float(import_module(f"backend.networks.{platform}").LISTING_DELAY_S)
 
 
 def http_client(transport: httpx.BaseTransport | None, timeout_s: float) -> httpx.Client:

@@ -4,7 +4,10 @@ image: container {image_url, caption}; video: {media_type REELS, video_url, capt
 carousel: one container per item (is_carousel_item), every child polled FINISHED, then the parent
 {media_type CAROUSEL, children, caption}. Then: poll status_code until FINISHED -> check
 content_publishing_limit -> media_publish {creation_id} -> GET permalink. Whatever is not ready yet comes
-back as pending with a tracking ref; check_status resumes the same state machine.
+back as pending with a tracking ref; check_status resumes the same state machine up to FINISHED (`ready`)
+and complete() makes the media_publish call (an attempt of its own). A container already PUBLISHED is looked
+up, never published again. find_existing pages /{ig-user}/media, which lists a media as soon as
+media_publish answered: absence is conclusive at once (LISTING_DELAY_S 0).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from backend.networks.base import (
 from backend.networks.graph import IG_SUBCODES, GraphClient, find_in_listing
 
 PLATFORM = "instagram"
+LISTING_DELAY_S = 0.0  # /{ig-user}/media lists a media once media_publish answered
 
 
 class InstagramAdapter:
@@ -80,7 +84,9 @@ class InstagramAdapter:
                                      network_code=f"ERROR/{sub}" if sub else "ERROR", network_status="ERROR",
                                      tracking_ref=ref)
 
-    def _advance(self, pub: Publication, state: dict[str, Any]) -> PublishOutcome:
+    def _advance(self, pub: Publication, state: dict[str, Any], *, publish: bool) -> PublishOutcome:
+        """The containers' states; once FINISHED, the media_publish call when `publish` (publish()), else
+        `ready` (a status check never publishes)."""
         ref = encode_ref(**state)
         children: list[str] = state.get("children") or []
         container = state.get("container")
@@ -113,6 +119,11 @@ class InstagramAdapter:
             return PublishOutcome.pending(ref, network_status=code)
         if code != "FINISHED":
             return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
+        if not publish:
+            return PublishOutcome.ready(ref, network_status=code)
+        return self._publish_container(pub, container, ref)
+
+    def _publish_container(self, pub: Publication, container: str, ref: str) -> PublishOutcome:
         used, total = self.publishing_limit(pub)
         if used >= total:
             return PublishOutcome.failed("retriable", f"the account used its Instagram publishing limit ({used}/"
@@ -126,20 +137,31 @@ class InstagramAdapter:
         try:
             if p.kind == "carousel":
                 children = [self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media]
-                return self._advance(pub, {"children": children})
+                return self._advance(pub, {"children": children}, publish=True)
             if not p.media:
                 return PublishOutcome.failed("permanent", "Instagram needs at least one image or video")
             params = self._item_params(p.media[0], carousel_item=False)
             params["caption"] = p.text or None
             if p.kind == "video":
                 params["share_to_feed"] = bool(p.options.get("share_to_feed", True))
-            return self._advance(pub, {"container": self.create_container(pub, params)})
+            return self._advance(pub, {"container": self.create_container(pub, params)}, publish=True)
         except NetworkError as e:
             return e.outcome()
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:
-            return self._advance(pub, decode_ref(ref))
+            return self._advance(pub, decode_ref(ref), publish=False)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        """The media_publish call of a tracked container check_status found FINISHED."""
+        container = str(decode_ref(ref).get("container") or "")
+        if not container:
+            return PublishOutcome.failed("retriable", "the Instagram container is not created yet; it will be "
+                                         "checked again", tracking_ref=ref)
+        try:
+            return self._publish_container(pub, container, ref)
         except NetworkError as e:
             return e.outcome(tracking_ref=ref)
 

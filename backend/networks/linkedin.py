@@ -5,6 +5,11 @@ Content-Type application/json. image: /images?action=initializeUpload -> PUT upl
 /images/{urn} AVAILABLE -> /posts; carousel: the PDF of linkedin_pdf through /documents; video:
 /videos initializeUpload -> PUT parts (ETags) -> finalizeUpload -> poll; text: /posts. The post URN comes
 back in x-restli-id (201, empty body). Commentary is escaped in LinkedIn's "little text" format.
+
+An asset still PROCESSING when publish() returns is tracked: check_status answers `ready` once it is
+AVAILABLE and complete() makes the /posts call (an attempt of its own: an asset URN can be posted any number
+of times, so a repeated /posts call would post twice). find_existing pages the author's posts, which list a
+post as soon as /posts answered 201: absence is conclusive at once (LISTING_DELAY_S 0).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from backend.networks.linkedin_pdf import build_carousel_pdf
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "linkedin"
+LISTING_DELAY_S = 0.0  # /rest/posts?q=author lists a post once created
 _LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
 
 
@@ -151,7 +157,9 @@ class LinkedInAdapter:
             return {"media": {"title": pub.payload.title or "Carousel", "id": urn}}
         return {"media": {"id": urn}}
 
-    def _advance(self, pub: Publication, state: dict[str, Any]) -> PublishOutcome:
+    def _advance(self, pub: Publication, state: dict[str, Any], *, post: bool) -> PublishOutcome:
+        """The asset's state; once AVAILABLE, the /posts call when `post` (publish), else `ready` (a status
+        check never posts)."""
         urn = state.get("asset")
         ref = encode_ref(**state)
         if urn:
@@ -162,14 +170,20 @@ class LinkedInAdapter:
                                              tracking_ref=ref)
             if status != "AVAILABLE":
                 return PublishOutcome.pending(ref, network_status=status or "PROCESSING")
+        if not post:
+            return PublishOutcome.ready(ref, network_status="AVAILABLE")
+        return self._post(pub, state)
+
+    def _post(self, pub: Publication, state: dict[str, Any]) -> PublishOutcome:
+        urn = state.get("asset")
         post = self.create_post(pub, self._content(pub, urn) if urn else None)
-        return PublishOutcome.published(post, post_url(post), tracking_ref=ref)
+        return PublishOutcome.published(post, post_url(post), tracking_ref=encode_ref(**state))
 
     def publish(self, pub: Publication) -> PublishOutcome:
         p = pub.payload
         try:
             if p.kind == "text":
-                return self._advance(pub, {})
+                return self._advance(pub, {}, post=True)
             if p.kind == "document":
                 pdf = build_carousel_pdf([self._load(m) for m in p.media])
                 urn = self.upload_asset(pub, "documents", pdf)
@@ -177,7 +191,7 @@ class LinkedInAdapter:
                 urn = self.upload_asset(pub, "videos", self._load(p.media[0]))
             else:
                 urn = self.upload_asset(pub, "images", self._load(p.media[0]))
-            return self._advance(pub, {"asset": urn})
+            return self._advance(pub, {"asset": urn}, post=True)
         except NetworkError as e:
             return e.outcome()
         except (OSError, ValueError) as e:
@@ -185,7 +199,14 @@ class LinkedInAdapter:
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:
-            return self._advance(pub, decode_ref(ref))
+            return self._advance(pub, decode_ref(ref), post=False)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        """The /posts call of a tracked publication whose asset check_status found AVAILABLE."""
+        try:
+            return self._post(pub, decode_ref(ref))
         except NetworkError as e:
             return e.outcome(tracking_ref=ref)
 

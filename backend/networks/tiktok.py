@@ -4,7 +4,10 @@ publish: DIRECT_POST video -> /v2/post/publish/video/init/; MEDIA_UPLOAD video -
 photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD); all PULL_FROM_URL. Returns pending with the
 publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
 published. find_existing pages the creator's public posts (Display API /v2/video/list/) — drafts cannot
-be seen there: find_existing raises Unverifiable for them.
+be seen there: find_existing raises Unverifiable for them. The list shows a direct post only once TikTok has
+processed it (and, on the real network, moderated it: public posts only), so a post whose init reached TikTok
+is absent from it for a while: absence is conclusive only LISTING_DELAY_S after the init was over (the engine
+waits until then before publishing again).
 The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / fetch_status directly.
 """
 
@@ -26,6 +29,10 @@ from backend.networks.base import (
 from backend.networks.http import json_or_none, retry_after_s, send
 
 PLATFORM = "tiktok"
+# How long after an accepted init the direct post may still be missing from /v2/video/list/ (NETWORKS.md:
+# processing < 30 s for 512 MB, so about 4 min for the 4 GB maximum; moderation usually < 1 min). Moderation
+# "sometimes" takes hours: a post held that long is not covered (SOCIALPUB_LISTING_DELAY_S raises the bound).
+LISTING_DELAY_S = 600.0
 RATE_WINDOW_S = 60.0
 DAY_S = 86400.0
 

@@ -1,6 +1,9 @@
 """YouTube Data API v3 videos.insert adapter (NETWORKS.md section 5): resumable session (POST with the video
 resource, session URI in Location) -> PUT the bytes (resuming after a 308 / 5xx) -> poll
-videos?part=status,processingDetails until processed. find_existing pages the channel's uploads playlist."""
+videos?part=status,processingDetails until processed. find_existing pages the channel's uploads playlist,
+which holds a video from the end of its upload on, processed or not: absence is conclusive at once
+(LISTING_DELAY_S 0). The upload session itself publishes nothing: only the PUT that completes the bytes
+creates the video."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from backend.networks.http import json_or_none, retry_after_s, send
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "youtube"
+LISTING_DELAY_S = 0.0
 MAX_RESUMES = 3
 
 

@@ -16,7 +16,7 @@ import httpx
 
 from backend.config import Settings, get_settings
 from backend.networks.base import MediaRef, NetworkError
-from backend.networks.factory import Hosts, build_adapter, http_client
+from backend.networks.factory import Hosts, build_adapter, default_listing_delay_s, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
 from backend.networks.sandbox.core import SANDBOX_BASES
@@ -134,6 +134,16 @@ def make_adapter(platform: str, settings: Settings, *, live: bool = False, media
 def adapter_for(account: Account, settings: Settings) -> Any:
     """The adapter for this account: its network's, talking to the emulator (sandbox) or the real host (live)."""
     return make_adapter(account.platform, settings, live=account.kind == "live")
+
+
+def listing_delay_s(account: Account, settings: Settings) -> float:
+    """How long after the account's network accepted a publication its listing (find_existing) may still miss
+    it. Live: SOCIALPUB_LISTING_DELAY_S's value for the network, else the adapter's LISTING_DELAY_S. Sandbox:
+    the emulator's own (its processing time where its listing waits for it, for the account's behaviour)."""
+    if account.kind == "live":
+        configured = settings.listing_delay_s.get(account.platform)
+        return max(0.0, float(configured)) if configured is not None else default_listing_delay_s(account.platform)
+    return sandbox(settings).listing_delay_s(account.platform, account.behaviour or "ok")
 
 
 def register_sandbox_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False,

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS
@@ -315,3 +317,40 @@ def test_a_restarted_worker_takes_over_a_killed_local_workers_jobs_at_once(setti
     else:  # PostgreSQL: workers may share a host name across machines; the lease decides
         assert ran == []
     assert Job.get_by_id(live.id).status == "running"
+
+
+def test_releasing_dead_holders_survives_another_process_writing_meanwhile(settings):
+    """SQLite: another worker process commits while a restarted worker releases a killed one's jobs (the crash
+    benchmark's two-worker runs). The release is not one long read turned write — SQLite would answer that
+    "database is locked" at once, without waiting (a stale read snapshot cannot be upgraded), and the restarted
+    worker died at its start: every job is released, the other process's write is kept."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from backend.store.db import is_sqlite
+
+    if not is_sqlite():
+        pytest.skip("PostgreSQL: the lease decides (no start-up release)")
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead_pid = int(gone.stdout)
+    worker = Worker(settings, concurrency=1)
+    with tx():
+        jobs = [queue.enqueue("t.inflight", {"n": i}) for i in range(3)]
+        other = queue.enqueue("t.other")
+    Job.update(status="running", lease_until=queue.clock.now() + timedelta(seconds=300),
+               locked_by=f"worker:{worker.host}:{dead_pid}:ab").where(Job.id.in_([j.id for j in jobs])).execute()
+    writes: list[int] = []
+
+    def alive(pid: int) -> bool:  # meanwhile, another process (its own connection) commits a write
+        conn = sqlite3.connect(settings.sqlite_path, timeout=15)
+        with conn:
+            conn.execute("UPDATE job SET attempts = attempts + 1 WHERE id = ?", (other.id,))
+        conn.close()
+        writes.append(pid)
+        return False
+
+    released = queue.release_dead_holders(worker.host, alive)
+    assert sorted(r[0] for r in released) == sorted(j.id for j in jobs) and len(writes) == 3
+    assert Job.get_by_id(other.id).attempts == 3

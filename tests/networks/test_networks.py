@@ -73,7 +73,34 @@ def test_pending_then_published_with_time(settings, account, platform, media) ->
         assert list_published(platform=platform) == []
         t.move_to(start + timedelta(seconds=6))
         done = ad.check_status(pub, out.tracking_ref)
+        if platform in ("instagram", "linkedin"):  # ready for the publishing call: a status check never makes it
+            assert done.state == "ready" and done.tracking_ref and list_published(platform=platform) == []
+            done = ad.complete(pub, done.tracking_ref)
         assert done.state == "published" and done.post_url
+        assert len(list_published(platform=platform)) == 1
+
+
+@pytest.mark.parametrize("platform,media", [("instagram", [VID]), ("linkedin", [VID]), ("linkedin", [IMG[0]])])
+def test_a_status_check_never_publishes(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
+    """Once the network is ready (asset AVAILABLE, container FINISHED), check_status answers `ready`, as often
+    as asked, and publishes nothing: the publishing call is complete(), which the engine makes as an attempt
+    (recorded first, reconciled before any repeat: a LinkedIn asset can be posted any number of times)."""
+    settings.sandbox_processing_s = 5.0
+    ident = account(platform)
+    ad = adapter(platform, settings)
+    pub = publication(ident, platform, "ready, then posted once", media, attempted_at=clock.now())
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        out = ad.publish(pub)
+        assert out.state == "pending"
+        t.move_to(start + timedelta(seconds=6))
+        checks = [ad.check_status(pub, out.tracking_ref) for _ in range(3)]
+        assert [c.state for c in checks] == ["ready"] * 3 and list_published(platform=platform) == []
+        assert ad.find_existing(pub) is None
+        done = ad.complete(pub, checks[-1].tracking_ref)
+        assert done.state == "published" and len(list_published(platform=platform)) == 1
+        found = ad.find_existing(pub)  # listed at once: a reconciliation after complete() is conclusive
+        assert found is not None and found.external_post_id == done.external_post_id
 
 
 EXPECT = {

@@ -167,14 +167,16 @@ def test_instagram_published_container_is_found_never_failed(settings, account) 
         assert first.state == "pending"
         t.shift(6)
         # the first attempt published the container and crashed before recording it
-        published = ad.check_status(pub, first.tracking_ref)
+        ready = ad.check_status(pub, first.tracking_ref)
+        assert ready.state == "ready"
+        published = ad.complete(pub, ready.tracking_ref)
         assert published.state == "published"
         # ... and many newer posts arrived since
         for i in range(120):
             newer = publication(ident, "instagram", f"newer {i}", [IMG[0]])
             ref = ad.publish(newer).tracking_ref
             t.shift(2)  # an image container is ready in a fifth of the processing time
-            assert ad.check_status(newer, ref).state == "published"
+            assert ad.complete(newer, ad.check_status(newer, ref).tracking_ref).state == "published"
         again = ad.check_status(pub, first.tracking_ref)  # the container now says PUBLISHED
         assert again.state == "published" and again.network_status == "PUBLISHED"
         assert again.external_post_id == published.external_post_id and again.post_url

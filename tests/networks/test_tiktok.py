@@ -180,6 +180,49 @@ def test_find_existing_after_crash(settings, account) -> None:  # type: ignore[n
     assert ad.find_existing(other) is None
 
 
+@pytest.mark.parametrize("behaviour,processing_s", [("ok", 3.0), ("slow", 30.0)])
+def test_a_direct_post_is_listed_only_once_processed(settings, account, behaviour,  # type: ignore[no-untyped-def]
+                                                     processing_s) -> None:
+    """The video list shows public posts only: while TikTok processes an accepted init, find_existing reads
+    "absent", which is why absence counts only after the listing delay (the sandbox's: its processing time)."""
+    from types import SimpleNamespace
+
+    from backend.services.adapters import listing_delay_s
+
+    settings.sandbox_processing_s = 3.0
+    ident = account("tiktok", behaviour)
+    ad = make_adapter("tiktok", settings)
+    sandbox_account = SimpleNamespace(platform="tiktok", kind="sandbox", behaviour=behaviour)
+    assert listing_delay_s(sandbox_account, settings) == processing_s  # type: ignore[arg-type]
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        pub = publication(ident, "tiktok", "processing first", [VID], attempted_at=clock.now())
+        out = ad.publish(pub)  # accepted: TikTok has it
+        t.move_to(start + timedelta(seconds=processing_s - 0.5))
+        assert ad.find_existing(pub) is None  # inside the listing delay: absent from the list, not from TikTok
+        t.move_to(start + timedelta(seconds=processing_s + 0.5))
+        found = ad.find_existing(pub)
+        assert found is not None and found.external_post_id == ad.check_status(pub, out.tracking_ref).external_post_id
+
+
+def test_listing_delays_of_live_networks(settings) -> None:  # type: ignore[no-untyped-def]
+    """Live accounts: the adapters' documented listing lag (TikTok: processing and moderation), overridable per
+    network with SOCIALPUB_LISTING_DELAY_S; the sandbox's other networks list at once, like theirs."""
+    from types import SimpleNamespace
+
+    from backend.services.adapters import listing_delay_s
+
+    def delay(platform: str, kind: str) -> float:
+        return listing_delay_s(SimpleNamespace(platform=platform, kind=kind, behaviour="ok"), settings)  # type: ignore[arg-type]
+
+    settings.sandbox_processing_s = 3.0
+    assert delay("tiktok", "live") == 600.0
+    assert [delay(p, k) for p in ("facebook", "instagram", "linkedin", "youtube") for k in ("live", "sandbox")] \
+        == [0.0] * 8
+    settings.listing_delay_s = {"tiktok": 1800, "youtube": 120}
+    assert (delay("tiktok", "live"), delay("youtube", "live"), delay("tiktok", "sandbox")) == (1800.0, 120.0, 3.0)
+
+
 # --- the exact requests (NETWORKS.md) ---------------------------------------------------------------
 
 def _recording_adapter(responses: list[httpx.Response]) -> tuple[TikTokAdapter, list[httpx.Request]]:

@@ -108,3 +108,21 @@ def test_an_auth_failure_marks_the_account(post, settings):
     out = PublishOutcome.failed("permanent", "token expired", network_code="190")
     assert apply(decision(post, "facebook", out, settings))
     assert Account.get_by_id(target(post, "facebook").account_id).status == "needs_reauth"
+
+
+def test_an_attempt_that_made_no_call_closes_alone(post, settings):
+    """Waiting until the network's "absent" is conclusive (or until it can be asked): the waiting attempt is
+    closed as having made no call; the interrupted one stays unresolved for the next attempt to reconcile."""
+    from datetime import timedelta
+
+    t = target(post, "facebook")
+    _attempt(t, "att_1")  # interrupted: its call may have reached the network
+    _attempt(t, "att_2")  # this attempt: the listing does not show it yet
+    now = clock.now()
+    d = decide.not_listed_yet(state_of(t, Post.get_by_id(post.id)), now, now + timedelta(seconds=30))
+    assert apply(d, attempt_id="att_2")
+    rows = {a.id: a for a in PublishAttempt.select()}
+    assert rows["att_1"].finished_at is None and rows["att_1"].outcome is None
+    assert rows["att_2"].finished_at is not None and rows["att_2"].outcome.startswith("not called")
+    t = target(post, "facebook")
+    assert t.status == "pending" and t.next_attempt_at == now + timedelta(seconds=30)

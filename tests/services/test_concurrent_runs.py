@@ -181,11 +181,14 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
     earlier one (connection error) and sets its target waiting takes the post's and the target's locks before
     it writes; otherwise, on PostgreSQL, it holds its attempt's row while waiting for the target's, against an
     outcome of another run that holds post and target and closes that attempt: a deadlock."""
+    import importlib
+
     import httpx
 
     from backend.services.publishing import engine
     from backend.store.db import database
 
+    apply_module = importlib.import_module("backend.services.publishing.apply")
     job, target = _fan_out(client, owner, "unreachable check")
 
     class Net:
@@ -202,9 +205,9 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
     seen: list[str] = []
     inside: list[bool] = []
     for name, what in (("lock_post", "post"), ("lock_target", "target")):
-        real = getattr(engine, name)
-        monkeypatch.setattr(engine, name, lambda i, real=real, what=what: (seen.append(what) if inside else None,
-                                                                           real(i))[1])
+        real = getattr(apply_module, name)
+        monkeypatch.setattr(apply_module, name, lambda i, *c, real=real, what=what: (
+            seen.append(what) if inside else None, real(i, *c))[1])
     real_execute = database.obj.execute_sql
 
     def execute_sql(sql, params=None):  # type: ignore[no-untyped-def]
@@ -213,16 +216,16 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
         return real_execute(sql, params)
 
     monkeypatch.setattr(database.obj, "execute_sql", execute_sql)
-    real_close = engine._close_unreached
+    real_apply = engine.apply
 
-    def close(*a):  # type: ignore[no-untyped-def]
+    def close(*a, **kw):  # type: ignore[no-untyped-def]
         inside.append(True)
         try:
-            return real_close(*a)
+            return real_apply(*a, **kw)
         finally:
             inside.clear()
 
-    monkeypatch.setattr(engine, "_close_unreached", close)
+    monkeypatch.setattr(engine, "apply", close)  # the waiting target's decision (decide.unreached) applied
     with pytest.raises(RetryLater):
         publishing.publish_target(job, fast)
     assert seen[:2] == ["post", "target"] and "write" in seen, seen

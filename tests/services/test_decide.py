@@ -143,3 +143,34 @@ def test_settle():
     assert decide.settle(["publishing"]) is None
     assert decide.lateness_s(NOW - timedelta(seconds=90), NOW) == 90
     assert decide.lateness_s(None, NOW) == 0
+
+
+def test_absence_is_conclusive_only_after_the_listing_delay():
+    """A network lists an accepted publication only a while after accepting it (TikTok: once processed); it
+    accepted it, if at all, before the earlier calls were over."""
+    over = NOW - timedelta(seconds=5)
+    assert decide.absence_conclusive_at(over, 30) == over + timedelta(seconds=30)
+    assert decide.absence_conclusive_at(over, 0) == over  # listed at once: conclusive at once
+    assert decide.absence_conclusive_at(over, -1) == over
+
+
+def test_not_listed_yet_waits_pending_without_a_call():
+    until = NOW + timedelta(seconds=25)
+    d = decide.not_listed_yet(state(platform="tiktok"), NOW, until)
+    assert d.status == "pending" and d.values["next_attempt_at"] == until and not d.final and not d.events
+    assert d.retry_in_s == 25 and not d.finishes_job
+    assert d.no_call and d.attempt_outcome.startswith("not called") and "TikTok" in d.attempt_outcome
+    assert "fail_reason" not in d.values  # nothing failed
+
+
+def test_unreached_waits_pending_without_a_call():
+    d = decide.unreached(state(platform="linkedin"), NOW, 40)
+    assert d.status == "pending" and d.values["next_attempt_at"] == NOW + timedelta(seconds=40)
+    assert d.no_call and d.retry_in_s == 40 and not d.finishes_job and "LinkedIn" in d.retry_reason
+
+
+def test_ready_is_tracked_like_pending():
+    """A network ready for the publishing call (from a status check) keeps the target tracked."""
+    d = decide.outcome(state(platform="linkedin"), PublishOutcome.ready("ref", network_status="AVAILABLE"), NOW,
+                       POLICY)
+    assert d.status == "publishing" and d.values["tracking_ref"] == "ref" and d.jobs[0].kind == "target.track"

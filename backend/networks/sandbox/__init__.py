@@ -90,6 +90,11 @@ class Sandbox:
         """A public httpx transport serving the network's emulator in process."""
         return httpx.MockTransport(self.handler(platform))
 
+    def listing_delay_s(self, platform: str, behaviour: str = "ok") -> float:
+        """How long after accepting a publication the network's listing may still miss it, for an account of
+        this behaviour: TikTok lists a direct post once processed; the others list at once."""
+        return self.emulator(platform).listing_delay_s(behaviour)
+
     def register_account(self, platform: str, name: str, behaviour: str = "ok", *,
                          private: bool = False) -> SandboxIdentity:
         self.activate()

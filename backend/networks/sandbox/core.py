@@ -361,8 +361,16 @@ class Emulator:
         return now()
 
     def processing_s(self, acc: SandboxAccount, factor: float = 1.0) -> float:
+        return self.processing_for(acc.behaviour, factor)
+
+    def processing_for(self, behaviour: str, factor: float = 1.0) -> float:
         d = max(0.0, self.config.processing_s) * factor
-        return d * SLOW_FACTOR if acc.behaviour == "slow" else d
+        return d * SLOW_FACTOR if behaviour == "slow" else d
+
+    def listing_delay_s(self, behaviour: str = "ok") -> float:
+        """How long after accepting a publication this network's listing may still miss it (0: listed at once,
+        the default)."""
+        return 0.0
 
     def elapsed(self, item: SandboxItem) -> float:
         return (self.now() - item.started_at).total_seconds()

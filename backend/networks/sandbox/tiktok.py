@@ -115,6 +115,10 @@ class TikTokEmulator(Emulator):
                  url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}")
         return envelope(200, {"publish_id": publish_id})
 
+    def listing_delay_s(self, behaviour: str = "ok") -> float:
+        """The video list shows a direct post once it is processed (a photo post takes half a video's time)."""
+        return self.processing_for(behaviour, 1.0)
+
     # --- endpoints -------------------------------------------------------------------------------
     def creator_info(self, request: Request) -> httpx.Response:
         acc = self._auth(request)

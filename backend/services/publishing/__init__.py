@@ -6,11 +6,14 @@ One job per target, so one slow network never holds up the others (jobs are dura
   open target on its network's lane (`target.track` for targets the network accepted already).
 - `target.publish` {target_id}: records an attempt (`publish_attempt`) and marks the target `publishing` in
   its own transaction BEFORE the call; reconciles first when an earlier attempt never recorded its outcome
-  (`find_existing` from that attempt's start; publish again only when the network confirms it absent); calls
-  the network; applies the outcome. A target that waits (backoff, a daily cap's Retry-After) is `pending`
-  with `next_attempt_at`.
-- `target.track` {target_id}: follows asynchronous processing (TikTok, Instagram containers, YouTube) until
-  confirmation, or fails `retriable` past the platform's deadline.
+  (`find_existing` from that attempt's start; publish again only when the network confirms it absent, which
+  counts only once the network's listing delay has passed since that call was over: TikTok lists a post only
+  once processed); calls the network; applies the outcome. A target that waits (backoff, a daily cap's
+  Retry-After, a listing not conclusive yet) is `pending` with `next_attempt_at`.
+- `target.track` {target_id}: follows asynchronous processing (TikTok, Instagram containers, YouTube, LinkedIn
+  assets) until confirmation, or fails `retriable` past the platform's deadline. Where the network then waits
+  for a publishing call (LinkedIn /posts, Instagram media_publish: `ready`), that call is an attempt exactly
+  like target.publish's.
 
 Decide, then apply: `decide` (pure) turns a target's state and an outcome into a Decision (column values,
 events, follow-up jobs, account change); `apply.apply` writes it in one transaction, fenced (a final target is

@@ -71,8 +71,8 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     """Write `decision` in one transaction (a savepoint when the caller has one open): the target's columns,
     its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed together with
     the target's unresolved attempts started before it (or, when the decision leaves it unresolved, its
-    outcome noted with finished_at still null), the post settled when every target is final, and `job`
-    completed when the decision finishes it.
+    outcome noted with finished_at still null; or, when it made no call, closed alone), the post settled when
+    every target is final, and `job` completed when the decision finishes it.
 
     Returns False when the target was final already (or is gone): nothing of the decision is written.
     """
@@ -100,7 +100,9 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             log.warning("account %s (%s) is now %s (post %s, target %s)", target.account_id, target.platform,
                         decision.account_status, post.id, target.id)
         if attempt_id is not None:
-            if decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
+            if decision.no_call:  # this attempt made no call; the earlier ones stay unresolved
+                _close_attempt(attempt_id, now, decision.attempt_outcome, finished=True)
+            elif decision.resolves_attempts:  # earlier attempts left unresolved were reconciled by this one
                 _close_attempts(attempt_id, target.id, now, decision.attempt_outcome)
             else:
                 _close_attempt(attempt_id, now, decision.attempt_outcome, finished=False)

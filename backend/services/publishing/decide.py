@@ -101,6 +101,8 @@ class Decision:
     resolves_attempts: the target's attempts without a recorded outcome are closed with `attempt_outcome`
     (False when the call may have reached the network without our knowing: the attempt stays unresolved, and
     the next one asks the network first).
+    no_call: the attempt made no call (it could not, or need not, ask the network yet): only it is closed,
+    with `attempt_outcome`; the earlier attempts without outcome stay unresolved for the next one to check.
     """
 
     target_id: str
@@ -114,6 +116,7 @@ class Decision:
     retry_reason: str | None = None
     resolves_attempts: bool = True
     attempt_outcome: str = ""
+    no_call: bool = False
 
     @property
     def status(self) -> str | None:
@@ -208,12 +211,47 @@ def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -
                     resolves_attempts=False, attempt_outcome=f"error: {error}")
 
 
+# ---- reconciling an earlier attempt ---------------------------------------------------------------------
+def absence_conclusive_at(calls_over_by: datetime, listing_delay_s: float) -> datetime:
+    """When the network's "absent" about an earlier attempt becomes conclusive: a network lists an accepted
+    publication at most `listing_delay_s` after accepting it (TikTok: once processed), and it accepted it, if
+    at all, before `calls_over_by` (a time the earlier calls are known to be over: the start of the first
+    attempt after them, which another process could only make once their process was gone)."""
+    return calls_over_by + timedelta(seconds=max(0.0, listing_delay_s))
+
+
+def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decision:
+    """An earlier attempt's call may have reached the network, whose listing does not show the publication, but
+    could not yet either: it lists a publication only a while after accepting it. No call now (publishing
+    again could publish twice): the target waits `pending` until `until`, when absence is conclusive, and asks
+    again. The earlier attempts stay unresolved; this one is closed as having made no call."""
+    name = NETWORK_NAMES.get(state.platform, state.platform)
+    wait = max(0.0, (until - now).total_seconds())
+    reason = (f"an interrupted attempt may have published it: {name} lists a publication only a while after "
+              f"accepting it, so it is asked again at {until.isoformat()} before any new attempt")
+    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": until, "updated_at": now},
+                    finishes_job=False, retry_in_s=wait, retry_reason=reason, no_call=True,
+                    attempt_outcome=f"not called: {reason}")
+
+
+def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
+    """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
+    `pending` for the job's next try, the earlier attempt still unresolved."""
+    name = NETWORK_NAMES.get(state.platform, state.platform)
+    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
+                                              "updated_at": now},
+                    finishes_job=False, retry_in_s=delay_s, no_call=True,
+                    retry_reason=f"could not ask {name} about an earlier attempt",
+                    attempt_outcome="not called: the network could not be asked about an earlier attempt")
+
+
 # ---- the outcome of a network call ----------------------------------------------------------------------
 def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool = False,
             rng: Any = None) -> Decision:
     """A network's answer (`PublishOutcome`) to a publish call (tracking=False) or a status check (True).
 
-    published / inbox_delivered: the target succeeds. pending: the network accepted it and is processing:
+    published / inbox_delivered: the target succeeds. pending (or ready: waiting for the publishing call, which
+    the track job makes): the network accepted it and is processing:
     tracked by a `target.track` job (a status check re-polls after `policy.track_poll_s`) until the platform's
     deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
     its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
@@ -223,7 +261,7 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
         status = "succeeded" if out.state == "published" else "inbox_delivered"
         return finish(state, status, now, external_post_id=out.external_post_id, post_url=out.post_url,
                       network_status=out.network_status)
-    if out.state == "pending":
+    if out.state in ("pending", "ready"):
         return _pending(state, out, now, policy, tracking)
     return _failed(state, out, now, policy, rng, tracking)
 

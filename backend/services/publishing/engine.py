@@ -147,6 +147,7 @@ class _Attempt:
     id: str
     started_at: datetime
     unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
+    calls_over_by: datetime | None  # a time those attempts' calls are known to be over (see _start_attempt)
     state: decide.TargetState  # the target as the attempt's transaction left it
 
 
@@ -156,8 +157,8 @@ _LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account
          PostTarget.status, PostTarget.external_post_id, PostTarget.idempotency_token, PostTarget.started_at,
          PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
          Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
-         Account.id, Account.platform, Account.kind, Account.status, Account.external_id, Account.access_token,
-         Account.username)
+         Account.id, Account.platform, Account.kind, Account.status, Account.behaviour, Account.external_id,
+         Account.access_token, Account.username)
 
 
 def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
@@ -179,8 +180,10 @@ def publish_target(job: Any, settings: Settings) -> None:
        (call_started_at, attempts + 1, next_attempt_at cleared) and a `publish_attempt` row is recorded.
     2. When an earlier attempt never recorded its outcome (the process died mid-call, or the call was
        ambiguous), reconcile first: `find_existing` from that attempt's start. Found: the target succeeds with
-       it. Confirmed absent: publish. `Unverifiable`: the target fails `retriable`, saying it may have been
-       published: never publish twice silently.
+       it. Absent: publish — once absence is conclusive: a network lists a publication only a while after
+       accepting it (its listing delay, TikTok's processing), so until that long after the earlier call was
+       over the target waits `pending` (next_attempt_at) and asks again. `Unverifiable`: the target fails
+       `retriable`, saying it may have been published: never publish twice silently.
     3. The call (outside any transaction).
     4. One transaction (`apply`): the attempt closed with its outcome (left unresolved when the call may have
        reached the network unseen) and the decision written; this job completed, or tried again later while
@@ -210,30 +213,42 @@ def publish_target(job: Any, settings: Settings) -> None:
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
-    pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
+    called = _attempt(job, settings, adapter, build_publication(post, target, account), target, post, account,
+                      adapter.publish)
+    if called is not None:
+        _decide_and_apply(job, settings, account, target, *called)
 
-    attempt = _start_attempt(target.id, post, account.id)
+
+def _attempt(job: Any, settings: Settings, adapter: Any, pub: Any, target: PostTarget, post: Post, account: Account,
+             call: Any, *, tracking: bool = False) -> tuple[Any, _Attempt, decide.TargetState] | None:
+    """Steps 1-3 of an attempt (publish_target): recorded before any call; an earlier attempt without outcome
+    reconciled first; then `call(pub)`: the network's publishing call (adapter.publish, or adapter.complete
+    for a tracked publication the network is ready to publish). Returns (outcome, attempt, state) to decide
+    on, or None when nothing is left to decide (the target moved meanwhile, or the reconciliation's own
+    decision was applied). tracking: the target is tracked (the job's attempts bound its retries)."""
+    attempt = _start_attempt(target.id, post, account.id, tracking=tracking)
     if attempt is None:  # final, or accepted by the network, meanwhile (another run of this job)
-        return
-    state = attempt.state
+        return None
+    state = dataclasses.replace(attempt.state, attempts=job.attempts) if tracking else attempt.state
     pol = policy(settings, account)
     try:
+        out = None
         if attempt.unresolved_since is not None:
             out = _reconcile(adapter, dataclasses.replace(pub, attempted_at=attempt.unresolved_since), target)
             if out is _UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
-                return
+                return None
             if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
                 delay = pol.strategy.delay_for(max(1, state.attempts))
-                _close_unreached(attempt.id, target.id, post.id, delay)
+                apply(decide.unreached(state, clock.now(), delay), job=job, attempt_id=attempt.id)
                 raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
-        else:
-            out = None
+            if out is None:
+                _wait_unless_conclusive(job, settings, account, target, attempt, state)
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
-            out = _publish(adapter, pub, target.platform)
+            out = _publish(call, pub, target.platform)
     except RetryLater:
         raise
     except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
@@ -242,25 +257,56 @@ def publish_target(job: Any, settings: Settings) -> None:
         delay = pol.strategy.delay_for(max(1, job.attempts))
         apply(decide.interrupted(state, error, clock.now(), delay), job=job, attempt_id=attempt.id)
         raise RetryLater(error, delay_s=delay) from exc
-    decision = decide.outcome(state, out, clock.now(), pol)
+    return out, attempt, state
+
+
+def _wait_unless_conclusive(job: Any, settings: Settings, account: Account, target: PostTarget, attempt: _Attempt,
+                            state: decide.TargetState) -> None:
+    """The network's listing does not show an earlier attempt's publication. Conclusive once the network's
+    listing delay has passed since those calls were over; before that, no call: the target waits `pending`
+    until then (RetryLater, not counted as a try) and this job asks again."""
+    now = clock.now()
+    until = decide.absence_conclusive_at(attempt.calls_over_by or attempt.started_at,
+                                         adapters.listing_delay_s(account, settings))
+    if until <= now:
+        return
+    decision = decide.not_listed_yet(state, now, until)
+    apply(decision, job=job, attempt_id=attempt.id)
+    log.info("%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
+             "%s", _ids(target), target.platform, clock.iso(until))
+    raise RetryLater(decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False)
+
+
+def _decide_and_apply(job: Any, settings: Settings, account: Account, target: PostTarget, out: Any,
+                      attempt: _Attempt, state: decide.TargetState, *, tracking: bool = False) -> None:
+    """Step 4: the outcome decided and applied with the attempt closed; a wait raises RetryLater."""
+    decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=tracking)
     applied = apply(decision, job=job, attempt_id=attempt.id)
     if applied and decision.retry_in_s is not None:
-        log.info("%s: %s; next attempt in %.1f s", _ids(target),
-                 decision.retry_reason, decision.retry_in_s)
-        raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s, count_attempt=False)
+        log.info("%s: %s; next attempt in %.1f s", _ids(target), decision.retry_reason, decision.retry_in_s)
+        raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s,
+                         count_attempt=tracking and decision.status == "pending")
 
 
-def _start_attempt(target_id: str, post: Post, account_id: str) -> _Attempt | None:
+def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: bool = False) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
     call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
-    its track job follows it). The target is read again under its lock: another run of this job (a lease lost)
-    may have moved it since the caller read it. A target waiting for its next attempt raises RetryLater.
+    its track job follows it; tracking: the track job's attempt needs that ref). The target is read again
+    under its lock: another run of this job (a lease lost) may have moved it since the caller read it. A
+    target waiting for its next attempt raises RetryLater.
+
+    With attempts of the target whose outcome was never recorded, the attempt also carries a time their calls
+    were over by: the start of the first attempt recorded after the last of them, else this attempt's own
+    start. A later attempt is made by a later run of the job, which starts once the run before ended: it noted
+    an outcome (ambiguous, interrupted), or its process is gone (taken over at once) or stopped renewing its
+    lease (taken over once it expired; a process frozen past its lease and resuming its call later is the one
+    case this does not cover, as it escapes any reconciliation).
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
         locked_post = lock_post(post.id)
         target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
-        if target is None or target.status in TERMINAL_TARGET or target.tracking_ref:
+        if target is None or target.status in TERMINAL_TARGET or bool(target.tracking_ref) != tracking:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater("waiting for the target's next attempt",
@@ -268,6 +314,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str) -> _Attempt | No
         # `attempts` counts the target's attempt rows (each is recorded here with its increment): a target
         # never attempted has none to reconcile
         open_rows = unresolved_attempts(target_id) if target.attempts else []
+        over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
         PostTarget.update(status="publishing", started_at=target.started_at or now, call_started_at=now,
@@ -277,21 +324,14 @@ def _start_attempt(target_id: str, post: Post, account_id: str) -> _Attempt | No
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
-    return _Attempt(attempt_id, now, since, state_of(target, locked_post))
+    return _Attempt(attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post))
 
 
-def _close_unreached(attempt_id: str, target_id: str, post_id: str, delay_s: float) -> None:
-    """This attempt made no publish call (the network could not be asked about an earlier one): closed as such;
-    the earlier attempt stays unresolved. The target waits `pending` for the job's next try. Locks: post row,
-    then target row, before any write (the engine's order)."""
-    now = clock.now()
-    with tx():
-        lock_post(post_id)
-        lock_target(target_id)
-        PublishAttempt.update(finished_at=now, outcome="not called: the network could not be asked about an "
-                                                       "earlier attempt").where(PublishAttempt.id == attempt_id).execute()
-        PostTarget.update(status="pending", next_attempt_at=now + timedelta(seconds=delay_s), updated_at=now).where(
-            (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
+def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | None:
+    row = (PublishAttempt.select(PublishAttempt.started_at)
+           .where((PublishAttempt.target == target_id) & (PublishAttempt.started_at > started_at))
+           .order_by(PublishAttempt.started_at).first())
+    return row.started_at if row is not None else None
 
 
 _UNVERIFIABLE = object()
@@ -300,7 +340,7 @@ _UNREACHABLE = object()
 
 def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
-    None (confirmed absent: publish), _UNVERIFIABLE or _UNREACHABLE."""
+    None (absent from the listing now), _UNVERIFIABLE or _UNREACHABLE."""
     try:
         found = adapter.find_existing(pub)
     except Unverifiable as exc:
@@ -320,9 +360,9 @@ def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     return None
 
 
-def _publish(adapter: Any, pub: Any, platform: str) -> Any:
+def _publish(call: Any, pub: Any, platform: str) -> Any:
     try:
-        return adapter.publish(pub)
+        return call(pub)
     except httpx.HTTPError as exc:  # the request may have reached the network: ambiguous
         return PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
                               fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
@@ -331,11 +371,15 @@ def _publish(adapter: Any, pub: Any, platform: str) -> Any:
 
 # ---- target.track ---------------------------------------------------------------------------------------
 def track_target(job: Any, settings: Settings) -> None:
-    """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube)
-    until it confirms or fails, or fail it `retriable` past the platform's deadline. Each check is one
-    `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job polls again
-    (not counted); a retriable failure waits `pending` and counts one of the job's attempts, the last one
-    failing the target."""
+    """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube,
+    LinkedIn assets) until it confirms or fails, or fail it `retriable` past the platform's deadline. Each
+    check is one `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job
+    polls again (not counted); a retriable failure waits `pending` and counts one of the job's attempts, the
+    last one failing the target.
+
+    A check answering `ready` (the network waits for the publishing call: LinkedIn's asset AVAILABLE,
+    Instagram's container FINISHED) leads to that call, made as an attempt like publish_target's: recorded
+    before the call, and an earlier such call without outcome reconciled first (never posted twice)."""
     loaded = _load(job.payload["target_id"])
     if loaded is None:
         return
@@ -346,10 +390,18 @@ def track_target(job: Any, settings: Settings) -> None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
         return
     pub = build_publication(post, target, account)
+    adapter = adapters.adapter_for(account, settings)
     try:
-        out = adapters.adapter_for(account, settings).check_status(pub, target.tracking_ref)
+        out = adapter.check_status(pub, target.tracking_ref)
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
+    if out.state == "ready":
+        ref = out.tracking_ref or target.tracking_ref
+        called = _attempt(job, settings, adapter, pub, target, post, account,
+                          lambda p: adapter.complete(p, ref), tracking=True)
+        if called is not None:
+            _decide_and_apply(job, settings, account, target, *called, tracking=True)
+        return
     # a retriable failure while tracking is bounded by this job's attempts (the target's count only publish
     # calls): each such wait counts one; a "still processing" poll counts none
     state = dataclasses.replace(state_of(target, post), attempts=job.attempts)

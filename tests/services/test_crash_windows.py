@@ -1,0 +1,172 @@
+"""The two duplicates of the crash benchmark (bench/README.md, crash), reproduced deterministically: a worker
+killed (a BaseException standing for SIGKILL: nothing after it runs) right after a network received a
+publication and before our store recorded it, then restarted with a moved clock.
+
+1. TikTok lists a direct post only once it has processed it: a reconciliation inside the processing window
+   reads "absent". Absence counts only once the network's listing delay has passed since the earlier call
+   was known to be over; until then the target waits `pending` with its next attempt time.
+2. LinkedIn posts a media post once its asset is AVAILABLE, from the tracking job: that call is a publication
+   like any other (an attempt recorded before it, a reconciliation before repeating it); so is Instagram's
+   media_publish of a FINISHED container.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from backend import clock
+from backend.jobs.worker import Worker
+from backend.networks.sandbox import list_published
+from backend.networks.sandbox.store import SandboxItem
+from backend.services import accounts, adapters
+from backend.store.models import PostTarget
+from backend.store.models.posts import PublishAttempt
+from tests.media import corpus
+from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload
+
+
+class Killed(BaseException):
+    """Like SIGKILL of the worker running that call."""
+
+
+@pytest.fixture
+def fast(settings, owner):  # type: ignore[no-untyped-def]
+    from backend.services import workspace
+
+    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
+    settings.rate_limit_per_minute = 1_000_000
+    settings.retry_base_s = 0.0
+    settings.retry_max_attempts = 3
+    return settings
+
+
+@pytest.fixture
+def sandbox(owner, fast):  # type: ignore[no-untyped-def]
+    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(owner.workspace_id)}
+
+
+def work(settings) -> None:  # type: ignore[no-untyped-def]
+    Worker(settings, concurrency=1).run_until_idle(max_seconds=20, settle_s=0)
+
+
+def tiktok_inits() -> int:
+    """Every publish TikTok accepted (processing or not: the network's side, not its listing)."""
+    return SandboxItem.select().where((SandboxItem.platform == "tiktok") & (SandboxItem.kind == "publish")).count()
+
+
+def _kill_tiktok_init(client, owner, fast, monkeypatch, *, reached: bool):  # type: ignore[no-untyped-def]
+    """A TikTok direct video whose worker dies right after (reached) or right before the init call."""
+    fast.sandbox_processing_s = 30.0  # TikTok processes a video 30 s before listing it
+    video = upload(client, owner, corpus.video("mp4"))
+    post = create(client, owner, targets=["tiktok"], content="Killed mid init\nfrom the crash tests",
+                  mediaUrls=[video])
+
+    def killing(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            if reached:
+                real.publish(pub)  # TikTok accepted it and returned its publish_id...
+            raise Killed()  # ...which the worker never recorded
+
+        return Wrapped(real, publish=publish)
+
+    real = patch_adapters(monkeypatch, killing)
+    with pytest.raises(Killed):
+        work(fast)
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    assert tiktok_inits() == (1 if reached else 0)
+    return post, PostTarget.get(PostTarget.post == post["id"])
+
+
+def test_tiktok_killed_after_init_is_not_published_again_inside_the_processing_window(client, owner, sandbox, fast,
+                                                                                     monkeypatch):
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=True)
+        t.shift(fast.job_lease_s + 1)  # the restart: 11 s after the init, TikTok still processing
+        assert list_published("tiktok") == []  # not listed yet: "absent" would be a lie
+        restarted = clock.now()
+        work(fast)
+        assert tiktok_inits() == 1  # not published again
+        waiting = PostTarget.get_by_id(target.id)
+        assert waiting.status == "pending" and waiting.next_attempt_at is not None
+        assert waiting.next_attempt_at >= restarted + timedelta(seconds=30)  # the listing delay from the restart
+        shown = read(client, owner, post["id"])["targets"][0]
+        assert shown["status"] == "pending" and shown["nextAttemptAt"] == clock.iso(waiting.next_attempt_at)
+        for _ in range(6):
+            t.shift(15)
+            work(fast)
+        done = read(client, owner, post["id"])
+        assert done["status"] == "completed", done
+        assert tiktok_inits() == 1 and len(list_published("tiktok")) == 1  # listed once processed
+        assert done["targets"][0]["externalPostId"] == list_published("tiktok")[0]["external_id"]
+    assert not PublishAttempt.select().where((PublishAttempt.target == target.id)
+                                             & PublishAttempt.finished_at.is_null()).exists()
+
+
+def test_tiktok_killed_before_init_reached_it_publishes_once_after_the_listing_delay(client, owner, sandbox, fast,
+                                                                                    monkeypatch):
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=False)
+        t.shift(fast.job_lease_s + 1)
+        work(fast)
+        assert tiktok_inits() == 0  # absence is not conclusive yet: no call
+        assert PostTarget.get_by_id(target.id).status == "pending"
+        for _ in range(8):
+            t.shift(15)
+            work(fast)
+        done = read(client, owner, post["id"])
+        assert done["status"] == "completed", done  # no false failure
+        assert tiktok_inits() == 1 and len(list_published("tiktok")) == 1
+
+
+@pytest.mark.parametrize("network", ["linkedin", "instagram"])
+def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(client, owner, sandbox, fast,
+                                                                            monkeypatch, caplog, network):
+    """LinkedIn: the duplicate of the benchmark (an AVAILABLE asset can be posted again). Instagram: its
+    container turns PUBLISHED, and the same attempt rule covers it."""
+    fast.sandbox_processing_s = 10.0  # a LinkedIn image asset is AVAILABLE after 3 s, an Instagram container 2 s
+    image = upload(client, owner, corpus.jpeg(400, 400))
+    post = create(client, owner, targets=[network], content="Tracked, then killed", mediaUrls=[image])
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        work(fast)  # the asset is uploaded and PROCESSING: the target is tracked
+        target = PostTarget.get(PostTarget.post == post["id"])
+        assert target.status == "publishing" and target.tracking_ref and list_published(network) == []
+
+        def killing(real, account):  # type: ignore[no-untyped-def]
+            def killed_once_posted(name):  # type: ignore[no-untyped-def]
+                def call(*args):  # type: ignore[no-untyped-def]
+                    out = getattr(real, name)(*args)
+                    if list_published(network):  # the network has the post...
+                        raise Killed()  # ...and the worker dies before recording it
+                    return out
+
+                return call
+
+            return Wrapped(real, check_status=killed_once_posted("check_status"),
+                           complete=killed_once_posted("complete"))
+
+        real = patch_adapters(monkeypatch, killing)
+        t.shift(5)  # the asset is AVAILABLE, the tracking job due
+        with pytest.raises(Killed):
+            work(fast)
+        assert len(list_published(network)) == 1
+        monkeypatch.setattr(adapters, "adapter_for", real)
+        caplog.set_level("INFO", logger="socialpub.engine")
+        t.shift(fast.job_lease_s + 1)
+        work(fast)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "completed", done
+    assert len(list_published(network)) == 1  # never published twice
+    assert done["targets"][0]["externalPostId"] == list_published(network)[0]["external_id"]
+    unresolved = PublishAttempt.select().where((PublishAttempt.target == target.id)
+                                               & PublishAttempt.finished_at.is_null()).count()
+    if network == "linkedin":  # the tracking job's next attempt reconciled the killed one
+        assert any("reconciled" in r.getMessage() and target.id in r.getMessage() for r in caplog.records)
+        assert unresolved == 0
+    else:  # the status check found the PUBLISHED container's media: no new attempt; the killed one's outcome
+        assert unresolved == 1  # was never recorded, and stays so on the succeeded target
