@@ -592,7 +592,7 @@ def _decode_cursor(cursor: str) -> str:
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
 # by the post's due time: `scheduledAt`, or `createdAt` for a post published at once (what `timeField=dueAt`
 # filters on). Ties are broken by id, so the order is total and a cursor (section, due time, id) is a stable
-# position in it. Two partial indexes (migration 0014) serve each section in index order. The status values
+# position in it. Two partial indexes (migration 0015) serve each section in index order. The status values
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")

@@ -1,4 +1,4 @@
-"""Migration 0014: the post list reads a page in index order, whatever the number of posts — no sort of the
+"""Migration 0015: the post list reads a page in index order, whatever the number of posts — no sort of the
 workspace's posts for `order=newest` nor `order=upcoming` (SQLite's plan is checked; PostgreSQL's depends on
 its statistics, so there only the indexes are checked). Timings at 100,000 posts: bench/tui.py."""
 
