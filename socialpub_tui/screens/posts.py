@@ -81,7 +81,6 @@ class PostsScreen(Screen[None]):
         super().__init__()
         self._debounce: Timer | None = None
         self._problems: dict[str, str] = {}
-        self._live = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,6 +102,7 @@ class PostsScreen(Screen[None]):
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S, self._live_tick)
         self._load_accounts()
+        self.post_list.empty_text = "no posts yet: n writes one"
         self.post_list.set_query(self.query_params())
         self._show_status()
 
@@ -145,6 +145,8 @@ class PostsScreen(Screen[None]):
         self._debounce = None
         params = self.query_params()
         if params != self.post_list.query_params:
+            self.post_list.empty_text = ("no post matches these filters: x clears them" if params
+                                         else "no posts yet: n writes one")
             self.post_list.set_query(params)
         self._show_status()
 
@@ -180,10 +182,13 @@ class PostsScreen(Screen[None]):
         self.query_one("#posts-account", Select).set_options(options)
 
     # ---- staying current --------------------------------------------------------------------------------------
-    def _live_tick(self) -> None:
+    def is_live(self) -> bool:
+        """A post on screen is being sent, or is due within LIVE_HORIZON."""
         now = self.app.now()  # type: ignore[attr-defined]
-        self._live = any(row.is_live(now, LIVE_HORIZON) for row in self.post_list.shown_rows())
-        if self._live and self.post_list.failed is None:
+        return any(row.is_live(now, LIVE_HORIZON) for row in self.post_list.shown_rows())
+
+    def _live_tick(self) -> None:
+        if self.is_live() and self.post_list.failed is None:
             self.post_list.refresh_rows()
         self._show_status()
 
@@ -198,6 +203,14 @@ class PostsScreen(Screen[None]):
     @on(PostList.CursorMoved)
     def _list_changed(self) -> None:
         self._show_status()
+        self.refresh_bindings()  # `Open` is offered only on a post
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":
+            lists = self.query(PostList)
+            if not lists or lists.first().cursor_post is None:
+                return None  # shown, dimmed
+        return True
 
     @on(PostList.LoadFailed)
     def _list_failed(self, event: PostList.LoadFailed) -> None:
@@ -211,13 +224,11 @@ class PostsScreen(Screen[None]):
         if post_list.loading:
             parts.append("reading…")
         elif window.known == 0 and window.complete:
-            filtered = bool(post_list.query_params)
-            parts.append("no post matches these filters (x clears them)" if filtered
-                         else "no posts yet: n writes one")
+            parts.append("0 posts")
         elif window.known:
             total = f"{window.known:,}" + ("" if window.complete else "+")
             parts.append(f"post {post_list.cursor_row + 1:,} of {total}")
-        if self._live:
+        if self.is_live():
             parts.append("[b]●[/] live")
         if post_list.failed is not None:
             parts.append("[red]could not read the posts[/] (r tries again)")
