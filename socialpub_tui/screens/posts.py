@@ -81,6 +81,7 @@ class PostsScreen(Screen[None]):
         super().__init__()
         self._debounce: Timer | None = None
         self._problems: dict[str, str] = {}
+        self._can_open = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -203,7 +204,10 @@ class PostsScreen(Screen[None]):
     @on(PostList.CursorMoved)
     def _list_changed(self) -> None:
         self._show_status()
-        self.refresh_bindings()  # `Open` is offered only on a post
+        can_open = self.post_list.cursor_post is not None
+        if can_open != self._can_open:  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
+            self._can_open = can_open
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":

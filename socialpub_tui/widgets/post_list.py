@@ -16,12 +16,15 @@ nor skipped. The cursor follows its post by id across every change.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
 PAGE_SIZE = 100  # rows a request asks for (the API's maximum)
 RESIDENT_PAGES = 5  # pages whose rows are kept; others keep only their bookmark
 PREFETCH_ROWS = PAGE_SIZE // 2  # the next page is asked for once the view is this close to the last row read
+GROW_ROWS = 10 * PAGE_SIZE  # the scrollable height grows by this much at a time while more rows may follow
 WHEN_WIDTH = 20  # `2027-01-15 09:00 CET`
 STATUS_WIDTH = 10  # `processing`
 GAP = 2
@@ -56,6 +60,9 @@ def targets_width(width: int) -> int:
 
 # ---- rows ---------------------------------------------------------------------------------------------------
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # C0, C1, bidi controls
+
+
 @dataclass(frozen=True, slots=True)
 class PostRow:
     """What a line shows of a post (formatted once, when its page arrives)."""
@@ -70,6 +77,7 @@ class PostRow:
     @classmethod
     def of(cls, post: PostOut, zone: DisplayZone) -> PostRow:
         first = next((line.strip() for line in post.content.splitlines() if line.strip()), "")
+        first = _CONTROL.sub(" ", first)  # a user's text never drives the terminal (escape sequences, tabs)
         due = parse_instant(post.scheduled_at) if post.status == "scheduled" and post.scheduled_at else None
         return cls(post.id, post.status, zone.format(post.scheduled_at or post.created_at), due,
                    tuple((t.platform, t.status) for t in post.targets), first)
@@ -307,6 +315,11 @@ class PostList(ScrollView, can_focus=True):
         self._kick()
 
     @property
+    def reading(self) -> bool:
+        """Pages are being read (a new query's, the ones on screen, the next one)."""
+        return self._pump is not None
+
+    @property
     def cursor_post(self) -> PostRow | None:
         return self.window.row(self.cursor_row)
 
@@ -383,8 +396,15 @@ class PostList(ScrollView, can_focus=True):
         self.post_message(self.PageLoaded(self, first_page, len(rows)))
 
     def _resize(self) -> None:
-        extra = 0 if self.window.complete else 1  # the line saying more is coming
-        self.virtual_size = Size(self.scrollable_content_region.width, 1 + self.window.known + extra)
+        """The scrollable height: the header and the rows read; while more may follow, rounded up to the next
+        GROW_ROWS (placeholder lines), so that it changes every few pages rather than with each one (a change of
+        size lays the screen out again: ~10-15 ms)."""
+        rows = self.window.known
+        if not self.window.complete:
+            rows = (rows // GROW_ROWS + 1) * GROW_ROWS
+        size = Size(self.scrollable_content_region.width, 1 + rows)
+        if size != self.virtual_size:
+            self.virtual_size = size
 
     def _follow_cursor_post(self) -> None:
         """Keep the cursor on its post (by id) after rows moved, at the same place on screen (unless the view
@@ -479,9 +499,9 @@ class PostList(ScrollView, can_focus=True):
         row = self.window.row(index)
         if row is None:
             if index == 0 and self.window.complete and not self.window.known and not self.loading:
-                return self._strip(Text(" " + self.empty_text, no_wrap=True), width,
+                return self._strip([(" " + self.empty_text, None)], width,
                                    self.rich_style + self.get_component_rich_style("post-list--pending"))
-            if index < self.window.known or not self.window.complete and index == self.window.known:
+            if index < self.window.known or not self.window.complete:
                 return self._pending(index, width)
             return Strip.blank(width, self.rich_style)
         cursor = index == self.cursor_row
@@ -495,49 +515,63 @@ class PostList(ScrollView, can_focus=True):
             self._lines[key] = strip
         return strip
 
-    def _strip(self, text: Text, width: int, style: Style) -> Strip:
-        text.truncate(width, overflow="ellipsis", pad=True)
-        text.stylize_before(style)
-        return Strip(list(text.render(self.app.console)), width).simplify()
+    def _strip(self, pieces: list[tuple[str, Style | None]], width: int, base: Style) -> Strip:
+        """One line of `width` cells from (text, style) pieces over `base`: cut with `…` where it overflows,
+        padded where it is short (segments built directly: a line costs a few microseconds)."""
+        segments: list[Segment] = []
+        room = width
+        for text, style in pieces:
+            if room <= 0:
+                break
+            length = cell_len(text)
+            if length > room:
+                text, length = set_cell_size(text, room - 1) + "…", room
+            segments.append(Segment(text, base + style if style is not None else base))
+            room -= length
+        if room > 0:
+            segments.append(Segment(" " * room, base))
+        return Strip(segments, width)
 
     def _header(self, width: int) -> Strip:
-        text = Text(no_wrap=True)
-        text.append(" " + "when".ljust(WHEN_WIDTH + GAP) + "status".ljust(STATUS_WIDTH + GAP)
-                    + "targets".ljust(targets_width(width) + GAP) + "text")
-        return self._strip(text, width, self.get_component_rich_style("post-list--header"))
+        title = (" " + "when".ljust(WHEN_WIDTH + GAP) + "status".ljust(STATUS_WIDTH + GAP)
+                 + "targets".ljust(targets_width(width) + GAP) + "text")
+        return self._strip([(title, None)], width, self.rich_style + self.get_component_rich_style("post-list--header"))
 
     def _row(self, row: PostRow, width: int, cursor: bool) -> Strip:
         base = self.rich_style
         if cursor:
             base = base + self.get_component_rich_style(
                 "post-list--cursor" if self.has_focus else "post-list--cursor-blurred")
-        text = Text(no_wrap=True)
-        text.append(" " + row.when[:WHEN_WIDTH].ljust(WHEN_WIDTH + GAP))
-        text.append(row.status[:STATUS_WIDTH], Style(color=status_colour(row.status)))
-        text.append(" " * (STATUS_WIDTH + GAP - min(len(row.status), STATUS_WIDTH)))
+        status = row.status[:STATUS_WIDTH]
+        pieces: list[tuple[str, Style | None]] = [
+            (" " + row.when[:WHEN_WIDTH].ljust(WHEN_WIDTH + GAP), None),
+            (status, _colour(row.status)), (" " * (STATUS_WIDTH + GAP - len(status)), None)]
         used, shown = 0, badges_shown(width)
-        for platform, status in row.targets[:shown]:
+        for platform, target_status in row.targets[:shown]:
             badge = NETWORK_BADGES.get(platform, platform[:2].upper())
-            if row.status == "cancelled" and status == "pending":
-                status = "cancelled"  # never to be sent: not the colour of work under way
-            text.append(badge, Style(color=status_colour(status), bold=True))
-            text.append(" ")
+            if row.status == "cancelled" and target_status == "pending":
+                target_status = "cancelled"  # never to be sent: not the colour of work under way
+            pieces += [(badge, _colour(target_status, bold=True)), (" ", None)]
             used += len(badge) + 1
         if len(row.targets) > shown:
             more = f"+{len(row.targets) - shown}"
-            text.append(more)
+            pieces.append((more, None))
             used += len(more)
-        text.append(" " * max(0, targets_width(width) + GAP - used))
-        text.append(row.text)
-        return self._strip(text, width, base)
+        pieces += [(" " * max(0, targets_width(width) + GAP - used), None), (row.text, None)]
+        return self._strip(pieces, width, base)
 
     def _pending(self, index: int, width: int) -> Strip:
         if index >= self.window.known and self.failed is not None:
             message = " could not read more posts: r reads again"
         else:
             message = " reading posts…"
-        return self._strip(Text(message, no_wrap=True), width,
+        return self._strip([(message, None)], width,
                            self.rich_style + self.get_component_rich_style("post-list--pending"))
+
+
+@lru_cache(maxsize=64)
+def _colour(status: str, bold: bool = False) -> Style:
+    return Style(color=status_colour(status), bold=bold or None)
 
 
 __all__ = ["PAGE_SIZE", "RESIDENT_PAGES", "Page", "PostList", "PostRow", "PostWindow"]

@@ -59,7 +59,7 @@ def line(app: Any, y: int) -> str:
 async def settled(pilot: Any, app: Any) -> None:
     """The first page of the current query is shown and nothing is being read."""
     post_list = the_list(app)
-    await until(pilot, lambda: not post_list.loading and post_list._pump is None)
+    await until(pilot, lambda: not post_list.loading and not post_list.reading)
 
 
 async def test_next_due_first_then_most_recent_with_badges(tui_app) -> None:
@@ -193,7 +193,7 @@ async def test_pages_through_10000_posts_with_a_bounded_window(tui_app, embedded
             most = max(most, post_list.window.resident_rows)
         while not post_list.window.complete:  # to the end: what `end` does, without the pilot's ~70 ms a key
             post_list.action_last()
-            await until(pilot, lambda: post_list._pump is None)
+            await until(pilot, lambda: not post_list.reading)
             most = max(most, post_list.window.resident_rows)
         await pilot.press("end")
         await until(pilot, lambda: post_list.cursor_post is not None)

@@ -21,7 +21,7 @@ SIZES = [(100, 30), (80, 24)]
 async def settle(pilot: Any) -> None:
     post_list = pilot.app.screen.query_one(PostList)
     deadline = time.monotonic() + 10
-    while post_list.loading or post_list._pump is not None:
+    while post_list.loading or post_list.reading:
         assert time.monotonic() < deadline, "the list did not settle"
         await pilot.pause(0.02)
     await pilot.pause()
