@@ -170,6 +170,8 @@ class PostsScreen(Screen[None]):
     @on(Select.Changed)
     def _picked(self, event: Select.Changed) -> None:
         self._apply_filters()
+        if event.select.has_focus:  # picked from the menu: back to the list it filters
+            self.post_list.focus()
 
     @work(exclusive=True, group="posts-accounts")
     async def _load_accounts(self) -> None:
