@@ -364,6 +364,9 @@ class PostList(ScrollView, can_focus=True):
                     if generation == self._generation:
                         self.failed = exc
                         self.loading = False
+                        if self._reset:  # the rows of the previous query do not answer this one: none shown
+                            self.window = PostWindow()
+                            self._resize()
                         self.refresh()
                         self.post_message(self.LoadFailed(self, exc))
                     return

@@ -308,3 +308,33 @@ def test_date_boxes_read_days_in_the_users_zone() -> None:
     assert date_bound(" ", "Europe/Paris", now, end=False) is None
     with pytest.raises(posts_screen.DateError):
         date_bound("someday", "Europe/Paris", now, end=False)
+
+
+async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch) -> None:
+    from socialpub_tui.client.errors import ApiError
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
+        await pilot.press("r")
+        await until(pilot, lambda: shown_ids(app) == [post.id])
+        real = app.client.list_posts
+        reported: list[tuple[BaseException, str]] = []
+        monkeypatch.setattr(app, "report", lambda exc, action="": reported.append((exc, action)))
+
+        async def down(**params: Any) -> Any:
+            raise ApiError(503, "service_unavailable", "the server is restarting")
+
+        monkeypatch.setattr(app.client, "list_posts", down)
+        app.screen.query_one("#posts-status", Select).value = "failed"
+        await until(pilot, lambda: the_list(app).failed is not None)
+        assert shown_ids(app) == []  # the rows of the previous filters are not shown under the new ones
+        assert "r reads again" in line(app, 1)
+        assert "could not read the posts" in status_line(app)
+        assert [(e.code, action) for e, action in reported] == [("service_unavailable", "Reading the posts")]
+        monkeypatch.setattr(app.client, "list_posts", real)
+        await pilot.press("r")
+        await until(pilot, lambda: the_list(app).failed is None and not the_list(app).reading)
+        assert shown_ids(app) == [] and "no post matches" in line(app, 1)  # no failed post: read, not failing
+        await pilot.press("x")
+        await until(pilot, lambda: shown_ids(app) == [post.id])
