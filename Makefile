@@ -37,10 +37,14 @@ lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/lint-imports --no-cache
 
+## test-sqlite installs the tools the suite drives when missing (.ci/ensure-tools.sh: tmux, for the TUI's
+## end-to-end test); test-postgres adds the PostgreSQL server binaries.
 test-sqlite: $(STAMP)
+	@bash .ci/ensure-tools.sh
 	@$(VENV)/bin/pytest -q -p no:cacheprovider
 
 test-postgres: $(STAMP)
+	@bash .ci/ensure-tools.sh
 	@bash .ci/ensure-postgres.sh
 	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres
 

@@ -105,10 +105,14 @@ def get_post(post_id: str) -> Call[PostOut]:
 def list_posts(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
                platform: str | None = None, account_id: str | None = None, since: str | None = None,
                until: str | None = None, time_field: str | None = None,
-               idempotency_key: str | None = None) -> Call[PostList]:
+               idempotency_key: str | None = None, q: str | None = None,
+               order: str | None = None) -> Call[PostList]:
+    """A page of posts. `q`: text contains (ignoring case); `order`: `newest` (the server's default) or
+    `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
+    scheduledAt-else-createdAt. A cursor is valid with the order it came from."""
     params = {"cursor": cursor, "limit": limit, "status": status or None, "platform": platform,
               "accountId": account_id, "from": since, "to": until, "timeField": time_field,
-              "idempotencyKey": idempotency_key}
+              "idempotencyKey": idempotency_key, "q": q or None, "order": order}
     return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
 
 

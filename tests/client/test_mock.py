@@ -133,6 +133,21 @@ def test_iter_posts_follows_cursors_and_passes_filters() -> None:
     assert len(seen) == 1  # frugal: no page fetched beyond what was asked
 
 
+def test_list_posts_search_order_and_due_range() -> None:
+    seen: list[list[tuple[str, str]]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.params.multi_items())
+        return httpx.Response(200, json={"items": [post_json("p1")], "nextCursor": None})
+
+    client, _ = make(handler)
+    client.list_posts(q="Été sale", order="upcoming", time_field="dueAt", since="2027-01-01T00:00:00Z", limit=50)
+    assert dict(seen[-1]) == {"q": "Été sale", "order": "upcoming", "timeField": "dueAt",
+                              "from": "2027-01-01T00:00:00Z", "limit": "50"}
+    client.list_posts(q="")  # an empty search is no search: nothing sent
+    assert seen[-1] == []
+
+
 def test_auth_headers_key_vs_session() -> None:
     seen: list[httpx.Request] = []
 

@@ -20,11 +20,20 @@ from tests.tui.conftest import FIXED_NOW, ZONE
 Answer = Any | Callable[[httpx.Request], httpx.Response]
 
 
+# What every app asks for as it starts (the posts screen is the home screen: its list and its account filter),
+# answered empty unless a test gives its own answer — a test of another screen needs not know about them.
+DEFAULTS: dict[tuple[str, str], Answer] = {
+    ("GET", "/v1/posts"): {"items": [], "nextCursor": None},
+    ("GET", "/v1/accounts"): {"items": [], "limit": 5, "used": 0},
+}
+
+
 def canned_transport(routes: Mapping[tuple[str, str], Answer]) -> httpx.MockTransport:
-    """(method, path) -> JSON body (200) or a function of the request. Anything else: 404 `not_found`."""
+    """(method, path) -> JSON body (200) or a function of the request; GET /v1/posts and /v1/accounts answer
+    empty lists unless given. Anything else: 404 `not_found`."""
 
     def handle(request: httpx.Request) -> httpx.Response:
-        answer = routes.get((request.method, request.url.path))
+        answer = routes.get((request.method, request.url.path), DEFAULTS.get((request.method, request.url.path)))
         if answer is None:
             return httpx.Response(404, json={"error": "not_found", "message": f"no canned answer for "
                                              f"{request.method} {request.url.path}", "details": []})

@@ -35,6 +35,8 @@ POSTS = [
 
 
 def _in_range(request: httpx.Request) -> httpx.Response:
+    if "from" not in request.url.params:  # the posts screen's list (the home screen, under the calendar)
+        return httpx.Response(200, json={"items": [], "nextCursor": None})
     start = datetime.fromisoformat(request.url.params["from"].replace("Z", "+00:00"))
     end = datetime.fromisoformat(request.url.params["to"].replace("Z", "+00:00"))
     items = [p for p in POSTS

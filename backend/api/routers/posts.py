@@ -91,14 +91,23 @@ def list_posts(
                               description="ISO 8601 with offset; inclusive lower bound of `timeField`"),
     until: str | None = Query(None, alias="to", max_length=64, json_schema_extra={"format": "date-time"},
                               description="ISO 8601 with offset; exclusive upper bound of `timeField`"),
-    time_field: Literal["createdAt", "scheduledAt"] = Query("createdAt", alias="timeField",
-                                                            description="the time `from`/`to` apply to"),
+    time_field: Literal["createdAt", "scheduledAt", "dueAt"] = Query(
+        "createdAt", alias="timeField",
+        description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
+                    "at once"),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
+    q: str | None = Query(None, max_length=svc.MAX_QUERY, pattern=r"^[^\x00]*$",
+                          description="posts whose text contains this, ignoring case (taken literally)"),
+    order: Literal["newest", "upcoming"] = Query(
+        "newest", description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
+                              "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
+                              "the order it came from"),
 ) -> Response:
-    """Extension: the workspace's posts, newest first, with cursor pagination and filters."""
+    """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
+    and a text search."""
     return _json(svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
                                 account_id=account_id, since=since, until=until, time_field=time_field,
-                                idempotency_key=idempotency_key))
+                                idempotency_key=idempotency_key, q=q, order=order))
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))

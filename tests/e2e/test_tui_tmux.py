@@ -1,0 +1,82 @@
+"""End to end: the real `socialpub` commands in a real terminal (tmux, fixed size). A sandbox data dir is
+initialised, a post to publish now is created with the CLI, `socialpub tui` opens on it, the screen shows the
+post going out until it is `completed`; ctrl+q ends the process with status 0.
+
+tmux is installed by .ci/ensure-tools.sh (`make test-sqlite`); without it the test is skipped, saying so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
+TEXT = "E2E hello from tmux"
+
+
+def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run([SOCIALPUB, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture
+def tmux():  # type: ignore[no-untyped-def]
+    """A private tmux server (its own socket), killed afterwards: `tmux("capture-pane", …)`."""
+    binary = shutil.which("tmux")
+    if binary is None:
+        pytest.skip("tmux is not installed (.ci/ensure-tools.sh installs it)")
+    socket = f"socialpub-e2e-{uuid.uuid4().hex[:8]}"
+
+    def call(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([binary, "-L", socket, *args], capture_output=True, text=True, timeout=30)
+
+    yield call
+    call("kill-server")
+
+
+def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
+    # `settings`: on PostgreSQL, a clean store (the data dir itself is a fresh one, below)
+    data_dir = tmp_path / "e2e"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
+    env |= {"SOCIALPUB_DATA_DIR": str(data_dir), "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
+            "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
+            "TZ": "Europe/Paris"}
+    if pg_url:
+        env["SOCIALPUB_DATABASE_URL"] = pg_url
+    run("init", "--sandbox", "--password", "e2e-password", env=env)
+    created = run("posts", "create", TEXT, "--to", "facebook", "--to", "linkedin", "--json", env=env)
+    assert '"id"' in created.stdout
+
+    rc_file = tmp_path / "tui.rc"
+    command = " ".join([*(f"{k}='{v}'" for k, v in env.items() if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ"))),
+                        SOCIALPUB, "tui", "--data-dir", f"'{data_dir}'", f"; echo $? > '{rc_file}'"])
+    started = tmux("new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", f"env {command}")
+    assert started.returncode == 0, started.stderr
+
+    screen = ""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        screen = tmux("capture-pane", "-p", "-t", "tui").stdout
+        if any(TEXT in line and "completed" in line for line in screen.splitlines()):
+            break
+        time.sleep(0.2)
+    else:
+        pytest.fail(f"the post never showed as completed; the screen:\n{screen}")
+    row = next(line for line in screen.splitlines() if TEXT in line)
+    assert "FB" in row and "LI" in row
+    assert "search" in screen and "when" in screen  # the posts screen, with its filters and header
+
+    tmux("send-keys", "-t", "tui", "C-q")
+    deadline = time.monotonic() + 30
+    while tmux("has-session", "-t", "tui").returncode == 0:  # the session ends with its one process
+        assert time.monotonic() < deadline, "ctrl+q did not end the TUI"
+        time.sleep(0.1)
+    assert rc_file.read_text().strip() == "0"

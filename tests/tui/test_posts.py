@@ -1,0 +1,326 @@
+"""The posts screen against the embedded backend (the worker in this process): order, filters, search, paging
+through 10,000 posts with a bounded window, live refresh keeping the cursor, opening a post."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from socialpub_tui.screens import posts as posts_screen
+from socialpub_tui.screens.posts import PostsScreen, date_bound
+from socialpub_tui.times import DisplayZone
+from socialpub_tui.widgets.post_list import PAGE_SIZE, RESIDENT_PAGES, PostList
+from tests.tui.conftest import ZONE
+
+
+def iso(instant: datetime) -> str:
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def in_days(days: float) -> str:
+    return iso(datetime.now(UTC) + timedelta(days=days))
+
+
+async def until(pilot: Any, condition: Callable[[], bool], within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await pilot.pause(0.02)
+
+
+def the_list(app: Any) -> PostList:
+    assert isinstance(app.screen, PostsScreen)
+    return app.screen.query_one(PostList)
+
+
+def shown_ids(app: Any) -> list[str]:
+    window = the_list(app).window
+    return [window.row(i).id for i in range(window.known)]  # type: ignore[union-attr]
+
+
+def status_line(app: Any) -> str:
+    return str(app.screen.query_one("#posts-status-line", Static).content)
+
+
+def line(app: Any, y: int) -> str:
+    return the_list(app).render_line(y).text
+
+
+async def settled(pilot: Any, app: Any) -> None:
+    """The first page of the current query is shown and nothing is being read."""
+    post_list = the_list(app)
+    await until(pilot, lambda: not post_list.loading and not post_list.reading)
+
+
+async def test_next_due_first_then_most_recent_with_badges(tui_app) -> None:
+    app = tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        c = app.client
+        done = await c.create_post({"targets": ["facebook"], "content": "Sent first"})
+        later = await c.create_post({"targets": ["linkedin", "facebook"], "content": "Next week\nmore text",
+                                     "scheduledAt": in_days(7)})
+        soon = await c.create_post({"targets": ["facebook"], "content": "  \nTomorrow's news", "scheduledAt": in_days(1)})
+        await c.wait_post(done.id, timeout=20, interval=0.05)
+        await pilot.press("r")
+        await until(pilot, lambda: shown_ids(app) == [soon.id, later.id, done.id])
+        await until(pilot, lambda: the_list(app).window.row(2).status == "completed")  # type: ignore[union-attr]
+        zone = DisplayZone(ZONE)
+        header, first, second, third = (line(app, y) for y in range(4))
+        assert header.split() == ["when", "status", "targets", "text"]
+        assert first.split()[:5] == [*zone.format(soon.scheduled_at).split(), "scheduled", "FB"]
+        assert first.rstrip().endswith("Tomorrow's news")  # the first line with text
+        assert second.split()[3:7] == ["scheduled", "LI", "FB", "Next"] and "more text" not in second
+        assert third.split()[:5] == [*zone.format(done.created_at).split(), "completed", "FB"]
+        # each badge in its target's status colour
+        strip = the_list(app).render_line(3)
+        colours = {seg.text: seg.style.color.name for seg in strip if seg.text in ("FB", "completed")}
+        assert colours == {"FB": "green", "completed": "green"}
+
+
+async def test_filters_and_search(tui_app, monkeypatch) -> None:
+    monkeypatch.setattr(posts_screen, "SEARCH_DEBOUNCE_S", 0.05)
+    app = tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        c = app.client
+        accounts = (await c.list_accounts()).items
+        sale = await c.create_post({"targets": ["facebook"], "content": "Spring SALE starts", "scheduledAt": in_days(2)})
+        cafe = await c.create_post({"targets": ["linkedin"], "content": "Le Café ouvre", "scheduledAt": in_days(3)})
+        other = await c.create_post({"targets": ["facebook", "linkedin"], "content": "Team news",
+                                     "scheduledAt": in_days(20)})
+        await c.cancel_post(other.id)
+        await pilot.press("r")
+        await until(pilot, lambda: len(shown_ids(app)) == 3)
+
+        await pilot.press("slash", *"sale")  # search: case-insensitive, debounced
+        assert isinstance(app.focused, Input)
+        await until(pilot, lambda: shown_ids(app) == [sale.id])
+        await pilot.press("enter")  # back to the list
+        assert isinstance(app.focused, PostList)
+        await pilot.press("slash", "ctrl+u", *"CAFÉ")
+        await until(pilot, lambda: shown_ids(app) == [cafe.id])
+        await pilot.press("escape")
+
+        await pilot.press("x")  # clear
+        await until(pilot, lambda: len(shown_ids(app)) == 3)
+        app.screen.query_one("#posts-status", Select).value = "cancelled"
+        await until(pilot, lambda: shown_ids(app) == [other.id])
+        app.screen.query_one("#posts-status", Select).clear()
+        app.screen.query_one("#posts-network", Select).value = "linkedin"
+        await until(pilot, lambda: shown_ids(app) == [cafe.id, other.id])
+        linkedin = next(a for a in accounts if a.platform == "linkedin")
+        await until(pilot, lambda: len(app.screen.query_one("#posts-account", Select)._options) > 1)
+        app.screen.query_one("#posts-network", Select).clear()
+        app.screen.query_one("#posts-account", Select).value = linkedin.id
+        await until(pilot, lambda: shown_ids(app) == [cafe.id, other.id])
+
+        await pilot.press("x")
+        await until(pilot, lambda: len(shown_ids(app)) == 3)
+        # dates, in the user's zone, on the due time: from the day after tomorrow to the day three days ahead
+        start = (datetime.now(UTC) + timedelta(days=2)).astimezone(DisplayZone(ZONE).tz).date()
+        await pilot.press("d", *start.isoformat())
+        await pilot.press("tab", *(start + timedelta(days=1)).isoformat(), "enter")
+        await until(pilot, lambda: set(shown_ids(app)) == {sale.id, cafe.id})
+        assert the_list(app).query_params["time_field"] == "dueAt"
+        # a date that does not read is said so, and left out
+        await pilot.press("d", "ctrl+u", *"someday")
+        await until(pilot, lambda: "from:" in status_line(app))
+        assert app.screen.query_one("#posts-from", Input).has_class("-invalid")
+
+
+async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -> None:
+    monkeypatch.setattr(posts_screen, "SEARCH_DEBOUNCE_S", 0.01)
+    app = tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        c = app.client
+        apple = await c.create_post({"targets": ["facebook"], "content": "apple pie", "scheduledAt": in_days(1)})
+        await c.create_post({"targets": ["facebook"], "content": "apricot jam", "scheduledAt": in_days(2)})
+        await pilot.press("r")
+        await until(pilot, lambda: len(shown_ids(app)) == 2)
+        real = c.list_posts
+        answered: list[str | None] = []
+
+        async def slow_for_ap(**params: Any) -> Any:
+            if params.get("q") == "ap":
+                await asyncio.sleep(0.5)  # the older query answers last
+            page = await real(**params)
+            answered.append(params.get("q"))
+            return page
+
+        monkeypatch.setattr(c, "list_posts", slow_for_ap)
+        await pilot.press("slash", "a", "p")
+        await pilot.pause(0.1)  # "ap" is on its way
+        await pilot.press("p")  # "app"
+        await until(pilot, lambda: shown_ids(app) == [apple.id])
+        await pilot.pause(0.6)
+        assert shown_ids(app) == [apple.id] and the_list(app).query_params["q"] == "app"
+        assert "ap" not in answered  # cancelled: it never replaced the newer answer
+
+
+async def test_pages_through_10000_posts_with_a_bounded_window(tui_app, embedded) -> None:
+    from tests.support.bulk_posts import insert_posts
+
+    app = tui_app(worker=False)
+    made = insert_posts(embedded["workspaceId"], 10_000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        post_list = the_list(app)
+        calls = 0
+        real = app.client.list_posts
+
+        async def counted(**params: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return await real(**params)
+
+        app.client.list_posts = counted  # type: ignore[method-assign]
+        await pilot.press("r")
+        await settled(pilot, app)
+        assert post_list.cursor_post.id == made.upcoming[0]  # type: ignore[union-attr]
+        most = 0
+        for _ in range(25):  # screen pages, checking the row under the cursor each time
+            await pilot.press("pagedown")
+            await until(pilot, lambda: post_list.cursor_post is not None)
+            assert post_list.cursor_post.id == made.upcoming[post_list.cursor_row]  # type: ignore[union-attr]
+            most = max(most, post_list.window.resident_rows)
+        while not post_list.window.complete:  # to the end: what `end` does, without the pilot's ~70 ms a key
+            post_list.action_last()
+            await until(pilot, lambda: not post_list.reading)
+            most = max(most, post_list.window.resident_rows)
+        await pilot.press("end")
+        await until(pilot, lambda: post_list.cursor_post is not None)
+        assert post_list.window.known == 10_000
+        assert post_list.cursor_post.id == made.upcoming[-1]  # type: ignore[union-attr]
+        assert "post 10,000 of 10,000" in status_line(app)
+        assert most <= RESIDENT_PAGES * PAGE_SIZE
+        assert calls <= 10_000 // PAGE_SIZE + 5  # each page read once on the way down
+        await pilot.press("home")  # back to the top: read again from its bookmark
+        await until(pilot, lambda: post_list.cursor_post is not None)
+        assert post_list.cursor_post.id == made.upcoming[0]  # type: ignore[union-attr]
+        assert line(app, 1).split()[3] == "scheduled"
+        for _ in range(3):
+            await pilot.press("down")
+        assert post_list.cursor_post.id == made.upcoming[3]  # type: ignore[union-attr]
+        assert post_list.window.resident_rows <= RESIDENT_PAGES * PAGE_SIZE
+
+
+async def test_live_refresh_keeps_the_cursor_on_its_post(tui_app, embedded, monkeypatch) -> None:
+    from tests.support.bulk_posts import insert_posts
+
+    monkeypatch.setattr(posts_screen, "LIVE_TICK_S", 0.2)
+    app = tui_app(clock=lambda: datetime.now(UTC))
+    made = insert_posts(embedded["workspaceId"], 40, scheduled_share=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        c = app.client
+        soon = await c.create_post({"targets": ["facebook"], "content": "In three minutes",
+                                    "scheduledAt": iso(datetime.now(UTC) + timedelta(minutes=3))})
+        await pilot.press("r")
+        post_list = the_list(app)
+        await until(pilot, lambda: shown_ids(app)[:2] == [soon.id, made.past[0]])
+        # the cursor was on the first post; the new one arrived above it: it stays on its post
+        assert post_list.cursor_post.id == made.past[0] and post_list.cursor_row == 1  # type: ignore[union-attr]
+        for _ in range(5):
+            await pilot.press("down")
+        target = made.past[5]
+        assert post_list.cursor_post.id == target and post_list.cursor_row == 6  # type: ignore[union-attr]
+        # a post created elsewhere (not announced in this app): the live refresh brings it in above the cursor
+        now = await c.create_post({"targets": ["facebook", "linkedin"], "content": "Going out now"})
+        await until(pilot, lambda: now.id in shown_ids(app))
+        assert shown_ids(app)[:3] == [soon.id, now.id, made.past[0]]
+        assert post_list.cursor_post.id == target and post_list.cursor_row == 7  # type: ignore[union-attr]
+        assert "live" in status_line(app)
+        # and shows it being published, then done, while the cursor stays put
+        await until(pilot, lambda: post_list.window.row(1).status == "completed", within=20)  # type: ignore[union-attr]
+        assert post_list.cursor_post.id == target  # type: ignore[union-attr]
+
+
+async def test_a_change_announced_in_the_app_refreshes_the_list(tui_app, monkeypatch) -> None:
+    monkeypatch.setattr(posts_screen, "LIVE_TICK_S", 3600)
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        post = await app.client.create_post({"targets": ["facebook"], "content": "Made in compose",
+                                             "scheduledAt": in_days(1)})
+        app.announce(post, "created")
+        await until(pilot, lambda: shown_ids(app) == [post.id])
+
+
+async def test_enter_opens_the_post(tui_app) -> None:
+    from socialpub_tui.screens.post_detail import PostDetailScreen
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
+        second = await app.client.create_post({"targets": ["facebook"], "content": "two", "scheduledAt": in_days(2)})
+        await pilot.press("r")
+        await until(pilot, lambda: shown_ids(app) == [first.id, second.id])
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, PostDetailScreen) and app.screen.post_id == second.id
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, PostsScreen))
+        assert the_list(app).cursor_post.id == second.id  # type: ignore[union-attr]
+
+
+async def test_every_action_has_a_described_binding_with_an_id(tui_app) -> None:
+    from socialpub_tui.commands import SocialpubCommands
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        for binding in PostsScreen.BINDINGS:
+            assert binding.id and binding.description, binding  # type: ignore[union-attr]
+        await settled(pilot, app)
+        provider = SocialpubCommands(app.screen)
+        found = {hit.text async for hit in provider.search("filter")}
+        assert "Clear filters" in found
+        assert "Open" not in {hit.text async for hit in provider.search("open")}  # no post to open: dimmed
+        await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
+        await pilot.press("r")
+        await until(pilot, lambda: the_list(app).cursor_post is not None)
+        await pilot.pause()
+        assert "Open" in {hit.text async for hit in provider.search("open")}
+
+
+def test_date_boxes_read_days_in_the_users_zone() -> None:
+    now = datetime(2027, 3, 20, 12, 0, tzinfo=UTC)
+    assert date_bound("2027-03-28", "Europe/Paris", now, end=False) == "2027-03-27T23:00:00Z"
+    # `to` a day includes it: up to the next midnight, which is after the spring-forward change here
+    assert date_bound("2027-03-28", "Europe/Paris", now, end=True) == "2027-03-28T22:00:00Z"
+    assert date_bound("2027-03-28 09:30", "Europe/Paris", now, end=True) == "2027-03-28T07:30:00Z"
+    assert date_bound(" ", "Europe/Paris", now, end=False) is None
+    with pytest.raises(posts_screen.DateError):
+        date_bound("someday", "Europe/Paris", now, end=False)
+
+
+async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch) -> None:
+    from socialpub_tui.client.errors import ApiError
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
+        await pilot.press("r")
+        await until(pilot, lambda: shown_ids(app) == [post.id])
+        real = app.client.list_posts
+        reported: list[tuple[BaseException, str]] = []
+        monkeypatch.setattr(app, "report", lambda exc, action="": reported.append((exc, action)))
+
+        async def down(**params: Any) -> Any:
+            raise ApiError(503, "service_unavailable", "the server is restarting")
+
+        monkeypatch.setattr(app.client, "list_posts", down)
+        app.screen.query_one("#posts-status", Select).value = "failed"
+        await until(pilot, lambda: the_list(app).failed is not None)
+        assert shown_ids(app) == []  # the rows of the previous filters are not shown under the new ones
+        assert "r reads again" in line(app, 1)
+        assert "could not read the posts" in status_line(app)
+        assert [(e.code, action) for e, action in reported] == [("service_unavailable", "Reading the posts")]
+        monkeypatch.setattr(app.client, "list_posts", real)
+        await pilot.press("r")
+        await until(pilot, lambda: the_list(app).failed is None and not the_list(app).reading)
+        assert shown_ids(app) == [] and "no post matches" in line(app, 1)  # no failed post: read, not failing
+        await pilot.press("x")
+        await until(pilot, lambda: shown_ids(app) == [post.id])
