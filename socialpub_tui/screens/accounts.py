@@ -64,6 +64,7 @@ class AccountsScreen(Screen[None]):
     CSS_PATH = "accounts.tcss"
     BINDINGS = [
         Binding("r", "reload", "Refresh", id="accounts.refresh"),
+        Binding("a", "add_sandbox", "Add sandbox account", id="accounts.add_sandbox"),
     ]
 
     def __init__(self) -> None:
@@ -98,6 +99,26 @@ class AccountsScreen(Screen[None]):
         self._load()
 
     def action_reload(self) -> None:
+        self._load()
+
+    def action_add_sandbox(self) -> None:
+        from socialpub_tui.screens.add_sandbox import AddSandboxScreen
+
+        def chosen(answer: tuple[str, str, str] | None) -> None:
+            if answer is not None:
+                self._add_sandbox(*answer)
+
+        self.app.push_screen(AddSandboxScreen(), chosen)
+
+    @work(group="accounts-add")
+    async def _add_sandbox(self, platform: str, name: str, behaviour: str) -> None:
+        try:
+            account = await self.app.client.add_sandbox_account(platform, name, behaviour)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001  (shown with its code)
+            self.app.report(exc, "Add sandbox account")  # type: ignore[attr-defined]
+            return
+        self.selected_id = account.id
+        self.notify(f"{account.platform} · {account.name} ({behaviour}) connected", title="Account added")
         self._load()
 
     # ---- the list ---------------------------------------------------------------------------------------
@@ -156,7 +177,7 @@ class AccountsScreen(Screen[None]):
         warn.update(banner)
         warn.display = bool(warnings)
         if not self.accounts:
-            self._show_published(None, [], "No account connected: `socialpub accounts add` connects one.")
+            self._show_published(None, [], "No account connected: `a` connects a sandbox account.")
             return
         ids = [a.id for a in self.accounts]
         row = ids.index(keep) if keep in ids else 0

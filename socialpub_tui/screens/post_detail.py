@@ -11,6 +11,7 @@ after the key was pressed.
 from __future__ import annotations
 
 import webbrowser
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -18,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Static
@@ -125,15 +127,29 @@ class PostDetailScreen(Screen[None]):
         self.load()
 
     # ---- reading ------------------------------------------------------------------------------------------
+    @dataclass
+    class Read(Message):
+        """The post was read (`post`), or could not be (`problem`). A message, not a widget update from the
+        worker: a screen being closed while its read is in flight drops it instead of failing."""
+
+        post: PostOut | None
+        problem: str = ""
+
     @work(exclusive=True, group="detail-load")
     async def load(self) -> None:
         try:
             post = await self.app.client.get_post(self.post_id)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 — shown with its code; the screen stays usable
             self.app.report(exc, f"reading {self.post_id}")  # type: ignore[attr-defined]
-            self.query_one("#detail-head", Static).update(f"{self.post_id} · could not be read ({exc})")
+            self.post_message(self.Read(None, str(exc)))
             return
-        self.show(post)
+        self.post_message(self.Read(post))
+
+    def on_post_detail_screen_read(self, message: Read) -> None:
+        if message.post is None:
+            self.query_one("#detail-head", Static).update(f"{self.post_id} · could not be read ({message.problem})")
+        else:
+            self.show(message.post)
 
     def _heard(self, change: PostChanged) -> None:
         if change.post.id == self.post_id:

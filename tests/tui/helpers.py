@@ -55,3 +55,18 @@ def mp4_bytes(frames: int = 20, rate: int = 10, size: tuple[int, int] = (64, 48)
         for packet in stream.encode():
             out.mux(packet)
     return buf.getvalue()
+
+
+def record_notifications(app: Any) -> list[dict[str, Any]]:
+    """Keep every notification the app shows from now on (message, title, severity), through its public
+    `notify`: the list fills as the app runs."""
+    seen: list[dict[str, Any]] = []
+    show = app.notify
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> Any:
+        seen.append({"message": str(message), "title": kwargs.get("title", ""),
+                     "severity": kwargs.get("severity", "information")})
+        return show(message, *args, **kwargs)
+
+    app.notify = notify
+    return seen

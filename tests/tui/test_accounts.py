@@ -9,6 +9,7 @@ from textual.widgets import DataTable
 
 from backend.schemas.accounts import AccountOut
 from socialpub_tui.screens.accounts import AccountsScreen, expiry
+from tests.tui.helpers import record_notifications
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -97,3 +98,62 @@ async def test_the_palette_offers_the_calendar_moves(tui_app):
         await pilot.pause()
         found = [hit.text async for hit in SocialpubCommands(app.screen).search("week")]
         assert "Week/month" in found
+
+
+async def test_a_connects_a_sandbox_account_with_the_chosen_behaviour_from_the_keyboard(tui_app):
+    from socialpub_tui.screens.add_sandbox import AddSandboxScreen
+    from tests.cli.conftest import invoke
+
+    assert invoke("admin", "plan", "GROWTH").code == 0  # room for a sixth account
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, AddSandboxScreen)
+        await pilot.press("ctrl+s")  # nothing chosen yet: the dialog says what is missing and stays
+        await pilot.pause()
+        assert isinstance(app.screen, AddSandboxScreen)
+        assert "pick a network" in str(app.screen.query_one("#add-sandbox-problem").render())
+        # network: the select opens with enter, linkedin is the third entry
+        await pilot.press("enter", "down", "down", "down", "enter", "tab")
+        await pilot.press(*"Flaky Corp", "tab")
+        await pilot.press("enter", "down", "down", "enter")  # behaviour: ok -> fail-permanent -> fail-retriable
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, AccountsScreen)
+        listing = await app.client.list_accounts()
+        added = [a for a in listing.items if a.name == "Flaky Corp"]
+        assert [(a.platform, a.behaviour, a.kind) for a in added] == [("linkedin", "fail-retriable", "sandbox")]
+        shown = rows(app.screen.query_one(DataTable))
+        assert any("Flaky Corp" in r[0] and r[2].strip() == "sandbox*" for r in shown)
+
+
+async def test_escape_leaves_the_add_dialog_without_connecting_anything(tui_app):
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AccountsScreen)
+        assert len((await app.client.list_accounts()).items) == 5
+
+
+async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reason(tui_app):
+    app = tui_app(worker=False)  # the FREE plan: 5 accounts, all connected
+    shown = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter", "down", "enter", "tab", *"Sixth", "ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, AccountsScreen)
+        notes = [n for n in shown if n["severity"] == "error"]
+        assert notes and "5 connected accounts" in notes[-1]["message"] and notes[-1]["title"] == "channel_limit_exceeded"
+        assert len((await app.client.list_accounts()).items) == 5

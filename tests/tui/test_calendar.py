@@ -16,6 +16,7 @@ from socialpub_tui.screens.calendar import CalendarScreen
 from socialpub_tui.times import iso_utc
 from socialpub_tui.widgets.calendar_grid import day_slots, month_days, move_by_days, week_rows
 from tests.tui.conftest import FIXED_NOW
+from tests.tui.helpers import record_notifications
 
 PARIS_TZ = __import__("zoneinfo").ZoneInfo("Europe/Paris")
 
@@ -178,6 +179,7 @@ async def test_a_day_later_and_escape_puts_it_back(tui_app, frozen):
 
 async def test_a_refused_move_is_reported_with_the_api_code(tui_app, frozen):
     app = tui_app(worker=False)
+    shown = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         post = await schedule(app, utc(2027, 1, 15, 9, 0))
         screen = await open_calendar(pilot)
@@ -187,7 +189,7 @@ async def test_a_refused_move_is_reported_with_the_api_code(tui_app, frozen):
         assert "In the past" in str(screen.query_one("#cal-agenda").render())
         await pilot.press("enter")
         await settle(pilot)
-        titles = [n.title for n in app._notifications]
+        titles = [n["title"] for n in shown]
         assert "scheduled_at_in_past" in titles
         assert (await app.client.get_post(post.id)).scheduled_at.startswith("2027-01-15T09:00:00")
         assert screen.moving is None and cell_of(screen, post.id) == (date(2027, 1, 15), (10, 0))

@@ -115,7 +115,7 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
         app.screen.query_one("#posts-network", Select).value = "linkedin"
         await until(pilot, lambda: shown_ids(app) == [cafe.id, other.id])
         linkedin = next(a for a in accounts if a.platform == "linkedin")
-        await until(pilot, lambda: len(app.screen.query_one("#posts-account", Select)._options) > 1)
+        await app.workers.wait_for_complete()  # the account choices are loaded
         app.screen.query_one("#posts-network", Select).clear()
         app.screen.query_one("#posts-account", Select).value = linkedin.id
         await until(pilot, lambda: shown_ids(app) == [cafe.id, other.id])
