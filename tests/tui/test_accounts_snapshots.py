@@ -60,3 +60,15 @@ async def to_accounts(pilot: Any) -> None:
 @pytest.mark.parametrize("size", [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")])
 def test_accounts(snap_compare, size):
     assert snap_compare(app(), terminal_size=size, run_before=to_accounts)
+
+
+async def to_add_dialog(pilot: Any) -> None:
+    await to_accounts(pilot)
+    await pilot.press("a")
+    await pilot.pause()
+    await pilot.press("ctrl+s")  # nothing picked yet: the dialog says what is missing
+    await pilot.pause()
+
+
+def test_add_sandbox_account_dialog(snap_compare):
+    assert snap_compare(app(), terminal_size=(80, 24), run_before=to_add_dialog)
