@@ -25,6 +25,7 @@ class HelpScreen(ModalScreen[None]):
         # The screen below is the one the user asked help for: its bindings, then the app's.
         below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else self.app.screen
         seen: set[tuple[str, str]] = set()
+        rows: list[tuple[int, str, str, str]] = []
         for key, active in below.active_bindings.items():
             binding = active.binding
             if not binding.description:
@@ -34,5 +35,9 @@ class HelpScreen(ModalScreen[None]):
             if (binding.description, where) in seen:
                 continue
             seen.add((binding.description, where))
-            table.add_row(shown, binding.description, where)
+            # The screen's own actions first, then the app's, then the focused widget's (cursor keys and such).
+            rank = 0 if active.node is below else 1 if active.node is self.app else 2
+            rows.append((rank, shown, binding.description, where))
+        for _, shown, description, where in sorted(rows, key=lambda row: row[0]):
+            table.add_row(shown, description, where)
         table.focus()

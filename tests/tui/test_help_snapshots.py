@@ -1,0 +1,19 @@
+"""The help screen (f1) over the posts screen, on the canned backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.tui.canned import canned_app
+
+
+async def to_help(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.press("f1")
+    await pilot.pause()
+
+
+def test_help_lists_the_keys_of_the_posts_screen_and_the_app(snap_compare):
+    app = canned_app({("GET", "/v1/posts"): {"items": [], "nextCursor": None},
+                      ("GET", "/v1/accounts"): {"items": [], "limit": 5, "used": 0}})
+    assert snap_compare(app, terminal_size=(100, 30), run_before=to_help)
