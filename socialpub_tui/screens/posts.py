@@ -33,7 +33,10 @@ from socialpub_tui.widgets.post_list import PostList
 
 STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
 SEARCH_DEBOUNCE_S = 0.25  # typing pauses this long before the list is asked again
-LIVE_TICK_S = 2.0  # how often the rows on screen are read again while one of them is live
+LIVE_TICK_S = 2.0  # how often the rows on screen are read again while one of them is live (embedded backend)
+# Against a server, every read counts against the API key's rate limit (RATE_LIMIT_PER_MINUTE, 30 by default,
+# shared with everything else the app does): a read every 6 s while live is a third of that.
+LIVE_TICK_REMOTE_S = 6.0
 LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -101,7 +104,8 @@ class PostsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
-        self.set_interval(LIVE_TICK_S, self._live_tick)
+        embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
+        self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
         self._load_accounts()
         self.post_list.empty_text = "no posts yet: n writes one"
         self.post_list.set_query(self.query_params())

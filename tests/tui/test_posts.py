@@ -55,6 +55,7 @@ def line(app: Any, y: int) -> str:
 
 async def settled(pilot: Any, app: Any) -> None:
     """The first page of the current query is shown and nothing is being read."""
+    await until(pilot, lambda: isinstance(app.screen, PostsScreen) and bool(app.screen.query(PostList)))
     post_list = the_list(app)
     await until(pilot, lambda: not post_list.loading and not post_list.reading)
 
@@ -62,6 +63,7 @@ async def settled(pilot: Any, app: Any) -> None:
 async def test_next_due_first_then_most_recent_with_badges(tui_app) -> None:
     app = tui_app()
     async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         done = await c.create_post({"targets": ["facebook"], "content": "Sent first"})
         later = await c.create_post({"targets": ["linkedin", "facebook"], "content": "Next week\nmore text",
@@ -88,6 +90,7 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
     monkeypatch.setattr(posts_screen, "SEARCH_DEBOUNCE_S", 0.05)
     app = tui_app()
     async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         accounts = (await c.list_accounts()).items
         sale = await c.create_post({"targets": ["facebook"], "content": "Spring SALE starts", "scheduledAt": in_days(2)})
@@ -138,6 +141,7 @@ async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -
     monkeypatch.setattr(posts_screen, "SEARCH_DEBOUNCE_S", 0.01)
     app = tui_app()
     async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         apple = await c.create_post({"targets": ["facebook"], "content": "apple pie", "scheduledAt": in_days(1)})
         await c.create_post({"targets": ["facebook"], "content": "apricot jam", "scheduledAt": in_days(2)})
@@ -169,6 +173,7 @@ async def test_pages_through_10000_posts_with_a_bounded_window(tui_app, embedded
     app = tui_app(worker=False)
     made = insert_posts(embedded["workspaceId"], 10_000)
     async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         post_list = the_list(app)
         calls = 0
         real = app.client.list_posts
@@ -216,6 +221,7 @@ async def test_live_refresh_keeps_the_cursor_on_its_post(tui_app, embedded, monk
     app = tui_app(clock=lambda: datetime.now(UTC))
     made = insert_posts(embedded["workspaceId"], 40, scheduled_share=0)
     async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         soon = await c.create_post({"targets": ["facebook"], "content": "In three minutes",
                                     "scheduledAt": iso(datetime.now(UTC) + timedelta(minutes=3))})
@@ -255,6 +261,7 @@ async def test_enter_opens_the_post(tui_app) -> None:
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         first = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
         second = await app.client.create_post({"targets": ["facebook"], "content": "two", "scheduledAt": in_days(2)})
         await pilot.press("r")
@@ -271,9 +278,9 @@ async def test_every_action_has_a_described_binding_with_an_id(tui_app) -> None:
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         for binding in PostsScreen.BINDINGS:
             assert binding.id and binding.description, binding  # type: ignore[union-attr]
-        await settled(pilot, app)
         provider = SocialpubCommands(app.screen)
         found = {hit.text async for hit in provider.search("filter")}
         assert "Clear filters" in found
@@ -301,6 +308,7 @@ async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch)
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)  # the first page read before the test changes anything
         post = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
         await pilot.press("r")
         await until(pilot, lambda: shown_ids(app) == [post.id])
