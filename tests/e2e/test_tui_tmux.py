@@ -2,7 +2,8 @@
 initialised, a post to publish now is created with the CLI, `socialpub tui` opens on it, the screen shows the
 post going out until it is `completed`; ctrl+q ends the process with status 0.
 
-tmux is installed by .ci/ensure-tools.sh (`make test-sqlite`); without it the test is skipped, saying so."""
+tmux is installed by .ci/ensure-tools.sh (`make test-sqlite`); without it the test is skipped, saying so — except
+under CI (CI=true), where a missing tmux fails the test: CI installs it, so its absence is a broken setup."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def tmux():  # type: ignore[no-untyped-def]
     """A private tmux server (its own socket), killed afterwards: `tmux("capture-pane", …)`."""
     binary = shutil.which("tmux")
     if binary is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("tmux is not installed although CI=true: .ci/ensure-tools.sh should have installed it")
         pytest.skip("tmux is not installed (.ci/ensure-tools.sh installs it)")
     socket = f"socialpub-e2e-{uuid.uuid4().hex[:8]}"
 
