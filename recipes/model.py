@@ -1,0 +1,101 @@
+"""What a recipe folder means, as plain data: the interface between reading files and acting on them.
+
+`recipes.load.load(path)` turns a file or a folder of YAML into `Loaded` (occurrences and problems, per file);
+`recipes.plan` diffs the occurrences against the backend (through the client) and `recipes.apply` makes it so.
+Nothing here talks to a backend or reads a file.
+
+Identity: an occurrence's `key` is `<set>/<file>#<entry>` for an entry with `at`, and
+`<set>/<file>#<entry>@<local ISO date-time, minutes>` for one occurrence of a series, where `<file>` is the
+path relative to the recipe folder in POSIX form. Posts made from an occurrence carry the labels
+`LABEL_SET` = the set name and `LABEL_KEY` = the key (see `GET /v1/posts?label=…`), and an idempotencyKey
+derived from the key (`idempotency_key`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+LABEL_SET = "socialpub.recipe/set"
+"""The post label naming the recipe set that owns a post (the folder's name, or `--set NAME`)."""
+LABEL_KEY = "socialpub.recipe/key"
+"""The post label holding the occurrence key a post was made from."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a file: where (1-based line and column; 0 when the whole file is concerned) and what
+    was expected, in a sentence a user can act on."""
+
+    file: str  # relative to the recipe folder (POSIX), or the path given when it was a single file
+    line: int
+    column: int
+    message: str
+    code: str = "invalid_recipe"  # invalid_yaml | invalid_recipe | media_not_found | ...
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One post to exist: an entry with `at`, or one date-time of a series."""
+
+    set_name: str
+    file: str  # relative to the recipe folder, POSIX
+    entry: str  # the entry's `id`
+    line: int  # the entry's line in its file (for messages)
+    local: datetime | None  # a series occurrence's wall-clock date-time in `zone` (naive); None for `at`
+    zone: str  # the IANA zone of the file
+    scheduled_at: datetime  # aware, UTC
+    content: str  # variables already substituted
+    media: tuple[Path, ...]  # absolute paths, globs expanded in sorted order
+    targets: tuple[str | dict[str, Any], ...]  # exactly as `targets` of POST /v1/posts (camelCase keys)
+    options: dict[str, Any] = field(default_factory=dict)  # exactly as `options` of POST /v1/posts
+
+    @property
+    def key(self) -> str:
+        base = f"{self.set_name}/{self.file}#{self.entry}"
+        return base if self.local is None else f"{base}@{self.local.strftime('%Y-%m-%dT%H:%M')}"
+
+
+def idempotency_key(occurrence_key: str, generation: int = 0) -> str:
+    """The post's idempotencyKey for an occurrence (≤ 200 characters whatever the key's length). `generation`
+    > 0 when an earlier post for the same occurrence was cancelled and the occurrence must exist again."""
+    digest = hashlib.sha256(occurrence_key.encode()).hexdigest()[:40]
+    return f"recipe-{digest}" if generation == 0 else f"recipe-{digest}-{generation}"
+
+
+@dataclass
+class FileResult:
+    """One YAML file: its occurrences when it is valid, else its problems (a file with any problem yields no
+    occurrence: each file is all-or-nothing)."""
+
+    file: str
+    path: Path
+    occurrences: list[Occurrence] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class Loaded:
+    """A file or a folder, read: `root` is the recipe folder (a single file's parent), `set_name` the set."""
+
+    root: Path
+    set_name: str
+    files: list[FileResult] = field(default_factory=list)
+
+    @property
+    def occurrences(self) -> list[Occurrence]:
+        return [o for f in self.files for o in f.occurrences]
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [p for f in self.files for p in f.problems]
