@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
     "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "What the sandbox networks published."),
     "profile": ("socialpub_tui.cli.profile", "profile_group", "Backends to talk to: list, add, use, show."),
+    "recipes": ("socialpub_tui.cli.recipes", "recipes_group", "Recipes: YAML + media that schedule posts — validate, plan, apply, watch."),
     "tui": ("socialpub_tui.cli.tui", "tui_cmd", "Open the TUI (the embedded backend by default; --profile for a server)."),
     "completion": ("socialpub_tui.cli.completion", "completion_cmd", "Print shell completion for bash, zsh or fish."),
 }
