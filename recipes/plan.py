@@ -1,0 +1,358 @@
+"""The diff between a recipe set's occurrences and its posts on the backend: pure, given (occurrences, the set's
+posts, now, the media hashes). `recipes.apply` executes a plan through the client; `socialpub recipes plan` prints
+it.
+
+Rules (README.md, "Recipes"):
+- A post belongs to an occurrence through its labels: `LABEL_SET` = the set, `LABEL_KEY` = the occurrence key.
+  Posts without this set's label are never looked at (a post made by hand, another folder's posts).
+- No live post for an occurrence → create, with `idempotency_key(key, generation)`; the generation is bumped past
+  every earlier post of the key (one cancelled by `--prune` and re-added, or replaced).
+- A scheduled post whose content, media, time or options differ → update, listing `changes`.
+  Targets cannot be PATCHed: a change of targets is planned as a create (`replaces` the old post) plus a cancel
+  of the old post (reason `targets_changed`).
+- A post already processing or sent (completed, partial, failed) → unchanged, never touched.
+- An occurrence in the past is never created (a notice says so); an existing post of it is left as it is.
+- With `prune`, a *scheduled* post of this set whose occurrence is gone from the files → cancel. Only files the
+  plan covers count: a file that failed to load (broken YAML) keeps its posts; a single file given as PATH covers
+  only itself. Without `prune`, vanished occurrences are a notice.
+- Media are compared by the content hash of the local files: the post's media URLs map back to the hashes of
+  the files they were uploaded from (recipes.media's state file); an unknown URL counts as a change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from recipes.model import LABEL_KEY, LABEL_SET, Loaded, Occurrence, Problem, idempotency_key
+
+Kind = Literal["create", "update", "unchanged", "cancel"]
+SENT = frozenset({"processing", "completed", "partial", "failed"})
+_GENERATION = re.compile(r"^recipe-[0-9a-f]{40}(?:-(\d+))?$")
+
+
+def iso(instant: datetime) -> str:
+    """An instant as the plan prints it: ISO 8601 in UTC, `2027-01-05T08:00:00Z`."""
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_instant(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        found = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def labels_of(post: Any) -> dict[str, str]:
+    return dict(getattr(post, "labels", None) or {})
+
+
+def generation_of(post: Any) -> int:
+    """The generation an idempotencyKey was derived with (0 for a key this module did not derive)."""
+    found = _GENERATION.match(getattr(post, "idempotency_key", None) or "")
+    return int(found.group(1) or 0) if found else 0
+
+
+def file_of_key(key: str, set_name: str) -> str | None:
+    """The file part of an occurrence key `<set>/<file>#<entry>[@<local>]` (None when not of this set)."""
+    prefix = f"{set_name}/"
+    if not key.startswith(prefix) or "#" not in key:
+        return None
+    return key[len(prefix):].rpartition("#")[0]
+
+
+def entry_of_key(key: str) -> str:
+    return key.rpartition("#")[2].partition("@")[0]
+
+
+def normal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Options as the backend stores them (defaults filled in, nulls left out), so that equal options compare
+    equal."""
+    from backend.schemas.options import PostOptions
+
+    try:
+        return PostOptions.model_validate(dict(options or {})).model_dump(by_alias=True, exclude_none=True)
+    except ValueError:
+        return dict(options or {})
+
+
+def target_key(target: Any) -> tuple[str, str | None]:
+    """(platform, channelId or None) of a target given as in POST /v1/posts."""
+    if isinstance(target, str):
+        return target.strip().lower(), None
+    if isinstance(target, Mapping):
+        channel = target.get("channelId", target.get("channel_id"))
+        return str(target.get("platform", "")).strip().lower(), str(channel) if channel else None
+    return str(getattr(target, "platform", "")), getattr(target, "channel_id", None)
+
+
+def targets_match(wanted: Sequence[Any], post: Any) -> bool:
+    """Whether a post's targets are the occurrence's: the same networks, and every account named by channelId
+    among them (a plain network name matches any account of that network: its default when the post was made)."""
+    have = [(t.platform, t.account_id) for t in post.targets]
+    want = [target_key(t) for t in wanted]
+    if sorted(p for p, _ in have) != sorted(p for p, _ in want):
+        return False
+    accounts = [(p, a) for p, a in have]
+    for platform, channel in want:
+        if channel is not None and (platform, channel) not in accounts:
+            return False
+    return True
+
+
+@dataclass
+class Item:
+    """One line of a plan: an occurrence (or, for a vanished one, a post) and what to do."""
+
+    kind: Kind
+    key: str
+    file: str
+    entry: str
+    scheduled_at: datetime | None
+    targets: list[Any]
+    occurrence: Occurrence | None = None
+    post: Any = None  # PostOut of the existing post, when there is one
+    changes: list[str] = field(default_factory=list)
+    before: dict[str, Any] = field(default_factory=dict)
+    generation: int = 0  # create: the generation of the idempotency key
+    replaces: str | None = None  # create: the post it replaces (targets changed)
+    reason: str | None = None  # cancel: gone | targets_changed; unchanged: processing | completed | ... | past
+
+    @property
+    def post_id(self) -> str | None:
+        return self.post.id if self.post is not None else None
+
+    @property
+    def idempotency_key(self) -> str:
+        return idempotency_key(self.key, self.generation)
+
+    def label(self) -> str:
+        """`launch.yaml#launch` or `weekly.yaml#tips@2027-01-05T09:00`: the key without the set."""
+        return self.key.partition("/")[2] or self.key
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.file, "entry": self.entry, "key": self.key,
+                               "scheduledAt": iso(self.scheduled_at) if self.scheduled_at else None,
+                               "targets": list(self.targets)}
+        if self.occurrence is not None and self.occurrence.local is not None:
+            out["local"] = self.occurrence.local.strftime("%Y-%m-%dT%H:%M")
+        if self.post is not None:
+            out["postId"] = self.post.id
+            out["status"] = self.post.status
+        if self.kind == "update":
+            out["changes"] = list(self.changes)
+            out["before"] = dict(self.before)
+        if self.kind == "create":
+            out["idempotencyKey"] = self.idempotency_key
+            if self.replaces:
+                out["replaces"] = self.replaces
+                out["changes"] = list(self.changes)
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class Plan:
+    set_name: str
+    create: list[Item] = field(default_factory=list)
+    update: list[Item] = field(default_factory=list)
+    unchanged: list[Item] = field(default_factory=list)
+    cancel: list[Item] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    vanished: list[Item] = field(default_factory=list)  # without prune: scheduled posts whose occurrence is gone
+    skipped_past: list[Occurrence] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # every file the plan covers, in order
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.create or self.update or self.cancel)
+
+    def items(self) -> list[Item]:
+        return [*self.create, *self.update, *self.unchanged, *self.cancel]
+
+    def by_file(self) -> dict[str, list[Item]]:
+        """Changes per file (create, update, cancel), files in the plan's order."""
+        out: dict[str, list[Item]] = {}
+        for item in [*self.create, *self.update, *self.cancel]:
+            out.setdefault(item.file, []).append(item)
+        order = {f: i for i, f in enumerate(self.files)}
+        return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "create": [i.to_json() for i in self.create],
+            "update": [i.to_json() for i in self.update],
+            "unchanged": [i.to_json() for i in self.unchanged],
+            "cancel": [i.to_json() for i in self.cancel],
+            "errors": [problem_json(p) for p in self.errors],
+            "notices": list(self.notices),
+        }
+
+
+def problem_json(p: Problem) -> dict[str, Any]:
+    return {"file": p.file, "line": p.line, "column": p.column, "code": p.code, "message": p.message}
+
+
+@dataclass
+class Scope:
+    """Which files a plan covers. `whole_set`: PATH was the recipe folder, so a file absent from it is gone (its
+    posts are vanished); otherwise only the files read count. `only`: restrict further (watch: the files that
+    changed). `broken`: files read with problems: their posts are left alone (last good state)."""
+
+    files: set[str]
+    broken: set[str]
+    whole_set: bool = True
+    only: set[str] | None = None
+
+    def covers(self, file: str) -> bool:
+        if self.only is not None and file not in self.only:
+            return False
+        return self.whole_set or file in self.files
+
+    @classmethod
+    def of(cls, loaded: Loaded, *, whole_set: bool = True, only: Iterable[str] | None = None) -> Scope:
+        return cls(files={f.file for f in loaded.files}, broken={f.file for f in loaded.files if not f.ok},
+                   whole_set=whole_set, only=set(only) if only is not None else None)
+
+
+def _media_change(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
+                  url_hash: Mapping[str, str]) -> bool:
+    wanted = [media_hash(p) for p in occ.media]
+    have = [url_hash.get(u) for u in post.media_urls]
+    if len(wanted) != len(have):
+        return True
+    return any(w is None or h is None or w != h for w, h in zip(wanted, have, strict=True))
+
+
+def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
+            url_hash: Mapping[str, str]) -> tuple[list[str], dict[str, Any]]:
+    """The fields of a scheduled post that differ from its occurrence (wire names), and their current values."""
+    changes: list[str] = []
+    before: dict[str, Any] = {}
+    if post.content != occ.content:
+        changes.append("content")
+        before["content"] = post.content
+    if _media_change(occ, post, media_hash, url_hash):
+        changes.append("mediaUrls")
+        before["mediaUrls"] = list(post.media_urls)
+    current = parse_instant(post.scheduled_at)
+    if current is None or current != occ.scheduled_at:
+        changes.append("scheduledAt")
+        before["scheduledAt"] = post.scheduled_at
+    if normal_options(post.options) != normal_options(occ.options):
+        changes.append("options")
+        before["options"] = dict(post.options or {})
+    return changes, before
+
+
+def _item(kind: Kind, occ: Occurrence, post: Any = None, **extra: Any) -> Item:
+    return Item(kind, occ.key, occ.file, occ.entry, occ.scheduled_at, list(occ.targets), occurrence=occ, post=post,
+                **extra)
+
+
+def _post_item(kind: Kind, key: str, file: str, post: Any, **extra: Any) -> Item:
+    targets: list[Any] = [{"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform
+                          for t in post.targets]
+    return Item(kind, key, file, entry_of_key(key), parse_instant(post.scheduled_at), targets, post=post, **extra)
+
+
+def _live(posts: list[Any]) -> Any:
+    """The post standing for an occurrence: the newest not cancelled, scheduled ones first."""
+    alive = [p for p in posts if p.status != "cancelled"]
+    if not alive:
+        return None
+    alive.sort(key=lambda p: (p.status == "scheduled", generation_of(p), p.created_at))
+    return alive[-1]
+
+
+def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = False,
+         scope: Scope | None = None, media_hash: Callable[[Path], str | None] = lambda p: None,
+         url_hash: Mapping[str, str] | None = None) -> Plan:
+    """Diff `loaded` against `posts` (the backend's posts with this set's label, every status) at `now`."""
+    url_hash = url_hash or {}
+    scope = scope or Scope.of(loaded)
+    out = Plan(loaded.set_name)
+    out.files = sorted({f.file for f in loaded.files if scope.covers(f.file)})
+    for f in loaded.files:
+        if scope.covers(f.file):
+            out.errors.extend(f.problems)
+
+    by_key: dict[str, list[Any]] = {}
+    for post in posts:
+        labels = labels_of(post)
+        if labels.get(LABEL_SET) != loaded.set_name or not labels.get(LABEL_KEY):
+            continue  # not this set's: never touched
+        by_key.setdefault(labels[LABEL_KEY], []).append(post)
+
+    seen: set[str] = set()
+    occurrences = sorted((o for o in loaded.occurrences if scope.covers(o.file)),
+                         key=lambda o: (o.file, o.scheduled_at, o.key))
+    for occ in occurrences:
+        if occ.key in seen:
+            out.errors.append(Problem(occ.file, occ.line, 0, f"{occ.key}: two occurrences have this key; the "
+                                      "second is ignored", "duplicate_key"))
+            continue
+        seen.add(occ.key)
+        history = by_key.get(occ.key, [])
+        post = _live(history)
+        next_generation = max((generation_of(p) for p in history), default=-1) + 1
+        if post is None:
+            if occ.scheduled_at <= now:
+                out.skipped_past.append(occ)
+                continue
+            out.create.append(_item("create", occ, generation=next_generation))
+            continue
+        if post.status != "scheduled":
+            out.unchanged.append(_item("unchanged", occ, post, reason=post.status))
+            continue
+        if occ.scheduled_at <= now:
+            out.unchanged.append(_item("unchanged", occ, post, reason="past"))
+            out.notices.append(f"{occ.key.partition('/')[2]}: its time {iso(occ.scheduled_at)} is past; post "
+                               f"{post.id} is left as it is")
+            continue
+        if not targets_match(occ.targets, post):
+            changes, _ = compare(occ, post, media_hash, url_hash)
+            out.create.append(_item("create", occ, generation=next_generation, replaces=post.id,
+                                    changes=["targets", *changes]))
+            out.cancel.append(_item("cancel", occ, post, reason="targets_changed"))
+            continue
+        changes, before = compare(occ, post, media_hash, url_hash)
+        if changes:
+            out.update.append(_item("update", occ, post, changes=changes, before=before))
+        else:
+            out.unchanged.append(_item("unchanged", occ, post))
+
+    live_keys = {o.key for o in loaded.occurrences}
+    for key, history in sorted(by_key.items()):
+        if key in seen or key in live_keys:  # live_keys: a live occurrence outside `only`
+            continue
+        file = file_of_key(key, loaded.set_name)
+        if file is None or not scope.covers(file) or file in scope.broken:
+            continue
+        for post in history:
+            if post.status != "scheduled":
+                continue
+            item = _post_item("cancel", key, file, post, reason="gone")
+            (out.cancel if prune else out.vanished).append(item)
+
+    if out.skipped_past:
+        names = ", ".join(o.key.partition("/")[2] for o in out.skipped_past[:3])
+        more = f" and {len(out.skipped_past) - 3} more" if len(out.skipped_past) > 3 else ""
+        out.notices.append(f"{len(out.skipped_past)} occurrence(s) in the past skipped, never created: {names}{more}")
+    if out.vanished:
+        out.notices.append(f"{len(out.vanished)} scheduled post(s) of this set have no occurrence in the files any "
+                           f"more ({', '.join(i.label() for i in out.vanished[:3])}"
+                           f"{' …' if len(out.vanished) > 3 else ''}): kept; --prune cancels them")
+    for broken in sorted(scope.broken):
+        if scope.covers(broken):
+            out.notices.append(f"{broken}: not valid, so its posts are left as they are until it is fixed")
+    return out

@@ -1,0 +1,169 @@
+"""`socialpub recipes watch`: keep a recipe folder applied while it is edited.
+
+At start the whole folder is planned and applied (as `apply`). Then `watchfiles` reports changes, grouped: a
+burst of writes (an editor's save, a copy of several files) becomes one batch once the folder has been quiet for
+`step_ms` (at most `debounce_ms` after the first change). For each batch the folder is read again (reading is
+cheap next to the backend's work; reading only the changed files would get the keys of files in sub-folders
+wrong), and each file's *fingerprint* — its occurrences and the content hashes of their media — is compared with
+the last one applied. The files whose fingerprint changed, and the files that disappeared, are planned and applied;
+nothing else is touched. So a media file written after the YAML that names it counts for that YAML (the YAML was
+invalid — media not found — and becomes valid; an image replaced in place changes its hash).
+
+A file that does not load (broken YAML, a missing media file) is reported once per distinct problem and its last
+good state is kept: its posts stay as they are until it is fixed. A deleted (or renamed-away) file's scheduled
+posts are cancelled only when the watcher was started with `--prune`; otherwise it says they were kept.
+Each action is logged with the local time: `2026-11-24T10:00:03+01:00 created launch.yaml#launch → post_…`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from recipes.apply import Action, Applier, ApplyResult
+from recipes.media import MediaStore
+from recipes.model import FileResult, Loaded
+from recipes.runner import make_plan
+
+Loader = Callable[[Path], Loaded]
+
+
+def now_local() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def fingerprint(f: FileResult, hasher: Callable[[Path], str | None]) -> str:
+    """What a file asks for, as one hash: its occurrences (every field) and its media's content."""
+    h = hashlib.sha256()
+    for o in sorted(f.occurrences, key=lambda o: o.key):
+        h.update(repr((o.key, o.scheduled_at.isoformat(), o.content, o.targets, sorted(o.options.items()),
+                       [(str(p), hasher(p)) for p in o.media])).encode())
+    return h.hexdigest()
+
+
+def describe(action: Action) -> str:
+    item = action.item
+    label = item.label()
+    post = action.post_id or "-"
+    if action.kind == "create":
+        when = item.scheduled_at.astimezone().isoformat(timespec="minutes") if item.scheduled_at else ""
+        verb = "found existing" if action.status == "existing" else "created"
+        extra = f" (replaces {item.replaces})" if item.replaces else ""
+        text = f"{verb} {label} at {when} → {post}{extra}"
+    elif action.kind == "update":
+        text = f"updated {label} ({', '.join(item.changes)}) → {post}"
+    else:
+        why = "targets changed" if item.reason == "targets_changed" else "gone from the files"
+        text = f"cancelled {label} ({why}) → {post}"
+    if action.status not in ("done", "existing"):
+        text = f"{action.status.replace('_', ' ').upper()}: {text}: {action.error}"
+    return text
+
+
+@dataclass
+class Watcher:
+    """Plans and applies a folder's changes. `run(stop)` blocks until `stop` is set (or Ctrl-C)."""
+
+    root: Path
+    client: Any
+    store: MediaStore
+    load: Loader
+    prune: bool = False
+    log: Callable[[str], None] = print
+    debounce_ms: int = 1600
+    step_ms: int = 50
+    good: dict[str, str] = field(default_factory=dict)  # file -> fingerprint last applied
+    reported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> problems last reported
+    batches: int = 0
+
+    def emit(self, text: str) -> None:
+        self.log(f"{now_local()} {text}")
+
+    def _on_action(self, action: Action) -> None:
+        self.emit(describe(action))
+
+    def sync(self, initial: bool = False) -> ApplyResult | None:
+        """Read the folder, plan the files that changed since the last good state, apply them."""
+        try:
+            loaded = self.load(self.root)
+        except Exception as exc:  # noqa: BLE001 - the folder itself could not be read: report, keep waiting
+            self.emit(f"cannot read {self.root}: {exc}")
+            return None
+        prints: dict[str, str] = {}
+        for f in loaded.files:
+            problems = tuple(str(p) for p in f.problems)
+            if problems:
+                if self.reported.get(f.file) != problems:
+                    for line in problems:
+                        self.emit(f"invalid {line}")
+                    self.emit(f"{f.file}: keeping its last good state; waiting for a fix")
+                    self.reported[f.file] = problems
+                continue
+            if f.file in self.reported:
+                self.emit(f"{f.file} is valid again")
+                del self.reported[f.file]
+            prints[f.file] = fingerprint(f, self.store.hasher)
+        present = {f.file for f in loaded.files}
+        dirty = {name for name, fp in prints.items() if self.good.get(name) != fp}
+        gone = {name for name in self.good if name not in present}
+        for name in list(self.reported):
+            if name not in present:
+                del self.reported[name]
+        if not dirty and not gone and not initial:
+            return None
+        only = None if initial else dirty | gone
+        plan = make_plan(self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only)
+        for notice in plan.notices:
+            if "not valid" not in notice:
+                self.emit(notice)
+        if gone and not self.prune:
+            self.emit(f"{', '.join(sorted(gone))}: gone from the folder; its scheduled posts are kept "
+                      "(start `watch --prune` to cancel them)")
+        applier = Applier(self.client, self.store, on_action=self._on_action,
+                          on_upload=lambda p: self.emit(f"uploaded {Path(p).relative_to(self.root) if Path(p).is_relative_to(self.root) else p}"))
+        result = applier.apply(plan)
+        failed = {f.file for f in result.files if f.status in ("failed", "invalid")}
+        for f in result.files:
+            if f.status in ("failed", "invalid"):
+                self.emit(f"{f.file}: {f.summary()}")
+        for name in prints:
+            if (initial or name in dirty) and name not in failed:
+                self.good[name] = prints[name]
+        for name in gone:
+            self.good.pop(name, None)
+        if initial:
+            counts = result.counts()
+            self.emit(f"watching {self.root}: {counts['created']} created, {counts['updated']} updated, "
+                      f"{counts['cancelled']} cancelled, {counts['unchanged']} unchanged"
+                      f"{'' if result.ok else ', with errors'}; deletions {'applied' if self.prune else 'kept'}")
+        return result
+
+    def run(self, stop: threading.Event | None = None, ready: threading.Event | None = None) -> None:
+        """The first full sync runs once the file watcher is listening (its first timeout), so nothing written
+        after "watching …" is logged can be missed."""
+        import watchfiles
+
+        started = False
+        for changes in watchfiles.watch(self.root, debounce=self.debounce_ms, step=self.step_ms, stop_event=stop,
+                                        rust_timeout=200, yield_on_timeout=True, raise_interrupt=True):
+            if not started:
+                started = True
+                self._guarded(initial=True)
+                if ready is not None:
+                    ready.set()
+                continue
+            if not changes:
+                continue
+            self.batches += 1
+            self._guarded()
+
+    def _guarded(self, initial: bool = False) -> None:
+        try:
+            self.sync(initial=initial)
+        except Exception as exc:  # noqa: BLE001 - a backend error on one batch: report, keep watching
+            self.emit(f"error: {type(exc).__name__}: {exc}; will try again on the next change")
