@@ -62,6 +62,8 @@ class MediaItem(CamelOut):
     bytes: int
     mime_type: str
     origin: Literal["upload", "url", "generated"]
+    sha256: str = Field(description="extension: SHA-256 (hex) of the stored bytes (an image is stored re-encoded, "
+                                    "so this differs from the uploaded file's)", json_schema_extra={"pattern": "^[0-9a-f]{64}$"})
     created_at: Timestamp
     expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")
 

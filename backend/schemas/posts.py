@@ -15,8 +15,21 @@ TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_de
 MAX_TARGETS = 20
 MAX_MEDIA = 10
 MAX_CONTENT = 63_206  # stated in the document; a longer text is answered per target (content_too_long_for_target)
+MAX_LABELS = 20
+LABEL_KEY_PATTERN = r"^[a-z0-9]([a-z0-9._/-]{0,98}[a-z0-9])?$"
+LABEL_VALUE_MAX = 500
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 """A post-list cursor: opaque, URL-safe (`nextCursor` of the previous page, passed back as it came)."""
+
+LabelKey = Annotated[str, Field(pattern=LABEL_KEY_PATTERN, max_length=100)]
+LabelValue = Annotated[str, Field(max_length=LABEL_VALUE_MAX)]
+Labels = Annotated[dict[LabelKey, LabelValue], Field(
+    max_length=MAX_LABELS,
+    description="extension: up to 20 labels, fixed at creation — keys of lowercase letters, digits and `._/-` "
+                "(at most 100 characters, starting and ending with a letter or digit), values of at most 500 "
+                "characters; `GET /v1/posts?label=KEY=VALUE` finds the posts carrying one. Recipes mark the posts "
+                "a set owns with `socialpub.recipe/set` and `socialpub.recipe/key`",
+    examples=[{"socialpub.recipe/set": "january", "team": "brand"}])]
 
 # A network name. In Python any string (an unknown one is answered 400 `invalid_targets` with a per-target
 # `invalid_target`, as the spec says); the document states the enum.
@@ -58,6 +71,7 @@ class PostCreate(CamelModel):
     options: PostOptions | None = None
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
                                         description="same key in the same workspace: the existing post, 200")
+    labels: Labels | None = None
 
 
 class PostPatch(CamelModel):
@@ -72,8 +86,10 @@ class PostPatch(CamelModel):
     media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = Field(
         default=None, max_length=MAX_MEDIA)
     options: PostOptions | None = None
-    # Not part of the document (targets cannot change); sent anyway, it is answered 400 targets_not_editable.
+    # Not part of the document (targets and labels cannot change); sent anyway, answered 400
+    # targets_not_editable / labels_not_editable.
     targets: SkipJsonSchema[list[Any] | None] = Field(default=None, exclude=True)
+    labels: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
 
 class TargetOut(CamelOut):
@@ -101,6 +117,8 @@ class PostOut(CamelOut):
     media_urls: list[str]
     options: dict[str, Any]
     idempotency_key: str | None
+    labels: dict[str, str] = Field(default_factory=dict, description="extension: the labels given at creation "
+                                                                     "(`{}` when none)")
     targets: list[TargetOut]
 
 

@@ -222,6 +222,7 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
         "bytes": media.bytes,
         "mimeType": media.mime_type,
         "origin": media.origin,
+        "sha256": media.sha256,
         "createdAt": clock.iso(media.created_at),
         "expiresAt": clock.iso(media.expires_at),
     }
@@ -235,12 +236,14 @@ def _live(now: datetime) -> Any:
 
 
 def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
-               kind: str | None = None) -> tuple[list[Media], str | None]:
-    """Newest first; `cursor` is the id of the last item of the previous page."""
+               kind: str | None = None, sha256: str | None = None) -> tuple[list[Media], str | None]:
+    """Newest first; `cursor` is the id of the last item of the previous page; `sha256`: the stored bytes'."""
     now = clock.now()
     query = Media.select().where((Media.workspace == workspace_id) & _live(now))
     if kind:
         query = query.where(Media.type == kind)
+    if sha256:
+        query = query.where(Media.sha256 == sha256)
     if cursor:
         query = query.where(Media.id < cursor)
     rows = list(query.order_by(Media.id.desc()).limit(limit + 1))

@@ -30,9 +30,10 @@ from backend.jobs import queue
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
+from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import plans
 from backend.store.db import is_sqlite, locked, tx
-from backend.store.models import Account, Post, PostTarget, Workspace
+from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 
 log = logging.getLogger("socialpub.posts")
 
@@ -404,6 +405,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
+    labels: dict[str, str] = dict(body.get("labels") or {})
     post_id = new_id("post")
     media_dicts = [m.to_dict() for m in media]
     options_dict = _options_dict(options, media, {t.platform for t in targets})
@@ -413,7 +415,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "id": post_id, "workspace": workspace_id, "status": "scheduled" if scheduled_at else "processing",
             "content": content, "media_urls": urls, "media": media_dicts, "options": options_dict,
             "scheduled_at": scheduled_at, "idempotency_key": key, "free_publication": needs_free, "version": 1,
-            "created_at": now, "updated_at": now,
+            "labels": labels or None, "created_at": now, "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
             Post.insert(post).as_rowcount().execute()
@@ -436,6 +438,9 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             for pos, t in enumerate(targets)
         ]
         PostTarget.insert_many(rows).as_rowcount().execute()
+        if labels:
+            PostLabel.insert_many([{"post": post_id, "workspace": workspace_id, "key": k, "value": v}
+                                   for k, v in labels.items()]).as_rowcount().execute()
         queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
                       dedupe_key=job_key(post_id))
         hold_media(workspace_id, post_id, urls)
@@ -481,7 +486,7 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
 # GET /v1/posts/:id is the hottest route: one statement reads only the columns of the answer, the post's
 # joined with its targets' (as tuples: no model instance per row).
 _POST_FIELDS = (Post.id, Post.status, Post.scheduled_at, Post.created_at, Post.updated_at, Post.content,
-                Post.media_urls, Post.options, Post.idempotency_key)
+                Post.media_urls, Post.options, Post.idempotency_key, Post.labels)
 _TARGET_FIELDS = (PostTarget.platform, PostTarget.account, PostTarget.account_name, PostTarget.status,
                   PostTarget.external_post_id, PostTarget.post_url, PostTarget.fail_reason, PostTarget.fail_type,
                   PostTarget.completed_at, PostTarget.next_attempt_at)
@@ -517,6 +522,7 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
         "mediaUrls": list(post["media_urls"] or []),
         "options": dict(post["options"] or {}),
         "idempotencyKey": post["idempotency_key"],
+        "labels": dict(post.get("labels") or {}),
         "targets": [
             {
                 "platform": t["platform"],
@@ -548,6 +554,7 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
         "mediaUrls": list(post.media_urls or []),
         "options": dict(post.options or {}),
         "idempotencyKey": post.idempotency_key,
+        "labels": dict(post.labels or {}),
         "targets": [
             {
                 "platform": t.platform,
@@ -636,10 +643,11 @@ def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
                statuses: Sequence[str] | None = None, platform: str | None = None,
                account_id: str | None = None, since: str | None = None, until: str | None = None,
                time_field: str = "createdAt", idempotency_key: str | None = None, q: str | None = None,
-               order: str = "newest") -> dict[str, Any]:
+               order: str = "newest", labels: Sequence[str] | None = None) -> dict[str, Any]:
     """`order=newest` (default): newest first (ids are time-sortable: id order is creation order).
     `order=upcoming`: scheduled posts soonest first, then the others most recent first (see _DUE).
-    Cursor pagination; `q`: a case-insensitive substring of the text."""
+    Cursor pagination; `q`: a case-insensitive substring of the text; `labels`: `KEY=VALUE` each, all must
+    match."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     if q is not None and ("\x00" in q or len(q) > MAX_QUERY):
         raise ApiError(400, "validation_error", f"q is at most {MAX_QUERY} characters, without NUL",
@@ -653,6 +661,12 @@ def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
         q_ = q_.where(Post.status.in_(list(statuses)))
     if idempotency_key is not None:
         q_ = q_.where(Post.idempotency_key == idempotency_key)
+    if labels and len(labels) > MAX_LABELS:
+        raise ApiError(400, "validation_error", f"at most {MAX_LABELS} label filters",
+                       [{"field": "label", "error": "too_many", "message": f"at most {MAX_LABELS}"}])
+    for key, value in (parse_label(text) for text in labels or ()):
+        q_ = q_.where(Post.id.in_(PostLabel.select(PostLabel.post).where(
+            (PostLabel.workspace == workspace_id) & (PostLabel.key == key) & (PostLabel.value == value))))
     if platform is not None or account_id is not None:
         # EXISTS, probed row by row as the page is read in index order (an IN list would read every target
         # of the network first: ~75 ms a page at 100,000 posts)
@@ -678,6 +692,16 @@ def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
     return {"items": [to_public(p, by_post[p.id]) for p in rows], "nextCursor": next_cursor}
+
+
+def parse_label(text: str) -> tuple[str, str]:
+    """A `label` filter, `KEY=VALUE` (the value may itself hold `=`); 400 validation_error otherwise."""
+    key, sep, value = text.partition("=")
+    if not sep or not re.fullmatch(LABEL_KEY_PATTERN, key) or len(value) > LABEL_VALUE_MAX:
+        raise ApiError(400, "validation_error", "label is KEY=VALUE: a label key (lowercase letters, digits and "
+                                                "._/-) and its value",
+                       [{"field": "label", "error": "invalid", "message": f"not KEY=VALUE: {text[:120]!r}"}])
+    return key, value
 
 
 def _bound(column: Any, instant: datetime) -> Any:
@@ -720,6 +744,10 @@ def _not_editable(post: Post) -> ApiError:
 
 def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str, Any]) -> Post:
     """PATCH: scheduledAt, content, mediaUrls, options; re-checked per network as on creation."""
+    if "labels" in changes:
+        raise ApiError(400, "labels_not_editable",
+                       "a post's labels are fixed at creation", [{"field": "labels", "error": "not_editable",
+                                                                  "message": "labels are fixed at creation"}])
     if "targets" in changes:
         raise ApiError(400, "targets_not_editable",
                        "the targeted accounts of a post cannot change: cancel it (DELETE /v1/posts/{id}) and "

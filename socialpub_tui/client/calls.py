@@ -106,13 +106,14 @@ def list_posts(*, cursor: str | None = None, limit: int | None = None, status: l
                platform: str | None = None, account_id: str | None = None, since: str | None = None,
                until: str | None = None, time_field: str | None = None,
                idempotency_key: str | None = None, q: str | None = None,
-               order: str | None = None) -> Call[PostList]:
+               order: str | None = None, label: list[str] | None = None) -> Call[PostList]:
     """A page of posts. `q`: text contains (ignoring case); `order`: `newest` (the server's default) or
     `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
-    scheduledAt-else-createdAt. A cursor is valid with the order it came from."""
+    scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
+    must match."""
     params = {"cursor": cursor, "limit": limit, "status": status or None, "platform": platform,
               "accountId": account_id, "from": since, "to": until, "timeField": time_field,
-              "idempotencyKey": idempotency_key, "q": q or None, "order": order}
+              "idempotencyKey": idempotency_key, "q": q or None, "order": order, "label": label or None}
     return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
 
 
@@ -225,8 +226,11 @@ def upload_media_file(path: str | Path, progress: Callable[[int], None] | None =
                 headers={"content-type": "application/json", "content-length": str(body.length)})
 
 
-def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None) -> Call[MediaList]:
-    return Call("GET", "/v1/media", MediaList, params={"cursor": cursor, "limit": limit, "type": type},
+def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None,
+               sha256: str | None = None) -> Call[MediaList]:
+    """A page of the media library; `sha256`: only the files with these stored bytes."""
+    return Call("GET", "/v1/media", MediaList,
+                params={"cursor": cursor, "limit": limit, "type": type, "sha256": sha256},
                 optional_extension="GET /v1/media")
 
 

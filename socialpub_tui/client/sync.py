@@ -145,7 +145,7 @@ class Client(ClientBase):
 
     def list_posts(self, **filters: Any) -> PostList:
         """One page (`cursor`, `limit`, `status`, `platform`, `account_id`, `since`, `until`, `time_field`,
-        `idempotency_key`)."""
+        `idempotency_key`, `q`, `order`, `label`)."""
         return self.run(calls.list_posts(**filters))
 
     def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> Iterator[PostOut]:

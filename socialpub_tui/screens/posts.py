@@ -186,7 +186,8 @@ class PostsScreen(Screen[None]):
             return
         options = [(f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
                    for a in accounts.items]
-        self.query_one("#posts-account", Select).set_options(options)
+        for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down
+            select.set_options(options)
 
     # ---- staying current --------------------------------------------------------------------------------------
     def is_live(self) -> bool:

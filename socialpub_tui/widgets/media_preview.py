@@ -115,10 +115,12 @@ class MediaPreview(Vertical):
         try:
             data, content_type = await self.app.client.fetch_media(self.url)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 — an unreachable media is shown as such, never a crash
-            self.query_one(".media-caption", Static).update(f"#{self.index} not available: {exc}")
+            if self.is_attached:  # the detail screen may have closed meanwhile
+                self.query_one(".media-caption", Static).update(f"#{self.index} not available: {exc}")
             return
         decoded = await asyncio.to_thread(decode, data, content_type)
-        self.show(decoded)
+        if self.is_attached:
+            self.show(decoded)
 
     def show(self, decoded: Decoded) -> None:
         self.decoded = decoded

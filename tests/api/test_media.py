@@ -362,6 +362,23 @@ def test_listing_with_cursor_and_expiry(client, owner, settings):
     assert client.get(f"/v1/media/{keys[0]}", headers=key_headers(other.api_key)).status_code == 404
 
 
+def test_listing_by_sha256_of_the_stored_bytes(client, owner, settings):
+    import hashlib
+
+    video = corpus.video("webm")  # a video is stored as uploaded: its hash is the file's
+    made = post(client, owner, base64=b64(video)).json()
+    post(client, owner, base64=b64(corpus.jpeg()))
+    other = make_owner(settings, "Other", "other@example.test")
+    post(client, other, base64=b64(video))
+    digest = hashlib.sha256(video).hexdigest()
+    found = client.get("/v1/media", params={"sha256": digest}, headers=key_headers(owner.api_key)).json()["items"]
+    assert [i["key"] for i in found] == [made["key"]] and found[0]["sha256"] == digest
+    assert client.get("/v1/media", params={"sha256": "0" * 64},
+                      headers=key_headers(owner.api_key)).json()["items"] == []
+    r = client.get("/v1/media", params={"sha256": "XYZ"}, headers=key_headers(owner.api_key))
+    assert r.status_code == 400
+
+
 def test_delete(client, owner):
     media = post(client, owner, base64=b64(corpus.jpeg())).json()
     held = post(client, owner, base64=b64(corpus.jpeg())).json()

@@ -213,7 +213,7 @@ def test_get_one_has_every_field(client, owner):
     Post.update(status="partial").where(Post.id == p["id"]).execute()
     body = client.get(f"/v1/posts/{p['id']}", headers=key_headers(owner.api_key)).json()
     assert set(body) == {"id", "status", "scheduledAt", "createdAt", "updatedAt", "targets", "content", "mediaUrls",
-                         "options", "idempotencyKey"}
+                         "options", "idempotencyKey", "labels"}
     assert body["status"] == "partial" and body["idempotencyKey"] == "g1"
     tiktok, youtube = body["targets"]
     assert (tiktok["externalPostId"], tiktok["postUrl"]) == ("7312", "https://tiktok.test/v/7312")

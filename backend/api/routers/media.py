@@ -33,9 +33,11 @@ def list_media(
     cursor: Annotated[str | None, Query(max_length=60, description="nextCursor of the previous page")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     type: Annotated[Literal["image", "video"] | None, Query()] = None,
+    sha256: Annotated[str | None, Query(pattern="^[0-9a-f]{64}$",
+                                        description="only the files whose stored bytes have this SHA-256")] = None,
 ) -> dict[str, Any]:
     """The workspace's media library, newest first, each item with its expiry (extension)."""
-    rows, next_cursor = svc.list_media(ctx.workspace_id, cursor=cursor, limit=limit, kind=type)
+    rows, next_cursor = svc.list_media(ctx.workspace_id, cursor=cursor, limit=limit, kind=type, sha256=sha256)
     return {"items": [svc.to_item(m, settings) for m in rows], "nextCursor": next_cursor}
 
 

@@ -96,6 +96,7 @@ def list_posts(
         description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
                     "at once"),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
+    label: list[str] | None = Query(None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"),
     q: str | None = Query(None, max_length=svc.MAX_QUERY, pattern=r"^[^\x00]*$",
                           description="posts whose text contains this, ignoring case (taken literally)"),
     order: Literal["newest", "upcoming"] = Query(
@@ -107,7 +108,7 @@ def list_posts(
     and a text search."""
     return _json(svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
                                 account_id=account_id, since=since, until=until, time_field=time_field,
-                                idempotency_key=idempotency_key, q=q, order=order))
+                                idempotency_key=idempotency_key, q=q, order=order, labels=label))
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))

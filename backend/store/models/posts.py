@@ -35,6 +35,7 @@ class Post(BaseModel):
     completed_at = UTCDateTimeField(null=True)
     cancelled_at = UTCDateTimeField(null=True)
     lateness_ms = IntegerField(null=True)  # engine (migration 0006): how late the post was sent
+    labels = JSONField(null=True)  # {key: value} fixed at creation (migration 0016); filtered through PostLabel
     created_at = UTCDateTimeField()
     updated_at = UTCDateTimeField()
 
@@ -94,3 +95,17 @@ class PublishAttempt(BaseModel):
     started_at = UTCDateTimeField()
     finished_at = UTCDateTimeField(null=True)
     outcome = TextField(null=True)
+
+
+class PostLabel(BaseModel):
+    """One label of a post, for `GET /v1/posts?label=KEY=VALUE` (an index seek on (workspace, key, value)).
+    Labels are fixed at creation, so these rows and `Post.labels` (what the API answers) never disagree
+    (migration 0016). Recipes mark the posts a set owns with them."""
+
+    post = ForeignKeyField(Post, backref="label_rows", on_delete="CASCADE", index=True)
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE", index=False)
+    key = CharField(max_length=100)
+    value = CharField(max_length=500)
+
+    class Meta:
+        indexes = ((("workspace", "key", "value", "post"), True),)
