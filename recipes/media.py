@@ -123,7 +123,9 @@ class MediaState:
             merged.pop(sha, None)
         merged.update(self.entries)
         self.entries = merged
-        data = {"version": STATE_VERSION, "media": {sha: vars(r) for sha, r in sorted(merged.items())}}
+        data = {"version": STATE_VERSION, "media": {sha: {"url": r.url, "key": r.key, "expiresAt": r.expires_at,
+                                                          "bytes": r.bytes, "file": r.file}
+                                                    for sha, r in sorted(merged.items())}}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

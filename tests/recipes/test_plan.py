@@ -175,7 +175,7 @@ def test_prune_cancels_only_this_sets_scheduled_posts_whose_occurrence_is_gone()
     posts = [post_for(kept, "post_kept"), post_for(gone, "post_gone"), hand, other_set, other_set_same_key_shape]
     p = plan(loaded(kept), posts, NOW, prune=True)
     assert [(i.post_id, i.reason) for i in p.cancel] == [("post_gone", "gone")]
-    assert p.to_json()["cancel"][0] | {} == p.to_json()["cancel"][0] and p.to_json()["cancel"][0]["postId"] == "post_gone"
+    assert p.to_json()["cancel"][0]["postId"] == "post_gone" and p.to_json()["cancel"][0]["reason"] == "gone"
     without = plan(loaded(kept), posts, NOW)
     assert not without.cancel and [i.post_id for i in without.vanished] == ["post_gone"]
     assert any("--prune" in n for n in without.notices)

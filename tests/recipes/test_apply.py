@@ -1,0 +1,244 @@
+"""plan and apply through the CLI against the embedded backend: idempotency, each kind of change, prune's
+ownership rules, a shrinking series, one failing file among good ones, media uploaded once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recipes.model import LABEL_KEY, LABEL_SET
+from tests.recipes.conftest import all_posts, entry, invoke, jpeg, recipe, set_posts, write
+
+
+def folder_with_posts(tmp_path: Path, name: str = "content") -> Path:
+    folder = tmp_path / name
+    (folder / "media").mkdir(parents=True)
+    (folder / "media" / "a.jpg").write_bytes(jpeg(1))
+    (folder / "media" / "b.jpg").write_bytes(jpeg(2))
+    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
+                                        entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg"),
+                                        entry("plain", "2027-01-04 12:00", "No media")))
+    write(folder, "weekly.yaml", """
+timezone: Europe/Paris
+defaults:
+  targets: [linkedin]
+  media: media/a.jpg
+posts:
+  - id: tips
+    content: "Tip #{n} of {total}"
+    repeat: {every: week, on: [tue], times: ["10:00"], start: "2027-01-05", count: 4}
+""")
+    return folder
+
+
+def plan_json(folder: Path, *extra: str) -> dict:
+    r = invoke("recipes", "plan", str(folder), "--json", *extra)
+    assert r.code in (0, 2), r.err
+    return r.json()
+
+
+def test_applying_twice_creates_each_post_once(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = folder_with_posts(tmp_path)
+    first = plan_json(folder)
+    assert len(first["create"]) == 7 and not first["update"] and not first["cancel"] and not first["errors"]
+    assert invoke("recipes", "plan", str(folder), "--detailed-exitcode").code == 2
+
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 0, r.err
+    done = r.json()
+    assert done["summary"]["created"] == 7 and done["summary"]["mediaUploaded"] == 2  # a.jpg used 5 times: once
+    posts = set_posts("content")
+    assert len(posts) == 7 and {p.status for p in posts} == {"scheduled"}
+    launch = next(p for p in posts if p.labels[LABEL_KEY] == "content/launch.yaml#launch")
+    assert launch.labels[LABEL_SET] == "content" and launch.content == "Launch!"
+    assert launch.scheduled_at.startswith("2027-01-05T08:00:00")  # 09:00 in Paris
+    assert launch.idempotency_key and launch.idempotency_key.startswith("recipe-")
+
+    again = invoke("recipes", "apply", str(folder), "--json")
+    assert again.code == 0, again.err
+    s = again.json()["summary"]
+    assert (s["created"], s["updated"], s["cancelled"], s["unchanged"], s["mediaUploaded"]) == (0, 0, 0, 7, 0)
+    assert len(set_posts("content")) == 7
+    assert invoke("recipes", "plan", str(folder), "--detailed-exitcode").code == 0
+    # the whole library: one upload per distinct file, whatever the runs
+    from socialpub_tui.client import connect
+
+    with connect(worker=False) as client:
+        assert len(list(client.iter_media())) == 2
+
+
+def test_plan_shows_each_kind_of_change(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = folder_with_posts(tmp_path)
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    ids = {p.labels[LABEL_KEY].partition("#")[2]: p.id for p in set_posts("content")}
+
+    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch day!", "media/a.jpg"),  # text
+                                        entry("teaser", "2027-01-03 19:30", "Soon", "media/b.jpg"),  # time
+                                        entry("plain", "2027-01-04 12:00", "No media", "media/b.jpg"),  # media
+                                        entry("extra", "2027-01-06 08:00", "Added")))  # added
+    plan = plan_json(folder)
+    assert [i["entry"] for i in plan["create"]] == ["extra"]
+    updates = {i["entry"]: i for i in plan["update"]}
+    assert {k: v["changes"] for k, v in updates.items()} == {"launch": ["content"], "teaser": ["scheduledAt"],
+                                                           "plain": ["mediaUrls"]}
+    assert updates["teaser"]["postId"] == ids["teaser"] and updates["teaser"]["scheduledAt"] == "2027-01-03T18:30:00Z"
+    assert len(plan["unchanged"]) == 4 and not plan["cancel"]
+
+    # an image replaced in place (same name, new bytes) is a media change; removing an entry is a cancel with --prune
+    (folder / "media" / "b.jpg").write_bytes(jpeg(9))
+    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
+                                        entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg")))
+    plan = plan_json(folder)
+    assert [(i["entry"], i["changes"]) for i in plan["update"]] == [("teaser", ["mediaUrls"])]
+    assert not plan["cancel"]  # without --prune: vanished occurrences are only a notice
+    pruned = plan_json(folder, "--prune")
+    assert [(i["entry"], i["postId"]) for i in pruned["cancel"]] == [("plain", ids["plain"])]
+    r = invoke("recipes", "plan", str(folder), "--prune")
+    assert "plain" in r.out and "gone from the files" in r.out
+
+    r = invoke("recipes", "apply", str(folder), "--prune", "--json")
+    assert r.code == 0, r.err
+    s = r.json()["summary"]
+    assert (s["updated"], s["cancelled"], s["mediaUploaded"]) == (1, 1, 1)
+    by_entry = {p.labels[LABEL_KEY].partition("#")[2]: p for p in set_posts("content")}
+    assert by_entry["plain"].status == "cancelled"
+    assert not plan_json(folder, "--prune")["update"]
+
+
+def test_changed_targets_replace_the_post(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "content"
+    write(folder, "a.yaml", recipe(entry("one", "2027-02-01 10:00")))
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    [old] = set_posts("content")
+    write(folder, "a.yaml", recipe(entry("one", "2027-02-01 10:00", targets="[facebook]")))
+    plan = plan_json(folder)
+    assert plan["create"][0]["replaces"] == old.id and plan["create"][0]["changes"] == ["targets"]
+    assert [(i["postId"], i["reason"]) for i in plan["cancel"]] == [(old.id, "targets_changed")]
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    posts = {p.id: p for p in set_posts("content")}
+    assert posts[old.id].status == "cancelled"
+    [new] = [p for p in posts.values() if p.status == "scheduled"]
+    assert [t.platform for t in new.targets] == ["facebook"] and new.idempotency_key.endswith("-1")
+    assert not plan_json(folder)["create"]
+
+
+def test_prune_never_touches_hand_made_posts_nor_another_folders(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    write(mine, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00")))
+    write(theirs, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00")))  # same keys
+    assert invoke("recipes", "apply", str(mine)).code == 0
+    assert invoke("recipes", "apply", str(theirs)).code == 0
+    hand = invoke("posts", "create", "By hand", "--to", "facebook", "--at", "2027-02-01T10:00:00Z", "--json")
+    assert hand.code == 0, hand.err
+
+    write(mine, "a.yaml", recipe(entry("z", "2027-02-03 10:00")))  # x and y gone from this folder
+    plan = plan_json(mine, "--prune")
+    mine_ids = {p.id for p in set_posts("mine")}
+    assert {i["postId"] for i in plan["cancel"]} == mine_ids and len(mine_ids) == 2
+    r = invoke("recipes", "apply", str(mine), "--prune", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["summary"]["cancelled"] == 2
+    status = {p.id: p.status for p in all_posts()}
+    assert status[hand.json()["id"]] == "scheduled"
+    assert {status[p.id] for p in set_posts("theirs")} == {"scheduled"}
+    assert sorted(p.status for p in set_posts("mine")) == ["cancelled", "cancelled", "scheduled"]
+
+    # pruned then added back: a new post (a new generation of the key), the cancelled one stays cancelled
+    write(mine, "a.yaml", recipe(entry("z", "2027-02-03 10:00"), entry("x", "2027-02-01 10:00")))
+    assert [i["entry"] for i in plan_json(mine)["create"]] == ["x"]
+    assert invoke("recipes", "apply", str(mine)).code == 0
+    assert sorted(p.status for p in set_posts("mine")) == ["cancelled", "cancelled", "scheduled", "scheduled"]
+
+
+def test_a_series_whose_count_shrinks(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "content"
+    series = """
+timezone: Europe/Paris
+posts:
+  - id: tips
+    content: "Tip #{{n}}"
+    targets: [facebook]
+    repeat: {{every: week, on: [tue], times: ["09:00"], start: "2027-03-02", count: {count}}}
+"""
+    write(folder, "weekly.yaml", series.format(count=6))
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    before = {p.labels[LABEL_KEY]: p.id for p in set_posts("content")}
+    assert len(before) == 6
+    write(folder, "weekly.yaml", series.format(count=4))
+    plan = plan_json(folder, "--prune")
+    assert [i["key"].rpartition("@")[2] for i in plan["cancel"]] == ["2027-03-30T09:00", "2027-04-06T09:00"]
+    assert len(plan["unchanged"]) == 4 and not plan["create"] and not plan["update"]
+    # the DST change of 2027-03-28 is crossed: 09:00 stays 09:00 local, its UTC time moves
+    times = {i["key"].rpartition("@")[2]: i["scheduledAt"] for i in plan["unchanged"]}
+    assert times["2027-03-23T09:00"] == "2027-03-23T08:00:00Z"
+    assert invoke("recipes", "apply", str(folder), "--prune").code == 0
+    after = {p.labels[LABEL_KEY]: (p.id, p.status) for p in set_posts("content")}
+    assert sum(s == "scheduled" for _, s in after.values()) == 4
+    assert all(after[k][0] == before[k] for k in after)  # the 4 kept are the same posts
+
+
+def test_one_failing_file_leaves_the_others_applied(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "content"
+    write(folder, "a-good.yaml", recipe(entry("one", "2027-02-01 10:00")))
+    write(folder, "b-broken.yaml", "timezone: Europe/Paris\nposts:\n  - id: [oops\n")
+    write(folder, "c-unknown-account.yaml", recipe(
+        entry("two", "2027-02-02 10:00"),
+        entry("three", "2027-02-03 10:00", targets="[{platform: facebook, channelId: acc_nope}]")))
+    write(folder, "d-good.yaml", recipe(entry("four", "2027-02-04 10:00")))
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 1
+    out = r.json()
+    assert out["summary"]["created"] == 2
+    assert {f["file"]: f["status"] for f in out["files"]} == {"a-good.yaml": "applied", "c-unknown-account.yaml":
+                                                              "invalid", "d-good.yaml": "applied"}
+    assert {e["file"] for e in out["errors"]} == {"b-broken.yaml", "c-unknown-account.yaml"}
+    assert sorted(p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")) == ["four", "one"]
+    human = invoke("recipes", "apply", str(folder))
+    assert human.code == 1 and "c-unknown-account.yaml" in human.err and "acc_nope" in human.err
+
+
+def test_dry_run_changes_nothing(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = folder_with_posts(tmp_path)
+    r = invoke("recipes", "apply", str(folder), "--dry-run", "--json")
+    assert r.code == 0 and len(r.json()["create"]) == 7
+    assert "would create" in invoke("recipes", "apply", str(folder), "--dry-run").out
+    assert set_posts("content") == []
+
+
+def test_past_occurrences_are_never_created(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "content"
+    write(folder, "a.yaml", recipe(entry("old", "2020-01-01 10:00"), entry("new", "2027-01-01 10:00")))
+    r = invoke("recipes", "plan", str(folder), "--json")
+    assert [i["entry"] for i in r.json()["create"]] == ["new"]
+    assert any("past" in n for n in r.json()["notices"])
+    r = invoke("recipes", "apply", str(folder))
+    assert r.code == 0 and "past" in r.err
+    assert [p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")] == ["new"]
+
+
+def test_media_remembered_across_runs_and_uploaded_again_when_gone(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = folder_with_posts(tmp_path)
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    state_file = tmp_path / "d" / "recipes" / "media-state.json"  # in the data dir (cli_env's)
+    state = json.loads(state_file.read_text())["media"]
+    assert len(state) == 2
+    # a new entry naming a known file: no upload
+    write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/a.jpg")))
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.json()["summary"]["mediaUploaded"] == 0 and r.json()["summary"]["created"] == 1
+    # the remembered media deleted from the library (expired): uploaded again, the state follows
+    from socialpub_tui.client import connect
+
+    write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/a.jpg"),
+                                      entry("another", "2027-03-02 10:00", media="media/b.jpg")))
+    b_key = next(v["key"] for v in state.values() if v["file"].endswith("b.jpg"))
+    with connect(worker=False) as client:  # b.jpg's posts are cancelled so that its file can be deleted
+        for p in set_posts("content"):
+            if any(b_key in u for u in p.media_urls):
+                client.cancel_post(p.id)
+        client.delete_media(b_key)
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 0, r.err
+    assert r.json()["summary"]["mediaUploaded"] == 1
+    new_state = json.loads(state_file.read_text())["media"]
+    assert b_key not in {v["key"] for v in new_state.values()} and len(new_state) == 2
