@@ -171,6 +171,7 @@ class Plan:
     vanished: list[Item] = field(default_factory=list)  # without prune: scheduled posts whose occurrence is gone
     skipped_past: list[Occurrence] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # every file the plan covers, in order
+    vanished_notice: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -349,9 +350,10 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
         more = f" and {len(out.skipped_past) - 3} more" if len(out.skipped_past) > 3 else ""
         out.notices.append(f"{len(out.skipped_past)} occurrence(s) in the past skipped, never created: {names}{more}")
     if out.vanished:
-        out.notices.append(f"{len(out.vanished)} scheduled post(s) of this set have no occurrence in the files any "
-                           f"more ({', '.join(i.label() for i in out.vanished[:3])}"
-                           f"{' …' if len(out.vanished) > 3 else ''}): kept; --prune cancels them")
+        out.vanished_notice = (f"{len(out.vanished)} scheduled post(s) of this set have no occurrence in the files "
+                               f"any more ({', '.join(i.label() for i in out.vanished[:3])}"
+                               f"{' …' if len(out.vanished) > 3 else ''}): kept; --prune cancels them")
+        out.notices.append(out.vanished_notice)
     for broken in sorted(scope.broken):
         if scope.covers(broken):
             out.notices.append(f"{broken}: not valid, so its posts are left as they are until it is fixed")

@@ -118,9 +118,11 @@ class Watcher:
             return None
         only = None if initial else dirty | gone
         plan = make_plan(self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only)
+        said_by_gone = {i.file for i in plan.vanished} <= gone  # the line about gone files below says it
         for notice in plan.notices:
-            if "not valid" not in notice:
-                self.emit(notice)
+            if "not valid" in notice or (said_by_gone and notice is plan.vanished_notice):
+                continue  # invalid files were reported above, once
+            self.emit(notice)
         if gone and not self.prune:
             self.emit(f"{', '.join(sorted(gone))}: gone from the folder; its scheduled posts are kept "
                       "(start `watch --prune` to cancel them)")
