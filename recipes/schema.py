@@ -15,6 +15,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -22,6 +23,7 @@ from pydantic import (
     Field,
     Tag,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -156,8 +158,38 @@ def _check_media(value: list[str] | None) -> list[str] | None:
 
 
 Every = Literal["day", "week", "month"]
-Weekday = Annotated[str, Field(json_schema_extra={"enum": [*WEEKDAYS, *_WEEKDAY_NAMES]})]
-MonthDay = Annotated[int, Field(ge=-31, le=31, description="1-31, or -1 for the last day, -2 the one before…")]
+
+
+def _on_item(value: Any, info: ValidationInfo) -> Any:
+    every = info.data.get("every")
+    if every == "week":
+        name = value.strip().lower() if isinstance(value, str) else None
+        name = _WEEKDAY_NAMES.get(name, name) if name else None
+        if name not in WEEKDAY_NUMBERS:
+            raise _error("invalid_recipe", f"with every: week, `on` takes weekdays ({', '.join(WEEKDAYS)}), got "
+                                           f"{value!r}")
+        return name
+    if every == "month":
+        if not isinstance(value, int) or isinstance(value, bool) or value == 0 or not -31 <= value <= 31:
+            raise _error("invalid_recipe", "with every: month, `on` takes days of the month (1 to 31, -1 for the "
+                                           f"last, -2 the one before…), got {value!r}")
+        return value
+    return value  # every: day, or no every: the list's own check says what is wrong
+
+
+def _time_item(value: Any) -> str:
+    if not isinstance(value, str) or not re.match(TIME_PATTERN, value.strip()):
+        raise _error("invalid_recipe", f"expected a wall-clock time HH:MM (e.g. \"09:00\"), got {value!r}")
+    hh, mm = value.strip().split(":")
+    return f"{int(hh):02d}:{mm}"
+
+
+OnItem = Annotated[Any, AfterValidator(_on_item), WithJsonSchema({"anyOf": [
+    {"type": "string", "enum": [*WEEKDAYS, *_WEEKDAY_NAMES], "description": "a weekday (every: week)"},
+    {"type": "integer", "minimum": -31, "maximum": 31, "not": {"const": 0},
+     "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…"}]})]
+TimeItem = Annotated[Any, AfterValidator(_time_item), WithJsonSchema({"type": "string", "pattern": TIME_PATTERN,
+                                                                      "examples": ["09:00", "17:30"]})]
 
 
 class Repeat(_Strict):
@@ -177,14 +209,13 @@ class Repeat(_Strict):
     every: Every | None = Field(default=None, description="day, week or month (or give `cron` instead)")
     interval: int = Field(default=1, ge=1, le=100, description="every 2 weeks: `every: week` with `interval: 2` "
                                                                "(counted from `start`)")
-    on: Annotated[list[Weekday | MonthDay] | None, BeforeValidator(_listify)] = Field(
+    on: Annotated[list[OnItem] | None, BeforeValidator(_listify)] = Field(
         default=None, description="`every: week`: weekdays (mon, tue, … or monday, tuesday, …; default: "
                                   "start's weekday); `every: month`: days of the month (1-31, -1 the last; a "
                                   "month without that day is skipped; default: start's day); not with `day`")
-    times: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    times: Annotated[list[TimeItem] | None, BeforeValidator(_listify)] = Field(
         default=None, min_length=1, description="wall-clock times HH:MM in the file's zone, each day the "
-                                                "series falls on (required with `every`)",
-        json_schema_extra={"items": {"type": "string", "pattern": TIME_PATTERN}})
+                                                "series falls on (required with `every`)")
     cron: str | None = Field(default=None, description="a 5-field cron expression (minute hour day-of-month "
                              "month day-of-week) read in the file's zone, instead of every/on/times",
                              examples=["0 9 * * 1-5", "30 17 1 * *"])
@@ -199,41 +230,14 @@ class Repeat(_Strict):
     @field_validator("on")
     @classmethod
     def _on(cls, value: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
-        if value is None:
-            return None
-        every = info.data.get("every")
-        if every == "week":
-            days = []
-            for v in value:
-                name = str(v).strip().lower() if isinstance(v, str) else None
-                name = _WEEKDAY_NAMES.get(name, name) if name else None
-                if name not in WEEKDAY_NUMBERS:
-                    raise _error("invalid_recipe", f"`on` with every: week takes weekdays ({', '.join(WEEKDAYS)}), "
-                                                   f"got {v!r}")
-                days.append(name)
-            return days
-        if every == "month":
-            for v in value:
-                if not isinstance(v, int) or isinstance(v, bool) or v == 0:
-                    raise _error("invalid_recipe", "`on` with every: month takes days of the month (1 to 31, -1 "
-                                                   f"for the last), got {v!r}")
-            return value
-        if every == "day":
+        if value is not None and info.data.get("every") == "day":
             raise _error("invalid_recipe", "`on` does not go with every: day; use every: week with weekdays")
-        return value  # no `every`: the cron or missing-every error says what is wrong
+        return value
 
     @field_validator("times")
     @classmethod
     def _times(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        out = []
-        for t in value:
-            if not re.match(TIME_PATTERN, t.strip()):
-                raise _error("invalid_recipe", f"expected a wall-clock time HH:MM (e.g. \"09:00\"), got {t!r}")
-            hh, mm = t.strip().split(":")
-            out.append(f"{int(hh):02d}:{mm}")
-        return sorted(set(out))
+        return sorted(set(value)) if value is not None else None
 
     @field_validator("cron")
     @classmethod
