@@ -52,8 +52,8 @@ PARTIAL = {"partial": True}
 """Validation context for what is left of an entry once its invalid keys are taken out (recipes.load checks
 the rest): an entry without `at` or `repeat` is then not an error (its `at` or `repeat` was)."""
 
-GENERATE_NOT_SUPPORTED = ("`generate:` arrives with AI generations and is not yet supported; remove the block "
-                          "and give `content` and `media` yourself")
+GENERATE_NOT_SUPPORTED = ("generate: arrives with AI generations; not yet supported (remove the block and give "
+                          "`content` and `media` yourself)")
 
 
 def _error(code: str, message: str) -> PydanticCustomError:
