@@ -66,6 +66,14 @@ def _listify(value: Any) -> Any:
     return [value] if isinstance(value, str | int) and not isinstance(value, bool) else value
 
 
+def _one_or_many(item: dict[str, Any], max_items: int | None = None) -> WithJsonSchema:
+    """The JSON Schema of a list that may also be written as its single item."""
+    many: dict[str, Any] = {"type": "array", "items": item}
+    if max_items is not None:
+        many["maxItems"] = max_items
+    return WithJsonSchema({"anyOf": [item, many]})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -109,6 +117,7 @@ _CONTENT_DESCRIPTION = (
 _MEDIA_DESCRIPTION = (
     f"Up to {MAX_MEDIA} image or video files, paths relative to this file; a glob (`clips/*.mp4`) expands in "
     "sorted order and must match at least one file. A single path may be written without a list.")
+_MEDIA_SCHEMA = _one_or_many({"type": "string", "minLength": 1}, MAX_MEDIA)
 _TARGETS_DESCRIPTION = (
     f"1 to {MAX_TARGETS} targets, as `targets` of POST /v1/posts: a network's name (its default account) or "
     "{platform, channelId} for one connected account.")
@@ -129,7 +138,7 @@ class Defaults(_Strict):
                                          description=_TARGETS_DESCRIPTION + " Replaced whole by an entry's.")
     content: str | None = Field(default=None, description="Content for entries that give none (see an "
                                                           "entry's `content` for the variables).")
-    media: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION + " Replaced whole by an entry's.")
     options: PostOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION + " Merged per network "
                                         "and per setting with an entry's, the entry winning.")
@@ -184,12 +193,13 @@ def _time_item(value: Any) -> str:
     return f"{int(hh):02d}:{mm}"
 
 
-OnItem = Annotated[Any, AfterValidator(_on_item), WithJsonSchema({"anyOf": [
+_ON_ITEM: dict[str, Any] = {"anyOf": [
     {"type": "string", "enum": [*WEEKDAYS, *_WEEKDAY_NAMES], "description": "a weekday (every: week)"},
     {"type": "integer", "minimum": -31, "maximum": 31, "not": {"const": 0},
-     "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…"}]})]
-TimeItem = Annotated[Any, AfterValidator(_time_item), WithJsonSchema({"type": "string", "pattern": TIME_PATTERN,
-                                                                      "examples": ["09:00", "17:30"]})]
+     "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…"}]}
+_TIME_ITEM: dict[str, Any] = {"type": "string", "pattern": TIME_PATTERN, "examples": ["09:00", "17:30"]}
+OnItem = Annotated[Any, AfterValidator(_on_item), WithJsonSchema(_ON_ITEM)]
+TimeItem = Annotated[Any, AfterValidator(_time_item), WithJsonSchema(_TIME_ITEM)]
 
 
 class Repeat(_Strict):
@@ -209,11 +219,11 @@ class Repeat(_Strict):
     every: Every | None = Field(default=None, description="day, week or month (or give `cron` instead)")
     interval: int = Field(default=1, ge=1, le=100, description="every 2 weeks: `every: week` with `interval: 2` "
                                                                "(counted from `start`)")
-    on: Annotated[list[OnItem] | None, BeforeValidator(_listify)] = Field(
+    on: Annotated[list[OnItem] | None, BeforeValidator(_listify), _one_or_many(_ON_ITEM)] = Field(
         default=None, description="`every: week`: weekdays (mon, tue, … or monday, tuesday, …; default: "
                                   "start's weekday); `every: month`: days of the month (1-31, -1 the last; a "
                                   "month without that day is skipped; default: start's day); not with `day`")
-    times: Annotated[list[TimeItem] | None, BeforeValidator(_listify)] = Field(
+    times: Annotated[list[TimeItem] | None, BeforeValidator(_listify), _one_or_many(_TIME_ITEM)] = Field(
         default=None, min_length=1, description="wall-clock times HH:MM in the file's zone, each day the "
                                                 "series falls on (required with `every`)")
     cron: str | None = Field(default=None, description="a 5-field cron expression (minute hour day-of-month "
@@ -319,7 +329,7 @@ class Entry(_Strict):
                                 "posts made from it are found again by it, so renaming it replaces them",
                     json_schema_extra={"pattern": ID_PATTERN})
     content: str | None = Field(default=None, description=_CONTENT_DESCRIPTION)
-    media: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION)
     targets: list[Target] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS,
                                          description=_TARGETS_DESCRIPTION)
@@ -429,6 +439,15 @@ def check_zone(name: str) -> None:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a recipe file (draft 2020-12) with `$id`, descriptions and examples."""
-    body = RecipeFile.model_json_schema(by_alias=True)
-    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **body,
-            "description": (RecipeFile.__doc__ or "").strip().replace("\n    ", " ")}
+    body = _one_line(RecipeFile.model_json_schema(by_alias=True))
+    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **body}
+
+
+def _one_line(node: Any) -> Any:
+    """Descriptions taken from docstrings, on one line (editors show them as tooltips)."""
+    if isinstance(node, dict):
+        return {k: " ".join(v.split()) if k == "description" and isinstance(v, str) else _one_line(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_one_line(v) for v in node]
+    return node
