@@ -15,6 +15,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -22,6 +23,7 @@ from pydantic import (
     Field,
     Tag,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -50,8 +52,8 @@ PARTIAL = {"partial": True}
 """Validation context for what is left of an entry once its invalid keys are taken out (recipes.load checks
 the rest): an entry without `at` or `repeat` is then not an error (its `at` or `repeat` was)."""
 
-GENERATE_NOT_SUPPORTED = ("`generate:` arrives with AI generations and is not yet supported; remove the block "
-                          "and give `content` and `media` yourself")
+GENERATE_NOT_SUPPORTED = ("generate: arrives with AI generations; not yet supported (remove the block and give "
+                          "`content` and `media` yourself)")
 
 
 def _error(code: str, message: str) -> PydanticCustomError:
@@ -62,6 +64,14 @@ def _error(code: str, message: str) -> PydanticCustomError:
 def _listify(value: Any) -> Any:
     """A single value where a list is expected is a list of one (`media: photo.jpg`, `on: tue`)."""
     return [value] if isinstance(value, str | int) and not isinstance(value, bool) else value
+
+
+def _one_or_many(item: dict[str, Any], max_items: int | None = None) -> WithJsonSchema:
+    """The JSON Schema of a list that may also be written as its single item."""
+    many: dict[str, Any] = {"type": "array", "items": item}
+    if max_items is not None:
+        many["maxItems"] = max_items
+    return WithJsonSchema({"anyOf": [item, many]})
 
 
 class _Strict(BaseModel):
@@ -107,6 +117,7 @@ _CONTENT_DESCRIPTION = (
 _MEDIA_DESCRIPTION = (
     f"Up to {MAX_MEDIA} image or video files, paths relative to this file; a glob (`clips/*.mp4`) expands in "
     "sorted order and must match at least one file. A single path may be written without a list.")
+_MEDIA_SCHEMA = _one_or_many({"type": "string", "minLength": 1}, MAX_MEDIA)
 _TARGETS_DESCRIPTION = (
     f"1 to {MAX_TARGETS} targets, as `targets` of POST /v1/posts: a network's name (its default account) or "
     "{platform, channelId} for one connected account.")
@@ -127,7 +138,7 @@ class Defaults(_Strict):
                                          description=_TARGETS_DESCRIPTION + " Replaced whole by an entry's.")
     content: str | None = Field(default=None, description="Content for entries that give none (see an "
                                                           "entry's `content` for the variables).")
-    media: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION + " Replaced whole by an entry's.")
     options: PostOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION + " Merged per network "
                                         "and per setting with an entry's, the entry winning.")
@@ -156,8 +167,39 @@ def _check_media(value: list[str] | None) -> list[str] | None:
 
 
 Every = Literal["day", "week", "month"]
-Weekday = Annotated[str, Field(json_schema_extra={"enum": [*WEEKDAYS, *_WEEKDAY_NAMES]})]
-MonthDay = Annotated[int, Field(ge=-31, le=31, description="1-31, or -1 for the last day, -2 the one before…")]
+
+
+def _on_item(value: Any, info: ValidationInfo) -> Any:
+    every = info.data.get("every")
+    if every == "week":
+        name = value.strip().lower() if isinstance(value, str) else None
+        name = _WEEKDAY_NAMES.get(name, name) if name else None
+        if name not in WEEKDAY_NUMBERS:
+            raise _error("invalid_recipe", f"with every: week, `on` takes weekdays ({', '.join(WEEKDAYS)}), got "
+                                           f"{value!r}")
+        return name
+    if every == "month":
+        if not isinstance(value, int) or isinstance(value, bool) or value == 0 or not -31 <= value <= 31:
+            raise _error("invalid_recipe", "with every: month, `on` takes days of the month (1 to 31, -1 for the "
+                                           f"last, -2 the one before…), got {value!r}")
+        return value
+    return value  # every: day, or no every: the list's own check says what is wrong
+
+
+def _time_item(value: Any) -> str:
+    if not isinstance(value, str) or not re.match(TIME_PATTERN, value.strip()):
+        raise _error("invalid_recipe", f"expected a wall-clock time HH:MM (e.g. \"09:00\"), got {value!r}")
+    hh, mm = value.strip().split(":")
+    return f"{int(hh):02d}:{mm}"
+
+
+_ON_ITEM: dict[str, Any] = {"anyOf": [
+    {"type": "string", "enum": [*WEEKDAYS, *_WEEKDAY_NAMES], "description": "a weekday (every: week)"},
+    {"type": "integer", "minimum": -31, "maximum": 31, "not": {"const": 0},
+     "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…"}]}
+_TIME_ITEM: dict[str, Any] = {"type": "string", "pattern": TIME_PATTERN, "examples": ["09:00", "17:30"]}
+OnItem = Annotated[Any, AfterValidator(_on_item), WithJsonSchema(_ON_ITEM)]
+TimeItem = Annotated[Any, AfterValidator(_time_item), WithJsonSchema(_TIME_ITEM)]
 
 
 class Repeat(_Strict):
@@ -177,14 +219,13 @@ class Repeat(_Strict):
     every: Every | None = Field(default=None, description="day, week or month (or give `cron` instead)")
     interval: int = Field(default=1, ge=1, le=100, description="every 2 weeks: `every: week` with `interval: 2` "
                                                                "(counted from `start`)")
-    on: Annotated[list[Weekday | MonthDay] | None, BeforeValidator(_listify)] = Field(
+    on: Annotated[list[OnItem] | None, BeforeValidator(_listify), _one_or_many(_ON_ITEM)] = Field(
         default=None, description="`every: week`: weekdays (mon, tue, … or monday, tuesday, …; default: "
                                   "start's weekday); `every: month`: days of the month (1-31, -1 the last; a "
                                   "month without that day is skipped; default: start's day); not with `day`")
-    times: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    times: Annotated[list[TimeItem] | None, BeforeValidator(_listify), _one_or_many(_TIME_ITEM)] = Field(
         default=None, min_length=1, description="wall-clock times HH:MM in the file's zone, each day the "
-                                                "series falls on (required with `every`)",
-        json_schema_extra={"items": {"type": "string", "pattern": TIME_PATTERN}})
+                                                "series falls on (required with `every`)")
     cron: str | None = Field(default=None, description="a 5-field cron expression (minute hour day-of-month "
                              "month day-of-week) read in the file's zone, instead of every/on/times",
                              examples=["0 9 * * 1-5", "30 17 1 * *"])
@@ -199,41 +240,14 @@ class Repeat(_Strict):
     @field_validator("on")
     @classmethod
     def _on(cls, value: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
-        if value is None:
-            return None
-        every = info.data.get("every")
-        if every == "week":
-            days = []
-            for v in value:
-                name = str(v).strip().lower() if isinstance(v, str) else None
-                name = _WEEKDAY_NAMES.get(name, name) if name else None
-                if name not in WEEKDAY_NUMBERS:
-                    raise _error("invalid_recipe", f"`on` with every: week takes weekdays ({', '.join(WEEKDAYS)}), "
-                                                   f"got {v!r}")
-                days.append(name)
-            return days
-        if every == "month":
-            for v in value:
-                if not isinstance(v, int) or isinstance(v, bool) or v == 0:
-                    raise _error("invalid_recipe", "`on` with every: month takes days of the month (1 to 31, -1 "
-                                                   f"for the last), got {v!r}")
-            return value
-        if every == "day":
+        if value is not None and info.data.get("every") == "day":
             raise _error("invalid_recipe", "`on` does not go with every: day; use every: week with weekdays")
-        return value  # no `every`: the cron or missing-every error says what is wrong
+        return value
 
     @field_validator("times")
     @classmethod
     def _times(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        out = []
-        for t in value:
-            if not re.match(TIME_PATTERN, t.strip()):
-                raise _error("invalid_recipe", f"expected a wall-clock time HH:MM (e.g. \"09:00\"), got {t!r}")
-            hh, mm = t.strip().split(":")
-            out.append(f"{int(hh):02d}:{mm}")
-        return sorted(set(out))
+        return sorted(set(value)) if value is not None else None
 
     @field_validator("cron")
     @classmethod
@@ -315,7 +329,7 @@ class Entry(_Strict):
                                 "posts made from it are found again by it, so renaming it replaces them",
                     json_schema_extra={"pattern": ID_PATTERN})
     content: str | None = Field(default=None, description=_CONTENT_DESCRIPTION)
-    media: Annotated[list[str] | None, BeforeValidator(_listify)] = Field(
+    media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION)
     targets: list[Target] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS,
                                          description=_TARGETS_DESCRIPTION)
@@ -425,6 +439,15 @@ def check_zone(name: str) -> None:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a recipe file (draft 2020-12) with `$id`, descriptions and examples."""
-    body = RecipeFile.model_json_schema(by_alias=True)
-    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **body,
-            "description": (RecipeFile.__doc__ or "").strip().replace("\n    ", " ")}
+    body = _one_line(RecipeFile.model_json_schema(by_alias=True))
+    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **body}
+
+
+def _one_line(node: Any) -> Any:
+    """Descriptions taken from docstrings, on one line (editors show them as tooltips)."""
+    if isinstance(node, dict):
+        return {k: " ".join(v.split()) if k == "description" and isinstance(v, str) else _one_line(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_one_line(v) for v in node]
+    return node

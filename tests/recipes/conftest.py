@@ -1,16 +1,52 @@
-"""Recipe fixtures: an initialised embedded data dir on a paid plan (the free plan allows 3 publications), recipe
-folders written by the test, and the backend read through the client."""
+"""Recipe files written into a temporary folder, with media files next to them; and, for the tests that plan and
+apply, `backend`: an initialised embedded data dir on a paid plan (the free plan allows 3 publications)."""
 
 from __future__ import annotations
 
-import io
+import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from recipes.model import LABEL_SET
+from recipes.load import load
+from recipes.model import Loaded
 from tests.cli.conftest import cli_env, embedded, invoke  # noqa: F401 - fixtures reused
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "examples"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A recipe folder `shop/` with images/a.jpg, images/b.jpg, clips/one.mp4, clips/two.mp4."""
+    root = tmp_path / "shop"
+    for name in ("images/a.jpg", "images/b.jpg", "clips/one.mp4", "clips/two.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"x")
+    return root
+
+
+@pytest.fixture
+def write(folder: Path) -> Callable[..., Path]:
+    def _write(text: str, name: str = "posts.yaml") -> Path:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def load_text(folder: Path, write: Callable[..., Path]) -> Callable[..., Loaded]:
+    """Write one file into the folder and load the folder."""
+
+    def _load(text: str, name: str = "posts.yaml", **kwargs: object) -> Loaded:
+        write(text, name)
+        return load(folder, **kwargs)  # type: ignore[arg-type]
+
+    return _load
+
 
 PAID = ("admin", "plan", "GROWTH", "--status", "active", "--period-end", "2030-01-01T00:00:00Z")
 
@@ -21,48 +57,3 @@ def backend(embedded):  # type: ignore[no-untyped-def]  # noqa: F811
     r = invoke(*PAID)
     assert r.code == 0, r.err
     return embedded
-
-
-def jpeg(n: int = 0, size: tuple[int, int] = (320, 240)) -> bytes:
-    from PIL import Image, ImageDraw
-
-    im = Image.new("RGB", size, ((n * 37) % 256, (n * 91) % 256, (n * 53) % 256))
-    ImageDraw.Draw(im).line([(0, 0), size], fill=(255, 255, (n * 17) % 256), width=5)
-    buf = io.BytesIO()
-    im.save(buf, "JPEG", quality=85)
-    return buf.getvalue()
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text.lstrip("\n"), encoding="utf-8")
-    return path
-
-
-def entry(id: str, at: str, content: str | None = None, media: str | None = None,
-          targets: str = "[facebook, linkedin]") -> str:
-    lines = [f"  - id: {id}", f"    content: \"{content or 'Post ' + id}\"", f"    at: \"{at}\"",
-             f"    targets: {targets}"]
-    if media:
-        lines.append(f"    media: {media}")
-    return "\n".join(lines) + "\n"
-
-
-def recipe(*entries: str, zone: str = "Europe/Paris") -> str:
-    return f"timezone: {zone}\nposts:\n" + "".join(entries)
-
-
-def set_posts(set_name: str, status: str | None = None) -> list[Any]:
-    """Every post with the set's label, read through the client (every status unless `status`)."""
-    from socialpub_tui.client import connect
-
-    with connect(worker=False) as client:
-        return list(client.iter_posts(label=[f"{LABEL_SET}={set_name}"], status=[status] if status else None))
-
-
-def all_posts() -> list[Any]:
-    from socialpub_tui.client import connect
-
-    with connect(worker=False) as client:
-        return list(client.iter_posts())

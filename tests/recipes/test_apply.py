@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from recipes.model import LABEL_KEY, LABEL_SET
-from tests.recipes.conftest import all_posts, entry, invoke, jpeg, recipe, set_posts, write
+from tests.recipes.helpers import all_posts, entry, invoke, jpeg, recipe, set_posts, write
 
 
 def folder_with_posts(tmp_path: Path, name: str = "content") -> Path:

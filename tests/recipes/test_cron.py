@@ -10,7 +10,7 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 
 from recipes.model import LABEL_KEY
-from tests.recipes.conftest import entry, jpeg, recipe, set_posts, write
+from tests.recipes.helpers import entry, jpeg, recipe, set_posts, write
 from tests.recipes.watching import ROOT, SOCIALPUB
 
 

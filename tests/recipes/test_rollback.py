@@ -13,7 +13,7 @@ from recipes.media import Hasher, MediaState, MediaStore
 from recipes.model import LABEL_KEY
 from recipes.runner import make_plan
 from socialpub_tui.client.errors import ApiError
-from tests.recipes.conftest import entry, invoke, recipe, set_posts, write
+from tests.recipes.helpers import entry, invoke, recipe, set_posts, write
 
 
 class Failing:

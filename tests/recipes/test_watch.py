@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from recipes.model import LABEL_KEY
-from tests.recipes.conftest import entry, jpeg, recipe, set_posts, write
+from tests.recipes.helpers import entry, jpeg, recipe, set_posts, write
 from tests.recipes.watching import WatchProcess
 
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2} ")
