@@ -16,8 +16,8 @@ SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
 
 
 class WatchProcess:
-    def __init__(self, folder: Path, *args: str) -> None:
-        env = dict(os.environ) | {"PYTHONPATH": str(ROOT), "SOCIALPUB_LOG_LEVEL": "WARNING"}
+    def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        env = (dict(os.environ) if env is None else env) | {"PYTHONPATH": str(ROOT), "SOCIALPUB_LOG_LEVEL": "WARNING"}
         self.proc = subprocess.Popen([SOCIALPUB, "recipes", "watch", str(folder), *args], env=env, text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1)
         self.lines: queue.Queue[str] = queue.Queue()
