@@ -18,6 +18,25 @@ def set_posts(client: Any, set_name: str) -> list[Any]:
     return list(client.iter_posts(label=[f"{LABEL_SET}={set_name}"], limit=100))
 
 
+KEY_LOOKUPS_MAX = 40
+"""Up to this many occurrence keys, `posts_for_keys` asks for each key's posts; beyond, for the whole set."""
+
+
+def posts_for_keys(client: Any, set_name: str, keys: Iterable[str]) -> list[Any]:
+    """The set's posts for these occurrence keys (every status): one request a key
+    (`label=socialpub.recipe/key=…`) when they are few, else the whole set (`set_posts`). The watcher's way to
+    plan a few changed files without reading a set of thousands of posts."""
+    from recipes.model import LABEL_KEY
+
+    wanted = sorted(set(keys))
+    if len(wanted) > KEY_LOOKUPS_MAX:
+        return set_posts(client, set_name)
+    out: list[Any] = []
+    for key in wanted:
+        out += client.iter_posts(label=[f"{LABEL_SET}={set_name}", f"{LABEL_KEY}={key}"], limit=100)
+    return out
+
+
 def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, whole_set: bool = True,
               only: Iterable[str] | None = None, posts: list[Any] | None = None,
               now: datetime | None = None) -> Plan:

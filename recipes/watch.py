@@ -1,13 +1,18 @@
 """`socialpub recipes watch`: keep a recipe folder applied while it is edited.
 
-At start the whole folder is planned and applied (as `apply`). Then `watchfiles` reports changes, grouped: a
-burst of writes (an editor's save, a copy of several files) becomes one batch once the folder has been quiet for
-`step_ms` (at most `debounce_ms` after the first change). For each batch the folder is read again (reading is
-cheap next to the backend's work; reading only the changed files would get the keys of files in sub-folders
-wrong), and each file's *fingerprint* — its occurrences and the content hashes of their media — is compared with
-the last one applied. The files whose fingerprint changed, and the files that disappeared, are planned and applied;
-nothing else is touched. So a media file written after the YAML that names it counts for that YAML (the YAML was
-invalid — media not found — and becomes valid; an image replaced in place changes its hash).
+At start the whole folder is planned and applied (as `apply`), once the file watcher is listening. Then
+`watchfiles` reports changes, grouped: a burst of writes (an editor's save, a copy of several files) becomes one
+batch once the folder has been quiet for `step_ms` (at most `debounce_ms` after the first change). For each batch:
+
+- the folder's YAML files are listed and read again — except those unchanged since they were last read (same size
+  and modification time) and valid, when the batch added or removed no other file (an added image may complete
+  a glob or a missing media file of any YAML file: then every file is read);
+- each file's *fingerprint* — its occurrences and the content hashes of their media — is compared with the last
+  one applied; the files whose fingerprint changed, and the files that disappeared, are planned and applied,
+  nothing else. So a media file written after the YAML that names it counts for that YAML (the YAML was invalid
+  — media not found — and becomes valid), and an image replaced in place changes its hash;
+- the posts of those files are looked up by occurrence key (`runner.posts_for_keys`: a request a key when there
+  are a few, the whole set otherwise), so a batch costs the same in a set of 20 posts or of 20,000.
 
 A file that does not load (broken YAML, a missing media file) is reported once per distinct problem and its last
 good state is kept: its posts stay as they are until it is fixed. A deleted (or renamed-away) file's scheduled
@@ -28,9 +33,9 @@ from typing import Any
 from recipes.apply import Action, Applier, ApplyResult
 from recipes.media import MediaStore
 from recipes.model import FileResult, Loaded
-from recipes.runner import make_plan
+from recipes.runner import make_plan, posts_for_keys
 
-Loader = Callable[[Path], Loaded]
+RECIPE_SUFFIXES = (".yaml", ".yml")
 
 
 def now_local() -> str:
@@ -72,12 +77,15 @@ class Watcher:
     root: Path
     client: Any
     store: MediaStore
-    load: Loader
+    set_name: str | None = None
+    default_zone: str | None = None
     prune: bool = False
     log: Callable[[str], None] = print
     debounce_ms: int = 1600
     step_ms: int = 50
     good: dict[str, str] = field(default_factory=dict)  # file -> fingerprint last applied
+    applied: dict[str, FileResult] = field(default_factory=dict)  # file -> its result last applied
+    cache: dict[str, tuple[tuple[int, int], FileResult]] = field(default_factory=dict)  # file -> (stat, result)
     reported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> problems last reported
     batches: int = 0
 
@@ -87,10 +95,38 @@ class Watcher:
     def _on_action(self, action: Action) -> None:
         self.emit(describe(action))
 
-    def sync(self, initial: bool = False) -> ApplyResult | None:
+    def read(self, reuse: bool) -> Loaded:
+        """The folder as `recipes.load.load` reads it, reusing the result of each valid YAML file whose size and
+        modification time did not change when `reuse`."""
+        from recipes.load import check_set_name, load_file, recipe_files
+
+        name = self.set_name if self.set_name is not None else self.root.resolve().name
+        check_set_name(name)
+        loaded = Loaded(root=self.root, set_name=name)
+        cache: dict[str, tuple[tuple[int, int], FileResult]] = {}
+        for path in recipe_files(self.root):
+            rel = path.relative_to(self.root).as_posix()
+            try:
+                st = path.stat()
+            except OSError:
+                continue  # deleted while listed: the next batch says so
+            stamp = (st.st_size, st.st_mtime_ns)
+            hit = self.cache.get(rel)
+            if reuse and hit is not None and hit[0] == stamp and hit[1].ok:
+                result = hit[1]
+            else:
+                result = load_file(path, rel=rel, shown=rel, set_name=name, default_zone=self.default_zone)
+            cache[rel] = (stamp, result)
+            loaded.files.append(result)
+        self.cache = cache
+        return loaded
+
+    def sync(self, initial: bool = False, changes: set[tuple[Any, str]] | None = None) -> ApplyResult | None:
         """Read the folder, plan the files that changed since the last good state, apply them."""
+        reuse = not initial and changes is not None and all(
+            path.endswith(RECIPE_SUFFIXES) or getattr(kind, "name", "") == "modified" for kind, path in changes)
         try:
-            loaded = self.load(self.root)
+            loaded = self.read(reuse)
         except Exception as exc:  # noqa: BLE001 - the folder itself could not be read: report, keep waiting
             self.emit(f"cannot read {self.root}: {exc}")
             return None
@@ -117,7 +153,13 @@ class Watcher:
         if not dirty and not gone and not initial:
             return None
         only = None if initial else dirty | gone
-        plan = make_plan(self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only)
+        posts = None
+        if not initial:
+            by_file = {f.file: f for f in loaded.files}
+            keys = {o.key for name in dirty for o in by_file[name].occurrences}
+            keys |= {o.key for name in dirty | gone if name in self.applied for o in self.applied[name].occurrences}
+            posts = posts_for_keys(self.client, loaded.set_name, keys)
+        plan = make_plan(self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only, posts=posts)
         said_by_gone = {i.file for i in plan.vanished} <= gone  # the line about gone files below says it
         for notice in plan.notices:
             if "not valid" in notice or (said_by_gone and notice is plan.vanished_notice):
@@ -133,11 +175,14 @@ class Watcher:
         for f in result.files:
             if f.status in ("failed", "invalid"):
                 self.emit(f"{f.file}: {f.summary()}")
+        by_name = {f.file: f for f in loaded.files}
         for name in prints:
             if (initial or name in dirty) and name not in failed:
                 self.good[name] = prints[name]
+                self.applied[name] = by_name[name]
         for name in gone:
             self.good.pop(name, None)
+            self.applied.pop(name, None)
         if initial:
             counts = result.counts()
             self.emit(f"watching {self.root}: {counts['created']} created, {counts['updated']} updated, "
@@ -162,10 +207,10 @@ class Watcher:
             if not changes:
                 continue
             self.batches += 1
-            self._guarded()
+            self._guarded(changes=changes)
 
-    def _guarded(self, initial: bool = False) -> None:
+    def _guarded(self, initial: bool = False, changes: set[tuple[Any, str]] | None = None) -> None:
         try:
-            self.sync(initial=initial)
+            self.sync(initial=initial, changes=changes)
         except Exception as exc:  # noqa: BLE001 - a backend error on one batch: report, keep watching
             self.emit(f"error: {type(exc).__name__}: {exc}; will try again on the next change")

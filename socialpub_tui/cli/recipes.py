@@ -136,7 +136,7 @@ def _plural(n: int, word: str) -> str:
 
 # ---- plan, apply, watch: against the backend (recipes.plan, recipes.apply, recipes.watch) ----------------
 
-def _load(path: str, set_name: str | None, require_files: bool = True) -> Any:
+def _load(path: str, set_name: str | None) -> Any:
     """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
     from recipes.load import check_set_name, load
 
@@ -147,7 +147,7 @@ def _load(path: str, set_name: str | None, require_files: bool = True) -> Any:
             raise click.BadParameter(str(exc), param_hint="--set") from None
     zone = recipe_zone()
     loaded = load(Path(path), set_name=set_name, default_zone=zone)
-    if require_files and not loaded.files:
+    if not loaded.files:
         raise click.BadParameter(f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)",
                                  param_hint="PATH")
     return loaded
@@ -347,19 +347,23 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     import signal
     import threading
 
-    from recipes.load import load
+    from recipes.load import check_set_name
     from recipes.watch import Watcher
 
     root = Path(path)
     if not root.is_dir():
         raise click.BadParameter("watch needs a folder", param_hint="PATH")
-    _load(path, set_name, require_files=False)  # a bad --set: a usage error now
+    if set_name is not None:
+        try:
+            check_set_name(set_name)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--set") from None
     zone = recipe_zone()
     out = Output(False)
     try:
         client = get_client(worker=True)
-        watcher = Watcher(root.resolve(), client, _store(client), lambda p: load(p, set_name=set_name, default_zone=zone),
-                          prune=prune, log=lambda line: click.echo(line), step_ms=debounce_ms)
+        watcher = Watcher(root.resolve(), client, _store(client), set_name=set_name, default_zone=zone, prune=prune,
+                          log=lambda line: click.echo(line), step_ms=debounce_ms)
     except Exception as err:  # noqa: BLE001 - ApiError/ConfigError: exit 1 with the message
         out.fail(err, 1)
     stop = threading.Event()
