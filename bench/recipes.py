@@ -218,9 +218,10 @@ def bench_watch(entries: int, media: int, writes: int) -> dict[str, Any]:
                 text = ("timezone: Europe/Paris\nposts:\n"
                         f"  - id: dropped-{n}\n    content: \"Dropped in #{n}\"\n    media: {image}\n"
                         f"    targets: [facebook, linkedin]\n    at: \"2027-03-{1 + n:02d} 10:00\"\n")
+                picture = jpeg(100 + n, (1080, 1080)) if fresh else b""
                 t0 = time.perf_counter()
                 if fresh:
-                    (folder / image).write_bytes(jpeg(100 + n, (1080, 1080)))
+                    (folder / image).write_bytes(picture)
                 (folder / f"dropped-{n}.yaml").write_text(text)
                 at, line = wait_for(f"created dropped-{n}.yaml#dropped-{n}")
                 reactions.append({"write": n, "new_image": fresh, "reaction_s": round(at - t0, 3)})

@@ -4,9 +4,10 @@ At start the whole folder is planned and applied (as `apply`), once the file wat
 `watchfiles` reports changes, grouped: a burst of writes (an editor's save, a copy of several files) becomes one
 batch once the folder has been quiet for `step_ms` (at most `debounce_ms` after the first change). For each batch:
 
-- the folder's YAML files are listed and read again — except those unchanged since they were last read (same size
-  and modification time) and valid, when the batch added or removed no other file (an added image may complete
-  a glob or a missing media file of any YAML file: then every file is read);
+- the folder's YAML files are listed, and read again unless unchanged since they were last read (same size and
+  modification time) and valid — and, when the batch added or removed other files (media), unless they could
+  be affected: a file is read again when it names a removed file, or when its text could hold a glob (`*`, `?`,
+  or `[` on a line with `/` or `.`), since an added image may complete its glob;
 - each file's *fingerprint* — its occurrences and the content hashes of their media — is compared with the last
   one applied; the files whose fingerprint changed, and the files that disappeared, are planned and applied,
   nothing else. So a media file written after the YAML that names it counts for that YAML (the YAML was invalid
@@ -23,6 +24,7 @@ Each action is logged with the local time: `2026-11-24T10:00:03+01:00 created la
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +38,53 @@ from recipes.model import FileResult, Loaded
 from recipes.runner import make_plan, posts_for_keys
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
+_GLOBBY = re.compile(r"[*?]|^[^\n]*\[[^\n]*[/.]", re.MULTILINE)
+
+
+def could_glob(path: Path) -> bool:
+    """Whether a recipe file's text could hold a media glob (false positives only cost a re-read)."""
+    try:
+        return bool(_GLOBBY.search(path.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return True
+
+
+@dataclass
+class Cached:
+    stamp: tuple[int, int]  # size, mtime_ns
+    result: FileResult
+    globby: bool
+
+
+@dataclass
+class Batch:
+    """What a batch of changes means for the YAML files read before it."""
+
+    initial: bool = True
+    added_other: bool = False  # a file other than YAML was added
+    removed_other: tuple[str, ...] = ()  # files (or folders) other than YAML removed
+
+    @classmethod
+    def of(cls, changes: set[tuple[Any, str]]) -> Batch:
+        added = removed = False
+        gone: list[str] = []
+        for kind, path in changes:
+            if path.endswith(RECIPE_SUFFIXES):
+                continue
+            name = getattr(kind, "name", str(kind))
+            added = added or name == "added"
+            if name == "deleted":
+                removed = True
+                gone.append(path)
+        return cls(False, added, tuple(gone) if removed else ())
+
+    def reread(self, cached: Cached) -> bool:
+        if self.initial or not cached.result.ok:
+            return True
+        if (self.added_other or self.removed_other) and cached.globby:
+            return True
+        return any(str(p) == g or str(p).startswith(g.rstrip("/") + "/")
+                   for g in self.removed_other for o in cached.result.occurrences for p in o.media)
 
 
 def now_local() -> str:
@@ -85,7 +134,7 @@ class Watcher:
     step_ms: int = 50
     good: dict[str, str] = field(default_factory=dict)  # file -> fingerprint last applied
     applied: dict[str, FileResult] = field(default_factory=dict)  # file -> its result last applied
-    cache: dict[str, tuple[tuple[int, int], FileResult]] = field(default_factory=dict)  # file -> (stat, result)
+    cache: dict[str, Cached] = field(default_factory=dict)  # file -> what was read, when
     reported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> problems last reported
     batches: int = 0
 
@@ -95,15 +144,14 @@ class Watcher:
     def _on_action(self, action: Action) -> None:
         self.emit(describe(action))
 
-    def read(self, reuse: bool) -> Loaded:
-        """The folder as `recipes.load.load` reads it, reusing the result of each valid YAML file whose size and
-        modification time did not change when `reuse`."""
+    def read(self, batch: Batch) -> Loaded:
+        """The folder as `recipes.load.load` reads it, reusing what `batch` leaves valid (see the module)."""
         from recipes.load import check_set_name, load_file, recipe_files
 
         name = self.set_name if self.set_name is not None else self.root.resolve().name
         check_set_name(name)
         loaded = Loaded(root=self.root, set_name=name)
-        cache: dict[str, tuple[tuple[int, int], FileResult]] = {}
+        cache: dict[str, Cached] = {}
         for path in recipe_files(self.root):
             rel = path.relative_to(self.root).as_posix()
             try:
@@ -112,21 +160,19 @@ class Watcher:
                 continue  # deleted while listed: the next batch says so
             stamp = (st.st_size, st.st_mtime_ns)
             hit = self.cache.get(rel)
-            if reuse and hit is not None and hit[0] == stamp and hit[1].ok:
-                result = hit[1]
-            else:
-                result = load_file(path, rel=rel, shown=rel, set_name=name, default_zone=self.default_zone)
-            cache[rel] = (stamp, result)
-            loaded.files.append(result)
+            if hit is None or hit.stamp != stamp or batch.reread(hit):
+                hit = Cached(stamp, load_file(path, rel=rel, shown=rel, set_name=name,
+                                              default_zone=self.default_zone), could_glob(path))
+            cache[rel] = hit
+            loaded.files.append(hit.result)
         self.cache = cache
         return loaded
 
     def sync(self, initial: bool = False, changes: set[tuple[Any, str]] | None = None) -> ApplyResult | None:
         """Read the folder, plan the files that changed since the last good state, apply them."""
-        reuse = not initial and changes is not None and all(
-            path.endswith(RECIPE_SUFFIXES) or getattr(kind, "name", "") == "modified" for kind, path in changes)
+        batch = Batch() if initial or changes is None else Batch.of(changes)
         try:
-            loaded = self.read(reuse)
+            loaded = self.read(batch)
         except Exception as exc:  # noqa: BLE001 - the folder itself could not be read: report, keep waiting
             self.emit(f"cannot read {self.root}: {exc}")
             return None

@@ -99,6 +99,15 @@ def test_watch_survives_broken_yaml_picks_up_late_media_keeps_deletions_without_
     (folder / "media" / "late.jpg").write_bytes(jpeg(6))
     w.wait_for("updated c.yaml#pic (mediaUrls)")
 
+    # a glob: an image added to the folder it names joins the post
+    (folder / "gallery").mkdir()
+    (folder / "gallery" / "one.jpg").write_bytes(jpeg(7))
+    write(folder, "g.yaml", recipe(entry("gal", "2027-02-03 10:00", "Gallery", "gallery/*.jpg")))
+    w.wait_for("created g.yaml#gal")
+    (folder / "gallery" / "two.jpg").write_bytes(jpeg(8))
+    w.wait_for("updated g.yaml#gal (mediaUrls)")
+    assert len(by_entry()["g.yaml#gal"][0].media_urls) == 2
+
     (folder / "a.yaml").unlink()
     w.wait_for("a.yaml: gone from the folder; its scheduled posts are kept")
     assert [p.status for p in by_entry()["a.yaml#x"]] == ["scheduled"]
