@@ -21,6 +21,8 @@ Rules (README.md, "Recipes"):
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,12 +77,20 @@ def entry_of_key(key: str) -> str:
 def normal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Options as the backend stores them (defaults filled in, nulls left out), so that equal options compare
     equal."""
+    if not options:
+        return {}
+    return json.loads(_normal_options(json.dumps(options, sort_keys=True, default=str)))
+
+
+@functools.lru_cache(maxsize=256)
+def _normal_options(text: str) -> str:  # a set repeats a few option sets many times
     from backend.schemas.options import PostOptions
 
     try:
-        return PostOptions.model_validate(dict(options or {})).model_dump(by_alias=True, exclude_none=True)
+        found = PostOptions.model_validate(json.loads(text)).model_dump(by_alias=True, exclude_none=True)
     except ValueError:
-        return dict(options or {})
+        found = json.loads(text)
+    return json.dumps(found, sort_keys=True)
 
 
 def target_key(target: Any) -> tuple[str, str | None]:
