@@ -38,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from recipes import series, source, template
 from recipes.model import FileResult, Loaded, Occurrence, Problem
-from recipes.schema import PARTIAL, Defaults, Entry, RecipeFile
+from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".bmp", ".tif", ".tiff"})
@@ -111,6 +111,7 @@ class _File:
     set_name: str
     doc: source.Document
     problems: list[Problem] = field(default_factory=list)
+    files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
 
     def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
            with_path: bool = True) -> None:
@@ -433,28 +434,37 @@ def _duplicate_targets(f: _File, loc: tuple[str | int, ...], targets: Sequence[s
 
 def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[Path] | None:
     """The media files, absolute, globs expanded in sorted order; None when any is missing (reported)."""
-    base = f.path.parent.resolve()
     out: list[Path] = []
     ok = True
     for j, written in enumerate(paths):
-        target = Path(os.path.expanduser(written))
-        full = target if target.is_absolute() else base / target
-        if _GLOB_CHARS & set(written):
-            matches = sorted(Path(m) for m in glob.glob(str(full), recursive=True) if Path(m).is_file())
-            if not matches:
-                f.at((*loc, j), f"no file matches {written!r} (relative to {f.rel}'s folder)", "media_not_found")
-                ok = False
-            out.extend(m.resolve() for m in matches)
-        elif not full.is_file():
-            why = "is a folder, not a file" if full.is_dir() else "not found"
-            f.at((*loc, j), f"media {written!r} {why} (relative to {f.rel}'s folder)", "media_not_found")
+        if written not in f.files:
+            f.files[written] = _find(f.path.parent, written)
+        found = f.files[written]
+        if not found:
+            if _GLOB_CHARS & set(written):
+                message = f"no file matches {written!r} (relative to {f.rel}'s folder)"
+            else:
+                full = Path(os.path.expanduser(written))
+                full = full if full.is_absolute() else f.path.parent / full
+                why = "is a folder, not a file" if full.is_dir() else "not found"
+                message = f"media {written!r} {why} (relative to {f.rel}'s folder)"
+            f.at((*loc, j), message, "media_not_found")
             ok = False
         else:
-            out.append(full.resolve())
-    if ok and len(out) > 10:
-        f.at(loc, f"{len(out)} media files after expanding globs; a post takes at most 10")
+            out.extend(found)
+    if ok and len(out) > MAX_MEDIA:
+        f.at(loc, f"{len(out)} media files after expanding globs; a post takes at most {MAX_MEDIA}")
         return None
     return out if ok else None
+
+
+def _find(folder: Path, written: str) -> list[Path] | None:
+    """The files `written` names (relative to `folder`, a glob expanded in sorted order), absolute."""
+    target = Path(os.path.expanduser(written))
+    full = Path(os.path.abspath(target if target.is_absolute() else folder / target))
+    if _GLOB_CHARS & set(written):
+        return sorted(Path(m) for m in glob.glob(str(full), recursive=True) if os.path.isfile(m)) or None
+    return [full] if full.is_file() else None
 
 
 def _kind(path: Path | PurePath) -> str:
