@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -43,7 +45,8 @@ def test_an_entry_with_at_becomes_one_occurrence(load_text, folder: Path) -> Non
                                                                       "Europe/Paris")
     assert o.scheduled_at == datetime(2027, 1, 15, 8, 0, tzinfo=UTC)
     assert o.content == "Our Friday launch! a"
-    assert o.media == tuple((folder / p).resolve() for p in ("images/a.jpg", "clips/one.mp4", "clips/two.mp4"))
+    assert o.media == tuple(Path(os.path.abspath(folder / p)) for p in ("images/a.jpg", "clips/one.mp4",
+                                                                        "clips/two.mp4"))
     assert all(p.is_absolute() for p in o.media)
     assert o.targets == ("instagram", {"platform": "linkedin", "channelId": "acc_123"})
     assert o.options == {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
@@ -70,6 +73,33 @@ def test_a_series_becomes_one_occurrence_per_date_time_with_keyed_local_times(lo
     assert [o.content for o in loaded.occurrences][::3] == ["Tip 1/4 on Tuesday at 09:00", "Tip 4/4 on Friday at 17:30"]
     assert loaded.occurrences[0].local == datetime(2027, 1, 5, 9, 0)
     assert loaded.occurrences[0].scheduled_at == datetime(2027, 1, 5, 8, 0, tzinfo=UTC)
+
+
+def test_a_series_across_dst_keeps_09_00_and_moves_its_utc_offset(load_text) -> None:
+    loaded = load_text("""
+        timezone: America/New_York
+        posts:
+          - id: tip
+            content: "{date} {time} {weekday}"
+            targets: [facebook]
+            repeat: {every: week, on: [sun], times: ["09:00", "02:30"], start: "2027-03-07", count: 4}
+          - {id: gap, content: "{time}", targets: [facebook], at: "2027-03-14 02:30"}
+          - {id: twice, content: "{time}", targets: [facebook], at: "2027-11-07 01:30"}
+    """)
+    assert loaded.problems == []
+    by_key = {o.key: o for o in loaded.occurrences}
+    before, after = by_key["shop/posts.yaml#tip@2027-03-07T09:00"], by_key["shop/posts.yaml#tip@2027-03-14T09:00"]
+    assert before.scheduled_at == datetime(2027, 3, 7, 14, 0, tzinfo=UTC)  # EST, UTC-5
+    assert after.scheduled_at == datetime(2027, 3, 14, 13, 0, tzinfo=UTC)  # EDT, UTC-4
+    assert (before.content, after.content) == ("2027-03-07 09:00 Sunday", "2027-03-14 09:00 Sunday")
+    # 02:30 does not exist on 2027-03-14: the occurrence keeps its key and goes out at 03:00
+    skipped = by_key["shop/posts.yaml#tip@2027-03-14T02:30"]
+    assert skipped.local == datetime(2027, 3, 14, 2, 30) and skipped.content == "2027-03-14 03:00 Sunday"
+    assert skipped.scheduled_at == datetime(2027, 3, 14, 7, 0, tzinfo=UTC)
+    assert by_key["shop/posts.yaml#gap"].content == "03:00"
+    twice = by_key["shop/posts.yaml#twice"]  # 01:30 happens twice on 2027-11-07: the first, EDT
+    assert twice.scheduled_at == datetime(2027, 11, 7, 5, 30, tzinfo=UTC)
+    assert twice.scheduled_at.astimezone(ZoneInfo("America/New_York")).utcoffset() == timedelta(hours=-4)
 
 
 def test_yaml_1_2_reading_on_is_a_key_and_times_and_dates_are_text(load_text) -> None:
