@@ -23,6 +23,7 @@ content_required_for_target, unreadable.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import glob
 import os
@@ -112,12 +113,16 @@ class _File:
     doc: source.Document
     problems: list[Problem] = field(default_factory=list)
     files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
+    seen: set[Problem] = field(default_factory=set)
 
     def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
            with_path: bool = True) -> None:
         where = source.locate(self.doc.node, loc, key=key)
         text = f"{where.path}: {message}" if with_path and where.path else message
-        self.problems.append(Problem(self.shown, where.line, where.column, text, code))
+        problem = Problem(self.shown, where.line, where.column, text, code)
+        if problem not in self.seen:  # the same defaults value, reached from several entries
+            self.seen.add(problem)
+            self.problems.append(problem)
 
     def whole(self, message: str, code: str, line: int = 0, column: int = 0) -> None:
         self.problems.append(Problem(self.shown, line, column, message, code))
@@ -375,7 +380,7 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
                 f.at(origin("content"), str(exc), exc.code)
             tmpl = None
     if media is not None:
-        _media_rules(f, origin, networks, wire_targets, media)
+        _media_rules(f, here, "targets" in entry.model_fields_set, networks, media)
         _title_rules(f, here, entry, d, networks)
 
     if zone is None or (entry.at is None and entry.repeat is None):
@@ -398,17 +403,20 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
         return []
 
     total = len(times)
-    limits = _LimitCheck(f, origin("content"), networks, media)
+    own_content = "content" in entry.model_fields_set
+    limits = _LimitCheck(f, origin("content") if own_content else here, "" if own_content else " (from defaults)",
+                         networks, media)
+    line = source.locate(f.doc.node, here).line
+    names = [PurePath(p) for p in media]
     out: list[Occurrence] = []
     for n, (nominal, instant, local) in enumerate(times, start=1):
-        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local,
-                               media=[PurePath(p) for p in media], n=n, total=total)
+        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local, media=names,
+                               n=n, total=total)
         text = tmpl.render(vals)
         limits.check(text, local)
-        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id,
-                              line=source.locate(f.doc.node, here).line, local=nominal, zone=zone_name,
-                              scheduled_at=instant, content=text, media=tuple(media), targets=wire_targets,
-                              options=options))
+        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id, line=line, local=nominal,
+                              zone=zone_name, scheduled_at=instant, content=text, media=tuple(media),
+                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options)))
     limits.report()
     return out
 
@@ -472,8 +480,10 @@ def _kind(path: Path | PurePath) -> str:
     return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
 
 
-def _media_rules(f: _File, origin: Any, networks: Sequence[str], targets: Sequence[Any],
+def _media_rules(f: _File, here: tuple[str | int, ...], own_targets: bool, networks: Sequence[str],
                  media: Sequence[Path]) -> None:
+    """Networks that refuse a post without media, or without a video: at the entry's target, or at the entry
+    when its targets come from defaults."""
     from backend.schemas.limits import NETWORK_LIMITS
 
     kinds = [_kind(m) for m in media]
@@ -481,12 +491,11 @@ def _media_rules(f: _File, origin: Any, networks: Sequence[str], targets: Sequen
         lim = NETWORK_LIMITS.get(network)
         if lim is None:
             continue
+        loc, which = ((*here, "targets", j), network) if own_targets else (here, f"{network} (from defaults)")
         if lim.media_required and not media:
-            f.at((*origin("targets"), j), f"{network} needs an image or a video: give `media`",
-                 "media_required_for_target")
+            f.at(loc, f"{which} needs an image or a video: give `media`", "media_required_for_target")
         elif lim.video_required and "video" not in kinds:
-            f.at((*origin("targets"), j), f"{network} needs a video (.mp4, .mov, .webm…) in `media`",
-                 "video_required_for_target")
+            f.at(loc, f"{which} needs a video (.mp4, .mov, .webm…) in `media`", "video_required_for_target")
 
 
 def _title_rules(f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]) -> None:
@@ -510,12 +519,13 @@ class _LimitCheck:
     """Each occurrence's content against its targets' bounds; one problem per (network, bound), naming the
     first occurrence over it and how many are."""
 
-    def __init__(self, f: _File, loc: tuple[str | int, ...], networks: Sequence[str], media: Sequence[Path]):
+    def __init__(self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str],
+                 media: Sequence[Path]):
         from backend.schemas.common import utf16_len
         from backend.schemas.limits import NETWORK_LIMITS
         from backend.schemas.posts import MAX_CONTENT
 
-        self.f, self.loc, self.utf16_len, self.max_content = f, loc, utf16_len, MAX_CONTENT
+        self.f, self.loc, self.note, self.utf16_len, self.max_content = f, loc, note, utf16_len, MAX_CONTENT
         self.limits = [NETWORK_LIMITS[n] for n in dict.fromkeys(networks) if n in NETWORK_LIMITS]
         self.has_video = any(_kind(m) == "video" for m in media)
         self.has_media = bool(media)
@@ -554,4 +564,4 @@ class _LimitCheck:
         for (_network, code), (message, local, count) in self.found.items():
             when = f" (on {local:%Y-%m-%d %H:%M}" + (f" and {count - 1} more occurrence{'s' if count > 2 else ''}"
                                                      if count > 1 else "") + ")"
-            self.f.at(self.loc, message + when, code)
+            self.f.at(self.loc, message.replace("content is", f"content{self.note} is", 1) + when, code)

@@ -378,6 +378,21 @@ def test_media_a_network_requires(load_text) -> None:
                                 (8, 32, "title_too_long_for_target")]
 
 
+def test_problems_of_defaults_are_reported_once_and_per_entry_where_the_entry_is_the_cause(load_text) -> None:
+    loaded = load_text("""
+        defaults:
+          targets: [instagram]
+          content: "{nope} x"
+        posts:
+          - {id: a, at: "2027-01-15 09:00"}
+          - {id: b, at: "2027-01-16 09:00"}
+          - {id: c, content: ok, media: images/a.jpg, at: "2027-01-16 09:00"}
+    """)
+    assert problems(loaded) == [(3, 12, "unknown_variable"), (5, 5, "media_required_for_target"),
+                                (6, 5, "media_required_for_target")]
+    assert "instagram (from defaults) needs an image or a video" in loaded.problems[1].message
+
+
 def test_generate_is_not_supported_yet(load_text) -> None:
     loaded = load_text("""
         posts:
