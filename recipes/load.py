@@ -16,7 +16,7 @@ The file's zone: its `timezone:`, else `default_zone` (the CLI passes the profil
 system's zone), else UTC.
 
 Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found,
-unknown_variable, invalid_template, series_too_long, not_supported, content_too_long_for_target,
+unknown_variable, invalid_template, series_too_long, not_supported, key_too_long, content_too_long_for_target,
 title_too_long_for_target, media_required_for_target, video_required_for_target,
 content_required_for_target, unreadable.
 """
@@ -46,6 +46,8 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", "
 VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"})
 _CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
 _GLOB_CHARS = frozenset("*?[")
+KEY_MAX = 500
+"""The longest occurrence key: posts carry it as a label value, which holds 500 characters (spec extension)."""
 
 
 def load(path: Path | str, *, set_name: str | None = None, default_zone: str | None = None) -> Loaded:
@@ -383,6 +385,11 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
         _media_rules(f, here, "targets" in entry.model_fields_set, networks, media)
         _title_rules(f, here, entry, d, networks)
 
+    key_length = len(f"{f.set_name}/{f.rel}#{entry.id}") + (len("@2027-01-05T09:00") if entry.repeat else 0)
+    if key_length > KEY_MAX:
+        f.at((*here, "id"), f"the occurrence key (set/file#id[@date-time]) would be {key_length:,} characters; "
+                            f"posts carry it as a label of at most {KEY_MAX}: shorten the file's path or the id",
+             "key_too_long")
     if zone is None or (entry.at is None and entry.repeat is None):
         return []
     try:

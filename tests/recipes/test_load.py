@@ -449,6 +449,14 @@ def test_series_bounds(load_text) -> None:
     assert "never matches" in loaded.problems[2].message
 
 
+def test_keys_must_fit_in_a_label(write, folder: Path) -> None:
+    deep = "/".join(["d" * 60] * 7) + "/f.yaml"  # 433 characters
+    write("posts:\n  - {id: %s, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n" % ("i" * 70), deep)
+    p = only(load(folder))
+    assert (p.line, p.column, p.code) == (2, 10, "key_too_long")
+    assert "509 characters" in p.message  # shop/ + 433 + # + 70
+
+
 def test_unknown_timezone(load_text) -> None:
     p = only(load_text("timezone: Europe/Pariss\nposts: []\n"))
     assert (p.line, p.column, p.code) == (1, 11, "unknown_timezone")
