@@ -171,3 +171,34 @@ def relative(instant: datetime, now: datetime | None = None) -> str:
         days = round(s / 86400)
         text = f"{days} day{'s' if days != 1 else ''}"
     return f"in {text}" if ahead else f"{text} ago"
+
+
+def system_zone_name() -> str | None:
+    """The system's local zone as an IANA name ($TZ, else /etc/localtime's target, else /etc/timezone), for
+    what needs a name rather than "local" (recipes record the zone of their times); None when it has none."""
+    import os
+    from pathlib import Path
+
+    candidates: list[str] = []
+    tz_env = os.environ.get("TZ", "").strip().lstrip(":")
+    if tz_env:
+        candidates.append(tz_env)
+    try:
+        target = os.path.realpath("/etc/localtime")
+        if "zoneinfo/" in target:
+            candidates.append(target.split("zoneinfo/", 1)[1])
+    except OSError:
+        pass
+    try:
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    for name in candidates:
+        if name.startswith("posix/") or name.startswith("right/"):
+            name = name.split("/", 1)[1]
+        try:
+            zone(name)
+        except TimeError:
+            continue
+        return name
+    return None

@@ -1,0 +1,574 @@
+"""Read a recipe file or folder into occurrences and problems (recipes.model), without any backend.
+
+`load(path)` reads one YAML file, or every `*.yaml`/`*.yml` under a folder (recursively, hidden folders and
+files skipped, in sorted order). Each file is all-or-nothing: every problem of a file is reported (not only
+the first), and a file with any problem yields no occurrence.
+
+Per file: the YAML (recipes.source, positions kept) → the schema (recipes.schema, pydantic) → per entry:
+`defaults` merged in, media resolved (globs expanded in sorted order, relative to the file), the content's
+variables checked (recipes.template), its times expanded (recipes.series, in the file's zone, DST rules
+there), and each occurrence's content checked against its targets' limits (backend.schemas.limits).
+
+Merging `defaults` into an entry: a key the entry gives wins; lists (`targets`, `media`) and `content` are
+replaced whole; `options` is merged per network and per setting, the entry's setting winning.
+
+The file's zone: its `timezone:`, else `default_zone` (the CLI passes the profile's `timezone`, else the
+system's zone), else UTC.
+
+Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found,
+unknown_variable, invalid_template, series_too_long, not_supported, key_too_long, content_too_long_for_target,
+title_too_long_for_target, media_required_for_target, video_required_for_target,
+content_required_for_target, unreadable.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import glob
+import os
+import types
+import typing
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from pathlib import Path, PurePath
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from recipes import series, source, template
+from recipes.model import FileResult, Loaded, Occurrence, Problem
+from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
+
+RECIPE_SUFFIXES = (".yaml", ".yml")
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".bmp", ".tif", ".tiff"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"})
+_CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
+_GLOB_CHARS = frozenset("*?[")
+KEY_MAX = 500
+"""The longest occurrence key: posts carry it as a label value, which holds 500 characters (spec extension)."""
+
+
+def load(path: Path | str, *, set_name: str | None = None, default_zone: str | None = None) -> Loaded:
+    """Read `path` (a YAML file, or a folder of them) as a recipe set.
+
+    `root` is the folder (a single file's parent); `set_name` defaults to the root's name. Occurrence and
+    FileResult `file`s are relative to the root (POSIX); a Problem's `file` too, except for a single file,
+    where it is `path` as given. `default_zone` (an IANA name) applies to files without `timezone:`; UTC when
+    None. Raises ValueError for an unknown `default_zone` or a set name that cannot be one (empty, or with
+    '/', '#' or '@'), FileNotFoundError when `path` does not exist."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    if default_zone is not None:
+        _zone(default_zone)  # ValueError when unknown
+    single = not path.is_dir()
+    root = path.parent if single else path
+    name = set_name if set_name is not None else root.resolve().name
+    check_set_name(name)
+    loaded = Loaded(root=root, set_name=name)
+    files = [path] if single else recipe_files(path)
+    for f in files:
+        rel = f.relative_to(root).as_posix()
+        loaded.files.append(load_file(f, rel=rel, shown=str(path) if single else rel, set_name=name,
+                                      default_zone=default_zone))
+    return loaded
+
+
+def check_set_name(name: str) -> None:
+    """ValueError unless `name` can be a set's name (the first part of every occurrence key)."""
+    if not name or name != name.strip() or any(c in name for c in "/#@\n") or len(name) > 100:
+        raise ValueError(f"{name!r} cannot be a recipe set's name: 1 to 100 characters, without '/', '#' or '@'")
+
+
+def recipe_files(folder: Path) -> list[Path]:
+    """Every `*.yaml` / `*.yml` under `folder`, recursively, sorted, skipping hidden folders and files."""
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if not name.startswith(".") and name.lower().endswith(RECIPE_SUFFIXES):
+                found.append(Path(dirpath) / name)
+    return sorted(found, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def _zone(name: str) -> tzinfo:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r}: use an IANA name such as Europe/Paris") from None
+
+
+# ---- one file --------------------------------------------------------------------------------------------
+
+@dataclass
+class _File:
+    """What checking one file needs: its document, how it is shown, and the problems found so far."""
+
+    path: Path
+    rel: str
+    shown: str
+    set_name: str
+    doc: source.Document
+    problems: list[Problem] = field(default_factory=list)
+    files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
+    seen: set[Problem] = field(default_factory=set)
+
+    def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
+           with_path: bool = True) -> None:
+        where = source.locate(self.doc.node, loc, key=key)
+        text = f"{where.path}: {message}" if with_path and where.path else message
+        problem = Problem(self.shown, where.line, where.column, text, code)
+        if problem not in self.seen:  # the same defaults value, reached from several entries
+            self.seen.add(problem)
+            self.problems.append(problem)
+
+    def whole(self, message: str, code: str, line: int = 0, column: int = 0) -> None:
+        self.problems.append(Problem(self.shown, line, column, message, code))
+
+
+def load_file(path: Path, *, rel: str, shown: str, set_name: str, default_zone: str | None = None) -> FileResult:
+    """One recipe file: its occurrences when it has no problem, else its problems (sorted by position)."""
+    result = FileResult(file=rel, path=path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        result.problems.append(Problem(shown, 0, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                       "invalid_yaml"))
+        return result
+    except OSError as exc:
+        result.problems.append(Problem(shown, 0, 0, f"cannot read the file: {exc.strerror or exc}", "unreadable"))
+        return result
+    try:
+        doc = source.read(text)
+    except source.SourceError as exc:
+        result.problems.append(Problem(shown, exc.line, exc.column, exc.message, exc.code))
+        return result
+    f = _File(path, rel, shown, set_name, doc)
+    occurrences = _check(f, default_zone)
+    result.problems = sorted(f.problems, key=lambda p: (p.line, p.column))
+    if not result.problems:
+        result.occurrences = occurrences
+    return result
+
+
+def _check(f: _File, default_zone: str | None) -> list[Occurrence]:
+    data = f.doc.data
+    if data is None:
+        f.whole("the file is empty: expected `posts:` (and optionally `timezone:` and `defaults:`)",
+                "invalid_recipe", 1, 1)
+        return []
+    if not isinstance(data, dict):
+        f.at((), "expected a mapping with `posts:` (and optionally `timezone:` and `defaults:`)")
+        return []
+
+    parsed: RecipeFile | None = None
+    try:
+        parsed = RecipeFile.model_validate(data)
+    except ValidationError as exc:
+        _report(f, exc, (), RecipeFile)
+
+    # What is valid is checked further even when something else is not, so that every problem shows at once.
+    zone_name = data.get("timezone") if isinstance(data.get("timezone"), str) else None
+    zone: tzinfo | None
+    try:
+        zone_name = zone_name or default_zone or "UTC"
+        zone = _zone(zone_name)
+    except ValueError:
+        zone = None  # reported by the schema
+    # Invalid fields are left out of further checks (their problem is reported), the rest is checked.
+    defaults: Defaults | None
+    bad_defaults: set[str] = set()
+    entries: list[tuple[int, Entry, set[str]]]
+    if parsed is not None:
+        defaults, entries = parsed.defaults, [(i, e, set()) for i, e in enumerate(parsed.posts)]
+    else:
+        raw_defaults = data.get("defaults")
+        defaults, bad_defaults = _partial(Defaults, raw_defaults) if isinstance(raw_defaults, dict) else (None, set())
+        if raw_defaults is not None and not isinstance(raw_defaults, dict):
+            bad_defaults = {"targets", "content", "media", "options"}
+        raw = data.get("posts") if isinstance(data.get("posts"), list) else []
+        entries = []
+        for i, r in enumerate(raw):
+            entry, bad = _partial(Entry, r) if isinstance(r, dict) else (None, set())
+            if entry is not None:
+                entries.append((i, entry, bad))
+
+    _duplicate_ids(f, data.get("posts"))
+    out: list[Occurrence] = []
+    for index, entry, bad in entries:
+        out.extend(_entry(f, index, entry, defaults, bad | bad_defaults, zone, zone_name))
+    return out
+
+
+def _partial(model: type[BaseModel], raw: dict[str, Any]) -> tuple[Any, set[str]]:
+    """`model` from `raw` without the keys that fail validation (already reported), and those keys; None when
+    even that fails."""
+    try:
+        return model.model_validate(raw), set()
+    except ValidationError as exc:
+        bad = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+    try:
+        return model.model_validate({k: v for k, v in raw.items() if k not in bad}, context=PARTIAL), bad
+    except ValidationError:
+        return None, bad
+
+
+def _duplicate_ids(f: _File, posts: Any) -> None:
+    if not isinstance(posts, list):
+        return
+    first: dict[str, int] = {}
+    for i, raw in enumerate(posts):
+        ident = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(ident, str):
+            continue
+        if ident in first:
+            line = source.locate(f.doc.node, ("posts", first[ident], "id")).line
+            f.at(("posts", i, "id"), f"duplicate id {ident!r} (first on line {line}): each entry's id is its "
+                                     "identity in the file", "duplicate_id")
+        else:
+            first[ident] = i
+
+
+# ---- pydantic errors → problems ---------------------------------------------------------------------------
+
+_KIND = {
+    "dict_type": "a mapping (key: value)", "model_type": "a mapping (key: value)", "model_attributes_type":
+    "a mapping (key: value)", "list_type": "a list", "string_type": "text", "int_type": "a whole number",
+    "int_parsing": "a whole number", "int_from_float": "a whole number", "bool_type": "true or false",
+    "bool_parsing": "true or false",
+}
+
+
+def _report(f: _File, exc: ValidationError, prefix: tuple[str | int, ...], model: type[BaseModel]) -> None:
+    seen: set[tuple[int, int, str]] = set()
+    for err in exc.errors(include_url=False):
+        loc = (*prefix, *err["loc"])
+        etype = err["type"]
+        is_key = etype == "extra_forbidden"
+        where = source.locate(f.doc.node, loc, key=is_key)
+        if etype == "missing":
+            name = loc[-1]
+            message = f"missing `{name}`"
+            parent = where.path.rsplit(".", 1)[0] if "." in where.path else ""
+            text = f"{parent}: {message}" if parent else message
+        else:
+            if etype == "extra_forbidden":
+                message = _unknown_key(model, err["loc"], str(loc[-1]))
+            elif etype in _KIND:
+                message = f"expected {_KIND[etype]}, got {_shown(err.get('input'))}"
+            else:
+                message = err["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
+                if message.startswith("Input should be "):
+                    message = "expected " + message.removeprefix("Input should be ")
+                    if not isinstance(err.get("input"), dict | list):
+                        message += f", got {_shown(err.get('input'))}"
+            text = f"{where.path}: {message}" if where.path else message
+        if (where.line, where.column, text) in seen:
+            continue  # a union's members failing alike
+        seen.add((where.line, where.column, text))
+        code = etype if etype in _CUSTOM_CODES else "invalid_recipe"
+        f.problems.append(Problem(f.shown, where.line, where.column, text, code))
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _unknown_key(model: type[BaseModel], loc: Sequence[str | int], key: str) -> str:
+    names = _field_names(model, loc[:-1])
+    if not names:
+        return f"unknown key `{key}`"
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    return f"unknown key `{key}`{hint}; expected one of: {', '.join(names)}"
+
+
+def _field_names(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
+    """The keys the model at `loc` (inside `model`) accepts, as written in a file (aliases)."""
+    current: Any = model
+    for elem in loc:
+        nxt = _step(current, elem)
+        if nxt is not None:
+            current = nxt
+    names: list[str] = []
+    for m in _models_in(current):
+        for name, info in m.model_fields.items():
+            if name != "generate":
+                names.append(info.alias or name)
+    return names
+
+
+def _args(tp: Any) -> tuple[Any, ...]:
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return (typing.get_args(tp)[0],)
+    if origin in (typing.Union, types.UnionType):
+        return typing.get_args(tp)
+    return ()
+
+
+def _models_in(tp: Any) -> list[type[BaseModel]]:
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [tp]
+    return [m for a in _args(tp) for m in _models_in(a)]
+
+
+def _step(tp: Any, elem: str | int) -> Any:
+    if isinstance(elem, int):
+        for t in [tp, *_flat(tp)]:
+            if typing.get_origin(t) is list:
+                return typing.get_args(t)[0]
+        return None
+    for m in _models_in(tp):
+        for name, info in m.model_fields.items():
+            if elem in (name, info.alias):
+                return info.annotation
+    return None  # a union's tag: stay
+
+
+def _flat(tp: Any) -> Iterator[Any]:
+    for a in _args(tp):
+        yield a
+        yield from _flat(a)
+
+
+# ---- one entry --------------------------------------------------------------------------------------------
+
+def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[str], zone: tzinfo | None,
+           zone_name: str) -> list[Occurrence]:
+    """Check one schema-valid entry (or what is valid of it: `bad` names the keys left out, already
+    reported) in its file, and return its occurrences."""
+    here: tuple[str | int, ...] = ("posts", i)
+    before = len(f.problems)
+
+    def origin(name: str) -> tuple[str | int, ...]:
+        """Where the entry's effective `name` is written: in the entry, or in `defaults`."""
+        return (*here, name) if name in entry.model_fields_set else ("defaults", name)
+
+    d = defaults or Defaults()
+    targets = entry.targets if entry.targets is not None else d.targets
+    content = entry.content if entry.content is not None else d.content
+    media_paths = entry.media if entry.media is not None else d.media
+    if targets is None and "targets" not in bad:
+        f.at(here, "no `targets`: give them in the entry or in `defaults`")
+    if content is None and "content" not in bad:
+        f.at(here, "no `content`: give it in the entry or in `defaults` (\"\" for none)")
+    options = _merge_options(d, entry)
+
+    wire_targets = tuple(t if isinstance(t, str) else t.model_dump(by_alias=True, exclude_none=True)
+                         for t in targets or ())
+    networks = [t if isinstance(t, str) else t["platform"] for t in wire_targets]
+    _duplicate_targets(f, origin("targets"), wire_targets)
+
+    media = _media(f, origin("media"), media_paths or [])
+    tmpl: template.Template | None = None
+    if content is not None:
+        try:
+            tmpl = template.parse(content)
+            tmpl.check(len(media) if media is not None else 0)
+        except template.TemplateError as exc:
+            if media is not None or not (tmpl and tmpl.uses_media):
+                f.at(origin("content"), str(exc), exc.code)
+            tmpl = None
+    if media is not None:
+        _media_rules(f, here, "targets" in entry.model_fields_set, networks, media)
+        _title_rules(f, here, entry, d, networks)
+
+    key_length = len(f"{f.set_name}/{f.rel}#{entry.id}") + (len("@2027-01-05T09:00") if entry.repeat else 0)
+    if key_length > KEY_MAX:
+        f.at((*here, "id"), f"the occurrence key (set/file#id[@date-time]) would be {key_length:,} characters; "
+                            f"posts carry it as a label of at most {KEY_MAX}: shorten the file's path or the id",
+             "key_too_long")
+    if zone is None or (entry.at is None and entry.repeat is None):
+        return []
+    try:
+        if entry.at is not None:
+            instant, local = series.at_instant(entry.at, zone)
+            times: list[tuple[datetime | None, datetime, datetime]] = [(None, instant, local)]
+        else:
+            assert entry.repeat is not None
+            times = [(w, u, u.astimezone(zone).replace(tzinfo=None))
+                     for w, u in ((w, series.to_utc(w, zone)) for w in series.local_times(entry.repeat))]
+    except series.SeriesTooLong as exc:
+        f.at((*here, "repeat"), str(exc), "series_too_long")
+        return []
+    except series.CronNeverMatches as exc:
+        f.at((*here, "repeat", "cron"), str(exc))
+        return []
+    if tmpl is None or media is None or targets is None or len(f.problems) > before:
+        return []
+
+    total = len(times)
+    own_content = "content" in entry.model_fields_set
+    limits = _LimitCheck(f, origin("content") if own_content else here, "" if own_content else " (from defaults)",
+                         networks, media)
+    line = source.locate(f.doc.node, here).line
+    names = [PurePath(p) for p in media]
+    out: list[Occurrence] = []
+    for n, (nominal, instant, local) in enumerate(times, start=1):
+        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local, media=names,
+                               n=n, total=total)
+        text = tmpl.render(vals)
+        limits.check(text, local)
+        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id, line=line, local=nominal,
+                              zone=zone_name, scheduled_at=instant, content=text, media=tuple(media),
+                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options)))
+    limits.report()
+    return out
+
+
+def _merge_options(d: Defaults, entry: Entry) -> dict[str, Any]:
+    base = d.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if d.options else {}
+    own = entry.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if entry.options else {}
+    merged = {k: dict(v) for k, v in base.items()}
+    for network, settings in own.items():
+        merged[network] = {**merged.get(network, {}), **settings}
+    return merged
+
+
+def _duplicate_targets(f: _File, loc: tuple[str | int, ...], targets: Sequence[str | dict[str, Any]]) -> None:
+    seen: set[tuple[str, str | None]] = set()
+    for j, t in enumerate(targets):
+        key = (t, None) if isinstance(t, str) else (t["platform"], t.get("channelId"))
+        if key in seen:
+            what = key[0] if key[1] is None else f"{key[0]} account {key[1]}"
+            f.at((*loc, j), f"{what} is already a target of this entry: each account once", "invalid_recipe")
+        seen.add(key)
+
+
+def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[Path] | None:
+    """The media files, absolute, globs expanded in sorted order; None when any is missing (reported)."""
+    out: list[Path] = []
+    ok = True
+    for j, written in enumerate(paths):
+        if written not in f.files:
+            f.files[written] = _find(f.path.parent, written)
+        found = f.files[written]
+        if not found:
+            if _GLOB_CHARS & set(written):
+                message = f"no file matches {written!r} (relative to {f.rel}'s folder)"
+            else:
+                full = Path(os.path.expanduser(written))
+                full = full if full.is_absolute() else f.path.parent / full
+                why = "is a folder, not a file" if full.is_dir() else "not found"
+                message = f"media {written!r} {why} (relative to {f.rel}'s folder)"
+            f.at((*loc, j), message, "media_not_found")
+            ok = False
+        else:
+            out.extend(found)
+    if ok and len(out) > MAX_MEDIA:
+        f.at(loc, f"{len(out)} media files after expanding globs; a post takes at most {MAX_MEDIA}")
+        return None
+    return out if ok else None
+
+
+def _find(folder: Path, written: str) -> list[Path] | None:
+    """The files `written` names (relative to `folder`, a glob expanded in sorted order), absolute."""
+    target = Path(os.path.expanduser(written))
+    full = Path(os.path.abspath(target if target.is_absolute() else folder / target))
+    if _GLOB_CHARS & set(written):
+        return sorted(Path(m) for m in glob.glob(str(full), recursive=True) if os.path.isfile(m)) or None
+    return [full] if full.is_file() else None
+
+
+def _kind(path: Path | PurePath) -> str:
+    suffix = path.suffix.lower()
+    return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
+
+
+def _media_rules(f: _File, here: tuple[str | int, ...], own_targets: bool, networks: Sequence[str],
+                 media: Sequence[Path]) -> None:
+    """Networks that refuse a post without media, or without a video: at the entry's target, or at the entry
+    when its targets come from defaults."""
+    from backend.schemas.limits import NETWORK_LIMITS
+
+    kinds = [_kind(m) for m in media]
+    for j, network in enumerate(networks):
+        lim = NETWORK_LIMITS.get(network)
+        if lim is None:
+            continue
+        loc, which = ((*here, "targets", j), network) if own_targets else (here, f"{network} (from defaults)")
+        if lim.media_required and not media:
+            f.at(loc, f"{which} needs an image or a video: give `media`", "media_required_for_target")
+        elif lim.video_required and "video" not in kinds:
+            f.at(loc, f"{which} needs a video (.mp4, .mov, .webm…) in `media`", "video_required_for_target")
+
+
+def _title_rules(f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]) -> None:
+    from backend.schemas.limits import NETWORK_LIMITS
+
+    for network in dict.fromkeys(networks):
+        lim = NETWORK_LIMITS.get(network)
+        if lim is None or lim.title_max is None:
+            continue
+        for opts, loc in ((entry.options, here), (d.options, ("defaults",))):
+            title = getattr(getattr(opts, network, None), "title", None) if opts is not None else None
+            if title is None:
+                continue
+            if len(title.strip()) > lim.title_max:
+                f.at((*loc, "options", network, "title"), f"the {network} title is {len(title.strip()):,} "
+                     f"characters; {network} allows {lim.title_max:,}", "title_too_long_for_target")
+            break  # the entry's title wins over the defaults'
+
+
+class _LimitCheck:
+    """Each occurrence's content against its targets' bounds; one problem per (network, bound), naming the
+    first occurrence over it and how many are."""
+
+    def __init__(self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str],
+                 media: Sequence[Path]):
+        from backend.schemas.common import utf16_len
+        from backend.schemas.limits import NETWORK_LIMITS
+        from backend.schemas.posts import MAX_CONTENT
+
+        self.f, self.loc, self.note, self.utf16_len, self.max_content = f, loc, note, utf16_len, MAX_CONTENT
+        self.limits = [NETWORK_LIMITS[n] for n in dict.fromkeys(networks) if n in NETWORK_LIMITS]
+        self.has_video = any(_kind(m) == "video" for m in media)
+        self.has_media = bool(media)
+        self.found: dict[tuple[str, str], list[Any]] = {}
+
+    def _add(self, network: str, code: str, local: datetime, message: str) -> None:
+        hit = self.found.setdefault((network, code), [message, local, 0])
+        hit[2] += 1
+
+    def check(self, text: str, local: datetime) -> None:
+        if len(text) > self.max_content:
+            self._add("*", "content_too_long_for_target", local,
+                      f"content is {len(text):,} characters; a post takes at most {self.max_content:,}")
+        for lim in self.limits:
+            n = self.utf16_len(text) if lim.utf16 else len(text)
+            unit = " (counted in UTF-16 units)" if lim.utf16 else ""
+            if n > lim.max_text and lim.max_text < self.max_content:
+                self._add(lim.platform, "content_too_long_for_target", local,
+                          f"content is {n:,} characters{unit}; {lim.platform} allows {lim.max_text:,}")
+            if lim.description_max_bytes is not None:
+                size = len(text.replace("<", "‹").replace(">", "›").encode("utf-8"))
+                if size > lim.description_max_bytes:
+                    self._add(lim.platform, "content_too_long_for_target", local,
+                              f"content is {size:,} bytes in UTF-8; {lim.platform} allows "
+                              f"{lim.description_max_bytes:,} bytes (its description)")
+            if lim.photo_title_max is not None and self.has_media and not self.has_video \
+                    and n > lim.photo_title_max:
+                self._add(lim.platform, "title_too_long_for_target", local,
+                          f"content is {n:,} characters{unit}; a {lim.platform} photo post's text is its title, "
+                          f"{lim.photo_title_max:,} at most (add a video, or shorten it)")
+            if lim.text_or_media and not text.strip() and not self.has_media:
+                self._add(lim.platform, "content_required_for_target", local,
+                          f"{lim.platform} needs text or media: the content is empty and there is no media")
+
+    def report(self) -> None:
+        for (_network, code), (message, local, count) in self.found.items():
+            when = f" (on {local:%Y-%m-%d %H:%M}" + (f" and {count - 1} more occurrence{'s' if count > 2 else ''}"
+                                                     if count > 1 else "") + ")"
+            self.f.at(self.loc, message.replace("content is", f"content{self.note} is", 1) + when, code)

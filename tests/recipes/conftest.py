@@ -1,0 +1,46 @@
+"""Recipe files written into a temporary folder, with media files next to them."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from recipes.load import load
+from recipes.model import Loaded
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "examples"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A recipe folder `shop/` with images/a.jpg, images/b.jpg, clips/one.mp4, clips/two.mp4."""
+    root = tmp_path / "shop"
+    for name in ("images/a.jpg", "images/b.jpg", "clips/one.mp4", "clips/two.mp4"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"x")
+    return root
+
+
+@pytest.fixture
+def write(folder: Path) -> Callable[..., Path]:
+    def _write(text: str, name: str = "posts.yaml") -> Path:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def load_text(folder: Path, write: Callable[..., Path]) -> Callable[..., Loaded]:
+    """Write one file into the folder and load the folder."""
+
+    def _load(text: str, name: str = "posts.yaml", **kwargs: object) -> Loaded:
+        write(text, name)
+        return load(folder, **kwargs)  # type: ignore[arg-type]
+
+    return _load
