@@ -151,6 +151,40 @@ def test_defaults_merge_lists_replaced_options_merged_per_setting(load_text) -> 
                            "tiktok": {"privacyLevel": "SELF_ONLY"}}
 
 
+def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
+    """The issue's own example writes `options: {youtube: {privacy: unlisted}}`: accepted, sent as privacyStatus."""
+    loaded = load_text("""
+        timezone: UTC
+        defaults:
+          targets: [youtube]
+          media: [clips/one.mp4]
+          options: {youtube: {privacy: unlisted}}
+        posts:
+          - id: inherits
+            content: a
+            at: "2027-01-15 09:00"
+          - id: own
+            content: b
+            options: {youtube: {privacy: private, title: Hi}}
+            at: "2027-01-15 09:00"
+    """)
+    assert loaded.problems == []
+    inherits, own = loaded.occurrences
+    assert inherits.options == {"youtube": {"privacyStatus": "unlisted"}}
+    assert own.options == {"youtube": {"privacyStatus": "private", "title": "Hi"}}
+    both = load_text("""
+        timezone: UTC
+        posts:
+          - id: both
+            content: c
+            targets: [youtube]
+            media: [clips/one.mp4]
+            options: {youtube: {privacy: private, privacyStatus: public}}
+            at: "2027-01-15 09:00"
+    """, name="posts.yaml")
+    assert [p.message for p in both.problems] == ["posts[0].options.youtube: give `privacy` or `privacyStatus`, not both"]
+
+
 def test_zone_from_the_file_else_the_default_zone_else_utc(load_text, folder: Path) -> None:
     text = """
         posts:
@@ -253,14 +287,14 @@ def test_unknown_keys_are_errors_with_a_suggestion(load_text) -> None:
           - id: a
             contnet: x
             targets: [facebook]
-            options: {youtube: {privacy: unlisted}}
+            options: {youtube: {privacyStaus: unlisted}}
             at: "2027-01-15 09:00"
     """)
     assert problems(loaded) == [(2, 5, "invalid_recipe"), (3, 5, "invalid_recipe"), (5, 25, "invalid_recipe")]
     missing, typo, option = (p.message for p in loaded.problems)
     assert "no `content`" in missing
     assert "unknown key `contnet` (did you mean `content`?)" in typo
-    assert "posts[0].options.youtube.privacy" in option and "privacyStatus" in option
+    assert "posts[0].options.youtube.privacyStaus" in option and "privacyStatus" in option
 
 
 def test_an_unknown_network_and_bad_option_values(load_text) -> None:
