@@ -37,6 +37,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes import series, source, template
 from recipes.model import FileResult, Loaded, Occurrence, Problem
 from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
@@ -46,8 +47,8 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", "
 VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"})
 _CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
 _GLOB_CHARS = frozenset("*?[")
-KEY_MAX = 500
-"""The longest occurrence key: posts carry it as a label value, which holds 500 characters (spec extension)."""
+KEY_MAX = LABEL_VALUE_MAX  # an occurrence key is carried as the value of a post label
+"""The longest occurrence key: posts carry it as the value of a label (`LABEL_VALUE_MAX`, see POST /v1/posts)."""
 
 
 def load(path: Path | str, *, set_name: str | None = None, default_zone: str | None = None) -> Loaded:
