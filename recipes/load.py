@@ -16,13 +16,14 @@ The file's zone: its `timezone:`, else `default_zone` (the CLI passes the profil
 system's zone), else UTC.
 
 Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found,
-unknown_variable, invalid_template, series_too_long, not_supported, content_too_long_for_target,
+unknown_variable, invalid_template, series_too_long, not_supported, key_too_long, content_too_long_for_target,
 title_too_long_for_target, media_required_for_target, video_required_for_target,
 content_required_for_target, unreadable.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
 import glob
 import os
@@ -36,15 +37,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes import series, source, template
 from recipes.model import FileResult, Loaded, Occurrence, Problem
-from recipes.schema import PARTIAL, Defaults, Entry, RecipeFile
+from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".bmp", ".tif", ".tiff"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"})
 _CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
 _GLOB_CHARS = frozenset("*?[")
+KEY_MAX = LABEL_VALUE_MAX  # an occurrence key is carried as the value of a post label
+"""The longest occurrence key: posts carry it as the value of a label (`LABEL_VALUE_MAX`, see POST /v1/posts)."""
 
 
 def load(path: Path | str, *, set_name: str | None = None, default_zone: str | None = None) -> Loaded:
@@ -111,12 +115,17 @@ class _File:
     set_name: str
     doc: source.Document
     problems: list[Problem] = field(default_factory=list)
+    files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
+    seen: set[Problem] = field(default_factory=set)
 
     def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
            with_path: bool = True) -> None:
         where = source.locate(self.doc.node, loc, key=key)
         text = f"{where.path}: {message}" if with_path and where.path else message
-        self.problems.append(Problem(self.shown, where.line, where.column, text, code))
+        problem = Problem(self.shown, where.line, where.column, text, code)
+        if problem not in self.seen:  # the same defaults value, reached from several entries
+            self.seen.add(problem)
+            self.problems.append(problem)
 
     def whole(self, message: str, code: str, line: int = 0, column: int = 0) -> None:
         self.problems.append(Problem(self.shown, line, column, message, code))
@@ -374,9 +383,14 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
                 f.at(origin("content"), str(exc), exc.code)
             tmpl = None
     if media is not None:
-        _media_rules(f, origin, networks, wire_targets, media)
+        _media_rules(f, here, "targets" in entry.model_fields_set, networks, media)
         _title_rules(f, here, entry, d, networks)
 
+    key_length = len(f"{f.set_name}/{f.rel}#{entry.id}") + (len("@2027-01-05T09:00") if entry.repeat else 0)
+    if key_length > KEY_MAX:
+        f.at((*here, "id"), f"the occurrence key (set/file#id[@date-time]) would be {key_length:,} characters; "
+                            f"posts carry it as a label of at most {KEY_MAX}: shorten the file's path or the id",
+             "key_too_long")
     if zone is None or (entry.at is None and entry.repeat is None):
         return []
     try:
@@ -397,17 +411,20 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
         return []
 
     total = len(times)
-    limits = _LimitCheck(f, origin("content"), networks, media)
+    own_content = "content" in entry.model_fields_set
+    limits = _LimitCheck(f, origin("content") if own_content else here, "" if own_content else " (from defaults)",
+                         networks, media)
+    line = source.locate(f.doc.node, here).line
+    names = [PurePath(p) for p in media]
     out: list[Occurrence] = []
     for n, (nominal, instant, local) in enumerate(times, start=1):
-        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local,
-                               media=[PurePath(p) for p in media], n=n, total=total)
+        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local, media=names,
+                               n=n, total=total)
         text = tmpl.render(vals)
         limits.check(text, local)
-        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id,
-                              line=source.locate(f.doc.node, here).line, local=nominal, zone=zone_name,
-                              scheduled_at=instant, content=text, media=tuple(media), targets=wire_targets,
-                              options=options))
+        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id, line=line, local=nominal,
+                              zone=zone_name, scheduled_at=instant, content=text, media=tuple(media),
+                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options)))
     limits.report()
     return out
 
@@ -433,28 +450,37 @@ def _duplicate_targets(f: _File, loc: tuple[str | int, ...], targets: Sequence[s
 
 def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[Path] | None:
     """The media files, absolute, globs expanded in sorted order; None when any is missing (reported)."""
-    base = f.path.parent.resolve()
     out: list[Path] = []
     ok = True
     for j, written in enumerate(paths):
-        target = Path(os.path.expanduser(written))
-        full = target if target.is_absolute() else base / target
-        if _GLOB_CHARS & set(written):
-            matches = sorted(Path(m) for m in glob.glob(str(full), recursive=True) if Path(m).is_file())
-            if not matches:
-                f.at((*loc, j), f"no file matches {written!r} (relative to {f.rel}'s folder)", "media_not_found")
-                ok = False
-            out.extend(m.resolve() for m in matches)
-        elif not full.is_file():
-            why = "is a folder, not a file" if full.is_dir() else "not found"
-            f.at((*loc, j), f"media {written!r} {why} (relative to {f.rel}'s folder)", "media_not_found")
+        if written not in f.files:
+            f.files[written] = _find(f.path.parent, written)
+        found = f.files[written]
+        if not found:
+            if _GLOB_CHARS & set(written):
+                message = f"no file matches {written!r} (relative to {f.rel}'s folder)"
+            else:
+                full = Path(os.path.expanduser(written))
+                full = full if full.is_absolute() else f.path.parent / full
+                why = "is a folder, not a file" if full.is_dir() else "not found"
+                message = f"media {written!r} {why} (relative to {f.rel}'s folder)"
+            f.at((*loc, j), message, "media_not_found")
             ok = False
         else:
-            out.append(full.resolve())
-    if ok and len(out) > 10:
-        f.at(loc, f"{len(out)} media files after expanding globs; a post takes at most 10")
+            out.extend(found)
+    if ok and len(out) > MAX_MEDIA:
+        f.at(loc, f"{len(out)} media files after expanding globs; a post takes at most {MAX_MEDIA}")
         return None
     return out if ok else None
+
+
+def _find(folder: Path, written: str) -> list[Path] | None:
+    """The files `written` names (relative to `folder`, a glob expanded in sorted order), absolute."""
+    target = Path(os.path.expanduser(written))
+    full = Path(os.path.abspath(target if target.is_absolute() else folder / target))
+    if _GLOB_CHARS & set(written):
+        return sorted(Path(m) for m in glob.glob(str(full), recursive=True) if os.path.isfile(m)) or None
+    return [full] if full.is_file() else None
 
 
 def _kind(path: Path | PurePath) -> str:
@@ -462,8 +488,10 @@ def _kind(path: Path | PurePath) -> str:
     return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
 
 
-def _media_rules(f: _File, origin: Any, networks: Sequence[str], targets: Sequence[Any],
+def _media_rules(f: _File, here: tuple[str | int, ...], own_targets: bool, networks: Sequence[str],
                  media: Sequence[Path]) -> None:
+    """Networks that refuse a post without media, or without a video: at the entry's target, or at the entry
+    when its targets come from defaults."""
     from backend.schemas.limits import NETWORK_LIMITS
 
     kinds = [_kind(m) for m in media]
@@ -471,12 +499,11 @@ def _media_rules(f: _File, origin: Any, networks: Sequence[str], targets: Sequen
         lim = NETWORK_LIMITS.get(network)
         if lim is None:
             continue
+        loc, which = ((*here, "targets", j), network) if own_targets else (here, f"{network} (from defaults)")
         if lim.media_required and not media:
-            f.at((*origin("targets"), j), f"{network} needs an image or a video: give `media`",
-                 "media_required_for_target")
+            f.at(loc, f"{which} needs an image or a video: give `media`", "media_required_for_target")
         elif lim.video_required and "video" not in kinds:
-            f.at((*origin("targets"), j), f"{network} needs a video (.mp4, .mov, .webm…) in `media`",
-                 "video_required_for_target")
+            f.at(loc, f"{which} needs a video (.mp4, .mov, .webm…) in `media`", "video_required_for_target")
 
 
 def _title_rules(f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]) -> None:
@@ -500,12 +527,13 @@ class _LimitCheck:
     """Each occurrence's content against its targets' bounds; one problem per (network, bound), naming the
     first occurrence over it and how many are."""
 
-    def __init__(self, f: _File, loc: tuple[str | int, ...], networks: Sequence[str], media: Sequence[Path]):
+    def __init__(self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str],
+                 media: Sequence[Path]):
         from backend.schemas.common import utf16_len
         from backend.schemas.limits import NETWORK_LIMITS
         from backend.schemas.posts import MAX_CONTENT
 
-        self.f, self.loc, self.utf16_len, self.max_content = f, loc, utf16_len, MAX_CONTENT
+        self.f, self.loc, self.note, self.utf16_len, self.max_content = f, loc, note, utf16_len, MAX_CONTENT
         self.limits = [NETWORK_LIMITS[n] for n in dict.fromkeys(networks) if n in NETWORK_LIMITS]
         self.has_video = any(_kind(m) == "video" for m in media)
         self.has_media = bool(media)
@@ -544,4 +572,4 @@ class _LimitCheck:
         for (_network, code), (message, local, count) in self.found.items():
             when = f" (on {local:%Y-%m-%d %H:%M}" + (f" and {count - 1} more occurrence{'s' if count > 2 else ''}"
                                                      if count > 1 else "") + ")"
-            self.f.at(self.loc, message + when, code)
+            self.f.at(self.loc, message.replace("content is", f"content{self.note} is", 1) + when, code)

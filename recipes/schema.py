@@ -31,7 +31,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from backend.schemas.common import NETWORKS, Network
-from backend.schemas.options import PostOptions
+from backend.schemas.options import PostOptions, YouTubeOptions
 from backend.schemas.posts import MAX_MEDIA, MAX_TARGETS, TargetRef
 from recipes.series import MAX_OCCURRENCES, WEEKDAY_NUMBERS
 from recipes.template import describe_variables
@@ -121,7 +121,37 @@ _MEDIA_SCHEMA = _one_or_many({"type": "string", "minLength": 1}, MAX_MEDIA)
 _TARGETS_DESCRIPTION = (
     f"1 to {MAX_TARGETS} targets, as `targets` of POST /v1/posts: a network's name (its default account) or "
     "{platform, channelId} for one connected account.")
-_OPTIONS_DESCRIPTION = "Per-network settings, as `options` of POST /v1/posts (tiktok, youtube)."
+_OPTIONS_DESCRIPTION = ("Per-network settings, as `options` of POST /v1/posts (tiktok, youtube); `youtube.privacy` is "
+                        "accepted as a shorthand for `youtube.privacyStatus`.")
+
+
+def _privacy_schema(schema: dict[str, Any]) -> None:
+    schema.setdefault("properties", {})["privacy"] = {
+        "enum": ["public", "private", "unlisted"], "description": "shorthand for `privacyStatus` (give one of them)"}
+
+
+class RecipeYouTubeOptions(YouTubeOptions):
+    """`options.youtube` of a recipe: the wire settings, and `privacy` as a shorthand for `privacyStatus` (the
+    recipe format's own examples write `{youtube: {privacy: unlisted}}`)."""
+
+    model_config = ConfigDict(json_schema_extra=_privacy_schema)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "privacy" in data:
+            data = dict(data)
+            value = data.pop("privacy")
+            if "privacyStatus" in data or "privacy_status" in data:
+                raise PydanticCustomError("privacy_twice", "give `privacy` or `privacyStatus`, not both")
+            data["privacyStatus"] = value
+        return data
+
+
+class RecipeOptions(PostOptions):
+    """`options` of a recipe entry or its defaults: as POST /v1/posts's, with `youtube.privacy` accepted."""
+
+    youtube: RecipeYouTubeOptions | None = None  # type: ignore[assignment]
 
 
 class Defaults(_Strict):
@@ -140,7 +170,7 @@ class Defaults(_Strict):
                                                           "entry's `content` for the variables).")
     media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION + " Replaced whole by an entry's.")
-    options: PostOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION + " Merged per network "
+    options: RecipeOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION + " Merged per network "
                                         "and per setting with an entry's, the entry winning.")
     generate: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
@@ -333,7 +363,7 @@ class Entry(_Strict):
         default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION)
     targets: list[Target] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS,
                                          description=_TARGETS_DESCRIPTION)
-    options: PostOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION)
+    options: RecipeOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION)
     at: str | None = Field(default=None, description="when, for one post: a wall-clock time \"YYYY-MM-DD HH:MM\" "
                            "in the file's zone (a time skipped by a DST change moves to the first valid minute "
                            "after; one that happens twice takes the first), or ISO 8601 with an offset "

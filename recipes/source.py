@@ -46,27 +46,17 @@ _Resolver.add_implicit_resolver(_TAG + "null", re.compile(r"^(?:~|null|Null|NULL
 _Resolver.add_implicit_resolver(_TAG + "merge", re.compile(r"^(?:<<)$"), ["<"])
 
 
-class _PyLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
-                _Resolver):
-    def __init__(self, stream: str) -> None:
-        yaml.reader.Reader.__init__(self, stream)
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
-        _Resolver.__init__(self)
+class _Loader(yaml.BaseLoader):  # PyYAML's own parser, with the core schema's types
+    yaml_implicit_resolvers = _Resolver.yaml_implicit_resolvers
 
 
-if getattr(yaml, "__with_libyaml__", False):
-    class _CLoader(yaml.cyaml.CParser, _Resolver):  # type: ignore[misc]
-        """libyaml scans, parses and composes (about twice as fast over a whole file); the resolver is ours."""
+_CBase = getattr(yaml, "CBaseLoader", None)  # libyaml's parser when PyYAML has it: several times faster
+_FAST: type | None = None
+if _CBase is not None:
+    class _CLoader(_CBase):  # type: ignore[misc, valid-type]
+        yaml_implicit_resolvers = _Resolver.yaml_implicit_resolvers
 
-        def __init__(self, stream: str) -> None:
-            yaml.cyaml.CParser.__init__(self, stream)
-            _Resolver.__init__(self)
-
-    _Loader: type = _CLoader
-else:
-    _Loader = _PyLoader
+    _FAST = _CLoader
 
 
 def position(node: Node) -> tuple[int, int]:
@@ -82,9 +72,10 @@ class Document:
     data: Any
 
 
-def read(text: str) -> Document:
-    """Parse `text`; SourceError (code `invalid_yaml`) at the parser's position when it is not YAML."""
-    loader = _Loader(text)
+def read(text: str, *, fast: bool = True) -> Document:
+    """Parse `text`; SourceError (code `invalid_yaml`) at the parser's position when it is not YAML. With
+    `fast`, libyaml's parser when available (PyYAML's own otherwise)."""
+    loader = (_FAST if fast and _FAST is not None else _Loader)(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:

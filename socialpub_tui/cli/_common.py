@@ -285,6 +285,8 @@ def api_command(fn: F) -> F:
             raise
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            raise  # the reader went away (`| head`): click ends quietly (exit 1, nothing on stderr)
         except OSError as err:
             out.fail(err, 1)
 

@@ -297,17 +297,23 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 @utc_option(help="Read the times given without offset, and show times, in UTC.")
 @click.option("--scheduled", is_flag=True, help="--from/--to apply to the scheduled time, not creation.")
 @click.option("--idempotency-key", default=None, help="The post created with this key.")
+@click.option("--search", "q", default=None, help="Posts whose text contains this (ignoring case).")
+@click.option("--label", "labels", multiple=True, metavar="KEY=VALUE",
+              help="Posts carrying this label (repeat: all of them), e.g. socialpub.recipe/set=january.")
+@click.option("--order", type=click.Choice(["newest", "upcoming"]), default="newest", show_default=True,
+              help="newest: creation order, newest first; upcoming: scheduled posts soonest first, then the rest.")
 @click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
               help="At most this many posts (pages are followed).")
 @api_command
 def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str | None, since: str | None,
-               until: str | None, tz: str | None, scheduled: bool, idempotency_key: str | None, limit: int,
-               out: Output) -> None:
-    """List posts, newest first.
+               until: str | None, tz: str | None, scheduled: bool, idempotency_key: str | None, q: str | None,
+               labels: tuple[str, ...], order: str, limit: int, out: Output) -> None:
+    """List posts, newest first (or --order upcoming).
 
     \b
     Examples:
       socialpub posts list --status scheduled --from today --scheduled
+      socialpub posts list --order upcoming --search launch
       socialpub posts list --status failed --json | jq -r '.[] | .id'
     """
     from socialpub_tui import times as _time
@@ -326,6 +332,7 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
     filters = {"status": list(statuses) or None, "platform": platform, "account_id": account_id,
                "since": when(since, "--from"), "until": when(until, "--to"),
                "time_field": "scheduledAt" if scheduled else None, "idempotency_key": idempotency_key,
+               "q": q or None, "label": list(labels) or None, "order": None if order == "newest" else order,
                "limit": min(limit, 100)}
     posts = list(get_client(worker=False).iter_posts(max_items=limit, **filters))
 

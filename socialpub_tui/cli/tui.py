@@ -25,7 +25,7 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
       socialpub tui --tz Europe/Paris    # times in this zone
     """
     from socialpub_tui.client import ConfigError, connect_async
-    from socialpub_tui.client.config import Profile, resolve_profile
+    from socialpub_tui.client.config import Profile, load_session, resolve_profile
 
     zone = display_zone(ctx)
     try:
@@ -33,7 +33,11 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
             profile = Profile(name="embedded", kind="embedded", data_dir=data_dir, source="--data-dir")
         else:
             profile = resolve_profile(profile_name(ctx))
-        client = connect_async(profile)
+        # On a server, the owner's session (`socialpub login`) when there is one: the TUI refreshes and pages on
+        # its own, and an API key's budget (30 requests a minute by default) is for integrations; the owner's
+        # session is not counted against it. Without a session, the key, and the client waits out 429s.
+        owner = profile.kind != "embedded" and load_session(profile) is not None
+        client = connect_async(profile, **({"api_key": None} if owner else {}))
     except ConfigError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
@@ -43,5 +47,5 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
     from socialpub_tui.app import SocialpubApp
 
     label = (f"embedded · {profile.data_dir or 'default data dir'}" if profile.kind == "embedded"
-             else f"{profile.name} · {profile.url}")
+             else f"{profile.name} · {profile.url}" + (" · owner session" if owner else ""))
     SocialpubApp(client, zone=zone, backend_label=label).run()

@@ -114,6 +114,21 @@ def test_scheduled_post_create_list_edit_cancel(embedded) -> None:  # type: igno
     assert r.code == 1 and r.err_json()["error"] == "post_not_editable"
 
 
+def test_posts_list_search_order_and_label(embedded) -> None:  # type: ignore[no-untyped-def]
+    sooner = invoke("posts", "create", "Tip of the week", "--to", "facebook", "--at", "2099-12-02T09:00:00Z",
+                    "--json")  # created first, due first
+    later = invoke("posts", "create", "Launch day", "--to", "facebook", "--at", "2099-12-03T09:00:00Z", "--json")
+    ids = {"later": later.json()["id"], "sooner": sooner.json()["id"]}
+    r = invoke("posts", "list", "--search", "LAUNCH", "--json")
+    assert [p["id"] for p in r.json()] == [ids["later"]]
+    newest = [p["id"] for p in invoke("posts", "list", "--json").json()]
+    upcoming = [p["id"] for p in invoke("posts", "list", "--order", "upcoming", "--json").json()]
+    assert newest == [ids["later"], ids["sooner"]] and upcoming == [ids["sooner"], ids["later"]]
+    assert invoke("posts", "list", "--label", "socialpub.recipe/set=none", "--json").json() == []
+    r = invoke("posts", "list", "--label", "not a label", "--json")
+    assert r.code == 1 and r.err_json()["error"] == "validation_error"
+
+
 def test_invalid_targets_show_details(embedded) -> None:  # type: ignore[no-untyped-def]
     r = invoke("posts", "create", "text only", "--to", "youtube", "--to", "myspace", "--json")
     assert r.code == 1

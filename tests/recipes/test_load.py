@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -43,7 +45,8 @@ def test_an_entry_with_at_becomes_one_occurrence(load_text, folder: Path) -> Non
                                                                       "Europe/Paris")
     assert o.scheduled_at == datetime(2027, 1, 15, 8, 0, tzinfo=UTC)
     assert o.content == "Our Friday launch! a"
-    assert o.media == tuple((folder / p).resolve() for p in ("images/a.jpg", "clips/one.mp4", "clips/two.mp4"))
+    assert o.media == tuple(Path(os.path.abspath(folder / p)) for p in ("images/a.jpg", "clips/one.mp4",
+                                                                        "clips/two.mp4"))
     assert all(p.is_absolute() for p in o.media)
     assert o.targets == ("instagram", {"platform": "linkedin", "channelId": "acc_123"})
     assert o.options == {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
@@ -70,6 +73,33 @@ def test_a_series_becomes_one_occurrence_per_date_time_with_keyed_local_times(lo
     assert [o.content for o in loaded.occurrences][::3] == ["Tip 1/4 on Tuesday at 09:00", "Tip 4/4 on Friday at 17:30"]
     assert loaded.occurrences[0].local == datetime(2027, 1, 5, 9, 0)
     assert loaded.occurrences[0].scheduled_at == datetime(2027, 1, 5, 8, 0, tzinfo=UTC)
+
+
+def test_a_series_across_dst_keeps_09_00_and_moves_its_utc_offset(load_text) -> None:
+    loaded = load_text("""
+        timezone: America/New_York
+        posts:
+          - id: tip
+            content: "{date} {time} {weekday}"
+            targets: [facebook]
+            repeat: {every: week, on: [sun], times: ["09:00", "02:30"], start: "2027-03-07", count: 4}
+          - {id: gap, content: "{time}", targets: [facebook], at: "2027-03-14 02:30"}
+          - {id: twice, content: "{time}", targets: [facebook], at: "2027-11-07 01:30"}
+    """)
+    assert loaded.problems == []
+    by_key = {o.key: o for o in loaded.occurrences}
+    before, after = by_key["shop/posts.yaml#tip@2027-03-07T09:00"], by_key["shop/posts.yaml#tip@2027-03-14T09:00"]
+    assert before.scheduled_at == datetime(2027, 3, 7, 14, 0, tzinfo=UTC)  # EST, UTC-5
+    assert after.scheduled_at == datetime(2027, 3, 14, 13, 0, tzinfo=UTC)  # EDT, UTC-4
+    assert (before.content, after.content) == ("2027-03-07 09:00 Sunday", "2027-03-14 09:00 Sunday")
+    # 02:30 does not exist on 2027-03-14: the occurrence keeps its key and goes out at 03:00
+    skipped = by_key["shop/posts.yaml#tip@2027-03-14T02:30"]
+    assert skipped.local == datetime(2027, 3, 14, 2, 30) and skipped.content == "2027-03-14 03:00 Sunday"
+    assert skipped.scheduled_at == datetime(2027, 3, 14, 7, 0, tzinfo=UTC)
+    assert by_key["shop/posts.yaml#gap"].content == "03:00"
+    twice = by_key["shop/posts.yaml#twice"]  # 01:30 happens twice on 2027-11-07: the first, EDT
+    assert twice.scheduled_at == datetime(2027, 11, 7, 5, 30, tzinfo=UTC)
+    assert twice.scheduled_at.astimezone(ZoneInfo("America/New_York")).utcoffset() == timedelta(hours=-4)
 
 
 def test_yaml_1_2_reading_on_is_a_key_and_times_and_dates_are_text(load_text) -> None:
@@ -119,6 +149,40 @@ def test_defaults_merge_lists_replaced_options_merged_per_setting(load_text) -> 
     assert own.targets == ("youtube",) and own.content == "own" and [p.name for p in own.media] == ["one.mp4"]
     assert own.options == {"youtube": {"privacyStatus": "unlisted", "madeForKids": True, "title": "Hi"},
                            "tiktok": {"privacyLevel": "SELF_ONLY"}}
+
+
+def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
+    """The issue's own example writes `options: {youtube: {privacy: unlisted}}`: accepted, sent as privacyStatus."""
+    loaded = load_text("""
+        timezone: UTC
+        defaults:
+          targets: [youtube]
+          media: [clips/one.mp4]
+          options: {youtube: {privacy: unlisted}}
+        posts:
+          - id: inherits
+            content: a
+            at: "2027-01-15 09:00"
+          - id: own
+            content: b
+            options: {youtube: {privacy: private, title: Hi}}
+            at: "2027-01-15 09:00"
+    """)
+    assert loaded.problems == []
+    inherits, own = loaded.occurrences
+    assert inherits.options == {"youtube": {"privacyStatus": "unlisted"}}
+    assert own.options == {"youtube": {"privacyStatus": "private", "title": "Hi"}}
+    both = load_text("""
+        timezone: UTC
+        posts:
+          - id: both
+            content: c
+            targets: [youtube]
+            media: [clips/one.mp4]
+            options: {youtube: {privacy: private, privacyStatus: public}}
+            at: "2027-01-15 09:00"
+    """, name="posts.yaml")
+    assert [p.message for p in both.problems] == ["posts[0].options.youtube: give `privacy` or `privacyStatus`, not both"]
 
 
 def test_zone_from_the_file_else_the_default_zone_else_utc(load_text, folder: Path) -> None:
@@ -223,14 +287,14 @@ def test_unknown_keys_are_errors_with_a_suggestion(load_text) -> None:
           - id: a
             contnet: x
             targets: [facebook]
-            options: {youtube: {privacy: unlisted}}
+            options: {youtube: {privacyStaus: unlisted}}
             at: "2027-01-15 09:00"
     """)
     assert problems(loaded) == [(2, 5, "invalid_recipe"), (3, 5, "invalid_recipe"), (5, 25, "invalid_recipe")]
     missing, typo, option = (p.message for p in loaded.problems)
     assert "no `content`" in missing
     assert "unknown key `contnet` (did you mean `content`?)" in typo
-    assert "posts[0].options.youtube.privacy" in option and "privacyStatus" in option
+    assert "posts[0].options.youtube.privacyStaus" in option and "privacyStatus" in option
 
 
 def test_an_unknown_network_and_bad_option_values(load_text) -> None:
@@ -348,6 +412,21 @@ def test_media_a_network_requires(load_text) -> None:
                                 (8, 32, "title_too_long_for_target")]
 
 
+def test_problems_of_defaults_are_reported_once_and_per_entry_where_the_entry_is_the_cause(load_text) -> None:
+    loaded = load_text("""
+        defaults:
+          targets: [instagram]
+          content: "{nope} x"
+        posts:
+          - {id: a, at: "2027-01-15 09:00"}
+          - {id: b, at: "2027-01-16 09:00"}
+          - {id: c, content: ok, media: images/a.jpg, at: "2027-01-16 09:00"}
+    """)
+    assert problems(loaded) == [(3, 12, "unknown_variable"), (5, 5, "media_required_for_target"),
+                                (6, 5, "media_required_for_target")]
+    assert "instagram (from defaults) needs an image or a video" in loaded.problems[1].message
+
+
 def test_generate_is_not_supported_yet(load_text) -> None:
     loaded = load_text("""
         posts:
@@ -402,6 +481,14 @@ def test_series_bounds(load_text) -> None:
     assert problems(loaded) == [(5, 13, "series_too_long"), (6, 117, "series_too_long"), (7, 64, "invalid_recipe")]
     assert "more than 1,000 occurrences" in loaded.problems[0].message
     assert "never matches" in loaded.problems[2].message
+
+
+def test_keys_must_fit_in_a_label(write, folder: Path) -> None:
+    deep = "/".join(["d" * 60] * 7) + "/f.yaml"  # 433 characters
+    write("posts:\n  - {id: %s, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n" % ("i" * 70), deep)
+    p = only(load(folder))
+    assert (p.line, p.column, p.code) == (2, 10, "key_too_long")
+    assert "509 characters" in p.message  # shop/ + 433 + # + 70
 
 
 def test_unknown_timezone(load_text) -> None:

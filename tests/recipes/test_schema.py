@@ -69,7 +69,7 @@ def test_the_schema_examples_satisfy_the_schema_and_the_models() -> None:
     {"posts": [{"id": "a", "at": "2027-01-15 09:00", "targets": ["facebok"]}]},
     {"posts": [{"id": "a", "repeat": {"every": "fortnight", "times": ["09:00"], "start": "2027-01-01",
                                       "count": 2}}]},
-    {"posts": [{"id": "a", "at": "2027-01-15 09:00", "options": {"youtube": {"privacy": "unlisted"}}}]},
+    {"posts": [{"id": "a", "at": "2027-01-15 09:00", "options": {"youtube": {"privacy": "hidden"}}}]},
     {"timezone": "Europe/Paris"},
 ])
 def test_the_json_schema_catches_what_an_editor_should_flag(bad: dict) -> None:

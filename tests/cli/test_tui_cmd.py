@@ -1,0 +1,41 @@
+"""`socialpub tui` on a server profile: the owner's saved session when there is one (its refreshes and pages are
+not counted against an API key's per-minute budget), else the profile's key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from socialpub_tui.client.config import resolve_profile, save_session
+from tests.cli.conftest import invoke
+
+
+@pytest.fixture
+def remote_profile(cli_env, monkeypatch):  # type: ignore[no-untyped-def]
+    cfg = cli_env / "cfg" / "config.yaml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(yaml.safe_dump({"default": "work", "profiles": {
+        "work": {"url": "http://127.0.0.1:9", "api_key_env": "WORK_KEY"}}}))
+    monkeypatch.setenv("WORK_KEY", "spk_live_v1-test")
+    seen: dict[str, Any] = {}
+
+    def run(self) -> None:  # type: ignore[no-untyped-def]  # the app is not started: what it was given
+        seen.update(api_key=self.client.api_key, session=self.client.session_token, label=self.backend_label)
+
+    monkeypatch.setattr("socialpub_tui.app.SocialpubApp.run", run)
+    return seen
+
+
+def test_with_a_saved_session_the_tui_speaks_as_the_owner(remote_profile) -> None:  # type: ignore[no-untyped-def]
+    save_session(resolve_profile("work"), {"token": "owner-token"})
+    assert invoke("tui").code == 0
+    assert remote_profile["api_key"] is None and remote_profile["session"] == "owner-token"
+    assert remote_profile["label"].endswith("owner session")
+
+
+def test_without_a_session_the_tui_uses_the_key(remote_profile) -> None:  # type: ignore[no-untyped-def]
+    assert invoke("tui").code == 0
+    assert remote_profile["api_key"] == "spk_live_v1-test" and remote_profile["session"] is None
+    assert "owner session" not in remote_profile["label"]
