@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes.media import MediaStore
 from recipes.model import LABEL_KEY, LABEL_SET, Problem
 from recipes.plan import Item, Plan, iso, problem_json
@@ -149,16 +148,12 @@ def check_targets(items: Iterable[Item], accounts: list[Any]) -> list[Problem]:
 
 
 def check_media(items: Iterable[Item]) -> list[Problem]:
-    """Every media file can be read; every key fits in a label value."""
+    """Every media file can still be read (recipes.load checked they exist when it read the files)."""
     problems: list[Problem] = []
     for item in items:
         occ = item.occurrence
         if occ is None:
             continue
-        if item.kind == "create" and len(occ.key) > LABEL_VALUE_MAX:
-            problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: its key {occ.key[:60]!r}… is "
-                                    f"longer than a label value ({LABEL_VALUE_MAX} characters): shorten the "
-                                    "file's path or the entry's id", "key_too_long"))
         for path in occ.media:
             if not path.is_file():
                 problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: media {path} cannot be read",

@@ -192,9 +192,13 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
                      item.post_id, why))
     if rows:
         out.table(rows, ["", "OCCURRENCE", "WHEN", "POST / TARGETS", "CHANGES"])
+    sent: dict[str, int] = {}
     for item in plan.unchanged:
-        if item.reason and item.reason not in ("scheduled", "past"):
-            out.note(f"{item.label()}: post {item.post_id} is {item.reason}; left as it is")
+        if item.reason and item.reason != "past":
+            sent[item.reason] = sent.get(item.reason, 0) + 1
+    if sent:
+        out.note(f"Note: {sum(sent.values())} post(s) already sent or being sent are left as they are ("
+                 + ", ".join(f"{n} {status}" for status, n in sorted(sent.items())) + ")")
     for notice in plan.notices:
         out.note(f"Note: {notice}")
     for problem in plan.errors:
