@@ -24,6 +24,7 @@ Each action is logged with the local time: `2026-11-24T10:00:03+01:00 created la
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -137,12 +138,26 @@ class Watcher:
     cache: dict[str, Cached] = field(default_factory=dict)  # file -> what was read, when
     reported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> problems last reported
     batches: int = 0
+    json_lines: bool = False
 
-    def emit(self, text: str) -> None:
-        self.log(f"{now_local()} {text}")
+    def _shown(self, path: str) -> str:
+        p = Path(path)
+        return p.relative_to(self.root).as_posix() if p.is_relative_to(self.root) else path
+
+    def emit(self, text: str, event: str = "note", **data: Any) -> None:
+        """A log line `<local time> <text>`, or with `json_lines` one JSON object a line: time, event (created,
+        updated, cancelled, failed, uploaded, invalid, valid, watching, error, note, stopped), message, and the
+        item's fields for an action (file, entry, key, scheduledAt, postId, …)."""
+        if self.json_lines:
+            self.log(json.dumps({"time": now_local(), "event": event, "message": text, **data}, ensure_ascii=False))
+        else:
+            self.log(f"{now_local()} {text}")
 
     def _on_action(self, action: Action) -> None:
-        self.emit(describe(action))
+        event = {"create": "created", "update": "updated", "cancel": "cancelled"}[action.kind]
+        if action.status not in ("done", "existing"):
+            event = "failed"
+        self.emit(describe(action), event, **action.to_json())
 
     def read(self, batch: Batch) -> Loaded:
         """The folder as `recipes.load.load` reads it, reusing what `batch` leaves valid (see the module)."""
@@ -182,12 +197,12 @@ class Watcher:
             if problems:
                 if self.reported.get(f.file) != problems:
                     for line in problems:
-                        self.emit(f"invalid {line}")
+                        self.emit(f"invalid {line}", "invalid", file=f.file)
                     self.emit(f"{f.file}: keeping its last good state; waiting for a fix")
                     self.reported[f.file] = problems
                 continue
             if f.file in self.reported:
-                self.emit(f"{f.file} is valid again")
+                self.emit(f"{f.file} is valid again", "valid", file=f.file)
                 del self.reported[f.file]
             prints[f.file] = fingerprint(f, self.store.hasher)
         present = {f.file for f in loaded.files}
@@ -215,12 +230,12 @@ class Watcher:
             self.emit(f"{', '.join(sorted(gone))}: gone from the folder; its scheduled posts are kept "
                       "(start `watch --prune` to cancel them)")
         applier = Applier(self.client, self.store, on_action=self._on_action,
-                          on_upload=lambda p: self.emit(f"uploaded {Path(p).relative_to(self.root) if Path(p).is_relative_to(self.root) else p}"))
+                          on_upload=lambda p: self.emit(f"uploaded {self._shown(p)}", "uploaded", path=p))
         result = applier.apply(plan)
         failed = {f.file for f in result.files if f.status in ("failed", "invalid")}
         for f in result.files:
             if f.status in ("failed", "invalid"):
-                self.emit(f"{f.file}: {f.summary()}")
+                self.emit(f"{f.file}: {f.summary()}", "failed", file=f.file)
         by_name = {f.file: f for f in loaded.files}
         for name in prints:
             if (initial or name in dirty) and name not in failed:
@@ -233,7 +248,8 @@ class Watcher:
             counts = result.counts()
             self.emit(f"watching {self.root}: {counts['created']} created, {counts['updated']} updated, "
                       f"{counts['cancelled']} cancelled, {counts['unchanged']} unchanged"
-                      f"{'' if result.ok else ', with errors'}; deletions {'applied' if self.prune else 'kept'}")
+                      f"{'' if result.ok else ', with errors'}; deletions {'applied' if self.prune else 'kept'}",
+                      "watching", **counts)
         return result
 
     def run(self, stop: threading.Event | None = None, ready: threading.Event | None = None) -> None:
@@ -259,4 +275,4 @@ class Watcher:
         try:
             self.sync(initial=initial, changes=changes)
         except Exception as exc:  # noqa: BLE001 - a backend error on one batch: report, keep watching
-            self.emit(f"error: {type(exc).__name__}: {exc}; will try again on the next change")
+            self.emit(f"error: {type(exc).__name__}: {exc}; will try again on the next change", "error")

@@ -336,7 +336,9 @@ def _show_result(out: Output, result: Any) -> None:
 @click.option("--debounce-ms", type=click.IntRange(10, 10_000), default=50, show_default=True,
               help="Quiet time that ends a burst of changes (applied together).")
 @_set_option
-def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line (time, event, message, and for an "
+                                                      "action its item: file, entry, key, scheduledAt, postId).")
+def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None, as_json: bool) -> None:
     """Keep the folder PATH applied: plan and apply each change as files are written, logging each action.
 
     \b
@@ -345,8 +347,9 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     runs in this process, so posts also go out at their time while it runs. Ctrl-C stops it.
 
     \b
-    Example:
+    Examples:
       socialpub recipes watch ~/content --prune
+      socialpub recipes watch ~/content --json | jq -r 'select(.event == "created") | .postId'
     """
     import signal
     import threading
@@ -363,11 +366,11 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--set") from None
     zone = recipe_zone()
-    out = Output(False)
+    out = Output(as_json)
     try:
         client = get_client(worker=True)
         watcher = Watcher(root.resolve(), client, _store(client), set_name=set_name, default_zone=zone, prune=prune,
-                          log=lambda line: click.echo(line), step_ms=debounce_ms)
+                          log=lambda line: click.echo(line), step_ms=debounce_ms, json_lines=as_json)
     except Exception as err:  # noqa: BLE001 - ApiError/ConfigError: exit 1 with the message
         out.fail(err, 1)
     stop = threading.Event()
@@ -385,4 +388,4 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-    watcher.emit("stopped")
+    watcher.emit("stopped", "stopped")
