@@ -89,6 +89,14 @@ class Settings(BaseSettings):
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
 
+    # generations (issue 15): the content guard checked before production (backend/generation/guard.py: the
+    # built-in terms, extra comma-separated terms, a file of terms) and how many times a provider that is
+    # temporarily unavailable is tried before the creation fails (refunded).
+    generation_guard_defaults: bool = True
+    generation_guard_terms: str = ""
+    generation_guard_file: Path | None = None
+    generation_max_attempts: int = Field(default=3, ge=1, le=20)
+
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")
