@@ -89,6 +89,10 @@ class Settings(BaseSettings):
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
 
+    # generation (issue 15): the provider's name among the entry points of `socialpub.generation_providers`
+    # (backend/generation/registry.py); each provider reads its own SOCIALPUB_GENERATION_<NAME>_… settings.
+    generation_provider: str = "local"
+
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")
