@@ -89,6 +89,10 @@ class Settings(BaseSettings):
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
 
+    # generation (issue 15): the provider's name among the entry points of `socialpub.generation_providers`
+    # (backend/generation/registry.py); each provider reads its own SOCIALPUB_GENERATION_<NAME>_… settings.
+    generation_provider: str = "local"
+
     # generations (issue 15): the content guard checked before production (backend/generation/guard.py: the
     # built-in terms, extra comma-separated terms, a file of terms) and how many times a provider that is
     # temporarily unavailable is tried before the creation fails (refunded).
