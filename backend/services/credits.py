@@ -20,7 +20,7 @@ from peewee import fn
 
 from backend import clock
 from backend.ids import new_id
-from backend.store.db import locked, tx
+from backend.store.db import is_sqlite, tx
 from backend.store.models import CreditEntry, Workspace
 
 REASONS = ("opening", "grant", "admin", "charge", "refund")
@@ -37,7 +37,11 @@ class Movement:
 
 
 def _lock_balance(workspace_id: str) -> int:
-    row = locked(Workspace.select(Workspace.id, Workspace.credits_balance).where(Workspace.id == workspace_id)).first()
+    """The balance, the workspace row locked for the transaction. On PostgreSQL `FOR NO KEY UPDATE`: it queues
+    the other balance changes but not the inserts that merely reference the workspace (their foreign-key check
+    takes `KEY SHARE`), so a transaction that inserted a row of the workspace first cannot deadlock with it."""
+    query = Workspace.select(Workspace.id, Workspace.credits_balance).where(Workspace.id == workspace_id)
+    row = (query if is_sqlite() else query.for_update("FOR NO KEY UPDATE")).first()
     if row is None:
         raise WorkspaceGone(workspace_id)
     return int(row.credits_balance)

@@ -252,9 +252,9 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_r
             "source_urls": list(checked.source_urls), "seed": int.from_bytes(os.urandom(4), "big") >> 1,
             "media_key": None, "mime_type": None, "error": None, "credits_cost": cost, "created_at": now,
         }
+        if credits.charge(workspace_id, generation_id, cost, note=_what(checked)) is None:  # the balance first
+            raise _insufficient(cost, credits.balance(workspace_id), _what(checked))
         Generation.insert(row).execute()
-        if credits.charge(workspace_id, generation_id, cost, note=_what(checked)) is None:
-            raise _insufficient(cost, credits.balance(workspace_id), _what(checked))  # rolls the insert back
         queue.enqueue(PRODUCE_JOB, {"generation_id": generation_id}, workspace_id=workspace_id,
                       dedupe_key=job_key(generation_id), max_attempts=settings.generation_max_attempts, lane=LANE)
     return public(row, settings)
@@ -386,11 +386,7 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
     if media is not None:
         refs = sorted(h.ref for h in MediaHold.select(MediaHold.ref).where(MediaHold.media == media.id))
         if not refs:
-            try:
-                media_service.delete_media(settings, workspace_id, media.id)
-                out["mediaDeleted"] = True
-            except ApiError as exc:  # held meanwhile, or storage down: the retention job finishes it
-                log.warning("generation %s: its file %s was not deleted now: %s", row.id, media.key, exc.message)
+            out["mediaDeleted"] = media_service.delete_if_unheld(settings, media.id)
         else:
             out["mediaKeptBy"] = [r.split(":", 1)[1] for r in refs if r.startswith("post:")] or refs
             out["mediaKeptUntil"] = clock.iso(media.expires_at)
@@ -633,11 +629,7 @@ def _drop(settings: Settings, row: Generation, media: Media) -> None:
     from backend.services import media as media_service
 
     media_service.release(media_ref(row.id), None)
-    try:
-        media_service.delete_media(settings, row.workspace_id, media.id)
-    except ApiError as exc:
-        log.warning("generation %s: the unused file %s is left to the retention job: %s", row.id, media.key,
-                    exc.message)
+    media_service.delete_if_unheld(settings, media.id)
 
 
 def _complete(settings: Settings, job: Any, row: Generation, media: Media) -> None:
