@@ -34,15 +34,14 @@ class GenerationCreate(CamelModel):
                       description="`image` or `video`")
     prompt: str = Field(json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX},
                         description="3 to 1,800 characters (not counting leading and trailing blanks)")
-    aspect_ratio: str | None = Field(default=None, max_length=100, json_schema_extra={"enum": list(ASPECT_RATIOS)},
-                                     description="`9:16` (default), `1:1` or `16:9`")
-    duration_sec: int | None = Field(default=None, json_schema_extra={"enum": list(DURATIONS)},
-                                     description="video only: 5 (default), 10 or 15 seconds, billed per second "
-                                                 "(15, 30 or 45 credits)")
-    source_urls: list[SourceUrl] | None = Field(
-        default=None, json_schema_extra={"maxItems": MAX_SOURCES},
-        description="video only: one start image, or two (first and last frame); files on the media host "
-                    "(POST /v1/media) or public https URLs of images")
+    aspect_ratio: Annotated[str, Field(max_length=100, json_schema_extra={"enum": list(ASPECT_RATIOS)})] | None = Field(
+        default=None, description="`9:16` (default), `1:1` or `16:9`")
+    duration_sec: Annotated[int, Field(json_schema_extra={"enum": list(DURATIONS)})] | None = Field(
+        default=None, description="video only: 5 (default), 10 or 15 seconds, billed per second (15, 30 or 45 "
+                                  "credits)")
+    source_urls: Annotated[list[SourceUrl], Field(json_schema_extra={"maxItems": MAX_SOURCES})] | None = Field(
+        default=None, description="video only: one start image, or two (first and last frame); files on the media "
+                                  "host (POST /v1/media) or public https URLs of images")
 
 
 class GenerationOut(CamelOut):
