@@ -20,7 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_builtin_local_is_declared_as_an_entry_point_in_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["entry-points"][ENTRY_POINT_GROUP]["local"] == "backend.generation.local:LocalProvider"
+    assert project["entry-points"][ENTRY_POINT_GROUP] == {
+        "local": "backend.generation.local:LocalProvider",
+        "openai": "backend.generation.openai_images:OpenAIImagesProvider",
+        "runway": "backend.generation.runway:RunwayProvider",
+    }
+    for value in project["entry-points"][ENTRY_POINT_GROUP].values():  # each loads and builds with no argument
+        provider = importlib.metadata.EntryPoint("x", value, ENTRY_POINT_GROUP).load()()
+        assert isinstance(provider, Provider)
 
 
 def test_builtin_local_is_found_through_the_installed_entry_points() -> None:
