@@ -94,12 +94,14 @@ class Settings(BaseSettings):
     generation_provider: str = "local"
 
     # generations (issue 15): the content guard checked before production (backend/generation/guard.py: the
-    # built-in terms, extra comma-separated terms, a file of terms) and how many times a provider that is
-    # temporarily unavailable is tried before the creation fails (refunded).
+    # built-in terms, extra comma-separated terms, a file of terms), how many times a provider that is
+    # temporarily unavailable is tried before the creation fails (refunded), and how many productions one worker
+    # process runs at once (rendering is CPU- and memory-bound; the others wait their turn).
     generation_guard_defaults: bool = True
     generation_guard_terms: str = ""
     generation_guard_file: Path | None = None
     generation_max_attempts: int = Field(default=3, ge=1, le=20)
+    generation_concurrency: int = Field(default=2, ge=1, le=64)
 
     log_level: str = "INFO"
 

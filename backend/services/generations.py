@@ -17,8 +17,10 @@ Production (job `generation.produce`, lane `generation`, one per generation):
    expired (killed, or stalled past its lease) while the generation was `processing` was interrupted mid-production:
    the generation fails (refunded), it is not produced a second time behind the user's back;
 2. the content guard (backend/generation/guard.py) checks the prompt: a refusal fails it (refunded);
-3. `pending -> processing` is committed, then the inputs are read (start images from the media host or through the
-   SSRF-guarded fetcher; the workspace's brand) and the provider is called, outside any transaction;
+3. a production slot of this process is taken (SOCIALPUB_GENERATION_CONCURRENCY; none free: the job is queued
+   again shortly, not counted as an attempt), `pending -> processing` is committed, then the inputs are read
+   (start images from the media host or through the SSRF-guarded fetcher; the workspace's brand) and the provider
+   is called, outside any transaction;
 4. `ProviderRefused` fails it; `ProviderUnavailable` is retried with backoff (its Retry-After honoured) until
    SOCIALPUB_GENERATION_MAX_ATTEMPTS tries, then fails it; any other error is retried by the worker and, once the
    job is buried, its `on_dead` hook fails it;
@@ -35,6 +37,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -489,11 +492,20 @@ def _start(job: Any, settings: Settings) -> _Start:
         if refusal is not None:
             _fail_locked(row, refusal.reason, job)
             return _Start(row, False)
-        if row.status == "pending":
-            now = clock.now()
-            Generation.update(status="processing", started_at=now).where(Generation.id == row.id).execute()
-            row.status, row.started_at = "processing", now
     return _Start(row, True)
+
+
+def _processing(row: Generation) -> bool:
+    """`pending -> processing` as production starts (a generation deleted meanwhile: False)."""
+    if row.status == "processing":
+        return True
+    now = clock.now()
+    with tx():
+        changed = Generation.update(status="processing", started_at=now).where(
+            (Generation.id == row.id) & (Generation.status == "pending") & Generation.deleted_at.is_null()).execute()
+    if changed:
+        row.status, row.started_at = "processing", now
+    return bool(changed)
 
 
 class _InputProblem(Exception):
@@ -570,12 +582,41 @@ def _remove_leftovers(settings: Settings, generation_id: str) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
+_slots: dict[int, threading.BoundedSemaphore] = {}
+_slots_lock = threading.Lock()
+BUSY_RETRY_S = 2.0
+
+
+def _slot(settings: Settings) -> threading.BoundedSemaphore:
+    """This process's production slots (SOCIALPUB_GENERATION_CONCURRENCY): rendering is CPU- and memory-bound
+    (the local provider holds full-size frames), unlike the network-bound jobs the worker's pool is sized for."""
+    with _slots_lock:
+        sem = _slots.get(settings.generation_concurrency)
+        if sem is None:
+            sem = _slots[settings.generation_concurrency] = threading.BoundedSemaphore(settings.generation_concurrency)
+        return sem
+
+
 def produce(job: Any, settings: Settings) -> None:
-    """The `generation.produce` job (see the module docstring)."""
+    """The `generation.produce` job (see the module docstring). At most SOCIALPUB_GENERATION_CONCURRENCY
+    productions run at once in a worker process; a job beyond that is queued again a moment later (the wait does
+    not count as an attempt)."""
     start = _start(job, settings)
     if not start.go:
         return
-    row = start.row
+    slot = _slot(settings)
+    if not slot.acquire(blocking=False):
+        raise RetryLater("every production slot of this worker is busy", delay_s=BUSY_RETRY_S, count_attempt=False)
+    try:
+        if not _processing(start.row):
+            queue.complete(job)  # deleted while it waited
+            return
+        _produce(job, settings, start.row)
+    finally:
+        slot.release()
+
+
+def _produce(job: Any, settings: Settings, row: Generation) -> None:
     try:
         provider = provider_for(settings)
         request = _request(settings, row)

@@ -482,6 +482,21 @@ def test_a_job_taken_over_before_production_started_still_produces(client, setti
     assert _get(client, subscribed, g["id"])["status"] == "completed"
 
 
+def test_a_worker_runs_at_most_generation_concurrency_productions_at_once(client, settings, subscribed,
+                                                                          monkeypatch):
+    from backend.jobs.worker import Worker
+    from backend.services import generations
+
+    monkeypatch.setenv("SOCIALPUB_TEST_PROVIDER_SLOW_S", "0.3")
+    monkeypatch.setattr(generations, "BUSY_RETRY_S", 0.05)
+    settings.generation_concurrency = 1
+    ids = [create(client, subscribed, {**IMAGE, "prompt": f"cup {i} [slow]"})["id"] for i in range(3)]
+    Worker(settings, concurrency=4).run_until_idle(max_seconds=20, settle_s=1.0)
+    assert [_get(client, subscribed, gid)["status"] for gid in ids] == ["completed"] * 3
+    assert gen_provider.peak() == 1 and len(gen_provider.CALLS) == 3
+    assert all(Job.get(Job.dedupe_key == f"generation:{gid}").attempts >= 1 for gid in ids)
+
+
 # ---------------------------------------------------------------------------------------------- reads, list
 
 

@@ -39,12 +39,18 @@ from backend.generation.provider import (
 _lock = threading.Lock()
 CALLS: list[GenerationRequest] = []
 _failures: Counter[str] = Counter()
+_running = {"now": 0, "peak": 0}  # productions under way in this process, and the most at once
+
+
+def peak() -> int:
+    return _running["peak"]
 
 
 def reset() -> None:
     with _lock:
         CALLS.clear()
         _failures.clear()
+        _running.update(now=0, peak=0)
 
 
 class TestProvider:
@@ -52,6 +58,16 @@ class TestProvider:
     __test__ = False  # not a pytest test class
 
     def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+        with _lock:
+            _running["now"] += 1
+            _running["peak"] = max(_running["peak"], _running["now"])
+        try:
+            return self._generate(request, out_dir, progress)
+        finally:
+            with _lock:
+                _running["now"] -= 1
+
+    def _generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None) -> Produced:
         prompt = request.prompt
         with _lock:
             CALLS.append(request)
