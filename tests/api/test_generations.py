@@ -456,6 +456,30 @@ def test_an_unexpected_error_ends_failed_and_refunded_once_the_job_is_buried(cli
     assert Job.get(Job.dedupe_key == f"generation:{g['id']}").status == "dead"
 
 
+def test_a_start_image_gone_before_production_fails_and_refunds(client, settings, subscribed):
+    from backend.services import media as media_service
+
+    url = _host_image(settings, subscribed)
+    g = create(client, subscribed, {**VIDEO, "sourceUrls": [url]})
+    media_service.delete_media(settings, subscribed.workspace_id, url.rsplit("/", 1)[1])  # e.g. retention
+    run_worker(settings)
+    failed = _failed_and_refunded_once(client, subscribed, g["id"], 15)
+    assert failed["error"].startswith(f"The start image {url} could not be read")
+    assert "upload it with POST /v1/media" in failed["error"] and gen_provider.CALLS == []
+
+
+def test_every_failure_path_after_the_first_refunds_nothing(client, settings, subscribed):
+    from backend.services import generations
+
+    g = create(client, subscribed, IMAGE)
+    assert generations.fail(g["id"], "first reason") is True
+    assert generations.fail(g["id"], "second reason") is False
+    generations.give_up(g["id"], "buried")
+    run_worker(settings)  # its job finds it final and ends
+    failed = _failed_and_refunded_once(client, subscribed, g["id"], 2)
+    assert failed["error"] == "First reason. Your 2 credits were refunded." and gen_provider.CALLS == []
+
+
 def test_a_generation_interrupted_mid_production_fails_on_the_next_start(client, settings, subscribed):
     """A worker died (its process is gone) while the generation was `processing`: the next worker takes the job
     over and fails the generation, refunded once; it is not produced behind the user's back."""
