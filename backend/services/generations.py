@@ -616,9 +616,20 @@ def produce(job: Any, settings: Settings) -> None:
         slot.release()
 
 
+MISCONFIGURED = ("Creations are not available on this server right now (its generation provider is not set up; "
+                 "the operator has been told): try again later")
+
+
 def _produce(job: Any, settings: Settings, row: Generation) -> None:
+    from backend.generation.registry import ProviderConfigError
+
     try:
         provider = provider_for(settings)
+    except ProviderConfigError as exc:  # an operator's mistake: said in the log; the user is refunded at once
+        log.error("generation %s cannot be produced: %s", row.id, exc)
+        fail(row.id, MISCONFIGURED, job)
+        return
+    try:
         request = _request(settings, row)
         with tempfile.TemporaryDirectory(prefix=f"{row.id}-", dir=_work_root(settings)) as work:
             produced = provider.generate(request, Path(work))

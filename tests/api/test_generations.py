@@ -480,6 +480,15 @@ def test_every_failure_path_after_the_first_refunds_nothing(client, settings, su
     assert failed["error"] == "First reason. Your 2 credits were refunded." and gen_provider.CALLS == []
 
 
+def test_a_misconfigured_provider_fails_it_at_once_and_says_so_in_the_log(client, settings, subscribed, caplog):
+    settings.generation_provider = "dall-e-9"
+    g = create(client, subscribed, IMAGE)
+    run_worker(settings)
+    failed = _failed_and_refunded_once(client, subscribed, g["id"], 2)
+    assert failed["error"].startswith("Creations are not available on this server right now")
+    assert "SOCIALPUB_GENERATION_PROVIDER='dall-e-9' names no generation provider" in caplog.text
+
+
 def test_a_generation_interrupted_mid_production_fails_on_the_next_start(client, settings, subscribed):
     """A worker died (its process is gone) while the generation was `processing`: the next worker takes the job
     over and fails the generation, refunded once; it is not produced behind the user's back."""
