@@ -89,6 +89,20 @@ class Settings(BaseSettings):
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
 
+    # generation (issue 15): the provider's name among the entry points of `socialpub.generation_providers`
+    # (backend/generation/registry.py); each provider reads its own SOCIALPUB_GENERATION_<NAME>_… settings.
+    generation_provider: str = "local"
+
+    # generations (issue 15): the content guard checked before production (backend/generation/guard.py: the
+    # built-in terms, extra comma-separated terms, a file of terms), how many times a provider that is
+    # temporarily unavailable is tried before the creation fails (refunded), and how many productions one worker
+    # process runs at once (rendering is CPU- and memory-bound; the others wait their turn).
+    generation_guard_defaults: bool = True
+    generation_guard_terms: str = ""
+    generation_guard_file: Path | None = None
+    generation_max_attempts: int = Field(default=3, ge=1, le=20)
+    generation_concurrency: int = Field(default=2, ge=1, le=64)
+
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")

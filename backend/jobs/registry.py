@@ -13,6 +13,7 @@ HANDLER_MODULES: list[str] = [
     "backend.media.retention",
     "backend.jobs.publishing",
     "backend.jobs.tiktok",
+    "backend.jobs.generations",
 ]
 
 

@@ -17,7 +17,8 @@ The posts issue only registers references:
 * post sent:                                     ``release(f"post:{post.id}", sent_at)``  (kept to sent + 30 d)
 * post cancelled or deleted unsent:              ``release(f"post:{post.id}", None)``     (back to the base rule)
 * generation stores its output:                  ``store_generated(settings, ws, data, ref=f"generation:{id}")``
-* generation deleted:                            ``release(f"generation:{id}", None)``    (deleted at the next run)
+* generation deleted:                            ``release(f"generation:{id}", None)``, then
+                                                 ``delete_if_unheld(settings, media_id)`` (at once when unheld)
 
 The periodic job `media.retention` (backend/media/retention.py) deletes what is due; the media host
 already answers 404 for a file past its deadline.
@@ -278,6 +279,22 @@ def delete_media(settings: Settings, workspace_id: str, key_or_id: str) -> None:
         key = media.key
         media.delete_instance()
     get_storage(settings).delete(key)
+
+
+def delete_if_unheld(settings: Settings, media_id: str) -> bool:
+    """Delete a file at once if nothing holds it any more (a generation deleted, a produced file not used), instead
+    of waiting for the retention job. False (nothing done) while a hold remains. The row goes first, in a
+    transaction that checks the holds; then the stored file (a failure there is left to the orphan sweep)."""
+    with tx():
+        row = Media.get_or_none(Media.id == media_id)
+        if row is None or MediaHold.select().where(MediaHold.media == media_id).exists():
+            return False
+        row.delete_instance()
+    try:
+        get_storage(settings).delete(row.key)
+    except ApiError:
+        log.warning("could not remove %s now; the orphan sweep will", row.key)
+    return True
 
 
 # ---------------------------------------------------------------- retention

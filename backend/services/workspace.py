@@ -10,7 +10,7 @@ from dateutil.relativedelta import relativedelta
 
 from backend import clock
 from backend.errors import ApiError
-from backend.services import plans
+from backend.services import credits, plans
 from backend.store.db import locked, tx
 from backend.store.models import Workspace
 
@@ -33,7 +33,8 @@ def get(workspace_id: str) -> Workspace:
 def refresh_allowance(ws: Workspace, now: datetime | None = None) -> Workspace:
     """Grant the monthly allowance of the plan in force, once per month since the last grant.
 
-    Unused credits carry over while the subscription is in force (the balance is never reset here).
+    Unused credits carry over while the subscription is in force (the balance is never reset here). Each grant is
+    a `grant` entry of the credit ledger (backend/services/credits.py).
     """
     now = now or clock.now()
     name = plans.plan_in_force(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, now)
@@ -55,9 +56,8 @@ def refresh_allowance(ws: Workspace, now: datetime | None = None) -> Workspace:
             while at + relativedelta(months=1) <= now and grants < 12:
                 at = at + relativedelta(months=1)
                 grants += 1
-        Workspace.update(
-            credits_balance=Workspace.credits_balance + monthly * grants, credits_granted_at=at
-        ).where(Workspace.id == ws.id).execute()
+        Workspace.update(credits_granted_at=at).where(Workspace.id == ws.id).execute()
+        credits.grant(ws.id, monthly * grants, f"{name}: {grants} x {monthly} monthly credits")
     return get(ws.id)
 
 
@@ -119,7 +119,8 @@ def edit(workspace_id: str, changes: dict[str, Any]) -> Workspace:
             brand = {**BRAND_DEFAULTS, **(ws.brand or {})}
             brand.update({k: v for k, v in changes["brand"].items() if v is not None})
             ws.brand = brand
-        ws.save()
+        if ws.dirty_fields:  # only what changed: never the balance read above (the credit ledger owns it)
+            ws.save(only=ws.dirty_fields)
     return ws
 
 
@@ -137,20 +138,12 @@ def set_plan(workspace_id: str, name: str, status: str | None, period_end: datet
             ws.plan_subscribed = name
             ws.plan_status = status or "active"
             ws.plan_period_end = period_end
-        ws.save()
+        ws.save(only=[Workspace.plan_subscribed, Workspace.plan_status, Workspace.plan_period_end])
     return refresh_allowance(get(workspace_id))
 
 
 def set_credits(workspace_id: str, *, set_to: int | None = None, add: int | None = None) -> Workspace:
-    with tx():
-        if set_to is not None:
-            if set_to < 0:
-                raise ValueError("the balance cannot be negative")
-            Workspace.update(credits_balance=set_to).where(Workspace.id == workspace_id).execute()
-        elif add is not None:
-            ws = get(workspace_id)
-            if ws.credits_balance + add < 0:
-                raise ValueError("the balance cannot become negative")
-            Workspace.update(credits_balance=Workspace.credits_balance + add).where(
-                Workspace.id == workspace_id).execute()
+    """An operator's change of the balance (`socialpub admin credits`): one `admin` entry of the credit ledger."""
+    get(workspace_id)
+    credits.adjust(workspace_id, set_to=set_to, add=add)
     return get(workspace_id)

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "workspace": ("socialpub_tui.cli.workspace", "workspace_group", "The workspace: show, edit (brand, plan, credits)."),
     "media": ("socialpub_tui.cli.media", "media_group", "Upload images and videos (files or URLs); list the library."),
     "posts": ("socialpub_tui.cli.posts", "posts_group", "Posts: create (now or scheduled), list, show, edit, cancel, retry."),
+    "gen": ("socialpub_tui.cli.gen", "gen_group", "Generations: images and 5-15 s videos from a prompt; cost preview, list, download."),
     "tiktok": ("socialpub_tui.cli.tiktok", "tiktok_group", "TikTok carousels and videos (draft or direct), status --wait."),
     "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
     "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "What the sandbox networks published."),

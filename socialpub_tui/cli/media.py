@@ -19,7 +19,10 @@ def is_url(item: str) -> bool:
 
 
 def upload_one(client: Client, out: Output, item: str) -> MediaOut:
-    """Upload a local file (progress bar on a terminal) or ingest a URL."""
+    """Upload a local file (progress bar on a terminal) or ingest a URL; `gen:ID` is the produced file of a
+    completed generation (already on the media host: nothing is uploaded)."""
+    if item.startswith("gen:"):
+        return generated(client, item[4:])
     if is_url(item):
         return client.upload_media_url(item)
     path = Path(item).expanduser()
@@ -37,6 +40,17 @@ def upload_one(client: Client, out: Output, item: str) -> MediaOut:
             state["sent"] = sent
 
         return client.upload_media_file(path, progress)
+
+
+def generated(client: Client, generation_id: str) -> MediaOut:
+    """`gen:ID`: the generation's file, as the media object of its mediaUrl."""
+    from backend.schemas.media import MediaOut
+
+    g = client.get_generation(generation_id)
+    if g.status != "completed" or not g.media_url:
+        why = f" ({g.error})" if g.error else "; wait for it: socialpub gen show ID --wait"
+        raise click.ClickException(f"gen:{generation_id} is {g.status}, it has no file yet{why}")
+    return MediaOut(type=g.type, url=g.media_url, key=g.media_url.rsplit("/", 1)[-1], bytes=0, mime_type=g.mime_type)
 
 
 def upload_all(client: Client, out: Output, items: list[str]) -> list[MediaOut]:

@@ -228,7 +228,7 @@ def exit_for(post: PostOut) -> None:
 @click.option("--to", "targets", multiple=True, required=True, metavar="NETWORK[:ACCOUNT_ID]",
               help="A target (repeat): a network name (its default account) or network:accountId.")
 @click.option("--media", "media", multiple=True, metavar="FILE_OR_URL",
-              help="An image or video (repeat, up to 10): local files are uploaded first.")
+              help="An image or video (repeat, up to 10): local files are uploaded first; gen:ID posts a creation.")
 @click.option("--at", default=None, help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 "
                                          "with offset. Default: now.")
 @tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")

@@ -13,6 +13,13 @@ import httpx
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
+from backend.schemas.generations import (
+    GenerationCreate,
+    GenerationDeleted,
+    GenerationList,
+    GenerationOut,
+    GenerationQuote,
+)
 from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
 from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
@@ -277,6 +284,62 @@ class AsyncClient(ClientBase):
 
     async def delete_media(self, key: str) -> MediaDeleted:
         return await self.run(calls.delete_media(key))
+
+    # generations
+    async def create_generation(self, body: GenerationCreate | dict[str, Any], *,
+                                dry_run: bool = False) -> GenerationOut | GenerationQuote:
+        """Create an image or a 5/10/15 s video (202 `pending`); with `dry_run`, only the cost and the balance
+        after."""
+        return await self.run(calls.quote_generation(body) if dry_run else calls.create_generation(body))
+
+    async def get_generation(self, generation_id: str) -> GenerationOut:
+        return await self.run(calls.get_generation(generation_id))
+
+    async def list_generations(self, **filters: Any) -> GenerationList:
+        return await self.run(calls.list_generations(**filters))
+
+    async def iter_generations(self, *, max_items: int | None = None,
+                               **filters: Any) -> AsyncIterator[GenerationOut]:
+        filters.setdefault("limit", 100)
+        cursor: str | None = None
+        seen = 0
+        while True:
+            items, cursor = items_and_cursor(await self.list_generations(**(filters | {"cursor": cursor})))
+            for item in items:
+                yield item
+                seen += 1
+                if max_items is not None and seen >= max_items:
+                    return
+            if not cursor:
+                return
+
+    async def delete_generation(self, generation_id: str) -> GenerationDeleted:
+        return await self.run(calls.delete_generation(generation_id))
+
+    async def wait_generation(self, generation_id: str, *,
+                              timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
+                              interval: float | None = None,
+                              on_update: Callable[[GenerationOut], None] | None = None) -> GenerationOut:
+        interval = self.poll_interval if interval is None else interval
+        deadline = None if timeout is None else time.monotonic() + timeout
+        generation = await self.get_generation(generation_id)
+        seen = calls.generation_snapshot(generation)
+        if on_update:
+            on_update(generation)
+        while generation.status not in calls.FINAL_GENERATION_STATES:
+            wait = interval
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(f"generation {generation_id} is still {generation.status} after {timeout:g} s",
+                                      generation)
+                wait = min(wait, left)
+            await self._sleep(wait)
+            generation = await self.get_generation(generation_id)
+            if on_update and calls.generation_snapshot(generation) != seen:
+                seen = calls.generation_snapshot(generation)
+                on_update(generation)
+        return generation
 
     # sandbox networks
     async def sandbox_published(self, *, platform: str | None = None, account_id: str | None = None,

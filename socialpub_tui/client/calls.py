@@ -12,6 +12,13 @@ from urllib.parse import quote
 from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import LoginRequest, SessionOut
+from backend.schemas.generations import (
+    GenerationCreate,
+    GenerationDeleted,
+    GenerationList,
+    GenerationOut,
+    GenerationQuote,
+)
 from backend.schemas.keys import KeyCreate, KeyCreated, KeyDeleted, KeyList
 from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
@@ -264,6 +271,49 @@ TIKTOK_WAIT_S = 120.0  # spec 4.6: poll every 10 s, 2 minutes at most
 
 def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
     return (status.status, status.fail_reason, status.downloaded_bytes)
+
+
+# ---- generations -------------------------------------------------------------------------------------------
+
+FINAL_GENERATION_STATES = frozenset({"completed", "failed"})
+GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
+
+
+def _generation_body(body: GenerationCreate | dict[str, Any]) -> Any:
+    model = body if isinstance(body, GenerationCreate) else GenerationCreate.model_validate(body)
+    return dump(model)
+
+
+def create_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationOut]:
+    """POST /v1/generations: 202 `pending`, the credits charged."""
+    return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body))
+
+
+def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationQuote]:
+    """POST /v1/generations?dryRun=true (a socialpub extension): the cost and the balance after, nothing charged.
+    A service that does not know `dryRun` would create the generation: its answer (a generation, not a quote) is
+    then reported as an invalid response."""
+    return Call("POST", "/v1/generations", GenerationQuote, json=_generation_body(body), params={"dryRun": "true"},
+                optional_extension="POST /v1/generations?dryRun=true")
+
+
+def get_generation(generation_id: str) -> Call[GenerationOut]:
+    return Call("GET", f"/v1/generations/{_id(generation_id)}", GenerationOut)
+
+
+def list_generations(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
+                     type: str | None = None) -> Call[GenerationList]:
+    """A page of recent creations (newest first) with the workspace's `credits`."""
+    return Call("GET", "/v1/generations", GenerationList,
+                params={"cursor": cursor, "limit": limit, "status": status or None, "type": type})
+
+
+def delete_generation(generation_id: str) -> Call[GenerationDeleted]:
+    return Call("DELETE", f"/v1/generations/{_id(generation_id)}", GenerationDeleted)
+
+
+def generation_snapshot(generation: GenerationOut) -> tuple[Any, ...]:
+    return (generation.status, generation.media_url, generation.error)
 
 
 # ---- sandbox networks (extension) --------------------------------------------------------------------------

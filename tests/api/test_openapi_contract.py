@@ -42,7 +42,8 @@ def test_every_operation_has_a_camel_case_operation_id_and_a_tag(doc):
         ids.append(op["operationId"])
     assert len(ids) == len(set(ids)), "operationIds must be unique"
     for name in ("createPost", "getPost", "listPosts", "updatePost", "deletePost", "uploadMedia", "listMedia",
-                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login", "getActivity"):
+                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login", "getActivity",
+                 "createGeneration", "getGeneration", "listGenerations", "deleteGeneration"):
         assert name in ids
 
 
@@ -78,6 +79,33 @@ def test_the_document_states_the_constraints(doc):
     links = doc["paths"]["/v1/posts"]["post"]["responses"]["202"]["links"]
     assert {name: link["parameters"] for name, link in links.items()} == {
         op: {"post_id": "$response.body#/id"} for op in ("getPost", "updatePost", "deletePost")}
+
+
+def test_the_generation_operations_state_their_rules(doc):
+    ops = {op["operationId"]: (path, method, op) for path, method, op in _operations(doc)}
+    for name, (method, path) in {"createGeneration": ("post", "/v1/generations"),
+                                 "listGenerations": ("get", "/v1/generations"),
+                                 "getGeneration": ("get", "/v1/generations/{generation_id}"),
+                                 "deleteGeneration": ("delete", "/v1/generations/{generation_id}")}.items():
+        assert ops[name][:2] == (path, method) and ops[name][2]["tags"] == ["generations"]
+    create = _schema(doc, "GenerationCreate")
+    props = create["properties"]
+    assert create["required"] == ["type", "prompt"] and create["additionalProperties"] is False
+    assert props["type"]["enum"] == ["image", "video"]
+    assert (props["prompt"]["minLength"], props["prompt"]["maxLength"]) == (3, 1800)
+    assert props["aspectRatio"]["anyOf"][0]["enum"] == ["9:16", "1:1", "16:9"]
+    assert props["durationSec"]["anyOf"][0]["enum"] == [5, 10, 15]
+    assert props["sourceUrls"]["anyOf"][0]["maxItems"] == 2
+    out = _schema(doc, "GenerationOut")["properties"]
+    assert out["status"]["enum"] == ["pending", "processing", "completed", "failed"]
+    assert out["aspectRatio"]["enum"] == ["9:16", "1:1", "16:9"]
+    post = doc["paths"]["/v1/generations"]["post"]
+    assert {"200", "202", "400", "402"} <= set(post["responses"])
+    assert post["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/GenerationQuote"}
+    assert [p["name"] for p in post["parameters"]] == ["dryRun"]
+    assert set(_schema(doc, "GenerationList")["properties"]) == {"items", "nextCursor", "credits"}
+    assert {"404", "409"} <= set(doc["paths"]["/v1/generations/{generation_id}"]["delete"]["responses"])
 
 
 def test_no_422_is_declared(doc):

@@ -12,6 +12,7 @@ ROUTERS: list[str] = [
     "backend.api.routers.sandbox",
     "backend.api.routers.tiktok",
     "backend.api.routers.activity",
+    "backend.api.routers.generations",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

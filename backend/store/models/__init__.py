@@ -3,11 +3,12 @@
 from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
 from backend.store.models.events import Event
+from backend.store.models.generations import CreditEntry, Generation
 from backend.store.models.jobs import Job
 from backend.store.models.media import Media, MediaHold
 from backend.store.models.posts import Post, PostLabel, PostTarget, PublishAttempt
 from backend.store.models.tiktok import TikTokPublish
 from backend.store.models.workspace import ApiKey, Owner, RateCounter, Workspace
 
-__all__ = ["Account", "ApiKey", "BaseModel", "Event", "Job", "Media", "MediaHold", "Owner", "Post", "PostLabel", "PostTarget", "PublishAttempt", "RateCounter",
+__all__ = ["Account", "ApiKey", "BaseModel", "CreditEntry", "Event", "Generation", "Job", "Media", "MediaHold", "Owner", "Post", "PostLabel", "PostTarget", "PublishAttempt", "RateCounter",
            "TikTokPublish", "Workspace"]
