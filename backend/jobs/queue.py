@@ -48,7 +48,7 @@ def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> 
     rows = [dict(id=new_id("job"), kind=j["kind"], payload=j.get("payload") or {}, status="queued",
                  run_at=j.get("run_at") or now, attempts=j.get("attempts", 0), max_attempts=j.get("max_attempts", 5),
                  dedupe_key=j.get("dedupe_key"), workspace_id=j.get("workspace_id"), last_error=j.get("last_error"),
-                 lane=j.get("lane"), lease_until=None, locked_by=None, created_at=now, updated_at=now)
+                 lane=j.get("lane"), created_at=now, updated_at=now)  # lease_until, locked_by: NULL until claimed
             for j in jobs]
     if not rows:
         return []

@@ -86,6 +86,32 @@ def test_key_states_unknown_revoked_expired(client, owner):
     assert next(k for k in listed if k["id"] == key["id"])["revokedAt"] is not None
 
 
+def test_a_revocation_elsewhere_is_seen_within_the_verified_ttl(client, owner):
+    """Another process sharing the store (another server, an embedded backend) revokes the key: this process,
+    which verified it a moment before, refuses it once VERIFIED_TTL has passed since that verification."""
+    from backend.services.keys import VERIFIED_TTL
+
+    key = create(client, owner, name="k").json()
+    h = key_headers(key["key"])
+    start = clock.now()
+    with time_machine.travel(start, tick=False):
+        assert client.get("/v1/workspace", headers=h).status_code == 200
+        ApiKey.update(revoked_at=clock.now()).where(ApiKey.id == key["id"]).execute()  # as another process does
+    with time_machine.travel(start + VERIFIED_TTL, tick=False):
+        r = client.get("/v1/workspace", headers=h)
+        assert r.status_code == 401 and r.json()["error"] == "api_key_revoked"
+
+
+def test_an_expiry_is_checked_on_every_request(client, owner):
+    key = create(client, owner, name="k", expiresInDays=30).json()
+    expires = clock.now() + timedelta(days=30)
+    with time_machine.travel(expires - timedelta(milliseconds=500), tick=False):
+        assert client.get("/v1/workspace", headers=key_headers(key["key"])).status_code == 200
+    with time_machine.travel(expires + timedelta(milliseconds=100), tick=False):
+        r = client.get("/v1/workspace", headers=key_headers(key["key"]))
+        assert r.status_code == 401 and r.json()["error"] == "api_key_expired"
+
+
 def test_last_used_at_is_kept(client, owner):
     key = create(client, owner, name="k").json()
     assert ApiKey.get_by_id(key["id"]).last_used_at is None
