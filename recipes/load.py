@@ -37,9 +37,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from backend.schemas.generations import PROMPT_MAX, PROMPT_MIN
 from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes import series, source, template
-from backend.schemas.generations import PROMPT_MAX, PROMPT_MIN
 from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
 from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 

@@ -369,7 +369,7 @@ class Generate(_Strict):
                                                    description="video only: 5 (default), 10 or 15 seconds")
     sources: Annotated[list[str] | None, BeforeValidator(_listify),
                        _one_or_many({"type": "string", "minLength": 1}, MAX_SOURCES)] = Field(
-        default=None, max_length=MAX_SOURCES,
+        default=None,
         description=f"video only: 1 or {MAX_SOURCES} start images (a first and a last frame): files relative to this "
                     "file (uploaded first, once per content, as `media` are) or https URLs")
 
@@ -386,6 +386,9 @@ class Generate(_Strict):
     @field_validator("sources")
     @classmethod
     def _sources(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not 1 <= len(value) <= MAX_SOURCES:
+            raise _error("invalid_recipe", f"1 or {MAX_SOURCES} start images (a first and a last frame), got "
+                                           f"{len(value)}")
         for item in value or ():
             if not item.strip():
                 raise _error("invalid_recipe", "a source cannot be empty")
