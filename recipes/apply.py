@@ -4,7 +4,9 @@ this set's labels, changed scheduled posts PATCHed, vanished ones cancelled (whe
 Each file is applied all-or-nothing as far as the API allows:
 1. everything is checked before the first write: every target names a connected, active account (GET
    /v1/accounts), every media file can be read; a file that fails a check is not applied at all;
-2. the file's media are uploaded (or found already uploaded) before any post changes;
+2. the file's media are uploaded (or found already uploaded), then its `generate:` generations created with
+   their derived idempotency keys (a replay costs nothing) and waited for, before any post changes: a failed
+   generation fails the file with its `error` sentence, nothing of the file applied;
 3. its creates, then its updates, then its cancels; if one fails, what this run did to the file is undone
    (posts it created are cancelled, posts it updated get their previous values back) and the outcome says, item
    by item, what was applied, what failed, what was not attempted and what was undone. A cancel cannot be undone:

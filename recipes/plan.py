@@ -15,6 +15,9 @@ Rules (README.md, "Recipes"):
 - With `prune`, a *scheduled* post of this set whose occurrence is gone from the files → cancel. Only files the
   plan covers count: a file that failed to load (broken YAML) keeps its posts; a single file given as PATH covers
   only itself. Without `prune`, vanished occurrences are a notice.
+- An occurrence with `generate:` wants the file of its generation first in its media: the generation made with
+  its derived key (recipes.runner.resolve_generations). Not made yet (new, or the spec edited) → create, or
+  update with `mediaUrls`, the item carrying `generate` (what it costs); made and on the post → no change.
 - Media are compared by the content hash of the local files: the post's media URLs map back to the hashes of
   the files they were uploaded from (recipes.media's state file); an unknown URL counts as a change.
 """
