@@ -4,7 +4,9 @@ this set's labels, changed scheduled posts PATCHed, vanished ones cancelled (whe
 Each file is applied all-or-nothing as far as the API allows:
 1. everything is checked before the first write: every target names a connected, active account (GET
    /v1/accounts), every media file can be read; a file that fails a check is not applied at all;
-2. the file's media are uploaded (or found already uploaded) before any post changes;
+2. the file's media are uploaded (or found already uploaded), then its `generate:` generations created with
+   their derived idempotency keys (a replay costs nothing) and waited for, before any post changes: a failed
+   generation fails the file with its `error` sentence, nothing of the file applied;
 3. its creates, then its updates, then its cancels; if one fails, what this run did to the file is undone
    (posts it created are cancelled, posts it updated get their previous values back) and the outcome says, item
    by item, what was applied, what failed, what was not attempted and what was undone. A cancel cannot be undone:
@@ -23,6 +25,8 @@ from recipes.model import LABEL_KEY, LABEL_SET, Problem
 from recipes.plan import Item, Plan, iso, problem_json
 
 ActionKind = Literal["create", "update", "cancel"]
+GENERATE_TIMEOUT_S = 900.0
+"""How long `apply` waits for one generation to complete (a video takes minutes); `--generate-timeout`."""
 ActionStatus = Literal["done", "existing", "failed", "not_applied", "rolled_back", "rollback_failed"]
 
 
@@ -158,6 +162,11 @@ def check_media(items: Iterable[Item]) -> list[Problem]:
             if not path.is_file():
                 problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: media {path} cannot be read",
                                         "media_not_found"))
+        if item.generate is not None and occ.generate is not None:
+            for source in occ.generate.sources:
+                if not isinstance(source, str) and not source.is_file():
+                    problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: the start image {source} "
+                                            "of `generate:` cannot be read", "media_not_found"))
     return problems
 
 
@@ -204,12 +213,17 @@ class Applier:
     progress bars and the watcher's log."""
 
     def __init__(self, client: Any, media: MediaStore, *, on_action: Callable[[Action], None] | None = None,
-                 on_upload: Callable[[str], None] | None = None) -> None:
+                 on_upload: Callable[[str], None] | None = None,
+                 on_generation: Callable[[Item, Any], None] | None = None,
+                 generate_timeout: float | None = GENERATE_TIMEOUT_S) -> None:
         self.client = client
         self.media = media
         self.on_action = on_action
         self.on_upload = on_upload
+        self.on_generation = on_generation
+        self.generate_timeout = generate_timeout
         self._accounts: list[Any] | None = None
+        self.generations: list[Any] = []  # the generations this applier created or found (final states)
 
     def accounts(self, refresh: bool = False) -> list[Any]:
         if self._accounts is None or refresh:
@@ -257,6 +271,28 @@ class Applier:
             for a in actions:
                 a.error, a.error_code = "not attempted: a media upload of this file failed", code
             return outcome
+        for a in actions:  # then the generations (idempotent, once per occurrence and spec): still no post changed
+            if a.kind == "cancel" or a.item.generate is None or a.item.key not in urls:
+                continue
+            try:
+                generation = self._generate(a.item)
+            except (ApiError, OSError) as err:
+                code, message = _error(err)
+                generation, error = None, f"generation for {a.item.label()} failed: {message}"
+            else:
+                code, error = "generation_failed", None
+                if generation.status != "completed" or not generation.media_url:
+                    error = f"generation {generation.id} for {a.item.label()} failed: {generation.error or 'no file'}"
+            if error is not None:
+                outcome.status, outcome.error = "failed", error
+                a.status, a.error, a.error_code = "failed", error, code
+                for rest in actions:
+                    if rest is not a:
+                        rest.error, rest.error_code = "not attempted: a generation of this file failed", code
+                self._notify(a)
+                return outcome
+            assert generation is not None
+            urls[a.item.key] = [str(generation.media_url), *urls[a.item.key]]
         for n, a in enumerate(actions):
             try:
                 self._do(a, set_name, urls)
@@ -272,6 +308,27 @@ class Applier:
                 return outcome
             self._notify(a)
         return outcome
+
+    def _generate(self, item: Item) -> Any:
+        """The item's generation, created with its derived idempotencyKey (a replay answers the one made already,
+        nothing charged again), waited for until completed or failed (`generate_timeout`: WaitTimeout)."""
+        from socialpub_tui.client.calls import FINAL_GENERATION_STATES
+
+        occ, state = item.occurrence, item.generate
+        assert occ is not None and occ.generate is not None and state is not None
+        spec = occ.generate
+        sources = [s if isinstance(s, str) else self._url(s) for s in spec.sources]
+        generation = self.client.create_generation(spec.body(sources), idempotency_key=state.key)
+        self._on_generation(item, generation)
+        if generation.status not in FINAL_GENERATION_STATES:
+            generation = self.client.wait_generation(generation.id, timeout=self.generate_timeout,
+                                                     on_update=lambda g: self._on_generation(item, g))
+        self.generations.append(generation)
+        return generation
+
+    def _on_generation(self, item: Item, generation: Any) -> None:
+        if self.on_generation is not None:
+            self.on_generation(item, generation)
 
     def _url(self, path: Any) -> str:
         before = self.media.uploaded

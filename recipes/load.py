@@ -16,7 +16,7 @@ The file's zone: its `timezone:`, else `default_zone` (the CLI passes the profil
 system's zone), else UTC.
 
 Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found,
-unknown_variable, invalid_template, series_too_long, not_supported, key_too_long, content_too_long_for_target,
+unknown_variable, invalid_template, series_too_long, not_supported (`generate:` in `defaults`), key_too_long, content_too_long_for_target,
 title_too_long_for_target, media_required_for_target, video_required_for_target,
 content_required_for_target, unreadable.
 """
@@ -37,9 +37,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from backend.schemas.generations import PROMPT_MAX, PROMPT_MIN
 from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes import series, source, template
-from recipes.model import FileResult, Loaded, Occurrence, Problem
+from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
 from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
@@ -305,7 +306,7 @@ def _field_names(model: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
     names: list[str] = []
     for m in _models_in(current):
         for name, info in m.model_fields.items():
-            if name != "generate":
+            if not (m is Defaults and name == "generate"):
                 names.append(info.alias or name)
     return names
 
@@ -373,6 +374,20 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
     _duplicate_targets(f, origin("targets"), wire_targets)
 
     media = _media(f, origin("media"), media_paths or [])
+    gen = entry.generate
+    gen_sources: list[Path | str] | None = _sources(f, (*here, "generate", "sources"), gen.sources or []) \
+        if gen is not None else []
+    gen_tmpl: template.Template | None = None
+    if gen is not None:
+        if media is not None and len(media) + 1 > MAX_MEDIA:
+            f.at(origin("media"), f"{len(media)} media files and a generated one; a post takes at most {MAX_MEDIA}")
+        try:
+            gen_tmpl = template.parse(gen.prompt)
+            gen_tmpl.check(len(media) if media is not None else 0)
+        except template.TemplateError as exc:
+            if media is not None or not (gen_tmpl and gen_tmpl.uses_media):
+                f.at((*here, "generate", "prompt"), str(exc), exc.code)
+            gen_tmpl = None
     tmpl: template.Template | None = None
     if content is not None:
         try:
@@ -383,7 +398,7 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
                 f.at(origin("content"), str(exc), exc.code)
             tmpl = None
     if media is not None:
-        _media_rules(f, here, "targets" in entry.model_fields_set, networks, media)
+        _media_rules(f, here, "targets" in entry.model_fields_set, networks, _with_generated(gen, media))
         _title_rules(f, here, entry, d, networks)
 
     key_length = len(f"{f.set_name}/{f.rel}#{entry.id}") + (len("@2027-01-05T09:00") if entry.repeat else 0)
@@ -409,11 +424,14 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
         return []
     if tmpl is None or media is None or targets is None or len(f.problems) > before:
         return []
+    if gen is not None and (gen_tmpl is None or gen_sources is None):
+        return []
 
     total = len(times)
     own_content = "content" in entry.model_fields_set
     limits = _LimitCheck(f, origin("content") if own_content else here, "" if own_content else " (from defaults)",
-                         networks, media)
+                         networks, _with_generated(gen, media))
+    prompt_problem = False
     line = source.locate(f.doc.node, here).line
     names = [PurePath(p) for p in media]
     out: list[Occurrence] = []
@@ -422,11 +440,54 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
                                n=n, total=total)
         text = tmpl.render(vals)
         limits.check(text, local)
+        spec = None
+        if gen is not None and gen_tmpl is not None and gen_sources is not None:
+            prompt = gen_tmpl.render(vals)
+            if not PROMPT_MIN <= len(prompt.strip()) and not prompt_problem:
+                prompt_problem = True
+                f.at((*here, "generate", "prompt"), f"the prompt is {len(prompt.strip())} characters once variables "
+                     f"are replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes {PROMPT_MIN} to {PROMPT_MAX:,}")
+            elif len(prompt) > PROMPT_MAX and not prompt_problem:
+                prompt_problem = True
+                f.at((*here, "generate", "prompt"), f"the prompt is {len(prompt):,} characters once variables are "
+                     f"replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes at most {PROMPT_MAX:,}")
+            spec = GenerateSpec(type=gen.type, prompt=prompt, aspect_ratio=gen.aspect_ratio,
+                                duration_sec=gen.duration, sources=tuple(gen_sources))
         out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id, line=line, local=nominal,
                               zone=zone_name, scheduled_at=instant, content=text, media=tuple(media),
-                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options)))
+                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options), generate=spec))
     limits.report()
     return out
+
+
+def _with_generated(gen: Any, media: Sequence[Path]) -> list[Path]:
+    """The media as the post will have them, for the per-network checks: the generated file (its kind) first."""
+    if gen is None:
+        return list(media)
+    return [Path("generated.mp4" if gen.type == "video" else "generated.jpg"), *media]
+
+
+def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> list[Path | str] | None:
+    """`generate.sources`: https URLs as written, local files absolute (relative to the file); None when a file is
+    missing (reported)."""
+    out: list[Path | str] = []
+    ok = True
+    for j, item in enumerate(written):
+        if item.lower().startswith("https://"):
+            out.append(item)
+            continue
+        found = _find(f.path.parent, item)
+        if not found or len(found) != 1:
+            what = "matches several files: name one" if found else "not found"
+            f.at((*loc, j), f"source {item!r} {what} (relative to {f.rel}'s folder)", "media_not_found")
+            ok = False
+            continue
+        if _kind(found[0]) != "image":
+            f.at((*loc, j), f"source {item!r} is not an image (.jpg, .png, .webp…): a start image is an image")
+            ok = False
+            continue
+        out.append(found[0])
+    return out if ok else None
 
 
 def _merge_options(d: Defaults, entry: Entry) -> dict[str, Any]:

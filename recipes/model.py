@@ -14,6 +14,7 @@ derived from the key (`idempotency_key`).
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +42,52 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class GenerateSpec:
+    """An entry's `generate:` for one occurrence: the request of POST /v1/generations, the prompt's variables
+    replaced, the defaults applied (aspectRatio 9:16; durationSec 5 for a video, None for an image)."""
+
+    type: str  # image | video
+    prompt: str
+    aspect_ratio: str
+    duration_sec: int | None
+    sources: tuple[Path | str, ...] = ()  # a Path: a local file (absolute); a str: an https URL
+
+    def body(self, source_urls: list[str] | None = None) -> dict[str, Any]:
+        """The body of POST /v1/generations (`source_urls`: the sources as URLs, local files uploaded)."""
+        body: dict[str, Any] = {"type": self.type, "prompt": self.prompt, "aspectRatio": self.aspect_ratio}
+        if self.type == "video":
+            body["durationSec"] = self.duration_sec
+            if source_urls:
+                body["sourceUrls"] = list(source_urls)
+        return body
+
+    def digest(self, file_hash: Any) -> str | None:
+        """sha256 of what the generation is made from: type, prompt, aspect ratio, duration, and each source (a
+        local file by the sha256 of its bytes, a URL as written). None when a local source cannot be read."""
+        parts: list[str] = []
+        for s in self.sources:
+            if isinstance(s, Path):
+                h = file_hash(s)
+                if h is None:
+                    return None
+                parts.append("file:" + h)
+            else:
+                parts.append("url:" + s)
+        text = json.dumps([self.type, self.prompt, self.aspect_ratio, self.duration_sec, parts], ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+GENERATION_KEY_PREFIX = "recipe-gen-"
+
+
+def generation_key(occurrence_key: str, spec_digest: str, retry: int = 0) -> str:
+    """The generation's idempotencyKey for an occurrence and a generate spec (≤ 200 characters). `retry` > 0
+    when the generations made with the earlier keys failed (they were refunded): a re-apply makes a new one."""
+    digest = hashlib.sha256(f"{occurrence_key}\n{spec_digest}".encode()).hexdigest()[:40]
+    return f"{GENERATION_KEY_PREFIX}{digest}" if retry == 0 else f"{GENERATION_KEY_PREFIX}{digest}-{retry}"
+
+
+@dataclass(frozen=True)
 class Occurrence:
     """One post to exist: an entry with `at`, or one date-time of a series."""
 
@@ -55,6 +102,7 @@ class Occurrence:
     media: tuple[Path, ...]  # absolute paths, globs expanded in sorted order
     targets: tuple[str | dict[str, Any], ...]  # exactly as `targets` of POST /v1/posts (camelCase keys)
     options: dict[str, Any] = field(default_factory=dict)  # exactly as `options` of POST /v1/posts
+    generate: GenerateSpec | None = None  # made before the post; its file goes first in the post's media
 
     @property
     def key(self) -> str:

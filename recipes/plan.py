@@ -15,6 +15,9 @@ Rules (README.md, "Recipes"):
 - With `prune`, a *scheduled* post of this set whose occurrence is gone from the files → cancel. Only files the
   plan covers count: a file that failed to load (broken YAML) keeps its posts; a single file given as PATH covers
   only itself. Without `prune`, vanished occurrences are a notice.
+- An occurrence with `generate:` wants the file of its generation first in its media: the generation made with
+  its derived key (recipes.runner.resolve_generations). Not made yet (new, or the spec edited) → create, or
+  update with `mediaUrls`, the item carrying `generate` (what it costs); made and on the post → no change.
 - Media are compared by the content hash of the local files: the post's media URLs map back to the hashes of
   the files they were uploaded from (recipes.media's state file); an unknown URL counts as a change.
 """
@@ -118,6 +121,28 @@ def targets_match(wanted: Sequence[Any], post: Any) -> bool:
 
 
 @dataclass
+class GenState:
+    """What an occurrence's `generate:` needs (recipes.runner.resolve_generations): the idempotencyKey the next
+    apply creates (or replays) it with, the generation already made with that key (not failed) if any, and what a
+    new one costs."""
+
+    key: str
+    existing: Any = None  # GenerationOut made with `key`, pending, processing or completed; None: a new one is made
+    cost: int | None = None  # credits a new generation costs (None: not known)
+
+    @property
+    def url(self) -> str | None:
+        """The generated file's URL, once completed."""
+        e = self.existing
+        return str(e.media_url) if e is not None and e.status == "completed" and e.media_url else None
+
+    @property
+    def charge(self) -> int:
+        """The credits an apply would charge for it (0 when it exists already)."""
+        return 0 if self.existing is not None else (self.cost or 0)
+
+
+@dataclass
 class Item:
     """One line of a plan: an occurrence (or, for a vanished one, a post) and what to do."""
 
@@ -134,6 +159,7 @@ class Item:
     generation: int = 0  # create: the generation of the idempotency key
     replaces: str | None = None  # create: the post it replaces (targets changed)
     reason: str | None = None  # cancel: gone | targets_changed; unchanged: processing | completed | ... | past
+    generate: GenState | None = None  # create/update: the generation the post's media need
 
     @property
     def post_id(self) -> str | None:
@@ -166,6 +192,14 @@ class Item:
                 out["changes"] = list(self.changes)
         if self.reason:
             out["reason"] = self.reason
+        if self.generate is not None and self.occurrence is not None and self.occurrence.generate is not None:
+            spec, g = self.occurrence.generate, self.generate
+            out["generate"] = {"type": spec.type, "prompt": spec.prompt, "aspectRatio": spec.aspect_ratio,
+                               "durationSec": spec.duration_sec, "idempotencyKey": g.key,
+                               "creditsCost": g.charge if g.cost is not None or g.existing is not None else None}
+            if g.existing is not None:
+                out["generate"]["generationId"] = g.existing.id
+                out["generate"]["status"] = g.existing.status
         return out
 
 
@@ -182,6 +216,21 @@ class Plan:
     skipped_past: list[Occurrence] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # every file the plan covers, in order
     vanished_notice: str | None = None
+    balance: int | None = None  # the workspace's credits, when the plan involves generations
+
+    def credits(self) -> dict[str, Any] | None:
+        """{required, balance, balanceAfter, enough} for the generations this plan makes; None when none is
+        involved."""
+        items = [i for i in [*self.create, *self.update] if i.generate is not None]
+        if not items:
+            return None
+        required = sum(i.generate.charge for i in items if i.generate is not None)
+        out: dict[str, Any] = {"required": required, "generations": sum(
+            1 for i in items if i.generate is not None and i.generate.existing is None), "balance": self.balance}
+        if self.balance is not None:
+            out["balanceAfter"] = self.balance - required
+            out["enough"] = self.balance >= required
+        return out
 
     @property
     def pending(self) -> bool:
@@ -206,7 +255,7 @@ class Plan:
             "cancel": [i.to_json() for i in self.cancel],
             "errors": [problem_json(p) for p in self.errors],
             "notices": list(self.notices),
-        }
+        } | ({"credits": c} if (c := self.credits()) is not None else {})
 
 
 def problem_json(p: Problem) -> dict[str, Any]:
@@ -236,23 +285,29 @@ class Scope:
 
 
 def _media_change(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
-                  url_hash: Mapping[str, str]) -> bool:
+                  url_hash: Mapping[str, str], generated: str | None = None) -> bool:
+    urls = list(post.media_urls)
+    if occ.generate is not None:  # the generated file first: the URL of the spec's generation, once completed
+        if generated is None or not urls or urls[0] != generated:
+            return True
+        urls = urls[1:]
     wanted = [media_hash(p) for p in occ.media]
-    have = [url_hash.get(u) for u in post.media_urls]
+    have = [url_hash.get(u) for u in urls]
     if len(wanted) != len(have):
         return True
     return any(w is None or h is None or w != h for w, h in zip(wanted, have, strict=True))
 
 
 def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
-            url_hash: Mapping[str, str]) -> tuple[list[str], dict[str, Any]]:
-    """The fields of a scheduled post that differ from its occurrence (wire names), and their current values."""
+            url_hash: Mapping[str, str], generated: str | None = None) -> tuple[list[str], dict[str, Any]]:
+    """The fields of a scheduled post that differ from its occurrence (wire names), and their current values.
+    `generated`: the URL of the file made for the occurrence's `generate:` (None: not made yet)."""
     changes: list[str] = []
     before: dict[str, Any] = {}
     if post.content != occ.content:
         changes.append("content")
         before["content"] = post.content
-    if _media_change(occ, post, media_hash, url_hash):
+    if _media_change(occ, post, media_hash, url_hash, generated):
         changes.append("mediaUrls")
         before["mediaUrls"] = list(post.media_urls)
     current = parse_instant(post.scheduled_at)
@@ -287,11 +342,15 @@ def _live(posts: list[Any]) -> Any:
 
 def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = False,
          scope: Scope | None = None, media_hash: Callable[[Path], str | None] = lambda p: None,
-         url_hash: Mapping[str, str] | None = None) -> Plan:
-    """Diff `loaded` against `posts` (the backend's posts with this set's label, every status) at `now`."""
+         url_hash: Mapping[str, str] | None = None, generations: Mapping[str, GenState] | None = None,
+         balance: int | None = None) -> Plan:
+    """Diff `loaded` against `posts` (the backend's posts with this set's label, every status) at `now`.
+    `generations`: per occurrence key with `generate:`, what its generation needs (recipes.runner); `balance`: the
+    workspace's credits (for the plan's `credits` summary)."""
     url_hash = url_hash or {}
+    generations = generations or {}
     scope = scope or Scope.of(loaded)
-    out = Plan(loaded.set_name)
+    out = Plan(loaded.set_name, balance=balance)
     out.files = sorted({f.file for f in loaded.files if scope.covers(f.file)})
     for f in loaded.files:
         if scope.covers(f.file):
@@ -315,12 +374,16 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
         seen.add(occ.key)
         history = by_key.get(occ.key, [])
         post = _live(history)
+        gen = generations.get(occ.key) if occ.generate is not None else None
+        if occ.generate is not None and gen is None:
+            gen = GenState(key="")  # not resolved (a plan without a backend): shown as needing a generation
+        generated = gen.url if gen is not None else None
         next_generation = max((generation_of(p) for p in history), default=-1) + 1
         if post is None:
             if occ.scheduled_at <= now:
                 out.skipped_past.append(occ)
                 continue
-            out.create.append(_item("create", occ, generation=next_generation))
+            out.create.append(_item("create", occ, generation=next_generation, generate=gen))
             continue
         if post.status != "scheduled":
             out.unchanged.append(_item("unchanged", occ, post, reason=post.status))
@@ -331,14 +394,15 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
                                f"{post.id} is left as it is")
             continue
         if not targets_match(occ.targets, post):
-            changes, _ = compare(occ, post, media_hash, url_hash)
+            changes, _ = compare(occ, post, media_hash, url_hash, generated)
             out.create.append(_item("create", occ, generation=next_generation, replaces=post.id,
-                                    changes=["targets", *changes]))
+                                    changes=["targets", *changes], generate=gen))
             out.cancel.append(_item("cancel", occ, post, reason="targets_changed"))
             continue
-        changes, before = compare(occ, post, media_hash, url_hash)
+        changes, before = compare(occ, post, media_hash, url_hash, generated)
         if changes:
-            out.update.append(_item("update", occ, post, changes=changes, before=before))
+            out.update.append(_item("update", occ, post, changes=changes, before=before,
+                                    generate=gen if "mediaUrls" in changes else None))
         else:
             out.unchanged.append(_item("unchanged", occ, post))
 

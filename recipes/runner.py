@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recipes.media import MediaStore
-from recipes.model import LABEL_SET, Loaded
-from recipes.plan import Plan, Scope, plan
+from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, generation_key
+from recipes.plan import GenState, Plan, Scope, plan
 
 
 def set_posts(client: Any, set_name: str) -> list[Any]:
@@ -44,6 +44,54 @@ def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, wh
     gone); `only`: restrict to these files (the watcher's changed files)."""
     if posts is None:
         posts = set_posts(client, loaded.set_name)
-    return plan(loaded, posts, now or datetime.now(UTC), prune=prune,
-                scope=Scope.of(loaded, whole_set=whole_set, only=only), media_hash=store.hasher,
-                url_hash=store.state.url_hashes())
+    scope = Scope.of(loaded, whole_set=whole_set, only=only)
+    generations, balance = resolve_generations(client, [o for o in loaded.occurrences if scope.covers(o.file)],
+                                               store.hasher)
+    return plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
+                url_hash=store.state.url_hashes(), generations=generations, balance=balance)
+
+
+def resolve_generations(client: Any, occurrences: Iterable[Occurrence],
+                        file_hash: Any) -> tuple[dict[str, GenState], int | None]:
+    """For each occurrence with `generate:`: the idempotencyKey of its generation (the occurrence key and the
+    spec's digest, `recipe-gen-<sha256>`, suffixed `-N` past the keys whose generations failed), the generation
+    already made with it, and the price of a new one. Reads the workspace's generations once (GET
+    /v1/generations, every page: their `idempotencyKey`, and `credits`: the balance and the price table); no
+    request at all when no occurrence has `generate:`. Returns ({occurrence key: GenState}, balance)."""
+    wanted = [o for o in occurrences if o.generate is not None]
+    if not wanted:
+        return {}, None
+    by_key: dict[str, Any] = {}
+    cursor: str | None = None
+    credits: Any = None
+    while True:
+        page = client.list_generations(limit=100, cursor=cursor)
+        credits = credits or page.credits
+        for g in page.items:
+            key = getattr(g, "idempotency_key", None)
+            if key and key.startswith(GENERATION_KEY_PREFIX):
+                by_key.setdefault(key, g)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    out: dict[str, GenState] = {}
+    for occ in wanted:
+        spec = occ.generate
+        assert spec is not None
+        digest = spec.digest(file_hash) or "unreadable"
+        retry = 0
+        while (found := by_key.get(generation_key(occ.key, digest, retry))) is not None and found.status == "failed":
+            retry += 1  # a failed generation was refunded: the next apply makes a new one
+        out[occ.key] = GenState(key=generation_key(occ.key, digest, retry), existing=found,
+                                cost=_price(credits, spec.type, spec.duration_sec))
+    return out, (credits.balance if credits is not None else None)
+
+
+def _price(credits: Any, type_: str, duration_sec: int | None) -> int | None:
+    """The price of a generation from the API's price table (`credits.cost`, `credits.clip` of GET
+    /v1/generations): never hard-coded here."""
+    if credits is None:
+        return None
+    if type_ == "image":
+        return credits.cost.get("IMAGE")
+    return credits.clip.get(str(duration_sec or 5))

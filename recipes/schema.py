@@ -31,6 +31,7 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from backend.schemas.common import NETWORKS, Network
+from backend.schemas.generations import MAX_SOURCES, PROMPT_MAX, PROMPT_MIN
 from backend.schemas.options import PostOptions, YouTubeOptions
 from backend.schemas.posts import MAX_MEDIA, MAX_TARGETS, TargetRef
 from recipes.series import MAX_OCCURRENCES, WEEKDAY_NUMBERS
@@ -52,8 +53,8 @@ PARTIAL = {"partial": True}
 """Validation context for what is left of an entry once its invalid keys are taken out (recipes.load checks
 the rest): an entry without `at` or `repeat` is then not an error (its `at` or `repeat` was)."""
 
-GENERATE_NOT_SUPPORTED = ("generate: arrives with AI generations; not yet supported (remove the block and give "
-                          "`content` and `media` yourself)")
+GENERATE_IN_DEFAULTS = ("`generate:` belongs to an entry, not to `defaults`: each entry's generation is made once "
+                        "for it (give `generate:` in the entries that need one)")
 
 
 def _error(code: str, message: str) -> PydanticCustomError:
@@ -179,7 +180,7 @@ class Defaults(_Strict):
     @field_validator("generate")
     @classmethod
     def _generate(cls, value: Any) -> Any:
-        raise _error("not_supported", GENERATE_NOT_SUPPORTED)
+        raise _error("not_supported", GENERATE_IN_DEFAULTS)
 
     @field_validator("media")
     @classmethod
@@ -344,6 +345,73 @@ class Repeat(_Strict):
         return self
 
 
+class Generate(_Strict):
+    """An image or a video made by AI generation (POST /v1/generations) before the post, and put first in its
+    media. Made once per occurrence: its idempotency key derives from the occurrence key and this block (after
+    variables are replaced), so applying again never makes it again, and editing the block makes a new one. Its
+    cost shows in `plan`."""
+
+    model_config = ConfigDict(title="Generate", json_schema_extra={"examples": [
+        {"type": "image", "prompt": "A flat white on a sunny terrace, {month_name} morning light",
+         "aspectRatio": "1:1"},
+        {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10,
+         "sources": ["images/beans.jpg"]},
+    ]})
+
+    type: Literal["image", "video"] = Field(description="`image` (2 credits) or `video` (15, 30 or 45 credits for 5, "
+                                                        "10 or 15 seconds)")
+    prompt: str = Field(description=f"what to make, {PROMPT_MIN} to {PROMPT_MAX:,} characters after variables are "
+                                    "replaced (the variables of `content`)",
+                        json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX})
+    aspect_ratio: Literal["9:16", "1:1", "16:9"] = Field(default="9:16", alias="aspectRatio",
+                                                         description="`9:16` (default), `1:1` or `16:9`")
+    duration_sec: Literal[5, 10, 15] | None = Field(default=None, alias="durationSec",
+                                                   description="video only: 5 (default), 10 or 15 seconds")
+    sources: Annotated[list[str] | None, BeforeValidator(_listify),
+                       _one_or_many({"type": "string", "minLength": 1}, MAX_SOURCES)] = Field(
+        default=None,
+        description=f"video only: 1 or {MAX_SOURCES} start images (a first and a last frame): files relative to this "
+                    "file (uploaded first, once per content, as `media` are) or https URLs")
+
+    _strings = field_validator("prompt")(_check_string)
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt(cls, value: str) -> str:
+        if len(value.strip()) < PROMPT_MIN:
+            raise _error("invalid_recipe", f"a prompt needs at least {PROMPT_MIN} characters, got "
+                                           f"{len(value.strip())}")
+        return value
+
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not 1 <= len(value) <= MAX_SOURCES:
+            raise _error("invalid_recipe", f"1 or {MAX_SOURCES} start images (a first and a last frame), got "
+                                           f"{len(value)}")
+        for item in value or ():
+            if not item.strip():
+                raise _error("invalid_recipe", "a source cannot be empty")
+            if "\x00" in item:
+                raise _error("invalid_recipe", "the NUL character is not allowed")
+            if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", item) and not item.lower().startswith("https://"):
+                raise _error("invalid_recipe", f"a source URL must be https, got {item[:60]!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _video_only(self) -> Generate:
+        if self.type == "image" and self.duration_sec is not None:
+            raise _error("invalid_recipe", "`durationSec` is for videos only: leave it out for an image")
+        if self.type == "image" and self.sources:
+            raise _error("invalid_recipe", "`sources` (start images) are for videos only: leave them out for an "
+                                           "image")
+        return self
+
+    @property
+    def duration(self) -> int | None:
+        return (self.duration_sec or 5) if self.type == "video" else None
+
+
 class Entry(_Strict):
     """One post (`at`) or a series of posts (`repeat`). Keys it does not give come from `defaults`."""
 
@@ -371,7 +439,8 @@ class Entry(_Strict):
                            examples=["2027-01-15 09:00", "2027-01-15T08:00:00Z"],
                            json_schema_extra={"pattern": AT_PATTERN})
     repeat: Repeat | None = Field(default=None, description="when, for a series (instead of `at`)")
-    generate: SkipJsonSchema[Any] = Field(default=None, exclude=True)
+    generate: Generate | None = Field(default=None, description="an image or a video to make by AI generation "
+                                      "before the post (credits: see `plan`); it goes first in the post's media")
 
     _strings = field_validator("content")(_check_string)
 
@@ -411,11 +480,6 @@ class Entry(_Strict):
         if value is not None and info.data.get("at") is not None:
             raise _error("invalid_recipe", "give `at` (one post) or `repeat` (a series), not both")
         return value
-
-    @field_validator("generate")
-    @classmethod
-    def _generate(cls, value: Any) -> Any:
-        raise _error("not_supported", GENERATE_NOT_SUPPORTED)
 
     @model_validator(mode="after")
     def _when(self, info: ValidationInfo) -> Entry:

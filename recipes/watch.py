@@ -97,7 +97,8 @@ def fingerprint(f: FileResult, hasher: Callable[[Path], str | None]) -> str:
     h = hashlib.sha256()
     for o in sorted(f.occurrences, key=lambda o: o.key):
         h.update(repr((o.key, o.scheduled_at.isoformat(), o.content, o.targets, sorted(o.options.items()),
-                       [(str(p), hasher(p)) for p in o.media])).encode())
+                       [(str(p), hasher(p)) for p in o.media],
+                       o.generate.digest(hasher) if o.generate is not None else None)).encode())
     return h.hexdigest()
 
 

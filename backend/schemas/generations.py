@@ -18,6 +18,7 @@ ASPECT_RATIOS = ("9:16", "1:1", "16:9")
 DURATIONS = (5, 10, 15)
 PROMPT_MIN, PROMPT_MAX = 3, 1800
 MAX_SOURCES = 2
+IDEMPOTENCY_KEY_MAX = 200
 GenerationStatus = Literal["pending", "processing", "completed", "failed"]
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 
@@ -42,6 +43,12 @@ class GenerationCreate(CamelModel):
     source_urls: Annotated[list[SourceUrl], Field(json_schema_extra={"maxItems": MAX_SOURCES})] | None = Field(
         default=None, description="video only: one start image, or two (first and last frame); files on the media "
                                   "host (POST /v1/media) or public https URLs of images")
+    idempotency_key: str | None = Field(
+        default=None, min_length=1, max_length=IDEMPOTENCY_KEY_MAX,
+        description="extension: the same key in the same workspace answers 200 with the generation already made "
+                    "with it (whatever its state, a failed one included), nothing validated or charged again; a "
+                    "UNIQUE index decides concurrent requests. A deleted generation's key is released. A dry run "
+                    "ignores it")
 
 
 class GenerationOut(CamelOut):
@@ -62,6 +69,8 @@ class GenerationOut(CamelOut):
     error: str | None = Field(description="on failure: a sentence to show the user as is (what happened, what to "
                                           "do; the credits were refunded)")
     credits_cost: int
+    idempotency_key: str | None = Field(default=None, description="extension: the `idempotencyKey` it was created "
+                                                                  "with; null when none")
     created_at: Timestamp
     completed_at: Timestamp | None = Field(description="end of production, on success as on failure")
 

@@ -233,9 +233,29 @@ def _what(checked: Checked) -> str:
     return "image" if checked.type == "image" else f"{checked.duration_sec}-second video"
 
 
+class Replayed(dict):  # type: ignore[type-arg]
+    """The public generation already made with an idempotency key (the route answers it with 200)."""
+
+
+def _existing_by_key(settings: Settings, workspace_id: str, key: str) -> Replayed | None:
+    row = Generation.get_or_none((Generation.workspace == workspace_id) & (Generation.idempotency_key == key))
+    return Replayed(public(row, settings)) if row is not None else None
+
+
 def accept(settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
     """POST /v1/generations: the public generation, accepted (`pending`, charged, its job queued), or with
-    `dry_run` the quote (nothing written). Order: 400 validation, 402 subscription, 402 credits."""
+    `dry_run` the quote (nothing written). Order: 400 validation, 402 subscription, 402 credits.
+
+    `idempotency_key` (extension): a generation already made with the key in this workspace is answered as it
+    is (a `Replayed`: 200, nothing validated, charged or queued again), whatever its state. The key's row is
+    inserted before the charge in the same transaction, so the UNIQUE (workspace, idempotency_key) index decides
+    concurrent requests: the loser reads the winner's generation (409 `idempotency_conflict` only if the winner
+    has not committed yet on a database that does not wait: retry). A deleted generation's key is released."""
+    key = None if dry_run else body.get("idempotency_key")
+    if key is not None:
+        found = _existing_by_key(settings, workspace_id, key)  # fast path only: the UNIQUE index decides races below
+        if found is not None:
+            return found
     checked = validate(settings, workspace_id, body)
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))
     if not plans.has_current_subscription(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now()):
@@ -254,10 +274,19 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_r
             "prompt": checked.prompt, "aspect_ratio": checked.aspect_ratio, "duration_sec": checked.duration_sec,
             "source_urls": list(checked.source_urls), "seed": int.from_bytes(os.urandom(4), "big") >> 1,
             "media_key": None, "mime_type": None, "error": None, "credits_cost": cost, "created_at": now,
+            "idempotency_key": key,
         }
+        if key is not None and not Generation.insert(row).on_conflict_ignore().as_rowcount().execute():
+            # the UNIQUE (workspace, idempotency_key) index refused it: a replay, decided before any charge
+            found = _existing_by_key(settings, workspace_id, key)
+            if found is None:
+                raise ApiError(409, "idempotency_conflict", "a generation with this idempotency key is being "
+                                                            "created by another request: retry")
+            return found
         if credits.charge(workspace_id, generation_id, cost, note=_what(checked)) is None:  # the balance first
             raise _insufficient(cost, credits.balance(workspace_id), _what(checked))
-        Generation.insert(row).execute()
+        if key is None:
+            Generation.insert(row).execute()
         queue.enqueue(PRODUCE_JOB, {"generation_id": generation_id}, workspace_id=workspace_id,
                       dedupe_key=job_key(generation_id), max_attempts=settings.generation_max_attempts, lane=LANE)
     return public(row, settings)
@@ -289,6 +318,7 @@ def public(values: dict[str, Any] | Generation, settings: Settings | None) -> di
         "mimeType": v.get("mime_type"),
         "error": v.get("error"),
         "creditsCost": v["credits_cost"],
+        "idempotencyKey": v.get("idempotency_key"),
         "createdAt": clock.iso(v["created_at"]),
         "completedAt": clock.iso(v.get("completed_at")),
     }
@@ -372,7 +402,7 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
                            "(poll GET /v1/generations/{id})", [{"status": row.status}])
         now = clock.now()
         refunded = 0
-        values: dict[Any, Any] = {Generation.deleted_at: now}
+        values: dict[Any, Any] = {Generation.deleted_at: now, Generation.idempotency_key: None}  # key released
         if row.status == "pending":
             moved = credits.refund(workspace_id, row.id, note="deleted before production started")
             refunded = moved.amount if moved is not None else 0

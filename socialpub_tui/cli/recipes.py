@@ -192,6 +192,25 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
                      item.post_id, why))
     if rows:
         out.table(rows, ["", "OCCURRENCE", "WHEN", "POST / TARGETS", "CHANGES"])
+    for item in [*plan.create, *plan.update]:
+        g = item.generate
+        spec = item.occurrence.generate if item.occurrence is not None else None
+        if g is None or spec is None:
+            continue
+        what = "an image" if spec.type == "image" else f"a {spec.duration_sec}-second video"
+        if g.existing is not None:
+            how = f"generation {g.existing.id} ({g.existing.status}), already paid"
+        else:
+            how = f"a new generation, {g.cost} credits" if g.cost is not None else "a new generation"
+        out.line(f"  {item.label()}: {what} \u2014 {how}: {_short(spec.prompt)}")
+    credits = plan.credits()
+    if credits is not None:
+        line = f"Credits: {credits['required']} for {credits['generations']} new generation(s)"
+        if credits.get("balance") is not None:
+            line += f"; balance {credits['balance']} \u2192 {credits['balanceAfter']}"
+            if not credits["enough"]:
+                line += " (not enough: apply would fail with 402 insufficient_credits)"
+        out.line(line)
     sent: dict[str, int] = {}
     for item in plan.unchanged:
         if item.reason and item.reason != "past":
@@ -207,6 +226,11 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
                f"{len(plan.cancel)} to {verb['cancel']}, {len(plan.unchanged)} unchanged")
     out.line(f"Plan for set {plan.set_name!r}: {summary}" + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
              + ("." if plan.pending else " — nothing to do."))
+
+
+def _short(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= width else text[:width - 1] + "\u2026")
 
 
 def _when(instant: Any) -> str:
@@ -259,11 +283,15 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
 @_path_argument
 @click.option("--prune", is_flag=True, help="Cancel this set's scheduled posts whose occurrence is gone from the "
                                             "files (never a post made by hand or by another set; never one sent).")
-@click.option("--dry-run", is_flag=True, help="Show what would be done (the plan) and change nothing.")
+@click.option("--dry-run", is_flag=True, help="Show what would be done (the plan) and change nothing (no "
+                                              "generation is made).")
+@click.option("--generate-timeout", type=click.FloatRange(1, None), default=900, show_default=True,
+              metavar="SECONDS", help="How long to wait for each `generate:` generation to complete.")
 @_set_option
 @time_options
 @api_command
-def recipes_apply(path: str, prune: bool, dry_run: bool, set_name: str | None, out: Output) -> None:
+def recipes_apply(path: str, prune: bool, dry_run: bool, generate_timeout: float, set_name: str | None,
+                  out: Output) -> None:
     """Make the backend match the files at PATH: upload media once, create, update, and with --prune cancel.
 
     \b
@@ -281,7 +309,10 @@ def recipes_apply(path: str, prune: bool, dry_run: bool, set_name: str | None, o
     from recipes.runner import make_plan
 
     loaded = _load(path, set_name)
-    client = get_client(worker=False)
+    # `generate:` needs a worker to make the files: on the embedded backend it runs in this command, as for
+    # `socialpub gen create` (it also sends what is due meanwhile, as `watch` does)
+    generates = not dry_run and any(o.generate is not None for o in loaded.occurrences)
+    client = get_client(worker=generates)
     store = _store(client)
     plan = make_plan(client, loaded, store, prune=prune, whole_set=Path(path).is_dir())
     if dry_run:
@@ -296,13 +327,28 @@ def recipes_apply(path: str, prune: bool, dry_run: bool, set_name: str | None, o
                                 show_pos=True)
         bar.__enter__()
     try:
-        result = Applier(client, store, on_action=(lambda a: bar.update(1)) if bar else None).apply(plan)
+        result = Applier(client, store, on_action=(lambda a: bar.update(1)) if bar else None,
+                         on_generation=_generation_progress(out), generate_timeout=generate_timeout).apply(plan)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
     out.emit(result.to_json(), lambda: _show_result(out, result))
     if not result.ok:
         raise SystemExit(1)
+
+
+def _generation_progress(out: Output) -> Any:
+    """On a terminal (not --json): a line on stderr each time a generation changes state."""
+    if out.json or not out.err_tty:
+        return None
+    seen: dict[str, str] = {}
+
+    def show(item: Any, g: Any) -> None:
+        if seen.get(g.id) != g.status:
+            seen[g.id] = g.status
+            click.echo(f"generation {g.id} for {item.label()}: {g.status}", err=True)
+
+    return show
 
 
 def _show_result(out: Output, result: Any) -> None:

@@ -286,10 +286,13 @@ class AsyncClient(ClientBase):
         return await self.run(calls.delete_media(key))
 
     # generations
-    async def create_generation(self, body: GenerationCreate | dict[str, Any], *,
-                                dry_run: bool = False) -> GenerationOut | GenerationQuote:
+    async def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,
+                                idempotency_key: str | None = None) -> GenerationOut | GenerationQuote:
         """Create an image or a 5/10/15 s video (202 `pending`); with `dry_run`, only the cost and the balance
-        after."""
+        after. `idempotency_key`: as the sync client's."""
+        if idempotency_key is not None and not dry_run:
+            body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
+                    else dict(body)) | {"idempotencyKey": idempotency_key}
         return await self.run(calls.quote_generation(body) if dry_run else calls.create_generation(body))
 
     async def get_generation(self, generation_id: str) -> GenerationOut:

@@ -270,10 +270,15 @@ class Client(ClientBase):
         return iterate(lambda cursor: self.list_media(**(filters | {"cursor": cursor})), max_items)
 
     # generations
-    def create_generation(self, body: GenerationCreate | dict[str, Any], *,
-                          dry_run: bool = False) -> GenerationOut | GenerationQuote:
+    def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,
+                          idempotency_key: str | None = None) -> GenerationOut | GenerationQuote:
         """Create an image or a 5/10/15 s video from a prompt (202 `pending`, credits charged); with `dry_run`,
-        only the cost and the balance after (nothing created or charged; a socialpub extension)."""
+        only the cost and the balance after (nothing created or charged; a socialpub extension).
+        `idempotency_key` (extension): a key already used in the workspace answers the generation made with it
+        (200, `_http_status` 200), nothing charged again."""
+        if idempotency_key is not None and not dry_run:
+            body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
+                    else dict(body)) | {"idempotencyKey": idempotency_key}
         return self.run(calls.quote_generation(body) if dry_run else calls.create_generation(body))
 
     def get_generation(self, generation_id: str) -> GenerationOut:

@@ -101,8 +101,9 @@ def test_the_generation_operations_state_their_rules(doc):
     assert out["aspectRatio"]["enum"] == ["9:16", "1:1", "16:9"]
     post = doc["paths"]["/v1/generations"]["post"]
     assert {"200", "202", "400", "402"} <= set(post["responses"])
-    assert post["responses"]["200"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/GenerationQuote"}
+    assert post["responses"]["200"]["content"]["application/json"]["schema"]["anyOf"] == [  # dryRun, or a replay
+        {"$ref": "#/components/schemas/GenerationQuote"}, {"$ref": "#/components/schemas/GenerationOut"}]
+    assert props["idempotencyKey"]["anyOf"][0]["maxLength"] == 200
     assert [p["name"] for p in post["parameters"]] == ["dryRun"]
     assert set(_schema(doc, "GenerationList")["properties"]) == {"items", "nextCursor", "credits"}
     assert {"404", "409"} <= set(doc["paths"]["/v1/generations/{generation_id}"]["delete"]["responses"])

@@ -427,18 +427,126 @@ def test_problems_of_defaults_are_reported_once_and_per_entry_where_the_entry_is
     assert "instagram (from defaults) needs an image or a video" in loaded.problems[1].message
 
 
-def test_generate_is_not_supported_yet(load_text) -> None:
+def test_generate_in_defaults_is_refused(load_text) -> None:
+    loaded = load_text("""
+        defaults:
+          generate: {prompt: "a cup", type: image}
+        posts:
+          - id: a
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+    """)
+    p = only(loaded)
+    assert (p.line, p.column, p.code) == (2, 13, "not_supported")
+    assert "belongs to an entry, not to `defaults`" in p.message
+
+
+def test_generate_is_read_per_occurrence(load_text, folder) -> None:  # type: ignore[no-untyped-def]
+    loaded = load_text("""
+        timezone: Europe/Paris
+        posts:
+          - id: tips
+            content: "Tip {n}"
+            targets: [youtube]
+            repeat: {every: week, on: [tue], times: ["09:00"], start: "2027-01-05", count: 2}
+            generate:
+              type: video
+              prompt: "Coffee tip number {n}, {weekday}"
+              durationSec: 10
+              sources: [images/a.jpg, "https://cdn.example.com/b.jpg"]
+    """)
+    assert loaded.problems == []
+    first, second = loaded.occurrences
+    assert first.generate is not None and second.generate is not None
+    assert (first.generate.prompt, second.generate.prompt) == ("Coffee tip number 1, Tuesday",
+                                                               "Coffee tip number 2, Tuesday")
+    assert first.generate.sources == (folder / "images" / "a.jpg", "https://cdn.example.com/b.jpg")
+    assert (first.generate.type, first.generate.duration_sec, first.generate.aspect_ratio) == ("video", 10, "9:16")
+    assert first.media == ()  # the generated video satisfies youtube's "needs a video"
+    assert first.generate.body(["u1", "u2"]) == {"type": "video", "prompt": "Coffee tip number 1, Tuesday",
+                                                 "aspectRatio": "9:16", "durationSec": 10, "sourceUrls": ["u1", "u2"]}
+
+
+def test_generate_errors_with_positions(load_text) -> None:
     loaded = load_text("""
         posts:
           - id: a
             content: x
             targets: [facebook]
-            generate: {prompt: "a cup", type: image}
             at: "2027-01-15 09:00"
+            generate: {type: gif, prompt: "ab", aspectRatio: "4:3", colour: red}
+          - id: b
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+            generate:
+              type: image
+              prompt: "a cup {nope}"
+          - id: c
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+            generate:
+              type: image
+              durationSec: 10
+              prompt: "a cup"
+          - id: d
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+            generate:
+              type: video
+              prompt: "beans"
+              sources: [missing.jpg, clips/one.mp4, "http://example.com/a.jpg"]
+          - id: e
+            content: x
+            targets: [youtube]
+            at: "2027-01-15 09:00"
+            generate: {type: image, prompt: "a cup"}
     """)
-    p = only(loaded)
-    assert (p.line, p.column, p.code) == (5, 15, "not_supported")
-    assert "generate: arrives with AI generations" in p.message and "not yet supported" in p.message
+    found = {(p.line, p.column, p.code): p.message for p in loaded.problems}
+    assert found[(6, 22, "invalid_recipe")] == "posts[0].generate.type: expected 'image' or 'video', got 'gif'"
+    assert "at least 3 characters" in found[(6, 35, "invalid_recipe")]
+    assert "posts[0].generate.aspectRatio: expected '9:16', '1:1' or '16:9'" in found[(6, 54, "invalid_recipe")]
+    assert "unknown key `colour`" in found[(6, 61, "invalid_recipe")]
+    assert "unknown variable {nope}" in found[(13, 15, "unknown_variable")]
+    assert "`durationSec` is for videos only" in found[(19, 7, "invalid_recipe")]
+    assert "1 or 2 start images (a first and a last frame), got 3" in found[(29, 16, "invalid_recipe")]
+    assert "youtube needs a video" in found[(32, 15, "video_required_for_target")]  # an image does not do
+    assert len(found) == 8
+
+
+def test_generate_sources_are_files_next_to_the_recipe(load_text) -> None:
+    loaded = load_text("""
+        posts:
+          - id: d
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+            generate:
+              type: video
+              prompt: "beans"
+              sources: [missing.jpg, clips/one.mp4]
+    """)
+    assert [(p.line, p.column, p.code) for p in loaded.problems] == [(9, 17, "media_not_found"),
+                                                                      (9, 30, "invalid_recipe")]
+    assert "source 'missing.jpg' not found" in loaded.problems[0].message
+    assert "is not an image" in loaded.problems[1].message
+
+
+def test_generate_counts_as_a_media_file(load_text) -> None:
+    media = ", ".join(["images/a.jpg"] * 10)
+    loaded = load_text(f"""
+        posts:
+          - id: d
+            content: x
+            targets: [facebook]
+            at: "2027-01-15 09:00"
+            media: [{media}]
+            generate: {{type: image, prompt: "a cup"}}
+    """)
+    assert "10 media files and a generated one" in only(loaded).message
 
 
 def test_at_and_repeat_rules(load_text) -> None:

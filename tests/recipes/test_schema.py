@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from recipes import source
-from recipes.schema import SCHEMA_ID, Entry, RecipeFile, Repeat, json_schema
+from recipes.schema import SCHEMA_ID, Defaults, Entry, RecipeFile, Repeat, json_schema
 from recipes.template import VARIABLES
 
 from .conftest import EXAMPLES
@@ -23,12 +23,19 @@ def test_json_schema_has_id_title_descriptions_and_examples() -> None:
     jsonschema.Draft202012Validator.check_schema(schema)
     json.dumps(schema)  # plain JSON
     defs = schema["$defs"]
-    for name in ("Entry", "Repeat", "Defaults"):
+    for name in ("Entry", "Repeat", "Defaults", "Generate"):
         assert defs[name]["description"] and defs[name]["examples"], name
         assert defs[name]["additionalProperties"] is False, name
         for prop, body in defs[name]["properties"].items():
             assert body.get("description"), (name, prop)
-    assert "generate" not in defs["Entry"]["properties"]
+    assert defs["Entry"]["properties"]["generate"]["anyOf"][0] == {"$ref": "#/$defs/Generate"}
+    assert "generate" not in defs["Defaults"]["properties"]  # per entry only
+    gen = defs["Generate"]
+    assert gen["required"] == ["type", "prompt"] and gen["properties"]["type"]["enum"] == ["image", "video"]
+    assert gen["properties"]["aspectRatio"]["enum"] == ["9:16", "1:1", "16:9"]
+    assert gen["properties"]["aspectRatio"]["default"] == "9:16"
+    assert (gen["properties"]["prompt"]["minLength"], gen["properties"]["prompt"]["maxLength"]) == (3, 1800)
+    _validator().validate({"posts": [{"id": "a", "at": "2027-01-15 09:00", "generate": gen["examples"][1]}]})
 
 
 def test_the_content_description_lists_every_variable_and_the_dst_rules_are_documented() -> None:
@@ -78,14 +85,18 @@ def test_the_json_schema_catches_what_an_editor_should_flag(bad: dict) -> None:
         RecipeFile.model_validate(bad)
 
 
-def test_models_forbid_unknown_keys_and_refuse_generate() -> None:
+def test_models_forbid_unknown_keys_and_take_generate_per_entry() -> None:
     with pytest.raises(ValidationError, match="extra_forbidden|Extra inputs"):
         Repeat.model_validate({"every": "day", "times": ["09:00"], "start": "2027-01-01", "count": 1, "x": 1})
+    e = Entry.model_validate({"id": "a", "at": "2027-01-15 09:00", "generate": {"prompt": "a cup", "type": "image"}})
+    assert e.generate is not None and (e.generate.aspect_ratio, e.generate.duration) == ("9:16", None)
+    v = Entry.model_validate({"id": "a", "at": "2027-01-15 09:00", "generate": {
+        "prompt": "beans", "type": "video", "sources": "a.jpg"}}).generate
+    assert v is not None and (v.duration, v.sources) == (5, ["a.jpg"])
     with pytest.raises(ValidationError) as err:
-        Entry.model_validate({"id": "a", "at": "2027-01-15 09:00", "generate": {"prompt": "p", "type": "image"}})
-    (e,) = err.value.errors()
-    assert e["type"] == "not_supported" and e["loc"] == ("generate",)
-    assert "not yet supported" in e["msg"]
+        Defaults.model_validate({"generate": {"prompt": "a cup", "type": "image"}})
+    (d,) = err.value.errors()
+    assert d["type"] == "not_supported" and "belongs to an entry" in d["msg"]
 
 
 def test_scalars_are_accepted_where_a_list_is_usual() -> None:

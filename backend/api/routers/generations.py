@@ -41,8 +41,10 @@ _LINKS = {op: {"operationId": op, "parameters": {"generation_id": "$response.bod
 @router.post("/generations", status_code=202, response_model=GenerationOut, operation_id="createGeneration",
              responses={**responses(402), 202: {"description": "accepted: `pending`, credits charged",
                                                 "links": _LINKS},
-                        200: {"model": GenerationQuote,
-                              "description": "`dryRun=true`: validated and priced, nothing created or charged"}})
+                        200: {"model": GenerationQuote | GenerationOut,
+                              "description": "`dryRun=true`: validated and priced, nothing created or charged "
+                                             "(GenerationQuote); or an idempotent replay: the generation already "
+                                             "made with this `idempotencyKey` (GenerationOut), nothing charged"}})
 def create_generation(body: GenerationCreate, settings: SettingsDep, ctx: AuthContext = Writer,
                       dry_run: bool = Query(False, alias="dryRun",
                                             description="extension: validate and price the request without "
@@ -52,10 +54,11 @@ def create_generation(body: GenerationCreate, settings: SettingsDep, ctx: AuthCo
     """Create an image, or a 5, 10 or 15 second video with soundtrack, from a prompt: 202 `pending`, the credits
     charged (image 2; video 15 / 30 / 45). 400 `validation_error` lists every problem with its own code;
     402 `subscription_required` without a current subscription; 402 `insufficient_credits` when the balance is
-    short (nothing charged). Poll GET /v1/generations/{id} (every 10 s) or take the `generation.completed` /
-    `generation.failed` events."""
+    short (nothing charged). 200 with the existing generation for an `idempotencyKey` already used in this
+    workspace (extension; nothing charged again). Poll GET /v1/generations/{id} (every 10 s) or take the
+    `generation.completed` / `generation.failed` events."""
     data = svc.accept(settings, ctx.workspace_id, body.model_dump(), dry_run=dry_run)
-    return _json(data, 200 if dry_run else 202)
+    return _json(data, 200 if dry_run or isinstance(data, svc.Replayed) else 202)
 
 
 @router.get("/generations", response_model=GenerationList, operation_id="listGenerations", responses=responses())

@@ -27,13 +27,14 @@ class Generation(BaseModel):
     mime_type = CharField(max_length=60, null=True)
     error = TextField(null=True)
     credits_cost = IntegerField()
+    idempotency_key = CharField(max_length=200, null=True)  # migration 0018; cleared when deleted
     created_at = UTCDateTimeField()
     started_at = UTCDateTimeField(null=True)
     completed_at = UTCDateTimeField(null=True)
     deleted_at = UTCDateTimeField(null=True)
 
     class Meta:
-        indexes = ((("workspace", "id"), False),)
+        indexes = ((("workspace", "id"), False), (("workspace", "idempotency_key"), True))
 
 
 class CreditEntry(BaseModel):
