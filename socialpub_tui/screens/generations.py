@@ -254,9 +254,12 @@ class GenerationsScreen(Screen[None]):
         now = self.app.now()  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
         table.clear()
-        for g in self.items:
-            table.add_row(status_text(g.status), kind_label(g), f"{g.credits_cost}", age(g, now),
-                          first_line(g.prompt), key=g.id)
+        ages = [age(g, now) for g in self.items]
+        # the prompt takes what the other columns leave (each has a cell's padding of 1 on both sides)
+        room = self.app.size.width - 12 - 13 - 6 - (max(map(len, ages), default=3) + 2) - 3
+        for g, shown_age in zip(self.items, ages, strict=True):
+            table.add_row(status_text(g.status), kind_label(g), f"{g.credits_cost}", shown_age,
+                          first_line(g.prompt, max(12, room)), key=g.id)
         ids = [g.id for g in self.items]
         if keep in ids:
             table.move_cursor(row=ids.index(keep))
@@ -279,6 +282,10 @@ class GenerationsScreen(Screen[None]):
             line.append(" · enter opens · u posts it · n makes one", style="dim")
         self.query_one("#gen-status-line", Static).update(line)
         self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        if self.loads:
+            self._draw(self.current.id if self.current else None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("open", "delete"):
