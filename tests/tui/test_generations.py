@@ -21,6 +21,7 @@ from socialpub_tui.screens.generations import (
     GenerationPickerScreen,
     GenerationsScreen,
 )
+from socialpub_tui.widgets.media_preview import MediaPreview
 from tests.cli.conftest import invoke
 from tests.support.gen_fixtures import gen_provider_dir  # noqa: F401  (fixture)
 from tests.tui.helpers import record_notifications, until
@@ -114,6 +115,11 @@ async def test_use_in_a_new_post_opens_compose_with_the_file(tui_app, growth) ->
         done = await app.client.wait_generation(made.id, timeout=30, interval=0.1)
         screen = await to_generations(pilot, 1)
         await until(pilot, lambda: screen.items[0].status == "completed")
+        await pilot.press("enter")  # the detail: the picture of the file
+        detail = await until(pilot, lambda: isinstance(app.screen, GenerationDetailScreen) and app.screen)
+        preview = await until(pilot, lambda: detail.query(MediaPreview).first(None), what="the preview")
+        await until(pilot, lambda: preview.decoded is not None, what="the decoded file")
+        assert preview.decoded.kind == "image" and preview.decoded.picture is not None
         await pilot.press("u")
         compose = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose")
         assert [m.url for m in compose.media] == [done.media_url] and compose.media[0].kind == "image"
