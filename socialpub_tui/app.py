@@ -4,10 +4,10 @@ The app is built with its client injected (`SocialpubApp(client, clock=…, zone
 `AsyncClient` only — the embedded backend in this process, or a remote server of a profile. Tests pass a client
 on a temporary data dir and a fixed clock.
 
-Layout: four top-level modes (posts, calendar, accounts, activity), each a screen in `screens/`; detail, compose
-and help are pushed on top. Every call to the backend runs in a Textual worker (`@work`, exclusive where a newer
-request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every action has a
-binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
+Layout: five top-level modes (posts, calendar, accounts, activity, generations), each a screen in `screens/`;
+detail, compose and help are pushed on top. Every call to the backend runs in a Textual worker (`@work`, exclusive
+where a newer request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every
+action has a binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class SocialpubApp(App[None]):
         "calendar": _lazy("socialpub_tui.screens.calendar", "CalendarScreen"),
         "accounts": _lazy("socialpub_tui.screens.accounts", "AccountsScreen"),
         "activity": _lazy("socialpub_tui.screens.activity", "ActivityScreen"),
+        "generations": _lazy("socialpub_tui.screens.generations", "GenerationsScreen"),
     }
     DEFAULT_MODE = "posts"
     BINDINGS = [
@@ -65,6 +66,7 @@ class SocialpubApp(App[None]):
         Binding("f3", "switch_mode('calendar')", "Calendar", id="mode.calendar"),
         Binding("f4", "switch_mode('accounts')", "Accounts", id="mode.accounts"),
         Binding("f5", "switch_mode('activity')", "Activity", id="mode.activity"),
+        Binding("f6", "switch_mode('generations')", "Generations", id="mode.generations"),
         Binding("n", "compose", "New post", id="compose"),
     ]
 

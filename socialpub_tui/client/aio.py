@@ -13,6 +13,7 @@ import httpx
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
+from backend.schemas.credits import CreditHistory
 from backend.schemas.generations import (
     GenerationCreate,
     GenerationDeleted,
@@ -239,6 +240,11 @@ class AsyncClient(ClientBase):
                        failures: int | None = None) -> ActivityOut:
         """Outcomes per local day and the latest failures (extension GET /v1/activity)."""
         return await self.run(calls.activity(days=days, tz=tz, failures=failures))
+
+    async def credits(self, *, cursor: str | None = None, limit: int | None = None) -> CreditHistory:
+        """The balance and the credit ledger (each charge, refund, grant), newest first (extension
+        GET /v1/credits)."""
+        return await self.run(calls.credits(cursor=cursor, limit=limit))
 
     # media
     async def upload_media_url(self, url: str) -> MediaOut:

@@ -12,6 +12,7 @@ from urllib.parse import quote
 from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import LoginRequest, SessionOut
+from backend.schemas.credits import CreditHistory
 from backend.schemas.generations import (
     GenerationCreate,
     GenerationDeleted,
@@ -231,6 +232,12 @@ def upload_media_file(path: str | Path, progress: Callable[[int], None] | None =
     content: Base64FileBody | AsyncBase64FileBody = AsyncBase64FileBody(body) if asynchronous else body
     return Call("POST", "/v1/media", MediaOut, content=content,
                 headers={"content-type": "application/json", "content-length": str(body.length)})
+
+
+def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[CreditHistory]:
+    """The balance and the credit ledger, newest first (extension GET /v1/credits)."""
+    return Call("GET", "/v1/credits", CreditHistory, params={"cursor": cursor, "limit": limit},
+                optional_extension="GET /v1/credits")
 
 
 def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None,

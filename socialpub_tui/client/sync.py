@@ -12,6 +12,7 @@ import httpx
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
+from backend.schemas.credits import CreditHistory
 from backend.schemas.generations import (
     GenerationCreate,
     GenerationDeleted,
@@ -205,6 +206,11 @@ class Client(ClientBase):
         """Outcomes per local day of `tz` over the last `days` days, and the latest failures (extension
         GET /v1/activity)."""
         return self.run(calls.activity(days=days, tz=tz, failures=failures))
+
+    def credits(self, *, cursor: str | None = None, limit: int | None = None) -> CreditHistory:
+        """The balance and the credit ledger (each charge, refund, grant), newest first (extension
+        GET /v1/credits)."""
+        return self.run(calls.credits(cursor=cursor, limit=limit))
 
     # dedicated tiktok publishing
     def publish_tiktok_photo(self, body: TikTokPhotoCreate | dict[str, Any]) -> TikTokPhotoOut:

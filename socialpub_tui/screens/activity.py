@@ -2,6 +2,8 @@
 the success rate of their targets over the last 30 days as plots (GET /v1/activity, counted by the server: the
 client never pages through every post), and the latest failed targets with their failReason / failType, newest
 first. `d` switches between 7, 30 and 90 days; `r` refreshes. Both calls run together in one exclusive worker.
+`k` shows the credits history in place of the failures: each charge and refund of a generation, the plan's grants,
+an operator's changes, with the balance after each (GET /v1/credits, an extension), newest first.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual_plotext import PlotextPlot
 
 from backend.schemas.activity import ActivityFailure, ActivityOut
+from backend.schemas.credits import CreditHistory
 from backend.schemas.workspace import WorkspaceOut
 from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
@@ -29,6 +32,9 @@ from socialpub_tui.times import DisplayZone, parse_instant
 
 PERIODS = (7, 30, 90)
 FAILURES = 20
+CREDIT_ENTRIES = 50
+REASON_LABELS = {"charge": "charged", "refund": "refunded", "grant": "plan grant", "admin": "operator change",
+                 "opening": "opening balance"}
 
 
 def iana_name(zone: DisplayZone) -> str:
@@ -54,12 +60,18 @@ class ActivityLoaded(Message):
     activity: ActivityOut | None
 
 
+@dataclass
+class CreditsLoaded(Message):
+    history: CreditHistory | None
+
+
 class ActivityScreen(Screen[None]):
     CSS_PATH = "activity.tcss"
     BINDINGS = [
         Binding("d", "cycle_days", "7/30/90 days", id="activity.days"),
         Binding("r", "reload", "Refresh", id="activity.refresh"),
         Binding("o", "open", "Open failed post", id="activity.open"),
+        Binding("k", "toggle_credits", "Credits history", id="activity.credits"),
     ]
 
     def __init__(self) -> None:
@@ -67,6 +79,8 @@ class ActivityScreen(Screen[None]):
         self.days = 30
         self.failures: list[ActivityFailure] = []
         self._shown: ActivityOut | None = None
+        self.showing_credits = False
+        self.credits: CreditHistory | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,24 +90,84 @@ class ActivityScreen(Screen[None]):
             yield PlotextPlot(id="act-rate")
         yield Static(id="act-failures-title")
         yield DataTable(id="act-failures", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield Static(id="act-credits-title")
+        yield DataTable(id="act-credits", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#act-failures", DataTable)
         for name in ("failed at", "network", "account", "type", "reason"):
             table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
+        credits = self.query_one("#act-credits", DataTable)
+        for name in ("at", "amount", "balance after", "what", "generation / note"):
+            credits.add_column(name + " ", key=name)
+        self._show_panel()
         self.query_one("#act-summary", Static).update("loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         self._load(self.days)
 
     def on_screen_resume(self) -> None:
         self._load(self.days)
+        if self.showing_credits:
+            self._load_credits()
 
     def _post_changed(self, change: PostChanged) -> None:
         self._load(self.days)
 
     def action_reload(self) -> None:
         self._load(self.days)
+        if self.showing_credits:
+            self._load_credits()
+
+    # ---- the credits history (k) --------------------------------------------------------------------------
+    def action_toggle_credits(self) -> None:
+        self.showing_credits = not self.showing_credits
+        self._show_panel()
+        if self.showing_credits:
+            self._load_credits()
+
+    def _show_panel(self) -> None:
+        for name in ("#act-failures-title", "#act-failures"):
+            self.query_one(name).display = not self.showing_credits
+        for name in ("#act-credits-title", "#act-credits"):
+            self.query_one(name).display = self.showing_credits
+        if self.showing_credits and self.credits is None:
+            self.query_one("#act-credits-title", Static).update(Text("Credits history · loading…", style="bold"))
+        self.query_one("#act-credits" if self.showing_credits else "#act-failures", DataTable).focus()
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="activity-credits")
+    async def _load_credits(self) -> None:
+        try:
+            history = await self.app.client.credits(limit=CREDIT_ENTRIES)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 — shown with its code (a server without the extension says so)
+            self.app.report(exc, "Credits history")  # type: ignore[attr-defined]
+            self.post_message(CreditsLoaded(None))
+            return
+        self.post_message(CreditsLoaded(history))
+
+    def on_credits_loaded(self, message: CreditsLoaded) -> None:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("Credits history", style="bold")
+        if message.history is None:
+            title.append(" · could not be read (r to retry)", style="red")
+            self.query_one("#act-credits-title", Static).update(title)
+            return
+        self.credits = history = message.history
+        title.append(f" · balance {history.balance} · {len(history.items)} latest movements, newest first · "
+                     "k shows the failures", style="dim")
+        self.query_one("#act-credits-title", Static).update(title)
+        table = self.query_one("#act-credits", DataTable)
+        table.clear()
+        zone = self.app.zone  # type: ignore[attr-defined]
+        for e in history.items:
+            at = parse_instant(e.at)
+            colour = "red" if e.amount < 0 else "green" if e.amount > 0 else "white"
+            what = (e.generation_id or "") + (" · " if e.generation_id and e.note else "") + (e.note or "")
+            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", Text(f"{e.amount:+d} ", style=colour),
+                          f"{e.balance_after} ", REASON_LABELS.get(e.reason, e.reason) + " ",
+                          clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2)),
+                          key=e.id)
 
     def action_cycle_days(self) -> None:
         self.days = PERIODS[(PERIODS.index(self.days) + 1) % len(PERIODS)] if self.days in PERIODS else 30
@@ -201,7 +275,7 @@ class ActivityScreen(Screen[None]):
                      else " · none in this period", style="dim")
         self.query_one("#act-failures-title", Static).update(title)
         self._shown = act
-        table = self.query_one(DataTable)
+        table = self.query_one("#act-failures", DataTable)
         keep = table.cursor_row
         table.clear()
         self.failures = list(act.failures)
@@ -222,8 +296,13 @@ class ActivityScreen(Screen[None]):
         if self._shown is not None:
             self._show_failures(self._shown)  # the reasons are clipped to the width
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":
+            return not self.showing_credits
+        return True
+
     def action_open(self) -> None:
-        table = self.query_one(DataTable)
+        table = self.query_one("#act-failures", DataTable)
         if not self.failures or table.cursor_row >= len(self.failures):
             return
         try:
@@ -234,7 +313,8 @@ class ActivityScreen(Screen[None]):
         self.app.push_screen(PostDetailScreen(self.failures[table.cursor_row].post_id))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.action_open()
+        if event.data_table.id == "act-failures":
+            self.action_open()
 
 
 def clip(text: str, width: int) -> str:

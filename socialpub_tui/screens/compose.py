@@ -3,6 +3,9 @@
     ComposeScreen()                          # a new post (the app's `n`)
     ComposeScreen(post)                      # edit a scheduled post: PATCH, its targets fixed
     ComposeScreen(post, duplicate=True)      # a new post prefilled from `post`; nothing is sent until ctrl+s
+    ComposeScreen(media=[Media(url, "video", "…")])  # a new post with media attached (e.g. a generation's file)
+
+ctrl+g attaches the file of a completed generation (GenerationPickerScreen), as the path box attaches a local one.
 
 The screen is dismissed with the post the API answered (None when the user backs out), after announcing it
 (`app.announce`). What each target would refuse is checked locally as the user types (`socialpub_tui.checks`:
@@ -165,9 +168,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         Binding("ctrl+s", "send", "Send", id="compose.send", priority=True),
         Binding("escape", "back", "Back", id="compose.back"),
         Binding("delete", "remove_media", "Remove media", id="compose.remove_media"),
+        Binding("ctrl+g", "pick_generation", "Media from generations", id="compose.generation"),
     ]
 
-    def __init__(self, post: PostOut | None = None, *, duplicate: bool = False) -> None:
+    def __init__(self, post: PostOut | None = None, *, duplicate: bool = False,
+                 media: list[Media] | None = None) -> None:
         super().__init__()
         self.source = post
         self.editing = post is not None and not duplicate
@@ -175,6 +180,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.idempotency_key = None if self.editing else f"tui-{uuid.uuid4().hex}"
         self.media: list[Media] = [Media(url, media_kind(url), url.rsplit("/", 1)[-1])
                                    for url in (post.media_urls if post else [])]
+        self._given_media = bool(media)
+        self.media.extend(media or [])
         self.choices: list[TargetChoice] = []
         self.server_problems: dict[str, list[Problem]] = {}
         self.uploading = False
@@ -256,6 +263,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         else:
             self.load_accounts()
         self._initial = self._form_state()
+        if self._given_media:  # media handed in (a generation's file): leaving asks before dropping them
+            self._initial = (self._initial[0], (), *self._initial[2:])
         self.refresh_checks()
 
     def _prefill_schedule(self) -> None:
@@ -545,6 +554,26 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._user_changed()
         self._draw_media()
         self.refresh_checks()
+
+    def action_pick_generation(self) -> None:
+        from socialpub_tui.screens.generations import GenerationPickerScreen
+
+        def picked(g: Any) -> None:
+            if g is None or not g.media_url:
+                return
+            if len(self.media) >= MAX_MEDIA:
+                self.notify(f"A post has at most {MAX_MEDIA} media.", severity="warning")
+                return
+            if any(m.url == g.media_url for m in self.media):
+                self.notify(f"{g.id} is attached already.", severity="warning")
+                return
+            prompt = " ".join(g.prompt.split())
+            self.media.append(Media(g.media_url, g.type, f"{g.type} · {g.id} · {prompt[:30]}"))
+            self._user_changed()
+            self._draw_media()
+            self.refresh_checks()
+
+        self.app.push_screen(GenerationPickerScreen(), picked)
 
     def action_remove_media(self) -> None:
         media_list = self.query_one("#compose-media", OptionList)

@@ -8,7 +8,7 @@ from socialpub_tui.screens.help import HelpScreen
 
 
 @pytest.mark.parametrize("key,screen", [("f2", "PostsScreen"), ("f3", "CalendarScreen"),
-                                        ("f4", "AccountsScreen"), ("f5", "ActivityScreen")])
+                                        ("f4", "AccountsScreen"), ("f5", "ActivityScreen"), ("f6", "GenerationsScreen")])
 async def test_function_keys_switch_modes(tui_app, key: str, screen: str) -> None:
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -43,7 +43,7 @@ async def test_palette_offers_every_binding_by_its_description(tui_app) -> None:
         assert "Calendar" in found
 
 
-@pytest.mark.parametrize("start", ["f2", "f3", "f4", "f5", "f1", "n"])
+@pytest.mark.parametrize("start", ["f2", "f3", "f4", "f5", "f6", "f1", "n"])
 async def test_ctrl_q_quits_from_every_screen(tui_app, start: str) -> None:
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:

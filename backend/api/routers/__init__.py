@@ -13,6 +13,7 @@ ROUTERS: list[str] = [
     "backend.api.routers.tiktok",
     "backend.api.routers.activity",
     "backend.api.routers.generations",
+    "backend.api.routers.credits",
 ]
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

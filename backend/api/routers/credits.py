@@ -1,0 +1,27 @@
+"""GET /v1/credits (extension): the credit balance and the ledger — each charge and refund of a generation, the
+plan's grants, an operator's changes — newest first, a page at a time. Read-only; scope `workspace:read` (which
+`publish:posts` and `media:write` imply), or an owner session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query
+
+from backend.api.deps import AuthContext, require_scope
+from backend.api.errors import responses
+from backend.schemas.credits import CREDITS_CURSOR_PATTERN, CreditHistory
+from backend.services import credits as svc
+
+router = APIRouter(tags=["credits"])
+
+
+@router.get("/credits", operation_id="getCredits", response_model=CreditHistory, responses=responses())
+def get_credits(ctx: AuthContext = Depends(require_scope("workspace:read")),
+                limit: int = Query(20, ge=1, le=svc.MAX_HISTORY_LIMIT, description="page size (1-100)"),
+                cursor: str | None = Query(None, max_length=200, pattern=CREDITS_CURSOR_PATTERN,
+                                           description="`nextCursor` of the previous page, as it came")
+                ) -> dict[str, Any]:
+    """The balance now and the ledger's entries, newest first: `amount` signed (a charge is negative),
+    `reason` (charge, refund, grant, admin, opening), the generation concerned, the balance after each."""
+    return svc.history_public(ctx.workspace_id, limit=limit, cursor=cursor)
