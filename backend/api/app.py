@@ -38,7 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.session_secret = secret
-    app.state.dummy_password_hash = security.hash_password("not-a-real-password")
+    app.state.dummy_password_hash = security.dummy_password_hash()
     install_error_handlers(app)
 
     # Each router is included with the /v1 prefix directly (not through a /v1 router): FastAPI walks the
