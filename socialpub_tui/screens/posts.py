@@ -85,6 +85,8 @@ class PostsScreen(Screen[None]):
         self._debounce: Timer | None = None
         self._problems: dict[str, str] = {}
         self._can_open = False
+        self._accounts_asked = False
+        self._resumed = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -106,10 +108,16 @@ class PostsScreen(Screen[None]):
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
-        self._load_accounts()
         self.post_list.empty_text = "no posts yet: n writes one"
-        self.post_list.set_query(self.query_params())
+        self.post_list.set_query(self.query_params())  # the first page first: the accounts once it is on screen
         self._show_status()
+
+    def _ask_accounts(self) -> None:
+        """The account filter's choices, read once the first page has been drawn (or could not be read): they
+        are not needed to show the posts, and in the embedded mode the backend's work shares this process."""
+        if not self._accounts_asked:
+            self._accounts_asked = True
+            self.call_after_refresh(self._load_accounts)
 
     @property
     def post_list(self) -> PostList:
@@ -203,12 +211,15 @@ class PostsScreen(Screen[None]):
         self.post_list.refresh_rows()
 
     def on_screen_resume(self) -> None:
-        self.post_list.refresh_rows()
+        if self._resumed:  # back from a screen pushed on top: read the rows on screen again
+            self.post_list.refresh_rows()
+        self._resumed = True  # (the first resume is the screen's first show: on_mount reads the first page)
 
     # ---- what the list says -----------------------------------------------------------------------------------
     @on(PostList.PageLoaded)
     @on(PostList.CursorMoved)
     def _list_changed(self) -> None:
+        self._ask_accounts()
         self._show_status()
         can_open = self.post_list.cursor_post is not None
         if can_open != self._can_open:  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
@@ -224,6 +235,7 @@ class PostsScreen(Screen[None]):
 
     @on(PostList.LoadFailed)
     def _list_failed(self, event: PostList.LoadFailed) -> None:
+        self._ask_accounts()
         self.app.report(event.error, "Reading the posts")  # type: ignore[attr-defined]
         self._show_status()
 
