@@ -58,6 +58,7 @@ class SocialpubApp(App[None]):
         "activity": _lazy("socialpub_tui.screens.activity", "ActivityScreen"),
     }
     DEFAULT_MODE = "posts"
+    READY_AT_THE_LATEST_S = 3.0  # the client hears that the first screen is up at the latest this long after mount
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
@@ -83,7 +84,13 @@ class SocialpubApp(App[None]):
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
 
     async def on_mount(self) -> None:
+        self.set_timer(self.READY_AT_THE_LATEST_S, self.first_screen_drawn)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def first_screen_drawn(self) -> None:
+        """The first screen shows its data (or could not read it; the posts screen says so, else a timer): the
+        client starts what it left out of the launch — the embedded backend's worker. Once."""
+        self.client.ready()
 
     async def on_unmount(self) -> None:
         if self._owns_client:

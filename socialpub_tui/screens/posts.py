@@ -85,7 +85,7 @@ class PostsScreen(Screen[None]):
         self._debounce: Timer | None = None
         self._problems: dict[str, str] = {}
         self._can_open = False
-        self._accounts_asked = False
+        self._first_page_seen = False
         self._resumed = False
 
     def compose(self) -> ComposeResult:
@@ -109,15 +109,20 @@ class PostsScreen(Screen[None]):
         embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
         self.post_list.empty_text = "no posts yet: n writes one"
-        self.post_list.set_query(self.query_params())  # the first page first: the accounts once it is on screen
+        self.post_list.set_query(self.query_params())  # the first page first (_first_page_done)
         self._show_status()
 
-    def _ask_accounts(self) -> None:
-        """The account filter's choices, read once the first page has been drawn (or could not be read): they
-        are not needed to show the posts, and in the embedded mode the backend's work shares this process."""
-        if not self._accounts_asked:
-            self._accounts_asked = True
-            self.call_after_refresh(self._load_accounts)
+    def _first_page_done(self) -> None:
+        """Once the first page has been drawn (or could not be read): the account filter's choices are read, and
+        the app told that its first screen is up (the embedded backend's worker starts then). Neither is needed
+        to show the posts, and in the embedded mode the backend's work shares this process."""
+        if not self._first_page_seen:
+            self._first_page_seen = True
+            self.call_after_refresh(self._after_first_page)
+
+    def _after_first_page(self) -> None:
+        self._load_accounts()
+        self.app.first_screen_drawn()  # type: ignore[attr-defined]
 
     @property
     def post_list(self) -> PostList:
@@ -219,7 +224,7 @@ class PostsScreen(Screen[None]):
     @on(PostList.PageLoaded)
     @on(PostList.CursorMoved)
     def _list_changed(self) -> None:
-        self._ask_accounts()
+        self._first_page_done()
         self._show_status()
         can_open = self.post_list.cursor_post is not None
         if can_open != self._can_open:  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
@@ -235,7 +240,7 @@ class PostsScreen(Screen[None]):
 
     @on(PostList.LoadFailed)
     def _list_failed(self, event: PostList.LoadFailed) -> None:
-        self._ask_accounts()
+        self._first_page_done()
         self.app.report(event.error, "Reading the posts")  # type: ignore[attr-defined]
         self._show_status()
 
