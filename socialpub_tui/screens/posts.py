@@ -24,11 +24,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Select, Static
+from textual.widgets import Header, Input, Select, Static
 
 from socialpub_tui.look import NETWORK_BADGES
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve
+from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 
 STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
