@@ -115,8 +115,8 @@ class PostsScreen(Screen[None]):
 
     def _first_page_done(self) -> None:
         """Once the first page has been drawn (or could not be read): the account filter's choices are read, and
-        the app told that its first screen is up (the embedded backend's worker starts then). Neither is needed
-        to show the posts, and in the embedded mode the backend's work shares this process."""
+        the app told that its first screen is up (the embedded backend's worker starts a little later). Neither
+        is needed to show the posts, and in the embedded mode the backend's work shares this process."""
         if not self._first_page_seen:
             self._first_page_seen = True
             self.call_after_refresh(self._after_first_page)
