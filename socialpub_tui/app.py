@@ -59,6 +59,11 @@ class SocialpubApp(App[None]):
         "generations": _lazy("socialpub_tui.screens.generations", "GenerationsScreen"),
     }
     DEFAULT_MODE = "posts"
+    # What the client leaves out of the launch (the embedded backend's worker: ~150-200 ms of imports and first
+    # claims in a thread) starts this long after the first screen's data is drawn, so that it competes neither
+    # with drawing it nor with the first keys pressed; at the latest READY_AT_THE_LATEST_S after mount.
+    BACKGROUND_AFTER_S = 1.0
+    READY_AT_THE_LATEST_S = 3.0
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
@@ -79,13 +84,22 @@ class SocialpubApp(App[None]):
         self.zone = zone or DisplayZone(None)
         self.backend_label = backend_label
         self._owns_client = owns_client
+        self._first_screen_drawn = False
         self.sub_title = backend_label
         # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
         # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
 
     async def on_mount(self) -> None:
+        self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def first_screen_drawn(self) -> None:
+        """The first screen shows its data (or could not read it: the posts screen says so): BACKGROUND_AFTER_S
+        later, the client starts what it left out of the launch — the embedded backend's worker (once)."""
+        if not self._first_screen_drawn:
+            self._first_screen_drawn = True
+            self.set_timer(self.BACKGROUND_AFTER_S, self.client.ready)
 
     async def on_unmount(self) -> None:
         if self._owns_client:

@@ -6,7 +6,9 @@ import importlib
 import logging
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.errors import install_error_handlers
 from backend.api.middleware import BodyLimitMiddleware, RateLimitHeadersMiddleware
@@ -38,35 +40,94 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.session_secret = secret
-    app.state.dummy_password_hash = security.hash_password("not-a-real-password")
+    app.state.dummy_password_hash = security.dummy_password_hash()
     install_error_handlers(app)
-
-    # Each router is included with the /v1 prefix directly (not through a /v1 router): FastAPI walks the
-    # routers included in an included router on every request: one level less is ~15-25 us per request.
-    for module_name in ROUTERS:
-        app.include_router(importlib.import_module(module_name).router, prefix="/v1")
 
     @app.get("/v1/health", operation_id="getHealth", tags=["meta"], include_in_schema=True)
     def health() -> dict[str, Any]:
         return {"ok": True, "version": app.version}
 
-    _openapi_without_422(app)
-    for module_name in HOST_ROUTERS:
-        app.include_router(importlib.import_module(module_name).host_router)
+    routers = Routers(app)
+    _openapi_without_422(app, routers)
 
+    app.add_middleware(IncludeRouters, routers=routers)
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(
         BodyLimitMiddleware,
         default_limit=settings.max_body_bytes,
         limits={"/v1/media": settings.max_media_body_bytes},
     )
-    from backend.media.fetch import log_policy
+    from backend.media.policy import log_policy
 
     log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule
     return app
 
 
-def _openapi_without_422(app: FastAPI) -> None:
+_PATHS = ROUTERS | HOST_ROUTERS  # module -> the path its routes live under
+
+
+class Routers:
+    """The resource routers (backend.api.routers), each imported and included on the first request under its
+    path: a router module with the schemas and services it brings costs ~5-100 ms to import and build (the media
+    one brings the image and download pipelines), and an app that serves the posts need not pay for the others
+    first — the TUI's launch, a CLI command, `serve`'s start. A request under no router's path, and the OpenAPI
+    document, include them all first, so every answer is the one the whole app gives (a 404, a 405)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.pending = dict.fromkeys(_PATHS)  # the modules not included yet
+
+    def modules_for(self, path: str) -> list[str]:
+        """The routers to include before answering `path`: its own when not included yet (none when it is); for
+        a path no router holds, every router not included yet."""
+        for module, prefix in _PATHS.items():
+            if path.startswith(prefix) and path[len(prefix):len(prefix) + 1] in ("", "/"):
+                return [module] if module in self.pending else []
+        return list(self.pending)
+
+    def include(self, modules: list[str]) -> None:
+        """Import (if not yet) and include `modules`, those not included yet (call it on the event loop's thread,
+        or before the app serves: FastAPI's route list is not changed from two threads at once)."""
+        for module in modules:
+            if module not in self.pending:
+                continue
+            imported = importlib.import_module(module)
+            del self.pending[module]
+            if module in ROUTERS:
+                # Each router is included with the /v1 prefix directly (not through a /v1 router): FastAPI walks
+                # the routers included in an included router on every request: one level less is ~15-25 us.
+                self.app.include_router(imported.router, prefix="/v1")
+            else:
+                self.app.include_router(imported.host_router)
+
+    def include_all(self) -> None:
+        self.include(list(self.pending))
+
+
+class IncludeRouters:
+    """ASGI middleware: before a request reaches the routes, the router that holds its path is included
+    (`Routers`); the module is imported in a worker thread, so the event loop keeps serving meanwhile. Once every
+    router is in, it only passes requests on."""
+
+    def __init__(self, app: ASGIApp, routers: Routers) -> None:
+        self.app = app
+        self.routers = routers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.routers.pending and scope["type"] == "http":
+            modules = self.routers.modules_for(scope["path"])
+            if modules:
+                await anyio.to_thread.run_sync(_import_all, modules)
+                self.routers.include(modules)
+        await self.app(scope, receive, send)
+
+
+def _import_all(modules: list[str]) -> None:
+    for module in modules:
+        importlib.import_module(module)
+
+
+def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
     """We answer validation failures with 400 `validation_error`, never 422: say so in the document."""
     from fastapi.openapi.utils import get_openapi
 
@@ -75,6 +136,7 @@ def _openapi_without_422(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
             return app.openapi_schema
+        routers.include_all()  # the document describes every path
         doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
         schemas = doc.setdefault("components", {}).setdefault("schemas", {})
         schemas.setdefault("ErrorBody", ErrorBody.model_json_schema())

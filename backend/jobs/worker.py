@@ -108,7 +108,9 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._pool: list[threading.Thread] = []  # run_forever's job threads
         self._idle = 0  # of which waiting to be woken
-        load_handlers()
+        # The job handlers (the publishing engine, the networks, the media pipeline: ~100-150 ms of imports) are
+        # loaded by whatever runs jobs (run_forever, tick, ensure_periodic), so that a worker started in a thread
+        # imports them in that thread rather than in its creator's.
 
     # ---- lifecycle ---------------------------------------------------------------------------------
     def start_thread(self) -> None:
@@ -136,6 +138,7 @@ class Worker:
         return len(released)
 
     def ensure_periodic(self) -> None:
+        load_handlers()
         now = clock.now()
         for p in PERIODIC.values():
             queue.ensure(p.kind, f"periodic:{p.kind}", now)
@@ -144,6 +147,7 @@ class Worker:
     def run_forever(self) -> None:
         """The pool until stop(): up to `concurrency` job threads (started as work needs them: a quiet worker
         holds a few), the watcher (this thread), the heartbeat."""
+        load_handlers()
         init_database(self.settings)
         self.release_dead_holders()
         self.ensure_periodic()
@@ -177,6 +181,7 @@ class Worker:
         """One round: claim what is due now and run it to completion (on up to `concurrency` threads, started as
         claims succeed), including jobs that fall due while it runs. Returns the jobs run. `deadline`
         (time.monotonic()): claim nothing after it."""
+        load_handlers()
         init_database(self.settings)
         before = self.processed
         threads: list[threading.Thread] = []

@@ -44,6 +44,7 @@ import httpcore
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.media.detect import HEAD_BYTES, Detected, detect_or_none
+from backend.media.policy import log_policy  # noqa: F401  (part of this module's API; it lives apart: see there)
 
 log = logging.getLogger("socialpub.media.fetch")
 
@@ -82,16 +83,6 @@ def _system_resolve(host: str, port: int) -> list[str]:
 RESOLVER: Callable[[str, int], list[str]] = _system_resolve
 
 _NUMERIC_V4 = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}$", re.IGNORECASE)
-
-
-def log_policy(settings: Settings) -> None:
-    """Log the fetch policy once at start; loudly when the address rule is lifted."""
-    if settings.allow_private_urls:
-        log.warning("SOCIALPUB_ALLOW_PRIVATE_URLS=1: the media fetcher WILL reach loopback and private "
-                    "addresses (local development and tests only; never in production)")
-    else:
-        log.info("media fetcher: public (global) addresses only, no redirects, connect %.0f s, total %.0f s",
-                 settings.fetch_connect_timeout_s, settings.fetch_total_timeout_s)
 
 
 def parse_host_literal(host: str) -> IPAddress | None:

@@ -47,6 +47,15 @@ class EmbeddedBackend:
     settings: Any
     app: Any
     worker: Any | None
+    stopped: bool = False
+
+    def start_worker(self) -> None:
+        """Start the job worker in a thread of this process (once; not after stop()). The thread imports the job
+        handlers and runs the due work; the caller's thread only starts it."""
+        if self.worker is None and not self.stopped:
+            from backend.operator.runtime import start_worker
+
+            self.worker = start_worker(self.settings, "embedded")
 
     def mint_token(self) -> str:
         """A fresh operator session token for the data dir's owner."""
@@ -61,6 +70,7 @@ class EmbeddedBackend:
         """Stop the worker — after letting it finish the publishing work that is due now or in the next
         few seconds (bounded by `drain_s`; Ctrl-C leaves the rest to `socialpub tick`, `serve` or `worker`),
         so that a post created by a CLI command does not sit in `processing` once the command ends."""
+        self.stopped = True
         if self.worker is None:
             return
         worker, self.worker = self.worker, None
@@ -102,8 +112,9 @@ def _drain(drain_s: float) -> None:
 
 def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True) -> EmbeddedBackend:
     """Bind the store, build the app, and (with `worker`) start a worker thread so that due posts go out while
-    the caller runs. Raises NotInitialised when the data dir has not been initialised."""
-    from backend.operator.runtime import build_app, start_worker
+    the caller runs (without it, `start_worker()` starts one later). Raises NotInitialised when the data dir has
+    not been initialised."""
+    from backend.operator.runtime import build_app
 
     settings = settings or load_settings(data_dir)
     check_initialised(settings)
@@ -111,4 +122,7 @@ def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = 
         app = build_app(settings)
     except RuntimeError as exc:
         raise NotInitialised(str(exc)) from None
-    return EmbeddedBackend(settings, app, start_worker(settings, "embedded") if worker else None)
+    backend = EmbeddedBackend(settings, app, None)
+    if worker:
+        backend.start_worker()
+    return backend

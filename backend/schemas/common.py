@@ -63,17 +63,22 @@ class CamelModel(BaseModel):
 
 
 class CamelOut(BaseModel):
-    """Base for response bodies (serialised by alias)."""
+    """Base for response bodies (serialised by alias). Built on first use (`defer_build`): the routes encode
+    their answers themselves, so a response model is needed only by the OpenAPI document and the client that
+    parses it — not at start-up."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, defer_build=True)
 
 
 class Ok(BaseModel):
+    model_config = ConfigDict(defer_build=True)
     ok: bool = True
 
 
 class ErrorBody(BaseModel):
     """The error envelope of every non-2xx response."""
+
+    model_config = ConfigDict(defer_build=True)
 
     error: str = Field(description="stable machine-readable code")
     message: str = Field(description="what happened and what to do, in plain words")

@@ -11,7 +11,7 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.services import adapters, keys, security
+from backend.services import keys, security
 from backend.store.db import database, drop_all_tables, init_database, is_sqlite, migrate, tx
 from backend.store.models import Owner, Workspace
 
@@ -59,6 +59,8 @@ def wipe(settings: Settings) -> None:
         db = init_database(settings, run_migrations=False)
         # the sandbox networks' tables stay, as sandbox.db stays beside a SQLite data dir: they are the emulated
         # networks' state, not this workspace's
+        from backend.services import adapters  # (the network adapters: not needed to mint a session)
+
         drop_all_tables(db, keep=adapters.sandbox_tables())
         migrate(db)
     else:

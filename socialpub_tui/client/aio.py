@@ -58,16 +58,25 @@ class AsyncClient(ClientBase):
                  session_token: str | None = None, transport: httpx.AsyncBaseTransport | None = None,
                  retry: RetryPolicy | None = None, timeout: float = 60.0, poll_interval: float = 10.0,
                  embedded: bool = False, token_refresh: Callable[[], str] | None = None,
-                 on_close: Callable[[], None] | None = None,
+                 on_close: Callable[[], None] | None = None, on_ready: Callable[[], None] | None = None,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         super().__init__(api_key=api_key, session_token=session_token, retry=retry, poll_interval=poll_interval,
                          embedded=embedded, token_refresh=token_refresh)
         self._http = httpx.AsyncClient(base_url=base_url, transport=transport, timeout=timeout,
                                        follow_redirects=False)
         self._on_close = on_close
+        self._on_ready = on_ready
         self._sleep = sleep
 
+    def ready(self) -> None:
+        """The caller's first screen is drawn: start what was left out of its launch — the embedded backend's
+        worker (socialpub_tui.client.embedded). Once; nothing to do against a server."""
+        if self._on_ready is not None:
+            on_ready, self._on_ready = self._on_ready, None
+            on_ready()
+
     async def aclose(self) -> None:
+        self._on_ready = None
         await self._http.aclose()
         if self._on_close is not None:
             on_close, self._on_close = self._on_close, None

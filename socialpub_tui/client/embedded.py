@@ -37,6 +37,10 @@ class Embedded:
         except NotInitialised as exc:
             raise ConfigError(str(exc), code="not_initialised") from None
 
+    def start_worker(self) -> None:
+        """Start the worker (a thread of this process) if it is not running yet."""
+        self.backend.start_worker()
+
     def stop(self) -> None:
         """Stop the worker after the publishing work due now or in a few seconds (bounded)."""
         self.backend.stop()
@@ -83,12 +87,19 @@ class SyncASGITransport(httpx.BaseTransport):
 
 def client_kwargs(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True,
                   asynchronous: bool = False) -> dict[str, Any]:
-    """Keyword arguments for Client / AsyncClient talking to an in-process backend."""
-    emb = start(data_dir, settings=settings, worker=worker)
+    """Keyword arguments for Client / AsyncClient talking to an in-process backend.
+
+    With `worker`, the Client's worker starts with the backend (a CLI command may enqueue work at once); the
+    AsyncClient's (the TUI's) when the app calls `AsyncClient.ready()` once its first screen is drawn: the worker's
+    start (importing the job handlers, its first claims) is no part of the launch. The same worker either way."""
+    emb = start(data_dir, settings=settings, worker=worker and not asynchronous)
     transport: httpx.BaseTransport | httpx.AsyncBaseTransport
+    extra: dict[str, Any] = {}
     if asynchronous:
         transport = httpx.ASGITransport(app=emb.app, raise_app_exceptions=False)
         on_close: Callable[[], None] = emb.stop
+        if worker:
+            extra["on_ready"] = emb.start_worker
     else:
         sync_transport = SyncASGITransport(emb.app)
         transport = sync_transport
@@ -103,4 +114,4 @@ def client_kwargs(data_dir: Path | None = None, *, settings: Any = None, worker:
         on_close()
         raise
     return {"base_url": BASE_URL, "transport": transport, "session_token": token, "token_refresh": emb.mint_token,
-            "embedded": True, "poll_interval": POLL_INTERVAL_S, "on_close": on_close}
+            "embedded": True, "poll_interval": POLL_INTERVAL_S, "on_close": on_close, **extra}

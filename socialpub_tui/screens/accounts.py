@@ -19,13 +19,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.sandbox import SandboxPublication
 from socialpub_tui.look import NETWORK_BADGES, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import parse_instant, relative
+from socialpub_tui.widgets.footer import Footer
 
 EXPIRY_WARNING = timedelta(days=7)
 PUBLISHED_SHOWN = 20

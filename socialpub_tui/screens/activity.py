@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual_plotext import PlotextPlot
 
 from backend.schemas.activity import ActivityFailure, ActivityOut
@@ -29,6 +29,7 @@ from backend.schemas.workspace import WorkspaceOut
 from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
+from socialpub_tui.widgets.footer import Footer
 
 PERIODS = (7, 30, 90)
 FAILURES = 20

@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from backend.schemas.posts import PostOut
 from socialpub_tui.messages import PostChanged
@@ -44,6 +44,7 @@ from socialpub_tui.widgets.calendar_grid import (
     scheduled,
     week_rows,
 )
+from socialpub_tui.widgets.footer import Footer
 
 PAGE_SIZE = 100
 MOVE_ACTIONS = {"shift_hours", "shift_days", "confirm_move", "cancel_move"}

@@ -34,7 +34,6 @@ from textual.suggester import Suggester
 from textual.widgets import (
     Checkbox,
     Collapsible,
-    Footer,
     Header,
     Input,
     Label,
@@ -51,6 +50,7 @@ from textual.widgets.option_list import Option
 from backend.schemas.options import TIKTOK_PRIVACY_LEVELS, PostOptions
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
+from socialpub_tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -22,11 +22,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from socialpub_tui.client import calls
 from socialpub_tui.look import status_colour
 from socialpub_tui.times import parse_instant, relative
+from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
 
 if TYPE_CHECKING:

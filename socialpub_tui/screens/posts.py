@@ -24,11 +24,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Select, Static
+from textual.widgets import Header, Input, Select, Static
 
 from socialpub_tui.look import NETWORK_BADGES
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve
+from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 
 STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
@@ -85,6 +86,8 @@ class PostsScreen(Screen[None]):
         self._debounce: Timer | None = None
         self._problems: dict[str, str] = {}
         self._can_open = False
+        self._first_page_seen = False
+        self._resumed = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -106,10 +109,21 @@ class PostsScreen(Screen[None]):
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
-        self._load_accounts()
         self.post_list.empty_text = "no posts yet: n writes one"
-        self.post_list.set_query(self.query_params())
+        self.post_list.set_query(self.query_params())  # the first page first (_first_page_done)
         self._show_status()
+
+    def _first_page_done(self) -> None:
+        """Once the first page has been drawn (or could not be read): the account filter's choices are read, and
+        the app told that its first screen is up (the embedded backend's worker starts a little later). Neither
+        is needed to show the posts, and in the embedded mode the backend's work shares this process."""
+        if not self._first_page_seen:
+            self._first_page_seen = True
+            self.call_after_refresh(self._after_first_page)
+
+    def _after_first_page(self) -> None:
+        self._load_accounts()
+        self.app.first_screen_drawn()  # type: ignore[attr-defined]
 
     @property
     def post_list(self) -> PostList:
@@ -204,12 +218,15 @@ class PostsScreen(Screen[None]):
         self.post_list.refresh_rows()
 
     def on_screen_resume(self) -> None:
-        self.post_list.refresh_rows()
+        if self._resumed:  # back from a screen pushed on top: read the rows on screen again
+            self.post_list.refresh_rows()
+        self._resumed = True  # (the first resume is the screen's first show: on_mount reads the first page)
 
     # ---- what the list says -----------------------------------------------------------------------------------
     @on(PostList.PageLoaded)
     @on(PostList.CursorMoved)
     def _list_changed(self) -> None:
+        self._first_page_done()
         self._show_status()
         can_open = self.post_list.cursor_post is not None
         if can_open != self._can_open:  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
@@ -225,6 +242,7 @@ class PostsScreen(Screen[None]):
 
     @on(PostList.LoadFailed)
     def _list_failed(self, event: PostList.LoadFailed) -> None:
+        self._first_page_done()
         self.app.report(event.error, "Reading the posts")  # type: ignore[attr-defined]
         self._show_status()
 

@@ -66,3 +66,10 @@ def test_passwords_use_a_slow_salted_hash():
     h1, h2 = security.hash_password("pw123456"), security.hash_password("pw123456")
     assert h1 != h2 and h1.startswith("scrypt$")
     assert security.verify_password("pw123456", h1) and not security.verify_password("pw1234567", h1)
+
+
+def test_the_dummy_hash_costs_a_real_verification_and_matches_nothing():
+    real, dummy = security.hash_password("pw123456"), security.dummy_password_hash()
+    assert dummy.split("$")[:4] == real.split("$")[:4]  # scheme and scrypt parameters: the same work to verify
+    assert len(dummy.split("$")) == 6 and dummy != security.dummy_password_hash()
+    assert not security.verify_password("pw123456", dummy) and not security.verify_password("", dummy)

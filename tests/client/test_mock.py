@@ -346,3 +346,19 @@ def test_expired_session_refreshed_once() -> None:
     client, _ = make(handler, api_key=None, session_token="stale", token_refresh=lambda: next(tokens))
     assert client.list_keys() == []
     assert seen == ["Bearer stale", "Bearer fresh"]
+
+
+async def test_ready_runs_on_ready_once_and_never_after_close() -> None:
+    calls: list[str] = []
+    client = AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200)), api_key=KEY,
+                         on_ready=lambda: calls.append("ready"))
+    client.ready()
+    client.ready()
+    assert calls == ["ready"]
+    late = AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200)), api_key=KEY,
+                       on_ready=lambda: calls.append("late"))
+    await late.aclose()
+    late.ready()  # the app closed before its first screen was drawn: nothing starts
+    assert calls == ["ready"]
+    await client.aclose()
+    AsyncClient(api_key=KEY).ready()  # against a server: nothing to start

@@ -53,3 +53,30 @@ async def test_ctrl_q_quits_from_every_screen(tui_app, start: str) -> None:
         await pilot.pause()
     assert app.return_code == 0 or app.return_code is None
     assert not app.is_running
+
+
+async def test_the_embedded_worker_starts_once_the_first_page_is_drawn(data_dir) -> None:
+    """The worker is left out of the launch (AsyncClient.ready()): not running when the first page arrives,
+    running soon after; a post created then goes out."""
+    from socialpub_tui.app import SocialpubApp
+    from socialpub_tui.client.aio import AsyncClient
+    from socialpub_tui.client.embedded import client_kwargs
+    from socialpub_tui.widgets.post_list import PostList
+    from tests.tui.helpers import until
+
+    kwargs = client_kwargs(data_dir, asynchronous=True)
+    backend = kwargs["on_ready"].__self__.backend
+    assert backend.worker is None
+    at_first_page: list[object] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, PostList.PageLoaded) and not at_first_page:
+            at_first_page.append(backend.worker)
+
+    app = SocialpubApp(AsyncClient(**kwargs))
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        await until(pilot, lambda: backend.worker is not None, what="the worker")
+        assert at_first_page == [None]
+        post = await app.client.create_post({"targets": ["linkedin"], "content": "sent by the TUI's worker"})
+        assert (await app.client.wait_post(post.id, timeout=30, interval=0.1)).status == "completed"
+    assert backend.stopped and backend.worker is None

@@ -103,12 +103,12 @@ async def test_a_double_submit_creates_one_post(tui_app) -> None:
         screen.query_one("#compose-text", TextArea).text = "only once"
         pick(screen, ids["facebook"])
         await pilot.pause()
+        body, _ = screen.body()  # (read before sending: once sent, the screen closes and its rows go)
+        assert body is not None and body["idempotencyKey"] == screen.idempotency_key
         screen.action_send()
         screen.action_send()  # the second press while the first is in flight
         await until(pilot, lambda: screen.sent is not None, what="the post")
         # the same body sent again (a retry after a lost answer) is answered with the existing post
-        body, _ = screen.body()
-        assert body is not None and body["idempotencyKey"] == screen.idempotency_key
         again = await app.client.create_post(body)
         page = await app.client.list_posts(idempotency_key=screen.idempotency_key)
     assert again.id == screen.sent.id
