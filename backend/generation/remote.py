@@ -9,7 +9,6 @@ only in headers, are kept as SecretStr (never in a repr, a log line or an error 
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import time
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings
 
 from backend.generation.provider import ProviderUnavailable
+from backend.networks.http import retry_after_s
 
 log = logging.getLogger("socialpub.generation")
 TRANSIENT = {429, 500, 502, 503, 504}
@@ -36,21 +36,6 @@ class RemoteSettings(BaseSettings):
     max_attempts: int = Field(default=4, ge=1, le=10)
     backoff_s: float = Field(default=1.0, ge=0)
     max_retry_wait_s: float = Field(default=60.0, ge=0)
-
-
-def retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class Caller:
@@ -82,7 +67,7 @@ class Caller:
                 if response.status_code not in TRANSIENT:
                     return response
                 reason = f"answered {response.status_code}"
-                last_wait = retry_after(response)
+                last_wait = retry_after_s(response)
             log.warning("generation: %s %s (attempt %d of %d)", self.service, reason, attempt,
                         self.settings.max_attempts)
             if attempt < self.settings.max_attempts:
