@@ -47,8 +47,30 @@ def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, wh
     scope = Scope.of(loaded, whole_set=whole_set, only=only)
     generations, balance = resolve_generations(client, [o for o in loaded.occurrences if scope.covers(o.file)],
                                                store.hasher)
-    return plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
-                url_hash=store.state.url_hashes(), generations=generations, balance=balance)
+    result = plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
+                  url_hash=store.state.url_hashes(), generations=generations, balance=balance)
+    if notice := free_plan_notice(client, len(result.create)):
+        result.notices.append(notice)
+    return result
+
+
+def free_plan_notice(client: Any, creates: int) -> str | None:
+    """A notice when the workspace has no subscription and fewer free publications left than posts to create
+    (spec: three free publications, then 402 subscription_required): said by `plan`, before `apply` stops at it.
+    None when all fit, or when the key may not read the workspace (scope workspace:read)."""
+    from socialpub_tui.client.errors import ApiError
+
+    if not creates:
+        return None
+    try:
+        ws = client.get_workspace()
+    except ApiError:
+        return None
+    if ws.plan.name != "FREE" or ws.free_publications_left >= creates:
+        return None
+    return (f"this workspace has no subscription: {ws.free_publications_left} free publication(s) left for "
+            f"{creates} post(s) to create — apply stops at 402 subscription_required once they are used (choose "
+            "a plan; on your own data dir: `socialpub admin plan GROWTH`)")
 
 
 def resolve_generations(client: Any, occurrences: Iterable[Occurrence],

@@ -242,3 +242,17 @@ def test_media_remembered_across_runs_and_uploaded_again_when_gone(backend, tmp_
     assert r.json()["summary"]["mediaUploaded"] == 1
     new_state = json.loads(state_file.read_text())["media"]
     assert b_key not in {v["key"] for v in new_state.values()} and len(new_state) == 2
+
+
+def test_plan_warns_when_the_free_publications_cannot_cover_the_creates(embedded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """No subscription: three free publications (spec). `plan` says so before `apply` stops at 402."""
+    folder = folder_with_posts(tmp_path)  # 7 posts to create
+    notices = plan_json(folder)["notices"]
+    assert any("3 free publication(s) left for 7 post(s)" in n and "subscription_required" in n for n in notices)
+    small = tmp_path / "small"
+    write(small, "one.yaml", recipe(entry("one", "2027-01-05 09:00", "Just one")))
+    assert not any("free publication" in n for n in plan_json(small)["notices"])
+
+
+def test_no_free_publication_notice_on_a_paid_plan(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert not any("free publication" in n for n in plan_json(folder_with_posts(tmp_path))["notices"])
