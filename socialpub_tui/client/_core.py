@@ -6,7 +6,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
-from collections.abc import AsyncIterable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -185,6 +185,21 @@ def iterate(fetch: Callable[[str | None], Any], limit: int | None = None) -> Ite
     seen = 0
     while True:
         items, cursor = items_and_cursor(fetch(cursor))
+        for item in items:
+            yield item
+            seen += 1
+            if limit is not None and seen >= limit:
+                return
+        if not cursor:
+            return
+
+
+async def aiterate(fetch: Callable[[str | None], Awaitable[Any]], limit: int | None = None) -> AsyncIterator[Any]:
+    """`iterate` for an async `fetch`: items of successive pages until there is no next cursor (or `limit`)."""
+    cursor: str | None = None
+    seen = 0
+    while True:
+        items, cursor = items_and_cursor(await fetch(cursor))
         for item in items:
             yield item
             seen += 1

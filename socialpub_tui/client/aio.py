@@ -39,8 +39,8 @@ from socialpub_tui.client._core import (
     Call,
     ClientBase,
     RetryPolicy,
+    aiterate,
     is_final,
-    items_and_cursor,
     next_poll_in,
     snapshot,
 )
@@ -163,17 +163,8 @@ class AsyncClient(ClientBase):
 
     async def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> AsyncIterator[PostOut]:
         filters.setdefault("limit", 100)
-        cursor: str | None = None
-        seen = 0
-        while True:
-            items, cursor = items_and_cursor(await self.list_posts(**(filters | {"cursor": cursor})))
-            for item in items:
-                yield item
-                seen += 1
-                if max_items is not None and seen >= max_items:
-                    return
-            if not cursor:
-                return
+        async for item in aiterate(lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items):
+            yield item
 
     async def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:
         return await self.run(calls.edit_post(post_id, changes))
@@ -319,17 +310,9 @@ class AsyncClient(ClientBase):
     async def iter_generations(self, *, max_items: int | None = None,
                                **filters: Any) -> AsyncIterator[GenerationOut]:
         filters.setdefault("limit", 100)
-        cursor: str | None = None
-        seen = 0
-        while True:
-            items, cursor = items_and_cursor(await self.list_generations(**(filters | {"cursor": cursor})))
-            for item in items:
-                yield item
-                seen += 1
-                if max_items is not None and seen >= max_items:
-                    return
-            if not cursor:
-                return
+        async for item in aiterate(lambda cursor: self.list_generations(**(filters | {"cursor": cursor})),
+                                   max_items):
+            yield item
 
     async def delete_generation(self, generation_id: str) -> GenerationDeleted:
         return await self.run(calls.delete_generation(generation_id))
