@@ -136,15 +136,22 @@ def _plural(n: int, word: str) -> str:
 
 # ---- plan, apply, watch: against the backend (recipes.plan, recipes.apply, recipes.watch) ----------------
 
-def _load(path: str, set_name: str | None) -> Any:
-    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
-    from recipes.load import check_set_name, load
+def _check_set(set_name: str | None) -> None:
+    """`--set NAME` as the loader accepts it, else a usage error."""
+    from recipes.load import check_set_name
 
     if set_name is not None:
         try:
             check_set_name(set_name)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--set") from None
+
+
+def _load(path: str, set_name: str | None) -> Any:
+    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
+    from recipes.load import load
+
+    _check_set(set_name)
     zone = recipe_zone()
     loaded = load(Path(path), set_name=set_name, default_zone=zone)
     if not loaded.files:
@@ -400,17 +407,12 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     import signal
     import threading
 
-    from recipes.load import check_set_name
     from recipes.watch import Watcher
 
     root = Path(path)
     if not root.is_dir():
         raise click.BadParameter("watch needs a folder", param_hint="PATH")
-    if set_name is not None:
-        try:
-            check_set_name(set_name)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--set") from None
+    _check_set(set_name)
     zone = recipe_zone()
     out = Output(as_json)
     try:
