@@ -33,6 +33,18 @@ from backend.schemas.tiktok import (
     TikTokVideoCreate,
     TikTokVideoOut,
 )
+from backend.schemas.webhooks import (
+    DeliveryList,
+    DeliveryOut,
+    EventOut,
+    RedeliverOut,
+    WebhookDeleted,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+    WebhookTestOut,
+    WebhookWithSecret,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
@@ -290,6 +302,47 @@ class AsyncClient(ClientBase):
 
     async def delete_media(self, key: str) -> MediaDeleted:
         return await self.run(calls.delete_media(key))
+
+    # webhooks (extension; docs/webhooks.md)
+    async def create_webhook(self, url: str, *, events: list[str] | None = None,
+                       description: str | None = None) -> WebhookWithSecret:
+        """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
+        return await self.run(calls.create_webhook(url, events=events, description=description))
+
+    async def list_webhooks(self) -> WebhookList:
+        return await self.run(calls.list_webhooks())
+
+    async def get_webhook(self, webhook_id: str) -> WebhookOut:
+        return await self.run(calls.get_webhook(webhook_id))
+
+    async def update_webhook(self, webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> WebhookOut:
+        return await self.run(calls.update_webhook(webhook_id, changes))
+
+    async def delete_webhook(self, webhook_id: str) -> WebhookDeleted:
+        return await self.run(calls.delete_webhook(webhook_id))
+
+    async def rotate_webhook(self, webhook_id: str) -> WebhookWithSecret:
+        return await self.run(calls.rotate_webhook(webhook_id))
+
+    async def test_webhook(self, webhook_id: str) -> WebhookTestOut:
+        return await self.run(calls.test_webhook(webhook_id))
+
+    async def list_deliveries(self, webhook_id: str, **filters: Any) -> DeliveryList:
+        """One page of an endpoint's delivery log (`status`, `limit`, `cursor`), newest first."""
+        return await self.run(calls.list_deliveries(webhook_id, **filters))
+
+    async def iter_deliveries(self, webhook_id: str, *, max_items: int | None = None,
+                              **filters: Any) -> AsyncIterator[DeliveryOut]:
+        filters.setdefault("limit", 100)
+        async for item in aiterate(lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})),
+                                   max_items):
+            yield item
+
+    async def get_event(self, event_id: str) -> EventOut:
+        return await self.run(calls.get_event(event_id))
+
+    async def redeliver_event(self, event_id: str, *, endpoint_id: str | None = None) -> RedeliverOut:
+        return await self.run(calls.redeliver_event(event_id, endpoint_id=endpoint_id))
 
     # generations
     async def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,

@@ -31,6 +31,18 @@ from backend.schemas.tiktok import (
     TikTokVideoCreate,
     TikTokVideoOut,
 )
+from backend.schemas.webhooks import (
+    DeliveryList,
+    EventOut,
+    RedeliverOut,
+    WebhookCreate,
+    WebhookDeleted,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+    WebhookTestOut,
+    WebhookWithSecret,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client._core import Call, clean, dump
 from socialpub_tui.client.errors import ApiError
@@ -321,6 +333,64 @@ def delete_generation(generation_id: str) -> Call[GenerationDeleted]:
 
 def generation_snapshot(generation: GenerationOut) -> tuple[Any, ...]:
     return (generation.status, generation.media_url, generation.error)
+
+
+# ---- webhooks (extension; docs/webhooks.md) -----------------------------------------------------------------
+
+_WEBHOOKS = "/v1/webhooks (webhooks)"
+
+
+def create_webhook(url: str, *, events: list[str] | None = None,
+                   description: str | None = None) -> Call[WebhookWithSecret]:
+    """POST /v1/webhooks: 201 with the `whsec_` secret (shown this once)."""
+    body = WebhookCreate.model_validate(clean({"url": url, "events": events, "description": description}))
+    return Call("POST", "/v1/webhooks", WebhookWithSecret, json=dump(body), optional_extension=_WEBHOOKS)
+
+
+def list_webhooks() -> Call[WebhookList]:
+    return Call("GET", "/v1/webhooks", WebhookList, optional_extension=_WEBHOOKS)
+
+
+def get_webhook(webhook_id: str) -> Call[WebhookOut]:
+    return Call("GET", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut, optional_extension=_WEBHOOKS)
+
+
+def update_webhook(webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> Call[WebhookOut]:
+    """PATCH /v1/webhooks/{id}: any of url, events, description (None clears it), enabled."""
+    body = changes if isinstance(changes, WebhookPatch) else WebhookPatch.model_validate(changes)
+    return Call("PATCH", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut,
+                json=body.model_dump(mode="json", by_alias=True, exclude_unset=True), optional_extension=_WEBHOOKS)
+
+
+def delete_webhook(webhook_id: str) -> Call[WebhookDeleted]:
+    return Call("DELETE", f"/v1/webhooks/{_id(webhook_id)}", WebhookDeleted, optional_extension=_WEBHOOKS)
+
+
+def rotate_webhook(webhook_id: str) -> Call[WebhookWithSecret]:
+    """A new secret (shown this once); the old one keeps signing beside it for 24 h."""
+    return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/rotate", WebhookWithSecret, optional_extension=_WEBHOOKS)
+
+
+def test_webhook(webhook_id: str) -> Call[WebhookTestOut]:
+    """Queue a `webhook.test` event to this endpoint only (202)."""
+    return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/test", WebhookTestOut, optional_extension=_WEBHOOKS)
+
+
+def list_deliveries(webhook_id: str, *, status: str | None = None, limit: int | None = None,
+                    cursor: str | None = None) -> Call[DeliveryList]:
+    """The delivery log of one endpoint, newest first, each with its attempts."""
+    return Call("GET", f"/v1/webhooks/{_id(webhook_id)}/deliveries", DeliveryList,
+                params={"status": status, "limit": limit, "cursor": cursor}, optional_extension=_WEBHOOKS)
+
+
+def get_event(event_id: str) -> Call[EventOut]:
+    return Call("GET", f"/v1/events/{_id(event_id)}", EventOut, optional_extension=_WEBHOOKS)
+
+
+def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[RedeliverOut]:
+    """Deliver an event again (same `webhook-id`) to every endpoint that had it, or to `endpoint_id` (202)."""
+    return Call("POST", f"/v1/events/{_id(event_id)}/redeliver", RedeliverOut,
+                json=clean({"endpointId": endpoint_id}), optional_extension=_WEBHOOKS)
 
 
 # ---- sandbox networks (extension) --------------------------------------------------------------------------

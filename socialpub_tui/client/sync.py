@@ -32,6 +32,18 @@ from backend.schemas.tiktok import (
     TikTokVideoCreate,
     TikTokVideoOut,
 )
+from backend.schemas.webhooks import (
+    DeliveryList,
+    DeliveryOut,
+    EventOut,
+    RedeliverOut,
+    WebhookDeleted,
+    WebhookList,
+    WebhookOut,
+    WebhookPatch,
+    WebhookTestOut,
+    WebhookWithSecret,
+)
 from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
@@ -274,6 +286,46 @@ class Client(ClientBase):
         """The whole media library, newest first, following cursors."""
         filters.setdefault("limit", 200)
         return iterate(lambda cursor: self.list_media(**(filters | {"cursor": cursor})), max_items)
+
+    # webhooks (extension; docs/webhooks.md)
+    def create_webhook(self, url: str, *, events: list[str] | None = None,
+                       description: str | None = None) -> WebhookWithSecret:
+        """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
+        return self.run(calls.create_webhook(url, events=events, description=description))
+
+    def list_webhooks(self) -> WebhookList:
+        return self.run(calls.list_webhooks())
+
+    def get_webhook(self, webhook_id: str) -> WebhookOut:
+        return self.run(calls.get_webhook(webhook_id))
+
+    def update_webhook(self, webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> WebhookOut:
+        return self.run(calls.update_webhook(webhook_id, changes))
+
+    def delete_webhook(self, webhook_id: str) -> WebhookDeleted:
+        return self.run(calls.delete_webhook(webhook_id))
+
+    def rotate_webhook(self, webhook_id: str) -> WebhookWithSecret:
+        return self.run(calls.rotate_webhook(webhook_id))
+
+    def test_webhook(self, webhook_id: str) -> WebhookTestOut:
+        return self.run(calls.test_webhook(webhook_id))
+
+    def list_deliveries(self, webhook_id: str, **filters: Any) -> DeliveryList:
+        """One page of an endpoint's delivery log (`status`, `limit`, `cursor`), newest first."""
+        return self.run(calls.list_deliveries(webhook_id, **filters))
+
+    def iter_deliveries(self, webhook_id: str, *, max_items: int | None = None,
+                        **filters: Any) -> Iterator[DeliveryOut]:
+        """An endpoint's whole delivery log, newest first, following cursors."""
+        filters.setdefault("limit", 100)
+        return iterate(lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})), max_items)
+
+    def get_event(self, event_id: str) -> EventOut:
+        return self.run(calls.get_event(event_id))
+
+    def redeliver_event(self, event_id: str, *, endpoint_id: str | None = None) -> RedeliverOut:
+        return self.run(calls.redeliver_event(event_id, endpoint_id=endpoint_id))
 
     # generations
     def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,
