@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.jobs.registry import job_handler
+from backend.jobs.registry import job_handler, periodic
 from backend.services import events, webhooks
 
 
@@ -16,3 +16,8 @@ def _dead(job: Any, error: str) -> None:
 @job_handler(events.DELIVER_JOB, on_dead=_dead)
 def webhook_deliver(job: Any, ctx: Any) -> None:
     webhooks.deliver(job, ctx.settings)
+
+
+@periodic("webhooks.prune", every_s=3600)
+def prune_log(ctx: Any) -> None:
+    webhooks.prune(ctx.now())

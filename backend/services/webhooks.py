@@ -36,6 +36,7 @@ from backend.webhooks import send, signing
 log = logging.getLogger("socialpub.webhooks")
 
 ROTATION_GRACE = timedelta(hours=24)
+LOG_RETENTION = timedelta(days=30)  # settled deliveries (and their attempts) are kept this long
 JITTER = 0.10  # each scheduled wait is stretched by up to this fraction
 MAX_LIST_LIMIT = 100
 
@@ -406,3 +407,17 @@ def give_up(delivery_id: str, error: str) -> None:
             WebhookDelivery.id == row.id).execute()
         WebhookEndpoint.update(failing_since=_failing_since(now)).where(
             WebhookEndpoint.id == row.endpoint_id).execute()
+
+
+def prune(now: datetime) -> int:
+    """Forget settled deliveries (with their attempts) older than LOG_RETENTION; the events stay. Returns how many
+    deliveries went."""
+    cutoff = now - LOG_RETENTION
+    old = [d.id for d in WebhookDelivery.select(WebhookDelivery.id).where(
+        (WebhookDelivery.status != "pending") & (WebhookDelivery.completed_at < cutoff)).limit(5000)]
+    if not old:
+        return 0
+    with tx():
+        WebhookAttempt.delete().where(WebhookAttempt.delivery.in_(old)).execute()
+        WebhookDelivery.delete().where(WebhookDelivery.id.in_(old)).execute()
+    return len(old)

@@ -280,3 +280,17 @@ def test_deleting_an_endpoint_drops_its_deliveries(client, owner, fast):
         run(fast)
         assert rx.requests == []
     assert WebhookDelivery.select().count() == 0 and WebhookEndpoint.select().count() == 0
+
+
+def test_settled_deliveries_are_forgotten_after_30_days(client, owner, fast):
+    from backend.services import webhooks
+
+    with Receiver() as rx:
+        ep = add(client, owner, rx.url)
+        client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key))
+        run(fast)
+        rx.wait_for(1)
+    assert webhooks.prune(clock.now() + timedelta(days=29)) == 0
+    assert len(deliveries(client, owner, ep["id"])) == 1
+    assert webhooks.prune(clock.now() + timedelta(days=31)) == 1
+    assert deliveries(client, owner, ep["id"]) == [] and Event.select().count() == 1
