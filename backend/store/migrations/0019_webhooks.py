@@ -1,4 +1,5 @@
-"""Issue 16: webhook endpoints, deliveries and their attempts (docs/webhooks.md)."""
+"""Issue 16: webhook endpoints, deliveries and their attempts (docs/webhooks.md); `job.lane` widened to 60
+characters for the delivery lanes (`serial:webhook:<endpoint id>`; SQLite does not enforce the length)."""
 
 from peewee import (
     BooleanField,
@@ -8,6 +9,7 @@ from peewee import (
     IntegerField,
     JSONField,
     Model,
+    SqliteDatabase,
     TextField,
 )
 
@@ -73,6 +75,8 @@ def up(migrator, db):
             table_name = "webhook_attempt"
 
     db.create_tables([WebhookEndpoint, WebhookDelivery, WebhookAttempt], safe=True)
+    if not isinstance(db, SqliteDatabase):
+        db.execute_sql('ALTER TABLE "job" ALTER COLUMN "lane" TYPE VARCHAR(60)')
 
 
 def down(migrator, db):

@@ -23,7 +23,7 @@ class Job(BaseModel):
     last_error = TextField(null=True)
     dedupe_key = CharField(max_length=120, null=True, unique=True)
     workspace_id = CharField(max_length=40, null=True, index=True)
-    lane = CharField(max_length=20, null=True)  # the network a job calls (migration 0010); None: no network
+    lane = CharField(max_length=60, null=True)  # the network a job calls (0010; 60 chars: 0019); None: none
     created_at = UTCDateTimeField()
     updated_at = UTCDateTimeField()
 
