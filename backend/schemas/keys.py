@@ -9,13 +9,13 @@ from pydantic import Field
 from backend.schemas.common import CamelModel, CamelOut, Timestamp
 
 ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
-                    "generations:write", "videos:read"]
+                    "generations:write", "videos:read", "webhooks:read", "webhooks:write"]
 
 
 class KeyCreate(CamelModel):
     name: str = Field(default="API key", max_length=200)
     expires_in_days: Literal[30, 90, 365] | None = 90
-    scopes: list[ScopeName] | None = Field(default=None, min_length=1, description="default: all seven scopes")
+    scopes: list[ScopeName] | None = Field(default=None, min_length=1, description="default: every scope (the seven of spec 5.4 and the webhooks extension's two)")
 
 
 class KeyOut(CamelOut):

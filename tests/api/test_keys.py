@@ -168,3 +168,13 @@ def test_other_workspace_keys_are_invisible(client, owner, other_owner):
     assert owner.api_key_id not in ids
     # and a key of one workspace reads its own workspace only
     assert client.get("/v1/workspace", headers=key_headers(other_owner.api_key)).json()["id"] == other_owner.workspace_id
+
+
+def test_the_wire_format_knows_every_scope():
+    """backend/schemas/keys.py (shared with the client) spells the scopes itself: it must list every one."""
+    from typing import get_args
+
+    from backend.schemas.keys import ScopeName
+    from backend.services.scopes import ALL_SCOPES
+
+    assert set(get_args(ScopeName)) == set(ALL_SCOPES)
