@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.cli.conftest import invoke
+
 EXE = str(Path(sys.executable).with_name("socialpub"))
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -238,3 +240,197 @@ class Listener:
         self._err.close()
         assert self.err_path is not None
         self.err_path.unlink(missing_ok=True)
+
+
+# ---- the endpoints through the CLI, embedded ---------------------------------------------------------------
+
+@pytest.fixture
+def private_ok(cli_env, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """The embedded backend may deliver to loopback (SOCIALPUB_ALLOW_PRIVATE_URLS=1), with quick retries."""
+    from backend.config import get_settings
+
+    monkeypatch.setenv("SOCIALPUB_ALLOW_PRIVATE_URLS", "1")
+    monkeypatch.setenv("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "0,1,1")
+    get_settings.cache_clear()
+    r = invoke("init", "--sandbox", "--json", "--password", "s3cret-pass")
+    assert r.code == 0, r.err
+    return cli_env
+
+
+def secrets_file() -> Path:
+    return Path(os.environ["SOCIALPUB_CONFIG"]).parent / "webhook-secrets.json"
+
+
+def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
+    from socialpub_tui.cli.webhooks import Receiver
+
+    lines: list[str] = []
+    receiver = Receiver(secrets=(), forward_to=None, as_json=True, write=lines.append)
+    for url in serving(receiver):
+        r = invoke("webhooks", "add", url, "--events", "publish.completed, webhook.test", "--description", "ops",
+                   "--json")
+        assert r.code == 0, r.err
+        created = r.json()
+        secret, wid = created["secret"], created["id"]
+        assert secret.startswith("whsec_") and wid.startswith("we_")
+        assert created["events"] == ["publish.completed", "webhook.test"] and created["description"] == "ops"
+        stored = json.loads(secrets_file().read_text())
+        assert oct(secrets_file().stat().st_mode & 0o777) == "0o600"
+        (profile_key,) = stored
+        assert profile_key.startswith("embedded:") and stored[profile_key] == {wid: {"url": url, "secret": secret}}
+
+        listed = invoke("webhooks", "list", "--json")
+        assert listed.code == 0 and [w["id"] for w in listed.json()] == [wid] and secret not in listed.out
+        human = invoke("webhooks", "list")
+        assert wid in human.out and url in human.out and "enabled" in human.out and secret not in human.out
+
+        # test, waiting for the first attempt: it reached the receiver, which verified it with the stored secret
+        t = invoke("webhooks", "test", wid, "--wait", "--json")
+        assert t.code == 0, t.err + t.out
+        delivery = t.json()
+        assert delivery["status"] == "succeeded" and delivery["lastStatusCode"] == 204
+        wait_for(lambda: len(lines) == 1)  # reported just after the answer
+        event = json.loads(lines[-1])
+        assert event["type"] == "webhook.test" and event["verified"] is True and event["id"] == delivery["eventId"]
+
+        d = invoke("webhooks", "deliveries", wid, "--json")
+        assert d.code == 0 and [x["id"] for x in d.json()] == [delivery["id"]]
+        assert d.json()[0]["attemptLog"][0]["statusCode"] == 204
+        table = invoke("webhooks", "deliveries", wid)
+        for text in ("TIME", "EVENT TYPE", "EVENT ID", "STATUS", "ATTEMPTS", "LAST CODE", "LAST ERROR",
+                     "webhook.test", delivery["eventId"], "succeeded", "204"):
+            assert text in table.out
+        assert invoke("webhooks", "deliveries", wid, "--status", "failed", "--json").json() == []
+        assert invoke("webhooks", "deliveries", wid, "--status", "nope").code == 2
+
+        shown = invoke("events", "show", delivery["eventId"], "--json")
+        assert shown.code == 0 and shown.json()["type"] == "webhook.test"
+
+        # redeliver: the same webhook-id again
+        again = invoke("events", "redeliver", delivery["eventId"], "--endpoint", wid, "--json")
+        assert again.code == 0, again.err
+        assert again.json()["eventId"] == delivery["eventId"] and len(again.json()["deliveries"]) == 1
+        wait_for(lambda: len(lines) == 2)
+        assert json.loads(lines[-1])["id"] == delivery["eventId"] and json.loads(lines[-1])["verified"] is True
+
+        # rotate: the new secret printed once and stored, the old one kept beside it; deliveries still verify
+        rot = invoke("webhooks", "rotate", wid)
+        assert rot.code == 0, rot.err
+        entry = json.loads(secrets_file().read_text())[profile_key][wid]
+        assert entry["previousSecret"] == secret and entry["secret"] != secret
+        assert rot.out.count(entry["secret"]) == 1 and secret not in rot.out and entry["secret"] not in rot.err
+        receiver.secrets = ()
+        assert invoke("webhooks", "test", wid, "--wait").code == 0
+        wait_for(lambda: len(lines) == 3)
+        assert json.loads(lines[-1])["verified"] is True
+
+        gone = invoke("webhooks", "remove", wid, "--json")
+        assert gone.code == 0 and gone.json() == {"id": wid, "deleted": True}
+        assert json.loads(secrets_file().read_text()) == {}
+        assert invoke("webhooks", "list", "--json").json() == []
+        missing = invoke("webhooks", "remove", wid, "--json")
+        assert missing.code == 1 and missing.err_json()["error"] == "webhook_not_found"
+        assert invoke("events", "redeliver", "evt_nope", "--json").err_json()["error"] == "event_not_found"
+
+
+def test_add_prints_the_secret_once_and_reports_api_errors(private_ok: Path) -> None:
+    r = invoke("webhooks", "add", "http://127.0.0.1:9/hooks")
+    assert r.code == 0, r.err
+    secret = json.loads(secrets_file().read_text()).popitem()[1].popitem()[1]["secret"]
+    assert r.out.count(secret) == 1 and secret not in r.err
+    assert "shown once" in r.out and "webhook-secrets.json" in r.out
+    bad = invoke("webhooks", "add", "ftp://example.com/x", "--json")
+    assert bad.code == 1 and bad.err_json()["error"] == "invalid_webhook_url"
+    unknown = invoke("webhooks", "add", "http://127.0.0.1:9/", "--events", "publish.nope", "--json")
+    assert unknown.code == 1 and unknown.err_json()["error"] == "validation_error"
+    human = invoke("webhooks", "add", "ftp://example.com/x")
+    assert human.code == 1 and human.err.startswith("Error: ")
+
+
+def wait_for(condition: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+# ---- listen, receiving real deliveries from a real `socialpub serve` ----------------------------------------
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    tmp = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = subprocess_env(SOCIALPUB_DATA_DIR=str(tmp / "data"), SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
+                         SOCIALPUB_SANDBOX_DELAY_S="0", SOCIALPUB_SANDBOX_PROCESSING_S="0",
+                         SOCIALPUB_WORKER_POLL_S="0.1", SOCIALPUB_LOG_LEVEL="WARNING",
+                         SOCIALPUB_ALLOW_PRIVATE_URLS="1")
+    init = subprocess.run([EXE, "init", "--sandbox", "--json", "--password", "s3cret-pass"], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert init.returncode == 0, init.stderr
+    log = (tmp / "serve.log").open("w")
+    proc = subprocess.Popen([EXE, "serve", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
+                            stderr=subprocess.STDOUT, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, (tmp / "serve.log").read_text()
+            assert time.monotonic() < deadline, "socialpub serve did not start"
+            time.sleep(0.2)
+        yield {"url": url, "key": json.loads(init.stdout)["apiKey"], "log": str(tmp / "serve.log")}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_listen_receives_real_deliveries_from_serve(server: dict[str, str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import Image
+
+    for name in list(os.environ):
+        if name.startswith("SOCIALPUB_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("SOCIALPUB_CONFIG", str(tmp_path / "cfg" / "config.yaml"))
+    monkeypatch.setenv("SOCIALPUB_API_URL", server["url"])
+    monkeypatch.setenv("SOCIALPUB_API_KEY", server["key"])
+    port = free_port()
+    with Listener(port, subprocess_env(SOCIALPUB_CONFIG=os.environ["SOCIALPUB_CONFIG"])) as listener:
+        hint = f"socialpub webhooks add http://127.0.0.1:{port}/"
+        assert hint in listener.stderr_text()
+        r = invoke("webhooks", "add", f"http://127.0.0.1:{port}/", "--json")  # after listen started
+        assert r.code == 0, r.err
+        wid = r.json()["id"]
+
+        photo = tmp_path / "photo.png"
+        Image.new("RGB", (1600, 900), (10, 120, 200)).save(photo)
+        post = invoke("posts", "create", "Hooked", "--to", "facebook", "--to", "instagram", "--to", "linkedin",
+                      "--media", str(photo), "--json")
+        assert post.code == 0, post.err
+        post_id = post.json()["id"]
+        events = [listener.next_event(60) for _ in range(3)]
+        assert all(e["verified"] and e["type"] == "publish.completed" for e in events), events
+        assert {e["body"]["data"]["platform"] for e in events} == {"facebook", "instagram", "linkedin"}
+        assert {e["body"]["data"]["postId"] for e in events} == {post_id}
+        assert all(e["body"]["data"]["postUrl"] and e["id"] == e["body"]["id"] for e in events)
+        assert len({e["id"] for e in events}) == 3
+
+        t = invoke("webhooks", "test", wid, "--json")
+        assert t.code == 0, t.err
+        test_event = listener.next_event(30)
+        assert test_event["type"] == "webhook.test" and test_event["verified"] is True
+        assert test_event["id"] == t.json()["eventId"]
+
+        log = invoke("webhooks", "deliveries", wid, "--json").json()
+        assert sorted(d["eventType"] for d in log) == ["publish.completed"] * 3 + ["webhook.test"]
+        assert all(d["status"] == "succeeded" and d["lastStatusCode"] == 204 for d in log)
+    secret = r.json()["secret"]
+    assert secret not in Path(server["log"]).read_text()
