@@ -341,16 +341,28 @@ def stored_secrets(port: int) -> list[str]:
     return found
 
 
+def _usable_secret(secret: str) -> bool:
+    from standardwebhooks import Webhook
+
+    try:
+        Webhook(secret)
+    except Exception:
+        return False
+    return True
+
+
 def verify(body: bytes, headers: dict[str, str], secrets: Iterable[str]) -> tuple[bool, Any, str]:
     """(verified, the parsed body, why not) with the reference Standard Webhooks library, trying each secret."""
-    from standardwebhooks import Webhook
+    from standardwebhooks import Webhook, WebhookVerificationError
 
     why = "no secret to verify with: pass --secret, or add the endpoint from this machine"
     for secret in dict.fromkeys(secrets):
         try:
             return True, Webhook(secret).verify(body, headers), ""
-        except Exception as exc:  # a bad signature, an old timestamp, missing headers, a malformed secret
-            why = str(exc) or type(exc).__name__
+        except WebhookVerificationError as exc:  # a bad signature, an old timestamp, missing headers
+            why = str(exc)
+        except Exception:  # the library's parsing: a signature without `v1,`, a body that is not UTF-8 JSON
+            why = "malformed request (webhook-signature header, or a body that is not UTF-8 JSON)"
     return False, None, why
 
 
@@ -436,8 +448,8 @@ class Receiver:
 
     def report(self, record: dict[str, Any]) -> None:
         with self._lock:
-            again = record["id"] in self.seen if record["id"] else False
-            if record["id"] and record["verified"]:
+            again = bool(record["verified"] and record["id"] in self.seen)
+            if record["verified"] and record["id"]:
                 self.seen.add(record["id"])
             if self.as_json:
                 self.write(json.dumps(record, ensure_ascii=False))
@@ -549,6 +561,10 @@ def webhooks_listen(port: int, host: str, forward_to: str | None, secrets: tuple
     def write(line: str) -> None:
         click.echo(line)  # click.echo flushes: a pipe (`| jq`) sees each event at once
 
+    for secret in secrets:
+        if not _usable_secret(secret):
+            raise click.BadParameter("expected whsec_ followed by base64, as printed by `webhooks add`",
+                                     param_hint="--secret")
     receiver = Receiver(secrets=secrets, forward_to=forward_to, as_json=out.json, write=write, colour=out.colour,
                         zone=display_zone())
     try:

@@ -131,6 +131,18 @@ def test_listen_json_lines_and_summaries(no_config: Path) -> None:
     assert summary("publish.failed", {"data": {"platform": "youtube", "failReason": "quota"}}) == "youtube quota"
 
 
+def test_listen_refuses_an_unusable_secret_and_a_busy_port(no_config: Path) -> None:
+    bad = invoke("webhooks", "listen", "--port", "0", "--secret", "whsec_", "--json")
+    assert bad.code == 2 and bad.err_json()["error"] == "usage_error" and "--secret" in bad.err_json()["message"]
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = invoke("webhooks", "listen", "--port", str(busy.getsockname()[1]))
+    assert taken.code == 1 and "cannot listen on 127.0.0.1" in taken.err and "--port" in taken.err
+
+
 def test_listen_subprocess_rereads_stored_secrets_forwards_and_stops_cleanly(no_config: Path) -> None:
     """An endpoint stored after `listen` started verifies; --forward-to gets body and headers unchanged; SIGINT
     and SIGTERM end it with exit 0."""
