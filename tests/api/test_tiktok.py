@@ -443,7 +443,7 @@ def test_worker_tracks_to_terminal_status_and_records_events(client, owner, fast
     assert record(ids[1]).public_post_ids == [sent(ids[1]).post_id]
     evts = {e.data["publishId"]: e for e in Event.select().where(Event.type.startswith("tiktok."))}
     assert set(evts) == set(ids)
-    assert evts[ids[0]].type == "tiktok.publish.completed" and evts[ids[0]].data["status"] == "SEND_TO_USER_INBOX"
+    assert evts[ids[0]].type == "tiktok.publish.inbox_delivered" and evts[ids[0]].data["status"] == "SEND_TO_USER_INBOX"
     assert evts[ids[1]].type == "tiktok.publish.completed" and evts[ids[1]].data["status"] == "PUBLISH_COMPLETE"
     assert evts[ids[2]].type == "tiktok.publish.failed"
     assert evts[ids[2]].data["failReason"] == "file_format_check_failed" and evts[ids[2]].data["channelId"] == bad.id
@@ -458,7 +458,7 @@ def test_status_read_and_worker_settle_once(client, owner, tk, images):
     out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
     assert status(client, owner, out["publishId"])["status"] == "SEND_TO_USER_INBOX"
     work(client.app.state.settings)
-    assert Event.select().where(Event.type == "tiktok.publish.completed").count() == 1
+    assert Event.select().where(Event.type == "tiktok.publish.inbox_delivered").count() == 1
 
 
 def test_tracking_gives_up_at_the_deadline(client, owner, fast, images):
