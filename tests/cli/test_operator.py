@@ -54,7 +54,7 @@ def test_init_key_and_session_work(env):
         assert r.status_code == 200 and len(r.json()["items"]) == 1
         assert set(r.json()["items"][0]["scopes"]) == {"media:write", "publish:posts", "publish:tiktok",
                                                         "accounts:read", "workspace:read", "generations:write",
-                                                        "videos:read"}
+                                                        "videos:read", "webhooks:read", "webhooks:write"}
 
 
 def test_admin_commands(env):
