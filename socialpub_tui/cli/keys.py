@@ -7,7 +7,7 @@ import click
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 
 SCOPES = ["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
-          "generations:write", "videos:read"]
+          "generations:write", "videos:read", "webhooks:read", "webhooks:write"]
 
 
 @click.group("keys")

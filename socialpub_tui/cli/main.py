@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "gen": ("socialpub_tui.cli.gen", "gen_group", "Generations: images and 5-15 s videos from a prompt; cost preview, list, download."),
     "tiktok": ("socialpub_tui.cli.tiktok", "tiktok_group", "TikTok carousels and videos (draft or direct), status --wait."),
     "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
+    "webhooks": ("socialpub_tui.cli.webhooks", "webhooks_group", "Webhook endpoints: add, list, rotate, test, deliveries, listen."),
+    "events": ("socialpub_tui.cli.webhooks", "events_group", "Webhook events: show one, redeliver it."),
     "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "What the sandbox networks published."),
     "profile": ("socialpub_tui.cli.profile", "profile_group", "Backends to talk to: list, add, use, show."),
     "recipes": ("socialpub_tui.cli.recipes", "recipes_group", "Recipes: YAML + media that schedule posts — validate, plan, apply, watch."),

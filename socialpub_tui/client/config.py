@@ -20,7 +20,8 @@ Resolution, first match wins: `--profile NAME` / `SOCIALPUB_PROFILE`; `SOCIALPUB
 for a remote backend without a profile; the `default` profile; else embedded on `SOCIALPUB_DATA_DIR` (or the
 platform data dir). `SOCIALPUB_BASE_URL` is the server's own public address (used by `serve`), not this.
 
-Owner sessions saved by `socialpub login` live in `sessions.json` next to the config file (mode 0600).
+Owner sessions saved by `socialpub login` live in `sessions.json` next to the config file (mode 0600); the
+webhook signing secrets kept by `socialpub webhooks add` / `rotate` in `webhook-secrets.json` beside it (0600).
 """
 
 from __future__ import annotations
@@ -203,5 +204,49 @@ def forget_session(profile: Profile, env: Mapping[str, str] | None = None) -> bo
     data = _read_sessions(path)
     if data.pop(profile.session_key, None) is None:
         return False
+    _write_private(path, json.dumps(data, indent=2))
+    return True
+
+
+# ---- webhook signing secrets (for `socialpub webhooks listen`) -----------------------------------------
+
+def webhook_secrets_path(env: Mapping[str, str] | None = None) -> Path:
+    """`webhook-secrets.json` next to `sessions.json` (mode 0600): profile.session_key -> endpoint id ->
+    {url, secret, previousSecret?}, written by `webhooks add` and `rotate`, read by `webhooks listen`."""
+    return sessions_path(env).parent / "webhook-secrets.json"
+
+
+def load_webhook_secrets(env: Mapping[str, str] | None = None) -> dict[str, dict[str, dict[str, str]]]:
+    """Every stored endpoint secret, by profile then endpoint id (unreadable or malformed parts are skipped)."""
+    data = _read_sessions(webhook_secrets_path(env))
+    return {key: {eid: entry for eid, entry in endpoints.items()
+                  if isinstance(entry, dict) and isinstance(entry.get("secret"), str)}
+            for key, endpoints in data.items() if isinstance(endpoints, dict)}
+
+
+def save_webhook_secret(profile: Profile, endpoint_id: str, url: str, secret: str,
+                        env: Mapping[str, str] | None = None) -> Path:
+    """Keep an endpoint's secret; a different secret already stored for it (a rotation) becomes `previousSecret`,
+    which the server keeps signing with beside the new one for 24 h."""
+    path = webhook_secrets_path(env)
+    data = load_webhook_secrets(env)
+    endpoints = data.setdefault(profile.session_key, {})
+    entry: dict[str, str] = {"url": url, "secret": secret}
+    old = endpoints.get(endpoint_id, {}).get("secret")
+    if old and old != secret:
+        entry["previousSecret"] = old
+    endpoints[endpoint_id] = entry
+    _write_private(path, json.dumps(data, indent=2))
+    return path
+
+
+def forget_webhook_secret(profile: Profile, endpoint_id: str, env: Mapping[str, str] | None = None) -> bool:
+    path = webhook_secrets_path(env)
+    data = load_webhook_secrets(env)
+    endpoints = data.get(profile.session_key, {})
+    if endpoints.pop(endpoint_id, None) is None:
+        return False
+    if not endpoints:
+        data.pop(profile.session_key, None)
     _write_private(path, json.dumps(data, indent=2))
     return True
