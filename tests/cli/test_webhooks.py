@@ -472,8 +472,6 @@ def test_remote_profile_stores_secrets_under_its_server(server: dict[str, str], 
     assert json.loads(secrets_file().read_text()) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="backend/schemas/keys.py ScopeName lacks webhooks:read / webhooks:write, "
-                                       "so POST /v1/api-keys refuses them (400 validation_error)")
 def test_a_read_only_key_lists_but_cannot_add(server: dict[str, str], tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     remote_profile(server, tmp_path, monkeypatch)
