@@ -294,3 +294,27 @@ def test_settled_deliveries_are_forgotten_after_30_days(client, owner, fast):
     assert len(deliveries(client, owner, ep["id"])) == 1
     assert webhooks.prune(clock.now() + timedelta(days=31)) == 1
     assert deliveries(client, owner, ep["id"]) == [] and Event.select().count() == 1
+
+
+def test_a_slow_endpoint_holds_up_no_other(client, owner, fast):
+    """A receiver that never answers in time occupies its own lane only: the other endpoint's events arrive while
+    the slow one's first attempt is still waiting for its timeout."""
+    import threading
+    import time
+
+    fast.webhook_retry_schedule = "0"  # one attempt each: the test waits for no retry
+    with Receiver(lambda req: Answer(200, sleep_s=3.0)) as slow, Receiver() as quick:
+        slow_ep = add(client, owner, slow.url)
+        quick_ep = add(client, owner, quick.url)
+        for _ in range(3):
+            client.post(f"/v1/webhooks/{slow_ep['id']}/test", headers=key_headers(owner.api_key))
+        for _ in range(3):
+            client.post(f"/v1/webhooks/{quick_ep['id']}/test", headers=key_headers(owner.api_key))
+        started = time.monotonic()
+        worker = threading.Thread(target=run, args=(fast, 30), daemon=True)
+        worker.start()
+        assert len(quick.wait_for(3, timeout=10)) == 3
+        quick_done = time.monotonic() - started
+        worker.join(60)
+    assert quick_done < 1.5  # the slow endpoint's first request alone takes its 2 s timeout
+    assert {d["status"] for d in deliveries(client, owner, quick_ep["id"])} == {"succeeded"}
