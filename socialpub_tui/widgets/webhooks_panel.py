@@ -1,0 +1,207 @@
+"""The activity screen's webhooks panel (docs/webhooks.md): the endpoints that are failing or disabled, and the
+latest failed deliveries across every endpoint, newest first, each with the receiver's status code.
+
+The panel only draws: the activity screen reads `GET /v1/webhooks` and each endpoint's
+`GET /v1/webhooks/:id/deliveries?status=failed` in a worker and hands the outcome over as a `WebhooksView`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from backend.schemas.webhooks import DeliveryOut, WebhookOut
+from socialpub_tui.times import parse_instant
+
+DELIVERIES = 20  # failed deliveries shown (and asked of each endpoint)
+ADD_HINT = "socialpub webhooks add URL"
+_EPOCH = datetime.min.replace(tzinfo=UTC)
+
+
+@dataclass
+class WebhooksView:
+    """What the panel shows. `state`: `loaded`, `loading`, `unavailable` (the server has no webhooks extension),
+    `forbidden` (this API key may not read them) or `error` (could not be read; the app notified why).
+    `deliveries` is None when they were not read this time (the panel keeps the ones it shows)."""
+
+    state: str = "loading"
+    endpoints: list[WebhookOut] = field(default_factory=list)
+    deliveries: list[DeliveryOut] | None = None
+    note: str = ""
+
+    @property
+    def problems(self) -> list[WebhookOut]:
+        """The endpoints worth a look: disabled first, then failing, each the longest-failing first."""
+        bad = [e for e in self.endpoints if not e.enabled or e.failing]
+        return sorted(bad, key=lambda e: (e.enabled, e.failing_since or e.updated_at))
+
+    def alert(self) -> str:
+        """`1 failing, 1 disabled` (empty when every endpoint is healthy or nothing is known)."""
+        failing = sum(1 for e in self.endpoints if e.enabled and e.failing)
+        disabled = sum(1 for e in self.endpoints if not e.enabled)
+        parts = [f"{failing} failing"] * bool(failing) + [f"{disabled} disabled"] * bool(disabled)
+        return ", ".join(parts)
+
+
+def latest_failed(pages: list[list[DeliveryOut]], limit: int = DELIVERIES) -> list[DeliveryOut]:
+    """The failed deliveries of every endpoint merged, newest first (by when they ended), at most `limit`."""
+    merged = [d for page in pages for d in page]
+    merged.sort(key=lambda d: parse_instant(ended(d)) or _EPOCH, reverse=True)
+    return merged[:limit]
+
+
+def ended(d: DeliveryOut) -> str:
+    """When a delivery ended: completed, else its last attempt, else when it was created."""
+    return d.completed_at or (d.attempt_log[-1].at if d.attempt_log else d.created_at)
+
+
+def code_text(code: int | None) -> Text:
+    """A receiver's status code in a colour: 5xx red, 410 magenta (it disabled the endpoint), other 4xx and 3xx
+    yellow; `-` when no answer came (refused, timed out)."""
+    if code is None:
+        return Text("-   ", style="red")
+    style = "red" if code >= 500 else "magenta" if code == 410 else "yellow" if code >= 300 else "green"
+    return Text(f"{code} ", style=style)
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+class WebhooksPanel(Vertical):
+    """Title line, the endpoints with a problem, the latest failed deliveries."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.view = WebhooksView()
+        self.deliveries: list[DeliveryOut] = []
+        self.endpoints: list[WebhookOut] = []  # the ones listed (with a problem)
+        self._urls: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="act-webhooks-title")
+        yield DataTable(id="act-hooks", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield DataTable(id="act-deliveries", cursor_type="row", zebra_stripes=True, cell_padding=0)
+
+    def on_mount(self) -> None:
+        hooks = self.query_one("#act-hooks", DataTable)
+        for name in ("endpoint", "problem", "last"):
+            hooks.add_column(name + " ", key=name)
+        deliveries = self.query_one("#act-deliveries", DataTable)
+        for name in ("failed at", "event", "code", "error", "endpoint"):
+            deliveries.add_column(name + " ", key=name)
+        self.show(self.view)
+
+    # ---- what is selected ---------------------------------------------------------------------------------
+    def selected_delivery(self) -> DeliveryOut | None:
+        table = self.query_one("#act-deliveries", DataTable)
+        if not self.deliveries or not table.display or table.cursor_row >= len(self.deliveries):
+            return None
+        return self.deliveries[table.cursor_row]
+
+    def selected_endpoint(self) -> WebhookOut | None:
+        table = self.query_one("#act-hooks", DataTable)
+        if not self.endpoints or not table.display or table.cursor_row >= len(self.endpoints):
+            return None
+        return self.endpoints[table.cursor_row]
+
+    def url_of(self, endpoint_id: str) -> str:
+        return self._urls.get(endpoint_id, endpoint_id)
+
+    def focus_table(self) -> None:
+        for name in ("#act-deliveries", "#act-hooks"):
+            table = self.query_one(name, DataTable)
+            if table.display:
+                table.focus()
+                return
+        self.screen.set_focus(None)
+
+    # ---- drawing ------------------------------------------------------------------------------------------
+    def show(self, view: WebhooksView) -> None:
+        if view.deliveries is None and view.state == "loaded" and self.view.state == "loaded":
+            view.deliveries = self.view.deliveries  # not read this time: keep what is shown
+        self.view = view
+        self._urls = {e.id: e.url for e in view.endpoints}
+        self.query_one("#act-webhooks-title", Static).update(self._title(view))
+        listed = view.state == "loaded" and bool(view.endpoints)
+        self.endpoints = view.problems if listed else []
+        self.deliveries = list(view.deliveries or []) if listed else []
+        hooks = self.query_one("#act-hooks", DataTable)
+        hooks.display = bool(self.endpoints)
+        deliveries = self.query_one("#act-deliveries", DataTable)
+        deliveries.display = bool(self.deliveries)
+        self._fill()
+
+    def redraw(self) -> None:
+        """Again, for the width (the URLs and errors are clipped to it)."""
+        self._fill()
+
+    def _fill(self) -> None:
+        zone = self.app.zone  # type: ignore[attr-defined]
+        width = self.app.size.width
+        hooks = self.query_one("#act-hooks", DataTable)
+        keep = hooks.cursor_row
+        hooks.clear()
+        # endpoint | problem (28, or 44 when wide) | last (5)
+        problem_room = 28 if width < 120 else 44
+        room = max(20, width - problem_room - 5 - 2)
+        for e in self.endpoints:
+            if not e.enabled:
+                problem = Text(clip(f"disabled: {e.disabled_reason or 'by a user'}", problem_room - 1) + " ",
+                               style="magenta")
+            else:
+                since = parse_instant(e.failing_since) if e.failing_since else None
+                problem = Text(f"failing since {zone.local(since):%d %b %H:%M} " if since else "failing ",
+                               style="red")
+            hooks.add_row(clip(e.url, room - 1) + " ", problem, code_text(e.last_status_code), key=e.id)
+        if self.endpoints:
+            hooks.move_cursor(row=min(keep, len(self.endpoints) - 1))
+        table = self.query_one("#act-deliveries", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        # failed at (13) | event (≤23) | code (4) | error | endpoint: the errors as wide as the longest one needs,
+        # up to 3/5 of what is left, the URLs the rest
+        room = max(30, width - 13 - 23 - 4 - 2)
+        errors = [" ".join((d.last_error or "").split()) or "-" for d in self.deliveries]
+        error_room = min(max((len(e) + 1 for e in errors), default=6), room * 3 // 5)
+        url_room = room - error_room
+        for d, error in zip(self.deliveries, errors, strict=True):
+            at = parse_instant(ended(d))
+            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, 22) + " ",
+                          code_text(d.last_status_code), clip(error, error_room - 1) + " ",
+                          Text(clip(self.url_of(d.endpoint_id), url_room), style="dim"), key=d.id)
+        if self.deliveries:
+            table.move_cursor(row=min(keep, len(self.deliveries) - 1))
+
+    def _title(self, view: WebhooksView) -> Text:
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append("Webhooks", style="bold")
+        if view.state == "loading":
+            title.append(" · loading…", style="dim")
+        elif view.state == "unavailable":
+            title.append(" · not offered by this server (a socialpub extension)", style="dim")
+        elif view.state == "forbidden":
+            title.append(f" · {view.note or 'this API key may not read them'}", style="yellow")
+        elif view.state == "error":
+            title.append(" · could not be read (r to retry)", style="red")
+        elif not view.endpoints:
+            title.append(" · no endpoints yet; add one with ", style="dim")
+            title.append(ADD_HINT, style="bold")
+        else:
+            n = len(view.endpoints)
+            alert = view.alert()
+            title.append(f" · {n} endpoint{'s' if n != 1 else ''}", style="dim")
+            title.append(f": {alert}" if alert else ", all healthy", style="red" if alert else "green")
+            if view.deliveries is None:
+                title.append(" · reading the deliveries…", style="dim")
+            elif view.deliveries:
+                title.append(f" · {len(view.deliveries)} latest failed deliveries, newest first · "
+                             "s redelivers", style="dim")
+            else:
+                title.append(" · no failed deliveries", style="dim")
+        return title
