@@ -103,6 +103,12 @@ class Settings(BaseSettings):
     generation_max_attempts: int = Field(default=3, ge=1, le=20)
     generation_concurrency: int = Field(default=2, ge=1, le=64)
 
+    # webhooks (issue 16, docs/webhooks.md): the wait in seconds before each attempt of a delivery (the first
+    # usually 0; its length is the number of attempts), stretched by up to 10 % of jitter; the time bound of one
+    # request to a receiver.
+    webhook_retry_schedule: str = "0,5,300,1800,7200,18000,36000,50400,72000,86400"
+    webhook_timeout_s: float = Field(default=15.0, gt=0, le=60)
+
     log_level: str = "INFO"
 
     @field_validator("data_dir", mode="before")
@@ -111,6 +117,23 @@ class Settings(BaseSettings):
         if isinstance(v, str):
             return Path(v).expanduser()
         return v
+
+    @field_validator("webhook_retry_schedule")
+    @classmethod
+    def _schedule(cls, v: str) -> str:
+        parts = [p.strip() for p in v.split(",") if p.strip()]
+        try:
+            delays = [float(p) for p in parts]
+        except ValueError:
+            raise ValueError("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE: comma-separated delays in seconds") from None
+        if not delays or len(delays) > 50 or any(d < 0 or d != d or d > 7 * 86400 for d in delays):
+            raise ValueError("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE: 1 to 50 delays, each 0 to 604800 seconds")
+        return ",".join(parts)
+
+    @property
+    def webhook_retry_delays(self) -> tuple[float, ...]:
+        """The wait before each attempt (attempt 1 first)."""
+        return tuple(float(p) for p in self.webhook_retry_schedule.split(","))
 
     @property
     def public_media_url(self) -> str:

@@ -24,3 +24,10 @@ def test_later_ids_sort_after_earlier_ones():
     made = [ids.new_id("tgt", at_ms=ms) for ms in range(0, 5000, 7)]
     assert made == sorted(made)
     assert len({ids.new_id("x") for _ in range(1000)}) == 1000
+
+
+def test_ids_of_one_millisecond_keep_the_order_they_were_made_in(monkeypatch):
+    monkeypatch.setattr(ids.time, "time", lambda: 1_795_236_579.123)  # every id in the same millisecond
+    made = [ids.new_id("cre") for _ in range(500)]
+    assert made == sorted(made) and len(set(made)) == 500
+    assert {m[4:14] for m in made} == {ids.new_id("cre", at_ms=1_795_236_579_123)[4:14]}  # the time part kept

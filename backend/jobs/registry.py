@@ -14,6 +14,7 @@ HANDLER_MODULES: list[str] = [
     "backend.jobs.publishing",
     "backend.jobs.tiktok",
     "backend.jobs.generations",
+    "backend.jobs.webhooks",
 ]
 
 

@@ -29,6 +29,8 @@ pool (each network's share of the work is ~1/5), so their lateness moves by ~10 
 factor (2,000 jobs of 5 lanes at 300 ms a call, one lane at 5 s: the other lanes' p99 +0-9 % with the cap,
 x2.8 without). Jobs without a lane are never skipped by the cap, and laned jobs together leave them at least
 max(1, concurrency / 32) threads, so housekeeping and deliveries run even when every network is slow.
+A lane named `serial:…` runs one job at a time in a worker, oldest due first: a webhook endpoint's deliveries
+(one lane per endpoint) go out in the order their events were made.
 
 Leases (SOCIALPUB_JOB_LEASE_S, default 10 s). A claim holds its job until `lease_until`; a heartbeat thread
 renews the lease of every job this worker runs every lease / 3 (one UPDATE for all, fenced by each claim's
@@ -83,6 +85,8 @@ class JobContext:
         """Renew this job's lease now (the heartbeat does it anyway; False when the lease was lost)."""
         return self.job is not None and queue.renew(self.job, self.lease_s)
 
+
+SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)
 
 class Worker:
     def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int | None = None) -> None:
@@ -317,7 +321,8 @@ class Worker:
             return None
 
     def _claim(self) -> Job | None:
-        full = sorted(lane for lane, n in self._lanes.items() if n >= self.lane_cap)
+        full = sorted(lane for lane, n in self._lanes.items()
+                      if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap))
         only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
         lock = f"{self.id}#{next(self._seq)}"
         jobs = queue.claim(lock, limit=1, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned)

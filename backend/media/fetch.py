@@ -19,7 +19,8 @@ Rules, each with its own message in the 400 `fetch_failed` it raises:
 ``SOCIALPUB_ALLOW_PRIVATE_URLS=1`` lifts the address rule only (development and tests), and
 :func:`log_policy` says so in the log at start.
 
-Public API: :func:`fetch_to_file`, :func:`fetch_bytes`, :func:`probe`, :func:`check_url`,
+Public API: :func:`fetch_to_file`, :func:`fetch_bytes`, :func:`probe`, :func:`check_url`, :class:`PinnedBackend`
+(webhook delivery connects through it too), :func:`host_header`,
 :func:`address_refusal`, :func:`log_policy`. Tests replace :data:`RESOLVER` to check the address
 rule on names that would resolve off the loopback range, without sending any traffic.
 """
@@ -187,7 +188,7 @@ def check_url(url: str, settings: Settings) -> Target:
     return Target(url=url, scheme=scheme, host=host, port=port, target=target, addresses=tuple(ordered))
 
 
-class _PinnedBackend(httpcore.SyncBackend):
+class PinnedBackend(httpcore.SyncBackend):
     """Connects to the checked addresses whatever host the URL names; remembers sockets for the watchdog."""
 
     def __init__(self, addresses: Iterable[str]) -> None:
@@ -244,7 +245,7 @@ class FetchedFile:
             self.path.unlink()
 
 
-def _host_header(target: Target) -> str:
+def host_header(target: Target) -> str:
     host = f"[{target.host}]" if ":" in target.host else target.host
     default = 443 if target.scheme == "https" else 80
     return host if target.port == default else f"{host}:{target.port}"
@@ -254,13 +255,13 @@ def _host_header(target: Target) -> str:
 def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
     """Yield (response, guard, started) for a checked URL; the guard enforces the deadlines."""
     target = check_url(url, settings)
-    backend = _PinnedBackend(target.addresses)
+    backend = PinnedBackend(target.addresses)
     guard = _Guard(settings, backend)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
     req_url = httpcore.URL(scheme=target.scheme.encode(), host=target.host.encode("ascii"), port=target.port,
                            target=target.target.encode("utf-8", "surrogateescape"))
     headers = [
-        (b"Host", _host_header(target).encode("ascii")),
+        (b"Host", host_header(target).encode("ascii")),
         (b"User-Agent", USER_AGENT.encode()),
         (b"Accept", b"*/*"),
         (b"Accept-Encoding", b"identity"),
@@ -305,7 +306,7 @@ def _header(response: httpcore.Response, name: bytes) -> str | None:
 class _Guard:
     """Total deadline (watchdog) and minimum-rate window."""
 
-    def __init__(self, settings: Settings, backend: _PinnedBackend) -> None:
+    def __init__(self, settings: Settings, backend: PinnedBackend) -> None:
         self.total = settings.fetch_total_timeout_s
         self.window = settings.fetch_rate_window_s
         self.min_rate = settings.fetch_min_rate_bytes_s

@@ -29,7 +29,11 @@ def send(client: httpx.Client, method: str, url: str, *, network: str, write: bo
 
 
 def retry_after_s(resp: httpx.Response) -> float | None:
-    value = resp.headers.get("retry-after")
+    return parse_retry_after(resp.headers.get("retry-after"))
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """A Retry-After header (seconds, or an HTTP date read on the project's clock) as seconds from now."""
     if not value:
         return None
     try:

@@ -10,12 +10,16 @@ ALL_SCOPES: tuple[str, ...] = (
     "workspace:read",
     "generations:write",
     "videos:read",
+    # extension (docs/webhooks.md): endpoints, their delivery log, redelivery
+    "webhooks:read",
+    "webhooks:write",
 )
 
 # A route guarded by scope S also admits any key holding one of IMPLIED_BY[S].
 IMPLIED_BY: dict[str, tuple[str, ...]] = {
     "workspace:read": ("media:write", "publish:posts"),
     "videos:read": ("generations:write",),
+    "webhooks:read": ("webhooks:write",),
 }
 
 

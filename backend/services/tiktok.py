@@ -8,7 +8,7 @@ The spec answers these calls with TikTok's `publishId`, so the init call happens
    Retry-After, 403 for the daily and pending-draft caps, 400 for other refusals, 502 when TikTok is down);
 4. on acceptance, store the publishId, hold the media for an hour (TikTok pulls within one hour) and
    enqueue `tiktok.track` in the same transaction: the worker follows the publication to a terminal
-   status without anyone polling, and records `tiktok.publish.completed` / `tiktok.publish.failed`.
+   status without anyone polling, and records `tiktok.publish.completed` / `.inbox_delivered` / `.failed`.
 
 A status read checks the publishId belongs to the requested account (403
 `token_not_authorized_for_specified_publish_id` otherwise, as TikTok refuses it), then asks TikTok when the
@@ -57,6 +57,8 @@ CAP_CODES = {
 }
 EVENT_COMPLETED = "tiktok.publish.completed"
 EVENT_FAILED = "tiktok.publish.failed"
+EVENT_INBOX = "tiktok.publish.inbox_delivered"
+EVENTS = {"PUBLISH_COMPLETE": EVENT_COMPLETED, "SEND_TO_USER_INBOX": EVENT_INBOX, "FAILED": EVENT_FAILED}
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -369,7 +371,7 @@ def _finish(rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict
         if ids:
             event["publicPostIds"] = [str(x) for x in ids]
     TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
-    events.record(rec.workspace_id, EVENT_FAILED if status == "FAILED" else EVENT_COMPLETED, event, subject_id=rec.id)
+    events.record(rec.workspace_id, EVENTS[status], event, subject_id=rec.id)
 
 
 def fail(rec_id: str, reason: str, message: str) -> None:

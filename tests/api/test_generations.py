@@ -154,7 +154,7 @@ def test_a_source_url_on_a_private_address_is_refused_without_traffic(client, su
         raise AssertionError("no connection may be attempted")
 
     monkeypatch.setattr(fetch, "RESOLVER", resolver)
-    monkeypatch.setattr(fetch._PinnedBackend, "connect_tcp", no_connection)
+    monkeypatch.setattr(fetch.PinnedBackend, "connect_tcp", no_connection)
     r = client.post("/v1/generations", json={**VIDEO, "sourceUrls": ["https://intranet.example.com/start.jpg"]},
                     headers=key_headers(subscribed.api_key))
     assert problems(r) == [("sourceUrls.0", "source_url_unreadable")]

@@ -37,7 +37,7 @@ def test_published_succeeds_with_its_event():
 def test_inbox_delivered_is_a_success():
     d = decide.outcome(state(platform="tiktok"), PublishOutcome(state="inbox_delivered", external_post_id="p1"),
                        NOW, POLICY)
-    assert d.status == "inbox_delivered" and d.events[0].type == "publish.completed"
+    assert d.status == "inbox_delivered" and d.events[0].type == "publish.inbox_delivered"
 
 
 def test_accepted_for_processing_is_tracked_on_its_lane():

@@ -20,6 +20,8 @@ ROUTERS: dict[str, str] = {
     "backend.api.routers.activity": "/v1/activity",
     "backend.api.routers.generations": "/v1/generations",
     "backend.api.routers.credits": "/v1/credits",
+    "backend.api.routers.webhooks": "/v1/webhooks",
+    "backend.api.routers.events": "/v1/events",
 }
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

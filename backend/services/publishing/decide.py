@@ -145,7 +145,7 @@ def finish(state: TargetState, status: str, now: datetime, *, external_post_id: 
                             "accountId": state.account_id, "status": status}
     if success:
         data.update(postUrl=post_url, externalPostId=ext)
-        event = EventSpec("publish.completed", data)
+        event = EventSpec("publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data)
     else:
         data.update(failReason=fail_reason, failType=fail_type)
         event = EventSpec("publish.failed", data)
