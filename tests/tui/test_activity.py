@@ -211,3 +211,64 @@ async def test_a_tall_terminal_shows_the_webhooks_beneath_the_failures():
         await settle(pilot)
         assert screen.query_one("#act-failures").display and not screen.query_one("#act-webhooks").display
         assert "webhooks: 1 failing, 1 disabled (w)" in title(screen, "#act-failures-title")
+
+
+# ---- on the embedded backend: a real endpoint where nothing listens ---------------------------------------------
+@pytest.fixture
+def failing_hooks(embedded, monkeypatch):  # type: ignore[no-untyped-def]
+    """Loopback receivers allowed; one attempt per delivery (the first failure is final); a free port."""
+    import socket
+
+    from backend.config import get_settings
+
+    monkeypatch.setenv("SOCIALPUB_ALLOW_PRIVATE_URLS", "1")
+    monkeypatch.setenv("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "0")
+    get_settings.cache_clear()
+    with socket.socket() as s:  # bound, never listening: a connection is refused
+        s.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{s.getsockname()[1]}/hook"
+    get_settings.cache_clear()
+
+
+async def failed_deliveries(client, endpoint_id: str, count: int) -> list:  # type: ignore[no-untyped-def]
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        page = await client.list_deliveries(endpoint_id, status="failed")
+        if len(page.items) >= count or time.monotonic() > deadline:
+            return page.items
+        await asyncio.sleep(0.1)
+
+
+async def test_a_real_failing_endpoint_is_listed_and_its_event_redelivered(tui_app, failing_hooks):
+    from tests.tui.helpers import record_notifications, until
+
+    app = tui_app(worker=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        hook = await app.client.create_webhook(failing_hooks, description="nothing listens")
+        test = await app.client.test_webhook(hook.id)
+        app.client.ready()  # the worker now, not a second after the first screen
+        first = await failed_deliveries(app.client, hook.id, 1)
+        assert [d.id for d in first] == [test.delivery_id] and first[0].last_status_code is None
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert "webhooks: 1 failing (w)" in title(screen, "#act-failures-title")
+        await pilot.press("w")
+        await settle(pilot)
+        [endpoint] = rows(screen.query_one("#act-hooks", DataTable))
+        assert endpoint[0] == failing_hooks and endpoint[1].startswith("failing since ") and endpoint[2] == "-"
+        [delivery] = rows(screen.query_one("#act-deliveries", DataTable))
+        assert delivery[1:3] == ["webhook.test", "-"] and delivery[3].startswith("could not connect")
+        await pilot.press("s")
+        await until(pilot, lambda: any(n["title"] == "Redelivered" for n in seen), what="the redelivery")
+        assert test.event_id in seen[-1]["message"]
+        again = await failed_deliveries(app.client, hook.id, 2)
+        assert len(again) == 2 and {d.event_id for d in again} == {test.event_id}
+        await pilot.press("r")
+        await settle(pilot)
+        assert screen.query_one("#act-deliveries", DataTable).row_count == 2
+        assert not [n for n in seen if n["severity"] == "error"]
