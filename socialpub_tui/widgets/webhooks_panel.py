@@ -20,6 +20,7 @@ from socialpub_tui.times import parse_instant
 
 DELIVERIES = 20  # failed deliveries shown (and asked of each endpoint)
 ADD_HINT = "socialpub webhooks add URL"
+SLACK = 4  # columns left free: a vertical scrollbar (2) when the rows outgrow the table, and a margin
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
@@ -73,6 +74,18 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
+def clip_url(url: str, width: int, *, scheme: bool = True) -> str:
+    """A URL in `width` characters, cut in the middle (the host and the path's end both tell endpoints apart);
+    without its scheme unless `scheme`."""
+    if not scheme:
+        url = url.split("://", 1)[-1]
+    if len(url) <= width:
+        return url
+    head = max(1, (width - 1) * 3 // 5)
+    tail = max(0, width - 1 - head)
+    return url[:head] + "…" + (url[-tail:] if tail else "")
+
+
 class WebhooksPanel(Vertical):
     """Title line, the endpoints with a problem, the latest failed deliveries."""
 
@@ -82,6 +95,7 @@ class WebhooksPanel(Vertical):
         self.deliveries: list[DeliveryOut] = []
         self.endpoints: list[WebhookOut] = []  # the ones listed (with a problem)
         self._urls: dict[str, str] = {}
+        self._shown_ids: dict[str, list[str]] = {}  # the ids of each table's rows, in order
 
     def compose(self) -> ComposeResult:
         yield Static(id="act-webhooks-title")
@@ -145,11 +159,11 @@ class WebhooksPanel(Vertical):
         zone = self.app.zone  # type: ignore[attr-defined]
         width = self.app.size.width
         hooks = self.query_one("#act-hooks", DataTable)
-        keep = hooks.cursor_row
+        keep = hooks.cursor_row, self._shown_ids.get("hooks", [])
         hooks.clear()
         # endpoint | problem (28, or 44 when wide) | last (5)
         problem_room = 28 if width < 120 else 44
-        room = max(20, width - problem_room - 5 - 2)
+        room = max(20, width - problem_room - 5 - SLACK)
         for e in self.endpoints:
             if not e.enabled:
                 problem = Text(clip(f"disabled: {e.disabled_reason or 'by a user'}", problem_room - 1) + " ",
@@ -158,25 +172,32 @@ class WebhooksPanel(Vertical):
                 since = parse_instant(e.failing_since) if e.failing_since else None
                 problem = Text(f"failing since {zone.local(since):%d %b %H:%M} " if since else "failing ",
                                style="red")
-            hooks.add_row(clip(e.url, room - 1) + " ", problem, code_text(e.last_status_code), key=e.id)
-        if self.endpoints:
-            hooks.move_cursor(row=min(keep, len(self.endpoints) - 1))
+            hooks.add_row(clip_url(e.url, room - 1) + " ", problem, code_text(e.last_status_code), key=e.id)
+        hooks.move_cursor(row=self._same_row(keep, [e.id for e in self.endpoints], "hooks"))
         table = self.query_one("#act-deliveries", DataTable)
-        keep = table.cursor_row
+        keep = table.cursor_row, self._shown_ids.get("deliveries", [])
         table.clear()
-        # failed at (13) | event (≤23) | code (4) | error | endpoint: the errors as wide as the longest one needs,
-        # up to 3/5 of what is left, the URLs the rest
-        room = max(30, width - 13 - 23 - 4 - 2)
+        # failed at (13) | event (≤23) | code (4) | error | endpoint: the event types and the errors as wide as the
+        # longest one needs (the errors up to 3/5 of what is left), the URLs the rest
+        event_room = min(23, max((len(d.event_type) + 1 for d in self.deliveries), default=6))
+        room = max(30, width - 13 - event_room - 4 - SLACK)
         errors = [" ".join((d.last_error or "").split()) or "-" for d in self.deliveries]
         error_room = min(max((len(e) + 1 for e in errors), default=6), room * 3 // 5)
         url_room = room - error_room
         for d, error in zip(self.deliveries, errors, strict=True):
             at = parse_instant(ended(d))
-            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, 22) + " ",
+            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, event_room - 1) + " ",
                           code_text(d.last_status_code), clip(error, error_room - 1) + " ",
-                          Text(clip(self.url_of(d.endpoint_id), url_room), style="dim"), key=d.id)
-        if self.deliveries:
-            table.move_cursor(row=min(keep, len(self.deliveries) - 1))
+                          Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim"), key=d.id)
+        table.move_cursor(row=self._same_row(keep, [d.id for d in self.deliveries], "deliveries"))
+
+    def _same_row(self, keep: tuple[int, list[str]], ids: list[str], name: str) -> int:
+        """The row of what the cursor was on (by id: a redelivery adds a row above it), else the same row."""
+        row, before = keep
+        self._shown_ids[name] = ids
+        if 0 <= row < len(before) and before[row] in ids:
+            return ids.index(before[row])
+        return max(0, min(row, len(ids) - 1))
 
     def _title(self, view: WebhooksView) -> Text:
         title = Text(no_wrap=True, overflow="ellipsis")
