@@ -37,9 +37,10 @@ from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
-from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed
+from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed, renew
 
 PERIODS = (7, 30, 90)
+FAILURE_COLUMNS = ("failed at", "network", "account", "type", "reason")
 FAILURES = 20
 CREDIT_ENTRIES = 50
 TALL = 40  # from this height on, the webhooks panel is shown beneath the failures (else in their place)
@@ -134,9 +135,7 @@ class ActivityScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#act-failures", DataTable)
-        for name in ("failed at", "network", "account", "type", "reason"):
-            table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
+        renew(self.query_one("#act-failures", DataTable), FAILURE_COLUMNS)
         credits = self.query_one("#act-credits", DataTable)
         for name in ("at", "amount", "balance after", "what", "generation / note"):
             credits.add_column(name + " ", key=name)
@@ -334,7 +333,7 @@ class ActivityScreen(Screen[None]):
         self._show_failures_title()
         table = self.query_one("#act-failures", DataTable)
         keep = table.cursor_row
-        table.clear()
+        renew(table, FAILURE_COLUMNS)  # the reasons' column narrower too when the terminal shrank
         self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
         # the terminal's width (known from the start, unlike this screen's before its first layout)

@@ -70,6 +70,18 @@ def code_text(code: int | None) -> Text:
     return Text(f"{code} ", style=style)
 
 
+HOOK_COLUMNS = ("endpoint", "problem", "last")
+DELIVERY_COLUMNS = ("failed at", "event", "code", "error", "endpoint")
+
+
+def renew(table: DataTable, columns: tuple[str, ...]) -> None:
+    """Empty `table`, its columns too: a DataTable's column only ever widens, and the cells are clipped to the
+    terminal's width, which may have shrunk."""
+    table.clear(columns=True)
+    for name in columns:
+        table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
+
+
 def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
@@ -103,12 +115,6 @@ class WebhooksPanel(Vertical):
         yield DataTable(id="act-deliveries", cursor_type="row", zebra_stripes=True, cell_padding=0)
 
     def on_mount(self) -> None:
-        hooks = self.query_one("#act-hooks", DataTable)
-        for name in ("endpoint", "problem", "last"):
-            hooks.add_column(name + " ", key=name)
-        deliveries = self.query_one("#act-deliveries", DataTable)
-        for name in ("failed at", "event", "code", "error", "endpoint"):
-            deliveries.add_column(name + " ", key=name)
         self.show(self.view)
 
     # ---- what is selected ---------------------------------------------------------------------------------
@@ -160,7 +166,7 @@ class WebhooksPanel(Vertical):
         width = self.app.size.width
         hooks = self.query_one("#act-hooks", DataTable)
         keep = hooks.cursor_row, self._shown_ids.get("hooks", [])
-        hooks.clear()
+        renew(hooks, HOOK_COLUMNS)
         # endpoint | problem (28, or 44 when wide) | last (5)
         problem_room = 28 if width < 120 else 44
         room = max(20, width - problem_room - 5 - SLACK)
@@ -176,7 +182,7 @@ class WebhooksPanel(Vertical):
         hooks.move_cursor(row=self._same_row(keep, [e.id for e in self.endpoints], "hooks"))
         table = self.query_one("#act-deliveries", DataTable)
         keep = table.cursor_row, self._shown_ids.get("deliveries", [])
-        table.clear()
+        renew(table, DELIVERY_COLUMNS)
         # failed at (13) | event (≤23) | code (4) | error | endpoint: the event types and the errors as wide as the
         # longest one needs (the errors up to 3/5 of what is left), the URLs the rest
         event_room = min(23, max((len(d.event_type) + 1 for d in self.deliveries), default=6))

@@ -211,6 +211,13 @@ async def test_a_tall_terminal_shows_the_webhooks_beneath_the_failures():
         await settle(pilot)
         assert screen.query_one("#act-failures").display and not screen.query_one("#act-webhooks").display
         assert "webhooks: 1 failing, 1 disabled (w)" in title(screen, "#act-failures-title")
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)  # narrower: the columns shrink with it, no sideways scrolling
+        await settle(pilot)
+        for name in ("#act-hooks", "#act-deliveries"):
+            table = screen.query_one(name, DataTable)
+            assert table.display and table.virtual_size.width <= table.size.width, name
 
 
 # ---- on the embedded backend: a real endpoint where nothing listens ---------------------------------------------
