@@ -37,7 +37,8 @@ from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
-from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed, renew
+from socialpub_tui.widgets.tables import fill
+from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed
 
 PERIODS = (7, 30, 90)
 FAILURE_COLUMNS = ("failed at", "network", "account", "type", "reason")
@@ -135,7 +136,7 @@ class ActivityScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        renew(self.query_one("#act-failures", DataTable), FAILURE_COLUMNS)
+        fill(self.query_one("#act-failures", DataTable), FAILURE_COLUMNS, [])
         credits = self.query_one("#act-credits", DataTable)
         for name in ("at", "amount", "balance after", "what", "generation / note"):
             credits.add_column(name + " ", key=name)
@@ -333,18 +334,19 @@ class ActivityScreen(Screen[None]):
         self._show_failures_title()
         table = self.query_one("#act-failures", DataTable)
         keep = table.cursor_row
-        renew(table, FAILURE_COLUMNS)  # the reasons' column narrower too when the terminal shrank
         self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
         # the terminal's width (known from the start, unlike this screen's before its first layout)
         room = max(20, self.app.size.width - 13 - 10 - 19 - 11 - 2)
+        rows: list[tuple[str, list[str | Text]]] = []
         for i, f in enumerate(act.failures):
             at = parse_instant(f.completed_at) if f.completed_at else None
             kind = f.fail_type or "-"
             reason = " ".join((f.fail_reason or "").split())
-            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
-                          clip(f.account_name, 18) + " ", Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
-                          clip(reason, room), key=str(i))
+            rows.append((str(i), [f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
+                                  clip(f.account_name, 18) + " ",
+                                  Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"), clip(reason, room)]))
+        fill(table, FAILURE_COLUMNS, rows)  # the columns rebuilt: narrower too when the terminal shrank
         if act.failures:
             table.move_cursor(row=min(keep, len(act.failures) - 1))
 

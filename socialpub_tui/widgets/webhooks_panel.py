@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from socialpub_tui.times import parse_instant
+from socialpub_tui.widgets.tables import fill
 
 DELIVERIES = 20  # failed deliveries shown (and asked of each endpoint)
 ADD_HINT = "socialpub webhooks add URL"
@@ -72,14 +73,6 @@ def code_text(code: int | None) -> Text:
 
 HOOK_COLUMNS = ("endpoint", "problem", "last")
 DELIVERY_COLUMNS = ("failed at", "event", "code", "error", "endpoint")
-
-
-def renew(table: DataTable, columns: tuple[str, ...]) -> None:
-    """Empty `table`, its columns too: a DataTable's column only ever widens, and the cells are clipped to the
-    terminal's width, which may have shrunk."""
-    table.clear(columns=True)
-    for name in columns:
-        table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
 
 
 def clip(text: str, width: int) -> str:
@@ -166,10 +159,10 @@ class WebhooksPanel(Vertical):
         width = self.app.size.width
         hooks = self.query_one("#act-hooks", DataTable)
         keep = hooks.cursor_row, self._shown_ids.get("hooks", [])
-        renew(hooks, HOOK_COLUMNS)
         # endpoint | problem (28, or 44 when wide) | last (5)
         problem_room = 28 if width < 120 else 44
         room = max(20, width - problem_room - 5 - SLACK)
+        rows: list[tuple[str, list[str | Text]]] = []
         for e in self.endpoints:
             if not e.enabled:
                 problem = Text(clip(f"disabled: {e.disabled_reason or 'by a user'}", problem_room - 1) + " ",
@@ -178,11 +171,11 @@ class WebhooksPanel(Vertical):
                 since = parse_instant(e.failing_since) if e.failing_since else None
                 problem = Text(f"failing since {zone.local(since):%d %b %H:%M} " if since else "failing ",
                                style="red")
-            hooks.add_row(clip_url(e.url, room - 1) + " ", problem, code_text(e.last_status_code), key=e.id)
+            rows.append((e.id, [clip_url(e.url, room - 1) + " ", problem, code_text(e.last_status_code)]))
+        fill(hooks, HOOK_COLUMNS, rows)
         hooks.move_cursor(row=self._same_row(keep, [e.id for e in self.endpoints], "hooks"))
         table = self.query_one("#act-deliveries", DataTable)
         keep = table.cursor_row, self._shown_ids.get("deliveries", [])
-        renew(table, DELIVERY_COLUMNS)
         # failed at (13) | event (≤23) | code (4) | error | endpoint: the event types and the errors as wide as the
         # longest one needs (the errors up to 3/5 of what is left), the URLs the rest
         event_room = min(23, max((len(d.event_type) + 1 for d in self.deliveries), default=6))
@@ -190,11 +183,13 @@ class WebhooksPanel(Vertical):
         errors = [" ".join((d.last_error or "").split()) or "-" for d in self.deliveries]
         error_room = min(max((len(e) + 1 for e in errors), default=6), room * 3 // 5)
         url_room = room - error_room
+        rows = []
         for d, error in zip(self.deliveries, errors, strict=True):
             at = parse_instant(ended(d))
-            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, event_room - 1) + " ",
-                          code_text(d.last_status_code), clip(error, error_room - 1) + " ",
-                          Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim"), key=d.id)
+            rows.append((d.id, [f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, event_room - 1) + " ",
+                                code_text(d.last_status_code), clip(error, error_room - 1) + " ",
+                                Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim")]))
+        fill(table, DELIVERY_COLUMNS, rows)
         table.move_cursor(row=self._same_row(keep, [d.id for d in self.deliveries], "deliveries"))
 
     def _same_row(self, keep: tuple[int, list[str]], ids: list[str], name: str) -> int:
