@@ -4,6 +4,11 @@ client never pages through every post), and the latest failed targets with their
 first. `d` switches between 7, 30 and 90 days; `r` refreshes. Both calls run together in one exclusive worker.
 `k` shows the credits history in place of the failures: each charge and refund of a generation, the plan's grants,
 an operator's changes, with the balance after each (GET /v1/credits, an extension), newest first.
+`w` shows the webhooks panel in place of the failures (beneath them in a terminal of TALL rows or more): the
+endpoints failing or disabled and the latest failed deliveries with their status codes (GET /v1/webhooks, then
+each endpoint's failed deliveries, read only while the panel is in view; an extension: a server without it shows
+the panel as unavailable). `s` redelivers the selected delivery's event to its endpoint, `e` re-enables the selected
+disabled endpoint. While the panel is out of view, the failures' title says how many endpoints are failing.
 """
 
 from __future__ import annotations
@@ -25,15 +30,22 @@ from textual_plotext import PlotextPlot
 
 from backend.schemas.activity import ActivityFailure, ActivityOut
 from backend.schemas.credits import CreditHistory
+from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from backend.schemas.workspace import WorkspaceOut
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import fill
+from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed
 
 PERIODS = (7, 30, 90)
+FAILURE_COLUMNS = ("failed at", "network", "account", "type", "reason")
 FAILURES = 20
 CREDIT_ENTRIES = 50
+TALL = 40  # from this height on, the webhooks panel is shown beneath the failures (else in their place)
+AT_ONCE = 4  # endpoints whose deliveries are read at the same time
 REASON_LABELS = {"charge": "charged", "refund": "refunded", "grant": "plan grant", "admin": "operator change",
                  "opening": "opening balance"}
 
@@ -66,6 +78,17 @@ class CreditsLoaded(Message):
     history: CreditHistory | None
 
 
+@dataclass
+class WebhooksLoaded(Message):
+    view: WebhooksView
+
+
+def missing_extension(exc: BaseException) -> bool:
+    """A 404/405 of a server without the webhooks routes (the client's message says it is an extension) — not a
+    `webhook_not_found` or `event_not_found`."""
+    return isinstance(exc, ApiError) and exc.status in (404, 405) and exc.code in ("not_found", "method_not_allowed")
+
+
 class ActivityScreen(Screen[None]):
     CSS_PATH = "activity.tcss"
     BINDINGS = [
@@ -73,6 +96,9 @@ class ActivityScreen(Screen[None]):
         Binding("r", "reload", "Refresh", id="activity.refresh"),
         Binding("o", "open", "Open failed post", id="activity.open"),
         Binding("k", "toggle_credits", "Credits history", id="activity.credits"),
+        Binding("w", "toggle_webhooks", "Webhooks", id="activity.webhooks"),
+        Binding("s", "redeliver", "Redeliver event", id="activity.redeliver"),
+        Binding("e", "enable_webhook", "Re-enable endpoint", id="activity.enable-webhook"),
     ]
 
     def __init__(self) -> None:
@@ -80,8 +106,21 @@ class ActivityScreen(Screen[None]):
         self.days = 30
         self.failures: list[ActivityFailure] = []
         self._shown: ActivityOut | None = None
-        self.showing_credits = False
+        self.panel = "failures"  # what the bottom shows: failures | webhooks | credits
         self.credits: CreditHistory | None = None
+        self.webhooks = WebhooksView()
+        self._focus_webhooks = False  # `w` was pressed: focus the panel's deliveries once they are read
+
+    @property
+    def showing_credits(self) -> bool:
+        return self.panel == "credits"
+
+    @property
+    def tall(self) -> bool:
+        return self.app.size.height >= TALL
+
+    def webhooks_in_view(self) -> bool:
+        return self.panel == "webhooks" or (self.panel == "failures" and self.tall)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -93,22 +132,22 @@ class ActivityScreen(Screen[None]):
         yield DataTable(id="act-failures", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="act-credits-title")
         yield DataTable(id="act-credits", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield WebhooksPanel(id="act-webhooks")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#act-failures", DataTable)
-        for name in ("failed at", "network", "account", "type", "reason"):
-            table.add_column(name + " ", key=name)  # one space after each column (cell_padding=0)
+        fill(self.query_one("#act-failures", DataTable), FAILURE_COLUMNS, [])
         credits = self.query_one("#act-credits", DataTable)
         for name in ("at", "amount", "balance after", "what", "generation / note"):
             credits.add_column(name + " ", key=name)
         self._show_panel()
         self.query_one("#act-summary", Static).update("loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
-        self._load(self.days)
+        self._load(self.days)  # (the webhooks are read on the resume that follows, once)
 
     def on_screen_resume(self) -> None:
         self._load(self.days)
+        self._load_webhooks()
         if self.showing_credits:
             self._load_credits()
 
@@ -117,24 +156,33 @@ class ActivityScreen(Screen[None]):
 
     def action_reload(self) -> None:
         self._load(self.days)
+        self._load_webhooks()
         if self.showing_credits:
             self._load_credits()
 
     # ---- the credits history (k) --------------------------------------------------------------------------
     def action_toggle_credits(self) -> None:
-        self.showing_credits = not self.showing_credits
+        self.panel = "failures" if self.panel == "credits" else "credits"
         self._show_panel()
         if self.showing_credits:
             self._load_credits()
 
     def _show_panel(self) -> None:
+        tall = self.tall
+        self.set_class(tall, "tall")
+        failures = self.panel == "failures" or (self.panel == "webhooks" and tall)
         for name in ("#act-failures-title", "#act-failures"):
-            self.query_one(name).display = not self.showing_credits
+            self.query_one(name).display = failures
         for name in ("#act-credits-title", "#act-credits"):
             self.query_one(name).display = self.showing_credits
+        self.query_one(WebhooksPanel).display = self.webhooks_in_view()
         if self.showing_credits and self.credits is None:
             self.query_one("#act-credits-title", Static).update(Text("Credits history · loading…", style="bold"))
-        self.query_one("#act-credits" if self.showing_credits else "#act-failures", DataTable).focus()
+        if self.panel == "webhooks":
+            self.query_one(WebhooksPanel).focus_table()
+        else:
+            self.query_one("#act-credits" if self.showing_credits else "#act-failures", DataTable).focus()
+        self._show_failures_title()
         self.refresh_bindings()
 
     @work(exclusive=True, group="activity-credits")
@@ -269,37 +317,60 @@ class ActivityScreen(Screen[None]):
         plt.title("Target success rate per day (%)")
         rate.refresh()
 
-    def _show_failures(self, act: ActivityOut) -> None:
-        title = Text()
+    def _show_failures_title(self) -> None:
+        title = Text(no_wrap=True, overflow="ellipsis")
         title.append("Latest failures", style="bold")
-        title.append(f" · {len(act.failures)} shown, newest first · enter opens the post" if act.failures
-                     else " · none in this period", style="dim")
+        alert = self.webhooks.alert() if self.webhooks.state == "loaded" else ""
+        if alert and not self.webhooks_in_view():
+            title.append(f" · webhooks: {alert} (w)", style="bold red")
+        act = self._shown
+        if act is not None:
+            title.append(f" · {len(act.failures)} shown, newest first · enter opens the post" if act.failures
+                         else " · none in this period", style="dim")
         self.query_one("#act-failures-title", Static).update(title)
+
+    def _show_failures(self, act: ActivityOut) -> None:
         self._shown = act
+        self._show_failures_title()
         table = self.query_one("#act-failures", DataTable)
         keep = table.cursor_row
-        table.clear()
         self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
         # the terminal's width (known from the start, unlike this screen's before its first layout)
         room = max(20, self.app.size.width - 13 - 10 - 19 - 11 - 2)
+        rows: list[tuple[str, list[str | Text]]] = []
         for i, f in enumerate(act.failures):
             at = parse_instant(f.completed_at) if f.completed_at else None
             kind = f.fail_type or "-"
             reason = " ".join((f.fail_reason or "").split())
-            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
-                          clip(f.account_name, 18) + " ", Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
-                          clip(reason, room), key=str(i))
+            rows.append((str(i), [f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
+                                  clip(f.account_name, 18) + " ",
+                                  Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"), clip(reason, room)]))
+        fill(table, FAILURE_COLUMNS, rows)  # the columns rebuilt: narrower too when the terminal shrank
         if act.failures:
             table.move_cursor(row=min(keep, len(act.failures) - 1))
 
     def on_resize(self) -> None:
         if self._shown is not None:
             self._show_failures(self._shown)  # the reasons are clipped to the width
+        self.query_one(WebhooksPanel).redraw()
+        if self.has_class("tall") != self.tall:
+            self._show_panel()
+            if self.webhooks_in_view() and self.webhooks.deliveries is None:
+                self._load_webhooks()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":
-            return not self.showing_credits
+            return self.query_one("#act-failures").display
+        if action == "redeliver":
+            if not self.webhooks_in_view():
+                return False
+            return True if self.query_one(WebhooksPanel).selected_delivery() is not None else None
+        if action == "enable_webhook":
+            if not self.webhooks_in_view():
+                return False
+            endpoint = self.query_one(WebhooksPanel).selected_endpoint()
+            return True if endpoint is not None and not endpoint.enabled else None
         return True
 
     def action_open(self) -> None:
@@ -316,6 +387,98 @@ class ActivityScreen(Screen[None]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "act-failures":
             self.action_open()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id in ("act-hooks", "act-deliveries"):
+            self.refresh_bindings()  # `e` depends on the endpoint selected
+
+    # ---- the webhooks panel (w) ---------------------------------------------------------------------------
+    def action_toggle_webhooks(self) -> None:
+        self.panel = "failures" if self.panel == "webhooks" else "webhooks"
+        self._focus_webhooks = self.panel == "webhooks"
+        self._show_panel()
+        if self.webhooks_in_view():
+            self._load_webhooks()
+
+    @work(exclusive=True, group="activity-webhooks")
+    async def _load_webhooks(self) -> None:
+        """GET /v1/webhooks; while the panel is in view, also each endpoint's latest failed deliveries (AT_ONCE
+        endpoints at a time), merged."""
+        client = self.app.client  # type: ignore[attr-defined]
+        with_deliveries = self.webhooks_in_view()
+        try:
+            hooks = await client.list_webhooks()
+        except Exception as exc:  # noqa: BLE001 — the panel says what it can; other errors are notified
+            self.post_message(WebhooksLoaded(self._unreadable(exc)))
+            return
+        if not with_deliveries:
+            self.post_message(WebhooksLoaded(WebhooksView("loaded", hooks.items, None)))
+            return
+        gate = asyncio.Semaphore(AT_ONCE)
+
+        async def failed(endpoint: WebhookOut) -> list[DeliveryOut]:
+            async with gate:
+                page = await client.list_deliveries(endpoint.id, status="failed", limit=DELIVERIES)
+                return list(page.items)
+
+        pages = await asyncio.gather(*(failed(e) for e in hooks.items), return_exceptions=True)
+        errors = [p for p in pages if isinstance(p, BaseException)]
+        if errors and not all(isinstance(e, ApiError) and e.code == "webhook_not_found" for e in errors):
+            self.app.report(errors[0], "Webhook deliveries")  # type: ignore[attr-defined]  (deleted meanwhile: no)
+        read = [p for p in pages if not isinstance(p, BaseException)]
+        self.post_message(WebhooksLoaded(WebhooksView("loaded", hooks.items, latest_failed(read))))
+
+    def _unreadable(self, exc: BaseException) -> WebhooksView:
+        if missing_extension(exc):
+            return WebhooksView("unavailable")
+        if isinstance(exc, ApiError) and exc.status == 403:
+            return WebhooksView("forbidden", note=f"this key may not read them ({exc.code}: {exc.message})")
+        self.app.report(exc, "Webhooks")  # type: ignore[attr-defined]
+        return WebhooksView("error")
+
+    def on_webhooks_loaded(self, message: WebhooksLoaded) -> None:
+        panel = self.query_one(WebhooksPanel)
+        panel.show(message.view)
+        self.webhooks = panel.view
+        self._show_failures_title()
+        if self.panel == "webhooks" and (self._focus_webhooks or self.focused is None):
+            panel.focus_table()
+            self._focus_webhooks = message.view.deliveries is None  # again once the deliveries are read
+        self.refresh_bindings()
+
+    def action_redeliver(self) -> None:
+        delivery = self.query_one(WebhooksPanel).selected_delivery()
+        if delivery is not None:
+            self._redeliver(delivery)
+
+    @work(group="activity-webhook-actions")
+    async def _redeliver(self, delivery: DeliveryOut) -> None:
+        url = self.query_one(WebhooksPanel).url_of(delivery.endpoint_id)
+        try:
+            out = await self.app.client.redeliver_event(  # type: ignore[attr-defined]
+                delivery.event_id, endpoint_id=delivery.endpoint_id)
+        except Exception as exc:  # noqa: BLE001 — notified with the API's code and message
+            self.app.report(exc, "Redeliver")  # type: ignore[attr-defined]
+            return
+        n = len(out.deliveries)
+        self.notify(f"{delivery.event_type} {out.event_id} queued again for {url} "
+                    f"({n} deliver{'y' if n == 1 else 'ies'})", title="Redelivered")
+        self._load_webhooks()
+
+    def action_enable_webhook(self) -> None:
+        endpoint = self.query_one(WebhooksPanel).selected_endpoint()
+        if endpoint is not None and not endpoint.enabled:
+            self._enable(endpoint)
+
+    @work(group="activity-webhook-actions")
+    async def _enable(self, endpoint: WebhookOut) -> None:
+        try:
+            await self.app.client.update_webhook(endpoint.id, {"enabled": True})  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 — notified with the API's code and message
+            self.app.report(exc, "Re-enable")  # type: ignore[attr-defined]
+            return
+        self.notify(f"{endpoint.url} gets new deliveries again", title="Endpoint re-enabled")
+        self._load_webhooks()
 
 
 def clip(text: str, width: int) -> str:

@@ -55,3 +55,227 @@ def test_the_zone_sent_is_an_iana_name(monkeypatch):
     assert iana_name(DisplayZone("Europe/Paris")) == "Europe/Paris"
     monkeypatch.setenv("TZ", "America/New_York")
     assert iana_name(DisplayZone(None)) == "America/New_York"
+
+
+# ---- the webhooks panel (w), on a canned backend (tests/tui/webhooks_canned.py) --------------------------------
+def webhooks_app(calls: list | None = None, endpoints: list | None = None,  # type: ignore[no-untyped-def]
+                 extra: dict | None = None):
+    from tests.tui import webhooks_canned
+    from tests.tui.canned import canned_app
+    from tests.tui.test_activity_snapshots import WORKSPACE, activity
+
+    return canned_app({("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()}
+                      | webhooks_canned.routes(endpoints, calls) | (extra or {}))
+
+
+def rows(table: DataTable) -> list[list[str]]:
+    return [[str(c).strip() for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def title(screen: ActivityScreen, name: str) -> str:
+    return str(screen.query_one(name).render())
+
+
+async def test_webhooks_panel_lists_failing_endpoints_and_failed_deliveries():
+    calls: list = []
+    app = webhooks_app(calls)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ActivityScreen)
+        # out of view: only the list is read, and the failures' title tells
+        assert not screen.query_one("#act-webhooks").display
+        assert [c[:2] for c in calls] == [("GET", "/v1/webhooks")]
+        assert "webhooks: 1 failing, 1 disabled (w)" in title(screen, "#act-failures-title")
+        await pilot.press("w")
+        await settle(pilot)
+        assert screen.query_one("#act-webhooks").display and not screen.query_one("#act-failures").display
+        asked = {c[1]: c[2] for c in calls if c[1].endswith("/deliveries")}
+        assert asked == {f"/v1/webhooks/{w}/deliveries": {"status": "failed", "limit": "20"}
+                         for w in ("we_ok", "we_fail", "we_gone")}
+        assert "3 endpoints: 1 failing, 1 disabled" in title(screen, "#act-webhooks-title")
+        assert "webhooks:" not in title(screen, "#act-failures-title")
+        hooks = rows(screen.query_one("#act-hooks", DataTable))
+        assert [(r[0], r[2]) for r in hooks] == [("https://old.example.net/hook", "410"),
+                                                 ("https://ops.example.org/webhooks/socialpub", "500")]
+        assert hooks[0][1].startswith("disabled: the receiver") and hooks[1][1] == "failing since 14 Jan 17:05"
+        deliveries = rows(screen.query_one("#act-deliveries", DataTable))
+        # newest first across the endpoints, with the receiver's status code (- when none answered)
+        assert [(r[0], r[1], r[2], r[3]) for r in deliveries] == [
+            ("15 Jan 07:40", "publish.failed", "500", "HTTP 500"),
+            ("14 Jan 17:05", "publish.completed", "503", "HTTP 503 (Retry-After: 120)"),
+            ("14 Jan 12:00", "tiktok.publish.inbox_…", "410", "HTTP 410"),
+            ("13 Jan 10:30", "generation.failed", "-", "connection refused")]
+        assert deliveries[0][4].startswith("ops.example.org/") and deliveries[0][4].endswith("/socialpub")
+        assert screen.focused is screen.query_one("#act-deliveries")
+        await pilot.press("w")
+        assert screen.query_one("#act-failures").display and not screen.query_one("#act-webhooks").display
+
+
+async def test_redeliver_and_re_enable_call_the_api_and_notify():
+    from tests.tui.helpers import record_notifications
+
+    calls: list = []
+    app = webhooks_app(calls)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.check_action("redeliver", ()) is False  # the panel is not in view: not in the footer
+        await pilot.press("s")
+        assert not [c for c in calls if c[0] == "POST"]
+        await pilot.press("w")
+        await settle(pilot)
+        descriptions = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
+        assert {"Redeliver event", "Re-enable endpoint"} <= descriptions  # footer and command palette
+        await pilot.press("down", "s")
+        await settle(pilot)
+        assert [c for c in calls if c[0] == "POST"] == [
+            ("POST", "/v1/events/evt_0005/redeliver", {"endpointId": "we_fail"})]
+        assert seen[-1]["title"] == "Redelivered" and "evt_0005" in seen[-1]["message"]
+        assert "https://ops.example.org/webhooks/socialpub" in seen[-1]["message"]
+        # e: the selected endpoint (the disabled one) enabled again
+        screen.query_one("#act-hooks", DataTable).focus()
+        await pilot.press("e")
+        await settle(pilot)
+        assert [c for c in calls if c[0] == "PATCH"] == [("PATCH", "/v1/webhooks/we_gone", {"enabled": True})]
+        assert seen[-1]["title"] == "Endpoint re-enabled"
+        await pilot.press("down")  # the failing endpoint is enabled: nothing to re-enable
+        assert screen.check_action("enable_webhook", ()) is None
+
+
+async def test_redeliver_refused_is_notified_with_the_api_code():
+    import httpx
+
+    from tests.tui.helpers import record_notifications
+
+    def refused(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(403, json={"error": "insufficient_scope",
+                                         "message": "this API key lacks the scope 'webhooks:write'", "details": []})
+
+    app = webhooks_app(extra={("POST", "/v1/events/evt_0007/redeliver"): refused})
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        await pilot.press("f5", "w")
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert seen[-1]["title"] == "insufficient_scope" and seen[-1]["severity"] == "error"
+        assert "Redeliver: this API key lacks the scope 'webhooks:write'" == seen[-1]["message"]
+
+
+async def test_a_server_without_webhooks_shows_the_panel_unavailable():
+    from tests.tui.canned import canned_app
+    from tests.tui.helpers import record_notifications
+    from tests.tui.test_activity_snapshots import WORKSPACE, activity
+
+    app = canned_app({("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()})  # 404 else
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = record_notifications(app)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#act-failures", DataTable).row_count == 3  # the rest of the screen as before
+        await pilot.press("w")
+        await settle(pilot)
+        assert "not offered by this server" in title(screen, "#act-webhooks-title")
+        assert not screen.query_one("#act-hooks").display and not screen.query_one("#act-deliveries").display
+        assert screen.check_action("redeliver", ()) is None
+        assert seen == []  # no error toast on every refresh
+        await pilot.press("r")
+        await settle(pilot)
+        assert seen == [] and "Plan STARTER" in title(screen, "#act-summary")
+
+
+async def test_no_endpoints_yet_hints_at_the_cli():
+    app = webhooks_app(endpoints=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f5", "w")
+        await settle(pilot)
+        assert "no endpoints yet; add one with socialpub webhooks add URL" in title(app.screen,
+                                                                                   "#act-webhooks-title")
+
+
+async def test_a_tall_terminal_shows_the_webhooks_beneath_the_failures():
+    calls: list = []
+    app = webhooks_app(calls)
+    async with app.run_test(size=(120, 44)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert screen.query_one("#act-failures").display and screen.query_one("#act-webhooks").display
+        assert screen.query_one("#act-deliveries", DataTable).row_count == 4
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert screen.query_one("#act-failures").display and not screen.query_one("#act-webhooks").display
+        assert "webhooks: 1 failing, 1 disabled (w)" in title(screen, "#act-failures-title")
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)  # narrower: the columns shrink with it, no sideways scrolling
+        await settle(pilot)
+        for name in ("#act-hooks", "#act-deliveries"):
+            table = screen.query_one(name, DataTable)
+            assert table.display and table.virtual_size.width <= table.size.width, name
+
+
+# ---- on the embedded backend: a real endpoint where nothing listens ---------------------------------------------
+@pytest.fixture
+def failing_hooks(embedded, monkeypatch):  # type: ignore[no-untyped-def]
+    """Loopback receivers allowed; one attempt per delivery (the first failure is final); a free port."""
+    import socket
+
+    from backend.config import get_settings
+
+    monkeypatch.setenv("SOCIALPUB_ALLOW_PRIVATE_URLS", "1")
+    monkeypatch.setenv("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "0")
+    get_settings.cache_clear()
+    with socket.socket() as s:  # bound, never listening: a connection is refused
+        s.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{s.getsockname()[1]}/hook"
+    get_settings.cache_clear()
+
+
+async def failed_deliveries(client, endpoint_id: str, count: int) -> list:  # type: ignore[no-untyped-def]
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        page = await client.list_deliveries(endpoint_id, status="failed")
+        if len(page.items) >= count or time.monotonic() > deadline:
+            return page.items
+        await asyncio.sleep(0.1)
+
+
+async def test_a_real_failing_endpoint_is_listed_and_its_event_redelivered(tui_app, failing_hooks):
+    from tests.tui.helpers import record_notifications, until
+
+    app = tui_app(worker=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        hook = await app.client.create_webhook(failing_hooks, description="nothing listens")
+        test = await app.client.test_webhook(hook.id)
+        app.client.ready()  # the worker now, not a second after the first screen
+        first = await failed_deliveries(app.client, hook.id, 1)
+        assert [d.id for d in first] == [test.delivery_id] and first[0].last_status_code is None
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert "webhooks: 1 failing (w)" in title(screen, "#act-failures-title")
+        await pilot.press("w")
+        await settle(pilot)
+        [endpoint] = rows(screen.query_one("#act-hooks", DataTable))
+        assert endpoint[0] == failing_hooks and endpoint[1].startswith("failing since ") and endpoint[2] == "-"
+        [delivery] = rows(screen.query_one("#act-deliveries", DataTable))
+        assert delivery[1:3] == ["webhook.test", "-"] and delivery[3].startswith("could not connect")
+        await pilot.press("s")
+        await until(pilot, lambda: any(n["title"] == "Redelivered" for n in seen), what="the redelivery")
+        assert test.event_id in seen[-1]["message"]
+        again = await failed_deliveries(app.client, hook.id, 2)
+        assert len(again) == 2 and {d.event_id for d in again} == {test.event_id}
+        await pilot.press("r")
+        await settle(pilot)
+        assert screen.query_one("#act-deliveries", DataTable).row_count == 2
+        assert not [n for n in seen if n["severity"] == "error"]

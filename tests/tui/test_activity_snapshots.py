@@ -1,5 +1,5 @@
 """How the activity screen looks (canned data): plan and credits, 30 days of outcomes plotted, the latest
-failures; at 100x30 and 80x24."""
+failures; at 100x30 and 80x24. The webhooks panel (`w`) in their place, and beneath them in a tall terminal."""
 
 from __future__ import annotations
 
@@ -73,3 +73,27 @@ async def to_activity(pilot: Any) -> None:
 @pytest.mark.parametrize("size", [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")])
 def test_activity(snap_compare, size):
     assert snap_compare(app(), terminal_size=size, run_before=to_activity)
+
+
+def webhooks_app() -> Any:
+    from tests.tui import webhooks_canned
+
+    return canned_app({("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()}
+                      | webhooks_canned.routes())
+
+
+async def to_webhooks(pilot: Any) -> None:
+    await to_activity(pilot)
+    await pilot.press("w")
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")])
+def test_webhooks_panel(snap_compare, size):
+    assert snap_compare(webhooks_app(), terminal_size=size, run_before=to_webhooks)
+
+
+def test_webhooks_beneath_the_failures_in_a_tall_terminal(snap_compare):
+    assert snap_compare(webhooks_app(), terminal_size=(140, 46), run_before=to_activity)

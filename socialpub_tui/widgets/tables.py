@@ -1,0 +1,33 @@
+"""Filling a DataTable whose cells were clipped to the terminal's width: the columns are rebuilt with the widths
+of what they hold.
+
+A DataTable's auto-width column only ever widens (its width is measured after the rows are added, on the next
+idle, as the max of everything it held), and a row drawn before that measure keeps its drawing: after the terminal
+shrank, the table would scroll sideways or show cut columns. Fixed widths, computed here from the cells, draw right
+at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.widgets import DataTable
+
+Cell = str | Text
+
+
+def fill(table: DataTable, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
+    """Empty `table` (its columns too) and add `rows` ((key, cells)); each column as wide as its label plus one
+    space, or its widest cell (the cells end with their own space: cell_padding=0)."""
+    labels = [name + " " for name in columns]
+    widths = [cell_len(label) for label in labels]
+    for _, cells in rows:
+        for i, cell in enumerate(cells):
+            widths[i] = max(widths[i], cell.cell_len if isinstance(cell, Text) else cell_len(cell))
+    table.clear(columns=True)
+    for name, label, width in zip(columns, labels, widths, strict=True):
+        table.add_column(label, key=name, width=width)
+    for key, cells in rows:
+        table.add_row(*cells, key=key)
