@@ -125,6 +125,37 @@ def address_refusal(ip: IPAddress) -> str | None:
     return None
 
 
+def not_public(url: str) -> str | None:
+    """Why the internet could not reach `url` (its host is loopback, private, link-local… or `localhost`), or None
+    when it can as far as we can tell (a public address, or a name that does not resolve here: a split-horizon
+    name may still be public). Used for the addresses a live network must fetch media from."""
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
+        port = urlsplit(url).port or 443
+    except ValueError:
+        return None
+    if not host:
+        return None
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is this machine"
+    literal = parse_host_literal(host)
+    if literal is not None:
+        return address_refusal(literal)
+    try:
+        resolved = RESOLVER(host.encode("idna").decode("ascii"), port)
+    except (OSError, UnicodeError):
+        return None
+    reasons = []
+    for raw in resolved:
+        try:
+            reasons.append(address_refusal(ipaddress.ip_address(raw.split("%", 1)[0])))
+        except ValueError:
+            continue
+    if reasons and all(reasons):
+        return f"{host} resolves to {reasons[0]}"
+    return None
+
+
 @dataclass(frozen=True)
 class Target:
     url: str

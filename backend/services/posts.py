@@ -27,6 +27,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
+from backend.media.fetch import not_public
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -81,6 +82,7 @@ class AccountRef(NamedTuple):
     platform: str
     status: str
     name: str
+    kind: str = "sandbox"
 
 
 @dataclass
@@ -123,7 +125,8 @@ def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]]
     network), in one statement; None when there is no such workspace."""
     rows = list(Workspace
                 .select(Workspace.plan_subscribed, Workspace.plan_status, Workspace.plan_period_end,
-                        Workspace.free_posts_used, Account.id, Account.platform, Account.status, Account.name)
+                        Workspace.free_posts_used, Account.id, Account.platform, Account.status, Account.name,
+                        Account.kind)
                 .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
                 .where(Workspace.id == workspace_id)
                 .order_by(Account.connected_at, Account.id)
@@ -303,6 +306,22 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
+def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int]) -> None:
+    """A live network that fetches media from its URL (RULES[…].pulls_media) must be able to reach it: a file on a
+    loopback or private address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to
+    configure — never accepted and failed later. `live`: the indexes of the targets on live accounts."""
+    pulling = [t for t in targets if t.index in live and t.platform in RULES and RULES[t.platform].pulls_media]
+    if not pulling or not media:
+        return
+    unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
+    for t in pulling:
+        for url, why in unreachable:
+            t.problem("media_url_not_public",
+                      f"{t.platform} fetches the media from its URL, and {url} cannot be reached from the internet "
+                      f"({why}): set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that "
+                      "serves the media host, e.g. a CDN, a bucket or a tunnel", mediaUrl=url)
+
+
 def _schedule_problem(targets: Sequence[Target], scheduled_at: datetime | None, now: datetime) -> bool:
     if scheduled_at is None or scheduled_at > now:
         return False
@@ -402,6 +421,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
     check_target_rules(targets, content, media, options, media_problems)
+    check_public_media(targets, media, {t.index for t in targets if t.account is not None and t.account.kind == "live"})
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
@@ -779,6 +799,10 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             media, media_problems = [MediaRef.from_dict(m) for m in post.media or []], []
         if any(k in changes for k in ("content", "media_urls", "options")):
             check_target_rules(targets, content, media, options, media_problems)
+        if "media_urls" in changes:
+            ids = [row.account_id for row in rows if row.account_id]
+            live_ids = {a.id for a in Account.select(Account.id).where(Account.id.in_(ids) & (Account.kind == "live"))}
+            check_public_media(targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids})
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

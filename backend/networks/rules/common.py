@@ -35,6 +35,9 @@ class NetworkRules:
     carousel: tuple[int, int] | None  # images per carousel, None when the network takes one media
     validate: Validate
     build: Build
+    # the live network fetches the post's media from its URL (Facebook url/file_url, Instagram containers,
+    # TikTok PULL_FROM_URL) instead of receiving the bytes: the URL must be reachable from the internet
+    pulls_media: bool = False
 
     def check(self, content: str, media: Sequence[MediaRef], options: PostOptions | None = None) -> list[str]:
         return self.validate(content, media, options or PostOptions())

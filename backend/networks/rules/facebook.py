@@ -33,4 +33,4 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, first.kind, content, None, (first,))
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build, pulls_media=True)

@@ -48,4 +48,4 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, only.kind, content, None, items, opts)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build, pulls_media=True)

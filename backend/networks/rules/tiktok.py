@@ -96,4 +96,4 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, kind, "", content, chosen, o)  # type: ignore[arg-type]
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build, pulls_media=True)

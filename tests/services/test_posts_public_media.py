@@ -1,0 +1,84 @@
+"""Issue 17 item 4: a live network that fetches media from its URL cannot reach a loopback or private media host —
+the post is refused at creation (and at an edit of its media), per target, saying what to configure."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from backend import clock
+from backend.ids import new_id
+from backend.media import fetch
+from backend.services import workspace
+from backend.store.models import Account
+from tests.conftest import key_headers
+from tests.media import corpus
+
+
+@pytest.fixture
+def laptop(settings, owner):  # type: ignore[no-untyped-def]
+    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
+    settings.rate_limit_per_minute = 1_000_000
+    settings.media_url = "http://127.0.0.1:8000/media/"
+    return settings
+
+
+def live(owner, platform: str) -> str:  # type: ignore[no-untyped-def]
+    now = clock.now()
+    return Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform=platform, name=f"live {platform}",
+                          kind="live", status="active", access_token="t", connected_at=now, created_at=now).id
+
+
+def image(client, owner) -> str:  # type: ignore[no-untyped-def]
+    r = client.post("/v1/media", json={"base64": base64.b64encode(corpus.jpeg(400, 400)).decode()},
+                    headers=key_headers(owner.api_key))
+    assert r.status_code == 201, r.text
+    return r.json()["url"]
+
+
+def test_a_loopback_media_url_is_refused_for_networks_that_pull(client, owner, laptop):
+    url = image(client, owner)
+    assert url.startswith("http://127.0.0.1:8000/media/")
+    ig, li = live(owner, "instagram"), live(owner, "linkedin")
+    r = client.post("/v1/posts", json={"targets": [{"platform": "instagram", "channelId": ig},
+                                                   {"platform": "linkedin", "channelId": li}],
+                                       "content": "hi", "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    assert r.status_code == 400 and r.json()["error"] == "invalid_targets"
+    [problem] = r.json()["details"]
+    assert problem["platform"] == "instagram" and problem["error"] == "media_url_not_public"
+    assert "SOCIALPUB_MEDIA_URL" in problem["message"] and problem["mediaUrl"] == url
+    # linkedin uploads the bytes: fine on its own
+    r = client.post("/v1/posts", json={"targets": [{"platform": "linkedin", "channelId": li}], "content": "hi",
+                                       "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    assert r.status_code == 202, r.text
+
+
+def test_sandbox_accounts_and_public_hosts_are_not_concerned(client, owner, laptop, monkeypatch):
+    from backend.services import accounts
+
+    accounts.connect_sandbox_defaults(owner.workspace_id)
+    url = image(client, owner)
+    r = client.post("/v1/posts", json={"targets": ["instagram"], "content": "hi", "mediaUrls": [url]},
+                    headers=key_headers(owner.api_key))
+    assert r.status_code == 202, r.text  # the sandbox reaches our media host in-process
+    laptop.media_url = "https://media.example.com/m/"
+    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])  # stubbed: no look-up
+    assert fetch.not_public("https://media.example.com/m/x.jpg") is None
+    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["10.0.0.7"])
+    assert "10.0.0.7" in (fetch.not_public("https://media.example.com/m/x.jpg") or "")
+    assert fetch.not_public("http://localhost:8000/m/x.jpg") and fetch.not_public("http://[::1]/x.jpg")
+
+
+def test_an_edit_of_the_media_is_checked_too(client, owner, laptop, monkeypatch):
+    fb = live(owner, "facebook")
+    laptop.media_url = "https://media.example.com/m/"
+    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
+    r = client.post("/v1/posts", json={"targets": [{"platform": "facebook", "channelId": fb}], "content": "later",
+                                       "scheduledAt": clock.iso(clock.now().replace(year=clock.now().year + 1))},
+                    headers=key_headers(owner.api_key))
+    assert r.status_code == 202, r.text
+    laptop.media_url = "http://127.0.0.1:8000/media/"
+    url = image(client, owner)
+    r = client.patch(f"/v1/posts/{r.json()['id']}", json={"mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    assert r.status_code == 400 and r.json()["details"][0]["error"] == "media_url_not_public"
