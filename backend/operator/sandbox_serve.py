@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import signal
 import sys
 from pathlib import Path
@@ -53,7 +54,9 @@ def _is_loopback(host: str) -> bool:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback).")
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Keep the emulator's state in D/sandbox.db (default: the configured data dir's sandbox).")
-def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON line {network, baseUrl, env, oauth} before serving.")
+def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None, as_json: bool) -> None:
     """Run one network's emulator as a standalone HTTP server, until Ctrl+C.
 
     It serves the network's API, uploads and OAuth endpoints (authorize with a scripted consent, token,
@@ -82,14 +85,21 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None)
     app = asgi_app(sandbox.handler(network))
     shown = f"[{host}]" if ":" in host else host
     origin = f"http://{shown}:{port}"
-    click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location!r}); "
-               "Ctrl+C stops it.")
+    endpoints = {}
     for name, path in OAUTH_PATHS[network]:
         method, _sp, p = path.rpartition(" ")
-        click.echo(f"  {name + ':':<10} {(method + ' ') if method else ''}{origin}{p}")
-    click.echo("Point socialpub at it:")
-    for env, path in BASE_PATHS[network]:
-        click.echo(f"{env}={origin}{path}")
+        endpoints[name] = f"{(method + ' ') if method else ''}{origin}{p}"
+    env = {name: origin + path for name, path in BASE_PATHS[network]}
+    if as_json:
+        click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints}))
+    else:
+        click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location!r}); "
+                   "Ctrl+C stops it.")
+        for name, url in endpoints.items():
+            click.echo(f"  {name + ':':<10} {url}")
+        click.echo("Point socialpub at it:")
+        for name, value in env.items():
+            click.echo(f"{name}={value}")
     sys.stdout.flush()
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                                            access_log=False))
@@ -100,4 +110,5 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None)
         server.run()
     if not server.started:
         raise click.ClickException(f"could not listen on {host}:{port}")
-    click.echo("socialpub sandbox: stopped.")
+    if not as_json:
+        click.echo("socialpub sandbox: stopped.")
