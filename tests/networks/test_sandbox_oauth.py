@@ -437,3 +437,19 @@ def test_sandbox_serve_answers_over_http(tmp_path: Path) -> None:
     assert f"SOCIALPUB_YOUTUBE_BASE_URL={base}/youtube/v3" in out
     assert f"{base}/token" in out and "stopped" in out
     assert (tmp_path / "emu" / "sandbox.db").exists()
+
+
+def test_tiktok_video_needs_its_scope(sb: Sandbox) -> None:
+    c = client(sb, "tiktok")
+    code = authorize(c, "tiktok", scope="user.info.basic,video.upload")["code"]
+    token = exchange(c, "tiktok", code).json()["access_token"]
+    body = {"post_info": {"privacy_level": "SELF_ONLY", "title": "t"},
+            "source_info": {"source": "PULL_FROM_URL", "video_url": "https://media.example/v.mp4"}}
+    r = c.post("/v2/post/publish/video/init/", json=body, headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "scope_not_authorized"
+    r = c.post("/v2/post/publish/inbox/video/init/", json={"source_info": body["source_info"]},
+               headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200 and r.json()["data"]["publish_id"].startswith("v_inbox_url~")
+    info = c.get("/v2/user/info/", params={"fields": "open_id,display_name"},
+                 headers={"Authorization": f"Bearer {token}"}).json()
+    assert set(info["data"]["user"]) == {"open_id", "display_name"} and info["error"]["code"] == "ok"

@@ -56,11 +56,14 @@ class TikTokEmulator(Emulator):
         install(self)
 
     # --- helpers ---------------------------------------------------------------------------------
-    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
+    def _auth(self, request: Request, scope: str | None = None) -> SandboxAccount | httpx.Response:
         auth = authenticate(request.bearer(), PLATFORM)
         acc = auth.account
         if acc is None or auth.problem:
             return err(401, "access_token_invalid", api_auth_message(auth.problem))
+        if scope and auth.grant is not None and scope not in (auth.grant.scopes or []):  # an OAuth grant's scopes
+            return err(401, "scope_not_authorized",
+                       f"The user did not authorize the scope required for completing this request ({scope}).")
         if isinstance(request.json, ValueError) or (request.content and not isinstance(request.json, dict)):
             return err(400, "invalid_params", "The request body is not valid JSON.")
         return acc
@@ -133,7 +136,7 @@ class TikTokEmulator(Emulator):
         })
 
     def _video(self, request: Request, mode: str) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, "video.publish" if mode == "DIRECT_POST" else "video.upload")
         if isinstance(acc, httpx.Response):
             return acc
         body = request.json or {}
