@@ -168,6 +168,14 @@ def test_authorize_token_pkce_and_state(sb: Sandbox, platform: str) -> None:
     assert api_call(c, platform, tokens).status_code == 200
 
 
+def test_pkce_without_a_method_is_plain(sb: Sandbox) -> None:
+    c = client(sb, "youtube")
+    code = authorize(c, "youtube", challenge=None, code_challenge=VERIFIER)["code"]
+    assert exchange(c, "youtube", code, verifier=CHALLENGE).status_code == 400
+    code = authorize(c, "youtube", challenge=None, code_challenge=VERIFIER)["code"]
+    assert exchange(c, "youtube", code).status_code == 200
+
+
 def test_tiktok_accepts_its_hex_pkce_variant(sb: Sandbox) -> None:
     c = client(sb, "tiktok")
     code = authorize(c, "tiktok", challenge=hashlib.sha256(VERIFIER.encode()).hexdigest())["code"]

@@ -253,7 +253,7 @@ def pkce_ok(challenge: str, method: str, verifier: str | None, *, hex_too: bool 
     SHA-256 as hex instead (its documented variant): accepted where hex_too."""
     if not verifier:
         return False
-    if (method or "plain").upper() == "PLAIN" and method != "S256":
+    if (method or "plain").upper() == "PLAIN":
         return hmac.compare_digest(challenge, verifier)
     digest = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
     if hmac.compare_digest(challenge, base64.urlsafe_b64encode(digest).decode().rstrip("=")):
@@ -358,7 +358,7 @@ class OAuthProvider:
         _store(self.platform, code, "code", expires_at=_expiry(settings["code_ttl_s"]), data={
             "client_id": client_id, "redirect_uri": redirect_uri, "scopes": scopes, "subject": subject,
             "accounts": accounts, "code_challenge": p.get("code_challenge"),
-            "code_challenge_method": p.get("code_challenge_method") or ("S256" if p.get("code_challenge") else None),
+            "code_challenge_method": p.get("code_challenge_method") or "plain",  # RFC 7636: absent means plain
             "access_type": p.get("access_type")})
         return self.granted(redirect_uri, code, p.get("state"), scopes)
 
