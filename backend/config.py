@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from platformdirs import user_data_dir
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("socialpub.config")
@@ -18,10 +18,15 @@ def default_data_dir() -> Path:
     return Path(user_data_dir("socialpub", appauthor=False))
 
 
+def _base(network: str) -> AliasChoices:
+    """SOCIALPUB_<NETWORK>_BASE_URL (issue 17's name) or SOCIALPUB_<NETWORK>_API_BASE (the older one)."""
+    return AliasChoices(f"SOCIALPUB_{network.upper()}_BASE_URL", f"SOCIALPUB_{network.upper()}_API_BASE")
+
+
 class Settings(BaseSettings):
     """Every knob of the service. Documented in README.md, section Configuration."""
 
-    model_config = SettingsConfigDict(env_prefix="SOCIALPUB_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="SOCIALPUB_", extra="ignore", populate_by_name=True)
 
     data_dir: Path = Field(default_factory=default_data_dir)
     database_url: str | None = Field(default=None, repr=False)  # may hold the database password
@@ -74,14 +79,16 @@ class Settings(BaseSettings):
     sandbox_tiktok_daily_posts: int = 15
     sandbox_instagram_daily_posts: int = 50
 
-    # live network API bases (the sandbox uses its own .invalid hosts, served in-process)
-    tiktok_api_base: str = "https://open.tiktokapis.com"
-    facebook_api_base: str = "https://graph.facebook.com/v21.0"
+    # live network API bases (the sandbox uses its own .invalid hosts, served in-process). Each is also read from
+    # SOCIALPUB_<NETWORK>_BASE_URL (issue 17: what `socialpub sandbox serve` prints); a Facebook base set
+    # without a video base serves video too, a YouTube base ending /youtube/v3 without an upload base gives it.
+    tiktok_api_base: str = Field("https://open.tiktokapis.com", validation_alias=_base("tiktok"))
+    facebook_api_base: str = Field("https://graph.facebook.com/v21.0", validation_alias=_base("facebook"))
     facebook_video_api_base: str = "https://graph-video.facebook.com/v21.0"
-    instagram_api_base: str = "https://graph.facebook.com/v21.0"
-    linkedin_api_base: str = "https://api.linkedin.com/rest"
+    instagram_api_base: str = Field("https://graph.facebook.com/v21.0", validation_alias=_base("instagram"))
+    linkedin_api_base: str = Field("https://api.linkedin.com/rest", validation_alias=_base("linkedin"))
     linkedin_version: str = "202506"
-    youtube_api_base: str = "https://www.googleapis.com/youtube/v3"
+    youtube_api_base: str = Field("https://www.googleapis.com/youtube/v3", validation_alias=_base("youtube"))
     youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
     network_timeout_s: float = 30.0
     # per-network overrides (JSON, e.g. {"tiktok": 1800}) of how long after a live network accepted a
@@ -129,6 +136,17 @@ class Settings(BaseSettings):
         if not delays or len(delays) > 50 or any(d < 0 or d != d or d > 7 * 86400 for d in delays):
             raise ValueError("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE: 1 to 50 delays, each 0 to 604800 seconds")
         return ",".join(parts)
+
+    @model_validator(mode="after")
+    def _derived_hosts(self) -> Settings:
+        """An emulator (or proxy) given as the Facebook / YouTube base also serves their video / upload host."""
+        fields = self.model_fields_set
+        if "facebook_api_base" in fields and "facebook_video_api_base" not in fields:
+            self.facebook_video_api_base = self.facebook_api_base
+        if ("youtube_api_base" in fields and "youtube_upload_base" not in fields
+                and self.youtube_api_base.rstrip("/").endswith("/youtube/v3")):
+            self.youtube_upload_base = self.youtube_api_base.rstrip("/")[:-len("/youtube/v3")] + "/upload/youtube/v3"
+        return self
 
     @property
     def webhook_retry_delays(self) -> tuple[float, ...]:

@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
     "webhooks": ("socialpub_tui.cli.webhooks", "webhooks_group", "Webhook endpoints: add, list, rotate, test, deliveries, listen."),
     "events": ("socialpub_tui.cli.webhooks", "events_group", "Webhook events: show one, redeliver it."),
-    "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "What the sandbox networks published."),
+    "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "The sandbox networks: what they published; serve one over HTTP."),
     "profile": ("socialpub_tui.cli.profile", "profile_group", "Backends to talk to: list, add, use, show."),
     "recipes": ("socialpub_tui.cli.recipes", "recipes_group", "Recipes: YAML + media that schedule posts — validate, plan, apply, watch."),
     "tui": ("socialpub_tui.cli.tui", "tui_cmd", "Open the TUI (the embedded backend by default; --profile for a server)."),

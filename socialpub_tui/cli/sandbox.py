@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from backend.operator.sandbox_serve import sandbox_serve_cmd
 from socialpub_tui.cli._common import (
     Output,
     api_command,
@@ -16,12 +17,16 @@ from socialpub_tui.cli._common import (
 
 @click.group("sandbox")
 def sandbox_group() -> None:
-    """The sandbox networks: see what they "published".
+    """The sandbox networks: see what they "published"; serve one over HTTP.
 
     \b
     Example:
       socialpub sandbox published --platform instagram
+      socialpub sandbox serve tiktok --port 8401
     """
+
+
+sandbox_group.add_command(sandbox_serve_cmd)  # the operator's code (backend.operator), mounted here
 
 
 @sandbox_group.command("published")

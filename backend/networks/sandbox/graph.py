@@ -14,12 +14,12 @@ from backend.networks.sandbox.core import (
     Gate,
     Request,
     SandboxItem,
-    account_for_token,
     b64url,
     gate,
     json_response,
     page_after,
 )
+from backend.networks.sandbox.oauth import GraphOAuth, authenticate, install
 from backend.networks.sandbox.store import SandboxAccount
 
 VERSION = re.compile(r"^/v\d+\.\d+")
@@ -59,10 +59,19 @@ class GraphEmulator(Emulator):
         m = VERSION.match(path)  # VERSION.sub("", path): the pattern is anchored, at most one match
         return path[m.end():] if m else path
 
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
+        self.oauth = install(self)
+
     def auth(self, request: Request, owner_id: str | None = None) -> SandboxAccount | httpx.Response:
-        acc = account_for_token(request.token())
-        if acc is None or acc.platform != self.platform:
-            return graph_error(400, 190, "Invalid OAuth access token - Cannot parse access token")
+        found = authenticate(request.token(), self.platform, owner_id)
+        acc = found.account
+        if acc is None or found.problem:
+            assert isinstance(self.oauth, GraphOAuth)
+            return self.oauth.api_error(found.problem)
+        if found.kind == "user" and self.platform == "facebook":  # acting as a Page takes the Page's token
+            return graph_error(403, 200, "(#200) The permission(s) pages_manage_posts are not available: a Page "
+                               "access token is required (GET /me/accounts)")
         if owner_id is not None and owner_id != acc.external_id:
             return graph_error(403, 200, "(#200) The user hasn't authorized the application to perform this action"
                                if self.platform == "facebook" else

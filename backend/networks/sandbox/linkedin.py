@@ -13,7 +13,6 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
-    account_for_token,
     b64url,
     digits,
     empty_response,
@@ -26,6 +25,7 @@ from backend.networks.sandbox.core import (
     page_at,
     update_item,
 )
+from backend.networks.sandbox.oauth import api_error_linkedin, authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"
@@ -53,11 +53,13 @@ class LinkedInEmulator(Emulator):
         self.route("GET", r"/rest/(?P<kind>images|documents|videos)/(?P<urn>[^/]+)", self.get_asset)
         self.route("POST", r"/rest/posts", self.create_post)
         self.route("GET", r"/rest/posts", self.find_posts)
+        install(self)
 
     def _auth(self, request: Request, *, versioned: bool = True) -> SandboxAccount | httpx.Response:
-        acc = account_for_token(request.bearer())
-        if acc is None or acc.platform != PLATFORM:
-            return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")
+        auth = authenticate(request.bearer(), PLATFORM, self._acting_as(request))
+        acc = auth.account
+        if acc is None or auth.problem:
+            return api_error_linkedin(auth.problem, li_error)
         if versioned:
             version = request.header("linkedin-version")
             if not version:
@@ -65,7 +67,21 @@ class LinkedInEmulator(Emulator):
                                 "LinkedIn-Version header.", None, "VERSION_MISSING")
             if not (len(version) == 6 and version.isdigit()):
                 return li_error(426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION")
+        request.sandbox_account_ids = {a.id for a in auth.accounts()}  # type: ignore[attr-defined]
         return acc
+
+    @staticmethod
+    def _acting_as(request: Request) -> str | None:
+        """The author (or asset owner) a call acts for: with a member's grant, the member or one of the
+        organisations it administers."""
+        body = request.json if isinstance(request.json, dict) else {}
+        owner = (body.get("author") or (body.get("initializeUploadRequest") or {}).get("owner")
+                 or request.query.get("author"))
+        return str(owner) if owner else None
+
+    @staticmethod
+    def _owns(request: Request, acc: SandboxAccount, item: SandboxItem) -> bool:
+        return item.account_id == acc.id or item.account_id in getattr(request, "sandbox_account_ids", ())
 
     def asset_action(self, request: Request, kind: str) -> httpx.Response:
         acc = self._auth(request)
@@ -76,7 +92,7 @@ class LinkedInEmulator(Emulator):
         if action == "finalizeUpload" and kind == "videos":
             req = body.get("finalizeUploadRequest") or {}
             item = get_item(str(req.get("video")))
-            if item is None or item.account_id != acc.id:
+            if item is None or not self._owns(request, acc, item):
                 return li_error(404, "Video not found", 100)
             update_item(item.id, state="uploaded", started_at=self.now())
             return json_response(200, {})
@@ -108,7 +124,7 @@ class LinkedInEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         item = find_by_post_id(PLATFORM, upload)
-        if item is None or item.account_id != acc.id:
+        if item is None or not self._owns(request, acc, item):
             return li_error(404, "Upload not found")
         magic = MAGIC[item.kind]
         if not request.content or (magic and not request.content.startswith(magic)):
@@ -131,9 +147,10 @@ class LinkedInEmulator(Emulator):
             return acc
         urn = unquote(urn)
         item = get_item(urn, PLATFORM)
-        if item is None or item.account_id != acc.id:
+        if item is None or not self._owns(request, acc, item):
             return li_error(404, f"Not found: {urn}")
-        return json_response(200, {"id": urn, "owner": acc.external_id, "status": self.asset_status(item)})
+        owner = acc if item.account_id == acc.id else SandboxAccount.get_by_id(item.account_id)
+        return json_response(200, {"id": urn, "owner": owner.external_id, "status": self.asset_status(item)})
 
     def create_post(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -157,7 +174,7 @@ class LinkedInEmulator(Emulator):
         asset = None
         if media:
             asset = get_item(str(media.get("id")), PLATFORM)
-            if asset is None or asset.account_id != acc.id:
+            if asset is None or not self._owns(request, acc, asset):
                 return li_error(400, f"Unknown media {media.get('id')}", 100)
             if self.asset_status(asset) != "AVAILABLE":
                 return li_error(400, f"Media {asset.id} is not AVAILABLE", 100)

@@ -41,7 +41,8 @@ log = logging.getLogger("socialpub.sandbox")
 sandbox_db = DatabaseProxy()
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_TABLE = "emulator_migration"
-TABLES = ("emulator_account", "emulator_item", MIGRATION_TABLE)  # on PostgreSQL, beside the product's tables
+TABLES = ("emulator_account", "emulator_item", "emulator_grant", "emulator_token", "emulator_setting",
+          MIGRATION_TABLE)  # on PostgreSQL, beside the product's tables
 SQLITE_FILE = "sandbox.db"
 
 
@@ -117,7 +118,56 @@ class SandboxItem(SandboxModel):
 
 SandboxItem.add_index(SandboxItem.post_id, where=SandboxItem.post_id.is_null(False))
 
-MODELS = (SandboxAccount, SandboxItem)
+
+
+class SandboxGrant(SandboxModel):
+    """An OAuth consent: the user (`subject`, the network's id for them) and the sandbox accounts it reaches
+    (a TikTok creator, a LinkedIn member, a YouTube channel; Facebook pages; Instagram accounts of linked pages)."""
+
+    id = CharField(primary_key=True, max_length=40)
+    platform = CharField(max_length=20)
+    subject = CharField(max_length=80)
+    account_ids = JSONField(default=list)
+    client_id = CharField(max_length=200, default="")
+    scopes = JSONField(default=list)
+    state = CharField(max_length=20, default="active")  # active | revoked
+    refresh_expires_at = UTCDateTime(null=True)  # LinkedIn: 365 d from the first consent, never extended
+    created_at = UTCDateTime()
+
+    class Meta:
+        table_name = "emulator_grant"
+
+
+class SandboxToken(SandboxModel):
+    """A credential the emulator issued, by its SHA-256 (never the token): an authorization code, an access or
+    refresh token of a grant, a page token, or a sandbox account's own token once a test made it mortal."""
+
+    id = CharField(primary_key=True, max_length=64)
+    platform = CharField(max_length=20)
+    grant_id = CharField(max_length=40, null=True)
+    kind = CharField(max_length=20)  # code | access | user | refresh | page | account
+    account_id = CharField(max_length=40, null=True)
+    expires_at = UTCDateTime(null=True)
+    state = CharField(max_length=20, default="active")  # active | used | rotated | revoked
+    data = JSONField(default=dict)
+    created_at = UTCDateTime()
+
+    class Meta:
+        table_name = "emulator_token"
+        indexes = ((("grant_id",), False),)
+
+
+class SandboxSetting(SandboxModel):
+    """Switches and registries of the emulators (OAuth lifetimes, failure switches, consenting users)."""
+
+    key = CharField(primary_key=True, max_length=200)
+    value = JSONField(default=dict)
+
+    class Meta:
+        table_name = "emulator_setting"
+
+
+MODELS = (SandboxAccount, SandboxItem, SandboxGrant, SandboxToken, SandboxSetting)
 
 
 @dataclass(frozen=True)

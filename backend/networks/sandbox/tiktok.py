@@ -12,7 +12,6 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
-    account_for_token,
     digits,
     exclusive,
     gate,
@@ -23,6 +22,7 @@ from backend.networks.sandbox.core import (
     update_item,
     utf16_len,
 )
+from backend.networks.sandbox.oauth import api_auth_message, authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "tiktok"
@@ -53,14 +53,17 @@ class TikTokEmulator(Emulator):
         self.route("POST", r"/v2/post/publish/status/fetch", self.status_fetch)
         self.route("POST", r"/v2/post/publish/cancel", self.cancel)
         self.route("POST", r"/v2/video/list", self.video_list)
+        install(self)
 
     # --- helpers ---------------------------------------------------------------------------------
-    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
-        token = request.bearer()
-        acc = account_for_token(token)
-        if acc is None or acc.platform != PLATFORM:
-            return err(401, "access_token_invalid",
-                       "The access token is invalid or not found in the request.")
+    def _auth(self, request: Request, scope: str | None = None) -> SandboxAccount | httpx.Response:
+        auth = authenticate(request.bearer(), PLATFORM)
+        acc = auth.account
+        if acc is None or auth.problem:
+            return err(401, "access_token_invalid", api_auth_message(auth.problem))
+        if scope and auth.grant is not None and scope not in (auth.grant.scopes or []):  # an OAuth grant's scopes
+            return err(401, "scope_not_authorized",
+                       f"The user did not authorize the scope required for completing this request ({scope}).")
         if isinstance(request.json, ValueError) or (request.content and not isinstance(request.json, dict)):
             return err(400, "invalid_params", "The request body is not valid JSON.")
         return acc
@@ -133,7 +136,7 @@ class TikTokEmulator(Emulator):
         })
 
     def _video(self, request: Request, mode: str) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, "video.publish" if mode == "DIRECT_POST" else "video.upload")
         if isinstance(acc, httpx.Response):
             return acc
         body = request.json or {}

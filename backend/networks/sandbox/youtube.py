@@ -12,7 +12,6 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
-    account_for_token,
     b64url,
     empty_response,
     exclusive,
@@ -24,6 +23,7 @@ from backend.networks.sandbox.core import (
     update_item,
     write,
 )
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "youtube"
@@ -51,11 +51,17 @@ class YouTubeEmulator(Emulator):
         self.route("GET", r"/youtube/v3/search", self.search)
         self.route("GET", r"/youtube/v3/channels", self.channels)
         self.route("GET", r"/youtube/v3/playlistItems", self.playlist_items)
+        install(self)
 
     def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
-        acc = account_for_token(request.bearer())
-        if acc is None or acc.platform != PLATFORM:
-            return yt_error(401, "authError", "Request had invalid authentication credentials.", "global")
+        auth = authenticate(request.bearer(), PLATFORM)
+        acc = auth.account
+        if acc is None or auth.problem:
+            resp = yt_error(401, "authError", "Request had invalid authentication credentials. Expected OAuth 2 "
+                            "access token, login cookie or other valid authentication credential.", "global")
+            resp.headers["WWW-Authenticate"] = ('Bearer realm="https://accounts.google.com/", '
+                                                'error="invalid_token"')
+            return resp
         return acc
 
     def start_session(self, request: Request) -> httpx.Response:

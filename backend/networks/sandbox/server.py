@@ -1,0 +1,78 @@
+"""One emulator as an ASGI app, for `socialpub sandbox serve` (a standalone HTTP server on loopback).
+
+The emulators answer in process with the `.sandbox.invalid` hosts of the real networks' shapes (YouTube's
+upload session `Location`, LinkedIn's `uploadUrl`, Graph `paging.next`); served over HTTP, those hosts are
+rewritten to the server's own origin, so a client follows them back to it. Every path of the network (API,
+uploads, OAuth) is served from that one origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+# the emulators' API and upload hosts (not the CDN hosts of avatars): rewritten to the server's origin
+SERVED_HOSTS = (b"https://open.tiktokapis.sandbox.invalid", b"https://graph-video.facebook.sandbox.invalid",
+                b"https://graph.facebook.sandbox.invalid", b"https://api.linkedin.sandbox.invalid",
+                b"https://www.linkedin.sandbox.invalid", b"https://www.googleapis.sandbox.invalid")
+HOP_BY_HOP = {b"content-length", b"transfer-encoding", b"connection", b"content-encoding"}
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def _rewrite(value: bytes, origin: bytes) -> bytes:
+    for host in SERVED_HOSTS:
+        if host in value:
+            value = value.replace(host, origin)
+    return value
+
+
+def asgi_app(handler: Callable[[httpx.Request], httpx.Response]) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """An ASGI app serving `handler` (httpx.Request -> httpx.Response, e.g. `Sandbox.handler(platform)`); the
+    handler runs in a worker thread (it sleeps the configured latency and uses the database)."""
+    import anyio.to_thread
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        headers = [(k, v) for k, v in scope["headers"]]
+        host = dict(headers).get(b"host") or f"{scope['server'][0]}:{scope['server'][1]}".encode()
+        origin = scope.get("scheme", "http").encode() + b"://" + host
+        target = scope.get("raw_path") or scope["path"].encode()
+        if scope.get("query_string"):
+            target += b"?" + scope["query_string"]
+        request = httpx.Request(scope["method"], (origin + target).decode("latin-1"),
+                                headers=[(k, v) for k, v in headers if k not in HOP_BY_HOP],
+                                content=b"".join(chunks))
+        try:
+            response = await anyio.to_thread.run_sync(handler, request)
+            body = response.read()
+        except Exception as exc:  # an emulator bug: a 500 the client can see, not a dropped connection
+            response, body = httpx.Response(500), f"sandbox emulator error: {exc!r}".encode()
+        ctype = response.headers.get("content-type", "")
+        if body and ("json" in ctype or ctype.startswith("text/")):
+            body = _rewrite(body, origin)
+        out = [(k.lower(), _rewrite(v, origin)) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
+        out.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": response.status_code, "headers": out})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
