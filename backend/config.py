@@ -91,6 +91,24 @@ class Settings(BaseSettings):
     youtube_api_base: str = Field("https://www.googleapis.com/youtube/v3", validation_alias=_base("youtube"))
     youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
     network_timeout_s: float = 30.0
+    # live accounts (issue 17): each network's OAuth app (SOCIALPUB_<NETWORK>_CLIENT_ID / _CLIENT_SECRET; TikTok
+    # calls the id its client key) and where its authorize and token endpoints are (default: the real hosts;
+    # backend/networks/oauth_apps.py also takes an API base on loopback — an emulator — as their origin).
+    tiktok_client_id: str | None = None
+    tiktok_client_secret: str | None = Field(default=None, repr=False)
+    facebook_client_id: str | None = None
+    facebook_client_secret: str | None = Field(default=None, repr=False)
+    instagram_client_id: str | None = None
+    instagram_client_secret: str | None = Field(default=None, repr=False)
+    linkedin_client_id: str | None = None
+    linkedin_client_secret: str | None = Field(default=None, repr=False)
+    youtube_client_id: str | None = None
+    youtube_client_secret: str | None = Field(default=None, repr=False)
+    tiktok_oauth_base: str | None = None
+    facebook_oauth_base: str | None = None
+    instagram_oauth_base: str | None = None
+    linkedin_oauth_base: str | None = None
+    youtube_oauth_base: str | None = None
     # per-network overrides (JSON, e.g. {"tiktok": 1800}) of how long after a live network accepted a
     # publication its listing may still miss it: after an interrupted call, "absent" counts only that long after
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
