@@ -69,9 +69,12 @@ def _pass(table: str, column: str, ring: secretbox.Keyring, primary: Fernet, *, 
 def rotate_key(settings: Settings) -> dict[str, Any]:
     """`socialpub admin rotate-key`: a new key (key file) or the first key of SOCIALPUB_SECRETS_KEY; every
     secret re-encrypted under it; the old keys dropped from the file."""
-    init_database(settings)
     ring = secretbox.configure(settings)
+    if not ring.from_environment and not ring.path.exists():  # never invent a key here: values may need the lost one
+        raise secretbox.SecretsKeyError(f"no secrets key at {ring.path}: nothing to rotate (run `socialpub init` "
+                                        "first, restore that file, or set SOCIALPUB_SECRETS_KEY)")
     old = ring.keys()
+    init_database(settings)
     if not ring.from_environment:
         secretbox.write_key_file(ring.path, [Fernet.generate_key(), *old])
     primary = ring.primary()

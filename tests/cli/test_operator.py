@@ -126,6 +126,12 @@ def test_admin_rotate_key(env, monkeypatch):
     assert {a.id: a.access_token for a in Account.select()} == tokens
 
 
+def test_admin_rotate_key_needs_a_key(env):
+    r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])
+    assert r.exit_code == 1 and "no secrets key at" in r.output
+    assert not (env / "d" / "secrets.key").exists() and not (env / "d" / "socialpub.db").exists()
+
+
 def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     from cryptography.fernet import Fernet
 
