@@ -33,6 +33,9 @@ class Settings(BaseSettings):
     base_url: str = "http://127.0.0.1:8000"
     media_url: str | None = None
     secret_key: str | None = Field(default=None, repr=False)
+    # the key(s) that encrypt network tokens and webhook secrets at rest (comma-separated Fernet keys, the first
+    # encrypts); unset: <data_dir>/secrets.key, made at init (0600). Servers sharing a database must share it.
+    secrets_key: str | None = Field(default=None, repr=False)
 
     rate_limit_per_minute: int = 30
     session_ttl_s: int = 12 * 3600

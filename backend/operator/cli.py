@@ -164,6 +164,7 @@ def admin_group() -> None:
       socialpub admin session
       socialpub admin plan STARTER --status active --period-end 2027-01-01T00:00:00Z
       socialpub admin credits --add 100
+      socialpub admin rotate-key
     """
 
 
@@ -270,6 +271,36 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
         _fail(str(exc))
         return
     click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
+
+
+@admin_group.command("rotate-key")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {reencrypted, tables, keySource, oldKeysDropped} as JSON.")
+def admin_rotate_key(as_json: bool) -> None:
+    """Encrypt every stored token and webhook secret under a new key.
+
+    With the key file (<data dir>/secrets.key) a new key is made; the old one keeps decrypting until every
+    value is re-encrypted, then it is dropped. Safe to run again after an interruption. With
+    SOCIALPUB_SECRETS_KEY, put the new key first (NEW,OLD) on every server, run this, then remove OLD.
+
+    \b
+    Example:
+      socialpub admin rotate-key --json
+    """
+    from backend.services import encryption
+    from backend.store.secretbox import SecretsKeyError
+
+    try:
+        out = encryption.rotate_key(_settings())
+    except SecretsKeyError as exc:
+        _fail(str(exc), as_json, "secrets_key_error")
+        return
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    per_table = ", ".join(f"{table} {n}" for table, n in out["tables"].items())
+    click.echo(f"re-encrypted {out['reencrypted']} value(s) ({per_table}) under the first key of {out['keySource']}"
+               + (f"; {out['oldKeysDropped']} old key(s) dropped" if out["oldKeysDropped"] else ""))
 
 
 OPERATOR_COMMANDS = (init_cmd, serve_cmd, worker_cmd, tick_cmd, admin_group)

@@ -1,4 +1,4 @@
-"""Initialise a data dir: store, workspace, owner login, one all-scopes API key, session secret."""
+"""Initialise a data dir: store, workspace, owner login, one all-scopes API key, session secret, secrets key."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.services import keys, security
+from backend.services import encryption, keys, security
 from backend.store.db import database, drop_all_tables, init_database, is_sqlite, migrate, tx
 from backend.store.models import Owner, Workspace
 
@@ -85,6 +85,7 @@ def create_workspace(settings: Settings, name: str, email: str, password: str | 
     _check_login(email, password)  # before anything is written: a refused init leaves no half-made data dir
     init_database(settings)
     secret = security.ensure_secret(settings)
+    encryption.ensure_key(settings)
     now = clock.now()
     with tx():
         if Owner.select().where(Owner.email == email).exists():

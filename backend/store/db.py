@@ -25,6 +25,7 @@ from peewee import (
 from playhouse.migrations import Runner
 
 from backend.config import Settings
+from backend.store import secretbox
 
 log = logging.getLogger("socialpub.store")
 
@@ -250,8 +251,10 @@ def migration_status(db: Database | None = None) -> list[tuple[str, bool]]:
 
 
 def init_database(settings: Settings, *, run_migrations: bool = True) -> Database:
-    """Bind the global proxy to the configured database and bring its schema up to date."""
+    """Bind the global proxy to the configured database, point the store at the secrets key (read when first
+    needed) and bring the schema up to date."""
     global _bound
+    secretbox.configure(settings)
     current = database.obj
     if current is not None and _bound == (current, _key(settings)):
         return current

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from peewee import DatabaseProxy, DateTimeField, SqliteDatabase
+from peewee import DatabaseProxy, DateTimeField, SqliteDatabase, TextField
+
+from backend.store import secretbox
 
 
 class UTCDateTimeField(DateTimeField):
@@ -41,4 +43,23 @@ class UTCDateTimeField(DateTimeField):
             value = self.adapt(value)
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return value
+
+
+class EncryptedTextField(TextField):
+    """A secret (network token, webhook signing secret): the one way secrets are stored.
+
+    Python side: the plain text. Stored: `enc:v1:<Fernet token>` under the store's keyring
+    (backend/store/secretbox.py), so the database (file, dump, backup) holds no secret in clear. None and the
+    empty string (no secret) are stored as they are. A value without the prefix is plaintext written before
+    migration 0020 and reads back as it is. Encryption is not deterministic: never compare such a column in SQL."""
+
+    def db_value(self, value):  # type: ignore[no-untyped-def,override]
+        if value is None or value == "":
+            return value
+        return secretbox.encrypt(str(value))
+
+    def python_value(self, value):  # type: ignore[no-untyped-def,override]
+        if secretbox.is_encrypted(value):
+            return secretbox.decrypt(value)
         return value

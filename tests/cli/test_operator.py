@@ -76,3 +76,79 @@ def test_admin_commands(env):
 def test_commands_before_init_fail_clearly(env):
     r = CliRunner().invoke(cli, ["admin", "session"])
     assert r.exit_code == 1
+
+
+def test_admin_rotate_key(env, monkeypatch):
+    """A new key encrypts every token; the old one is dropped once done; an interrupted run leaves both keys
+    and running it again finishes the job."""
+    import os
+
+    from backend.config import Settings
+    from backend.services import encryption
+    from backend.store import secretbox
+    from backend.store.models import Account
+
+    run("init", "--json", "--password", "s3cret-pass", "--sandbox")
+    path = secretbox.key_path(Settings())
+    first = path.read_text().split()
+    tokens = {a.id: a.access_token for a in Account.select()}
+    assert len(first) == 1 and len(tokens) == 5 and all(tokens.values())
+
+    r = run("admin", "rotate-key", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["reencrypted"] == 5 and out["tables"] == {"account": 5, "webhook_endpoint": 0}
+    assert out["oldKeysDropped"] == 1 and out["keySource"] == str(path)
+    second = path.read_text().split()
+    assert len(second) == 1 and second != first and os.stat(path).st_mode & 0o077 == 0
+    assert {a.id: a.access_token for a in Account.select()} == tokens
+
+    class Interrupted(Exception):
+        pass
+
+    real_pass, calls = encryption._pass, []
+
+    def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if calls:
+            raise Interrupted
+        calls.append(1)
+        return real_pass(*args, **kwargs)
+
+    monkeypatch.setattr(encryption, "_pass", interrupted)
+    with pytest.raises(Interrupted):
+        run("admin", "rotate-key")
+    assert path.read_text().split()[1:] == second  # the new key first, the old one kept
+    assert {a.id: a.access_token for a in Account.select()} == tokens  # both keys read
+    monkeypatch.setattr(encryption, "_pass", real_pass)
+    r = run("admin", "rotate-key")
+    assert r.exit_code == 0 and "re-encrypted 5 value(s)" in r.output and "2 old key(s) dropped" in r.output
+    assert len(path.read_text().split()) == 1
+    assert {a.id: a.access_token for a in Account.select()} == tokens
+
+
+def test_admin_rotate_key_needs_a_key(env):
+    r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])
+    assert r.exit_code == 1 and "no secrets key at" in r.output
+    assert not (env / "d" / "secrets.key").exists() and not (env / "d" / "socialpub.db").exists()
+
+
+def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
+    from cryptography.fernet import Fernet
+
+    from backend.store.models import Account
+
+    old, new = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", old)
+    run("init", "--json", "--password", "s3cret-pass", "--sandbox")
+    assert not (env / "d" / "secrets.key").exists()
+    tokens = {a.id: a.access_token for a in Account.select()}
+    monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", f"{new},{old}")
+    out = json.loads(run("admin", "rotate-key", "--json").output)
+    assert out["reencrypted"] == 5 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
+    monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", new)  # the old key removed: everything still reads
+    r = run("admin", "rotate-key", "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == 5
+    assert {a.id: a.access_token for a in Account.select()} == tokens
+    monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", "garbage")
+    r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])
+    assert r.exit_code == 1 and "SOCIALPUB_SECRETS_KEY" in r.output and "garbage" not in r.output

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from peewee import CharField, ForeignKeyField, TextField
+from peewee import CharField, ForeignKeyField
 
-from backend.store.fields import UTCDateTimeField
+from backend.store.fields import EncryptedTextField, UTCDateTimeField
 from backend.store.models.base import BaseModel
 from backend.store.models.workspace import Workspace
 
@@ -31,7 +31,9 @@ class Account(BaseModel):
     status = CharField(max_length=16, default="active")
     behaviour = CharField(max_length=20, null=True)
     external_id = CharField(max_length=200, default="")
-    access_token = TextField(default="")  # network token; never logged, never returned by the API
+    # the network's tokens: encrypted at rest (EncryptedTextField), never logged, never returned by the API
+    access_token = EncryptedTextField(default="")
+    refresh_token = EncryptedTextField(null=True)
     token_expires_at = UTCDateTimeField(null=True)
     connected_at = UTCDateTimeField()
     disconnected_at = UTCDateTimeField(null=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from peewee import BooleanField, CharField, ForeignKeyField, IntegerField, JSONField, TextField
 
-from backend.store.fields import UTCDateTimeField
+from backend.store.fields import EncryptedTextField, UTCDateTimeField
 from backend.store.models.base import BaseModel
 from backend.store.models.workspace import Workspace
 
@@ -20,8 +20,8 @@ class WebhookEndpoint(BaseModel):
     url = TextField()
     description = TextField(null=True)
     event_types = JSONField(default=list)  # [] = every type
-    secret = CharField(max_length=100)
-    previous_secret = CharField(max_length=100, null=True)
+    secret = EncryptedTextField()  # encrypted at rest, like every secret (backend/store/secretbox.py)
+    previous_secret = EncryptedTextField(null=True)
     previous_secret_until = UTCDateTimeField(null=True)
     secret_rotated_at = UTCDateTimeField(null=True)
     enabled = BooleanField(default=True)
