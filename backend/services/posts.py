@@ -320,8 +320,7 @@ def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], liv
         return
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     for t in pulling:
-        configured = t.platform in by_url
-        if configured:
+        if not RULES[t.platform].pulls_media(media, False):  # it pulls only because it is configured to
             what = (f"{t.platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)")
             fix = (f"remove {t.platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
                    "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media host, "

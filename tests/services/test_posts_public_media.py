@@ -121,6 +121,9 @@ def test_configured_pull_is_refused_with_what_to_change(client, owner, laptop):
     assert set(problems) == {"facebook", "tiktok"}
     for d in problems.values():
         assert d["error"] == "media_url_not_public" and "SOCIALPUB_MEDIA_BY_URL" in d["message"]
+    r = post(client, owner, [("tiktok", tk)], [image(client, owner)])  # a photo post pulls anyway: no "remove"
+    [d] = r.json()["details"]
+    assert "photos" in d["message"] and "SOCIALPUB_MEDIA_BY_URL" not in d["message"]
 
 
 def test_the_rules_say_who_pulls():
