@@ -13,6 +13,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("socialpub.config")
 
+# the networks whose media may go by URL instead of by bytes (SOCIALPUB_MEDIA_BY_URL); instagram always does
+MEDIA_BY_URL_NETWORKS = ("facebook", "tiktok", "instagram")
+
 
 def default_data_dir() -> Path:
     return Path(user_data_dir("socialpub", appauthor=False))
@@ -116,6 +119,10 @@ class Settings(BaseSettings):
     # publication its listing may still miss it: after an interrupted call, "absent" counts only that long after
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
+    # networks (comma-separated: facebook, tiktok) that pull a post's media from its public URL instead of
+    # receiving the bytes (Facebook url/file_url, TikTok PULL_FROM_URL for videos); Instagram always pulls, and
+    # TikTok photos too (docs/networks.md). Default: upload the bytes wherever the network allows it.
+    media_by_url: str = ""
 
     # generation (issue 15): the provider's name among the entry points of `socialpub.generation_providers`
     # (backend/generation/registry.py); each provider reads its own SOCIALPUB_GENERATION_<NAME>_… settings.
@@ -168,6 +175,21 @@ class Settings(BaseSettings):
                 and self.youtube_api_base.rstrip("/").endswith("/youtube/v3")):
             self.youtube_upload_base = self.youtube_api_base.rstrip("/")[:-len("/youtube/v3")] + "/upload/youtube/v3"
         return self
+
+    @field_validator("media_by_url")
+    @classmethod
+    def _media_by_url(cls, v: str) -> str:
+        names = [p.strip().lower() for p in v.split(",") if p.strip()]
+        unknown = sorted(set(names) - set(MEDIA_BY_URL_NETWORKS))
+        if unknown:
+            raise ValueError(f"SOCIALPUB_MEDIA_BY_URL: {', '.join(unknown)} cannot be chosen: comma-separated names "
+                             f"among {', '.join(MEDIA_BY_URL_NETWORKS)}")
+        return ",".join(names)
+
+    @property
+    def media_by_url_networks(self) -> frozenset[str]:
+        """The networks configured to pull media from their URL (SOCIALPUB_MEDIA_BY_URL)."""
+        return frozenset(p for p in self.media_by_url.split(",") if p)
 
     @property
     def webhook_retry_delays(self) -> tuple[float, ...]:

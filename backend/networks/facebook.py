@@ -1,5 +1,8 @@
-"""Facebook Pages adapter (NETWORKS.md section 3): /{page}/feed for text, /{page}/photos with url for an
-image, graph-video /{page}/videos with file_url for a video; the permalink read back from the object.
+"""Facebook Pages adapter (NETWORKS.md section 3): /{page}/feed for text, /{page}/photos for an image,
+graph-video /{page}/videos for a video, the file sent as multipart `source` (issue 17 item 4: no public media URL
+needed; the whole file in memory, media are at most 128 MB) — or, when the adapter is built with media_by_url
+(SOCIALPUB_MEDIA_BY_URL), its URL as `url` / `file_url` for Facebook to fetch; the permalink read back from the
+object.
 Published at once (no asynchronous step); find_existing reads /{page}/published_posts, which lists a post as
 soon as the call answered: absence is conclusive at once (LISTING_DELAY_S 0; for a video posted by file_url
 this is UNCONFIRMED: raise it with SOCIALPUB_LISTING_DELAY_S if the Page lists videos only once processed)."""
@@ -9,11 +12,13 @@ from __future__ import annotations
 import httpx
 
 from backend.networks.base import (
+    MediaRef,
     NetworkError,
     Publication,
     PublishOutcome,
 )
 from backend.networks.graph import GraphClient, find_in_listing
+from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "facebook"
 LISTING_DELAY_S = 0.0
@@ -23,10 +28,26 @@ class FacebookAdapter:
     platform = PLATFORM
 
     def __init__(self, client: httpx.Client, base_url: str = "https://graph.facebook.com/v21.0",
-                 video_base_url: str = "https://graph-video.facebook.com/v21.0") -> None:
+                 video_base_url: str = "https://graph-video.facebook.com/v21.0", *,
+                 media_loader: MediaLoader | None = None, media_by_url: bool = False) -> None:
         self.graph = GraphClient(client, "Facebook")
         self.base = base_url.rstrip("/")
         self.video_base = video_base_url.rstrip("/")
+        self.media_loader = media_loader
+        self.media_by_url = media_by_url  # url / file_url for Facebook to fetch (SOCIALPUB_MEDIA_BY_URL)
+
+    def _source(self, media: MediaRef) -> dict[str, tuple[str, bytes, str]]:
+        """The multipart `source` part of a media: its bytes, a file name and its type."""
+        if self.media_loader is None:
+            raise NetworkError("permanent", "no media loader configured for Facebook uploads", code="no_loader")
+        data = self.media_loader(media)
+        if not data:
+            raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
+        default = "video/mp4" if media.kind == "video" else "image/jpeg"
+        mime = (media.mime or default).split(";")[0].strip().lower()
+        name = media.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or ("video.mp4" if media.kind == "video"
+                                                                          else "image.jpg")
+        return {"source": (name, data, mime)}
 
     def _permalink(self, token: str, object_id: str) -> str | None:
         try:
@@ -42,12 +63,20 @@ class FacebookAdapter:
         p, page, token = pub.payload, pub.account.external_account_id, pub.account.access_token
         try:
             if p.kind == "image":
-                body = self.graph.post(f"{self.base}/{page}/photos", token,
-                                       {"url": p.media[0].url, "caption": p.text or None})
+                params = {"caption": p.text or None}
+                if self.media_by_url:
+                    body = self.graph.post(f"{self.base}/{page}/photos", token, {"url": p.media[0].url, **params})
+                else:
+                    body = self.graph.post(f"{self.base}/{page}/photos", token, params, files=self._source(p.media[0]))
                 post_id = str(body.get("post_id") or body["id"])
             elif p.kind == "video":
-                body = self.graph.post(f"{self.video_base}/{page}/videos", token,
-                                       {"file_url": p.media[0].url, "description": p.text or None})
+                params = {"description": p.text or None}
+                if self.media_by_url:
+                    body = self.graph.post(f"{self.video_base}/{page}/videos", token,
+                                           {"file_url": p.media[0].url, **params})
+                else:
+                    body = self.graph.post(f"{self.video_base}/{page}/videos", token, params,
+                                           files=self._source(p.media[0]))
                 post_id = str(body["id"])
             else:
                 body = self.graph.post(f"{self.base}/{page}/feed", token, {"message": p.text})

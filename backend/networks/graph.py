@@ -129,11 +129,14 @@ class GraphClient:
         self.client = client
         self.network = network
 
-    def post(self, url: str, token: str, params: dict[str, Any]) -> dict[str, Any]:
+    def post(self, url: str, token: str, params: dict[str, Any],
+             files: dict[str, tuple[str, bytes, str]] | None = None) -> dict[str, Any]:
+        """A form POST; with `files` (name -> (filename, bytes, content type)) a multipart one."""
         data = {k: (json.dumps(v) if isinstance(v, dict | list) else str(v).lower() if isinstance(v, bool) else str(v))
                 for k, v in params.items() if v is not None}
         data["access_token"] = token
-        resp = send(self.client, "POST", url, network=self.network, write=True, data=data)
+        extra: dict[str, Any] = {"files": files} if files else {}
+        resp = send(self.client, "POST", url, network=self.network, write=True, data=data, **extra)
         return self._result(resp)
 
     def get(self, url: str, token: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

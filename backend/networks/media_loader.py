@@ -1,4 +1,5 @@
-"""Bytes of a post's media, for the networks that take uploads instead of URLs (LinkedIn, YouTube): the adapters
+"""Bytes of a post's media, for the networks that take uploads instead of URLs (LinkedIn, YouTube, TikTok videos,
+Facebook; a whole file in memory: media are at most MAX_UPLOAD_BYTES): the adapters
 get a MediaLoader from whoever builds them (backend/services/adapters.py: our media host's files from storage,
 anything else through the SSRF-guarded fetcher)."""
 

@@ -1,8 +1,12 @@
 """TikTok Content Posting API adapter (NETWORKS.md section 1).
 
 publish: DIRECT_POST video -> /v2/post/publish/video/init/; MEDIA_UPLOAD video -> /inbox/video/init/;
-photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD); all PULL_FROM_URL. Returns pending with the
-publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
+photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD). A video goes by FILE_UPLOAD (issue 17 item 4: no
+public media URL needed): init with video_size / chunk_size / total_chunk_count, then each chunk PUT to the
+answered upload_url with Content-Range (chunk_plan: TikTok's 5-64 MB rule; a failed chunk is sent again, at most
+CHUNK_ATTEMPTS times); the whole file is loaded in memory first (media are at most 128 MB). PULL_FROM_URL with
+video_url when the adapter is built with media_by_url (SOCIALPUB_MEDIA_BY_URL), and always for photos: TikTok
+offers nothing else for them. Returns pending with the publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
 published. find_existing pages the creator's public posts (Display API /v2/video/list/) — drafts cannot
 be seen there: find_existing raises Unverifiable for them. The list shows a direct post only once TikTok has
 processed it (and, on the real network, moderated it: public posts only), so a post whose init reached TikTok
@@ -13,6 +17,7 @@ The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -20,6 +25,7 @@ import httpx
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
+    MediaRef,
     NetworkError,
     Publication,
     PublishOutcome,
@@ -27,8 +33,18 @@ from backend.networks.base import (
     check_failed,
 )
 from backend.networks.http import json_or_none, retry_after_s, send
+from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "tiktok"
+MB = 1024 * 1024
+# FILE_UPLOAD chunking (NETWORKS.md section 1, media transfer guide): chunks of 5-64 MB, the last one taking the
+# remainder (so < 2 chunks, <= 128 MB), 1-1000 chunks; a file under 5 MB goes whole. Module constants: tests lower
+# them (with the emulator's own) to exercise several chunks with a small file.
+CHUNK_SIZE = 10 * MB
+MIN_CHUNK_SIZE = 5 * MB
+CHUNK_ATTEMPTS = 3  # tries of one chunk (a 5xx or a cut connection sends it again)
+CHUNK_RETRY_WAIT_S = 1.0  # before a chunk's next try (times the try's number)
+UPLOAD_MIMES = ("video/mp4", "video/quicktime", "video/webm")
 # How long after an accepted init the direct post may still be missing from /v2/video/list/ (NETWORKS.md:
 # processing < 30 s for 512 MB, so about 4 min for the 4 GB maximum; moderation usually < 1 min). Moderation
 # "sometimes" takes hours: a post held that long is not covered (SOCIALPUB_LISTING_DELAY_S raises the bound).
@@ -100,12 +116,29 @@ def classify(code: str, message: str = "", http_status: int | None = None,
                         http_status=http_status)
 
 
+def chunk_plan(size: int) -> tuple[int, int]:
+    """(chunk_size, total_chunk_count) for a file of `size` bytes: one piece under MIN_CHUNK_SIZE or under
+    CHUNK_SIZE; else size // CHUNK_SIZE chunks of CHUNK_SIZE, the last one also taking the remainder."""
+    if size < max(MIN_CHUNK_SIZE, CHUNK_SIZE):
+        return size, 1
+    return CHUNK_SIZE, size // CHUNK_SIZE
+
+
+def chunk_ranges(size: int) -> list[tuple[int, int]]:
+    """The (first, last) byte of each chunk of chunk_plan(size)."""
+    chunk, count = chunk_plan(size)
+    return [(i * chunk, size - 1 if i == count - 1 else (i + 1) * chunk - 1) for i in range(count)]
+
+
 class TikTokAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://open.tiktokapis.com") -> None:
+    def __init__(self, client: httpx.Client, base_url: str = "https://open.tiktokapis.com", *,
+                 media_loader: MediaLoader | None = None, media_by_url: bool = False) -> None:
         self.client = client
         self.base = base_url.rstrip("/")
+        self.media_loader = media_loader
+        self.media_by_url = media_by_url  # videos too by PULL_FROM_URL (SOCIALPUB_MEDIA_BY_URL)
 
     # --- the API, one method per endpoint -------------------------------------------------------
     def _call(self, token: str, path: str, body: dict[str, Any] | None, *, write: bool = False,
@@ -130,7 +163,67 @@ class TikTokAdapter:
                    privacy_level: str | None = None, disable_comment: bool | None = None,
                    disable_duet: bool | None = None, disable_stitch: bool | None = None,
                    video_cover_timestamp_ms: int | None = None, is_aigc: bool | None = None) -> str:
-        source = {"source": "PULL_FROM_URL", "video_url": video_url}
+        """A video TikTok pulls from `video_url` (PULL_FROM_URL): its publish_id."""
+        data = self._init_video(token, {"source": "PULL_FROM_URL", "video_url": video_url}, post_mode, title=title,
+                                privacy_level=privacy_level, disable_comment=disable_comment,
+                                disable_duet=disable_duet, disable_stitch=disable_stitch,
+                                video_cover_timestamp_ms=video_cover_timestamp_ms, is_aigc=is_aigc)
+        return str(data["publish_id"])
+
+    def init_video_upload(self, token: str, *, video_size: int, post_mode: str = "DIRECT_POST",
+                          **post_info: Any) -> tuple[str, str]:
+        """A video sent by FILE_UPLOAD (sizes of chunk_plan): (publish_id, upload_url)."""
+        chunk, count = chunk_plan(video_size)
+        data = self._init_video(token, {"source": "FILE_UPLOAD", "video_size": video_size, "chunk_size": chunk,
+                                        "total_chunk_count": count}, post_mode, **post_info)
+        if not data.get("upload_url"):
+            raise NetworkError("retriable", "TikTok accepted the upload without an upload URL; it will be retried",
+                               code="no_upload_url")
+        return str(data["publish_id"]), str(data["upload_url"])
+
+    def upload_video(self, upload_url: str, data: bytes, mime: str = "video/mp4") -> None:
+        """PUT each chunk of chunk_ranges to upload_url in order (206: more expected, 201: complete). A 5xx or a
+        cut connection sends the chunk again (CHUNK_ATTEMPTS in all); anything else ends the upload."""
+        ctype = mime if mime in UPLOAD_MIMES else "video/mp4"
+        ranges = chunk_ranges(len(data))
+        for n, (first, last) in enumerate(ranges, 1):
+            self._put_chunk(upload_url, data[first:last + 1], first, last, len(data), ctype, final=n == len(ranges))
+
+    def _put_chunk(self, upload_url: str, chunk: bytes, first: int, last: int, total: int, ctype: str, *,
+                   final: bool) -> None:
+        where = f"bytes {first}-{last}/{total}"
+        cut = False  # a try was cut after sending: the final chunk may have completed the upload
+        for attempt in range(1, CHUNK_ATTEMPTS + 1):
+            if attempt > 1 and CHUNK_RETRY_WAIT_S > 0:
+                time.sleep(CHUNK_RETRY_WAIT_S * (attempt - 1))
+            try:
+                resp = send(self.client, "PUT", upload_url, network="TikTok", write=True, content=chunk,
+                            headers={"Content-Type": ctype, "Content-Range": where})
+            except NetworkError as e:
+                cut = cut or e.ambiguous
+                continue
+            if resp.status_code in (200, 201, 206):
+                return
+            if resp.status_code >= 500:
+                continue
+            payload = json_or_none(resp)
+            error = payload.get("error") if isinstance(payload, dict) else None
+            code = str(error.get("code") or "") if isinstance(error, dict) else ""
+            words = {403: "the upload URL expired", 404: "TikTok lost the upload task",
+                     416: "TikTok expected another byte range"}.get(resp.status_code, "TikTok refused the chunk")
+            ftype = "permanent" if resp.status_code == 400 else "retriable"
+            raise NetworkError(ftype, f"the upload of the video to TikTok failed: {words} (HTTP "  # type: ignore[arg-type]
+                               f"{resp.status_code} at {where})" + ("; it will be retried" if ftype == "retriable"
+                                                                    else ""),
+                               code=code or f"http_{resp.status_code}", http_status=resp.status_code,
+                               ambiguous=final and cut)
+        raise NetworkError("retriable", f"the upload of the video to TikTok kept failing at {where}; it will be "
+                           "retried", code="upload_failed", ambiguous=final and cut)
+
+    def _init_video(self, token: str, source: dict[str, Any], post_mode: str, *, title: str | None = None,
+                    privacy_level: str | None = None, disable_comment: bool | None = None,
+                    disable_duet: bool | None = None, disable_stitch: bool | None = None,
+                    video_cover_timestamp_ms: int | None = None, is_aigc: bool | None = None) -> dict[str, Any]:
         if post_mode == "MEDIA_UPLOAD":  # inbox: source only; the caption is typed in the app
             data = self._call(token, "/v2/post/publish/inbox/video/init/", {"source_info": source}, write=True)
         else:
@@ -139,7 +232,7 @@ class TikTokAdapter:
                     "video_cover_timestamp_ms": video_cover_timestamp_ms, "is_aigc": is_aigc}
             body = {"post_info": {k: v for k, v in info.items() if v is not None}, "source_info": source}
             data = self._call(token, "/v2/post/publish/video/init/", body, write=True)
-        return str(data["publish_id"])
+        return data
 
     def init_photo(self, token: str, *, image_urls: list[str], post_mode: str = "DIRECT_POST",
                    title: str | None = None, description: str | None = None, privacy_level: str | None = None,
@@ -175,6 +268,14 @@ class TikTokAdapter:
         return list(data.get("videos") or []), int(nxt) if isinstance(nxt, int) else None, bool(data.get("has_more"))
 
     # --- the adapter protocol -------------------------------------------------------------------
+    def _load(self, media: MediaRef) -> bytes:
+        if self.media_loader is None:
+            raise NetworkError("permanent", "no media loader configured for TikTok uploads", code="no_loader")
+        data = self.media_loader(media)
+        if not data:
+            raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
+        return data
+
     def _privacy_for(self, pub: Publication) -> str:
         opts = pub.payload.options
         if opts.get("privacy_level"):
@@ -191,10 +292,18 @@ class TikTokAdapter:
         try:
             privacy = self._privacy_for(pub) if mode == "DIRECT_POST" else None
             if p.kind == "video":
-                publish_id = self.init_video(
-                    token, video_url=p.media[0].url, post_mode=mode, title=p.text or None, privacy_level=privacy,
-                    disable_comment=opts.get("disable_comment"), disable_duet=opts.get("disable_duet"),
-                    disable_stitch=opts.get("disable_stitch"), is_aigc=opts.get("is_aigc"))
+                info: dict[str, Any] = {
+                    "post_mode": mode, "title": p.text or None, "privacy_level": privacy,
+                    "disable_comment": opts.get("disable_comment"), "disable_duet": opts.get("disable_duet"),
+                    "disable_stitch": opts.get("disable_stitch"), "is_aigc": opts.get("is_aigc")}
+                if self.media_by_url:
+                    publish_id = self.init_video(token, video_url=p.media[0].url, **info)
+                else:
+                    data = self._load(p.media[0])
+                    publish_id, upload_url = self.init_video_upload(token, video_size=len(data), **info)
+                    # nothing is published before the last byte: a failed upload is retried as a whole
+                    self.upload_video(upload_url, data, (p.media[0].mime or "").split(";")[0].strip().lower())
+                    return PublishOutcome.pending(publish_id, network_status="PROCESSING_UPLOAD")
             else:
                 publish_id = self.init_photo(
                     token, image_urls=[m.url for m in p.media], post_mode=mode, title=p.title or None,

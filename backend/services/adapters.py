@@ -107,12 +107,12 @@ def make_adapter(platform: str, settings: Settings, *, live: bool = False, media
                        "youtube": settings.youtube_api_base}.get(platform, ""),
                       video=settings.facebook_video_api_base, upload=settings.youtube_upload_base)
         key: tuple[Any, ...] = (platform, id(settings), True, hosts, settings.linkedin_version,
-                                settings.network_timeout_s)
+                                settings.network_timeout_s, settings.media_by_url_networks)
     else:
         sb = sandbox(settings)
         bases = SANDBOX_BASES[platform] if platform in SANDBOX_BASES else {"api": ""}
         hosts = Hosts(bases["api"], video=bases.get("video"), upload=bases.get("upload"))
-        key = (platform, id(settings), False, sb.config, settings.network_timeout_s)
+        key = (platform, id(settings), False, sb.config, settings.network_timeout_s, settings.media_by_url_networks)
     cacheable = transport is None and media_loader is None
     if cacheable:
         cached = _ADAPTERS.get(key)
@@ -122,7 +122,8 @@ def make_adapter(platform: str, settings: Settings, *, live: bool = False, media
         transport = sb.transport(platform)
     client = http_client(transport, settings.network_timeout_s)
     adapter = build_adapter(platform, client, hosts, linkedin_version=settings.linkedin_version,
-                            media_loader=media_loader or default_loader(settings))
+                            media_loader=media_loader or default_loader(settings),
+                            media_by_url=settings.media_by_url_networks)
     if cacheable:
         with _GUARD:
             if len(_ADAPTERS) >= 256:

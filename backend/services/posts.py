@@ -306,20 +306,33 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
-def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int]) -> None:
-    """A live network that fetches media from its URL (RULES[…].pulls_media) must be able to reach it: a file on a
-    loopback or private address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to
-    configure — never accepted and failed later. `live`: the indexes of the targets on live accounts."""
-    pulling = [t for t in targets if t.index in live and t.platform in RULES and RULES[t.platform].pulls_media]
+def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int],
+                       by_url: frozenset[str] = frozenset()) -> None:
+    """A live network that fetches media from its URL must be able to reach it: a file on a loopback or private
+    address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to configure — never accepted
+    and failed later. Whether a network pulls is RULES[…].pulls_media(media, configured): Instagram always, TikTok
+    for a photo post, Facebook and TikTok videos only when named in SOCIALPUB_MEDIA_BY_URL (`by_url`, from
+    Settings.media_by_url_networks); the others receive the bytes. `live`: the indexes of the targets on live
+    accounts."""
+    pulling = [t for t in targets if t.index in live and t.platform in RULES
+               and RULES[t.platform].pulls_media(media, t.platform in by_url)]
     if not pulling or not media:
         return
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     for t in pulling:
+        if not RULES[t.platform].pulls_media(media, False):  # it pulls only because it is configured to
+            what = (f"{t.platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)")
+            fix = (f"remove {t.platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
+                   "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media host, "
+                   "e.g. a CDN, a bucket or a tunnel")
+        else:
+            what = ("tiktok fetches photos from their URL (TikTok takes no photo upload)" if t.platform == "tiktok"
+                    else f"{t.platform} fetches the media from its URL")
+            fix = ("set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
+                   "host, e.g. a CDN, a bucket or a tunnel")
         for url, why in unreachable:
-            t.problem("media_url_not_public",
-                      f"{t.platform} fetches the media from its URL, and {url} cannot be reached from the internet "
-                      f"({why}): set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that "
-                      "serves the media host, e.g. a CDN, a bucket or a tunnel", mediaUrl=url)
+            t.problem("media_url_not_public", f"{what}, and {url} cannot be reached from the internet ({why}): {fix}",
+                      mediaUrl=url)
 
 
 def _schedule_problem(targets: Sequence[Target], scheduled_at: datetime | None, now: datetime) -> bool:
@@ -421,7 +434,8 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
     check_target_rules(targets, content, media, options, media_problems)
-    check_public_media(targets, media, {t.index for t in targets if t.account is not None and t.account.kind == "live"})
+    check_public_media(targets, media, {t.index for t in targets if t.account is not None and t.account.kind == "live"},
+                       settings.media_by_url_networks)
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
@@ -802,7 +816,8 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
         if "media_urls" in changes:
             ids = [row.account_id for row in rows if row.account_id]
             live_ids = {a.id for a in Account.select(Account.id).where(Account.id.in_(ids) & (Account.kind == "live"))}
-            check_public_media(targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids})
+            check_public_media(targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids},
+                               settings.media_by_url_networks)
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

@@ -32,8 +32,7 @@ def loader(media: MediaRef) -> bytes:
 
 
 def adapter(platform: str, settings):  # type: ignore[no-untyped-def]
-    return make_adapter(platform, settings, media_loader=loader) if platform in ("linkedin", "youtube") \
-        else make_adapter(platform, settings)
+    return make_adapter(platform, settings, media_loader=loader)  # the bytes of the test media
 
 
 CASES = [("facebook", "hello fb", []), ("facebook", "photo", [IMG[0]]), ("facebook", "video", [VID]),
@@ -268,7 +267,7 @@ def test_linkedin_pdf_letterboxes_on_white() -> None:
 def test_state_survives_a_new_emulator(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
     pub = publication(ident, "tiktok", "x", [VID])
-    ref = make_adapter("tiktok", settings).publish(pub).tracking_ref
+    ref = make_adapter("tiktok", settings, media_loader=loader).publish(pub).tracking_ref
     from backend.networks.factory import Hosts, build_adapter
     from backend.networks.sandbox import SANDBOX_BASES, Sandbox
 

@@ -15,14 +15,20 @@ from backend.networks.sandbox import list_published
 from backend.networks.tiktok import TikTokAdapter
 from backend.services.adapters import make_adapter
 from tests.networks.conftest import IMG, VID, publication
+from tests.networks.test_networks import loader
+
+
+def tiktok_adapter(settings) -> TikTokAdapter:  # type: ignore[no-untyped-def]
+    """The sandbox account's adapter, the bytes of VID given by the test loader (videos go by FILE_UPLOAD)."""
+    return make_adapter("tiktok", settings, media_loader=loader)  # type: ignore[no-any-return]
 
 
 def test_direct_video_happy_path(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "my #video", [VID])
     out = ad.publish(pub)
-    assert out.state == "pending" and out.tracking_ref.startswith("v_pub_url~v2.")
+    assert out.state == "pending" and out.tracking_ref.startswith("v_pub_file~v2.")
     done = ad.check_status(pub, out.tracking_ref)
     assert done.state == "published" and done.network_status == "PUBLISH_COMPLETE"
     assert done.external_post_id.isdigit() and len(done.external_post_id) == 19
@@ -35,12 +41,12 @@ def test_direct_video_happy_path(settings, account) -> None:  # type: ignore[no-
 def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # type: ignore[no-untyped-def]
     settings.sandbox_processing_s = 3.0
     ident = account("tiktok", "slow")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "x", [VID])
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         out = ad.publish(pub)
-        assert ad.check_status(pub, out.tracking_ref).network_status == "PROCESSING_DOWNLOAD"
+        assert ad.check_status(pub, out.tracking_ref).network_status == "PROCESSING_UPLOAD"  # FILE_UPLOAD
         t.move_to(start + timedelta(seconds=29))  # slow = 10 x 3 s
         assert ad.check_status(pub, out.tracking_ref).state == "pending"
         t.move_to(start + timedelta(seconds=30.5))
@@ -49,11 +55,11 @@ def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # ty
 
 def test_draft_video_goes_to_inbox_without_text(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "caption", [VID], {"tiktok": {"postMode": "MEDIA_UPLOAD",
                                                                       "privacyLevel": "SELF_ONLY"}})
     out = ad.publish(pub)
-    assert out.tracking_ref.startswith("v_inbox_url~")
+    assert out.tracking_ref.startswith("v_inbox_file~")
     done = ad.check_status(pub, out.tracking_ref)
     assert done.state == "inbox_delivered" and done.network_status == "SEND_TO_USER_INBOX"
     assert list_published(platform="tiktok")[0]["text"] == ""
@@ -61,7 +67,7 @@ def test_draft_video_goes_to_inbox_without_text(settings, account) -> None:  # t
 
 def test_photo_carousel_draft_keeps_title(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "five photos", IMG[:5], {"tiktok": {"postMode": "MEDIA_UPLOAD"}})
     out = ad.publish(pub)
     assert out.tracking_ref.startswith("p_inbox_url~")
@@ -77,7 +83,7 @@ def test_photo_carousel_draft_keeps_title(settings, account) -> None:  # type: i
 ])
 def test_behaviours_classified(settings, account, behaviour, state, fail_type, code) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok", behaviour)
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "x", [VID])
     out = ad.publish(pub)
     if out.state == "pending":
@@ -90,7 +96,7 @@ def test_behaviours_classified(settings, account, behaviour, state, fail_type, c
 
 def test_flaky_fails_every_other_call(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok", "flaky")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     results = [ad.publish(publication(ident, "tiktok", f"p{i}", [VID])) for i in range(4)]
     assert [r.state for r in results] == ["failed", "pending", "failed", "pending"]
     assert results[0].fail_type == "retriable"
@@ -98,7 +104,7 @@ def test_flaky_fails_every_other_call(settings, account) -> None:  # type: ignor
 
 def test_rate_limit_six_inits_per_minute(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         outs = [ad.publish(publication(ident, "tiktok", f"p{i}", [VID])) for i in range(7)]
@@ -112,7 +118,7 @@ def test_rate_limit_six_inits_per_minute(settings, account) -> None:  # type: ig
 def test_pending_drafts_cap_and_daily_cap(settings, account) -> None:  # type: ignore[no-untyped-def]
     settings.sandbox_tiktok_daily_posts = 3
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     draft = {"tiktok": {"postMode": "MEDIA_UPLOAD"}}
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
@@ -136,7 +142,7 @@ def test_pending_drafts_cap_and_daily_cap(settings, account) -> None:  # type: i
 def test_private_account_privacy(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok", private=True)
     assert "PUBLIC_TO_EVERYONE" not in ident.privacy_level_options
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     # no privacy given: the adapter asks creator_info and picks what the account offers
     assert ad.publish(publication(ident, "tiktok", "x", [VID])).state == "pending"
     out = ad.publish(publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}))
@@ -145,7 +151,7 @@ def test_private_account_privacy(settings, account) -> None:  # type: ignore[no-
 
 def test_status_read_with_another_account_is_refused(settings, account) -> None:  # type: ignore[no-untyped-def]
     a, b = account("tiktok", name="A"), account("tiktok", name="B")
-    ad: TikTokAdapter = make_adapter("tiktok", settings)
+    ad: TikTokAdapter = tiktok_adapter(settings)
     publish_id = ad.init_photo(a.access_token, image_urls=[IMG[0].url], post_mode="MEDIA_UPLOAD", title="t")
     assert ad.fetch_status(a.access_token, publish_id)["status"] == "SEND_TO_USER_INBOX"
     with pytest.raises(NetworkError) as exc:
@@ -161,14 +167,14 @@ def test_status_read_with_another_account_is_refused(settings, account) -> None:
 
 def test_creator_info(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok", name="Chef Anna")
-    info = make_adapter("tiktok", settings).creator_info(ident.access_token)
+    info = tiktok_adapter(settings).creator_info(ident.access_token)
     assert info["creator_username"] == ident.username and info["creator_nickname"] == "Chef Anna"
     assert info["privacy_level_options"] == ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"]
 
 
 def test_find_existing_after_crash(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     pub = publication(ident, "tiktok", "only once", [VID], attempted_at=clock.now())
     assert ad.find_existing(pub) is None
     out = ad.publish(pub)  # reached the network; pretend we crashed before recording out.tracking_ref
@@ -191,7 +197,7 @@ def test_a_direct_post_is_listed_only_once_processed(settings, account, behaviou
 
     settings.sandbox_processing_s = 3.0
     ident = account("tiktok", behaviour)
-    ad = make_adapter("tiktok", settings)
+    ad = tiktok_adapter(settings)
     sandbox_account = SimpleNamespace(platform="tiktok", kind="sandbox", behaviour=behaviour)
     assert listing_delay_s(sandbox_account, settings) == processing_s  # type: ignore[arg-type]
     start = clock.now()
@@ -233,7 +239,8 @@ def _recording_adapter(responses: list[httpx.Response]) -> tuple[TikTokAdapter, 
         return responses.pop(0)
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
-    return TikTokAdapter(client, "https://open.tiktokapis.com"), seen
+    # SOCIALPUB_MEDIA_BY_URL=tiktok: videos by PULL_FROM_URL (FILE_UPLOAD: tests/networks/test_tiktok_upload.py)
+    return TikTokAdapter(client, "https://open.tiktokapis.com", media_by_url=True), seen
 
 
 def ok(data: dict) -> httpx.Response:
@@ -292,6 +299,6 @@ def test_timeout_is_ambiguous(settings, account) -> None:  # type: ignore[no-unt
     def boom(req: httpx.Request) -> httpx.Response:
         raise httpx.ReadTimeout("slow", request=req)
 
-    ad = TikTokAdapter(httpx.Client(transport=httpx.MockTransport(boom)))
+    ad = TikTokAdapter(httpx.Client(transport=httpx.MockTransport(boom)), media_loader=loader)
     out = ad.publish(publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY"}}))
     assert out.fail_type == "retriable" and out.ambiguous

@@ -71,6 +71,7 @@ def test_sandbox_accounts_and_public_hosts_are_not_concerned(client, owner, lapt
 
 
 def test_an_edit_of_the_media_is_checked_too(client, owner, laptop, monkeypatch):
+    laptop.media_by_url = "facebook"  # facebook uploads the bytes unless configured to fetch the URL
     fb = live(owner, "facebook")
     laptop.media_url = "https://media.example.com/m/"
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
@@ -82,3 +83,67 @@ def test_an_edit_of_the_media_is_checked_too(client, owner, laptop, monkeypatch)
     url = image(client, owner)
     r = client.patch(f"/v1/posts/{r.json()['id']}", json={"mediaUrls": [url]}, headers=key_headers(owner.api_key))
     assert r.status_code == 400 and r.json()["details"][0]["error"] == "media_url_not_public"
+
+
+def video(client, owner) -> str:  # type: ignore[no-untyped-def]
+    r = client.post("/v1/media", json={"base64": base64.b64encode(corpus.video("mp4")).decode()},
+                    headers=key_headers(owner.api_key))
+    assert r.status_code == 201, r.text
+    return r.json()["url"]
+
+
+def post(client, owner, targets, urls):  # type: ignore[no-untyped-def]
+    return client.post("/v1/posts", json={"targets": [{"platform": p, "channelId": c} for p, c in targets],
+                                          "content": "hi", "mediaUrls": urls}, headers=key_headers(owner.api_key))
+
+
+def test_only_what_pulls_is_refused_by_default(client, owner, laptop):
+    """Bytes go up wherever the network allows it: facebook (photo, video) and tiktok videos are accepted from a
+    laptop; a tiktok photo post (PULL_FROM_URL only) and instagram are refused."""
+    img, vid = image(client, owner), video(client, owner)
+    fb, tk, ig = live(owner, "facebook"), live(owner, "tiktok"), live(owner, "instagram")
+    assert post(client, owner, [("facebook", fb)], [img]).status_code == 202
+    assert post(client, owner, [("facebook", fb), ("tiktok", tk)], [vid]).status_code == 202
+    r = post(client, owner, [("facebook", fb), ("tiktok", tk), ("instagram", ig)], [img])
+    assert r.status_code == 400
+    problems = {d["platform"]: d for d in r.json()["details"]}
+    assert set(problems) == {"tiktok", "instagram"}
+    assert "photos" in problems["tiktok"]["message"] and "SOCIALPUB_MEDIA_URL" in problems["tiktok"]["message"]
+
+
+def test_configured_pull_is_refused_with_what_to_change(client, owner, laptop):
+    laptop.media_by_url = "facebook,tiktok"
+    vid = video(client, owner)
+    fb, tk, li = live(owner, "facebook"), live(owner, "tiktok"), live(owner, "linkedin")
+    r = post(client, owner, [("facebook", fb), ("tiktok", tk), ("linkedin", li)], [vid])
+    assert r.status_code == 400
+    problems = {d["platform"]: d for d in r.json()["details"]}
+    assert set(problems) == {"facebook", "tiktok"}
+    for d in problems.values():
+        assert d["error"] == "media_url_not_public" and "SOCIALPUB_MEDIA_BY_URL" in d["message"]
+    r = post(client, owner, [("tiktok", tk)], [image(client, owner)])  # a photo post pulls anyway: no "remove"
+    [d] = r.json()["details"]
+    assert "photos" in d["message"] and "SOCIALPUB_MEDIA_BY_URL" not in d["message"]
+
+
+def test_the_rules_say_who_pulls():
+    from backend.networks.base import MediaRef
+    from backend.networks.rules import RULES
+
+    img, vid = MediaRef("https://m/a.jpg", "image"), MediaRef("https://m/v.mp4", "video")
+    table = {(p, by_url, kind): RULES[p].pulls_media(media, by_url)
+             for p in RULES for by_url in (False, True) for kind, media in (("image", [img]), ("video", [vid]))}
+    assert {k for k, pulls in table.items() if pulls} == {
+        ("instagram", False, "image"), ("instagram", True, "image"), ("instagram", False, "video"),
+        ("instagram", True, "video"), ("tiktok", False, "image"), ("tiktok", True, "image"),
+        ("tiktok", True, "video"), ("facebook", True, "image"), ("facebook", True, "video")}
+    assert not any(RULES[p].pulls_media([], True) for p in RULES)
+
+
+def test_the_setting_names_networks_that_can_pull():
+    from backend.config import Settings
+
+    assert Settings(media_by_url=" TikTok, facebook ").media_by_url_networks == {"tiktok", "facebook"}
+    assert Settings().media_by_url_networks == frozenset()
+    with pytest.raises(ValueError, match="linkedin"):
+        Settings(media_by_url="linkedin")

@@ -24,6 +24,24 @@ MEDIA_UNSUPPORTED = "media_unsupported_for_target"  # a format the network refus
 
 Validate = Callable[[str, Sequence[MediaRef], PostOptions], list[str]]
 Build = Callable[[str, Sequence[MediaRef], PostOptions], Payload]
+# (the post's media, whether the network is configured to take media by URL: SOCIALPUB_MEDIA_BY_URL) -> whether the
+# live network fetches the media from its URL instead of receiving the bytes
+PullsMedia = Callable[[Sequence[MediaRef], bool], bool]
+
+
+def never_pulls(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """The bytes are uploaded (LinkedIn upload URLs, YouTube resumable upload)."""
+    return False
+
+
+def always_pulls(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """The network only takes URLs (Instagram's containers)."""
+    return bool(media)
+
+
+def pulls_when_configured(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """Bytes by default, the URL when configured (Facebook: multipart source, or url / file_url)."""
+    return bool(media) and by_url
 
 
 @dataclass(frozen=True)
@@ -35,9 +53,10 @@ class NetworkRules:
     carousel: tuple[int, int] | None  # images per carousel, None when the network takes one media
     validate: Validate
     build: Build
-    # the live network fetches the post's media from its URL (Facebook url/file_url, Instagram containers,
-    # TikTok PULL_FROM_URL) instead of receiving the bytes: the URL must be reachable from the internet
-    pulls_media: bool = False
+    # whether the live network fetches the post's media from its URL (Instagram containers, TikTok photos, and
+    # Facebook / TikTok videos when configured) instead of receiving the bytes: then the URL must be reachable
+    # from the internet. A pure function: the caller says whether the network is configured to take URLs.
+    pulls_media: PullsMedia = never_pulls
 
     def check(self, content: str, media: Sequence[MediaRef], options: PostOptions | None = None) -> list[str]:
         return self.validate(content, media, options or PostOptions())

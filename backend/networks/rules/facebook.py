@@ -10,6 +10,7 @@ from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
     NetworkRules,
+    pulls_when_configured,
 )
 from backend.schemas.limits import NETWORK_LIMITS
 
@@ -33,4 +34,4 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, first.kind, content, None, (first,))
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build, pulls_media=True)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build, pulls_media=pulls_when_configured)

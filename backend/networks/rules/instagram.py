@@ -14,6 +14,7 @@ from backend.networks.rules.common import (
     MEDIA_REQUIRED,
     MEDIA_UNSUPPORTED,
     NetworkRules,
+    always_pulls,
 )
 from backend.schemas.limits import NETWORK_LIMITS
 
@@ -48,4 +49,5 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, only.kind, content, None, items, opts)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build, pulls_media=True)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build,
+                     pulls_media=always_pulls)

@@ -96,4 +96,13 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, kind, "", content, chosen, o)  # type: ignore[arg-type]
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build, pulls_media=True)
+def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """A photo post is always pulled (PULL_FROM_URL is TikTok's only source for photos); a video goes by FILE_UPLOAD
+    unless TikTok is configured to take URLs (SOCIALPUB_MEDIA_BY_URL)."""
+    if not media:
+        return False
+    return by_url or not videos(media)
+
+
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build,
+                     pulls_media=pulls_media)

@@ -1,7 +1,9 @@
-"""Facebook Pages Graph API emulator (NETWORKS.md section 3)."""
+"""Facebook Pages Graph API emulator (NETWORKS.md section 3). Photos and videos by URL (`url`, `file_url`) or as
+the multipart file `source`, whose size and sha256 the item's data["received"] records."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import httpx
@@ -19,6 +21,37 @@ from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.store import SandboxItem
 
 PLATFORM = "facebook"
+IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+def multipart(request: Request) -> tuple[dict[str, str], dict[str, tuple[str, str, bytes]]]:
+    """A multipart/form-data body: (fields, files name -> (filename, content type, bytes)); ({}, {}) otherwise."""
+    ctype = request.header("content-type")
+    if not ctype.lower().startswith("multipart/form-data") or "boundary=" not in ctype:
+        return {}, {}
+    boundary = ctype.split("boundary=", 1)[1].split(";")[0].strip().strip('"').encode()
+    fields: dict[str, str] = {}
+    files: dict[str, tuple[str, str, bytes]] = {}
+    for part in request.content.split(b"--" + boundary)[1:]:
+        if part.startswith(b"--"):
+            break  # the closing delimiter
+        head, _sep, body = part.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        body = body.removesuffix(b"\r\n")
+        headers = {}
+        for line in head.decode("utf-8", "replace").split("\r\n"):
+            name, _colon, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        params = {}
+        for item in headers.get("content-disposition", "").split(";")[1:]:
+            key, _eq, value = item.strip().partition("=")
+            params[key.lower()] = value.strip('"')
+        if "name" not in params:
+            continue
+        if "filename" in params:
+            files[params["name"]] = (params["filename"], headers.get("content-type", ""), body)
+        else:
+            fields[params["name"]] = body.decode("utf-8", "replace")
+    return fields, files
 
 
 class FacebookEmulator(GraphEmulator):
@@ -34,10 +67,13 @@ class FacebookEmulator(GraphEmulator):
         self.route("DELETE", r"/(?P<obj>[\d_]+)", self.delete_object)
 
     def _create(self, request: Request, page: str, mode: str) -> httpx.Response:
+        fields, files = multipart(request)
+        request.params.update(fields)  # a multipart body's fields count as form fields (access_token among them)
         acc = self.auth(request, page)
         if isinstance(acc, httpx.Response):
             return acc
         p = request.params
+        source = files.get("source") if mode != "feed" else None
         if acc.behaviour == "fail-permanent":
             return graph_error(400, 190, "Error validating access token: The session has been invalidated because "
                                "the user changed their password or Facebook has changed the session for security "
@@ -46,9 +82,14 @@ class FacebookEmulator(GraphEmulator):
         media_url = p.get("url") if mode == "photo" else p.get("file_url") if mode == "video" else None
         if mode == "feed" and not text and not p.get("link"):
             return graph_error(400, 100, "(#100) Invalid parameter: message or link is required")
-        if mode != "feed" and not (isinstance(media_url, str) and media_url.startswith(("https://", "http://"))):
+        if source is not None:  # the file itself, as multipart `source`
+            media_url = None
+            refused = self._check_source(mode, source[2])
+            if refused:
+                return refused
+        elif mode != "feed" and not (isinstance(media_url, str) and media_url.startswith(("https://", "http://"))):
             return graph_error(400, 100, f"(#100) Invalid parameter: {'url' if mode == 'photo' else 'file_url'} "
-                               "must be a public http(s) URL")
+                               "(or a multipart source file) must be a public http(s) URL")
         if str(p.get("published", "true")).lower() == "false" and mode == "feed":
             return graph_error(400, 100, "(#100) Unpublished posts are not emulated by the sandbox")
         blocked = self.behaviour_error(acc)
@@ -69,9 +110,25 @@ class FacebookEmulator(GraphEmulator):
             obj = None
             url = f"https://www.facebook.com/{page}/posts/{post_num}"
             body = {"id": post_id}
+        data: dict[str, Any] = {"link": p.get("link")} if p.get("link") else {}
+        if source is not None:
+            data["received"] = {"bytes": len(source[2]), "sha256": hashlib.sha256(source[2]).hexdigest(),
+                                "filename": source[0], "content_type": source[1]}
         new_item(PLATFORM, acc, "post", post_id, mode=mode, text=text, media=[media_url] if media_url else [],
-                 data={"link": p.get("link")} if p.get("link") else {}, post_id=obj, url=url)
+                 data=data, post_id=obj, url=url)
         return json_response(200, body)
+
+    @staticmethod
+    def _check_source(mode: str, content: bytes) -> httpx.Response | None:
+        """A multipart `source` as Facebook refuses it: missing, not an image (photos), not a video (videos)."""
+        if not content:
+            return graph_error(400, 324, "(#324) Requires upload file")
+        if mode == "photo" and not content.startswith(IMAGE_MAGIC) and content[8:12] != b"WEBP":
+            return graph_error(400, 324, "(#324) Missing or invalid image file")
+        if mode == "video" and content[4:8] != b"ftyp" and not content.startswith(b"\x1a\x45\xdf\xa3") \
+                and content[:4] != b"RIFF":
+            return graph_error(400, 352, "Sorry, the video file you selected is in a format that we don't support.")
+        return None
 
     def feed(self, request: Request, page: str) -> httpx.Response:
         return self._create(request, page, "feed")

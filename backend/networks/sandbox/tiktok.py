@@ -1,10 +1,18 @@
 """TikTok Content Posting API emulator (NETWORKS.md section 1): envelope {data, error{code,message,log_id}},
-creator_info, video/inbox/photo init with PULL_FROM_URL, status fetch as a function of time, cancel, the
-Display API video list, per-user init rate limit (6/min), 5 pending drafts / 24 h, a daily post cap."""
+creator_info, video/inbox/photo init with PULL_FROM_URL, video/inbox init with FILE_UPLOAD (an upload_url on
+the emulator's own host, chunks PUT there in order with Content-Range; the publication proceeds once every byte
+arrived, and the item's data["received"] records their size and sha256), status fetch as a function of time,
+cancel, the Display API video list, per-user init rate limit (6/min), 5 pending drafts / 24 h, a daily post cap."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import re
+import threading
+from datetime import timedelta
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -12,6 +20,7 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    b64url,
     digits,
     exclusive,
     gate,
@@ -29,6 +38,19 @@ PLATFORM = "tiktok"
 INIT_PER_MINUTE = 6
 PENDING_DRAFTS_PER_DAY = 5
 PHOTO_MAX = 35
+# FILE_UPLOAD (the media transfer guide): chunks of 5-64 MB, the last one up to 128 MB, 1-1000 chunks in order,
+# total_chunk_count = video_size // chunk_size, a file under 5 MB in one piece, 4 GB at most, the upload URL valid
+# for an hour. Module constants: tests lower the chunk bounds (with the adapter's) to send a small file in chunks.
+MB = 1024 * 1024
+MIN_CHUNK_BYTES = 5 * MB
+MAX_CHUNK_BYTES = 64 * MB
+MAX_LAST_CHUNK_BYTES = 128 * MB
+MAX_CHUNKS = 1000
+MAX_VIDEO_BYTES = 4 * 1024 * MB
+UPLOAD_URL_TTL_S = 3600
+UPLOAD_MIMES = ("video/mp4", "video/quicktime", "video/webm")
+UPLOAD_PATH = "/upload/video/"
+CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
 
 def envelope(status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = "") -> httpx.Response:
@@ -54,6 +76,9 @@ class TikTokEmulator(Emulator):
         self.route("POST", r"/v2/post/publish/cancel", self.cancel)
         self.route("POST", r"/v2/video/list", self.video_list)
         install(self)
+        self.route("PUT", r"/upload/video", self.upload_chunk)
+        self._hashers: dict[str, Any] = {}  # publish_id -> sha256 of the bytes received so far (in process)
+        self._hash_guard = threading.Lock()
 
     # --- helpers ---------------------------------------------------------------------------------
     def _auth(self, request: Request, scope: str | None = None) -> SandboxAccount | httpx.Response:
@@ -106,17 +131,50 @@ class TikTokEmulator(Emulator):
         return url.startswith("https://") or any(url.startswith(p) for p in self.config.verified_url_prefixes)
 
     def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
-                data: dict[str, Any], photo: bool) -> httpx.Response:
+                data: dict[str, Any], photo: bool, upload_origin: str | None = None) -> httpx.Response:
         publish_id = f"{prefix}~v2.{digits(19)}"
         post_id = digits(19, "7")
         kind_path = "photo" if photo else "video"
         outcome = "ok"
         if acc.behaviour == "fail-permanent":
             outcome = "picture_size_check_failed" if photo else "file_format_check_failed"
+        answer = {"publish_id": publish_id}
+        state = ""
+        if upload_origin is not None:  # FILE_UPLOAD: nothing proceeds before the last byte
+            token = b64url(32)
+            expires = (self.now() + timedelta(seconds=UPLOAD_URL_TTL_S)).timestamp()
+            data = {**data, "upload": {**data["upload"], "token": token, "expires_at": expires, "received": 0}}
+            answer["upload_url"] = (f"{upload_origin}{UPLOAD_PATH}?upload_id={quote(publish_id, safe='')}"
+                                    f"&upload_token={token}")
+            state = "uploading"
         new_item(PLATFORM, acc, "publish", publish_id, processing_s=self.processing_s(acc, 1.0 if not photo else 0.5),
                  mode=mode, text=text, title=title, media=media, data=data, outcome=outcome, post_id=post_id,
-                 url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}")
-        return envelope(200, {"publish_id": publish_id})
+                 url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}", state=state)
+        return envelope(200, answer)
+
+    def _upload_plan(self, source: dict[str, Any]) -> dict[str, int] | httpx.Response:
+        """FILE_UPLOAD's sizes checked as TikTok checks them (media transfer guide)."""
+        size, chunk, count = source.get("video_size"), source.get("chunk_size"), source.get("total_chunk_count")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (size, chunk, count)):
+            return err(400, "invalid_params", "source_info: video_size, chunk_size and total_chunk_count are "
+                       "required positive integers for FILE_UPLOAD.")
+        assert isinstance(size, int) and isinstance(chunk, int) and isinstance(count, int)
+        if size > MAX_VIDEO_BYTES:
+            return err(400, "invalid_params", "source_info.video_size exceeds 4 GB.")
+        if size < MIN_CHUNK_BYTES:
+            if chunk != size or count != 1:
+                return err(400, "invalid_params", "A video under 5 MB must be uploaded whole: chunk_size = "
+                           "video_size and total_chunk_count = 1.")
+        else:
+            if not MIN_CHUNK_BYTES <= chunk <= min(MAX_CHUNK_BYTES, size):
+                return err(400, "invalid_params", "source_info.chunk_size must be 5 MB to 64 MB (and at most "
+                           "video_size).")
+            if count != size // chunk or count > MAX_CHUNKS:
+                return err(400, "invalid_params", "source_info.total_chunk_count must be video_size / chunk_size "
+                           f"rounded down ({size // chunk}), at most {MAX_CHUNKS}.")
+            if size - (count - 1) * chunk > MAX_LAST_CHUNK_BYTES:
+                return err(400, "invalid_params", "The last chunk would exceed 128 MB.")
+        return {"video_size": size, "chunk_size": chunk, "total_chunk_count": count}
 
     def listing_delay_s(self, behaviour: str = "ok") -> float:
         """The video list shows a direct post once it is processed (a photo post takes half a video's time)."""
@@ -142,10 +200,14 @@ class TikTokEmulator(Emulator):
         body = request.json or {}
         source = body.get("source_info") or {}
         post_info = body.get("post_info") or {}
-        if source.get("source") != "PULL_FROM_URL":
-            return err(400, "invalid_params",
-                       "source_info.source: this sandbox supports PULL_FROM_URL (FILE_UPLOAD is not emulated).")
-        if not self._url_ok(source.get("video_url")):
+        upload: dict[str, int] | httpx.Response | None = None
+        if source.get("source") == "FILE_UPLOAD":
+            upload = self._upload_plan(source)
+            if isinstance(upload, httpx.Response):
+                return upload
+        elif source.get("source") != "PULL_FROM_URL":
+            return err(400, "invalid_params", "source_info.source must be PULL_FROM_URL or FILE_UPLOAD.")
+        elif not self._url_ok(source.get("video_url")):
             return err(400, "invalid_params", "source_info.video_url must be an https URL.")
         if mode == "DIRECT_POST":
             bad = self._privacy(acc, post_info)
@@ -155,11 +217,18 @@ class TikTokEmulator(Emulator):
                 return err(400, "invalid_params", "post_info.title exceeds 2200 UTF-16 characters.")
         elif post_info:
             return err(400, "invalid_params", "post_info is not accepted by the inbox upload endpoint.")
-        prefix = "v_pub_url" if mode == "DIRECT_POST" else "v_inbox_url"
+        how = "file" if upload is not None else "url"
+        prefix = f"v_pub_{how}" if mode == "DIRECT_POST" else f"v_inbox_{how}"
+        data: dict[str, Any] = {"post_info": post_info}
+        origin = None
+        if upload is not None:
+            data["upload"] = upload
+            port = f":{request.url.port}" if request.url.port else ""
+            origin = f"{request.url.scheme}://{request.url.host}{port}"  # the emulator's own host
         with exclusive(acc):  # the caps' check and the publish counted against them: atomic
             return self._limits(acc, mode) or self._create(
                 acc, prefix, "VIDEO:" + mode, text=str(post_info.get("title") or ""), title="",
-                media=[source["video_url"]], data={"post_info": post_info}, photo=False)
+                media=[source["video_url"]] if upload is None else [], data=data, photo=False, upload_origin=origin)
 
     def video_init(self, request: Request) -> httpx.Response:
         return self._video(request, "DIRECT_POST")
@@ -220,6 +289,16 @@ class TikTokEmulator(Emulator):
         size = 4_000_000 * max(1, len(item.media or []))
         if item.state == "cancelled":
             return {"status": "FAILED", "fail_reason": "publish_cancelled"}
+        upload = (item.data or {}).get("upload")
+        if isinstance(upload, dict):  # FILE_UPLOAD: the bytes arrive, then processing starts
+            if item.state == "uploading" or not self.ready(item):
+                return {"status": "PROCESSING_UPLOAD", "uploaded_bytes": int(upload.get("received") or 0)}
+            done = {"uploaded_bytes": int(upload["video_size"])}
+            if item.outcome != "ok":
+                return {"status": "FAILED", "fail_reason": item.outcome, **done}
+            if draft:
+                return {"status": "SEND_TO_USER_INBOX", **done}
+            return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)], **done}
         if not self.ready(item):
             frac = 0.0 if item.processing_s <= 0 else min(0.99, self.elapsed(item) / item.processing_s)
             return {"status": "PROCESSING_DOWNLOAD", "downloaded_bytes": int(size * frac)}
@@ -241,10 +320,62 @@ class TikTokEmulator(Emulator):
         if isinstance(owned, httpx.Response):
             return owned
         item = owned[1]
-        if self.ready(item) or item.state == "cancelled":
+        if (self.ready(item) and item.state != "uploading") or item.state == "cancelled":
             return err(400, "publish_not_cancellable", "The publish is no longer cancellable.")
         update_item(item.id, state="cancelled")
         return envelope(200, {})
+
+    def upload_chunk(self, request: Request) -> httpx.Response:
+        """PUT upload_url (FILE_UPLOAD): one chunk, in order, with Content-Type and Content-Range. 206 more
+        expected, 201 complete; 400 bad headers, 403 URL expired, 404 no such task, 416 a range that is not the
+        next chunk (wrong order, overlap, wrong size or total)."""
+        publish_id = str(request.query.get("upload_id") or "")
+        item = get_item(publish_id, PLATFORM) if publish_id else None
+        plan = (item.data or {}).get("upload") if item is not None else None
+        if item is None or not isinstance(plan, dict) or item.state == "cancelled" or not hmac.compare_digest(
+                str(request.query.get("upload_token") or ""), str(plan.get("token") or "")):
+            return err(404, "invalid_params", "The upload task does not exist.")
+        if self.now().timestamp() > float(plan["expires_at"]):
+            return err(403, "invalid_params", "The upload URL expired (valid for one hour).")
+        ctype = request.header("content-type").split(";")[0].strip().lower()
+        if ctype not in UPLOAD_MIMES:
+            return err(400, "invalid_params", f"Content-Type must be one of {', '.join(UPLOAD_MIMES)}.")
+        m = CONTENT_RANGE.match(request.header("content-range").strip())
+        if m is None:
+            return err(400, "invalid_params", "Content-Range must be 'bytes FIRST-LAST/TOTAL'.")
+        first, last, total = (int(g) for g in m.groups())
+        if last < first or last - first + 1 != len(request.content):
+            return err(400, "invalid_params", "Content-Range does not match the chunk's length.")
+        size, chunk, count = int(plan["video_size"]), int(plan["chunk_size"]), int(plan["total_chunk_count"])
+        received = int(plan.get("received") or 0)
+        if item.state != "uploading" or total != size or first != received:
+            return err(416, "invalid_params", f"Expected bytes {received}-…/{size}: chunks go in order, once each.")
+        final = received // chunk >= count - 1
+        expected = size - received if final else chunk
+        if len(request.content) != expected:
+            return err(416, "invalid_params", f"This chunk must hold {expected} bytes "
+                       f"({'the rest of the file' if final else 'chunk_size'}).")
+        with self._hash_guard:
+            if first == 0:
+                self._hashers[publish_id] = hashlib.sha256()
+            hasher = self._hashers.get(publish_id)  # None after a restart mid-upload: the digest is not known
+            if hasher is not None:
+                hasher.update(request.content)
+            if final:
+                self._hashers.pop(publish_id, None)
+        if first == 0 and not _looks_like_video(request.content):
+            plan = {**plan, "not_a_video": True}
+        plan = {**plan, "received": received + len(request.content)}
+        data = {**(item.data or {}), "upload": plan}
+        if not final:
+            update_item(item.id, data=data)
+            return envelope(206, {})
+        data["received"] = {"bytes": size, "sha256": hasher.hexdigest() if hasher is not None else None}
+        fields: dict[str, Any] = {"data": data, "state": "", "started_at": self.now()}  # processing starts now
+        if plan.get("not_a_video") and item.outcome == "ok":
+            fields["outcome"] = "file_format_check_failed"
+        update_item(item.id, **fields)
+        return envelope(201, {})
 
     def video_list(self, request: Request) -> httpx.Response:
         """Display API (scope video.list): the creator's public posts, newest first, `max_count` (<= 20) a page;
@@ -278,3 +409,8 @@ class TikTokEmulator(Emulator):
         return {"external_id": item.id if draft else item.post_id, "url": None if draft else item.url,
                 "status": "inbox" if draft else "published", "kind": item.mode.split(":")[0].lower(),
                 "text": item.text, "title": item.title, "media": list(item.media or [])}
+
+
+def _looks_like_video(head: bytes) -> bool:
+    """MP4 / MOV (an ISO-BMFF `ftyp` box first) or WebM (EBML): what TikTok accepts."""
+    return head[4:8] == b"ftyp" or head.startswith(b"\x1a\x45\xdf\xa3")
