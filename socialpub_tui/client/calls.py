@@ -146,8 +146,8 @@ def connect_account_token(platform: str, access_token: str, *, refresh_token: st
     body = TokenConnect.model_validate({"platform": platform, "access_token": access_token,
                                         "refresh_token": refresh_token, "expires_in": expires_in,
                                         "external_id": external_id, "name": name})
-    return Call("POST", "/v1/accounts/connect-token", AccountOut, json=dump(body), auth="session",
-                optional_extension="POST /v1/accounts/connect-token")
+    return Call("POST", "/v1/accounts/connect/token", AccountOut, json=dump(body), auth="session",
+                optional_extension="POST /v1/accounts/connect/token")
 
 
 def check_account(account_id: str) -> Call[AccountCheck]:

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.api.posts_support)
 """Connecting live accounts (issue 17 items 1 and 5; docs/accounts.md): POST /v1/accounts/oauth/start, finish,
-{grantId}/connect, connect-token and /{id}/check, each network's emulator answering in process (the browser step
+{grantId}/connect, connect/token and /{id}/check, each network's emulator answering in process (the browser step
 scripted: the authorize URL followed to its redirect). State and PKCE kept server-side, one use; tokens encrypted,
 never in an answer."""
 
@@ -188,7 +188,7 @@ def test_redirect_uri_must_be_http(client, owner, live, uri):
 def test_routes_need_a_session(client, owner, live):
     for path, body in (("/v1/accounts/oauth/start", {"platform": "tiktok", "redirectUri": REDIRECT}),
                        ("/v1/accounts/oauth/finish", {"state": "s", "code": "c"}),
-                       ("/v1/accounts/connect-token", {"platform": "tiktok", "accessToken": "t"})):
+                       ("/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "t"})):
         r = client.post(path, json=body, headers=key_headers(owner.api_key))
         assert r.status_code == 403 and r.json()["error"] == "session_required"
 
@@ -263,7 +263,7 @@ def network_token(settings, platform: str, **sandbox: str) -> dict:  # type: ign
 
 def test_access_token_path(client, owner, live):
     tok = network_token(live, "tiktok", sandbox_user="Elsewhere")
-    r = post(client, owner, "/v1/accounts/connect-token", {"platform": "tiktok", **tok, "expiresIn": 3600,
+    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", **tok, "expiresIn": 3600,
                                                            "name": "From elsewhere"})
     assert r.status_code == 201, r.text
     acc = r.json()
@@ -271,21 +271,21 @@ def test_access_token_path(client, owner, live):
     assert tok["accessToken"] not in r.text and tok["refreshToken"] not in r.text
     stored = Account.get_by_id(acc["id"])
     assert stored.access_token == tok["accessToken"] and stored.refresh_token == tok["refreshToken"]
-    bad = post(client, owner, "/v1/accounts/connect-token", {"platform": "tiktok", "accessToken": "act.nope"})
+    bad = post(client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.nope"})
     assert bad.status_code == 400 and bad.json()["error"] == "invalid_access_token"
     assert "act.nope" not in bad.text
 
 
 def test_access_token_reaching_several_accounts(client, owner, live):
     tok = network_token(live, "facebook", sandbox_user="Multi", sandbox_pages="2")
-    r = post(client, owner, "/v1/accounts/connect-token", {"platform": "facebook", "accessToken": tok["accessToken"]})
+    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook", "accessToken": tok["accessToken"]})
     assert r.status_code == 409 and r.json()["error"] == "account_choice_required"
     pages = r.json()["details"]
     assert len(pages) == 2 and tok["accessToken"] not in r.text
-    ok = post(client, owner, "/v1/accounts/connect-token", {"platform": "facebook", "accessToken": tok["accessToken"],
+    ok = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook", "accessToken": tok["accessToken"],
                                                             "externalId": pages[1]["externalId"]})
     assert ok.status_code == 201 and ok.json()["name"] == pages[1]["name"]
-    missing = post(client, owner, "/v1/accounts/connect-token", {"platform": "facebook",
+    missing = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook",
                                                                  "accessToken": tok["accessToken"],
                                                                  "externalId": "123"})
     assert missing.status_code == 400 and missing.json()["error"] == "unknown_external_id"

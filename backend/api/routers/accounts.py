@@ -73,7 +73,7 @@ def oauth_connect(grant_id: str, body: OAuthConnect, ctx: SessionAuth) -> dict[s
     return {"items": oauth_svc.connect(ctx.workspace_id, grant_id, body.external_ids)}
 
 
-@router.post("/accounts/connect-token", operation_id="connectAccountToken", status_code=201,
+@router.post("/accounts/connect/token", operation_id="connectAccountToken", status_code=201,
              response_model=AccountOut, responses=responses(402, 409, 502))
 def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): connect a live account with a token obtained elsewhere. 400
