@@ -252,7 +252,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
         with tx():
             Account.update(status="needs_reauth").where((Account.id == acc.id) & (Account.status == "active")).execute()
         out.update(status="needs_reauth", accountStatus="needs_reauth",
-                   message=f"{health.message}: reconnect it (`socialpub accounts connect {acc.platform}`)")
+                   message=f"reconnect it (`socialpub accounts connect {acc.platform}`): {health.message}")
     else:
         out["status"] = "error"
     return out
