@@ -42,6 +42,8 @@ class AccountCreate(CamelModel):
 
 
 # --- live accounts: OAuth and tokens from elsewhere (docs/accounts.md) -----------------------------------------------
+TOKEN_PATTERN = r"^[\x21-\x7e]+$"
+
 class OAuthStart(CamelModel):
     """Start connecting live accounts of a network with OAuth (authorization code, PKCE, state kept server-side)."""
 
@@ -90,8 +92,9 @@ class TokenConnect(CamelModel):
     """Connect a live account with a token obtained elsewhere (the network's own tools, another app)."""
 
     platform: Platform
-    access_token: str = Field(min_length=1, max_length=8000)
-    refresh_token: str | None = Field(default=None, min_length=1, max_length=8000)
+    access_token: str = Field(min_length=1, max_length=8000, pattern=TOKEN_PATTERN,
+                              description="printable ASCII, no spaces (as every network's tokens)")
+    refresh_token: str | None = Field(default=None, min_length=1, max_length=8000, pattern=TOKEN_PATTERN)
     expires_in: int | None = Field(default=None, ge=1, le=10 * 365 * 86400, description="the access token's life "
                                    "in seconds, when known")
     external_id: str | None = Field(default=None, min_length=1, max_length=200, description="the account to "

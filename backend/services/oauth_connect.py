@@ -71,6 +71,8 @@ def _network_error(exc: oauth.OAuthError, step: str) -> ApiError:
         return ApiError(400, "oauth_code_rejected", f"{exc.message}: start the connection again")
     if exc.kind == "dead":
         return ApiError(400, "invalid_access_token", f"{exc.message}: get a new token or connect with OAuth")
+    if exc.status is not None and 400 <= exc.status < 500:  # refused for a reason of the caller's (scopes, kind)
+        return ApiError(400, "network_refused", f"{exc.message} ({step})")
     return ApiError(502, "network_error", f"{exc.message} ({step})")
 
 

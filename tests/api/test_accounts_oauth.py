@@ -360,3 +360,8 @@ def test_check_sandbox_account_and_unknown(client, owner, settings):
     assert body["status"] == "ok" and body["kind"] == "sandbox"
     missing = post(client, owner, "/v1/accounts/acc_nope/check")
     assert missing.status_code == 404 and missing.json()["error"] == "account_not_found"
+
+
+def test_a_malformed_token_is_refused_without_being_echoed(client, owner, live):
+    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.sécret token"})
+    assert r.status_code == 400 and r.json()["error"] == "validation_error" and "sécret" not in r.text
