@@ -288,6 +288,14 @@ def _youtube(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
 
 def discover(platform: str, settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
     """The accounts the grant reaches, each with the token to store for it."""
+    try:
+        return _discover(platform, settings, client, tokens)
+    except (KeyError, TypeError, AttributeError) as exc:  # an answer of an unexpected shape
+        raise OAuthError("other", "unexpected_answer", f"{platform} answered in an unexpected shape "
+                         f"({type(exc).__name__}: {exc})") from None
+
+
+def _discover(platform: str, settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
     if platform in ("facebook", "instagram"):
         return _graph(settings, client, platform, tokens)
     if platform == "linkedin":

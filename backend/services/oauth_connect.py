@@ -109,9 +109,9 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
         s = locked(OAuthSession.select().where(OAuthSession.state_hash == _hash(state))).get_or_none()
         if s is None or s.workspace_id != workspace_id or s.status != "started" or s.expires_at <= now:
             raise _bad_state()
+        app = _app(s.platform, settings)  # not configured (any more): the state is left unused
         s.status = "finishing"  # the state is used now, whatever the network answers
         s.save()
-    app = _app(s.platform, settings)
     step = "code exchange"
     try:
         with network_client(settings, s.platform) as client:

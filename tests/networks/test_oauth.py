@@ -173,3 +173,13 @@ def test_transport_failure_is_transient(tmp_path: Path) -> None:
     s = settings_for("youtube", tmp_path)
     health = oauth.check("youtube", s, httpx.Client(transport=httpx.MockTransport(boom)), "UC1", "tok")
     assert health.status == "transient"
+
+
+def test_an_answer_of_an_unexpected_shape_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    def odd(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"items": [{"snippet": "no id"}]})
+
+    s = settings_for("youtube", tmp_path)
+    with pytest.raises(oauth.OAuthError) as err:
+        oauth.discover("youtube", s, httpx.Client(transport=httpx.MockTransport(odd)), oauth.TokenSet("t"))
+    assert err.value.kind == "other" and err.value.code == "unexpected_answer"
