@@ -39,3 +39,81 @@ class AccountCreate(CamelModel):
     name: str = Field(min_length=1, max_length=200, description="display name of the account")
     kind: Literal["sandbox"] = "sandbox"
     behaviour: SandboxBehaviour = "ok"
+
+
+# --- live accounts: OAuth and tokens from elsewhere (docs/accounts.md) -----------------------------------------------
+TOKEN_PATTERN = r"^[\x21-\x7e]+$"
+
+class OAuthStart(CamelModel):
+    """Start connecting live accounts of a network with OAuth (authorization code, PKCE, state kept server-side)."""
+
+    platform: Platform
+    redirect_uri: str = Field(min_length=1, max_length=2000, description="where the network sends the browser "
+                              "back with `code` and `state`: an absolute http(s) URL, e.g. the CLI's loopback "
+                              "listener `http://127.0.0.1:PORT/callback`")
+    name: str | None = Field(default=None, max_length=200, description="display name of the account, when the "
+                             "grant connects one")
+
+
+class OAuthStarted(CamelOut):
+    authorize_url: str = Field(description="open it in a browser: the network's consent page")
+    state: str = Field(description="echoed by the network on the redirect; check it, then send it to finish")
+    expires_at: Timestamp = Field(description="finish before then (10 minutes)")
+
+
+class OAuthFinish(CamelModel):
+    state: str = Field(min_length=1, max_length=200)
+    code: str = Field(min_length=1, max_length=4000, description="the `code` of the redirect")
+
+
+class OAuthCandidate(CamelOut):
+    external_id: str = Field(description="the account's id at the network: pass it to connect")
+    name: str
+    username: str
+    type: str = Field(description="page, instagram_account, member, organization, user or channel")
+
+
+class OAuthFinished(CamelOut):
+    grant_id: str = Field(description="connect the accounts picked with POST /v1/accounts/oauth/{grantId}/connect")
+    platform: Network
+    expires_at: Timestamp = Field(description="connect before then (10 minutes)")
+    candidates: list[OAuthCandidate] = Field(description="the accounts the grant reaches (tokens stay server-side)")
+
+
+class OAuthConnect(CamelModel):
+    external_ids: list[str] = Field(min_length=1, max_length=100, description="the candidates to connect")
+
+
+class ConnectedAccounts(CamelOut):
+    items: list[AccountOut]
+
+
+class TokenConnect(CamelModel):
+    """Connect a live account with a token obtained elsewhere (the network's own tools, another app)."""
+
+    platform: Platform
+    access_token: str = Field(min_length=1, max_length=8000, pattern=TOKEN_PATTERN,
+                              description="printable ASCII, no spaces (as every network's tokens)")
+    refresh_token: str | None = Field(default=None, min_length=1, max_length=8000, pattern=TOKEN_PATTERN)
+    expires_in: int | None = Field(default=None, ge=1, le=10 * 365 * 86400, description="the access token's life "
+                                   "in seconds, when known")
+    external_id: str | None = Field(default=None, min_length=1, max_length=200, description="the account to "
+                                    "connect when the token reaches several (Facebook pages, LinkedIn organisations)")
+    name: str | None = Field(default=None, max_length=200)
+
+
+class AccountCheck(CamelOut):
+    account_id: str
+    platform: Network
+    name: str
+    kind: Literal["sandbox", "live"]
+    status: Literal["ok", "expiring", "needs_reauth", "error"] = Field(description="`ok`; `expiring` (a token that "
+                                                                       "cannot be refreshed dies within 7 days); "
+                                                                       "`needs_reauth` (reconnect); `error` (the "
+                                                                       "network's error, see code and message)")
+    code: str | None = Field(description="the network's error code, when not ok")
+    message: str | None
+    token_expires_at: Timestamp | None
+    expires_in_s: int | None = Field(description="seconds until the access token expires (negative: expired)")
+    account_status: Literal["active", "needs_reauth", "disconnected"]
+    checked_at: Timestamp

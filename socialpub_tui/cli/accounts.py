@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import webbrowser
+
 import click
 
 from socialpub_tui.cli._common import (
@@ -82,3 +85,202 @@ def accounts_remove(account_id: str, out: Output) -> None:
     """
     acc = get_client(worker=False).remove_account(account_id)
     out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({acc.name}).")
+
+
+# ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
+class _Callback:
+    """The loopback redirect listener: one GET on 127.0.0.1 carrying the network's `code` and `state`."""
+
+    def __init__(self, port: int) -> None:
+        import http.server
+        import threading
+        from urllib.parse import parse_qs, urlsplit
+
+        self.params: dict[str, str] | None = None
+        self.done = threading.Event()
+        listener = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+                parts = urlsplit(self.path)
+                if parts.path != "/callback":
+                    self.send_error(404)
+                    return
+                got = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                ok = "code" in got and "error" not in got
+                page = ("<h1>socialpub: authorised</h1><p>You can close this tab and return to the terminal.</p>"
+                        if ok else "<h1>socialpub: not authorised</h1><p>Return to the terminal.</p>").encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                if listener.params is None:
+                    listener.params = got
+                    listener.done.set()
+
+            def log_message(self, format: str, *args: object) -> None:  # the query holds the code: never logged
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, name="oauth-callback", daemon=True)
+        self.thread.start()
+
+    @property
+    def redirect_uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}/callback"
+
+    def wait(self, timeout_s: float) -> dict[str, str] | None:
+        self.done.wait(timeout_s)
+        return self.params
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) -> list[str]:  # type: ignore[type-arg]
+    ids = [c.external_id for c in candidates]
+    if take_all:
+        return ids
+    if pick:
+        unknown = [p for p in pick if p not in ids]
+        if unknown:
+            raise click.UsageError(f"--pick {', '.join(unknown)}: not reached by this grant (one of {', '.join(ids)})")
+        return list(pick)
+    if len(ids) == 1:
+        return ids
+    if out.json or not sys.stdin.isatty():
+        raise click.UsageError("the grant reaches several accounts: choose with --pick EXTERNAL_ID … or --all ("
+                               + ", ".join(ids) + ")")
+    for i, c in enumerate(candidates, 1):
+        click.echo(f"  {i}. {c.name}" + (f" (@{c.username})" if c.username else "") + f"  [{c.type} {c.external_id}]",
+                   err=True)
+    while True:
+        answer = click.prompt("Connect which? numbers separated by commas, or 'all'", err=True).strip().lower()
+        if answer == "all":
+            return ids
+        try:
+            chosen = [ids[int(x) - 1] for x in answer.replace(" ", ",").split(",") if x]
+        except (ValueError, IndexError):
+            click.echo(f"  numbers from 1 to {len(ids)}, or 'all'", err=True)
+            continue
+        if chosen and all(int(x) >= 1 for x in answer.replace(" ", ",").split(",") if x):
+            return list(dict.fromkeys(chosen))
+
+
+@accounts_group.command("connect")
+@click.argument("network", type=platform_choice())
+@click.option("--name", default=None, help="Display name of the account (when one is connected).")
+@click.option("--no-browser", is_flag=True, help="Print the authorization URL instead of opening a browser.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port of the loopback redirect listener on 127.0.0.1 (0: a free one). The network's app must "
+                   "allow the redirect URI http://127.0.0.1:PORT/callback.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300, show_default=True,
+              help="Seconds to wait for the browser's redirect.")
+@click.option("--pick", multiple=True, metavar="EXTERNAL_ID", help="Connect this account of the grant (repeat).")
+@click.option("--all", "take_all", is_flag=True, help="Connect every account the grant reaches.")
+@click.option("--access-token", default=None, help="Connect with a token obtained elsewhere (no browser).")
+@click.option("--refresh-token", default=None, help="With --access-token: its refresh token.")
+@click.option("--expires-in", type=click.IntRange(1), default=None, help="With --access-token: its life in seconds.")
+@click.option("--external-id", default=None, help="With --access-token: the account, when the token reaches several.")
+@api_command
+def accounts_connect(network: str, name: str | None, no_browser: bool, port: int, timeout_s: float,
+                     pick: tuple[str, ...], take_all: bool, access_token: str | None, refresh_token: str | None,
+                     expires_in: int | None, external_id: str | None, out: Output) -> None:
+    """Connect live accounts of NETWORK: OAuth in the browser, or a token obtained elsewhere.
+
+    The network's app credentials come from the backend's configuration (SOCIALPUB_<NETWORK>_CLIENT_ID and
+    _CLIENT_SECRET). A redirect listener on 127.0.0.1 receives the browser after consent; the pages, channels or
+    organisations the grant reaches are listed to pick from (--pick / --all in scripts; a single one is taken).
+
+    \b
+    Examples:
+      socialpub accounts connect facebook
+      socialpub accounts connect linkedin --no-browser --all --json
+      socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
+    """
+    client = get_client(worker=False)
+    if access_token:
+        acc = client.connect_account_token(network, access_token, refresh_token=refresh_token, expires_in=expires_in,
+                                           external_id=external_id, name=name)
+        out.emit(acc, f"Connected live {acc.platform} account {acc.id} ({acc.name}).")
+        return
+    if refresh_token or expires_in or external_id:
+        raise click.UsageError("--refresh-token, --expires-in and --external-id go with --access-token")
+    if pick and take_all:
+        raise click.UsageError("--pick or --all, not both")
+    try:
+        listener = _Callback(port)
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
+    try:
+        started = client.start_oauth(network, listener.redirect_uri, name)
+        if no_browser or not webbrowser.open(started.authorize_url):
+            out.note("Open this URL in a browser to authorise socialpub:")
+            out.note(started.authorize_url)
+        else:
+            out.note(f"Opened the browser for {network}'s consent; waiting for its redirect (Ctrl+C to stop)…")
+        try:
+            params = listener.wait(timeout_s)
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted: nothing was connected") from None
+    finally:
+        listener.close()
+    if params is None:
+        raise click.ClickException(f"no redirect from {network} within {timeout_s:g} s: nothing was connected")
+    if params.get("state") != started.state:
+        raise click.ClickException("the redirect's state does not match this connection (refused: possible "
+                                   "cross-site request); nothing was connected")
+    if "error" in params or "code" not in params:
+        reason = params.get("error_description") or params.get("error") or "no code"
+        raise click.ClickException(f"{network} did not authorise socialpub: {reason}")
+    finished = client.finish_oauth(started.state, params["code"])
+    if not finished.candidates:
+        raise click.ClickException(f"the grant reaches no {network} account that can publish (a Facebook page, an "
+                                   "Instagram professional account linked to a page, …): nothing was connected")
+    chosen = _pick(out, finished.candidates, pick, take_all)
+    connected = client.connect_oauth_accounts(finished.grant_id, chosen)
+
+    def human() -> None:
+        for acc in connected.items:
+            out.line(f"Connected live {acc.platform} account {acc.id} ({acc.name})"
+                     + (", the network's default." if acc.is_default else "."))
+
+    out.emit(connected, human)
+
+
+def _in(seconds: int | None) -> str:
+    if seconds is None:
+        return "-"
+    s = abs(seconds)
+    text = f"{s // 86400} d" if s >= 86400 else f"{s // 3600} h" if s >= 3600 else f"{s // 60} min"
+    return f"in {text}" if seconds >= 0 else f"{text} ago"
+
+
+@accounts_group.command("check")
+@click.argument("account_id", required=False)
+@api_command
+def accounts_check(account_id: str | None, out: Output) -> None:
+    """Try each account's token on its network (the cheapest authenticated call): ok, expiring (in how long),
+    needs_reauth (reconnect it) or the network's error. Exit 1 when one is not ok or expiring.
+
+    \b
+    Examples:
+      socialpub accounts check
+      socialpub accounts check acc_01j9… --json
+    """
+    client = get_client(worker=False)
+    ids = [account_id] if account_id else [a.id for a in client.list_accounts().items if a.status != "disconnected"]
+    results = [client.check_account(i) for i in ids]
+
+    def human() -> None:
+        out.table([(r.account_id, r.platform, r.name, r.kind, out.status(r.status),
+                    _in(r.expires_in_s) if r.token_expires_at else "-", r.message or "") for r in results],
+                  ["ID", "NETWORK", "NAME", "KIND", "HEALTH", "EXPIRES", "DETAIL"],
+                  empty="(no connected account)")
+
+    out.emit({"items": results} if not account_id else results[0], human)
+    if any(r.status in ("needs_reauth", "error") for r in results):
+        raise SystemExit(1)

@@ -10,7 +10,14 @@ from typing import Any, TypeVar
 
 import httpx
 
-from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.accounts import (
+    AccountCheck,
+    AccountList,
+    AccountOut,
+    ConnectedAccounts,
+    OAuthFinished,
+    OAuthStarted,
+)
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.credits import CreditHistory
@@ -162,6 +169,25 @@ class AsyncClient(ClientBase):
 
     async def remove_account(self, account_id: str) -> AccountOut:
         return await self.run(calls.remove_account(account_id))
+
+    async def start_oauth(self, platform: str, redirect_uri: str, name: str | None = None) -> OAuthStarted:
+        """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
+        return await self.run(calls.start_oauth(platform, redirect_uri, name))
+
+    async def finish_oauth(self, state: str, code: str) -> OAuthFinished:
+        return await self.run(calls.finish_oauth(state, code))
+
+    async def connect_oauth_accounts(self, grant_id: str, external_ids: list[str]) -> ConnectedAccounts:
+        return await self.run(calls.connect_oauth_accounts(grant_id, external_ids))
+
+    async def connect_account_token(self, platform: str, access_token: str, *, refresh_token: str | None = None,
+                              expires_in: int | None = None, external_id: str | None = None,
+                              name: str | None = None) -> AccountOut:
+        return await self.run(calls.connect_account_token(platform, access_token, refresh_token=refresh_token,
+                                                     expires_in=expires_in, external_id=external_id, name=name))
+
+    async def check_account(self, account_id: str) -> AccountCheck:
+        return await self.run(calls.check_account(account_id))
 
     # posts
     async def create_post(self, post: PostCreate | dict[str, Any]) -> PostOut:

@@ -9,7 +9,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
+from backend.schemas.accounts import (
+    AccountCheck,
+    AccountCreate,
+    AccountList,
+    AccountOut,
+    ConnectedAccounts,
+    OAuthConnect,
+    OAuthFinish,
+    OAuthFinished,
+    OAuthStart,
+    OAuthStarted,
+    TokenConnect,
+)
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import LoginRequest, SessionOut
 from backend.schemas.credits import CreditHistory
@@ -109,6 +121,38 @@ def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call
 def remove_account(account_id: str) -> Call[AccountOut]:
     return Call("DELETE", f"/v1/accounts/{_id(account_id)}", AccountOut, auth="session",
                 optional_extension="DELETE /v1/accounts/:id")
+
+
+def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
+    body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
+    return Call("POST", "/v1/accounts/oauth/start", OAuthStarted, json=dump(body), auth="session",
+                optional_extension="POST /v1/accounts/oauth/start")
+
+
+def finish_oauth(state: str, code: str) -> Call[OAuthFinished]:
+    return Call("POST", "/v1/accounts/oauth/finish", OAuthFinished, json=dump(OAuthFinish(state=state, code=code)),
+                auth="session", optional_extension="POST /v1/accounts/oauth/finish")
+
+
+def connect_oauth_accounts(grant_id: str, external_ids: list[str]) -> Call[ConnectedAccounts]:
+    return Call("POST", f"/v1/accounts/oauth/{_id(grant_id)}/connect", ConnectedAccounts,
+                json=dump(OAuthConnect(external_ids=external_ids)), auth="session",
+                optional_extension="POST /v1/accounts/oauth/:grantId/connect")
+
+
+def connect_account_token(platform: str, access_token: str, *, refresh_token: str | None = None,
+                          expires_in: int | None = None, external_id: str | None = None,
+                          name: str | None = None) -> Call[AccountOut]:
+    body = TokenConnect.model_validate({"platform": platform, "access_token": access_token,
+                                        "refresh_token": refresh_token, "expires_in": expires_in,
+                                        "external_id": external_id, "name": name})
+    return Call("POST", "/v1/accounts/connect/token", AccountOut, json=dump(body), auth="session",
+                optional_extension="POST /v1/accounts/connect/token")
+
+
+def check_account(account_id: str) -> Call[AccountCheck]:
+    return Call("POST", f"/v1/accounts/{_id(account_id)}/check", AccountCheck, auth="session",
+                optional_extension="POST /v1/accounts/:id/check")
 
 
 # ---- posts -------------------------------------------------------------------------------------------------

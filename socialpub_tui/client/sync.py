@@ -9,7 +9,14 @@ from typing import Any, TypeVar
 
 import httpx
 
-from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.accounts import (
+    AccountCheck,
+    AccountList,
+    AccountOut,
+    ConnectedAccounts,
+    OAuthFinished,
+    OAuthStarted,
+)
 from backend.schemas.activity import ActivityOut
 from backend.schemas.auth import SessionOut
 from backend.schemas.credits import CreditHistory
@@ -155,6 +162,25 @@ class Client(ClientBase):
 
     def remove_account(self, account_id: str) -> AccountOut:
         return self.run(calls.remove_account(account_id))
+
+    def start_oauth(self, platform: str, redirect_uri: str, name: str | None = None) -> OAuthStarted:
+        """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
+        return self.run(calls.start_oauth(platform, redirect_uri, name))
+
+    def finish_oauth(self, state: str, code: str) -> OAuthFinished:
+        return self.run(calls.finish_oauth(state, code))
+
+    def connect_oauth_accounts(self, grant_id: str, external_ids: list[str]) -> ConnectedAccounts:
+        return self.run(calls.connect_oauth_accounts(grant_id, external_ids))
+
+    def connect_account_token(self, platform: str, access_token: str, *, refresh_token: str | None = None,
+                              expires_in: int | None = None, external_id: str | None = None,
+                              name: str | None = None) -> AccountOut:
+        return self.run(calls.connect_account_token(platform, access_token, refresh_token=refresh_token,
+                                                     expires_in=expires_in, external_id=external_id, name=name))
+
+    def check_account(self, account_id: str) -> AccountCheck:
+        return self.run(calls.check_account(account_id))
 
     # posts
     def create_post(self, post: PostCreate | dict[str, Any]) -> PostOut:

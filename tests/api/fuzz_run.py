@@ -5,7 +5,8 @@
 2. The API served by uvicorn on 127.0.0.1 and a free port (no worker: the contract is the API's), with the
    per-key rate limit lifted. The media fetcher is stubbed in that process, as in the test suite: random `url`
    and `mediaUrls` values get the real scheme / credential / address checks, then `fetch_failed` instead of a
-   DNS look-up or a connection, so the run sends no traffic beyond loopback.
+   DNS look-up or a connection, so the run sends no traffic beyond loopback; the live networks (`connect/token`,
+   `check`) answer a refusal from a stub in that process.
 3. `st run <url>/openapi.json --checks all` with both credentials: `x-api-key` (API-key operations) and
    `Authorization: Bearer <session>` (key management, workspace edits, account connections). A route reads the
    one it needs (an API key wins on API-key routes, the session on session-only routes).
@@ -61,6 +62,17 @@ def serve(port: int) -> None:
 
     fetch.RESOLVER = no_dns
     fetch.check_url = loopback_only
+    # live accounts (connect/token, check): the networks answer a refusal from here, without traffic
+    import httpx
+
+    from backend.services import oauth_connect
+
+    def no_network(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"error": {"code": 100, "message": "the fuzz run reaches no network"}})
+
+    to_network = oauth_connect.network_client
+    oauth_connect.network_client = lambda s, platform, kind="live": (
+        to_network(s, platform, kind) if kind == "sandbox" else httpx.Client(transport=httpx.MockTransport(no_network)))
     uvicorn.run(create_app(get_settings()), host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

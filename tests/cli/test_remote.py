@@ -142,3 +142,17 @@ def test_upload_and_publish_with_wait(remote: dict[str, str], monkeypatch: pytes
     assert post["status"] == "completed" and post["mediaUrls"][0].startswith(remote["url"])
     r = invoke("media", "list", "--json")
     assert r.code == 0 and any(m["url"] == post["mediaUrls"][0] and m["width"] == 1080 for m in r.json())
+
+
+def test_accounts_check_and_connect_on_a_server(remote: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    r = invoke("profile", "add", "srv", "--url", remote["url"], "--api-key-env", "SRV_KEY", "--default", "--json")
+    assert r.code == 0, r.err
+    monkeypatch.setenv("SRV_KEY", remote["key"])
+    assert invoke("login", "--email", "me@acme.test", "--password", "s3cret-pass", "--json").code == 0
+    r = invoke("accounts", "check", "--json")
+    assert r.code == 0, r.err
+    items = r.json()["items"]
+    assert len(items) >= 5 and {i["status"] for i in items} == {"ok"} and {i["kind"] for i in items} == {"sandbox"}
+    # the server has no OAuth app configured: it says which settings to set
+    r = invoke("accounts", "connect", "tiktok", "--no-browser", "--json", "--timeout", "5")
+    assert r.code == 1 and r.err_json()["error"] == "oauth_not_configured"

@@ -6,10 +6,23 @@ from typing import Any
 
 from fastapi import APIRouter, Depends
 
-from backend.api.deps import AuthContext, SessionAuth, require_scope
+from backend.api.deps import AuthContext, SessionAuth, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.accounts import AccountCreate, AccountList, AccountOut
+from backend.schemas.accounts import (
+    AccountCheck,
+    AccountCreate,
+    AccountList,
+    AccountOut,
+    ConnectedAccounts,
+    OAuthConnect,
+    OAuthFinish,
+    OAuthFinished,
+    OAuthStart,
+    OAuthStarted,
+    TokenConnect,
+)
 from backend.services import accounts as svc
+from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
 
@@ -33,3 +46,46 @@ def disconnect_account(account_id: str, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): disconnect an account (frees a slot of the plan; posts keep its name)."""
     acc = svc.disconnect(ctx.workspace_id, account_id)
     return svc.to_public(acc, False)
+
+
+# --- live accounts: OAuth, tokens from elsewhere, health (docs/accounts.md) ------------------------------------------
+@router.post("/accounts/oauth/start", operation_id="startAccountOAuth", response_model=OAuthStarted,
+             responses=responses())
+def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
+    network's app credentials are not set), `invalid_redirect_uri`."""
+    return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
+
+
+@router.post("/accounts/oauth/finish", operation_id="finishAccountOAuth", response_model=OAuthFinished,
+             responses=responses(502))
+def oauth_finish(body: OAuthFinish, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): exchange the code of the redirect and list the accounts the grant reaches. 400
+    `invalid_oauth_state` (unknown, expired or used), `oauth_code_rejected`; 502 `network_error`."""
+    return oauth_svc.finish(ctx.workspace_id, settings, body.state, body.code)
+
+
+@router.post("/accounts/oauth/{grant_id}/connect", operation_id="connectOAuthAccounts", status_code=201,
+             response_model=ConnectedAccounts, responses=responses(402, 404))
+def oauth_connect(grant_id: str, body: OAuthConnect, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): the accounts picked become live accounts (an account already connected gets
+    the new token). 400 `invalid_oauth_state`, `unknown_external_id`; 402 `channel_limit_exceeded`."""
+    return {"items": oauth_svc.connect(ctx.workspace_id, grant_id, body.external_ids)}
+
+
+@router.post("/accounts/connect/token", operation_id="connectAccountToken", status_code=201,
+             response_model=AccountOut, responses=responses(402, 409, 502))
+def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): connect a live account with a token obtained elsewhere. 400
+    `invalid_access_token`, `unknown_external_id`, `no_account_found`; 409 `account_choice_required` (several
+    accounts: the details list them); 402 `channel_limit_exceeded`; 502 `network_error`."""
+    return oauth_svc.connect_token(ctx.workspace_id, settings, body.platform, body.access_token,
+                                   body.refresh_token, body.expires_in, body.external_id, body.name)
+
+
+@router.post("/accounts/{account_id}/check", operation_id="checkAccount", response_model=AccountCheck,
+             responses=responses(404))
+def check_account(account_id: str, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): try the account's token on its network's cheapest authenticated call; a dead
+    grant marks the account `needs_reauth`."""
+    return oauth_svc.check(ctx.workspace_id, settings, account_id)

@@ -1,0 +1,269 @@
+"""Connecting live accounts with OAuth, with a token from elsewhere, and checking an account's token
+(issue 17 items 1 and 5; docs/accounts.md).
+
+The server makes and keeps the PKCE verifier and the state (`oauth_session`, migration 0021): the client only
+carries the user to the authorize URL and brings back `state` and `code`. The code is exchanged here, the
+accounts the grant reaches are discovered and kept with their tokens in that row (encrypted) until the user picks
+which become accounts. Tokens are never returned and never logged. These are the few requests that call a network
+inline: the user waits on the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from backend import clock
+from backend.config import Settings
+from backend.errors import ApiError
+from backend.ids import new_id
+from backend.networks import oauth, oauth_apps
+from backend.networks.factory import http_client
+from backend.services import accounts
+from backend.store.db import locked, tx
+from backend.store.models import Account, OAuthSession, Workspace
+
+log = logging.getLogger(__name__)
+
+SESSION_LIFE = timedelta(minutes=10)  # from start to finish, and from finish to connect
+EXPIRING_WITHIN = timedelta(days=7)  # a token that cannot be refreshed and dies sooner is reported `expiring`
+
+
+def network_client(settings: Settings, platform: str, kind: str = "live") -> httpx.Client:
+    """The client the flows use: the adapters' (their timeout, no redirects, no proxies from the environment); a
+    sandbox account's calls go to its emulator in process."""
+    transport = None
+    if kind == "sandbox":
+        from backend.services.adapters import sandbox
+
+        transport = sandbox(settings).transport(platform)
+    return http_client(transport, settings.network_timeout_s)
+
+
+def _app(platform: str, settings: Settings) -> oauth_apps.App:
+    try:
+        return oauth_apps.app(platform, settings)
+    except oauth_apps.NotConfigured as exc:
+        raise ApiError(400, "oauth_not_configured", str(exc)) from None
+
+
+def _hash(state: str) -> str:
+    return hashlib.sha256(state.encode("utf-8", "replace")).hexdigest()
+
+
+def _bad_state() -> ApiError:
+    return ApiError(400, "invalid_oauth_state", "unknown, expired or already used OAuth state: start the connection "
+                    "again (`socialpub accounts connect NETWORK`)")
+
+
+def _network_error(exc: oauth.OAuthError, step: str) -> ApiError:
+    """An OAuthError as the API's error (its message names no token)."""
+    if exc.kind == "transient":
+        return ApiError(502, "network_error", f"{exc.message} ({step}); try again")
+    if step == "code exchange":
+        return ApiError(400, "oauth_code_rejected", f"{exc.message}: start the connection again")
+    if exc.kind == "dead":
+        return ApiError(400, "invalid_access_token", f"{exc.message}: get a new token or connect with OAuth")
+    if exc.status is not None and 400 <= exc.status < 500:  # refused for a reason of the caller's (scopes, kind)
+        return ApiError(400, "network_refused", f"{exc.message} ({step})")
+    return ApiError(502, "network_error", f"{exc.message} ({step})")
+
+
+# --- start / finish / connect -------------------------------------------------------------------------------------
+def start(workspace_id: str, settings: Settings, platform: str, redirect_uri: str, name: str | None) -> dict[str, Any]:
+    """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge."""
+    app = _app(platform, settings)
+    parts = urlsplit(redirect_uri)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.fragment:
+        raise ApiError(400, "invalid_redirect_uri", "redirectUri must be an absolute http(s) URL without a fragment "
+                       "(the CLI's loopback listener, e.g. http://127.0.0.1:PORT/callback)")
+    state = secrets.token_urlsafe(32)
+    verifier, challenge = oauth.pkce_pair()
+    now = clock.now()
+    expires = now + SESSION_LIFE
+    with tx():
+        OAuthSession.delete().where(OAuthSession.expires_at < now - timedelta(days=1)).execute()
+        OAuthSession.create(id=new_id("oas"), workspace=workspace_id, platform=platform, state_hash=_hash(state),
+                            redirect_uri=redirect_uri, name=(name or "").strip() or None, verifier=verifier,
+                            status="started", expires_at=expires, created_at=now)
+    return {"authorizeUrl": oauth.authorize_url(app, redirect_uri, state, challenge), "state": state,
+            "expiresAt": clock.iso(expires)}
+
+
+def _dump(c: oauth.Candidate) -> dict[str, Any]:
+    return {"externalId": c.external_id, "name": c.name, "username": c.username, "type": c.type,
+            "accessToken": c.access_token, "expiresAt": clock.iso(c.expires_at), "refreshToken": c.refresh_token}
+
+
+def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict[str, Any]:
+    """Check the state (once), exchange the code, discover the accounts; keep their tokens here."""
+    now = clock.now()
+    with tx():
+        s = locked(OAuthSession.select().where(OAuthSession.state_hash == _hash(state))).get_or_none()
+        if s is None or s.workspace_id != workspace_id or s.status != "started" or s.expires_at <= now:
+            raise _bad_state()
+        app = _app(s.platform, settings)  # not configured (any more): the state is left unused
+        s.status = "finishing"  # the state is used now, whatever the network answers
+        s.save()
+    step = "code exchange"
+    try:
+        with network_client(settings, s.platform) as client:
+            tokens = oauth.exchange_code(app, client, code, s.redirect_uri, s.verifier)
+            step = "discovering the accounts"
+            found = oauth.discover(s.platform, settings, client, tokens)
+    except oauth.OAuthError as exc:
+        OAuthSession.update(status="failed", verifier="").where(OAuthSession.id == s.id).execute()
+        log.info("oauth %s %s failed: %s %s", s.id, s.platform, exc.kind, exc.code)
+        raise _network_error(exc, step) from None
+    expires = clock.now() + SESSION_LIFE
+    with tx():
+        OAuthSession.update(status="finished", verifier="", tokens=json.dumps([_dump(c) for c in found]),
+                            finished_at=clock.now(), expires_at=expires).where(OAuthSession.id == s.id).execute()
+    return {"grantId": s.id, "platform": s.platform, "expiresAt": clock.iso(expires),
+            "candidates": [c.public() for c in found]}
+
+
+def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | None) -> tuple[Account, bool]:
+    """The live account of this external id, its tokens replaced (created when new). Inside a transaction."""
+    expires = datetime.fromisoformat(c["expiresAt"].replace("Z", "+00:00")) if c.get("expiresAt") else None
+    acc = locked(Account.select().where(
+        (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
+        & (Account.external_id == c["externalId"]) & (Account.status != "disconnected"))).get_or_none()
+    if acc is not None:
+        acc.access_token = c["accessToken"]
+        if c.get("refreshToken"):
+            acc.refresh_token = c["refreshToken"]
+        acc.token_expires_at = expires
+        acc.status = "active"
+        if name:
+            acc.name = name
+        acc.username = c.get("username") or acc.username
+        acc.save()
+        return acc, False
+    now = clock.now()
+    return Account.create(id=new_id("acc"), workspace=workspace_id, platform=platform,
+                          name=(name or c.get("name") or platform)[:200], username=(c.get("username") or "")[:200],
+                          kind="live", status="active", behaviour=None, external_id=c["externalId"],
+                          access_token=c["accessToken"], refresh_token=c.get("refreshToken"),
+                          token_expires_at=expires, connected_at=now, created_at=now), True
+
+
+def _exists(workspace_id: str, platform: str, external_id: str) -> bool:
+    return Account.select().where(
+        (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
+        & (Account.external_id == external_id) & (Account.status != "disconnected")).exists()
+
+
+def _save(workspace_id: str, platform: str, chosen: list[dict[str, Any]], name: str | None) -> list[Account]:
+    """Create or update the chosen accounts, the plan's limit applying to the new ones. Inside a transaction."""
+    ws = locked(Workspace.select().where(Workspace.id == workspace_id)).get_or_none()
+    if ws is None:
+        raise ApiError(404, "workspace_not_found", "workspace not found")
+    new = sum(1 for c in chosen if not _exists(workspace_id, platform, c["externalId"]))
+    if new:
+        accounts._check_limit(ws, extra=new)
+    return [_upsert(workspace_id, platform, c, name if len(chosen) == 1 else None)[0] for c in chosen]
+
+
+def _public(workspace_id: str, accs: list[Account]) -> list[dict[str, Any]]:
+    defaults = accounts.default_ids(accounts.active_accounts(workspace_id))
+    return [accounts.to_public(a, a.id in defaults) for a in accs]
+
+
+def connect(workspace_id: str, grant_id: str, external_ids: list[str]) -> list[dict[str, Any]]:
+    """The picked accounts of a finished session become live accounts (once)."""
+    with tx():
+        s = locked(OAuthSession.select().where(
+            (OAuthSession.id == grant_id) & (OAuthSession.workspace == workspace_id))).get_or_none()
+        if s is None:
+            raise ApiError(404, "oauth_grant_not_found", "no such OAuth grant in this workspace")
+        if s.status != "finished" or s.expires_at <= clock.now():
+            raise ApiError(400, "invalid_oauth_state", "this OAuth grant is already used or expired: start the "
+                           "connection again")
+        found = {c["externalId"]: c for c in json.loads(s.tokens or "[]")}
+        unknown = [x for x in external_ids if x not in found]
+        if unknown:
+            raise ApiError(400, "unknown_external_id", f"the grant does not reach {', '.join(unknown)}",
+                           [{"externalId": x, "candidates": sorted(found)} for x in unknown])
+        picked = [found[x] for x in dict.fromkeys(external_ids)]
+        saved = _save(workspace_id, s.platform, picked, s.name)
+        OAuthSession.update(status="connected", tokens=None).where(OAuthSession.id == s.id).execute()
+    return _public(workspace_id, saved)
+
+
+def connect_token(workspace_id: str, settings: Settings, platform: str, access_token: str,
+                  refresh_token: str | None = None, expires_in: int | None = None, external_id: str | None = None,
+                  name: str | None = None) -> dict[str, Any]:
+    """A token obtained elsewhere: the accounts it reaches are discovered; exactly one (or the one named by
+    external_id) becomes a live account. Several without external_id: 409 listing them."""
+    expires = clock.now() + timedelta(seconds=expires_in) if expires_in else None
+    tokens = oauth.TokenSet(access_token, expires, refresh_token or None)
+    try:
+        with network_client(settings, platform) as client:
+            found = oauth.discover(platform, settings, client, tokens)
+    except oauth.OAuthError as exc:
+        log.info("connect-token %s failed: %s %s", platform, exc.kind, exc.code)
+        raise _network_error(exc, "discovering the accounts") from None
+    if external_id:
+        found = [c for c in found if c.external_id == external_id]
+        if not found:
+            raise ApiError(400, "unknown_external_id", f"the token does not reach {external_id}")
+    if not found:
+        raise ApiError(400, "no_account_found", f"the token reaches no {platform} account that can publish")
+    if len(found) > 1:
+        raise ApiError(409, "account_choice_required", "the token reaches several accounts: name one with "
+                       "externalId", [c.public() for c in found])
+    with tx():
+        saved = _save(workspace_id, platform, [_dump(found[0])], (name or "").strip() or None)
+    return _public(workspace_id, saved)[0]
+
+
+# --- health ---------------------------------------------------------------------------------------------------------
+def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, Any]:
+    """The account's token tried on its network's cheapest authenticated call: `ok`, `expiring` (a token that
+    cannot be refreshed dies within EXPIRING_WITHIN), `needs_reauth` (the network says the grant is dead: the
+    account is marked so) or `error` (the network's error; a transient one changes nothing)."""
+    acc = Account.select().where((Account.id == account_id) & (Account.workspace == workspace_id)
+                                 & (Account.status != "disconnected")).get_or_none()
+    if acc is None:
+        raise ApiError(404, "account_not_found", "account not found in this workspace")
+    now = clock.now()
+    with network_client(settings, acc.platform, acc.kind) as client:
+        health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
+    left = (acc.token_expires_at - now) if acc.token_expires_at else None
+    out: dict[str, Any] = {"accountId": acc.id, "platform": acc.platform, "name": acc.name, "kind": acc.kind,
+                           "status": "ok", "code": health.code, "message": health.message,
+                           "tokenExpiresAt": clock.iso(acc.token_expires_at),
+                           "expiresInS": int(left.total_seconds()) if left is not None else None,
+                           "accountStatus": acc.status, "checkedAt": clock.iso(now)}
+    if health.status == "ok":
+        if left is not None and not acc.refresh_token and left <= EXPIRING_WITHIN:
+            out["status"] = "expiring"
+            out["message"] = f"the token expires in {_span(left)} and cannot be refreshed: reconnect before then"
+    elif health.status == "dead" and acc.refresh_token and left is not None and left.total_seconds() <= 0:
+        out.update(status="error", code="access_token_expired", message="the access token expired; it is renewed "
+                   "with the refresh token (the worker refreshes tokens)")
+    elif health.status == "dead":
+        with tx():
+            Account.update(status="needs_reauth").where((Account.id == acc.id) & (Account.status == "active")).execute()
+        out.update(status="needs_reauth", accountStatus="needs_reauth",
+                   message=f"reconnect it (`socialpub accounts connect {acc.platform}`): {health.message}")
+    else:
+        out["status"] = "error"
+    return out
+
+
+def _span(delta: timedelta) -> str:
+    s = max(0, int(delta.total_seconds()))
+    if s >= 86400:
+        return f"{s // 86400} d {s % 86400 // 3600} h"
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 60} min"

@@ -1,0 +1,253 @@
+"""`socialpub accounts connect` / `accounts check` through the real CLI (embedded backend), each network's
+emulator served over HTTP by `socialpub sandbox serve` (a subprocess on loopback) and reached through
+SOCIALPUB_<NETWORK>_BASE_URL: the browser step is scripted (webbrowser.open follows the authorize URL to the CLI's
+loopback listener). Then a post published to a live account connected this way, through that emulator."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from tests.cli.conftest import invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+SUFFIX = {"tiktok": "", "facebook": "/v21.0", "instagram": "/v21.0", "linkedin": "/rest", "youtube": "/youtube/v3"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    def __init__(self, platform: str, tmp: Path) -> None:
+        self.platform = platform
+        self.port = _free_port()
+        self.origin = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(tmp / f"emu-product-{platform}"),
+               "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_SANDBOX_PROCESSING_S": "0"}
+        env.pop("SOCIALPUB_DATABASE_URL", None)
+        self.proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()",
+                                      "sandbox", "serve", platform, "--port", str(self.port), "--data-dir",
+                                      str(tmp / f"emu-{platform}")], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        with httpx.Client(base_url=self.origin, trust_env=False, timeout=5) as c:
+            while True:
+                try:
+                    c.get("/_sandbox/oauth")
+                    return
+                except httpx.TransportError:
+                    if self.proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(self.proc.communicate()[1]) from None
+                    time.sleep(0.2)
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.origin, trust_env=False, timeout=10)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+@pytest.fixture
+def serve(cli_env, monkeypatch) -> Iterator:  # type: ignore[no-untyped-def]
+    """serve(platform): that network's emulator as a standalone server, socialpub pointed at it, its app set."""
+    from backend.config import get_settings
+
+    started: list[Served] = []
+
+    def run(platform: str) -> Served:
+        s = Served(platform, cli_env)
+        started.append(s)
+        p = platform.upper()
+        monkeypatch.setenv(f"SOCIALPUB_{p}_BASE_URL", s.origin + SUFFIX[platform])
+        monkeypatch.setenv(f"SOCIALPUB_{p}_CLIENT_ID", f"app-{platform}")
+        monkeypatch.setenv(f"SOCIALPUB_{p}_CLIENT_SECRET", "s3cret-app")
+        get_settings.cache_clear()
+        return s
+
+    yield run
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture
+def initialised(cli_env):  # type: ignore[no-untyped-def]
+    r = invoke("init", "--json", "--password", "s3cret-pass")
+    assert r.code == 0, r.err
+    return r.json()
+
+
+class Browser:
+    """webbrowser.open, scripted: the user consents (as `user`, with `pages` pages) and the redirect reaches the
+    CLI's listener. tamper: the state is changed on the way (a forged redirect)."""
+
+    def __init__(self, user: str = "Brand", pages: int = 1, tamper: bool = False) -> None:
+        self.user, self.pages, self.tamper = user, pages, tamper
+        self.opened: list[str] = []
+        self.errors: list[BaseException] = []
+
+    def open(self, url: str, *args, **kwargs) -> bool:  # type: ignore[no-untyped-def]
+        self.opened.append(url)
+
+        def go() -> None:
+            try:
+                with httpx.Client(trust_env=False, timeout=10) as c:
+                    r = c.get(url + f"&sandbox_user={quote(self.user)}&sandbox_pages={self.pages}")
+                    assert r.status_code == 302, r.text
+                    location = r.headers["location"].split("#")[0]
+                    if self.tamper:
+                        location = location.replace("state=", "state=forged")
+                    assert location.startswith("http://127.0.0.1:")
+                    c.get(location)
+            except BaseException as exc:  # noqa: BLE001 (reported by the test)
+                self.errors.append(exc)
+
+        threading.Thread(target=go, daemon=True).start()
+        return True
+
+
+@pytest.fixture
+def browser(monkeypatch):  # type: ignore[no-untyped-def]
+    def make(**kw) -> Browser:  # type: ignore[no-untyped-def]
+        b = Browser(**kw)
+        monkeypatch.setattr("webbrowser.open", b.open)
+        return b
+
+    return make
+
+
+def _tokens_absent(text: str) -> None:
+    from backend.store.models import Account
+
+    for acc in Account.select():
+        assert acc.access_token not in text
+        if acc.refresh_token:
+            assert acc.refresh_token not in text
+
+
+@pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "tiktok", "youtube"])
+def test_connect_through_the_cli_and_a_served_emulator(initialised, serve, browser, platform):
+    serve(platform)
+    b = browser(user=f"Brand {platform}")
+    r = invoke("accounts", "connect", platform, "--name", f"Our {platform}", "--json", "--timeout", "60")
+    assert not b.errors, b.errors
+    assert r.code == 0, r.err + r.out
+    [acc] = r.json()["items"]
+    assert acc["kind"] == "live" and acc["platform"] == platform and acc["name"] == f"Our {platform}"
+    assert b.opened and "code_challenge=" in b.opened[0] and "127.0.0.1" in b.opened[0]
+    _tokens_absent(r.out + r.err)
+    listed = invoke("accounts", "list", "--json").json()["items"]
+    assert [a["id"] for a in listed] == [acc["id"]]
+    check = invoke("accounts", "check", acc["id"], "--json")
+    assert check.code == 0, check.err
+    assert check.json()["status"] in ("ok", "expiring")
+
+
+def test_pages_picked_then_a_post_published_to_a_live_account(initialised, serve, browser):
+    served = serve("facebook")
+    browser(user="Acme", pages=3)
+    r = invoke("accounts", "connect", "facebook", "--json", "--timeout", "60")
+    assert r.code == 2 and "--pick" in r.err  # several pages, no terminal: the choice is the script's
+    browser(user="Acme", pages=3)
+    human = invoke("accounts", "connect", "facebook", "--all", "--timeout", "60")
+    assert human.code == 0, human.err
+    assert human.out.count("Connected live facebook account") == 3
+    accounts = invoke("accounts", "list", "--json").json()["items"]
+    assert sorted(a["name"] for a in accounts) == ["Acme 1", "Acme 2", "Acme 3"]
+    page = next(a for a in accounts if a["name"] == "Acme 2")
+    post = invoke("posts", "create", "Hello from a live account", "--to", f"facebook:{page['id']}", "--wait",
+                  "--timeout", "60", "--json")
+    assert post.code == 0, post.err + post.out
+    [target] = post.json()["targets"]
+    assert target["status"] == "succeeded" and target["postUrl"], target
+    # the served emulator holds it, on that page
+    from backend.store.models import Account
+
+    token = Account.get_by_id(page["id"]).access_token
+    external = Account.get_by_id(page["id"]).external_id
+    with served.http() as c:
+        listed = c.get(f"/v21.0/{external}/published_posts", params={"access_token": token}).json()["data"]
+    assert [p["message"] for p in listed] == ["Hello from a live account"]
+
+
+def test_pick_connects_only_the_named_account(initialised, serve, browser):
+    serve("linkedin")
+    browser(user="Jo", pages=2)
+    r = invoke("accounts", "connect", "linkedin", "--pick", "urn:li:organization:0", "--json", "--timeout", "60")
+    assert r.code == 2 and "not reached by this grant" in r.err
+    from backend.store.models import OAuthSession
+
+    assert OAuthSession.select().where(OAuthSession.status == "connected").count() == 0
+
+
+def test_a_forged_state_is_refused(initialised, serve, browser):
+    serve("youtube")
+    browser(tamper=True)
+    r = invoke("accounts", "connect", "youtube", "--json", "--timeout", "60")
+    assert r.code == 1 and "state does not match" in r.err
+    assert invoke("accounts", "list", "--json").json()["items"] == []
+
+
+def test_check_sees_a_revoked_grant(initialised, serve, browser):
+    served = serve("tiktok")
+    browser(user="Revoked")
+    acc = invoke("accounts", "connect", "tiktok", "--json", "--timeout", "60").json()["items"][0]
+    assert invoke("accounts", "check", "--json").json()["items"][0]["status"] == "ok"
+    from backend.store.models import Account
+
+    with served.http() as c:  # the user removes the app at the network
+        r = c.post("/v2/oauth/revoke/", data={"client_key": "app-tiktok", "client_secret": "x",
+                                              "token": Account.get_by_id(acc["id"]).access_token})
+        assert r.status_code == 200
+    r = invoke("accounts", "check")
+    assert r.code == 1 and "needs_reauth" in r.out and "reconnect" in r.out
+    listed = invoke("accounts", "list")
+    assert "needs_reauth" in listed.out
+
+
+def test_access_token_path_through_the_cli(initialised, serve):
+    from backend.networks import oauth
+
+    served = serve("youtube")
+    verifier, challenge = oauth.pkce_pair()
+    with served.http() as c:  # a token got outside socialpub
+        loc = c.get("/o/oauth2/v2/auth", params={"client_id": "other-app", "redirect_uri": "http://127.0.0.1:1/cb",
+                                                 "response_type": "code", "state": "s", "access_type": "offline",
+                                                 "code_challenge": challenge, "code_challenge_method": "S256"}
+                    ).headers["location"]
+        code = httpx.URL(loc).params["code"]
+        tok = c.post("/token", data={"client_id": "other-app", "client_secret": "x", "code": code,
+                                     "grant_type": "authorization_code", "redirect_uri": "http://127.0.0.1:1/cb",
+                                     "code_verifier": verifier}).json()
+    r = invoke("accounts", "connect", "youtube", "--access-token", tok["access_token"], "--refresh-token",
+               tok["refresh_token"], "--expires-in", str(tok["expires_in"]), "--name", "Channel", "--json")
+    assert r.code == 0, r.err
+    assert r.json()["kind"] == "live" and r.json()["name"] == "Channel"
+    assert tok["access_token"] not in r.out and tok["refresh_token"] not in r.out
+    bad = invoke("accounts", "connect", "youtube", "--access-token", "ya29.nope", "--json")
+    assert bad.code == 1 and bad.err_json()["error"] == "invalid_access_token"
+    assert invoke("accounts", "connect", "youtube", "--refresh-token", "x").code == 2
+
+
+def test_not_configured_says_what_to_set(initialised):
+    r = invoke("accounts", "connect", "tiktok", "--no-browser", "--json", "--timeout", "5")
+    assert r.code == 1 and r.err_json()["error"] == "oauth_not_configured"
+    assert "SOCIALPUB_TIKTOK_CLIENT_ID" in r.err

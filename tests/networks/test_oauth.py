@@ -1,0 +1,185 @@
+"""The networks' OAuth flows (backend/networks/oauth.py) against each emulator in process: PKCE, the authorize
+URL, the code exchange, the accounts a grant reaches (Facebook pages, Instagram through its page, LinkedIn member
+and organisations, TikTok user, YouTube channel), the health check, and how failures are classified."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
+
+import httpx
+import pytest
+import time_machine
+
+from backend.config import Settings
+from backend.networks import oauth, oauth_apps
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
+from backend.networks.sandbox import oauth as emu
+
+NETWORKS = oauth_apps.PLATFORMS
+REDIRECT = "http://127.0.0.1:53682/callback"
+BASES = {"tiktok": "http://127.0.0.1:9", "facebook": "http://127.0.0.1:9/v21.0",
+         "instagram": "http://127.0.0.1:9/v21.0", "linkedin": "http://127.0.0.1:9/rest",
+         "youtube": "http://127.0.0.1:9/youtube/v3"}
+
+
+@pytest.fixture
+def sb(tmp_path: Path) -> Sandbox:
+    return Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(tmp_path), delay_s=0, processing_s=0)).activate()
+
+
+def settings_for(platform: str, tmp_path: Path, configured: bool = True) -> Settings:
+    extra = {f"{platform}_client_id": "app-1", f"{platform}_client_secret": "s3cret"} if configured else {}
+    return Settings(data_dir=tmp_path, **{f"{platform}_api_base": BASES[platform]}, **extra)
+
+
+def consent(c: httpx.Client, url: str, **sandbox: str) -> dict[str, str]:
+    """The scripted browser: the authorize URL answers a redirect to the loopback listener."""
+    r = c.get(url + "".join(f"&{k}={quote(v)}" for k, v in sandbox.items()))
+    assert r.status_code == 302, r.text
+    assert r.headers["location"].startswith(REDIRECT + "?")
+    return {k: v[0] for k, v in parse_qs(urlsplit(r.headers["location"]).query).items()}
+
+
+def grant(sb: Sandbox, platform: str, tmp_path: Path, **sandbox: str):  # type: ignore[no-untyped-def]
+    s = settings_for(platform, tmp_path)
+    app = oauth_apps.app(platform, s)
+    c = httpx.Client(transport=sb.transport(platform))
+    verifier, challenge = oauth.pkce_pair()
+    got = consent(c, oauth.authorize_url(app, REDIRECT, "state-1", challenge), **sandbox)
+    assert got["state"] == "state-1"
+    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
+    return s, c, tokens
+
+
+def test_pkce_pair_is_s256_of_an_unreserved_verifier() -> None:
+    verifier, challenge = oauth.pkce_pair()
+    assert 43 <= len(verifier) <= 128 and set(verifier) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    assert emu.pkce_ok(challenge, "S256", verifier) and not emu.pkce_ok(challenge, "S256", verifier + "x")
+    assert oauth.pkce_pair()[0] != verifier
+
+
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_authorize_url_carries_the_app_scopes_state_and_challenge(platform: str, tmp_path: Path) -> None:
+    app = oauth_apps.app(platform, settings_for(platform, tmp_path))
+    url = oauth.authorize_url(app, REDIRECT, "st", "chal")
+    parts = urlsplit(url)
+    assert parts.netloc == "127.0.0.1:9"  # the emulator's origin lent by the loopback API base
+    q = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    assert q[app.endpoints.client_id_param] == "app-1" and q["redirect_uri"] == REDIRECT and q["state"] == "st"
+    assert q["code_challenge"] == "chal" and q["code_challenge_method"] == "S256"
+    assert q["scope"] == app.endpoints.scope_separator.join(app.endpoints.scopes)
+    assert "s3cret" not in url
+    if platform == "tiktok":
+        assert "video.publish" in q["scope"].split(",")
+    if platform == "youtube":
+        assert q["access_type"] == "offline"
+
+
+def test_not_configured_names_the_settings(tmp_path: Path) -> None:
+    with pytest.raises(oauth_apps.NotConfigured, match="SOCIALPUB_TIKTOK_CLIENT_ID"):
+        oauth_apps.app("tiktok", settings_for("tiktok", tmp_path, configured=False))
+
+
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_connect_discover_and_check_each_network(sb: Sandbox, platform: str, tmp_path: Path) -> None:
+    s, c, tokens = grant(sb, platform, tmp_path, sandbox_user=f"Brand {platform}")
+    assert "access_token" not in repr(tokens) and tokens.access_token not in repr(tokens)
+    found = oauth.discover(platform, s, c, tokens)
+    assert len(found) == 1
+    cand = found[0]
+    assert cand.external_id and cand.access_token and cand.access_token not in repr(cand)
+    expected_type = {"facebook": "page", "instagram": "instagram_account", "linkedin": "member", "tiktok": "user",
+                     "youtube": "channel"}[platform]
+    assert cand.type == expected_type
+    if platform in ("tiktok", "youtube"):
+        assert cand.refresh_token and cand.expires_at is not None  # refreshable, short-lived access
+    if platform in ("facebook", "instagram"):
+        assert cand.access_token != tokens.access_token and cand.expires_at is None  # a never-expiring page token
+    if platform == "linkedin":
+        assert cand.external_id.startswith("urn:li:person:") and cand.name == f"Brand {platform}"
+    assert oauth.check(platform, s, c, cand.external_id, cand.access_token) == oauth.Health("ok")
+
+
+def test_facebook_lists_one_candidate_per_page_with_its_own_token(sb: Sandbox, tmp_path: Path) -> None:
+    s, c, tokens = grant(sb, "facebook", tmp_path, sandbox_user="Acme", sandbox_pages="3")
+    pages = oauth.discover("facebook", s, c, tokens)
+    assert [p.name for p in pages] == ["Acme 1", "Acme 2", "Acme 3"]
+    assert len({p.access_token for p in pages}) == 3 and len({p.external_id for p in pages}) == 3
+    # each page token acts as its page only; the short-lived user token was exchanged for a long-lived one
+    assert oauth.check("facebook", s, c, pages[1].external_id, pages[1].access_token).status == "ok"
+    assert oauth.check("facebook", s, c, pages[1].external_id, pages[0].access_token).status == "other"
+    with time_machine.travel(datetime.now(UTC) + timedelta(days=30), tick=False):  # past the short token's hour
+        assert oauth.check("facebook", s, c, pages[0].external_id, pages[0].access_token).status == "ok"
+
+
+def test_instagram_accounts_come_through_their_linked_pages(sb: Sandbox, tmp_path: Path) -> None:
+    s, c, tokens = grant(sb, "instagram", tmp_path, sandbox_user="Shop", sandbox_pages="2")
+    found = oauth.discover("instagram", s, c, tokens)
+    assert len(found) == 2 and all(f.username and f.external_id.isdigit() for f in found)
+    for f in found:
+        assert oauth.check("instagram", s, c, f.external_id, f.access_token).status == "ok"
+
+
+def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> None:
+    s, c, tokens = grant(sb, "linkedin", tmp_path, sandbox_user="Jo", sandbox_pages="3")
+    found = oauth.discover("linkedin", s, c, tokens)
+    assert [f.type for f in found] == ["member", "organization", "organization"]
+    assert all(f.external_id.startswith("urn:li:organization:") for f in found[1:])
+    assert all(f.access_token == tokens.access_token for f in found)  # the member's token acts for them
+    assert all(oauth.check("linkedin", s, c, f.external_id, f.access_token).status == "ok" for f in found)
+
+
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_a_revoked_grant_is_dead_and_an_expired_token_too(sb: Sandbox, platform: str, tmp_path: Path) -> None:
+    s, c, tokens = grant(sb, platform, tmp_path)
+    cand = oauth.discover(platform, s, c, tokens)[0]
+    if platform not in ("facebook", "instagram"):  # page tokens never expire
+        with time_machine.travel(datetime.now(UTC) + timedelta(days=400), tick=False):
+            health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
+            assert health.status == "dead", health
+    emu.revoke_grant(emu.grants(platform)[-1].id)
+    health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
+    assert health.status == "dead" and health.message and cand.access_token not in health.message
+
+
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_path: Path) -> None:
+    s = settings_for(platform, tmp_path)
+    app = oauth_apps.app(platform, s)
+    c = httpx.Client(transport=sb.transport(platform))
+    verifier, challenge = oauth.pkce_pair()
+    code = consent(c, oauth.authorize_url(app, REDIRECT, "x", challenge))["code"]
+    emu.configure_oauth(platform, token_failure="server_error")
+    with pytest.raises(oauth.OAuthError) as transient:
+        oauth.exchange_code(app, c, code, REDIRECT, verifier)
+    assert transient.value.kind == "transient"
+    emu.configure_oauth(platform, token_failure=None)
+    with pytest.raises(oauth.OAuthError) as wrong_verifier:
+        oauth.exchange_code(app, c, code, REDIRECT, verifier + "x")
+    assert wrong_verifier.value.kind in ("dead", "other")
+    oauth.exchange_code(app, c, code, REDIRECT, verifier)
+    with pytest.raises(oauth.OAuthError) as reused:  # a code is good once
+        oauth.exchange_code(app, c, code, REDIRECT, verifier)
+    assert reused.value.kind == "dead"
+
+
+def test_transport_failure_is_transient(tmp_path: Path) -> None:
+    def boom(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    s = settings_for("youtube", tmp_path)
+    health = oauth.check("youtube", s, httpx.Client(transport=httpx.MockTransport(boom)), "UC1", "tok")
+    assert health.status == "transient"
+
+
+def test_an_answer_of_an_unexpected_shape_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    def odd(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"items": [{"snippet": "no id"}]})
+
+    s = settings_for("youtube", tmp_path)
+    with pytest.raises(oauth.OAuthError) as err:
+        oauth.discover("youtube", s, httpx.Client(transport=httpx.MockTransport(odd)), oauth.TokenSet("t"))
+    assert err.value.kind == "other" and err.value.code == "unexpected_answer"
