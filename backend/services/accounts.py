@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from backend import clock
+from backend.config import get_settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks.base import PLATFORMS
-from backend.services import plans
+from backend.services import plans, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, Workspace
 from backend.store.models.accounts import SANDBOX_BEHAVIOURS
@@ -158,6 +159,7 @@ def to_public(acc: Account, is_default: bool) -> dict[str, Any]:
         "behaviour": acc.behaviour,
         "connectedAt": clock.iso(acc.connected_at),
         "tokenExpiresAt": clock.iso(acc.token_expires_at),
+        "tokenWarning": tokens.token_warning(acc, get_settings()),
     }
 
 
