@@ -222,13 +222,14 @@ def life_end(account: Account) -> datetime | None:
 
 
 def _in(delta: timedelta) -> str:
+    """`in 3 days` / `5 hours ago`: the nearest whole unit."""
     s = abs(delta.total_seconds())
-    if s >= 2 * 86400:
-        n, unit = int(s // 86400), "day"
-    elif s >= 2 * 3600:
-        n, unit = int(s // 3600), "hour"
+    if s >= 1.5 * 86400:
+        n, unit = round(s / 86400), "day"
+    elif s >= 1.5 * 3600:
+        n, unit = round(s / 3600), "hour"
     else:
-        n, unit = max(1, int(s // 60)), "minute"
+        n, unit = max(1, round(s / 60)), "minute"
     words = f"{n} {unit}{'' if n == 1 else 's'}"
     return f"in {words}" if delta.total_seconds() > 0 else f"{words} ago"
 
