@@ -112,7 +112,7 @@ class Settings(BaseSettings):
     instagram_oauth_base: str | None = None
     linkedin_oauth_base: str | None = None
     youtube_oauth_base: str | None = None
-    # token life (issue 17 item 3, docs/accounts.md "Token life"): the worker refreshes a live account's token
+    # token life (issue 17 item 3, docs/tokens.md): the worker refreshes a live account's token
     # this many seconds before it expires (a publish refreshes it first when it is that close), and warns this
     # many days before a token that cannot be refreshed expires (an `account.token_expiring` event, `tokenWarning`)
     token_refresh_margin_s: float = Field(default=900.0, ge=0, le=7 * 86400)

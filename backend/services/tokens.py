@@ -1,4 +1,4 @@
-"""Token life of live accounts (issue 17 item 3; docs/accounts.md "Token life").
+"""Token life of live accounts (issue 17 item 3; docs/tokens.md).
 
 - `sweep` (the worker's `tokens.sweep`, every minute): one `token.refresh` job per live active account whose
   token expires within SOCIALPUB_TOKEN_REFRESH_MARGIN_S and that has a refresh token (deduplicated per account
