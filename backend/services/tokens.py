@@ -82,17 +82,21 @@ def margin(settings: Settings) -> timedelta:
     return timedelta(seconds=settings.token_refresh_margin_s)
 
 
-def refreshable(platform: str, refresh_token: str | None) -> bool:
-    """The account's token can be refreshed: its network refreshes and the grant gave a refresh token."""
+def refreshable(platform: str, refresh_token: str | None, settings: Settings | None = None) -> bool:
+    """The account's token can be refreshed: its network refreshes, the grant gave a refresh token and (when
+    `settings` are given) the network's OAuth app is configured (SOCIALPUB_<NETWORK>_CLIENT_ID / _SECRET)."""
     real = oauth_apps.REAL.get(platform)
-    return bool(refresh_token) and real is not None and real.refreshable
+    if not refresh_token or real is None or not real.refreshable:
+        return False
+    return settings is None or bool(getattr(settings, f"{platform}_client_id", None)
+                                    and getattr(settings, f"{platform}_client_secret", None))
 
 
 def due(account: Account, now: datetime, settings: Settings) -> bool:
     """A live active account whose refreshable token expires within the margin (or has expired)."""
     return (account.kind == "live" and account.status == "active" and account.token_expires_at is not None
             and account.token_expires_at - now <= margin(settings)
-            and refreshable(account.platform, account.refresh_token))
+            and refreshable(account.platform, account.refresh_token, settings))
 
 
 def oauth_client(platform: str, settings: Settings) -> httpx.Client:
@@ -213,10 +217,10 @@ def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
 
 
 # ---- warnings -------------------------------------------------------------------------------------------
-def life_end(account: Account) -> datetime | None:
+def life_end(account: Account, settings: Settings) -> datetime | None:
     """When the account stops working unless reconnected: its token's expiry when it cannot be refreshed, else
     its refresh token's (None: not known to end)."""
-    if refreshable(account.platform, account.refresh_token):
+    if refreshable(account.platform, account.refresh_token, settings):
         return account.refresh_expires_at
     return account.token_expires_at
 
@@ -241,7 +245,7 @@ def token_warning(account: Account, settings: Settings, now: datetime | None = N
     cmd = reconnect_command(account.platform)
     if account.status == "needs_reauth":
         return f"the network no longer accepts its authorisation: reconnect with {cmd}"
-    end = life_end(account)
+    end = life_end(account, settings)
     now = now or clock.now()
     if end is None or end - now > timedelta(days=settings.token_warning_days):
         return None
@@ -261,7 +265,7 @@ def warn_expiring(settings: Settings, now: datetime | None = None) -> int:
         & ((Account.token_expires_at <= horizon) | (Account.refresh_expires_at <= horizon)))
     n = 0
     for acc in rows:
-        end = life_end(acc)
+        end = life_end(acc, settings)
         if end is None or end > horizon or acc.token_warned_for == end:
             continue
         with tx():

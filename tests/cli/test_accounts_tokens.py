@@ -23,7 +23,12 @@ def live(platform: str, name: str, *, expires_in: timedelta | None, status: str 
                           created_at=now).id
 
 
-def test_accounts_list_warns_about_tokens(embedded: Any) -> None:
+def test_accounts_list_warns_about_tokens(embedded: Any, monkeypatch: Any) -> None:
+    from backend.config import get_settings
+
+    monkeypatch.setenv("SOCIALPUB_YOUTUBE_CLIENT_ID", "app-123")  # YouTube's app configured: refreshed
+    monkeypatch.setenv("SOCIALPUB_YOUTUBE_CLIENT_SECRET", "s3cret")
+    get_settings.cache_clear()
     fb = live("facebook", "Brand page", expires_in=timedelta(days=3, hours=1))
     tt = live("tiktok", "Creator", expires_in=timedelta(hours=2), status="needs_reauth", refresh="rft.x")
     ok = live("youtube", "Channel", expires_in=timedelta(minutes=30), refresh="1//x")  # refreshed: no warning

@@ -243,6 +243,15 @@ def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner,
     assert tokens.token_warning(Account.get_by_id(tt.id), fast).startswith("authorisation expires in 2 days")
 
 
+def test_a_refresh_token_without_the_app_configured_is_warned_about(owner, fast, emu):  # type: ignore[no-untyped-def]
+    tt, _ = live(owner, emu, "tiktok")
+    fast.tiktok_client_id = None  # SOCIALPUB_TIKTOK_CLIENT_ID unset: nobody can refresh it
+    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=55), tick=False):
+        assert tokens.sweep(fast) == 0
+        assert tokens.token_warning(Account.get_by_id(tt.id), fast).startswith("token expires in 5 minutes")
+        assert len(events("account.token_expiring")) == 1
+
+
 # ---- publish-time refresh -------------------------------------------------------------------------------------
 def test_a_publish_refreshes_an_expired_token_first(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
     fast.track_poll_s = 0.05

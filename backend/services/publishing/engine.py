@@ -214,7 +214,9 @@ def publish_target(job: Any, settings: Settings) -> None:
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
-    if not _token_ready(account, settings, target):
+    if not _token_ready(account, settings, target):  # the grant is dead: failed with the account's others
+        apply(decide.inactive_account(state_of(target, post), "needs_reauth", clock.now(),
+                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
     adapter = adapters.adapter_for(account, settings)
     called = _attempt(job, settings, adapter, build_publication(post, target, account), target, post, account,
@@ -376,8 +378,9 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget) -> bo
     """Before a call with a live account's token: a token expired or within SOCIALPUB_TOKEN_REFRESH_MARGIN_S of
     its expiry is refreshed first, through the one refresh path (services/tokens.refresh_account), and the new
     token is put on `account`. False when the grant turned out dead: the account is needs_reauth and this
-    target (pending) has failed with the others. A refresh that cannot be made now leaves a token still valid
-    in use; an expired one makes the job wait (RetryLater) instead of a call bound to fail."""
+    target (pending) has failed with the others. A transient failure leaves a token still valid in use, and
+    makes the job wait (RetryLater) with an expired one instead of a call bound to fail; a refresh refused for
+    another reason (the app's configuration) leaves the call to get the network's answer."""
     from backend.services import tokens
 
     now = clock.now()
@@ -391,11 +394,14 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget) -> bo
             raise RetryLater("waiting for the account's token refresh", count_attempt=False,
                              delay_s=max(1.0, (exc.until - now).total_seconds())) from None
         return True
-    except (tokens.RefreshError, tokens.NotConfigured) as exc:
+    except tokens.RefreshTransient as exc:
         if expired:
-            log.warning("%s: the account's token has expired and could not be refreshed: %s", _ids(target), exc)
-            raise RetryLater(f"the account's token has expired and could not be refreshed: {exc}",
-                             delay_s=getattr(exc, "retry_after_s", None)) from None
+            log.warning("%s: the account's token has expired and could not be refreshed now: %s", _ids(target), exc)
+            raise RetryLater(f"the account's token has expired and could not be refreshed now: {exc}",
+                             delay_s=exc.retry_after_s) from None
+        return True
+    except (tokens.RefreshError, tokens.NotConfigured) as exc:  # not now, nor later: the network has its say
+        log.warning("%s: the account's token could not be refreshed: %s", _ids(target), exc)
         return True
     if got.result == "dead":
         return False
