@@ -300,3 +300,64 @@ def test_sandbox_accounts_are_untouched(client, owner, fast, emu):  # type: igno
                    for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"])
     assert not Job.select().where(Job.kind == tokens.REFRESH_JOB).exists()
     assert not PostTarget.select().exists() and queue.stats().get("dead", 0) == 0
+
+
+# ---- over HTTP, against `socialpub sandbox serve` ------------------------------------------------------------
+def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fast, tmp_path):  # type: ignore[no-untyped-def]
+    """No transport swapped: the token endpoint is found from SOCIALPUB_TIKTOK_BASE_URL on loopback, as a user
+    pointing socialpub at `socialpub sandbox serve tiktok` has it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from tests.networks.test_sandbox_oauth import _free_port
+
+    port = _free_port()
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
+           "SOCIALPUB_SANDBOX_DELAY_S": "0"}
+    env.pop("SOCIALPUB_DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "sandbox",
+                             "serve", "tiktok", "--port", str(port), "--data-dir", str(tmp_path / "emu")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    fast.tiktok_api_base = base
+    fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
+    try:
+        with httpx.Client(base_url=base, trust_env=False, timeout=5) as c:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    c.get("/_sandbox/oauth")
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+                    time.sleep(0.2)
+            got = connect(c, "tiktok")
+            now = clock.now()
+            acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform="tiktok", name="Served",
+                                 kind="live", status="active", external_id=got["open_id"],
+                                 access_token=got["access_token"], refresh_token=got["refresh_token"],
+                                 token_expires_at=now + timedelta(seconds=got["expires_in"]), connected_at=now,
+                                 created_at=now)
+            with time_machine.travel(now + timedelta(hours=23, minutes=55), tick=False):
+                assert tokens.refresh_account(acc.id, fast).result == "refreshed"
+                fresh = Account.get_by_id(acc.id)
+                assert fresh.refresh_token != got["refresh_token"]
+                assert c.post("/v2/oauth/token/", data={"client_key": "app-123", "client_secret": "s3cret",
+                                                        "grant_type": "refresh_token",
+                                                        "refresh_token": got["refresh_token"]}).status_code == 400
+                # the user revokes the grant at the network
+                r = c.post("/v2/oauth/revoke/", data={"client_key": "app-123", "client_secret": "s3cret",
+                                                      "token": fresh.access_token})
+                assert r.status_code == 200
+                assert tokens.refresh_account(acc.id, fast, force=True).result == "dead"
+            listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+            assert listed[acc.id]["status"] == "needs_reauth"
+            assert "reconnect with socialpub accounts connect tiktok" in listed[acc.id]["tokenWarning"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
