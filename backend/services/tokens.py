@@ -167,7 +167,8 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
             else acc.refresh_expires_at
         Account.update(access_token=got.access_token, refresh_token=got.refresh_token or sent,
                        token_expires_at=got.expires_at, refresh_expires_at=refresh_at, token_refresh_until=None,
-                       token_warned_for=None).where(Account.id == account_id).execute()
+                       token_warned_for=None).where(
+            (Account.id == account_id) & (Account.status != "disconnected")).execute()  # removed meanwhile: no
     log.info("account %s (%s): token refreshed, valid until %s%s", account_id, acc.platform,
              clock.iso(got.expires_at), " (refresh token rotated)" if got.refresh_token != sent else "")
     return Refreshed("refreshed", got.access_token, got.expires_at)
