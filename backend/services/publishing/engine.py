@@ -158,7 +158,7 @@ _LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account
          PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
          Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
          Account.id, Account.platform, Account.kind, Account.status, Account.behaviour, Account.external_id,
-         Account.access_token, Account.username, Account.workspace, Account.token_expires_at,
+         Account.access_token, Account.username, Account.token_expires_at,
          Account.refresh_token)
 
 
