@@ -284,6 +284,21 @@ def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fa
         assert len(events("account.needs_reauth")) == 1
 
 
+def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+    """A grant revoked at the network while its token is still young: the publish call is refused, the account
+    turns needs_reauth with its event (one, whatever the number of refused targets)."""
+    acc, got = live(owner, emu, "tiktok")
+    assert oauth.revoke_token(got["access_token"], "tiktok")
+    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
+                  mediaUrls=[image_url])
+    work(fast)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "failed" and done["targets"][0]["failType"] == "permanent"
+    assert Account.get_by_id(acc.id).status == "needs_reauth"
+    [ev] = events("account.needs_reauth")
+    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+
+
 # ---- sandbox accounts ----------------------------------------------------------------------------------------
 def test_sandbox_accounts_are_untouched(client, owner, fast, emu):  # type: ignore[no-untyped-def]
     from backend.services import accounts
