@@ -115,6 +115,11 @@ class Settings(BaseSettings):
     instagram_oauth_base: str | None = None
     linkedin_oauth_base: str | None = None
     youtube_oauth_base: str | None = None
+    # token life (issue 17 item 3, docs/tokens.md): the worker refreshes a live account's token
+    # this many seconds before it expires (a publish refreshes it first when it is that close), and warns this
+    # many days before a token that cannot be refreshed expires (an `account.token_expiring` event, `tokenWarning`)
+    token_refresh_margin_s: float = Field(default=900.0, ge=0, le=7 * 86400)
+    token_warning_days: float = Field(default=7.0, ge=0, le=365)
     # per-network overrides (JSON, e.g. {"tiktok": 1800}) of how long after a live network accepted a
     # publication its listing may still miss it: after an interrupted call, "absent" counts only that long after
     # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)

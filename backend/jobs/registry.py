@@ -15,6 +15,7 @@ HANDLER_MODULES: list[str] = [
     "backend.jobs.tiktok",
     "backend.jobs.generations",
     "backend.jobs.webhooks",
+    "backend.jobs.tokens",
 ]
 
 

@@ -24,6 +24,11 @@ class AccountOut(CamelOut):
     behaviour: str | None = Field(description="sandbox accounts only: how the emulated network answers")
     connected_at: Timestamp
     token_expires_at: Timestamp | None
+    token_warning: str | None = Field(default=None, description="live accounts: what needs doing about the "
+                                      "account's authorisation, e.g. `token expires in 3 days: reconnect with "
+                                      "socialpub accounts connect facebook` (a token that cannot be refreshed, "
+                                      "within SOCIALPUB_TOKEN_WARNING_DAYS of its expiry) or that it must be "
+                                      "reconnected (needs_reauth); null when all is well. An extension.")
 
 
 class AccountList(CamelOut):

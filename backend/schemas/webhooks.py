@@ -19,6 +19,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "tiktok.publish.failed",
     "generation.completed",
     "generation.failed",
+    "account.needs_reauth",
+    "account.token_expiring",
     "webhook.test",
 )
 # Events whose body is the bare object of the API (spec 6: "body is exactly the generation object"); every other

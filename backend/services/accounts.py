@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from backend import clock
+from backend.config import Settings, get_settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks.base import PLATFORMS
-from backend.services import plans
+from backend.services import plans, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, Workspace
 from backend.store.models.accounts import SANDBOX_BEHAVIOURS
@@ -146,7 +147,8 @@ def disconnect(workspace_id: str, account_id: str) -> Account:
     return acc
 
 
-def to_public(acc: Account, is_default: bool) -> dict[str, Any]:
+def to_public(acc: Account, is_default: bool, settings: Settings | None = None) -> dict[str, Any]:
+    """The account's public form; `tokenWarning` as `settings` (default: the process's) see it."""
     return {
         "id": acc.id,
         "platform": acc.platform,
@@ -158,12 +160,13 @@ def to_public(acc: Account, is_default: bool) -> dict[str, Any]:
         "behaviour": acc.behaviour,
         "connectedAt": clock.iso(acc.connected_at),
         "tokenExpiresAt": clock.iso(acc.token_expires_at),
+        "tokenWarning": tokens.token_warning(acc, settings or get_settings()),
     }
 
 
-def listing(workspace_id: str) -> dict[str, Any]:
+def listing(workspace_id: str, settings: Settings | None = None) -> dict[str, Any]:
     accounts = list_accounts(workspace_id)
     defaults = default_ids(accounts)
     ws = Workspace.get_by_id(workspace_id)
-    return {"items": [to_public(a, a.id in defaults) for a in accounts], "limit": plan_limit(ws),
+    return {"items": [to_public(a, a.id in defaults, settings) for a in accounts], "limit": plan_limit(ws),
             "used": sum(1 for a in accounts if a.status != "disconnected")}

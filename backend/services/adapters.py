@@ -132,6 +132,14 @@ def make_adapter(platform: str, settings: Settings, *, live: bool = False, media
     return adapter
 
 
+def network_client(settings: Settings, platform: str, kind: str = "live") -> httpx.Client:
+    """The one HTTP client of the OAuth side (code exchange, discovery, refresh, the health check): the adapters'
+    (their timeout, no redirects, no proxies from the environment); a sandbox account's calls go to its emulator
+    in process. Tests replace this function to reach the in-process emulators without traffic."""
+    transport = sandbox(settings).transport(platform) if kind == "sandbox" else None
+    return http_client(transport, settings.network_timeout_s)
+
+
 def adapter_for(account: Account, settings: Settings) -> Any:
     """The adapter for this account: its network's, talking to the emulator (sandbox) or the real host (live)."""
     return make_adapter(account.platform, settings, live=account.kind == "live")

@@ -18,33 +18,18 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import oauth, oauth_apps
-from backend.networks.factory import http_client
-from backend.services import accounts
+from backend.services import accounts, adapters, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, OAuthSession, Workspace
 
 log = logging.getLogger(__name__)
 
 SESSION_LIFE = timedelta(minutes=10)  # from start to finish, and from finish to connect
-EXPIRING_WITHIN = timedelta(days=7)  # a token that cannot be refreshed and dies sooner is reported `expiring`
-
-
-def network_client(settings: Settings, platform: str, kind: str = "live") -> httpx.Client:
-    """The client the flows use: the adapters' (their timeout, no redirects, no proxies from the environment); a
-    sandbox account's calls go to its emulator in process."""
-    transport = None
-    if kind == "sandbox":
-        from backend.services.adapters import sandbox
-
-        transport = sandbox(settings).transport(platform)
-    return http_client(transport, settings.network_timeout_s)
 
 
 def _app(platform: str, settings: Settings) -> oauth_apps.App:
@@ -99,7 +84,8 @@ def start(workspace_id: str, settings: Settings, platform: str, redirect_uri: st
 
 def _dump(c: oauth.Candidate) -> dict[str, Any]:
     return {"externalId": c.external_id, "name": c.name, "username": c.username, "type": c.type,
-            "accessToken": c.access_token, "expiresAt": clock.iso(c.expires_at), "refreshToken": c.refresh_token}
+            "accessToken": c.access_token, "expiresAt": clock.iso(c.expires_at), "refreshToken": c.refresh_token,
+            "refreshExpiresAt": clock.iso(c.refresh_expires_at)}
 
 
 def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict[str, Any]:
@@ -114,7 +100,7 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
         s.save()
     step = "code exchange"
     try:
-        with network_client(settings, s.platform) as client:
+        with adapters.network_client(settings, s.platform) as client:
             tokens = oauth.exchange_code(app, client, code, s.redirect_uri, s.verifier)
             step = "discovering the accounts"
             found = oauth.discover(s.platform, settings, client, tokens)
@@ -133,6 +119,8 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
 def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | None) -> tuple[Account, bool]:
     """The live account of this external id, its tokens replaced (created when new). Inside a transaction."""
     expires = datetime.fromisoformat(c["expiresAt"].replace("Z", "+00:00")) if c.get("expiresAt") else None
+    refresh_expires = (datetime.fromisoformat(c["refreshExpiresAt"].replace("Z", "+00:00"))
+                       if c.get("refreshExpiresAt") else None)
     acc = locked(Account.select().where(
         (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
         & (Account.external_id == c["externalId"]) & (Account.status != "disconnected"))).get_or_none()
@@ -140,7 +128,10 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         acc.access_token = c["accessToken"]
         if c.get("refreshToken"):
             acc.refresh_token = c["refreshToken"]
+            acc.refresh_expires_at = refresh_expires
         acc.token_expires_at = expires
+        acc.token_warned_for = None  # a new expiry: warned about afresh (services/tokens.py)
+        acc.token_refresh_until = None
         acc.status = "active"
         if name:
             acc.name = name
@@ -152,7 +143,8 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
                           name=(name or c.get("name") or platform)[:200], username=(c.get("username") or "")[:200],
                           kind="live", status="active", behaviour=None, external_id=c["externalId"],
                           access_token=c["accessToken"], refresh_token=c.get("refreshToken"),
-                          token_expires_at=expires, connected_at=now, created_at=now), True
+                          refresh_expires_at=refresh_expires, token_expires_at=expires, connected_at=now,
+                          created_at=now), True
 
 
 def _exists(workspace_id: str, platform: str, external_id: str) -> bool:
@@ -206,7 +198,7 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
     expires = clock.now() + timedelta(seconds=expires_in) if expires_in else None
     tokens = oauth.TokenSet(access_token, expires, refresh_token or None)
     try:
-        with network_client(settings, platform) as client:
+        with adapters.network_client(settings, platform) as client:
             found = oauth.discover(platform, settings, client, tokens)
     except oauth.OAuthError as exc:
         log.info("connect-token %s failed: %s %s", platform, exc.kind, exc.code)
@@ -228,36 +220,64 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
 # --- health ---------------------------------------------------------------------------------------------------------
 def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, Any]:
     """The account's token tried on its network's cheapest authenticated call: `ok`, `expiring` (a token that
-    cannot be refreshed dies within EXPIRING_WITHIN), `needs_reauth` (the network says the grant is dead: the
-    account is marked so) or `error` (the network's error; a transient one changes nothing)."""
-    acc = Account.select().where((Account.id == account_id) & (Account.workspace == workspace_id)
-                                 & (Account.status != "disconnected")).get_or_none()
-    if acc is None:
-        raise ApiError(404, "account_not_found", "account not found in this workspace")
+    cannot be refreshed dies within SOCIALPUB_TOKEN_WARNING_DAYS), `needs_reauth` (the network says the grant is
+    dead: the account is marked so by services/tokens.mark_needs_reauth, the one way, with its event and its
+    pending targets failed) or `error` (the network's error; a transient one changes nothing). A refused token
+    that a refresh token can renew is refreshed first (services/tokens.refresh_account) and tried again."""
+    acc = _account(workspace_id, account_id)
     now = clock.now()
-    with network_client(settings, acc.platform, acc.kind) as client:
+    with adapters.network_client(settings, acc.platform, acc.kind) as client:
         health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
+    refresh_failed: Exception | None = None
+    if health.status == "dead" and acc.kind == "live" and acc.status == "active" and acc.refresh_token:
+        try:
+            renewed = tokens.refresh_account(acc.id, settings, force=True)
+        except Exception as exc:  # noqa: BLE001  (busy, transient, rejected, not configured: never a disconnection)
+            log.info("refreshing %s before its check failed: %s", acc.id, type(exc).__name__)
+            refresh_failed = exc
+        else:
+            acc = _account(workspace_id, account_id)
+            if renewed.result == "refreshed":
+                with adapters.network_client(settings, acc.platform, acc.kind) as client:
+                    health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
     left = (acc.token_expires_at - now) if acc.token_expires_at else None
     out: dict[str, Any] = {"accountId": acc.id, "platform": acc.platform, "name": acc.name, "kind": acc.kind,
                            "status": "ok", "code": health.code, "message": health.message,
                            "tokenExpiresAt": clock.iso(acc.token_expires_at),
                            "expiresInS": int(left.total_seconds()) if left is not None else None,
                            "accountStatus": acc.status, "checkedAt": clock.iso(now)}
-    if health.status == "ok":
-        if left is not None and not acc.refresh_token and left <= EXPIRING_WITHIN:
+    if acc.status == "needs_reauth":
+        out.update(status="needs_reauth", message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
+                   + (f": {health.message}" if health.status == "dead" else ""))
+    elif health.status == "ok":
+        warning_window = timedelta(days=settings.token_warning_days)
+        if left is not None and not acc.refresh_token and left <= warning_window:
             out["status"] = "expiring"
             out["message"] = f"the token expires in {_span(left)} and cannot be refreshed: reconnect before then"
-    elif health.status == "dead" and acc.refresh_token and left is not None and left.total_seconds() <= 0:
-        out.update(status="error", code="access_token_expired", message="the access token expired; it is renewed "
-                   "with the refresh token (the worker refreshes tokens)")
+    elif health.status == "dead" and refresh_failed is not None:
+        out.update(status="error", code="access_token_expired",
+                   message="the access token was refused and could not be renewed just now "
+                           f"({refresh_failed}); the account stays connected and the worker tries again")
     elif health.status == "dead":
-        with tx():
-            Account.update(status="needs_reauth").where((Account.id == acc.id) & (Account.status == "active")).execute()
+        if acc.kind == "live":
+            tokens.mark_needs_reauth(acc.id, health.message)
+        else:
+            with tx():  # a sandbox account's emulated grant: no posts of a live network to settle
+                Account.update(status="needs_reauth").where(
+                    (Account.id == acc.id) & (Account.status == "active")).execute()
         out.update(status="needs_reauth", accountStatus="needs_reauth",
-                   message=f"reconnect it (`socialpub accounts connect {acc.platform}`): {health.message}")
+                   message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}")
     else:
         out["status"] = "error"
     return out
+
+
+def _account(workspace_id: str, account_id: str) -> Account:
+    acc = Account.select().where((Account.id == account_id) & (Account.workspace == workspace_id)
+                                 & (Account.status != "disconnected")).get_or_none()
+    if acc is None:
+        raise ApiError(404, "account_not_found", "account not found in this workspace")
+    return acc
 
 
 def _span(delta: timedelta) -> str:

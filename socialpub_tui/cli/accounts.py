@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import webbrowser
+from typing import Any
 
 import click
 
@@ -47,12 +48,24 @@ def accounts_list(platform: str | None, out: Output) -> None:
 
     def human() -> None:
         out.table([(a.id, a.platform, a.name, a.kind, out.status(a.status), "*" if a.is_default else "",
-                    a.behaviour or "-", short_time(a.connected_at)) for a in listing.items],
-                  ["ID", "NETWORK", "NAME", "KIND", "STATUS", "DEFAULT", "BEHAVIOUR", "CONNECTED"],
+                    a.behaviour or "-", short_time(a.connected_at), token_cell(a, out)) for a in listing.items],
+                  ["ID", "NETWORK", "NAME", "KIND", "STATUS", "DEFAULT", "BEHAVIOUR", "CONNECTED", "TOKEN"],
                   empty="(no connected account: `socialpub accounts add-sandbox NETWORK --name NAME`)")
+        for a in listing.items:
+            if a.token_warning:
+                out.line(out.style(f"⚠ {a.id} ({a.platform}, {a.name}): {a.token_warning}", fg="yellow", bold=True))
         out.line(f"{listing.used} of {listing.limit} account slots used by the plan.")
 
     out.emit(listing, human)
+
+
+def token_cell(account: Any, out: Output) -> str:
+    """The TOKEN column: `⚠ reconnect` / `⚠ expires in 3 days` when the server warns (tokenWarning, its whole
+    line is printed under the table), else when the token expires (`-`: never)."""
+    if account.token_warning:
+        head = "reconnect" if account.status == "needs_reauth" else account.token_warning.split(":")[0]
+        return out.style(f"⚠ {head.removeprefix('token ')}", fg="yellow", bold=True)
+    return short_time(account.token_expires_at) if account.token_expires_at else "-"
 
 
 @accounts_group.command("add-sandbox")

@@ -1,5 +1,6 @@
-"""f4: the connected accounts — network, name, username, kind, status (coloured), token expiry (a warning well
-before it: within `EXPIRY_WARNING` the row is highlighted and a line says so), the default account of each
+"""f4: the connected accounts — network, name, username, kind, status (coloured), token expiry (the server's
+`tokenWarning` — a token that cannot be refreshed nearing its expiry, an account to reconnect — highlights the row
+and is shown as a line; from a service without it, any token within `EXPIRY_WARNING`), the default account of each
 network; and, for a sandbox account, what its emulated network received (GET /v1/sandbox/published) in the panel
 below, for the account under the cursor.
 
@@ -48,8 +49,19 @@ def clip(text: str, width: int) -> str:
 
 
 def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
-    """(`expired` | `soon` | `ok` | `none`, the warning line or None)."""
+    """(`reauth` | `expired` | `soon` | `ok` | `none`, the warning line or None).
+
+    The server says what needs doing (`tokenWarning`: a token that cannot be refreshed nearing its expiry, an
+    account to reconnect); a token it refreshes by itself is no concern. A service without that extension:
+    any token within EXPIRY_WARNING of its expiry is warned about."""
     at = parse_instant(account.token_expires_at) if account.token_expires_at else None
+    if "token_warning" in account.model_fields_set:
+        if not account.token_warning:
+            return ("none" if at is None else "ok"), None
+        line = f"{account.name} ({account.platform}): {account.token_warning}"
+        if account.status == "needs_reauth":
+            return "reauth", line
+        return ("expired" if at is not None and at <= now else "soon"), line
     if at is None:
         return "none", None
     if at <= now:
@@ -148,9 +160,11 @@ class AccountsScreen(Screen[None]):
             state, warning = expiry(acc, now)
             if warning:
                 warnings.append(warning)
-            row_style = "bold yellow" if state == "soon" else "bold red" if state == "expired" else ""
+            row_style = "bold yellow" if state == "soon" else "bold red" if state in ("expired", "reauth") else ""
             at = parse_instant(acc.token_expires_at) if acc.token_expires_at else None
-            if at is None:
+            if state == "reauth":
+                expires = Text("⚠ reconnect ", style=row_style)
+            elif at is None:
                 expires = Text("never ", style="dim")
             elif state in ("soon", "expired"):
                 expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
@@ -173,7 +187,7 @@ class AccountsScreen(Screen[None]):
         self.query_one("#acc-title", Static).update(title)
         banner = Text()
         for i, line in enumerate(warnings):
-            banner.append(("\n" if i else "") + "⚠ " + line, style="bold yellow" if "expires" in line else "bold red")
+            banner.append(("\n" if i else "") + "⚠ " + line, style="bold yellow" if " expires " in line else "bold red")
         warn = self.query_one("#acc-warnings", Static)
         warn.update(banner)
         warn.display = bool(warnings)

@@ -65,13 +65,13 @@ def serve(port: int) -> None:
     # live accounts (connect/token, check): the networks answer a refusal from here, without traffic
     import httpx
 
-    from backend.services import oauth_connect
+    from backend.services import adapters
 
     def no_network(request: httpx.Request) -> httpx.Response:
         return httpx.Response(400, json={"error": {"code": 100, "message": "the fuzz run reaches no network"}})
 
-    to_network = oauth_connect.network_client
-    oauth_connect.network_client = lambda s, platform, kind="live": (
+    to_network = adapters.network_client
+    adapters.network_client = lambda s, platform, kind="live": (
         to_network(s, platform, kind) if kind == "sandbox" else httpx.Client(transport=httpx.MockTransport(no_network)))
     uvicorn.run(create_app(get_settings()), host="127.0.0.1", port=port, log_level="warning", access_log=False)
 

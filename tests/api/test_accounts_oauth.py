@@ -18,7 +18,6 @@ from peewee import Table
 from backend.networks.factory import http_client
 from backend.networks.sandbox import oauth as emu
 from backend.services import adapters
-from backend.services import oauth_connect as svc
 from backend.store.db import database
 from backend.store.models import Account, OAuthSession
 from tests.api.posts_support import fast  # noqa: F401  (fixture)
@@ -40,7 +39,7 @@ def live(settings, monkeypatch):  # type: ignore[no-untyped-def]
         setattr(settings, f"{p}_client_id", f"app-{p}")
         setattr(settings, f"{p}_client_secret", "s3cret-app")
         setattr(settings, f"{p}_api_base", BASES[p])
-    monkeypatch.setattr(svc, "network_client", lambda s, platform, kind="live": http_client(
+    monkeypatch.setattr(adapters, "network_client", lambda s, platform, kind="live": http_client(
         adapters.sandbox(s).transport(platform), s.network_timeout_s))
     return settings
 
@@ -332,12 +331,16 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
     assert body["status"] == "needs_reauth" and body["expiresInS"] < 0
 
 
-def test_check_an_expired_refreshable_token_does_not_disconnect(client, owner, live):
+def test_check_renews_an_expired_refreshable_token(client, owner, live):
+    """The token was refused because it expired: the check refreshes it (services/tokens, the one refresh path)
+    and tries again; the account stays connected."""
     acc = connected(client, owner, live, "youtube")  # 1 h, a refresh token
+    before = Account.get_by_id(acc["id"]).token_expires_at
     with time_machine.travel(datetime.now(UTC) + timedelta(hours=2), tick=False):
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
-    assert body["status"] == "error" and body["code"] == "access_token_expired"
-    assert Account.get_by_id(acc["id"]).status == "active"
+    assert body["status"] == "ok" and body["accountStatus"] == "active" and body["expiresInS"] > 0
+    after = Account.get_by_id(acc["id"])
+    assert after.status == "active" and after.token_expires_at > before
 
 
 def test_check_a_transient_failure_changes_nothing(client, owner, live, monkeypatch):
@@ -346,7 +349,7 @@ def test_check_a_transient_failure_changes_nothing(client, owner, live, monkeypa
     def down(request: httpx.Request) -> httpx.Response:
         return httpx.Response(503, json={"error": {"code": "internal_error", "message": "busy"}})
 
-    monkeypatch.setattr(svc, "network_client", lambda s, platform, kind="live": httpx.Client(
+    monkeypatch.setattr(adapters, "network_client", lambda s, platform, kind="live": httpx.Client(
         transport=httpx.MockTransport(down)))
     body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
     assert body["status"] == "error" and body["accountStatus"] == "active"

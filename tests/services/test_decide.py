@@ -129,7 +129,8 @@ def test_interrupted_waits_pending_unresolved():
 
 def test_inactive_account_and_too_late():
     d = decide.inactive_account(state(status="pending"), "needs_reauth", NOW)
-    assert d.values["fail_type"] == "permanent" and "'Brand' is needs reauth" in d.values["fail_reason"]
+    assert d.values["fail_type"] == "permanent" and "'Brand' must be reconnected" in d.values["fail_reason"]
+    assert "socialpub accounts connect" in d.values["fail_reason"]
     assert "disconnected" in decide.inactive_account(state(), None, NOW).values["fail_reason"]
     late = decide.too_late(state(status="pending", started_at=None), 3600, 600, NOW)
     assert "maximum lateness of 600 s" in late.values["fail_reason"] and late.values["started_at"] == NOW

@@ -130,7 +130,8 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     Account.update(refresh_token="refresh-1").where(Account.id == acc.id).execute()
 
     runner = Runner(database.obj, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
-    assert runner.down("0020_secrets_at_rest")[-1] == "0020_secrets_at_rest"  # with the migrations after it
+    after = sorted((p.stem for p in MIGRATIONS_DIR.glob("0*.py") if p.stem > "0020_secrets_at_rest"), reverse=True)
+    assert runner.down("0020_secrets_at_rest") == [*after, "0020_secrets_at_rest"]
     assert "refresh_token" not in {c.name for c in database.get_columns("account")}
     assert _raw("account", "access_token", acc.id) == token  # back in clear for the code before 0020
     assert _raw("webhook_endpoint", "secret", "we_m") == "whsec_current"
@@ -139,7 +140,7 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     empty = accounts.connect_sandbox(owner.workspace_id, "youtube", "Chan")
     Table("account").bind(database).update(access_token="").where(Table("account").c.id == empty.id).execute()
 
-    assert runner.up()[0] == "0020_secrets_at_rest"
+    assert runner.up() == ["0020_secrets_at_rest", *reversed(after)]
     for table, column, row_id, plain in (("account", "access_token", acc.id, token),
                                          ("webhook_endpoint", "secret", "we_m", "whsec_current"),
                                          ("webhook_endpoint", "previous_secret", "we_m", "whsec_before")):

@@ -1,6 +1,8 @@
-"""How the accounts screen looks (canned data): sandbox and live accounts, one token expiring within the week
-(highlighted, with its warning line), one needing re-authorisation, and what the selected sandbox account's
-emulated network received; at 100x30 and 80x24."""
+"""How the accounts screen looks (canned data): sandbox and live accounts, one token that cannot be refreshed
+expiring within the week (the server's tokenWarning: highlighted, with its warning line), one needing
+re-authorisation (its reconnect line), one refreshed by the worker (no warning), and what the selected sandbox
+account's emulated network received; at 100x30 and 80x24. Also: from a service without tokenWarning, the screen
+warns about any token within a week of its expiry."""
 
 from __future__ import annotations
 
@@ -13,21 +15,24 @@ from tests.tui.canned import canned_app, ts
 
 
 def account(aid: str, platform: str, name: str, username: str, *, kind: str = "sandbox", status: str = "active",
-            default: bool = True, expires: str | None = None, behaviour: str | None = "ok") -> dict[str, Any]:
+            default: bool = True, expires: str | None = None, behaviour: str | None = "ok",
+            warning: str | None = None) -> dict[str, Any]:
     return {"id": aid, "platform": platform, "name": name, "username": username, "kind": kind, "status": status,
             "isDefault": default, "behaviour": behaviour if kind == "sandbox" else None,
-            "connectedAt": ts(2026, 12, 1, 9), "tokenExpiresAt": expires}
+            "connectedAt": ts(2026, 12, 1, 9), "tokenExpiresAt": expires, "tokenWarning": warning}
 
 
 ACCOUNTS = {"items": [
     account("acc_fb", "facebook", "Sandbox Facebook Page", "sandbox-facebook-page-1a2b"),
     account("acc_ig", "instagram", "Sandbox Instagram", "sandbox-instagram-3c4d"),
-    account("acc_li", "linkedin", "Brand LinkedIn", "brand-co", kind="live", expires=ts(2027, 1, 18, 9)),
+    account("acc_li", "linkedin", "Brand LinkedIn", "brand-co", kind="live", expires=ts(2027, 1, 18, 9),
+            warning="token expires in 3 days: reconnect with socialpub accounts connect linkedin"),
     account("acc_li2", "linkedin", "LinkedIn broken", "linkedin-broken-9f9f", default=False,
             behaviour="fail-permanent"),
     account("acc_tt", "tiktok", "Creator TikTok", "creator", kind="live", status="needs_reauth",
-            expires=ts(2027, 1, 14, 7)),
-    account("acc_yt", "youtube", "Brand YouTube", "brand-yt", kind="live", expires=ts(2027, 3, 1, 12)),
+            expires=ts(2027, 1, 14, 7),
+            warning="the network no longer accepts its authorisation: reconnect with socialpub accounts connect tiktok"),
+    account("acc_yt", "youtube", "Brand YouTube", "brand-yt", kind="live", expires=ts(2027, 1, 15, 8, 40)),
 ], "limit": 10, "used": 6}
 
 PUBLISHED = {"items": [
@@ -72,3 +77,19 @@ async def to_add_dialog(pilot: Any) -> None:
 
 def test_add_sandbox_account_dialog(snap_compare):
     assert snap_compare(app(), terminal_size=(80, 24), run_before=to_add_dialog)
+
+
+def test_without_the_server_warning_any_token_near_expiry_is_warned_about():
+    from datetime import UTC, datetime
+
+    from backend.schemas.accounts import AccountOut
+    from socialpub_tui.screens.accounts import expiry
+
+    now = datetime(2027, 1, 15, 8, 0, tzinfo=UTC)
+    old = dict(ACCOUNTS["items"][2])
+    old.pop("tokenWarning")  # another service: no tokenWarning at all
+    assert expiry(AccountOut.model_validate(old), now)[0] == "soon"
+    yt = AccountOut.model_validate(ACCOUNTS["items"][5])  # ours: refreshed by the worker, no warning
+    assert expiry(yt, now) == ("ok", None)
+    tt = AccountOut.model_validate(ACCOUNTS["items"][4])
+    assert expiry(tt, now)[0] == "reauth" and "socialpub accounts connect tiktok" in (expiry(tt, now)[1] or "")

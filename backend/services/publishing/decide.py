@@ -160,6 +160,29 @@ def inactive_account(state: TargetState, account_status: str | None, now: dateti
     what = "disconnected" if account_status is None else account_status.replace("_", " ")
     reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
               "reconnect it, then create the post again for this network")
+    if account_status == "needs_reauth":
+        reason = reconnect_reason(state.platform, state.account_name)
+    if unresolved:
+        name = NETWORK_NAMES.get(state.platform, state.platform)
+        reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
+                   "check the account before creating it again")
+    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
+
+
+def reconnect_reason(platform: str, account_name: str, detail: str | None = None) -> str:
+    """Why a target of an account whose grant is gone fails, and what to do."""
+    name = NETWORK_NAMES.get(platform, platform)
+    why = f" ({detail})" if detail else ""
+    return (f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
+            f"authorisation{why}. Reconnect it with `socialpub accounts connect {platform}`, then create the post "
+            "again for this network")
+
+
+def grant_dead(state: TargetState, now: datetime, detail: str | None = None, *, unresolved: bool = False,
+               ) -> Decision:
+    """The account's grant is dead (its token could not be refreshed: `invalid_grant` or the network's
+    equivalent): the target fails `permanent`, saying to reconnect."""
+    reason = reconnect_reason(state.platform, state.account_name, detail)
     if unresolved:
         name = NETWORK_NAMES.get(state.platform, state.platform)
         reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "

@@ -158,7 +158,8 @@ _LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account
          PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
          Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
          Account.id, Account.platform, Account.kind, Account.status, Account.behaviour, Account.external_id,
-         Account.access_token, Account.username)
+         Account.access_token, Account.username, Account.token_expires_at,
+         Account.refresh_token)
 
 
 def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
@@ -211,6 +212,10 @@ def publish_target(job: Any, settings: Settings) -> None:
                          delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
     if account is None or account.status != "active":
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
+                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
+        return
+    if not _token_ready(account, settings, target):  # the grant is dead: failed with the account's others
+        apply(decide.inactive_account(state_of(target, post), "needs_reauth", clock.now(),
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
     adapter = adapters.adapter_for(account, settings)
@@ -369,6 +374,43 @@ def _publish(call: Any, pub: Any, platform: str) -> Any:
                                           "it will be retried automatically")
 
 
+def _token_ready(account: Account, settings: Settings, target: PostTarget) -> bool:
+    """Before a call with a live account's token: a token expired or within SOCIALPUB_TOKEN_REFRESH_MARGIN_S of
+    its expiry is refreshed first, through the one refresh path (services/tokens.refresh_account), and the new
+    token is put on `account`. False when the grant turned out dead: the account is needs_reauth and this
+    target (pending) has failed with the others. A transient failure leaves a token still valid in use, and
+    makes the job wait (RetryLater) with an expired one instead of a call bound to fail; a refresh refused for
+    another reason (the app's configuration) leaves the call to get the network's answer."""
+    from backend.services import tokens
+
+    now = clock.now()
+    if not tokens.due(account, now, settings):
+        return True
+    expired = account.token_expires_at is not None and account.token_expires_at <= now
+    try:
+        got = tokens.refresh_account(account.id, settings)
+    except tokens.RefreshBusy as exc:
+        if expired:
+            raise RetryLater("waiting for the account's token refresh", count_attempt=False,
+                             delay_s=max(1.0, (exc.until - now).total_seconds())) from None
+        return True
+    except tokens.RefreshTransient as exc:
+        if expired:
+            log.warning("%s: the account's token has expired and could not be refreshed now: %s", _ids(target), exc)
+            raise RetryLater(f"the account's token has expired and could not be refreshed now: {exc}",
+                             delay_s=exc.retry_after_s) from None
+        return True
+    except (tokens.RefreshError, tokens.NotConfigured) as exc:  # not now, nor later: the network has its say
+        log.warning("%s: the account's token could not be refreshed: %s", _ids(target), exc)
+        return True
+    if got.result == "dead":
+        return False
+    if got.access_token:
+        account.access_token = got.access_token
+        account.token_expires_at = got.expires_at
+    return True
+
+
 # ---- target.track ---------------------------------------------------------------------------------------
 def track_target(job: Any, settings: Settings) -> None:
     """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube,
@@ -389,6 +431,8 @@ def track_target(job: Any, settings: Settings) -> None:
     if account is None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
         return
+    if account.status == "active":  # a dead grant: the check below gets the network's refusal
+        _token_ready(account, settings, target)
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
     try:

@@ -35,6 +35,12 @@ class Account(BaseModel):
     access_token = EncryptedTextField(default="")
     refresh_token = EncryptedTextField(null=True)
     token_expires_at = UTCDateTimeField(null=True)
+    # token life (backend/services/tokens.py): when the refresh token dies (if the network says); the expiry an
+    # `account.token_expiring` event was recorded for (once per expiry); a refresh in flight holds the account
+    # until then (one refresh at a time: a rotated refresh token used twice kills the grant)
+    refresh_expires_at = UTCDateTimeField(null=True)
+    token_warned_for = UTCDateTimeField(null=True)
+    token_refresh_until = UTCDateTimeField(null=True)
     connected_at = UTCDateTimeField()
     disconnected_at = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField()

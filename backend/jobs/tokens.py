@@ -1,0 +1,29 @@
+"""Job handlers of token life (logic in backend/services/tokens.py): the `tokens.sweep` periodic job and one
+`token.refresh` job per account and expiry, on its network's lane."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from backend.jobs.registry import PermanentJobError, RetryLater, job_handler, periodic
+from backend.services import tokens
+
+
+@periodic("tokens.sweep", every_s=tokens.SWEEP_EVERY_S)
+def sweep(ctx: Any) -> None:
+    tokens.sweep(ctx.settings, ctx.now())
+
+
+@job_handler(tokens.REFRESH_JOB)
+def refresh(job: Any, ctx: Any) -> None:
+    """Refresh one account's token. A transient failure is retried with backoff (the account untouched); another
+    refresh in flight: try again when it is over; a dead grant has turned the account needs_reauth."""
+    try:
+        tokens.refresh_account(job.payload["account_id"], ctx.settings)
+    except tokens.RefreshBusy as exc:
+        raise RetryLater(str(exc), delay_s=max(1.0, (exc.until - ctx.now()).total_seconds()),
+                         count_attempt=False) from None
+    except tokens.RefreshTransient as exc:
+        raise RetryLater(f"token refresh: {exc}", delay_s=exc.retry_after_s) from None
+    except (tokens.RefreshRejected, tokens.NotRefreshable, tokens.NotConfigured) as exc:
+        raise PermanentJobError(f"token refresh: {exc}") from None

@@ -1,0 +1,279 @@
+"""Token life of live accounts (issue 17 item 3; docs/tokens.md).
+
+- `sweep` (the worker's `tokens.sweep`, every minute): one `token.refresh` job per live active account whose
+  token expires within SOCIALPUB_TOKEN_REFRESH_MARGIN_S and that has a refresh token (deduplicated per account
+  and expiry; on the lane of its network); then `warn_expiring`.
+- `refresh_account`: THE one way a token is refreshed — by that job, and by a publish about to call a network
+  with a token expired or within the margin. One refresh per account at a time (`token_refresh_until`: a
+  rotated refresh token used twice kills the grant). The network is called outside any transaction; the new
+  access token, refresh token and expiries are stored in ONE transaction.
+- A dead grant (`GrantDead`) → `mark_needs_reauth`: in one transaction, the account `needs_reauth`, an
+  `account.needs_reauth` event, and each of its `pending` targets failed `permanent` saying to reconnect, through
+  the publishing engine's own path (decide + apply: posts settle, `publish.failed` events fire).
+- A transient failure (timeout, 5xx, 429) raises `RefreshTransient`: the account is left as it is.
+- `warn_expiring`: a live account whose token cannot be refreshed (or whose refresh token itself dies) within
+  SOCIALPUB_TOKEN_WARNING_DAYS gets one `account.token_expiring` event per expiry; `token_warning` is the line
+  the accounts API shows (`tokenWarning`).
+
+Sandbox accounts are never touched: their emulator tokens do not expire.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from backend import clock
+from backend.config import Settings
+from backend.jobs import queue
+from backend.networks import oauth_apps
+from backend.networks import tokens as net
+from backend.services import adapters, events
+from backend.services.publishing import decide
+from backend.services.publishing.apply import apply, lock_post, state_of, unresolved_attempts
+from backend.store.db import locked, tx
+from backend.store.models import Account, Post, PostTarget
+
+log = logging.getLogger("socialpub.tokens")
+
+REFRESH_JOB = "token.refresh"
+SWEEP_EVERY_S = 60.0
+REFRESH_MAX_ATTEMPTS = 10  # transient failures: retried with the worker's backoff (30 s doubling, capped at 1 h)
+
+GrantDead = net.GrantDead
+RefreshTransient = net.RefreshTransient
+RefreshRejected = net.RefreshRejected
+NotRefreshable = net.NotRefreshable
+RefreshError = net.RefreshError
+NotConfigured = oauth_apps.NotConfigured
+
+
+class RefreshBusy(Exception):
+    """Another refresh of the account is in flight (until `until`)."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(f"a refresh of this account is in flight until {clock.iso(until)}")
+        self.until = until
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What refresh_account did: `refreshed` (a new token stored), `fresh` (not due: nothing done; another
+    refresh may have just stored one), `dead` (the grant is dead: the account now needs_reauth)."""
+
+    result: str
+    access_token: str = ""
+    expires_at: datetime | None = None
+
+    def __repr__(self) -> str:
+        return f"<Refreshed {self.result} until {clock.iso(self.expires_at)}>"
+
+
+def reconnect_command(platform: str) -> str:
+    return f"socialpub accounts connect {platform}"
+
+
+def margin(settings: Settings) -> timedelta:
+    return timedelta(seconds=settings.token_refresh_margin_s)
+
+
+def refreshable(platform: str, refresh_token: str | None, settings: Settings | None = None) -> bool:
+    """The account's token can be refreshed: its network refreshes, the grant gave a refresh token and (when
+    `settings` are given) the network's OAuth app is configured (SOCIALPUB_<NETWORK>_CLIENT_ID / _SECRET)."""
+    real = oauth_apps.REAL.get(platform)
+    if not refresh_token or real is None or not real.refreshable:
+        return False
+    return settings is None or bool(getattr(settings, f"{platform}_client_id", None)
+                                    and getattr(settings, f"{platform}_client_secret", None))
+
+
+def due(account: Account, now: datetime, settings: Settings) -> bool:
+    """A live active account whose refreshable token expires within the margin (or has expired)."""
+    return (account.kind == "live" and account.status == "active" and account.token_expires_at is not None
+            and account.token_expires_at - now <= margin(settings)
+            and refreshable(account.platform, account.refresh_token, settings))
+
+
+# ---- the sweep ------------------------------------------------------------------------------------------
+def sweep(settings: Settings, now: datetime | None = None) -> int:
+    """Enqueue a refresh for every due account (one job per account and expiry); then the expiry warnings.
+    Returns how many refresh jobs were asked for."""
+    now = now or clock.now()
+    rows = list(Account.select(Account.id, Account.workspace, Account.platform, Account.kind, Account.status,
+                               Account.token_expires_at, Account.refresh_token).where(
+        (Account.kind == "live") & (Account.status == "active") & Account.token_expires_at.is_null(False)
+        & (Account.token_expires_at <= now + margin(settings)) & Account.refresh_token.is_null(False)))
+    jobs = [dict(kind=REFRESH_JOB, payload={"account_id": a.id}, workspace_id=a.workspace_id,
+                 dedupe_key=f"token:{a.id}:{clock.iso(a.token_expires_at)}", lane=a.platform,
+                 max_attempts=REFRESH_MAX_ATTEMPTS)
+            for a in rows if due(a, now, settings)]
+    if jobs:
+        with tx():
+            queue.enqueue_many(jobs, if_absent=True)
+    warn_expiring(settings, now)
+    return len(jobs)
+
+
+# ---- one refresh ----------------------------------------------------------------------------------------
+def refresh_account(account_id: str, settings: Settings, *, force: bool = False) -> Refreshed:
+    """Refresh the account's token if it is due (or `force`). Raises RefreshBusy (another refresh is in
+    flight), RefreshTransient (try again later: the account is untouched), RefreshRejected (the app's
+    configuration: the account is untouched), NotRefreshable, NotConfigured. A dead grant is not raised: the
+    account turns needs_reauth (mark_needs_reauth) and the result says `dead`."""
+    now = clock.now()
+    app = oauth_apps.app(_platform(account_id), settings)  # NotConfigured before anything is held
+    lease = timedelta(seconds=settings.network_timeout_s * 2 + 30)
+    with tx():
+        acc = locked(Account.select().where(Account.id == account_id)).first()
+        if acc is None or acc.kind != "live" or acc.status != "active":
+            return Refreshed("fresh")
+        if not refreshable(acc.platform, acc.refresh_token):
+            raise NotRefreshable(acc.platform, "not_refreshable", "this account has no refresh token")
+        if not force and not due(acc, now, settings):
+            return Refreshed("fresh", acc.access_token, acc.token_expires_at)
+        if acc.token_refresh_until is not None and acc.token_refresh_until > now:
+            raise RefreshBusy(acc.token_refresh_until)
+        Account.update(token_refresh_until=now + lease).where(Account.id == acc.id).execute()
+        sent = acc.refresh_token
+    try:
+        with adapters.network_client(settings, acc.platform) as client:
+            got = net.refresh(app, client, sent, now=now)
+    except net.GrantDead as exc:
+        with tx():
+            current = Account.get_or_none(Account.id == account_id)
+            if current is not None and current.refresh_token != sent:  # refreshed meanwhile: not dead
+                _release(account_id)
+                return Refreshed("fresh", current.access_token, current.token_expires_at)
+        log.warning("account %s (%s): the grant is dead (%s): needs_reauth", account_id, acc.platform, exc.code)
+        mark_needs_reauth(account_id, f"{exc.code}: {exc.detail}" if exc.detail else exc.code)
+        return Refreshed("dead")
+    except BaseException as exc:
+        _release(account_id)
+        if isinstance(exc, net.RefreshError):
+            log.warning("account %s (%s): token refresh failed: %s", account_id, acc.platform, exc)
+        raise
+    with tx():  # ONE transaction: a rotated refresh token must never be lost while its access token is kept
+        refresh_at = got.refresh_expires_at if (got.refresh_expires_at or got.refresh_token != sent) \
+            else acc.refresh_expires_at
+        Account.update(access_token=got.access_token, refresh_token=got.refresh_token or sent,
+                       token_expires_at=got.expires_at, refresh_expires_at=refresh_at, token_refresh_until=None,
+                       token_warned_for=None).where(
+            (Account.id == account_id) & (Account.status != "disconnected")).execute()  # removed meanwhile: no
+    log.info("account %s (%s): token refreshed, valid until %s%s", account_id, acc.platform,
+             clock.iso(got.expires_at), " (refresh token rotated)" if got.refresh_token != sent else "")
+    return Refreshed("refreshed", got.access_token, got.expires_at)
+
+
+def _platform(account_id: str) -> str:
+    acc = Account.select(Account.platform).where(Account.id == account_id).first()
+    return acc.platform if acc is not None else ""
+
+
+def _release(account_id: str) -> None:
+    with tx():
+        Account.update(token_refresh_until=None).where(Account.id == account_id).execute()
+
+
+# ---- a dead grant ---------------------------------------------------------------------------------------
+def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
+    """The account's grant is dead: in ONE transaction the account turns `needs_reauth`, an `account.needs_reauth`
+    event is recorded, and each of its `pending` targets (not accepted by a network, no call in flight) fails
+    `permanent` saying to reconnect — through the engine's decide + apply, so posts settle and their
+    `publish.failed` events fire. Returns how many targets failed (0 and nothing done when the account was not
+    active any more). Locks: the posts (in id order), then the account, then each target (the engine's order
+    is post, then target)."""
+    pending = (PostTarget.select(PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
+               .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
+                      & PostTarget.tracking_ref.is_null() & Post.status.in_(["scheduled", "processing"])))
+    post_ids = sorted({t.post_id for t in pending})
+    now = clock.now()
+    with tx():
+        posts = {p.id: p for p in (lock_post(pid) for pid in post_ids) if p is not None}
+        acc = locked(Account.select().where(Account.id == account_id)).first()
+        if acc is None or acc.status != "active":
+            return 0
+        Account.update(status="needs_reauth", token_refresh_until=None).where(Account.id == account_id).execute()
+        targets = list(PostTarget.select().where(
+            (PostTarget.account == account_id) & (PostTarget.status == "pending") & PostTarget.tracking_ref.is_null()
+            & PostTarget.post.in_(list(posts))).order_by(PostTarget.post, PostTarget.position))
+        events.record(acc.workspace_id, "account.needs_reauth", {
+            "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
+            "reason": detail, "reconnect": reconnect_command(acc.platform),
+            "failedTargets": [t.id for t in targets]}, subject_id=acc.id)
+        for t in targets:
+            apply(decide.grant_dead(state_of(t, posts[t.post_id]), now, detail,
+                                    unresolved=bool(unresolved_attempts(t.id))))
+    log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, acc.platform, len(targets))
+    return len(targets)
+
+
+# ---- warnings -------------------------------------------------------------------------------------------
+def life_end(account: Account, settings: Settings) -> datetime | None:
+    """When the account stops working unless reconnected: its token's expiry when it cannot be refreshed, else
+    its refresh token's (None: not known to end)."""
+    if refreshable(account.platform, account.refresh_token, settings):
+        return account.refresh_expires_at
+    return account.token_expires_at
+
+
+def _in(delta: timedelta) -> str:
+    """`in 3 days` / `5 hours ago`: the nearest whole unit."""
+    s = abs(delta.total_seconds())
+    if s >= 1.5 * 86400:
+        n, unit = round(s / 86400), "day"
+    elif s >= 1.5 * 3600:
+        n, unit = round(s / 3600), "hour"
+    else:
+        n, unit = max(1, round(s / 60)), "minute"
+    words = f"{n} {unit}{'' if n == 1 else 's'}"
+    return f"in {words}" if delta.total_seconds() > 0 else f"{words} ago"
+
+
+def token_warning(account: Account, settings: Settings, now: datetime | None = None) -> str | None:
+    """The warning the accounts API shows (`tokenWarning`) for a live account, None when all is well."""
+    if account.kind != "live" or account.status == "disconnected":
+        return None
+    cmd = reconnect_command(account.platform)
+    if account.status == "needs_reauth":
+        return f"the network no longer accepts its authorisation: reconnect with {cmd}"
+    end = life_end(account, settings)
+    now = now or clock.now()
+    if end is None or end - now > timedelta(days=settings.token_warning_days):
+        return None
+    what = "token" if end == account.token_expires_at else "authorisation"
+    if end <= now:
+        return f"{what} expired {_in(end - now)}: reconnect with {cmd}"
+    return f"{what} expires {_in(end - now)}: reconnect with {cmd}"
+
+
+def warn_expiring(settings: Settings, now: datetime | None = None) -> int:
+    """One `account.token_expiring` event per live active account and expiry within the warning window (a
+    token that cannot be refreshed, or a refresh token that dies). Returns how many were recorded."""
+    now = now or clock.now()
+    horizon = now + timedelta(days=settings.token_warning_days)
+    rows = Account.select().where(
+        (Account.kind == "live") & (Account.status == "active")
+        & ((Account.token_expires_at <= horizon) | (Account.refresh_expires_at <= horizon)))
+    n = 0
+    for acc in rows:
+        end = life_end(acc, settings)
+        if end is None or end > horizon or acc.token_warned_for == end:
+            continue
+        with tx():
+            changed = Account.update(token_warned_for=end).where(
+                (Account.id == acc.id) & (Account.status == "active")
+                & (Account.token_warned_for.is_null() | (Account.token_warned_for != end))).execute()
+            if changed:
+                events.record(acc.workspace_id, "account.token_expiring", {
+                    "accountId": acc.id, "platform": acc.platform, "name": acc.name, "expiresAt": clock.iso(end),
+                    "warning": token_warning(acc, settings, now), "reconnect": reconnect_command(acc.platform)},
+                    subject_id=acc.id)
+                n += 1
+    return n
+
+
+def public_fields(account: Account, settings: Settings, now: datetime | None = None) -> dict[str, Any]:
+    """What the accounts API adds to an account's public form."""
+    return {"tokenWarning": token_warning(account, settings, now)}

@@ -1,0 +1,378 @@
+"""Token life of live accounts (issue 17 item 3), against the emulators' OAuth (in process): the worker refreshes a
+token a margin before expiry (TikTok and Google rotating the refresh token, stored with the access token), a dead
+grant turns the account needs_reauth and fails its pending targets saying to reconnect, a transient failure leaves
+the account alone and is retried, a token that cannot be refreshed is warned about (event once, API field), a
+publish refreshes an expired token first, and sandbox accounts are never touched."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+import time_machine
+
+from backend import clock
+from backend.ids import new_id
+from backend.jobs import queue
+from backend.jobs.worker import Worker
+from backend.networks.sandbox import oauth
+from backend.services import adapters, tokens
+from backend.store.models import Account, Event, Job, PostTarget
+from tests.conftest import key_headers
+from tests.media import corpus
+from tests.networks.test_sandbox_oauth import api_call, connect
+from tests.services.test_publishing import create, read, upload
+
+NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
+
+
+@pytest.fixture
+def fast(settings, owner):  # type: ignore[no-untyped-def]
+    """No rate limit, immediate retries, a paid plan (as tests/services/test_publishing.py's)."""
+    from backend.services import workspace
+
+    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
+    settings.rate_limit_per_minute = 1_000_000
+    settings.retry_base_s = 0.0
+    settings.retry_max_attempts = 3
+    return settings
+
+
+@pytest.fixture
+def image_url(client, owner, fast):  # type: ignore[no-untyped-def]
+    return upload(client, owner, corpus.jpeg(400, 400))
+
+
+@pytest.fixture
+def emu(fast, monkeypatch):  # type: ignore[no-untyped-def]
+    """The OAuth apps configured; token endpoints and live accounts' API calls reach the in-process emulators."""
+    sb = adapters.sandbox(fast)
+    for p in NETWORKS:
+        setattr(fast, f"{p}_client_id", "app-123")
+        setattr(fast, f"{p}_client_secret", "s3cret")
+        oauth.configure_oauth(p, reset=True)
+
+    def network_client(settings: Any, platform: str, kind: str = "live") -> httpx.Client:
+        return httpx.Client(transport=sb.transport(platform))
+
+    monkeypatch.setattr(adapters, "network_client", network_client)
+    monkeypatch.setattr(adapters, "adapter_for",
+                        lambda account, settings: adapters.make_adapter(account.platform, settings, live=False))
+    return sb
+
+
+def emu_client(sb: Any, platform: str) -> httpx.Client:
+    return httpx.Client(transport=sb.transport(platform), base_url="https://oauth.sandbox.invalid")
+
+
+def live(owner: Any, sb: Any, platform: str, name: str = "") -> tuple[Account, dict[str, Any]]:
+    """A live account made through the emulator's OAuth (authorize, code exchange; Graph: the page token)."""
+    got = connect(emu_client(sb, platform), platform)
+    now = clock.now()
+    if platform in ("facebook", "instagram"):
+        page = got["page"]
+        external = page["instagram_business_account"]["id"] if platform == "instagram" else page["id"]
+        access, refresh, expires = page["access_token"], None, now + timedelta(days=60)
+    else:
+        external = got.get("open_id") or "member"
+        access, refresh = got["access_token"], got.get("refresh_token")
+        expires = now + timedelta(seconds=got["expires_in"])
+    acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform=platform,
+                         name=name or f"Live {platform}", username=f"live-{platform}", kind="live", status="active",
+                         external_id=external, access_token=access, refresh_token=refresh, token_expires_at=expires,
+                         connected_at=now, created_at=now)
+    return acc, got
+
+
+def refresh_with(sb: Any, platform: str, token: str) -> httpx.Response:
+    client = "client_key" if platform == "tiktok" else "client_id"
+    path = {"tiktok": "/v2/oauth/token/", "youtube": "/token", "linkedin": "/oauth/v2/accessToken"}[platform]
+    return emu_client(sb, platform).post(path, data={client: "app-123", "client_secret": "s3cret",
+                                                     "grant_type": "refresh_token", "refresh_token": token})
+
+
+def work(settings: Any) -> None:
+    Worker(settings, concurrency=1).run_until_idle(max_seconds=20, settle_s=0)
+
+
+def events(type_: str) -> list[Event]:
+    return list(Event.select().where(Event.type == type_))
+
+
+# ---- refresh and rotation -----------------------------------------------------------------------------------
+def test_tiktok_refresh_rotates_and_stores_both_tokens(owner, fast, emu):  # type: ignore[no-untyped-def]
+    acc, got = live(owner, emu, "tiktok")
+    assert tokens.sweep(fast) == 0  # 24 h left: not due
+    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=50), tick=False):
+        work(fast)  # the periodic sweep enqueues the refresh; the job refreshes
+        fresh = Account.get_by_id(acc.id)
+        assert fresh.status == "active"
+        assert fresh.access_token != got["access_token"] and fresh.refresh_token != got["refresh_token"]
+        assert fresh.token_expires_at - clock.now() > timedelta(hours=23, minutes=59)
+        assert fresh.refresh_expires_at is not None and fresh.token_refresh_until is None
+        job = Job.get(Job.kind == tokens.REFRESH_JOB)
+        assert job.status == "done" and job.lane == "tiktok"
+        # the old refresh token is dead; the new access token works; a second sweep finds nothing due
+        old = refresh_with(emu, "tiktok", got["refresh_token"])
+        assert old.status_code == 400 and old.json()["error"] == "invalid_grant"
+        assert api_call(emu_client(emu, "tiktok"), "tiktok", {}, fresh.access_token).status_code == 200
+        assert tokens.sweep(fast) == 0
+    # a day later the stored (rotated) refresh token refreshes again
+    with time_machine.travel(clock.now() + timedelta(hours=47, minutes=50), tick=False):
+        work(fast)
+        again = Account.get_by_id(acc.id)
+        assert again.status == "active" and again.refresh_token not in (fresh.refresh_token, got["refresh_token"])
+        assert Job.select().where(Job.kind == tokens.REFRESH_JOB).count() == 2
+
+
+@pytest.mark.parametrize("rotate", [True, False], ids=["reissued", "kept"])
+def test_google_refresh_keeps_or_replaces_the_refresh_token(owner, fast, emu, rotate):  # type: ignore[no-untyped-def]
+    oauth.configure_oauth("youtube", rotate=rotate)
+    acc, got = live(owner, emu, "youtube")
+    with time_machine.travel(clock.now() + timedelta(minutes=50), tick=False):  # a 1 h token, 15 min margin
+        assert tokens.refresh_account(acc.id, fast).result == "refreshed"
+        fresh = Account.get_by_id(acc.id)
+        assert fresh.access_token.startswith("ya29.") and fresh.access_token != got["access_token"]
+        assert fresh.token_expires_at - clock.now() >= timedelta(minutes=59)
+        assert (fresh.refresh_token != got["refresh_token"]) is rotate
+        assert refresh_with(emu, "youtube", fresh.refresh_token).status_code == 200
+        assert tokens.refresh_account(acc.id, fast).result == "fresh"  # not due any more: nothing done
+
+
+def test_refresh_of_a_rotated_token_already_replaced_is_not_a_dead_grant(owner, fast, emu):  # type: ignore[no-untyped-def]
+    """Two refreshes at once: the account is held by the first; the second is told so (and the job waits)."""
+    acc, _ = live(owner, emu, "tiktok")
+    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=55), tick=False):
+        Account.update(token_refresh_until=clock.now() + timedelta(seconds=30)).where(Account.id == acc.id).execute()
+        with pytest.raises(tokens.RefreshBusy):
+            tokens.refresh_account(acc.id, fast)
+        assert Account.get_by_id(acc.id).status == "active"
+
+
+# ---- a dead grant ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("how", ["revoked", "switch"])
+def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, image_url, how):  # type: ignore[no-untyped-def]
+    acc, got = live(owner, emu, "tiktok", "Creator TikTok")
+    later = clock.iso(clock.now() + timedelta(days=2))
+    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="later",
+                  mediaUrls=[image_url], scheduledAt=later)
+    if how == "revoked":
+        assert oauth.revoke_token(got["refresh_token"], "tiktok")
+    else:
+        oauth.configure_oauth("tiktok", token_failure="invalid_grant")
+    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=50), tick=False):
+        work(fast)
+        assert Account.get_by_id(acc.id).status == "needs_reauth"
+        shown = read(client, owner, post["id"])
+        [target] = shown["targets"]
+        assert target["status"] == "failed" and target["failType"] == "permanent"
+        assert "socialpub accounts connect tiktok" in target["failReason"]
+        assert "must be reconnected" in target["failReason"]
+        [ev] = events("account.needs_reauth")
+        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+        [row] = PostTarget.select().where(PostTarget.account == acc.id)
+        assert ev.data["failedTargets"] == [row.id]
+        assert [e.data["targetId"] for e in events("publish.failed")] == [row.id]
+        listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+        mine = next(a for a in listed if a["id"] == acc.id)
+        assert mine["status"] == "needs_reauth" and "socialpub accounts connect tiktok" in mine["tokenWarning"]
+    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1), tick=False):
+        work(fast)  # the post's time: it settles, nothing is sent
+        assert read(client, owner, post["id"])["status"] == "failed"
+        assert len(events("account.needs_reauth")) == 1
+
+
+# ---- a transient failure ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("platform", ["tiktok", "youtube"])
+def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
+    fast.retry_base_s = 30.0  # the worker's backoff: the next try within 30 s
+    acc, got = live(owner, emu, platform)
+    oauth.configure_oauth(platform, token_failure="server_error")
+    ahead = timedelta(hours=23, minutes=50) if platform == "tiktok" else timedelta(minutes=50)
+    with time_machine.travel(clock.now() + ahead, tick=False) as traveller:
+        with pytest.raises(tokens.RefreshTransient):
+            tokens.refresh_account(acc.id, fast)
+        assert tokens.sweep(fast) == 1
+        work(fast)
+        job = Job.get(Job.kind == tokens.REFRESH_JOB)
+        assert job.status == "queued" and job.attempts == 1 and "token refresh" in job.last_error  # retried later
+        same = Account.get_by_id(acc.id)
+        assert same.status == "active" and same.access_token == got["access_token"]
+        assert same.token_refresh_until is None  # not held by the failed try
+        assert not events("account.needs_reauth")
+        oauth.configure_oauth(platform, token_failure=None)  # the network is back
+        traveller.shift(timedelta(minutes=2))
+        work(fast)
+        assert Job.get_by_id(job.id).status == "done"
+        assert Account.get_by_id(acc.id).access_token != got["access_token"]
+
+
+# ---- tokens that cannot be refreshed: the warning -------------------------------------------------------------
+def test_expiry_warning_once_per_expiry(client, owner, fast, emu):  # type: ignore[no-untyped-def]
+    fast.token_warning_days = 7
+    fb, _ = live(owner, emu, "facebook", "Brand page")
+    li, _ = live(owner, emu, "linkedin", "Brand LinkedIn")  # 60 days, no refresh token
+    Account.update(token_expires_at=clock.now() + timedelta(days=3, hours=1)).where(Account.id == fb.id).execute()
+    assert tokens.warn_expiring(fast) == 1
+    assert tokens.warn_expiring(fast) == 0  # once per expiry
+    work(fast)  # the sweep warns too: nothing new
+    [ev] = events("account.token_expiring")
+    assert ev.data["accountId"] == fb.id and ev.data["reconnect"] == "socialpub accounts connect facebook"
+    assert ev.data["warning"] == "token expires in 3 days: reconnect with socialpub accounts connect facebook"
+    listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+    assert listed[fb.id]["tokenWarning"] == ev.data["warning"]
+    assert listed[li.id]["tokenWarning"] is None
+    # LinkedIn's comes 53 days on, once
+    with time_machine.travel(clock.now() + timedelta(days=54), tick=False):
+        assert tokens.warn_expiring(fast) == 1
+        listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+        assert listed[li.id]["tokenWarning"].startswith("token expires in 6 days")
+        assert listed[fb.id]["tokenWarning"].startswith("token expired 51 days ago")
+    # reconnected (a new expiry): warned again when that one comes near
+    Account.update(token_expires_at=clock.now() + timedelta(days=2)).where(Account.id == fb.id).execute()
+    assert tokens.warn_expiring(fast) == 1
+
+
+def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner, fast, emu):  # type: ignore[no-untyped-def]
+    tt, _ = live(owner, emu, "tiktok")  # 24 h access token: refreshed, never warned about
+    assert tokens.warn_expiring(fast) == 0 and tokens.token_warning(tt, fast) is None
+    Account.update(refresh_expires_at=clock.now() + timedelta(days=2)).where(Account.id == tt.id).execute()
+    assert tokens.warn_expiring(fast) == 1
+    assert tokens.token_warning(Account.get_by_id(tt.id), fast).startswith("authorisation expires in 2 days")
+
+
+def test_a_refresh_token_without_the_app_configured_is_warned_about(owner, fast, emu):  # type: ignore[no-untyped-def]
+    tt, _ = live(owner, emu, "tiktok")
+    fast.tiktok_client_id = None  # SOCIALPUB_TIKTOK_CLIENT_ID unset: nobody can refresh it
+    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=55), tick=False):
+        assert tokens.sweep(fast) == 0
+        assert tokens.token_warning(Account.get_by_id(tt.id), fast).startswith("token expires in 5 minutes")
+        assert len(events("account.token_expiring")) == 1
+
+
+# ---- publish-time refresh -------------------------------------------------------------------------------------
+def test_a_publish_refreshes_an_expired_token_first(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+    fast.track_poll_s = 0.05
+    acc, got = live(owner, emu, "tiktok")
+    with time_machine.travel(clock.now() + timedelta(hours=25), tick=True):  # ticking: the tracking polls come
+        # the old token is refused now; the publish refreshes it before calling
+        refused = api_call(emu_client(emu, "tiktok"), "tiktok", {}, got["access_token"])
+        assert refused.status_code == 401
+        post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
+                      mediaUrls=[image_url])
+        Worker(fast, concurrency=1).run_until_idle(max_seconds=20, settle_s=1)
+        done = read(client, owner, post["id"])
+        assert done["targets"][0]["status"] in ("succeeded", "inbox_delivered"), done["targets"][0]["failReason"]
+        fresh = Account.get_by_id(acc.id)
+        assert fresh.status == "active" and fresh.access_token != got["access_token"]
+        assert fresh.refresh_token != got["refresh_token"]
+
+
+def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+    acc, got = live(owner, emu, "tiktok")
+    oauth.revoke_token(got["refresh_token"], "tiktok")
+    with time_machine.travel(clock.now() + timedelta(hours=25), tick=False):
+        post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
+                      mediaUrls=[image_url])
+        Worker(fast, concurrency=1).run_until_idle(max_seconds=20, settle_s=1)
+        done = read(client, owner, post["id"])
+        assert done["status"] == "failed"
+        assert "socialpub accounts connect tiktok" in done["targets"][0]["failReason"]
+        assert Account.get_by_id(acc.id).status == "needs_reauth"
+        assert len(events("account.needs_reauth")) == 1
+
+
+def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+    """A grant revoked at the network while its token is still young: the publish call is refused, the account
+    turns needs_reauth with its event (one, whatever the number of refused targets)."""
+    acc, got = live(owner, emu, "tiktok")
+    assert oauth.revoke_token(got["access_token"], "tiktok")
+    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
+                  mediaUrls=[image_url])
+    work(fast)
+    done = read(client, owner, post["id"])
+    assert done["status"] == "failed" and done["targets"][0]["failType"] == "permanent"
+    assert Account.get_by_id(acc.id).status == "needs_reauth"
+    [ev] = events("account.needs_reauth")
+    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+
+
+# ---- sandbox accounts ----------------------------------------------------------------------------------------
+def test_sandbox_accounts_are_untouched(client, owner, fast, emu):  # type: ignore[no-untyped-def]
+    from backend.services import accounts
+
+    accounts.connect_sandbox_defaults(owner.workspace_id)
+    Account.update(token_expires_at=clock.now() + timedelta(minutes=1), refresh_token="rft.x").where(
+        Account.kind == "sandbox").execute()
+    before = {a.id: (a.access_token, a.status) for a in Account.select()}
+    with time_machine.travel(clock.now() + timedelta(days=30), tick=False):
+        assert tokens.sweep(fast) == 0 and tokens.warn_expiring(fast) == 0
+        work(fast)
+        assert {a.id: (a.access_token, a.status) for a in Account.select()} == before
+        assert all(a["tokenWarning"] is None
+                   for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"])
+    assert not Job.select().where(Job.kind == tokens.REFRESH_JOB).exists()
+    assert not PostTarget.select().exists() and queue.stats().get("dead", 0) == 0
+
+
+# ---- over HTTP, against `socialpub sandbox serve` ------------------------------------------------------------
+def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fast, tmp_path):  # type: ignore[no-untyped-def]
+    """No transport swapped: the token endpoint is found from SOCIALPUB_TIKTOK_BASE_URL on loopback, as a user
+    pointing socialpub at `socialpub sandbox serve tiktok` has it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from tests.networks.test_sandbox_oauth import _free_port
+
+    port = _free_port()
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
+           "SOCIALPUB_SANDBOX_DELAY_S": "0"}
+    env.pop("SOCIALPUB_DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "sandbox",
+                             "serve", "tiktok", "--port", str(port), "--data-dir", str(tmp_path / "emu")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    fast.tiktok_api_base = base
+    fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
+    try:
+        with httpx.Client(base_url=base, trust_env=False, timeout=5) as c:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    c.get("/_sandbox/oauth")
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+                    time.sleep(0.2)
+            got = connect(c, "tiktok")
+            now = clock.now()
+            acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform="tiktok", name="Served",
+                                 kind="live", status="active", external_id=got["open_id"],
+                                 access_token=got["access_token"], refresh_token=got["refresh_token"],
+                                 token_expires_at=now + timedelta(seconds=got["expires_in"]), connected_at=now,
+                                 created_at=now)
+            with time_machine.travel(now + timedelta(hours=23, minutes=55), tick=False):
+                assert tokens.refresh_account(acc.id, fast).result == "refreshed"
+                fresh = Account.get_by_id(acc.id)
+                assert fresh.refresh_token != got["refresh_token"]
+                assert c.post("/v2/oauth/token/", data={"client_key": "app-123", "client_secret": "s3cret",
+                                                        "grant_type": "refresh_token",
+                                                        "refresh_token": got["refresh_token"]}).status_code == 400
+                # the user revokes the grant at the network
+                r = c.post("/v2/oauth/revoke/", data={"client_key": "app-123", "client_secret": "s3cret",
+                                                      "token": fresh.access_token})
+                assert r.status_code == 200
+                assert tokens.refresh_account(acc.id, fast, force=True).result == "dead"
+            listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+            assert listed[acc.id]["status"] == "needs_reauth"
+            assert "reconnect with socialpub accounts connect tiktok" in listed[acc.id]["tokenWarning"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
