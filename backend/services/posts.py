@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from peewee import JOIN, SQL, NodeList, fn
 
@@ -27,7 +28,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
-from backend.media.fetch import not_public
+from backend.media.fetch import address_refusal, not_public, parse_host_literal
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -306,16 +307,29 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
+def _network_is_local(platform: str, settings: Settings) -> bool:
+    """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
+    it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
+    host = (urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    literal = parse_host_literal(host) if host else None
+    return literal is not None and address_refusal(literal) is not None
+
+
 def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int],
-                       by_url: frozenset[str] = frozenset()) -> None:
+                       settings: Settings) -> None:
     """A live network that fetches media from its URL must be able to reach it: a file on a loopback or private
     address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to configure — never accepted
     and failed later. Whether a network pulls is RULES[…].pulls_media(media, configured): Instagram always, TikTok
     for a photo post, Facebook and TikTok videos only when named in SOCIALPUB_MEDIA_BY_URL (`by_url`, from
     Settings.media_by_url_networks); the others receive the bytes. `live`: the indexes of the targets on live
-    accounts."""
+    accounts. A network whose API base is itself on loopback or a private address (an emulator on this machine)
+    reaches such a media host: it is not concerned."""
+    by_url = settings.media_by_url_networks
     pulling = [t for t in targets if t.index in live and t.platform in RULES
-               and RULES[t.platform].pulls_media(media, t.platform in by_url)]
+               and RULES[t.platform].pulls_media(media, t.platform in by_url)
+               and not _network_is_local(t.platform, settings)]
     if not pulling or not media:
         return
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
@@ -435,7 +449,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     media, media_problems = inspect_media(settings, workspace_id, urls)
     check_target_rules(targets, content, media, options, media_problems)
     check_public_media(targets, media, {t.index for t in targets if t.account is not None and t.account.kind == "live"},
-                       settings.media_by_url_networks)
+                       settings)
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
@@ -817,7 +831,7 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             ids = [row.account_id for row in rows if row.account_id]
             live_ids = {a.id for a in Account.select(Account.id).where(Account.id.in_(ids) & (Account.kind == "live"))}
             check_public_media(targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids},
-                               settings.media_by_url_networks)
+                               settings)
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

@@ -147,3 +147,14 @@ def test_the_setting_names_networks_that_can_pull():
     assert Settings().media_by_url_networks == frozenset()
     with pytest.raises(ValueError, match="linkedin"):
         Settings(media_by_url="linkedin")
+
+
+def test_a_network_served_on_this_machine_reaches_a_loopback_media_host(client, owner, laptop):
+    """An emulator on loopback (`socialpub sandbox serve instagram`, SOCIALPUB_INSTAGRAM_BASE_URL on 127.0.0.1)
+    can fetch from a loopback media host: the post is accepted."""
+    url = image(client, owner)
+    laptop.instagram_api_base = "http://127.0.0.1:8402/v21.0"
+    ig = live(owner, "instagram")
+    r = client.post("/v1/posts", json={"targets": [{"platform": "instagram", "channelId": ig}], "content": "hi",
+                                       "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    assert r.status_code == 202, r.text
