@@ -14,17 +14,14 @@ failed, or deleted before it started).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from peewee import fn
 
 from backend import clock
-from backend.errors import ApiError
 from backend.ids import new_id
+from backend.services import cursors
 from backend.store.db import is_sqlite, tx
 from backend.store.models import CreditEntry, Workspace
 
@@ -145,21 +142,6 @@ def entries(workspace_id: str, *, generation_id: str | None = None, limit: int =
 MAX_HISTORY_LIMIT = 100
 
 
-def _encode_cursor(entry_id: str) -> str:
-    return base64.urlsafe_b64encode(f"c1:{entry_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raw = ""
-    if not re.fullmatch(r"c1:cre_[0-9a-z]{26}", raw):
-        raise ApiError(400, "invalid_cursor", "cursor is not one this API gave: pass nextCursor as it came",
-                       [{"field": "cursor", "error": "invalid_cursor", "message": "not a cursor of GET /v1/credits"}])
-    return raw[3:]
-
-
 def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
     """GET /v1/credits: the balance, and the ledger's entries newest first, a page at a time."""
     from backend.services import workspace as workspace_service
@@ -168,7 +150,7 @@ def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = N
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))  # a due grant shows at once
     q = CreditEntry.select().where(CreditEntry.workspace == workspace_id)
     if cursor:
-        q = q.where(CreditEntry.id < _decode_cursor(cursor))
+        q = q.where(CreditEntry.id < cursors.decode(cursor, "c1", "cre", "GET /v1/credits"))
     rows = list(q.order_by(CreditEntry.id.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
@@ -176,4 +158,4 @@ def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = N
             "items": [{"id": r.id, "at": clock.iso(r.created_at), "amount": r.amount, "reason": r.reason,
                        "generationId": r.generation_id, "note": r.note or "", "balanceAfter": r.balance_after}
                       for r in rows],
-            "nextCursor": _encode_cursor(rows[-1].id) if more and rows else None}
+            "nextCursor": cursors.encode("c1", rows[-1].id) if more and rows else None}

@@ -30,8 +30,6 @@ Production (job `generation.produce`, lane `generation`, one per generation):
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import os
 import re
@@ -66,7 +64,7 @@ from backend.schemas.generations import (
     PROMPT_MAX,
     PROMPT_MIN,
 )
-from backend.services import credits, events, plans
+from backend.services import credits, cursors, events, plans
 from backend.services import workspace as workspace_service
 from backend.store.db import locked, tx
 from backend.store.models import Generation, Media, MediaHold, Workspace
@@ -341,21 +339,6 @@ def get_public(settings: Settings, workspace_id: str, generation_id: str) -> dic
     return public(get(workspace_id, generation_id), settings)
 
 
-def _encode_cursor(generation_id: str) -> str:
-    return base64.urlsafe_b64encode(f"g1:{generation_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raw = ""
-    if not re.fullmatch(r"g1:gen_[0-9a-z]{26}", raw):
-        raise ApiError(400, "invalid_cursor", "cursor is not one this API gave: pass nextCursor as it came",
-                       [{"field": "cursor", "error": "invalid_cursor", "message": "pass nextCursor as it came"}])
-    return raw[3:]
-
-
 def list_public(settings: Settings, workspace_id: str, *, limit: int = 20, cursor: str | None = None,
                 status: Sequence[str] | None = None, type_: str | None = None) -> dict[str, Any]:
     """GET /v1/generations: the workspace's creations, newest first (deleted ones left out), cursor pagination,
@@ -363,7 +346,7 @@ def list_public(settings: Settings, workspace_id: str, *, limit: int = 20, curso
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     q = Generation.select().where((Generation.workspace == workspace_id) & Generation.deleted_at.is_null())
     if cursor:
-        q = q.where(Generation.id < _decode_cursor(cursor))
+        q = q.where(Generation.id < cursors.decode(cursor, "g1", "gen", "GET /v1/generations"))
     if status:
         q = q.where(Generation.status.in_(list(status)))
     if type_:
@@ -373,7 +356,7 @@ def list_public(settings: Settings, workspace_id: str, *, limit: int = 20, curso
     rows = rows[:limit]
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))
     return {"items": [public(r, settings) for r in rows],
-            "nextCursor": _encode_cursor(rows[-1].id) if more and rows else None,
+            "nextCursor": cursors.encode("g1", rows[-1].id) if more and rows else None,
             "credits": workspace_service.to_public(ws)["credits"]}
 
 

@@ -11,7 +11,6 @@ engine's claim (which locks the same row to move `scheduled -> processing`) and 
 from __future__ import annotations
 
 import base64
-import binascii
 import logging
 import re
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
-from backend.services import plans
+from backend.services import cursors, plans
 from backend.store.db import is_sqlite, locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 
@@ -625,20 +624,13 @@ def _encode_cursor(post_id: str) -> str:
     return base64.urlsafe_b64encode(f"v1:{post_id}".encode()).decode().rstrip("=")
 
 
-def _cursor_text(cursor: str) -> str:
-    try:
-        return base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return ""
-
-
 def _bad_cursor() -> ApiError:
     return ApiError(400, "invalid_cursor", "cursor is not one this API gave for this order: pass nextCursor "
                                            "as it came, with the same `order`")
 
 
 def _decode_cursor(cursor: str) -> str:
-    raw = _cursor_text(cursor)
+    raw = cursors.text(cursor)
     if not raw.startswith("v1:post_") or len(raw) > 60:
         raise _bad_cursor()
     return raw[3:]
@@ -667,7 +659,7 @@ def _encode_upcoming(section: str, due: datetime, post_id: str) -> str:
 
 def _decode_upcoming(cursor: str) -> tuple[str, Any, str]:
     """(section `s` or `r`, the due time as the store compares it, the post id)."""
-    m = _UPCOMING.match(_cursor_text(cursor))
+    m = _UPCOMING.match(cursors.text(cursor))
     if m is None:
         raise _bad_cursor()
     try:

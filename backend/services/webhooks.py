@@ -10,12 +10,9 @@ SOCIALPUB_WEBHOOK_RETRY_SCHEDULE (the job is queued again for the delay: `RetryL
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
 import random
-import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,7 +25,7 @@ from backend.ids import new_id
 from backend.jobs.registry import RetryLater
 from backend.media.fetch import FetchError, check_url
 from backend.schemas.webhooks import BARE_EVENT_TYPES, EVENT_TYPE_HEADER, EVENT_TYPES, MAX_ENDPOINTS
-from backend.services import events
+from backend.services import cursors, events
 from backend.store.db import locked, tx
 from backend.store.models import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from backend.webhooks import send, signing
@@ -240,21 +237,6 @@ def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict
 
 # ---------------------------------------------------------------------------------------------- the log
 
-def _encode_cursor(delivery_id: str) -> str:
-    return base64.urlsafe_b64encode(f"d1:{delivery_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> str:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raw = ""
-    if not re.fullmatch(r"d1:whd_[0-9a-z]{26}", raw):
-        raise ApiError(400, "invalid_cursor", "cursor is not one this API gave: pass nextCursor as it came",
-                       [{"field": "cursor", "error": "invalid_cursor", "message": "pass nextCursor as it came"}])
-    return raw[3:]
-
-
 def delivery_public(d: WebhookDelivery, attempts: list[WebhookAttempt]) -> dict[str, Any]:
     return {
         "id": d.id, "endpointId": d.endpoint_id, "eventId": d.event_id, "eventType": d.event_type,
@@ -275,7 +257,7 @@ def list_deliveries(workspace_id: str, endpoint_id: str, *, status: str | None =
     if status:
         q = q.where(WebhookDelivery.status == status)
     if cursor:
-        q = q.where(WebhookDelivery.id < _decode_cursor(cursor))
+        q = q.where(WebhookDelivery.id < cursors.decode(cursor, "d1", "whd", "GET /v1/webhooks/{id}/deliveries"))
     rows = list(q.order_by(WebhookDelivery.id.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
@@ -285,7 +267,7 @@ def list_deliveries(workspace_id: str, endpoint_id: str, *, status: str | None =
                   .order_by(WebhookAttempt.at, WebhookAttempt.id)):
             by_delivery[a.delivery_id].append(a)
     return {"items": [delivery_public(r, by_delivery[r.id]) for r in rows],
-            "nextCursor": _encode_cursor(rows[-1].id) if more and rows else None}
+            "nextCursor": cursors.encode("d1", rows[-1].id) if more and rows else None}
 
 
 # ---------------------------------------------------------------------------------------------- delivery
