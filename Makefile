@@ -44,11 +44,16 @@ test-sqlite: $(STAMP)
 	@$(VENV)/bin/pytest -q -p no:cacheprovider
 
 ## On PostgreSQL: everything but the TUI's pilot, snapshot and tmux tests, which reach the store only through
-## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them; they pass, and cost ~2.5 min of CI).
+## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them; they pass, and cost ~2.5 min of CI),
+## and the files that never open a database (pure functions, rendering: a second pass would test nothing new).
+NO_DB_TESTS = tests/generation/test_local.py tests/generation/test_registry.py tests/recipes/test_load.py \
+	tests/recipes/test_schema.py tests/recipes/test_series.py tests/recipes/test_source.py \
+	tests/recipes/test_template.py tests/webhooks tests/test_ids.py
 test-postgres: $(STAMP)
 	@$(if $(TUI_PG),bash .ci/ensure-tools.sh,true)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e)
+	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e) \
+		$(foreach t,$(NO_DB_TESTS),--ignore=$(t))
 
 ## make fuzz: schemathesis (every operation, --checks all, bounded examples) against a server on a fresh sandbox
 ## data dir on loopback; 0 failures and 0 server errors or it fails. FUZZ_ARGS='--max-examples 50' for more.
