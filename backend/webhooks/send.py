@@ -70,9 +70,7 @@ def post(url: str, body: bytes, headers: dict[str, str], settings: Settings) -> 
             retry_after = next((v.decode("latin-1") for k, v in response.headers if k.lower() == b"retry-after"),
                                None)
     except Exception as exc:  # noqa: BLE001  (every way a request can fail is an attempt's error)
-        if backend.killed:
-            return Answer(None, took(), f"timed out after {timeout:g} s")
-        if isinstance(exc, httpcore.TimeoutException):
+        if backend.killed or isinstance(exc, httpcore.TimeoutException):  # the watchdog, or a phase's own timeout
             return Answer(None, took(), f"timed out after {timeout:g} s")
         if isinstance(exc, httpcore.ConnectError):
             return Answer(None, took(), f"could not connect: {exc or 'connection refused'}")
