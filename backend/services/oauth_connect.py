@@ -259,12 +259,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
                    message="the access token was refused and could not be renewed just now "
                            f"({refresh_failed}); the account stays connected and the worker tries again")
     elif health.status == "dead":
-        if acc.kind == "live":
-            tokens.mark_needs_reauth(acc.id, health.message)
-        else:
-            with tx():  # a sandbox account's emulated grant: no posts of a live network to settle
-                Account.update(status="needs_reauth").where(
-                    (Account.id == acc.id) & (Account.status == "active")).execute()
+        tokens.mark_needs_reauth(acc.id, health.message)
         out.update(status="needs_reauth", accountStatus="needs_reauth",
                    message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}")
     else:

@@ -31,7 +31,7 @@ from backend.jobs import queue
 from backend.jobs.registry import RetryLater
 from backend.networks.base import NetworkError
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
-from backend.services import events
+from backend.services import events, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, TikTokPublish
 
@@ -158,10 +158,9 @@ def network_refusal(exc: NetworkError, account: Account) -> ApiError:
     return ApiError(400, code, exc.reason, details)
 
 
-def _mark_reauth(account: Account, code: str | None) -> None:
-    if code in AUTH_CODES:
-        with tx():
-            Account.update(status="needs_reauth").where(Account.id == account.id).execute()
+def _mark_reauth(account: Account, exc: NetworkError) -> None:
+    if exc.code in AUTH_CODES:
+        tokens.mark_needs_reauth(account.id, f"{exc.code}: {exc.reason}")
 
 
 def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
@@ -169,7 +168,7 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
     try:
         info = adapter_for(settings, account).creator_info(account.access_token)
     except NetworkError as exc:
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
     except httpx.HTTPError as exc:
         raise ApiError(502, "network_error", f"could not reach TikTok ({type(exc).__name__}); retry the call",
@@ -231,7 +230,7 @@ def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> str:
         return str(call(adapter_for(settings, account)))
     except NetworkError as exc:
         _refused(rec_id, exc, exc.reason)
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
     except httpx.HTTPError as exc:
         reason = f"could not reach TikTok ({type(exc).__name__})"
@@ -405,7 +404,7 @@ def track(rec_id: str, settings: Settings) -> None:
         if exc.fail_type == "retriable":
             raise RetryLater(f"tiktok: {exc.code}", delay_s=max(poll, exc.retry_after_s or 0.0),
                              count_attempt=False) from None
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         fail(rec.id, exc.code or "internal", exc.reason)
         return
     status = apply_status(rec.id, data)

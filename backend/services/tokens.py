@@ -177,12 +177,14 @@ def _release(account_id: str) -> None:
 
 
 # ---- a dead grant ---------------------------------------------------------------------------------------
-def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
+def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_target: str | None = None) -> int:
     """The account's grant is dead: in ONE transaction the account turns `needs_reauth`, an `account.needs_reauth`
     event is recorded, and each of its `pending` targets (not accepted by a network, no call in flight) fails
     `permanent` saying to reconnect — through the engine's decide + apply, so posts settle and their
     `publish.failed` events fire. Returns how many targets failed (0 and nothing done when the account was not
-    active any more). Locks: the posts (in id order), then the account, then each target (the engine's order
+    active any more). `refused_target`: the target whose publication the network refused for the token (failed
+    already by the engine), listed first in the event's failedTargets. Every way an account turns needs_reauth
+    comes here: a dead grant at refresh, `accounts check`, a publication or a TikTok call refused. Locks: the posts (in id order), then the account, then each target (the engine's order
     is post, then target)."""
     pending = (PostTarget.select(PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
                .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
@@ -201,7 +203,8 @@ def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
         events.record(acc.workspace_id, "account.needs_reauth", {
             "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
             "reason": detail, "reconnect": reconnect_command(acc.platform),
-            "failedTargets": [t.id for t in targets]}, subject_id=acc.id)
+            "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in targets]},
+            subject_id=acc.id)
         for t in targets:
             apply(decide.grant_dead(state_of(t, posts[t.post_id]), now, detail,
                                     unresolved=bool(unresolved_attempts(t.id))))

@@ -286,9 +286,12 @@ def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fa
 
 def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
     """A grant revoked at the network while its token is still young: the publish call is refused, the account
-    turns needs_reauth with its event (one, whatever the number of refused targets)."""
+    turns needs_reauth with its event (one, whatever the number of refused targets), and the account's other
+    pending targets (a post scheduled for tomorrow) fail at once saying to reconnect, listed in the event."""
     acc, got = live(owner, emu, "tiktok")
     assert oauth.revoke_token(got["access_token"], "tiktok")
+    later = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="tomorrow",
+                   mediaUrls=[image_url], scheduledAt=clock.iso(clock.now() + timedelta(days=1)))
     post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
                   mediaUrls=[image_url])
     work(fast)
@@ -297,6 +300,11 @@ def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fa
     assert Account.get_by_id(acc.id).status == "needs_reauth"
     [ev] = events("account.needs_reauth")
     assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+    waiting = read(client, owner, later["id"])
+    assert waiting["targets"][0]["status"] == "failed"  # the post settles at its time, sending nothing
+    assert "socialpub accounts connect tiktok" in waiting["targets"][0]["failReason"]
+    refused, other = (PostTarget.get(PostTarget.post == p["id"]).id for p in (post, later))
+    assert ev.data["failedTargets"] == [refused, other]
 
 
 # ---- sandbox accounts ----------------------------------------------------------------------------------------
