@@ -206,8 +206,8 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
             "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in targets]},
             subject_id=acc.id)
         for t in targets:
-            apply(decide.grant_dead(state_of(t, posts[t.post_id]), now, detail,
-                                    unresolved=bool(unresolved_attempts(t.id))))
+            apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
+                                          unresolved=bool(unresolved_attempts(t.id))))
     log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, acc.platform, len(targets))
     return len(targets)
 
