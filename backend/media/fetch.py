@@ -101,6 +101,18 @@ def parse_host_literal(host: str) -> IPAddress | None:
     return None
 
 
+def host_is_local(host: str, *, private: bool = False) -> bool:
+    """Whether a URL's host names this machine — `localhost`, `*.localhost` or a loopback literal — or, with
+    `private`, any address that is not public (address_refusal). Literals only: no DNS look-up."""
+    h = host.lower().rstrip(".")
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    ip = parse_host_literal(h) if h else None
+    if ip is None:
+        return False
+    return address_refusal(ip) is not None if private else ip.is_loopback
+
+
 def address_refusal(ip: IPAddress) -> str | None:
     """Why this address may not be fetched, or None when it is a global unicast address."""
     if isinstance(ip, ipaddress.IPv6Address):

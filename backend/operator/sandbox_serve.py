@@ -7,13 +7,14 @@ socialpub at it with SOCIALPUB_<NETWORK>_BASE_URL. Mounted in the front end's `s
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import signal
 import sys
 from pathlib import Path
 
 import click
+
+from backend.media.fetch import host_is_local
 
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 # the path under the server's origin of each setting a user points at the emulator (see backend/config.py)
@@ -37,15 +38,6 @@ OAUTH_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
                  ("revoke", "/oauth/v2/revoke")),
     "youtube": (("authorize", "/o/oauth2/v2/auth"), ("token", "/token"), ("revoke", "/revoke")),
 }
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @click.command("serve")
@@ -73,7 +65,7 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
     from backend.networks.sandbox.server import asgi_app
     from backend.services.adapters import sandbox_config
 
-    if not _is_loopback(host):
+    if not host_is_local(host):
         click.echo(f"Warning: {host} is not a loopback address; the emulator has no authentication of its own.",
                    err=True)
     settings = Settings(data_dir=data_dir, database_url=None) if data_dir is not None else Settings()

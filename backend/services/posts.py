@@ -27,7 +27,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
-from backend.media.fetch import address_refusal, not_public, parse_host_literal
+from backend.media.fetch import host_is_local, not_public
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -309,11 +309,7 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
 def _network_is_local(platform: str, settings: Settings) -> bool:
     """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
-    host = (urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    literal = parse_host_literal(host) if host else None
-    return literal is not None and address_refusal(literal) is not None
+    return host_is_local(urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True)
 
 
 def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int],
