@@ -85,7 +85,7 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
     if as_json:
         click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints}))
     else:
-        click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location!r}); "
+        click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location}); "
                    "Ctrl+C stops it.")
         for name, url in endpoints.items():
             click.echo(f"  {name + ':':<10} {url}")

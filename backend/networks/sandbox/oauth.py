@@ -927,7 +927,29 @@ def install(emulator: Emulator) -> OAuthProvider:
     provider.install()  # type: ignore[attr-defined]
     emulator.route("GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform)))
     emulator.route("POST", r"/_sandbox/oauth", lambda request: _control(emulator.platform, request))
+    emulator.route("GET", r"/_sandbox/grants", lambda request: json_response(200, {"grants": [
+        _grant_view(g) for g in grants(emulator.platform)]}))
+    emulator.route("POST", r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
+                   lambda request, grant_id: _revoke_control(emulator.platform, grant_id))
     return provider
+
+
+def _grant_view(g: SandboxGrant) -> dict[str, Any]:
+    """A consent as the user sees it in the network's "connected apps" settings."""
+    return {"id": g.id, "clientId": g.client_id, "subject": g.subject, "scopes": list(g.scopes or []),
+            "accounts": [a.name for a in SandboxAccount.select(SandboxAccount.name).where(
+                SandboxAccount.id.in_(list(g.account_ids or [])))],
+            "state": g.state, "createdAt": g.created_at.isoformat()}
+
+
+def _revoke_control(platform: str, grant_id: str) -> httpx.Response:
+    """POST /_sandbox/grants/{id}/revoke: the user removes the app in the network's settings (not a real
+    endpoint): every token of that consent is then refused."""
+    g = SandboxGrant.get_or_none((SandboxGrant.id == grant_id) & (SandboxGrant.platform == platform))
+    if g is None:
+        return json_response(404, {"error": "not_found", "error_description": f"no {platform} grant {grant_id}"})
+    revoke_grant(grant_id)
+    return json_response(200, _grant_view(SandboxGrant.get_by_id(grant_id)))
 
 
 def _control(platform: str, request: Request) -> httpx.Response:
