@@ -93,7 +93,7 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
         return NetworkError(ftype, words, code=code_str, retry_after_s=wait, http_status=status)  # type: ignore[arg-type]
     if code in TOKEN_CODES:
         return NetworkError("permanent", f"the {network} access token is expired or revoked ({message or code_str}): "
-                            "reconnect the account", code=code_str, http_status=status)
+                            "reconnect the account", code=code_str, http_status=status, auth_refused=True)
     if code == 10 or 200 <= code <= 299:
         return NetworkError("permanent", f"{network} refused for lack of permission ({message or code_str}): "
                             "reconnect the account and grant the publishing permissions", code=code_str,

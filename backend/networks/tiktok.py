@@ -102,6 +102,10 @@ CODES: dict[str, tuple[str, str, float | None]] = {
 }
 
 
+# the codes that mean the account's authorisation is gone (reconnect it): the account turns needs_reauth
+AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "auth_removed"})
+
+
 def classify(code: str, message: str = "", http_status: int | None = None,
              retry_after: float | None = None) -> NetworkError:
     known = CODES.get(code)
@@ -113,7 +117,7 @@ def classify(code: str, message: str = "", http_status: int | None = None,
     if ftype == "permanent" and message and code.startswith("invalid_param"):
         words = f"{words}: {message}"
     return NetworkError(ftype, words, code=code, retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
-                        http_status=http_status)
+                        http_status=http_status, auth_refused=code in AUTH_CODES)
 
 
 def chunk_plan(size: int) -> tuple[int, int]:

@@ -47,7 +47,6 @@ VIDEO_MIMES = ("video/mp4", "video/quicktime", "video/webm")
 DIRECT_ONLY = {"privacy_level": "privacyLevel", "disable_comment": "disableComment", "auto_add_music": "autoAddMusic",
                "disable_duet": "disableDuet", "disable_stitch": "disableStitch"}
 PRIVACY_PREFERENCE = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR")
-AUTH_CODES = ("access_token_invalid", "scope_not_authorized")
 # TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
 CAP_CODES = {
     "spam_risk_too_many_posts": "spam_risk_too_many_posts",
@@ -159,7 +158,7 @@ def network_refusal(exc: NetworkError, account: Account) -> ApiError:
 
 
 def _mark_reauth(account: Account, exc: NetworkError) -> None:
-    if exc.code in AUTH_CODES:
+    if exc.auth_refused:
         tokens.mark_needs_reauth(account.id, f"{exc.code}: {exc.reason}")
 
 

@@ -107,7 +107,7 @@ def test_an_auth_failure_is_signalled_not_written(post, settings):
     through services/tokens.mark_needs_reauth, the one path (tests/services/test_tokens.py)."""
     from backend.store.models import Account
 
-    out = PublishOutcome.failed("permanent", "token expired", network_code="190")
+    out = PublishOutcome.failed("permanent", "token expired", network_code="190/463", auth_refused=True)
     d = decision(post, "facebook", out, settings)
     assert d.account_status == "needs_reauth"
     assert apply(d)

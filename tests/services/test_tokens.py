@@ -86,6 +86,31 @@ def live(owner: Any, sb: Any, platform: str, name: str = "") -> tuple[Account, d
     return acc, got
 
 
+REFRESHING = ("tiktok", "youtube", "linkedin")  # LinkedIn with programmatic refresh (the emulator's switch)
+# how far on a token is due for refresh (the 15 min margin): TikTok 24 h, Google 1 h, LinkedIn 60 days
+DUE = {"tiktok": timedelta(hours=23, minutes=50), "youtube": timedelta(minutes=50),
+       "linkedin": timedelta(days=59, hours=23, minutes=50)}
+
+
+def refreshing(platform: str) -> None:
+    if platform == "linkedin":
+        oauth.configure_oauth("linkedin", refresh_enabled=True)
+
+
+@pytest.fixture
+def media_for(client, owner, fast):  # type: ignore[no-untyped-def]
+    """A file each network takes: an image, a video for YouTube."""
+    made: dict[str, str] = {}
+
+    def get(platform: str) -> str:
+        kind = "video" if platform == "youtube" else "image"
+        if kind not in made:
+            made[kind] = upload(client, owner, corpus.vertical_video(3) if kind == "video" else corpus.jpeg(400, 400))
+        return made[kind]
+
+    return get
+
+
 def refresh_with(sb: Any, platform: str, token: str) -> httpx.Response:
     client = "client_key" if platform == "tiktok" else "client_id"
     path = {"tiktok": "/v2/oauth/token/", "youtube": "/token", "linkedin": "/oauth/v2/accessToken"}[platform]
@@ -153,45 +178,47 @@ def test_refresh_of_a_rotated_token_already_replaced_is_not_a_dead_grant(owner, 
 
 # ---- a dead grant ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["revoked", "switch"])
-def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, image_url, how):  # type: ignore[no-untyped-def]
-    acc, got = live(owner, emu, "tiktok", "Creator TikTok")
-    later = clock.iso(clock.now() + timedelta(days=2))
-    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="later",
-                  mediaUrls=[image_url], scheduledAt=later)
+@pytest.mark.parametrize("platform", REFRESHING)
+def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, media_for, how, platform):  # type: ignore[no-untyped-def]
+    refreshing(platform)
+    acc, got = live(owner, emu, platform, "Creator account")
+    later = clock.iso(clock.now() + timedelta(days=2) + DUE[platform])
+    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="later",
+                  mediaUrls=[media_for(platform)], scheduledAt=later)
     if how == "revoked":
-        assert oauth.revoke_token(got["refresh_token"], "tiktok")
+        assert oauth.revoke_token(got["refresh_token"], platform)
     else:
-        oauth.configure_oauth("tiktok", token_failure="invalid_grant")
-    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=50), tick=False):
+        oauth.configure_oauth(platform, token_failure="invalid_grant")
+    with time_machine.travel(clock.now() + DUE[platform], tick=False):
         work(fast)
         assert Account.get_by_id(acc.id).status == "needs_reauth"
         shown = read(client, owner, post["id"])
         [target] = shown["targets"]
         assert target["status"] == "failed" and target["failType"] == "permanent"
-        assert "socialpub accounts connect tiktok" in target["failReason"]
+        assert f"socialpub accounts connect {platform}" in target["failReason"]
         assert "must be reconnected" in target["failReason"]
         [ev] = events("account.needs_reauth")
-        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
         [row] = PostTarget.select().where(PostTarget.account == acc.id)
         assert ev.data["failedTargets"] == [row.id]
         assert [e.data["targetId"] for e in events("publish.failed")] == [row.id]
         listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
         mine = next(a for a in listed if a["id"] == acc.id)
-        assert mine["status"] == "needs_reauth" and "socialpub accounts connect tiktok" in mine["tokenWarning"]
-    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1), tick=False):
+        assert mine["status"] == "needs_reauth" and f"socialpub accounts connect {platform}" in mine["tokenWarning"]
+    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1) + DUE[platform], tick=False):
         work(fast)  # the post's time: it settles, nothing is sent
         assert read(client, owner, post["id"])["status"] == "failed"
         assert len(events("account.needs_reauth")) == 1
 
 
 # ---- a transient failure ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("platform", ["tiktok", "youtube"])
+@pytest.mark.parametrize("platform", REFRESHING)
 def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
     fast.retry_base_s = 30.0  # the worker's backoff: the next try within 30 s
+    refreshing(platform)
     acc, got = live(owner, emu, platform)
     oauth.configure_oauth(platform, token_failure="server_error")
-    ahead = timedelta(hours=23, minutes=50) if platform == "tiktok" else timedelta(minutes=50)
-    with time_machine.travel(clock.now() + ahead, tick=False) as traveller:
+    with time_machine.travel(clock.now() + DUE[platform], tick=False) as traveller:
         with pytest.raises(tokens.RefreshTransient):
             tokens.refresh_account(acc.id, fast)
         assert tokens.sweep(fast) == 1
@@ -284,25 +311,27 @@ def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fa
         assert len(events("account.needs_reauth")) == 1
 
 
-def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, media_for, platform):  # type: ignore[no-untyped-def]
     """A grant revoked at the network while its token is still young: the publish call is refused, the account
     turns needs_reauth with its event (one, whatever the number of refused targets), and the account's other
     pending targets (a post scheduled for tomorrow) fail at once saying to reconnect, listed in the event."""
-    acc, got = live(owner, emu, "tiktok")
-    assert oauth.revoke_token(got["access_token"], "tiktok")
-    later = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="tomorrow",
-                   mediaUrls=[image_url], scheduledAt=clock.iso(clock.now() + timedelta(days=1)))
-    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
-                  mediaUrls=[image_url])
+    acc, got = live(owner, emu, platform)
+    assert oauth.revoke_token(acc.access_token, platform)
+    media = [media_for(platform)]
+    later = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="tomorrow",
+                   mediaUrls=media, scheduledAt=clock.iso(clock.now() + timedelta(days=1)))
+    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="now",
+                  mediaUrls=media)
     work(fast)
     done = read(client, owner, post["id"])
     assert done["status"] == "failed" and done["targets"][0]["failType"] == "permanent"
     assert Account.get_by_id(acc.id).status == "needs_reauth"
     [ev] = events("account.needs_reauth")
-    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
     waiting = read(client, owner, later["id"])
     assert waiting["targets"][0]["status"] == "failed"  # the post settles at its time, sending nothing
-    assert "socialpub accounts connect tiktok" in waiting["targets"][0]["failReason"]
+    assert f"socialpub accounts connect {platform}" in waiting["targets"][0]["failReason"]
     refused, other = (PostTarget.get(PostTarget.post == p["id"]).id for p in (post, later))
     assert ev.data["failedTargets"] == [refused, other]
 

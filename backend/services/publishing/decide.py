@@ -27,9 +27,8 @@ TRACK_DEADLINE_S = {
     "facebook": 15 * 60,
 }
 
-# Network error codes meaning the account's authorisation is gone: the account turns `needs_reauth`.
-AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "190", "102", "65600", "invalid_grant",
-                        "401"})
+
+
 
 NETWORK_NAMES = {"facebook": "Facebook", "instagram": "Instagram", "linkedin": "LinkedIn", "tiktok": "TikTok",
                  "youtube": "YouTube"}
@@ -325,7 +324,7 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
         elif tracking:  # the network accepted the post: it may still publish it
             reason += (f"; {name} accepted the post and it may still appear: check the {name} account before "
                        "retrying")
-    account_status = "needs_reauth" if out.network_code in AUTH_CODES else None
+    account_status = "needs_reauth" if out.auth_refused else None
     final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
                    network_status=out.network_status, account_status=account_status)
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
