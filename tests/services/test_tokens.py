@@ -262,8 +262,31 @@ def test_expiry_warning_once_per_expiry(client, owner, fast, emu):  # type: igno
     assert tokens.warn_expiring(fast) == 1
 
 
-def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner, fast, emu):  # type: ignore[no-untyped-def]
-    tt, _ = live(owner, emu, "tiktok")  # 24 h access token: refreshed, never warned about
+@pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin"])
+def test_a_token_that_cannot_be_refreshed_is_warned_about_once(client, owner, fast, emu, platform):  # type: ignore[no-untyped-def]
+    """Per network without refresh: the warning SOCIALPUB_TOKEN_WARNING_DAYS before expiry, once, as an event and
+    in the API's tokenWarning (accounts list and the TUI's accounts screen show that field)."""
+    fast.token_warning_days = 7
+    acc, _ = live(owner, emu, platform)
+    assert acc.refresh_token is None
+    Account.update(token_expires_at=clock.now() + timedelta(days=8)).where(Account.id == acc.id).execute()
+    assert tokens.warn_expiring(fast) == 0
+    with time_machine.travel(clock.now() + timedelta(days=2), tick=False):
+        work(fast)  # the periodic sweep warns
+        [ev] = events("account.token_expiring")
+        assert ev.data["accountId"] == acc.id and ev.data["platform"] == platform
+        assert ev.data["warning"].startswith(("token expires in 5 days", "token expires in 6 days"))
+        assert tokens.warn_expiring(fast) == 0
+        listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+        assert listed[acc.id]["tokenWarning"] == ev.data["warning"]
+        assert f"socialpub accounts connect {platform}" in ev.data["warning"]
+
+
+@pytest.mark.parametrize("platform", REFRESHING)
+def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
+    refreshing(platform)
+    tt, _ = live(owner, emu, platform)  # its access token is refreshed, never warned about
+    assert tt.refresh_token
     assert tokens.warn_expiring(fast) == 0 and tokens.token_warning(tt, fast) is None
     Account.update(refresh_expires_at=clock.now() + timedelta(days=2)).where(Account.id == tt.id).execute()
     assert tokens.warn_expiring(fast) == 1
