@@ -19,12 +19,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +32,7 @@ import httpx
 import pytest
 
 from tests.media import corpus
+from tests.support.tmux import private_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
@@ -201,19 +200,9 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
 
 def tui_shows_reconnect(story: Story) -> None:
     """`socialpub tui` in tmux: the accounts screen (f4) shows the TikTok account's reconnect state."""
-    binary = shutil.which("tmux")
-    if binary is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("tmux is not installed although CI=true: .ci/ensure-tools.sh should have installed it")
-        pytest.skip("tmux is not installed (.ci/ensure-tools.sh installs it)")
-    sock = f"socialpub-story-{uuid.uuid4().hex[:8]}"
-
-    def tmux(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([binary, "-L", sock, *args], capture_output=True, text=True, timeout=30)
-
     command = " ".join(["env", *(f"{k}='{v}'" for k, v in story.env.items()
                                  if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ", "PATH"))), SOCIALPUB, "tui"])
-    try:
+    with private_tmux("story") as tmux:
         assert tmux("new-session", "-d", "-s", "tui", "-x", "120", "-y", "30", command).returncode == 0
         screen, deadline, pressed = "", time.monotonic() + 60, False
         while time.monotonic() < deadline:
@@ -229,5 +218,3 @@ def tui_shows_reconnect(story: Story) -> None:
             pytest.fail(f"the TUI never showed the TikTok account to reconnect:\n{screen}")
         assert "reconnect with socialpub accounts connect tiktok" in screen.replace("\n", " ").replace("  ", " ")
         tmux("send-keys", "-t", "tui", "C-q")
-    finally:
-        tmux("kill-server")
