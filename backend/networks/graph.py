@@ -4,7 +4,6 @@ headers (estimated_time_to_regain_access) and the calling convention (access_tok
 from __future__ import annotations
 
 import json
-import logging
 import re
 from typing import Any
 
@@ -19,9 +18,6 @@ from backend.networks.base import (
     check_failed,
 )
 from backend.networks.http import json_or_none, retry_after_s, send
-
-# httpx logs request URLs at INFO; Graph GETs carry access_token in the query: keep tokens out of logs
-logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger("httpx").level))
 
 THROTTLE_CODES = {4, 17, 32, 613, 80001, 80002, 80004}
 RETRIABLE_CODES = {1, 2, 341, 368} | THROTTLE_CODES
