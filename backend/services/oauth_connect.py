@@ -125,10 +125,11 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
         & (Account.external_id == c["externalId"]) & (Account.status != "disconnected"))).get_or_none()
     if acc is not None:
+        # a new grant replaces the whole token set: an old refresh token kept beside a new access token is the
+        # dead one a needs_reauth account is reconnected for (Google is asked prompt=consent: it re-issues one)
         acc.access_token = c["accessToken"]
-        if c.get("refreshToken"):
-            acc.refresh_token = c["refreshToken"]
-            acc.refresh_expires_at = refresh_expires
+        acc.refresh_token = c.get("refreshToken") or None
+        acc.refresh_expires_at = refresh_expires if acc.refresh_token else None
         acc.token_expires_at = expires
         acc.token_warned_for = None  # a new expiry: warned about afresh (services/tokens.py)
         acc.token_refresh_until = None
