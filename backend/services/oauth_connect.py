@@ -251,10 +251,12 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
         out.update(status="needs_reauth", message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
                    + (f": {health.message}" if health.status == "dead" else ""))
     elif health.status == "ok":
-        warning_window = timedelta(days=settings.token_warning_days)
-        if left is not None and not acc.refresh_token and left <= warning_window:
+        # the warning accounts list shows (services/tokens.token_warning): a token that cannot be refreshed, or
+        # the refresh token itself, ends within SOCIALPUB_TOKEN_WARNING_DAYS
+        warning = tokens.token_warning(acc, settings, now)
+        if warning is not None:
             out["status"] = "expiring"
-            out["message"] = f"the token expires in {_span(left)} and cannot be refreshed: reconnect before then"
+            out["message"] = warning
     elif health.status == "dead" and refresh_failed is not None:
         out.update(status="error", code="access_token_expired",
                    message="the access token was refused and could not be renewed just now "
@@ -274,12 +276,3 @@ def _account(workspace_id: str, account_id: str) -> Account:
     if acc is None:
         raise ApiError(404, "account_not_found", "account not found in this workspace")
     return acc
-
-
-def _span(delta: timedelta) -> str:
-    s = max(0, int(delta.total_seconds()))
-    if s >= 86400:
-        return f"{s // 86400} d {s % 86400 // 3600} h"
-    if s >= 3600:
-        return f"{s // 3600} h {s % 3600 // 60} min"
-    return f"{s // 60} min"

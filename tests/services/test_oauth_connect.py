@@ -11,7 +11,7 @@ from backend.networks.sandbox import oauth
 from backend.services import oauth_connect, tokens
 from backend.store.models import Account
 from tests.networks.test_sandbox_oauth import connect
-from tests.services.test_tokens import emu, emu_client, fast, live  # noqa: F401  (fixtures)
+from tests.services.test_tokens import emu, emu_client, fast, live, refreshing  # noqa: F401  (fixtures)
 
 
 def test_reconnecting_with_an_access_token_only_drops_the_dead_refresh_token(owner, fast, emu):  # type: ignore[no-untyped-def]  # noqa: F811
@@ -28,3 +28,16 @@ def test_reconnecting_with_an_access_token_only_drops_the_dead_refresh_token(own
             tokens.refresh_account(acc.id, fast)
         assert Account.get_by_id(acc.id).status == "active"
         assert tokens.token_warning(Account.get_by_id(acc.id), fast).startswith("token expires in")
+
+
+def test_check_reports_expiring_when_the_refresh_token_dies_soon(owner, fast, emu):  # type: ignore[no-untyped-def]  # noqa: F811
+    """accounts check says what accounts list warns about: here the refresh token ends in 2 days."""
+    refreshing("linkedin")
+    acc, _ = live(owner, emu, "linkedin")
+    Account.update(refresh_expires_at=clock.now() + timedelta(days=2)).where(Account.id == acc.id).execute()
+    warning = tokens.token_warning(Account.get_by_id(acc.id), fast)
+    assert warning and warning.startswith("authorisation expires in 2 days")
+    got = oauth_connect.check(owner.workspace_id, fast, acc.id)
+    assert got["status"] == "expiring" and got["message"] == warning
+    Account.update(refresh_expires_at=clock.now() + timedelta(days=200)).where(Account.id == acc.id).execute()
+    assert oauth_connect.check(owner.workspace_id, fast, acc.id)["status"] == "ok"
