@@ -471,12 +471,21 @@ def test_sandbox_serve_answers_over_http(tmp_path: Path) -> None:
                        headers={"Authorization": f"Bearer {tokens['access_token']}",
                                 "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
             assert r.status_code == 200 and r.headers["location"].startswith(base + "/upload/youtube/v3/videos")
+            # an error switch armed over HTTP answers the next upload session with YouTube's own error
+            assert c.post("/_sandbox/errors", json={"code": "quotaExceeded"}).status_code == 200
+            r = c.post("/upload/youtube/v3/videos", params={"uploadType": "resumable", "part": "snippet,status"},
+                       json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
+                       headers={"Authorization": f"Bearer {tokens['access_token']}",
+                                "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
+            assert r.status_code == 403 and r.json()["error"]["errors"][0]["reason"] == "quotaExceeded"
+            assert c.get("/_sandbox/errors").json()["armed"] == []
     finally:
         proc.send_signal(signal.SIGINT)  # Ctrl+C
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert f"SOCIALPUB_YOUTUBE_BASE_URL={base}/youtube/v3" in out
     assert f"{base}/token" in out and "stopped" in out
+    assert f"{base}/_sandbox/errors" in out
     assert (tmp_path / "emu" / "sandbox.db").exists()
 
 

@@ -985,7 +985,8 @@ PROVIDERS: dict[str, type[OAuthProvider]] = {"tiktok": TikTokOAuth, "facebook": 
 
 
 def install(emulator: Emulator) -> OAuthProvider:
-    """Add the network's OAuth endpoints and the sandbox's control endpoint to its emulator."""
+    """Add the network's OAuth endpoints and the sandbox's control endpoints (`/_sandbox/oauth`, `/_sandbox/errors`)
+    to its emulator."""
     provider = PROVIDERS[emulator.platform](emulator)
     provider.install()  # type: ignore[attr-defined]
     emulator.route("GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform)))
@@ -994,6 +995,11 @@ def install(emulator: Emulator) -> OAuthProvider:
         _grant_view(g) for g in grants(emulator.platform)]}))
     emulator.route("POST", r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
                    lambda request, grant_id: _revoke_control(emulator.platform, grant_id))
+    from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
+
+    for method in ("GET", "POST"):
+        emulator.route(method, r"/_sandbox/errors",
+                       lambda request: errors.control(emulator.platform, request.method, request.json))
     return provider
 
 
