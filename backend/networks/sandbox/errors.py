@@ -17,6 +17,7 @@ network's token refusals as docs/sandbox.md describes them, a plain 5xx where th
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import b64url, digits, json_response, write
-from backend.networks.sandbox.store import SandboxSetting
+from backend.networks.sandbox.store import SandboxSetting, sandbox_db
 
 # NETWORKS.md's "action", as the product must apply it to a target:
 ACTIONS = {
@@ -326,14 +327,30 @@ def _matches(platform: str, spec: str, method: str, path: str) -> bool:
         return False
 
 
+_PROBES: dict[str, str] = {}  # the SQL of _anything_armed per parameter style (SQLite `?`, PostgreSQL `%s`)
+
+
+def _anything_armed(key: str) -> bool:
+    """Whether the switches of `key` hold anything armed: on every emulator call, so the statement peewee builds
+    is kept (building it costs more than running it) and run with the key as its parameter."""
+    style = str(sandbox_db.obj.param)
+    sql = _PROBES.get(style)
+    if sql is None:
+        sql = _PROBES[style] = SandboxSetting.select(SandboxSetting.value).where(SandboxSetting.key == key).sql()[0]
+    row = sandbox_db.execute_sql(sql, (key,)).fetchone()
+    if row is None or row[0] is None:
+        return False
+    value = json.loads(row[0]) if isinstance(row[0], str | bytes) else row[0]
+    return isinstance(value, dict) and bool(value.get("armed"))
+
+
 def injected(platform: str, method: str, path: str) -> httpx.Response | None:
     """The armed error this call consumes (its response), or None: the emulator serves the call. One read of the
     switches when nothing is armed."""
     if platform not in CATALOGUE or path.startswith("/_sandbox/"):
         return None
     key = _key(platform)
-    row = SandboxSetting.get_or_none(SandboxSetting.key == key)
-    if row is None or not (row.value or {}).get("armed"):
+    if not _anything_armed(key):
         return None
     with write():  # consume under the write lock: two calls never take the same last use
         row = SandboxSetting.get_or_none(SandboxSetting.key == key)
