@@ -486,7 +486,7 @@ def upload(rec_id: str, settings: Settings) -> None:
     except NetworkError as exc:
         if exc.fail_type == "retriable":
             raise RetryLater(f"tiktok status read before the upload: {exc.code}", delay_s=exc.retry_after_s) from None
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         fail(rec.id, exc.code or "upload_failed", exc.reason)
         return
     if str(progress.get("status") or "") != "PROCESSING_UPLOAD":  # the last chunk was in before a crash
