@@ -67,22 +67,33 @@ def test_the_video_goes_by_file_upload_in_chunks(client, owner, ready, small_chu
     assert got["status"] == "PUBLISH_COMPLETE" and got["publicPostIds"] == [item.post_id]
 
 
-def test_an_interrupted_upload_is_resumed_where_tiktok_stands(client, owner, ready, small_chunks) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("sent_before", [1, 3], ids=["mid-upload", "after-the-last-chunk"])
+def test_an_interrupted_upload_is_resumed_where_tiktok_stands(client, owner, ready, small_chunks,  # type: ignore[no-untyped-def]
+                                                              sent_before) -> None:
+    ready.sandbox_processing_s = 30  # TikTok processes for 30 s after the last byte
     connect(owner)
     url = upload(client, owner, VIDEO_BYTES)
     out = post(client, owner, VIDEO, {"videoUrl": url})
     rec = record(out["publishId"])
-    # a worker killed mid-upload: its first chunk reached TikTok, nothing else (the job is still to run)
-    first = httpx.Client(transport=sandbox(ready).transport("tiktok")).put(
-        rec.upload_url, content=VIDEO_BYTES[:CHUNK],
-        headers={"Content-Type": "video/mp4", "Content-Range": f"bytes 0-{CHUNK - 1}/{len(VIDEO_BYTES)}"})
-    assert first.status_code == 206
+    # a worker killed mid-upload (or before it recorded the end): some chunks reached TikTok, the job is to run
+    size = len(VIDEO_BYTES)
+    with httpx.Client(transport=sandbox(ready).transport("tiktok")) as put:
+        for n in range(sent_before):
+            first, last = n * CHUNK, (size - 1 if n == 2 else (n + 1) * CHUNK - 1)
+            r = put.put(rec.upload_url, content=VIDEO_BYTES[first:last + 1],
+                        headers={"Content-Type": "video/mp4", "Content-Range": f"bytes {first}-{last}/{size}"})
+            assert r.status_code == (201 if n == 2 else 206)
     assert status(client, owner, out["publishId"])["status"] == "PROCESSING_UPLOAD"
-    work(ready)
-    # the restarted worker read uploaded_bytes and sent the rest in order: the emulator has the whole file, once
-    item = sent(out["publishId"])
-    assert item.data["received"] == {"bytes": len(VIDEO_BYTES), "sha256": hashlib.sha256(VIDEO_BYTES).hexdigest()}
-    assert status(client, owner, out["publishId"])["status"] == "SEND_TO_USER_INBOX"
+    with time_machine.travel(clock.now(), tick=False) as t:
+        work(ready)
+        # the restarted worker read uploaded_bytes and sent the rest in order (nothing when all was in): the
+        # emulator has the whole file, once, and the upload is recorded as done
+        item = sent(out["publishId"])
+        assert item.data["received"] == {"bytes": size, "sha256": hashlib.sha256(VIDEO_BYTES).hexdigest()}
+        assert record(out["publishId"]).upload_url is None
+        assert status(client, owner, out["publishId"])["status"] == "PROCESSING_UPLOAD"
+        t.shift(31)
+        assert status(client, owner, out["publishId"])["status"] == "SEND_TO_USER_INBOX"
 
 
 def test_a_dead_upload_url_ends_failed_with_the_reason(client, owner, ready) -> None:  # type: ignore[no-untyped-def]
