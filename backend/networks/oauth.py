@@ -254,12 +254,38 @@ def _linkedin(settings: Settings, client: httpx.Client, tokens: TokenSet) -> lis
         headers=auth | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version})
     if resp.status_code == 403:  # no r_organization_admin: the member only
         return out
-    for el in _json("linkedin", resp).get("elements") or []:
-        org = str(el.get("organization") or "")
-        if org.startswith("urn:li:organization:"):
-            out.append(Candidate(org, f"{name} · organization {org.rsplit(':', 1)[-1]}", "", "organization",
-                                 tokens.access_token, **keep))
+    orgs = [str(el.get("organization") or "") for el in _json("linkedin", resp).get("elements") or []]
+    orgs = list(dict.fromkeys(o for o in orgs if o.startswith("urn:li:organization:")))
+    names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
+    for org in orgs:
+        num = org.rsplit(":", 1)[-1]
+        out.append(Candidate(org, names.get(num) or f"{name} · organization {num}", "", "organization",
+                             tokens.access_token, **keep))
     return out
+
+
+def _organization_names(settings: Settings, client: httpx.Client, token: str, ids: list[str]) -> dict[str, str]:
+    """The organisations' `localizedName`s by id, in one batch call (`GET /rest/organizations?ids=List(…)`). The
+    names only label the candidates: a refused lookup (403 without r_organization_admin, any other error) gives
+    {} or leaves an id out, and discovery keeps its own label."""
+    if not ids:
+        return {}
+    base = oauth_apps.api_base("linkedin", settings).rstrip("/")
+    try:
+        resp = _call(client, "GET", f"{base}/organizations?ids=List({','.join(ids)})", "linkedin",
+                     headers={"Authorization": f"Bearer {token}"} | LINKEDIN_HEADERS
+                     | {"LinkedIn-Version": settings.linkedin_version})
+    except OAuthError:
+        return {}
+    body = json_or_none(resp) if resp.status_code == 200 else None
+    results = body.get("results") if isinstance(body, dict) else None
+    if not isinstance(results, dict):
+        return {}
+    names: dict[str, str] = {}
+    for key, org in results.items():
+        if isinstance(org, dict) and isinstance(org.get("localizedName"), str) and org["localizedName"].strip():
+            names[str(key)] = org["localizedName"].strip()
+    return names
 
 
 def _tiktok(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:

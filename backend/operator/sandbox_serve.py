@@ -40,6 +40,11 @@ OAUTH_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
+# the sandbox's own control endpoints (docs/sandbox.md "Switches")
+SWITCHES = {"oauth": "token lifetimes, dead grant, consent…",
+            "errors": 'an error code of NETWORKS.md for the next calls: {"code": …, "times": 1, "path": "publish"}'}
+
+
 @click.command("serve")
 @click.argument("network", type=click.Choice(NETWORKS))
 @click.option("--port", type=click.IntRange(1, 65535), required=True, help="Port to listen on.")
@@ -47,12 +52,13 @@ OAUTH_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Keep the emulator's state in D/sandbox.db (default: the configured data dir's sandbox).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON line {network, baseUrl, env, oauth} before serving.")
+              help="Print one JSON line {network, baseUrl, env, oauth, switches} before serving.")
 def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None, as_json: bool) -> None:
     """Run one network's emulator as a standalone HTTP server, until Ctrl+C.
 
     It serves the network's API, uploads and OAuth endpoints (authorize with a scripted consent, token,
     refresh, revoke) at the real paths; point socialpub at it with the printed SOCIALPUB_<NETWORK>_BASE_URL.
+    POST /_sandbox/errors {"code": …} makes it answer the next call with one of the network's error codes.
 
     \b
     Example:
@@ -82,13 +88,18 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
         method, _sp, p = path.rpartition(" ")
         endpoints[name] = f"{(method + ' ') if method else ''}{origin}{p}"
     env = {name: origin + path for name, path in BASE_PATHS[network]}
+    switches = {name: f"{origin}/_sandbox/{name}" for name in SWITCHES}
     if as_json:
-        click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints}))
+        click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints,
+                               "switches": switches}))
     else:
         click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location}); "
                    "Ctrl+C stops it.")
         for name, url in endpoints.items():
             click.echo(f"  {name + ':':<10} {url}")
+        click.echo("Switches (GET lists, POST sets; not a real network path; docs/sandbox.md):")
+        for name, url in switches.items():
+            click.echo(f"  {name + ':':<10} {url}  {SWITCHES[name]}")
         click.echo("Point socialpub at it:")
         for name, value in env.items():
             click.echo(f"{name}={value}")

@@ -24,10 +24,10 @@ from backend.config import Settings
 from backend.store import secretbox
 from backend.store.db import database, init_database, tx
 from backend.store.fields import EncryptedTextField
-from backend.store.models import Account, OAuthSession, WebhookEndpoint
+from backend.store.models import Account, OAuthSession, TikTokPublish, WebhookEndpoint
 
 BATCH = 500
-ENCRYPTED = (Account, WebhookEndpoint, OAuthSession)  # every model with an EncryptedTextField (a test keeps this in step)
+ENCRYPTED = (Account, WebhookEndpoint, OAuthSession, TikTokPublish)  # every model with an EncryptedTextField (a test keeps this in step)
 
 
 def ensure_key(settings: Settings) -> None:

@@ -214,6 +214,8 @@ def test_linkedin_member_and_organisation(client, owner, live):
     types = {c["type"]: c["externalId"] for c in body["candidates"]}
     assert set(types) == {"member", "organization"}
     assert types["organization"].startswith("urn:li:organization:")
+    names = {c["type"]: c["name"] for c in body["candidates"]}
+    assert names == {"member": "Jo", "organization": "Jo Org 1"}  # LinkedIn's localizedName of the organisation
     r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": list(types.values())})
     assert r.status_code == 201 and len(r.json()["items"]) == 2
     for acc in r.json()["items"]:

@@ -189,6 +189,15 @@ def test_pages_picked_then_a_post_published_to_a_live_account(initialised, serve
     assert [p["message"] for p in listed] == ["Hello from a live account"]
 
 
+def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browser):
+    serve("linkedin")
+    browser(user="Jo", pages=3)
+    r = invoke("accounts", "connect", "linkedin", "--all", "--json", "--timeout", "60")
+    assert r.code == 0, r.err + r.out
+    # the member's name, and each organisation's localizedName (GET /rest/organizations?ids=List(…))
+    assert sorted(a["name"] for a in r.json()["items"]) == ["Jo", "Jo Org 1", "Jo Org 2"]
+
+
 def test_pick_connects_only_the_named_account(initialised, serve, browser):
     serve("linkedin")
     browser(user="Jo", pages=2)

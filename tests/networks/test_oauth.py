@@ -128,8 +128,22 @@ def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> N
     found = oauth.discover("linkedin", s, c, tokens)
     assert [f.type for f in found] == ["member", "organization", "organization"]
     assert all(f.external_id.startswith("urn:li:organization:") for f in found[1:])
+    assert [f.name for f in found] == ["Jo", "Jo Org 1", "Jo Org 2"]  # the organisations' localizedName
     assert all(f.access_token == tokens.access_token for f in found)  # the member's token acts for them
     assert all(oauth.check("linkedin", s, c, f.external_id, f.access_token).status == "ok" for f in found)
+
+
+def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(sb: Sandbox, tmp_path: Path) -> None:
+    s = settings_for("linkedin", tmp_path)
+    app = oauth_apps.app("linkedin", s)
+    c = httpx.Client(transport=sb.transport("linkedin"))
+    verifier, challenge = oauth.pkce_pair()
+    url = oauth.authorize_url(app, REDIRECT, "state-1", challenge).replace("%20r_organization_admin", "")
+    got = consent(c, url, sandbox_user="Jo", sandbox_pages="2")  # the user granted no r_organization_admin
+    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
+    found = oauth.discover("linkedin", s, c, tokens)
+    org = found[1].external_id.rsplit(":", 1)[-1]
+    assert [f.name for f in found] == ["Jo", f"Jo · organization {org}"]  # the lookup's 403: the label stays
 
 
 @pytest.mark.parametrize("platform", NETWORKS)

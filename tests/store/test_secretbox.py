@@ -163,4 +163,5 @@ def test_rotation_covers_every_encrypted_field():
     assert having == set(encryption.ENCRYPTED)
     assert dict(encryption.encrypted_columns()) == {"account": ["access_token", "refresh_token"],
                                                     "webhook_endpoint": ["secret", "previous_secret"],
-                                                    "oauth_session": ["verifier", "tokens"]}
+                                                    "oauth_session": ["verifier", "tokens"],
+                                                    "tiktok_publish": ["upload_url"]}
