@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import b64url, digits, json_response, write
-from backend.networks.sandbox.store import SandboxSetting, sandbox_db
+from backend.networks.sandbox.store import SandboxSetting
 
 # NETWORKS.md's "action", as the product must apply it to a target:
 ACTIONS = {
@@ -327,17 +327,10 @@ def _matches(platform: str, spec: str, method: str, path: str) -> bool:
         return False
 
 
-_PROBES: dict[str, str] = {}  # the SQL of _anything_armed per parameter style (SQLite `?`, PostgreSQL `%s`)
-
-
 def _anything_armed(key: str) -> bool:
-    """Whether the switches of `key` hold anything armed: on every emulator call, so the statement peewee builds
-    is kept (building it costs more than running it) and run with the key as its parameter."""
-    style = str(sandbox_db.obj.param)
-    sql = _PROBES.get(style)
-    if sql is None:
-        sql = _PROBES[style] = SandboxSetting.select(SandboxSetting.value).where(SandboxSetting.key == key).sql()[0]
-    row = sandbox_db.execute_sql(sql, (key,)).fetchone()
+    """Whether the switches of `key` hold anything armed: asked on every emulator call, so only the value column
+    is read, as a tuple (no model built)."""
+    row = SandboxSetting.select(SandboxSetting.value).where(SandboxSetting.key == key).tuples().first()
     if row is None or row[0] is None:
         return False
     value = json.loads(row[0]) if isinstance(row[0], str | bytes) else row[0]
