@@ -32,6 +32,7 @@ from backend.jobs.registry import RetryLater
 from backend.networks.base import MediaRef, NetworkError
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
+from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
 from backend.store.models import Account, Media, TikTokPublish
 
@@ -237,10 +238,9 @@ def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account
     worker upload it) and enqueue the tracking — and, for a FILE_UPLOAD, the upload of the bytes with its
     upload URL — in one transaction: a crash leaves either nothing of it or all of it."""
     from backend.services import media as media_service
-    from backend.services.publishing import _track_poll_s
 
     now = clock.now()
-    poll = _track_poll_s(settings, account)
+    poll = track_poll_s(settings, account)
     with tx():
         rec = TikTokPublish.get_by_id(rec_id)
         TikTokPublish.update(publish_id=publish_id, status=status, updated_at=now, upload_url=upload_url,
@@ -420,7 +420,6 @@ def fail(rec_id: str, reason: str, message: str) -> None:
 # ---------------------------------------------------------------------------------------------- tracking
 def track(rec_id: str, settings: Settings) -> None:
     """The `tiktok.track` job: one status read; RetryLater until a terminal status or the deadline."""
-    from backend.services.publishing import _track_poll_s
 
     rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
     if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id:
@@ -435,7 +434,7 @@ def track(rec_id: str, settings: Settings) -> None:
         fail(rec.id, "tracking_timeout", f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
                                          "hours; it may still appear: check the TikTok app")
         return
-    poll = _track_poll_s(settings, account)
+    poll = track_poll_s(settings, account)
     try:
         data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
     except httpx.HTTPError as exc:
