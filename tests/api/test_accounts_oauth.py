@@ -323,7 +323,7 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
         acc = connected(client, owner, live, "linkedin", sandbox_user="Short")
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
         assert body["status"] == "expiring" and 2 * 86400 < body["expiresInS"] <= 3 * 86400
-        assert "reconnect" in body["message"] and "2 d" in body["message"]
+        assert body["message"] == "token expires in 3 days: reconnect with socialpub accounts connect linkedin"
         emu.configure_oauth("linkedin", access_ttl_s=60)
         assert connected(client, owner, live, "linkedin", sandbox_user="Short")["id"] == acc["id"]
     finally:
