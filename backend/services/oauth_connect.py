@@ -74,7 +74,6 @@ def start(workspace_id: str, settings: Settings, platform: str, redirect_uri: st
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():
-        OAuthSession.delete().where(OAuthSession.expires_at < now - timedelta(days=1)).execute()
         OAuthSession.create(id=new_id("oas"), workspace=workspace_id, platform=platform, state_hash=_hash(state),
                             redirect_uri=redirect_uri, name=(name or "").strip() or None, verifier=verifier,
                             status="started", expires_at=expires, created_at=now)
@@ -216,6 +215,13 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
     with tx():
         saved = _save(workspace_id, platform, [_dump(found[0])], (name or "").strip() or None)
     return _public(workspace_id, saved)[0]
+
+
+def prune_sessions(now: datetime) -> int:
+    """Sessions past their life (10 minutes) are deleted, with the tokens a finished but never connected grant
+    holds (a Ctrl+C at the picker): nothing of a grant outlives its session. The housekeeping job, every 5 min."""
+    with tx():
+        return OAuthSession.delete().where(OAuthSession.expires_at < now).execute()
 
 
 # --- health ---------------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 import time_machine
 from peewee import Table
 
+from backend import clock
 from backend.networks.factory import http_client
 from backend.networks.sandbox import oauth as emu
 from backend.services import adapters
@@ -121,6 +122,22 @@ def test_session_tokens_are_encrypted_until_connected(client, owner, live):
         Table("oauth_session").c.id == body["grantId"]).scalar()
     kept = json.loads(OAuthSession.get_by_id(body["grantId"]).tokens)
     assert raw.startswith("enc:v1:") and kept[0]["accessToken"] not in raw and kept[0]["refreshToken"] not in raw
+
+
+def test_a_grant_never_connected_is_deleted_with_its_tokens_once_expired(client, owner, live):
+    """A Ctrl+C at the picker: the session's tokens go with the session when the housekeeping job runs after
+    its 10 minutes."""
+    from backend.jobs.housekeeping import prune
+    from backend.services import oauth_connect
+
+    body = finish(client, owner, live, "tiktok")
+    ctx = type("Ctx", (), {"now": staticmethod(clock.now)})()
+    prune(ctx)
+    assert OAuthSession.get_or_none(OAuthSession.id == body["grantId"]) is not None  # still alive: kept
+    assert oauth_connect.prune_sessions(clock.now() + timedelta(minutes=11)) == 1
+    assert OAuthSession.get_or_none(OAuthSession.id == body["grantId"]) is None
+    gone = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": ["x"]})
+    assert gone.status_code == 404 and gone.json()["error"] == "oauth_grant_not_found"
 
 
 def test_state_is_checked_and_used_once(client, owner, other_owner, live):
