@@ -207,8 +207,11 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
               help="Seconds to wait for the browser's redirect.")
 @click.option("--pick", multiple=True, metavar="EXTERNAL_ID", help="Connect this account of the grant (repeat).")
 @click.option("--all", "take_all", is_flag=True, help="Connect every account the grant reaches.")
-@click.option("--access-token", default=None, help="Connect with a token obtained elsewhere (no browser).")
-@click.option("--refresh-token", default=None, help="With --access-token: its refresh token.")
+@click.option("--access-token", default=None, envvar="SOCIALPUB_CONNECT_ACCESS_TOKEN",
+              help="Connect with a token obtained elsewhere (no browser). '-' reads it from stdin (a second line: the "
+                   "refresh token), keeping tokens out of `ps` and shell history; also $SOCIALPUB_CONNECT_ACCESS_TOKEN.")
+@click.option("--refresh-token", default=None, envvar="SOCIALPUB_CONNECT_REFRESH_TOKEN",
+              help="With --access-token: its refresh token (also $SOCIALPUB_CONNECT_REFRESH_TOKEN).")
 @click.option("--expires-in", type=click.IntRange(1), default=None, help="With --access-token: its life in seconds.")
 @click.option("--external-id", default=None, help="With --access-token: the account, when the token reaches several.")
 @api_command
@@ -226,8 +229,15 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
       socialpub accounts connect facebook
       socialpub accounts connect linkedin --no-browser --all --json
       socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
+      printf '%s\n%s\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
     """
     client = get_client(worker=False)
+    if access_token == "-":
+        given = click.get_text_stream("stdin").read().split()
+        if not given:
+            raise click.UsageError("--access-token -: no token on stdin")
+        access_token = given[0]
+        refresh_token = refresh_token or (given[1] if len(given) > 1 else None)
     if access_token:
         acc = client.connect_account_token(network, access_token, refresh_token=refresh_token, expires_in=expires_in,
                                            external_id=external_id, name=name)

@@ -271,6 +271,15 @@ def test_access_token_path_through_the_cli(initialised, serve):
     assert r.code == 0, r.err
     assert r.json()["kind"] == "live" and r.json()["name"] == "Channel"
     assert tok["access_token"] not in r.out and tok["refresh_token"] not in r.out
+    # the same from stdin (out of `ps` and the shell's history): access token, then refresh token
+    again = invoke("accounts", "connect", "youtube", "--access-token", "-", "--expires-in", "3600", "--json",
+                   input=f"{tok['access_token']}\n{tok['refresh_token']}\n")
+    assert again.code == 0, again.err
+    from backend.store.models import Account
+
+    stored = Account.get_by_id(again.json()["id"])
+    assert again.json()["id"] == r.json()["id"] and stored.refresh_token == tok["refresh_token"]
+    assert invoke("accounts", "connect", "youtube", "--access-token", "-", input="").code == 2
     bad = invoke("accounts", "connect", "youtube", "--access-token", "ya29.nope", "--json")
     assert bad.code == 1 and bad.err_json()["error"] == "invalid_access_token"
     assert invoke("accounts", "connect", "youtube", "--refresh-token", "x").code == 2
