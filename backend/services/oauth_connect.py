@@ -132,6 +132,7 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         acc.token_expires_at = expires
         acc.token_warned_for = None  # a new expiry: warned about afresh (services/tokens.py)
         acc.token_refresh_until = None
+        acc.token_refresh_lease = None
         acc.status = "active"
         if name:
             acc.name = name
