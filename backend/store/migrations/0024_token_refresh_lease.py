@@ -1,7 +1,7 @@
 """Token life, one refresh at a time (backend/services/tokens.py): `account.token_refresh_lease`, the token of the
 refresh holding the account until `token_refresh_until`. The refresh stores its answer only if it still holds the
 lease (or its answer rotated the refresh token and nobody has stored another), and releases only its own lease.
-(0023 is TikTok's upload URL, on its own branch.)"""
+(0023 is TikTok's upload URL.)"""
 
 from peewee import CharField
 
