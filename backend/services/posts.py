@@ -27,7 +27,6 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
-from backend.media.fetch import host_is_local, not_public
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -309,6 +308,8 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
 def _network_is_local(platform: str, settings: Settings) -> bool:
     """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
+    from backend.media.fetch import host_is_local  # (httpcore: not for a list or a read)
+
     return host_is_local(urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True)
 
 
@@ -323,6 +324,8 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
             or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
             or _network_is_local(platform, settings)):
         return []
+    from backend.media.fetch import not_public
+
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     if not unreachable:
         return []
