@@ -100,6 +100,7 @@ async def test_the_launch_ends_with_the_collectors_defaults(tui_app) -> None:
         await until(pilot, lambda: gc.get_threshold() == socialpub_tui.DEFAULT_GC_THRESHOLD, what="the defaults")
         assert gc.get_freeze_count() > 0
         assert socialpub_tui.STARTUP_GC_THRESHOLD[0] > socialpub_tui.DEFAULT_GC_THRESHOLD[0]
+        await app.workers.wait_for_complete()  # the account filter's choices, read after the first page
 
 
 async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monkeypatch) -> None:
@@ -124,7 +125,7 @@ async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monke
     real = app.client.list_posts
 
     async def slow_first_page(**params: Any) -> Any:
-        await asyncio.sleep(0.3)  # the screen is up well before its first page (a large store, a remote server)
+        await asyncio.sleep(0.15)  # the screen is up before its first page (a large store, a remote server)
         return await real(**params)
 
     monkeypatch.setattr(app.client, "list_posts", slow_first_page)
@@ -134,3 +135,4 @@ async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monke
         await until(pilot, lambda: len(footer.children) > 0, what="the footer's keys")
         await pilot.pause(0.2)
         assert len(builds) == 1
+        await app.workers.wait_for_complete()
