@@ -37,11 +37,17 @@ lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/lint-imports --no-cache
 
+## Both pytest passes run in parallel (pytest-xdist): PYTEST_WORKERS processes (-n), each test handed to whichever
+## worker is free (--dist worksteal). Each worker has its own temporary dirs and, on PostgreSQL, its own throwaway
+## server (tests/conftest.py, pg_url). PYTEST_WORKERS=0 runs a pass in one process, test after test.
+PYTEST_WORKERS ?= 3
+PYTEST := $(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal)
+
 ## test-sqlite installs the tools the suite drives when missing (.ci/ensure-tools.sh: tmux, for the TUI's
 ## end-to-end test); test-postgres adds the PostgreSQL server binaries.
 test-sqlite: $(STAMP)
 	@bash .ci/ensure-tools.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider
+	@$(PYTEST)
 
 ## On PostgreSQL: everything but the TUI's pilot, snapshot and tmux tests, which reach the store only through
 ## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them; they pass, and cost ~2.5 min of CI),
@@ -54,7 +60,7 @@ NO_DB_TESTS = tests/networks tests/generation tests/recipes/test_load.py \
 test-postgres: $(STAMP)
 	@$(if $(TUI_PG),bash .ci/ensure-tools.sh,true)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e) \
+	@$(PYTEST) --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e) \
 		$(foreach t,$(NO_DB_TESTS),--ignore=$(t))
 
 ## make fuzz: schemathesis (every operation, --checks all, bounded examples) against a server on a fresh sandbox
