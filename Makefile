@@ -37,24 +37,28 @@ lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/lint-imports --no-cache
 
+## Both pytest passes run in parallel (pytest-xdist): PYTEST_WORKERS processes (-n; `logical`: one per CPU), each
+## test handed to whichever worker is free (--dist worksteal). Each worker has its own temporary dirs and, on
+## PostgreSQL, its own throwaway server (tests/conftest.py, pg_url). On the 2-core CI machine 3 or 4 workers were no
+## faster than 2: the passes are CPU-bound once in parallel. PYTEST_WORKERS=0: one process, test after test.
+PYTEST_WORKERS ?= logical
+PYTEST := $(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal)
+
 ## test-sqlite installs the tools the suite drives when missing (.ci/ensure-tools.sh: tmux, for the TUI's
 ## end-to-end test); test-postgres adds the PostgreSQL server binaries.
 test-sqlite: $(STAMP)
 	@bash .ci/ensure-tools.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider
+	@$(PYTEST)
 
 ## On PostgreSQL: everything but the TUI's pilot, snapshot and tmux tests, which reach the store only through
-## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them; they pass, and cost ~2.5 min of CI),
+## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them, and they pass there),
 ## and the files that never open a database (pure functions, rendering: a second pass would test nothing new).
-## Also left out there (CI reached 20 min 4 s): tests/networks and tests/generation, whose store use is the
-## emulators' and the renderers' own; the API, services and CLI suites still run the sandbox on PostgreSQL.
-NO_DB_TESTS = tests/networks tests/generation tests/recipes/test_load.py \
-	tests/recipes/test_schema.py tests/recipes/test_series.py tests/recipes/test_source.py \
-	tests/recipes/test_template.py tests/webhooks tests/test_ids.py
+NO_DB_TESTS = tests/recipes/test_load.py tests/recipes/test_schema.py tests/recipes/test_series.py \
+	tests/recipes/test_source.py tests/recipes/test_template.py tests/webhooks tests/test_ids.py
 test-postgres: $(STAMP)
 	@$(if $(TUI_PG),bash .ci/ensure-tools.sh,true)
 	@bash .ci/ensure-postgres.sh
-	@$(VENV)/bin/pytest -q -p no:cacheprovider --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e) \
+	@$(PYTEST) --db=postgres $(if $(TUI_PG),,--ignore=tests/tui --ignore=tests/e2e) \
 		$(foreach t,$(NO_DB_TESTS),--ignore=$(t))
 
 ## make fuzz: schemathesis (every operation, --checks all, bounded examples) against a server on a fresh sandbox

@@ -22,6 +22,26 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"socialpub store under test: {config.getoption('--db')}"
 
 
+def _pg_unavailable(exc: Exception) -> str:
+    return f"\n\n*** PostgreSQL IS NOT AVAILABLE: {exc} ***\n*** the PostgreSQL suite did NOT run ***\n"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """On PostgreSQL, with no server given, fail at once when no server binaries are installed: before pytest-xdist
+    starts its workers (each would otherwise find out on its own, as an error per test)."""
+    config = session.config
+    if (config.getoption("--db") != "postgres" or os.environ.get("SOCIALPUB_TEST_DATABASE_URL")
+            or os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("--collect-only")):
+        return
+    from tests.support import pgserver
+
+    try:
+        pgserver.bindir()
+    except pgserver.PostgresUnavailable as exc:
+        pytest.exit(_pg_unavailable(exc), returncode=3)
+
+
 @pytest.fixture(scope="session")
 def db_kind(request: pytest.FixtureRequest) -> str:
     return request.config.getoption("--db")
@@ -29,20 +49,32 @@ def db_kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def pg_url(db_kind: str) -> Iterator[str | None]:
+    """The PostgreSQL database of this session. Under pytest-xdist (`make test` runs `-n`) a session is one worker:
+    each worker starts a throwaway server of its own, or, given SOCIALPUB_TEST_DATABASE_URL, makes a database of its
+    own on that server (`<database>_gw0`, …), so no two workers ever share a store."""
     if db_kind != "postgres":
         yield None
         return
     from tests.support import pgserver
 
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
     url = os.environ.get("SOCIALPUB_TEST_DATABASE_URL")
     if url:
-        yield url
+        if worker is None:
+            yield url
+            return
+        own = pgserver.database_for_worker(url, worker)
+        try:
+            yield own
+        finally:
+            pgserver.drop_database(own)
         return
     try:
         server = pgserver.start()
     except pgserver.PostgresUnavailable as exc:
-        pytest.exit(f"\n\n*** PostgreSQL IS NOT AVAILABLE: {exc} ***\n*** the PostgreSQL suite did NOT run ***\n",
-                    returncode=3)
+        if worker is not None:  # pytest.exit in a worker is an INTERNALERROR that hides the reason: every test errors
+            pytest.fail(_pg_unavailable(exc), pytrace=False)
+        pytest.exit(_pg_unavailable(exc), returncode=3)
     try:
         yield server.url
     finally:

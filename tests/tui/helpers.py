@@ -1,4 +1,4 @@
-"""Helpers of the TUI's pilot tests: wait for a worker's outcome, make media files."""
+"""Helpers of the TUI's pilot tests: wait for a worker's outcome or a key's effect, make media files."""
 
 from __future__ import annotations
 
@@ -22,6 +22,17 @@ async def until(pilot: Any, condition: Callable[[], Any], limit_s: float = WAIT_
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or condition}")
         await pilot.pause(0.05)
+
+
+async def press_until(pilot: Any, key: str, condition: Callable[[], Any], what: str = "") -> Any:
+    """Press one key that moves the focus or changes the screen, then wait until `condition()` holds, so that the
+    keys pressed next go where the test means them to go.
+
+    `pilot.press(a, b, …)` sends b once the process merely looks idle after a: on a loaded machine (the suite runs
+    in parallel) b can reach the widget that had the focus before a moved it (a focus change is applied later, by
+    a callback of its own)."""
+    await pilot.press(key)
+    return await until(pilot, condition, what=what or f"what {key!r} does")
 
 
 def png(path: Path, size: tuple[int, int] = (64, 48), colour: tuple[int, int, int] = (200, 30, 30),

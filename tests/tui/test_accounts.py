@@ -5,17 +5,29 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input, Select
 
 from backend.schemas.accounts import AccountOut
 from socialpub_tui.screens.accounts import AccountsScreen, expiry
-from tests.tui.helpers import record_notifications
+from tests.tui.helpers import press_until, record_notifications
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
     for _ in range(3):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+
+
+def fields(app) -> tuple[Select, Input, Select]:  # type: ignore[no-untyped-def,type-arg]
+    """The add dialog's network, name and behaviour fields."""
+    screen = app.screen
+    return (screen.query_one("#add-sandbox-network", Select), screen.query_one("#add-sandbox-name", Input),
+            screen.query_one("#add-sandbox-behaviour", Select))
+
+
+def opened(app, select: Select) -> bool:  # type: ignore[no-untyped-def,type-arg]
+    """`select`'s list of options is open and has the focus."""
+    return app.focused is not None and app.focused is not select and select in app.focused.ancestors
 
 
 def rows(table: DataTable) -> list[list[str]]:  # type: ignore[type-arg]
@@ -116,10 +128,17 @@ async def test_a_connects_a_sandbox_account_with_the_chosen_behaviour_from_the_k
         await pilot.pause()
         assert isinstance(app.screen, AddSandboxScreen)
         assert "pick a network" in str(app.screen.query_one("#add-sandbox-problem").render())
+        network, name, behaviour = fields(app)
         # network: the select opens with enter, linkedin is the third entry
-        await pilot.press("enter", "down", "down", "down", "enter", "tab")
-        await pilot.press(*"Flaky Corp", "tab")
-        await pilot.press("enter", "down", "down", "enter")  # behaviour: ok -> fail-permanent -> fail-retriable
+        await press_until(pilot, "enter", lambda: opened(app, network))
+        await pilot.press("down", "down", "down")
+        await press_until(pilot, "enter", lambda: app.focused is network)
+        await press_until(pilot, "tab", lambda: app.focused is name)
+        await pilot.press(*"Flaky Corp")
+        await press_until(pilot, "tab", lambda: app.focused is behaviour)
+        await press_until(pilot, "enter", lambda: opened(app, behaviour))
+        await pilot.press("down", "down")  # behaviour: ok -> fail-permanent -> fail-retriable
+        await press_until(pilot, "enter", lambda: app.focused is behaviour)
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, AccountsScreen)
@@ -151,7 +170,12 @@ async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reaso
         await settle(pilot)
         await pilot.press("a")
         await pilot.pause()
-        await pilot.press("enter", "down", "enter", "tab", *"Sixth", "ctrl+s")
+        network, name, _ = fields(app)
+        await press_until(pilot, "enter", lambda: opened(app, network))
+        await pilot.press("down")
+        await press_until(pilot, "enter", lambda: app.focused is network)
+        await press_until(pilot, "tab", lambda: app.focused is name)
+        await pilot.press(*"Sixth", "ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, AccountsScreen)
         notes = [n for n in shown if n["severity"] == "error"]

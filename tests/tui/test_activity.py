@@ -8,6 +8,7 @@ from textual.widgets import DataTable
 
 from socialpub_tui.screens.activity import ActivityScreen, iana_name
 from socialpub_tui.times import DisplayZone
+from tests.tui.helpers import press_until
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -158,7 +159,8 @@ async def test_redeliver_refused_is_notified_with_the_api_code():
     app = webhooks_app(extra={("POST", "/v1/events/evt_0007/redeliver"): refused})
     async with app.run_test(size=(100, 30)) as pilot:
         seen = record_notifications(app)
-        await pilot.press("f5", "w")
+        await press_until(pilot, "f5", lambda: isinstance(app.screen, ActivityScreen))
+        await pilot.press("w")
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
@@ -192,7 +194,8 @@ async def test_a_server_without_webhooks_shows_the_panel_unavailable():
 async def test_no_endpoints_yet_hints_at_the_cli():
     app = webhooks_app(endpoints=[])
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f5", "w")
+        await press_until(pilot, "f5", lambda: isinstance(app.screen, ActivityScreen))
+        await pilot.press("w")
         await settle(pilot)
         assert "no endpoints yet; add one with socialpub webhooks add URL" in title(app.screen,
                                                                                    "#act-webhooks-title")

@@ -17,6 +17,7 @@ from socialpub_tui.screens.posts import PostsScreen, date_bound
 from socialpub_tui.times import DisplayZone
 from socialpub_tui.widgets.post_list import PAGE_SIZE, RESIDENT_PAGES, PostList
 from tests.tui.conftest import ZONE
+from tests.tui.helpers import press_until
 
 
 def iso(instant: datetime) -> str:
@@ -33,6 +34,11 @@ async def until(pilot: Any, condition: Callable[[], bool], within: float = 10.0)
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         await pilot.pause(0.02)
+
+
+def focused(app: Any, selector: str) -> bool:
+    """The widget of `selector` on the current screen has the focus."""
+    return app.focused is not None and app.focused is app.screen.query_one(selector)
 
 
 def the_list(app: Any) -> PostList:
@@ -101,12 +107,12 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
         await pilot.press("r")
         await until(pilot, lambda: len(shown_ids(app)) == 3)
 
-        await pilot.press("slash", *"sale")  # search: case-insensitive, debounced
-        assert isinstance(app.focused, Input)
+        await press_until(pilot, "slash", lambda: focused(app, "#posts-search"))
+        await pilot.press(*"sale")  # search: case-insensitive, debounced
         await until(pilot, lambda: shown_ids(app) == [sale.id])
-        await pilot.press("enter")  # back to the list
-        assert isinstance(app.focused, PostList)
-        await pilot.press("slash", "ctrl+u", *"CAFÉ")
+        await press_until(pilot, "enter", lambda: isinstance(app.focused, PostList))  # back to the list
+        await press_until(pilot, "slash", lambda: focused(app, "#posts-search"))
+        await pilot.press("ctrl+u", *"CAFÉ")
         await until(pilot, lambda: shown_ids(app) == [cafe.id])
         await pilot.press("escape")
 
@@ -127,12 +133,15 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
         await until(pilot, lambda: len(shown_ids(app)) == 3)
         # dates, in the user's zone, on the due time: from the day after tomorrow to the day three days ahead
         start = (datetime.now(UTC) + timedelta(days=2)).astimezone(DisplayZone(ZONE).tz).date()
-        await pilot.press("d", *start.isoformat())
-        await pilot.press("tab", *(start + timedelta(days=1)).isoformat(), "enter")
+        await press_until(pilot, "d", lambda: focused(app, "#posts-from"))
+        await pilot.press(*start.isoformat())
+        await press_until(pilot, "tab", lambda: focused(app, "#posts-to"))
+        await pilot.press(*(start + timedelta(days=1)).isoformat(), "enter")
         await until(pilot, lambda: set(shown_ids(app)) == {sale.id, cafe.id})
         assert the_list(app).query_params["time_field"] == "dueAt"
         # a date that does not read is said so, and left out
-        await pilot.press("d", "ctrl+u", *"someday")
+        await press_until(pilot, "d", lambda: focused(app, "#posts-from"))
+        await pilot.press("ctrl+u", *"someday")
         await until(pilot, lambda: "from:" in status_line(app))
         assert app.screen.query_one("#posts-from", Input).has_class("-invalid")
 
@@ -158,7 +167,8 @@ async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -
             return page
 
         monkeypatch.setattr(c, "list_posts", slow_for_ap)
-        await pilot.press("slash", "a", "p")
+        await press_until(pilot, "slash", lambda: focused(app, "#posts-search"))
+        await pilot.press("a", "p")
         await pilot.pause(0.1)  # "ap" is on its way
         await pilot.press("p")  # "app"
         await until(pilot, lambda: shown_ids(app) == [apple.id])

@@ -13,6 +13,7 @@ from textual.widgets import Select
 
 from socialpub_tui.widgets.post_list import PostList
 from tests.tui.canned import canned_app
+from tests.tui.helpers import press_until
 from tests.tui.posts_canned import routes
 
 SIZES = [(100, 30), (80, 24)]
@@ -46,7 +47,8 @@ def test_cursor_further_down(snap_compare) -> None:
 def test_search_and_network_filter(snap_compare) -> None:
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
-        await pilot.press("slash", *"sale")
+        await press_until(pilot, "slash", lambda: pilot.app.focused is pilot.app.screen.query_one("#posts-search"))
+        await pilot.press(*"sale")
         pilot.app.screen.query_one("#posts-network", Select).value = "facebook"
         await pilot.pause(0.4)  # the search's debounce
         await settle(pilot)
