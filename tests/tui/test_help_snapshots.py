@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from tests.tui.canned import canned_app
+from tests.tui.helpers import until
 
 
 async def to_help(pilot: Any) -> None:
+    from socialpub_tui.widgets.footer import Footer
+
     await pilot.app.workers.wait_for_complete()
+    footer = pilot.app.screen.query_one(Footer)
+    await until(pilot, lambda: not footer.waiting, what="the posts screen's keys")  # built with the first page
+    await pilot.pause()
     await pilot.press("f1")
     await pilot.pause()
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from textual.widgets import Select
 
+from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 from tests.tui.canned import canned_app
 from tests.tui.helpers import press_until
@@ -22,7 +23,8 @@ SIZES = [(100, 30), (80, 24)]
 async def settle(pilot: Any) -> None:
     post_list = pilot.app.screen.query_one(PostList)
     deadline = time.monotonic() + 10
-    while post_list.loading or post_list.reading:
+    footer = pilot.app.screen.query_one(Footer)
+    while post_list.loading or post_list.reading or footer.waiting:  # the keys come with the first page
         assert time.monotonic() < deadline, "the list did not settle"
         await pilot.pause(0.02)
     await pilot.pause()
