@@ -18,20 +18,9 @@ from backend.networks.sandbox import errors
 from backend.services import accounts
 from backend.store.models import Account, PostTarget
 from tests.media import corpus
-from tests.services.test_publishing import create, read, upload
+from tests.services.test_publishing import create, fast, read, upload  # noqa: F401  (fast: a fixture)
 
 CASES = [(platform, code) for platform, table in errors.CATALOGUE.items() for code in table]
-
-
-@pytest.fixture
-def fast(settings, owner):  # type: ignore[no-untyped-def]
-    from backend.services import workspace
-
-    workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
-    settings.rate_limit_per_minute = 1_000_000
-    settings.retry_base_s = 0.0
-    settings.retry_max_attempts = 3
-    return settings
 
 
 def body_for(client: Any, owner: Any, platform: str) -> dict[str, Any]:
@@ -48,7 +37,7 @@ def work(settings: Any) -> None:
 
 
 @pytest.mark.parametrize(("platform", "code"), CASES, ids=[f"{p}:{c}" for p, c in CASES])
-def test_each_error_code_ends_the_target_as_networks_md_says(client, owner, fast, platform, code):  # type: ignore[no-untyped-def]
+def test_each_error_code_ends_the_target_as_networks_md_says(client, owner, fast, platform, code):  # type: ignore[no-untyped-def]  # noqa: F811
     fault = errors.CATALOGUE[platform][code]
     acc = accounts.connect_sandbox(owner.workspace_id, platform, f"{platform} account")
     errors.configure_errors(platform, reset=True)
