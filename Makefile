@@ -8,7 +8,7 @@ export SOCIALPUB_DATA_DIR ?= $(CURDIR)/.socialpub
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run serve test test-sqlite test-postgres bench lint setup clean fuzz
+.PHONY: run serve test test-sqlite test-postgres bench lint setup clean fuzz bytecode
 
 setup: $(STAMP)
 
@@ -30,7 +30,12 @@ serve: $(STAMP)
 
 ## make test: set up; ruff and the layer rules; the API fuzz; the whole suite on SQLite, then on PostgreSQL
 ## (the pytest runs come last so that the run's closing lines are their summaries).
-test: $(STAMP) lint fuzz test-sqlite test-postgres
+test: $(STAMP) lint bytecode fuzz test-sqlite test-postgres
+
+## make bytecode: the project's modules compiled once, so that the suite's many subprocesses (CLI, serve, worker,
+## tui) read .pyc files even where PYTHONDONTWRITEBYTECODE=1 (as on the CI machines) stops Python writing them.
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q -j 0 backend socialpub_tui recipes tests bench > /dev/null
 
 ## make lint: ruff, and the layer rules of pyproject.toml [tool.importlinter] (../shared/DESIGN.md section 3b).
 lint: $(STAMP)

@@ -123,6 +123,7 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
                   ) -> dict[str, Any]:
     t_app = time.perf_counter()
     import httpx
+    import textual_image.widget  # noqa: F401  (as `socialpub tui` does before the app: it probes the terminal)
     from textual.widgets import Input, Select
 
     from socialpub_tui.app import SocialpubApp

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
 
+from socialpub_tui import startup_done
 from socialpub_tui.commands import SocialpubCommands
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
@@ -95,10 +96,12 @@ class SocialpubApp(App[None]):
         await self.switch_mode(self.DEFAULT_MODE)
 
     def first_screen_drawn(self) -> None:
-        """The first screen shows its data (or could not read it: the posts screen says so): BACKGROUND_AFTER_S
-        later, the client starts what it left out of the launch — the embedded backend's worker (once)."""
+        """The first screen shows its data (or could not read it: the posts screen says so): the launch is over
+        (the garbage collector's default thresholds again); BACKGROUND_AFTER_S later, the client starts what it
+        left out of the launch — the embedded backend's worker (once)."""
         if not self._first_screen_drawn:
             self._first_screen_drawn = True
+            startup_done()  # the garbage collector's default thresholds (socialpub_tui/__init__.py)
             self.set_timer(self.BACKGROUND_AFTER_S, self.client.ready)
 
     async def on_unmount(self) -> None:

@@ -91,7 +91,7 @@ def _truncate_all() -> None:
 def settings(tmp_path: Path, pg_url: str | None, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """Settings for one test: a fresh data dir, a clean store, zero sandbox delays, short retries."""
     from backend.config import Settings, get_settings
-    from backend.services import security
+    from backend.services import encryption, security
     from backend.store.db import init_database
 
     data_dir = tmp_path / "data"
@@ -114,6 +114,7 @@ def settings(tmp_path: Path, pg_url: str | None, monkeypatch: pytest.MonkeyPatch
     if pg_url:
         _truncate_all()
     security.ensure_secret(s)
+    encryption.ensure_key(s)  # as init does: the secrets key is made there, never by a write
     yield s
     get_settings.cache_clear()
 

@@ -1,11 +1,11 @@
-"""Housekeeping jobs: prune finished rate-limit windows and old finished jobs."""
+"""Housekeeping jobs: prune finished rate-limit windows, old finished jobs and expired OAuth sessions."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from backend.jobs.registry import periodic
-from backend.services import ratelimit
+from backend.services import oauth_connect, ratelimit
 from backend.store.models import Job
 
 DONE_JOB_RETENTION = timedelta(days=7)
@@ -14,5 +14,6 @@ DONE_JOB_RETENTION = timedelta(days=7)
 @periodic("housekeeping.prune", every_s=300)
 def prune(ctx) -> None:  # type: ignore[no-untyped-def]
     ratelimit.prune()
+    oauth_connect.prune_sessions(ctx.now())
     cutoff = ctx.now() - DONE_JOB_RETENTION
     Job.delete().where((Job.status == "done") & (Job.updated_at < cutoff)).execute()

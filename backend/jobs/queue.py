@@ -60,6 +60,21 @@ def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> 
     return [Job(**values) for values in rows]
 
 
+def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:
+    """Queue again the `dead` jobs holding these dedupe keys that died before `dead_before` (attempts from zero,
+    their last error kept): a key a dead job holds would otherwise refuse its work for ever. Call it inside a
+    transaction. Returns how many were revived."""
+    if not dedupe_keys:
+        return 0
+    now = clock.now()
+    n = (Job.update(status="queued", attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now)
+         .where(Job.dedupe_key.in_(list(dedupe_keys)) & (Job.status == "dead") & (Job.updated_at <= dead_before))
+         .execute())
+    if n:
+        database.after_commit(_wake)
+    return n
+
+
 def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any] | None = None) -> None:
     """Insert a job with a unique dedupe key unless it exists (periodic jobs)."""
     now = clock.now()

@@ -20,6 +20,15 @@ def tiktok_track(job: Any, ctx: Any) -> None:
     tiktok.track(job.payload["id"], ctx.settings)
 
 
+def _upload_dead(job: Any, error: str) -> None:
+    tiktok.give_up_upload(job.payload["id"], error)
+
+
+@job_handler(tiktok.UPLOAD_JOB, on_dead=_upload_dead)
+def tiktok_upload(job: Any, ctx: Any) -> None:
+    tiktok.upload(job.payload["id"], ctx.settings)
+
+
 INITIATING_GRACE = timedelta(minutes=10)
 
 

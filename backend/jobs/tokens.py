@@ -14,10 +14,15 @@ def sweep(ctx: Any) -> None:
     tokens.sweep(ctx.settings, ctx.now())
 
 
-@job_handler(tokens.REFRESH_JOB)
+def _dead(job: Any, error: str) -> None:
+    tokens.refresh_died(job.payload["account_id"], error)
+
+
+@job_handler(tokens.REFRESH_JOB, on_dead=_dead)
 def refresh(job: Any, ctx: Any) -> None:
     """Refresh one account's token. A transient failure is retried with backoff (the account untouched); another
-    refresh in flight: try again when it is over; a dead grant has turned the account needs_reauth."""
+    refresh in flight: try again when it is over; a dead grant has turned the account needs_reauth. A job that
+    dies says so at WARNING with its account (the sweep asks again later while the account is due)."""
     try:
         tokens.refresh_account(job.payload["account_id"], ctx.settings)
     except tokens.RefreshBusy as exc:

@@ -46,6 +46,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.media.detect import HEAD_BYTES, Detected, detect_or_none
 from backend.media.policy import log_policy  # noqa: F401  (part of this module's API; it lives apart: see there)
+from backend.networks.watchdog import Watchdog
 
 log = logging.getLogger("socialpub.media.fetch")
 
@@ -99,6 +100,18 @@ def parse_host_literal(host: str) -> IPAddress | None:
         except OSError:
             return None
     return None
+
+
+def host_is_local(host: str, *, private: bool = False) -> bool:
+    """Whether a URL's host names this machine — `localhost`, `*.localhost` or a loopback literal — or, with
+    `private`, any address that is not public (address_refusal). Literals only: no DNS look-up."""
+    h = host.lower().rstrip(".")
+    if h == "localhost" or h.endswith(".localhost"):
+        return True
+    ip = parse_host_literal(h) if h else None
+    if ip is None:
+        return False
+    return address_refusal(ip) is not None if private else ip.is_loopback
 
 
 def address_refusal(ip: IPAddress) -> str | None:
@@ -220,13 +233,12 @@ def check_url(url: str, settings: Settings) -> Target:
 
 
 class PinnedBackend(httpcore.SyncBackend):
-    """Connects to the checked addresses whatever host the URL names; remembers sockets for the watchdog."""
+    """Connects to the checked addresses whatever host the URL names; tells its watchdog of each socket (the
+    whole exchange's deadline: backend/networks/watchdog.py)."""
 
-    def __init__(self, addresses: Iterable[str]) -> None:
+    def __init__(self, addresses: Iterable[str], watchdog: Watchdog) -> None:
         self.addresses = list(addresses)
-        self.sockets: list[socket.socket] = []
-        self.lock = threading.Lock()
-        self.killed = False
+        self.watchdog = watchdog
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                     socket_options: Iterable[tuple] | None = None) -> httpcore.NetworkStream:  # type: ignore[override]
@@ -237,27 +249,10 @@ class PinnedBackend(httpcore.SyncBackend):
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last = exc
                 continue
-            sock = stream.get_extra_info("socket")
-            with self.lock:
-                if sock is not None:
-                    self.sockets.append(sock)
-                if self.killed:
-                    self._shutdown(sock)
+            self.watchdog.watch(stream.get_extra_info("socket"))
             return stream
         assert last is not None
         raise last
-
-    @staticmethod
-    def _shutdown(sock: socket.socket | None) -> None:
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def kill(self) -> None:
-        with self.lock:
-            self.killed = True
-            for sock in self.sockets:
-                self._shutdown(sock)
 
 
 @dataclass
@@ -286,8 +281,8 @@ def host_header(target: Target) -> str:
 def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
     """Yield (response, guard, started) for a checked URL; the guard enforces the deadlines."""
     target = check_url(url, settings)
-    backend = PinnedBackend(target.addresses)
-    guard = _Guard(settings, backend)
+    guard = _Guard(settings)
+    backend = PinnedBackend(target.addresses, guard.watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
     req_url = httpcore.URL(scheme=target.scheme.encode(), host=target.host.encode("ascii"), port=target.port,
                            target=target.target.encode("utf-8", "surrogateescape"))
@@ -337,14 +332,12 @@ def _header(response: httpcore.Response, name: bytes) -> str | None:
 class _Guard:
     """Total deadline (watchdog) and minimum-rate window."""
 
-    def __init__(self, settings: Settings, backend: PinnedBackend) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.total = settings.fetch_total_timeout_s
         self.window = settings.fetch_rate_window_s
         self.min_rate = settings.fetch_min_rate_bytes_s
         self.connect = settings.fetch_connect_timeout_s
-        self.backend = backend
-        self.fired = False
-        self._timer: threading.Timer | None = None
+        self.watchdog = Watchdog(self.total)
         self.started = time.monotonic()
         self._mark_t = self.started
         self._mark_b = 0
@@ -352,17 +345,14 @@ class _Guard:
     def start(self) -> None:
         self.started = time.monotonic()
         self._mark_t = self.started
-        self._timer = threading.Timer(self.total, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+        self.watchdog.start()
 
-    def _fire(self) -> None:
-        self.fired = True
-        self.backend.kill()
+    @property
+    def fired(self) -> bool:
+        return self.watchdog.fired
 
     def stop(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self.watchdog.stop()
 
     def body_started(self) -> None:
         self._mark_t = time.monotonic()

@@ -131,7 +131,9 @@ class PublishOutcome:
     ambiguous: the call may have reached the network (timeout, connection cut mid-request): call
     find_existing before calling publish again.
     network_status: the network's own status word (e.g. TikTok PROCESSING_DOWNLOAD); network_code: its
-    own error code (e.g. 'spam_risk_too_many_posts', '9/2207042').
+    own error code (e.g. 'spam_risk_too_many_posts', '9/2207042'). auth_refused: the network refused the
+    account's authorisation (a token expired, revoked or without the publishing scope): reconnecting is the fix,
+    the account turns needs_reauth.
     """
 
     state: OutcomeState
@@ -144,6 +146,7 @@ class PublishOutcome:
     network_code: str | None = None
     network_status: str | None = None
     ambiguous: bool = False
+    auth_refused: bool = False
 
     @property
     def done(self) -> bool:
@@ -176,7 +179,7 @@ class NetworkError(Exception):
 
     def __init__(self, fail_type: FailType, reason: str, *, code: str | None = None,
                  retry_after_s: float | None = None, http_status: int | None = None,
-                 ambiguous: bool = False) -> None:
+                 ambiguous: bool = False, auth_refused: bool = False) -> None:
         super().__init__(reason)
         self.fail_type: FailType = fail_type
         self.reason = reason
@@ -184,10 +187,12 @@ class NetworkError(Exception):
         self.retry_after_s = retry_after_s
         self.http_status = http_status
         self.ambiguous = ambiguous
+        self.auth_refused = auth_refused  # PublishOutcome.auth_refused
 
     def outcome(self, **kw: Any) -> PublishOutcome:
         return PublishOutcome.failed(self.fail_type, self.reason, network_code=self.code,
-                                     retry_after_s=self.retry_after_s, ambiguous=self.ambiguous, **kw)
+                                     retry_after_s=self.retry_after_s, ambiguous=self.ambiguous,
+                                     auth_refused=self.auth_refused, **kw)
 
 
 class Unverifiable(Exception):

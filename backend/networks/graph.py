@@ -4,7 +4,6 @@ headers (estimated_time_to_regain_access) and the calling convention (access_tok
 from __future__ import annotations
 
 import json
-import logging
 import re
 from typing import Any
 
@@ -19,9 +18,6 @@ from backend.networks.base import (
     check_failed,
 )
 from backend.networks.http import json_or_none, retry_after_s, send
-
-# httpx logs request URLs at INFO; Graph GETs carry access_token in the query: keep tokens out of logs
-logging.getLogger("httpx").setLevel(max(logging.WARNING, logging.getLogger("httpx").level))
 
 THROTTLE_CODES = {4, 17, 32, 613, 80001, 80002, 80004}
 RETRIABLE_CODES = {1, 2, 341, 368} | THROTTLE_CODES
@@ -38,8 +34,8 @@ IG_SUBCODES: dict[int, tuple[str, str]] = {
     2207051: ("permanent", "Instagram restricted this action as spam: do not retry blindly, review the post"),
     2207042: ("retriable", "the account reached Instagram's publishing limit (content_publishing_limit, "
                            "rolling 24 h); retry later"),
-    2207006: ("retriable", "Instagram could not find the media yet; it will be retried"),
-    2207008: ("retriable", "the Instagram media builder expired; it will be retried"),
+    2207006: ("retriable", "Instagram could not find the media yet; it will be retried after 30 s"),
+    2207008: ("retriable", "the Instagram media builder expired; it will be retried after 30 s"),
     2207050: ("permanent", "the Instagram account is restricted: the owner must fix it in the Instagram app"),
     2207023: ("permanent", "Instagram does not know this media type: use JPEG images or MP4/MOV video"),
     2207028: ("permanent", "an Instagram carousel needs 2 to 10 items"),
@@ -90,10 +86,12 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
         ftype, words = IG_SUBCODES[sub]
         if sub == 2207042 and wait is None:
             wait = 3600.0
+        if sub in (2207006, 2207008) and wait is None:  # NETWORKS.md: retry in 30 s to 2 min
+            wait = 30.0
         return NetworkError(ftype, words, code=code_str, retry_after_s=wait, http_status=status)  # type: ignore[arg-type]
     if code in TOKEN_CODES:
         return NetworkError("permanent", f"the {network} access token is expired or revoked ({message or code_str}): "
-                            "reconnect the account", code=code_str, http_status=status)
+                            "reconnect the account", code=code_str, http_status=status, auth_refused=True)
     if code == 10 or 200 <= code <= 299:
         return NetworkError("permanent", f"{network} refused for lack of permission ({message or code_str}): "
                             "reconnect the account and grant the publishing permissions", code=code_str,

@@ -65,7 +65,7 @@ def classify(resp: httpx.Response) -> NetworkError:
     s = resp.status_code
     if s == 401:
         return NetworkError("permanent", "the LinkedIn access token is invalid or expired: reconnect the account",
-                            code=code, http_status=s)
+                            code=code, http_status=s, auth_refused=True)
     if s == 403:
         return NetworkError("permanent", f"LinkedIn refused the permission ({message or code}): reconnect the account "
                             "with the posting permission (w_member_social)", code=code, http_status=s)

@@ -21,13 +21,12 @@ import httpx
 
 from backend import clock
 from backend.config import Settings
-from backend.networks import oauth_apps
+from backend.networks import graph, linkedin, oauth_apps, tiktok, youtube
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none, send
 from backend.networks.oauth_apps import App
 
 LINKEDIN_HEADERS = {"X-Restli-Protocol-Version": "2.0.0"}
-_TRANSIENT_GRAPH_CODES = {1, 2, 4, 17, 32, 341, 613}
 
 
 class OAuthError(Exception):
@@ -109,30 +108,12 @@ def _call(client: httpx.Client, method: str, url: str, platform: str, **kw: Any)
 
 
 def classify(platform: str, resp: httpx.Response) -> OAuthError:
-    """The network's refusal as an OAuthError (never with a token in it)."""
+    """The network's refusal as an OAuthError (never with a token in it). A token endpoint's OAuth error
+    (`{"error": "invalid_grant", …}`) is read here; an API call's refusal is read by the network's adapter
+    (`api_refusal`), the one classification of its codes: dead when it says the authorisation is gone
+    (auth_refused), transient when retriable, else other."""
     body = json_or_none(resp)
     status = resp.status_code
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):  # Graph API, TikTok API, Google API
-        err = body["error"]
-        code = err.get("code")
-        message = str(err.get("message") or "")
-        if platform in ("facebook", "instagram"):
-            sub = err.get("error_subcode")
-            if code == 190:
-                return OAuthError("dead", f"graph_190{'_' + str(sub) if sub else ''}",
-                                  f"{platform} refused the token: {message}", status)
-            if err.get("is_transient") or code in _TRANSIENT_GRAPH_CODES or status >= 500:
-                return OAuthError("transient", f"graph_{code}", f"{platform} is unavailable: {message}", status)
-            return OAuthError("other", f"graph_{code}", f"{platform} refused the call: {message}", status)
-        if platform == "tiktok":
-            if code == "access_token_invalid" or status == 401:
-                return OAuthError("dead", str(code or "access_token_invalid"), f"tiktok refused the token: {message}",
-                                  status)
-        if platform == "youtube" and status == 401:
-            return OAuthError("dead", "invalid_token", f"youtube refused the token: {message}", status)
-        if status >= 500 or status == 429:
-            return OAuthError("transient", str(code or status), f"{platform} is unavailable: {message}", status)
-        return OAuthError("other", str(code or status), f"{platform} refused the call: {message}", status)
     if isinstance(body, dict) and isinstance(body.get("error"), str):  # OAuth token endpoints
         error = body["error"]
         desc = str(body.get("error_description") or "")
@@ -141,14 +122,35 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
         if error in ("invalid_grant", "invalid_token"):
             return OAuthError("dead", error, f"{platform} refused the grant: {desc}", status)
         return OAuthError("other", error, f"{platform} refused: {error} {desc}".strip(), status)
-    if platform == "linkedin" and status == 401:
-        code = str((body or {}).get("code") or "INVALID_ACCESS_TOKEN") if isinstance(body, dict) else "401"
-        return OAuthError("dead", code, f"linkedin refused the token: {(body or {}).get('message', '')}", status)
-    if status >= 500 or status == 429:
-        return OAuthError("transient", str(status), f"{platform} answered {status}", status)
-    message = body.get("message") if isinstance(body, dict) else None
-    return OAuthError("other", str(status), f"{platform} answered {status}" + (f": {message}" if message else ""),
-                      status)
+    refused = api_refusal(platform, resp)
+    kind = "dead" if refused.auth_refused else "transient" if refused.fail_type == "retriable" else "other"
+    detail = _network_message(body)
+    message = refused.reason if not detail or detail in refused.reason else f"{refused.reason} ({detail})"
+    return OAuthError(kind, refused.code or str(status), message, status)
+
+
+def api_refusal(platform: str, resp: httpx.Response) -> NetworkError:
+    """An API call's refusal, classified by the network's adapter module."""
+    if platform in ("facebook", "instagram"):
+        return graph.classify(platform.capitalize(), resp)
+    if platform == "linkedin":
+        return linkedin.classify(resp)
+    if platform == "youtube":
+        return youtube.classify(resp)
+    body = json_or_none(resp)
+    err = body.get("error") if isinstance(body, dict) else None
+    err = err if isinstance(err, dict) else {}
+    return tiktok.classify(str(err.get("code") or f"http_{resp.status_code}"), str(err.get("message") or ""),
+                           resp.status_code)
+
+
+def _network_message(body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    err = body.get("error")
+    if isinstance(err, dict):
+        return str(err.get("message") or "").strip()
+    return str(body.get("message") or "").strip()
 
 
 def _json(platform: str, resp: httpx.Response) -> dict[str, Any]:
@@ -252,12 +254,38 @@ def _linkedin(settings: Settings, client: httpx.Client, tokens: TokenSet) -> lis
         headers=auth | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version})
     if resp.status_code == 403:  # no r_organization_admin: the member only
         return out
-    for el in _json("linkedin", resp).get("elements") or []:
-        org = str(el.get("organization") or "")
-        if org.startswith("urn:li:organization:"):
-            out.append(Candidate(org, f"{name} · organization {org.rsplit(':', 1)[-1]}", "", "organization",
-                                 tokens.access_token, **keep))
+    orgs = [str(el.get("organization") or "") for el in _json("linkedin", resp).get("elements") or []]
+    orgs = list(dict.fromkeys(o for o in orgs if o.startswith("urn:li:organization:")))
+    names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
+    for org in orgs:
+        num = org.rsplit(":", 1)[-1]
+        out.append(Candidate(org, names.get(num) or f"{name} · organization {num}", "", "organization",
+                             tokens.access_token, **keep))
     return out
+
+
+def _organization_names(settings: Settings, client: httpx.Client, token: str, ids: list[str]) -> dict[str, str]:
+    """The organisations' `localizedName`s by id, in one batch call (`GET /rest/organizations?ids=List(…)`). The
+    names only label the candidates: a refused lookup (403 without r_organization_admin, any other error) gives
+    {} or leaves an id out, and discovery keeps its own label."""
+    if not ids:
+        return {}
+    base = oauth_apps.api_base("linkedin", settings).rstrip("/")
+    try:
+        resp = _call(client, "GET", f"{base}/organizations?ids=List({','.join(ids)})", "linkedin",
+                     headers={"Authorization": f"Bearer {token}"} | LINKEDIN_HEADERS
+                     | {"LinkedIn-Version": settings.linkedin_version})
+    except OAuthError:
+        return {}
+    body = json_or_none(resp) if resp.status_code == 200 else None
+    results = body.get("results") if isinstance(body, dict) else None
+    if not isinstance(results, dict):
+        return {}
+    names: dict[str, str] = {}
+    for key, org in results.items():
+        if isinstance(org, dict) and isinstance(org.get("localizedName"), str) and org["localizedName"].strip():
+            names[str(key)] = org["localizedName"].strip()
+    return names
 
 
 def _tiktok(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:

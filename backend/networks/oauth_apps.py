@@ -9,11 +9,11 @@ loopback host (an emulator: `SOCIALPUB_<NETWORK>_BASE_URL=http://127.0.0.1:P…`
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from backend.config import Settings
+from backend.media.fetch import host_is_local
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 
@@ -73,13 +73,7 @@ class App:
 
 
 def _loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host_is_local(urlsplit(url).hostname or "")
 
 
 def _origin(url: str) -> str:

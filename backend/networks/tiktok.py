@@ -102,6 +102,10 @@ CODES: dict[str, tuple[str, str, float | None]] = {
 }
 
 
+# the codes that mean the account's authorisation is gone (reconnect it): the account turns needs_reauth
+AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "auth_removed"})
+
+
 def classify(code: str, message: str = "", http_status: int | None = None,
              retry_after: float | None = None) -> NetworkError:
     known = CODES.get(code)
@@ -113,7 +117,7 @@ def classify(code: str, message: str = "", http_status: int | None = None,
     if ftype == "permanent" and message and code.startswith("invalid_param"):
         words = f"{words}: {message}"
     return NetworkError(ftype, words, code=code, retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
-                        http_status=http_status)
+                        http_status=http_status, auth_refused=code in AUTH_CODES)
 
 
 def chunk_plan(size: int) -> tuple[int, int]:
@@ -181,13 +185,20 @@ class TikTokAdapter:
                                code="no_upload_url")
         return str(data["publish_id"]), str(data["upload_url"])
 
-    def upload_video(self, upload_url: str, data: bytes, mime: str = "video/mp4") -> None:
-        """PUT each chunk of chunk_ranges to upload_url in order (206: more expected, 201: complete). A 5xx or a
-        cut connection sends the chunk again (CHUNK_ATTEMPTS in all); anything else ends the upload."""
+    def upload_video(self, upload_url: str, data: bytes, mime: str = "video/mp4", *, start: int = 0) -> None:
+        """PUT each chunk of chunk_ranges to upload_url in order (206: more expected, 201: complete), from the chunk
+        that holds byte `start` (a resumed upload: TikTok's status `uploaded_bytes`). A 5xx or a cut connection
+        sends the chunk again (CHUNK_ATTEMPTS in all); anything else ends the upload."""
         ctype = mime if mime in UPLOAD_MIMES else "video/mp4"
         ranges = chunk_ranges(len(data))
         for n, (first, last) in enumerate(ranges, 1):
+            if last < start:
+                continue
             self._put_chunk(upload_url, data[first:last + 1], first, last, len(data), ctype, final=n == len(ranges))
+
+    def load(self, media: MediaRef) -> bytes:
+        """The bytes of a media to upload (the adapter's media loader)."""
+        return self._load(media)
 
     def _put_chunk(self, upload_url: str, chunk: bytes, first: int, last: int, total: int, ctype: str, *,
                    final: bool) -> None:

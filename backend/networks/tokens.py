@@ -27,6 +27,7 @@ import httpx
 
 from backend.networks.oauth import TokenSet  # the one token set: a code exchange and a refresh both give it
 from backend.networks.oauth_apps import App
+from backend.networks.watchdog import Watchdog
 
 
 class RefreshError(Exception):
@@ -66,9 +67,11 @@ def can_refresh(app: App, refresh_token: str | None) -> bool:
     return bool(refresh_token) and app.endpoints.refreshable
 
 
-def refresh(app: App, client: httpx.Client, refresh_token: str | None, *, now: datetime) -> TokenSet:
+def refresh(app: App, client: httpx.Client, refresh_token: str | None, *, now: datetime,
+            watchdog: Watchdog | None = None) -> TokenSet:
     """Ask the network for a new access token with `refresh_token`. Raises GrantDead, RefreshTransient,
-    RefreshRejected or NotRefreshable; never logs a token."""
+    RefreshRejected or NotRefreshable; never logs a token. `watchdog` (started by the caller) bounds the whole
+    exchange: when it fires, the connection is shut down and the refresh fails `timeout` (transient)."""
     platform = app.platform
     if not can_refresh(app, refresh_token):
         raise NotRefreshable(platform, "not_refreshable", f"{platform} tokens cannot be refreshed"
@@ -76,12 +79,17 @@ def refresh(app: App, client: httpx.Client, refresh_token: str | None, *, now: d
                              + ": reconnect the account before its token expires")
     form = {app.endpoints.client_id_param: app.client_id, "client_secret": app.client_secret,
             "grant_type": "refresh_token", "refresh_token": str(refresh_token)}
+    extensions = {"trace": watchdog.trace} if watchdog is not None else None
     try:
-        r = client.post(app.endpoints.token, data=form, headers={"Accept": "application/json"})
-    except httpx.TimeoutException as exc:
-        raise RefreshTransient(platform, "timeout", f"the token endpoint did not answer ({type(exc).__name__})") \
-            from None
+        r = client.post(app.endpoints.token, data=form, headers={"Accept": "application/json"},
+                        extensions=extensions)
     except httpx.HTTPError as exc:
+        if watchdog is not None and watchdog.fired:
+            raise RefreshTransient(platform, "timeout", f"the token endpoint did not answer within "
+                                   f"{watchdog.seconds:g} s") from None
+        if isinstance(exc, httpx.TimeoutException):
+            raise RefreshTransient(platform, "timeout", f"the token endpoint did not answer "
+                                   f"({type(exc).__name__})") from None
         raise RefreshTransient(platform, "unreachable", f"could not reach the token endpoint "
                                f"({type(exc).__name__})") from None
     return _answer(platform, r, str(refresh_token), now)

@@ -55,7 +55,7 @@ def classify(resp: httpx.Response) -> NetworkError:
                             http_status=s, retry_after_s=retry_after_s(resp) or 60.0)
     if s == 401 or reason in ("authError", "unauthorized"):
         return NetworkError("permanent", "the YouTube access token is invalid or revoked: reconnect the channel",
-                            code=reason, http_status=s)
+                            code=reason, http_status=s, auth_refused=True)
     if s >= 500 or reason in ("backendError", "internalError"):
         return NetworkError("retriable", f"YouTube is temporarily unavailable ({reason}); it will be retried",
                             code=reason, http_status=s, retry_after_s=retry_after_s(resp))

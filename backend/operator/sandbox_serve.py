@@ -7,13 +7,14 @@ socialpub at it with SOCIALPUB_<NETWORK>_BASE_URL. Mounted in the front end's `s
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import signal
 import sys
 from pathlib import Path
 
 import click
+
+from backend.media.fetch import host_is_local
 
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 # the path under the server's origin of each setting a user points at the emulator (see backend/config.py)
@@ -39,13 +40,9 @@ OAUTH_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+# the sandbox's own control endpoints (docs/sandbox.md "Switches")
+SWITCHES = {"oauth": "token lifetimes, dead grant, consent…",
+            "errors": 'an error code of NETWORKS.md for the next calls: {"code": …, "times": 1, "path": "publish"}'}
 
 
 @click.command("serve")
@@ -55,12 +52,13 @@ def _is_loopback(host: str) -> bool:
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Keep the emulator's state in D/sandbox.db (default: the configured data dir's sandbox).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON line {network, baseUrl, env, oauth} before serving.")
+              help="Print one JSON line {network, baseUrl, env, oauth, switches} before serving.")
 def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None, as_json: bool) -> None:
     """Run one network's emulator as a standalone HTTP server, until Ctrl+C.
 
     It serves the network's API, uploads and OAuth endpoints (authorize with a scripted consent, token,
     refresh, revoke) at the real paths; point socialpub at it with the printed SOCIALPUB_<NETWORK>_BASE_URL.
+    POST /_sandbox/errors {"code": …} makes it answer the next call with one of the network's error codes.
 
     \b
     Example:
@@ -73,7 +71,7 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
     from backend.networks.sandbox.server import asgi_app
     from backend.services.adapters import sandbox_config
 
-    if not _is_loopback(host):
+    if not host_is_local(host):
         click.echo(f"Warning: {host} is not a loopback address; the emulator has no authentication of its own.",
                    err=True)
     settings = Settings(data_dir=data_dir, database_url=None) if data_dir is not None else Settings()
@@ -90,13 +88,18 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
         method, _sp, p = path.rpartition(" ")
         endpoints[name] = f"{(method + ' ') if method else ''}{origin}{p}"
     env = {name: origin + path for name, path in BASE_PATHS[network]}
+    switches = {name: f"{origin}/_sandbox/{name}" for name in SWITCHES}
     if as_json:
-        click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints}))
+        click.echo(json.dumps({"network": network, "baseUrl": origin, "env": env, "oauth": endpoints,
+                               "switches": switches}))
     else:
-        click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location!r}); "
+        click.echo(f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location}); "
                    "Ctrl+C stops it.")
         for name, url in endpoints.items():
             click.echo(f"  {name + ':':<10} {url}")
+        click.echo("Switches (GET lists, POST sets; not a real network path; docs/sandbox.md):")
+        for name, url in switches.items():
+            click.echo(f"  {name + ':':<10} {url}  {SWITCHES[name]}")
         click.echo("Point socialpub at it:")
         for name, value in env.items():
             click.echo(f"{name}={value}")

@@ -7,7 +7,9 @@ Rotation with the key file: a new key is put first in `<data dir>/secrets.key` (
 decrypt), every value is re-encrypted under it in batches (one transaction each; a row changed meanwhile by
 someone else is left to the check pass), a check pass re-encrypts anything the new key alone cannot read, and
 only then are the old keys dropped from the file. Interrupted anywhere, the file still holds every key a value
-may be under: running it again is safe. Other processes re-read the file when it changes.
+may be under: running it again is safe. Other processes re-read the file when it changes, but a process that
+encrypted a value under an old key just before the file was rewritten and commits it after the check pass leaves
+a value only a dropped key reads: run rotate-key with the server and the workers stopped (the README says so).
 
 With SOCIALPUB_SECRETS_KEY the environment cannot be rewritten from here: the operator puts the new key first
 (`NEW,OLD`) on every server, runs rotate-key (everything is re-encrypted under NEW), then removes OLD.
@@ -24,10 +26,10 @@ from backend.config import Settings
 from backend.store import secretbox
 from backend.store.db import database, init_database, tx
 from backend.store.fields import EncryptedTextField
-from backend.store.models import Account, OAuthSession, WebhookEndpoint
+from backend.store.models import Account, OAuthSession, TikTokPublish, WebhookEndpoint
 
 BATCH = 500
-ENCRYPTED = (Account, WebhookEndpoint, OAuthSession)  # every model with an EncryptedTextField (a test keeps this in step)
+ENCRYPTED = (Account, WebhookEndpoint, OAuthSession, TikTokPublish)  # every model with an EncryptedTextField (a test keeps this in step)
 
 
 def ensure_key(settings: Settings) -> None:

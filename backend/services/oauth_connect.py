@@ -74,7 +74,6 @@ def start(workspace_id: str, settings: Settings, platform: str, redirect_uri: st
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():
-        OAuthSession.delete().where(OAuthSession.expires_at < now - timedelta(days=1)).execute()
         OAuthSession.create(id=new_id("oas"), workspace=workspace_id, platform=platform, state_hash=_hash(state),
                             redirect_uri=redirect_uri, name=(name or "").strip() or None, verifier=verifier,
                             status="started", expires_at=expires, created_at=now)
@@ -125,13 +124,15 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
         & (Account.external_id == c["externalId"]) & (Account.status != "disconnected"))).get_or_none()
     if acc is not None:
+        # a new grant replaces the whole token set: an old refresh token kept beside a new access token is the
+        # dead one a needs_reauth account is reconnected for (Google is asked prompt=consent: it re-issues one)
         acc.access_token = c["accessToken"]
-        if c.get("refreshToken"):
-            acc.refresh_token = c["refreshToken"]
-            acc.refresh_expires_at = refresh_expires
+        acc.refresh_token = c.get("refreshToken") or None
+        acc.refresh_expires_at = refresh_expires if acc.refresh_token else None
         acc.token_expires_at = expires
         acc.token_warned_for = None  # a new expiry: warned about afresh (services/tokens.py)
         acc.token_refresh_until = None
+        acc.token_refresh_lease = None
         acc.status = "active"
         if name:
             acc.name = name
@@ -217,6 +218,13 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
     return _public(workspace_id, saved)[0]
 
 
+def prune_sessions(now: datetime) -> int:
+    """Sessions past their life (10 minutes) are deleted, with the tokens a finished but never connected grant
+    holds (a Ctrl+C at the picker): nothing of a grant outlives its session. The housekeeping job, every 5 min."""
+    with tx():
+        return OAuthSession.delete().where(OAuthSession.expires_at < now).execute()
+
+
 # --- health ---------------------------------------------------------------------------------------------------------
 def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, Any]:
     """The account's token tried on its network's cheapest authenticated call: `ok`, `expiring` (a token that
@@ -250,21 +258,18 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
         out.update(status="needs_reauth", message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
                    + (f": {health.message}" if health.status == "dead" else ""))
     elif health.status == "ok":
-        warning_window = timedelta(days=settings.token_warning_days)
-        if left is not None and not acc.refresh_token and left <= warning_window:
+        # the warning accounts list shows (services/tokens.token_warning): a token that cannot be refreshed, or
+        # the refresh token itself, ends within SOCIALPUB_TOKEN_WARNING_DAYS
+        warning = tokens.token_warning(acc, settings, now)
+        if warning is not None:
             out["status"] = "expiring"
-            out["message"] = f"the token expires in {_span(left)} and cannot be refreshed: reconnect before then"
+            out["message"] = warning
     elif health.status == "dead" and refresh_failed is not None:
         out.update(status="error", code="access_token_expired",
                    message="the access token was refused and could not be renewed just now "
                            f"({refresh_failed}); the account stays connected and the worker tries again")
     elif health.status == "dead":
-        if acc.kind == "live":
-            tokens.mark_needs_reauth(acc.id, health.message)
-        else:
-            with tx():  # a sandbox account's emulated grant: no posts of a live network to settle
-                Account.update(status="needs_reauth").where(
-                    (Account.id == acc.id) & (Account.status == "active")).execute()
+        tokens.mark_needs_reauth(acc.id, health.message)
         out.update(status="needs_reauth", accountStatus="needs_reauth",
                    message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}")
     else:
@@ -278,12 +283,3 @@ def _account(workspace_id: str, account_id: str) -> Account:
     if acc is None:
         raise ApiError(404, "account_not_found", "account not found in this workspace")
     return acc
-
-
-def _span(delta: timedelta) -> str:
-    s = max(0, int(delta.total_seconds()))
-    if s >= 86400:
-        return f"{s // 86400} d {s % 86400 // 3600} h"
-    if s >= 3600:
-        return f"{s // 3600} h {s % 3600 // 60} min"
-    return f"{s // 60} min"

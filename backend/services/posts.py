@@ -27,7 +27,6 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
-from backend.media.fetch import address_refusal, not_public, parse_host_literal
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -309,43 +308,54 @@ def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[
 def _network_is_local(platform: str, settings: Settings) -> bool:
     """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
-    host = (urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    literal = parse_host_literal(host) if host else None
-    return literal is not None and address_refusal(literal) is not None
+    from backend.media.fetch import host_is_local  # (httpcore: not for a list or a read)
+
+    return host_is_local(urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True)
+
+
+def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
+    """The rule of the public-media refusal for one live account of `platform`: (url, message) for each media URL
+    the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is
+    RULES[…].pulls_media(media, configured): Instagram always, TikTok for photos, Facebook and TikTok videos only
+    when named in SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
+    whose API base is itself on loopback or a private address (an emulator on this machine) reaches such a media
+    host: it is not concerned. Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
+    if (platform not in RULES or not media
+            or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
+            or _network_is_local(platform, settings)):
+        return []
+    from backend.media.fetch import not_public
+
+    unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
+    if not unreachable:
+        return []
+    if not RULES[platform].pulls_media(media, False):  # it pulls only because it is configured to
+        what = f"{platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)"
+        fix = (f"remove {platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
+               "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
+               "host, e.g. a CDN, a bucket or a tunnel")
+    else:
+        what = ("tiktok fetches photos from their URL (TikTok takes no photo upload)" if platform == "tiktok"
+                else f"{platform} fetches the media from its URL")
+        fix = ("set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
+               "host, e.g. a CDN, a bucket or a tunnel")
+    return [(url, f"{what}, and {url} cannot be reached from the internet ({why}): {fix}")
+            for url, why in unreachable]
 
 
 def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int],
                        settings: Settings) -> None:
     """A live network that fetches media from its URL must be able to reach it: a file on a loopback or private
     address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to configure — never accepted
-    and failed later. Whether a network pulls is RULES[…].pulls_media(media, configured): Instagram always, TikTok
-    for a photo post, Facebook and TikTok videos only when named in SOCIALPUB_MEDIA_BY_URL (`by_url`, from
-    Settings.media_by_url_networks); the others receive the bytes. `live`: the indexes of the targets on live
-    accounts. A network whose API base is itself on loopback or a private address (an emulator on this machine)
-    reaches such a media host: it is not concerned."""
-    by_url = settings.media_by_url_networks
-    pulling = [t for t in targets if t.index in live and t.platform in RULES
-               and RULES[t.platform].pulls_media(media, t.platform in by_url)
-               and not _network_is_local(t.platform, settings)]
-    if not pulling or not media:
-        return
-    unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
-    for t in pulling:
-        if not RULES[t.platform].pulls_media(media, False):  # it pulls only because it is configured to
-            what = (f"{t.platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)")
-            fix = (f"remove {t.platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
-                   "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media host, "
-                   "e.g. a CDN, a bucket or a tunnel")
-        else:
-            what = ("tiktok fetches photos from their URL (TikTok takes no photo upload)" if t.platform == "tiktok"
-                    else f"{t.platform} fetches the media from its URL")
-            fix = ("set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
-                   "host, e.g. a CDN, a bucket or a tunnel")
-        for url, why in unreachable:
-            t.problem("media_url_not_public", f"{what}, and {url} cannot be reached from the internet ({why}): {fix}",
-                      mediaUrl=url)
+    and failed later (media_url_refusals). `live`: the indexes of the targets on live accounts."""
+    refusals: dict[str, list[tuple[str, str]]] = {}
+    for t in targets:
+        if t.index not in live:
+            continue
+        if t.platform not in refusals:
+            refusals[t.platform] = media_url_refusals(t.platform, media, settings)
+        for url, message in refusals[t.platform]:
+            t.problem("media_url_not_public", message, mediaUrl=url)
 
 
 def _schedule_problem(targets: Sequence[Target], scheduled_at: datetime | None, now: datetime) -> bool:

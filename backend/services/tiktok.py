@@ -29,16 +29,18 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.jobs import queue
 from backend.jobs.registry import RetryLater
-from backend.networks.base import NetworkError
+from backend.networks.base import MediaRef, NetworkError
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
-from backend.services import events
+from backend.services import events, tokens
+from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
-from backend.store.models import Account, TikTokPublish
+from backend.store.models import Account, Media, TikTokPublish
 
 log = logging.getLogger("socialpub.tiktok")
 
 PLATFORM = "tiktok"
 TRACK_JOB = "tiktok.track"
+UPLOAD_JOB = "tiktok.upload"
 TRACK_DEADLINE_S = 2 * 3600  # same bound as the engine's tiktok targets
 FRESH_S = 1.0  # a status read newer than this is served from the store (TikTok allows 30 reads a minute)
 MEDIA_PULL_HOLD_S = 3600  # TikTok consumes a media URL within one hour
@@ -47,7 +49,6 @@ VIDEO_MIMES = ("video/mp4", "video/quicktime", "video/webm")
 DIRECT_ONLY = {"privacy_level": "privacyLevel", "disable_comment": "disableComment", "auto_add_music": "autoAddMusic",
                "disable_duet": "disableDuet", "disable_stitch": "disableStitch"}
 PRIVACY_PREFERENCE = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR")
-AUTH_CODES = ("access_token_invalid", "scope_not_authorized")
 # TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
 CAP_CODES = {
     "spam_risk_too_many_posts": "spam_risk_too_many_posts",
@@ -99,8 +100,9 @@ def resolve_account(workspace_id: str, channel_id: str | None) -> Account:
     return acc
 
 
-def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: str, field: str) -> None:
-    """Every URL must be a live file of this workspace on the media host, of the right type for TikTok."""
+def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: str, field: str) -> list[Any]:
+    """Every URL must be a live file of this workspace on the media host, of the right type for TikTok. Returns
+    the files' Media rows, in order."""
     from backend.services import media as media_service
 
     base = _media_base(settings)
@@ -113,10 +115,12 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
                        [{"field": f"{field}[{i}]" if many else field, "url": u, "error": "media_not_on_media_host"}
                         for i, u in off_host])
     problems: list[dict[str, Any]] = []
+    rows: list[Any] = []
     for i, url in enumerate(urls):
         where = f"{field}[{i}]" if many else field
         try:
             row = media_service.get_media(workspace_id, media_service.key_of(url))
+            rows.append(row)
         except ApiError:
             problems.append({"field": where, "url": url, "error": "media_unreadable",
                              "message": "no such file in this workspace's media (deleted, expired, or never "
@@ -130,6 +134,26 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
     if problems:
         code = problems[0]["error"]
         raise ApiError(400, code, "; ".join(f"{p['field']}: {p['message']}" for p in problems), problems)
+    return rows
+
+
+def check_public(settings: Settings, account: Account, urls: list[str], rows: list[Any], field: str) -> None:
+    """A live account's network must reach the media it pulls (photos always, a video when TikTok is in
+    SOCIALPUB_MEDIA_BY_URL): the posts engine's rule (posts.media_url_refusals), refused before anything is sent."""
+    from backend.services.posts import media_url_refusals
+
+    if account.kind != "live":
+        return
+    refs = [MediaRef(url=url, kind="image" if row.type == "image" else "video", mime=row.mime_type)
+            for url, row in zip(urls, rows, strict=True)]
+    refusals = media_url_refusals(PLATFORM, refs, settings)
+    if refusals:
+        many = field == "imageUrls"
+        where = {url: f"{field}[{i}]" if many else field for i, url in enumerate(urls)}
+        raise ApiError(400, "media_url_not_public", refusals[0][1],
+                       [{"platform": PLATFORM, "field": where.get(url, field), "url": url,
+                         "error": "media_url_not_public", "message": message, "channelId": account.id}
+                        for url, message in refusals])
 
 
 def _reject_direct_only(fields: dict[str, Any]) -> None:
@@ -158,10 +182,9 @@ def network_refusal(exc: NetworkError, account: Account) -> ApiError:
     return ApiError(400, code, exc.reason, details)
 
 
-def _mark_reauth(account: Account, code: str | None) -> None:
-    if code in AUTH_CODES:
-        with tx():
-            Account.update(status="needs_reauth").where(Account.id == account.id).execute()
+def _mark_reauth(account: Account, exc: NetworkError) -> None:
+    if exc.auth_refused:
+        tokens.mark_needs_reauth(account.id, f"{exc.code}: {exc.reason}")
 
 
 def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
@@ -169,7 +192,7 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
     try:
         info = adapter_for(settings, account).creator_info(account.access_token)
     except NetworkError as exc:
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
     except httpx.HTTPError as exc:
         raise ApiError(502, "network_error", f"could not reach TikTok ({type(exc).__name__}); retry the call",
@@ -209,29 +232,36 @@ def _refused(rec_id: str, exc: NetworkError | None, reason: str) -> None:
             TikTokPublish.id == rec_id).execute()
 
 
-def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account, status: str) -> None:
+def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account, status: str,
+              upload_url: str | None = None) -> None:
+    """TikTok accepted the init: store the publishId, hold the media for the hour TikTok may pull it (or the
+    worker upload it) and enqueue the tracking — and, for a FILE_UPLOAD, the upload of the bytes with its
+    upload URL — in one transaction: a crash leaves either nothing of it or all of it."""
     from backend.services import media as media_service
-    from backend.services.publishing import _track_poll_s
 
     now = clock.now()
-    poll = _track_poll_s(settings, account)
+    poll = track_poll_s(settings, account)
     with tx():
         rec = TikTokPublish.get_by_id(rec_id)
-        TikTokPublish.update(publish_id=publish_id, status=status, updated_at=now,
+        TikTokPublish.update(publish_id=publish_id, status=status, updated_at=now, upload_url=upload_url,
                              track_deadline=now + timedelta(seconds=TRACK_DEADLINE_S)).where(
             TikTokPublish.id == rec_id).execute()
         media_service.hold(rec.workspace_id, list(rec.media_urls or []), now + timedelta(seconds=MEDIA_PULL_HOLD_S),
                            f"tiktok:{rec_id}")
+        if upload_url is not None:
+            queue.enqueue(UPLOAD_JOB, {"id": rec_id}, workspace_id=rec.workspace_id, run_at=now,
+                          dedupe_key=f"tiktok-upload:{rec_id}", max_attempts=settings.retry_max_attempts)
         queue.enqueue(TRACK_JOB, {"id": rec_id}, workspace_id=rec.workspace_id, run_at=now + timedelta(seconds=poll),
                       dedupe_key=f"tiktok:{rec_id}", max_attempts=settings.retry_max_attempts)
 
 
-def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> str:
+def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> Any:
+    """The init call (call(adapter) -> its answer); a refusal ends the record FAILED and raises the API error."""
     try:
-        return str(call(adapter_for(settings, account)))
+        return call(adapter_for(settings, account))
     except NetworkError as exc:
         _refused(rec_id, exc, exc.reason)
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
     except httpx.HTTPError as exc:
         reason = f"could not reach TikTok ({type(exc).__name__})"
@@ -247,7 +277,8 @@ def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate
     if mode == "MEDIA_UPLOAD":
         _reject_direct_only(body.model_dump())
     account = resolve_account(workspace_id, body.channel_id)
-    check_media(settings, workspace_id, body.image_urls, "photo", "imageUrls")
+    rows = check_media(settings, workspace_id, body.image_urls, "photo", "imageUrls")
+    check_public(settings, account, body.image_urls, rows, "imageUrls")  # TikTok pulls photos: no other way
     title, description = body.title or "", body.description or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
@@ -255,9 +286,9 @@ def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate
                      "disable_comment": body.disable_comment, "auto_add_music": body.auto_add_music}
         post_info = {k: v for k, v in post_info.items() if v is not None}
     rec_id = _start(workspace_id, account, "photo", mode, title, description, body.image_urls, post_info)
-    publish_id = _init(settings, rec_id, account, lambda a: a.init_photo(
+    publish_id = str(_init(settings, rec_id, account, lambda a: a.init_photo(
         account.access_token, image_urls=body.image_urls, post_mode=mode, title=title or None,
-        description=description or None, **post_info))
+        description=description or None, **post_info)))
     _accepted(settings, rec_id, publish_id, account, "PROCESSING_DOWNLOAD")
     return {"success": True, "publishId": publish_id, "title": title, "description": description,
             "postMode": mode, "channelId": account.id}
@@ -268,7 +299,10 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
     if mode == "MEDIA_UPLOAD":
         _reject_direct_only(body.model_dump())
     account = resolve_account(workspace_id, body.channel_id)
-    check_media(settings, workspace_id, [body.video_url], "video", "videoUrl")
+    rows = check_media(settings, workspace_id, [body.video_url], "video", "videoUrl")
+    adapter = adapter_for(settings, account)
+    if adapter.media_by_url:  # the posts engine's rule: FILE_UPLOAD unless tiktok is in SOCIALPUB_MEDIA_BY_URL
+        check_public(settings, account, [body.video_url], rows, "videoUrl")
     title = body.title or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
@@ -278,9 +312,14 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
         post_info = {k: v for k, v in post_info.items() if v is not None}
     # MEDIA_UPLOAD: TikTok's inbox endpoint takes no title or caption; the title is only echoed
     rec_id = _start(workspace_id, account, "video", mode, title, "", [body.video_url], post_info)
-    publish_id = _init(settings, rec_id, account, lambda a: a.init_video(
-        account.access_token, video_url=body.video_url, post_mode=mode, **post_info))
-    _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD")
+    if adapter.media_by_url:
+        publish_id = str(_init(settings, rec_id, account, lambda a: a.init_video(
+            account.access_token, video_url=body.video_url, post_mode=mode, **post_info)))
+        _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD")
+    else:  # FILE_UPLOAD: init now (the publishId is the answer), the worker sends the chunks (`tiktok.upload`)
+        publish_id, upload_url = _init(settings, rec_id, account, lambda a: a.init_video_upload(
+            account.access_token, video_size=int(rows[0].bytes), post_mode=mode, **post_info))
+        _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD", upload_url)
     return {"success": True, "status": "PROCESSING_UPLOAD", "publishId": publish_id, "title": title,
             "postMode": mode, "channelId": account.id}
 
@@ -357,7 +396,7 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
 def _finish(rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime) -> None:
     from backend.networks.tiktok import classify
 
-    changes.update(status=status, completed_at=now)
+    changes.update(status=status, completed_at=now, upload_url=None)  # a settled record needs no upload URL
     event: dict[str, Any] = {"id": rec.id, "platform": PLATFORM, "publishId": rec.publish_id, "kind": rec.kind,
                              "postMode": rec.post_mode, "channelId": rec.account_id, "status": status}
     if status == "FAILED":
@@ -381,7 +420,6 @@ def fail(rec_id: str, reason: str, message: str) -> None:
 # ---------------------------------------------------------------------------------------------- tracking
 def track(rec_id: str, settings: Settings) -> None:
     """The `tiktok.track` job: one status read; RetryLater until a terminal status or the deadline."""
-    from backend.services.publishing import _track_poll_s
 
     rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
     if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id:
@@ -396,7 +434,7 @@ def track(rec_id: str, settings: Settings) -> None:
         fail(rec.id, "tracking_timeout", f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
                                          "hours; it may still appear: check the TikTok app")
         return
-    poll = _track_poll_s(settings, account)
+    poll = track_poll_s(settings, account)
     try:
         data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
     except httpx.HTTPError as exc:
@@ -405,12 +443,82 @@ def track(rec_id: str, settings: Settings) -> None:
         if exc.fail_type == "retriable":
             raise RetryLater(f"tiktok: {exc.code}", delay_s=max(poll, exc.retry_after_s or 0.0),
                              count_attempt=False) from None
-        _mark_reauth(account, exc.code)
+        _mark_reauth(account, exc)
         fail(rec.id, exc.code or "internal", exc.reason)
         return
     status = apply_status(rec.id, data)
     if status not in TERMINAL_STATUSES:
         raise RetryLater(f"tiktok: {status}", delay_s=poll, count_attempt=False)
+
+
+# ---------------------------------------------------------------------------------------------- upload
+def upload(rec_id: str, settings: Settings) -> None:
+    """The `tiktok.upload` job: send a FILE_UPLOAD video's bytes to the upload URL stored with its publishId.
+
+    Crash safe: TikTok publishes nothing before the last byte, and each run first reads the publication's status
+    (`uploaded_bytes`) and resumes at that chunk — after a `kill -9` mid-upload the restarted worker sends what is
+    missing. An upload URL that died (403: older than 1 h; 404: the task is gone) cannot be used again and a new
+    init would give another publishId than the one answered: the record ends FAILED `upload_failed`, saying to
+    publish again. Other failures are retried (SOCIALPUB_RETRY_MAX_ATTEMPTS, then FAILED `upload_failed`)."""
+    from backend.services import media as media_service
+
+    rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
+    if rec is None or rec.status in TERMINAL_STATUSES or not rec.upload_url or not rec.publish_id:
+        return
+    account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
+    if account is None or account.status == "disconnected" or not account.access_token:
+        fail(rec.id, "account_disconnected", "the tiktok account was disconnected before the video was uploaded: "
+                                             "nothing was published")
+        return
+    adapter = adapter_for(settings, account)
+    url = str((rec.media_urls or [""])[0])
+    row = Media.get_or_none((Media.workspace == rec.workspace_id) & (Media.key == media_service.key_of(url)))
+    mime = row.mime_type if row is not None else "video/mp4"
+    try:
+        data = adapter.load(MediaRef(url=url, kind="video", mime=mime))
+    except NetworkError as exc:
+        fail(rec.id, "upload_failed", f"the video could not be read to upload it to TikTok ({exc.reason}): nothing "
+                                      "was published")
+        return
+    try:  # where TikTok's copy stands: resume there (0 for a first run)
+        progress = adapter.fetch_status(account.access_token, rec.publish_id)
+    except NetworkError as exc:
+        if exc.fail_type == "retriable":
+            raise RetryLater(f"tiktok status read before the upload: {exc.code}", delay_s=exc.retry_after_s) from None
+        _mark_reauth(account, exc)
+        fail(rec.id, exc.code or "upload_failed", exc.reason)
+        return
+    if str(progress.get("status") or "") != "PROCESSING_UPLOAD":  # the last chunk was in before a crash
+        _uploaded(rec.id)
+        apply_status(rec.id, progress)
+        return
+    start = int(progress.get("uploaded_bytes") or 0)
+    try:
+        adapter.upload_video(rec.upload_url, data, mime, start=start)
+    except NetworkError as exc:
+        if exc.http_status in (403, 404):
+            fail(rec.id, "upload_failed", f"{exc.reason.split('; it will')[0]}: TikTok's upload URL is valid for one "
+                                          "hour and this publishId cannot take the video any more — nothing was "
+                                          "published; publish the video again")
+        elif exc.fail_type == "retriable":
+            raise RetryLater(exc.reason, delay_s=exc.retry_after_s) from None
+        else:
+            fail(rec.id, "upload_failed", f"{exc.reason}: nothing was published")
+        return
+    _uploaded(rec.id)
+
+
+def _uploaded(rec_id: str) -> None:
+    with tx():
+        TikTokPublish.update(upload_url=None, updated_at=clock.now()).where(TikTokPublish.id == rec_id).execute()
+
+
+def give_up_upload(rec_id: str, error: str) -> None:
+    """The upload job ran out of attempts (or died on an unexpected error): the publication cannot complete."""
+    log.error("tiktok publication %s: upload abandoned: %s", rec_id, error)
+    fail(rec_id, "upload_failed", "the upload of the video to TikTok kept failing (details are in the server log "
+                                  f"under {rec_id}): nothing was published; publish the video again")
+    _uploaded(rec_id)
 
 
 def give_up(rec_id: str, error: str) -> None:

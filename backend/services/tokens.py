@@ -4,9 +4,11 @@
   token expires within SOCIALPUB_TOKEN_REFRESH_MARGIN_S and that has a refresh token (deduplicated per account
   and expiry; on the lane of its network); then `warn_expiring`.
 - `refresh_account`: THE one way a token is refreshed — by that job, and by a publish about to call a network
-  with a token expired or within the margin. One refresh per account at a time (`token_refresh_until`: a
-  rotated refresh token used twice kills the grant). The network is called outside any transaction; the new
-  access token, refresh token and expiries are stored in ONE transaction.
+  with a token expired or within the margin. One refresh per account at a time (`token_refresh_until` under a
+  lease token: a rotated refresh token used twice kills the grant), the call bounded by a watchdog shorter than
+  the lease. The network is called outside any transaction; the new access token, refresh token and expiries
+  are stored in ONE transaction (tried again if the store fails), unless another refresh stored a pair meanwhile.
+- A dead refresh job is said at WARNING; the sweep queues it again later while the account is due.
 - A dead grant (`GrantDead`) → `mark_needs_reauth`: in one transaction, the account `needs_reauth`, an
   `account.needs_reauth` event, and each of its `pending` targets failed `permanent` saying to reconnect, through
   the publishing engine's own path (decide + apply: posts settle, `publish.failed` events fire).
@@ -21,18 +23,22 @@ Sandbox accounts are never touched: their emulator tokens do not expire.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from backend import clock
 from backend.config import Settings
+from backend.ids import new_id
 from backend.jobs import queue
 from backend.networks import oauth_apps
 from backend.networks import tokens as net
+from backend.networks.watchdog import Watchdog
 from backend.services import adapters, events
 from backend.services.publishing import decide
 from backend.services.publishing.apply import apply, lock_post, state_of, unresolved_attempts
+from backend.store import secretbox
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostTarget
 
@@ -41,6 +47,9 @@ log = logging.getLogger("socialpub.tokens")
 REFRESH_JOB = "token.refresh"
 SWEEP_EVERY_S = 60.0
 REFRESH_MAX_ATTEMPTS = 10  # transient failures: retried with the worker's backoff (30 s doubling, capped at 1 h)
+# a refresh job that died (its tries spent during an outage, or the app's configuration refused) holds its dedupe
+# key; the sweep queues it again, while the account is still due, once it has been dead this long
+DEAD_REFRESH_RETRY_S = SWEEP_EVERY_S * 10
 
 GrantDead = net.GrantDead
 RefreshTransient = net.RefreshTransient
@@ -106,25 +115,66 @@ def sweep(settings: Settings, now: datetime | None = None) -> int:
         (Account.kind == "live") & (Account.status == "active") & Account.token_expires_at.is_null(False)
         & (Account.token_expires_at <= now + margin(settings)) & Account.refresh_token.is_null(False)))
     jobs = [dict(kind=REFRESH_JOB, payload={"account_id": a.id}, workspace_id=a.workspace_id,
-                 dedupe_key=f"token:{a.id}:{clock.iso(a.token_expires_at)}", lane=a.platform,
+                 dedupe_key=refresh_key(a.id, a.token_expires_at), lane=a.platform,
                  max_attempts=REFRESH_MAX_ATTEMPTS)
             for a in rows if due(a, now, settings)]
     if jobs:
         with tx():
             queue.enqueue_many(jobs, if_absent=True)
+            revived = queue.revive([j["dedupe_key"] for j in jobs],
+                                   dead_before=now - timedelta(seconds=DEAD_REFRESH_RETRY_S))
+        if revived:
+            log.info("%d dead token refresh job(s) queued again: their accounts are still due", revived)
     warn_expiring(settings, now)
     return len(jobs)
 
 
+def refresh_key(account_id: str, expires_at: datetime | None) -> str:
+    """The refresh job's dedupe key: one per account and expiry."""
+    return f"token:{account_id}:{clock.iso(expires_at)}"
+
+
+def refresh_died(account_id: str, error: str) -> None:
+    """A refresh job died (its tries spent, or refused for good): said at WARNING with the account, findable;
+    the sweep asks again later while the account is due (DEAD_REFRESH_RETRY_S)."""
+    acc = Account.get_or_none(Account.id == account_id)
+    log.warning("account %s (%s): the token refresh job gave up (%s); the token expires at %s; the sweep tries "
+                "again in %d s while it is due", account_id, acc.platform if acc else "?", error,
+                clock.iso(acc.token_expires_at) if acc else "?", DEAD_REFRESH_RETRY_S)
+
+
 # ---- one refresh ----------------------------------------------------------------------------------------
+STORE_BACKOFF_S = (0.05, 0.25, 1.0, 3.0)  # the store of a refreshed pair is tried once, then after each of these
+GRACE = "grace"  # the lease token of a lease held for a refresh that may still be in flight (see refresh_account)
+
+
+def lease_of(settings: Settings) -> timedelta:
+    """How long a refresh holds the account: the refresh call's hard deadline (`deadline_s`) plus 30 s to
+    store its answer."""
+    return timedelta(seconds=deadline_s(settings) + 30)
+
+
+def deadline_s(settings: Settings) -> float:
+    """The whole refresh call's bound (a watchdog shuts its connection down): two network timeouts."""
+    return settings.network_timeout_s * 2
+
+
 def refresh_account(account_id: str, settings: Settings, *, force: bool = False) -> Refreshed:
     """Refresh the account's token if it is due (or `force`). Raises RefreshBusy (another refresh is in
-    flight), RefreshTransient (try again later: the account is untouched), RefreshRejected (the app's
-    configuration: the account is untouched), NotRefreshable, NotConfigured. A dead grant is not raised: the
-    account turns needs_reauth (mark_needs_reauth) and the result says `dead`."""
+    flight, or may be: try again after `until`), RefreshTransient (try again later: the account is untouched),
+    RefreshRejected (the app's configuration: the account is untouched), NotRefreshable, NotConfigured,
+    SecretsKeyError (the secrets key cannot encrypt: nothing sent). A dead grant is not raised: the account
+    turns needs_reauth (mark_needs_reauth) and the result says `dead`.
+
+    One refresh at a time: the refresh takes the account's lease (`token_refresh_until`, under its own lease
+    token), calls the network with a hard deadline shorter than the lease, stores the answer only if nobody
+    else stored a pair meanwhile (and, unless its answer rotated the refresh token, only if it still holds the
+    lease), and releases only its own lease, whatever happens."""
     now = clock.now()
     app = oauth_apps.app(_platform(account_id), settings)  # NotConfigured before anything is held
-    lease = timedelta(seconds=settings.network_timeout_s * 2 + 30)
+    secretbox.encrypt("probe")  # the new pair must be storable before the network retires the old one
+    lease = lease_of(settings)
+    mine = new_id("lease")
     with tx():
         acc = locked(Account.select().where(Account.id == account_id)).first()
         if acc is None or acc.kind != "live" or acc.status != "active":
@@ -135,35 +185,97 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
             return Refreshed("fresh", acc.access_token, acc.token_expires_at)
         if acc.token_refresh_until is not None and acc.token_refresh_until > now:
             raise RefreshBusy(acc.token_refresh_until)
-        Account.update(token_refresh_until=now + lease).where(Account.id == acc.id).execute()
+        # an expired lease not released: its refresh may still be in flight (a suspended process), or it died
+        took_over = acc.token_refresh_until is not None and acc.token_refresh_lease != GRACE
+        Account.update(token_refresh_until=now + lease, token_refresh_lease=mine).where(
+            Account.id == acc.id).execute()
         sent = acc.refresh_token
     try:
-        with adapters.network_client(settings, acc.platform) as client:
-            got = net.refresh(app, client, sent, now=now)
-    except net.GrantDead as exc:
-        with tx():
-            current = Account.get_or_none(Account.id == account_id)
-            if current is not None and current.refresh_token != sent:  # refreshed meanwhile: not dead
-                _release(account_id)
-                return Refreshed("fresh", current.access_token, current.token_expires_at)
-        log.warning("account %s (%s): the grant is dead (%s): needs_reauth", account_id, acc.platform, exc.code)
-        mark_needs_reauth(account_id, f"{exc.code}: {exc.detail}" if exc.detail else exc.code)
-        return Refreshed("dead")
-    except BaseException as exc:
-        _release(account_id)
-        if isinstance(exc, net.RefreshError):
+        try:
+            with adapters.network_client(settings, acc.platform) as client, \
+                    Watchdog(deadline_s(settings)).running() as dog:
+                got = net.refresh(app, client, sent, now=now, watchdog=dog)
+        except net.GrantDead as exc:
+            return _grant_dead(acc, sent, mine, took_over, exc, settings)
+        except net.RefreshError as exc:
             log.warning("account %s (%s): token refresh failed: %s", account_id, acc.platform, exc)
-        raise
-    with tx():  # ONE transaction: a rotated refresh token must never be lost while its access token is kept
-        refresh_at = got.refresh_expires_at if (got.refresh_expires_at or got.refresh_token != sent) \
-            else acc.refresh_expires_at
-        Account.update(access_token=got.access_token, refresh_token=got.refresh_token or sent,
-                       token_expires_at=got.expires_at, refresh_expires_at=refresh_at, token_refresh_until=None,
-                       token_warned_for=None).where(
-            (Account.id == account_id) & (Account.status != "disconnected")).execute()  # removed meanwhile: no
-    log.info("account %s (%s): token refreshed, valid until %s%s", account_id, acc.platform,
-             clock.iso(got.expires_at), " (refresh token rotated)" if got.refresh_token != sent else "")
+            raise
+        return _store(acc, sent, mine, got)
+    finally:
+        _release(account_id, mine)
+
+
+def _grant_dead(acc: Account, sent: str | None, mine: str, took_over: bool, exc: net.GrantDead,
+                settings: Settings) -> Refreshed:
+    current = Account.get_or_none(Account.id == acc.id)
+    if current is not None and current.refresh_token != sent:  # refreshed meanwhile: not dead
+        return Refreshed("fresh", current.access_token, current.token_expires_at)
+    if took_over:
+        # the lease we took had run out unreleased: its refresh may be in flight still, and may have rotated the
+        # refresh token we sent. Hold the account a lease longer (GRACE) so that refresh can store its answer;
+        # try once more then: a dead grant answered again is dead.
+        until = clock.now() + lease_of(settings)
+        with tx():
+            Account.update(token_refresh_until=until, token_refresh_lease=GRACE).where(
+                (Account.id == acc.id) & (Account.token_refresh_lease == mine)).execute()
+        log.warning("account %s (%s): %s right after taking over an unreleased refresh lease: another refresh may "
+                    "have rotated the token; trying again after %s", acc.id, acc.platform, exc.code,
+                    clock.iso(until))
+        raise RefreshBusy(until)
+    log.warning("account %s (%s): the grant is dead (%s): needs_reauth", acc.id, acc.platform, exc.code)
+    mark_needs_reauth(acc.id, f"{exc.code}: {exc.detail}" if exc.detail else exc.code)
+    return Refreshed("dead")
+
+
+def _store(acc: Account, sent: str | None, mine: str, got: net.TokenSet) -> Refreshed:
+    """Store the new pair in ONE transaction (a rotated refresh token is never kept apart from its access
+    token), tried again on a failure of the store (a locked SQLite, a serialization failure or a dropped
+    connection at COMMIT): the network may have retired `sent`, so this pair may be the grant's only key."""
+    rotated = got.refresh_token != sent
+    for attempt, pause in enumerate((*STORE_BACKOFF_S, None)):
+        try:
+            with tx():
+                stored = _store_once(acc, sent, mine, got, rotated)
+            break
+        except Exception as exc:  # noqa: BLE001  (whatever failed, the pair is only in memory: try again)
+            if pause is None:
+                log.error("account %s (%s): the refreshed token could not be stored after %d tries (%s: %s)%s",
+                          acc.id, acc.platform, attempt + 1, type(exc).__name__, exc,
+                          ": the network has rotated the refresh token, which is LOST; the account will need "
+                          "to be reconnected" if rotated else "")
+                raise
+            log.warning("account %s (%s): storing the refreshed token failed (%s: %s); trying again in %g s",
+                        acc.id, acc.platform, type(exc).__name__, exc, pause)
+            time.sleep(pause)
+    if stored is not None:
+        return stored
+    log.info("account %s (%s): token refreshed, valid until %s%s", acc.id, acc.platform,
+             clock.iso(got.expires_at), " (refresh token rotated)" if rotated else "")
     return Refreshed("refreshed", got.access_token, got.expires_at)
+
+
+def _store_once(acc: Account, sent: str | None, mine: str, got: net.TokenSet, rotated: bool) -> Refreshed | None:
+    """One try of the store (inside its transaction). None: stored; else what is there instead."""
+    current = locked(Account.select().where(Account.id == acc.id)).first()
+    other_stored = current is not None and (current.refresh_token != sent
+                                            or current.access_token != acc.access_token)
+    if current is None or current.status != "active" or other_stored \
+            or (current.token_refresh_lease not in (mine, None) and not rotated):
+        # removed, reconnected or needs_reauth meanwhile; or another refresh stored its pair, or holds the lease
+        # (our answer did not rotate the refresh token: theirs is as good): theirs is kept
+        log.warning("account %s (%s): a refresh answered after the account changed (%s); its token is not "
+                    "stored%s", acc.id, acc.platform,
+                    "gone" if current is None else current.status if current.status != "active"
+                    else "another refresh stored a token" if other_stored else "another refresh holds it",
+                    " although the network rotated the refresh token" if rotated else "")
+        if current is None or current.status != "active":
+            return Refreshed("fresh")
+        return Refreshed("fresh", current.access_token, current.token_expires_at)
+    refresh_at = got.refresh_expires_at if (got.refresh_expires_at or rotated) else acc.refresh_expires_at
+    Account.update(access_token=got.access_token, refresh_token=got.refresh_token or sent,
+                   token_expires_at=got.expires_at, refresh_expires_at=refresh_at, token_refresh_until=None,
+                   token_refresh_lease=None, token_warned_for=None).where(Account.id == acc.id).execute()
+    return None
 
 
 def _platform(account_id: str) -> str:
@@ -171,18 +283,22 @@ def _platform(account_id: str) -> str:
     return acc.platform if acc is not None else ""
 
 
-def _release(account_id: str) -> None:
+def _release(account_id: str, lease: str) -> None:
+    """Release the account's refresh lease if it is still `lease` (never another refresh's)."""
     with tx():
-        Account.update(token_refresh_until=None).where(Account.id == account_id).execute()
+        Account.update(token_refresh_until=None, token_refresh_lease=None).where(
+            (Account.id == account_id) & (Account.token_refresh_lease == lease)).execute()
 
 
 # ---- a dead grant ---------------------------------------------------------------------------------------
-def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
+def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_target: str | None = None) -> int:
     """The account's grant is dead: in ONE transaction the account turns `needs_reauth`, an `account.needs_reauth`
     event is recorded, and each of its `pending` targets (not accepted by a network, no call in flight) fails
     `permanent` saying to reconnect — through the engine's decide + apply, so posts settle and their
     `publish.failed` events fire. Returns how many targets failed (0 and nothing done when the account was not
-    active any more). Locks: the posts (in id order), then the account, then each target (the engine's order
+    active any more). `refused_target`: the target whose publication the network refused for the token (failed
+    already by the engine), listed first in the event's failedTargets. Every way an account turns needs_reauth
+    comes here: a dead grant at refresh, `accounts check`, a publication or a TikTok call refused. Locks: the posts (in id order), then the account, then each target (the engine's order
     is post, then target)."""
     pending = (PostTarget.select(PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
                .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
@@ -194,17 +310,18 @@ def mark_needs_reauth(account_id: str, detail: str | None = None) -> int:
         acc = locked(Account.select().where(Account.id == account_id)).first()
         if acc is None or acc.status != "active":
             return 0
-        Account.update(status="needs_reauth", token_refresh_until=None).where(Account.id == account_id).execute()
+        Account.update(status="needs_reauth", token_refresh_until=None, token_refresh_lease=None).where(Account.id == account_id).execute()
         targets = list(PostTarget.select().where(
             (PostTarget.account == account_id) & (PostTarget.status == "pending") & PostTarget.tracking_ref.is_null()
             & PostTarget.post.in_(list(posts))).order_by(PostTarget.post, PostTarget.position))
         events.record(acc.workspace_id, "account.needs_reauth", {
             "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
             "reason": detail, "reconnect": reconnect_command(acc.platform),
-            "failedTargets": [t.id for t in targets]}, subject_id=acc.id)
+            "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in targets]},
+            subject_id=acc.id)
         for t in targets:
-            apply(decide.grant_dead(state_of(t, posts[t.post_id]), now, detail,
-                                    unresolved=bool(unresolved_attempts(t.id))))
+            apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
+                                          unresolved=bool(unresolved_attempts(t.id))))
     log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, acc.platform, len(targets))
     return len(targets)
 

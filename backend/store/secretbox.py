@@ -136,7 +136,10 @@ class Keyring:
         self._load(create=True)
 
     def encrypt(self, text: str) -> str:
-        return PREFIX + self._load(create=True).encrypt(text.encode()).decode()
+        """Never with a key made up on the spot: a missing key file (a restore without it, a cleaned data dir)
+        is an error, not a new key that the values already stored could not be read with (`ensure` at init
+        makes the key; migration 0020 made it for data dirs older than it)."""
+        return PREFIX + self._load(create=False).encrypt(text.encode()).decode()
 
     def decrypt(self, stored: str) -> str:
         token = stored[len(PREFIX):].encode()

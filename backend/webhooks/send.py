@@ -5,7 +5,6 @@ request bounded by `webhook_timeout_s`, at most 64 KiB of the answer read."""
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ import httpcore
 from backend.config import Settings
 from backend.media.fetch import FetchError, PinnedBackend, check_url, host_header
 from backend.networks.http import parse_retry_after
+from backend.networks.watchdog import Watchdog
 
 USER_AGENT = "socialpub-webhooks/1.0"
 ANSWER_BYTES = 64 * 1024
@@ -46,10 +46,9 @@ def post(url: str, body: bytes, headers: dict[str, str], settings: Settings) -> 
         target = check_url(url, settings)
     except FetchError as exc:
         return Answer(None, took(), f"refused: {exc.message}", refused=exc.rule in ("scheme", "address"))
-    backend = PinnedBackend(target.addresses)
     timeout = settings.webhook_timeout_s
-    watchdog = threading.Timer(timeout, backend.kill)
-    watchdog.daemon = True
+    watchdog = Watchdog(timeout)
+    backend = PinnedBackend(target.addresses, watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
     request_url = httpcore.URL(scheme=target.scheme.encode(), host=target.host.encode("ascii"), port=target.port,
                                target=target.target.encode("utf-8", "surrogateescape"))
@@ -70,13 +69,13 @@ def post(url: str, body: bytes, headers: dict[str, str], settings: Settings) -> 
             retry_after = next((v.decode("latin-1") for k, v in response.headers if k.lower() == b"retry-after"),
                                None)
     except Exception as exc:  # noqa: BLE001  (every way a request can fail is an attempt's error)
-        if backend.killed or isinstance(exc, httpcore.TimeoutException):  # the watchdog, or a phase's own timeout
+        if watchdog.fired or isinstance(exc, httpcore.TimeoutException):  # the watchdog, or a phase's own timeout
             return Answer(None, took(), f"timed out after {timeout:g} s")
         if isinstance(exc, httpcore.ConnectError):
             return Answer(None, took(), f"could not connect: {exc or 'connection refused'}")
         return Answer(None, took(), f"the request failed: {type(exc).__name__}: {exc}")
     finally:
-        watchdog.cancel()
+        watchdog.stop()
         with contextlib.suppress(Exception):
             pool.close()
     if 200 <= status < 300:

@@ -102,7 +102,9 @@ def accounts_remove(account_id: str, out: Output) -> None:
 
 # ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
 class _Callback:
-    """The loopback redirect listener: one GET on 127.0.0.1 carrying the network's `code` and `state`."""
+    """The loopback redirect listener: one GET on 127.0.0.1 carrying the network's `code` and the connection's
+    `state` (`expect`). A callback with another state (a stray request, another tab, a page probing loopback) is
+    answered 400 and the listener keeps waiting for the real redirect."""
 
     def __init__(self, port: int) -> None:
         import http.server
@@ -110,7 +112,9 @@ class _Callback:
         from urllib.parse import parse_qs, urlsplit
 
         self.params: dict[str, str] | None = None
+        self.state: str | None = None  # the connection's, once the server gave it (expect)
         self.done = threading.Event()
+        self.lock = threading.Lock()
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -120,6 +124,14 @@ class _Callback:
                     self.send_error(404)
                     return
                 got = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                with listener.lock:
+                    mine = listener.state is not None and got.get("state") == listener.state \
+                        and listener.params is None
+                    if mine:
+                        listener.params = got
+                if not mine:
+                    self.send_error(400, "not the redirect of this connection")
+                    return
                 ok = "code" in got and "error" not in got
                 page = ("<h1>socialpub: authorised</h1><p>You can close this tab and return to the terminal.</p>"
                         if ok else "<h1>socialpub: not authorised</h1><p>Return to the terminal.</p>").encode()
@@ -128,9 +140,7 @@ class _Callback:
                 self.send_header("Content-Length", str(len(page)))
                 self.end_headers()
                 self.wfile.write(page)
-                if listener.params is None:
-                    listener.params = got
-                    listener.done.set()
+                listener.done.set()
 
             def log_message(self, format: str, *args: object) -> None:  # the query holds the code: never logged
                 pass
@@ -139,6 +149,9 @@ class _Callback:
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, name="oauth-callback", daemon=True)
         self.thread.start()
+
+    def expect(self, state: str) -> None:
+        self.state = state
 
     @property
     def redirect_uri(self) -> str:
@@ -194,8 +207,11 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
               help="Seconds to wait for the browser's redirect.")
 @click.option("--pick", multiple=True, metavar="EXTERNAL_ID", help="Connect this account of the grant (repeat).")
 @click.option("--all", "take_all", is_flag=True, help="Connect every account the grant reaches.")
-@click.option("--access-token", default=None, help="Connect with a token obtained elsewhere (no browser).")
-@click.option("--refresh-token", default=None, help="With --access-token: its refresh token.")
+@click.option("--access-token", default=None, envvar="SOCIALPUB_CONNECT_ACCESS_TOKEN",
+              help="Connect with a token obtained elsewhere (no browser). '-' reads it from stdin (a second line: the "
+                   "refresh token), keeping tokens out of `ps` and shell history; also $SOCIALPUB_CONNECT_ACCESS_TOKEN.")
+@click.option("--refresh-token", default=None, envvar="SOCIALPUB_CONNECT_REFRESH_TOKEN",
+              help="With --access-token: its refresh token (also $SOCIALPUB_CONNECT_REFRESH_TOKEN).")
 @click.option("--expires-in", type=click.IntRange(1), default=None, help="With --access-token: its life in seconds.")
 @click.option("--external-id", default=None, help="With --access-token: the account, when the token reaches several.")
 @api_command
@@ -213,8 +229,15 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
       socialpub accounts connect facebook
       socialpub accounts connect linkedin --no-browser --all --json
       socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
+      printf '%s\n%s\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
     """
     client = get_client(worker=False)
+    if access_token == "-":
+        given = click.get_text_stream("stdin").read().split()
+        if not given:
+            raise click.UsageError("--access-token -: no token on stdin")
+        access_token = given[0]
+        refresh_token = refresh_token or (given[1] if len(given) > 1 else None)
     if access_token:
         acc = client.connect_account_token(network, access_token, refresh_token=refresh_token, expires_in=expires_in,
                                            external_id=external_id, name=name)
@@ -230,6 +253,7 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
         raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
     try:
         started = client.start_oauth(network, listener.redirect_uri, name)
+        listener.expect(started.state)
         if no_browser or not webbrowser.open(started.authorize_url):
             out.note("Open this URL in a browser to authorise socialpub:")
             out.note(started.authorize_url)
@@ -243,9 +267,6 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
         listener.close()
     if params is None:
         raise click.ClickException(f"no redirect from {network} within {timeout_s:g} s: nothing was connected")
-    if params.get("state") != started.state:
-        raise click.ClickException("the redirect's state does not match this connection (refused: possible "
-                                   "cross-site request); nothing was connected")
     if "error" in params or "code" not in params:
         reason = params.get("error_description") or params.get("error") or "no code"
         raise click.ClickException(f"{network} did not authorise socialpub: {reason}")

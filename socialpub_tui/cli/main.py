@@ -51,6 +51,9 @@ class LazyGroup(click.Group):
         if name in COMMANDS:
             module, attr, _ = COMMANDS[name]
             if module == OPERATOR_GROUP[0]:
+                from socialpub_tui import startup_done
+
+                startup_done()  # the backend's commands (serve, worker: long-running) with the default collector
                 group: click.Group = getattr(importlib.import_module(module), OPERATOR_GROUP[1])
                 return group.get_command(ctx, name)
             return getattr(importlib.import_module(module), attr)

@@ -6,53 +6,53 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from backend.schemas.accounts import (
-    AccountCheck,
-    AccountList,
-    AccountOut,
-    ConnectedAccounts,
-    OAuthFinished,
-    OAuthStarted,
-)
-from backend.schemas.activity import ActivityOut
-from backend.schemas.auth import SessionOut
-from backend.schemas.credits import CreditHistory
-from backend.schemas.generations import (
-    GenerationCreate,
-    GenerationDeleted,
-    GenerationList,
-    GenerationOut,
-    GenerationQuote,
-)
-from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
-from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
-from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
-from backend.schemas.sandbox import SandboxPublishedList
-from backend.schemas.tiktok import (
-    TERMINAL_STATUSES,
-    TikTokPhotoCreate,
-    TikTokPhotoOut,
-    TikTokStatusOut,
-    TikTokVideoCreate,
-    TikTokVideoOut,
-)
-from backend.schemas.webhooks import (
-    DeliveryList,
-    DeliveryOut,
-    EventOut,
-    RedeliverOut,
-    WebhookDeleted,
-    WebhookList,
-    WebhookOut,
-    WebhookPatch,
-    WebhookTestOut,
-    WebhookWithSecret,
-)
-from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+if TYPE_CHECKING:
+    from backend.schemas.accounts import (
+        AccountCheck,
+        AccountList,
+        AccountOut,
+        ConnectedAccounts,
+        OAuthFinished,
+        OAuthStarted,
+    )
+    from backend.schemas.activity import ActivityOut
+    from backend.schemas.auth import SessionOut
+    from backend.schemas.credits import CreditHistory
+    from backend.schemas.generations import (
+        GenerationCreate,
+        GenerationDeleted,
+        GenerationList,
+        GenerationOut,
+        GenerationQuote,
+    )
+    from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
+    from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.sandbox import SandboxPublishedList
+    from backend.schemas.tiktok import (
+        TikTokPhotoCreate,
+        TikTokPhotoOut,
+        TikTokStatusOut,
+        TikTokVideoCreate,
+        TikTokVideoOut,
+    )
+    from backend.schemas.webhooks import (
+        DeliveryList,
+        DeliveryOut,
+        EventOut,
+        RedeliverOut,
+        WebhookDeleted,
+        WebhookList,
+        WebhookOut,
+        WebhookPatch,
+        WebhookTestOut,
+        WebhookWithSecret,
+    )
+    from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
     Call,
@@ -246,6 +246,8 @@ class AsyncClient(ClientBase):
                           timeout: float | None = calls.TIKTOK_WAIT_S,  # noqa: ASYNC109 (same API as Client)
                           interval: float | None = None,
                           on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
+        from backend.schemas.tiktok import TERMINAL_STATUSES
+
         interval = self.poll_interval if interval is None else interval
         deadline = None if timeout is None else time.monotonic() + timeout
         status = await self.tiktok_status(publish_id, channel_id)
@@ -375,6 +377,8 @@ class AsyncClient(ClientBase):
                                 idempotency_key: str | None = None) -> GenerationOut | GenerationQuote:
         """Create an image or a 5/10/15 s video (202 `pending`); with `dry_run`, only the cost and the balance
         after. `idempotency_key`: as the sync client's."""
+        from backend.schemas.generations import GenerationCreate
+
         if idempotency_key is not None and not dry_run:
             body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
                     else dict(body)) | {"idempotencyKey": idempotency_key}

@@ -1,61 +1,60 @@
 """Every /v1 endpoint as a Call: path, method, body, auth and the response model from backend.schemas
-(the wire format is defined once, there). The sync and async clients run these."""
+(the wire format is defined once, there). The sync and async clients run these.
+
+Each function imports the schemas it uses when it is called (the module-level imports are for the type checker):
+the fifteen schema modules cost ~45 ms to import, and a client — the TUI's launch, a CLI command — needs two or
+three of them."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from backend.schemas.accounts import (
-    AccountCheck,
-    AccountCreate,
-    AccountList,
-    AccountOut,
-    ConnectedAccounts,
-    OAuthConnect,
-    OAuthFinish,
-    OAuthFinished,
-    OAuthStart,
-    OAuthStarted,
-    TokenConnect,
-)
-from backend.schemas.activity import ActivityOut
-from backend.schemas.auth import LoginRequest, SessionOut
-from backend.schemas.credits import CreditHistory
-from backend.schemas.generations import (
-    GenerationCreate,
-    GenerationDeleted,
-    GenerationList,
-    GenerationOut,
-    GenerationQuote,
-)
-from backend.schemas.keys import KeyCreate, KeyCreated, KeyDeleted, KeyList
-from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
-from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
-from backend.schemas.sandbox import SandboxPublishedList
-from backend.schemas.tiktok import (
-    TikTokPhotoCreate,
-    TikTokPhotoOut,
-    TikTokStatusOut,
-    TikTokVideoCreate,
-    TikTokVideoOut,
-)
-from backend.schemas.webhooks import (
-    DeliveryList,
-    EventOut,
-    RedeliverOut,
-    WebhookCreate,
-    WebhookDeleted,
-    WebhookList,
-    WebhookOut,
-    WebhookPatch,
-    WebhookTestOut,
-    WebhookWithSecret,
-)
-from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+if TYPE_CHECKING:
+    from backend.schemas.accounts import (
+        AccountCheck,
+        AccountList,
+        AccountOut,
+        ConnectedAccounts,
+        OAuthFinished,
+        OAuthStarted,
+    )
+    from backend.schemas.activity import ActivityOut
+    from backend.schemas.auth import SessionOut
+    from backend.schemas.credits import CreditHistory
+    from backend.schemas.generations import (
+        GenerationCreate,
+        GenerationDeleted,
+        GenerationList,
+        GenerationOut,
+        GenerationQuote,
+    )
+    from backend.schemas.keys import KeyCreated, KeyDeleted, KeyList
+    from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.sandbox import SandboxPublishedList
+    from backend.schemas.tiktok import (
+        TikTokPhotoCreate,
+        TikTokPhotoOut,
+        TikTokStatusOut,
+        TikTokVideoCreate,
+        TikTokVideoOut,
+    )
+    from backend.schemas.webhooks import (
+        DeliveryList,
+        EventOut,
+        RedeliverOut,
+        WebhookDeleted,
+        WebhookList,
+        WebhookOut,
+        WebhookPatch,
+        WebhookTestOut,
+        WebhookWithSecret,
+    )
+    from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client._core import Call, clean, dump
 from socialpub_tui.client.errors import ApiError
 
@@ -69,6 +68,8 @@ def health() -> Call[dict[str, Any]]:
 
 
 def login(email: str, password: str) -> Call[SessionOut]:
+    from backend.schemas.auth import LoginRequest, SessionOut
+
     return Call("POST", "/v1/auth/login", SessionOut, json=dump(LoginRequest(email=email, password=password)),
                 auth="none", optional_extension="POST /v1/auth/login")
 
@@ -77,30 +78,42 @@ def login(email: str, password: str) -> Call[SessionOut]:
 
 def create_key(name: str = "API key", expires_in_days: int | None = 90,
                scopes: list[str] | None = None) -> Call[KeyCreated]:
+    from backend.schemas.keys import KeyCreate, KeyCreated
+
     body = KeyCreate.model_validate(clean({"name": name, "scopes": scopes}) | {"expires_in_days": expires_in_days})
     return Call("POST", "/v1/api-keys", KeyCreated, json=body.model_dump(mode="json", by_alias=True,
                                                                           exclude_none=False), auth="session")
 
 
 def list_keys() -> Call[KeyList]:
+    from backend.schemas.keys import KeyList
+
     return Call("GET", "/v1/api-keys", KeyList, auth="session")
 
 
 def revoke_key(key_id: str) -> Call[KeyDeleted]:
+    from backend.schemas.keys import KeyDeleted
+
     return Call("DELETE", f"/v1/api-keys/{_id(key_id)}", KeyDeleted, auth="session")
 
 
 def purge_key(key_id: str) -> Call[KeyDeleted]:
+    from backend.schemas.keys import KeyDeleted
+
     return Call("DELETE", f"/v1/api-keys/{_id(key_id)}", KeyDeleted, params={"purge": "true"}, auth="session")
 
 
 # ---- workspace ---------------------------------------------------------------------------------------------
 
 def get_workspace() -> Call[WorkspaceOut]:
+    from backend.schemas.workspace import WorkspaceOut
+
     return Call("GET", "/v1/workspace", WorkspaceOut)
 
 
 def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOut]:
+    from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+
     patch = changes if isinstance(changes, WorkspacePatch) else WorkspacePatch.model_validate(changes)
     return Call("PATCH", "/v1/workspace", WorkspaceOut, json=dump(patch), auth="session",
                 optional_extension="PATCH /v1/workspace")
@@ -109,32 +122,44 @@ def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOu
 # ---- accounts ----------------------------------------------------------------------------------------------
 
 def list_accounts() -> Call[AccountList]:
+    from backend.schemas.accounts import AccountList
+
     return Call("GET", "/v1/accounts", AccountList)
 
 
 def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call[AccountOut]:
+    from backend.schemas.accounts import AccountCreate, AccountOut
+
     body = AccountCreate.model_validate({"platform": platform, "name": name, "behaviour": behaviour})
     return Call("POST", "/v1/accounts", AccountOut, json=dump(body) | {"kind": "sandbox"}, auth="session",
                 optional_extension="POST /v1/accounts")
 
 
 def remove_account(account_id: str) -> Call[AccountOut]:
+    from backend.schemas.accounts import AccountOut
+
     return Call("DELETE", f"/v1/accounts/{_id(account_id)}", AccountOut, auth="session",
                 optional_extension="DELETE /v1/accounts/:id")
 
 
 def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
+    from backend.schemas.accounts import OAuthStart, OAuthStarted
+
     body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
     return Call("POST", "/v1/accounts/oauth/start", OAuthStarted, json=dump(body), auth="session",
                 optional_extension="POST /v1/accounts/oauth/start")
 
 
 def finish_oauth(state: str, code: str) -> Call[OAuthFinished]:
+    from backend.schemas.accounts import OAuthFinish, OAuthFinished
+
     return Call("POST", "/v1/accounts/oauth/finish", OAuthFinished, json=dump(OAuthFinish(state=state, code=code)),
                 auth="session", optional_extension="POST /v1/accounts/oauth/finish")
 
 
 def connect_oauth_accounts(grant_id: str, external_ids: list[str]) -> Call[ConnectedAccounts]:
+    from backend.schemas.accounts import ConnectedAccounts, OAuthConnect
+
     return Call("POST", f"/v1/accounts/oauth/{_id(grant_id)}/connect", ConnectedAccounts,
                 json=dump(OAuthConnect(external_ids=external_ids)), auth="session",
                 optional_extension="POST /v1/accounts/oauth/:grantId/connect")
@@ -143,6 +168,8 @@ def connect_oauth_accounts(grant_id: str, external_ids: list[str]) -> Call[Conne
 def connect_account_token(platform: str, access_token: str, *, refresh_token: str | None = None,
                           expires_in: int | None = None, external_id: str | None = None,
                           name: str | None = None) -> Call[AccountOut]:
+    from backend.schemas.accounts import AccountOut, TokenConnect
+
     body = TokenConnect.model_validate({"platform": platform, "access_token": access_token,
                                         "refresh_token": refresh_token, "expires_in": expires_in,
                                         "external_id": external_id, "name": name})
@@ -151,6 +178,8 @@ def connect_account_token(platform: str, access_token: str, *, refresh_token: st
 
 
 def check_account(account_id: str) -> Call[AccountCheck]:
+    from backend.schemas.accounts import AccountCheck
+
     return Call("POST", f"/v1/accounts/{_id(account_id)}/check", AccountCheck, auth="session",
                 optional_extension="POST /v1/accounts/:id/check")
 
@@ -158,11 +187,15 @@ def check_account(account_id: str) -> Call[AccountCheck]:
 # ---- posts -------------------------------------------------------------------------------------------------
 
 def create_post(post: PostCreate | dict[str, Any]) -> Call[PostOut]:
+    from backend.schemas.posts import PostCreate, PostOut
+
     body = post if isinstance(post, PostCreate) else PostCreate.model_validate(post)
     return Call("POST", "/v1/posts", PostOut, json=dump(body))
 
 
 def get_post(post_id: str) -> Call[PostOut]:
+    from backend.schemas.posts import PostOut
+
     return Call("GET", f"/v1/posts/{_id(post_id)}", PostOut)
 
 
@@ -175,6 +208,8 @@ def list_posts(*, cursor: str | None = None, limit: int | None = None, status: l
     `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
     scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
     must match."""
+    from backend.schemas.posts import PostList
+
     params = {"cursor": cursor, "limit": limit, "status": status or None, "platform": platform,
               "accountId": account_id, "from": since, "to": until, "timeField": time_field,
               "idempotencyKey": idempotency_key, "q": q or None, "order": order, "label": label or None}
@@ -182,6 +217,8 @@ def list_posts(*, cursor: str | None = None, limit: int | None = None, status: l
 
 
 def edit_post(post_id: str, changes: PostPatch | dict[str, Any]) -> Call[PostOut]:
+    from backend.schemas.posts import PostOut, PostPatch
+
     patch = changes if isinstance(changes, PostPatch) else PostPatch.model_validate(changes)
     return Call("PATCH", f"/v1/posts/{_id(post_id)}", PostOut, json=dump(patch))
 
@@ -212,6 +249,8 @@ def retry_body(post: PostOut) -> tuple[dict[str, Any] | None, list[Any], list[An
 def activity(*, days: int | None = None, tz: str | None = None, failures: int | None = None) -> Call[ActivityOut]:
     """Outcomes per local day of `tz` over the last `days` days and the latest failures (extension
     GET /v1/activity)."""
+    from backend.schemas.activity import ActivityOut
+
     return Call("GET", "/v1/activity", ActivityOut, params={"days": days, "tz": tz, "failures": failures},
                 optional_extension="GET /v1/activity")
 
@@ -273,6 +312,8 @@ class AsyncBase64FileBody:
 
 
 def upload_media_url(url: str) -> Call[MediaOut]:
+    from backend.schemas.media import MediaCreate, MediaOut
+
     return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
 
 
@@ -280,6 +321,8 @@ def upload_media_file(path: str | Path, progress: Callable[[int], None] | None =
                       asynchronous: bool = False) -> Call[MediaOut]:
     """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit.
     `asynchronous`: the body for the async client (AsyncClient.upload_media_file)."""
+    from backend.schemas.media import MediaOut
+
     body = Base64FileBody(Path(path), progress)
     if body.length > MAX_MEDIA_BODY:
         raise ApiError(0, "payload_too_large",
@@ -292,6 +335,8 @@ def upload_media_file(path: str | Path, progress: Callable[[int], None] | None =
 
 def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[CreditHistory]:
     """The balance and the credit ledger, newest first (extension GET /v1/credits)."""
+    from backend.schemas.credits import CreditHistory
+
     return Call("GET", "/v1/credits", CreditHistory, params={"cursor": cursor, "limit": limit},
                 optional_extension="GET /v1/credits")
 
@@ -299,32 +344,44 @@ def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[Cred
 def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None,
                sha256: str | None = None) -> Call[MediaList]:
     """A page of the media library; `sha256`: only the files with these stored bytes."""
+    from backend.schemas.media import MediaList
+
     return Call("GET", "/v1/media", MediaList,
                 params={"cursor": cursor, "limit": limit, "type": type, "sha256": sha256},
                 optional_extension="GET /v1/media")
 
 
 def get_media(key: str) -> Call[MediaItem]:
+    from backend.schemas.media import MediaItem
+
     return Call("GET", f"/v1/media/{_id(key)}", MediaItem, optional_extension="GET /v1/media/:key")
 
 
 def delete_media(key: str) -> Call[MediaDeleted]:
+    from backend.schemas.media import MediaDeleted
+
     return Call("DELETE", f"/v1/media/{_id(key)}", MediaDeleted, optional_extension="DELETE /v1/media/:key")
 
 
 # ---- dedicated tiktok publishing ---------------------------------------------------------------------------
 
 def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTokPhotoOut]:
+    from backend.schemas.tiktok import TikTokPhotoCreate, TikTokPhotoOut
+
     model = body if isinstance(body, TikTokPhotoCreate) else TikTokPhotoCreate.model_validate(body)
     return Call("POST", "/v1/publish/tiktok/photo", TikTokPhotoOut, json=dump(model))
 
 
 def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTokVideoOut]:
+    from backend.schemas.tiktok import TikTokVideoCreate, TikTokVideoOut
+
     model = body if isinstance(body, TikTokVideoCreate) else TikTokVideoCreate.model_validate(body)
     return Call("POST", "/v1/publish/tiktok/video", TikTokVideoOut, json=dump(model))
 
 
 def tiktok_status(publish_id: str, channel_id: str | None = None) -> Call[TikTokStatusOut]:
+    from backend.schemas.tiktok import TikTokStatusOut
+
     return Call("GET", f"/v1/publish/tiktok/status/{_id(publish_id)}", TikTokStatusOut,
                 params={"channelId": channel_id})
 
@@ -343,12 +400,16 @@ GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
 
 
 def _generation_body(body: GenerationCreate | dict[str, Any]) -> Any:
+    from backend.schemas.generations import GenerationCreate
+
     model = body if isinstance(body, GenerationCreate) else GenerationCreate.model_validate(body)
     return dump(model)
 
 
 def create_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationOut]:
     """POST /v1/generations: 202 `pending`, the credits charged."""
+    from backend.schemas.generations import GenerationOut
+
     return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body))
 
 
@@ -356,22 +417,30 @@ def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[Generation
     """POST /v1/generations?dryRun=true (a socialpub extension): the cost and the balance after, nothing charged.
     A service that does not know `dryRun` would create the generation: its answer (a generation, not a quote) is
     then reported as an invalid response."""
+    from backend.schemas.generations import GenerationQuote
+
     return Call("POST", "/v1/generations", GenerationQuote, json=_generation_body(body), params={"dryRun": "true"},
                 optional_extension="POST /v1/generations?dryRun=true")
 
 
 def get_generation(generation_id: str) -> Call[GenerationOut]:
+    from backend.schemas.generations import GenerationOut
+
     return Call("GET", f"/v1/generations/{_id(generation_id)}", GenerationOut)
 
 
 def list_generations(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
                      type: str | None = None) -> Call[GenerationList]:
     """A page of recent creations (newest first) with the workspace's `credits`."""
+    from backend.schemas.generations import GenerationList
+
     return Call("GET", "/v1/generations", GenerationList,
                 params={"cursor": cursor, "limit": limit, "status": status or None, "type": type})
 
 
 def delete_generation(generation_id: str) -> Call[GenerationDeleted]:
+    from backend.schemas.generations import GenerationDeleted
+
     return Call("DELETE", f"/v1/generations/{_id(generation_id)}", GenerationDeleted)
 
 
@@ -387,52 +456,72 @@ _WEBHOOKS = "/v1/webhooks (webhooks)"
 def create_webhook(url: str, *, events: list[str] | None = None,
                    description: str | None = None) -> Call[WebhookWithSecret]:
     """POST /v1/webhooks: 201 with the `whsec_` secret (shown this once)."""
+    from backend.schemas.webhooks import WebhookCreate, WebhookWithSecret
+
     body = WebhookCreate.model_validate(clean({"url": url, "events": events, "description": description}))
     return Call("POST", "/v1/webhooks", WebhookWithSecret, json=dump(body), optional_extension=_WEBHOOKS)
 
 
 def list_webhooks() -> Call[WebhookList]:
+    from backend.schemas.webhooks import WebhookList
+
     return Call("GET", "/v1/webhooks", WebhookList, optional_extension=_WEBHOOKS)
 
 
 def get_webhook(webhook_id: str) -> Call[WebhookOut]:
+    from backend.schemas.webhooks import WebhookOut
+
     return Call("GET", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut, optional_extension=_WEBHOOKS)
 
 
 def update_webhook(webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> Call[WebhookOut]:
     """PATCH /v1/webhooks/{id}: any of url, events, description (None clears it), enabled."""
+    from backend.schemas.webhooks import WebhookOut, WebhookPatch
+
     body = changes if isinstance(changes, WebhookPatch) else WebhookPatch.model_validate(changes)
     return Call("PATCH", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut,
                 json=body.model_dump(mode="json", by_alias=True, exclude_unset=True), optional_extension=_WEBHOOKS)
 
 
 def delete_webhook(webhook_id: str) -> Call[WebhookDeleted]:
+    from backend.schemas.webhooks import WebhookDeleted
+
     return Call("DELETE", f"/v1/webhooks/{_id(webhook_id)}", WebhookDeleted, optional_extension=_WEBHOOKS)
 
 
 def rotate_webhook(webhook_id: str) -> Call[WebhookWithSecret]:
     """A new secret (shown this once); the old one keeps signing beside it for 24 h."""
+    from backend.schemas.webhooks import WebhookWithSecret
+
     return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/rotate", WebhookWithSecret, optional_extension=_WEBHOOKS)
 
 
 def test_webhook(webhook_id: str) -> Call[WebhookTestOut]:
     """Queue a `webhook.test` event to this endpoint only (202)."""
+    from backend.schemas.webhooks import WebhookTestOut
+
     return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/test", WebhookTestOut, optional_extension=_WEBHOOKS)
 
 
 def list_deliveries(webhook_id: str, *, status: str | None = None, limit: int | None = None,
                     cursor: str | None = None) -> Call[DeliveryList]:
     """The delivery log of one endpoint, newest first, each with its attempts."""
+    from backend.schemas.webhooks import DeliveryList
+
     return Call("GET", f"/v1/webhooks/{_id(webhook_id)}/deliveries", DeliveryList,
                 params={"status": status, "limit": limit, "cursor": cursor}, optional_extension=_WEBHOOKS)
 
 
 def get_event(event_id: str) -> Call[EventOut]:
+    from backend.schemas.webhooks import EventOut
+
     return Call("GET", f"/v1/events/{_id(event_id)}", EventOut, optional_extension=_WEBHOOKS)
 
 
 def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[RedeliverOut]:
     """Deliver an event again (same `webhook-id`) to every endpoint that had it, or to `endpoint_id` (202)."""
+    from backend.schemas.webhooks import RedeliverOut
+
     return Call("POST", f"/v1/events/{_id(event_id)}/redeliver", RedeliverOut,
                 json=clean({"endpointId": endpoint_id}), optional_extension=_WEBHOOKS)
 
@@ -441,6 +530,8 @@ def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[Re
 
 def sandbox_published(*, platform: str | None = None, account_id: str | None = None,
                       limit: int | None = None) -> Call[SandboxPublishedList]:
+    from backend.schemas.sandbox import SandboxPublishedList
+
     return Call("GET", "/v1/sandbox/published", SandboxPublishedList,
                 params={"platform": platform, "accountId": account_id, "limit": limit},
                 optional_extension="GET /v1/sandbox/published")

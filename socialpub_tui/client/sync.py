@@ -5,53 +5,53 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
-from backend.schemas.accounts import (
-    AccountCheck,
-    AccountList,
-    AccountOut,
-    ConnectedAccounts,
-    OAuthFinished,
-    OAuthStarted,
-)
-from backend.schemas.activity import ActivityOut
-from backend.schemas.auth import SessionOut
-from backend.schemas.credits import CreditHistory
-from backend.schemas.generations import (
-    GenerationCreate,
-    GenerationDeleted,
-    GenerationList,
-    GenerationOut,
-    GenerationQuote,
-)
-from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
-from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
-from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
-from backend.schemas.sandbox import SandboxPublishedList
-from backend.schemas.tiktok import (
-    TERMINAL_STATUSES,
-    TikTokPhotoCreate,
-    TikTokPhotoOut,
-    TikTokStatusOut,
-    TikTokVideoCreate,
-    TikTokVideoOut,
-)
-from backend.schemas.webhooks import (
-    DeliveryList,
-    DeliveryOut,
-    EventOut,
-    RedeliverOut,
-    WebhookDeleted,
-    WebhookList,
-    WebhookOut,
-    WebhookPatch,
-    WebhookTestOut,
-    WebhookWithSecret,
-)
-from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+if TYPE_CHECKING:
+    from backend.schemas.accounts import (
+        AccountCheck,
+        AccountList,
+        AccountOut,
+        ConnectedAccounts,
+        OAuthFinished,
+        OAuthStarted,
+    )
+    from backend.schemas.activity import ActivityOut
+    from backend.schemas.auth import SessionOut
+    from backend.schemas.credits import CreditHistory
+    from backend.schemas.generations import (
+        GenerationCreate,
+        GenerationDeleted,
+        GenerationList,
+        GenerationOut,
+        GenerationQuote,
+    )
+    from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
+    from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.sandbox import SandboxPublishedList
+    from backend.schemas.tiktok import (
+        TikTokPhotoCreate,
+        TikTokPhotoOut,
+        TikTokStatusOut,
+        TikTokVideoCreate,
+        TikTokVideoOut,
+    )
+    from backend.schemas.webhooks import (
+        DeliveryList,
+        DeliveryOut,
+        EventOut,
+        RedeliverOut,
+        WebhookDeleted,
+        WebhookList,
+        WebhookOut,
+        WebhookPatch,
+        WebhookTestOut,
+        WebhookWithSecret,
+    )
+    from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
     Call,
@@ -268,6 +268,8 @@ class Client(ClientBase):
                     on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
         """Poll until SEND_TO_USER_INBOX, PUBLISH_COMPLETE or FAILED (every `poll_interval`: 10 s on a server,
         faster embedded; 2 minutes at most by default, as spec 4.6 suggests). Raises WaitTimeout."""
+        from backend.schemas.tiktok import TERMINAL_STATUSES
+
         interval = self.poll_interval if interval is None else interval
         deadline = None if timeout is None else time.monotonic() + timeout
         status = self.tiktok_status(publish_id, channel_id)
@@ -360,6 +362,8 @@ class Client(ClientBase):
         only the cost and the balance after (nothing created or charged; a socialpub extension).
         `idempotency_key` (extension): a key already used in the workspace answers the generation made with it
         (200, `_http_status` 200), nothing charged again."""
+        from backend.schemas.generations import GenerationCreate
+
         if idempotency_key is not None and not dry_run:
             body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
                     else dict(body)) | {"idempotencyKey": idempotency_key}

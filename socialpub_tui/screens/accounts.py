@@ -245,7 +245,7 @@ class AccountsScreen(Screen[None]):
         if acc is not None:
             head.append(f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
                         style="bold")
-            head.append(f" · {acc.name} @{acc.username}")
+            head.append(f" · {acc.name}" + (f" @{acc.username}" if acc.username else ""))
             if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
                 head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
             if items:

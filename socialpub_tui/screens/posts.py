@@ -39,6 +39,7 @@ LIVE_TICK_S = 2.0  # how often the rows on screen are read again while one of th
 # shared with everything else the app does): a read every 6 s while live is a third of that.
 LIVE_TICK_REMOTE_S = 6.0
 LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
+FOOTER_WAIT_S = 0.5  # the footer's keys wait this long at most for the first page (widgets/footer.py)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -103,7 +104,7 @@ class PostsScreen(Screen[None]):
             yield Input(placeholder="to", id="posts-to", compact=True)
         yield PostList(id="posts-list")
         yield Static(id="posts-status-line")
-        yield Footer()
+        yield Footer(wait_s=FOOTER_WAIT_S)
 
     def on_mount(self) -> None:
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
@@ -119,6 +120,7 @@ class PostsScreen(Screen[None]):
         is needed to show the posts, and in the embedded mode the backend's work shares this process."""
         if not self._first_page_seen:
             self._first_page_seen = True
+            self.query_one(Footer).show_keys()  # with `Open` as it stands: one build of the keys
             self.call_after_refresh(self._after_first_page)
 
     def _after_first_page(self) -> None:

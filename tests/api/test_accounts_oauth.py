@@ -15,6 +15,7 @@ import pytest
 import time_machine
 from peewee import Table
 
+from backend import clock
 from backend.networks.factory import http_client
 from backend.networks.sandbox import oauth as emu
 from backend.services import adapters
@@ -123,6 +124,22 @@ def test_session_tokens_are_encrypted_until_connected(client, owner, live):
     assert raw.startswith("enc:v1:") and kept[0]["accessToken"] not in raw and kept[0]["refreshToken"] not in raw
 
 
+def test_a_grant_never_connected_is_deleted_with_its_tokens_once_expired(client, owner, live):
+    """A Ctrl+C at the picker: the session's tokens go with the session when the housekeeping job runs after
+    its 10 minutes."""
+    from backend.jobs.housekeeping import prune
+    from backend.services import oauth_connect
+
+    body = finish(client, owner, live, "tiktok")
+    ctx = type("Ctx", (), {"now": staticmethod(clock.now)})()
+    prune(ctx)
+    assert OAuthSession.get_or_none(OAuthSession.id == body["grantId"]) is not None  # still alive: kept
+    assert oauth_connect.prune_sessions(clock.now() + timedelta(minutes=11)) == 1
+    assert OAuthSession.get_or_none(OAuthSession.id == body["grantId"]) is None
+    gone = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": ["x"]})
+    assert gone.status_code == 404 and gone.json()["error"] == "oauth_grant_not_found"
+
+
 def test_state_is_checked_and_used_once(client, owner, other_owner, live):
     started = start(client, owner, "linkedin")
     got = browser(live, "linkedin", started["authorizeUrl"])
@@ -214,6 +231,8 @@ def test_linkedin_member_and_organisation(client, owner, live):
     types = {c["type"]: c["externalId"] for c in body["candidates"]}
     assert set(types) == {"member", "organization"}
     assert types["organization"].startswith("urn:li:organization:")
+    names = {c["type"]: c["name"] for c in body["candidates"]}
+    assert names == {"member": "Jo", "organization": "Jo Org 1"}  # LinkedIn's localizedName of the organisation
     r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": list(types.values())})
     assert r.status_code == 201 and len(r.json()["items"]) == 2
     for acc in r.json()["items"]:
@@ -321,7 +340,7 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
         acc = connected(client, owner, live, "linkedin", sandbox_user="Short")
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
         assert body["status"] == "expiring" and 2 * 86400 < body["expiresInS"] <= 3 * 86400
-        assert "reconnect" in body["message"] and "2 d" in body["message"]
+        assert body["message"] == "token expires in 3 days: reconnect with socialpub accounts connect linkedin"
         emu.configure_oauth("linkedin", access_ttl_s=60)
         assert connected(client, owner, live, "linkedin", sandbox_user="Short")["id"] == acc["id"]
     finally:

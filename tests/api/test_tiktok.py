@@ -289,9 +289,9 @@ def test_video_draft_echoes_the_title_without_sending_it(client, owner, tk, vide
     assert out == {"success": True, "status": "PROCESSING_UPLOAD", "publishId": out["publishId"],
                    "title": "Typed in the app", "postMode": "MEDIA_UPLOAD", "channelId": tk.id}
     item = sent(out["publishId"])
-    assert out["publishId"].startswith("v_inbox_url~") and item.mode == "VIDEO:MEDIA_UPLOAD"
+    assert out["publishId"].startswith("v_inbox_file~") and item.mode == "VIDEO:MEDIA_UPLOAD"
     assert item.data["post_info"] == {} and item.text == ""
-    assert item.media == [video_url]
+    assert item.media == [] and item.data["upload"]["video_size"] > 0  # FILE_UPLOAD: the bytes, not the URL
 
 
 def test_video_direct_sends_title_privacy_and_interactions(client, owner, tk, video_url):
@@ -300,7 +300,7 @@ def test_video_direct_sends_title_privacy_and_interactions(client, owner, tk, vi
                                       "disableDuet": True, "disableStitch": True})
     assert out["status"] == "PROCESSING_UPLOAD" and out["title"] == "Hello #tiktok"
     item = sent(out["publishId"])
-    assert out["publishId"].startswith("v_pub_url~") and item.mode == "VIDEO:DIRECT_POST"
+    assert out["publishId"].startswith("v_pub_file~") and item.mode == "VIDEO:DIRECT_POST"
     assert item.data["post_info"] == {"title": "Hello #tiktok", "privacy_level": "MUTUAL_FOLLOW_FRIENDS",
                                       "disable_comment": False, "disable_duet": True, "disable_stitch": True}
 
@@ -318,6 +318,7 @@ def test_media_is_held_for_the_pull_hour(client, owner, tk, images):
 def test_draft_ends_send_to_user_inbox(client, owner, tk, images, video_url):
     for out in (post(client, owner, PHOTO, {"imageUrls": images[:1]}),
                 post(client, owner, VIDEO, {"videoUrl": video_url})):
+        work(client.app.state.settings)  # a video's bytes are sent by the worker (FILE_UPLOAD)
         body = status(client, owner, out["publishId"])
         assert body["status"] == "SEND_TO_USER_INBOX" and "failReason" not in body
 
@@ -335,6 +336,7 @@ def test_fail_permanent_ends_failed_with_the_reason(client, owner, fast, images,
     acc = connect(owner, "Broken", "fail-permanent")
     body = {"imageUrls": images[:1]} if path == PHOTO else {"videoUrl": video_url}
     out = post(client, owner, path, {**body, "channelId": acc.id, "postMode": "DIRECT_POST"})
+    work(client.app.state.settings)  # a video's bytes are sent by the worker (FILE_UPLOAD)
     got = status(client, owner, out["publishId"], acc.id)
     assert got["status"] == "FAILED" and got["failReason"] == reason and got["failMessage"]
     # never retried automatically: the worker sends nothing more, and the status stays
@@ -360,8 +362,11 @@ def test_processing_statuses_until_ready(client, owner, tk, images, video_url, s
     with time_machine.travel(clock.now(), tick=False) as t:
         v = post(client, owner, VIDEO, {"videoUrl": video_url})
         assert v["status"] == "PROCESSING_UPLOAD"
-        got = status(client, owner, v["publishId"])
-        assert got["status"] == "PROCESSING_DOWNLOAD" and "failReason" not in got and got["downloadedBytes"] == 0
+        got = status(client, owner, v["publishId"])  # the bytes are not sent yet (the worker sends them)
+        assert got["status"] == "PROCESSING_UPLOAD" and "failReason" not in got
+        work(settings)
+        t.shift(2)
+        assert status(client, owner, v["publishId"])["status"] == "PROCESSING_UPLOAD"  # TikTok processes
         t.shift(31)
         assert status(client, owner, v["publishId"])["status"] == "SEND_TO_USER_INBOX"
 
@@ -427,11 +432,13 @@ def test_worker_tracks_to_terminal_status_and_records_events(client, owner, fast
         direct = post(client, owner, VIDEO, {"videoUrl": video_url, "postMode": "DIRECT_POST", "channelId": good.id})
         broken = post(client, owner, VIDEO, {"videoUrl": video_url, "postMode": "DIRECT_POST", "channelId": bad.id})
         ids = [draft["publishId"], direct["publishId"], broken["publishId"]]
-        work(fast)  # the first status read is due one poll interval after the init
+        work(fast)  # the videos' bytes are sent; the first status read is due one poll interval after the init
         assert [record(p).status for p in ids] == ["PROCESSING_DOWNLOAD", "PROCESSING_UPLOAD", "PROCESSING_UPLOAD"]
+        assert [record(p).upload_url for p in ids[1:]] == [None, None]  # the upload is done
         t.shift(10.5)
         work(fast)
-        assert {record(p).status for p in ids} == {"PROCESSING_DOWNLOAD"}
+        # a FILE_UPLOAD video reads PROCESSING_UPLOAD at TikTok while it processes (a pull: PROCESSING_DOWNLOAD)
+        assert [record(p).status for p in ids] == ["PROCESSING_DOWNLOAD", "PROCESSING_UPLOAD", "PROCESSING_UPLOAD"]
         assert all(record(p).checks == 1 for p in ids)
         for _ in range(40):  # video processing is 30 s in the sandbox; the worker polls every 10 s
             t.shift(5)

@@ -97,7 +97,8 @@ def test_admin_rotate_key(env, monkeypatch):
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["reencrypted"] == 5 and out["tables"] == {"account": 5, "webhook_endpoint": 0, "oauth_session": 0}
+    assert out["reencrypted"] == 5 and out["tables"] == {"account": 5, "webhook_endpoint": 0, "oauth_session": 0,
+                                                                   "tiktok_publish": 0}
     assert out["oldKeysDropped"] == 1 and out["keySource"] == str(path)
     second = path.read_text().split()
     assert len(second) == 1 and second != first and os.stat(path).st_mode & 0o077 == 0

@@ -8,14 +8,14 @@ under CI (CI=true), where a missing tmux fails the test: CI installs it, so its 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.support.tmux import private_tmux
 
 ROOT = Path(__file__).resolve().parents[2]
 SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
@@ -30,19 +30,8 @@ def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def tmux():  # type: ignore[no-untyped-def]
-    """A private tmux server (its own socket), killed afterwards: `tmux("capture-pane", …)`."""
-    binary = shutil.which("tmux")
-    if binary is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("tmux is not installed although CI=true: .ci/ensure-tools.sh should have installed it")
-        pytest.skip("tmux is not installed (.ci/ensure-tools.sh installs it)")
-    socket = f"socialpub-e2e-{uuid.uuid4().hex[:8]}"
-
-    def call(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([binary, "-L", socket, *args], capture_output=True, text=True, timeout=30)
-
-    yield call
-    call("kill-server")
+    with private_tmux() as call:
+        yield call
 
 
 def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]

@@ -244,6 +244,38 @@ def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-
     assert poll.url.params["part"] == "status,processingDetails"
 
 
+def test_youtube_resumes_an_interrupted_upload(settings, account) -> None:  # type: ignore[no-untyped-def]
+    """A PUT cut after half the bytes reached YouTube: the adapter asks how far it got (`Content-Range: bytes
+    */N`, answered 308 with `Range`) and sends the rest from there; one video, every byte once."""
+    ident = account("youtube")
+    emu = sandbox(settings).transport("youtube")
+    data = bytes(range(256)) * 4096  # 1 MiB
+    seen: list[tuple[str, str, int]] = []
+
+    def cut_once(req: httpx.Request) -> httpx.Response:
+        seen.append((req.method, req.headers.get("content-range", ""), len(req.content)))
+        if req.method == "PUT" and len(seen) == 2:  # the first PUT: half arrives, then the connection drops
+            half = httpx.Request("PUT", req.url, headers=req.headers, content=req.content[: len(data) // 2])
+            emu.handle_request(half)
+            raise httpx.ReadError("connection reset by peer", request=req)
+        return emu.handle_request(req)
+
+    from backend.networks.youtube import YouTubeAdapter
+
+    ad = YouTubeAdapter(httpx.Client(transport=httpx.MockTransport(cut_once)),
+                        "https://www.googleapis.sandbox.invalid/youtube/v3",
+                        "https://www.googleapis.sandbox.invalid/upload/youtube/v3", media_loader=lambda m: data)
+    out = ad.publish(publication(ident, "youtube", "Resumed\nafter a cut", [VID]))
+    assert out.state == "published", out.fail_reason
+    half = len(data) // 2
+    assert seen[:4] == [("POST", "", seen[0][2]), ("PUT", "", len(data)), ("PUT", f"bytes */{len(data)}", 0),
+                        ("PUT", f"bytes {half}-{len(data) - 1}/{len(data)}", len(data) - half)]
+    from backend.networks.sandbox.store import SandboxItem
+
+    [video] = SandboxItem.select().where((SandboxItem.platform == "youtube") & (SandboxItem.kind == "video"))
+    assert video.id == out.external_post_id and video.data["bytes"] == len(data)
+
+
 def test_linkedin_pdf_square_pages() -> None:
     pdf = build_carousel_pdf([jpeg(1600, 900), jpeg(600, 1200, "blue"), jpeg(500, 500, "green")])
     reader = PdfReader(io.BytesIO(pdf))

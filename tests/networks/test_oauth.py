@@ -128,8 +128,22 @@ def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> N
     found = oauth.discover("linkedin", s, c, tokens)
     assert [f.type for f in found] == ["member", "organization", "organization"]
     assert all(f.external_id.startswith("urn:li:organization:") for f in found[1:])
+    assert [f.name for f in found] == ["Jo", "Jo Org 1", "Jo Org 2"]  # the organisations' localizedName
     assert all(f.access_token == tokens.access_token for f in found)  # the member's token acts for them
     assert all(oauth.check("linkedin", s, c, f.external_id, f.access_token).status == "ok" for f in found)
+
+
+def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(sb: Sandbox, tmp_path: Path) -> None:
+    s = settings_for("linkedin", tmp_path)
+    app = oauth_apps.app("linkedin", s)
+    c = httpx.Client(transport=sb.transport("linkedin"))
+    verifier, challenge = oauth.pkce_pair()
+    url = oauth.authorize_url(app, REDIRECT, "state-1", challenge).replace("%20r_organization_admin", "")
+    got = consent(c, url, sandbox_user="Jo", sandbox_pages="2")  # the user granted no r_organization_admin
+    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
+    found = oauth.discover("linkedin", s, c, tokens)
+    org = found[1].external_id.rsplit(":", 1)[-1]
+    assert [f.name for f in found] == ["Jo", f"Jo · organization {org}"]  # the lookup's 403: the label stays
 
 
 @pytest.mark.parametrize("platform", NETWORKS)
@@ -183,3 +197,34 @@ def test_an_answer_of_an_unexpected_shape_is_an_error_not_a_crash(tmp_path: Path
     with pytest.raises(oauth.OAuthError) as err:
         oauth.discover("youtube", s, httpx.Client(transport=httpx.MockTransport(odd)), oauth.TokenSet("t"))
     assert err.value.kind == "other" and err.value.code == "unexpected_answer"
+
+
+# ---- classification: the adapters' own reading of an API call's refusal ---------------------------------------
+def _graph(code: int, status: int = 400, sub: int | None = None) -> httpx.Response:
+    err: dict[str, object] = {"message": "m", "type": "OAuthException", "code": code}
+    if sub is not None:
+        err["error_subcode"] = sub
+    return httpx.Response(status, json={"error": err})
+
+
+@pytest.mark.parametrize("platform", ["facebook", "instagram"])
+@pytest.mark.parametrize(("code", "sub", "kind"), [(190, 458, "dead"), (190, 463, "dead"), (102, None, "dead"),
+                                                   (368, None, "transient"), (80001, None, "transient"),
+                                                   (80002, None, "transient"), (80004, None, "transient"),
+                                                   (4, None, "transient"), (100, None, "other")])
+def test_graph_refusals_read_as_the_adapter_reads_them(platform, code, sub, kind) -> None:  # type: ignore[no-untyped-def]
+    got = oauth.classify(platform, _graph(code, 401 if code == 102 else 400, sub))
+    assert got.kind == kind and got.code == (f"{code}/{sub}" if sub else str(code))
+
+
+@pytest.mark.parametrize(("platform", "resp", "kind"), [
+    ("tiktok", httpx.Response(401, json={"error": {"code": "access_token_invalid", "message": "revoked"}}), "dead"),
+    ("tiktok", httpx.Response(429, json={"error": {"code": "rate_limit_exceeded", "message": "slow"}}), "transient"),
+    ("linkedin", httpx.Response(401, json={"code": "REVOKED_ACCESS_TOKEN", "serviceErrorCode": 65602}), "dead"),
+    ("linkedin", httpx.Response(503, json={"message": "down"}), "transient"),
+    ("youtube", httpx.Response(401, json={"error": {"code": 401, "errors": [{"reason": "authError"}]}}), "dead"),
+    ("youtube", httpx.Response(403, json={"error": {"code": 403, "errors": [{"reason": "quotaExceeded"}]}}),
+     "transient"),
+])
+def test_api_refusals_per_network(platform, resp, kind) -> None:  # type: ignore[no-untyped-def]
+    assert oauth.classify(platform, resp).kind == kind

@@ -389,6 +389,39 @@ def test_linkedin_member_and_organisation(sb: Sandbox) -> None:
     assert c.post("/rest/posts", json={**post, "author": "urn:li:organization:1"}, headers=bearer).status_code == 403
 
 
+def test_linkedin_organisation_lookup_gives_the_localized_name(sb: Sandbox) -> None:
+    c = client(sb, "linkedin")
+    code = authorize(c, "linkedin", sandbox_pages="3", sandbox_user="Acme admin",
+                     scope="openid profile w_organization_social r_organization_admin")["code"]
+    token = exchange(c, "linkedin", code).json()["access_token"]
+    bearer = {"Authorization": f"Bearer {token}", "LinkedIn-Version": "202506", "X-Restli-Protocol-Version": "2.0.0"}
+    orgs = [a["organization"].rsplit(":", 1)[-1]
+            for a in c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=bearer).json()["elements"]]
+    assert len(orgs) == 2
+    one = c.get(f"/rest/organizations/{orgs[0]}", headers=bearer)
+    assert one.status_code == 200 and one.json()["localizedName"] == "Acme admin Org 1"
+    assert one.json()["id"] == int(orgs[0]) and one.json()["name"]["localized"]["en_US"] == "Acme admin Org 1"
+    batch = c.get(f"/rest/organizations?ids=List({orgs[0]},{orgs[1]},99)", headers=bearer).json()
+    assert {k: v["localizedName"] for k, v in batch["results"].items()} == {orgs[0]: "Acme admin Org 1",
+                                                                             orgs[1]: "Acme admin Org 2"}
+    assert batch["errors"]["99"]["status"] == 403
+    unknown = c.get("/rest/organizations/99", headers=bearer)
+    assert unknown.status_code == 404
+    assert c.get("/rest/organizations", params={"ids": "1,2"}, headers=bearer).status_code == 400
+    # another member's organisation is not readable through this grant
+    other = exchange(c, "linkedin", authorize(c, "linkedin", sandbox_pages="2", sandbox_user="Rival",
+                                              scope="openid r_organization_admin")["code"]).json()["access_token"]
+    r = c.get(f"/rest/organizations/{orgs[0]}", headers={**bearer, "Authorization": f"Bearer {other}"})
+    assert r.status_code == 403 and r.json()["code"] == "ACCESS_DENIED"
+    # without r_organization_admin / rw_organization_admin the lookup is refused (the ACLs still answer)
+    narrow = exchange(c, "linkedin", authorize(c, "linkedin", sandbox_pages="2", sandbox_user="Narrow",
+                                               scope="openid w_organization_social")["code"]).json()["access_token"]
+    nb = {**bearer, "Authorization": f"Bearer {narrow}"}
+    org = c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=nb).json()["elements"][0]
+    r = c.get(f"/rest/organizations/{org['organization'].rsplit(':', 1)[-1]}", headers=nb)
+    assert r.status_code == 403 and r.json()["code"] == "ACCESS_DENIED"
+
+
 def test_settings_read_the_issue_base_url_names(monkeypatch: pytest.MonkeyPatch) -> None:
     from backend.config import Settings
 
@@ -438,12 +471,21 @@ def test_sandbox_serve_answers_over_http(tmp_path: Path) -> None:
                        headers={"Authorization": f"Bearer {tokens['access_token']}",
                                 "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
             assert r.status_code == 200 and r.headers["location"].startswith(base + "/upload/youtube/v3/videos")
+            # an error switch armed over HTTP answers the next upload session with YouTube's own error
+            assert c.post("/_sandbox/errors", json={"code": "quotaExceeded"}).status_code == 200
+            r = c.post("/upload/youtube/v3/videos", params={"uploadType": "resumable", "part": "snippet,status"},
+                       json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
+                       headers={"Authorization": f"Bearer {tokens['access_token']}",
+                                "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
+            assert r.status_code == 403 and r.json()["error"]["errors"][0]["reason"] == "quotaExceeded"
+            assert c.get("/_sandbox/errors").json()["armed"] == []
     finally:
         proc.send_signal(signal.SIGINT)  # Ctrl+C
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert f"SOCIALPUB_YOUTUBE_BASE_URL={base}/youtube/v3" in out
     assert f"{base}/token" in out and "stopped" in out
+    assert f"{base}/_sandbox/errors" in out
     assert (tmp_path / "emu" / "sandbox.db").exists()
 
 

@@ -90,7 +90,8 @@ def test_database_holds_no_token_in_clear_and_everything_still_works(client, own
 
         # a new key: every value re-encrypted, publishing and signing go on
         out = encryption.rotate_key(fast)
-        assert out["reencrypted"] == 8 and out["tables"] == {"account": 6, "webhook_endpoint": 2, "oauth_session": 0}
+        assert out["reencrypted"] == 8 and out["tables"] == {"account": 6, "webhook_endpoint": 2, "oauth_session": 0,
+                                                                   "tiktok_publish": 0}
         assert out["oldKeysDropped"] == 1
         assert stored != _stored_bytes(fast)
         _publish_and_deliver(client, owner, fast, rx, ep["secret"])  # the previous secret still signs (grace)

@@ -102,12 +102,17 @@ def test_attempts_close_with_the_outcome_unless_ambiguous(post, settings):
     assert rows["att_3"].outcome.startswith("succeeded") and rows["att_1"].outcome.startswith("reconciled by att_3")
 
 
-def test_an_auth_failure_marks_the_account(post, settings):
+def test_an_auth_failure_is_signalled_not_written(post, settings):
+    """The decision carries the account's change; apply writes the target only: the account turns needs_reauth
+    through services/tokens.mark_needs_reauth, the one path (tests/services/test_tokens.py)."""
     from backend.store.models import Account
 
-    out = PublishOutcome.failed("permanent", "token expired", network_code="190")
-    assert apply(decision(post, "facebook", out, settings))
-    assert Account.get_by_id(target(post, "facebook").account_id).status == "needs_reauth"
+    out = PublishOutcome.failed("permanent", "token expired", network_code="190/463", auth_refused=True)
+    d = decision(post, "facebook", out, settings)
+    assert d.account_status == "needs_reauth"
+    assert apply(d)
+    assert target(post, "facebook").status == "failed"
+    assert Account.get_by_id(target(post, "facebook").account_id).status == "active"
 
 
 def test_an_attempt_that_made_no_call_closes_alone(post, settings):

@@ -100,7 +100,7 @@ def test_ambiguous_out_of_attempts_says_to_check_the_account():
 
 
 def test_permanent_failure_with_an_auth_code_marks_the_account():
-    out = PublishOutcome.failed("permanent", "token expired", network_code="190")
+    out = PublishOutcome.failed("permanent", "token expired", network_code="190/463", auth_refused=True)
     d = decide.outcome(state(), out, NOW, POLICY)
     assert d.status == "failed" and d.values["fail_type"] == "permanent"
     assert d.account_status == "needs_reauth"

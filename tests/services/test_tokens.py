@@ -6,10 +6,16 @@ publish refreshes an expired token first, and sandbox accounts are never touched
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import socket
+import threading
+import time
 from datetime import timedelta
 from typing import Any
 
 import httpx
+import peewee
 import pytest
 import time_machine
 
@@ -17,8 +23,10 @@ from backend import clock
 from backend.ids import new_id
 from backend.jobs import queue
 from backend.jobs.worker import Worker
+from backend.networks import tokens as net
 from backend.networks.sandbox import oauth
 from backend.services import adapters, tokens
+from backend.store import secretbox
 from backend.store.models import Account, Event, Job, PostTarget
 from tests.conftest import key_headers
 from tests.media import corpus
@@ -84,6 +92,31 @@ def live(owner: Any, sb: Any, platform: str, name: str = "") -> tuple[Account, d
                          external_id=external, access_token=access, refresh_token=refresh, token_expires_at=expires,
                          connected_at=now, created_at=now)
     return acc, got
+
+
+REFRESHING = ("tiktok", "youtube", "linkedin")  # LinkedIn with programmatic refresh (the emulator's switch)
+# how far on a token is due for refresh (the 15 min margin): TikTok 24 h, Google 1 h, LinkedIn 60 days
+DUE = {"tiktok": timedelta(hours=23, minutes=50), "youtube": timedelta(minutes=50),
+       "linkedin": timedelta(days=59, hours=23, minutes=50)}
+
+
+def refreshing(platform: str) -> None:
+    if platform == "linkedin":
+        oauth.configure_oauth("linkedin", refresh_enabled=True)
+
+
+@pytest.fixture
+def media_for(client, owner, fast):  # type: ignore[no-untyped-def]
+    """A file each network takes: an image, a video for YouTube."""
+    made: dict[str, str] = {}
+
+    def get(platform: str) -> str:
+        kind = "video" if platform == "youtube" else "image"
+        if kind not in made:
+            made[kind] = upload(client, owner, corpus.vertical_video(3) if kind == "video" else corpus.jpeg(400, 400))
+        return made[kind]
+
+    return get
 
 
 def refresh_with(sb: Any, platform: str, token: str) -> httpx.Response:
@@ -153,45 +186,47 @@ def test_refresh_of_a_rotated_token_already_replaced_is_not_a_dead_grant(owner, 
 
 # ---- a dead grant ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["revoked", "switch"])
-def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, image_url, how):  # type: ignore[no-untyped-def]
-    acc, got = live(owner, emu, "tiktok", "Creator TikTok")
-    later = clock.iso(clock.now() + timedelta(days=2))
-    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="later",
-                  mediaUrls=[image_url], scheduledAt=later)
+@pytest.mark.parametrize("platform", REFRESHING)
+def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, media_for, how, platform):  # type: ignore[no-untyped-def]
+    refreshing(platform)
+    acc, got = live(owner, emu, platform, "Creator account")
+    later = clock.iso(clock.now() + timedelta(days=2) + DUE[platform])
+    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="later",
+                  mediaUrls=[media_for(platform)], scheduledAt=later)
     if how == "revoked":
-        assert oauth.revoke_token(got["refresh_token"], "tiktok")
+        assert oauth.revoke_token(got["refresh_token"], platform)
     else:
-        oauth.configure_oauth("tiktok", token_failure="invalid_grant")
-    with time_machine.travel(clock.now() + timedelta(hours=23, minutes=50), tick=False):
+        oauth.configure_oauth(platform, token_failure="invalid_grant")
+    with time_machine.travel(clock.now() + DUE[platform], tick=False):
         work(fast)
         assert Account.get_by_id(acc.id).status == "needs_reauth"
         shown = read(client, owner, post["id"])
         [target] = shown["targets"]
         assert target["status"] == "failed" and target["failType"] == "permanent"
-        assert "socialpub accounts connect tiktok" in target["failReason"]
+        assert f"socialpub accounts connect {platform}" in target["failReason"]
         assert "must be reconnected" in target["failReason"]
         [ev] = events("account.needs_reauth")
-        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
         [row] = PostTarget.select().where(PostTarget.account == acc.id)
         assert ev.data["failedTargets"] == [row.id]
         assert [e.data["targetId"] for e in events("publish.failed")] == [row.id]
         listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
         mine = next(a for a in listed if a["id"] == acc.id)
-        assert mine["status"] == "needs_reauth" and "socialpub accounts connect tiktok" in mine["tokenWarning"]
-    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1), tick=False):
+        assert mine["status"] == "needs_reauth" and f"socialpub accounts connect {platform}" in mine["tokenWarning"]
+    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1) + DUE[platform], tick=False):
         work(fast)  # the post's time: it settles, nothing is sent
         assert read(client, owner, post["id"])["status"] == "failed"
         assert len(events("account.needs_reauth")) == 1
 
 
 # ---- a transient failure ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("platform", ["tiktok", "youtube"])
+@pytest.mark.parametrize("platform", REFRESHING)
 def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
     fast.retry_base_s = 30.0  # the worker's backoff: the next try within 30 s
+    refreshing(platform)
     acc, got = live(owner, emu, platform)
     oauth.configure_oauth(platform, token_failure="server_error")
-    ahead = timedelta(hours=23, minutes=50) if platform == "tiktok" else timedelta(minutes=50)
-    with time_machine.travel(clock.now() + ahead, tick=False) as traveller:
+    with time_machine.travel(clock.now() + DUE[platform], tick=False) as traveller:
         with pytest.raises(tokens.RefreshTransient):
             tokens.refresh_account(acc.id, fast)
         assert tokens.sweep(fast) == 1
@@ -207,6 +242,228 @@ def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platfor
         work(fast)
         assert Job.get_by_id(job.id).status == "done"
         assert Account.get_by_id(acc.id).access_token != got["access_token"]
+
+
+# ---- the store of a refreshed pair (review of issue 17) --------------------------------------------------------
+def failing_commits(monkeypatch: Any, fail: set[int]) -> list[int]:
+    """The transactions of services/tokens.py numbered from 1; those in `fail` are rolled back at COMMIT with
+    SQLite's `database is locked` (what a PostgreSQL serialization failure or a dropped connection does too)."""
+    real_tx = tokens.tx
+    calls: list[int] = []
+
+    @contextlib.contextmanager
+    def tx():  # type: ignore[no-untyped-def]
+        calls.append(len(calls) + 1)
+        n = calls[-1]
+        with real_tx():
+            yield
+            if n in fail:
+                raise peewee.OperationalError("database is locked")
+
+    monkeypatch.setattr(tokens, "tx", tx)
+    return calls
+
+
+def test_a_failed_commit_after_rotation_is_tried_again(owner, fast, emu, monkeypatch):  # type: ignore[no-untyped-def]
+    """TikTok has rotated the refresh token (the old one is dead); the store fails twice at COMMIT: tried
+    again, the new pair is stored, the lease is released and the grant lives on."""
+    acc, got = live(owner, emu, "tiktok")
+    with time_machine.travel(clock.now() + DUE["tiktok"], tick=False):
+        calls = failing_commits(monkeypatch, {2, 3})  # 1: the lease; 2, 3, 4: the store
+        assert tokens.refresh_account(acc.id, fast).result == "refreshed"
+        assert len(calls) == 5  # the lease, three tries of the store, the release (a no-op: released already)
+        fresh = Account.get_by_id(acc.id)
+        assert fresh.status == "active" and fresh.refresh_token != got["refresh_token"]
+        assert fresh.token_refresh_until is None and fresh.token_refresh_lease is None
+        assert refresh_with(emu, "tiktok", fresh.refresh_token).status_code == 200  # the stored one is the live one
+
+
+def test_a_store_that_keeps_failing_releases_the_lease_and_says_the_token_is_lost(owner, fast, emu, monkeypatch,
+                                                                                   caplog):  # type: ignore[no-untyped-def]
+    acc, got = live(owner, emu, "tiktok")
+    with time_machine.travel(clock.now() + DUE["tiktok"], tick=False):
+        failing_commits(monkeypatch, {2, 3, 4, 5, 6})  # every try of the store
+        with caplog.at_level(logging.WARNING, logger="socialpub.tokens"), pytest.raises(peewee.OperationalError):
+            tokens.refresh_account(acc.id, fast)
+        same = Account.get_by_id(acc.id)
+        assert same.token_refresh_until is None and same.token_refresh_lease is None  # released
+        assert same.refresh_token == got["refresh_token"]
+        [error] = [r for r in caplog.records if r.levelno == logging.ERROR]
+        assert acc.id in error.getMessage() and "LOST" in error.getMessage()
+        assert got["refresh_token"] not in caplog.text and got["access_token"] not in caplog.text
+
+
+def test_a_secrets_key_that_cannot_encrypt_stops_the_refresh_before_the_network(owner, fast, emu):  # type: ignore[no-untyped-def]
+    """The new pair could not be stored: the network is not asked (it would retire the refresh token)."""
+    acc, got = live(owner, emu, "tiktok")
+    ring = secretbox.keyring()
+    original = ring.path.read_bytes()
+    try:
+        ring.path.write_text("not a key\n")
+        with time_machine.travel(clock.now() + DUE["tiktok"], tick=False), pytest.raises(secretbox.SecretsKeyError):
+            tokens.refresh_account(acc.id, fast)
+    finally:
+        ring.path.write_bytes(original)
+    assert Account.get_by_id(acc.id).token_refresh_until is None  # nothing held
+    assert refresh_with(emu, "tiktok", got["refresh_token"]).status_code == 200  # never sent: still alive
+
+
+# ---- one refresh at a time (review of issue 17) ---------------------------------------------------------------
+def test_a_refresh_outliving_its_lease_does_not_kill_a_live_grant(owner, fast, emu, monkeypatch):  # type: ignore[no-untyped-def]
+    """The first refresh's answer comes late (a slow network, a suspended laptop): the lease has run out, a
+    second refresh takes it and sends the refresh token TikTok has just rotated: invalid_grant. Not taken as a
+    dead grant (the lease taken over was never released: its refresh may be in flight): the account is held a
+    lease longer; the first stores its pair (rotated: the only live one); the second's retry finds it fresh."""
+    acc, _ = live(owner, emu, "tiktok")
+    real_refresh = net.refresh
+    second: dict[str, Any] = {}
+
+    def slow_refresh(app, client, refresh_token, **kw):  # type: ignore[no-untyped-def]
+        got = real_refresh(app, client, refresh_token, **kw)  # TikTok rotates: the old refresh token is dead
+        if not second:  # the answer is slow to arrive: the lease runs out meanwhile
+            second["started"] = True
+            with time_machine.travel(clock.now() + tokens.lease_of(fast) + timedelta(seconds=1), tick=False):
+                try:
+                    second["result"] = tokens.refresh_account(acc.id, fast)
+                except tokens.RefreshBusy as exc:
+                    second["busy"] = exc
+        return got
+
+    monkeypatch.setattr(net, "refresh", slow_refresh)
+    with time_machine.travel(clock.now() + DUE["tiktok"], tick=False):
+        first = tokens.refresh_account(acc.id, fast)
+        assert first.result == "refreshed", second
+        assert "busy" in second, second  # told to try again after the grace lease
+        after = Account.get_by_id(acc.id)
+        assert after.status == "active" and not events("account.needs_reauth")
+        assert after.token_refresh_until is None and after.token_refresh_lease is None
+        assert refresh_with(emu, "tiktok", after.refresh_token).status_code == 200
+    with time_machine.travel(second["busy"].until + timedelta(seconds=1), tick=False):
+        assert tokens.refresh_account(acc.id, fast).result == "fresh"  # the retry: the first stored a pair
+
+
+def test_a_dead_grant_after_taking_over_a_lease_is_tried_once_more(owner, fast, emu):  # type: ignore[no-untyped-def]
+    """A lease left unreleased (its process died): the grant really is dead. The first invalid_grant holds the
+    account a lease longer; the second, on a lease that was released, turns it needs_reauth."""
+    acc, got = live(owner, emu, "tiktok")
+    assert oauth.revoke_token(got["refresh_token"], "tiktok")
+    with time_machine.travel(clock.now() + DUE["tiktok"], tick=False) as traveller:
+        Account.update(token_refresh_until=clock.now() - timedelta(seconds=1),
+                       token_refresh_lease="lease_of_a_dead_process").where(Account.id == acc.id).execute()
+        with pytest.raises(tokens.RefreshBusy) as busy:
+            tokens.refresh_account(acc.id, fast)
+        assert Account.get_by_id(acc.id).status == "active"
+        with pytest.raises(tokens.RefreshBusy):  # held meanwhile
+            tokens.refresh_account(acc.id, fast)
+        traveller.move_to(busy.value.until + timedelta(seconds=1))
+        assert tokens.refresh_account(acc.id, fast).result == "dead"
+        assert Account.get_by_id(acc.id).status == "needs_reauth"
+        assert len(events("account.needs_reauth")) == 1
+
+
+def test_a_refresh_answer_is_not_written_over_another_refreshs(owner, fast, emu, monkeypatch):  # type: ignore[no-untyped-def]
+    """Google keeps the refresh token: two refreshes overlapping both get a valid answer; the one whose lease
+    was taken over does not overwrite the pair the holder stored."""
+    oauth.configure_oauth("youtube", rotate=False)
+    acc, _ = live(owner, emu, "youtube")
+    real_refresh = net.refresh
+    seen: dict[str, Any] = {}
+
+    def slow_refresh(app, client, refresh_token, **kw):  # type: ignore[no-untyped-def]
+        got = real_refresh(app, client, refresh_token, **kw)
+        if not seen:
+            seen["started"] = True
+            with time_machine.travel(clock.now() + tokens.lease_of(fast) + timedelta(seconds=1), tick=False):
+                seen["second"] = tokens.refresh_account(acc.id, fast)
+                seen["stored"] = Account.get_by_id(acc.id).access_token
+        return got
+
+    monkeypatch.setattr(net, "refresh", slow_refresh)
+    with time_machine.travel(clock.now() + DUE["youtube"], tick=False):
+        first = tokens.refresh_account(acc.id, fast)
+    assert seen["second"].result == "refreshed" and first.result == "fresh"
+    after = Account.get_by_id(acc.id)
+    assert after.access_token == seen["stored"] == seen["second"].access_token
+    assert after.status == "active" and after.token_refresh_until is None
+
+
+class Trickle:
+    """A loopback token endpoint that answers 200 and then one byte of its body every 0.1 s: each read is within
+    any per-phase timeout, the whole answer never ends."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = self.sock.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                while not self.stop.wait(0.1):
+                    conn.sendall(b" ")
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        self.thread.join(5)
+
+
+def test_the_refresh_call_is_bounded_as_a_whole(owner, fast):  # type: ignore[no-untyped-def]
+    """httpx's timeouts are per phase; the refresh's watchdog cuts the whole call at 2 network timeouts, well
+    inside the lease: a transient failure, the account untouched and released."""
+    server = Trickle()
+    fast.network_timeout_s = 0.5  # each byte comes within it; the watchdog fires at 1 s, the lease is 31 s
+    fast.tiktok_api_base = server.base
+    fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
+    now = clock.now()
+    acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform="tiktok", name="Slow",
+                         kind="live", status="active", external_id="o1", access_token="act.1",
+                         refresh_token="rft.1", token_expires_at=now + timedelta(minutes=5), connected_at=now,
+                         created_at=now)
+    try:
+        started = time.monotonic()
+        with pytest.raises(tokens.RefreshTransient) as failed:
+            tokens.refresh_account(acc.id, fast)
+        took = time.monotonic() - started
+    finally:
+        server.close()
+    assert failed.value.code == "timeout" and "1 s" in failed.value.detail
+    assert 0.9 < took < tokens.lease_of(fast).total_seconds() / 10, took
+    same = Account.get_by_id(acc.id)
+    assert same.access_token == "act.1" and same.token_refresh_until is None and same.token_refresh_lease is None
+
+
+# ---- a dead refresh job (review of issue 17) -------------------------------------------------------------------
+def test_the_sweep_refreshes_again_after_a_dead_refresh_job(owner, fast, emu, caplog):  # type: ignore[no-untyped-def]
+    """Google unreachable long enough for the job to spend its tries: it dies (said at WARNING with the
+    account); Google back, a later sweep (not the next: DEAD_REFRESH_RETRY_S) queues it again and the token is
+    refreshed."""
+    acc, got = live(owner, emu, "youtube")  # a 1 h token
+    oauth.configure_oauth("youtube", token_failure="server_error")
+    with time_machine.travel(clock.now() + DUE["youtube"], tick=False) as traveller, \
+            caplog.at_level(logging.WARNING, logger="socialpub.tokens"):
+        for _ in range(tokens.REFRESH_MAX_ATTEMPTS + 2):
+            work(fast)
+        job = Job.get(Job.kind == tokens.REFRESH_JOB)
+        assert job.status == "dead" and job.attempts == tokens.REFRESH_MAX_ATTEMPTS
+        [said] = [r for r in caplog.records if "gave up" in r.getMessage()]
+        assert said.levelno == logging.WARNING and acc.id in said.getMessage()
+        oauth.configure_oauth("youtube", token_failure=None)  # Google is back
+        traveller.shift(timedelta(minutes=5))
+        work(fast)  # a sweep soon after: the dead job is left alone for now
+        assert Job.get_by_id(job.id).status == "dead"
+        assert Account.get_by_id(acc.id).access_token == got["access_token"]
+        traveller.shift(timedelta(seconds=tokens.DEAD_REFRESH_RETRY_S))  # the token has expired by now
+        work(fast)
+        after = Account.get_by_id(acc.id)
+        assert after.access_token != got["access_token"] and after.token_expires_at > clock.now()
+        assert Job.get_by_id(job.id).status == "done"
+        assert after.status == "active" and not events("account.needs_reauth")
 
 
 # ---- tokens that cannot be refreshed: the warning -------------------------------------------------------------
@@ -235,8 +492,31 @@ def test_expiry_warning_once_per_expiry(client, owner, fast, emu):  # type: igno
     assert tokens.warn_expiring(fast) == 1
 
 
-def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner, fast, emu):  # type: ignore[no-untyped-def]
-    tt, _ = live(owner, emu, "tiktok")  # 24 h access token: refreshed, never warned about
+@pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin"])
+def test_a_token_that_cannot_be_refreshed_is_warned_about_once(client, owner, fast, emu, platform):  # type: ignore[no-untyped-def]
+    """Per network without refresh: the warning SOCIALPUB_TOKEN_WARNING_DAYS before expiry, once, as an event and
+    in the API's tokenWarning (accounts list and the TUI's accounts screen show that field)."""
+    fast.token_warning_days = 7
+    acc, _ = live(owner, emu, platform)
+    assert acc.refresh_token is None
+    Account.update(token_expires_at=clock.now() + timedelta(days=8)).where(Account.id == acc.id).execute()
+    assert tokens.warn_expiring(fast) == 0
+    with time_machine.travel(clock.now() + timedelta(days=2), tick=False):
+        work(fast)  # the periodic sweep warns
+        [ev] = events("account.token_expiring")
+        assert ev.data["accountId"] == acc.id and ev.data["platform"] == platform
+        assert ev.data["warning"].startswith(("token expires in 5 days", "token expires in 6 days"))
+        assert tokens.warn_expiring(fast) == 0
+        listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+        assert listed[acc.id]["tokenWarning"] == ev.data["warning"]
+        assert f"socialpub accounts connect {platform}" in ev.data["warning"]
+
+
+@pytest.mark.parametrize("platform", REFRESHING)
+def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
+    refreshing(platform)
+    tt, _ = live(owner, emu, platform)  # its access token is refreshed, never warned about
+    assert tt.refresh_token
     assert tokens.warn_expiring(fast) == 0 and tokens.token_warning(tt, fast) is None
     Account.update(refresh_expires_at=clock.now() + timedelta(days=2)).where(Account.id == tt.id).execute()
     assert tokens.warn_expiring(fast) == 1
@@ -284,19 +564,29 @@ def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fa
         assert len(events("account.needs_reauth")) == 1
 
 
-def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("platform", NETWORKS)
+def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fast, emu, media_for, platform):  # type: ignore[no-untyped-def]
     """A grant revoked at the network while its token is still young: the publish call is refused, the account
-    turns needs_reauth with its event (one, whatever the number of refused targets)."""
-    acc, got = live(owner, emu, "tiktok")
-    assert oauth.revoke_token(got["access_token"], "tiktok")
-    post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
-                  mediaUrls=[image_url])
+    turns needs_reauth with its event (one, whatever the number of refused targets), and the account's other
+    pending targets (a post scheduled for tomorrow) fail at once saying to reconnect, listed in the event."""
+    acc, got = live(owner, emu, platform)
+    assert oauth.revoke_token(acc.access_token, platform)
+    media = [media_for(platform)]
+    later = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="tomorrow",
+                   mediaUrls=media, scheduledAt=clock.iso(clock.now() + timedelta(days=1)))
+    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="now",
+                  mediaUrls=media)
     work(fast)
     done = read(client, owner, post["id"])
     assert done["status"] == "failed" and done["targets"][0]["failType"] == "permanent"
     assert Account.get_by_id(acc.id).status == "needs_reauth"
     [ev] = events("account.needs_reauth")
-    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == "socialpub accounts connect tiktok"
+    assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
+    waiting = read(client, owner, later["id"])
+    assert waiting["targets"][0]["status"] == "failed"  # the post settles at its time, sending nothing
+    assert f"socialpub accounts connect {platform}" in waiting["targets"][0]["failReason"]
+    refused, other = (PostTarget.get(PostTarget.post == p["id"]).id for p in (post, later))
+    assert ev.data["failedTargets"] == [refused, other]
 
 
 # ---- sandbox accounts ----------------------------------------------------------------------------------------

@@ -66,13 +66,34 @@ def test_key_file_is_made_private_at_init(settings, owner):
     assert len(keys) == 1 and Fernet(keys[0].encode())
 
 
-def test_key_file_is_made_on_first_need(tmp_path):
+def test_key_file_is_made_only_by_ensure(tmp_path):
     ring = secretbox.Keyring(env_keys=None, path=tmp_path / "d" / "secrets.key")
     with pytest.raises(secretbox.SecretsKeyError, match="no secrets key"):
         ring.decrypt("enc:v1:whatever")  # reading never invents a key
-    stored = ring.encrypt(TOKEN)
+    with pytest.raises(secretbox.SecretsKeyError, match="no secrets key"):
+        ring.encrypt(TOKEN)  # nor does writing
+    assert not ring.path.exists()
+    ring.ensure()  # init
     assert ring.path.exists() and os.stat(ring.path).st_mode & 0o077 == 0
-    assert ring.decrypt(stored) == TOKEN
+    assert ring.decrypt(ring.encrypt(TOKEN)) == TOKEN
+
+
+def test_a_lost_key_file_is_never_replaced_by_a_write(settings, vault):  # type: ignore[no-untyped-def]
+    """A key file lost while values exist under it (a restore without it, a cleaned data dir): the next write
+    (a worker's token refresh, a webhook secret) refuses, saying what to restore, instead of writing under a new
+    key that the restored one could not read."""
+    ring = secretbox.keyring()
+    vault.create(name="a", secret="tiktok-refresh-token-1")
+    original = ring.path.read_bytes()
+    ring.path.unlink()
+    with pytest.raises(secretbox.SecretsKeyError, match="restore that file"):
+        vault.create(name="b", secret="tiktok-refresh-token-2")
+    assert not ring.path.exists()
+    ring.path.write_bytes(original)  # restored
+    os.chmod(ring.path, 0o600)
+    vault.create(name="b", secret="tiktok-refresh-token-2")
+    assert vault.get_by_id("a").secret == "tiktok-refresh-token-1"
+    assert vault.get_by_id("b").secret == "tiktok-refresh-token-2"
 
 
 def test_environment_key_is_used_and_never_shown(tmp_path):
@@ -93,6 +114,7 @@ def test_environment_key_is_used_and_never_shown(tmp_path):
 def test_wrong_key_fails_loudly_and_a_replaced_file_is_noticed(tmp_path):
     path = tmp_path / "secrets.key"
     ring = secretbox.Keyring(env_keys=None, path=path)
+    ring.ensure()
     stored = ring.encrypt(TOKEN)
     other = secretbox.Keyring(env_keys=Fernet.generate_key().decode(), path=path)
     with pytest.raises(secretbox.SecretsKeyError, match="cannot be decrypted") as exc:
@@ -163,4 +185,5 @@ def test_rotation_covers_every_encrypted_field():
     assert having == set(encryption.ENCRYPTED)
     assert dict(encryption.encrypted_columns()) == {"account": ["access_token", "refresh_token"],
                                                     "webhook_endpoint": ["secret", "previous_secret"],
-                                                    "oauth_session": ["verifier", "tokens"]}
+                                                    "oauth_session": ["verifier", "tokens"],
+                                                    "tiktok_publish": ["upload_url"]}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from socialpub_tui.screens.help import HelpScreen
@@ -80,3 +83,56 @@ async def test_the_embedded_worker_starts_once_the_first_page_is_drawn(data_dir)
         post = await app.client.create_post({"targets": ["linkedin"], "content": "sent by the TUI's worker"})
         assert (await app.client.wait_post(post.id, timeout=30, interval=0.1)).status == "completed"
     assert backend.stopped and backend.worker is None
+
+
+async def test_the_launch_ends_with_the_collectors_defaults(tui_app) -> None:
+    """socialpub_tui raises the collector's first threshold while the process starts; the first screen drawn
+    ends that: what the start-up built is frozen and the default thresholds are back."""
+    import gc
+
+    import socialpub_tui
+    from socialpub_tui.widgets.post_list import PostList
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete)
+        await until(pilot, lambda: gc.get_threshold() == socialpub_tui.DEFAULT_GC_THRESHOLD, what="the defaults")
+        assert gc.get_freeze_count() > 0
+        assert socialpub_tui.STARTUP_GC_THRESHOLD[0] > socialpub_tui.DEFAULT_GC_THRESHOLD[0]
+        await app.workers.wait_for_complete()  # the account filter's choices, read after the first page
+
+
+async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monkeypatch) -> None:
+    """The posts screen's keys change with its first page (`Open` on a post): the footer waits for it and builds
+    its keys once, not once before and once after."""
+    from textual.widgets import Footer as TextualFooter
+
+    from socialpub_tui.widgets.footer import Footer
+    from socialpub_tui.widgets.post_list import PostList
+    from tests.tui.helpers import until
+
+    builds: list[bool] = []
+    build = TextualFooter.recompose
+
+    async def counted(self: TextualFooter) -> None:
+        builds.append(True)
+        await build(self)
+
+    monkeypatch.setattr(TextualFooter, "recompose", counted)
+    app = tui_app()
+    await app.client.create_post({"targets": ["facebook"], "content": "one post to open"})
+    real = app.client.list_posts
+
+    async def slow_first_page(**params: Any) -> Any:
+        await asyncio.sleep(0.15)  # the screen is up before its first page (a large store, a remote server)
+        return await real(**params)
+
+    monkeypatch.setattr(app.client, "list_posts", slow_first_page)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete)
+        footer = app.screen.query_one(Footer)
+        await until(pilot, lambda: len(footer.children) > 0, what="the footer's keys")
+        await pilot.pause(0.2)
+        assert len(builds) == 1
+        await app.workers.wait_for_complete()

@@ -400,6 +400,11 @@ class Emulator:
         return request.url.path
 
     def __call__(self, raw: httpx.Request) -> httpx.Response:
+        from backend.networks.sandbox.errors import injected
+
+        fault = injected(self.platform, raw.method, raw.url.path)  # an armed error switch answers instead
+        if fault is not None:
+            return fault
         request = Request(raw)
         path = self.path_of(request)
         for pattern, fn in self._by_method.get(request.method, ()):  # the routes of the method, in order

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -734,6 +735,9 @@ class GraphOAuth(OAuthProvider):
 
 
 # --- LinkedIn: www.linkedin.com/oauth/v2/{authorization,accessToken,revoke} ----------------------------------
+ORG_ADMIN_SCOPES = {"r_organization_admin", "rw_organization_admin"}
+
+
 class LinkedInOAuth(OAuthProvider):
     def install(self) -> None:
         self.emu.route("GET", r"/oauth/v2/authorization", self.authorize)
@@ -741,6 +745,8 @@ class LinkedInOAuth(OAuthProvider):
         self.emu.route("POST", r"/oauth/v2/revoke", self.revoke)
         self.emu.route("GET", r"/v2/userinfo", self.userinfo)
         self.emu.route("GET", r"/rest/organizationAcls", self.organization_acls)
+        self.emu.route("GET", r"/rest/organizations/(?P<org_id>\d+)", self.organization)
+        self.emu.route("GET", r"/rest/organizations", self.organizations)
 
     def server_error(self) -> httpx.Response:
         return json_response(500, {"error": "server_error", "error_description": "Internal Server Error (sandbox "
@@ -840,6 +846,63 @@ class LinkedInOAuth(OAuthProvider):
                                    "elements": elements})
 
 
+    def _administered(self, request: Request) -> dict[str, SandboxAccount] | httpx.Response:
+        """The organisations (by numeric id) the token's member administers and may read: the grant needs
+        `r_organization_admin` or `rw_organization_admin` (else 403 ACCESS_DENIED, as LinkedIn refuses an
+        organisation lookup without them; UNCONFIRMED: the exact scope list)."""
+        from backend.networks.sandbox.linkedin import li_error
+
+        auth = authenticate(request.bearer(), self.platform)
+        if auth.account is None or auth.problem:
+            return api_error_linkedin(auth.problem, li_error)
+        if auth.grant is not None and not set(auth.grant.scopes or []) & ORG_ADMIN_SCOPES:
+            return li_error(403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100,
+                            "ACCESS_DENIED")
+        return {a.external_id.rsplit(":", 1)[-1]: a for a in auth.accounts()
+                if a.external_id.startswith("urn:li:organization:")}
+
+    @staticmethod
+    def _organization(org_id: str, acc: SandboxAccount) -> dict[str, Any]:
+        vanity = "".join(ch for ch in acc.display_name.lower().replace(" ", "-") if ch.isalnum() or ch == "-")
+        return {"id": int(org_id), "$URN": f"urn:li:organization:{org_id}", "localizedName": acc.display_name,
+                "vanityName": vanity, "name": {"localized": {"en_US": acc.display_name},
+                                               "preferredLocale": {"country": "US", "language": "en"}}}
+
+    def organization(self, request: Request, org_id: str) -> httpx.Response:
+        """`GET /rest/organizations/{id}`: an organisation the member administers (its `localizedName`); another
+        one is 403 ACCESS_DENIED (the sandbox knows no public organisation data), an unknown id 404."""
+        from backend.networks.sandbox.linkedin import li_error
+
+        mine = self._administered(request)
+        if isinstance(mine, httpx.Response):
+            return mine
+        if org_id in mine:
+            return json_response(200, self._organization(org_id, mine[org_id]))
+        known = SandboxAccount.get_or_none((SandboxAccount.platform == self.platform)
+                                           & (SandboxAccount.external_id == f"urn:li:organization:{org_id}"))
+        if known is None:
+            return li_error(404, f"Organization {org_id} not found", None, "NOT_FOUND")
+        return li_error(403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED")
+
+    def organizations(self, request: Request) -> httpx.Response:
+        """The batch form `GET /rest/organizations?ids=List(1,2)`: `{"results": {id: organisation}, "statuses",
+        "errors"}`, an id the member does not administer under `errors` (403)."""
+        from backend.networks.sandbox.linkedin import li_error
+
+        m = re.fullmatch(r"List\(([\d,\s]*)\)", str(request.query.get("ids") or ""))
+        if m is None:
+            return li_error(400, "ids must be List(id1,id2,…)", None, "ILLEGAL_ARGUMENT")
+        mine = self._administered(request)
+        if isinstance(mine, httpx.Response):
+            return mine
+        ids = [i.strip() for i in m.group(1).split(",") if i.strip()]
+        results = {i: self._organization(i, mine[i]) for i in ids if i in mine}
+        errors = {i: {"status": 403, "code": "ACCESS_DENIED", "message": "Not enough permissions to access"}
+                  for i in ids if i not in mine}
+        return json_response(200, {"results": results, "statuses": {i: 200 if i in mine else 403 for i in ids},
+                                   "errors": errors})
+
+
 def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
     """LinkedIn's 401s. UNCONFIRMED: the serviceErrorCode of the expired (65601) and revoked (65602) cases."""
     if problem == "expired":
@@ -922,12 +985,40 @@ PROVIDERS: dict[str, type[OAuthProvider]] = {"tiktok": TikTokOAuth, "facebook": 
 
 
 def install(emulator: Emulator) -> OAuthProvider:
-    """Add the network's OAuth endpoints and the sandbox's control endpoint to its emulator."""
+    """Add the network's OAuth endpoints and the sandbox's control endpoints (`/_sandbox/oauth`, `/_sandbox/errors`)
+    to its emulator."""
     provider = PROVIDERS[emulator.platform](emulator)
     provider.install()  # type: ignore[attr-defined]
     emulator.route("GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform)))
     emulator.route("POST", r"/_sandbox/oauth", lambda request: _control(emulator.platform, request))
+    emulator.route("GET", r"/_sandbox/grants", lambda request: json_response(200, {"grants": [
+        _grant_view(g) for g in grants(emulator.platform)]}))
+    emulator.route("POST", r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
+                   lambda request, grant_id: _revoke_control(emulator.platform, grant_id))
+    from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
+
+    for method in ("GET", "POST"):
+        emulator.route(method, r"/_sandbox/errors",
+                       lambda request: errors.control(emulator.platform, request.method, request.json))
     return provider
+
+
+def _grant_view(g: SandboxGrant) -> dict[str, Any]:
+    """A consent as the user sees it in the network's "connected apps" settings."""
+    return {"id": g.id, "clientId": g.client_id, "subject": g.subject, "scopes": list(g.scopes or []),
+            "accounts": [a.name for a in SandboxAccount.select(SandboxAccount.name).where(
+                SandboxAccount.id.in_(list(g.account_ids or [])))],
+            "state": g.state, "createdAt": g.created_at.isoformat()}
+
+
+def _revoke_control(platform: str, grant_id: str) -> httpx.Response:
+    """POST /_sandbox/grants/{id}/revoke: the user removes the app in the network's settings (not a real
+    endpoint): every token of that consent is then refused."""
+    g = SandboxGrant.get_or_none((SandboxGrant.id == grant_id) & (SandboxGrant.platform == platform))
+    if g is None:
+        return json_response(404, {"error": "not_found", "error_description": f"no {platform} grant {grant_id}"})
+    revoke_grant(grant_id)
+    return json_response(200, _grant_view(SandboxGrant.get_by_id(grant_id)))
 
 
 def _control(platform: str, request: Request) -> httpx.Response:

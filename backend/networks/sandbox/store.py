@@ -185,8 +185,11 @@ class DatabaseLocation:
     def sqlite_in(cls, data_dir: str | Path) -> DatabaseLocation:
         return cls(sqlite_path=str(Path(data_dir) / SQLITE_FILE))
 
-    def __repr__(self) -> str:  # never the password
-        return f"DatabaseLocation({self.sqlite_path or f'{self.pg_host}:{self.pg_port}/{self.pg_database}'})"
+    def __str__(self) -> str:  # never the password
+        return self.sqlite_path or f"postgresql://{self.pg_host}:{self.pg_port}/{self.pg_database}"
+
+    def __repr__(self) -> str:
+        return f"DatabaseLocation({self})"
 
 
 def make_database(loc: DatabaseLocation) -> Database:

@@ -193,9 +193,14 @@ class YouTubeEmulator(Emulator):
             return acc
         if request.query.get("mine") != "true":
             return yt_error(400, "invalidFilters", "Only mine=true is emulated", "youtube.parameter")
-        return json_response(200, {"kind": "youtube#channelListResponse", "items": [
-            {"kind": "youtube#channel", "id": acc.external_id,
-             "contentDetails": {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}}]})
+        parts = set((request.query.get("part") or "id").split(","))
+        item: dict[str, Any] = {"kind": "youtube#channel", "id": acc.external_id}
+        if "snippet" in parts:
+            item["snippet"] = {"title": acc.display_name or acc.name, "customUrl": f"@{acc.username}",
+                               "description": ""}
+        if "contentDetails" in parts:
+            item["contentDetails"] = {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}
+        return json_response(200, {"kind": "youtube#channelListResponse", "items": [item]})
 
     def playlist_items(self, request: Request) -> httpx.Response:
         """playlistItems.list of the channel's uploads playlist, newest first, `maxResults` (<= 50) a page,

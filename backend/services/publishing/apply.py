@@ -95,13 +95,6 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             queue.enqueue(spec.kind, spec.payload, run_at=spec.run_at, workspace_id=post.workspace_id,
                           dedupe_key=spec.dedupe_key, max_attempts=spec.max_attempts, if_absent=True,
                           lane=spec.lane)
-        if decision.account_status and target.account_id:
-            changed = Account.update(status=decision.account_status).where(
-                (Account.id == target.account_id) & (Account.status == "active")).execute()
-            if changed and decision.account_status == "needs_reauth":
-                _record_needs_reauth(post.workspace_id, target.account_id, decision.target_id)
-            log.warning("account %s (%s) is now %s (post %s, target %s)", target.account_id, target.platform,
-                        decision.account_status, post.id, target.id)
         if attempt_id is not None:
             if decision.no_call:  # this attempt made no call; the earlier ones stay unresolved
                 _close_attempt(attempt_id, now, decision.attempt_outcome, finished=True)
@@ -114,19 +107,6 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         if job is not None and decision.finishes_job:
             queue.complete(job)
     return True
-
-
-def _record_needs_reauth(workspace_id: str, account_id: str, target_id: str) -> None:
-    """The `account.needs_reauth` event of an account a network refused during a publication (the account's
-    other pending targets fail as their own jobs find it inactive)."""
-    acc = Account.select(Account.id, Account.platform, Account.name).where(Account.id == account_id).first()
-    if acc is None:
-        return
-    events.record(workspace_id, "account.needs_reauth", {
-        "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
-        "reason": f"the network refused its token (target {target_id})",
-        "reconnect": f"socialpub accounts connect {acc.platform}", "failedTargets": [target_id]},
-        subject_id=acc.id)
 
 
 def _close_attempts(attempt_id: str, target_id: str, now: Any, outcome: str) -> None:

@@ -27,9 +27,8 @@ TRACK_DEADLINE_S = {
     "facebook": 15 * 60,
 }
 
-# Network error codes meaning the account's authorisation is gone: the account turns `needs_reauth`.
-AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "190", "102", "65600", "invalid_grant",
-                        "401"})
+
+
 
 NETWORK_NAMES = {"facebook": "Facebook", "instagram": "Instagram", "linkedin": "LinkedIn", "tiktok": "TikTok",
                  "youtube": "YouTube"}
@@ -153,15 +152,18 @@ def finish(state: TargetState, status: str, now: datetime, *, external_post_id: 
                     attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
 
 
-def inactive_account(state: TargetState, account_status: str | None, now: datetime, *,
+def inactive_account(state: TargetState, account_status: str | None, now: datetime, *, detail: str | None = None,
                      unresolved: bool = False) -> Decision:
-    """The target's account is disconnected (None) or not active: the target fails `permanent`.
-    `unresolved`: an earlier attempt's call may have reached the network (its outcome was never recorded)."""
-    what = "disconnected" if account_status is None else account_status.replace("_", " ")
-    reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
-              "reconnect it, then create the post again for this network")
+    """The target's account is disconnected (None) or not active — `needs_reauth`: its grant is dead (refused,
+    or its token could not be refreshed: `invalid_grant` or the network's equivalent, `detail`): the target fails
+    `permanent`, saying to reconnect. `unresolved`: an earlier attempt's call may have reached the network (its
+    outcome was never recorded)."""
     if account_status == "needs_reauth":
-        reason = reconnect_reason(state.platform, state.account_name)
+        reason = reconnect_reason(state.platform, state.account_name, detail)
+    else:
+        what = "disconnected" if account_status is None else account_status.replace("_", " ")
+        reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
+                  "reconnect it, then create the post again for this network")
     if unresolved:
         name = NETWORK_NAMES.get(state.platform, state.platform)
         reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
@@ -176,18 +178,6 @@ def reconnect_reason(platform: str, account_name: str, detail: str | None = None
     return (f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
             f"authorisation{why}. Reconnect it with `socialpub accounts connect {platform}`, then create the post "
             "again for this network")
-
-
-def grant_dead(state: TargetState, now: datetime, detail: str | None = None, *, unresolved: bool = False,
-               ) -> Decision:
-    """The account's grant is dead (its token could not be refreshed: `invalid_grant` or the network's
-    equivalent): the target fails `permanent`, saying to reconnect."""
-    reason = reconnect_reason(state.platform, state.account_name, detail)
-    if unresolved:
-        name = NETWORK_NAMES.get(state.platform, state.platform)
-        reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
-                   "check the account before creating it again")
-    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
 
 
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
@@ -334,7 +324,7 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
         elif tracking:  # the network accepted the post: it may still publish it
             reason += (f"; {name} accepted the post and it may still appear: check the {name} account before "
                        "retrying")
-    account_status = "needs_reauth" if out.network_code in AUTH_CODES else None
+    account_status = "needs_reauth" if out.auth_refused else None
     final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
                    network_status=out.network_status, account_status=account_status)
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final

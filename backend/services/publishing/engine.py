@@ -287,10 +287,22 @@ def _decide_and_apply(job: Any, settings: Settings, account: Account, target: Po
     """Step 4: the outcome decided and applied with the attempt closed; a wait raises RetryLater."""
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=tracking)
     applied = apply(decision, job=job, attempt_id=attempt.id)
+    _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
         log.info("%s: %s; next attempt in %.1f s", _ids(target), decision.retry_reason, decision.retry_in_s)
         raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s,
                          count_attempt=tracking and decision.status == "pending")
+
+
+def _account_refused(applied: bool, decision: decide.Decision, account: Account) -> None:
+    """A network refused the account's token while publishing (decision.account_status): after the target's own
+    failure is committed, the account turns needs_reauth through the one path (services/tokens.mark_needs_reauth:
+    its event, and its other pending targets failed saying to reconnect). A crash between the two leaves the
+    account active: its next call gets the same refusal and comes here again."""
+    if applied and decision.account_status == "needs_reauth":
+        from backend.services import tokens  # tokens writes through this package's apply
+
+        tokens.mark_needs_reauth(account.id, decision.values.get("fail_reason"), refused_target=decision.target_id)
 
 
 def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: bool = False) -> _Attempt | None:
@@ -450,7 +462,9 @@ def track_target(job: Any, settings: Settings) -> None:
     # calls): each such wait counts one; a "still processing" poll counts none
     state = dataclasses.replace(state_of(target, post), attempts=job.attempts)
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
-    if apply(decision, job=job) and decision.retry_in_s is not None:
+    applied = apply(decision, job=job)
+    _account_refused(applied, decision, account)
+    if applied and decision.retry_in_s is not None:
         waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
         if waits:
             log.info("%s: status check: %s; next check in %.1f s", _ids(target), decision.retry_reason,

@@ -37,10 +37,12 @@ class Account(BaseModel):
     token_expires_at = UTCDateTimeField(null=True)
     # token life (backend/services/tokens.py): when the refresh token dies (if the network says); the expiry an
     # `account.token_expiring` event was recorded for (once per expiry); a refresh in flight holds the account
-    # until then (one refresh at a time: a rotated refresh token used twice kills the grant)
+    # until then (one refresh at a time: a rotated refresh token used twice kills the grant), under its lease
+    # token (`token_refresh_lease`; "grace": held for a refresh that may still be in flight, see tokens.py)
     refresh_expires_at = UTCDateTimeField(null=True)
     token_warned_for = UTCDateTimeField(null=True)
     token_refresh_until = UTCDateTimeField(null=True)
+    token_refresh_lease = CharField(max_length=40, null=True)
     connected_at = UTCDateTimeField()
     disconnected_at = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField()

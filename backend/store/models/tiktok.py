@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from peewee import CharField, ForeignKeyField, IntegerField, JSONField, TextField
 
-from backend.store.fields import UTCDateTimeField
+from backend.store.fields import EncryptedTextField, UTCDateTimeField
 from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
 from backend.store.models.workspace import Workspace
@@ -19,7 +19,7 @@ class TikTokPublish(BaseModel):
     """One dedicated publication. The row is committed (INITIATING) before the network is called, then
     carries TikTok's `publish_id` (unique) and the last status read. `account` is the account that
     created it: only its token may read the status. `fail_reason` is TikTok's code (spec 4.6) or ours
-    (`tracking_timeout`); `fail_message` says it in plain words. Init refusals are kept too (FAILED,
+    (`tracking_timeout`, `upload_failed`); `fail_message` says it in plain words. Init refusals are kept too (FAILED,
     no publish_id) so the workspace can see what was attempted."""
 
     id = CharField(primary_key=True, max_length=40)
@@ -37,6 +37,9 @@ class TikTokPublish(BaseModel):
     fail_message = TextField(null=True)
     public_post_ids = JSONField(default=list)
     downloaded_bytes = IntegerField(null=True)
+    # a FILE_UPLOAD video: TikTok's upload URL (valid 1 h; it carries an upload token, so encrypted at rest) while
+    # the `tiktok.upload` job sends the bytes; cleared once the last chunk is in
+    upload_url = EncryptedTextField(null=True)
     checks = IntegerField(default=0)
     checked_at = UTCDateTimeField(null=True)
     track_deadline = UTCDateTimeField(null=True)
