@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from socialpub_tui.screens.help import HelpScreen
 from tests.tui.canned import canned_app
+from tests.tui.helpers import footer_keys_shown, press_until, until
 
 
 async def to_help(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.press("f1")
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await until(pilot, lambda: footer_keys_shown(app), what="the posts screen's footer")
+    await press_until(pilot, "f1", lambda: isinstance(app.screen, HelpScreen))
     await pilot.pause()
 
 

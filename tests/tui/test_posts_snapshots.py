@@ -13,7 +13,7 @@ from textual.widgets import Select
 
 from socialpub_tui.widgets.post_list import PostList
 from tests.tui.canned import canned_app
-from tests.tui.helpers import press_until
+from tests.tui.helpers import footer_keys_shown, press_until
 from tests.tui.posts_canned import routes
 
 SIZES = [(100, 30), (80, 24)]
@@ -22,7 +22,7 @@ SIZES = [(100, 30), (80, 24)]
 async def settle(pilot: Any) -> None:
     post_list = pilot.app.screen.query_one(PostList)
     deadline = time.monotonic() + 10
-    while post_list.loading or post_list.reading:
+    while post_list.loading or post_list.reading or not footer_keys_shown(pilot.app):
         assert time.monotonic() < deadline, "the list did not settle"
         await pilot.pause(0.02)
     await pilot.pause()
