@@ -58,8 +58,12 @@ test-sqlite: $(STAMP)
 ## On PostgreSQL: everything but the TUI's pilot, snapshot and tmux tests, which reach the store only through
 ## the /v1 API the rest of the suite already runs there (TUI_PG=1 adds them, and they pass there),
 ## and the files that never open a database (pure functions, rendering: a second pass would test nothing new).
-NO_DB_TESTS = tests/recipes/test_load.py tests/recipes/test_schema.py tests/recipes/test_series.py \
-	tests/recipes/test_source.py tests/recipes/test_template.py tests/webhooks tests/test_ids.py
+## Also left out there, for CI's 20 minutes: tests/networks and tests/generation, whose store use is the emulators'
+## and the renderers' own (the API, services and CLI suites run the sandbox on PostgreSQL); `make test-postgres
+## NO_DB_TESTS=` runs them too.
+NO_DB_TESTS = tests/networks tests/generation tests/recipes/test_load.py tests/recipes/test_schema.py \
+	tests/recipes/test_series.py tests/recipes/test_source.py tests/recipes/test_template.py tests/webhooks \
+	tests/test_ids.py tests/test_logs.py
 test-postgres: $(STAMP)
 	@$(if $(TUI_PG),bash .ci/ensure-tools.sh,true)
 	@bash .ci/ensure-postgres.sh

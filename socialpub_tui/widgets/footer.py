@@ -25,6 +25,11 @@ class Footer(TextualFooter):
         self._wait_s = wait_s
         self._waiting = wait_s is not None
 
+    @property
+    def waiting(self) -> bool:
+        """True until the keys are shown (`show_keys`, or `wait_s` passed)."""
+        return self._waiting
+
     def on_mount(self) -> None:
         if self._wait_s is not None:
             self.set_timer(self._wait_s, self.show_keys)

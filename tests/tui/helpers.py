@@ -35,15 +35,6 @@ async def press_until(pilot: Any, key: str, condition: Callable[[], Any], what: 
     return await until(pilot, condition, what=what or f"what {key!r} does")
 
 
-def footer_keys_shown(app: Any) -> bool:
-    """The current screen's footer shows its keys. The posts screen's is built once its first page is in
-    (widgets/footer.py, `wait_s`), by a callback of its own: a screenshot taken before shows an empty last row."""
-    from socialpub_tui.widgets.footer import Footer
-
-    footers = app.screen.query(Footer)
-    return bool(footers) and all(footer.children for footer in footers)
-
-
 def png(path: Path, size: tuple[int, int] = (64, 48), colour: tuple[int, int, int] = (200, 30, 30),
         noise: bool = False) -> Path:
     """An image file (`noise`: random pixels, so it does not compress: a large file)."""

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from socialpub_tui.screens.help import HelpScreen
 from tests.tui.canned import canned_app
-from tests.tui.helpers import footer_keys_shown, press_until, until
+from tests.tui.helpers import until
 
 
 async def to_help(pilot: Any) -> None:
-    app = pilot.app
-    await app.workers.wait_for_complete()
-    await until(pilot, lambda: footer_keys_shown(app), what="the posts screen's footer")
-    await press_until(pilot, "f1", lambda: isinstance(app.screen, HelpScreen))
+    from socialpub_tui.widgets.footer import Footer
+
+    await pilot.app.workers.wait_for_complete()
+    footer = pilot.app.screen.query_one(Footer)
+    # built with the first page, by a callback of the footer's own: its keys are there once it has children
+    await until(pilot, lambda: not footer.waiting and footer.children, what="the posts screen's keys")
+    await pilot.pause()
+    await pilot.press("f1")
     await pilot.pause()
 
 

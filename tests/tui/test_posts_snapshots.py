@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from textual.widgets import Select
 
+from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 from tests.tui.canned import canned_app
-from tests.tui.helpers import footer_keys_shown, press_until
+from tests.tui.helpers import press_until
 from tests.tui.posts_canned import routes
 
 SIZES = [(100, 30), (80, 24)]
@@ -22,7 +23,9 @@ SIZES = [(100, 30), (80, 24)]
 async def settle(pilot: Any) -> None:
     post_list = pilot.app.screen.query_one(PostList)
     deadline = time.monotonic() + 10
-    while post_list.loading or post_list.reading or not footer_keys_shown(pilot.app):
+    footer = pilot.app.screen.query_one(Footer)
+    # the footer's keys come with the first page (a callback of its own builds them: then it has children)
+    while post_list.loading or post_list.reading or footer.waiting or not footer.children:
         assert time.monotonic() < deadline, "the list did not settle"
         await pilot.pause(0.02)
     await pilot.pause()
