@@ -13,7 +13,8 @@ async def to_help(pilot: Any) -> None:
 
     await pilot.app.workers.wait_for_complete()
     footer = pilot.app.screen.query_one(Footer)
-    await until(pilot, lambda: not footer.waiting, what="the posts screen's keys")  # built with the first page
+    # built with the first page, by a callback of the footer's own: its keys are there once it has children
+    await until(pilot, lambda: not footer.waiting and footer.children, what="the posts screen's keys")
     await pilot.pause()
     await pilot.press("f1")
     await pilot.pause()

@@ -24,7 +24,8 @@ async def settle(pilot: Any) -> None:
     post_list = pilot.app.screen.query_one(PostList)
     deadline = time.monotonic() + 10
     footer = pilot.app.screen.query_one(Footer)
-    while post_list.loading or post_list.reading or footer.waiting:  # the keys come with the first page
+    # the footer's keys come with the first page (a callback of its own builds them: then it has children)
+    while post_list.loading or post_list.reading or footer.waiting or not footer.children:
         assert time.monotonic() < deadline, "the list did not settle"
         await pilot.pause(0.02)
     await pilot.pause()
