@@ -55,6 +55,7 @@ from bench.support.engine import (  # noqa: E402
     bench_settings,
     machine,
     prepare_workspace,
+    published_rows,
     queue_posts,
     summary,
 )
@@ -165,6 +166,10 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         statuses: dict[str, int] = {}
         for (status,) in PostTarget.select(PostTarget.status).tuples():
             statuses[status] = statuses.get(status, 0) + 1
+        # what each network received against the targets that succeeded there: more is a duplicate publication
+        received = {net: len(published_rows(settings, net)) for net in PLATFORMS}
+        succeeded = {net: PostTarget.select().where((PostTarget.platform == net) & PostTarget.status.in_(
+            ("succeeded", "inbox_delivered"))).count() for net in PLATFORMS}
         lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
         warnings = sum(" WARNING " in line for line in lines)
         errors = sum(" ERROR " in line for line in lines)
@@ -187,7 +192,13 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         "lateness_s": {k: round(v, 3) for k, v in overall.items()},
         "lateness_by_network_s": {n: {k: round(v, 3) for k, v in s.items()} for n, s in by_network.items()},
         "cpu_s": round(cpu, 2), "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
-        "worker_log": {"warnings": warnings, "errors": errors, "first": sample},
+        "worker_log": {"warnings": warnings, "errors": errors, "first": sample,
+                       "lost_leases": sum("lost the lease" in line for line in lines),
+                       "taken_over": sum("taken over from" in line for line in lines),
+                       "reconciled": sum("reconciled:" in line for line in lines),
+                       "re_attempts": sum("re-attempt:" in line for line in lines)},
+        "emulator_received": received, "succeeded_by_network": succeeded,
+        "duplicates": sum(max(0, received[n] - succeeded[n]) for n in PLATFORMS),
     }
 
 
@@ -217,6 +228,10 @@ def show(run: dict[str, Any]) -> None:
     print(f"  {run['label']}: {run['final']:,}/{run['targets']:,} final; lateness p50 {lat.get('p50', 0):.1f} s, "
           f"p99 {lat.get('p99', 0):.1f} s, max {lat.get('max', 0):.1f} s; CPU {run['cpu_ms_per_target']:.1f} ms a "
           f"target; {run['statuses']}", flush=True)
+    wl = run["worker_log"]
+    print(f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
+          f"taken over {wl['taken_over']}, reconciled {wl['reconciled']}, re-attempts {wl['re_attempts']}",
+          flush=True)
 
 
 def median_of(runs: list[dict[str, Any]], path: list[str]) -> float | None:

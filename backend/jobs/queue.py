@@ -18,7 +18,7 @@ from peewee import fn
 from backend import clock
 from backend.ids import new_id
 from backend.store import statements
-from backend.store.db import database
+from backend.store.db import database, tx
 from backend.store.models import Job
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
@@ -98,7 +98,7 @@ def claim(worker_id: str, *, limit: int = 1, lease_s: float = 10.0, kinds: list[
           skip_lanes: Sequence[str] = (), only_unlaned: bool = False) -> list[Job]:
     """Claim up to `limit` due jobs (or jobs whose lease expired) for `worker_id`, oldest due first, with a lease
     of `lease_s`. One atomic statement: see statements.claim_jobs."""
-    return statements.claim_jobs(worker_id, now=clock.now(), lease_s=lease_s, limit=limit, skip_lanes=skip_lanes,
+    return statements.claim_jobs(worker_id, lease_s=lease_s, limit=limit, skip_lanes=skip_lanes,
                                  only_unlaned=only_unlaned, kinds=kinds)
 
 
@@ -130,10 +130,11 @@ def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
     locks = list(locks)
     if not locks:
         return set()
-    now = clock.now()
-    q = (Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
-         .where(Job.locked_by.in_(locks) & (Job.status == "running")).returning(Job.id))
-    return {row.id for row in q.execute()}
+    with tx():  # the lease counted from when the write lock is held, not from before waiting for it
+        now = clock.now()
+        q = (Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
+             .where(Job.locked_by.in_(locks) & (Job.status == "running")).returning(Job.id))
+        return {row.id for row in q.execute()}
 
 
 def complete(job: Job) -> bool:

@@ -19,7 +19,8 @@ Idle threads do not poll the database: they wait on a condition; one watcher thr
 job is enqueued in this process (queue.WAKE), when the next job falls due or a lease expires, and at least
 every SOCIALPUB_WORKER_POLL_S (jobs enqueued by other processes); a thread that claims a job wakes (or
 starts) the next. Claims of one process are taken one at a time (~0.4 ms each on SQLite), which keeps the
-lane counts below exact.
+lane counts below exact; the condition that guards the counts is never held across a database statement, so a
+claim waiting for SQLite's writer lock holds up neither a thread recording its result nor the heartbeat.
 
 Lanes (bulkhead). A job's `lane` is the network it calls (None: it calls none). One worker runs at most
 ceil(concurrency x SOCIALPUB_WORKER_LANE_SHARE) jobs of one lane at once (default 0.25: 64 of 256 threads):
@@ -100,7 +101,8 @@ class Worker:
         self.strategy = RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts)
         self.processed = 0
         self._stop = threading.Event()
-        self._cv = threading.Condition()  # guards the claim and the books below; idle threads wait on it
+        self._cv = threading.Condition()  # guards the books below (held briefly); idle threads wait on it
+        self._claiming = threading.Lock()  # one claim of this process at a time (not held with self._cv)
         self._running: dict[str, Job] = {}  # locked_by of each claim this worker runs -> its job
         self._lanes: Counter[str] = Counter()
         self._laned = 0
@@ -112,6 +114,8 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._pool: list[threading.Thread] = []  # run_forever's job threads
         self._idle = 0  # of which waiting to be woken
+        self._wake_missed = False  # a wake-up came while no thread was idle (all claiming or running): the next
+        # thread to go idle claims once more first
         # The job handlers (the publishing engine, the networks, the media pipeline: ~100-150 ms of imports) are
         # loaded by whatever runs jobs (run_forever, tick, ensure_periodic), so that a worker started in a thread
         # imports them in that thread rather than in its creator's.
@@ -239,7 +243,7 @@ class Worker:
         try:
             while not self._stop.is_set():
                 with self._cv:
-                    if not busy:
+                    if not busy and not self._wake_missed:
                         self._idle += 1
                         try:
                             self._cv.wait()
@@ -247,8 +251,10 @@ class Worker:
                             self._idle -= 1
                         if self._stop.is_set():
                             break
-                    job = self._claim_or_pause()
-                    if job is not None:
+                    self._wake_missed = False
+                job = self._claim_or_pause()
+                if job is not None:
+                    with self._cv:
                         if self._idle:
                             self._cv.notify()  # there was work: another idle thread looks as well
                         else:
@@ -276,9 +282,10 @@ class Worker:
                 with self._cv:
                     if self._fatal is not None:
                         return
-                    job = self._claim_or_pause()
-                    if job is None:
-                        return
+                job = self._claim_or_pause()
+                if job is None:
+                    return
+                with self._cv:
                     if sum(t.is_alive() for t in threads) < self.concurrency:
                         self._spawn_round_thread(threads, deadline)
                 self._run(job)
@@ -293,8 +300,7 @@ class Worker:
         expires, and at least every worker_poll_s (jobs enqueued by other processes)."""
         poll = self.settings.worker_poll_s
         while not self._stop.is_set():
-            with self._cv:
-                self._cv.notify()
+            self._wake_one()
             try:
                 # jobs claimable now are left out: an idle thread was woken for them already (or their lane is at
                 # its cap, and the thread that frees the lane claims next), so the watcher never spins on them
@@ -305,11 +311,22 @@ class Worker:
             queue.WAKE.wait(poll if change is None else min(poll, change))
             queue.WAKE.clear()
 
+    def _wake_one(self) -> None:
+        with self._cv:
+            if self._idle:
+                self._cv.notify()
+            else:
+                self._wake_missed = True
+
     # ---- the claim -----------------------------------------------------------------------------------
     def _claim_or_pause(self) -> Job | None:
-        """Claim one job (caller holds self._cv); on a database error log it, pause, and report nothing."""
+        """Claim one job; on a database error log it, pause, and report nothing. Claims of this process are
+        taken one at a time (self._claiming), so the lane counts they read stay exact; self._cv is held only
+        to read and update the books, never across the statement: a claim waiting for the database (SQLite's
+        writer lock under a burst) holds up no thread that is recording a result or renewing leases."""
         try:
-            return self._claim()
+            with self._claiming:
+                return self._claim()
         except Exception as exc:
             now = time.monotonic()
             if now - self._claim_error_at >= CLAIM_ERROR_LOG_S:  # with its traceback; then once a minute at most
@@ -317,22 +334,26 @@ class Worker:
                 log.exception("claiming a job failed (retrying; the same error is logged at most once a minute)")
             else:
                 log.debug("claiming a job failed again: %s", exc)
-            self._cv.wait(CLAIM_ERROR_PAUSE_S)
+            self._stop.wait(CLAIM_ERROR_PAUSE_S)
             return None
 
     def _claim(self) -> Job | None:
-        full = sorted(lane for lane, n in self._lanes.items()
-                      if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap))
-        only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
+        """(caller holds self._claiming) Between reading the books and recording the claim in them only
+        releases can change them (counts go down): the caps read are never exceeded."""
+        with self._cv:
+            full = sorted(lane for lane, n in self._lanes.items()
+                          if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap))
+            only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
         lock = f"{self.id}#{next(self._seq)}"
         jobs = queue.claim(lock, limit=1, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned)
         if not jobs:
             return None
         job = jobs[0]
-        self._running[lock] = job
-        if job.lane is not None:
-            self._lanes[job.lane] += 1
-            self._laned += 1
+        with self._cv:
+            self._running[lock] = job
+            if job.lane is not None:
+                self._lanes[job.lane] += 1
+                self._laned += 1
         previous = queue.taken_over_from(job)
         if previous is not None:
             log.info("job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)", job.id,

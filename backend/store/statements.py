@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from backend import clock
 from backend.store.db import database, is_sqlite
 from backend.store.models import Job
 
@@ -19,7 +20,7 @@ from backend.store.models import Job
 TAKEN_OVER = "lease expired: taken over from "
 
 
-def claim_jobs(locked_by: str, *, now: datetime, lease_s: float, limit: int = 1,
+def claim_jobs(locked_by: str, *, now: datetime | None = None, lease_s: float, limit: int = 1,
                skip_lanes: Sequence[str] = (), only_unlaned: bool = False,
                kinds: Sequence[str] | None = None) -> list[Job]:
     """Claim up to `limit` jobs for `locked_by` in ONE atomic statement; returns them, expired leases first,
@@ -27,7 +28,9 @@ def claim_jobs(locked_by: str, *, now: datetime, lease_s: float, limit: int = 1,
 
     Claimable: `queued` and due (`run_at <= now`), or `running` with an expired lease (its worker died or
     stalled). The claimed rows become `running`, locked by `locked_by` until `now + lease_s`, with one more
-    attempt. A job taken over from an expired lease keeps a trace of it: its `last_error` becomes
+    attempt. `now` (default: the clock, read inside the transaction, so that a claim that waited for the write
+    lock neither misses what fell due meanwhile nor starts with a lease already shortened by the wait). A job
+    taken over from an expired lease keeps a trace of it: its `last_error` becomes
     TAKEN_OVER + the previous holder (the RETURNING clause sees only the new row, so this is how the caller
     learns who held it; the job's next recorded result overwrites it).
 
@@ -55,16 +58,17 @@ def claim_jobs(locked_by: str, *, now: datetime, lease_s: float, limit: int = 1,
     if kinds:
         branch_filter += f' AND "kind" IN ({", ".join(["{p}"] * len(kinds))})'
         params += list(kinds)
-    at = Job.run_at.db_value(now)
-    values = [locked_by, Job.lease_until.db_value(now + timedelta(seconds=lease_s)), at, TAKEN_OVER,
-              "running", at, *params, limit, "queued", at, *params, limit, limit]
     sql = _claim_sql(branch_filter)
-    if is_sqlite():
-        with database.atomic("IMMEDIATE"):
-            rows = database.execute_sql(sql, values).fetchall()
-    else:
-        with database.atomic():
-            rows = database.execute_sql(sql, values).fetchall()
+
+    def run() -> list[tuple[Any, ...]]:
+        at_now = clock.now() if now is None else now  # read once the transaction holds the write lock
+        at = Job.run_at.db_value(at_now)
+        values = [locked_by, Job.lease_until.db_value(at_now + timedelta(seconds=lease_s)), at, TAKEN_OVER,
+                  "running", at, *params, limit, "queued", at, *params, limit, limit]
+        return database.execute_sql(sql, values).fetchall()
+
+    with database.atomic("IMMEDIATE") if is_sqlite() else database.atomic():
+        rows = run()
     jobs = [Job(**{f.name: f.python_value(v) for f, v in zip(_FIELDS, row, strict=True)}) for row in rows]
     jobs.sort(key=lambda j: (not (j.last_error or "").startswith(TAKEN_OVER), j.run_at))
     return jobs

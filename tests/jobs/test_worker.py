@@ -131,6 +131,45 @@ def test_the_heartbeat_keeps_a_long_jobs_lease(settings):
     assert (row.status, row.attempts) == ("done", 1)
 
 
+def test_a_claim_waiting_for_the_database_holds_up_neither_results_nor_the_heartbeat(settings, monkeypatch):
+    """A claim stuck in the database (SQLite's writer lock under a burst, a slow PostgreSQL) while other jobs of
+    the worker run: a job that ends meanwhile has its result recorded, and a long job's lease is renewed."""
+    settings.job_lease_s = 1.0
+    real_claim = queue.claim
+    calls = {"n": 0}
+    stuck = threading.Event()
+    release = threading.Event()
+
+    def claim(*args: Any, **kwargs: Any) -> list[Job]:
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third claim waits (both jobs are running by then)
+            stuck.set()
+            release.wait(10)
+        return real_claim(*args, **kwargs)
+
+    monkeypatch.setattr(queue, "claim", claim)
+    with handler("t.quick", lambda job, ctx: time.sleep(0.2)), handler("t.long", lambda job, ctx: time.sleep(3)):
+        with tx():
+            quick = queue.enqueue("t.quick")
+            long = queue.enqueue("t.long")
+        w = Worker(settings, concurrency=4)
+        w.start_thread()
+        try:
+            assert stuck.wait(5)
+            deadline = time.monotonic() + 2.5
+            while Job.get_by_id(quick.id).status != "done" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert Job.get_by_id(quick.id).status == "done"  # recorded while the claim is stuck
+            first = Job.get_by_id(long.id).lease_until
+            time.sleep(0.8)  # more than one heartbeat period (lease / 3)
+            row = Job.get_by_id(long.id)
+            assert row.status == "running" and row.lease_until > first  # renewed while the claim is stuck
+        finally:
+            release.set()
+            w.stop()
+    assert Job.get_by_id(long.id).status == "done"
+
+
 def test_a_dead_workers_job_is_taken_over_within_its_lease(settings, caplog):
     """A worker that claimed a job and died (no heartbeat) holds it only until its lease expires: another worker
     takes it over then (logged at INFO with the previous holder) and runs it."""
