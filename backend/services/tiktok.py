@@ -418,17 +418,27 @@ def fail(rec_id: str, reason: str, message: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- tracking
+def _open(rec_id: str, too_late: str, *, upload: bool = False) -> tuple[TikTokPublish, Account] | None:
+    """A job's publication record and its account; None when there is nothing left to do: the record is gone or
+    final, has no publishId (or, for `upload`, no upload URL), or its account was disconnected — then the
+    record fails `account_disconnected`, the reason ending with `too_late`."""
+    rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
+    if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id or (upload and not rec.upload_url):
+        return None
+    account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
+    if account is None or account.status == "disconnected" or not account.access_token:
+        fail(rec.id, "account_disconnected", f"the tiktok account was disconnected {too_late}")
+        return None
+    return rec, account
+
+
 def track(rec_id: str, settings: Settings) -> None:
     """The `tiktok.track` job: one status read; RetryLater until a terminal status or the deadline."""
 
-    rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
-    if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id:
+    opened = _open(rec_id, "before TikTok reported a final status: check the TikTok app")
+    if opened is None:
         return
-    account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
-    if account is None or account.status == "disconnected" or not account.access_token:
-        fail(rec.id, "account_disconnected", "the tiktok account was disconnected before TikTok reported a final "
-                                             "status: check the TikTok app")
-        return
+    rec, account = opened
     now = clock.now()
     if rec.track_deadline is not None and now >= rec.track_deadline:
         fail(rec.id, "tracking_timeout", f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
@@ -462,14 +472,10 @@ def upload(rec_id: str, settings: Settings) -> None:
     publish again. Other failures are retried (SOCIALPUB_RETRY_MAX_ATTEMPTS, then FAILED `upload_failed`)."""
     from backend.services import media as media_service
 
-    rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
-    if rec is None or rec.status in TERMINAL_STATUSES or not rec.upload_url or not rec.publish_id:
+    opened = _open(rec_id, "before the video was uploaded: nothing was published", upload=True)
+    if opened is None:
         return
-    account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
-    if account is None or account.status == "disconnected" or not account.access_token:
-        fail(rec.id, "account_disconnected", "the tiktok account was disconnected before the video was uploaded: "
-                                             "nothing was published")
-        return
+    rec, account = opened
     adapter = adapter_for(settings, account)
     url = str((rec.media_urls or [""])[0])
     row = Media.get_or_none((Media.workspace == rec.workspace_id) & (Media.key == media_service.key_of(url)))
