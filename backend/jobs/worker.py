@@ -37,7 +37,8 @@ Leases (SOCIALPUB_JOB_LEASE_S, default 10 s). A claim holds its job until `lease
 renews the lease of every job this worker runs every lease / 3 (one UPDATE for all, fenced by each claim's
 `locked_by`), so a job runs as long as it needs while its worker lives, and a dead worker's jobs are claimable
 again at most one lease after its last renewal (< 15 s). Taking over an expired lease is logged at INFO with
-the previous holder. Every result is fenced by the claim (queue._mine): a worker that lost a job's lease logs a
+the previous holder; a worker that finds it claimed a job it is still running (its renewal came too late) lets
+the running one go on under the new claim rather than run the job twice, and says so at WARNING. Every result is fenced by the claim (queue._mine): a worker that lost a job's lease logs a
 WARNING with the job's id and kind and records nothing for it (its new holder does).
 """
 
@@ -350,6 +351,10 @@ class Worker:
             return None
         job = jobs[0]
         with self._cv:
+            twin = next((held for held, running in self._running.items() if running.id == job.id), None)
+            if twin is not None:
+                self._keep_running(twin, job)
+                return None
             self._running[lock] = job
             if job.lane is not None:
                 self._lanes[job.lane] += 1
@@ -359,6 +364,23 @@ class Worker:
             log.info("job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)", job.id,
                      job.kind, previous, job.attempts, job.max_attempts)
         return job
+
+    def _keep_running(self, twin: str, claimed: Job) -> None:
+        """(caller holds self._cv) This worker claimed a job it is running already: the lease of that run
+        (claim `twin`) expired before the heartbeat renewed it (a process starved of CPU or of the database).
+        The run goes on under the new claim — its fenced writes now use it — instead of a second run of the
+        same job beside the first."""
+        running = self._running.pop(twin)
+        running.locked_by, running.lease_until, running.attempts = (claimed.locked_by, claimed.lease_until,
+                                                                    claimed.attempts)
+        self._running[claimed.locked_by] = running
+        self._lost.discard(twin)  # held again: its result is recorded after all
+        if twin in self._recording:
+            self._recording.discard(twin)
+            self._recording.add(claimed.locked_by)
+        log.warning("job %s (%s): its lease expired while this worker was still running it (renewed too late: "
+                    "the process is overloaded); it runs on under the new claim, not a second time", claimed.id,
+                    claimed.kind)
 
     def _release(self, job: Job) -> None:
         with self._cv:

@@ -170,6 +170,36 @@ def test_a_claim_waiting_for_the_database_holds_up_neither_results_nor_the_heart
     assert Job.get_by_id(long.id).status == "done"
 
 
+def test_a_worker_never_runs_a_job_twice_when_its_own_renewal_came_too_late(settings, monkeypatch, caplog):
+    """The heartbeat renews nothing (a process starved past its lease): the lease expires while the job runs and
+    another thread of the same worker claims it. The running one goes on under the new claim and records the
+    result; the handler runs once."""
+    settings.job_lease_s = 0.5
+
+    def renew_nothing(locks: Any, lease_s: float) -> set[str]:
+        return {j.id for j in Job.select(Job.id).where(Job.locked_by.in_(list(locks)))}
+
+    monkeypatch.setattr(queue, "renew_all", renew_nothing)
+    runs: list[str] = []
+    with handler("t.slow", lambda job, ctx: (runs.append(job.id), time.sleep(2.0))):
+        with tx():
+            job = queue.enqueue("t.slow")
+        w = Worker(settings, concurrency=4)
+        with caplog.at_level(logging.INFO, logger="socialpub.worker"):
+            w.start_thread()
+            try:
+                deadline = time.monotonic() + 8
+                while Job.get_by_id(job.id).status != "done" and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            finally:
+                w.stop()
+    row = Job.get_by_id(job.id)
+    assert runs == [job.id]
+    assert row.status == "done" and row.attempts >= 2  # claimed again (the lease expired), run once
+    assert "runs on under the new claim" in caplog.text
+    assert "its result will not be recorded" not in caplog.text and "is not recorded" not in caplog.text
+
+
 def test_a_dead_workers_job_is_taken_over_within_its_lease(settings, caplog):
     """A worker that claimed a job and died (no heartbeat) holds it only until its lease expires: another worker
     takes it over then (logged at INFO with the previous holder) and runs it."""
