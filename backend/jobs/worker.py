@@ -37,9 +37,10 @@ Leases (SOCIALPUB_JOB_LEASE_S, default 10 s). A claim holds its job until `lease
 renews the lease of every job this worker runs every lease / 3 (one UPDATE for all, fenced by each claim's
 `locked_by`), so a job runs as long as it needs while its worker lives, and a dead worker's jobs are claimable
 again at most one lease after its last renewal (< 15 s). Taking over an expired lease is logged at INFO with
-the previous holder; a worker that finds it claimed a job it is still running (its renewal came too late) lets
-the running one go on under the new claim rather than run the job twice, and says so at WARNING. Every result is fenced by the claim (queue._mine): a worker that lost a job's lease logs a
-WARNING with the job's id and kind and records nothing for it (its new holder does).
+the previous holder; a worker that took over one of its own claims still running (its renewal came too late)
+lets that run go on under the new claim rather than run the job twice, and says so at WARNING. Every result is
+fenced by the claim (queue._mine): a worker that lost a job's lease logs a WARNING with the job's id and kind
+and records nothing for it (its new holder does).
 """
 
 from __future__ import annotations
@@ -350,16 +351,15 @@ class Worker:
         if not jobs:
             return None
         job = jobs[0]
+        previous = queue.taken_over_from(job)  # the claim it took over from an expired lease, if any
         with self._cv:
-            twin = next((held for held, running in self._running.items() if running.id == job.id), None)
-            if twin is not None:
-                self._keep_running(twin, job)
+            if previous is not None and previous in self._running:  # a claim of this worker, still running
+                self._keep_running(previous, job)
                 return None
             self._running[lock] = job
             if job.lane is not None:
                 self._lanes[job.lane] += 1
                 self._laned += 1
-        previous = queue.taken_over_from(job)
         if previous is not None:
             log.info("job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)", job.id,
                      job.kind, previous, job.attempts, job.max_attempts)
