@@ -48,7 +48,7 @@ def seed(workspace_id: str, posts: int) -> None:
             pid = new_id("post")
             partial = n % 10 == 0
             post_rows.append({"id": pid, "workspace": workspace_id, "status": "partial" if partial else "completed",
-                              "content": "bench", "created_at": at, "updated_at": at, "completed_at": at})
+                              "content": "bench", "content_folded": "bench", "created_at": at, "updated_at": at, "completed_at": at})
             for i, platform in enumerate(("facebook", "linkedin")):
                 failed = partial and i == 1
                 target_rows.append({"id": new_id("tgt"), "post": pid, "position": i, "platform": platform,

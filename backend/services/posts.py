@@ -32,8 +32,9 @@ from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import cursors, plans
-from backend.store.db import is_sqlite, locked, tx
+from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
+from backend.store.models.posts import folded
 
 log = logging.getLogger("socialpub.posts")
 
@@ -470,8 +471,8 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         now = clock.now()
         post = {
             "id": post_id, "workspace": workspace_id, "status": "scheduled" if scheduled_at else "processing",
-            "content": content, "media_urls": urls, "media": media_dicts, "options": options_dict,
-            "scheduled_at": scheduled_at, "idempotency_key": key, "free_publication": needs_free, "version": 1,
+            "content": content, "content_folded": folded(content), "media_urls": urls, "media": media_dicts,
+            "options": options_dict, "scheduled_at": scheduled_at, "idempotency_key": key, "free_publication": needs_free, "version": 1,
             "labels": labels or None, "created_at": now, "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
@@ -680,13 +681,10 @@ def _decode_upcoming(cursor: str) -> tuple[str, Any, str]:
 
 
 def _text_matches(q: str) -> Any:
-    """Case-insensitive substring of the text (`q` taken literally: `%` and `_` are not wildcards)."""
-    pattern = "%" + re.sub(r"([!%_])", r"!\1", q) + "%"
-    if is_sqlite():
-        # SQLite's LIKE folds ASCII letters only: the text and the pattern are case-folded first
-        # (casefold() of Python, registered on each connection by the store), so `ÉTÉ` finds `été`.
-        return NodeList((fn.sp_casefold(Post.content), SQL("LIKE"), fn.sp_casefold(pattern), SQL("ESCAPE '!'")))
-    return NodeList((Post.content, SQL("ILIKE"), pattern, SQL("ESCAPE '!'")))
+    """Case-insensitive substring of the text (`q` taken literally: `%` and `_` are not wildcards): the folded
+    query in the folded text (backend.store.models.posts.folded), the same comparison on SQLite and PostgreSQL."""
+    pattern = "%" + re.sub(r"([!%_])", r"!\1", folded(q)) + "%"
+    return NodeList((Post.content_folded, SQL("LIKE"), pattern, SQL("ESCAPE '!'")))
 
 
 def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
@@ -850,6 +848,7 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             values: dict[Any, Any] = {Post.version: fresh.version + 1, Post.updated_at: now}
             if "content" in changes:
                 values[Post.content] = content
+                values[Post.content_folded] = folded(content)
             if "media_urls" in changes:
                 values[Post.media_urls] = urls
                 values[Post.media] = [m.to_dict() for m in media]

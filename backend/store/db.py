@@ -131,10 +131,6 @@ class _WriterGate:
             self._lock.release()
 
 
-def _casefold(value: object) -> object:
-    return value.casefold() if isinstance(value, str) else value
-
-
 class LocalSqliteDatabase(SqliteDatabase):
     """SQLite with an in-process writer lock.
 
@@ -149,16 +145,12 @@ class LocalSqliteDatabase(SqliteDatabase):
     Checkpoints run in a background thread after commits (_Checkpointer), not in the committing thread.
     Statements given as SQL text (migrations, backend/store/statements.py) run their writes inside
     transactions, which take the lock in `begin`.
-
-    `sp_casefold(text)` is Python's `str.casefold` as an SQL function (SQLite's own `lower()` and `LIKE` fold
-    ASCII letters only): the case-insensitive text search of GET /v1/posts?q= folds both sides with it.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.writer_gate = _WriterGate(float(kwargs.get("timeout") or 15))  # type: ignore[arg-type]
         self.checkpointer = _Checkpointer(str(self.database))
-        self.register_function(_casefold, "sp_casefold", 1, deterministic=True)
 
     def begin(self, lock_type: str | None = None) -> None:
         self.writer_gate.take()

@@ -91,6 +91,7 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
     from backend.services import posts
     from backend.store.db import tx
     from backend.store.models import Job, MediaHold, Post, PostTarget
+    from backend.store.models.posts import folded
 
     body: dict[str, Any] = {"targets": list(platforms), "content": contents[0] if contents else content}
     if ws.media_url:
@@ -115,9 +116,10 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
         for n, run_at in enumerate(run_ats[start:start + chunk], start):
             pid = new_id("post")
             ids.append(pid)
+            text = contents[n] if contents is not None else tmpl.content
             post_rows.append({
                 "id": pid, "workspace": ws.id, "status": "processing" if run_at is None else "scheduled",
-                "content": contents[n] if contents is not None else tmpl.content, "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
+                "content": text, "content_folded": folded(text), "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
                 "scheduled_at": run_at, "idempotency_key": None, "free_publication": False, "version": 1,
                 "created_at": now, "updated_at": now,
             })

@@ -103,6 +103,22 @@ def test_due_at_range_covers_scheduled_and_immediate_posts(client, owner, mix):
     assert ids(listing(client, owner, **(window | {"timeField": "scheduledAt"}))) == [mix["in2"], mix["in1"]]
 
 
+def test_q_folds_case_fully_and_follows_an_edit(client, owner, sandbox):
+    """The same full case folding on SQLite and PostgreSQL (Python's casefold, stored with the text): `STRASSE`
+    finds `Straße` (PostgreSQL's ILIKE would not); an edit of the text is what the search then sees."""
+    h = key_headers(owner.api_key)
+    straße = post(client, owner, 202, targets=["facebook"], content="Große Straße").json()["id"]
+    assert ids(listing(client, owner, q="STRASSE")) == [straße]
+    assert ids(listing(client, owner, q="straße")) == [straße]
+    later = post(client, owner, 202, targets=["facebook"], content="Autumn menu",
+                 scheduledAt=future(days=3)).json()["id"]
+    assert ids(listing(client, owner, q="AUTUMN")) == [later]
+    r = client.patch(f"/v1/posts/{later}", json={"content": "Winter MENU"}, headers=h)
+    assert r.status_code == 200, r.text
+    assert ids(listing(client, owner, q="autumn")) == []
+    assert ids(listing(client, owner, q="winter menu")) == [later]
+
+
 def test_q_is_a_case_insensitive_substring_of_the_text(client, owner, sandbox):
     made = {text: post(client, owner, 202, targets=["facebook"], content=text).json()["id"]
             for text in ("Été à PARIS", "100% off_today", "Spring sale", "Summer Sale\nsecond line")}

@@ -46,6 +46,7 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
     from backend.ids import new_id
     from backend.store.db import tx
     from backend.store.models import Account, Post, PostTarget
+    from backend.store.models.posts import folded
 
     rng = random.Random(seed)
     now = (now or datetime.now(UTC)).astimezone(UTC)
@@ -80,7 +81,8 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
                             "fail_reason": "bulk: failed" if t_status == "failed" else None,
                             "fail_type": "permanent" if t_status == "failed" else None,
                             "completed_at": created if t_status in ("succeeded", "failed") else None})
-        rows.append(({"id": pid, "workspace": workspace_id, "status": status, "content": body, "media_urls": [],
+        rows.append(({"id": pid, "workspace": workspace_id, "status": status, "content": body,
+                      "content_folded": folded(body), "media_urls": [],
                       "media": [], "options": {}, "scheduled_at": scheduled_at, "idempotency_key": None,
                       "free_publication": False, "version": 1, "created_at": created, "updated_at": created,
                       "cancelled_at": created if status == "cancelled" else None}, targets))

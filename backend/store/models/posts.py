@@ -13,6 +13,14 @@ POST_STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "c
 TARGET_STATUSES = ("pending", "publishing", "succeeded", "failed", "inbox_delivered")
 
 
+def folded(text: str) -> str:
+    """A post's text as the search compares it (`Post.content_folded`, written with `content` by every writer):
+    Python's case folding, the same on SQLite and PostgreSQL (SQLite's own LIKE folds ASCII letters only,
+    PostgreSQL's ILIKE lower-cases), so `ÉTÉ` finds `été` and `STRASSE` finds `Straße` on both. Stored rather
+    than computed per row in the query: a search reads 100,000 posts in C, with no Python call per row."""
+    return text.casefold()
+
+
 class Post(BaseModel):
     """A post. `status` follows spec 3.1. `version` grows with every change (PATCH re-validates against it).
 
@@ -24,6 +32,7 @@ class Post(BaseModel):
     workspace = ForeignKeyField(Workspace, backref="posts", on_delete="CASCADE")
     status = CharField(max_length=12)
     content = TextField()
+    content_folded = TextField(null=True)  # migration 0025: folded(content), what GET /v1/posts?q= compares
     media_urls = JSONField(default=list)
     media = JSONField(default=list)  # MediaRef dicts (url, kind, mime, ...) as checked at acceptance
     options = JSONField(default=dict)
