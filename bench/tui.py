@@ -11,6 +11,9 @@ builds it (the embedded backend with its worker, SQLite), 100x30, headless, and 
 - scroll: ten screen pages down (`pagedown`, 24 rows; the next page of posts is read ahead) and ten times
   `end` at the last row read (each reads the next 100 posts: one request), from the move to every row on
   screen painted;
+- baseline: beside each embedded run, a bare Textual app (header, 30-row DataTable, footer) in the same pilot at
+  the same size, from its process's start to painted: the floor of any Textual app on this machine at that
+  moment (its speed drifts), and our launch as a ratio of it;
 - memory: resident set size after launch and after ~3,000 rows scrolled through, at 10,000 and at 100,000
   posts; the rows the list holds.
 
@@ -243,18 +246,50 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
     return out
 
 
+async def measure_baseline(spawned_at: float) -> dict[str, Any]:
+    """The floor of any Textual app here, measured beside each run (the machine's speed drifts): a bare app — a
+    header, a 30-row DataTable of text, a footer — in the same headless pilot at the same size, from the
+    process's start to the table painted. No backend, no data to read, no CSS of ours."""
+    t_app = time.perf_counter()
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable, Footer, Header
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield DataTable()
+            yield Footer()
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns("when", "status", "targets", "text")
+            for i in range(30):
+                table.add_row(f"24 Nov {i:02d}:00", "scheduled", "fb li yt", f"Post number {i} of the bare app")
+
+    app = Bare()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0)
+        return {"launch_process_ms": (time.time() - spawned_at) * 1000,
+                "launch_app_ms": (time.perf_counter() - t_app) * 1000}
+
+
 def child(args: argparse.Namespace) -> int:
+    if args.child == "baseline":
+        print(json.dumps(asyncio.run(measure_baseline(args.spawned_at))))
+        return 0
     remote = (args.api_url, os.environ["BENCH_API_KEY"]) if args.api_url else None
     result = asyncio.run(measure(Path(args.child), args.spawned_at, args.latency_ms, remote))
     print(json.dumps(result))
     return 0
 
 
-def run_child(data_dir: Path, latency_ms: float, server: Server | None = None, api_key: str = "") -> dict[str, Any]:
+def run_child(data_dir: Path | str, latency_ms: float, server: Server | None = None, api_key: str = ""
+              ) -> dict[str, Any]:
+    """One measuring process (data_dir "baseline": the bare Textual app)."""
     spawned = time.time()
     extra = ["--api-url", server.url] if server else []
     r = subprocess.run([sys.executable, __file__, "--child", str(data_dir), "--spawned-at", repr(spawned),
-                        "--latency-ms", str(latency_ms), *extra], env=env_for(data_dir) | {"BENCH_API_KEY": api_key},
+                        "--latency-ms", str(latency_ms), *extra], env=env_for(Path(data_dir)) | {"BENCH_API_KEY": api_key},
                        capture_output=True, text=True, cwd=ROOT, timeout=600)
     if r.returncode != 0:
         raise SystemExit(f"a run failed:\n{r.stderr[-3000:]}")
@@ -303,6 +338,7 @@ def main() -> int:
 
     load_before = os.getloadavg()
     results: dict[str, Any] = {}
+    baseline: list[float] = []  # the bare Textual app's launch, one run beside each embedded run
     with tempfile.TemporaryDirectory(prefix="socialpub-bench-tui-") as tmp:
         for n in (args.small, args.posts):
             data_dir = Path(tmp) / f"d{n}" / "data"
@@ -313,6 +349,8 @@ def main() -> int:
             for i in range(args.runs):
                 runs.append(run_child(data_dir, args.latency_ms))
                 show(f"embedded, run {i + 1}", runs[-1])
+                baseline.append(run_child("baseline", 0.0)["launch_process_ms"])
+                print(f"  bare Textual app, run {len(baseline)}: launch {baseline[-1]:.0f} ms", flush=True)
             remote = []
             server = Server(data_dir)
             try:
@@ -339,12 +377,19 @@ def main() -> int:
            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
                        "loadavg_before": [round(x, 2) for x in load_before],
                        "loadavg_after": [round(x, 2) for x in os.getloadavg()]},
-           "results": results}
+           "results": results,
+           "baseline": {"what": "a bare Textual app (header, 30-row DataTable, footer), same pilot and size, from "
+                                "its process's start to painted: one run beside each embedded run",
+                        "launch_process_ms_runs": [round(x, 1) for x in baseline],
+                        "launch_process_ms": median(baseline),
+                        "launch_ratio": round(big["launch_process_ms"] / median(baseline), 2)}}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     print(f"{args.posts:,} posts (median of {args.runs} runs; latency {args.latency_ms:g} ms):")
     print(f"  launch to posts painted  {big['launch_process_ms']:7.1f} ms (process), {big['launch_app_ms']:.1f} ms "
           f"(app)   goal <= {GOALS['launch_ms']:.0f}: {'met' if verdict['launch'] else 'NOT met'}")
+    print(f"  a bare Textual app in the same run: {median(baseline):.1f} ms (ours: "
+          f"{big['launch_process_ms'] / median(baseline):.2f} x)")
     print(f"  filter: status {big['filter_status_ms']:.1f}, network {big['filter_network_ms']:.1f}, search "
           f"{big['search_common_ms']:.1f} / rare {big['search_rare_ms']:.1f} ms (+250 ms typing debounce)   "
           f"goal <= {GOALS['filter_ms']:.0f}: {'met' if verdict['filter'] else 'NOT met'}")
