@@ -71,6 +71,7 @@ log = logging.getLogger("socialpub.worker")
 
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
 CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
+WATCH_RECHECK_S = 0.1  # the watcher reads the next due time at most this often (see Worker._watch)
 
 
 @dataclass
@@ -299,19 +300,35 @@ class Worker:
 
     def _watch(self) -> None:
         """Wake one idle thread when a job is enqueued in this process, when the next job falls due or a lease
-        expires, and at least every worker_poll_s (jobs enqueued by other processes)."""
+        expires, and at least every worker_poll_s (jobs enqueued by other processes).
+
+        The next due time is a query (queue.next_change_in): it is read at most every WATCH_RECHECK_S. Under a
+        burst every commit that enqueues (each post's targets, each follow-up) wakes the watcher, and reading it
+        at each wake-up cost ~8 % of the worker's CPU (two queries per enqueue); a wake-up within WATCH_RECHECK_S
+        of the last read wakes a thread and reads again once that interval is over, so a job enqueued to fall
+        due later is claimed at most WATCH_RECHECK_S after its time."""
         poll = self.settings.worker_poll_s
+        self._wake_one()
+        read_at = -math.inf  # time.monotonic() of the last read of the next due time
+        change_at = 0.0  # when the next job falls due or lease expires, as last read (at most `poll` ahead)
         while not self._stop.is_set():
-            self._wake_one()
-            try:
-                # jobs claimable now are left out: an idle thread was woken for them already (or their lane is at
-                # its cap, and the thread that frees the lane claims next), so the watcher never spins on them
-                change = queue.next_change_in()
-            except Exception:
-                log.exception("could not read the next due time")
-                change = None
-            queue.WAKE.wait(poll if change is None else min(poll, change))
+            now = time.monotonic()
+            fresh = now - read_at >= WATCH_RECHECK_S or now >= change_at
+            if fresh:
+                try:
+                    # jobs claimable now are left out: an idle thread was woken for them already (or their lane is
+                    # at its cap, and the thread that frees the lane claims next), so the watcher never spins on them
+                    change = queue.next_change_in()
+                except Exception:
+                    log.exception("could not read the next due time")
+                    change = None
+                read_at = now
+                change_at = now + (poll if change is None else min(poll, change))
+            deadline = change_at if fresh else min(change_at, read_at + WATCH_RECHECK_S)
+            woken = queue.WAKE.wait(max(0.0, deadline - now))
             queue.WAKE.clear()
+            if woken or time.monotonic() >= change_at:
+                self._wake_one()
 
     def _wake_one(self) -> None:
         with self._cv:

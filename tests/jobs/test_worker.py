@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from backend import clock
 from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS
@@ -288,6 +289,35 @@ def test_run_forever_wakes_on_enqueue_and_stops(settings):
             assert Job.get_by_id(job.id).status == "done"
         finally:
             w.stop()
+
+
+def test_a_job_due_later_runs_on_time_while_enqueues_keep_waking_the_worker(settings):
+    """Under a burst every commit that enqueues wakes the worker, which then reads the next due time at most every
+    WATCH_RECHECK_S instead of at each wake-up: a job enqueued to fall due 0.8 s later, followed by immediate jobs
+    enqueued every 20 ms for 0.5 s (then quiet), still runs about on time — not at the next poll (5 s). (While
+    the wake-ups go on, each one's claim picks up whatever is due; the quiet after them is the case to get right.)"""
+    settings.worker_poll_s = 5.0
+    ran: dict[str, float] = {}
+    with handler("t.later", lambda job, ctx: ran.setdefault("later", time.monotonic())), \
+            handler("t.noise", lambda job, ctx: None):
+        w = Worker(settings, concurrency=8)
+        w.start_thread()
+        try:
+            time.sleep(0.5)  # idle: waiting
+            with tx():
+                queue.enqueue("t.later", run_at=clock.now() + timedelta(seconds=0.8))
+            due = time.monotonic() + 0.8
+            end = time.monotonic() + 0.5
+            while time.monotonic() < end:
+                with tx():
+                    queue.enqueue("t.noise")
+                time.sleep(0.02)
+            while "later" not in ran and time.monotonic() < due + 6:
+                time.sleep(0.05)
+        finally:
+            w.stop()
+    assert "later" in ran, "the job due later never ran"
+    assert ran["later"] - due < 1.0, ran["later"] - due  # WATCH_RECHECK_S (0.1 s) + a claim, on a slow machine
 
 
 def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
