@@ -8,13 +8,15 @@ stale: they are dropped). The list reads its rows a page at a time and keeps onl
 (`widgets/post_list.py`), so it opens as fast on 100,000 posts as on ten.
 
 While a post on screen is being sent, or is due within a few minutes, the rows on screen are read again every
-few seconds; the cursor stays on its post. A post changed anywhere in the app (`app.post_changed`) refreshes
-them too. `enter` opens the post (PostDetailScreen).
+few seconds; the cursor stays on its post. Otherwise they are read again every IDLE_REFRESH_S (a post made
+or changed by another program — the CLI, a recipe, another TUI — shows without `r`). A post changed anywhere in
+the app (`app.post_changed`) refreshes them too. `enter` opens the post (PostDetailScreen).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -38,6 +40,10 @@ LIVE_TICK_S = 2.0  # how often the rows on screen are read again while one of th
 # Against a server, every read counts against the API key's rate limit (RATE_LIMIT_PER_MINUTE, 30 by default,
 # shared with everything else the app does): a read every 6 s while live is a third of that.
 LIVE_TICK_REMOTE_S = 6.0
+# While nothing on screen is live, the rows on screen are still read again this often: what another program did
+# (the CLI, a recipe, another TUI) shows without `r`. Against a server: 2 reads a minute of the key's 30.
+IDLE_REFRESH_S = 10.0
+IDLE_REFRESH_REMOTE_S = 30.0
 LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
 FOOTER_WAIT_S = 0.5  # the footer's keys wait this long at most for the first page (widgets/footer.py)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -110,6 +116,8 @@ class PostsScreen(Screen[None]):
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
+        self._idle_refresh_s = IDLE_REFRESH_S if embedded else IDLE_REFRESH_REMOTE_S
+        self._read_at = time.monotonic()  # when the rows on screen were last read again by the ticks
         self.post_list.empty_text = "no posts yet: n writes one"
         self.post_list.set_query(self.query_params())  # the first page first (_first_page_done)
         self._show_status()
@@ -212,7 +220,10 @@ class PostsScreen(Screen[None]):
         return any(row.is_live(now, LIVE_HORIZON) for row in self.post_list.shown_rows())
 
     def _live_tick(self) -> None:
-        if self.is_live() and self.post_list.failed is None:
+        """Read the rows on screen again: at every tick while one of them is live, else every IDLE_REFRESH_S."""
+        now = time.monotonic()
+        if self.post_list.failed is None and (self.is_live() or now - self._read_at >= self._idle_refresh_s):
+            self._read_at = now
             self.post_list.refresh_rows()
         self._show_status()
 

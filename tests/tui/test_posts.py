@@ -255,6 +255,25 @@ async def test_live_refresh_keeps_the_cursor_on_its_post(tui_app, embedded, monk
         assert post_list.cursor_post.id == target  # type: ignore[union-attr]
 
 
+async def test_a_post_made_by_another_program_shows_without_r_when_nothing_is_live(tui_app, embedded,
+                                                                                 monkeypatch) -> None:
+    """Nothing on screen is live (every post final): the rows are still read again every IDLE_REFRESH_S, so a post
+    scheduled for tomorrow by another program (not announced in this app) shows without `r`."""
+    from tests.support.bulk_posts import insert_posts
+
+    monkeypatch.setattr(posts_screen, "LIVE_TICK_S", 0.2)
+    monkeypatch.setattr(posts_screen, "IDLE_REFRESH_S", 0.6)
+    app = tui_app(clock=lambda: datetime.now(UTC))
+    made = insert_posts(embedded["workspaceId"], 5, scheduled_share=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settled(pilot, app)
+        assert shown_ids(app) == made.past and "live" not in status_line(app)
+        other = await app.client.create_post({"targets": ["facebook"], "content": "From the CLI",
+                                              "scheduledAt": iso(datetime.now(UTC) + timedelta(days=1))})
+        await until(pilot, lambda: shown_ids(app)[:1] == [other.id], within=5)
+        assert the_list(app).cursor_post.id == made.past[0]  # type: ignore[union-attr]
+
+
 async def test_a_change_announced_in_the_app_refreshes_the_list(tui_app, monkeypatch) -> None:
     monkeypatch.setattr(posts_screen, "LIVE_TICK_S", 3600)
     app = tui_app()
