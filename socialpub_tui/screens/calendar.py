@@ -8,7 +8,8 @@ arrows then move it by an hour / a day (the same wall time on another day), `ent
 
 Only the visible range is fetched: GET /v1/posts?status=scheduled&timeField=scheduledAt&from=…&to=…, every page
 of it, in an exclusive worker (moving to another week cancels the fetch of the previous one, and a result for a
-range no longer shown is dropped).
+range no longer shown is dropped). While the calendar is shown and no post is being moved, the range is read again
+every few seconds (posts.idle_refresh_s): what the CLI or a recipe scheduled shows without `r`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from textual.widgets import Header, Static
 
 from backend.schemas.posts import PostOut
 from socialpub_tui.messages import PostChanged
+from socialpub_tui.screens.posts import idle_refresh_s
 from socialpub_tui.times import iso_utc, relative
 from socialpub_tui.widgets.calendar_grid import (
     GridState,
@@ -116,7 +118,13 @@ class CalendarScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.post_changed.subscribe(self, self._post_changed)
+        self.set_interval(idle_refresh_s(self.app), self._idle_tick)
         self.action_today()
+
+    def _idle_tick(self) -> None:
+        """While shown and no post is being moved: read the range again (what another program scheduled)."""
+        if self.is_current and self.moving is None and self._loaded is not None and not self.state.loading:
+            self._reload()
 
     def on_screen_resume(self) -> None:
         if self._loaded is not None:

@@ -44,6 +44,12 @@ LIVE_TICK_REMOTE_S = 6.0
 # (the CLI, a recipe, another TUI) shows without `r`. Against a server: 2 reads a minute of the key's 30.
 IDLE_REFRESH_S = 10.0
 IDLE_REFRESH_REMOTE_S = 30.0
+
+
+def idle_refresh_s(app: Any) -> float:
+    """How often a screen of posts (this one, the calendar) reads itself again while nothing on it is live."""
+    return IDLE_REFRESH_S if getattr(app.client, "embedded", False) else IDLE_REFRESH_REMOTE_S
+
 LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
 FOOTER_WAIT_S = 0.5  # the footer's keys wait this long at most for the first page (widgets/footer.py)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -116,7 +122,6 @@ class PostsScreen(Screen[None]):
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
         embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
-        self._idle_refresh_s = IDLE_REFRESH_S if embedded else IDLE_REFRESH_REMOTE_S
         self._read_at = time.monotonic()  # when the rows on screen were last read again by the ticks
         self.post_list.empty_text = "no posts yet: n writes one"
         self.post_list.set_query(self.query_params())  # the first page first (_first_page_done)
@@ -220,9 +225,11 @@ class PostsScreen(Screen[None]):
         return any(row.is_live(now, LIVE_HORIZON) for row in self.post_list.shown_rows())
 
     def _live_tick(self) -> None:
-        """Read the rows on screen again: at every tick while one of them is live, else every IDLE_REFRESH_S."""
+        """Read the rows on screen again: at every tick while one of them is live, else every IDLE_REFRESH_S while
+        this screen is shown."""
         now = time.monotonic()
-        if self.post_list.failed is None and (self.is_live() or now - self._read_at >= self._idle_refresh_s):
+        idle_due = self.is_current and now - self._read_at >= idle_refresh_s(self.app)
+        if self.post_list.failed is None and (self.is_live() or idle_due):
             self._read_at = now
             self.post_list.refresh_rows()
         self._show_status()

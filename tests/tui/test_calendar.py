@@ -113,6 +113,43 @@ async def test_a_scheduled_post_shows_in_its_local_day_and_hour(tui_app, frozen)
         assert "23:30 CET" in agenda and "Calendar test post" in agenda
 
 
+async def test_a_post_scheduled_by_another_program_shows_without_r(tui_app, frozen, monkeypatch):
+    """Open on the week, nothing being moved: the range is read again every IDLE_REFRESH_S, so a post scheduled by
+    another program (not announced in this app) lands in its cell without `r`; while a post is being moved, the
+    calendar is not read again under the user's hands."""
+    from socialpub_tui.screens import posts as posts_screen
+
+    monkeypatch.setattr(posts_screen, "IDLE_REFRESH_S", 0.3)
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = await schedule(app, utc(2027, 1, 16, 9, 0))
+        screen = await open_calendar(pilot)
+        assert cell_of(screen, first.id) == (date(2027, 1, 16), (10, 0))
+        other = await app.client.create_post({"targets": ["facebook"], "content": "From a recipe",
+                                              "scheduledAt": iso_utc(utc(2027, 1, 18, 14, 0))})
+        for _ in range(100):
+            if any(p.id == other.id for p in screen.posts):
+                break
+            await pilot.pause(0.05)
+        assert cell_of(screen, other.id) == (date(2027, 1, 18), (15, 0))
+        # picked up for a move: no reading again meanwhile
+        await pilot.press("right")
+        while screen.state.cursor_row != (10, 0):
+            await pilot.press("down")
+        await pilot.press("m")
+        assert screen.moving is not None
+        third = await app.client.create_post({"targets": ["facebook"], "content": "While moving",
+                                              "scheduledAt": iso_utc(utc(2027, 1, 19, 14, 0))})
+        await pilot.pause(1.0)
+        assert all(p.id != third.id for p in screen.posts)
+        await pilot.press("escape")
+        for _ in range(100):
+            if any(p.id == third.id for p in screen.posts):
+                break
+            await pilot.pause(0.05)
+        assert any(p.id == third.id for p in screen.posts)
+
+
 async def test_a_dst_week_in_paris(tui_app):
     now = utc(2027, 3, 25, 8, 0)  # Thursday; Sunday the 28th has 23 hours
     with time_machine.travel(now, tick=True):
