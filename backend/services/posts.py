@@ -472,8 +472,9 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         post = {
             "id": post_id, "workspace": workspace_id, "status": "scheduled" if scheduled_at else "processing",
             "content": content, "content_folded": folded(content), "media_urls": urls, "media": media_dicts,
-            "options": options_dict, "scheduled_at": scheduled_at, "idempotency_key": key, "free_publication": needs_free, "version": 1,
-            "labels": labels or None, "created_at": now, "updated_at": now,
+            "options": options_dict, "scheduled_at": scheduled_at, "idempotency_key": key,
+            "free_publication": needs_free, "version": 1, "labels": labels or None, "created_at": now,
+            "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
             Post.insert(post).as_rowcount().execute()

@@ -44,15 +44,14 @@ LIVE_TICK_REMOTE_S = 6.0
 # (the CLI, a recipe, another TUI) shows without `r`. Against a server: 2 reads a minute of the key's 30.
 IDLE_REFRESH_S = 10.0
 IDLE_REFRESH_REMOTE_S = 30.0
+LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
+FOOTER_WAIT_S = 0.5  # the footer's keys wait this long at most for the first page (widgets/footer.py)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def idle_refresh_s(app: Any) -> float:
     """How often a screen of posts (this one, the calendar) reads itself again while nothing on it is live."""
     return IDLE_REFRESH_S if getattr(app.client, "embedded", False) else IDLE_REFRESH_REMOTE_S
-
-LIVE_HORIZON = timedelta(minutes=5)  # a scheduled post due within this is live
-FOOTER_WAIT_S = 0.5  # the footer's keys wait this long at most for the first page (widgets/footer.py)
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class DateError(ValueError):
