@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from socialpub_tui.screens import posts as posts_screen
 from socialpub_tui.screens.help import HelpScreen
 
 
@@ -120,6 +121,9 @@ async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monke
         await build(self)
 
     monkeypatch.setattr(TextualFooter, "recompose", counted)
+    # the footer waits this long at most for the first page: longer than any first page on a loaded machine (with
+    # the default 0.5 s, a first page later than that is drawn with a second build, as it should be)
+    monkeypatch.setattr(posts_screen, "FOOTER_WAIT_S", 10.0)
     app = tui_app()
     await app.client.create_post({"targets": ["facebook"], "content": "one post to open"})
     real = app.client.list_posts

@@ -4,6 +4,7 @@ through 10,000 posts with a bounded window, live refresh keeping the cursor, ope
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -32,7 +33,8 @@ async def until(pilot: Any, condition: Callable[[], bool], within: float = 10.0)
     deadline = time.monotonic() + within
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
+            line = inspect.stack()[1]
+            raise AssertionError(f"condition not met in time (line {line.lineno}: {line.code_context[0].strip() if line.code_context else ''})")
         await pilot.pause(0.02)
 
 
@@ -138,6 +140,13 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
         await press_until(pilot, "tab", lambda: focused(app, "#posts-to"))
         await pilot.press(*(start + timedelta(days=1)).isoformat(), "enter")
         await until(pilot, lambda: set(shown_ids(app)) == {sale.id, cafe.id})
+        # the date's typing pause can apply it before `enter` is handled: wait for `enter` to give the focus back to
+        # the list, else the next key can still reach the date box (as text) on a loaded machine
+        try:
+            await until(pilot, lambda: isinstance(app.focused, PostList))
+        except AssertionError as exc:  # say where the focus is, and what the date boxes hold
+            boxes = {box: app.screen.query_one(box, Input).value for box in ("#posts-from", "#posts-to")}
+            raise AssertionError(f"{exc}; focused: {app.focused!r}; {boxes}") from None
         assert the_list(app).query_params["time_field"] == "dueAt"
         # a date that does not read is said so, and left out
         await press_until(pilot, "d", lambda: focused(app, "#posts-from"))
