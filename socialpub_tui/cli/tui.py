@@ -2,12 +2,40 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
 from pathlib import Path
 
 import click
 
 from socialpub_tui.cli._common import display_zone, profile_name, time_options
+
+
+class TerminalProbe:
+    """textual-image asks the terminal which graphics protocol it speaks and how big a cell is when it is imported,
+    and must before the app owns the terminal. A terminal that does not speak a protocol never answers: each such
+    question waits out textual-image's 0.1 s timeout (one in tmux, two in some terminals). The import runs in a
+    thread started before the client is built, so those waits pass while this thread builds it (the embedded
+    backend's start: CPU work that the waits do not hold up). `wait()` joins it; if the import failed in the
+    thread, it is made again here, where its error is seen."""
+
+    def __init__(self, module: str = "textual_image.widget") -> None:
+        self.module = module
+        self.failed = False
+        self.thread = threading.Thread(target=self.run, name="terminal-probe", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        try:
+            importlib.import_module(self.module)
+        except BaseException:  # noqa: BLE001 — made again in the main thread by wait(), which raises it there
+            self.failed = True
+
+    def wait(self) -> None:
+        self.thread.join()
+        if self.failed:
+            importlib.import_module(self.module)
 
 
 @click.command("tui")
@@ -28,6 +56,7 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
     from socialpub_tui.client.config import Profile, load_session, resolve_profile
 
     zone = display_zone(ctx)
+    probe = TerminalProbe()
     try:
         if data_dir is not None:
             profile = Profile(name="embedded", kind="embedded", data_dir=data_dir, source="--data-dir")
@@ -39,10 +68,10 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
         owner = profile.kind != "embedded" and load_session(profile) is not None
         client = connect_async(profile, **({"api_key": None} if owner else {}))
     except ConfigError as exc:
+        probe.wait()
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    # textual-image probes the terminal (graphics protocol, cell size) when imported: before the app owns it
-    import textual_image.widget  # noqa: F401
+    probe.wait()
 
     from socialpub_tui.app import SocialpubApp
 

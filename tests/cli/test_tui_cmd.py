@@ -39,3 +39,41 @@ def test_without_a_session_the_tui_uses_the_key(remote_profile) -> None:  # type
     assert invoke("tui").code == 0
     assert remote_profile["api_key"] == "spk_live_v1-test" and remote_profile["session"] is None
     assert "owner session" not in remote_profile["label"]
+
+
+def test_the_terminal_probe_imports_in_its_own_thread_while_the_caller_goes_on(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+    import threading
+
+    from socialpub_tui.cli.tui import TerminalProbe
+
+    started = threading.Event()
+    release = threading.Event()
+    (tmp_path / "slow_probe_mod.py").write_text(
+        "import threading\nimport tests.cli.test_tui_cmd as t\n"
+        "t.PROBE_SEEN['thread'] = threading.current_thread().name\n"
+        "t.PROBE_SEEN['started'].set()\nassert t.PROBE_SEEN['release'].wait(10)\n")
+    PROBE_SEEN.update(started=started, release=release)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_probe_mod", raising=False)
+    probe = TerminalProbe("slow_probe_mod")
+    assert started.wait(10)  # the import is under way (it would wait on the terminal) and this thread is free
+    assert probe.thread.is_alive()
+    release.set()
+    probe.wait()
+    assert PROBE_SEEN["thread"] == "terminal-probe" and "slow_probe_mod" in sys.modules
+
+
+def test_a_probe_that_failed_in_its_thread_raises_in_the_caller(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from socialpub_tui.cli.tui import TerminalProbe
+
+    monkeypatch.setitem(sys.modules, "textual_image.widget", None)  # importing it raises ImportError
+    probe = TerminalProbe()
+    with pytest.raises(ImportError):
+        probe.wait()
+    assert probe.failed
+
+
+PROBE_SEEN: dict[str, Any] = {}
