@@ -143,7 +143,10 @@ def main() -> int:
             tmux("kill-server", check=False)
     med, med_bare = statistics.median(ours), statistics.median(bare)
     out: dict[str, Any] = {
-        "benchmark": "tui_terminal", "commit": commit(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "benchmark": "tui_terminal", "commit": commit(),
+        "uncommitted_changes": bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                                   capture_output=True, text=True, cwd=ROOT).stdout.strip()),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "what": "`socialpub tui --data-dir D` started in a tmux pane (100x30) until ten posts show in it, beside a "
                 "bare Textual app started the same way until ten rows show",
         "posts": args.posts, "poll_s": POLL_S, "goal_ms": GOAL_MS,
