@@ -237,7 +237,7 @@ def prepare(data_dir: Path, env: dict[str, str]) -> dict[str, str]:
         "init_database(s); security.ensure_secret(s)\n"
         "c = bootstrap.create_workspace(s, 'Bench', 'bench@example.com', 'correct horse battery')\n"
         "workspace.set_plan(c.workspace_id, 'GROWTH', 'active', clock.now() + datetime.timedelta(days=30))\n"
-        "accounts.connect_sandbox_defaults(c.workspace_id)\n"
+        "accounts.connect_sandbox_defaults(s, c.workspace_id)\n"
         "p, _ = posts.create(s, c.workspace_id, {'targets': ['facebook', 'linkedin'], 'content': 'read me'})\n"
         "print(json.dumps({'key': c.api_key, 'post': p.id}))\n"
     )

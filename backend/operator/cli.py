@@ -61,15 +61,10 @@ def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: boo
         _fail(str(exc), as_json, "invalid_option")
         return
     out = created.public()
-    accounts: list[dict] = []
     if sandbox:
-        try:
-            from backend.services import accounts as accounts_service
-        except ImportError:
-            accounts_service = None  # type: ignore[assignment]
-        if accounts_service is not None and hasattr(accounts_service, "connect_sandbox_defaults"):
-            accounts = accounts_service.connect_sandbox_defaults(created.workspace_id)
-        out["accounts"] = accounts
+        from backend.services import accounts as accounts_service
+
+        out["accounts"] = accounts_service.connect_sandbox_defaults(settings, created.workspace_id)
     out["dataDir"] = str(settings.data_dir)
     if as_json:
         click.echo(json.dumps(out))
@@ -79,7 +74,7 @@ def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: boo
     click.echo(f"  owner login   {created.email}" + (f"  (password: {created.password})" if created.password else ""))
     click.echo(f"  API key       {created.api_key}")
     click.echo("                (shown once: store it now; `socialpub keys create` makes more)")
-    for acc in accounts:
+    for acc in out.get("accounts", []):
         click.echo(f"  sandbox       {acc.get('platform'):<10} {acc.get('id')}  {acc.get('name', '')}")
 
 

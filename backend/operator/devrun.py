@@ -33,12 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         created = bootstrap.initialise(settings, workspace_name="Local workspace", email="owner@localhost",
                                        password=None)
         info = created.public()
-        try:
-            from backend.services import accounts as accounts_service
+        from backend.services import accounts as accounts_service
 
-            info["accounts"] = accounts_service.connect_sandbox_defaults(created.workspace_id)
-        except (ImportError, AttributeError):
-            info["accounts"] = []
+        info["accounts"] = accounts_service.connect_sandbox_defaults(settings, created.workspace_id)
         # A local sandbox workspace is for trying things: it gets the GROWTH plan for a year (the FREE plan stops
         # after three publications, spec 7), so the tour in the README works; `socialpub admin plan FREE` undoes it.
         from datetime import timedelta

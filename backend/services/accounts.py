@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from backend import clock
-from backend.config import Settings, get_settings
+from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks.base import PLATFORMS
@@ -68,11 +68,12 @@ def count_connected(workspace_id: str) -> int:
     return Account.select().where((Account.workspace == workspace_id) & (Account.status != "disconnected")).count()
 
 
-def _sandbox_identity(platform: str, name: str, behaviour: str) -> dict[str, Any]:
-    """The network-side identity the sandbox emulator gives a new account."""
+def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: str) -> dict[str, Any]:
+    """The network-side identity the sandbox emulator of `settings` gives a new account (the sandbox its posts
+    will be published to)."""
     from backend.services.adapters import register_sandbox_account
 
-    ident = register_sandbox_account(platform, name, behaviour)
+    ident = register_sandbox_account(settings, platform, name, behaviour)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
     return {
         "external_id": str(get("external_account_id") or get("external_id") or ""),
@@ -83,7 +84,8 @@ def _sandbox_identity(platform: str, name: str, behaviour: str) -> dict[str, Any
     }
 
 
-def connect_sandbox(workspace_id: str, platform: str, name: str, behaviour: str = "ok") -> Account:
+def connect_sandbox(settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
+                    ) -> Account:
     """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
     if platform not in PLATFORMS:
         raise ApiError(400, "invalid_platform", f"unknown network {platform!r}: one of {', '.join(PLATFORMS)}")
@@ -100,7 +102,7 @@ def connect_sandbox(workspace_id: str, platform: str, name: str, behaviour: str 
         if ws is None:
             raise ApiError(404, "workspace_not_found", "workspace not found")
         _check_limit(ws, extra=1)
-        ident = _sandbox_identity(platform, name, behaviour)
+        ident = _sandbox_identity(settings, platform, name, behaviour)
         now = clock.now()
         return Account.create(
             id=new_id("acc"), workspace=workspace_id, platform=platform, name=ident["name"] or name,
@@ -121,15 +123,15 @@ def _check_limit(ws: Workspace, extra: int) -> None:
                        [{"plan": name, "limit": limit, "used": used}])
 
 
-def connect_sandbox_defaults(workspace_id: str) -> list[dict[str, Any]]:
+def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict[str, Any]]:
     """`socialpub init --sandbox`: one sandbox account per network not already connected (fits FREE: 5)."""
     have = {a.platform for a in active_accounts(workspace_id)}
     for platform in PLATFORMS:
         if platform not in have:
-            connect_sandbox(workspace_id, platform, SANDBOX_DEFAULT_NAMES[platform], "ok")
+            connect_sandbox(settings, workspace_id, platform, SANDBOX_DEFAULT_NAMES[platform], "ok")
     accounts = list_accounts(workspace_id)
     defaults = default_ids(accounts)
-    return [to_public(a, a.id in defaults) for a in accounts if a.id in defaults]
+    return [to_public(a, a.id in defaults, settings) for a in accounts if a.id in defaults]
 
 
 def disconnect(workspace_id: str, account_id: str) -> Account:
@@ -147,8 +149,8 @@ def disconnect(workspace_id: str, account_id: str) -> Account:
     return acc
 
 
-def to_public(acc: Account, is_default: bool, settings: Settings | None = None) -> dict[str, Any]:
-    """The account's public form; `tokenWarning` as `settings` (default: the process's) see it."""
+def to_public(acc: Account, is_default: bool, settings: Settings) -> dict[str, Any]:
+    """The account's public form; `tokenWarning` as `settings` see it."""
     return {
         "id": acc.id,
         "platform": acc.platform,
@@ -160,11 +162,11 @@ def to_public(acc: Account, is_default: bool, settings: Settings | None = None) 
         "behaviour": acc.behaviour,
         "connectedAt": clock.iso(acc.connected_at),
         "tokenExpiresAt": clock.iso(acc.token_expires_at),
-        "tokenWarning": tokens.token_warning(acc, settings or get_settings()),
+        "tokenWarning": tokens.token_warning(acc, settings),
     }
 
 
-def listing(workspace_id: str, settings: Settings | None = None) -> dict[str, Any]:
+def listing(workspace_id: str, settings: Settings) -> dict[str, Any]:
     accounts = list_accounts(workspace_id)
     defaults = default_ids(accounts)
     ws = Workspace.get_by_id(workspace_id)

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlparse
 
 import httpx
 
-from backend.config import Settings, get_settings
+from backend.config import Settings
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.factory import Hosts, build_adapter, default_listing_delay_s, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
@@ -82,9 +82,11 @@ _ADAPTERS: dict[tuple[Any, ...], tuple[Settings, Any]] = {}
 _GUARD = threading.Lock()
 
 
-def sandbox(settings: Settings | None = None) -> Sandbox:
-    """The sandbox of these settings, its database opened (and migrated) and made the current one."""
-    config = sandbox_config(settings or get_settings())
+def sandbox(settings: Settings) -> Sandbox:
+    """The sandbox of these settings, its database opened (and migrated) and made the current one. Always the
+    caller's settings, never the environment's: an app or backend built on a data dir of its own (a profile's,
+    `--data-dir`) registers and publishes in that data dir's sandbox."""
+    config = sandbox_config(settings)
     sb = _SANDBOXES.get(config)
     if sb is None:
         with _GUARD:
@@ -155,13 +157,13 @@ def listing_delay_s(account: Account, settings: Settings) -> float:
     return sandbox(settings).listing_delay_s(account.platform, account.behaviour or "ok")
 
 
-def register_sandbox_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False,
-                             settings: Settings | None = None) -> SandboxIdentity:
+def register_sandbox_account(settings: Settings, platform: str, name: str, behaviour: str = "ok", *,
+                             private: bool = False) -> SandboxIdentity:
     """Create an account at a sandbox network (what connecting it by OAuth would give)."""
     return sandbox(settings).register_account(platform, name, behaviour, private=private)
 
 
-def set_sandbox_behaviour(sandbox_account_id: str, behaviour: str, settings: Settings | None = None) -> None:
+def set_sandbox_behaviour(settings: Settings, sandbox_account_id: str, behaviour: str) -> None:
     sandbox(settings).set_behaviour(sandbox_account_id, behaviour)
 
 

@@ -165,12 +165,12 @@ def _save(workspace_id: str, platform: str, chosen: list[dict[str, Any]], name: 
     return [_upsert(workspace_id, platform, c, name if len(chosen) == 1 else None)[0] for c in chosen]
 
 
-def _public(workspace_id: str, accs: list[Account]) -> list[dict[str, Any]]:
+def _public(workspace_id: str, settings: Settings, accs: list[Account]) -> list[dict[str, Any]]:
     defaults = accounts.default_ids(accounts.active_accounts(workspace_id))
-    return [accounts.to_public(a, a.id in defaults) for a in accs]
+    return [accounts.to_public(a, a.id in defaults, settings) for a in accs]
 
 
-def connect(workspace_id: str, grant_id: str, external_ids: list[str]) -> list[dict[str, Any]]:
+def connect(workspace_id: str, settings: Settings, grant_id: str, external_ids: list[str]) -> list[dict[str, Any]]:
     """The picked accounts of a finished session become live accounts (once)."""
     with tx():
         s = locked(OAuthSession.select().where(
@@ -188,7 +188,7 @@ def connect(workspace_id: str, grant_id: str, external_ids: list[str]) -> list[d
         picked = [found[x] for x in dict.fromkeys(external_ids)]
         saved = _save(workspace_id, s.platform, picked, s.name)
         OAuthSession.update(status="connected", tokens=None).where(OAuthSession.id == s.id).execute()
-    return _public(workspace_id, saved)
+    return _public(workspace_id, settings, saved)
 
 
 def connect_token(workspace_id: str, settings: Settings, platform: str, access_token: str,
@@ -215,7 +215,7 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
                        "externalId", [c.public() for c in found])
     with tx():
         saved = _save(workspace_id, platform, [_dump(found[0])], (name or "").strip() or None)
-    return _public(workspace_id, saved)[0]
+    return _public(workspace_id, settings, saved)[0]
 
 
 def prune_sessions(now: datetime) -> int:

@@ -71,7 +71,7 @@ def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
     security.ensure_secret(settings)
     created = bootstrap.create_workspace(settings, "Bench", "bench@bench.local", "bench password 123")
     workspace.set_plan(created.workspace_id, "GROWTH", "active", None)
-    accounts.connect_sandbox_defaults(created.workspace_id)
+    accounts.connect_sandbox_defaults(settings, created.workspace_id)
     url = None
     if with_video:
         row = media_service.ingest_bytes(settings, created.workspace_id, tiny_video())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from typing import Any
 
@@ -43,6 +44,22 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+def operator_data_dir(ctx: click.Context) -> None:
+    """The operator commands act on the data dir the client commands use: the backend reads it from
+    SOCIALPUB_DATA_DIR, so an embedded profile's `data_dir` (chosen by --profile, SOCIALPUB_PROFILE or the
+    default profile) is passed on there. Without it, `socialpub init` initialised the environment's data dir
+    while `posts`, `accounts`… on the profile said it was not initialised. A remote profile changes nothing."""
+    from socialpub_tui.client.config import ConfigError, resolve_profile
+
+    try:
+        profile = resolve_profile(ctx.params.get("profile") or None)
+    except ConfigError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    if profile.kind == "embedded" and profile.data_dir is not None:
+        os.environ["SOCIALPUB_DATA_DIR"] = str(profile.data_dir)
+
+
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
@@ -54,6 +71,7 @@ class LazyGroup(click.Group):
                 from socialpub_tui import startup_done
 
                 startup_done()  # the backend's commands (serve, worker: long-running) with the default collector
+                operator_data_dir(ctx)
                 group: click.Group = getattr(importlib.import_module(module), OPERATOR_GROUP[1])
                 return group.get_command(ctx, name)
             return getattr(importlib.import_module(module), attr)

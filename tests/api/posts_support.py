@@ -51,11 +51,11 @@ def remote_media(monkeypatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def sandbox(owner):  # type: ignore[no-untyped-def]
+def sandbox(settings, owner):  # type: ignore[no-untyped-def]
     """One sandbox account per network (what `socialpub init --sandbox` connects): {platform: account}."""
     from backend.services import accounts
 
-    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(owner.workspace_id)}
+    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id)}
 
 
 def post(client, owner, expect: int | None = None, **body: Any):  # type: ignore[no-untyped-def]

@@ -28,8 +28,8 @@ def listing(client, owner):  # type: ignore[no-untyped-def]
     return r.json()
 
 
-def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(client, owner):
-    created = accounts_service.connect_sandbox_defaults(owner.workspace_id)
+def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, client, owner):
+    created = accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
     assert sorted(a["platform"] for a in created) == ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
     assert plans.PLANS["FREE"].max_accounts >= len(created)
     body = listing(client, owner)
@@ -40,7 +40,7 @@ def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(client, owner):
         assert item["isDefault"] and item["status"] == "active" and item["kind"] == "sandbox"
         assert "accessToken" not in item and "access_token" not in item
     # idempotent: a second run connects nothing more
-    accounts_service.connect_sandbox_defaults(owner.workspace_id)
+    accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
     assert listing(client, owner)["used"] == 5
 
 

@@ -256,10 +256,10 @@ def test_reconnecting_updates_the_token_rather_than_duplicating(client, owner, l
     assert Account.select().where(Account.kind == "live").count() == 1
 
 
-def test_plan_limit_applies(client, owner, live):
+def test_plan_limit_applies(settings, client, owner, live):
     from backend.services import accounts as accounts_service
 
-    accounts_service.connect_sandbox_defaults(owner.workspace_id)  # 5: the FREE plan's limit
+    accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)  # 5: the FREE plan's limit
     body = finish(client, owner, live, "facebook", sandbox_user="Full")
     r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect",
              {"externalIds": [body["candidates"][0]["externalId"]]})

@@ -137,8 +137,8 @@ def test_latest_failures_newest_first_with_reason_and_type(client, owner, fast):
     assert out["failures"][0]["accountName"] == "linkedin account" and out["failures"][0]["completedAt"]
 
 
-def test_outcomes_of_the_real_engine(client, owner, fast):
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+def test_outcomes_of_the_real_engine(settings, client, owner, fast):
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     r = client.post("/v1/accounts", json={"platform": "linkedin", "name": "LinkedIn broken",
                                           "behaviour": "fail-permanent"}, headers=session_headers(owner.session_token))
     bad = r.json()["id"]

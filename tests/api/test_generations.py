@@ -356,7 +356,7 @@ def test_image_completes_on_the_media_host(client, settings, subscribed):
 def test_video_completes_and_posts_to_youtube_as_synthetic_media(client, settings, subscribed):
     from backend.services import accounts
 
-    accounts.connect_sandbox_defaults(subscribed.workspace_id)
+    accounts.connect_sandbox_defaults(settings, subscribed.workspace_id)
     g = create(client, subscribed, {**VIDEO, "durationSec": 10})
     run_worker(settings)
     done = _get(client, subscribed, g["id"])
@@ -588,7 +588,7 @@ def test_delete_a_completed_generation_deletes_its_file(client, settings, subscr
 def test_delete_keeps_a_file_a_scheduled_post_uses(client, settings, subscribed):
     from backend.services import accounts
 
-    accounts.connect_sandbox_defaults(subscribed.workspace_id)
+    accounts.connect_sandbox_defaults(settings, subscribed.workspace_id)
     g = create(client, subscribed, VIDEO)
     run_worker(settings)
     url = _get(client, subscribed, g["id"])["mediaUrl"]

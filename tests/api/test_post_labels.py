@@ -62,9 +62,9 @@ def test_label_filter_matches_key_and_value_all_of_them(client, owner, sandbox):
     assert listing(client, owner, label=f"{SET}=january", status="cancelled")["items"] == []
 
 
-def test_label_filter_never_crosses_workspaces(client, owner, other_owner, sandbox):  # type: ignore[no-untyped-def]
+def test_label_filter_never_crosses_workspaces(settings, client, owner, other_owner, sandbox):  # type: ignore[no-untyped-def]
     mine = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "january"}).json()
-    accounts.connect_sandbox_defaults(other_owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, other_owner.workspace_id)
     ws_service.set_plan(other_owner.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=60))
     theirs = post(client, other_owner, 202, targets=["facebook"], scheduledAt=future(days=1),
                   labels={SET: "january"}).json()

@@ -162,15 +162,15 @@ def test_every_failure_across_networks_in_one_400(client, owner, sandbox):
     assert "linkedin" in r.json()["message"] and Post.select().count() == 0
 
 
-def test_no_account_for_the_network(client, owner):
-    accounts_service.connect_sandbox(owner.workspace_id, "facebook", "Only page")
+def test_no_account_for_the_network(settings, client, owner):
+    accounts_service.connect_sandbox(settings, owner.workspace_id, "facebook", "Only page")
     r = post(client, owner, 400, targets=["facebook", "linkedin"])
     assert details(r) == [("linkedin", "channel_not_connected")]
 
 
-def test_channel_of_another_network_or_workspace_or_disconnected(client, owner, other_owner, sandbox, subscribed):
-    theirs = accounts_service.connect_sandbox(other_owner.workspace_id, "facebook", "Their page")
-    gone = accounts_service.connect_sandbox(owner.workspace_id, "linkedin", "Old page")
+def test_channel_of_another_network_or_workspace_or_disconnected(settings, client, owner, other_owner, sandbox, subscribed):
+    theirs = accounts_service.connect_sandbox(settings, other_owner.workspace_id, "facebook", "Their page")
+    gone = accounts_service.connect_sandbox(settings, owner.workspace_id, "linkedin", "Old page")
     accounts_service.disconnect(owner.workspace_id, gone.id)
     r = post(client, owner, 400, targets=[
         {"platform": "facebook", "channelId": theirs.id},
@@ -181,8 +181,8 @@ def test_channel_of_another_network_or_workspace_or_disconnected(client, owner, 
                           ("linkedin", "channel_not_connected")]
 
 
-def test_two_accounts_on_one_network_channel_selection(client, owner, sandbox, subscribed):
-    second = accounts_service.connect_sandbox(owner.workspace_id, "tiktok", "Second TikTok")
+def test_two_accounts_on_one_network_channel_selection(settings, client, owner, sandbox, subscribed):
+    second = accounts_service.connect_sandbox(settings, owner.workspace_id, "tiktok", "Second TikTok")
     default = sandbox["tiktok"]["id"]
     media = [VID.format(1)]
     # a plain name picks the default (oldest connected active account)
@@ -233,11 +233,11 @@ def test_body_validation_400(client, owner, sandbox, body, field):
     assert any(d["field"].startswith(field) for d in r.json()["details"]), r.json()["details"]
 
 
-def test_twenty_targets_accepted(client, owner, subscribed):
+def test_twenty_targets_accepted(settings, client, owner, subscribed):
     for i in range(4):
-        accounts_service.connect_sandbox(owner.workspace_id, "facebook", f"Page {i}")
+        accounts_service.connect_sandbox(settings, owner.workspace_id, "facebook", f"Page {i}")
     ws_service.set_plan(owner.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=60))
-    ids = [accounts_service.connect_sandbox(owner.workspace_id, p, f"{p} {i}").id
+    ids = [accounts_service.connect_sandbox(settings, owner.workspace_id, p, f"{p} {i}").id
            for p in ("linkedin", "facebook") for i in range(8)]
     targets = [{"platform": "linkedin" if i < 8 else "facebook", "channelId": a} for i, a in enumerate(ids)]
     targets += ["facebook"] * 0
@@ -281,14 +281,14 @@ def test_remote_media_probed_once_each(client, owner, sandbox, remote_media):
 # ------------------------------------------------------------------------------------------- idempotency
 
 
-def test_same_idempotency_key_returns_existing_with_200(client, owner, sandbox):
+def test_same_idempotency_key_returns_existing_with_200(settings, client, owner, sandbox):
     first = post(client, owner, 202, targets=["facebook"], idempotencyKey="launch-42").json()
     again = post(client, owner, 200, targets=["linkedin"], content="different", idempotencyKey="launch-42").json()
     assert again == first
     assert Post.select().count() == 1 and Job.select().count() == 1
     # another workspace may use the same key
     other = make_owner(client.app.state.settings, "Third", "third@test.local")
-    accounts_service.connect_sandbox(other.workspace_id, "facebook", "Theirs")
+    accounts_service.connect_sandbox(settings, other.workspace_id, "facebook", "Theirs")
     assert post(client, other, 202, targets=["facebook"], idempotencyKey="launch-42").json()["id"] != first["id"]
 
 

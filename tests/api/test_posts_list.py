@@ -58,8 +58,8 @@ def test_new_posts_do_not_shift_pages(client, owner, sandbox):
     assert ids(first) + ids(second) == list(reversed(made))
 
 
-def test_filters(client, owner, sandbox):
-    second_tiktok = accounts_service.connect_sandbox(owner.workspace_id, "tiktok", "Second")
+def test_filters(settings, client, owner, sandbox):
+    second_tiktok = accounts_service.connect_sandbox(settings, owner.workspace_id, "tiktok", "Second")
     a = post(client, owner, 202, targets=["facebook"], idempotencyKey="alpha").json()
     b = post(client, owner, 202, targets=["tiktok", "linkedin"], mediaUrls=[VID.format(1)],
              scheduledAt=future(days=3)).json()

@@ -61,10 +61,10 @@ def test_limit_is_configurable(settings, owner):
     assert codes == [200, 200, 200, 429]
 
 
-def test_headers_on_routes_that_return_a_response_object(client, owner):
+def test_headers_on_routes_that_return_a_response_object(settings, client, owner):
     from backend.services import accounts
 
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     h = key_headers(owner.api_key)
     r = client.post("/v1/posts", json={"targets": ["facebook"], "content": "hi"}, headers=h)
     assert r.status_code == 202 and "RateLimit" in r.headers and "RateLimit-Policy" in r.headers

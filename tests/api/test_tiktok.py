@@ -36,13 +36,13 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
     return settings
 
 
-def connect(owner, name: str = "Brand TikTok", behaviour: str = "ok") -> Account:  # type: ignore[no-untyped-def]
-    return accounts.connect_sandbox(owner.workspace_id, "tiktok", name, behaviour)
+def connect(settings, owner, name: str = "Brand TikTok", behaviour: str = "ok") -> Account:  # type: ignore[no-untyped-def]
+    return accounts.connect_sandbox(settings, owner.workspace_id, "tiktok", name, behaviour)
 
 
 @pytest.fixture
-def tk(owner, fast) -> Account:  # type: ignore[no-untyped-def]
-    return connect(owner)
+def tk(settings, owner, fast) -> Account:  # type: ignore[no-untyped-def]
+    return connect(settings, owner)
 
 
 def upload(client, owner, data: bytes) -> str:  # type: ignore[no-untyped-def]
@@ -196,8 +196,8 @@ def test_no_tiktok_account(client, owner, fast, images):
     assert r.status_code == 400 and r.json()["error"] == "channel_not_connected"
 
 
-def test_channel_must_be_a_tiktok_account_of_the_workspace(client, owner, tk, images):
-    fb = accounts.connect_sandbox(owner.workspace_id, "facebook", "Page")
+def test_channel_must_be_a_tiktok_account_of_the_workspace(settings, client, owner, tk, images):
+    fb = accounts.connect_sandbox(settings, owner.workspace_id, "facebook", "Page")
     for channel in (fb.id, "acc_unknown"):
         r = client.post(PHOTO, json={"imageUrls": images[:1], "channelId": channel}, headers=key_headers(owner.api_key))
         assert r.status_code == 400 and r.json()["error"] == "channel_not_connected"
@@ -210,10 +210,10 @@ def test_disconnected_channel_is_refused(client, owner, tk, images):
     assert r.status_code == 400 and "disconnected" in r.json()["message"]
 
 
-def test_default_account_is_the_oldest_connected_of_two(client, owner, fast, images):
-    first = connect(owner, "First")
+def test_default_account_is_the_oldest_connected_of_two(settings, client, owner, fast, images):
+    first = connect(settings, owner, "First")
     with time_machine.travel(clock.now() + timedelta(seconds=5), tick=False):
-        second = connect(owner, "Second")
+        second = connect(settings, owner, "Second")
     out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
     assert out["channelId"] == first.id and record(out["publishId"]).account_id == first.id
     assert SandboxItem.get_by_id(out["publishId"]).account_id != SandboxItem.get_by_id(
@@ -223,10 +223,10 @@ def test_default_account_is_the_oldest_connected_of_two(client, owner, fast, ima
     assert post(client, owner, PHOTO, {"imageUrls": images[:1]})["channelId"] == second.id
 
 
-def test_status_read_with_the_wrong_account_is_refused(client, owner, fast, images):
-    first = connect(owner, "First")
+def test_status_read_with_the_wrong_account_is_refused(settings, client, owner, fast, images):
+    first = connect(settings, owner, "First")
     with time_machine.travel(clock.now() + timedelta(seconds=5), tick=False):
-        second = connect(owner, "Second")
+        second = connect(settings, owner, "Second")
     mine = post(client, owner, PHOTO, {"imageUrls": images[:1], "channelId": second.id})["publishId"]
     # without channelId the default (first) account reads it: refused the way TikTok refuses it
     err = status(client, owner, mine, expect=403)
@@ -241,10 +241,10 @@ def test_status_read_with_the_wrong_account_is_refused(client, owner, fast, imag
     assert status(client, owner, own, second.id, expect=403)["error"] == "token_not_authorized_for_specified_publish_id"
 
 
-def test_unknown_publish_id_and_another_workspace(client, owner, other_owner, tk, images, fast):
+def test_unknown_publish_id_and_another_workspace(settings, client, owner, other_owner, tk, images, fast):
     assert status(client, owner, "p_inbox_url~v2.123", expect=404)["error"] == "invalid_publish_id"
     pid = post(client, owner, PHOTO, {"imageUrls": images[:1]})["publishId"]
-    connect(other_owner, "Theirs")
+    connect(settings, other_owner, "Theirs")
     r = client.get(status_path(pid), headers=key_headers(other_owner.api_key))
     assert r.status_code == 404 and r.json()["error"] == "invalid_publish_id"
 
@@ -332,8 +332,8 @@ def test_direct_ends_publish_complete_with_the_post_id(client, owner, tk, images
 
 @pytest.mark.parametrize(("path", "reason"), [(PHOTO, "picture_size_check_failed"),
                                                (VIDEO, "file_format_check_failed")])
-def test_fail_permanent_ends_failed_with_the_reason(client, owner, fast, images, video_url, path, reason):
-    acc = connect(owner, "Broken", "fail-permanent")
+def test_fail_permanent_ends_failed_with_the_reason(settings, client, owner, fast, images, video_url, path, reason):
+    acc = connect(settings, owner, "Broken", "fail-permanent")
     body = {"imageUrls": images[:1]} if path == PHOTO else {"videoUrl": video_url}
     out = post(client, owner, path, {**body, "channelId": acc.id, "postMode": "DIRECT_POST"})
     work(client.app.state.settings)  # a video's bytes are sent by the worker (FILE_UPLOAD)
@@ -387,8 +387,8 @@ def test_seventh_publication_in_a_minute_is_rate_limited(client, owner, tk, imag
         post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
 
 
-def test_rate_limited_account(client, owner, fast, images):
-    acc = connect(owner, "Throttled", "rate-limited")
+def test_rate_limited_account(settings, client, owner, fast, images):
+    acc = connect(settings, owner, "Throttled", "rate-limited")
     r = client.post(PHOTO, json={"imageUrls": images[:1], "channelId": acc.id}, headers=key_headers(owner.api_key))
     assert r.status_code == 429 and r.json()["error"] == "rate_limit_exceeded" and r.headers["Retry-After"]
 
@@ -412,21 +412,21 @@ def test_pending_drafts_cap(client, owner, tk, images, video_url):
     post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
 
 
-def test_tiktok_down_is_a_502_and_flaky_succeeds_on_the_next_call(client, owner, fast, images):
-    down = connect(owner, "Down", "fail-retriable")
+def test_tiktok_down_is_a_502_and_flaky_succeeds_on_the_next_call(settings, client, owner, fast, images):
+    down = connect(settings, owner, "Down", "fail-retriable")
     r = client.post(PHOTO, json={"imageUrls": images[:1], "channelId": down.id}, headers=key_headers(owner.api_key))
     assert r.status_code == 502 and r.json()["error"] == "network_error" and "retry" in r.json()["message"]
-    flaky = connect(owner, "Flaky", "flaky")
+    flaky = connect(settings, owner, "Flaky", "flaky")
     r = client.post(PHOTO, json={"imageUrls": images[:1], "channelId": flaky.id}, headers=key_headers(owner.api_key))
     assert r.status_code == 502
     assert post(client, owner, PHOTO, {"imageUrls": images[:1], "channelId": flaky.id})["success"] is True
 
 
 # ---- tracking by the worker (nobody polls) ------------------------------------------------------------
-def test_worker_tracks_to_terminal_status_and_records_events(client, owner, fast, images, video_url):
+def test_worker_tracks_to_terminal_status_and_records_events(settings, client, owner, fast, images, video_url):
     fast.sandbox_processing_s = 30
-    bad = connect(owner, "Broken", "fail-permanent")
-    good = connect(owner, "Good")
+    bad = connect(settings, owner, "Broken", "fail-permanent")
+    good = connect(settings, owner, "Good")
     with time_machine.travel(clock.now(), tick=False) as t:
         draft = post(client, owner, PHOTO, {"imageUrls": images, "title": "Five", "channelId": good.id})
         direct = post(client, owner, VIDEO, {"videoUrl": video_url, "postMode": "DIRECT_POST", "channelId": good.id})
@@ -468,9 +468,9 @@ def test_status_read_and_worker_settle_once(client, owner, tk, images):
     assert Event.select().where(Event.type == "tiktok.publish.inbox_delivered").count() == 1
 
 
-def test_tracking_gives_up_at_the_deadline(client, owner, fast, images):
+def test_tracking_gives_up_at_the_deadline(settings, client, owner, fast, images):
     fast.sandbox_processing_s = 100_000
-    connect(owner, "Slow", "slow")
+    connect(settings, owner, "Slow", "slow")
     with time_machine.travel(clock.now(), tick=False) as t:
         out = post(client, owner, PHOTO, {"imageUrls": images[:1]})
         work(fast)

@@ -14,7 +14,7 @@ from backend.store.models.tiktok import TikTokPublish
 
 
 def test_interrupted_initiating_record_is_settled(settings, owner):
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     acc = Account.get((Account.workspace == owner.workspace_id) & (Account.platform == "tiktok"))
     now = clock.now()
     TikTokPublish.create(id="tkp_crashed", workspace=owner.workspace_id, account=acc.id, kind="photo",

@@ -45,8 +45,8 @@ def ready(settings, owner):  # type: ignore[no-untyped-def]
 VIDEO_BYTES = corpus.video("mp4")
 
 
-def test_the_video_goes_by_file_upload_in_chunks(client, owner, ready, small_chunks) -> None:  # type: ignore[no-untyped-def]
-    tk = connect(owner)
+def test_the_video_goes_by_file_upload_in_chunks(settings, client, owner, ready, small_chunks) -> None:  # type: ignore[no-untyped-def]
+    tk = connect(settings, owner)
     url = upload(client, owner, VIDEO_BYTES)
     out = post(client, owner, VIDEO, {"videoUrl": url, "postMode": "DIRECT_POST", "title": "bytes"})
     assert out["publishId"].startswith("v_pub_file~") and out["status"] == "PROCESSING_UPLOAD"
@@ -68,10 +68,10 @@ def test_the_video_goes_by_file_upload_in_chunks(client, owner, ready, small_chu
 
 
 @pytest.mark.parametrize("sent_before", [1, 3], ids=["mid-upload", "after-the-last-chunk"])
-def test_an_interrupted_upload_is_resumed_where_tiktok_stands(client, owner, ready, small_chunks,  # type: ignore[no-untyped-def]
+def test_an_interrupted_upload_is_resumed_where_tiktok_stands(settings, client, owner, ready, small_chunks,  # type: ignore[no-untyped-def]
                                                               sent_before) -> None:
     ready.sandbox_processing_s = 30  # TikTok processes for 30 s after the last byte
-    connect(owner)
+    connect(settings, owner)
     url = upload(client, owner, VIDEO_BYTES)
     out = post(client, owner, VIDEO, {"videoUrl": url})
     rec = record(out["publishId"])
@@ -96,8 +96,8 @@ def test_an_interrupted_upload_is_resumed_where_tiktok_stands(client, owner, rea
         assert status(client, owner, out["publishId"])["status"] == "SEND_TO_USER_INBOX"
 
 
-def test_a_dead_upload_url_ends_failed_with_the_reason(client, owner, ready) -> None:  # type: ignore[no-untyped-def]
-    connect(owner)
+def test_a_dead_upload_url_ends_failed_with_the_reason(settings, client, owner, ready) -> None:  # type: ignore[no-untyped-def]
+    connect(settings, owner)
     url = upload(client, owner, VIDEO_BYTES)
     with time_machine.travel(clock.now(), tick=False) as t:
         out = post(client, owner, VIDEO, {"videoUrl": url, "postMode": "DIRECT_POST"})
@@ -109,9 +109,9 @@ def test_a_dead_upload_url_ends_failed_with_the_reason(client, owner, ready) -> 
     assert record(out["publishId"]).upload_url is None
 
 
-def test_media_by_url_still_pulls(client, owner, ready) -> None:  # type: ignore[no-untyped-def]
+def test_media_by_url_still_pulls(settings, client, owner, ready) -> None:  # type: ignore[no-untyped-def]
     ready.media_by_url = "tiktok"
-    connect(owner)
+    connect(settings, owner)
     url = upload(client, owner, VIDEO_BYTES)
     out = post(client, owner, VIDEO, {"videoUrl": url, "postMode": "DIRECT_POST"})
     item = sent(out["publishId"])

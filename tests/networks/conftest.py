@@ -20,7 +20,7 @@ def account(settings) -> Callable[..., SandboxIdentity]:  # type: ignore[no-unty
     def make(platform: str, behaviour: str = "ok", name: str = "Brand", **kw) -> SandboxIdentity:  # type: ignore[no-untyped-def]
         from backend.services.adapters import register_sandbox_account
 
-        return register_sandbox_account(platform, name, behaviour, settings=settings, **kw)
+        return register_sandbox_account(settings, platform, name, behaviour, **kw)
 
     return make
 

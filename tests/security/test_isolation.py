@@ -19,8 +19,8 @@ from tests.media import corpus
 @pytest.fixture
 def two(settings, owner, other_owner):  # type: ignore[no-untyped-def]
     settings.rate_limit_per_minute = 1_000_000
-    accounts.connect_sandbox_defaults(owner.workspace_id)
-    accounts.connect_sandbox_defaults(other_owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, other_owner.workspace_id)
     return owner, other_owner
 
 

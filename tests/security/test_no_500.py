@@ -17,7 +17,7 @@ EDGES = ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"]
 @pytest.fixture
 def ready(settings, owner):  # type: ignore[no-untyped-def]
     settings.rate_limit_per_minute = 1_000_000
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     return key_headers(owner.api_key)
 
 

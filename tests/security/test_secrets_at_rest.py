@@ -62,9 +62,9 @@ def _stored_bytes(settings) -> bytes:  # type: ignore[no-untyped-def]
     return "\n".join(rows).encode()
 
 
-def test_database_holds_no_token_in_clear_and_everything_still_works(client, owner, fast, caplog):
+def test_database_holds_no_token_in_clear_and_everything_still_works(settings, client, owner, fast, caplog):
     caplog.set_level(logging.DEBUG)
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     fb = Account.get((Account.workspace == owner.workspace_id) & (Account.platform == "facebook"))
     fb.refresh_token = "refresh-token-of-facebook-0123456789"
     fb.save()

@@ -21,7 +21,7 @@ OK = PublishOutcome.published("x1", "https://x.example/1")
 @pytest.fixture
 def post(client, owner, settings):  # type: ignore[no-untyped-def]
     workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     r = client.post("/v1/posts", json={"targets": ["facebook", "linkedin"], "content": "apply"},
                     headers=key_headers(owner.api_key))
     assert r.status_code == 202, r.text

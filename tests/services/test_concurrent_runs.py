@@ -31,10 +31,10 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def sandbox(owner, fast):  # type: ignore[no-untyped-def]
+def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
     from backend.services import accounts
 
-    return accounts.connect_sandbox_defaults(owner.workspace_id)
+    return accounts.connect_sandbox_defaults(settings, owner.workspace_id)
 
 
 class Killed(BaseException):

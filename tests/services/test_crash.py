@@ -50,7 +50,7 @@ CRASHING_WORKER = textwrap.dedent("""
 
 def _kill_mid_publication(client, owner, settings, when: str) -> str:  # type: ignore[no-untyped-def]
     workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     r = client.post("/v1/posts", json={"targets": ["facebook", "linkedin"], "content": "crash test"},
                     headers=key_headers(owner.api_key))
     assert r.status_code == 202, r.text

@@ -54,10 +54,10 @@ def test_a_loopback_media_url_is_refused_for_networks_that_pull(client, owner, l
     assert r.status_code == 202, r.text
 
 
-def test_sandbox_accounts_and_public_hosts_are_not_concerned(client, owner, laptop, monkeypatch):
+def test_sandbox_accounts_and_public_hosts_are_not_concerned(settings, client, owner, laptop, monkeypatch):
     from backend.services import accounts
 
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     url = image(client, owner)
     r = client.post("/v1/posts", json={"targets": ["instagram"], "content": "hi", "mediaUrls": [url]},
                     headers=key_headers(owner.api_key))

@@ -28,7 +28,7 @@ def jpeg() -> bytes:
 
 @pytest.fixture
 def ws(settings, owner):  # type: ignore[no-untyped-def]
-    accounts_service.connect_sandbox_defaults(owner.workspace_id)
+    accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
     ws_service.set_plan(owner.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=60))
     return owner.workspace_id
 

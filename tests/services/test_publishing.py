@@ -32,8 +32,8 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def sandbox(owner, fast):  # type: ignore[no-untyped-def]
-    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(owner.workspace_id)}
+def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
+    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id)}
 
 
 def upload(client, owner, data: bytes) -> str:  # type: ignore[no-untyped-def]

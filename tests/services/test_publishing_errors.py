@@ -37,9 +37,9 @@ def work(settings: Any) -> None:
 
 
 @pytest.mark.parametrize(("platform", "code"), CASES, ids=[f"{p}:{c}" for p, c in CASES])
-def test_each_error_code_ends_the_target_as_networks_md_says(client, owner, fast, platform, code):  # type: ignore[no-untyped-def]  # noqa: F811
+def test_each_error_code_ends_the_target_as_networks_md_says(settings, client, owner, fast, platform, code):  # type: ignore[no-untyped-def]  # noqa: F811
     fault = errors.CATALOGUE[platform][code]
-    acc = accounts.connect_sandbox(owner.workspace_id, platform, f"{platform} account")
+    acc = accounts.connect_sandbox(settings, owner.workspace_id, platform, f"{platform} account")
     errors.configure_errors(platform, reset=True)
     errors.configure_errors(platform, code, times=1)
     post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}],

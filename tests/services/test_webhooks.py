@@ -62,8 +62,8 @@ def post_to(client, owner, targets, content="Hello webhooks"):  # type: ignore[n
     return r.json()
 
 
-def test_publish_events_arrive_signed_one_per_network(client, owner, fast):
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+def test_publish_events_arrive_signed_one_per_network(settings, client, owner, fast):
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     with Receiver() as rx:
         ep = add(client, owner, rx.url)
         post = post_to(client, owner, ["facebook", "linkedin"])
@@ -86,8 +86,8 @@ def test_publish_events_arrive_signed_one_per_network(client, owner, fast):
     assert endpoint(client, owner, ep["id"])["lastStatusCode"] == 200
 
 
-def test_type_filter_and_failed_events(client, owner, fast):
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+def test_type_filter_and_failed_events(settings, client, owner, fast):
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     bad = client.post("/v1/accounts", json={"platform": "linkedin", "name": "broken", "behaviour": "fail-permanent"},
                       headers={"Authorization": f"Bearer {owner.session_token}"}).json()["id"]
     with Receiver() as rx:
@@ -202,8 +202,8 @@ def test_last_attempt_fails_the_delivery_and_flags_the_endpoint(client, owner, f
     assert not endpoint(client, owner, ep["id"])["failing"]
 
 
-def test_410_disables_the_endpoint(client, owner, fast):
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+def test_410_disables_the_endpoint(settings, client, owner, fast):
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     with Receiver(lambda req: Answer(410)) as rx:
         ep = add(client, owner, rx.url)
         client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key))
@@ -254,9 +254,9 @@ def test_receiver_down_for_an_hour_loses_nothing(client, owner, fast):
     assert all(d["attempts"] >= 5 for d in log)  # 0, 5 s, 5 min, 30 min failed; 2 h later it was back
 
 
-def test_publish_events_of_a_post_arrive_in_order(client, owner, fast):
+def test_publish_events_of_a_post_arrive_in_order(settings, client, owner, fast):
     fast.sandbox_network_delay_s = {"facebook": 0.0, "linkedin": 0.3}
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     extra = client.post("/v1/accounts", json={"platform": "facebook", "name": "slow page", "behaviour": "ok"},
                         headers={"Authorization": f"Bearer {owner.session_token}"})
     assert extra.status_code == 201, extra.text

@@ -31,7 +31,7 @@ def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
 
     if not is_sqlite():
         pytest.skip("the plan is checked on SQLite")
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     insert_posts(owner.workspace_id, 300)
     cursors = {"newest": svc.list_posts(owner.workspace_id, limit=5)["nextCursor"],
                "upcoming": svc.list_posts(owner.workspace_id, limit=5, order="upcoming")["nextCursor"]}

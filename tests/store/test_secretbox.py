@@ -133,7 +133,7 @@ def test_wrong_key_fails_loudly_and_a_replaced_file_is_noticed(tmp_path):
 def test_models_keep_secrets_out_of_repr(settings, owner):
     from backend.services import accounts
 
-    acc = accounts.connect_sandbox(owner.workspace_id, "facebook", "Page")
+    acc = accounts.connect_sandbox(settings, owner.workspace_id, "facebook", "Page")
     acc = Account.get_by_id(acc.id)
     assert acc.access_token and acc.access_token not in repr(acc) and acc.access_token not in str(acc)
     ep = WebhookEndpoint(id="we_x", url="https://example.com/h", secret="whsec_abc", previous_secret="whsec_old")
@@ -144,7 +144,7 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     from backend import clock
     from backend.services import accounts
 
-    acc = accounts.connect_sandbox(owner.workspace_id, "linkedin", "Org")
+    acc = accounts.connect_sandbox(settings, owner.workspace_id, "linkedin", "Org")
     token = Account.get_by_id(acc.id).access_token
     now = clock.now()
     WebhookEndpoint.create(id="we_m", workspace=owner.workspace_id, url="https://example.com/h",
@@ -159,7 +159,7 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     assert _raw("webhook_endpoint", "secret", "we_m") == "whsec_current"
     assert _raw("webhook_endpoint", "previous_secret", "we_m") == "whsec_before"
     # a disconnected account's empty token stays empty
-    empty = accounts.connect_sandbox(owner.workspace_id, "youtube", "Chan")
+    empty = accounts.connect_sandbox(settings, owner.workspace_id, "youtube", "Chan")
     Table("account").bind(database).update(access_token="").where(Table("account").c.id == empty.id).execute()
 
     assert runner.up() == ["0020_secrets_at_rest", *reversed(after)]

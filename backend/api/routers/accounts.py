@@ -37,7 +37,7 @@ def list_accounts(settings: SettingsDep, ctx: AuthContext = Depends(require_scop
 @router.post("/accounts", operation_id="connectAccount", status_code=201, response_model=AccountOut, responses=responses(402))
 def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep) -> dict[str, Any]:
     """Extension (owner session): connect a sandbox account. 402 `channel_limit_exceeded` over the plan."""
-    acc = svc.connect_sandbox(ctx.workspace_id, body.platform, body.name, body.behaviour)
+    acc = svc.connect_sandbox(settings, ctx.workspace_id, body.platform, body.name, body.behaviour)
     defaults = svc.default_ids(svc.active_accounts(ctx.workspace_id))
     return svc.to_public(acc, acc.id in defaults, settings)
 
@@ -68,10 +68,10 @@ def oauth_finish(body: OAuthFinish, settings: SettingsDep, ctx: SessionAuth) -> 
 
 @router.post("/accounts/oauth/{grant_id}/connect", operation_id="connectOAuthAccounts", status_code=201,
              response_model=ConnectedAccounts, responses=responses(402, 404))
-def oauth_connect(grant_id: str, body: OAuthConnect, ctx: SessionAuth) -> dict[str, Any]:
+def oauth_connect(grant_id: str, body: OAuthConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): the accounts picked become live accounts (an account already connected gets
     the new token). 400 `invalid_oauth_state`, `unknown_external_id`; 402 `channel_limit_exceeded`."""
-    return {"items": oauth_svc.connect(ctx.workspace_id, grant_id, body.external_ids)}
+    return {"items": oauth_svc.connect(ctx.workspace_id, settings, grant_id, body.external_ids)}
 
 
 @router.post("/accounts/connect/token", operation_id="connectAccountToken", status_code=201,
