@@ -50,6 +50,7 @@ REFRESH_MAX_ATTEMPTS = 10  # transient failures: retried with the worker's backo
 # a refresh job that died (its tries spent during an outage, or the app's configuration refused) holds its dedupe
 # key; the sweep queues it again, while the account is still due, once it has been dead this long
 DEAD_REFRESH_RETRY_S = SWEEP_EVERY_S * 10
+REAUTH_BATCH_POSTS = 100  # mark_needs_reauth fails the targets of this many posts a transaction
 
 GrantDead = net.GrantDead
 RefreshTransient = net.RefreshTransient
@@ -292,38 +293,66 @@ def _release(account_id: str, lease: str) -> None:
 
 # ---- a dead grant ---------------------------------------------------------------------------------------
 def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_target: str | None = None) -> int:
-    """The account's grant is dead: in ONE transaction the account turns `needs_reauth`, an `account.needs_reauth`
-    event is recorded, and each of its `pending` targets (not accepted by a network, no call in flight) fails
-    `permanent` saying to reconnect — through the engine's decide + apply, so posts settle and their
-    `publish.failed` events fire. Returns how many targets failed (0 and nothing done when the account was not
-    active any more). `refused_target`: the target whose publication the network refused for the token (failed
-    already by the engine), listed first in the event's failedTargets. Every way an account turns needs_reauth
-    comes here: a dead grant at refresh, `accounts check`, a publication or a TikTok call refused. Locks: the posts (in id order), then the account, then each target (the engine's order
-    is post, then target)."""
+    """The account's grant is dead: the account turns `needs_reauth`, an `account.needs_reauth` event is recorded,
+    and each of its `pending` targets (not accepted by a network, no call in flight) fails `permanent` saying to
+    reconnect — through the engine's decide + apply, so posts settle and their `publish.failed` events fire.
+    Returns how many targets failed (0 and nothing done when the account was not active any more).
+    `refused_target`: the target whose publication the network refused for the token (failed already by the
+    engine), listed first in the event's failedTargets. Every way an account turns needs_reauth comes here: a dead
+    grant at refresh, `accounts check`, a publication or a TikTok call refused.
+
+    The account's change, its event and the targets of the first REAUTH_BATCH_POSTS posts are one transaction;
+    the other posts' targets follow in transactions of that many posts each, so an account with a month of
+    scheduled posts never holds the database's writer lock for long (on SQLite, 20,000 targets in one
+    transaction held every other writer — the API, the worker's results and lease renewals — past the busy
+    timeout). A later batch stops if the account was reconnected meanwhile; one cut short by a crash leaves
+    targets `pending` on a `needs_reauth` account, which the engine fails the same way when they fall due.
+    Locks: the posts (in id order), then the account, then each target (the engine's order is post, then
+    target)."""
     pending = (PostTarget.select(PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
                .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
                       & PostTarget.tracking_ref.is_null() & Post.status.in_(["scheduled", "processing"])))
     post_ids = sorted({t.post_id for t in pending})
+    batches = [post_ids[i:i + REAUTH_BATCH_POSTS] for i in range(0, len(post_ids), REAUTH_BATCH_POSTS)] or [[]]
     now = clock.now()
-    with tx():
-        posts = {p.id: p for p in (lock_post(pid) for pid in post_ids) if p is not None}
-        acc = locked(Account.select().where(Account.id == account_id)).first()
-        if acc is None or acc.status != "active":
-            return 0
-        Account.update(status="needs_reauth", token_refresh_until=None, token_refresh_lease=None).where(Account.id == account_id).execute()
-        targets = list(PostTarget.select().where(
-            (PostTarget.account == account_id) & (PostTarget.status == "pending") & PostTarget.tracking_ref.is_null()
-            & PostTarget.post.in_(list(posts))).order_by(PostTarget.post, PostTarget.position))
-        events.record(acc.workspace_id, "account.needs_reauth", {
-            "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
-            "reason": detail, "reconnect": reconnect_command(acc.platform),
-            "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in targets]},
-            subject_id=acc.id)
-        for t in targets:
-            apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
-                                          unresolved=bool(unresolved_attempts(t.id))))
-    log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, acc.platform, len(targets))
-    return len(targets)
+    failed = 0
+    platform = ""
+    for n, batch in enumerate(batches):
+        with tx():
+            posts = {p.id: p for p in (lock_post(pid) for pid in batch) if p is not None}
+            acc = locked(Account.select().where(Account.id == account_id)).first()
+            if acc is None or acc.status != ("active" if n == 0 else "needs_reauth"):
+                if n == 0:
+                    return 0
+                log.info("account %s was reconnected while its pending targets were being failed: the targets of "
+                         "%d post(s) stay pending", account_id, sum(len(b) for b in batches[n:]))
+                break
+            targets = list(PostTarget.select().where(
+                (PostTarget.account == account_id) & (PostTarget.status == "pending")
+                & PostTarget.tracking_ref.is_null() & PostTarget.post.in_(list(posts)))
+                .order_by(PostTarget.post, PostTarget.position))
+            if n == 0:
+                platform = acc.platform
+                Account.update(status="needs_reauth", token_refresh_until=None, token_refresh_lease=None).where(
+                    Account.id == account_id).execute()
+                events.record(acc.workspace_id, "account.needs_reauth", {
+                    "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
+                    "reason": detail, "reconnect": reconnect_command(acc.platform),
+                    "failedTargets": ([refused_target] if refused_target else []) + _pending_target_ids(account_id)},
+                    subject_id=acc.id)
+            for t in targets:
+                apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
+                                              unresolved=bool(unresolved_attempts(t.id))))
+            failed += len(targets)
+    log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, platform, failed)
+    return failed
+
+
+def _pending_target_ids(account_id: str) -> list[str]:
+    """The ids of the account's targets mark_needs_reauth fails, in its order (post, then position)."""
+    return [t.id for t in PostTarget.select(PostTarget.id).join(Post, on=(PostTarget.post == Post.id)).where(
+        (PostTarget.account == account_id) & (PostTarget.status == "pending") & PostTarget.tracking_ref.is_null()
+        & Post.status.in_(["scheduled", "processing"])).order_by(PostTarget.post, PostTarget.position)]
 
 
 # ---- warnings -------------------------------------------------------------------------------------------

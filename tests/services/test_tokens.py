@@ -219,6 +219,50 @@ def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast
         assert len(events("account.needs_reauth")) == 1
 
 
+def scheduled_on(client, owner, account_id: str, n: int) -> list[str]:  # type: ignore[no-untyped-def]
+    later = clock.iso(clock.now() + timedelta(days=3))
+    return [create(client, owner, targets=[{"platform": "facebook", "channelId": account_id}], content=f"later {i}",
+                   scheduledAt=later)["id"] for i in range(n)]
+
+
+def test_needs_reauth_fails_a_month_of_targets_a_batch_of_posts_a_transaction(client, owner, fast, emu,  # type: ignore[no-untyped-def]
+                                                                              monkeypatch):
+    acc, _ = live(owner, emu, "facebook", "Page")
+    posts = scheduled_on(client, owner, acc.id, 5)
+    monkeypatch.setattr(tokens, "REAUTH_BATCH_POSTS", 2)
+    opened = []
+    real_tx = tokens.tx
+    monkeypatch.setattr(tokens, "tx", lambda: (opened.append(1), real_tx())[1])
+    assert tokens.mark_needs_reauth(acc.id, "revoked") == 5
+    assert len(opened) == 3  # 2 + 2 + 1 posts
+    assert [t["status"] for p in posts for t in read(client, owner, p)["targets"]] == ["failed"] * 5
+    [ev] = events("account.needs_reauth")
+    assert sorted(ev.data["failedTargets"]) == sorted(t.id for t in PostTarget.select())
+    assert len(events("publish.failed")) == 5
+    assert tokens.mark_needs_reauth(acc.id, "revoked") == 0  # once
+
+
+def test_a_reconnect_between_batches_leaves_the_other_targets_pending(client, owner, fast, emu, monkeypatch,  # type: ignore[no-untyped-def]
+                                                                       caplog):
+    acc, _ = live(owner, emu, "facebook", "Page")
+    scheduled_on(client, owner, acc.id, 5)
+    monkeypatch.setattr(tokens, "REAUTH_BATCH_POSTS", 2)
+    real_apply = tokens.apply
+    applied = []
+
+    def apply_then_reconnect(decision):  # type: ignore[no-untyped-def]
+        real_apply(decision)
+        applied.append(decision)
+        if len(applied) == 2:  # the end of the first batch: the owner reconnects (committed before the next)
+            Account.update(status="active").where(Account.id == acc.id).execute()
+
+    monkeypatch.setattr(tokens, "apply", apply_then_reconnect)
+    with caplog.at_level(logging.INFO, logger="socialpub.tokens"):
+        assert tokens.mark_needs_reauth(acc.id, "revoked") == 2
+    assert sorted(t.status for t in PostTarget.select()) == ["failed", "failed", "pending", "pending", "pending"]
+    assert "reconnected while its pending targets were being failed" in caplog.text
+
+
 # ---- a transient failure ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("platform", REFRESHING)
 def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platform):  # type: ignore[no-untyped-def]
@@ -590,10 +634,10 @@ def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fa
 
 
 # ---- sandbox accounts ----------------------------------------------------------------------------------------
-def test_sandbox_accounts_are_untouched(client, owner, fast, emu):  # type: ignore[no-untyped-def]
+def test_sandbox_accounts_are_untouched(settings, client, owner, fast, emu):  # type: ignore[no-untyped-def]
     from backend.services import accounts
 
-    accounts.connect_sandbox_defaults(owner.workspace_id)
+    accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     Account.update(token_expires_at=clock.now() + timedelta(minutes=1), refresh_token="rft.x").where(
         Account.kind == "sandbox").execute()
     before = {a.id: (a.access_token, a.status) for a in Account.select()}
