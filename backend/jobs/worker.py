@@ -64,7 +64,7 @@ from backend.config import Settings
 from backend.jobs import queue
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
 from backend.jobs.retry import RetryStrategy
-from backend.store.db import database, init_database, is_sqlite, tx
+from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -148,6 +148,23 @@ class Worker:
             log.warning("job %s (%s): its worker %s is gone (killed): taken over now", job_id, kind, holder)
         return len(released)
 
+    def check_connections(self) -> bool:
+        """PostgreSQL: each job thread holds a connection of its own, two while it calls a sandbox network (the
+        sandbox's tables live in the same database), plus the watcher's and the heartbeat's. When the server has
+        fewer free connections than this pool may take, say so at start-up: otherwise jobs fail with "too many
+        clients already" only once the pool has grown under load. Returns False when it warned."""
+        if is_sqlite():
+            return True
+        limit, used = pg_connection_room()
+        need = 2 * self.concurrency + 2
+        if used + need <= limit:
+            return True
+        log.warning("worker %s: up to %d threads may open up to %d connections to PostgreSQL (one a thread, two while "
+                    "calling a sandbox network), and the server allows %d with %d in use: lower "
+                    "SOCIALPUB_WORKER_CONCURRENCY (`socialpub worker --concurrency N`) or raise max_connections",
+                    self.id, self.concurrency, need, limit, used)
+        return False
+
     def ensure_periodic(self) -> None:
         load_handlers()
         now = clock.now()
@@ -164,6 +181,7 @@ class Worker:
         self.ensure_periodic()
         log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
                  self.concurrency, self.lane_cap, self.lease_s)
+        self.check_connections()
         with self._heartbeat():
             with self._cv:
                 self._start_pool_thread(busy=False)

@@ -23,8 +23,11 @@ from peewee import (
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
+    Select,
     SqliteDatabase,
+    Table,
     Update,
+    fn,
 )
 from playhouse.migrations import Runner
 
@@ -229,6 +232,13 @@ def make_database(settings: Settings) -> Database:
 
 def is_sqlite() -> bool:
     return isinstance(database.obj, SqliteDatabase)
+
+
+def pg_connection_room() -> tuple[int, int]:
+    """PostgreSQL: (max_connections, connections open now) of the server."""
+    limit = Select(columns=[fn.current_setting("max_connections")]).bind(database).scalar()
+    used = Table("pg_stat_activity").select(fn.COUNT(SQL("*"))).bind(database).scalar()
+    return int(limit), int(used)
 
 
 def migrate(db: Database | None = None) -> list[str]:

@@ -453,3 +453,17 @@ def test_releasing_dead_holders_survives_another_process_writing_meanwhile(setti
     released = queue.release_dead_holders(worker.host, alive)
     assert sorted(r[0] for r in released) == sorted(j.id for j in jobs) and len(writes) == 3
     assert Job.get_by_id(other.id).attempts == 3
+
+
+def test_a_pool_larger_than_postgresql_can_serve_is_said_at_start_up(settings, db_kind, caplog) -> None:  # type: ignore[no-untyped-def]
+    """On PostgreSQL each job thread holds its own connection (two while it calls a sandbox network): a pool the
+    server cannot serve is a WARNING when the worker starts, not "too many clients" errors once it grows."""
+    small, big = Worker(settings, concurrency=2), Worker(settings, concurrency=100_000)
+    with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+        assert small.check_connections()
+        fits = big.check_connections()
+    if db_kind == "sqlite":
+        assert fits and not caplog.records
+    else:
+        assert not fits
+        assert "200002 connections" in caplog.text and "SOCIALPUB_WORKER_CONCURRENCY" in caplog.text
