@@ -163,6 +163,7 @@ def main() -> int:
 
     runs: list[dict[str, Any]] = []
     pg_note = None
+    pg_concurrency = None
     print(f"pipeline: {args.posts} posts x {len(PLATFORMS)} targets, sandbox latency 0, caps off, "
           f"{args.runs} run(s) per configuration", flush=True)
     if not args.no_sqlite:
@@ -185,8 +186,17 @@ def main() -> int:
             try:
                 import psycopg
 
+                from backend.config import Settings
+
                 base = server.url.rsplit("/", 1)[0]
-                for n in [int(x) for x in args.pg_workers.split(",") if x.strip()]:
+                counts = [int(x) for x in args.pg_workers.split(",") if x.strip()]
+                with psycopg.connect(base + "/postgres") as c:
+                    max_connections = int(c.execute("SHOW max_connections").fetchone()[0])
+                # each worker thread may hold two connections (the product's, the sandbox's): every run's workers
+                # fit in the server's max_connections, the same pool size in every run (as bench/burst.py does)
+                pg_concurrency = args.concurrency or min(Settings().worker_concurrency,
+                                                         (max_connections - 20) // (2 * max(counts)))
+                for n in counts:
                     for i in range(args.runs):
                         dbname = f"bench_pipeline_{n}"
                         with psycopg.connect(base + "/postgres", autocommit=True) as c:
@@ -197,7 +207,7 @@ def main() -> int:
                             prof = f"{args.profile}.pg{n}.{i}" if args.profile else None
                             runs.append({"store": "postgres", "run": i + 1,
                                          **run_once(f"postgres, {n} worker(s)", settings, args.posts, n,
-                                                    args.timeout, prof, args.concurrency)})
+                                                    args.timeout, prof, pg_concurrency)})
             finally:
                 server.stop()
 
@@ -219,7 +229,8 @@ def main() -> int:
         "postgres_vs_1_worker": {k: round(v / pg1, 2) for k, v in medians.items()
                                  if pg1 and k.startswith("postgres")},
         "config": {"posts": args.posts, "runs": args.runs, "platforms": list(PLATFORMS), "timeout_s": args.timeout,
-                   "worker_concurrency": args.concurrency or "Worker default"},
+                   "worker_concurrency": args.concurrency or "Worker default",
+                   "postgres_worker_concurrency": pg_concurrency},
         "machine": machine(), "runs": runs, "postgres_note": pg_note,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

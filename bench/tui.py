@@ -246,11 +246,9 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
     return out
 
 
-async def measure_baseline(spawned_at: float) -> dict[str, Any]:
-    """The floor of any Textual app here, measured beside each run (the machine's speed drifts): a bare app — a
-    header, a 30-row DataTable of text, a footer — in the same headless pilot at the same size, from the
-    process's start to the table painted. No backend, no data to read, no CSS of ours."""
-    t_app = time.perf_counter()
+def bare_app() -> Any:
+    """The baseline app (bench/tui_terminal.py runs it in a terminal): a header, a 30-row DataTable of text
+    ("Post number N of the bare app"), a footer. Textual is imported here, as the measured process's start."""
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable, Footer, Header
 
@@ -266,7 +264,15 @@ async def measure_baseline(spawned_at: float) -> dict[str, Any]:
             for i in range(30):
                 table.add_row(f"24 Nov {i:02d}:00", "scheduled", "fb li yt", f"Post number {i} of the bare app")
 
-    app = Bare()
+    return Bare()
+
+
+async def measure_baseline(spawned_at: float) -> dict[str, Any]:
+    """The floor of any Textual app here, measured beside each run (the machine's speed drifts): a bare app — a
+    header, a 30-row DataTable of text, a footer — in the same headless pilot at the same size, from the
+    process's start to the table painted. No backend, no data to read, no CSS of ours."""
+    t_app = time.perf_counter()
+    app = bare_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0)
         return {"launch_process_ms": (time.time() - spawned_at) * 1000,

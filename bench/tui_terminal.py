@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from tui import SOCIALPUB, commit, env_for, prepare  # noqa: E402
+from tui import SOCIALPUB, bare_app, commit, env_for, prepare  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "tui_terminal.json"
 SOCKET = f"socialpub-bench-{os.getpid()}"
@@ -44,31 +44,11 @@ SIZE = (100, 30)
 POLL_S = 0.02
 GOAL_MS = 1000.0
 POST_ROW = re.compile(r"#\d+ ")  # bulk posts' texts: "#n …"
-BARE_ROW = re.compile(r"Bare row \d+")
+BARE_ROW = re.compile(r"Post number \d+ of the bare app")
 
 
 def commit_of(checkout: Path) -> str:
     return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=checkout).stdout.strip()
-
-
-def bare_app() -> None:
-    """The baseline, run inside the pane: a bare Textual app, shown until it is quit."""
-    from textual.app import App, ComposeResult
-    from textual.widgets import DataTable, Footer, Header
-
-    class Bare(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Header()
-            yield DataTable()
-            yield Footer()
-
-        def on_mount(self) -> None:
-            table = self.query_one(DataTable)
-            table.add_columns("when", "status", "targets", "text")
-            for i in range(30):
-                table.add_row(f"24 Nov {i:02d}:00", "scheduled", "fb li yt", f"Bare row {i} of the baseline")
-
-    Bare().run()
 
 
 def tmux(*args: str, check: bool = True) -> str:
@@ -107,7 +87,7 @@ def main() -> int:
     ap.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.bare:
-        bare_app()
+        bare_app().run()
         return 0
     if shutil.which("tmux") is None:
         print("tmux is not installed: skipped")
