@@ -152,7 +152,10 @@ class Worker:
         """PostgreSQL: each job thread holds a connection of its own, two while it calls a sandbox network (the
         sandbox's tables live in the same database), plus the watcher's and the heartbeat's. When the server has
         fewer free connections than this pool may take, say so at start-up: otherwise jobs fail with "too many
-        clients already" only once the pool has grown under load. Returns False when it warned."""
+        clients already" only once the pool has grown under load. Returns False when it warned. Called by the
+        commands whose purpose the worker is (`socialpub worker`, `serve`); an embedded command's worker runs a
+        few jobs and stops, and its stderr is the command's (JSON errors under --json)."""
+        init_database(self.settings)
         if is_sqlite():
             return True
         limit, used = pg_connection_room()
@@ -181,7 +184,6 @@ class Worker:
         self.ensure_periodic()
         log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
                  self.concurrency, self.lane_cap, self.lease_s)
-        self.check_connections()
         with self._heartbeat():
             with self._cv:
                 self._start_pool_thread(busy=False)

@@ -120,6 +120,7 @@ def worker_cmd(concurrency: int | None) -> None:
     settings = _settings()
     _logging(settings)
     worker = Worker(settings, name="worker", **({"concurrency": concurrency} if concurrency else {}))
+    worker.check_connections()
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
     try:
         worker.run_forever()

@@ -32,6 +32,8 @@ def serve_app(app: Any, settings: Any, *, host: str, port: int, worker: bool = T
     import uvicorn
 
     running = start_worker(settings, "serve") if worker else None
+    if running is not None:
+        running.check_connections()
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level or settings.log_level.lower(),
                     proxy_headers=proxy_headers)

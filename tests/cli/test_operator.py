@@ -153,3 +153,19 @@ def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", "garbage")
     r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])
     assert r.exit_code == 1 and "SOCIALPUB_SECRETS_KEY" in r.output and "garbage" not in r.output
+
+
+def test_socialpub_worker_checks_its_pool_against_the_database_and_embedded_commands_do_not(env, monkeypatch):
+    """`socialpub worker` (and `serve`) say at start-up when PostgreSQL cannot serve the pool; the worker of an
+    embedded command does not (its stderr is the command's: JSON errors under --json)."""
+    from backend.jobs.worker import Worker
+
+    checked: list[str] = []
+    monkeypatch.setattr(Worker, "check_connections", lambda self: checked.append(self.id) or True)
+    assert run("init", "--sandbox", "--password", "s3cret-pass").exit_code == 0
+    assert run("posts", "create", "hello", "--to", "facebook", "--wait", "--json").exit_code == 0  # its worker ran
+    assert not checked
+    monkeypatch.setattr(Worker, "run_forever", lambda self: None)
+    r = run("worker")
+    assert r.exit_code == 0, r.output
+    assert len(checked) == 1 and checked[0].startswith("worker:")
