@@ -309,10 +309,7 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
     targets `pending` on a `needs_reauth` account, which the engine fails the same way when they fall due.
     Locks: the posts (in id order), then the account, then each target (the engine's order is post, then
     target)."""
-    pending = (PostTarget.select(PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
-               .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
-                      & PostTarget.tracking_ref.is_null() & Post.status.in_(["scheduled", "processing"])))
-    post_ids = sorted({t.post_id for t in pending})
+    post_ids = sorted({t.post_id for t in _pending(account_id)})
     batches = [post_ids[i:i + REAUTH_BATCH_POSTS] for i in range(0, len(post_ids), REAUTH_BATCH_POSTS)] or [[]]
     now = clock.now()
     failed = 0
@@ -338,7 +335,7 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
                 events.record(acc.workspace_id, "account.needs_reauth", {
                     "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
                     "reason": detail, "reconnect": reconnect_command(acc.platform),
-                    "failedTargets": ([refused_target] if refused_target else []) + _pending_target_ids(account_id)},
+                    "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in _pending(account_id)]},
                     subject_id=acc.id)
             for t in targets:
                 apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
@@ -348,11 +345,13 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
     return failed
 
 
-def _pending_target_ids(account_id: str) -> list[str]:
-    """The ids of the account's targets mark_needs_reauth fails, in its order (post, then position)."""
-    return [t.id for t in PostTarget.select(PostTarget.id).join(Post, on=(PostTarget.post == Post.id)).where(
-        (PostTarget.account == account_id) & (PostTarget.status == "pending") & PostTarget.tracking_ref.is_null()
-        & Post.status.in_(["scheduled", "processing"])).order_by(PostTarget.post, PostTarget.position)]
+def _pending(account_id: str) -> Any:
+    """The account's targets mark_needs_reauth fails (pending, no call in flight, on a post not final), in its
+    order: post, then position."""
+    return (PostTarget.select(PostTarget.id, PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
+            .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
+                   & PostTarget.tracking_ref.is_null() & Post.status.in_(["scheduled", "processing"]))
+            .order_by(PostTarget.post, PostTarget.position))
 
 
 # ---- warnings -------------------------------------------------------------------------------------------
