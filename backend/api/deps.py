@@ -64,8 +64,8 @@ def require_session(request: Request) -> AuthContext:
     if token is None:
         if request.headers.get("x-api-key"):
             raise ApiError(403, "session_required",
-                           "this route needs a dashboard session (Authorization: Bearer <session token>); "
-                           "API keys cannot manage keys. Get one with POST /v1/auth/login")
+                           "this route needs the owner's dashboard session (Authorization: Bearer <session "
+                           "token>), not an API key. Get one with POST /v1/auth/login")
         raise ApiError(401, "session_required",
                        "log in first: POST /v1/auth/login, then send Authorization: Bearer <session token>")
     return _session_context(request, token)

@@ -39,21 +39,30 @@ def _envelope(status: int, code: str, message: str, details: list[dict[str, Any]
     )
 
 
+# Where pydantic names the branch of a union it tried (`targets.0.constrained-str`, `targets.0.TargetRef.platform`,
+# `function-after[...]`) rather than a field of the request: left out of a detail's `field`.
+_BRANCH_TAG = re.compile(r"^(?:[a-z]+(?:-[a-z]+)*-(?:str|int|float|bool|python|after|before|wrap|plain)|.*\[.*\]|"
+                         r"[A-Z][A-Za-z0-9]*(?:Ref|Model|Options|Create|Patch|In|Out))$")
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for p in loc if p not in ("body",)]
+    parts = [str(p) for i, p in enumerate(loc)
+             if not (i == 0 and p == "body") and not (isinstance(p, str) and _BRANCH_TAG.match(p))]
     return ".".join(parts) if parts else "body"
 
 
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for err in errors:
-        out.append(
-            {
-                "field": _loc(tuple(err.get("loc", ()))),
-                "error": str(err.get("type", "invalid")),
-                "message": str(err.get("msg", "invalid value")),
-            }
-        )
+        kind = str(err.get("type", "invalid"))
+        message = re.sub(r" or instance of \w+$", "", str(err.get("msg", "invalid value")))
+        loc = tuple(err.get("loc", ()))
+        if kind == "json_invalid":  # its loc is ("body", <character offset>)
+            at = loc[-1] if loc and isinstance(loc[-1], int) else None
+            field, message = "body", message + (f" (at character {at})" if at is not None else "")
+        else:
+            field = _loc(loc)
+        out.append({"field": field, "error": kind, "message": message})
     return out
 
 
@@ -68,7 +77,7 @@ def _allow_table(app: Any) -> list[tuple[re.Pattern[str], str]]:
         for path, item in app.openapi().get("paths", {}).items():
             methods = {m.upper() for m in item if m.upper() in _METHOD_ORDER}
             if "GET" in methods:
-                methods.add("HEAD")  # Starlette answers HEAD for every GET route
+                methods.add("HEAD")  # a GET's HEAD is answered for it (HeadAsGetMiddleware, /media/{key} its own)
             pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$")
             table.append((pattern, ", ".join(m for m in _METHOD_ORDER if m in methods)))
         app.state.allow_table = table
@@ -126,7 +135,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
-        return _envelope(500, "internal_error", "an unexpected error occurred; it has been logged")
+        # Starlette raises the error again once this answer is sent, and the server then closes the connection:
+        # `Connection: close` tells the client so, or its next request on that keep-alive connection is reset.
+        return _envelope(500, "internal_error", "an unexpected error occurred; it has been logged",
+                         headers={"Connection": "close"})
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -30,7 +30,8 @@ async def _send_413(send: Send, limit: int) -> None:
             "error": "payload_too_large",
             "message": f"request body is over the limit of {limit} bytes",
             "details": [{"limit": limit}],
-        }
+        },
+        separators=(",", ":"),  # as every other answer (JSONResponse)
     ).encode()
     await send(
         {
@@ -123,3 +124,27 @@ class RateLimitHeadersMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadAsGetMiddleware:
+    """HEAD on a /v1 path is its GET without the body (RFC 9110 9.3.2: the same status and headers, the
+    `Content-Length` the GET would send). FastAPI's routes answer only the methods they declare, and the API's
+    routes declare GET; the media host (/media/{key}) declares its own HEAD, which reads no file."""
+
+    def __init__(self, app: ASGIApp, prefix: str = "/v1/") -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD" or not scope["path"].startswith(self.prefix):
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app(dict(scope, method="GET"), receive, without_body)

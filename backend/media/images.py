@@ -13,6 +13,7 @@ Steps, in order:
 from __future__ import annotations
 
 import io
+import re
 import threading
 from dataclasses import dataclass
 
@@ -122,7 +123,7 @@ def open_image(data: bytes, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS) -> I
     except Image.DecompressionBombError as exc:
         raise _bomb(None, max_pixels) from exc
     except Exception as exc:  # noqa: BLE001  (every decoder failure means the same thing to the client)
-        raise ApiError(400, "not_an_image", f"the file looks like {fmt.upper()} but cannot be decoded: {exc}") from exc
+        raise _undecodable(fmt, exc) from exc
     width, height = im.size
     if width <= 0 or height <= 0:
         raise ApiError(400, "not_an_image", f"the {fmt.upper()} header declares an empty image")
@@ -130,6 +131,16 @@ def open_image(data: bytes, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS) -> I
         im.close()
         raise _bomb((width, height), max_pixels)
     return im
+
+
+def _undecodable(fmt: str, exc: Exception) -> ApiError:
+    """400 `not_an_image` for a decoder's failure: its reason, without the objects Python names in it
+    (`<_io.BytesIO object at 0x…>`), and none when it is only a name (a KeyError's `'MPO'`)."""
+    reason = re.sub(r"\s*<[^<>]* at 0x[0-9a-fA-F]+>", "", str(exc)).strip()
+    said = f": {reason}" if reason and not isinstance(exc, LookupError) else ""
+    return ApiError(400, "not_an_image",
+                    f"the file looks like {fmt.upper()} but cannot be decoded (damaged, cut short, or a variant "
+                    f"this service does not read){said}")
 
 
 def _bomb(size: tuple[int, int] | None, max_pixels: int) -> ApiError:
@@ -157,8 +168,7 @@ def process_image(data: bytes, fmt: str, *, max_pixels: int = DEFAULT_MAX_PIXELS
     except (MemoryError, Image.DecompressionBombError) as exc:
         raise _bomb(im.size, max_pixels) from exc
     except Exception as exc:  # noqa: BLE001
-        raise ApiError(400, "not_an_image",
-                       f"the file looks like {fmt.upper()} but its content cannot be decoded: {exc}") from exc
+        raise _undecodable(fmt, exc) from exc
     finally:
         im.close()
 

@@ -91,14 +91,16 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     """
     from backend.operator import runtime
 
-    settings = _settings()
+    settings, warning = runtime.listening_settings(_settings(), host, port)
     _logging(settings)
     try:
         app = runtime.build_app(settings)
     except RuntimeError as exc:
         _fail(str(exc))
         return
-    click.echo(f"socialpub API   http://{host}:{port}/v1   docs http://{host}:{port}/docs", err=True)
+    click.echo(f"socialpub API   {settings.base_url}/v1   docs {settings.base_url}/docs", err=True)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
     runtime.serve_app(app, settings, host=host, port=port, worker=not no_worker, proxy_headers=True)
 
 

@@ -23,11 +23,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="initialise the data dir if needed, then exit (what `make run` does before the TUI)")
     args = parser.parse_args(argv)
 
-    os.environ.setdefault("SOCIALPUB_BASE_URL", f"http://{args.host}:{args.port}")
     from backend.config import Settings
+    from backend.operator import runtime
     from backend.services import bootstrap
 
-    settings = Settings()
+    settings, warning = runtime.listening_settings(Settings(), args.host, args.port)
     creds_path = Path(settings.data_dir) / "dev-credentials.json"
     if not bootstrap.is_initialised(settings):
         created = bootstrap.initialise(settings, workspace_name="Local workspace", email="owner@localhost",
@@ -53,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     info = json.loads(creds_path.read_text()) if creds_path.exists() else {}
 
-    base = f"http://{args.host}:{args.port}"
+    base = settings.base_url
     print("")
+    if warning:
+        print(f"  warning    {warning}")
     print(f"  API        {base}/v1")
     print(f"  docs       {base}/docs")
     print(f"  API key    {info.get('apiKey', '(created before; see socialpub keys create)')}")
@@ -65,8 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  try:  curl -s -H 'x-api-key: {info.get('apiKey', '<key>')}' {base}/v1/workspace")
     print("")
     sys.stdout.flush()
-
-    from backend.operator import runtime
 
     runtime.serve_app(runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True,
                       log_level="info")

@@ -8,6 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+def listening_settings(settings: Any, host: str, port: int) -> tuple[Any, str | None]:
+    """The settings a server listening on host:port runs with, and a warning to show, if any. Without
+    SOCIALPUB_BASE_URL the server's own address (media URLs, OAuth redirects) is where it listens, not the
+    default port 8000; on every interface (0.0.0.0) the address clients use is unknown: loopback, said so."""
+    if "base_url" in settings.model_fields_set:
+        return settings, None
+    shown = "127.0.0.1" if host in WILDCARD_HOSTS else host
+    address = f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+    warning = (f"SOCIALPUB_BASE_URL is not set: media URLs point at {address}, which only this machine reaches; "
+               "set it to the address clients use") if host in WILDCARD_HOSTS else None
+    return settings.model_copy(update={"base_url": address}), warning
+
 
 def build_app(settings: Any) -> Any:
     """The /v1 ASGI app bound to the store of `settings` (raises RuntimeError when the data dir is unusable)."""

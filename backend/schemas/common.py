@@ -15,6 +15,8 @@ Network = Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"]
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """ISO 8601 in UTC (`2030-01-01T09:00:00.000Z`)."""
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
+"""Every list's cursor: opaque base64url (backend.services.cursors), given as `nextCursor`, passed as `cursor`."""
 
 
 def not_nullable(*names: str):  # type: ignore[no-untyped-def]
@@ -39,26 +41,39 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _has_nul(value: Any) -> bool:
+def _unstorable(value: Any) -> str | None:
+    """Why a string in `value` (nested in lists and dicts, keys included) cannot be stored, or None. JSON text may
+    carry a NUL (`\\u0000`) or a lone UTF-16 surrogate (`\\ud800` without its pair): neither is a character the
+    store (UTF-8) can hold."""
     if isinstance(value, str):
-        return "\x00" in value
+        if "\x00" in value:
+            return "the NUL character is not allowed"
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return ("a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair) is not a character: "
+                        "send the pair, or the character itself")
+        return None
     if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
+        return next((why for v in value if (why := _unstorable(v))), None)
     if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    return False
+        return next((why for k, v in value.items() if (why := _unstorable(k) or _unstorable(v))), None)
+    return None
 
 
 class CamelModel(BaseModel):
-    """Base for request bodies. Unknown fields are refused; NUL characters are refused in every string."""
+    """Base for request bodies. Unknown fields are refused; so are NUL characters and lone surrogates in every
+    string."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     @field_validator("*", mode="before")
     @classmethod
-    def _refuse_nul(cls, value: Any) -> Any:
-        if _has_nul(value):
-            raise ValueError("the NUL character is not allowed")
+    def _refuse_unstorable(cls, value: Any) -> Any:
+        why = _unstorable(value)
+        if why:
+            raise ValueError(why)
         return value
 
 

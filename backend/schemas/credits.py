@@ -7,9 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.schemas.common import CamelOut, Timestamp
-
-CREDITS_CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
+from backend.schemas.common import CURSOR_PATTERN, CamelOut, Timestamp
 
 
 class CreditEntryOut(CamelOut):
@@ -28,5 +26,5 @@ class CreditEntryOut(CamelOut):
 class CreditHistory(CamelOut):
     balance: int = Field(description="the workspace's balance now")
     items: list[CreditEntryOut] = Field(description="newest first")
-    next_cursor: str | None = Field(json_schema_extra={"pattern": CREDITS_CURSOR_PATTERN},
+    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN},
                                     description="pass as `cursor` for the next (older) page; null at the end")

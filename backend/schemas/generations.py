@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from backend.schemas.common import CamelModel, CamelOut, Timestamp
+from backend.schemas.common import CURSOR_PATTERN, CamelModel, CamelOut, Timestamp
 from backend.schemas.workspace import CreditsOut
 
 GENERATION_TYPES = ("image", "video")
@@ -20,7 +20,6 @@ PROMPT_MIN, PROMPT_MAX = 3, 1800
 MAX_SOURCES = 2
 IDEMPOTENCY_KEY_MAX = 200
 GenerationStatus = Literal["pending", "processing", "completed", "failed"]
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 
 SourceUrl = Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from backend.schemas.common import NETWORKS, CamelModel, CamelOut, Timestamp, not_nullable
+from backend.schemas.common import CURSOR_PATTERN, NETWORKS, CamelModel, CamelOut, Timestamp, not_nullable
 from backend.schemas.options import PostOptions
 
 PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
@@ -18,7 +18,6 @@ MAX_CONTENT = 63_206  # stated in the document; a longer text is answered per ta
 MAX_LABELS = 20
 LABEL_KEY_PATTERN = r"^[a-z0-9]([a-z0-9._/-]{0,98}[a-z0-9])?$"
 LABEL_VALUE_MAX = 500
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 """A post-list cursor: opaque, URL-safe (`nextCursor` of the previous page, passed back as it came)."""
 
 LabelKey = Annotated[str, Field(pattern=LABEL_KEY_PATTERN, max_length=100)]

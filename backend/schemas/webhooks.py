@@ -30,7 +30,6 @@ EVENT_TYPE_HEADER = "socialpub-event-type"
 MAX_ENDPOINTS = 100
 URL_MAX = 2048
 DESCRIPTION_MAX = 500
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
 DeliveryStatus = Literal["pending", "succeeded", "failed"]
 
 

@@ -58,5 +58,6 @@ class WorkspacePatch(CamelModel):
     description: str | None = Field(default=None, max_length=5000)
     currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$",
                                  description="ISO 4217 code, e.g. EUR (stored upper-case)")
-    logo_url: str | None = Field(default=None, max_length=2000)
+    logo_url: str | None = Field(default=None, max_length=2000, pattern=r"^(|https?://[^\s/?#]+[^\s]*)$",
+                                 description="an http or https URL (a dashboard shows it as an image), or empty")
     brand: BrandPatch | None = None

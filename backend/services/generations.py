@@ -223,7 +223,7 @@ def _subscription_required() -> ApiError:
 def _insufficient(cost: int, balance: int, what: str) -> ApiError:
     return ApiError(402, "insufficient_credits",
                     f"this {what} costs {cost} credits and the balance is {balance}: nothing was charged. Wait for "
-                    "the monthly credits of your plan, or choose a shorter video",
+                    "the monthly credits of your plan" + (", or choose a shorter video" if "video" in what else ""),
                     [{"required": cost, "balance": balance, "missing": cost - balance}])
 
 

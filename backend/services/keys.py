@@ -10,6 +10,7 @@ from typing import Any
 from backend import clock
 from backend.errors import ApiError
 from backend.ids import new_id
+from backend.schemas.keys import DEFAULT_KEY_NAME
 from backend.services import security
 from backend.services.scopes import ALL_SCOPES
 from backend.store.db import locked, tx
@@ -40,7 +41,7 @@ def create(workspace_id: str, name: str, expires_in_days: int | None = 90,
     now = clock.now()
     with tx():
         key = ApiKey.create(
-            id=new_id("key"), workspace=workspace_id, name=name.strip() or "unnamed", key_prefix=prefix,
+            id=new_id("key"), workspace=workspace_id, name=name.strip() or DEFAULT_KEY_NAME, key_prefix=prefix,
             key_hash=digest, scopes=chosen,
             expires_at=None if expires_in_days is None else now + timedelta(days=expires_in_days),
             created_at=now,

@@ -47,6 +47,7 @@ from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
 from backend.media.images import MAX_IMAGE_BYTES, process_image
 from backend.media.storage import get_storage, media_base_url, valid_key
+from backend.services import cursors
 from backend.store.db import tx
 from backend.store.models import Media, MediaHold
 
@@ -238,7 +239,8 @@ def _live(now: datetime) -> Any:
 
 def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
                kind: str | None = None, sha256: str | None = None) -> tuple[list[Media], str | None]:
-    """Newest first; `cursor` is the id of the last item of the previous page; `sha256`: the stored bytes'."""
+    """Newest first; `cursor` the previous page's `nextCursor` (400 `invalid_cursor` for one this API did not
+    give); `sha256`: the stored bytes'."""
     now = clock.now()
     query = Media.select().where((Media.workspace == workspace_id) & _live(now))
     if kind:
@@ -246,9 +248,9 @@ def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
     if sha256:
         query = query.where(Media.sha256 == sha256)
     if cursor:
-        query = query.where(Media.id < cursor)
+        query = query.where(Media.id < cursors.decode(cursor, "m1", "med", "GET /v1/media"))
     rows = list(query.order_by(Media.id.desc()).limit(limit + 1))
-    next_cursor = rows[limit - 1].id if len(rows) > limit else None
+    next_cursor = cursors.encode("m1", rows[limit - 1].id) if len(rows) > limit else None
     return rows[:limit], next_cursor
 
 

@@ -62,7 +62,8 @@ def parse_timestamp(value: str, field_name: str) -> datetime:
                        [{"field": field_name, "error": "not_iso8601", "message": f"cannot read {value!r}"}]) from None
     if dt.tzinfo is None or dt.utcoffset() is None:
         raise ApiError(400, code, f"{field_name} has no zone offset: add Z (UTC) or ±hh:mm, "
-                                  f"e.g. {text}Z — a local time without offset is ambiguous",
+                                  f"e.g. {text if 'T' in text.upper() else dt.isoformat()}Z — a local time "
+                                  "without offset is ambiguous",
                        [{"field": field_name, "error": "missing_offset",
                          "message": "a zone offset (Z or ±hh:mm) is required"}])
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.api.posts_support import sandbox  # noqa: F401  (a fixture: sandbox accounts connected)
 from tests.conftest import key_headers, session_headers
 
 
@@ -20,7 +21,18 @@ def assert_envelope(r, status, code=None):
 def test_malformed_json(client, owner):
     r = client.post("/v1/api-keys", content=b'{"name": ', headers={**session_headers(owner.session_token),
                                                                     "content-type": "application/json"})
-    assert_envelope(r, 400, "invalid_json")
+    body = assert_envelope(r, 400, "invalid_json")
+    assert [d["field"] for d in body["details"]] == ["body"]  # not the character offset pydantic puts in its loc
+    assert "at character" in body["details"][0]["message"]
+
+
+@pytest.mark.usefixtures("sandbox")
+def test_a_detail_names_the_request_field_not_the_union_branch_pydantic_tried(client, owner):
+    r = client.post("/v1/posts", json={"targets": [5, {"platform": 7}], "content": "x"},
+                    headers=key_headers(owner.api_key))
+    body = assert_envelope(r, 400, "validation_error")
+    assert {d["field"] for d in body["details"]} == {"targets.0", "targets.1", "targets.1.platform"}, body
+    assert not any("TargetRef" in d["message"] for d in body["details"])
 
 
 def test_wrong_types_and_missing_fields_name_each_field(client, owner):
@@ -89,3 +101,58 @@ def test_openapi_declares_400_not_422(client):
         for method, op in item.items():
             assert "422" not in op["responses"], (method, path)
     assert "HTTPValidationError" not in str(doc)
+
+
+# A lone UTF-16 surrogate ("\ud800") is valid JSON text but no string the store (UTF-8) can hold: it is refused
+# where the request is read, for every field, before anything runs.
+SURROGATE_BODY = b'{"targets": ["facebook"], "content": "hello \\ud800 world"}'
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/v1/posts", SURROGATE_BODY),
+    ("/v1/generations", b'{"type": "image", "prompt": "a cat \\udfff on a mat"}'),
+    ("/v1/posts", b'{"targets": ["facebook"], "content": "ok", "labels": {"team": "\\ud83d"}}'),
+    ("/v1/webhooks", b'{"url": "https://hooks.example.com/x", "description": "\\udc00"}'),
+])
+@pytest.mark.usefixtures("sandbox")
+def test_a_lone_surrogate_is_400_in_every_field(client, owner, path, body):
+    r = client.post(path, content=body, headers={**key_headers(owner.api_key), "content-type": "application/json"})
+    body_out = assert_envelope(r, 400, "validation_error")
+    assert any("surrogate" in d["message"] for d in body_out["details"]), body_out
+    assert client.get("/v1/posts", headers=key_headers(owner.api_key)).json()["items"] == []
+
+
+@pytest.mark.usefixtures("sandbox")
+def test_a_paired_surrogate_escape_is_the_character_it_encodes(client, owner):
+    r = client.post("/v1/posts", content=b'{"targets": ["facebook"], "content": "hi \\ud83d\\ude00"}',
+                    headers={**key_headers(owner.api_key), "content-type": "application/json"})
+    assert r.status_code == 202, r.text
+    assert r.json()["content"] == "hi \U0001f600"
+
+
+def test_an_unexpected_error_is_a_500_envelope_that_closes_its_connection(client, owner, monkeypatch):
+    from backend.services import workspace
+
+    def broken(workspace_id):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(workspace, "get", broken)
+    r = client.get("/v1/workspace", headers=key_headers(owner.api_key))
+    assert_envelope(r, 500, "internal_error")
+    assert "a bug" not in r.text
+    assert r.headers["connection"] == "close"  # the server closes it: the client must not send on it again
+
+
+def test_head_is_the_get_without_its_body(client, owner):
+    h = key_headers(owner.api_key)
+    get = client.get("/v1/workspace", headers=h)
+    head = client.head("/v1/workspace", headers=h)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    assert head.headers["content-length"] == get.headers["content-length"]
+    assert client.head("/v1/health").status_code == 200
+    assert client.head("/v1/posts/post_nothing", headers=h).status_code == 404
+    assert client.head("/v1/workspace").status_code == 401  # authenticated like the GET
+    r = client.head("/v1/auth/login")  # no GET there: 405, and its Allow does not offer HEAD
+    assert r.status_code == 405 and r.content == b"" and "HEAD" not in r.headers["allow"]
+    assert "HEAD" in client.put("/v1/posts", headers=h).headers["allow"]

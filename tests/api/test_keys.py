@@ -37,6 +37,12 @@ def test_create_defaults_all_scopes_90_days_and_shows_key_once(client, owner):
     assert {"lastUsedAt", "revokedAt"} <= set(mine)
 
 
+def test_a_key_without_a_name_or_with_a_blank_one_is_named_api_key(client, owner):
+    assert create(client, owner).json()["name"] == "API key"
+    assert create(client, owner, name="   ").json()["name"] == "API key"
+    assert create(client, owner, name=" ci ").json()["name"] == "ci"
+
+
 def test_only_a_sha256_hash_is_stored(client, owner):
     body = create(client, owner, name="x").json()
     row = ApiKey.get_by_id(body["id"])

@@ -352,6 +352,9 @@ def test_listing_with_cursor_and_expiry(client, owner, settings):
     rest = client.get("/v1/media", params={"limit": 2, "type": "image", "cursor": page["nextCursor"]},
                       headers=key_headers(owner.api_key)).json()
     assert [i["key"] for i in rest["items"]] == [keys[0]] and rest["nextCursor"] is None
+    for bad in ("bogus", page["items"][1]["id"], page["nextCursor"][:-2]):  # not a cursor this API gave
+        r = client.get("/v1/media", params={"cursor": bad}, headers=key_headers(owner.api_key))
+        assert r.status_code == 400 and r.json()["error"] == "invalid_cursor", (bad, r.text)
     item = rest["items"][0]
     assert item["origin"] == "upload"
     assert _when(item["expiresAt"]) - _when(item["createdAt"]) == timedelta(days=30)

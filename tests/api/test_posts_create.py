@@ -12,6 +12,7 @@ import pytest
 from backend import clock
 from backend.services import accounts as accounts_service
 from backend.services import plans
+from backend.services import posts as posts_service
 from backend.services import workspace as ws_service
 from backend.store.models import Job, Post, PostTarget, Workspace
 from tests.api.posts_support import (  # noqa: F401  (fixtures)
@@ -89,6 +90,14 @@ def test_scheduled_at_needs_an_offset_and_a_real_date(client, owner, sandbox, va
     assert r.json()["error"] == "invalid_scheduled_at"
     assert r.json()["details"][0]["error"] == detail
     assert Post.select().count() == 0
+
+
+@pytest.mark.parametrize("value,example", [("2099-06-01", "2099-06-01T00:00:00Z"),
+                                           ("2099-06-01T10:00", "2099-06-01T10:00Z")])
+def test_a_missing_offset_is_answered_with_an_example_that_reads(client, owner, sandbox, value, example):
+    r = post(client, owner, 400, targets=["facebook"], scheduledAt=value)
+    assert f"e.g. {example} " in r.json()["message"]
+    posts_service.parse_timestamp(example, "scheduledAt")  # the example itself is accepted
 
 
 def test_scheduled_at_in_past_alone(client, owner, sandbox):

@@ -81,10 +81,16 @@ def test_patch_with_session(client, owner):
 def test_patch_refuses_keys_and_bad_values(client, owner):
     r = client.patch("/v1/workspace", headers=key_headers(owner.api_key), json={"name": "x"})
     assert r.status_code in (401, 403) and r.json()["error"] == "session_required"
+    assert "cannot manage keys" not in r.json()["message"]  # PATCH /v1/workspace manages no key
     s = session_headers(owner.session_token)
-    for bad in ({"currency": "EURO"}, {"currency": "12"}, {"name": ""}, {"plan": "GROWTH"}):
+    for bad in ({"currency": "EURO"}, {"currency": "12"}, {"name": ""}, {"plan": "GROWTH"},
+                {"logoUrl": "javascript:alert(1)"}, {"logoUrl": "ftp://acme.test/l.png"}, {"logoUrl": "logo.png"},
+                {"logoUrl": "https://"}, {"logoUrl": "https://acme.test/a b.png"}):
         r = client.patch("/v1/workspace", headers=s, json=bad)
         assert r.status_code == 400, bad
+    for good in ("", "http://acme.test/logo.png?v=2"):
+        r = client.patch("/v1/workspace", headers=s, json={"logoUrl": good})
+        assert r.status_code == 200 and r.json()["logoUrl"] == good, r.text
 
 
 def test_workspaces_are_isolated(client, owner, other_owner):

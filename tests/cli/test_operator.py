@@ -169,3 +169,19 @@ def test_socialpub_worker_checks_its_pool_against_the_database_and_embedded_comm
     r = run("worker")
     assert r.exit_code == 0, r.output
     assert len(checked) == 1 and checked[0].startswith("worker:")
+
+
+def test_serve_without_base_url_points_its_urls_where_it_listens(monkeypatch):
+    from backend.config import Settings
+    from backend.operator.runtime import listening_settings
+
+    monkeypatch.delenv("SOCIALPUB_BASE_URL", raising=False)
+    settings, warning = listening_settings(Settings(), "127.0.0.1", 18765)
+    assert (settings.base_url, warning) == ("http://127.0.0.1:18765", None)
+    assert settings.public_media_url == "http://127.0.0.1:18765/media/"
+    assert listening_settings(Settings(), "::1", 9000)[0].base_url == "http://[::1]:9000"
+    everywhere, warning = listening_settings(Settings(), "0.0.0.0", 8080)
+    assert everywhere.base_url == "http://127.0.0.1:8080" and "SOCIALPUB_BASE_URL" in (warning or "")
+    monkeypatch.setenv("SOCIALPUB_BASE_URL", "https://pub.example.com")
+    chosen, warning = listening_settings(Settings(), "0.0.0.0", 8080)
+    assert (chosen.base_url, warning) == ("https://pub.example.com", None)  # the operator's own address wins

@@ -112,6 +112,10 @@ def test_garbage_after_a_signature_is_not_an_image() -> None:
     with pytest.raises(ApiError) as err:
         process_image(b"\x89PNG\r\n\x1a\n" + b"garbage" * 10, "png")
     assert err.value.code == "not_an_image"
+    with pytest.raises(ApiError) as err:
+        process_image(b"\xff\xd8\xff\xe0" + b"\x00" * 200, "jpeg")  # Pillow: "cannot identify image file <_io…>"
+    assert err.value.code == "not_an_image"
+    assert " at 0x" not in err.value.message and "BytesIO" not in err.value.message  # no Python object's name
 
 
 def test_decompression_bomb_refused_before_decoding() -> None:

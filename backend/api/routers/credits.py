@@ -10,7 +10,8 @@ from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, require_scope
 from backend.api.errors import responses
-from backend.schemas.credits import CREDITS_CURSOR_PATTERN, CreditHistory
+from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.credits import CreditHistory
 from backend.services import credits as svc
 
 router = APIRouter(tags=["credits"])
@@ -19,7 +20,7 @@ router = APIRouter(tags=["credits"])
 @router.get("/credits", operation_id="getCredits", response_model=CreditHistory, responses=responses())
 def get_credits(ctx: AuthContext = Depends(require_scope("workspace:read")),
                 limit: int = Query(20, ge=1, le=svc.MAX_HISTORY_LIMIT, description="page size (1-100)"),
-                cursor: str | None = Query(None, max_length=200, pattern=CREDITS_CURSOR_PATTERN,
+                cursor: str | None = Query(None, max_length=200, pattern=CURSOR_PATTERN,
                                            description="`nextCursor` of the previous page, as it came")
                 ) -> dict[str, Any]:
     """The balance now and the ledger's entries, newest first: `amount` signed (a charge is negative),

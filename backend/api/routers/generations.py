@@ -14,8 +14,8 @@ from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
+from backend.schemas.common import CURSOR_PATTERN
 from backend.schemas.generations import (
-    CURSOR_PATTERN,
     GenerationCreate,
     GenerationDeleted,
     GenerationList,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
+from backend.schemas.common import CURSOR_PATTERN
 from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.services import media as svc
 
@@ -30,7 +31,8 @@ def create_media(body: MediaCreate, ctx: MediaAuth, settings: SettingsDep) -> di
 def list_media(
     ctx: MediaAuth,
     settings: SettingsDep,
-    cursor: Annotated[str | None, Query(max_length=60, description="nextCursor of the previous page")] = None,
+    cursor: Annotated[str | None, Query(max_length=200, pattern=CURSOR_PATTERN,
+                                        description="`nextCursor` of the previous page, as it came")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     type: Annotated[Literal["image", "video"] | None, Query()] = None,
     sha256: Annotated[str | None, Query(pattern="^[0-9a-f]{64}$",

@@ -16,9 +16,8 @@ from pydantic_core import to_json
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
-from backend.schemas.common import NETWORKS, Network
+from backend.schemas.common import CURSOR_PATTERN, NETWORKS, Network
 from backend.schemas.posts import (
-    CURSOR_PATTERN,
     MAX_CONTENT,
     PostCreate,
     PostList,
