@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from recipes.media import MediaStore
-from recipes.model import LABEL_KEY, LABEL_SET, Problem
+from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Problem
 from recipes.plan import Item, Plan, iso, problem_json
 
 ActionKind = Literal["create", "update", "cancel"]
@@ -177,7 +177,7 @@ def create_body(item: Item, urls: list[str], set_name: str) -> dict[str, Any]:
     assert occ is not None
     body: dict[str, Any] = {"targets": list(occ.targets), "content": occ.content, "mediaUrls": urls,
                             "scheduledAt": iso(occ.scheduled_at), "idempotencyKey": item.idempotency_key,
-                            "labels": {LABEL_SET: set_name, LABEL_KEY: occ.key}}
+                            "labels": {LABEL_SET: set_name, LABEL_KEY: occ.key, LABEL_ZONE: occ.zone}}
     if occ.options:
         body["options"] = dict(occ.options)
     return body

@@ -67,7 +67,7 @@ def load(path: Path | str, *, set_name: str | None = None, default_zone: str | N
         _zone(default_zone)  # ValueError when unknown
     single = not path.is_dir()
     root = path.parent if single else path
-    name = set_name if set_name is not None else root.resolve().name
+    name = set_name if set_name is not None else default_set_name(path)
     check_set_name(name)
     loaded = Loaded(root=root, set_name=name)
     files = [path] if single else recipe_files(path)
@@ -76,6 +76,21 @@ def load(path: Path | str, *, set_name: str | None = None, default_zone: str | N
         loaded.files.append(load_file(f, rel=rel, shown=str(path) if single else rel, set_name=name,
                                       default_zone=default_zone))
     return loaded
+
+
+def reread_in_zone(loaded: Loaded, file: str, zone: str) -> None:
+    """Read `file` of `loaded` again with `zone` as its default zone (a file without `timezone:`), in place."""
+    for i, result in enumerate(loaded.files):
+        if result.file == file:
+            shown = result.problems[0].file if result.problems else result.file
+            loaded.files[i] = load_file(result.path, rel=result.file, shown=shown, set_name=loaded.set_name,
+                                        default_zone=zone)
+
+
+def default_set_name(path: Path) -> str:
+    """The set's name when none is given: its folder's (a single file's parent's)."""
+    path = Path(path)
+    return (path if path.is_dir() else path.parent).resolve().name
 
 
 def check_set_name(name: str) -> None:
@@ -118,6 +133,7 @@ class _File:
     problems: list[Problem] = field(default_factory=list)
     files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
     seen: set[Problem] = field(default_factory=set)
+    zone_given: bool = False  # the file says `timezone:` (else its times are read in the default zone)
 
     def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
            with_path: bool = True) -> None:
@@ -151,6 +167,7 @@ def load_file(path: Path, *, rel: str, shown: str, set_name: str, default_zone: 
         return result
     f = _File(path, rel, shown, set_name, doc)
     occurrences = _check(f, default_zone)
+    result.zone_given = f.zone_given
     result.problems = sorted(f.problems, key=lambda p: (p.line, p.column))
     if not result.problems:
         result.occurrences = occurrences
@@ -175,6 +192,7 @@ def _check(f: _File, default_zone: str | None) -> list[Occurrence]:
 
     # What is valid is checked further even when something else is not, so that every problem shows at once.
     zone_name = data.get("timezone") if isinstance(data.get("timezone"), str) else None
+    f.zone_given = zone_name is not None
     zone: tzinfo | None
     try:
         zone_name = zone_name or default_zone or "UTC"

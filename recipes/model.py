@@ -24,6 +24,10 @@ LABEL_SET = "socialpub.recipe/set"
 """The post label naming the recipe set that owns a post (the folder's name, or `--set NAME`)."""
 LABEL_KEY = "socialpub.recipe/key"
 """The post label holding the occurrence key a post was made from."""
+LABEL_ZONE = "socialpub.recipe/zone"
+"""The post label holding the zone its local time was read in. A file without `timezone:` is read in the
+default zone of the machine that applies it (the profile's, else the system's); once its posts exist, their zone
+is kept (`recipes.plan.pin_zones`), so a machine with another default (cron, CI) never moves them."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ class FileResult:
     path: Path
     occurrences: list[Occurrence] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    zone_given: bool = True  # False: the file has no `timezone:` and was read in the default zone
 
     @property
     def ok(self) -> bool:

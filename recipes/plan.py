@@ -33,7 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from recipes.model import LABEL_KEY, LABEL_SET, Loaded, Occurrence, Problem, idempotency_key
+from recipes.load import reread_in_zone
+from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Loaded, Occurrence, Problem, idempotency_key
 
 Kind = Literal["create", "update", "unchanged", "cancel"]
 SENT = frozenset({"processing", "completed", "partial", "failed"})
@@ -338,6 +339,29 @@ def _live(posts: list[Any]) -> Any:
         return None
     alive.sort(key=lambda p: (p.status == "scheduled", generation_of(p), p.created_at))
     return alive[-1]
+
+
+def pin_zones(loaded: Loaded, posts: Iterable[Any]) -> list[str]:
+    """Files without `timezone:` are read in this machine's default zone; when their scheduled posts were made in
+    another (their LABEL_ZONE: a laptop in Paris, then cron or CI in UTC), the file is read again in that zone,
+    in place, so that applying it elsewhere never moves its posts. Returns a notice per file so read."""
+    zones: dict[str, set[str]] = {}
+    for post in posts:
+        labels = labels_of(post)
+        file = file_of_key(labels.get(LABEL_KEY, ""), loaded.set_name)
+        if labels.get(LABEL_SET) == loaded.set_name and file and labels.get(LABEL_ZONE) and post.status == "scheduled":
+            zones.setdefault(file, set()).add(labels[LABEL_ZONE])
+    notices = []
+    for result in list(loaded.files):
+        made_in = zones.get(result.file, set())
+        current = result.occurrences[0].zone if result.occurrences else None
+        if result.zone_given or not result.ok or current is None or len(made_in) != 1 or current in made_in:
+            continue
+        (zone,) = made_in
+        reread_in_zone(loaded, result.file, zone)
+        notices.append(f"{result.file} has no `timezone:`: read in {zone}, the zone its scheduled posts were made "
+                       f"in (this machine's default is {current}); add `timezone:` to the file to choose")
+    return notices
 
 
 def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = False,

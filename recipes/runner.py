@@ -9,7 +9,7 @@ from typing import Any
 
 from recipes.media import MediaStore
 from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, generation_key
-from recipes.plan import GenState, Plan, Scope, plan
+from recipes.plan import GenState, Plan, Scope, pin_zones, plan
 
 
 def set_posts(client: Any, set_name: str) -> list[Any]:
@@ -44,11 +44,13 @@ def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, wh
     gone); `only`: restrict to these files (the watcher's changed files)."""
     if posts is None:
         posts = set_posts(client, loaded.set_name)
+    zone_notices = pin_zones(loaded, posts)
     scope = Scope.of(loaded, whole_set=whole_set, only=only)
     generations, balance = resolve_generations(client, [o for o in loaded.occurrences if scope.covers(o.file)],
                                                store.hasher)
     result = plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
                   url_hash=store.state.url_hashes(), generations=generations, balance=balance)
+    result.notices[:0] = zone_notices
     if notice := free_plan_notice(client, len(result.create)):
         result.notices.append(notice)
     return result

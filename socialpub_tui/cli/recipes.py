@@ -77,13 +77,9 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
 
     out = Output(as_json)
     zone = recipe_zone()
-    from recipes.load import check_set_name, load
+    from recipes.load import load
 
-    if set_name is not None:
-        try:
-            check_set_name(set_name)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--set") from None
+    _check_set(path, set_name)
     loaded = load(path, set_name=set_name, default_zone=zone)
     single = not path.is_dir()
     files = [str(path) if single else f.file for f in loaded.files]
@@ -136,22 +132,26 @@ def _plural(n: int, word: str) -> str:
 
 # ---- plan, apply, watch: against the backend (recipes.plan, recipes.apply, recipes.watch) ----------------
 
-def _check_set(set_name: str | None) -> None:
-    """`--set NAME` as the loader accepts it, else a usage error."""
-    from recipes.load import check_set_name
+def _check_set(path: str | Path, set_name: str | None) -> None:
+    """The set's name — `--set NAME`, else PATH's folder's — as the loader accepts it, else a usage error (exit 2)
+    that says what to do."""
+    from recipes.load import check_set_name, default_set_name
 
-    if set_name is not None:
-        try:
-            check_set_name(set_name)
-        except ValueError as exc:
+    name = set_name if set_name is not None else default_set_name(Path(path))
+    try:
+        check_set_name(name)
+    except ValueError as exc:
+        if set_name is not None:
             raise click.BadParameter(str(exc), param_hint="--set") from None
+        raise click.BadParameter(f"{exc}; the set's name is the folder's unless given: pass --set NAME",
+                                 param_hint="PATH") from None
 
 
 def _load(path: str, set_name: str | None) -> Any:
     """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
     from recipes.load import load
 
-    _check_set(set_name)
+    _check_set(path, set_name)
     zone = recipe_zone()
     loaded = load(Path(path), set_name=set_name, default_zone=zone)
     if not loaded.files:
@@ -412,7 +412,7 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     root = Path(path)
     if not root.is_dir():
         raise click.BadParameter("watch needs a folder", param_hint="PATH")
-    _check_set(set_name)
+    _check_set(root, set_name)
     zone = recipe_zone()
     out = Output(as_json)
     try:

@@ -88,6 +88,16 @@ def test_set_name_and_usage_errors(tmp_path: Path) -> None:
     assert invoke("recipes", "validate", str(tmp_path / "nowhere")).code == 2
 
 
+@pytest.mark.parametrize("command", ["validate", "plan", "apply", "watch"])
+def test_a_folder_whose_name_cannot_be_a_set_name_is_a_usage_error_saying_to_pass_set(tmp_path: Path, command: str
+                                                                                      ) -> None:
+    write(tmp_path / "q1@2027", "a.yaml", GOOD)  # the set's name would be the folder's: '@' cannot be in it
+    r = invoke("recipes", command, str(tmp_path / "q1@2027"), "--json")
+    assert r.code == 2, r.err
+    assert json.loads(r.err)["error"] == "usage_error" and "--set NAME" in r.err and "Traceback" not in r.err
+    assert invoke("recipes", "validate", str(tmp_path / "q1@2027"), "--set", "q1-2027").code == 0
+
+
 def test_a_folder_without_recipe_files_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     r = invoke("recipes", "validate", str(tmp_path / "empty"), "--json")

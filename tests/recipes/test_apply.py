@@ -256,3 +256,32 @@ def test_plan_warns_when_the_free_publications_cannot_cover_the_creates(embedded
 
 def test_no_free_publication_notice_on_a_paid_plan(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert not any("free publication" in n for n in plan_json(folder_with_posts(tmp_path))["notices"])
+
+
+def test_a_file_without_timezone_keeps_the_zone_its_posts_were_made_in(backend, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A laptop in Paris applies a file without `timezone:`; cron or CI, in UTC, applies it again: no post moves."""
+    from recipes.model import LABEL_ZONE
+
+    folder = tmp_path / "nozone"
+    write(folder, "r.yaml", "posts:\n" + entry("a", "2027-03-01 10:00") + entry("b", "2027-03-02 10:00"))
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    made = {p.labels[LABEL_KEY]: p for p in set_posts("nozone")}
+    assert {p.scheduled_at[:16] for p in made.values()} == {"2027-03-01T09:00", "2027-03-02T09:00"}
+    assert {p.labels[LABEL_ZONE] for p in made.values()} == {"Europe/Paris"}
+
+    monkeypatch.setenv("TZ", "UTC")
+    plan = plan_json(folder)
+    assert not plan["update"] and not plan["create"] and not plan["cancel"], plan
+    assert any("r.yaml has no `timezone:`: read in Europe/Paris" in n for n in plan["notices"]), plan["notices"]
+    write(folder, "r.yaml", "posts:\n" + entry("a", "2027-03-01 10:00") + entry("b", "2027-03-02 10:00")
+          + entry("c", "2027-03-03 10:00"))  # a new entry of that file: read in its zone too
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 0 and r.json()["summary"]["created"] == 1 and r.json()["summary"]["updated"] == 0, r.out
+    after = {p.labels[LABEL_KEY]: p.scheduled_at[:16] for p in set_posts("nozone")}
+    assert after == {"nozone/r.yaml#a": "2027-03-01T09:00", "nozone/r.yaml#b": "2027-03-02T09:00",
+                     "nozone/r.yaml#c": "2027-03-03T09:00"}
+
+    write(folder, "r.yaml", "timezone: UTC\nposts:\n" + entry("a", "2027-03-01 10:00"))  # said: the file decides
+    moved = plan_json(folder)
+    assert [i["key"] for i in moved["update"]] == ["nozone/r.yaml#a"], moved
