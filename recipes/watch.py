@@ -29,7 +29,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +88,9 @@ class Batch:
                    for g in self.removed_other for o in cached.result.occurrences for p in o.media)
 
 
-def now_local() -> str:
-    return datetime.now().astimezone().isoformat(timespec="seconds")
+def now_local(zone: tzinfo | None = None) -> str:
+    """Now in `zone` (None: the system's), ISO 8601 with its offset."""
+    return datetime.now(zone).astimezone(zone).isoformat(timespec="seconds")
 
 
 def fingerprint(f: FileResult, hasher: Callable[[Path], str | None]) -> str:
@@ -102,12 +103,13 @@ def fingerprint(f: FileResult, hasher: Callable[[Path], str | None]) -> str:
     return h.hexdigest()
 
 
-def describe(action: Action) -> str:
+def describe(action: Action, zone: tzinfo | None = None) -> str:
+    """One line of the log for an action, its time in `zone` (None: the system's)."""
     item = action.item
     label = item.label()
     post = action.post_id or "-"
     if action.kind == "create":
-        when = item.scheduled_at.astimezone().isoformat(timespec="minutes") if item.scheduled_at else ""
+        when = item.scheduled_at.astimezone(zone).isoformat(timespec="minutes") if item.scheduled_at else ""
         verb = "found existing" if action.status == "existing" else "created"
         extra = f" (replaces {item.replaces})" if item.replaces else ""
         text = f"{verb} {label} at {when} → {post}{extra}"
@@ -130,6 +132,7 @@ class Watcher:
     store: MediaStore
     set_name: str | None = None
     default_zone: str | None = None
+    shown_zone: tzinfo | None = None  # the log's times (--utc / --tz); None: the system's zone
     prune: bool = False
     log: Callable[[str], None] = print
     debounce_ms: int = 1600
@@ -150,15 +153,15 @@ class Watcher:
         updated, cancelled, failed, uploaded, invalid, valid, watching, error, note, stopped), message, and the
         item's fields for an action (file, entry, key, scheduledAt, postId, …)."""
         if self.json_lines:
-            self.log(json.dumps({"time": now_local(), "event": event, "message": text, **data}, ensure_ascii=False))
+            self.log(json.dumps({"time": now_local(self.shown_zone), "event": event, "message": text, **data}, ensure_ascii=False))
         else:
-            self.log(f"{now_local()} {text}")
+            self.log(f"{now_local(self.shown_zone)} {text}")
 
     def _on_action(self, action: Action) -> None:
         event = {"create": "created", "update": "updated", "cancel": "cancelled"}[action.kind]
         if action.status not in ("done", "existing"):
             event = "failed"
-        self.emit(describe(action), event, **action.to_json())
+        self.emit(describe(action, self.shown_zone), event, **action.to_json())
 
     def read(self, batch: Batch) -> Loaded:
         """The folder as `recipes.load.load` reads it, reusing what `batch` leaves valid (see the module)."""

@@ -171,6 +171,9 @@ def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) 
         return None
     from socialpub_tui import times as _time
 
+    if not value.strip():
+        raise click.BadParameter("give a zone's IANA name, such as Europe/Paris (or leave --tz out)", ctx=ctx,
+                                 param=param)
     try:
         _time.zone(value)
     except _time.TimeError as exc:

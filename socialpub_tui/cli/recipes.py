@@ -15,6 +15,7 @@ import click
 from socialpub_tui.cli._common import (
     Output,
     api_command,
+    display_zone,
     get_client,
     profile_name,
     short_time,
@@ -272,7 +273,7 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
     Examples:
       socialpub recipes plan recipes/examples
       socialpub recipes plan recipes/examples --prune --json | jq '.update[] | {entry, changes}'
-      socialpub recipes plan recipes/examples --detailed-exitcode || [ $? = 2 ] && echo changes pending
+      socialpub recipes plan recipes/examples --detailed-exitcode; [ $? = 2 ] && echo changes pending
     """
     from recipes.runner import make_plan
 
@@ -391,6 +392,7 @@ def _show_result(out: Output, result: Any) -> None:
 @_set_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line (time, event, message, and for an "
                                                       "action its item: file, entry, key, scheduledAt, postId).")
+@time_options
 def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None, as_json: bool) -> None:
     """Keep the folder PATH applied: plan and apply each change as files are written, logging each action.
 
@@ -417,7 +419,8 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     out = Output(as_json)
     try:
         client = get_client(worker=True)
-        watcher = Watcher(root.resolve(), client, _store(client), set_name=set_name, default_zone=zone, prune=prune,
+        watcher = Watcher(root.resolve(), client, _store(client), set_name=set_name, default_zone=zone,
+                          shown_zone=display_zone().tz, prune=prune,
                           log=lambda line: click.echo(line), step_ms=debounce_ms, json_lines=as_json)
     except Exception as err:  # noqa: BLE001 - ApiError/ConfigError: exit 1 with the message
         out.fail(err, 1)

@@ -157,6 +157,7 @@ def test_json_stays_iso_utc(api: Any) -> None:
     ("posts", "show", "post_a", "--tz", "Mars/Olympus"),
     ("accounts", "list", "--tz", "Not/AZone"),
     ("media", "list", "--tz", "nowhere"),
+    ("posts", "list", "--tz", ""),  # not "the system's zone": a usage error like any other name that is not one
 ])
 def test_bad_zone_is_a_usage_error(api: Any, args: tuple[str, ...]) -> None:
     r = CliRunner().invoke(cli, list(args))
@@ -180,7 +181,8 @@ def test_every_command_that_prints_times_has_utc_and_tz() -> None:
     ctx = click.Context(cli, info_name="socialpub")
     for path in [("accounts", "list"), ("keys", "create"), ("keys", "list"), ("media", "list"),
                  ("sandbox", "published"), ("workspace", "show"), ("workspace", "edit"), ("posts", "create"),
-                 ("posts", "list"), ("posts", "show"), ("posts", "edit"), ("posts", "retry"), ("login",)]:
+                 ("posts", "list"), ("posts", "show"), ("posts", "edit"), ("posts", "retry"), ("login",),
+                 ("recipes", "plan"), ("recipes", "apply"), ("recipes", "watch")]:
         cmd: Any = cli.get_command(ctx, path[0])
         if len(path) > 1:
             cmd = cmd.get_command(ctx, path[1])
@@ -246,3 +248,11 @@ def test_embedded_scheduled_post_read_and_shown_in_the_zone(embedded: Any) -> No
     listed = invoke("posts", "list", "--utc")
     assert listed.code == 0 and "2099-07-01 07:00 UTC" in listed.out
     assert invoke("accounts", "list", "--utc").out.count(" UTC") >= 5  # CONNECTED, one per sandbox account
+
+
+def test_watch_logs_its_times_in_the_chosen_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    from recipes.watch import now_local
+
+    assert now_local(ZoneInfo("Asia/Tokyo")).endswith("+09:00") and now_local(ZoneInfo("UTC")).endswith("+00:00")
