@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from recipes.media import MediaStore
@@ -260,14 +261,18 @@ class Applier:
         actions = [Action(_kind(i), i) for i in sorted(items, key=lambda i: order[i.kind])]
         outcome = FileOutcome(file, "applied", actions)
         urls: dict[str, list[str]] = {}
+        uploading: Path | None = None
         try:  # media first: uploading changes no post
             for a in actions:
                 occ = a.item.occurrence
                 if occ is not None and (a.kind == "create" or "mediaUrls" in a.item.changes):
-                    urls[a.item.key] = [self._url(p) for p in occ.media]
+                    urls[a.item.key] = []
+                    for uploading in occ.media:
+                        urls[a.item.key].append(self._url(uploading))
         except (ApiError, OSError) as err:
             code, message = _error(err)
-            outcome.status, outcome.error = "failed", f"media upload failed: {message}"
+            name = f" ({uploading.name})" if uploading is not None else ""
+            outcome.status, outcome.error = "failed", f"media upload failed{name}: {message}"
             for a in actions:
                 a.error, a.error_code = "not attempted: a media upload of this file failed", code
             return outcome

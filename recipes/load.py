@@ -15,7 +15,7 @@ replaced whole; `options` is merged per network and per setting, the entry's set
 The file's zone: its `timezone:`, else `default_zone` (the CLI passes the profile's `timezone`, else the
 system's zone), else UTC.
 
-Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found,
+Problem codes: invalid_yaml, invalid_recipe, unknown_timezone, duplicate_id, media_not_found, unsupported_media_type,
 unknown_variable, invalid_template, series_too_long, not_supported (`generate:` in `defaults`), key_too_long, content_too_long_for_target,
 title_too_long_for_target, media_required_for_target, video_required_for_target,
 content_required_for_target, unreadable.
@@ -44,8 +44,10 @@ from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
 from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".bmp", ".tif", ".tiff"})
-VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi"})
+# What POST /v1/media accepts (backend.media.detect: the type is read from the bytes; these are its usual names).
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif", ".tif", ".tiff"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm"})
+ACCEPTED_MEDIA = "JPEG, PNG, WebP, GIF, HEIC, AVIF or TIFF images; MP4, MOV or WebM videos"
 _CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
 _GLOB_CHARS = frozenset("*?[")
 KEY_MAX = LABEL_VALUE_MAX  # an occurrence key is carried as the value of a post label
@@ -544,6 +546,10 @@ def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[P
                 why = "is a folder, not a file" if full.is_dir() else "not found"
                 message = f"media {written!r} {why} (relative to {f.rel}'s folder)"
             f.at((*loc, j), message, "media_not_found")
+            ok = False
+        elif other := [p for p in found if _kind(p) == "other"]:
+            f.at((*loc, j), f"media {other[0].name!r} is not a file the backend accepts ({ACCEPTED_MEDIA})",
+                 "unsupported_media_type")
             ok = False
         else:
             out.extend(found)

@@ -150,7 +150,8 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
     worker = Worker(settings, name="tick")
     ran = worker.run_until_idle(max_seconds=max_seconds, settle_s=settle)
     summary = {"jobsRun": ran, "queue": queue.stats()}
-    click.echo(json.dumps(summary) if as_json else f"ran {ran} job(s); queue: {summary['queue']}")
+    states = ", ".join(f"{n} {state}" for state, n in sorted(summary["queue"].items())) or "empty"
+    click.echo(json.dumps(summary) if as_json else f"ran {ran} job(s); queue: {states}")
 
 
 @click.group("admin")

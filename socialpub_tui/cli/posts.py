@@ -190,7 +190,8 @@ class LiveView:
             if self.seen.get(key) != t.status:
                 self.seen[key] = t.status
                 line = f"{post.id} {t.platform} {t.account_name}: {t.status}" + (
-                    f" ({t.fail_type}: {t.fail_reason})" if t.fail_reason else f" {t.post_url}" if t.post_url else "")
+                    f" ({t.fail_type + ': ' if t.fail_type else ''}{t.fail_reason})" if t.fail_reason
+                    else f" {t.post_url}" if t.post_url else "")
                 click.echo(line, err=self.out.json)
 
 

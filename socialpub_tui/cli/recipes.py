@@ -230,8 +230,9 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
         out.note(f"Note: {notice}")
     for problem in plan.errors:
         out.note(f"Error: {problem}")
-    summary = (f"{len(plan.create)} to {verb['create']}, {len(plan.update)} to {verb['update']}, "
-               f"{len(plan.cancel)} to {verb['cancel']}, {len(plan.unchanged)} unchanged")
+    to = "" if verb["create"].startswith("would ") else "to "  # "2 would create" (a dry run), "2 to create"
+    summary = (f"{len(plan.create)} {to}{verb['create']}, {len(plan.update)} {to}{verb['update']}, "
+               f"{len(plan.cancel)} {to}{verb['cancel']}, {len(plan.unchanged)} unchanged")
     out.line(f"Plan for set {plan.set_name!r}: {summary}" + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
              + ("." if plan.pending else " — nothing to do."))
 

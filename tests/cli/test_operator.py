@@ -185,3 +185,12 @@ def test_serve_without_base_url_points_its_urls_where_it_listens(monkeypatch):
     monkeypatch.setenv("SOCIALPUB_BASE_URL", "https://pub.example.com")
     chosen, warning = listening_settings(Settings(), "0.0.0.0", 8080)
     assert (chosen.base_url, warning) == ("https://pub.example.com", None)  # the operator's own address wins
+
+
+def test_tick_says_what_it_ran_and_what_is_queued_in_words(env):
+    assert run("init", "--sandbox", "--json").exit_code == 0
+    human = run("tick", "--max-seconds", "5", "--settle", "0")
+    assert human.exit_code == 0 and human.output.startswith("ran "), human.output
+    assert "{" not in human.output and "queue: " in human.output  # "queue: 2 queued", not a Python dict
+    as_json = json.loads(run("tick", "--max-seconds", "5", "--settle", "0", "--json").output)
+    assert set(as_json) == {"jobsRun", "queue"} and isinstance(as_json["queue"], dict)

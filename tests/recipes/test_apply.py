@@ -201,7 +201,8 @@ def test_dry_run_changes_nothing(backend, tmp_path) -> None:  # type: ignore[no-
     folder = folder_with_posts(tmp_path)
     r = invoke("recipes", "apply", str(folder), "--dry-run", "--json")
     assert r.code == 0 and len(r.json()["create"]) == 7
-    assert "would create" in invoke("recipes", "apply", str(folder), "--dry-run").out
+    dry = invoke("recipes", "apply", str(folder), "--dry-run").out
+    assert "would create" in dry and "to would" not in dry
     assert set_posts("content") == []
 
 
@@ -285,3 +286,16 @@ def test_a_file_without_timezone_keeps_the_zone_its_posts_were_made_in(backend, 
     write(folder, "r.yaml", "timezone: UTC\nposts:\n" + entry("a", "2027-03-01 10:00"))  # said: the file decides
     moved = plan_json(folder)
     assert [i["key"] for i in moved["update"]] == ["nozone/r.yaml#a"], moved
+
+
+def test_a_media_file_the_backend_refuses_is_named_in_the_files_error(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "badmedia"
+    (folder / "media").mkdir(parents=True)
+    (folder / "media" / "good.jpg").write_bytes(jpeg(1))
+    (folder / "media" / "broken.jpg").write_bytes(b"not an image at all")
+    write(folder, "r.yaml", recipe(entry("a", "2027-03-01 10:00", "A", "[media/good.jpg, media/broken.jpg]")))
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 1
+    (outcome,) = r.json()["files"]
+    assert outcome["status"] == "failed" and "(broken.jpg)" in outcome["summary"], outcome
+    assert set_posts("badmedia") == []

@@ -347,6 +347,22 @@ def test_missing_media_and_empty_globs_at_their_list_item(load_text) -> None:
     assert "no file matches 'clips/*.mov'" in loaded.problems[1].message
 
 
+def test_media_the_backend_does_not_accept_are_refused_at_their_list_item(load_text, folder) -> None:
+    for name in ("scan.bmp", "notes.txt", "clip.mkv", "clip.avi"):
+        (folder / name).write_bytes(b"x")
+    loaded = load_text("""
+        posts:
+          - id: a
+            content: x
+            targets: [facebook]
+            media: [images/a.jpg, scan.bmp, notes.txt]
+            at: "2027-01-15 09:00"
+          - {id: b, content: x, targets: [facebook], media: ["clip.*"], at: "2027-01-15 09:00"}
+    """)
+    assert [p.code for p in loaded.problems] == ["unsupported_media_type"] * 3
+    assert "'scan.bmp' is not a file the backend accepts (JPEG, PNG" in loaded.problems[0].message
+
+
 def test_unknown_variable_at_the_content_value(load_text) -> None:
     loaded = load_text("""
         defaults:
