@@ -73,7 +73,7 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
         instant = _time.resolve(at, tz)
     except _time.TimeError as exc:
         raise click.BadParameter(str(exc), param_hint="--at") from None
-    out.note(f"scheduled for {_time.describe(instant, tz)}")
+    out.note(f"--at read as {_time.describe(instant, tz)}")  # before the API answers: not yet accepted
     twice = _time.ambiguity(at, tz, instant)
     if twice:
         out.note(f"Note: {twice}")
