@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recipes.media import MediaStore
-from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, generation_key
+from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, Problem, generation_key
 from recipes.plan import GenState, Plan, Scope, pin_zones, plan
 
 
@@ -119,3 +119,20 @@ def _price(credits: Any, type_: str, duration_sec: int | None) -> int | None:
     if type_ == "image":
         return credits.cost.get("IMAGE")
     return credits.clip.get(str(duration_sec or 5))
+
+
+def account_problems(client: Any, result: Plan) -> list[Problem]:
+    """What `apply` would refuse in the posts to create — a target naming no active account of the workspace
+    (recipes.apply.check_targets) — said by `plan` and `apply --dry-run` too, so a CI gate on the plan sees it.
+    Nothing when the key may not list the accounts (scope accounts:read: apply will say so)."""
+    from recipes.apply import check_targets
+    from socialpub_tui.client.errors import ApiError
+
+    if not result.create:
+        return []
+    try:
+        accounts = list(client.list_accounts().items)
+    except ApiError:
+        return []
+    return check_targets(result.create, accounts)
+

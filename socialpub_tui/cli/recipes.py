@@ -276,11 +276,12 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
       socialpub recipes plan recipes/examples --prune --json | jq '.update[] | {entry, changes}'
       socialpub recipes plan recipes/examples --detailed-exitcode; [ $? = 2 ] && echo changes pending
     """
-    from recipes.runner import make_plan
+    from recipes.runner import account_problems, make_plan
 
     loaded = _load(path, set_name)
     client = get_client(worker=False)
     plan = make_plan(client, loaded, _store(client), prune=prune, whole_set=Path(path).is_dir())
+    plan.errors.extend(account_problems(client, plan))
     out.emit(plan.to_json(), lambda: _show_plan(out, plan))
     if plan.errors:
         raise SystemExit(1)
@@ -315,7 +316,7 @@ def recipes_apply(path: str, prune: bool, dry_run: bool, generate_timeout: float
       crontab:  */10 * * * *  SOCIALPUB_DATA_DIR=/srv/pub /opt/socialpub/bin/socialpub recipes apply /srv/content && /opt/socialpub/bin/socialpub tick
     """
     from recipes.apply import Applier
-    from recipes.runner import make_plan
+    from recipes.runner import account_problems, make_plan
 
     loaded = _load(path, set_name)
     # `generate:` needs a worker to make the files: on the embedded backend it runs in this command, as for
@@ -325,6 +326,7 @@ def recipes_apply(path: str, prune: bool, dry_run: bool, generate_timeout: float
     store = _store(client)
     plan = make_plan(client, loaded, store, prune=prune, whole_set=Path(path).is_dir())
     if dry_run:
+        plan.errors.extend(account_problems(client, plan))
         out.emit(plan.to_json(), lambda: _show_plan(out, plan, verb={"create": "would create",
                                                                     "update": "would update",
                                                                     "cancel": "would cancel"}))

@@ -299,3 +299,16 @@ def test_a_media_file_the_backend_refuses_is_named_in_the_files_error(backend, t
     (outcome,) = r.json()["files"]
     assert outcome["status"] == "failed" and "(broken.jpg)" in outcome["summary"], outcome
     assert set_posts("badmedia") == []
+
+
+def test_plan_and_dry_run_say_what_apply_would_refuse_about_accounts(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "accounts"
+    write(folder, "r.yaml", recipe(entry("a", "2027-03-01 10:00", targets="[{platform: facebook, channelId: acc_nope}]"),
+                                   entry("b", "2027-03-02 10:00")))
+    for args in (("plan",), ("apply", "--dry-run")):
+        r = invoke("recipes", *args, str(folder), "--json")
+        assert r.code == 1, (args, r.out)
+        (err,) = r.json()["errors"]
+        assert (err["file"], err["code"]) == ("r.yaml", "channel_not_connected") and "acc_nope" in err["message"]
+    assert invoke("recipes", "apply", str(folder)).code == 1  # as apply itself says
+    assert set_posts("accounts") == []
