@@ -141,6 +141,7 @@ class Watcher:
     applied: dict[str, FileResult] = field(default_factory=dict)  # file -> its result last applied
     cache: dict[str, Cached] = field(default_factory=dict)  # file -> what was read, when
     reported: dict[str, tuple[str, ...]] = field(default_factory=dict)  # file -> problems last reported
+    folder_gone: bool = False  # the watched folder itself disappeared: run() returns
     batches: int = 0
     json_lines: bool = False
 
@@ -190,6 +191,11 @@ class Watcher:
     def sync(self, initial: bool = False, changes: set[tuple[Any, str]] | None = None) -> ApplyResult | None:
         """Read the folder, plan the files that changed since the last good state, apply them."""
         batch = Batch() if initial or changes is None else Batch.of(changes)
+        if not self.root.is_dir():  # deleted, renamed, unmounted: not "every file was deleted" (--prune)
+            self.folder_gone = True
+            self.emit(f"the folder {self.root} is gone (deleted, moved or unmounted): nothing was cancelled; "
+                      "watch stops", "folder_gone")
+            return None
         try:
             loaded = self.read(batch)
         except Exception as exc:  # noqa: BLE001 - the folder itself could not be read: report, keep waiting
@@ -274,6 +280,8 @@ class Watcher:
                 continue
             self.batches += 1
             self._guarded(changes=changes)
+            if self.folder_gone:
+                return
 
     def _guarded(self, initial: bool = False, changes: set[tuple[Any, str]] | None = None) -> None:
         try:

@@ -443,3 +443,5 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
         for s, handler in previous.items():
             signal.signal(s, handler)
     watcher.emit("stopped", "stopped")
+    if watcher.folder_gone:
+        raise SystemExit(1)

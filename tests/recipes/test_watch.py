@@ -130,3 +130,17 @@ def test_watch_json_lines(watching, tmp_path) -> None:  # type: ignore[no-untype
     assert (created["file"], created["entry"], created["scheduledAt"]) == ("b.yaml", "y", "2027-02-02T09:00:00Z")
     assert w.stop() == 0
     assert json.loads(w.quiet(0.5)[-1])["event"] == "stopped"
+
+
+def test_a_watched_folder_that_disappears_cancels_nothing_and_stops_watch(watching, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`rm -rf` of the folder, a moved folder, an unmounted drive: not "every file was deleted", even with --prune."""
+    import shutil
+
+    folder = tmp_path / "content"
+    write(folder, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00")))
+    w = watching(folder, "--prune")
+    assert {p.status for p in set_posts("content")} == {"scheduled"}
+    shutil.rmtree(folder)
+    w.wait_for("is gone", "nothing was cancelled")
+    assert w.proc.wait(30) == 1
+    assert [p.status for p in set_posts("content")] == ["scheduled", "scheduled"]
