@@ -13,8 +13,10 @@ second backend do not inherit stale URLs), and it needs no HOME: cron gives the 
 
 A remembered upload is checked before use (GET /v1/media/:key): gone, or expiring within `EXPIRY_MARGIN`
 (media live 30 days unless a scheduled post holds them), it is uploaded again. Without a remembered upload,
-`GET /v1/media?sha256=` finds a file stored unchanged (videos are stored as uploaded) before uploading.
-Losing the state file costs uploads again (and, in `plan`, media shown as changed once), never a wrong post.
+`GET /v1/media?sourceSha256=` finds an upload of the same bytes by any client (the backend records the hash of
+what it was sent), else `?sha256=` a file stored unchanged, before uploading. `plan` reads the `sourceSha256` of
+a post's media URLs it does not know (`source_hashes`): posts made by another machine (a laptop, then CI, on one
+server) are not seen as changed. Losing the state file costs a few reads, never a wrong post.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -171,6 +173,7 @@ class MediaStore:
         self.checked: dict[str, str] = {}  # sha → url, verified live in this run
         self.uploaded = 0
         self.reused = 0
+        self._sources: dict[str, str | None] = {}  # url → its sourceSha256 (None: none), read in this run
         self._lock = threading.Lock()
 
     def url_for(self, path: Path) -> str:
@@ -204,16 +207,42 @@ class MediaStore:
                 self.reused += 1
                 return known.url
             self.state.forget(sha)
-        try:  # stored unchanged (a video): found by the hash of its bytes, with the state file lost or new
-            page = self.client.list_media(sha256=sha, limit=5)
-        except (ApiError, TypeError):
-            return None  # a server without the filter
-        for item in page.items:
-            if getattr(item, "sha256", None) == sha and not _expiring(item.expires_at, now):
-                self.state.remember(sha, Remembered(item.url, item.key, item.expires_at, item.bytes))
-                self.reused += 1
-                return str(item.url)
+        # Not known here (a new state file, another machine's upload): an upload of the same bytes, by the hash of
+        # what was sent (sourceSha256), else of what is stored (a video stored unchanged before it was recorded).
+        for field_name in ("source_sha256", "sha256"):
+            try:
+                page = self.client.list_media(**{field_name: sha}, limit=5)
+            except (ApiError, TypeError):
+                continue  # a server without the filter
+            for item in page.items:
+                if getattr(item, field_name, None) == sha and not _expiring(item.expires_at, now):
+                    self.state.remember(sha, Remembered(item.url, item.key, item.expires_at, item.bytes))
+                    self.reused += 1
+                    return str(item.url)
         return None
+
+    def source_hashes(self, urls: Iterable[str]) -> dict[str, str]:
+        """url → the sha256 of the bytes it was uploaded from, for media URLs this state does not know (another
+        machine's uploads): read from the backend (GET /v1/media/:key, its `sourceSha256`), once per URL."""
+        from socialpub_tui.client.errors import ApiError
+
+        known = self.state.url_hashes()
+        out: dict[str, str] = {}
+        for url in dict.fromkeys(urls):
+            if url in known or url in self._sources:
+                if url in self._sources and self._sources[url]:
+                    out[url] = self._sources[url]
+                continue
+            key = url.rstrip("/").rsplit("/", 1)[-1]
+            try:
+                item = self.client.get_media(key)
+            except ApiError:
+                item = None
+            source = getattr(item, "source_sha256", None) if item is not None and item.url == url else None
+            self._sources[url] = source
+            if source:
+                out[url] = source
+        return out
 
     def _upload(self, path: Path, sha: str) -> str:
         media = self.client.upload_media_file(path)

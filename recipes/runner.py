@@ -48,8 +48,11 @@ def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, wh
     scope = Scope.of(loaded, whole_set=whole_set, only=only)
     generations, balance = resolve_generations(client, [o for o in loaded.occurrences if scope.covers(o.file)],
                                                store.hasher)
+    url_hash = store.state.url_hashes()
+    url_hash |= store.source_hashes(u for p in posts if p.status == "scheduled" for u in (p.media_urls or [])
+                                    if u not in url_hash)
     result = plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
-                  url_hash=store.state.url_hashes(), generations=generations, balance=balance)
+                  url_hash=url_hash, generations=generations, balance=balance)
     result.notices[:0] = zone_notices
     if notice := free_plan_notice(client, len(result.create)):
         result.notices.append(notice)

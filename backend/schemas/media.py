@@ -64,6 +64,10 @@ class MediaItem(CamelOut):
     origin: Literal["upload", "url", "generated"]
     sha256: str = Field(description="extension: SHA-256 (hex) of the stored bytes (an image is stored re-encoded, "
                                     "so this differs from the uploaded file's)", json_schema_extra={"pattern": "^[0-9a-f]{64}$"})
+    source_sha256: str | None = Field(
+        default=None, description="extension: SHA-256 (hex) of the bytes as they were sent (an upload's, a URL's); "
+                                  "null for a generated file or one ingested before it was recorded",
+        json_schema_extra={"pattern": "^[0-9a-f]{64}$"})
     created_at: Timestamp
     expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")
 

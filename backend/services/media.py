@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import logging
 import re
 import threading
@@ -102,11 +103,11 @@ def ingest_bytes(settings: Settings, workspace_id: str, data: bytes, *, origin: 
         key = f"{media_id}.jpg"
         stored = storage.put_bytes(key, img.data, "image/jpeg")
         return _record(storage, workspace_id, media_id, key, "image", "image/jpeg", stored.size, stored.sha256,
-                       origin, source_url, img.width, img.height)
+                       origin, source_url, img.width, img.height, source_sha256=hashlib.sha256(data).hexdigest())
     key = f"{media_id}.{detected.extension}"
     stored = storage.put_bytes(key, data, detected.mime_type)
     return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
-                   origin, source_url)
+                   origin, source_url, source_sha256=stored.sha256)
 
 
 def _sniff(head: bytes) -> int:
@@ -133,19 +134,21 @@ def _store_video_file(settings: Settings, workspace_id: str, path: Path, detecte
     key = f"{media_id}.{detected.extension}"
     stored = storage.put_file(key, path, detected.mime_type, move=True)
     return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
-                   origin, source_url)
+                   origin, source_url, source_sha256=stored.sha256)
 
 
 def _record(storage: Any, workspace_id: str, media_id: str, key: str, kind: str, mime: str, size: int,
             sha256: str, origin: str, source_url: str | None, width: int | None = None,
-            height: int | None = None, holds: Iterable[tuple[str, datetime | None]] = ()) -> Media:
+            height: int | None = None, holds: Iterable[tuple[str, datetime | None]] = (),
+            source_sha256: str | None = None) -> Media:
     now = clock.now()
     holds = list(holds)
     try:
         with tx():
             media = Media.create(
                 id=media_id, workspace=workspace_id, key=key, type=kind, mime_type=mime, bytes=size, width=width,
-                height=height, sha256=sha256, origin=origin, source_url=(source_url or None) and source_url[:2000],
+                height=height, sha256=sha256, source_sha256=source_sha256, origin=origin,
+                source_url=(source_url or None) and source_url[:2000],
                 created_at=now, expires_at=None,
             )
             for ref, until in holds:
@@ -225,6 +228,7 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
         "mimeType": media.mime_type,
         "origin": media.origin,
         "sha256": media.sha256,
+        "sourceSha256": media.source_sha256,
         "createdAt": clock.iso(media.created_at),
         "expiresAt": clock.iso(media.expires_at),
     }
@@ -238,15 +242,18 @@ def _live(now: datetime) -> Any:
 
 
 def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
-               kind: str | None = None, sha256: str | None = None) -> tuple[list[Media], str | None]:
+               kind: str | None = None, sha256: str | None = None,
+               source_sha256: str | None = None) -> tuple[list[Media], str | None]:
     """Newest first; `cursor` the previous page's `nextCursor` (400 `invalid_cursor` for one this API did not
-    give); `sha256`: the stored bytes'."""
+    give); `sha256`: the stored bytes'; `source_sha256`: the bytes' as they were sent."""
     now = clock.now()
     query = Media.select().where((Media.workspace == workspace_id) & _live(now))
     if kind:
         query = query.where(Media.type == kind)
     if sha256:
         query = query.where(Media.sha256 == sha256)
+    if source_sha256:
+        query = query.where(Media.source_sha256 == source_sha256)
     if cursor:
         query = query.where(Media.id < cursors.decode(cursor, "m1", "med", "GET /v1/media"))
     rows = list(query.order_by(Media.id.desc()).limit(limit + 1))

@@ -342,12 +342,14 @@ def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[Cred
 
 
 def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None,
-               sha256: str | None = None) -> Call[MediaList]:
-    """A page of the media library; `sha256`: only the files with these stored bytes."""
+               sha256: str | None = None, source_sha256: str | None = None) -> Call[MediaList]:
+    """A page of the media library; `sha256`: only the files with these stored bytes; `source_sha256`: only those
+    ingested from bytes with this hash (before re-encoding)."""
     from backend.schemas.media import MediaList
 
     return Call("GET", "/v1/media", MediaList,
-                params={"cursor": cursor, "limit": limit, "type": type, "sha256": sha256},
+                params={"cursor": cursor, "limit": limit, "type": type, "sha256": sha256,
+                        "sourceSha256": source_sha256},
                 optional_extension="GET /v1/media")
 
 

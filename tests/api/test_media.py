@@ -382,6 +382,23 @@ def test_listing_by_sha256_of_the_stored_bytes(client, owner, settings):
     assert r.status_code == 400
 
 
+def test_listing_by_sha256_of_the_bytes_sent(client, owner, settings):
+    import hashlib
+
+    image = corpus.png_alpha()
+    made = post(client, owner, base64=b64(image)).json()
+    other = make_owner(settings, "Other", "other@example.test")
+    post(client, other, base64=b64(image))
+    sent = hashlib.sha256(image).hexdigest()
+    h = key_headers(owner.api_key)
+    item = client.get(f"/v1/media/{made['key']}", headers=h).json()
+    assert item["sourceSha256"] == sent and item["sha256"] != sent  # the image was stored re-encoded
+    found = client.get("/v1/media", params={"sourceSha256": sent}, headers=h).json()["items"]
+    assert [i["key"] for i in found] == [made["key"]]  # not the other workspace's
+    assert client.get("/v1/media", params={"sourceSha256": "0" * 64}, headers=h).json()["items"] == []
+    assert client.get("/v1/media", params={"sourceSha256": "XYZ"}, headers=h).status_code == 400
+
+
 def test_delete(client, owner):
     media = post(client, owner, base64=b64(corpus.jpeg())).json()
     held = post(client, owner, base64=b64(corpus.jpeg())).json()

@@ -312,3 +312,19 @@ def test_plan_and_dry_run_say_what_apply_would_refuse_about_accounts(backend, tm
         assert (err["file"], err["code"]) == ("r.yaml", "channel_not_connected") and "acc_nope" in err["message"]
     assert invoke("recipes", "apply", str(folder)).code == 1  # as apply itself says
     assert set_posts("accounts") == []
+
+
+def test_another_machines_uploads_are_neither_changes_nor_uploaded_again(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A laptop applies the folder, then CI (its own state file: none here) plans and applies the same folder
+    against the same backend: the posts' media are found by the hash of the bytes sent (sourceSha256)."""
+    folder = folder_with_posts(tmp_path)
+    assert invoke("recipes", "apply", str(folder)).code == 0
+    (tmp_path / "d" / "recipes" / "media-state.json").unlink()  # another machine: no memory of those uploads
+    plan = plan_json(folder)
+    assert not plan["update"] and not plan["create"], plan["update"]
+    r = invoke("recipes", "apply", str(folder), "--json")
+    s = r.json()["summary"]
+    assert (s["updated"], s["mediaUploaded"], s["unchanged"]) == (0, 0, 7), s
+    write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/b.jpg")))
+    s = invoke("recipes", "apply", str(folder), "--json").json()["summary"]
+    assert (s["created"], s["mediaUploaded"]) == (1, 0)  # b.jpg's upload by the first machine, reused

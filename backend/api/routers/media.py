@@ -37,9 +37,13 @@ def list_media(
     type: Annotated[Literal["image", "video"] | None, Query()] = None,
     sha256: Annotated[str | None, Query(pattern="^[0-9a-f]{64}$",
                                         description="only the files whose stored bytes have this SHA-256")] = None,
+    source_sha256: Annotated[str | None, Query(alias="sourceSha256", pattern="^[0-9a-f]{64}$",
+                                               description="only the files ingested from bytes with this SHA-256 "
+                                                           "(an upload's or a URL's, before re-encoding)")] = None,
 ) -> dict[str, Any]:
     """The workspace's media library, newest first, each item with its expiry (extension)."""
-    rows, next_cursor = svc.list_media(ctx.workspace_id, cursor=cursor, limit=limit, kind=type, sha256=sha256)
+    rows, next_cursor = svc.list_media(ctx.workspace_id, cursor=cursor, limit=limit, kind=type, sha256=sha256,
+                                       source_sha256=source_sha256)
     return {"items": [svc.to_item(m, settings) for m in rows], "nextCursor": next_cursor}
 
 
