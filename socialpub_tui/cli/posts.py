@@ -304,18 +304,19 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
 @click.option("--order", type=click.Choice(["newest", "upcoming"]), default="newest", show_default=True,
               help="newest: creation order, newest first; upcoming: scheduled posts soonest first, then the rest.")
 @click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
-              help="At most this many posts (pages are followed).")
+              help="At most this many posts (pages are followed); when there are more, a note on stderr says so.")
+@click.option("--all", "every", is_flag=True, help="Every matching post, however many (scripts: with --json).")
 @api_command
 def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str | None, since: str | None,
                until: str | None, tz: str | None, scheduled: bool, idempotency_key: str | None, q: str | None,
-               labels: tuple[str, ...], order: str, limit: int, out: Output) -> None:
+               labels: tuple[str, ...], order: str, limit: int, every: bool, out: Output) -> None:
     """List posts, newest first (or --order upcoming).
 
     \b
     Examples:
       socialpub posts list --status scheduled --from today --scheduled
       socialpub posts list --order upcoming --search launch
-      socialpub posts list --status failed --json | jq -r '.[] | .id'
+      socialpub posts list --status failed --all --json | jq -r '.[] | .id'
     """
     from socialpub_tui import times as _time
 
@@ -334,8 +335,11 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
                "since": when(since, "--from"), "until": when(until, "--to"),
                "time_field": "scheduledAt" if scheduled else None, "idempotency_key": idempotency_key,
                "q": q or None, "label": list(labels) or None, "order": None if order == "newest" else order,
-               "limit": min(limit, 100)}
-    posts = list(get_client(worker=False).iter_posts(max_items=limit, **filters))
+               "limit": 100 if every else min(limit + 1, 100)}
+    posts = list(get_client(worker=False).iter_posts(max_items=None if every else limit + 1, **filters))
+    if not every and len(posts) > limit:  # one more was read to know: said, so a script does not miss the rest
+        posts = posts[:limit]
+        out.note(f"Note: the first {limit} posts only; --limit N or --all for more")
 
     def human() -> None:
         out.table([(p.id, out.status(p.status), short_time(p.scheduled_at) if p.scheduled_at else "now",

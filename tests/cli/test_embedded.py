@@ -127,6 +127,10 @@ def test_posts_list_search_order_and_label(embedded) -> None:  # type: ignore[no
     assert invoke("posts", "list", "--label", "socialpub.recipe/set=none", "--json").json() == []
     r = invoke("posts", "list", "--label", "not a label", "--json")
     assert r.code == 1 and r.err_json()["error"] == "validation_error"
+    cut = invoke("posts", "list", "--limit", "1", "--json")  # more than the limit: said on stderr, for scripts
+    assert [p["id"] for p in cut.json()] == [ids["later"]] and "--all" in cut.err
+    assert "--all" not in invoke("posts", "list", "--limit", "2", "--json").err  # exactly all: nothing to say
+    assert [p["id"] for p in invoke("posts", "list", "--all", "--json").json()] == newest
 
 
 def test_invalid_targets_show_details(embedded) -> None:  # type: ignore[no-untyped-def]
