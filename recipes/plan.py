@@ -314,7 +314,7 @@ def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None]
     current = parse_instant(post.scheduled_at)
     if current is None or current != occ.scheduled_at:
         changes.append("scheduledAt")
-        before["scheduledAt"] = post.scheduled_at
+        before["scheduledAt"] = iso(current) if current is not None else post.scheduled_at  # as the item's own
     if normal_options(post.options) != normal_options(occ.options):
         changes.append("options")
         before["options"] = dict(post.options or {})

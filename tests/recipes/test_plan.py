@@ -95,7 +95,7 @@ def test_each_kind_of_edit_is_an_update_naming_the_fields() -> None:
         assert p.to_json()["update"][0]["postId"] == "post_1"
     p = plan(loaded(occ(content="x", at=T1 + timedelta(hours=1))), [post_for(base)], NOW)
     assert p.update[0].changes == ["content", "scheduledAt"]
-    assert p.update[0].before == {"content": "Hello", "scheduledAt": "2027-01-05T08:00:00.000Z"}
+    assert p.update[0].before == {"content": "Hello", "scheduledAt": "2027-01-05T08:00:00Z"}  # as the item's scheduledAt
 
 
 def test_media_compare_by_local_content_hash() -> None:
