@@ -98,11 +98,17 @@ class ApplyResult:
         wanted = set(status)
         return [a for f in self.files for a in f.actions if a.kind == kind and a.status in wanted]
 
+    def unread(self) -> list[str]:
+        """The files that did not load (their problems are the plan's errors): none of their posts was touched."""
+        applied = {f.file for f in self.files}
+        return sorted({p.file for p in self.plan.errors} - applied)
+
     def counts(self) -> dict[str, int]:
         failed = [a for f in self.files for a in f.actions if a.status != "done" and a.status != "existing"]
         return {"created": len(self.actions("create")), "updated": len(self.actions("update")),
                 "cancelled": len(self.actions("cancel")), "unchanged": len(self.plan.unchanged),
-                "notApplied": len(failed), "filesFailed": sum(f.status in ("failed", "invalid") for f in self.files),
+                "notApplied": len(failed),
+                "filesFailed": sum(f.status in ("failed", "invalid") for f in self.files) + len(self.unread()),
                 "mediaUploaded": self.uploaded, "mediaReused": self.reused}
 
     def to_json(self) -> dict[str, Any]:
@@ -116,7 +122,9 @@ class ApplyResult:
                 {"file": f.file, "line": 0, "column": 0, "code": "apply_failed", "message": f.summary()}
                 for f in self.files if f.status == "failed"] + [
                 problem_json(p) for f in self.files if f.status == "invalid" for p in f.problems],
-            "files": [{"file": f.file, "status": f.status, "summary": f.summary()} for f in self.files],
+            "files": [{"file": f.file, "status": f.status, "summary": f.summary()} for f in self.files] + [
+                {"file": name, "status": "invalid", "summary": "not valid: nothing applied (see errors)"}
+                for name in self.unread()],
             "notices": list(self.plan.notices),
             "summary": self.counts(),
         }

@@ -189,8 +189,10 @@ def test_one_failing_file_leaves_the_others_applied(backend, tmp_path) -> None: 
     assert r.code == 1
     out = r.json()
     assert out["summary"]["created"] == 2
-    assert {f["file"]: f["status"] for f in out["files"]} == {"a-good.yaml": "applied", "c-unknown-account.yaml":
-                                                              "invalid", "d-good.yaml": "applied"}
+    assert {f["file"]: f["status"] for f in out["files"]} == {"a-good.yaml": "applied", "b-broken.yaml": "invalid",
+                                                              "c-unknown-account.yaml": "invalid",
+                                                              "d-good.yaml": "applied"}
+    assert out["summary"]["filesFailed"] == 2  # the broken YAML too
     assert {e["file"] for e in out["errors"]} == {"b-broken.yaml", "c-unknown-account.yaml"}
     assert sorted(p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")) == ["four", "one"]
     human = invoke("recipes", "apply", str(folder))
