@@ -117,7 +117,7 @@ def _zone(name: str) -> tzinfo:
 
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" is a folder of zones, not one
         raise ValueError(f"unknown time zone {name!r}: use an IANA name such as Europe/Paris") from None
 
 

@@ -526,7 +526,7 @@ def check_zone(name: str) -> None:
         if not name or name != name.strip():
             raise ValueError
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" is a folder of zones, not one
         raise _error("unknown_timezone", f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, "
                                          "America/New_York or UTC") from None
 

@@ -123,9 +123,7 @@ class SocialpubApp(App[None]):
 
         prefix = f"{action}: " if action else ""
         if isinstance(exc, ApiError):
-            detail = "; ".join(f"{d.get('field', '')} {d.get('message', '')}".strip() for d in exc.details
-                               if isinstance(d, dict))
-            text = f"{prefix}{exc.message}" + (f" ({detail})" if detail else "")
+            text = f"{prefix}{exc.message}" + (f" ({detail})" if (detail := _details_text(exc)) else "")
             self.notify(text, title=exc.code, severity="error", timeout=8)
         elif isinstance(exc, NetworkError | ConfigError):
             self.notify(f"{prefix}{exc}", title=getattr(exc, "code", "network_error"), severity="error", timeout=8)
@@ -144,3 +142,21 @@ class SocialpubApp(App[None]):
 
         if not isinstance(self.screen, ComposeScreen):
             self.push_screen(ComposeScreen())
+
+
+def _details_text(exc: Any) -> str:
+    """An API error's details for a notification: each names what it is about (a request field, or the network
+    of a per-target problem), and a detail that repeats the message (one per target, say) is not said again."""
+    parts: list[str] = []
+    for d in exc.details:
+        if not isinstance(d, dict):
+            continue
+        where = d.get("platform") or d.get("field") or ""
+        message = str(d.get("message") or d.get("error") or "")
+        if not where and (not message or message in exc.message):
+            continue
+        line = f"{where}: {message}" if where and message and message not in exc.message else (where or message)
+        if line and line not in parts:
+            parts.append(line)
+    return "; ".join(parts)
+

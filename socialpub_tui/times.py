@@ -28,7 +28,7 @@ def zone(name: str | None) -> tzinfo | None:
 
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" is a folder of zones, not one
         raise TimeError(f"unknown time zone {name!r} (use an IANA name such as Europe/Paris)") from None
 
 

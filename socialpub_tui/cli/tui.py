@@ -77,4 +77,7 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
 
     label = (f"embedded · {profile.data_dir or 'default data dir'}" if profile.kind == "embedded"
              else f"{profile.name} · {profile.url}" + (" · owner session" if owner else ""))
-    SocialpubApp(client, zone=zone, backend_label=label).run()
+    app = SocialpubApp(client, zone=zone, backend_label=label)
+    app.run()
+    if app.return_code:  # the app stopped on an error (Textual printed it): a script or `make run` must see it
+        sys.exit(app.return_code)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,8 +53,6 @@ from socialpub_tui.checks import Problem, check_target, counter, media_kind
 from socialpub_tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from backend.schemas.accounts import AccountOut
     from backend.schemas.posts import PostOut
 
@@ -177,6 +175,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.source = post
         self.editing = post is not None and not duplicate
         self.duplicate = post is not None and duplicate
+        # a duplicate of a scheduled post is scheduled too (at its wall time): never "Now" by surprise
+        self._duplicates_a_schedule = self.duplicate and post is not None and post.scheduled_at is not None
         self.idempotency_key = None if self.editing else f"tui-{uuid.uuid4().hex}"
         self.media: list[Media] = [Media(url, media_kind(url), url.rsplit("/", 1)[-1])
                                    for url in (post.media_urls if post else [])]
@@ -209,8 +209,9 @@ class ComposeScreen(Screen["PostOut | None"]):
             yield OptionList(id="compose-media")
             yield Label("When", classes="section")
             with RadioSet(id="compose-when"):
-                yield RadioButton("Now", id="when-now", value=not self.editing, disabled=self.editing)
-                yield RadioButton("At a time", id="when-at", value=self.editing)
+                at = self.editing or self._duplicates_a_schedule
+                yield RadioButton("Now", id="when-now", value=not at, disabled=self.editing)
+                yield RadioButton("At a time", id="when-at", value=at)
             with Horizontal(id="compose-at"):
                 yield Input(placeholder="date: 2027-01-16, today, tomorrow", id="compose-date")
                 yield Input(placeholder="time: 09:00", id="compose-time")
@@ -271,10 +272,12 @@ class ComposeScreen(Screen["PostOut | None"]):
         zone = self.app.zone  # type: ignore[attr-defined]
         now = self.app.now()  # type: ignore[attr-defined]
         self.query_one("#compose-zone", Input).value = zone.name or ""
-        instant = times.parse_instant(self.source.scheduled_at) if self.editing and self.source and \
-            self.source.scheduled_at else None
+        instant = times.parse_instant(self.source.scheduled_at) if (self.editing or self.duplicate) and \
+            self.source and self.source.scheduled_at else None
         if instant is not None:
             local = zone.local(instant)
+            if self.duplicate and instant <= now:  # a past time: the same wall time, tomorrow
+                local = datetime.combine((zone.local(now) + timedelta(days=1)).date(), local.time())
             self.query_one("#compose-date", Input).value = local.strftime("%Y-%m-%d")
             self.query_one("#compose-time", Input).value = local.strftime("%H:%M")
         else:
@@ -323,6 +326,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                     if default is not None:
                         preselected.add(default.id)
         inactive = {a.id for a in accounts if a.status != "active"}
+        preselected -= inactive  # a duplicate does not pick an account that cannot publish (needs_reauth)
         await self._mount_choices(choices, preselected, inactive)
 
     def _set_choices(self, choices: list[TargetChoice], *, fixed: bool) -> None:
@@ -542,15 +546,16 @@ class ComposeScreen(Screen["PostOut | None"]):
             error.display = True
             self.app.report(exc, f"uploading {path.name}")  # type: ignore[attr-defined]
             return
-        finally:
+        finally:  # success or not: the field is the user's again, and the status line says so at once
             self.uploading = False
             bar.display = False
             path_input.disabled = False
+            path_input.focus()
+            self._draw_status()
         size_text = f"{media.bytes / 1024:.0f} KB" if media.bytes >= 1024 else f"{media.bytes} B"
         dims = f" · {media.width}×{media.height}" if media.width and media.height else ""
         self.media.append(Media(media.url, media.type, f"{media.type} · {path.name}{dims} · {size_text}"))
         path_input.value = ""
-        path_input.focus()
         self._user_changed()
         self._draw_media()
         self.refresh_checks()

@@ -30,7 +30,7 @@ from textual.widgets import Header, Input, Select, Static
 
 from socialpub_tui.look import NETWORK_BADGES
 from socialpub_tui.messages import PostChanged
-from socialpub_tui.times import TimeError, resolve
+from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 
@@ -65,6 +65,9 @@ def date_bound(text: str, zone_name: str | None, now: datetime, *, end: bool) ->
     text = text.strip()
     if not text:
         return None
+    if text.lower() in ("today", "tomorrow", "yesterday"):  # a day, as the CLI's --from today reads it
+        local = now.astimezone(zone(zone_name)) if zone_name else now.astimezone()
+        text = (local.date() + timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[text.lower()])).isoformat()
     try:
         if _DATE.match(text):
             instant = resolve(f"{text} 00:00", zone_name, now)

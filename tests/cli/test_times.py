@@ -158,6 +158,8 @@ def test_json_stays_iso_utc(api: Any) -> None:
     ("accounts", "list", "--tz", "Not/AZone"),
     ("media", "list", "--tz", "nowhere"),
     ("posts", "list", "--tz", ""),  # not "the system's zone": a usage error like any other name that is not one
+    ("posts", "list", "--tz", "Europe"),  # a folder of the zone database, not a zone (was a traceback)
+    ("posts", "create", "x", "--to", "facebook", "--at", "09:00", "--tz", "America"),
 ])
 def test_bad_zone_is_a_usage_error(api: Any, args: tuple[str, ...]) -> None:
     r = CliRunner().invoke(cli, list(args))

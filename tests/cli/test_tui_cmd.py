@@ -77,3 +77,11 @@ def test_a_probe_that_failed_in_its_thread_raises_in_the_caller(monkeypatch) -> 
 
 
 PROBE_SEEN: dict[str, Any] = {}
+
+
+def test_an_app_that_stopped_on_an_error_exits_non_zero(remote_profile, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def crashed(self) -> None:  # type: ignore[no-untyped-def]  # as Textual ends an app on an unhandled exception
+        self.exit(return_code=1)
+
+    monkeypatch.setattr("socialpub_tui.app.SocialpubApp.run", crashed)
+    assert invoke("tui").code == 1  # `make run`, scripts and the tmux test see it (it was 0)

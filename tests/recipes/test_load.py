@@ -615,10 +615,11 @@ def test_keys_must_fit_in_a_label(write, folder: Path) -> None:
     assert "509 characters" in p.message  # shop/ + 433 + # + 70
 
 
-def test_unknown_timezone(load_text) -> None:
-    p = only(load_text("timezone: Europe/Pariss\nposts: []\n"))
+@pytest.mark.parametrize("name", ["Europe/Pariss", "Europe"])  # "Europe": a folder of zones (was a traceback)
+def test_unknown_timezone(load_text, name) -> None:
+    p = only(load_text(f"timezone: {name}\nposts: []\n"))
     assert (p.line, p.column, p.code) == (1, 11, "unknown_timezone")
-    assert "Europe/Pariss" in p.message
+    assert name in p.message
 
 
 def test_structure_errors(load_text) -> None:

@@ -140,3 +140,19 @@ async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monke
         await pilot.pause(0.2)
         assert len(builds) == 1
         await app.workers.wait_for_complete()
+
+
+def test_an_api_errors_details_name_their_network_once_each() -> None:
+    """A per-target refusal repeats the message once per target: the notification names the networks instead."""
+    from socialpub_tui.app import _details_text
+    from socialpub_tui.client.errors import ApiError
+
+    message = "scheduledAt 2026-11-24T08:00:00.000Z is already past"
+    per_target = ApiError(400, "scheduled_at_in_past", message, [
+        {"platform": p, "error": "scheduled_at_in_past", "message": message}
+        for p in ("facebook", "instagram", "linkedin")])
+    assert _details_text(per_target) == "facebook; instagram; linkedin"
+    fields = ApiError(400, "validation_error", "invalid request: content", [
+        {"field": "content", "error": "value_error", "message": "the NUL character is not allowed"}])
+    assert _details_text(fields) == "content: the NUL character is not allowed"
+    assert _details_text(ApiError(409, "post_not_editable", "only scheduled posts can be edited")) == ""

@@ -252,6 +252,22 @@ async def test_duplicate_prefills_a_new_post_and_sends_nothing_until_asked(tui_a
     assert new_id != post.id
 
 
+async def test_a_duplicate_of_a_scheduled_post_is_scheduled_at_its_time_never_now(tui_app) -> None:
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        await accounts_by_platform(app)
+        when = (utc_now() + timedelta(days=3)).replace(hour=7, minute=30, second=0, microsecond=0)
+        post = await app.client.create_post({"targets": ["facebook"], "content": "later",
+                                             "scheduledAt": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        screen = ComposeScreen(post, duplicate=True)
+        app.push_screen(screen)
+        await until(pilot, lambda: app.screen is screen and screen.selected_rows(), what="the duplicate")
+        assert screen.query_one("#when-at", RadioButton).value and not screen.query_one("#when-now", RadioButton).value
+        local = app.zone.local(when)
+        assert screen.query_one("#compose-date", Input).value == local.strftime("%Y-%m-%d")
+        assert screen.query_one("#compose-time", Input).value == local.strftime("%H:%M")
+
+
 async def test_back_with_changes_asks_before_discarding(tui_app) -> None:
     from socialpub_tui.screens.confirm import ConfirmScreen
 
@@ -303,3 +319,21 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
     assert stored.options["tiktok"]["disableComment"] is True
     assert stored.options["youtube"] == stored.options["youtube"] | {
         "title": "BTS", "privacyStatus": "unlisted", "tags": ["making of", "studio"], "containsSyntheticMedia": True}
+
+
+async def test_a_refused_upload_gives_the_field_back_and_says_so(tui_app, tmp_path) -> None:
+    app = tui_app(clock=utc_now)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not an image")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot)
+        field = screen.query_one("#compose-media-path", Input)
+        field.value = str(notes)
+        field.focus()
+        await pilot.press("enter")
+        error = screen.query_one("#compose-media-error", Static)
+        await until(pilot, lambda: error.display and "notes.txt" in str(error.render()), what="the refusal")
+        await until(pilot, lambda: not screen.uploading and not field.disabled, what="the field given back")
+        assert app.focused is field  # typing goes on in the field (it went nowhere)
+        assert "Uploading" not in str(screen.query_one("#compose-status", Static).render())
+        assert screen.media == []

@@ -337,6 +337,11 @@ def test_date_boxes_read_days_in_the_users_zone() -> None:
     assert date_bound("2027-03-28", "Europe/Paris", now, end=True) == "2027-03-28T22:00:00Z"
     assert date_bound("2027-03-28 09:30", "Europe/Paris", now, end=True) == "2027-03-28T07:30:00Z"
     assert date_bound(" ", "Europe/Paris", now, end=False) is None
+    # today / tomorrow / yesterday are days, as the CLI's --from reads them (23:30 UTC is already the 21st in Paris)
+    late = datetime(2027, 3, 20, 23, 30, tzinfo=UTC)
+    assert date_bound("today", "Europe/Paris", late, end=False) == "2027-03-20T23:00:00Z"
+    assert date_bound("Tomorrow", "Europe/Paris", late, end=True) == "2027-03-22T23:00:00Z"
+    assert date_bound("yesterday", "Europe/Paris", late, end=False) == "2027-03-19T23:00:00Z"
     with pytest.raises(posts_screen.DateError):
         date_bound("someday", "Europe/Paris", now, end=False)
 
