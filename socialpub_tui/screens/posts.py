@@ -103,6 +103,7 @@ class PostsScreen(Screen[None]):
         self._can_open = False
         self._first_page_seen = False
         self._resumed = False
+        self.account_options: list[tuple[str, str]] = []  # the account filter's choices as last set
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -218,7 +219,16 @@ class PostsScreen(Screen[None]):
         options = [(f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
                    for a in accounts.items]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down
-            select.set_options(options)
+            if options == self.account_options:
+                continue
+            self.account_options = options
+            current = select.value
+            if any(value == current for _, value in options):  # the account filtered on is still there: kept
+                with self.prevent(Select.Changed):
+                    select.set_options(options)
+                    select.value = current
+            else:
+                select.set_options(options)
 
     # ---- staying current --------------------------------------------------------------------------------------
     def is_live(self) -> bool:
@@ -240,8 +250,9 @@ class PostsScreen(Screen[None]):
         self.post_list.refresh_rows()
 
     def on_screen_resume(self) -> None:
-        if self._resumed:  # back from a screen pushed on top: read the rows on screen again
-            self.post_list.refresh_rows()
+        if self._resumed:  # back from a screen pushed on top: read the rows on screen again, and the accounts
+            self.post_list.refresh_rows()  # (one connected meanwhile is offered by the account filter)
+            self._load_accounts()
         self._resumed = True  # (the first resume is the screen's first show: on_mount reads the first page)
 
     # ---- what the list says -----------------------------------------------------------------------------------

@@ -375,3 +375,24 @@ async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch)
         assert shown_ids(app) == [] and "no post matches" in line(app, 1)  # no failed post: read, not failing
         await pilot.press("x")
         await until(pilot, lambda: shown_ids(app) == [post.id])
+
+
+async def test_an_account_connected_meanwhile_is_offered_by_the_filter_which_keeps_its_choice(tui_app) -> None:
+    from tests.cli.conftest import invoke
+
+    assert invoke("admin", "plan", "GROWTH").code == 0  # room for a sixth account
+    app = tui_app(worker=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PostsScreen))
+        await app.workers.wait_for_complete()  # the account choices are loaded
+        screen = app.screen
+        select = screen.query_one("#posts-account", Select)
+        first = (await app.client.list_accounts()).items[0]
+        select.value = first.id
+        added = await app.client.add_sandbox_account("facebook", "Second page")
+        await pilot.press("f4")  # the accounts screen, then back to the posts
+        await until(pilot, lambda: app.screen is not screen)
+        await pilot.press("f2")
+        await until(pilot, lambda: app.screen is screen)
+        await until(pilot, lambda: any(value == added.id for _, value in screen.account_options))
+        assert select.value == first.id  # the filter in force is kept
