@@ -238,3 +238,17 @@ def test_adapter_for_honours_the_accounts_kind(settings, platform) -> None:  # t
     assert ".invalid" not in live.base and live.base == getattr(settings, f"{platform}_api_base").rstrip("/")
     assert sbx.base.startswith("https://") and ".sandbox.invalid" in sbx.base
     assert adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx  # cached per job's ask
+
+
+def test_emulators_started_together_on_a_new_database_all_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`socialpub sandbox serve` for each network at once on a new data dir (docs/sandbox.md): every process
+    migrates the new file; one at a time, so none dies on the migration table's UNIQUE constraint."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from backend.networks.sandbox.store import DatabaseLocation, open_database; "
+            "open_database(DatabaseLocation.sqlite_in(sys.argv[1]))")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stderr=subprocess.PIPE, text=True)
+             for _ in range(6)]
+    errors = [p.communicate(timeout=60)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 6, errors

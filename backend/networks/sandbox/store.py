@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -206,9 +207,36 @@ def make_database(loc: DatabaseLocation) -> Database:
                           timeout=15, lock_type="IMMEDIATE", check_same_thread=False)
 
 
+MIGRATION_LOCK_KEY = 0x50C1A1  # PostgreSQL: the advisory lock the sandbox's migrations run under
+
+
+@contextlib.contextmanager
+def _one_migrator(db: Database) -> Iterator[None]:
+    """Migrations run one process at a time: emulators started together (`socialpub sandbox serve` for each
+    network, as docs/sandbox.md does) each found the new file unmigrated and all but one died on the migration
+    table's UNIQUE constraint. SQLite: an exclusive lock on a file beside the database; PostgreSQL: an advisory
+    lock. The second process then finds nothing left to apply."""
+    if isinstance(db, PostgresqlDatabase):
+        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        try:
+            yield
+        finally:
+            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+        return
+    import fcntl
+
+    with open(f"{db.database}.migrating", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def migrate(db: Database) -> list[str]:
-    """Apply the sandbox's own pending migrations to `db`."""
-    applied = Runner(db, directory=str(MIGRATIONS_DIR), table_name=MIGRATION_TABLE).up()
+    """Apply the sandbox's own pending migrations to `db` (one process at a time)."""
+    with _one_migrator(db):
+        applied = Runner(db, directory=str(MIGRATIONS_DIR), table_name=MIGRATION_TABLE).up()
     for name in applied:
         log.info("sandbox migration applied: %s", name)
     return applied
