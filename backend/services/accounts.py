@@ -135,7 +135,9 @@ def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict
 
 
 def disconnect(workspace_id: str, account_id: str) -> Account:
-    """Disconnect an account: it no longer counts against the plan; posts keep its name on their targets."""
+    """Disconnect an account: it no longer counts against the plan; its tokens are dropped (access and refresh:
+    the grant cannot be used from here any more; revoking it at the network is the user's, in its settings);
+    posts keep its name on their targets."""
     with tx():
         acc = locked(Account.select().where(
             (Account.id == account_id) & (Account.workspace == workspace_id))).get_or_none()
@@ -145,6 +147,7 @@ def disconnect(workspace_id: str, account_id: str) -> Account:
             acc.status = "disconnected"
             acc.disconnected_at = clock.now()
             acc.access_token = ""
+            acc.refresh_token = None  # a year-long credential (TikTok, Google): nothing of the grant is kept
             acc.save()
     return acc
 

@@ -710,3 +710,13 @@ def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fa
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)
+
+
+def test_removing_an_account_drops_its_refresh_token_too(owner, fast, emu):  # type: ignore[no-untyped-def]
+    from backend.services import accounts as accounts_service
+
+    acc, _ = live(owner, emu, "tiktok")
+    assert Account.get_by_id(acc.id).refresh_token  # a year-long TikTok credential, encrypted at rest
+    accounts_service.disconnect(owner.workspace_id, acc.id)
+    gone = Account.get_by_id(acc.id)
+    assert gone.status == "disconnected" and gone.access_token == "" and gone.refresh_token is None
