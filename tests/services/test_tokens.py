@@ -213,9 +213,14 @@ def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast
         listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
         mine = next(a for a in listed if a["id"] == acc.id)
         assert mine["status"] == "needs_reauth" and f"socialpub accounts connect {platform}" in mine["tokenWarning"]
-    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1) + DUE[platform], tick=False):
-        work(fast)  # the post's time: it settles, nothing is sent
+        # its only target failed: the post is failed now, not `scheduled` (editable, to be sent) until its time
         assert read(client, owner, post["id"])["status"] == "failed"
+        assert client.patch(f"/v1/posts/{post['id']}", json={"content": "x"},
+                            headers=key_headers(owner.api_key)).json()["error"] == "post_not_editable"
+    with time_machine.travel(clock.now() + timedelta(days=2, minutes=1) + DUE[platform], tick=False):
+        work(fast)  # the post's time: nothing is sent, it stays failed
+        assert read(client, owner, post["id"])["status"] == "failed"
+        assert [e.data["targetId"] for e in events("publish.failed")] == [row.id]  # once
         assert len(events("account.needs_reauth")) == 1
 
 

@@ -131,8 +131,11 @@ def _close_attempt(attempt_id: str, now: Any, outcome: str, *, finished: bool) -
 
 def settle_post(post: Post) -> str | None:
     """Inside a transaction holding the post's row lock: the post's overall status once every target is final
-    (decide.settle). Returns the new status, None when the post stays as it is."""
-    if post.status != "processing":
+    (decide.settle). Returns the new status, None when the post stays as it is. A scheduled post settles too:
+    its targets all failed before its time (a dead grant fails an account's pending targets at once), so it no
+    longer shows `scheduled` — editable, counted as to be sent — until its time comes; its publish job then finds
+    it final and does nothing."""
+    if post.status not in ("processing", "scheduled"):
         return None
     statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
     overall = decide.settle(statuses)
@@ -140,7 +143,7 @@ def settle_post(post: Post) -> str | None:
         return None
     now = clock.now()
     Post.update(status=overall, completed_at=now, updated_at=now).where(
-        (Post.id == post.id) & (Post.status == "processing")).execute()
+        (Post.id == post.id) & (Post.status.in_(("processing", "scheduled")))).execute()
     post.status = overall
     return overall
 
