@@ -229,7 +229,7 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
       socialpub accounts connect facebook
       socialpub accounts connect linkedin --no-browser --all --json
       socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
-      printf '%s\n%s\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
+      printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
     """
     client = get_client(worker=False)
     if access_token == "-":

@@ -66,7 +66,8 @@ def show_generation(out: Output, g: GenerationOut) -> None:
         pairs.append(("error", g.error))
     out.fields(pairs)
     if g.status == "completed":
-        out.line(f"Post it: socialpub posts create \"…\" --to youtube --media gen:{g.id}")
+        where = "--to youtube --to tiktok" if g.type == "video" else "--to instagram --to facebook"
+        out.line(f"Post it: socialpub posts create \"…\" {where} --media gen:{g.id}")
 
 
 class Spinner:

@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "posts": ("socialpub_tui.cli.posts", "posts_group", "Posts: create (now or scheduled), list, show, edit, cancel, retry."),
     "gen": ("socialpub_tui.cli.gen", "gen_group", "Generations: images and 5-15 s videos from a prompt; cost preview, list, download."),
     "tiktok": ("socialpub_tui.cli.tiktok", "tiktok_group", "TikTok carousels and videos (draft or direct), status --wait."),
-    "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, add-sandbox."),
+    "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, connect (OAuth or a token), check, remove, add-sandbox."),
     "webhooks": ("socialpub_tui.cli.webhooks", "webhooks_group", "Webhook endpoints: add, list, rotate, test, deliveries, listen."),
     "events": ("socialpub_tui.cli.webhooks", "events_group", "Webhook events: show one, redeliver it."),
     "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "The sandbox networks: what they published; serve one over HTTP."),

@@ -111,8 +111,8 @@ class ClientBase:
             return {}
         if call.auth == "session":
             if not self.session_token:
-                raise ConfigError("this needs an owner session: run `socialpub login` first "
-                                  "(API keys cannot manage keys)", code="session_required")
+                raise ConfigError("this needs the owner's session, not an API key: run `socialpub login` first",
+                                  code="session_required")
             return {"Authorization": f"Bearer {self.session_token}"}
         if self.api_key:
             return {"x-api-key": self.api_key}
