@@ -725,3 +725,27 @@ def test_removing_an_account_drops_its_refresh_token_too(owner, fast, emu):  # t
     accounts_service.disconnect(owner.workspace_id, acc.id)
     gone = Account.get_by_id(acc.id)
     assert gone.status == "disconnected" and gone.access_token == "" and gone.refresh_token is None
+
+
+def test_an_expired_token_the_network_will_not_refresh_now_is_said_on_the_waiting_target(client, owner, fast, emu,  # type: ignore[no-untyped-def]
+                                                                                        media_for):
+    """YouTube's token endpoint failing (500) when a post falls due on an expired token: the target waits
+    `pending` saying why, with its next attempt; when the job's tries run out, the failure names that cause
+    (it said only "an internal error")."""
+    acc, _ = live(owner, emu, "youtube")  # a 1 h token
+    oauth.configure_oauth("youtube", token_failure="server_error")
+    fast.retry_base_s = 60.0  # each try waits: the waiting target can be read between them
+    due = clock.now() + timedelta(hours=2)
+    post = create(client, owner, targets=[{"platform": "youtube", "channelId": acc.id}], content="x",
+                  mediaUrls=[media_for("youtube")], scheduledAt=clock.iso(due))
+    with time_machine.travel(due + timedelta(seconds=1), tick=False) as traveller:
+        work(fast)
+        [target] = read(client, owner, post["id"])["targets"]
+        assert target["status"] == "pending" and target["nextAttemptAt"] is not None, target
+        assert "YouTube token has expired" in target["failReason"] and "could not refresh" in target["failReason"]
+        for _ in range(12):  # the job's tries, each after its wait
+            traveller.shift(timedelta(hours=1))
+            work(fast)
+        [target] = read(client, owner, post["id"])["targets"]
+    assert target["status"] == "failed" and target["failType"] == "retriable", target
+    assert "the last problem seen: the account's YouTube token has expired" in target["failReason"]

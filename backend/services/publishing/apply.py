@@ -46,7 +46,7 @@ def state_of(target: PostTarget, post: Post) -> TargetState:
         id=target.id, post_id=post.id, workspace_id=post.workspace_id, platform=target.platform,
         account_id=target.account_id, account_name=target.account_name, status=target.status,
         attempts=target.attempts or 0, started_at=target.started_at, track_deadline=target.track_deadline,
-        tracking_ref=target.tracking_ref, external_post_id=target.external_post_id)
+        tracking_ref=target.tracking_ref, external_post_id=target.external_post_id, fail_reason=target.fail_reason)
 
 
 # What the engine reads of a post it locks: its state (status, times), never its content.

@@ -55,6 +55,7 @@ class TargetState:
     track_deadline: datetime | None = None
     tracking_ref: str | None = None
     external_post_id: str | None = None
+    fail_reason: str | None = None  # the last problem recorded (a waiting target says why it waits)
 
     @property
     def final(self) -> bool:
@@ -207,6 +208,8 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
     """The target's job was buried (attempts exhausted on unexpected errors): the target never stays open.
     `unresolved`: an attempt of it may have reached the network (its outcome was never recorded)."""
     reason = INTERNAL.format(state.id)
+    if state.fail_reason:  # why it was waiting (an expired token the network would not refresh, say)
+        reason += f"; the last problem seen: {_WILL_RETRY.sub('', state.fail_reason).rstrip(' ;,')}"
     if unresolved:
         name = NETWORK_NAMES.get(state.platform, state.platform)
         reason = (f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
@@ -256,6 +259,16 @@ def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
                     finishes_job=False, retry_in_s=delay_s, no_call=True,
                     retry_reason=f"could not ask {name} about an earlier attempt",
                     attempt_outcome="not called: the network could not be asked about an earlier attempt")
+
+
+def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -> Decision:
+    """A live account's token has expired and its network would not refresh it now (its token endpoint failed):
+    no call; the target waits `pending`, saying why (failReason) and until when (nextAttemptAt), for the job's
+    next try. When the job's tries run out, `dead` names this reason as the last problem seen."""
+    return Decision(state.id, state.post_id, {"status": "pending", "fail_reason": reason,
+                                              "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+                    finishes_job=False, retry_in_s=delay_s, no_call=True, retry_reason=reason,
+                    attempt_outcome=f"not called: {reason}")
 
 
 # ---- the outcome of a network call ----------------------------------------------------------------------

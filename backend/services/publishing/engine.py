@@ -214,7 +214,7 @@ def publish_target(job: Any, settings: Settings) -> None:
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
-    if not _token_ready(account, settings, target):  # the grant is dead: failed with the account's others
+    if not _token_ready(account, settings, target, job):  # the grant is dead: failed with the account's others
         apply(decide.inactive_account(state_of(target, post), "needs_reauth", clock.now(),
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
@@ -386,7 +386,7 @@ def _publish(call: Any, pub: Any, platform: str) -> Any:
                                           "it will be retried automatically")
 
 
-def _token_ready(account: Account, settings: Settings, target: PostTarget) -> bool:
+def _token_ready(account: Account, settings: Settings, target: PostTarget, job: Any) -> bool:
     """Before a call with a live account's token: a token expired or within SOCIALPUB_TOKEN_REFRESH_MARGIN_S of
     its expiry is refreshed first, through the one refresh path (services/tokens.refresh_account), and the new
     token is put on `account`. False when the grant turned out dead: the account is needs_reauth and this
@@ -408,9 +408,15 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget) -> bo
         return True
     except tokens.RefreshTransient as exc:
         if expired:
-            log.warning("%s: the account's token has expired and could not be refreshed now: %s", _ids(target), exc)
-            raise RetryLater(f"the account's token has expired and could not be refreshed now: {exc}",
-                             delay_s=exc.retry_after_s) from None
+            name = decide.NETWORK_NAMES.get(target.platform, target.platform)
+            reason = (f"the account's {name} token has expired and {name} could not refresh it now ({exc}); "
+                      "it will be retried")
+            log.warning("%s: %s", _ids(target), reason)
+            delay = exc.retry_after_s or policy(settings, account).strategy.delay_for(max(1, job.attempts))
+            if not target.tracking_ref:  # not yet accepted by the network: it waits `pending`, saying why
+                post = Post.get_by_id(target.post_id)
+                apply(decide.token_wait(state_of(target, post), clock.now(), delay, reason), job=job)
+            raise RetryLater(reason, delay_s=delay) from None
         return True
     except (tokens.RefreshError, tokens.NotConfigured) as exc:  # not now, nor later: the network has its say
         log.warning("%s: the account's token could not be refreshed: %s", _ids(target), exc)
@@ -444,7 +450,7 @@ def track_target(job: Any, settings: Settings) -> None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
         return
     if account.status == "active":  # a dead grant: the check below gets the network's refusal
-        _token_ready(account, settings, target)
+        _token_ready(account, settings, target, job)
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
     try:
