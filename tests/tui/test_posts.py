@@ -384,8 +384,10 @@ async def test_an_account_connected_meanwhile_is_offered_by_the_filter_which_kee
     app = tui_app(worker=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, PostsScreen))
-        await app.workers.wait_for_complete()  # the account choices are loaded
         screen = app.screen
+        # the account choices are read once the first page is drawn (a worker started after that refresh: waiting
+        # for the app's workers can return before it exists)
+        await until(pilot, lambda: screen.account_options)
         select = screen.query_one("#posts-account", Select)
         first = (await app.client.list_accounts()).items[0]
         select.value = first.id
