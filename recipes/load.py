@@ -84,8 +84,7 @@ def reread_in_zone(loaded: Loaded, file: str, zone: str) -> None:
     """Read `file` of `loaded` again with `zone` as its default zone (a file without `timezone:`), in place."""
     for i, result in enumerate(loaded.files):
         if result.file == file:
-            shown = result.problems[0].file if result.problems else result.file
-            loaded.files[i] = load_file(result.path, rel=result.file, shown=shown, set_name=loaded.set_name,
+            loaded.files[i] = load_file(result.path, rel=result.file, shown=result.file, set_name=loaded.set_name,
                                         default_zone=zone)
 
 

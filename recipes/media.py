@@ -223,26 +223,17 @@ class MediaStore:
 
     def source_hashes(self, urls: Iterable[str]) -> dict[str, str]:
         """url → the sha256 of the bytes it was uploaded from, for media URLs this state does not know (another
-        machine's uploads): read from the backend (GET /v1/media/:key, its `sourceSha256`), once per URL."""
+        machine's uploads): read from the backend (GET /v1/media/:key, its `sourceSha256`), once per URL a run."""
         from socialpub_tui.client.errors import ApiError
 
-        known = self.state.url_hashes()
-        out: dict[str, str] = {}
         for url in dict.fromkeys(urls):
-            if url in known or url in self._sources:
-                if url in self._sources and self._sources[url]:
-                    out[url] = self._sources[url]
-                continue
-            key = url.rstrip("/").rsplit("/", 1)[-1]
-            try:
-                item = self.client.get_media(key)
-            except ApiError:
-                item = None
-            source = getattr(item, "source_sha256", None) if item is not None and item.url == url else None
-            self._sources[url] = source
-            if source:
-                out[url] = source
-        return out
+            if url not in self._sources:
+                try:
+                    item = self.client.get_media(url.rstrip("/").rsplit("/", 1)[-1])
+                except ApiError:
+                    item = None
+                self._sources[url] = item.source_sha256 if item is not None and item.url == url else None
+        return {url: sha for url, sha in self._sources.items() if sha}
 
     def _upload(self, path: Path, sha: str) -> str:
         media = self.client.upload_media_file(path)

@@ -214,7 +214,7 @@ def publish_target(job: Any, settings: Settings) -> None:
         apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
-    if not _token_ready(account, settings, target, job):  # the grant is dead: failed with the account's others
+    if not _token_ready(account, settings, target, post, job):  # the grant is dead: failed with the account's others
         apply(decide.inactive_account(state_of(target, post), "needs_reauth", clock.now(),
                                       unresolved=bool(unresolved_attempts(target.id))), job=job)
         return
@@ -386,7 +386,7 @@ def _publish(call: Any, pub: Any, platform: str) -> Any:
                                           "it will be retried automatically")
 
 
-def _token_ready(account: Account, settings: Settings, target: PostTarget, job: Any) -> bool:
+def _token_ready(account: Account, settings: Settings, target: PostTarget, post: Post, job: Any) -> bool:
     """Before a call with a live account's token: a token expired or within SOCIALPUB_TOKEN_REFRESH_MARGIN_S of
     its expiry is refreshed first, through the one refresh path (services/tokens.refresh_account), and the new
     token is put on `account`. False when the grant turned out dead: the account is needs_reauth and this
@@ -414,7 +414,6 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, job: 
             log.warning("%s: %s", _ids(target), reason)
             delay = exc.retry_after_s or policy(settings, account).strategy.delay_for(max(1, job.attempts))
             if not target.tracking_ref:  # not yet accepted by the network: it waits `pending`, saying why
-                post = Post.get_by_id(target.post_id)
                 apply(decide.token_wait(state_of(target, post), clock.now(), delay, reason), job=job)
             raise RetryLater(reason, delay_s=delay) from None
         return True
@@ -450,7 +449,7 @@ def track_target(job: Any, settings: Settings) -> None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
         return
     if account.status == "active":  # a dead grant: the check below gets the network's refusal
-        _token_ready(account, settings, target, job)
+        _token_ready(account, settings, target, post, job)
     pub = build_publication(post, target, account)
     adapter = adapters.adapter_for(account, settings)
     try:
