@@ -69,7 +69,11 @@ class EmbeddedBackend:
     def stop(self, drain_s: float = DRAIN_S) -> None:
         """Stop the worker — after letting it finish the publishing work that is due now or in the next
         few seconds (bounded by `drain_s`; Ctrl-C leaves the rest to `socialpub tick`, `serve` or `worker`),
-        so that a post created by a CLI command does not sit in `processing` once the command ends."""
+        so that a post created by a CLI command does not sit in `processing` once the command ends.
+
+        A generation being produced is not waited for: a command that wanted its file waited for it itself, within
+        its own bound (`gen create --wait --timeout`, `recipes apply --generate-timeout`), and production can take
+        minutes. It is interrupted: the next worker to start fails it and refunds its credits."""
         self.stopped = True
         if self.worker is None:
             return
@@ -80,20 +84,31 @@ class EmbeddedBackend:
         except KeyboardInterrupt:
             pass
         finally:
-            worker.stop(timeout=5.0)
+            # the worker's thread ends once its job threads have: not before a production's, so not waited for then
+            worker.stop(timeout=0 if producing() else 5.0)
 
 
 def pending_work(horizon_s: float) -> int:
-    """Jobs running, or queued and due within `horizon_s` (periodic housekeeping excluded)."""
+    """Jobs running, or queued and due within `horizon_s` (periodic housekeeping and generations' production
+    excluded: see EmbeddedBackend.stop)."""
     from datetime import timedelta
 
     from backend import clock
+    from backend.services.generations import PRODUCE_JOB
     from backend.store.models import Job
 
     limit = clock.now() + timedelta(seconds=horizon_s)
     return (Job.select().where(
         (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
-        & ~(Job.dedupe_key.startswith("periodic:"))).count())
+        & ~(Job.dedupe_key.startswith("periodic:")) & (Job.kind != PRODUCE_JOB)).count())
+
+
+def producing() -> bool:
+    """A generation's production is running (here or in another process sharing the store)."""
+    from backend.services.generations import PRODUCE_JOB
+    from backend.store.models import Job
+
+    return Job.select().where((Job.status == "running") & (Job.kind == PRODUCE_JOB)).exists()
 
 
 def _drain(drain_s: float) -> None:

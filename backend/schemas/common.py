@@ -64,9 +64,11 @@ def _unstorable(value: Any) -> str | None:
 
 class CamelModel(BaseModel):
     """Base for request bodies. Unknown fields are refused; so are NUL characters and lone surrogates in every
-    string."""
+    string. Strict: a JSON value must have the field's type — no string for a number (`"durationSec": "10"`), no
+    number for a string, no boolean for an integer, no 10.0 for an integer — 400 `validation_error` naming the
+    field. (Query parameters are not models of this base: they are strings on the wire and stay lax.)"""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True)
 
     @field_validator("*", mode="before")
     @classmethod

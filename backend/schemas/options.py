@@ -1,7 +1,8 @@
 """Request-side per-network options of POST /v1/posts (`options.tiktok`, `options.youtube`): part of the wire
 format, so they live with the schemas (the API and the client import them without importing the networks).
 
-camelCase on the wire, snake_case in Python, unknown fields refused (`extra='forbid'`).
+camelCase on the wire, snake_case in Python, unknown fields refused (`extra='forbid'`), each value of its field's JSON
+type (`strict`, as the request bodies that embed them: backend/schemas/common.py CamelModel).
 The posts API embeds `PostOptions` in its request schema; the network rules read it (backend.networks.options
 re-exports these names).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 TikTokPostMode = Literal["DIRECT_POST", "MEDIA_UPLOAD"]
@@ -33,7 +34,7 @@ def youtube_tags_length(tags: list[str]) -> int:
 
 
 class WireModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, alias_generator=to_camel)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, alias_generator=to_camel, strict=True)
 
     def wire(self) -> dict:
         return self.model_dump(by_alias=True, exclude_none=True)
@@ -45,20 +46,20 @@ class TikTokOptions(WireModel):
     post_mode: TikTokPostMode = Field(default="DIRECT_POST", description="MEDIA_UPLOAD puts the content in the "
                                                                           "creator's drafts")
     privacy_level: TikTokPrivacyLevel | None = None
-    disable_comment: StrictBool | None = None
-    disable_duet: StrictBool | None = None
-    disable_stitch: StrictBool | None = None
-    auto_add_music: StrictBool | None = None
+    disable_comment: bool | None = None
+    disable_duet: bool | None = None
+    disable_stitch: bool | None = None
+    auto_add_music: bool | None = None
 
 
 class YouTubeOptions(WireModel):
     """`options.youtube`."""
 
     privacy_status: YouTubePrivacyStatus = "public"
-    made_for_kids: StrictBool | None = None
-    title: StrictStr | None = Field(default=None, description="overrides the first line of the text; 100 characters")
-    tags: list[StrictStr] | None = Field(default=None, description="500 characters cumulated, counted as YouTube does")
-    contains_synthetic_media: StrictBool | None = None
+    made_for_kids: bool | None = None
+    title: str | None = Field(default=None, description="overrides the first line of the text; 100 characters")
+    tags: list[str] | None = Field(default=None, description="500 characters cumulated, counted as YouTube does")
+    contains_synthetic_media: bool | None = None
 
     @field_validator("tags")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
 
@@ -57,8 +57,8 @@ class TikTokPhotoCreate(CamelModel):
                                    description="a connected tiktok account; default: the oldest connected one")
     privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only; one of the account's "
                                                                          "privacy options")
-    disable_comment: StrictBool | None = Field(default=None, description="DIRECT_POST only")
-    auto_add_music: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+    disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
+    auto_add_music: bool | None = Field(default=None, description="DIRECT_POST only")
 
     @field_validator("image_urls")
     @classmethod
@@ -93,9 +93,9 @@ class TikTokVideoCreate(CamelModel):
     channel_id: str | None = Field(default=None, max_length=100,
                                    description="a connected tiktok account; default: the oldest connected one")
     privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only")
-    disable_comment: StrictBool | None = Field(default=None, description="DIRECT_POST only")
-    disable_duet: StrictBool | None = Field(default=None, description="DIRECT_POST only")
-    disable_stitch: StrictBool | None = Field(default=None, description="DIRECT_POST only")
+    disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
+    disable_duet: bool | None = Field(default=None, description="DIRECT_POST only")
+    disable_stitch: bool | None = Field(default=None, description="DIRECT_POST only")
 
     @field_validator("title")
     @classmethod

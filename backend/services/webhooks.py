@@ -177,8 +177,17 @@ def rotate(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
 
 def _refuse_disabled(ep: WebhookEndpoint) -> None:
     if not ep.enabled:
-        raise ApiError(409, "webhook_disabled", f"the endpoint {ep.id} is disabled ({ep.disabled_reason}): enable "
-                       "it first (PATCH /v1/webhooks/{id} with enabled=true)")
+        raise ApiError(409, "webhook_disabled", f"the endpoint {ep.id} is disabled ({ep.disabled_reason}): "
+                       f"{_how_to_enable([ep.id])} first")
+
+
+def _how_to_enable(endpoint_ids: list[str]) -> str:
+    """How to re-enable these endpoints, through the API and the CLI."""
+    if len(endpoint_ids) == 1:
+        return (f"re-enable it with PATCH /v1/webhooks/{endpoint_ids[0]} {{\"enabled\": true}} "
+                f"(`socialpub webhooks enable {endpoint_ids[0]}`)")
+    return ("re-enable them with PATCH /v1/webhooks/{id} {\"enabled\": true} ("
+            + ", ".join(f"`socialpub webhooks enable {i}`" for i in endpoint_ids) + ")")
 
 
 def send_test(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
@@ -229,8 +238,12 @@ def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict
             if not had:
                 targets = [e.id for e in enabled if not e.event_types or event.type in e.event_types]
             if not targets:
+                disabled = sorted(had - {e.id for e in enabled})
+                fix = (f"the endpoint{'s' if len(disabled) > 1 else ''} that had it "
+                       f"{'are' if len(disabled) > 1 else 'is'} disabled: {_how_to_enable(disabled)}"
+                       if disabled else "add one (POST /v1/webhooks, `socialpub webhooks add URL`)")
                 raise ApiError(409, "no_webhook_endpoint", f"no enabled endpoint takes the event {event.id} "
-                               f"({event.type}): add one, or enable the one that had it")
+                               f"({event.type}): {fix}")
         ids = events.deliver(event, targets)
     return {"eventId": event.id, "deliveries": ids}
 

@@ -7,6 +7,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -241,11 +242,39 @@ def pg_connection_room() -> tuple[int, int]:
     return int(limit), int(used)
 
 
+MIGRATION_LOCK_KEY = 0x50C1A0  # PostgreSQL: the advisory lock the product's migrations run under (not the sandbox's)
+
+
+@contextlib.contextmanager
+def _one_migrator(db: Database) -> Iterator[None]:
+    """Migrations run one process at a time: `socialpub serve` and `socialpub worker` (or the TUI) started together
+    on a new or just-upgraded data dir each found the same migrations pending and all but one died on the migration
+    table's UNIQUE constraint. SQLite: an exclusive lock on a file beside the database; PostgreSQL: an advisory
+    lock. The next process then finds nothing left to apply. (The sandbox's store, which may import nothing of the
+    product, serializes its own migrations the same way.)"""
+    if isinstance(db, PostgresqlDatabase):
+        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        try:
+            yield
+        finally:
+            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+        return
+    import fcntl
+
+    with open(f"{db.database}.migrating", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def migrate(db: Database | None = None) -> list[str]:
-    """Apply pending versioned migrations (backend/store/migrations/NNNN_name.py). Returns the applied names."""
+    """Apply pending versioned migrations (backend/store/migrations/NNNN_name.py), one process at a time. Returns
+    the applied names."""
     target = db or database.obj
-    runner = Runner(target, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
-    applied = runner.up()
+    with _one_migrator(target):
+        applied = Runner(target, directory=str(MIGRATIONS_DIR), table_name="schema_migration").up()
     for name in applied:
         log.info("migration applied: %s", name)
     return applied

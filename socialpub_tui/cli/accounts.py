@@ -104,7 +104,14 @@ def accounts_remove(account_id: str, out: Output) -> None:
 class _Callback:
     """The loopback redirect listener: one GET on 127.0.0.1 carrying the network's `code` and the connection's
     `state` (`expect`). A callback with another state (a stray request, another tab, a page probing loopback) is
-    answered 400 and the listener keeps waiting for the real redirect."""
+    answered 400 and the listener keeps waiting for the real redirect.
+
+    The browser's page tells what became of the connection, not only that the network answered: the redirect's
+    answer waits (OUTCOME_WAIT_S at most) for the command to `report` it — the accounts connected, or that
+    connecting failed with the API's error code and message (e.g. 402 `channel_limit_exceeded` after the user
+    consented)."""
+
+    OUTCOME_WAIT_S = 120.0
 
     def __init__(self, port: int) -> None:
         import http.server
@@ -115,6 +122,8 @@ class _Callback:
         self.state: str | None = None  # the connection's, once the server gave it (expect)
         self.done = threading.Event()
         self.lock = threading.Lock()
+        self.outcome: tuple[str, str] | None = None  # (title, text) of the page, once reported
+        self.reported = threading.Event()
         listener = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -132,15 +141,14 @@ class _Callback:
                 if not mine:
                     self.send_error(400, "not the redirect of this connection")
                     return
-                ok = "code" in got and "error" not in got
-                page = ("<h1>socialpub: authorised</h1><p>You can close this tab and return to the terminal.</p>"
-                        if ok else "<h1>socialpub: not authorised</h1><p>Return to the terminal.</p>").encode()
+                listener.done.set()
+                listener.reported.wait(listener.OUTCOME_WAIT_S)
+                page = listener.page().encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(page)))
                 self.end_headers()
                 self.wfile.write(page)
-                listener.done.set()
 
             def log_message(self, format: str, *args: object) -> None:  # the query holds the code: never logged
                 pass
@@ -161,7 +169,25 @@ class _Callback:
         self.done.wait(timeout_s)
         return self.params
 
+    def report(self, title: str, text: str) -> None:
+        """What the browser's page says (the first report counts)."""
+        with self.lock:
+            if self.outcome is None:
+                self.outcome = (title, text)
+        self.reported.set()
+
+    def failed(self, text: str, code: str | None = None) -> None:
+        self.report("socialpub: connecting failed", f"{code}: {text}" if code else text)
+
+    def page(self) -> str:
+        import html
+
+        title, text = self.outcome or ("socialpub: still connecting", "The terminal has the outcome.")
+        return (f"<!doctype html><title>{html.escape(title)}</title><h1>{html.escape(title)}</h1>"
+                f"<p>{html.escape(text)}</p><p>Return to the terminal.</p>")
+
     def close(self) -> None:
+        self.report("socialpub: connecting stopped", "Nothing more was done here.")  # unless reported already
         self.server.shutdown()
         self.server.server_close()
 
@@ -263,19 +289,11 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
             params = listener.wait(timeout_s)
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: nothing was connected") from None
+        if params is None:
+            raise click.ClickException(f"no redirect from {network} within {timeout_s:g} s: nothing was connected")
+        connected = _connect(client, out, listener, network, started.state, params, pick, take_all)
     finally:
         listener.close()
-    if params is None:
-        raise click.ClickException(f"no redirect from {network} within {timeout_s:g} s: nothing was connected")
-    if "error" in params or "code" not in params:
-        reason = params.get("error_description") or params.get("error") or "no code"
-        raise click.ClickException(f"{network} did not authorise socialpub: {reason}")
-    finished = client.finish_oauth(started.state, params["code"])
-    if not finished.candidates:
-        raise click.ClickException(f"the grant reaches no {network} account that can publish (a Facebook page, an "
-                                   "Instagram professional account linked to a page, …): nothing was connected")
-    chosen = _pick(out, finished.candidates, pick, take_all)
-    connected = client.connect_oauth_accounts(finished.grant_id, chosen)
 
     def human() -> None:
         for acc in connected.items:
@@ -283,6 +301,36 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
                      + (", the network's default." if acc.is_default else "."))
 
     out.emit(connected, human)
+
+
+def _connect(client: Any, out: Output, listener: _Callback, network: str, state: str, params: dict[str, str],
+             pick: tuple[str, ...], take_all: bool) -> Any:
+    """After the redirect: exchange the code, choose, connect; the browser's page then says what happened (an API
+    error's code and message when connecting failed)."""
+    from socialpub_tui.client.errors import ApiError
+
+    try:
+        if "error" in params or "code" not in params:
+            reason = params.get("error_description") or params.get("error") or "no code"
+            raise click.ClickException(f"{network} did not authorise socialpub: {reason}")
+        finished = client.finish_oauth(state, params["code"])
+        if not finished.candidates:
+            raise click.ClickException(f"the grant reaches no {network} account that can publish (a Facebook page, "
+                                       "an Instagram professional account linked to a page, …): nothing was connected")
+        if not (pick or take_all) and len(finished.candidates) > 1 and not out.json and sys.stdin.isatty():
+            listener.report(f"socialpub: {network} authorised socialpub",
+                            "Choose the accounts to connect in the terminal; it says what was connected.")
+        chosen = _pick(out, finished.candidates, pick, take_all)
+        connected = client.connect_oauth_accounts(finished.grant_id, chosen)
+    except ApiError as err:
+        listener.failed(err.message, err.code)
+        raise
+    except click.ClickException as exc:
+        listener.failed(exc.format_message())
+        raise
+    names = ", ".join(f"{acc.name} ({acc.id})" for acc in connected.items)
+    listener.report(f"socialpub: {network} connected", f"Connected: {names}. You can close this tab.")
+    return connected
 
 
 def _in(seconds: int | None) -> str:

@@ -115,16 +115,25 @@ class Spinner:
             click.echo(f"{g.id}: {g.status}", err=True)
 
 
-def follow(client: Client, out: Output, generation_id: str, timeout: float | None) -> GenerationOut:
+def follow(client: Client, out: Output, generation_id: str, timeout: float | None, *,
+           progress: bool = True) -> GenerationOut:
+    """Wait for the generation (with `progress`, a spinner), `timeout` seconds at most (WaitTimeout)."""
     from socialpub_tui.client.errors import WaitTimeout
 
     spinner = Spinner(out, generation_id)
     try:
+        if not progress:
+            return client.wait_generation(generation_id, timeout=timeout)
         with spinner:
             return client.wait_generation(generation_id, timeout=timeout, on_update=spinner)
     except WaitTimeout as exc:
         if exc.post is not None and out.json:
             out.emit(exc.post)
+        if getattr(client, "embedded", False):  # the worker making it ends with this command
+            raise WaitTimeout(f"{exc.message}; the embedded backend makes it inside this command, so it stops "
+                              "here: it ends failed, its credits refunded, when a socialpub command next runs the "
+                              "worker. Give it a longer --timeout, or make it on a server (`socialpub serve`)",
+                              exc.post) from None
         raise
 
 
@@ -167,7 +176,8 @@ def show_quote(out: Output, q: GenerationQuote) -> None:
 @click.option("--dry-run", is_flag=True, help="Only print the cost and the balance after (exit 1 when the balance "
                                               "is short); nothing is created or charged.")
 @click.option("--wait", is_flag=True, help="Follow it to completed or failed with a spinner; exit 1 if it failed.")
-@click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
+@click.option("--timeout", type=float, default=None,
+              help="With --wait: give up after this many seconds (embedded: the creation stops with the command).")
 @api_command
 def gen_create(type_: str, prompt: str, aspect: str | None, duration: str | None, sources_: tuple[str, ...],
                dry_run: bool, wait: bool, timeout: float | None, out: Output) -> None:
@@ -214,8 +224,7 @@ def gen_create(type_: str, prompt: str, aspect: str | None, duration: str | None
         out.note(f"Created {created.id} ({what(created.type, created.duration_sec)}, {created.credits_cost} "
                  "credits); " + ("waiting for it — Ctrl-C stops watching." if wait else
                                  "producing it in this process (embedded backend) — Ctrl-C interrupts it."))
-    final = follow(client, out, created.id, timeout) if wait else client.wait_generation(created.id,
-                                                                                          timeout=timeout)
+    final = follow(client, out, created.id, timeout, progress=wait)
     finish(out, final, waited=wait)
 
 

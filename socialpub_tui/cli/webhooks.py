@@ -54,6 +54,7 @@ def webhooks_group() -> None:
       socialpub webhooks add http://127.0.0.1:8765/ --events publish.completed,publish.failed
       socialpub webhooks test we_01j9…
       socialpub webhooks deliveries we_01j9… --status failed
+      socialpub webhooks enable we_01j9…                         # after a 410 Gone answer disabled it
     """
 
 
@@ -185,6 +186,39 @@ def webhooks_remove(endpoint_id: str, out: Output) -> None:
         raise
     _forget_secret(endpoint_id)
     out.emit(res, f"Removed {res.id}: it gets no more deliveries.")
+
+
+@webhooks_group.command("enable")
+@click.argument("endpoint_id", metavar="ID")
+@api_command
+def webhooks_enable(endpoint_id: str, out: Output) -> None:
+    """Re-enable an endpoint disabled by a 410 Gone answer or by `webhooks disable` (its failing flag cleared).
+
+    Events it missed meanwhile are not sent by themselves: redeliver them with `socialpub events redeliver`.
+
+    \b
+    Examples:
+      socialpub webhooks enable we_01j9…
+      socialpub events redeliver evt_01j9… --endpoint we_01j9…
+    """
+    w = get_client(worker=False).update_webhook(endpoint_id, {"enabled": True})
+    out.emit(w, f"Enabled {w.id} → {w.url}: it gets new deliveries again (missed events: "
+                f"socialpub events redeliver EVENT_ID --endpoint {w.id}).")
+
+
+@webhooks_group.command("disable")
+@click.argument("endpoint_id", metavar="ID")
+@api_command
+def webhooks_disable(endpoint_id: str, out: Output) -> None:
+    """Stop deliveries to an endpoint without removing it (its secret and delivery log stay).
+
+    \b
+    Example:
+      socialpub webhooks disable we_01j9…
+    """
+    w = get_client(worker=False).update_webhook(endpoint_id, {"enabled": False})
+    out.emit(w, f"Disabled {w.id} → {w.url}: it gets no new deliveries (socialpub webhooks enable {w.id} "
+                "turns them back on).")
 
 
 @webhooks_group.command("rotate")

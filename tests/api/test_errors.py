@@ -46,6 +46,39 @@ def test_wrong_types_and_missing_fields_name_each_field(client, owner):
     assert any(d["field"] == "password" and d["error"] == "missing" for d in body["details"])
 
 
+VIDEO = {"type": "video", "prompt": "Slow pan over roasted beans"}
+
+
+@pytest.mark.parametrize(("path", "body", "field", "error"), [
+    ("/v1/generations", {**VIDEO, "durationSec": "10"}, "durationSec", "int_type"),  # no str -> int
+    ("/v1/generations", {**VIDEO, "durationSec": 10.0}, "durationSec", "int_type"),  # no float -> int
+    ("/v1/generations", {**VIDEO, "durationSec": True}, "durationSec", "int_type"),  # no bool -> int
+    ("/v1/generations", {**VIDEO, "prompt": 12345}, "prompt", "string_type"),  # no number -> str
+    ("/v1/posts", {"targets": ["facebook"], "content": 5}, "content", "string_type"),
+    ("/v1/posts", {"targets": [{"platform": "facebook", "channelId": 7}], "content": "x"}, "targets.0.channelId",
+     "string_type"),
+    ("/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.x", "expiresIn": "3600"},
+     "expiresIn", "int_type"),
+    ("/v1/webhooks", {"url": "https://example.com/hook", "description": False}, "description", "string_type"),
+])
+def test_json_bodies_take_each_field_in_its_own_type(client, owner, path, body, field, error):
+    """pydantic's lax mode turned `"durationSec": "10"` into 10: JSON request bodies are strict, a value of another
+    JSON type is 400 `validation_error` naming the field (query parameters, strings on the wire, stay lax)."""
+    r = client.post(path, json=body, headers=session_headers(owner.session_token))
+    details = assert_envelope(r, 400, "validation_error")["details"]
+    assert (field, error) in [(d["field"], d["error"]) for d in details], details
+    assert {d["field"] for d in details} <= {field, field.rpartition(".")[0]}, details  # (a union's other branch)
+
+
+def test_strict_bodies_still_take_timestamps_as_iso_strings_and_lax_queries(client, owner):
+    r = client.post("/v1/generations", params={"dryRun": "true"}, json={**VIDEO, "durationSec": 10},
+                    headers=key_headers(owner.api_key))
+    assert r.status_code in (200, 402), r.text  # dryRun read from its query string (402: no subscription here)
+    r = client.patch("/v1/posts/pst_nope", json={"scheduledAt": "2099-01-01T09:00:00+02:00"},
+                     headers=key_headers(owner.api_key))
+    assert r.status_code == 404, r.text  # the timestamp passed validation
+
+
 def test_unknown_fields_refused(client, owner):
     r = client.post("/v1/api-keys", json={"name": "x", "admin": True}, headers=session_headers(owner.session_token))
     body = assert_envelope(r, 400, "validation_error")

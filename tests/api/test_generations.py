@@ -171,7 +171,8 @@ def test_every_problem_is_reported_at_once(client, subscribed):
 
 def test_unknown_fields_and_wrong_types_are_400(client, subscribed):
     assert rejected(client, subscribed, {**IMAGE, "style": "noir"}) == [("style", "extra_forbidden")]
-    assert rejected(client, subscribed, {**VIDEO, "durationSec": "ten"}) == [("durationSec", "int_parsing")]
+    assert rejected(client, subscribed, {**VIDEO, "durationSec": "ten"}) == [("durationSec", "int_type")]
+    assert rejected(client, subscribed, {**VIDEO, "durationSec": "10"}) == [("durationSec", "int_type")]  # no lax str
 
 
 # ---------------------------------------------------------------------------------------------- acceptance, credits

@@ -104,6 +104,8 @@ class Browser:
         self.opened: list[str] = []
         self.errors: list[BaseException] = []
         self.landed: list[int] = []  # the listener's answers
+        self.shown: list[str] = []  # the pages it answered with
+        self.finished = threading.Event()  # the scripted browser is done
 
     def open(self, url: str, *args, **kwargs) -> bool:  # type: ignore[no-untyped-def]
         self.opened.append(url)
@@ -117,9 +119,13 @@ class Browser:
                     assert location.startswith("http://127.0.0.1:")
                     if self.tamper:
                         self.landed.append(c.get(location.replace("state=", "state=forged")).status_code)
-                    self.landed.append(c.get(location).status_code)
+                    landed = c.get(location)
+                    self.landed.append(landed.status_code)
+                    self.shown.append(landed.text)
             except BaseException as exc:  # noqa: BLE001 (reported by the test)
                 self.errors.append(exc)
+            finally:
+                self.finished.set()
 
         threading.Thread(target=go, daemon=True).start()
         return True
@@ -219,6 +225,8 @@ def test_a_forged_state_is_refused_and_the_real_redirect_still_connects(initiali
 
 
 def test_the_listener_answers_only_its_state() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     from socialpub_tui.cli.accounts import _Callback
 
     listener = _Callback(0)
@@ -226,13 +234,46 @@ def test_the_listener_answers_only_its_state() -> None:
         early = httpx.get(listener.redirect_uri, params={"code": "c", "state": "s"}, timeout=5)  # before expect
         listener.expect("the-session-state")
         stray = httpx.get(listener.redirect_uri, params={"code": "attacker", "state": "not-the-session"}, timeout=5)
-        real = httpx.get(listener.redirect_uri, params={"code": "real-code", "state": "the-session-state"}, timeout=5)
-        again = httpx.get(listener.redirect_uri, params={"code": "late", "state": "the-session-state"}, timeout=5)
-        got = listener.wait(5)
+        with ThreadPoolExecutor(1) as pool:  # the real redirect's page waits for the command's outcome
+            real = pool.submit(httpx.get, listener.redirect_uri,
+                               params={"code": "real-code", "state": "the-session-state"}, timeout=5)
+            got = listener.wait(5)
+            again = httpx.get(listener.redirect_uri, params={"code": "late", "state": "the-session-state"}, timeout=5)
+            assert not real.done()
+            listener.report("socialpub: tiktok connected", "Connected: Brand (acc_1 <b>). You can close this tab.")
+            page = real.result(5)
     finally:
         listener.close()
-    assert (early.status_code, stray.status_code, real.status_code, again.status_code) == (400, 400, 200, 400)
+    assert (early.status_code, stray.status_code, page.status_code, again.status_code) == (400, 400, 200, 400)
     assert got == {"code": "real-code", "state": "the-session-state"}
+    assert "<h1>socialpub: tiktok connected</h1>" in page.text and "acc_1 &lt;b&gt;" in page.text
+
+
+def test_connecting_refused_after_consent_says_so_on_the_page_and_in_the_terminal(initialised, serve, browser):
+    """The user consented at the network, then connecting failed (the free plan's 5 accounts, 6 pages picked): the
+    browser's page says that connecting failed, with the API's code and message, not "authorised"; the command exits
+    1 with that error."""
+    serve("facebook")
+    b = browser(user="Acme", pages=6)
+    r = invoke("accounts", "connect", "facebook", "--all", "--json", "--timeout", "60")
+    assert b.finished.wait(10) and not b.errors, b.errors
+    assert r.code == 1 and r.err_json()["error"] == "channel_limit_exceeded", r.err
+    assert b.landed == [200]
+    [page] = b.shown
+    assert "connecting failed" in page and "authorised" not in page
+    assert "channel_limit_exceeded: the FREE plan allows 5 connected accounts" in page
+    assert invoke("accounts", "list", "--json").json()["items"] == []
+
+
+def test_a_connection_shows_the_accounts_connected_on_the_page(initialised, serve, browser):
+    serve("linkedin")
+    b = browser(user="Jo", pages=2)
+    r = invoke("accounts", "connect", "linkedin", "--all", "--json", "--timeout", "60")
+    assert r.code == 0, r.err
+    assert b.finished.wait(10) and not b.errors, b.errors
+    [page] = b.shown
+    assert "socialpub: linkedin connected" in page
+    assert all(f"{a['name']} ({a['id']})" in page for a in r.json()["items"])
 
 
 def test_check_sees_a_revoked_grant(initialised, serve, browser):

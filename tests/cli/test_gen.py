@@ -4,6 +4,7 @@ failure), list / show / delete / download, a local start image uploaded first, a
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -82,6 +83,35 @@ def test_create_without_wait_on_the_embedded_backend_is_produced_before_exit(gro
     r = invoke("gen", "create", "--type", "video", "--prompt", "Beans falling", "--duration", "5", "--json")
     assert r.code == 0, r.err
     assert r.json()["status"] == "completed" and r.json()["durationSec"] == 5
+
+
+def test_wait_timeout_on_the_embedded_backend_bounds_the_command(growth, gen_provider_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    """`gen create --wait --timeout 1` on the embedded backend (a real `socialpub` process) gives up after about a
+    second, as against a server: it does not stay while the file is made (the exit drain waited for the production,
+    then reported the timeout). The creation stops with the command and the next worker fails and refunds it."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
+           "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60", "SOCIALPUB_JOB_LEASE_S": "1"}
+    started = time.monotonic()
+    done = subprocess.run([str(Path(sys.executable).with_name("socialpub")), "gen", "create", "--type", "image",
+                           "--prompt", "A cup [slow]", "--wait", "--timeout", "1", "--json"],
+                          env=env, capture_output=True, text=True, timeout=90)
+    assert time.monotonic() - started < 10, done.stderr
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["status"] == "processing"
+    error = json.loads(done.stderr.strip().splitlines()[-1])
+    assert error["error"] == "wait_timeout" and "embedded backend makes it inside this command" in error["message"]
+
+    time.sleep(1.1)  # PostgreSQL: the gone worker's lease ends (SQLite: its dead process is seen at once)
+    assert invoke("tick", "--max-seconds", "20", "--settle", "0").code == 0
+    g = invoke("gen", "list", "--json").json()
+    assert [item["status"] for item in g["items"]] == ["failed"] and "interrupted" in g["items"][0]["error"]
+    assert g["credits"]["balance"] == 1000  # refunded
 
 
 def test_a_local_start_image_is_uploaded_first(growth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

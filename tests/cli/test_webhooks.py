@@ -345,6 +345,44 @@ def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
         assert invoke("events", "redeliver", "evt_nope", "--json").err_json()["error"] == "event_not_found"
 
 
+def test_disable_then_enable_an_endpoint_and_redeliver_what_it_missed(private_ok: Path) -> None:
+    """An endpoint disabled (by a 410 Gone answer, or here by `webhooks disable`) refuses redeliveries with an
+    error that says how to re-enable it; `webhooks enable` does, and the redelivery then goes out."""
+    from socialpub_tui.cli.webhooks import Receiver
+
+    lines: list[str] = []
+    receiver = Receiver(secrets=(), forward_to=None, as_json=True, write=lines.append)
+    for url in serving(receiver):
+        wid = invoke("webhooks", "add", url, "--json").json()["id"]
+        t = invoke("webhooks", "test", wid, "--wait", "--json")
+        assert t.code == 0, t.err + t.out
+        event_id = t.json()["eventId"]
+
+        off = invoke("webhooks", "disable", wid)
+        assert off.code == 0, off.err
+        assert f"Disabled {wid}" in off.out and f"socialpub webhooks enable {wid}" in off.out
+        [listed] = invoke("webhooks", "list", "--json").json()
+        assert listed["enabled"] is False and listed["disabledReason"] == "disabled by a user"
+        assert "disabled" in invoke("webhooks", "list").out
+
+        refused = invoke("events", "redeliver", event_id, "--json")
+        assert refused.code == 1
+        error = refused.err_json()
+        assert error["error"] == "no_webhook_endpoint" and f"socialpub webhooks enable {wid}" in error["message"]
+        one = invoke("events", "redeliver", event_id, "--endpoint", wid, "--json")
+        assert one.code == 1 and one.err_json()["error"] == "webhook_disabled"
+
+        on = invoke("webhooks", "enable", wid, "--json")
+        assert on.code == 0, on.err
+        assert on.json()["enabled"] is True and on.json()["disabledReason"] is None
+        assert f"Enabled {wid}" in invoke("webhooks", "enable", wid).out  # enabling an enabled one: no change
+        again = invoke("events", "redeliver", event_id, "--json")
+        assert again.code == 0, again.err
+        wait_for(lambda: len(lines) == 2)
+        assert json.loads(lines[-1])["id"] == event_id
+        assert invoke("webhooks", "enable", "we_nope", "--json").err_json()["error"] == "webhook_not_found"
+
+
 def test_add_prints_the_secret_once_and_reports_api_errors(private_ok: Path) -> None:
     r = invoke("webhooks", "add", "http://127.0.0.1:9/hooks")
     assert r.code == 0, r.err

@@ -216,6 +216,30 @@ def test_410_disables_the_endpoint(settings, client, owner, fast):
         assert len(rx.requests) == 1
     [d] = deliveries(client, owner, ep["id"])
     assert d["status"] == "failed" and d["attempts"] == 1
+    # redelivering to it says that it is disabled and how to re-enable it (API and CLI), whichever form is used
+    h = key_headers(owner.api_key)
+    every = client.post(f"/v1/events/{d['eventId']}/redeliver", headers=h)
+    one = client.post(f"/v1/events/{d['eventId']}/redeliver", json={"endpointId": ep["id"]}, headers=h)
+    assert (every.status_code, every.json()["error"]) == (409, "no_webhook_endpoint")
+    assert (one.status_code, one.json()["error"]) == (409, "webhook_disabled")
+    for r in (every, one):
+        assert f'PATCH /v1/webhooks/{ep["id"]} {{"enabled": true}}' in r.json()["message"]
+        assert f"socialpub webhooks enable {ep['id']}" in r.json()["message"]
+    with Receiver() as rx:
+        client.patch(f"/v1/webhooks/{ep['id']}", json={"url": rx.url, "enabled": True}, headers=h)
+        assert client.post(f"/v1/events/{d['eventId']}/redeliver", headers=h).status_code == 202
+        run(fast)
+        [req] = rx.wait_for(1)
+    assert req.headers["webhook-id"] == d["eventId"]
+
+
+def test_redelivering_with_no_endpoint_at_all_says_to_add_one(client, owner, fast):
+    ep = add(client, owner, "http://127.0.0.1:9/hook")
+    test = client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key)).json()
+    client.delete(f"/v1/webhooks/{ep['id']}", headers=key_headers(owner.api_key))
+    r = client.post(f"/v1/events/{test['eventId']}/redeliver", headers=key_headers(owner.api_key))
+    assert (r.status_code, r.json()["error"]) == (409, "no_webhook_endpoint")
+    assert "add one (POST /v1/webhooks, `socialpub webhooks add URL`)" in r.json()["message"]
 
 
 def test_receiver_down_for_an_hour_loses_nothing(client, owner, fast):

@@ -151,3 +151,31 @@ def test_sqlite_autocommit_writes_take_the_writer_lock(settings, db_kind, monkey
     with database.atomic():
         RateCounter.insert(bucket="b", window=2, count=1).execute()
     assert len(taken) == 4  # once, at BEGIN
+
+
+def test_socialpub_processes_started_together_on_a_new_store_all_start(tmp_path, pg_url):
+    """`socialpub serve` and `socialpub worker` (or the TUI) started together on a new or just-upgraded data dir:
+    each finds the migrations pending; they apply them one at a time, so none dies on the migration table's
+    UNIQUE constraint. Real processes (`socialpub tick`, which opens the store and exits), on one fresh SQLite
+    file or one fresh PostgreSQL database."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "SOCIALPUB_DATA_DIR": str(tmp_path / "data")}
+    env.pop("SOCIALPUB_DATABASE_URL", None)
+    fresh = None
+    if pg_url:
+        from tests.support import pgserver
+
+        fresh = env["SOCIALPUB_DATABASE_URL"] = pgserver.database_for_worker(pg_url, "migration_race")
+    try:
+        command = [str(Path(sys.executable).with_name("socialpub")), "tick", "--max-seconds", "0", "--settle", "0"]
+        procs = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for _ in range(6)]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, "\n".join(e[-2000:] for e in errors)
+    finally:
+        if fresh:
+            pgserver.drop_database(fresh)
