@@ -5,7 +5,9 @@ The app is built with its client injected (`SocialpubApp(client, clock=…, zone
 on a temporary data dir and a fixed clock.
 
 Layout: five top-level modes (posts, calendar, accounts, activity, generations), each a screen in `screens/`;
-detail, compose and help are pushed on top. Every call to the backend runs in a Textual worker (`@work`, exclusive
+detail, compose and help are pushed on top. A mode's key (f2…f6) brings the user to that mode's own screen (the
+list), closing what was pushed on it — but never an unsent draft: a compose screen holding one stays, shown.
+ctrl+q quits at once, unless a compose screen of any mode holds an unsent draft: then it asks first. Every call to the backend runs in a Textual worker (`@work`, exclusive
 where a newer request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every
 action has a binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 from textual.binding import Binding
@@ -33,6 +35,12 @@ if TYPE_CHECKING:
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class HoldsDraft(Protocol):
+    """A screen that may hold work the user has not sent (the compose screen)."""
+
+    def holds_unsent_draft(self) -> bool: ...
 
 
 def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -68,11 +76,11 @@ class SocialpubApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("f2", "switch_mode('posts')", "Posts", id="mode.posts"),
-        Binding("f3", "switch_mode('calendar')", "Calendar", id="mode.calendar"),
-        Binding("f4", "switch_mode('accounts')", "Accounts", id="mode.accounts"),
-        Binding("f5", "switch_mode('activity')", "Activity", id="mode.activity"),
-        Binding("f6", "switch_mode('generations')", "Generations", id="mode.generations"),
+        Binding("f2", "show_mode('posts')", "Posts", id="mode.posts"),
+        Binding("f3", "show_mode('calendar')", "Calendar", id="mode.calendar"),
+        Binding("f4", "show_mode('accounts')", "Accounts", id="mode.accounts"),
+        Binding("f5", "show_mode('activity')", "Activity", id="mode.activity"),
+        Binding("f6", "show_mode('generations')", "Generations", id="mode.generations"),
         Binding("n", "compose", "New post", id="compose"),
     ]
 
@@ -86,6 +94,9 @@ class SocialpubApp(App[None]):
         self.backend_label = backend_label
         self._owns_client = owns_client
         self._first_screen_drawn = False
+        # every open screen that may hold a draft, with the mode whose stack holds it (`register_draft`)
+        self.drafts: dict[HoldsDraft, str] = {}
+        self._quit_question: Screen[Any] | None = None
         self.sub_title = backend_label
         # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
         # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
@@ -130,7 +141,63 @@ class SocialpubApp(App[None]):
         else:
             self.notify(f"{prefix}{exc}", title=type(exc).__name__, severity="error", timeout=8)
 
+    def register_draft(self, screen: HoldsDraft) -> None:
+        """`screen` (mounted in the current mode) may hold a draft until it is unmounted (`forget_draft`)."""
+        self.drafts[screen] = self.current_mode
+
+    def forget_draft(self, screen: HoldsDraft) -> None:
+        self.drafts.pop(screen, None)
+
+    def unsent_drafts(self) -> list[tuple[HoldsDraft, str]]:
+        """The screens of every mode holding an unsent draft, with their mode."""
+        return [(screen, mode) for screen, mode in self.drafts.items() if screen.holds_unsent_draft()]
+
     # ---- actions ------------------------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        """ctrl+q: quit at once — unless a draft was not sent: then ask (y or a second ctrl+q quits; n or escape
+        goes back to the draft, showing its mode)."""
+        if self._quit_question is not None and self.screen is self._quit_question:
+            self.exit()
+            return
+        drafts = self.unsent_drafts()
+        if not drafts:
+            self.exit()
+            return
+        from socialpub_tui.screens.confirm import ConfirmScreen
+
+        screen, mode = drafts[0]
+        what = "A post you are writing was" if len(drafts) == 1 else f"{len(drafts)} posts you are writing were"
+        where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
+        question = f"Quit socialpub? {what} not sent{where}: quitting drops it. (ctrl+q again quits.)"
+
+        def answered(quit_now: bool | None) -> None:
+            self._quit_question = None
+            if quit_now:
+                self.exit()
+            elif mode != self.current_mode:
+                self.call_later(self.action_show_mode, mode)  # back to the draft: its mode shows it
+
+        self._quit_question = ConfirmScreen(question, yes="Quit", no="Back to the draft")
+        await self.push_screen(self._quit_question, answered)
+
+    async def action_show_mode(self, mode: str) -> None:
+        """A mode's key: that mode, at its own screen (the posts list, the calendar, …): what was pushed on it
+        (a post's detail, a generation's) is closed — down to a screen holding an unsent draft, which is shown
+        instead and never dropped this way."""
+        if mode != self.current_mode:
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1 and not self._holds_unsent_draft(self.screen):
+            await self.pop_screen()
+        if self._holds_unsent_draft(self.screen):
+            self.notify("This post was not sent: ctrl+s sends it, escape leaves it.", title="Draft kept")
+
+    def _holds_unsent_draft(self, screen: Screen[Any]) -> bool:
+        return any(screen is draft for draft, _ in self.unsent_drafts())
+
+    def _mode_key(self, mode: str) -> str:
+        return next((b.key for b in self.BINDINGS if isinstance(b, Binding) and b.action == f"show_mode('{mode}')"),
+                    mode)
+
     def action_help(self) -> None:
         from socialpub_tui.screens.help import HelpScreen
 
