@@ -279,3 +279,16 @@ async def test_the_posts_key_never_drops_a_draft_it_shows_it(tui_app) -> None:
         await until(pilot, lambda: any(n["title"] == "Draft kept" for n in seen), what="the notification")
         assert app.screen is compose
 
+
+async def test_a_palette_command_of_the_app_runs_from_any_screen(tui_app) -> None:
+    from socialpub_tui.commands import SocialpubCommands
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        hits = [hit async for hit in SocialpubCommands(app.screen).search("posts")]
+        command = next(hit for hit in hits if hit.text == "Posts")
+        await command.command()  # as the palette runs it: the app's action, not the calendar's
+        await until(pilot, lambda: type(app.screen).__name__ == "PostsScreen", what="the posts screen")
