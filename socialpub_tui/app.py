@@ -18,10 +18,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.theme import Theme
 
 from socialpub_tui import startup_done
 from socialpub_tui.commands import SocialpubCommands
@@ -31,6 +33,7 @@ from socialpub_tui.times import DisplayZone
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
+    from socialpub_tui.settings import TuiSettings
 
 
 def utc_now() -> datetime:
@@ -55,7 +58,8 @@ def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
 
 
 class SocialpubApp(App[None]):
-    """The TUI. `client` is owned by the app (closed when it exits) unless `owns_client=False`."""
+    """The TUI. `client` is owned by the app (closed when it exits) unless `owns_client=False`. `settings`: what
+    the TUI keeps across restarts (the theme; `socialpub_tui.settings`), None to keep nothing."""
 
     CSS_PATH = "app.tcss"
     TITLE = "socialpub"
@@ -86,12 +90,13 @@ class SocialpubApp(App[None]):
 
     def __init__(self, client: AsyncClient, *, clock: Callable[[], datetime] = utc_now,
                  zone: DisplayZone | None = None, backend_label: str = "embedded",
-                 owns_client: bool = True) -> None:
+                 owns_client: bool = True, settings: TuiSettings | None = None) -> None:
         super().__init__()
         self.client = client
         self.clock = clock
         self.zone = zone or DisplayZone(None)
         self.backend_label = backend_label
+        self.settings = settings
         self._owns_client = owns_client
         self._first_screen_drawn = False
         # every open screen that may hold a draft, with the mode whose stack holds it (`register_draft`)
@@ -103,8 +108,28 @@ class SocialpubApp(App[None]):
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
 
     async def on_mount(self) -> None:
+        if self.settings is not None:
+            if self.settings.theme in self.available_themes:  # a theme this Textual does not know: the default
+                self.theme = self.settings.theme
+            self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self.settings is not None and theme.name != self.settings.theme:
+            self.settings.theme = theme.name
+            self.save_settings()
+
+    @work(thread=True, exclusive=True, group="settings")
+    def save_settings(self) -> None:
+        """Keep the settings for the next start (a file write: in a thread, so the app keeps answering)."""
+        if self.settings is None:
+            return
+        try:
+            self.settings.save()
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"The theme could not be kept for the next start: {exc}",
+                                  severity="warning")
 
     def first_screen_drawn(self) -> None:
         """The first screen shows its data (or could not read it: the posts screen says so): the launch is over
