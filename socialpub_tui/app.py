@@ -45,6 +45,10 @@ class HoldsDraft(Protocol):
 
     def holds_unsent_draft(self) -> bool: ...
 
+    def unsent_sentence(self) -> str:
+        """What would be lost: `The post you are writing was not sent`, `Your changes to post_… were not saved`."""
+        ...
+
 
 def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
     """A mode's screen factory that imports the screen's module when the mode is first shown."""
@@ -191,9 +195,10 @@ class SocialpubApp(App[None]):
         from socialpub_tui.screens.confirm import ConfirmScreen
 
         screen, mode = drafts[0]
-        what = "A post you are writing was" if len(drafts) == 1 else f"{len(drafts)} posts you are writing were"
         where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
-        question = f"Quit socialpub? {what} not sent{where}: quitting drops it. (ctrl+q again quits.)"
+        more = f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}" if len(drafts) > 1 else ""
+        question = (f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
+                    "(ctrl+q again quits.)")
 
         def answered(quit_now: bool | None) -> None:
             self._quit_question = None

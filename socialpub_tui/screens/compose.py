@@ -611,6 +611,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         """Leaving would drop something the user wrote and did not send (escape asks first; so does ctrl+q)."""
         return self.sent is None and self.is_dirty()
 
+    def unsent_sentence(self) -> str:
+        if self.editing and self.source is not None:
+            return f"Your changes to {self.source.id} were not saved"
+        return "The post you are writing was not sent"
+
     def on_unmount(self) -> None:
         self.app.forget_draft(self)  # type: ignore[attr-defined]
 

@@ -292,3 +292,32 @@ async def test_a_palette_command_of_the_app_runs_from_any_screen(tui_app) -> Non
         command = next(hit for hit in hits if hit.text == "Posts")
         await command.command()  # as the palette runs it: the app's action, not the calendar's
         await until(pilot, lambda: type(app.screen).__name__ == "PostsScreen", what="the posts screen")
+
+
+async def test_ctrl_q_with_unsaved_changes_to_a_scheduled_post_asks_about_them(tui_app) -> None:
+    from socialpub_tui.screens.compose import ComposeScreen
+    from socialpub_tui.screens.confirm import ConfirmScreen
+    from socialpub_tui.screens.post_detail import PostDetailScreen
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook"], "content": "hello",
+                                             "scheduledAt": "2099-01-01T09:00:00Z"})
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("e")
+        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        await pilot.press("ctrl+q")  # nothing changed yet: quits at once
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("e")
+        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        await pilot.press("!")
+        await until(pilot, edit.holds_unsent_draft, what="a change")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert f"Your changes to {post.id} were not saved" in app.screen.question
