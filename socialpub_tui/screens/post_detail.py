@@ -158,6 +158,9 @@ class PostDetailScreen(Screen[None]):
         self._refresh_timer: Timer | None = None
         self._media_shown: list[str] | None = None
         self._busy = False  # a change (cancel, retry) is under way: its key does nothing until it is answered
+        # the targets table's cursor row, as its RowHighlighted messages said: what the keys act on (check_action
+        # reads it without querying a table that may be gone while the screen is being closed)
+        self._row = 0
 
     # ---- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -340,8 +343,11 @@ class PostDetailScreen(Screen[None]):
         box.update(text)
 
     def on_resize(self) -> None:
-        if self.post is not None:  # the long columns share the new width
-            self.call_after_refresh(self._draw_targets, self.post)
+        self.call_after_refresh(self._fit_targets)  # once the new layout is made
+
+    def _fit_targets(self) -> None:
+        if self.post is not None and self.is_attached:  # the long columns share the new width
+            self._draw_targets(self.post)
 
     def _draw_media(self, post: PostOut) -> None:
         if self._media_shown == post.media_urls:
@@ -357,7 +363,7 @@ class PostDetailScreen(Screen[None]):
     def selected_target(self) -> TargetOut | None:
         if self.post is None or not self.post.targets:
             return None
-        row = self.query_one("#detail-targets", DataTable).cursor_row
+        row = self._row
         return self.post.targets[row] if 0 <= row < len(self.post.targets) else None
 
     def selected_link(self) -> str | None:
@@ -404,7 +410,8 @@ class PostDetailScreen(Screen[None]):
             self.notify(reason, title="Not available", severity="warning", timeout=6)
 
     @on(DataTable.RowHighlighted, "#detail-targets")
-    def _row_moved(self) -> None:
+    def _row_moved(self, event: DataTable.RowHighlighted) -> None:
+        self._row = event.cursor_row
         self._draw_selected()
         self.refresh_bindings()
 
