@@ -20,6 +20,8 @@ async def test_the_chosen_theme_is_applied_at_the_next_start(tui_app, tmp_path: 
     path = tmp_path / "cfg" / "tui.json"
     first = tui_app(settings=TuiSettings.load(path))
     async with first.run_test(size=(100, 30)) as pilot:
+        # the posts screen's first reads done (its account choices are read by a worker of their own)
+        await until(pilot, lambda: getattr(first.screen, "account_options", None), what="the account choices")
         assert first.theme == DEFAULT_THEME and not path.exists()  # nothing chosen yet: nothing written
         first.theme = "nord"  # what the palette's "Change theme" does
         await until(pilot, lambda: path.exists() and json.loads(path.read_text())["theme"] == "nord",
