@@ -5,7 +5,9 @@ The app is built with its client injected (`SocialpubApp(client, clock=…, zone
 on a temporary data dir and a fixed clock.
 
 Layout: five top-level modes (posts, calendar, accounts, activity, generations), each a screen in `screens/`;
-detail, compose and help are pushed on top. Every call to the backend runs in a Textual worker (`@work`, exclusive
+detail, compose and help are pushed on top. A mode's key (f2…f6) brings the user to that mode's own screen (the
+list), closing what was pushed on it — but never an unsent draft: a compose screen holding one stays, shown.
+ctrl+q quits at once, unless a compose screen of any mode holds an unsent draft: then it asks first. Every call to the backend runs in a Textual worker (`@work`, exclusive
 where a newer request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every
 action has a binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
 """
@@ -14,12 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.theme import Theme
 
 from socialpub_tui import startup_done
 from socialpub_tui.commands import SocialpubCommands
@@ -29,10 +33,21 @@ from socialpub_tui.times import DisplayZone
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
+    from socialpub_tui.settings import TuiSettings
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class HoldsDraft(Protocol):
+    """A screen that may hold work the user has not sent (the compose screen)."""
+
+    def holds_unsent_draft(self) -> bool: ...
+
+    def unsent_sentence(self) -> str:
+        """What would be lost: `The post you are writing was not sent`, `Your changes to post_… were not saved`."""
+        ...
 
 
 def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -47,7 +62,8 @@ def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
 
 
 class SocialpubApp(App[None]):
-    """The TUI. `client` is owned by the app (closed when it exits) unless `owns_client=False`."""
+    """The TUI. `client` is owned by the app (closed when it exits) unless `owns_client=False`. `settings`: what
+    the TUI keeps across restarts (the theme; `socialpub_tui.settings`), None to keep nothing."""
 
     CSS_PATH = "app.tcss"
     TITLE = "socialpub"
@@ -68,32 +84,56 @@ class SocialpubApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("f2", "switch_mode('posts')", "Posts", id="mode.posts"),
-        Binding("f3", "switch_mode('calendar')", "Calendar", id="mode.calendar"),
-        Binding("f4", "switch_mode('accounts')", "Accounts", id="mode.accounts"),
-        Binding("f5", "switch_mode('activity')", "Activity", id="mode.activity"),
-        Binding("f6", "switch_mode('generations')", "Generations", id="mode.generations"),
+        Binding("f2", "show_mode('posts')", "Posts", id="mode.posts"),
+        Binding("f3", "show_mode('calendar')", "Calendar", id="mode.calendar"),
+        Binding("f4", "show_mode('accounts')", "Accounts", id="mode.accounts"),
+        Binding("f5", "show_mode('activity')", "Activity", id="mode.activity"),
+        Binding("f6", "show_mode('generations')", "Generations", id="mode.generations"),
         Binding("n", "compose", "New post", id="compose"),
     ]
 
     def __init__(self, client: AsyncClient, *, clock: Callable[[], datetime] = utc_now,
                  zone: DisplayZone | None = None, backend_label: str = "embedded",
-                 owns_client: bool = True) -> None:
+                 owns_client: bool = True, settings: TuiSettings | None = None) -> None:
         super().__init__()
         self.client = client
         self.clock = clock
         self.zone = zone or DisplayZone(None)
         self.backend_label = backend_label
+        self.settings = settings
         self._owns_client = owns_client
         self._first_screen_drawn = False
+        # every open screen that may hold a draft, with the mode whose stack holds it (`register_draft`)
+        self.drafts: dict[HoldsDraft, str] = {}
+        self._quit_question: Screen[Any] | None = None
         self.sub_title = backend_label
         # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
         # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
 
     async def on_mount(self) -> None:
+        if self.settings is not None:
+            if self.settings.theme in self.available_themes:  # a theme this Textual does not know: the default
+                self.theme = self.settings.theme
+            self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        if self.settings is not None and theme.name != self.settings.theme:
+            self.settings.theme = theme.name
+            self.save_settings()
+
+    @work(thread=True, exclusive=True, group="settings")
+    def save_settings(self) -> None:
+        """Keep the settings for the next start (a file write: in a thread, so the app keeps answering)."""
+        if self.settings is None:
+            return
+        try:
+            self.settings.save()
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"The theme could not be kept for the next start: {exc}",
+                                  severity="warning")
 
     def first_screen_drawn(self) -> None:
         """The first screen shows its data (or could not read it: the posts screen says so): the launch is over
@@ -130,7 +170,64 @@ class SocialpubApp(App[None]):
         else:
             self.notify(f"{prefix}{exc}", title=type(exc).__name__, severity="error", timeout=8)
 
+    def register_draft(self, screen: HoldsDraft) -> None:
+        """`screen` (mounted in the current mode) may hold a draft until it is unmounted (`forget_draft`)."""
+        self.drafts[screen] = self.current_mode
+
+    def forget_draft(self, screen: HoldsDraft) -> None:
+        self.drafts.pop(screen, None)
+
+    def unsent_drafts(self) -> list[tuple[HoldsDraft, str]]:
+        """The screens of every mode holding an unsent draft, with their mode."""
+        return [(screen, mode) for screen, mode in self.drafts.items() if screen.holds_unsent_draft()]
+
     # ---- actions ------------------------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        """ctrl+q: quit at once — unless a draft was not sent: then ask (y or a second ctrl+q quits; n or escape
+        goes back to the draft, showing its mode)."""
+        if self._quit_question is not None and self.screen is self._quit_question:
+            self.exit()
+            return
+        drafts = self.unsent_drafts()
+        if not drafts:
+            self.exit()
+            return
+        from socialpub_tui.screens.confirm import ConfirmScreen
+
+        screen, mode = drafts[0]
+        where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
+        more = f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}" if len(drafts) > 1 else ""
+        question = (f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
+                    "(ctrl+q again quits.)")
+
+        def answered(quit_now: bool | None) -> None:
+            self._quit_question = None
+            if quit_now:
+                self.exit()
+            elif mode != self.current_mode:
+                self.call_later(self.action_show_mode, mode)  # back to the draft: its mode shows it
+
+        self._quit_question = ConfirmScreen(question, yes="Quit", no="Back to the draft")
+        await self.push_screen(self._quit_question, answered)
+
+    async def action_show_mode(self, mode: str) -> None:
+        """A mode's key: that mode, at its own screen (the posts list, the calendar, …): what was pushed on it
+        (a post's detail, a generation's) is closed — down to a screen holding an unsent draft, which is shown
+        instead and never dropped this way."""
+        if mode != self.current_mode:
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1 and not self._holds_unsent_draft(self.screen):
+            await self.pop_screen()
+        if self._holds_unsent_draft(self.screen):
+            self.notify("This post was not sent: ctrl+s sends it, escape leaves it.", title="Draft kept")
+
+    def _holds_unsent_draft(self, screen: Screen[Any]) -> bool:
+        return any(screen is draft for draft, _ in self.unsent_drafts())
+
+    def _mode_key(self, mode: str) -> str:
+        return next((b.key for b in self.BINDINGS if isinstance(b, Binding) and b.action == f"show_mode('{mode}')"),
+                    mode)
+
     def action_help(self) -> None:
         from socialpub_tui.screens.help import HelpScreen
 

@@ -7,13 +7,15 @@ from collections.abc import Iterator
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.dom import DOMNode
 
 
 class SocialpubCommands(Provider):
     """Commands from the active bindings: `Posts`, `New post`, `Cancel post`, … with their keys."""
 
-    def _commands(self) -> Iterator[tuple[str, str, str]]:
-        """(description, key, action) for each binding with a description, the screen's before the app's."""
+    def _commands(self) -> Iterator[tuple[str, str, str, DOMNode]]:
+        """(description, key, action, the node whose binding it is) for each binding with a description, the
+        screen's before the app's."""
         seen: set[str] = set()
         for key, active in self.screen.active_bindings.items():
             binding = active.binding
@@ -22,19 +24,22 @@ class SocialpubCommands(Provider):
             if binding.description in seen or not active.enabled:
                 continue
             seen.add(binding.description)
-            yield binding.description, self.app.get_key_display(binding) or key, binding.action
+            yield binding.description, self.app.get_key_display(binding) or key, binding.action, active.node
 
-    async def _run(self, action: str) -> None:
-        await self.screen.run_action(action)
+    @staticmethod
+    async def _run(action: str, node: DOMNode) -> None:
+        # in the binding's own namespace, as its key does: an app binding's action (`show_mode('calendar')`,
+        # `quit`) is the app's, not the screen's
+        await node.run_action(action)
 
     async def discover(self) -> Hits:
-        for description, key, action in self._commands():
-            yield DiscoveryHit(description, partial(self._run, action), help=f"key: {key}")
+        for description, key, action, node in self._commands():
+            yield DiscoveryHit(description, partial(self._run, action, node), help=f"key: {key}")
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for description, key, action in self._commands():
+        for description, key, action, node in self._commands():
             score = matcher.match(description)
             if score > 0:
-                yield Hit(score, matcher.highlight(description), partial(self._run, action), text=description,
+                yield Hit(score, matcher.highlight(description), partial(self._run, action, node), text=description,
                           help=f"key: {key}")

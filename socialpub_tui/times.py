@@ -154,22 +154,24 @@ def parse_instant(value: str | datetime) -> datetime | None:
 
 
 def relative(instant: datetime, now: datetime | None = None) -> str:
-    """`in 4 min`, `in 2 h 5 min`, `in 3 days`, `now`, `2 min ago`: how far an instant is from now."""
+    """How far an instant is from now, in its two largest units: `in 45 min`, `in 3 h 20 min`, `in 1 day 7 h`,
+    `2 min ago`, `now` (within 30 s). The smaller unit is rounded, and left out when it is zero (`in 3 days`).
+    Every relative time the TUI and the CLI show is phrased here."""
     now = now or datetime.now(UTC)
     seconds = (instant - now).total_seconds()
     ahead = seconds >= 0
     s = abs(seconds)
     if s < 30:
         return "now"
-    minutes = round(s / 60)
+    minutes = max(1, round(s / 60))
     if minutes < 60:
         text = f"{minutes} min"
-    elif s < 86400:
+    elif minutes < 24 * 60:
         hours, mins = divmod(minutes, 60)
         text = f"{hours} h {mins} min" if mins else f"{hours} h"
     else:
-        days = round(s / 86400)
-        text = f"{days} day{'s' if days != 1 else ''}"
+        days, hours = divmod(round(minutes / 60), 24)
+        text = f"{days} day{'s' if days != 1 else ''}" + (f" {hours} h" if hours else "")
     return f"in {text}" if ahead else f"{text} ago"
 
 

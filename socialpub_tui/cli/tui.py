@@ -74,10 +74,11 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
     probe.wait()
 
     from socialpub_tui.app import SocialpubApp
+    from socialpub_tui.settings import TuiSettings, settings_path
 
     label = (f"embedded · {profile.data_dir or 'default data dir'}" if profile.kind == "embedded"
              else f"{profile.name} · {profile.url}" + (" · owner session" if owner else ""))
-    app = SocialpubApp(client, zone=zone, backend_label=label)
+    app = SocialpubApp(client, zone=zone, backend_label=label, settings=TuiSettings.load(settings_path()))
     app.run()
     if app.return_code:  # the app stopped on an error (Textual printed it): a script or `make run` must see it
         sys.exit(app.return_code)

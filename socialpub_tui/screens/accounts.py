@@ -173,8 +173,8 @@ class AccountsScreen(Screen[None]):
             badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
-                Text(f"{badge} {clip(acc.name, 20)} ", style=row_style),
-                Text(f"{clip(acc.username, 14)} ", style=row_style or "dim"),
+                Text(f"{badge} {clip(acc.name, 18)} ", style=row_style),
+                Text(f"{clip(acc.username, 12)} ", style=row_style or "dim"),
                 Text(f"{kind} ", style=row_style),
                 Text(f"{acc.status} ", style=status_colour(acc.status)),
                 expires,

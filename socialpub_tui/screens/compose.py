@@ -263,6 +263,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                                             t.account_name) for i, t in enumerate(post.targets)], fixed=True)
         else:
             self.load_accounts()
+        self.app.register_draft(self)  # type: ignore[attr-defined]  # ctrl+q and the mode keys ask before dropping it
         self._initial = self._form_state()
         if self._given_media:  # media handed in (a generation's file): leaving asks before dropping them
             self._initial = (self._initial[0], (), *self._initial[2:])
@@ -606,6 +607,18 @@ class ComposeScreen(Screen["PostOut | None"]):
         return (self._form_state() != self._initial
                 or {r.choice.key for r in self.selected_rows()} != self._initial_targets)
 
+    def holds_unsent_draft(self) -> bool:
+        """Leaving would drop something the user wrote and did not send (escape asks first; so does ctrl+q)."""
+        return self.sent is None and self.is_dirty()
+
+    def unsent_sentence(self) -> str:
+        if self.editing and self.source is not None:
+            return f"Your changes to {self.source.id} were not saved"
+        return "The post you are writing was not sent"
+
+    def on_unmount(self) -> None:
+        self.app.forget_draft(self)  # type: ignore[attr-defined]
+
     @on(TextArea.Changed, "#compose-text")
     def _text_changed(self) -> None:
         self._user_changed()
@@ -752,7 +765,7 @@ class ComposeScreen(Screen["PostOut | None"]):
 
     # ---- leaving ------------------------------------------------------------------------------------------
     def action_back(self) -> None:
-        if self.sent is not None or not self.is_dirty():
+        if not self.holds_unsent_draft():
             self.dismiss(None)
             return
         from socialpub_tui.screens.confirm import ConfirmScreen

@@ -4,8 +4,12 @@ Pushed by the posts and calendar screens as `PostDetailScreen(post_id)`. It read
 redraws it while a target is still pending or publishing (and when the post changes anywhere in the app), and
 offers what the post's state allows: open or copy a target's link, edit or cancel a scheduled post, retry the
 retriable failures (the `socialpub posts retry` semantics: `calls.retry_body`, idempotent), duplicate it as a
-new draft. An action the state does not allow is shown disabled in the footer (check_action), never refused
-after the key was pressed.
+new draft. An action the state does not allow is shown disabled in the footer (check_action); its key pressed
+anyway says why (`unavailable`), instead of doing nothing.
+
+The targets table has the focus: arrows choose a target, and the keys act on it at once. It shows every field of a
+target in the width of the screen: the long texts (account, reason, external id, link) share what the short ones
+leave (`fit_widths`), cut with `…`, and the chosen target's are shown in full beneath the table.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
 from socialpub_tui.client import calls
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import status_colour, target_status
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -38,19 +42,62 @@ LIVE_TARGET_STATES = ("pending", "publishing")
 MAX_REFRESH_S = 5.0  # a live post is read again at least this often (the client's poll interval when shorter)
 SCHEDULED_RECHECK_S = 60.0  # a scheduled post is read again this often (edited elsewhere, or its time came)
 
-# the reasons of failures are shown in full above the table: the link and the times come first
-COLUMNS = [("network", "Network"), ("account", "Account"), ("status", "Status"), ("fail", "Fail type"),
-           ("link", "Link"), ("completed", "Completed"), ("next", "Next attempt"), ("reason", "Reason"),
-           ("external", "External id")]
+# A target's fields in the spec's order. A target is either done (completedAt) or waiting (nextAttemptAt): one
+# column says which. The long texts share the width the others leave (ELASTIC), each cut no narrower than
+# MIN_ELASTIC; the chosen target's are shown in full beneath the table.
+COLUMNS = [("network", "Network"), ("account", "Account"), ("status", "Status"), ("reason", "Reason"),
+           ("fail", "Fail type"), ("external", "External id"), ("link", "Link"), ("when", "Completed / next")]
+ELASTIC = ("account", "reason", "external", "link")
+MIN_ELASTIC = 6
+CELL_PADDING = 1  # the table's padding each side of a cell
+# the actions the post's state may not allow (check_action, `unavailable`)
+STATEFUL_ACTIONS = ("open_link", "copy_link", "edit", "cancel_post", "retry", "duplicate")
 
 
 def is_live(post: PostOut) -> bool:
-    """Something is still moving: the post is being sent, or a target waits for its next attempt."""
+    """Something is still moving: the post is being sent, or a target waits for its next attempt (not the targets
+    of a cancelled post: they keep `pending`, and nothing will move them)."""
+    if post.status == "cancelled":
+        return False
     return post.status == "processing" or any(t.status in LIVE_TARGET_STATES for t in post.targets)
 
 
 def target_label(t: TargetOut) -> str:
     return f"{t.platform} · {t.account_name}"
+
+
+def fit_widths(natural: dict[str, int], available: int, least: dict[str, int] | None = None,
+               elastic: tuple[str, ...] = ELASTIC, minimum: int = MIN_ELASTIC) -> dict[str, int]:
+    """The width of each column (`natural`: its widest cell or label) so that the table fits `available` cells:
+    the columns not in `elastic` keep theirs; the elastic ones share the rest, the narrow ones first (each keeps
+    its natural width when it fits its share), none under `minimum` or its `least` (its label: then the table is
+    wider than `available`, and scrolls)."""
+    least = least or {}
+    widths = dict(natural)
+    padding = 2 * CELL_PADDING * len(natural)
+    room = available - padding - sum(w for key, w in natural.items() if key not in elastic)
+    flexible = sorted((key for key in elastic if key in natural), key=lambda key: natural[key])
+    for i, key in enumerate(flexible):
+        share = room // (len(flexible) - i)
+        widths[key] = min(natural[key], max(minimum, least.get(key, 0), share))
+        room -= widths[key]
+    return widths
+
+
+def short_link(url: str | None) -> str:
+    """A link as its cell shows it: without `https://` and `www.`, so that a cut one still names its site."""
+    if not url:
+        return ""
+    return url.split("://", 1)[-1].removeprefix("www.")
+
+
+def cut(text: Text, width: int) -> Text:
+    """`text` in at most `width` cells, ending with `…` when cut."""
+    if text.cell_len <= width:
+        return text
+    text = text.copy()
+    text.truncate(width, overflow="ellipsis")
+    return text
 
 
 def summary_lines(post: PostOut, now: Any) -> list[Text]:
@@ -80,18 +127,27 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
     return lines
 
 
+def explained(key: str, action: str, description: str, binding_id: str) -> list[Binding]:
+    """A key whose action the state may not allow: the action's binding (shown, dimmed when not allowed), then a
+    hidden one on the same key that says why (`explain`). Textual runs the first binding of a key whose action
+    check_action allows, and the footer shows the first binding of a key: the action's."""
+    return [Binding(key, action, description, id=binding_id),
+            Binding(key, f"explain('{action}')", description, show=False, id=f"{binding_id}.why")]
+
+
 class PostDetailScreen(Screen[None]):
-    """One post: head line, what failed, the targets table, the text, the media."""
+    """One post: head line, what failed, the targets table, the chosen target in full, the text, the media."""
 
     CSS_PATH = "post_detail.tcss"
+    AUTO_FOCUS = "#detail-targets"
     BINDINGS = [
         Binding("escape", "back", "Back", id="detail.back"),
-        Binding("o", "open_link", "Open link", id="detail.open_link"),
-        Binding("y", "copy_link", "Copy link", id="detail.copy_link"),
-        Binding("e", "edit", "Edit", id="detail.edit"),
-        Binding("c", "cancel_post", "Cancel post", id="detail.cancel"),
-        Binding("r", "retry", "Retry failed", id="detail.retry"),
-        Binding("d", "duplicate", "Duplicate", id="detail.duplicate"),
+        *explained("o", "open_link", "Open link", "detail.open_link"),
+        *explained("y", "copy_link", "Copy link", "detail.copy_link"),
+        *explained("e", "edit", "Edit", "detail.edit"),
+        *explained("c", "cancel_post", "Cancel post", "detail.cancel"),
+        *explained("r", "retry", "Retry failed", "detail.retry"),
+        *explained("d", "duplicate", "Duplicate", "detail.duplicate"),
         Binding("ctrl+r", "reload", "Refresh", id="detail.refresh"),
     ]
 
@@ -102,6 +158,9 @@ class PostDetailScreen(Screen[None]):
         self._refresh_timer: Timer | None = None
         self._media_shown: list[str] | None = None
         self._busy = False  # a change (cancel, retry) is under way: its key does nothing until it is answered
+        # the targets table's cursor row, as its RowHighlighted messages said: what the keys act on (check_action
+        # reads it without querying a table that may be gone while the screen is being closed)
+        self._row = 0
 
     # ---- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -109,7 +168,8 @@ class PostDetailScreen(Screen[None]):
         with VerticalScroll(id="detail-body"):
             yield Static(f"{self.post_id} · loading…", id="detail-head", markup=False)
             yield Static("", id="detail-summary")
-            yield DataTable(id="detail-targets", cursor_type="row", zebra_stripes=True)
+            yield DataTable(id="detail-targets", cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
+            yield Static("", id="detail-target")
             yield Static("", id="detail-text", markup=False)
             yield Horizontal(id="detail-media")
         yield Footer()
@@ -161,6 +221,7 @@ class PostDetailScreen(Screen[None]):
         self._draw_head(post)
         self._draw_summary(post)
         self._draw_targets(post)
+        self._draw_selected()
         self.query_one("#detail-text", Static).update(post.content or "(no text)")
         self._draw_media(post)
         self.refresh_bindings()
@@ -214,25 +275,79 @@ class PostDetailScreen(Screen[None]):
         summary.display = bool(lines)
         summary.update(Text("\n").join(lines))
 
+    def when_text(self, t: TargetOut, post: PostOut) -> str:
+        """When a target was completed, or when its next attempt is (`next in 4 min`)."""
+        if t.completed_at:
+            return self.app.zone.format(t.completed_at)  # type: ignore[attr-defined,no-any-return]
+        if t.next_attempt_at and t.status in LIVE_TARGET_STATES and post.status != "cancelled":
+            instant = parse_instant(t.next_attempt_at)
+            return f"next {relative(instant, self.app.now())}" if instant else t.next_attempt_at  # type: ignore[attr-defined]
+        return ""
+
+    def _cells(self, post: PostOut) -> list[dict[str, Text]]:
+        rows = []
+        for t in post.targets:
+            shown = target_status(post.status, t.status)
+            rows.append({
+                "network": Text(t.platform), "account": Text(t.account_name),
+                "status": Text(shown, style=status_colour(shown)), "reason": Text(t.fail_reason or ""),
+                "fail": Text(t.fail_type or "", style="red" if t.fail_type == "permanent" else "yellow"),
+                "external": Text(t.external_post_id or ""), "link": Text(short_link(t.post_url)),
+                "when": Text(self.when_text(t, post))})
+        return rows
+
     def _draw_targets(self, post: PostOut) -> None:
         table = self.query_one("#detail-targets", DataTable)
-        zone = self.app.zone  # type: ignore[attr-defined]
-        now = self.app.now()  # type: ignore[attr-defined]
+        rows = self._cells(post)
+        labels = {key: len(label) for key, label in COLUMNS}
+        natural = {key: max([labels[key]] + [row[key].cell_len for row in rows]) for key in labels}
+        available = self.query_one("#detail-body").scrollable_content_region.width
+        widths = fit_widths(natural, available, labels) if available > 0 else natural
         cursor = table.cursor_row
         table.clear()
-        for i, t in enumerate(post.targets):
-            waiting = ""
-            if t.next_attempt_at and t.status in LIVE_TARGET_STATES:
-                instant = parse_instant(t.next_attempt_at)
-                waiting = f"{relative(instant, now)} ({zone.format(t.next_attempt_at)})" if instant else t.next_attempt_at
-            fail_colour = "red" if t.fail_type == "permanent" else "yellow"
-            table.add_row(
-                Text(t.platform), Text(t.account_name), Text(t.status, style=status_colour(t.status)),
-                Text(t.fail_type or "", style=fail_colour), Text(t.post_url or ""),
-                Text(zone.format(t.completed_at) if t.completed_at else ""), Text(waiting),
-                Text(t.fail_reason or ""), Text(t.external_post_id or ""), key=str(i))
+        for i, row in enumerate(rows):
+            table.add_row(*(cut(row[key], widths[key]) for key, _ in COLUMNS), key=str(i))
         if post.targets:
             table.move_cursor(row=min(max(cursor, 0), len(post.targets) - 1))
+
+    def _draw_selected(self) -> None:
+        """The chosen target in full: what the table may have cut (reason, link, external id, times)."""
+        box = self.query_one("#detail-target", Static)
+        target, post = self.selected_target(), self.post
+        box.display = target is not None and post is not None
+        if target is None or post is None:
+            return
+        shown = target_status(post.status, target.status)
+        text = Text()
+        text.append("▸ ", style="bold")
+        text.append(target_label(target), style="bold")
+        text.append(f"  {shown}", style=status_colour(shown))
+        if target.fail_type:
+            text.append(f" ({target.fail_type})", style="red" if target.fail_type == "permanent" else "yellow")
+        if target.fail_reason:
+            text.append(f"\n  reason: {target.fail_reason}")
+        if target.post_url:
+            text.append(f"\n  link: {target.post_url}")
+        details = []
+        if target.external_post_id:
+            details.append(f"external id: {target.external_post_id}")
+        zone = self.app.zone  # type: ignore[attr-defined]
+        if target.completed_at:
+            details.append(f"completed {zone.format(target.completed_at)}")
+        elif self.when_text(target, post) and target.next_attempt_at:
+            instant = parse_instant(target.next_attempt_at)
+            soon = f"{relative(instant, self.app.now())} " if instant else ""  # type: ignore[attr-defined]
+            details.append(f"next attempt {soon}({zone.format(target.next_attempt_at)})")
+        if details:
+            text.append("\n  " + "  ·  ".join(details), style="dim")
+        box.update(text)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_targets)  # once the new layout is made
+
+    def _fit_targets(self) -> None:
+        if self.post is not None and self.is_attached:  # the long columns share the new width
+            self._draw_targets(self.post)
 
     def _draw_media(self, post: PostOut) -> None:
         if self._media_shown == post.media_urls:
@@ -248,7 +363,7 @@ class PostDetailScreen(Screen[None]):
     def selected_target(self) -> TargetOut | None:
         if self.post is None or not self.post.targets:
             return None
-        row = self.query_one("#detail-targets", DataTable).cursor_row
+        row = self._row
         return self.post.targets[row] if 0 <= row < len(self.post.targets) else None
 
     def selected_link(self) -> str | None:
@@ -259,20 +374,45 @@ class PostDetailScreen(Screen[None]):
         links = [t.post_url for t in self.post.targets if t.post_url] if self.post else []
         return links[0] if len(links) == 1 else None
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def unavailable(self, action: str) -> str | None:
+        """Why the state does not allow `action` now (a sentence for the user), or None when it does."""
         post = self.post
+        if action not in STATEFUL_ACTIONS:
+            return None
+        if post is None:
+            return "The post is still being read."
         if action in ("open_link", "copy_link"):
-            return True if self.selected_link() else None
-        if action in ("edit", "cancel_post"):
-            return True if post is not None and post.status == "scheduled" and not self._busy else None
-        if action == "retry":
-            return True if post is not None and calls.retry_body(post)[0] is not None and not self._busy else None
-        if action == "duplicate":
-            return True if post is not None else None
-        return True
+            if self.selected_link():
+                return None
+            target = self.selected_target()
+            whose = f"{target_label(target)} has no link" if target is not None else "No target has a link"
+            if any(t.post_url for t in post.targets):
+                return f"{whose}: choose a target that has one (↑ ↓)."
+            return f"{whose} yet: a link comes once a network has published the post."
+        if action in ("edit", "cancel_post") and post.status != "scheduled":
+            verb = "edited" if action == "edit" else "cancelled"
+            return f"Only a scheduled post can be {verb} — this one is {post.status}."
+        if action == "retry" and calls.retry_body(post)[0] is None:
+            return f"Nothing to retry: no target of this {post.status} post failed with failType retriable."
+        if action in ("edit", "cancel_post", "retry") and self._busy:
+            return "A change to this post is under way: wait for its answer."
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "explain":
+            # the hidden twin of a key (see `explained`): runs only when the key's own action may not
+            return False if self.unavailable(str(parameters[0])) is None else True
+        return None if self.unavailable(action) else True
+
+    def action_explain(self, action: str) -> None:
+        reason = self.unavailable(action)
+        if reason:
+            self.notify(reason, title="Not available", severity="warning", timeout=6)
 
     @on(DataTable.RowHighlighted, "#detail-targets")
-    def _row_moved(self) -> None:
+    def _row_moved(self, event: DataTable.RowHighlighted) -> None:
+        self._row = event.cursor_row
+        self._draw_selected()
         self.refresh_bindings()
 
     # ---- actions ------------------------------------------------------------------------------------------

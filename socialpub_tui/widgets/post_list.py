@@ -34,7 +34,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from socialpub_tui.look import NETWORK_BADGES, status_colour
+from socialpub_tui.look import NETWORK_BADGES, status_colour, target_status
 from socialpub_tui.times import parse_instant
 
 if TYPE_CHECKING:
@@ -551,11 +551,9 @@ class PostList(ScrollView, can_focus=True):
             (" " + row.when[:WHEN_WIDTH].ljust(WHEN_WIDTH + GAP), None),
             (status, _colour(row.status)), (" " * (STATUS_WIDTH + GAP - len(status)), None)]
         used, shown = 0, badges_shown(width)
-        for platform, target_status in row.targets[:shown]:
+        for platform, state in row.targets[:shown]:
             badge = NETWORK_BADGES.get(platform, platform[:2].upper())
-            if row.status == "cancelled" and target_status == "pending":
-                target_status = "cancelled"  # never to be sent: not the colour of work under way
-            pieces += [(badge, _colour(target_status, bold=True)), (" ", None)]
+            pieces += [(badge, _colour(target_status(row.status, state), bold=True)), (" ", None)]
             used += len(badge) + 1
         if len(row.targets) > shown:
             more = f"+{len(row.targets) - shown}"

@@ -109,6 +109,22 @@ def test_relative() -> None:
     assert _time.relative(at(-120), now) == "2 min ago"
 
 
+def test_relative_says_the_two_largest_units() -> None:
+    now = datetime(2027, 1, 15, 8, 0, tzinfo=UTC)
+
+    def at(seconds: float) -> datetime:
+        return now + timedelta(seconds=seconds)
+
+    assert _time.relative(at(31 * 3600), now) == "in 1 day 7 h"  # not "in 1 day"
+    assert _time.relative(at(3 * 3600 + 20 * 60), now) == "in 3 h 20 min"
+    assert _time.relative(at(45 * 60), now) == "in 45 min"
+    assert _time.relative(at(2 * 86400 + 5 * 3600 + 40 * 60), now) == "in 2 days 6 h"  # the smaller unit rounded
+    assert _time.relative(at(86400 + 23 * 3600 + 45 * 60), now) == "in 2 days"  # …carried into the larger one
+    assert _time.relative(at(86400 + 10 * 60), now) == "in 1 day"  # a zero smaller unit is left out
+    assert _time.relative(at(-(26 * 3600)), now) == "1 day 2 h ago"
+    assert _time.relative(at(40), now) == "in 1 min"  # never "in 0 min"
+
+
 # ---- the commands ----------------------------------------------------------------------------------------
 
 def test_tz_shows_wall_time_with_zone_across_dst(api: Any) -> None:

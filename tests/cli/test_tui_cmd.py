@@ -22,7 +22,8 @@ def remote_profile(cli_env, monkeypatch):  # type: ignore[no-untyped-def]
     seen: dict[str, Any] = {}
 
     def run(self) -> None:  # type: ignore[no-untyped-def]  # the app is not started: what it was given
-        seen.update(api_key=self.client.api_key, session=self.client.session_token, label=self.backend_label)
+        seen.update(api_key=self.client.api_key, session=self.client.session_token, label=self.backend_label,
+                    settings=self.settings)
 
     monkeypatch.setattr("socialpub_tui.app.SocialpubApp.run", run)
     return seen
@@ -39,6 +40,13 @@ def test_without_a_session_the_tui_uses_the_key(remote_profile) -> None:  # type
     assert invoke("tui").code == 0
     assert remote_profile["api_key"] == "spk_live_v1-test" and remote_profile["session"] is None
     assert "owner session" not in remote_profile["label"]
+
+
+def test_the_tui_gets_the_settings_kept_beside_the_config(remote_profile, cli_env) -> None:  # type: ignore[no-untyped-def]
+    kept = cli_env / "cfg" / "tui.json"  # $SOCIALPUB_CONFIG is cfg/config.yaml in a temporary folder
+    kept.write_text('{"theme": "nord"}')
+    assert invoke("tui").code == 0
+    assert remote_profile["settings"].path == kept and remote_profile["settings"].theme == "nord"
 
 
 def test_the_terminal_probe_imports_in_its_own_thread_while_the_caller_goes_on(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -55,6 +55,12 @@ SCHEDULED = post("post_sched", "scheduled", [
     target("linkedin", "acc_li", "Acme Corp", "pending"),
 ], scheduled=ts(2027, 1, 16, 8, 0), media=[])
 
+# cancelled before its time: its targets keep the API's `pending` (spec 3.2 has no cancelled target)
+CANCELLED = post("post_cancelled", "cancelled", [
+    target("facebook", "acc_fb", "Acme Page", "pending"),
+    target("linkedin", "acc_li", "Acme Corp", "pending"),
+], scheduled=ts(2027, 1, 16, 8, 0), media=[])
+
 
 def photo_bytes() -> bytes:
     """A 96×64 picture with four colour bands, so the preview shows something recognisable."""

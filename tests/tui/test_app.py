@@ -156,3 +156,168 @@ def test_an_api_errors_details_name_their_network_once_each() -> None:
         {"field": "content", "error": "value_error", "message": "the NUL character is not allowed"}])
     assert _details_text(fields) == "content: the NUL character is not allowed"
     assert _details_text(ApiError(409, "post_not_editable", "only scheduled posts can be edited")) == ""
+
+
+# ---- leaving a draft: ctrl+q and the mode keys ------------------------------------------------------------
+
+async def start_a_draft(pilot: Any, text: str = "draft") -> Any:
+    from textual.widgets import TextArea
+
+    from socialpub_tui.screens.compose import ComposeScreen
+    from tests.tui.helpers import until
+
+    await pilot.press("n")
+    screen = await until(pilot, lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen,
+                         what="the compose screen")
+    await until(pilot, lambda: pilot.app.focused is screen.query_one("#compose-text", TextArea), what="the text")
+    await pilot.press(*text)
+    await until(pilot, lambda: screen.query_one("#compose-text", TextArea).text == text, what="the text typed")
+    return screen
+
+
+async def test_ctrl_q_with_an_unsent_draft_asks_and_escape_keeps_it(tui_app) -> None:
+    from textual.widgets import TextArea
+
+    from socialpub_tui.screens.confirm import ConfirmScreen
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        compose = await start_a_draft(pilot)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert app.is_running and "not sent" in app.screen.question
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is compose, what="back to the draft")
+        assert compose.query_one("#compose-text", TextArea).text == "draft"
+        assert app.is_running
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
+        await pilot.press("ctrl+q")  # a second ctrl+q quits
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
+    assert not app.is_running
+
+
+async def test_ctrl_q_asks_for_a_draft_left_in_another_mode_and_y_quits(tui_app) -> None:
+    from socialpub_tui.screens.compose import ComposeScreen
+    from socialpub_tui.screens.confirm import ConfirmScreen
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        compose = await start_a_draft(pilot)
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert "(in Posts: f2)" in app.screen.question
+        await pilot.press("n")  # back to the draft: its mode is shown
+        await until(pilot, lambda: app.screen is compose, what="the draft, in the posts mode")
+        assert app.current_mode == "posts" and isinstance(app.screen, ComposeScreen)
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
+        await pilot.press("y")
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
+
+
+async def test_ctrl_q_on_the_posts_screen_quits_with_one_key(tui_app) -> None:
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "PostsScreen", what="the posts screen")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, limit_s=2, what="the app to quit")
+
+
+async def test_the_posts_key_goes_back_to_the_list_from_a_post_detail(tui_app) -> None:
+    from socialpub_tui.screens.post_detail import PostDetailScreen
+    from socialpub_tui.screens.posts import PostsScreen
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook"], "content": "hello", "scheduledAt":
+                                             "2099-01-01T09:00:00Z"})
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("f2")  # in the posts mode already: back to its list
+        await until(pilot, lambda: isinstance(app.screen, PostsScreen), what="the list")
+        assert len(app.screen_stack) == 1
+        # the same from another mode: the posts mode left on a detail comes back at its list
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, PostsScreen), what="the list")
+        assert app.current_mode == "posts" and len(app.screen_stack) == 1
+        # every mode key does the same: the calendar's detail closes on f3
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar again")
+
+
+async def test_the_posts_key_never_drops_a_draft_it_shows_it(tui_app) -> None:
+    from textual.widgets import TextArea
+
+    from tests.tui.helpers import record_notifications, until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        seen = record_notifications(app)
+        compose = await start_a_draft(pilot, "keep me")
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        await pilot.press("f2")
+        await until(pilot, lambda: app.current_mode == "posts" and app.screen is compose, what="the draft")
+        assert compose.query_one("#compose-text", TextArea).text == "keep me"
+        await pilot.press("f2")  # on the draft itself: it stays, and says how to leave it
+        await until(pilot, lambda: any(n["title"] == "Draft kept" for n in seen), what="the notification")
+        assert app.screen is compose
+
+
+async def test_a_palette_command_of_the_app_runs_from_any_screen(tui_app) -> None:
+    from socialpub_tui.commands import SocialpubCommands
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f3")
+        await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
+        hits = [hit async for hit in SocialpubCommands(app.screen).search("posts")]
+        command = next(hit for hit in hits if hit.text == "Posts")
+        await command.command()  # as the palette runs it: the app's action, not the calendar's
+        await until(pilot, lambda: type(app.screen).__name__ == "PostsScreen", what="the posts screen")
+
+
+async def test_ctrl_q_with_unsaved_changes_to_a_scheduled_post_asks_about_them(tui_app) -> None:
+    from socialpub_tui.screens.compose import ComposeScreen
+    from socialpub_tui.screens.confirm import ConfirmScreen
+    from socialpub_tui.screens.post_detail import PostDetailScreen
+    from tests.tui.helpers import until
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook"], "content": "hello",
+                                             "scheduledAt": "2099-01-01T09:00:00Z"})
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("e")
+        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        await pilot.press("ctrl+q")  # nothing changed yet: quits at once
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
+    app = tui_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.push_screen(PostDetailScreen(post.id))
+        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await pilot.press("e")
+        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        await pilot.press("!")
+        await until(pilot, edit.holds_unsent_draft, what="a change")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert f"Your changes to {post.id} were not saved" in app.screen.question

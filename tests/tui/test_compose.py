@@ -337,3 +337,16 @@ async def test_a_refused_upload_gives_the_field_back_and_says_so(tui_app, tmp_pa
         assert app.focused is field  # typing goes on in the field (it went nowhere)
         assert "Uploading" not in str(screen.query_one("#compose-status", Static).render())
         assert screen.media == []
+
+
+async def test_the_schedule_preview_says_how_far_in_two_units(tui_app) -> None:
+    from tests.tui.conftest import FIXED_NOW
+
+    app = tui_app()  # the app's clock fixed at FIXED_NOW, 2027-01-15 08:00 UTC
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot)
+        await schedule_at(pilot, screen, "2027-01-16", "16:00", "Europe/Paris")  # 15:00 UTC: 31 h ahead
+        preview = str(screen.query_one("#compose-when-preview", Static).render())
+        assert "2027-01-16 16:00 Europe/Paris (2027-01-16T15:00:00Z) · in 1 day 7 h" in preview
+        assert "(in 1 day 7 h)" in str(screen.query_one("#compose-status", Static).render())
+        assert app.now() == FIXED_NOW

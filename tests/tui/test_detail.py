@@ -84,6 +84,12 @@ async def test_cancel_asks_first_then_cancels_and_disables_itself(tui_app) -> No
         await until(pilot, lambda: screen.post.status == "cancelled", what="the cancelled post")
         assert not enabled(screen, "cancel_post") and not enabled(screen, "edit")
         assert (await app.client.get_post(post.id)).status == "cancelled"
+        # the API keeps its targets `pending` (spec 3.2 has no cancelled target): they read "not sent"
+        assert [t.status for t in screen.post.targets] == ["pending"]
+        table = screen.query_one("#detail-targets", DataTable)
+        assert [str(table.get_cell_at((i, 2))) for i in range(table.row_count)] == ["not sent"]
+        assert "not sent" in str(screen.query_one("#detail-target", Static).render())
+        assert screen._refresh_timer is None  # nothing will move them: no more reads
     assert changes == ["cancelled"]
 
 
@@ -137,3 +143,61 @@ async def test_media_previews_an_image_and_a_videos_first_frame(tui_app, tmp_pat
         assert previews[0].decoded.caption.startswith("image · 64×48")
         assert "0:02" in previews[1].decoded.caption and previews[1].decoded.picture is not None
         assert len(previews[1].query(".media-picture")) == 1
+
+
+async def test_the_targets_table_has_the_focus_and_the_keys_act_on_the_chosen_target(tui_app) -> None:
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=(120, 40)) as pilot:
+        post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "two links"})
+        final = await app.client.wait_post(post.id, timeout=30)
+        screen = await open_detail(pilot, post.id)
+        table = screen.query_one("#detail-targets", DataTable)
+        assert app.focused is table
+        await pilot.press("down")  # no tab first: the arrows move between the targets at once
+        await until(pilot, lambda: table.cursor_row == 1, what="the second target")
+        await pilot.press("y")
+        assert app.clipboard == final.targets[1].post_url
+        chosen = str(screen.query_one("#detail-target", Static).render())
+        assert f"link: {final.targets[1].post_url}" in chosen and final.targets[1].external_post_id in chosen
+
+
+async def test_a_key_the_post_does_not_allow_says_why(tui_app) -> None:
+    from tests.tui.helpers import record_notifications
+
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        seen = record_notifications(app)
+        post = await app.client.create_post({"targets": ["facebook"], "content": "done"})
+        await app.client.wait_post(post.id, timeout=30)
+        screen = await open_detail(pilot, post.id)
+        # the footer still shows the key, dimmed
+        assert screen.active_bindings["e"].binding.action == "edit" and not screen.active_bindings["e"].enabled
+        await pilot.press("e")
+        await until(pilot, lambda: seen, what="a notification")
+        assert seen[-1]["message"] == "Only a scheduled post can be edited — this one is completed."
+        await pilot.press("c")
+        await until(pilot, lambda: len(seen) == 2, what="a second notification")
+        assert seen[-1]["message"] == "Only a scheduled post can be cancelled — this one is completed."
+        await pilot.press("r")
+        await until(pilot, lambda: len(seen) == 3, what="a third notification")
+        assert seen[-1]["message"].startswith("Nothing to retry")
+        assert app.screen is screen  # nothing else happened
+        await pilot.press("d")  # an action the post allows does not explain itself: it runs
+        await until(pilot, lambda: app.screen is not screen, what="the duplicate's compose screen")
+        assert len(seen) == 3
+
+
+def test_the_long_columns_share_what_the_short_ones_leave() -> None:
+    from socialpub_tui.screens.post_detail import fit_widths
+
+    natural = {"network": 9, "account": 9, "status": 9, "reason": 70, "fail": 9, "external": 11, "link": 40,
+               "when": 20}
+    labels = {"network": 7, "account": 7, "status": 6, "reason": 6, "fail": 9, "external": 11, "link": 4, "when": 16}
+    widths = fit_widths(natural, 116, labels)  # the detail's width at 120 columns
+    assert sum(widths.values()) + 2 * len(widths) == 116  # every column in sight, the width used
+    assert {k: widths[k] for k in ("network", "status", "fail", "when", "account", "external")} == \
+        {"network": 9, "status": 9, "fail": 9, "when": 20, "account": 9, "external": 11}  # kept whole
+    assert widths["link"] == 16 and widths["reason"] == 17
+    assert fit_widths(natural, 300, labels) == natural  # room for everything: nothing is cut
+    narrow = fit_widths(natural, 60, labels)  # no room: the least widths, and the table scrolls
+    assert narrow["external"] == 11 and narrow["link"] == 6 and narrow["reason"] == 6

@@ -11,9 +11,9 @@ from socialpub_tui.screens.post_detail import PostDetailScreen
 from socialpub_tui.widgets.media_preview import MediaPreview
 from tests.tui.canned import canned_app
 from tests.tui.helpers import until
-from tests.tui.snapshot_data import PARTIAL, SCHEDULED, routes
+from tests.tui.snapshot_data import CANCELLED, PARTIAL, SCHEDULED, routes
 
-SIZES = [(100, 30), (80, 24)]
+SIZES = [(120, 40), (100, 30), (80, 24)]  # at 120 columns every column of the targets shows
 
 
 def showing(post_id: str) -> Any:
@@ -40,3 +40,8 @@ def test_scheduled_post(snap_compare, size: tuple[int, int]) -> None:
 def test_cancel_confirmation(snap_compare) -> None:
     assert snap_compare(canned_app(routes(SCHEDULED)), terminal_size=(100, 30), run_before=showing("post_sched"),
                         press=["c"])
+
+
+def test_cancelled_post(snap_compare) -> None:
+    """Its targets read `not sent` in the colour of a cancelled post, not the API's `pending`."""
+    assert snap_compare(canned_app(routes(CANCELLED)), terminal_size=(100, 30), run_before=showing("post_cancelled"))
