@@ -24,6 +24,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
@@ -223,12 +224,15 @@ class PostsScreen(Screen[None]):
                 continue
             self.account_options = options
             current = select.value
-            if any(value == current for _, value in options):  # the account filtered on is still there: kept
-                with self.prevent(Select.Changed):
+            try:
+                if any(value == current for _, value in options):  # the account filtered on is still there: kept
+                    with self.prevent(Select.Changed):
+                        select.set_options(options)
+                        select.value = current
+                else:
                     select.set_options(options)
-                    select.value = current
-            else:
-                select.set_options(options)
+            except NoMatches:  # the app quit while the accounts were read: the select's menu is already gone
+                return
 
     # ---- staying current --------------------------------------------------------------------------------------
     def is_live(self) -> bool:
