@@ -7,13 +7,16 @@ on a temporary data dir and a fixed clock.
 Layout: five top-level modes (posts, calendar, accounts, activity, generations), each a screen in `screens/`;
 detail, compose and help are pushed on top. A mode's key (f2…f6) brings the user to that mode's own screen (the
 list), closing what was pushed on it — but never an unsent draft: a compose screen holding one stays, shown.
-ctrl+q quits at once, unless a compose screen of any mode holds an unsent draft: then it asks first. Every call to the backend runs in a Textual worker (`@work`, exclusive
-where a newer request makes an older one stale); results reach widgets as typed messages (`messages.py`). Every
-action has a binding with a description (shown in the footer) and an entry in the command palette (`commands.py`).
+ctrl+q quits at once, unless a compose screen of any mode holds an unsent draft, or (embedded) this process's worker
+is making a generation that quitting would stop: then it asks first. Every call to the backend runs in a Textual
+worker (`@work`, exclusive where a newer request makes an older one stale); results reach widgets as typed messages
+(`messages.py`). Every action has a binding with a description (shown in the footer) and an entry in the command
+palette (`commands.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -81,6 +84,7 @@ class SocialpubApp(App[None]):
     # with drawing it nor with the first keys pressed; at the latest READY_AT_THE_LATEST_S after mount.
     BACKGROUND_AFTER_S = 1.0
     READY_AT_THE_LATEST_S = 3.0
+    QUIT_READ_S = 1.0  # ctrl+q's look for generations in production (embedded) gives up after this long
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
@@ -183,22 +187,31 @@ class SocialpubApp(App[None]):
 
     # ---- actions ------------------------------------------------------------------------------------------
     async def action_quit(self) -> None:
-        """ctrl+q: quit at once — unless a draft was not sent: then ask (y or a second ctrl+q quits; n or escape
-        goes back to the draft, showing its mode)."""
+        """ctrl+q: quit at once — unless a draft was not sent, or a generation this process is making would stop:
+        then ask (y or a second ctrl+q quits; n or escape goes back: to the draft, showing its mode)."""
         if self._quit_question is not None and self.screen is self._quit_question:
             self.exit()
             return
         drafts = self.unsent_drafts()
-        if not drafts:
-            self.exit()
-            return
         from socialpub_tui.screens.confirm import ConfirmScreen
 
-        screen, mode = drafts[0]
-        where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
-        more = f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}" if len(drafts) > 1 else ""
-        question = (f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
-                    "(ctrl+q again quits.)")
+        if drafts:
+            screen, mode = drafts[0]
+            where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
+            more = f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}" if len(drafts) > 1 else ""
+            question = (f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
+                        "(ctrl+q again quits.)")
+            no = "Back to the draft"
+        else:
+            producing = await self._generations_in_production()
+            if not producing:
+                self.exit()
+                return
+            mode = self.current_mode
+            count = f"{len(producing)} generations are" if len(producing) > 1 else f"{producing[0]} is"
+            question = (f"Quit socialpub? {count} being made by this process's worker: quitting stops it, and "
+                        "its credits come back when socialpub next starts on this data dir. (ctrl+q again quits.)")
+            no = "Stay"
 
         def answered(quit_now: bool | None) -> None:
             self._quit_question = None
@@ -207,8 +220,21 @@ class SocialpubApp(App[None]):
             elif mode != self.current_mode:
                 self.call_later(self.action_show_mode, mode)  # back to the draft: its mode shows it
 
-        self._quit_question = ConfirmScreen(question, yes="Quit", no="Back to the draft")
+        self._quit_question = ConfirmScreen(question, yes="Quit", no=no)
         await self.push_screen(self._quit_question, answered)
+
+    async def _generations_in_production(self) -> list[str]:
+        """The ids of the generations the embedded backend's worker is producing (quitting stops them: the next
+        worker on the data dir fails them and refunds their credits). Against a server, none: its worker goes on.
+        A read that fails or takes over QUIT_READ_S does not hold up quitting."""
+        if not self.client.embedded:
+            return []
+        try:
+            listing = await asyncio.wait_for(self.client.list_generations(status=["processing"], limit=10),
+                                             self.QUIT_READ_S)
+        except Exception:  # noqa: BLE001  (quitting must not depend on the backend answering)
+            return []
+        return [g.id for g in listing.items]
 
     async def action_show_mode(self, mode: str) -> None:
         """A mode's key: that mode, at its own screen (the posts list, the calendar, …): what was pushed on it

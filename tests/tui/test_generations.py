@@ -196,3 +196,36 @@ async def test_the_credits_history_on_the_activity_screen(tui_app, growth) -> No
         assert screen.query_one("#act-credits").display and not screen.query_one("#act-failures").display
         await pilot.press("k")
         assert screen.query_one("#act-failures").display
+
+
+async def test_ctrl_q_while_this_process_makes_a_generation_asks_first(tui_app, growth, monkeypatch) -> None:
+    """Quitting stops a production of the embedded worker (the next start fails it and refunds it): ctrl+q asks,
+    `n` stays, a second ctrl+q quits. Once nothing is in production, one ctrl+q quits."""
+    monkeypatch.setenv("SOCIALPUB_TEST_PROVIDER_SLOW_S", "3")
+    app = tui_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        made = await app.client.create_generation({"type": "image", "prompt": "Latte art [slow]"})
+        screen = await to_generations(pilot, 1)
+        await until(pilot, lambda: screen.items[0].status == "processing", what="the production to start")
+        await pilot.press("ctrl+q")
+        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen,
+                               what="the quit question")
+        assert f"{made.id} is being made" in question.question and "credits come back" in question.question
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen, what="back on the generations screen")
+        assert app.is_running
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
+
+
+async def test_ctrl_q_with_nothing_in_production_quits_at_once(tui_app, growth) -> None:
+    app = tui_app()
+    async with app.run_test(size=(110, 30)) as pilot:
+        made = await app.client.create_generation({"type": "image", "prompt": "Latte art"})
+        screen = await to_generations(pilot, 1)
+        await until(pilot, lambda: screen.items[0].status == "completed", what="the creation to complete")
+        assert screen.items[0].id == made.id
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, what="the app to quit")
