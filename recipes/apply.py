@@ -263,7 +263,7 @@ class Applier:
         return result
 
     def apply_file(self, set_name: str, file: str, items: list[Item]) -> FileOutcome:
-        from socialpub_tui.client.errors import ApiError
+        from socialpub_tui.client.errors import ApiError, WaitTimeout
 
         order = {"create": 0, "update": 1, "cancel": 2}
         actions = [Action(_kind(i), i) for i in sorted(items, key=lambda i: order[i.kind])]
@@ -291,6 +291,10 @@ class Applier:
                 generation = self._generate(a.item)
             except (ApiError, OSError) as err:
                 code, message = _error(err)
+                if isinstance(err, WaitTimeout) and getattr(self.client, "embedded", False):
+                    message += ("; the embedded backend makes it inside this command, so it stops here: it ends "
+                                "failed, its credits refunded, when a socialpub command next runs the worker. Give "
+                                "it a longer --generate-timeout, or apply against a server (`socialpub serve`)")
                 generation, error = None, f"generation for {a.item.label()} failed: {message}"
             else:
                 code, error = "generation_failed", None

@@ -296,7 +296,8 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
 @click.option("--dry-run", is_flag=True, help="Show what would be done (the plan) and change nothing (no "
                                               "generation is made).")
 @click.option("--generate-timeout", type=click.FloatRange(1, None), default=900, show_default=True,
-              metavar="SECONDS", help="How long to wait for each `generate:` generation to complete.")
+              metavar="SECONDS", help="How long to wait for each `generate:` generation to complete (embedded: one "
+                                      "still in production then stops with the command).")
 @_set_option
 @time_options
 @api_command

@@ -141,3 +141,29 @@ def test_dry_run_makes_no_generation(backend, tmp_path) -> None:  # type: ignore
     assert r.code == 0, r.err
     assert r.json()["create"][0]["generate"]["creditsCost"] == 2
     assert generations() == [] and set_posts("gen") == [] and balance() == 1000
+
+
+def test_a_generate_timeout_on_the_embedded_backend_says_the_creation_stops_with_the_command(
+        backend, tmp_path, gen_provider_dir) -> None:  # type: ignore[no-untyped-def]
+    """`recipes apply --generate-timeout 1` (a real `socialpub` process on the embedded backend, a production of
+    60 s): it gives up after about a second, nothing applied, and the file's failure says that the creation stops
+    with the command (the worker making it lives there) and what to do instead."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    folder = folder_with(tmp_path, generated(prompt="A cup [slow]"))
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
+           "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60", "SOCIALPUB_JOB_LEASE_S": "1"}
+    started = time.monotonic()
+    done = subprocess.run([str(Path(sys.executable).with_name("socialpub")), "recipes", "apply", str(folder),
+                           "--generate-timeout", "1", "--json"], env=env, capture_output=True, text=True, timeout=90)
+    assert time.monotonic() - started < 15, done.stderr
+    assert done.returncode == 1, done.stderr
+    [failed] = json.loads(done.stdout)["failed"]
+    assert failed["error"] == "wait_timeout"
+    assert "stops here" in failed["message"] and "--generate-timeout" in failed["message"], failed["message"]
+    assert set_posts("gen") == []
