@@ -19,6 +19,11 @@ def status_colour(status: str | None) -> str:
     return STATUS_COLOURS.get(status or "", "white")
 
 
+def fail_colour(fail_type: str | None) -> str:
+    """The colour a target's failType is shown in: red when retrying cannot help, yellow when it may."""
+    return "red" if fail_type == "permanent" else "yellow"
+
+
 def target_status(post_status: str, status: str) -> str:
     """The word a target's status is shown as. The API has no `cancelled` target state (spec 3.2): the targets of
     a cancelled post keep `pending`, which would read as work under way; they are shown as `not sent`, in the

@@ -29,7 +29,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
 from socialpub_tui.client import calls
-from socialpub_tui.look import status_colour, target_status
+from socialpub_tui.look import fail_colour, status_colour, target_status
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -291,7 +291,7 @@ class PostDetailScreen(Screen[None]):
             rows.append({
                 "network": Text(t.platform), "account": Text(t.account_name),
                 "status": Text(shown, style=status_colour(shown)), "reason": Text(t.fail_reason or ""),
-                "fail": Text(t.fail_type or "", style="red" if t.fail_type == "permanent" else "yellow"),
+                "fail": Text(t.fail_type or "", style=fail_colour(t.fail_type)),
                 "external": Text(t.external_post_id or ""), "link": Text(short_link(t.post_url)),
                 "when": Text(self.when_text(t, post))})
         return rows
@@ -323,7 +323,7 @@ class PostDetailScreen(Screen[None]):
         text.append(target_label(target), style="bold")
         text.append(f"  {shown}", style=status_colour(shown))
         if target.fail_type:
-            text.append(f" ({target.fail_type})", style="red" if target.fail_type == "permanent" else "yellow")
+            text.append(f" ({target.fail_type})", style=fail_colour(target.fail_type))
         if target.fail_reason:
             text.append(f"\n  reason: {target.fail_reason}")
         if target.post_url:
