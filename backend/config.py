@@ -176,9 +176,14 @@ class Settings(BaseSettings):
         fields = self.model_fields_set
         if "facebook_api_base" in fields and "facebook_video_api_base" not in fields:
             self.facebook_video_api_base = self.facebook_api_base
-        if ("youtube_api_base" in fields and "youtube_upload_base" not in fields
-                and self.youtube_api_base.rstrip("/").endswith("/youtube/v3")):
-            self.youtube_upload_base = self.youtube_api_base.rstrip("/")[:-len("/youtube/v3")] + "/upload/youtube/v3"
+        if (
+            "youtube_api_base" in fields
+            and "youtube_upload_base" not in fields
+            and self.youtube_api_base.rstrip("/").endswith("/youtube/v3")
+        ):
+            self.youtube_upload_base = (
+                self.youtube_api_base.rstrip("/")[: -len("/youtube/v3")] + "/upload/youtube/v3"
+            )
         return self
 
     @field_validator("media_by_url")
@@ -187,8 +192,10 @@ class Settings(BaseSettings):
         names = [p.strip().lower() for p in v.split(",") if p.strip()]
         unknown = sorted(set(names) - set(MEDIA_BY_URL_NETWORKS))
         if unknown:
-            raise ValueError(f"SOCIALPUB_MEDIA_BY_URL: {', '.join(unknown)} cannot be chosen: comma-separated names "
-                             f"among {', '.join(MEDIA_BY_URL_NETWORKS)}")
+            raise ValueError(
+                f"SOCIALPUB_MEDIA_BY_URL: {', '.join(unknown)} cannot be chosen: comma-separated names "
+                f"among {', '.join(MEDIA_BY_URL_NETWORKS)}"
+            )
         return ",".join(names)
 
     @property

@@ -28,7 +28,9 @@ class RedactQuery(logging.Filter):
 
 
 def _is_url(value: Any) -> bool:
-    return type(value).__name__ == "URL" or (isinstance(value, str) and value.startswith(("http://", "https://")))
+    return type(value).__name__ == "URL" or (
+        isinstance(value, str) and value.startswith(("http://", "https://"))
+    )
 
 
 def install() -> None:

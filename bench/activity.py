@@ -47,20 +47,40 @@ def seed(workspace_id: str, posts: int) -> None:
             at = now - timedelta(seconds=span * n / posts)
             pid = new_id("post")
             partial = n % 10 == 0
-            post_rows.append({"id": pid, "workspace": workspace_id, "status": "partial" if partial else "completed",
-                              "content": "bench", "content_folded": "bench", "created_at": at, "updated_at": at, "completed_at": at})
+            post_rows.append(
+                {
+                    "id": pid,
+                    "workspace": workspace_id,
+                    "status": "partial" if partial else "completed",
+                    "content": "bench",
+                    "content_folded": "bench",
+                    "created_at": at,
+                    "updated_at": at,
+                    "completed_at": at,
+                }
+            )
             for i, platform in enumerate(("facebook", "linkedin")):
                 failed = partial and i == 1
-                target_rows.append({"id": new_id("tgt"), "post": pid, "position": i, "platform": platform,
-                                    "account": None, "account_name": platform, "updated_at": at, "completed_at": at,
-                                    "status": "failed" if failed else "succeeded",
-                                    "fail_reason": "refused" if failed else None,
-                                    "fail_type": "permanent" if failed else None,
-                                    "idempotency_token": uuid.uuid4().hex})
+                target_rows.append(
+                    {
+                        "id": new_id("tgt"),
+                        "post": pid,
+                        "position": i,
+                        "platform": platform,
+                        "account": None,
+                        "account_name": platform,
+                        "updated_at": at,
+                        "completed_at": at,
+                        "status": "failed" if failed else "succeeded",
+                        "fail_reason": "refused" if failed else None,
+                        "fail_type": "permanent" if failed else None,
+                        "idempotency_token": uuid.uuid4().hex,
+                    }
+                )
         with tx():
             for model, rows in ((Post, post_rows), (PostTarget, target_rows)):
                 for i in range(0, len(rows), 500):
-                    model.insert_many(rows[i:i + 500]).execute()
+                    model.insert_many(rows[i : i + 500]).execute()
 
 
 def plans(workspace_id: str) -> list[str]:
@@ -116,15 +136,22 @@ def run(database_url: str | None, posts: int, repeat: int) -> dict[str, Any]:
         with TestClient(create_app(settings)) as client:
             for _ in range(repeat):
                 t = time.perf_counter()
-                r = client.get("/v1/activity", params={"days": 30, "tz": "Europe/Paris"},
-                               headers={"x-api-key": mine.api_key})
+                r = client.get(
+                    "/v1/activity",
+                    params={"days": 30, "tz": "Europe/Paris"},
+                    headers={"x-api-key": mine.api_key},
+                )
                 times.append((time.perf_counter() - t) * 1000)
                 assert r.status_code == 200, r.text
             body = r.json()
         counted = sum(sum(d["posts"].values()) for d in body["perDay"])
-        return {"db": "postgresql" if database_url else "sqlite", "posts_per_workspace": posts,
-                "posts_counted": counted, "runs_ms": [round(t, 1) for t in times],
-                "median_ms": round(statistics.median(times), 1)}
+        return {
+            "db": "postgresql" if database_url else "sqlite",
+            "posts_per_workspace": posts,
+            "posts_counted": counted,
+            "runs_ms": [round(t, 1) for t in times],
+            "median_ms": round(statistics.median(times), 1),
+        }
 
 
 def main() -> None:
@@ -145,12 +172,21 @@ def main() -> None:
             print(results[-1], flush=True)
         finally:
             server.stop()
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     sqlite = results[0]["median_ms"]
-    out = {"commit": sha, "machine": machine(), "goal_ms": GOAL_MS, "runs": results,
-           "goal_met": sqlite <= GOAL_MS}
+    out = {
+        "commit": sha,
+        "machine": machine(),
+        "goal_ms": GOAL_MS,
+        "runs": results,
+        "goal_met": sqlite <= GOAL_MS,
+    }
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
-    print(f"activity: SQLite median {sqlite} ms (goal <= {GOAL_MS:g} ms: {'met' if sqlite <= GOAL_MS else 'NOT met'})")
+    print(
+        f"activity: SQLite median {sqlite} ms (goal <= {GOAL_MS:g} ms: {'met' if sqlite <= GOAL_MS else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

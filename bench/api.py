@@ -17,7 +17,6 @@ within the run; the figure quoted is the median of the runs' ratios. The results
 Goal (issue 12): POST >= 35 % and GET >= 60 % of the baseline. Results: bench/results/api.json.
 """
 
-
 import argparse
 import asyncio
 import json
@@ -55,12 +54,30 @@ def bare_app():  # type: ignore[no-untyped-def]
 
     app = FastAPI()
     install_error_handlers(app)
-    target = {"platform": "facebook", "accountId": "acc_bare", "accountName": "Bare", "status": "pending",
-              "externalPostId": None, "postUrl": None, "failReason": None, "failType": None, "completedAt": None,
-              "nextAttemptAt": None}
-    sample = {"id": "post_bare", "status": "processing", "scheduledAt": None, "createdAt": "2030-01-01T00:00:00.000Z",
-              "updatedAt": "2030-01-01T00:00:00.000Z", "content": "", "mediaUrls": [], "options": {},
-              "idempotencyKey": None, "targets": [target, {**target, "platform": "linkedin"}]}
+    target = {
+        "platform": "facebook",
+        "accountId": "acc_bare",
+        "accountName": "Bare",
+        "status": "pending",
+        "externalPostId": None,
+        "postUrl": None,
+        "failReason": None,
+        "failType": None,
+        "completedAt": None,
+        "nextAttemptAt": None,
+    }
+    sample = {
+        "id": "post_bare",
+        "status": "processing",
+        "scheduledAt": None,
+        "createdAt": "2030-01-01T00:00:00.000Z",
+        "updatedAt": "2030-01-01T00:00:00.000Z",
+        "content": "",
+        "mediaUrls": [],
+        "options": {},
+        "idempotencyKey": None,
+        "targets": [target, {**target, "platform": "linkedin"}],
+    }
 
     def key(request: Request) -> str:
         presented = request.headers.get("x-api-key")
@@ -70,7 +87,9 @@ def bare_app():  # type: ignore[no-untyped-def]
 
     @app.post("/v1/posts", status_code=202)
     def create(body: PostCreate, _: str = Depends(key)) -> Response:
-        return Response(to_json({**sample, "content": body.content}), status_code=202, media_type="application/json")
+        return Response(
+            to_json({**sample, "content": body.content}), status_code=202, media_type="application/json"
+        )
 
     @app.get("/v1/posts/{post_id}")
     def read(post_id: str, _: str = Depends(key)) -> Response:
@@ -93,8 +112,16 @@ def serve(kind: str, port: int) -> None:
     import uvicorn
 
     app = bare_app() if kind == "bare" else real_app()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, loop="uvloop",
-                http="httptools", workers=1)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        loop="uvloop",
+        http="httptools",
+        workers=1,
+    )
 
 
 def free_port() -> int:
@@ -105,8 +132,9 @@ def free_port() -> int:
 
 def start_server(kind: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", kind, "--port", str(port)], env=env,
-                            cwd=env["PYTHONPATH"])
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", kind, "--port", str(port)], env=env, cwd=env["PYTHONPATH"]
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -145,8 +173,14 @@ async def _read_response(reader: asyncio.StreamReader) -> int:
     return status
 
 
-async def _worker(port: int, request: bytes, stop_at: float, warm_until: float, latencies: list[float],
-                  statuses: dict[int, int]) -> None:
+async def _worker(
+    port: int,
+    request: bytes,
+    stop_at: float,
+    warm_until: float,
+    latencies: list[float],
+    statuses: dict[int, int],
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         while True:
@@ -172,20 +206,22 @@ def _request(method: str, path: str, headers: dict[str, str], body: bytes = b"")
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-def _load(port: int, request: bytes, seconds: float, warmup: float, concurrency: int,
-          out: mp.Queue) -> None:  # type: ignore[type-arg]
+def _load(port: int, request: bytes, seconds: float, warmup: float, concurrency: int, out: mp.Queue) -> None:  # type: ignore[type-arg]
     async def main() -> dict[str, Any]:
         latencies: list[float] = []
         statuses: dict[int, int] = {}
         start = time.perf_counter()
         warm_until, stop_at = start + warmup, start + warmup + seconds
-        await asyncio.gather(*(_worker(port, request, stop_at, warm_until, latencies, statuses)
-                               for _ in range(concurrency)))
+        await asyncio.gather(
+            *(_worker(port, request, stop_at, warm_until, latencies, statuses) for _ in range(concurrency))
+        )
         latencies.sort()
         n = len(latencies)
         total = statuses.pop(-1, 0)
         return {
-            "requests": n, "requests_total": total, "rps": round(n / seconds, 1),
+            "requests": n,
+            "requests_total": total,
+            "rps": round(n / seconds, 1),
             "statuses": {str(k): v for k, v in statuses.items()},
             "p50_ms": round(latencies[n // 2] * 1000, 2) if n else None,
             "p99_ms": round(latencies[min(n - 1, int(n * 0.99))] * 1000, 2) if n else None,
@@ -206,8 +242,9 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def load(port: int, request: bytes, seconds: float, warmup: float, concurrency: int,
-         pid: int | None = None) -> dict[str, Any]:
+def load(
+    port: int, request: bytes, seconds: float, warmup: float, concurrency: int, pid: int | None = None
+) -> dict[str, Any]:
     """Run the load generator in another process; with `pid`, also the server's CPU time per request (less
     sensitive to other work on a shared machine than requests/s)."""
     before = cpu_s(pid) if pid else 0.0
@@ -241,8 +278,14 @@ def prepare(data_dir: Path, env: dict[str, str]) -> dict[str, str]:
         "p, _ = posts.create(s, c.workspace_id, {'targets': ['facebook', 'linkedin'], 'content': 'read me'})\n"
         "print(json.dumps({'key': c.api_key, 'post': p.id}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=env["PYTHONPATH"], check=True, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=env["PYTHONPATH"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -251,8 +294,11 @@ def commit_of(code: Path) -> dict[str, Any]:
         out = subprocess.run(["git", "-C", str(code), *args], capture_output=True, text=True)
         return out.stdout.strip() if out.returncode == 0 else ""
 
-    return {"commit": git("rev-parse", "HEAD") or None, "branch": git("rev-parse", "--abbrev-ref", "HEAD") or None,
-            "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    return {
+        "commit": git("rev-parse", "HEAD") or None,
+        "branch": git("rev-parse", "--abbrev-ref", "HEAD") or None,
+        "uncommitted_changes": bool(git("status", "--porcelain", "--untracked-files=no")),
+    }
 
 
 def main() -> int:
@@ -261,9 +307,15 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="measured seconds per scenario")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds before each scenario")
     parser.add_argument("--concurrency", type=int, default=16, help="keep-alive connections")
-    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose app is measured (default: this)")
-    parser.add_argument("--compare", type=Path, default=None,
-                        help="another checkout (e.g. the code before a change) measured in the same runs")
+    parser.add_argument(
+        "--code", type=Path, default=ROOT, help="the checkout whose app is measured (default: this)"
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        default=None,
+        help="another checkout (e.g. the code before a change) measured in the same runs",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="results file")
     parser.add_argument("--serve", choices=["bare", "real"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -283,39 +335,66 @@ def main() -> int:
             for kind in kinds:
                 checkout = args.compare.resolve() if kind == "before" else code
                 data = Path(tmp) / kind
-                env = {**os.environ, "SOCIALPUB_DATA_DIR": str(data), "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
-                       "SOCIALPUB_LOG_LEVEL": "WARNING", "SOCIALPUB_SANDBOX_DELAY_S": "0",
-                       "PYTHONPATH": str(checkout)}
+                env = {
+                    **os.environ,
+                    "SOCIALPUB_DATA_DIR": str(data),
+                    "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
+                    "SOCIALPUB_LOG_LEVEL": "WARNING",
+                    "SOCIALPUB_SANDBOX_DELAY_S": "0",
+                    "PYTHONPATH": str(checkout),
+                }
                 env.pop("SOCIALPUB_DATABASE_URL", None)
                 ids = prepare(data, env)
                 auth = {"x-api-key": ids["key"]}
                 post_id = "post_bare" if kind == "bare" else ids["post"]
-                requests[kind] = {"post": _request("POST", "/v1/posts", auth, body),
-                                  "get": _request("GET", f"/v1/posts/{post_id}", auth)}
+                requests[kind] = {
+                    "post": _request("POST", "/v1/posts", auth, body),
+                    "get": _request("GET", f"/v1/posts/{post_id}", auth),
+                }
                 servers[kind] = start_server("bare" if kind == "bare" else "real", env)
             for n in range(args.runs):
                 run: dict[str, Any] = {}
                 for name in ("post", "get"):
                     for kind in kinds:
                         proc, port = servers[kind]
-                        run.setdefault(kind, {})[name] = load(port, requests[kind][name], args.seconds,
-                                                              args.warmup, args.concurrency, proc.pid)
-                run["ratio"] = {name: round(run["real"][name]["rps"] / run["bare"][name]["rps"], 3)
-                                if run["bare"][name]["rps"] else None for name in ("post", "get")}
+                        run.setdefault(kind, {})[name] = load(
+                            port, requests[kind][name], args.seconds, args.warmup, args.concurrency, proc.pid
+                        )
+                run["ratio"] = {
+                    name: round(run["real"][name]["rps"] / run["bare"][name]["rps"], 3)
+                    if run["bare"][name]["rps"]
+                    else None
+                    for name in ("post", "get")
+                }
                 if args.compare:
-                    run["before_ratio"] = {name: round(run["before"][name]["rps"] / run["bare"][name]["rps"], 3)
-                                           for name in ("post", "get")}
-                run["cpu_ratio"] = {name: round(run["bare"][name]["server_cpu_us_per_request"]
-                                                / run["real"][name]["server_cpu_us_per_request"], 3)
-                                    for name in ("post", "get")}
+                    run["before_ratio"] = {
+                        name: round(run["before"][name]["rps"] / run["bare"][name]["rps"], 3)
+                        for name in ("post", "get")
+                    }
+                run["cpu_ratio"] = {
+                    name: round(
+                        run["bare"][name]["server_cpu_us_per_request"]
+                        / run["real"][name]["server_cpu_us_per_request"],
+                        3,
+                    )
+                    for name in ("post", "get")
+                }
                 runs.append(run)
-                print(f"run {n + 1}/{args.runs}: " + "  ".join(
-                    f"{name.upper()} {run['real'][name]['rps']:.0f} vs {run['bare'][name]['rps']:.0f} req/s "
-                    f"= {run['ratio'][name]:.0%} (CPU/request {run['real'][name]['server_cpu_us_per_request']:.0f} vs "
-                    f"{run['bare'][name]['server_cpu_us_per_request']:.0f} us = {run['cpu_ratio'][name]:.0%})"
-                    for name in ("post", "get"))
-                    + (f"  before: POST {run['before_ratio']['post']:.0%} GET {run['before_ratio']['get']:.0%}"
-                       if args.compare else ""), flush=True)
+                print(
+                    f"run {n + 1}/{args.runs}: "
+                    + "  ".join(
+                        f"{name.upper()} {run['real'][name]['rps']:.0f} vs {run['bare'][name]['rps']:.0f} req/s "
+                        f"= {run['ratio'][name]:.0%} (CPU/request {run['real'][name]['server_cpu_us_per_request']:.0f} vs "
+                        f"{run['bare'][name]['server_cpu_us_per_request']:.0f} us = {run['cpu_ratio'][name]:.0%})"
+                        for name in ("post", "get")
+                    )
+                    + (
+                        f"  before: POST {run['before_ratio']['post']:.0%} GET {run['before_ratio']['get']:.0%}"
+                        if args.compare
+                        else ""
+                    ),
+                    flush=True,
+                )
         finally:
             for proc, _ in servers.values():
                 stop_server(proc)
@@ -324,31 +403,56 @@ def main() -> int:
     expected = {"post": "202", "get": "200"}
     # every server, the baseline included, must answer every request as intended: a baseline answering 400
     # does less work than the product and would flatter nothing but the ratio
-    ok = {name: all(set(r[kind][name]["statuses"]) <= {expected[name]} for r in runs for kind in kinds)
-          for name in goal}
+    ok = {
+        name: all(set(r[kind][name]["statuses"]) <= {expected[name]} for r in runs for kind in kinds)
+        for name in goal
+    }
     median = {name: round(statistics.median(r["ratio"][name] or 0 for r in runs), 3) for name in goal}
     result = {
         "benchmark": "api",
         "what": "requests/s of POST /v1/posts and GET /v1/posts/:id vs a baseline FastAPI app with the same "
-                "dispatch (def dependency + def handler, same middleware and request model, no store)",
+        "dispatch (def dependency + def handler, same middleware and request model, no store)",
         "code": {"path": str(code), **commit_of(code)},
-        "config": {"runs": args.runs, "seconds": args.seconds, "warmup_s": args.warmup,
-                   "concurrency": args.concurrency, "store": "sqlite (WAL)",
-                   "server": "uvicorn 1 process, uvloop, httptools, loopback",
-                   "load": "separate process, asyncio keep-alive HTTP/1.1"},
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                    "loadavg_at_end": [round(x, 2) for x in os.getloadavg()]},
+        "config": {
+            "runs": args.runs,
+            "seconds": args.seconds,
+            "warmup_s": args.warmup,
+            "concurrency": args.concurrency,
+            "store": "sqlite (WAL)",
+            "server": "uvicorn 1 process, uvloop, httptools, loopback",
+            "load": "separate process, asyncio keep-alive HTTP/1.1",
+        },
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
         "runs": runs,
         "ratio_per_run": {name: [r["ratio"][name] for r in runs] for name in goal},
         "median_ratio": median,
-        **({"before": {"code": {"path": str(args.compare.resolve()), **commit_of(args.compare.resolve())},
-                       "ratio_per_run": {name: [r["before_ratio"][name] for r in runs] for name in goal},
-                       "median_ratio": {name: round(statistics.median(r["before_ratio"][name] for r in runs), 3)
-                                        for name in goal}}} if args.compare else {}),
+        **(
+            {
+                "before": {
+                    "code": {"path": str(args.compare.resolve()), **commit_of(args.compare.resolve())},
+                    "ratio_per_run": {name: [r["before_ratio"][name] for r in runs] for name in goal},
+                    "median_ratio": {
+                        name: round(statistics.median(r["before_ratio"][name] for r in runs), 3)
+                        for name in goal
+                    },
+                }
+            }
+            if args.compare
+            else {}
+        ),
         "cpu_ratio_per_run": {name: [r["cpu_ratio"][name] for r in runs] for name in goal},
-        "median_cpu_ratio": {name: round(statistics.median(r["cpu_ratio"][name] for r in runs), 3) for name in goal},
-        "median_rps": {kind: {name: statistics.median(r[kind][name]["rps"] for r in runs) for name in goal}
-                       for kind in kinds},
+        "median_cpu_ratio": {
+            name: round(statistics.median(r["cpu_ratio"][name] for r in runs), 3) for name in goal
+        },
+        "median_rps": {
+            kind: {name: statistics.median(r[kind][name]["rps"] for r in runs) for name in goal}
+            for kind in kinds
+        },
         "goal": goal,
         "only_expected_statuses": ok,
         "meets_goal": {name: bool(median[name] >= goal[name] and ok[name]) for name in goal},
@@ -357,9 +461,11 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for name in goal:
-        print(f"{name.upper():5} median ratio {median[name]:.0%} (runs: "
-              f"{' / '.join(f'{r:.0%}' for r in result['ratio_per_run'][name])})  goal {goal[name]:.0%}  "
-              f"{'OK' if result['meets_goal'][name] else 'MISSED'}")
+        print(
+            f"{name.upper():5} median ratio {median[name]:.0%} (runs: "
+            f"{' / '.join(f'{r:.0%}' for r in result['ratio_per_run'][name])})  goal {goal[name]:.0%}  "
+            f"{'OK' if result['meets_goal'][name] else 'MISSED'}"
+        )
     print(f"results: {args.out}")
     return 0 if all(result["meets_goal"].values()) else 1
 

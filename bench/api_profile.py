@@ -88,7 +88,9 @@ class Meter:
                 return func(*args, **kwargs)
             finally:
                 stack.pop()
-                if not stack:  # nested parts (accept inside create_public...) are counted once, by the outer one
+                if (
+                    not stack
+                ):  # nested parts (accept inside create_public...) are counted once, by the outer one
                     self.add(name, time.thread_time() - t0)
 
         return timed
@@ -99,7 +101,9 @@ class Meter:
 
         def timed(db: Any, *args: Any, **kwargs: Any) -> Any:
             local = self._local.__dict__
-            if local.get("in_store"):  # inside a statement or a transaction call: only the driver is told apart
+            if local.get(
+                "in_store"
+            ):  # inside a statement or a transaction call: only the driver is told apart
                 if kind != "driver" or local.get("in_driver"):
                     return func(db, *args, **kwargs)
                 local["in_driver"] = True
@@ -151,12 +155,25 @@ def _scope(method: str, path: str, key: bytes, body: bytes) -> dict[str, Any]:
     headers = [(b"host", b"127.0.0.1"), (b"x-api-key", key)]
     if method == "POST":
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-            "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "headers": headers,
-            "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
 
 
-async def drive(app: Any, scope: dict[str, Any], body: bytes, requests: int, statuses: dict[int, int]) -> None:
+async def drive(
+    app: Any, scope: dict[str, Any], body: bytes, requests: int, statuses: dict[int, int]
+) -> None:
     async def one() -> None:
         sent = False
 
@@ -181,7 +198,9 @@ async def drive(app: Any, scope: dict[str, Any], body: bytes, requests: int, sta
     await asyncio.gather(*(worker(requests // CONCURRENCY) for _ in range(CONCURRENCY)))
 
 
-async def measure(app: Any, scope: dict[str, Any], body: bytes, requests: int, meter: Meter | None) -> dict[str, Any]:
+async def measure(
+    app: Any, scope: dict[str, Any], body: bytes, requests: int, meter: Meter | None
+) -> dict[str, Any]:
     await drive(app, scope, body, CONCURRENCY * 10, {})  # warm-up: threads, connections, caches
     n = requests // CONCURRENCY * CONCURRENCY
     statuses: dict[int, int] = {}
@@ -190,9 +209,12 @@ async def measure(app: Any, scope: dict[str, Any], body: bytes, requests: int, m
     loop0, cpu0 = time.thread_time(), time.process_time()
     await drive(app, scope, body, n, statuses)
     loop1, cpu1 = time.thread_time(), time.process_time()
-    out: dict[str, Any] = {"requests": n, "statuses": {str(k): v for k, v in statuses.items()},
-                           "cpu_us": round((cpu1 - cpu0) / n * 1e6, 1),
-                           "event_loop_us": round((loop1 - loop0) / n * 1e6, 1)}
+    out: dict[str, Any] = {
+        "requests": n,
+        "statuses": {str(k): v for k, v in statuses.items()},
+        "cpu_us": round((cpu1 - cpu0) / n * 1e6, 1),
+        "event_loop_us": round((loop1 - loop0) / n * 1e6, 1),
+    }
     if meter:
         out["parts_us"] = {k: round(v / n * 1e6, 1) for k, v in sorted(meter.cpu.items())}
     return out
@@ -202,8 +224,14 @@ def child(runs: int, requests: int) -> None:
     """One checkout (this process's PYTHONPATH): prepare a data dir, build both apps, measure; JSON on stdout."""
     api = _bench_api()
     with tempfile.TemporaryDirectory(prefix="socialpub-bench-api-profile-") as tmp:
-        os.environ.update({"SOCIALPUB_DATA_DIR": tmp, "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
-                           "SOCIALPUB_LOG_LEVEL": "WARNING", "SOCIALPUB_SANDBOX_DELAY_S": "0"})
+        os.environ.update(
+            {
+                "SOCIALPUB_DATA_DIR": tmp,
+                "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
+                "SOCIALPUB_LOG_LEVEL": "WARNING",
+                "SOCIALPUB_SANDBOX_DELAY_S": "0",
+            }
+        )
         os.environ.pop("SOCIALPUB_DATABASE_URL", None)
         ids = api.prepare(Path(tmp), dict(os.environ))
         apps = {"product": api.real_app(), "baseline": api.bare_app()}
@@ -211,10 +239,12 @@ def child(runs: int, requests: int) -> None:
         instrument(meter)
         key = ids["key"].encode()
         body = json.dumps(api.POST_BODY).encode()
-        scopes = {("product", "post"): _scope("POST", "/v1/posts", key, body),
-                  ("product", "get"): _scope("GET", f"/v1/posts/{ids['post']}", key, b""),
-                  ("baseline", "post"): _scope("POST", "/v1/posts", key, body),
-                  ("baseline", "get"): _scope("GET", "/v1/posts/post_bare", key, b"")}
+        scopes = {
+            ("product", "post"): _scope("POST", "/v1/posts", key, body),
+            ("product", "get"): _scope("GET", f"/v1/posts/{ids['post']}", key, b""),
+            ("baseline", "post"): _scope("POST", "/v1/posts", key, body),
+            ("baseline", "get"): _scope("GET", "/v1/posts/post_bare", key, b""),
+        }
 
         async def main() -> list[dict[str, Any]]:
             out = []
@@ -223,8 +253,12 @@ def child(runs: int, requests: int) -> None:
                 for route in ROUTES:
                     for kind in ("product", "baseline"):
                         run.setdefault(kind, {})[route] = await measure(
-                            apps[kind], scopes[(kind, route)], body if route == "post" else b"",
-                            requests * (2 if route == "get" else 1), meter if kind == "product" else None)
+                            apps[kind],
+                            scopes[(kind, route)],
+                            body if route == "post" else b"",
+                            requests * (2 if route == "get" else 1),
+                            meter if kind == "product" else None,
+                        )
                 out.append(run)
             return out
 
@@ -235,8 +269,14 @@ def child(runs: int, requests: int) -> None:
 
 def run_child(code: Path, runs: int, requests: int) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONPATH": str(code)}
-    out = subprocess.run([sys.executable, __file__, "--child", "--runs", str(runs), "--requests", str(requests)],
-                         env=env, cwd=code, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "--runs", str(runs), "--requests", str(requests)],
+        env=env,
+        cwd=code,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -246,7 +286,9 @@ def table(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for route in ROUTES:
         product = [r["product"][route] for r in runs]
         names = sorted({k for p in product for k in p.get("parts_us", {})})
-        rows = {name: statistics.median(p.get("parts_us", {}).get(name, 0.0) for p in product) for name in names}
+        rows = {
+            name: statistics.median(p.get("parts_us", {}).get(name, 0.0) for p in product) for name in names
+        }
         rows["event loop"] = statistics.median(p["event_loop_us"] for p in product)
         total = statistics.median(p["cpu_us"] for p in product)
         # a part's figure includes its statements: shown apart, as peewee's share and the driver's (SQLite)
@@ -258,26 +300,33 @@ def table(runs: list[dict[str, Any]]) -> dict[str, Any]:
             store = 0.0
             if "statements" in inner:
                 driver = inner.get("statements: driver", 0.0)
-                shown[f"{name}: statements: peewee rendering the SQL"] = round(inner["statements"] - driver, 1)
+                shown[f"{name}: statements: peewee rendering the SQL"] = round(
+                    inner["statements"] - driver, 1
+                )
                 shown[f"{name}: statements: SQLite"] = round(driver, 1)
                 store += inner["statements"]
-            if "transaction" in inner:  # peewee's share is a few calls: SQLite's commit (WAL writes) is the cost
+            if (
+                "transaction" in inner
+            ):  # peewee's share is a few calls: SQLite's commit (WAL writes) is the cost
                 shown[f"{name}: BEGIN / COMMIT"] = round(inner["transaction"], 1)
                 store += inner["transaction"]
             if "driver" in inner:  # SQL given as text (execute_sql outside a statement)
                 shown[f"{name}: SQL as text: SQLite"] = round(inner["driver"], 1)
                 store += inner["driver"]
-            shown[f"{name}: the rest (building queries, reading rows, validation)" if store else name] = \
+            shown[f"{name}: the rest (building queries, reading rows, validation)" if store else name] = (
                 round(value - store, 1)
+            )
         for kind in ("statements", "transaction", "driver"):
             if f"outside a part | {kind}" in rows:
                 shown[f"outside the parts: {kind}"] = round(rows[f"outside a part | {kind}"], 1)
         accounted = sum(shown.values())
         shown["rest (pool threads: hops, FastAPI in threads)"] = round(total - accounted, 1)
-        out[route] = {"product_cpu_us": total,
-                      "baseline_cpu_us": statistics.median(r["baseline"][route]["cpu_us"] for r in runs),
-                      "baseline_event_loop_us": statistics.median(r["baseline"][route]["event_loop_us"] for r in runs),
-                      "product_parts_us": dict(sorted(shown.items(), key=lambda kv: -kv[1]))}
+        out[route] = {
+            "product_cpu_us": total,
+            "baseline_cpu_us": statistics.median(r["baseline"][route]["cpu_us"] for r in runs),
+            "baseline_event_loop_us": statistics.median(r["baseline"][route]["event_loop_us"] for r in runs),
+            "product_parts_us": dict(sorted(shown.items(), key=lambda kv: -kv[1])),
+        }
     return out
 
 
@@ -299,31 +348,59 @@ def main() -> int:
         for name, code in checkouts.items():
             runs[name] += run_child(code, 1, args.requests)
             last = runs[name][-1]
-            print(f"run {n + 1}/{args.runs} {name}: " + "  ".join(
-                f"{route.upper()} {last['product'][route]['cpu_us']:.0f} us vs baseline "
-                f"{last['baseline'][route]['cpu_us']:.0f} us" for route in ROUTES), flush=True)
+            print(
+                f"run {n + 1}/{args.runs} {name}: "
+                + "  ".join(
+                    f"{route.upper()} {last['product'][route]['cpu_us']:.0f} us vs baseline "
+                    f"{last['baseline'][route]['cpu_us']:.0f} us"
+                    for route in ROUTES
+                ),
+                flush=True,
+            )
     result = {
         "benchmark": "api_profile",
         "what": "CPU time a request (us), in-process (no HTTP server), product vs bench/api.py's baseline, and the "
-                "product's request path by part (medians of the runs)",
+        "product's request path by part (medians of the runs)",
         "code": {"path": str(ROOT), **api.commit_of(ROOT)},
-        "config": {"runs": args.runs, "post_requests": args.requests, "get_requests": args.requests * 2,
-                   "concurrency": CONCURRENCY, "store": "sqlite (WAL)"},
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                    "loadavg_at_end": [round(x, 2) for x in os.getloadavg()]},
+        "config": {
+            "runs": args.runs,
+            "post_requests": args.requests,
+            "get_requests": args.requests * 2,
+            "concurrency": CONCURRENCY,
+            "store": "sqlite (WAL)",
+        },
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
         "medians": table(runs["this"]),
         "runs": runs["this"],
-        **({"other": {"code": {"path": str(checkouts["other"]), **api.commit_of(checkouts["other"])},
-                      "medians": table(runs["other"]), "runs": runs["other"]}} if args.code else {}),
+        **(
+            {
+                "other": {
+                    "code": {"path": str(checkouts["other"]), **api.commit_of(checkouts["other"])},
+                    "medians": table(runs["other"]),
+                    "runs": runs["other"],
+                }
+            }
+            if args.code
+            else {}
+        ),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    for label, medians in [("this", result["medians"])] + ([("other", result["other"]["medians"])] if args.code else []):
+    for label, medians in [("this", result["medians"])] + (
+        [("other", result["other"]["medians"])] if args.code else []
+    ):
         for route in ROUTES:
             m = medians[route]
-            print(f"\n{label} {route.upper()}: product {m['product_cpu_us']:.0f} us a request, baseline "
-                  f"{m['baseline_cpu_us']:.0f} us (event loop {m['baseline_event_loop_us']:.0f})")
+            print(
+                f"\n{label} {route.upper()}: product {m['product_cpu_us']:.0f} us a request, baseline "
+                f"{m['baseline_cpu_us']:.0f} us (event loop {m['baseline_event_loop_us']:.0f})"
+            )
             for name, value in m["product_parts_us"].items():
                 print(f"  {value:8.1f}  {name}")
     print(f"results: {args.out}")

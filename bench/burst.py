@@ -68,9 +68,12 @@ LEAD_S = 3.0  # the due instant, after the posts are moved to it
 
 
 def commit() -> str:
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     return sha + ("+dirty" if dirty else "")
 
 
@@ -84,8 +87,14 @@ def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subpr
     """`socialpub worker` as a real process (the console script's entry point, run from this checkout). The pool
     size is passed explicitly (the settings' default unless told otherwise): the CLI's own --concurrency
     default must not override SOCIALPUB_WORKER_CONCURRENCY."""
-    cmd = [sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "worker",
-           "--concurrency", str(concurrency)]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from socialpub_tui.cli.main import main; main()",
+        "worker",
+        "--concurrency",
+        str(concurrency),
+    ]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_path.open("wb"), cwd=ROOT)
 
 
@@ -99,9 +108,19 @@ def stop_worker(proc: subprocess.Popen) -> None:
         proc.wait(10)
 
 
-def run_once(label: str, *, posts: int, workers: int, database_url: str | None, network_delay: dict[str, float],
-             delay_s: float, processing_s: float, poll_s: float, timeout_s: float,
-             concurrency: int | None) -> dict[str, Any]:
+def run_once(
+    label: str,
+    *,
+    posts: int,
+    workers: int,
+    database_url: str | None,
+    network_delay: dict[str, float],
+    delay_s: float,
+    processing_s: float,
+    poll_s: float,
+    timeout_s: float,
+    concurrency: int | None,
+) -> dict[str, Any]:
     from backend.config import Settings, get_settings
     from backend.services import posts as posts_service
     from backend.store.db import database, tx
@@ -122,12 +141,18 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         n_targets = PostTarget.select().count()
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-        env.update({
-            "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(data_dir), "SOCIALPUB_BASE_URL": settings.base_url,
-            "SOCIALPUB_SANDBOX_DELAY_S": str(delay_s), "SOCIALPUB_SANDBOX_PROCESSING_S": str(processing_s),
-            "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay), "SOCIALPUB_SANDBOX_LIMITS": "false",
-            "SOCIALPUB_LOG_LEVEL": "INFO",
-        })
+        env.update(
+            {
+                "PYTHONPATH": str(ROOT),
+                "SOCIALPUB_DATA_DIR": str(data_dir),
+                "SOCIALPUB_BASE_URL": settings.base_url,
+                "SOCIALPUB_SANDBOX_DELAY_S": str(delay_s),
+                "SOCIALPUB_SANDBOX_PROCESSING_S": str(processing_s),
+                "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay),
+                "SOCIALPUB_SANDBOX_LIMITS": "false",
+                "SOCIALPUB_LOG_LEVEL": "INFO",
+            }
+        )
         if database_url:
             env["SOCIALPUB_DATABASE_URL"] = database_url
         logs = [Path(tmp) / f"worker{i}.log" for i in range(workers)]
@@ -149,8 +174,11 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
         while time.monotonic() < deadline:
             time.sleep(poll_s)
             now = time.time()
-            rows = (PostTarget.select(PostTarget.id, PostTarget.platform)
-                    .where(PostTarget.status.in_(TERMINAL_TARGET)).tuples())
+            rows = (
+                PostTarget.select(PostTarget.id, PostTarget.platform)
+                .where(PostTarget.status.in_(TERMINAL_TARGET))
+                .tuples()
+            )
             for tid, platform in rows:
                 if tid not in seen:
                     seen[tid] = now
@@ -168,13 +196,18 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
             statuses[status] = statuses.get(status, 0) + 1
         # what each network received against the targets that succeeded there: more is a duplicate publication
         received = {net: len(published_rows(settings, net)) for net in PLATFORMS}
-        succeeded = {net: PostTarget.select().where((PostTarget.platform == net) & PostTarget.status.in_(
-            ("succeeded", "inbox_delivered"))).count() for net in PLATFORMS}
+        succeeded = {
+            net: PostTarget.select()
+            .where((PostTarget.platform == net) & PostTarget.status.in_(("succeeded", "inbox_delivered")))
+            .count()
+            for net in PLATFORMS
+        }
         lines = [line for log in logs for line in log.read_text(errors="replace").splitlines()]
         warnings = sum(" WARNING " in line for line in lines)
         errors = sum(" ERROR " in line for line in lines)
-        sample = ([line[:400] for line in lines if " ERROR " in line][:5]
-                  + [line[:400] for line in lines if " WARNING " in line and " sent " not in line][:5])
+        sample = [line[:400] for line in lines if " ERROR " in line][:5] + [
+            line[:400] for line in lines if " WARNING " in line and " sent " not in line
+        ][:5]
         if not database.is_closed():
             database.close()
 
@@ -183,21 +216,34 @@ def run_once(label: str, *, posts: int, workers: int, database_url: str | None, 
     by_network = {net: summary([seen[t] - t0 for t in seen if platform_of[t] == net]) for net in PLATFORMS}
     overall = summary(lateness)
     return {
-        "label": label, "posts": posts, "targets": n_targets, "workers": workers,
+        "label": label,
+        "posts": posts,
+        "targets": n_targets,
+        "workers": workers,
         "store": "postgresql" if database_url else "sqlite",
-        "concurrency": concurrency, "lane_share": Settings().worker_lane_share,
-        "network_delay_s": {**{n: delay_s for n in PLATFORMS}, **network_delay}, "processing_s": processing_s,
-        "final": len(seen), "all_final": len(seen) == n_targets, "statuses": statuses,
+        "concurrency": concurrency,
+        "lane_share": Settings().worker_lane_share,
+        "network_delay_s": {**{n: delay_s for n in PLATFORMS}, **network_delay},
+        "processing_s": processing_s,
+        "final": len(seen),
+        "all_final": len(seen) == n_targets,
+        "statuses": statuses,
         "makespan_s": round(max(lateness), 2) if lateness else None,
         "lateness_s": {k: round(v, 3) for k, v in overall.items()},
         "lateness_by_network_s": {n: {k: round(v, 3) for k, v in s.items()} for n, s in by_network.items()},
-        "cpu_s": round(cpu, 2), "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
-        "worker_log": {"warnings": warnings, "errors": errors, "first": sample,
-                       "lost_leases": sum("lost the lease" in line for line in lines),
-                       "taken_over": sum("taken over from" in line for line in lines),
-                       "reconciled": sum("reconciled:" in line for line in lines),
-                       "re_attempts": sum("re-attempt:" in line for line in lines)},
-        "emulator_received": received, "succeeded_by_network": succeeded,
+        "cpu_s": round(cpu, 2),
+        "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
+        "worker_log": {
+            "warnings": warnings,
+            "errors": errors,
+            "first": sample,
+            "lost_leases": sum("lost the lease" in line for line in lines),
+            "taken_over": sum("taken over from" in line for line in lines),
+            "reconciled": sum("reconciled:" in line for line in lines),
+            "re_attempts": sum("re-attempt:" in line for line in lines),
+        },
+        "emulator_received": received,
+        "succeeded_by_network": succeeded,
         "duplicates": sum(max(0, received[n] - succeeded[n]) for n in PLATFORMS),
     }
 
@@ -225,13 +271,18 @@ def fresh_pg_database(url: str, name: str) -> str:
 
 def show(run: dict[str, Any]) -> None:
     lat = run["lateness_s"]
-    print(f"  {run['label']}: {run['final']:,}/{run['targets']:,} final; lateness p50 {lat.get('p50', 0):.1f} s, "
-          f"p99 {lat.get('p99', 0):.1f} s, max {lat.get('max', 0):.1f} s; CPU {run['cpu_ms_per_target']:.1f} ms a "
-          f"target; {run['statuses']}", flush=True)
+    print(
+        f"  {run['label']}: {run['final']:,}/{run['targets']:,} final; lateness p50 {lat.get('p50', 0):.1f} s, "
+        f"p99 {lat.get('p99', 0):.1f} s, max {lat.get('max', 0):.1f} s; CPU {run['cpu_ms_per_target']:.1f} ms a "
+        f"target; {run['statuses']}",
+        flush=True,
+    )
     wl = run["worker_log"]
-    print(f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
-          f"taken over {wl['taken_over']}, reconciled {wl['reconciled']}, re-attempts {wl['re_attempts']}",
-          flush=True)
+    print(
+        f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
+        f"taken over {wl['taken_over']}, reconciled {wl['reconciled']}, re-attempts {wl['re_attempts']}",
+        flush=True,
+    )
 
 
 def median_of(runs: list[dict[str, Any]], path: list[str]) -> float | None:
@@ -249,31 +300,62 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--posts", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each kind (the medians are quoted)")
-    ap.add_argument("--runs", default="1,2,3", help="which runs: 1 (SQLite), 2 (slow youtube), 3 (PostgreSQL)")
+    ap.add_argument(
+        "--runs", default="1,2,3", help="which runs: 1 (SQLite), 2 (slow youtube), 3 (PostgreSQL)"
+    )
     ap.add_argument("--delay-s", type=float, default=0.3, help="every emulated network call (default 0.3)")
-    ap.add_argument("--processing-s", type=float, default=2.0, help="TikTok / Instagram processing (default 2)")
+    ap.add_argument(
+        "--processing-s", type=float, default=2.0, help="TikTok / Instagram processing (default 2)"
+    )
     ap.add_argument("--slow-s", type=float, default=5.0, help="youtube's latency in run 2 (default 5)")
     ap.add_argument("--poll-s", type=float, default=0.25, help="how often final states are read back")
     ap.add_argument("--timeout-s", type=float, default=900.0, help="give up on a run after this long")
-    ap.add_argument("--postgres", default=os.environ.get("SOCIALPUB_DATABASE_URL"),
-                    help="PostgreSQL URL for run 3 (a database is created next to it per run)")
+    ap.add_argument(
+        "--postgres",
+        default=os.environ.get("SOCIALPUB_DATABASE_URL"),
+        help="PostgreSQL URL for run 3 (a database is created next to it per run)",
+    )
     ap.add_argument("--pg-local", action="store_true", help="run 3 on a throwaway local server")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     wanted = {int(x) for x in args.runs.split(",") if x.strip()}
-    common = dict(posts=args.posts, delay_s=args.delay_s, processing_s=args.processing_s, poll_s=args.poll_s,
-                  timeout_s=args.timeout_s)
-    print(f"burst: {args.posts:,} posts x {len(PLATFORMS)} networks, {args.delay_s:g} s a call, processing "
-          f"{args.processing_s:g} s; commit {commit()}", flush=True)
+    common = dict(
+        posts=args.posts,
+        delay_s=args.delay_s,
+        processing_s=args.processing_s,
+        poll_s=args.poll_s,
+        timeout_s=args.timeout_s,
+    )
+    print(
+        f"burst: {args.posts:,} posts x {len(PLATFORMS)} networks, {args.delay_s:g} s a call, processing "
+        f"{args.processing_s:g} s; commit {commit()}",
+        flush=True,
+    )
     runs: list[dict[str, Any]] = []
     for i in range(args.repeat):
         if 1 in wanted:
-            runs.append(run_once(f"sqlite-1-worker#{i + 1}", workers=1, database_url=None, network_delay={},
-                                 concurrency=None, **common))
+            runs.append(
+                run_once(
+                    f"sqlite-1-worker#{i + 1}",
+                    workers=1,
+                    database_url=None,
+                    network_delay={},
+                    concurrency=None,
+                    **common,
+                )
+            )
             show(runs[-1])
         if 2 in wanted:
-            runs.append(run_once(f"sqlite-1-worker-slow-youtube#{i + 1}", workers=1, database_url=None,
-                                 network_delay={"youtube": args.slow_s}, concurrency=None, **common))
+            runs.append(
+                run_once(
+                    f"sqlite-1-worker-slow-youtube#{i + 1}",
+                    workers=1,
+                    database_url=None,
+                    network_delay={"youtube": args.slow_s},
+                    concurrency=None,
+                    **common,
+                )
+            )
             show(runs[-1])
     server = None
     if 3 in wanted and (args.postgres or args.pg_local):
@@ -292,8 +374,16 @@ def main() -> int:
             for i in range(args.repeat):
                 for n in (1, 2):
                     db_url = fresh_pg_database(url, f"socialpub_burst_{n}_{i}")
-                    runs.append(run_once(f"postgresql-{n}-workers#{i + 1}", workers=n, database_url=db_url,
-                                         network_delay={}, concurrency=fit, **common))
+                    runs.append(
+                        run_once(
+                            f"postgresql-{n}-workers#{i + 1}",
+                            workers=n,
+                            database_url=db_url,
+                            network_delay={},
+                            concurrency=fit,
+                            **common,
+                        )
+                    )
                     show(runs[-1])
         finally:
             if server is not None:
@@ -303,48 +393,83 @@ def main() -> int:
         return [r for r in runs if r["label"].startswith(prefix + "#")]
 
     medians: dict[str, Any] = {}
-    for prefix in ("sqlite-1-worker", "sqlite-1-worker-slow-youtube", "postgresql-1-workers",
-                   "postgresql-2-workers"):
+    for prefix in (
+        "sqlite-1-worker",
+        "sqlite-1-worker-slow-youtube",
+        "postgresql-1-workers",
+        "postgresql-2-workers",
+    ):
         g = group(prefix)
         if g:
             medians[prefix] = {
-                "p50_s": median_of(g, ["lateness_s", "p50"]), "p99_s": median_of(g, ["lateness_s", "p99"]),
-                "max_s": median_of(g, ["lateness_s", "max"]), "makespan_s": median_of(g, ["makespan_s"]),
+                "p50_s": median_of(g, ["lateness_s", "p50"]),
+                "p99_s": median_of(g, ["lateness_s", "p99"]),
+                "max_s": median_of(g, ["lateness_s", "max"]),
+                "makespan_s": median_of(g, ["makespan_s"]),
                 "cpu_ms_per_target": median_of(g, ["cpu_ms_per_target"]),
                 "p99_by_network_s": {n: median_of(g, ["lateness_by_network_s", n, "p99"]) for n in PLATFORMS},
-                "all_final": all(r["all_final"] for r in g), "runs": len(g),
+                "all_final": all(r["all_final"] for r in g),
+                "runs": len(g),
             }
     goals: dict[str, Any] = {}
     base = medians.get("sqlite-1-worker")
     if base:
-        goals["p99_le_60s_all_final"] = {"goal_s": GOAL_P99_S, "p99_s": base["p99_s"],
-                                         "met": bool(base["all_final"] and base["p99_s"] is not None
-                                                     and base["p99_s"] <= GOAL_P99_S)}
+        goals["p99_le_60s_all_final"] = {
+            "goal_s": GOAL_P99_S,
+            "p99_s": base["p99_s"],
+            "met": bool(base["all_final"] and base["p99_s"] is not None and base["p99_s"] <= GOAL_P99_S),
+        }
     slow = medians.get("sqlite-1-worker-slow-youtube")
     if base and slow:
-        ratios = {n: (round(slow["p99_by_network_s"][n] / base["p99_by_network_s"][n], 3)
-                      if base["p99_by_network_s"][n] else None) for n in PLATFORMS if n != "youtube"}
+        ratios = {
+            n: (
+                round(slow["p99_by_network_s"][n] / base["p99_by_network_s"][n], 3)
+                if base["p99_by_network_s"][n]
+                else None
+            )
+            for n in PLATFORMS
+            if n != "youtube"
+        }
         goals["slow_youtube_others_p99_within_20pct"] = {
-            "ratio_by_network": ratios, "goal": GOAL_SLOW_LANE_RATIO,
-            "met": all(r is not None and r <= GOAL_SLOW_LANE_RATIO for r in ratios.values())}
+            "ratio_by_network": ratios,
+            "goal": GOAL_SLOW_LANE_RATIO,
+            "met": all(r is not None and r <= GOAL_SLOW_LANE_RATIO for r in ratios.values()),
+        }
     one, two = medians.get("postgresql-1-workers"), medians.get("postgresql-2-workers")
     if one and two and one["makespan_s"] and two["makespan_s"]:
         speedup = round(one["makespan_s"] / two["makespan_s"], 3)
-        goals["postgresql_two_workers_1_6x"] = {"speedup": speedup, "goal": GOAL_PG_SPEEDUP,
-                                                "met": speedup >= GOAL_PG_SPEEDUP}
+        goals["postgresql_two_workers_1_6x"] = {
+            "speedup": speedup,
+            "goal": GOAL_PG_SPEEDUP,
+            "met": speedup >= GOAL_PG_SPEEDUP,
+        }
     out = {
-        "benchmark": "burst", "commit": commit(), "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "benchmark": "burst",
+        "commit": commit(),
+        "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "what": "lateness from scheduledAt to each target's final state as read back after the worker's commit, "
-                "all posts due at one instant, one `socialpub worker` process (two on PostgreSQL in run 3)",
-        "config": {"posts": args.posts, "networks": list(PLATFORMS), "delay_s": args.delay_s,
-                   "processing_s": args.processing_s, "slow_youtube_s": args.slow_s, "poll_s": args.poll_s,
-                   "repeat": args.repeat, "sandbox_limits": False},
-        "machine": machine(), "runs": runs, "medians": medians, "goals": goals,
+        "all posts due at one instant, one `socialpub worker` process (two on PostgreSQL in run 3)",
+        "config": {
+            "posts": args.posts,
+            "networks": list(PLATFORMS),
+            "delay_s": args.delay_s,
+            "processing_s": args.processing_s,
+            "slow_youtube_s": args.slow_s,
+            "poll_s": args.poll_s,
+            "repeat": args.repeat,
+            "sandbox_limits": False,
+        },
+        "machine": machine(),
+        "runs": runs,
+        "medians": medians,
+        "goals": goals,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     for name, g in goals.items():
-        print(f"  goal {name}: {'MET' if g['met'] else 'NOT MET'} {json.dumps({k: v for k, v in g.items() if k != 'met'})}")
+        print(
+            f"  goal {name}: {'MET' if g['met'] else 'NOT MET'} {json.dumps({k: v for k, v in g.items() if k != 'met'})}"
+        )
     print(f"results: {args.out}")
     return 0
 

@@ -29,14 +29,19 @@ def measure(cmd: list[str], runs: int) -> dict[str, float]:
         t = time.perf_counter()
         subprocess.run(cmd, capture_output=True, check=True)
         samples.append((time.perf_counter() - t) * 1000)
-    return {"median_ms": round(statistics.median(samples), 1), "min_ms": round(min(samples), 1),
-            "max_ms": round(max(samples), 1), "runs_ms": [round(x, 1) for x in samples]}
+    return {
+        "median_ms": round(statistics.median(samples), 1),
+        "min_ms": round(min(samples), 1),
+        "max_ms": round(max(samples), 1),
+        "runs_ms": [round(x, 1) for x in samples],
+    }
 
 
 def commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -53,9 +58,17 @@ def main() -> int:
         "python -c pass": measure([sys.executable, "-c", "pass"], args.runs),
     }
     median = results["socialpub --help"]["median_ms"]
-    out = {"benchmark": "cli_startup", "commit": commit(), "runs": args.runs, "goal_ms": GOAL_MS, "ok": median <= GOAL_MS,
-           "results": results, "python": platform.python_version(), "machine": platform.machine(),
-           "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    out = {
+        "benchmark": "cli_startup",
+        "commit": commit(),
+        "runs": args.runs,
+        "goal_ms": GOAL_MS,
+        "ok": median <= GOAL_MS,
+        "results": results,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     path = ROOT / "bench" / "results" / "cli_startup.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n")

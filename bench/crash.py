@@ -96,8 +96,14 @@ class Proc:
 
     def start(self) -> None:
         log = self.log_path.open("ab")
-        self.popen = subprocess.Popen(self.argv, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                      cwd=str(ROOT), start_new_session=True)
+        self.popen = subprocess.Popen(
+            self.argv,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=str(ROOT),
+            start_new_session=True,
+        )
         log.close()
 
     @property
@@ -134,9 +140,13 @@ def calls_in_flight(pid: int | None = None) -> int:
 
     q = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
     if pid is not None:
-        held = [j.dedupe_key.split(":", 1)[1] for j in Job.select(Job.dedupe_key, Job.locked_by).where(
-                    (Job.status == "running") & Job.kind.in_(["target.publish", "target.track"]))
-                if j.dedupe_key and (j.locked_by or "").split(":")[2:3] == [str(pid)]]
+        held = [
+            j.dedupe_key.split(":", 1)[1]
+            for j in Job.select(Job.dedupe_key, Job.locked_by).where(
+                (Job.status == "running") & Job.kind.in_(["target.publish", "target.track"])
+            )
+            if j.dedupe_key and (j.locked_by or "").split(":")[2:3] == [str(pid)]
+        ]
         if not held:
             return 0
         q = q.where(PublishAttempt.target.in_(held))
@@ -148,7 +158,11 @@ def open_among(ids: set[str]) -> int:
 
     if not ids:
         return 0
-    return PostTarget.select().where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TERMINAL_TARGET)).count()
+    return (
+        PostTarget.select()
+        .where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TERMINAL_TARGET))
+        .count()
+    )
 
 
 def all_open() -> int:
@@ -182,15 +196,24 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
 
     first = clock.now() + timedelta(seconds=START_LEAD_S)
     step = args.spread / max(1, args.posts)
-    run_ats = [first + timedelta(seconds=i * step) for i in range(args.posts)] if args.spread > 0 \
+    run_ats = (
+        [first + timedelta(seconds=i * step) for i in range(args.posts)]
+        if args.spread > 0
         else [None] * args.posts
+    )
     post_ids = queue_posts(settings, ws, run_ats, platforms=PLATFORMS, contents=contents)
     index_of = {pid: i for i, pid in enumerate(post_ids)}
     database.close()
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(data_dir),
-           "SOCIALPUB_SANDBOX_DELAY_S": str(args.delay), "SOCIALPUB_SANDBOX_LIMITS": "true" if args.limits else "false",
-           "SOCIALPUB_LOG_LEVEL": "INFO", "SOCIALPUB_BASE_URL": "http://bench.local"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SOCIALPUB_DATA_DIR": str(data_dir),
+        "SOCIALPUB_SANDBOX_DELAY_S": str(args.delay),
+        "SOCIALPUB_SANDBOX_LIMITS": "true" if args.limits else "false",
+        "SOCIALPUB_LOG_LEVEL": "INFO",
+        "SOCIALPUB_BASE_URL": "http://bench.local",
+    }
     env.pop("SOCIALPUB_DATABASE_URL", None)
     for item in args.env:
         key, _, value = item.partition("=")
@@ -239,24 +262,40 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
                     late = still
                 time.sleep(0.1)
             stuck_ids |= late or set()
-            kills.append({"kill": k + 1, "process": mode, "at_s": round(killed_at - t0, 2),
-                          "calls_in_flight": calls, "in_flight": len(flying), "stuck_at_20s": len(late or ()),
-                          "restart_to_final_s": round(final_s, 2) if final_s is not None else None})
+            kills.append(
+                {
+                    "kill": k + 1,
+                    "process": mode,
+                    "at_s": round(killed_at - t0, 2),
+                    "calls_in_flight": calls,
+                    "in_flight": len(flying),
+                    "stuck_at_20s": len(late or ()),
+                    "restart_to_final_s": round(final_s, 2) if final_s is not None else None,
+                }
+            )
             when = f"after {final_s:.1f} s" if final_s is not None else "NOT within the run"
-            print(f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {calls} calls and {len(flying)} targets in "
-                  f"flight, final {when}", flush=True)
+            print(
+                f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {calls} calls and {len(flying)} targets in "
+                f"flight, final {when}",
+                flush=True,
+            )
         while time.monotonic() < deadline and all_open():
             time.sleep(0.25)
         drained_s = time.monotonic() - t0
     finally:
         for p in procs:
             p.stop()
-    never_final = {t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))}
+    never_final = {
+        t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))
+    }
     stuck_ids |= never_final
 
     # what each network received, against the targets
-    targets = list(PostTarget.select(PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.status,
-                                     PostTarget.fail_reason))
+    targets = list(
+        PostTarget.select(
+            PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.status, PostTarget.fail_reason
+        )
+    )
     per_network: dict[str, dict[str, Any]] = {}
     for platform in PLATFORMS:
         counts: dict[int, int] = {}
@@ -271,7 +310,9 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
         succeeded = [t for t in mine if t.status in ("succeeded", "inbox_delivered")]
         failed = [t for t in mine if t.status == "failed"]
         per_network[platform] = {
-            "targets": len(mine), "succeeded": len(succeeded), "failed": len(failed),
+            "targets": len(mine),
+            "succeeded": len(succeeded),
+            "failed": len(failed),
             "emulator_received": sum(counts.values()) + unmatched,
             "duplicates": sum(n - 1 for n in counts.values() if n > 1),
             "false_failures": sum(1 for t in failed if counts.get(index_of[t.post_id], 0) > 0),
@@ -280,25 +321,35 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
             "fail_reasons": sorted({(t.fail_reason or "")[:160] for t in failed})[:5],
         }
     logs = "".join(p.log_path.read_text(errors="replace") for p in procs if p.log_path.exists())
-    posts = {r.status: r.n for r in Post.select(Post.status, fn.COUNT(Post.id).alias("n")).group_by(Post.status)}
+    posts = {
+        r.status: r.n for r in Post.select(Post.status, fn.COUNT(Post.id).alias("n")).group_by(Post.status)
+    }
     database.close()
     times = [k["restart_to_final_s"] for k in kills if k.get("restart_to_final_s") is not None]
     result = {
-        "run": index + 1, "processes": f"socialpub {mode}" + (" x2" if mode == "worker" else ""),
-        "posts": args.posts, "targets": len(targets), "kills": kills, "drained_s": round(drained_s, 1),
+        "run": index + 1,
+        "processes": f"socialpub {mode}" + (" x2" if mode == "worker" else ""),
+        "posts": args.posts,
+        "targets": len(targets),
+        "kills": kills,
+        "drained_s": round(drained_s, 1),
         "duplicates": sum(n["duplicates"] for n in per_network.values()),
         "false_failures": sum(n["false_failures"] for n in per_network.values()),
         "missing": sum(n["missing"] for n in per_network.values()),
         "stuck": len(stuck_ids),
         "max_restart_to_final_s": max(times) if times else None,
         "all_final_within_20s": len(times) == len(kills) and all(t <= FINAL_WITHIN_S for t in times),
-        "target_statuses": target_statuses_from(targets), "post_statuses": posts,
+        "target_statuses": target_statuses_from(targets),
+        "post_statuses": posts,
         "per_network": per_network,
         "kills_landed_in_flight": sum(1 for k in kills if k["calls_in_flight"] > 0),
-        "log_lines": {"reconciled": logs.count("reconciled:"), "re-attempt": logs.count("re-attempt:"),
-                      "waited for the listing": logs.count("which it may not list yet"),
-                      "may have been published": logs.count("cannot be checked"),
-                      "errors": logs.count(" ERROR ")},
+        "log_lines": {
+            "reconciled": logs.count("reconciled:"),
+            "re-attempt": logs.count("re-attempt:"),
+            "waited for the listing": logs.count("which it may not list yet"),
+            "may have been published": logs.count("cannot be checked"),
+            "errors": logs.count(" ERROR "),
+        },
     }
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -316,8 +367,9 @@ def target_statuses_from(targets: list[Any]) -> dict[str, int]:
 
 def commit() -> str | None:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -330,18 +382,37 @@ def median(values: list[float | int | None]) -> float | None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--posts", type=int, default=300, help="posts per run (each with 5 targets)")
-    ap.add_argument("--runs", type=int, default=5, help="runs (even: socialpub serve; odd: 2 socialpub workers)")
+    ap.add_argument(
+        "--runs", type=int, default=5, help="runs (even: socialpub serve; odd: 2 socialpub workers)"
+    )
     ap.add_argument("--kills", type=int, default=3, help="kill -9 per run")
-    ap.add_argument("--delay", type=float, default=0.2, help="SOCIALPUB_SANDBOX_DELAY_S: each emulated call, s")
-    ap.add_argument("--spread", type=float, default=60.0, help="the posts fall due evenly over this many s (0: all "
-                                                               "at once)")
-    ap.add_argument("--min-in-flight", type=int, default=10, help="kill once at least this many publishing calls "
-                                                                   "are under way (after 15 s of waiting, any)")
-    ap.add_argument("--kill-window", type=float, default=0.3, help="... plus a random moment up to this many s")
+    ap.add_argument(
+        "--delay", type=float, default=0.2, help="SOCIALPUB_SANDBOX_DELAY_S: each emulated call, s"
+    )
+    ap.add_argument(
+        "--spread",
+        type=float,
+        default=60.0,
+        help="the posts fall due evenly over this many s (0: all at once)",
+    )
+    ap.add_argument(
+        "--min-in-flight",
+        type=int,
+        default=10,
+        help="kill once at least this many publishing calls are under way (after 15 s of waiting, any)",
+    )
+    ap.add_argument(
+        "--kill-window", type=float, default=0.3, help="... plus a random moment up to this many s"
+    )
     ap.add_argument("--limits", action="store_true", help="keep the sandbox caps on (off by default)")
     ap.add_argument("--concurrency", type=int, help="--concurrency of the worker processes (default: theirs)")
-    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra environment of the "
-                                                                                     "processes (repeatable)")
+    ap.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra environment of the processes (repeatable)",
+    )
     ap.add_argument("--timeout", type=float, default=900.0, help="bound on each run, s")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--keep", action="store_true", help="keep each run's data dir and logs")
@@ -349,44 +420,74 @@ def main() -> int:
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
-    print(f"crash: {args.posts} posts x {len(PLATFORMS)} networks, {args.runs} runs x {args.kills} kill -9, "
-          f"{args.delay:.2f} s per emulated call", flush=True)
+    print(
+        f"crash: {args.posts} posts x {len(PLATFORMS)} networks, {args.runs} runs x {args.kills} kill -9, "
+        f"{args.delay:.2f} s per emulated call",
+        flush=True,
+    )
     runs = []
     for i in range(args.runs):
         print(f"  run {i + 1}/{args.runs} ({'serve' if i % 2 == 0 else '2 workers'})", flush=True)
         r = run_once(i, args, rng)
         runs.append(r)
-        print(f"    kills landed in flight: {r['kills_landed_in_flight']} of {len(r['kills'])}; log lines "
-              f"{r['log_lines']}", flush=True)
-        print(f"    targets {r['target_statuses']}; duplicates {r['duplicates']}, false failures {r['false_failures']}, stuck {r['stuck']}, "
-              f"missing {r['missing']}, max restart->final {r['max_restart_to_final_s']} s, drained in "
-              f"{r['drained_s']} s", flush=True)
+        print(
+            f"    kills landed in flight: {r['kills_landed_in_flight']} of {len(r['kills'])}; log lines "
+            f"{r['log_lines']}",
+            flush=True,
+        )
+        print(
+            f"    targets {r['target_statuses']}; duplicates {r['duplicates']}, false failures {r['false_failures']}, stuck {r['stuck']}, "
+            f"missing {r['missing']}, max restart->final {r['max_restart_to_final_s']} s, drained in "
+            f"{r['drained_s']} s",
+            flush=True,
+        )
     keys = ("duplicates", "false_failures", "missing", "stuck", "max_restart_to_final_s", "drained_s")
     med = {k: median([r[k] for r in runs]) for k in keys}
     goals = {
-        "duplicates": 0, "false_failures": 0, "stuck": 0, "all_final_within_s": FINAL_WITHIN_S,
+        "duplicates": 0,
+        "false_failures": 0,
+        "stuck": 0,
+        "all_final_within_s": FINAL_WITHIN_S,
         # a run whose targets did not publish (e.g. the emulators never knew the accounts) proves nothing
-        "met": all(r["duplicates"] == 0 and r["false_failures"] == 0 and r["stuck"] == 0
-                   and r["all_final_within_20s"] and r["target_statuses"].get("succeeded", 0) == r["targets"]
-                   for r in runs),
+        "met": all(
+            r["duplicates"] == 0
+            and r["false_failures"] == 0
+            and r["stuck"] == 0
+            and r["all_final_within_20s"]
+            and r["target_statuses"].get("succeeded", 0) == r["targets"]
+            for r in runs
+        ),
         "kills_planned": args.runs * args.kills,
         "kills_landed_in_flight": sum(r["kills_landed_in_flight"] for r in runs),
     }
     out = {
-        "benchmark": "crash", "commit": commit(),
+        "benchmark": "crash",
+        "commit": commit(),
         "what": "kill -9 of real socialpub processes while targets publish, then a restart; what each sandbox "
-                "network received against the targets' final states",
-        "config": {"posts": args.posts, "runs": args.runs, "kills_per_run": args.kills,
-                   "spread_s": args.spread, "min_calls_in_flight": args.min_in_flight,
-                   "kill_window_s": args.kill_window,
-                   "sandbox_delay_s": args.delay, "sandbox_limits": args.limits, "env": args.env,
-                   "worker_concurrency": args.concurrency or "default"},
-        "goal": goals, "median": med, "runs": runs, "machine": machine(),
+        "network received against the targets' final states",
+        "config": {
+            "posts": args.posts,
+            "runs": args.runs,
+            "kills_per_run": args.kills,
+            "spread_s": args.spread,
+            "min_calls_in_flight": args.min_in_flight,
+            "kill_window_s": args.kill_window,
+            "sandbox_delay_s": args.delay,
+            "sandbox_limits": args.limits,
+            "env": args.env,
+            "worker_concurrency": args.concurrency or "default",
+        },
+        "goal": goals,
+        "median": med,
+        "runs": runs,
+        "machine": machine(),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
-    print(f"goals (0 duplicates, 0 false failures, 0 stuck, final within {FINAL_WITHIN_S:.0f} s): "
-          f"{'MET' if goals['met'] else 'NOT MET'}; median {med}")
+    print(
+        f"goals (0 duplicates, 0 false failures, 0 stuck, final within {FINAL_WITHIN_S:.0f} s): "
+        f"{'MET' if goals['met'] else 'NOT MET'}; median {med}"
+    )
     return 0
 
 

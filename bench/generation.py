@@ -36,8 +36,10 @@ if str(ROOT) not in sys.path:
 RESULTS = ROOT / "bench" / "results" / "generation.json"
 GOAL_RATIO = 0.5
 DURATION = 15
-PROMPT = ('Announce our summer sale: 30% off all sneakers until Sunday. Free shipping on every order. '
-          'Find your next pair in store or online.')
+PROMPT = (
+    "Announce our summer sale: 30% off all sneakers until Sunday. Free shipping on every order. "
+    "Find your next pair in store or online."
+)
 
 
 def _cpu() -> float:
@@ -60,8 +62,14 @@ def _photo(seed: int) -> bytes:
     from PIL import Image
 
     im = Image.effect_mandelbrot((1600, 1200), (-2.0 + seed * 0.3, -1.2, 1.0, 1.2), 60).convert("RGB")
-    im = Image.merge("RGB", (im.getchannel(0), im.getchannel(0).point(lambda v: (v * 3 + seed * 80) % 256),
-                             im.getchannel(0).point(lambda v: 255 - v)))
+    im = Image.merge(
+        "RGB",
+        (
+            im.getchannel(0),
+            im.getchannel(0).point(lambda v: (v * 3 + seed * 80) % 256),
+            im.getchannel(0).point(lambda v: 255 - v),
+        ),
+    )
     buf = io.BytesIO()
     im.save(buf, "JPEG", quality=90)
     return buf.getvalue()
@@ -73,8 +81,13 @@ def timed(provider: Any, request: Any, out_dir: Path) -> dict[str, Any]:
     produced = provider.generate(request, out_dir)
     wall = time.perf_counter() - t0
     cpu = _cpu() - cpu0
-    out = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "bytes": produced.path.stat().st_size,
-           "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
+    out = {
+        "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
+        "bytes": produced.path.stat().st_size,
+        "load_before": round(load_before, 2),
+        "load_after": round(os.getloadavg()[0], 2),
+    }
     if produced.duration_sec:
         out["ratio"] = round(wall / produced.duration_sec, 3)
     produced.path.unlink()
@@ -121,14 +134,24 @@ def main() -> int:
     over = {k: v for k, v in (("preset", args.preset), ("fps", args.fps)) if v is not None}
     settings = LocalSettings(**over)
     provider = LocalProvider(settings)
-    brand = Brand(name="Acme Sneakers", colors=("#d7263d", "#ffd23f"), logo=_logo(),
-                  extra={"tagline": "Run further"})
-    video_req = GenerationRequest(type="video", prompt=PROMPT, aspect_ratio="9:16", duration_sec=DURATION,
-                                  brand=brand, seed=7)
-    sources_req = GenerationRequest(type="video", prompt="Before and after: our new store front", aspect_ratio="9:16",
-                                    duration_sec=DURATION, sources=(_photo(0), _photo(1)), brand=brand, seed=7)
-    image_req = GenerationRequest(type="image", prompt=PROMPT, aspect_ratio="9:16", duration_sec=None, brand=brand,
-                                  seed=7)
+    brand = Brand(
+        name="Acme Sneakers", colors=("#d7263d", "#ffd23f"), logo=_logo(), extra={"tagline": "Run further"}
+    )
+    video_req = GenerationRequest(
+        type="video", prompt=PROMPT, aspect_ratio="9:16", duration_sec=DURATION, brand=brand, seed=7
+    )
+    sources_req = GenerationRequest(
+        type="video",
+        prompt="Before and after: our new store front",
+        aspect_ratio="9:16",
+        duration_sec=DURATION,
+        sources=(_photo(0), _photo(1)),
+        brand=brand,
+        seed=7,
+    )
+    image_req = GenerationRequest(
+        type="image", prompt=PROMPT, aspect_ratio="9:16", duration_sec=None, brand=brand, seed=7
+    )
     start_machine = machine()
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(tmp)
@@ -144,26 +167,43 @@ def main() -> int:
     median_wall = statistics.median(r["wall_s"] for r in runs)
     median_ratio = round(median_wall / DURATION, 3)
     where["encode_and_mux_s_by_difference"] = round(median_wall - sum(where.values()), 3)
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     out = {
-        "benchmark": "generation", "commit": sha, "machine": start_machine,
+        "benchmark": "generation",
+        "commit": sha,
+        "machine": start_machine,
         "loadavg_at_end": list(os.getloadavg()),
         "settings": settings.model_dump(mode="json"),
-        "video": {"size": "1080x1920", "duration_s": DURATION, "runs": runs,
-                  "median_wall_s": median_wall, "median_ratio": median_ratio,
-                  "median_cpu_s": statistics.median(r["cpu_s"] for r in runs)},
-        "video_from_start_and_end_frames": {"runs": source_runs,
-                                            "median_ratio": statistics.median(r["ratio"] for r in source_runs)},
-        "image_1080x1920": {"runs": image_runs, "median_wall_s": statistics.median(r["wall_s"] for r in image_runs)},
+        "video": {
+            "size": "1080x1920",
+            "duration_s": DURATION,
+            "runs": runs,
+            "median_wall_s": median_wall,
+            "median_ratio": median_ratio,
+            "median_cpu_s": statistics.median(r["cpu_s"] for r in runs),
+        },
+        "video_from_start_and_end_frames": {
+            "runs": source_runs,
+            "median_ratio": statistics.median(r["ratio"] for r in source_runs),
+        },
+        "image_1080x1920": {
+            "runs": image_runs,
+            "median_wall_s": statistics.median(r["wall_s"] for r in image_runs),
+        },
         "parts_one_run": where,
-        "goal_ratio": GOAL_RATIO, "goal_met": median_ratio <= GOAL_RATIO,
+        "goal_ratio": GOAL_RATIO,
+        "goal_met": median_ratio <= GOAL_RATIO,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     print(f"parts: {where}")
-    print(f"generation: 15 s 1080x1920 video in median {median_wall:.2f} s = {median_ratio:.2f}x real time "
-          f"(CPU {out['video']['median_cpu_s']:.2f} s; load {start_machine['loadavg_at_start'][0]:.2f} at start) "
-          f"— goal <= {GOAL_RATIO}x: {'met' if out['goal_met'] else 'NOT met'}")
+    print(
+        f"generation: 15 s 1080x1920 video in median {median_wall:.2f} s = {median_ratio:.2f}x real time "
+        f"(CPU {out['video']['median_cpu_s']:.2f} s; load {start_machine['loadavg_at_start'][0]:.2f} at start) "
+        f"— goal <= {GOAL_RATIO}x: {'met' if out['goal_met'] else 'NOT met'}"
+    )
     return 0
 
 

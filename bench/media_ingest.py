@@ -96,8 +96,10 @@ def bench_images() -> dict[str, object]:
             "ours_per_run_s": [round(t, 4) for t in ours],
             "naive_per_run_s": [round(t, 4) for t in naive],
         }
-        print(f"{name:>14}: ours {statistics.median(ours) * 1000:7.1f} ms, naive {statistics.median(naive) * 1000:7.1f} ms,"
-              f" median ratio {statistics.median(ratios):.2f}x")
+        print(
+            f"{name:>14}: ours {statistics.median(ours) * 1000:7.1f} ms, naive {statistics.median(naive) * 1000:7.1f} ms,"
+            f" median ratio {statistics.median(ratios):.2f}x"
+        )
     return out
 
 
@@ -146,8 +148,12 @@ def child(url: str, data_dir: str) -> None:
     settings = Settings(data_dir=Path(data_dir), allow_private_urls=True, fetch_total_timeout_s=300)
     init_database(settings)
     security.ensure_secret(settings)
-    ws = bootstrap.create_workspace(settings, "bench", "bench@example.test", "correct horse battery").workspace_id
-    media_service.ingest_bytes(settings, ws, b"\x1aE\xdf\xa3\x9fB\x86\x81\x01B\x82\x84webm" + b"\x00" * 64)  # warm-up
+    ws = bootstrap.create_workspace(
+        settings, "bench", "bench@example.test", "correct horse battery"
+    ).workspace_id
+    media_service.ingest_bytes(
+        settings, ws, b"\x1aE\xdf\xa3\x9fB\x86\x81\x01B\x82\x84webm" + b"\x00" * 64
+    )  # warm-up
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")  # reset the peak (VmHWM) to the current RSS
@@ -159,8 +165,18 @@ def child(url: str, data_dir: str) -> None:
     media = media_service.ingest_url(settings, ws, url)
     elapsed = time.perf_counter() - t0
     peak = _rss_kb("VmHWM")
-    print(json.dumps({"rss_before_kb": before, "peak_kb": peak, "growth_mb": round((peak - before) / 1024, 1),
-                      "peak_reset": reset, "bytes": media.bytes, "seconds": round(elapsed, 2)}))
+    print(
+        json.dumps(
+            {
+                "rss_before_kb": before,
+                "peak_kb": peak,
+                "growth_mb": round((peak - before) / 1024, 1),
+                "peak_reset": reset,
+                "bytes": media.bytes,
+                "seconds": round(elapsed, 2),
+            }
+        )
+    )
 
 
 def bench_video() -> dict[str, object]:
@@ -171,16 +187,24 @@ def bench_video() -> dict[str, object]:
         with tempfile.TemporaryDirectory() as tmp:
             url = f"http://127.0.0.1:{httpd.server_address[1]}/video.mp4"
             env = {**os.environ, "SOCIALPUB_LOG_LEVEL": "WARNING"}
-            proc = subprocess.run([sys.executable, __file__, "--child", url, tmp], capture_output=True, text=True,
-                                  env=env, timeout=600, check=False)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", url, tmp],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=600,
+                check=False,
+            )
             if proc.returncode != 0:
                 raise RuntimeError(f"child failed: {proc.stderr[-2000:]}")
             result = json.loads(proc.stdout.strip().splitlines()[-1])
     finally:
         httpd.shutdown()
         httpd.server_close()
-    print(f"  video by URL: {result['bytes'] / MB:.0f} MB in {result['seconds']} s, peak RSS growth "
-          f"{result['growth_mb']} MB")
+    print(
+        f"  video by URL: {result['bytes'] / MB:.0f} MB in {result['seconds']} s, peak RSS growth "
+        f"{result['growth_mb']} MB"
+    )
     return result
 
 
@@ -196,16 +220,28 @@ def main() -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     from PIL import __version__ as pillow_version
 
-    RESULTS.write_text(json.dumps({
-        "benchmark": "media_ingest",
-        "commit": subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip(),
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"python": platform.python_version(), "pillow": pillow_version, "cpus": os.cpu_count(),
-                    "platform": platform.platform()},
-        "images": images,
-        "video_by_url": video,
-        "goals": goals,
-    }, indent=2) + "\n")
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "benchmark": "media_ingest",
+                "commit": subprocess.run(
+                    ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+                ).stdout.strip(),
+                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "machine": {
+                    "python": platform.python_version(),
+                    "pillow": pillow_version,
+                    "cpus": os.cpu_count(),
+                    "platform": platform.platform(),
+                },
+                "images": images,
+                "video_by_url": video,
+                "goals": goals,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"results written to {RESULTS.relative_to(ROOT)}; goals: {goals}")
     return 0 if all(goals.values()) else 1
 

@@ -68,8 +68,15 @@ def worker_main(kwargs: dict[str, Any], ready: Any, go: Any, stop: Any, concurre
     worker.stop(timeout=30)
 
 
-def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s: float,
-             profile: str | None = None, concurrency: int | None = None) -> dict[str, Any]:
+def run_once(
+    label: str,
+    settings: Any,
+    n_posts: int,
+    n_workers: int,
+    timeout_s: float,
+    profile: str | None = None,
+    concurrency: int | None = None,
+) -> dict[str, Any]:
     from peewee import fn
 
     from backend import clock
@@ -86,21 +93,32 @@ def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s:
     ctx = mp.get_context("spawn")
     go, stop = ctx.Event(), ctx.Event()
     readies = [ctx.Event() for _ in range(n_workers)]
-    procs = [ctx.Process(target=worker_main, args=(settings_kwargs(settings), r, go, stop, concurrency), daemon=True)
-             for r in readies]
+    procs = [
+        ctx.Process(
+            target=worker_main, args=(settings_kwargs(settings), r, go, stop, concurrency), daemon=True
+        )
+        for r in readies
+    ]
     for p in procs:
         p.start()
     for r in readies:
         if not r.wait(120):
             raise RuntimeError("a worker process did not start")
     spies = []
-    if profile:  # py-spy (pip install py-spy into .venv; not a project dependency): every thread of each worker
+    if (
+        profile
+    ):  # py-spy (pip install py-spy into .venv; not a project dependency): every thread of each worker
         import subprocess
 
         spy = Path(sys.executable).with_name("py-spy")
-        spies = [subprocess.Popen([str(spy), "record", "-p", str(p.pid), "-f", "raw", "-r", "250", "-o",
-                                   f"{profile}.{i}.txt"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for i, p in enumerate(procs)]
+        spies = [
+            subprocess.Popen(
+                [str(spy), "record", "-p", str(p.pid), "-f", "raw", "-r", "250", "-o", f"{profile}.{i}.txt"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for i, p in enumerate(procs)
+        ]
         time.sleep(1.0)
     t0_wall = clock.now()
     t0 = time.perf_counter()
@@ -122,29 +140,51 @@ def run_once(label: str, settings: Any, n_posts: int, n_workers: int, timeout_s:
     for spy_proc in spies:
         spy_proc.wait(60)
 
-    last = PostTarget.select(fn.MAX(PostTarget.completed_at)).where(PostTarget.status.in_(TERMINAL_TARGET)).scalar()
+    last = (
+        PostTarget.select(fn.MAX(PostTarget.completed_at))
+        .where(PostTarget.status.in_(TERMINAL_TARGET))
+        .scalar()
+    )
     done = PostTarget.select().where(PostTarget.status.in_(TERMINAL_TARGET)).count()
     if isinstance(last, str):  # SQLite aggregate: the raw stored text
         from backend.store.fields import UTCDateTimeField
 
         last = UTCDateTimeField().python_value(last)
     elapsed = (last - t0_wall).total_seconds() if (remaining == 0 and last is not None) else waited
-    statuses = {r.status: r.n for r in PostTarget.select(PostTarget.status, fn.COUNT(PostTarget.id).alias("n"))
-                .group_by(PostTarget.status)}
+    statuses = {
+        r.status: r.n
+        for r in PostTarget.select(PostTarget.status, fn.COUNT(PostTarget.id).alias("n")).group_by(
+            PostTarget.status
+        )
+    }
     per_network = {p: len(published_rows(settings, p)) for p in PLATFORMS}
-    jobs = {f"{r.kind}:{r.status}": r.n for r in Job.select(Job.kind, Job.status, fn.COUNT(Job.id).alias("n"))
-            .group_by(Job.kind, Job.status)}
+    jobs = {
+        f"{r.kind}:{r.status}": r.n
+        for r in Job.select(Job.kind, Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.kind, Job.status)
+    }
     database.close()
     result = {
-        "label": label, "workers": n_workers, "posts": n_posts, "targets": n_targets, "finished": remaining == 0,
-        "targets_final": done, "elapsed_s": round(elapsed, 3), "targets_per_s": round(done / elapsed, 1),
-        "setup_s": round(setup_s, 1), "target_statuses": statuses, "network_items": per_network, "jobs": jobs,
+        "label": label,
+        "workers": n_workers,
+        "posts": n_posts,
+        "targets": n_targets,
+        "finished": remaining == 0,
+        "targets_final": done,
+        "elapsed_s": round(elapsed, 3),
+        "targets_per_s": round(done / elapsed, 1),
+        "setup_s": round(setup_s, 1),
+        "target_statuses": statuses,
+        "network_items": per_network,
+        "jobs": jobs,
     }
     ok = statuses.get("succeeded", 0) == n_targets and all(per_network[p] == n_posts for p in PLATFORMS)
     result["all_succeeded"] = ok
     flag = "" if ok else "  (NOT all succeeded once: see target_statuses, network_items)"
-    print(f"  {label:<24} {done:>6}/{n_targets} targets in {elapsed:7.2f} s -> {result['targets_per_s']:8.1f} "
-          f"targets/s{flag}", flush=True)
+    print(
+        f"  {label:<24} {done:>6}/{n_targets} targets in {elapsed:7.2f} s -> {result['targets_per_s']:8.1f} "
+        f"targets/s{flag}",
+        flush=True,
+    )
     return result
 
 
@@ -156,7 +196,9 @@ def main() -> int:
     ap.add_argument("--no-pg", action="store_true", help="SQLite only")
     ap.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     ap.add_argument("--timeout", type=float, default=150.0, help="bound on each run, seconds")
-    ap.add_argument("--profile", help="py-spy each worker process to PROFILE.<label>.<i>.txt (collapsed stacks)")
+    ap.add_argument(
+        "--profile", help="py-spy each worker process to PROFILE.<label>.<i>.txt (collapsed stacks)"
+    )
     ap.add_argument("--concurrency", type=int, help="job threads per worker (default: the Worker's own)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
@@ -164,16 +206,25 @@ def main() -> int:
     runs: list[dict[str, Any]] = []
     pg_note = None
     pg_concurrency = None
-    print(f"pipeline: {args.posts} posts x {len(PLATFORMS)} targets, sandbox latency 0, caps off, "
-          f"{args.runs} run(s) per configuration", flush=True)
+    print(
+        f"pipeline: {args.posts} posts x {len(PLATFORMS)} targets, sandbox latency 0, caps off, "
+        f"{args.runs} run(s) per configuration",
+        flush=True,
+    )
     if not args.no_sqlite:
         for i in range(args.runs):
             with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
                 settings = bench_settings(Path(tmp) / "data")
                 prof = f"{args.profile}.sqlite.{i}" if args.profile else None
-                runs.append({"store": "sqlite", "run": i + 1,
-                             **run_once("sqlite, 1 worker", settings, args.posts, 1, args.timeout, prof,
-                                        args.concurrency)})
+                runs.append(
+                    {
+                        "store": "sqlite",
+                        "run": i + 1,
+                        **run_once(
+                            "sqlite, 1 worker", settings, args.posts, 1, args.timeout, prof, args.concurrency
+                        ),
+                    }
+                )
     if not args.no_pg:
         from tests.support import pgserver
 
@@ -194,8 +245,9 @@ def main() -> int:
                     max_connections = int(c.execute("SHOW max_connections").fetchone()[0])
                 # each worker thread may hold two connections (the product's, the sandbox's): every run's workers
                 # fit in the server's max_connections, the same pool size in every run (as bench/burst.py does)
-                pg_concurrency = args.concurrency or min(Settings().worker_concurrency,
-                                                         (max_connections - 20) // (2 * max(counts)))
+                pg_concurrency = args.concurrency or min(
+                    Settings().worker_concurrency, (max_connections - 20) // (2 * max(counts))
+                )
                 for n in counts:
                     for i in range(args.runs):
                         dbname = f"bench_pipeline_{n}"
@@ -205,9 +257,21 @@ def main() -> int:
                         with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
                             settings = bench_settings(Path(tmp) / "data", f"{base}/{dbname}")
                             prof = f"{args.profile}.pg{n}.{i}" if args.profile else None
-                            runs.append({"store": "postgres", "run": i + 1,
-                                         **run_once(f"postgres, {n} worker(s)", settings, args.posts, n,
-                                                    args.timeout, prof, pg_concurrency)})
+                            runs.append(
+                                {
+                                    "store": "postgres",
+                                    "run": i + 1,
+                                    **run_once(
+                                        f"postgres, {n} worker(s)",
+                                        settings,
+                                        args.posts,
+                                        n,
+                                        args.timeout,
+                                        prof,
+                                        pg_concurrency,
+                                    ),
+                                }
+                            )
             finally:
                 server.stop()
 
@@ -221,17 +285,25 @@ def main() -> int:
         "benchmark": "pipeline",
         "commit": commit(),
         "what": "targets/s from release of the workers to the last target final; posts x 5 networks with a video "
-                "on our media host, sandbox networks in-process, latency 0, caps off; workers are processes. "
-                "A regression check of the engine's own cost (no goal): real networks answer in hundreds of ms "
-                "(bench/burst.py)",
+        "on our media host, sandbox networks in-process, latency 0, caps off; workers are processes. "
+        "A regression check of the engine's own cost (no goal): real networks answer in hundreds of ms "
+        "(bench/burst.py)",
         "goal": None,
         "median_targets_per_s": medians,
-        "postgres_vs_1_worker": {k: round(v / pg1, 2) for k, v in medians.items()
-                                 if pg1 and k.startswith("postgres")},
-        "config": {"posts": args.posts, "runs": args.runs, "platforms": list(PLATFORMS), "timeout_s": args.timeout,
-                   "worker_concurrency": args.concurrency or "Worker default",
-                   "postgres_worker_concurrency": pg_concurrency},
-        "machine": machine(), "runs": runs, "postgres_note": pg_note,
+        "postgres_vs_1_worker": {
+            k: round(v / pg1, 2) for k, v in medians.items() if pg1 and k.startswith("postgres")
+        },
+        "config": {
+            "posts": args.posts,
+            "runs": args.runs,
+            "platforms": list(PLATFORMS),
+            "timeout_s": args.timeout,
+            "worker_concurrency": args.concurrency or "Worker default",
+            "postgres_worker_concurrency": pg_concurrency,
+        },
+        "machine": machine(),
+        "runs": runs,
+        "postgres_note": pg_note,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
@@ -245,8 +317,9 @@ def commit() -> str | None:
     import subprocess
 
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 

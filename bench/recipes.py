@@ -69,31 +69,42 @@ def make_folder(folder: Path, entries: int, media: int) -> None:
             for i in range(per_file):
                 n = made + i
                 day, minute = divmod(n, 48)
-                lines += [f"  - id: post-{n:04d}",
-                          f"    content: \"Bench post {n}: {{weekday}} news from file {f}\"",
-                          f"    media: media/img{n % media:02d}.jpg",
-                          f"    at: \"2027-{1 + day // 28:02d}-{1 + day % 28:02d} {8 + minute // 4:02d}:{(minute % 4) * 15:02d}\""]
+                lines += [
+                    f"  - id: post-{n:04d}",
+                    f'    content: "Bench post {n}: {{weekday}} news from file {f}"',
+                    f"    media: media/img{n % media:02d}.jpg",
+                    f'    at: "2027-{1 + day // 28:02d}-{1 + day % 28:02d} {8 + minute // 4:02d}:{(minute % 4) * 15:02d}"',
+                ]
         else:
-            lines += [f"  - id: daily-{f}",
-                      f"    content: \"Daily tip {{n}} of series {f}\"",
-                      f"    media: media/img{f:02d}.jpg",
-                      "    repeat:",
-                      "      every: day",
-                      f"      times: [\"{7 + f}:30\"]",
-                      "      start: \"2027-01-01\"",
-                      f"      count: {per_file}"]
+            lines += [
+                f"  - id: daily-{f}",
+                f'    content: "Daily tip {{n}} of series {f}"',
+                f"    media: media/img{f:02d}.jpg",
+                "    repeat:",
+                "      every: day",
+                f'      times: ["{7 + f}:30"]',
+                '      start: "2027-01-01"',
+                f"      count: {per_file}",
+            ]
         made += per_file
         (folder / f"file{f}.yaml").write_text("\n".join(lines) + "\n")
 
 
 def env_for(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env |= {"SOCIALPUB_DATA_DIR": str(tmp / "data"), "SOCIALPUB_CONFIG": str(tmp / "cfg" / "config.yaml"),
-            "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT), "TZ": "Europe/Paris"}
+    env |= {
+        "SOCIALPUB_DATA_DIR": str(tmp / "data"),
+        "SOCIALPUB_CONFIG": str(tmp / "cfg" / "config.yaml"),
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        "TZ": "Europe/Paris",
+    }
     return env
 
 
-def run(env: dict[str, str], *args: str, check: bool = True) -> tuple[float, subprocess.CompletedProcess[str]]:
+def run(
+    env: dict[str, str], *args: str, check: bool = True
+) -> tuple[float, subprocess.CompletedProcess[str]]:
     t = time.perf_counter()
     done = subprocess.run([SOCIALPUB, *args], env=env, capture_output=True, text=True, timeout=600)
     took = time.perf_counter() - t
@@ -134,16 +145,24 @@ client.close()
 print(json.dumps({"imports_s": t1 - t0, "backend_start_s": t2 - t1, "load_s": t3 - t2, "list_posts_s": t4 - t3,
                   "plan_s": t5 - t4, "posts": len(posts), "create": len(p.create), "unchanged": len(p.unchanged)}))
 """
-    done = subprocess.run([sys.executable, "-c", code, str(folder)], env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(folder)], env=env, capture_output=True, text=True, timeout=600
+    )
     if done.returncode != 0:
         raise SystemExit(done.stderr[-3000:])
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in json.loads(done.stdout).items()}
 
 
 def bench_plan_apply(entries: int, media: int, runs: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"plan_fresh_s": [], "apply_s": [], "plan_applied_s": [], "apply_again_s": [],
-                           "phases_fresh": [], "phases_applied": [], "apply_summary": None}
+    out: dict[str, Any] = {
+        "plan_fresh_s": [],
+        "apply_s": [],
+        "plan_applied_s": [],
+        "apply_again_s": [],
+        "phases_fresh": [],
+        "phases_applied": [],
+        "apply_summary": None,
+    }
     for r in range(runs):
         with tempfile.TemporaryDirectory() as tmp_:
             tmp = Path(tmp_)
@@ -169,8 +188,11 @@ def bench_plan_apply(entries: int, media: int, runs: int) -> dict[str, Any]:
             again = json.loads(done.stdout)["summary"]
             assert again["created"] == 0 and again["mediaUploaded"] == 0, again
             out["apply_again_s"].append(round(took, 3))
-            print(f"run {r + 1}: plan {out['plan_fresh_s'][-1]} s, apply {out['apply_s'][-1]} s, plan (applied) "
-                  f"{out['plan_applied_s'][-1]} s, apply again {out['apply_again_s'][-1]} s", flush=True)
+            print(
+                f"run {r + 1}: plan {out['plan_fresh_s'][-1]} s, apply {out['apply_s'][-1]} s, plan (applied) "
+                f"{out['plan_applied_s'][-1]} s, apply again {out['apply_again_s'][-1]} s",
+                flush=True,
+            )
     for key in ("plan_fresh_s", "apply_s", "plan_applied_s", "apply_again_s"):
         out[key.replace("_s", "_median_s")] = round(statistics.median(out[key]), 3)
     return out
@@ -184,8 +206,14 @@ def bench_watch(entries: int, media: int, writes: int) -> dict[str, Any]:
         make_folder(folder, entries, media)
         init(env)
         run(env, "recipes", "apply", str(folder))
-        proc = subprocess.Popen([SOCIALPUB, "recipes", "watch", str(folder)], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, bufsize=1)
+        proc = subprocess.Popen(
+            [SOCIALPUB, "recipes", "watch", str(folder)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+        )
         lines: queue.Queue[tuple[float, str]] = queue.Queue()
 
         def pump() -> None:
@@ -215,9 +243,11 @@ def bench_watch(entries: int, media: int, writes: int) -> dict[str, Any]:
             for n in range(writes):
                 fresh = n % 2 == 1
                 image = f"media/new{n:02d}.jpg" if fresh else f"media/img{n % media:02d}.jpg"
-                text = ("timezone: Europe/Paris\nposts:\n"
-                        f"  - id: dropped-{n}\n    content: \"Dropped in #{n}\"\n    media: {image}\n"
-                        f"    targets: [facebook, linkedin]\n    at: \"2027-03-{1 + n:02d} 10:00\"\n")
+                text = (
+                    "timezone: Europe/Paris\nposts:\n"
+                    f'  - id: dropped-{n}\n    content: "Dropped in #{n}"\n    media: {image}\n'
+                    f'    targets: [facebook, linkedin]\n    at: "2027-03-{1 + n:02d} 10:00"\n'
+                )
                 picture = jpeg(100 + n, (1080, 1080)) if fresh else b""
                 t0 = time.perf_counter()
                 if fresh:
@@ -225,7 +255,9 @@ def bench_watch(entries: int, media: int, writes: int) -> dict[str, Any]:
                 (folder / f"dropped-{n}.yaml").write_text(text)
                 at, line = wait_for(f"created dropped-{n}.yaml#dropped-{n}")
                 reactions.append({"write": n, "new_image": fresh, "reaction_s": round(at - t0, 3)})
-                print(f"write {n}: {reactions[-1]['reaction_s']} s{' (new image)' if fresh else ''}", flush=True)
+                print(
+                    f"write {n}: {reactions[-1]['reaction_s']} s{' (new image)' if fresh else ''}", flush=True
+                )
                 time.sleep(0.5)
         finally:
             proc.send_signal(2)
@@ -234,12 +266,18 @@ def bench_watch(entries: int, media: int, writes: int) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 proc.kill()
         values = [r["reaction_s"] for r in reactions]
-        return {"writes": reactions, "reaction_median_s": round(statistics.median(values), 3),
-                "reaction_p95_s": round(percentile(values, 95), 3), "reaction_max_s": round(max(values), 3),
-                "reaction_shared_image_median_s": round(statistics.median(
-                    [r["reaction_s"] for r in reactions if not r["new_image"]]), 3),
-                "reaction_new_image_median_s": round(statistics.median(
-                    [r["reaction_s"] for r in reactions if r["new_image"]]), 3)}
+        return {
+            "writes": reactions,
+            "reaction_median_s": round(statistics.median(values), 3),
+            "reaction_p95_s": round(percentile(values, 95), 3),
+            "reaction_max_s": round(max(values), 3),
+            "reaction_shared_image_median_s": round(
+                statistics.median([r["reaction_s"] for r in reactions if not r["new_image"]]), 3
+            ),
+            "reaction_new_image_median_s": round(
+                statistics.median([r["reaction_s"] for r in reactions if r["new_image"]]), 3
+            ),
+        }
 
 
 def main() -> None:
@@ -253,13 +291,28 @@ def main() -> None:
     info = machine()
     plan_apply = bench_plan_apply(args.entries, args.media, args.runs)
     watch = bench_watch(args.entries, args.media, args.writes)
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    figures = {"plan_s": plan_apply["plan_fresh_median_s"], "apply_s": plan_apply["apply_median_s"],
-               "reaction_p95_s": watch["reaction_p95_s"]}
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    figures = {
+        "plan_s": plan_apply["plan_fresh_median_s"],
+        "apply_s": plan_apply["apply_median_s"],
+        "reaction_p95_s": watch["reaction_p95_s"],
+    }
     met = {k: figures[k] <= GOALS[k] for k in GOALS}
-    out = {"benchmark": "recipes", "commit": sha, "machine": info, "loadavg_at_end": list(os.getloadavg()),
-           "entries": args.entries, "media": args.media, "goals": GOALS, "figures": figures, "goal_met": met,
-           "plan_apply": plan_apply, "watch": watch}
+    out = {
+        "benchmark": "recipes",
+        "commit": sha,
+        "machine": info,
+        "loadavg_at_end": list(os.getloadavg()),
+        "entries": args.entries,
+        "media": args.media,
+        "goals": GOALS,
+        "figures": figures,
+        "goal_met": met,
+        "plan_apply": plan_apply,
+        "watch": watch,
+    }
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     for k, v in figures.items():
         print(f"recipes: {k} {v} (goal <= {GOALS[k]:g}: {'met' if met[k] else 'NOT met'})")

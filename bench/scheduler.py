@@ -52,9 +52,12 @@ GOAL_P99_S = 0.5
 
 
 def commit() -> str:
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     return sha + ("+dirty" if dirty else "")
 
 
@@ -80,14 +83,21 @@ class Observer(threading.Thread):
             while not self.done.is_set():
                 started = time.time()
                 horizon = started + 1.0  # posts due within a second may already have been picked up
-                cands = [pid for at, pid in self.due if at.timestamp() <= horizon
-                         and (pid not in self.sent or pid not in self.publishing)][:900]
+                cands = [
+                    pid
+                    for at, pid in self.due
+                    if at.timestamp() <= horizon and (pid not in self.sent or pid not in self.publishing)
+                ][:900]
                 if cands:
-                    for (pid,) in Post.select(Post.id).where(Post.id.in_(cands)
-                                                             & (Post.status != "scheduled")).tuples():
+                    for (pid,) in (
+                        Post.select(Post.id).where(Post.id.in_(cands) & (Post.status != "scheduled")).tuples()
+                    ):
                         self.sent.setdefault(pid, started)
-                    for (pid,) in PostTarget.select(PostTarget.post).where(
-                            PostTarget.post.in_(cands) & (PostTarget.status != "pending")).tuples():
+                    for (pid,) in (
+                        PostTarget.select(PostTarget.post)
+                        .where(PostTarget.post.in_(cands) & (PostTarget.status != "pending"))
+                        .tuples()
+                    ):
                         self.publishing.setdefault(pid, started)
                 self.reads += 1
                 self.read_s.append(time.time() - started)
@@ -113,8 +123,15 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         far = [clock.now() + timedelta(days=1, seconds=i * 20) for i in range(args.posts - args.due)]
         t_setup = time.perf_counter()
         tty = sys.stdout.isatty()
-        queue_posts(settings, ws, far, platforms=["facebook"],
-                    progress=lambda n: print(f"\r  queued {n:,} far-future posts", end="", flush=True) if tty else None)
+        queue_posts(
+            settings,
+            ws,
+            far,
+            platforms=["facebook"],
+            progress=lambda n: (
+                print(f"\r  queued {n:,} far-future posts", end="", flush=True) if tty else None
+            ),
+        )
         if tty:
             print()
         worker = Worker(settings)
@@ -123,8 +140,11 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         due_at = [start + timedelta(seconds=i * step) for i in range(args.due)]
         due_ids = queue_posts(settings, ws, due_at, platforms=["facebook"])
         setup_s = time.perf_counter() - t_setup
-        print(f"  queued {args.posts:,} scheduled posts in {setup_s:.1f} s; {args.due:,} fall due over "
-              f"{args.window_s:g} s from {args.lead_s:g} s after the worker starts", flush=True)
+        print(
+            f"  queued {args.posts:,} scheduled posts in {setup_s:.1f} s; {args.due:,} fall due over "
+            f"{args.window_s:g} s from {args.lead_s:g} s after the worker starts",
+            flush=True,
+        )
 
         observer = Observer(list(zip(due_at, due_ids, strict=True)), args.poll_ms / 1000)
         worker.start_thread()
@@ -134,8 +154,11 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         observer.join(5)
         worker.stop(timeout=30)
         end = start + timedelta(seconds=args.window_s)
-        early = Post.select().where((Post.status != "scheduled")
-                                    & (Post.scheduled_at > end + timedelta(seconds=60))).count()
+        early = (
+            Post.select()
+            .where((Post.status != "scheduled") & (Post.scheduled_at > end + timedelta(seconds=60)))
+            .count()
+        )
         if not database.is_closed():
             database.close()
 
@@ -147,10 +170,14 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         "setup_s": round(setup_s, 1),
         "lateness_to_publishing_s": {k: round(v, 4) for k, v in pub.items()},
         "lateness_to_sent_s": {k: round(v, 4) for k, v in snt.items()},
-        "not_started": args.due - len(publishing), "sent_early_far_future_posts": early,
-        "observer": {"poll_ms": args.poll_ms, "reads": observer.reads,
-                     "read_ms_p50": round(1000 * statistics.median(observer.read_s), 2) if observer.read_s else None,
-                     "read_ms_max": round(1000 * max(observer.read_s), 2) if observer.read_s else None},
+        "not_started": args.due - len(publishing),
+        "sent_early_far_future_posts": early,
+        "observer": {
+            "poll_ms": args.poll_ms,
+            "reads": observer.reads,
+            "read_ms_p50": round(1000 * statistics.median(observer.read_s), 2) if observer.read_s else None,
+            "read_ms_max": round(1000 * max(observer.read_s), 2) if observer.read_s else None,
+        },
     }
 
 
@@ -158,9 +185,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--posts", type=int, default=100_000, help="scheduled posts queued (default 100,000)")
     ap.add_argument("--due", type=int, default=2000, help="of which fall due during the run (default 2,000)")
-    ap.add_argument("--window-s", type=float, default=20.0, help="the due ones are spread over this many seconds")
-    ap.add_argument("--lead-s", type=float, default=3.0, help="first due time, seconds after the worker starts")
-    ap.add_argument("--poll-ms", type=float, default=10.0, help="how often the committed states are read back")
+    ap.add_argument(
+        "--window-s", type=float, default=20.0, help="the due ones are spread over this many seconds"
+    )
+    ap.add_argument(
+        "--lead-s", type=float, default=3.0, help="first due time, seconds after the worker starts"
+    )
+    ap.add_argument(
+        "--poll-ms", type=float, default=10.0, help="how often the committed states are read back"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs (the median p99 is the figure quoted)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
@@ -173,9 +206,12 @@ def main() -> int:
         runs.append(run)
         pub, snt = run["lateness_to_publishing_s"], run["lateness_to_sent_s"]
         if pub:
-            print(f"  run {i + 1}: lateness to publishing (committed): p50 {pub['p50'] * 1000:.0f} ms, "
-                  f"p99 {pub['p99'] * 1000:.0f} ms, max {pub['max'] * 1000:.0f} ms ({pub['n']:,} posts); "
-                  f"to sent: p50 {snt['p50'] * 1000:.0f} ms, p99 {snt['p99'] * 1000:.0f} ms", flush=True)
+            print(
+                f"  run {i + 1}: lateness to publishing (committed): p50 {pub['p50'] * 1000:.0f} ms, "
+                f"p99 {pub['p99'] * 1000:.0f} ms, max {pub['max'] * 1000:.0f} ms ({pub['n']:,} posts); "
+                f"to sent: p50 {snt['p50'] * 1000:.0f} ms, p99 {snt['p99'] * 1000:.0f} ms",
+                flush=True,
+            )
         if run["not_started"]:
             print(f"  run {i + 1}: {run['not_started']} due posts never reached publishing")
 
@@ -183,26 +219,46 @@ def main() -> int:
         values = [r[key][q] for r in runs if r[key]]
         return round(statistics.median(values), 4) if values else None
 
-    median = {"p99_publishing_s": med("lateness_to_publishing_s", "p99"),
-              "p50_publishing_s": med("lateness_to_publishing_s", "p50"),
-              "p99_sent_s": med("lateness_to_sent_s", "p99"), "p50_sent_s": med("lateness_to_sent_s", "p50")}
-    met = (median["p99_publishing_s"] is not None and median["p99_publishing_s"] <= GOAL_P99_S
-           and all(r["not_started"] == 0 for r in runs))
+    median = {
+        "p99_publishing_s": med("lateness_to_publishing_s", "p99"),
+        "p50_publishing_s": med("lateness_to_publishing_s", "p50"),
+        "p99_sent_s": med("lateness_to_sent_s", "p99"),
+        "p50_sent_s": med("lateness_to_sent_s", "p50"),
+    }
+    met = (
+        median["p99_publishing_s"] is not None
+        and median["p99_publishing_s"] <= GOAL_P99_S
+        and all(r["not_started"] == 0 for r in runs)
+    )
     out: dict[str, Any] = {
-        "benchmark": "scheduler", "commit": commit(),
+        "benchmark": "scheduler",
+        "commit": commit(),
         "what": "lateness from scheduledAt to the committed state change (post leaves scheduled = sent; its target "
-                "leaves pending = publishing), read back by an observer thread every poll_ms, with 100k scheduled "
-                "posts queued and a window falling due, real worker thread, SQLite",
+        "leaves pending = publishing), read back by an observer thread every poll_ms, with 100k scheduled "
+        "posts queued and a window falling due, real worker thread, SQLite",
         "goal": {"p99_publishing_s": GOAL_P99_S, "met": met, "quoted": "median over runs of each run's p99"},
-        "config": {"posts": args.posts, "due": args.due, "window_s": args.window_s, "lead_s": args.lead_s,
-                   "rate_per_s": round(args.due / args.window_s, 1), "store": "sqlite (WAL)", "repeat": args.repeat,
-                   "poll_ms": args.poll_ms, "targets_per_post": 1, "network": "facebook (sandbox, no latency)"},
-        "machine": machine(), "median": median, "runs": runs,
+        "config": {
+            "posts": args.posts,
+            "due": args.due,
+            "window_s": args.window_s,
+            "lead_s": args.lead_s,
+            "rate_per_s": round(args.due / args.window_s, 1),
+            "store": "sqlite (WAL)",
+            "repeat": args.repeat,
+            "poll_ms": args.poll_ms,
+            "targets_per_post": 1,
+            "network": "facebook (sandbox, no latency)",
+        },
+        "machine": machine(),
+        "median": median,
+        "runs": runs,
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
-    print(f"  median of {len(runs)} runs: p99 to publishing {median['p99_publishing_s']} s, to sent "
-          f"{median['p99_sent_s']} s")
+    print(
+        f"  median of {len(runs)} runs: p99 to publishing {median['p99_publishing_s']} s, to sent "
+        f"{median['p99_sent_s']} s"
+    )
     print(f"goal p99 <= {GOAL_P99_S} s on SQLite: {'MET' if met else 'NOT MET'}")
     print(f"results: {Path(args.out).relative_to(ROOT) if Path(args.out).is_relative_to(ROOT) else args.out}")
     return 0

@@ -53,8 +53,9 @@ GOALS = {"launch_ms": 1000.0, "filter_ms": 200.0, "page_ms": 100.0}
 
 def commit() -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
 
@@ -68,23 +69,37 @@ def rss_mb(field: str = "VmRSS") -> float:
 
 def env_for(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    return env | {"SOCIALPUB_DATA_DIR": str(data_dir), "SOCIALPUB_CONFIG": str(data_dir.parent / "config.yaml"),
-                  "SOCIALPUB_LOG_LEVEL": "WARNING", "SOCIALPUB_SANDBOX_DELAY_S": "0", "PYTHONPATH": str(ROOT)}
+    return env | {
+        "SOCIALPUB_DATA_DIR": str(data_dir),
+        "SOCIALPUB_CONFIG": str(data_dir.parent / "config.yaml"),
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "SOCIALPUB_SANDBOX_DELAY_S": "0",
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 # ---- set-up -------------------------------------------------------------------------------------------------
 
+
 def prepare(data_dir: Path, posts: int) -> str:
     """`socialpub init --sandbox`, then `posts` posts in bulk. Returns the workspace's API key."""
-    init = subprocess.run([SOCIALPUB, "init", "--sandbox", "--json", "--password", "bench-password"],
-                          env=env_for(data_dir), check=True, capture_output=True, text=True)
-    code = ("import sys; from pathlib import Path; from backend.config import Settings; "
-            "from backend.store.db import init_database; from backend.store.models import Workspace; "
-            "from tests.support.bulk_posts import insert_posts; "
-            "init_database(Settings(data_dir=Path(sys.argv[1]))); "
-            "insert_posts(Workspace.select().get().id, int(sys.argv[2]))")
-    subprocess.run([sys.executable, "-c", code, str(data_dir), str(posts)], env=env_for(data_dir), check=True,
-                   cwd=ROOT)
+    init = subprocess.run(
+        [SOCIALPUB, "init", "--sandbox", "--json", "--password", "bench-password"],
+        env=env_for(data_dir),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    code = (
+        "import sys; from pathlib import Path; from backend.config import Settings; "
+        "from backend.store.db import init_database; from backend.store.models import Workspace; "
+        "from tests.support.bulk_posts import insert_posts; "
+        "init_database(Settings(data_dir=Path(sys.argv[1]))); "
+        "insert_posts(Workspace.select().get().id, int(sys.argv[2]))"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(data_dir), str(posts)], env=env_for(data_dir), check=True, cwd=ROOT
+    )
     return str(json.loads(init.stdout)["apiKey"])
 
 
@@ -99,8 +114,12 @@ class Server:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
         env = env_for(data_dir) | {"SOCIALPUB_RATE_LIMIT_PER_MINUTE": "1000000"}
-        self.proc = subprocess.Popen([SOCIALPUB, "serve", "--no-worker", "--port", str(self.port)], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [SOCIALPUB, "serve", "--no-worker", "--port", str(self.port)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self.url = f"http://127.0.0.1:{self.port}"
         import httpx
 
@@ -122,8 +141,10 @@ class Server:
 
 # ---- one run (a child process) ------------------------------------------------------------------------------
 
-async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: tuple[str, str] | None = None
-                  ) -> dict[str, Any]:
+
+async def measure(
+    data_dir: Path, spawned_at: float, latency_ms: float, remote: tuple[str, str] | None = None
+) -> dict[str, Any]:
     t_app = time.perf_counter()
     import httpx
     import textual_image.widget  # noqa: F401  (as `socialpub tui` does before the app: it probes the terminal)
@@ -137,8 +158,11 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
     from socialpub_tui.widgets.post_list import PostList
 
     if remote is not None:  # a server in another process: this process holds the TUI only
-        kwargs: dict[str, Any] = {"base_url": remote[0], "api_key": remote[1],
-                                  "transport": httpx.AsyncHTTPTransport()}
+        kwargs: dict[str, Any] = {
+            "base_url": remote[0],
+            "api_key": remote[1],
+            "transport": httpx.AsyncHTTPTransport(),
+        }
     else:
         kwargs = client_kwargs(data_dir, asynchronous=True)
     if latency_ms:
@@ -165,8 +189,13 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
 
     out: dict[str, Any] = {}
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await until(lambda: isinstance(app.screen, PostsScreen) and app.screen.query(PostList)
-                    and app.screen.query_one(PostList).window.known)
+        await until(
+            lambda: (
+                isinstance(app.screen, PostsScreen)
+                and app.screen.query(PostList)
+                and app.screen.query_one(PostList).window.known
+            )
+        )
         await pilot.pause(0)  # the screen drawn (not waiting for the app to go idle)
         out["launch_process_ms"] = (time.time() - spawned_at) * 1000
         out["launch_app_ms"] = (time.perf_counter() - t_app) * 1000
@@ -206,6 +235,7 @@ async def measure(data_dir: Path, spawned_at: float, latency_ms: float, remote: 
                 with screen.prevent(Input.Changed):
                     search.value = text
                 screen._apply_filters()  # what the debounce calls, 250 ms after the last key
+
             return change
 
         out["filter_status_ms"] = await filtered(lambda: setattr(status, "value", "failed"))
@@ -262,7 +292,9 @@ def bare_app() -> Any:
             table = self.query_one(DataTable)
             table.add_columns("when", "status", "targets", "text")
             for i in range(30):
-                table.add_row(f"24 Nov {i:02d}:00", "scheduled", "fb li yt", f"Post number {i} of the bare app")
+                table.add_row(
+                    f"24 Nov {i:02d}:00", "scheduled", "fb li yt", f"Post number {i} of the bare app"
+                )
 
     return Bare()
 
@@ -275,8 +307,10 @@ async def measure_baseline(spawned_at: float) -> dict[str, Any]:
     app = bare_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0)
-        return {"launch_process_ms": (time.time() - spawned_at) * 1000,
-                "launch_app_ms": (time.perf_counter() - t_app) * 1000}
+        return {
+            "launch_process_ms": (time.time() - spawned_at) * 1000,
+            "launch_app_ms": (time.perf_counter() - t_app) * 1000,
+        }
 
 
 def child(args: argparse.Namespace) -> int:
@@ -289,14 +323,30 @@ def child(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_child(data_dir: Path | str, latency_ms: float, server: Server | None = None, api_key: str = ""
-              ) -> dict[str, Any]:
+def run_child(
+    data_dir: Path | str, latency_ms: float, server: Server | None = None, api_key: str = ""
+) -> dict[str, Any]:
     """One measuring process (data_dir "baseline": the bare Textual app)."""
     spawned = time.time()
     extra = ["--api-url", server.url] if server else []
-    r = subprocess.run([sys.executable, __file__, "--child", str(data_dir), "--spawned-at", repr(spawned),
-                        "--latency-ms", str(latency_ms), *extra], env=env_for(Path(data_dir)) | {"BENCH_API_KEY": api_key},
-                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            str(data_dir),
+            "--spawned-at",
+            repr(spawned),
+            "--latency-ms",
+            str(latency_ms),
+            *extra,
+        ],
+        env=env_for(Path(data_dir)) | {"BENCH_API_KEY": api_key},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     if r.returncode != 0:
         raise SystemExit(f"a run failed:\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -304,13 +354,24 @@ def run_child(data_dir: Path | str, latency_ms: float, server: Server | None = N
 
 # ---- the whole benchmark ------------------------------------------------------------------------------------
 
+
 def median(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
 
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = ["launch_process_ms", "launch_app_ms", "filter_status_ms", "filter_clear_ms", "filter_network_ms",
-            "search_common_ms", "search_rare_ms", "rss_after_launch_mb", "rss_after_scroll_mb", "rss_peak_mb"]
+    keys = [
+        "launch_process_ms",
+        "launch_app_ms",
+        "filter_status_ms",
+        "filter_clear_ms",
+        "filter_network_ms",
+        "search_common_ms",
+        "search_rare_ms",
+        "rss_after_launch_mb",
+        "rss_after_scroll_mb",
+        "rss_peak_mb",
+    ]
     out: dict[str, Any] = {k: median([r[k] for r in runs]) for k in keys}
     out["screen_page_ms"] = median([p for r in runs for p in r["screen_pages_ms"]])
     out["screen_page_ms_max"] = round(max(p for r in runs for p in r["screen_pages_ms"]), 1)
@@ -321,10 +382,13 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def show(label: str, r: dict[str, Any]) -> None:
-    print(f"  {label}: launch {r['launch_process_ms']:.0f} ms (app {r['launch_app_ms']:.0f}), status filter "
-          f"{r['filter_status_ms']:.0f} ms, search (rare) {r['search_rare_ms']:.0f} ms, page "
-          f"{statistics.median(r['screen_pages_ms']):.0f} / {statistics.median(r['post_pages_ms']):.0f} ms, "
-          f"RSS {r['rss_after_scroll_mb']:.0f} MB", flush=True)
+    print(
+        f"  {label}: launch {r['launch_process_ms']:.0f} ms (app {r['launch_app_ms']:.0f}), status filter "
+        f"{r['filter_status_ms']:.0f} ms, search (rare) {r['search_rare_ms']:.0f} ms, page "
+        f"{statistics.median(r['screen_pages_ms']):.0f} / {statistics.median(r['post_pages_ms']):.0f} ms, "
+        f"RSS {r['rss_after_scroll_mb']:.0f} MB",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -332,12 +396,18 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--posts", type=int, default=100_000)
     ap.add_argument("--small", type=int, default=10_000, help="the smaller store, for the memory comparison")
-    ap.add_argument("--latency-ms", type=float, default=0.0, help="added to every API request (a remote server)")
+    ap.add_argument(
+        "--latency-ms", type=float, default=0.0, help="added to every API request (a remote server)"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--spawned-at", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--api-url", help=argparse.SUPPRESS)
-    ap.add_argument("--remote-runs", type=int, default=3,
-                    help="runs against `socialpub serve` in another process (the TUI's own memory)")
+    ap.add_argument(
+        "--remote-runs",
+        type=int,
+        default=3,
+        help="runs against `socialpub serve` in another process (the TUI's own memory)",
+    )
     args = ap.parse_args()
     if args.child:
         return child(args)
@@ -365,55 +435,92 @@ def main() -> int:
                     show(f"server,   run {i + 1}", remote[-1])
             finally:
                 server.stop()
-            results[str(n)] = {"posts": n, "runs": runs, "median": summarise(runs),
-                               "server_runs": remote, "server_median": summarise(remote) if remote else None}
+            results[str(n)] = {
+                "posts": n,
+                "runs": runs,
+                "median": summarise(runs),
+                "server_runs": remote,
+                "server_median": summarise(remote) if remote else None,
+            }
     big, small = results[str(args.posts)]["median"], results[str(args.small)]["median"]
     big_tui, small_tui = results[str(args.posts)]["server_median"], results[str(args.small)]["server_median"]
-    filters = [big[k] for k in ("filter_status_ms", "filter_network_ms", "search_common_ms", "search_rare_ms")]
+    filters = [
+        big[k] for k in ("filter_status_ms", "filter_network_ms", "search_common_ms", "search_rare_ms")
+    ]
     verdict = {
         "launch": big["launch_process_ms"] <= GOALS["launch_ms"],
         "filter": max(filters) <= GOALS["filter_ms"],
         "page": max(big["screen_page_ms"], big["post_page_ms"]) <= GOALS["page_ms"],
         # the TUI's own memory: the process holding the app alone (the server in another one)
-        "memory": bool(big_tui and small_tui
-                       and abs(big_tui["rss_after_scroll_mb"] - small_tui["rss_after_scroll_mb"]) <= 5),
+        "memory": bool(
+            big_tui
+            and small_tui
+            and abs(big_tui["rss_after_scroll_mb"] - small_tui["rss_after_scroll_mb"]) <= 5
+        ),
     }
-    out = {"benchmark": "tui", "commit": commit(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-           "latency_ms": args.latency_ms, "terminal": list(SIZE), "goals": GOALS, "met": verdict,
-           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                       "loadavg_before": [round(x, 2) for x in load_before],
-                       "loadavg_after": [round(x, 2) for x in os.getloadavg()]},
-           "results": results,
-           "baseline": {"what": "a bare Textual app (header, 30-row DataTable, footer), same pilot and size, from "
-                                "its process's start to painted: one run beside each embedded run",
-                        "launch_process_ms_runs": [round(x, 1) for x in baseline],
-                        "launch_process_ms": median(baseline),
-                        "launch_ratio": round(big["launch_process_ms"] / median(baseline), 2)}}
+    out = {
+        "benchmark": "tui",
+        "commit": commit(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "latency_ms": args.latency_ms,
+        "terminal": list(SIZE),
+        "goals": GOALS,
+        "met": verdict,
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        "results": results,
+        "baseline": {
+            "what": "a bare Textual app (header, 30-row DataTable, footer), same pilot and size, from "
+            "its process's start to painted: one run beside each embedded run",
+            "launch_process_ms_runs": [round(x, 1) for x in baseline],
+            "launch_process_ms": median(baseline),
+            "launch_ratio": round(big["launch_process_ms"] / median(baseline), 2),
+        },
+    }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     print(f"{args.posts:,} posts (median of {args.runs} runs; latency {args.latency_ms:g} ms):")
-    print(f"  launch to posts painted  {big['launch_process_ms']:7.1f} ms (process), {big['launch_app_ms']:.1f} ms "
-          f"(app)   goal <= {GOALS['launch_ms']:.0f}: {'met' if verdict['launch'] else 'NOT met'}")
-    print(f"  a bare Textual app in the same run: {median(baseline):.1f} ms (ours: "
-          f"{big['launch_process_ms'] / median(baseline):.2f} x)")
-    print(f"  filter: status {big['filter_status_ms']:.1f}, network {big['filter_network_ms']:.1f}, search "
-          f"{big['search_common_ms']:.1f} / rare {big['search_rare_ms']:.1f} ms (+250 ms typing debounce)   "
-          f"goal <= {GOALS['filter_ms']:.0f}: {'met' if verdict['filter'] else 'NOT met'}")
-    print(f"  a screen page {big['screen_page_ms']:.1f} ms (max {big['screen_page_ms_max']}), a page of 100 posts "
-          f"{big['post_page_ms']:.1f} ms (max {big['post_page_ms_max']})   goal <= {GOALS['page_ms']:.0f}: "
-          f"{'met' if verdict['page'] else 'NOT met'}")
+    print(
+        f"  launch to posts painted  {big['launch_process_ms']:7.1f} ms (process), {big['launch_app_ms']:.1f} ms "
+        f"(app)   goal <= {GOALS['launch_ms']:.0f}: {'met' if verdict['launch'] else 'NOT met'}"
+    )
+    print(
+        f"  a bare Textual app in the same run: {median(baseline):.1f} ms (ours: "
+        f"{big['launch_process_ms'] / median(baseline):.2f} x)"
+    )
+    print(
+        f"  filter: status {big['filter_status_ms']:.1f}, network {big['filter_network_ms']:.1f}, search "
+        f"{big['search_common_ms']:.1f} / rare {big['search_rare_ms']:.1f} ms (+250 ms typing debounce)   "
+        f"goal <= {GOALS['filter_ms']:.0f}: {'met' if verdict['filter'] else 'NOT met'}"
+    )
+    print(
+        f"  a screen page {big['screen_page_ms']:.1f} ms (max {big['screen_page_ms_max']}), a page of 100 posts "
+        f"{big['post_page_ms']:.1f} ms (max {big['post_page_ms_max']})   goal <= {GOALS['page_ms']:.0f}: "
+        f"{'met' if verdict['page'] else 'NOT met'}"
+    )
     if big_tui and small_tui:
-        print(f"  RSS after ~3,000 rows, the TUI alone (server in another process): "
-              f"{small_tui['rss_after_scroll_mb']:.1f} MB at {args.small:,} posts, "
-              f"{big_tui['rss_after_scroll_mb']:.1f} MB at {args.posts:,}; rows held <= "
-              f"{big['resident_rows_max']}   independent: {'met' if verdict['memory'] else 'NOT met'}")
-    print(f"  RSS after ~3,000 rows, embedded (TUI + backend + SQLite page cache): "
-          f"{small['rss_after_scroll_mb']:.1f} MB at {args.small:,} posts, {big['rss_after_scroll_mb']:.1f} MB at "
-          f"{args.posts:,}")
+        print(
+            f"  RSS after ~3,000 rows, the TUI alone (server in another process): "
+            f"{small_tui['rss_after_scroll_mb']:.1f} MB at {args.small:,} posts, "
+            f"{big_tui['rss_after_scroll_mb']:.1f} MB at {args.posts:,}; rows held <= "
+            f"{big['resident_rows_max']}   independent: {'met' if verdict['memory'] else 'NOT met'}"
+        )
+    print(
+        f"  RSS after ~3,000 rows, embedded (TUI + backend + SQLite page cache): "
+        f"{small['rss_after_scroll_mb']:.1f} MB at {args.small:,} posts, {big['rss_after_scroll_mb']:.1f} MB at "
+        f"{args.posts:,}"
+    )
     if big_tui:
-        print(f"  against the server: launch {big_tui['launch_process_ms']:.1f} ms, status filter "
-              f"{big_tui['filter_status_ms']:.1f} ms, search rare {big_tui['search_rare_ms']:.1f} ms, a screen page "
-              f"{big_tui['screen_page_ms']:.1f} ms, a page of posts {big_tui['post_page_ms']:.1f} ms")
+        print(
+            f"  against the server: launch {big_tui['launch_process_ms']:.1f} ms, status filter "
+            f"{big_tui['filter_status_ms']:.1f} ms, search rare {big_tui['search_rare_ms']:.1f} ms, a screen page "
+            f"{big_tui['screen_page_ms']:.1f} ms, a page of posts {big_tui['post_page_ms']:.1f} ms"
+        )
     print(f"  -> {RESULTS.relative_to(ROOT)}")
     return 0
 

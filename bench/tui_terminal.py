@@ -48,7 +48,9 @@ BARE_ROW = re.compile(r"Post number \d+ of the bare app")
 
 
 def commit_of(checkout: Path) -> str:
-    return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=checkout).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=checkout
+    ).stdout.strip()
 
 
 def tmux(*args: str, check: bool = True) -> str:
@@ -104,8 +106,19 @@ def main() -> int:
         print(f"  {args.posts:,} posts in the store ({time.perf_counter() - t:.0f} s)", flush=True)
         env = {k: v for k, v in env_for(data_dir).items() if k.startswith("SOCIALPUB_") or k == "PYTHONPATH"}
         env |= {"TERM": "xterm-256color", "COLORTERM": "truecolor", "TZ": "UTC"}
-        tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", str(SIZE[0]), "-y", str(SIZE[1]),
-             "sleep 86400")
+        tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "bench",
+            "-x",
+            str(SIZE[0]),
+            "-y",
+            str(SIZE[1]),
+            "sleep 86400",
+        )
         try:
             ours_cmd = [SOCIALPUB, "tui", "--data-dir", str(data_dir)]
             bare_cmd = [sys.executable, str(Path(__file__).resolve()), "--bare"]
@@ -117,34 +130,60 @@ def main() -> int:
                     other.append(launch(ours_cmd, POST_ROW, other_env))
                 ours.append(launch(ours_cmd, POST_ROW, env))
                 bare.append(launch(bare_cmd, BARE_ROW, env))
-                print(f"  run {i + 1}: socialpub tui {ours[-1]:.0f} ms, bare Textual app {bare[-1]:.0f} ms"
-                      + (f", {args.compare} {other[-1]:.0f} ms" if other else ""), flush=True)
+                print(
+                    f"  run {i + 1}: socialpub tui {ours[-1]:.0f} ms, bare Textual app {bare[-1]:.0f} ms"
+                    + (f", {args.compare} {other[-1]:.0f} ms" if other else ""),
+                    flush=True,
+                )
         finally:
             tmux("kill-server", check=False)
     med, med_bare = statistics.median(ours), statistics.median(bare)
     out: dict[str, Any] = {
-        "benchmark": "tui_terminal", "commit": commit(),
-        "uncommitted_changes": bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                                   capture_output=True, text=True, cwd=ROOT).stdout.strip()),
+        "benchmark": "tui_terminal",
+        "commit": commit(),
+        "uncommitted_changes": bool(
+            subprocess.run(
+                ["git", "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            ).stdout.strip()
+        ),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "what": "`socialpub tui --data-dir D` started in a tmux pane (100x30) until ten posts show in it, beside a "
-                "bare Textual app started the same way until ten rows show",
-        "posts": args.posts, "poll_s": POLL_S, "goal_ms": GOAL_MS,
+        "bare Textual app started the same way until ten rows show",
+        "posts": args.posts,
+        "poll_s": POLL_S,
+        "goal_ms": GOAL_MS,
         "tmux": subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-                    "loadavg_before": [round(x, 2) for x in load_before],
-                    "loadavg_after": [round(x, 2) for x in os.getloadavg()]},
-        "runs_ms": [round(x, 1) for x in ours], "median_ms": round(med, 1),
-        "baseline_runs_ms": [round(x, 1) for x in bare], "baseline_median_ms": round(med_bare, 1),
-        "ratio": round(med / med_bare, 2), "met": med <= GOAL_MS}
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        "runs_ms": [round(x, 1) for x in ours],
+        "median_ms": round(med, 1),
+        "baseline_runs_ms": [round(x, 1) for x in bare],
+        "baseline_median_ms": round(med_bare, 1),
+        "ratio": round(med / med_bare, 2),
+        "met": med <= GOAL_MS,
+    }
     if other:
-        out["compare"] = {"dir": str(args.compare), "commit": commit_of(args.compare), "runs_ms": [round(x, 1) for x in other],
-                          "median_ms": round(statistics.median(other), 1)}
+        out["compare"] = {
+            "dir": str(args.compare),
+            "commit": commit_of(args.compare),
+            "runs_ms": [round(x, 1) for x in other],
+            "median_ms": round(statistics.median(other), 1),
+        }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"{args.posts:,} posts, median of {args.runs} runs in tmux: socialpub tui {med:.0f} ms to the posts shown, "
-          f"a bare Textual app {med_bare:.0f} ms ({med / med_bare:.2f} x)   goal <= {GOAL_MS:.0f}: "
-          f"{'met' if med <= GOAL_MS else 'NOT met'}")
+    print(
+        f"{args.posts:,} posts, median of {args.runs} runs in tmux: socialpub tui {med:.0f} ms to the posts shown, "
+        f"a bare Textual app {med_bare:.0f} ms ({med / med_bare:.2f} x)   goal <= {GOAL_MS:.0f}: "
+        f"{'met' if med <= GOAL_MS else 'NOT met'}"
+    )
     if other:
         print(f"  {args.compare} in the same runs: {statistics.median(other):.0f} ms")
     print(f"  -> {RESULTS.relative_to(ROOT)}")

@@ -105,11 +105,16 @@ class ApplyResult:
 
     def counts(self) -> dict[str, int]:
         failed = [a for f in self.files for a in f.actions if a.status != "done" and a.status != "existing"]
-        return {"created": len(self.actions("create")), "updated": len(self.actions("update")),
-                "cancelled": len(self.actions("cancel")), "unchanged": len(self.plan.unchanged),
-                "notApplied": len(failed),
-                "filesFailed": sum(f.status in ("failed", "invalid") for f in self.files) + len(self.unread()),
-                "mediaUploaded": self.uploaded, "mediaReused": self.reused}
+        return {
+            "created": len(self.actions("create")),
+            "updated": len(self.actions("update")),
+            "cancelled": len(self.actions("cancel")),
+            "unchanged": len(self.plan.unchanged),
+            "notApplied": len(failed),
+            "filesFailed": sum(f.status in ("failed", "invalid") for f in self.files) + len(self.unread()),
+            "mediaUploaded": self.uploaded,
+            "mediaReused": self.reused,
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,20 +122,28 @@ class ApplyResult:
             "updated": [a.to_json() for a in self.actions("update")],
             "cancelled": [a.to_json() for a in self.actions("cancel")],
             "unchanged": [i.to_json() for i in self.plan.unchanged],
-            "failed": [a.to_json() for f in self.files for a in f.actions if a.status not in ("done", "existing")],
-            "errors": [problem_json(p) for p in self.plan.errors] + [
+            "failed": [
+                a.to_json() for f in self.files for a in f.actions if a.status not in ("done", "existing")
+            ],
+            "errors": [problem_json(p) for p in self.plan.errors]
+            + [
                 {"file": f.file, "line": 0, "column": 0, "code": "apply_failed", "message": f.summary()}
-                for f in self.files if f.status == "failed"] + [
-                problem_json(p) for f in self.files if f.status == "invalid" for p in f.problems],
-            "files": [{"file": f.file, "status": f.status, "summary": f.summary()} for f in self.files] + [
+                for f in self.files
+                if f.status == "failed"
+            ]
+            + [problem_json(p) for f in self.files if f.status == "invalid" for p in f.problems],
+            "files": [{"file": f.file, "status": f.status, "summary": f.summary()} for f in self.files]
+            + [
                 {"file": name, "status": "invalid", "summary": "not valid: nothing applied (see errors)"}
-                for name in self.unread()],
+                for name in self.unread()
+            ],
             "notices": list(self.plan.notices),
             "summary": self.counts(),
         }
 
 
 # ---- checks before any write -------------------------------------------------------------------------------
+
 
 def check_targets(items: Iterable[Item], accounts: list[Any]) -> list[Problem]:
     """Every target of the posts to create names an active account of the workspace (a plain network name: its
@@ -156,7 +169,9 @@ def check_targets(items: Iterable[Item], accounts: list[Any]) -> list[Problem]:
                 elif acc.status != "active":
                     why = f"the {platform} account {acc.name!r} is {acc.status}"
             if why:
-                problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: {why}", "channel_not_connected"))
+                problems.append(
+                    Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: {why}", "channel_not_connected")
+                )
     return problems
 
 
@@ -169,24 +184,44 @@ def check_media(items: Iterable[Item]) -> list[Problem]:
             continue
         for path in occ.media:
             if not path.is_file():
-                problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: media {path} cannot be read",
-                                        "media_not_found"))
+                problems.append(
+                    Problem(
+                        occ.file,
+                        occ.line,
+                        0,
+                        f"entry {occ.entry!r}: media {path} cannot be read",
+                        "media_not_found",
+                    )
+                )
         if item.generate is not None and occ.generate is not None:
             for source in occ.generate.sources:
                 if not isinstance(source, str) and not source.is_file():
-                    problems.append(Problem(occ.file, occ.line, 0, f"entry {occ.entry!r}: the start image {source} "
-                                            "of `generate:` cannot be read", "media_not_found"))
+                    problems.append(
+                        Problem(
+                            occ.file,
+                            occ.line,
+                            0,
+                            f"entry {occ.entry!r}: the start image {source} of `generate:` cannot be read",
+                            "media_not_found",
+                        )
+                    )
     return problems
 
 
 # ---- executing -------------------------------------------------------------------------------------------
 
+
 def create_body(item: Item, urls: list[str], set_name: str) -> dict[str, Any]:
     occ = item.occurrence
     assert occ is not None
-    body: dict[str, Any] = {"targets": list(occ.targets), "content": occ.content, "mediaUrls": urls,
-                            "scheduledAt": iso(occ.scheduled_at), "idempotencyKey": item.idempotency_key,
-                            "labels": {LABEL_SET: set_name, LABEL_KEY: occ.key, LABEL_ZONE: occ.zone}}
+    body: dict[str, Any] = {
+        "targets": list(occ.targets),
+        "content": occ.content,
+        "mediaUrls": urls,
+        "scheduledAt": iso(occ.scheduled_at),
+        "idempotencyKey": item.idempotency_key,
+        "labels": {LABEL_SET: set_name, LABEL_KEY: occ.key, LABEL_ZONE: occ.zone},
+    }
     if occ.options:
         body["options"] = dict(occ.options)
     return body
@@ -221,10 +256,16 @@ class Applier:
     """Applies plans through one client. `on_action(action)` is called after each change (done or failed), for
     progress bars and the watcher's log."""
 
-    def __init__(self, client: Any, media: MediaStore, *, on_action: Callable[[Action], None] | None = None,
-                 on_upload: Callable[[str], None] | None = None,
-                 on_generation: Callable[[Item, Any], None] | None = None,
-                 generate_timeout: float | None = GENERATE_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        client: Any,
+        media: MediaStore,
+        *,
+        on_action: Callable[[Action], None] | None = None,
+        on_upload: Callable[[str], None] | None = None,
+        on_generation: Callable[[Item, Any], None] | None = None,
+        generate_timeout: float | None = GENERATE_TIMEOUT_S,
+    ) -> None:
         self.client = client
         self.media = media
         self.on_action = on_action
@@ -246,8 +287,11 @@ class Applier:
         try:
             if by_file:
                 accounts = self.accounts(refresh=True)
-                checks = {f: check_targets((i for i in items if i.kind == "create"), accounts)
-                          + check_media(i for i in items if i.kind in ("create", "update")) for f, items in by_file.items()}
+                checks = {
+                    f: check_targets((i for i in items if i.kind == "create"), accounts)
+                    + check_media(i for i in items if i.kind in ("create", "update"))
+                    for f, items in by_file.items()
+                }
             else:
                 checks = {}
             for file, items in by_file.items():
@@ -284,7 +328,9 @@ class Applier:
             for a in actions:
                 a.error, a.error_code = "not attempted: a media upload of this file failed", code
             return outcome
-        for a in actions:  # then the generations (idempotent, once per occurrence and spec): still no post changed
+        for a in (
+            actions
+        ):  # then the generations (idempotent, once per occurrence and spec): still no post changed
             if a.kind == "cancel" or a.item.generate is None or a.item.key not in urls:
                 continue
             try:
@@ -292,9 +338,11 @@ class Applier:
             except (ApiError, OSError) as err:
                 code, message = _error(err)
                 if isinstance(err, WaitTimeout) and getattr(self.client, "embedded", False):
-                    message += ("; the embedded backend makes it inside this command, so it stops here: it ends "
-                                "failed, its credits refunded, when a socialpub command next runs the worker. Give "
-                                "it a longer --generate-timeout, or apply against a server (`socialpub serve`)")
+                    message += (
+                        "; the embedded backend makes it inside this command, so it stops here: it ends "
+                        "failed, its credits refunded, when a socialpub command next runs the worker. Give "
+                        "it a longer --generate-timeout, or apply against a server (`socialpub serve`)"
+                    )
                 generation, error = None, f"generation for {a.item.label()} failed: {message}"
             else:
                 code, error = "generation_failed", None
@@ -319,7 +367,7 @@ class Applier:
                 outcome.status = "failed"
                 outcome.error = f"{a.kind} {a.item.label()}: {a.error}"
                 self._notify(a)
-                for rest in actions[n + 1:]:
+                for rest in actions[n + 1 :]:
                     rest.error = "not attempted: an earlier change of this file failed"
                 self._roll_back(actions[:n])
                 return outcome
@@ -338,8 +386,9 @@ class Applier:
         generation = self.client.create_generation(spec.body(sources), idempotency_key=state.key)
         self._on_generation(item, generation)
         if generation.status not in FINAL_GENERATION_STATES:
-            generation = self.client.wait_generation(generation.id, timeout=self.generate_timeout,
-                                                     on_update=lambda g: self._on_generation(item, g))
+            generation = self.client.wait_generation(
+                generation.id, timeout=self.generate_timeout, on_update=lambda g: self._on_generation(item, g)
+            )
         self.generations.append(generation)
         return generation
 
@@ -361,7 +410,9 @@ class Applier:
                 post = self.client.create_post(create_body(item, urls[item.key], set_name))
                 replayed = getattr(post, "_http_status", None) == 200
                 if replayed and post.status == "cancelled":
-                    item.generation += 1  # the key's post was cancelled since it was listed: a fresh generation
+                    item.generation += (
+                        1  # the key's post was cancelled since it was listed: a fresh generation
+                    )
                     continue
                 a.post, a.status = post, "existing" if replayed else "done"
                 return
@@ -382,9 +433,16 @@ class Applier:
                     self.client.cancel_post(a.post.id)
                 elif a.kind == "update":
                     old = a.item.post
-                    body = {k: v for k, v in (("content", old.content), ("mediaUrls", list(old.media_urls)),
-                                              ("scheduledAt", old.scheduled_at), ("options", dict(old.options or {})))
-                            if k in a.item.changes}
+                    body = {
+                        k: v
+                        for k, v in (
+                            ("content", old.content),
+                            ("mediaUrls", list(old.media_urls)),
+                            ("scheduledAt", old.scheduled_at),
+                            ("options", dict(old.options or {})),
+                        )
+                        if k in a.item.changes
+                    }
                     self.client.edit_post(old.id, body)
                 else:
                     continue  # a cancel cannot be undone (cancels come last for that reason)

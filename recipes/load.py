@@ -45,7 +45,9 @@ from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 # What POST /v1/media accepts (backend.media.detect: the type is read from the bytes; these are its usual names).
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif", ".tif", ".tiff"})
+IMAGE_SUFFIXES = frozenset(
+    {".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif", ".tif", ".tiff"}
+)
 VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".m4v", ".webm"})
 ACCEPTED_MEDIA = "JPEG, PNG, WebP, GIF, HEIC, AVIF or TIFF images; MP4, MOV or WebM videos"
 _CUSTOM_CODES = frozenset({"unknown_timezone", "not_supported", "series_too_long", "invalid_recipe"})
@@ -75,8 +77,11 @@ def load(path: Path | str, *, set_name: str | None = None, default_zone: str | N
     files = [path] if single else recipe_files(path)
     for f in files:
         rel = f.relative_to(root).as_posix()
-        loaded.files.append(load_file(f, rel=rel, shown=str(path) if single else rel, set_name=name,
-                                      default_zone=default_zone))
+        loaded.files.append(
+            load_file(
+                f, rel=rel, shown=str(path) if single else rel, set_name=name, default_zone=default_zone
+            )
+        )
     return loaded
 
 
@@ -84,8 +89,9 @@ def reread_in_zone(loaded: Loaded, file: str, zone: str) -> None:
     """Read `file` of `loaded` again with `zone` as its default zone (a file without `timezone:`), in place."""
     for i, result in enumerate(loaded.files):
         if result.file == file:
-            loaded.files[i] = load_file(result.path, rel=result.file, shown=result.file, set_name=loaded.set_name,
-                                        default_zone=zone)
+            loaded.files[i] = load_file(
+                result.path, rel=result.file, shown=result.file, set_name=loaded.set_name, default_zone=zone
+            )
 
 
 def default_set_name(path: Path) -> str:
@@ -97,7 +103,9 @@ def default_set_name(path: Path) -> str:
 def check_set_name(name: str) -> None:
     """ValueError unless `name` can be a set's name (the first part of every occurrence key)."""
     if not name or name != name.strip() or any(c in name for c in "/#@\n") or len(name) > 100:
-        raise ValueError(f"{name!r} cannot be a recipe set's name: 1 to 100 characters, without '/', '#' or '@'")
+        raise ValueError(
+            f"{name!r} cannot be a recipe set's name: 1 to 100 characters, without '/', '#' or '@'"
+        )
 
 
 def recipe_files(folder: Path) -> list[Path]:
@@ -122,6 +130,7 @@ def _zone(name: str) -> tzinfo:
 
 # ---- one file --------------------------------------------------------------------------------------------
 
+
 @dataclass
 class _File:
     """What checking one file needs: its document, how it is shown, and the problems found so far."""
@@ -136,8 +145,15 @@ class _File:
     seen: set[Problem] = field(default_factory=set)
     zone_given: bool = False  # the file says `timezone:` (else its times are read in the default zone)
 
-    def at(self, loc: Sequence[str | int], message: str, code: str = "invalid_recipe", *, key: bool = False,
-           with_path: bool = True) -> None:
+    def at(
+        self,
+        loc: Sequence[str | int],
+        message: str,
+        code: str = "invalid_recipe",
+        *,
+        key: bool = False,
+        with_path: bool = True,
+    ) -> None:
         where = source.locate(self.doc.node, loc, key=key)
         text = f"{where.path}: {message}" if with_path and where.path else message
         problem = Problem(self.shown, where.line, where.column, text, code)
@@ -149,17 +165,22 @@ class _File:
         self.problems.append(Problem(self.shown, line, column, message, code))
 
 
-def load_file(path: Path, *, rel: str, shown: str, set_name: str, default_zone: str | None = None) -> FileResult:
+def load_file(
+    path: Path, *, rel: str, shown: str, set_name: str, default_zone: str | None = None
+) -> FileResult:
     """One recipe file: its occurrences when it has no problem, else its problems (sorted by position)."""
     result = FileResult(file=rel, path=path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        result.problems.append(Problem(shown, 0, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})",
-                                       "invalid_yaml"))
+        result.problems.append(
+            Problem(shown, 0, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})", "invalid_yaml")
+        )
         return result
     except OSError as exc:
-        result.problems.append(Problem(shown, 0, 0, f"cannot read the file: {exc.strerror or exc}", "unreadable"))
+        result.problems.append(
+            Problem(shown, 0, 0, f"cannot read the file: {exc.strerror or exc}", "unreadable")
+        )
         return result
     try:
         doc = source.read(text)
@@ -178,8 +199,12 @@ def load_file(path: Path, *, rel: str, shown: str, set_name: str, default_zone: 
 def _check(f: _File, default_zone: str | None) -> list[Occurrence]:
     data = f.doc.data
     if data is None:
-        f.whole("the file is empty: expected `posts:` (and optionally `timezone:` and `defaults:`)",
-                "invalid_recipe", 1, 1)
+        f.whole(
+            "the file is empty: expected `posts:` (and optionally `timezone:` and `defaults:`)",
+            "invalid_recipe",
+            1,
+            1,
+        )
         return []
     if not isinstance(data, dict):
         f.at((), "expected a mapping with `posts:` (and optionally `timezone:` and `defaults:`)")
@@ -208,7 +233,9 @@ def _check(f: _File, default_zone: str | None) -> list[Occurrence]:
         defaults, entries = parsed.defaults, [(i, e, set()) for i, e in enumerate(parsed.posts)]
     else:
         raw_defaults = data.get("defaults")
-        defaults, bad_defaults = _partial(Defaults, raw_defaults) if isinstance(raw_defaults, dict) else (None, set())
+        defaults, bad_defaults = (
+            _partial(Defaults, raw_defaults) if isinstance(raw_defaults, dict) else (None, set())
+        )
         if raw_defaults is not None and not isinstance(raw_defaults, dict):
             bad_defaults = {"targets", "content", "media", "options"}
         raw = data.get("posts") if isinstance(data.get("posts"), list) else []
@@ -248,8 +275,11 @@ def _duplicate_ids(f: _File, posts: Any) -> None:
             continue
         if ident in first:
             line = source.locate(f.doc.node, ("posts", first[ident], "id")).line
-            f.at(("posts", i, "id"), f"duplicate id {ident!r} (first on line {line}): each entry's id is its "
-                                     "identity in the file", "duplicate_id")
+            f.at(
+                ("posts", i, "id"),
+                f"duplicate id {ident!r} (first on line {line}): each entry's id is its identity in the file",
+                "duplicate_id",
+            )
         else:
             first[ident] = i
 
@@ -257,9 +287,15 @@ def _duplicate_ids(f: _File, posts: Any) -> None:
 # ---- pydantic errors → problems ---------------------------------------------------------------------------
 
 _KIND = {
-    "dict_type": "a mapping (key: value)", "model_type": "a mapping (key: value)", "model_attributes_type":
-    "a mapping (key: value)", "list_type": "a list", "string_type": "text", "int_type": "a whole number",
-    "int_parsing": "a whole number", "int_from_float": "a whole number", "bool_type": "true or false",
+    "dict_type": "a mapping (key: value)",
+    "model_type": "a mapping (key: value)",
+    "model_attributes_type": "a mapping (key: value)",
+    "list_type": "a list",
+    "string_type": "text",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "true or false",
     "bool_parsing": "true or false",
 }
 
@@ -366,8 +402,16 @@ def _flat(tp: Any) -> Iterator[Any]:
 
 # ---- one entry --------------------------------------------------------------------------------------------
 
-def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[str], zone: tzinfo | None,
-           zone_name: str) -> list[Occurrence]:
+
+def _entry(
+    f: _File,
+    i: int,
+    entry: Entry,
+    defaults: Defaults | None,
+    bad: set[str],
+    zone: tzinfo | None,
+    zone_name: str,
+) -> list[Occurrence]:
     """Check one schema-valid entry (or what is valid of it: `bad` names the keys left out, already
     reported) in its file, and return its occurrences."""
     here: tuple[str | int, ...] = ("posts", i)
@@ -384,22 +428,27 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
     if targets is None and "targets" not in bad:
         f.at(here, "no `targets`: give them in the entry or in `defaults`")
     if content is None and "content" not in bad:
-        f.at(here, "no `content`: give it in the entry or in `defaults` (\"\" for none)")
+        f.at(here, 'no `content`: give it in the entry or in `defaults` ("" for none)')
     options = _merge_options(d, entry)
 
-    wire_targets = tuple(t if isinstance(t, str) else t.model_dump(by_alias=True, exclude_none=True)
-                         for t in targets or ())
+    wire_targets = tuple(
+        t if isinstance(t, str) else t.model_dump(by_alias=True, exclude_none=True) for t in targets or ()
+    )
     networks = [t if isinstance(t, str) else t["platform"] for t in wire_targets]
     _duplicate_targets(f, origin("targets"), wire_targets)
 
     media = _media(f, origin("media"), media_paths or [])
     gen = entry.generate
-    gen_sources: list[Path | str] | None = _sources(f, (*here, "generate", "sources"), gen.sources or []) \
-        if gen is not None else []
+    gen_sources: list[Path | str] | None = (
+        _sources(f, (*here, "generate", "sources"), gen.sources or []) if gen is not None else []
+    )
     gen_tmpl: template.Template | None = None
     if gen is not None:
         if media is not None and len(media) + 1 > MAX_MEDIA:
-            f.at(origin("media"), f"{len(media)} media files and a generated one; a post takes at most {MAX_MEDIA}")
+            f.at(
+                origin("media"),
+                f"{len(media)} media files and a generated one; a post takes at most {MAX_MEDIA}",
+            )
         try:
             gen_tmpl = template.parse(gen.prompt)
             gen_tmpl.check(len(media) if media is not None else 0)
@@ -422,9 +471,12 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
 
     key_length = len(f"{f.set_name}/{f.rel}#{entry.id}") + (len("@2027-01-05T09:00") if entry.repeat else 0)
     if key_length > KEY_MAX:
-        f.at((*here, "id"), f"the occurrence key (set/file#id[@date-time]) would be {key_length:,} characters; "
-                            f"posts carry it as a label of at most {KEY_MAX}: shorten the file's path or the id",
-             "key_too_long")
+        f.at(
+            (*here, "id"),
+            f"the occurrence key (set/file#id[@date-time]) would be {key_length:,} characters; "
+            f"posts carry it as a label of at most {KEY_MAX}: shorten the file's path or the id",
+            "key_too_long",
+        )
     if zone is None or (entry.at is None and entry.repeat is None):
         return []
     try:
@@ -433,8 +485,10 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
             times: list[tuple[datetime | None, datetime, datetime]] = [(None, instant, local)]
         else:
             assert entry.repeat is not None
-            times = [(w, u, u.astimezone(zone).replace(tzinfo=None))
-                     for w, u in ((w, series.to_utc(w, zone)) for w in series.local_times(entry.repeat))]
+            times = [
+                (w, u, u.astimezone(zone).replace(tzinfo=None))
+                for w, u in ((w, series.to_utc(w, zone)) for w in series.local_times(entry.repeat))
+            ]
     except series.SeriesTooLong as exc:
         f.at((*here, "repeat"), str(exc), "series_too_long")
         return []
@@ -448,15 +502,27 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
 
     total = len(times)
     own_content = "content" in entry.model_fields_set
-    limits = _LimitCheck(f, origin("content") if own_content else here, "" if own_content else " (from defaults)",
-                         networks, _with_generated(gen, media))
+    limits = _LimitCheck(
+        f,
+        origin("content") if own_content else here,
+        "" if own_content else " (from defaults)",
+        networks,
+        _with_generated(gen, media),
+    )
     prompt_problem = False
     line = source.locate(f.doc.node, here).line
     names = [PurePath(p) for p in media]
     out: list[Occurrence] = []
     for n, (nominal, instant, local) in enumerate(times, start=1):
-        vals = template.values(entry_id=entry.id, set_name=f.set_name, targets=networks, when=local, media=names,
-                               n=n, total=total)
+        vals = template.values(
+            entry_id=entry.id,
+            set_name=f.set_name,
+            targets=networks,
+            when=local,
+            media=names,
+            n=n,
+            total=total,
+        )
         text = tmpl.render(vals)
         limits.check(text, local)
         spec = None
@@ -464,17 +530,41 @@ def _entry(f: _File, i: int, entry: Entry, defaults: Defaults | None, bad: set[s
             prompt = gen_tmpl.render(vals)
             if not PROMPT_MIN <= len(prompt.strip()) and not prompt_problem:
                 prompt_problem = True
-                f.at((*here, "generate", "prompt"), f"the prompt is {len(prompt.strip())} characters once variables "
-                     f"are replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes {PROMPT_MIN} to {PROMPT_MAX:,}")
+                f.at(
+                    (*here, "generate", "prompt"),
+                    f"the prompt is {len(prompt.strip())} characters once variables "
+                    f"are replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes {PROMPT_MIN} to {PROMPT_MAX:,}",
+                )
             elif len(prompt) > PROMPT_MAX and not prompt_problem:
                 prompt_problem = True
-                f.at((*here, "generate", "prompt"), f"the prompt is {len(prompt):,} characters once variables are "
-                     f"replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes at most {PROMPT_MAX:,}")
-            spec = GenerateSpec(type=gen.type, prompt=prompt, aspect_ratio=gen.aspect_ratio,
-                                duration_sec=gen.duration, sources=tuple(gen_sources))
-        out.append(Occurrence(set_name=f.set_name, file=f.rel, entry=entry.id, line=line, local=nominal,
-                              zone=zone_name, scheduled_at=instant, content=text, media=tuple(media),
-                              targets=copy.deepcopy(wire_targets), options=copy.deepcopy(options), generate=spec))
+                f.at(
+                    (*here, "generate", "prompt"),
+                    f"the prompt is {len(prompt):,} characters once variables are "
+                    f"replaced (on {local:%Y-%m-%d %H:%M}); a prompt takes at most {PROMPT_MAX:,}",
+                )
+            spec = GenerateSpec(
+                type=gen.type,
+                prompt=prompt,
+                aspect_ratio=gen.aspect_ratio,
+                duration_sec=gen.duration,
+                sources=tuple(gen_sources),
+            )
+        out.append(
+            Occurrence(
+                set_name=f.set_name,
+                file=f.rel,
+                entry=entry.id,
+                line=line,
+                local=nominal,
+                zone=zone_name,
+                scheduled_at=instant,
+                content=text,
+                media=tuple(media),
+                targets=copy.deepcopy(wire_targets),
+                options=copy.deepcopy(options),
+                generate=spec,
+            )
+        )
     limits.report()
     return out
 
@@ -502,7 +592,9 @@ def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> li
             ok = False
             continue
         if _kind(found[0]) != "image":
-            f.at((*loc, j), f"source {item!r} is not an image (.jpg, .png, .webp…): a start image is an image")
+            f.at(
+                (*loc, j), f"source {item!r} is not an image (.jpg, .png, .webp…): a start image is an image"
+            )
             ok = False
             continue
         out.append(found[0])
@@ -511,7 +603,11 @@ def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> li
 
 def _merge_options(d: Defaults, entry: Entry) -> dict[str, Any]:
     base = d.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if d.options else {}
-    own = entry.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if entry.options else {}
+    own = (
+        entry.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
+        if entry.options
+        else {}
+    )
     merged = {k: dict(v) for k, v in base.items()}
     for network, settings in own.items():
         merged[network] = {**merged.get(network, {}), **settings}
@@ -547,8 +643,11 @@ def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[P
             f.at((*loc, j), message, "media_not_found")
             ok = False
         elif other := [p for p in found if _kind(p) == "other"]:
-            f.at((*loc, j), f"media {other[0].name!r} is not a file the backend accepts ({ACCEPTED_MEDIA})",
-                 "unsupported_media_type")
+            f.at(
+                (*loc, j),
+                f"media {other[0].name!r} is not a file the backend accepts ({ACCEPTED_MEDIA})",
+                "unsupported_media_type",
+            )
             ok = False
         else:
             out.extend(found)
@@ -572,8 +671,9 @@ def _kind(path: Path | PurePath) -> str:
     return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
 
 
-def _media_rules(f: _File, here: tuple[str | int, ...], own_targets: bool, networks: Sequence[str],
-                 media: Sequence[Path]) -> None:
+def _media_rules(
+    f: _File, here: tuple[str | int, ...], own_targets: bool, networks: Sequence[str], media: Sequence[Path]
+) -> None:
     """Networks that refuse a post without media, or without a video: at the entry's target, or at the entry
     when its targets come from defaults."""
     from backend.schemas.limits import NETWORK_LIMITS
@@ -590,7 +690,9 @@ def _media_rules(f: _File, here: tuple[str | int, ...], own_targets: bool, netwo
             f.at(loc, f"{which} needs a video (.mp4, .mov, .webm…) in `media`", "video_required_for_target")
 
 
-def _title_rules(f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]) -> None:
+def _title_rules(
+    f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]
+) -> None:
     from backend.schemas.limits import NETWORK_LIMITS
 
     for network in dict.fromkeys(networks):
@@ -602,8 +704,12 @@ def _title_rules(f: _File, here: tuple[str | int, ...], entry: Entry, d: Default
             if title is None:
                 continue
             if len(title.strip()) > lim.title_max:
-                f.at((*loc, "options", network, "title"), f"the {network} title is {len(title.strip()):,} "
-                     f"characters; {network} allows {lim.title_max:,}", "title_too_long_for_target")
+                f.at(
+                    (*loc, "options", network, "title"),
+                    f"the {network} title is {len(title.strip()):,} "
+                    f"characters; {network} allows {lim.title_max:,}",
+                    "title_too_long_for_target",
+                )
             break  # the entry's title wins over the defaults'
 
 
@@ -611,8 +717,9 @@ class _LimitCheck:
     """Each occurrence's content against its targets' bounds; one problem per (network, bound), naming the
     first occurrence over it and how many are."""
 
-    def __init__(self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str],
-                 media: Sequence[Path]):
+    def __init__(
+        self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str], media: Sequence[Path]
+    ):
         from backend.schemas.common import utf16_len
         from backend.schemas.limits import NETWORK_LIMITS
         from backend.schemas.posts import MAX_CONTENT
@@ -629,31 +736,58 @@ class _LimitCheck:
 
     def check(self, text: str, local: datetime) -> None:
         if len(text) > self.max_content:
-            self._add("*", "content_too_long_for_target", local,
-                      f"content is {len(text):,} characters; a post takes at most {self.max_content:,}")
+            self._add(
+                "*",
+                "content_too_long_for_target",
+                local,
+                f"content is {len(text):,} characters; a post takes at most {self.max_content:,}",
+            )
         for lim in self.limits:
             n = self.utf16_len(text) if lim.utf16 else len(text)
             unit = " (counted in UTF-16 units)" if lim.utf16 else ""
             if n > lim.max_text and lim.max_text < self.max_content:
-                self._add(lim.platform, "content_too_long_for_target", local,
-                          f"content is {n:,} characters{unit}; {lim.platform} allows {lim.max_text:,}")
+                self._add(
+                    lim.platform,
+                    "content_too_long_for_target",
+                    local,
+                    f"content is {n:,} characters{unit}; {lim.platform} allows {lim.max_text:,}",
+                )
             if lim.description_max_bytes is not None:
                 size = len(text.replace("<", "‹").replace(">", "›").encode("utf-8"))
                 if size > lim.description_max_bytes:
-                    self._add(lim.platform, "content_too_long_for_target", local,
-                              f"content is {size:,} bytes in UTF-8; {lim.platform} allows "
-                              f"{lim.description_max_bytes:,} bytes (its description)")
-            if lim.photo_title_max is not None and self.has_media and not self.has_video \
-                    and n > lim.photo_title_max:
-                self._add(lim.platform, "title_too_long_for_target", local,
-                          f"content is {n:,} characters{unit}; a {lim.platform} photo post's text is its title, "
-                          f"{lim.photo_title_max:,} at most (add a video, or shorten it)")
+                    self._add(
+                        lim.platform,
+                        "content_too_long_for_target",
+                        local,
+                        f"content is {size:,} bytes in UTF-8; {lim.platform} allows "
+                        f"{lim.description_max_bytes:,} bytes (its description)",
+                    )
+            if (
+                lim.photo_title_max is not None
+                and self.has_media
+                and not self.has_video
+                and n > lim.photo_title_max
+            ):
+                self._add(
+                    lim.platform,
+                    "title_too_long_for_target",
+                    local,
+                    f"content is {n:,} characters{unit}; a {lim.platform} photo post's text is its title, "
+                    f"{lim.photo_title_max:,} at most (add a video, or shorten it)",
+                )
             if lim.text_or_media and not text.strip() and not self.has_media:
-                self._add(lim.platform, "content_required_for_target", local,
-                          f"{lim.platform} needs text or media: the content is empty and there is no media")
+                self._add(
+                    lim.platform,
+                    "content_required_for_target",
+                    local,
+                    f"{lim.platform} needs text or media: the content is empty and there is no media",
+                )
 
     def report(self) -> None:
         for (_network, code), (message, local, count) in self.found.items():
-            when = f" (on {local:%Y-%m-%d %H:%M}" + (f" and {count - 1} more occurrence{'s' if count > 2 else ''}"
-                                                     if count > 1 else "") + ")"
+            when = (
+                f" (on {local:%Y-%m-%d %H:%M}"
+                + (f" and {count - 1} more occurrence{'s' if count > 2 else ''}" if count > 1 else "")
+                + ")"
+            )
             self.f.at(self.loc, message.replace("content is", f"content{self.note} is", 1) + when, code)

@@ -125,9 +125,13 @@ class MediaState:
             merged.pop(sha, None)
         merged.update(self.entries)
         self.entries = merged
-        data = {"version": STATE_VERSION, "media": {sha: {"url": r.url, "key": r.key, "expiresAt": r.expires_at,
-                                                          "bytes": r.bytes, "file": r.file}
-                                                    for sha, r in sorted(merged.items())}}
+        data = {
+            "version": STATE_VERSION,
+            "media": {
+                sha: {"url": r.url, "key": r.key, "expiresAt": r.expires_at, "bytes": r.bytes, "file": r.file}
+                for sha, r in sorted(merged.items())
+            },
+        }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -147,8 +151,13 @@ def _read(path: Path | None) -> dict[str, Remembered]:
     media = data.get("media") if isinstance(data, dict) else None
     for sha, raw in (media or {}).items():
         if isinstance(raw, dict) and raw.get("url") and raw.get("key"):
-            out[sha] = Remembered(str(raw["url"]), str(raw["key"]), raw.get("expiresAt", raw.get("expires_at")),
-                                  int(raw.get("bytes") or 0), str(raw.get("file") or ""))
+            out[sha] = Remembered(
+                str(raw["url"]),
+                str(raw["key"]),
+                raw.get("expiresAt", raw.get("expires_at")),
+                int(raw.get("bytes") or 0),
+                str(raw.get("file") or ""),
+            )
     return out
 
 
@@ -202,8 +211,9 @@ class MediaStore:
                 item = None
             if item is not None and not _expiring(item.expires_at, now):
                 if item.expires_at != known.expires_at:
-                    self.state.remember(sha, Remembered(known.url, known.key, item.expires_at, known.bytes,
-                                                        known.file))
+                    self.state.remember(
+                        sha, Remembered(known.url, known.key, item.expires_at, known.bytes, known.file)
+                    )
                 self.reused += 1
                 return known.url
             self.state.forget(sha)

@@ -77,7 +77,9 @@ class GenerateSpec:
                 parts.append("file:" + h)
             else:
                 parts.append("url:" + s)
-        text = json.dumps([self.type, self.prompt, self.aspect_ratio, self.duration_sec, parts], ensure_ascii=False)
+        text = json.dumps(
+            [self.type, self.prompt, self.aspect_ratio, self.duration_sec, parts], ensure_ascii=False
+        )
         return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -71,7 +71,7 @@ def file_of_key(key: str, set_name: str) -> str | None:
     prefix = f"{set_name}/"
     if not key.startswith(prefix) or "#" not in key:
         return None
-    return key[len(prefix):].rpartition("#")[0]
+    return key[len(prefix) :].rpartition("#")[0]
 
 
 def entry_of_key(key: str) -> str:
@@ -128,7 +128,9 @@ class GenState:
     new one costs."""
 
     key: str
-    existing: Any = None  # GenerationOut made with `key`, pending, processing or completed; None: a new one is made
+    existing: Any = (
+        None  # GenerationOut made with `key`, pending, processing or completed; None: a new one is made
+    )
     cost: int | None = None  # credits a new generation costs (None: not known)
 
     @property
@@ -159,7 +161,9 @@ class Item:
     before: dict[str, Any] = field(default_factory=dict)
     generation: int = 0  # create: the generation of the idempotency key
     replaces: str | None = None  # create: the post it replaces (targets changed)
-    reason: str | None = None  # cancel: gone | targets_changed; unchanged: processing | completed | ... | past
+    reason: str | None = (
+        None  # cancel: gone | targets_changed; unchanged: processing | completed | ... | past
+    )
     generate: GenState | None = None  # create/update: the generation the post's media need
 
     @property
@@ -175,9 +179,13 @@ class Item:
         return self.key.partition("/")[2] or self.key
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.file, "entry": self.entry, "key": self.key,
-                               "scheduledAt": iso(self.scheduled_at) if self.scheduled_at else None,
-                               "targets": list(self.targets)}
+        out: dict[str, Any] = {
+            "file": self.file,
+            "entry": self.entry,
+            "key": self.key,
+            "scheduledAt": iso(self.scheduled_at) if self.scheduled_at else None,
+            "targets": list(self.targets),
+        }
         if self.occurrence is not None and self.occurrence.local is not None:
             out["local"] = self.occurrence.local.strftime("%Y-%m-%dT%H:%M")
         if self.post is not None:
@@ -195,9 +203,14 @@ class Item:
             out["reason"] = self.reason
         if self.generate is not None and self.occurrence is not None and self.occurrence.generate is not None:
             spec, g = self.occurrence.generate, self.generate
-            out["generate"] = {"type": spec.type, "prompt": spec.prompt, "aspectRatio": spec.aspect_ratio,
-                               "durationSec": spec.duration_sec, "idempotencyKey": g.key,
-                               "creditsCost": g.charge if g.cost is not None or g.existing is not None else None}
+            out["generate"] = {
+                "type": spec.type,
+                "prompt": spec.prompt,
+                "aspectRatio": spec.aspect_ratio,
+                "durationSec": spec.duration_sec,
+                "idempotencyKey": g.key,
+                "creditsCost": g.charge if g.cost is not None or g.existing is not None else None,
+            }
             if g.existing is not None:
                 out["generate"]["generationId"] = g.existing.id
                 out["generate"]["status"] = g.existing.status
@@ -213,7 +226,9 @@ class Plan:
     cancel: list[Item] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    vanished: list[Item] = field(default_factory=list)  # without prune: scheduled posts whose occurrence is gone
+    vanished: list[Item] = field(
+        default_factory=list
+    )  # without prune: scheduled posts whose occurrence is gone
     skipped_past: list[Occurrence] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # every file the plan covers, in order
     vanished_notice: str | None = None
@@ -226,8 +241,11 @@ class Plan:
         if not items:
             return None
         required = sum(i.generate.charge for i in items if i.generate is not None)
-        out: dict[str, Any] = {"required": required, "generations": sum(
-            1 for i in items if i.generate is not None and i.generate.existing is None), "balance": self.balance}
+        out: dict[str, Any] = {
+            "required": required,
+            "generations": sum(1 for i in items if i.generate is not None and i.generate.existing is None),
+            "balance": self.balance,
+        }
         if self.balance is not None:
             out["balanceAfter"] = self.balance - required
             out["enough"] = self.balance >= required
@@ -281,12 +299,21 @@ class Scope:
 
     @classmethod
     def of(cls, loaded: Loaded, *, whole_set: bool = True, only: Iterable[str] | None = None) -> Scope:
-        return cls(files={f.file for f in loaded.files}, broken={f.file for f in loaded.files if not f.ok},
-                   whole_set=whole_set, only=set(only) if only is not None else None)
+        return cls(
+            files={f.file for f in loaded.files},
+            broken={f.file for f in loaded.files if not f.ok},
+            whole_set=whole_set,
+            only=set(only) if only is not None else None,
+        )
 
 
-def _media_change(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
-                  url_hash: Mapping[str, str], generated: str | None = None) -> bool:
+def _media_change(
+    occ: Occurrence,
+    post: Any,
+    media_hash: Callable[[Path], str | None],
+    url_hash: Mapping[str, str],
+    generated: str | None = None,
+) -> bool:
     urls = list(post.media_urls)
     if occ.generate is not None:  # the generated file first: the URL of the spec's generation, once completed
         if generated is None or not urls or urls[0] != generated:
@@ -299,8 +326,13 @@ def _media_change(occ: Occurrence, post: Any, media_hash: Callable[[Path], str |
     return any(w is None or h is None or w != h for w, h in zip(wanted, have, strict=True))
 
 
-def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None],
-            url_hash: Mapping[str, str], generated: str | None = None) -> tuple[list[str], dict[str, Any]]:
+def compare(
+    occ: Occurrence,
+    post: Any,
+    media_hash: Callable[[Path], str | None],
+    url_hash: Mapping[str, str],
+    generated: str | None = None,
+) -> tuple[list[str], dict[str, Any]]:
     """The fields of a scheduled post that differ from its occurrence (wire names), and their current values.
     `generated`: the URL of the file made for the occurrence's `generate:` (None: not made yet)."""
     changes: list[str] = []
@@ -314,7 +346,9 @@ def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None]
     current = parse_instant(post.scheduled_at)
     if current is None or current != occ.scheduled_at:
         changes.append("scheduledAt")
-        before["scheduledAt"] = iso(current) if current is not None else post.scheduled_at  # as the item's own
+        before["scheduledAt"] = (
+            iso(current) if current is not None else post.scheduled_at
+        )  # as the item's own
     if normal_options(post.options) != normal_options(occ.options):
         changes.append("options")
         before["options"] = dict(post.options or {})
@@ -322,14 +356,27 @@ def compare(occ: Occurrence, post: Any, media_hash: Callable[[Path], str | None]
 
 
 def _item(kind: Kind, occ: Occurrence, post: Any = None, **extra: Any) -> Item:
-    return Item(kind, occ.key, occ.file, occ.entry, occ.scheduled_at, list(occ.targets), occurrence=occ, post=post,
-                **extra)
+    return Item(
+        kind,
+        occ.key,
+        occ.file,
+        occ.entry,
+        occ.scheduled_at,
+        list(occ.targets),
+        occurrence=occ,
+        post=post,
+        **extra,
+    )
 
 
 def _post_item(kind: Kind, key: str, file: str, post: Any, **extra: Any) -> Item:
-    targets: list[Any] = [{"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform
-                          for t in post.targets]
-    return Item(kind, key, file, entry_of_key(key), parse_instant(post.scheduled_at), targets, post=post, **extra)
+    targets: list[Any] = [
+        {"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform
+        for t in post.targets
+    ]
+    return Item(
+        kind, key, file, entry_of_key(key), parse_instant(post.scheduled_at), targets, post=post, **extra
+    )
 
 
 def _live(posts: list[Any]) -> Any:
@@ -349,7 +396,12 @@ def pin_zones(loaded: Loaded, posts: Iterable[Any]) -> list[str]:
     for post in posts:
         labels = labels_of(post)
         file = file_of_key(labels.get(LABEL_KEY, ""), loaded.set_name)
-        if labels.get(LABEL_SET) == loaded.set_name and file and labels.get(LABEL_ZONE) and post.status == "scheduled":
+        if (
+            labels.get(LABEL_SET) == loaded.set_name
+            and file
+            and labels.get(LABEL_ZONE)
+            and post.status == "scheduled"
+        ):
             zones.setdefault(file, set()).add(labels[LABEL_ZONE])
     notices = []
     for result in list(loaded.files):
@@ -359,15 +411,25 @@ def pin_zones(loaded: Loaded, posts: Iterable[Any]) -> list[str]:
             continue
         (zone,) = made_in
         reread_in_zone(loaded, result.file, zone)
-        notices.append(f"{result.file} has no `timezone:`: read in {zone}, the zone its scheduled posts were made "
-                       f"in (this machine's default is {current}); add `timezone:` to the file to choose")
+        notices.append(
+            f"{result.file} has no `timezone:`: read in {zone}, the zone its scheduled posts were made "
+            f"in (this machine's default is {current}); add `timezone:` to the file to choose"
+        )
     return notices
 
 
-def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = False,
-         scope: Scope | None = None, media_hash: Callable[[Path], str | None] = lambda p: None,
-         url_hash: Mapping[str, str] | None = None, generations: Mapping[str, GenState] | None = None,
-         balance: int | None = None) -> Plan:
+def plan(
+    loaded: Loaded,
+    posts: Iterable[Any],
+    now: datetime,
+    *,
+    prune: bool = False,
+    scope: Scope | None = None,
+    media_hash: Callable[[Path], str | None] = lambda p: None,
+    url_hash: Mapping[str, str] | None = None,
+    generations: Mapping[str, GenState] | None = None,
+    balance: int | None = None,
+) -> Plan:
     """Diff `loaded` against `posts` (the backend's posts with this set's label, every status) at `now`.
     `generations`: per occurrence key with `generate:`, what its generation needs (recipes.runner); `balance`: the
     workspace's credits (for the plan's `credits` summary)."""
@@ -388,12 +450,20 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
         by_key.setdefault(labels[LABEL_KEY], []).append(post)
 
     seen: set[str] = set()
-    occurrences = sorted((o for o in loaded.occurrences if scope.covers(o.file)),
-                         key=lambda o: (o.file, o.scheduled_at, o.key))
+    occurrences = sorted(
+        (o for o in loaded.occurrences if scope.covers(o.file)), key=lambda o: (o.file, o.scheduled_at, o.key)
+    )
     for occ in occurrences:
         if occ.key in seen:
-            out.errors.append(Problem(occ.file, occ.line, 0, f"{occ.key}: two occurrences have this key; the "
-                                      "second is ignored", "duplicate_key"))
+            out.errors.append(
+                Problem(
+                    occ.file,
+                    occ.line,
+                    0,
+                    f"{occ.key}: two occurrences have this key; the second is ignored",
+                    "duplicate_key",
+                )
+            )
             continue
         seen.add(occ.key)
         history = by_key.get(occ.key, [])
@@ -414,19 +484,37 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
             continue
         if occ.scheduled_at <= now:
             out.unchanged.append(_item("unchanged", occ, post, reason="past"))
-            out.notices.append(f"{occ.key.partition('/')[2]}: its time {iso(occ.scheduled_at)} is past; post "
-                               f"{post.id} is left as it is")
+            out.notices.append(
+                f"{occ.key.partition('/')[2]}: its time {iso(occ.scheduled_at)} is past; post "
+                f"{post.id} is left as it is"
+            )
             continue
         if not targets_match(occ.targets, post):
             changes, _ = compare(occ, post, media_hash, url_hash, generated)
-            out.create.append(_item("create", occ, generation=next_generation, replaces=post.id,
-                                    changes=["targets", *changes], generate=gen))
+            out.create.append(
+                _item(
+                    "create",
+                    occ,
+                    generation=next_generation,
+                    replaces=post.id,
+                    changes=["targets", *changes],
+                    generate=gen,
+                )
+            )
             out.cancel.append(_item("cancel", occ, post, reason="targets_changed"))
             continue
         changes, before = compare(occ, post, media_hash, url_hash, generated)
         if changes:
-            out.update.append(_item("update", occ, post, changes=changes, before=before,
-                                    generate=gen if "mediaUrls" in changes else None))
+            out.update.append(
+                _item(
+                    "update",
+                    occ,
+                    post,
+                    changes=changes,
+                    before=before,
+                    generate=gen if "mediaUrls" in changes else None,
+                )
+            )
         else:
             out.unchanged.append(_item("unchanged", occ, post))
 
@@ -446,11 +534,15 @@ def plan(loaded: Loaded, posts: Iterable[Any], now: datetime, *, prune: bool = F
     if out.skipped_past:
         names = ", ".join(o.key.partition("/")[2] for o in out.skipped_past[:3])
         more = f" and {len(out.skipped_past) - 3} more" if len(out.skipped_past) > 3 else ""
-        out.notices.append(f"{len(out.skipped_past)} occurrence(s) in the past skipped, never created: {names}{more}")
+        out.notices.append(
+            f"{len(out.skipped_past)} occurrence(s) in the past skipped, never created: {names}{more}"
+        )
     if out.vanished:
-        out.vanished_notice = (f"{len(out.vanished)} scheduled post(s) of this set have no occurrence in the files "
-                               f"any more ({', '.join(i.label() for i in out.vanished[:3])}"
-                               f"{' …' if len(out.vanished) > 3 else ''}): kept; --prune cancels them")
+        out.vanished_notice = (
+            f"{len(out.vanished)} scheduled post(s) of this set have no occurrence in the files "
+            f"any more ({', '.join(i.label() for i in out.vanished[:3])}"
+            f"{' …' if len(out.vanished) > 3 else ''}): kept; --prune cancels them"
+        )
         out.notices.append(out.vanished_notice)
     for broken in sorted(scope.broken):
         if scope.covers(broken):

@@ -37,22 +37,41 @@ def posts_for_keys(client: Any, set_name: str, keys: Iterable[str]) -> list[Any]
     return out
 
 
-def make_plan(client: Any, loaded: Loaded, store: MediaStore, *, prune: bool, whole_set: bool = True,
-              only: Iterable[str] | None = None, posts: list[Any] | None = None,
-              now: datetime | None = None) -> Plan:
+def make_plan(
+    client: Any,
+    loaded: Loaded,
+    store: MediaStore,
+    *,
+    prune: bool,
+    whole_set: bool = True,
+    only: Iterable[str] | None = None,
+    posts: list[Any] | None = None,
+    now: datetime | None = None,
+) -> Plan:
     """The plan of `loaded` against the backend now. `whole_set`: PATH was the folder (a file missing from it is
     gone); `only`: restrict to these files (the watcher's changed files)."""
     if posts is None:
         posts = set_posts(client, loaded.set_name)
     zone_notices = pin_zones(loaded, posts)
     scope = Scope.of(loaded, whole_set=whole_set, only=only)
-    generations, balance = resolve_generations(client, [o for o in loaded.occurrences if scope.covers(o.file)],
-                                               store.hasher)
+    generations, balance = resolve_generations(
+        client, [o for o in loaded.occurrences if scope.covers(o.file)], store.hasher
+    )
     url_hash = store.state.url_hashes()
-    url_hash |= store.source_hashes(u for p in posts if p.status == "scheduled" for u in (p.media_urls or [])
-                                    if u not in url_hash)
-    result = plan(loaded, posts, now or datetime.now(UTC), prune=prune, scope=scope, media_hash=store.hasher,
-                  url_hash=url_hash, generations=generations, balance=balance)
+    url_hash |= store.source_hashes(
+        u for p in posts if p.status == "scheduled" for u in (p.media_urls or []) if u not in url_hash
+    )
+    result = plan(
+        loaded,
+        posts,
+        now or datetime.now(UTC),
+        prune=prune,
+        scope=scope,
+        media_hash=store.hasher,
+        url_hash=url_hash,
+        generations=generations,
+        balance=balance,
+    )
     result.notices[:0] = zone_notices
     if notice := free_plan_notice(client, len(result.create)):
         result.notices.append(notice)
@@ -73,13 +92,16 @@ def free_plan_notice(client: Any, creates: int) -> str | None:
         return None
     if ws.plan.name != "FREE" or ws.free_publications_left >= creates:
         return None
-    return (f"this workspace has no subscription: {ws.free_publications_left} free publication(s) left for "
-            f"{creates} post(s) to create — apply stops at 402 subscription_required once they are used (choose "
-            "a plan; on your own data dir: `socialpub admin plan GROWTH`)")
+    return (
+        f"this workspace has no subscription: {ws.free_publications_left} free publication(s) left for "
+        f"{creates} post(s) to create — apply stops at 402 subscription_required once they are used (choose "
+        "a plan; on your own data dir: `socialpub admin plan GROWTH`)"
+    )
 
 
-def resolve_generations(client: Any, occurrences: Iterable[Occurrence],
-                        file_hash: Any) -> tuple[dict[str, GenState], int | None]:
+def resolve_generations(
+    client: Any, occurrences: Iterable[Occurrence], file_hash: Any
+) -> tuple[dict[str, GenState], int | None]:
     """For each occurrence with `generate:`: the idempotencyKey of its generation (the occurrence key and the
     spec's digest, `recipe-gen-<sha256>`, suffixed `-N` past the keys whose generations failed), the generation
     already made with it, and the price of a new one. Reads the workspace's generations once (GET
@@ -107,10 +129,15 @@ def resolve_generations(client: Any, occurrences: Iterable[Occurrence],
         assert spec is not None
         digest = spec.digest(file_hash) or "unreadable"
         retry = 0
-        while (found := by_key.get(generation_key(occ.key, digest, retry))) is not None and found.status == "failed":
+        while (
+            found := by_key.get(generation_key(occ.key, digest, retry))
+        ) is not None and found.status == "failed":
             retry += 1  # a failed generation was refunded: the next apply makes a new one
-        out[occ.key] = GenState(key=generation_key(occ.key, digest, retry), existing=found,
-                                cost=_price(credits, spec.type, spec.duration_sec))
+        out[occ.key] = GenState(
+            key=generation_key(occ.key, digest, retry),
+            existing=found,
+            cost=_price(credits, spec.type, spec.duration_sec),
+        )
     return out, (credits.balance if credits is not None else None)
 
 
@@ -138,4 +165,3 @@ def account_problems(client: Any, result: Plan) -> list[Problem]:
     except ApiError:
         return []
     return check_targets(result.create, accounts)
-

@@ -45,16 +45,25 @@ DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 TIME_PATTERN = r"^([01]?\d|2[0-3]):[0-5]\d$"
 AT_PATTERN = r"^\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|z|[+-]\d{2}(:?\d{2})?)?$"
 
-_WEEKDAY_NAMES = {"monday": "mon", "tuesday": "tue", "wednesday": "wed", "thursday": "thu", "friday": "fri",
-                  "saturday": "sat", "sunday": "sun"}
+_WEEKDAY_NAMES = {
+    "monday": "mon",
+    "tuesday": "tue",
+    "wednesday": "wed",
+    "thursday": "thu",
+    "friday": "fri",
+    "saturday": "sat",
+    "sunday": "sun",
+}
 WEEKDAYS: tuple[str, ...] = tuple(WEEKDAY_NUMBERS)
 
 PARTIAL = {"partial": True}
 """Validation context for what is left of an entry once its invalid keys are taken out (recipes.load checks
 the rest): an entry without `at` or `repeat` is then not an error (its `at` or `repeat` was)."""
 
-GENERATE_IN_DEFAULTS = ("`generate:` belongs to an entry, not to `defaults`: each entry's generation is made once "
-                        "for it (give `generate:` in the entries that need one)")
+GENERATE_IN_DEFAULTS = (
+    "`generate:` belongs to an entry, not to `defaults`: each entry's generation is made once "
+    "for it (give `generate:` in the entries that need one)"
+)
 
 
 def _error(code: str, message: str) -> PydanticCustomError:
@@ -81,6 +90,7 @@ class _Strict(BaseModel):
 
 # ---- targets: as in POST /v1/posts, the network's name checked here (the API answers an unknown one per target)
 
+
 def _target_kind(value: Any) -> str:
     return "account" if isinstance(value, dict) or isinstance(value, BaseModel) else "network"
 
@@ -88,8 +98,10 @@ def _target_kind(value: Any) -> str:
 class AccountTarget(TargetRef):
     """A target as an object: the network and the exact connected account (`channelId`)."""
 
-    model_config = ConfigDict(title="AccountTarget", json_schema_extra={
-        "examples": [{"platform": "linkedin", "channelId": "acc_123"}]})
+    model_config = ConfigDict(
+        title="AccountTarget",
+        json_schema_extra={"examples": [{"platform": "linkedin", "channelId": "acc_123"}]},
+    )
 
     platform: Network = Field(description="the network: " + ", ".join(NETWORKS))
 
@@ -114,21 +126,28 @@ _CONTENT_DESCRIPTION = (
     "The text of the post, as `content` of POST /v1/posts (63,206 characters; after variables are replaced, "
     "each target's own limit applies: linkedin 3,000, instagram and tiktok 2,200, a tiktok photo post's text "
     "90, youtube 5,000 bytes). Variables: " + describe_variables() + ". `{{` and `}}` are literal braces; a "
-    "format spec after a colon works as in Python (`{day:02d}`).")
+    "format spec after a colon works as in Python (`{day:02d}`)."
+)
 _MEDIA_DESCRIPTION = (
     f"Up to {MAX_MEDIA} image or video files, paths relative to this file; a glob (`clips/*.mp4`) expands in "
-    "sorted order and must match at least one file. A single path may be written without a list.")
+    "sorted order and must match at least one file. A single path may be written without a list."
+)
 _MEDIA_SCHEMA = _one_or_many({"type": "string", "minLength": 1}, MAX_MEDIA)
 _TARGETS_DESCRIPTION = (
     f"1 to {MAX_TARGETS} targets, as `targets` of POST /v1/posts: a network's name (its default account) or "
-    "{platform, channelId} for one connected account.")
-_OPTIONS_DESCRIPTION = ("Per-network settings, as `options` of POST /v1/posts (tiktok, youtube); `youtube.privacy` is "
-                        "accepted as a shorthand for `youtube.privacyStatus`.")
+    "{platform, channelId} for one connected account."
+)
+_OPTIONS_DESCRIPTION = (
+    "Per-network settings, as `options` of POST /v1/posts (tiktok, youtube); `youtube.privacy` is "
+    "accepted as a shorthand for `youtube.privacyStatus`."
+)
 
 
 def _privacy_schema(schema: dict[str, Any]) -> None:
     schema.setdefault("properties", {})["privacy"] = {
-        "enum": ["public", "private", "unlisted"], "description": "shorthand for `privacyStatus` (give one of them)"}
+        "enum": ["public", "private", "unlisted"],
+        "description": "shorthand for `privacyStatus` (give one of them)",
+    }
 
 
 class RecipeYouTubeOptions(YouTubeOptions):
@@ -161,18 +180,36 @@ class Defaults(_Strict):
     setting winning (defaults `{youtube: {privacyStatus: unlisted}}` + entry `{youtube: {title: Hi}}` gives
     both settings)."""
 
-    model_config = ConfigDict(title="Defaults", json_schema_extra={"examples": [
-        {"targets": ["facebook", {"platform": "linkedin", "channelId": "acc_123"}],
-         "options": {"youtube": {"privacyStatus": "unlisted"}}}]})
+    model_config = ConfigDict(
+        title="Defaults",
+        json_schema_extra={
+            "examples": [
+                {
+                    "targets": ["facebook", {"platform": "linkedin", "channelId": "acc_123"}],
+                    "options": {"youtube": {"privacyStatus": "unlisted"}},
+                }
+            ]
+        },
+    )
 
-    targets: list[Target] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS,
-                                         description=_TARGETS_DESCRIPTION + " Replaced whole by an entry's.")
-    content: str | None = Field(default=None, description="Content for entries that give none (see an "
-                                                          "entry's `content` for the variables).")
+    targets: list[Target] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_TARGETS,
+        description=_TARGETS_DESCRIPTION + " Replaced whole by an entry's.",
+    )
+    content: str | None = Field(
+        default=None,
+        description="Content for entries that give none (see an entry's `content` for the variables).",
+    )
     media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
-        default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION + " Replaced whole by an entry's.")
-    options: RecipeOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION + " Merged per network "
-                                        "and per setting with an entry's, the entry winning.")
+        default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION + " Replaced whole by an entry's."
+    )
+    options: RecipeOptions | None = Field(
+        default=None,
+        description=_OPTIONS_DESCRIPTION + " Merged per network "
+        "and per setting with an entry's, the entry winning.",
+    )
     generate: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
     _strings = field_validator("content")(_check_string)
@@ -206,28 +243,41 @@ def _on_item(value: Any, info: ValidationInfo) -> Any:
         name = value.strip().lower() if isinstance(value, str) else None
         name = _WEEKDAY_NAMES.get(name, name) if name else None
         if name not in WEEKDAY_NUMBERS:
-            raise _error("invalid_recipe", f"with every: week, `on` takes weekdays ({', '.join(WEEKDAYS)}), got "
-                                           f"{value!r}")
+            raise _error(
+                "invalid_recipe",
+                f"with every: week, `on` takes weekdays ({', '.join(WEEKDAYS)}), got {value!r}",
+            )
         return name
     if every == "month":
         if not isinstance(value, int) or isinstance(value, bool) or value == 0 or not -31 <= value <= 31:
-            raise _error("invalid_recipe", "with every: month, `on` takes days of the month (1 to 31, -1 for the "
-                                           f"last, -2 the one before…), got {value!r}")
+            raise _error(
+                "invalid_recipe",
+                "with every: month, `on` takes days of the month (1 to 31, -1 for the "
+                f"last, -2 the one before…), got {value!r}",
+            )
         return value
     return value  # every: day, or no every: the list's own check says what is wrong
 
 
 def _time_item(value: Any) -> str:
     if not isinstance(value, str) or not re.match(TIME_PATTERN, value.strip()):
-        raise _error("invalid_recipe", f"expected a wall-clock time HH:MM (e.g. \"09:00\"), got {value!r}")
+        raise _error("invalid_recipe", f'expected a wall-clock time HH:MM (e.g. "09:00"), got {value!r}')
     hh, mm = value.strip().split(":")
     return f"{int(hh):02d}:{mm}"
 
 
-_ON_ITEM: dict[str, Any] = {"anyOf": [
-    {"type": "string", "enum": [*WEEKDAYS, *_WEEKDAY_NAMES], "description": "a weekday (every: week)"},
-    {"type": "integer", "minimum": -31, "maximum": 31, "not": {"const": 0},
-     "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…"}]}
+_ON_ITEM: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string", "enum": [*WEEKDAYS, *_WEEKDAY_NAMES], "description": "a weekday (every: week)"},
+        {
+            "type": "integer",
+            "minimum": -31,
+            "maximum": 31,
+            "not": {"const": 0},
+            "description": "a day of the month (every: month): 1-31, -1 the last, -2 the one before…",
+        },
+    ]
+}
 _TIME_ITEM: dict[str, Any] = {"type": "string", "pattern": TIME_PATTERN, "examples": ["09:00", "17:30"]}
 OnItem = Annotated[Any, AfterValidator(_on_item), WithJsonSchema(_ON_ITEM)]
 TimeItem = Annotated[Any, AfterValidator(_time_item), WithJsonSchema(_TIME_ITEM)]
@@ -240,33 +290,62 @@ class Repeat(_Strict):
     after; one that happens twice (fall back) takes the first. A series may not yield more than 1,000
     occurrences."""
 
-    model_config = ConfigDict(title="Repeat", json_schema_extra={"examples": [
-        {"every": "week", "on": ["tue", "fri"], "times": ["09:00", "17:30"], "start": "2027-01-05",
-         "until": "2027-06-30"},
-        {"every": "month", "on": [1, 15], "times": ["10:00"], "start": "2027-01-01", "count": 12},
-        {"cron": "0 9 * * 1-5", "start": "2027-01-04", "count": 20},
-    ]})
+    model_config = ConfigDict(
+        title="Repeat",
+        json_schema_extra={
+            "examples": [
+                {
+                    "every": "week",
+                    "on": ["tue", "fri"],
+                    "times": ["09:00", "17:30"],
+                    "start": "2027-01-05",
+                    "until": "2027-06-30",
+                },
+                {"every": "month", "on": [1, 15], "times": ["10:00"], "start": "2027-01-01", "count": 12},
+                {"cron": "0 9 * * 1-5", "start": "2027-01-04", "count": 20},
+            ]
+        },
+    )
 
     every: Every | None = Field(default=None, description="day, week or month (or give `cron` instead)")
-    interval: int = Field(default=1, ge=1, le=100, description="every 2 weeks: `every: week` with `interval: 2` "
-                                                               "(counted from `start`)")
+    interval: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="every 2 weeks: `every: week` with `interval: 2` (counted from `start`)",
+    )
     on: Annotated[list[OnItem] | None, BeforeValidator(_listify), _one_or_many(_ON_ITEM)] = Field(
-        default=None, description="`every: week`: weekdays (mon, tue, … or monday, tuesday, …; default: "
-                                  "start's weekday); `every: month`: days of the month (1-31, -1 the last; a "
-                                  "month without that day is skipped; default: start's day); not with `day`")
+        default=None,
+        description="`every: week`: weekdays (mon, tue, … or monday, tuesday, …; default: "
+        "start's weekday); `every: month`: days of the month (1-31, -1 the last; a "
+        "month without that day is skipped; default: start's day); not with `day`",
+    )
     times: Annotated[list[TimeItem] | None, BeforeValidator(_listify), _one_or_many(_TIME_ITEM)] = Field(
-        default=None, min_length=1, description="wall-clock times HH:MM in the file's zone, each day the "
-                                                "series falls on (required with `every`)")
-    cron: str | None = Field(default=None, description="a 5-field cron expression (minute hour day-of-month "
-                             "month day-of-week) read in the file's zone, instead of every/on/times",
-                             examples=["0 9 * * 1-5", "30 17 1 * *"])
-    start: str = Field(description="the first day, YYYY-MM-DD (included)",
-                       json_schema_extra={"pattern": DATE_PATTERN})
-    until: str | None = Field(default=None, description="the last day, YYYY-MM-DD, included (or `count`)",
-                              json_schema_extra={"pattern": DATE_PATTERN})
-    count: int | None = Field(default=None, description=f"the number of occurrences (date-times, not days), 1 to "
-                                                        f"{MAX_OCCURRENCES:,} (or `until`)",
-                              json_schema_extra={"minimum": 1, "maximum": MAX_OCCURRENCES})
+        default=None,
+        min_length=1,
+        description="wall-clock times HH:MM in the file's zone, each day the "
+        "series falls on (required with `every`)",
+    )
+    cron: str | None = Field(
+        default=None,
+        description="a 5-field cron expression (minute hour day-of-month "
+        "month day-of-week) read in the file's zone, instead of every/on/times",
+        examples=["0 9 * * 1-5", "30 17 1 * *"],
+    )
+    start: str = Field(
+        description="the first day, YYYY-MM-DD (included)", json_schema_extra={"pattern": DATE_PATTERN}
+    )
+    until: str | None = Field(
+        default=None,
+        description="the last day, YYYY-MM-DD, included (or `count`)",
+        json_schema_extra={"pattern": DATE_PATTERN},
+    )
+    count: int | None = Field(
+        default=None,
+        description=f"the number of occurrences (date-times, not days), 1 to "
+        f"{MAX_OCCURRENCES:,} (or `until`)",
+        json_schema_extra={"minimum": 1, "maximum": MAX_OCCURRENCES},
+    )
 
     @field_validator("on")
     @classmethod
@@ -287,17 +366,26 @@ class Repeat(_Strict):
             return None
         given = [k for k in ("every", "on", "times") if info.data.get(k) is not None]
         if given:
-            raise _error("invalid_recipe", "`cron` replaces every, on and times: give one or the other "
-                                           f"(this series also has {', '.join(given)})")
+            raise _error(
+                "invalid_recipe",
+                "`cron` replaces every, on and times: give one or the other "
+                f"(this series also has {', '.join(given)})",
+            )
         fields = value.split()
         if len(fields) != 5:
-            raise _error("invalid_recipe", f"expected a cron expression of 5 fields (minute hour day-of-month "
-                                           f"month day-of-week, e.g. \"0 9 * * 1-5\"), got {len(fields)} fields")
+            raise _error(
+                "invalid_recipe",
+                f"expected a cron expression of 5 fields (minute hour day-of-month "
+                f'month day-of-week, e.g. "0 9 * * 1-5"), got {len(fields)} fields',
+            )
         from croniter import croniter
 
         if not croniter.is_valid(value):
-            raise _error("invalid_recipe", f"{value!r} is not a valid cron expression (minute hour "
-                                           "day-of-month month day-of-week, e.g. \"0 9 * * 1-5\")")
+            raise _error(
+                "invalid_recipe",
+                f"{value!r} is not a valid cron expression (minute hour "
+                'day-of-month month day-of-week, e.g. "0 9 * * 1-5")',
+            )
         return " ".join(fields)
 
     @field_validator("start", "until")
@@ -312,8 +400,9 @@ class Repeat(_Strict):
                 raise ValueError
             day = date.fromisoformat(value.strip())
         except ValueError:
-            raise _error("invalid_recipe", f"expected a date YYYY-MM-DD (e.g. \"2027-01-05\"), got {value!r}") \
-                from None
+            raise _error(
+                "invalid_recipe", f'expected a date YYYY-MM-DD (e.g. "2027-01-05"), got {value!r}'
+            ) from None
         if info.field_name == "until" and info.data.get("start") and day.isoformat() < info.data["start"]:
             raise _error("invalid_recipe", f"`until` ({day}) is before `start` ({info.data['start']})")
         return day.isoformat()
@@ -326,22 +415,29 @@ class Repeat(_Strict):
         if info.data.get("until") is not None:
             raise _error("invalid_recipe", "give `until` or `count`, not both")
         if not 1 <= value <= MAX_OCCURRENCES:
-            raise _error("series_too_long" if value > MAX_OCCURRENCES else "invalid_recipe",
-                         f"`count` is 1 to {MAX_OCCURRENCES:,} (a series may not yield more), got {value}")
+            raise _error(
+                "series_too_long" if value > MAX_OCCURRENCES else "invalid_recipe",
+                f"`count` is 1 to {MAX_OCCURRENCES:,} (a series may not yield more), got {value}",
+            )
         return value
 
     @model_validator(mode="after")
     def _complete(self) -> Repeat:
         if self.every is None and self.cron is None:
-            raise _error("invalid_recipe", "a series needs `every` (day, week or month) with `times`, or `cron`")
+            raise _error(
+                "invalid_recipe", "a series needs `every` (day, week or month) with `times`, or `cron`"
+            )
         if self.every is not None and not self.times:
-            raise _error("invalid_recipe", "a series with `every` needs `times` (wall-clock times, e.g. "
-                                           "[\"09:00\"])")
+            raise _error(
+                "invalid_recipe", 'a series with `every` needs `times` (wall-clock times, e.g. ["09:00"])'
+            )
         if self.cron is not None and self.interval != 1:
             raise _error("invalid_recipe", "`interval` goes with `every`, not with `cron`")
         if self.until is None and self.count is None:
-            raise _error("invalid_recipe", "a series needs `until` (a date, included) or `count`: it may not "
-                                           "run forever")
+            raise _error(
+                "invalid_recipe",
+                "a series needs `until` (a date, included) or `count`: it may not run forever",
+            )
         return self
 
 
@@ -351,27 +447,48 @@ class Generate(_Strict):
     variables are replaced), so applying again never makes it again, and editing the block makes a new one. Its
     cost shows in `plan`."""
 
-    model_config = ConfigDict(title="Generate", json_schema_extra={"examples": [
-        {"type": "image", "prompt": "A flat white on a sunny terrace, {month_name} morning light",
-         "aspectRatio": "1:1"},
-        {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10,
-         "sources": ["images/beans.jpg"]},
-    ]})
+    model_config = ConfigDict(
+        title="Generate",
+        json_schema_extra={
+            "examples": [
+                {
+                    "type": "image",
+                    "prompt": "A flat white on a sunny terrace, {month_name} morning light",
+                    "aspectRatio": "1:1",
+                },
+                {
+                    "type": "video",
+                    "prompt": "Slow pan over fresh roasted coffee beans",
+                    "durationSec": 10,
+                    "sources": ["images/beans.jpg"],
+                },
+            ]
+        },
+    )
 
-    type: Literal["image", "video"] = Field(description="`image` (2 credits) or `video` (15, 30 or 45 credits for 5, "
-                                                        "10 or 15 seconds)")
-    prompt: str = Field(description=f"what to make, {PROMPT_MIN} to {PROMPT_MAX:,} characters after variables are "
-                                    "replaced (the variables of `content`)",
-                        json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX})
-    aspect_ratio: Literal["9:16", "1:1", "16:9"] = Field(default="9:16", alias="aspectRatio",
-                                                         description="`9:16` (default), `1:1` or `16:9`")
-    duration_sec: Literal[5, 10, 15] | None = Field(default=None, alias="durationSec",
-                                                   description="video only: 5 (default), 10 or 15 seconds")
-    sources: Annotated[list[str] | None, BeforeValidator(_listify),
-                       _one_or_many({"type": "string", "minLength": 1}, MAX_SOURCES)] = Field(
+    type: Literal["image", "video"] = Field(
+        description="`image` (2 credits) or `video` (15, 30 or 45 credits for 5, 10 or 15 seconds)"
+    )
+    prompt: str = Field(
+        description=f"what to make, {PROMPT_MIN} to {PROMPT_MAX:,} characters after variables are "
+        "replaced (the variables of `content`)",
+        json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX},
+    )
+    aspect_ratio: Literal["9:16", "1:1", "16:9"] = Field(
+        default="9:16", alias="aspectRatio", description="`9:16` (default), `1:1` or `16:9`"
+    )
+    duration_sec: Literal[5, 10, 15] | None = Field(
+        default=None, alias="durationSec", description="video only: 5 (default), 10 or 15 seconds"
+    )
+    sources: Annotated[
+        list[str] | None,
+        BeforeValidator(_listify),
+        _one_or_many({"type": "string", "minLength": 1}, MAX_SOURCES),
+    ] = Field(
         default=None,
         description=f"video only: 1 or {MAX_SOURCES} start images (a first and a last frame): files relative to this "
-                    "file (uploaded first, once per content, as `media` are) or https URLs")
+        "file (uploaded first, once per content, as `media` are) or https URLs",
+    )
 
     _strings = field_validator("prompt")(_check_string)
 
@@ -379,16 +496,19 @@ class Generate(_Strict):
     @classmethod
     def _prompt(cls, value: str) -> str:
         if len(value.strip()) < PROMPT_MIN:
-            raise _error("invalid_recipe", f"a prompt needs at least {PROMPT_MIN} characters, got "
-                                           f"{len(value.strip())}")
+            raise _error(
+                "invalid_recipe", f"a prompt needs at least {PROMPT_MIN} characters, got {len(value.strip())}"
+            )
         return value
 
     @field_validator("sources")
     @classmethod
     def _sources(cls, value: list[str] | None) -> list[str] | None:
         if value is not None and not 1 <= len(value) <= MAX_SOURCES:
-            raise _error("invalid_recipe", f"1 or {MAX_SOURCES} start images (a first and a last frame), got "
-                                           f"{len(value)}")
+            raise _error(
+                "invalid_recipe",
+                f"1 or {MAX_SOURCES} start images (a first and a last frame), got {len(value)}",
+            )
         for item in value or ():
             if not item.strip():
                 raise _error("invalid_recipe", "a source cannot be empty")
@@ -403,8 +523,9 @@ class Generate(_Strict):
         if self.type == "image" and self.duration_sec is not None:
             raise _error("invalid_recipe", "`durationSec` is for videos only: leave it out for an image")
         if self.type == "image" and self.sources:
-            raise _error("invalid_recipe", "`sources` (start images) are for videos only: leave them out for an "
-                                           "image")
+            raise _error(
+                "invalid_recipe", "`sources` (start images) are for videos only: leave them out for an image"
+            )
         return self
 
     @property
@@ -415,32 +536,61 @@ class Generate(_Strict):
 class Entry(_Strict):
     """One post (`at`) or a series of posts (`repeat`). Keys it does not give come from `defaults`."""
 
-    model_config = ConfigDict(title="Entry", json_schema_extra={"examples": [
-        {"id": "launch", "content": "Our {weekday} launch! {file.stem}", "media": ["images/launch.jpg"],
-         "targets": ["instagram", "tiktok"], "options": {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}},
-         "at": "2027-01-15 09:00"},
-        {"id": "weekly-tip", "content": "Tip of the week", "repeat": {
-            "every": "week", "on": ["tue", "fri"], "times": ["09:00"], "start": "2027-01-05", "count": 12}},
-    ]})
+    model_config = ConfigDict(
+        title="Entry",
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "launch",
+                    "content": "Our {weekday} launch! {file.stem}",
+                    "media": ["images/launch.jpg"],
+                    "targets": ["instagram", "tiktok"],
+                    "options": {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}},
+                    "at": "2027-01-15 09:00",
+                },
+                {
+                    "id": "weekly-tip",
+                    "content": "Tip of the week",
+                    "repeat": {
+                        "every": "week",
+                        "on": ["tue", "fri"],
+                        "times": ["09:00"],
+                        "start": "2027-01-05",
+                        "count": 12,
+                    },
+                },
+            ]
+        },
+    )
 
-    id: str = Field(description="the entry's stable identity in the file (letters, digits, . _ -; up to 100): "
-                                "posts made from it are found again by it, so renaming it replaces them",
-                    json_schema_extra={"pattern": ID_PATTERN})
+    id: str = Field(
+        description="the entry's stable identity in the file (letters, digits, . _ -; up to 100): "
+        "posts made from it are found again by it, so renaming it replaces them",
+        json_schema_extra={"pattern": ID_PATTERN},
+    )
     content: str | None = Field(default=None, description=_CONTENT_DESCRIPTION)
     media: Annotated[list[str] | None, BeforeValidator(_listify), _MEDIA_SCHEMA] = Field(
-        default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION)
-    targets: list[Target] | None = Field(default=None, min_length=1, max_length=MAX_TARGETS,
-                                         description=_TARGETS_DESCRIPTION)
+        default=None, max_length=MAX_MEDIA, description=_MEDIA_DESCRIPTION
+    )
+    targets: list[Target] | None = Field(
+        default=None, min_length=1, max_length=MAX_TARGETS, description=_TARGETS_DESCRIPTION
+    )
     options: RecipeOptions | None = Field(default=None, description=_OPTIONS_DESCRIPTION)
-    at: str | None = Field(default=None, description="when, for one post: a wall-clock time \"YYYY-MM-DD HH:MM\" "
-                           "in the file's zone (a time skipped by a DST change moves to the first valid minute "
-                           "after; one that happens twice takes the first), or ISO 8601 with an offset "
-                           "(\"2027-01-15T09:00:00+01:00\"). Give `at` or `repeat`.",
-                           examples=["2027-01-15 09:00", "2027-01-15T08:00:00Z"],
-                           json_schema_extra={"pattern": AT_PATTERN})
+    at: str | None = Field(
+        default=None,
+        description='when, for one post: a wall-clock time "YYYY-MM-DD HH:MM" '
+        "in the file's zone (a time skipped by a DST change moves to the first valid minute "
+        "after; one that happens twice takes the first), or ISO 8601 with an offset "
+        '("2027-01-15T09:00:00+01:00"). Give `at` or `repeat`.',
+        examples=["2027-01-15 09:00", "2027-01-15T08:00:00Z"],
+        json_schema_extra={"pattern": AT_PATTERN},
+    )
     repeat: Repeat | None = Field(default=None, description="when, for a series (instead of `at`)")
-    generate: Generate | None = Field(default=None, description="an image or a video to make by AI generation "
-                                      "before the post (credits: see `plan`); it goes first in the post's media")
+    generate: Generate | None = Field(
+        default=None,
+        description="an image or a video to make by AI generation "
+        "before the post (credits: see `plan`); it goes first in the post's media",
+    )
 
     _strings = field_validator("content")(_check_string)
 
@@ -448,8 +598,11 @@ class Entry(_Strict):
     @classmethod
     def _id(cls, value: str) -> str:
         if not re.match(ID_PATTERN, value):
-            raise _error("invalid_recipe", "an id is 1 to 100 letters, digits, '.', '_' or '-', starting with a "
-                                           f"letter or digit, got {value!r}")
+            raise _error(
+                "invalid_recipe",
+                "an id is 1 to 100 letters, digits, '.', '_' or '-', starting with a "
+                f"letter or digit, got {value!r}",
+            )
         return value
 
     @field_validator("media")
@@ -469,9 +622,12 @@ class Entry(_Strict):
                 raise ValueError
             parse_at(value)
         except ValueError:
-            raise _error("invalid_recipe", "expected \"YYYY-MM-DD HH:MM\" (a wall-clock time in the file's "
-                                           "zone) or ISO 8601 with an offset (\"2027-01-15T09:00:00+01:00\"), "
-                                           f"got {value!r}") from None
+            raise _error(
+                "invalid_recipe",
+                'expected "YYYY-MM-DD HH:MM" (a wall-clock time in the file\'s '
+                'zone) or ISO 8601 with an offset ("2027-01-15T09:00:00+01:00"), '
+                f"got {value!r}",
+            ) from None
         return value.strip()
 
     @field_validator("repeat")
@@ -492,21 +648,47 @@ class RecipeFile(_Strict):
     """A recipe file: posts to exist, each at a time or as a series, with their text, media, targets and
     options. Read with YAML 1.2's core schema: `on`, `yes`, `no` are text, and so are dates and times."""
 
-    model_config = ConfigDict(title="socialpub recipe", json_schema_extra={"examples": [{
-        "timezone": "Europe/Paris",
-        "defaults": {"targets": ["facebook", "linkedin"]},
-        "posts": [
-            {"id": "launch", "content": "Our {weekday} launch!", "media": ["images/launch.jpg"],
-             "targets": ["instagram", "facebook"], "at": "2027-01-15 09:00"},
-            {"id": "weekly-tip", "content": "Tip of the week #{n}", "repeat": {
-                "every": "week", "on": ["tue"], "times": ["09:00"], "start": "2027-01-05",
-                "until": "2027-06-29"}},
-        ]}]})
+    model_config = ConfigDict(
+        title="socialpub recipe",
+        json_schema_extra={
+            "examples": [
+                {
+                    "timezone": "Europe/Paris",
+                    "defaults": {"targets": ["facebook", "linkedin"]},
+                    "posts": [
+                        {
+                            "id": "launch",
+                            "content": "Our {weekday} launch!",
+                            "media": ["images/launch.jpg"],
+                            "targets": ["instagram", "facebook"],
+                            "at": "2027-01-15 09:00",
+                        },
+                        {
+                            "id": "weekly-tip",
+                            "content": "Tip of the week #{n}",
+                            "repeat": {
+                                "every": "week",
+                                "on": ["tue"],
+                                "times": ["09:00"],
+                                "start": "2027-01-05",
+                                "until": "2027-06-29",
+                            },
+                        },
+                    ],
+                }
+            ]
+        },
+    )
 
-    timezone: str | None = Field(default=None, description="the IANA zone (Europe/Paris) of every local time in "
-                                 "the file; default: the profile's `timezone`, else the system's zone",
-                                 examples=["Europe/Paris", "America/New_York", "UTC"])
-    defaults: Defaults | None = Field(default=None, description="keys every entry inherits (its own keys win)")
+    timezone: str | None = Field(
+        default=None,
+        description="the IANA zone (Europe/Paris) of every local time in "
+        "the file; default: the profile's `timezone`, else the system's zone",
+        examples=["Europe/Paris", "America/New_York", "UTC"],
+    )
+    defaults: Defaults | None = Field(
+        default=None, description="keys every entry inherits (its own keys win)"
+    )
     posts: list[Entry] = Field(description="the entries; each `id` once in the file")
 
     @field_validator("timezone")
@@ -527,8 +709,10 @@ def check_zone(name: str) -> None:
             raise ValueError
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" is a folder of zones, not one
-        raise _error("unknown_timezone", f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, "
-                                         "America/New_York or UTC") from None
+        raise _error(
+            "unknown_timezone",
+            f"unknown time zone {name!r}: use an IANA name such as Europe/Paris, America/New_York or UTC",
+        ) from None
 
 
 def json_schema() -> dict[str, Any]:
@@ -540,8 +724,10 @@ def json_schema() -> dict[str, Any]:
 def _one_line(node: Any) -> Any:
     """Descriptions taken from docstrings, on one line (editors show them as tooltips)."""
     if isinstance(node, dict):
-        return {k: " ".join(v.split()) if k == "description" and isinstance(v, str) else _one_line(v)
-                for k, v in node.items()}
+        return {
+            k: " ".join(v.split()) if k == "description" and isinstance(v, str) else _one_line(v)
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_one_line(v) for v in node]
     return node

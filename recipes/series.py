@@ -47,8 +47,9 @@ def exists(naive: datetime, tz: tzinfo) -> bool:
 
 def is_ambiguous(naive: datetime, tz: tzinfo) -> bool:
     """Whether the wall-clock time `naive` happens twice in `tz` (in a fall-back overlap)."""
-    return naive.replace(tzinfo=tz, fold=0).utcoffset() != naive.replace(tzinfo=tz, fold=1).utcoffset() \
-        and exists(naive, tz)
+    return naive.replace(tzinfo=tz, fold=0).utcoffset() != naive.replace(
+        tzinfo=tz, fold=1
+    ).utcoffset() and exists(naive, tz)
 
 
 def to_utc(naive: datetime, tz: tzinfo) -> datetime:
@@ -81,7 +82,7 @@ def parse_at(text: str) -> datetime:
         return datetime.combine(date.fromisoformat(day), time(hh, mm, ss))
     parsed = datetime.fromisoformat(t.replace("Z", "+00:00").replace("z", "+00:00"))
     if parsed.tzinfo is None:
-        raise ValueError("a date-time without offset is written \"YYYY-MM-DD HH:MM\"")
+        raise ValueError('a date-time without offset is written "YYYY-MM-DD HH:MM"')
     return parsed
 
 
@@ -103,7 +104,8 @@ def local_times(repeat: Repeat, cap: int = MAX_OCCURRENCES) -> list[datetime]:
     if len(found) > cap:
         raise SeriesTooLong(
             f"this series yields more than {cap:,} occurrences (the most one series may have): "
-            "bring `until` closer, lower `count`, or split it into several entries")
+            "bring `until` closer, lower `count`, or split it into several entries"
+        )
     return found
 
 
@@ -150,5 +152,11 @@ def _cron(expr: str, start: date) -> Iterator[datetime]:
 
 
 WEEKDAY_NUMBERS: dict[str, int] = {
-    "mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6,
+    "mon": 0,
+    "tue": 1,
+    "wed": 2,
+    "thu": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
 }

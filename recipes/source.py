@@ -33,15 +33,20 @@ class _Resolver(yaml.resolver.BaseResolver):
     """YAML 1.2 core schema's implicit types (PyYAML resolves YAML 1.1's)."""
 
 
-_Resolver.add_implicit_resolver(_TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-                                list("tTfF"))
-_Resolver.add_implicit_resolver(_TAG + "int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-                                list("-+0123456789"))
+_Resolver.add_implicit_resolver(
+    _TAG + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_Resolver.add_implicit_resolver(
+    _TAG + "int", re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
 _Resolver.add_implicit_resolver(
     _TAG + "float",
-    re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
-               r"|\.(?:nan|NaN|NAN))$"),
-    list("-+0123456789."))
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+        r"|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
 _Resolver.add_implicit_resolver(_TAG + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
 _Resolver.add_implicit_resolver(_TAG + "merge", re.compile(r"^(?:<<)$"), ["<"])
 
@@ -53,6 +58,7 @@ class _Loader(yaml.BaseLoader):  # PyYAML's own parser, with the core schema's t
 _CBase = getattr(yaml, "CBaseLoader", None)  # libyaml's parser when PyYAML has it: several times faster
 _FAST: type | None = None
 if _CBase is not None:
+
     class _CLoader(_CBase):  # type: ignore[misc, valid-type]
         yaml_implicit_resolvers = _Resolver.yaml_implicit_resolvers
 
@@ -100,7 +106,9 @@ class _Builder:
     def value(self, node: Node) -> Any:
         self.count += 1
         if self.count > _MAX_VALUES:
-            raise SourceError(f"the file expands to more than {_MAX_VALUES:,} values (aliases?)", *position(node))
+            raise SourceError(
+                f"the file expands to more than {_MAX_VALUES:,} values (aliases?)", *position(node)
+            )
         if isinstance(node, ScalarNode):
             return scalar(node)
         if id(node) in self.active:
@@ -116,7 +124,9 @@ class _Builder:
             seen: dict[Any, Node] = {}
             for key_node, value_node in pairs(node):
                 if not isinstance(key_node, ScalarNode):
-                    raise SourceError("a key must be a plain value, not a list or a mapping", *position(key_node))
+                    raise SourceError(
+                        "a key must be a plain value, not a list or a mapping", *position(key_node)
+                    )
                 key = scalar(key_node)
                 if key in seen and seen[key] is not key_node:
                     first = position(seen[key])[0]
@@ -187,10 +197,13 @@ def scalar(node: ScalarNode) -> Any:
             return float(text)
         except ValueError:
             raise SourceError(f"{text!r} is not a number", *position(node)) from None
-    raise SourceError(f"unsupported tag {tag!r}: use plain values (text, numbers, true/false)", *position(node))
+    raise SourceError(
+        f"unsupported tag {tag!r}: use plain values (text, numbers, true/false)", *position(node)
+    )
 
 
 # ---- from a location in the data back to a node ------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Located:
@@ -215,7 +228,9 @@ def locate(root: Node | None, loc: Sequence[str | int], *, key: bool = False) ->
     last = len(loc) - 1
     for i, elem in enumerate(loc):
         if isinstance(node, MappingNode):
-            hit = next(((k, v) for k, v in pairs(node) if isinstance(k, ScalarNode) and scalar(k) == elem), None)
+            hit = next(
+                ((k, v) for k, v in pairs(node) if isinstance(k, ScalarNode) and scalar(k) == elem), None
+            )
             if hit is None:
                 if i == last:
                     found = False

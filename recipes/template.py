@@ -31,7 +31,7 @@ from typing import Any
 VARIABLES: dict[str, str] = {
     "id": "the entry's id",
     "set": "the recipe set's name (the folder's name, or --set NAME)",
-    "targets": "the entry's networks, comma-separated (\"instagram, tiktok\")",
+    "targets": 'the entry\'s networks, comma-separated ("instagram, tiktok")',
     "n": "the occurrence's number in its series, from 1 (1 for an entry with `at`)",
     "total": "the number of occurrences of the series (1 for an entry with `at`)",
     "date": "the scheduled date in the file's zone, YYYY-MM-DD",
@@ -47,17 +47,32 @@ VARIABLES: dict[str, str] = {
     "weekday_abbr": "the weekday's English abbreviation (Fri)",
     "file": "the first media file's name (launch.jpg); also {file.name}, {file.stem} (launch), {file.suffix} (.jpg)",
     "media[i]": "the i-th media file (from 0) after glob expansion: {media[1]}, {media[1].name}, "
-                "{media[1].stem}, {media[1].suffix}",
+    "{media[1].stem}, {media[1].suffix}",
     "files": "every media file's name, comma-separated",
 }
 """Every variable `content` may use, with what it stands for."""
 
 FILE_ATTRS = ("name", "stem", "suffix")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_FIELD = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\[(?P<index>-?\d+)\])?(?:\.(?P<attr>[A-Za-z_]+))?"
-                    r"(?::(?P<spec>.*))?$", re.S)
+_FIELD = re.compile(
+    r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\[(?P<index>-?\d+)\])?(?:\.(?P<attr>[A-Za-z_]+))?"
+    r"(?::(?P<spec>.*))?$",
+    re.S,
+)
 
 
 def describe_variables() -> str:
@@ -99,8 +114,15 @@ class Template:
     def check(self, media_count: int) -> None:
         """Raise TemplateError when a field names no variable or cannot be formatted, knowing the number of
         media files (the same for every occurrence of an entry)."""
-        sample = values(entry_id="x", set_name="s", targets=("facebook",), when=datetime(2027, 1, 1, 9, 0),
-                        media=[PurePath(f"m{i}.jpg") for i in range(media_count)], n=1, total=1)
+        sample = values(
+            entry_id="x",
+            set_name="s",
+            targets=("facebook",),
+            when=datetime(2027, 1, 1, 9, 0),
+            media=[PurePath(f"m{i}.jpg") for i in range(media_count)],
+            n=1,
+            total=1,
+        )
         for part in self.parts:
             if isinstance(part, _Field):
                 _lookup(part, sample, media_count)
@@ -132,7 +154,7 @@ def parse(source: str) -> Template:
             if buf:
                 parts.append("".join(buf))
                 buf = []
-            parts.append(_field(source[i + 1:end]))
+            parts.append(_field(source[i + 1 : end]))
             i = end + 1
             continue
         if ch == "}":
@@ -161,13 +183,16 @@ def _field(text: str) -> _Field:
     if name not in known:
         raise TemplateError(f"unknown variable {{{text}}}; available: {_available()}", "unknown_variable")
     if name == "media" and index is None:
-        raise TemplateError(f"{{{text}}}: give an index, e.g. {{media[0].name}} (or use {{files}})",
-                            "unknown_variable")
+        raise TemplateError(
+            f"{{{text}}}: give an index, e.g. {{media[0].name}} (or use {{files}})", "unknown_variable"
+        )
     if index is not None and name != "media":
         raise TemplateError(f"{{{text}}}: only media takes an index ({{media[1].stem}})", "unknown_variable")
     if attr is not None and (name not in ("file", "media") or attr not in FILE_ATTRS):
         allowed = ", ".join(FILE_ATTRS)
-        where = f"{name} has no attributes" if name not in ("file", "media") else f"expected one of: {allowed}"
+        where = (
+            f"{name} has no attributes" if name not in ("file", "media") else f"expected one of: {allowed}"
+        )
         raise TemplateError(f"unknown variable {{{text}}}: {where}", "unknown_variable")
     return _Field(text, name, int(index) if index is not None else None, attr, spec)
 
@@ -179,9 +204,11 @@ def _lookup(part: _Field, vals: Mapping[str, Any], media_count: int) -> str:
         if media_count == 0:
             raise TemplateError(f"{{{part.text}}}: the entry has no media", "unknown_variable")
         if not 0 <= i < media_count:
-            raise TemplateError(f"{{{part.text}}}: the entry has {media_count} media file"
-                                f"{'s' if media_count != 1 else ''} (media[0] to media[{media_count - 1}])",
-                                "unknown_variable")
+            raise TemplateError(
+                f"{{{part.text}}}: the entry has {media_count} media file"
+                f"{'s' if media_count != 1 else ''} (media[0] to media[{media_count - 1}])",
+                "unknown_variable",
+            )
         path = media[i]
         value: Any = {"name": path.name, "stem": path.stem, "suffix": path.suffix}[part.attr or "name"]
     else:
@@ -192,14 +219,34 @@ def _lookup(part: _Field, vals: Mapping[str, Any], media_count: int) -> str:
         raise TemplateError(f"{{{part.text}}}: format spec {part.spec!r} does not apply ({exc})") from None
 
 
-def values(*, entry_id: str, set_name: str, targets: Sequence[str], when: datetime, media: Sequence[PurePath],
-           n: int, total: int) -> dict[str, Any]:
+def values(
+    *,
+    entry_id: str,
+    set_name: str,
+    targets: Sequence[str],
+    when: datetime,
+    media: Sequence[PurePath],
+    n: int,
+    total: int,
+) -> dict[str, Any]:
     """The variables of one occurrence; `when` is its scheduled time in the file's zone."""
     return {
-        "id": entry_id, "set": set_name, "targets": ", ".join(targets), "n": n, "total": total,
-        "date": f"{when:%Y-%m-%d}", "time": f"{when:%H:%M}", "year": when.year, "month": when.month,
-        "day": when.day, "hour": when.hour, "minute": when.minute,
-        "month_name": _MONTHS[when.month - 1], "month_abbr": _MONTHS[when.month - 1][:3],
-        "weekday": _WEEKDAYS[when.weekday()], "weekday_abbr": _WEEKDAYS[when.weekday()][:3],
-        "files": ", ".join(p.name for p in media), "media": tuple(media),
+        "id": entry_id,
+        "set": set_name,
+        "targets": ", ".join(targets),
+        "n": n,
+        "total": total,
+        "date": f"{when:%Y-%m-%d}",
+        "time": f"{when:%H:%M}",
+        "year": when.year,
+        "month": when.month,
+        "day": when.day,
+        "hour": when.hour,
+        "minute": when.minute,
+        "month_name": _MONTHS[when.month - 1],
+        "month_abbr": _MONTHS[when.month - 1][:3],
+        "weekday": _WEEKDAYS[when.weekday()],
+        "weekday_abbr": _WEEKDAYS[when.weekday()][:3],
+        "files": ", ".join(p.name for p in media),
+        "media": tuple(media),
     }

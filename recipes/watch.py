@@ -84,8 +84,12 @@ class Batch:
             return True
         if (self.added_other or self.removed_other) and cached.globby:
             return True
-        return any(str(p) == g or str(p).startswith(g.rstrip("/") + "/")
-                   for g in self.removed_other for o in cached.result.occurrences for p in o.media)
+        return any(
+            str(p) == g or str(p).startswith(g.rstrip("/") + "/")
+            for g in self.removed_other
+            for o in cached.result.occurrences
+            for p in o.media
+        )
 
 
 def now_local(zone: tzinfo | None = None) -> str:
@@ -97,9 +101,19 @@ def fingerprint(f: FileResult, hasher: Callable[[Path], str | None]) -> str:
     """What a file asks for, as one hash: its occurrences (every field) and its media's content."""
     h = hashlib.sha256()
     for o in sorted(f.occurrences, key=lambda o: o.key):
-        h.update(repr((o.key, o.scheduled_at.isoformat(), o.content, o.targets, sorted(o.options.items()),
-                       [(str(p), hasher(p)) for p in o.media],
-                       o.generate.digest(hasher) if o.generate is not None else None)).encode())
+        h.update(
+            repr(
+                (
+                    o.key,
+                    o.scheduled_at.isoformat(),
+                    o.content,
+                    o.targets,
+                    sorted(o.options.items()),
+                    [(str(p), hasher(p)) for p in o.media],
+                    o.generate.digest(hasher) if o.generate is not None else None,
+                )
+            ).encode()
+        )
     return h.hexdigest()
 
 
@@ -154,7 +168,12 @@ class Watcher:
         updated, cancelled, failed, uploaded, invalid, valid, watching, error, note, stopped), message, and the
         item's fields for an action (file, entry, key, scheduledAt, postId, …)."""
         if self.json_lines:
-            self.log(json.dumps({"time": now_local(self.shown_zone), "event": event, "message": text, **data}, ensure_ascii=False))
+            self.log(
+                json.dumps(
+                    {"time": now_local(self.shown_zone), "event": event, "message": text, **data},
+                    ensure_ascii=False,
+                )
+            )
         else:
             self.log(f"{now_local(self.shown_zone)} {text}")
 
@@ -181,8 +200,11 @@ class Watcher:
             stamp = (st.st_size, st.st_mtime_ns)
             hit = self.cache.get(rel)
             if hit is None or hit.stamp != stamp or batch.reread(hit):
-                hit = Cached(stamp, load_file(path, rel=rel, shown=rel, set_name=name,
-                                              default_zone=self.default_zone), could_glob(path))
+                hit = Cached(
+                    stamp,
+                    load_file(path, rel=rel, shown=rel, set_name=name, default_zone=self.default_zone),
+                    could_glob(path),
+                )
             cache[rel] = hit
             loaded.files.append(hit.result)
         self.cache = cache
@@ -193,8 +215,11 @@ class Watcher:
         batch = Batch() if initial or changes is None else Batch.of(changes)
         if not self.root.is_dir():  # deleted, renamed, unmounted: not "every file was deleted" (--prune)
             self.folder_gone = True
-            self.emit(f"the folder {self.root} is gone (deleted, moved or unmounted): nothing was cancelled; "
-                      "watch stops", "folder_gone")
+            self.emit(
+                f"the folder {self.root} is gone (deleted, moved or unmounted): nothing was cancelled; "
+                "watch stops",
+                "folder_gone",
+            )
             return None
         try:
             loaded = self.read(batch)
@@ -228,19 +253,29 @@ class Watcher:
         if not initial:
             by_file = {f.file: f for f in loaded.files}
             keys = {o.key for name in dirty for o in by_file[name].occurrences}
-            keys |= {o.key for name in dirty | gone if name in self.applied for o in self.applied[name].occurrences}
+            keys |= {
+                o.key for name in dirty | gone if name in self.applied for o in self.applied[name].occurrences
+            }
             posts = posts_for_keys(self.client, loaded.set_name, keys)
-        plan = make_plan(self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only, posts=posts)
+        plan = make_plan(
+            self.client, loaded, self.store, prune=self.prune, whole_set=True, only=only, posts=posts
+        )
         said_by_gone = {i.file for i in plan.vanished} <= gone  # the line about gone files below says it
         for notice in plan.notices:
             if "not valid" in notice or (said_by_gone and notice is plan.vanished_notice):
                 continue  # invalid files were reported above, once
             self.emit(notice)
         if gone and not self.prune:
-            self.emit(f"{', '.join(sorted(gone))}: gone from the folder; its scheduled posts are kept "
-                      "(start `watch --prune` to cancel them)")
-        applier = Applier(self.client, self.store, on_action=self._on_action,
-                          on_upload=lambda p: self.emit(f"uploaded {self._shown(p)}", "uploaded", path=p))
+            self.emit(
+                f"{', '.join(sorted(gone))}: gone from the folder; its scheduled posts are kept "
+                "(start `watch --prune` to cancel them)"
+            )
+        applier = Applier(
+            self.client,
+            self.store,
+            on_action=self._on_action,
+            on_upload=lambda p: self.emit(f"uploaded {self._shown(p)}", "uploaded", path=p),
+        )
         result = applier.apply(plan)
         failed = {f.file for f in result.files if f.status in ("failed", "invalid")}
         for f in result.files:
@@ -256,10 +291,13 @@ class Watcher:
             self.applied.pop(name, None)
         if initial:
             counts = result.counts()
-            self.emit(f"watching {self.root}: {counts['created']} created, {counts['updated']} updated, "
-                      f"{counts['cancelled']} cancelled, {counts['unchanged']} unchanged"
-                      f"{'' if result.ok else ', with errors'}; deletions {'applied' if self.prune else 'kept'}",
-                      "watching", **counts)
+            self.emit(
+                f"watching {self.root}: {counts['created']} created, {counts['updated']} updated, "
+                f"{counts['cancelled']} cancelled, {counts['unchanged']} unchanged"
+                f"{'' if result.ok else ', with errors'}; deletions {'applied' if self.prune else 'kept'}",
+                "watching",
+                **counts,
+            )
         return result
 
     def run(self, stop: threading.Event | None = None, ready: threading.Event | None = None) -> None:
@@ -268,8 +306,15 @@ class Watcher:
         import watchfiles
 
         started = False
-        for changes in watchfiles.watch(self.root, debounce=self.debounce_ms, step=self.step_ms, stop_event=stop,
-                                        rust_timeout=200, yield_on_timeout=True, raise_interrupt=True):
+        for changes in watchfiles.watch(
+            self.root,
+            debounce=self.debounce_ms,
+            step=self.step_ms,
+            stop_event=stop,
+            rust_timeout=200,
+            yield_on_timeout=True,
+            raise_interrupt=True,
+        ):
             if not started:
                 started = True
                 self._guarded(initial=True)

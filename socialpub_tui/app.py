@@ -96,9 +96,16 @@ class SocialpubApp(App[None]):
         Binding("n", "compose", "New post", id="compose"),
     ]
 
-    def __init__(self, client: AsyncClient, *, clock: Callable[[], datetime] = utc_now,
-                 zone: DisplayZone | None = None, backend_label: str = "embedded",
-                 owns_client: bool = True, settings: TuiSettings | None = None) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        zone: DisplayZone | None = None,
+        backend_label: str = "embedded",
+        owns_client: bool = True,
+        settings: TuiSettings | None = None,
+    ) -> None:
         super().__init__()
         self.client = client
         self.clock = clock
@@ -117,7 +124,9 @@ class SocialpubApp(App[None]):
 
     async def on_mount(self) -> None:
         if self.settings is not None:
-            if self.settings.theme in self.available_themes:  # a theme this Textual does not know: the default
+            if (
+                self.settings.theme in self.available_themes
+            ):  # a theme this Textual does not know: the default
                 self.theme = self.settings.theme
             self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
@@ -136,8 +145,9 @@ class SocialpubApp(App[None]):
         try:
             self.settings.save()
         except OSError as exc:
-            self.call_from_thread(self.notify, f"The theme could not be kept for the next start: {exc}",
-                                  severity="warning")
+            self.call_from_thread(
+                self.notify, f"The theme could not be kept for the next start: {exc}", severity="warning"
+            )
 
     def first_screen_drawn(self) -> None:
         """The first screen shows its data (or could not read it: the posts screen says so): the launch is over
@@ -170,7 +180,9 @@ class SocialpubApp(App[None]):
             text = f"{prefix}{exc.message}" + (f" ({detail})" if (detail := _details_text(exc)) else "")
             self.notify(text, title=exc.code, severity="error", timeout=8)
         elif isinstance(exc, NetworkError | ConfigError):
-            self.notify(f"{prefix}{exc}", title=getattr(exc, "code", "network_error"), severity="error", timeout=8)
+            self.notify(
+                f"{prefix}{exc}", title=getattr(exc, "code", "network_error"), severity="error", timeout=8
+            )
         else:
             self.notify(f"{prefix}{exc}", title=type(exc).__name__, severity="error", timeout=8)
 
@@ -198,9 +210,15 @@ class SocialpubApp(App[None]):
         if drafts:
             screen, mode = drafts[0]
             where = "" if mode == self.current_mode else f" (in {mode.capitalize()}: {self._mode_key(mode)})"
-            more = f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}" if len(drafts) > 1 else ""
-            question = (f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
-                        "(ctrl+q again quits.)")
+            more = (
+                f" — and {len(drafts) - 1} more draft{'s' if len(drafts) > 2 else ''}"
+                if len(drafts) > 1
+                else ""
+            )
+            question = (
+                f"Quit socialpub? {screen.unsent_sentence()}{where}{more}: quitting drops it. "
+                "(ctrl+q again quits.)"
+            )
             no = "Back to the draft"
         else:
             producing = await self._generations_in_production()
@@ -209,8 +227,10 @@ class SocialpubApp(App[None]):
                 return
             mode = self.current_mode
             count = f"{len(producing)} generations are" if len(producing) > 1 else f"{producing[0]} is"
-            question = (f"Quit socialpub? {count} being made by this process's worker: quitting stops it, and "
-                        "its credits come back when socialpub next starts on this data dir. (ctrl+q again quits.)")
+            question = (
+                f"Quit socialpub? {count} being made by this process's worker: quitting stops it, and "
+                "its credits come back when socialpub next starts on this data dir. (ctrl+q again quits.)"
+            )
             no = "Stay"
 
         def answered(quit_now: bool | None) -> None:
@@ -230,8 +250,9 @@ class SocialpubApp(App[None]):
         if not self.client.embedded:
             return []
         try:
-            listing = await asyncio.wait_for(self.client.list_generations(status=["processing"], limit=10),
-                                             self.QUIT_READ_S)
+            listing = await asyncio.wait_for(
+                self.client.list_generations(status=["processing"], limit=10), self.QUIT_READ_S
+            )
         except Exception:  # noqa: BLE001  (quitting must not depend on the backend answering)
             return []
         return [g.id for g in listing.items]
@@ -251,8 +272,10 @@ class SocialpubApp(App[None]):
         return any(screen is draft for draft, _ in self.unsent_drafts())
 
     def _mode_key(self, mode: str) -> str:
-        return next((b.key for b in self.BINDINGS if isinstance(b, Binding) and b.action == f"show_mode('{mode}')"),
-                    mode)
+        return next(
+            (b.key for b in self.BINDINGS if isinstance(b, Binding) and b.action == f"show_mode('{mode}')"),
+            mode,
+        )
 
     def action_help(self) -> None:
         from socialpub_tui.screens.help import HelpScreen
@@ -278,8 +301,9 @@ def _details_text(exc: Any) -> str:
         message = str(d.get("message") or d.get("error") or "")
         if not where and (not message or message in exc.message):
             continue
-        line = f"{where}: {message}" if where and message and message not in exc.message else (where or message)
+        line = (
+            f"{where}: {message}" if where and message and message not in exc.message else (where or message)
+        )
         if line and line not in parts:
             parts.append(line)
     return "; ".join(parts)
-

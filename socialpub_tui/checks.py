@@ -15,7 +15,19 @@ from typing import Any
 from backend.schemas.common import utf16_len
 from backend.schemas.limits import NETWORK_LIMITS
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".heic", ".heif", ".avif", ".bmp", ".tif", ".tiff")
+IMAGE_SUFFIXES = (
+    ".jpg",
+    ".jpeg",
+    ".png",
+    ".webp",
+    ".gif",
+    ".heic",
+    ".heif",
+    ".avif",
+    ".bmp",
+    ".tif",
+    ".tiff",
+)
 VIDEO_SUFFIXES = (".mp4", ".mov", ".m4v", ".webm")
 
 
@@ -51,8 +63,9 @@ def _youtube_description_bytes(content: str) -> int:
     return len(content.replace("<", "‹").replace(">", "›").encode("utf-8"))
 
 
-def check_target(platform: str, content: str, media: Sequence[str | None],
-                 options: dict[str, Any] | None = None) -> list[Problem]:
+def check_target(
+    platform: str, content: str, media: Sequence[str | None], options: dict[str, Any] | None = None
+) -> list[Problem]:
     """The problems `platform` would answer (worded to stand next to the target's name) for this text, these media (each `image`, `video` or None when
     unknown) and these options (the wire form: `{"youtube": {"title": …}}`). [] when it can receive the post."""
     limits = NETWORK_LIMITS.get(platform)
@@ -61,12 +74,20 @@ def check_target(platform: str, content: str, media: Sequence[str | None],
     problems: list[Problem] = []
     n = text_length(platform, content)
     if n > limits.max_text:
-        problems.append(Problem("content_too_long_for_target",
-                                f"at most {limits.max_text:,} characters here; the text has {n:,}"))
+        problems.append(
+            Problem(
+                "content_too_long_for_target",
+                f"at most {limits.max_text:,} characters here; the text has {n:,}",
+            )
+        )
     elif limits.description_max_bytes and _youtube_description_bytes(content) > limits.description_max_bytes:
-        problems.append(Problem("content_too_long_for_target",
-                                f"the description is at most {limits.description_max_bytes:,} bytes (UTF-8): "
-                                "shorten the text"))
+        problems.append(
+            Problem(
+                "content_too_long_for_target",
+                f"the description is at most {limits.description_max_bytes:,} bytes (UTF-8): "
+                "shorten the text",
+            )
+        )
     if limits.text_or_media and not content.strip() and not media:
         problems.append(Problem("content_required_for_target", "nothing to publish: give a text or a media"))
     if limits.media_required and not media:
@@ -77,12 +98,19 @@ def check_target(platform: str, content: str, media: Sequence[str | None],
     if limits.video_required and known and not videos:
         problems.append(Problem("video_required_for_target", "publishes videos only (Shorts): add a video"))
     if limits.photo_title_max and media and known and not videos and n > limits.photo_title_max:
-        problems.append(Problem("title_too_long_for_target",
-                                f"a photo post takes the text as its title: at most "
-                                f"{limits.photo_title_max} characters; the text has {n}"))
+        problems.append(
+            Problem(
+                "title_too_long_for_target",
+                f"a photo post takes the text as its title: at most "
+                f"{limits.photo_title_max} characters; the text has {n}",
+            )
+        )
     title = ((options or {}).get(platform) or {}).get("title")
     if limits.title_max and isinstance(title, str) and len(title.strip()) > limits.title_max:
-        problems.append(Problem("title_too_long_for_target",
-                                f"the title is at most {limits.title_max} characters; it has "
-                                f"{len(title.strip())}"))
+        problems.append(
+            Problem(
+                "title_too_long_for_target",
+                f"the title is at most {limits.title_max} characters; it has {len(title.strip())}",
+            )
+        )
     return problems

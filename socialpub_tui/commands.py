@@ -41,5 +41,10 @@ class SocialpubCommands(Provider):
         for description, key, action, node in self._commands():
             score = matcher.match(description)
             if score > 0:
-                yield Hit(score, matcher.highlight(description), partial(self._run, action, node), text=description,
-                          help=f"key: {key}")
+                yield Hit(
+                    score,
+                    matcher.highlight(description),
+                    partial(self._run, action, node),
+                    text=description,
+                    help=f"key: {key}",
+                )

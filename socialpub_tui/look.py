@@ -4,10 +4,23 @@ short badge per network."""
 from __future__ import annotations
 
 STATUS_COLOURS = {
-    "completed": "green", "succeeded": "green", "active": "green", "inbox_delivered": "green",
-    "partial": "yellow", "processing": "cyan", "publishing": "cyan", "pending": "cyan", "scheduled": "blue",
-    "failed": "red", "cancelled": "bright_black", "revoked": "bright_black", "expired": "bright_black",
-    "needs_reauth": "yellow", "disconnected": "bright_black", "draft": "magenta", "not sent": "bright_black",
+    "completed": "green",
+    "succeeded": "green",
+    "active": "green",
+    "inbox_delivered": "green",
+    "partial": "yellow",
+    "processing": "cyan",
+    "publishing": "cyan",
+    "pending": "cyan",
+    "scheduled": "blue",
+    "failed": "red",
+    "cancelled": "bright_black",
+    "revoked": "bright_black",
+    "expired": "bright_black",
+    "needs_reauth": "yellow",
+    "disconnected": "bright_black",
+    "draft": "magenta",
+    "not sent": "bright_black",
 }
 
 # A network's badge in a posts table: two letters, so five targets fit in a narrow column.

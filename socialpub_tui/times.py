@@ -53,7 +53,9 @@ def resolve(text: str, tz_name: str | None = None, now: datetime | None = None) 
     m = _REL.match(text)
     if m:
         amount, unit = int(m.group(1)), m.group(2).lower()
-        return (now + timedelta(**{{"m": "minutes", "h": "hours", "d": "days"}[unit]: amount})).astimezone(UTC)
+        return (now + timedelta(**{{"m": "minutes", "h": "hours", "d": "days"}[unit]: amount})).astimezone(
+            UTC
+        )
     local_now = now.astimezone(tz) if tz else now.astimezone()
     m = _DAY.match(text)
     if m or _HM.match(text):
@@ -71,8 +73,10 @@ def resolve(text: str, tz_name: str | None = None, now: datetime | None = None) 
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise TimeError(f"{text!r} is not a time: use e.g. '2026-12-01 09:00', 'tomorrow 9:00', '+2h' "
-                        "or ISO 8601 with an offset") from None
+        raise TimeError(
+            f"{text!r} is not a time: use e.g. '2026-12-01 09:00', 'tomorrow 9:00', '+2h' "
+            "or ISO 8601 with an offset"
+        ) from None
     if parsed.tzinfo is not None:
         return parsed.astimezone(UTC)
     return _localise(parsed, tz).astimezone(UTC)
@@ -99,8 +103,10 @@ def ambiguity(text: str, tz_name: str | None, instant: datetime) -> str | None:
     if first.utcoffset() == second.utcoffset():
         return None
     other = second.astimezone(UTC)
-    return (f"{naive:%Y-%m-%d %H:%M} happens twice in {tz_name or 'the local zone'} (DST change): took the first, "
-            f"{iso_utc(first)}; for the second give --at {iso_utc(other)}")
+    return (
+        f"{naive:%Y-%m-%d %H:%M} happens twice in {tz_name or 'the local zone'} (DST change): took the first, "
+        f"{iso_utc(first)}; for the second give --at {iso_utc(other)}"
+    )
 
 
 def iso_utc(instant: datetime) -> str:
@@ -120,6 +126,7 @@ def describe(instant: datetime, tz_name: str | None) -> str:
 # abbreviation at that instant, so a column crossing a DST change reads CET … CEST). The user's zone is, first
 # match wins: --utc; --tz ZONE; `timezone:` of the profile in config.yaml; top-level `timezone:` in config.yaml;
 # the system's local zone ($TZ, /etc/localtime). --json output keeps the API's ISO 8601 UTC.
+
 
 class DisplayZone:
     """The zone times are shown (and wall times read) in. `name` is an IANA name, or None for the system's zone."""

@@ -14,8 +14,12 @@ os.environ.setdefault("SOCIALPUB_LOG_LEVEL", "WARNING")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--db", default=os.environ.get("SOCIALPUB_TEST_DB", "sqlite"),
-                     choices=["sqlite", "postgres"], help="store to run the suite on")
+    parser.addoption(
+        "--db",
+        default=os.environ.get("SOCIALPUB_TEST_DB", "sqlite"),
+        choices=["sqlite", "postgres"],
+        help="store to run the suite on",
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -31,8 +35,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """On PostgreSQL, with no server given, fail at once when no server binaries are installed: before pytest-xdist
     starts its workers (each would otherwise find out on its own, as an error per test)."""
     config = session.config
-    if (config.getoption("--db") != "postgres" or os.environ.get("SOCIALPUB_TEST_DATABASE_URL")
-            or os.environ.get("PYTEST_XDIST_WORKER") or config.getoption("--collect-only")):
+    if (
+        config.getoption("--db") != "postgres"
+        or os.environ.get("SOCIALPUB_TEST_DATABASE_URL")
+        or os.environ.get("PYTEST_XDIST_WORKER")
+        or config.getoption("--collect-only")
+    ):
         return
     from tests.support import pgserver
 
@@ -72,7 +80,9 @@ def pg_url(db_kind: str) -> Iterator[str | None]:
     try:
         server = pgserver.start()
     except pgserver.PostgresUnavailable as exc:
-        if worker is not None:  # pytest.exit in a worker is an INTERNALERROR that hides the reason: every test errors
+        if (
+            worker is not None
+        ):  # pytest.exit in a worker is an INTERNALERROR that hides the reason: every test errors
             pytest.fail(_pg_unavailable(exc), pytrace=False)
         pytest.exit(_pg_unavailable(exc), returncode=3)
     try:
@@ -141,13 +151,24 @@ class Owner(dict):
         return self[name]
 
 
-def make_owner(settings, name: str = "Test workspace", email: str = "owner@test.local",  # type: ignore[no-untyped-def]
-               password: str = "correct horse battery") -> Owner:
+def make_owner(
+    settings,
+    name: str = "Test workspace",
+    email: str = "owner@test.local",  # type: ignore[no-untyped-def]
+    password: str = "correct horse battery",
+) -> Owner:
     from backend.services import bootstrap
 
     created = bootstrap.create_workspace(settings, name, email, password)
-    return Owner(workspace_id=created.workspace_id, api_key=created.api_key, api_key_id=created.api_key_id,
-                 session_token=created.session_token, email=email, password=password, owner_id=created.owner_id)
+    return Owner(
+        workspace_id=created.workspace_id,
+        api_key=created.api_key,
+        api_key_id=created.api_key_id,
+        session_token=created.session_token,
+        email=email,
+        password=password,
+        owner_id=created.owner_id,
+    )
 
 
 @pytest.fixture

@@ -36,13 +36,16 @@ SCRIPT = textwrap.dedent("""
 
 def test_graph_oauth_calls_log_no_secret_in_a_served_process(tmp_path):  # type: ignore[no-untyped-def]
     env = dict(os.environ, SOCIALPUB_DATA_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=120,
-                         cwd=os.getcwd())
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=120, cwd=os.getcwd()
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     for secret in ("APPSECRET-XYZ", "AUTHCODE-SECRET", "USERTOKEN-SECRET-123"):
         assert secret not in out.stderr, [line for line in out.stderr.splitlines() if secret in line][:2]
     # still logged, without the query
-    assert "HTTP Request: GET https://graph.facebook.com/v21.0/oauth/access_token?… " in out.stderr, out.stderr
+    assert "HTTP Request: GET https://graph.facebook.com/v21.0/oauth/access_token?… " in out.stderr, (
+        out.stderr
+    )
 
 
 def test_redaction_keeps_other_arguments() -> None:
@@ -50,8 +53,15 @@ def test_redaction_keeps_other_arguments() -> None:
 
     from backend.logs import RedactQuery
 
-    rec = logging.LogRecord("httpx", logging.INFO, __file__, 1, 'HTTP Request: %s %s "%s %d %s"',
-                            ("GET", "https://h.example/p?access_token=T", "HTTP/1.1", 200, "OK"), None)
+    rec = logging.LogRecord(
+        "httpx",
+        logging.INFO,
+        __file__,
+        1,
+        'HTTP Request: %s %s "%s %d %s"',
+        ("GET", "https://h.example/p?access_token=T", "HTTP/1.1", 200, "OK"),
+        None,
+    )
     assert RedactQuery().filter(rec)
     assert rec.getMessage() == 'HTTP Request: GET https://h.example/p?… "HTTP/1.1 200 OK"'
     plain = logging.LogRecord("x", logging.INFO, __file__, 1, "%s", ("https://h.example/p",), None)

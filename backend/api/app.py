@@ -82,7 +82,7 @@ class Routers:
         """The routers to include before answering `path`: its own when not included yet (none when it is); for
         a path no router holds, every router not included yet."""
         for module, prefix in _PATHS.items():
-            if path.startswith(prefix) and path[len(prefix):len(prefix) + 1] in ("", "/"):
+            if path.startswith(prefix) and path[len(prefix) : len(prefix) + 1] in ("", "/"):
                 return [module] if module in self.pending else []
         return list(self.pending)
 
@@ -138,16 +138,21 @@ def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
         if app.openapi_schema:
             return app.openapi_schema
         routers.include_all()  # the document describes every path
-        doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        doc = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
         schemas = doc.setdefault("components", {}).setdefault("schemas", {})
         schemas.setdefault("ErrorBody", ErrorBody.model_json_schema())
         for path_item in doc.get("paths", {}).values():
             for operation in path_item.values():
                 responses = operation.get("responses", {})
                 if responses.pop("422", None) is not None and "400" not in responses:
-                    responses["400"] = {"description": "invalid request (validation_error)",
-                                        "content": {"application/json": {
-                                            "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}
+                    responses["400"] = {
+                        "description": "invalid request (validation_error)",
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}
+                        },
+                    }
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
         app.openapi_schema = doc

@@ -54,8 +54,13 @@ def _session_context(request: Request, token: str) -> AuthContext:
     owner = Owner.get_or_none(Owner.id == claims["sub"])
     if owner is None or owner.workspace_id != claims["ws"]:
         raise ApiError(401, "invalid_session", "the session's owner no longer exists: log in again")
-    return AuthContext(workspace_id=claims["ws"], scopes=ALL_SCOPES, owner_id=owner.id, is_session=True,
-                       is_operator=bool(claims.get("op")))
+    return AuthContext(
+        workspace_id=claims["ws"],
+        scopes=ALL_SCOPES,
+        owner_id=owner.id,
+        is_session=True,
+        is_operator=bool(claims.get("op")),
+    )
 
 
 def require_session(request: Request) -> AuthContext:
@@ -63,11 +68,17 @@ def require_session(request: Request) -> AuthContext:
     token = _bearer(request)
     if token is None:
         if request.headers.get("x-api-key"):
-            raise ApiError(403, "session_required",
-                           "this route needs the owner's dashboard session (Authorization: Bearer <session "
-                           "token>), not an API key. Get one with POST /v1/auth/login")
-        raise ApiError(401, "session_required",
-                       "log in first: POST /v1/auth/login, then send Authorization: Bearer <session token>")
+            raise ApiError(
+                403,
+                "session_required",
+                "this route needs the owner's dashboard session (Authorization: Bearer <session "
+                "token>), not an API key. Get one with POST /v1/auth/login",
+            )
+        raise ApiError(
+            401,
+            "session_required",
+            "log in first: POST /v1/auth/login, then send Authorization: Bearer <session token>",
+        )
     return _session_context(request, token)
 
 
@@ -81,12 +92,20 @@ def key_context(request: Request, presented: str, scope: str) -> AuthContext:
     # routes that return a Response object directly.
     request.state.ratelimit_headers = decision.headers()
     if not decision.allowed:
-        raise ApiError(429, "rate_limit_exceeded",
-                       f"more than {decision.limit} requests a minute with this key: "
-                       f"wait {decision.reset_s} s (see Retry-After)", headers=decision.headers())
+        raise ApiError(
+            429,
+            "rate_limit_exceeded",
+            f"more than {decision.limit} requests a minute with this key: "
+            f"wait {decision.reset_s} s (see Retry-After)",
+            headers=decision.headers(),
+        )
     if not satisfies(key.scopes, scope):
-        raise ApiError(403, "insufficient_scope", f"this API key lacks the scope {scope!r}",
-                       [{"required": scope, "held": list(key.scopes)}])
+        raise ApiError(
+            403,
+            "insufficient_scope",
+            f"this API key lacks the scope {scope!r}",
+            [{"required": scope, "held": list(key.scopes)}],
+        )
     return AuthContext(workspace_id=key.workspace_id, scopes=tuple(key.scopes), key_id=key.id)
 
 

@@ -30,8 +30,13 @@ _HTTP_CODES = {
 }
 
 
-def _envelope(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
-              headers: dict[str, str] | None = None) -> JSONResponse:
+def _envelope(
+    status: int,
+    code: str,
+    message: str,
+    details: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     return JSONResponse(
         status_code=status,
         content={"error": code, "message": message, "details": details or []},
@@ -41,13 +46,18 @@ def _envelope(status: int, code: str, message: str, details: list[dict[str, Any]
 
 # Where pydantic names the branch of a union it tried (`targets.0.constrained-str`, `targets.0.TargetRef.platform`,
 # `function-after[...]`) rather than a field of the request: left out of a detail's `field`.
-_BRANCH_TAG = re.compile(r"^(?:[a-z]+(?:-[a-z]+)*-(?:str|int|float|bool|python|after|before|wrap|plain)|.*\[.*\]|"
-                         r"[A-Z][A-Za-z0-9]*(?:Ref|Model|Options|Create|Patch|In|Out))$")
+_BRANCH_TAG = re.compile(
+    r"^(?:[a-z]+(?:-[a-z]+)*-(?:str|int|float|bool|python|after|before|wrap|plain)|.*\[.*\]|"
+    r"[A-Z][A-Za-z0-9]*(?:Ref|Model|Options|Create|Patch|In|Out))$"
+)
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
-    parts = [str(p) for i, p in enumerate(loc)
-             if not (i == 0 and p == "body") and not (isinstance(p, str) and _BRANCH_TAG.match(p))]
+    parts = [
+        str(p)
+        for i, p in enumerate(loc)
+        if not (i == 0 and p == "body") and not (isinstance(p, str) and _BRANCH_TAG.match(p))
+    ]
     return ".".join(parts) if parts else "body"
 
 
@@ -77,7 +87,9 @@ def _allow_table(app: Any) -> list[tuple[re.Pattern[str], str]]:
         for path, item in app.openapi().get("paths", {}).items():
             methods = {m.upper() for m in item if m.upper() in _METHOD_ORDER}
             if "GET" in methods:
-                methods.add("HEAD")  # a GET's HEAD is answered for it (HeadAsGetMiddleware, /media/{key} its own)
+                methods.add(
+                    "HEAD"
+                )  # a GET's HEAD is answered for it (HeadAsGetMiddleware, /media/{key} its own)
             pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$")
             table.append((pattern, ", ".join(m for m in _METHOD_ORDER if m in methods)))
         app.state.allow_table = table
@@ -103,11 +115,17 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
-            return _envelope(400, "invalid_json", "the request body is not valid JSON",
-                             validation_details(errors))
-        if len(errors) == 1 and errors[0].get("type") == "missing" and tuple(errors[0].get("loc", ())) == ("body",):
-            return _envelope(400, "validation_error", "a JSON request body is required",
-                             validation_details(errors))
+            return _envelope(
+                400, "invalid_json", "the request body is not valid JSON", validation_details(errors)
+            )
+        if (
+            len(errors) == 1
+            and errors[0].get("type") == "missing"
+            and tuple(errors[0].get("loc", ())) == ("body",)
+        ):
+            return _envelope(
+                400, "validation_error", "a JSON request body is required", validation_details(errors)
+            )
         fields = ", ".join(sorted({d["field"] for d in validation_details(errors)}))
         return _envelope(400, "validation_error", f"invalid request: {fields}", validation_details(errors))
 
@@ -130,20 +148,29 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _data_error(request: Request, exc: peewee.DataError) -> JSONResponse:
         # A value the database cannot hold (NUL byte, out-of-range number) that slipped past validation.
         log.warning("data error on %s %s: %s", request.method, request.url.path, exc)
-        return _envelope(400, "invalid_value", "a value in the request cannot be stored (e.g. a NUL character)")
+        return _envelope(
+            400, "invalid_value", "a value in the request cannot be stored (e.g. a NUL character)"
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         # Starlette raises the error again once this answer is sent, and the server then closes the connection:
         # `Connection: close` tells the client so, or its next request on that keep-alive connection is reset.
-        return _envelope(500, "internal_error", "an unexpected error occurred; it has been logged",
-                         headers={"Connection": "close"})
+        return _envelope(
+            500,
+            "internal_error",
+            "an unexpected error occurred; it has been logged",
+            headers={"Connection": "close"},
+        )
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "invalid request (validation_error, invalid_json, …)"},
-    401: {"model": ErrorBody, "description": "invalid_api_key, api_key_revoked, api_key_expired, invalid_session"},
+    401: {
+        "model": ErrorBody,
+        "description": "invalid_api_key, api_key_revoked, api_key_expired, invalid_session",
+    },
     403: {"model": ErrorBody, "description": "insufficient_scope, session_required"},
     413: {"model": ErrorBody, "description": "payload_too_large"},
     429: {"model": ErrorBody, "description": "rate_limit_exceeded (see Retry-After)"},
@@ -154,12 +181,15 @@ def responses(*extra: int) -> dict[int | str, dict[str, Any]]:
     """The common error responses plus route-specific statuses, for the OpenAPI document."""
     out = dict(ERROR_RESPONSES)
     for status in extra:
-        out[status] = {"model": ErrorBody, "description": {
-            402: "insufficient_credits, subscription_required, channel_limit_exceeded",
-            404: "not found in this workspace",
-            409: "conflict with the current state",
-            502: "storage_error / upstream failure",
-        }.get(status, "error")}
+        out[status] = {
+            "model": ErrorBody,
+            "description": {
+                402: "insufficient_credits, subscription_required, channel_limit_exceeded",
+                404: "not found in this workspace",
+                409: "conflict with the current state",
+                502: "storage_error / upstream failure",
+            }.get(status, "error"),
+        }
     return out
 
 

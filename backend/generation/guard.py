@@ -28,19 +28,50 @@ from pathlib import Path
 
 DEFAULT_TERMS: tuple[str, ...] = (
     # sexual content, and anything sexual about minors
-    "porn", "porno", "pornography", "pornographic", "nsfw", "hentai", "explicit sex", "sex scene", "sexual content",
-    "csam", "child abuse", "child nudity", "naked child", "nude child", "underage nude",
+    "porn",
+    "porno",
+    "pornography",
+    "pornographic",
+    "nsfw",
+    "hentai",
+    "explicit sex",
+    "sex scene",
+    "sexual content",
+    "csam",
+    "child abuse",
+    "child nudity",
+    "naked child",
+    "nude child",
+    "underage nude",
     # graphic violence
-    "gore", "gory", "beheading", "decapitation", "decapitated", "dismemberment", "dismembered", "mutilation",
-    "mutilated", "massacre", "torture",
+    "gore",
+    "gory",
+    "beheading",
+    "decapitation",
+    "decapitated",
+    "dismemberment",
+    "dismembered",
+    "mutilation",
+    "mutilated",
+    "massacre",
+    "torture",
     # weapons and attacks
-    "bomb making", "build a bomb", "make a bomb", "school shooting", "mass shooting", "terrorist attack",
+    "bomb making",
+    "build a bomb",
+    "make a bomb",
+    "school shooting",
+    "mass shooting",
+    "terrorist attack",
     # self-harm
-    "self harm", "suicide",
+    "self harm",
+    "suicide",
     # hate
-    "swastika", "white power", "ethnic cleansing",
+    "swastika",
+    "white power",
+    "ethnic cleansing",
     # impersonation
-    "deepfake", "deep fake",
+    "deepfake",
+    "deep fake",
 )
 
 
@@ -57,8 +88,10 @@ class Refusal:
 
     @property
     def reason(self) -> str:
-        return (f"the prompt was refused by the content policy (it mentions \u201c{self.term}\u201d): "
-                "rephrase it without such content and create it again")
+        return (
+            f"the prompt was refused by the content policy (it mentions \u201c{self.term}\u201d): "
+            "rephrase it without such content and create it again"
+        )
 
 
 @dataclass(frozen=True)
@@ -66,7 +99,9 @@ class GuardPolicy:
     terms: tuple[str, ...]
 
     @classmethod
-    def build(cls, *, defaults: bool = True, extra: Iterable[str] = (), removed: Iterable[str] = ()) -> GuardPolicy:
+    def build(
+        cls, *, defaults: bool = True, extra: Iterable[str] = (), removed: Iterable[str] = ()
+    ) -> GuardPolicy:
         gone = {normalise(t) for t in removed if t.strip()}
         chosen: dict[str, str] = {}
         for term in [*(DEFAULT_TERMS if defaults else ()), *extra]:

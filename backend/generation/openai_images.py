@@ -42,14 +42,17 @@ class OpenAIImagesSettings(RemoteSettings):
     base_url: str = "https://api.openai.com/v1"
     model: str = "dall-e-3"
     response_format: str = "b64_json"
-    sizes: dict[str, str] = Field(default_factory=lambda: {"9:16": "1024x1792", "1:1": "1024x1024",
-                                                            "16:9": "1792x1024"})
+    sizes: dict[str, str] = Field(
+        default_factory=lambda: {"9:16": "1024x1792", "1:1": "1024x1024", "16:9": "1792x1024"}
+    )
 
 
 def cover(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     w, h = size
     scale = max(w / img.width, h / img.height)
-    img = img.resize((max(w, round(img.width * scale)), max(h, round(img.height * scale))), Image.Resampling.LANCZOS)
+    img = img.resize(
+        (max(w, round(img.width * scale)), max(h, round(img.height * scale))), Image.Resampling.LANCZOS
+    )
     left, top = (img.width - w) // 2, (img.height - h) // 2
     return img.crop((left, top, left + w, top + h))
 
@@ -57,28 +60,46 @@ def cover(img: Image.Image, size: tuple[int, int]) -> Image.Image:
 class OpenAIImagesProvider:
     name = "openai"
 
-    def __init__(self, settings: OpenAIImagesSettings | None = None, *, transport: httpx.BaseTransport | None = None,
-                 sleep=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(
+        self,
+        settings: OpenAIImagesSettings | None = None,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep=None,
+    ) -> None:  # type: ignore[no-untyped-def]
         self.settings = settings or OpenAIImagesSettings()
         kw = {"sleep": sleep} if sleep is not None else {}
         self.caller = Caller(self.settings, "image generation", transport=transport, **kw)
 
-    def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+    def generate(
+        self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None
+    ) -> Produced:
         if request.type != "image":
             raise ProviderRefused("This generation service makes images only; ask for an image.")
-        body: dict[str, object] = {"model": self.settings.model, "prompt": request.prompt, "n": 1,
-                                   "size": self.settings.sizes.get(request.aspect_ratio, "1024x1024")}
+        body: dict[str, object] = {
+            "model": self.settings.model,
+            "prompt": request.prompt,
+            "n": 1,
+            "size": self.settings.sizes.get(request.aspect_ratio, "1024x1024"),
+        }
         if self.settings.response_format:
             body["response_format"] = self.settings.response_format
         response = self.caller.request("POST", "images/generations", json=body)
         if response.status_code >= 400:
             message, kind, code = error_of(response)
-            if code in REFUSAL_CODES or kind == "image_generation_user_error" or "safety system" in message.lower():
-                raise ProviderRefused("The image service refused this prompt under its content policy: "
-                                      + (message or "no reason given"))
+            if (
+                code in REFUSAL_CODES
+                or kind == "image_generation_user_error"
+                or "safety system" in message.lower()
+            ):
+                raise ProviderRefused(
+                    "The image service refused this prompt under its content policy: "
+                    + (message or "no reason given")
+                )
             if response.status_code in (401, 403):
-                raise ProviderUnavailable("The image service refused our credentials; the operator must check "
-                                          "the API key.")
+                raise ProviderUnavailable(
+                    "The image service refused our credentials; the operator must check the API key."
+                )
             raise ProviderRefused(f"The image service refused the request: {message or response.status_code}")
         try:
             item = response.json()["data"][0]
@@ -88,7 +109,9 @@ class OpenAIImagesProvider:
                 raise ValueError("image too large")
             img.load()
         except (ValueError, KeyError, IndexError, TypeError, binascii.Error, OSError) as exc:
-            raise ProviderUnavailable("The image service sent an answer that is not an image; try again.") from exc
+            raise ProviderUnavailable(
+                "The image service sent an answer that is not an image; try again."
+            ) from exc
         w, h = request.size
         out = cover(img.convert("RGB"), (w, h))
         path = out_dir / f"openai-{hashlib.sha256(data).hexdigest()[:16]}.jpg"

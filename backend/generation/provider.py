@@ -91,7 +91,9 @@ Progress = Callable[[float], None]
 class Provider(Protocol):
     name: str
 
-    def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+    def generate(
+        self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None
+    ) -> Produced:
         """Produce the file for `request` under `out_dir` (which exists). Blocking; raise ProviderRefused or
         ProviderUnavailable on failure."""
         ...

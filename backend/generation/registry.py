@@ -35,8 +35,12 @@ def provider_entry_points() -> dict[str, importlib.metadata.EntryPoint]:
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name in found:
             if found[ep.name].value != ep.value:
-                log.warning("generation provider %r registered twice (%s, %s): using the first",
-                            ep.name, found[ep.name].value, ep.value)
+                log.warning(
+                    "generation provider %r registered twice (%s, %s): using the first",
+                    ep.name,
+                    found[ep.name].value,
+                    ep.value,
+                )
             continue
         found[ep.name] = ep
     return found
@@ -57,21 +61,27 @@ def get_provider(settings: Settings) -> Provider:
         names = ", ".join(sorted(eps)) or "none (is the socialpub distribution installed?)"
         raise ProviderConfigError(
             f"SOCIALPUB_GENERATION_PROVIDER={settings.generation_provider!r} names no generation provider; "
-            f"available: {names} (entry-point group {ENTRY_POINT_GROUP!r})")
+            f"available: {names} (entry-point group {ENTRY_POINT_GROUP!r})"
+        )
     try:
         factory = ep.load()
     except Exception as exc:  # an ImportError or AttributeError of a broken plugin
-        raise ProviderConfigError(f"generation provider {name!r} ({ep.value}) cannot be loaded: {exc}") from exc
+        raise ProviderConfigError(
+            f"generation provider {name!r} ({ep.value}) cannot be loaded: {exc}"
+        ) from exc
     env = f"SOCIALPUB_GENERATION_{name.upper()}_"
     try:
         provider = factory()
     except ValidationError as exc:
-        problems = "; ".join(f"{env}{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
-                             for e in exc.errors())
+        problems = "; ".join(
+            f"{env}{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
+        )
         raise ProviderConfigError(f"generation provider {name!r}: invalid settings: {problems}") from exc
     except ProviderConfigError:
         raise
     if not isinstance(provider, Provider):
-        raise ProviderConfigError(f"generation provider {name!r} ({ep.value}) built {type(provider).__name__}, "
-                                  "which has no `name` and `generate`")
+        raise ProviderConfigError(
+            f"generation provider {name!r} ({ep.value}) built {type(provider).__name__}, "
+            "which has no `name` and `generate`"
+        )
     return provider

@@ -41,18 +41,32 @@ class RemoteSettings(BaseSettings):
 class Caller:
     """Calls one service with its settings; `sleep` is injectable so tests do not wait."""
 
-    def __init__(self, settings: RemoteSettings, service: str, *, transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep, headers: dict[str, str] | None = None,
-                 send_key: bool = True) -> None:
+    def __init__(
+        self,
+        settings: RemoteSettings,
+        service: str,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        headers: dict[str, str] | None = None,
+        send_key: bool = True,
+    ) -> None:
         """send_key=False: a client for downloads from another host (a CDN's signed URL): no API key sent."""
         self.settings = settings
         self.service = service
         self.sleep = sleep
-        auth = ({"Authorization": f"Bearer {settings.api_key.get_secret_value()}"}
-                if settings.api_key and send_key else {})
+        auth = (
+            {"Authorization": f"Bearer {settings.api_key.get_secret_value()}"}
+            if settings.api_key and send_key
+            else {}
+        )
         self.client = httpx.Client(
-            base_url=settings.base_url.rstrip("/") + "/", transport=transport, headers={**auth, **(headers or {})},
-            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s), follow_redirects=True)
+            base_url=settings.base_url.rstrip("/") + "/",
+            transport=transport,
+            headers={**auth, **(headers or {})},
+            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            follow_redirects=True,
+        )
 
     def request(self, method: str, url: str, **kw: Any) -> httpx.Response:
         last_wait: float | None = None
@@ -68,13 +82,20 @@ class Caller:
                     return response
                 reason = f"answered {response.status_code}"
                 last_wait = retry_after_s(response)
-            log.warning("generation: %s %s (attempt %d of %d)", self.service, reason, attempt,
-                        self.settings.max_attempts)
+            log.warning(
+                "generation: %s %s (attempt %d of %d)",
+                self.service,
+                reason,
+                attempt,
+                self.settings.max_attempts,
+            )
             if attempt < self.settings.max_attempts:
                 wait = last_wait if last_wait is not None else self.settings.backoff_s * 2 ** (attempt - 1)
                 self.sleep(min(wait, self.settings.max_retry_wait_s))
-        raise ProviderUnavailable(f"The {self.service} service is unavailable right now ({reason}); "
-                                  "try again later.", retry_after_s=last_wait)
+        raise ProviderUnavailable(
+            f"The {self.service} service is unavailable right now ({reason}); try again later.",
+            retry_after_s=last_wait,
+        )
 
     def close(self) -> None:
         self.client.close()

@@ -43,8 +43,9 @@ class RunwaySettings(RemoteSettings):
     base_url: str = "https://api.dev.runwayml.com/v1"
     model: str = "gen4_turbo"
     api_version: str = "2024-11-06"
-    ratios: dict[str, str] = Field(default_factory=lambda: {"9:16": "720:1280", "1:1": "960:960",
-                                                            "16:9": "1280:720"})
+    ratios: dict[str, str] = Field(
+        default_factory=lambda: {"9:16": "720:1280", "1:1": "960:960", "16:9": "1280:720"}
+    )
     poll_s: float = Field(default=5.0, ge=0)
     max_wait_s: float = Field(default=900.0, gt=0)
     max_video_bytes: int = 512 * 1024 * 1024
@@ -53,15 +54,30 @@ class RunwaySettings(RemoteSettings):
 class RunwayProvider:
     name = "runway"
 
-    def __init__(self, settings: RunwaySettings | None = None, *, transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        settings: RunwaySettings | None = None,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings or RunwaySettings()
         self.sleep, self.clock = sleep, clock
-        self.api = Caller(self.settings, "video generation", transport=transport, sleep=sleep,
-                          headers={"X-Runway-Version": self.settings.api_version})
-        self.download = Caller(self.settings, "video generation", transport=transport, sleep=sleep, send_key=False)
+        self.api = Caller(
+            self.settings,
+            "video generation",
+            transport=transport,
+            sleep=sleep,
+            headers={"X-Runway-Version": self.settings.api_version},
+        )
+        self.download = Caller(
+            self.settings, "video generation", transport=transport, sleep=sleep, send_key=False
+        )
 
-    def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+    def generate(
+        self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None
+    ) -> Produced:
         if request.type != "video":
             raise ProviderRefused("This generation service makes videos only; ask for a video.")
         if not request.sources:
@@ -72,13 +88,20 @@ class RunwayProvider:
         for data, position in zip(request.sources[:2], ("first", "last"), strict=False):
             found = detect.detect_or_none(data[:64])
             if found is None or found.kind != "image":
-                raise ProviderRefused(f"The {'start' if position == 'first' else 'end'} image is not an image "
-                                      "this service can read.")
+                raise ProviderRefused(
+                    f"The {'start' if position == 'first' else 'end'} image is not an image "
+                    "this service can read."
+                )
             uri = f"data:{found.mime_type};base64,{base64.b64encode(data).decode()}"
             images.append({"uri": uri, "position": position})
-        body = {"model": self.settings.model, "promptText": request.prompt[:1000], "promptImage": images,
-                "ratio": self.settings.ratios.get(request.aspect_ratio, "720:1280"),
-                "duration": request.duration_sec, "seed": request.seed % 4294967295}
+        body = {
+            "model": self.settings.model,
+            "promptText": request.prompt[:1000],
+            "promptImage": images,
+            "ratio": self.settings.ratios.get(request.aspect_ratio, "720:1280"),
+            "duration": request.duration_sec,
+            "seed": request.seed % 4294967295,
+        }
         response = self.api.request("POST", "image_to_video", json=body)
         self._check(response)
         task_id = str(response.json().get("id") or "")
@@ -95,10 +118,13 @@ class RunwayProvider:
             if status in ("FAILED", "CANCELLED"):
                 code = str(task.get("failureCode") or "")
                 if code.upper().startswith("SAFETY"):
-                    raise ProviderRefused("The video service refused this prompt or image under its content "
-                                          "policy.")
-                raise ProviderUnavailable(f"The video service could not make this video ({task.get('failure') or status}); "
-                                          "try again later.")
+                    raise ProviderRefused(
+                        "The video service refused this prompt or image under its content policy."
+                    )
+                raise ProviderUnavailable(
+                    f"The video service could not make this video ({task.get('failure') or status}); "
+                    "try again later."
+                )
             if progress is not None and isinstance(task.get("progress"), int | float):
                 progress(min(0.9, float(task["progress"]) * 0.9))
             if self.clock() >= deadline:
@@ -116,10 +142,14 @@ class RunwayProvider:
             with av.open(str(path)) as c:
                 vs = c.streams.video[0]
                 width, height = vs.width, vs.height
-                duration = float(c.duration / av.time_base) if c.duration else float(request.duration_sec or 0)
+                duration = (
+                    float(c.duration / av.time_base) if c.duration else float(request.duration_sec or 0)
+                )
         except (av.error.FFmpegError, IndexError) as exc:
             path.unlink(missing_ok=True)
-            raise ProviderUnavailable("The video service sent a file that is not a video; try again.") from exc
+            raise ProviderUnavailable(
+                "The video service sent a file that is not a video; try again."
+            ) from exc
         if progress is not None:
             progress(1.0)
         return Produced(path=path, mime_type="video/mp4", width=width, height=height, duration_sec=duration)
@@ -132,6 +162,7 @@ class RunwayProvider:
         if "SAFETY" in code.upper() or "moderation" in message.lower():
             raise ProviderRefused("The video service refused this prompt or image under its content policy.")
         if response.status_code in (401, 403):
-            raise ProviderUnavailable("The video service refused our credentials; the operator must check the API "
-                                      "key.")
+            raise ProviderUnavailable(
+                "The video service refused our credentials; the operator must check the API key."
+            )
         raise ProviderRefused(f"The video service refused the request: {message or response.status_code}")

@@ -28,28 +28,63 @@ def _wake() -> None:
     WAKE.set()
 
 
-def enqueue(kind: str, payload: dict[str, Any] | None = None, *, run_at: datetime | None = None,
-            workspace_id: str | None = None, dedupe_key: str | None = None, max_attempts: int = 5,
-            attempts: int = 0, last_error: str | None = None, if_absent: bool = False,
-            lane: str | None = None) -> Job:
+def enqueue(
+    kind: str,
+    payload: dict[str, Any] | None = None,
+    *,
+    run_at: datetime | None = None,
+    workspace_id: str | None = None,
+    dedupe_key: str | None = None,
+    max_attempts: int = 5,
+    attempts: int = 0,
+    last_error: str | None = None,
+    if_absent: bool = False,
+    lane: str | None = None,
+) -> Job:
     """Insert a job row. Call it inside the transaction of the state change that needs it.
 
     attempts: tries already made elsewhere; last_error: why the job exists; if_absent: a job with the same
     dedupe key already there is kept, nothing is inserted (the row as given is returned either way);
     lane: the network the job calls (the worker bounds how many threads one lane may hold), None otherwise."""
-    return enqueue_many([dict(kind=kind, payload=payload, run_at=run_at, workspace_id=workspace_id,
-                              dedupe_key=dedupe_key, max_attempts=max_attempts, attempts=attempts,
-                              last_error=last_error, lane=lane)], if_absent=if_absent)[0]
+    return enqueue_many(
+        [
+            dict(
+                kind=kind,
+                payload=payload,
+                run_at=run_at,
+                workspace_id=workspace_id,
+                dedupe_key=dedupe_key,
+                max_attempts=max_attempts,
+                attempts=attempts,
+                last_error=last_error,
+                lane=lane,
+            )
+        ],
+        if_absent=if_absent,
+    )[0]
 
 
 def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> list[Job]:
     """Insert job rows in one statement; each dict holds `enqueue`'s keyword arguments (kind required)."""
     now = clock.now()
-    rows = [dict(id=new_id("job"), kind=j["kind"], payload=j.get("payload") or {}, status="queued",
-                 run_at=j.get("run_at") or now, attempts=j.get("attempts", 0), max_attempts=j.get("max_attempts", 5),
-                 dedupe_key=j.get("dedupe_key"), workspace_id=j.get("workspace_id"), last_error=j.get("last_error"),
-                 lane=j.get("lane"), created_at=now, updated_at=now)  # lease_until, locked_by: NULL until claimed
-            for j in jobs]
+    rows = [
+        dict(
+            id=new_id("job"),
+            kind=j["kind"],
+            payload=j.get("payload") or {},
+            status="queued",
+            run_at=j.get("run_at") or now,
+            attempts=j.get("attempts", 0),
+            max_attempts=j.get("max_attempts", 5),
+            dedupe_key=j.get("dedupe_key"),
+            workspace_id=j.get("workspace_id"),
+            last_error=j.get("last_error"),
+            lane=j.get("lane"),
+            created_at=now,
+            updated_at=now,
+        )  # lease_until, locked_by: NULL until claimed
+        for j in jobs
+    ]
     if not rows:
         return []
     insert = Job.insert_many(rows)
@@ -67,9 +102,13 @@ def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:
     if not dedupe_keys:
         return 0
     now = clock.now()
-    n = (Job.update(status="queued", attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now)
-         .where(Job.dedupe_key.in_(list(dedupe_keys)) & (Job.status == "dead") & (Job.updated_at <= dead_before))
-         .execute())
+    n = (
+        Job.update(status="queued", attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now)
+        .where(
+            Job.dedupe_key.in_(list(dedupe_keys)) & (Job.status == "dead") & (Job.updated_at <= dead_before)
+        )
+        .execute()
+    )
     if n:
         database.after_commit(_wake)
     return n
@@ -79,33 +118,52 @@ def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any]
     """Insert a job with a unique dedupe key unless it exists (periodic jobs)."""
     now = clock.now()
     Job.insert(
-        id=new_id("job"), kind=kind, payload=payload or {}, status="queued", run_at=run_at, attempts=0,
-        max_attempts=1_000_000, dedupe_key=dedupe_key, created_at=now, updated_at=now,
+        id=new_id("job"),
+        kind=kind,
+        payload=payload or {},
+        status="queued",
+        run_at=run_at,
+        attempts=0,
+        max_attempts=1_000_000,
+        dedupe_key=dedupe_key,
+        created_at=now,
+        updated_at=now,
     ).on_conflict_ignore().execute()
 
 
 def move(dedupe_key: str, run_at: datetime) -> int:
     """Reschedule a queued job (e.g. a scheduled post whose time was edited)."""
-    return (Job.update(run_at=run_at, updated_at=clock.now())
-            .where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute())
+    return (
+        Job.update(run_at=run_at, updated_at=clock.now())
+        .where((Job.dedupe_key == dedupe_key) & (Job.status == "queued"))
+        .execute()
+    )
 
 
 def cancel(dedupe_key: str) -> int:
     return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute()
 
 
-def claim(worker_id: str, *, limit: int = 1, lease_s: float = 10.0, kinds: list[str] | None = None,
-          skip_lanes: Sequence[str] = (), only_unlaned: bool = False) -> list[Job]:
+def claim(
+    worker_id: str,
+    *,
+    limit: int = 1,
+    lease_s: float = 10.0,
+    kinds: list[str] | None = None,
+    skip_lanes: Sequence[str] = (),
+    only_unlaned: bool = False,
+) -> list[Job]:
     """Claim up to `limit` due jobs (or jobs whose lease expired) for `worker_id`, oldest due first, with a lease
     of `lease_s`. One atomic statement: see statements.claim_jobs."""
-    return statements.claim_jobs(worker_id, lease_s=lease_s, limit=limit, skip_lanes=skip_lanes,
-                                 only_unlaned=only_unlaned, kinds=kinds)
+    return statements.claim_jobs(
+        worker_id, lease_s=lease_s, limit=limit, skip_lanes=skip_lanes, only_unlaned=only_unlaned, kinds=kinds
+    )
 
 
 def taken_over_from(job: Job) -> str | None:
     """The previous holder of a job this claim took over from an expired lease, None for an ordinary claim."""
     err = job.last_error or ""
-    return err[len(statements.TAKEN_OVER):] if err.startswith(statements.TAKEN_OVER) else None
+    return err[len(statements.TAKEN_OVER) :] if err.startswith(statements.TAKEN_OVER) else None
 
 
 def _mine(job: Job) -> Any:
@@ -132,8 +190,11 @@ def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
         return set()
     with tx():  # the lease counted from when the write lock is held, not from before waiting for it
         now = clock.now()
-        q = (Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
-             .where(Job.locked_by.in_(locks) & (Job.status == "running")).returning(Job.id))
+        q = (
+            Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
+            .where(Job.locked_by.in_(locks) & (Job.status == "running"))
+            .returning(Job.id)
+        )
         return {row.id for row in q.execute()}
 
 
@@ -141,8 +202,12 @@ def complete(job: Job) -> bool:
     """Mark the job done (fenced). A handler that must complete its job in the same transaction as its outcome
     calls this inside that transaction; once that commits, the worker sees `job.status == "done"` and does not
     complete it again. False when this claim no longer holds the job."""
-    ok = Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None).where(
-        _mine(job)).execute() == 1
+    ok = (
+        Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None)
+        .where(_mine(job))
+        .execute()
+        == 1
+    )
     if ok:  # marked once it is committed: a rolled-back transaction leaves the job for the worker to record
         database.after_commit(lambda: _mark(job, "done"))
     return ok
@@ -156,8 +221,12 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
     """Queue the job again in `delay_s` (fenced). count_attempt=False: this try does not count."""
     now = clock.now()
     values: dict[Any, Any] = {
-        Job.status: "queued", Job.run_at: now + timedelta(seconds=delay_s), Job.lease_until: None,
-        Job.locked_by: None, Job.last_error: error, Job.updated_at: now,
+        Job.status: "queued",
+        Job.run_at: now + timedelta(seconds=delay_s),
+        Job.lease_until: None,
+        Job.locked_by: None,
+        Job.last_error: error,
+        Job.updated_at: now,
     }
     if not count_attempt:
         values[Job.attempts] = Job.attempts - 1
@@ -171,8 +240,12 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
 
 def bury(job: Job, error: str) -> bool:
     """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
-    ok = Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now()).where(
-        _mine(job)).execute() == 1
+    ok = (
+        Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now())
+        .where(_mine(job))
+        .execute()
+        == 1
+    )
     if ok:
         job.status = "dead"
     return ok
@@ -187,9 +260,13 @@ def holder(job_id: str) -> tuple[str, str | None] | None:
 def next_due_in(now: datetime | None = None) -> float | None:
     """Seconds until the next queued job is due (0 if one is due now), None when the queue is empty."""
     now = now or clock.now()
-    row = (Job.select(Job.run_at).where(Job.status == "queued").order_by(Job.run_at).limit(1).first())
-    lease = (Job.select(Job.lease_until).where(Job.status == "running").order_by(Job.lease_until).limit(1).first())
-    candidates = [r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None]
+    row = Job.select(Job.run_at).where(Job.status == "queued").order_by(Job.run_at).limit(1).first()
+    lease = (
+        Job.select(Job.lease_until).where(Job.status == "running").order_by(Job.lease_until).limit(1).first()
+    )
+    candidates = [
+        r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
+    ]
     if not candidates:
         return None
     return max(0.0, (min(candidates) - now).total_seconds())
@@ -200,18 +277,32 @@ def next_change_in(now: datetime | None = None) -> float | None:
     job's lease expires); None when there is none. Jobs claimable already are left out: the worker has tried them
     (or runs its lanes at their cap), so this is when to look again."""
     now = now or clock.now()
-    row = (Job.select(Job.run_at).where((Job.status == "queued") & (Job.run_at > now))
-           .order_by(Job.run_at).limit(1).first())
-    lease = (Job.select(Job.lease_until).where((Job.status == "running") & (Job.lease_until > now))
-             .order_by(Job.lease_until).limit(1).first())
-    candidates = [r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None]
+    row = (
+        Job.select(Job.run_at)
+        .where((Job.status == "queued") & (Job.run_at > now))
+        .order_by(Job.run_at)
+        .limit(1)
+        .first()
+    )
+    lease = (
+        Job.select(Job.lease_until)
+        .where((Job.status == "running") & (Job.lease_until > now))
+        .order_by(Job.lease_until)
+        .limit(1)
+        .first()
+    )
+    candidates = [
+        r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
+    ]
     if not candidates:
         return None
     return max(0.0, (min(candidates) - now).total_seconds())
 
 
 def stats() -> dict[str, int]:
-    return {row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)}
+    return {
+        row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)
+    }
 
 
 def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[str, str, str]]:
@@ -224,14 +315,22 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
     upgrade that read's snapshot, which fails at once ("database is locked", no busy wait) once another process
     has committed since."""
     released: list[tuple[str, str, str]] = []
-    rows = list(Job.select(Job.id, Job.kind, Job.locked_by).where(
-        (Job.status == "running") & Job.locked_by.contains(f":{host}:")))
+    rows = list(
+        Job.select(Job.id, Job.kind, Job.locked_by).where(
+            (Job.status == "running") & Job.locked_by.contains(f":{host}:")
+        )
+    )
     now = clock.now()
     for row in rows:
         parts = (row.locked_by or "").split(":")
         if len(parts) < 4 or parts[1] != host or not parts[2].isdigit() or alive(int(parts[2])):
             continue
-        if Job.update(lease_until=now - timedelta(seconds=1), updated_at=now).where(  # expired (claim: < now)
-                (Job.id == row.id) & (Job.status == "running") & (Job.locked_by == row.locked_by)).execute():
+        if (
+            Job.update(lease_until=now - timedelta(seconds=1), updated_at=now)
+            .where(  # expired (claim: < now)
+                (Job.id == row.id) & (Job.status == "running") & (Job.locked_by == row.locked_by)
+            )
+            .execute()
+        ):
             released.append((row.id, row.kind, row.locked_by))
     return released

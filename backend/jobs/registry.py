@@ -31,8 +31,10 @@ ON_DEAD: dict[str, Callable[[Any, str], None]] = {}
 PERIODIC: dict[str, Periodic] = {}
 
 
-def job_handler(kind: str, on_dead: Callable[[Any, str], None] | None = None,
-                ) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
+def job_handler(
+    kind: str,
+    on_dead: Callable[[Any, str], None] | None = None,
+) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
     """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it.
 
     A handler that returns normally has succeeded: the worker marks its job done, unless the handler did so

@@ -26,8 +26,9 @@ class RetryStrategy:
         r = (rng or random).random()
         return raw * (1 - self.jitter * r)
 
-    def decide(self, attempts: int, retry_after_s: float | None = None,
-               rng: random.Random | None = None) -> RetryDecision:
+    def decide(
+        self, attempts: int, retry_after_s: float | None = None, rng: random.Random | None = None
+    ) -> RetryDecision:
         """`attempts` = tries made so far. A network's Retry-After is honoured as a lower bound."""
         if attempts >= self.max_attempts:
             return RetryDecision(False, 0.0)

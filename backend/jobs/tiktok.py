@@ -38,13 +38,21 @@ def settle_interrupted(ctx: Any) -> None:
     publishId, so nothing tracks it: settle it FAILED after a grace period instead of leaving it open."""
     now = ctx.now()
     stale = TikTokPublish.select(TikTokPublish.id).where(
-        (TikTokPublish.status == "INITIATING") & (TikTokPublish.created_at < now - INITIATING_GRACE))
+        (TikTokPublish.status == "INITIATING") & (TikTokPublish.created_at < now - INITIATING_GRACE)
+    )
     ids = [r.id for r in stale]
     if not ids:
         return
     with tx():
-        (TikTokPublish.update(
-            status="FAILED", fail_reason="internal", completed_at=now, updated_at=now,
-            fail_message="the service stopped while sending this publication to TikTok, so its outcome is "
-                         "unknown: check the TikTok app (drafts and profile) before sending it again")
-         .where(TikTokPublish.id.in_(ids) & (TikTokPublish.status == "INITIATING")).execute())
+        (
+            TikTokPublish.update(
+                status="FAILED",
+                fail_reason="internal",
+                completed_at=now,
+                updated_at=now,
+                fail_message="the service stopped while sending this publication to TikTok, so its outcome is "
+                "unknown: check the TikTok app (drafts and profile) before sending it again",
+            )
+            .where(TikTokPublish.id.in_(ids) & (TikTokPublish.status == "INITIATING"))
+            .execute()
+        )

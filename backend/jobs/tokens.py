@@ -26,8 +26,9 @@ def refresh(job: Any, ctx: Any) -> None:
     try:
         tokens.refresh_account(job.payload["account_id"], ctx.settings)
     except tokens.RefreshBusy as exc:
-        raise RetryLater(str(exc), delay_s=max(1.0, (exc.until - ctx.now()).total_seconds()),
-                         count_attempt=False) from None
+        raise RetryLater(
+            str(exc), delay_s=max(1.0, (exc.until - ctx.now()).total_seconds()), count_attempt=False
+        ) from None
     except tokens.RefreshTransient as exc:
         raise RetryLater(f"token refresh: {exc}", delay_s=exc.retry_after_s) from None
     except (tokens.RefreshRejected, tokens.NotRefreshable, tokens.NotConfigured) as exc:

@@ -92,6 +92,7 @@ class JobContext:
 
 SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)
 
+
 class Worker:
     def __init__(self, settings: Settings, *, name: str = "worker", concurrency: int | None = None) -> None:
         self.settings = settings
@@ -110,14 +111,20 @@ class Worker:
         self._lanes: Counter[str] = Counter()
         self._laned = 0
         self._lost: set[str] = set()  # claims the heartbeat found lost (reported once, result not recorded)
-        self._recording: set[str] = set()  # claims whose handler returned: their fenced writes judge the lease
+        self._recording: set[str] = (
+            set()
+        )  # claims whose handler returned: their fenced writes judge the lease
         self._seq = itertools.count(1)
         self._claim_error_at = -CLAIM_ERROR_LOG_S  # when a failed claim was last logged (time.monotonic())
-        self._fatal: BaseException | None = None  # a BaseException that ended a tick() thread, raised by tick()
+        self._fatal: BaseException | None = (
+            None  # a BaseException that ended a tick() thread, raised by tick()
+        )
         self._thread: threading.Thread | None = None
         self._pool: list[threading.Thread] = []  # run_forever's job threads
         self._idle = 0  # of which waiting to be woken
-        self._wake_missed = False  # a wake-up came while no thread was idle (all claiming or running): the next
+        self._wake_missed = (
+            False  # a wake-up came while no thread was idle (all claiming or running): the next
+        )
         # thread to go idle claims once more first
         # The job handlers (the publishing engine, the networks, the media pipeline: ~100-150 ms of imports) are
         # loaded by whatever runs jobs (run_forever, tick, ensure_periodic), so that a worker started in a thread
@@ -162,10 +169,16 @@ class Worker:
         need = 2 * self.concurrency + 2
         if used + need <= limit:
             return True
-        log.warning("worker %s: up to %d threads may open up to %d connections to PostgreSQL (one a thread, two while "
-                    "calling a sandbox network), and the server allows %d with %d in use: lower "
-                    "SOCIALPUB_WORKER_CONCURRENCY (`socialpub worker --concurrency N`) or raise max_connections",
-                    self.id, self.concurrency, need, limit, used)
+        log.warning(
+            "worker %s: up to %d threads may open up to %d connections to PostgreSQL (one a thread, two while "
+            "calling a sandbox network), and the server allows %d with %d in use: lower "
+            "SOCIALPUB_WORKER_CONCURRENCY (`socialpub worker --concurrency N`) or raise max_connections",
+            self.id,
+            self.concurrency,
+            need,
+            limit,
+            used,
+        )
         return False
 
     def ensure_periodic(self) -> None:
@@ -182,8 +195,13 @@ class Worker:
         init_database(self.settings)
         self.release_dead_holders()
         self.ensure_periodic()
-        log.info("worker %s started: up to %d threads, at most %d per lane, lease %g s", self.id,
-                 self.concurrency, self.lane_cap, self.lease_s)
+        log.info(
+            "worker %s started: up to %d threads, at most %d per lane, lease %g s",
+            self.id,
+            self.concurrency,
+            self.lane_cap,
+            self.lease_s,
+        )
         with self._heartbeat():
             with self._cv:
                 self._start_pool_thread(busy=False)
@@ -203,8 +221,9 @@ class Worker:
         """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""
         if len(self._pool) >= self.concurrency:
             return
-        t = threading.Thread(target=self._serve, args=(busy,), name=f"socialpub-job-{len(self._pool)}",
-                             daemon=True)
+        t = threading.Thread(
+            target=self._serve, args=(busy,), name=f"socialpub-job-{len(self._pool)}", daemon=True
+        )
         self._pool.append(t)
         t.start()
 
@@ -312,7 +331,9 @@ class Worker:
                     if sum(t.is_alive() for t in threads) < self.concurrency:
                         self._spawn_round_thread(threads, deadline)
                 self._run(job)
-        except BaseException as exc:  # not an error of a job (those are recorded): the round ends, tick raises it
+        except (
+            BaseException
+        ) as exc:  # not an error of a job (those are recorded): the round ends, tick raises it
             with self._cv:
                 self._fatal = self._fatal or exc
         finally:
@@ -368,9 +389,13 @@ class Worker:
                 return self._claim()
         except Exception as exc:
             now = time.monotonic()
-            if now - self._claim_error_at >= CLAIM_ERROR_LOG_S:  # with its traceback; then once a minute at most
+            if (
+                now - self._claim_error_at >= CLAIM_ERROR_LOG_S
+            ):  # with its traceback; then once a minute at most
                 self._claim_error_at = now
-                log.exception("claiming a job failed (retrying; the same error is logged at most once a minute)")
+                log.exception(
+                    "claiming a job failed (retrying; the same error is logged at most once a minute)"
+                )
             else:
                 log.debug("claiming a job failed again: %s", exc)
             self._stop.wait(CLAIM_ERROR_PAUSE_S)
@@ -380,8 +405,11 @@ class Worker:
         """(caller holds self._claiming) Between reading the books and recording the claim in them only
         releases can change them (counts go down): the caps read are never exceeded."""
         with self._cv:
-            full = sorted(lane for lane, n in self._lanes.items()
-                          if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap))
+            full = sorted(
+                lane
+                for lane, n in self._lanes.items()
+                if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap)
+            )
             only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
         lock = f"{self.id}#{next(self._seq)}"
         jobs = queue.claim(lock, limit=1, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned)
@@ -398,8 +426,14 @@ class Worker:
                 self._lanes[job.lane] += 1
                 self._laned += 1
         if previous is not None:
-            log.info("job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)", job.id,
-                     job.kind, previous, job.attempts, job.max_attempts)
+            log.info(
+                "job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)",
+                job.id,
+                job.kind,
+                previous,
+                job.attempts,
+                job.max_attempts,
+            )
         return job
 
     def _keep_running(self, twin: str, claimed: Job) -> None:
@@ -408,16 +442,22 @@ class Worker:
         The run goes on under the new claim — its fenced writes now use it — instead of a second run of the
         same job beside the first."""
         running = self._running.pop(twin)
-        running.locked_by, running.lease_until, running.attempts = (claimed.locked_by, claimed.lease_until,
-                                                                    claimed.attempts)
+        running.locked_by, running.lease_until, running.attempts = (
+            claimed.locked_by,
+            claimed.lease_until,
+            claimed.attempts,
+        )
         self._running[claimed.locked_by] = running
         self._lost.discard(twin)  # held again: its result is recorded after all
         if twin in self._recording:
             self._recording.discard(twin)
             self._recording.add(claimed.locked_by)
-        log.warning("job %s (%s): its lease expired while this worker was still running it (renewed too late: "
-                    "the process is overloaded); it runs on under the new claim, not a second time", claimed.id,
-                    claimed.kind)
+        log.warning(
+            "job %s (%s): its lease expired while this worker was still running it (renewed too late: "
+            "the process is overloaded); it runs on under the new claim, not a second time",
+            claimed.id,
+            claimed.kind,
+        )
 
     def _release(self, job: Job) -> None:
         with self._cv:
@@ -477,8 +517,12 @@ class Worker:
             if lock not in self._running or lock in self._recording:
                 return
             self._lost.add(lock)
-        log.warning("lost the lease on job %s (%s): %s; its result will not be recorded by this worker",
-                    job.id, job.kind, "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}")
+        log.warning(
+            "lost the lease on job %s (%s): %s; its result will not be recorded by this worker",
+            job.id,
+            job.kind,
+            "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}",
+        )
 
     def _lease_lost(self, job: Job, result: str) -> None:
         """A fenced write of `result` changed nothing: unless this claim itself finished the job (its handler
@@ -489,8 +533,13 @@ class Worker:
         with self._cv:
             reported = job.locked_by in self._lost
         if not reported:
-            log.warning("lost the lease on job %s (%s): %s; its result (%s) is not recorded", job.id, job.kind,
-                        "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}", result)
+            log.warning(
+                "lost the lease on job %s (%s): %s; its result (%s) is not recorded",
+                job.id,
+                job.kind,
+                "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}",
+                result,
+            )
 
     # ---- one job -----------------------------------------------------------------------------------
     def _run(self, job: Job) -> None:
@@ -552,12 +601,24 @@ class Worker:
             log.warning("job %s (%s) failed permanently: %s", job.id, job.kind, exc)
             return
         err = f"{type(exc).__name__}: {exc}"
-        log.error("job %s (%s) attempt %d failed: %s\n%s", job.id, job.kind, job.attempts, err,
-                  "".join(traceback.format_exception(exc, limit=5)))
+        log.error(
+            "job %s (%s) attempt %d failed: %s\n%s",
+            job.id,
+            job.kind,
+            job.attempts,
+            err,
+            "".join(traceback.format_exception(exc, limit=5)),
+        )
         decision = self.strategy.decide(job.attempts)
         if decision.retry and job.attempts < job.max_attempts:
-            log.info("job %s (%s) will be retried in %.1f s (attempt %d of %d failed)", job.id, job.kind,
-                     decision.delay_s, job.attempts, job.max_attempts)
+            log.info(
+                "job %s (%s) will be retried in %.1f s (attempt %d of %d failed)",
+                job.id,
+                job.kind,
+                decision.delay_s,
+                job.attempts,
+                job.max_attempts,
+            )
             if not queue.retry(job, decision.delay_s, err):
                 self._lease_lost(job, "retry")
         else:

@@ -29,25 +29,80 @@ class Detected:
 
 
 _EXTENSIONS = {
-    "jpeg": "jpg", "png": "png", "webp": "webp", "gif": "gif", "heif": "heic", "avif": "avif",
-    "tiff": "tif", "mp4": "mp4", "mov": "mov", "webm": "webm",
+    "jpeg": "jpg",
+    "png": "png",
+    "webp": "webp",
+    "gif": "gif",
+    "heif": "heic",
+    "avif": "avif",
+    "tiff": "tif",
+    "mp4": "mp4",
+    "mov": "mov",
+    "webm": "webm",
 }
 
 _IMAGE_MIME = {
-    "jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif",
-    "heif": "image/heif", "avif": "image/avif", "tiff": "image/tiff",
+    "jpeg": "image/jpeg",
+    "png": "image/png",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    "heif": "image/heif",
+    "avif": "image/avif",
+    "tiff": "image/tiff",
 }
 VIDEO_MIME = {"mp4": "video/mp4", "mov": "video/quicktime", "webm": "video/webm"}
 
 # ISO base media file format brands (the `ftyp` box).
-_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs", b"mif1", b"msf1",
-                b"mif2", b"mif3"}
+_HEIF_BRANDS = {
+    b"heic",
+    b"heix",
+    b"hevc",
+    b"hevx",
+    b"heim",
+    b"heis",
+    b"hevm",
+    b"hevs",
+    b"mif1",
+    b"msf1",
+    b"mif2",
+    b"mif3",
+}
 _AVIF_BRANDS = {b"avif", b"avis"}
 _MOV_BRANDS = {b"qt  "}
 _MP4_BRANDS = {
-    b"isom", b"iso2", b"iso3", b"iso4", b"iso5", b"iso6", b"iso7", b"iso8", b"iso9", b"mp41", b"mp42",
-    b"mp71", b"avc1", b"M4V ", b"M4VH", b"M4VP", b"M4A ", b"dash", b"msnv", b"MSNV", b"ndas", b"F4V ",
-    b"XAVC", b"mmp4", b"3gp4", b"3gp5", b"3gp6", b"3g2a", b"CAEP", b"nvr1", b"FACE", b"hvc1", b"av01",
+    b"isom",
+    b"iso2",
+    b"iso3",
+    b"iso4",
+    b"iso5",
+    b"iso6",
+    b"iso7",
+    b"iso8",
+    b"iso9",
+    b"mp41",
+    b"mp42",
+    b"mp71",
+    b"avc1",
+    b"M4V ",
+    b"M4VH",
+    b"M4VP",
+    b"M4A ",
+    b"dash",
+    b"msnv",
+    b"MSNV",
+    b"ndas",
+    b"F4V ",
+    b"XAVC",
+    b"mmp4",
+    b"3gp4",
+    b"3gp5",
+    b"3gp6",
+    b"3g2a",
+    b"CAEP",
+    b"nvr1",
+    b"FACE",
+    b"hvc1",
+    b"av01",
 }
 # QuickTime files written without an ftyp box start directly with one of these atoms.
 _MOV_LEADING_ATOMS = {b"moov", b"mdat", b"wide", b"free", b"skip", b"pnot"}
@@ -61,7 +116,7 @@ def _ftyp_brands(head: bytes) -> tuple[bytes, set[bytes]] | None:
         return None
     major = head[8:12]
     end = min(size, len(head))
-    compatible = {head[i:i + 4] for i in range(16, end - 3, 4)}
+    compatible = {head[i : i + 4] for i in range(16, end - 3, 4)}
     return major, compatible
 
 
@@ -78,7 +133,7 @@ def _ebml_doctype(head: bytes) -> bytes | None:
         start = idx + 3
     else:
         return None
-    return head[start:start + length]
+    return head[start : start + length]
 
 
 def detect_or_none(head: bytes) -> Detected | None:

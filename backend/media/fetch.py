@@ -70,9 +70,12 @@ class FetchTooLarge(ApiError):
     def __init__(self, limit: int, seen: int | None = None, declared: bool = False) -> None:
         how = "declares" if declared else "sent more than"
         amount = f"{seen} bytes" if declared and seen is not None else f"{limit} bytes"
-        super().__init__(400, "media_too_large",
-                         f"the remote file {how} {amount}; the limit is {limit} bytes",
-                         [{"limit": "bytes", "max": limit}])
+        super().__init__(
+            400,
+            "media_too_large",
+            f"the remote file {how} {amount}; the limit is {limit} bytes",
+            [{"limit": "bytes", "max": limit}],
+        )
         self.limit = limit
 
 
@@ -226,8 +229,11 @@ def check_url(url: str, settings: Settings) -> Target:
         for ip in candidates:
             reason = address_refusal(ip)
             if reason:
-                raise FetchError(f"refused by the address rule: {host!r} resolves to {reason}; only public "
-                                 "addresses are fetched", "address")
+                raise FetchError(
+                    f"refused by the address rule: {host!r} resolves to {reason}; only public "
+                    "addresses are fetched",
+                    "address",
+                )
     ordered = list(dict.fromkeys(str(ip) for ip in candidates))
     return Target(url=url, scheme=scheme, host=host, port=port, target=target, addresses=tuple(ordered))
 
@@ -240,8 +246,14 @@ class PinnedBackend(httpcore.SyncBackend):
         self.addresses = list(addresses)
         self.watchdog = watchdog
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Iterable[tuple] | None = None) -> httpcore.NetworkStream:  # type: ignore[override]
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[tuple] | None = None,
+    ) -> httpcore.NetworkStream:  # type: ignore[override]
         last: Exception | None = None
         for address in self.addresses:
             try:
@@ -284,8 +296,12 @@ def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
     guard = _Guard(settings)
     backend = PinnedBackend(target.addresses, guard.watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
-    req_url = httpcore.URL(scheme=target.scheme.encode(), host=target.host.encode("ascii"), port=target.port,
-                           target=target.target.encode("utf-8", "surrogateescape"))
+    req_url = httpcore.URL(
+        scheme=target.scheme.encode(),
+        host=target.host.encode("ascii"),
+        port=target.port,
+        target=target.target.encode("utf-8", "surrogateescape"),
+    )
     headers = [
         (b"Host", host_header(target).encode("ascii")),
         (b"User-Agent", USER_AGENT.encode()),
@@ -294,8 +310,12 @@ def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
         (b"Connection", b"close"),
     ]
     read_timeout = max(0.05, min(settings.fetch_rate_window_s, settings.fetch_total_timeout_s))
-    timeouts = {"connect": settings.fetch_connect_timeout_s, "read": read_timeout,
-                "write": settings.fetch_connect_timeout_s, "pool": settings.fetch_connect_timeout_s}
+    timeouts = {
+        "connect": settings.fetch_connect_timeout_s,
+        "read": read_timeout,
+        "write": settings.fetch_connect_timeout_s,
+        "pool": settings.fetch_connect_timeout_s,
+    }
     guard.start()
     try:
         try:
@@ -316,8 +336,11 @@ def _check_status(response: httpcore.Response, target: Target) -> None:
     status = response.status
     if 300 <= status < 400:
         location = _header(response, b"location") or "?"
-        raise FetchError(f"redirects are not followed: the server answered HTTP {status} to {location[:200]}; "
-                         "give the final address", "redirect")
+        raise FetchError(
+            f"redirects are not followed: the server answered HTTP {status} to {location[:200]}; "
+            "give the final address",
+            "redirect",
+        )
     if status != 200:
         raise FetchError(f"the server answered HTTP {status} for {target.url[:200]}", "status")
 
@@ -366,8 +389,11 @@ class _Guard:
         if elapsed >= self.window:
             rate = (received - self._mark_b) / elapsed
             if rate < self.min_rate:
-                raise FetchError(f"the server is too slow: {rate:.0f} bytes/s over {elapsed:.1f} s, below the "
-                                 f"minimum of {self.min_rate} bytes/s", "slow")
+                raise FetchError(
+                    f"the server is too slow: {rate:.0f} bytes/s over {elapsed:.1f} s, below the "
+                    f"minimum of {self.min_rate} bytes/s",
+                    "slow",
+                )
             self._mark_t, self._mark_b = now, received
 
     def _total_error(self) -> FetchError:
@@ -387,8 +413,14 @@ class _Guard:
         return FetchError(f"the connection failed: {type(exc).__name__}: {exc}", "connect")
 
 
-def fetch_to_file(url: str, settings: Settings, max_bytes: int = MAX_FETCH_BYTES, *,
-                  sniff: Callable[[bytes], int] | None = None, dest_dir: Path | None = None) -> FetchedFile:
+def fetch_to_file(
+    url: str,
+    settings: Settings,
+    max_bytes: int = MAX_FETCH_BYTES,
+    *,
+    sniff: Callable[[bytes], int] | None = None,
+    dest_dir: Path | None = None,
+) -> FetchedFile:
     """Download `url` under every rule above into a temporary file (data_dir/tmp/fetch by default).
 
     `sniff(head)` is called once with the first bytes (up to 4096, fewer at end of file); it may raise
@@ -426,13 +458,20 @@ def fetch_to_file(url: str, settings: Settings, max_bytes: int = MAX_FETCH_BYTES
                 if received > limit:
                     raise FetchTooLarge(limit)
             if declared is not None and received < declared:
-                raise FetchError(f"the server closed the connection after {received} of {declared} bytes",
-                                 "connect")
+                raise FetchError(
+                    f"the server closed the connection after {received} of {declared} bytes", "connect"
+                )
             out.flush()
             os.fsync(out.fileno())  # the file may be renamed straight into storage
             content_type = _header(response, b"content-type")
-        return FetchedFile(url=url, path=path, size=received, head=head, content_type=content_type,
-                           detected=detect_or_none(head))
+        return FetchedFile(
+            url=url,
+            path=path,
+            size=received,
+            head=head,
+            content_type=content_type,
+            detected=detect_or_none(head),
+        )
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()

@@ -138,9 +138,12 @@ def _undecodable(fmt: str, exc: Exception) -> ApiError:
     (`<_io.BytesIO object at 0x…>`), and none when it is only a name (a KeyError's `'MPO'`)."""
     reason = re.sub(r"\s*<[^<>]* at 0x[0-9a-fA-F]+>", "", str(exc)).strip()
     said = f": {reason}" if reason and not isinstance(exc, LookupError) else ""
-    return ApiError(400, "not_an_image",
-                    f"the file looks like {fmt.upper()} but cannot be decoded (damaged, cut short, or a variant "
-                    f"this service does not read){said}")
+    return ApiError(
+        400,
+        "not_an_image",
+        f"the file looks like {fmt.upper()} but cannot be decoded (damaged, cut short, or a variant "
+        f"this service does not read){said}",
+    )
 
 
 def _bomb(size: tuple[int, int] | None, max_pixels: int) -> ApiError:
@@ -153,13 +156,22 @@ def _bomb(size: tuple[int, int] | None, max_pixels: int) -> ApiError:
     )
 
 
-def process_image(data: bytes, fmt: str, *, max_pixels: int = DEFAULT_MAX_PIXELS,
-                  max_bytes: int = MAX_IMAGE_BYTES, max_side: int = MAX_SIDE) -> ProcessedImage:
+def process_image(
+    data: bytes,
+    fmt: str,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    max_bytes: int = MAX_IMAGE_BYTES,
+    max_side: int = MAX_SIDE,
+) -> ProcessedImage:
     """Run the whole pipeline on the bytes of an image of detected format `fmt`."""
     if len(data) > max_bytes:
-        raise ApiError(400, "media_too_large",
-                       f"the image is {len(data)} bytes, over the limit of {max_bytes} bytes (20 MB)",
-                       [{"limit": "bytes", "max": max_bytes, "bytes": len(data)}])
+        raise ApiError(
+            400,
+            "media_too_large",
+            f"the image is {len(data)} bytes, over the limit of {max_bytes} bytes (20 MB)",
+            [{"limit": "bytes", "max": max_bytes, "bytes": len(data)}],
+        )
     im = open_image(data, fmt, max_pixels)
     try:
         return _pipeline(im, fmt, max_side)

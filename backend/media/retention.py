@@ -27,8 +27,13 @@ def enforce_retention(ctx: Any) -> None:
     report.orphans = media_service.sweep_orphans(settings, now)
     report.temp_removed = get_storage(settings).cleanup_temp(TEMP_MAX_AGE_S) + _clean_fetch_temp(settings)
     if report.deleted or report.failed or report.orphans:
-        log.info("media retention: %d deleted, %d failed, %d orphans removed, %d temporaries removed",
-                 len(report.deleted), len(report.failed), len(report.orphans), report.temp_removed)
+        log.info(
+            "media retention: %d deleted, %d failed, %d orphans removed, %d temporaries removed",
+            len(report.deleted),
+            len(report.failed),
+            len(report.orphans),
+            report.temp_removed,
+        )
 
 
 def _clean_fetch_temp(settings: Any) -> int:

@@ -223,8 +223,12 @@ class S3Storage:
             region_name=settings.s3_region,
             aws_access_key_id=settings.s3_access_key_id,
             aws_secret_access_key=settings.s3_secret_access_key,
-            config=Config(retries={"max_attempts": 3, "mode": "standard"}, connect_timeout=5, read_timeout=60,
-                          s3={"addressing_style": "path"}),
+            config=Config(
+                retries={"max_attempts": 3, "mode": "standard"},
+                connect_timeout=5,
+                read_timeout=60,
+                s3={"addressing_style": "path"},
+            ),
         )
 
     def _wrap(self, exc: Exception) -> ApiError:
@@ -248,9 +252,17 @@ class S3Storage:
         try:
             digest = _sha256_file(path)
             size = path.stat().st_size
-            self.client.upload_file(str(path), self.bucket, key, ExtraArgs={"ContentType": content_type},
-                                    Config=TransferConfig(multipart_threshold=16 * 1024 * 1024,
-                                                          multipart_chunksize=8 * 1024 * 1024, max_concurrency=2))
+            self.client.upload_file(
+                str(path),
+                self.bucket,
+                key,
+                ExtraArgs={"ContentType": content_type},
+                Config=TransferConfig(
+                    multipart_threshold=16 * 1024 * 1024,
+                    multipart_chunksize=8 * 1024 * 1024,
+                    max_concurrency=2,
+                ),
+            )
         except Exception as exc:  # noqa: BLE001
             raise self._wrap(exc) from exc
         if move:
@@ -313,7 +325,9 @@ class S3Storage:
             cutoff = time.time() - older_than_s
             for up in listing.get("Uploads", []):
                 if up["Initiated"].timestamp() < cutoff:
-                    self.client.abort_multipart_upload(Bucket=self.bucket, Key=up["Key"], UploadId=up["UploadId"])
+                    self.client.abort_multipart_upload(
+                        Bucket=self.bucket, Key=up["Key"], UploadId=up["UploadId"]
+                    )
                     removed += 1
         except Exception as exc:  # noqa: BLE001
             log.warning("s3 cleanup of multipart uploads failed: %s", exc)
@@ -327,14 +341,21 @@ _cache_lock = threading.Lock()
 def get_storage(settings: Settings) -> Storage:
     """The configured backend (one instance per configuration)."""
     if settings.storage == "s3":
-        ident: tuple = ("s3", settings.s3_endpoint_url, settings.s3_bucket, settings.s3_region,
-                        settings.s3_access_key_id)
+        ident: tuple = (
+            "s3",
+            settings.s3_endpoint_url,
+            settings.s3_bucket,
+            settings.s3_region,
+            settings.s3_access_key_id,
+        )
     else:
         ident = ("local", str(settings.data_dir / "media"))
     with _cache_lock:
         found = _cache.get(ident)
         if found is None:
-            found = S3Storage(settings) if settings.storage == "s3" else LocalStorage(settings.data_dir / "media")
+            found = (
+                S3Storage(settings) if settings.storage == "s3" else LocalStorage(settings.data_dir / "media")
+            )
             _cache[ident] = found
         return found
 

@@ -48,8 +48,14 @@ class MediaRef:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MediaRef:
-        return cls(url=d["url"], kind=d["kind"], mime=d.get("mime"), width=d.get("width"),
-                   height=d.get("height"), generated=bool(d.get("generated", False)))
+        return cls(
+            url=d["url"],
+            kind=d["kind"],
+            mime=d.get("mime"),
+            width=d.get("width"),
+            height=d.get("height"),
+            generated=bool(d.get("generated", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,25 @@ class Payload:
     options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"platform": self.platform, "kind": self.kind, "text": self.text, "title": self.title,
-                "media": [m.to_dict() for m in self.media], "options": dict(self.options)}
+        return {
+            "platform": self.platform,
+            "kind": self.kind,
+            "text": self.text,
+            "title": self.title,
+            "media": [m.to_dict() for m in self.media],
+            "options": dict(self.options),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Payload:
-        return cls(platform=d["platform"], kind=d["kind"], text=d.get("text") or "", title=d.get("title"),
-                   media=tuple(MediaRef.from_dict(m) for m in d.get("media") or []),
-                   options=dict(d.get("options") or {}))
+        return cls(
+            platform=d["platform"],
+            kind=d["kind"],
+            text=d.get("text") or "",
+            title=d.get("title"),
+            media=tuple(MediaRef.from_dict(m) for m in d.get("media") or []),
+            options=dict(d.get("options") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -177,9 +194,17 @@ class NetworkError(Exception):
     """A failure classified by the network's own code. Adapters raise it internally and turn it into
     a failed PublishOutcome at their public boundary."""
 
-    def __init__(self, fail_type: FailType, reason: str, *, code: str | None = None,
-                 retry_after_s: float | None = None, http_status: int | None = None,
-                 ambiguous: bool = False, auth_refused: bool = False) -> None:
+    def __init__(
+        self,
+        fail_type: FailType,
+        reason: str,
+        *,
+        code: str | None = None,
+        retry_after_s: float | None = None,
+        http_status: int | None = None,
+        ambiguous: bool = False,
+        auth_refused: bool = False,
+    ) -> None:
         super().__init__(reason)
         self.fail_type: FailType = fail_type
         self.reason = reason
@@ -190,9 +215,15 @@ class NetworkError(Exception):
         self.auth_refused = auth_refused  # PublishOutcome.auth_refused
 
     def outcome(self, **kw: Any) -> PublishOutcome:
-        return PublishOutcome.failed(self.fail_type, self.reason, network_code=self.code,
-                                     retry_after_s=self.retry_after_s, ambiguous=self.ambiguous,
-                                     auth_refused=self.auth_refused, **kw)
+        return PublishOutcome.failed(
+            self.fail_type,
+            self.reason,
+            network_code=self.code,
+            retry_after_s=self.retry_after_s,
+            ambiguous=self.ambiguous,
+            auth_refused=self.auth_refused,
+            **kw,
+        )
 
 
 class Unverifiable(Exception):
@@ -232,9 +263,13 @@ PAGES_WITHOUT_WINDOW = 5  # when the attempt's start is unknown: the newest page
 def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
     """find_existing could not read the network's listing: not "absent" (that would publish twice), but a
     failure that is still ambiguous, so the check runs again before any new publish."""
-    return PublishOutcome.failed(exc.fail_type, f"could not check {network} for a publication of an earlier "
-                                 f"attempt: {exc.reason}", network_code=exc.code, retry_after_s=exc.retry_after_s,
-                                 ambiguous=True)
+    return PublishOutcome.failed(
+        exc.fail_type,
+        f"could not check {network} for a publication of an earlier attempt: {exc.reason}",
+        network_code=exc.code,
+        retry_after_s=exc.retry_after_s,
+        ambiguous=True,
+    )
 
 
 def encode_ref(**parts: Any) -> str:

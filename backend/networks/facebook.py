@@ -27,9 +27,15 @@ LISTING_DELAY_S = 0.0
 class FacebookAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://graph.facebook.com/v21.0",
-                 video_base_url: str = "https://graph-video.facebook.com/v21.0", *,
-                 media_loader: MediaLoader | None = None, media_by_url: bool = False) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = "https://graph.facebook.com/v21.0",
+        video_base_url: str = "https://graph-video.facebook.com/v21.0",
+        *,
+        media_loader: MediaLoader | None = None,
+        media_by_url: bool = False,
+    ) -> None:
         self.graph = GraphClient(client, "Facebook")
         self.base = base_url.rstrip("/")
         self.video_base = video_base_url.rstrip("/")
@@ -39,14 +45,17 @@ class FacebookAdapter:
     def _source(self, media: MediaRef) -> dict[str, tuple[str, bytes, str]]:
         """The multipart `source` part of a media: its bytes, a file name and its type."""
         if self.media_loader is None:
-            raise NetworkError("permanent", "no media loader configured for Facebook uploads", code="no_loader")
+            raise NetworkError(
+                "permanent", "no media loader configured for Facebook uploads", code="no_loader"
+            )
         data = self.media_loader(media)
         if not data:
             raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
         default = "video/mp4" if media.kind == "video" else "image/jpeg"
         mime = (media.mime or default).split(";")[0].strip().lower()
-        name = media.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or ("video.mp4" if media.kind == "video"
-                                                                          else "image.jpg")
+        name = media.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or (
+            "video.mp4" if media.kind == "video" else "image.jpg"
+        )
         return {"source": (name, data, mime)}
 
     def _permalink(self, token: str, object_id: str) -> str | None:
@@ -65,18 +74,24 @@ class FacebookAdapter:
             if p.kind == "image":
                 params = {"caption": p.text or None}
                 if self.media_by_url:
-                    body = self.graph.post(f"{self.base}/{page}/photos", token, {"url": p.media[0].url, **params})
+                    body = self.graph.post(
+                        f"{self.base}/{page}/photos", token, {"url": p.media[0].url, **params}
+                    )
                 else:
-                    body = self.graph.post(f"{self.base}/{page}/photos", token, params, files=self._source(p.media[0]))
+                    body = self.graph.post(
+                        f"{self.base}/{page}/photos", token, params, files=self._source(p.media[0])
+                    )
                 post_id = str(body.get("post_id") or body["id"])
             elif p.kind == "video":
                 params = {"description": p.text or None}
                 if self.media_by_url:
-                    body = self.graph.post(f"{self.video_base}/{page}/videos", token,
-                                           {"file_url": p.media[0].url, **params})
+                    body = self.graph.post(
+                        f"{self.video_base}/{page}/videos", token, {"file_url": p.media[0].url, **params}
+                    )
                 else:
-                    body = self.graph.post(f"{self.video_base}/{page}/videos", token, params,
-                                           files=self._source(p.media[0]))
+                    body = self.graph.post(
+                        f"{self.video_base}/{page}/videos", token, params, files=self._source(p.media[0])
+                    )
                 post_id = str(body["id"])
             else:
                 body = self.graph.post(f"{self.base}/{page}/feed", token, {"message": p.text})
@@ -84,8 +99,11 @@ class FacebookAdapter:
         except NetworkError as e:
             return e.outcome()
         except KeyError:
-            return PublishOutcome.failed("retriable", "Facebook answered without a post id; it will be checked "
-                                         "and retried", ambiguous=True)
+            return PublishOutcome.failed(
+                "retriable",
+                "Facebook answered without a post id; it will be checked and retried",
+                ambiguous=True,
+            )
         return PublishOutcome.published(post_id, self._permalink(token, post_id))
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
@@ -93,6 +111,13 @@ class FacebookAdapter:
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{page}/published_posts back to the attempt's start, matching the message."""
-        return find_in_listing(self.graph, f"{self.base}/{pub.account.external_account_id}/published_posts", pub,
-                               network="Facebook", fields="id,message,created_time,permalink_url",
-                               text="message", created="created_time", link="permalink_url")
+        return find_in_listing(
+            self.graph,
+            f"{self.base}/{pub.account.external_account_id}/published_posts",
+            pub,
+            network="Facebook",
+            fields="id,message,created_time,permalink_url",
+            text="message",
+            created="created_time",
+            link="permalink_url",
+        )

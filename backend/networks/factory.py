@@ -24,20 +24,34 @@ class Hosts:
     upload: str | None = None  # YouTube's upload host
 
 
-def build_adapter(platform: str, client: httpx.Client, hosts: Hosts, *, linkedin_version: str = "202506",
-                  media_loader: MediaLoader | None = None, media_by_url: frozenset[str] = frozenset()) -> Any:
+def build_adapter(
+    platform: str,
+    client: httpx.Client,
+    hosts: Hosts,
+    *,
+    linkedin_version: str = "202506",
+    media_loader: MediaLoader | None = None,
+    media_by_url: frozenset[str] = frozenset(),
+) -> Any:
     """The adapter of `platform` talking through `client` to `hosts`. media_loader: bytes of a media for the
     networks that take uploads (LinkedIn, YouTube, TikTok videos, Facebook). media_by_url: the networks that
     take a media's URL instead of its bytes where they can (SOCIALPUB_MEDIA_BY_URL: facebook, tiktok)."""
     if platform == "tiktok":
         from backend.networks.tiktok import TikTokAdapter
 
-        return TikTokAdapter(client, hosts.api, media_loader=media_loader, media_by_url="tiktok" in media_by_url)
+        return TikTokAdapter(
+            client, hosts.api, media_loader=media_loader, media_by_url="tiktok" in media_by_url
+        )
     if platform == "facebook":
         from backend.networks.facebook import FacebookAdapter
 
-        return FacebookAdapter(client, hosts.api, hosts.video or hosts.api, media_loader=media_loader,
-                               media_by_url="facebook" in media_by_url)
+        return FacebookAdapter(
+            client,
+            hosts.api,
+            hosts.video or hosts.api,
+            media_loader=media_loader,
+            media_by_url="facebook" in media_by_url,
+        )
     if platform == "instagram":
         from backend.networks.instagram import InstagramAdapter
 

@@ -32,8 +32,11 @@ IG_SUBCODES: dict[int, tuple[str, str]] = {
     2207032: ("retriable", "Instagram failed to create the media container; it will be retried"),
     2207053: ("retriable", "the upload to Instagram failed; it will be retried"),
     2207051: ("permanent", "Instagram restricted this action as spam: do not retry blindly, review the post"),
-    2207042: ("retriable", "the account reached Instagram's publishing limit (content_publishing_limit, "
-                           "rolling 24 h); retry later"),
+    2207042: (
+        "retriable",
+        "the account reached Instagram's publishing limit (content_publishing_limit, "
+        "rolling 24 h); retry later",
+    ),
     2207006: ("retriable", "Instagram could not find the media yet; it will be retried after 30 s"),
     2207008: ("retriable", "the Instagram media builder expired; it will be retried after 30 s"),
     2207050: ("permanent", "the Instagram account is restricted: the owner must fix it in the Instagram app"),
@@ -44,7 +47,10 @@ IG_SUBCODES: dict[int, tuple[str, str]] = {
     2207004: ("permanent", "the media is too large for Instagram (images 8 MB, reels 300 MB)"),
     2207009: ("permanent", "Instagram refused the aspect ratio (images 4:5 to 1.91:1)"),
     2207026: ("permanent", "Instagram refused the video format: use H.264 MP4/MOV, 3 s to 15 min"),
-    2207010: ("permanent", "the caption is too long for Instagram (2200 characters, 30 hashtags, 20 mentions)"),
+    2207010: (
+        "permanent",
+        "the caption is too long for Instagram (2200 characters, 30 hashtags, 20 mentions)",
+    ),
 }
 
 
@@ -67,10 +73,14 @@ def classify(network: str, resp: httpx.Response) -> NetworkError:
     err = body.get("error") if isinstance(body, dict) else None
     if not isinstance(err, dict):
         ftype = "retriable" if resp.status_code >= 500 or resp.status_code == 429 else "permanent"
-        return NetworkError(ftype, f"{network} answered HTTP {resp.status_code} without an error body"  # type: ignore[arg-type]
-                            + ("; it will be retried" if ftype == "retriable" else ""),
-                            code=f"http_{resp.status_code}", http_status=resp.status_code,
-                            retry_after_s=retry_after_s(resp))
+        return NetworkError(
+            ftype,
+            f"{network} answered HTTP {resp.status_code} without an error body"  # type: ignore[arg-type]
+            + ("; it will be retried" if ftype == "retriable" else ""),
+            code=f"http_{resp.status_code}",
+            http_status=resp.status_code,
+            retry_after_s=retry_after_s(resp),
+        )
     return classify_error(network, err, resp)
 
 
@@ -90,34 +100,72 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             wait = 30.0
         return NetworkError(ftype, words, code=code_str, retry_after_s=wait, http_status=status)  # type: ignore[arg-type]
     if code in TOKEN_CODES:
-        return NetworkError("permanent", f"the {network} access token is expired or revoked ({message or code_str}): "
-                            "reconnect the account", code=code_str, http_status=status, auth_refused=True)
+        return NetworkError(
+            "permanent",
+            f"the {network} access token is expired or revoked ({message or code_str}): "
+            "reconnect the account",
+            code=code_str,
+            http_status=status,
+            auth_refused=True,
+        )
     if code == 10 or 200 <= code <= 299:
-        return NetworkError("permanent", f"{network} refused for lack of permission ({message or code_str}): "
-                            "reconnect the account and grant the publishing permissions", code=code_str,
-                            http_status=status)
+        return NetworkError(
+            "permanent",
+            f"{network} refused for lack of permission ({message or code_str}): "
+            "reconnect the account and grant the publishing permissions",
+            code=code_str,
+            http_status=status,
+        )
     if code == 506:
-        return NetworkError("permanent", f"{network} refused a duplicate post: change the text", code=code_str,
-                            http_status=status)
+        return NetworkError(
+            "permanent",
+            f"{network} refused a duplicate post: change the text",
+            code=code_str,
+            http_status=status,
+        )
     if code == 1609005:
-        return NetworkError("permanent", f"{network} could not fetch the link in the post", code=code_str,
-                            http_status=status)
+        return NetworkError(
+            "permanent", f"{network} could not fetch the link in the post", code=code_str, http_status=status
+        )
     if code in THROTTLE_CODES:
-        return NetworkError("retriable", f"{network} is throttling requests ({message or code_str}); it will be "
-                            "retried later", code=code_str, http_status=status,
-                            retry_after_s=wait if wait is not None else DEFAULT_THROTTLE_WAIT_S)
+        return NetworkError(
+            "retriable",
+            f"{network} is throttling requests ({message or code_str}); it will be retried later",
+            code=code_str,
+            http_status=status,
+            retry_after_s=wait if wait is not None else DEFAULT_THROTTLE_WAIT_S,
+        )
     if code == 9:
-        return NetworkError("retriable", f"{network} limit reached ({message or code_str}); retry later",
-                            code=code_str, http_status=status, retry_after_s=wait or 3600.0)
+        return NetworkError(
+            "retriable",
+            f"{network} limit reached ({message or code_str}); retry later",
+            code=code_str,
+            http_status=status,
+            retry_after_s=wait or 3600.0,
+        )
     if code in RETRIABLE_CODES or err.get("is_transient") is True:
-        return NetworkError("retriable", f"{network} is temporarily unavailable ({message or code_str}); it will "
-                            "be retried", code=code_str, http_status=status, retry_after_s=wait)
+        return NetworkError(
+            "retriable",
+            f"{network} is temporarily unavailable ({message or code_str}); it will be retried",
+            code=code_str,
+            http_status=status,
+            retry_after_s=wait,
+        )
     if code == 100:
-        return NetworkError("permanent", f"{network} refused a parameter: {message or code_str}", code=code_str,
-                            http_status=status)
+        return NetworkError(
+            "permanent",
+            f"{network} refused a parameter: {message or code_str}",
+            code=code_str,
+            http_status=status,
+        )
     ftype = "retriable" if status is not None and status >= 500 else "permanent"
-    return NetworkError(ftype, f"{network} refused the request: {message or code_str}", code=code_str,  # type: ignore[arg-type]
-                        http_status=status, retry_after_s=wait)
+    return NetworkError(
+        ftype,
+        f"{network} refused the request: {message or code_str}",
+        code=code_str,  # type: ignore[arg-type]
+        http_status=status,
+        retry_after_s=wait,
+    )
 
 
 class GraphClient:
@@ -127,11 +175,25 @@ class GraphClient:
         self.client = client
         self.network = network
 
-    def post(self, url: str, token: str, params: dict[str, Any],
-             files: dict[str, tuple[str, bytes, str]] | None = None) -> dict[str, Any]:
+    def post(
+        self,
+        url: str,
+        token: str,
+        params: dict[str, Any],
+        files: dict[str, tuple[str, bytes, str]] | None = None,
+    ) -> dict[str, Any]:
         """A form POST; with `files` (name -> (filename, bytes, content type)) a multipart one."""
-        data = {k: (json.dumps(v) if isinstance(v, dict | list) else str(v).lower() if isinstance(v, bool) else str(v))
-                for k, v in params.items() if v is not None}
+        data = {
+            k: (
+                json.dumps(v)
+                if isinstance(v, dict | list)
+                else str(v).lower()
+                if isinstance(v, bool)
+                else str(v)
+            )
+            for k, v in params.items()
+            if v is not None
+        }
         data["access_token"] = token
         extra: dict[str, Any] = {"files": files} if files else {}
         resp = send(self.client, "POST", url, network=self.network, write=True, data=data, **extra)
@@ -150,13 +212,26 @@ class GraphClient:
         if isinstance(body, dict) and isinstance(body.get("error"), dict):
             raise classify(self.network, resp)
         if not isinstance(body, dict):
-            raise NetworkError("retriable", f"{self.network} answered with an unreadable body; it will be retried",
-                               code="bad_body", http_status=resp.status_code)
+            raise NetworkError(
+                "retriable",
+                f"{self.network} answered with an unreadable body; it will be retried",
+                code="bad_body",
+                http_status=resp.status_code,
+            )
         return body
 
 
-def find_in_listing(graph: GraphClient, url: str, pub: Publication, *, network: str, fields: str, text: str,
-                    created: str, link: str) -> PublishOutcome | None:
+def find_in_listing(
+    graph: GraphClient,
+    url: str,
+    pub: Publication,
+    *,
+    network: str,
+    fields: str,
+    text: str,
+    created: str,
+    link: str,
+) -> PublishOutcome | None:
     """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
     attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
     None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""

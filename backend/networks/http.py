@@ -11,21 +11,33 @@ from backend import clock
 from backend.networks.base import NetworkError
 
 
-def send(client: httpx.Client, method: str, url: str, *, network: str, write: bool = False,
-         **kw: Any) -> httpx.Response:
+def send(
+    client: httpx.Client, method: str, url: str, *, network: str, write: bool = False, **kw: Any
+) -> httpx.Response:
     """One HTTP call. Transport failures become retriable NetworkErrors; a write call that may have reached
     the network (timeout after sending, connection cut) is marked ambiguous: check find_existing first."""
     try:
         return client.request(method, url, **kw)
     except httpx.ConnectError as exc:
-        raise NetworkError("retriable", f"could not connect to {network} ({exc.__class__.__name__}); "
-                           "it will be retried", code="connect_error") from exc
+        raise NetworkError(
+            "retriable",
+            f"could not connect to {network} ({exc.__class__.__name__}); it will be retried",
+            code="connect_error",
+        ) from exc
     except httpx.TimeoutException as exc:
-        raise NetworkError("retriable", f"{network} did not answer in time; it will be retried",
-                           code="timeout", ambiguous=write) from exc
+        raise NetworkError(
+            "retriable",
+            f"{network} did not answer in time; it will be retried",
+            code="timeout",
+            ambiguous=write,
+        ) from exc
     except httpx.TransportError as exc:
-        raise NetworkError("retriable", f"the connection to {network} failed ({exc.__class__.__name__}); "
-                           "it will be retried", code="transport_error", ambiguous=write) from exc
+        raise NetworkError(
+            "retriable",
+            f"the connection to {network} failed ({exc.__class__.__name__}); it will be retried",
+            code="transport_error",
+            ambiguous=write,
+        ) from exc
 
 
 def retry_after_s(resp: httpx.Response) -> float | None:

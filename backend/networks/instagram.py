@@ -39,30 +39,41 @@ class InstagramAdapter:
 
     # --- API calls -----------------------------------------------------------------------------------
     def create_container(self, pub: Publication, params: dict[str, Any]) -> str:
-        body = self.graph.post(f"{self.base}/{pub.account.external_account_id}/media", pub.account.access_token,
-                               params)
+        body = self.graph.post(
+            f"{self.base}/{pub.account.external_account_id}/media", pub.account.access_token, params
+        )
         return str(body["id"])
 
     def container_status(self, pub: Publication, container: str) -> tuple[str, str]:
-        body = self.graph.get(f"{self.base}/{container}", pub.account.access_token,
-                              {"fields": "status_code,status"})
+        body = self.graph.get(
+            f"{self.base}/{container}", pub.account.access_token, {"fields": "status_code,status"}
+        )
         return str(body.get("status_code") or ""), str(body.get("status") or "")
 
     def publishing_limit(self, pub: Publication) -> tuple[int, int]:
-        body = self.graph.get(f"{self.base}/{pub.account.external_account_id}/content_publishing_limit",
-                              pub.account.access_token, {"fields": "config,quota_usage"})
+        body = self.graph.get(
+            f"{self.base}/{pub.account.external_account_id}/content_publishing_limit",
+            pub.account.access_token,
+            {"fields": "config,quota_usage"},
+        )
         row = (body.get("data") or [{}])[0]
         return int(row.get("quota_usage") or 0), int((row.get("config") or {}).get("quota_total") or 50)
 
     def media_publish(self, pub: Publication, container: str) -> str:
-        body = self.graph.post(f"{self.base}/{pub.account.external_account_id}/media_publish",
-                               pub.account.access_token, {"creation_id": container})
+        body = self.graph.post(
+            f"{self.base}/{pub.account.external_account_id}/media_publish",
+            pub.account.access_token,
+            {"creation_id": container},
+        )
         return str(body["id"])
 
     def permalink(self, pub: Publication, media_id: str) -> str | None:
         try:
-            body = self.graph.get(f"{self.base}/{media_id}", pub.account.access_token,
-                                  {"fields": "permalink,media_product_type"})
+            body = self.graph.get(
+                f"{self.base}/{media_id}",
+                pub.account.access_token,
+                {"fields": "permalink,media_product_type"},
+            )
         except NetworkError:
             return None
         link = body.get("permalink")
@@ -72,17 +83,24 @@ class InstagramAdapter:
     @staticmethod
     def _item_params(m: Any, *, carousel_item: bool) -> dict[str, Any]:
         if m.kind == "video":
-            return {"media_type": "VIDEO" if carousel_item else "REELS", "video_url": m.url,
-                    **({"is_carousel_item": True} if carousel_item else {})}
+            return {
+                "media_type": "VIDEO" if carousel_item else "REELS",
+                "video_url": m.url,
+                **({"is_carousel_item": True} if carousel_item else {}),
+            }
         return {"image_url": m.url, **({"is_carousel_item": True} if carousel_item else {})}
 
     def _failed_container(self, status: str, ref: str) -> PublishOutcome:
         m = re.search(r"\b(2207\d{3})\b", status)
         sub = int(m.group(1)) if m else None
         ftype, words = IG_SUBCODES.get(sub or 0, ("permanent", "Instagram could not process the media"))
-        return PublishOutcome.failed(ftype, f"{words} ({status})" if status else words,  # type: ignore[arg-type]
-                                     network_code=f"ERROR/{sub}" if sub else "ERROR", network_status="ERROR",
-                                     tracking_ref=ref)
+        return PublishOutcome.failed(
+            ftype,
+            f"{words} ({status})" if status else words,  # type: ignore[arg-type]
+            network_code=f"ERROR/{sub}" if sub else "ERROR",
+            network_status="ERROR",
+            tracking_ref=ref,
+        )
 
     def _advance(self, pub: Publication, state: dict[str, Any], *, publish: bool) -> PublishOutcome:
         """The containers' states; once FINISHED, the media_publish call when `publish` (publish()), else
@@ -96,25 +114,38 @@ class InstagramAdapter:
                 if code == "ERROR":
                     return self._failed_container(status, ref)
                 if code == "EXPIRED":
-                    return PublishOutcome.failed("retriable", "an Instagram carousel item expired before "
-                                                 "publication; it will be created again", network_status=code)
+                    return PublishOutcome.failed(
+                        "retriable",
+                        "an Instagram carousel item expired before publication; it will be created again",
+                        network_status=code,
+                    )
                 if code != "FINISHED":
                     return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
-            container = self.create_container(pub, {"media_type": "CAROUSEL", "children": ",".join(children),
-                                                    "caption": pub.payload.text or None})
+            container = self.create_container(
+                pub,
+                {
+                    "media_type": "CAROUSEL",
+                    "children": ",".join(children),
+                    "caption": pub.payload.text or None,
+                },
+            )
             state = {**state, "container": container}
             ref = encode_ref(**state)
         code, status = self.container_status(pub, container)
         if code == "ERROR":
             return self._failed_container(status, ref)
         if code == "EXPIRED":
-            return PublishOutcome.failed("retriable", "the Instagram container expired (not published within "
-                                         "24 h); it will be created again", network_status=code)
+            return PublishOutcome.failed(
+                "retriable",
+                "the Instagram container expired (not published within 24 h); it will be created again",
+                network_status=code,
+            )
         if code == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
             found = self.find_existing(pub)
             if found is not None and found.state == "published":
-                return PublishOutcome.published(str(found.external_post_id), found.post_url, tracking_ref=ref,
-                                                network_status=code)
+                return PublishOutcome.published(
+                    str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=code
+                )
             # not in the listing yet (or the listing failed): never fail a published container, look again later
             return PublishOutcome.pending(ref, network_status=code)
         if code != "FINISHED":
@@ -126,9 +157,13 @@ class InstagramAdapter:
     def _publish_container(self, pub: Publication, container: str, ref: str) -> PublishOutcome:
         used, total = self.publishing_limit(pub)
         if used >= total:
-            return PublishOutcome.failed("retriable", f"the account used its Instagram publishing limit ({used}/"
-                                         f"{total} in 24 h); retry later", retry_after_s=3600.0,
-                                         network_code="content_publishing_limit", tracking_ref=ref)
+            return PublishOutcome.failed(
+                "retriable",
+                f"the account used its Instagram publishing limit ({used}/{total} in 24 h); retry later",
+                retry_after_s=3600.0,
+                network_code="content_publishing_limit",
+                tracking_ref=ref,
+            )
         media_id = self.media_publish(pub, container)
         return PublishOutcome.published(media_id, self.permalink(pub, media_id), tracking_ref=ref)
 
@@ -136,7 +171,9 @@ class InstagramAdapter:
         p = pub.payload
         try:
             if p.kind == "carousel":
-                children = [self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media]
+                children = [
+                    self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media
+                ]
                 return self._advance(pub, {"children": children}, publish=True)
             if not p.media:
                 return PublishOutcome.failed("permanent", "Instagram needs at least one image or video")
@@ -158,8 +195,11 @@ class InstagramAdapter:
         """The media_publish call of a tracked container check_status found FINISHED."""
         container = str(decode_ref(ref).get("container") or "")
         if not container:
-            return PublishOutcome.failed("retriable", "the Instagram container is not created yet; it will be "
-                                         "checked again", tracking_ref=ref)
+            return PublishOutcome.failed(
+                "retriable",
+                "the Instagram container is not created yet; it will be checked again",
+                tracking_ref=ref,
+            )
         try:
             return self._publish_container(pub, container, ref)
         except NetworkError as e:
@@ -167,6 +207,13 @@ class InstagramAdapter:
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{ig-user}/media back to the attempt's start, matching the caption."""
-        return find_in_listing(self.graph, f"{self.base}/{pub.account.external_account_id}/media", pub,
-                               network="Instagram", fields="id,caption,timestamp,permalink",
-                               text="caption", created="timestamp", link="permalink")
+        return find_in_listing(
+            self.graph,
+            f"{self.base}/{pub.account.external_account_id}/media",
+            pub,
+            network="Instagram",
+            fields="id,caption,timestamp,permalink",
+            text="caption",
+            created="timestamp",
+            link="permalink",
+        )

@@ -64,45 +64,81 @@ def classify(resp: httpx.Response) -> NetworkError:
     code = str(body.get("code") or body.get("serviceErrorCode") or resp.status_code)
     s = resp.status_code
     if s == 401:
-        return NetworkError("permanent", "the LinkedIn access token is invalid or expired: reconnect the account",
-                            code=code, http_status=s, auth_refused=True)
+        return NetworkError(
+            "permanent",
+            "the LinkedIn access token is invalid or expired: reconnect the account",
+            code=code,
+            http_status=s,
+            auth_refused=True,
+        )
     if s == 403:
-        return NetworkError("permanent", f"LinkedIn refused the permission ({message or code}): reconnect the account "
-                            "with the posting permission (w_member_social)", code=code, http_status=s)
+        return NetworkError(
+            "permanent",
+            f"LinkedIn refused the permission ({message or code}): reconnect the account "
+            "with the posting permission (w_member_social)",
+            code=code,
+            http_status=s,
+        )
     if s == 429:
-        return NetworkError("retriable", "LinkedIn's daily limit was reached; it resets at midnight UTC",
-                            code=code, http_status=s, retry_after_s=_seconds_to_utc_midnight())
+        return NetworkError(
+            "retriable",
+            "LinkedIn's daily limit was reached; it resets at midnight UTC",
+            code=code,
+            http_status=s,
+            retry_after_s=_seconds_to_utc_midnight(),
+        )
     if s >= 500:
-        return NetworkError("retriable", f"LinkedIn is temporarily unavailable (HTTP {s}); it will be retried",
-                            code=code, http_status=s)
-    return NetworkError("permanent", f"LinkedIn refused the request (HTTP {s}): {message or code}", code=code,
-                        http_status=s)
+        return NetworkError(
+            "retriable",
+            f"LinkedIn is temporarily unavailable (HTTP {s}); it will be retried",
+            code=code,
+            http_status=s,
+        )
+    return NetworkError(
+        "permanent", f"LinkedIn refused the request (HTTP {s}): {message or code}", code=code, http_status=s
+    )
 
 
 class LinkedInAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://api.linkedin.com/rest", *,
-                 version: str = "202506", media_loader: MediaLoader | None = None) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = "https://api.linkedin.com/rest",
+        *,
+        version: str = "202506",
+        media_loader: MediaLoader | None = None,
+    ) -> None:
         self.client = client
         self.base = base_url.rstrip("/")
         self.version = version
         self.media_loader = media_loader
 
     def _headers(self, token: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {token}", "LinkedIn-Version": self.version,
-                "X-Restli-Protocol-Version": "2.0.0", "Content-Type": "application/json"}
+        return {
+            "Authorization": f"Bearer {token}",
+            "LinkedIn-Version": self.version,
+            "X-Restli-Protocol-Version": "2.0.0",
+            "Content-Type": "application/json",
+        }
 
-    def _call(self, method: str, path_or_url: str, token: str, *, write: bool = False, **kw: Any) -> httpx.Response:
+    def _call(
+        self, method: str, path_or_url: str, token: str, *, write: bool = False, **kw: Any
+    ) -> httpx.Response:
         url = path_or_url if path_or_url.startswith("http") else self.base + path_or_url
-        resp = send(self.client, method, url, network="LinkedIn", write=write, headers=self._headers(token), **kw)
+        resp = send(
+            self.client, method, url, network="LinkedIn", write=write, headers=self._headers(token), **kw
+        )
         if resp.status_code >= 400:
             raise classify(resp)
         return resp
 
     def _load(self, media: Any) -> bytes:
         if self.media_loader is None:
-            raise NetworkError("permanent", "no media loader configured for LinkedIn uploads", code="no_loader")
+            raise NetworkError(
+                "permanent", "no media loader configured for LinkedIn uploads", code="no_loader"
+            )
         return self.media_loader(media)
 
     # --- assets -------------------------------------------------------------------------------------
@@ -112,19 +148,34 @@ class LinkedInAdapter:
         req: dict[str, Any] = {"owner": owner}
         if kind == "videos":
             req.update(fileSizeBytes=len(data), uploadCaptions=False, uploadThumbnail=False)
-        value = self._call("POST", f"/{kind}?action=initializeUpload", token, write=True,
-                           json={"initializeUploadRequest": req}).json()["value"]
+        value = self._call(
+            "POST",
+            f"/{kind}?action=initializeUpload",
+            token,
+            write=True,
+            json={"initializeUploadRequest": req},
+        ).json()["value"]
         if kind != "videos":
             self._call("PUT", value["uploadUrl"], token, write=True, content=data)
             return str(value["image" if kind == "images" else "document"])
         etags = []
         for part in value.get("uploadInstructions") or []:
-            chunk = data[int(part["firstByte"]): int(part["lastByte"]) + 1]
+            chunk = data[int(part["firstByte"]) : int(part["lastByte"]) + 1]
             r = self._call("PUT", part["uploadUrl"], token, write=True, content=chunk)
             etags.append(r.headers.get("etag", ""))
-        self._call("POST", "/videos?action=finalizeUpload", token, write=True,
-                   json={"finalizeUploadRequest": {"video": value["video"], "uploadToken": value.get("uploadToken", ""),
-                                                   "uploadedPartIds": etags}})
+        self._call(
+            "POST",
+            "/videos?action=finalizeUpload",
+            token,
+            write=True,
+            json={
+                "finalizeUploadRequest": {
+                    "video": value["video"],
+                    "uploadToken": value.get("uploadToken", ""),
+                    "uploadedPartIds": etags,
+                }
+            },
+        )
         return str(value["video"])
 
     def asset_status(self, pub: Publication, urn: str) -> str:
@@ -137,8 +188,11 @@ class LinkedInAdapter:
             "author": pub.account.external_account_id,
             "commentary": escape_commentary(pub.payload.text),
             "visibility": str(pub.payload.options.get("visibility") or "PUBLIC"),
-            "distribution": {"feedDistribution": "MAIN_FEED", "targetEntities": [],
-                             "thirdPartyDistributionChannels": []},
+            "distribution": {
+                "feedDistribution": "MAIN_FEED",
+                "targetEntities": [],
+                "thirdPartyDistributionChannels": [],
+            },
             "lifecycleState": "PUBLISHED",
             "isReshareDisabledByAuthor": False,
         }
@@ -147,8 +201,12 @@ class LinkedInAdapter:
         resp = self._call("POST", "/posts", pub.account.access_token, write=True, json=body)
         urn = resp.headers.get("x-restli-id")
         if not urn:
-            raise NetworkError("retriable", "LinkedIn accepted the post without returning its id", code="no_id",
-                               ambiguous=True)
+            raise NetworkError(
+                "retriable",
+                "LinkedIn accepted the post without returning its id",
+                code="no_id",
+                ambiguous=True,
+            )
         return urn
 
     # --- protocol -----------------------------------------------------------------------------------
@@ -165,9 +223,13 @@ class LinkedInAdapter:
         if urn:
             status = self.asset_status(pub, urn)
             if status == "PROCESSING_FAILED":
-                return PublishOutcome.failed("permanent", "LinkedIn could not process the media: check its format "
-                                             "(images JPG/PNG/GIF, documents PDF)", network_status=status,
-                                             tracking_ref=ref)
+                return PublishOutcome.failed(
+                    "permanent",
+                    "LinkedIn could not process the media: check its format "
+                    "(images JPG/PNG/GIF, documents PDF)",
+                    network_status=status,
+                    tracking_ref=ref,
+                )
             if status != "AVAILABLE":
                 return PublishOutcome.pending(ref, network_status=status or "PROCESSING")
         if not post:
@@ -218,8 +280,11 @@ class LinkedInAdapter:
         count, start = 100, 0
         try:
             for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
-                resp = self._call("GET", f"/posts?author={author}&q=author&count={count}&start={start}"
-                                  "&sortBy=CREATED", pub.account.access_token)
+                resp = self._call(
+                    "GET",
+                    f"/posts?author={author}&q=author&count={count}&start={start}&sortBy=CREATED",
+                    pub.account.access_token,
+                )
                 elements = (json_or_none(resp) or {}).get("elements") or []
                 for el in elements:
                     if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():

@@ -64,7 +64,12 @@ class Candidate:
     refresh_expires_at: datetime | None = None
 
     def public(self) -> dict[str, str]:
-        return {"externalId": self.external_id, "name": self.name, "username": self.username, "type": self.type}
+        return {
+            "externalId": self.external_id,
+            "name": self.name,
+            "username": self.username,
+            "type": self.type,
+        }
 
 
 @dataclass(frozen=True)
@@ -89,9 +94,13 @@ def challenge_of(verifier: str) -> str:
 
 def authorize_url(app: App, redirect_uri: str, state: str, code_challenge: str | None) -> str:
     ep = app.endpoints
-    params: list[tuple[str, str]] = [(ep.client_id_param, app.client_id), ("redirect_uri", redirect_uri),
-                                     ("response_type", "code"), ("scope", ep.scope_separator.join(ep.scopes)),
-                                     ("state", state)]
+    params: list[tuple[str, str]] = [
+        (ep.client_id_param, app.client_id),
+        ("redirect_uri", redirect_uri),
+        ("response_type", "code"),
+        ("scope", ep.scope_separator.join(ep.scopes)),
+        ("state", state),
+    ]
     if ep.pkce and code_challenge:
         params += [("code_challenge", code_challenge), ("code_challenge_method", "S256")]
     params += list(ep.extra_authorize)
@@ -117,8 +126,14 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
     if isinstance(body, dict) and isinstance(body.get("error"), str):  # OAuth token endpoints
         error = body["error"]
         desc = str(body.get("error_description") or "")
-        if status >= 500 or status == 429 or error in ("server_error", "temporarily_unavailable", "internal_failure"):
-            return OAuthError("transient", error, f"{platform}'s token endpoint is unavailable: {desc}", status)
+        if (
+            status >= 500
+            or status == 429
+            or error in ("server_error", "temporarily_unavailable", "internal_failure")
+        ):
+            return OAuthError(
+                "transient", error, f"{platform}'s token endpoint is unavailable: {desc}", status
+            )
         if error in ("invalid_grant", "invalid_token"):
             return OAuthError("dead", error, f"{platform} refused the grant: {desc}", status)
         return OAuthError("other", error, f"{platform} refused: {error} {desc}".strip(), status)
@@ -140,8 +155,9 @@ def api_refusal(platform: str, resp: httpx.Response) -> NetworkError:
     body = json_or_none(resp)
     err = body.get("error") if isinstance(body, dict) else None
     err = err if isinstance(err, dict) else {}
-    return tiktok.classify(str(err.get("code") or f"http_{resp.status_code}"), str(err.get("message") or ""),
-                           resp.status_code)
+    return tiktok.classify(
+        str(err.get("code") or f"http_{resp.status_code}"), str(err.get("message") or ""), resp.status_code
+    )
 
 
 def _network_message(body: Any) -> str:
@@ -158,8 +174,12 @@ def _json(platform: str, resp: httpx.Response) -> dict[str, Any]:
         raise classify(platform, resp)
     body = json_or_none(resp)
     if not isinstance(body, dict):
-        raise OAuthError("other", "unexpected_answer", f"{platform} answered {resp.status_code} without JSON",
-                         resp.status_code)
+        raise OAuthError(
+            "other",
+            "unexpected_answer",
+            f"{platform} answered {resp.status_code} without JSON",
+            resp.status_code,
+        )
     return body
 
 
@@ -172,19 +192,31 @@ def _at(seconds: Any) -> datetime | None:
 
 
 # --- the code exchange ------------------------------------------------------------------------------------------
-def exchange_code(app: App, client: httpx.Client, code: str, redirect_uri: str, verifier: str | None) -> TokenSet:
+def exchange_code(
+    app: App, client: httpx.Client, code: str, redirect_uri: str, verifier: str | None
+) -> TokenSet:
     """The authorization code for the grant's tokens (the Graph API: a short-lived user token)."""
     ep = app.endpoints
-    form = {ep.client_id_param: app.client_id, "client_secret": app.client_secret, "code": code,
-            "redirect_uri": redirect_uri}
+    form = {
+        ep.client_id_param: app.client_id,
+        "client_secret": app.client_secret,
+        "code": code,
+        "redirect_uri": redirect_uri,
+    }
     if verifier and ep.pkce:
         form["code_verifier"] = verifier
     if app.platform in ("facebook", "instagram"):
         resp = _call(client, "GET", ep.token, app.platform, params=form)
     else:
         form["grant_type"] = "authorization_code"
-        resp = _call(client, "POST", ep.token, app.platform, data=form,
-                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        resp = _call(
+            client,
+            "POST",
+            ep.token,
+            app.platform,
+            data=form,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
     return token_set(_json(app.platform, resp))
 
 
@@ -192,9 +224,14 @@ def token_set(body: dict[str, Any]) -> TokenSet:
     if not body.get("access_token"):
         raise OAuthError("other", "unexpected_answer", "the token endpoint answered without an access_token")
     scope = str(body.get("scope") or "")
-    return TokenSet(str(body["access_token"]), _at(body.get("expires_in")), body.get("refresh_token") or None,
-                    _at(body.get("refresh_expires_in") or body.get("refresh_token_expires_in")),
-                    tuple(s for s in scope.replace(",", " ").split() if s), body.get("open_id"))
+    return TokenSet(
+        str(body["access_token"]),
+        _at(body.get("expires_in")),
+        body.get("refresh_token") or None,
+        _at(body.get("refresh_expires_in") or body.get("refresh_token_expires_in")),
+        tuple(s for s in scope.replace(",", " ").split() if s),
+        body.get("open_id"),
+    )
 
 
 # --- discovery: the accounts a grant reaches --------------------------------------------------------------------
@@ -210,9 +247,18 @@ def _long_lived(settings: Settings, client: httpx.Client, platform: str, token: 
         app = oauth_apps.app(platform, settings)
     except oauth_apps.NotConfigured:
         return None
-    resp = _call(client, "GET", app.endpoints.token, platform, params={
-        "grant_type": "fb_exchange_token", "client_id": app.client_id, "client_secret": app.client_secret,
-        "fb_exchange_token": token})
+    resp = _call(
+        client,
+        "GET",
+        app.endpoints.token,
+        platform,
+        params={
+            "grant_type": "fb_exchange_token",
+            "client_id": app.client_id,
+            "client_secret": app.client_secret,
+            "fb_exchange_token": token,
+        },
+    )
     return token_set(_json(platform, resp))
 
 
@@ -221,22 +267,39 @@ def _graph(settings: Settings, client: httpx.Client, platform: str, tokens: Toke
     user_token = long.access_token if long else tokens.access_token
     user_expiry = long.expires_at if long else tokens.expires_at
     base = oauth_apps.api_base(platform, settings).rstrip("/")
-    fields = "id,name,access_token" + (",instagram_business_account{id,username}" if platform == "instagram" else "")
-    resp = _call(client, "GET", f"{base}/me/accounts", platform, params={"fields": fields, "limit": "100",
-                                                                          "access_token": user_token})
+    fields = "id,name,access_token" + (
+        ",instagram_business_account{id,username}" if platform == "instagram" else ""
+    )
+    resp = _call(
+        client,
+        "GET",
+        f"{base}/me/accounts",
+        platform,
+        params={"fields": fields, "limit": "100", "access_token": user_token},
+    )
     out: list[Candidate] = []
     for page in _json(platform, resp).get("data") or []:
         page_token = str(page.get("access_token") or "")
         # a Page token got with a long-lived user token never expires; else it dies with the user token
         expiry = None if long else user_expiry
         if platform == "facebook":
-            out.append(Candidate(str(page["id"]), str(page.get("name") or ""), "", "page", page_token, expiry))
+            out.append(
+                Candidate(str(page["id"]), str(page.get("name") or ""), "", "page", page_token, expiry)
+            )
         else:
             ig = page.get("instagram_business_account")
             if isinstance(ig, dict) and ig.get("id"):
                 username = str(ig.get("username") or "")
-                out.append(Candidate(str(ig["id"]), username or str(page.get("name") or ""), username,
-                                     "instagram_account", page_token or user_token, expiry))
+                out.append(
+                    Candidate(
+                        str(ig["id"]),
+                        username or str(page.get("name") or ""),
+                        username,
+                        "instagram_account",
+                        page_token or user_token,
+                        expiry,
+                    )
+                )
     return out
 
 
@@ -244,14 +307,27 @@ def _linkedin(settings: Settings, client: httpx.Client, tokens: TokenSet) -> lis
     base = oauth_apps.api_base("linkedin", settings).rstrip("/")
     auth = {"Authorization": f"Bearer {tokens.access_token}"}
     me = _json("linkedin", _call(client, "GET", _origin(base) + "/v2/userinfo", "linkedin", headers=auth))
-    keep = {"expires_at": tokens.expires_at, "refresh_token": tokens.refresh_token,
-            "refresh_expires_at": tokens.refresh_expires_at}
-    name = str(me.get("name") or " ".join(str(me.get(k) or "") for k in ("given_name", "family_name")).strip())
-    out = [Candidate(f"urn:li:person:{me['sub']}", name or "LinkedIn member", "", "member", tokens.access_token,
-                     **keep)]
-    resp = _call(client, "GET", f"{base}/organizationAcls", "linkedin", params={
-        "q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
-        headers=auth | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version})
+    keep = {
+        "expires_at": tokens.expires_at,
+        "refresh_token": tokens.refresh_token,
+        "refresh_expires_at": tokens.refresh_expires_at,
+    }
+    name = str(
+        me.get("name") or " ".join(str(me.get(k) or "") for k in ("given_name", "family_name")).strip()
+    )
+    out = [
+        Candidate(
+            f"urn:li:person:{me['sub']}", name or "LinkedIn member", "", "member", tokens.access_token, **keep
+        )
+    ]
+    resp = _call(
+        client,
+        "GET",
+        f"{base}/organizationAcls",
+        "linkedin",
+        params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+        headers=auth | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version},
+    )
     if resp.status_code == 403:  # no r_organization_admin: the member only
         return out
     orgs = [str(el.get("organization") or "") for el in _json("linkedin", resp).get("elements") or []]
@@ -259,12 +335,22 @@ def _linkedin(settings: Settings, client: httpx.Client, tokens: TokenSet) -> lis
     names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
     for org in orgs:
         num = org.rsplit(":", 1)[-1]
-        out.append(Candidate(org, names.get(num) or f"{name} · organization {num}", "", "organization",
-                             tokens.access_token, **keep))
+        out.append(
+            Candidate(
+                org,
+                names.get(num) or f"{name} · organization {num}",
+                "",
+                "organization",
+                tokens.access_token,
+                **keep,
+            )
+        )
     return out
 
 
-def _organization_names(settings: Settings, client: httpx.Client, token: str, ids: list[str]) -> dict[str, str]:
+def _organization_names(
+    settings: Settings, client: httpx.Client, token: str, ids: list[str]
+) -> dict[str, str]:
     """The organisations' `localizedName`s by id, in one batch call (`GET /rest/organizations?ids=List(…)`). The
     names only label the candidates: a refused lookup (403 without r_organization_admin, any other error) gives
     {} or leaves an id out, and discovery keeps its own label."""
@@ -272,9 +358,15 @@ def _organization_names(settings: Settings, client: httpx.Client, token: str, id
         return {}
     base = oauth_apps.api_base("linkedin", settings).rstrip("/")
     try:
-        resp = _call(client, "GET", f"{base}/organizations?ids=List({','.join(ids)})", "linkedin",
-                     headers={"Authorization": f"Bearer {token}"} | LINKEDIN_HEADERS
-                     | {"LinkedIn-Version": settings.linkedin_version})
+        resp = _call(
+            client,
+            "GET",
+            f"{base}/organizations?ids=List({','.join(ids)})",
+            "linkedin",
+            headers={"Authorization": f"Bearer {token}"}
+            | LINKEDIN_HEADERS
+            | {"LinkedIn-Version": settings.linkedin_version},
+        )
     except OAuthError:
         return {}
     body = json_or_none(resp) if resp.status_code == 200 else None
@@ -283,34 +375,68 @@ def _organization_names(settings: Settings, client: httpx.Client, token: str, id
         return {}
     names: dict[str, str] = {}
     for key, org in results.items():
-        if isinstance(org, dict) and isinstance(org.get("localizedName"), str) and org["localizedName"].strip():
+        if (
+            isinstance(org, dict)
+            and isinstance(org.get("localizedName"), str)
+            and org["localizedName"].strip()
+        ):
             names[str(key)] = org["localizedName"].strip()
     return names
 
 
 def _tiktok(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
     base = oauth_apps.api_base("tiktok", settings).rstrip("/")
-    resp = _call(client, "GET", f"{base}/v2/user/info/", "tiktok", params={
-        "fields": "open_id,display_name,username"}, headers={"Authorization": f"Bearer {tokens.access_token}"})
+    resp = _call(
+        client,
+        "GET",
+        f"{base}/v2/user/info/",
+        "tiktok",
+        params={"fields": "open_id,display_name,username"},
+        headers={"Authorization": f"Bearer {tokens.access_token}"},
+    )
     user = (_json("tiktok", resp).get("data") or {}).get("user") or {}
     open_id = str(user.get("open_id") or tokens.subject or "")
     if not open_id:
         raise OAuthError("other", "unexpected_answer", "tiktok's user info has no open_id")
-    return [Candidate(open_id, str(user.get("display_name") or user.get("username") or "TikTok user"),
-                      str(user.get("username") or ""), "user", tokens.access_token, tokens.expires_at,
-                      tokens.refresh_token, tokens.refresh_expires_at)]
+    return [
+        Candidate(
+            open_id,
+            str(user.get("display_name") or user.get("username") or "TikTok user"),
+            str(user.get("username") or ""),
+            "user",
+            tokens.access_token,
+            tokens.expires_at,
+            tokens.refresh_token,
+            tokens.refresh_expires_at,
+        )
+    ]
 
 
 def _youtube(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
     base = oauth_apps.api_base("youtube", settings).rstrip("/")
-    resp = _call(client, "GET", f"{base}/channels", "youtube", params={"part": "id,snippet", "mine": "true"},
-                 headers={"Authorization": f"Bearer {tokens.access_token}"})
+    resp = _call(
+        client,
+        "GET",
+        f"{base}/channels",
+        "youtube",
+        params={"part": "id,snippet", "mine": "true"},
+        headers={"Authorization": f"Bearer {tokens.access_token}"},
+    )
     out = []
     for item in _json("youtube", resp).get("items") or []:
         snippet = item.get("snippet") or {}
-        out.append(Candidate(str(item["id"]), str(snippet.get("title") or f"YouTube channel {item['id']}"),
-                             str(snippet.get("customUrl") or ""), "channel", tokens.access_token, tokens.expires_at,
-                             tokens.refresh_token, tokens.refresh_expires_at))
+        out.append(
+            Candidate(
+                str(item["id"]),
+                str(snippet.get("title") or f"YouTube channel {item['id']}"),
+                str(snippet.get("customUrl") or ""),
+                "channel",
+                tokens.access_token,
+                tokens.expires_at,
+                tokens.refresh_token,
+                tokens.refresh_expires_at,
+            )
+        )
     return out
 
 
@@ -319,8 +445,11 @@ def discover(platform: str, settings: Settings, client: httpx.Client, tokens: To
     try:
         return _discover(platform, settings, client, tokens)
     except (KeyError, TypeError, AttributeError) as exc:  # an answer of an unexpected shape
-        raise OAuthError("other", "unexpected_answer", f"{platform} answered in an unexpected shape "
-                         f"({type(exc).__name__}: {exc})") from None
+        raise OAuthError(
+            "other",
+            "unexpected_answer",
+            f"{platform} answered in an unexpected shape ({type(exc).__name__}: {exc})",
+        ) from None
 
 
 def _discover(platform: str, settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
@@ -342,24 +471,46 @@ def check(platform: str, settings: Settings, client: httpx.Client, external_id: 
     bearer = {"Authorization": f"Bearer {token}"}
     try:
         if platform == "facebook":
-            resp = _call(client, "GET", f"{base}/{external_id}/published_posts", platform,
-                         params={"limit": "1", "fields": "id", "access_token": token})
+            resp = _call(
+                client,
+                "GET",
+                f"{base}/{external_id}/published_posts",
+                platform,
+                params={"limit": "1", "fields": "id", "access_token": token},
+            )
         elif platform == "instagram":
-            resp = _call(client, "GET", f"{base}/{external_id}/media", platform,
-                         params={"limit": "1", "fields": "id", "access_token": token})
+            resp = _call(
+                client,
+                "GET",
+                f"{base}/{external_id}/media",
+                platform,
+                params={"limit": "1", "fields": "id", "access_token": token},
+            )
         elif platform == "tiktok":
-            resp = _call(client, "GET", f"{base}/v2/user/info/", platform, params={"fields": "open_id"},
-                         headers=bearer)
+            resp = _call(
+                client, "GET", f"{base}/v2/user/info/", platform, params={"fields": "open_id"}, headers=bearer
+            )
         elif platform == "linkedin":
             if external_id.startswith("urn:li:organization:"):
-                resp = _call(client, "GET", f"{base}/organizationAcls", platform,
-                             params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
-                             headers=bearer | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version})
+                resp = _call(
+                    client,
+                    "GET",
+                    f"{base}/organizationAcls",
+                    platform,
+                    params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+                    headers=bearer | LINKEDIN_HEADERS | {"LinkedIn-Version": settings.linkedin_version},
+                )
             else:
                 resp = _call(client, "GET", _origin(base) + "/v2/userinfo", platform, headers=bearer)
         elif platform == "youtube":
-            resp = _call(client, "GET", f"{base}/channels", platform, params={"part": "id", "mine": "true"},
-                         headers=bearer)
+            resp = _call(
+                client,
+                "GET",
+                f"{base}/channels",
+                platform,
+                params={"part": "id", "mine": "true"},
+                headers=bearer,
+            )
         else:
             raise ValueError(f"unknown network {platform!r}")
         _json(platform, resp)

@@ -28,32 +28,66 @@ class Endpoints:
     client_id_param: str = "client_id"  # TikTok: client_key
     pkce: bool = True
     extra_authorize: tuple[tuple[str, str], ...] = ()  # Google: access_type=offline, prompt=consent
-    refreshable: bool = False  # a refresh token keeps the grant alive (TikTok, Google; LinkedIn when given one)
+    refreshable: bool = (
+        False  # a refresh token keeps the grant alive (TikTok, Google; LinkedIn when given one)
+    )
     rotates_refresh: bool = False  # a refresh may re-issue the refresh token: store the new one atomically
 
 
 _GRAPH_SCOPES_FB = ("pages_show_list", "pages_manage_posts", "pages_read_engagement", "publish_video")
-_GRAPH_SCOPES_IG = ("instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement")
+_GRAPH_SCOPES_IG = (
+    "instagram_basic",
+    "instagram_content_publish",
+    "pages_show_list",
+    "pages_read_engagement",
+)
 
 REAL: dict[str, Endpoints] = {
-    "tiktok": Endpoints("https://www.tiktok.com/v2/auth/authorize/", "https://open.tiktokapis.com/v2/oauth/token/",
-                        "https://open.tiktokapis.com/v2/oauth/revoke/",
-                        ("user.info.basic", "video.publish", "video.upload"), ",", client_id_param="client_key",
-                        refreshable=True, rotates_refresh=True),
-    "facebook": Endpoints("https://www.facebook.com/v21.0/dialog/oauth",
-                          "https://graph.facebook.com/v21.0/oauth/access_token", None, _GRAPH_SCOPES_FB, ","),
-    "instagram": Endpoints("https://www.facebook.com/v21.0/dialog/oauth",
-                           "https://graph.facebook.com/v21.0/oauth/access_token", None, _GRAPH_SCOPES_IG, ","),
-    "linkedin": Endpoints("https://www.linkedin.com/oauth/v2/authorization",
-                          "https://www.linkedin.com/oauth/v2/accessToken", "https://www.linkedin.com/oauth/v2/revoke",
-                          ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_admin"),
-                          " ", refreshable=True),
-    "youtube": Endpoints("https://accounts.google.com/o/oauth2/v2/auth", "https://oauth2.googleapis.com/token",
-                         "https://oauth2.googleapis.com/revoke",
-                         ("https://www.googleapis.com/auth/youtube.upload",
-                          "https://www.googleapis.com/auth/youtube.readonly"), " ",
-                         extra_authorize=(("access_type", "offline"), ("prompt", "consent")),
-                         refreshable=True, rotates_refresh=True),
+    "tiktok": Endpoints(
+        "https://www.tiktok.com/v2/auth/authorize/",
+        "https://open.tiktokapis.com/v2/oauth/token/",
+        "https://open.tiktokapis.com/v2/oauth/revoke/",
+        ("user.info.basic", "video.publish", "video.upload"),
+        ",",
+        client_id_param="client_key",
+        refreshable=True,
+        rotates_refresh=True,
+    ),
+    "facebook": Endpoints(
+        "https://www.facebook.com/v21.0/dialog/oauth",
+        "https://graph.facebook.com/v21.0/oauth/access_token",
+        None,
+        _GRAPH_SCOPES_FB,
+        ",",
+    ),
+    "instagram": Endpoints(
+        "https://www.facebook.com/v21.0/dialog/oauth",
+        "https://graph.facebook.com/v21.0/oauth/access_token",
+        None,
+        _GRAPH_SCOPES_IG,
+        ",",
+    ),
+    "linkedin": Endpoints(
+        "https://www.linkedin.com/oauth/v2/authorization",
+        "https://www.linkedin.com/oauth/v2/accessToken",
+        "https://www.linkedin.com/oauth/v2/revoke",
+        ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_admin"),
+        " ",
+        refreshable=True,
+    ),
+    "youtube": Endpoints(
+        "https://accounts.google.com/o/oauth2/v2/auth",
+        "https://oauth2.googleapis.com/token",
+        "https://oauth2.googleapis.com/revoke",
+        (
+            "https://www.googleapis.com/auth/youtube.upload",
+            "https://www.googleapis.com/auth/youtube.readonly",
+        ),
+        " ",
+        extra_authorize=(("access_type", "offline"), ("prompt", "consent")),
+        refreshable=True,
+        rotates_refresh=True,
+    ),
 }
 
 
@@ -98,9 +132,18 @@ def endpoints(platform: str, settings: Settings) -> Endpoints:
         origin = _origin(api_base(platform, settings))
     if not origin:
         return real
-    return Endpoints(_rebase(real.authorize, origin), _rebase(real.token, origin),
-                     _rebase(real.revoke, origin) if real.revoke else None, real.scopes, real.scope_separator,
-                     real.client_id_param, real.pkce, real.extra_authorize, real.refreshable, real.rotates_refresh)
+    return Endpoints(
+        _rebase(real.authorize, origin),
+        _rebase(real.token, origin),
+        _rebase(real.revoke, origin) if real.revoke else None,
+        real.scopes,
+        real.scope_separator,
+        real.client_id_param,
+        real.pkce,
+        real.extra_authorize,
+        real.refreshable,
+        real.rotates_refresh,
+    )
 
 
 def app(platform: str, settings: Settings) -> App:
@@ -111,7 +154,9 @@ def app(platform: str, settings: Settings) -> App:
     secret = getattr(settings, f"{platform}_client_secret", None)
     if not client_id or not secret:
         p = platform.upper()
-        raise NotConfigured(f"{platform} is not configured for OAuth: set SOCIALPUB_{p}_CLIENT_ID and "
-                            f"SOCIALPUB_{p}_CLIENT_SECRET (the app's credentials from the network's developer "
-                            "console), or connect with --access-token")
+        raise NotConfigured(
+            f"{platform} is not configured for OAuth: set SOCIALPUB_{p}_CLIENT_ID and "
+            f"SOCIALPUB_{p}_CLIENT_SECRET (the app's credentials from the network's developer "
+            "console), or connect with --access-token"
+        )
     return App(platform, client_id, secret, endpoints(platform, settings))

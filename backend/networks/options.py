@@ -14,5 +14,15 @@ from backend.schemas.options import (
     youtube_tags_length,
 )
 
-__all__ = ["TIKTOK_PRIVACY_LEVELS", "YOUTUBE_TAGS_MAX", "PostOptions", "TikTokOptions", "TikTokPostMode",
-           "TikTokPrivacyLevel", "WireModel", "YouTubeOptions", "YouTubePrivacyStatus", "youtube_tags_length"]
+__all__ = [
+    "TIKTOK_PRIVACY_LEVELS",
+    "YOUTUBE_TAGS_MAX",
+    "PostOptions",
+    "TikTokOptions",
+    "TikTokPostMode",
+    "TikTokPrivacyLevel",
+    "WireModel",
+    "YouTubeOptions",
+    "YouTubePrivacyStatus",
+    "youtube_tags_length",
+]

@@ -67,31 +67,49 @@ def can_refresh(app: App, refresh_token: str | None) -> bool:
     return bool(refresh_token) and app.endpoints.refreshable
 
 
-def refresh(app: App, client: httpx.Client, refresh_token: str | None, *, now: datetime,
-            watchdog: Watchdog | None = None) -> TokenSet:
+def refresh(
+    app: App,
+    client: httpx.Client,
+    refresh_token: str | None,
+    *,
+    now: datetime,
+    watchdog: Watchdog | None = None,
+) -> TokenSet:
     """Ask the network for a new access token with `refresh_token`. Raises GrantDead, RefreshTransient,
     RefreshRejected or NotRefreshable; never logs a token. `watchdog` (started by the caller) bounds the whole
     exchange: when it fires, the connection is shut down and the refresh fails `timeout` (transient)."""
     platform = app.platform
     if not can_refresh(app, refresh_token):
-        raise NotRefreshable(platform, "not_refreshable", f"{platform} tokens cannot be refreshed"
-                             + ("" if app.endpoints.refreshable else " by this network")
-                             + ": reconnect the account before its token expires")
-    form = {app.endpoints.client_id_param: app.client_id, "client_secret": app.client_secret,
-            "grant_type": "refresh_token", "refresh_token": str(refresh_token)}
+        raise NotRefreshable(
+            platform,
+            "not_refreshable",
+            f"{platform} tokens cannot be refreshed"
+            + ("" if app.endpoints.refreshable else " by this network")
+            + ": reconnect the account before its token expires",
+        )
+    form = {
+        app.endpoints.client_id_param: app.client_id,
+        "client_secret": app.client_secret,
+        "grant_type": "refresh_token",
+        "refresh_token": str(refresh_token),
+    }
     extensions = {"trace": watchdog.trace} if watchdog is not None else None
     try:
-        r = client.post(app.endpoints.token, data=form, headers={"Accept": "application/json"},
-                        extensions=extensions)
+        r = client.post(
+            app.endpoints.token, data=form, headers={"Accept": "application/json"}, extensions=extensions
+        )
     except httpx.HTTPError as exc:
         if watchdog is not None and watchdog.fired:
-            raise RefreshTransient(platform, "timeout", f"the token endpoint did not answer within "
-                                   f"{watchdog.seconds:g} s") from None
+            raise RefreshTransient(
+                platform, "timeout", f"the token endpoint did not answer within {watchdog.seconds:g} s"
+            ) from None
         if isinstance(exc, httpx.TimeoutException):
-            raise RefreshTransient(platform, "timeout", f"the token endpoint did not answer "
-                                   f"({type(exc).__name__})") from None
-        raise RefreshTransient(platform, "unreachable", f"could not reach the token endpoint "
-                               f"({type(exc).__name__})") from None
+            raise RefreshTransient(
+                platform, "timeout", f"the token endpoint did not answer ({type(exc).__name__})"
+            ) from None
+        raise RefreshTransient(
+            platform, "unreachable", f"could not reach the token endpoint ({type(exc).__name__})"
+        ) from None
     return _answer(platform, r, str(refresh_token), now)
 
 
@@ -121,8 +139,11 @@ def _error(platform: str, r: httpx.Response, body: dict[str, Any]) -> RefreshErr
     else:
         code = str(err or r.status_code)
         detail = str(body.get("error_description") or body.get("message") or r.reason_phrase or "")
-    if r.status_code >= 500 or r.status_code == 429 or code in ("server_error", "temporarily_unavailable",
-                                                                 "internal_failure", "rate_limit_exceeded"):
+    if (
+        r.status_code >= 500
+        or r.status_code == 429
+        or code in ("server_error", "temporarily_unavailable", "internal_failure", "rate_limit_exceeded")
+    ):
         return RefreshTransient(platform, code, detail or f"HTTP {r.status_code}", _retry_after(r))
     if code in DEAD_CODES:
         return GrantDead(platform, code, detail)
@@ -143,5 +164,9 @@ def _answer(platform: str, r: httpx.Response, sent: str, now: datetime) -> Token
         raise _error(platform, r, body)
     new_refresh = body.get("refresh_token") or None
     refresh_at = _at(now, body.get("refresh_expires_in") or body.get("refresh_token_expires_in"))
-    return TokenSet(access_token=str(body["access_token"]), expires_at=_at(now, body.get("expires_in")),
-                    refresh_token=str(new_refresh) if new_refresh else sent, refresh_expires_at=refresh_at)
+    return TokenSet(
+        access_token=str(body["access_token"]),
+        expires_at=_at(now, body.get("expires_in")),
+        refresh_token=str(new_refresh) if new_refresh else sent,
+        refresh_expires_at=refresh_at,
+    )

@@ -45,24 +45,55 @@ def classify(resp: httpx.Response) -> NetworkError:
     message = str(err.get("message") or "").strip()
     s = resp.status_code
     if reason in ("quotaExceeded", "dailyLimitExceeded"):
-        return NetworkError("retriable", "the YouTube API quota is used up for today; it resets at midnight Pacific "
-                            "time", code=reason, http_status=s, retry_after_s=seconds_to_pacific_midnight())
+        return NetworkError(
+            "retriable",
+            "the YouTube API quota is used up for today; it resets at midnight Pacific time",
+            code=reason,
+            http_status=s,
+            retry_after_s=seconds_to_pacific_midnight(),
+        )
     if reason == "uploadLimitExceeded":
-        return NetworkError("retriable", "the channel reached YouTube's daily upload limit; retry tomorrow",
-                            code=reason, http_status=s, retry_after_s=86400.0)
+        return NetworkError(
+            "retriable",
+            "the channel reached YouTube's daily upload limit; retry tomorrow",
+            code=reason,
+            http_status=s,
+            retry_after_s=86400.0,
+        )
     if reason in ("rateLimitExceeded", "userRateLimitExceeded"):
-        return NetworkError("retriable", "YouTube is throttling requests; it will be retried", code=reason,
-                            http_status=s, retry_after_s=retry_after_s(resp) or 60.0)
+        return NetworkError(
+            "retriable",
+            "YouTube is throttling requests; it will be retried",
+            code=reason,
+            http_status=s,
+            retry_after_s=retry_after_s(resp) or 60.0,
+        )
     if s == 401 or reason in ("authError", "unauthorized"):
-        return NetworkError("permanent", "the YouTube access token is invalid or revoked: reconnect the channel",
-                            code=reason, http_status=s, auth_refused=True)
+        return NetworkError(
+            "permanent",
+            "the YouTube access token is invalid or revoked: reconnect the channel",
+            code=reason,
+            http_status=s,
+            auth_refused=True,
+        )
     if s >= 500 or reason in ("backendError", "internalError"):
-        return NetworkError("retriable", f"YouTube is temporarily unavailable ({reason}); it will be retried",
-                            code=reason, http_status=s, retry_after_s=retry_after_s(resp))
+        return NetworkError(
+            "retriable",
+            f"YouTube is temporarily unavailable ({reason}); it will be retried",
+            code=reason,
+            http_status=s,
+            retry_after_s=retry_after_s(resp),
+        )
     if s == 403:
-        return NetworkError("permanent", f"YouTube refused the upload ({message or reason}): check the channel's "
-                            "permissions and status", code=reason, http_status=s)
-    return NetworkError("permanent", f"YouTube refused the video ({reason}): {message}", code=reason, http_status=s)
+        return NetworkError(
+            "permanent",
+            f"YouTube refused the upload ({message or reason}): check the channel's permissions and status",
+            code=reason,
+            http_status=s,
+        )
+    return NetworkError(
+        "permanent", f"YouTube refused the video ({reason}): {message}", code=reason, http_status=s
+    )
 
 
 def video_url(video_id: str) -> str:
@@ -72,9 +103,14 @@ def video_url(video_id: str) -> str:
 class YouTubeAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://www.googleapis.com/youtube/v3",
-                 upload_base_url: str = "https://www.googleapis.com/upload/youtube/v3", *,
-                 media_loader: MediaLoader | None = None) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = "https://www.googleapis.com/youtube/v3",
+        upload_base_url: str = "https://www.googleapis.com/upload/youtube/v3",
+        *,
+        media_loader: MediaLoader | None = None,
+    ) -> None:
         self.client = client
         self.base = base_url.rstrip("/")
         self.upload_base = upload_base_url.rstrip("/")
@@ -82,14 +118,21 @@ class YouTubeAdapter:
 
     def resource(self, pub: Publication) -> dict[str, Any]:
         p, o = pub.payload, pub.payload.options
-        snippet: dict[str, Any] = {"title": p.title or "Untitled video", "description": p.text,
-                                   "categoryId": str(o.get("category_id") or "22")}
+        snippet: dict[str, Any] = {
+            "title": p.title or "Untitled video",
+            "description": p.text,
+            "categoryId": str(o.get("category_id") or "22"),
+        }
         if o.get("tags"):
             snippet["tags"] = list(o["tags"])
-        return {"snippet": snippet, "status": {
-            "privacyStatus": str(o.get("privacy_status") or "public"),
-            "selfDeclaredMadeForKids": bool(o.get("made_for_kids")),
-            "containsSyntheticMedia": bool(o.get("contains_synthetic_media"))}}
+        return {
+            "snippet": snippet,
+            "status": {
+                "privacyStatus": str(o.get("privacy_status") or "public"),
+                "selfDeclaredMadeForKids": bool(o.get("made_for_kids")),
+                "containsSyntheticMedia": bool(o.get("contains_synthetic_media")),
+            },
+        }
 
     def _auth(self, pub: Publication) -> dict[str, str]:
         return {"Authorization": f"Bearer {pub.account.access_token}"}
@@ -100,60 +143,116 @@ class YouTubeAdapter:
         return resp
 
     def upload(self, pub: Publication, data: bytes, mime: str) -> str:
-        headers = {**self._auth(pub), "Content-Type": "application/json; charset=UTF-8",
-                   "X-Upload-Content-Length": str(len(data)), "X-Upload-Content-Type": mime}
-        resp = self._check(send(self.client, "POST", f"{self.upload_base}/videos", network="YouTube", write=True,
-                                params={"uploadType": "resumable", "part": "snippet,status"}, headers=headers,
-                                json=self.resource(pub)))
+        headers = {
+            **self._auth(pub),
+            "Content-Type": "application/json; charset=UTF-8",
+            "X-Upload-Content-Length": str(len(data)),
+            "X-Upload-Content-Type": mime,
+        }
+        resp = self._check(
+            send(
+                self.client,
+                "POST",
+                f"{self.upload_base}/videos",
+                network="YouTube",
+                write=True,
+                params={"uploadType": "resumable", "part": "snippet,status"},
+                headers=headers,
+                json=self.resource(pub),
+            )
+        )
         session = resp.headers.get("location")
         if not session:
-            raise NetworkError("retriable", "YouTube did not return an upload session; it will be retried",
-                               code="no_session")
+            raise NetworkError(
+                "retriable", "YouTube did not return an upload session; it will be retried", code="no_session"
+            )
         offset = 0
         for _ in range(MAX_RESUMES + 1):
             put_headers = {**self._auth(pub), "Content-Type": mime}
             if offset:
                 put_headers["Content-Range"] = f"bytes {offset}-{len(data) - 1}/{len(data)}"
             try:
-                resp = send(self.client, "PUT", session, network="YouTube", write=True, headers=put_headers,
-                            content=data[offset:])
+                resp = send(
+                    self.client,
+                    "PUT",
+                    session,
+                    network="YouTube",
+                    write=True,
+                    headers=put_headers,
+                    content=data[offset:],
+                )
             except NetworkError:
                 resp = None  # cut mid-upload: ask how far it got
             if resp is not None and resp.status_code in (200, 201):
                 return str(resp.json()["id"])
             if resp is not None and resp.status_code == 404:
-                raise NetworkError("retriable", "the YouTube upload session expired; it will start over",
-                                   code="session_expired", ambiguous=True)
+                raise NetworkError(
+                    "retriable",
+                    "the YouTube upload session expired; it will start over",
+                    code="session_expired",
+                    ambiguous=True,
+                )
             if resp is not None and resp.status_code < 500 and resp.status_code != 308:
                 raise classify(resp)
-            status = send(self.client, "PUT", session, network="YouTube", write=True,
-                          headers={**self._auth(pub), "Content-Range": f"bytes */{len(data)}"}, content=b"")
+            status = send(
+                self.client,
+                "PUT",
+                session,
+                network="YouTube",
+                write=True,
+                headers={**self._auth(pub), "Content-Range": f"bytes */{len(data)}"},
+                content=b"",
+            )
             if status.status_code in (200, 201):
                 return str(status.json()["id"])
             rng = status.headers.get("range", "")
             offset = int(rng.rsplit("-", 1)[1]) + 1 if "-" in rng else 0
-        raise NetworkError("retriable", "the upload to YouTube kept failing; it will be retried", code="upload_failed",
-                           ambiguous=True)
+        raise NetworkError(
+            "retriable",
+            "the upload to YouTube kept failing; it will be retried",
+            code="upload_failed",
+            ambiguous=True,
+        )
 
     def video_state(self, pub: Publication, video_id: str) -> PublishOutcome:
-        resp = self._check(send(self.client, "GET", f"{self.base}/videos", network="YouTube", headers=self._auth(pub),
-                                params={"part": "status,processingDetails", "id": video_id}))
+        resp = self._check(
+            send(
+                self.client,
+                "GET",
+                f"{self.base}/videos",
+                network="YouTube",
+                headers=self._auth(pub),
+                params={"part": "status,processingDetails", "id": video_id},
+            )
+        )
         items = (json_or_none(resp) or {}).get("items") or []
         if not items:
-            return PublishOutcome.failed("permanent", "the video is no longer on the YouTube channel (deleted or "
-                                         "never created)", tracking_ref=video_id)
+            return PublishOutcome.failed(
+                "permanent",
+                "the video is no longer on the YouTube channel (deleted or never created)",
+                tracking_ref=video_id,
+            )
         st = items[0].get("status") or {}
         upload = str(st.get("uploadStatus") or "")
         if upload == "processed":
-            return PublishOutcome.published(video_id, video_url(video_id), tracking_ref=video_id, network_status=upload)
+            return PublishOutcome.published(
+                video_id, video_url(video_id), tracking_ref=video_id, network_status=upload
+            )
         if upload == "failed":
-            return PublishOutcome.failed("permanent", f"YouTube could not process the video "
-                                         f"({st.get('failureReason') or 'unknown'}): fix the file and upload again",
-                                         network_code=str(st.get("failureReason")), network_status=upload)
+            return PublishOutcome.failed(
+                "permanent",
+                f"YouTube could not process the video "
+                f"({st.get('failureReason') or 'unknown'}): fix the file and upload again",
+                network_code=str(st.get("failureReason")),
+                network_status=upload,
+            )
         if upload == "rejected":
-            return PublishOutcome.failed("permanent", f"YouTube rejected the video "
-                                         f"({st.get('rejectionReason') or 'unknown'})",
-                                         network_code=str(st.get("rejectionReason")), network_status=upload)
+            return PublishOutcome.failed(
+                "permanent",
+                f"YouTube rejected the video ({st.get('rejectionReason') or 'unknown'})",
+                network_code=str(st.get("rejectionReason")),
+                network_status=upload,
+            )
         return PublishOutcome.pending(video_id, network_status=upload or "uploaded")
 
     def publish(self, pub: Publication) -> PublishOutcome:
@@ -162,7 +261,9 @@ class YouTubeAdapter:
         media = pub.payload.media[0]
         try:
             if self.media_loader is None:
-                raise NetworkError("permanent", "no media loader configured for YouTube uploads", code="no_loader")
+                raise NetworkError(
+                    "permanent", "no media loader configured for YouTube uploads", code="no_loader"
+                )
             video_id = self.upload(pub, self.media_loader(media), media.mime or "video/mp4")
             return self.video_state(pub, video_id)
         except NetworkError as e:
@@ -176,14 +277,28 @@ class YouTubeAdapter:
 
     def uploads_playlist(self, pub: Publication) -> str:
         """The channel's uploads playlist (channels.list?mine=true, contentDetails.relatedPlaylists.uploads)."""
-        resp = self._check(send(self.client, "GET", f"{self.base}/channels", network="YouTube",
-                                headers=self._auth(pub), params={"part": "contentDetails", "mine": "true"}))
+        resp = self._check(
+            send(
+                self.client,
+                "GET",
+                f"{self.base}/channels",
+                network="YouTube",
+                headers=self._auth(pub),
+                params={"part": "contentDetails", "mine": "true"},
+            )
+        )
         items = (json_or_none(resp) or {}).get("items") or []
-        uploads = ((items[0].get("contentDetails") or {}).get("relatedPlaylists") or {}).get("uploads") \
-            if items else None
+        uploads = (
+            ((items[0].get("contentDetails") or {}).get("relatedPlaylists") or {}).get("uploads")
+            if items
+            else None
+        )
         if not uploads:
-            raise NetworkError("retriable", "YouTube did not return the channel's uploads playlist",
-                               code="no_uploads_playlist")
+            raise NetworkError(
+                "retriable",
+                "YouTube did not return the channel's uploads playlist",
+                code="no_uploads_playlist",
+            )
         return str(uploads)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
@@ -194,8 +309,16 @@ class YouTubeAdapter:
         try:
             params = {"part": "snippet", "playlistId": self.uploads_playlist(pub), "maxResults": "50"}
             for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
-                resp = self._check(send(self.client, "GET", f"{self.base}/playlistItems", network="YouTube",
-                                        headers=self._auth(pub), params=params))
+                resp = self._check(
+                    send(
+                        self.client,
+                        "GET",
+                        f"{self.base}/playlistItems",
+                        network="YouTube",
+                        headers=self._auth(pub),
+                        params=params,
+                    )
+                )
                 body = json_or_none(resp) or {}
                 for it in body.get("items") or []:
                     sn = it.get("snippet") or {}

@@ -22,8 +22,10 @@ def _settings():  # type: ignore[no-untyped-def]
 
 
 def _logging(settings) -> None:  # type: ignore[no-untyped-def]
-    logging.basicConfig(level=getattr(logging, settings.log_level.upper(), logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=getattr(logging, settings.log_level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
 
 
 def _fail(message: str, as_json: bool = False, code: str = "error") -> None:
@@ -37,11 +39,19 @@ def _fail(message: str, as_json: bool = False, code: str = "error") -> None:
 @click.command("init")
 @click.option("--workspace-name", default="My workspace", show_default=True, help="Name of the workspace.")
 @click.option("--email", default="owner@example.com", show_default=True, help="Owner login email.")
-@click.option("--password", default=None, help="Owner password (at least 8 characters); generated and printed when omitted.")
+@click.option(
+    "--password",
+    default=None,
+    help="Owner password (at least 8 characters); generated and printed when omitted.",
+)
 @click.option("--sandbox", is_flag=True, help="Also connect one sandbox account per network.")
 @click.option("--force", is_flag=True, help="Wipe an already initialised data dir and start again.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (workspaceId, apiKey, sessionToken, …).")
-def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: bool, force: bool, as_json: bool) -> None:
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (workspaceId, apiKey, sessionToken, …)."
+)
+def init_cmd(
+    workspace_name: str, email: str, password: str | None, sandbox: bool, force: bool, as_json: bool
+) -> None:
     """Create the store, the workspace, the owner login and one API key holding every scope.
 
     \b
@@ -52,8 +62,9 @@ def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: boo
 
     settings = _settings()
     try:
-        created = bootstrap.initialise(settings, workspace_name=workspace_name, email=email, password=password,
-                                       force=force)
+        created = bootstrap.initialise(
+            settings, workspace_name=workspace_name, email=email, password=password, force=force
+        )
     except bootstrap.AlreadyInitialised as exc:
         _fail(str(exc), as_json, "already_initialised")
         return
@@ -71,7 +82,9 @@ def init_cmd(workspace_name: str, email: str, password: str | None, sandbox: boo
         return
     click.echo(f"Initialised {settings.data_dir}")
     click.echo(f"  workspace     {created.workspace_id}")
-    click.echo(f"  owner login   {created.email}" + (f"  (password: {created.password})" if created.password else ""))
+    click.echo(
+        f"  owner login   {created.email}" + (f"  (password: {created.password})" if created.password else "")
+    )
     click.echo(f"  API key       {created.api_key}")
     click.echo("                (shown once: store it now; `socialpub keys create` makes more)")
     for acc in out.get("accounts", []):
@@ -105,9 +118,13 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
 
 
 @click.command("worker")
-@click.option("--concurrency", default=None, type=click.IntRange(min=1),
-              help="Jobs run at once (default: $SOCIALPUB_WORKER_CONCURRENCY, sized for jobs that wait on "
-                   "the networks).")
+@click.option(
+    "--concurrency",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Jobs run at once (default: $SOCIALPUB_WORKER_CONCURRENCY, sized for jobs that wait on "
+    "the networks).",
+)
 def worker_cmd(concurrency: int | None) -> None:
     """Run the job worker alone: publishing, status tracking, retention, deliveries.
 
@@ -132,8 +149,13 @@ def worker_cmd(concurrency: int | None) -> None:
 
 @click.command("tick")
 @click.option("--max-seconds", default=120.0, show_default=True, type=float, help="Bound on the whole run.")
-@click.option("--settle", default=30.0, show_default=True, type=float,
-              help="Keep running while tracked jobs come due within this many seconds.")
+@click.option(
+    "--settle",
+    default=30.0,
+    show_default=True,
+    type=float,
+    help="Keep running while tracked jobs come due within this many seconds.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
 def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
     """Run everything due once, wait a bounded time for confirmations, and exit (the cron form).
@@ -192,7 +214,9 @@ def admin_session(email: str | None, as_json: bool) -> None:
         exp = jwt.decode(token, options={"verify_signature": False})["exp"]
         from datetime import UTC, datetime
 
-        click.echo(json.dumps({"sessionToken": token, "expiresAt": clock.iso(datetime.fromtimestamp(exp, UTC))}))
+        click.echo(
+            json.dumps({"sessionToken": token, "expiresAt": clock.iso(datetime.fromtimestamp(exp, UTC))})
+        )
         return
     click.echo(token)
 
@@ -213,13 +237,18 @@ def _workspace_id(email: str | None) -> str:
 
 @admin_group.command("plan")
 @click.argument("name", type=click.Choice(["FREE", "STARTER", "GROWTH"], case_sensitive=False))
-@click.option("--status", default=None,
-              type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
-              help="Subscription state (default active).")
+@click.option(
+    "--status",
+    default=None,
+    type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
+    help="Subscription state (default active).",
+)
 @click.option("--period-end", default=None, help="End of the paid period, ISO 8601 with offset.")
 @click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
 @click.option("--json", "as_json", is_flag=True)
-def admin_plan(name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool) -> None:
+def admin_plan(
+    name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool
+) -> None:
     """Set the workspace's subscription.
 
     \b
@@ -242,10 +271,13 @@ def admin_plan(name: str, status: str | None, period_end: str | None, email: str
         _fail(str(exc))
         return
     pub = workspace.to_public(ws)
-    click.echo(json.dumps(pub["plan"]) if as_json else
-               f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
-               f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
-               f"credits {pub['credits']['balance']}")
+    click.echo(
+        json.dumps(pub["plan"])
+        if as_json
+        else f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
+        f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
+        f"credits {pub['credits']['balance']}"
+    )
 
 
 @admin_group.command("credits")
@@ -273,8 +305,9 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
 
 
 @admin_group.command("rotate-key")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {reencrypted, tables, keySource, oldKeysDropped} as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print {reencrypted, tables, keySource, oldKeysDropped} as JSON."
+)
 def admin_rotate_key(as_json: bool) -> None:
     """Encrypt every stored token and webhook secret under a new key.
 
@@ -298,20 +331,25 @@ def admin_rotate_key(as_json: bool) -> None:
         click.echo(json.dumps(out))
         return
     per_table = ", ".join(f"{table} {n}" for table, n in out["tables"].items())
-    click.echo(f"re-encrypted {out['reencrypted']} value(s) ({per_table}) under the first key of {out['keySource']}"
-               + (f"; {out['oldKeysDropped']} old key(s) dropped" if out["oldKeysDropped"] else ""))
+    click.echo(
+        f"re-encrypted {out['reencrypted']} value(s) ({per_table}) under the first key of {out['keySource']}"
+        + (f"; {out['oldKeysDropped']} old key(s) dropped" if out["oldKeysDropped"] else "")
+    )
 
 
 OPERATOR_COMMANDS = (init_cmd, serve_cmd, worker_cmd, tick_cmd, admin_group)
 
 operator_cli = click.Group(
-    "operator", commands=list(OPERATOR_COMMANDS), context_settings={"help_option_names": ["-h", "--help"]},
+    "operator",
+    commands=list(OPERATOR_COMMANDS),
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="""socialpub's operator commands: they act on the data dir and database directly.
 
     \b
     Example:
       python -m backend.operator init --sandbox   # the same as `socialpub init --sandbox`
-    """)
+    """,
+)
 
 
 def main() -> None:

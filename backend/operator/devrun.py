@@ -19,8 +19,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make run")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--prepare-only", action="store_true",
-                        help="initialise the data dir if needed, then exit (what `make run` does before the TUI)")
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="initialise the data dir if needed, then exit (what `make run` does before the TUI)",
+    )
     args = parser.parse_args(argv)
 
     from backend.config import Settings
@@ -30,8 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     settings, warning = runtime.listening_settings(Settings(), args.host, args.port)
     creds_path = Path(settings.data_dir) / "dev-credentials.json"
     if not bootstrap.is_initialised(settings):
-        created = bootstrap.initialise(settings, workspace_name="Local workspace", email="owner@localhost",
-                                       password=None)
+        created = bootstrap.initialise(
+            settings, workspace_name="Local workspace", email="owner@localhost", password=None
+        )
         info = created.public()
         from backend.services import accounts as accounts_service
 
@@ -43,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         from backend import clock
         from backend.services import workspace as workspace_service
 
-        workspace_service.set_plan(created.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=365))
+        workspace_service.set_plan(
+            created.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=365)
+        )
         info["plan"] = "GROWTH"
         fd = os.open(creds_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
@@ -68,8 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     print("")
     sys.stdout.flush()
 
-    runtime.serve_app(runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True,
-                      log_level="info")
+    runtime.serve_app(
+        runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True, log_level="info"
+    )
     return 0
 
 

@@ -36,8 +36,10 @@ def check_initialised(settings: Any) -> None:
     from backend.services import security
 
     if settings.secret_key is None and not security.secret_path(settings).exists():
-        raise NotInitialised(f"no socialpub data in {settings.data_dir}: run `socialpub init --sandbox` first, "
-                             "or point the CLI at a server (SOCIALPUB_API_URL, or a profile)")
+        raise NotInitialised(
+            f"no socialpub data in {settings.data_dir}: run `socialpub init --sandbox` first, "
+            "or point the CLI at a server (SOCIALPUB_API_URL, or a profile)"
+        )
 
 
 @dataclass
@@ -98,9 +100,15 @@ def pending_work(horizon_s: float) -> int:
     from backend.store.models import Job
 
     limit = clock.now() + timedelta(seconds=horizon_s)
-    return (Job.select().where(
-        (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
-        & ~(Job.dedupe_key.startswith("periodic:")) & (Job.kind != PRODUCE_JOB)).count())
+    return (
+        Job.select()
+        .where(
+            (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
+            & ~(Job.dedupe_key.startswith("periodic:"))
+            & (Job.kind != PRODUCE_JOB)
+        )
+        .count()
+    )
 
 
 def producing() -> bool:
@@ -119,8 +127,11 @@ def _drain(drain_s: float) -> None:
         if not pending:
             return
         if not noted and sys.stderr.isatty():  # scripts read stderr for JSON errors: stay quiet there
-            print(f"sending {pending} due publishing job(s) before exiting (Ctrl-C leaves them to "
-                  "`socialpub tick`, `serve` or `worker`)…", file=sys.stderr)
+            print(
+                f"sending {pending} due publishing job(s) before exiting (Ctrl-C leaves them to "
+                "`socialpub tick`, `serve` or `worker`)…",
+                file=sys.stderr,
+            )
             noted = True
         time.sleep(0.1)
 

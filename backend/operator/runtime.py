@@ -19,8 +19,14 @@ def listening_settings(settings: Any, host: str, port: int) -> tuple[Any, str | 
         return settings, None
     shown = "127.0.0.1" if host in WILDCARD_HOSTS else host
     address = f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
-    warning = (f"SOCIALPUB_BASE_URL is not set: media URLs point at {address}, which only this machine reaches; "
-               "set it to the address clients use") if host in WILDCARD_HOSTS else None
+    warning = (
+        (
+            f"SOCIALPUB_BASE_URL is not set: media URLs point at {address}, which only this machine reaches; "
+            "set it to the address clients use"
+        )
+        if host in WILDCARD_HOSTS
+        else None
+    )
     return settings.model_copy(update={"base_url": address}), warning
 
 
@@ -40,8 +46,16 @@ def start_worker(settings: Any, name: str, concurrency: int | None = None) -> An
     return worker
 
 
-def serve_app(app: Any, settings: Any, *, host: str, port: int, worker: bool = True, log_level: str | None = None,
-              proxy_headers: bool = False) -> None:
+def serve_app(
+    app: Any,
+    settings: Any,
+    *,
+    host: str,
+    port: int,
+    worker: bool = True,
+    log_level: str | None = None,
+    proxy_headers: bool = False,
+) -> None:
     """Serve `app` with uvicorn until interrupted; with `worker`, a job worker runs alongside in this process
     (started once the app is built, stopped after the server has shut down)."""
     import uvicorn
@@ -50,8 +64,13 @@ def serve_app(app: Any, settings: Any, *, host: str, port: int, worker: bool = T
     if running is not None:
         running.check_connections()
     try:
-        uvicorn.run(app, host=host, port=port, log_level=log_level or settings.log_level.lower(),
-                    proxy_headers=proxy_headers)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level=log_level or settings.log_level.lower(),
+            proxy_headers=proxy_headers,
+        )
     finally:
         if running is not None:
             running.stop()

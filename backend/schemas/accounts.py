@@ -18,17 +18,24 @@ class AccountOut(CamelOut):
     name: str = Field(description="display name at the network")
     username: str
     kind: Literal["sandbox", "live"] = Field(description="`sandbox` (emulated network) or `live`")
-    status: Literal["active", "needs_reauth", "disconnected"] = Field(description="`active`, `needs_reauth` (reconnect it) or `disconnected`")
-    is_default: bool = Field(description="the account a plain network name in `targets` reaches: the oldest "
-                                         "connected active account of its network")
+    status: Literal["active", "needs_reauth", "disconnected"] = Field(
+        description="`active`, `needs_reauth` (reconnect it) or `disconnected`"
+    )
+    is_default: bool = Field(
+        description="the account a plain network name in `targets` reaches: the oldest "
+        "connected active account of its network"
+    )
     behaviour: str | None = Field(description="sandbox accounts only: how the emulated network answers")
     connected_at: Timestamp
     token_expires_at: Timestamp | None
-    token_warning: str | None = Field(default=None, description="live accounts: what needs doing about the "
-                                      "account's authorisation, e.g. `token expires in 3 days: reconnect with "
-                                      "socialpub accounts connect facebook` (a token that cannot be refreshed, "
-                                      "within SOCIALPUB_TOKEN_WARNING_DAYS of its expiry) or that it must be "
-                                      "reconnected (needs_reauth); null when all is well. An extension.")
+    token_warning: str | None = Field(
+        default=None,
+        description="live accounts: what needs doing about the "
+        "account's authorisation, e.g. `token expires in 3 days: reconnect with "
+        "socialpub accounts connect facebook` (a token that cannot be refreshed, "
+        "within SOCIALPUB_TOKEN_WARNING_DAYS of its expiry) or that it must be "
+        "reconnected (needs_reauth); null when all is well. An extension.",
+    )
 
 
 class AccountList(CamelOut):
@@ -49,15 +56,21 @@ class AccountCreate(CamelModel):
 # --- live accounts: OAuth and tokens from elsewhere (docs/accounts.md) -----------------------------------------------
 TOKEN_PATTERN = r"^[\x21-\x7e]+$"
 
+
 class OAuthStart(CamelModel):
     """Start connecting live accounts of a network with OAuth (authorization code, PKCE, state kept server-side)."""
 
     platform: Platform
-    redirect_uri: str = Field(min_length=1, max_length=2000, description="where the network sends the browser "
-                              "back with `code` and `state`: an absolute http(s) URL, e.g. the CLI's loopback "
-                              "listener `http://127.0.0.1:PORT/callback`")
-    name: str | None = Field(default=None, max_length=200, description="display name of the account, when the "
-                             "grant connects one")
+    redirect_uri: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="where the network sends the browser "
+        "back with `code` and `state`: an absolute http(s) URL, e.g. the CLI's loopback "
+        "listener `http://127.0.0.1:PORT/callback`",
+    )
+    name: str | None = Field(
+        default=None, max_length=200, description="display name of the account, when the grant connects one"
+    )
 
 
 class OAuthStarted(CamelOut):
@@ -79,10 +92,14 @@ class OAuthCandidate(CamelOut):
 
 
 class OAuthFinished(CamelOut):
-    grant_id: str = Field(description="connect the accounts picked with POST /v1/accounts/oauth/{grantId}/connect")
+    grant_id: str = Field(
+        description="connect the accounts picked with POST /v1/accounts/oauth/{grantId}/connect"
+    )
     platform: Network
     expires_at: Timestamp = Field(description="connect before then (10 minutes)")
-    candidates: list[OAuthCandidate] = Field(description="the accounts the grant reaches (tokens stay server-side)")
+    candidates: list[OAuthCandidate] = Field(
+        description="the accounts the grant reaches (tokens stay server-side)"
+    )
 
 
 class OAuthConnect(CamelModel):
@@ -97,13 +114,23 @@ class TokenConnect(CamelModel):
     """Connect a live account with a token obtained elsewhere (the network's own tools, another app)."""
 
     platform: Platform
-    access_token: str = Field(min_length=1, max_length=8000, pattern=TOKEN_PATTERN,
-                              description="printable ASCII, no spaces (as every network's tokens)")
+    access_token: str = Field(
+        min_length=1,
+        max_length=8000,
+        pattern=TOKEN_PATTERN,
+        description="printable ASCII, no spaces (as every network's tokens)",
+    )
     refresh_token: str | None = Field(default=None, min_length=1, max_length=8000, pattern=TOKEN_PATTERN)
-    expires_in: int | None = Field(default=None, ge=1, le=10 * 365 * 86400, description="the access token's life "
-                                   "in seconds, when known")
-    external_id: str | None = Field(default=None, min_length=1, max_length=200, description="the account to "
-                                    "connect when the token reaches several (Facebook pages, LinkedIn organisations)")
+    expires_in: int | None = Field(
+        default=None, ge=1, le=10 * 365 * 86400, description="the access token's life in seconds, when known"
+    )
+    external_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="the account to "
+        "connect when the token reaches several (Facebook pages, LinkedIn organisations)",
+    )
     name: str | None = Field(default=None, max_length=200)
 
 
@@ -112,10 +139,12 @@ class AccountCheck(CamelOut):
     platform: Network
     name: str
     kind: Literal["sandbox", "live"]
-    status: Literal["ok", "expiring", "needs_reauth", "error"] = Field(description="`ok`; `expiring` (a token that "
-                                                                       "cannot be refreshed dies within 7 days); "
-                                                                       "`needs_reauth` (reconnect); `error` (the "
-                                                                       "network's error, see code and message)")
+    status: Literal["ok", "expiring", "needs_reauth", "error"] = Field(
+        description="`ok`; `expiring` (a token that "
+        "cannot be refreshed dies within 7 days); "
+        "`needs_reauth` (reconnect); `error` (the "
+        "network's error, see code and message)"
+    )
     code: str | None = Field(description="the network's error code, when not ok")
     message: str | None
     token_expires_at: Timestamp | None

@@ -25,11 +25,14 @@ class TargetCounts(CamelOut):
 
 
 class ActivityDay(CamelOut):
-    date: str = Field(description="the local day, `YYYY-MM-DD` in `timezone`",
-                      json_schema_extra={"format": "date"})
+    date: str = Field(
+        description="the local day, `YYYY-MM-DD` in `timezone`", json_schema_extra={"format": "date"}
+    )
     start: Timestamp = Field(description="local midnight of that day, in UTC (inclusive)")
-    end: Timestamp = Field(description="local midnight of the next day, in UTC (exclusive); a day of a DST "
-                                       "change lasts 23 or 25 hours")
+    end: Timestamp = Field(
+        description="local midnight of the next day, in UTC (exclusive); a day of a DST "
+        "change lasts 23 or 25 hours"
+    )
     posts: PostCounts
     targets: TargetCounts
 
@@ -37,8 +40,10 @@ class ActivityDay(CamelOut):
 class ActivityTotals(CamelOut):
     posts: PostCounts
     targets: TargetCounts
-    success_rate: float | None = Field(description="succeeded and inbox_delivered targets over all finished "
-                                                   "targets of the period, 0 to 1; null when none finished")
+    success_rate: float | None = Field(
+        description="succeeded and inbox_delivered targets over all finished "
+        "targets of the period, 0 to 1; null when none finished"
+    )
 
 
 class ActivityFailure(CamelOut):
@@ -56,8 +61,10 @@ class ActivityOut(CamelOut):
     timezone: str = Field(description="the IANA zone the days are counted in")
     start: Timestamp = Field(description="local midnight of the first day, in UTC")
     end: Timestamp = Field(description="local midnight after today, in UTC")
-    per_day: list[ActivityDay] = Field(description="one entry per local day, oldest first, days without "
-                                                   "activity included (zero counts)")
+    per_day: list[ActivityDay] = Field(
+        description="one entry per local day, oldest first, days without activity included (zero counts)"
+    )
     totals: ActivityTotals
-    failures: list[ActivityFailure] = Field(description="the failed targets of the posts that finished in the "
-                                                        "period, newest first")
+    failures: list[ActivityFailure] = Field(
+        description="the failed targets of the posts that finished in the period, newest first"
+    )

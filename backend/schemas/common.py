@@ -52,8 +52,10 @@ def _unstorable(value: Any) -> str | None:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                return ("a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair) is not a character: "
-                        "send the pair, or the character itself")
+                return (
+                    "a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its pair) is not a character: "
+                    "send the pair, or the character itself"
+                )
         return None
     if isinstance(value, list | tuple):
         return next((why for v in value if (why := _unstorable(v))), None)

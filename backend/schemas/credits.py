@@ -16,8 +16,9 @@ class CreditEntryOut(CamelOut):
     amount: int = Field(description="signed: a charge is negative, a refund or a grant positive")
     reason: Literal["opening", "grant", "admin", "charge", "refund"] = Field(
         description="`charge` (a generation accepted), `refund` (a generation failed, or deleted before it "
-                    "started), `grant` (the plan's monthly allowance), `admin` (an operator's change), `opening` "
-                    "(the balance when the ledger was introduced)")
+        "started), `grant` (the plan's monthly allowance), `admin` (an operator's change), `opening` "
+        "(the balance when the ledger was introduced)"
+    )
     generation_id: str | None = Field(description="the generation charged or refunded; null otherwise")
     note: str = Field(description="a short explanation; may be empty")
     balance_after: int = Field(description="the balance once this movement was written")
@@ -26,5 +27,7 @@ class CreditEntryOut(CamelOut):
 class CreditHistory(CamelOut):
     balance: int = Field(description="the workspace's balance now")
     items: list[CreditEntryOut] = Field(description="newest first")
-    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN},
-                                    description="pass as `cursor` for the next (older) page; null at the end")
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+        description="pass as `cursor` for the next (older) page; null at the end",
+    )

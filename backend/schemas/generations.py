@@ -25,29 +25,49 @@ SourceUrl = Annotated[str, Field(max_length=4096, json_schema_extra={"format": "
 
 
 class GenerationCreate(CamelModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"type": "image", "prompt": "A flat white on a sunny terrace, morning light", "aspectRatio": "1:1"},
-        {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10},
-    ]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "type": "image",
+                    "prompt": "A flat white on a sunny terrace, morning light",
+                    "aspectRatio": "1:1",
+                },
+                {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10},
+            ]
+        }
+    )
 
-    type: str = Field(max_length=100, json_schema_extra={"enum": list(GENERATION_TYPES)},
-                      description="`image` or `video`")
-    prompt: str = Field(json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX},
-                        description="3 to 1,800 characters (not counting leading and trailing blanks)")
-    aspect_ratio: Annotated[str, Field(max_length=100, json_schema_extra={"enum": list(ASPECT_RATIOS)})] | None = Field(
-        default=None, description="`9:16` (default), `1:1` or `16:9`")
+    type: str = Field(
+        max_length=100, json_schema_extra={"enum": list(GENERATION_TYPES)}, description="`image` or `video`"
+    )
+    prompt: str = Field(
+        json_schema_extra={"minLength": PROMPT_MIN, "maxLength": PROMPT_MAX},
+        description="3 to 1,800 characters (not counting leading and trailing blanks)",
+    )
+    aspect_ratio: (
+        Annotated[str, Field(max_length=100, json_schema_extra={"enum": list(ASPECT_RATIOS)})] | None
+    ) = Field(default=None, description="`9:16` (default), `1:1` or `16:9`")
     duration_sec: Annotated[int, Field(json_schema_extra={"enum": list(DURATIONS)})] | None = Field(
-        default=None, description="video only: 5 (default), 10 or 15 seconds, billed per second (15, 30 or 45 "
-                                  "credits)")
-    source_urls: Annotated[list[SourceUrl], Field(json_schema_extra={"maxItems": MAX_SOURCES})] | None = Field(
-        default=None, description="video only: one start image, or two (first and last frame); files on the media "
-                                  "host (POST /v1/media) or public https URLs of images")
+        default=None,
+        description="video only: 5 (default), 10 or 15 seconds, billed per second (15, 30 or 45 credits)",
+    )
+    source_urls: Annotated[list[SourceUrl], Field(json_schema_extra={"maxItems": MAX_SOURCES})] | None = (
+        Field(
+            default=None,
+            description="video only: one start image, or two (first and last frame); files on the media "
+            "host (POST /v1/media) or public https URLs of images",
+        )
+    )
     idempotency_key: str | None = Field(
-        default=None, min_length=1, max_length=IDEMPOTENCY_KEY_MAX,
+        default=None,
+        min_length=1,
+        max_length=IDEMPOTENCY_KEY_MAX,
         description="extension: the same key in the same workspace answers 200 with the generation already made "
-                    "with it (whatever its state, a failed one included), nothing validated or charged again; a "
-                    "UNIQUE index decides concurrent requests. A deleted generation's key is released. A dry run "
-                    "ignores it")
+        "with it (whatever its state, a failed one included), nothing validated or charged again; a "
+        "UNIQUE index decides concurrent requests. A deleted generation's key is released. A dry run "
+        "ignores it",
+    )
 
 
 class GenerationOut(CamelOut):
@@ -61,15 +81,20 @@ class GenerationOut(CamelOut):
     aspect_ratio: Literal["9:16", "1:1", "16:9"]
     duration_sec: int | None = Field(description="5, 10 or 15 for a video; null for an image")
     source_urls: list[str] = Field(description="the start images supplied; `[]` when none")
-    media_url: str | None = Field(json_schema_extra={"format": "uri"},
-                                  description="the produced file on the media host, usable as is in `mediaUrls` "
-                                              "of POST /v1/posts; null until completed")
+    media_url: str | None = Field(
+        json_schema_extra={"format": "uri"},
+        description="the produced file on the media host, usable as is in `mediaUrls` "
+        "of POST /v1/posts; null until completed",
+    )
     mime_type: str | None
-    error: str | None = Field(description="on failure: a sentence to show the user as is (what happened, what to "
-                                          "do; the credits were refunded)")
+    error: str | None = Field(
+        description="on failure: a sentence to show the user as is (what happened, what to "
+        "do; the credits were refunded)"
+    )
     credits_cost: int
-    idempotency_key: str | None = Field(default=None, description="extension: the `idempotencyKey` it was created "
-                                                                  "with; null when none")
+    idempotency_key: str | None = Field(
+        default=None, description="extension: the `idempotencyKey` it was created with; null when none"
+    )
     created_at: Timestamp
     completed_at: Timestamp | None = Field(description="end of production, on success as on failure")
 
@@ -84,14 +109,18 @@ class GenerationQuote(CamelOut):
     credits_cost: int = Field(description="what the creation would cost")
     balance: int = Field(description="the workspace's balance now")
     balance_after: int | None = Field(description="the balance once charged; null when it is not enough")
-    enough: bool = Field(description="whether the balance covers the cost (the real call would get 402 "
-                                     "insufficient_credits otherwise)")
+    enough: bool = Field(
+        description="whether the balance covers the cost (the real call would get 402 "
+        "insufficient_credits otherwise)"
+    )
 
 
 class GenerationList(CamelOut):
     items: list[GenerationOut] = Field(description="newest first; deleted creations are left out")
-    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN},
-                                    description="pass as `cursor` for the next (older) page; null at the end")
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+        description="pass as `cursor` for the next (older) page; null at the end",
+    )
     credits: CreditsOut = Field(description="the workspace's credits, as in GET /v1/workspace")
 
 
@@ -101,13 +130,21 @@ class GenerationDeleted(CamelOut):
     ok: Literal[True] = True
     id: str
     status: GenerationStatus = Field(description="the status the creation had when it was deleted")
-    media_deleted: bool = Field(description="the produced file was deleted (its URL now answers 404); false when "
-                                            "there was none, or a post not yet sent still uses it")
-    media_kept_by: list[str] = Field(default_factory=list,
-                                     description="the posts that still use the file and keep it: a post not yet "
-                                                 "sent keeps it until it is sent, then 30 days (spec 8, retention)")
+    media_deleted: bool = Field(
+        description="the produced file was deleted (its URL now answers 404); false when "
+        "there was none, or a post not yet sent still uses it"
+    )
+    media_kept_by: list[str] = Field(
+        default_factory=list,
+        description="the posts that still use the file and keep it: a post not yet "
+        "sent keeps it until it is sent, then 30 days (spec 8, retention)",
+    )
     media_kept_until: Timestamp | None = Field(
-        default=None, description="when the file will be deleted, if it is kept and that is known already (all "
-                                  "the posts using it are sent); null otherwise")
-    credits_refunded: int = Field(description="credits given back: the full cost for a creation deleted before "
-                                              "production started, else 0")
+        default=None,
+        description="when the file will be deleted, if it is kept and that is known already (all "
+        "the posts using it are sent); null otherwise",
+    )
+    credits_refunded: int = Field(
+        description="credits given back: the full cost for a creation deleted before "
+        "production started, else 0"
+    )

@@ -8,16 +8,31 @@ from pydantic import Field
 
 from backend.schemas.common import CamelModel, CamelOut, Timestamp
 
-ScopeName = Literal["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
-                    "generations:write", "videos:read", "webhooks:read", "webhooks:write"]
+ScopeName = Literal[
+    "media:write",
+    "publish:posts",
+    "publish:tiktok",
+    "accounts:read",
+    "workspace:read",
+    "generations:write",
+    "videos:read",
+    "webhooks:read",
+    "webhooks:write",
+]
 
 DEFAULT_KEY_NAME = "API key"  # a key created without a name, or with a blank one
 
 
 class KeyCreate(CamelModel):
-    name: str = Field(default=DEFAULT_KEY_NAME, max_length=200, description=f"{DEFAULT_KEY_NAME!r} when left out or blank")
+    name: str = Field(
+        default=DEFAULT_KEY_NAME, max_length=200, description=f"{DEFAULT_KEY_NAME!r} when left out or blank"
+    )
     expires_in_days: Literal[30, 90, 365] | None = 90
-    scopes: list[ScopeName] | None = Field(default=None, min_length=1, description="default: every scope (the seven of spec 5.4 and the webhooks extension's two)")
+    scopes: list[ScopeName] | None = Field(
+        default=None,
+        min_length=1,
+        description="default: every scope (the seven of spec 5.4 and the webhooks extension's two)",
+    )
 
 
 class KeyOut(CamelOut):

@@ -43,5 +43,7 @@ NETWORK_LIMITS: dict[str, NetworkLimits] = {
     "instagram": NetworkLimits("instagram", 2200, media_required=True),
     "linkedin": NetworkLimits("linkedin", 3000, text_or_media=True),
     "tiktok": NetworkLimits("tiktok", 2200, utf16=True, media_required=True, photo_title_max=90),
-    "youtube": NetworkLimits("youtube", MAX_CONTENT, video_required=True, title_max=100, description_max_bytes=5000),
+    "youtube": NetworkLimits(
+        "youtube", MAX_CONTENT, video_required=True, title_max=100, description_max_bytes=5000
+    ),
 }

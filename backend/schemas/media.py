@@ -26,8 +26,12 @@ class MediaCreate(CamelModel):
 
     model_config = ConfigDict(json_schema_extra=_exactly_one_schema)
 
-    url: str | None = Field(default=None, min_length=1, max_length=4096,
-                            description="public http(s) address of the file; no redirect is followed")
+    url: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=4096,
+        description="public http(s) address of the file; no redirect is followed",
+    )
     base64: str | None = Field(default=None, description="the file in base64 (whole body at most 30 MB)")
 
     @model_validator(mode="after")
@@ -62,20 +66,27 @@ class MediaItem(CamelOut):
     bytes: int
     mime_type: str
     origin: Literal["upload", "url", "generated"]
-    sha256: str = Field(description="extension: SHA-256 (hex) of the stored bytes (an image is stored re-encoded, "
-                                    "so this differs from the uploaded file's)", json_schema_extra={"pattern": "^[0-9a-f]{64}$"})
+    sha256: str = Field(
+        description="extension: SHA-256 (hex) of the stored bytes (an image is stored re-encoded, "
+        "so this differs from the uploaded file's)",
+        json_schema_extra={"pattern": "^[0-9a-f]{64}$"},
+    )
     source_sha256: str | None = Field(
-        default=None, description="extension: SHA-256 (hex) of the bytes as they were sent (an upload's, a URL's); "
-                                  "null for a generated file or one ingested before it was recorded",
-        json_schema_extra={"pattern": "^[0-9a-f]{64}$"})
+        default=None,
+        description="extension: SHA-256 (hex) of the bytes as they were sent (an upload's, a URL's); "
+        "null for a generated file or one ingested before it was recorded",
+        json_schema_extra={"pattern": "^[0-9a-f]{64}$"},
+    )
     created_at: Timestamp
     expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")
 
 
 class MediaList(CamelOut):
     items: list[MediaItem]
-    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN},
-                                    description="pass as `cursor` to get the next (older) page; null at the end")
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+        description="pass as `cursor` to get the next (older) page; null at the end",
+    )
 
 
 class MediaDeleted(CamelOut):

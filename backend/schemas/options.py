@@ -15,11 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 TikTokPostMode = Literal["DIRECT_POST", "MEDIA_UPLOAD"]
-TikTokPrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+TikTokPrivacyLevel = Literal[
+    "PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"
+]
 YouTubePrivacyStatus = Literal["public", "private", "unlisted"]
 
 TIKTOK_PRIVACY_LEVELS: tuple[str, ...] = (
-    "PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY",
+    "PUBLIC_TO_EVERYONE",
+    "MUTUAL_FOLLOW_FRIENDS",
+    "FOLLOWER_OF_CREATOR",
+    "SELF_ONLY",
 )
 YOUTUBE_TAGS_MAX = 500
 
@@ -43,8 +48,9 @@ class WireModel(BaseModel):
 class TikTokOptions(WireModel):
     """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored."""
 
-    post_mode: TikTokPostMode = Field(default="DIRECT_POST", description="MEDIA_UPLOAD puts the content in the "
-                                                                          "creator's drafts")
+    post_mode: TikTokPostMode = Field(
+        default="DIRECT_POST", description="MEDIA_UPLOAD puts the content in the creator's drafts"
+    )
     privacy_level: TikTokPrivacyLevel | None = None
     disable_comment: bool | None = None
     disable_duet: bool | None = None
@@ -57,8 +63,12 @@ class YouTubeOptions(WireModel):
 
     privacy_status: YouTubePrivacyStatus = "public"
     made_for_kids: bool | None = None
-    title: str | None = Field(default=None, description="overrides the first line of the text; 100 characters")
-    tags: list[str] | None = Field(default=None, description="500 characters cumulated, counted as YouTube does")
+    title: str | None = Field(
+        default=None, description="overrides the first line of the text; 100 characters"
+    )
+    tags: list[str] | None = Field(
+        default=None, description="500 characters cumulated, counted as YouTube does"
+    )
     contains_synthetic_media: bool | None = None
 
     @field_validator("tags")

@@ -14,7 +14,9 @@ PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed"
 TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
 MAX_TARGETS = 20
 MAX_MEDIA = 10
-MAX_CONTENT = 63_206  # stated in the document; a longer text is answered per target (content_too_long_for_target)
+MAX_CONTENT = (
+    63_206  # stated in the document; a longer text is answered per target (content_too_long_for_target)
+)
 MAX_LABELS = 20
 LABEL_KEY_PATTERN = r"^[a-z0-9]([a-z0-9._/-]{0,98}[a-z0-9])?$"
 LABEL_VALUE_MAX = 500
@@ -22,13 +24,17 @@ LABEL_VALUE_MAX = 500
 
 LabelKey = Annotated[str, Field(pattern=LABEL_KEY_PATTERN, max_length=100)]
 LabelValue = Annotated[str, Field(max_length=LABEL_VALUE_MAX)]
-Labels = Annotated[dict[LabelKey, LabelValue], Field(
-    max_length=MAX_LABELS,
-    description="extension: up to 20 labels, fixed at creation — keys of lowercase letters, digits and `._/-` "
-                "(at most 100 characters, starting and ending with a letter or digit), values of at most 500 "
-                "characters; `GET /v1/posts?label=KEY=VALUE` finds the posts carrying one. Recipes mark the posts "
-                "a set owns with `socialpub.recipe/set` and `socialpub.recipe/key`",
-    examples=[{"socialpub.recipe/set": "january", "team": "brand"}])]
+Labels = Annotated[
+    dict[LabelKey, LabelValue],
+    Field(
+        max_length=MAX_LABELS,
+        description="extension: up to 20 labels, fixed at creation — keys of lowercase letters, digits and `._/-` "
+        "(at most 100 characters, starting and ending with a letter or digit), values of at most 500 "
+        "characters; `GET /v1/posts?label=KEY=VALUE` finds the posts carrying one. Recipes mark the posts "
+        "a set owns with `socialpub.recipe/set` and `socialpub.recipe/key`",
+        examples=[{"socialpub.recipe/set": "january", "team": "brand"}],
+    ),
+]
 
 # A network name. In Python any string (an unknown one is answered 400 `invalid_targets` with a per-target
 # `invalid_target`, as the spec says); the document states the enum.
@@ -39,51 +45,84 @@ class TargetRef(CamelModel):
     """A target as an object: the network and, optionally, the exact connected account (`channelId`)."""
 
     platform: NetworkName = Field(description="facebook, instagram, linkedin, tiktok or youtube")
-    channel_id: str | None = Field(default=None, max_length=100,
-                                   description="id of a connected account (GET /v1/accounts); "
-                                               "without it, the network's default account")
+    channel_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="id of a connected account (GET /v1/accounts); without it, the network's default account",
+    )
 
 
 def _not_blank(value: str | None) -> str | None:
     if value is not None and not value.strip():
-        raise ValueError("scheduledAt is an ISO 8601 timestamp with a zone offset, or null / absent to publish now")
+        raise ValueError(
+            "scheduledAt is an ISO 8601 timestamp with a zone offset, or null / absent to publish now"
+        )
     return value
 
 
 class PostCreate(CamelModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"targets": ["facebook", "linkedin"], "content": "Hello from socialpub"},
-        {"targets": [{"platform": "facebook"}], "content": "Later", "scheduledAt": "2099-01-01T09:00:00Z",
-         "idempotencyKey": "launch-1"},
-    ]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {"targets": ["facebook", "linkedin"], "content": "Hello from socialpub"},
+                {
+                    "targets": [{"platform": "facebook"}],
+                    "content": "Later",
+                    "scheduledAt": "2099-01-01T09:00:00Z",
+                    "idempotencyKey": "launch-1",
+                },
+            ]
+        }
+    )
 
-    targets: list[NetworkName | TargetRef] = Field(min_length=1, max_length=MAX_TARGETS,
-                                                   description="1 to 20 network names or {platform, channelId} "
-                                                               "objects, no account twice")
-    content: str = Field(json_schema_extra={"maxLength": MAX_CONTENT}, description="the text; 63,206 characters, stricter bounds per "
-                                                             "network (linkedin 3,000; instagram and tiktok 2,200)")
+    targets: list[NetworkName | TargetRef] = Field(
+        min_length=1,
+        max_length=MAX_TARGETS,
+        description="1 to 20 network names or {platform, channelId} objects, no account twice",
+    )
+    content: str = Field(
+        json_schema_extra={"maxLength": MAX_CONTENT},
+        description="the text; 63,206 characters, stricter bounds per "
+        "network (linkedin 3,000; instagram and tiktok 2,200)",
+    )
     media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] = Field(
-        default_factory=list, max_length=MAX_MEDIA, description="0 to 10 https URLs, or files on the media host")
-    scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); "
-                                                                     "absent or null: publish now")
+        default_factory=list,
+        max_length=MAX_MEDIA,
+        description="0 to 10 https URLs, or files on the media host",
+    )
+    scheduled_at: Timestamp | None = Field(
+        default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); absent or null: publish now"
+    )
     _scheduled_at = field_validator("scheduled_at")(_not_blank)
     options: PostOptions | None = None
-    idempotency_key: str | None = Field(default=None, min_length=1, max_length=200,
-                                        description="same key in the same workspace: the existing post, 200")
+    idempotency_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="same key in the same workspace: the existing post, 200",
+    )
     labels: Labels | None = None
 
 
 class PostPatch(CamelModel):
     """Only these fields can change, and only while the post is `scheduled`. Leave a field out to keep it."""
 
-    model_config = ConfigDict(json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options"))
+    model_config = ConfigDict(
+        json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options")
+    )
 
-    scheduled_at: Timestamp | None = Field(default=None, description="ISO 8601 with a zone offset, in the future")
+    scheduled_at: Timestamp | None = Field(
+        default=None, description="ISO 8601 with a zone offset, in the future"
+    )
     _scheduled_at = field_validator("scheduled_at")(_not_blank)
-    content: str | None = Field(default=None, json_schema_extra={"maxLength": MAX_CONTENT},
-                                description="over a network's bound: 400 invalid_targets, as on creation")
-    media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = Field(
-        default=None, max_length=MAX_MEDIA)
+    content: str | None = Field(
+        default=None,
+        json_schema_extra={"maxLength": MAX_CONTENT},
+        description="over a network's bound: 400 invalid_targets, as on creation",
+    )
+    media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = (
+        Field(default=None, max_length=MAX_MEDIA)
+    )
     options: PostOptions | None = None
     # Not part of the document (targets and labels cannot change); sent anyway, answered 400
     # targets_not_editable / labels_not_editable.
@@ -102,8 +141,10 @@ class TargetOut(CamelOut):
     fail_type: Literal["retriable", "permanent"] | None
     completed_at: Timestamp | None
     next_attempt_at: Timestamp | None = Field(
-        default=None, description="extension: when a `pending` target that waits (a network's daily cap, a retry "
-                                  "after a temporary failure) will next be tried; null when no attempt is planned")
+        default=None,
+        description="extension: when a `pending` target that waits (a network's daily cap, a retry "
+        "after a temporary failure) will next be tried; null when no attempt is planned",
+    )
 
 
 class PostOut(CamelOut):
@@ -116,11 +157,15 @@ class PostOut(CamelOut):
     media_urls: list[str]
     options: dict[str, Any]
     idempotency_key: str | None
-    labels: dict[str, str] = Field(default_factory=dict, description="extension: the labels given at creation "
-                                                                     "(`{}` when none)")
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="extension: the labels given at creation (`{}` when none)"
+    )
     targets: list[TargetOut]
 
 
 class PostList(CamelOut):
     items: list[PostOut]
-    next_cursor: str | None = Field(json_schema_extra={"pattern": CURSOR_PATTERN}, description="pass as `cursor` to get the next (older) page; null at the end")
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": CURSOR_PATTERN},
+        description="pass as `cursor` to get the next (older) page; null at the end",
+    )

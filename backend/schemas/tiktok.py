@@ -11,8 +11,9 @@ from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
 
 PostMode = Literal["MEDIA_UPLOAD", "DIRECT_POST"]
 PrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-PublishStatus = Literal["PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE",
-                        "FAILED"]
+PublishStatus = Literal[
+    "PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED"
+]
 TERMINAL_STATUSES: tuple[str, ...] = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
 DEFAULT_POST_MODE: PostMode = "MEDIA_UPLOAD"  # docs/tiktok.md: nothing goes public without the creator
 PHOTO_MAX = 35
@@ -36,27 +37,47 @@ def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]
 
 def _max_utf16(value: str | None, limit: int) -> str | None:
     if value is not None and utf16_len(value) > limit:
-        raise ValueError(f"at most {limit} characters (UTF-16 units, as TikTok counts); this has {utf16_len(value)}")
+        raise ValueError(
+            f"at most {limit} characters (UTF-16 units, as TikTok counts); this has {utf16_len(value)}"
+        )
     return value
 
 
 class TikTokPhotoCreate(CamelModel):
     """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
 
-    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "autoAddMusic"))
+    model_config = ConfigDict(
+        json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "autoAddMusic")
+    )
 
-    image_urls: list[Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": 2000, "format": "uri"})]] = Field(
-        min_length=1, max_length=PHOTO_MAX,
-                                  description="1 to 35 files on the media host (POST /v1/media); the first is the cover")
-    title: str | None = Field(default=None, json_schema_extra={"maxLength": PHOTO_TITLE_MAX},
-                              description="at most 90 characters; pre-filled in a draft")
-    description: str | None = Field(default=None, json_schema_extra={"maxLength": PHOTO_DESCRIPTION_MAX},
-                                    description="at most 4000 characters; pre-filled in a draft")
-    post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
-    channel_id: str | None = Field(default=None, max_length=100,
-                                   description="a connected tiktok account; default: the oldest connected one")
-    privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only; one of the account's "
-                                                                         "privacy options")
+    image_urls: list[
+        Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": 2000, "format": "uri"})]
+    ] = Field(
+        min_length=1,
+        max_length=PHOTO_MAX,
+        description="1 to 35 files on the media host (POST /v1/media); the first is the cover",
+    )
+    title: str | None = Field(
+        default=None,
+        json_schema_extra={"maxLength": PHOTO_TITLE_MAX},
+        description="at most 90 characters; pre-filled in a draft",
+    )
+    description: str | None = Field(
+        default=None,
+        json_schema_extra={"maxLength": PHOTO_DESCRIPTION_MAX},
+        description="at most 4000 characters; pre-filled in a draft",
+    )
+    post_mode: PostMode | None = Field(
+        default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST"
+    )
+    channel_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="a connected tiktok account; default: the oldest connected one",
+    )
+    privacy_level: PrivacyLevel | None = Field(
+        default=None, description="DIRECT_POST only; one of the account's privacy options"
+    )
     disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
     auto_add_music: bool | None = Field(default=None, description="DIRECT_POST only")
 
@@ -82,16 +103,29 @@ class TikTokPhotoCreate(CamelModel):
 class TikTokVideoCreate(CamelModel):
     """A video pulled from the media host. The title is published only in DIRECT_POST."""
 
-    model_config = ConfigDict(json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "disableDuet",
-                                                                  "disableStitch"))
+    model_config = ConfigDict(
+        json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "disableDuet", "disableStitch")
+    )
 
-    video_url: str = Field(min_length=1, max_length=2000, json_schema_extra={"format": "uri"}, description="a file on the media host (POST /v1/media)")
-    title: str | None = Field(default=None, json_schema_extra={"maxLength": VIDEO_TITLE_MAX},
-                              description="at most 2200 characters; sent in DIRECT_POST only, "
-                                                        "echoed in MEDIA_UPLOAD")
-    post_mode: PostMode | None = Field(default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST")
-    channel_id: str | None = Field(default=None, max_length=100,
-                                   description="a connected tiktok account; default: the oldest connected one")
+    video_url: str = Field(
+        min_length=1,
+        max_length=2000,
+        json_schema_extra={"format": "uri"},
+        description="a file on the media host (POST /v1/media)",
+    )
+    title: str | None = Field(
+        default=None,
+        json_schema_extra={"maxLength": VIDEO_TITLE_MAX},
+        description="at most 2200 characters; sent in DIRECT_POST only, echoed in MEDIA_UPLOAD",
+    )
+    post_mode: PostMode | None = Field(
+        default=None, description="MEDIA_UPLOAD (draft, the default) or DIRECT_POST"
+    )
+    channel_id: str | None = Field(
+        default=None,
+        max_length=100,
+        description="a connected tiktok account; default: the oldest connected one",
+    )
     privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only")
     disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
     disable_duet: bool | None = Field(default=None, description="DIRECT_POST only")

@@ -34,30 +34,49 @@ DeliveryStatus = Literal["pending", "succeeded", "failed"]
 
 
 class WebhookCreate(CamelModel):
-    model_config = ConfigDict(json_schema_extra={"examples": [
-        {"url": "https://example.com/socialpub", "events": ["publish.completed", "publish.failed"],
-         "description": "ops dashboard"},
-    ]})
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "url": "https://example.com/socialpub",
+                    "events": ["publish.completed", "publish.failed"],
+                    "description": "ops dashboard",
+                },
+            ]
+        }
+    )
 
-    url: str = Field(min_length=1, max_length=URL_MAX, json_schema_extra={"format": "uri"},
-                     description="http or https; checked by the address rule (public addresses only unless the "
-                                 "server runs with SOCIALPUB_ALLOW_PRIVATE_URLS=1)")
-    events: list[str] | None = Field(default=None, max_length=len(EVENT_TYPES),
-                                     description="the event types to receive; absent or empty: every type",
-                                     json_schema_extra={"items": {"enum": list(EVENT_TYPES)}})
+    url: str = Field(
+        min_length=1,
+        max_length=URL_MAX,
+        json_schema_extra={"format": "uri"},
+        description="http or https; checked by the address rule (public addresses only unless the "
+        "server runs with SOCIALPUB_ALLOW_PRIVATE_URLS=1)",
+    )
+    events: list[str] | None = Field(
+        default=None,
+        max_length=len(EVENT_TYPES),
+        description="the event types to receive; absent or empty: every type",
+        json_schema_extra={"items": {"enum": list(EVENT_TYPES)}},
+    )
     description: str | None = Field(default=None, max_length=DESCRIPTION_MAX)
 
 
 class WebhookPatch(CamelModel):
     model_config = ConfigDict(json_schema_extra=not_nullable("url", "events", "enabled"))
 
-    url: str | None = Field(default=None, min_length=1, max_length=URL_MAX, json_schema_extra={"format": "uri"})
-    events: list[str] | None = Field(default=None, max_length=len(EVENT_TYPES),
-                                     json_schema_extra={"items": {"enum": list(EVENT_TYPES)}})
-    description: str | None = Field(default=None, max_length=DESCRIPTION_MAX,
-                                    description="null clears it")
-    enabled: bool | None = Field(default=None, description="true re-enables a disabled endpoint and clears its "
-                                                           "failing flag; false stops new deliveries")
+    url: str | None = Field(
+        default=None, min_length=1, max_length=URL_MAX, json_schema_extra={"format": "uri"}
+    )
+    events: list[str] | None = Field(
+        default=None, max_length=len(EVENT_TYPES), json_schema_extra={"items": {"enum": list(EVENT_TYPES)}}
+    )
+    description: str | None = Field(default=None, max_length=DESCRIPTION_MAX, description="null clears it")
+    enabled: bool | None = Field(
+        default=None,
+        description="true re-enables a disabled endpoint and clears its "
+        "failing flag; false stops new deliveries",
+    )
 
 
 class WebhookOut(CamelOut):
@@ -124,8 +143,11 @@ class WebhookTestOut(CamelOut):
 
 
 class RedeliverBody(CamelModel):
-    endpoint_id: str | None = Field(default=None, max_length=40,
-                                    description="only this endpoint; absent: every endpoint that had the event")
+    endpoint_id: str | None = Field(
+        default=None,
+        max_length=40,
+        description="only this endpoint; absent: every endpoint that had the event",
+    )
 
 
 class RedeliverOut(CamelOut):
@@ -137,5 +159,7 @@ class EventOut(CamelOut):
     id: str
     type: str
     created_at: Timestamp
-    subject_id: str | None = Field(description="the post, dedicated tiktok publication or generation it is about")
+    subject_id: str | None = Field(
+        description="the post, dedicated tiktok publication or generation it is about"
+    )
     data: dict[str, Any]

@@ -53,11 +53,17 @@ class BrandPatch(CamelModel):
 class WorkspacePatch(CamelModel):
     model_config = ConfigDict(json_schema_extra=not_nullable("name", "currency"))
 
-    name: str | None = Field(default=None, min_length=1, max_length=200, pattern=r"\S",
-                             description="not blank")
+    name: str | None = Field(
+        default=None, min_length=1, max_length=200, pattern=r"\S", description="not blank"
+    )
     description: str | None = Field(default=None, max_length=5000)
-    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$",
-                                 description="ISO 4217 code, e.g. EUR (stored upper-case)")
-    logo_url: str | None = Field(default=None, max_length=2000, pattern=r"^(|https?://[^\s/?#]+[^\s]*)$",
-                                 description="an http or https URL (a dashboard shows it as an image), or empty")
+    currency: str | None = Field(
+        default=None, pattern=r"^[A-Za-z]{3}$", description="ISO 4217 code, e.g. EUR (stored upper-case)"
+    )
+    logo_url: str | None = Field(
+        default=None,
+        max_length=2000,
+        pattern=r"^(|https?://[^\s/?#]+[^\s]*)$",
+        description="an http or https URL (a dashboard shows it as an image), or empty",
+    )
     brand: BrandPatch | None = None

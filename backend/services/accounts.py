@@ -55,8 +55,9 @@ def default_ids(accounts: Iterable[Account]) -> set[str]:
 
 
 def active_accounts(workspace_id: str) -> list[Account]:
-    return list(_ordered(Account.select().where(
-        (Account.workspace == workspace_id) & (Account.status == "active"))))
+    return list(
+        _ordered(Account.select().where((Account.workspace == workspace_id) & (Account.status == "active")))
+    )
 
 
 def plan_limit(ws: Workspace) -> int:
@@ -65,7 +66,11 @@ def plan_limit(ws: Workspace) -> int:
 
 
 def count_connected(workspace_id: str) -> int:
-    return Account.select().where((Account.workspace == workspace_id) & (Account.status != "disconnected")).count()
+    return (
+        Account.select()
+        .where((Account.workspace == workspace_id) & (Account.status != "disconnected"))
+        .count()
+    )
 
 
 def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: str) -> dict[str, Any]:
@@ -84,18 +89,28 @@ def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: s
     }
 
 
-def connect_sandbox(settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
-                    ) -> Account:
+def connect_sandbox(
+    settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
+) -> Account:
     """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
     if platform not in PLATFORMS:
-        raise ApiError(400, "invalid_platform", f"unknown network {platform!r}: one of {', '.join(PLATFORMS)}")
+        raise ApiError(
+            400, "invalid_platform", f"unknown network {platform!r}: one of {', '.join(PLATFORMS)}"
+        )
     if behaviour not in SANDBOX_BEHAVIOURS:
-        raise ApiError(400, "invalid_behaviour",
-                       f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(SANDBOX_BEHAVIOURS)}")
+        raise ApiError(
+            400,
+            "invalid_behaviour",
+            f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(SANDBOX_BEHAVIOURS)}",
+        )
     name = name.strip()
     if not name:
-        raise ApiError(400, "validation_error", "name must not be empty",
-                       [{"field": "name", "error": "empty", "message": "name must not be empty"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            "name must not be empty",
+            [{"field": "name", "error": "empty", "message": "name must not be empty"}],
+        )
     with tx():
         # The workspace row lock serialises concurrent connections, so the count below cannot be raced.
         ws = locked(Workspace.select().where(Workspace.id == workspace_id)).get_or_none()
@@ -105,10 +120,19 @@ def connect_sandbox(settings: Settings, workspace_id: str, platform: str, name: 
         ident = _sandbox_identity(settings, platform, name, behaviour)
         now = clock.now()
         return Account.create(
-            id=new_id("acc"), workspace=workspace_id, platform=platform, name=ident["name"] or name,
-            username=ident["username"], kind="sandbox", status="active", behaviour=behaviour,
-            external_id=ident["external_id"], access_token=ident["access_token"],
-            token_expires_at=ident["token_expires_at"], connected_at=now, created_at=now,
+            id=new_id("acc"),
+            workspace=workspace_id,
+            platform=platform,
+            name=ident["name"] or name,
+            username=ident["username"],
+            kind="sandbox",
+            status="active",
+            behaviour=behaviour,
+            external_id=ident["external_id"],
+            access_token=ident["access_token"],
+            token_expires_at=ident["token_expires_at"],
+            connected_at=now,
+            created_at=now,
         )
 
 
@@ -117,10 +141,13 @@ def _check_limit(ws: Workspace, extra: int) -> None:
     used = count_connected(ws.id)
     if used + extra > limit:
         name = plans.plan_in_force(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now())
-        raise ApiError(402, "channel_limit_exceeded",
-                       f"the {name} plan allows {limit} connected accounts and {used} are connected: "
-                       "disconnect one or upgrade the plan",
-                       [{"plan": name, "limit": limit, "used": used}])
+        raise ApiError(
+            402,
+            "channel_limit_exceeded",
+            f"the {name} plan allows {limit} connected accounts and {used} are connected: "
+            "disconnect one or upgrade the plan",
+            [{"plan": name, "limit": limit, "used": used}],
+        )
 
 
 def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict[str, Any]]:
@@ -139,8 +166,9 @@ def disconnect(workspace_id: str, account_id: str) -> Account:
     the grant cannot be used from here any more; revoking it at the network is the user's, in its settings);
     posts keep its name on their targets."""
     with tx():
-        acc = locked(Account.select().where(
-            (Account.id == account_id) & (Account.workspace == workspace_id))).get_or_none()
+        acc = locked(
+            Account.select().where((Account.id == account_id) & (Account.workspace == workspace_id))
+        ).get_or_none()
         if acc is None:
             raise ApiError(404, "account_not_found", "account not found in this workspace")
         if acc.status != "disconnected":
@@ -173,5 +201,8 @@ def listing(workspace_id: str, settings: Settings) -> dict[str, Any]:
     accounts = list_accounts(workspace_id)
     defaults = default_ids(accounts)
     ws = Workspace.get_by_id(workspace_id)
-    return {"items": [to_public(a, a.id in defaults, settings) for a in accounts], "limit": plan_limit(ws),
-            "used": sum(1 for a in accounts if a.status != "disconnected")}
+    return {
+        "items": [to_public(a, a.id in defaults, settings) for a in accounts],
+        "limit": plan_limit(ws),
+        "used": sum(1 for a in accounts if a.status != "disconnected"),
+    }

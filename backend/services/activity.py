@@ -38,9 +38,12 @@ def zone(name: str) -> ZoneInfo:
             raise ValueError(name)
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
-        raise ApiError(400, "invalid_timezone", f"{name!r} is not a time zone: use an IANA name such as "
-                                                "Europe/Paris or UTC",
-                       [{"field": "tz", "error": "unknown_zone", "message": "an IANA zone name"}]) from None
+        raise ApiError(
+            400,
+            "invalid_timezone",
+            f"{name!r} is not a time zone: use an IANA name such as Europe/Paris or UTC",
+            [{"field": "tz", "error": "unknown_zone", "message": "an IANA zone name"}],
+        ) from None
 
 
 def local_midnight(day: date, tz: ZoneInfo) -> datetime:
@@ -63,49 +66,96 @@ def _bucket(column: Any, bounds: list[tuple[date, datetime, datetime]]) -> Any:
     return Case(None, [(column < end, i) for i, (_, _, end) in enumerate(bounds[:-1])], len(bounds) - 1)
 
 
-def activity(workspace_id: str, *, days: int = 30, tz_name: str = "UTC", failures: int = 20) -> dict[str, Any]:
+def activity(
+    workspace_id: str, *, days: int = 30, tz_name: str = "UTC", failures: int = 20
+) -> dict[str, Any]:
     """The wire's ActivityOut (snake_case keys)."""
     tz = zone(tz_name)
     days = max(1, min(days, MAX_DAYS))
     failures = max(0, min(failures, MAX_FAILURES))
     bounds = day_bounds(clock.now(), days, tz)
     start, end = bounds[0][1], bounds[-1][2]
-    finished = ((Post.workspace == workspace_id) & (Post.completed_at >= start) & (Post.completed_at < end)
-                & Post.status.in_(FINAL_POST))
+    finished = (
+        (Post.workspace == workspace_id)
+        & (Post.completed_at >= start)
+        & (Post.completed_at < end)
+        & Post.status.in_(FINAL_POST)
+    )
 
     post_counts = [dict.fromkeys(FINAL_POST, 0) for _ in bounds]
     bucket = _bucket(Post.completed_at, bounds)
-    rows = (Post.select(bucket.alias("day"), Post.status, fn.COUNT(SQL("*")).alias("n"))
-            .where(finished).group_by(SQL("1"), SQL("2")).tuples())
+    rows = (
+        Post.select(bucket.alias("day"), Post.status, fn.COUNT(SQL("*")).alias("n"))
+        .where(finished)
+        .group_by(SQL("1"), SQL("2"))
+        .tuples()
+    )
     for i, status, n in rows:
         post_counts[int(i)][status] += int(n)
 
     target_counts = [dict.fromkeys(FINAL_TARGET, 0) for _ in bounds]
-    rows = (PostTarget.select(bucket.alias("day"), PostTarget.status, fn.COUNT(SQL("*")).alias("n"))
-            .join(Post, on=(PostTarget.post == Post.id)).where(finished & PostTarget.status.in_(FINAL_TARGET))
-            .group_by(SQL("1"), SQL("2")).tuples())
+    rows = (
+        PostTarget.select(bucket.alias("day"), PostTarget.status, fn.COUNT(SQL("*")).alias("n"))
+        .join(Post, on=(PostTarget.post == Post.id))
+        .where(finished & PostTarget.status.in_(FINAL_TARGET))
+        .group_by(SQL("1"), SQL("2"))
+        .tuples()
+    )
     for i, status, n in rows:
         target_counts[int(i)][status] += int(n)
 
     failed: list[dict[str, Any]] = []
     if failures:
-        q = (PostTarget.select(PostTarget.post, PostTarget.platform, PostTarget.account, PostTarget.account_name,
-                               PostTarget.fail_reason, PostTarget.fail_type, PostTarget.completed_at)
-             .join(Post, on=(PostTarget.post == Post.id))
-             .where(finished & Post.status.in_(("partial", "failed")) & (PostTarget.status == "failed"))
-             .order_by(PostTarget.completed_at.desc(), PostTarget.id.desc()).limit(failures))
-        failed = [{"post_id": t.post_id, "platform": t.platform, "account_id": t.account_id,
-                   "account_name": t.account_name, "fail_reason": t.fail_reason, "fail_type": t.fail_type,
-                   "completed_at": clock.iso(t.completed_at)} for t in q]
+        q = (
+            PostTarget.select(
+                PostTarget.post,
+                PostTarget.platform,
+                PostTarget.account,
+                PostTarget.account_name,
+                PostTarget.fail_reason,
+                PostTarget.fail_type,
+                PostTarget.completed_at,
+            )
+            .join(Post, on=(PostTarget.post == Post.id))
+            .where(finished & Post.status.in_(("partial", "failed")) & (PostTarget.status == "failed"))
+            .order_by(PostTarget.completed_at.desc(), PostTarget.id.desc())
+            .limit(failures)
+        )
+        failed = [
+            {
+                "post_id": t.post_id,
+                "platform": t.platform,
+                "account_id": t.account_id,
+                "account_name": t.account_name,
+                "fail_reason": t.fail_reason,
+                "fail_type": t.fail_type,
+                "completed_at": clock.iso(t.completed_at),
+            }
+            for t in q
+        ]
 
     total_posts = {s: sum(c[s] for c in post_counts) for s in FINAL_POST}
     total_targets = {s: sum(c[s] for c in target_counts) for s in FINAL_TARGET}
     done = sum(total_targets.values())
     return {
-        "days": days, "timezone": tz_name, "start": clock.iso(start), "end": clock.iso(end),
-        "per_day": [{"date": d.isoformat(), "start": clock.iso(s), "end": clock.iso(e), "posts": post_counts[i],
-                     "targets": target_counts[i]} for i, (d, s, e) in enumerate(bounds)],
-        "totals": {"posts": total_posts, "targets": total_targets,
-                   "success_rate": (sum(total_targets[s] for s in SUCCESS_TARGET) / done) if done else None},
+        "days": days,
+        "timezone": tz_name,
+        "start": clock.iso(start),
+        "end": clock.iso(end),
+        "per_day": [
+            {
+                "date": d.isoformat(),
+                "start": clock.iso(s),
+                "end": clock.iso(e),
+                "posts": post_counts[i],
+                "targets": target_counts[i],
+            }
+            for i, (d, s, e) in enumerate(bounds)
+        ],
+        "totals": {
+            "posts": total_posts,
+            "targets": total_targets,
+            "success_rate": (sum(total_targets[s] for s in SUCCESS_TARGET) / done) if done else None,
+        },
         "failures": failed,
     }

@@ -27,10 +27,13 @@ def sandbox_location(settings: Settings) -> DatabaseLocation:
     """SQLite: `sandbox.db` in the data dir. PostgreSQL: the product's database (the sandbox's own tables)."""
     if settings.is_postgres and settings.database_url:
         u = urlparse(settings.database_url)
-        return DatabaseLocation(pg_database=unquote(u.path.lstrip("/")) or "postgres",
-                                pg_user=unquote(u.username) if u.username else None,
-                                pg_password=unquote(u.password) if u.password else None,
-                                pg_host=u.hostname or "127.0.0.1", pg_port=u.port or 5432)
+        return DatabaseLocation(
+            pg_database=unquote(u.path.lstrip("/")) or "postgres",
+            pg_user=unquote(u.username) if u.username else None,
+            pg_password=unquote(u.password) if u.password else None,
+            pg_host=u.hostname or "127.0.0.1",
+            pg_port=u.port or 5432,
+        )
     return DatabaseLocation.sqlite_in(settings.data_dir)
 
 
@@ -40,7 +43,9 @@ def sandbox_config(settings: Settings) -> SandboxConfig:
     return SandboxConfig(
         location=sandbox_location(settings),
         delay_s=settings.sandbox_delay_s,
-        network_delay_s=tuple(sorted((str(k), float(v)) for k, v in settings.sandbox_network_delay_s.items())),
+        network_delay_s=tuple(
+            sorted((str(k), float(v)) for k, v in settings.sandbox_network_delay_s.items())
+        ),
         processing_s=settings.sandbox_processing_s,
         limits=settings.sandbox_limits,
         tiktok_daily_posts=settings.sandbox_tiktok_daily_posts,
@@ -58,11 +63,15 @@ def default_loader(settings: Settings) -> MediaLoader:
         base = media_base_url(settings)  # the public URL prefix of our files (media host, or S3/CDN)
         if media.url.startswith(base):
             storage = get_storage(settings)
-            key = media.url[len(base):].split("?")[0]
+            key = media.url[len(base) :].split("?")[0]
             size = storage.size(key)
             if size is None:
-                raise NetworkError("permanent", f"the media {media.url} is no longer on the media host (expired or "
-                                   "deleted): upload it again", code="media_missing")
+                raise NetworkError(
+                    "permanent",
+                    f"the media {media.url} is no longer on the media host (expired or "
+                    "deleted): upload it again",
+                    code="media_missing",
+                )
             return b"".join(storage.open_range(key, 0, size - 1))
         from backend.errors import ApiError
         from backend.media import fetch
@@ -71,8 +80,11 @@ def default_loader(settings: Settings) -> MediaLoader:
             return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
         except ApiError as exc:
             fail_type = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
-            raise NetworkError(fail_type, f"could not download the media {media.url}: {exc.message}",
-                               code="media_fetch_failed") from exc
+            raise NetworkError(
+                fail_type,
+                f"could not download the media {media.url}: {exc.message}",
+                code="media_fetch_failed",
+            ) from exc
 
     return load
 
@@ -98,23 +110,50 @@ def sandbox(settings: Settings) -> Sandbox:
     return sb.activate()
 
 
-def make_adapter(platform: str, settings: Settings, *, live: bool = False, media_loader: MediaLoader | None = None,
-                 transport: httpx.BaseTransport | None = None) -> Any:
+def make_adapter(
+    platform: str,
+    settings: Settings,
+    *,
+    live: bool = False,
+    media_loader: MediaLoader | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> Any:
     """The adapter of a network. live=False: talks to the sandbox's emulator; live=True: to the real hosts of
     Settings.<network>_api_base. A given transport is used as is (tests: respx / MockTransport). Adapters built
     without a transport or a media loader of their own are cached per settings, platform and kind."""
     if live:
-        hosts = Hosts({"tiktok": settings.tiktok_api_base, "facebook": settings.facebook_api_base,
-                       "instagram": settings.instagram_api_base, "linkedin": settings.linkedin_api_base,
-                       "youtube": settings.youtube_api_base}.get(platform, ""),
-                      video=settings.facebook_video_api_base, upload=settings.youtube_upload_base)
-        key: tuple[Any, ...] = (platform, id(settings), True, hosts, settings.linkedin_version,
-                                settings.network_timeout_s, settings.media_by_url_networks)
+        hosts = Hosts(
+            {
+                "tiktok": settings.tiktok_api_base,
+                "facebook": settings.facebook_api_base,
+                "instagram": settings.instagram_api_base,
+                "linkedin": settings.linkedin_api_base,
+                "youtube": settings.youtube_api_base,
+            }.get(platform, ""),
+            video=settings.facebook_video_api_base,
+            upload=settings.youtube_upload_base,
+        )
+        key: tuple[Any, ...] = (
+            platform,
+            id(settings),
+            True,
+            hosts,
+            settings.linkedin_version,
+            settings.network_timeout_s,
+            settings.media_by_url_networks,
+        )
     else:
         sb = sandbox(settings)
         bases = SANDBOX_BASES[platform] if platform in SANDBOX_BASES else {"api": ""}
         hosts = Hosts(bases["api"], video=bases.get("video"), upload=bases.get("upload"))
-        key = (platform, id(settings), False, sb.config, settings.network_timeout_s, settings.media_by_url_networks)
+        key = (
+            platform,
+            id(settings),
+            False,
+            sb.config,
+            settings.network_timeout_s,
+            settings.media_by_url_networks,
+        )
     cacheable = transport is None and media_loader is None
     if cacheable:
         cached = _ADAPTERS.get(key)
@@ -123,9 +162,14 @@ def make_adapter(platform: str, settings: Settings, *, live: bool = False, media
     if transport is None and not live:
         transport = sb.transport(platform)
     client = http_client(transport, settings.network_timeout_s)
-    adapter = build_adapter(platform, client, hosts, linkedin_version=settings.linkedin_version,
-                            media_loader=media_loader or default_loader(settings),
-                            media_by_url=settings.media_by_url_networks)
+    adapter = build_adapter(
+        platform,
+        client,
+        hosts,
+        linkedin_version=settings.linkedin_version,
+        media_loader=media_loader or default_loader(settings),
+        media_by_url=settings.media_by_url_networks,
+    )
     if cacheable:
         with _GUARD:
             if len(_ADAPTERS) >= 256:
@@ -153,12 +197,17 @@ def listing_delay_s(account: Account, settings: Settings) -> float:
     the emulator's own (its processing time where its listing waits for it, for the account's behaviour)."""
     if account.kind == "live":
         configured = settings.listing_delay_s.get(account.platform)
-        return max(0.0, float(configured)) if configured is not None else default_listing_delay_s(account.platform)
+        return (
+            max(0.0, float(configured))
+            if configured is not None
+            else default_listing_delay_s(account.platform)
+        )
     return sandbox(settings).listing_delay_s(account.platform, account.behaviour or "ok")
 
 
-def register_sandbox_account(settings: Settings, platform: str, name: str, behaviour: str = "ok", *,
-                             private: bool = False) -> SandboxIdentity:
+def register_sandbox_account(
+    settings: Settings, platform: str, name: str, behaviour: str = "ok", *, private: bool = False
+) -> SandboxIdentity:
     """Create an account at a sandbox network (what connecting it by OAuth would give)."""
     return sandbox(settings).register_account(platform, name, behaviour, private=private)
 
@@ -167,8 +216,9 @@ def set_sandbox_behaviour(settings: Settings, sandbox_account_id: str, behaviour
     sandbox(settings).set_behaviour(sandbox_account_id, behaviour)
 
 
-def sandbox_published(settings: Settings, platform: str, external_account_id: str,
-                      limit: int = 100) -> list[dict[str, Any]]:
+def sandbox_published(
+    settings: Settings, platform: str, external_account_id: str, limit: int = 100
+) -> list[dict[str, Any]]:
     """What the sandbox network `platform` holds for the account known there as `external_account_id`, newest
     first (matched by the network-side id only, never by username)."""
     rows = sandbox(settings).list_published(platform=platform, account=external_account_id, limit=limit)

@@ -90,10 +90,16 @@ def create_workspace(settings: Settings, name: str, email: str, password: str | 
     with tx():
         if Owner.select().where(Owner.email == email).exists():
             raise ApiError(409, "email_taken", f"an owner with the email {email} exists already")
-        ws = Workspace.create(id=new_id("ws"), name=name, description="", currency="USD", logo_url="",
-                              brand={}, created_at=now)
-        owner = Owner.create(id=new_id("own"), workspace=ws.id, email=email,
-                             password_hash=security.hash_password(password), created_at=now)
+        ws = Workspace.create(
+            id=new_id("ws"), name=name, description="", currency="USD", logo_url="", brand={}, created_at=now
+        )
+        owner = Owner.create(
+            id=new_id("own"),
+            workspace=ws.id,
+            email=email,
+            password_hash=security.hash_password(password),
+            created_at=now,
+        )
     key, full = keys.create(ws.id, "default (init)", None)
     token, _ = security.issue_session(secret, owner.id, ws.id, settings.session_ttl_s)
     return Created(ws.id, owner.id, email, password if generated else None, full, key.id, token)
@@ -101,15 +107,20 @@ def create_workspace(settings: Settings, name: str, email: str, password: str | 
 
 def _check_login(email: str, password: str) -> None:
     if len(password) < 8:
-        raise ValueError("the password must have at least 8 characters: choose a longer --password, "
-                         "or omit it to have one generated")
+        raise ValueError(
+            "the password must have at least 8 characters: choose a longer --password, "
+            "or omit it to have one generated"
+        )
     local, at, domain = email.partition("@")
     if not (local and at and domain) or any(c.isspace() for c in email):
-        raise ValueError(f"{email!r} is not an email address: give the owner's login with --email, e.g. me@acme.test")
+        raise ValueError(
+            f"{email!r} is not an email address: give the owner's login with --email, e.g. me@acme.test"
+        )
 
 
-def initialise(settings: Settings, *, workspace_name: str, email: str, password: str | None,
-               force: bool = False) -> Created:
+def initialise(
+    settings: Settings, *, workspace_name: str, email: str, password: str | None, force: bool = False
+) -> Created:
     _check_login(email.strip().lower(), password or "x" * 8)
     if is_initialised(settings):
         if not force:
@@ -132,7 +143,9 @@ def owner_session(settings: Settings, email: str | None = None, operator: bool =
     owner = q.first()
     if owner is None:
         raise LookupError("no owner found: run `socialpub init` first" if not email else f"no owner {email}")
-    token, _ = security.issue_session(secret, owner.id, owner.workspace_id, settings.session_ttl_s, operator=operator)
+    token, _ = security.issue_session(
+        secret, owner.id, owner.workspace_id, settings.session_ttl_s, operator=operator
+    )
     return token
 
 
@@ -147,5 +160,12 @@ def _redact(url: str | None) -> str:
     return url
 
 
-__all__ = ["AlreadyInitialised", "Created", "create_workspace", "initialise", "is_initialised",
-           "owner_session", "is_sqlite"]
+__all__ = [
+    "AlreadyInitialised",
+    "Created",
+    "create_workspace",
+    "initialise",
+    "is_initialised",
+    "owner_session",
+    "is_sqlite",
+]

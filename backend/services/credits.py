@@ -49,13 +49,27 @@ def _lock_balance(workspace_id: str) -> int:
     return int(row.credits_balance)
 
 
-def _write(workspace_id: str, amount: int, reason: str, balance_after: int, *, generation_id: str | None = None,
-           note: str = "") -> None:
+def _write(
+    workspace_id: str,
+    amount: int,
+    reason: str,
+    balance_after: int,
+    *,
+    generation_id: str | None = None,
+    note: str = "",
+) -> None:
     """The entry and the balance it leads to (caller holds the workspace lock inside a transaction)."""
     assert reason in REASONS
-    CreditEntry.insert(id=new_id("cre"), workspace=workspace_id, amount=amount, reason=reason,
-                       generation_id=generation_id, note=note[:500], balance_after=balance_after,
-                       created_at=clock.now()).execute()
+    CreditEntry.insert(
+        id=new_id("cre"),
+        workspace=workspace_id,
+        amount=amount,
+        reason=reason,
+        generation_id=generation_id,
+        note=note[:500],
+        balance_after=balance_after,
+        created_at=clock.now(),
+    ).execute()
     if amount:
         Workspace.update(credits_balance=balance_after).where(Workspace.id == workspace_id).execute()
 
@@ -69,8 +83,12 @@ def balance(workspace_id: str) -> int:
 
 def ledger_sum(workspace_id: str) -> int:
     """The sum of the workspace's entries: always equal to its balance (tests and `admin credits --check`)."""
-    return int(CreditEntry.select(fn.COALESCE(fn.SUM(CreditEntry.amount), 0))
-               .where(CreditEntry.workspace == workspace_id).scalar() or 0)
+    return int(
+        CreditEntry.select(fn.COALESCE(fn.SUM(CreditEntry.amount), 0))
+        .where(CreditEntry.workspace == workspace_id)
+        .scalar()
+        or 0
+    )
 
 
 def charge(workspace_id: str, generation_id: str, cost: int, note: str = "") -> Movement | None:
@@ -92,12 +110,18 @@ def refund(workspace_id: str, generation_id: str, note: str = "") -> Movement | 
     causes it. None when there is nothing to give back (never charged, or refunded already)."""
     with tx():
         current = _lock_balance(workspace_id)
-        charged = (CreditEntry.select(CreditEntry.amount)
-                   .where((CreditEntry.generation_id == generation_id) & (CreditEntry.reason == "charge")).scalar())
+        charged = (
+            CreditEntry.select(CreditEntry.amount)
+            .where((CreditEntry.generation_id == generation_id) & (CreditEntry.reason == "charge"))
+            .scalar()
+        )
         if not charged:
             return None
-        done = (CreditEntry.select(CreditEntry.id)
-                .where((CreditEntry.generation_id == generation_id) & (CreditEntry.reason == "refund")).exists())
+        done = (
+            CreditEntry.select(CreditEntry.id)
+            .where((CreditEntry.generation_id == generation_id) & (CreditEntry.reason == "refund"))
+            .exists()
+        )
         if done:
             return None
         amount = -int(charged)
@@ -114,7 +138,9 @@ def grant(workspace_id: str, amount: int, note: str) -> Movement:
     return Movement(amount, after)
 
 
-def adjust(workspace_id: str, *, set_to: int | None = None, add: int | None = None, note: str = "") -> Movement:
+def adjust(
+    workspace_id: str, *, set_to: int | None = None, add: int | None = None, note: str = ""
+) -> Movement:
     """An operator's change: set the balance to `set_to`, or add `add` (negative to remove). ValueError when the
     balance would become negative."""
     if (set_to is None) == (add is None):
@@ -123,8 +149,11 @@ def adjust(workspace_id: str, *, set_to: int | None = None, add: int | None = No
         current = _lock_balance(workspace_id)
         after = set_to if set_to is not None else current + (add or 0)
         if after < 0:
-            raise ValueError("the balance cannot be negative" if set_to is not None
-                             else "the balance cannot become negative")
+            raise ValueError(
+                "the balance cannot be negative"
+                if set_to is not None
+                else "the balance cannot become negative"
+            )
         _write(workspace_id, after - current, "admin", after, note=note or "operator change")
     return Movement(after - current, after)
 
@@ -154,8 +183,19 @@ def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = N
     rows = list(q.order_by(CreditEntry.id.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
-    return {"balance": int(ws.credits_balance),
-            "items": [{"id": r.id, "at": clock.iso(r.created_at), "amount": r.amount, "reason": r.reason,
-                       "generationId": r.generation_id, "note": r.note or "", "balanceAfter": r.balance_after}
-                      for r in rows],
-            "nextCursor": cursors.encode("c1", rows[-1].id) if more and rows else None}
+    return {
+        "balance": int(ws.credits_balance),
+        "items": [
+            {
+                "id": r.id,
+                "at": clock.iso(r.created_at),
+                "amount": r.amount,
+                "reason": r.reason,
+                "generationId": r.generation_id,
+                "note": r.note or "",
+                "balanceAfter": r.balance_after,
+            }
+            for r in rows
+        ],
+        "nextCursor": cursors.encode("c1", rows[-1].id) if more and rows else None,
+    }

@@ -27,6 +27,10 @@ def decode(cursor: str, tag: str, id_prefix: str, what: str) -> str:
     names the list (`GET /v1/credits`) in the error's detail."""
     raw = text(cursor)
     if not re.fullmatch(rf"{re.escape(tag)}:{re.escape(id_prefix)}_[0-9a-z]{{26}}", raw):
-        raise ApiError(400, "invalid_cursor", "cursor is not one this API gave: pass nextCursor as it came",
-                       [{"field": "cursor", "error": "invalid_cursor", "message": f"not a cursor of {what}"}])
-    return raw[len(tag) + 1:]
+        raise ApiError(
+            400,
+            "invalid_cursor",
+            "cursor is not one this API gave: pass nextCursor as it came",
+            [{"field": "cursor", "error": "invalid_cursor", "message": f"not a cursor of {what}"}],
+        )
+    return raw[len(tag) + 1 :]

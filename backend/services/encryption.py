@@ -29,7 +29,12 @@ from backend.store.fields import EncryptedTextField
 from backend.store.models import Account, OAuthSession, TikTokPublish, WebhookEndpoint
 
 BATCH = 500
-ENCRYPTED = (Account, WebhookEndpoint, OAuthSession, TikTokPublish)  # every model with an EncryptedTextField (a test keeps this in step)
+ENCRYPTED = (
+    Account,
+    WebhookEndpoint,
+    OAuthSession,
+    TikTokPublish,
+)  # every model with an EncryptedTextField (a test keeps this in step)
 
 
 def ensure_key(settings: Settings) -> None:
@@ -38,8 +43,13 @@ def ensure_key(settings: Settings) -> None:
 
 
 def encrypted_columns() -> list[tuple[str, list[str]]]:
-    return [(m._meta.table_name, [f.column_name for f in m._meta.sorted_fields if isinstance(f, EncryptedTextField)])
-            for m in ENCRYPTED]
+    return [
+        (
+            m._meta.table_name,
+            [f.column_name for f in m._meta.sorted_fields if isinstance(f, EncryptedTextField)],
+        )
+        for m in ENCRYPTED
+    ]
 
 
 def _pass(table: str, column: str, ring: secretbox.Keyring, primary: Fernet, *, everything: bool) -> int:
@@ -49,8 +59,13 @@ def _pass(table: str, column: str, ring: secretbox.Keyring, primary: Fernet, *, 
     col = getattr(t.c, column)
     done, after = 0, ""
     while True:
-        rows = list(t.select(t.c.id, col).where((t.c.id > after) & col.is_null(False) & (col != ""))
-                    .order_by(t.c.id).limit(BATCH).tuples())
+        rows = list(
+            t.select(t.c.id, col)
+            .where((t.c.id > after) & col.is_null(False) & (col != ""))
+            .order_by(t.c.id)
+            .limit(BATCH)
+            .tuples()
+        )
         if not rows:
             return done
         after = rows[-1][0]
@@ -58,7 +73,7 @@ def _pass(table: str, column: str, ring: secretbox.Keyring, primary: Fernet, *, 
             for row_id, stored in rows:
                 if not everything and secretbox.is_encrypted(stored):
                     try:
-                        primary.decrypt(stored[len(secretbox.PREFIX):].encode())
+                        primary.decrypt(stored[len(secretbox.PREFIX) :].encode())
                         continue
                     except InvalidToken:
                         pass
@@ -72,9 +87,13 @@ def rotate_key(settings: Settings) -> dict[str, Any]:
     """`socialpub admin rotate-key`: a new key (key file) or the first key of SOCIALPUB_SECRETS_KEY; every
     secret re-encrypted under it; the old keys dropped from the file."""
     ring = secretbox.configure(settings)
-    if not ring.from_environment and not ring.path.exists():  # never invent a key here: values may need the lost one
-        raise secretbox.SecretsKeyError(f"no secrets key at {ring.path}: nothing to rotate (run `socialpub init` "
-                                        "first, restore that file, or set SOCIALPUB_SECRETS_KEY)")
+    if (
+        not ring.from_environment and not ring.path.exists()
+    ):  # never invent a key here: values may need the lost one
+        raise secretbox.SecretsKeyError(
+            f"no secrets key at {ring.path}: nothing to rotate (run `socialpub init` "
+            "first, restore that file, or set SOCIALPUB_SECRETS_KEY)"
+        )
     old = ring.keys()
     init_database(settings)
     if not ring.from_environment:
@@ -84,19 +103,27 @@ def rotate_key(settings: Settings) -> dict[str, Any]:
     for table, columns in encrypted_columns():
         tables[table] = sum(_pass(table, c, ring, primary, everything=True) for c in columns)
     for _ in range(3):  # the check pass: values written meanwhile under an old key
-        again = {table: sum(_pass(table, c, ring, primary, everything=False) for c in columns)
-                 for table, columns in encrypted_columns()}
+        again = {
+            table: sum(_pass(table, c, ring, primary, everything=False) for c in columns)
+            for table, columns in encrypted_columns()
+        }
         for table, n in again.items():
             tables[table] += n
         if not any(again.values()):
             break
     else:
-        raise secretbox.SecretsKeyError("values kept being written under an old key: the old keys are kept "
-                                        f"in {ring.source}; run rotate-key again")
+        raise secretbox.SecretsKeyError(
+            "values kept being written under an old key: the old keys are kept "
+            f"in {ring.source}; run rotate-key again"
+        )
     dropped = 0
     if not ring.from_environment:
         keys = ring.keys()
         secretbox.write_key_file(ring.path, keys[:1])
         dropped = len(keys) - 1
-    return {"reencrypted": sum(tables.values()), "tables": tables, "keySource": ring.source,
-            "oldKeysDropped": dropped}
+    return {
+        "reencrypted": sum(tables.values()),
+        "tables": tables,
+        "keySource": ring.source,
+        "oldKeysDropped": dropped,
+    }

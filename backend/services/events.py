@@ -20,17 +20,30 @@ def lane(endpoint_id: str) -> str:
     return f"serial:webhook:{endpoint_id}"
 
 
-def record(workspace_id: str, type_: str, data: dict[str, Any], *, subject_id: str | None = None,
-           endpoint_id: str | None = None) -> Event:
+def record(
+    workspace_id: str,
+    type_: str,
+    data: dict[str, Any],
+    *,
+    subject_id: str | None = None,
+    endpoint_id: str | None = None,
+) -> Event:
     """Write one event row and its deliveries. Call it inside the transaction of the state change it reports.
     `endpoint_id`: deliver to that endpoint only (a test event), whatever its type filter."""
     now = clock.now()
-    values = dict(id=new_id("evt"), workspace_id=workspace_id, type=type_, data=data, subject_id=subject_id,
-                  created_at=now)
+    values = dict(
+        id=new_id("evt"),
+        workspace_id=workspace_id,
+        type=type_,
+        data=data,
+        subject_id=subject_id,
+        created_at=now,
+    )
     Event.insert(**values).execute()
     event = Event(**values)
     q = WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
-        (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True))  # noqa: E712
+        (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True)  # noqa: E712
+    )
     if endpoint_id is not None:
         q = q.where(WebhookEndpoint.id == endpoint_id)
     targets = [e.id for e in q if endpoint_id is not None or not e.event_types or type_ in e.event_types]
@@ -43,11 +56,32 @@ def deliver(event: Event, endpoint_ids: list[str]) -> list[str]:
     if not endpoint_ids:
         return []
     now = clock.now()
-    rows = [dict(id=new_id("whd"), workspace_id=event.workspace_id, endpoint=eid, event_id=event.id,
-                 event_type=event.type, status="pending", attempts=0, next_attempt_at=now, created_at=now)
-            for eid in endpoint_ids]
+    rows = [
+        dict(
+            id=new_id("whd"),
+            workspace_id=event.workspace_id,
+            endpoint=eid,
+            event_id=event.id,
+            event_type=event.type,
+            status="pending",
+            attempts=0,
+            next_attempt_at=now,
+            created_at=now,
+        )
+        for eid in endpoint_ids
+    ]
     WebhookDelivery.insert_many(rows).execute()
-    queue.enqueue_many([dict(kind=DELIVER_JOB, payload={"delivery_id": r["id"]}, workspace_id=event.workspace_id,
-                             dedupe_key=f"whd:{r['id']}", max_attempts=100, lane=lane(str(r["endpoint"])))
-                        for r in rows])
+    queue.enqueue_many(
+        [
+            dict(
+                kind=DELIVER_JOB,
+                payload={"delivery_id": r["id"]},
+                workspace_id=event.workspace_id,
+                dedupe_key=f"whd:{r['id']}",
+                max_attempts=100,
+                lane=lane(str(r["endpoint"])),
+            )
+            for r in rows
+        ]
+    )
     return [str(r["id"]) for r in rows]

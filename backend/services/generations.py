@@ -125,8 +125,12 @@ class _Problems:
         if not self.items:
             return
         summary = "; ".join(f"{p['field']}: {p['error']}" for p in self.items)
-        raise ApiError(400, "validation_error", f"invalid generation request ({summary}). Nothing was charged.",
-                       self.items)
+        raise ApiError(
+            400,
+            "validation_error",
+            f"invalid generation request ({summary}). Nothing was charged.",
+            self.items,
+        )
 
 
 def validate(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Checked:
@@ -138,37 +142,62 @@ def validate(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Che
         problems.add("type", "invalid_type", f"type must be `image` or `video`, not {str(type_)[:40]!r}")
     prompt = body.get("prompt") or ""
     if len(prompt.strip()) < PROMPT_MIN:
-        problems.add("prompt", "prompt_too_short",
-                     f"the prompt needs at least {PROMPT_MIN} characters (blanks around it do not count); it has "
-                     f"{len(prompt.strip())}", minLength=PROMPT_MIN)
+        problems.add(
+            "prompt",
+            "prompt_too_short",
+            f"the prompt needs at least {PROMPT_MIN} characters (blanks around it do not count); it has "
+            f"{len(prompt.strip())}",
+            minLength=PROMPT_MIN,
+        )
     elif len(prompt) > PROMPT_MAX:
-        problems.add("prompt", "prompt_too_long",
-                     f"the prompt is at most {PROMPT_MAX:,} characters; it has {len(prompt):,}", maxLength=PROMPT_MAX)
+        problems.add(
+            "prompt",
+            "prompt_too_long",
+            f"the prompt is at most {PROMPT_MAX:,} characters; it has {len(prompt):,}",
+            maxLength=PROMPT_MAX,
+        )
     aspect = body.get("aspect_ratio")
     if aspect is None:
         aspect = DEFAULT_ASPECT
     elif aspect not in ASPECT_RATIOS:
-        problems.add("aspectRatio", "invalid_aspect_ratio",
-                     f"aspectRatio must be one of {', '.join(ASPECT_RATIOS)} (default 9:16), not {str(aspect)[:40]!r}",
-                     allowed=list(ASPECT_RATIOS))
+        problems.add(
+            "aspectRatio",
+            "invalid_aspect_ratio",
+            f"aspectRatio must be one of {', '.join(ASPECT_RATIOS)} (default 9:16), not {str(aspect)[:40]!r}",
+            allowed=list(ASPECT_RATIOS),
+        )
     duration = body.get("duration_sec")
     if duration is not None:
         if type_ == "image":
-            problems.add("durationSec", "duration_not_allowed_for_image",
-                         "durationSec is for videos only: leave it out for an image")
+            problems.add(
+                "durationSec",
+                "duration_not_allowed_for_image",
+                "durationSec is for videos only: leave it out for an image",
+            )
         elif duration not in DURATIONS:
-            problems.add("durationSec", "invalid_duration",
-                         f"durationSec must be 5, 10 or 15 (seconds), not {duration}", allowed=list(DURATIONS))
+            problems.add(
+                "durationSec",
+                "invalid_duration",
+                f"durationSec must be 5, 10 or 15 (seconds), not {duration}",
+                allowed=list(DURATIONS),
+            )
     elif type_ == "video":
         duration = DEFAULT_DURATION
     sources = list(body.get("source_urls") or [])
     if sources and type_ == "image":
-        problems.add("sourceUrls", "source_urls_not_allowed_for_image",
-                     "sourceUrls (start images) are for videos only: leave them out for an image")
+        problems.add(
+            "sourceUrls",
+            "source_urls_not_allowed_for_image",
+            "sourceUrls (start images) are for videos only: leave them out for an image",
+        )
     elif len(sources) > MAX_SOURCES:
-        problems.add("sourceUrls", "too_many_source_urls",
-                     f"at most {MAX_SOURCES} source images: one start image, or a first and a last frame; "
-                     f"{len(sources)} were given", maxItems=MAX_SOURCES)
+        problems.add(
+            "sourceUrls",
+            "too_many_source_urls",
+            f"at most {MAX_SOURCES} source images: one start image, or a first and a last frame; "
+            f"{len(sources)} were given",
+            maxItems=MAX_SOURCES,
+        )
     elif sources:
         for i, url in enumerate(sources):
             why = source_problem(settings, workspace_id, url)
@@ -194,20 +223,28 @@ def source_problem(settings: Settings, workspace_id: str, url: str) -> tuple[str
         try:
             row = media_service.get_media(workspace_id, media_service.key_of(url))
         except ApiError:
-            return ("source_url_unreadable", "no such file in this workspace's media (deleted, expired, or never "
-                                             "uploaded): upload it with POST /v1/media")
+            return (
+                "source_url_unreadable",
+                "no such file in this workspace's media (deleted, expired, or never "
+                "uploaded): upload it with POST /v1/media",
+            )
         if row.type != "image":
             return "source_not_an_image", "a start image must be an image, this file is a video"
         return None
     if not url.lower().startswith("https://"):
-        return ("source_url_unreadable", "only https URLs, or files on this service's media host (POST /v1/media), "
-                                         "can be start images")
+        return (
+            "source_url_unreadable",
+            "only https URLs, or files on this service's media host (POST /v1/media), can be start images",
+        )
     try:
         detected = fetch.probe(url, settings)
     except ApiError as exc:
         return "source_url_unreadable", exc.message
     if detected is None or detected.kind != "image":
-        return "source_not_an_image", "the file is not an image this service can read (JPEG, PNG, WebP, HEIC, ...)"
+        return (
+            "source_not_an_image",
+            "the file is not an image this service can read (JPEG, PNG, WebP, HEIC, ...)",
+        )
     return None
 
 
@@ -215,16 +252,22 @@ def source_problem(settings: Settings, workspace_id: str, url: str) -> tuple[str
 
 
 def _subscription_required() -> ApiError:
-    return ApiError(402, "subscription_required",
-                    "creating images and videos needs a current subscription: subscribe to a plan (its monthly "
-                    "credits pay for creations)")
+    return ApiError(
+        402,
+        "subscription_required",
+        "creating images and videos needs a current subscription: subscribe to a plan (its monthly "
+        "credits pay for creations)",
+    )
 
 
 def _insufficient(cost: int, balance: int, what: str) -> ApiError:
-    return ApiError(402, "insufficient_credits",
-                    f"this {what} costs {cost} credits and the balance is {balance}: nothing was charged. Wait for "
-                    "the monthly credits of your plan" + (", or choose a shorter video" if "video" in what else ""),
-                    [{"required": cost, "balance": balance, "missing": cost - balance}])
+    return ApiError(
+        402,
+        "insufficient_credits",
+        f"this {what} costs {cost} credits and the balance is {balance}: nothing was charged. Wait for "
+        "the monthly credits of your plan" + (", or choose a shorter video" if "video" in what else ""),
+        [{"required": cost, "balance": balance, "missing": cost - balance}],
+    )
 
 
 def _what(checked: Checked) -> str:
@@ -240,7 +283,9 @@ def _existing_by_key(settings: Settings, workspace_id: str, key: str) -> Replaye
     return Replayed(public(row, settings)) if row is not None else None
 
 
-def accept(settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+def accept(
+    settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_run: bool = False
+) -> dict[str, Any]:
     """POST /v1/generations: the public generation, accepted (`pending`, charged, its job queued), or with
     `dry_run` the quote (nothing written). Order: 400 validation, 402 subscription, 402 credits.
 
@@ -251,42 +296,74 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_r
     has not committed yet on a database that does not wait: retry). A deleted generation's key is released."""
     key = None if dry_run else body.get("idempotency_key")
     if key is not None:
-        found = _existing_by_key(settings, workspace_id, key)  # fast path only: the UNIQUE index decides races below
+        found = _existing_by_key(
+            settings, workspace_id, key
+        )  # fast path only: the UNIQUE index decides races below
         if found is not None:
             return found
     checked = validate(settings, workspace_id, body)
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))
-    if not plans.has_current_subscription(ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now()):
+    if not plans.has_current_subscription(
+        ws.plan_subscribed, ws.plan_status, ws.plan_period_end, clock.now()
+    ):
         raise _subscription_required()
     cost = checked.cost
     if dry_run:
         balance = int(ws.credits_balance)
         enough = balance >= cost
-        return {"dryRun": True, "type": checked.type, "durationSec": checked.duration_sec, "creditsCost": cost,
-                "balance": balance, "balanceAfter": balance - cost if enough else None, "enough": enough}
+        return {
+            "dryRun": True,
+            "type": checked.type,
+            "durationSec": checked.duration_sec,
+            "creditsCost": cost,
+            "balance": balance,
+            "balanceAfter": balance - cost if enough else None,
+            "enough": enough,
+        }
     generation_id = new_id("gen")
     with tx():
         now = clock.now()
         row = {
-            "id": generation_id, "workspace": workspace_id, "type": checked.type, "status": "pending",
-            "prompt": checked.prompt, "aspect_ratio": checked.aspect_ratio, "duration_sec": checked.duration_sec,
-            "source_urls": list(checked.source_urls), "seed": int.from_bytes(os.urandom(4), "big") >> 1,
-            "media_key": None, "mime_type": None, "error": None, "credits_cost": cost, "created_at": now,
+            "id": generation_id,
+            "workspace": workspace_id,
+            "type": checked.type,
+            "status": "pending",
+            "prompt": checked.prompt,
+            "aspect_ratio": checked.aspect_ratio,
+            "duration_sec": checked.duration_sec,
+            "source_urls": list(checked.source_urls),
+            "seed": int.from_bytes(os.urandom(4), "big") >> 1,
+            "media_key": None,
+            "mime_type": None,
+            "error": None,
+            "credits_cost": cost,
+            "created_at": now,
             "idempotency_key": key,
         }
         if key is not None and not Generation.insert(row).on_conflict_ignore().as_rowcount().execute():
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay, decided before any charge
             found = _existing_by_key(settings, workspace_id, key)
             if found is None:
-                raise ApiError(409, "idempotency_conflict", "a generation with this idempotency key is being "
-                                                            "created by another request: retry")
+                raise ApiError(
+                    409,
+                    "idempotency_conflict",
+                    "a generation with this idempotency key is being created by another request: retry",
+                )
             return found
-        if credits.charge(workspace_id, generation_id, cost, note=_what(checked)) is None:  # the balance first
+        if (
+            credits.charge(workspace_id, generation_id, cost, note=_what(checked)) is None
+        ):  # the balance first
             raise _insufficient(cost, credits.balance(workspace_id), _what(checked))
         if key is None:
             Generation.insert(row).execute()
-        queue.enqueue(PRODUCE_JOB, {"generation_id": generation_id}, workspace_id=workspace_id,
-                      dedupe_key=job_key(generation_id), max_attempts=settings.generation_max_attempts, lane=LANE)
+        queue.enqueue(
+            PRODUCE_JOB,
+            {"generation_id": generation_id},
+            workspace_id=workspace_id,
+            dedupe_key=job_key(generation_id),
+            max_attempts=settings.generation_max_attempts,
+            lane=LANE,
+        )
     return public(row, settings)
 
 
@@ -323,13 +400,19 @@ def public(values: dict[str, Any] | Generation, settings: Settings | None) -> di
 
 
 def _not_found(generation_id: str) -> ApiError:
-    return ApiError(404, "generation_not_found",
-                    f"no generation {generation_id[:60]!r} in this workspace (unknown, or deleted)")
+    return ApiError(
+        404,
+        "generation_not_found",
+        f"no generation {generation_id[:60]!r} in this workspace (unknown, or deleted)",
+    )
 
 
 def get(workspace_id: str, generation_id: str) -> Generation:
-    row = Generation.get_or_none((Generation.id == generation_id) & (Generation.workspace == workspace_id)
-                                 & Generation.deleted_at.is_null())
+    row = Generation.get_or_none(
+        (Generation.id == generation_id)
+        & (Generation.workspace == workspace_id)
+        & Generation.deleted_at.is_null()
+    )
     if row is None:
         raise _not_found(generation_id)
     return row
@@ -339,8 +422,15 @@ def get_public(settings: Settings, workspace_id: str, generation_id: str) -> dic
     return public(get(workspace_id, generation_id), settings)
 
 
-def list_public(settings: Settings, workspace_id: str, *, limit: int = 20, cursor: str | None = None,
-                status: Sequence[str] | None = None, type_: str | None = None) -> dict[str, Any]:
+def list_public(
+    settings: Settings,
+    workspace_id: str,
+    *,
+    limit: int = 20,
+    cursor: str | None = None,
+    status: Sequence[str] | None = None,
+    type_: str | None = None,
+) -> dict[str, Any]:
     """GET /v1/generations: the workspace's creations, newest first (deleted ones left out), cursor pagination,
     and the workspace's credits as GET /v1/workspace shows them."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
@@ -355,9 +445,11 @@ def list_public(settings: Settings, workspace_id: str, *, limit: int = 20, curso
     more = len(rows) > limit
     rows = rows[:limit]
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))
-    return {"items": [public(r, settings) for r in rows],
-            "nextCursor": cursors.encode("g1", rows[-1].id) if more and rows else None,
-            "credits": workspace_service.to_public(ws)["credits"]}
+    return {
+        "items": [public(r, settings) for r in rows],
+        "nextCursor": cursors.encode("g1", rows[-1].id) if more and rows else None,
+        "credits": workspace_service.to_public(ws)["credits"],
+    }
 
 
 # ---------------------------------------------------------------------------------------------- delete
@@ -374,31 +466,54 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
     from backend.services import media as media_service
 
     with tx():
-        row = locked(Generation.select().where(
-            (Generation.id == generation_id) & (Generation.workspace == workspace_id)
-            & Generation.deleted_at.is_null())).first()
+        row = locked(
+            Generation.select().where(
+                (Generation.id == generation_id)
+                & (Generation.workspace == workspace_id)
+                & Generation.deleted_at.is_null()
+            )
+        ).first()
         if row is None:
             raise _not_found(generation_id)
         if row.status == "processing":
-            raise ApiError(409, "generation_in_progress",
-                           f"generation {row.id} is being produced: delete it once it is completed or failed "
-                           "(poll GET /v1/generations/{id})", [{"status": row.status}])
+            raise ApiError(
+                409,
+                "generation_in_progress",
+                f"generation {row.id} is being produced: delete it once it is completed or failed "
+                "(poll GET /v1/generations/{id})",
+                [{"status": row.status}],
+            )
         now = clock.now()
         refunded = 0
-        values: dict[Any, Any] = {Generation.deleted_at: now, Generation.idempotency_key: None}  # key released
+        values: dict[Any, Any] = {
+            Generation.deleted_at: now,
+            Generation.idempotency_key: None,
+        }  # key released
         if row.status == "pending":
             moved = credits.refund(workspace_id, row.id, note="deleted before production started")
             refunded = moved.amount if moved is not None else 0
             queue.cancel(job_key(row.id))  # a claimed job finds the generation deleted and ends
-            values.update({Generation.status: "failed", Generation.completed_at: now,
-                           Generation.error: "Deleted before production started; the credits were refunded."})
+            values.update(
+                {
+                    Generation.status: "failed",
+                    Generation.completed_at: now,
+                    Generation.error: "Deleted before production started; the credits were refunded.",
+                }
+            )
         Generation.update(values).where(Generation.id == row.id).execute()
         media = None
         if row.media_key:
             media_service.release(media_ref(row.id), None)
             media = Media.get_or_none(Media.key == row.media_key)
-    out: dict[str, Any] = {"ok": True, "id": row.id, "status": row.status, "mediaDeleted": False, "mediaKeptBy": [],
-                           "mediaKeptUntil": None, "creditsRefunded": refunded}
+    out: dict[str, Any] = {
+        "ok": True,
+        "id": row.id,
+        "status": row.status,
+        "mediaDeleted": False,
+        "mediaKeptBy": [],
+        "mediaKeptUntil": None,
+        "creditsRefunded": refunded,
+    }
     if media is not None:
         refs = sorted(h.ref for h in MediaHold.select(MediaHold.ref).where(MediaHold.media == media.id))
         if not refs:
@@ -412,8 +527,9 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
 # ---------------------------------------------------------------------------------------------- production
 
 
-INTERRUPTED = ("Production was interrupted by a restart of the service before the file was finished; "
-               "create it again")
+INTERRUPTED = (
+    "Production was interrupted by a restart of the service before the file was finished; create it again"
+)
 INTERNAL = "An internal error stopped this creation (it has been logged); create it again"
 
 
@@ -440,8 +556,11 @@ def _fail_locked(row: Generation, reason: str, job: Any = None) -> None:
     moved = credits.refund(row.workspace_id, row.id, note=reason[:200])
     refunded = moved.amount if moved is not None else 0
     error = _sentence(reason) + (f". Your {refunded} credits were refunded." if refunded else ".")
-    changed = Generation.update(status="failed", error=error, completed_at=now).where(
-        (Generation.id == row.id) & Generation.status.not_in(FINAL)).execute()
+    changed = (
+        Generation.update(status="failed", error=error, completed_at=now)
+        .where((Generation.id == row.id) & Generation.status.not_in(FINAL))
+        .execute()
+    )
     if not changed:
         return
     row.status, row.error, row.completed_at = "failed", error, now
@@ -467,7 +586,9 @@ def fail(generation_id: str, reason: str, job: Any = None) -> bool:
             _fail_locked(row, reason, job)
         return True
     except _LeaseLost:
-        log.warning("generation %s: the job's lease was lost; its new holder records the outcome", generation_id)
+        log.warning(
+            "generation %s: the job's lease was lost; its new holder records the outcome", generation_id
+        )
         return False
 
 
@@ -496,8 +617,11 @@ def _start(job: Any, settings: Settings) -> _Start:
             queue.complete(job)
             return _Start(row, False)  # type: ignore[arg-type]
         if row.status == "processing" and taken_over is not None:
-            log.warning("generation %s: interrupted mid-production (its worker %s stopped): failed, refunded",
-                        row.id, taken_over)
+            log.warning(
+                "generation %s: interrupted mid-production (its worker %s stopped): failed, refunded",
+                row.id,
+                taken_over,
+            )
             _remove_leftovers(settings, row.id)
             _fail_locked(row, INTERRUPTED, job)
             return _Start(row, False)
@@ -514,8 +638,13 @@ def _processing(row: Generation) -> bool:
         return True
     now = clock.now()
     with tx():
-        changed = Generation.update(status="processing", started_at=now).where(
-            (Generation.id == row.id) & (Generation.status == "pending") & Generation.deleted_at.is_null()).execute()
+        changed = (
+            Generation.update(status="processing", started_at=now)
+            .where(
+                (Generation.id == row.id) & (Generation.status == "pending") & Generation.deleted_at.is_null()
+            )
+            .execute()
+        )
     if changed:
         row.status, row.started_at = "processing", now
     return bool(changed)
@@ -540,11 +669,15 @@ def _read_source(settings: Settings, workspace_id: str, url: str) -> bytes:
             return b"".join(get_storage(settings).open_range(row.key, 0, max(0, row.bytes - 1)))
         return fetch.fetch_bytes(url, settings, MAX_SOURCE_BYTES)
     except ApiError as exc:
-        raise _InputProblem(f"the start image {url} could not be read ({exc.message.rstrip('.')}): upload it with "
-                            "POST /v1/media and create it again") from None
+        raise _InputProblem(
+            f"the start image {url} could not be read ({exc.message.rstrip('.')}): upload it with "
+            "POST /v1/media and create it again"
+        ) from None
     except OSError as exc:
-        raise _InputProblem(f"the start image {url} could not be read ({exc.strerror or exc}): upload it again "
-                            "with POST /v1/media and create it again") from None
+        raise _InputProblem(
+            f"the start image {url} could not be read ({exc.strerror or exc}): upload it again "
+            "with POST /v1/media and create it again"
+        ) from None
 
 
 _COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
@@ -567,8 +700,11 @@ def _brand(settings: Settings, workspace_id: str) -> Brand:
                 logo = b"".join(get_storage(settings).open_range(row.key, 0, max(0, row.bytes - 1)))
         except (ApiError, OSError):
             logo = None  # the logo is decoration: a missing one never fails a creation
-    extra = {k: (", ".join(map(str, v)) if isinstance(v, list) else str(v)) for k, v in brand.items()
-             if k != "colors" and v}
+    extra = {
+        k: (", ".join(map(str, v)) if isinstance(v, list) else str(v))
+        for k, v in brand.items()
+        if k != "colors" and v
+    }
     if ws.description:
         extra.setdefault("description", ws.description)
     return Brand(name=ws.name or None, colors=colours, logo=logo, extra=extra)
@@ -576,9 +712,15 @@ def _brand(settings: Settings, workspace_id: str) -> Brand:
 
 def _request(settings: Settings, row: Generation) -> GenerationRequest:
     sources = tuple(_read_source(settings, row.workspace_id, url) for url in row.source_urls or [])
-    return GenerationRequest(type=row.type, prompt=row.prompt, aspect_ratio=row.aspect_ratio,  # type: ignore[arg-type]
-                             duration_sec=row.duration_sec if row.type == "video" else None, sources=sources,
-                             brand=_brand(settings, row.workspace_id), seed=int(row.seed or 0))
+    return GenerationRequest(
+        type=row.type,
+        prompt=row.prompt,
+        aspect_ratio=row.aspect_ratio,  # type: ignore[arg-type]
+        duration_sec=row.duration_sec if row.type == "video" else None,
+        sources=sources,
+        brand=_brand(settings, row.workspace_id),
+        seed=int(row.seed or 0),
+    )
 
 
 def _work_root(settings: Settings) -> Path:
@@ -606,7 +748,9 @@ def _slot(settings: Settings) -> threading.BoundedSemaphore:
     with _slots_lock:
         sem = _slots.get(settings.generation_concurrency)
         if sem is None:
-            sem = _slots[settings.generation_concurrency] = threading.BoundedSemaphore(settings.generation_concurrency)
+            sem = _slots[settings.generation_concurrency] = threading.BoundedSemaphore(
+                settings.generation_concurrency
+            )
         return sem
 
 
@@ -619,7 +763,9 @@ def produce(job: Any, settings: Settings) -> None:
         return
     slot = _slot(settings)
     if not slot.acquire(blocking=False):
-        raise RetryLater("every production slot of this worker is busy", delay_s=BUSY_RETRY_S, count_attempt=False)
+        raise RetryLater(
+            "every production slot of this worker is busy", delay_s=BUSY_RETRY_S, count_attempt=False
+        )
     try:
         if not _processing(start.row):
             queue.complete(job)  # deleted while it waited
@@ -629,8 +775,10 @@ def produce(job: Any, settings: Settings) -> None:
         slot.release()
 
 
-MISCONFIGURED = ("Creations are not available on this server right now (its generation provider is not set up; "
-                 "the operator has been told): try again later")
+MISCONFIGURED = (
+    "Creations are not available on this server right now (its generation provider is not set up; "
+    "the operator has been told): try again later"
+)
 
 
 def _produce(job: Any, settings: Settings, row: Generation) -> None:
@@ -651,15 +799,26 @@ def _produce(job: Any, settings: Settings, row: Generation) -> None:
         fail(row.id, exc.reason, job)
         return
     except ProviderRefused as exc:
-        fail(row.id, exc.user_message or "the provider refused this request: change the prompt or the images", job)
+        fail(
+            row.id,
+            exc.user_message or "the provider refused this request: change the prompt or the images",
+            job,
+        )
         return
     except ProviderUnavailable as exc:
         message = exc.user_message or "the generation service is temporarily unavailable"
         if job.attempts >= job.max_attempts:
-            fail(row.id, f"{message.rstrip('.')} (tried {job.attempts} times): try again in a few minutes", job)
+            fail(
+                row.id, f"{message.rstrip('.')} (tried {job.attempts} times): try again in a few minutes", job
+            )
             return
-        log.info("generation %s: provider unavailable (attempt %d of %d): %s", row.id, job.attempts,
-                 job.max_attempts, message)
+        log.info(
+            "generation %s: provider unavailable (attempt %d of %d): %s",
+            row.id,
+            job.attempts,
+            job.max_attempts,
+            message,
+        )
         raise RetryLater(f"provider unavailable: {message}", delay_s=exc.retry_after_s) from None
     _complete(settings, job, row, media)
 
@@ -676,8 +835,9 @@ def _store(settings: Settings, row: Generation, produced: Produced, work: Path) 
     if not path.is_file() or path.stat().st_size == 0:
         raise ProviderUnavailable("the generation service produced no file")
     try:
-        media = media_service.store_generated(settings, row.workspace_id, path, ref=media_ref(row.id),
-                                              mime_type=produced.mime_type)
+        media = media_service.store_generated(
+            settings, row.workspace_id, path, ref=media_ref(row.id), mime_type=produced.mime_type
+        )
     except ApiError as exc:
         if exc.status >= 500:  # storage down: the job retries
             raise RetryLater(f"storing the produced file failed: {exc.message}") from None
@@ -704,16 +864,30 @@ def _complete(settings: Settings, job: Any, row: Generation, media: Media) -> No
             if fresh is None or fresh.status != "processing" or fresh.deleted_at is not None:
                 raise _LeaseLost(row.id)
             now = clock.now()
-            Generation.update(status="completed", media_key=media.key, mime_type=media.mime_type,
-                              completed_at=now, error=None).where(Generation.id == row.id).execute()
-            fresh.status, fresh.media_key, fresh.mime_type, fresh.completed_at = ("completed", media.key,
-                                                                                   media.mime_type, now)
+            Generation.update(
+                status="completed",
+                media_key=media.key,
+                mime_type=media.mime_type,
+                completed_at=now,
+                error=None,
+            ).where(Generation.id == row.id).execute()
+            fresh.status, fresh.media_key, fresh.mime_type, fresh.completed_at = (
+                "completed",
+                media.key,
+                media.mime_type,
+                now,
+            )
             if not queue.complete(job):
                 raise _LeaseLost(row.id)
-            events.record(fresh.workspace_id, "generation.completed", public(fresh, settings), subject_id=row.id)
+            events.record(
+                fresh.workspace_id, "generation.completed", public(fresh, settings), subject_id=row.id
+            )
     except _LeaseLost:
-        log.warning("generation %s: produced, but the job's lease was lost or the generation ended meanwhile: the "
-                    "file is dropped", row.id)
+        log.warning(
+            "generation %s: produced, but the job's lease was lost or the generation ended meanwhile: the "
+            "file is dropped",
+            row.id,
+        )
         _drop(settings, row, media)
         return
     log.info("generation %s completed: %s", row.id, media.key)

@@ -23,26 +23,48 @@ VERIFIED_TTL = timedelta(seconds=1)
 VERIFIED_MAX = 10_000
 
 
-def create(workspace_id: str, name: str, expires_in_days: int | None = 90,
-           scopes: list[str] | None = None) -> tuple[ApiKey, str]:
+def create(
+    workspace_id: str, name: str, expires_in_days: int | None = 90, scopes: list[str] | None = None
+) -> tuple[ApiKey, str]:
     if expires_in_days not in ALLOWED_LIFETIMES:
-        raise ApiError(400, "validation_error", "expiresInDays must be 30, 90, 365 or null",
-                       [{"field": "expiresInDays", "error": "invalid_lifetime",
-                         "message": "allowed: 30, 90 (default), 365, null (no expiry)"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            "expiresInDays must be 30, 90, 365 or null",
+            [
+                {
+                    "field": "expiresInDays",
+                    "error": "invalid_lifetime",
+                    "message": "allowed: 30, 90 (default), 365, null (no expiry)",
+                }
+            ],
+        )
     chosen = list(ALL_SCOPES) if scopes is None else list(dict.fromkeys(scopes))
     unknown = [s for s in chosen if s not in ALL_SCOPES]
     if unknown:
-        raise ApiError(400, "validation_error", f"unknown scope(s): {', '.join(unknown)}",
-                       [{"field": "scopes", "error": "unknown_scope", "message": s} for s in unknown])
+        raise ApiError(
+            400,
+            "validation_error",
+            f"unknown scope(s): {', '.join(unknown)}",
+            [{"field": "scopes", "error": "unknown_scope", "message": s} for s in unknown],
+        )
     if not chosen:
-        raise ApiError(400, "validation_error", "a key needs at least one scope",
-                       [{"field": "scopes", "error": "empty", "message": "give at least one scope"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            "a key needs at least one scope",
+            [{"field": "scopes", "error": "empty", "message": "give at least one scope"}],
+        )
     full, prefix, digest = security.new_api_key()
     now = clock.now()
     with tx():
         key = ApiKey.create(
-            id=new_id("key"), workspace=workspace_id, name=name.strip() or DEFAULT_KEY_NAME, key_prefix=prefix,
-            key_hash=digest, scopes=chosen,
+            id=new_id("key"),
+            workspace=workspace_id,
+            name=name.strip() or DEFAULT_KEY_NAME,
+            key_prefix=prefix,
+            key_hash=digest,
+            scopes=chosen,
             expires_at=None if expires_in_days is None else now + timedelta(days=expires_in_days),
             created_at=now,
         )
@@ -76,8 +98,11 @@ def purge(workspace_id: str, key_id: str) -> None:
     with tx():
         key = _locked(workspace_id, key_id)
         if state(key) == "active":
-            raise ApiError(409, "api_key_still_active",
-                           "this key can still be used: revoke it first (DELETE /v1/api-keys/{id}), then purge")
+            raise ApiError(
+                409,
+                "api_key_still_active",
+                "this key can still be used: revoke it first (DELETE /v1/api-keys/{id}), then purge",
+            )
         key.delete_instance()
     _VERIFIED.forget(key.key_hash)
 
@@ -163,9 +188,18 @@ def authenticate(presented: str) -> VerifiedKey:
 
 def _verify(digest: str, now: datetime) -> VerifiedKey:
     generation = _VERIFIED.generation()
-    row = (ApiKey.select(ApiKey.id, ApiKey.workspace, ApiKey.scopes, ApiKey.expires_at, ApiKey.last_used_at,
-                         ApiKey.revoked_at)
-           .where(ApiKey.key_hash == digest).get_or_none())
+    row = (
+        ApiKey.select(
+            ApiKey.id,
+            ApiKey.workspace,
+            ApiKey.scopes,
+            ApiKey.expires_at,
+            ApiKey.last_used_at,
+            ApiKey.revoked_at,
+        )
+        .where(ApiKey.key_hash == digest)
+        .get_or_none()
+    )
     if row is None:
         raise ApiError(401, "invalid_api_key", "the API key is unknown or badly copied")
     st = state(row, now)
@@ -182,7 +216,9 @@ def _verify(digest: str, now: datetime) -> VerifiedKey:
 
 
 def _expired(expires_at: datetime | None) -> ApiError:
-    return ApiError(401, "api_key_expired", f"this API key expired on {clock.iso(expires_at)}: create a new one")
+    return ApiError(
+        401, "api_key_expired", f"this API key expired on {clock.iso(expires_at)}: create a new one"
+    )
 
 
 def to_public(key: ApiKey, full: str | None = None) -> dict[str, Any]:

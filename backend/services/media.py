@@ -65,11 +65,17 @@ _image_slots = threading.BoundedSemaphore(2)
 # ---------------------------------------------------------------- ingestion
 
 
-def ingest(settings: Settings, workspace_id: str, *, url: str | None = None, data_b64: str | None = None) -> Media:
+def ingest(
+    settings: Settings, workspace_id: str, *, url: str | None = None, data_b64: str | None = None
+) -> Media:
     """POST /v1/media: exactly one of `url` or `data_b64`."""
     if (url is None) == (data_b64 is None):
-        raise ApiError(400, "validation_error", "give exactly one of url or base64",
-                       [{"field": "url/base64", "error": "exactly_one", "message": "exactly one of url or base64"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            "give exactly one of url or base64",
+            [{"field": "url/base64", "error": "exactly_one", "message": "exactly one of url or base64"}],
+        )
     if url is not None:
         return ingest_url(settings, workspace_id, url)
     return ingest_bytes(settings, workspace_id, decode_base64(data_b64 or ""), origin="upload")
@@ -88,12 +94,22 @@ def decode_base64(text: str) -> bytes:
     try:
         return base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise ApiError(400, "validation_error", "base64 is not valid base64 data",
-                       [{"field": "base64", "error": "invalid_base64", "message": str(exc)}]) from exc
+        raise ApiError(
+            400,
+            "validation_error",
+            "base64 is not valid base64 data",
+            [{"field": "base64", "error": "invalid_base64", "message": str(exc)}],
+        ) from exc
 
 
-def ingest_bytes(settings: Settings, workspace_id: str, data: bytes, *, origin: str = "upload",
-                 source_url: str | None = None) -> Media:
+def ingest_bytes(
+    settings: Settings,
+    workspace_id: str,
+    data: bytes,
+    *,
+    origin: str = "upload",
+    source_url: str | None = None,
+) -> Media:
     detected = detect(data[:HEAD_BYTES])
     storage = get_storage(settings)
     media_id = new_id("med")
@@ -102,12 +118,36 @@ def ingest_bytes(settings: Settings, workspace_id: str, data: bytes, *, origin: 
             img = process_image(data, detected.format, max_pixels=settings.max_image_pixels)
         key = f"{media_id}.jpg"
         stored = storage.put_bytes(key, img.data, "image/jpeg")
-        return _record(storage, workspace_id, media_id, key, "image", "image/jpeg", stored.size, stored.sha256,
-                       origin, source_url, img.width, img.height, source_sha256=hashlib.sha256(data).hexdigest())
+        return _record(
+            storage,
+            workspace_id,
+            media_id,
+            key,
+            "image",
+            "image/jpeg",
+            stored.size,
+            stored.sha256,
+            origin,
+            source_url,
+            img.width,
+            img.height,
+            source_sha256=hashlib.sha256(data).hexdigest(),
+        )
     key = f"{media_id}.{detected.extension}"
     stored = storage.put_bytes(key, data, detected.mime_type)
-    return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
-                   origin, source_url, source_sha256=stored.sha256)
+    return _record(
+        storage,
+        workspace_id,
+        media_id,
+        key,
+        "video",
+        detected.mime_type,
+        stored.size,
+        stored.sha256,
+        origin,
+        source_url,
+        source_sha256=stored.sha256,
+    )
 
 
 def _sniff(head: bytes) -> int:
@@ -121,35 +161,77 @@ def ingest_url(settings: Settings, workspace_id: str, url: str) -> Media:
     try:
         detected = detect(fetched.head)
         if detected.kind == "image":
-            return ingest_bytes(settings, workspace_id, fetched.path.read_bytes(), origin="url", source_url=url)
+            return ingest_bytes(
+                settings, workspace_id, fetched.path.read_bytes(), origin="url", source_url=url
+            )
         return _store_video_file(settings, workspace_id, fetched.path, detected, origin="url", source_url=url)
     finally:
         fetched.discard()
 
 
-def _store_video_file(settings: Settings, workspace_id: str, path: Path, detected: Detected, *, origin: str,
-                      source_url: str | None = None) -> Media:
+def _store_video_file(
+    settings: Settings,
+    workspace_id: str,
+    path: Path,
+    detected: Detected,
+    *,
+    origin: str,
+    source_url: str | None = None,
+) -> Media:
     storage = get_storage(settings)
     media_id = new_id("med")
     key = f"{media_id}.{detected.extension}"
     stored = storage.put_file(key, path, detected.mime_type, move=True)
-    return _record(storage, workspace_id, media_id, key, "video", detected.mime_type, stored.size, stored.sha256,
-                   origin, source_url, source_sha256=stored.sha256)
+    return _record(
+        storage,
+        workspace_id,
+        media_id,
+        key,
+        "video",
+        detected.mime_type,
+        stored.size,
+        stored.sha256,
+        origin,
+        source_url,
+        source_sha256=stored.sha256,
+    )
 
 
-def _record(storage: Any, workspace_id: str, media_id: str, key: str, kind: str, mime: str, size: int,
-            sha256: str, origin: str, source_url: str | None, width: int | None = None,
-            height: int | None = None, holds: Iterable[tuple[str, datetime | None]] = (),
-            source_sha256: str | None = None) -> Media:
+def _record(
+    storage: Any,
+    workspace_id: str,
+    media_id: str,
+    key: str,
+    kind: str,
+    mime: str,
+    size: int,
+    sha256: str,
+    origin: str,
+    source_url: str | None,
+    width: int | None = None,
+    height: int | None = None,
+    holds: Iterable[tuple[str, datetime | None]] = (),
+    source_sha256: str | None = None,
+) -> Media:
     now = clock.now()
     holds = list(holds)
     try:
         with tx():
             media = Media.create(
-                id=media_id, workspace=workspace_id, key=key, type=kind, mime_type=mime, bytes=size, width=width,
-                height=height, sha256=sha256, source_sha256=source_sha256, origin=origin,
+                id=media_id,
+                workspace=workspace_id,
+                key=key,
+                type=kind,
+                mime_type=mime,
+                bytes=size,
+                width=width,
+                height=height,
+                sha256=sha256,
+                source_sha256=source_sha256,
+                origin=origin,
                 source_url=(source_url or None) and source_url[:2000],
-                created_at=now, expires_at=None,
+                created_at=now,
+                expires_at=None,
             )
             for ref, until in holds:
                 MediaHold.create(media=media, ref=ref, until=until, created_at=now)
@@ -164,8 +246,9 @@ def _record(storage: Any, workspace_id: str, media_id: str, key: str, kind: str,
     return media
 
 
-def store_generated(settings: Settings, workspace_id: str, data: bytes | Path, *, ref: str,
-                    mime_type: str | None = None) -> Media:
+def store_generated(
+    settings: Settings, workspace_id: str, data: bytes | Path, *, ref: str, mime_type: str | None = None
+) -> Media:
     """Store a file produced by a generation, as is (origin `generated`), held by `ref` without limit.
 
     `data` is the file's bytes or a path (moved into storage). Its type is detected from its content.
@@ -189,8 +272,21 @@ def store_generated(settings: Settings, workspace_id: str, data: bytes | Path, *
         stored = storage.put_bytes(key, data, mime)
     else:
         stored = storage.put_file(key, data, mime, move=True)
-    return _record(storage, workspace_id, media_id, key, detected.kind, mime, stored.size, stored.sha256,
-                   "generated", None, width, height, holds=[(ref, None)])
+    return _record(
+        storage,
+        workspace_id,
+        media_id,
+        key,
+        detected.kind,
+        mime,
+        stored.size,
+        stored.sha256,
+        "generated",
+        None,
+        width,
+        height,
+        holds=[(ref, None)],
+    )
 
 
 def _read_head(path: Path) -> bytes:
@@ -241,9 +337,15 @@ def _live(now: datetime) -> Any:
     return Media.expires_at.is_null() | (Media.expires_at > now)
 
 
-def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
-               kind: str | None = None, sha256: str | None = None,
-               source_sha256: str | None = None) -> tuple[list[Media], str | None]:
+def list_media(
+    workspace_id: str,
+    *,
+    cursor: str | None = None,
+    limit: int = 50,
+    kind: str | None = None,
+    sha256: str | None = None,
+    source_sha256: str | None = None,
+) -> tuple[list[Media], str | None]:
     """Newest first; `cursor` the previous page's `nextCursor` (400 `invalid_cursor` for one this API did not
     give); `sha256`: the stored bytes'; `source_sha256`: the bytes' as they were sent."""
     now = clock.now()
@@ -263,8 +365,9 @@ def list_media(workspace_id: str, *, cursor: str | None = None, limit: int = 50,
 
 def get_media(workspace_id: str, key_or_id: str) -> Media:
     now = clock.now()
-    row = Media.get_or_none(((Media.key == key_or_id) | (Media.id == key_or_id)) & (Media.workspace == workspace_id)
-                            & _live(now))
+    row = Media.get_or_none(
+        ((Media.key == key_or_id) | (Media.id == key_or_id)) & (Media.workspace == workspace_id) & _live(now)
+    )
     if row is None:
         raise ApiError(404, "media_not_found", "no such media file in this workspace (or it has expired)")
     return row
@@ -283,8 +386,12 @@ def delete_media(settings: Settings, workspace_id: str, key_or_id: str) -> None:
         media = get_media(workspace_id, key_or_id)
         refs = [h.ref for h in MediaHold.select().where(MediaHold.media == media)]
         if refs:
-            raise ApiError(409, "media_in_use", f"the file is still referenced by {', '.join(refs[:5])}",
-                           [{"ref": r} for r in refs])
+            raise ApiError(
+                409,
+                "media_in_use",
+                f"the file is still referenced by {', '.join(refs[:5])}",
+                [{"ref": r} for r in refs],
+            )
         key = media.key
         media.delete_instance()
     get_storage(settings).delete(key)
@@ -363,12 +470,22 @@ def hold(workspace_id: str, urls_or_keys: Iterable[str], until: datetime | None,
         return []
     now = clock.now()
     with tx():
-        rows = list(Media.select().where((Media.workspace == workspace_id) & (Media.key.in_(sorted(keys)))
-                                         & _live(now)))
+        rows = list(
+            Media.select().where(
+                (Media.workspace == workspace_id) & (Media.key.in_(sorted(keys))) & _live(now)
+            )
+        )
         if rows:  # one upsert: a hold of `ref` already on a file is replaced
-            (MediaHold.insert_many([{"media": m.id, "ref": ref, "until": until, "created_at": now} for m in rows])
-             .on_conflict(conflict_target=[MediaHold.media, MediaHold.ref], update={MediaHold.until: EXCLUDED.until})
-             .as_rowcount().execute())
+            (
+                MediaHold.insert_many(
+                    [{"media": m.id, "ref": ref, "until": until, "created_at": now} for m in rows]
+                )
+                .on_conflict(
+                    conflict_target=[MediaHold.media, MediaHold.ref], update={MediaHold.until: EXCLUDED.until}
+                )
+                .as_rowcount()
+                .execute()
+            )
         held = [m.key for m in rows]
         _refresh(m.id for m in rows)
     return sorted(held)
@@ -403,23 +520,31 @@ class RetentionReport:
     temp_removed: int = 0
 
 
-def enforce_retention(settings: Settings, now: datetime | None = None, *, batch: int = 500) -> RetentionReport:
+def enforce_retention(
+    settings: Settings, now: datetime | None = None, *, batch: int = 500
+) -> RetentionReport:
     """Delete every file past its deadline: the row first (in a transaction that checks the deadline
     again, so a hold registered meanwhile wins), then the stored file."""
     now = now or clock.now()
     storage = get_storage(settings)
     report = RetentionReport()
     while True:
-        due = list(Media.select(Media.id, Media.key)
-                   .where(Media.expires_at.is_null(False) & (Media.expires_at <= now))
-                   .order_by(Media.expires_at).limit(batch))
+        due = list(
+            Media.select(Media.id, Media.key)
+            .where(Media.expires_at.is_null(False) & (Media.expires_at <= now))
+            .order_by(Media.expires_at)
+            .limit(batch)
+        )
         if not due:
             break
         progressed = False
         for row in due:
             with tx():
-                gone = (Media.delete().where((Media.id == row.id) & Media.expires_at.is_null(False)
-                                             & (Media.expires_at <= now)).execute())
+                gone = (
+                    Media.delete()
+                    .where((Media.id == row.id) & Media.expires_at.is_null(False) & (Media.expires_at <= now))
+                    .execute()
+                )
                 if gone:
                     MediaHold.delete().where(MediaHold.media == row.id).execute()
             if not gone:
@@ -463,4 +588,3 @@ def sweep_orphans(settings: Settings, now: datetime | None = None) -> list[str]:
     if pending:
         flush()
     return removed
-

@@ -44,8 +44,12 @@ def _hash(state: str) -> str:
 
 
 def _bad_state() -> ApiError:
-    return ApiError(400, "invalid_oauth_state", "unknown, expired or already used OAuth state: start the connection "
-                    "again (`socialpub accounts connect NETWORK`)")
+    return ApiError(
+        400,
+        "invalid_oauth_state",
+        "unknown, expired or already used OAuth state: start the connection "
+        "again (`socialpub accounts connect NETWORK`)",
+    )
 
 
 def _network_error(exc: oauth.OAuthError, step: str) -> ApiError:
@@ -56,35 +60,62 @@ def _network_error(exc: oauth.OAuthError, step: str) -> ApiError:
         return ApiError(400, "oauth_code_rejected", f"{exc.message}: start the connection again")
     if exc.kind == "dead":
         return ApiError(400, "invalid_access_token", f"{exc.message}: get a new token or connect with OAuth")
-    if exc.status is not None and 400 <= exc.status < 500:  # refused for a reason of the caller's (scopes, kind)
+    if (
+        exc.status is not None and 400 <= exc.status < 500
+    ):  # refused for a reason of the caller's (scopes, kind)
         return ApiError(400, "network_refused", f"{exc.message} ({step})")
     return ApiError(502, "network_error", f"{exc.message} ({step})")
 
 
 # --- start / finish / connect -------------------------------------------------------------------------------------
-def start(workspace_id: str, settings: Settings, platform: str, redirect_uri: str, name: str | None) -> dict[str, Any]:
+def start(
+    workspace_id: str, settings: Settings, platform: str, redirect_uri: str, name: str | None
+) -> dict[str, Any]:
     """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge."""
     app = _app(platform, settings)
     parts = urlsplit(redirect_uri)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.fragment:
-        raise ApiError(400, "invalid_redirect_uri", "redirectUri must be an absolute http(s) URL without a fragment "
-                       "(the CLI's loopback listener, e.g. http://127.0.0.1:PORT/callback)")
+        raise ApiError(
+            400,
+            "invalid_redirect_uri",
+            "redirectUri must be an absolute http(s) URL without a fragment "
+            "(the CLI's loopback listener, e.g. http://127.0.0.1:PORT/callback)",
+        )
     state = secrets.token_urlsafe(32)
     verifier, challenge = oauth.pkce_pair()
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():
-        OAuthSession.create(id=new_id("oas"), workspace=workspace_id, platform=platform, state_hash=_hash(state),
-                            redirect_uri=redirect_uri, name=(name or "").strip() or None, verifier=verifier,
-                            status="started", expires_at=expires, created_at=now)
-    return {"authorizeUrl": oauth.authorize_url(app, redirect_uri, state, challenge), "state": state,
-            "expiresAt": clock.iso(expires)}
+        OAuthSession.create(
+            id=new_id("oas"),
+            workspace=workspace_id,
+            platform=platform,
+            state_hash=_hash(state),
+            redirect_uri=redirect_uri,
+            name=(name or "").strip() or None,
+            verifier=verifier,
+            status="started",
+            expires_at=expires,
+            created_at=now,
+        )
+    return {
+        "authorizeUrl": oauth.authorize_url(app, redirect_uri, state, challenge),
+        "state": state,
+        "expiresAt": clock.iso(expires),
+    }
 
 
 def _dump(c: oauth.Candidate) -> dict[str, Any]:
-    return {"externalId": c.external_id, "name": c.name, "username": c.username, "type": c.type,
-            "accessToken": c.access_token, "expiresAt": clock.iso(c.expires_at), "refreshToken": c.refresh_token,
-            "refreshExpiresAt": clock.iso(c.refresh_expires_at)}
+    return {
+        "externalId": c.external_id,
+        "name": c.name,
+        "username": c.username,
+        "type": c.type,
+        "accessToken": c.access_token,
+        "expiresAt": clock.iso(c.expires_at),
+        "refreshToken": c.refresh_token,
+        "refreshExpiresAt": clock.iso(c.refresh_expires_at),
+    }
 
 
 def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict[str, Any]:
@@ -109,20 +140,38 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
         raise _network_error(exc, step) from None
     expires = clock.now() + SESSION_LIFE
     with tx():
-        OAuthSession.update(status="finished", verifier="", tokens=json.dumps([_dump(c) for c in found]),
-                            finished_at=clock.now(), expires_at=expires).where(OAuthSession.id == s.id).execute()
-    return {"grantId": s.id, "platform": s.platform, "expiresAt": clock.iso(expires),
-            "candidates": [c.public() for c in found]}
+        OAuthSession.update(
+            status="finished",
+            verifier="",
+            tokens=json.dumps([_dump(c) for c in found]),
+            finished_at=clock.now(),
+            expires_at=expires,
+        ).where(OAuthSession.id == s.id).execute()
+    return {
+        "grantId": s.id,
+        "platform": s.platform,
+        "expiresAt": clock.iso(expires),
+        "candidates": [c.public() for c in found],
+    }
 
 
 def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | None) -> tuple[Account, bool]:
     """The live account of this external id, its tokens replaced (created when new). Inside a transaction."""
     expires = datetime.fromisoformat(c["expiresAt"].replace("Z", "+00:00")) if c.get("expiresAt") else None
-    refresh_expires = (datetime.fromisoformat(c["refreshExpiresAt"].replace("Z", "+00:00"))
-                       if c.get("refreshExpiresAt") else None)
-    acc = locked(Account.select().where(
-        (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
-        & (Account.external_id == c["externalId"]) & (Account.status != "disconnected"))).get_or_none()
+    refresh_expires = (
+        datetime.fromisoformat(c["refreshExpiresAt"].replace("Z", "+00:00"))
+        if c.get("refreshExpiresAt")
+        else None
+    )
+    acc = locked(
+        Account.select().where(
+            (Account.workspace == workspace_id)
+            & (Account.platform == platform)
+            & (Account.kind == "live")
+            & (Account.external_id == c["externalId"])
+            & (Account.status != "disconnected")
+        )
+    ).get_or_none()
     if acc is not None:
         # a new grant replaces the whole token set: an old refresh token kept beside a new access token is the
         # dead one a needs_reauth account is reconnected for (Google is asked prompt=consent: it re-issues one)
@@ -140,18 +189,37 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         acc.save()
         return acc, False
     now = clock.now()
-    return Account.create(id=new_id("acc"), workspace=workspace_id, platform=platform,
-                          name=(name or c.get("name") or platform)[:200], username=(c.get("username") or "")[:200],
-                          kind="live", status="active", behaviour=None, external_id=c["externalId"],
-                          access_token=c["accessToken"], refresh_token=c.get("refreshToken"),
-                          refresh_expires_at=refresh_expires, token_expires_at=expires, connected_at=now,
-                          created_at=now), True
+    return Account.create(
+        id=new_id("acc"),
+        workspace=workspace_id,
+        platform=platform,
+        name=(name or c.get("name") or platform)[:200],
+        username=(c.get("username") or "")[:200],
+        kind="live",
+        status="active",
+        behaviour=None,
+        external_id=c["externalId"],
+        access_token=c["accessToken"],
+        refresh_token=c.get("refreshToken"),
+        refresh_expires_at=refresh_expires,
+        token_expires_at=expires,
+        connected_at=now,
+        created_at=now,
+    ), True
 
 
 def _exists(workspace_id: str, platform: str, external_id: str) -> bool:
-    return Account.select().where(
-        (Account.workspace == workspace_id) & (Account.platform == platform) & (Account.kind == "live")
-        & (Account.external_id == external_id) & (Account.status != "disconnected")).exists()
+    return (
+        Account.select()
+        .where(
+            (Account.workspace == workspace_id)
+            & (Account.platform == platform)
+            & (Account.kind == "live")
+            & (Account.external_id == external_id)
+            & (Account.status != "disconnected")
+        )
+        .exists()
+    )
 
 
 def _save(workspace_id: str, platform: str, chosen: list[dict[str, Any]], name: str | None) -> list[Account]:
@@ -170,30 +238,49 @@ def _public(workspace_id: str, settings: Settings, accs: list[Account]) -> list[
     return [accounts.to_public(a, a.id in defaults, settings) for a in accs]
 
 
-def connect(workspace_id: str, settings: Settings, grant_id: str, external_ids: list[str]) -> list[dict[str, Any]]:
+def connect(
+    workspace_id: str, settings: Settings, grant_id: str, external_ids: list[str]
+) -> list[dict[str, Any]]:
     """The picked accounts of a finished session become live accounts (once)."""
     with tx():
-        s = locked(OAuthSession.select().where(
-            (OAuthSession.id == grant_id) & (OAuthSession.workspace == workspace_id))).get_or_none()
+        s = locked(
+            OAuthSession.select().where(
+                (OAuthSession.id == grant_id) & (OAuthSession.workspace == workspace_id)
+            )
+        ).get_or_none()
         if s is None:
             raise ApiError(404, "oauth_grant_not_found", "no such OAuth grant in this workspace")
         if s.status != "finished" or s.expires_at <= clock.now():
-            raise ApiError(400, "invalid_oauth_state", "this OAuth grant is already used or expired: start the "
-                           "connection again")
+            raise ApiError(
+                400,
+                "invalid_oauth_state",
+                "this OAuth grant is already used or expired: start the connection again",
+            )
         found = {c["externalId"]: c for c in json.loads(s.tokens or "[]")}
         unknown = [x for x in external_ids if x not in found]
         if unknown:
-            raise ApiError(400, "unknown_external_id", f"the grant does not reach {', '.join(unknown)}",
-                           [{"externalId": x, "candidates": sorted(found)} for x in unknown])
+            raise ApiError(
+                400,
+                "unknown_external_id",
+                f"the grant does not reach {', '.join(unknown)}",
+                [{"externalId": x, "candidates": sorted(found)} for x in unknown],
+            )
         picked = [found[x] for x in dict.fromkeys(external_ids)]
         saved = _save(workspace_id, s.platform, picked, s.name)
         OAuthSession.update(status="connected", tokens=None).where(OAuthSession.id == s.id).execute()
     return _public(workspace_id, settings, saved)
 
 
-def connect_token(workspace_id: str, settings: Settings, platform: str, access_token: str,
-                  refresh_token: str | None = None, expires_in: int | None = None, external_id: str | None = None,
-                  name: str | None = None) -> dict[str, Any]:
+def connect_token(
+    workspace_id: str,
+    settings: Settings,
+    platform: str,
+    access_token: str,
+    refresh_token: str | None = None,
+    expires_in: int | None = None,
+    external_id: str | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
     """A token obtained elsewhere: the accounts it reaches are discovered; exactly one (or the one named by
     external_id) becomes a live account. Several without external_id: 409 listing them."""
     expires = clock.now() + timedelta(seconds=expires_in) if expires_in else None
@@ -211,8 +298,12 @@ def connect_token(workspace_id: str, settings: Settings, platform: str, access_t
     if not found:
         raise ApiError(400, "no_account_found", f"the token reaches no {platform} account that can publish")
     if len(found) > 1:
-        raise ApiError(409, "account_choice_required", "the token reaches several accounts: name one with "
-                       "externalId", [c.public() for c in found])
+        raise ApiError(
+            409,
+            "account_choice_required",
+            "the token reaches several accounts: name one with externalId",
+            [c.public() for c in found],
+        )
     with tx():
         saved = _save(workspace_id, platform, [_dump(found[0])], (name or "").strip() or None)
     return _public(workspace_id, settings, saved)[0]
@@ -249,14 +340,25 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
                 with adapters.network_client(settings, acc.platform, acc.kind) as client:
                     health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
     left = (acc.token_expires_at - now) if acc.token_expires_at else None
-    out: dict[str, Any] = {"accountId": acc.id, "platform": acc.platform, "name": acc.name, "kind": acc.kind,
-                           "status": "ok", "code": health.code, "message": health.message,
-                           "tokenExpiresAt": clock.iso(acc.token_expires_at),
-                           "expiresInS": int(left.total_seconds()) if left is not None else None,
-                           "accountStatus": acc.status, "checkedAt": clock.iso(now)}
+    out: dict[str, Any] = {
+        "accountId": acc.id,
+        "platform": acc.platform,
+        "name": acc.name,
+        "kind": acc.kind,
+        "status": "ok",
+        "code": health.code,
+        "message": health.message,
+        "tokenExpiresAt": clock.iso(acc.token_expires_at),
+        "expiresInS": int(left.total_seconds()) if left is not None else None,
+        "accountStatus": acc.status,
+        "checkedAt": clock.iso(now),
+    }
     if acc.status == "needs_reauth":
-        out.update(status="needs_reauth", message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
-                   + (f": {health.message}" if health.status == "dead" else ""))
+        out.update(
+            status="needs_reauth",
+            message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
+            + (f": {health.message}" if health.status == "dead" else ""),
+        )
     elif health.status == "ok":
         # the warning accounts list shows (services/tokens.token_warning): a token that cannot be refreshed, or
         # the refresh token itself, ends within SOCIALPUB_TOKEN_WARNING_DAYS
@@ -265,21 +367,34 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
             out["status"] = "expiring"
             out["message"] = warning
     elif health.status == "dead" and refresh_failed is not None:
-        out.update(status="error", code="access_token_expired",
-                   message="the access token was refused and could not be renewed just now "
-                           f"({refresh_failed}); the account stays connected and the worker tries again")
+        out.update(
+            status="error",
+            code="access_token_expired",
+            message="the access token was refused and could not be renewed just now "
+            f"({refresh_failed}); the account stays connected and the worker tries again",
+        )
     elif health.status == "dead":
         tokens.mark_needs_reauth(acc.id, health.message)
-        out.update(status="needs_reauth", accountStatus="needs_reauth",
-                   message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}")
+        out.update(
+            status="needs_reauth",
+            accountStatus="needs_reauth",
+            message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}",
+        )
     else:
         out["status"] = "error"
     return out
 
 
 def _account(workspace_id: str, account_id: str) -> Account:
-    acc = Account.select().where((Account.id == account_id) & (Account.workspace == workspace_id)
-                                 & (Account.status != "disconnected")).get_or_none()
+    acc = (
+        Account.select()
+        .where(
+            (Account.id == account_id)
+            & (Account.workspace == workspace_id)
+            & (Account.status != "disconnected")
+        )
+        .get_or_none()
+    )
     if acc is None:
         raise ApiError(404, "account_not_found", "account not found in this workspace")
     return acc

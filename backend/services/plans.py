@@ -29,7 +29,9 @@ CLIP_COST = {"5": 15, "10": 30, "15": 45}
 FREE_PUBLICATIONS = 3
 
 
-def plan_in_force(subscribed: str | None, status: str | None, period_end: datetime | None, now: datetime) -> str:
+def plan_in_force(
+    subscribed: str | None, status: str | None, period_end: datetime | None, now: datetime
+) -> str:
     """`plan.name`: the subscribed plan while its subscription is in force, else FREE."""
     if not subscribed or subscribed == "FREE" or status not in IN_FORCE_STATUSES:
         return "FREE"
@@ -38,6 +40,7 @@ def plan_in_force(subscribed: str | None, status: str | None, period_end: dateti
     return subscribed
 
 
-def has_current_subscription(subscribed: str | None, status: str | None, period_end: datetime | None,
-                             now: datetime) -> bool:
+def has_current_subscription(
+    subscribed: str | None, status: str | None, period_end: datetime | None, now: datetime
+) -> bool:
     return plan_in_force(subscribed, status, period_end, now) != "FREE"

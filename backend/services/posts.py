@@ -57,20 +57,37 @@ def parse_timestamp(value: str, field_name: str) -> datetime:
     try:
         dt = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in ("z", "Z") else text)
     except (ValueError, IndexError):
-        raise ApiError(400, code, f"{field_name} must be an ISO 8601 timestamp with a zone offset, "
-                                  f"e.g. 2030-01-31T09:00:00Z or 2030-01-31T10:00:00+01:00",
-                       [{"field": field_name, "error": "not_iso8601", "message": f"cannot read {value!r}"}]) from None
+        raise ApiError(
+            400,
+            code,
+            f"{field_name} must be an ISO 8601 timestamp with a zone offset, "
+            f"e.g. 2030-01-31T09:00:00Z or 2030-01-31T10:00:00+01:00",
+            [{"field": field_name, "error": "not_iso8601", "message": f"cannot read {value!r}"}],
+        ) from None
     if dt.tzinfo is None or dt.utcoffset() is None:
-        raise ApiError(400, code, f"{field_name} has no zone offset: add Z (UTC) or ±hh:mm, "
-                                  f"e.g. {text if 'T' in text.upper() else dt.isoformat()}Z — a local time "
-                                  "without offset is ambiguous",
-                       [{"field": field_name, "error": "missing_offset",
-                         "message": "a zone offset (Z or ±hh:mm) is required"}])
+        raise ApiError(
+            400,
+            code,
+            f"{field_name} has no zone offset: add Z (UTC) or ±hh:mm, "
+            f"e.g. {text if 'T' in text.upper() else dt.isoformat()}Z — a local time "
+            "without offset is ambiguous",
+            [
+                {
+                    "field": field_name,
+                    "error": "missing_offset",
+                    "message": "a zone offset (Z or ±hh:mm) is required",
+                }
+            ],
+        )
     try:
         return clock.to_utc(dt)
     except OverflowError:  # e.g. 9999-12-31T23:59:59-23:59: no such instant in UTC
-        raise ApiError(400, code, f"{field_name} {value!r} is out of the supported range of dates",
-                       [{"field": field_name, "error": "out_of_range", "message": f"cannot read {value!r}"}]) from None
+        raise ApiError(
+            400,
+            code,
+            f"{field_name} {value!r} is out of the supported range of dates",
+            [{"field": field_name, "error": "out_of_range", "message": f"cannot read {value!r}"}],
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------- targets
@@ -124,14 +141,23 @@ class WorkspaceState(NamedTuple):
 def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
     """The workspace's plan state and its accounts (oldest connected first: the default account of a
     network), in one statement; None when there is no such workspace."""
-    rows = list(Workspace
-                .select(Workspace.plan_subscribed, Workspace.plan_status, Workspace.plan_period_end,
-                        Workspace.free_posts_used, Account.id, Account.platform, Account.status, Account.name,
-                        Account.kind)
-                .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
-                .where(Workspace.id == workspace_id)
-                .order_by(Account.connected_at, Account.id)
-                .tuples())
+    rows = list(
+        Workspace.select(
+            Workspace.plan_subscribed,
+            Workspace.plan_status,
+            Workspace.plan_period_end,
+            Workspace.free_posts_used,
+            Account.id,
+            Account.platform,
+            Account.status,
+            Account.name,
+            Account.kind,
+        )
+        .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
+        .where(Workspace.id == workspace_id)
+        .order_by(Account.connected_at, Account.id)
+        .tuples()
+    )
     if not rows:
         return None
     ws = WorkspaceState(*rows[0][:4])
@@ -159,22 +185,31 @@ def resolve_targets(accounts: Sequence[AccountRef], raw_targets: Sequence[Any]) 
         if channel_id is None:
             acc = default.get(platform)
             if acc is None:
-                t.problem("channel_not_connected", f"no active {platform} account is connected to this workspace: "
-                                                   "connect one (GET /v1/accounts lists the connected accounts)")
+                t.problem(
+                    "channel_not_connected",
+                    f"no active {platform} account is connected to this workspace: "
+                    "connect one (GET /v1/accounts lists the connected accounts)",
+                )
                 continue
         else:
             acc = by_id.get(channel_id)
             if acc is None or acc.platform != platform:
-                t.problem("channel_not_connected", f"channelId {channel_id!r} is not a {platform} account of this "
-                                                   "workspace (GET /v1/accounts lists them)")
+                t.problem(
+                    "channel_not_connected",
+                    f"channelId {channel_id!r} is not a {platform} account of this "
+                    "workspace (GET /v1/accounts lists them)",
+                )
                 continue
             if acc.status != "active":
                 why = "must be reconnected" if acc.status == "needs_reauth" else "is disconnected"
                 t.problem("channel_not_connected", f"the {platform} account {acc.name!r} {why}")
                 continue
         if acc.id in seen:
-            t.problem("duplicate_target", f"the {platform} account {acc.name!r} ({acc.id}) is already target "
-                                          f"#{seen[acc.id] + 1}: each account can be targeted once")
+            t.problem(
+                "duplicate_target",
+                f"the {platform} account {acc.name!r} ({acc.id}) is already target "
+                f"#{seen[acc.id] + 1}: each account can be targeted once",
+            )
             continue
         seen[acc.id] = i
         t.account = acc
@@ -200,10 +235,18 @@ def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | s
     try:
         row = media_service.get_media(workspace_id, key)
     except ApiError:
-        return ("no such file in this workspace's media (deleted, expired after its 30-day retention, or never "
-                "uploaded): upload it again with POST /v1/media")
-    return MediaRef(url=url, kind=row.type, mime=row.mime_type, width=row.width, height=row.height,
-                    generated=row.origin == "generated")
+        return (
+            "no such file in this workspace's media (deleted, expired after its 30-day retention, or never "
+            "uploaded): upload it again with POST /v1/media"
+        )
+    return MediaRef(
+        url=url,
+        kind=row.type,
+        mime=row.mime_type,
+        width=row.width,
+        height=row.height,
+        generated=row.origin == "generated",
+    )
 
 
 def _remote_media(settings: Settings, url: str) -> MediaRef | str:
@@ -215,7 +258,9 @@ def _remote_media(settings: Settings, url: str) -> MediaRef | str:
     except ApiError as exc:
         return exc.message
     if detected is None:
-        return "the file is neither an image nor a video this service can recognise (JPEG, PNG, WebP, MP4, ...)"
+        return (
+            "the file is neither an image nor a video this service can recognise (JPEG, PNG, WebP, MP4, ...)"
+        )
     return MediaRef(url=url, kind=detected.kind, mime=detected.mime_type)
 
 
@@ -227,8 +272,9 @@ def _one_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | st
     return _remote_media(settings, url)
 
 
-def inspect_media(settings: Settings, workspace_id: str,
-                  urls: Sequence[str]) -> tuple[list[MediaRef], list[tuple[str, str]]]:
+def inspect_media(
+    settings: Settings, workspace_id: str, urls: Sequence[str]
+) -> tuple[list[MediaRef], list[tuple[str, str]]]:
     """Readable media (in order) and (url, why) for every unreadable one. Remote probes run in parallel."""
     if not urls:
         return [], []
@@ -276,8 +322,10 @@ def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) 
         return "youtube publishes videos only (Shorts): put a video in mediaUrls (no text-only, no image)"
     if code == "title_too_long_for_target":
         if platform == "tiktok":
-            return (f"a tiktok photo post uses the text as its title: at most 90 characters; the text has "
-                    f"{utf16_len(content)}")
+            return (
+                f"a tiktok photo post uses the text as its title: at most 90 characters; the text has "
+                f"{utf16_len(content)}"
+            )
         return f"the {platform} title is at most {_TITLE_MAX.get(platform, 100)} characters"
     if code == "content_required_for_target":
         return f"nothing to publish on {platform}: give a text or a media"
@@ -289,8 +337,13 @@ def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) 
     return f"{platform} cannot receive this post ({code})"
 
 
-def check_target_rules(targets: Sequence[Target], content: str, media: Sequence[MediaRef],
-                       options: PostOptions, media_problems: Sequence[tuple[str, str]]) -> None:
+def check_target_rules(
+    targets: Sequence[Target],
+    content: str,
+    media: Sequence[MediaRef],
+    options: PostOptions,
+    media_problems: Sequence[tuple[str, str]],
+) -> None:
     """Run the per-network rules (backend/networks/rules) for every target of a known network."""
     cache: dict[str, list[str]] = {}
     for t in targets:
@@ -312,7 +365,9 @@ def _network_is_local(platform: str, settings: Settings) -> bool:
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
     from backend.media.fetch import host_is_local  # (httpcore: not for a list or a read)
 
-    return host_is_local(urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True)
+    return host_is_local(
+        urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True
+    )
 
 
 def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
@@ -322,9 +377,12 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
     when named in SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
     whose API base is itself on loopback or a private address (an emulator on this machine) reaches such a media
     host: it is not concerned. Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
-    if (platform not in RULES or not media
-            or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
-            or _network_is_local(platform, settings)):
+    if (
+        platform not in RULES
+        or not media
+        or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
+        or _network_is_local(platform, settings)
+    ):
         return []
     from backend.media.fetch import not_public
 
@@ -333,20 +391,30 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
         return []
     if not RULES[platform].pulls_media(media, False):  # it pulls only because it is configured to
         what = f"{platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)"
-        fix = (f"remove {platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
-               "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
-               "host, e.g. a CDN, a bucket or a tunnel")
+        fix = (
+            f"remove {platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
+            "SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
+            "host, e.g. a CDN, a bucket or a tunnel"
+        )
     else:
-        what = ("tiktok fetches photos from their URL (TikTok takes no photo upload)" if platform == "tiktok"
-                else f"{platform} fetches the media from its URL")
-        fix = ("set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
-               "host, e.g. a CDN, a bucket or a tunnel")
-    return [(url, f"{what}, and {url} cannot be reached from the internet ({why}): {fix}")
-            for url, why in unreachable]
+        what = (
+            "tiktok fetches photos from their URL (TikTok takes no photo upload)"
+            if platform == "tiktok"
+            else f"{platform} fetches the media from its URL"
+        )
+        fix = (
+            "set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
+            "host, e.g. a CDN, a bucket or a tunnel"
+        )
+    return [
+        (url, f"{what}, and {url} cannot be reached from the internet ({why}): {fix}")
+        for url, why in unreachable
+    ]
 
 
-def check_public_media(targets: Sequence[Target], media: Sequence[MediaRef], live: set[int],
-                       settings: Settings) -> None:
+def check_public_media(
+    targets: Sequence[Target], media: Sequence[MediaRef], live: set[int], settings: Settings
+) -> None:
     """A live network that fetches media from its URL must be able to reach it: a file on a loopback or private
     address (SOCIALPUB_MEDIA_URL on a laptop) is refused now, per target, with what to configure — never accepted
     and failed later (media_url_refusals). `live`: the indexes of the targets on live accounts."""
@@ -364,9 +432,11 @@ def _schedule_problem(targets: Sequence[Target], scheduled_at: datetime | None, 
     if scheduled_at is None or scheduled_at > now:
         return False
     for t in targets:
-        t.problem("scheduled_at_in_past",
-                  f"scheduledAt {clock.iso(scheduled_at)} is already past (now {clock.iso(now)}): "
-                  "pick a future time, or leave it out to publish now")
+        t.problem(
+            "scheduled_at_in_past",
+            f"scheduledAt {clock.iso(scheduled_at)} is already past (now {clock.iso(now)}): "
+            "pick a future time, or leave it out to publish now",
+        )
     return True
 
 
@@ -380,9 +450,12 @@ def raise_problems(targets: Sequence[Target], schedule_in_past: bool) -> None:
     networks = sorted({d["platform"] for d in details})
     summary = "; ".join(f"{d['platform']}: {d['error']}" for d in details[:5])
     more = f" (+{len(details) - 5} more)" if len(details) > 5 else ""
-    raise ApiError(400, "invalid_targets",
-                   f"{len(details)} problem(s) on {', '.join(networks)}: {summary}{more}. Nothing was published.",
-                   details)
+    raise ApiError(
+        400,
+        "invalid_targets",
+        f"{len(details)} problem(s) on {', '.join(networks)}: {summary}{more}. Nothing was published.",
+        details,
+    )
 
 
 def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
@@ -398,9 +471,9 @@ def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: se
 
 
 def _existing_by_key(workspace_id: str, key: str) -> str | None:
-    return (Post.select(Post.id)
-            .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
-            .scalar())
+    return (
+        Post.select(Post.id).where((Post.workspace == workspace_id) & (Post.idempotency_key == key)).scalar()
+    )
 
 
 def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
@@ -413,16 +486,21 @@ def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
 
 
 def _subscription_required() -> ApiError:
-    return ApiError(402, "subscription_required",
-                    f"this workspace has used its {plans.FREE_PUBLICATIONS} free publications: subscribe to a plan "
-                    "to keep publishing")
+    return ApiError(
+        402,
+        "subscription_required",
+        f"this workspace has used its {plans.FREE_PUBLICATIONS} free publications: subscribe to a plan "
+        "to keep publishing",
+    )
 
 
 def _take_free_publication(workspace_id: str) -> bool:
     """Count one free publication, in the post's transaction; the condition makes concurrent posts safe."""
-    return (Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
-            .where((Workspace.id == workspace_id) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS))
-            .execute()) == 1
+    return (
+        Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
+        .where((Workspace.id == workspace_id) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS))
+        .execute()
+    ) == 1
 
 
 @dataclass
@@ -454,13 +532,19 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
     raw_options = body.get("options")
-    options = raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
+    options = (
+        raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
+    )
     targets = resolve_targets(accounts, body["targets"])
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
     check_target_rules(targets, content, media, options, media_problems)
-    check_public_media(targets, media, {t.index for t in targets if t.account is not None and t.account.kind == "live"},
-                       settings)
+    check_public_media(
+        targets,
+        media,
+        {t.index for t in targets if t.account is not None and t.account.kind == "live"},
+        settings,
+    )
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
@@ -471,10 +555,20 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     with tx():
         now = clock.now()
         post = {
-            "id": post_id, "workspace": workspace_id, "status": "scheduled" if scheduled_at else "processing",
-            "content": content, "content_folded": folded(content), "media_urls": urls, "media": media_dicts,
-            "options": options_dict, "scheduled_at": scheduled_at, "idempotency_key": key,
-            "free_publication": needs_free, "version": 1, "labels": labels or None, "created_at": now,
+            "id": post_id,
+            "workspace": workspace_id,
+            "status": "scheduled" if scheduled_at else "processing",
+            "content": content,
+            "content_folded": folded(content),
+            "media_urls": urls,
+            "media": media_dicts,
+            "options": options_dict,
+            "scheduled_at": scheduled_at,
+            "idempotency_key": key,
+            "free_publication": needs_free,
+            "version": 1,
+            "labels": labels or None,
+            "created_at": now,
             "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
@@ -483,26 +577,43 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
             found = _existing_by_key(workspace_id, key)
             if found is None:
-                raise ApiError(409, "idempotency_conflict", "a post with this idempotency key is being "
-                                                            "created by another request: retry")
+                raise ApiError(
+                    409,
+                    "idempotency_conflict",
+                    "a post with this idempotency key is being created by another request: retry",
+                )
             return Accepted(found, False)
         if needs_free and not _take_free_publication(workspace_id):
             raise _subscription_required()
         rows = [
             {
-                "id": new_id("tgt"), "post": post_id, "position": pos, "platform": t.platform,
+                "id": new_id("tgt"),
+                "post": post_id,
+                "position": pos,
+                "platform": t.platform,
                 "account": t.account.id if t.account else None,
-                "account_name": t.account.name if t.account else "", "status": "pending",
-                "idempotency_token": new_id("pub"), "updated_at": now,
+                "account_name": t.account.name if t.account else "",
+                "status": "pending",
+                "idempotency_token": new_id("pub"),
+                "updated_at": now,
             }
             for pos, t in enumerate(targets)
         ]
         PostTarget.insert_many(rows).as_rowcount().execute()
         if labels:
-            PostLabel.insert_many([{"post": post_id, "workspace": workspace_id, "key": k, "value": v}
-                                   for k, v in labels.items()]).as_rowcount().execute()
-        queue.enqueue(PUBLISH_JOB, {"post_id": post_id}, run_at=scheduled_at or now, workspace_id=workspace_id,
-                      dedupe_key=job_key(post_id))
+            PostLabel.insert_many(
+                [
+                    {"post": post_id, "workspace": workspace_id, "key": k, "value": v}
+                    for k, v in labels.items()
+                ]
+            ).as_rowcount().execute()
+        queue.enqueue(
+            PUBLISH_JOB,
+            {"post_id": post_id},
+            run_at=scheduled_at or now,
+            workspace_id=workspace_id,
+            dedupe_key=job_key(post_id),
+        )
         hold_media(workspace_id, post_id, urls)
     return Accepted(post_id, True, post, rows)
 
@@ -545,22 +656,43 @@ def targets_of(post_ids: Sequence[str]) -> dict[str, list[PostTarget]]:
 
 # GET /v1/posts/:id is the hottest route: one statement reads only the columns of the answer, the post's
 # joined with its targets' (as tuples: no model instance per row).
-_POST_FIELDS = (Post.id, Post.status, Post.scheduled_at, Post.created_at, Post.updated_at, Post.content,
-                Post.media_urls, Post.options, Post.idempotency_key, Post.labels)
-_TARGET_FIELDS = (PostTarget.platform, PostTarget.account, PostTarget.account_name, PostTarget.status,
-                  PostTarget.external_post_id, PostTarget.post_url, PostTarget.fail_reason, PostTarget.fail_type,
-                  PostTarget.completed_at, PostTarget.next_attempt_at)
+_POST_FIELDS = (
+    Post.id,
+    Post.status,
+    Post.scheduled_at,
+    Post.created_at,
+    Post.updated_at,
+    Post.content,
+    Post.media_urls,
+    Post.options,
+    Post.idempotency_key,
+    Post.labels,
+)
+_TARGET_FIELDS = (
+    PostTarget.platform,
+    PostTarget.account,
+    PostTarget.account_name,
+    PostTarget.status,
+    PostTarget.external_post_id,
+    PostTarget.post_url,
+    PostTarget.fail_reason,
+    PostTarget.fail_type,
+    PostTarget.completed_at,
+    PostTarget.next_attempt_at,
+)
 _POST_NAMES = tuple(f.name for f in _POST_FIELDS)
 _TARGET_NAMES = tuple(f.name for f in _TARGET_FIELDS)
 
 
 def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
     """GET /v1/posts/:id: the public post, or 404 post_not_found."""
-    rows = list(Post.select(*_POST_FIELDS, *_TARGET_FIELDS)
-                .join(PostTarget, JOIN.LEFT_OUTER, on=(PostTarget.post == Post.id))
-                .where((Post.id == post_id) & (Post.workspace == workspace_id))
-                .order_by(PostTarget.position)
-                .tuples())
+    rows = list(
+        Post.select(*_POST_FIELDS, *_TARGET_FIELDS)
+        .join(PostTarget, JOIN.LEFT_OUTER, on=(PostTarget.post == Post.id))
+        .where((Post.id == post_id) & (Post.workspace == workspace_id))
+        .order_by(PostTarget.position)
+        .tuples()
+    )
     if not rows:
         raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
     n = len(_POST_NAMES)
@@ -638,8 +770,11 @@ def _encode_cursor(post_id: str) -> str:
 
 
 def _bad_cursor() -> ApiError:
-    return ApiError(400, "invalid_cursor", "cursor is not one this API gave for this order: pass nextCursor "
-                                           "as it came, with the same `order`")
+    return ApiError(
+        400,
+        "invalid_cursor",
+        "cursor is not one this API gave for this order: pass nextCursor as it came, with the same `order`",
+    )
 
 
 def _decode_cursor(cursor: str) -> str:
@@ -689,19 +824,34 @@ def _text_matches(q: str) -> Any:
     return NodeList((Post.content_folded, SQL("LIKE"), pattern, SQL("ESCAPE '!'")))
 
 
-def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
-               statuses: Sequence[str] | None = None, platform: str | None = None,
-               account_id: str | None = None, since: str | None = None, until: str | None = None,
-               time_field: str = "createdAt", idempotency_key: str | None = None, q: str | None = None,
-               order: str = "newest", labels: Sequence[str] | None = None) -> dict[str, Any]:
+def list_posts(
+    workspace_id: str,
+    *,
+    limit: int = 20,
+    cursor: str | None = None,
+    statuses: Sequence[str] | None = None,
+    platform: str | None = None,
+    account_id: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    time_field: str = "createdAt",
+    idempotency_key: str | None = None,
+    q: str | None = None,
+    order: str = "newest",
+    labels: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """`order=newest` (default): newest first (ids are time-sortable: id order is creation order).
     `order=upcoming`: scheduled posts soonest first, then the others most recent first (see _DUE).
     Cursor pagination; `q`: a case-insensitive substring of the text; `labels`: `KEY=VALUE` each, all must
     match."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     if q is not None and ("\x00" in q or len(q) > MAX_QUERY):
-        raise ApiError(400, "validation_error", f"q is at most {MAX_QUERY} characters, without NUL",
-                       [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            f"q is at most {MAX_QUERY} characters, without NUL",
+            [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}],
+        )
     upcoming = order == "upcoming"
     position = _decode_upcoming(cursor) if cursor and upcoming else None
     q_ = Post.select().where(Post.workspace == workspace_id)
@@ -712,11 +862,22 @@ def list_posts(workspace_id: str, *, limit: int = 20, cursor: str | None = None,
     if idempotency_key is not None:
         q_ = q_.where(Post.idempotency_key == idempotency_key)
     if labels and len(labels) > MAX_LABELS:
-        raise ApiError(400, "validation_error", f"at most {MAX_LABELS} label filters",
-                       [{"field": "label", "error": "too_many", "message": f"at most {MAX_LABELS}"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            f"at most {MAX_LABELS} label filters",
+            [{"field": "label", "error": "too_many", "message": f"at most {MAX_LABELS}"}],
+        )
     for key, value in (parse_label(text) for text in labels or ()):
-        q_ = q_.where(Post.id.in_(PostLabel.select(PostLabel.post).where(
-            (PostLabel.workspace == workspace_id) & (PostLabel.key == key) & (PostLabel.value == value))))
+        q_ = q_.where(
+            Post.id.in_(
+                PostLabel.select(PostLabel.post).where(
+                    (PostLabel.workspace == workspace_id)
+                    & (PostLabel.key == key)
+                    & (PostLabel.value == value)
+                )
+            )
+        )
     if platform is not None or account_id is not None:
         # EXISTS, probed row by row as the page is read in index order (an IN list would read every target
         # of the network first: ~75 ms a page at 100,000 posts)
@@ -748,9 +909,12 @@ def parse_label(text: str) -> tuple[str, str]:
     """A `label` filter, `KEY=VALUE` (the value may itself hold `=`); 400 validation_error otherwise."""
     key, sep, value = text.partition("=")
     if not sep or not re.fullmatch(LABEL_KEY_PATTERN, key) or len(value) > LABEL_VALUE_MAX:
-        raise ApiError(400, "validation_error", "label is KEY=VALUE: a label key (lowercase letters, digits and "
-                                                "._/-) and its value",
-                       [{"field": "label", "error": "invalid", "message": f"not KEY=VALUE: {text[:120]!r}"}])
+        raise ApiError(
+            400,
+            "validation_error",
+            "label is KEY=VALUE: a label key (lowercase letters, digits and ._/-) and its value",
+            [{"field": "label", "error": "invalid", "message": f"not KEY=VALUE: {text[:120]!r}"}],
+        )
     return key, value
 
 
@@ -760,8 +924,9 @@ def _bound(column: Any, instant: datetime) -> Any:
     return instant if column is not _DUE else Post.scheduled_at.db_value(instant)
 
 
-def _upcoming_page(query: Any, limit: int, position: tuple[str, Any, str] | None,
-                   statuses: Sequence[str] | None) -> tuple[list[Post], str | None]:
+def _upcoming_page(
+    query: Any, limit: int, position: tuple[str, Any, str] | None, statuses: Sequence[str] | None
+) -> tuple[list[Post], str | None]:
     section, due, after = position or ("s", None, None)
     rows: list[Post] = []
     if section == "s" and (not statuses or "scheduled" in statuses):
@@ -786,28 +951,49 @@ def _upcoming_page(query: Any, limit: int, position: tuple[str, Any, str] | None
 
 
 def _not_editable(post: Post) -> ApiError:
-    why = {"cancelled": "it was cancelled", "processing": "it is being sent"}.get(post.status, "it was already sent")
-    return ApiError(409, "post_not_editable",
-                    f"post {post.id} is {post.status}: only a scheduled post not yet sent can be edited ({why})",
-                    [{"status": post.status}])
+    why = {"cancelled": "it was cancelled", "processing": "it is being sent"}.get(
+        post.status, "it was already sent"
+    )
+    return ApiError(
+        409,
+        "post_not_editable",
+        f"post {post.id} is {post.status}: only a scheduled post not yet sent can be edited ({why})",
+        [{"status": post.status}],
+    )
 
 
 def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str, Any]) -> Post:
     """PATCH: scheduledAt, content, mediaUrls, options; re-checked per network as on creation."""
     if "labels" in changes:
-        raise ApiError(400, "labels_not_editable",
-                       "a post's labels are fixed at creation", [{"field": "labels", "error": "not_editable",
-                                                                  "message": "labels are fixed at creation"}])
+        raise ApiError(
+            400,
+            "labels_not_editable",
+            "a post's labels are fixed at creation",
+            [{"field": "labels", "error": "not_editable", "message": "labels are fixed at creation"}],
+        )
     if "targets" in changes:
-        raise ApiError(400, "targets_not_editable",
-                       "the targeted accounts of a post cannot change: cancel it (DELETE /v1/posts/{id}) and "
-                       "create a new post", [{"field": "targets", "error": "not_editable",
-                                              "message": "cancel the post and create a new one"}])
+        raise ApiError(
+            400,
+            "targets_not_editable",
+            "the targeted accounts of a post cannot change: cancel it (DELETE /v1/posts/{id}) and "
+            "create a new post",
+            [
+                {
+                    "field": "targets",
+                    "error": "not_editable",
+                    "message": "cancel the post and create a new one",
+                }
+            ],
+        )
     for name in ("content", "media_urls", "options", "scheduled_at"):
         if name in changes and changes[name] is None:
             wire = {"media_urls": "mediaUrls", "scheduled_at": "scheduledAt"}.get(name, name)
-            raise ApiError(400, "validation_error", f"{wire} cannot be null: leave it out to keep it",
-                           [{"field": wire, "error": "null", "message": "leave the field out to keep it"}])
+            raise ApiError(
+                400,
+                "validation_error",
+                f"{wire} cannot be null: leave it out to keep it",
+                [{"field": wire, "error": "null", "message": "leave the field out to keep it"}],
+            )
     new_at = parse_timestamp(changes["scheduled_at"], "scheduledAt") if "scheduled_at" in changes else None
     for _attempt in range(5):
         post = get(workspace_id, post_id)
@@ -831,9 +1017,12 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             check_target_rules(targets, content, media, options, media_problems)
         if "media_urls" in changes:
             ids = [row.account_id for row in rows if row.account_id]
-            live_ids = {a.id for a in Account.select(Account.id).where(Account.id.in_(ids) & (Account.kind == "live"))}
-            check_public_media(targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids},
-                               settings)
+            live_ids = {
+                a.id for a in Account.select(Account.id).where(Account.id.in_(ids) & (Account.kind == "live"))
+            }
+            check_public_media(
+                targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids}, settings
+            )
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:
@@ -870,18 +1059,25 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
 def cancel(workspace_id: str, post_id: str) -> None:
     """DELETE: a scheduled post not yet sent becomes `cancelled`; its publish job is removed."""
     with tx():
-        post = locked(Post.select().where((Post.id == post_id) & (Post.workspace == workspace_id))).get_or_none()
+        post = locked(
+            Post.select().where((Post.id == post_id) & (Post.workspace == workspace_id))
+        ).get_or_none()
         if post is None:
             raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
         if post.status not in EDITABLE:
-            raise ApiError(409, "post_not_cancellable",
-                           f"post {post.id} is {post.status}: only a scheduled post not yet sent can be cancelled",
-                           [{"status": post.status}])
+            raise ApiError(
+                409,
+                "post_not_cancellable",
+                f"post {post.id} is {post.status}: only a scheduled post not yet sent can be cancelled",
+                [{"status": post.status}],
+            )
         now = clock.now()
         Post.update(status="cancelled", cancelled_at=now, updated_at=now, version=Post.version + 1).where(
-            Post.id == post.id).execute()
+            Post.id == post.id
+        ).execute()
         queue.cancel(job_key(post.id))
         if post.free_publication:  # nothing was published: the free publication is given back
             Workspace.update(free_posts_used=Workspace.free_posts_used - 1).where(
-                (Workspace.id == workspace_id) & (Workspace.free_posts_used > 0)).execute()
+                (Workspace.id == workspace_id) & (Workspace.free_posts_used > 0)
+            ).execute()
         release_media(post.id)

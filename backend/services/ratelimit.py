@@ -32,10 +32,16 @@ def hit(bucket: str, limit: int) -> RateDecision:
     now = clock.now().timestamp()
     window = int(now // WINDOW_S)
     reset = max(1, int((window + 1) * WINDOW_S - now + 0.999))
-    count = (RateCounter.insert(bucket=bucket, window=window, count=1)
-             .on_conflict(conflict_target=[RateCounter.bucket, RateCounter.window],
-                          update={RateCounter.count: RateCounter.count + 1})
-             .returning(RateCounter.count).tuples().execute())[0][0]
+    count = (
+        RateCounter.insert(bucket=bucket, window=window, count=1)
+        .on_conflict(
+            conflict_target=[RateCounter.bucket, RateCounter.window],
+            update={RateCounter.count: RateCounter.count + 1},
+        )
+        .returning(RateCounter.count)
+        .tuples()
+        .execute()
+    )[0][0]
     return RateDecision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset_s=reset)
 
 

@@ -13,8 +13,14 @@ from backend.services.adapters import sandbox_published
 from backend.store.models import Account
 
 
-def published(settings: Settings, workspace_id: str, *, platform: str | None = None, account_id: str | None = None,
-              limit: int = 50) -> list[dict[str, Any]]:
+def published(
+    settings: Settings,
+    workspace_id: str,
+    *,
+    platform: str | None = None,
+    account_id: str | None = None,
+    limit: int = 50,
+) -> list[dict[str, Any]]:
     """Newest first, at most `limit`, as the wire's SandboxPublication fields (snake_case)."""
     q = Account.select().where((Account.workspace == workspace_id) & (Account.kind == "sandbox"))
     if platform:
@@ -29,12 +35,20 @@ def published(settings: Settings, workspace_id: str, *, platform: str | None = N
             continue
         for row in sandbox_published(settings, acc.platform, acc.external_id, limit):
             created = row.get("created_at")
-            rows.append({
-                "platform": acc.platform, "account_id": acc.id, "account_name": acc.name,
-                "external_id": row.get("external_id"), "url": row.get("url"),
-                "status": row.get("status") or "published", "kind": row.get("kind"), "text": row.get("text"),
-                "title": row.get("title"), "media": list(row.get("media") or []),
-                "created_at": clock.iso(created) if isinstance(created, datetime) else str(created or ""),
-            })
+            rows.append(
+                {
+                    "platform": acc.platform,
+                    "account_id": acc.id,
+                    "account_name": acc.name,
+                    "external_id": row.get("external_id"),
+                    "url": row.get("url"),
+                    "status": row.get("status") or "published",
+                    "kind": row.get("kind"),
+                    "text": row.get("text"),
+                    "title": row.get("title"),
+                    "media": list(row.get("media") or []),
+                    "created_at": clock.iso(created) if isinstance(created, datetime) else str(created or ""),
+                }
+            )
     rows.sort(key=lambda r: r["created_at"], reverse=True)
     return rows[:limit]

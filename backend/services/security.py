@@ -35,7 +35,10 @@ def dummy_password_hash() -> str:
     exist): the current scrypt parameters with a random salt and a random digest. Verifying a password against
     it costs what a real verification costs, and nothing matches it; making it runs no scrypt (~60-75 ms at
     start-up otherwise)."""
-    salt_b64, digest_b64 = base64.b64encode(os.urandom(16)).decode(), base64.b64encode(os.urandom(32)).decode()
+    salt_b64, digest_b64 = (
+        base64.b64encode(os.urandom(16)).decode(),
+        base64.b64encode(os.urandom(32)).decode(),
+    )
     return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt_b64}${digest_b64}"
 
 
@@ -46,8 +49,9 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     if scheme != "scrypt":
         return False
-    digest = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt_b64), dklen=32,
-                            n=int(n), r=int(r), p=int(p))
+    digest = hashlib.scrypt(
+        password.encode(), salt=base64.b64decode(salt_b64), dklen=32, n=int(n), r=int(r), p=int(p)
+    )
     return hmac.compare_digest(digest, base64.b64decode(digest_b64))
 
 
@@ -96,12 +100,15 @@ def load_secret(settings: Settings) -> str:
             )
         value = path.read_text().strip()
     if value.lower() in _FORBIDDEN_SECRETS or len(value) < 32:
-        raise RuntimeError("the session signing secret is empty, a default value, or shorter than 32 characters: refused")
+        raise RuntimeError(
+            "the session signing secret is empty, a default value, or shorter than 32 characters: refused"
+        )
     return value
 
 
-def issue_session(secret: str, owner_id: str, workspace_id: str, ttl_s: int,
-                  operator: bool = False) -> tuple[str, datetime]:
+def issue_session(
+    secret: str, owner_id: str, workspace_id: str, ttl_s: int, operator: bool = False
+) -> tuple[str, datetime]:
     issued = clock.now()
     expires = issued + timedelta(seconds=ttl_s)
     claims = {
@@ -120,7 +127,10 @@ def issue_session(secret: str, owner_id: str, workspace_id: str, ttl_s: int,
 def decode_session(secret: str, token: str) -> dict:
     try:
         claims = jwt.decode(
-            token, secret, algorithms=["HS256"], options={"require": ["exp", "sub", "ws"], "verify_iat": False},
+            token,
+            secret,
+            algorithms=["HS256"],
+            options={"require": ["exp", "sub", "ws"], "verify_iat": False},
             leeway=0,
         )
     except jwt.ExpiredSignatureError:

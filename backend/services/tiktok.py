@@ -46,8 +46,13 @@ FRESH_S = 1.0  # a status read newer than this is served from the store (TikTok 
 MEDIA_PULL_HOLD_S = 3600  # TikTok consumes a media URL within one hour
 PHOTO_MIMES = ("image/jpeg", "image/webp")
 VIDEO_MIMES = ("video/mp4", "video/quicktime", "video/webm")
-DIRECT_ONLY = {"privacy_level": "privacyLevel", "disable_comment": "disableComment", "auto_add_music": "autoAddMusic",
-               "disable_duet": "disableDuet", "disable_stitch": "disableStitch"}
+DIRECT_ONLY = {
+    "privacy_level": "privacyLevel",
+    "disable_comment": "disableComment",
+    "auto_add_music": "autoAddMusic",
+    "disable_duet": "disableDuet",
+    "disable_stitch": "disableStitch",
+}
 PRIVACY_PREFERENCE = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR")
 # TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
 CAP_CODES = {
@@ -78,25 +83,42 @@ def _media_base(settings: Settings) -> str:
 def resolve_account(workspace_id: str, channel_id: str | None) -> Account:
     """channelId: that tiktok account of the workspace; none: the oldest connected active one."""
     if channel_id is None:
-        acc = (Account.select().where((Account.workspace == workspace_id) & (Account.platform == PLATFORM)
-                                      & (Account.status == "active"))
-               .order_by(Account.connected_at, Account.id).first())
+        acc = (
+            Account.select()
+            .where(
+                (Account.workspace == workspace_id)
+                & (Account.platform == PLATFORM)
+                & (Account.status == "active")
+            )
+            .order_by(Account.connected_at, Account.id)
+            .first()
+        )
         if acc is None:
-            raise ApiError(400, "channel_not_connected",
-                           "no active tiktok account is connected to this workspace: connect one "
-                           "(GET /v1/accounts lists the connected accounts)",
-                           [{"platform": PLATFORM, "error": "channel_not_connected"}])
+            raise ApiError(
+                400,
+                "channel_not_connected",
+                "no active tiktok account is connected to this workspace: connect one "
+                "(GET /v1/accounts lists the connected accounts)",
+                [{"platform": PLATFORM, "error": "channel_not_connected"}],
+            )
         return acc
     acc = Account.get_or_none((Account.id == channel_id) & (Account.workspace == workspace_id))
     if acc is None or acc.platform != PLATFORM:
-        raise ApiError(400, "channel_not_connected",
-                       f"channelId {channel_id!r} is not a tiktok account of this workspace "
-                       "(GET /v1/accounts lists them)",
-                       [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}])
+        raise ApiError(
+            400,
+            "channel_not_connected",
+            f"channelId {channel_id!r} is not a tiktok account of this workspace "
+            "(GET /v1/accounts lists them)",
+            [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}],
+        )
     if acc.status != "active":
         why = "must be reconnected" if acc.status == "needs_reauth" else "is disconnected"
-        raise ApiError(400, "channel_not_connected", f"the tiktok account {acc.name!r} {why}",
-                       [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}])
+        raise ApiError(
+            400,
+            "channel_not_connected",
+            f"the tiktok account {acc.name!r} {why}",
+            [{"platform": PLATFORM, "error": "channel_not_connected", "channelId": channel_id}],
+        )
     return acc
 
 
@@ -109,11 +131,16 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
     many = kind == "photo"
     off_host = [(i, u) for i, u in enumerate(urls) if not u.startswith(base)]
     if off_host:
-        raise ApiError(400, "media_not_on_media_host",
-                       f"TikTok pulls media only from this service's media host ({base}): ingest each file "
-                       "through POST /v1/media (or `socialpub media upload`) and pass the url it returns",
-                       [{"field": f"{field}[{i}]" if many else field, "url": u, "error": "media_not_on_media_host"}
-                        for i, u in off_host])
+        raise ApiError(
+            400,
+            "media_not_on_media_host",
+            f"TikTok pulls media only from this service's media host ({base}): ingest each file "
+            "through POST /v1/media (or `socialpub media upload`) and pass the url it returns",
+            [
+                {"field": f"{field}[{i}]" if many else field, "url": u, "error": "media_not_on_media_host"}
+                for i, u in off_host
+            ],
+        )
     problems: list[dict[str, Any]] = []
     rows: list[Any] = []
     for i, url in enumerate(urls):
@@ -122,15 +149,27 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
             row = media_service.get_media(workspace_id, media_service.key_of(url))
             rows.append(row)
         except ApiError:
-            problems.append({"field": where, "url": url, "error": "media_unreadable",
-                             "message": "no such file in this workspace's media (deleted, expired, or never "
-                                        "uploaded): upload it again with POST /v1/media"})
+            problems.append(
+                {
+                    "field": where,
+                    "url": url,
+                    "error": "media_unreadable",
+                    "message": "no such file in this workspace's media (deleted, expired, or never "
+                    "uploaded): upload it again with POST /v1/media",
+                }
+            )
             continue
         allowed = PHOTO_MIMES if kind == "photo" else VIDEO_MIMES
         if row.mime_type not in allowed:
             want = "a JPEG or WebP image" if kind == "photo" else "an MP4, MOV or WebM video"
-            problems.append({"field": where, "url": url, "error": "unsupported_media_type",
-                             "message": f"TikTok needs {want} here; this file is {row.mime_type}"})
+            problems.append(
+                {
+                    "field": where,
+                    "url": url,
+                    "error": "unsupported_media_type",
+                    "message": f"TikTok needs {want} here; this file is {row.mime_type}",
+                }
+            )
     if problems:
         code = problems[0]["error"]
         raise ApiError(400, code, "; ".join(f"{p['field']}: {p['message']}" for p in problems), problems)
@@ -144,26 +183,49 @@ def check_public(settings: Settings, account: Account, urls: list[str], rows: li
 
     if account.kind != "live":
         return
-    refs = [MediaRef(url=url, kind="image" if row.type == "image" else "video", mime=row.mime_type)
-            for url, row in zip(urls, rows, strict=True)]
+    refs = [
+        MediaRef(url=url, kind="image" if row.type == "image" else "video", mime=row.mime_type)
+        for url, row in zip(urls, rows, strict=True)
+    ]
     refusals = media_url_refusals(PLATFORM, refs, settings)
     if refusals:
         many = field == "imageUrls"
         where = {url: f"{field}[{i}]" if many else field for i, url in enumerate(urls)}
-        raise ApiError(400, "media_url_not_public", refusals[0][1],
-                       [{"platform": PLATFORM, "field": where.get(url, field), "url": url,
-                         "error": "media_url_not_public", "message": message, "channelId": account.id}
-                        for url, message in refusals])
+        raise ApiError(
+            400,
+            "media_url_not_public",
+            refusals[0][1],
+            [
+                {
+                    "platform": PLATFORM,
+                    "field": where.get(url, field),
+                    "url": url,
+                    "error": "media_url_not_public",
+                    "message": message,
+                    "channelId": account.id,
+                }
+                for url, message in refusals
+            ],
+        )
 
 
 def _reject_direct_only(fields: dict[str, Any]) -> None:
     given = [DIRECT_ONLY[k] for k, v in fields.items() if k in DIRECT_ONLY and v is not None]
     if given:
-        raise ApiError(400, "validation_error",
-                       f"{', '.join(given)} apply to DIRECT_POST only: in MEDIA_UPLOAD (a draft) the creator "
-                       "chooses privacy and interactions in the TikTok app. Remove them or set postMode DIRECT_POST",
-                       [{"field": name, "error": "direct_post_only",
-                         "message": "accepted with postMode DIRECT_POST only"} for name in given])
+        raise ApiError(
+            400,
+            "validation_error",
+            f"{', '.join(given)} apply to DIRECT_POST only: in MEDIA_UPLOAD (a draft) the creator "
+            "chooses privacy and interactions in the TikTok app. Remove them or set postMode DIRECT_POST",
+            [
+                {
+                    "field": name,
+                    "error": "direct_post_only",
+                    "message": "accepted with postMode DIRECT_POST only",
+                }
+                for name in given
+            ],
+        )
 
 
 def network_refusal(exc: NetworkError, account: Account) -> ApiError:
@@ -172,13 +234,20 @@ def network_refusal(exc: NetworkError, account: Account) -> ApiError:
     details = [{"platform": PLATFORM, "error": code, "channelId": account.id}]
     if code == "rate_limit_exceeded":
         wait = int(exc.retry_after_s or 60)
-        return ApiError(429, "rate_limit_exceeded",
-                        f"TikTok's publishing rate limit for this account was reached (about 6 publications a "
-                        f"minute): wait {wait} s (see Retry-After)", details, {"Retry-After": str(wait)})
+        return ApiError(
+            429,
+            "rate_limit_exceeded",
+            f"TikTok's publishing rate limit for this account was reached (about 6 publications a "
+            f"minute): wait {wait} s (see Retry-After)",
+            details,
+            {"Retry-After": str(wait)},
+        )
     if code in CAP_CODES:
         return ApiError(403, CAP_CODES[code], exc.reason, details)
     if exc.fail_type == "retriable":
-        return ApiError(502, "network_error", f"{exc.reason} — nothing was published; retry the call", details)
+        return ApiError(
+            502, "network_error", f"{exc.reason} — nothing was published; retry the call", details
+        )
     return ApiError(400, code, exc.reason, details)
 
 
@@ -195,16 +264,29 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
         _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
     except httpx.HTTPError as exc:
-        raise ApiError(502, "network_error", f"could not reach TikTok ({type(exc).__name__}); retry the call",
-                       [{"platform": PLATFORM, "error": "network_error"}]) from None
+        raise ApiError(
+            502,
+            "network_error",
+            f"could not reach TikTok ({type(exc).__name__}); retry the call",
+            [{"platform": PLATFORM, "error": "network_error"}],
+        ) from None
     offered = [str(x) for x in info.get("privacy_level_options") or []]
     if wanted is not None:
         if wanted not in offered:
-            raise ApiError(400, "privacy_level_option_mismatch",
-                           f"privacyLevel {wanted} is not offered by the tiktok account {account.name!r}: use one "
-                           f"of {', '.join(offered) or 'none'}",
-                           [{"field": "privacyLevel", "error": "privacy_level_option_mismatch",
-                             "allowed": offered, "channelId": account.id}])
+            raise ApiError(
+                400,
+                "privacy_level_option_mismatch",
+                f"privacyLevel {wanted} is not offered by the tiktok account {account.name!r}: use one "
+                f"of {', '.join(offered) or 'none'}",
+                [
+                    {
+                        "field": "privacyLevel",
+                        "error": "privacy_level_option_mismatch",
+                        "allowed": offered,
+                        "channelId": account.id,
+                    }
+                ],
+            )
         return wanted
     for level in PRIVACY_PREFERENCE:
         if level in offered:
@@ -212,28 +294,57 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
     return offered[0] if offered else "SELF_ONLY"
 
 
-def _start(workspace_id: str, account: Account, kind: str, mode: str, title: str, description: str,
-           urls: list[str], post_info: dict[str, Any]) -> str:
+def _start(
+    workspace_id: str,
+    account: Account,
+    kind: str,
+    mode: str,
+    title: str,
+    description: str,
+    urls: list[str],
+    post_info: dict[str, Any],
+) -> str:
     """Commit the record before the network call: an attempt is always visible."""
     now = clock.now()
     rec_id = new_id("tkp")
     with tx():
-        TikTokPublish.create(id=rec_id, workspace=workspace_id, account=account.id, kind=kind, post_mode=mode,
-                             status="INITIATING", title=title, description=description, media_urls=list(urls),
-                             post_info=post_info, created_at=now, updated_at=now)
+        TikTokPublish.create(
+            id=rec_id,
+            workspace=workspace_id,
+            account=account.id,
+            kind=kind,
+            post_mode=mode,
+            status="INITIATING",
+            title=title,
+            description=description,
+            media_urls=list(urls),
+            post_info=post_info,
+            created_at=now,
+            updated_at=now,
+        )
     return rec_id
 
 
 def _refused(rec_id: str, exc: NetworkError | None, reason: str) -> None:
     now = clock.now()
     with tx():
-        TikTokPublish.update(status="FAILED", fail_reason=(exc.code if exc else None) or "network_error",
-                             fail_message=reason, completed_at=now, updated_at=now).where(
-            TikTokPublish.id == rec_id).execute()
+        TikTokPublish.update(
+            status="FAILED",
+            fail_reason=(exc.code if exc else None) or "network_error",
+            fail_message=reason,
+            completed_at=now,
+            updated_at=now,
+        ).where(TikTokPublish.id == rec_id).execute()
 
 
-def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account, status: str,
-              upload_url: str | None = None) -> None:
+def _accepted(
+    settings: Settings,
+    rec_id: str,
+    publish_id: str,
+    account: Account,
+    status: str,
+    upload_url: str | None = None,
+) -> None:
     """TikTok accepted the init: store the publishId, hold the media for the hour TikTok may pull it (or the
     worker upload it) and enqueue the tracking — and, for a FILE_UPLOAD, the upload of the bytes with its
     upload URL — in one transaction: a crash leaves either nothing of it or all of it."""
@@ -243,16 +354,36 @@ def _accepted(settings: Settings, rec_id: str, publish_id: str, account: Account
     poll = track_poll_s(settings, account)
     with tx():
         rec = TikTokPublish.get_by_id(rec_id)
-        TikTokPublish.update(publish_id=publish_id, status=status, updated_at=now, upload_url=upload_url,
-                             track_deadline=now + timedelta(seconds=TRACK_DEADLINE_S)).where(
-            TikTokPublish.id == rec_id).execute()
-        media_service.hold(rec.workspace_id, list(rec.media_urls or []), now + timedelta(seconds=MEDIA_PULL_HOLD_S),
-                           f"tiktok:{rec_id}")
+        TikTokPublish.update(
+            publish_id=publish_id,
+            status=status,
+            updated_at=now,
+            upload_url=upload_url,
+            track_deadline=now + timedelta(seconds=TRACK_DEADLINE_S),
+        ).where(TikTokPublish.id == rec_id).execute()
+        media_service.hold(
+            rec.workspace_id,
+            list(rec.media_urls or []),
+            now + timedelta(seconds=MEDIA_PULL_HOLD_S),
+            f"tiktok:{rec_id}",
+        )
         if upload_url is not None:
-            queue.enqueue(UPLOAD_JOB, {"id": rec_id}, workspace_id=rec.workspace_id, run_at=now,
-                          dedupe_key=f"tiktok-upload:{rec_id}", max_attempts=settings.retry_max_attempts)
-        queue.enqueue(TRACK_JOB, {"id": rec_id}, workspace_id=rec.workspace_id, run_at=now + timedelta(seconds=poll),
-                      dedupe_key=f"tiktok:{rec_id}", max_attempts=settings.retry_max_attempts)
+            queue.enqueue(
+                UPLOAD_JOB,
+                {"id": rec_id},
+                workspace_id=rec.workspace_id,
+                run_at=now,
+                dedupe_key=f"tiktok-upload:{rec_id}",
+                max_attempts=settings.retry_max_attempts,
+            )
+        queue.enqueue(
+            TRACK_JOB,
+            {"id": rec_id},
+            workspace_id=rec.workspace_id,
+            run_at=now + timedelta(seconds=poll),
+            dedupe_key=f"tiktok:{rec_id}",
+            max_attempts=settings.retry_max_attempts,
+        )
 
 
 def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> Any:
@@ -266,9 +397,13 @@ def _init(settings: Settings, rec_id: str, account: Account, call: Any) -> Any:
     except httpx.HTTPError as exc:
         reason = f"could not reach TikTok ({type(exc).__name__})"
         _refused(rec_id, None, reason)
-        raise ApiError(502, "network_error", f"{reason}: the publication may or may not have been accepted; "
-                                             "check the TikTok app before retrying",
-                       [{"platform": PLATFORM, "error": "network_error", "channelId": account.id}]) from None
+        raise ApiError(
+            502,
+            "network_error",
+            f"{reason}: the publication may or may not have been accepted; "
+            "check the TikTok app before retrying",
+            [{"platform": PLATFORM, "error": "network_error", "channelId": account.id}],
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------- publish
@@ -282,16 +417,37 @@ def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate
     title, description = body.title or "", body.description or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
-        post_info = {"privacy_level": _privacy(settings, account, body.privacy_level),
-                     "disable_comment": body.disable_comment, "auto_add_music": body.auto_add_music}
+        post_info = {
+            "privacy_level": _privacy(settings, account, body.privacy_level),
+            "disable_comment": body.disable_comment,
+            "auto_add_music": body.auto_add_music,
+        }
         post_info = {k: v for k, v in post_info.items() if v is not None}
     rec_id = _start(workspace_id, account, "photo", mode, title, description, body.image_urls, post_info)
-    publish_id = str(_init(settings, rec_id, account, lambda a: a.init_photo(
-        account.access_token, image_urls=body.image_urls, post_mode=mode, title=title or None,
-        description=description or None, **post_info)))
+    publish_id = str(
+        _init(
+            settings,
+            rec_id,
+            account,
+            lambda a: a.init_photo(
+                account.access_token,
+                image_urls=body.image_urls,
+                post_mode=mode,
+                title=title or None,
+                description=description or None,
+                **post_info,
+            ),
+        )
+    )
     _accepted(settings, rec_id, publish_id, account, "PROCESSING_DOWNLOAD")
-    return {"success": True, "publishId": publish_id, "title": title, "description": description,
-            "postMode": mode, "channelId": account.id}
+    return {
+        "success": True,
+        "publishId": publish_id,
+        "title": title,
+        "description": description,
+        "postMode": mode,
+        "channelId": account.id,
+    }
 
 
 def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate) -> dict[str, Any]:
@@ -301,35 +457,66 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
     account = resolve_account(workspace_id, body.channel_id)
     rows = check_media(settings, workspace_id, [body.video_url], "video", "videoUrl")
     adapter = adapter_for(settings, account)
-    if adapter.media_by_url:  # the posts engine's rule: FILE_UPLOAD unless tiktok is in SOCIALPUB_MEDIA_BY_URL
+    if (
+        adapter.media_by_url
+    ):  # the posts engine's rule: FILE_UPLOAD unless tiktok is in SOCIALPUB_MEDIA_BY_URL
         check_public(settings, account, [body.video_url], rows, "videoUrl")
     title = body.title or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
-        post_info = {"privacy_level": _privacy(settings, account, body.privacy_level), "title": title or None,
-                     "disable_comment": body.disable_comment, "disable_duet": body.disable_duet,
-                     "disable_stitch": body.disable_stitch}
+        post_info = {
+            "privacy_level": _privacy(settings, account, body.privacy_level),
+            "title": title or None,
+            "disable_comment": body.disable_comment,
+            "disable_duet": body.disable_duet,
+            "disable_stitch": body.disable_stitch,
+        }
         post_info = {k: v for k, v in post_info.items() if v is not None}
     # MEDIA_UPLOAD: TikTok's inbox endpoint takes no title or caption; the title is only echoed
     rec_id = _start(workspace_id, account, "video", mode, title, "", [body.video_url], post_info)
     if adapter.media_by_url:
-        publish_id = str(_init(settings, rec_id, account, lambda a: a.init_video(
-            account.access_token, video_url=body.video_url, post_mode=mode, **post_info)))
+        publish_id = str(
+            _init(
+                settings,
+                rec_id,
+                account,
+                lambda a: a.init_video(
+                    account.access_token, video_url=body.video_url, post_mode=mode, **post_info
+                ),
+            )
+        )
         _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD")
     else:  # FILE_UPLOAD: init now (the publishId is the answer), the worker sends the chunks (`tiktok.upload`)
-        publish_id, upload_url = _init(settings, rec_id, account, lambda a: a.init_video_upload(
-            account.access_token, video_size=int(rows[0].bytes), post_mode=mode, **post_info))
+        publish_id, upload_url = _init(
+            settings,
+            rec_id,
+            account,
+            lambda a: a.init_video_upload(
+                account.access_token, video_size=int(rows[0].bytes), post_mode=mode, **post_info
+            ),
+        )
         _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD", upload_url)
-    return {"success": True, "status": "PROCESSING_UPLOAD", "publishId": publish_id, "title": title,
-            "postMode": mode, "channelId": account.id}
+    return {
+        "success": True,
+        "status": "PROCESSING_UPLOAD",
+        "publishId": publish_id,
+        "title": title,
+        "postMode": mode,
+        "channelId": account.id,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- status
 def to_status(rec: TikTokPublish) -> dict[str, Any]:
     status = rec.status if rec.status != "INITIATING" else "PROCESSING_UPLOAD"
-    out: dict[str, Any] = {"status": status, "publishId": rec.publish_id, "kind": rec.kind,
-                           "postMode": rec.post_mode, "channelId": rec.account_id,
-                           "updatedAt": clock.iso(rec.updated_at)}
+    out: dict[str, Any] = {
+        "status": status,
+        "publishId": rec.publish_id,
+        "kind": rec.kind,
+        "postMode": rec.post_mode,
+        "channelId": rec.account_id,
+        "updatedAt": clock.iso(rec.updated_at),
+    }
     if status == "FAILED":
         out["failReason"] = rec.fail_reason or "internal"
         out["failMessage"] = rec.fail_message
@@ -340,24 +527,42 @@ def to_status(rec: TikTokPublish) -> dict[str, Any]:
     return out
 
 
-def read_status(settings: Settings, workspace_id: str, publish_id: str, channel_id: str | None) -> dict[str, Any]:
-    rec = TikTokPublish.get_or_none((TikTokPublish.workspace == workspace_id)
-                                    & (TikTokPublish.publish_id == publish_id))
+def read_status(
+    settings: Settings, workspace_id: str, publish_id: str, channel_id: str | None
+) -> dict[str, Any]:
+    rec = TikTokPublish.get_or_none(
+        (TikTokPublish.workspace == workspace_id) & (TikTokPublish.publish_id == publish_id)
+    )
     if rec is None:
-        raise ApiError(404, "invalid_publish_id",
-                       f"no tiktok publication {publish_id!r} in this workspace: use the publishId returned by "
-                       "POST /v1/publish/tiktok/photo or /video",
-                       [{"platform": PLATFORM, "error": "invalid_publish_id"}])
+        raise ApiError(
+            404,
+            "invalid_publish_id",
+            f"no tiktok publication {publish_id!r} in this workspace: use the publishId returned by "
+            "POST /v1/publish/tiktok/photo or /video",
+            [{"platform": PLATFORM, "error": "invalid_publish_id"}],
+        )
     account = resolve_account(workspace_id, channel_id)
     if account.id != rec.account_id:
         owner = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
-        hint = (f"pass channelId={owner.id} (the tiktok account {owner.name!r} that created it)" if owner
-                else "the account that created it is no longer connected")
-        raise ApiError(403, "token_not_authorized_for_specified_publish_id",
-                       f"publish id {publish_id} belongs to another tiktok account than {account.name!r} "
-                       f"({account.id}); TikTok refuses to read it with this account's token: {hint}",
-                       [{"platform": PLATFORM, "error": "token_not_authorized_for_specified_publish_id",
-                         "channelId": account.id, "expectedChannelId": rec.account_id}])
+        hint = (
+            f"pass channelId={owner.id} (the tiktok account {owner.name!r} that created it)"
+            if owner
+            else "the account that created it is no longer connected"
+        )
+        raise ApiError(
+            403,
+            "token_not_authorized_for_specified_publish_id",
+            f"publish id {publish_id} belongs to another tiktok account than {account.name!r} "
+            f"({account.id}); TikTok refuses to read it with this account's token: {hint}",
+            [
+                {
+                    "platform": PLATFORM,
+                    "error": "token_not_authorized_for_specified_publish_id",
+                    "channelId": account.id,
+                    "expectedChannelId": rec.account_id,
+                }
+            ],
+        )
     now = clock.now()
     fresh = rec.checked_at is not None and (now - rec.checked_at).total_seconds() < FRESH_S
     if rec.status not in TERMINAL_STATUSES and rec.publish_id and not fresh:
@@ -388,17 +593,28 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
         if status in TERMINAL_STATUSES:
             _finish(rec, status, data, changes, now)
         else:
-            changes["status"] = status if status in ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD") else rec.status
+            changes["status"] = (
+                status if status in ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD") else rec.status
+            )
             TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
         return str(changes.get("status", status))
 
 
-def _finish(rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime) -> None:
+def _finish(
+    rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime
+) -> None:
     from backend.networks.tiktok import classify
 
     changes.update(status=status, completed_at=now, upload_url=None)  # a settled record needs no upload URL
-    event: dict[str, Any] = {"id": rec.id, "platform": PLATFORM, "publishId": rec.publish_id, "kind": rec.kind,
-                             "postMode": rec.post_mode, "channelId": rec.account_id, "status": status}
+    event: dict[str, Any] = {
+        "id": rec.id,
+        "platform": PLATFORM,
+        "publishId": rec.publish_id,
+        "kind": rec.kind,
+        "postMode": rec.post_mode,
+        "channelId": rec.account_id,
+        "status": status,
+    }
     if status == "FAILED":
         reason = str(data.get("fail_reason") or "internal")
         message = str(data.get("fail_message") or classify(reason).reason)
@@ -423,7 +639,12 @@ def _open(rec_id: str, too_late: str, *, upload: bool = False) -> tuple[TikTokPu
     final, has no publishId (or, for `upload`, no upload URL), or its account was disconnected — then the
     record fails `account_disconnected`, the reason ending with `too_late`."""
     rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
-    if rec is None or rec.status in TERMINAL_STATUSES or not rec.publish_id or (upload and not rec.upload_url):
+    if (
+        rec is None
+        or rec.status in TERMINAL_STATUSES
+        or not rec.publish_id
+        or (upload and not rec.upload_url)
+    ):
         return None
     account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
     if account is None or account.status == "disconnected" or not account.access_token:
@@ -441,18 +662,25 @@ def track(rec_id: str, settings: Settings) -> None:
     rec, account = opened
     now = clock.now()
     if rec.track_deadline is not None and now >= rec.track_deadline:
-        fail(rec.id, "tracking_timeout", f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
-                                         "hours; it may still appear: check the TikTok app")
+        fail(
+            rec.id,
+            "tracking_timeout",
+            f"TikTok did not report a final status within {TRACK_DEADLINE_S // 3600} "
+            "hours; it may still appear: check the TikTok app",
+        )
         return
     poll = track_poll_s(settings, account)
     try:
         data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
     except httpx.HTTPError as exc:
-        raise RetryLater(f"tiktok status read failed: {type(exc).__name__}", delay_s=poll, count_attempt=False) from exc
+        raise RetryLater(
+            f"tiktok status read failed: {type(exc).__name__}", delay_s=poll, count_attempt=False
+        ) from exc
     except NetworkError as exc:
         if exc.fail_type == "retriable":
-            raise RetryLater(f"tiktok: {exc.code}", delay_s=max(poll, exc.retry_after_s or 0.0),
-                             count_attempt=False) from None
+            raise RetryLater(
+                f"tiktok: {exc.code}", delay_s=max(poll, exc.retry_after_s or 0.0), count_attempt=False
+            ) from None
         _mark_reauth(account, exc)
         fail(rec.id, exc.code or "internal", exc.reason)
         return
@@ -483,14 +711,19 @@ def upload(rec_id: str, settings: Settings) -> None:
     try:
         data = adapter.load(MediaRef(url=url, kind="video", mime=mime))
     except NetworkError as exc:
-        fail(rec.id, "upload_failed", f"the video could not be read to upload it to TikTok ({exc.reason}): nothing "
-                                      "was published")
+        fail(
+            rec.id,
+            "upload_failed",
+            f"the video could not be read to upload it to TikTok ({exc.reason}): nothing was published",
+        )
         return
     try:  # where TikTok's copy stands: resume there (0 for a first run)
         progress = adapter.fetch_status(account.access_token, rec.publish_id)
     except NetworkError as exc:
         if exc.fail_type == "retriable":
-            raise RetryLater(f"tiktok status read before the upload: {exc.code}", delay_s=exc.retry_after_s) from None
+            raise RetryLater(
+                f"tiktok status read before the upload: {exc.code}", delay_s=exc.retry_after_s
+            ) from None
         _mark_reauth(account, exc)
         fail(rec.id, exc.code or "upload_failed", exc.reason)
         return
@@ -503,9 +736,13 @@ def upload(rec_id: str, settings: Settings) -> None:
         adapter.upload_video(rec.upload_url, data, mime, start=start)
     except NetworkError as exc:
         if exc.http_status in (403, 404):
-            fail(rec.id, "upload_failed", f"{exc.reason.split('; it will')[0]}: TikTok's upload URL is valid for one "
-                                          "hour and this publishId cannot take the video any more — nothing was "
-                                          "published; publish the video again")
+            fail(
+                rec.id,
+                "upload_failed",
+                f"{exc.reason.split('; it will')[0]}: TikTok's upload URL is valid for one "
+                "hour and this publishId cannot take the video any more — nothing was "
+                "published; publish the video again",
+            )
         elif exc.fail_type == "retriable":
             raise RetryLater(exc.reason, delay_s=exc.retry_after_s) from None
         else:
@@ -516,19 +753,29 @@ def upload(rec_id: str, settings: Settings) -> None:
 
 def _uploaded(rec_id: str) -> None:
     with tx():
-        TikTokPublish.update(upload_url=None, updated_at=clock.now()).where(TikTokPublish.id == rec_id).execute()
+        TikTokPublish.update(upload_url=None, updated_at=clock.now()).where(
+            TikTokPublish.id == rec_id
+        ).execute()
 
 
 def give_up_upload(rec_id: str, error: str) -> None:
     """The upload job ran out of attempts (or died on an unexpected error): the publication cannot complete."""
     log.error("tiktok publication %s: upload abandoned: %s", rec_id, error)
-    fail(rec_id, "upload_failed", "the upload of the video to TikTok kept failing (details are in the server log "
-                                  f"under {rec_id}): nothing was published; publish the video again")
+    fail(
+        rec_id,
+        "upload_failed",
+        "the upload of the video to TikTok kept failing (details are in the server log "
+        f"under {rec_id}): nothing was published; publish the video again",
+    )
     _uploaded(rec_id)
 
 
 def give_up(rec_id: str, error: str) -> None:
     """The tracking job died on an unexpected error: the record must not stay in a processing status."""
     log.error("tiktok publication %s: tracking stopped on an internal error: %s", rec_id, error)
-    fail(rec_id, "internal", f"tracking stopped on an internal error (details are in the server log under {rec_id}); "
-                             "check the TikTok app")
+    fail(
+        rec_id,
+        "internal",
+        f"tracking stopped on an internal error (details are in the server log under {rec_id}); "
+        "check the TikTok app",
+    )

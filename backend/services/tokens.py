@@ -46,7 +46,9 @@ log = logging.getLogger("socialpub.tokens")
 
 REFRESH_JOB = "token.refresh"
 SWEEP_EVERY_S = 60.0
-REFRESH_MAX_ATTEMPTS = 10  # transient failures: retried with the worker's backoff (30 s doubling, capped at 1 h)
+REFRESH_MAX_ATTEMPTS = (
+    10  # transient failures: retried with the worker's backoff (30 s doubling, capped at 1 h)
+)
 # a refresh job that died (its tries spent during an outage, or the app's configuration refused) holds its dedupe
 # key; the sweep queues it again, while the account is still due, once it has been dead this long
 DEAD_REFRESH_RETRY_S = SWEEP_EVERY_S * 10
@@ -95,15 +97,21 @@ def refreshable(platform: str, refresh_token: str | None, settings: Settings | N
     real = oauth_apps.REAL.get(platform)
     if not refresh_token or real is None or not real.refreshable:
         return False
-    return settings is None or bool(getattr(settings, f"{platform}_client_id", None)
-                                    and getattr(settings, f"{platform}_client_secret", None))
+    return settings is None or bool(
+        getattr(settings, f"{platform}_client_id", None)
+        and getattr(settings, f"{platform}_client_secret", None)
+    )
 
 
 def due(account: Account, now: datetime, settings: Settings) -> bool:
     """A live active account whose refreshable token expires within the margin (or has expired)."""
-    return (account.kind == "live" and account.status == "active" and account.token_expires_at is not None
-            and account.token_expires_at - now <= margin(settings)
-            and refreshable(account.platform, account.refresh_token, settings))
+    return (
+        account.kind == "live"
+        and account.status == "active"
+        and account.token_expires_at is not None
+        and account.token_expires_at - now <= margin(settings)
+        and refreshable(account.platform, account.refresh_token, settings)
+    )
 
 
 # ---- the sweep ------------------------------------------------------------------------------------------
@@ -111,19 +119,41 @@ def sweep(settings: Settings, now: datetime | None = None) -> int:
     """Enqueue a refresh for every due account (one job per account and expiry); then the expiry warnings.
     Returns how many refresh jobs were asked for."""
     now = now or clock.now()
-    rows = list(Account.select(Account.id, Account.workspace, Account.platform, Account.kind, Account.status,
-                               Account.token_expires_at, Account.refresh_token).where(
-        (Account.kind == "live") & (Account.status == "active") & Account.token_expires_at.is_null(False)
-        & (Account.token_expires_at <= now + margin(settings)) & Account.refresh_token.is_null(False)))
-    jobs = [dict(kind=REFRESH_JOB, payload={"account_id": a.id}, workspace_id=a.workspace_id,
-                 dedupe_key=refresh_key(a.id, a.token_expires_at), lane=a.platform,
-                 max_attempts=REFRESH_MAX_ATTEMPTS)
-            for a in rows if due(a, now, settings)]
+    rows = list(
+        Account.select(
+            Account.id,
+            Account.workspace,
+            Account.platform,
+            Account.kind,
+            Account.status,
+            Account.token_expires_at,
+            Account.refresh_token,
+        ).where(
+            (Account.kind == "live")
+            & (Account.status == "active")
+            & Account.token_expires_at.is_null(False)
+            & (Account.token_expires_at <= now + margin(settings))
+            & Account.refresh_token.is_null(False)
+        )
+    )
+    jobs = [
+        dict(
+            kind=REFRESH_JOB,
+            payload={"account_id": a.id},
+            workspace_id=a.workspace_id,
+            dedupe_key=refresh_key(a.id, a.token_expires_at),
+            lane=a.platform,
+            max_attempts=REFRESH_MAX_ATTEMPTS,
+        )
+        for a in rows
+        if due(a, now, settings)
+    ]
     if jobs:
         with tx():
             queue.enqueue_many(jobs, if_absent=True)
-            revived = queue.revive([j["dedupe_key"] for j in jobs],
-                                   dead_before=now - timedelta(seconds=DEAD_REFRESH_RETRY_S))
+            revived = queue.revive(
+                [j["dedupe_key"] for j in jobs], dead_before=now - timedelta(seconds=DEAD_REFRESH_RETRY_S)
+            )
         if revived:
             log.info("%d dead token refresh job(s) queued again: their accounts are still due", revived)
     warn_expiring(settings, now)
@@ -139,14 +169,27 @@ def refresh_died(account_id: str, error: str) -> None:
     """A refresh job died (its tries spent, or refused for good): said at WARNING with the account, findable;
     the sweep asks again later while the account is due (DEAD_REFRESH_RETRY_S)."""
     acc = Account.get_or_none(Account.id == account_id)
-    log.warning("account %s (%s): the token refresh job gave up (%s); the token expires at %s; the sweep tries "
-                "again in %d s while it is due", account_id, acc.platform if acc else "?", error,
-                clock.iso(acc.token_expires_at) if acc else "?", DEAD_REFRESH_RETRY_S)
+    log.warning(
+        "account %s (%s): the token refresh job gave up (%s); the token expires at %s; the sweep tries "
+        "again in %d s while it is due",
+        account_id,
+        acc.platform if acc else "?",
+        error,
+        clock.iso(acc.token_expires_at) if acc else "?",
+        DEAD_REFRESH_RETRY_S,
+    )
 
 
 # ---- one refresh ----------------------------------------------------------------------------------------
-STORE_BACKOFF_S = (0.05, 0.25, 1.0, 3.0)  # the store of a refreshed pair is tried once, then after each of these
-GRACE = "grace"  # the lease token of a lease held for a refresh that may still be in flight (see refresh_account)
+STORE_BACKOFF_S = (
+    0.05,
+    0.25,
+    1.0,
+    3.0,
+)  # the store of a refreshed pair is tried once, then after each of these
+GRACE = (
+    "grace"  # the lease token of a lease held for a refresh that may still be in flight (see refresh_account)
+)
 
 
 def lease_of(settings: Settings) -> timedelta:
@@ -189,12 +232,15 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
         # an expired lease not released: its refresh may still be in flight (a suspended process), or it died
         took_over = acc.token_refresh_until is not None and acc.token_refresh_lease != GRACE
         Account.update(token_refresh_until=now + lease, token_refresh_lease=mine).where(
-            Account.id == acc.id).execute()
+            Account.id == acc.id
+        ).execute()
         sent = acc.refresh_token
     try:
         try:
-            with adapters.network_client(settings, acc.platform) as client, \
-                    Watchdog(deadline_s(settings)).running() as dog:
+            with (
+                adapters.network_client(settings, acc.platform) as client,
+                Watchdog(deadline_s(settings)).running() as dog,
+            ):
                 got = net.refresh(app, client, sent, now=now, watchdog=dog)
         except net.GrantDead as exc:
             return _grant_dead(acc, sent, mine, took_over, exc, settings)
@@ -206,8 +252,9 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
         _release(account_id, mine)
 
 
-def _grant_dead(acc: Account, sent: str | None, mine: str, took_over: bool, exc: net.GrantDead,
-                settings: Settings) -> Refreshed:
+def _grant_dead(
+    acc: Account, sent: str | None, mine: str, took_over: bool, exc: net.GrantDead, settings: Settings
+) -> Refreshed:
     current = Account.get_or_none(Account.id == acc.id)
     if current is not None and current.refresh_token != sent:  # refreshed meanwhile: not dead
         return Refreshed("fresh", current.access_token, current.token_expires_at)
@@ -218,10 +265,16 @@ def _grant_dead(acc: Account, sent: str | None, mine: str, took_over: bool, exc:
         until = clock.now() + lease_of(settings)
         with tx():
             Account.update(token_refresh_until=until, token_refresh_lease=GRACE).where(
-                (Account.id == acc.id) & (Account.token_refresh_lease == mine)).execute()
-        log.warning("account %s (%s): %s right after taking over an unreleased refresh lease: another refresh may "
-                    "have rotated the token; trying again after %s", acc.id, acc.platform, exc.code,
-                    clock.iso(until))
+                (Account.id == acc.id) & (Account.token_refresh_lease == mine)
+            ).execute()
+        log.warning(
+            "account %s (%s): %s right after taking over an unreleased refresh lease: another refresh may "
+            "have rotated the token; trying again after %s",
+            acc.id,
+            acc.platform,
+            exc.code,
+            clock.iso(until),
+        )
         raise RefreshBusy(until)
     log.warning("account %s (%s): the grant is dead (%s): needs_reauth", acc.id, acc.platform, exc.code)
     mark_needs_reauth(acc.id, f"{exc.code}: {exc.detail}" if exc.detail else exc.code)
@@ -240,42 +293,82 @@ def _store(acc: Account, sent: str | None, mine: str, got: net.TokenSet) -> Refr
             break
         except Exception as exc:  # noqa: BLE001  (whatever failed, the pair is only in memory: try again)
             if pause is None:
-                log.error("account %s (%s): the refreshed token could not be stored after %d tries (%s: %s)%s",
-                          acc.id, acc.platform, attempt + 1, type(exc).__name__, exc,
-                          ": the network has rotated the refresh token, which is LOST; the account will need "
-                          "to be reconnected" if rotated else "")
+                log.error(
+                    "account %s (%s): the refreshed token could not be stored after %d tries (%s: %s)%s",
+                    acc.id,
+                    acc.platform,
+                    attempt + 1,
+                    type(exc).__name__,
+                    exc,
+                    ": the network has rotated the refresh token, which is LOST; the account will need "
+                    "to be reconnected"
+                    if rotated
+                    else "",
+                )
                 raise
-            log.warning("account %s (%s): storing the refreshed token failed (%s: %s); trying again in %g s",
-                        acc.id, acc.platform, type(exc).__name__, exc, pause)
+            log.warning(
+                "account %s (%s): storing the refreshed token failed (%s: %s); trying again in %g s",
+                acc.id,
+                acc.platform,
+                type(exc).__name__,
+                exc,
+                pause,
+            )
             time.sleep(pause)
     if stored is not None:
         return stored
-    log.info("account %s (%s): token refreshed, valid until %s%s", acc.id, acc.platform,
-             clock.iso(got.expires_at), " (refresh token rotated)" if rotated else "")
+    log.info(
+        "account %s (%s): token refreshed, valid until %s%s",
+        acc.id,
+        acc.platform,
+        clock.iso(got.expires_at),
+        " (refresh token rotated)" if rotated else "",
+    )
     return Refreshed("refreshed", got.access_token, got.expires_at)
 
 
-def _store_once(acc: Account, sent: str | None, mine: str, got: net.TokenSet, rotated: bool) -> Refreshed | None:
+def _store_once(
+    acc: Account, sent: str | None, mine: str, got: net.TokenSet, rotated: bool
+) -> Refreshed | None:
     """One try of the store (inside its transaction). None: stored; else what is there instead."""
     current = locked(Account.select().where(Account.id == acc.id)).first()
-    other_stored = current is not None and (current.refresh_token != sent
-                                            or current.access_token != acc.access_token)
-    if current is None or current.status != "active" or other_stored \
-            or (current.token_refresh_lease not in (mine, None) and not rotated):
+    other_stored = current is not None and (
+        current.refresh_token != sent or current.access_token != acc.access_token
+    )
+    if (
+        current is None
+        or current.status != "active"
+        or other_stored
+        or (current.token_refresh_lease not in (mine, None) and not rotated)
+    ):
         # removed, reconnected or needs_reauth meanwhile; or another refresh stored its pair, or holds the lease
         # (our answer did not rotate the refresh token: theirs is as good): theirs is kept
-        log.warning("account %s (%s): a refresh answered after the account changed (%s); its token is not "
-                    "stored%s", acc.id, acc.platform,
-                    "gone" if current is None else current.status if current.status != "active"
-                    else "another refresh stored a token" if other_stored else "another refresh holds it",
-                    " although the network rotated the refresh token" if rotated else "")
+        log.warning(
+            "account %s (%s): a refresh answered after the account changed (%s); its token is not stored%s",
+            acc.id,
+            acc.platform,
+            "gone"
+            if current is None
+            else current.status
+            if current.status != "active"
+            else "another refresh stored a token"
+            if other_stored
+            else "another refresh holds it",
+            " although the network rotated the refresh token" if rotated else "",
+        )
         if current is None or current.status != "active":
             return Refreshed("fresh")
         return Refreshed("fresh", current.access_token, current.token_expires_at)
     refresh_at = got.refresh_expires_at if (got.refresh_expires_at or rotated) else acc.refresh_expires_at
-    Account.update(access_token=got.access_token, refresh_token=got.refresh_token or sent,
-                   token_expires_at=got.expires_at, refresh_expires_at=refresh_at, token_refresh_until=None,
-                   token_refresh_lease=None, token_warned_for=None).where(Account.id == acc.id).execute()
+    Account.update(
+        access_token=got.access_token,
+        refresh_token=got.refresh_token or sent,
+        token_expires_at=got.expires_at,
+        refresh_expires_at=refresh_at,
+        token_refresh_until=None,
+        token_refresh_lease=None,
+        token_warned_for=None,
+    ).where(Account.id == acc.id).execute()
     return None
 
 
@@ -288,11 +381,14 @@ def _release(account_id: str, lease: str) -> None:
     """Release the account's refresh lease if it is still `lease` (never another refresh's)."""
     with tx():
         Account.update(token_refresh_until=None, token_refresh_lease=None).where(
-            (Account.id == account_id) & (Account.token_refresh_lease == lease)).execute()
+            (Account.id == account_id) & (Account.token_refresh_lease == lease)
+        ).execute()
 
 
 # ---- a dead grant ---------------------------------------------------------------------------------------
-def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_target: str | None = None) -> int:
+def mark_needs_reauth(
+    account_id: str, detail: str | None = None, *, refused_target: str | None = None
+) -> int:
     """The account's grant is dead: the account turns `needs_reauth`, an `account.needs_reauth` event is recorded,
     and each of its `pending` targets (not accepted by a network, no call in flight) fails `permanent` saying to
     reconnect — through the engine's decide + apply, so posts settle and their `publish.failed` events fire.
@@ -310,7 +406,9 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
     Locks: the posts (in id order), then the account, then each target (the engine's order is post, then
     target)."""
     post_ids = sorted({t.post_id for t in _pending(account_id)})
-    batches = [post_ids[i:i + REAUTH_BATCH_POSTS] for i in range(0, len(post_ids), REAUTH_BATCH_POSTS)] or [[]]
+    batches = [post_ids[i : i + REAUTH_BATCH_POSTS] for i in range(0, len(post_ids), REAUTH_BATCH_POSTS)] or [
+        []
+    ]
     now = clock.now()
     failed = 0
     platform = ""
@@ -321,25 +419,53 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
             if acc is None or acc.status != ("active" if n == 0 else "needs_reauth"):
                 if n == 0:
                     return 0
-                log.info("account %s was reconnected while its pending targets were being failed: the targets of "
-                         "%d post(s) stay pending", account_id, sum(len(b) for b in batches[n:]))
+                log.info(
+                    "account %s was reconnected while its pending targets were being failed: the targets of "
+                    "%d post(s) stay pending",
+                    account_id,
+                    sum(len(b) for b in batches[n:]),
+                )
                 break
-            targets = list(PostTarget.select().where(
-                (PostTarget.account == account_id) & (PostTarget.status == "pending")
-                & PostTarget.tracking_ref.is_null() & PostTarget.post.in_(list(posts)))
-                .order_by(PostTarget.post, PostTarget.position))
+            targets = list(
+                PostTarget.select()
+                .where(
+                    (PostTarget.account == account_id)
+                    & (PostTarget.status == "pending")
+                    & PostTarget.tracking_ref.is_null()
+                    & PostTarget.post.in_(list(posts))
+                )
+                .order_by(PostTarget.post, PostTarget.position)
+            )
             if n == 0:
                 platform = acc.platform
-                Account.update(status="needs_reauth", token_refresh_until=None, token_refresh_lease=None).where(
-                    Account.id == account_id).execute()
-                events.record(acc.workspace_id, "account.needs_reauth", {
-                    "accountId": acc.id, "platform": acc.platform, "name": acc.name, "status": "needs_reauth",
-                    "reason": detail, "reconnect": reconnect_command(acc.platform),
-                    "failedTargets": ([refused_target] if refused_target else []) + [t.id for t in _pending(account_id)]},
-                    subject_id=acc.id)
+                Account.update(
+                    status="needs_reauth", token_refresh_until=None, token_refresh_lease=None
+                ).where(Account.id == account_id).execute()
+                events.record(
+                    acc.workspace_id,
+                    "account.needs_reauth",
+                    {
+                        "accountId": acc.id,
+                        "platform": acc.platform,
+                        "name": acc.name,
+                        "status": "needs_reauth",
+                        "reason": detail,
+                        "reconnect": reconnect_command(acc.platform),
+                        "failedTargets": ([refused_target] if refused_target else [])
+                        + [t.id for t in _pending(account_id)],
+                    },
+                    subject_id=acc.id,
+                )
             for t in targets:
-                apply(decide.inactive_account(state_of(t, posts[t.post_id]), "needs_reauth", now, detail=detail,
-                                              unresolved=bool(unresolved_attempts(t.id))))
+                apply(
+                    decide.inactive_account(
+                        state_of(t, posts[t.post_id]),
+                        "needs_reauth",
+                        now,
+                        detail=detail,
+                        unresolved=bool(unresolved_attempts(t.id)),
+                    )
+                )
             failed += len(targets)
     log.warning("account %s (%s) needs reauth; %d pending target(s) failed", account_id, platform, failed)
     return failed
@@ -348,10 +474,17 @@ def mark_needs_reauth(account_id: str, detail: str | None = None, *, refused_tar
 def _pending(account_id: str) -> Any:
     """The account's targets mark_needs_reauth fails (pending, no call in flight, on a post not final), in its
     order: post, then position."""
-    return (PostTarget.select(PostTarget.id, PostTarget.post).join(Post, on=(PostTarget.post == Post.id))
-            .where((PostTarget.account == account_id) & (PostTarget.status == "pending")
-                   & PostTarget.tracking_ref.is_null() & Post.status.in_(["scheduled", "processing"]))
-            .order_by(PostTarget.post, PostTarget.position))
+    return (
+        PostTarget.select(PostTarget.id, PostTarget.post)
+        .join(Post, on=(PostTarget.post == Post.id))
+        .where(
+            (PostTarget.account == account_id)
+            & (PostTarget.status == "pending")
+            & PostTarget.tracking_ref.is_null()
+            & Post.status.in_(["scheduled", "processing"])
+        )
+        .order_by(PostTarget.post, PostTarget.position)
+    )
 
 
 # ---- warnings -------------------------------------------------------------------------------------------
@@ -399,22 +532,39 @@ def warn_expiring(settings: Settings, now: datetime | None = None) -> int:
     now = now or clock.now()
     horizon = now + timedelta(days=settings.token_warning_days)
     rows = Account.select().where(
-        (Account.kind == "live") & (Account.status == "active")
-        & ((Account.token_expires_at <= horizon) | (Account.refresh_expires_at <= horizon)))
+        (Account.kind == "live")
+        & (Account.status == "active")
+        & ((Account.token_expires_at <= horizon) | (Account.refresh_expires_at <= horizon))
+    )
     n = 0
     for acc in rows:
         end = life_end(acc, settings)
         if end is None or end > horizon or acc.token_warned_for == end:
             continue
         with tx():
-            changed = Account.update(token_warned_for=end).where(
-                (Account.id == acc.id) & (Account.status == "active")
-                & (Account.token_warned_for.is_null() | (Account.token_warned_for != end))).execute()
+            changed = (
+                Account.update(token_warned_for=end)
+                .where(
+                    (Account.id == acc.id)
+                    & (Account.status == "active")
+                    & (Account.token_warned_for.is_null() | (Account.token_warned_for != end))
+                )
+                .execute()
+            )
             if changed:
-                events.record(acc.workspace_id, "account.token_expiring", {
-                    "accountId": acc.id, "platform": acc.platform, "name": acc.name, "expiresAt": clock.iso(end),
-                    "warning": token_warning(acc, settings, now), "reconnect": reconnect_command(acc.platform)},
-                    subject_id=acc.id)
+                events.record(
+                    acc.workspace_id,
+                    "account.token_expiring",
+                    {
+                        "accountId": acc.id,
+                        "platform": acc.platform,
+                        "name": acc.name,
+                        "expiresAt": clock.iso(end),
+                        "warning": token_warning(acc, settings, now),
+                        "reconnect": reconnect_command(acc.platform),
+                    },
+                    subject_id=acc.id,
+                )
                 n += 1
     return n
 

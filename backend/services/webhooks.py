@@ -40,17 +40,26 @@ MAX_LIST_LIMIT = 100
 
 # ---------------------------------------------------------------------------------------------- endpoints
 
+
 def _not_found(endpoint_id: str) -> ApiError:
     return ApiError(404, "webhook_not_found", f"no webhook endpoint {endpoint_id} in this workspace")
 
 
 def to_public(ep: WebhookEndpoint, *, with_secret: bool = False) -> dict[str, Any]:
     out = {
-        "id": ep.id, "url": ep.url, "events": list(ep.event_types or []), "description": ep.description,
-        "enabled": bool(ep.enabled), "disabledReason": ep.disabled_reason, "failing": ep.failing_since is not None,
-        "failingSince": clock.iso(ep.failing_since), "lastDeliveryAt": clock.iso(ep.last_delivery_at),
-        "lastStatusCode": ep.last_status_code, "secretRotatedAt": clock.iso(ep.secret_rotated_at),
-        "createdAt": clock.iso(ep.created_at), "updatedAt": clock.iso(ep.updated_at),
+        "id": ep.id,
+        "url": ep.url,
+        "events": list(ep.event_types or []),
+        "description": ep.description,
+        "enabled": bool(ep.enabled),
+        "disabledReason": ep.disabled_reason,
+        "failing": ep.failing_since is not None,
+        "failingSince": clock.iso(ep.failing_since),
+        "lastDeliveryAt": clock.iso(ep.last_delivery_at),
+        "lastStatusCode": ep.last_status_code,
+        "secretRotatedAt": clock.iso(ep.secret_rotated_at),
+        "createdAt": clock.iso(ep.created_at),
+        "updatedAt": clock.iso(ep.updated_at),
     }
     if with_secret:
         out["secret"] = ep.secret
@@ -65,8 +74,10 @@ def check_endpoint_url(url: str, settings: Settings) -> str:
     except FetchError as exc:
         message = f"the webhook URL is refused: {exc.message}"
         if exc.rule == "address":
-            message += ("; to deliver to a receiver on this machine or a private network (e.g. `socialpub webhooks "
-                        "listen`), run the server with SOCIALPUB_ALLOW_PRIVATE_URLS=1")
+            message += (
+                "; to deliver to a receiver on this machine or a private network (e.g. `socialpub webhooks "
+                "listen`), run the server with SOCIALPUB_ALLOW_PRIVATE_URLS=1"
+            )
         raise ApiError(400, "invalid_webhook_url", message, [{"field": "url", "rule": exc.rule}]) from None
     return url.strip()
 
@@ -75,10 +86,20 @@ def _event_types(value: list[str] | None) -> list[str]:
     types = list(dict.fromkeys(value or []))
     unknown = [t for t in types if t not in EVENT_TYPES]
     if unknown:
-        raise ApiError(400, "validation_error", f"unknown event type(s) {', '.join(map(repr, unknown))}; known: "
-                       f"{', '.join(EVENT_TYPES)}",
-                       [{"field": "events", "error": "unknown_event_type",
-                         "message": f"{t!r} is not an event type", "value": t} for t in unknown])
+        raise ApiError(
+            400,
+            "validation_error",
+            f"unknown event type(s) {', '.join(map(repr, unknown))}; known: {', '.join(EVENT_TYPES)}",
+            [
+                {
+                    "field": "events",
+                    "error": "unknown_event_type",
+                    "message": f"{t!r} is not an event type",
+                    "value": t,
+                }
+                for t in unknown
+            ],
+        )
     return types
 
 
@@ -95,17 +116,29 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> dict[
     with tx():
         count = WebhookEndpoint.select().where(WebhookEndpoint.workspace == workspace_id).count()
         if count >= MAX_ENDPOINTS:
-            raise ApiError(409, "webhook_limit_reached",
-                           f"a workspace has at most {MAX_ENDPOINTS} webhook endpoints: delete one first")
-        ep = WebhookEndpoint.create(id=new_id("we"), workspace=workspace_id, url=url,
-                                    description=_description(body.get("description")), event_types=types,
-                                    secret=signing.new_secret(), enabled=True, created_at=now, updated_at=now)
+            raise ApiError(
+                409,
+                "webhook_limit_reached",
+                f"a workspace has at most {MAX_ENDPOINTS} webhook endpoints: delete one first",
+            )
+        ep = WebhookEndpoint.create(
+            id=new_id("we"),
+            workspace=workspace_id,
+            url=url,
+            description=_description(body.get("description")),
+            event_types=types,
+            secret=signing.new_secret(),
+            enabled=True,
+            created_at=now,
+            updated_at=now,
+        )
     return to_public(ep, with_secret=True)
 
 
 def _get(workspace_id: str, endpoint_id: str, *, lock: bool = False) -> WebhookEndpoint:
-    q = WebhookEndpoint.select().where((WebhookEndpoint.id == endpoint_id)
-                                       & (WebhookEndpoint.workspace == workspace_id))
+    q = WebhookEndpoint.select().where(
+        (WebhookEndpoint.id == endpoint_id) & (WebhookEndpoint.workspace == workspace_id)
+    )
     ep = (locked(q) if lock else q).first()
     if ep is None:
         raise _not_found(endpoint_id)
@@ -117,17 +150,27 @@ def get(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
 
 
 def list_public(workspace_id: str) -> dict[str, Any]:
-    rows = (WebhookEndpoint.select().where(WebhookEndpoint.workspace == workspace_id)
-            .order_by(WebhookEndpoint.id.desc()).limit(MAX_ENDPOINTS))
+    rows = (
+        WebhookEndpoint.select()
+        .where(WebhookEndpoint.workspace == workspace_id)
+        .order_by(WebhookEndpoint.id.desc())
+        .limit(MAX_ENDPOINTS)
+    )
     return {"items": [to_public(r) for r in rows]}
 
 
-def update(settings: Settings, workspace_id: str, endpoint_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+def update(
+    settings: Settings, workspace_id: str, endpoint_id: str, changes: dict[str, Any]
+) -> dict[str, Any]:
     """PATCH /v1/webhooks/:id: the fields given (`changes` holds only those sent)."""
     for name in ("url", "events", "enabled"):
         if name in changes and changes[name] is None:
-            raise ApiError(400, "validation_error", f"{name} cannot be null",
-                           [{"field": name, "error": "null_not_allowed", "message": f"{name} cannot be null"}])
+            raise ApiError(
+                400,
+                "validation_error",
+                f"{name} cannot be null",
+                [{"field": name, "error": "null_not_allowed", "message": f"{name} cannot be null"}],
+            )
     values: dict[str, Any] = {}
     if "url" in changes:
         values["url"] = check_endpoint_url(changes["url"], settings)
@@ -154,9 +197,11 @@ def delete(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
     nothing to do."""
     with tx():
         ep = _get(workspace_id, endpoint_id, lock=True)
-        ids = [d.id for d in WebhookDelivery.select(WebhookDelivery.id).where(WebhookDelivery.endpoint == ep.id)]
+        ids = [
+            d.id for d in WebhookDelivery.select(WebhookDelivery.id).where(WebhookDelivery.endpoint == ep.id)
+        ]
         for chunk in range(0, len(ids), 500):
-            part = ids[chunk:chunk + 500]
+            part = ids[chunk : chunk + 500]
             WebhookAttempt.delete().where(WebhookAttempt.delivery.in_(part)).execute()
         WebhookDelivery.delete().where(WebhookDelivery.endpoint == ep.id).execute()
         WebhookEndpoint.delete().where(WebhookEndpoint.id == ep.id).execute()
@@ -168,8 +213,13 @@ def rotate(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
     now = clock.now()
     with tx():
         ep = _get(workspace_id, endpoint_id, lock=True)
-        values = dict(secret=signing.new_secret(), previous_secret=ep.secret,
-                      previous_secret_until=now + ROTATION_GRACE, secret_rotated_at=now, updated_at=now)
+        values = dict(
+            secret=signing.new_secret(),
+            previous_secret=ep.secret,
+            previous_secret_until=now + ROTATION_GRACE,
+            secret_rotated_at=now,
+            updated_at=now,
+        )
         WebhookEndpoint.update(**values).where(WebhookEndpoint.id == ep.id).execute()
         ep = _get(workspace_id, endpoint_id)
     return to_public(ep, with_secret=True)
@@ -177,17 +227,25 @@ def rotate(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
 
 def _refuse_disabled(ep: WebhookEndpoint) -> None:
     if not ep.enabled:
-        raise ApiError(409, "webhook_disabled", f"the endpoint {ep.id} is disabled ({ep.disabled_reason}): "
-                       f"{_how_to_enable([ep.id])} first")
+        raise ApiError(
+            409,
+            "webhook_disabled",
+            f"the endpoint {ep.id} is disabled ({ep.disabled_reason}): {_how_to_enable([ep.id])} first",
+        )
 
 
 def _how_to_enable(endpoint_ids: list[str]) -> str:
     """How to re-enable these endpoints, through the API and the CLI."""
     if len(endpoint_ids) == 1:
-        return (f"re-enable it with PATCH /v1/webhooks/{endpoint_ids[0]} {{\"enabled\": true}} "
-                f"(`socialpub webhooks enable {endpoint_ids[0]}`)")
-    return ("re-enable them with PATCH /v1/webhooks/{id} {\"enabled\": true} ("
-            + ", ".join(f"`socialpub webhooks enable {i}`" for i in endpoint_ids) + ")")
+        return (
+            f're-enable it with PATCH /v1/webhooks/{endpoint_ids[0]} {{"enabled": true}} '
+            f"(`socialpub webhooks enable {endpoint_ids[0]}`)"
+        )
+    return (
+        're-enable them with PATCH /v1/webhooks/{id} {"enabled": true} ('
+        + ", ".join(f"`socialpub webhooks enable {i}`" for i in endpoint_ids)
+        + ")"
+    )
 
 
 def send_test(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
@@ -195,13 +253,20 @@ def send_test(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
     with tx():
         ep = _get(workspace_id, endpoint_id, lock=True)
         _refuse_disabled(ep)
-        event = events.record(workspace_id, "webhook.test",
-                              {"endpointId": ep.id, "message": "a test event from socialpub"}, endpoint_id=ep.id)
-        delivery = (WebhookDelivery.select(WebhookDelivery.id).where(WebhookDelivery.event_id == event.id).first())
+        event = events.record(
+            workspace_id,
+            "webhook.test",
+            {"endpointId": ep.id, "message": "a test event from socialpub"},
+            endpoint_id=ep.id,
+        )
+        delivery = (
+            WebhookDelivery.select(WebhookDelivery.id).where(WebhookDelivery.event_id == event.id).first()
+        )
     return {"eventId": event.id, "deliveryId": delivery.id}
 
 
 # ---------------------------------------------------------------------------------------------- events
+
 
 def _event_not_found(event_id: str) -> ApiError:
     return ApiError(404, "event_not_found", f"no event {event_id} in this workspace")
@@ -216,8 +281,13 @@ def _event(workspace_id: str, event_id: str) -> Event:
 
 def get_event(workspace_id: str, event_id: str) -> dict[str, Any]:
     row = _event(workspace_id, event_id)
-    return {"id": row.id, "type": row.type, "createdAt": clock.iso(row.created_at), "subjectId": row.subject_id,
-            "data": row.data}
+    return {
+        "id": row.id,
+        "type": row.type,
+        "createdAt": clock.iso(row.created_at),
+        "subjectId": row.subject_id,
+        "data": row.data,
+    }
 
 
 def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict[str, Any]:
@@ -230,39 +300,73 @@ def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict
             _refuse_disabled(ep)
             targets = [ep.id]
         else:
-            had = {d.endpoint_id for d in WebhookDelivery.select(WebhookDelivery.endpoint).where(
-                (WebhookDelivery.event_id == event.id) & (WebhookDelivery.workspace_id == workspace_id))}
-            enabled = list(WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
-                (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True)))  # noqa: E712
+            had = {
+                d.endpoint_id
+                for d in WebhookDelivery.select(WebhookDelivery.endpoint).where(
+                    (WebhookDelivery.event_id == event.id) & (WebhookDelivery.workspace_id == workspace_id)
+                )
+            }
+            enabled = list(
+                WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
+                    (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True)  # noqa: E712
+                )
+            )
             targets = [e.id for e in enabled if e.id in had]
             if not had:
                 targets = [e.id for e in enabled if not e.event_types or event.type in e.event_types]
             if not targets:
                 disabled = sorted(had - {e.id for e in enabled})
-                fix = (f"the endpoint{'s' if len(disabled) > 1 else ''} that had it "
-                       f"{'are' if len(disabled) > 1 else 'is'} disabled: {_how_to_enable(disabled)}"
-                       if disabled else "add one (POST /v1/webhooks, `socialpub webhooks add URL`)")
-                raise ApiError(409, "no_webhook_endpoint", f"no enabled endpoint takes the event {event.id} "
-                               f"({event.type}): {fix}")
+                fix = (
+                    f"the endpoint{'s' if len(disabled) > 1 else ''} that had it "
+                    f"{'are' if len(disabled) > 1 else 'is'} disabled: {_how_to_enable(disabled)}"
+                    if disabled
+                    else "add one (POST /v1/webhooks, `socialpub webhooks add URL`)"
+                )
+                raise ApiError(
+                    409,
+                    "no_webhook_endpoint",
+                    f"no enabled endpoint takes the event {event.id} ({event.type}): {fix}",
+                )
         ids = events.deliver(event, targets)
     return {"eventId": event.id, "deliveries": ids}
 
 
 # ---------------------------------------------------------------------------------------------- the log
 
+
 def delivery_public(d: WebhookDelivery, attempts: list[WebhookAttempt]) -> dict[str, Any]:
     return {
-        "id": d.id, "endpointId": d.endpoint_id, "eventId": d.event_id, "eventType": d.event_type,
-        "status": d.status, "attempts": d.attempts, "nextAttemptAt": clock.iso(d.next_attempt_at),
-        "createdAt": clock.iso(d.created_at), "completedAt": clock.iso(d.completed_at),
-        "lastStatusCode": d.last_status_code, "lastError": d.last_error,
-        "attemptLog": [{"at": clock.iso(a.at), "statusCode": a.status_code, "durationMs": a.duration_ms,
-                        "error": a.error} for a in attempts],
+        "id": d.id,
+        "endpointId": d.endpoint_id,
+        "eventId": d.event_id,
+        "eventType": d.event_type,
+        "status": d.status,
+        "attempts": d.attempts,
+        "nextAttemptAt": clock.iso(d.next_attempt_at),
+        "createdAt": clock.iso(d.created_at),
+        "completedAt": clock.iso(d.completed_at),
+        "lastStatusCode": d.last_status_code,
+        "lastError": d.last_error,
+        "attemptLog": [
+            {
+                "at": clock.iso(a.at),
+                "statusCode": a.status_code,
+                "durationMs": a.duration_ms,
+                "error": a.error,
+            }
+            for a in attempts
+        ],
     }
 
 
-def list_deliveries(workspace_id: str, endpoint_id: str, *, status: str | None = None, limit: int = 20,
-                    cursor: str | None = None) -> dict[str, Any]:
+def list_deliveries(
+    workspace_id: str,
+    endpoint_id: str,
+    *,
+    status: str | None = None,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """GET /v1/webhooks/:id/deliveries: newest first, each with its attempts."""
     ep = _get(workspace_id, endpoint_id)
     limit = max(1, min(limit, MAX_LIST_LIMIT))
@@ -270,25 +374,41 @@ def list_deliveries(workspace_id: str, endpoint_id: str, *, status: str | None =
     if status:
         q = q.where(WebhookDelivery.status == status)
     if cursor:
-        q = q.where(WebhookDelivery.id < cursors.decode(cursor, "d1", "whd", "GET /v1/webhooks/{id}/deliveries"))
+        q = q.where(
+            WebhookDelivery.id < cursors.decode(cursor, "d1", "whd", "GET /v1/webhooks/{id}/deliveries")
+        )
     rows = list(q.order_by(WebhookDelivery.id.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
     by_delivery: dict[str, list[WebhookAttempt]] = {r.id: [] for r in rows}
     if rows:
-        for a in (WebhookAttempt.select().where(WebhookAttempt.delivery.in_(list(by_delivery)))
-                  .order_by(WebhookAttempt.at, WebhookAttempt.id)):
+        for a in (
+            WebhookAttempt.select()
+            .where(WebhookAttempt.delivery.in_(list(by_delivery)))
+            .order_by(WebhookAttempt.at, WebhookAttempt.id)
+        ):
             by_delivery[a.delivery_id].append(a)
-    return {"items": [delivery_public(r, by_delivery[r.id]) for r in rows],
-            "nextCursor": cursors.encode("d1", rows[-1].id) if more and rows else None}
+    return {
+        "items": [delivery_public(r, by_delivery[r.id]) for r in rows],
+        "nextCursor": cursors.encode("d1", rows[-1].id) if more and rows else None,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- delivery
 
+
 def message(event: Event) -> bytes:
     """The body sent for an event: the bare object for generation events (spec 6), the envelope otherwise."""
-    payload = event.data if event.type in BARE_EVENT_TYPES else {
-        "id": event.id, "type": event.type, "createdAt": clock.iso(event.created_at), "data": event.data}
+    payload = (
+        event.data
+        if event.type in BARE_EVENT_TYPES
+        else {
+            "id": event.id,
+            "type": event.type,
+            "createdAt": clock.iso(event.created_at),
+            "data": event.data,
+        }
+    )
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
@@ -316,15 +436,19 @@ def deliver(job: Any, settings: Settings) -> None:
     now = clock.now()
     first_wait = settings.webhook_retry_delays[0]
     if row.attempts == 0 and first_wait > 0 and now < row.created_at + timedelta(seconds=first_wait):
-        raise RetryLater("waiting for the first attempt",
-                         delay_s=(row.created_at + timedelta(seconds=first_wait) - now).total_seconds(),
-                         count_attempt=False)
+        raise RetryLater(
+            "waiting for the first attempt",
+            delay_s=(row.created_at + timedelta(seconds=first_wait) - now).total_seconds(),
+            count_attempt=False,
+        )
     ep = WebhookEndpoint.get_or_none(WebhookEndpoint.id == row.endpoint_id)
     event = Event.get_or_none(Event.id == row.event_id)
     if ep is None:
         return
     if not ep.enabled or event is None:
-        _settle_without_attempt(row.id, "the endpoint is disabled" if event is not None else "the event is gone")
+        _settle_without_attempt(
+            row.id, "the endpoint is disabled" if event is not None else "the event is gone"
+        )
         return
     body = message(event)
     headers = signing.headers(signing_secrets(ep, now), event.id, int(now.timestamp()), body)
@@ -337,9 +461,9 @@ def deliver(job: Any, settings: Settings) -> None:
 
 def _settle_without_attempt(delivery_id: str, error: str) -> None:
     with tx():
-        WebhookDelivery.update(status="failed", last_error=error, completed_at=clock.now(), next_attempt_at=None
-                               ).where((WebhookDelivery.id == delivery_id)
-                                       & (WebhookDelivery.status == "pending")).execute()
+        WebhookDelivery.update(
+            status="failed", last_error=error, completed_at=clock.now(), next_attempt_at=None
+        ).where((WebhookDelivery.id == delivery_id) & (WebhookDelivery.status == "pending")).execute()
 
 
 def _record(settings: Settings, delivery_id: str, answer: send.Answer, at: datetime) -> float | None:
@@ -350,13 +474,23 @@ def _record(settings: Settings, delivery_id: str, answer: send.Answer, at: datet
         row = locked(WebhookDelivery.select().where(WebhookDelivery.id == delivery_id)).first()
         if row is None:
             return None
-        WebhookAttempt.insert(id=new_id("wha"), delivery=row.id, at=at, status_code=answer.status_code,
-                              duration_ms=answer.duration_ms, error=answer.error).execute()
+        WebhookAttempt.insert(
+            id=new_id("wha"),
+            delivery=row.id,
+            at=at,
+            status_code=answer.status_code,
+            duration_ms=answer.duration_ms,
+            error=answer.error,
+        ).execute()
         if row.status != "pending":
             return None  # settled meanwhile (the endpoint was disabled): the attempt is logged, nothing else
         attempts = row.attempts + 1
-        values: dict[str, Any] = dict(attempts=attempts, last_status_code=answer.status_code,
-                                      last_error=answer.error, next_attempt_at=None)
+        values: dict[str, Any] = dict(
+            attempts=attempts,
+            last_status_code=answer.status_code,
+            last_error=answer.error,
+            next_attempt_at=None,
+        )
         endpoint: dict[str, Any] = dict(last_delivery_at=now, last_status_code=answer.status_code)
         wait: float | None = None
         if answer.ok:
@@ -366,18 +500,34 @@ def _record(settings: Settings, delivery_id: str, answer: send.Answer, at: datet
             values.update(status="failed", completed_at=now)
             reason = f"the receiver answered 410 Gone on {clock.iso(now)}"
             endpoint.update(enabled=False, disabled_reason=reason)
-            (WebhookDelivery.update(status="failed", completed_at=now, next_attempt_at=None,
-                                    last_error="not sent: the endpoint was disabled (410 Gone)")
-             .where((WebhookDelivery.endpoint == row.endpoint_id) & (WebhookDelivery.status == "pending")
-                    & (WebhookDelivery.id != row.id)).execute())
+            (
+                WebhookDelivery.update(
+                    status="failed",
+                    completed_at=now,
+                    next_attempt_at=None,
+                    last_error="not sent: the endpoint was disabled (410 Gone)",
+                )
+                .where(
+                    (WebhookDelivery.endpoint == row.endpoint_id)
+                    & (WebhookDelivery.status == "pending")
+                    & (WebhookDelivery.id != row.id)
+                )
+                .execute()
+            )
             log.warning("webhook endpoint %s disabled: it answered 410 Gone", row.endpoint_id)
         else:
             wait = None if answer.refused else _wait(settings, attempts, answer.retry_after_s)
             if wait is None:
                 values.update(status="failed", completed_at=now)
                 endpoint["failing_since"] = _failing_since(now)
-                log.warning("webhook delivery %s of %s to %s failed after %d attempt(s): %s", row.id, row.event_id,
-                            row.endpoint_id, attempts, answer.error)
+                log.warning(
+                    "webhook delivery %s of %s to %s failed after %d attempt(s): %s",
+                    row.id,
+                    row.event_id,
+                    row.endpoint_id,
+                    attempts,
+                    answer.error,
+                )
             else:
                 values["next_attempt_at"] = now + timedelta(seconds=wait)
         WebhookDelivery.update(**values).where(WebhookDelivery.id == row.id).execute()
@@ -397,19 +547,27 @@ def give_up(delivery_id: str, error: str) -> None:
         row = locked(WebhookDelivery.select().where(WebhookDelivery.id == delivery_id)).first()
         if row is None or row.status != "pending":
             return
-        WebhookDelivery.update(status="failed", completed_at=now, next_attempt_at=None,
-                               last_error=f"delivery stopped: {error}"[:2000]).where(
-            WebhookDelivery.id == row.id).execute()
+        WebhookDelivery.update(
+            status="failed",
+            completed_at=now,
+            next_attempt_at=None,
+            last_error=f"delivery stopped: {error}"[:2000],
+        ).where(WebhookDelivery.id == row.id).execute()
         WebhookEndpoint.update(failing_since=_failing_since(now)).where(
-            WebhookEndpoint.id == row.endpoint_id).execute()
+            WebhookEndpoint.id == row.endpoint_id
+        ).execute()
 
 
 def prune(now: datetime) -> int:
     """Forget settled deliveries (with their attempts) older than LOG_RETENTION; the events stay. Returns how many
     deliveries went."""
     cutoff = now - LOG_RETENTION
-    old = [d.id for d in WebhookDelivery.select(WebhookDelivery.id).where(
-        (WebhookDelivery.status != "pending") & (WebhookDelivery.completed_at < cutoff)).limit(5000)]
+    old = [
+        d.id
+        for d in WebhookDelivery.select(WebhookDelivery.id)
+        .where((WebhookDelivery.status != "pending") & (WebhookDelivery.completed_at < cutoff))
+        .limit(5000)
+    ]
     if not old:
         return 0
     with tx():

@@ -98,20 +98,32 @@ def edit(workspace_id: str, changes: dict[str, Any]) -> Workspace:
         ws = get(workspace_id)
         for field in ("name", "currency"):
             if field in changes and changes[field] is None:
-                raise ApiError(400, "validation_error", f"{field} cannot be null",
-                               [{"field": field, "error": "null", "message": f"{field} cannot be null"}])
+                raise ApiError(
+                    400,
+                    "validation_error",
+                    f"{field} cannot be null",
+                    [{"field": field, "error": "null", "message": f"{field} cannot be null"}],
+                )
         if "name" in changes:
             if not str(changes["name"]).strip():
-                raise ApiError(400, "validation_error", "name must not be empty",
-                               [{"field": "name", "error": "empty", "message": "name must not be empty"}])
+                raise ApiError(
+                    400,
+                    "validation_error",
+                    "name must not be empty",
+                    [{"field": "name", "error": "empty", "message": "name must not be empty"}],
+                )
             ws.name = changes["name"].strip()
         if "description" in changes:
             ws.description = changes["description"] or ""
         if "currency" in changes:
             cur = str(changes["currency"]).upper()
             if not _CURRENCY.match(cur):
-                raise ApiError(400, "validation_error", "currency must be a 3-letter ISO 4217 code",
-                               [{"field": "currency", "error": "invalid", "message": "expected e.g. EUR or USD"}])
+                raise ApiError(
+                    400,
+                    "validation_error",
+                    "currency must be a 3-letter ISO 4217 code",
+                    [{"field": "currency", "error": "invalid", "message": "expected e.g. EUR or USD"}],
+                )
             ws.currency = cur
         if "logo_url" in changes:
             ws.logo_url = changes["logo_url"] or ""

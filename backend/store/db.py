@@ -48,7 +48,9 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 # up (it never blocks writers, so under sustained writes the WAL can only restart after a complete one).
 CHECKPOINT_BACKSTOP_PAGES = 10_000  # ~40 MB of WAL
 CHECKPOINT_DELAY_S = 0.1  # commits within this delay share one background checkpoint (and its two fsyncs)
-CHECKPOINT_IDLE_S = 2.0  # the background thread ends (and closes its connection) after this long without commits
+CHECKPOINT_IDLE_S = (
+    2.0  # the background thread ends (and closes its connection) after this long without commits
+)
 
 
 def _checkpoint_database(path: str) -> SqliteDatabase:
@@ -104,8 +106,11 @@ class _Checkpointer:
                         raise  # else: another connection holds the file for now; the next commit retries
         except PeeweeException as exc:
             self._stopped = True
-            log.warning("background checkpoints of %s stopped (SQLite's automatic checkpoint remains): %s",
-                        self.path, exc)
+            log.warning(
+                "background checkpoints of %s stopped (SQLite's automatic checkpoint remains): %s",
+                self.path,
+                exc,
+            )
         finally:
             with self._guard:
                 self._thread = None
@@ -199,7 +204,9 @@ class LocalSqliteDatabase(SqliteDatabase):
 def make_database(settings: Settings) -> Database:
     if settings.database_url:
         if not settings.is_postgres:
-            raise ValueError("SOCIALPUB_DATABASE_URL must start with postgresql:// (or leave it unset for SQLite)")
+            raise ValueError(
+                "SOCIALPUB_DATABASE_URL must start with postgresql:// (or leave it unset for SQLite)"
+            )
         u = urlparse(settings.database_url)
         return PostgresqlDatabase(
             unquote(u.path.lstrip("/")) or "postgres",
@@ -242,7 +249,9 @@ def pg_connection_room() -> tuple[int, int]:
     return int(limit), int(used)
 
 
-MIGRATION_LOCK_KEY = 0x50C1A0  # PostgreSQL: the advisory lock the product's migrations run under (not the sandbox's)
+MIGRATION_LOCK_KEY = (
+    0x50C1A0  # PostgreSQL: the advisory lock the product's migrations run under (not the sandbox's)
+)
 
 
 @contextlib.contextmanager
@@ -336,8 +345,15 @@ def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migrat
     statement per table costs ~3x as long — and the suite's `settings` fixture runs this before every test."""
     names = [name for name in db.get_tables() if name not in keep]
     if names:
-        db.execute(NodeList([SQL("TRUNCATE"), CommaNodeList([Entity(name) for name in names]),
-                             SQL("RESTART IDENTITY CASCADE")]))
+        db.execute(
+            NodeList(
+                [
+                    SQL("TRUNCATE"),
+                    CommaNodeList([Entity(name) for name in names]),
+                    SQL("RESTART IDENTITY CASCADE"),
+                ]
+            )
+        )
 
 
 def tx():

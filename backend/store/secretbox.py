@@ -43,9 +43,11 @@ def _parse(text: str, source: str) -> list[bytes]:
         try:
             Fernet(key)
         except (ValueError, TypeError):
-            raise SecretsKeyError(f"{source}: key {i} is not a Fernet key (32 url-safe base64-encoded bytes; "
-                                  "make one with `python -c 'from cryptography.fernet import Fernet; "
-                                  "print(Fernet.generate_key().decode())'`)") from None
+            raise SecretsKeyError(
+                f"{source}: key {i} is not a Fernet key (32 url-safe base64-encoded bytes; "
+                "make one with `python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'`)"
+            ) from None
     return keys
 
 
@@ -116,8 +118,10 @@ class Keyring:
             stamp = self._file_stamp()
             if stamp is None:
                 if not create:
-                    raise SecretsKeyError(f"no secrets key at {self.path}: the stored tokens cannot be read "
-                                          "(restore that file, or set SOCIALPUB_SECRETS_KEY)")
+                    raise SecretsKeyError(
+                        f"no secrets key at {self.path}: the stored tokens cannot be read "
+                        "(restore that file, or set SOCIALPUB_SECRETS_KEY)"
+                    )
                 ensure_key_file(self.path)
                 stamp = self._file_stamp()
             if self._multi is None or stamp != self._stamp:
@@ -142,7 +146,7 @@ class Keyring:
         return PREFIX + self._load(create=False).encrypt(text.encode()).decode()
 
     def decrypt(self, stored: str) -> str:
-        token = stored[len(PREFIX):].encode()
+        token = stored[len(PREFIX) :].encode()
         try:
             return self._load(create=False, check_file=False).decrypt(token).decode()
         except InvalidToken:
@@ -152,7 +156,8 @@ class Keyring:
         except InvalidToken:
             raise SecretsKeyError(
                 f"a stored secret cannot be decrypted with the key(s) of {self.source}: was the key replaced? "
-                "(servers sharing a database must share the key: SOCIALPUB_SECRETS_KEY)") from None
+                "(servers sharing a database must share the key: SOCIALPUB_SECRETS_KEY)"
+            ) from None
 
     def primary(self) -> Fernet:
         """The key that encrypts, alone (a value it decrypts needs no re-encryption)."""

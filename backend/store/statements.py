@@ -20,9 +20,16 @@ from backend.store.models import Job
 TAKEN_OVER = "lease expired: taken over from "
 
 
-def claim_jobs(locked_by: str, *, now: datetime | None = None, lease_s: float, limit: int = 1,
-               skip_lanes: Sequence[str] = (), only_unlaned: bool = False,
-               kinds: Sequence[str] | None = None) -> list[Job]:
+def claim_jobs(
+    locked_by: str,
+    *,
+    now: datetime | None = None,
+    lease_s: float,
+    limit: int = 1,
+    skip_lanes: Sequence[str] = (),
+    only_unlaned: bool = False,
+    kinds: Sequence[str] | None = None,
+) -> list[Job]:
     """Claim up to `limit` jobs for `locked_by` in ONE atomic statement; returns them, expired leases first,
     then by due time.
 
@@ -63,8 +70,21 @@ def claim_jobs(locked_by: str, *, now: datetime | None = None, lease_s: float, l
     def run() -> list[tuple[Any, ...]]:
         at_now = clock.now() if now is None else now  # read once the transaction holds the write lock
         at = Job.run_at.db_value(at_now)
-        values = [locked_by, Job.lease_until.db_value(at_now + timedelta(seconds=lease_s)), at, TAKEN_OVER,
-                  "running", at, *params, limit, "queued", at, *params, limit, limit]
+        values = [
+            locked_by,
+            Job.lease_until.db_value(at_now + timedelta(seconds=lease_s)),
+            at,
+            TAKEN_OVER,
+            "running",
+            at,
+            *params,
+            limit,
+            "queued",
+            at,
+            *params,
+            limit,
+            limit,
+        ]
         return database.execute_sql(sql, values).fetchall()
 
     with database.atomic("IMMEDIATE") if is_sqlite() else database.atomic():
@@ -75,8 +95,23 @@ def claim_jobs(locked_by: str, *, now: datetime | None = None, lease_s: float, l
 
 
 # The columns a claim returns, as the model's fields (each converts its column with python_value).
-_FIELDS = (Job.id, Job.kind, Job.payload, Job.status, Job.run_at, Job.attempts, Job.max_attempts, Job.lease_until,
-           Job.locked_by, Job.last_error, Job.dedupe_key, Job.workspace_id, Job.lane, Job.created_at, Job.updated_at)
+_FIELDS = (
+    Job.id,
+    Job.kind,
+    Job.payload,
+    Job.status,
+    Job.run_at,
+    Job.attempts,
+    Job.max_attempts,
+    Job.lease_until,
+    Job.locked_by,
+    Job.last_error,
+    Job.dedupe_key,
+    Job.workspace_id,
+    Job.lane,
+    Job.created_at,
+    Job.updated_at,
+)
 _CLAIM_SQL: dict[tuple[str, str], str] = {}
 
 
@@ -97,11 +132,11 @@ def _claim_sql(branch_filter: str) -> str:
             f'WHERE "id" IN ('
             f'SELECT "id" FROM (SELECT "id" FROM "job" WHERE "status" = {p} AND "lease_until" < {p}{where} '
             f'ORDER BY "lease_until" LIMIT {p}{lock}) AS "expired" '
-            f'UNION ALL '
+            f"UNION ALL "
             f'SELECT "id" FROM (SELECT "id" FROM "job" WHERE "status" = {p} AND "run_at" <= {p}{where} '
             f'ORDER BY "run_at" LIMIT {p}{lock}) AS "due" '
-            f'LIMIT {p}) '
-            f'RETURNING {columns}'
+            f"LIMIT {p}) "
+            f"RETURNING {columns}"
         )
         _CLAIM_SQL[key] = sql
     return sql

@@ -50,26 +50,41 @@ def post(url: str, body: bytes, headers: dict[str, str], settings: Settings) -> 
     watchdog = Watchdog(timeout)
     backend = PinnedBackend(target.addresses, watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
-    request_url = httpcore.URL(scheme=target.scheme.encode(), host=target.host.encode("ascii"), port=target.port,
-                               target=target.target.encode("utf-8", "surrogateescape"))
-    sent = [(b"Host", host_header(target).encode("ascii")), (b"User-Agent", USER_AGENT.encode()),
-            (b"Content-Type", b"application/json"), (b"Connection", b"close"),
-            *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
+    request_url = httpcore.URL(
+        scheme=target.scheme.encode(),
+        host=target.host.encode("ascii"),
+        port=target.port,
+        target=target.target.encode("utf-8", "surrogateescape"),
+    )
+    sent = [
+        (b"Host", host_header(target).encode("ascii")),
+        (b"User-Agent", USER_AGENT.encode()),
+        (b"Content-Type", b"application/json"),
+        (b"Connection", b"close"),
+        *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()),
+    ]
     watchdog.start()
     try:
-        with pool.stream("POST", request_url, headers=sent, content=body,
-                         extensions={"timeout": dict.fromkeys(("connect", "read", "write", "pool"), timeout)}
-                         ) as response:
+        with pool.stream(
+            "POST",
+            request_url,
+            headers=sent,
+            content=body,
+            extensions={"timeout": dict.fromkeys(("connect", "read", "write", "pool"), timeout)},
+        ) as response:
             read = 0
             for chunk in response.iter_stream():
                 read += len(chunk)
                 if read >= ANSWER_BYTES:
                     break
             status = response.status
-            retry_after = next((v.decode("latin-1") for k, v in response.headers if k.lower() == b"retry-after"),
-                               None)
+            retry_after = next(
+                (v.decode("latin-1") for k, v in response.headers if k.lower() == b"retry-after"), None
+            )
     except Exception as exc:  # noqa: BLE001  (every way a request can fail is an attempt's error)
-        if watchdog.fired or isinstance(exc, httpcore.TimeoutException):  # the watchdog, or a phase's own timeout
+        if watchdog.fired or isinstance(
+            exc, httpcore.TimeoutException
+        ):  # the watchdog, or a phase's own timeout
             return Answer(None, took(), f"timed out after {timeout:g} s")
         if isinstance(exc, httpcore.ConnectError):
             return Answer(None, took(), f"could not connect: {exc or 'connection refused'}")

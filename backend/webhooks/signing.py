@@ -19,7 +19,7 @@ def new_secret() -> str:
 
 
 def _key(secret: str) -> bytes:
-    raw = secret[len(PREFIX):] if secret.startswith(PREFIX) else secret
+    raw = secret[len(PREFIX) :] if secret.startswith(PREFIX) else secret
     return base64.b64decode(raw + "=" * (-len(raw) % 4))
 
 

@@ -33,8 +33,12 @@ def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any)
     from backend.config import Settings
 
     values: dict[str, Any] = {
-        "data_dir": data_dir, "database_url": database_url, "base_url": "http://bench.local",
-        "sandbox_delay_s": 0.0, "sandbox_processing_s": 0.0, "sandbox_limits": False,
+        "data_dir": data_dir,
+        "database_url": database_url,
+        "base_url": "http://bench.local",
+        "sandbox_delay_s": 0.0,
+        "sandbox_processing_s": 0.0,
+        "sandbox_limits": False,
         "rate_limit_per_minute": 10_000_000,
     }
     values.update(over)
@@ -43,8 +47,16 @@ def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any)
 
 def settings_kwargs(settings: Any) -> dict[str, Any]:
     """What a worker process needs to rebuild the same Settings (picklable)."""
-    keys = ["data_dir", "database_url", "base_url", "sandbox_delay_s", "sandbox_processing_s", "sandbox_limits",
-            "rate_limit_per_minute", "worker_poll_s"]
+    keys = [
+        "data_dir",
+        "database_url",
+        "base_url",
+        "sandbox_delay_s",
+        "sandbox_processing_s",
+        "sandbox_limits",
+        "rate_limit_per_minute",
+        "worker_poll_s",
+    ]
     return {k: getattr(settings, k) for k in keys}
 
 
@@ -79,10 +91,17 @@ def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
     return Workspace(created.workspace_id, url)
 
 
-def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None], *,
-                platforms: Sequence[str], content: str = "Benchmark post\nfrom the socialpub engine bench",
-                contents: Sequence[str] | None = None, chunk: int = 2000,
-                progress: Callable[[int], None] | None = None) -> list[str]:
+def queue_posts(
+    settings: Any,
+    ws: Workspace,
+    run_ats: Sequence[datetime | None],
+    *,
+    platforms: Sequence[str],
+    content: str = "Benchmark post\nfrom the socialpub engine bench",
+    contents: Sequence[str] | None = None,
+    chunk: int = 2000,
+    progress: Callable[[int], None] | None = None,
+) -> list[str]:
     """len(run_ats) posts to `platforms` (run_at None: immediate, `processing`; else `scheduled` at run_at).
     `contents`: each post's own text (same length and shape as `content`, which is the one validated), e.g. to
     tell the posts apart at the networks. Returns the post ids."""
@@ -97,7 +116,9 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
     if ws.media_url:
         body["media_urls"] = [ws.media_url]
     template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
-    tmpl_targets = list(PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position))
+    tmpl_targets = list(
+        PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position)
+    )
     tmpl = Post.get_by_id(template.id)
     tmpl_holds = list(MediaHold.select().where(MediaHold.ref == f"post:{template.id}"))
     with tx():  # the template itself is not part of the run
@@ -113,34 +134,70 @@ def queue_posts(settings: Any, ws: Workspace, run_ats: Sequence[datetime | None]
         target_rows: list[dict[str, Any]] = []
         job_rows: list[dict[str, Any]] = []
         hold_rows: list[dict[str, Any]] = []
-        for n, run_at in enumerate(run_ats[start:start + chunk], start):
+        for n, run_at in enumerate(run_ats[start : start + chunk], start):
             pid = new_id("post")
             ids.append(pid)
             text = contents[n] if contents is not None else tmpl.content
-            post_rows.append({
-                "id": pid, "workspace": ws.id, "status": "processing" if run_at is None else "scheduled",
-                "content": text, "content_folded": folded(text), "media_urls": tmpl.media_urls, "media": tmpl.media, "options": tmpl.options,
-                "scheduled_at": run_at, "idempotency_key": None, "free_publication": False, "version": 1,
-                "created_at": now, "updated_at": now,
-            })
+            post_rows.append(
+                {
+                    "id": pid,
+                    "workspace": ws.id,
+                    "status": "processing" if run_at is None else "scheduled",
+                    "content": text,
+                    "content_folded": folded(text),
+                    "media_urls": tmpl.media_urls,
+                    "media": tmpl.media,
+                    "options": tmpl.options,
+                    "scheduled_at": run_at,
+                    "idempotency_key": None,
+                    "free_publication": False,
+                    "version": 1,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
             for t in tmpl_targets:
-                target_rows.append({
-                    "id": new_id("tgt"), "post": pid, "position": t.position, "platform": t.platform,
-                    "account": t.account_id, "account_name": t.account_name, "status": "pending",
-                    "idempotency_token": new_id("pub"), "updated_at": now,
-                })
-            hold_rows += [{"media": h.media_id, "ref": f"post:{pid}", "until": None, "created_at": now}
-                          for h in tmpl_holds]  # the media kept until the post is sent, as on acceptance
-            job_rows.append({
-                "id": new_id("job"), "kind": posts.PUBLISH_JOB, "payload": {"post_id": pid}, "status": "queued",
-                "run_at": run_at or now, "attempts": 0, "max_attempts": 5, "dedupe_key": posts.job_key(pid),
-                "workspace_id": ws.id, "created_at": now, "updated_at": now,
-            })
+                target_rows.append(
+                    {
+                        "id": new_id("tgt"),
+                        "post": pid,
+                        "position": t.position,
+                        "platform": t.platform,
+                        "account": t.account_id,
+                        "account_name": t.account_name,
+                        "status": "pending",
+                        "idempotency_token": new_id("pub"),
+                        "updated_at": now,
+                    }
+                )
+            hold_rows += [
+                {"media": h.media_id, "ref": f"post:{pid}", "until": None, "created_at": now}
+                for h in tmpl_holds
+            ]  # the media kept until the post is sent, as on acceptance
+            job_rows.append(
+                {
+                    "id": new_id("job"),
+                    "kind": posts.PUBLISH_JOB,
+                    "payload": {"post_id": pid},
+                    "status": "queued",
+                    "run_at": run_at or now,
+                    "attempts": 0,
+                    "max_attempts": 5,
+                    "dedupe_key": posts.job_key(pid),
+                    "workspace_id": ws.id,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
         with tx():
-            for model, rows in ((Post, post_rows), (PostTarget, target_rows), (Job, job_rows),
-                                (MediaHold, hold_rows)):
+            for model, rows in (
+                (Post, post_rows),
+                (PostTarget, target_rows),
+                (Job, job_rows),
+                (MediaHold, hold_rows),
+            ):
                 for i in range(0, len(rows), 500):
-                    model.insert_many(rows[i:i + 500]).execute()
+                    model.insert_many(rows[i : i + 500]).execute()
         if progress:
             progress(len(ids))
     return ids
@@ -158,15 +215,26 @@ def percentile(values: Sequence[float], q: float) -> float:
 def summary(values: Sequence[float]) -> dict[str, float]:
     if not values:
         return {}
-    return {"n": len(values), "min": min(values), "p50": percentile(values, 50), "p90": percentile(values, 90),
-            "p99": percentile(values, 99), "max": max(values), "mean": statistics.fmean(values)}
+    return {
+        "n": len(values),
+        "min": min(values),
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "max": max(values),
+        "mean": statistics.fmean(values),
+    }
 
 
 def machine() -> dict[str, Any]:
     import platform
 
-    return {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform(),
-            "loadavg_at_start": list(os.getloadavg())}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "loadavg_at_start": list(os.getloadavg()),
+    }
 
 
 def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:

@@ -107,10 +107,17 @@ class Output:
             return
         cells = [[_cell(v) for v in row] for row in rows]
         widths = [max(len(h), *(len(click.unstyle(r[i])) for r in cells)) for i, h in enumerate(headers)]
-        self.line("  ".join(self.style(h.ljust(w), bold=True) for h, w in zip(headers, widths, strict=True)).rstrip())
+        self.line(
+            "  ".join(
+                self.style(h.ljust(w), bold=True) for h, w in zip(headers, widths, strict=True)
+            ).rstrip()
+        )
         for row in cells:
-            self.line("  ".join(c + " " * (w - len(click.unstyle(c))) for c, w in
-                                zip(row, widths, strict=True)).rstrip())
+            self.line(
+                "  ".join(
+                    c + " " * (w - len(click.unstyle(c))) for c, w in zip(row, widths, strict=True)
+                ).rstrip()
+            )
 
     def fields(self, pairs: Iterable[tuple[str, Any]]) -> None:
         pairs = list(pairs)
@@ -132,7 +139,9 @@ class Output:
                     click.echo("  - " + ", ".join(f"{k}: {v}" for k, v in d.items()), err=True)
         else:
             if self.json:
-                click.echo(json.dumps({"error": "error", "message": str(err), "details": [], "status": 0}), err=True)
+                click.echo(
+                    json.dumps({"error": "error", "message": str(err), "details": [], "status": 0}), err=True
+                )
             else:
                 click.echo(f"Error: {err}", err=True)
         raise SystemExit(exit_code)
@@ -172,8 +181,9 @@ def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) 
     from socialpub_tui import times as _time
 
     if not value.strip():
-        raise click.BadParameter("give a zone's IANA name, such as Europe/Paris (or leave --tz out)", ctx=ctx,
-                                 param=param)
+        raise click.BadParameter(
+            "give a zone's IANA name, such as Europe/Paris (or leave --tz out)", ctx=ctx, param=param
+        )
     try:
         _time.zone(value)
     except _time.TimeError as exc:
@@ -184,18 +194,23 @@ def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) 
     return value
 
 
-def tz_option(help: str = "Show times in this time zone (IANA name, e.g. Europe/Paris; default: the "
-                          "profile's `timezone`, else the system's).", expose: bool = False) -> Callable[[F], F]:
+def tz_option(
+    help: str = "Show times in this time zone (IANA name, e.g. Europe/Paris; default: the "
+    "profile's `timezone`, else the system's).",
+    expose: bool = False,
+) -> Callable[[F], F]:
     """`--tz ZONE`: the zone times are shown in (and, for commands that read times, read in).
     A bad zone is a usage error (exit 2). With `expose`, the command also receives it as `tz`."""
-    return click.option("--tz", "tz", default=None, metavar="ZONE", help=help, callback=_remember_tz,
-                        expose_value=expose)
+    return click.option(
+        "--tz", "tz", default=None, metavar="ZONE", help=help, callback=_remember_tz, expose_value=expose
+    )
 
 
 def utc_option(help: str = "Show times in UTC.") -> Callable[[F], F]:
     """`--utc`: times shown (and, for commands that read times, read) in UTC."""
-    return click.option("--utc", is_flag=True, default=False, expose_value=False, callback=_remember_utc,
-                        help=help)
+    return click.option(
+        "--utc", is_flag=True, default=False, expose_value=False, callback=_remember_utc, help=help
+    )
 
 
 def time_options(fn: F) -> F:
@@ -255,6 +270,7 @@ def short_time(ts: str | None) -> str:
 
 # ---- the client for this invocation ---------------------------------------------------------------------
 
+
 def profile_name(ctx: click.Context | None = None) -> str | None:
     ctx = ctx or click.get_current_context()
     value = ctx.find_root().params.get("profile")
@@ -293,6 +309,9 @@ def api_command(fn: F) -> F:
         except OSError as err:
             out.fail(err, 1)
 
-    return click.option("--json", "as_json", is_flag=True,
-                        help="Print one JSON document on stdout (errors as JSON on stderr).")(wrapper)  # type: ignore[return-value]
-
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print one JSON document on stdout (errors as JSON on stderr).",
+    )(wrapper)  # type: ignore[return-value]

@@ -47,13 +47,29 @@ def accounts_list(platform: str | None, out: Output) -> None:
         listing.items = [a for a in listing.items if a.platform == platform]
 
     def human() -> None:
-        out.table([(a.id, a.platform, a.name, a.kind, out.status(a.status), "*" if a.is_default else "",
-                    a.behaviour or "-", short_time(a.connected_at), token_cell(a, out)) for a in listing.items],
-                  ["ID", "NETWORK", "NAME", "KIND", "STATUS", "DEFAULT", "BEHAVIOUR", "CONNECTED", "TOKEN"],
-                  empty="(no connected account: `socialpub accounts add-sandbox NETWORK --name NAME`)")
+        out.table(
+            [
+                (
+                    a.id,
+                    a.platform,
+                    a.name,
+                    a.kind,
+                    out.status(a.status),
+                    "*" if a.is_default else "",
+                    a.behaviour or "-",
+                    short_time(a.connected_at),
+                    token_cell(a, out),
+                )
+                for a in listing.items
+            ],
+            ["ID", "NETWORK", "NAME", "KIND", "STATUS", "DEFAULT", "BEHAVIOUR", "CONNECTED", "TOKEN"],
+            empty="(no connected account: `socialpub accounts add-sandbox NETWORK --name NAME`)",
+        )
         for a in listing.items:
             if a.token_warning:
-                out.line(out.style(f"⚠ {a.id} ({a.platform}, {a.name}): {a.token_warning}", fg="yellow", bold=True))
+                out.line(
+                    out.style(f"⚠ {a.id} ({a.platform}, {a.name}): {a.token_warning}", fg="yellow", bold=True)
+                )
         out.line(f"{listing.used} of {listing.limit} account slots used by the plan.")
 
     out.emit(listing, human)
@@ -71,8 +87,13 @@ def token_cell(account: Any, out: Output) -> str:
 @accounts_group.command("add-sandbox")
 @click.argument("network", type=platform_choice())
 @click.option("--name", required=True, help="Display name of the account.")
-@click.option("--behaviour", type=click.Choice(BEHAVIOURS), default="ok", show_default=True,
-              help="How the emulated network answers.")
+@click.option(
+    "--behaviour",
+    type=click.Choice(BEHAVIOURS),
+    default="ok",
+    show_default=True,
+    help="How the emulated network answers.",
+)
 @api_command
 def accounts_add_sandbox(network: str, name: str, behaviour: str, out: Output) -> None:
     """Connect a sandbox account: an emulated network, for trying things out and tests.
@@ -82,8 +103,11 @@ def accounts_add_sandbox(network: str, name: str, behaviour: str, out: Output) -
       socialpub accounts add-sandbox tiktok --name "Acme TikTok" --behaviour rate-limited --json | jq -r .id
     """
     acc = get_client(worker=False).add_sandbox_account(network, name, behaviour)
-    out.emit(acc, f"Connected sandbox {acc.platform} account {acc.id} ({acc.name}, behaviour {acc.behaviour})"
-                  + (", the network's default." if acc.is_default else "."))
+    out.emit(
+        acc,
+        f"Connected sandbox {acc.platform} account {acc.id} ({acc.name}, behaviour {acc.behaviour})"
+        + (", the network's default." if acc.is_default else "."),
+    )
 
 
 @accounts_group.command("remove")
@@ -134,8 +158,11 @@ class _Callback:
                     return
                 got = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 with listener.lock:
-                    mine = listener.state is not None and got.get("state") == listener.state \
+                    mine = (
+                        listener.state is not None
+                        and got.get("state") == listener.state
                         and listener.params is None
+                    )
                     if mine:
                         listener.params = got
                 if not mine:
@@ -150,7 +177,9 @@ class _Callback:
                 self.end_headers()
                 self.wfile.write(page)
 
-            def log_message(self, format: str, *args: object) -> None:  # the query holds the code: never logged
+            def log_message(
+                self, format: str, *args: object
+            ) -> None:  # the query holds the code: never logged
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
@@ -183,8 +212,10 @@ class _Callback:
         import html
 
         title, text = self.outcome or ("socialpub: still connecting", "The terminal has the outcome.")
-        return (f"<!doctype html><title>{html.escape(title)}</title><h1>{html.escape(title)}</h1>"
-                f"<p>{html.escape(text)}</p><p>Return to the terminal.</p>")
+        return (
+            f"<!doctype html><title>{html.escape(title)}</title><h1>{html.escape(title)}</h1>"
+            f"<p>{html.escape(text)}</p><p>Return to the terminal.</p>"
+        )
 
     def close(self) -> None:
         self.report("socialpub: connecting stopped", "Nothing more was done here.")  # unless reported already
@@ -199,18 +230,29 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     if pick:
         unknown = [p for p in pick if p not in ids]
         if unknown:
-            raise click.UsageError(f"--pick {', '.join(unknown)}: not reached by this grant (one of {', '.join(ids)})")
+            raise click.UsageError(
+                f"--pick {', '.join(unknown)}: not reached by this grant (one of {', '.join(ids)})"
+            )
         return list(pick)
     if len(ids) == 1:
         return ids
     if out.json or not sys.stdin.isatty():
-        raise click.UsageError("the grant reaches several accounts: choose with --pick EXTERNAL_ID … or --all ("
-                               + ", ".join(ids) + ")")
+        raise click.UsageError(
+            "the grant reaches several accounts: choose with --pick EXTERNAL_ID … or --all ("
+            + ", ".join(ids)
+            + ")"
+        )
     for i, c in enumerate(candidates, 1):
-        click.echo(f"  {i}. {c.name}" + (f" (@{c.username})" if c.username else "") + f"  [{c.type} {c.external_id}]",
-                   err=True)
+        click.echo(
+            f"  {i}. {c.name}"
+            + (f" (@{c.username})" if c.username else "")
+            + f"  [{c.type} {c.external_id}]",
+            err=True,
+        )
     while True:
-        answer = click.prompt("Connect which? numbers separated by commas, or 'all'", err=True).strip().lower()
+        answer = (
+            click.prompt("Connect which? numbers separated by commas, or 'all'", err=True).strip().lower()
+        )
         if answer == "all":
             return ids
         try:
@@ -226,24 +268,60 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
 @click.argument("network", type=platform_choice())
 @click.option("--name", default=None, help="Display name of the account (when one is connected).")
 @click.option("--no-browser", is_flag=True, help="Print the authorization URL instead of opening a browser.")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port of the loopback redirect listener on 127.0.0.1 (0: a free one). The network's app must "
-                   "allow the redirect URI http://127.0.0.1:PORT/callback.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(1, 3600), default=300, show_default=True,
-              help="Seconds to wait for the browser's redirect.")
-@click.option("--pick", multiple=True, metavar="EXTERNAL_ID", help="Connect this account of the grant (repeat).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port of the loopback redirect listener on 127.0.0.1 (0: a free one). The network's app must "
+    "allow the redirect URI http://127.0.0.1:PORT/callback.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(1, 3600),
+    default=300,
+    show_default=True,
+    help="Seconds to wait for the browser's redirect.",
+)
+@click.option(
+    "--pick", multiple=True, metavar="EXTERNAL_ID", help="Connect this account of the grant (repeat)."
+)
 @click.option("--all", "take_all", is_flag=True, help="Connect every account the grant reaches.")
-@click.option("--access-token", default=None, envvar="SOCIALPUB_CONNECT_ACCESS_TOKEN",
-              help="Connect with a token obtained elsewhere (no browser). '-' reads it from stdin (a second line: the "
-                   "refresh token), keeping tokens out of `ps` and shell history; also $SOCIALPUB_CONNECT_ACCESS_TOKEN.")
-@click.option("--refresh-token", default=None, envvar="SOCIALPUB_CONNECT_REFRESH_TOKEN",
-              help="With --access-token: its refresh token (also $SOCIALPUB_CONNECT_REFRESH_TOKEN).")
-@click.option("--expires-in", type=click.IntRange(1), default=None, help="With --access-token: its life in seconds.")
-@click.option("--external-id", default=None, help="With --access-token: the account, when the token reaches several.")
+@click.option(
+    "--access-token",
+    default=None,
+    envvar="SOCIALPUB_CONNECT_ACCESS_TOKEN",
+    help="Connect with a token obtained elsewhere (no browser). '-' reads it from stdin (a second line: the "
+    "refresh token), keeping tokens out of `ps` and shell history; also $SOCIALPUB_CONNECT_ACCESS_TOKEN.",
+)
+@click.option(
+    "--refresh-token",
+    default=None,
+    envvar="SOCIALPUB_CONNECT_REFRESH_TOKEN",
+    help="With --access-token: its refresh token (also $SOCIALPUB_CONNECT_REFRESH_TOKEN).",
+)
+@click.option(
+    "--expires-in", type=click.IntRange(1), default=None, help="With --access-token: its life in seconds."
+)
+@click.option(
+    "--external-id", default=None, help="With --access-token: the account, when the token reaches several."
+)
 @api_command
-def accounts_connect(network: str, name: str | None, no_browser: bool, port: int, timeout_s: float,
-                     pick: tuple[str, ...], take_all: bool, access_token: str | None, refresh_token: str | None,
-                     expires_in: int | None, external_id: str | None, out: Output) -> None:
+def accounts_connect(
+    network: str,
+    name: str | None,
+    no_browser: bool,
+    port: int,
+    timeout_s: float,
+    pick: tuple[str, ...],
+    take_all: bool,
+    access_token: str | None,
+    refresh_token: str | None,
+    expires_in: int | None,
+    external_id: str | None,
+    out: Output,
+) -> None:
     """Connect live accounts of NETWORK: OAuth in the browser, or a token obtained elsewhere.
 
     The network's app credentials come from the backend's configuration (SOCIALPUB_<NETWORK>_CLIENT_ID and
@@ -265,8 +343,14 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
         access_token = given[0]
         refresh_token = refresh_token or (given[1] if len(given) > 1 else None)
     if access_token:
-        acc = client.connect_account_token(network, access_token, refresh_token=refresh_token, expires_in=expires_in,
-                                           external_id=external_id, name=name)
+        acc = client.connect_account_token(
+            network,
+            access_token,
+            refresh_token=refresh_token,
+            expires_in=expires_in,
+            external_id=external_id,
+            name=name,
+        )
         out.emit(acc, f"Connected live {acc.platform} account {acc.id} ({acc.name}).")
         return
     if refresh_token or expires_in or external_id:
@@ -284,27 +368,41 @@ def accounts_connect(network: str, name: str | None, no_browser: bool, port: int
             out.note("Open this URL in a browser to authorise socialpub:")
             out.note(started.authorize_url)
         else:
-            out.note(f"Opened the browser for {network}'s consent; waiting for its redirect (Ctrl+C to stop)…")
+            out.note(
+                f"Opened the browser for {network}'s consent; waiting for its redirect (Ctrl+C to stop)…"
+            )
         try:
             params = listener.wait(timeout_s)
         except KeyboardInterrupt:
             raise click.ClickException("interrupted: nothing was connected") from None
         if params is None:
-            raise click.ClickException(f"no redirect from {network} within {timeout_s:g} s: nothing was connected")
+            raise click.ClickException(
+                f"no redirect from {network} within {timeout_s:g} s: nothing was connected"
+            )
         connected = _connect(client, out, listener, network, started.state, params, pick, take_all)
     finally:
         listener.close()
 
     def human() -> None:
         for acc in connected.items:
-            out.line(f"Connected live {acc.platform} account {acc.id} ({acc.name})"
-                     + (", the network's default." if acc.is_default else "."))
+            out.line(
+                f"Connected live {acc.platform} account {acc.id} ({acc.name})"
+                + (", the network's default." if acc.is_default else ".")
+            )
 
     out.emit(connected, human)
 
 
-def _connect(client: Any, out: Output, listener: _Callback, network: str, state: str, params: dict[str, str],
-             pick: tuple[str, ...], take_all: bool) -> Any:
+def _connect(
+    client: Any,
+    out: Output,
+    listener: _Callback,
+    network: str,
+    state: str,
+    params: dict[str, str],
+    pick: tuple[str, ...],
+    take_all: bool,
+) -> Any:
     """After the redirect: exchange the code, choose, connect; the browser's page then says what happened (an API
     error's code and message when connecting failed)."""
     from socialpub_tui.client.errors import ApiError
@@ -315,11 +413,15 @@ def _connect(client: Any, out: Output, listener: _Callback, network: str, state:
             raise click.ClickException(f"{network} did not authorise socialpub: {reason}")
         finished = client.finish_oauth(state, params["code"])
         if not finished.candidates:
-            raise click.ClickException(f"the grant reaches no {network} account that can publish (a Facebook page, "
-                                       "an Instagram professional account linked to a page, …): nothing was connected")
+            raise click.ClickException(
+                f"the grant reaches no {network} account that can publish (a Facebook page, "
+                "an Instagram professional account linked to a page, …): nothing was connected"
+            )
         if not (pick or take_all) and len(finished.candidates) > 1 and not out.json and sys.stdin.isatty():
-            listener.report(f"socialpub: {network} authorised socialpub",
-                            "Choose the accounts to connect in the terminal; it says what was connected.")
+            listener.report(
+                f"socialpub: {network} authorised socialpub",
+                "Choose the accounts to connect in the terminal; it says what was connected.",
+            )
         chosen = _pick(out, finished.candidates, pick, take_all)
         connected = client.connect_oauth_accounts(finished.grant_id, chosen)
     except ApiError as err:
@@ -354,14 +456,30 @@ def accounts_check(account_id: str | None, out: Output) -> None:
       socialpub accounts check acc_01j9… --json
     """
     client = get_client(worker=False)
-    ids = [account_id] if account_id else [a.id for a in client.list_accounts().items if a.status != "disconnected"]
+    ids = (
+        [account_id]
+        if account_id
+        else [a.id for a in client.list_accounts().items if a.status != "disconnected"]
+    )
     results = [client.check_account(i) for i in ids]
 
     def human() -> None:
-        out.table([(r.account_id, r.platform, r.name, r.kind, out.status(r.status),
-                    _in(r.expires_in_s) if r.token_expires_at else "-", r.message or "") for r in results],
-                  ["ID", "NETWORK", "NAME", "KIND", "HEALTH", "EXPIRES", "DETAIL"],
-                  empty="(no connected account)")
+        out.table(
+            [
+                (
+                    r.account_id,
+                    r.platform,
+                    r.name,
+                    r.kind,
+                    out.status(r.status),
+                    _in(r.expires_in_s) if r.token_expires_at else "-",
+                    r.message or "",
+                )
+                for r in results
+            ],
+            ["ID", "NETWORK", "NAME", "KIND", "HEALTH", "EXPIRES", "DETAIL"],
+            empty="(no connected account)",
+        )
 
     out.emit({"items": results} if not account_id else results[0], human)
     if any(r.status in ("needs_reauth", "error") for r in results):

@@ -25,8 +25,14 @@ TYPES = ["image", "video"]
 ASPECTS = ["9:16", "1:1", "16:9"]
 DURATIONS = ["5", "10", "15"]
 STATUSES = ["pending", "processing", "completed", "failed"]
-EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "video/mp4": ".mp4",
-              "video/quicktime": ".mov", "video/webm": ".webm"}
+EXTENSIONS = {
+    "image/jpeg": ".jpg",
+    "image/png": ".png",
+    "image/webp": ".webp",
+    "video/mp4": ".mp4",
+    "video/quicktime": ".mov",
+    "video/webm": ".webm",
+}
 
 
 @click.group("gen")
@@ -47,17 +53,26 @@ def gen_group() -> None:
 
 # ---- shared pieces ---------------------------------------------------------------------------------------
 
+
 def what(type_: str, duration: int | None) -> str:
     return "an image" if type_ == "image" else f"a {duration or 5}-second video"
 
 
 def show_generation(out: Output, g: GenerationOut) -> None:
-    pairs: list[tuple[str, Any]] = [("id", g.id), ("type", g.type), ("status", out.status(g.status)),
-                                    ("prompt", g.prompt), ("aspectRatio", g.aspect_ratio)]
+    pairs: list[tuple[str, Any]] = [
+        ("id", g.id),
+        ("type", g.type),
+        ("status", out.status(g.status)),
+        ("prompt", g.prompt),
+        ("aspectRatio", g.aspect_ratio),
+    ]
     if g.type == "video":
         pairs.append(("durationSec", g.duration_sec))
-    pairs += [("sourceUrls", g.source_urls or None), ("creditsCost", g.credits_cost),
-              ("createdAt", short_time(g.created_at))]
+    pairs += [
+        ("sourceUrls", g.source_urls or None),
+        ("creditsCost", g.credits_cost),
+        ("createdAt", short_time(g.created_at)),
+    ]
     if g.completed_at:
         pairs.append(("completedAt", short_time(g.completed_at)))
     if g.media_url:
@@ -67,7 +82,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
     out.fields(pairs)
     if g.status == "completed":
         where = "--to youtube --to tiktok" if g.type == "video" else "--to instagram --to facebook"
-        out.line(f"Post it: socialpub posts create \"…\" {where} --media gen:{g.id}")
+        out.line(f'Post it: socialpub posts create "…" {where} --media gen:{g.id}')
 
 
 class Spinner:
@@ -104,8 +119,9 @@ class Spinner:
         while not self._stop.wait(0.1):
             frame = self.FRAMES[frames % len(self.FRAMES)]
             frames += 1
-            sys.stderr.write(f"\r\x1b[K{frame} {self.id} {self.status} "
-                             f"({time.monotonic() - self.started:.0f} s)")
+            sys.stderr.write(
+                f"\r\x1b[K{frame} {self.id} {self.status} ({time.monotonic() - self.started:.0f} s)"
+            )
             sys.stderr.flush()
 
     def __call__(self, g: GenerationOut) -> None:
@@ -115,8 +131,9 @@ class Spinner:
             click.echo(f"{g.id}: {g.status}", err=True)
 
 
-def follow(client: Client, out: Output, generation_id: str, timeout: float | None, *,
-           progress: bool = True) -> GenerationOut:
+def follow(
+    client: Client, out: Output, generation_id: str, timeout: float | None, *, progress: bool = True
+) -> GenerationOut:
     """Wait for the generation (with `progress`, a spinner), `timeout` seconds at most (WaitTimeout)."""
     from socialpub_tui.client.errors import WaitTimeout
 
@@ -130,10 +147,12 @@ def follow(client: Client, out: Output, generation_id: str, timeout: float | Non
         if exc.post is not None and out.json:
             out.emit(exc.post)
         if getattr(client, "embedded", False):  # the worker making it ends with this command
-            raise WaitTimeout(f"{exc.message}; the embedded backend makes it inside this command, so it stops "
-                              "here: it ends failed, its credits refunded, when a socialpub command next runs the "
-                              "worker. Give it a longer --timeout, or make it on a server (`socialpub serve`)",
-                              exc.post) from None
+            raise WaitTimeout(
+                f"{exc.message}; the embedded backend makes it inside this command, so it stops "
+                "here: it ends failed, its credits refunded, when a socialpub command next runs the "
+                "worker. Give it a longer --timeout, or make it on a server (`socialpub serve`)",
+                exc.post,
+            ) from None
         raise
 
 
@@ -156,31 +175,64 @@ def sources(client: Client, out: Output, items: tuple[str, ...]) -> list[str]:
 def show_quote(out: Output, q: GenerationQuote) -> None:
     thing = what(q.type, q.duration_sec)
     if q.enough:
-        out.line(f"{thing[0].upper()}{thing[1:]} costs {q.credits_cost} credits: balance {q.balance} → "
-                 f"{q.balance_after}. Nothing was created or charged.")
+        out.line(
+            f"{thing[0].upper()}{thing[1:]} costs {q.credits_cost} credits: balance {q.balance} → "
+            f"{q.balance_after}. Nothing was created or charged."
+        )
     else:
-        out.line(f"Not enough credits: {thing} costs {q.credits_cost}, the balance is {q.balance} "
-                 f"({q.credits_cost - q.balance} missing). Nothing was created or charged.")
+        out.line(
+            f"Not enough credits: {thing} costs {q.credits_cost}, the balance is {q.balance} "
+            f"({q.credits_cost - q.balance} missing). Nothing was created or charged."
+        )
 
 
 # ---- commands --------------------------------------------------------------------------------------------
+
 
 @gen_group.command("create")
 @click.option("--type", "type_", type=click.Choice(TYPES), required=True, help="image or video.")
 @click.option("--prompt", required=True, help="What to create: 3 to 1,800 characters ('-' reads stdin).")
 @click.option("--aspect", type=click.Choice(ASPECTS), default=None, help="Aspect ratio (default 9:16).")
-@click.option("--duration", type=click.Choice(DURATIONS), default=None,
-              help="Video length in seconds (default 5): 15, 30 or 45 credits.")
-@click.option("--source", "sources_", multiple=True, metavar="URL_OR_FILE",
-              help="Video: a start image (repeat once more for the last frame). Local files are uploaded first.")
-@click.option("--dry-run", is_flag=True, help="Only print the cost and the balance after (exit 1 when the balance "
-                                              "is short); nothing is created or charged.")
-@click.option("--wait", is_flag=True, help="Follow it to completed or failed with a spinner; exit 1 if it failed.")
-@click.option("--timeout", type=float, default=None,
-              help="With --wait: give up after this many seconds (embedded: the creation stops with the command).")
+@click.option(
+    "--duration",
+    type=click.Choice(DURATIONS),
+    default=None,
+    help="Video length in seconds (default 5): 15, 30 or 45 credits.",
+)
+@click.option(
+    "--source",
+    "sources_",
+    multiple=True,
+    metavar="URL_OR_FILE",
+    help="Video: a start image (repeat once more for the last frame). Local files are uploaded first.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Only print the cost and the balance after (exit 1 when the balance "
+    "is short); nothing is created or charged.",
+)
+@click.option(
+    "--wait", is_flag=True, help="Follow it to completed or failed with a spinner; exit 1 if it failed."
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="With --wait: give up after this many seconds (embedded: the creation stops with the command).",
+)
 @api_command
-def gen_create(type_: str, prompt: str, aspect: str | None, duration: str | None, sources_: tuple[str, ...],
-               dry_run: bool, wait: bool, timeout: float | None, out: Output) -> None:
+def gen_create(
+    type_: str,
+    prompt: str,
+    aspect: str | None,
+    duration: str | None,
+    sources_: tuple[str, ...],
+    dry_run: bool,
+    wait: bool,
+    timeout: float | None,
+    out: Output,
+) -> None:
     """Create an image or a video from a prompt (202: `pending`, the credits charged).
 
     On the embedded backend the worker lives in this command, so the command stays until the file is made even
@@ -214,6 +266,7 @@ def gen_create(type_: str, prompt: str, aspect: str | None, duration: str | None
         body["sourceUrls"] = sources(client, out, sources_)
     created: GenerationOut = client.create_generation(body)  # type: ignore[assignment]
     if not wait and not getattr(client, "embedded", False):
+
         def human() -> None:
             show_generation(out, created)
             out.line(f"Follow it: socialpub gen show {created.id} --wait")
@@ -221,18 +274,31 @@ def gen_create(type_: str, prompt: str, aspect: str | None, duration: str | None
         out.emit(created, human)
         return
     if not out.json:
-        out.note(f"Created {created.id} ({what(created.type, created.duration_sec)}, {created.credits_cost} "
-                 "credits); " + ("waiting for it — Ctrl-C stops watching." if wait else
-                                 "producing it in this process (embedded backend) — Ctrl-C interrupts it."))
+        out.note(
+            f"Created {created.id} ({what(created.type, created.duration_sec)}, {created.credits_cost} "
+            "credits); "
+            + (
+                "waiting for it — Ctrl-C stops watching."
+                if wait
+                else "producing it in this process (embedded backend) — Ctrl-C interrupts it."
+            )
+        )
     final = follow(client, out, created.id, timeout, progress=wait)
     finish(out, final, waited=wait)
 
 
 @gen_group.command("list")
-@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat).")
+@click.option(
+    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+)
 @click.option("--type", "type_", type=click.Choice(TYPES), default=None, help="Only images or only videos.")
-@click.option("--limit", type=click.IntRange(1, 10000), default=20, show_default=True,
-              help="At most this many (pages are followed).")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10000),
+    default=20,
+    show_default=True,
+    help="At most this many (pages are followed).",
+)
 @time_options
 @api_command
 def gen_list(statuses: tuple[str, ...], type_: str | None, limit: int, out: Output) -> None:
@@ -252,11 +318,26 @@ def gen_list(statuses: tuple[str, ...], type_: str | None, limit: int, out: Outp
     items = items[:limit]
 
     def human() -> None:
-        out.table([(g.id, g.type + (f" {g.duration_sec}s" if g.duration_sec else ""), out.status(g.status),
-                    g.credits_cost, short_time(g.created_at), g.prompt) for g in items],
-                  ["ID", "TYPE", "STATUS", "COST", "CREATED", "PROMPT"], empty="(no creations)")
-        out.line(f"credits: {first.credits.balance} (image {first.credits.cost.get('IMAGE')}; video "
-                 + " / ".join(f"{s} s {c}" for s, c in first.credits.clip.items()) + ")")
+        out.table(
+            [
+                (
+                    g.id,
+                    g.type + (f" {g.duration_sec}s" if g.duration_sec else ""),
+                    out.status(g.status),
+                    g.credits_cost,
+                    short_time(g.created_at),
+                    g.prompt,
+                )
+                for g in items
+            ],
+            ["ID", "TYPE", "STATUS", "COST", "CREATED", "PROMPT"],
+            empty="(no creations)",
+        )
+        out.line(
+            f"credits: {first.credits.balance} (image {first.credits.cost.get('IMAGE')}; video "
+            + " / ".join(f"{s} s {c}" for s, c in first.credits.clip.items())
+            + ")"
+        )
 
     out.emit({"items": items, "credits": first.credits}, human)
 
@@ -306,8 +387,14 @@ def gen_delete(generation_id: str, out: Output) -> None:
 
 @gen_group.command("download")
 @click.argument("generation_id", metavar="ID")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Where to save it (default: ID.jpg / ID.mp4 in the current directory; '-' for stdout).")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Where to save it (default: ID.jpg / ID.mp4 in the current directory; '-' for stdout).",
+)
 @api_command
 def gen_download(generation_id: str, output: str | None, out: Output) -> None:
     """Save the produced file of a completed creation.
@@ -332,5 +419,7 @@ def gen_download(generation_id: str, output: str | None, out: Output) -> None:
         return
     path = Path(output) if output else Path(g.id + EXTENSIONS.get(g.mime_type or "", ""))
     written = client.download_media(g.media_url, path)
-    out.emit({"id": g.id, "path": str(path), "bytes": written, "mediaUrl": g.media_url, "mimeType": g.mime_type},
-             f"Saved {path} ({written:,} bytes, {g.mime_type}).")
+    out.emit(
+        {"id": g.id, "path": str(path), "bytes": written, "mediaUrl": g.media_url, "mimeType": g.mime_type},
+        f"Saved {path} ({written:,} bytes, {g.mime_type}).",
+    )

@@ -6,8 +6,17 @@ import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 
-SCOPES = ["media:write", "publish:posts", "publish:tiktok", "accounts:read", "workspace:read",
-          "generations:write", "videos:read", "webhooks:read", "webhooks:write"]
+SCOPES = [
+    "media:write",
+    "publish:posts",
+    "publish:tiktok",
+    "accounts:read",
+    "workspace:read",
+    "generations:write",
+    "videos:read",
+    "webhooks:read",
+    "webhooks:write",
+]
 
 
 @click.group("keys")
@@ -28,10 +37,21 @@ def _display_prefix(prefix: str) -> str:
 
 @keys_group.command("create")
 @click.option("--name", default="API key", show_default=True, help="Label of the key.")
-@click.option("--expires", "expires", type=click.Choice(["30", "90", "365", "never"]), default="90",
-              show_default=True, help="Lifetime in days, or never.")
-@click.option("--scope", "scopes", multiple=True, type=click.Choice(SCOPES),
-              help="A scope to grant (repeat); all scopes when omitted.")
+@click.option(
+    "--expires",
+    "expires",
+    type=click.Choice(["30", "90", "365", "never"]),
+    default="90",
+    show_default=True,
+    help="Lifetime in days, or never.",
+)
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    type=click.Choice(SCOPES),
+    help="A scope to grant (repeat); all scopes when omitted.",
+)
 @time_options
 @api_command
 def keys_create(name: str, expires: str, scopes: tuple[str, ...], out: Output) -> None:
@@ -67,10 +87,25 @@ def keys_list(show_all: bool, out: Output) -> None:
     """
     keys = get_client(worker=False).list_keys()
     shown = keys if show_all or out.json else [k for k in keys if k.state == "active"]
-    out.emit(shown, lambda: out.table(
-        [(k.id, k.name, _display_prefix(k.key_prefix), out.status(k.state), short_time(k.expires_at),
-          short_time(k.last_used_at), len(k.scopes)) for k in shown],
-        ["ID", "NAME", "KEY", "STATE", "EXPIRES", "LAST USED", "SCOPES"], empty="(no active key)"))
+    out.emit(
+        shown,
+        lambda: out.table(
+            [
+                (
+                    k.id,
+                    k.name,
+                    _display_prefix(k.key_prefix),
+                    out.status(k.state),
+                    short_time(k.expires_at),
+                    short_time(k.last_used_at),
+                    len(k.scopes),
+                )
+                for k in shown
+            ],
+            ["ID", "NAME", "KEY", "STATE", "EXPIRES", "LAST USED", "SCOPES"],
+            empty="(no active key)",
+        ),
+    )
 
 
 @keys_group.command("revoke")

@@ -9,7 +9,9 @@ from socialpub_tui.cli._common import Output, api_command, profile_name, short_t
 
 @click.command("login")
 @click.option("--email", prompt=True, help="Owner login email.")
-@click.option("--password", prompt=True, hide_input=True, help="Owner password (prompted, hidden, when omitted).")
+@click.option(
+    "--password", prompt=True, hide_input=True, help="Owner password (prompted, hidden, when omitted)."
+)
 @time_options
 @api_command
 def login_cmd(email: str, password: str, out: Output) -> None:
@@ -26,17 +28,33 @@ def login_cmd(email: str, password: str, out: Output) -> None:
 
     profile = resolve_profile(profile_name())
     if profile.kind == "embedded":
-        out.emit({"ok": True, "embedded": True, "dataDir": str(profile.data_dir or "") or None},
-                 "Embedded backend: no login needed (the data dir is the credential).")
+        out.emit(
+            {"ok": True, "embedded": True, "dataDir": str(profile.data_dir or "") or None},
+            "Embedded backend: no login needed (the data dir is the credential).",
+        )
         return
     with Client(profile.url or "") as client:
         session = client.login(email, password)
-    path = save_session(profile, {"token": session.session_token, "expiresAt": session.expires_at,
-                                  "email": email.strip().lower(), "workspaceId": session.workspace_id})
-    out.emit({"ok": True, "url": profile.url, "workspaceId": session.workspace_id, "expiresAt": session.expires_at,
-              "sessionFile": str(path)},
-             f"Logged in to {profile.url} as {email} (workspace {session.workspace_id}); "
-             f"session valid until {short_time(session.expires_at)}.")
+    path = save_session(
+        profile,
+        {
+            "token": session.session_token,
+            "expiresAt": session.expires_at,
+            "email": email.strip().lower(),
+            "workspaceId": session.workspace_id,
+        },
+    )
+    out.emit(
+        {
+            "ok": True,
+            "url": profile.url,
+            "workspaceId": session.workspace_id,
+            "expiresAt": session.expires_at,
+            "sessionFile": str(path),
+        },
+        f"Logged in to {profile.url} as {email} (workspace {session.workspace_id}); "
+        f"session valid until {short_time(session.expires_at)}.",
+    )
 
 
 @click.command("logout")

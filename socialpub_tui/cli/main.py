@@ -15,32 +15,95 @@ from typing import Any
 
 import click
 
-OPERATOR_GROUP = ("backend.operator.cli", "operator_cli")  # the backend's group whose commands are mounted here
+OPERATOR_GROUP = (
+    "backend.operator.cli",
+    "operator_cli",
+)  # the backend's group whose commands are mounted here
 
 # name -> (module, attribute, one-line help). Help text is here so listing commands imports nothing.
 # An entry whose module is OPERATOR_GROUP's is looked up in that group by name (attribute: for the record).
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("backend.operator.cli", "init_cmd", "Create the store, workspace, owner login and an API key."),
     "serve": ("backend.operator.cli", "serve_cmd", "Run the API, the media host and the worker."),
-    "worker": ("backend.operator.cli", "worker_cmd", "Run the job worker alone (any number of them on PostgreSQL)."),
-    "tick": ("backend.operator.cli", "tick_cmd", "Run every due job once, wait briefly for confirmations, exit (cron)."),
-    "admin": ("backend.operator.cli", "admin_group", "Operator tools acting on the data dir: session, plan, credits."),
-    "login": ("socialpub_tui.cli.login", "login_cmd", "Log in as the owner on a server (for `keys`); saved 0600."),
+    "worker": (
+        "backend.operator.cli",
+        "worker_cmd",
+        "Run the job worker alone (any number of them on PostgreSQL).",
+    ),
+    "tick": (
+        "backend.operator.cli",
+        "tick_cmd",
+        "Run every due job once, wait briefly for confirmations, exit (cron).",
+    ),
+    "admin": (
+        "backend.operator.cli",
+        "admin_group",
+        "Operator tools acting on the data dir: session, plan, credits.",
+    ),
+    "login": (
+        "socialpub_tui.cli.login",
+        "login_cmd",
+        "Log in as the owner on a server (for `keys`); saved 0600.",
+    ),
     "logout": ("socialpub_tui.cli.login", "logout_cmd", "Forget the saved owner session."),
     "keys": ("socialpub_tui.cli.keys", "keys_group", "API keys: create, list, revoke, purge."),
-    "workspace": ("socialpub_tui.cli.workspace", "workspace_group", "The workspace: show, edit (brand, plan, credits)."),
-    "media": ("socialpub_tui.cli.media", "media_group", "Upload images and videos (files or URLs); list the library."),
-    "posts": ("socialpub_tui.cli.posts", "posts_group", "Posts: create (now or scheduled), list, show, edit, cancel, retry."),
-    "gen": ("socialpub_tui.cli.gen", "gen_group", "Generations: images and 5-15 s videos from a prompt; cost preview, list, download."),
-    "tiktok": ("socialpub_tui.cli.tiktok", "tiktok_group", "TikTok carousels and videos (draft or direct), status --wait."),
-    "accounts": ("socialpub_tui.cli.accounts", "accounts_group", "Connected accounts: list, connect (OAuth or a token), check, remove, add-sandbox."),
-    "webhooks": ("socialpub_tui.cli.webhooks", "webhooks_group", "Webhook endpoints: add, list, rotate, test, deliveries, listen."),
+    "workspace": (
+        "socialpub_tui.cli.workspace",
+        "workspace_group",
+        "The workspace: show, edit (brand, plan, credits).",
+    ),
+    "media": (
+        "socialpub_tui.cli.media",
+        "media_group",
+        "Upload images and videos (files or URLs); list the library.",
+    ),
+    "posts": (
+        "socialpub_tui.cli.posts",
+        "posts_group",
+        "Posts: create (now or scheduled), list, show, edit, cancel, retry.",
+    ),
+    "gen": (
+        "socialpub_tui.cli.gen",
+        "gen_group",
+        "Generations: images and 5-15 s videos from a prompt; cost preview, list, download.",
+    ),
+    "tiktok": (
+        "socialpub_tui.cli.tiktok",
+        "tiktok_group",
+        "TikTok carousels and videos (draft or direct), status --wait.",
+    ),
+    "accounts": (
+        "socialpub_tui.cli.accounts",
+        "accounts_group",
+        "Connected accounts: list, connect (OAuth or a token), check, remove, add-sandbox.",
+    ),
+    "webhooks": (
+        "socialpub_tui.cli.webhooks",
+        "webhooks_group",
+        "Webhook endpoints: add, list, rotate, test, deliveries, listen.",
+    ),
     "events": ("socialpub_tui.cli.webhooks", "events_group", "Webhook events: show one, redeliver it."),
-    "sandbox": ("socialpub_tui.cli.sandbox", "sandbox_group", "The sandbox networks: what they published; serve one over HTTP."),
+    "sandbox": (
+        "socialpub_tui.cli.sandbox",
+        "sandbox_group",
+        "The sandbox networks: what they published; serve one over HTTP.",
+    ),
     "profile": ("socialpub_tui.cli.profile", "profile_group", "Backends to talk to: list, add, use, show."),
-    "recipes": ("socialpub_tui.cli.recipes", "recipes_group", "Recipes: YAML + media that schedule posts — validate, plan, apply, watch."),
-    "tui": ("socialpub_tui.cli.tui", "tui_cmd", "Open the TUI (the embedded backend by default; --profile for a server)."),
-    "completion": ("socialpub_tui.cli.completion", "completion_cmd", "Print shell completion for bash, zsh or fish."),
+    "recipes": (
+        "socialpub_tui.cli.recipes",
+        "recipes_group",
+        "Recipes: YAML + media that schedule posts — validate, plan, apply, watch.",
+    ),
+    "tui": (
+        "socialpub_tui.cli.tui",
+        "tui_cmd",
+        "Open the TUI (the embedded backend by default; --profile for a server).",
+    ),
+    "completion": (
+        "socialpub_tui.cli.completion",
+        "completion_cmd",
+        "Print shell completion for bash, zsh or fish.",
+    ),
 }
 
 
@@ -77,8 +140,14 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         """With `--json` anywhere on the line, a usage error (bad option, bad value) is also JSON on stderr,
         `{"error": "usage_error", "message", "details": [], "status": 0}`, exit 2, as scripts expect."""
         argv = list(sys.argv[1:] if args is None else args)
@@ -87,12 +156,18 @@ class LazyGroup(click.Group):
         try:
             rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except click.ClickException as exc:
-            body = {"error": "usage_error" if exc.exit_code == 2 else "error", "message": exc.format_message(),
-                    "details": [], "status": 0}
+            body = {
+                "error": "usage_error" if exc.exit_code == 2 else "error",
+                "message": exc.format_message(),
+                "details": [],
+                "status": 0,
+            }
             click.echo(json.dumps(body), err=True)
             sys.exit(exc.exit_code)
         except click.exceptions.Abort:
-            click.echo(json.dumps({"error": "aborted", "message": "aborted", "details": [], "status": 0}), err=True)
+            click.echo(
+                json.dumps({"error": "aborted", "message": "aborted", "details": [], "status": 0}), err=True
+            )
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -105,9 +180,13 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="socialpub")
-@click.option("--profile", metavar="NAME", default=None,
-              help="Backend profile from config.yaml (default: $SOCIALPUB_PROFILE, $SOCIALPUB_API_URL, "
-                   "the default profile, else embedded).")
+@click.option(
+    "--profile",
+    metavar="NAME",
+    default=None,
+    help="Backend profile from config.yaml (default: $SOCIALPUB_PROFILE, $SOCIALPUB_API_URL, "
+    "the default profile, else embedded).",
+)
 def cli(profile: str | None) -> None:
     """socialpub: publish one post to facebook, instagram, linkedin, tiktok and youtube, now or later.
 

@@ -31,8 +31,13 @@ def upload_one(client: Client, out: Output, item: str) -> MediaOut:
     if not (out.tty and out.err_tty) or out.json:
         return client.upload_media_file(path)
     size = path.stat().st_size
-    with click.progressbar(length=size, label=f"uploading {path.name}", file=click.get_text_stream("stderr"),
-                           show_pos=False, show_percent=True) as bar:
+    with click.progressbar(
+        length=size,
+        label=f"uploading {path.name}",
+        file=click.get_text_stream("stderr"),
+        show_pos=False,
+        show_percent=True,
+    ) as bar:
         state = {"sent": 0}
 
         def progress(sent: int) -> None:
@@ -50,7 +55,9 @@ def generated(client: Client, generation_id: str) -> MediaOut:
     if g.status != "completed" or not g.media_url:
         why = f" ({g.error})" if g.error else "; wait for it: socialpub gen show ID --wait"
         raise click.ClickException(f"gen:{generation_id} is {g.status}, it has no file yet{why}")
-    return MediaOut(type=g.type, url=g.media_url, key=g.media_url.rsplit("/", 1)[-1], bytes=0, mime_type=g.mime_type)
+    return MediaOut(
+        type=g.type, url=g.media_url, key=g.media_url.rsplit("/", 1)[-1], bytes=0, mime_type=g.mime_type
+    )
 
 
 def upload_all(client: Client, out: Output, items: list[str]) -> list[MediaOut]:
@@ -94,8 +101,12 @@ def media_upload(items: tuple[str, ...], out: Output) -> None:
 
 
 @media_group.command("list")
-@click.option("--type", "kind", type=click.Choice(["image", "video"]), default=None, help="Only images or videos.")
-@click.option("--limit", type=click.IntRange(1, 10000), default=50, show_default=True, help="At most this many.")
+@click.option(
+    "--type", "kind", type=click.Choice(["image", "video"]), default=None, help="Only images or videos."
+)
+@click.option(
+    "--limit", type=click.IntRange(1, 10000), default=50, show_default=True, help="At most this many."
+)
 @time_options
 @api_command
 def media_list(kind: str | None, limit: int, out: Output) -> None:
@@ -106,10 +117,26 @@ def media_list(kind: str | None, limit: int, out: Output) -> None:
       socialpub media list --type image --json | jq -r '.[] | [.url, .expiresAt] | @tsv'
     """
     items = list(get_client(worker=False).iter_media(max_items=limit, type=kind))
-    out.emit(items, lambda: out.table(
-        [(m.key, m.type, f"{m.width}x{m.height}" if m.width else "-", m.bytes, m.origin, short_time(m.created_at),
-          short_time(m.expires_at) if m.expires_at else "held", m.url) for m in items],
-        ["KEY", "TYPE", "SIZE", "BYTES", "ORIGIN", "CREATED", "EXPIRES", "URL"], empty="(no media)"))
+    out.emit(
+        items,
+        lambda: out.table(
+            [
+                (
+                    m.key,
+                    m.type,
+                    f"{m.width}x{m.height}" if m.width else "-",
+                    m.bytes,
+                    m.origin,
+                    short_time(m.created_at),
+                    short_time(m.expires_at) if m.expires_at else "held",
+                    m.url,
+                )
+                for m in items
+            ],
+            ["KEY", "TYPE", "SIZE", "BYTES", "ORIGIN", "CREATED", "EXPIRES", "URL"],
+            empty="(no media)",
+        ),
+    )
 
 
 @media_group.command("delete")

@@ -41,6 +41,7 @@ def posts_group() -> None:
 
 # ---- shared pieces ---------------------------------------------------------------------------------------
 
+
 def parse_targets(values: tuple[str, ...]) -> list[Any]:
     """`instagram` → "instagram"; `linkedin:acc_123` → {"platform": "linkedin", "channelId": "acc_123"}."""
     targets: list[Any] = []
@@ -49,7 +50,9 @@ def parse_targets(values: tuple[str, ...]) -> list[Any]:
         platform = platform.strip().lower()
         if not platform:
             raise click.BadParameter(f"{value!r}: expected NETWORK or NETWORK:ACCOUNT_ID", param_hint="--to")
-        targets.append({"platform": platform, "channelId": channel.strip()} if sep and channel.strip() else platform)
+        targets.append(
+            {"platform": platform, "channelId": channel.strip()} if sep and channel.strip() else platform
+        )
     return targets
 
 
@@ -80,8 +83,14 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     return _time.iso_utc(instant)
 
 
-def build_options(tiktok_mode: str | None, tiktok_privacy: str | None, youtube_privacy: str | None,
-                  youtube_title: str | None, youtube_tags: tuple[str, ...], synthetic: bool | None) -> dict[str, Any] | None:
+def build_options(
+    tiktok_mode: str | None,
+    tiktok_privacy: str | None,
+    youtube_privacy: str | None,
+    youtube_title: str | None,
+    youtube_tags: tuple[str, ...],
+    synthetic: bool | None,
+) -> dict[str, Any] | None:
     options: dict[str, Any] = {}
     tiktok: dict[str, Any] = {}
     if tiktok_mode:
@@ -105,19 +114,40 @@ def build_options(tiktok_mode: str | None, tiktok_privacy: str | None, youtube_p
 
 
 def option_flags(fn: Any) -> Any:
-    for deco in reversed([
-        click.option("--tiktok-mode", type=click.Choice(["direct", "draft"]), default=None,
-                     help="TikTok: publish directly (default) or deliver a draft to the creator's inbox."),
-        click.option("--tiktok-privacy", default=None,
-                     type=click.Choice(["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR",
-                                        "SELF_ONLY"]), help="TikTok privacy level (direct posts only)."),
-        click.option("--youtube-privacy", type=click.Choice(["public", "unlisted", "private"]), default=None,
-                     help="YouTube privacy status (default public)."),
-        click.option("--youtube-title", default=None, help="YouTube title (default: the first line of the text)."),
-        click.option("--youtube-tag", "youtube_tags", multiple=True, help="A YouTube tag (repeat)."),
-        click.option("--synthetic/--no-synthetic", "synthetic", default=None,
-                     help="YouTube: declare realistic AI-generated content."),
-    ]):
+    for deco in reversed(
+        [
+            click.option(
+                "--tiktok-mode",
+                type=click.Choice(["direct", "draft"]),
+                default=None,
+                help="TikTok: publish directly (default) or deliver a draft to the creator's inbox.",
+            ),
+            click.option(
+                "--tiktok-privacy",
+                default=None,
+                type=click.Choice(
+                    ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+                ),
+                help="TikTok privacy level (direct posts only).",
+            ),
+            click.option(
+                "--youtube-privacy",
+                type=click.Choice(["public", "unlisted", "private"]),
+                default=None,
+                help="YouTube privacy status (default public).",
+            ),
+            click.option(
+                "--youtube-title", default=None, help="YouTube title (default: the first line of the text)."
+            ),
+            click.option("--youtube-tag", "youtube_tags", multiple=True, help="A YouTube tag (repeat)."),
+            click.option(
+                "--synthetic/--no-synthetic",
+                "synthetic",
+                default=None,
+                help="YouTube: declare realistic AI-generated content.",
+            ),
+        ]
+    ):
         fn = deco(fn)
     return fn
 
@@ -138,8 +168,15 @@ def post_rows(out: Output, post: PostOut) -> list[tuple[Any, ...]]:
     rows = []
     for t in post.targets:
         waiting = next_attempt(t)
-        detail = t.post_url or (f"next attempt {waiting[0]}" + (f": {t.fail_reason}" if t.fail_reason else "")
-                                if waiting else t.fail_reason) or ""
+        detail = (
+            t.post_url
+            or (
+                f"next attempt {waiting[0]}" + (f": {t.fail_reason}" if t.fail_reason else "")
+                if waiting
+                else t.fail_reason
+            )
+            or ""
+        )
         rows.append((t.platform, t.account_name, out.status(t.status), t.fail_type or "", detail))
     return rows
 
@@ -148,7 +185,11 @@ TARGET_HEADERS = ["NETWORK", "ACCOUNT", "STATUS", "FAIL", "LINK / REASON"]
 
 
 def show_post(out: Output, post: PostOut) -> None:
-    when = f"scheduled {short_time(post.scheduled_at)} ({post.scheduled_at})" if post.scheduled_at else "immediate"
+    when = (
+        f"scheduled {short_time(post.scheduled_at)} ({post.scheduled_at})"
+        if post.scheduled_at
+        else "immediate"
+    )
     out.line(f"{post.id}  {out.status(post.status)}  {when}")
     first = post.content.splitlines()[0] if post.content else ""
     out.line(f"  text   {first[:100]}{'…' if len(post.content) > len(first[:100]) else ''}")
@@ -160,8 +201,10 @@ def show_post(out: Output, post: PostOut) -> None:
     for t in post.targets:  # the table cuts long text: each failure reason in full, with what to do
         waiting = next_attempt(t)
         if waiting:
-            out.line(f"  {t.platform} ({t.account_name}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
-                     + (f" ({t.fail_reason})" if t.fail_reason else ""))
+            out.line(
+                f"  {t.platform} ({t.account_name}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
+                + (f" ({t.fail_reason})" if t.fail_reason else "")
+            )
         elif t.fail_reason and len(t.fail_reason) > 59:
             out.line(f"  {t.platform} ({t.account_name}) {t.fail_type or 'failed'}: {t.fail_reason}")
 
@@ -190,8 +233,12 @@ class LiveView:
             if self.seen.get(key) != t.status:
                 self.seen[key] = t.status
                 line = f"{post.id} {t.platform} {t.account_name}: {t.status}" + (
-                    f" ({t.fail_type + ': ' if t.fail_type else ''}{t.fail_reason})" if t.fail_reason
-                    else f" {t.post_url}" if t.post_url else "")
+                    f" ({t.fail_type + ': ' if t.fail_type else ''}{t.fail_reason})"
+                    if t.fail_reason
+                    else f" {t.post_url}"
+                    if t.post_url
+                    else ""
+                )
                 click.echo(line, err=self.out.json)
 
 
@@ -211,8 +258,10 @@ def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float |
 def note_unsent(client: Client, out: Output, post: PostOut) -> None:
     """Embedded, not waiting: this process's worker stops when the command ends, so say who will send it."""
     if getattr(client, "embedded", False) and post.status == "processing":
-        out.note(f"Sending {post.id} before this command exits (follow it with `socialpub posts show {post.id} "
-                 "--wait`; a confirmation that takes longer is picked up by `socialpub serve`, `worker` or `tick`).")
+        out.note(
+            f"Sending {post.id} before this command exits (follow it with `socialpub posts show {post.id} "
+            "--wait`; a confirmation that takes longer is picked up by `socialpub serve`, `worker` or `tick`)."
+        )
 
 
 def exit_for(post: PostOut) -> None:
@@ -223,28 +272,64 @@ def exit_for(post: PostOut) -> None:
 
 # ---- commands --------------------------------------------------------------------------------------------
 
+
 @posts_group.command("create")
 @click.argument("text", required=False)
 @click.option("--file", "text_file", default=None, help="Read the text from a file ('-' for stdin).")
-@click.option("--to", "targets", multiple=True, required=True, metavar="NETWORK[:ACCOUNT_ID]",
-              help="A target (repeat): a network name (its default account) or network:accountId.")
-@click.option("--media", "media", multiple=True, metavar="FILE_OR_URL",
-              help="An image or video (repeat, up to 10): local files are uploaded first; gen:ID posts a creation.")
-@click.option("--at", default=None, help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 "
-                                         "with offset. Default: now.")
-@tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
+@click.option(
+    "--to",
+    "targets",
+    multiple=True,
+    required=True,
+    metavar="NETWORK[:ACCOUNT_ID]",
+    help="A target (repeat): a network name (its default account) or network:accountId.",
+)
+@click.option(
+    "--media",
+    "media",
+    multiple=True,
+    metavar="FILE_OR_URL",
+    help="An image or video (repeat, up to 10): local files are uploaded first; gen:ID posts a creation.",
+)
+@click.option(
+    "--at",
+    default=None,
+    help="When to publish: '2026-12-01 09:00', 'tomorrow 9:00', '+2h' or ISO 8601 with offset. Default: now.",
+)
+@tz_option(
+    expose=True,
+    help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).",
+)
 @utc_option(help="Read the times given without offset, and show times, in UTC.")
 @option_flags
-@click.option("--idempotency-key", default=None, help="Stable key: re-running returns the same post, no duplicate.")
-@click.option("--wait", is_flag=True, help="Follow the post to its final state (live per-target view); "
-                                           "exit 1 unless it completed.")
+@click.option(
+    "--idempotency-key", default=None, help="Stable key: re-running returns the same post, no duplicate."
+)
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Follow the post to its final state (live per-target view); exit 1 unless it completed.",
+)
 @click.option("--timeout", type=float, default=None, help="With --wait: give up after this many seconds.")
 @api_command
-def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ...], media: tuple[str, ...],
-                 at: str | None, tz: str | None, tiktok_mode: str | None, tiktok_privacy: str | None,
-                 youtube_privacy: str | None, youtube_title: str | None, youtube_tags: tuple[str, ...],
-                 synthetic: bool | None, idempotency_key: str | None, wait: bool, timeout: float | None,
-                 out: Output) -> None:
+def posts_create(
+    text: str | None,
+    text_file: str | None,
+    targets: tuple[str, ...],
+    media: tuple[str, ...],
+    at: str | None,
+    tz: str | None,
+    tiktok_mode: str | None,
+    tiktok_privacy: str | None,
+    youtube_privacy: str | None,
+    youtube_title: str | None,
+    youtube_tags: tuple[str, ...],
+    synthetic: bool | None,
+    idempotency_key: str | None,
+    wait: bool,
+    timeout: float | None,
+    out: Output,
+) -> None:
     """Publish TEXT (or --file; '-' reads stdin) to one or more networks, now or at --at.
 
     \b
@@ -262,7 +347,9 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         body["scheduledAt"] = scheduled
-    options = build_options(tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic)
+    options = build_options(
+        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
+    )
     if options:
         body["options"] = options
     if idempotency_key:
@@ -274,42 +361,83 @@ def posts_create(text: str | None, text_file: str | None, targets: tuple[str, ..
         body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
     post = client.create_post(body)
     if getattr(post, "_http_status", None) == 200:
-        out.note(f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
-                 f"{post.id}; nothing new was created.")
+        out.note(
+            f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
+            f"{post.id}; nothing new was created."
+        )
     if not wait:
         note_unsent(client, out, post)
         out.emit(post, lambda: show_post(out, post))
         return
     if not out.json:
-        out.line(f"Created {post.id} ({post.status}); following it{' until its time' if post.scheduled_at else ''}"
-                 " — Ctrl-C stops watching, not the post.")
+        out.line(
+            f"Created {post.id} ({post.status}); following it{' until its time' if post.scheduled_at else ''}"
+            " — Ctrl-C stops watching, not the post."
+        )
     final = wait_and_report(client, out, post, timeout)
     out.emit(final, lambda: show_post(out, final) if not LiveView(out).live else None)
     exit_for(final)
 
 
 @posts_group.command("list")
-@click.option("--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat).")
+@click.option(
+    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+)
 @click.option("--platform", type=platform_choice(), default=None, help="Posts with a target on this network.")
 @click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")
-@click.option("--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time.")
+@click.option(
+    "--from", "since", default=None, help="Created (or scheduled, --scheduled) at or after this time."
+)
 @click.option("--to", "until", default=None, help="Created (or scheduled) before this time.")
-@tz_option(expose=True, help="Time zone of --from/--to without offset and of the times shown (IANA name; default: the profile's `timezone`, else the system's).")
+@tz_option(
+    expose=True,
+    help="Time zone of --from/--to without offset and of the times shown (IANA name; default: the profile's `timezone`, else the system's).",
+)
 @utc_option(help="Read the times given without offset, and show times, in UTC.")
 @click.option("--scheduled", is_flag=True, help="--from/--to apply to the scheduled time, not creation.")
 @click.option("--idempotency-key", default=None, help="The post created with this key.")
 @click.option("--search", "q", default=None, help="Posts whose text contains this (ignoring case).")
-@click.option("--label", "labels", multiple=True, metavar="KEY=VALUE",
-              help="Posts carrying this label (repeat: all of them), e.g. socialpub.recipe/set=january.")
-@click.option("--order", type=click.Choice(["newest", "upcoming"]), default="newest", show_default=True,
-              help="newest: creation order, newest first; upcoming: scheduled posts soonest first, then the rest.")
-@click.option("--limit", type=click.IntRange(1, 100000), default=20, show_default=True,
-              help="At most this many posts (pages are followed); when there are more, a note on stderr says so.")
-@click.option("--all", "every", is_flag=True, help="Every matching post, however many (scripts: with --json).")
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Posts carrying this label (repeat: all of them), e.g. socialpub.recipe/set=january.",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["newest", "upcoming"]),
+    default="newest",
+    show_default=True,
+    help="newest: creation order, newest first; upcoming: scheduled posts soonest first, then the rest.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 100000),
+    default=20,
+    show_default=True,
+    help="At most this many posts (pages are followed); when there are more, a note on stderr says so.",
+)
+@click.option(
+    "--all", "every", is_flag=True, help="Every matching post, however many (scripts: with --json)."
+)
 @api_command
-def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str | None, since: str | None,
-               until: str | None, tz: str | None, scheduled: bool, idempotency_key: str | None, q: str | None,
-               labels: tuple[str, ...], order: str, limit: int, every: bool, out: Output) -> None:
+def posts_list(
+    statuses: tuple[str, ...],
+    platform: str | None,
+    account_id: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str | None,
+    scheduled: bool,
+    idempotency_key: str | None,
+    q: str | None,
+    labels: tuple[str, ...],
+    order: str,
+    limit: int,
+    every: bool,
+    out: Output,
+) -> None:
     """List posts, newest first (or --order upcoming).
 
     \b
@@ -331,22 +459,42 @@ def posts_list(statuses: tuple[str, ...], platform: str | None, account_id: str 
         except _time.TimeError as exc:
             raise click.BadParameter(str(exc), param_hint=flag) from None
 
-    filters = {"status": list(statuses) or None, "platform": platform, "account_id": account_id,
-               "since": when(since, "--from"), "until": when(until, "--to"),
-               "time_field": "scheduledAt" if scheduled else None, "idempotency_key": idempotency_key,
-               "q": q or None, "label": list(labels) or None, "order": None if order == "newest" else order,
-               "limit": 100 if every else min(limit + 1, 100)}
+    filters = {
+        "status": list(statuses) or None,
+        "platform": platform,
+        "account_id": account_id,
+        "since": when(since, "--from"),
+        "until": when(until, "--to"),
+        "time_field": "scheduledAt" if scheduled else None,
+        "idempotency_key": idempotency_key,
+        "q": q or None,
+        "label": list(labels) or None,
+        "order": None if order == "newest" else order,
+        "limit": 100 if every else min(limit + 1, 100),
+    }
     posts = list(get_client(worker=False).iter_posts(max_items=None if every else limit + 1, **filters))
-    if not every and len(posts) > limit:  # one more was read to know: said, so a script does not miss the rest
+    if (
+        not every and len(posts) > limit
+    ):  # one more was read to know: said, so a script does not miss the rest
         posts = posts[:limit]
         out.note(f"Note: the first {limit} posts only; --limit N or --all for more")
 
     def human() -> None:
-        out.table([(p.id, out.status(p.status), short_time(p.scheduled_at) if p.scheduled_at else "now",
+        out.table(
+            [
+                (
+                    p.id,
+                    out.status(p.status),
+                    short_time(p.scheduled_at) if p.scheduled_at else "now",
                     " ".join(sorted({t.platform for t in p.targets})),
                     f"{sum(t.status in ('succeeded', 'inbox_delivered') for t in p.targets)}/{len(p.targets)}",
-                    (p.content.splitlines() or [""])[0][:40]) for p in posts],
-                  ["ID", "STATUS", "WHEN", "NETWORKS", "OK", "TEXT"], empty="(no post)")
+                    (p.content.splitlines() or [""])[0][:40],
+                )
+                for p in posts
+            ],
+            ["ID", "STATUS", "WHEN", "NETWORKS", "OK", "TEXT"],
+            empty="(no post)",
+        )
 
     out.emit(posts, human)
 
@@ -380,14 +528,29 @@ def posts_show(post_id: str, wait: bool, timeout: float | None, out: Output) -> 
 @click.option("--media", "media", multiple=True, metavar="FILE_OR_URL", help="Replace the media (repeat).")
 @click.option("--no-media", is_flag=True, help="Remove every media.")
 @click.option("--at", default=None, help="New time (same forms as `posts create --at`).")
-@tz_option(expose=True, help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).")
+@tz_option(
+    expose=True,
+    help="Time zone of --at without offset and of the times shown (IANA name, e.g. Europe/Paris; default: the profile's `timezone`, else the system's).",
+)
 @utc_option(help="Read the times given without offset, and show times, in UTC.")
 @option_flags
 @api_command
-def posts_edit(post_id: str, text: str | None, text_file: str | None, media: tuple[str, ...], no_media: bool,
-               at: str | None, tz: str | None, tiktok_mode: str | None, tiktok_privacy: str | None,
-               youtube_privacy: str | None, youtube_title: str | None, youtube_tags: tuple[str, ...],
-               synthetic: bool | None, out: Output) -> None:
+def posts_edit(
+    post_id: str,
+    text: str | None,
+    text_file: str | None,
+    media: tuple[str, ...],
+    no_media: bool,
+    at: str | None,
+    tz: str | None,
+    tiktok_mode: str | None,
+    tiktok_privacy: str | None,
+    youtube_privacy: str | None,
+    youtube_title: str | None,
+    youtube_tags: tuple[str, ...],
+    synthetic: bool | None,
+    out: Output,
+) -> None:
     """Change a scheduled post not yet sent: text, media, time, options (targets cannot change).
 
     \b
@@ -403,7 +566,9 @@ def posts_edit(post_id: str, text: str | None, text_file: str | None, media: tup
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         changes["scheduledAt"] = scheduled
-    options = build_options(tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic)
+    options = build_options(
+        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
+    )
     if options:
         changes["options"] = options
     if not changes and not media and not no_media:
@@ -453,13 +618,20 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
     client = get_client(worker=wait)
     original = client.get_post(post_id)
     body, retried, skipped = calls.retry_body(original)
-    skipped_info = [{"platform": t.platform, "accountId": t.account_id, "status": t.status, "failType": t.fail_type}
-                    for t in skipped]
+    skipped_info = [
+        {"platform": t.platform, "accountId": t.account_id, "status": t.status, "failType": t.fail_type}
+        for t in skipped
+    ]
     if body is None:
-        why = ("it has not finished yet" if original.status in ("scheduled", "processing")
-               else "no target failed with failType retriable")
-        out.emit({"retried": False, "originalId": post_id, "post": None, "reason": why, "skipped": skipped_info},
-                 f"Nothing to retry for {post_id}: {why}.")
+        why = (
+            "it has not finished yet"
+            if original.status in ("scheduled", "processing")
+            else "no target failed with failType retriable"
+        )
+        out.emit(
+            {"retried": False, "originalId": post_id, "post": None, "reason": why, "skipped": skipped_info},
+            f"Nothing to retry for {post_id}: {why}.",
+        )
         return
     post = client.create_post(body)
     replayed = getattr(post, "_http_status", None) == 200
@@ -471,17 +643,26 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
     def human() -> None:
         names = ", ".join(f"{t.platform} ({t.account_name})" for t in retried)
         if replayed:
-            out.line(f"Already retried: {post.id} (created by an earlier `posts retry {post_id}`, now {post.status}) "
-                     f"retries {names}; nothing new was created. To retry again, retry {post.id}.")
+            out.line(
+                f"Already retried: {post.id} (created by an earlier `posts retry {post_id}`, now {post.status}) "
+                f"retries {names}; nothing new was created. To retry again, retry {post.id}."
+            )
         else:
             out.line(f"Created {post.id} retrying {len(retried)} target(s) of {post_id}: {names}.")
         for t in skipped:
-            reason = ("succeeded" if t.status in ("succeeded", "inbox_delivered") else
-                      "failed permanently" if t.fail_type == "permanent" else t.status)
+            reason = (
+                "succeeded"
+                if t.status in ("succeeded", "inbox_delivered")
+                else "failed permanently"
+                if t.fail_type == "permanent"
+                else t.status
+            )
             out.line(f"  not retried: {t.platform} ({t.account_name}) — {reason}")
         show_post(out, post)
 
-    out.emit({"retried": True, "replayed": replayed, "originalId": post_id, "post": post, "skipped": skipped_info},
-             human)
+    out.emit(
+        {"retried": True, "replayed": replayed, "originalId": post_id, "post": post, "skipped": skipped_info},
+        human,
+    )
     if wait:
         exit_for(post)

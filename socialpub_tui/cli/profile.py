@@ -35,15 +35,35 @@ def profile_list(out: Output) -> None:
     from socialpub_tui.client.config import config_path, load_config, profile_from, resolve_profile
 
     data = load_config()
-    profiles = [profile_from(n, raw, os.environ, "config").describe() for n, raw in (data.get("profiles") or {}).items()]
+    profiles = [
+        profile_from(n, raw, os.environ, "config").describe()
+        for n, raw in (data.get("profiles") or {}).items()
+    ]
     current = resolve_profile(profile_name()).describe()
-    out.emit({"config": str(config_path()), "default": data.get("default"), "current": current,
-              "profiles": profiles},
-             lambda: (out.table([(("* " if p["name"] == current["name"] else "  ") + p["name"], p["kind"],
-                                  p.get("url") or p.get("dataDir") or "(default data dir)",
-                                  p.get("apiKeyEnv") or p.get("apiKey") or "-") for p in profiles],
-                                ["NAME", "KIND", "WHERE", "KEY"], empty=f"(no profile in {config_path()})"),
-                      out.line(f"in use: {current['name']} ({current['kind']}, {current['source']})")))
+    out.emit(
+        {
+            "config": str(config_path()),
+            "default": data.get("default"),
+            "current": current,
+            "profiles": profiles,
+        },
+        lambda: (
+            out.table(
+                [
+                    (
+                        ("* " if p["name"] == current["name"] else "  ") + p["name"],
+                        p["kind"],
+                        p.get("url") or p.get("dataDir") or "(default data dir)",
+                        p.get("apiKeyEnv") or p.get("apiKey") or "-",
+                    )
+                    for p in profiles
+                ],
+                ["NAME", "KIND", "WHERE", "KEY"],
+                empty=f"(no profile in {config_path()})",
+            ),
+            out.line(f"in use: {current['name']} ({current['kind']}, {current['source']})"),
+        ),
+    )
 
 
 @profile_group.command("show")
@@ -66,12 +86,23 @@ def profile_show(out: Output) -> None:
 @click.option("--url", default=None, help="Base URL of a socialpub server (or any service implementing /v1).")
 @click.option("--api-key-env", default=None, help="Name of the environment variable holding the API key.")
 @click.option("--api-key", default=None, help="The API key itself, stored in config.yaml (mode 0600).")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Embedded backend on this data dir.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Embedded backend on this data dir.",
+)
 @click.option("--default", "make_default", is_flag=True, help="Use this profile when none is chosen.")
 @api_command
-def profile_add(name: str, url: str | None, api_key_env: str | None, api_key: str | None, data_dir: Path | None,
-                make_default: bool, out: Output) -> None:
+def profile_add(
+    name: str,
+    url: str | None,
+    api_key_env: str | None,
+    api_key: str | None,
+    data_dir: Path | None,
+    make_default: bool,
+    out: Output,
+) -> None:
     """Add or replace a profile.
 
     \b
@@ -94,8 +125,10 @@ def profile_add(name: str, url: str | None, api_key_env: str | None, api_key: st
     if make_default:
         data["default"] = name
     path = save_config(data)
-    out.emit({"ok": True, "name": name, "config": str(path), "default": data.get("default")},
-             f"Saved profile {name} in {path}" + (" (default)" if make_default else "") + ".")
+    out.emit(
+        {"ok": True, "name": name, "config": str(path), "default": data.get("default")},
+        f"Saved profile {name} in {path}" + (" (default)" if make_default else "") + ".",
+    )
 
 
 @profile_group.command("use")
@@ -121,4 +154,6 @@ def profile_use(name: str | None, clear: bool, out: Output) -> None:
     else:
         data["default"] = name
     save_config(data)
-    out.emit({"ok": True, "default": data.get("default")}, f"Default profile: {data.get('default') or '(none)'}.")
+    out.emit(
+        {"ok": True, "default": data.get("default")}, f"Default profile: {data.get('default') or '(none)'}."
+    )

@@ -38,6 +38,7 @@ def recipes_group() -> None:
 
 # ---- validate, schema: reading files (recipes.load, recipes.schema) --------------------------------------
 
+
 def recipe_zone(ctx: click.Context | None = None) -> str | None:
     """The zone of recipe files without `timezone:`: the profile's (or config.yaml's) `timezone`, else the
     system's zone (None: UTC). A configured zone that is not an IANA name is a usage error (exit 2)."""
@@ -57,11 +58,19 @@ def recipe_zone(ctx: click.Context | None = None) -> str | None:
 
 @recipes_group.command("validate")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
-@click.option("--set", "set_name", metavar="NAME",
-              help="The recipe set's name (default: the folder's name); it is part of every occurrence's key.")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print one JSON document: {"files", "occurrences", "errors": [{file, line, column, message, '
-                   'code}]}.')
+@click.option(
+    "--set",
+    "set_name",
+    metavar="NAME",
+    help="The recipe set's name (default: the folder's name); it is part of every occurrence's key.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print one JSON document: {"files", "occurrences", "errors": [{file, line, column, message, '
+    "code}]}.",
+)
 def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
     """Check recipe files: every error of every file, with its line and column. Nothing is sent.
 
@@ -84,11 +93,20 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
     loaded = load(path, set_name=set_name, default_zone=zone)
     single = not path.is_dir()
     files = [str(path) if single else f.file for f in loaded.files]
-    errors = [{"file": p.file, "line": p.line, "column": p.column, "message": p.message, "code": p.code}
-              for p in loaded.problems]
+    errors = [
+        {"file": p.file, "line": p.line, "column": p.column, "message": p.message, "code": p.code}
+        for p in loaded.problems
+    ]
     if not loaded.files:
-        errors.append({"file": str(path), "line": 0, "column": 0, "code": "no_recipe_files",
-                       "message": "no *.yaml or *.yml file here (hidden folders are skipped)"})
+        errors.append(
+            {
+                "file": str(path),
+                "line": 0,
+                "column": 0,
+                "code": "no_recipe_files",
+                "message": "no *.yaml or *.yml file here (hidden folders are skipped)",
+            }
+        )
     count = len(loaded.occurrences)
 
     def human() -> None:
@@ -110,7 +128,9 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
 
 
 @recipes_group.command("schema")
-@click.option("--json", "as_json", is_flag=True, help="The same JSON Schema (it is always one JSON document).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="The same JSON Schema (it is always one JSON document)."
+)
 def schema_command(as_json: bool) -> None:
     """Print the JSON Schema of a recipe file, for editors that complete and check YAML.
 
@@ -130,8 +150,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-
 # ---- plan, apply, watch: against the backend (recipes.plan, recipes.apply, recipes.watch) ----------------
+
 
 def _check_set(path: str | Path, set_name: str | None) -> None:
     """The set's name — `--set NAME`, else PATH's folder's — as the loader accepts it, else a usage error (exit 2)
@@ -144,8 +164,9 @@ def _check_set(path: str | Path, set_name: str | None) -> None:
     except ValueError as exc:
         if set_name is not None:
             raise click.BadParameter(str(exc), param_hint="--set") from None
-        raise click.BadParameter(f"{exc}; the set's name is the folder's unless given: pass --set NAME",
-                                 param_hint="PATH") from None
+        raise click.BadParameter(
+            f"{exc}; the set's name is the folder's unless given: pass --set NAME", param_hint="PATH"
+        ) from None
 
 
 def _load(path: str, set_name: str | None) -> Any:
@@ -156,8 +177,9 @@ def _load(path: str, set_name: str | None) -> Any:
     zone = recipe_zone()
     loaded = load(Path(path), set_name=set_name, default_zone=zone)
     if not loaded.files:
-        raise click.BadParameter(f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)",
-                                 param_hint="PATH")
+        raise click.BadParameter(
+            f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)", param_hint="PATH"
+        )
     return loaded
 
 
@@ -175,9 +197,14 @@ def _path_argument(fn: Any) -> Any:
 
 
 def _set_option(fn: Any) -> Any:
-    return click.option("--set", "set_name", default=None, metavar="NAME",
-                        help="The recipe set's name (default: the folder's name). Posts carry it as the label "
-                             "socialpub.recipe/set: prune never touches another set's posts.")(fn)
+    return click.option(
+        "--set",
+        "set_name",
+        default=None,
+        metavar="NAME",
+        help="The recipe set's name (default: the folder's name). Posts carry it as the label "
+        "socialpub.recipe/set: prune never touches another set's posts.",
+    )(fn)
 
 
 def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) -> None:
@@ -186,18 +213,39 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
     rows = []
     for item in plan.create:
         note = f"replaces {item.replaces} ({', '.join(item.changes)})" if item.replaces else ""
-        rows.append((out.style("+ " + verb["create"], fg="green"), item.label(), _when(item.scheduled_at),
-                     _targets(item.targets), note))
+        rows.append(
+            (
+                out.style("+ " + verb["create"], fg="green"),
+                item.label(),
+                _when(item.scheduled_at),
+                _targets(item.targets),
+                note,
+            )
+        )
     for item in plan.update:
         changed = ", ".join(item.changes)
         if "scheduledAt" in item.changes:
             changed += f" (was {short_time(item.before.get('scheduledAt'))})"
-        rows.append((out.style("~ " + verb["update"], fg="yellow"), item.label(), _when(item.scheduled_at),
-                     item.post_id, changed))
+        rows.append(
+            (
+                out.style("~ " + verb["update"], fg="yellow"),
+                item.label(),
+                _when(item.scheduled_at),
+                item.post_id,
+                changed,
+            )
+        )
     for item in plan.cancel:
         why = "targets changed: replaced" if item.reason == "targets_changed" else "gone from the files"
-        rows.append((out.style("- " + verb["cancel"], fg="red"), item.label(), _when(item.scheduled_at),
-                     item.post_id, why))
+        rows.append(
+            (
+                out.style("- " + verb["cancel"], fg="red"),
+                item.label(),
+                _when(item.scheduled_at),
+                item.post_id,
+                why,
+            )
+        )
     if rows:
         out.table(rows, ["", "OCCURRENCE", "WHEN", "POST / TARGETS", "CHANGES"])
     for item in [*plan.create, *plan.update]:
@@ -224,22 +272,30 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
         if item.reason and item.reason != "past":
             sent[item.reason] = sent.get(item.reason, 0) + 1
     if sent:
-        out.note(f"Note: {sum(sent.values())} post(s) already sent or being sent are left as they are ("
-                 + ", ".join(f"{n} {status}" for status, n in sorted(sent.items())) + ")")
+        out.note(
+            f"Note: {sum(sent.values())} post(s) already sent or being sent are left as they are ("
+            + ", ".join(f"{n} {status}" for status, n in sorted(sent.items()))
+            + ")"
+        )
     for notice in plan.notices:
         out.note(f"Note: {notice}")
     for problem in plan.errors:
         out.note(f"Error: {problem}")
     to = "" if verb["create"].startswith("would ") else "to "  # "2 would create" (a dry run), "2 to create"
-    summary = (f"{len(plan.create)} {to}{verb['create']}, {len(plan.update)} {to}{verb['update']}, "
-               f"{len(plan.cancel)} {to}{verb['cancel']}, {len(plan.unchanged)} unchanged")
-    out.line(f"Plan for set {plan.set_name!r}: {summary}" + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
-             + ("." if plan.pending else " — nothing to do."))
+    summary = (
+        f"{len(plan.create)} {to}{verb['create']}, {len(plan.update)} {to}{verb['update']}, "
+        f"{len(plan.cancel)} {to}{verb['cancel']}, {len(plan.unchanged)} unchanged"
+    )
+    out.line(
+        f"Plan for set {plan.set_name!r}: {summary}"
+        + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
+        + ("." if plan.pending else " — nothing to do.")
+    )
 
 
 def _short(text: str, width: int = 60) -> str:
     text = " ".join(text.split())
-    return repr(text if len(text) <= width else text[:width - 1] + "\u2026")
+    return repr(text if len(text) <= width else text[: width - 1] + "\u2026")
 
 
 def _when(instant: Any) -> str:
@@ -256,10 +312,16 @@ def _targets(targets: Any) -> str:
 
 @recipes_group.command("plan")
 @_path_argument
-@click.option("--prune", is_flag=True, help="Also plan to cancel this set's scheduled posts whose occurrence is "
-                                            "gone from the files.")
-@click.option("--detailed-exitcode", is_flag=True, help="Exit 2 when changes are pending (0: none, 1: error), "
-                                                        "as terraform plan does.")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also plan to cancel this set's scheduled posts whose occurrence is gone from the files.",
+)
+@click.option(
+    "--detailed-exitcode",
+    is_flag=True,
+    help="Exit 2 when changes are pending (0: none, 1: error), as terraform plan does.",
+)
 @_set_option
 @time_options
 @api_command
@@ -291,18 +353,32 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
 
 @recipes_group.command("apply")
 @_path_argument
-@click.option("--prune", is_flag=True, help="Cancel this set's scheduled posts whose occurrence is gone from the "
-                                            "files (never a post made by hand or by another set; never one sent).")
-@click.option("--dry-run", is_flag=True, help="Show what would be done (the plan) and change nothing (no "
-                                              "generation is made).")
-@click.option("--generate-timeout", type=click.FloatRange(1, None), default=900, show_default=True,
-              metavar="SECONDS", help="How long to wait for each `generate:` generation to complete (embedded: one "
-                                      "still in production then stops with the command).")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Cancel this set's scheduled posts whose occurrence is gone from the "
+    "files (never a post made by hand or by another set; never one sent).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would be done (the plan) and change nothing (no generation is made).",
+)
+@click.option(
+    "--generate-timeout",
+    type=click.FloatRange(1, None),
+    default=900,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for each `generate:` generation to complete (embedded: one "
+    "still in production then stops with the command).",
+)
 @_set_option
 @time_options
 @api_command
-def recipes_apply(path: str, prune: bool, dry_run: bool, generate_timeout: float, set_name: str | None,
-                  out: Output) -> None:
+def recipes_apply(
+    path: str, prune: bool, dry_run: bool, generate_timeout: float, set_name: str | None, out: Output
+) -> None:
     """Make the backend match the files at PATH: upload media once, create, update, and with --prune cancel.
 
     \b
@@ -328,19 +404,28 @@ def recipes_apply(path: str, prune: bool, dry_run: bool, generate_timeout: float
     plan = make_plan(client, loaded, store, prune=prune, whole_set=Path(path).is_dir())
     if dry_run:
         plan.errors.extend(account_problems(client, plan))
-        out.emit(plan.to_json(), lambda: _show_plan(out, plan, verb={"create": "would create",
-                                                                    "update": "would update",
-                                                                    "cancel": "would cancel"}))
+        out.emit(
+            plan.to_json(),
+            lambda: _show_plan(
+                out, plan, verb={"create": "would create", "update": "would update", "cancel": "would cancel"}
+            ),
+        )
         raise SystemExit(1 if plan.errors else 0)
     total = len(plan.create) + len(plan.update) + len(plan.cancel)
     bar = None
     if out.err_tty and not out.json and total:
-        bar = click.progressbar(length=total, label="applying", file=click.get_text_stream("stderr"),
-                                show_pos=True)
+        bar = click.progressbar(
+            length=total, label="applying", file=click.get_text_stream("stderr"), show_pos=True
+        )
         bar.__enter__()
     try:
-        result = Applier(client, store, on_action=(lambda a: bar.update(1)) if bar else None,
-                         on_generation=_generation_progress(out), generate_timeout=generate_timeout).apply(plan)
+        result = Applier(
+            client,
+            store,
+            on_action=(lambda a: bar.update(1)) if bar else None,
+            on_generation=_generation_progress(out),
+            generate_timeout=generate_timeout,
+        ).apply(plan)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -371,8 +456,10 @@ def _show_result(out: Output, result: Any) -> None:
                 out.note(f"  {p}")
             for a in f.actions:
                 if a.status not in ("done", "existing"):
-                    out.note(f"  {a.kind} {a.item.label()}: {a.status.replace('_', ' ')}"
-                             + (f" — {a.error}" if a.error else ""))
+                    out.note(
+                        f"  {a.kind} {a.item.label()}: {a.status.replace('_', ' ')}"
+                        + (f" — {a.error}" if a.error else "")
+                    )
         else:
             n = sum(a.status in ("done", "existing") for a in f.actions)
             out.line(f"{f.file}: {n} change(s) applied")
@@ -381,21 +468,39 @@ def _show_result(out: Output, result: Any) -> None:
     for problem in result.plan.errors:
         out.note(f"Error: {problem}")
     c = result.counts()
-    out.line(f"Applied set {result.plan.set_name!r}: {c['created']} created, {c['updated']} updated, "
-             f"{c['cancelled']} cancelled, {c['unchanged']} unchanged; media {c['mediaUploaded']} uploaded, "
-             f"{c['mediaReused']} reused" + (f"; {c['filesFailed']} file(s) failed" if c["filesFailed"] else "")
-             + (f"; {len(result.plan.errors)} file error(s)" if result.plan.errors else "") + ".")
+    out.line(
+        f"Applied set {result.plan.set_name!r}: {c['created']} created, {c['updated']} updated, "
+        f"{c['cancelled']} cancelled, {c['unchanged']} unchanged; media {c['mediaUploaded']} uploaded, "
+        f"{c['mediaReused']} reused"
+        + (f"; {c['filesFailed']} file(s) failed" if c["filesFailed"] else "")
+        + (f"; {len(result.plan.errors)} file error(s)" if result.plan.errors else "")
+        + "."
+    )
 
 
 @recipes_group.command("watch")
 @_path_argument
-@click.option("--prune", is_flag=True, help="Apply deletions: cancel the scheduled posts of entries or files "
-                                            "removed while watching (without it they are kept, and said so).")
-@click.option("--debounce-ms", type=click.IntRange(10, 10_000), default=50, show_default=True,
-              help="Quiet time that ends a burst of changes (applied together).")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Apply deletions: cancel the scheduled posts of entries or files "
+    "removed while watching (without it they are kept, and said so).",
+)
+@click.option(
+    "--debounce-ms",
+    type=click.IntRange(10, 10_000),
+    default=50,
+    show_default=True,
+    help="Quiet time that ends a burst of changes (applied together).",
+)
 @_set_option
-@click.option("--json", "as_json", is_flag=True, help="One JSON object a line (time, event, message, and for an "
-                                                      "action its item: file, entry, key, scheduledAt, postId).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object a line (time, event, message, and for an "
+    "action its item: file, entry, key, scheduledAt, postId).",
+)
 @time_options
 def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None, as_json: bool) -> None:
     """Keep the folder PATH applied: plan and apply each change as files are written, logging each action.
@@ -423,9 +528,18 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     out = Output(as_json)
     try:
         client = get_client(worker=True)
-        watcher = Watcher(root.resolve(), client, _store(client), set_name=set_name, default_zone=zone,
-                          shown_zone=display_zone().tz, prune=prune,
-                          log=lambda line: click.echo(line), step_ms=debounce_ms, json_lines=as_json)
+        watcher = Watcher(
+            root.resolve(),
+            client,
+            _store(client),
+            set_name=set_name,
+            default_zone=zone,
+            shown_zone=display_zone().tz,
+            prune=prune,
+            log=lambda line: click.echo(line),
+            step_ms=debounce_ms,
+            json_lines=as_json,
+        )
     except Exception as err:  # noqa: BLE001 - ApiError/ConfigError: exit 1 with the message
         out.fail(err, 1)
     stop = threading.Event()

@@ -32,7 +32,9 @@ sandbox_group.add_command(sandbox_serve_cmd)  # the operator's code (backend.ope
 @sandbox_group.command("published")
 @click.option("--platform", type=platform_choice(), default=None, help="Only this network.")
 @click.option("--account", "account_id", default=None, help="Only this account id.")
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True, help="At most this many.")
+@click.option(
+    "--limit", type=click.IntRange(1, 1000), default=50, show_default=True, help="At most this many."
+)
 @time_options
 @api_command
 def sandbox_published(platform: str | None, account_id: str | None, limit: int, out: Output) -> None:
@@ -42,12 +44,27 @@ def sandbox_published(platform: str | None, account_id: str | None, limit: int, 
     Example:
       socialpub sandbox published --json | jq -r '.items[] | [.platform, .postUrl] | @tsv'
     """
-    listing = get_client(worker=False).sandbox_published(platform=platform, account_id=account_id, limit=limit)
+    listing = get_client(worker=False).sandbox_published(
+        platform=platform, account_id=account_id, limit=limit
+    )
     items = listing.items
 
     def human() -> None:
-        out.table([(i.platform, i.account_name or i.account_id, i.kind, i.status, short_time(i.created_at),
-                    (i.title or i.text or "")[:40], i.url or "") for i in items],
-                  ["NETWORK", "ACCOUNT", "KIND", "STATUS", "WHEN", "TEXT", "URL"], empty="(nothing published)")
+        out.table(
+            [
+                (
+                    i.platform,
+                    i.account_name or i.account_id,
+                    i.kind,
+                    i.status,
+                    short_time(i.created_at),
+                    (i.title or i.text or "")[:40],
+                    i.url or "",
+                )
+                for i in items
+            ],
+            ["NETWORK", "ACCOUNT", "KIND", "STATUS", "WHEN", "TEXT", "URL"],
+            empty="(nothing published)",
+        )
 
     out.emit(listing, human)

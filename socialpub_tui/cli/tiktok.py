@@ -16,8 +16,13 @@ if TYPE_CHECKING:
 MODES = {"draft": "MEDIA_UPLOAD", "direct": "DIRECT_POST"}
 PRIVACY = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
 TERMINAL = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
-STATUS_COLOURS = {"SEND_TO_USER_INBOX": "green", "PUBLISH_COMPLETE": "green", "FAILED": "red",
-                  "PROCESSING_UPLOAD": "cyan", "PROCESSING_DOWNLOAD": "cyan"}
+STATUS_COLOURS = {
+    "SEND_TO_USER_INBOX": "green",
+    "PUBLISH_COMPLETE": "green",
+    "FAILED": "red",
+    "PROCESSING_UPLOAD": "cyan",
+    "PROCESSING_DOWNLOAD": "cyan",
+}
 WAIT_S = 120.0
 
 
@@ -34,6 +39,7 @@ def tiktok_group() -> None:
 
 
 # ---- shared pieces ---------------------------------------------------------------------------------------
+
 
 def media_urls(client: Client, out: Output, items: list[str], ingest: bool) -> list[str]:
     """Local files are uploaded first (POST /v1/media); URLs are passed as is (they must be on the media
@@ -55,18 +61,22 @@ def colour(out: Output, status: str) -> str:
 
 
 def describe(status: str) -> str:
-    return {"SEND_TO_USER_INBOX": "draft delivered to the creator's TikTok inbox: finish it in the app",
-            "PUBLISH_COMPLETE": "published on the profile",
-            "PROCESSING_UPLOAD": "TikTok is receiving the media",
-            "PROCESSING_DOWNLOAD": "TikTok is pulling the media from the media host",
-            "FAILED": "failed"}.get(status, status)
+    return {
+        "SEND_TO_USER_INBOX": "draft delivered to the creator's TikTok inbox: finish it in the app",
+        "PUBLISH_COMPLETE": "published on the profile",
+        "PROCESSING_UPLOAD": "TikTok is receiving the media",
+        "PROCESSING_DOWNLOAD": "TikTok is pulling the media from the media host",
+        "FAILED": "failed",
+    }.get(status, status)
 
 
 def show_status(out: Output, publish_id: str, st: TikTokStatusOut) -> None:
-    out.fields([("publishId", publish_id), ("status", colour(out, st.status)), ("meaning", describe(st.status))]
-               + ([("failReason", st.fail_reason), ("why", st.fail_message)] if st.status == "FAILED" else [])
-               + ([("channel", st.channel_id)] if st.channel_id else [])
-               + ([("postIds", st.public_post_ids)] if st.public_post_ids else []))
+    out.fields(
+        [("publishId", publish_id), ("status", colour(out, st.status)), ("meaning", describe(st.status))]
+        + ([("failReason", st.fail_reason), ("why", st.fail_message)] if st.status == "FAILED" else [])
+        + ([("channel", st.channel_id)] if st.channel_id else [])
+        + ([("postIds", st.public_post_ids)] if st.public_post_ids else [])
+    )
 
 
 class Progress:
@@ -91,7 +101,9 @@ class Progress:
         click.echo(text, err=self.out.json)
 
 
-def follow(client: Client, out: Output, publish_id: str, channel: str | None, timeout: float) -> TikTokStatusOut:
+def follow(
+    client: Client, out: Output, publish_id: str, channel: str | None, timeout: float
+) -> TikTokStatusOut:
     from socialpub_tui.client.errors import WaitTimeout
 
     try:
@@ -112,11 +124,15 @@ def finish(out: Output, result: dict[str, Any], st: TikTokStatusOut | None) -> N
     def human() -> None:
         out.fields([(k, v) for k, v in result.items() if k != "finalStatus" and v not in (None, "")])
         if st is not None:
-            out.line(f"final: {colour(out, st.status)} — {describe(st.status)}"
-                     + (f" ({st.fail_reason}: {st.fail_message})" if st.status == "FAILED" else ""))
+            out.line(
+                f"final: {colour(out, st.status)} — {describe(st.status)}"
+                + (f" ({st.fail_reason}: {st.fail_message})" if st.status == "FAILED" else "")
+            )
         else:
-            out.line(f"follow it: socialpub tiktok status {result['publishId']} --channel {result.get('channelId')} "
-                     "--wait")
+            out.line(
+                f"follow it: socialpub tiktok status {result['publishId']} --channel {result.get('channelId')} "
+                "--wait"
+            )
 
     out.emit(result, human)
     if st is not None and st.status == "FAILED":
@@ -124,29 +140,67 @@ def finish(out: Output, result: dict[str, Any], st: TikTokStatusOut | None) -> N
 
 
 def common_flags(fn: Any) -> Any:
-    for deco in reversed([
-        click.option("--title", default=None, help="Title (photo: 90 characters, pre-filled in a draft; video: 2200, "
-                                                   "published in direct mode only)."),
-        click.option("--mode", type=click.Choice(list(MODES)), default=None,
-                     help="draft (MEDIA_UPLOAD: to the creator's inbox, the server default) or direct (DIRECT_POST)."),
-        click.option("--channel", default=None, metavar="ACCOUNT_ID",
-                     help="The tiktok account (default: the oldest connected one)."),
-        click.option("--privacy", type=click.Choice(PRIVACY), default=None,
-                     help="Direct mode only: one of the account's privacy levels (default: public)."),
-        click.option("--no-comments", "no_comments", is_flag=True, default=None, help="Direct mode only: disable comments."),
-        click.option("--ingest", is_flag=True, help="Ingest remote URLs through the media host first (without it, "
-                                                    "URLs must already be on the media host)."),
-        click.option("--wait", is_flag=True, help="Follow the publication to its terminal status (every 10 s, "
-                                                  "faster embedded; 2 minutes at most); exit 1 if it FAILED."),
-        click.option("--timeout", type=float, default=WAIT_S, show_default=True, help="With --wait: give up after "
-                                                                                       "this many seconds."),
-    ]):
+    for deco in reversed(
+        [
+            click.option(
+                "--title",
+                default=None,
+                help="Title (photo: 90 characters, pre-filled in a draft; video: 2200, "
+                "published in direct mode only).",
+            ),
+            click.option(
+                "--mode",
+                type=click.Choice(list(MODES)),
+                default=None,
+                help="draft (MEDIA_UPLOAD: to the creator's inbox, the server default) or direct (DIRECT_POST).",
+            ),
+            click.option(
+                "--channel",
+                default=None,
+                metavar="ACCOUNT_ID",
+                help="The tiktok account (default: the oldest connected one).",
+            ),
+            click.option(
+                "--privacy",
+                type=click.Choice(PRIVACY),
+                default=None,
+                help="Direct mode only: one of the account's privacy levels (default: public).",
+            ),
+            click.option(
+                "--no-comments",
+                "no_comments",
+                is_flag=True,
+                default=None,
+                help="Direct mode only: disable comments.",
+            ),
+            click.option(
+                "--ingest",
+                is_flag=True,
+                help="Ingest remote URLs through the media host first (without it, "
+                "URLs must already be on the media host).",
+            ),
+            click.option(
+                "--wait",
+                is_flag=True,
+                help="Follow the publication to its terminal status (every 10 s, "
+                "faster embedded; 2 minutes at most); exit 1 if it FAILED.",
+            ),
+            click.option(
+                "--timeout",
+                type=float,
+                default=WAIT_S,
+                show_default=True,
+                help="With --wait: give up after this many seconds.",
+            ),
+        ]
+    ):
         fn = deco(fn)
     return fn
 
 
-def _body(title: str | None, mode: str | None, channel: str | None, privacy: str | None,
-          no_comments: bool | None) -> dict[str, Any]:
+def _body(
+    title: str | None, mode: str | None, channel: str | None, privacy: str | None, no_comments: bool | None
+) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if title is not None:
         body["title"] = title
@@ -155,8 +209,9 @@ def _body(title: str | None, mode: str | None, channel: str | None, privacy: str
     if channel:
         body["channelId"] = channel
     if mode != "direct" and (privacy or no_comments):
-        raise click.UsageError("--privacy and --no-comments apply to --mode direct only (a draft is finished "
-                               "in the TikTok app)")
+        raise click.UsageError(
+            "--privacy and --no-comments apply to --mode direct only (a draft is finished in the TikTok app)"
+        )
     if privacy:
         body["privacyLevel"] = privacy
     if no_comments:
@@ -166,15 +221,29 @@ def _body(title: str | None, mode: str | None, channel: str | None, privacy: str
 
 # ---- commands --------------------------------------------------------------------------------------------
 
+
 @tiktok_group.command("photo")
 @click.argument("images", nargs=-1, required=True, metavar="IMAGE...")
 @click.option("--description", default=None, help="Description (4000 characters; pre-filled in a draft).")
 @common_flags
-@click.option("--music", "auto_add_music", is_flag=True, default=None, help="Direct mode only: let TikTok add music.")
+@click.option(
+    "--music", "auto_add_music", is_flag=True, default=None, help="Direct mode only: let TikTok add music."
+)
 @api_command
-def tiktok_photo(images: tuple[str, ...], description: str | None, title: str | None, mode: str | None,
-                 channel: str | None, privacy: str | None, no_comments: bool | None, ingest: bool, wait: bool,
-                 timeout: float, auto_add_music: bool | None, out: Output) -> None:
+def tiktok_photo(
+    images: tuple[str, ...],
+    description: str | None,
+    title: str | None,
+    mode: str | None,
+    channel: str | None,
+    privacy: str | None,
+    no_comments: bool | None,
+    ingest: bool,
+    wait: bool,
+    timeout: float,
+    auto_add_music: bool | None,
+    out: Output,
+) -> None:
     """Publish a carousel of 1 to 35 IMAGEs (local files are uploaded first; URLs must be on the media host).
 
     \b
@@ -194,7 +263,11 @@ def tiktok_photo(images: tuple[str, ...], description: str | None, title: str | 
     client = get_client(worker=True)
     body["imageUrls"] = media_urls(client, out, list(images), ingest)
     result = client.publish_tiktok_photo(body).model_dump(mode="json", by_alias=True, exclude_none=True)
-    st = follow(client, out, result["publishId"], result.get("channelId") or channel, timeout) if wait else None
+    st = (
+        follow(client, out, result["publishId"], result.get("channelId") or channel, timeout)
+        if wait
+        else None
+    )
     finish(out, result, st)
 
 
@@ -202,11 +275,24 @@ def tiktok_photo(images: tuple[str, ...], description: str | None, title: str | 
 @click.argument("video", metavar="FILE_OR_URL")
 @common_flags
 @click.option("--no-duet", "no_duet", is_flag=True, default=None, help="Direct mode only: disable duets.")
-@click.option("--no-stitch", "no_stitch", is_flag=True, default=None, help="Direct mode only: disable stitches.")
+@click.option(
+    "--no-stitch", "no_stitch", is_flag=True, default=None, help="Direct mode only: disable stitches."
+)
 @api_command
-def tiktok_video(video: str, title: str | None, mode: str | None, channel: str | None, privacy: str | None,
-                 no_comments: bool | None, ingest: bool, wait: bool, timeout: float, no_duet: bool | None,
-                 no_stitch: bool | None, out: Output) -> None:
+def tiktok_video(
+    video: str,
+    title: str | None,
+    mode: str | None,
+    channel: str | None,
+    privacy: str | None,
+    no_comments: bool | None,
+    ingest: bool,
+    wait: bool,
+    timeout: float,
+    no_duet: bool | None,
+    no_stitch: bool | None,
+    out: Output,
+) -> None:
     """Publish a video (a local file is uploaded first; a URL must be on the media host). In draft mode the
     title is not sent (TikTok takes no caption for inbox videos: it is typed in the app).
 
@@ -216,7 +302,10 @@ def tiktok_video(video: str, title: str | None, mode: str | None, channel: str |
       socialpub tiktok video clip.mp4 --mode draft --json | jq -r .publishId
     """
     body = _body(title, mode, channel, privacy, no_comments)
-    for flag, key, value in (("--no-duet", "disableDuet", no_duet), ("--no-stitch", "disableStitch", no_stitch)):
+    for flag, key, value in (
+        ("--no-duet", "disableDuet", no_duet),
+        ("--no-stitch", "disableStitch", no_stitch),
+    ):
         if value:
             if mode != "direct":
                 raise click.UsageError(f"{flag} applies to --mode direct only")
@@ -225,19 +314,38 @@ def tiktok_video(video: str, title: str | None, mode: str | None, channel: str |
     body["videoUrl"] = media_urls(client, out, [video], ingest)[0]
     result = client.publish_tiktok_video(body).model_dump(mode="json", by_alias=True, exclude_none=True)
     if mode != "direct" and title and not out.json:
-        out.note("note: a draft video carries no title at TikTok; type it in the app when finishing the draft")
-    st = follow(client, out, result["publishId"], result.get("channelId") or channel, timeout) if wait else None
+        out.note(
+            "note: a draft video carries no title at TikTok; type it in the app when finishing the draft"
+        )
+    st = (
+        follow(client, out, result["publishId"], result.get("channelId") or channel, timeout)
+        if wait
+        else None
+    )
     finish(out, result, st)
 
 
 @tiktok_group.command("status")
 @click.argument("publish_id")
-@click.option("--channel", default=None, metavar="ACCOUNT_ID",
-              help="The tiktok account that created it (needed when several are connected).")
-@click.option("--wait", is_flag=True, help="Poll until a terminal status (every 10 s, faster embedded; 2 minutes "
-                                           "at most); exit 1 if it FAILED.")
-@click.option("--timeout", type=float, default=WAIT_S, show_default=True,
-              help="With --wait: give up after this many seconds.")
+@click.option(
+    "--channel",
+    default=None,
+    metavar="ACCOUNT_ID",
+    help="The tiktok account that created it (needed when several are connected).",
+)
+@click.option(
+    "--wait",
+    is_flag=True,
+    help="Poll until a terminal status (every 10 s, faster embedded; 2 minutes "
+    "at most); exit 1 if it FAILED.",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=WAIT_S,
+    show_default=True,
+    help="With --wait: give up after this many seconds.",
+)
 @api_command
 def tiktok_status(publish_id: str, channel: str | None, wait: bool, timeout: float, out: Output) -> None:
     """Show a publication's status: PROCESSING_UPLOAD/DOWNLOAD, then SEND_TO_USER_INBOX (draft delivered),
@@ -249,7 +357,13 @@ def tiktok_status(publish_id: str, channel: str | None, wait: bool, timeout: flo
       socialpub tiktok status p_inbox_url~v2.456… --channel acc_01j9… --json | jq -r .status
     """
     client = get_client(worker=wait)
-    st = follow(client, out, publish_id, channel, timeout) if wait else client.tiktok_status(publish_id, channel)
-    out.emit(st.model_dump(mode="json", by_alias=True, exclude_none=True), lambda: show_status(out, publish_id, st))
+    st = (
+        follow(client, out, publish_id, channel, timeout)
+        if wait
+        else client.tiktok_status(publish_id, channel)
+    )
+    out.emit(
+        st.model_dump(mode="json", by_alias=True, exclude_none=True), lambda: show_status(out, publish_id, st)
+    )
     if wait and st.status == "FAILED":
         raise SystemExit(1)

@@ -39,8 +39,12 @@ class TerminalProbe:
 
 
 @click.command("tui")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Open the embedded backend on this data dir (default: the profile's, else $SOCIALPUB_DATA_DIR).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Open the embedded backend on this data dir (default: the profile's, else $SOCIALPUB_DATA_DIR).",
+)
 @time_options
 @click.pass_context
 def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
@@ -76,9 +80,14 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
     from socialpub_tui.app import SocialpubApp
     from socialpub_tui.settings import TuiSettings, settings_path
 
-    label = (f"embedded · {profile.data_dir or 'default data dir'}" if profile.kind == "embedded"
-             else f"{profile.name} · {profile.url}" + (" · owner session" if owner else ""))
+    label = (
+        f"embedded · {profile.data_dir or 'default data dir'}"
+        if profile.kind == "embedded"
+        else f"{profile.name} · {profile.url}" + (" · owner session" if owner else "")
+    )
     app = SocialpubApp(client, zone=zone, backend_label=label, settings=TuiSettings.load(settings_path()))
     app.run()
-    if app.return_code:  # the app stopped on an error (Textual printed it): a script or `make run` must see it
+    if (
+        app.return_code
+    ):  # the app stopped on an error (Textual printed it): a script or `make run` must see it
         sys.exit(app.return_code)

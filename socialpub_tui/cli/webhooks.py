@@ -41,7 +41,9 @@ LISTEN_PORT = 8765  # `webhooks listen`'s default port (docs/webhooks.md)
 LISTEN_HOST = "127.0.0.1"
 MAX_BODY = 5 * 1024 * 1024  # a socialpub event is a few kB: anything near this is not one
 FORWARD_TIMEOUT_S = 10.0  # under the sender's 15 s, so a slow local app is reported rather than retried
-EVENT_TYPE_HEADER = "socialpub-event-type"  # = backend.schemas.webhooks.EVENT_TYPE_HEADER (not imported: cheap start)
+EVENT_TYPE_HEADER = (
+    "socialpub-event-type"  # = backend.schemas.webhooks.EVENT_TYPE_HEADER (not imported: cheap start)
+)
 
 
 @click.group("webhooks")
@@ -70,6 +72,7 @@ def events_group() -> None:
 
 
 # ---- the local secret store -----------------------------------------------------------------------------
+
 
 def _profile() -> Profile:
     from socialpub_tui.client.config import resolve_profile
@@ -107,7 +110,9 @@ def _events_option(value: str | None) -> list[str] | None:
 
 def _state(out: Output, w: WebhookOut) -> str:
     if not w.enabled:
-        return out.style("disabled", fg="bright_black") + (f" ({w.disabled_reason})" if w.disabled_reason else "")
+        return out.style("disabled", fg="bright_black") + (
+            f" ({w.disabled_reason})" if w.disabled_reason else ""
+        )
     if w.failing:
         return out.style("failing", fg="red")
     return out.style("enabled", fg="green")
@@ -126,11 +131,17 @@ def _show_secret(out: Output, w: WebhookWithSecret, stored: str | None, verb: st
 
 # ---- endpoints ----------------------------------------------------------------------------------------
 
+
 @webhooks_group.command("add")
 @click.argument("url")
-@click.option("--events", "events", metavar="TYPE,…", default=None,
-              help="Only these event types, comma-separated (default: every type), e.g. "
-                   "publish.completed,publish.failed,generation.completed.")
+@click.option(
+    "--events",
+    "events",
+    metavar="TYPE,…",
+    default=None,
+    help="Only these event types, comma-separated (default: every type), e.g. "
+    "publish.completed,publish.failed,generation.completed.",
+)
 @click.option("--description", default=None, help="A note for people (at most 500 characters).")
 @api_command
 def webhooks_add(url: str, events: str | None, description: str | None, out: Output) -> None:
@@ -144,7 +155,9 @@ def webhooks_add(url: str, events: str | None, description: str | None, out: Out
       socialpub webhooks add https://example.com/hooks --events publish.completed,publish.failed
       SECRET=$(socialpub webhooks add https://example.com/hooks --json | jq -r .secret)
     """
-    created = get_client(worker=False).create_webhook(url, events=_events_option(events), description=description)
+    created = get_client(worker=False).create_webhook(
+        url, events=_events_option(events), description=description
+    )
     stored = _keep_secret(out, created)
     out.emit(created, lambda: _show_secret(out, created, stored, "Created"))
 
@@ -160,10 +173,25 @@ def webhooks_list(out: Output) -> None:
       socialpub webhooks list --json | jq -r '.[] | select(.failing) | .url'
     """
     items = get_client(worker=False).list_webhooks().items
-    out.emit(items, lambda: out.table(
-        [(w.id, w.url, ", ".join(w.events) or "every type", _state(out, w), short_time(w.last_delivery_at),
-          w.last_status_code, w.description) for w in items],
-        ["ID", "URL", "EVENTS", "STATE", "LAST DELIVERY", "CODE", "DESCRIPTION"], empty="(no webhook endpoint)"))
+    out.emit(
+        items,
+        lambda: out.table(
+            [
+                (
+                    w.id,
+                    w.url,
+                    ", ".join(w.events) or "every type",
+                    _state(out, w),
+                    short_time(w.last_delivery_at),
+                    w.last_status_code,
+                    w.description,
+                )
+                for w in items
+            ],
+            ["ID", "URL", "EVENTS", "STATE", "LAST DELIVERY", "CODE", "DESCRIPTION"],
+            empty="(no webhook endpoint)",
+        ),
+    )
 
 
 @webhooks_group.command("remove")
@@ -202,8 +230,11 @@ def webhooks_enable(endpoint_id: str, out: Output) -> None:
       socialpub events redeliver evt_01j9… --endpoint we_01j9…
     """
     w = get_client(worker=False).update_webhook(endpoint_id, {"enabled": True})
-    out.emit(w, f"Enabled {w.id} → {w.url}: it gets new deliveries again (missed events: "
-                f"socialpub events redeliver EVENT_ID --endpoint {w.id}).")
+    out.emit(
+        w,
+        f"Enabled {w.id} → {w.url}: it gets new deliveries again (missed events: "
+        f"socialpub events redeliver EVENT_ID --endpoint {w.id}).",
+    )
 
 
 @webhooks_group.command("disable")
@@ -217,8 +248,11 @@ def webhooks_disable(endpoint_id: str, out: Output) -> None:
       socialpub webhooks disable we_01j9…
     """
     w = get_client(worker=False).update_webhook(endpoint_id, {"enabled": False})
-    out.emit(w, f"Disabled {w.id} → {w.url}: it gets no new deliveries (socialpub webhooks enable {w.id} "
-                "turns them back on).")
+    out.emit(
+        w,
+        f"Disabled {w.id} → {w.url}: it gets no new deliveries (socialpub webhooks enable {w.id} "
+        "turns them back on).",
+    )
 
 
 @webhooks_group.command("rotate")
@@ -243,8 +277,12 @@ def webhooks_rotate(endpoint_id: str, out: Output) -> None:
 
 @webhooks_group.command("test")
 @click.argument("endpoint_id", metavar="ID")
-@click.option("--wait", is_flag=True, help="Wait for the first attempt and print its outcome (exit 1 if it failed).")
-@click.option("--timeout", type=float, default=30.0, show_default=True, help="With --wait: give up after this long.")
+@click.option(
+    "--wait", is_flag=True, help="Wait for the first attempt and print its outcome (exit 1 if it failed)."
+)
+@click.option(
+    "--timeout", type=float, default=30.0, show_default=True, help="With --wait: give up after this long."
+)
 @api_command
 def webhooks_test(endpoint_id: str, wait: bool, timeout: float, out: Output) -> None:
     """Send a `webhook.test` event to this endpoint only.
@@ -257,13 +295,18 @@ def webhooks_test(endpoint_id: str, wait: bool, timeout: float, out: Output) -> 
     client = get_client()
     queued = client.test_webhook(endpoint_id)
     if not wait:
-        out.emit(queued, f"Queued webhook.test {queued.event_id} to {endpoint_id} (delivery {queued.delivery_id}).\n"
-                         f"See it: socialpub webhooks deliveries {endpoint_id} --limit 1")
+        out.emit(
+            queued,
+            f"Queued webhook.test {queued.event_id} to {endpoint_id} (delivery {queued.delivery_id}).\n"
+            f"See it: socialpub webhooks deliveries {endpoint_id} --limit 1",
+        )
         return
     delivery = _first_attempt(client, endpoint_id, queued.delivery_id, timeout)
     if delivery is None:
-        raise click.ClickException(f"no attempt of {queued.delivery_id} within {timeout:g} s: is a worker running "
-                                   "(socialpub serve, socialpub worker)?")
+        raise click.ClickException(
+            f"no attempt of {queued.delivery_id} within {timeout:g} s: is a worker running "
+            "(socialpub serve, socialpub worker)?"
+        )
     out.emit(delivery, lambda: _show_attempt(out, delivery))
     if delivery.status == "failed" or (delivery.last_status_code or 0) // 100 != 2:
         raise SystemExit(1)
@@ -272,8 +315,10 @@ def webhooks_test(endpoint_id: str, wait: bool, timeout: float, out: Output) -> 
 def _first_attempt(client: Any, endpoint_id: str, delivery_id: str, timeout: float) -> DeliveryOut | None:
     deadline = time.monotonic() + timeout
     while True:
-        found = next((d for d in client.iter_deliveries(endpoint_id, max_items=100, limit=20) if d.id == delivery_id),
-                     None)
+        found = next(
+            (d for d in client.iter_deliveries(endpoint_id, max_items=100, limit=20) if d.id == delivery_id),
+            None,
+        )
         if found is not None and (found.attempts or found.status != "pending"):
             return found  # type: ignore[no-any-return]
         if time.monotonic() >= deadline:
@@ -294,9 +339,16 @@ def _show_attempt(out: Output, d: DeliveryOut) -> None:
 
 @webhooks_group.command("deliveries")
 @click.argument("endpoint_id", metavar="ID")
-@click.option("--status", type=click.Choice(DELIVERY_STATUSES), default=None, help="Only deliveries in this state.")
-@click.option("--limit", type=click.IntRange(1, 10000), default=20, show_default=True,
-              help="At most this many (pages are followed).")
+@click.option(
+    "--status", type=click.Choice(DELIVERY_STATUSES), default=None, help="Only deliveries in this state."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10000),
+    default=20,
+    show_default=True,
+    help="At most this many (pages are followed).",
+)
 @time_options
 @api_command
 def webhooks_deliveries(endpoint_id: str, status: str | None, limit: int, out: Output) -> None:
@@ -309,18 +361,39 @@ def webhooks_deliveries(endpoint_id: str, status: str | None, limit: int, out: O
     """
     client = get_client(worker=False)
     items = list(client.iter_deliveries(endpoint_id, max_items=limit, status=status, limit=min(limit, 100)))
-    out.emit(items, lambda: out.table(
-        [(short_time(d.created_at), d.event_type, d.event_id, out.status(d.status), d.attempts, d.last_status_code,
-          d.last_error) for d in items],
-        ["TIME", "EVENT TYPE", "EVENT ID", "STATUS", "ATTEMPTS", "LAST CODE", "LAST ERROR"], empty="(no delivery)"))
+    out.emit(
+        items,
+        lambda: out.table(
+            [
+                (
+                    short_time(d.created_at),
+                    d.event_type,
+                    d.event_id,
+                    out.status(d.status),
+                    d.attempts,
+                    d.last_status_code,
+                    d.last_error,
+                )
+                for d in items
+            ],
+            ["TIME", "EVENT TYPE", "EVENT ID", "STATUS", "ATTEMPTS", "LAST CODE", "LAST ERROR"],
+            empty="(no delivery)",
+        ),
+    )
 
 
 # ---- events -----------------------------------------------------------------------------------------------
 
+
 @events_group.command("redeliver")
 @click.argument("event_id", metavar="EVENT_ID")
-@click.option("--endpoint", "endpoint_id", metavar="ID", default=None,
-              help="Only to this endpoint (default: every endpoint that had the event).")
+@click.option(
+    "--endpoint",
+    "endpoint_id",
+    metavar="ID",
+    default=None,
+    help="Only to this endpoint (default: every endpoint that had the event).",
+)
 @api_command
 def events_redeliver(event_id: str, endpoint_id: str | None, out: Output) -> None:
     """Deliver an event again, with the same `webhook-id` (receivers deduplicate on it).
@@ -332,8 +405,11 @@ def events_redeliver(event_id: str, endpoint_id: str | None, out: Output) -> Non
     """
     res = get_client().redeliver_event(event_id, endpoint_id=endpoint_id)
     n = len(res.deliveries)
-    out.emit(res, f"Redelivering {res.event_id} ({n} deliver{'y' if n == 1 else 'ies'}: "
-                  f"{', '.join(res.deliveries) or '-'}).")
+    out.emit(
+        res,
+        f"Redelivering {res.event_id} ({n} deliver{'y' if n == 1 else 'ies'}: "
+        f"{', '.join(res.deliveries) or '-'}).",
+    )
 
 
 @events_group.command("show")
@@ -348,12 +424,22 @@ def events_show(event_id: str, out: Output) -> None:
       socialpub events show evt_01j9… --json | jq .data
     """
     e = get_client(worker=False).get_event(event_id)
-    out.emit(e, lambda: out.fields([("id", e.id), ("type", e.type), ("createdAt", short_time(e.created_at)),
-                                    ("subjectId", e.subject_id),
-                                    ("data", json.dumps(e.data, ensure_ascii=False))]))
+    out.emit(
+        e,
+        lambda: out.fields(
+            [
+                ("id", e.id),
+                ("type", e.type),
+                ("createdAt", short_time(e.created_at)),
+                ("subjectId", e.subject_id),
+                ("data", json.dumps(e.data, ensure_ascii=False)),
+            ]
+        ),
+    )
 
 
 # ---- listen: a local receiver ------------------------------------------------------------------------------
+
 
 def _port_of(url: str) -> int | None:
     try:
@@ -371,7 +457,9 @@ def stored_secrets(port: int) -> list[str]:
     for endpoints in load_webhook_secrets().values():
         for entry in endpoints.values():
             if _port_of(str(entry.get("url", ""))) == port:
-                found += [s for s in (entry.get("secret"), entry.get("previousSecret")) if isinstance(s, str) and s]
+                found += [
+                    s for s in (entry.get("secret"), entry.get("previousSecret")) if isinstance(s, str) and s
+                ]
     return found
 
 
@@ -419,8 +507,16 @@ def summary(event_type: str, body: Any) -> str:
 class Receiver:
     """What `listen` does with one request: verify, answer, forward, report. The HTTP server is around it."""
 
-    def __init__(self, *, secrets: tuple[str, ...], forward_to: str | None, as_json: bool,
-                 write: Callable[[str], None], colour: bool = False, zone: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        secrets: tuple[str, ...],
+        forward_to: str | None,
+        as_json: bool,
+        write: Callable[[str], None],
+        colour: bool = False,
+        zone: Any = None,
+    ) -> None:
         self.secrets = secrets
         self.forward_to = forward_to
         self.as_json = as_json
@@ -449,9 +545,16 @@ class Receiver:
                 parsed = json.loads(body)
             except ValueError:
                 parsed = body.decode("utf-8", "replace")
-        event_type = headers.get(EVENT_TYPE_HEADER) or (parsed.get("type") if isinstance(parsed, dict) else None)
-        record: dict[str, Any] = {"id": headers.get("webhook-id") or None, "type": event_type, "verified": ok,
-                                  "receivedAt": received.isoformat().replace("+00:00", "Z"), "body": parsed}
+        event_type = headers.get(EVENT_TYPE_HEADER) or (
+            parsed.get("type") if isinstance(parsed, dict) else None
+        )
+        record: dict[str, Any] = {
+            "id": headers.get("webhook-id") or None,
+            "type": event_type,
+            "verified": ok,
+            "receivedAt": received.isoformat().replace("+00:00", "Z"),
+            "body": parsed,
+        }
         if ok:
             return 204, b"", record
         record["reason"] = why
@@ -466,19 +569,33 @@ class Receiver:
     def forward(self, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
         import httpx
 
-        hop = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "upgrade",
-               "proxy-connection"}
+        hop = {
+            "host",
+            "content-length",
+            "connection",
+            "keep-alive",
+            "transfer-encoding",
+            "te",
+            "upgrade",
+            "proxy-connection",
+        }
         with self._lock:
             if self._http is None:
                 self._http = httpx.Client(timeout=FORWARD_TIMEOUT_S, trust_env=False, follow_redirects=False)
         started = time.monotonic()
         try:
-            r = self._http.post(self.forward_to, content=body,
-                                headers={k: v for k, v in headers.items() if k.lower() not in hop})
+            r = self._http.post(
+                self.forward_to,
+                content=body,
+                headers={k: v for k, v in headers.items() if k.lower() not in hop},
+            )
         except httpx.HTTPError as exc:
             return {"url": self.forward_to, "status": None, "error": str(exc) or type(exc).__name__}
-        return {"url": self.forward_to, "status": r.status_code,
-                "durationMs": round((time.monotonic() - started) * 1000)}
+        return {
+            "url": self.forward_to,
+            "status": r.status_code,
+            "durationMs": round((time.monotonic() - started) * 1000),
+        }
 
     def report(self, record: dict[str, Any]) -> None:
         with self._lock:
@@ -490,10 +607,18 @@ class Receiver:
                 return
             received = datetime.fromisoformat(record["receivedAt"].replace("Z", "+00:00"))
             local = self.zone.local(received) if self.zone is not None else received.astimezone()
-            verdict = self._style("verified", "green") if record["verified"] else \
-                self._style("NOT verified", "red") + f" ({record.get('reason')})"
-            cols = [f"{local:%H:%M:%S}", record["type"] or "?", record["id"] or "-",
-                    summary(record["type"] or "", record["body"]), verdict]
+            verdict = (
+                self._style("verified", "green")
+                if record["verified"]
+                else self._style("NOT verified", "red") + f" ({record.get('reason')})"
+            )
+            cols = [
+                f"{local:%H:%M:%S}",
+                record["type"] or "?",
+                record["id"] or "-",
+                summary(record["type"] or "", record["body"]),
+                verdict,
+            ]
             if again:
                 cols.append("(seen before: a retry or redelivery)")
             fwd = record.get("forward")
@@ -536,10 +661,17 @@ def make_server(receiver: Receiver, host: str, port: int) -> ThreadingHTTPServer
             receiver.after_answer(record, body, headers)
 
         def do_GET(self) -> None:  # noqa: N802
-            self._answer(405, b"socialpub webhooks listen: POST deliveries here\n", "text/plain", {"allow": "POST"})
+            self._answer(
+                405, b"socialpub webhooks listen: POST deliveries here\n", "text/plain", {"allow": "POST"}
+            )
 
-        def _answer(self, status: int, body: bytes, ctype: str = "application/json",
-                    extra: dict[str, str] | None = None) -> None:
+        def _answer(
+            self,
+            status: int,
+            body: bytes,
+            ctype: str = "application/json",
+            extra: dict[str, str] | None = None,
+        ) -> None:
             self.send_response(status)
             for k, v in (extra or {}).items():
                 self.send_header(k, v)
@@ -559,16 +691,33 @@ def make_server(receiver: Receiver, host: str, port: int) -> ThreadingHTTPServer
 
 
 @webhooks_group.command("listen")
-@click.option("--port", type=click.IntRange(0, 65535), default=LISTEN_PORT, show_default=True,
-              help="Port to listen on (0: any free port, printed at start).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=LISTEN_PORT,
+    show_default=True,
+    help="Port to listen on (0: any free port, printed at start).",
+)
 @click.option("--host", default=LISTEN_HOST, show_default=True, help="Address to bind (keep it on loopback).")
-@click.option("--forward-to", "forward_to", metavar="URL", default=None,
-              help="Re-POST each verified delivery, body and headers unchanged, to this local app; its status is "
-                   "shown.")
-@click.option("--secret", "secrets", multiple=True, metavar="whsec_…",
-              help="A secret to verify with (repeat); added to the stored secrets of endpoints on this port.")
+@click.option(
+    "--forward-to",
+    "forward_to",
+    metavar="URL",
+    default=None,
+    help="Re-POST each verified delivery, body and headers unchanged, to this local app; its status is "
+    "shown.",
+)
+@click.option(
+    "--secret",
+    "secrets",
+    multiple=True,
+    metavar="whsec_…",
+    help="A secret to verify with (repeat); added to the stored secrets of endpoints on this port.",
+)
 @api_command
-def webhooks_listen(port: int, host: str, forward_to: str | None, secrets: tuple[str, ...], out: Output) -> None:
+def webhooks_listen(
+    port: int, host: str, forward_to: str | None, secrets: tuple[str, ...], out: Output
+) -> None:
     """Receive deliveries on 127.0.0.1, verify them and print each one, until Ctrl+C.
 
     A delivery is verified with the --secret values and the stored secret of every endpoint added (or rotated) on
@@ -597,15 +746,24 @@ def webhooks_listen(port: int, host: str, forward_to: str | None, secrets: tuple
 
     for secret in secrets:
         if not _usable_secret(secret):
-            raise click.BadParameter("expected whsec_ followed by base64, as printed by `webhooks add`",
-                                     param_hint="--secret")
-    receiver = Receiver(secrets=secrets, forward_to=forward_to, as_json=out.json, write=write, colour=out.colour,
-                        zone=display_zone())
+            raise click.BadParameter(
+                "expected whsec_ followed by base64, as printed by `webhooks add`", param_hint="--secret"
+            )
+    receiver = Receiver(
+        secrets=secrets,
+        forward_to=forward_to,
+        as_json=out.json,
+        write=write,
+        colour=out.colour,
+        zone=display_zone(),
+    )
     try:
         server = make_server(receiver, host, port)
     except OSError as exc:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-                                   + (" (choose another with --port)" if port else "")) from None
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            + (" (choose another with --port)" if port else "")
+        ) from None
     shown_host = LISTEN_HOST if host in ("0.0.0.0", "", "::") else (f"[{host}]" if ":" in host else host)
     url = f"http://{shown_host}:{receiver.port}/"
     profile = profile_name()
@@ -614,16 +772,21 @@ def webhooks_listen(port: int, host: str, forward_to: str | None, secrets: tuple
     say = out.note if out.json else out.line
     say(f"Ready: listening on {url} (Ctrl+C to stop)")
     say(f"Register it once:  {add_cmd}")
-    say(f"Verifying with {stored} stored secret{'s' if stored != 1 else ''} for port {receiver.port}"
+    say(
+        f"Verifying with {stored} stored secret{'s' if stored != 1 else ''} for port {receiver.port}"
         + (f" and {len(secrets)} from --secret" if secrets else "")
-        + (f"; forwarding verified deliveries to {forward_to}" if forward_to else "") + ".")
+        + (f"; forwarding verified deliveries to {forward_to}" if forward_to else "")
+        + "."
+    )
     if host not in ("127.0.0.1", "localhost", "::1"):
         out.note(f"Warning: bound to {host}: other machines can reach this receiver.")
 
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+    previous = (
+        signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+    )
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:

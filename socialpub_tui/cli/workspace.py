@@ -21,18 +21,32 @@ def workspace_group() -> None:
 
 
 def _show(out: Output, ws: Any) -> None:
-    out.fields([
-        ("id", ws.id), ("name", ws.name), ("description", ws.description or "-"), ("currency", ws.currency),
-        ("logo", ws.logo_url or "-"),
-        ("plan", f"{ws.plan.name} (subscribed {ws.plan.subscribed}, status {ws.plan.status or '-'}, "
-                 f"period end {short_time(ws.plan.period_end)})"),
-        ("credits", f"{ws.credits.balance} (monthly {ws.plan.monthly_credits}; image {ws.credits.cost.get('IMAGE')}, "
-                    f"video 5 s {ws.credits.cost.get('VIDEO')})"),
-        ("free posts left", ws.free_publications_left),
-        ("audience", ws.brand.target_audience or "-"), ("value prop", ws.brand.unique_value_prop or "-"),
-        ("voice tone", ws.brand.voice_tone or "-"), ("topics", ws.brand.content_topics or "-"),
-        ("colors", ws.brand.colors or "-"), ("created", short_time(ws.created_at)),
-    ])
+    out.fields(
+        [
+            ("id", ws.id),
+            ("name", ws.name),
+            ("description", ws.description or "-"),
+            ("currency", ws.currency),
+            ("logo", ws.logo_url or "-"),
+            (
+                "plan",
+                f"{ws.plan.name} (subscribed {ws.plan.subscribed}, status {ws.plan.status or '-'}, "
+                f"period end {short_time(ws.plan.period_end)})",
+            ),
+            (
+                "credits",
+                f"{ws.credits.balance} (monthly {ws.plan.monthly_credits}; image {ws.credits.cost.get('IMAGE')}, "
+                f"video 5 s {ws.credits.cost.get('VIDEO')})",
+            ),
+            ("free posts left", ws.free_publications_left),
+            ("audience", ws.brand.target_audience or "-"),
+            ("value prop", ws.brand.unique_value_prop or "-"),
+            ("voice tone", ws.brand.voice_tone or "-"),
+            ("topics", ws.brand.content_topics or "-"),
+            ("colors", ws.brand.colors or "-"),
+            ("created", short_time(ws.created_at)),
+        ]
+    )
 
 
 @workspace_group.command("show")
@@ -61,20 +75,45 @@ def workspace_show(out: Output) -> None:
 @click.option("--color", "colors", multiple=True, help="Brand: a colour (repeat; replaces the list).")
 @time_options
 @api_command
-def workspace_edit(name: str | None, description: str | None, currency: str | None, logo_url: str | None,
-                   audience: str | None, value_prop: str | None, tone: str | None, topics: tuple[str, ...],
-                   colors: tuple[str, ...], out: Output) -> None:
+def workspace_edit(
+    name: str | None,
+    description: str | None,
+    currency: str | None,
+    logo_url: str | None,
+    audience: str | None,
+    value_prop: str | None,
+    tone: str | None,
+    topics: tuple[str, ...],
+    colors: tuple[str, ...],
+    out: Output,
+) -> None:
     """Change workspace fields; only the options given are sent. Needs an owner session on a server.
 
     \b
     Example:
       socialpub workspace edit --description "Coffee for cyclists" --audience "urban cyclists" --color "#0a7"
     """
-    changes: dict[str, Any] = {k: v for k, v in {"name": name, "description": description, "currency": currency,
-                                                 "logo_url": logo_url}.items() if v is not None}
-    brand = {k: v for k, v in {"target_audience": audience, "unique_value_prop": value_prop, "voice_tone": tone,
-                               "content_topics": list(topics) or None, "colors": list(colors) or None}.items()
-             if v is not None}
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "name": name,
+            "description": description,
+            "currency": currency,
+            "logo_url": logo_url,
+        }.items()
+        if v is not None
+    }
+    brand = {
+        k: v
+        for k, v in {
+            "target_audience": audience,
+            "unique_value_prop": value_prop,
+            "voice_tone": tone,
+            "content_topics": list(topics) or None,
+            "colors": list(colors) or None,
+        }.items()
+        if v is not None
+    }
     if brand:
         changes["brand"] = brand
     if not changes:

@@ -20,8 +20,16 @@ if TYPE_CHECKING:
     from socialpub_tui.client.config import Profile
     from socialpub_tui.client.sync import Client
 
-__all__ = ["ApiError", "AsyncClient", "Client", "ConfigError", "NetworkError", "RetryPolicy", "connect",
-           "connect_async"]
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "Client",
+    "ConfigError",
+    "NetworkError",
+    "RetryPolicy",
+    "connect",
+    "connect_async",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -47,12 +55,16 @@ def _remote_kwargs(profile: Profile, use_session: bool) -> dict[str, Any]:
     if not profile.api_key and not session:
         hint = f"set ${profile.api_key_env}" if profile.api_key_env else "add api_key_env to the profile"
         raise ConfigError(f"no API key for {profile.url}: {hint}", code="no_api_key")
-    return {"base_url": profile.url, "api_key": profile.api_key,
-            "session_token": session.get("token") if session else None}
+    return {
+        "base_url": profile.url,
+        "api_key": profile.api_key,
+        "session_token": session.get("token") if session else None,
+    }
 
 
-def connect(profile: str | Profile | None = None, *, worker: bool = True, use_session: bool = True,
-            **options: Any) -> Client:
+def connect(
+    profile: str | Profile | None = None, *, worker: bool = True, use_session: bool = True, **options: Any
+) -> Client:
     """A sync client for a profile (name, Profile, or None to resolve from the environment and config).
 
     Embedded profiles start the backend in-process (with a worker thread unless `worker=False`); remote ones
@@ -71,8 +83,9 @@ def connect(profile: str | Profile | None = None, *, worker: bool = True, use_se
     return Client(**(kwargs | options))
 
 
-def connect_async(profile: str | Profile | None = None, *, worker: bool = True, use_session: bool = True,
-                  **options: Any) -> AsyncClient:
+def connect_async(
+    profile: str | Profile | None = None, *, worker: bool = True, use_session: bool = True, **options: Any
+) -> AsyncClient:
     """The async twin of `connect()` (the TUI's)."""
     from socialpub_tui.client.aio import AsyncClient
     from socialpub_tui.client.config import Profile, resolve_profile

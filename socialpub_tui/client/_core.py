@@ -90,8 +90,16 @@ def dump(model: BaseModel) -> Any:
 class ClientBase:
     """Configuration and the pure parts of sending a call."""
 
-    def __init__(self, *, api_key: str | None, session_token: str | None, retry: RetryPolicy | None,
-                 poll_interval: float, embedded: bool, token_refresh: Callable[[], str] | None) -> None:
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        session_token: str | None,
+        retry: RetryPolicy | None,
+        poll_interval: float,
+        embedded: bool,
+        token_refresh: Callable[[], str] | None,
+    ) -> None:
         self.api_key = api_key
         self.session_token = session_token
         self.retry = retry or RetryPolicy()
@@ -111,14 +119,18 @@ class ClientBase:
             return {}
         if call.auth == "session":
             if not self.session_token:
-                raise ConfigError("this needs the owner's session, not an API key: run `socialpub login` first",
-                                  code="session_required")
+                raise ConfigError(
+                    "this needs the owner's session, not an API key: run `socialpub login` first",
+                    code="session_required",
+                )
             return {"Authorization": f"Bearer {self.session_token}"}
         if self.api_key:
             return {"x-api-key": self.api_key}
         if self.session_token:
             return {"Authorization": f"Bearer {self.session_token}"}
-        raise ConfigError("no API key: set SOCIALPUB_API_KEY or `api_key_env` in the profile", code="no_api_key")
+        raise ConfigError(
+            "no API key: set SOCIALPUB_API_KEY or `api_key_env` in the profile", code="no_api_key"
+        )
 
     def _request(self, http: httpx.Client | httpx.AsyncClient, call: Call[Any]) -> httpx.Request:
         headers = {"user-agent": USER_AGENT, **call.headers, **self._auth_headers(call)}
@@ -151,16 +163,24 @@ class ClientBase:
             except ValueError:
                 body = response.text
             err = from_response(status, body, dict(response.headers))
-            if call.optional_extension and status in (404, 405) and err.code in ("not_found", "method_not_allowed"):
-                err.message = (f"{err.message} — {call.optional_extension} is a socialpub extension of /v1 "
-                               "that this server does not offer")
+            if (
+                call.optional_extension
+                and status in (404, 405)
+                and err.code in ("not_found", "method_not_allowed")
+            ):
+                err.message = (
+                    f"{err.message} — {call.optional_extension} is a socialpub extension of /v1 "
+                    "that this server does not offer"
+                )
             raise err
         if call.model is None:
             return None  # type: ignore[return-value]
         try:
             data = response.json()
         except ValueError:
-            raise ApiError(status, "invalid_response", f"{call.method} {call.path}: the answer is not JSON") from None
+            raise ApiError(
+                status, "invalid_response", f"{call.method} {call.path}: the answer is not JSON"
+            ) from None
         try:
             if isinstance(call.model, type) and issubclass(call.model, BaseModel):
                 model = call.model.model_validate(data)
@@ -168,9 +188,12 @@ class ClientBase:
                 return model  # type: ignore[return-value]
             return data  # type: ignore[no-any-return]
         except ValidationError as exc:
-            raise ApiError(status, "invalid_response",
-                           f"{call.method} {call.path}: the answer does not match the /v1 contract: "
-                           f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}") from None
+            raise ApiError(
+                status,
+                "invalid_response",
+                f"{call.method} {call.path}: the answer does not match the /v1 contract: "
+                f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}",
+            ) from None
 
 
 def items_and_cursor(page: Any) -> tuple[list[Any], str | None]:
@@ -194,7 +217,9 @@ def iterate(fetch: Callable[[str | None], Any], limit: int | None = None) -> Ite
             return
 
 
-async def aiterate(fetch: Callable[[str | None], Awaitable[Any]], limit: int | None = None) -> AsyncIterator[Any]:
+async def aiterate(
+    fetch: Callable[[str | None], Awaitable[Any]], limit: int | None = None
+) -> AsyncIterator[Any]:
     """`iterate` for an async `fetch`: items of successive pages until there is no next cursor (or `limit`)."""
     cursor: str | None = None
     seen = 0

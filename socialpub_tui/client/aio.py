@@ -73,16 +73,33 @@ MEDIA_PREVIEW_MAX = 64 * 1024 * 1024  # fetch_media: bytes read at most (a previ
 class AsyncClient(ClientBase):
     """The async /v1 client (the TUI's). Build one with `socialpub_tui.client.connect_async()`."""
 
-    def __init__(self, base_url: str = "http://socialpub.invalid", *, api_key: str | None = None,
-                 session_token: str | None = None, transport: httpx.AsyncBaseTransport | None = None,
-                 retry: RetryPolicy | None = None, timeout: float = 60.0, poll_interval: float = 10.0,
-                 embedded: bool = False, token_refresh: Callable[[], str] | None = None,
-                 on_close: Callable[[], None] | None = None, on_ready: Callable[[], None] | None = None,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        super().__init__(api_key=api_key, session_token=session_token, retry=retry, poll_interval=poll_interval,
-                         embedded=embedded, token_refresh=token_refresh)
-        self._http = httpx.AsyncClient(base_url=base_url, transport=transport, timeout=timeout,
-                                       follow_redirects=False)
+    def __init__(
+        self,
+        base_url: str = "http://socialpub.invalid",
+        *,
+        api_key: str | None = None,
+        session_token: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 60.0,
+        poll_interval: float = 10.0,
+        embedded: bool = False,
+        token_refresh: Callable[[], str] | None = None,
+        on_close: Callable[[], None] | None = None,
+        on_ready: Callable[[], None] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            session_token=session_token,
+            retry=retry,
+            poll_interval=poll_interval,
+            embedded=embedded,
+            token_refresh=token_refresh,
+        )
+        self._http = httpx.AsyncClient(
+            base_url=base_url, transport=transport, timeout=timeout, follow_redirects=False
+        )
         self._on_close = on_close
         self._on_ready = on_ready
         self._sleep = sleep
@@ -115,7 +132,9 @@ class AsyncClient(ClientBase):
             try:
                 response = await self._http.send(request)
             except httpx.TimeoutException as exc:
-                raise NetworkError(f"{call.method} {call.path}: timed out ({type(exc).__name__})", "timeout") from None
+                raise NetworkError(
+                    f"{call.method} {call.path}: timed out ({type(exc).__name__})", "timeout"
+                ) from None
             except httpx.TransportError as exc:
                 raise NetworkError(f"cannot reach the backend at {self._http.base_url}: {exc}") from None
             if self._should_refresh(response, refreshed):
@@ -141,8 +160,9 @@ class AsyncClient(ClientBase):
         self.session_token = out.session_token
         return out
 
-    async def create_key(self, name: str = "API key", expires_in_days: int | None = 90,
-                         scopes: list[str] | None = None) -> KeyCreated:
+    async def create_key(
+        self, name: str = "API key", expires_in_days: int | None = 90, scopes: list[str] | None = None
+    ) -> KeyCreated:
         return await self.run(calls.create_key(name, expires_in_days, scopes))
 
     async def list_keys(self) -> list[KeyOut]:
@@ -180,11 +200,26 @@ class AsyncClient(ClientBase):
     async def connect_oauth_accounts(self, grant_id: str, external_ids: list[str]) -> ConnectedAccounts:
         return await self.run(calls.connect_oauth_accounts(grant_id, external_ids))
 
-    async def connect_account_token(self, platform: str, access_token: str, *, refresh_token: str | None = None,
-                              expires_in: int | None = None, external_id: str | None = None,
-                              name: str | None = None) -> AccountOut:
-        return await self.run(calls.connect_account_token(platform, access_token, refresh_token=refresh_token,
-                                                     expires_in=expires_in, external_id=external_id, name=name))
+    async def connect_account_token(
+        self,
+        platform: str,
+        access_token: str,
+        *,
+        refresh_token: str | None = None,
+        expires_in: int | None = None,
+        external_id: str | None = None,
+        name: str | None = None,
+    ) -> AccountOut:
+        return await self.run(
+            calls.connect_account_token(
+                platform,
+                access_token,
+                refresh_token=refresh_token,
+                expires_in=expires_in,
+                external_id=external_id,
+                name=name,
+            )
+        )
 
     async def check_account(self, account_id: str) -> AccountCheck:
         return await self.run(calls.check_account(account_id))
@@ -201,7 +236,9 @@ class AsyncClient(ClientBase):
 
     async def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> AsyncIterator[PostOut]:
         filters.setdefault("limit", 100)
-        async for item in aiterate(lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items):
+        async for item in aiterate(
+            lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items
+        ):
             yield item
 
     async def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:
@@ -210,9 +247,14 @@ class AsyncClient(ClientBase):
     async def cancel_post(self, post_id: str) -> None:
         await self.run(calls.cancel_post(post_id))
 
-    async def wait_post(self, post_id: str, *, timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
-                        interval: float | None = None,
-                        on_update: Callable[[PostOut], None] | None = None) -> PostOut:
+    async def wait_post(
+        self,
+        post_id: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
+        interval: float | None = None,
+        on_update: Callable[[PostOut], None] | None = None,
+    ) -> PostOut:
         interval = self.poll_interval if interval is None else interval
         deadline = None if timeout is None else time.monotonic() + timeout
         post = await self.get_post(post_id)
@@ -242,10 +284,15 @@ class AsyncClient(ClientBase):
     async def tiktok_status(self, publish_id: str, channel_id: str | None = None) -> TikTokStatusOut:
         return await self.run(calls.tiktok_status(publish_id, channel_id))
 
-    async def wait_tiktok(self, publish_id: str, channel_id: str | None = None, *,
-                          timeout: float | None = calls.TIKTOK_WAIT_S,  # noqa: ASYNC109 (same API as Client)
-                          interval: float | None = None,
-                          on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
+    async def wait_tiktok(
+        self,
+        publish_id: str,
+        channel_id: str | None = None,
+        *,
+        timeout: float | None = calls.TIKTOK_WAIT_S,  # noqa: ASYNC109 (same API as Client)
+        interval: float | None = None,
+        on_update: Callable[[TikTokStatusOut], None] | None = None,
+    ) -> TikTokStatusOut:
         from backend.schemas.tiktok import TERMINAL_STATUSES
 
         interval = self.poll_interval if interval is None else interval
@@ -259,8 +306,10 @@ class AsyncClient(ClientBase):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise WaitTimeout(f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
-                                      status)
+                    raise WaitTimeout(
+                        f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
+                        status,
+                    )
                 wait = min(wait, left)
             await self._sleep(wait)
             status = await self.tiktok_status(publish_id, channel_id)
@@ -276,8 +325,9 @@ class AsyncClient(ClientBase):
             return None, original
         return await self.create_post(body), original
 
-    async def activity(self, *, days: int | None = None, tz: str | None = None,
-                       failures: int | None = None) -> ActivityOut:
+    async def activity(
+        self, *, days: int | None = None, tz: str | None = None, failures: int | None = None
+    ) -> ActivityOut:
         """Outcomes per local day and the latest failures (extension GET /v1/activity)."""
         return await self.run(calls.activity(days=days, tz=tz, failures=failures))
 
@@ -291,7 +341,9 @@ class AsyncClient(ClientBase):
         """Ingest a file from a public http(s) URL (recommended for videos)."""
         return await self.run(calls.upload_media_url(url))
 
-    async def upload_media_file(self, path: str | Path, progress: Callable[[int], None] | None = None) -> MediaOut:
+    async def upload_media_file(
+        self, path: str | Path, progress: Callable[[int], None] | None = None
+    ) -> MediaOut:
         """Upload a local file (streamed in base64; `progress(bytes_sent)` as it goes)."""
         return await self.run(calls.upload_media_file(path, progress, asynchronous=True))
 
@@ -306,8 +358,10 @@ class AsyncClient(ClientBase):
                     raise NetworkError(f"GET {url}: HTTP {response.status_code}", "media_unavailable")
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > max_bytes:
-                    raise NetworkError(f"{url}: {int(declared) / 1e6:.1f} MB is over {max_bytes / 1e6:.0f} MB",
-                                       "media_too_large")
+                    raise NetworkError(
+                        f"{url}: {int(declared) / 1e6:.1f} MB is over {max_bytes / 1e6:.0f} MB",
+                        "media_too_large",
+                    )
                 chunks: list[bytes] = []
                 total = 0
                 async for chunk in response.aiter_bytes():
@@ -332,8 +386,9 @@ class AsyncClient(ClientBase):
         return await self.run(calls.delete_media(key))
 
     # webhooks (extension; docs/webhooks.md)
-    async def create_webhook(self, url: str, *, events: list[str] | None = None,
-                       description: str | None = None) -> WebhookWithSecret:
+    async def create_webhook(
+        self, url: str, *, events: list[str] | None = None, description: str | None = None
+    ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return await self.run(calls.create_webhook(url, events=events, description=description))
 
@@ -359,11 +414,13 @@ class AsyncClient(ClientBase):
         """One page of an endpoint's delivery log (`status`, `limit`, `cursor`), newest first."""
         return await self.run(calls.list_deliveries(webhook_id, **filters))
 
-    async def iter_deliveries(self, webhook_id: str, *, max_items: int | None = None,
-                              **filters: Any) -> AsyncIterator[DeliveryOut]:
+    async def iter_deliveries(
+        self, webhook_id: str, *, max_items: int | None = None, **filters: Any
+    ) -> AsyncIterator[DeliveryOut]:
         filters.setdefault("limit", 100)
-        async for item in aiterate(lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})),
-                                   max_items):
+        async for item in aiterate(
+            lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})), max_items
+        ):
             yield item
 
     async def get_event(self, event_id: str) -> EventOut:
@@ -373,15 +430,23 @@ class AsyncClient(ClientBase):
         return await self.run(calls.redeliver_event(event_id, endpoint_id=endpoint_id))
 
     # generations
-    async def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,
-                                idempotency_key: str | None = None) -> GenerationOut | GenerationQuote:
+    async def create_generation(
+        self,
+        body: GenerationCreate | dict[str, Any],
+        *,
+        dry_run: bool = False,
+        idempotency_key: str | None = None,
+    ) -> GenerationOut | GenerationQuote:
         """Create an image or a 5/10/15 s video (202 `pending`); with `dry_run`, only the cost and the balance
         after. `idempotency_key`: as the sync client's."""
         from backend.schemas.generations import GenerationCreate
 
         if idempotency_key is not None and not dry_run:
-            body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
-                    else dict(body)) | {"idempotencyKey": idempotency_key}
+            body = (
+                body.model_dump(by_alias=True, exclude_none=True)
+                if isinstance(body, GenerationCreate)
+                else dict(body)
+            ) | {"idempotencyKey": idempotency_key}
         return await self.run(calls.quote_generation(body) if dry_run else calls.create_generation(body))
 
     async def get_generation(self, generation_id: str) -> GenerationOut:
@@ -390,20 +455,26 @@ class AsyncClient(ClientBase):
     async def list_generations(self, **filters: Any) -> GenerationList:
         return await self.run(calls.list_generations(**filters))
 
-    async def iter_generations(self, *, max_items: int | None = None,
-                               **filters: Any) -> AsyncIterator[GenerationOut]:
+    async def iter_generations(
+        self, *, max_items: int | None = None, **filters: Any
+    ) -> AsyncIterator[GenerationOut]:
         filters.setdefault("limit", 100)
-        async for item in aiterate(lambda cursor: self.list_generations(**(filters | {"cursor": cursor})),
-                                   max_items):
+        async for item in aiterate(
+            lambda cursor: self.list_generations(**(filters | {"cursor": cursor})), max_items
+        ):
             yield item
 
     async def delete_generation(self, generation_id: str) -> GenerationDeleted:
         return await self.run(calls.delete_generation(generation_id))
 
-    async def wait_generation(self, generation_id: str, *,
-                              timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
-                              interval: float | None = None,
-                              on_update: Callable[[GenerationOut], None] | None = None) -> GenerationOut:
+    async def wait_generation(
+        self,
+        generation_id: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (same API as Client)
+        interval: float | None = None,
+        on_update: Callable[[GenerationOut], None] | None = None,
+    ) -> GenerationOut:
         interval = self.poll_interval if interval is None else interval
         deadline = None if timeout is None else time.monotonic() + timeout
         generation = await self.get_generation(generation_id)
@@ -415,8 +486,10 @@ class AsyncClient(ClientBase):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise WaitTimeout(f"generation {generation_id} is still {generation.status} after {timeout:g} s",
-                                      generation)
+                    raise WaitTimeout(
+                        f"generation {generation_id} is still {generation.status} after {timeout:g} s",
+                        generation,
+                    )
                 wait = min(wait, left)
             await self._sleep(wait)
             generation = await self.get_generation(generation_id)
@@ -426,7 +499,8 @@ class AsyncClient(ClientBase):
         return generation
 
     # sandbox networks
-    async def sandbox_published(self, *, platform: str | None = None, account_id: str | None = None,
-                          limit: int | None = None) -> SandboxPublishedList:
+    async def sandbox_published(
+        self, *, platform: str | None = None, account_id: str | None = None, limit: int | None = None
+    ) -> SandboxPublishedList:
         """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
         return await self.run(calls.sandbox_published(platform=platform, account_id=account_id, limit=limit))

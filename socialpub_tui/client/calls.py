@@ -70,19 +70,34 @@ def health() -> Call[dict[str, Any]]:
 def login(email: str, password: str) -> Call[SessionOut]:
     from backend.schemas.auth import LoginRequest, SessionOut
 
-    return Call("POST", "/v1/auth/login", SessionOut, json=dump(LoginRequest(email=email, password=password)),
-                auth="none", optional_extension="POST /v1/auth/login")
+    return Call(
+        "POST",
+        "/v1/auth/login",
+        SessionOut,
+        json=dump(LoginRequest(email=email, password=password)),
+        auth="none",
+        optional_extension="POST /v1/auth/login",
+    )
 
 
 # ---- API keys (session) -----------------------------------------------------------------------------------
 
-def create_key(name: str = "API key", expires_in_days: int | None = 90,
-               scopes: list[str] | None = None) -> Call[KeyCreated]:
+
+def create_key(
+    name: str = "API key", expires_in_days: int | None = 90, scopes: list[str] | None = None
+) -> Call[KeyCreated]:
     from backend.schemas.keys import KeyCreate, KeyCreated
 
-    body = KeyCreate.model_validate(clean({"name": name, "scopes": scopes}) | {"expires_in_days": expires_in_days})
-    return Call("POST", "/v1/api-keys", KeyCreated, json=body.model_dump(mode="json", by_alias=True,
-                                                                          exclude_none=False), auth="session")
+    body = KeyCreate.model_validate(
+        clean({"name": name, "scopes": scopes}) | {"expires_in_days": expires_in_days}
+    )
+    return Call(
+        "POST",
+        "/v1/api-keys",
+        KeyCreated,
+        json=body.model_dump(mode="json", by_alias=True, exclude_none=False),
+        auth="session",
+    )
 
 
 def list_keys() -> Call[KeyList]:
@@ -105,6 +120,7 @@ def purge_key(key_id: str) -> Call[KeyDeleted]:
 
 # ---- workspace ---------------------------------------------------------------------------------------------
 
+
 def get_workspace() -> Call[WorkspaceOut]:
     from backend.schemas.workspace import WorkspaceOut
 
@@ -115,11 +131,18 @@ def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOu
     from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
 
     patch = changes if isinstance(changes, WorkspacePatch) else WorkspacePatch.model_validate(changes)
-    return Call("PATCH", "/v1/workspace", WorkspaceOut, json=dump(patch), auth="session",
-                optional_extension="PATCH /v1/workspace")
+    return Call(
+        "PATCH",
+        "/v1/workspace",
+        WorkspaceOut,
+        json=dump(patch),
+        auth="session",
+        optional_extension="PATCH /v1/workspace",
+    )
 
 
 # ---- accounts ----------------------------------------------------------------------------------------------
+
 
 def list_accounts() -> Call[AccountList]:
     from backend.schemas.accounts import AccountList
@@ -131,60 +154,113 @@ def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call
     from backend.schemas.accounts import AccountCreate, AccountOut
 
     body = AccountCreate.model_validate({"platform": platform, "name": name, "behaviour": behaviour})
-    return Call("POST", "/v1/accounts", AccountOut, json=dump(body) | {"kind": "sandbox"}, auth="session",
-                optional_extension="POST /v1/accounts")
+    return Call(
+        "POST",
+        "/v1/accounts",
+        AccountOut,
+        json=dump(body) | {"kind": "sandbox"},
+        auth="session",
+        optional_extension="POST /v1/accounts",
+    )
 
 
 def remove_account(account_id: str) -> Call[AccountOut]:
     from backend.schemas.accounts import AccountOut
 
-    return Call("DELETE", f"/v1/accounts/{_id(account_id)}", AccountOut, auth="session",
-                optional_extension="DELETE /v1/accounts/:id")
+    return Call(
+        "DELETE",
+        f"/v1/accounts/{_id(account_id)}",
+        AccountOut,
+        auth="session",
+        optional_extension="DELETE /v1/accounts/:id",
+    )
 
 
 def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
     from backend.schemas.accounts import OAuthStart, OAuthStarted
 
     body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
-    return Call("POST", "/v1/accounts/oauth/start", OAuthStarted, json=dump(body), auth="session",
-                optional_extension="POST /v1/accounts/oauth/start")
+    return Call(
+        "POST",
+        "/v1/accounts/oauth/start",
+        OAuthStarted,
+        json=dump(body),
+        auth="session",
+        optional_extension="POST /v1/accounts/oauth/start",
+    )
 
 
 def finish_oauth(state: str, code: str) -> Call[OAuthFinished]:
     from backend.schemas.accounts import OAuthFinish, OAuthFinished
 
-    return Call("POST", "/v1/accounts/oauth/finish", OAuthFinished, json=dump(OAuthFinish(state=state, code=code)),
-                auth="session", optional_extension="POST /v1/accounts/oauth/finish")
+    return Call(
+        "POST",
+        "/v1/accounts/oauth/finish",
+        OAuthFinished,
+        json=dump(OAuthFinish(state=state, code=code)),
+        auth="session",
+        optional_extension="POST /v1/accounts/oauth/finish",
+    )
 
 
 def connect_oauth_accounts(grant_id: str, external_ids: list[str]) -> Call[ConnectedAccounts]:
     from backend.schemas.accounts import ConnectedAccounts, OAuthConnect
 
-    return Call("POST", f"/v1/accounts/oauth/{_id(grant_id)}/connect", ConnectedAccounts,
-                json=dump(OAuthConnect(external_ids=external_ids)), auth="session",
-                optional_extension="POST /v1/accounts/oauth/:grantId/connect")
+    return Call(
+        "POST",
+        f"/v1/accounts/oauth/{_id(grant_id)}/connect",
+        ConnectedAccounts,
+        json=dump(OAuthConnect(external_ids=external_ids)),
+        auth="session",
+        optional_extension="POST /v1/accounts/oauth/:grantId/connect",
+    )
 
 
-def connect_account_token(platform: str, access_token: str, *, refresh_token: str | None = None,
-                          expires_in: int | None = None, external_id: str | None = None,
-                          name: str | None = None) -> Call[AccountOut]:
+def connect_account_token(
+    platform: str,
+    access_token: str,
+    *,
+    refresh_token: str | None = None,
+    expires_in: int | None = None,
+    external_id: str | None = None,
+    name: str | None = None,
+) -> Call[AccountOut]:
     from backend.schemas.accounts import AccountOut, TokenConnect
 
-    body = TokenConnect.model_validate({"platform": platform, "access_token": access_token,
-                                        "refresh_token": refresh_token, "expires_in": expires_in,
-                                        "external_id": external_id, "name": name})
-    return Call("POST", "/v1/accounts/connect/token", AccountOut, json=dump(body), auth="session",
-                optional_extension="POST /v1/accounts/connect/token")
+    body = TokenConnect.model_validate(
+        {
+            "platform": platform,
+            "access_token": access_token,
+            "refresh_token": refresh_token,
+            "expires_in": expires_in,
+            "external_id": external_id,
+            "name": name,
+        }
+    )
+    return Call(
+        "POST",
+        "/v1/accounts/connect/token",
+        AccountOut,
+        json=dump(body),
+        auth="session",
+        optional_extension="POST /v1/accounts/connect/token",
+    )
 
 
 def check_account(account_id: str) -> Call[AccountCheck]:
     from backend.schemas.accounts import AccountCheck
 
-    return Call("POST", f"/v1/accounts/{_id(account_id)}/check", AccountCheck, auth="session",
-                optional_extension="POST /v1/accounts/:id/check")
+    return Call(
+        "POST",
+        f"/v1/accounts/{_id(account_id)}/check",
+        AccountCheck,
+        auth="session",
+        optional_extension="POST /v1/accounts/:id/check",
+    )
 
 
 # ---- posts -------------------------------------------------------------------------------------------------
+
 
 def create_post(post: PostCreate | dict[str, Any]) -> Call[PostOut]:
     from backend.schemas.posts import PostCreate, PostOut
@@ -199,20 +275,41 @@ def get_post(post_id: str) -> Call[PostOut]:
     return Call("GET", f"/v1/posts/{_id(post_id)}", PostOut)
 
 
-def list_posts(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
-               platform: str | None = None, account_id: str | None = None, since: str | None = None,
-               until: str | None = None, time_field: str | None = None,
-               idempotency_key: str | None = None, q: str | None = None,
-               order: str | None = None, label: list[str] | None = None) -> Call[PostList]:
+def list_posts(
+    *,
+    cursor: str | None = None,
+    limit: int | None = None,
+    status: list[str] | None = None,
+    platform: str | None = None,
+    account_id: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    time_field: str | None = None,
+    idempotency_key: str | None = None,
+    q: str | None = None,
+    order: str | None = None,
+    label: list[str] | None = None,
+) -> Call[PostList]:
     """A page of posts. `q`: text contains (ignoring case); `order`: `newest` (the server's default) or
     `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
     scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
     must match."""
     from backend.schemas.posts import PostList
 
-    params = {"cursor": cursor, "limit": limit, "status": status or None, "platform": platform,
-              "accountId": account_id, "from": since, "to": until, "timeField": time_field,
-              "idempotencyKey": idempotency_key, "q": q or None, "order": order, "label": label or None}
+    params = {
+        "cursor": cursor,
+        "limit": limit,
+        "status": status or None,
+        "platform": platform,
+        "accountId": account_id,
+        "from": since,
+        "to": until,
+        "timeField": time_field,
+        "idempotencyKey": idempotency_key,
+        "q": q or None,
+        "order": order,
+        "label": label or None,
+    }
     return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
 
 
@@ -237,22 +334,34 @@ def retry_body(post: PostOut) -> tuple[dict[str, Any] | None, list[Any], list[An
     skipped = [t for t in post.targets if t not in retried]
     if not retried:
         return None, [], skipped
-    targets: list[Any] = [{"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform
-                          for t in retried]
-    body: dict[str, Any] = {"targets": targets, "content": post.content, "mediaUrls": list(post.media_urls),
-                            "idempotencyKey": f"retry-of:{post.id}"}
+    targets: list[Any] = [
+        {"platform": t.platform, "channelId": t.account_id} if t.account_id else t.platform for t in retried
+    ]
+    body: dict[str, Any] = {
+        "targets": targets,
+        "content": post.content,
+        "mediaUrls": list(post.media_urls),
+        "idempotencyKey": f"retry-of:{post.id}",
+    }
     if post.options:
         body["options"] = post.options
     return body, retried, skipped
 
 
-def activity(*, days: int | None = None, tz: str | None = None, failures: int | None = None) -> Call[ActivityOut]:
+def activity(
+    *, days: int | None = None, tz: str | None = None, failures: int | None = None
+) -> Call[ActivityOut]:
     """Outcomes per local day of `tz` over the last `days` days and the latest failures (extension
     GET /v1/activity)."""
     from backend.schemas.activity import ActivityOut
 
-    return Call("GET", "/v1/activity", ActivityOut, params={"days": days, "tz": tz, "failures": failures},
-                optional_extension="GET /v1/activity")
+    return Call(
+        "GET",
+        "/v1/activity",
+        ActivityOut,
+        params={"days": days, "tz": tz, "failures": failures},
+        optional_extension="GET /v1/activity",
+    )
 
 
 # ---- media -------------------------------------------------------------------------------------------------
@@ -317,40 +426,69 @@ def upload_media_url(url: str) -> Call[MediaOut]:
     return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
 
 
-def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None, *,
-                      asynchronous: bool = False) -> Call[MediaOut]:
+def upload_media_file(
+    path: str | Path, progress: Callable[[int], None] | None = None, *, asynchronous: bool = False
+) -> Call[MediaOut]:
     """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit.
     `asynchronous`: the body for the async client (AsyncClient.upload_media_file)."""
     from backend.schemas.media import MediaOut
 
     body = Base64FileBody(Path(path), progress)
     if body.length > MAX_MEDIA_BODY:
-        raise ApiError(0, "payload_too_large",
-                       f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
-                       "upload allows (30 MB body in base64); host it and pass its https URL instead")
+        raise ApiError(
+            0,
+            "payload_too_large",
+            f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
+            "upload allows (30 MB body in base64); host it and pass its https URL instead",
+        )
     content: Base64FileBody | AsyncBase64FileBody = AsyncBase64FileBody(body) if asynchronous else body
-    return Call("POST", "/v1/media", MediaOut, content=content,
-                headers={"content-type": "application/json", "content-length": str(body.length)})
+    return Call(
+        "POST",
+        "/v1/media",
+        MediaOut,
+        content=content,
+        headers={"content-type": "application/json", "content-length": str(body.length)},
+    )
 
 
 def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[CreditHistory]:
     """The balance and the credit ledger, newest first (extension GET /v1/credits)."""
     from backend.schemas.credits import CreditHistory
 
-    return Call("GET", "/v1/credits", CreditHistory, params={"cursor": cursor, "limit": limit},
-                optional_extension="GET /v1/credits")
+    return Call(
+        "GET",
+        "/v1/credits",
+        CreditHistory,
+        params={"cursor": cursor, "limit": limit},
+        optional_extension="GET /v1/credits",
+    )
 
 
-def list_media(*, cursor: str | None = None, limit: int | None = None, type: str | None = None,
-               sha256: str | None = None, source_sha256: str | None = None) -> Call[MediaList]:
+def list_media(
+    *,
+    cursor: str | None = None,
+    limit: int | None = None,
+    type: str | None = None,
+    sha256: str | None = None,
+    source_sha256: str | None = None,
+) -> Call[MediaList]:
     """A page of the media library; `sha256`: only the files with these stored bytes; `source_sha256`: only those
     ingested from bytes with this hash (before re-encoding)."""
     from backend.schemas.media import MediaList
 
-    return Call("GET", "/v1/media", MediaList,
-                params={"cursor": cursor, "limit": limit, "type": type, "sha256": sha256,
-                        "sourceSha256": source_sha256},
-                optional_extension="GET /v1/media")
+    return Call(
+        "GET",
+        "/v1/media",
+        MediaList,
+        params={
+            "cursor": cursor,
+            "limit": limit,
+            "type": type,
+            "sha256": sha256,
+            "sourceSha256": source_sha256,
+        },
+        optional_extension="GET /v1/media",
+    )
 
 
 def get_media(key: str) -> Call[MediaItem]:
@@ -366,6 +504,7 @@ def delete_media(key: str) -> Call[MediaDeleted]:
 
 
 # ---- dedicated tiktok publishing ---------------------------------------------------------------------------
+
 
 def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTokPhotoOut]:
     from backend.schemas.tiktok import TikTokPhotoCreate, TikTokPhotoOut
@@ -384,8 +523,12 @@ def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTo
 def tiktok_status(publish_id: str, channel_id: str | None = None) -> Call[TikTokStatusOut]:
     from backend.schemas.tiktok import TikTokStatusOut
 
-    return Call("GET", f"/v1/publish/tiktok/status/{_id(publish_id)}", TikTokStatusOut,
-                params={"channelId": channel_id})
+    return Call(
+        "GET",
+        f"/v1/publish/tiktok/status/{_id(publish_id)}",
+        TikTokStatusOut,
+        params={"channelId": channel_id},
+    )
 
 
 TIKTOK_WAIT_S = 120.0  # spec 4.6: poll every 10 s, 2 minutes at most
@@ -421,8 +564,14 @@ def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[Generation
     then reported as an invalid response."""
     from backend.schemas.generations import GenerationQuote
 
-    return Call("POST", "/v1/generations", GenerationQuote, json=_generation_body(body), params={"dryRun": "true"},
-                optional_extension="POST /v1/generations?dryRun=true")
+    return Call(
+        "POST",
+        "/v1/generations",
+        GenerationQuote,
+        json=_generation_body(body),
+        params={"dryRun": "true"},
+        optional_extension="POST /v1/generations?dryRun=true",
+    )
 
 
 def get_generation(generation_id: str) -> Call[GenerationOut]:
@@ -431,13 +580,22 @@ def get_generation(generation_id: str) -> Call[GenerationOut]:
     return Call("GET", f"/v1/generations/{_id(generation_id)}", GenerationOut)
 
 
-def list_generations(*, cursor: str | None = None, limit: int | None = None, status: list[str] | None = None,
-                     type: str | None = None) -> Call[GenerationList]:
+def list_generations(
+    *,
+    cursor: str | None = None,
+    limit: int | None = None,
+    status: list[str] | None = None,
+    type: str | None = None,
+) -> Call[GenerationList]:
     """A page of recent creations (newest first) with the workspace's `credits`."""
     from backend.schemas.generations import GenerationList
 
-    return Call("GET", "/v1/generations", GenerationList,
-                params={"cursor": cursor, "limit": limit, "status": status or None, "type": type})
+    return Call(
+        "GET",
+        "/v1/generations",
+        GenerationList,
+        params={"cursor": cursor, "limit": limit, "status": status or None, "type": type},
+    )
 
 
 def delete_generation(generation_id: str) -> Call[GenerationDeleted]:
@@ -455,8 +613,9 @@ def generation_snapshot(generation: GenerationOut) -> tuple[Any, ...]:
 _WEBHOOKS = "/v1/webhooks (webhooks)"
 
 
-def create_webhook(url: str, *, events: list[str] | None = None,
-                   description: str | None = None) -> Call[WebhookWithSecret]:
+def create_webhook(
+    url: str, *, events: list[str] | None = None, description: str | None = None
+) -> Call[WebhookWithSecret]:
     """POST /v1/webhooks: 201 with the `whsec_` secret (shown this once)."""
     from backend.schemas.webhooks import WebhookCreate, WebhookWithSecret
 
@@ -481,8 +640,13 @@ def update_webhook(webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> C
     from backend.schemas.webhooks import WebhookOut, WebhookPatch
 
     body = changes if isinstance(changes, WebhookPatch) else WebhookPatch.model_validate(changes)
-    return Call("PATCH", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut,
-                json=body.model_dump(mode="json", by_alias=True, exclude_unset=True), optional_extension=_WEBHOOKS)
+    return Call(
+        "PATCH",
+        f"/v1/webhooks/{_id(webhook_id)}",
+        WebhookOut,
+        json=body.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        optional_extension=_WEBHOOKS,
+    )
 
 
 def delete_webhook(webhook_id: str) -> Call[WebhookDeleted]:
@@ -495,7 +659,9 @@ def rotate_webhook(webhook_id: str) -> Call[WebhookWithSecret]:
     """A new secret (shown this once); the old one keeps signing beside it for 24 h."""
     from backend.schemas.webhooks import WebhookWithSecret
 
-    return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/rotate", WebhookWithSecret, optional_extension=_WEBHOOKS)
+    return Call(
+        "POST", f"/v1/webhooks/{_id(webhook_id)}/rotate", WebhookWithSecret, optional_extension=_WEBHOOKS
+    )
 
 
 def test_webhook(webhook_id: str) -> Call[WebhookTestOut]:
@@ -505,13 +671,19 @@ def test_webhook(webhook_id: str) -> Call[WebhookTestOut]:
     return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/test", WebhookTestOut, optional_extension=_WEBHOOKS)
 
 
-def list_deliveries(webhook_id: str, *, status: str | None = None, limit: int | None = None,
-                    cursor: str | None = None) -> Call[DeliveryList]:
+def list_deliveries(
+    webhook_id: str, *, status: str | None = None, limit: int | None = None, cursor: str | None = None
+) -> Call[DeliveryList]:
     """The delivery log of one endpoint, newest first, each with its attempts."""
     from backend.schemas.webhooks import DeliveryList
 
-    return Call("GET", f"/v1/webhooks/{_id(webhook_id)}/deliveries", DeliveryList,
-                params={"status": status, "limit": limit, "cursor": cursor}, optional_extension=_WEBHOOKS)
+    return Call(
+        "GET",
+        f"/v1/webhooks/{_id(webhook_id)}/deliveries",
+        DeliveryList,
+        params={"status": status, "limit": limit, "cursor": cursor},
+        optional_extension=_WEBHOOKS,
+    )
 
 
 def get_event(event_id: str) -> Call[EventOut]:
@@ -524,16 +696,27 @@ def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[Re
     """Deliver an event again (same `webhook-id`) to every endpoint that had it, or to `endpoint_id` (202)."""
     from backend.schemas.webhooks import RedeliverOut
 
-    return Call("POST", f"/v1/events/{_id(event_id)}/redeliver", RedeliverOut,
-                json=clean({"endpointId": endpoint_id}), optional_extension=_WEBHOOKS)
+    return Call(
+        "POST",
+        f"/v1/events/{_id(event_id)}/redeliver",
+        RedeliverOut,
+        json=clean({"endpointId": endpoint_id}),
+        optional_extension=_WEBHOOKS,
+    )
 
 
 # ---- sandbox networks (extension) --------------------------------------------------------------------------
 
-def sandbox_published(*, platform: str | None = None, account_id: str | None = None,
-                      limit: int | None = None) -> Call[SandboxPublishedList]:
+
+def sandbox_published(
+    *, platform: str | None = None, account_id: str | None = None, limit: int | None = None
+) -> Call[SandboxPublishedList]:
     from backend.schemas.sandbox import SandboxPublishedList
 
-    return Call("GET", "/v1/sandbox/published", SandboxPublishedList,
-                params={"platform": platform, "accountId": account_id, "limit": limit},
-                optional_extension="GET /v1/sandbox/published")
+    return Call(
+        "GET",
+        "/v1/sandbox/published",
+        SandboxPublishedList,
+        params={"platform": platform, "accountId": account_id, "limit": limit},
+        optional_extension="GET /v1/sandbox/published",
+    )

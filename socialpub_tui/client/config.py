@@ -115,13 +115,18 @@ def profile_from(name: str, raw: Any, env: Mapping[str, str], source: str) -> Pr
         key = raw.get("api_key")
         if key_env:
             key = env.get(str(key_env)) or key
-        return Profile(name, "remote", url=str(url).rstrip("/"), api_key=key, api_key_env=key_env, source=source)
+        return Profile(
+            name, "remote", url=str(url).rstrip("/"), api_key=key, api_key_env=key_env, source=source
+        )
     data_dir = raw.get("data_dir")
-    return Profile(name, "embedded", data_dir=Path(str(data_dir)).expanduser() if data_dir else None, source=source)
+    return Profile(
+        name, "embedded", data_dir=Path(str(data_dir)).expanduser() if data_dir else None, source=source
+    )
 
 
-def resolve_profile(name: str | None = None, env: Mapping[str, str] | None = None,
-                    path: Path | None = None) -> Profile:
+def resolve_profile(
+    name: str | None = None, env: Mapping[str, str] | None = None, path: Path | None = None
+) -> Profile:
     """Pick the backend, by the rules in this module's docstring."""
     env = os.environ if env is None else env
     path = path or config_path(env)
@@ -133,8 +138,14 @@ def resolve_profile(name: str | None = None, env: Mapping[str, str] | None = Non
             raise ConfigError(f"no profile {chosen!r} in {path} (profiles: {known})", code="unknown_profile")
         return profile_from(chosen, profiles[chosen], env, f"profile {chosen!r} in {path}")
     if env.get("SOCIALPUB_API_URL"):
-        return Profile("env", "remote", url=env["SOCIALPUB_API_URL"].rstrip("/"), api_key=env.get("SOCIALPUB_API_KEY"),
-                       api_key_env="SOCIALPUB_API_KEY", source="SOCIALPUB_API_URL")
+        return Profile(
+            "env",
+            "remote",
+            url=env["SOCIALPUB_API_URL"].rstrip("/"),
+            api_key=env.get("SOCIALPUB_API_KEY"),
+            api_key_env="SOCIALPUB_API_KEY",
+            source="SOCIALPUB_API_URL",
+        )
     data = load_config(path)
     default = data.get("default")
     if default:
@@ -143,11 +154,16 @@ def resolve_profile(name: str | None = None, env: Mapping[str, str] | None = Non
             raise ConfigError(f"{path}: default profile {default!r} is not defined", code="unknown_profile")
         return profile_from(str(default), profiles[default], env, f"default profile in {path}")
     data_dir = env.get("SOCIALPUB_DATA_DIR")
-    return Profile("embedded", "embedded", data_dir=Path(data_dir).expanduser() if data_dir else None,
-                   source="SOCIALPUB_DATA_DIR" if data_dir else "default data dir")
+    return Profile(
+        "embedded",
+        "embedded",
+        data_dir=Path(data_dir).expanduser() if data_dir else None,
+        source="SOCIALPUB_DATA_DIR" if data_dir else "default data dir",
+    )
 
 
 # ---- saved sessions -------------------------------------------------------------------------------------
+
 
 def sessions_path(env: Mapping[str, str] | None = None) -> Path:
     return config_path(env).parent / "sessions.json"
@@ -210,6 +226,7 @@ def forget_session(profile: Profile, env: Mapping[str, str] | None = None) -> bo
 
 # ---- webhook signing secrets (for `socialpub webhooks listen`) -----------------------------------------
 
+
 def webhook_secrets_path(env: Mapping[str, str] | None = None) -> Path:
     """`webhook-secrets.json` next to `sessions.json` (mode 0600): profile.session_key -> endpoint id ->
     {url, secret, previousSecret?}, written by `webhooks add` and `rotate`, read by `webhooks listen`."""
@@ -219,13 +236,20 @@ def webhook_secrets_path(env: Mapping[str, str] | None = None) -> Path:
 def load_webhook_secrets(env: Mapping[str, str] | None = None) -> dict[str, dict[str, dict[str, str]]]:
     """Every stored endpoint secret, by profile then endpoint id (unreadable or malformed parts are skipped)."""
     data = _read_sessions(webhook_secrets_path(env))
-    return {key: {eid: entry for eid, entry in endpoints.items()
-                  if isinstance(entry, dict) and isinstance(entry.get("secret"), str)}
-            for key, endpoints in data.items() if isinstance(endpoints, dict)}
+    return {
+        key: {
+            eid: entry
+            for eid, entry in endpoints.items()
+            if isinstance(entry, dict) and isinstance(entry.get("secret"), str)
+        }
+        for key, endpoints in data.items()
+        if isinstance(endpoints, dict)
+    }
 
 
-def save_webhook_secret(profile: Profile, endpoint_id: str, url: str, secret: str,
-                        env: Mapping[str, str] | None = None) -> Path:
+def save_webhook_secret(
+    profile: Profile, endpoint_id: str, url: str, secret: str, env: Mapping[str, str] | None = None
+) -> Path:
     """Keep an endpoint's secret; a different secret already stored for it (a rotation) becomes `previousSecret`,
     which the server keeps signing with beside the new one for 24 h."""
     path = webhook_secrets_path(env)

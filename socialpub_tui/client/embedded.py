@@ -85,8 +85,9 @@ class SyncASGITransport(httpx.BaseTransport):
             self._stack.close()
 
 
-def client_kwargs(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True,
-                  asynchronous: bool = False) -> dict[str, Any]:
+def client_kwargs(
+    data_dir: Path | None = None, *, settings: Any = None, worker: bool = True, asynchronous: bool = False
+) -> dict[str, Any]:
     """Keyword arguments for Client / AsyncClient talking to an in-process backend.
 
     With `worker`, the Client's worker starts with the backend (a CLI command may enqueue work at once); the
@@ -113,5 +114,13 @@ def client_kwargs(data_dir: Path | None = None, *, settings: Any = None, worker:
     except ConfigError:
         on_close()
         raise
-    return {"base_url": BASE_URL, "transport": transport, "session_token": token, "token_refresh": emb.mint_token,
-            "embedded": True, "poll_interval": POLL_INTERVAL_S, "on_close": on_close, **extra}
+    return {
+        "base_url": BASE_URL,
+        "transport": transport,
+        "session_token": token,
+        "token_refresh": emb.mint_token,
+        "embedded": True,
+        "poll_interval": POLL_INTERVAL_S,
+        "on_close": on_close,
+        **extra,
+    }

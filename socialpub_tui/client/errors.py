@@ -15,8 +15,14 @@ from typing import Any
 class ApiError(Exception):
     """An API error: HTTP `status`, stable `code` (the spec's error codes), `message`, `details`."""
 
-    def __init__(self, status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -32,7 +38,11 @@ class ApiError(Exception):
         return out
 
     def __str__(self) -> str:
-        head = f"{self.code}: {self.message}" if self.status == 0 else f"{self.status} {self.code}: {self.message}"
+        head = (
+            f"{self.code}: {self.message}"
+            if self.status == 0
+            else f"{self.status} {self.code}: {self.message}"
+        )
         return head
 
     def __repr__(self) -> str:
@@ -60,20 +70,41 @@ def from_response(status: int, body: Any, headers: dict[str, str] | None = None)
         if not isinstance(details, list):
             details = [details] if isinstance(details, dict) else []
         message = body.get("message")
-        return ApiError(status, body["error"], str(message) if message else body["error"],
-                        [d if isinstance(d, dict) else {"detail": d} for d in details], headers)
+        return ApiError(
+            status,
+            body["error"],
+            str(message) if message else body["error"],
+            [d if isinstance(d, dict) else {"detail": d} for d in details],
+            headers,
+        )
     if isinstance(body, dict) and "detail" in body:  # a plain FastAPI/Starlette error from another service
         detail = body["detail"]
-        return ApiError(status, _default_code(status), detail if isinstance(detail, str) else "request failed",
-                        detail if isinstance(detail, list) else [], headers)
+        return ApiError(
+            status,
+            _default_code(status),
+            detail if isinstance(detail, str) else "request failed",
+            detail if isinstance(detail, list) else [],
+            headers,
+        )
     text = body.strip()[:300] if isinstance(body, str) and body.strip() else "request failed"
     return ApiError(status, _default_code(status), text, [], headers)
 
 
 def _default_code(status: int) -> str:
-    return {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-            409: "conflict", 413: "payload_too_large", 429: "rate_limit_exceeded", 500: "internal_error",
-            502: "bad_gateway", 503: "service_unavailable", 504: "gateway_timeout"}.get(status, f"http_{status}")
+    return {
+        400: "bad_request",
+        401: "unauthorized",
+        403: "forbidden",
+        404: "not_found",
+        405: "method_not_allowed",
+        409: "conflict",
+        413: "payload_too_large",
+        429: "rate_limit_exceeded",
+        500: "internal_error",
+        502: "bad_gateway",
+        503: "service_unavailable",
+        504: "gateway_timeout",
+    }.get(status, f"http_{status}")
 
 
 class WaitTimeout(ApiError):

@@ -70,18 +70,36 @@ T = TypeVar("T")
 class Client(ClientBase):
     """A /v1 client. Build one with `socialpub_tui.client.connect()` (profiles, embedded mode), or directly::
 
-        Client("https://pub.example.com", api_key=KEY)
-        Client("http://test", api_key=KEY, transport=httpx.MockTransport(handler))
+    Client("https://pub.example.com", api_key=KEY)
+    Client("http://test", api_key=KEY, transport=httpx.MockTransport(handler))
     """
 
-    def __init__(self, base_url: str = "http://socialpub.invalid", *, api_key: str | None = None,
-                 session_token: str | None = None, transport: httpx.BaseTransport | None = None,
-                 retry: RetryPolicy | None = None, timeout: float = 60.0, poll_interval: float = 10.0,
-                 embedded: bool = False, token_refresh: Callable[[], str] | None = None,
-                 on_close: Callable[[], None] | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
-        super().__init__(api_key=api_key, session_token=session_token, retry=retry, poll_interval=poll_interval,
-                         embedded=embedded, token_refresh=token_refresh)
-        self._http = httpx.Client(base_url=base_url, transport=transport, timeout=timeout, follow_redirects=False)
+    def __init__(
+        self,
+        base_url: str = "http://socialpub.invalid",
+        *,
+        api_key: str | None = None,
+        session_token: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 60.0,
+        poll_interval: float = 10.0,
+        embedded: bool = False,
+        token_refresh: Callable[[], str] | None = None,
+        on_close: Callable[[], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        super().__init__(
+            api_key=api_key,
+            session_token=session_token,
+            retry=retry,
+            poll_interval=poll_interval,
+            embedded=embedded,
+            token_refresh=token_refresh,
+        )
+        self._http = httpx.Client(
+            base_url=base_url, transport=transport, timeout=timeout, follow_redirects=False
+        )
         self._on_close = on_close
         self._sleep = sleep
 
@@ -107,7 +125,9 @@ class Client(ClientBase):
             try:
                 response = self._http.send(request)
             except httpx.TimeoutException as exc:
-                raise NetworkError(f"{call.method} {call.path}: timed out ({type(exc).__name__})", "timeout") from None
+                raise NetworkError(
+                    f"{call.method} {call.path}: timed out ({type(exc).__name__})", "timeout"
+                ) from None
             except httpx.TransportError as exc:
                 raise NetworkError(f"cannot reach the backend at {self._http.base_url}: {exc}") from None
             if self._should_refresh(response, refreshed):
@@ -134,8 +154,9 @@ class Client(ClientBase):
         self.session_token = out.session_token
         return out
 
-    def create_key(self, name: str = "API key", expires_in_days: int | None = 90,
-                   scopes: list[str] | None = None) -> KeyCreated:
+    def create_key(
+        self, name: str = "API key", expires_in_days: int | None = 90, scopes: list[str] | None = None
+    ) -> KeyCreated:
         return self.run(calls.create_key(name, expires_in_days, scopes))
 
     def list_keys(self) -> list[KeyOut]:
@@ -173,11 +194,26 @@ class Client(ClientBase):
     def connect_oauth_accounts(self, grant_id: str, external_ids: list[str]) -> ConnectedAccounts:
         return self.run(calls.connect_oauth_accounts(grant_id, external_ids))
 
-    def connect_account_token(self, platform: str, access_token: str, *, refresh_token: str | None = None,
-                              expires_in: int | None = None, external_id: str | None = None,
-                              name: str | None = None) -> AccountOut:
-        return self.run(calls.connect_account_token(platform, access_token, refresh_token=refresh_token,
-                                                     expires_in=expires_in, external_id=external_id, name=name))
+    def connect_account_token(
+        self,
+        platform: str,
+        access_token: str,
+        *,
+        refresh_token: str | None = None,
+        expires_in: int | None = None,
+        external_id: str | None = None,
+        name: str | None = None,
+    ) -> AccountOut:
+        return self.run(
+            calls.connect_account_token(
+                platform,
+                access_token,
+                refresh_token=refresh_token,
+                expires_in=expires_in,
+                external_id=external_id,
+                name=name,
+            )
+        )
 
     def check_account(self, account_id: str) -> AccountCheck:
         return self.run(calls.check_account(account_id))
@@ -205,8 +241,14 @@ class Client(ClientBase):
     def cancel_post(self, post_id: str) -> None:
         self.run(calls.cancel_post(post_id))
 
-    def wait_post(self, post_id: str, *, timeout: float | None = None, interval: float | None = None,
-                  on_update: Callable[[PostOut], None] | None = None) -> PostOut:
+    def wait_post(
+        self,
+        post_id: str,
+        *,
+        timeout: float | None = None,
+        interval: float | None = None,
+        on_update: Callable[[PostOut], None] | None = None,
+    ) -> PostOut:
         """Poll until the post is completed, partial, failed or cancelled (every `poll_interval`: 10 s on a
         server, faster embedded; a scheduled post is not read again before its time). `on_update` is called
         with each changed state. Raises WaitTimeout after `timeout` seconds."""
@@ -239,8 +281,9 @@ class Client(ClientBase):
             return None, original
         return self.create_post(body), original
 
-    def activity(self, *, days: int | None = None, tz: str | None = None,
-                 failures: int | None = None) -> ActivityOut:
+    def activity(
+        self, *, days: int | None = None, tz: str | None = None, failures: int | None = None
+    ) -> ActivityOut:
         """Outcomes per local day of `tz` over the last `days` days, and the latest failures (extension
         GET /v1/activity)."""
         return self.run(calls.activity(days=days, tz=tz, failures=failures))
@@ -263,9 +306,15 @@ class Client(ClientBase):
         """The publication's status (`failReason` on FAILED); pass the channelId used at creation."""
         return self.run(calls.tiktok_status(publish_id, channel_id))
 
-    def wait_tiktok(self, publish_id: str, channel_id: str | None = None, *, timeout: float | None = calls.TIKTOK_WAIT_S,
-                    interval: float | None = None,
-                    on_update: Callable[[TikTokStatusOut], None] | None = None) -> TikTokStatusOut:
+    def wait_tiktok(
+        self,
+        publish_id: str,
+        channel_id: str | None = None,
+        *,
+        timeout: float | None = calls.TIKTOK_WAIT_S,
+        interval: float | None = None,
+        on_update: Callable[[TikTokStatusOut], None] | None = None,
+    ) -> TikTokStatusOut:
         """Poll until SEND_TO_USER_INBOX, PUBLISH_COMPLETE or FAILED (every `poll_interval`: 10 s on a server,
         faster embedded; 2 minutes at most by default, as spec 4.6 suggests). Raises WaitTimeout."""
         from backend.schemas.tiktok import TERMINAL_STATUSES
@@ -281,8 +330,10 @@ class Client(ClientBase):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise WaitTimeout(f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
-                                      status)
+                    raise WaitTimeout(
+                        f"tiktok publication {publish_id} is still {status.status} after {timeout:g} s",
+                        status,
+                    )
                 wait = min(wait, left)
             self._sleep(wait)
             status = self.tiktok_status(publish_id, channel_id)
@@ -316,8 +367,9 @@ class Client(ClientBase):
         return iterate(lambda cursor: self.list_media(**(filters | {"cursor": cursor})), max_items)
 
     # webhooks (extension; docs/webhooks.md)
-    def create_webhook(self, url: str, *, events: list[str] | None = None,
-                       description: str | None = None) -> WebhookWithSecret:
+    def create_webhook(
+        self, url: str, *, events: list[str] | None = None, description: str | None = None
+    ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return self.run(calls.create_webhook(url, events=events, description=description))
 
@@ -343,11 +395,14 @@ class Client(ClientBase):
         """One page of an endpoint's delivery log (`status`, `limit`, `cursor`), newest first."""
         return self.run(calls.list_deliveries(webhook_id, **filters))
 
-    def iter_deliveries(self, webhook_id: str, *, max_items: int | None = None,
-                        **filters: Any) -> Iterator[DeliveryOut]:
+    def iter_deliveries(
+        self, webhook_id: str, *, max_items: int | None = None, **filters: Any
+    ) -> Iterator[DeliveryOut]:
         """An endpoint's whole delivery log, newest first, following cursors."""
         filters.setdefault("limit", 100)
-        return iterate(lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})), max_items)
+        return iterate(
+            lambda cursor: self.list_deliveries(webhook_id, **(filters | {"cursor": cursor})), max_items
+        )
 
     def get_event(self, event_id: str) -> EventOut:
         return self.run(calls.get_event(event_id))
@@ -356,8 +411,13 @@ class Client(ClientBase):
         return self.run(calls.redeliver_event(event_id, endpoint_id=endpoint_id))
 
     # generations
-    def create_generation(self, body: GenerationCreate | dict[str, Any], *, dry_run: bool = False,
-                          idempotency_key: str | None = None) -> GenerationOut | GenerationQuote:
+    def create_generation(
+        self,
+        body: GenerationCreate | dict[str, Any],
+        *,
+        dry_run: bool = False,
+        idempotency_key: str | None = None,
+    ) -> GenerationOut | GenerationQuote:
         """Create an image or a 5/10/15 s video from a prompt (202 `pending`, credits charged); with `dry_run`,
         only the cost and the balance after (nothing created or charged; a socialpub extension).
         `idempotency_key` (extension): a key already used in the workspace answers the generation made with it
@@ -365,8 +425,11 @@ class Client(ClientBase):
         from backend.schemas.generations import GenerationCreate
 
         if idempotency_key is not None and not dry_run:
-            body = (body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate)
-                    else dict(body)) | {"idempotencyKey": idempotency_key}
+            body = (
+                body.model_dump(by_alias=True, exclude_none=True)
+                if isinstance(body, GenerationCreate)
+                else dict(body)
+            ) | {"idempotencyKey": idempotency_key}
         return self.run(calls.quote_generation(body) if dry_run else calls.create_generation(body))
 
     def get_generation(self, generation_id: str) -> GenerationOut:
@@ -384,8 +447,14 @@ class Client(ClientBase):
     def delete_generation(self, generation_id: str) -> GenerationDeleted:
         return self.run(calls.delete_generation(generation_id))
 
-    def wait_generation(self, generation_id: str, *, timeout: float | None = None, interval: float | None = None,
-                        on_update: Callable[[GenerationOut], None] | None = None) -> GenerationOut:
+    def wait_generation(
+        self,
+        generation_id: str,
+        *,
+        timeout: float | None = None,
+        interval: float | None = None,
+        on_update: Callable[[GenerationOut], None] | None = None,
+    ) -> GenerationOut:
         """Poll until the generation is completed or failed (every `poll_interval`: 10 s on a server, as spec 8
         suggests; faster embedded). `on_update` is called with each changed state. Raises WaitTimeout."""
         interval = self.poll_interval if interval is None else interval
@@ -399,8 +468,10 @@ class Client(ClientBase):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise WaitTimeout(f"generation {generation_id} is still {generation.status} after {timeout:g} s",
-                                      generation)
+                    raise WaitTimeout(
+                        f"generation {generation_id} is still {generation.status} after {timeout:g} s",
+                        generation,
+                    )
                 wait = min(wait, left)
             self._sleep(wait)
             generation = self.get_generation(generation_id)
@@ -432,7 +503,8 @@ class Client(ClientBase):
         return written
 
     # sandbox networks
-    def sandbox_published(self, *, platform: str | None = None, account_id: str | None = None,
-                          limit: int | None = None) -> SandboxPublishedList:
+    def sandbox_published(
+        self, *, platform: str | None = None, account_id: str | None = None, limit: int | None = None
+    ) -> SandboxPublishedList:
         """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
         return self.run(calls.sandbox_published(platform=platform, account_id=account_id, limit=limit))

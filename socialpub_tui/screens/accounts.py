@@ -65,11 +65,15 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
     if at is None:
         return "none", None
     if at <= now:
-        return "expired", (f"{account.name} ({account.platform}): its token expired {relative(at, now)}: "
-                           "reconnect it, its posts will fail until then")
+        return "expired", (
+            f"{account.name} ({account.platform}): its token expired {relative(at, now)}: "
+            "reconnect it, its posts will fail until then"
+        )
     if at - now <= EXPIRY_WARNING:
-        return "soon", (f"{account.name} ({account.platform}): its token expires {relative(at, now)}: "
-                        "reconnect it before then")
+        return "soon", (
+            f"{account.name} ({account.platform}): its token expires {relative(at, now)}: "
+            "reconnect it before then"
+        )
     return "ok", None
 
 
@@ -97,8 +101,14 @@ class AccountsScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         # Sized to fit 80 columns: one space after each cell instead of the default two around it.
-        for label, key in (("account", "account"), ("username", "username"), ("kind", "kind"),
-                           ("status", "status"), ("token", "expires"), ("default", "default")):
+        for label, key in (
+            ("account", "account"),
+            ("username", "username"),
+            ("kind", "kind"),
+            ("status", "status"),
+            ("token", "expires"),
+            ("default", "default"),
+        ):
             table.add_column(label + " ", key=key)
         self.query_one("#acc-title", Static).update("Accounts · loading…")
         self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
@@ -160,7 +170,9 @@ class AccountsScreen(Screen[None]):
             state, warning = expiry(acc, now)
             if warning:
                 warnings.append(warning)
-            row_style = "bold yellow" if state == "soon" else "bold red" if state in ("expired", "reauth") else ""
+            row_style = (
+                "bold yellow" if state == "soon" else "bold red" if state in ("expired", "reauth") else ""
+            )
             at = parse_instant(acc.token_expires_at) if acc.token_expires_at else None
             if state == "reauth":
                 expires = Text("⚠ reconnect ", style=row_style)
@@ -187,7 +199,9 @@ class AccountsScreen(Screen[None]):
         self.query_one("#acc-title", Static).update(title)
         banner = Text()
         for i, line in enumerate(warnings):
-            banner.append(("\n" if i else "") + "⚠ " + line, style="bold yellow" if " expires " in line else "bold red")
+            banner.append(
+                ("\n" if i else "") + "⚠ " + line, style="bold yellow" if " expires " in line else "bold red"
+            )
         warn = self.query_one("#acc-warnings", Static)
         warn.update(banner)
         warn.display = bool(warnings)
@@ -224,7 +238,8 @@ class AccountsScreen(Screen[None]):
     async def _load_published(self, account_id: str) -> None:
         try:
             found = await self.app.client.sandbox_published(  # type: ignore[attr-defined]
-                account_id=account_id, limit=PUBLISHED_SHOWN)
+                account_id=account_id, limit=PUBLISHED_SHOWN
+            )
             items: list[SandboxPublication] | None = list(found.items)
         except Exception as exc:  # noqa: BLE001  (shown with its code)
             self.app.report(exc, "Sandbox publications")  # type: ignore[attr-defined]
@@ -240,11 +255,15 @@ class AccountsScreen(Screen[None]):
         else:
             self._show_published(acc, message.items, "nothing received yet" if not message.items else "")
 
-    def _show_published(self, acc: AccountOut | None, items: list[SandboxPublication] | None, note: str) -> None:
+    def _show_published(
+        self, acc: AccountOut | None, items: list[SandboxPublication] | None, note: str
+    ) -> None:
         head = Text()
         if acc is not None:
-            head.append(f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
-                        style="bold")
+            head.append(
+                f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
+                style="bold",
+            )
             head.append(f" · {acc.name}" + (f" @{acc.username}" if acc.username else ""))
             if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
                 head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
@@ -259,8 +278,10 @@ class AccountsScreen(Screen[None]):
             if i or note:
                 body.append("\n")
             body.append(zone.format(item.created_at), style="blue")
-            body.append(f"  {item.status:<9}", style=status_colour("succeeded" if item.status == "published"
-                                                                   else "inbox_delivered"))
+            body.append(
+                f"  {item.status:<9}",
+                style=status_colour("succeeded" if item.status == "published" else "inbox_delivered"),
+            )
             body.append(f" {(item.kind or ''):<8} ", style="dim")
             what = item.title or item.text or ""
             body.append(" ".join(what.split()) or "(no text)")

@@ -46,8 +46,13 @@ FAILURES = 20
 CREDIT_ENTRIES = 50
 TALL = 40  # from this height on, the webhooks panel is shown beneath the failures (else in their place)
 AT_ONCE = 4  # endpoints whose deliveries are read at the same time
-REASON_LABELS = {"charge": "charged", "refund": "refunded", "grant": "plan grant", "admin": "operator change",
-                 "opening": "opening balance"}
+REASON_LABELS = {
+    "charge": "charged",
+    "refund": "refunded",
+    "grant": "plan grant",
+    "admin": "operator change",
+    "opening": "opening balance",
+}
 
 
 def iana_name(zone: DisplayZone) -> str:
@@ -86,7 +91,11 @@ class WebhooksLoaded(Message):
 def missing_extension(exc: BaseException) -> bool:
     """A 404/405 of a server without the webhooks routes (the client's message says it is an extension) — not a
     `webhook_not_found` or `event_not_found`."""
-    return isinstance(exc, ApiError) and exc.status in (404, 405) and exc.code in ("not_found", "method_not_allowed")
+    return (
+        isinstance(exc, ApiError)
+        and exc.status in (404, 405)
+        and exc.code in ("not_found", "method_not_allowed")
+    )
 
 
 class ActivityScreen(Screen[None]):
@@ -177,7 +186,9 @@ class ActivityScreen(Screen[None]):
             self.query_one(name).display = self.showing_credits
         self.query_one(WebhooksPanel).display = self.webhooks_in_view()
         if self.showing_credits and self.credits is None:
-            self.query_one("#act-credits-title", Static).update(Text("Credits history · loading…", style="bold"))
+            self.query_one("#act-credits-title", Static).update(
+                Text("Credits history · loading…", style="bold")
+            )
         if self.panel == "webhooks":
             self.query_one(WebhooksPanel).focus_table()
         else:
@@ -203,8 +214,11 @@ class ActivityScreen(Screen[None]):
             self.query_one("#act-credits-title", Static).update(title)
             return
         self.credits = history = message.history
-        title.append(f" · balance {history.balance} · {len(history.items)} latest movements, newest first · "
-                     "k shows the failures", style="dim")
+        title.append(
+            f" · balance {history.balance} · {len(history.items)} latest movements, newest first · "
+            "k shows the failures",
+            style="dim",
+        )
         self.query_one("#act-credits-title", Static).update(title)
         table = self.query_one("#act-credits", DataTable)
         table.clear()
@@ -213,10 +227,14 @@ class ActivityScreen(Screen[None]):
             at = parse_instant(e.at)
             colour = "red" if e.amount < 0 else "green" if e.amount > 0 else "white"
             what = (e.generation_id or "") + (" · " if e.generation_id and e.note else "") + (e.note or "")
-            table.add_row(f"{zone.local(at):%d %b %H:%M} " if at else "- ", Text(f"{e.amount:+d} ", style=colour),
-                          f"{e.balance_after} ", REASON_LABELS.get(e.reason, e.reason) + " ",
-                          clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2)),
-                          key=e.id)
+            table.add_row(
+                f"{zone.local(at):%d %b %H:%M} " if at else "- ",
+                Text(f"{e.amount:+d} ", style=colour),
+                f"{e.balance_after} ",
+                REASON_LABELS.get(e.reason, e.reason) + " ",
+                clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2)),
+                key=e.id,
+            )
 
     def action_cycle_days(self) -> None:
         self.days = PERIODS[(PERIODS.index(self.days) + 1) % len(PERIODS)] if self.days in PERIODS else 30
@@ -226,14 +244,21 @@ class ActivityScreen(Screen[None]):
     async def _load(self, days: int) -> None:
         client = self.app.client  # type: ignore[attr-defined]
         tz = iana_name(self.app.zone)  # type: ignore[attr-defined]
-        workspace, activity = await asyncio.gather(client.get_workspace(),
-                                                   client.activity(days=days, tz=tz, failures=FAILURES),
-                                                   return_exceptions=True)
+        workspace, activity = await asyncio.gather(
+            client.get_workspace(),
+            client.activity(days=days, tz=tz, failures=FAILURES),
+            return_exceptions=True,
+        )
         for result, what in ((workspace, "Workspace"), (activity, "Activity")):
             if isinstance(result, BaseException):
                 self.app.report(result, what)  # type: ignore[attr-defined]
-        self.post_message(ActivityLoaded(days, None if isinstance(workspace, BaseException) else workspace,
-                                         None if isinstance(activity, BaseException) else activity))
+        self.post_message(
+            ActivityLoaded(
+                days,
+                None if isinstance(workspace, BaseException) else workspace,
+                None if isinstance(activity, BaseException) else activity,
+            )
+        )
 
     def on_activity_loaded(self, message: ActivityLoaded) -> None:
         if message.days != self.days:
@@ -265,11 +290,16 @@ class ActivityScreen(Screen[None]):
             text.append("workspace could not be read (r to retry)", style="red")
         if act is not None:
             posts, targets = act.totals.posts, act.totals.targets
-            ok, done = targets.succeeded + targets.inbox_delivered, targets.succeeded + targets.inbox_delivered + targets.failed
+            ok, done = (
+                targets.succeeded + targets.inbox_delivered,
+                targets.succeeded + targets.inbox_delivered + targets.failed,
+            )
             rate = act.totals.success_rate
             text.append(f"\nLast {act.days} days · success ", style="dim")
-            text.append("-" if rate is None else f"{rate:.0%}",
-                        style="bold " + ("green" if rate is not None and rate >= 0.95 else "yellow"))
+            text.append(
+                "-" if rate is None else f"{rate:.0%}",
+                style="bold " + ("green" if rate is not None and rate >= 0.95 else "yellow"),
+            )
             text.append(f" ({ok}/{done} targets)", style="dim")
             total = posts.completed + posts.partial + posts.failed
             text.append(f" · {total} post{'s' if total != 1 else ''}: ", style="bold")
@@ -292,8 +322,13 @@ class ActivityScreen(Screen[None]):
         completed = [d.posts.completed for d in act.per_day]
         partial = [d.posts.partial for d in act.per_day]
         failed = [d.posts.failed for d in act.per_day]
-        plt.stacked_bar(xs, [completed, partial, failed], labels=["completed", "partial", "failed"],
-                        color=["green", "orange", "red"], width=0.8)
+        plt.stacked_bar(
+            xs,
+            [completed, partial, failed],
+            labels=["completed", "partial", "failed"],
+            color=["green", "orange", "red"],
+            width=0.8,
+        )
         plt.xticks(ticks, [labels[i] for i in ticks])
         top = max([c + p + f for c, p, f in zip(completed, partial, failed, strict=True)] + [1])
         step = max(1, -(-top // 5))
@@ -303,11 +338,18 @@ class ActivityScreen(Screen[None]):
         rate = self.query_one("#act-rate", PlotextPlot)
         plt = rate.plt
         plt.clear_figure()
-        days_with = [(i, d) for i, d in enumerate(act.per_day)
-                     if d.targets.succeeded + d.targets.inbox_delivered + d.targets.failed]
+        days_with = [
+            (i, d)
+            for i, d in enumerate(act.per_day)
+            if d.targets.succeeded + d.targets.inbox_delivered + d.targets.failed
+        ]
         if days_with:
-            ys = [100 * (d.targets.succeeded + d.targets.inbox_delivered)
-                  / (d.targets.succeeded + d.targets.inbox_delivered + d.targets.failed) for _, d in days_with]
+            ys = [
+                100
+                * (d.targets.succeeded + d.targets.inbox_delivered)
+                / (d.targets.succeeded + d.targets.inbox_delivered + d.targets.failed)
+                for _, d in days_with
+            ]
             plt.plot([i for i, _ in days_with], ys, marker="braille", color="cyan")
             plt.scatter([i for i, _ in days_with], ys, marker="dot", color="cyan")
         plt.ylim(0, 100)
@@ -325,8 +367,12 @@ class ActivityScreen(Screen[None]):
             title.append(f" · webhooks: {alert} (w)", style="bold red")
         act = self._shown
         if act is not None:
-            title.append(f" · {len(act.failures)} shown, newest first · enter opens the post" if act.failures
-                         else " · none in this period", style="dim")
+            title.append(
+                f" · {len(act.failures)} shown, newest first · enter opens the post"
+                if act.failures
+                else " · none in this period",
+                style="dim",
+            )
         self.query_one("#act-failures-title", Static).update(title)
 
     def _show_failures(self, act: ActivityOut) -> None:
@@ -343,9 +389,18 @@ class ActivityScreen(Screen[None]):
             at = parse_instant(f.completed_at) if f.completed_at else None
             kind = f.fail_type or "-"
             reason = " ".join((f.fail_reason or "").split())
-            rows.append((str(i), [f"{zone.local(at):%d %b %H:%M} " if at else "- ", f"{f.platform} ",
-                                  clip(f.account_name, 18) + " ",
-                                  Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"), clip(reason, room)]))
+            rows.append(
+                (
+                    str(i),
+                    [
+                        f"{zone.local(at):%d %b %H:%M} " if at else "- ",
+                        f"{f.platform} ",
+                        clip(f.account_name, 18) + " ",
+                        Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
+                        clip(reason, room),
+                    ],
+                )
+            )
         fill(table, FAILURE_COLUMNS, rows)  # the columns rebuilt: narrower too when the terminal shrank
         if act.failures:
             table.move_cursor(row=min(keep, len(act.failures) - 1))
@@ -456,13 +511,17 @@ class ActivityScreen(Screen[None]):
         url = self.query_one(WebhooksPanel).url_of(delivery.endpoint_id)
         try:
             out = await self.app.client.redeliver_event(  # type: ignore[attr-defined]
-                delivery.event_id, endpoint_id=delivery.endpoint_id)
+                delivery.event_id, endpoint_id=delivery.endpoint_id
+            )
         except Exception as exc:  # noqa: BLE001 — notified with the API's code and message
             self.app.report(exc, "Redeliver")  # type: ignore[attr-defined]
             return
         n = len(out.deliveries)
-        self.notify(f"{delivery.event_type} {out.event_id} queued again for {url} "
-                    f"({n} deliver{'y' if n == 1 else 'ies'})", title="Redelivered")
+        self.notify(
+            f"{delivery.event_type} {out.event_id} queued again for {url} "
+            f"({n} deliver{'y' if n == 1 else 'ies'})",
+            title="Redelivered",
+        )
         self._load_webhooks()
 
     def action_enable_webhook(self) -> None:

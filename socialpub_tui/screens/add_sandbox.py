@@ -32,7 +32,12 @@ class AddSandboxScreen(ModalScreen[tuple[str, str, str] | None]):
             yield Label("Connect a sandbox account", id="add-sandbox-title")
             yield Select([(n, n) for n in NETWORKS], prompt="network", id="add-sandbox-network")
             yield Input(placeholder="display name, e.g. Flaky Corp", id="add-sandbox-name", max_length=200)
-            yield Select([(f"answers: {b}", b) for b in BEHAVIOURS], value="ok", allow_blank=False, id="add-sandbox-behaviour")
+            yield Select(
+                [(f"answers: {b}", b) for b in BEHAVIOURS],
+                value="ok",
+                allow_blank=False,
+                id="add-sandbox-behaviour",
+            )
             yield Label("", id="add-sandbox-problem")
             with Horizontal(id="add-sandbox-buttons"):
                 yield Button("Connect (ctrl+s)", id="add-sandbox-ok", variant="primary")

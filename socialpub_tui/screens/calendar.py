@@ -79,8 +79,13 @@ class CalendarScreen(Screen[None]):
         Binding("enter", "open", "Open post", id="calendar.open"),
         Binding("m", "start_move", "Move post", id="calendar.move"),
         Binding("right_square_bracket", "pick(1)", "Next post in slot", id="calendar.pick_next", show=False),
-        Binding("left_square_bracket", "pick(-1)", "Previous post in slot", id="calendar.pick_previous",
-                show=False),
+        Binding(
+            "left_square_bracket",
+            "pick(-1)",
+            "Previous post in slot",
+            id="calendar.pick_previous",
+            show=False,
+        ),
         Binding("left", "cursor_days(-1)", "Previous day", id="calendar.left", show=False),
         Binding("right", "cursor_days(1)", "Next day", id="calendar.right", show=False),
         Binding("up", "cursor_vertical(-1)", "Earlier", id="calendar.up", show=False),
@@ -228,7 +233,9 @@ class CalendarScreen(Screen[None]):
         count = sum(len(v) for v in s.per_day.values())
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(span, style="bold")
-        notes = dst_notes(s.days if self.view == "week" else [d for d in s.days if d.month == s.month], self.tz)
+        notes = dst_notes(
+            s.days if self.view == "week" else [d for d in s.days if d.month == s.month], self.tz
+        )
         if notes:
             text.append(" · " + "; ".join(notes), style="bold yellow")
         text.append(f" · {count} scheduled")
@@ -257,21 +264,28 @@ class CalendarScreen(Screen[None]):
         if self.view == "week":
             slot = s.slots.get(s.cursor_day, {}).get(s.cursor_row)
             if slot is None:
-                out.append(f"{s.cursor_day:%a %d %b} {s.cursor_row[0]:02d}:00 does not exist in this zone "
-                           "that day (DST)", style="dim")
+                out.append(
+                    f"{s.cursor_day:%a %d %b} {s.cursor_row[0]:02d}:00 does not exist in this zone "
+                    "that day (DST)",
+                    style="dim",
+                )
                 return out
             head = f"{self.fmt(slot.start)} – {local(slot.end, self.tz):%H:%M %Z}"
         else:
             head = f"{s.cursor_day:%A %d %B %Y}"
         here = self.cell_posts()
         out.append(head, style="bold")
-        out.append(f" · {len(here)} scheduled post{'s' if len(here) != 1 else ''}" if here else " · nothing scheduled",
-                   style="dim")
+        out.append(
+            f" · {len(here)} scheduled post{'s' if len(here) != 1 else ''}"
+            if here
+            else " · nothing scheduled",
+            style="dim",
+        )
         if not here:
             out.append("\narrows move · v week/month · pgup/pgdn previous/next · t today", style="dim")
         room = 4
         first = max(0, min(self.pick - room + 1, len(here) - room))
-        for i, post in enumerate(here[first:first + room], first):
+        for i, post in enumerate(here[first : first + room], first):
             at = scheduled(post)
             mark = "▶ " if i == self.pick else "  "
             out.append("\n" + mark, style="bold")
@@ -305,8 +319,13 @@ class CalendarScreen(Screen[None]):
         try:
             while True:
                 page = await self.app.client.list_posts(  # type: ignore[attr-defined]
-                    status=["scheduled"], since=iso_utc(start), until=iso_utc(end), time_field="scheduledAt",
-                    limit=PAGE_SIZE, cursor=cursor)
+                    status=["scheduled"],
+                    since=iso_utc(start),
+                    until=iso_utc(end),
+                    time_field="scheduledAt",
+                    limit=PAGE_SIZE,
+                    cursor=cursor,
+                )
                 posts.extend(page.items)
                 cursor = page.next_cursor
                 if not cursor:
@@ -367,8 +386,11 @@ class CalendarScreen(Screen[None]):
             s.cursor_day = s.cursor_day + timedelta(days=7 * step)
         else:
             first = s.cursor_day.replace(day=1)
-            target = (first + timedelta(days=32)).replace(day=1) if step > 0 else (first - timedelta(days=1)).replace(
-                day=1)
+            target = (
+                (first + timedelta(days=32)).replace(day=1)
+                if step > 0
+                else (first - timedelta(days=1)).replace(day=1)
+            )
             self._goto(target)
         self.pick = 0
         self._rebuild()

@@ -97,8 +97,11 @@ def complete_path(value: str) -> str | None:
     typed_dir, _, prefix = value.rpartition("/")
     folder = Path(typed_dir or ("/" if value.startswith("/") else ".")).expanduser()
     try:
-        names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
-                       if entry.name.startswith(prefix) and (prefix.startswith(".") or not entry.name.startswith(".")))
+        names = sorted(
+            entry.name + ("/" if entry.is_dir() else "")
+            for entry in folder.iterdir()
+            if entry.name.startswith(prefix) and (prefix.startswith(".") or not entry.name.startswith("."))
+        )
     except OSError:
         return None
     if not names:
@@ -127,9 +130,16 @@ class TargetRow(Horizontal):
         self._enabled = enabled
 
     def compose(self) -> ComposeResult:
-        label = f"{self.choice.platform} · {self.choice.name}" + (f" ({self.choice.note})" if self.choice.note else "")
-        yield Checkbox(label, self._selected, id=f"tgt-{self.choice.key}", classes="target-check",
-                       disabled=self._fixed or not self._enabled)
+        label = f"{self.choice.platform} · {self.choice.name}" + (
+            f" ({self.choice.note})" if self.choice.note else ""
+        )
+        yield Checkbox(
+            label,
+            self._selected,
+            id=f"tgt-{self.choice.key}",
+            classes="target-check",
+            disabled=self._fixed or not self._enabled,
+        )
         yield Static("", classes="target-count")
         yield Static("", classes="target-problem", markup=False)
 
@@ -169,8 +179,9 @@ class ComposeScreen(Screen["PostOut | None"]):
         Binding("ctrl+g", "pick_generation", "Media from generations", id="compose.generation"),
     ]
 
-    def __init__(self, post: PostOut | None = None, *, duplicate: bool = False,
-                 media: list[Media] | None = None) -> None:
+    def __init__(
+        self, post: PostOut | None = None, *, duplicate: bool = False, media: list[Media] | None = None
+    ) -> None:
         super().__init__()
         self.source = post
         self.editing = post is not None and not duplicate
@@ -178,8 +189,9 @@ class ComposeScreen(Screen["PostOut | None"]):
         # a duplicate of a scheduled post is scheduled too (at its wall time): never "Now" by surprise
         self._duplicates_a_schedule = self.duplicate and post is not None and post.scheduled_at is not None
         self.idempotency_key = None if self.editing else f"tui-{uuid.uuid4().hex}"
-        self.media: list[Media] = [Media(url, media_kind(url), url.rsplit("/", 1)[-1])
-                                   for url in (post.media_urls if post else [])]
+        self.media: list[Media] = [
+            Media(url, media_kind(url), url.rsplit("/", 1)[-1]) for url in (post.media_urls if post else [])
+        ]
         self._given_media = bool(media)
         self.media.extend(media or [])
         self.choices: list[TargetChoice] = []
@@ -196,14 +208,21 @@ class ComposeScreen(Screen["PostOut | None"]):
         yield Header()
         with VerticalScroll(id="compose-body"):
             yield Label("Text", classes="section")
-            yield TextArea(post.content if post else "", id="compose-text", soft_wrap=True, show_line_numbers=False)
-            yield Label("Targets" + (" (fixed: cancel and create a new post to change them)" if self.editing else ""),
-                        classes="section")
+            yield TextArea(
+                post.content if post else "", id="compose-text", soft_wrap=True, show_line_numbers=False
+            )
+            yield Label(
+                "Targets" + (" (fixed: cancel and create a new post to change them)" if self.editing else ""),
+                classes="section",
+            )
             yield Vertical(id="compose-targets")
             yield Label("Media", classes="section")
             with Horizontal(id="compose-media-row"):
-                yield Input(placeholder="path of an image or video (→ completes, enter uploads it)",
-                            id="compose-media-path", suggester=PathSuggester())
+                yield Input(
+                    placeholder="path of an image or video (→ completes, enter uploads it)",
+                    id="compose-media-path",
+                    suggester=PathSuggester(),
+                )
             yield ProgressBar(id="compose-upload", show_eta=False)
             yield Static("", id="compose-media-error", markup=False)
             yield OptionList(id="compose-media")
@@ -218,21 +237,36 @@ class ComposeScreen(Screen["PostOut | None"]):
                 yield Input(placeholder="time zone (IANA, e.g. Europe/Paris)", id="compose-zone")
             yield Static("", id="compose-when-preview")
             with Collapsible(title="TikTok options", id="compose-tiktok", collapsed=False):
-                yield Select([("Publish directly (DIRECT_POST)", "DIRECT_POST"),
-                              ("Draft to the creator's inbox (MEDIA_UPLOAD)", "MEDIA_UPLOAD")],
-                             value="DIRECT_POST", allow_blank=False, id="tiktok-mode")
-                yield Select([(level, level) for level in TIKTOK_PRIVACY_LEVELS], prompt="privacy: as the account",
-                             id="tiktok-privacy")
+                yield Select(
+                    [
+                        ("Publish directly (DIRECT_POST)", "DIRECT_POST"),
+                        ("Draft to the creator's inbox (MEDIA_UPLOAD)", "MEDIA_UPLOAD"),
+                    ],
+                    value="DIRECT_POST",
+                    allow_blank=False,
+                    id="tiktok-mode",
+                )
+                yield Select(
+                    [(level, level) for level in TIKTOK_PRIVACY_LEVELS],
+                    prompt="privacy: as the account",
+                    id="tiktok-privacy",
+                )
                 with Horizontal(classes="checks"):
                     yield Checkbox("No comments", id="tiktok-no-comment")
                     yield Checkbox("No duets", id="tiktok-no-duet")
                     yield Checkbox("No stitches", id="tiktok-no-stitch")
                     yield Checkbox("Auto music", id="tiktok-music")
             with Collapsible(title="YouTube options", id="compose-youtube", collapsed=False):
-                yield Input(placeholder="title (default: the first line of the text; 100 characters)",
-                            id="youtube-title")
-                yield Select([("public", "public"), ("unlisted", "unlisted"), ("private", "private")],
-                             value="public", allow_blank=False, id="youtube-privacy")
+                yield Input(
+                    placeholder="title (default: the first line of the text; 100 characters)",
+                    id="youtube-title",
+                )
+                yield Select(
+                    [("public", "public"), ("unlisted", "unlisted"), ("private", "private")],
+                    value="public",
+                    allow_blank=False,
+                    id="youtube-privacy",
+                )
                 yield Input(placeholder="tags, comma separated (500 characters in all)", id="youtube-tags")
                 with Horizontal(classes="checks"):
                     yield Checkbox("Made for kids", id="youtube-kids")
@@ -259,8 +293,15 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.set_interval(SCHEDULE_TICK_S, self.update_schedule_preview)
         self.query_one("#compose-text", TextArea).focus()
         if self.editing and post is not None:
-            self._set_choices([TargetChoice(t.account_id or f"{t.platform}-{i}", t.platform, t.account_id,
-                                            t.account_name) for i, t in enumerate(post.targets)], fixed=True)
+            self._set_choices(
+                [
+                    TargetChoice(
+                        t.account_id or f"{t.platform}-{i}", t.platform, t.account_id, t.account_name
+                    )
+                    for i, t in enumerate(post.targets)
+                ],
+                fixed=True,
+            )
         else:
             self.load_accounts()
         self.app.register_draft(self)  # type: ignore[attr-defined]  # ctrl+q and the mode keys ask before dropping it
@@ -273,8 +314,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         zone = self.app.zone  # type: ignore[attr-defined]
         now = self.app.now()  # type: ignore[attr-defined]
         self.query_one("#compose-zone", Input).value = zone.name or ""
-        instant = times.parse_instant(self.source.scheduled_at) if (self.editing or self.duplicate) and \
-            self.source and self.source.scheduled_at else None
+        instant = (
+            times.parse_instant(self.source.scheduled_at)
+            if (self.editing or self.duplicate) and self.source and self.source.scheduled_at
+            else None
+        )
         if instant is not None:
             local = zone.local(instant)
             if self.duplicate and instant <= now:  # a past time: the same wall time, tomorrow
@@ -282,7 +326,9 @@ class ComposeScreen(Screen["PostOut | None"]):
             self.query_one("#compose-date", Input).value = local.strftime("%Y-%m-%d")
             self.query_one("#compose-time", Input).value = local.strftime("%H:%M")
         else:
-            self.query_one("#compose-date", Input).value = (zone.local(now) + timedelta(days=1)).strftime("%Y-%m-%d")
+            self.query_one("#compose-date", Input).value = (zone.local(now) + timedelta(days=1)).strftime(
+                "%Y-%m-%d"
+            )
             self.query_one("#compose-time", Input).value = "09:00"
         self._show_at_fields()
         self.update_schedule_preview()
@@ -295,8 +341,12 @@ class ComposeScreen(Screen["PostOut | None"]):
             self.query_one("#tiktok-mode", Select).value = tiktok["postMode"]
         if tiktok.get("privacyLevel") in TIKTOK_PRIVACY_LEVELS:
             self.query_one("#tiktok-privacy", Select).value = tiktok["privacyLevel"]
-        for key, wid in (("disableComment", "#tiktok-no-comment"), ("disableDuet", "#tiktok-no-duet"),
-                         ("disableStitch", "#tiktok-no-stitch"), ("autoAddMusic", "#tiktok-music")):
+        for key, wid in (
+            ("disableComment", "#tiktok-no-comment"),
+            ("disableDuet", "#tiktok-no-duet"),
+            ("disableStitch", "#tiktok-no-stitch"),
+            ("autoAddMusic", "#tiktok-music"),
+        ):
             self.query_one(wid, Checkbox).value = bool(tiktok.get(key))
         self.query_one("#youtube-title", Input).value = youtube.get("title") or ""
         if youtube.get("privacyStatus") in ("public", "unlisted", "private"):
@@ -313,10 +363,14 @@ class ComposeScreen(Screen["PostOut | None"]):
         except Exception as exc:  # noqa: BLE001
             self.app.report(exc, "reading the connected accounts")  # type: ignore[attr-defined]
             return
-        accounts: list[AccountOut] = sorted(listing.items, key=lambda a: (a.platform, not a.is_default, a.name))
-        choices = [TargetChoice(a.id, a.platform, a.id, a.name,
-                                "" if a.status == "active" else a.status) for a in accounts
-                   if a.status != "disconnected"]
+        accounts: list[AccountOut] = sorted(
+            listing.items, key=lambda a: (a.platform, not a.is_default, a.name)
+        )
+        choices = [
+            TargetChoice(a.id, a.platform, a.id, a.name, "" if a.status == "active" else a.status)
+            for a in accounts
+            if a.status != "disconnected"
+        ]
         preselected: set[str] = set()
         if self.duplicate and self.source is not None:
             for t in self.source.targets:
@@ -337,16 +391,25 @@ class ComposeScreen(Screen["PostOut | None"]):
         box.mount_all([TargetRow(c, selected=True, fixed=fixed) for c in choices])
         self.call_after_refresh(self.refresh_checks)
 
-    async def _mount_choices(self, choices: list[TargetChoice], preselected: set[str], inactive: set[str]) -> None:
+    async def _mount_choices(
+        self, choices: list[TargetChoice], preselected: set[str], inactive: set[str]
+    ) -> None:
         self.choices = choices
         self._initial_targets = set(preselected)
         box = self.query_one("#compose-targets", Vertical)
         await box.remove_children()
         if not choices:
-            await box.mount(Static("No connected account: connect one (f4, or `socialpub accounts`) first.",
-                                   classes="muted"))
-        await box.mount_all([TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
-                             for c in choices])
+            await box.mount(
+                Static(
+                    "No connected account: connect one (f4, or `socialpub accounts`) first.", classes="muted"
+                )
+            )
+        await box.mount_all(
+            [
+                TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
+                for c in choices
+            ]
+        )
         self.refresh_checks()
 
     def rows(self) -> list[TargetRow]:
@@ -364,8 +427,12 @@ class ComposeScreen(Screen["PostOut | None"]):
             privacy = self.query_one("#tiktok-privacy", Select).value
             if isinstance(privacy, str):
                 tiktok["privacyLevel"] = privacy
-            for key, wid in (("disableComment", "#tiktok-no-comment"), ("disableDuet", "#tiktok-no-duet"),
-                             ("disableStitch", "#tiktok-no-stitch"), ("autoAddMusic", "#tiktok-music")):
+            for key, wid in (
+                ("disableComment", "#tiktok-no-comment"),
+                ("disableDuet", "#tiktok-no-duet"),
+                ("disableStitch", "#tiktok-no-stitch"),
+                ("autoAddMusic", "#tiktok-music"),
+            ):
                 if self.query_one(wid, Checkbox).value:
                     tiktok[key] = True
             out["tiktok"] = tiktok
@@ -392,7 +459,9 @@ class ComposeScreen(Screen["PostOut | None"]):
             PostOptions.model_validate(options)
         except ValidationError as exc:
             first = exc.errors()[0]
-            return Problem("validation_error", str(first.get("msg", "invalid option")).removeprefix("Value error, "))
+            return Problem(
+                "validation_error", str(first.get("msg", "invalid option")).removeprefix("Value error, ")
+            )
         return None
 
     def target_problems(self) -> dict[str, list[Problem]]:
@@ -456,8 +525,10 @@ class ComposeScreen(Screen["PostOut | None"]):
         elif bad:
             line.append(f" · {bad} target{'s' if bad != 1 else ''} would refuse it (✗)", style="red")
         else:
-            line.append(" · ctrl+s " + ("saves" if self.editing else "schedules" if schedule else "publishes"),
-                        style="green")
+            line.append(
+                " · ctrl+s " + ("saves" if self.editing else "schedules" if schedule else "publishes"),
+                style="green",
+            )
         status.update(line)
 
     # ---- schedule -----------------------------------------------------------------------------------------
@@ -541,7 +612,9 @@ class ComposeScreen(Screen["PostOut | None"]):
         path_input.disabled = True
         self._draw_status()
         try:
-            media = await self.app.client.upload_media_file(path, progress=lambda sent: bar.update(progress=sent))  # type: ignore[attr-defined]
+            media = await self.app.client.upload_media_file(
+                path, progress=lambda sent: bar.update(progress=sent)
+            )  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001
             error.update(f"{path.name}: {getattr(exc, 'message', exc)}")
             error.display = True
@@ -600,12 +673,20 @@ class ComposeScreen(Screen["PostOut | None"]):
         values = tuple(i.value for i in self.query(Input) if i.id != "compose-media-path")
         checks = tuple(c.value for c in self.query(Checkbox) if not c.has_class("target-check"))
         selects = tuple(s.value for s in self.query(Select))
-        return (self.query_one("#compose-text", TextArea).text, tuple(m.url for m in self.media),
-                self.scheduling(), values, checks, selects)
+        return (
+            self.query_one("#compose-text", TextArea).text,
+            tuple(m.url for m in self.media),
+            self.scheduling(),
+            values,
+            checks,
+            selects,
+        )
 
     def is_dirty(self) -> bool:
-        return (self._form_state() != self._initial
-                or {r.choice.key for r in self.selected_rows()} != self._initial_targets)
+        return (
+            self._form_state() != self._initial
+            or {r.choice.key for r in self.selected_rows()} != self._initial_targets
+        )
 
     def holds_unsent_draft(self) -> bool:
         """Leaving would drop something the user wrote and did not send (escape asks first; so does ctrl+q)."""
@@ -684,8 +765,11 @@ class ComposeScreen(Screen["PostOut | None"]):
             if options or (self.source is not None and self.source.options):
                 patch["options"] = options
             return patch, None
-        body: dict[str, Any] = {"targets": [r.choice.wire() for r in selected], "content": content,
-                                "idempotencyKey": self.idempotency_key}
+        body: dict[str, Any] = {
+            "targets": [r.choice.wire() for r in selected],
+            "content": content,
+            "idempotencyKey": self.idempotency_key,
+        }
         if self.media:
             body["mediaUrls"] = [m.url for m in self.media]
         if schedule is not None:
@@ -724,8 +808,9 @@ class ComposeScreen(Screen["PostOut | None"]):
             if not self._show_server_problems(exc):
                 self.app.report(exc, "sending the post")  # type: ignore[attr-defined]
             self.refresh_checks()
-            self.query_one("#compose-status", Static).update(Text(f"Not sent — {exc.code}: {exc.message}",
-                                                                  style="bold red"))
+            self.query_one("#compose-status", Static).update(
+                Text(f"Not sent — {exc.code}: {exc.message}", style="bold red")
+            )
             return
         except Exception as exc:  # noqa: BLE001
             self.sending = False
@@ -737,9 +822,15 @@ class ComposeScreen(Screen["PostOut | None"]):
         replayed = getattr(post, "_http_status", None) == 200 and not self.editing
         action = "edited" if self.editing else "duplicated" if self.duplicate else "created"
         if replayed:
-            self.notify(f"{post.id} was already created by this screen: nothing new was sent.", title="Already sent")
+            self.notify(
+                f"{post.id} was already created by this screen: nothing new was sent.", title="Already sent"
+            )
         else:
-            when = f"scheduled for {self.app.zone.format(post.scheduled_at)}" if post.scheduled_at else "publishing now"  # type: ignore[attr-defined]
+            when = (
+                f"scheduled for {self.app.zone.format(post.scheduled_at)}"
+                if post.scheduled_at
+                else "publishing now"
+            )  # type: ignore[attr-defined]
             verb = "Saved" if self.editing else "Created"
             self.notify(f"{verb} {post.id}, {when}.", title=verb)
             self.app.announce(post, action)  # type: ignore[attr-defined]
@@ -756,8 +847,12 @@ class ComposeScreen(Screen["PostOut | None"]):
             code = str(detail.get("error", exc.code))
             problem = Problem(code, str(detail.get("message") or code))
             channel = detail.get("channelId") or detail.get("accountId")
-            matching = [r for r in rows if (channel and r.choice.account_id == channel)
-                        or (not channel and r.choice.platform == detail["platform"])]
+            matching = [
+                r
+                for r in rows
+                if (channel and r.choice.account_id == channel)
+                or (not channel and r.choice.platform == detail["platform"])
+            ]
             for row in matching:
                 self.server_problems.setdefault(row.choice.key, []).append(problem)
                 placed = True
@@ -774,5 +869,7 @@ class ComposeScreen(Screen["PostOut | None"]):
             if discard:
                 self.dismiss(None)
 
-        question = "Discard the changes to this post?" if self.editing else "Discard this post? Nothing was sent."
+        question = (
+            "Discard the changes to this post?" if self.editing else "Discard this post? Nothing was sent."
+        )
         self.app.push_screen(ConfirmScreen(question, yes="Discard", no="Keep editing"), answered)

@@ -59,7 +59,9 @@ from socialpub_tui.times import parse_instant, relative
 
 LIVE_STATES = ("pending", "processing")
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
-LIVE_TICK_REMOTE_S = 10.0  # against a server: the spec's polling interval (every read counts against the limit)
+LIVE_TICK_REMOTE_S = (
+    10.0  # against a server: the spec's polling interval (every read counts against the limit)
+)
 PAGE = 50
 QUOTE_DEBOUNCE_S = 0.3
 
@@ -94,7 +96,11 @@ def deleted_sentence(answer: GenerationDeleted) -> str:
     if answer.media_deleted:
         parts.append("its file was deleted")
     elif answer.media_kept_by:
-        until = f" until {answer.media_kept_until}" if answer.media_kept_until else " until they are sent (+30 days)"
+        until = (
+            f" until {answer.media_kept_until}"
+            if answer.media_kept_until
+            else " until they are sent (+30 days)"
+        )
         parts.append(f"its file is kept{until}: used by {', '.join(answer.media_kept_by)}")
     return "; ".join(parts) + "."
 
@@ -109,8 +115,11 @@ def quote_text(quote: GenerationQuote) -> Text:
         text.append(f"{quote.balance_after}", style="bold green")
     else:
         text.append("Not enough credits: ", style="bold red")
-        text.append(f"{what.lower()} costs {quote.credits_cost}, the balance is {quote.balance} "
-                    f"({quote.credits_cost - quote.balance} missing)", style="red")
+        text.append(
+            f"{what.lower()} costs {quote.credits_cost}, the balance is {quote.balance} "
+            f"({quote.credits_cost - quote.balance} missing)",
+            style="red",
+        )
     return text
 
 
@@ -122,7 +131,9 @@ def use_in_new_post(app: Any, g: GenerationOut) -> None:
     if g.status != "completed" or not g.media_url:
         app.notify(f"{g.id} is {g.status}: there is no file to post yet.", severity="warning")
         return
-    app.push_screen(ComposeScreen(media=[Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")]))
+    app.push_screen(
+        ComposeScreen(media=[Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")])
+    )
 
 
 @dataclass
@@ -137,11 +148,15 @@ def ask_delete(screen: Screen[Any], g: GenerationOut) -> None:
     from socialpub_tui.screens.confirm import ConfirmScreen
 
     if g.status == "processing":
-        screen.notify(f"{g.id} is being made: it can be deleted once it is completed or failed.", severity="warning")
+        screen.notify(
+            f"{g.id} is being made: it can be deleted once it is completed or failed.", severity="warning"
+        )
         return
     refund = " Production has not started: its credits will be refunded." if g.status == "pending" else ""
-    question = f"Delete {g.type} {g.id} ({first_line(g.prompt, 40)})?{refund} Its file is deleted unless a post " \
-               "not yet sent uses it."
+    question = (
+        f"Delete {g.type} {g.id} ({first_line(g.prompt, 40)})?{refund} Its file is deleted unless a post "
+        "not yet sent uses it."
+    )
 
     def answered(yes: bool | None) -> None:
         if yes:
@@ -202,8 +217,13 @@ class GenerationsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.title = "Generations"
         table = self.query_one(DataTable)
-        for key, label in (("status", "Status"), ("type", "Type"), ("cost", "Cost"), ("age", "Age"),
-                           ("prompt", "Prompt")):
+        for key, label in (
+            ("status", "Status"),
+            ("type", "Type"),
+            ("cost", "Cost"),
+            ("age", "Age"),
+            ("prompt", "Prompt"),
+        ):
             table.add_column(label, key=key)
         self.load()
 
@@ -231,7 +251,9 @@ class GenerationsScreen(Screen[None]):
     def on_generations_loaded(self, message: GenerationsLoaded) -> None:
         self.loads += 1
         if message.items is None:
-            self.query_one("#gen-status-line", Static).update(Text("could not be read: r to retry", style="red"))
+            self.query_one("#gen-status-line", Static).update(
+                Text("could not be read: r to retry", style="red")
+            )
             return
         keep = message.select or (self.current.id if self.current else None)
         self.items = message.items
@@ -258,8 +280,14 @@ class GenerationsScreen(Screen[None]):
         # the prompt takes what the other columns leave (each has a cell's padding of 1 on both sides)
         room = self.app.size.width - 12 - 13 - 6 - (max(map(len, ages), default=3) + 2) - 3
         for g, shown_age in zip(self.items, ages, strict=True):
-            table.add_row(status_text(g.status), kind_label(g), f"{g.credits_cost}", shown_age,
-                          first_line(g.prompt, max(12, room)), key=g.id)
+            table.add_row(
+                status_text(g.status),
+                kind_label(g),
+                f"{g.credits_cost}",
+                shown_age,
+                first_line(g.prompt, max(12, room)),
+                key=g.id,
+            )
         ids = [g.id for g in self.items]
         if keep in ids:
             table.move_cursor(row=ids.index(keep))
@@ -268,8 +296,11 @@ class GenerationsScreen(Screen[None]):
             c = self.credits
             head.append("Credits ", style="dim")
             head.append(f"{c.balance}", style="bold green" if c.balance > 0 else "bold red")
-            head.append(f" · image {c.cost.get('IMAGE', '?')} · video "
-                        + " / ".join(f"{s} s {v}" for s, v in c.clip.items()), style="dim")
+            head.append(
+                f" · image {c.cost.get('IMAGE', '?')} · video "
+                + " / ".join(f"{s} s {v}" for s, v in c.clip.items()),
+                style="dim",
+            )
         self.query_one("#gen-credits", Static).update(head)
         live = sum(g.status in LIVE_STATES for g in self.items)
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -278,7 +309,9 @@ class GenerationsScreen(Screen[None]):
         else:
             line.append(f"{len(self.items)} generation{'s' if len(self.items) != 1 else ''}", style="dim")
             if live:
-                line.append(f" · {live} in production, refreshed every {live_tick(self.app):g} s", style="cyan")
+                line.append(
+                    f" · {live} in production, refreshed every {live_tick(self.app):g} s", style="cyan"
+                )
             line.append(" · enter opens · u posts it · n makes one", style="dim")
         self.query_one("#gen-status-line", Static).update(line)
         self.refresh_bindings()
@@ -394,8 +427,11 @@ class GenerationDetailScreen(Screen[None]):
         if g.completed_at:
             head.append(f" · finished {zone.format(g.completed_at)}", style="dim")
         if g.source_urls:
-            head.append(f"\nstart image{'s' if len(g.source_urls) > 1 else ''}: "
-                        + ", ".join(u.rsplit('/', 1)[-1] for u in g.source_urls), style="dim")
+            head.append(
+                f"\nstart image{'s' if len(g.source_urls) > 1 else ''}: "
+                + ", ".join(u.rsplit("/", 1)[-1] for u in g.source_urls),
+                style="dim",
+            )
         self.query_one("#gd-head", Static).update(head)
         live = g.status in LIVE_STATES
         self.query_one("#gd-progress").display = live
@@ -480,21 +516,40 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             yield Static("New generation", id="gc-title")
             with Horizontal(classes="gc-row"):
                 yield Label("Type", classes="gc-label")
-                yield Select([("image", "image"), ("video", "video")], value="image", allow_blank=False,
-                             id="gc-type", compact=True)
+                yield Select(
+                    [("image", "image"), ("video", "video")],
+                    value="image",
+                    allow_blank=False,
+                    id="gc-type",
+                    compact=True,
+                )
                 yield Label("Aspect", classes="gc-label")
-                yield Select([(r, r) for r in ASPECT_RATIOS], value=ASPECT_RATIOS[0], allow_blank=False,
-                             id="gc-aspect", compact=True)
+                yield Select(
+                    [(r, r) for r in ASPECT_RATIOS],
+                    value=ASPECT_RATIOS[0],
+                    allow_blank=False,
+                    id="gc-aspect",
+                    compact=True,
+                )
                 yield Label("Duration", classes="gc-label gc-video")
-                yield Select([(f"{d} s", d) for d in DURATIONS], value=DURATIONS[0], allow_blank=False,
-                             id="gc-duration", compact=True, classes="gc-video")
+                yield Select(
+                    [(f"{d} s", d) for d in DURATIONS],
+                    value=DURATIONS[0],
+                    allow_blank=False,
+                    id="gc-duration",
+                    compact=True,
+                    classes="gc-video",
+                )
             yield Label("Prompt", classes="gc-section")
             yield TextArea("", id="gc-prompt", soft_wrap=True, show_line_numbers=False)
             yield Static("", id="gc-count")
             with Horizontal(classes="gc-row gc-video", id="gc-sources-row"):
                 yield Label("Start images", classes="gc-label")
-                yield Input(placeholder=f"up to {MAX_SOURCES} image files, comma separated (optional)",
-                            id="gc-sources", compact=True)
+                yield Input(
+                    placeholder=f"up to {MAX_SOURCES} image files, comma separated (optional)",
+                    id="gc-sources",
+                    compact=True,
+                )
             yield Static("", id="gc-quote")
             yield Static("", id="gc-problem")
             with Horizontal(id="gc-buttons"):
@@ -518,8 +573,11 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
         return self.query_one("#gc-prompt", TextArea).text
 
     def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"type": self.kind, "prompt": self.prompt.strip(),
-                                "aspectRatio": str(self.query_one("#gc-aspect", Select).value)}
+        body: dict[str, Any] = {
+            "type": self.kind,
+            "prompt": self.prompt.strip(),
+            "aspectRatio": str(self.query_one("#gc-aspect", Select).value),
+        }
         if self.kind == "video":
             body["durationSec"] = int(self.query_one("#gc-duration", Select).value)  # type: ignore[arg-type]
         return body
@@ -576,7 +634,9 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             quote = await self.app.client.create_generation(body, dry_run=True)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 — e.g. 402 subscription_required: shown in place of the cost
             code = getattr(exc, "code", type(exc).__name__)
-            self.post_message(QuoteShown(key, None, Text(f"{code}: {getattr(exc, 'message', exc)}", style="red")))
+            self.post_message(
+                QuoteShown(key, None, Text(f"{code}: {getattr(exc, 'message', exc)}", style="red"))
+            )
             return
         self.post_message(QuoteShown(key, quote))
 
@@ -596,10 +656,15 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return f"The prompt needs at least {PROMPT_MIN} characters."
         if n > PROMPT_MAX:
             return f"The prompt has {n} characters: at most {PROMPT_MAX}."
-        if self.quote is not None and self.quote_key() == (self.quote.type, self.quote.duration_sec) \
-                and not self.quote.enough:
-            return (f"Not enough credits: this costs {self.quote.credits_cost}, the balance is "
-                    f"{self.quote.balance}.")
+        if (
+            self.quote is not None
+            and self.quote_key() == (self.quote.type, self.quote.duration_sec)
+            and not self.quote.enough
+        ):
+            return (
+                f"Not enough credits: this costs {self.quote.credits_cost}, the balance is "
+                f"{self.quote.balance}."
+            )
         if len(self.source_paths()) > MAX_SOURCES:
             return f"At most {MAX_SOURCES} start images."
         return None
@@ -650,8 +715,10 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             self.app.report(exc, "Create generation")  # type: ignore[attr-defined]
             self.post_message(CreateFailed(getattr(exc, "message", str(exc))))
             return
-        self.app.notify(f"{generation.id}: {generation.status}, {generation.credits_cost} credits charged.",
-                        title="Generation created")
+        self.app.notify(
+            f"{generation.id}: {generation.status}, {generation.credits_cost} credits charged.",
+            title="Generation created",
+        )
         self.dismiss(generation)
 
     def on_create_failed(self, message: CreateFailed) -> None:
@@ -704,8 +771,12 @@ class GenerationPickerScreen(ModalScreen["GenerationOut | None"]):
         if not self.items:
             options.add_option(Option("no completed generation yet (f6 makes one)", disabled=True))
             return
-        options.add_options([Option(f"{kind_label(g):<11} {age(g, now):>12}  {first_line(g.prompt, 50)}", id=g.id)
-                             for g in self.items])
+        options.add_options(
+            [
+                Option(f"{kind_label(g):<11} {age(g, now):>12}  {first_line(g.prompt, 50)}", id=g.id)
+                for g in self.items
+            ]
+        )
         options.highlighted = 0
         options.focus()
 
@@ -716,4 +787,3 @@ class GenerationPickerScreen(ModalScreen["GenerationOut | None"]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-

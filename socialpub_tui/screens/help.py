@@ -16,7 +16,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static("Keys — ctrl+p opens the command palette, ctrl+q quits from anywhere", id="help-title")
+            yield Static(
+                "Keys — ctrl+p opens the command palette, ctrl+q quits from anywhere", id="help-title"
+            )
             yield DataTable(id="help-keys", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -30,7 +32,9 @@ class HelpScreen(ModalScreen[None]):
             binding = active.binding
             if not binding.description:
                 continue
-            where = "everywhere" if active.node is self.app else type(active.node).__name__.removesuffix("Screen")
+            where = (
+                "everywhere" if active.node is self.app else type(active.node).__name__.removesuffix("Screen")
+            )
             shown = self.app.get_key_display(binding) or key
             if (binding.description, where) in seen:
                 continue

@@ -45,8 +45,16 @@ SCHEDULED_RECHECK_S = 60.0  # a scheduled post is read again this often (edited 
 # A target's fields in the spec's order. A target is either done (completedAt) or waiting (nextAttemptAt): one
 # column says which. The long texts share the width the others leave (ELASTIC), each cut no narrower than
 # MIN_ELASTIC; the chosen target's are shown in full beneath the table.
-COLUMNS = [("network", "Network"), ("account", "Account"), ("status", "Status"), ("reason", "Reason"),
-           ("fail", "Fail type"), ("external", "External id"), ("link", "Link"), ("when", "Completed / next")]
+COLUMNS = [
+    ("network", "Network"),
+    ("account", "Account"),
+    ("status", "Status"),
+    ("reason", "Reason"),
+    ("fail", "Fail type"),
+    ("external", "External id"),
+    ("link", "Link"),
+    ("when", "Completed / next"),
+]
 ELASTIC = ("account", "reason", "external", "link")
 MIN_ELASTIC = 6
 CELL_PADDING = 1  # the table's padding each side of a cell
@@ -66,8 +74,13 @@ def target_label(t: TargetOut) -> str:
     return f"{t.platform} · {t.account_name}"
 
 
-def fit_widths(natural: dict[str, int], available: int, least: dict[str, int] | None = None,
-               elastic: tuple[str, ...] = ELASTIC, minimum: int = MIN_ELASTIC) -> dict[str, int]:
+def fit_widths(
+    natural: dict[str, int],
+    available: int,
+    least: dict[str, int] | None = None,
+    elastic: tuple[str, ...] = ELASTIC,
+    minimum: int = MIN_ELASTIC,
+) -> dict[str, int]:
     """The width of each column (`natural`: its widest cell or label) so that the table fits `available` cells:
     the columns not in `elastic` keep theirs; the elastic ones share the rest, the narrow ones first (each keeps
     its natural width when it fits its share), none under `minimum` or its `least` (its label: then the table is
@@ -131,8 +144,10 @@ def explained(key: str, action: str, description: str, binding_id: str) -> list[
     """A key whose action the state may not allow: the action's binding (shown, dimmed when not allowed), then a
     hidden one on the same key that says why (`explain`). Textual runs the first binding of a key whose action
     check_action allows, and the footer shows the first binding of a key: the action's."""
-    return [Binding(key, action, description, id=binding_id),
-            Binding(key, f"explain('{action}')", description, show=False, id=f"{binding_id}.why")]
+    return [
+        Binding(key, action, description, id=binding_id),
+        Binding(key, f"explain('{action}')", description, show=False, id=f"{binding_id}.why"),
+    ]
 
 
 class PostDetailScreen(Screen[None]):
@@ -168,7 +183,9 @@ class PostDetailScreen(Screen[None]):
         with VerticalScroll(id="detail-body"):
             yield Static(f"{self.post_id} · loading…", id="detail-head", markup=False)
             yield Static("", id="detail-summary")
-            yield DataTable(id="detail-targets", cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING)
+            yield DataTable(
+                id="detail-targets", cursor_type="row", zebra_stripes=True, cell_padding=CELL_PADDING
+            )
             yield Static("", id="detail-target")
             yield Static("", id="detail-text", markup=False)
             yield Horizontal(id="detail-media")
@@ -208,7 +225,9 @@ class PostDetailScreen(Screen[None]):
 
     def on_post_detail_screen_read(self, message: Read) -> None:
         if message.post is None:
-            self.query_one("#detail-head", Static).update(f"{self.post_id} · could not be read ({message.problem})")
+            self.query_one("#detail-head", Static).update(
+                f"{self.post_id} · could not be read ({message.problem})"
+            )
         else:
             self.show(message.post)
 
@@ -258,8 +277,10 @@ class PostDetailScreen(Screen[None]):
         head.append(f" {post.status} ", style=f"bold reverse {status_colour(post.status)}")
         if post.scheduled_at:
             when = parse_instant(post.scheduled_at)
-            head.append(f"  {'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
-                        f"{zone.format(post.scheduled_at)}")
+            head.append(
+                f"  {'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
+                f"{zone.format(post.scheduled_at)}"
+            )
             if when is not None and post.status == "scheduled":
                 head.append(f" ({relative(when, now)})", style="dim")
         else:
@@ -288,12 +309,18 @@ class PostDetailScreen(Screen[None]):
         rows = []
         for t in post.targets:
             shown = target_status(post.status, t.status)
-            rows.append({
-                "network": Text(t.platform), "account": Text(t.account_name),
-                "status": Text(shown, style=status_colour(shown)), "reason": Text(t.fail_reason or ""),
-                "fail": Text(t.fail_type or "", style=fail_colour(t.fail_type)),
-                "external": Text(t.external_post_id or ""), "link": Text(short_link(t.post_url)),
-                "when": Text(self.when_text(t, post))})
+            rows.append(
+                {
+                    "network": Text(t.platform),
+                    "account": Text(t.account_name),
+                    "status": Text(shown, style=status_colour(shown)),
+                    "reason": Text(t.fail_reason or ""),
+                    "fail": Text(t.fail_type or "", style=fail_colour(t.fail_type)),
+                    "external": Text(t.external_post_id or ""),
+                    "link": Text(short_link(t.post_url)),
+                    "when": Text(self.when_text(t, post)),
+                }
+            )
         return rows
 
     def _draw_targets(self, post: PostOut) -> None:
@@ -438,7 +465,9 @@ class PostDetailScreen(Screen[None]):
         """webbrowser.open blocks (it may start a program): in a thread, so the screen keeps answering."""
         opened = webbrowser.open(link)
         if not opened:
-            self.app.call_from_thread(self.notify, f"No browser could open {link}: copy it with y", severity="warning")
+            self.app.call_from_thread(
+                self.notify, f"No browser could open {link}: copy it with y", severity="warning"
+            )
 
     def action_edit(self) -> None:
         from socialpub_tui.screens.compose import ComposeScreen
@@ -518,8 +547,12 @@ class PostDetailScreen(Screen[None]):
         _, retried, _ = calls.retry_body(original)
         names = ", ".join(target_label(t) for t in retried)
         if getattr(new, "_http_status", None) == 200:
-            self.notify(f"Already retried as {new.id} ({new.status}); nothing new was created. To retry again, "
-                        f"retry {new.id}.", title="Already retried", timeout=8)
+            self.notify(
+                f"Already retried as {new.id} ({new.status}); nothing new was created. To retry again, "
+                f"retry {new.id}.",
+                title="Already retried",
+                timeout=8,
+            )
         else:
             self.notify(f"Created {new.id} retrying {names}.", title="Retrying", timeout=8)
             self.app.announce(new, "retried")  # type: ignore[attr-defined]

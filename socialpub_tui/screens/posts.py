@@ -68,7 +68,9 @@ def date_bound(text: str, zone_name: str | None, now: datetime, *, end: bool) ->
         return None
     if text.lower() in ("today", "tomorrow", "yesterday"):  # a day, as the CLI's --from today reads it
         local = now.astimezone(zone(zone_name)) if zone_name else now.astimezone()
-        text = (local.date() + timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[text.lower()])).isoformat()
+        text = (
+            local.date() + timedelta(days={"yesterday": -1, "today": 0, "tomorrow": 1}[text.lower()])
+        ).isoformat()
     try:
         if _DATE.match(text):
             instant = resolve(f"{text} 00:00", zone_name, now)
@@ -113,8 +115,12 @@ class PostsScreen(Screen[None]):
             yield Input(placeholder="words in the text  ( / )", id="posts-search", compact=True)
         with Horizontal(id="posts-filters"):
             yield Select([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
-            yield Select([(f"{badge} {name}", name) for name, badge in NETWORK_BADGES.items()],
-                         prompt="any network", id="posts-network", compact=True)
+            yield Select(
+                [(f"{badge} {name}", name) for name, badge in NETWORK_BADGES.items()],
+                prompt="any network",
+                id="posts-network",
+                compact=True,
+            )
             yield Select([], prompt="any account", id="posts-account", compact=True)
             yield Input(placeholder="from", id="posts-from", compact=True)
             yield Input(placeholder="to", id="posts-to", compact=True)
@@ -156,8 +162,11 @@ class PostsScreen(Screen[None]):
         search = self.query_one("#posts-search", Input).value.strip()
         if search:
             params["q"] = search[:200]
-        for select_id, name in (("#posts-status", "status"), ("#posts-network", "platform"),
-                                ("#posts-account", "account_id")):
+        for select_id, name in (
+            ("#posts-status", "status"),
+            ("#posts-network", "platform"),
+            ("#posts-account", "account_id"),
+        ):
             value = self.query_one(select_id, Select).value
             if value is not Select.NULL:
                 params[name] = [value] if name == "status" else value
@@ -183,8 +192,9 @@ class PostsScreen(Screen[None]):
         self._debounce = None
         params = self.query_params()
         if params != self.post_list.query_params:
-            self.post_list.empty_text = ("no post matches these filters: x clears them" if params
-                                         else "no posts yet: n writes one")
+            self.post_list.empty_text = (
+                "no post matches these filters: x clears them" if params else "no posts yet: n writes one"
+            )
             self.post_list.set_query(params)
         self._show_status()
 
@@ -217,15 +227,19 @@ class PostsScreen(Screen[None]):
         except Exception as exc:
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
-        options = [(f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
-                   for a in accounts.items]
+        options = [
+            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
+            for a in accounts.items
+        ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down
             if options == self.account_options:
                 continue
             self.account_options = options
             current = select.value
             try:
-                if any(value == current for _, value in options):  # the account filtered on is still there: kept
+                if any(
+                    value == current for _, value in options
+                ):  # the account filtered on is still there: kept
                     with self.prevent(Select.Changed):
                         select.set_options(options)
                         select.value = current
@@ -266,7 +280,9 @@ class PostsScreen(Screen[None]):
         self._first_page_done()
         self._show_status()
         can_open = self.post_list.cursor_post is not None
-        if can_open != self._can_open:  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
+        if (
+            can_open != self._can_open
+        ):  # `Open` is offered only on a post (the footer is rebuilt: not on every move)
             self._can_open = can_open
             self.refresh_bindings()
 
@@ -300,7 +316,9 @@ class PostsScreen(Screen[None]):
             parts.append("[red]could not read the posts[/] (r tries again)")
         for box, problem in self._problems.items():
             parts.append(f"[red]{box}:[/] {problem}")
-        self.query_one("#posts-status-line", Static).update("  ·  ".join(parts), layout=False)  # its size is fixed
+        self.query_one("#posts-status-line", Static).update(
+            "  ·  ".join(parts), layout=False
+        )  # its size is fixed
 
     # ---- actions ----------------------------------------------------------------------------------------------
     def action_open(self) -> None:

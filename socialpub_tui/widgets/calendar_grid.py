@@ -250,7 +250,7 @@ class MonthGrid(Widget):
         width = self.size.width or 80
         height = self.size.height or 20
         col = max(6, width // 7)
-        weeks = [s.days[i:i + 7] for i in range(0, len(s.days), 7)]
+        weeks = [s.days[i : i + 7] for i in range(0, len(s.days), 7)]
         lines = max(2, min(5, (height - 1) // max(1, len(weeks))))
         out = Text(no_wrap=True, overflow="crop")
         for name in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"):
@@ -281,8 +281,12 @@ class MonthGrid(Widget):
         at = scheduled(post)
         moving = post.id == s.moving_id
         more = len(posts) - room if i == room - 1 and len(posts) > room else 0
-        text = _cell(("»" if moving else " ") + (f"{local(at, s.tz):%H:%M}" if at else "")
-                     + (f" +{more} more" if more else f" {badges(post)}"), col)
+        text = _cell(
+            ("»" if moving else " ")
+            + (f"{local(at, s.tz):%H:%M}" if at else "")
+            + (f" +{more} more" if more else f" {badges(post)}"),
+            col,
+        )
         style = "bold yellow" if moving else "dim blue" if other else "blue"
         if post.id == s.selected_id:
             style += " underline"

@@ -41,9 +41,18 @@ class Footer(TextualFooter):
             self.call_later(self.recompose)
 
     def _what_it_shows(self) -> tuple[Any, ...]:
-        shown = tuple((binding.key, binding.action, binding.description, enabled, tooltip,
-                       binding.group.description if binding.group is not None else None)
-                      for (_, binding, enabled, tooltip) in self.screen.active_bindings.values() if binding.show)
+        shown = tuple(
+            (
+                binding.key,
+                binding.action,
+                binding.description,
+                enabled,
+                tooltip,
+                binding.group.description if binding.group is not None else None,
+            )
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
         palette = self.app.COMMAND_PALETTE_BINDING if self.show_command_palette else None
         return shown, palette, self.app.ENABLE_COMMAND_PALETTE, self.combine_groups
 

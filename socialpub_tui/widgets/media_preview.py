@@ -96,8 +96,15 @@ class MediaPreview(Vertical):
     MediaPreview .media-url { width: auto; max-width: 46; color: $text-muted; text-overflow: ellipsis; }
     """
 
-    def __init__(self, url: str, index: int, *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        index: int,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.url = url
         self.index = index

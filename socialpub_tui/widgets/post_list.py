@@ -80,8 +80,14 @@ class PostRow:
         first = next((line.strip() for line in post.content.splitlines() if line.strip()), "")
         first = _CONTROL.sub(" ", first)  # a user's text never drives the terminal (escape sequences, tabs)
         due = parse_instant(post.scheduled_at) if post.status == "scheduled" and post.scheduled_at else None
-        return cls(post.id, post.status, zone.format(post.scheduled_at or post.created_at), due,
-                   tuple((t.platform, t.status) for t in post.targets), first)
+        return cls(
+            post.id,
+            post.status,
+            zone.format(post.scheduled_at or post.created_at),
+            due,
+            tuple((t.platform, t.status) for t in post.targets),
+            first,
+        )
 
     def is_live(self, now: datetime, horizon: timedelta, late: timedelta = timedelta(hours=1)) -> bool:
         """Changing now or soon: being sent, a target being published, or due within `horizon` (or overdue by
@@ -92,6 +98,7 @@ class PostRow:
 
 
 # ---- the window of pages ------------------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class Page:
@@ -192,8 +199,9 @@ class PostWindow:
             self.pages[k].stale = True
 
     # -- what was read
-    def store(self, k: int, cursor: str | None, rows: list[PostRow], next_cursor: str | None,
-              near: int = 0) -> bool:
+    def store(
+        self, k: int, cursor: str | None, rows: list[PostRow], next_cursor: str | None, near: int = 0
+    ) -> bool:
         """Page `k`, read from `cursor`: `rows`, followed by `next_cursor`. False (nothing changed) when that
         page is no longer the one asked for (the window changed meanwhile). `near`: the row in view, whose
         pages are kept when others are evicted."""
@@ -204,7 +212,7 @@ class PostWindow:
         page.rows, page.count, page.stale = rows, len(rows), False
         if first_read or page.next != next_cursor:
             # the page ends elsewhere: what followed it no longer follows from it
-            del self.pages[k + 1:]
+            del self.pages[k + 1 :]
             if next_cursor is not None:
                 self.pages.append(Page(next_cursor))
         page.next = next_cursor
@@ -235,12 +243,16 @@ class PostWindow:
 
 # ---- the widget ---------------------------------------------------------------------------------------------
 
+
 class PostList(ScrollView, can_focus=True):
     """Posts in `order=upcoming`, filtered by `query` (GET /v1/posts parameters), one line each under a fixed
     header; a cursor row (`enter` on the screen opens it). Reads pages as the view moves (module doc)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "post-list--header", "post-list--cursor", "post-list--cursor-blurred", "post-list--pending",
+        "post-list--header",
+        "post-list--cursor",
+        "post-list--cursor-blurred",
+        "post-list--pending",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
@@ -360,7 +372,8 @@ class PostList(ScrollView, can_focus=True):
                     window, k, cursor = self.window, wanted, self.window.pages[wanted].cursor
                 try:
                     page = await self.app.client.list_posts(  # type: ignore[attr-defined]
-                        **self.query_params, order="upcoming", cursor=cursor, limit=PAGE_SIZE)
+                        **self.query_params, order="upcoming", cursor=cursor, limit=PAGE_SIZE
+                    )
                 except Exception as exc:  # an ApiError, a NetworkError: reported, not retried in a loop
                     if generation == self._generation:
                         self.failed = exc
@@ -380,8 +393,9 @@ class PostList(ScrollView, can_focus=True):
             if self._pump == number:
                 self._pump = None
 
-    def _apply(self, window: PostWindow, k: int, cursor: str | None, rows: list[PostRow],
-               next_cursor: str | None) -> None:
+    def _apply(
+        self, window: PostWindow, k: int, cursor: str | None, rows: list[PostRow], next_cursor: str | None
+    ) -> None:
         first_page = window is not self.window
         if first_page:
             self.window = window
@@ -503,8 +517,11 @@ class PostList(ScrollView, can_focus=True):
         row = self.window.row(index)
         if row is None:
             if index == 0 and self.window.complete and not self.window.known and not self.loading:
-                return self._strip([(" " + self.empty_text, None)], width,
-                                   self.rich_style + self.get_component_rich_style("post-list--pending"))
+                return self._strip(
+                    [(" " + self.empty_text, None)],
+                    width,
+                    self.rich_style + self.get_component_rich_style("post-list--pending"),
+                )
             if index < self.window.known or not self.window.complete:
                 return self._pending(index, width)
             return Strip.blank(width, self.rich_style)
@@ -537,19 +554,29 @@ class PostList(ScrollView, can_focus=True):
         return Strip(segments, width)
 
     def _header(self, width: int) -> Strip:
-        title = (" " + "when".ljust(WHEN_WIDTH + GAP) + "status".ljust(STATUS_WIDTH + GAP)
-                 + "targets".ljust(targets_width(width) + GAP) + "text")
-        return self._strip([(title, None)], width, self.rich_style + self.get_component_rich_style("post-list--header"))
+        title = (
+            " "
+            + "when".ljust(WHEN_WIDTH + GAP)
+            + "status".ljust(STATUS_WIDTH + GAP)
+            + "targets".ljust(targets_width(width) + GAP)
+            + "text"
+        )
+        return self._strip(
+            [(title, None)], width, self.rich_style + self.get_component_rich_style("post-list--header")
+        )
 
     def _row(self, row: PostRow, width: int, cursor: bool) -> Strip:
         base = self.rich_style
         if cursor:
             base = base + self.get_component_rich_style(
-                "post-list--cursor" if self.has_focus else "post-list--cursor-blurred")
+                "post-list--cursor" if self.has_focus else "post-list--cursor-blurred"
+            )
         status = row.status[:STATUS_WIDTH]
         pieces: list[tuple[str, Style | None]] = [
             (" " + row.when[:WHEN_WIDTH].ljust(WHEN_WIDTH + GAP), None),
-            (status, _colour(row.status)), (" " * (STATUS_WIDTH + GAP - len(status)), None)]
+            (status, _colour(row.status)),
+            (" " * (STATUS_WIDTH + GAP - len(status)), None),
+        ]
         used, shown = 0, badges_shown(width)
         for platform, state in row.targets[:shown]:
             badge = NETWORK_BADGES.get(platform, platform[:2].upper())
@@ -567,8 +594,9 @@ class PostList(ScrollView, can_focus=True):
             message = " could not read more posts: r reads again"
         else:
             message = " reading posts…"
-        return self._strip([(message, None)], width,
-                           self.rich_style + self.get_component_rich_style("post-list--pending"))
+        return self._strip(
+            [(message, None)], width, self.rich_style + self.get_component_rich_style("post-list--pending")
+        )
 
 
 @lru_cache(maxsize=64)

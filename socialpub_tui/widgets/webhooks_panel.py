@@ -165,12 +165,15 @@ class WebhooksPanel(Vertical):
         rows: list[tuple[str, list[str | Text]]] = []
         for e in self.endpoints:
             if not e.enabled:
-                problem = Text(clip(f"disabled: {e.disabled_reason or 'by a user'}", problem_room - 1) + " ",
-                               style="magenta")
+                problem = Text(
+                    clip(f"disabled: {e.disabled_reason or 'by a user'}", problem_room - 1) + " ",
+                    style="magenta",
+                )
             else:
                 since = parse_instant(e.failing_since) if e.failing_since else None
-                problem = Text(f"failing since {zone.local(since):%d %b %H:%M} " if since else "failing ",
-                               style="red")
+                problem = Text(
+                    f"failing since {zone.local(since):%d %b %H:%M} " if since else "failing ", style="red"
+                )
             rows.append((e.id, [clip_url(e.url, room - 1) + " ", problem, code_text(e.last_status_code)]))
         fill(hooks, HOOK_COLUMNS, rows)
         hooks.move_cursor(row=self._same_row(keep, [e.id for e in self.endpoints], "hooks"))
@@ -186,9 +189,18 @@ class WebhooksPanel(Vertical):
         rows = []
         for d, error in zip(self.deliveries, errors, strict=True):
             at = parse_instant(ended(d))
-            rows.append((d.id, [f"{zone.local(at):%d %b %H:%M} " if at else "- ", clip(d.event_type, event_room - 1) + " ",
-                                code_text(d.last_status_code), clip(error, error_room - 1) + " ",
-                                Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim")]))
+            rows.append(
+                (
+                    d.id,
+                    [
+                        f"{zone.local(at):%d %b %H:%M} " if at else "- ",
+                        clip(d.event_type, event_room - 1) + " ",
+                        code_text(d.last_status_code),
+                        clip(error, error_room - 1) + " ",
+                        Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim"),
+                    ],
+                )
+            )
         fill(table, DELIVERY_COLUMNS, rows)
         table.move_cursor(row=self._same_row(keep, [d.id for d in self.deliveries], "deliveries"))
 
@@ -222,8 +234,10 @@ class WebhooksPanel(Vertical):
             if view.deliveries is None:
                 title.append(" · reading the deliveries…", style="dim")
             elif view.deliveries:
-                title.append(f" · {len(view.deliveries)} latest failed deliveries, newest first · "
-                             "s redelivers", style="dim")
+                title.append(
+                    f" · {len(view.deliveries)} latest failed deliveries, newest first · s redelivers",
+                    style="dim",
+                )
             else:
                 title.append(" · no failed deliveries", style="dim")
         return title

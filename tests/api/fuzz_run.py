@@ -68,18 +68,26 @@ def serve(port: int) -> None:
     from backend.services import adapters
 
     def no_network(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(400, json={"error": {"code": 100, "message": "the fuzz run reaches no network"}})
+        return httpx.Response(
+            400, json={"error": {"code": 100, "message": "the fuzz run reaches no network"}}
+        )
 
     to_network = adapters.network_client
     adapters.network_client = lambda s, platform, kind="live": (
-        to_network(s, platform, kind) if kind == "sandbox" else httpx.Client(transport=httpx.MockTransport(no_network)))
-    uvicorn.run(create_app(get_settings()), host="127.0.0.1", port=port, log_level="warning", access_log=False)
+        to_network(s, platform, kind)
+        if kind == "sandbox"
+        else httpx.Client(transport=httpx.MockTransport(no_network))
+    )
+    uvicorn.run(
+        create_app(get_settings()), host="127.0.0.1", port=port, log_level="warning", access_log=False
+    )
 
 
 def _cli(*args: str, env: dict[str, str]) -> str:
     code = "import sys; from socialpub_tui.cli.main import main; sys.argv[0] = 'socialpub'; main()"
-    out = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=ROOT, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, cwd=ROOT, check=True, capture_output=True, text=True
+    )
     return out.stdout
 
 
@@ -111,12 +119,20 @@ def main() -> int:
     if st is None:
         raise SystemExit("schemathesis (`st`) is not installed: pip install -e '.[dev]'")
     with tempfile.TemporaryDirectory(prefix="socialpub-fuzz-") as tmp:
-        env = {**os.environ, "SOCIALPUB_DATA_DIR": tmp, "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
-               "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_SANDBOX_PROCESSING_S": "0",
-               "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ,
+            "SOCIALPUB_DATA_DIR": tmp,
+            "SOCIALPUB_RATE_LIMIT_PER_MINUTE": "100000000",
+            "SOCIALPUB_SANDBOX_DELAY_S": "0",
+            "SOCIALPUB_SANDBOX_PROCESSING_S": "0",
+            "SOCIALPUB_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
         for name in ("SOCIALPUB_DATABASE_URL", "SOCIALPUB_SECRET_KEY"):
             env.pop(name, None)
-        created = json.loads(_cli("init", "--sandbox", "--json", "--password", "fuzz-owner-password", env=env))
+        created = json.loads(
+            _cli("init", "--sandbox", "--json", "--password", "fuzz-owner-password", env=env)
+        )
         period_end = (datetime.now(UTC) + timedelta(days=30)).isoformat()
         _cli("admin", "plan", "GROWTH", "--status", "active", "--period-end", period_end, env=env)
         port = free_port()
@@ -124,14 +140,31 @@ def main() -> int:
         try:
             wait_for(port, server)
             base = f"http://127.0.0.1:{port}"
-            command = [st, "--config-file", str(Path(__file__).with_name("schemathesis.toml")), "run", f"{base}/openapi.json", "--checks", "all",
-                       "--header", f"x-api-key: {created['apiKey']}",
-                       "--header", f"Authorization: Bearer {created['sessionToken']}",
-                       "--max-examples", str(args.max_examples), "--workers", args.workers,
-                       "--generation-deterministic", "--no-color",  # the same cases on every run
-                       "--request-timeout", "30",
-                       # every string of a request body refuses NUL (400; the API's description says so)
-                       "--generation-allow-x00", "false", *args.st_args]
+            command = [
+                st,
+                "--config-file",
+                str(Path(__file__).with_name("schemathesis.toml")),
+                "run",
+                f"{base}/openapi.json",
+                "--checks",
+                "all",
+                "--header",
+                f"x-api-key: {created['apiKey']}",
+                "--header",
+                f"Authorization: Bearer {created['sessionToken']}",
+                "--max-examples",
+                str(args.max_examples),
+                "--workers",
+                args.workers,
+                "--generation-deterministic",
+                "--no-color",  # the same cases on every run
+                "--request-timeout",
+                "30",
+                # every string of a request body refuses NUL (400; the API's description says so)
+                "--generation-allow-x00",
+                "false",
+                *args.st_args,
+            ]
             started = time.monotonic()
             code = subprocess.run(command, cwd=tmp, env={**env, "SCHEMATHESIS_HOOKS": ""}).returncode
             print(f"fuzz: st run exited {code} after {time.monotonic() - started:.0f} s", file=sys.stderr)

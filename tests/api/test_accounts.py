@@ -30,13 +30,28 @@ def listing(client, owner):  # type: ignore[no-untyped-def]
 
 def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, client, owner):
     created = accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
-    assert sorted(a["platform"] for a in created) == ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+    assert sorted(a["platform"] for a in created) == [
+        "facebook",
+        "instagram",
+        "linkedin",
+        "tiktok",
+        "youtube",
+    ]
     assert plans.PLANS["FREE"].max_accounts >= len(created)
     body = listing(client, owner)
     assert body["limit"] == plans.PLANS["FREE"].max_accounts and body["used"] == 5
     assert {a["id"] for a in body["items"]} == {a["id"] for a in created}
     for item in body["items"]:
-        assert set(item) >= {"id", "platform", "name", "status", "isDefault", "kind", "behaviour", "connectedAt"}
+        assert set(item) >= {
+            "id",
+            "platform",
+            "name",
+            "status",
+            "isDefault",
+            "kind",
+            "behaviour",
+            "connectedAt",
+        }
         assert item["isDefault"] and item["status"] == "active" and item["kind"] == "sandbox"
         assert "accessToken" not in item and "access_token" not in item
     # idempotent: a second run connects nothing more
@@ -65,17 +80,22 @@ def test_connect_with_session_and_default_is_the_oldest(client, owner):
 
 
 def test_post_accounts_needs_a_session_not_a_key(client, owner):
-    r = client.post("/v1/accounts", json={"platform": "facebook", "name": "x"}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/accounts", json={"platform": "facebook", "name": "x"}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 403 and r.json()["error"] == "session_required"
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"platform": "myspace", "name": "x"}, "platform"),
-    ({"platform": "facebook", "name": ""}, "name"),
-    ({"platform": "facebook", "name": "x", "behaviour": "explode"}, "behaviour"),
-    ({"platform": "facebook"}, "name"),
-    ({"platform": "facebook", "name": "x", "kind": "live"}, "kind"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"platform": "myspace", "name": "x"}, "platform"),
+        ({"platform": "facebook", "name": ""}, "name"),
+        ({"platform": "facebook", "name": "x", "behaviour": "explode"}, "behaviour"),
+        ({"platform": "facebook"}, "name"),
+        ({"platform": "facebook", "name": "x", "kind": "live"}, "kind"),
+    ],
+)
 def test_connect_validation(client, owner, body, field):
     r = connect(client, owner, **body)
     assert r.status_code == 400, r.text
@@ -106,8 +126,10 @@ def test_plan_account_limit_402_and_upgrade(client, owner):
     assert connect(client, owner, platform="youtube", name="over").status_code == 402
     victim = listing(client, owner)["items"][0]["id"]
     client.delete(f"/v1/accounts/{victim}", headers=session_headers(owner.session_token))
-    client.delete(f"/v1/accounts/{listing(client, owner)['items'][0]['id']}",
-                  headers=session_headers(owner.session_token))
+    client.delete(
+        f"/v1/accounts/{listing(client, owner)['items'][0]['id']}",
+        headers=session_headers(owner.session_token),
+    )
     assert connect(client, owner, platform="youtube", name="fits").status_code == 201
 
 
@@ -136,7 +158,10 @@ def test_workspace_isolation_and_scope(client, owner, other_owner):
     assert listing(client, other_owner)["items"] == []
     r = client.delete(f"/v1/accounts/{mine['id']}", headers=session_headers(other_owner.session_token))
     assert r.status_code == 404 and r.json()["error"] == "account_not_found"
-    key = client.post("/v1/api-keys", json={"name": "no accounts", "scopes": ["publish:posts"]},
-                      headers=session_headers(owner.session_token)).json()["key"]
+    key = client.post(
+        "/v1/api-keys",
+        json={"name": "no accounts", "scopes": ["publish:posts"]},
+        headers=session_headers(owner.session_token),
+    ).json()["key"]
     r = client.get("/v1/accounts", headers=key_headers(key))
     assert r.status_code == 403 and r.json()["error"] == "insufficient_scope"

@@ -27,9 +27,13 @@ from tests.conftest import key_headers, session_headers
 pytestmark = pytest.mark.usefixtures("fast")
 NETWORKS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 REDIRECT = "http://127.0.0.1:53682/callback"
-BASES = {"tiktok": "http://127.0.0.1:9", "facebook": "http://127.0.0.1:9/v21.0",
-         "instagram": "http://127.0.0.1:9/v21.0", "linkedin": "http://127.0.0.1:9/rest",
-         "youtube": "http://127.0.0.1:9/youtube/v3"}
+BASES = {
+    "tiktok": "http://127.0.0.1:9",
+    "facebook": "http://127.0.0.1:9/v21.0",
+    "instagram": "http://127.0.0.1:9/v21.0",
+    "linkedin": "http://127.0.0.1:9/rest",
+    "youtube": "http://127.0.0.1:9/youtube/v3",
+}
 
 
 @pytest.fixture
@@ -40,8 +44,13 @@ def live(settings, monkeypatch):  # type: ignore[no-untyped-def]
         setattr(settings, f"{p}_client_id", f"app-{p}")
         setattr(settings, f"{p}_client_secret", "s3cret-app")
         setattr(settings, f"{p}_api_base", BASES[p])
-    monkeypatch.setattr(adapters, "network_client", lambda s, platform, kind="live": http_client(
-        adapters.sandbox(s).transport(platform), s.network_timeout_s))
+    monkeypatch.setattr(
+        adapters,
+        "network_client",
+        lambda s, platform, kind="live": http_client(
+            adapters.sandbox(s).transport(platform), s.network_timeout_s
+        ),
+    )
     return settings
 
 
@@ -59,7 +68,9 @@ def browser(settings, platform: str, url: str, **sandbox: str) -> dict[str, str]
 
 
 def start(client, owner, platform, **extra):  # type: ignore[no-untyped-def]
-    r = post(client, owner, "/v1/accounts/oauth/start", {"platform": platform, "redirectUri": REDIRECT, **extra})
+    r = post(
+        client, owner, "/v1/accounts/oauth/start", {"platform": platform, "redirectUri": REDIRECT, **extra}
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -75,14 +86,19 @@ def finish(client, owner, settings, platform, **sandbox):  # type: ignore[no-unt
 
 def secrets_of(platform: str) -> list[str]:
     return [a.access_token for a in Account.select().where(Account.platform == platform)] + [
-        a.refresh_token for a in Account.select().where(Account.platform == platform) if a.refresh_token]
+        a.refresh_token for a in Account.select().where(Account.platform == platform) if a.refresh_token
+    ]
 
 
 @pytest.mark.parametrize("platform", NETWORKS)
 def test_connect_flow_end_to_end(client, owner, live, platform):
     started = start(client, owner, platform, name="My brand")
     q = {k: v[0] for k, v in parse_qs(urlsplit(started["authorizeUrl"]).query).items()}
-    assert q["state"] == started["state"] and q["code_challenge_method"] == "S256" and q["redirect_uri"] == REDIRECT
+    assert (
+        q["state"] == started["state"]
+        and q["code_challenge_method"] == "S256"
+        and q["redirect_uri"] == REDIRECT
+    )
     assert "s3cret-app" not in started["authorizeUrl"]
     row = OAuthSession.get()
     assert row.verifier and row.verifier not in json.dumps(started)  # the verifier stays server-side
@@ -93,7 +109,9 @@ def test_connect_flow_end_to_end(client, owner, live, platform):
     assert body["platform"] == platform and len(body["candidates"]) == 1
     cand = body["candidates"][0]
     assert set(cand) == {"externalId", "name", "username", "type"}
-    r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": [cand["externalId"]]})
+    r = post(
+        client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": [cand["externalId"]]}
+    )
     assert r.status_code == 201, r.text
     [acc] = r.json()["items"]
     assert acc["kind"] == "live" and acc["status"] == "active" and acc["platform"] == platform
@@ -107,21 +125,35 @@ def test_connect_flow_end_to_end(client, owner, live, platform):
     for text in (json.dumps(started), done.text, r.text, listing):
         for secret in secrets_of(platform):
             assert secret not in text
-    raw = Table("account").bind(database).select(Table("account").c.access_token).where(
-        Table("account").c.id == acc["id"]).scalar()
+    raw = (
+        Table("account")
+        .bind(database)
+        .select(Table("account").c.access_token)
+        .where(Table("account").c.id == acc["id"])
+        .scalar()
+    )
     assert raw.startswith("enc:v1:") and stored.access_token not in raw
     assert OAuthSession.get_by_id(body["grantId"]).tokens is None  # wiped once connected
     # the grant is used once
-    again = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": [cand["externalId"]]})
+    again = post(
+        client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": [cand["externalId"]]}
+    )
     assert again.status_code == 400 and again.json()["error"] == "invalid_oauth_state"
 
 
 def test_session_tokens_are_encrypted_until_connected(client, owner, live):
     body = finish(client, owner, live, "tiktok")
-    raw = Table("oauth_session").bind(database).select(Table("oauth_session").c.tokens).where(
-        Table("oauth_session").c.id == body["grantId"]).scalar()
+    raw = (
+        Table("oauth_session")
+        .bind(database)
+        .select(Table("oauth_session").c.tokens)
+        .where(Table("oauth_session").c.id == body["grantId"])
+        .scalar()
+    )
     kept = json.loads(OAuthSession.get_by_id(body["grantId"]).tokens)
-    assert raw.startswith("enc:v1:") and kept[0]["accessToken"] not in raw and kept[0]["refreshToken"] not in raw
+    assert (
+        raw.startswith("enc:v1:") and kept[0]["accessToken"] not in raw and kept[0]["refreshToken"] not in raw
+    )
 
 
 def test_a_grant_never_connected_is_deleted_with_its_tokens_once_expired(client, owner, live):
@@ -145,8 +177,12 @@ def test_state_is_checked_and_used_once(client, owner, other_owner, live):
     got = browser(live, "linkedin", started["authorizeUrl"])
     wrong = post(client, owner, "/v1/accounts/oauth/finish", {"state": "forged-state", "code": got["code"]})
     assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_oauth_state"
-    theirs = post(client, other_owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]})
-    assert theirs.status_code == 400 and theirs.json()["error"] == "invalid_oauth_state"  # another workspace's
+    theirs = post(
+        client, other_owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]}
+    )
+    assert (
+        theirs.status_code == 400 and theirs.json()["error"] == "invalid_oauth_state"
+    )  # another workspace's
     ok = post(client, owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]})
     assert ok.status_code == 200, ok.text
     reused = post(client, owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]})
@@ -164,8 +200,12 @@ def test_a_state_expires_after_ten_minutes(client, owner, live):
 def test_a_code_is_good_once_and_bound_to_its_verifier(client, owner, live):
     first = start(client, owner, "tiktok")
     got = browser(live, "tiktok", first["authorizeUrl"])
-    assert post(client, owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]}
-                ).status_code == 200
+    assert (
+        post(
+            client, owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]}
+        ).status_code
+        == 200
+    )
     # the same code under a new session (another verifier): the network refuses it
     second = start(client, owner, "tiktok")
     r = post(client, owner, "/v1/accounts/oauth/finish", {"state": second["state"], "code": got["code"]})
@@ -202,9 +242,11 @@ def test_redirect_uri_must_be_http(client, owner, live, uri):
 
 
 def test_routes_need_a_session(client, owner, live):
-    for path, body in (("/v1/accounts/oauth/start", {"platform": "tiktok", "redirectUri": REDIRECT}),
-                       ("/v1/accounts/oauth/finish", {"state": "s", "code": "c"}),
-                       ("/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "t"})):
+    for path, body in (
+        ("/v1/accounts/oauth/start", {"platform": "tiktok", "redirectUri": REDIRECT}),
+        ("/v1/accounts/oauth/finish", {"state": "s", "code": "c"}),
+        ("/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "t"}),
+    ):
         r = client.post(path, json=body, headers=key_headers(owner.api_key))
         assert r.status_code == 403 and r.json()["error"] == "session_required"
 
@@ -212,18 +254,26 @@ def test_routes_need_a_session(client, owner, live):
 def test_facebook_pages_are_picked(client, owner, live):
     body = finish(client, owner, live, "facebook", sandbox_user="Acme", sandbox_pages="3")
     names = {c["name"]: c["externalId"] for c in body["candidates"]}
-    assert sorted(names) == ["Acme 1", "Acme 2", "Acme 3"] and {c["type"] for c in body["candidates"]} == {"page"}
+    assert sorted(names) == ["Acme 1", "Acme 2", "Acme 3"] and {c["type"] for c in body["candidates"]} == {
+        "page"
+    }
     unknown = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": ["999"]})
     assert unknown.status_code == 400 and unknown.json()["error"] == "unknown_external_id"
-    r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect",
-             {"externalIds": [names["Acme 1"], names["Acme 3"]]})
+    r = post(
+        client,
+        owner,
+        f"/v1/accounts/oauth/{body['grantId']}/connect",
+        {"externalIds": [names["Acme 1"], names["Acme 3"]]},
+    )
     assert r.status_code == 201, r.text
     got = {a["name"] for a in r.json()["items"]}
     assert got == {"Acme 1", "Acme 3"}
     tokens = {a.access_token for a in Account.select().where(Account.kind == "live")}
     assert len(tokens) == 2  # a page token each
-    assert post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": []}
-                ).status_code == 400
+    assert (
+        post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": []}).status_code
+        == 400
+    )
 
 
 def test_linkedin_member_and_organisation(client, owner, live):
@@ -232,8 +282,13 @@ def test_linkedin_member_and_organisation(client, owner, live):
     assert set(types) == {"member", "organization"}
     assert types["organization"].startswith("urn:li:organization:")
     names = {c["type"]: c["name"] for c in body["candidates"]}
-    assert names == {"member": "Jo", "organization": "Jo Org 1"}  # LinkedIn's localizedName of the organisation
-    r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": list(types.values())})
+    assert names == {
+        "member": "Jo",
+        "organization": "Jo Org 1",
+    }  # LinkedIn's localizedName of the organisation
+    r = post(
+        client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect", {"externalIds": list(types.values())}
+    )
     assert r.status_code == 201 and len(r.json()["items"]) == 2
     for acc in r.json()["items"]:
         assert post(client, owner, f"/v1/accounts/{acc['id']}/check").json()["status"] == "ok"
@@ -242,8 +297,12 @@ def test_linkedin_member_and_organisation(client, owner, live):
 def test_reconnecting_updates_the_token_rather_than_duplicating(client, owner, live):
     def connect_once() -> dict:
         body = finish(client, owner, live, "tiktok", sandbox_user="Same")
-        r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect",
-                 {"externalIds": [body["candidates"][0]["externalId"]]})
+        r = post(
+            client,
+            owner,
+            f"/v1/accounts/oauth/{body['grantId']}/connect",
+            {"externalIds": [body["candidates"][0]["externalId"]]},
+        )
         assert r.status_code == 201
         return r.json()["items"][0]
 
@@ -261,8 +320,12 @@ def test_plan_limit_applies(settings, client, owner, live):
 
     accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)  # 5: the FREE plan's limit
     body = finish(client, owner, live, "facebook", sandbox_user="Full")
-    r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect",
-             {"externalIds": [body["candidates"][0]["externalId"]]})
+    r = post(
+        client,
+        owner,
+        f"/v1/accounts/oauth/{body['grantId']}/connect",
+        {"externalIds": [body["candidates"][0]["externalId"]]},
+    )
     assert r.status_code == 402 and r.json()["error"] == "channel_limit_exceeded"
 
 
@@ -281,8 +344,12 @@ def network_token(settings, platform: str, **sandbox: str) -> dict:  # type: ign
 
 def test_access_token_path(client, owner, live):
     tok = network_token(live, "tiktok", sandbox_user="Elsewhere")
-    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", **tok, "expiresIn": 3600,
-                                                           "name": "From elsewhere"})
+    r = post(
+        client,
+        owner,
+        "/v1/accounts/connect/token",
+        {"platform": "tiktok", **tok, "expiresIn": 3600, "name": "From elsewhere"},
+    )
     assert r.status_code == 201, r.text
     acc = r.json()
     assert acc["kind"] == "live" and acc["name"] == "From elsewhere" and acc["tokenExpiresAt"]
@@ -296,24 +363,40 @@ def test_access_token_path(client, owner, live):
 
 def test_access_token_reaching_several_accounts(client, owner, live):
     tok = network_token(live, "facebook", sandbox_user="Multi", sandbox_pages="2")
-    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook", "accessToken": tok["accessToken"]})
+    r = post(
+        client,
+        owner,
+        "/v1/accounts/connect/token",
+        {"platform": "facebook", "accessToken": tok["accessToken"]},
+    )
     assert r.status_code == 409 and r.json()["error"] == "account_choice_required"
     pages = r.json()["details"]
     assert len(pages) == 2 and tok["accessToken"] not in r.text
-    ok = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook", "accessToken": tok["accessToken"],
-                                                            "externalId": pages[1]["externalId"]})
+    ok = post(
+        client,
+        owner,
+        "/v1/accounts/connect/token",
+        {"platform": "facebook", "accessToken": tok["accessToken"], "externalId": pages[1]["externalId"]},
+    )
     assert ok.status_code == 201 and ok.json()["name"] == pages[1]["name"]
-    missing = post(client, owner, "/v1/accounts/connect/token", {"platform": "facebook",
-                                                                 "accessToken": tok["accessToken"],
-                                                                 "externalId": "123"})
+    missing = post(
+        client,
+        owner,
+        "/v1/accounts/connect/token",
+        {"platform": "facebook", "accessToken": tok["accessToken"], "externalId": "123"},
+    )
     assert missing.status_code == 400 and missing.json()["error"] == "unknown_external_id"
 
 
 # --- health ------------------------------------------------------------------------------------------------------------
 def connected(client, owner, settings, platform: str, **sandbox: str) -> dict:  # type: ignore[no-untyped-def]
     body = finish(client, owner, settings, platform, **sandbox)
-    r = post(client, owner, f"/v1/accounts/oauth/{body['grantId']}/connect",
-             {"externalIds": [body["candidates"][0]["externalId"]]})
+    r = post(
+        client,
+        owner,
+        f"/v1/accounts/oauth/{body['grantId']}/connect",
+        {"externalIds": [body["candidates"][0]["externalId"]]},
+    )
     assert r.status_code == 201
     return r.json()["items"][0]
 
@@ -340,7 +423,9 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
         acc = connected(client, owner, live, "linkedin", sandbox_user="Short")
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
         assert body["status"] == "expiring" and 2 * 86400 < body["expiresInS"] <= 3 * 86400
-        assert body["message"] == "token expires in 3 days: reconnect with socialpub accounts connect linkedin"
+        assert (
+            body["message"] == "token expires in 3 days: reconnect with socialpub accounts connect linkedin"
+        )
         emu.configure_oauth("linkedin", access_ttl_s=60)
         assert connected(client, owner, live, "linkedin", sandbox_user="Short")["id"] == acc["id"]
     finally:
@@ -368,15 +453,21 @@ def test_check_a_transient_failure_changes_nothing(client, owner, live, monkeypa
     def down(request: httpx.Request) -> httpx.Response:
         return httpx.Response(503, json={"error": {"code": "internal_error", "message": "busy"}})
 
-    monkeypatch.setattr(adapters, "network_client", lambda s, platform, kind="live": httpx.Client(
-        transport=httpx.MockTransport(down)))
+    monkeypatch.setattr(
+        adapters,
+        "network_client",
+        lambda s, platform, kind="live": httpx.Client(transport=httpx.MockTransport(down)),
+    )
     body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
     assert body["status"] == "error" and body["accountStatus"] == "active"
 
 
 def test_check_sandbox_account_and_unknown(client, owner, settings):
-    r = client.post("/v1/accounts", json={"platform": "linkedin", "name": "Sb"},
-                    headers=session_headers(owner.session_token))
+    r = client.post(
+        "/v1/accounts",
+        json={"platform": "linkedin", "name": "Sb"},
+        headers=session_headers(owner.session_token),
+    )
     acc = r.json()
     body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
     assert body["status"] == "ok" and body["kind"] == "sandbox"
@@ -385,5 +476,7 @@ def test_check_sandbox_account_and_unknown(client, owner, settings):
 
 
 def test_a_malformed_token_is_refused_without_being_echoed(client, owner, live):
-    r = post(client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.sécret token"})
+    r = post(
+        client, owner, "/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.sécret token"}
+    )
     assert r.status_code == 400 and r.json()["error"] == "validation_error" and "sécret" not in r.text

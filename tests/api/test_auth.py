@@ -22,7 +22,9 @@ def test_login_returns_a_working_session(client, owner):
     assert client.get("/v1/api-keys", headers=session_headers(token)).status_code == 200
 
 
-@pytest.mark.parametrize("email,password", [("owner@test.local", "wrong password"), ("nobody@test.local", "x" * 10)])
+@pytest.mark.parametrize(
+    "email,password", [("owner@test.local", "wrong password"), ("nobody@test.local", "x" * 10)]
+)
 def test_login_refused(client, owner, email, password):
     r = client.post("/v1/auth/login", json={"email": email, "password": password})
     assert r.status_code == 401 and r.json()["error"] == "invalid_credentials"
@@ -35,8 +37,16 @@ def test_session_expires(client, owner, settings):
 
 
 def test_tampered_or_foreign_tokens_refused(client, owner):
-    forged = jwt.encode({"sub": owner.owner_id, "ws": owner.workspace_id, "typ": "session",
-                         "exp": int(clock.now().timestamp()) + 600}, "another-secret-" * 4, algorithm="HS256")
+    forged = jwt.encode(
+        {
+            "sub": owner.owner_id,
+            "ws": owner.workspace_id,
+            "typ": "session",
+            "exp": int(clock.now().timestamp()) + 600,
+        },
+        "another-secret-" * 4,
+        algorithm="HS256",
+    )
     for token in (forged, owner.session_token[:-3] + "abc", "not.a.jwt"):
         r = client.get("/v1/api-keys", headers=session_headers(token))
         assert r.status_code == 401 and r.json()["error"] == "invalid_session"
@@ -70,6 +80,8 @@ def test_passwords_use_a_slow_salted_hash():
 
 def test_the_dummy_hash_costs_a_real_verification_and_matches_nothing():
     real, dummy = security.hash_password("pw123456"), security.dummy_password_hash()
-    assert dummy.split("$")[:4] == real.split("$")[:4]  # scheme and scrypt parameters: the same work to verify
+    assert (
+        dummy.split("$")[:4] == real.split("$")[:4]
+    )  # scheme and scrypt parameters: the same work to verify
     assert len(dummy.split("$")) == 6 and dummy != security.dummy_password_hash()
     assert not security.verify_password("pw123456", dummy) and not security.verify_password("", dummy)

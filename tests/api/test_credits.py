@@ -21,10 +21,16 @@ def get(client, owner, expect: int = 200, **params):  # type: ignore[no-untyped-
 
 
 def test_charges_refunds_and_grant_newest_first(client, subscribed, settings):
-    ok = client.post("/v1/generations", json={"type": "image", "prompt": "A flat white"},
-                     headers=key_headers(subscribed.api_key)).json()
-    bad = client.post("/v1/generations", json={"type": "video", "prompt": "A cup [refuse]"},
-                      headers=key_headers(subscribed.api_key)).json()
+    ok = client.post(
+        "/v1/generations",
+        json={"type": "image", "prompt": "A flat white"},
+        headers=key_headers(subscribed.api_key),
+    ).json()
+    bad = client.post(
+        "/v1/generations",
+        json={"type": "video", "prompt": "A cup [refuse]"},
+        headers=key_headers(subscribed.api_key),
+    ).json()
     run_worker(settings)
     body = get(client, subscribed)
     assert body["balance"] == 998 == credits.balance(subscribed.workspace_id)
@@ -47,8 +53,13 @@ def test_pages_with_a_cursor(client, subscribed):
     ids = [e["id"] for e in page["items"] + rest["items"]]
     assert len(ids) == len(set(ids)) == 4 and ids == sorted(ids, reverse=True)
     assert rest["nextCursor"] is None and rest["items"][-1]["reason"] == "grant"
-    assert page["items"][0] == {**page["items"][0], "reason": "admin", "amount": 1, "note": "goodwill",
-                                "balanceAfter": 1003}
+    assert page["items"][0] == {
+        **page["items"][0],
+        "reason": "admin",
+        "amount": 1,
+        "note": "goodwill",
+        "balanceAfter": 1003,
+    }
     bad = get(client, subscribed, expect=400, cursor="bm90LWEtY3Vyc29y")
     assert bad["error"] == "invalid_cursor"
 
@@ -64,10 +75,16 @@ def test_workspaces_are_isolated(client, subscribed, other_owner):
     assert all(e["note"] != "mine" for e in get(client, other_owner, cursor=page["nextCursor"])["items"])
 
 
-@pytest.mark.parametrize("scopes,status", [
-    (["workspace:read"], 200), (["publish:posts"], 200), (["media:write"], 200),
-    (["accounts:read"], 403), (["generations:write", "videos:read"], 403),
-])
+@pytest.mark.parametrize(
+    "scopes,status",
+    [
+        (["workspace:read"], 200),
+        (["publish:posts"], 200),
+        (["media:write"], 200),
+        (["accounts:read"], 403),
+        (["generations:write", "videos:read"], 403),
+    ],
+)
 def test_scope(client, owner, scopes, status):
     _, key = keys_service.create(owner.workspace_id, "k", None, scopes)
     r = client.get("/v1/credits", headers=key_headers(key))

@@ -19,25 +19,36 @@ def assert_envelope(r, status, code=None):
 
 
 def test_malformed_json(client, owner):
-    r = client.post("/v1/api-keys", content=b'{"name": ', headers={**session_headers(owner.session_token),
-                                                                    "content-type": "application/json"})
+    r = client.post(
+        "/v1/api-keys",
+        content=b'{"name": ',
+        headers={**session_headers(owner.session_token), "content-type": "application/json"},
+    )
     body = assert_envelope(r, 400, "invalid_json")
-    assert [d["field"] for d in body["details"]] == ["body"]  # not the character offset pydantic puts in its loc
+    assert [d["field"] for d in body["details"]] == [
+        "body"
+    ]  # not the character offset pydantic puts in its loc
     assert "at character" in body["details"][0]["message"]
 
 
 @pytest.mark.usefixtures("sandbox")
 def test_a_detail_names_the_request_field_not_the_union_branch_pydantic_tried(client, owner):
-    r = client.post("/v1/posts", json={"targets": [5, {"platform": 7}], "content": "x"},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": [5, {"platform": 7}], "content": "x"},
+        headers=key_headers(owner.api_key),
+    )
     body = assert_envelope(r, 400, "validation_error")
     assert {d["field"] for d in body["details"]} == {"targets.0", "targets.1", "targets.1.platform"}, body
     assert not any("TargetRef" in d["message"] for d in body["details"])
 
 
 def test_wrong_types_and_missing_fields_name_each_field(client, owner):
-    r = client.post("/v1/api-keys", json={"name": 12, "expiresInDays": "soon", "scopes": "all"},
-                    headers=session_headers(owner.session_token))
+    r = client.post(
+        "/v1/api-keys",
+        json={"name": 12, "expiresInDays": "soon", "scopes": "all"},
+        headers=session_headers(owner.session_token),
+    )
     body = assert_envelope(r, 400, "validation_error")
     fields = {d["field"].split(".")[0] for d in body["details"]}
     assert {"name", "expiresInDays", "scopes"} <= fields
@@ -49,46 +60,78 @@ def test_wrong_types_and_missing_fields_name_each_field(client, owner):
 VIDEO = {"type": "video", "prompt": "Slow pan over roasted beans"}
 
 
-@pytest.mark.parametrize(("path", "body", "field", "error"), [
-    ("/v1/generations", {**VIDEO, "durationSec": "10"}, "durationSec", "int_type"),  # no str -> int
-    ("/v1/generations", {**VIDEO, "durationSec": 10.0}, "durationSec", "int_type"),  # no float -> int
-    ("/v1/generations", {**VIDEO, "durationSec": True}, "durationSec", "int_type"),  # no bool -> int
-    ("/v1/generations", {**VIDEO, "prompt": 12345}, "prompt", "string_type"),  # no number -> str
-    ("/v1/posts", {"targets": ["facebook"], "content": 5}, "content", "string_type"),
-    ("/v1/posts", {"targets": [{"platform": "facebook", "channelId": 7}], "content": "x"}, "targets.0.channelId",
-     "string_type"),
-    ("/v1/accounts/connect/token", {"platform": "tiktok", "accessToken": "act.x", "expiresIn": "3600"},
-     "expiresIn", "int_type"),
-    ("/v1/webhooks", {"url": "https://example.com/hook", "description": False}, "description", "string_type"),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "field", "error"),
+    [
+        ("/v1/generations", {**VIDEO, "durationSec": "10"}, "durationSec", "int_type"),  # no str -> int
+        ("/v1/generations", {**VIDEO, "durationSec": 10.0}, "durationSec", "int_type"),  # no float -> int
+        ("/v1/generations", {**VIDEO, "durationSec": True}, "durationSec", "int_type"),  # no bool -> int
+        ("/v1/generations", {**VIDEO, "prompt": 12345}, "prompt", "string_type"),  # no number -> str
+        ("/v1/posts", {"targets": ["facebook"], "content": 5}, "content", "string_type"),
+        (
+            "/v1/posts",
+            {"targets": [{"platform": "facebook", "channelId": 7}], "content": "x"},
+            "targets.0.channelId",
+            "string_type",
+        ),
+        (
+            "/v1/accounts/connect/token",
+            {"platform": "tiktok", "accessToken": "act.x", "expiresIn": "3600"},
+            "expiresIn",
+            "int_type",
+        ),
+        (
+            "/v1/webhooks",
+            {"url": "https://example.com/hook", "description": False},
+            "description",
+            "string_type",
+        ),
+    ],
+)
 def test_json_bodies_take_each_field_in_its_own_type(client, owner, path, body, field, error):
     """pydantic's lax mode turned `"durationSec": "10"` into 10: JSON request bodies are strict, a value of another
     JSON type is 400 `validation_error` naming the field (query parameters, strings on the wire, stay lax)."""
     r = client.post(path, json=body, headers=session_headers(owner.session_token))
     details = assert_envelope(r, 400, "validation_error")["details"]
     assert (field, error) in [(d["field"], d["error"]) for d in details], details
-    assert {d["field"] for d in details} <= {field, field.rpartition(".")[0]}, details  # (a union's other branch)
+    assert {d["field"] for d in details} <= {field, field.rpartition(".")[0]}, (
+        details
+    )  # (a union's other branch)
 
 
 def test_strict_bodies_still_take_timestamps_as_iso_strings_and_lax_queries(client, owner):
-    r = client.post("/v1/generations", params={"dryRun": "true"}, json={**VIDEO, "durationSec": 10},
-                    headers=key_headers(owner.api_key))
-    assert r.status_code in (200, 402), r.text  # dryRun read from its query string (402: no subscription here)
-    r = client.patch("/v1/posts/pst_nope", json={"scheduledAt": "2099-01-01T09:00:00+02:00"},
-                     headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/generations",
+        params={"dryRun": "true"},
+        json={**VIDEO, "durationSec": 10},
+        headers=key_headers(owner.api_key),
+    )
+    assert r.status_code in (200, 402), (
+        r.text
+    )  # dryRun read from its query string (402: no subscription here)
+    r = client.patch(
+        "/v1/posts/pst_nope",
+        json={"scheduledAt": "2099-01-01T09:00:00+02:00"},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 404, r.text  # the timestamp passed validation
 
 
 def test_unknown_fields_refused(client, owner):
-    r = client.post("/v1/api-keys", json={"name": "x", "admin": True}, headers=session_headers(owner.session_token))
+    r = client.post(
+        "/v1/api-keys", json={"name": "x", "admin": True}, headers=session_headers(owner.session_token)
+    )
     body = assert_envelope(r, 400, "validation_error")
     assert body["details"][0]["field"] == "admin"
 
 
 @pytest.mark.parametrize("body", [b"[]", b'"text"', b"null", b"123", b"\xff\xfe"])
 def test_non_object_bodies(client, owner, body):
-    r = client.post("/v1/api-keys", content=body, headers={**session_headers(owner.session_token),
-                                                            "content-type": "application/json"})
+    r = client.post(
+        "/v1/api-keys",
+        content=body,
+        headers={**session_headers(owner.session_token), "content-type": "application/json"},
+    )
     assert r.status_code == 400
     assert r.json()["error"] in ("validation_error", "invalid_json", "invalid_body")
 
@@ -96,14 +139,19 @@ def test_non_object_bodies(client, owner, body):
 def test_unknown_route_and_wrong_method(client, owner):
     assert_envelope(client.get("/v1/nothing-here"), 404, "not_found")
     assert_envelope(client.get("/nothing"), 404, "not_found")
-    assert_envelope(client.put("/v1/workspace", headers=key_headers(owner.api_key)), 405, "method_not_allowed")
+    assert_envelope(
+        client.put("/v1/workspace", headers=key_headers(owner.api_key)), 405, "method_not_allowed"
+    )
     assert_envelope(client.delete("/v1/auth/login"), 405, "method_not_allowed")
 
 
 def test_oversized_body_is_413_before_being_read(client, owner):
     big = b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}'
-    r = client.post("/v1/api-keys", content=big, headers={**session_headers(owner.session_token),
-                                                           "content-type": "application/json"})
+    r = client.post(
+        "/v1/api-keys",
+        content=big,
+        headers={**session_headers(owner.session_token), "content-type": "application/json"},
+    )
     assert_envelope(r, 413, "payload_too_large")
 
 
@@ -112,8 +160,11 @@ def test_oversized_chunked_body_is_413(client, owner):
         for _ in range(40):
             yield b"x" * 65536
 
-    r = client.post("/v1/api-keys", content=gen(), headers={**session_headers(owner.session_token),
-                                                             "content-type": "application/json"})
+    r = client.post(
+        "/v1/api-keys",
+        content=gen(),
+        headers={**session_headers(owner.session_token), "content-type": "application/json"},
+    )
     assert_envelope(r, 413, "payload_too_large")
 
 
@@ -141,15 +192,20 @@ def test_openapi_declares_400_not_422(client):
 SURROGATE_BODY = b'{"targets": ["facebook"], "content": "hello \\ud800 world"}'
 
 
-@pytest.mark.parametrize("path,body", [
-    ("/v1/posts", SURROGATE_BODY),
-    ("/v1/generations", b'{"type": "image", "prompt": "a cat \\udfff on a mat"}'),
-    ("/v1/posts", b'{"targets": ["facebook"], "content": "ok", "labels": {"team": "\\ud83d"}}'),
-    ("/v1/webhooks", b'{"url": "https://hooks.example.com/x", "description": "\\udc00"}'),
-])
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/v1/posts", SURROGATE_BODY),
+        ("/v1/generations", b'{"type": "image", "prompt": "a cat \\udfff on a mat"}'),
+        ("/v1/posts", b'{"targets": ["facebook"], "content": "ok", "labels": {"team": "\\ud83d"}}'),
+        ("/v1/webhooks", b'{"url": "https://hooks.example.com/x", "description": "\\udc00"}'),
+    ],
+)
 @pytest.mark.usefixtures("sandbox")
 def test_a_lone_surrogate_is_400_in_every_field(client, owner, path, body):
-    r = client.post(path, content=body, headers={**key_headers(owner.api_key), "content-type": "application/json"})
+    r = client.post(
+        path, content=body, headers={**key_headers(owner.api_key), "content-type": "application/json"}
+    )
     body_out = assert_envelope(r, 400, "validation_error")
     assert any("surrogate" in d["message"] for d in body_out["details"]), body_out
     assert client.get("/v1/posts", headers=key_headers(owner.api_key)).json()["items"] == []
@@ -157,8 +213,11 @@ def test_a_lone_surrogate_is_400_in_every_field(client, owner, path, body):
 
 @pytest.mark.usefixtures("sandbox")
 def test_a_paired_surrogate_escape_is_the_character_it_encodes(client, owner):
-    r = client.post("/v1/posts", content=b'{"targets": ["facebook"], "content": "hi \\ud83d\\ude00"}',
-                    headers={**key_headers(owner.api_key), "content-type": "application/json"})
+    r = client.post(
+        "/v1/posts",
+        content=b'{"targets": ["facebook"], "content": "hi \\ud83d\\ude00"}',
+        headers={**key_headers(owner.api_key), "content-type": "application/json"},
+    )
     assert r.status_code == 202, r.text
     assert r.json()["content"] == "hi \U0001f600"
 

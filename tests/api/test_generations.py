@@ -65,20 +65,26 @@ def test_unknown_type(client, subscribed):
 
 
 def test_type_is_required(client, subscribed):
-    r = client.post("/v1/generations", json={"prompt": "hello there"}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={"prompt": "hello there"}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("type", "missing")]
 
 
 @pytest.mark.parametrize("prompt", ["ab", "  ab  ", "   ", ""])
 def test_prompt_too_short(client, subscribed, prompt):
-    r = client.post("/v1/generations", json={**IMAGE, "prompt": prompt}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**IMAGE, "prompt": prompt}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("prompt", "prompt_too_short")]
     detail = r.json()["details"][0]
     assert detail["minLength"] == 3 and "at least 3 characters" in detail["message"]
 
 
 def test_prompt_too_long(client, subscribed):
-    r = client.post("/v1/generations", json={**IMAGE, "prompt": "x" * 1801}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**IMAGE, "prompt": "x" * 1801}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("prompt", "prompt_too_long")]
     assert r.json()["details"][0]["maxLength"] == 1800
 
@@ -89,7 +95,9 @@ def test_prompt_bounds_are_accepted(client, subscribed):
 
 
 def test_unknown_aspect_ratio(client, subscribed):
-    r = client.post("/v1/generations", json={**IMAGE, "aspectRatio": "4:3"}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**IMAGE, "aspectRatio": "4:3"}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("aspectRatio", "invalid_aspect_ratio")]
     assert r.json()["details"][0]["allowed"] == ["9:16", "1:1", "16:9"]
 
@@ -97,26 +105,31 @@ def test_unknown_aspect_ratio(client, subscribed):
 @pytest.mark.parametrize("duration", [4, 6, 8, 0, 20, -5])
 def test_duration_outside_the_set(client, subscribed, duration):
     """The field definition (5, 10, 15) wins over the error table's 4/6/8."""
-    r = client.post("/v1/generations", json={**VIDEO, "durationSec": duration},
-                    headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**VIDEO, "durationSec": duration}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("durationSec", "invalid_duration")]
     assert r.json()["details"][0]["allowed"] == [5, 10, 15]
 
 
 def test_duration_is_for_videos_only(client, subscribed):
-    assert rejected(client, subscribed, {**IMAGE, "durationSec": 10}) == [("durationSec",
-                                                                           "duration_not_allowed_for_image")]
+    assert rejected(client, subscribed, {**IMAGE, "durationSec": 10}) == [
+        ("durationSec", "duration_not_allowed_for_image")
+    ]
 
 
 def test_source_urls_are_for_videos_only(client, subscribed, settings):
     url = _host_image(settings, subscribed)
-    assert rejected(client, subscribed, {**IMAGE, "sourceUrls": [url]}) == [("sourceUrls",
-                                                                              "source_urls_not_allowed_for_image")]
+    assert rejected(client, subscribed, {**IMAGE, "sourceUrls": [url]}) == [
+        ("sourceUrls", "source_urls_not_allowed_for_image")
+    ]
 
 
 def test_more_than_two_source_urls(client, subscribed, settings):
     urls = [_host_image(settings, subscribed) for _ in range(3)]
-    r = client.post("/v1/generations", json={**VIDEO, "sourceUrls": urls}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**VIDEO, "sourceUrls": urls}, headers=key_headers(subscribed.api_key)
+    )
     assert problems(r) == [("sourceUrls", "too_many_source_urls")]
     assert r.json()["details"][0]["maxItems"] == 2
 
@@ -128,12 +141,14 @@ def test_a_source_url_that_cannot_be_a_start_image(client, subscribed, settings)
     video = media_service.ingest_bytes(settings, subscribed.workspace_id, corpus.video("mp4"))
     cases = {
         "http://cdn.example.com/a.jpg": "source_url_unreadable",  # not https
-        settings.public_media_url + "med_00000000000000000000000000.jpg": "source_url_unreadable",  # no such file
+        settings.public_media_url
+        + "med_00000000000000000000000000.jpg": "source_url_unreadable",  # no such file
         media_service.url_for(settings, video.key): "source_not_an_image",
     }
     for url, code in cases.items():
-        r = client.post("/v1/generations", json={**VIDEO, "sourceUrls": [url]},
-                        headers=key_headers(subscribed.api_key))
+        r = client.post(
+            "/v1/generations", json={**VIDEO, "sourceUrls": [url]}, headers=key_headers(subscribed.api_key)
+        )
         assert problems(r) == [("sourceUrls.0", code)], url
         assert r.json()["details"][0]["sourceUrl"] == url
     nothing_written(subscribed, 1000)
@@ -155,24 +170,37 @@ def test_a_source_url_on_a_private_address_is_refused_without_traffic(client, su
 
     monkeypatch.setattr(fetch, "RESOLVER", resolver)
     monkeypatch.setattr(fetch.PinnedBackend, "connect_tcp", no_connection)
-    r = client.post("/v1/generations", json={**VIDEO, "sourceUrls": ["https://intranet.example.com/start.jpg"]},
-                    headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations",
+        json={**VIDEO, "sourceUrls": ["https://intranet.example.com/start.jpg"]},
+        headers=key_headers(subscribed.api_key),
+    )
     assert problems(r) == [("sourceUrls.0", "source_url_unreadable")]
     assert resolved == ["intranet.example.com"] and "10.0.0.7" in r.json()["details"][0]["message"]
 
 
 def test_every_problem_is_reported_at_once(client, subscribed):
-    body = {"type": "video", "prompt": "x", "aspectRatio": "2:1", "durationSec": 7,
-            "sourceUrls": ["https://a.example/1.jpg"] * 3}
-    assert rejected(client, subscribed, body) == [("prompt", "prompt_too_short"), ("aspectRatio", "invalid_aspect_ratio"),
-                                                  ("durationSec", "invalid_duration"),
-                                                  ("sourceUrls", "too_many_source_urls")]
+    body = {
+        "type": "video",
+        "prompt": "x",
+        "aspectRatio": "2:1",
+        "durationSec": 7,
+        "sourceUrls": ["https://a.example/1.jpg"] * 3,
+    }
+    assert rejected(client, subscribed, body) == [
+        ("prompt", "prompt_too_short"),
+        ("aspectRatio", "invalid_aspect_ratio"),
+        ("durationSec", "invalid_duration"),
+        ("sourceUrls", "too_many_source_urls"),
+    ]
 
 
 def test_unknown_fields_and_wrong_types_are_400(client, subscribed):
     assert rejected(client, subscribed, {**IMAGE, "style": "noir"}) == [("style", "extra_forbidden")]
     assert rejected(client, subscribed, {**VIDEO, "durationSec": "ten"}) == [("durationSec", "int_type")]
-    assert rejected(client, subscribed, {**VIDEO, "durationSec": "10"}) == [("durationSec", "int_type")]  # no lax str
+    assert rejected(client, subscribed, {**VIDEO, "durationSec": "10"}) == [
+        ("durationSec", "int_type")
+    ]  # no lax str
 
 
 # ---------------------------------------------------------------------------------------------- acceptance, credits
@@ -181,7 +209,9 @@ def test_unknown_fields_and_wrong_types_are_400(client, subscribed):
 def test_accepted_image_defaults_and_charge(client, subscribed):
     g = create(client, subscribed, IMAGE)
     assert g["status"] == "pending" and g["type"] == "image" and g["aspectRatio"] == "9:16"
-    assert g["durationSec"] is None and g["sourceUrls"] == [] and g["mediaUrl"] is None and g["mimeType"] is None
+    assert (
+        g["durationSec"] is None and g["sourceUrls"] == [] and g["mediaUrl"] is None and g["mimeType"] is None
+    )
     assert g["error"] is None and g["completedAt"] is None and g["creditsCost"] == 2
     assert g["id"].startswith("gen_") and g["createdAt"].endswith("Z")
     assert ledger(subscribed.workspace_id, g["id"]) == [("charge", -2)]
@@ -214,7 +244,9 @@ def test_a_lapsed_subscription_is_not_current(client, owner):
 
 def test_insufficient_credits_debits_nothing(client, subscribed):
     ws_service.set_credits(subscribed.workspace_id, set_to=44)
-    r = client.post("/v1/generations", json={**VIDEO, "durationSec": 15}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json={**VIDEO, "durationSec": 15}, headers=key_headers(subscribed.api_key)
+    )
     assert r.status_code == 402 and r.json()["error"] == "insufficient_credits"
     assert r.json()["details"] == [{"required": 45, "balance": 44, "missing": 1}]
     nothing_written(subscribed, 44)
@@ -284,7 +316,9 @@ def test_a_generation_can_be_charged_and_refunded_only_once(settings, subscribed
 def create_direct(settings, owner, body=None):  # type: ignore[no-untyped-def]
     from backend.services import generations
 
-    return generations.accept(settings, owner.workspace_id, dict(body or {"type": "image", "prompt": "a cup"}))
+    return generations.accept(
+        settings, owner.workspace_id, dict(body or {"type": "image", "prompt": "a cup"})
+    )
 
 
 def test_grants_and_operator_changes_are_ledger_entries(settings, owner):
@@ -303,8 +337,15 @@ def test_grants_and_operator_changes_are_ledger_entries(settings, owner):
 
 def test_dry_run_prices_and_charges_nothing(client, subscribed):
     quote = create(client, subscribed, {**VIDEO, "durationSec": 10}, expect=200, dryRun="true")
-    assert quote == {"dryRun": True, "type": "video", "durationSec": 10, "creditsCost": 30, "balance": 1000,
-                     "balanceAfter": 970, "enough": True}
+    assert quote == {
+        "dryRun": True,
+        "type": "video",
+        "durationSec": 10,
+        "creditsCost": 30,
+        "balance": 1000,
+        "balanceAfter": 970,
+        "enough": True,
+    }
     nothing_written(subscribed, 1000)
     assert not Event.select().exists()
 
@@ -312,12 +353,19 @@ def test_dry_run_prices_and_charges_nothing(client, subscribed):
 def test_dry_run_when_the_balance_is_short(client, subscribed):
     ws_service.set_credits(subscribed.workspace_id, set_to=1)
     quote = create(client, subscribed, IMAGE, expect=200, dryRun="true")
-    assert (quote["creditsCost"], quote["balance"], quote["balanceAfter"], quote["enough"]) == (2, 1, None, False)
+    assert (quote["creditsCost"], quote["balance"], quote["balanceAfter"], quote["enough"]) == (
+        2,
+        1,
+        None,
+        False,
+    )
     nothing_written(subscribed, 1)
 
 
 def test_dry_run_validates_and_needs_a_subscription(client, owner):
-    r = client.post("/v1/generations?dryRun=true", json={**VIDEO, "durationSec": 8}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/generations?dryRun=true", json={**VIDEO, "durationSec": 8}, headers=key_headers(owner.api_key)
+    )
     assert problems(r) == [("durationSec", "invalid_duration")]
     r = client.post("/v1/generations?dryRun=true", json=IMAGE, headers=key_headers(owner.api_key))
     assert r.status_code == 402 and r.json()["error"] == "subscription_required"
@@ -333,7 +381,9 @@ def _get(client, owner, gid):  # type: ignore[no-untyped-def]
 
 
 def _events(gid: str) -> list[tuple[str, dict]]:
-    return [(e.type, e.data) for e in Event.select().where(Event.subject_id == gid).order_by(Event.created_at)]
+    return [
+        (e.type, e.data) for e in Event.select().where(Event.subject_id == gid).order_by(Event.created_at)
+    ]
 
 
 def test_image_completes_on_the_media_host(client, settings, subscribed):
@@ -345,12 +395,18 @@ def test_image_completes_on_the_media_host(client, settings, subscribed):
     served = client.get(done["mediaUrl"])
     assert served.status_code == 200 and served.content[:3] == b"\xff\xd8\xff"
     media = Media.get(Media.key == done["mediaUrl"].rsplit("/", 1)[1])
-    assert media.origin == "generated" and media.expires_at is None and (media.width, media.height) == (108, 108)
+    assert (
+        media.origin == "generated" and media.expires_at is None and (media.width, media.height) == (108, 108)
+    )
     assert _events(g["id"]) == [("generation.completed", done)]
     assert ledger(subscribed.workspace_id, g["id"]) == [("charge", -2)]
     request = gen_provider.CALLS[-1]
-    assert (request.type, request.aspect_ratio, request.duration_sec, request.prompt) == ("image", "1:1", None,
-                                                                                          IMAGE["prompt"])
+    assert (request.type, request.aspect_ratio, request.duration_sec, request.prompt) == (
+        "image",
+        "1:1",
+        None,
+        IMAGE["prompt"],
+    )
     assert request.brand.name == "Test workspace"
 
 
@@ -363,9 +419,16 @@ def test_video_completes_and_posts_to_youtube_as_synthetic_media(client, setting
     done = _get(client, subscribed, g["id"])
     assert done["status"] == "completed" and done["mimeType"] == "video/mp4" and done["durationSec"] == 10
     assert gen_provider.CALLS[-1].duration_sec == 10
-    r = client.post("/v1/posts", json={"targets": ["youtube"], "content": "Fresh beans", "mediaUrls": [done["mediaUrl"]],
-                                       "options": {"youtube": {"containsSyntheticMedia": False}}},
-                    headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={
+            "targets": ["youtube"],
+            "content": "Fresh beans",
+            "mediaUrls": [done["mediaUrl"]],
+            "options": {"youtube": {"containsSyntheticMedia": False}},
+        },
+        headers=key_headers(subscribed.api_key),
+    )
     assert r.status_code == 202, r.text
     assert r.json()["options"]["youtube"]["containsSyntheticMedia"] is True
 
@@ -384,8 +447,9 @@ def _host_image(settings, owner) -> str:  # type: ignore[no-untyped-def]
     from backend.services import media as media_service
     from tests.media import corpus
 
-    return media_service.url_for(settings, media_service.ingest_bytes(settings, owner.workspace_id,
-                                                                        corpus.jpeg(80, 60)).key)
+    return media_service.url_for(
+        settings, media_service.ingest_bytes(settings, owner.workspace_id, corpus.jpeg(80, 60)).key
+    )
 
 
 def _failed_and_refunded_once(client, owner, gid: str, cost: int) -> dict:  # type: ignore[type-arg]
@@ -394,7 +458,11 @@ def _failed_and_refunded_once(client, owner, gid: str, cost: int) -> dict:  # ty
     assert failed["error"].endswith(f"Your {cost} credits were refunded.")
     assert ledger(owner.workspace_id, gid) == [("charge", -cost), ("refund", cost)]
     assert _events(gid) == [("generation.failed", failed)]
-    assert not Job.select().where((Job.kind == "generation.produce") & Job.status.not_in(["done", "dead"])).exists()
+    assert (
+        not Job.select()
+        .where((Job.kind == "generation.produce") & Job.status.not_in(["done", "dead"]))
+        .exists()
+    )
     return failed
 
 
@@ -426,7 +494,9 @@ def test_provider_refusal_fails_and_refunds(client, settings, subscribed):
     g = create(client, subscribed, {**IMAGE, "prompt": "a cup [refuse]"})
     run_worker(settings)
     failed = _failed_and_refunded_once(client, subscribed, g["id"], 2)
-    assert failed["error"].startswith("The provider's own policy refuses this prompt: describe the scene differently.")
+    assert failed["error"].startswith(
+        "The provider's own policy refuses this prompt: describe the scene differently."
+    )
 
 
 def test_provider_unavailable_is_retried_then_fails_and_refunds(client, settings, subscribed):
@@ -481,7 +551,9 @@ def test_every_failure_path_after_the_first_refunds_nothing(client, settings, su
     assert failed["error"] == "First reason. Your 2 credits were refunded." and gen_provider.CALLS == []
 
 
-def test_a_misconfigured_provider_fails_it_at_once_and_says_so_in_the_log(client, settings, subscribed, caplog):
+def test_a_misconfigured_provider_fails_it_at_once_and_says_so_in_the_log(
+    client, settings, subscribed, caplog
+):
     settings.generation_provider = "dall-e-9"
     g = create(client, subscribed, IMAGE)
     run_worker(settings)
@@ -496,8 +568,12 @@ def test_a_generation_interrupted_mid_production_fails_on_the_next_start(client,
     g = create(client, subscribed, IMAGE)
     now = clock.now()
     Generation.update(status="processing", started_at=now).where(Generation.id == g["id"]).execute()
-    Job.update(status="running", attempts=1, locked_by="worker:elsewhere:1:1#1",
-               lease_until=now - timedelta(seconds=1)).where(Job.dedupe_key == f"generation:{g['id']}").execute()
+    Job.update(
+        status="running",
+        attempts=1,
+        locked_by="worker:elsewhere:1:1#1",
+        lease_until=now - timedelta(seconds=1),
+    ).where(Job.dedupe_key == f"generation:{g['id']}").execute()
     leftovers = settings.data_dir / "tmp" / "generations" / f"{g['id']}-abc"
     leftovers.mkdir(parents=True)
     (leftovers / "half.mp4").write_bytes(b"...")
@@ -509,15 +585,19 @@ def test_a_generation_interrupted_mid_production_fails_on_the_next_start(client,
 
 def test_a_job_taken_over_before_production_started_still_produces(client, settings, subscribed):
     g = create(client, subscribed, IMAGE)
-    Job.update(status="running", attempts=1, locked_by="worker:elsewhere:1:1#1",
-               lease_until=clock.now() - timedelta(seconds=1)).where(
-        Job.dedupe_key == f"generation:{g['id']}").execute()
+    Job.update(
+        status="running",
+        attempts=1,
+        locked_by="worker:elsewhere:1:1#1",
+        lease_until=clock.now() - timedelta(seconds=1),
+    ).where(Job.dedupe_key == f"generation:{g['id']}").execute()
     run_worker(settings)
     assert _get(client, subscribed, g["id"])["status"] == "completed"
 
 
-def test_a_worker_runs_at_most_generation_concurrency_productions_at_once(client, settings, subscribed,
-                                                                          monkeypatch):
+def test_a_worker_runs_at_most_generation_concurrency_productions_at_once(
+    client, settings, subscribed, monkeypatch
+):
     from backend.jobs.worker import Worker
     from backend.services import generations
 
@@ -551,7 +631,11 @@ def test_list_newest_first_with_cursor_and_credits(client, subscribed):
     h = key_headers(subscribed.api_key)
     first = client.get("/v1/generations", params={"limit": 2}, headers=h).json()
     assert [g["id"] for g in first["items"]] == ids[::-1][:2]
-    assert first["credits"] == {"balance": 990, "cost": {"IMAGE": 2, "VIDEO": 15}, "clip": {"5": 15, "10": 30, "15": 45}}
+    assert first["credits"] == {
+        "balance": 990,
+        "cost": {"IMAGE": 2, "VIDEO": 15},
+        "clip": {"5": 15, "10": 30, "15": 45},
+    }
     seen = [g["id"] for g in first["items"]]
     cursor = first["nextCursor"]
     while cursor:
@@ -560,8 +644,14 @@ def test_list_newest_first_with_cursor_and_credits(client, subscribed):
         cursor = page["nextCursor"]
     assert seen == ids[::-1]
     assert client.get("/v1/generations", params={"status": "completed"}, headers=h).json()["items"] == []
-    assert len(client.get("/v1/generations", params={"type": "image", "status": ["pending", "failed"]},
-                          headers=h).json()["items"]) == 5
+    assert (
+        len(
+            client.get(
+                "/v1/generations", params={"type": "image", "status": ["pending", "failed"]}, headers=h
+            ).json()["items"]
+        )
+        == 5
+    )
     r = client.get("/v1/generations", params={"cursor": "bm90LWEtY3Vyc29y"}, headers=h)
     assert r.status_code == 400 and r.json()["error"] == "invalid_cursor"
 
@@ -576,8 +666,15 @@ def test_delete_a_completed_generation_deletes_its_file(client, settings, subscr
     h = key_headers(subscribed.api_key)
     r = client.delete(f"/v1/generations/{g['id']}", headers=h)
     assert r.status_code == 200
-    assert r.json() == {"ok": True, "id": g["id"], "status": "completed", "mediaDeleted": True, "mediaKeptBy": [],
-                        "mediaKeptUntil": None, "creditsRefunded": 0}
+    assert r.json() == {
+        "ok": True,
+        "id": g["id"],
+        "status": "completed",
+        "mediaDeleted": True,
+        "mediaKeptBy": [],
+        "mediaKeptUntil": None,
+        "creditsRefunded": 0,
+    }
     assert client.get(url).status_code == 404
     assert not Media.select().where(Media.key == url.rsplit("/", 1)[1]).exists()
     assert client.get(f"/v1/generations/{g['id']}", headers=h).status_code == 404
@@ -594,14 +691,26 @@ def test_delete_keeps_a_file_a_scheduled_post_uses(client, settings, subscribed)
     run_worker(settings)
     url = _get(client, subscribed, g["id"])["mediaUrl"]
     h = key_headers(subscribed.api_key)
-    post = client.post("/v1/posts", json={"targets": ["youtube"], "content": "Soon", "mediaUrls": [url],
-                                          "scheduledAt": clock.iso(clock.now() + timedelta(days=3))}, headers=h)
+    post = client.post(
+        "/v1/posts",
+        json={
+            "targets": ["youtube"],
+            "content": "Soon",
+            "mediaUrls": [url],
+            "scheduledAt": clock.iso(clock.now() + timedelta(days=3)),
+        },
+        headers=h,
+    )
     assert post.status_code == 202, post.text
     r = client.delete(f"/v1/generations/{g['id']}", headers=h).json()
-    assert r["mediaDeleted"] is False and r["mediaKeptBy"] == [post.json()["id"]] and r["mediaKeptUntil"] is None
+    assert (
+        r["mediaDeleted"] is False and r["mediaKeptBy"] == [post.json()["id"]] and r["mediaKeptUntil"] is None
+    )
     assert client.get(url).status_code == 200  # still served for the post
     assert client.get(f"/v1/generations/{g['id']}", headers=h).status_code == 404
-    assert client.delete(f"/v1/posts/{post.json()['id']}", headers=h).status_code == 204  # cancelled: nothing holds it
+    assert (
+        client.delete(f"/v1/posts/{post.json()['id']}", headers=h).status_code == 204
+    )  # cancelled: nothing holds it
     assert client.get(url).status_code == 404
 
 
@@ -638,7 +747,9 @@ def test_scopes(client, subscribed):
     g = create(client, subscribed, IMAGE)
     _, reader = keys_service.create(subscribed.workspace_id, "reader", None, ["videos:read"])
     _, writer = keys_service.create(subscribed.workspace_id, "writer", None, ["generations:write"])
-    _, poster = keys_service.create(subscribed.workspace_id, "poster", None, ["publish:posts", "workspace:read"])
+    _, poster = keys_service.create(
+        subscribed.workspace_id, "poster", None, ["publish:posts", "workspace:read"]
+    )
     calls = {
         "create": lambda h: client.post("/v1/generations", json=IMAGE, headers=h),
         "dry": lambda h: client.post("/v1/generations?dryRun=true", json=IMAGE, headers=h),
@@ -652,13 +763,20 @@ def test_scopes(client, subscribed):
         "poster": {"create": 403, "dry": 403, "list": 403, "get": 403, "delete": 403},
         "session": {"create": 202, "dry": 200, "list": 200, "get": 200, "delete": 404},
     }
-    headers = {"reader": key_headers(reader), "writer": key_headers(writer), "poster": key_headers(poster),
-               "session": session_headers(subscribed.session_token)}
+    headers = {
+        "reader": key_headers(reader),
+        "writer": key_headers(writer),
+        "poster": key_headers(poster),
+        "session": session_headers(subscribed.session_token),
+    }
     for who, codes in expected.items():
         got = {name: call(headers[who]).status_code for name, call in calls.items()}
         assert got == codes, who
     r = calls["create"](headers["reader"])
-    assert r.json()["error"] == "insufficient_scope" and r.json()["details"][0]["required"] == "generations:write"
+    assert (
+        r.json()["error"] == "insufficient_scope"
+        and r.json()["details"][0]["required"] == "generations:write"
+    )
 
 
 def test_rate_limited_like_every_route(client, settings, subscribed):

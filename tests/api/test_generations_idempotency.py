@@ -51,7 +51,9 @@ def test_a_key_is_at_most_200_characters(client, subscribed):
 
 
 def test_dry_run_ignores_the_key(client, subscribed):
-    r = client.post("/v1/generations", json=IMAGE, params={"dryRun": "true"}, headers=key_headers(subscribed.api_key))
+    r = client.post(
+        "/v1/generations", json=IMAGE, params={"dryRun": "true"}, headers=key_headers(subscribed.api_key)
+    )
     assert r.status_code == 200 and r.json()["dryRun"] is True
     assert post(client, subscribed, IMAGE).status_code == 202  # the key was not taken by the dry run
 
@@ -66,8 +68,13 @@ def test_concurrent_replays_charge_once(settings, subscribed):
     def one() -> None:
         start.wait()
         try:
-            ids.append(generations.accept(settings, subscribed.workspace_id,
-                                          {"type": "video", "prompt": "Beans", "idempotency_key": "same"})["id"])
+            ids.append(
+                generations.accept(
+                    settings,
+                    subscribed.workspace_id,
+                    {"type": "video", "prompt": "Beans", "idempotency_key": "same"},
+                )["id"]
+            )
         except Exception as exc:  # noqa: BLE001
             errors.append(repr(exc))
         finally:
@@ -108,13 +115,20 @@ def test_insufficient_credits_leaves_the_key_free(client, subscribed):
     assert post(client, subscribed, IMAGE).status_code == 202
 
 
-def test_a_failed_generations_key_answers_it_failed_and_a_deleted_ones_is_released(client, settings, subscribed):
+def test_a_failed_generations_key_answers_it_failed_and_a_deleted_ones_is_released(
+    client, settings, subscribed
+):
     body = {**IMAGE, "prompt": "A gory scene"}
     g = post(client, subscribed, body).json()
     run_worker(settings)
     replay = post(client, subscribed, body)
-    assert replay.status_code == 200 and replay.json()["status"] == "failed" and replay.json()["id"] == g["id"]
+    assert (
+        replay.status_code == 200 and replay.json()["status"] == "failed" and replay.json()["id"] == g["id"]
+    )
     assert balance_is_the_ledger(subscribed.workspace_id) == 1000  # charged once, refunded once
-    assert client.delete(f"/v1/generations/{g['id']}", headers=key_headers(subscribed.api_key)).status_code == 200
+    assert (
+        client.delete(f"/v1/generations/{g['id']}", headers=key_headers(subscribed.api_key)).status_code
+        == 200
+    )
     fresh = post(client, subscribed, {**IMAGE})
     assert fresh.status_code == 202 and fresh.json()["id"] != g["id"]

@@ -28,7 +28,9 @@ def test_create_defaults_all_scopes_90_days_and_shows_key_once(client, owner):
     assert prefix.endswith("v1-")
     # at least 256 random bits after the prefix (base64url: 43 chars carry 256 bits)
     assert len(body["key"]) - len(prefix) >= 43
-    expires = clock.to_utc(__import__("datetime").datetime.fromisoformat(body["expiresAt"].replace("Z", "+00:00")))
+    expires = clock.to_utc(
+        __import__("datetime").datetime.fromisoformat(body["expiresAt"].replace("Z", "+00:00"))
+    )
     assert abs((expires - clock.now()) - timedelta(days=90)) < timedelta(minutes=1)
     listed = client.get("/v1/api-keys", headers=session_headers(owner.session_token)).json()["items"]
     mine = next(k for k in listed if k["id"] == body["id"])
@@ -53,8 +55,20 @@ def test_only_a_sha256_hash_is_stored(client, owner):
         assert body["key"] not in str(value)
 
 
-@pytest.mark.parametrize("days,ok", [(30, True), (90, True), (365, True), (None, True), (7, False), (0, False),
-                                     ("90", False), (91, False), (-30, False)])
+@pytest.mark.parametrize(
+    "days,ok",
+    [
+        (30, True),
+        (90, True),
+        (365, True),
+        (None, True),
+        (7, False),
+        (0, False),
+        ("90", False),
+        (91, False),
+        (-30, False),
+    ],
+)
 def test_expires_in_days(client, owner, days, ok):
     r = create(client, owner, name="k", expiresInDays=days)
     if ok:
@@ -79,7 +93,10 @@ def test_key_states_unknown_revoked_expired(client, owner):
     key = create(client, owner, name="k", expiresInDays=30).json()
     h = key_headers(key["key"])
     assert client.get("/v1/workspace", headers=h).status_code == 200
-    assert client.get("/v1/workspace", headers=key_headers(key["key"][:-2] + "zz")).json()["error"] == "invalid_api_key"
+    assert (
+        client.get("/v1/workspace", headers=key_headers(key["key"][:-2] + "zz")).json()["error"]
+        == "invalid_api_key"
+    )
     assert client.get("/v1/workspace", headers=key_headers("garbage")).json()["error"] == "invalid_api_key"
     with time_machine.travel(clock.now() + timedelta(days=31), tick=False):
         r = client.get("/v1/workspace", headers=h)
@@ -102,7 +119,9 @@ def test_a_revocation_elsewhere_is_seen_within_the_verified_ttl(client, owner):
     start = clock.now()
     with time_machine.travel(start, tick=False):
         assert client.get("/v1/workspace", headers=h).status_code == 200
-        ApiKey.update(revoked_at=clock.now()).where(ApiKey.id == key["id"]).execute()  # as another process does
+        ApiKey.update(revoked_at=clock.now()).where(
+            ApiKey.id == key["id"]
+        ).execute()  # as another process does
     with time_machine.travel(start + VERIFIED_TTL, tick=False):
         r = client.get("/v1/workspace", headers=h)
         assert r.status_code == 401 and r.json()["error"] == "api_key_revoked"
@@ -143,20 +162,27 @@ def test_purge_erases_revoked_and_expired(client, owner):
     assert ApiKey.get_or_none(ApiKey.id == revoked["id"]) is None
     assert all(k["id"] != revoked["id"] for k in client.get("/v1/api-keys", headers=s).json()["items"])
     # the erased key now reads as unknown
-    assert client.get("/v1/workspace", headers=key_headers(revoked["key"])).json()["error"] == "invalid_api_key"
+    assert (
+        client.get("/v1/workspace", headers=key_headers(revoked["key"])).json()["error"] == "invalid_api_key"
+    )
 
     expiring = create(client, owner, name="e", expiresInDays=30).json()
     with time_machine.travel(clock.now() + timedelta(days=30, seconds=1), tick=False):
         token = client.post("/v1/auth/login", json={"email": owner.email, "password": owner.password}).json()
-        r = client.delete(f"/v1/api-keys/{expiring['id']}?purge=true",
-                          headers=session_headers(token["sessionToken"]))
+        r = client.delete(
+            f"/v1/api-keys/{expiring['id']}?purge=true", headers=session_headers(token["sessionToken"])
+        )
         assert r.status_code == 200
     assert ApiKey.get_or_none(ApiKey.id == expiring["id"]) is None
 
 
 def test_api_key_cannot_manage_keys(client, owner):
     h = key_headers(owner.api_key)
-    for method, path in [("post", "/v1/api-keys"), ("get", "/v1/api-keys"), ("delete", f"/v1/api-keys/{owner.api_key_id}")]:
+    for method, path in [
+        ("post", "/v1/api-keys"),
+        ("get", "/v1/api-keys"),
+        ("delete", f"/v1/api-keys/{owner.api_key_id}"),
+    ]:
         r = client.request(method.upper(), path, headers=h, json={"name": "x"} if method == "post" else None)
         assert r.status_code in (401, 403)
         assert r.json()["error"] == "session_required"
@@ -173,7 +199,10 @@ def test_other_workspace_keys_are_invisible(client, owner, other_owner):
     ids = [k["id"] for k in client.get("/v1/api-keys", headers=s_other).json()["items"]]
     assert owner.api_key_id not in ids
     # and a key of one workspace reads its own workspace only
-    assert client.get("/v1/workspace", headers=key_headers(other_owner.api_key)).json()["id"] == other_owner.workspace_id
+    assert (
+        client.get("/v1/workspace", headers=key_headers(other_owner.api_key)).json()["id"]
+        == other_owner.workspace_id
+    )
 
 
 def test_the_wire_format_knows_every_scope():

@@ -97,8 +97,9 @@ def test_every_image_format_is_accepted(client, owner, fmt):
     assert r.json()["type"] == "image" and (r.json()["width"], r.json()["height"]) == (60, 40)
 
 
-@pytest.mark.parametrize(("container", "mime"), [("mp4", "video/mp4"), ("mov", "video/quicktime"),
-                                                 ("webm", "video/webm")])
+@pytest.mark.parametrize(
+    ("container", "mime"), [("mp4", "video/mp4"), ("mov", "video/quicktime"), ("webm", "video/webm")]
+)
 def test_video_is_stored_untouched(client, owner, container, mime):
     data = corpus.video(container)
     r = post(client, owner, base64=b64(data))
@@ -112,25 +113,32 @@ def test_video_is_stored_untouched(client, owner, container, mime):
 
 
 def test_data_uri_prefix_and_line_breaks_are_accepted(client, owner):
-    text = "data:image/png;base64," + "\n".join(b64(corpus.png_alpha())[i:i + 60] for i in range(0, 400, 60))
+    text = "data:image/png;base64," + "\n".join(
+        b64(corpus.png_alpha())[i : i + 60] for i in range(0, 400, 60)
+    )
     assert post(client, owner, base64=text).status_code == 201
 
 
-@pytest.mark.parametrize("body", [{}, {"url": "http://example.com/a.jpg", "base64": "AAAA"}, {"url": None},
-                                  {"base64": None, "url": None}])
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"url": "http://example.com/a.jpg", "base64": "AAAA"}, {"url": None}, {"base64": None, "url": None}],
+)
 def test_exactly_one_of_url_or_base64(client, owner, body):
     r = client.post("/v1/media", json=body, headers=key_headers(owner.api_key))
     assert_error(r, 400, "validation_error")
 
 
-@pytest.mark.parametrize(("data", "code"), [
-    (b"", "unsupported_media_type"),
-    (b"just some text in a file called photo.jpg\n", "unsupported_media_type"),
-    (b"%PDF-1.4\n1 0 obj\n", "unsupported_media_type"),
-    (corpus.truncated_jpeg(), "not_an_image"),
-    (b"\xff\xd8\xff\xe0" + b"\x00" * 200, "not_an_image"),
-    (corpus.bomb_png(), "media_too_large"),
-])
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", "unsupported_media_type"),
+        (b"just some text in a file called photo.jpg\n", "unsupported_media_type"),
+        (b"%PDF-1.4\n1 0 obj\n", "unsupported_media_type"),
+        (corpus.truncated_jpeg(), "not_an_image"),
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 200, "not_an_image"),
+        (corpus.bomb_png(), "media_too_large"),
+    ],
+)
 def test_bad_files_get_a_clear_code(client, owner, data, code):
     assert_error(post(client, owner, base64=b64(data)), 400, code)
 
@@ -145,8 +153,11 @@ def test_invalid_base64(client, owner):
 
 
 def test_needs_media_write_scope(client, owner):
-    created = client.post("/v1/api-keys", json={"name": "ro", "scopes": ["workspace:read"]},
-                          headers={"Authorization": f"Bearer {owner.session_token}"}).json()
+    created = client.post(
+        "/v1/api-keys",
+        json={"name": "ro", "scopes": ["workspace:read"]},
+        headers={"Authorization": f"Bearer {owner.session_token}"},
+    ).json()
     r = client.post("/v1/media", json={"base64": b64(corpus.jpeg())}, headers=key_headers(created["key"]))
     assert_error(r, 403, "insufficient_scope")
     assert_error(client.post("/v1/media", json={"base64": "AAAA"}), 401, "invalid_api_key")
@@ -156,7 +167,9 @@ def test_needs_media_write_scope(client, owner):
 
 
 def test_image_by_url(url_client, owner, server):
-    server.routes["/photo.jpg"] = Route(body=corpus.jpeg(3000, 2000, orientation=8), content_type="image/jpeg")
+    server.routes["/photo.jpg"] = Route(
+        body=corpus.jpeg(3000, 2000, orientation=8), content_type="image/jpeg"
+    )
     r = post(url_client, owner, url=server.url("/photo.jpg"))
     assert r.status_code == 201, r.text
     assert (r.json()["width"], r.json()["height"]) == (1080, 720)
@@ -234,8 +247,10 @@ def _read_response(conn: socket.socket) -> bytes:
 
 def test_body_over_30_mb_gets_413_without_being_read(live_server, owner):
     with socket.create_connection(("127.0.0.1", live_server)) as conn:
-        conn.sendall(f"POST /v1/media HTTP/1.1\r\nHost: x\r\nx-api-key: {owner.api_key}\r\n"
-                     f"Content-Type: application/json\r\nContent-Length: {31 * 1024 * 1024}\r\n\r\n".encode())
+        conn.sendall(
+            f"POST /v1/media HTTP/1.1\r\nHost: x\r\nx-api-key: {owner.api_key}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {31 * 1024 * 1024}\r\n\r\n".encode()
+        )
         conn.sendall(b'{"base64": "' + b"A" * 65536)  # the other 31 MB are never sent
         response = _read_response(conn)
     assert response.startswith(b"HTTP/1.1 413"), response[:200]
@@ -245,8 +260,10 @@ def test_body_over_30_mb_gets_413_without_being_read(live_server, owner):
 def test_chunked_body_over_30_mb_is_cut_while_streaming(live_server, owner):
     sent = 0
     with socket.create_connection(("127.0.0.1", live_server)) as conn:
-        conn.sendall(f"POST /v1/media HTTP/1.1\r\nHost: x\r\nx-api-key: {owner.api_key}\r\n"
-                     "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+        conn.sendall(
+            f"POST /v1/media HTTP/1.1\r\nHost: x\r\nx-api-key: {owner.api_key}\r\n"
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+        )
         piece = b"A" * (1024 * 1024)
         chunk = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
         try:
@@ -315,8 +332,9 @@ def test_head(client, video_media):
     assert r.headers["content-type"] == "video/mp4"
 
 
-@pytest.mark.parametrize("path", ["/media/med_nothing.jpg", "/media/..%2F..%2Fetc%2Fpasswd", "/media/.tmp",
-                                  "/media/%2E%2E"])
+@pytest.mark.parametrize(
+    "path", ["/media/med_nothing.jpg", "/media/..%2F..%2Fetc%2Fpasswd", "/media/.tmp", "/media/%2E%2E"]
+)
 def test_unknown_keys_are_404(client, path):
     assert client.get(path).status_code == 404
 
@@ -346,11 +364,16 @@ def test_listing_with_cursor_and_expiry(client, owner, settings):
     other = make_owner(settings, "Other", "other@example.test")
     post(client, other, base64=b64(corpus.jpeg()))
 
-    page = client.get("/v1/media", params={"limit": 2, "type": "image"}, headers=key_headers(owner.api_key)).json()
+    page = client.get(
+        "/v1/media", params={"limit": 2, "type": "image"}, headers=key_headers(owner.api_key)
+    ).json()
     assert [i["key"] for i in page["items"]] == keys[::-1][:2]
     assert page["nextCursor"]
-    rest = client.get("/v1/media", params={"limit": 2, "type": "image", "cursor": page["nextCursor"]},
-                      headers=key_headers(owner.api_key)).json()
+    rest = client.get(
+        "/v1/media",
+        params={"limit": 2, "type": "image", "cursor": page["nextCursor"]},
+        headers=key_headers(owner.api_key),
+    ).json()
     assert [i["key"] for i in rest["items"]] == [keys[0]] and rest["nextCursor"] is None
     for bad in ("bogus", page["items"][1]["id"], page["nextCursor"][:-2]):  # not a cursor this API gave
         r = client.get("/v1/media", params={"cursor": bad}, headers=key_headers(owner.api_key))
@@ -374,10 +397,16 @@ def test_listing_by_sha256_of_the_stored_bytes(client, owner, settings):
     other = make_owner(settings, "Other", "other@example.test")
     post(client, other, base64=b64(video))
     digest = hashlib.sha256(video).hexdigest()
-    found = client.get("/v1/media", params={"sha256": digest}, headers=key_headers(owner.api_key)).json()["items"]
+    found = client.get("/v1/media", params={"sha256": digest}, headers=key_headers(owner.api_key)).json()[
+        "items"
+    ]
     assert [i["key"] for i in found] == [made["key"]] and found[0]["sha256"] == digest
-    assert client.get("/v1/media", params={"sha256": "0" * 64},
-                      headers=key_headers(owner.api_key)).json()["items"] == []
+    assert (
+        client.get("/v1/media", params={"sha256": "0" * 64}, headers=key_headers(owner.api_key)).json()[
+            "items"
+        ]
+        == []
+    )
     r = client.get("/v1/media", params={"sha256": "XYZ"}, headers=key_headers(owner.api_key))
     assert r.status_code == 400
 
@@ -405,7 +434,9 @@ def test_delete(client, owner):
     media_service.hold(owner.workspace_id, [held["url"]], None, "post:pst_test")
     assert client.delete(f"/v1/media/{media['key']}", headers=key_headers(owner.api_key)).status_code == 200
     assert client.get(host_path(media["url"])).status_code == 404
-    assert_error(client.delete(f"/v1/media/{held['key']}", headers=key_headers(owner.api_key)), 409, "media_in_use")
+    assert_error(
+        client.delete(f"/v1/media/{held['key']}", headers=key_headers(owner.api_key)), 409, "media_in_use"
+    )
 
 
 # ------------------------------------------------------------------ retention
@@ -447,8 +478,9 @@ def test_file_of_a_post_not_yet_sent_kept_until_sent_plus_30_days(client, owner,
     with time_machine.travel(clock.now(), tick=True) as traveller:
         media = post(client, owner, base64=b64(corpus.jpeg())).json()
         plain = post(client, owner, base64=b64(corpus.jpeg(20, 20))).json()
-        held = media_service.hold(owner.workspace_id, [media["url"], "https://elsewhere.example/x.jpg"], None,
-                                  "post:pst_1")
+        held = media_service.hold(
+            owner.workspace_id, [media["url"], "https://elsewhere.example/x.jpg"], None, "post:pst_1"
+        )
         assert held == [media["key"]]
         item = client.get(f"/v1/media/{media['key']}", headers=key_headers(owner.api_key)).json()
         assert item["expiresAt"] is None
@@ -475,7 +507,9 @@ def test_file_shared_by_two_posts_follows_the_last_one_sent(client, owner, setti
         media_service.hold(owner.workspace_id, [media["key"]], None, "post:pst_b")
 
         def expires() -> str | None:
-            return client.get(f"/v1/media/{media['key']}", headers=key_headers(owner.api_key)).json()["expiresAt"]
+            return client.get(f"/v1/media/{media['key']}", headers=key_headers(owner.api_key)).json()[
+                "expiresAt"
+            ]
 
         first = clock.now()
         media_service.release("post:pst_a", first)
@@ -500,7 +534,9 @@ def test_cancelled_post_falls_back_to_the_base_rule(client, owner, settings):
 
 def test_generated_files_have_no_limit_until_their_creation_is_deleted(client, owner, settings):
     with time_machine.travel(clock.now(), tick=True) as traveller:
-        gen = media_service.store_generated(settings, owner.workspace_id, corpus.video("mp4"), ref="generation:gen_1")
+        gen = media_service.store_generated(
+            settings, owner.workspace_id, corpus.video("mp4"), ref="generation:gen_1"
+        )
         url = media_service.url_for(settings, gen.key)
         traveller.shift(timedelta(days=400))
         _run_retention(settings)

@@ -55,14 +55,19 @@ def _objects(settings) -> set[str]:  # type: ignore[no-untyped-def]
 
 
 def test_image_and_video_on_s3_served_with_ranges(s3_client, owner, settings):
-    img = s3_client.post("/v1/media", json={"base64": base64.b64encode(corpus.jpeg(1500, 1000)).decode()},
-                         headers=key_headers(owner.api_key))
+    img = s3_client.post(
+        "/v1/media",
+        json={"base64": base64.b64encode(corpus.jpeg(1500, 1000)).decode()},
+        headers=key_headers(owner.api_key),
+    )
     assert img.status_code == 201, img.text
     assert (img.json()["width"], img.json()["height"]) == (1080, 720)
     data = corpus.video("mov") * 4
     with LocalServer() as srv:
         srv.routes["/clip.mov"] = Route(body=data, content_type="video/quicktime", send_length=False)
-        vid = s3_client.post("/v1/media", json={"url": srv.url("/clip.mov")}, headers=key_headers(owner.api_key))
+        vid = s3_client.post(
+            "/v1/media", json={"url": srv.url("/clip.mov")}, headers=key_headers(owner.api_key)
+        )
     assert vid.status_code == 201, vid.text
     assert _objects(settings) == {img.json()["key"], vid.json()["key"]}
     path = vid.json()["url"].removeprefix("http://testserver")
@@ -76,8 +81,11 @@ def test_image_and_video_on_s3_served_with_ranges(s3_client, owner, settings):
 
 def test_retention_deletes_the_object(s3_client, owner, settings):
     with time_machine.travel(clock.now(), tick=True) as traveller:
-        r = s3_client.post("/v1/media", json={"base64": base64.b64encode(corpus.video("webm")).decode()},
-                           headers=key_headers(owner.api_key))
+        r = s3_client.post(
+            "/v1/media",
+            json={"base64": base64.b64encode(corpus.video("webm")).decode()},
+            headers=key_headers(owner.api_key),
+        )
         key = r.json()["key"]
         assert key in _objects(settings)
         traveller.shift(timedelta(days=30, seconds=5))
@@ -96,7 +104,10 @@ def test_s3_down_is_502(s3_client, owner, settings, monkeypatch):
         raise EndpointConnectionError(endpoint_url="http://127.0.0.1:1")
 
     monkeypatch.setattr(storage.client, "put_object", down)  # type: ignore[attr-defined]
-    r = s3_client.post("/v1/media", json={"base64": base64.b64encode(corpus.jpeg()).decode()},
-                       headers=key_headers(owner.api_key))
+    r = s3_client.post(
+        "/v1/media",
+        json={"base64": base64.b64encode(corpus.jpeg()).decode()},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 502 and r.json()["error"] == "storage_error"
     assert s3_client.get("/v1/media", headers=key_headers(owner.api_key)).json()["items"] == []

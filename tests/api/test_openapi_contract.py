@@ -41,9 +41,26 @@ def test_every_operation_has_a_camel_case_operation_id_and_a_tag(doc):
         assert op.get("tags"), f"{method.upper()} {path} has no tag"
         ids.append(op["operationId"])
     assert len(ids) == len(set(ids)), "operationIds must be unique"
-    for name in ("createPost", "getPost", "listPosts", "updatePost", "deletePost", "uploadMedia", "listMedia",
-                 "createKey", "listKeys", "deleteKey", "getWorkspace", "listAccounts", "login", "getActivity",
-                 "createGeneration", "getGeneration", "listGenerations", "deleteGeneration"):
+    for name in (
+        "createPost",
+        "getPost",
+        "listPosts",
+        "updatePost",
+        "deletePost",
+        "uploadMedia",
+        "listMedia",
+        "createKey",
+        "listKeys",
+        "deleteKey",
+        "getWorkspace",
+        "listAccounts",
+        "login",
+        "getActivity",
+        "createGeneration",
+        "getGeneration",
+        "listGenerations",
+        "deleteGeneration",
+    ):
         assert name in ids
 
 
@@ -64,12 +81,20 @@ def test_the_document_states_the_constraints(doc):
     assert post["properties"]["content"]["maxLength"] == 63206
     assert post["properties"]["mediaUrls"]["maxItems"] == 10
     assert post["properties"]["mediaUrls"]["items"]["format"] == "uri"
-    assert {"type": "string", "format": "date-time"}.items() <= post["properties"]["scheduledAt"]["anyOf"][0].items()
+    assert {"type": "string", "format": "date-time"}.items() <= post["properties"]["scheduledAt"]["anyOf"][
+        0
+    ].items()
     target = _schema(doc, "TargetOut")["properties"]
     assert target["status"]["enum"] == ["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
     assert target["nextAttemptAt"]["anyOf"][0]["format"] == "date-time"
     assert _schema(doc, "PostOut")["properties"]["status"]["enum"] == [
-        "scheduled", "processing", "completed", "partial", "failed", "cancelled"]
+        "scheduled",
+        "processing",
+        "completed",
+        "partial",
+        "failed",
+        "cancelled",
+    ]
     tiktok = _schema(doc, "TikTokOptions")["properties"]
     assert tiktok["postMode"]["enum"] == ["DIRECT_POST", "MEDIA_UPLOAD"]
     assert "PUBLIC_TO_EVERYONE" in tiktok["privacyLevel"]["anyOf"][0]["enum"]
@@ -78,15 +103,18 @@ def test_the_document_states_the_constraints(doc):
     assert listing["platform"]["schema"]["anyOf"][0]["enum"] == list(NETWORKS)
     links = doc["paths"]["/v1/posts"]["post"]["responses"]["202"]["links"]
     assert {name: link["parameters"] for name, link in links.items()} == {
-        op: {"post_id": "$response.body#/id"} for op in ("getPost", "updatePost", "deletePost")}
+        op: {"post_id": "$response.body#/id"} for op in ("getPost", "updatePost", "deletePost")
+    }
 
 
 def test_the_generation_operations_state_their_rules(doc):
     ops = {op["operationId"]: (path, method, op) for path, method, op in _operations(doc)}
-    for name, (method, path) in {"createGeneration": ("post", "/v1/generations"),
-                                 "listGenerations": ("get", "/v1/generations"),
-                                 "getGeneration": ("get", "/v1/generations/{generation_id}"),
-                                 "deleteGeneration": ("delete", "/v1/generations/{generation_id}")}.items():
+    for name, (method, path) in {
+        "createGeneration": ("post", "/v1/generations"),
+        "listGenerations": ("get", "/v1/generations"),
+        "getGeneration": ("get", "/v1/generations/{generation_id}"),
+        "deleteGeneration": ("delete", "/v1/generations/{generation_id}"),
+    }.items():
         assert ops[name][:2] == (path, method) and ops[name][2]["tags"] == ["generations"]
     create = _schema(doc, "GenerationCreate")
     props = create["properties"]
@@ -101,8 +129,12 @@ def test_the_generation_operations_state_their_rules(doc):
     assert out["aspectRatio"]["enum"] == ["9:16", "1:1", "16:9"]
     post = doc["paths"]["/v1/generations"]["post"]
     assert {"200", "202", "400", "402"} <= set(post["responses"])
-    assert post["responses"]["200"]["content"]["application/json"]["schema"]["anyOf"] == [  # dryRun, or a replay
-        {"$ref": "#/components/schemas/GenerationQuote"}, {"$ref": "#/components/schemas/GenerationOut"}]
+    assert post["responses"]["200"]["content"]["application/json"]["schema"][
+        "anyOf"
+    ] == [  # dryRun, or a replay
+        {"$ref": "#/components/schemas/GenerationQuote"},
+        {"$ref": "#/components/schemas/GenerationOut"},
+    ]
     assert props["idempotencyKey"]["anyOf"][0]["maxLength"] == 200
     assert [p["name"] for p in post["parameters"]] == ["dryRun"]
     assert set(_schema(doc, "GenerationList")["properties"]) == {"items", "nextCursor", "credits"}
@@ -130,6 +162,8 @@ def test_every_wrong_method_is_405_with_allow(client, doc, owner):
             assert r.status_code == 405, f"{method} {path}: {r.status_code}"
             assert r.json()["error"] == "method_not_allowed"
             allow = {m.strip() for m in r.headers["allow"].split(",")}
-            assert allow == expected, f"{method} {path}: Allow {r.headers['allow']!r}, declared {sorted(expected)}"
+            assert allow == expected, (
+                f"{method} {path}: Allow {r.headers['allow']!r}, declared {sorted(expected)}"
+            )
             checked += 1
     assert checked >= 30

@@ -43,10 +43,20 @@ def test_labels_are_answered_on_create_get_and_list(client, owner, sandbox):  # 
 
 
 def test_label_filter_matches_key_and_value_all_of_them(client, owner, sandbox):  # type: ignore[no-untyped-def]
-    a = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1),
-             labels={SET: "january", "team": "brand"}).json()["id"]
-    b = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=2), labels={SET: "january"}).json()["id"]
-    c = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=3), labels={SET: "february"}).json()["id"]
+    a = post(
+        client,
+        owner,
+        202,
+        targets=["facebook"],
+        scheduledAt=future(days=1),
+        labels={SET: "january", "team": "brand"},
+    ).json()["id"]
+    b = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(days=2), labels={SET: "january"}
+    ).json()["id"]
+    c = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(days=3), labels={SET: "february"}
+    ).json()["id"]
     by_hand = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=4)).json()["id"]
     assert {p["id"] for p in listing(client, owner, label=f"{SET}=january")["items"]} == {a, b}
     assert {p["id"] for p in listing(client, owner, label=[f"{SET}=january", "team=brand"])["items"]} == {a}
@@ -63,36 +73,68 @@ def test_label_filter_matches_key_and_value_all_of_them(client, owner, sandbox):
 
 
 def test_label_filter_never_crosses_workspaces(settings, client, owner, other_owner, sandbox):  # type: ignore[no-untyped-def]
-    mine = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "january"}).json()
+    mine = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "january"}
+    ).json()
     accounts.connect_sandbox_defaults(settings, other_owner.workspace_id)
     ws_service.set_plan(other_owner.workspace_id, "GROWTH", "active", clock.now() + timedelta(days=60))
-    theirs = post(client, other_owner, 202, targets=["facebook"], scheduledAt=future(days=1),
-                  labels={SET: "january"}).json()
+    theirs = post(
+        client, other_owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "january"}
+    ).json()
     assert [p["id"] for p in listing(client, owner, label=f"{SET}=january")["items"]] == [mine["id"]]
     assert [p["id"] for p in listing(client, other_owner, label=f"{SET}=january")["items"]] == [theirs["id"]]
 
 
 def test_labels_are_fixed_at_creation(client, owner, sandbox):  # type: ignore[no-untyped-def]
-    created = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "a"}).json()
-    r = client.patch(f"/v1/posts/{created['id']}", json={"labels": {SET: "b"}}, headers=key_headers(owner.api_key))
+    created = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={SET: "a"}
+    ).json()
+    r = client.patch(
+        f"/v1/posts/{created['id']}", json={"labels": {SET: "b"}}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 400 and r.json()["error"] == "labels_not_editable"
-    r = client.patch(f"/v1/posts/{created['id']}", json={"content": "changed"}, headers=key_headers(owner.api_key))
+    r = client.patch(
+        f"/v1/posts/{created['id']}", json={"content": "changed"}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 200 and r.json()["labels"] == {SET: "a"}
 
 
 def test_an_idempotent_replay_answers_the_first_posts_labels(client, owner, sandbox):  # type: ignore[no-untyped-def]
-    first = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), idempotencyKey="k1",
-                 labels={SET: "a"}).json()
-    again = post(client, owner, 200, targets=["facebook"], scheduledAt=future(days=1), idempotencyKey="k1",
-                 labels={SET: "a"}).json()
+    first = post(
+        client,
+        owner,
+        202,
+        targets=["facebook"],
+        scheduledAt=future(days=1),
+        idempotencyKey="k1",
+        labels={SET: "a"},
+    ).json()
+    again = post(
+        client,
+        owner,
+        200,
+        targets=["facebook"],
+        scheduledAt=future(days=1),
+        idempotencyKey="k1",
+        labels={SET: "a"},
+    ).json()
     assert again["id"] == first["id"] and again["labels"] == {SET: "a"}
     assert len(listing(client, owner, label=f"{SET}=a")["items"]) == 1
 
 
-@pytest.mark.parametrize("labels", [
-    {"Upper": "x"}, {"-dash-first": "x"}, {"ends-with-dash-": "x"}, {"spa ce": "x"}, {"k" * 101: "x"},
-    {"k": "v" * 501}, {f"k{i}": "v" for i in range(21)}, {"k": 1},
-])
+@pytest.mark.parametrize(
+    "labels",
+    [
+        {"Upper": "x"},
+        {"-dash-first": "x"},
+        {"ends-with-dash-": "x"},
+        {"spa ce": "x"},
+        {"k" * 101: "x"},
+        {"k": "v" * 501},
+        {f"k{i}": "v" for i in range(21)},
+        {"k": 1},
+    ],
+)
 def test_bad_labels_are_refused_and_nothing_is_written(client, owner, sandbox, labels):  # type: ignore[no-untyped-def]
     r = post(client, owner, targets=["facebook"], scheduledAt=future(days=1), labels=labels)
     assert r.status_code == 400 and r.json()["error"] == "validation_error", r.text
@@ -111,5 +153,7 @@ def test_too_many_label_filters_is_400(client, owner, sandbox):  # type: ignore[
 
 
 def test_an_empty_value_is_a_value(client, owner, sandbox):  # type: ignore[no-untyped-def]
-    created = post(client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={"draft": ""}).json()
+    created = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(days=1), labels={"draft": ""}
+    ).json()
     assert [p["id"] for p in listing(client, owner, label="draft=")["items"]] == [created["id"]]

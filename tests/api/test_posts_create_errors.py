@@ -44,7 +44,9 @@ def test_idempotent_replay_whatever_the_content_type(client, owner, sandbox, sub
 
 def test_free_publications(client, owner, sandbox):
     h = key_headers(owner.api_key)
-    codes = [_post(client, h, {"targets": ["facebook"], "content": f"post {i}"}).status_code for i in range(4)]
+    codes = [
+        _post(client, h, {"targets": ["facebook"], "content": f"post {i}"}).status_code for i in range(4)
+    ]
     assert codes == [202, 202, 202, 402]
     r = _post(client, h, {"targets": ["facebook"], "content": "post 5"}, DECLARED)
     assert r.status_code == 402 and r.json()["error"] == "subscription_required"
@@ -69,8 +71,11 @@ def test_which_error_wins(client, owner, sandbox):
     assert r.status_code == 403 and r.json()["error"] == "insufficient_scope"
     assert r.json()["details"] == [{"required": "publish:posts", "held": ["workspace:read"]}]
     assert "RateLimit" in r.headers
-    r = client.post("/v1/posts", content=json.dumps(valid), headers={**key_headers(owner.api_key),
-                                                                      "content-type": "text/plain"})
+    r = client.post(
+        "/v1/posts",
+        content=json.dumps(valid),
+        headers={**key_headers(owner.api_key), "content-type": "text/plain"},
+    )
     assert r.status_code == 400 and r.json()["error"] == "validation_error"
 
 
@@ -85,10 +90,12 @@ def test_one_rate_limit_count_per_request(client, owner, sandbox, settings):
 
 def _remaining_after_each(client, h):  # type: ignore[no-untyped-def]
     left = []
-    for body, content_type in [({"targets": ["facebook"], "content": "a"}, COMMON),
-                               ({"targets": []}, COMMON),
-                               ({"targets": ["facebook"], "content": "b"}, DECLARED),
-                               ({"targets": ["facebook"], "content": "c"}, COMMON)]:
+    for body, content_type in [
+        ({"targets": ["facebook"], "content": "a"}, COMMON),
+        ({"targets": []}, COMMON),
+        ({"targets": ["facebook"], "content": "b"}, DECLARED),
+        ({"targets": ["facebook"], "content": "c"}, COMMON),
+    ]:
         r = _post(client, h, body, content_type)
         left.append(int(r.headers["RateLimit"].split("r=")[1].split(";")[0]))
     return left
@@ -97,13 +104,20 @@ def _remaining_after_each(client, h):  # type: ignore[no-untyped-def]
 def test_a_replay_answers_only_a_well_formed_request(client, owner, sandbox, subscribed):
     """The existing post (200) for a request the document accepts; a malformed one is refused as always."""
     h = key_headers(owner.api_key)
-    body = {"targets": ["facebook"], "content": "Hello", "idempotencyKey": "k-2", "scheduledAt": "2099-01-01T09:00:00Z"}
+    body = {
+        "targets": ["facebook"],
+        "content": "Hello",
+        "idempotencyKey": "k-2",
+        "scheduledAt": "2099-01-01T09:00:00Z",
+    }
     first = _post(client, h, body)
     assert first.status_code == 202
-    for change, code in [({"scheduledAt": "AAA"}, "invalid_scheduled_at"),
-                         ({"targets": ["myspace"]}, "invalid_targets"),
-                         ({"content": "x" * 63207}, "invalid_targets"),
-                         ({"mediaUrls": ["ftp://example.com/a.jpg"]}, "invalid_targets")]:
+    for change, code in [
+        ({"scheduledAt": "AAA"}, "invalid_scheduled_at"),
+        ({"targets": ["myspace"]}, "invalid_targets"),
+        ({"content": "x" * 63207}, "invalid_targets"),
+        ({"mediaUrls": ["ftp://example.com/a.jpg"]}, "invalid_targets"),
+    ]:
         r = _post(client, h, {**body, **change})
         assert r.status_code == 400 and r.json()["error"] == code, (change, r.text)
     again = _post(client, h, body)

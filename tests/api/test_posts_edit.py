@@ -49,13 +49,22 @@ def job_of(post_id: str) -> Job | None:
 def test_patch_scheduled_post_200_identifier_kept_job_moved(client, owner):
     p = scheduled(client, owner)
     new_at = clock.now() + timedelta(days=2, hours=3)
-    r = patch(client, owner, p["id"], scheduledAt=new_at.isoformat(), content="moved to Thursday",
-              mediaUrls=[IMG.format(7), IMG.format(8)], options={"tiktok": {"postMode": "MEDIA_UPLOAD"}})
+    r = patch(
+        client,
+        owner,
+        p["id"],
+        scheduledAt=new_at.isoformat(),
+        content="moved to Thursday",
+        mediaUrls=[IMG.format(7), IMG.format(8)],
+        options={"tiktok": {"postMode": "MEDIA_UPLOAD"}},
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["id"] == p["id"] and body["status"] == "scheduled"
     assert body["content"] == "moved to Thursday" and body["mediaUrls"] == [IMG.format(7), IMG.format(8)]
-    assert body["scheduledAt"] == clock.iso(new_at) and body["options"]["tiktok"]["postMode"] == "MEDIA_UPLOAD"
+    assert (
+        body["scheduledAt"] == clock.iso(new_at) and body["options"]["tiktok"]["postMode"] == "MEDIA_UPLOAD"
+    )
     assert [t["accountId"] for t in body["targets"]] == [t["accountId"] for t in p["targets"]]
     assert abs((job_of(p["id"]).run_at - new_at).total_seconds()) < 0.01
     assert [m["url"] for m in Post.get_by_id(p["id"]).media] == [IMG.format(7), IMG.format(8)]
@@ -69,7 +78,11 @@ def test_patch_only_given_fields_change(client, owner):
     assert r.status_code == 200
     body = r.json()
     assert body["content"] == "just the text"
-    assert (body["scheduledAt"], body["mediaUrls"], body["options"]) == (p["scheduledAt"], p["mediaUrls"], p["options"])
+    assert (body["scheduledAt"], body["mediaUrls"], body["options"]) == (
+        p["scheduledAt"],
+        p["mediaUrls"],
+        p["options"],
+    )
     assert abs((job_of(p["id"]).run_at - clock.now()).total_seconds()) > 3600  # job not moved
 
 
@@ -77,12 +90,18 @@ def test_patch_rechecks_text_and_media_per_network(client, owner):
     p = scheduled(client, owner, targets=["facebook", "instagram", "tiktok", "linkedin"])
     r = patch(client, owner, p["id"], content="z" * 3001)
     assert r.status_code == 400 and r.json()["error"] == "invalid_targets"
-    assert set(details(r)) == {("instagram", "content_too_long_for_target"),
-                               ("tiktok", "content_too_long_for_target"), ("tiktok", "title_too_long_for_target"),
-                               ("linkedin", "content_too_long_for_target")}
+    assert set(details(r)) == {
+        ("instagram", "content_too_long_for_target"),
+        ("tiktok", "content_too_long_for_target"),
+        ("tiktok", "title_too_long_for_target"),
+        ("linkedin", "content_too_long_for_target"),
+    }
     assert all(d.get("channelId") for d in r.json()["details"])  # names the exact account
     r = patch(client, owner, p["id"], mediaUrls=[])
-    assert set(details(r)) == {("instagram", "media_required_for_target"), ("tiktok", "media_required_for_target")}
+    assert set(details(r)) == {
+        ("instagram", "media_required_for_target"),
+        ("tiktok", "media_required_for_target"),
+    }
     r = patch(client, owner, p["id"], mediaUrls=["https://cdn.example.com/gone.jpg"])
     assert ("facebook", "media_unreadable") in details(r)
     assert Post.get_by_id(p["id"]).content == "see you tomorrow"  # nothing changed
@@ -95,7 +114,9 @@ def test_patch_scheduled_at_in_past_and_naive(client, owner):
     assert r.status_code == 400 and r.json()["error"] == "scheduled_at_in_past"
     r = patch(client, owner, p["id"], scheduledAt="2099-01-01T10:00:00")
     assert r.status_code == 400 and r.json()["error"] == "invalid_scheduled_at"
-    assert Post.get_by_id(p["id"]).scheduled_at == clock.to_utc(posts_service.parse_timestamp(p["scheduledAt"], "x"))
+    assert Post.get_by_id(p["id"]).scheduled_at == clock.to_utc(
+        posts_service.parse_timestamp(p["scheduledAt"], "x")
+    )
 
 
 def test_patch_targets_cannot_change(client, owner):
@@ -105,9 +126,16 @@ def test_patch_targets_cannot_change(client, owner):
     assert "cancel" in r.json()["message"] and "new post" in r.json()["message"]
 
 
-@pytest.mark.parametrize("body,field", [({"idempotencyKey": "x"}, "idempotencyKey"), ({"status": "cancelled"}, "status"),
-                                        ({"content": None}, "content"), ({"scheduledAt": None}, "scheduledAt"),
-                                        ({"mediaUrls": [IMG.format(i) for i in range(11)]}, "mediaUrls")])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"idempotencyKey": "x"}, "idempotencyKey"),
+        ({"status": "cancelled"}, "status"),
+        ({"content": None}, "content"),
+        ({"scheduledAt": None}, "scheduledAt"),
+        ({"mediaUrls": [IMG.format(i) for i in range(11)]}, "mediaUrls"),
+    ],
+)
 def test_patch_other_fields_refused(client, owner, body, field):
     p = scheduled(client, owner)
     r = patch(client, owner, p["id"], **body)
@@ -204,29 +232,50 @@ def test_delete_immediate_post_409(client, owner):
 
 
 def test_get_one_has_every_field(client, owner):
-    p = scheduled(client, owner, targets=["tiktok", "youtube"], mediaUrls=[VID.format(1)], idempotencyKey="g1")
-    PostTarget.update(status="succeeded", external_post_id="7312", post_url="https://tiktok.test/v/7312",
-                      completed_at=clock.now()).where((PostTarget.post == p["id"]) & (PostTarget.platform == "tiktok")
-                                                      ).execute()
-    PostTarget.update(status="failed", fail_reason="quota exceeded: try tomorrow", fail_type="retriable").where(
-        (PostTarget.post == p["id"]) & (PostTarget.platform == "youtube")).execute()
+    p = scheduled(
+        client, owner, targets=["tiktok", "youtube"], mediaUrls=[VID.format(1)], idempotencyKey="g1"
+    )
+    PostTarget.update(
+        status="succeeded",
+        external_post_id="7312",
+        post_url="https://tiktok.test/v/7312",
+        completed_at=clock.now(),
+    ).where((PostTarget.post == p["id"]) & (PostTarget.platform == "tiktok")).execute()
+    PostTarget.update(
+        status="failed", fail_reason="quota exceeded: try tomorrow", fail_type="retriable"
+    ).where((PostTarget.post == p["id"]) & (PostTarget.platform == "youtube")).execute()
     Post.update(status="partial").where(Post.id == p["id"]).execute()
     body = client.get(f"/v1/posts/{p['id']}", headers=key_headers(owner.api_key)).json()
-    assert set(body) == {"id", "status", "scheduledAt", "createdAt", "updatedAt", "targets", "content", "mediaUrls",
-                         "options", "idempotencyKey", "labels"}
+    assert set(body) == {
+        "id",
+        "status",
+        "scheduledAt",
+        "createdAt",
+        "updatedAt",
+        "targets",
+        "content",
+        "mediaUrls",
+        "options",
+        "idempotencyKey",
+        "labels",
+    }
     assert body["status"] == "partial" and body["idempotencyKey"] == "g1"
     tiktok, youtube = body["targets"]
     assert (tiktok["externalPostId"], tiktok["postUrl"]) == ("7312", "https://tiktok.test/v/7312")
     assert tiktok["completedAt"].endswith("Z")
-    assert (youtube["status"], youtube["failType"]) == ("failed", "retriable") and "quota" in youtube["failReason"]
+    assert (youtube["status"], youtube["failType"]) == ("failed", "retriable") and "quota" in youtube[
+        "failReason"
+    ]
 
 
 def test_another_workspaces_post_is_404(client, owner, other_owner):
     p = scheduled(client, owner)
     h = key_headers(other_owner.api_key)
-    for r in (client.get(f"/v1/posts/{p['id']}", headers=h),
-              client.patch(f"/v1/posts/{p['id']}", headers=h, json={"content": "hijack"}),
-              client.delete(f"/v1/posts/{p['id']}", headers=h)):
+    for r in (
+        client.get(f"/v1/posts/{p['id']}", headers=h),
+        client.patch(f"/v1/posts/{p['id']}", headers=h, json={"content": "hijack"}),
+        client.delete(f"/v1/posts/{p['id']}", headers=h),
+    ):
         assert r.status_code == 404 and r.json()["error"] == "post_not_found"
     assert Post.get_by_id(p["id"]).status == "scheduled"
     assert client.get("/v1/posts", headers=h).json()["items"] == []

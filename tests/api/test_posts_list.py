@@ -34,7 +34,9 @@ def ids(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_newest_first_and_cursor_pages_cover_everything_once(client, owner, sandbox):
-    made = [post(client, owner, 202, targets=["facebook"], content=f"post {i}").json()["id"] for i in range(7)]
+    made = [
+        post(client, owner, 202, targets=["facebook"], content=f"post {i}").json()["id"] for i in range(7)
+    ]
     seen: list[str] = []
     page = listing(client, owner, limit=3)
     pages = 0
@@ -61,10 +63,22 @@ def test_new_posts_do_not_shift_pages(client, owner, sandbox):
 def test_filters(settings, client, owner, sandbox):
     second_tiktok = accounts_service.connect_sandbox(settings, owner.workspace_id, "tiktok", "Second")
     a = post(client, owner, 202, targets=["facebook"], idempotencyKey="alpha").json()
-    b = post(client, owner, 202, targets=["tiktok", "linkedin"], mediaUrls=[VID.format(1)],
-             scheduledAt=future(days=3)).json()
-    c = post(client, owner, 202, targets=[{"platform": "tiktok", "channelId": second_tiktok.id}],
-             mediaUrls=[VID.format(1)], scheduledAt=future(days=10)).json()
+    b = post(
+        client,
+        owner,
+        202,
+        targets=["tiktok", "linkedin"],
+        mediaUrls=[VID.format(1)],
+        scheduledAt=future(days=3),
+    ).json()
+    c = post(
+        client,
+        owner,
+        202,
+        targets=[{"platform": "tiktok", "channelId": second_tiktok.id}],
+        mediaUrls=[VID.format(1)],
+        scheduledAt=future(days=10),
+    ).json()
     client.delete(f"/v1/posts/{c['id']}", headers=key_headers(owner.api_key))
     assert ids(listing(client, owner, status="scheduled")) == [b["id"]]
     assert ids(listing(client, owner, status=["scheduled", "cancelled"])) == [c["id"], b["id"]]
@@ -76,8 +90,9 @@ def test_filters(settings, client, owner, sandbox):
     assert ids(listing(client, owner, idempotencyKey="alpha")) == [a["id"]]
     assert ids(listing(client, owner, idempotencyKey="nope")) == []
     # time range on scheduledAt: from inclusive, to exclusive
-    assert ids(listing(client, owner, timeField="scheduledAt", **{"from": future(days=2), "to": future(days=5)})) == [
-        b["id"]]
+    assert ids(
+        listing(client, owner, timeField="scheduledAt", **{"from": future(days=2), "to": future(days=5)})
+    ) == [b["id"]]
     assert ids(listing(client, owner, timeField="scheduledAt", **{"from": future(days=5)})) == [c["id"]]
 
 
@@ -91,17 +106,20 @@ def test_created_at_range(client, owner, sandbox):
     assert Post.select().count() == 2
 
 
-@pytest.mark.parametrize("params,code", [
-    ({"cursor": "garbage!!"}, "validation_error"),  # not the cursor's shape (the document states it)
-    ({"cursor": "djE6eHh4"}, "invalid_cursor"),  # the shape, but not a cursor this API gave
-    ({"from": "2030-01-01T00:00:00"}, "invalid_timestamp"),
-    ({"to": "yesterday"}, "invalid_timestamp"),
-    ({"status": "published"}, "validation_error"),
-    ({"platform": "myspace"}, "validation_error"),
-    ({"limit": 0}, "validation_error"),
-    ({"limit": 101}, "validation_error"),
-    ({"timeField": "updatedAt"}, "validation_error"),
-])
+@pytest.mark.parametrize(
+    "params,code",
+    [
+        ({"cursor": "garbage!!"}, "validation_error"),  # not the cursor's shape (the document states it)
+        ({"cursor": "djE6eHh4"}, "invalid_cursor"),  # the shape, but not a cursor this API gave
+        ({"from": "2030-01-01T00:00:00"}, "invalid_timestamp"),
+        ({"to": "yesterday"}, "invalid_timestamp"),
+        ({"status": "published"}, "validation_error"),
+        ({"platform": "myspace"}, "validation_error"),
+        ({"limit": 0}, "validation_error"),
+        ({"limit": 101}, "validation_error"),
+        ({"timeField": "updatedAt"}, "validation_error"),
+    ],
+)
 def test_bad_parameters_400(client, owner, params, code):
     r = client.get("/v1/posts", params=params, headers=key_headers(owner.api_key))
     assert r.status_code == 400 and r.json()["error"] == code

@@ -51,9 +51,15 @@ def mix(client, owner, sandbox):  # type: ignore[no-untyped-def]
     with time_machine.travel(start - timedelta(days=1), tick=False):
         old = post(client, owner, 202, targets=["facebook"], content="Old news").json()
     new = post(client, owner, 202, targets=["facebook"], content="Fresh news").json()
-    in3 = post(client, owner, 202, targets=["linkedin"], content="In three days", scheduledAt=future(days=3)).json()
-    in1 = post(client, owner, 202, targets=["linkedin"], content="Tomorrow", scheduledAt=future(days=1)).json()
-    in2 = post(client, owner, 202, targets=["facebook"], content="Called off", scheduledAt=future(days=2)).json()
+    in3 = post(
+        client, owner, 202, targets=["linkedin"], content="In three days", scheduledAt=future(days=3)
+    ).json()
+    in1 = post(
+        client, owner, 202, targets=["linkedin"], content="Tomorrow", scheduledAt=future(days=1)
+    ).json()
+    in2 = post(
+        client, owner, 202, targets=["facebook"], content="Called off", scheduledAt=future(days=2)
+    ).json()
     assert client.delete(f"/v1/posts/{in2['id']}", headers=key_headers(owner.api_key)).status_code == 204
     return {"old": old["id"], "new": new["id"], "in1": in1["id"], "in2": in2["id"], "in3": in3["id"]}
 
@@ -72,7 +78,10 @@ def test_upcoming_scheduled_soonest_first_then_the_rest_most_recent_first(client
 def test_upcoming_with_filters(client, owner, mix):
     assert ids(listing(client, owner, order="upcoming", status="scheduled")) == [mix["in1"], mix["in3"]]
     assert ids(listing(client, owner, order="upcoming", status=["cancelled", "processing"])) == [
-        mix["in2"], mix["new"], mix["old"]]
+        mix["in2"],
+        mix["new"],
+        mix["old"],
+    ]
     assert walk(client, owner, 1, order="upcoming", platform="linkedin") == [mix["in1"], mix["in3"]]
     assert walk(client, owner, 1, order="upcoming", status="scheduled") == [mix["in1"], mix["in3"]]
 
@@ -80,8 +89,12 @@ def test_upcoming_with_filters(client, owner, mix):
 def test_a_page_read_later_continues_where_the_cursor_stood(client, owner, mix):
     first = listing(client, owner, order="upcoming", limit=2)
     assert ids(first) == [mix["in1"], mix["in3"]]
-    soon = post(client, owner, 202, targets=["facebook"], scheduledAt=future(hours=1)).json()  # before the cursor
-    later = post(client, owner, 202, targets=["facebook"], content="After").json()  # after it: on the next page
+    soon = post(
+        client, owner, 202, targets=["facebook"], scheduledAt=future(hours=1)
+    ).json()  # before the cursor
+    later = post(
+        client, owner, 202, targets=["facebook"], content="After"
+    ).json()  # after it: on the next page
     rest = walk(client, owner, 2, order="upcoming", cursor=first["nextCursor"])
     assert soon["id"] not in rest
     assert rest == [mix["in2"], later["id"], mix["new"], mix["old"]]
@@ -91,13 +104,21 @@ def test_a_cursor_is_valid_only_with_its_own_order(client, owner, mix):
     h = key_headers(owner.api_key)
     newest = listing(client, owner, limit=1)["nextCursor"]
     upcoming = listing(client, owner, limit=1, order="upcoming")["nextCursor"]
-    for params in ({"order": "upcoming", "cursor": newest}, {"cursor": upcoming}, {"order": "newest", "cursor": upcoming}):
+    for params in (
+        {"order": "upcoming", "cursor": newest},
+        {"cursor": upcoming},
+        {"order": "newest", "cursor": upcoming},
+    ):
         r = client.get("/v1/posts", params=params, headers=h)
         assert r.status_code == 400 and r.json()["error"] == "invalid_cursor", params
 
 
 def test_due_at_range_covers_scheduled_and_immediate_posts(client, owner, mix):
-    window = {"timeField": "dueAt", "from": clock.iso(clock.now() - timedelta(hours=1)), "to": future(days=2, hours=1)}
+    window = {
+        "timeField": "dueAt",
+        "from": clock.iso(clock.now() - timedelta(hours=1)),
+        "to": future(days=2, hours=1),
+    }
     assert ids(listing(client, owner, order="upcoming", **window)) == [mix["in1"], mix["in2"], mix["new"]]
     # scheduledAt leaves immediate posts out; createdAt ignores when a post is due
     assert ids(listing(client, owner, **(window | {"timeField": "scheduledAt"}))) == [mix["in2"], mix["in1"]]
@@ -110,8 +131,9 @@ def test_q_folds_case_fully_and_follows_an_edit(client, owner, sandbox):
     straße = post(client, owner, 202, targets=["facebook"], content="Große Straße").json()["id"]
     assert ids(listing(client, owner, q="STRASSE")) == [straße]
     assert ids(listing(client, owner, q="straße")) == [straße]
-    later = post(client, owner, 202, targets=["facebook"], content="Autumn menu",
-                 scheduledAt=future(days=3)).json()["id"]
+    later = post(
+        client, owner, 202, targets=["facebook"], content="Autumn menu", scheduledAt=future(days=3)
+    ).json()["id"]
     assert ids(listing(client, owner, q="AUTUMN")) == [later]
     r = client.patch(f"/v1/posts/{later}", json={"content": "Winter MENU"}, headers=h)
     assert r.status_code == 200, r.text
@@ -120,9 +142,14 @@ def test_q_folds_case_fully_and_follows_an_edit(client, owner, sandbox):
 
 
 def test_q_is_a_case_insensitive_substring_of_the_text(client, owner, sandbox):
-    made = {text: post(client, owner, 202, targets=["facebook"], content=text).json()["id"]
-            for text in ("Été à PARIS", "100% off_today", "Spring sale", "Summer Sale\nsecond line")}
-    assert set(ids(listing(client, owner, q="sale"))) == {made["Spring sale"], made["Summer Sale\nsecond line"]}
+    made = {
+        text: post(client, owner, 202, targets=["facebook"], content=text).json()["id"]
+        for text in ("Été à PARIS", "100% off_today", "Spring sale", "Summer Sale\nsecond line")
+    }
+    assert set(ids(listing(client, owner, q="sale"))) == {
+        made["Spring sale"],
+        made["Summer Sale\nsecond line"],
+    }
     assert ids(listing(client, owner, q="SPRING")) == [made["Spring sale"]]
     assert ids(listing(client, owner, q="été à paris")) == [made["Été à PARIS"]]  # beyond ASCII
     assert ids(listing(client, owner, q="ÉTÉ")) == [made["Été à PARIS"]]
@@ -133,20 +160,30 @@ def test_q_is_a_case_insensitive_substring_of_the_text(client, owner, sandbox):
     assert ids(listing(client, owner, q="line\nsecond")) == []
     assert ids(listing(client, owner, q="sale\nsecond")) == [made["Summer Sale\nsecond line"]]
     assert ids(listing(client, owner, q="sale", order="upcoming", limit=1, status="processing"))[0] in (
-        made["Spring sale"], made["Summer Sale\nsecond line"])
-    assert walk(client, owner, 1, q="sale", order="upcoming") == [made["Summer Sale\nsecond line"],
-                                                                  made["Spring sale"]]
+        made["Spring sale"],
+        made["Summer Sale\nsecond line"],
+    )
+    assert walk(client, owner, 1, q="sale", order="upcoming") == [
+        made["Summer Sale\nsecond line"],
+        made["Spring sale"],
+    ]
     assert ids(listing(client, owner, q="")) == ids(listing(client, owner))  # empty: no search
 
 
-@pytest.mark.parametrize("params,code", [
-    ({"q": "x" * 201}, "validation_error"),
-    ({"q": "a\x00b"}, "validation_error"),
-    ({"order": "oldest"}, "validation_error"),
-    ({"timeField": "sentAt"}, "validation_error"),
-    ({"order": "upcoming", "cursor": "dTE6eDoxOnBvc3RfeA"}, "invalid_cursor"),  # u1:x:1:post_x: no such section
-    ({"order": "upcoming", "cursor": "djE6eHh4"}, "invalid_cursor"),
-])
+@pytest.mark.parametrize(
+    "params,code",
+    [
+        ({"q": "x" * 201}, "validation_error"),
+        ({"q": "a\x00b"}, "validation_error"),
+        ({"order": "oldest"}, "validation_error"),
+        ({"timeField": "sentAt"}, "validation_error"),
+        (
+            {"order": "upcoming", "cursor": "dTE6eDoxOnBvc3RfeA"},
+            "invalid_cursor",
+        ),  # u1:x:1:post_x: no such section
+        ({"order": "upcoming", "cursor": "djE6eHh4"}, "invalid_cursor"),
+    ],
+)
 def test_bad_parameters_400(client, owner, params, code):
     r = client.get("/v1/posts", params=params, headers=key_headers(owner.api_key))
     assert r.status_code == 400 and r.json()["error"] == code, r.text

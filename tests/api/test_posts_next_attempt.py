@@ -16,10 +16,13 @@ def test_next_attempt_at_on_read_and_list(client, owner, sandbox):
     assert [t["nextAttemptAt"] for t in created["targets"]] == [None, None]
     when = datetime(2031, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
     PostTarget.update(next_attempt_at=when).where(
-        (PostTarget.post == created["id"]) & (PostTarget.platform == "linkedin")).execute()
+        (PostTarget.post == created["id"]) & (PostTarget.platform == "linkedin")
+    ).execute()
     h = key_headers(owner.api_key)
     got = client.get(f"/v1/posts/{created['id']}", headers=h).json()
     assert [(t["platform"], t["status"], t["nextAttemptAt"]) for t in got["targets"]] == [
-        ("facebook", "pending", None), ("linkedin", "pending", "2031-05-06T07:08:09.123Z")]
+        ("facebook", "pending", None),
+        ("linkedin", "pending", "2031-05-06T07:08:09.123Z"),
+    ]
     listed = client.get("/v1/posts", headers=h).json()["items"][0]
     assert listed["targets"] == got["targets"]

@@ -50,6 +50,17 @@ def test_a_wrong_method_is_405_on_a_router_not_included_yet(client, owner) -> No
 
 def test_the_openapi_document_describes_every_router(app) -> None:
     paths = app.openapi()["paths"]
-    assert {"/v1/posts", "/v1/api-keys", "/v1/workspace", "/v1/media", "/v1/accounts", "/v1/sandbox/published",
-            "/v1/activity", "/v1/auth/login", "/v1/health"} <= set(paths)
-    assert any(p.startswith("/v1/publish/tiktok/") for p in paths) and any(p.startswith("/media/") for p in paths)
+    assert {
+        "/v1/posts",
+        "/v1/api-keys",
+        "/v1/workspace",
+        "/v1/media",
+        "/v1/accounts",
+        "/v1/sandbox/published",
+        "/v1/activity",
+        "/v1/auth/login",
+        "/v1/health",
+    } <= set(paths)
+    assert any(p.startswith("/v1/publish/tiktok/") for p in paths) and any(
+        p.startswith("/media/") for p in paths
+    )

@@ -76,7 +76,9 @@ def test_each_key_state_on_a_route_of_each_scope(app, client, owner, state):
     for scope, method, path in guarded_routes(app):
         per_scope.setdefault(scope, (method, path))
     key_row, full = keys_service.create(owner.workspace_id, state, 30)
-    expected = {"unknown": "invalid_api_key", "revoked": "api_key_revoked", "expired": "api_key_expired"}[state]
+    expected = {"unknown": "invalid_api_key", "revoked": "api_key_revoked", "expired": "api_key_expired"}[
+        state
+    ]
     if state == "unknown":
         full = full[:-4] + "AAAA"
     if state == "revoked":

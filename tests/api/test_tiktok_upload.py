@@ -54,7 +54,10 @@ def test_the_video_goes_by_file_upload_in_chunks(settings, client, owner, ready,
     size = len(VIDEO_BYTES)
     assert item.media == []  # no URL was given to TikTok
     assert {k: item.data["upload"][k] for k in ("video_size", "chunk_size", "total_chunk_count")} == {
-        "video_size": size, "chunk_size": CHUNK, "total_chunk_count": size // CHUNK}
+        "video_size": size,
+        "chunk_size": CHUNK,
+        "total_chunk_count": size // CHUNK,
+    }
     rec = record(out["publishId"])
     assert rec.upload_url and "upload_token=" in rec.upload_url  # kept (encrypted) for the worker
     assert Job.select().where((Job.kind == "tiktok.upload") & (Job.status == "queued")).count() == 1
@@ -68,8 +71,14 @@ def test_the_video_goes_by_file_upload_in_chunks(settings, client, owner, ready,
 
 
 @pytest.mark.parametrize("sent_before", [1, 3], ids=["mid-upload", "after-the-last-chunk"])
-def test_an_interrupted_upload_is_resumed_where_tiktok_stands(settings, client, owner, ready, small_chunks,  # type: ignore[no-untyped-def]
-                                                              sent_before) -> None:
+def test_an_interrupted_upload_is_resumed_where_tiktok_stands(
+    settings,
+    client,
+    owner,
+    ready,
+    small_chunks,  # type: ignore[no-untyped-def]
+    sent_before,
+) -> None:
     ready.sandbox_processing_s = 30  # TikTok processes for 30 s after the last byte
     connect(settings, owner)
     url = upload(client, owner, VIDEO_BYTES)
@@ -80,8 +89,11 @@ def test_an_interrupted_upload_is_resumed_where_tiktok_stands(settings, client, 
     with httpx.Client(transport=sandbox(ready).transport("tiktok")) as put:
         for n in range(sent_before):
             first, last = n * CHUNK, (size - 1 if n == 2 else (n + 1) * CHUNK - 1)
-            r = put.put(rec.upload_url, content=VIDEO_BYTES[first:last + 1],
-                        headers={"Content-Type": "video/mp4", "Content-Range": f"bytes {first}-{last}/{size}"})
+            r = put.put(
+                rec.upload_url,
+                content=VIDEO_BYTES[first : last + 1],
+                headers={"Content-Type": "video/mp4", "Content-Range": f"bytes {first}-{last}/{size}"},
+            )
             assert r.status_code == (201 if n == 2 else 206)
     assert status(client, owner, out["publishId"])["status"] == "PROCESSING_UPLOAD"
     with time_machine.travel(clock.now(), tick=False) as t:
@@ -129,7 +141,11 @@ def test_a_live_accounts_pulled_media_must_be_public(client, owner, ready, by_ur
     r = client.post(PHOTO, json={"imageUrls": [image], "channelId": acc}, headers=key_headers(owner.api_key))
     assert r.status_code == 400 and r.json()["error"] == "media_url_not_public"
     [detail] = r.json()["details"]
-    assert detail["field"] == "imageUrls[0]" and detail["url"] == image and "SOCIALPUB_MEDIA_URL" in detail["message"]
+    assert (
+        detail["field"] == "imageUrls[0]"
+        and detail["url"] == image
+        and "SOCIALPUB_MEDIA_URL" in detail["message"]
+    )
     assert "TikTok takes no photo upload" in detail["message"]
     assert not TikTokPublish.select().exists()  # refused before anything was sent or recorded
     if by_url:  # a configured pull of the video: the same refusal, saying how to upload the bytes instead

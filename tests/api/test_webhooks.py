@@ -36,14 +36,21 @@ def test_create_shows_the_secret_once(client, owner, private_ok):
 def test_update_delete_rotate(client, owner, private_ok):
     ep = add(client, owner)
     h = key_headers(owner.api_key)
-    r = client.patch(f"/v1/webhooks/{ep['id']}", json={"events": ["generation.completed"], "description": None},
-                     headers=h)
-    assert r.status_code == 200 and r.json()["events"] == ["generation.completed"] and r.json()["description"] is None
+    r = client.patch(
+        f"/v1/webhooks/{ep['id']}", json={"events": ["generation.completed"], "description": None}, headers=h
+    )
+    assert (
+        r.status_code == 200
+        and r.json()["events"] == ["generation.completed"]
+        and r.json()["description"] is None
+    )
     assert client.patch(f"/v1/webhooks/{ep['id']}", json={"url": None}, headers=h).status_code == 400
     r = client.patch(f"/v1/webhooks/{ep['id']}", json={"enabled": False}, headers=h)
     assert r.json()["enabled"] is False and r.json()["disabledReason"] == "disabled by a user"
     assert client.post(f"/v1/webhooks/{ep['id']}/test", headers=h).json()["error"] == "webhook_disabled"
-    assert client.patch(f"/v1/webhooks/{ep['id']}", json={"enabled": True}, headers=h).json()["enabled"] is True
+    assert (
+        client.patch(f"/v1/webhooks/{ep['id']}", json={"enabled": True}, headers=h).json()["enabled"] is True
+    )
     rotated = client.post(f"/v1/webhooks/{ep['id']}/rotate", headers=h).json()
     assert rotated["secret"].startswith("whsec_") and rotated["secret"] != ep["secret"]
     assert rotated["secretRotatedAt"]
@@ -53,27 +60,45 @@ def test_update_delete_rotate(client, owner, private_ok):
 
 def test_bad_bodies(client, owner, private_ok):
     h = key_headers(owner.api_key)
-    r = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["post.created"]}, headers=h)
-    assert r.status_code == 400 and r.json()["error"] == "validation_error" and "publish.completed" in r.json()["message"]
+    r = client.post(
+        "/v1/webhooks", json={"url": "http://127.0.0.1:9/", "events": ["post.created"]}, headers=h
+    )
+    assert (
+        r.status_code == 400
+        and r.json()["error"] == "validation_error"
+        and "publish.completed" in r.json()["message"]
+    )
     for url in ("ftp://example.com/x", "http://user:pw@127.0.0.1/", ""):
         r = client.post("/v1/webhooks", json={"url": url}, headers=h)
-        assert r.status_code == 400 and r.json()["error"] in ("invalid_webhook_url", "validation_error"), r.text
-    assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/", "x": 1}, headers=h).status_code == 400
+        assert r.status_code == 400 and r.json()["error"] in ("invalid_webhook_url", "validation_error"), (
+            r.text
+        )
+    assert (
+        client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/", "x": 1}, headers=h).status_code == 400
+    )
 
 
 def test_loopback_is_refused_by_default_and_the_error_says_how(client, owner, settings):
-    r = client.post("/v1/webhooks", json={"url": "http://127.0.0.1:8765/"}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/webhooks", json={"url": "http://127.0.0.1:8765/"}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 400 and r.json()["error"] == "invalid_webhook_url"
     assert "SOCIALPUB_ALLOW_PRIVATE_URLS=1" in r.json()["message"]
 
 
 def test_a_name_resolving_to_a_private_address_is_refused(client, owner, settings, monkeypatch):
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["10.1.2.3"])  # stubbed: no traffic leaves
-    r = client.post("/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 400 and "10.1.2.3" in r.json()["message"]
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
-    assert client.post("/v1/webhooks", json={"url": "https://hooks.example.com/x"},
-                       headers=key_headers(owner.api_key)).status_code == 201
+    assert (
+        client.post(
+            "/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=key_headers(owner.api_key)
+        ).status_code
+        == 201
+    )
 
 
 def test_scopes(client, owner, settings, private_ok):
@@ -82,8 +107,12 @@ def test_scopes(client, owner, settings, private_ok):
     other = keys.create(owner.workspace_id, "o", scopes=["accounts:read"])[1]
     assert client.get("/v1/webhooks", headers=key_headers(reader)).status_code == 200
     assert client.get(f"/v1/webhooks/{ep['id']}/deliveries", headers=key_headers(reader)).status_code == 200
-    assert client.post("/v1/webhooks", json={"url": "http://127.0.0.1:9/"}, headers=key_headers(reader)
-                       ).status_code == 403
+    assert (
+        client.post(
+            "/v1/webhooks", json={"url": "http://127.0.0.1:9/"}, headers=key_headers(reader)
+        ).status_code
+        == 403
+    )
     assert client.get("/v1/webhooks", headers=key_headers(other)).status_code == 403
     assert client.get("/v1/webhooks", headers=session_headers(owner.session_token)).status_code == 200
 
@@ -92,10 +121,17 @@ def test_workspaces_are_isolated(client, owner, other_owner, private_ok):
     ep = add(client, owner)
     h = key_headers(other_owner.api_key)
     assert client.get("/v1/webhooks", headers=h).json()["items"] == []
-    for method, path in (("GET", ""), ("PATCH", ""), ("DELETE", ""), ("POST", "/rotate"), ("POST", "/test"),
-                         ("GET", "/deliveries")):
-        r = client.request(method, f"/v1/webhooks/{ep['id']}{path}", headers=h,
-                           json={} if method == "PATCH" else None)
+    for method, path in (
+        ("GET", ""),
+        ("PATCH", ""),
+        ("DELETE", ""),
+        ("POST", "/rotate"),
+        ("POST", "/test"),
+        ("GET", "/deliveries"),
+    ):
+        r = client.request(
+            method, f"/v1/webhooks/{ep['id']}{path}", headers=h, json={} if method == "PATCH" else None
+        )
         assert r.status_code == 404 and r.json()["error"] == "webhook_not_found", (method, path)
     test = client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key)).json()
     assert client.get(f"/v1/events/{test['eventId']}", headers=h).json()["error"] == "event_not_found"

@@ -19,13 +19,28 @@ def get(client, owner):
 
 def test_every_field_of_2_2(client, owner):
     body = get(client, owner)
-    assert {"id", "name", "description", "currency", "logoUrl", "brand", "plan", "credits", "createdAt"} <= set(body)
+    assert {
+        "id",
+        "name",
+        "description",
+        "currency",
+        "logoUrl",
+        "brand",
+        "plan",
+        "credits",
+        "createdAt",
+    } <= set(body)
     assert {"targetAudience", "uniqueValueProp", "voiceTone", "contentTopics"} <= set(body["brand"])
     assert {"name", "subscribed", "status", "periodEnd", "monthlyCredits"} <= set(body["plan"])
     assert body["credits"]["cost"] == {"IMAGE": 2, "VIDEO": 15}
     assert body["credits"]["clip"] == {"5": 15, "10": 30, "15": 45}
-    assert body["plan"] == {"name": "FREE", "subscribed": "FREE", "status": None, "periodEnd": None,
-                            "monthlyCredits": 0}
+    assert body["plan"] == {
+        "name": "FREE",
+        "subscribed": "FREE",
+        "status": None,
+        "periodEnd": None,
+        "monthlyCredits": 0,
+    }
 
 
 def test_active_plan_grants_allowance_and_carries_over(client, owner):
@@ -66,9 +81,17 @@ def test_active_past_period_end_is_lapsed(client, owner):
 
 def test_patch_with_session(client, owner):
     s = session_headers(owner.session_token)
-    r = client.patch("/v1/workspace", headers=s, json={
-        "name": "Acme", "description": "we sell anvils", "currency": "eur", "logoUrl": "https://acme.test/l.png",
-        "brand": {"voiceTone": "playful", "contentTopics": ["anvils", "physics"], "colors": ["#ff0000"]}})
+    r = client.patch(
+        "/v1/workspace",
+        headers=s,
+        json={
+            "name": "Acme",
+            "description": "we sell anvils",
+            "currency": "eur",
+            "logoUrl": "https://acme.test/l.png",
+            "brand": {"voiceTone": "playful", "contentTopics": ["anvils", "physics"], "colors": ["#ff0000"]},
+        },
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["name"], body["currency"], body["brand"]["voiceTone"]) == ("Acme", "EUR", "playful")
@@ -83,9 +106,17 @@ def test_patch_refuses_keys_and_bad_values(client, owner):
     assert r.status_code in (401, 403) and r.json()["error"] == "session_required"
     assert "cannot manage keys" not in r.json()["message"]  # PATCH /v1/workspace manages no key
     s = session_headers(owner.session_token)
-    for bad in ({"currency": "EURO"}, {"currency": "12"}, {"name": ""}, {"plan": "GROWTH"},
-                {"logoUrl": "javascript:alert(1)"}, {"logoUrl": "ftp://acme.test/l.png"}, {"logoUrl": "logo.png"},
-                {"logoUrl": "https://"}, {"logoUrl": "https://acme.test/a b.png"}):
+    for bad in (
+        {"currency": "EURO"},
+        {"currency": "12"},
+        {"name": ""},
+        {"plan": "GROWTH"},
+        {"logoUrl": "javascript:alert(1)"},
+        {"logoUrl": "ftp://acme.test/l.png"},
+        {"logoUrl": "logo.png"},
+        {"logoUrl": "https://"},
+        {"logoUrl": "https://acme.test/a b.png"},
+    ):
         r = client.patch("/v1/workspace", headers=s, json=bad)
         assert r.status_code == 400, bad
     for good in ("", "http://acme.test/logo.png?v=2"):

@@ -22,7 +22,13 @@ import pytest
 from tests.cli.conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
-SUFFIX = {"tiktok": "", "facebook": "/v21.0", "instagram": "/v21.0", "linkedin": "/rest", "youtube": "/youtube/v3"}
+SUFFIX = {
+    "tiktok": "",
+    "facebook": "/v21.0",
+    "instagram": "/v21.0",
+    "linkedin": "/rest",
+    "youtube": "/youtube/v3",
+}
 
 
 def _free_port() -> int:
@@ -36,13 +42,32 @@ class Served:
         self.platform = platform
         self.port = _free_port()
         self.origin = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "SOCIALPUB_DATA_DIR": str(tmp / f"emu-product-{platform}"),
-               "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_SANDBOX_PROCESSING_S": "0"}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "SOCIALPUB_DATA_DIR": str(tmp / f"emu-product-{platform}"),
+            "SOCIALPUB_SANDBOX_DELAY_S": "0",
+            "SOCIALPUB_SANDBOX_PROCESSING_S": "0",
+        }
         env.pop("SOCIALPUB_DATABASE_URL", None)
-        self.proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()",
-                                      "sandbox", "serve", platform, "--port", str(self.port), "--data-dir",
-                                      str(tmp / f"emu-{platform}")], env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from socialpub_tui.cli.main import main; main()",
+                "sandbox",
+                "serve",
+                platform,
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(tmp / f"emu-{platform}"),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         with httpx.Client(base_url=self.origin, trust_env=False, timeout=5) as c:
             while True:
@@ -180,8 +205,17 @@ def test_pages_picked_then_a_post_published_to_a_live_account(initialised, serve
     accounts = invoke("accounts", "list", "--json").json()["items"]
     assert sorted(a["name"] for a in accounts) == ["Acme 1", "Acme 2", "Acme 3"]
     page = next(a for a in accounts if a["name"] == "Acme 2")
-    post = invoke("posts", "create", "Hello from a live account", "--to", f"facebook:{page['id']}", "--wait",
-                  "--timeout", "60", "--json")
+    post = invoke(
+        "posts",
+        "create",
+        "Hello from a live account",
+        "--to",
+        f"facebook:{page['id']}",
+        "--wait",
+        "--timeout",
+        "60",
+        "--json",
+    )
     assert post.code == 0, post.err + post.out
     [target] = post.json()["targets"]
     assert target["status"] == "succeeded" and target["postUrl"], target
@@ -207,7 +241,9 @@ def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browse
 def test_pick_connects_only_the_named_account(initialised, serve, browser):
     serve("linkedin")
     browser(user="Jo", pages=2)
-    r = invoke("accounts", "connect", "linkedin", "--pick", "urn:li:organization:0", "--json", "--timeout", "60")
+    r = invoke(
+        "accounts", "connect", "linkedin", "--pick", "urn:li:organization:0", "--json", "--timeout", "60"
+    )
     assert r.code == 2 and "not reached by this grant" in r.err
     from backend.store.models import OAuthSession
 
@@ -231,16 +267,28 @@ def test_the_listener_answers_only_its_state() -> None:
 
     listener = _Callback(0)
     try:
-        early = httpx.get(listener.redirect_uri, params={"code": "c", "state": "s"}, timeout=5)  # before expect
+        early = httpx.get(
+            listener.redirect_uri, params={"code": "c", "state": "s"}, timeout=5
+        )  # before expect
         listener.expect("the-session-state")
-        stray = httpx.get(listener.redirect_uri, params={"code": "attacker", "state": "not-the-session"}, timeout=5)
+        stray = httpx.get(
+            listener.redirect_uri, params={"code": "attacker", "state": "not-the-session"}, timeout=5
+        )
         with ThreadPoolExecutor(1) as pool:  # the real redirect's page waits for the command's outcome
-            real = pool.submit(httpx.get, listener.redirect_uri,
-                               params={"code": "real-code", "state": "the-session-state"}, timeout=5)
+            real = pool.submit(
+                httpx.get,
+                listener.redirect_uri,
+                params={"code": "real-code", "state": "the-session-state"},
+                timeout=5,
+            )
             got = listener.wait(5)
-            again = httpx.get(listener.redirect_uri, params={"code": "late", "state": "the-session-state"}, timeout=5)
+            again = httpx.get(
+                listener.redirect_uri, params={"code": "late", "state": "the-session-state"}, timeout=5
+            )
             assert not real.done()
-            listener.report("socialpub: tiktok connected", "Connected: Brand (acc_1 <b>). You can close this tab.")
+            listener.report(
+                "socialpub: tiktok connected", "Connected: Brand (acc_1 <b>). You can close this tab."
+            )
             page = real.result(5)
     finally:
         listener.close()
@@ -249,7 +297,9 @@ def test_the_listener_answers_only_its_state() -> None:
     assert "<h1>socialpub: tiktok connected</h1>" in page.text and "acc_1 &lt;b&gt;" in page.text
 
 
-def test_connecting_refused_after_consent_says_so_on_the_page_and_in_the_terminal(initialised, serve, browser):
+def test_connecting_refused_after_consent_says_so_on_the_page_and_in_the_terminal(
+    initialised, serve, browser
+):
     """The user consented at the network, then connecting failed (the free plan's 5 accounts, 6 pages picked): the
     browser's page says that connecting failed, with the API's code and message, not "authorised"; the command exits
     1 with that error."""
@@ -284,8 +334,14 @@ def test_check_sees_a_revoked_grant(initialised, serve, browser):
     from backend.store.models import Account
 
     with served.http() as c:  # the user removes the app at the network
-        r = c.post("/v2/oauth/revoke/", data={"client_key": "app-tiktok", "client_secret": "x",
-                                              "token": Account.get_by_id(acc["id"]).access_token})
+        r = c.post(
+            "/v2/oauth/revoke/",
+            data={
+                "client_key": "app-tiktok",
+                "client_secret": "x",
+                "token": Account.get_by_id(acc["id"]).access_token,
+            },
+        )
         assert r.status_code == 200
     r = invoke("accounts", "check")
     assert r.code == 1 and "needs_reauth" in r.out and "reconnect" in r.out
@@ -299,22 +355,59 @@ def test_access_token_path_through_the_cli(initialised, serve):
     served = serve("youtube")
     verifier, challenge = oauth.pkce_pair()
     with served.http() as c:  # a token got outside socialpub
-        loc = c.get("/o/oauth2/v2/auth", params={"client_id": "other-app", "redirect_uri": "http://127.0.0.1:1/cb",
-                                                 "response_type": "code", "state": "s", "access_type": "offline",
-                                                 "code_challenge": challenge, "code_challenge_method": "S256"}
-                    ).headers["location"]
+        loc = c.get(
+            "/o/oauth2/v2/auth",
+            params={
+                "client_id": "other-app",
+                "redirect_uri": "http://127.0.0.1:1/cb",
+                "response_type": "code",
+                "state": "s",
+                "access_type": "offline",
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+            },
+        ).headers["location"]
         code = httpx.URL(loc).params["code"]
-        tok = c.post("/token", data={"client_id": "other-app", "client_secret": "x", "code": code,
-                                     "grant_type": "authorization_code", "redirect_uri": "http://127.0.0.1:1/cb",
-                                     "code_verifier": verifier}).json()
-    r = invoke("accounts", "connect", "youtube", "--access-token", tok["access_token"], "--refresh-token",
-               tok["refresh_token"], "--expires-in", str(tok["expires_in"]), "--name", "Channel", "--json")
+        tok = c.post(
+            "/token",
+            data={
+                "client_id": "other-app",
+                "client_secret": "x",
+                "code": code,
+                "grant_type": "authorization_code",
+                "redirect_uri": "http://127.0.0.1:1/cb",
+                "code_verifier": verifier,
+            },
+        ).json()
+    r = invoke(
+        "accounts",
+        "connect",
+        "youtube",
+        "--access-token",
+        tok["access_token"],
+        "--refresh-token",
+        tok["refresh_token"],
+        "--expires-in",
+        str(tok["expires_in"]),
+        "--name",
+        "Channel",
+        "--json",
+    )
     assert r.code == 0, r.err
     assert r.json()["kind"] == "live" and r.json()["name"] == "Channel"
     assert tok["access_token"] not in r.out and tok["refresh_token"] not in r.out
     # the same from stdin (out of `ps` and the shell's history): access token, then refresh token
-    again = invoke("accounts", "connect", "youtube", "--access-token", "-", "--expires-in", "3600", "--json",
-                   input=f"{tok['access_token']}\n{tok['refresh_token']}\n")
+    again = invoke(
+        "accounts",
+        "connect",
+        "youtube",
+        "--access-token",
+        "-",
+        "--expires-in",
+        "3600",
+        "--json",
+        input=f"{tok['access_token']}\n{tok['refresh_token']}\n",
+    )
     assert again.code == 0, again.err
     from backend.store.models import Account
 

@@ -13,14 +13,29 @@ from backend.store.models import Account, Workspace
 from tests.cli.conftest import invoke
 
 
-def live(platform: str, name: str, *, expires_in: timedelta | None, status: str = "active",
-         refresh: str | None = None) -> str:
+def live(
+    platform: str,
+    name: str,
+    *,
+    expires_in: timedelta | None,
+    status: str = "active",
+    refresh: str | None = None,
+) -> str:
     now = clock.now()
     ws = Workspace.select().first()
-    return Account.create(id=new_id("acc"), workspace=ws.id, platform=platform, name=name, kind="live",
-                          status=status, access_token="tok", refresh_token=refresh,
-                          token_expires_at=now + expires_in if expires_in else None, connected_at=now,
-                          created_at=now).id
+    return Account.create(
+        id=new_id("acc"),
+        workspace=ws.id,
+        platform=platform,
+        name=name,
+        kind="live",
+        status=status,
+        access_token="tok",
+        refresh_token=refresh,
+        token_expires_at=now + expires_in if expires_in else None,
+        connected_at=now,
+        created_at=now,
+    ).id
 
 
 def test_accounts_list_warns_about_tokens(embedded: Any, monkeypatch: Any) -> None:
@@ -39,10 +54,14 @@ def test_accounts_list_warns_about_tokens(embedded: Any, monkeypatch: Any) -> No
     row = {line.split()[0]: line for line in lines if line.startswith("acc_")}
     assert "⚠ expires in 3 days" in row[fb] and "⚠ reconnect" in row[tt]
     assert "⚠" not in row[ok] and " UTC" in row[ok]
-    assert (f"⚠ {fb} (facebook, Brand page): token expires in 3 days: reconnect with socialpub accounts connect "
-            "facebook") in r.out
-    assert f"⚠ {tt} (tiktok, Creator): the network no longer accepts its authorisation: reconnect with socialpub " \
-           "accounts connect tiktok" in r.out
+    assert (
+        f"⚠ {fb} (facebook, Brand page): token expires in 3 days: reconnect with socialpub accounts connect "
+        "facebook"
+    ) in r.out
+    assert (
+        f"⚠ {tt} (tiktok, Creator): the network no longer accepts its authorisation: reconnect with socialpub "
+        "accounts connect tiktok" in r.out
+    )
     listed = {a["id"]: a for a in invoke("accounts", "list", "--json").json()["items"]}
     assert listed[fb]["tokenWarning"].startswith("token expires in 3 days")
     assert listed[ok]["tokenWarning"] is None and listed[ok]["tokenExpiresAt"]

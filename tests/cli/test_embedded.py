@@ -54,8 +54,19 @@ def test_usage_errors_exit_2(embedded) -> None:  # type: ignore[no-untyped-def]
 def test_workspace_show_and_edit(embedded) -> None:  # type: ignore[no-untyped-def]
     r = invoke("workspace", "show", "--json")
     assert r.code == 0 and r.json()["id"] == embedded["workspaceId"]
-    r = invoke("workspace", "edit", "--name", "Acme", "--tone", "friendly", "--topic", "coffee", "--topic", "bikes",
-               "--json")
+    r = invoke(
+        "workspace",
+        "edit",
+        "--name",
+        "Acme",
+        "--tone",
+        "friendly",
+        "--topic",
+        "coffee",
+        "--topic",
+        "bikes",
+        "--json",
+    )
     assert r.code == 0, r.err
     ws = r.json()
     assert ws["name"] == "Acme" and ws["brand"]["voiceTone"] == "friendly"
@@ -67,14 +78,21 @@ def test_accounts_list_and_add(embedded) -> None:  # type: ignore[no-untyped-def
     r = invoke("accounts", "list", "--json")
     assert r.code == 0
     listing = r.json()
-    assert sorted(a["platform"] for a in listing["items"]) == ["facebook", "instagram", "linkedin", "tiktok",
-                                                               "youtube"]
+    assert sorted(a["platform"] for a in listing["items"]) == [
+        "facebook",
+        "instagram",
+        "linkedin",
+        "tiktok",
+        "youtube",
+    ]
     # the FREE plan is full with the five sandbox accounts: a sixth is refused with the spec's code
     r = invoke("accounts", "add-sandbox", "tiktok", "--name", "Second", "--json")
     assert r.code == 1 and r.err_json()["error"] == "channel_limit_exceeded"
     fb = next(a for a in listing["items"] if a["platform"] == "facebook")
     assert invoke("accounts", "remove", fb["id"], "--json").code == 0
-    r = invoke("accounts", "add-sandbox", "tiktok", "--name", "Second", "--behaviour", "fail-retriable", "--json")
+    r = invoke(
+        "accounts", "add-sandbox", "tiktok", "--name", "Second", "--behaviour", "fail-retriable", "--json"
+    )
     assert r.code == 0, r.err
     acc = r.json()
     assert acc["platform"] == "tiktok" and acc["behaviour"] == "fail-retriable" and acc["isDefault"] is False
@@ -82,22 +100,52 @@ def test_accounts_list_and_add(embedded) -> None:  # type: ignore[no-untyped-def
 
 
 def test_scheduled_post_create_list_edit_cancel(embedded) -> None:  # type: ignore[no-untyped-def]
-    r = invoke("posts", "create", "Hello tomorrow", "--to", "facebook", "--to", "linkedin",
-               "--at", "2099-12-01 09:00", "--tz", "Europe/Paris", "--idempotency-key", "k-1", "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "Hello tomorrow",
+        "--to",
+        "facebook",
+        "--to",
+        "linkedin",
+        "--at",
+        "2099-12-01 09:00",
+        "--tz",
+        "Europe/Paris",
+        "--idempotency-key",
+        "k-1",
+        "--json",
+    )
     assert r.code == 0, r.err
     post = r.json()
     assert post["status"] == "scheduled" and post["scheduledAt"].startswith("2099-12-01T08:00:00")
     assert "2099-12-01 09:00 Europe/Paris (2099-12-01T08:00:00Z)" in r.err  # resolved instant printed
 
-    again = invoke("posts", "create", "Hello tomorrow", "--to", "facebook", "--to", "linkedin",
-                   "--at", "2099-12-01 09:00", "--tz", "Europe/Paris", "--idempotency-key", "k-1", "--json")
+    again = invoke(
+        "posts",
+        "create",
+        "Hello tomorrow",
+        "--to",
+        "facebook",
+        "--to",
+        "linkedin",
+        "--at",
+        "2099-12-01 09:00",
+        "--tz",
+        "Europe/Paris",
+        "--idempotency-key",
+        "k-1",
+        "--json",
+    )
     assert again.json()["id"] == post["id"]  # idempotency key passed through
 
     r = invoke("posts", "list", "--status", "scheduled", "--json")
     assert [p["id"] for p in r.json()] == [post["id"]]
     assert post["id"] in invoke("posts", "list").out
 
-    r = invoke("posts", "edit", post["id"], "--text", "New text", "--at", "2099-12-02T10:30:00+00:00", "--json")
+    r = invoke(
+        "posts", "edit", post["id"], "--text", "New text", "--at", "2099-12-02T10:30:00+00:00", "--json"
+    )
     assert r.code == 0, r.err
     edited = r.json()
     assert edited["id"] == post["id"] and edited["content"] == "New text"
@@ -115,9 +163,12 @@ def test_scheduled_post_create_list_edit_cancel(embedded) -> None:  # type: igno
 
 
 def test_posts_list_search_order_and_label(embedded) -> None:  # type: ignore[no-untyped-def]
-    sooner = invoke("posts", "create", "Tip of the week", "--to", "facebook", "--at", "2099-12-02T09:00:00Z",
-                    "--json")  # created first, due first
-    later = invoke("posts", "create", "Launch day", "--to", "facebook", "--at", "2099-12-03T09:00:00Z", "--json")
+    sooner = invoke(
+        "posts", "create", "Tip of the week", "--to", "facebook", "--at", "2099-12-02T09:00:00Z", "--json"
+    )  # created first, due first
+    later = invoke(
+        "posts", "create", "Launch day", "--to", "facebook", "--at", "2099-12-03T09:00:00Z", "--json"
+    )
     ids = {"later": later.json()["id"], "sooner": sooner.json()["id"]}
     r = invoke("posts", "list", "--search", "LAUNCH", "--json")
     assert [p["id"] for p in r.json()] == [ids["later"]]
@@ -127,7 +178,9 @@ def test_posts_list_search_order_and_label(embedded) -> None:  # type: ignore[no
     assert invoke("posts", "list", "--label", "socialpub.recipe/set=none", "--json").json() == []
     r = invoke("posts", "list", "--label", "not a label", "--json")
     assert r.code == 1 and r.err_json()["error"] == "validation_error"
-    cut = invoke("posts", "list", "--limit", "1", "--json")  # more than the limit: said on stderr, for scripts
+    cut = invoke(
+        "posts", "list", "--limit", "1", "--json"
+    )  # more than the limit: said on stderr, for scripts
     assert [p["id"] for p in cut.json()] == [ids["later"]] and "--all" in cut.err
     assert "--all" not in invoke("posts", "list", "--limit", "2", "--json").err  # exactly all: nothing to say
     assert [p["id"] for p in invoke("posts", "list", "--all", "--json").json()] == newest
@@ -138,8 +191,10 @@ def test_invalid_targets_show_details(embedded) -> None:  # type: ignore[no-unty
     assert r.code == 1
     err = r.err_json()
     assert err["error"] == "invalid_targets" and err["status"] == 400
-    assert {(d["platform"], d["error"]) for d in err["details"]} >= {("youtube", "video_required_for_target"),
-                                                                    ("myspace", "invalid_target")}
+    assert {(d["platform"], d["error"]) for d in err["details"]} >= {
+        ("youtube", "video_required_for_target"),
+        ("myspace", "invalid_target"),
+    }
     human = invoke("posts", "create", "text only", "--to", "youtube")
     assert human.code == 1 and "video_required_for_target" in human.err
 
@@ -159,8 +214,19 @@ def _needs_emulators(*platforms: str) -> None:
 
 def test_post_now_wait_follows_to_completed(embedded) -> None:  # type: ignore[no-untyped-def]
     _needs_emulators("facebook", "instagram", "linkedin", "tiktok", "youtube")
-    r = invoke("posts", "create", "Hello now", "--to", "facebook", "--to", "linkedin", "--wait", "--timeout", "60",
-               "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "Hello now",
+        "--to",
+        "facebook",
+        "--to",
+        "linkedin",
+        "--wait",
+        "--timeout",
+        "60",
+        "--json",
+    )
     assert r.code == 0, r.err + r.out
     post = r.json()
     assert post["status"] == "completed"
@@ -178,13 +244,32 @@ def test_retry_creates_post_for_retriable_failures_only(embedded) -> None:  # ty
     accounts = invoke("accounts", "list", "--json").json()["items"]
     fb = next(a for a in accounts if a["platform"] == "facebook")
     assert invoke("accounts", "remove", fb["id"]).code == 0
-    r = invoke("accounts", "add-sandbox", "linkedin", "--name", "Flaky page", "--behaviour", "fail-retriable",
-               "--json")
+    r = invoke(
+        "accounts",
+        "add-sandbox",
+        "linkedin",
+        "--name",
+        "Flaky page",
+        "--behaviour",
+        "fail-retriable",
+        "--json",
+    )
     assert r.code == 0, r.err
     bad = r.json()
     li = next(a for a in accounts if a["platform"] == "linkedin")
-    r = invoke("posts", "create", "Partly", "--to", f"linkedin:{li['id']}", "--to", f"linkedin:{bad['id']}",
-               "--wait", "--timeout", "90", "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "Partly",
+        "--to",
+        f"linkedin:{li['id']}",
+        "--to",
+        f"linkedin:{bad['id']}",
+        "--wait",
+        "--timeout",
+        "90",
+        "--json",
+    )
     assert r.code == 1, r.err  # --wait exits 1 unless completed
     post = r.json()
     assert post["status"] == "partial"

@@ -21,8 +21,18 @@ def test_init_refused_password_leaves_data_dir_uninitialised(cli_env):
 
 
 def test_json_usage_errors_are_json_on_stderr(embedded):
-    r = invoke("posts", "create", "gap", "--to", "facebook", "--at", "2027-03-28 02:30", "--tz", "Europe/Paris",
-               "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "gap",
+        "--to",
+        "facebook",
+        "--at",
+        "2027-03-28 02:30",
+        "--tz",
+        "Europe/Paris",
+        "--json",
+    )
     assert r.code == 2 and r.out == ""
     body = r.err_json()
     assert body["error"] == "usage_error" and "does not exist" in body["message"]
@@ -35,12 +45,27 @@ def test_json_usage_errors_are_json_on_stderr(embedded):
 
 def _partial_post(embedded) -> str:  # type: ignore[no-untyped-def]
     invoke("admin", "plan", "GROWTH")
-    retry_acc = invoke("accounts", "add-sandbox", "linkedin", "--name", "Flaky LI", "--behaviour", "fail-retriable",
-                       "--json").json()["id"]
-    perm_acc = invoke("accounts", "add-sandbox", "facebook", "--name", "Dead FB", "--behaviour", "fail-permanent",
-                      "--json").json()["id"]
-    r = invoke("posts", "create", "mix", "--to", "linkedin", "--to", f"linkedin:{retry_acc}",
-               "--to", f"facebook:{perm_acc}", "--wait", "--json", "--timeout", "60")
+    retry_acc = invoke(
+        "accounts", "add-sandbox", "linkedin", "--name", "Flaky LI", "--behaviour", "fail-retriable", "--json"
+    ).json()["id"]
+    perm_acc = invoke(
+        "accounts", "add-sandbox", "facebook", "--name", "Dead FB", "--behaviour", "fail-permanent", "--json"
+    ).json()["id"]
+    r = invoke(
+        "posts",
+        "create",
+        "mix",
+        "--to",
+        "linkedin",
+        "--to",
+        f"linkedin:{retry_acc}",
+        "--to",
+        f"facebook:{perm_acc}",
+        "--wait",
+        "--json",
+        "--timeout",
+        "60",
+    )
     assert r.code == 1
     post = r.json()
     assert post["status"] == "partial"
@@ -68,12 +93,24 @@ def test_exhausted_retriable_failure_does_not_claim_it_will_be_retried(embedded)
 
 
 def test_ambiguous_autumn_wall_time_is_flagged(embedded):
-    r = invoke("posts", "create", "amb", "--to", "facebook", "--at", "2027-10-31 02:30", "--tz", "Europe/Paris",
-               "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "amb",
+        "--to",
+        "facebook",
+        "--at",
+        "2027-10-31 02:30",
+        "--tz",
+        "Europe/Paris",
+        "--json",
+    )
     assert r.code == 0, r.err
     assert r.json()["scheduledAt"].startswith("2027-10-31T00:30:00")  # the first 02:30 (CEST)
     assert "happens twice" in r.err and "2027-10-31T01:30:00Z" in r.err  # how to get the second one
-    r = invoke("posts", "create", "plain", "--to", "facebook", "--at", "2027-10-30 02:30", "--tz", "Europe/Paris")
+    r = invoke(
+        "posts", "create", "plain", "--to", "facebook", "--at", "2027-10-30 02:30", "--tz", "Europe/Paris"
+    )
     assert r.code == 0 and "happens twice" not in r.err
 
 

@@ -26,25 +26,60 @@ def growth(embedded):  # type: ignore[no-untyped-def]
 
 
 def test_dry_run_prints_the_cost_and_the_balance_after(growth) -> None:  # type: ignore[no-untyped-def]
-    r = invoke("gen", "create", "--type", "video", "--prompt", "Slow pan over beans", "--duration", "10",
-               "--dry-run", "--json")
+    r = invoke(
+        "gen",
+        "create",
+        "--type",
+        "video",
+        "--prompt",
+        "Slow pan over beans",
+        "--duration",
+        "10",
+        "--dry-run",
+        "--json",
+    )
     assert r.code == 0, r.err
-    assert r.json() == {"dryRun": True, "type": "video", "durationSec": 10, "creditsCost": 30, "balance": 1000,
-                        "balanceAfter": 970, "enough": True}
+    assert r.json() == {
+        "dryRun": True,
+        "type": "video",
+        "durationSec": 10,
+        "creditsCost": 30,
+        "balance": 1000,
+        "balanceAfter": 970,
+        "enough": True,
+    }
     human = invoke("gen", "create", "--type", "image", "--prompt", "A cup", "--dry-run")
     assert human.code == 0 and "An image costs 2 credits: balance 1000 → 998" in human.out
     assert invoke("gen", "list", "--json").json()["items"] == []  # nothing created
     assert invoke("admin", "credits", "--set", "20").code == 0
     short = invoke("gen", "create", "--type", "video", "--prompt", "Beans", "--duration", "15", "--dry-run")
-    assert short.code == 1 and "Not enough credits: a 15-second video costs 45, the balance is 20 (25 missing)" in short.out
+    assert (
+        short.code == 1
+        and "Not enough credits: a 15-second video costs 45, the balance is 20 (25 missing)" in short.out
+    )
 
 
 def test_create_wait_success_then_list_show_download_delete(growth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    r = invoke("gen", "create", "--type", "image", "--prompt", "Latte art close-up", "--aspect", "1:1", "--wait",
-               "--json")
+    r = invoke(
+        "gen",
+        "create",
+        "--type",
+        "image",
+        "--prompt",
+        "Latte art close-up",
+        "--aspect",
+        "1:1",
+        "--wait",
+        "--json",
+    )
     assert r.code == 0, r.err
     g = r.json()
-    assert g["status"] == "completed" and g["mimeType"] == "image/jpeg" and g["mediaUrl"] and g["creditsCost"] == 2
+    assert (
+        g["status"] == "completed"
+        and g["mimeType"] == "image/jpeg"
+        and g["mediaUrl"]
+        and g["creditsCost"] == 2
+    )
     assert f"{g['id']}: completed" in r.err  # progress on stderr, the result alone on stdout
 
     listing = invoke("gen", "list", "--json").json()
@@ -70,8 +105,11 @@ def test_create_wait_failure_exits_1_with_the_error(growth) -> None:  # type: ig
     r = invoke("gen", "create", "--type", "video", "--prompt", "A gory scene", "--wait", "--json")
     assert r.code == 1
     g = r.json()
-    assert g["status"] == "failed" and "content policy" in g["error"] and g["error"].endswith(
-        "Your 15 credits were refunded.")
+    assert (
+        g["status"] == "failed"
+        and "content policy" in g["error"]
+        and g["error"].endswith("Your 15 credits were refunded.")
+    )
     human = invoke("gen", "create", "--type", "image", "--prompt", "A cup [refuse]", "--wait")
     assert human.code == 1 and "Error: The provider's own policy refuses this prompt" in human.err
     assert invoke("workspace", "show", "--json").json()["credits"]["balance"] == 1000  # both refunded
@@ -95,17 +133,40 @@ def test_wait_timeout_on_the_embedded_backend_bounds_the_command(growth, gen_pro
     import time
 
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
-           "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60", "SOCIALPUB_JOB_LEASE_S": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
+        "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60",
+        "SOCIALPUB_JOB_LEASE_S": "1",
+    }
     started = time.monotonic()
-    done = subprocess.run([str(Path(sys.executable).with_name("socialpub")), "gen", "create", "--type", "image",
-                           "--prompt", "A cup [slow]", "--wait", "--timeout", "1", "--json"],
-                          env=env, capture_output=True, text=True, timeout=90)
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("socialpub")),
+            "gen",
+            "create",
+            "--type",
+            "image",
+            "--prompt",
+            "A cup [slow]",
+            "--wait",
+            "--timeout",
+            "1",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert time.monotonic() - started < 10, done.stderr
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["status"] == "processing"
     error = json.loads(done.stderr.strip().splitlines()[-1])
-    assert error["error"] == "wait_timeout" and "embedded backend makes it inside this command" in error["message"]
+    assert (
+        error["error"] == "wait_timeout"
+        and "embedded backend makes it inside this command" in error["message"]
+    )
 
     time.sleep(1.1)  # PostgreSQL: the gone worker's lease ends (SQLite: its dead process is seen at once)
     assert invoke("tick", "--max-seconds", "20", "--settle", "0").code == 0
@@ -117,8 +178,18 @@ def test_wait_timeout_on_the_embedded_backend_bounds_the_command(growth, gen_pro
 def test_a_local_start_image_is_uploaded_first(growth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     start = tmp_path / "start.png"
     start.write_bytes(corpus.encode(corpus.canonical(90, 160), "PNG"))
-    r = invoke("gen", "create", "--type", "video", "--prompt", "From this frame", "--source", str(start), "--wait",
-               "--json")
+    r = invoke(
+        "gen",
+        "create",
+        "--type",
+        "video",
+        "--prompt",
+        "From this frame",
+        "--source",
+        str(start),
+        "--wait",
+        "--json",
+    )
     assert r.code == 0, r.err
     g = r.json()
     assert len(g["sourceUrls"]) == 1 and g["sourceUrls"][0].endswith(".jpg")
@@ -128,12 +199,18 @@ def test_a_local_start_image_is_uploaded_first(growth, tmp_path: Path) -> None: 
 
 def test_posts_create_with_a_creation(growth) -> None:  # type: ignore[no-untyped-def]
     g = invoke("gen", "create", "--type", "video", "--prompt", "Roastery tour", "--wait", "--json").json()
-    r = invoke("posts", "create", "Our roastery", "--to", "youtube", "--media", f"gen:{g['id']}", "--wait", "--json")
+    r = invoke(
+        "posts", "create", "Our roastery", "--to", "youtube", "--media", f"gen:{g['id']}", "--wait", "--json"
+    )
     assert r.code == 0, r.err
     post = r.json()
-    assert post["mediaUrls"] == [g["mediaUrl"]] and post["options"]["youtube"]["containsSyntheticMedia"] is True
+    assert (
+        post["mediaUrls"] == [g["mediaUrl"]] and post["options"]["youtube"]["containsSyntheticMedia"] is True
+    )
     assert post["status"] == "completed"
-    pending = invoke("gen", "create", "--type", "image", "--prompt", "A cup [refuse]", "--wait", "--json").json()
+    pending = invoke(
+        "gen", "create", "--type", "image", "--prompt", "A cup [refuse]", "--wait", "--json"
+    ).json()
     r = invoke("posts", "create", "Nope", "--to", "facebook", "--media", f"gen:{pending['id']}")
     assert r.code == 1 and f"gen:{pending['id']} is failed, it has no file yet" in r.err
 

@@ -29,7 +29,9 @@ def run(*args: str):  # type: ignore[no-untyped-def]
 
 
 def test_init_json_then_refuse_then_force(env):
-    r = run("init", "--json", "--workspace-name", "Acme", "--email", "me@acme.test", "--password", "s3cret-pass")
+    r = run(
+        "init", "--json", "--workspace-name", "Acme", "--email", "me@acme.test", "--password", "s3cret-pass"
+    )
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert {"workspaceId", "apiKey", "sessionToken"} <= set(out)
@@ -52,9 +54,17 @@ def test_init_key_and_session_work(env):
         assert c.get("/v1/workspace", headers={"x-api-key": out["apiKey"]}).status_code == 200
         r = c.get("/v1/api-keys", headers={"Authorization": f"Bearer {out['sessionToken']}"})
         assert r.status_code == 200 and len(r.json()["items"]) == 1
-        assert set(r.json()["items"][0]["scopes"]) == {"media:write", "publish:posts", "publish:tiktok",
-                                                        "accounts:read", "workspace:read", "generations:write",
-                                                        "videos:read", "webhooks:read", "webhooks:write"}
+        assert set(r.json()["items"][0]["scopes"]) == {
+            "media:write",
+            "publish:posts",
+            "publish:tiktok",
+            "accounts:read",
+            "workspace:read",
+            "generations:write",
+            "videos:read",
+            "webhooks:read",
+            "webhooks:write",
+        }
 
 
 def test_admin_commands(env):
@@ -63,7 +73,9 @@ def test_admin_commands(env):
     assert token.count(".") == 2
     as_json = json.loads(run("admin", "session", "--json").output)
     assert as_json["sessionToken"].count(".") == 2 and as_json["expiresAt"].endswith("Z")
-    r = run("admin", "plan", "STARTER", "--status", "active", "--period-end", "2099-01-01T00:00:00Z", "--json")
+    r = run(
+        "admin", "plan", "STARTER", "--status", "active", "--period-end", "2099-01-01T00:00:00Z", "--json"
+    )
     assert r.exit_code == 0 and json.loads(r.output)["name"] == "STARTER"
     r = run("admin", "credits", "--set", "42", "--json")
     assert json.loads(r.output) == {"balance": 42}
@@ -97,8 +109,12 @@ def test_admin_rotate_key(env, monkeypatch):
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["reencrypted"] == 5 and out["tables"] == {"account": 5, "webhook_endpoint": 0, "oauth_session": 0,
-                                                                   "tiktok_publish": 0}
+    assert out["reencrypted"] == 5 and out["tables"] == {
+        "account": 5,
+        "webhook_endpoint": 0,
+        "oauth_session": 0,
+        "tiktok_publish": 0,
+    }
     assert out["oldKeysDropped"] == 1 and out["keySource"] == str(path)
     second = path.read_text().split()
     assert len(second) == 1 and second != first and os.stat(path).st_mode & 0o077 == 0
@@ -145,7 +161,9 @@ def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     tokens = {a.id: a.access_token for a in Account.select()}
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", f"{new},{old}")
     out = json.loads(run("admin", "rotate-key", "--json").output)
-    assert out["reencrypted"] == 5 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
+    assert (
+        out["reencrypted"] == 5 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
+    )
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", new)  # the old key removed: everything still reads
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == 5
@@ -163,7 +181,9 @@ def test_socialpub_worker_checks_its_pool_against_the_database_and_embedded_comm
     checked: list[str] = []
     monkeypatch.setattr(Worker, "check_connections", lambda self: checked.append(self.id) or True)
     assert run("init", "--sandbox", "--password", "s3cret-pass").exit_code == 0
-    assert run("posts", "create", "hello", "--to", "facebook", "--wait", "--json").exit_code == 0  # its worker ran
+    assert (
+        run("posts", "create", "hello", "--to", "facebook", "--wait", "--json").exit_code == 0
+    )  # its worker ran
     assert not checked
     monkeypatch.setattr(Worker, "run_forever", lambda self: None)
     r = run("worker")

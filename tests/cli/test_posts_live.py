@@ -18,11 +18,16 @@ def lines_of(view: LiveView, post: dict[str, Any], capsys: pytest.CaptureFixture
     return capsys.readouterr().out.splitlines()
 
 
-def test_a_waiting_target_shows_why_without_a_type_it_does_not_have(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_waiting_target_shows_why_without_a_type_it_does_not_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     view = LiveView(Output(as_json=False))
     waiting = target("linkedin") | {"failReason": "LinkedIn is temporarily unavailable; it will be retried"}
     (line,) = lines_of(view, post_json(targets=[waiting]), capsys)
-    assert line == "post_1 linkedin linkedin page: pending (LinkedIn is temporarily unavailable; it will be retried)"
+    assert (
+        line
+        == "post_1 linkedin linkedin page: pending (LinkedIn is temporarily unavailable; it will be retried)"
+    )
     failed = target("linkedin", "failed", fail_type="permanent")
     (line,) = lines_of(view, post_json(targets=[failed]), capsys)
     assert line.endswith(": failed (permanent: boom)") and "None" not in line

@@ -11,9 +11,13 @@ from socialpub_tui.cli.main import cli
 
 def test_replay_is_reported(embedded):  # type: ignore[no-untyped-def]
     runner = CliRunner()
-    first = runner.invoke(cli, ["posts", "create", "hello", "--to", "facebook", "--idempotency-key", "k-1", "--json"])
+    first = runner.invoke(
+        cli, ["posts", "create", "hello", "--to", "facebook", "--idempotency-key", "k-1", "--json"]
+    )
     assert first.exit_code == 0, first.output
-    again = runner.invoke(cli, ["posts", "create", "hello", "--to", "facebook", "--idempotency-key", "k-1", "--json"])
+    again = runner.invoke(
+        cli, ["posts", "create", "hello", "--to", "facebook", "--idempotency-key", "k-1", "--json"]
+    )
     assert again.exit_code == 0
     assert json.loads(again.stdout)["id"] == json.loads(first.stdout)["id"]
     assert "was used already" in again.stderr

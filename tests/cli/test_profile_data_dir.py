@@ -43,8 +43,9 @@ def test_an_unknown_profile_stops_an_operator_command(profile_dir) -> None:  # t
     assert r.code == 1 and "no profile 'nope'" in r.err
 
 
-def test_a_sandbox_account_added_through_the_profile_publishes_in_its_data_dir(profile_dir, cli_env, monkeypatch
-                                                                              ) -> None:  # type: ignore[no-untyped-def]
+def test_a_sandbox_account_added_through_the_profile_publishes_in_its_data_dir(
+    profile_dir, cli_env, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     from backend.config import get_settings
 
     assert invoke("init", "--password", "s3cret-pass").code == 0
@@ -54,7 +55,9 @@ def test_a_sandbox_account_added_through_the_profile_publishes_in_its_data_dir(p
     get_settings.cache_clear()
     added = invoke("accounts", "add-sandbox", "facebook", "--name", "My Page", "--json")
     assert added.code == 0, added.err
-    r = invoke("posts", "create", "Hello from a profile", "--to", "facebook", "--wait", "--timeout", "60", "--json")
+    r = invoke(
+        "posts", "create", "Hello from a profile", "--to", "facebook", "--wait", "--timeout", "60", "--json"
+    )
     assert r.code == 0, r.err + r.out
     post = r.json()
     assert post["status"] == "completed", post["targets"]

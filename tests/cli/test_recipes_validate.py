@@ -33,7 +33,9 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-GOOD = "timezone: Europe/Paris\nposts:\n  - {id: a, content: hi, targets: [facebook], at: '2027-01-15 09:00'}\n"
+GOOD = (
+    "timezone: Europe/Paris\nposts:\n  - {id: a, content: hi, targets: [facebook], at: '2027-01-15 09:00'}\n"
+)
 BAD = "posts:\n  - id: a\n    content: '{nope}'\n    targets: [facebok]\n    at: '2027-01-15 09:00'\n"
 
 
@@ -46,7 +48,11 @@ def test_the_examples_are_valid() -> None:
 def test_examples_as_json() -> None:
     r = invoke("recipes", "validate", str(EXAMPLES), "--json")
     assert r.code == 0
-    assert r.json() == {"files": ["launch.yaml", "videos.yaml", "weekly.yaml"], "occurrences": 22, "errors": []}
+    assert r.json() == {
+        "files": ["launch.yaml", "videos.yaml", "weekly.yaml"],
+        "occurrences": 22,
+        "errors": [],
+    }
 
 
 def test_errors_human_lines_and_exit_1(tmp_path: Path) -> None:
@@ -69,7 +75,9 @@ def test_errors_as_json(tmp_path: Path) -> None:
     assert body["files"] == [str(path)] and body["occurrences"] == 0
     assert [set(e) for e in body["errors"]] == [{"file", "line", "column", "message", "code"}] * 2
     assert [(e["file"], e["line"], e["column"], e["code"]) for e in body["errors"]] == [
-        (str(path), 3, 14, "unknown_variable"), (str(path), 4, 15, "invalid_recipe")]
+        (str(path), 3, 14, "unknown_variable"),
+        (str(path), 4, 15, "invalid_recipe"),
+    ]
 
 
 def test_invalid_yaml_exit_1(tmp_path: Path) -> None:
@@ -89,8 +97,9 @@ def test_set_name_and_usage_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["validate", "plan", "apply", "watch"])
-def test_a_folder_whose_name_cannot_be_a_set_name_is_a_usage_error_saying_to_pass_set(tmp_path: Path, command: str
-                                                                                      ) -> None:
+def test_a_folder_whose_name_cannot_be_a_set_name_is_a_usage_error_saying_to_pass_set(
+    tmp_path: Path, command: str
+) -> None:
     write(tmp_path / "q1@2027", "a.yaml", GOOD)  # the set's name would be the folder's: '@' cannot be in it
     r = invoke("recipes", command, str(tmp_path / "q1@2027"), "--json")
     assert r.code == 2, r.err
@@ -117,8 +126,11 @@ def test_files_without_timezone_use_the_profile_zone(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(load_module, "load", spy)
     write(tmp_path, "a.yaml", GOOD.replace("timezone: Europe/Paris\n", ""))
-    config = write(tmp_path / "cfg", "config.yaml", "default: work\nprofiles:\n  work:\n    url: http://127.0.0.1:9\n"
-                   "    timezone: America/New_York\n")
+    config = write(
+        tmp_path / "cfg",
+        "config.yaml",
+        "default: work\nprofiles:\n  work:\n    url: http://127.0.0.1:9\n    timezone: America/New_York\n",
+    )
     assert invoke("recipes", "validate", str(tmp_path / "a.yaml")).code == 0
     config.write_text("timezone: Mars/Olympus\n")
     assert invoke("recipes", "validate", str(tmp_path / "a.yaml")).code == 2  # a bad configured zone: usage

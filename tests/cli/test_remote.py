@@ -30,17 +30,31 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     tmp = tmp_path_factory.mktemp("remote")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env.update(SOCIALPUB_DATA_DIR=str(tmp / "data"), SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
-               SOCIALPUB_SANDBOX_DELAY_S="0", SOCIALPUB_SANDBOX_PROCESSING_S="0", SOCIALPUB_WORKER_POLL_S="0.1",
-               SOCIALPUB_LOG_LEVEL="WARNING",
-               SOCIALPUB_ALLOW_PRIVATE_URLS="1")
-    init = subprocess.run([EXE, "init", "--sandbox", "--json", "--email", "me@acme.test", "--password",
-                           "s3cret-pass"], env=env, capture_output=True, text=True, timeout=60)
+    env.update(
+        SOCIALPUB_DATA_DIR=str(tmp / "data"),
+        SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
+        SOCIALPUB_SANDBOX_DELAY_S="0",
+        SOCIALPUB_SANDBOX_PROCESSING_S="0",
+        SOCIALPUB_WORKER_POLL_S="0.1",
+        SOCIALPUB_LOG_LEVEL="WARNING",
+        SOCIALPUB_ALLOW_PRIVATE_URLS="1",
+    )
+    init = subprocess.run(
+        [EXE, "init", "--sandbox", "--json", "--email", "me@acme.test", "--password", "s3cret-pass"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert init.returncode == 0, init.stderr
     created = json.loads(init.stdout)
     log = (tmp / "serve.log").open("w")
-    proc = subprocess.Popen([EXE, "serve", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [EXE, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -79,7 +93,9 @@ def test_env_selected_remote_posts_lifecycle(remote: dict[str, str], monkeypatch
     r = invoke("workspace", "show", "--json")
     assert r.code == 0, r.err
     ws = r.json()
-    r = invoke("posts", "create", "Remote hello", "--to", "facebook", "--to", "linkedin", "--at", "+2d", "--json")
+    r = invoke(
+        "posts", "create", "Remote hello", "--to", "facebook", "--to", "linkedin", "--at", "+2d", "--json"
+    )
     assert r.code == 0, r.err
     post = r.json()
     assert post["status"] == "scheduled"
@@ -95,7 +111,9 @@ def test_env_selected_remote_posts_lifecycle(remote: dict[str, str], monkeypatch
 
 
 def test_keys_need_login_on_a_server(remote: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    r = invoke("profile", "add", "srv", "--url", remote["url"], "--api-key-env", "SRV_KEY", "--default", "--json")
+    r = invoke(
+        "profile", "add", "srv", "--url", remote["url"], "--api-key-env", "SRV_KEY", "--default", "--json"
+    )
     assert r.code == 0, r.err
     monkeypatch.setenv("SRV_KEY", remote["key"])
     r = invoke("keys", "list", "--json")
@@ -126,8 +144,9 @@ def test_wrong_key_and_unreachable_server(remote: dict[str, str], monkeypatch: p
     assert r.code == 1 and r.err_json()["error"] == "network_error"
 
 
-def test_upload_and_publish_with_wait(remote: dict[str, str], monkeypatch: pytest.MonkeyPatch,
-                                      tmp_path: Path) -> None:
+def test_upload_and_publish_with_wait(
+    remote: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     pytest.importorskip("backend.networks.sandbox.instagram")
     from PIL import Image
 
@@ -135,8 +154,21 @@ def test_upload_and_publish_with_wait(remote: dict[str, str], monkeypatch: pytes
     monkeypatch.setenv("SOCIALPUB_API_KEY", remote["key"])
     photo = tmp_path / "photo.png"
     Image.new("RGB", (1600, 900), (10, 120, 200)).save(photo)
-    r = invoke("posts", "create", "A photo", "--to", "instagram", "--to", "facebook", "--media", str(photo),
-               "--wait", "--timeout", "60", "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "A photo",
+        "--to",
+        "instagram",
+        "--to",
+        "facebook",
+        "--media",
+        str(photo),
+        "--wait",
+        "--timeout",
+        "60",
+        "--json",
+    )
     assert r.code == 0, r.err
     post = r.json()
     assert post["status"] == "completed" and post["mediaUrls"][0].startswith(remote["url"])
@@ -144,15 +176,23 @@ def test_upload_and_publish_with_wait(remote: dict[str, str], monkeypatch: pytes
     assert r.code == 0 and any(m["url"] == post["mediaUrls"][0] and m["width"] == 1080 for m in r.json())
 
 
-def test_accounts_check_and_connect_on_a_server(remote: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    r = invoke("profile", "add", "srv", "--url", remote["url"], "--api-key-env", "SRV_KEY", "--default", "--json")
+def test_accounts_check_and_connect_on_a_server(
+    remote: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = invoke(
+        "profile", "add", "srv", "--url", remote["url"], "--api-key-env", "SRV_KEY", "--default", "--json"
+    )
     assert r.code == 0, r.err
     monkeypatch.setenv("SRV_KEY", remote["key"])
     assert invoke("login", "--email", "me@acme.test", "--password", "s3cret-pass", "--json").code == 0
     r = invoke("accounts", "check", "--json")
     assert r.code == 0, r.err
     items = r.json()["items"]
-    assert len(items) >= 5 and {i["status"] for i in items} == {"ok"} and {i["kind"] for i in items} == {"sandbox"}
+    assert (
+        len(items) >= 5
+        and {i["status"] for i in items} == {"ok"}
+        and {i["kind"] for i in items} == {"sandbox"}
+    )
     # the server has no OAuth app configured: it says which settings to set
     r = invoke("accounts", "connect", "tiktok", "--no-browser", "--json", "--timeout", "5")
     assert r.code == 1 and r.err_json()["error"] == "oauth_not_configured"

@@ -39,17 +39,39 @@ def tiktok_account(platform: str = "tiktok") -> dict:  # type: ignore[type-arg]
 
 def test_draft_carousel_and_direct_video_followed_to_terminal(slow_sandbox, embedded, files) -> None:  # type: ignore[no-untyped-def]
     acc = tiktok_account()
-    r = invoke("tiktok", "photo", *files["images"], "--title", "Five", "--description", "Swipe", "--mode", "draft",
-               "--wait", "--json")
+    r = invoke(
+        "tiktok",
+        "photo",
+        *files["images"],
+        "--title",
+        "Five",
+        "--description",
+        "Swipe",
+        "--mode",
+        "draft",
+        "--wait",
+        "--json",
+    )
     assert r.code == 0, r.err + r.out
     photo = r.json()
-    assert photo["success"] is True and photo["postMode"] == "MEDIA_UPLOAD" and photo["channelId"] == acc["id"]
+    assert (
+        photo["success"] is True and photo["postMode"] == "MEDIA_UPLOAD" and photo["channelId"] == acc["id"]
+    )
     assert photo["title"] == "Five" and photo["description"] == "Swipe"
     assert photo["finalStatus"]["status"] == "SEND_TO_USER_INBOX"
     assert "PROCESSING_DOWNLOAD" in r.err and "SEND_TO_USER_INBOX" in r.err  # progress on stderr with --json
 
-    r = invoke("tiktok", "video", files["video"][0], "--title", "Hello #launch", "--mode", "direct", "--wait",
-               "--json")
+    r = invoke(
+        "tiktok",
+        "video",
+        files["video"][0],
+        "--title",
+        "Hello #launch",
+        "--mode",
+        "direct",
+        "--wait",
+        "--json",
+    )
     assert r.code == 0, r.err + r.out
     video = r.json()
     assert video["status"] == "PROCESSING_UPLOAD" and video["title"] == "Hello #launch"
@@ -71,7 +93,11 @@ def test_media_url_off_the_media_host_is_a_clear_error(embedded) -> None:  # typ
     r = invoke("tiktok", "photo", "https://cdn.example.com/a.jpg", "--json")
     assert r.code == 1
     err = r.err_json()
-    assert err["error"] == "media_not_on_media_host" and err["status"] == 400 and "POST /v1/media" in err["message"]
+    assert (
+        err["error"] == "media_not_on_media_host"
+        and err["status"] == 400
+        and "POST /v1/media" in err["message"]
+    )
     human = invoke("tiktok", "video", "https://cdn.example.com/v.mp4")
     assert human.code == 1 and "media_not_on_media_host" in human.err and "POST /v1/media" in human.err
     assert "https://cdn.example.com/v.mp4" in human.err
@@ -85,14 +111,23 @@ def test_human_output_without_wait_says_how_to_follow(embedded, files) -> None: 
 
 def test_failed_publication_exits_1_with_the_reason(embedded, files) -> None:  # type: ignore[no-untyped-def]
     fb = tiktok_account("facebook")
-    assert invoke("accounts", "remove", fb["id"], "--json").code == 0  # FREE plan: make room for a 6th account
-    r = invoke("accounts", "add-sandbox", "tiktok", "--name", "Broken", "--behaviour", "fail-permanent", "--json")
+    assert (
+        invoke("accounts", "remove", fb["id"], "--json").code == 0
+    )  # FREE plan: make room for a 6th account
+    r = invoke(
+        "accounts", "add-sandbox", "tiktok", "--name", "Broken", "--behaviour", "fail-permanent", "--json"
+    )
     assert r.code == 0, r.err
     broken = r.json()["id"]
-    r = invoke("tiktok", "video", files["video"][0], "--mode", "direct", "--channel", broken, "--wait", "--json")
+    r = invoke(
+        "tiktok", "video", files["video"][0], "--mode", "direct", "--channel", broken, "--wait", "--json"
+    )
     assert r.code == 1
-    assert r.json()["finalStatus"] == {**r.json()["finalStatus"], "status": "FAILED",
-                                       "failReason": "file_format_check_failed"}
+    assert r.json()["finalStatus"] == {
+        **r.json()["finalStatus"],
+        "status": "FAILED",
+        "failReason": "file_format_check_failed",
+    }
     pid = r.json()["publishId"]
     # read with the default (other) account: refused like TikTok refuses it
     r = invoke("tiktok", "status", pid, "--json")
@@ -114,11 +149,13 @@ def test_wait_gives_up_after_the_timeout(cli_env, embedded, files, monkeypatch) 
 
 
 def test_usage_errors_exit_2(embedded, files) -> None:  # type: ignore[no-untyped-def]
-    for args in (["photo", files["images"][0], "--privacy", "SELF_ONLY"],  # direct-only flag in draft mode
-                 ["video", files["video"][0], "--no-duet"],
-                 ["photo", files["images"][0], "--music", "--mode", "draft"],
-                 ["photo", *([files["images"][0]] * 36)],
-                 ["photo"]):
+    for args in (
+        ["photo", files["images"][0], "--privacy", "SELF_ONLY"],  # direct-only flag in draft mode
+        ["video", files["video"][0], "--no-duet"],
+        ["photo", files["images"][0], "--music", "--mode", "draft"],
+        ["photo", *([files["images"][0]] * 36)],
+        ["photo"],
+    ):
         r = invoke("tiktok", *args)
         assert r.code == 2, (args, r.out, r.err)
 

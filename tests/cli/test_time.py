@@ -11,16 +11,19 @@ from socialpub_tui import times as _time
 NOW = datetime(2026, 3, 27, 12, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(("text", "tz", "expected"), [
-    ("2026-12-01 09:00", "Europe/Paris", "2026-12-01T08:00:00Z"),      # winter, UTC+1
-    ("2026-07-01 09:00", "Europe/Paris", "2026-07-01T07:00:00Z"),      # summer, UTC+2
-    ("2026-12-01T09:00:00-05:00", "Europe/Paris", "2026-12-01T14:00:00Z"),  # an offset wins over --tz
-    ("2026-12-01T09:00Z", None, "2026-12-01T09:00:00Z"),
-    ("tomorrow 9:00", "Europe/Paris", "2026-03-28T08:00:00Z"),
-    ("today 18:30", "America/New_York", "2026-03-27T22:30:00Z"),
-    ("+2h", None, "2026-03-27T14:00:00Z"),
-    ("+30m", "Asia/Tokyo", "2026-03-27T12:30:00Z"),
-])
+@pytest.mark.parametrize(
+    ("text", "tz", "expected"),
+    [
+        ("2026-12-01 09:00", "Europe/Paris", "2026-12-01T08:00:00Z"),  # winter, UTC+1
+        ("2026-07-01 09:00", "Europe/Paris", "2026-07-01T07:00:00Z"),  # summer, UTC+2
+        ("2026-12-01T09:00:00-05:00", "Europe/Paris", "2026-12-01T14:00:00Z"),  # an offset wins over --tz
+        ("2026-12-01T09:00Z", None, "2026-12-01T09:00:00Z"),
+        ("tomorrow 9:00", "Europe/Paris", "2026-03-28T08:00:00Z"),
+        ("today 18:30", "America/New_York", "2026-03-27T22:30:00Z"),
+        ("+2h", None, "2026-03-27T14:00:00Z"),
+        ("+30m", "Asia/Tokyo", "2026-03-27T12:30:00Z"),
+    ],
+)
 def test_resolve(text: str, tz: str | None, expected: str) -> None:
     assert _time.iso_utc(_time.resolve(text, tz, now=NOW)) == expected
 

@@ -24,15 +24,33 @@ AFTER_DST = "2027-03-29T07:00:00Z"  # 09:00 CEST
 
 
 def target(**extra: Any) -> dict[str, Any]:
-    return {"platform": "linkedin", "accountId": "acc_1", "accountName": "Acme page", "status": "pending",
-            "externalPostId": None, "postUrl": None, "failReason": None, "failType": None, "completedAt": None,
-            **extra}
+    return {
+        "platform": "linkedin",
+        "accountId": "acc_1",
+        "accountName": "Acme page",
+        "status": "pending",
+        "externalPostId": None,
+        "postUrl": None,
+        "failReason": None,
+        "failType": None,
+        "completedAt": None,
+        **extra,
+    }
 
 
 def post(pid: str, scheduled_at: str | None, **target_extra: Any) -> dict[str, Any]:
-    return {"id": pid, "status": "scheduled" if scheduled_at else "processing", "scheduledAt": scheduled_at,
-            "createdAt": "2027-01-15T08:00:00.000Z", "updatedAt": "2027-01-15T08:00:00.000Z", "content": "hello",
-            "mediaUrls": [], "options": {}, "idempotencyKey": None, "targets": [target(**target_extra)]}
+    return {
+        "id": pid,
+        "status": "scheduled" if scheduled_at else "processing",
+        "scheduledAt": scheduled_at,
+        "createdAt": "2027-01-15T08:00:00.000Z",
+        "updatedAt": "2027-01-15T08:00:00.000Z",
+        "content": "hello",
+        "mediaUrls": [],
+        "options": {},
+        "idempotencyKey": None,
+        "targets": [target(**target_extra)],
+    }
 
 
 POSTS = {"post_a": post("post_a", BEFORE_DST), "post_b": post("post_b", AFTER_DST)}
@@ -87,6 +105,7 @@ def run(*args: str) -> Any:
 
 # ---- formatting ------------------------------------------------------------------------------------------
 
+
 def test_display_zone_names_the_zone_across_a_dst_change() -> None:
     paris = _time.DisplayZone("Europe/Paris")
     assert paris.format(BEFORE_DST) == "2027-03-27 09:00 CET"
@@ -118,7 +137,9 @@ def test_relative_says_the_two_largest_units() -> None:
     assert _time.relative(at(31 * 3600), now) == "in 1 day 7 h"  # not "in 1 day"
     assert _time.relative(at(3 * 3600 + 20 * 60), now) == "in 3 h 20 min"
     assert _time.relative(at(45 * 60), now) == "in 45 min"
-    assert _time.relative(at(2 * 86400 + 5 * 3600 + 40 * 60), now) == "in 2 days 6 h"  # the smaller unit rounded
+    assert (
+        _time.relative(at(2 * 86400 + 5 * 3600 + 40 * 60), now) == "in 2 days 6 h"
+    )  # the smaller unit rounded
     assert _time.relative(at(86400 + 23 * 3600 + 45 * 60), now) == "in 2 days"  # …carried into the larger one
     assert _time.relative(at(86400 + 10 * 60), now) == "in 1 day"  # a zero smaller unit is left out
     assert _time.relative(at(-(26 * 3600)), now) == "1 day 2 h ago"
@@ -126,6 +147,7 @@ def test_relative_says_the_two_largest_units() -> None:
 
 
 # ---- the commands ----------------------------------------------------------------------------------------
+
 
 def test_tz_shows_wall_time_with_zone_across_dst(api: Any) -> None:
     r = run("posts", "list", "--tz", "Europe/Paris")
@@ -153,8 +175,10 @@ def test_config_timezone_then_profile_timezone(api: Any, tmp_path: Any, local_zo
     cfg = tmp_path / "config.yaml"
     cfg.write_text("timezone: Asia/Tokyo\n")
     assert "2027-03-27 17:00 JST" in run("posts", "show", "post_a").output
-    cfg.write_text("timezone: Asia/Tokyo\ndefault: work\nprofiles:\n  work:\n    url: http://api.test\n"
-                   "    timezone: Europe/Paris\n")
+    cfg.write_text(
+        "timezone: Asia/Tokyo\ndefault: work\nprofiles:\n  work:\n    url: http://api.test\n"
+        "    timezone: Europe/Paris\n"
+    )
     assert "2027-03-27 09:00 CET" in run("posts", "show", "post_a").output
     assert "2027-03-27 08:00 UTC" in run("posts", "show", "post_a", "--utc").output  # the flag wins
     cfg.write_text("timezone: Mars/Olympus\n")
@@ -168,15 +192,23 @@ def test_json_stays_iso_utc(api: Any) -> None:
     assert json.loads(r.stdout)["scheduledAt"] == BEFORE_DST
 
 
-@pytest.mark.parametrize("args", [
-    ("posts", "list", "--tz", "Mars/Olympus"),
-    ("posts", "show", "post_a", "--tz", "Mars/Olympus"),
-    ("accounts", "list", "--tz", "Not/AZone"),
-    ("media", "list", "--tz", "nowhere"),
-    ("posts", "list", "--tz", ""),  # not "the system's zone": a usage error like any other name that is not one
-    ("posts", "list", "--tz", "Europe"),  # a folder of the zone database, not a zone (was a traceback)
-    ("posts", "create", "x", "--to", "facebook", "--at", "09:00", "--tz", "America"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("posts", "list", "--tz", "Mars/Olympus"),
+        ("posts", "show", "post_a", "--tz", "Mars/Olympus"),
+        ("accounts", "list", "--tz", "Not/AZone"),
+        ("media", "list", "--tz", "nowhere"),
+        (
+            "posts",
+            "list",
+            "--tz",
+            "",
+        ),  # not "the system's zone": a usage error like any other name that is not one
+        ("posts", "list", "--tz", "Europe"),  # a folder of the zone database, not a zone (was a traceback)
+        ("posts", "create", "x", "--to", "facebook", "--at", "09:00", "--tz", "America"),
+    ],
+)
 def test_bad_zone_is_a_usage_error(api: Any, args: tuple[str, ...]) -> None:
     r = CliRunner().invoke(cli, list(args))
     assert r.exit_code == 2, r.output
@@ -197,10 +229,24 @@ def test_utc_and_tz_exclude_each_other(api: Any) -> None:
 
 def test_every_command_that_prints_times_has_utc_and_tz() -> None:
     ctx = click.Context(cli, info_name="socialpub")
-    for path in [("accounts", "list"), ("keys", "create"), ("keys", "list"), ("media", "list"),
-                 ("sandbox", "published"), ("workspace", "show"), ("workspace", "edit"), ("posts", "create"),
-                 ("posts", "list"), ("posts", "show"), ("posts", "edit"), ("posts", "retry"), ("login",),
-                 ("recipes", "plan"), ("recipes", "apply"), ("recipes", "watch")]:
+    for path in [
+        ("accounts", "list"),
+        ("keys", "create"),
+        ("keys", "list"),
+        ("media", "list"),
+        ("sandbox", "published"),
+        ("workspace", "show"),
+        ("workspace", "edit"),
+        ("posts", "create"),
+        ("posts", "list"),
+        ("posts", "show"),
+        ("posts", "edit"),
+        ("posts", "retry"),
+        ("login",),
+        ("recipes", "plan"),
+        ("recipes", "apply"),
+        ("recipes", "watch"),
+    ]:
         cmd: Any = cli.get_command(ctx, path[0])
         if len(path) > 1:
             cmd = cmd.get_command(ctx, path[1])
@@ -208,10 +254,13 @@ def test_every_command_that_prints_times_has_utc_and_tz() -> None:
         assert {"--utc", "--tz"} <= opts, path
 
 
-@pytest.mark.parametrize(("flags", "since"), [
-    (("--utc",), "2027-03-27T00:00:00Z"),
-    (("--tz", "Europe/Paris"), "2027-03-26T23:00:00Z"),
-])
+@pytest.mark.parametrize(
+    ("flags", "since"),
+    [
+        (("--utc",), "2027-03-27T00:00:00Z"),
+        (("--tz", "Europe/Paris"), "2027-03-26T23:00:00Z"),
+    ],
+)
 def test_wall_times_given_are_read_in_the_same_zone(api: Any, flags: tuple[str, ...], since: str) -> None:
     r = run("posts", "list", "--from", "2027-03-27 00:00", *flags)
     assert r.exit_code == 0, r.output
@@ -219,6 +268,7 @@ def test_wall_times_given_are_read_in_the_same_zone(api: Any, flags: tuple[str, 
 
 
 # ---- next attempt ------------------------------------------------------------------------------------------
+
 
 def test_next_attempt_shown_in_posts_show(capsys: pytest.CaptureFixture[str]) -> None:
     """A pending target with nextAttemptAt reads "next attempt in 4 min, at <time in the user's zone>"."""
@@ -232,10 +282,13 @@ def test_next_attempt_shown_in_posts_show(capsys: pytest.CaptureFixture[str]) ->
     class Post(PostOut):
         targets: list[Target]  # type: ignore[assignment]
 
-    shown = Post.model_validate(post("post_w", None, nextAttemptAt="2027-01-15T08:04:00Z",
-                                     failReason="rate limited by linkedin"))
-    with time_machine.travel(datetime(2027, 1, 15, 8, 0, tzinfo=UTC), tick=False), \
-            click.Context(click.Command("show")) as ctx:
+    shown = Post.model_validate(
+        post("post_w", None, nextAttemptAt="2027-01-15T08:04:00Z", failReason="rate limited by linkedin")
+    )
+    with (
+        time_machine.travel(datetime(2027, 1, 15, 8, 0, tzinfo=UTC), tick=False),
+        click.Context(click.Command("show")) as ctx,
+    ):
         ctx.meta["socialpub.tz"] = "Europe/Paris"
         show_post(Output(False), shown)
     printed = capsys.readouterr().out
@@ -258,11 +311,24 @@ def test_next_attempt_from_the_api(api: Any) -> None:
 def test_embedded_scheduled_post_read_and_shown_in_the_zone(embedded: Any) -> None:
     from tests.cli.conftest import invoke
 
-    r = invoke("posts", "create", "summer", "--to", "facebook", "--at", "2099-07-01 09:00", "--tz", "Europe/Paris",
-               "--json")
+    r = invoke(
+        "posts",
+        "create",
+        "summer",
+        "--to",
+        "facebook",
+        "--at",
+        "2099-07-01 09:00",
+        "--tz",
+        "Europe/Paris",
+        "--json",
+    )
     assert r.code == 0, r.err
     assert r.json()["scheduledAt"].startswith("2099-07-01T07:00:00")
-    assert "scheduled 2099-07-01 09:00 CEST" in invoke("posts", "show", r.json()["id"], "--tz", "Europe/Paris").out
+    assert (
+        "scheduled 2099-07-01 09:00 CEST"
+        in invoke("posts", "show", r.json()["id"], "--tz", "Europe/Paris").out
+    )
     listed = invoke("posts", "list", "--utc")
     assert listed.code == 0 and "2099-07-01 07:00 UTC" in listed.out
     assert invoke("accounts", "list", "--utc").out.count(" UTC") >= 5  # CONNECTED, one per sandbox account
@@ -273,4 +339,6 @@ def test_watch_logs_its_times_in_the_chosen_zone() -> None:
 
     from recipes.watch import now_local
 
-    assert now_local(ZoneInfo("Asia/Tokyo")).endswith("+09:00") and now_local(ZoneInfo("UTC")).endswith("+00:00")
+    assert now_local(ZoneInfo("Asia/Tokyo")).endswith("+09:00") and now_local(ZoneInfo("UTC")).endswith(
+        "+00:00"
+    )

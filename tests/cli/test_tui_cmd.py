@@ -16,14 +16,24 @@ from tests.cli.conftest import invoke
 def remote_profile(cli_env, monkeypatch):  # type: ignore[no-untyped-def]
     cfg = cli_env / "cfg" / "config.yaml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
-    cfg.write_text(yaml.safe_dump({"default": "work", "profiles": {
-        "work": {"url": "http://127.0.0.1:9", "api_key_env": "WORK_KEY"}}}))
+    cfg.write_text(
+        yaml.safe_dump(
+            {
+                "default": "work",
+                "profiles": {"work": {"url": "http://127.0.0.1:9", "api_key_env": "WORK_KEY"}},
+            }
+        )
+    )
     monkeypatch.setenv("WORK_KEY", "spk_live_v1-test")
     seen: dict[str, Any] = {}
 
     def run(self) -> None:  # type: ignore[no-untyped-def]  # the app is not started: what it was given
-        seen.update(api_key=self.client.api_key, session=self.client.session_token, label=self.backend_label,
-                    settings=self.settings)
+        seen.update(
+            api_key=self.client.api_key,
+            session=self.client.session_token,
+            label=self.backend_label,
+            settings=self.settings,
+        )
 
     monkeypatch.setattr("socialpub_tui.app.SocialpubApp.run", run)
     return seen
@@ -60,7 +70,8 @@ def test_the_terminal_probe_imports_in_its_own_thread_while_the_caller_goes_on(t
     (tmp_path / "slow_probe_mod.py").write_text(
         "import threading\nimport tests.cli.test_tui_cmd as t\n"
         "t.PROBE_SEEN['thread'] = threading.current_thread().name\n"
-        "t.PROBE_SEEN['started'].set()\nassert t.PROBE_SEEN['release'].wait(10)\n")
+        "t.PROBE_SEEN['started'].set()\nassert t.PROBE_SEEN['release'].wait(10)\n"
+    )
     PROBE_SEEN.update(started=started, release=release)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "slow_probe_mod", raising=False)

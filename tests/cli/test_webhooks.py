@@ -32,20 +32,39 @@ def new_secret() -> str:
     return "whsec_" + base64.b64encode(os.urandom(24)).decode()
 
 
-def signed(secret: str, body: bytes, event_id: str = "evt_test1", event_type: str = "publish.completed",
-           when: datetime | None = None) -> dict[str, str]:
+def signed(
+    secret: str,
+    body: bytes,
+    event_id: str = "evt_test1",
+    event_type: str = "publish.completed",
+    when: datetime | None = None,
+) -> dict[str, str]:
     from standardwebhooks import Webhook
 
     when = when or datetime.now(UTC)
-    return {"content-type": "application/json", "webhook-id": event_id,
-            "webhook-timestamp": str(int(when.timestamp())),
-            "webhook-signature": Webhook(secret).sign(event_id, when, body.decode()),
-            "socialpub-event-type": event_type}
+    return {
+        "content-type": "application/json",
+        "webhook-id": event_id,
+        "webhook-timestamp": str(int(when.timestamp())),
+        "webhook-signature": Webhook(secret).sign(event_id, when, body.decode()),
+        "socialpub-event-type": event_type,
+    }
 
 
-PUBLISHED = {"id": "evt_test1", "type": "publish.completed", "createdAt": "2026-11-24T10:00:00Z",
-             "data": {"platform": "linkedin", "postId": "post_1", "targetId": "tgt_1", "accountId": "acc_1",
-                      "status": "succeeded", "postUrl": "https://linkedin.example/p/1", "externalPostId": "1"}}
+PUBLISHED = {
+    "id": "evt_test1",
+    "type": "publish.completed",
+    "createdAt": "2026-11-24T10:00:00Z",
+    "data": {
+        "platform": "linkedin",
+        "postId": "post_1",
+        "targetId": "tgt_1",
+        "accountId": "acc_1",
+        "status": "succeeded",
+        "postUrl": "https://linkedin.example/p/1",
+        "externalPostId": "1",
+    },
+}
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
@@ -64,6 +83,7 @@ def free_port() -> int:
 
 
 # ---- listen: the receiver in-process -----------------------------------------------------------------------
+
 
 @pytest.fixture
 def no_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -99,8 +119,11 @@ def test_listen_answers_400_and_says_not_verified_to_a_bad_signature(no_config: 
         assert r.status_code == 400 and r.json()["error"] == "invalid_signature"
         unsigned = httpx.post(url, json={"hello": "world"})
         assert unsigned.status_code == 400 and "Missing required headers" in unsigned.json()["message"]
-        stale = httpx.post(url, content=body, headers=signed(secret, body, when=datetime.fromtimestamp(
-            time.time() - 600, UTC)))
+        stale = httpx.post(
+            url,
+            content=body,
+            headers=signed(secret, body, when=datetime.fromtimestamp(time.time() - 600, UTC)),
+        )
         assert stale.status_code == 400 and "too old" in stale.json()["message"]
         good = httpx.post(url, content=body, headers=signed(secret, body))
         assert good.status_code == 204 and good.content == b""
@@ -128,12 +151,16 @@ def test_listen_json_lines_and_summaries(no_config: Path) -> None:
     assert event["id"] == "evt_gen" and event["type"] == "generation.completed" and event["verified"] is True
     assert event["body"] == generation and event["receivedAt"].endswith("Z") and "reason" not in event
     assert summary("generation.completed", generation) == "gen_1 completed"
-    assert summary("publish.failed", {"data": {"platform": "youtube", "failReason": "quota"}}) == "youtube quota"
+    assert (
+        summary("publish.failed", {"data": {"platform": "youtube", "failReason": "quota"}}) == "youtube quota"
+    )
 
 
 def test_listen_refuses_an_unusable_secret_and_a_busy_port(no_config: Path) -> None:
     bad = invoke("webhooks", "listen", "--port", "0", "--secret", "whsec_", "--json")
-    assert bad.code == 2 and bad.err_json()["error"] == "usage_error" and "--secret" in bad.err_json()["message"]
+    assert (
+        bad.code == 2 and bad.err_json()["error"] == "usage_error" and "--secret" in bad.err_json()["message"]
+    )
     import socket
 
     with socket.socket() as busy:
@@ -167,15 +194,18 @@ def test_listen_subprocess_rereads_stored_secrets_forwards_and_stops_cleanly(no_
     env = subprocess_env(SOCIALPUB_CONFIG=os.environ["SOCIALPUB_CONFIG"])
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
-            with Listener(port, env, "--forward-to", f"http://127.0.0.1:{app.server_address[1]}/hooks") as listener:
+            with Listener(
+                port, env, "--forward-to", f"http://127.0.0.1:{app.server_address[1]}/hooks"
+            ) as listener:
                 assert f"socialpub webhooks add http://127.0.0.1:{port}/" in listener.stderr_text()
                 secret = new_secret()
                 body = json.dumps(PUBLISHED).encode()
                 r = httpx.post(listener.url, content=body, headers=signed(secret, body))
                 assert r.status_code == 400  # not known yet
                 assert listener.next_event()["verified"] is False
-                save_webhook_secret(Profile("x", "remote", url="http://srv.test"), "we_1",
-                                    f"http://127.0.0.1:{port}/", secret)
+                save_webhook_secret(
+                    Profile("x", "remote", url="http://srv.test"), "we_1", f"http://127.0.0.1:{port}/", secret
+                )
                 headers = signed(secret, body) | {"x-extra": "kept"}
                 r = httpx.post(listener.url, content=body, headers=headers)
                 assert r.status_code == 204
@@ -185,8 +215,14 @@ def test_listen_subprocess_rereads_stored_secrets_forwards_and_stops_cleanly(no_
                 fwd_body, fwd_headers = got[-1]
                 assert fwd_body == body
                 lower = {k.lower(): v for k, v in fwd_headers.items()}
-                for name in ("webhook-id", "webhook-timestamp", "webhook-signature", "socialpub-event-type",
-                             "x-extra", "content-type"):
+                for name in (
+                    "webhook-id",
+                    "webhook-timestamp",
+                    "webhook-signature",
+                    "socialpub-event-type",
+                    "x-extra",
+                    "content-type",
+                ):
                     assert lower[name] == headers[name]
                 listener.proc.send_signal(sig)
                 assert listener.proc.wait(10) == 0
@@ -214,8 +250,14 @@ class Listener:
 
         self._err = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)  # noqa: SIM115
         self.err_path = Path(self._err.name)
-        self.proc = subprocess.Popen([EXE, "webhooks", "listen", "--port", str(self.port), "--json", *self.args],
-                                     env=self.env, stdout=subprocess.PIPE, stderr=self._err, text=True, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            [EXE, "webhooks", "listen", "--port", str(self.port), "--json", *self.args],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=self._err,
+            text=True,
+            cwd=ROOT,
+        )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         deadline = time.monotonic() + 20
@@ -256,6 +298,7 @@ class Listener:
 
 # ---- the endpoints through the CLI, embedded ---------------------------------------------------------------
 
+
 @pytest.fixture
 def private_ok(cli_env, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """The embedded backend may deliver to loopback (SOCIALPUB_ALLOW_PRIVATE_URLS=1), with quick retries."""
@@ -279,8 +322,16 @@ def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
     lines: list[str] = []
     receiver = Receiver(secrets=(), forward_to=None, as_json=True, write=lines.append)
     for url in serving(receiver):
-        r = invoke("webhooks", "add", url, "--events", "publish.completed, webhook.test", "--description", "ops",
-                   "--json")
+        r = invoke(
+            "webhooks",
+            "add",
+            url,
+            "--events",
+            "publish.completed, webhook.test",
+            "--description",
+            "ops",
+            "--json",
+        )
         assert r.code == 0, r.err
         created = r.json()
         secret, wid = created["secret"], created["id"]
@@ -289,7 +340,9 @@ def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
         stored = json.loads(secrets_file().read_text())
         assert oct(secrets_file().stat().st_mode & 0o777) == "0o600"
         (profile_key,) = stored
-        assert profile_key.startswith("embedded:") and stored[profile_key] == {wid: {"url": url, "secret": secret}}
+        assert profile_key.startswith("embedded:") and stored[profile_key] == {
+            wid: {"url": url, "secret": secret}
+        }
 
         listed = invoke("webhooks", "list", "--json")
         assert listed.code == 0 and [w["id"] for w in listed.json()] == [wid] and secret not in listed.out
@@ -303,14 +356,29 @@ def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
         assert delivery["status"] == "succeeded" and delivery["lastStatusCode"] == 204
         wait_for(lambda: len(lines) == 1)  # reported just after the answer
         event = json.loads(lines[-1])
-        assert event["type"] == "webhook.test" and event["verified"] is True and event["id"] == delivery["eventId"]
+        assert (
+            event["type"] == "webhook.test"
+            and event["verified"] is True
+            and event["id"] == delivery["eventId"]
+        )
 
         d = invoke("webhooks", "deliveries", wid, "--json")
         assert d.code == 0 and [x["id"] for x in d.json()] == [delivery["id"]]
         assert d.json()[0]["attemptLog"][0]["statusCode"] == 204
         table = invoke("webhooks", "deliveries", wid)
-        for text in ("TIME", "EVENT TYPE", "EVENT ID", "STATUS", "ATTEMPTS", "LAST CODE", "LAST ERROR",
-                     "webhook.test", delivery["eventId"], "succeeded", "204"):
+        for text in (
+            "TIME",
+            "EVENT TYPE",
+            "EVENT ID",
+            "STATUS",
+            "ATTEMPTS",
+            "LAST CODE",
+            "LAST ERROR",
+            "webhook.test",
+            delivery["eventId"],
+            "succeeded",
+            "204",
+        ):
             assert text in table.out
         assert invoke("webhooks", "deliveries", wid, "--status", "failed", "--json").json() == []
         assert invoke("webhooks", "deliveries", wid, "--status", "nope").code == 2
@@ -323,14 +391,18 @@ def test_endpoint_lifecycle_through_the_cli(private_ok: Path) -> None:
         assert again.code == 0, again.err
         assert again.json()["eventId"] == delivery["eventId"] and len(again.json()["deliveries"]) == 1
         wait_for(lambda: len(lines) == 2)
-        assert json.loads(lines[-1])["id"] == delivery["eventId"] and json.loads(lines[-1])["verified"] is True
+        assert (
+            json.loads(lines[-1])["id"] == delivery["eventId"] and json.loads(lines[-1])["verified"] is True
+        )
 
         # rotate: the new secret printed once and stored, the old one kept beside it; deliveries still verify
         rot = invoke("webhooks", "rotate", wid)
         assert rot.code == 0, rot.err
         entry = json.loads(secrets_file().read_text())[profile_key][wid]
         assert entry["previousSecret"] == secret and entry["secret"] != secret
-        assert rot.out.count(entry["secret"]) == 1 and secret not in rot.out and entry["secret"] not in rot.err
+        assert (
+            rot.out.count(entry["secret"]) == 1 and secret not in rot.out and entry["secret"] not in rot.err
+        )
         receiver.secrets = ()
         assert invoke("webhooks", "test", wid, "--wait").code == 0
         wait_for(lambda: len(lines) == 3)
@@ -368,7 +440,9 @@ def test_disable_then_enable_an_endpoint_and_redeliver_what_it_missed(private_ok
         refused = invoke("events", "redeliver", event_id, "--json")
         assert refused.code == 1
         error = refused.err_json()
-        assert error["error"] == "no_webhook_endpoint" and f"socialpub webhooks enable {wid}" in error["message"]
+        assert (
+            error["error"] == "no_webhook_endpoint" and f"socialpub webhooks enable {wid}" in error["message"]
+        )
         one = invoke("events", "redeliver", event_id, "--endpoint", wid, "--json")
         assert one.code == 1 and one.err_json()["error"] == "webhook_disabled"
 
@@ -406,21 +480,37 @@ def wait_for(condition: Any, timeout: float = 20) -> None:
 
 # ---- listen, receiving real deliveries from a real `socialpub serve` ----------------------------------------
 
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     tmp = tmp_path_factory.mktemp("serve")
     port = free_port()
-    env = subprocess_env(SOCIALPUB_DATA_DIR=str(tmp / "data"), SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
-                         SOCIALPUB_SANDBOX_DELAY_S="0", SOCIALPUB_SANDBOX_PROCESSING_S="0",
-                         SOCIALPUB_WORKER_POLL_S="0.1", SOCIALPUB_LOG_LEVEL="WARNING",
-                         SOCIALPUB_ALLOW_PRIVATE_URLS="1")
-    init = subprocess.run([EXE, "init", "--sandbox", "--json", "--email", "me@acme.test", "--password",
-                           "s3cret-pass"], env=env,
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    env = subprocess_env(
+        SOCIALPUB_DATA_DIR=str(tmp / "data"),
+        SOCIALPUB_BASE_URL=f"http://127.0.0.1:{port}",
+        SOCIALPUB_SANDBOX_DELAY_S="0",
+        SOCIALPUB_SANDBOX_PROCESSING_S="0",
+        SOCIALPUB_WORKER_POLL_S="0.1",
+        SOCIALPUB_LOG_LEVEL="WARNING",
+        SOCIALPUB_ALLOW_PRIVATE_URLS="1",
+    )
+    init = subprocess.run(
+        [EXE, "init", "--sandbox", "--json", "--email", "me@acme.test", "--password", "s3cret-pass"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert init.returncode == 0, init.stderr
     log = (tmp / "serve.log").open("w")
-    proc = subprocess.Popen([EXE, "serve", "--host", "127.0.0.1", "--port", str(port)], env=env, stdout=log,
-                            stderr=subprocess.STDOUT, cwd=ROOT)
+    proc = subprocess.Popen(
+        [EXE, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -443,8 +533,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
         log.close()
 
 
-def test_listen_receives_real_deliveries_from_serve(server: dict[str, str], tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_listen_receives_real_deliveries_from_serve(
+    server: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from PIL import Image
 
     for name in list(os.environ):
@@ -463,8 +554,20 @@ def test_listen_receives_real_deliveries_from_serve(server: dict[str, str], tmp_
 
         photo = tmp_path / "photo.png"
         Image.new("RGB", (1600, 900), (10, 120, 200)).save(photo)
-        post = invoke("posts", "create", "Hooked", "--to", "facebook", "--to", "instagram", "--to", "linkedin",
-                      "--media", str(photo), "--json")
+        post = invoke(
+            "posts",
+            "create",
+            "Hooked",
+            "--to",
+            "facebook",
+            "--to",
+            "instagram",
+            "--to",
+            "linkedin",
+            "--media",
+            str(photo),
+            "--json",
+        )
         assert post.code == 0, post.err
         post_id = post.json()["id"]
         events = [listener.next_event(60) for _ in range(3)]
@@ -493,28 +596,38 @@ def remote_profile(server: dict[str, str], tmp_path: Path, monkeypatch: pytest.M
             monkeypatch.delenv(name)
     monkeypatch.setenv("SOCIALPUB_CONFIG", str(tmp_path / "cfg" / "config.yaml"))
     monkeypatch.setenv("SRV_KEY", server["key"])
-    assert invoke("profile", "add", "srv", "--url", server["url"], "--api-key-env", "SRV_KEY", "--json").code == 0
+    assert (
+        invoke("profile", "add", "srv", "--url", server["url"], "--api-key-env", "SRV_KEY", "--json").code
+        == 0
+    )
 
 
-def test_remote_profile_stores_secrets_under_its_server(server: dict[str, str], tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_remote_profile_stores_secrets_under_its_server(
+    server: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     remote_profile(server, tmp_path, monkeypatch)
     r = invoke("--profile", "srv", "webhooks", "add", "http://127.0.0.1:9/x", "--json")
     assert r.code == 0, r.err
     wid = r.json()["id"]
-    assert json.loads(secrets_file().read_text()) == {server["url"]: {wid: {"url": "http://127.0.0.1:9/x",
-                                                                           "secret": r.json()["secret"]}}}
+    assert json.loads(secrets_file().read_text()) == {
+        server["url"]: {wid: {"url": "http://127.0.0.1:9/x", "secret": r.json()["secret"]}}
+    }
     listed = invoke("--profile", "srv", "webhooks", "list", "--json")
     assert listed.code == 0 and wid in [w["id"] for w in listed.json()]
     assert invoke("--profile", "srv", "webhooks", "remove", wid).code == 0
     assert json.loads(secrets_file().read_text()) == {}
 
 
-def test_a_read_only_key_lists_but_cannot_add(server: dict[str, str], tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_key_lists_but_cannot_add(
+    server: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     remote_profile(server, tmp_path, monkeypatch)
-    assert invoke("--profile", "srv", "login", "--email", "me@acme.test", "--password", "s3cret-pass",
-                  "--json").code == 0
+    assert (
+        invoke(
+            "--profile", "srv", "login", "--email", "me@acme.test", "--password", "s3cret-pass", "--json"
+        ).code
+        == 0
+    )
     key = invoke("--profile", "srv", "keys", "create", "--scope", "webhooks:read", "--json")
     assert key.code == 0, key.err
     monkeypatch.setenv("SRV_KEY", key.json()["key"])

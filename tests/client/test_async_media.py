@@ -24,7 +24,9 @@ async def test_async_upload_streams_base64_json_with_progress(tmp_path) -> None:
         raw = await request.aread()
         got["len"] = int(request.headers["content-length"])
         got["body"] = json.loads(raw)
-        return httpx.Response(201, json={"type": "image", "url": "https://m/a.jpg", "key": "a.jpg", "bytes": 3})
+        return httpx.Response(
+            201, json={"type": "image", "url": "https://m/a.jpg", "key": "a.jpg", "bytes": 3}
+        )
 
     client = AsyncClient("https://api.test", api_key="k", transport=httpx.MockTransport(handler))
     progress: list[int] = []

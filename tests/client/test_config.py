@@ -26,22 +26,36 @@ def write(path: Path, data: dict) -> Path:  # type: ignore[type-arg]
 
 @pytest.fixture
 def cfg(tmp_path: Path) -> Path:
-    return write(tmp_path / "config.yaml", {
-        "default": "local",
-        "profiles": {"local": {"data_dir": str(tmp_path / "data")},
-                     "work": {"url": "https://pub.example.com/", "api_key_env": "WORK_KEY"},
-                     "inline": {"url": "http://h:1", "api_key": "spk_live_v1-abcdefgh"}}})
+    return write(
+        tmp_path / "config.yaml",
+        {
+            "default": "local",
+            "profiles": {
+                "local": {"data_dir": str(tmp_path / "data")},
+                "work": {"url": "https://pub.example.com/", "api_key_env": "WORK_KEY"},
+                "inline": {"url": "http://h:1", "api_key": "spk_live_v1-abcdefgh"},
+            },
+        },
+    )
 
 
 def test_explicit_profile_wins(cfg: Path) -> None:
-    env = {"SOCIALPUB_CONFIG": str(cfg), "WORK_KEY": "spk_live_v1-work", "SOCIALPUB_PROFILE": "inline",
-           "SOCIALPUB_API_URL": "http://elsewhere"}
+    env = {
+        "SOCIALPUB_CONFIG": str(cfg),
+        "WORK_KEY": "spk_live_v1-work",
+        "SOCIALPUB_PROFILE": "inline",
+        "SOCIALPUB_API_URL": "http://elsewhere",
+    }
     p = resolve_profile("work", env)
     assert (p.kind, p.url, p.api_key) == ("remote", "https://pub.example.com", "spk_live_v1-work")
 
 
 def test_env_profile_then_api_url_then_default_then_embedded(cfg: Path, tmp_path: Path) -> None:
-    env = {"SOCIALPUB_CONFIG": str(cfg), "SOCIALPUB_PROFILE": "inline", "SOCIALPUB_API_URL": "http://elsewhere"}
+    env = {
+        "SOCIALPUB_CONFIG": str(cfg),
+        "SOCIALPUB_PROFILE": "inline",
+        "SOCIALPUB_API_URL": "http://elsewhere",
+    }
     assert resolve_profile(None, env).name == "inline"
     env.pop("SOCIALPUB_PROFILE")
     env["SOCIALPUB_API_KEY"] = "spk_live_v1-env"

@@ -15,11 +15,22 @@ from socialpub_tui.client.errors import WaitTimeout
 
 
 def generation(status: str = "pending", gid: str = "gen_1", **extra: Any) -> dict[str, Any]:
-    return {"id": gid, "type": "video", "status": status, "prompt": "beans", "aspectRatio": "9:16",
-            "durationSec": 5, "sourceUrls": [], "mediaUrl": "https://m/x.mp4" if status == "completed" else None,
-            "mimeType": "video/mp4" if status == "completed" else None,
-            "error": "Nope. Your 15 credits were refunded." if status == "failed" else None, "creditsCost": 15,
-            "createdAt": "2026-11-24T00:00:00.000Z", "completedAt": None, **extra}
+    return {
+        "id": gid,
+        "type": "video",
+        "status": status,
+        "prompt": "beans",
+        "aspectRatio": "9:16",
+        "durationSec": 5,
+        "sourceUrls": [],
+        "mediaUrl": "https://m/x.mp4" if status == "completed" else None,
+        "mimeType": "video/mp4" if status == "completed" else None,
+        "error": "Nope. Your 15 credits were refunded." if status == "failed" else None,
+        "creditsCost": 15,
+        "createdAt": "2026-11-24T00:00:00.000Z",
+        "completedAt": None,
+        **extra,
+    }
 
 
 def test_create_and_quote() -> None:
@@ -28,8 +39,18 @@ def test_create_and_quote() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         if request.url.params.get("dryRun") == "true":
-            return httpx.Response(200, json={"dryRun": True, "type": "video", "durationSec": 10, "creditsCost": 30,
-                                             "balance": 20, "balanceAfter": None, "enough": False})
+            return httpx.Response(
+                200,
+                json={
+                    "dryRun": True,
+                    "type": "video",
+                    "durationSec": 10,
+                    "creditsCost": 30,
+                    "balance": 20,
+                    "balanceAfter": None,
+                    "enough": False,
+                },
+            )
         return httpx.Response(202, json=generation())
 
     client = Client("http://api.test", api_key="k", transport=httpx.MockTransport(handler))
@@ -42,8 +63,11 @@ def test_create_and_quote() -> None:
 
 
 def test_a_server_without_dry_run_is_reported() -> None:
-    client = Client("http://api.test", api_key="k",
-                    transport=httpx.MockTransport(lambda r: httpx.Response(202, json=generation())))
+    client = Client(
+        "http://api.test",
+        api_key="k",
+        transport=httpx.MockTransport(lambda r: httpx.Response(202, json=generation())),
+    )
     with pytest.raises(ApiError) as err:
         client.create_generation({"type": "image", "prompt": "a cup"}, dry_run=True)
     assert err.value.code == "invalid_response"
@@ -60,8 +84,12 @@ def _polling(states: list[str]):  # type: ignore[no-untyped-def]
 
 def test_wait_generation_polls_until_final() -> None:
     slept: list[float] = []
-    client = Client("http://api.test", api_key="k", sleep=slept.append,
-                    transport=httpx.MockTransport(_polling(["pending", "processing", "processing", "completed"])))
+    client = Client(
+        "http://api.test",
+        api_key="k",
+        sleep=slept.append,
+        transport=httpx.MockTransport(_polling(["pending", "processing", "processing", "completed"])),
+    )
     updates: list[str] = []
     final = client.wait_generation("gen_1", on_update=lambda g: updates.append(g.status))
     assert final.status == "completed" and final.media_url == "https://m/x.mp4"
@@ -69,31 +97,47 @@ def test_wait_generation_polls_until_final() -> None:
 
 
 def test_wait_generation_times_out() -> None:
-    client = Client("http://api.test", api_key="k", sleep=lambda s: None,
-                    transport=httpx.MockTransport(_polling(["processing"] * 100)))
+    client = Client(
+        "http://api.test",
+        api_key="k",
+        sleep=lambda s: None,
+        transport=httpx.MockTransport(_polling(["processing"] * 100)),
+    )
     with pytest.raises(WaitTimeout) as err:
         client.wait_generation("gen_1", timeout=0.0)
     assert err.value.post.status == "processing"
 
 
 def test_async_wait_and_iterate() -> None:
-    pages = {None: ([generation("completed", "gen_3"), generation("failed", "gen_2")], "c1"),
-             "c1": ([generation("pending", "gen_1")], None)}
+    pages = {
+        None: ([generation("completed", "gen_3"), generation("failed", "gen_2")], "c1"),
+        "c1": ([generation("pending", "gen_1")], None),
+    }
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v1/generations":
             items, cursor = pages[request.url.params.get("cursor")]
-            return httpx.Response(200, json={"items": items, "nextCursor": cursor,
-                                             "credits": {"balance": 5, "cost": {"IMAGE": 2, "VIDEO": 15},
-                                                         "clip": {"5": 15, "10": 30, "15": 45}}})
+            return httpx.Response(
+                200,
+                json={
+                    "items": items,
+                    "nextCursor": cursor,
+                    "credits": {
+                        "balance": 5,
+                        "cost": {"IMAGE": 2, "VIDEO": 15},
+                        "clip": {"5": 15, "10": 30, "15": 45},
+                    },
+                },
+            )
         return httpx.Response(200, json=generation("failed"))
 
     async def main() -> tuple[list[str], str]:
         async def no_sleep(_: float) -> None:
             return None
 
-        async with AsyncClient("http://api.test", api_key="k", transport=httpx.MockTransport(handler),
-                               sleep=no_sleep) as client:
+        async with AsyncClient(
+            "http://api.test", api_key="k", transport=httpx.MockTransport(handler), sleep=no_sleep
+        ) as client:
             ids = [g.id async for g in client.iter_generations()]
             final = await client.wait_generation("gen_1")
             return ids, final.status

@@ -15,18 +15,41 @@ from socialpub_tui.client.errors import ConfigError, WaitTimeout
 KEY = "spk_live_v1-SECRETSECRETSECRET"
 
 
-def post_json(pid: str = "post_1", status: str = "processing", targets: list[dict[str, Any]] | None = None,
-              **extra: Any) -> dict[str, Any]:
-    return {"id": pid, "status": status, "scheduledAt": None, "createdAt": "2026-01-01T00:00:00.000Z",
-            "updatedAt": "2026-01-01T00:00:00.000Z", "content": "hello", "mediaUrls": ["https://m/x.jpg"],
-            "options": {}, "idempotencyKey": None, "targets": targets or [target()], **extra}
+def post_json(
+    pid: str = "post_1", status: str = "processing", targets: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": pid,
+        "status": status,
+        "scheduledAt": None,
+        "createdAt": "2026-01-01T00:00:00.000Z",
+        "updatedAt": "2026-01-01T00:00:00.000Z",
+        "content": "hello",
+        "mediaUrls": ["https://m/x.jpg"],
+        "options": {},
+        "idempotencyKey": None,
+        "targets": targets or [target()],
+        **extra,
+    }
 
 
-def target(platform: str = "facebook", status: str = "pending", fail_type: str | None = None,
-           account_id: str | None = "acc_1") -> dict[str, Any]:
-    return {"platform": platform, "accountId": account_id, "accountName": f"{platform} page", "status": status,
-            "externalPostId": None, "postUrl": None, "failReason": "boom" if fail_type else None,
-            "failType": fail_type, "completedAt": None}
+def target(
+    platform: str = "facebook",
+    status: str = "pending",
+    fail_type: str | None = None,
+    account_id: str | None = "acc_1",
+) -> dict[str, Any]:
+    return {
+        "platform": platform,
+        "accountId": account_id,
+        "accountName": f"{platform} page",
+        "status": status,
+        "externalPostId": None,
+        "postUrl": None,
+        "failReason": "boom" if fail_type else None,
+        "failType": fail_type,
+        "completedAt": None,
+    }
 
 
 def make(handler: Any, **kw: Any) -> tuple[Client, list[float]]:
@@ -38,8 +61,14 @@ def make(handler: Any, **kw: Any) -> tuple[Client, list[float]]:
 
 def test_error_envelope_becomes_api_error() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(400, json={"error": "invalid_targets", "message": "bad targets",
-                                         "details": [{"platform": "youtube", "error": "video_required_for_target"}]})
+        return httpx.Response(
+            400,
+            json={
+                "error": "invalid_targets",
+                "message": "bad targets",
+                "details": [{"platform": "youtube", "error": "video_required_for_target"}],
+            },
+        )
 
     client, _ = make(handler)
     with pytest.raises(ApiError) as info:
@@ -50,14 +79,19 @@ def test_error_envelope_becomes_api_error() -> None:
     assert err.body()["error"] == "invalid_targets"
 
 
-@pytest.mark.parametrize(("status", "body", "code"), [
-    (502, "<html>Bad gateway</html>", "bad_gateway"),
-    (404, {"detail": "Not Found"}, "not_found"),
-    (500, "", "internal_error"),
-])
+@pytest.mark.parametrize(
+    ("status", "body", "code"),
+    [
+        (502, "<html>Bad gateway</html>", "bad_gateway"),
+        (404, {"detail": "Not Found"}, "not_found"),
+        (500, "", "internal_error"),
+    ],
+)
 def test_foreign_error_bodies_still_map(status: int, body: Any, code: str) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(status, json=body) if isinstance(body, dict) else httpx.Response(status, text=body)
+        return (
+            httpx.Response(status, json=body) if isinstance(body, dict) else httpx.Response(status, text=body)
+        )
 
     client, _ = make(handler)
     with pytest.raises(ApiError) as info:
@@ -78,8 +112,11 @@ def test_429_retried_after_retry_after_then_succeeds() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         calls["n"] += 1
         if calls["n"] < 3:
-            return httpx.Response(429, headers={"Retry-After": "7"},
-                                  json={"error": "rate_limit_exceeded", "message": "slow down"})
+            return httpx.Response(
+                429,
+                headers={"Retry-After": "7"},
+                json={"error": "rate_limit_exceeded", "message": "slow down"},
+            )
         return httpx.Response(200, json={"items": []})
 
     client, slept = make(handler, session_token="tok")
@@ -88,9 +125,12 @@ def test_429_retried_after_retry_after_then_succeeds() -> None:
 
 
 def test_429_retries_are_bounded() -> None:
-    client, slept = make(lambda r: httpx.Response(429, headers={"Retry-After": "1"},
-                                                  json={"error": "rate_limit_exceeded", "message": "no"}),
-                         retry=RetryPolicy(max_retries=2))
+    client, slept = make(
+        lambda r: httpx.Response(
+            429, headers={"Retry-After": "1"}, json={"error": "rate_limit_exceeded", "message": "no"}
+        ),
+        retry=RetryPolicy(max_retries=2),
+    )
     with pytest.raises(ApiError) as info:
         client.get_workspace()
     assert info.value.status == 429 and info.value.code == "rate_limit_exceeded"
@@ -98,17 +138,22 @@ def test_429_retries_are_bounded() -> None:
 
 
 def test_429_with_too_long_retry_after_raises_at_once() -> None:
-    client, slept = make(lambda r: httpx.Response(429, headers={"Retry-After": "3600"},
-                                                  json={"error": "rate_limit_exceeded", "message": "no"}),
-                         retry=RetryPolicy(max_wait_s=60))
+    client, slept = make(
+        lambda r: httpx.Response(
+            429, headers={"Retry-After": "3600"}, json={"error": "rate_limit_exceeded", "message": "no"}
+        ),
+        retry=RetryPolicy(max_wait_s=60),
+    )
     with pytest.raises(ApiError):
         client.get_workspace()
     assert slept == []
 
 
 def test_429_without_retry_after_backs_off() -> None:
-    client, slept = make(lambda r: httpx.Response(429, json={"error": "rate_limit_exceeded", "message": "no"}),
-                         retry=RetryPolicy(max_retries=3, backoff_s=1.0))
+    client, slept = make(
+        lambda r: httpx.Response(429, json={"error": "rate_limit_exceeded", "message": "no"}),
+        retry=RetryPolicy(max_retries=3, backoff_s=1.0),
+    )
     with pytest.raises(ApiError):
         client.get_workspace()
     assert slept == [1.0, 2.0, 4.0]
@@ -141,9 +186,16 @@ def test_list_posts_search_order_and_due_range() -> None:
         return httpx.Response(200, json={"items": [post_json("p1")], "nextCursor": None})
 
     client, _ = make(handler)
-    client.list_posts(q="Été sale", order="upcoming", time_field="dueAt", since="2027-01-01T00:00:00Z", limit=50)
-    assert dict(seen[-1]) == {"q": "Été sale", "order": "upcoming", "timeField": "dueAt",
-                              "from": "2027-01-01T00:00:00Z", "limit": "50"}
+    client.list_posts(
+        q="Été sale", order="upcoming", time_field="dueAt", since="2027-01-01T00:00:00Z", limit=50
+    )
+    assert dict(seen[-1]) == {
+        "q": "Été sale",
+        "order": "upcoming",
+        "timeField": "dueAt",
+        "from": "2027-01-01T00:00:00Z",
+        "limit": "50",
+    }
     client.list_posts(q="")  # an empty search is no search: nothing sent
     assert seen[-1] == []
 
@@ -203,13 +255,23 @@ def test_cancel_and_camel_case_bodies() -> None:
         return httpx.Response(202, json=post_json(status="scheduled"))
 
     client, _ = make(handler)
-    client.create_post({"targets": ["facebook", {"platform": "linkedin", "channelId": "acc_9"}], "content": "hi",
-                        "scheduledAt": "2030-01-01T09:00:00Z", "idempotencyKey": "k1",
-                        "options": {"tiktok": {"postMode": "MEDIA_UPLOAD"}}})
+    client.create_post(
+        {
+            "targets": ["facebook", {"platform": "linkedin", "channelId": "acc_9"}],
+            "content": "hi",
+            "scheduledAt": "2030-01-01T09:00:00Z",
+            "idempotencyKey": "k1",
+            "options": {"tiktok": {"postMode": "MEDIA_UPLOAD"}},
+        }
+    )
     body = json.loads(seen[0].content)
-    assert body == {"targets": ["facebook", {"platform": "linkedin", "channelId": "acc_9"}], "content": "hi",
-                    "scheduledAt": "2030-01-01T09:00:00Z", "idempotencyKey": "k1",
-                    "options": {"tiktok": {"postMode": "MEDIA_UPLOAD"}}}
+    assert body == {
+        "targets": ["facebook", {"platform": "linkedin", "channelId": "acc_9"}],
+        "content": "hi",
+        "scheduledAt": "2030-01-01T09:00:00Z",
+        "idempotencyKey": "k1",
+        "options": {"tiktok": {"postMode": "MEDIA_UPLOAD"}},
+    }
     assert client.cancel_post("post 1") is None
     assert seen[1].url.raw_path == b"/v1/posts/post%201"
 
@@ -226,7 +288,9 @@ def test_upload_file_streams_base64_json(tmp_path) -> None:  # type: ignore[no-u
         raw = request.read()
         got["len"] = int(request.headers["content-length"])
         got["body"] = json.loads(raw)
-        return httpx.Response(201, json={"type": "image", "url": "https://m/a.jpg", "key": "a.jpg", "bytes": 3})
+        return httpx.Response(
+            201, json={"type": "image", "url": "https://m/a.jpg", "key": "a.jpg", "bytes": 3}
+        )
 
     client, _ = make(handler)
     progress: list[int] = []
@@ -242,8 +306,14 @@ def test_wait_post_polls_at_interval_until_final() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         s = next(states)
-        tgts = [target("facebook", "succeeded"), target("tiktok", "failed" if s == "partial" else "publishing",
-                                                        "retriable" if s == "partial" else None)]
+        tgts = [
+            target("facebook", "succeeded"),
+            target(
+                "tiktok",
+                "failed" if s == "partial" else "publishing",
+                "retriable" if s == "partial" else None,
+            ),
+        ]
         return httpx.Response(200, json=post_json(status=s, targets=tgts))
 
     client, slept = make(handler, poll_interval=10.0)
@@ -264,10 +334,16 @@ def test_wait_post_times_out() -> None:
 
 def test_retry_post_only_retriable_failures() -> None:
     created: list[dict[str, Any]] = []
-    original = post_json("post_orig", "partial", [
-        target("facebook", "succeeded"), target("linkedin", "failed", "permanent"),
-        target("tiktok", "failed", "retriable", account_id="acc_tt"), target("youtube", "failed", "retriable",
-                                                                             account_id=None)])
+    original = post_json(
+        "post_orig",
+        "partial",
+        [
+            target("facebook", "succeeded"),
+            target("linkedin", "failed", "permanent"),
+            target("tiktok", "failed", "retriable", account_id="acc_tt"),
+            target("youtube", "failed", "retriable", account_id=None),
+        ],
+    )
 
     def handler(request: httpx.Request) -> httpx.Response:
         if request.method == "GET":
@@ -278,8 +354,14 @@ def test_retry_post_only_retriable_failures() -> None:
     client, _ = make(handler)
     new, orig = client.retry_post("post_orig")
     assert new is not None and new.id == "post_new" and orig.id == "post_orig"
-    assert created == [{"targets": [{"platform": "tiktok", "channelId": "acc_tt"}, "youtube"], "content": "hello",
-                        "mediaUrls": ["https://m/x.jpg"], "idempotencyKey": "retry-of:post_orig"}]
+    assert created == [
+        {
+            "targets": [{"platform": "tiktok", "channelId": "acc_tt"}, "youtube"],
+            "content": "hello",
+            "mediaUrls": ["https://m/x.jpg"],
+            "idempotencyKey": "retry-of:post_orig",
+        }
+    ]
 
 
 def test_retry_post_nothing_retriable_creates_nothing() -> None:
@@ -300,11 +382,13 @@ def test_async_client_same_behaviour() -> None:
     async def handler(request: httpx.Request) -> httpx.Response:
         calls["n"] += 1
         if calls["n"] == 1:
-            return httpx.Response(429, headers={"Retry-After": "2"}, json={"error": "rate_limit_exceeded",
-                                                                         "message": "x"})
+            return httpx.Response(
+                429, headers={"Retry-After": "2"}, json={"error": "rate_limit_exceeded", "message": "x"}
+            )
         cursor = request.url.params.get("cursor")
-        return httpx.Response(200, json={"items": [post_json(f"p{cursor or 0}")],
-                                         "nextCursor": None if cursor else "1"})
+        return httpx.Response(
+            200, json={"items": [post_json(f"p{cursor or 0}")], "nextCursor": None if cursor else "1"}
+        )
 
     slept: list[float] = []
 
@@ -312,8 +396,9 @@ def test_async_client_same_behaviour() -> None:
         slept.append(s)
 
     async def main() -> list[str]:
-        async with AsyncClient("http://api.test", api_key=KEY, transport=httpx.MockTransport(handler),
-                               sleep=fake_sleep) as client:
+        async with AsyncClient(
+            "http://api.test", api_key=KEY, transport=httpx.MockTransport(handler), sleep=fake_sleep
+        ) as client:
             return [p.id async for p in client.iter_posts()]
 
     assert asyncio.run(main()) == ["p0", "p1"]
@@ -325,7 +410,9 @@ def test_async_error_mapping() -> None:
         return httpx.Response(409, json={"error": "post_not_cancellable", "message": "already sent"})
 
     async def main() -> None:
-        async with AsyncClient("http://api.test", api_key=KEY, transport=httpx.MockTransport(handler)) as client:
+        async with AsyncClient(
+            "http://api.test", api_key=KEY, transport=httpx.MockTransport(handler)
+        ) as client:
             await client.cancel_post("p")
 
     with pytest.raises(ApiError) as info:
@@ -350,13 +437,19 @@ def test_expired_session_refreshed_once() -> None:
 
 async def test_ready_runs_on_ready_once_and_never_after_close() -> None:
     calls: list[str] = []
-    client = AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200)), api_key=KEY,
-                         on_ready=lambda: calls.append("ready"))
+    client = AsyncClient(
+        transport=httpx.MockTransport(lambda request: httpx.Response(200)),
+        api_key=KEY,
+        on_ready=lambda: calls.append("ready"),
+    )
     client.ready()
     client.ready()
     assert calls == ["ready"]
-    late = AsyncClient(transport=httpx.MockTransport(lambda request: httpx.Response(200)), api_key=KEY,
-                       on_ready=lambda: calls.append("late"))
+    late = AsyncClient(
+        transport=httpx.MockTransport(lambda request: httpx.Response(200)),
+        api_key=KEY,
+        on_ready=lambda: calls.append("late"),
+    )
     await late.aclose()
     late.ready()  # the app closed before its first screen was drawn: nothing starts
     assert calls == ["ready"]

@@ -21,8 +21,17 @@ def test_publish_photo_sends_the_wire_body() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, json={"success": True, "publishId": "p_inbox_url~v2.1", "title": "T",
-                                         "description": "", "postMode": "MEDIA_UPLOAD", "channelId": "acc_1"})
+        return httpx.Response(
+            200,
+            json={
+                "success": True,
+                "publishId": "p_inbox_url~v2.1",
+                "title": "T",
+                "description": "",
+                "postMode": "MEDIA_UPLOAD",
+                "channelId": "acc_1",
+            },
+        )
 
     client = Client("http://api.test", api_key=KEY, transport=httpx.MockTransport(handler))
     out = client.publish_tiktok_photo({"imageUrls": ["http://m/a.jpg"], "title": "T", "channelId": "acc_1"})
@@ -36,8 +45,14 @@ def test_publish_photo_sends_the_wire_body() -> None:
 
 
 def test_wait_tiktok_polls_until_terminal_and_reports_changes() -> None:
-    states = iter([("PROCESSING_UPLOAD", None), ("PROCESSING_DOWNLOAD", 10), ("PROCESSING_DOWNLOAD", 10),
-                   ("FAILED", 20)])
+    states = iter(
+        [
+            ("PROCESSING_UPLOAD", None),
+            ("PROCESSING_DOWNLOAD", 10),
+            ("PROCESSING_DOWNLOAD", 10),
+            ("FAILED", 20),
+        ]
+    )
     paths: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -49,8 +64,13 @@ def test_wait_tiktok_polls_until_terminal_and_reports_changes() -> None:
         return httpx.Response(200, json=body)
 
     slept: list[float] = []
-    client = Client("http://api.test", api_key=KEY, transport=httpx.MockTransport(handler), sleep=slept.append,
-                    poll_interval=10.0)
+    client = Client(
+        "http://api.test",
+        api_key=KEY,
+        transport=httpx.MockTransport(handler),
+        sleep=slept.append,
+        poll_interval=10.0,
+    )
     updates: list[str] = []
     final = client.wait_tiktok("v_pub~1", "acc_2", on_update=lambda s: updates.append(s.status))
     assert final.status == "FAILED" and final.fail_reason == "video_pull_failed"
@@ -60,8 +80,13 @@ def test_wait_tiktok_polls_until_terminal_and_reports_changes() -> None:
 
 
 def test_wait_tiktok_times_out_with_the_last_status() -> None:
-    client = Client("http://api.test", api_key=KEY, sleep=lambda s: None, poll_interval=0.01,
-                    transport=httpx.MockTransport(lambda r: httpx.Response(200, json={"status": "PROCESSING_DOWNLOAD"})))
+    client = Client(
+        "http://api.test",
+        api_key=KEY,
+        sleep=lambda s: None,
+        poll_interval=0.01,
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, json={"status": "PROCESSING_DOWNLOAD"})),
+    )
     with pytest.raises(WaitTimeout) as info:
         client.wait_tiktok("p~1", timeout=0.05)
     assert info.value.post.status == "PROCESSING_DOWNLOAD"
@@ -77,8 +102,9 @@ def test_async_wait_tiktok() -> None:
         return None
 
     async def main() -> str:
-        async with AsyncClient("http://api.test", api_key=KEY, transport=httpx.MockTransport(handler),
-                               sleep=no_sleep) as client:
+        async with AsyncClient(
+            "http://api.test", api_key=KEY, transport=httpx.MockTransport(handler), sleep=no_sleep
+        ) as client:
             return (await client.wait_tiktok("p~1")).status
 
     assert asyncio.run(main()) == "SEND_TO_USER_INBOX"

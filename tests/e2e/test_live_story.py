@@ -37,7 +37,13 @@ from tests.support.tmux import private_tmux
 ROOT = Path(__file__).resolve().parents[2]
 SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
-BASE_PATH = {"tiktok": "", "facebook": "/v21.0", "instagram": "/v21.0", "linkedin": "/rest", "youtube": "/youtube/v3"}
+BASE_PATH = {
+    "tiktok": "",
+    "facebook": "/v21.0",
+    "instagram": "/v21.0",
+    "linkedin": "/rest",
+    "youtube": "/youtube/v3",
+}
 TEXT = "One video, five networks #socialpub"
 
 
@@ -66,10 +72,17 @@ class Story:
         self.ports = {n: free_port() for n in NETWORKS}
         self.api_port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-        env |= {"SOCIALPUB_DATA_DIR": str(tmp / "data"), "SOCIALPUB_CONFIG": str(tmp / "cfg" / "config.yaml"),
-                "SOCIALPUB_BASE_URL": f"http://127.0.0.1:{self.api_port}", "SOCIALPUB_TRACK_POLL_S": "0.5",
-                "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_SANDBOX_PROCESSING_S": "0.5",
-                "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT), "TZ": "UTC"}
+        env |= {
+            "SOCIALPUB_DATA_DIR": str(tmp / "data"),
+            "SOCIALPUB_CONFIG": str(tmp / "cfg" / "config.yaml"),
+            "SOCIALPUB_BASE_URL": f"http://127.0.0.1:{self.api_port}",
+            "SOCIALPUB_TRACK_POLL_S": "0.5",
+            "SOCIALPUB_SANDBOX_DELAY_S": "0",
+            "SOCIALPUB_SANDBOX_PROCESSING_S": "0.5",
+            "SOCIALPUB_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+            "TZ": "UTC",
+        }
         for n in NETWORKS:
             env[f"SOCIALPUB_{n.upper()}_BASE_URL"] = f"http://127.0.0.1:{self.ports[n]}{BASE_PATH[n]}"
             env[f"SOCIALPUB_{n.upper()}_CLIENT_ID"] = f"app-{n}"
@@ -78,15 +91,18 @@ class Story:
 
     def start(self, name: str, *args: str, ready: str) -> None:
         log = self.tmp / f"{name}.log"
-        proc = subprocess.Popen([SOCIALPUB, *args], env=self.env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-                                text=True)
+        proc = subprocess.Popen(
+            [SOCIALPUB, *args], env=self.env, stdout=log.open("w"), stderr=subprocess.STDOUT, text=True
+        )
         self.procs.append(proc)
         wait_http(ready, proc, log)
 
-    def run(self, *args: str, ok: bool = True, env: dict[str, str] | None = None,
-            argv: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-        got = subprocess.run(argv or [SOCIALPUB, *args], env=env or self.env, capture_output=True, text=True,
-                             timeout=120)
+    def run(
+        self, *args: str, ok: bool = True, env: dict[str, str] | None = None, argv: list[str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        got = subprocess.run(
+            argv or [SOCIALPUB, *args], env=env or self.env, capture_output=True, text=True, timeout=120
+        )
         if ok:
             assert got.returncode == 0, f"{args}: {got.stdout}\n{got.stderr}"
         return got
@@ -96,9 +112,24 @@ class Story:
 
     def connect(self, network: str, *extra: str) -> list[dict[str, Any]]:
         """`accounts connect NETWORK --no-browser`, the browser step played by following the printed URL."""
-        cli = subprocess.Popen([SOCIALPUB, "accounts", "connect", network, "--no-browser", "--all", "--json",
-                                "--timeout", "60", *extra], env=self.env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+        cli = subprocess.Popen(
+            [
+                SOCIALPUB,
+                "accounts",
+                "connect",
+                network,
+                "--no-browser",
+                "--all",
+                "--json",
+                "--timeout",
+                "60",
+                *extra,
+            ],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert cli.stderr is not None
         origin = f"http://127.0.0.1:{self.ports[network]}"
         url = None
@@ -107,7 +138,9 @@ class Story:
                 url = line.strip()
                 break
         assert url is not None, f"no authorize URL printed: {cli.communicate()}"
-        landed = httpx.get(url, follow_redirects=True, timeout=30, trust_env=False)  # consent, then the listener
+        landed = httpx.get(
+            url, follow_redirects=True, timeout=30, trust_env=False
+        )  # consent, then the listener
         assert landed.status_code == 200 and landed.url.host == "127.0.0.1" and landed.url.path == "/callback"
         out, err = cli.communicate(timeout=60)
         assert cli.returncode == 0, err
@@ -129,10 +162,26 @@ def story(tmp_path: Path) -> Iterator[Story]:
     try:
         s.run("init", "--password", "story-password")
         for n in NETWORKS:
-            s.start(f"emu-{n}", "sandbox", "serve", n, "--port", str(s.ports[n]), "--data-dir", str(tmp_path / "emu"),
-                    ready=f"http://127.0.0.1:{s.ports[n]}/_sandbox/oauth")
-        s.start("serve", "serve", "--host", "127.0.0.1", "--port", str(s.api_port),
-                ready=f"http://127.0.0.1:{s.api_port}/v1/health")
+            s.start(
+                f"emu-{n}",
+                "sandbox",
+                "serve",
+                n,
+                "--port",
+                str(s.ports[n]),
+                "--data-dir",
+                str(tmp_path / "emu"),
+                ready=f"http://127.0.0.1:{s.ports[n]}/_sandbox/oauth",
+            )
+        s.start(
+            "serve",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(s.api_port),
+            ready=f"http://127.0.0.1:{s.api_port}/v1/health",
+        )
         yield s
     finally:
         s.stop()
@@ -150,12 +199,21 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
         [acc] = story.connect(n)
         assert acc["platform"] == n and acc["kind"] == "live" and acc["status"] == "active"
         accounts[n] = acc
-    assert accounts["youtube"]["name"] != f"YouTube channel {accounts['youtube']['id']}"  # the channel's title
+    assert (
+        accounts["youtube"]["name"] != f"YouTube channel {accounts['youtube']['id']}"
+    )  # the channel's title
 
     # 2. a video to all five from a loopback media host (uploaded as bytes where the network allows it; Instagram
     #    pulls it from the served API, which the emulator on this machine can reach)
-    post = story.json("posts", "create", TEXT, *[a for n in NETWORKS for a in ("--to", n)], "--media",
-                      str(clip(tmp_path / "clip.mp4")), "--wait")
+    post = story.json(
+        "posts",
+        "create",
+        TEXT,
+        *[a for n in NETWORKS for a in ("--to", n)],
+        "--media",
+        str(clip(tmp_path / "clip.mp4")),
+        "--wait",
+    )
     assert post["status"] == "completed", post
     links = {t["platform"]: t["postUrl"] for t in post["targets"]}
     assert set(links) == set(NETWORKS) and all(str(u).startswith("https://") for u in links.values()), links
@@ -167,9 +225,13 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
         return next(a for a in listed if a["platform"] == network)
 
     before = token_of("youtube")
-    ahead = ("import datetime as d, time_machine; time_machine.travel(d.datetime.now(d.UTC) + d.timedelta(hours=2),"
-             " tick=True).start(); from socialpub_tui.cli.main import main; main()")
-    tick = story.run(argv=[sys.executable, "-c", ahead, "tick", "--max-seconds", "60", "--settle", "1", "--json"])
+    ahead = (
+        "import datetime as d, time_machine; time_machine.travel(d.datetime.now(d.UTC) + d.timedelta(hours=2),"
+        " tick=True).start(); from socialpub_tui.cli.main import main; main()"
+    )
+    tick = story.run(
+        argv=[sys.executable, "-c", ahead, "tick", "--max-seconds", "60", "--settle", "1", "--json"]
+    )
     assert json.loads(tick.stdout)["jobsRun"] >= 1
     after = token_of("youtube")
     assert after["status"] == "active" and after["tokenWarning"] is None
@@ -179,9 +241,15 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
 
     # 4. the user removes the app at TikTok: the grant is dead
     emu = f"http://127.0.0.1:{story.ports['tiktok']}"
-    [grant] = [g for g in httpx.get(f"{emu}/_sandbox/grants", trust_env=False).json()["grants"]
-               if g["state"] == "active"]
-    assert httpx.post(f"{emu}/_sandbox/grants/{grant['id']}/revoke", trust_env=False).json()["state"] == "revoked"
+    [grant] = [
+        g
+        for g in httpx.get(f"{emu}/_sandbox/grants", trust_env=False).json()["grants"]
+        if g["state"] == "active"
+    ]
+    assert (
+        httpx.post(f"{emu}/_sandbox/grants/{grant['id']}/revoke", trust_env=False).json()["state"]
+        == "revoked"
+    )
     checked = story.json("accounts", "check", accounts["tiktok"]["id"], ok=False)
     assert checked["status"] == "needs_reauth" and "socialpub accounts connect tiktok" in checked["message"]
     everyone = story.run("accounts", "check", ok=False)
@@ -200,8 +268,18 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
 
 def tui_shows_reconnect(story: Story) -> None:
     """`socialpub tui` in tmux: the accounts screen (f4) shows the TikTok account's reconnect state."""
-    command = " ".join(["env", *(f"{k}='{v}'" for k, v in story.env.items()
-                                 if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ", "PATH"))), SOCIALPUB, "tui"])
+    command = " ".join(
+        [
+            "env",
+            *(
+                f"{k}='{v}'"
+                for k, v in story.env.items()
+                if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ", "PATH"))
+            ),
+            SOCIALPUB,
+            "tui",
+        ]
+    )
     with private_tmux("story") as tmux:
         assert tmux("new-session", "-d", "-s", "tui", "-x", "120", "-y", "30", command).returncode == 0
         screen, deadline, pressed = "", time.monotonic() + 60, False
@@ -216,5 +294,7 @@ def tui_shows_reconnect(story: Story) -> None:
             time.sleep(0.3)
         else:
             pytest.fail(f"the TUI never showed the TikTok account to reconnect:\n{screen}")
-        assert "reconnect with socialpub accounts connect tiktok" in screen.replace("\n", " ").replace("  ", " ")
+        assert "reconnect with socialpub accounts connect tiktok" in screen.replace("\n", " ").replace(
+            "  ", " "
+        )
         tmux("send-keys", "-t", "tui", "C-q")

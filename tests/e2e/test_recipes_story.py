@@ -25,8 +25,13 @@ REACTION_S = 1.0
 def env(settings, tmp_path, pg_url):  # type: ignore[no-untyped-def]
     # `settings`: on PostgreSQL, a clean store (the data dir itself is a fresh one, below)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env |= {"SOCIALPUB_DATA_DIR": str(tmp_path / "e2e"), "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
-            "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT), "TZ": "Europe/Paris"}
+    env |= {
+        "SOCIALPUB_DATA_DIR": str(tmp_path / "e2e"),
+        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        "TZ": "Europe/Paris",
+    }
     if pg_url:
         env["SOCIALPUB_DATABASE_URL"] = pg_url
     return env
@@ -58,7 +63,9 @@ def test_the_recipes_story(env, tmp_path) -> None:  # type: ignore[no-untyped-de
     assert total >= 20 and not plan["update"] and not plan["cancel"] and not plan["errors"]
     applied = json.loads(sp(env, "recipes", "apply", str(folder), "--json").stdout)
     assert applied["summary"]["created"] == total and not applied["failed"]
-    assert json.loads(sp(env, "recipes", "plan", str(folder), "--json").stdout)["unchanged"].__len__() == total
+    assert (
+        json.loads(sp(env, "recipes", "plan", str(folder), "--json").stdout)["unchanged"].__len__() == total
+    )
 
     # one entry's time and text edited: exactly one update, naming both
     launch = folder / "launch.yaml"
@@ -73,10 +80,12 @@ def test_the_recipes_story(env, tmp_path) -> None:  # type: ignore[no-untyped-de
     sp(env, "recipes", "plan", str(folder), "--detailed-exitcode", codes=(0,))
 
     # an entry deleted: plan --prune cancels exactly its post
-    posts = {i["entry"]: i["postId"] for i in
-             json.loads(sp(env, "recipes", "plan", str(folder), "--json").stdout)["unchanged"]}
+    posts = {
+        i["entry"]: i["postId"]
+        for i in json.loads(sp(env, "recipes", "plan", str(folder), "--json").stdout)["unchanged"]
+    }
     text = launch.read_text()
-    launch.write_text(text[:text.index("  - id: last-call")])
+    launch.write_text(text[: text.index("  - id: last-call")])
     plan = json.loads(sp(env, "recipes", "plan", str(folder), "--prune", "--json").stdout)
     assert [(i["entry"], i["postId"]) for i in plan["cancel"]] == [("last-call", posts["last-call"])]
     assert not plan["create"] and not plan["update"]
@@ -92,8 +101,9 @@ def test_the_recipes_story(env, tmp_path) -> None:  # type: ignore[no-untyped-de
         t0 = time.perf_counter()
         (folder / "images" / "new-mug.jpg").write_bytes(jpeg(7, (1080, 1080)))
         (folder / "mugs.yaml").write_text(
-            "timezone: Europe/Paris\nposts:\n  - id: mugs\n    content: \"New mugs in the shop, from {weekday}!\"\n"
-            "    media: images/new-mug.jpg\n    targets: [facebook, instagram]\n    at: \"2027-01-21 10:00\"\n")
+            'timezone: Europe/Paris\nposts:\n  - id: mugs\n    content: "New mugs in the shop, from {weekday}!"\n'
+            '    media: images/new-mug.jpg\n    targets: [facebook, instagram]\n    at: "2027-01-21 10:00"\n'
+        )
         line = watch.wait_for("created mugs.yaml#mugs", timeout=30)
         reaction = time.perf_counter() - t0
         post_id = line.rsplit("→ ", 1)[1].split()[0]

@@ -38,9 +38,14 @@ def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) 
     # `settings`: on PostgreSQL, a clean store (the data dir itself is a fresh one, below)
     data_dir = tmp_path / "e2e"
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env |= {"SOCIALPUB_DATA_DIR": str(data_dir), "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
-            "SOCIALPUB_SANDBOX_DELAY_S": "0", "SOCIALPUB_LOG_LEVEL": "WARNING", "PYTHONPATH": str(ROOT),
-            "TZ": "Europe/Paris"}
+    env |= {
+        "SOCIALPUB_DATA_DIR": str(data_dir),
+        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
+        "SOCIALPUB_SANDBOX_DELAY_S": "0",
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        "TZ": "Europe/Paris",
+    }
     if pg_url:
         env["SOCIALPUB_DATABASE_URL"] = pg_url
     run("init", "--sandbox", "--password", "e2e-password", env=env)
@@ -48,8 +53,16 @@ def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) 
     assert '"id"' in created.stdout
 
     rc_file = tmp_path / "tui.rc"
-    command = " ".join([*(f"{k}='{v}'" for k, v in env.items() if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ"))),
-                        SOCIALPUB, "tui", "--data-dir", f"'{data_dir}'", f"; echo $? > '{rc_file}'"])
+    command = " ".join(
+        [
+            *(f"{k}='{v}'" for k, v in env.items() if k.startswith(("SOCIALPUB_", "PYTHONPATH", "TZ"))),
+            SOCIALPUB,
+            "tui",
+            "--data-dir",
+            f"'{data_dir}'",
+            f"; echo $? > '{rc_file}'",
+        ]
+    )
     started = tmux("new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", f"env {command}")
     assert started.returncode == 0, started.stderr
 

@@ -9,14 +9,34 @@ from backend.config import Settings
 from backend.generation import guard
 
 
-@pytest.mark.parametrize("prompt", ["Gore everywhere", "a GORY scene", "göre", "gore!", "blood and gore.",
-                                    "how to BUILD A BOMB", "self-harm awareness", "deep-fake of a CEO"])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Gore everywhere",
+        "a GORY scene",
+        "göre",
+        "gore!",
+        "blood and gore.",
+        "how to BUILD A BOMB",
+        "self-harm awareness",
+        "deep-fake of a CEO",
+    ],
+)
 def test_refused(prompt: str) -> None:
     assert guard.GuardPolicy.build().check(prompt) is not None
 
 
-@pytest.mark.parametrize("prompt", ["a gorgeous latte", "Gregory's bakery", "bombastic flavour", "A cup of coffee",
-                                    "self harmony", "a torturous climb"])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "a gorgeous latte",
+        "Gregory's bakery",
+        "bombastic flavour",
+        "A cup of coffee",
+        "self harmony",
+        "a torturous climb",
+    ],
+)
 def test_allowed(prompt: str) -> None:
     assert guard.GuardPolicy.build().check(prompt) is None
 

@@ -22,8 +22,12 @@ def provider() -> LocalProvider:
     return LocalProvider(LocalSettings())
 
 
-def _image_bytes(color: tuple[int, int, int], accent: tuple[int, int, int], size: tuple[int, int] = (1200, 900),
-                 fmt: str = "JPEG") -> bytes:
+def _image_bytes(
+    color: tuple[int, int, int],
+    accent: tuple[int, int, int],
+    size: tuple[int, int] = (1200, 900),
+    fmt: str = "JPEG",
+) -> bytes:
     im = Image.new("RGB", size, color)
     d = ImageDraw.Draw(im)
     w, h = size
@@ -45,12 +49,14 @@ def _cover(data: bytes, size: tuple[int, int]) -> np.ndarray:
 
 
 def _gen(provider: LocalProvider, out: Path, **kw) -> Produced:  # type: ignore[no-untyped-def]
-    request = GenerationRequest(**{"type": "image", "prompt": PROMPT, "aspect_ratio": "9:16", "duration_sec": None,
-                                   **kw})
+    request = GenerationRequest(
+        **{"type": "image", "prompt": PROMPT, "aspect_ratio": "9:16", "duration_sec": None, **kw}
+    )
     return provider.generate(request, out)
 
 
 # ---- images -----------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("ratio", ["9:16", "1:1", "16:9"])
 def test_image_has_the_size_of_its_aspect_ratio(provider: LocalProvider, tmp_path: Path, ratio: str) -> None:
@@ -73,8 +79,10 @@ def test_image_is_deterministic_for_a_prompt_and_seed(provider: LocalProvider, t
 
 def test_a_different_prompt_or_seed_gives_a_different_image(provider: LocalProvider, tmp_path: Path) -> None:
     base = np.asarray(Image.open(_gen(provider, tmp_path, seed=1).path), np.float32)
-    other_prompt = np.asarray(Image.open(_gen(provider, tmp_path, prompt="A calm night of stars over the sea",
-                                              seed=1).path), np.float32)
+    other_prompt = np.asarray(
+        Image.open(_gen(provider, tmp_path, prompt="A calm night of stars over the sea", seed=1).path),
+        np.float32,
+    )
     assert np.abs(base - other_prompt).mean() > 10
 
 
@@ -92,8 +100,11 @@ def test_brand_colour_dominates_and_logo_is_drawn(provider: LocalProvider, tmp_p
     arr = np.asarray(Image.open(produced.path).convert("RGB"))
     assert _share_near(arr, (0x0A, 0x7D, 0x4F), tol=40) > 0.3  # the brand colour is the background
     assert _share_near(arr, (255, 0, 255), tol=40) > 0.002  # the logo
-    without = np.asarray(Image.open(_gen(provider, tmp_path, prompt="Our weekly update", aspect_ratio="1:1").path)
-                         .convert("RGB"))
+    without = np.asarray(
+        Image.open(_gen(provider, tmp_path, prompt="Our weekly update", aspect_ratio="1:1").path).convert(
+            "RGB"
+        )
+    )
     assert _share_near(without, (255, 0, 255), tol=40) == 0
 
 
@@ -105,14 +116,23 @@ def test_colours_named_in_the_prompt_lead_the_palette(provider: LocalProvider, t
 
 # ---- videos -----------------------------------------------------------------------------------------------
 
+
 def _probe(path: Path) -> dict:  # type: ignore[type-arg]
     with av.open(str(path)) as c:
         assert "mp4" in c.format.name
         vs, aus = c.streams.video[0], c.streams.audio[0]
-        info = {"vcodec": vs.codec_context.name, "acodec": aus.codec_context.name, "w": vs.width, "h": vs.height,
-                "fps": float(vs.average_rate), "vdur": float(vs.duration * vs.time_base),
-                "adur": float(aus.duration * aus.time_base), "rate": aus.rate, "channels": aus.channels,
-                "pix_fmt": vs.codec_context.pix_fmt}
+        info = {
+            "vcodec": vs.codec_context.name,
+            "acodec": aus.codec_context.name,
+            "w": vs.width,
+            "h": vs.height,
+            "fps": float(vs.average_rate),
+            "vdur": float(vs.duration * vs.time_base),
+            "adur": float(aus.duration * aus.time_base),
+            "rate": aus.rate,
+            "channels": aus.channels,
+            "pix_fmt": vs.codec_context.pix_fmt,
+        }
         frames = []
         for f in c.decode(vs):
             frames.append(f)
@@ -202,8 +222,13 @@ def test_video_is_deterministic(provider: LocalProvider, videos: dict, tmp_path:
 
 
 def test_an_unreadable_source_is_refused(provider: LocalProvider, tmp_path: Path) -> None:
-    request = GenerationRequest(type="video", prompt=PROMPT, aspect_ratio="9:16", duration_sec=5,
-                                sources=(b"this is not an image at all",))
+    request = GenerationRequest(
+        type="video",
+        prompt=PROMPT,
+        aspect_ratio="9:16",
+        duration_sec=5,
+        sources=(b"this is not an image at all",),
+    )
     with pytest.raises(ProviderRefused) as err:
         provider.generate(request, tmp_path)
     assert "start image" in err.value.user_message

@@ -25,7 +25,9 @@ def test_builtin_local_is_declared_as_an_entry_point_in_pyproject() -> None:
         "openai": "backend.generation.openai_images:OpenAIImagesProvider",
         "runway": "backend.generation.runway:RunwayProvider",
     }
-    for value in project["entry-points"][ENTRY_POINT_GROUP].values():  # each loads and builds with no argument
+    for value in project["entry-points"][
+        ENTRY_POINT_GROUP
+    ].values():  # each loads and builds with no argument
         provider = importlib.metadata.EntryPoint("x", value, ENTRY_POINT_GROUP).load()()
         assert isinstance(provider, Provider)
 
@@ -80,7 +82,9 @@ def plugin_module(monkeypatch: pytest.MonkeyPatch) -> str:
         found = list(real(**params))
         if params.get("group") == ENTRY_POINT_GROUP:
             found += [
-                importlib.metadata.EntryPoint("plugin", "socialpub_test_plugin:PluginProvider", ENTRY_POINT_GROUP),
+                importlib.metadata.EntryPoint(
+                    "plugin", "socialpub_test_plugin:PluginProvider", ENTRY_POINT_GROUP
+                ),
                 importlib.metadata.EntryPoint("broken", "socialpub_test_plugin:Missing", ENTRY_POINT_GROUP),
                 importlib.metadata.EntryPoint("odd", "socialpub_test_plugin:NotAProvider", ENTRY_POINT_GROUP),
             ]
@@ -90,8 +94,9 @@ def plugin_module(monkeypatch: pytest.MonkeyPatch) -> str:
     return "socialpub_test_plugin"
 
 
-def test_a_plugin_registered_through_the_entry_point_group_is_chosen_by_name(plugin_module: str,
-                                                                            tmp_path: Path) -> None:
+def test_a_plugin_registered_through_the_entry_point_group_is_chosen_by_name(
+    plugin_module: str, tmp_path: Path
+) -> None:
     assert {"local", "plugin"} <= set(available_providers())
     provider = get_provider(Settings(generation_provider="plugin"))
     assert isinstance(provider, _PluginProvider)

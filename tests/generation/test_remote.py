@@ -45,8 +45,9 @@ class Fake:
 
 
 def _openai(fake: Fake, sleeps: list[float], **over: object) -> OpenAIImagesProvider:
-    settings = OpenAIImagesSettings(base_url="https://images.test/v1", api_key=KEY, model="img-model",
-                                    max_attempts=3, **over)
+    settings = OpenAIImagesSettings(
+        base_url="https://images.test/v1", api_key=KEY, model="img-model", max_attempts=3, **over
+    )
     return OpenAIImagesProvider(settings, transport=httpx.MockTransport(fake), sleep=sleeps.append)
 
 
@@ -60,8 +61,13 @@ def test_openai_success_sends_the_documented_request_and_writes_a_jpeg(tmp_path:
     (req,) = fake.requests
     assert req.method == "POST" and str(req.url) == "https://images.test/v1/images/generations"
     assert req.headers["authorization"] == f"Bearer {KEY}"
-    assert json.loads(req.content) == {"model": "img-model", "prompt": "a lighthouse at dawn", "n": 1,
-                                       "size": "1024x1792", "response_format": "b64_json"}
+    assert json.loads(req.content) == {
+        "model": "img-model",
+        "prompt": "a lighthouse at dawn",
+        "n": 1,
+        "size": "1024x1792",
+        "response_format": "b64_json",
+    }
     with Image.open(produced.path) as im:
         assert im.format == "JPEG" and im.size == (1080, 1920) == (produced.width, produced.height)
         assert np.abs(np.asarray(im, np.float32) - (10, 120, 200)).mean() < 6
@@ -69,8 +75,13 @@ def test_openai_success_sends_the_documented_request_and_writes_a_jpeg(tmp_path:
 
 
 def test_openai_content_policy_refusal_is_provider_refused(tmp_path: Path) -> None:
-    body = {"error": {"message": "Your request was rejected as a result of our safety system.",
-                      "type": "invalid_request_error", "code": "content_policy_violation"}}
+    body = {
+        "error": {
+            "message": "Your request was rejected as a result of our safety system.",
+            "type": "invalid_request_error",
+            "code": "content_policy_violation",
+        }
+    }
     fake = Fake(httpx.Response(400, json=body))
     with pytest.raises(ProviderRefused) as err:
         _openai(fake, []).generate(IMAGE, tmp_path)
@@ -80,23 +91,30 @@ def test_openai_content_policy_refusal_is_provider_refused(tmp_path: Path) -> No
 
 def test_openai_retries_429_and_5xx_honouring_retry_after_then_succeeds(tmp_path: Path) -> None:
     sleeps: list[float] = []
-    fake = Fake(httpx.Response(429, headers={"retry-after": "7"}, json={"error": {"message": "slow down"}}),
-                httpx.Response(503, text="unavailable"), _ok_image())
+    fake = Fake(
+        httpx.Response(429, headers={"retry-after": "7"}, json={"error": {"message": "slow down"}}),
+        httpx.Response(503, text="unavailable"),
+        _ok_image(),
+    )
     produced = _openai(fake, sleeps, backoff_s=0.5).generate(IMAGE, tmp_path)
     assert produced.path.exists() and len(fake.requests) == 3
     assert sleeps == [7.0, 1.0]  # Retry-After, then the backoff of the 2nd attempt (0.5 * 2)
 
 
 def test_openai_persistent_5xx_is_unavailable_after_the_attempts(tmp_path: Path) -> None:
-    fake = Fake(*[httpx.Response(502, text="bad gateway") for _ in range(2)],
-                httpx.Response(429, headers={"retry-after": "30"}))
+    fake = Fake(
+        *[httpx.Response(502, text="bad gateway") for _ in range(2)],
+        httpx.Response(429, headers={"retry-after": "30"}),
+    )
     with pytest.raises(ProviderUnavailable) as err:
         _openai(fake, []).generate(IMAGE, tmp_path)
     assert len(fake.requests) == 3 and err.value.retry_after_s == 30.0
     assert "429" in err.value.user_message
 
 
-def test_openai_timeouts_are_retried_then_unavailable(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_openai_timeouts_are_retried_then_unavailable(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     fake = Fake(*[httpx.ReadTimeout("slow") for _ in range(3)])
     with pytest.raises(ProviderUnavailable, match="timed out"):
@@ -107,7 +125,9 @@ def test_openai_timeouts_are_retried_then_unavailable(tmp_path: Path, caplog: py
 
 
 def test_openai_bad_key_is_unavailable_and_videos_are_refused(tmp_path: Path) -> None:
-    fake = Fake(httpx.Response(401, json={"error": {"message": "Incorrect API key", "code": "invalid_api_key"}}))
+    fake = Fake(
+        httpx.Response(401, json={"error": {"message": "Incorrect API key", "code": "invalid_api_key"}})
+    )
     with pytest.raises(ProviderUnavailable, match="credentials"):
         _openai(fake, []).generate(IMAGE, tmp_path)
     video = GenerationRequest(type="video", prompt="x y z", aspect_ratio="9:16", duration_sec=5)
@@ -116,6 +136,7 @@ def test_openai_bad_key_is_unavailable_and_videos_are_refused(tmp_path: Path) ->
 
 
 # ---- runway --------------------------------------------------------------------------------------------------
+
 
 def _mp4(w: int = 128, h: int = 224, frames: int = 24) -> bytes:
     buf = io.BytesIO()
@@ -133,8 +154,14 @@ def _mp4(w: int = 128, h: int = 224, frames: int = 24) -> bytes:
 
 
 START = _png((640, 960))
-VIDEO = GenerationRequest(type="video", prompt="the lighthouse beam sweeps", aspect_ratio="9:16", duration_sec=5,
-                          sources=(START,), seed=9)
+VIDEO = GenerationRequest(
+    type="video",
+    prompt="the lighthouse beam sweeps",
+    aspect_ratio="9:16",
+    duration_sec=5,
+    sources=(START,),
+    seed=9,
+)
 
 
 def _runway(fake: Fake, sleeps: list[float]) -> RunwayProvider:
@@ -144,17 +171,24 @@ def _runway(fake: Fake, sleeps: list[float]) -> RunwayProvider:
 
 def test_runway_success_polls_the_task_and_downloads_without_the_key(tmp_path: Path) -> None:
     sleeps: list[float] = []
-    fake = Fake(httpx.Response(200, json={"id": "task-1"}),
-                httpx.Response(200, json={"id": "task-1", "status": "PENDING"}),
-                httpx.Response(200, json={"id": "task-1", "status": "RUNNING", "progress": 0.5}),
-                httpx.Response(200, json={"id": "task-1", "status": "SUCCEEDED",
-                                          "output": ["https://cdn.test/out/v.mp4?sig=abc"]}),
-                httpx.Response(200, content=_mp4()))
+    fake = Fake(
+        httpx.Response(200, json={"id": "task-1"}),
+        httpx.Response(200, json={"id": "task-1", "status": "PENDING"}),
+        httpx.Response(200, json={"id": "task-1", "status": "RUNNING", "progress": 0.5}),
+        httpx.Response(
+            200,
+            json={"id": "task-1", "status": "SUCCEEDED", "output": ["https://cdn.test/out/v.mp4?sig=abc"]},
+        ),
+        httpx.Response(200, content=_mp4()),
+    )
     seen: list[float] = []
     produced = _runway(fake, sleeps).generate(VIDEO, tmp_path, progress=seen.append)
     start, *polls, download = fake.requests
     assert str(start.url) == "https://video.test/v1/image_to_video"
-    assert start.headers["x-runway-version"] == "2024-11-06" and start.headers["authorization"] == f"Bearer {KEY}"
+    assert (
+        start.headers["x-runway-version"] == "2024-11-06"
+        and start.headers["authorization"] == f"Bearer {KEY}"
+    )
     body = json.loads(start.content)
     assert body["ratio"] == "720:1280" and body["duration"] == 5 and body["promptText"] == VIDEO.prompt
     assert body["promptImage"][0]["position"] == "first"
@@ -167,16 +201,22 @@ def test_runway_success_polls_the_task_and_downloads_without_the_key(tmp_path: P
 
 
 def test_runway_safety_failure_is_refused(tmp_path: Path) -> None:
-    fake = Fake(httpx.Response(200, json={"id": "t"}),
-                httpx.Response(200, json={"id": "t", "status": "FAILED", "failure": "moderation",
-                                          "failureCode": "SAFETY.INPUT.TEXT"}))
+    fake = Fake(
+        httpx.Response(200, json={"id": "t"}),
+        httpx.Response(
+            200,
+            json={"id": "t", "status": "FAILED", "failure": "moderation", "failureCode": "SAFETY.INPUT.TEXT"},
+        ),
+    )
     with pytest.raises(ProviderRefused, match="content policy"):
         _runway(fake, []).generate(VIDEO, tmp_path)
 
 
 def test_runway_internal_failure_and_5xx_are_unavailable(tmp_path: Path) -> None:
-    fake = Fake(httpx.Response(200, json={"id": "t"}),
-                httpx.Response(200, json={"id": "t", "status": "FAILED", "failureCode": "INTERNAL.BAD_OUTPUT"}))
+    fake = Fake(
+        httpx.Response(200, json={"id": "t"}),
+        httpx.Response(200, json={"id": "t", "status": "FAILED", "failureCode": "INTERNAL.BAD_OUTPUT"}),
+    )
     with pytest.raises(ProviderUnavailable):
         _runway(fake, []).generate(VIDEO, tmp_path)
     sleeps: list[float] = []
@@ -189,9 +229,15 @@ def test_runway_internal_failure_and_5xx_are_unavailable(tmp_path: Path) -> None
 def test_runway_refuses_what_it_cannot_make(tmp_path: Path) -> None:
     provider = _runway(Fake(), [])
     with pytest.raises(ProviderRefused, match="start image"):
-        provider.generate(GenerationRequest(type="video", prompt="abc", aspect_ratio="1:1", duration_sec=5), tmp_path)
+        provider.generate(
+            GenerationRequest(type="video", prompt="abc", aspect_ratio="1:1", duration_sec=5), tmp_path
+        )
     with pytest.raises(ProviderRefused, match="5 or 10"):
-        provider.generate(GenerationRequest(type="video", prompt="abc", aspect_ratio="1:1", duration_sec=15,
-                                            sources=(START,)), tmp_path)
+        provider.generate(
+            GenerationRequest(
+                type="video", prompt="abc", aspect_ratio="1:1", duration_sec=15, sources=(START,)
+            ),
+            tmp_path,
+        )
     with pytest.raises(ProviderRefused, match="videos only"):
         provider.generate(IMAGE, tmp_path)

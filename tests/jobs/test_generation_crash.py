@@ -20,8 +20,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "backend.operator", "worker", "--concurrency", "2"], env=env,
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log.open("ab"))
+    return subprocess.Popen(
+        [sys.executable, "-m", "backend.operator", "worker", "--concurrency", "2"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("ab"),
+    )
 
 
 def _until(check, timeout: float, what: str, log: Path) -> None:  # type: ignore[no-untyped-def]
@@ -42,23 +47,34 @@ def _status(generation_id: str) -> str:
         database.close()  # a fresh snapshot on each read (SQLite WAL, PostgreSQL)
 
 
-def test_a_worker_killed_mid_production_leaves_it_failed_and_refunded_once(settings, subscribed, gen_provider_dir,
-                                                                           tmp_path):
+def test_a_worker_killed_mid_production_leaves_it_failed_and_refunded_once(
+    settings, subscribed, gen_provider_dir, tmp_path
+):
     marker = tmp_path / "production-started.txt"
     log = tmp_path / "workers.log"
-    env = {**os.environ, "SOCIALPUB_DATA_DIR": str(settings.data_dir), "SOCIALPUB_GENERATION_PROVIDER": "test",
-           "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(ROOT)]),
-           "SOCIALPUB_TEST_PROVIDER_MARKER": str(marker), "SOCIALPUB_TEST_PROVIDER_SLOW_S": "120",
-           "SOCIALPUB_JOB_LEASE_S": "2", "SOCIALPUB_WORKER_POLL_S": "0.1", "SOCIALPUB_LOG_LEVEL": "INFO"}
+    env = {
+        **os.environ,
+        "SOCIALPUB_DATA_DIR": str(settings.data_dir),
+        "SOCIALPUB_GENERATION_PROVIDER": "test",
+        "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(ROOT)]),
+        "SOCIALPUB_TEST_PROVIDER_MARKER": str(marker),
+        "SOCIALPUB_TEST_PROVIDER_SLOW_S": "120",
+        "SOCIALPUB_JOB_LEASE_S": "2",
+        "SOCIALPUB_WORKER_POLL_S": "0.1",
+        "SOCIALPUB_LOG_LEVEL": "INFO",
+    }
     if settings.database_url:
         env["SOCIALPUB_DATABASE_URL"] = settings.database_url
-    g = generations.accept(settings, subscribed.workspace_id, {"type": "video", "prompt": "beans [slow]",
-                                                                "duration_sec": 10})
+    g = generations.accept(
+        settings, subscribed.workspace_id, {"type": "video", "prompt": "beans [slow]", "duration_sec": 10}
+    )
     assert balance_is_the_ledger(subscribed.workspace_id) == 970
 
     first = _worker(env, log)
     try:
-        _until(lambda: marker.exists() and _status(g["id"]) == "processing", 60, "production did not start", log)
+        _until(
+            lambda: marker.exists() and _status(g["id"]) == "processing", 60, "production did not start", log
+        )
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(30)

@@ -36,7 +36,11 @@ def test_expired_lease_is_reclaimed_and_fenced(settings):
         (again,) = queue.claim("w2", lease_s=30)
         assert again.id == job.id and again.attempts == 2 and again.locked_by == "w2"
         assert queue.taken_over_from(again) == "w1"
-        assert queue.renew(job, 30) is False and queue.retry(job, 0, "x") is False and queue.bury(job, "x") is False
+        assert (
+            queue.renew(job, 30) is False
+            and queue.retry(job, 0, "x") is False
+            and queue.bury(job, "x") is False
+        )
         assert queue.complete(job) is False  # the first worker lost its lease: its completion is refused
         assert queue.complete(again) is True
 
@@ -156,6 +160,7 @@ def test_burying_and_the_on_dead_hook_commit_together(settings):
 
 def test_retry_waits_the_backoff(settings):
     """A failed attempt is queued again after the strategy's delay (not at once), with its error kept."""
+
     def boom(job, ctx):  # type: ignore[no-untyped-def]
         raise RuntimeError("network down")
 

@@ -23,8 +23,10 @@ pytestmark = pytest.mark.pg
 @pytest.fixture
 def postgres_only(settings):  # type: ignore[no-untyped-def]
     if is_sqlite():
-        pytest.skip("needs PostgreSQL (run with --db=postgres): SQLite has one writer, there is no concurrent "
-                    "claim to test")
+        pytest.skip(
+            "needs PostgreSQL (run with --db=postgres): SQLite has one writer, there is no concurrent "
+            "claim to test"
+        )
     return settings
 
 
@@ -40,12 +42,22 @@ def test_two_workers_share_2000_jobs_without_double_claim(postgres_only):
     HANDLERS["t.record"] = record
     try:
         with tx():
-            Job.insert_many([
-                {"id": f"job_pgtest{i:06d}", "kind": "t.record", "payload": {"n": f"job-{i}"}, "status": "queued",
-                 "run_at": queue.clock.now(), "attempts": 0, "max_attempts": 3, "created_at": queue.clock.now(),
-                 "updated_at": queue.clock.now()}
-                for i in range(N_JOBS)
-            ]).execute()
+            Job.insert_many(
+                [
+                    {
+                        "id": f"job_pgtest{i:06d}",
+                        "kind": "t.record",
+                        "payload": {"n": f"job-{i}"},
+                        "status": "queued",
+                        "run_at": queue.clock.now(),
+                        "attempts": 0,
+                        "max_attempts": 3,
+                        "created_at": queue.clock.now(),
+                        "updated_at": queue.clock.now(),
+                    }
+                    for i in range(N_JOBS)
+                ]
+            ).execute()
         workers = [Worker(settings, name=f"w{i}", concurrency=4) for i in range(2)]
         errors: list[BaseException] = []
 

@@ -35,7 +35,9 @@ def test_claim_takes_due_jobs_oldest_first_with_a_lease(settings):
     for j in got:
         assert isinstance(j, Job) and j.status == "running" and j.locked_by == "w1#1" and j.attempts == 1
         assert j.lease_until is not None and abs((j.lease_until - clock.now()).total_seconds() - 10) < 2
-        assert j.payload == {} and j.run_at.tzinfo is not None  # converted like any row read through the model
+        assert (
+            j.payload == {} and j.run_at.tzinfo is not None
+        )  # converted like any row read through the model
     row = Job.get_by_id(late)
     assert (row.status, row.locked_by, row.attempts) == ("running", "w1#1", 1)
     assert statements.claim_jobs("w2#1", now=clock.now(), lease_s=10, limit=5) == []
@@ -93,13 +95,15 @@ def test_an_expired_lease_is_claimed_again_and_names_the_previous_holder(setting
 def test_lanes_at_their_cap_are_skipped_jobs_without_a_lane_never(settings):
     now = clock.now()
     with tx():
-        yt = [queue.enqueue("t.claim", lane="youtube", run_at=now - timedelta(seconds=10 - i)).id for i in range(3)]
+        yt = [
+            queue.enqueue("t.claim", lane="youtube", run_at=now - timedelta(seconds=10 - i)).id
+            for i in range(3)
+        ]
         fb = queue.enqueue("t.claim", lane="facebook", run_at=now - timedelta(seconds=2)).id
         free = queue.enqueue("t.claim", run_at=now - timedelta(seconds=1)).id
     got = statements.claim_jobs("w#1", now=clock.now(), lease_s=10, limit=10, skip_lanes=["youtube"])
     assert [j.id for j in got] == [fb, free]
-    assert statements.claim_jobs("w#2", now=clock.now(), lease_s=10, limit=10,
-                                 skip_lanes=["youtube"]) == []
+    assert statements.claim_jobs("w#2", now=clock.now(), lease_s=10, limit=10, skip_lanes=["youtube"]) == []
     (first,) = statements.claim_jobs("w#3", now=clock.now(), lease_s=10, limit=1, skip_lanes=["facebook"])
     assert first.id == yt[0] and first.lane == "youtube"
 
@@ -109,9 +113,16 @@ def test_only_unlaned_and_kinds_filters(settings):
         laned = queue.enqueue("t.a", lane="linkedin").id
         other_kind = queue.enqueue("t.b").id
         plain = queue.enqueue("t.a").id
-    assert [j.id for j in statements.claim_jobs("w#1", now=clock.now(), lease_s=10, limit=5,
-                                                only_unlaned=True, kinds=["t.a"])] == [plain]
-    assert [j.id for j in statements.claim_jobs("w#2", now=clock.now(), lease_s=10, limit=5)] == [laned, other_kind]
+    assert [
+        j.id
+        for j in statements.claim_jobs(
+            "w#1", now=clock.now(), lease_s=10, limit=5, only_unlaned=True, kinds=["t.a"]
+        )
+    ] == [plain]
+    assert [j.id for j in statements.claim_jobs("w#2", now=clock.now(), lease_s=10, limit=5)] == [
+        laned,
+        other_kind,
+    ]
 
 
 def test_a_claimed_job_is_the_row_as_stored(settings):
@@ -119,8 +130,15 @@ def test_a_claimed_job_is_the_row_as_stored(settings):
     from playhouse.shortcuts import model_to_dict
 
     with tx():
-        queue.enqueue("t.claim", {"nested": {"a": [1, 2]}}, workspace_id="ws_1", dedupe_key="k:1", lane="tiktok",
-                      max_attempts=7, last_error="why it exists")
+        queue.enqueue(
+            "t.claim",
+            {"nested": {"a": [1, 2]}},
+            workspace_id="ws_1",
+            dedupe_key="k:1",
+            lane="tiktok",
+            max_attempts=7,
+            last_error="why it exists",
+        )
     (job,) = statements.claim_jobs("w#1", now=clock.now(), lease_s=10)
     assert model_to_dict(job) == model_to_dict(Job.get_by_id(job.id))
     assert job.payload == {"nested": {"a": [1, 2]}} and job.lane == "tiktok" and job.max_attempts == 7
@@ -156,8 +174,16 @@ def test_processes_claiming_from_one_sqlite_file_never_share_a_job(settings, db_
     ids = _jobs(1000)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root}
-    procs = [subprocess.Popen([sys.executable, "-c", CLAIMER, str(settings.data_dir), f"proc{i}#1"], env=env,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CLAIMER, str(settings.data_dir), f"proc{i}#1"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     for p in procs:
         assert p.stdout.readline().strip() == "ready"
     for p in procs:

@@ -149,7 +149,10 @@ def test_a_claim_waiting_for_the_database_holds_up_neither_results_nor_the_heart
         return real_claim(*args, **kwargs)
 
     monkeypatch.setattr(queue, "claim", claim)
-    with handler("t.quick", lambda job, ctx: time.sleep(0.2)), handler("t.long", lambda job, ctx: time.sleep(3)):
+    with (
+        handler("t.quick", lambda job, ctx: time.sleep(0.2)),
+        handler("t.long", lambda job, ctx: time.sleep(3)),
+    ):
         with tx():
             quick = queue.enqueue("t.quick")
             long = queue.enqueue("t.long")
@@ -216,8 +219,10 @@ def test_a_dead_workers_job_is_taken_over_within_its_lease(settings, caplog):
     assert len(ran) == 1 and ran[0] - started <= settings.job_lease_s + 1.5
     row = Job.get_by_id(job.id)
     assert (row.status, row.attempts) == ("done", 2)
-    assert any(job.id in r.getMessage() and "dead:host:1:beef#1" in r.getMessage() and r.levelno == logging.INFO
-               for r in caplog.records)
+    assert any(
+        job.id in r.getMessage() and "dead:host:1:beef#1" in r.getMessage() and r.levelno == logging.INFO
+        for r in caplog.records
+    )
 
 
 def test_a_worker_that_lost_the_lease_records_nothing(settings, caplog):
@@ -226,7 +231,9 @@ def test_a_worker_that_lost_the_lease_records_nothing(settings, caplog):
     settings.job_lease_s = 1.0
 
     def hijacked(job: Any, ctx: Any) -> None:
-        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(Job.id == job.id).execute()
+        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(
+            Job.id == job.id
+        ).execute()
         time.sleep(0.6)  # past a heartbeat (lease / 3): it finds the lease lost
         raise RuntimeError("too late anyway")
 
@@ -298,8 +305,10 @@ def test_a_job_due_later_runs_on_time_while_enqueues_keep_waking_the_worker(sett
     the wake-ups go on, each one's claim picks up whatever is due; the quiet after them is the case to get right.)"""
     settings.worker_poll_s = 5.0
     ran: dict[str, float] = {}
-    with handler("t.later", lambda job, ctx: ran.setdefault("later", time.monotonic())), \
-            handler("t.noise", lambda job, ctx: None):
+    with (
+        handler("t.later", lambda job, ctx: ran.setdefault("later", time.monotonic())),
+        handler("t.noise", lambda job, ctx: None),
+    ):
         w = Worker(settings, concurrency=8)
         w.start_thread()
         try:
@@ -317,7 +326,9 @@ def test_a_job_due_later_runs_on_time_while_enqueues_keep_waking_the_worker(sett
         finally:
             w.stop()
     assert "later" in ran, "the job due later never ran"
-    assert ran["later"] - due < 1.0, ran["later"] - due  # WATCH_RECHECK_S (0.1 s) + a claim, on a slow machine
+    assert ran["later"] - due < 1.0, (
+        ran["later"] - due
+    )  # WATCH_RECHECK_S (0.1 s) + a claim, on a slow machine
 
 
 def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
@@ -369,6 +380,7 @@ def test_jobs_without_a_lane_always_find_a_thread(settings):
 def test_a_completion_rolled_back_with_its_transaction_is_recorded_by_the_worker(settings):
     """A handler completes its job inside a transaction that then rolls back (and it carries on): the job is not
     done in the database, so the worker completes it."""
+
     def rolled_back(job: Any, ctx: Any) -> None:
         try:
             with tx():
@@ -393,8 +405,9 @@ def test_a_restarted_worker_takes_over_a_killed_local_workers_jobs_at_once(setti
     from backend import clock
     from backend.store.db import is_sqlite
 
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead_pid = int(gone.stdout)  # that process has exited
     worker = Worker(settings, concurrency=2)
     ran: list[str] = []
@@ -403,10 +416,12 @@ def test_a_restarted_worker_takes_over_a_killed_local_workers_jobs_at_once(setti
             dead = queue.enqueue("t.inflight", {"n": "dead"})
             live = queue.enqueue("t.inflight", {"n": "live"})
         until = clock.now() + timedelta(seconds=300)
-        Job.update(status="running", lease_until=until, locked_by=f"worker:{worker.host}:{dead_pid}:ab").where(
-            Job.id == dead.id).execute()
-        Job.update(status="running", lease_until=until, locked_by=f"worker:{worker.host}:{os.getpid()}:cd").where(
-            Job.id == live.id).execute()
+        Job.update(
+            status="running", lease_until=until, locked_by=f"worker:{worker.host}:{dead_pid}:ab"
+        ).where(Job.id == dead.id).execute()
+        Job.update(
+            status="running", lease_until=until, locked_by=f"worker:{worker.host}:{os.getpid()}:cd"
+        ).where(Job.id == live.id).execute()
         with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
             worker.run_until_idle(max_seconds=5)
     if is_sqlite():
@@ -431,15 +446,19 @@ def test_releasing_dead_holders_survives_another_process_writing_meanwhile(setti
 
     if not is_sqlite():
         pytest.skip("PostgreSQL: the lease decides (no start-up release)")
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     dead_pid = int(gone.stdout)
     worker = Worker(settings, concurrency=1)
     with tx():
         jobs = [queue.enqueue("t.inflight", {"n": i}) for i in range(3)]
         other = queue.enqueue("t.other")
-    Job.update(status="running", lease_until=queue.clock.now() + timedelta(seconds=300),
-               locked_by=f"worker:{worker.host}:{dead_pid}:ab").where(Job.id.in_([j.id for j in jobs])).execute()
+    Job.update(
+        status="running",
+        lease_until=queue.clock.now() + timedelta(seconds=300),
+        locked_by=f"worker:{worker.host}:{dead_pid}:ab",
+    ).where(Job.id.in_([j.id for j in jobs])).execute()
     writes: list[int] = []
 
     def alive(pid: int) -> bool:  # meanwhile, another process (its own connection) commits a write

@@ -42,8 +42,15 @@ def encode(im: Image.Image, fmt: str, **kw: object) -> bytes:
     return buf.getvalue()
 
 
-def jpeg(width: int = 60, height: int = 40, *, orientation: int | None = None, gps: bool = False,
-         quality: int = 92, noise: bool = False) -> bytes:
+def jpeg(
+    width: int = 60,
+    height: int = 40,
+    *,
+    orientation: int | None = None,
+    gps: bool = False,
+    quality: int = 92,
+    noise: bool = False,
+) -> bytes:
     im = canonical(width, height) if not noise else Image.effect_noise((width, height), 40).convert("RGB")
     exif = Image.Exif()
     if orientation is not None:
@@ -96,10 +103,20 @@ def bomb_png(width: int = 100_000, height: int = 100_000) -> bytes:
     """A PNG whose header claims width x height pixels, with a tiny (invalid) body."""
 
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(body))
+            + kind
+            + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 def video(container: str) -> bytes:

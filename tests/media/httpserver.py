@@ -68,7 +68,7 @@ class LocalServer:
                 self.end_headers()
                 if route.drip_s:
                     for i in range(len(route.body)):
-                        self.wfile.write(route.body[i:i + 1])
+                        self.wfile.write(route.body[i : i + 1])
                         self.wfile.flush()
                         time.sleep(route.drip_s)
                 else:

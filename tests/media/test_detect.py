@@ -14,8 +14,9 @@ def test_each_image_format_is_detected_by_content(fmt: str) -> None:
     assert (found.kind, found.format) == ("image", fmt)
 
 
-@pytest.mark.parametrize(("container", "mime"), [("mp4", "video/mp4"), ("mov", "video/quicktime"),
-                                                 ("webm", "video/webm")])
+@pytest.mark.parametrize(
+    ("container", "mime"), [("mp4", "video/mp4"), ("mov", "video/quicktime"), ("webm", "video/webm")]
+)
 def test_videos_by_magic_bytes(container: str, mime: str) -> None:
     found = detect(corpus.video(container)[:4096])
     assert (found.kind, found.format, found.mime_type) == ("video", container, mime)
@@ -27,8 +28,14 @@ def test_zero_bytes_is_unsupported() -> None:
     assert err.value.code == "unsupported_media_type"
 
 
-@pytest.mark.parametrize("data", [b"hello, this is text pretending to be photo.jpg\n", b"%PDF-1.7\n",
-                                  b"\x1aE\xdf\xa3\x9fB\x86\x81\x01B\x82\x88matroska"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"hello, this is text pretending to be photo.jpg\n",
+        b"%PDF-1.7\n",
+        b"\x1aE\xdf\xa3\x9fB\x86\x81\x01B\x82\x88matroska",
+    ],
+)
 def test_other_content_is_unsupported(data: bytes) -> None:
     with pytest.raises(ApiError) as err:
         detect(data)

@@ -26,8 +26,14 @@ def server() -> Iterator[LocalServer]:
 
 
 def make_settings(tmp_path: Path, **kw: object) -> Settings:
-    base: dict[str, object] = dict(data_dir=tmp_path / "data", allow_private_urls=True, fetch_connect_timeout_s=2.0,
-                                   fetch_total_timeout_s=5.0, fetch_rate_window_s=0.5, fetch_min_rate_bytes_s=5000)
+    base: dict[str, object] = dict(
+        data_dir=tmp_path / "data",
+        allow_private_urls=True,
+        fetch_connect_timeout_s=2.0,
+        fetch_total_timeout_s=5.0,
+        fetch_rate_window_s=0.5,
+        fetch_min_rate_bytes_s=5000,
+    )
     base.update(kw)
     return Settings(**base)  # type: ignore[arg-type]
 
@@ -172,14 +178,35 @@ def test_connection_refused(loose: Settings) -> None:
     _fails("connect", fetch.fetch_to_file, f"http://127.0.0.1:{port}/x", loose)
 
 
-@pytest.mark.parametrize("url", ["ftp://127.0.0.1/x", "file:///etc/passwd", "gopher://127.0.0.1/", "javascript:alert(1)",
-                                 "//127.0.0.1/x", "http://", "http://user:pw@127.0.0.1/x", "not a url", ""])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://127.0.0.1/x",
+        "file:///etc/passwd",
+        "gopher://127.0.0.1/",
+        "javascript:alert(1)",
+        "//127.0.0.1/x",
+        "http://",
+        "http://user:pw@127.0.0.1/x",
+        "not a url",
+        "",
+    ],
+)
 def test_scheme_rule(loose: Settings, url: str) -> None:
     _fails("scheme", fetch.fetch_to_file, url, loose)
 
 
-LOOPBACK_SPELLINGS = ["127.0.0.1", "localhost", "[::1]", "[::ffff:127.0.0.1]", "2130706433", "0x7f000001", "127.1",
-                      "0177.0.0.1", "127.0.0.2"]
+LOOPBACK_SPELLINGS = [
+    "127.0.0.1",
+    "localhost",
+    "[::1]",
+    "[::ffff:127.0.0.1]",
+    "2130706433",
+    "0x7f000001",
+    "127.1",
+    "0177.0.0.1",
+    "127.0.0.2",
+]
 
 
 @pytest.mark.parametrize("host", LOOPBACK_SPELLINGS)
@@ -205,28 +232,58 @@ def no_traffic(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", refuse)
 
 
-REFUSED = ["10.0.0.5", "10.255.255.255", "172.16.3.4", "172.31.0.1", "192.168.1.1", "169.254.169.254", "224.0.0.1",
-           "239.255.255.250", "0.0.0.0", "100.64.0.1", "198.18.0.1", "240.0.0.1", "255.255.255.255", "fd00::1",
-           "fe80::1", "ff02::1", "::", "::ffff:10.0.0.1", "2002:7f00:1::1", "2002:a00:1::1", "64:ff9b::a00:1"]
+REFUSED = [
+    "10.0.0.5",
+    "10.255.255.255",
+    "172.16.3.4",
+    "172.31.0.1",
+    "192.168.1.1",
+    "169.254.169.254",
+    "224.0.0.1",
+    "239.255.255.250",
+    "0.0.0.0",
+    "100.64.0.1",
+    "198.18.0.1",
+    "240.0.0.1",
+    "255.255.255.255",
+    "fd00::1",
+    "fe80::1",
+    "ff02::1",
+    "::",
+    "::ffff:10.0.0.1",
+    "2002:7f00:1::1",
+    "2002:a00:1::1",
+    "64:ff9b::a00:1",
+]
 
 
 @pytest.mark.parametrize("address", REFUSED)
-def test_private_ranges_refused_by_the_address_guard(strict: Settings, monkeypatch: pytest.MonkeyPatch,
-                                                     no_traffic: None, address: str) -> None:
+def test_private_ranges_refused_by_the_address_guard(
+    strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traffic: None, address: str
+) -> None:
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: [address])
     err = _fails("address", fetch.fetch_to_file, "https://cdn.example.com/photo.jpg", strict)
     assert address.split("::ffff:")[-1] in err.message or "address" in err.message
 
 
-@pytest.mark.parametrize("literal", ["http://10.0.0.1/x", "http://169.254.169.254/latest/meta-data/",
-                                     "http://[fe80::1]/", "http://192.168.0.1:8080/", "http://0xa9fea9fe/",
-                                     "http://[::ffff:169.254.169.254]/"])
+@pytest.mark.parametrize(
+    "literal",
+    [
+        "http://10.0.0.1/x",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fe80::1]/",
+        "http://192.168.0.1:8080/",
+        "http://0xa9fea9fe/",
+        "http://[::ffff:169.254.169.254]/",
+    ],
+)
 def test_private_literals_refused(strict: Settings, no_traffic: None, literal: str) -> None:
     _fails("address", fetch.fetch_to_file, literal, strict)
 
 
-def test_every_resolved_address_must_be_public(strict: Settings, monkeypatch: pytest.MonkeyPatch,
-                                               no_traffic: None) -> None:
+def test_every_resolved_address_must_be_public(
+    strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traffic: None
+) -> None:
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34", "10.1.2.3"])
     _fails("address", fetch.fetch_to_file, "https://mixed.example.com/a.jpg", strict)
 
@@ -246,8 +303,9 @@ def test_dns_failure(strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traff
     _fails("dns", fetch.fetch_to_file, "https://nowhere.example/x", strict)
 
 
-def test_connection_goes_to_the_checked_address_with_the_host_kept(server: LocalServer, loose: Settings,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connection_goes_to_the_checked_address_with_the_host_kept(
+    server: LocalServer, loose: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls: list[str] = []
     answers = iter([["127.0.0.1"], ["10.9.9.9"]])  # a rebinding resolver: a second lookup would get elsewhere
 
@@ -263,8 +321,9 @@ def test_connection_goes_to_the_checked_address_with_the_host_kept(server: Local
     assert server.hosts == [f"media.example:{server.port}"]
 
 
-def test_log_policy_warns_when_private_urls_allowed(loose: Settings, strict: Settings,
-                                                    caplog: pytest.LogCaptureFixture) -> None:
+def test_log_policy_warns_when_private_urls_allowed(
+    loose: Settings, strict: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level("INFO", logger="socialpub.media.fetch"):
         fetch.log_policy(loose)
         fetch.log_policy(strict)

@@ -71,11 +71,15 @@ def test_png_alpha_is_flattened_on_white() -> None:
     assert _close(im.getpixel((35, 15)), (255, 0, 0), 30)
 
 
-@pytest.mark.parametrize(("side", "expected"), [(1079, (1079, 809)), (1080, (1080, 810)), (1081, (1080, 809)),
-                                                 (4000, (1080, 810))])
+@pytest.mark.parametrize(
+    ("side", "expected"), [(1079, (1079, 809)), (1080, (1080, 810)), (1081, (1080, 809)), (4000, (1080, 810))]
+)
 def test_longer_side_limit(side: int, expected: tuple[int, int]) -> None:
     short = side * 3 // 4
-    for fmt, data in (("jpeg", corpus.jpeg(side, short)), ("png", corpus.encode(corpus.canonical(side, short), "PNG"))):
+    for fmt, data in (
+        ("jpeg", corpus.jpeg(side, short)),
+        ("png", corpus.encode(corpus.canonical(side, short), "PNG")),
+    ):
         out = process_image(data, fmt)
         assert (out.width, out.height) == expected, fmt
         assert _open(out.data).size == expected
@@ -113,7 +117,9 @@ def test_garbage_after_a_signature_is_not_an_image() -> None:
         process_image(b"\x89PNG\r\n\x1a\n" + b"garbage" * 10, "png")
     assert err.value.code == "not_an_image"
     with pytest.raises(ApiError) as err:
-        process_image(b"\xff\xd8\xff\xe0" + b"\x00" * 200, "jpeg")  # Pillow: "cannot identify image file <_io…>"
+        process_image(
+            b"\xff\xd8\xff\xe0" + b"\x00" * 200, "jpeg"
+        )  # Pillow: "cannot identify image file <_io…>"
     assert err.value.code == "not_an_image"
     assert " at 0x" not in err.value.message and "BytesIO" not in err.value.message  # no Python object's name
 
@@ -158,8 +164,8 @@ def test_jpeg_fast_path_matches_naive_to_the_eye() -> None:
 def _jpeg_with_header_size(width: int, height: int) -> bytes:
     data = bytearray(corpus.jpeg(16, 16))
     i = data.index(b"\xff\xc0")  # SOF0: length(2) precision(1) height(2) width(2)
-    data[i + 5:i + 7] = height.to_bytes(2, "big")
-    data[i + 7:i + 9] = width.to_bytes(2, "big")
+    data[i + 5 : i + 7] = height.to_bytes(2, "big")
+    data[i + 7 : i + 9] = width.to_bytes(2, "big")
     return bytes(data)
 
 

@@ -27,8 +27,15 @@ def moto_endpoint() -> Iterator[str]:
 
 
 def s3_settings(tmp_path: Path, endpoint: str, bucket: str = "media") -> Settings:
-    return Settings(data_dir=tmp_path, storage="s3", s3_endpoint_url=endpoint, s3_bucket=bucket,
-                    s3_access_key_id="testing", s3_secret_access_key="testing", s3_region="us-east-1")
+    return Settings(
+        data_dir=tmp_path,
+        storage="s3",
+        s3_endpoint_url=endpoint,
+        s3_bucket=bucket,
+        s3_access_key_id="testing",
+        s3_secret_access_key="testing",
+        s3_region="us-east-1",
+    )
 
 
 @pytest.fixture
@@ -124,9 +131,17 @@ def test_invalid_keys(key: str) -> None:
 
 
 def test_media_base_url(tmp_path: Path) -> None:
-    assert media_base_url(Settings(data_dir=tmp_path, base_url="https://api.example.com")) == \
-        "https://api.example.com/media/"
-    assert media_base_url(Settings(data_dir=tmp_path, media_url="https://cdn.example.com/m")) == \
-        "https://cdn.example.com/m/"
-    assert media_base_url(Settings(data_dir=tmp_path, storage="s3", s3_bucket="b",
-                                   s3_public_url="https://b.s3.example.com")) == "https://b.s3.example.com/"
+    assert (
+        media_base_url(Settings(data_dir=tmp_path, base_url="https://api.example.com"))
+        == "https://api.example.com/media/"
+    )
+    assert (
+        media_base_url(Settings(data_dir=tmp_path, media_url="https://cdn.example.com/m"))
+        == "https://cdn.example.com/m/"
+    )
+    assert (
+        media_base_url(
+            Settings(data_dir=tmp_path, storage="s3", s3_bucket="b", s3_public_url="https://b.s3.example.com")
+        )
+        == "https://b.s3.example.com/"
+    )

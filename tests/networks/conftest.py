@@ -25,8 +25,15 @@ def account(settings) -> Callable[..., SandboxIdentity]:  # type: ignore[no-unty
     return make
 
 
-def publication(ident: SandboxIdentity, platform: str, content: str, media: list[MediaRef],
-                options: dict | None = None, token: str = "tgt_1", attempted_at=None) -> Publication:  # type: ignore[no-untyped-def]
+def publication(
+    ident: SandboxIdentity,
+    platform: str,
+    content: str,
+    media: list[MediaRef],
+    options: dict | None = None,
+    token: str = "tgt_1",
+    attempted_at=None,
+) -> Publication:  # type: ignore[no-untyped-def]
     payload = build_payload(platform, content, media, PostOptions.model_validate(options or {}))
     creds = AccountCredentials(ident.external_account_id, ident.access_token, ident.username)
     return Publication(payload, creds, token, attempted_at)

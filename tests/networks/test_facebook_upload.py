@@ -29,7 +29,9 @@ def spied(settings, load=loader):  # type: ignore[no-untyped-def]
     return make_adapter("facebook", settings, transport=httpx.MockTransport(spy), media_loader=load), seen
 
 
-def posted(seen: list[httpx.Request]) -> tuple[httpx.Request, dict[str, str], dict[str, tuple[str, str, bytes]]]:
+def posted(
+    seen: list[httpx.Request],
+) -> tuple[httpx.Request, dict[str, str], dict[str, tuple[str, str, bytes]]]:
     [req] = [r for r in seen if r.method == "POST"]
     fields, files = multipart(Request(req))
     return req, fields, files
@@ -48,8 +50,12 @@ def test_a_photo_goes_as_multipart_source(settings, account) -> None:  # type: i
     assert (name, ctype, data) == ("0.jpg", "image/jpeg", jpeg(800, 600))
     [item] = SandboxItem.select().where((SandboxItem.platform == "facebook") & (SandboxItem.mode == "photo"))
     assert item.media == [] and item.text == "a photo"
-    assert item.data["received"] == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                                     "filename": "0.jpg", "content_type": "image/jpeg"}
+    assert item.data["received"] == {
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "filename": "0.jpg",
+        "content_type": "image/jpeg",
+    }
 
 
 def test_a_video_goes_as_multipart_source_to_graph_video(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -58,7 +64,10 @@ def test_a_video_goes_as_multipart_source_to_graph_video(settings, account) -> N
     out = ad.publish(publication(ident, "facebook", "a video", [VID]))
     assert out.state == "published" and f"/{ident.external_account_id}/videos/" in out.post_url
     req, fields, files = posted(seen)
-    assert str(req.url) == f"https://graph-video.facebook.sandbox.invalid/v21.0/{ident.external_account_id}/videos"
+    assert (
+        str(req.url)
+        == f"https://graph-video.facebook.sandbox.invalid/v21.0/{ident.external_account_id}/videos"
+    )
     assert fields == {"description": "a video", "access_token": ident.access_token}
     assert files["source"] == ("v.mp4", "video/mp4", VIDEO)
     [item] = SandboxItem.select().where((SandboxItem.platform == "facebook") & (SandboxItem.mode == "video"))

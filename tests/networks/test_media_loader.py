@@ -14,7 +14,11 @@ def test_remote_media_go_through_the_ssrf_guard(settings):
     load = default_loader(settings)
     with pytest.raises(NetworkError) as info:
         load(MediaRef(url="http://127.0.0.1:9/secret.jpg", kind="image"))
-    assert "loopback" in str(info.value).lower() or "private" in str(info.value).lower() or "address" in str(info.value).lower()
+    assert (
+        "loopback" in str(info.value).lower()
+        or "private" in str(info.value).lower()
+        or "address" in str(info.value).lower()
+    )
 
 
 def test_missing_host_file_is_permanent(settings):

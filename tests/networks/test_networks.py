@@ -35,10 +35,19 @@ def adapter(platform: str, settings):  # type: ignore[no-untyped-def]
     return make_adapter(platform, settings, media_loader=loader)  # the bytes of the test media
 
 
-CASES = [("facebook", "hello fb", []), ("facebook", "photo", [IMG[0]]), ("facebook", "video", [VID]),
-         ("instagram", "one", [IMG[0]]), ("instagram", "carousel", IMG[:3]), ("instagram", "reel", [VID]),
-         ("linkedin", "text only", []), ("linkedin", "image", [IMG[0]]), ("linkedin", "Deck\nslides", IMG[:4]),
-         ("linkedin", "clip", [VID]), ("youtube", "My short\nabout things", [VID])]
+CASES = [
+    ("facebook", "hello fb", []),
+    ("facebook", "photo", [IMG[0]]),
+    ("facebook", "video", [VID]),
+    ("instagram", "one", [IMG[0]]),
+    ("instagram", "carousel", IMG[:3]),
+    ("instagram", "reel", [VID]),
+    ("linkedin", "text only", []),
+    ("linkedin", "image", [IMG[0]]),
+    ("linkedin", "Deck\nslides", IMG[:4]),
+    ("linkedin", "clip", [VID]),
+    ("youtube", "My short\nabout things", [VID]),
+]
 
 
 @pytest.mark.parametrize("platform,text,media", CASES)
@@ -53,8 +62,12 @@ def test_happy_path(settings, account, platform, text, media) -> None:  # type: 
     assert out.external_post_id and out.post_url and out.post_url.startswith("https://")
     rows = list_published(platform=platform)
     assert len(rows) == 1 and rows[0]["external_id"] == out.external_post_id
-    prefix = {"facebook": "https://www.facebook.com/", "instagram": "https://www.instagram.com/",
-              "linkedin": "https://www.linkedin.com/feed/update/urn:li:share:", "youtube": "https://youtu.be/"}
+    prefix = {
+        "facebook": "https://www.facebook.com/",
+        "instagram": "https://www.instagram.com/",
+        "linkedin": "https://www.linkedin.com/feed/update/urn:li:share:",
+        "youtube": "https://youtu.be/",
+    }
     assert out.post_url.startswith(prefix[platform])
 
 
@@ -72,14 +85,19 @@ def test_pending_then_published_with_time(settings, account, platform, media) ->
         assert list_published(platform=platform) == []
         t.move_to(start + timedelta(seconds=6))
         done = ad.check_status(pub, out.tracking_ref)
-        if platform in ("instagram", "linkedin"):  # ready for the publishing call: a status check never makes it
+        if platform in (
+            "instagram",
+            "linkedin",
+        ):  # ready for the publishing call: a status check never makes it
             assert done.state == "ready" and done.tracking_ref and list_published(platform=platform) == []
             done = ad.complete(pub, done.tracking_ref)
         assert done.state == "published" and done.post_url
         assert len(list_published(platform=platform)) == 1
 
 
-@pytest.mark.parametrize("platform,media", [("instagram", [VID]), ("linkedin", [VID]), ("linkedin", [IMG[0]])])
+@pytest.mark.parametrize(
+    "platform,media", [("instagram", [VID]), ("linkedin", [VID]), ("linkedin", [IMG[0]])]
+)
 def test_a_status_check_never_publishes(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
     """Once the network is ready (asset AVAILABLE, container FINISHED), check_status answers `ready`, as often
     as asked, and publishes nothing: the publishing call is complete(), which the engine makes as an attempt
@@ -152,8 +170,9 @@ def test_flaky_every_other_call(settings, account, platform) -> None:  # type: i
     assert states == [("failed", "retriable"), ("published", None)] * 2
 
 
-@pytest.mark.parametrize("platform,media", [("facebook", [IMG[0]]), ("instagram", IMG[:2]),
-                                            ("linkedin", []), ("youtube", [VID])])
+@pytest.mark.parametrize(
+    "platform,media", [("facebook", [IMG[0]]), ("instagram", IMG[:2]), ("linkedin", []), ("youtube", [VID])]
+)
 def test_find_existing_after_crash(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
     ident = account(platform)
     ad = adapter(platform, settings)
@@ -166,23 +185,32 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
     assert found is not None and found.state == "published"
     assert found.external_post_id == out.external_post_id
     assert len(list_published(platform=platform)) == 1
-    assert ad.find_existing(publication(ident, platform, "something else", media, attempted_at=clock.now())) is None
+    assert (
+        ad.find_existing(publication(ident, platform, "something else", media, attempted_at=clock.now()))
+        is None
+    )
 
 
 def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: ignore[no-untyped-def]
     settings.sandbox_instagram_daily_posts = 2
     ident = account("instagram")
     ad = adapter("instagram", settings)
-    assert [ad.publish(publication(ident, "instagram", f"p{i}", [IMG[0]])).state for i in range(2)] == ["published"] * 2
+    assert [ad.publish(publication(ident, "instagram", f"p{i}", [IMG[0]])).state for i in range(2)] == [
+        "published"
+    ] * 2
     out = ad.publish(publication(ident, "instagram", "third", [IMG[0]]))
     assert (out.state, out.fail_type, out.network_code) == ("failed", "retriable", "content_publishing_limit")
     # the network itself refuses with 9 / 2207042 when asked anyway
     from backend.networks.graph import GraphClient
 
     g = GraphClient(httpx.Client(transport=sandbox(settings).transport("instagram")), "Instagram")
-    cid = g.post(f"{ad.base}/{ident.external_account_id}/media", ident.access_token, {"image_url": IMG[0].url})["id"]
+    cid = g.post(
+        f"{ad.base}/{ident.external_account_id}/media", ident.access_token, {"image_url": IMG[0].url}
+    )["id"]
     with pytest.raises(Exception) as exc:
-        g.post(f"{ad.base}/{ident.external_account_id}/media_publish", ident.access_token, {"creation_id": cid})
+        g.post(
+            f"{ad.base}/{ident.external_account_id}/media_publish", ident.access_token, {"creation_id": cid}
+        )
     assert exc.value.code == "9/2207042" and exc.value.fail_type == "retriable"
 
 
@@ -195,8 +223,12 @@ def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-
         seen.append(req)
         return emu.handle_request(req)
 
-    ad = LinkedInAdapter(httpx.Client(transport=httpx.MockTransport(spy)), "https://api.linkedin.sandbox.invalid/rest",
-                         version="202506", media_loader=loader)
+    ad = LinkedInAdapter(
+        httpx.Client(transport=httpx.MockTransport(spy)),
+        "https://api.linkedin.sandbox.invalid/rest",
+        version="202506",
+        media_loader=loader,
+    )
     out = ad.publish(publication(ident, "linkedin", "Hi (team) #launch @here", IMG[:3]))
     assert out.state == "published"
     init, put, status, post = seen
@@ -211,8 +243,11 @@ def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-
     assert body["commentary"] == r"Hi \(team\) \#launch \@here"
     assert body["content"]["media"]["title"] == "Hi (team) #launch @here"
     assert body["content"]["media"]["id"].startswith("urn:li:document:")
-    assert body["distribution"] == {"feedDistribution": "MAIN_FEED", "targetEntities": [],
-                                    "thirdPartyDistributionChannels": []}
+    assert body["distribution"] == {
+        "feedDistribution": "MAIN_FEED",
+        "targetEntities": [],
+        "thirdPartyDistributionChannels": [],
+    }
     assert body["lifecycleState"] == "PUBLISHED" and body["visibility"] == "PUBLIC"
 
 
@@ -227,20 +262,38 @@ def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-
 
     from backend.networks.youtube import YouTubeAdapter
 
-    ad = YouTubeAdapter(httpx.Client(transport=httpx.MockTransport(spy)),
-                        "https://www.googleapis.sandbox.invalid/youtube/v3",
-                        "https://www.googleapis.sandbox.invalid/upload/youtube/v3", media_loader=loader)
+    ad = YouTubeAdapter(
+        httpx.Client(transport=httpx.MockTransport(spy)),
+        "https://www.googleapis.sandbox.invalid/youtube/v3",
+        "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
+        media_loader=loader,
+    )
     gen = MediaRef("https://media.test/g.mp4", "video", "video/mp4", generated=True)
-    pub = publication(ident, "youtube", "Title line\nbody", [gen],
-                      {"youtube": {"privacyStatus": "unlisted", "tags": ["a b", "c"], "madeForKids": True}})
+    pub = publication(
+        ident,
+        "youtube",
+        "Title line\nbody",
+        [gen],
+        {"youtube": {"privacyStatus": "unlisted", "tags": ["a b", "c"], "madeForKids": True}},
+    )
     assert ad.publish(pub).state == "published"
     session, put, poll = seen
     assert session.url.params["uploadType"] == "resumable" and session.url.params["part"] == "snippet,status"
     assert session.headers["x-upload-content-type"] == "video/mp4"
     assert int(session.headers["x-upload-content-length"]) == len(put.content)
     assert json.loads(session.content) == {
-        "snippet": {"title": "Title line", "description": "Title line\nbody", "categoryId": "22", "tags": ["a b", "c"]},
-        "status": {"privacyStatus": "unlisted", "selfDeclaredMadeForKids": True, "containsSyntheticMedia": True}}
+        "snippet": {
+            "title": "Title line",
+            "description": "Title line\nbody",
+            "categoryId": "22",
+            "tags": ["a b", "c"],
+        },
+        "status": {
+            "privacyStatus": "unlisted",
+            "selfDeclaredMadeForKids": True,
+            "containsSyntheticMedia": True,
+        },
+    }
     assert poll.url.params["part"] == "status,processingDetails"
 
 
@@ -262,14 +315,21 @@ def test_youtube_resumes_an_interrupted_upload(settings, account) -> None:  # ty
 
     from backend.networks.youtube import YouTubeAdapter
 
-    ad = YouTubeAdapter(httpx.Client(transport=httpx.MockTransport(cut_once)),
-                        "https://www.googleapis.sandbox.invalid/youtube/v3",
-                        "https://www.googleapis.sandbox.invalid/upload/youtube/v3", media_loader=lambda m: data)
+    ad = YouTubeAdapter(
+        httpx.Client(transport=httpx.MockTransport(cut_once)),
+        "https://www.googleapis.sandbox.invalid/youtube/v3",
+        "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
+        media_loader=lambda m: data,
+    )
     out = ad.publish(publication(ident, "youtube", "Resumed\nafter a cut", [VID]))
     assert out.state == "published", out.fail_reason
     half = len(data) // 2
-    assert seen[:4] == [("POST", "", seen[0][2]), ("PUT", "", len(data)), ("PUT", f"bytes */{len(data)}", 0),
-                        ("PUT", f"bytes {half}-{len(data) - 1}/{len(data)}", len(data) - half)]
+    assert seen[:4] == [
+        ("POST", "", seen[0][2]),
+        ("PUT", "", len(data)),
+        ("PUT", f"bytes */{len(data)}", 0),
+        ("PUT", f"bytes {half}-{len(data) - 1}/{len(data)}", len(data) - half),
+    ]
     from backend.networks.sandbox.store import SandboxItem
 
     [video] = SandboxItem.select().where((SandboxItem.platform == "youtube") & (SandboxItem.kind == "video"))
@@ -304,6 +364,9 @@ def test_state_survives_a_new_emulator(settings, account) -> None:  # type: igno
     from backend.networks.sandbox import SANDBOX_BASES, Sandbox
 
     fresh_sandbox = Sandbox(sandbox_config(settings))  # a new process would build exactly this
-    fresh = build_adapter("tiktok", httpx.Client(transport=fresh_sandbox.transport("tiktok")),
-                          Hosts(SANDBOX_BASES["tiktok"]["api"]))
+    fresh = build_adapter(
+        "tiktok",
+        httpx.Client(transport=fresh_sandbox.transport("tiktok")),
+        Hosts(SANDBOX_BASES["tiktok"]["api"]),
+    )
     assert fresh.check_status(pub, ref).state == "published"

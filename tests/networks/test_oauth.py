@@ -19,9 +19,13 @@ from backend.networks.sandbox import oauth as emu
 
 NETWORKS = oauth_apps.PLATFORMS
 REDIRECT = "http://127.0.0.1:53682/callback"
-BASES = {"tiktok": "http://127.0.0.1:9", "facebook": "http://127.0.0.1:9/v21.0",
-         "instagram": "http://127.0.0.1:9/v21.0", "linkedin": "http://127.0.0.1:9/rest",
-         "youtube": "http://127.0.0.1:9/youtube/v3"}
+BASES = {
+    "tiktok": "http://127.0.0.1:9",
+    "facebook": "http://127.0.0.1:9/v21.0",
+    "instagram": "http://127.0.0.1:9/v21.0",
+    "linkedin": "http://127.0.0.1:9/rest",
+    "youtube": "http://127.0.0.1:9/youtube/v3",
+}
 
 
 @pytest.fixture
@@ -56,7 +60,8 @@ def grant(sb: Sandbox, platform: str, tmp_path: Path, **sandbox: str):  # type: 
 def test_pkce_pair_is_s256_of_an_unreserved_verifier() -> None:
     verifier, challenge = oauth.pkce_pair()
     assert 43 <= len(verifier) <= 128 and set(verifier) <= set(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
     assert emu.pkce_ok(challenge, "S256", verifier) and not emu.pkce_ok(challenge, "S256", verifier + "x")
     assert oauth.pkce_pair()[0] != verifier
 
@@ -68,7 +73,9 @@ def test_authorize_url_carries_the_app_scopes_state_and_challenge(platform: str,
     parts = urlsplit(url)
     assert parts.netloc == "127.0.0.1:9"  # the emulator's origin lent by the loopback API base
     q = {k: v[0] for k, v in parse_qs(parts.query).items()}
-    assert q[app.endpoints.client_id_param] == "app-1" and q["redirect_uri"] == REDIRECT and q["state"] == "st"
+    assert (
+        q[app.endpoints.client_id_param] == "app-1" and q["redirect_uri"] == REDIRECT and q["state"] == "st"
+    )
     assert q["code_challenge"] == "chal" and q["code_challenge_method"] == "S256"
     assert q["scope"] == app.endpoints.scope_separator.join(app.endpoints.scopes)
     assert "s3cret" not in url
@@ -91,13 +98,20 @@ def test_connect_discover_and_check_each_network(sb: Sandbox, platform: str, tmp
     assert len(found) == 1
     cand = found[0]
     assert cand.external_id and cand.access_token and cand.access_token not in repr(cand)
-    expected_type = {"facebook": "page", "instagram": "instagram_account", "linkedin": "member", "tiktok": "user",
-                     "youtube": "channel"}[platform]
+    expected_type = {
+        "facebook": "page",
+        "instagram": "instagram_account",
+        "linkedin": "member",
+        "tiktok": "user",
+        "youtube": "channel",
+    }[platform]
     assert cand.type == expected_type
     if platform in ("tiktok", "youtube"):
         assert cand.refresh_token and cand.expires_at is not None  # refreshable, short-lived access
     if platform in ("facebook", "instagram"):
-        assert cand.access_token != tokens.access_token and cand.expires_at is None  # a never-expiring page token
+        assert (
+            cand.access_token != tokens.access_token and cand.expires_at is None
+        )  # a never-expiring page token
     if platform == "linkedin":
         assert cand.external_id.startswith("urn:li:person:") and cand.name == f"Brand {platform}"
     assert oauth.check(platform, s, c, cand.external_id, cand.access_token) == oauth.Health("ok")
@@ -111,7 +125,9 @@ def test_facebook_lists_one_candidate_per_page_with_its_own_token(sb: Sandbox, t
     # each page token acts as its page only; the short-lived user token was exchanged for a long-lived one
     assert oauth.check("facebook", s, c, pages[1].external_id, pages[1].access_token).status == "ok"
     assert oauth.check("facebook", s, c, pages[1].external_id, pages[0].access_token).status == "other"
-    with time_machine.travel(datetime.now(UTC) + timedelta(days=30), tick=False):  # past the short token's hour
+    with time_machine.travel(
+        datetime.now(UTC) + timedelta(days=30), tick=False
+    ):  # past the short token's hour
         assert oauth.check("facebook", s, c, pages[0].external_id, pages[0].access_token).status == "ok"
 
 
@@ -133,7 +149,9 @@ def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> N
     assert all(oauth.check("linkedin", s, c, f.external_id, f.access_token).status == "ok" for f in found)
 
 
-def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(sb: Sandbox, tmp_path: Path) -> None:
+def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(
+    sb: Sandbox, tmp_path: Path
+) -> None:
     s = settings_for("linkedin", tmp_path)
     app = oauth_apps.app("linkedin", s)
     c = httpx.Client(transport=sb.transport("linkedin"))
@@ -208,23 +226,55 @@ def _graph(code: int, status: int = 400, sub: int | None = None) -> httpx.Respon
 
 
 @pytest.mark.parametrize("platform", ["facebook", "instagram"])
-@pytest.mark.parametrize(("code", "sub", "kind"), [(190, 458, "dead"), (190, 463, "dead"), (102, None, "dead"),
-                                                   (368, None, "transient"), (80001, None, "transient"),
-                                                   (80002, None, "transient"), (80004, None, "transient"),
-                                                   (4, None, "transient"), (100, None, "other")])
+@pytest.mark.parametrize(
+    ("code", "sub", "kind"),
+    [
+        (190, 458, "dead"),
+        (190, 463, "dead"),
+        (102, None, "dead"),
+        (368, None, "transient"),
+        (80001, None, "transient"),
+        (80002, None, "transient"),
+        (80004, None, "transient"),
+        (4, None, "transient"),
+        (100, None, "other"),
+    ],
+)
 def test_graph_refusals_read_as_the_adapter_reads_them(platform, code, sub, kind) -> None:  # type: ignore[no-untyped-def]
     got = oauth.classify(platform, _graph(code, 401 if code == 102 else 400, sub))
     assert got.kind == kind and got.code == (f"{code}/{sub}" if sub else str(code))
 
 
-@pytest.mark.parametrize(("platform", "resp", "kind"), [
-    ("tiktok", httpx.Response(401, json={"error": {"code": "access_token_invalid", "message": "revoked"}}), "dead"),
-    ("tiktok", httpx.Response(429, json={"error": {"code": "rate_limit_exceeded", "message": "slow"}}), "transient"),
-    ("linkedin", httpx.Response(401, json={"code": "REVOKED_ACCESS_TOKEN", "serviceErrorCode": 65602}), "dead"),
-    ("linkedin", httpx.Response(503, json={"message": "down"}), "transient"),
-    ("youtube", httpx.Response(401, json={"error": {"code": 401, "errors": [{"reason": "authError"}]}}), "dead"),
-    ("youtube", httpx.Response(403, json={"error": {"code": 403, "errors": [{"reason": "quotaExceeded"}]}}),
-     "transient"),
-])
+@pytest.mark.parametrize(
+    ("platform", "resp", "kind"),
+    [
+        (
+            "tiktok",
+            httpx.Response(401, json={"error": {"code": "access_token_invalid", "message": "revoked"}}),
+            "dead",
+        ),
+        (
+            "tiktok",
+            httpx.Response(429, json={"error": {"code": "rate_limit_exceeded", "message": "slow"}}),
+            "transient",
+        ),
+        (
+            "linkedin",
+            httpx.Response(401, json={"code": "REVOKED_ACCESS_TOKEN", "serviceErrorCode": 65602}),
+            "dead",
+        ),
+        ("linkedin", httpx.Response(503, json={"message": "down"}), "transient"),
+        (
+            "youtube",
+            httpx.Response(401, json={"error": {"code": 401, "errors": [{"reason": "authError"}]}}),
+            "dead",
+        ),
+        (
+            "youtube",
+            httpx.Response(403, json={"error": {"code": 403, "errors": [{"reason": "quotaExceeded"}]}}),
+            "transient",
+        ),
+    ],
+)
 def test_api_refusals_per_network(platform, resp, kind) -> None:  # type: ignore[no-untyped-def]
     assert oauth.classify(platform, resp).kind == kind

@@ -26,8 +26,10 @@ def opts(**kw) -> PostOptions:
 
 # --- text limits -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("platform,limit", [("instagram", 2200), ("tiktok", 2200), ("linkedin", 3000),
-                                            ("facebook", 63206)])
+
+@pytest.mark.parametrize(
+    "platform,limit", [("instagram", 2200), ("tiktok", 2200), ("linkedin", 3000), ("facebook", 63206)]
+)
 def test_text_limit_boundaries(platform: str, limit: int) -> None:
     media = [VID]
     assert "content_too_long_for_target" not in validate_target(platform, "x" * (limit - 1), media)
@@ -51,6 +53,7 @@ def test_every_target_caps_at_63206() -> None:
 
 
 # --- media requirements ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("platform", ["instagram", "tiktok"])
 def test_media_required(platform: str) -> None:
@@ -80,8 +83,14 @@ def test_unknown_network() -> None:
 
 def test_several_codes_at_once() -> None:
     assert validate_target("youtube", "x" * 6000, [IMG], opts(youtube={"title": "t" * 101})) == [
-        "content_too_long_for_target", "video_required_for_target", "title_too_long_for_target"]
-    assert validate_target("tiktok", "x" * 2201, []) == ["content_too_long_for_target", "media_required_for_target"]
+        "content_too_long_for_target",
+        "video_required_for_target",
+        "title_too_long_for_target",
+    ]
+    assert validate_target("tiktok", "x" * 2201, []) == [
+        "content_too_long_for_target",
+        "media_required_for_target",
+    ]
 
 
 def test_format_refused_by_network() -> None:
@@ -94,6 +103,7 @@ def test_format_refused_by_network() -> None:
 
 # --- tiktok photo title ------------------------------------------------------------------------
 
+
 def test_tiktok_carousel_title_90_boundary() -> None:
     assert validate_target("tiktok", "x" * 90, imgs(3)) == []
     assert validate_target("tiktok", "x" * 91, imgs(3)) == ["title_too_long_for_target"]
@@ -103,9 +113,12 @@ def test_tiktok_carousel_title_90_boundary() -> None:
 
 # --- youtube title -----------------------------------------------------------------------------
 
+
 def test_youtube_title_override_100_boundary() -> None:
     assert validate_target("youtube", "hi", [VID], opts(youtube={"title": "t" * 100})) == []
-    assert validate_target("youtube", "hi", [VID], opts(youtube={"title": "t" * 101})) == ["title_too_long_for_target"]
+    assert validate_target("youtube", "hi", [VID], opts(youtube={"title": "t" * 101})) == [
+        "title_too_long_for_target"
+    ]
 
 
 def test_youtube_first_line_is_title_truncated_to_100() -> None:
@@ -118,9 +131,14 @@ def test_youtube_first_line_is_title_truncated_to_100() -> None:
 
 
 def test_youtube_build_options() -> None:
-    p = build_payload("youtube", "T <b>\nbody", [IMG, VID, GEN_VID],
-                      opts(youtube={"title": "Mine", "privacyStatus": "unlisted", "madeForKids": True,
-                                    "tags": ["a b", "c"]}))
+    p = build_payload(
+        "youtube",
+        "T <b>\nbody",
+        [IMG, VID, GEN_VID],
+        opts(
+            youtube={"title": "Mine", "privacyStatus": "unlisted", "madeForKids": True, "tags": ["a b", "c"]}
+        ),
+    )
     assert p.kind == "video" and p.media == (VID,)
     assert p.title == "Mine" and p.text == "T ‹b›\nbody"
     assert p.options["privacy_status"] == "unlisted"
@@ -149,20 +167,27 @@ def test_youtube_tags_counted_like_youtube() -> None:
 
 # --- options models ----------------------------------------------------------------------------
 
+
 def test_options_camel_case_and_forbid_extra() -> None:
     o = PostOptions.model_validate({"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}})
     assert o.tiktok is not None and o.tiktok.post_mode == "MEDIA_UPLOAD"
     assert o.wire() == {"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}}
-    for bad in [{"tiktok": {"postmode": "DIRECT_POST"}}, {"instagram": {}},
-                {"tiktok": {"postMode": "LATER"}}, {"tiktok": {"privacyLevel": "EVERYONE"}},
-                {"youtube": {"privacyStatus": "secret"}}, {"youtube": {"madeForKids": "yes"}},
-                {"tiktok": {"disableComment": 1}}]:
+    for bad in [
+        {"tiktok": {"postmode": "DIRECT_POST"}},
+        {"instagram": {}},
+        {"tiktok": {"postMode": "LATER"}},
+        {"tiktok": {"privacyLevel": "EVERYONE"}},
+        {"youtube": {"privacyStatus": "secret"}},
+        {"youtube": {"madeForKids": "yes"}},
+        {"tiktok": {"disableComment": 1}},
+    ]:
         with pytest.raises(ValidationError):
             PostOptions.model_validate(bad)
     assert PostOptions().tiktok is None
 
 
 # --- what each network receives ----------------------------------------------------------------
+
 
 def test_facebook_first_media_only() -> None:
     p = build_payload("facebook", "hello", [VID, IMG, IMG2])
@@ -193,24 +218,48 @@ def test_linkedin_carousel_is_a_document() -> None:
 
 
 def test_tiktok_photo_direct_and_draft() -> None:
-    o = opts(tiktok={"privacyLevel": "SELF_ONLY", "disableComment": True, "autoAddMusic": True,
-                     "disableDuet": True})
+    o = opts(
+        tiktok={
+            "privacyLevel": "SELF_ONLY",
+            "disableComment": True,
+            "autoAddMusic": True,
+            "disableDuet": True,
+        }
+    )
     p = build_payload("tiktok", "my title", imgs(3), o)
     assert p.kind == "carousel" and p.title == "my title" and p.text == ""
-    assert p.options == {"post_mode": "DIRECT_POST", "privacy_level": "SELF_ONLY", "disable_comment": True,
-                         "auto_add_music": True}
-    d = build_payload("tiktok", "my title", imgs(3),
-                      opts(tiktok={"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY", "disableComment": True}))
+    assert p.options == {
+        "post_mode": "DIRECT_POST",
+        "privacy_level": "SELF_ONLY",
+        "disable_comment": True,
+        "auto_add_music": True,
+    }
+    d = build_payload(
+        "tiktok",
+        "my title",
+        imgs(3),
+        opts(tiktok={"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY", "disableComment": True}),
+    )
     assert d.options == {"post_mode": "MEDIA_UPLOAD"}  # privacy & interactions dropped
     assert d.title == "my title"  # a draft carousel keeps its title
 
 
 def test_tiktok_video_direct_and_draft() -> None:
-    o = {"privacyLevel": "PUBLIC_TO_EVERYONE", "disableDuet": True, "disableStitch": False, "autoAddMusic": True}
+    o = {
+        "privacyLevel": "PUBLIC_TO_EVERYONE",
+        "disableDuet": True,
+        "disableStitch": False,
+        "autoAddMusic": True,
+    }
     p = build_payload("tiktok", "caption #tag", [IMG, GEN_VID], opts(tiktok=o))
     assert p.kind == "video" and p.media == (GEN_VID,) and p.text == "caption #tag"
-    assert p.options == {"post_mode": "DIRECT_POST", "privacy_level": "PUBLIC_TO_EVERYONE", "disable_duet": True,
-                         "disable_stitch": False, "is_aigc": True}
+    assert p.options == {
+        "post_mode": "DIRECT_POST",
+        "privacy_level": "PUBLIC_TO_EVERYONE",
+        "disable_duet": True,
+        "disable_stitch": False,
+        "is_aigc": True,
+    }
     d = build_payload("tiktok", "caption", [VID], opts(tiktok={**o, "postMode": "MEDIA_UPLOAD"}))
     assert d.text == "" and d.options == {"post_mode": "MEDIA_UPLOAD"}  # draft video text not transmitted
 
@@ -227,5 +276,10 @@ def test_payload_round_trips_as_json() -> None:
 
 def test_limits_exposed() -> None:
     assert {k: r.max_text for k, r in RULES.items()} == {
-        "facebook": 63206, "instagram": 2200, "linkedin": 3000, "tiktok": 2200, "youtube": 63206}
+        "facebook": 63206,
+        "instagram": 2200,
+        "linkedin": 3000,
+        "tiktok": 2200,
+        "youtube": 63206,
+    }
     assert RULES["instagram"].min_media == 1 and RULES["tiktok"].carousel == (2, 10)

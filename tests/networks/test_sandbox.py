@@ -43,11 +43,13 @@ def publish_done(ad, pub):  # type: ignore[no-untyped-def]
 
 
 def test_emulators_import_nothing_of_the_product() -> None:
-    code = ("import sys, backend.networks.sandbox as s\n"
-            "for p in ('tiktok', 'facebook', 'instagram', 'linkedin', 'youtube'): s.emulator_class(p)\n"
-            "bad = [m for m in sys.modules if m.startswith(('backend.config', 'backend.store', 'backend.clock',"
-            " 'backend.services', 'backend.api', 'backend.jobs', 'backend.media', 'backend.ids'))]\n"
-            "print(bad)")
+    code = (
+        "import sys, backend.networks.sandbox as s\n"
+        "for p in ('tiktok', 'facebook', 'instagram', 'linkedin', 'youtube'): s.emulator_class(p)\n"
+        "bad = [m for m in sys.modules if m.startswith(('backend.config', 'backend.store', 'backend.clock',"
+        " 'backend.services', 'backend.api', 'backend.jobs', 'backend.media', 'backend.ids'))]\n"
+        "print(bad)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -56,10 +58,14 @@ def test_state_lives_in_its_own_database(settings, account) -> None:  # type: ig
     from backend.store.db import database
 
     ident = account("facebook")
-    assert publish_done(make_adapter("facebook", settings), publication(ident, "facebook", "hi", [])).succeeded
+    assert publish_done(
+        make_adapter("facebook", settings), publication(ident, "facebook", "hi", [])
+    ).succeeded
     product_tables = set(database.obj.get_tables())
     assert not {"sandbox_account", "sandbox_item"} & product_tables  # the old tables are gone (0012)
-    assert {"emulator_account", "emulator_item", "emulator_migration"} <= set(sandbox(settings).db.get_tables())
+    assert {"emulator_account", "emulator_item", "emulator_migration"} <= set(
+        sandbox(settings).db.get_tables()
+    )
     if settings.is_postgres:  # the product's database, the sandbox's own tables
         return
     path = settings.data_dir / "sandbox.db"
@@ -100,11 +106,17 @@ def test_tiktok_cap_holds_under_concurrency(settings, account) -> None:  # type:
     emu = sandbox(settings).transport("tiktok")
 
     def init(i: int) -> str:
-        resp = emu.handle_request(httpx.Request(
-            "POST", "https://open.tiktokapis.sandbox.invalid/v2/post/publish/video/init/",
-            headers={"Authorization": f"Bearer {ident.access_token}"},
-            json={"post_info": {"title": f"v{i}", "privacy_level": "PUBLIC_TO_EVERYONE"},
-                  "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url}}))
+        resp = emu.handle_request(
+            httpx.Request(
+                "POST",
+                "https://open.tiktokapis.sandbox.invalid/v2/post/publish/video/init/",
+                headers={"Authorization": f"Bearer {ident.access_token}"},
+                json={
+                    "post_info": {"title": f"v{i}", "privacy_level": "PUBLIC_TO_EVERYONE"},
+                    "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
+                },
+            )
+        )
         return json.loads(resp.read())["error"]["code"]
 
     with time_machine.travel(clock.now(), tick=False) as t:  # 6 a minute: one minute per batch of 6
@@ -128,7 +140,9 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
         assert lost.succeeded
         for i in range(120):  # newer posts in between
             t.shift(1)
-            assert publish_done(ad, publication(ident, platform, f"newer {i}\nbody", MEDIA[platform])).succeeded
+            assert publish_done(
+                ad, publication(ident, platform, f"newer {i}\nbody", MEDIA[platform])
+            ).succeeded
         seen: list[httpx.Request] = []
         found = counting(settings, platform, seen).find_existing(pub)
         assert found is not None and found.state == "published"
@@ -136,20 +150,31 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
         assert len(seen) >= 2  # more than one page of the listing
         # something never published in the window: paged back to the window's start, then confirmed absent
         seen.clear()
-        absent = publication(ident, platform, "never sent\nbody", MEDIA[platform], attempted_at=clock.now()
-                             - timedelta(seconds=300))
+        absent = publication(
+            ident,
+            platform,
+            "never sent\nbody",
+            MEDIA[platform],
+            attempted_at=clock.now() - timedelta(seconds=300),
+        )
         assert counting(settings, platform, seen).find_existing(absent) is None
         # outside the window: the lost post is older than the attempt (minus slack), so it is not that one
-        late = publication(ident, platform, "the one we lost\nbody", MEDIA[platform],
-                           attempted_at=clock.now() + timedelta(seconds=600))
+        late = publication(
+            ident,
+            platform,
+            "the one we lost\nbody",
+            MEDIA[platform],
+            attempted_at=clock.now() + timedelta(seconds=600),
+        )
         assert ad.find_existing(late) is None
 
 
 def test_tiktok_draft_is_unverifiable(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
     ad = make_adapter("tiktok", settings)
-    pub = publication(ident, "tiktok", "draft", [VID], {"tiktok": {"postMode": "MEDIA_UPLOAD"}},
-                      attempted_at=clock.now())
+    pub = publication(
+        ident, "tiktok", "draft", [VID], {"tiktok": {"postMode": "MEDIA_UPLOAD"}}, attempted_at=clock.now()
+    )
     assert pub.payload.options.get("post_mode") == "MEDIA_UPLOAD"
     with pytest.raises(Unverifiable):
         ad.find_existing(pub)
@@ -208,12 +233,31 @@ def test_upgrade_moves_the_old_sandbox_tables(settings) -> None:  # type: ignore
     old_account, old_item = m0012._models(db, "sandbox_account", "sandbox_item")
     db.create_tables([old_account, old_item])  # the tables as migration 0004 made them
     now = clock.now().replace(tzinfo=None)
-    old_account.create(id="sbx_old", platform="facebook", external_id="100000000000001", token_hash=token_hash("EAAGold"),
-                       name="Old", username="old_1234", display_name="Old", behaviour="ok", is_private=False,
-                       privacy_level_options=[], calls=0, created_at=now)
-    old_item.create(id="100000000000001_1", platform="facebook", account_id="sbx_old", kind="post", mode="feed",
-                    text="from before", url="https://www.facebook.com/100000000000001/posts/1", started_at=now,
-                    created_at=now)
+    old_account.create(
+        id="sbx_old",
+        platform="facebook",
+        external_id="100000000000001",
+        token_hash=token_hash("EAAGold"),
+        name="Old",
+        username="old_1234",
+        display_name="Old",
+        behaviour="ok",
+        is_private=False,
+        privacy_level_options=[],
+        calls=0,
+        created_at=now,
+    )
+    old_item.create(
+        id="100000000000001_1",
+        platform="facebook",
+        account_id="sbx_old",
+        kind="post",
+        mode="feed",
+        text="from before",
+        url="https://www.facebook.com/100000000000001/posts/1",
+        started_at=now,
+        created_at=now,
+    )
     m0012.up(None, db)
     assert "sandbox_account" not in db.get_tables() and "sandbox_item" not in db.get_tables()
     from backend.networks.base import AccountCredentials, Payload, Publication
@@ -237,7 +281,9 @@ def test_adapter_for_honours_the_accounts_kind(settings, platform) -> None:  # t
     assert type(live) is type(sbx)  # one adapter: only the host (and the transport) differ
     assert ".invalid" not in live.base and live.base == getattr(settings, f"{platform}_api_base").rstrip("/")
     assert sbx.base.startswith("https://") and ".sandbox.invalid" in sbx.base
-    assert adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx  # cached per job's ask
+    assert (
+        adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx
+    )  # cached per job's ask
 
 
 def test_emulators_started_together_on_a_new_database_all_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -246,9 +292,13 @@ def test_emulators_started_together_on_a_new_database_all_start(tmp_path) -> Non
     import subprocess
     import sys
 
-    code = ("import sys; from backend.networks.sandbox.store import DatabaseLocation, open_database; "
-            "open_database(DatabaseLocation.sqlite_in(sys.argv[1]))")
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stderr=subprocess.PIPE, text=True)
-             for _ in range(6)]
+    code = (
+        "import sys; from backend.networks.sandbox.store import DatabaseLocation, open_database; "
+        "open_database(DatabaseLocation.sqlite_in(sys.argv[1]))"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stderr=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
     errors = [p.communicate(timeout=60)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * 6, errors

@@ -75,10 +75,15 @@ def test_times_path_and_reset(sb: Sandbox) -> None:
     errors.configure_errors("tiktok", "rate_limit_exceeded", times=2, path="creator_info")
     errors.configure_errors("tiktok", "internal_error", path=r"/status/fetch")
     info = "/v2/post/publish/creator_info/query/"
-    assert c.post("/v2/post/publish/content/init/", json={}, headers=auth).json()["error"]["code"] != \
-        "rate_limit_exceeded"  # another endpoint: not matched
+    assert (
+        c.post("/v2/post/publish/content/init/", json={}, headers=auth).json()["error"]["code"]
+        != "rate_limit_exceeded"
+    )  # another endpoint: not matched
     assert [c.post(info, json={}, headers=auth).status_code for _ in range(3)] == [429, 429, 200]
-    assert c.post("/v2/post/publish/status/fetch/", json={}, headers=auth).json()["error"]["code"] == "internal_error"
+    assert (
+        c.post("/v2/post/publish/status/fetch/", json={}, headers=auth).json()["error"]["code"]
+        == "internal_error"
+    )
     assert errors.errors_settings("tiktok")["armed"] == []
     errors.configure_errors("tiktok", "internal_error", times=5)
     assert errors.configure_errors("tiktok", reset=True)["armed"] == []
@@ -90,8 +95,12 @@ def test_unknown_codes_and_bad_switches_are_refused_listing_the_known_ones(sb: S
     r = c.post("/_sandbox/errors", json={"code": "quotaexceeded"})
     assert r.status_code == 400 and "quotaExceeded" in r.json()["error_description"]
     assert set(r.json()["codes"]) == set(errors.CATALOGUE["youtube"])
-    for bad in ({"code": "forbidden", "times": 0}, {"code": "forbidden", "path": "("}, {"times": 2},
-                {"code": "forbidden", "when": "now"}):
+    for bad in (
+        {"code": "forbidden", "times": 0},
+        {"code": "forbidden", "path": "("},
+        {"times": 2},
+        {"code": "forbidden", "when": "now"},
+    ):
         assert c.post("/_sandbox/errors", json=bad).status_code == 400, bad
     listed = c.get("/_sandbox/errors").json()
     assert listed["armed"] == [] and listed["codes"]["quotaExceeded"]["action"] == "wait"

@@ -28,16 +28,36 @@ REDIRECT = "http://127.0.0.1:53682/callback"
 VERIFIER = "v" * 20 + "-._~" + "k" * 40
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).decode().rstrip("=")
 SPEC: dict[str, dict[str, Any]] = {
-    "tiktok": {"authorize": "/v2/auth/authorize/", "token": "/v2/oauth/token/", "client": "client_key",
-               "scope": "user.info.basic,video.publish,video.upload"},
-    "facebook": {"authorize": "/v21.0/dialog/oauth", "token": "/v21.0/oauth/access_token", "client": "client_id",
-                 "scope": "pages_show_list,pages_manage_posts,pages_read_engagement"},
-    "instagram": {"authorize": "/v21.0/dialog/oauth", "token": "/v21.0/oauth/access_token", "client": "client_id",
-                  "scope": "instagram_basic,instagram_content_publish,pages_show_list"},
-    "linkedin": {"authorize": "/oauth/v2/authorization", "token": "/oauth/v2/accessToken", "client": "client_id",
-                 "scope": "openid profile w_member_social"},
-    "youtube": {"authorize": "/o/oauth2/v2/auth", "token": "/token", "client": "client_id",
-                "scope": "https://www.googleapis.com/auth/youtube.upload"},
+    "tiktok": {
+        "authorize": "/v2/auth/authorize/",
+        "token": "/v2/oauth/token/",
+        "client": "client_key",
+        "scope": "user.info.basic,video.publish,video.upload",
+    },
+    "facebook": {
+        "authorize": "/v21.0/dialog/oauth",
+        "token": "/v21.0/oauth/access_token",
+        "client": "client_id",
+        "scope": "pages_show_list,pages_manage_posts,pages_read_engagement",
+    },
+    "instagram": {
+        "authorize": "/v21.0/dialog/oauth",
+        "token": "/v21.0/oauth/access_token",
+        "client": "client_id",
+        "scope": "instagram_basic,instagram_content_publish,pages_show_list",
+    },
+    "linkedin": {
+        "authorize": "/oauth/v2/authorization",
+        "token": "/oauth/v2/accessToken",
+        "client": "client_id",
+        "scope": "openid profile w_member_social",
+    },
+    "youtube": {
+        "authorize": "/o/oauth2/v2/auth",
+        "token": "/token",
+        "client": "client_id",
+        "scope": "https://www.googleapis.com/auth/youtube.upload",
+    },
 }
 
 
@@ -50,11 +70,18 @@ def client(sb: Sandbox, platform: str) -> httpx.Client:
     return httpx.Client(transport=sb.transport(platform), base_url="https://oauth.sandbox.invalid")
 
 
-def authorize(c: httpx.Client, platform: str, *, state: str = "st4te", challenge: str | None = CHALLENGE,
-              **extra: str) -> dict[str, str]:
+def authorize(
+    c: httpx.Client, platform: str, *, state: str = "st4te", challenge: str | None = CHALLENGE, **extra: str
+) -> dict[str, str]:
     spec = SPEC[platform]
-    params = {spec["client"]: "app-123", "redirect_uri": REDIRECT, "response_type": "code", "state": state,
-              "scope": spec["scope"], **extra}
+    params = {
+        spec["client"]: "app-123",
+        "redirect_uri": REDIRECT,
+        "response_type": "code",
+        "state": state,
+        "scope": spec["scope"],
+        **extra,
+    }
     if challenge:
         params.update(code_challenge=challenge, code_challenge_method="S256")
     if platform == "youtube":
@@ -68,8 +95,13 @@ def authorize(c: httpx.Client, platform: str, *, state: str = "st4te", challenge
 
 def exchange(c: httpx.Client, platform: str, code: str, verifier: str | None = VERIFIER) -> httpx.Response:
     spec = SPEC[platform]
-    form = {spec["client"]: "app-123", "client_secret": "s3cret", "code": code, "redirect_uri": REDIRECT,
-            "grant_type": "authorization_code"}
+    form = {
+        spec["client"]: "app-123",
+        "client_secret": "s3cret",
+        "code": code,
+        "redirect_uri": REDIRECT,
+        "grant_type": "authorization_code",
+    }
     if verifier:
         form["code_verifier"] = verifier
     if platform in ("facebook", "instagram"):
@@ -80,8 +112,15 @@ def exchange(c: httpx.Client, platform: str, code: str, verifier: str | None = V
 
 def refresh(c: httpx.Client, platform: str, token: str) -> httpx.Response:
     spec = SPEC[platform]
-    return c.post(spec["token"], data={spec["client"]: "app-123", "client_secret": "s3cret",
-                                       "grant_type": "refresh_token", "refresh_token": token})
+    return c.post(
+        spec["token"],
+        data={
+            spec["client"]: "app-123",
+            "client_secret": "s3cret",
+            "grant_type": "refresh_token",
+            "refresh_token": token,
+        },
+    )
 
 
 def connect(c: httpx.Client, platform: str) -> dict[str, Any]:
@@ -90,39 +129,65 @@ def connect(c: httpx.Client, platform: str) -> dict[str, Any]:
     assert got.status_code == 200, got.text
     body = got.json()
     if platform in ("facebook", "instagram"):
-        long = c.get(SPEC[platform]["token"], params={"grant_type": "fb_exchange_token", "client_id": "app-123",
-                                                      "client_secret": "s3cret",
-                                                      "fb_exchange_token": body["access_token"]})
+        long = c.get(
+            SPEC[platform]["token"],
+            params={
+                "grant_type": "fb_exchange_token",
+                "client_id": "app-123",
+                "client_secret": "s3cret",
+                "fb_exchange_token": body["access_token"],
+            },
+        )
         assert long.status_code == 200, long.text
         body["long"] = long.json()
-        pages = c.get("/v21.0/me/accounts", params={"access_token": long.json()["access_token"],
-                                                    "fields": "id,name,access_token,instagram_business_account"})
+        pages = c.get(
+            "/v21.0/me/accounts",
+            params={
+                "access_token": long.json()["access_token"],
+                "fields": "id,name,access_token,instagram_business_account",
+            },
+        )
         assert pages.status_code == 200, pages.text
         body["page"] = pages.json()["data"][0]
     return body
 
 
-def api_call(c: httpx.Client, platform: str, tokens: dict[str, Any], token: str | None = None) -> httpx.Response:
+def api_call(
+    c: httpx.Client, platform: str, tokens: dict[str, Any], token: str | None = None
+) -> httpx.Response:
     """The network's cheapest authenticated API call, with the grant's API token (or `token`)."""
     if platform == "tiktok":
-        return c.post("/v2/post/publish/creator_info/query/", json={},
-                      headers={"Authorization": f"Bearer {token or tokens['access_token']}"})
+        return c.post(
+            "/v2/post/publish/creator_info/query/",
+            json={},
+            headers={"Authorization": f"Bearer {token or tokens['access_token']}"},
+        )
     if platform == "facebook":
         page = tokens["page"]
-        return c.get(f"/v21.0/{page['id']}/published_posts", params={"access_token": token or page["access_token"]})
+        return c.get(
+            f"/v21.0/{page['id']}/published_posts", params={"access_token": token or page["access_token"]}
+        )
     if platform == "instagram":
         page = tokens["page"]
-        return c.get(f"/v21.0/{page['instagram_business_account']['id']}/content_publishing_limit",
-                     params={"access_token": token or page["access_token"]})
+        return c.get(
+            f"/v21.0/{page['instagram_business_account']['id']}/content_publishing_limit",
+            params={"access_token": token or page["access_token"]},
+        )
     if platform == "linkedin":
         bearer = {"Authorization": f"Bearer {token or tokens['access_token']}"}
         sub = c.get("/v2/userinfo", headers=bearer)
         if sub.status_code != 200:
             return sub
-        return c.get("/rest/posts", params={"q": "author", "author": f"urn:li:person:{sub.json()['sub']}"},
-                     headers={**bearer, "LinkedIn-Version": "202506", "X-Restli-Protocol-Version": "2.0.0"})
-    return c.get("/youtube/v3/channels", params={"mine": "true", "part": "id"},
-                 headers={"Authorization": f"Bearer {token or tokens['access_token']}"})
+        return c.get(
+            "/rest/posts",
+            params={"q": "author", "author": f"urn:li:person:{sub.json()['sub']}"},
+            headers={**bearer, "LinkedIn-Version": "202506", "X-Restli-Protocol-Version": "2.0.0"},
+        )
+    return c.get(
+        "/youtube/v3/channels",
+        params={"mine": "true", "part": "id"},
+        headers={"Authorization": f"Bearer {token or tokens['access_token']}"},
+    )
 
 
 def assert_token_refused(platform: str, r: httpx.Response, problem: str) -> None:
@@ -131,7 +196,11 @@ def assert_token_refused(platform: str, r: httpx.Response, problem: str) -> None
     if platform == "tiktok":
         assert r.status_code == 401 and body["error"]["code"] == "access_token_invalid"
     elif platform in ("facebook", "instagram"):
-        assert r.status_code == 400 and body["error"]["code"] == 190 and body["error"]["type"] == "OAuthException"
+        assert (
+            r.status_code == 400
+            and body["error"]["code"] == 190
+            and body["error"]["type"] == "OAuthException"
+        )
         assert body["error"]["error_subcode"] == (463 if problem == "expired" else 458)
     elif platform == "linkedin":
         assert r.status_code == 401
@@ -157,7 +226,11 @@ def test_authorize_token_pkce_and_state(sb: Sandbox, platform: str) -> None:
         body = ok.json()
         assert body["access_token"] and body["expires_in"] > 0
         if platform == "tiktok":
-            assert body["open_id"] and body["refresh_token"].startswith("rft.") and body["token_type"] == "Bearer"
+            assert (
+                body["open_id"]
+                and body["refresh_token"].startswith("rft.")
+                and body["token_type"] == "Bearer"
+            )
             assert set(body["scope"].split(",")) == set(SPEC["tiktok"]["scope"].split(","))
             assert got["scopes"] == SPEC["tiktok"]["scope"]
         if platform == "youtube":
@@ -237,7 +310,9 @@ def test_facebook_short_long_lived_and_page_tokens(sb: Sandbox) -> None:
     assert me["id"] and me["name"] == "Sandbox user"
     page = tokens["page"]
     assert {"id", "name", "access_token", "tasks"} <= set(page)
-    posted = c.post(f"/v21.0/{page['id']}/feed", data={"message": "hello", "access_token": page["access_token"]})
+    posted = c.post(
+        f"/v21.0/{page['id']}/feed", data={"message": "hello", "access_token": page["access_token"]}
+    )
     assert posted.status_code == 200 and posted.json()["id"].startswith(page["id"] + "_")
     as_user = c.post(f"/v21.0/{page['id']}/feed", data={"message": "hello", "access_token": user_token})
     assert as_user.status_code == 403 and as_user.json()["error"]["code"] == 200
@@ -252,12 +327,18 @@ def test_instagram_through_the_linked_page(sb: Sandbox) -> None:
     ig = tokens["page"]["instagram_business_account"]["id"]
     assert ig.startswith("178414")
     # the long-lived user token reaches the account too
-    r = c.get(f"/v21.0/{ig}/content_publishing_limit", params={"access_token": tokens["long"]["access_token"]})
+    r = c.get(
+        f"/v21.0/{ig}/content_publishing_limit", params={"access_token": tokens["long"]["access_token"]}
+    )
     assert r.status_code == 200 and r.json()["data"][0]["config"]["quota_total"] == 50
     # Instagram Login's refresh: only for a long-lived token at least 24 h old
     long = tokens["long"]["access_token"]
-    assert c.get("/refresh_access_token", params={"grant_type": "ig_refresh_token",
-                                                  "access_token": long}).status_code == 400
+    assert (
+        c.get(
+            "/refresh_access_token", params={"grant_type": "ig_refresh_token", "access_token": long}
+        ).status_code
+        == 400
+    )
     with time_machine.travel(datetime.now(UTC) + timedelta(days=2), tick=False):
         r = c.get("/refresh_access_token", params={"grant_type": "ig_refresh_token", "access_token": long})
         assert r.status_code == 200 and r.json()["expires_in"] > 59 * 86400
@@ -267,8 +348,9 @@ def test_instagram_through_the_linked_page(sb: Sandbox) -> None:
 def test_tokens_expire_with_the_clock(sb: Sandbox, platform: str) -> None:
     c = client(sb, platform)
     sb.activate()
-    oauth.configure_oauth(platform, access_ttl_s=60, **({"long_ttl_s": 60} if platform in ("facebook",
-                                                                                          "instagram") else {}))
+    oauth.configure_oauth(
+        platform, access_ttl_s=60, **({"long_ttl_s": 60} if platform in ("facebook", "instagram") else {})
+    )
     tokens = connect(c, platform)
     if platform in ("facebook", "instagram"):
         assert tokens["long"]["expires_in"] <= 60
@@ -278,8 +360,10 @@ def test_tokens_expire_with_the_clock(sb: Sandbox, platform: str) -> None:
         probe = lambda: c.get("/v21.0/me", params={"access_token": tokens["long"]["access_token"]})  # noqa: E731
     elif platform == "instagram":
         ig = tokens["page"]["instagram_business_account"]["id"]
-        probe = lambda: c.get(f"/v21.0/{ig}/content_publishing_limit",  # noqa: E731
-                              params={"access_token": tokens["long"]["access_token"]})
+        probe = lambda: c.get(  # noqa: E731
+            f"/v21.0/{ig}/content_publishing_limit",
+            params={"access_token": tokens["long"]["access_token"]},
+        )
     else:
         probe = lambda: api_call(c, platform, tokens)  # noqa: E731
     assert probe().status_code == 200
@@ -293,13 +377,17 @@ def test_tokens_expire_with_the_clock(sb: Sandbox, platform: str) -> None:
 
 def revoke(c: httpx.Client, platform: str, tokens: dict[str, Any]) -> httpx.Response:
     if platform == "tiktok":
-        return c.post("/v2/oauth/revoke/", data={"client_key": "app-123", "client_secret": "s3cret",
-                                                 "token": tokens["access_token"]})
+        return c.post(
+            "/v2/oauth/revoke/",
+            data={"client_key": "app-123", "client_secret": "s3cret", "token": tokens["access_token"]},
+        )
     if platform in ("facebook", "instagram"):
         return c.delete("/v21.0/me/permissions", params={"access_token": tokens["long"]["access_token"]})
     if platform == "linkedin":
-        return c.post("/oauth/v2/revoke", data={"client_id": "app-123", "client_secret": "s3cret",
-                                                "token": tokens["access_token"]})
+        return c.post(
+            "/oauth/v2/revoke",
+            data={"client_id": "app-123", "client_secret": "s3cret", "token": tokens["access_token"]},
+        )
     return c.post("/revoke", data={"token": tokens["refresh_token"]})
 
 
@@ -347,7 +435,9 @@ def test_switches_dead_grant_transient_and_deny(sb: Sandbox, platform: str) -> N
 def test_switches_over_the_control_endpoint(sb: Sandbox) -> None:
     c = client(sb, "youtube")
     r = c.post("/_sandbox/oauth", json={"token_failure": "server_error", "access_ttl_s": 5})
-    assert r.status_code == 200 and r.json()["token_failure"] == "server_error" and r.json()["access_ttl_s"] == 5
+    assert (
+        r.status_code == 200 and r.json()["token_failure"] == "server_error" and r.json()["access_ttl_s"] == 5
+    )
     assert c.get("/_sandbox/oauth").json()["access_ttl_s"] == 5
     assert c.post("/_sandbox/oauth", json={"nope": 1}).status_code == 400
 
@@ -356,13 +446,21 @@ def test_switches_over_the_control_endpoint(sb: Sandbox) -> None:
 def test_sandbox_account_tokens_never_expire_unless_asked(sb: Sandbox, platform: str) -> None:
     c = client(sb, platform)
     ident = sb.register_account(platform, "Brand")
-    tokens: dict[str, Any] = {"access_token": ident.access_token,
-                              "page": {"id": ident.external_account_id, "access_token": ident.access_token,
-                                       "instagram_business_account": {"id": ident.external_account_id}}}
-    probe = {"linkedin": lambda: c.get("/rest/posts", params={"q": "author", "author": ident.external_account_id},
-                                       headers={"Authorization": f"Bearer {ident.access_token}",
-                                                "LinkedIn-Version": "202506"})}.get(
-        platform, lambda: api_call(c, platform, tokens))
+    tokens: dict[str, Any] = {
+        "access_token": ident.access_token,
+        "page": {
+            "id": ident.external_account_id,
+            "access_token": ident.access_token,
+            "instagram_business_account": {"id": ident.external_account_id},
+        },
+    }
+    probe = {
+        "linkedin": lambda: c.get(
+            "/rest/posts",
+            params={"q": "author", "author": ident.external_account_id},
+            headers={"Authorization": f"Bearer {ident.access_token}", "LinkedIn-Version": "202506"},
+        )
+    }.get(platform, lambda: api_call(c, platform, tokens))
     with time_machine.travel(datetime.now(UTC) + timedelta(days=800), tick=False):
         assert probe().status_code == 200
     oauth.expire_account_token(ident.sandbox_account_id, in_s=30)
@@ -377,45 +475,85 @@ def test_linkedin_member_and_organisation(sb: Sandbox) -> None:
     c = client(sb, "linkedin")
     code = authorize(c, "linkedin", sandbox_pages="2", sandbox_user="Org admin")["code"]
     token = exchange(c, "linkedin", code).json()["access_token"]
-    bearer = {"Authorization": f"Bearer {token}", "LinkedIn-Version": "202506", "X-Restli-Protocol-Version": "2.0.0"}
+    bearer = {
+        "Authorization": f"Bearer {token}",
+        "LinkedIn-Version": "202506",
+        "X-Restli-Protocol-Version": "2.0.0",
+    }
     acls = c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=bearer).json()["elements"]
     assert len(acls) == 1 and acls[0]["role"] == "ADMINISTRATOR"
     org = acls[0]["organization"]
-    post = {"author": org, "commentary": "hi", "visibility": "PUBLIC", "lifecycleState": "PUBLISHED",
-            "distribution": {"feedDistribution": "MAIN_FEED", "targetEntities": [],
-                             "thirdPartyDistributionChannels": []}}
+    post = {
+        "author": org,
+        "commentary": "hi",
+        "visibility": "PUBLIC",
+        "lifecycleState": "PUBLISHED",
+        "distribution": {
+            "feedDistribution": "MAIN_FEED",
+            "targetEntities": [],
+            "thirdPartyDistributionChannels": [],
+        },
+    }
     r = c.post("/rest/posts", json=post, headers=bearer)
     assert r.status_code == 201 and r.headers["x-restli-id"].startswith("urn:li:share:")
-    assert c.post("/rest/posts", json={**post, "author": "urn:li:organization:1"}, headers=bearer).status_code == 403
+    assert (
+        c.post("/rest/posts", json={**post, "author": "urn:li:organization:1"}, headers=bearer).status_code
+        == 403
+    )
 
 
 def test_linkedin_organisation_lookup_gives_the_localized_name(sb: Sandbox) -> None:
     c = client(sb, "linkedin")
-    code = authorize(c, "linkedin", sandbox_pages="3", sandbox_user="Acme admin",
-                     scope="openid profile w_organization_social r_organization_admin")["code"]
+    code = authorize(
+        c,
+        "linkedin",
+        sandbox_pages="3",
+        sandbox_user="Acme admin",
+        scope="openid profile w_organization_social r_organization_admin",
+    )["code"]
     token = exchange(c, "linkedin", code).json()["access_token"]
-    bearer = {"Authorization": f"Bearer {token}", "LinkedIn-Version": "202506", "X-Restli-Protocol-Version": "2.0.0"}
-    orgs = [a["organization"].rsplit(":", 1)[-1]
-            for a in c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=bearer).json()["elements"]]
+    bearer = {
+        "Authorization": f"Bearer {token}",
+        "LinkedIn-Version": "202506",
+        "X-Restli-Protocol-Version": "2.0.0",
+    }
+    orgs = [
+        a["organization"].rsplit(":", 1)[-1]
+        for a in c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=bearer).json()[
+            "elements"
+        ]
+    ]
     assert len(orgs) == 2
     one = c.get(f"/rest/organizations/{orgs[0]}", headers=bearer)
     assert one.status_code == 200 and one.json()["localizedName"] == "Acme admin Org 1"
     assert one.json()["id"] == int(orgs[0]) and one.json()["name"]["localized"]["en_US"] == "Acme admin Org 1"
     batch = c.get(f"/rest/organizations?ids=List({orgs[0]},{orgs[1]},99)", headers=bearer).json()
-    assert {k: v["localizedName"] for k, v in batch["results"].items()} == {orgs[0]: "Acme admin Org 1",
-                                                                             orgs[1]: "Acme admin Org 2"}
+    assert {k: v["localizedName"] for k, v in batch["results"].items()} == {
+        orgs[0]: "Acme admin Org 1",
+        orgs[1]: "Acme admin Org 2",
+    }
     assert batch["errors"]["99"]["status"] == 403
     unknown = c.get("/rest/organizations/99", headers=bearer)
     assert unknown.status_code == 404
     assert c.get("/rest/organizations", params={"ids": "1,2"}, headers=bearer).status_code == 400
     # another member's organisation is not readable through this grant
-    other = exchange(c, "linkedin", authorize(c, "linkedin", sandbox_pages="2", sandbox_user="Rival",
-                                              scope="openid r_organization_admin")["code"]).json()["access_token"]
+    other = exchange(
+        c,
+        "linkedin",
+        authorize(
+            c, "linkedin", sandbox_pages="2", sandbox_user="Rival", scope="openid r_organization_admin"
+        )["code"],
+    ).json()["access_token"]
     r = c.get(f"/rest/organizations/{orgs[0]}", headers={**bearer, "Authorization": f"Bearer {other}"})
     assert r.status_code == 403 and r.json()["code"] == "ACCESS_DENIED"
     # without r_organization_admin / rw_organization_admin the lookup is refused (the ACLs still answer)
-    narrow = exchange(c, "linkedin", authorize(c, "linkedin", sandbox_pages="2", sandbox_user="Narrow",
-                                               scope="openid w_organization_social")["code"]).json()["access_token"]
+    narrow = exchange(
+        c,
+        "linkedin",
+        authorize(
+            c, "linkedin", sandbox_pages="2", sandbox_user="Narrow", scope="openid w_organization_social"
+        )["code"],
+    ).json()["access_token"]
     nb = {**bearer, "Authorization": f"Bearer {narrow}"}
     org = c.get("/rest/organizationAcls", params={"q": "roleAssignee"}, headers=nb).json()["elements"][0]
     r = c.get(f"/rest/organizations/{org['organization'].rsplit(':', 1)[-1]}", headers=nb)
@@ -446,11 +584,30 @@ def _free_port() -> int:
 def test_sandbox_serve_answers_over_http(tmp_path: Path) -> None:
     port = _free_port()
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
-           "SOCIALPUB_SANDBOX_DELAY_S": "0"}
-    proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "sandbox",
-                             "serve", "youtube", "--port", str(port), "--data-dir", str(tmp_path / "emu")],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
+        "SOCIALPUB_SANDBOX_DELAY_S": "0",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from socialpub_tui.cli.main import main; main()",
+            "sandbox",
+            "serve",
+            "youtube",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "emu"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -466,17 +623,31 @@ def test_sandbox_serve_answers_over_http(tmp_path: Path) -> None:
             assert tokens["access_token"].startswith("ya29.")
             assert api_call(c, "youtube", tokens).status_code == 200
             # the upload session's Location points back at this server
-            r = c.post("/upload/youtube/v3/videos", params={"uploadType": "resumable", "part": "snippet,status"},
-                       json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
-                       headers={"Authorization": f"Bearer {tokens['access_token']}",
-                                "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
-            assert r.status_code == 200 and r.headers["location"].startswith(base + "/upload/youtube/v3/videos")
+            r = c.post(
+                "/upload/youtube/v3/videos",
+                params={"uploadType": "resumable", "part": "snippet,status"},
+                json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
+                headers={
+                    "Authorization": f"Bearer {tokens['access_token']}",
+                    "X-Upload-Content-Length": "10",
+                    "X-Upload-Content-Type": "video/mp4",
+                },
+            )
+            assert r.status_code == 200 and r.headers["location"].startswith(
+                base + "/upload/youtube/v3/videos"
+            )
             # an error switch armed over HTTP answers the next upload session with YouTube's own error
             assert c.post("/_sandbox/errors", json={"code": "quotaExceeded"}).status_code == 200
-            r = c.post("/upload/youtube/v3/videos", params={"uploadType": "resumable", "part": "snippet,status"},
-                       json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
-                       headers={"Authorization": f"Bearer {tokens['access_token']}",
-                                "X-Upload-Content-Length": "10", "X-Upload-Content-Type": "video/mp4"})
+            r = c.post(
+                "/upload/youtube/v3/videos",
+                params={"uploadType": "resumable", "part": "snippet,status"},
+                json={"snippet": {"title": "t"}, "status": {"privacyStatus": "private"}},
+                headers={
+                    "Authorization": f"Bearer {tokens['access_token']}",
+                    "X-Upload-Content-Length": "10",
+                    "X-Upload-Content-Type": "video/mp4",
+                },
+            )
             assert r.status_code == 403 and r.json()["error"]["errors"][0]["reason"] == "quotaExceeded"
             assert c.get("/_sandbox/errors").json()["armed"] == []
     finally:
@@ -493,13 +664,21 @@ def test_tiktok_video_needs_its_scope(sb: Sandbox) -> None:
     c = client(sb, "tiktok")
     code = authorize(c, "tiktok", scope="user.info.basic,video.upload")["code"]
     token = exchange(c, "tiktok", code).json()["access_token"]
-    body = {"post_info": {"privacy_level": "SELF_ONLY", "title": "t"},
-            "source_info": {"source": "PULL_FROM_URL", "video_url": "https://media.example/v.mp4"}}
+    body = {
+        "post_info": {"privacy_level": "SELF_ONLY", "title": "t"},
+        "source_info": {"source": "PULL_FROM_URL", "video_url": "https://media.example/v.mp4"},
+    }
     r = c.post("/v2/post/publish/video/init/", json=body, headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 401 and r.json()["error"]["code"] == "scope_not_authorized"
-    r = c.post("/v2/post/publish/inbox/video/init/", json={"source_info": body["source_info"]},
-               headers={"Authorization": f"Bearer {token}"})
+    r = c.post(
+        "/v2/post/publish/inbox/video/init/",
+        json={"source_info": body["source_info"]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert r.status_code == 200 and r.json()["data"]["publish_id"].startswith("v_inbox_url~")
-    info = c.get("/v2/user/info/", params={"fields": "open_id,display_name"},
-                 headers={"Authorization": f"Bearer {token}"}).json()
+    info = c.get(
+        "/v2/user/info/",
+        params={"fields": "open_id,display_name"},
+        headers={"Authorization": f"Bearer {token}"},
+    ).json()
     assert set(info["data"]["user"]) == {"open_id", "display_name"} and info["error"]["code"] == "ok"

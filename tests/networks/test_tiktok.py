@@ -34,8 +34,9 @@ def test_direct_video_happy_path(settings, account) -> None:  # type: ignore[no-
     assert done.external_post_id.isdigit() and len(done.external_post_id) == 19
     assert done.post_url == f"https://www.tiktok.com/@{ident.username}/video/{done.external_post_id}"
     rows = list_published(platform="tiktok")
-    assert [(r["external_id"], r["text"], r["status"]) for r in rows] == [(done.external_post_id, "my #video",
-                                                                           "published")]
+    assert [(r["external_id"], r["text"], r["status"]) for r in rows] == [
+        (done.external_post_id, "my #video", "published")
+    ]
 
 
 def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -56,8 +57,13 @@ def test_processing_is_a_function_of_the_clock(settings, account) -> None:  # ty
 def test_draft_video_goes_to_inbox_without_text(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
     ad = tiktok_adapter(settings)
-    pub = publication(ident, "tiktok", "caption", [VID], {"tiktok": {"postMode": "MEDIA_UPLOAD",
-                                                                      "privacyLevel": "SELF_ONLY"}})
+    pub = publication(
+        ident,
+        "tiktok",
+        "caption",
+        [VID],
+        {"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}},
+    )
     out = ad.publish(pub)
     assert out.tracking_ref.startswith("v_inbox_file~")
     done = ad.check_status(pub, out.tracking_ref)
@@ -76,11 +82,14 @@ def test_photo_carousel_draft_keeps_title(settings, account) -> None:  # type: i
     assert row["title"] == "five photos" and len(row["media"]) == 5 and row["kind"] == "photo"
 
 
-@pytest.mark.parametrize("behaviour,state,fail_type,code", [
-    ("fail-permanent", "failed", "permanent", "file_format_check_failed"),
-    ("fail-retriable", "failed", "retriable", "internal_error"),
-    ("rate-limited", "failed", "retriable", "rate_limit_exceeded"),
-])
+@pytest.mark.parametrize(
+    "behaviour,state,fail_type,code",
+    [
+        ("fail-permanent", "failed", "permanent", "file_format_check_failed"),
+        ("fail-retriable", "failed", "retriable", "internal_error"),
+        ("rate-limited", "failed", "retriable", "rate_limit_exceeded"),
+    ],
+)
 def test_behaviours_classified(settings, account, behaviour, state, fail_type, code) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok", behaviour)
     ad = tiktok_adapter(settings)
@@ -109,8 +118,11 @@ def test_rate_limit_six_inits_per_minute(settings, account) -> None:  # type: ig
     with time_machine.travel(start, tick=False) as t:
         outs = [ad.publish(publication(ident, "tiktok", f"p{i}", [VID])) for i in range(7)]
         assert [o.state for o in outs[:6]] == ["pending"] * 6
-        assert (outs[6].state, outs[6].network_code, outs[6].fail_type) == ("failed", "rate_limit_exceeded",
-                                                                            "retriable")
+        assert (outs[6].state, outs[6].network_code, outs[6].fail_type) == (
+            "failed",
+            "rate_limit_exceeded",
+            "retriable",
+        )
         t.move_to(start + timedelta(seconds=61))
         assert ad.publish(publication(ident, "tiktok", "later", [VID])).state == "pending"
 
@@ -145,7 +157,9 @@ def test_private_account_privacy(settings, account) -> None:  # type: ignore[no-
     ad = tiktok_adapter(settings)
     # no privacy given: the adapter asks creator_info and picks what the account offers
     assert ad.publish(publication(ident, "tiktok", "x", [VID])).state == "pending"
-    out = ad.publish(publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}))
+    out = ad.publish(
+        publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}})
+    )
     assert (out.network_code, out.fail_type) == ("privacy_level_option_mismatch", "permanent")
 
 
@@ -162,7 +176,11 @@ def test_status_read_with_another_account_is_refused(settings, account) -> None:
     assert exc.value.code == "invalid_publish_id"
     with pytest.raises(NetworkError) as exc:
         ad.creator_info("act.nope")
-    assert (exc.value.code, exc.value.fail_type, exc.value.http_status) == ("access_token_invalid", "permanent", 401)
+    assert (exc.value.code, exc.value.fail_type, exc.value.http_status) == (
+        "access_token_invalid",
+        "permanent",
+        401,
+    )
 
 
 def test_creator_info(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -187,8 +205,12 @@ def test_find_existing_after_crash(settings, account) -> None:  # type: ignore[n
 
 
 @pytest.mark.parametrize("behaviour,processing_s", [("ok", 3.0), ("slow", 30.0)])
-def test_a_direct_post_is_listed_only_once_processed(settings, account, behaviour,  # type: ignore[no-untyped-def]
-                                                     processing_s) -> None:
+def test_a_direct_post_is_listed_only_once_processed(
+    settings,
+    account,
+    behaviour,  # type: ignore[no-untyped-def]
+    processing_s,
+) -> None:
     """The video list shows public posts only: while TikTok processes an accepted init, find_existing reads
     "absent", which is why absence counts only after the listing delay (the sandbox's: its processing time)."""
     from types import SimpleNamespace
@@ -205,10 +227,15 @@ def test_a_direct_post_is_listed_only_once_processed(settings, account, behaviou
         pub = publication(ident, "tiktok", "processing first", [VID], attempted_at=clock.now())
         out = ad.publish(pub)  # accepted: TikTok has it
         t.move_to(start + timedelta(seconds=processing_s - 0.5))
-        assert ad.find_existing(pub) is None  # inside the listing delay: absent from the list, not from TikTok
+        assert (
+            ad.find_existing(pub) is None
+        )  # inside the listing delay: absent from the list, not from TikTok
         t.move_to(start + timedelta(seconds=processing_s + 0.5))
         found = ad.find_existing(pub)
-        assert found is not None and found.external_post_id == ad.check_status(pub, out.tracking_ref).external_post_id
+        assert (
+            found is not None
+            and found.external_post_id == ad.check_status(pub, out.tracking_ref).external_post_id
+        )
 
 
 def test_listing_delays_of_live_networks(settings) -> None:  # type: ignore[no-untyped-def]
@@ -223,13 +250,19 @@ def test_listing_delays_of_live_networks(settings) -> None:  # type: ignore[no-u
 
     settings.sandbox_processing_s = 3.0
     assert delay("tiktok", "live") == 600.0
-    assert [delay(p, k) for p in ("facebook", "instagram", "linkedin", "youtube") for k in ("live", "sandbox")] \
-        == [0.0] * 8
+    assert [
+        delay(p, k) for p in ("facebook", "instagram", "linkedin", "youtube") for k in ("live", "sandbox")
+    ] == [0.0] * 8
     settings.listing_delay_s = {"tiktok": 1800, "youtube": 120}
-    assert (delay("tiktok", "live"), delay("youtube", "live"), delay("tiktok", "sandbox")) == (1800.0, 120.0, 3.0)
+    assert (delay("tiktok", "live"), delay("youtube", "live"), delay("tiktok", "sandbox")) == (
+        1800.0,
+        120.0,
+        3.0,
+    )
 
 
 # --- the exact requests (NETWORKS.md) ---------------------------------------------------------------
+
 
 def _recording_adapter(responses: list[httpx.Response]) -> tuple[TikTokAdapter, list[httpx.Request]]:
     seen: list[httpx.Request] = []
@@ -250,7 +283,9 @@ def ok(data: dict) -> httpx.Response:
 def test_exact_direct_video_request(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
     ad, seen = _recording_adapter([ok({"publish_id": "v_pub_url~v2.1"})])
-    pub = publication(ident, "tiktok", "cap", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY", "disableDuet": True}})
+    pub = publication(
+        ident, "tiktok", "cap", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY", "disableDuet": True}}
+    )
     assert ad.publish(pub).tracking_ref == "v_pub_url~v2.1"
     req = seen[0]
     assert (req.method, str(req.url)) == ("POST", "https://open.tiktokapis.com/v2/post/publish/video/init/")
@@ -258,34 +293,63 @@ def test_exact_direct_video_request(settings, account) -> None:  # type: ignore[
     assert req.headers["content-type"] == "application/json; charset=UTF-8"
     assert json.loads(req.content) == {
         "post_info": {"title": "cap", "privacy_level": "SELF_ONLY", "disable_duet": True},
-        "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url}}
+        "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
+    }
 
 
 def test_exact_inbox_and_photo_requests(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad, seen = _recording_adapter([ok({"publish_id": "v_inbox_url~v2.1"}), ok({"publish_id": "p_pub_url~v2.2"})])
-    ad.publish(publication(ident, "tiktok", "cap", [VID], {"tiktok": {"postMode": "MEDIA_UPLOAD",
-                                                                       "privacyLevel": "SELF_ONLY"}}))
+    ad, seen = _recording_adapter(
+        [ok({"publish_id": "v_inbox_url~v2.1"}), ok({"publish_id": "p_pub_url~v2.2"})]
+    )
+    ad.publish(
+        publication(
+            ident,
+            "tiktok",
+            "cap",
+            [VID],
+            {"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}},
+        )
+    )
     assert str(seen[0].url).endswith("/v2/post/publish/inbox/video/init/")
     assert json.loads(seen[0].content) == {"source_info": {"source": "PULL_FROM_URL", "video_url": VID.url}}
-    ad.publish(publication(ident, "tiktok", "two", IMG[:2], {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE",
-                                                                         "autoAddMusic": True}}))
+    ad.publish(
+        publication(
+            ident,
+            "tiktok",
+            "two",
+            IMG[:2],
+            {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE", "autoAddMusic": True}},
+        )
+    )
     assert str(seen[1].url).endswith("/v2/post/publish/content/init/")
     assert json.loads(seen[1].content) == {
         "post_info": {"title": "two", "privacy_level": "PUBLIC_TO_EVERYONE", "auto_add_music": True},
-        "source_info": {"source": "PULL_FROM_URL", "photo_cover_index": 0,
-                        "photo_images": [IMG[0].url, IMG[1].url]},
-        "post_mode": "DIRECT_POST", "media_type": "PHOTO"}
+        "source_info": {
+            "source": "PULL_FROM_URL",
+            "photo_cover_index": 0,
+            "photo_images": [IMG[0].url, IMG[1].url],
+        },
+        "post_mode": "DIRECT_POST",
+        "media_type": "PHOTO",
+    }
 
 
 def test_error_in_200_envelope_and_retry_after(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad, _ = _recording_adapter([
-        httpx.Response(200, json={"data": {}, "error": {"code": "url_ownership_unverified", "message": "m"}}),
-        httpx.Response(429, headers={"Retry-After": "17"},
-                       json={"data": {}, "error": {"code": "rate_limit_exceeded", "message": "slow down"}}),
-        httpx.Response(503, text="upstream down"),
-    ])
+    ad, _ = _recording_adapter(
+        [
+            httpx.Response(
+                200, json={"data": {}, "error": {"code": "url_ownership_unverified", "message": "m"}}
+            ),
+            httpx.Response(
+                429,
+                headers={"Retry-After": "17"},
+                json={"data": {}, "error": {"code": "rate_limit_exceeded", "message": "slow down"}},
+            ),
+            httpx.Response(503, text="upstream down"),
+        ]
+    )
     pub = publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY"}})
     a, b, c = ad.publish(pub), ad.publish(pub), ad.publish(pub)
     assert (a.fail_type, a.network_code) == ("permanent", "url_ownership_unverified")

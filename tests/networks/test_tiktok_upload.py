@@ -73,22 +73,38 @@ def test_a_video_goes_in_chunks_in_order(settings, account, small_chunks) -> Non
     out = ad.publish(pub)
     assert out.state == "pending" and out.network_status == "PROCESSING_UPLOAD"
     assert out.tracking_ref.startswith("v_pub_file~v2.")
-    init = json.loads(seen[0].content) if seen[0].url.path.endswith("/video/init/") else json.loads(seen[1].content)
-    assert init["source_info"] == {"source": "FILE_UPLOAD", "video_size": 4367, "chunk_size": 1000,
-                                   "total_chunk_count": 4}
+    init = (
+        json.loads(seen[0].content)
+        if seen[0].url.path.endswith("/video/init/")
+        else json.loads(seen[1].content)
+    )
+    assert init["source_info"] == {
+        "source": "FILE_UPLOAD",
+        "video_size": 4367,
+        "chunk_size": 1000,
+        "total_chunk_count": 4,
+    }
     assert init["post_info"]["title"] == "chunked"
     chunks = puts(seen)
     assert [r.headers["content-range"] for r in chunks] == [
-        "bytes 0-999/4367", "bytes 1000-1999/4367", "bytes 2000-2999/4367", "bytes 3000-4366/4367"]
+        "bytes 0-999/4367",
+        "bytes 1000-1999/4367",
+        "bytes 2000-2999/4367",
+        "bytes 3000-4366/4367",
+    ]
     assert [len(r.content) for r in chunks] == [1000, 1000, 1000, 1367]  # the last one takes the remainder
     assert all(r.headers["content-type"] == "video/mp4" for r in chunks)
-    assert all(r.url.host == "open.tiktokapis.sandbox.invalid" and "authorization" not in r.headers for r in chunks)
+    assert all(
+        r.url.host == "open.tiktokapis.sandbox.invalid" and "authorization" not in r.headers for r in chunks
+    )
     assert b"".join(r.content for r in chunks) == VIDEO
     received = item_of(out.tracking_ref).data["received"]
     assert received == {"bytes": len(VIDEO), "sha256": hashlib.sha256(VIDEO).hexdigest()}
     assert item_of(out.tracking_ref).media == []  # nothing pulled
     done = ad.check_status(pub, out.tracking_ref)
-    assert done.state == "published" and done.post_url.startswith(f"https://www.tiktok.com/@{ident.username}/video/")
+    assert done.state == "published" and done.post_url.startswith(
+        f"https://www.tiktok.com/@{ident.username}/video/"
+    )
 
 
 def test_a_draft_video_goes_by_upload_too(settings, account, small_chunks) -> None:  # type: ignore[no-untyped-def]
@@ -98,8 +114,14 @@ def test_a_draft_video_goes_by_upload_too(settings, account, small_chunks) -> No
     out = ad.publish(pub)
     assert out.tracking_ref.startswith("v_inbox_file~")
     init = next(r for r in seen if r.url.path.endswith("/inbox/video/init/"))
-    assert json.loads(init.content) == {"source_info": {"source": "FILE_UPLOAD", "video_size": 4367,
-                                                        "chunk_size": 1000, "total_chunk_count": 4}}
+    assert json.loads(init.content) == {
+        "source_info": {
+            "source": "FILE_UPLOAD",
+            "video_size": 4367,
+            "chunk_size": 1000,
+            "total_chunk_count": 4,
+        }
+    }
     assert ad.check_status(pub, out.tracking_ref).state == "inbox_delivered"
 
 
@@ -117,7 +139,11 @@ def test_a_failed_chunk_is_sent_again(settings, account, small_chunks) -> None: 
     failed: list[str] = []
 
     def once(request: httpx.Request, n: int) -> httpx.Response | None:
-        if request.method == "PUT" and request.headers["content-range"].startswith("bytes 1000-") and not failed:
+        if (
+            request.method == "PUT"
+            and request.headers["content-range"].startswith("bytes 1000-")
+            and not failed
+        ):
             failed.append(request.headers["content-range"])
             return httpx.Response(503, text="upstream hiccup")
         return None
@@ -127,7 +153,12 @@ def test_a_failed_chunk_is_sent_again(settings, account, small_chunks) -> None: 
     out = ad.publish(pub)
     assert out.state == "pending", out
     assert [r.headers["content-range"].split("/")[0] for r in puts(seen)] == [
-        "bytes 0-999", "bytes 1000-1999", "bytes 1000-1999", "bytes 2000-2999", "bytes 3000-4366"]
+        "bytes 0-999",
+        "bytes 1000-1999",
+        "bytes 1000-1999",
+        "bytes 2000-2999",
+        "bytes 3000-4366",
+    ]
     assert item_of(out.tracking_ref).data["received"]["sha256"] == hashlib.sha256(VIDEO).hexdigest()
     assert ad.check_status(pub, out.tracking_ref).state == "published"
 
@@ -142,8 +173,12 @@ def test_a_chunk_failing_every_time_fails_the_attempt(settings, account, small_c
 
     ad, seen = spied(settings, fail=always)
     out = ad.publish(publication(ident, "tiktok", "broken", [VID], PRIVATE))
-    assert (out.state, out.fail_type, out.network_code, out.ambiguous) == ("failed", "retriable", "upload_failed",
-                                                                          False)
+    assert (out.state, out.fail_type, out.network_code, out.ambiguous) == (
+        "failed",
+        "retriable",
+        "upload_failed",
+        False,
+    )
     assert len(puts(seen)) == 2 + tiktok.CHUNK_ATTEMPTS  # bounded
 
 
@@ -162,10 +197,20 @@ def test_a_final_chunk_cut_off_is_ambiguous(settings, account, small_chunks) -> 
 
 def init_upload(ad, ident, size: int, chunk: int | None = None, count: int | None = None):  # type: ignore[no-untyped-def]
     plan = tiktok.chunk_plan(size)
-    return ad._call(ident.access_token, "/v2/post/publish/video/init/", {
-        "post_info": {"privacy_level": "SELF_ONLY"},
-        "source_info": {"source": "FILE_UPLOAD", "video_size": size, "chunk_size": chunk or plan[0],
-                        "total_chunk_count": count or plan[1]}}, write=True)
+    return ad._call(
+        ident.access_token,
+        "/v2/post/publish/video/init/",
+        {
+            "post_info": {"privacy_level": "SELF_ONLY"},
+            "source_info": {
+                "source": "FILE_UPLOAD",
+                "video_size": size,
+                "chunk_size": chunk or plan[0],
+                "total_chunk_count": count or plan[1],
+            },
+        },
+        write=True,
+    )
 
 
 def test_the_emulator_checks_each_chunk(settings, account, small_chunks) -> None:  # type: ignore[no-untyped-def]
@@ -174,11 +219,20 @@ def test_the_emulator_checks_each_chunk(settings, account, small_chunks) -> None
     data = init_upload(ad, ident, len(VIDEO))
     url, client = data["upload_url"], ad.client
 
-    def put(first: int, last: int, body: bytes | None = None, total: int = len(VIDEO), ctype: str = "video/mp4",
-            rng: str | None = None) -> httpx.Response:
-        content = VIDEO[first:last + 1] if body is None else body
-        return client.put(url, content=content, headers={
-            "Content-Type": ctype, "Content-Range": rng or f"bytes {first}-{last}/{total}"})
+    def put(
+        first: int,
+        last: int,
+        body: bytes | None = None,
+        total: int = len(VIDEO),
+        ctype: str = "video/mp4",
+        rng: str | None = None,
+    ) -> httpx.Response:
+        content = VIDEO[first : last + 1] if body is None else body
+        return client.put(
+            url,
+            content=content,
+            headers={"Content-Type": ctype, "Content-Range": rng or f"bytes {first}-{last}/{total}"},
+        )
 
     assert put(1000, 1999).status_code == 416  # not the first chunk
     assert put(0, 998).status_code == 416  # not chunk_size
@@ -196,8 +250,11 @@ def test_the_emulator_checks_each_chunk(settings, account, small_chunks) -> None
     assert put(3000, 3999).status_code == 416  # the last chunk must take the rest of the file
     assert put(3000, len(VIDEO) - 1).status_code == 201
     assert put(3000, len(VIDEO) - 1).status_code == 416  # complete: nothing more
-    wrong = client.put(url.replace("upload_token=", "upload_token=x"), content=VIDEO[:1000],
-                       headers={"Content-Type": "video/mp4", "Content-Range": "bytes 0-999/4367"})
+    wrong = client.put(
+        url.replace("upload_token=", "upload_token=x"),
+        content=VIDEO[:1000],
+        headers={"Content-Type": "video/mp4", "Content-Range": "bytes 0-999/4367"},
+    )
     assert wrong.status_code == 404
 
 
@@ -208,18 +265,24 @@ def test_the_upload_url_expires_after_an_hour(settings, account, small_chunks) -
     with time_machine.travel(start, tick=False) as t:
         data = init_upload(ad, ident, len(VIDEO))
         t.move_to(start + timedelta(seconds=3601))
-        r = ad.client.put(data["upload_url"], content=VIDEO[:1000],
-                          headers={"Content-Type": "video/mp4", "Content-Range": "bytes 0-999/4367"})
+        r = ad.client.put(
+            data["upload_url"],
+            content=VIDEO[:1000],
+            headers={"Content-Type": "video/mp4", "Content-Range": "bytes 0-999/4367"},
+        )
     assert r.status_code == 403
 
 
-@pytest.mark.parametrize("size,chunk,count", [
-    (4000, 2000, 3),  # total_chunk_count is video_size // chunk_size
-    (4367, 1000, 5),
-    (4367, 999, 4),  # chunks under the minimum
-    (4367, 5000, 1),  # a chunk larger than the file
-    (500, 250, 2),  # a file under the minimum goes whole
-])
+@pytest.mark.parametrize(
+    "size,chunk,count",
+    [
+        (4000, 2000, 3),  # total_chunk_count is video_size // chunk_size
+        (4367, 1000, 5),
+        (4367, 999, 4),  # chunks under the minimum
+        (4367, 5000, 1),  # a chunk larger than the file
+        (500, 250, 2),  # a file under the minimum goes whole
+    ],
+)
 def test_the_emulator_checks_the_sizes_at_init(settings, account, small_chunks, size, chunk, count) -> None:  # type: ignore[no-untyped-def]
     from backend.networks.base import NetworkError
 

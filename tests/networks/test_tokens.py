@@ -30,8 +30,10 @@ def sb(tmp_path: Path) -> Sandbox:
 
 
 def app(platform: str) -> oauth_apps.App:
-    s = Settings(data_dir=Path("/nonexistent"), **{f"{platform}_client_id": "app-123",
-                                                   f"{platform}_client_secret": "s3cret"})
+    s = Settings(
+        data_dir=Path("/nonexistent"),
+        **{f"{platform}_client_id": "app-123", f"{platform}_client_secret": "s3cret"},
+    )
     return oauth_apps.app(platform, s)
 
 
@@ -52,7 +54,9 @@ def test_tiktok_rotates(sb: Sandbox) -> None:
 def test_google_keeps_the_refresh_token_when_none_is_given(sb: Sandbox, rotate: bool) -> None:
     oauth.configure_oauth("youtube", rotate=rotate)
     got = connect(client(sb, "youtube"), "youtube")
-    out = net.refresh(app("youtube"), httpx.Client(transport=sb.transport("youtube")), got["refresh_token"], now=NOW)
+    out = net.refresh(
+        app("youtube"), httpx.Client(transport=sb.transport("youtube")), got["refresh_token"], now=NOW
+    )
     assert out.access_token.startswith("ya29.") and about(out.expires_at, timedelta(hours=1))
     assert (out.refresh_token != got["refresh_token"]) is rotate and out.refresh_token
 
@@ -92,18 +96,31 @@ def test_switched_failures_are_classified(sb: Sandbox, platform: str) -> None:
 
 
 def answering(status: int, body: dict | None = None, headers: dict | None = None) -> httpx.Client:
-    return httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(status, json=body, headers=headers)))
+    return httpx.Client(
+        transport=httpx.MockTransport(lambda r: httpx.Response(status, json=body, headers=headers))
+    )
 
 
-@pytest.mark.parametrize(("status", "body", "kind"), [
-    (429, {"error": "rate_limit_exceeded"}, net.RefreshTransient),
-    (502, None, net.RefreshTransient),
-    (500, {"error": {"message": "An unknown error", "code": 2, "is_transient": True}}, net.RefreshTransient),
-    (400, {"error": {"message": "Error validating access token", "code": 190, "error_subcode": 458}}, net.GrantDead),
-    (401, {"error": "invalid_client", "error_description": "Unauthorized"}, net.RefreshRejected),
-    (400, {"error": "invalid_request", "error_description": "bad"}, net.RefreshRejected),
-    (200, {"error": "invalid_grant", "error_description": "in a 200"}, net.GrantDead),
-])
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (429, {"error": "rate_limit_exceeded"}, net.RefreshTransient),
+        (502, None, net.RefreshTransient),
+        (
+            500,
+            {"error": {"message": "An unknown error", "code": 2, "is_transient": True}},
+            net.RefreshTransient,
+        ),
+        (
+            400,
+            {"error": {"message": "Error validating access token", "code": 190, "error_subcode": 458}},
+            net.GrantDead,
+        ),
+        (401, {"error": "invalid_client", "error_description": "Unauthorized"}, net.RefreshRejected),
+        (400, {"error": "invalid_request", "error_description": "bad"}, net.RefreshRejected),
+        (200, {"error": "invalid_grant", "error_description": "in a 200"}, net.GrantDead),
+    ],
+)
 def test_answers_are_classified(status: int, body: dict | None, kind: type) -> None:
     with pytest.raises(kind):
         net.refresh(app("tiktok"), answering(status, body, {"Retry-After": "7"}), "rft.x", now=NOW)

@@ -33,7 +33,11 @@ def test_a_trickling_answer_is_cut_at_the_deadline() -> None:
     dog = Watchdog(0.5)
     started = time.monotonic()
     try:
-        with httpx.Client(timeout=2.0, trust_env=False) as client, dog.running(), pytest.raises(httpx.HTTPError):
+        with (
+            httpx.Client(timeout=2.0, trust_env=False) as client,
+            dog.running(),
+            pytest.raises(httpx.HTTPError),
+        ):
             client.get(url, extensions={"trace": dog.trace})
     finally:
         stop.set()

@@ -30,10 +30,19 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def entry(id: str, at: str, content: str | None = None, media: str | None = None,
-          targets: str = "[facebook, linkedin]") -> str:
-    lines = [f"  - id: {id}", f"    content: \"{content or 'Post ' + id}\"", f"    at: \"{at}\"",
-             f"    targets: {targets}"]
+def entry(
+    id: str,
+    at: str,
+    content: str | None = None,
+    media: str | None = None,
+    targets: str = "[facebook, linkedin]",
+) -> str:
+    lines = [
+        f"  - id: {id}",
+        f'    content: "{content or "Post " + id}"',
+        f'    at: "{at}"',
+        f"    targets: {targets}",
+    ]
     if media:
         lines.append(f"    media: {media}")
     return "\n".join(lines) + "\n"

@@ -15,10 +15,19 @@ def folder_with_posts(tmp_path: Path, name: str = "content") -> Path:
     (folder / "media").mkdir(parents=True)
     (folder / "media" / "a.jpg").write_bytes(jpeg(1))
     (folder / "media" / "b.jpg").write_bytes(jpeg(2))
-    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
-                                        entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg"),
-                                        entry("plain", "2027-01-04 12:00", "No media")))
-    write(folder, "weekly.yaml", """
+    write(
+        folder,
+        "launch.yaml",
+        recipe(
+            entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
+            entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg"),
+            entry("plain", "2027-01-04 12:00", "No media"),
+        ),
+    )
+    write(
+        folder,
+        "weekly.yaml",
+        """
 timezone: Europe/Paris
 defaults:
   targets: [linkedin]
@@ -27,7 +36,8 @@ posts:
   - id: tips
     content: "Tip #{n} of {total}"
     repeat: {every: week, on: [tue], times: ["10:00"], start: "2027-01-05", count: 4}
-""")
+""",
+    )
     return folder
 
 
@@ -46,7 +56,9 @@ def test_applying_twice_creates_each_post_once(backend, tmp_path) -> None:  # ty
     r = invoke("recipes", "apply", str(folder), "--json")
     assert r.code == 0, r.err
     done = r.json()
-    assert done["summary"]["created"] == 7 and done["summary"]["mediaUploaded"] == 2  # a.jpg used 5 times: once
+    assert (
+        done["summary"]["created"] == 7 and done["summary"]["mediaUploaded"] == 2
+    )  # a.jpg used 5 times: once
     posts = set_posts("content")
     assert len(posts) == 7 and {p.status for p in posts} == {"scheduled"}
     launch = next(p for p in posts if p.labels[LABEL_KEY] == "content/launch.yaml#launch")
@@ -72,22 +84,40 @@ def test_plan_shows_each_kind_of_change(backend, tmp_path) -> None:  # type: ign
     assert invoke("recipes", "apply", str(folder)).code == 0
     ids = {p.labels[LABEL_KEY].partition("#")[2]: p.id for p in set_posts("content")}
 
-    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch day!", "media/a.jpg"),  # text
-                                        entry("teaser", "2027-01-03 19:30", "Soon", "media/b.jpg"),  # time
-                                        entry("plain", "2027-01-04 12:00", "No media", "media/b.jpg"),  # media
-                                        entry("extra", "2027-01-06 08:00", "Added")))  # added
+    write(
+        folder,
+        "launch.yaml",
+        recipe(
+            entry("launch", "2027-01-05 09:00", "Launch day!", "media/a.jpg"),  # text
+            entry("teaser", "2027-01-03 19:30", "Soon", "media/b.jpg"),  # time
+            entry("plain", "2027-01-04 12:00", "No media", "media/b.jpg"),  # media
+            entry("extra", "2027-01-06 08:00", "Added"),
+        ),
+    )  # added
     plan = plan_json(folder)
     assert [i["entry"] for i in plan["create"]] == ["extra"]
     updates = {i["entry"]: i for i in plan["update"]}
-    assert {k: v["changes"] for k, v in updates.items()} == {"launch": ["content"], "teaser": ["scheduledAt"],
-                                                           "plain": ["mediaUrls"]}
-    assert updates["teaser"]["postId"] == ids["teaser"] and updates["teaser"]["scheduledAt"] == "2027-01-03T18:30:00Z"
+    assert {k: v["changes"] for k, v in updates.items()} == {
+        "launch": ["content"],
+        "teaser": ["scheduledAt"],
+        "plain": ["mediaUrls"],
+    }
+    assert (
+        updates["teaser"]["postId"] == ids["teaser"]
+        and updates["teaser"]["scheduledAt"] == "2027-01-03T18:30:00Z"
+    )
     assert len(plan["unchanged"]) == 4 and not plan["cancel"]
 
     # an image replaced in place (same name, new bytes) is a media change; removing an entry is a cancel with --prune
     (folder / "media" / "b.jpg").write_bytes(jpeg(9))
-    write(folder, "launch.yaml", recipe(entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
-                                        entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg")))
+    write(
+        folder,
+        "launch.yaml",
+        recipe(
+            entry("launch", "2027-01-05 09:00", "Launch!", "media/a.jpg"),
+            entry("teaser", "2027-01-03 18:00", "Soon", "media/b.jpg"),
+        ),
+    )
     plan = plan_json(folder)
     assert [(i["entry"], i["changes"]) for i in plan["update"]] == [("teaser", ["mediaUrls"])]
     assert not plan["cancel"]  # without --prune: vanished occurrences are only a notice
@@ -125,7 +155,9 @@ def test_changed_targets_replace_the_post(backend, tmp_path) -> None:  # type: i
 def test_prune_never_touches_hand_made_posts_nor_another_folders(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
     mine, theirs = tmp_path / "mine", tmp_path / "theirs"
     write(mine, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00")))
-    write(theirs, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00")))  # same keys
+    write(
+        theirs, "a.yaml", recipe(entry("x", "2027-02-01 10:00"), entry("y", "2027-02-02 10:00"))
+    )  # same keys
     assert invoke("recipes", "apply", str(mine)).code == 0
     assert invoke("recipes", "apply", str(theirs)).code == 0
     hand = invoke("posts", "create", "By hand", "--to", "facebook", "--at", "2027-02-01T10:00:00Z", "--json")
@@ -181,17 +213,25 @@ def test_one_failing_file_leaves_the_others_applied(backend, tmp_path) -> None: 
     folder = tmp_path / "content"
     write(folder, "a-good.yaml", recipe(entry("one", "2027-02-01 10:00")))
     write(folder, "b-broken.yaml", "timezone: Europe/Paris\nposts:\n  - id: [oops\n")
-    write(folder, "c-unknown-account.yaml", recipe(
-        entry("two", "2027-02-02 10:00"),
-        entry("three", "2027-02-03 10:00", targets="[{platform: facebook, channelId: acc_nope}]")))
+    write(
+        folder,
+        "c-unknown-account.yaml",
+        recipe(
+            entry("two", "2027-02-02 10:00"),
+            entry("three", "2027-02-03 10:00", targets="[{platform: facebook, channelId: acc_nope}]"),
+        ),
+    )
     write(folder, "d-good.yaml", recipe(entry("four", "2027-02-04 10:00")))
     r = invoke("recipes", "apply", str(folder), "--json")
     assert r.code == 1
     out = r.json()
     assert out["summary"]["created"] == 2
-    assert {f["file"]: f["status"] for f in out["files"]} == {"a-good.yaml": "applied", "b-broken.yaml": "invalid",
-                                                              "c-unknown-account.yaml": "invalid",
-                                                              "d-good.yaml": "applied"}
+    assert {f["file"]: f["status"] for f in out["files"]} == {
+        "a-good.yaml": "applied",
+        "b-broken.yaml": "invalid",
+        "c-unknown-account.yaml": "invalid",
+        "d-good.yaml": "applied",
+    }
     assert out["summary"]["filesFailed"] == 2  # the broken YAML too
     assert {e["file"] for e in out["errors"]} == {"b-broken.yaml", "c-unknown-account.yaml"}
     assert sorted(p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")) == ["four", "one"]
@@ -232,8 +272,14 @@ def test_media_remembered_across_runs_and_uploaded_again_when_gone(backend, tmp_
     # the remembered media deleted from the library (expired): uploaded again, the state follows
     from socialpub_tui.client import connect
 
-    write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/a.jpg"),
-                                      entry("another", "2027-03-02 10:00", media="media/b.jpg")))
+    write(
+        folder,
+        "more.yaml",
+        recipe(
+            entry("more", "2027-03-01 10:00", media="media/a.jpg"),
+            entry("another", "2027-03-02 10:00", media="media/b.jpg"),
+        ),
+    )
     b_key = next(v["key"] for v in state.values() if v["file"].endswith("b.jpg"))
     with connect(worker=False) as client:  # b.jpg's posts are cancelled so that its file can be deleted
         for p in set_posts("content"):
@@ -251,7 +297,9 @@ def test_plan_warns_when_the_free_publications_cannot_cover_the_creates(embedded
     """No subscription: three free publications (spec). `plan` says so before `apply` stops at 402."""
     folder = folder_with_posts(tmp_path)  # 7 posts to create
     notices = plan_json(folder)["notices"]
-    assert any("3 free publication(s) left for 7 post(s)" in n and "subscription_required" in n for n in notices)
+    assert any(
+        "3 free publication(s) left for 7 post(s)" in n and "subscription_required" in n for n in notices
+    )
     small = tmp_path / "small"
     write(small, "one.yaml", recipe(entry("one", "2027-01-05 09:00", "Just one")))
     assert not any("free publication" in n for n in plan_json(small)["notices"])
@@ -261,7 +309,9 @@ def test_no_free_publication_notice_on_a_paid_plan(backend, tmp_path) -> None:  
     assert not any("free publication" in n for n in plan_json(folder_with_posts(tmp_path))["notices"])
 
 
-def test_a_file_without_timezone_keeps_the_zone_its_posts_were_made_in(backend, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_without_timezone_keeps_the_zone_its_posts_were_made_in(
+    backend, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     """A laptop in Paris applies a file without `timezone:`; cron or CI, in UTC, applies it again: no post moves."""
     from recipes.model import LABEL_ZONE
 
@@ -276,16 +326,29 @@ def test_a_file_without_timezone_keeps_the_zone_its_posts_were_made_in(backend, 
     monkeypatch.setenv("TZ", "UTC")
     plan = plan_json(folder)
     assert not plan["update"] and not plan["create"] and not plan["cancel"], plan
-    assert any("r.yaml has no `timezone:`: read in Europe/Paris" in n for n in plan["notices"]), plan["notices"]
-    write(folder, "r.yaml", "posts:\n" + entry("a", "2027-03-01 10:00") + entry("b", "2027-03-02 10:00")
-          + entry("c", "2027-03-03 10:00"))  # a new entry of that file: read in its zone too
+    assert any("r.yaml has no `timezone:`: read in Europe/Paris" in n for n in plan["notices"]), plan[
+        "notices"
+    ]
+    write(
+        folder,
+        "r.yaml",
+        "posts:\n"
+        + entry("a", "2027-03-01 10:00")
+        + entry("b", "2027-03-02 10:00")
+        + entry("c", "2027-03-03 10:00"),
+    )  # a new entry of that file: read in its zone too
     r = invoke("recipes", "apply", str(folder), "--json")
     assert r.code == 0 and r.json()["summary"]["created"] == 1 and r.json()["summary"]["updated"] == 0, r.out
     after = {p.labels[LABEL_KEY]: p.scheduled_at[:16] for p in set_posts("nozone")}
-    assert after == {"nozone/r.yaml#a": "2027-03-01T09:00", "nozone/r.yaml#b": "2027-03-02T09:00",
-                     "nozone/r.yaml#c": "2027-03-03T09:00"}
+    assert after == {
+        "nozone/r.yaml#a": "2027-03-01T09:00",
+        "nozone/r.yaml#b": "2027-03-02T09:00",
+        "nozone/r.yaml#c": "2027-03-03T09:00",
+    }
 
-    write(folder, "r.yaml", "timezone: UTC\nposts:\n" + entry("a", "2027-03-01 10:00"))  # said: the file decides
+    write(
+        folder, "r.yaml", "timezone: UTC\nposts:\n" + entry("a", "2027-03-01 10:00")
+    )  # said: the file decides
     moved = plan_json(folder)
     assert [i["key"] for i in moved["update"]] == ["nozone/r.yaml#a"], moved
 
@@ -305,13 +368,21 @@ def test_a_media_file_the_backend_refuses_is_named_in_the_files_error(backend, t
 
 def test_plan_and_dry_run_say_what_apply_would_refuse_about_accounts(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "accounts"
-    write(folder, "r.yaml", recipe(entry("a", "2027-03-01 10:00", targets="[{platform: facebook, channelId: acc_nope}]"),
-                                   entry("b", "2027-03-02 10:00")))
+    write(
+        folder,
+        "r.yaml",
+        recipe(
+            entry("a", "2027-03-01 10:00", targets="[{platform: facebook, channelId: acc_nope}]"),
+            entry("b", "2027-03-02 10:00"),
+        ),
+    )
     for args in (("plan",), ("apply", "--dry-run")):
         r = invoke("recipes", *args, str(folder), "--json")
         assert r.code == 1, (args, r.out)
         (err,) = r.json()["errors"]
-        assert (err["file"], err["code"]) == ("r.yaml", "channel_not_connected") and "acc_nope" in err["message"]
+        assert (err["file"], err["code"]) == ("r.yaml", "channel_not_connected") and "acc_nope" in err[
+            "message"
+        ]
     assert invoke("recipes", "apply", str(folder)).code == 1  # as apply itself says
     assert set_posts("accounts") == []
 

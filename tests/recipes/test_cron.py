@@ -22,10 +22,26 @@ def cron_line(folder: str) -> str:
 
 def run_like_cron(line: str, data_dir: str) -> subprocess.CompletedProcess[str]:
     store = os.environ.get("SOCIALPUB_DATABASE_URL")  # the suite's PostgreSQL pass (cli_env sets it)
-    return subprocess.run(["env", "-i", "PATH=/usr/bin:/bin", f"SOCIALPUB_DATA_DIR={data_dir}", f"PYTHONPATH={ROOT}",
-                           "SOCIALPUB_SANDBOX_DELAY_S=0", "SOCIALPUB_SANDBOX_PROCESSING_S=0",
-                           *([f"SOCIALPUB_DATABASE_URL={store}"] if store else []), "/bin/sh", "-c", line],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=180, cwd="/")
+    return subprocess.run(
+        [
+            "env",
+            "-i",
+            "PATH=/usr/bin:/bin",
+            f"SOCIALPUB_DATA_DIR={data_dir}",
+            f"PYTHONPATH={ROOT}",
+            "SOCIALPUB_SANDBOX_DELAY_S=0",
+            "SOCIALPUB_SANDBOX_PROCESSING_S=0",
+            *([f"SOCIALPUB_DATABASE_URL={store}"] if store else []),
+            "/bin/sh",
+            "-c",
+            line,
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=180,
+        cwd="/",
+    )
 
 
 def statuses() -> dict[str, str]:

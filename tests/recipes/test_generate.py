@@ -58,10 +58,19 @@ def test_plan_shows_the_generation_and_its_cost(backend, tmp_path) -> None:  # t
     [item] = plan["create"]
     g = item["generate"]
     assert (g["type"], g["prompt"], g["aspectRatio"], g["creditsCost"]) == (
-        "image", "A flat white on a sunny terrace, Friday light", "1:1", 2)
+        "image",
+        "A flat white on a sunny terrace, Friday light",
+        "1:1",
+        2,
+    )
     assert g["idempotencyKey"].startswith("recipe-gen-") and "generationId" not in g
-    assert plan["credits"] == {"required": 2, "generations": 1, "balance": 1000, "balanceAfter": 998,
-                               "enough": True}
+    assert plan["credits"] == {
+        "required": 2,
+        "generations": 1,
+        "balance": 1000,
+        "balanceAfter": 998,
+        "enough": True,
+    }
     human = invoke("recipes", "plan", str(folder))
     assert "an image" in human.out and "2 credits" in human.out and "balance 1000 \u2192 998" in human.out
     assert generations() == []  # planning makes none
@@ -74,7 +83,9 @@ def test_apply_twice_makes_exactly_one_generation(backend, tmp_path) -> None:  #
     [g] = generations()
     assert g["status"] == "completed" and g["prompt"] == "A flat white on a sunny terrace, Friday light"
     [post] = set_posts("gen")
-    assert post.media_urls[0] == g["mediaUrl"] and len(post.media_urls) == 2  # generated first, then media/a.jpg
+    assert (
+        post.media_urls[0] == g["mediaUrl"] and len(post.media_urls) == 2
+    )  # generated first, then media/a.jpg
     assert balance() == 998
 
     plan = invoke("recipes", "plan", str(folder), "--json").json()
@@ -144,7 +155,8 @@ def test_dry_run_makes_no_generation(backend, tmp_path) -> None:  # type: ignore
 
 
 def test_a_generate_timeout_on_the_embedded_backend_says_the_creation_stops_with_the_command(
-        backend, tmp_path, gen_provider_dir) -> None:  # type: ignore[no-untyped-def]
+    backend, tmp_path, gen_provider_dir
+) -> None:  # type: ignore[no-untyped-def]
     """`recipes apply --generate-timeout 1` (a real `socialpub` process on the embedded backend, a production of
     60 s): it gives up after about a second, nothing applied, and the file's failure says that the creation stops
     with the command (the worker making it lives there) and what to do instead."""
@@ -156,11 +168,28 @@ def test_a_generate_timeout_on_the_embedded_backend_says_the_creation_stops_with
 
     folder = folder_with(tmp_path, generated(prompt="A cup [slow]"))
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
-           "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60", "SOCIALPUB_JOB_LEASE_S": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(gen_provider_dir), str(root)]),
+        "SOCIALPUB_TEST_PROVIDER_SLOW_S": "60",
+        "SOCIALPUB_JOB_LEASE_S": "1",
+    }
     started = time.monotonic()
-    done = subprocess.run([str(Path(sys.executable).with_name("socialpub")), "recipes", "apply", str(folder),
-                           "--generate-timeout", "1", "--json"], env=env, capture_output=True, text=True, timeout=90)
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("socialpub")),
+            "recipes",
+            "apply",
+            str(folder),
+            "--generate-timeout",
+            "1",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert time.monotonic() - started < 15, done.stderr
     assert done.returncode == 1, done.stderr
     [failed] = json.loads(done.stdout)["failed"]

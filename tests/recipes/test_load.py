@@ -26,6 +26,7 @@ def only(loaded) -> Problem:  # type: ignore[no-untyped-def]
 
 # ---- valid files --------------------------------------------------------------------------------------
 
+
 def test_an_entry_with_at_becomes_one_occurrence(load_text, folder: Path) -> None:
     loaded = load_text("""
         timezone: Europe/Paris
@@ -41,12 +42,19 @@ def test_an_entry_with_at_becomes_one_occurrence(load_text, folder: Path) -> Non
     assert loaded.set_name == "shop" and loaded.root == folder
     (o,) = loaded.occurrences
     assert o.key == "shop/posts.yaml#launch"
-    assert (o.set_name, o.file, o.entry, o.line, o.local, o.zone) == ("shop", "posts.yaml", "launch", 3, None,
-                                                                      "Europe/Paris")
+    assert (o.set_name, o.file, o.entry, o.line, o.local, o.zone) == (
+        "shop",
+        "posts.yaml",
+        "launch",
+        3,
+        None,
+        "Europe/Paris",
+    )
     assert o.scheduled_at == datetime(2027, 1, 15, 8, 0, tzinfo=UTC)
     assert o.content == "Our Friday launch! a"
-    assert o.media == tuple(Path(os.path.abspath(folder / p)) for p in ("images/a.jpg", "clips/one.mp4",
-                                                                        "clips/two.mp4"))
+    assert o.media == tuple(
+        Path(os.path.abspath(folder / p)) for p in ("images/a.jpg", "clips/one.mp4", "clips/two.mp4")
+    )
     assert all(p.is_absolute() for p in o.media)
     assert o.targets == ("instagram", {"platform": "linkedin", "channelId": "acc_123"})
     assert o.options == {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
@@ -68,9 +76,16 @@ def test_a_series_becomes_one_occurrence_per_date_time_with_keyed_local_times(lo
     """)
     assert loaded.problems == []
     keys = [o.key for o in loaded.occurrences]
-    assert keys == ["shop/posts.yaml#weekly-tip@2027-01-05T09:00", "shop/posts.yaml#weekly-tip@2027-01-05T17:30",
-                    "shop/posts.yaml#weekly-tip@2027-01-08T09:00", "shop/posts.yaml#weekly-tip@2027-01-08T17:30"]
-    assert [o.content for o in loaded.occurrences][::3] == ["Tip 1/4 on Tuesday at 09:00", "Tip 4/4 on Friday at 17:30"]
+    assert keys == [
+        "shop/posts.yaml#weekly-tip@2027-01-05T09:00",
+        "shop/posts.yaml#weekly-tip@2027-01-05T17:30",
+        "shop/posts.yaml#weekly-tip@2027-01-08T09:00",
+        "shop/posts.yaml#weekly-tip@2027-01-08T17:30",
+    ]
+    assert [o.content for o in loaded.occurrences][::3] == [
+        "Tip 1/4 on Tuesday at 09:00",
+        "Tip 4/4 on Friday at 17:30",
+    ]
     assert loaded.occurrences[0].local == datetime(2027, 1, 5, 9, 0)
     assert loaded.occurrences[0].scheduled_at == datetime(2027, 1, 5, 8, 0, tzinfo=UTC)
 
@@ -88,7 +103,10 @@ def test_a_series_across_dst_keeps_09_00_and_moves_its_utc_offset(load_text) -> 
     """)
     assert loaded.problems == []
     by_key = {o.key: o for o in loaded.occurrences}
-    before, after = by_key["shop/posts.yaml#tip@2027-03-07T09:00"], by_key["shop/posts.yaml#tip@2027-03-14T09:00"]
+    before, after = (
+        by_key["shop/posts.yaml#tip@2027-03-07T09:00"],
+        by_key["shop/posts.yaml#tip@2027-03-14T09:00"],
+    )
     assert before.scheduled_at == datetime(2027, 3, 7, 14, 0, tzinfo=UTC)  # EST, UTC-5
     assert after.scheduled_at == datetime(2027, 3, 14, 13, 0, tzinfo=UTC)  # EDT, UTC-4
     assert (before.content, after.content) == ("2027-03-07 09:00 Sunday", "2027-03-14 09:00 Sunday")
@@ -147,8 +165,10 @@ def test_defaults_merge_lists_replaced_options_merged_per_setting(load_text) -> 
     assert inherits.content == "from defaults inherits"
     assert [p.name for p in inherits.media] == ["a.jpg"]
     assert own.targets == ("youtube",) and own.content == "own" and [p.name for p in own.media] == ["one.mp4"]
-    assert own.options == {"youtube": {"privacyStatus": "unlisted", "madeForKids": True, "title": "Hi"},
-                           "tiktok": {"privacyLevel": "SELF_ONLY"}}
+    assert own.options == {
+        "youtube": {"privacyStatus": "unlisted", "madeForKids": True, "title": "Hi"},
+        "tiktok": {"privacyLevel": "SELF_ONLY"},
+    }
 
 
 def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
@@ -172,7 +192,8 @@ def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
     inherits, own = loaded.occurrences
     assert inherits.options == {"youtube": {"privacyStatus": "unlisted"}}
     assert own.options == {"youtube": {"privacyStatus": "private", "title": "Hi"}}
-    both = load_text("""
+    both = load_text(
+        """
         timezone: UTC
         posts:
           - id: both
@@ -181,8 +202,12 @@ def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
             media: [clips/one.mp4]
             options: {youtube: {privacy: private, privacyStatus: public}}
             at: "2027-01-15 09:00"
-    """, name="posts.yaml")
-    assert [p.message for p in both.problems] == ["posts[0].options.youtube: give `privacy` or `privacyStatus`, not both"]
+    """,
+        name="posts.yaml",
+    )
+    assert [p.message for p in both.problems] == [
+        "posts[0].options.youtube: give `privacy` or `privacyStatus`, not both"
+    ]
 
 
 def test_zone_from_the_file_else_the_default_zone_else_utc(load_text, folder: Path) -> None:
@@ -194,7 +219,9 @@ def test_zone_from_the_file_else_the_default_zone_else_utc(load_text, folder: Pa
     assert (loaded.occurrences[0].zone, loaded.occurrences[0].scheduled_at.hour) == ("UTC", 9)
     loaded = load(folder, default_zone="America/New_York")
     assert (loaded.occurrences[0].zone, loaded.occurrences[0].scheduled_at.hour) == ("America/New_York", 13)
-    loaded = load_text("timezone: Asia/Tokyo\n" + text.replace("\n        ", "\n"), default_zone="America/New_York")
+    loaded = load_text(
+        "timezone: Asia/Tokyo\n" + text.replace("\n        ", "\n"), default_zone="America/New_York"
+    )
     assert (loaded.occurrences[0].zone, loaded.occurrences[0].scheduled_at.hour) == ("Asia/Tokyo", 0)
     with pytest.raises(ValueError, match="unknown time zone"):
         load(folder, default_zone="Mars/Olympus")
@@ -202,7 +229,15 @@ def test_zone_from_the_file_else_the_default_zone_else_utc(load_text, folder: Pa
 
 def test_a_folder_is_read_recursively_sorted_skipping_hidden(write, folder: Path) -> None:
     entry = "posts:\n  - {id: a, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n"
-    for name in ("b.yaml", "a/z.yml", "a/c.yaml", ".hidden/x.yaml", "a/.git/y.yaml", ".dot.yaml", "notes.txt"):
+    for name in (
+        "b.yaml",
+        "a/z.yml",
+        "a/c.yaml",
+        ".hidden/x.yaml",
+        "a/.git/y.yaml",
+        ".dot.yaml",
+        "notes.txt",
+    ):
         write(entry, name)
     loaded = load(folder)
     assert [f.file for f in loaded.files] == ["a/c.yaml", "a/z.yml", "b.yaml"]
@@ -223,10 +258,13 @@ def test_media_paths_are_relative_to_the_file_and_globs_sorted(write, folder: Pa
     (folder / "sub" / "pics").mkdir(parents=True)
     for n in ("c.jpg", "a.jpg", "b.jpg"):
         (folder / "sub" / "pics" / n).write_bytes(b"x")
-    write("""
+    write(
+        """
         posts:
           - {id: a, content: "{files}", media: ["pics/*.jpg"], targets: [facebook], at: "2027-01-15 09:00"}
-    """, "sub/f.yaml")
+    """,
+        "sub/f.yaml",
+    )
     (o,) = load(folder).occurrences
     assert o.content == "a.jpg, b.jpg, c.jpg" and o.file == "sub/f.yaml"
 
@@ -266,6 +304,7 @@ def test_example_media_are_real_and_small() -> None:
 
 
 # ---- problems, at their line and column ---------------------------------------------------------------
+
 
 def test_broken_yaml_is_reported_at_the_parser_position(load_text) -> None:
     p = only(load_text("posts:\n  - id: a\n    content: [x\n"))
@@ -307,8 +346,11 @@ def test_an_unknown_network_and_bad_option_values(load_text) -> None:
               tiktok: {privacyLevel: EVERYONE}
             at: "2027-01-15 09:00"
     """)
-    assert problems(loaded) == [(4, 25, "invalid_recipe"), (4, 45, "invalid_recipe"),
-                                (6, 30, "invalid_recipe")]
+    assert problems(loaded) == [
+        (4, 25, "invalid_recipe"),
+        (4, 45, "invalid_recipe"),
+        (6, 30, "invalid_recipe"),
+    ]
     assert "got 'facebok'" in loaded.problems[0].message
     assert "expected 'facebook', 'instagram'" in loaded.problems[0].message
     assert "posts[0].targets[2].platform" in loaded.problems[1].message
@@ -341,8 +383,11 @@ def test_missing_media_and_empty_globs_at_their_list_item(load_text) -> None:
             at: "2027-01-15 09:00"
           - {id: b, content: x, targets: [facebook], media: nope.png, at: "2027-01-15 09:00"}
     """)
-    assert problems(loaded) == [(7, 9, "media_not_found"), (8, 9, "media_not_found"),
-                                (10, 53, "media_not_found")]
+    assert problems(loaded) == [
+        (7, 9, "media_not_found"),
+        (8, 9, "media_not_found"),
+        (10, 53, "media_not_found"),
+    ]
     assert "'images/missing.jpg' not found" in loaded.problems[0].message
     assert "no file matches 'clips/*.mov'" in loaded.problems[1].message
 
@@ -375,10 +420,16 @@ def test_unknown_variable_at_the_content_value(load_text) -> None:
           - {id: b, targets: [facebook], at: "2027-01-15 09:00"}
           - {id: c, content: "{file.stem}", targets: [facebook], at: "2027-01-15 09:00"}
     """)
-    assert problems(loaded) == [(2, 12, "unknown_variable"), (5, 14, "unknown_variable"),
-                                (9, 22, "unknown_variable")]
+    assert problems(loaded) == [
+        (2, 12, "unknown_variable"),
+        (5, 14, "unknown_variable"),
+        (9, 22, "unknown_variable"),
+    ]
     assert "unknown variable {defaults_var}" in loaded.problems[0].message
-    assert "unknown variable {weekdy}" in loaded.problems[1].message and "{weekday}" in loaded.problems[1].message
+    assert (
+        "unknown variable {weekdy}" in loaded.problems[1].message
+        and "{weekday}" in loaded.problems[1].message
+    )
     assert "no media" in loaded.problems[2].message
 
 
@@ -396,24 +447,30 @@ def test_content_over_a_network_limit_after_substitution(load_text) -> None:
     p = only(loaded)
     assert (p.line, p.column, p.code) == (3, 14, "content_too_long_for_target")
     assert "instagram allows 2,200" in p.message
-    assert "content is 2,201 characters" in p.message and "on 2027-02-01 09:00 and 3 more occurrences" in p.message
+    assert (
+        "content is 2,201 characters" in p.message
+        and "on 2027-02-01 09:00 and 3 more occurrences" in p.message
+    )
 
 
 def test_tiktok_counts_utf16_and_photo_titles(load_text) -> None:
-    emoji = "\U0001F600" * 1101  # 2,202 UTF-16 units, 1,101 characters
+    emoji = "\U0001f600" * 1101  # 2,202 UTF-16 units, 1,101 characters
     loaded = load_text(f"""
         posts:
           - {{id: a, content: "{emoji}", media: clips/one.mp4, targets: [tiktok], at: "2027-01-15 09:00"}}
-          - {{id: b, content: "{'y' * 91}", media: images/a.jpg, targets: [tiktok], at: "2027-01-15 09:00"}}
+          - {{id: b, content: "{"y" * 91}", media: images/a.jpg, targets: [tiktok], at: "2027-01-15 09:00"}}
     """)
-    assert [(p.line, p.code) for p in loaded.problems] == [(2, "content_too_long_for_target"),
-                                                           (3, "title_too_long_for_target")]
+    assert [(p.line, p.code) for p in loaded.problems] == [
+        (2, "content_too_long_for_target"),
+        (3, "title_too_long_for_target"),
+    ]
     assert "2,202 characters (counted in UTF-16 units); tiktok allows 2,200" in loaded.problems[0].message
     assert "90 at most" in loaded.problems[1].message
 
 
 def test_media_a_network_requires(load_text) -> None:
-    loaded = load_text("""
+    loaded = load_text(
+        """
         posts:
           - {id: a, content: x, targets: [facebook, instagram], at: "2027-01-15 09:00"}
           - {id: b, content: x, media: images/a.jpg, targets: [youtube], at: "2027-01-15 09:00"}
@@ -423,9 +480,14 @@ def test_media_a_network_requires(load_text) -> None:
             targets: [youtube]
             options: {youtube: {title: "%s"}}
             at: "2027-01-15 09:00"
-    """ % ("t" * 101))
-    assert problems(loaded) == [(2, 45, "media_required_for_target"), (3, 56, "video_required_for_target"),
-                                (8, 32, "title_too_long_for_target")]
+    """
+        % ("t" * 101)
+    )
+    assert problems(loaded) == [
+        (2, 45, "media_required_for_target"),
+        (3, 56, "video_required_for_target"),
+        (8, 32, "title_too_long_for_target"),
+    ]
 
 
 def test_problems_of_defaults_are_reported_once_and_per_entry_where_the_entry_is_the_cause(load_text) -> None:
@@ -438,8 +500,11 @@ def test_problems_of_defaults_are_reported_once_and_per_entry_where_the_entry_is
           - {id: b, at: "2027-01-16 09:00"}
           - {id: c, content: ok, media: images/a.jpg, at: "2027-01-16 09:00"}
     """)
-    assert problems(loaded) == [(3, 12, "unknown_variable"), (5, 5, "media_required_for_target"),
-                                (6, 5, "media_required_for_target")]
+    assert problems(loaded) == [
+        (3, 12, "unknown_variable"),
+        (5, 5, "media_required_for_target"),
+        (6, 5, "media_required_for_target"),
+    ]
     assert "instagram (from defaults) needs an image or a video" in loaded.problems[1].message
 
 
@@ -475,13 +540,24 @@ def test_generate_is_read_per_occurrence(load_text, folder) -> None:  # type: ig
     assert loaded.problems == []
     first, second = loaded.occurrences
     assert first.generate is not None and second.generate is not None
-    assert (first.generate.prompt, second.generate.prompt) == ("Coffee tip number 1, Tuesday",
-                                                               "Coffee tip number 2, Tuesday")
+    assert (first.generate.prompt, second.generate.prompt) == (
+        "Coffee tip number 1, Tuesday",
+        "Coffee tip number 2, Tuesday",
+    )
     assert first.generate.sources == (folder / "images" / "a.jpg", "https://cdn.example.com/b.jpg")
-    assert (first.generate.type, first.generate.duration_sec, first.generate.aspect_ratio) == ("video", 10, "9:16")
+    assert (first.generate.type, first.generate.duration_sec, first.generate.aspect_ratio) == (
+        "video",
+        10,
+        "9:16",
+    )
     assert first.media == ()  # the generated video satisfies youtube's "needs a video"
-    assert first.generate.body(["u1", "u2"]) == {"type": "video", "prompt": "Coffee tip number 1, Tuesday",
-                                                 "aspectRatio": "9:16", "durationSec": 10, "sourceUrls": ["u1", "u2"]}
+    assert first.generate.body(["u1", "u2"]) == {
+        "type": "video",
+        "prompt": "Coffee tip number 1, Tuesday",
+        "aspectRatio": "9:16",
+        "durationSec": 10,
+        "sourceUrls": ["u1", "u2"],
+    }
 
 
 def test_generate_errors_with_positions(load_text) -> None:
@@ -522,9 +598,13 @@ def test_generate_errors_with_positions(load_text) -> None:
             generate: {type: image, prompt: "a cup"}
     """)
     found = {(p.line, p.column, p.code): p.message for p in loaded.problems}
-    assert found[(6, 22, "invalid_recipe")] == "posts[0].generate.type: expected 'image' or 'video', got 'gif'"
+    assert (
+        found[(6, 22, "invalid_recipe")] == "posts[0].generate.type: expected 'image' or 'video', got 'gif'"
+    )
     assert "at least 3 characters" in found[(6, 35, "invalid_recipe")]
-    assert "posts[0].generate.aspectRatio: expected '9:16', '1:1' or '16:9'" in found[(6, 54, "invalid_recipe")]
+    assert (
+        "posts[0].generate.aspectRatio: expected '9:16', '1:1' or '16:9'" in found[(6, 54, "invalid_recipe")]
+    )
     assert "unknown key `colour`" in found[(6, 61, "invalid_recipe")]
     assert "unknown variable {nope}" in found[(13, 15, "unknown_variable")]
     assert "`durationSec` is for videos only" in found[(19, 7, "invalid_recipe")]
@@ -545,8 +625,10 @@ def test_generate_sources_are_files_next_to_the_recipe(load_text) -> None:
               prompt: "beans"
               sources: [missing.jpg, clips/one.mp4]
     """)
-    assert [(p.line, p.column, p.code) for p in loaded.problems] == [(9, 17, "media_not_found"),
-                                                                      (9, 30, "invalid_recipe")]
+    assert [(p.line, p.column, p.code) for p in loaded.problems] == [
+        (9, 17, "media_not_found"),
+        (9, 30, "invalid_recipe"),
+    ]
     assert "source 'missing.jpg' not found" in loaded.problems[0].message
     assert "is not an image" in loaded.problems[1].message
 
@@ -581,14 +663,18 @@ def test_at_and_repeat_rules(load_text) -> None:
     """)
     got = [(p.line, p.column, p.message.split(": ", 1)[1]) for p in loaded.problems]
     assert [(line, col) for line, col, _ in got] == [(6, 13), (7, 5), (8, 54), (9, 62), (10, 60), (11, 94)]
-    for (_, _, message), (_, _, start) in zip(got, [
-        (6, 13, "give `at` (one post) or `repe"),
-        (7, 5, "an entry needs `at` (one post)"),
-        (8, 54, "expected \"YYYY-MM-DD HH:MM\" ("),
-        (9, 62, "a series needs `until` (a date"),
-        (10, 60, "a series with `every` needs `t"),
-        (11, 94, "`cron` replaces every, on and "),
-    ], strict=True):
+    for (_, _, message), (_, _, start) in zip(
+        got,
+        [
+            (6, 13, "give `at` (one post) or `repe"),
+            (7, 5, "an entry needs `at` (one post)"),
+            (8, 54, 'expected "YYYY-MM-DD HH:MM" ('),
+            (9, 62, "a series needs `until` (a date"),
+            (10, 60, "a series with `every` needs `t"),
+            (11, 94, "`cron` replaces every, on and "),
+        ],
+        strict=True,
+    ):
         assert message.startswith(start)
 
 
@@ -602,14 +688,20 @@ def test_series_bounds(load_text) -> None:
           - {id: count, content: x, targets: [facebook], repeat: {every: day, times: ["09:00"], start: "2027-01-01", count: 1001}}
           - {id: cron, content: x, targets: [facebook], repeat: {cron: "0 9 30 2 *", start: "2027-01-01", count: 3}}
     """)
-    assert problems(loaded) == [(5, 13, "series_too_long"), (6, 117, "series_too_long"), (7, 64, "invalid_recipe")]
+    assert problems(loaded) == [
+        (5, 13, "series_too_long"),
+        (6, 117, "series_too_long"),
+        (7, 64, "invalid_recipe"),
+    ]
     assert "more than 1,000 occurrences" in loaded.problems[0].message
     assert "never matches" in loaded.problems[2].message
 
 
 def test_keys_must_fit_in_a_label(write, folder: Path) -> None:
     deep = "/".join(["d" * 60] * 7) + "/f.yaml"  # 433 characters
-    write("posts:\n  - {id: %s, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n" % ("i" * 70), deep)
+    write(
+        "posts:\n  - {id: %s, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n" % ("i" * 70), deep
+    )
     p = only(load(folder))
     assert (p.line, p.column, p.code) == (2, 10, "key_too_long")
     assert "509 characters" in p.message  # shop/ + 433 + # + 70
@@ -627,8 +719,12 @@ def test_structure_errors(load_text) -> None:
     assert problems(load_text("- a\n- b\n")) == [(1, 1, "invalid_recipe")]
     p = only(load_text("timezone: UTC\n"))
     assert (p.line, p.column) == (1, 1) and "missing `posts`" in p.message
-    p = only(load_text("posts:\n  - id: a\n    content: x\n    targets: [facebook]\n    at: '2027-01-15 09:00'\n"
-                       "    content: y\n"))
+    p = only(
+        load_text(
+            "posts:\n  - id: a\n    content: x\n    targets: [facebook]\n    at: '2027-01-15 09:00'\n"
+            "    content: y\n"
+        )
+    )
     assert (p.line, p.column, p.code) == (6, 5, "invalid_yaml") and "duplicate key 'content'" in p.message
     p = only(load_text("posts: !!binary aGVsbG8=\n"))
     assert p.code == "invalid_yaml" and "unsupported tag" in p.message
@@ -652,12 +748,15 @@ def test_anchors_and_merge_keys(load_text) -> None:
 
 def test_every_error_of_every_file_and_all_or_nothing_per_file(write, folder: Path) -> None:
     write("posts:\n  - {id: ok, content: x, targets: [facebook], at: '2027-01-15 09:00'}\n", "good.yaml")
-    write("""
+    write(
+        """
         posts:
           - {id: ok, content: x, targets: [facebook], at: "2027-01-15 09:00"}
           - {id: bad1, content: x, targets: [nope], at: "2027-01-15 09:00"}
           - {id: bad2, content: "{x}", targets: [facebook], at: "2027-01-15 09:00"}
-    """, "bad.yaml")
+    """,
+        "bad.yaml",
+    )
     loaded = load(folder)
     good, bad = sorted(loaded.files, key=lambda f: f.file != "good.yaml")
     assert good.ok and len(good.occurrences) == 1
@@ -668,8 +767,11 @@ def test_every_error_of_every_file_and_all_or_nothing_per_file(write, folder: Pa
 def test_loading_a_thousand_entries_is_quick(write, folder: Path) -> None:
     import time
 
-    body = "".join(f"  - {{id: e{i}, content: 'Post {{id}} on {{weekday}}', targets: [facebook, linkedin], "
-                   f"at: '2027-01-15 09:{i % 60:02d}'}}\n" for i in range(1000))
+    body = "".join(
+        f"  - {{id: e{i}, content: 'Post {{id}} on {{weekday}}', targets: [facebook, linkedin], "
+        f"at: '2027-01-15 09:{i % 60:02d}'}}\n"
+        for i in range(1000)
+    )
     write("timezone: Europe/Paris\nposts:\n" + body)
     started = time.perf_counter()
     loaded = load(folder)

@@ -34,27 +34,42 @@ class P:
     created_at: str = "2026-11-20T00:00:00.000Z"
 
 
-def occ(entry: str = "launch", file: str = "launch.yaml", at: datetime = T1, content: str = "Hello",
-        targets: tuple[Any, ...] = ("facebook", "linkedin"), media: tuple[Path, ...] = (),
-        options: dict[str, Any] | None = None, local: datetime | None = None, set_name: str = "examples") -> Occurrence:
-    return Occurrence(set_name, file, entry, 3, local, "Europe/Paris", at, content, media, targets, options or {})
+def occ(
+    entry: str = "launch",
+    file: str = "launch.yaml",
+    at: datetime = T1,
+    content: str = "Hello",
+    targets: tuple[Any, ...] = ("facebook", "linkedin"),
+    media: tuple[Path, ...] = (),
+    options: dict[str, Any] | None = None,
+    local: datetime | None = None,
+    set_name: str = "examples",
+) -> Occurrence:
+    return Occurrence(
+        set_name, file, entry, 3, local, "Europe/Paris", at, content, media, targets, options or {}
+    )
 
 
-def post_for(o: Occurrence, pid: str = "post_1", status: str = "scheduled", generation: int = 0,
-             **over: Any) -> P:
+def post_for(
+    o: Occurrence, pid: str = "post_1", status: str = "scheduled", generation: int = 0, **over: Any
+) -> P:
     values: dict[str, Any] = {
-        "id": pid, "status": status, "scheduled_at": o.scheduled_at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-        "content": o.content, "targets": [T(t) if isinstance(t, str) else T(t["platform"], t.get("channelId"))
-                                          for t in o.targets],
-        "options": {}, "idempotency_key": idempotency_key(o.key, generation),
+        "id": pid,
+        "status": status,
+        "scheduled_at": o.scheduled_at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "content": o.content,
+        "targets": [T(t) if isinstance(t, str) else T(t["platform"], t.get("channelId")) for t in o.targets],
+        "options": {},
+        "idempotency_key": idempotency_key(o.key, generation),
         "labels": {LABEL_SET: o.set_name, LABEL_KEY: o.key},
     }
     values.update(over)
     return P(**values)
 
 
-def loaded(*occurrences: Occurrence, problems: dict[str, list[Problem]] | None = None,
-           set_name: str = "examples") -> Loaded:
+def loaded(
+    *occurrences: Occurrence, problems: dict[str, list[Problem]] | None = None, set_name: str = "examples"
+) -> Loaded:
     files: dict[str, FileResult] = {}
     for o in occurrences:
         files.setdefault(o.file, FileResult(o.file, Path("/r") / o.file)).occurrences.append(o)
@@ -69,7 +84,11 @@ def test_nothing_exists_every_occurrence_is_created_with_its_derived_key() -> No
     assert [i.entry for i in p.create] == ["a", "b"] and p.pending
     assert p.create[0].idempotency_key == idempotency_key(a.key) and p.create[0].generation == 0
     item = p.to_json()["create"][0]
-    assert item["file"] == "launch.yaml" and item["entry"] == "a" and item["scheduledAt"] == "2027-01-05T08:00:00Z"
+    assert (
+        item["file"] == "launch.yaml"
+        and item["entry"] == "a"
+        and item["scheduledAt"] == "2027-01-05T08:00:00Z"
+    )
     assert item["targets"] == ["facebook", "linkedin"] and "postId" not in item
     assert set(p.to_json()) >= {"create", "update", "unchanged", "cancel", "errors"}
 
@@ -95,7 +114,10 @@ def test_each_kind_of_edit_is_an_update_naming_the_fields() -> None:
         assert p.to_json()["update"][0]["postId"] == "post_1"
     p = plan(loaded(occ(content="x", at=T1 + timedelta(hours=1))), [post_for(base)], NOW)
     assert p.update[0].changes == ["content", "scheduledAt"]
-    assert p.update[0].before == {"content": "Hello", "scheduledAt": "2027-01-05T08:00:00Z"}  # as the item's scheduledAt
+    assert p.update[0].before == {
+        "content": "Hello",
+        "scheduledAt": "2027-01-05T08:00:00Z",
+    }  # as the item's scheduledAt
 
 
 def test_media_compare_by_local_content_hash() -> None:
@@ -108,13 +130,23 @@ def test_media_compare_by_local_content_hash() -> None:
     hashes[img] = "h-a2"  # the file was edited in place
     edited = plan(loaded(o), [stored], NOW, media_hash=hashes.get, url_hash={"https://media/x.jpg": "h-a"})
     assert edited.update[0].changes == ["mediaUrls"]
-    swapped = plan(loaded(occ(media=(other,))), [stored], NOW, media_hash=hashes.get,
-                   url_hash={"https://media/x.jpg": "h-a"})
+    swapped = plan(
+        loaded(occ(media=(other,))),
+        [stored],
+        NOW,
+        media_hash=hashes.get,
+        url_hash={"https://media/x.jpg": "h-a"},
+    )
     assert swapped.update[0].changes == ["mediaUrls"]
     unknown = plan(loaded(o), [stored], NOW, media_hash=hashes.get, url_hash={})
     assert unknown.update[0].changes == ["mediaUrls"]  # a URL of unknown origin: uploaded again, to be sure
-    added = plan(loaded(occ(media=(img, other))), [stored], NOW, media_hash=hashes.get,
-                 url_hash={"https://media/x.jpg": "h-a2"})
+    added = plan(
+        loaded(occ(media=(img, other))),
+        [stored],
+        NOW,
+        media_hash=hashes.get,
+        url_hash={"https://media/x.jpg": "h-a2"},
+    )
     assert added.update[0].changes == ["mediaUrls"]
 
 
@@ -149,8 +181,11 @@ def test_a_cancelled_post_of_a_live_occurrence_is_created_again_with_a_new_gener
     p = plan(loaded(o), [post_for(o, status="cancelled")], NOW)
     assert [i.generation for i in p.create] == [1]
     assert p.create[0].idempotency_key == idempotency_key(o.key, 1)
-    twice = plan(loaded(o), [post_for(o, "p1", status="cancelled"),
-                             post_for(o, "p2", status="cancelled", generation=1)], NOW)
+    twice = plan(
+        loaded(o),
+        [post_for(o, "p1", status="cancelled"), post_for(o, "p2", status="cancelled", generation=1)],
+        NOW,
+    )
     assert twice.create[0].generation == 2
     alive = plan(loaded(o), [post_for(o, "p1", status="cancelled"), post_for(o, "p2", generation=1)], NOW)
     assert not alive.pending and alive.unchanged[0].post_id == "p2"
@@ -170,9 +205,16 @@ def test_prune_cancels_only_this_sets_scheduled_posts_whose_occurrence_is_gone()
     kept, gone = occ("kept"), occ("gone")
     hand = P("post_hand", "scheduled", "2027-01-05T08:00:00.000Z", "by hand", [T("facebook")])
     other_set = post_for(occ("gone", set_name="elsewhere"), "post_other")
-    other_set_same_key_shape = post_for(occ("gone"), "post_other2",
-                                        labels={LABEL_SET: "elsewhere", LABEL_KEY: gone.key})
-    posts = [post_for(kept, "post_kept"), post_for(gone, "post_gone"), hand, other_set, other_set_same_key_shape]
+    other_set_same_key_shape = post_for(
+        occ("gone"), "post_other2", labels={LABEL_SET: "elsewhere", LABEL_KEY: gone.key}
+    )
+    posts = [
+        post_for(kept, "post_kept"),
+        post_for(gone, "post_gone"),
+        hand,
+        other_set,
+        other_set_same_key_shape,
+    ]
     p = plan(loaded(kept), posts, NOW, prune=True)
     assert [(i.post_id, i.reason) for i in p.cancel] == [("post_gone", "gone")]
     assert p.to_json()["cancel"][0]["postId"] == "post_gone" and p.to_json()["cancel"][0]["reason"] == "gone"
@@ -188,7 +230,9 @@ def test_prune_spares_broken_files_and_files_outside_a_single_file_path() -> Non
     p = plan(loaded(a, problems=broken), [post_for(a, "post_a"), b_post], NOW, prune=True)
     assert not p.cancel and p.errors and any("b.yaml" in n for n in p.notices)
     single = loaded(a)
-    p = plan(single, [post_for(a, "post_a"), b_post], NOW, prune=True, scope=Scope.of(single, whole_set=False))
+    p = plan(
+        single, [post_for(a, "post_a"), b_post], NOW, prune=True, scope=Scope.of(single, whole_set=False)
+    )
     assert not p.cancel
     p = plan(single, [post_for(a, "post_a"), b_post], NOW, prune=True)  # the folder: b.yaml was deleted
     assert [i.post_id for i in p.cancel] == ["post_b"]
@@ -196,7 +240,10 @@ def test_prune_spares_broken_files_and_files_outside_a_single_file_path() -> Non
 
 def test_a_series_whose_count_shrinks_cancels_the_occurrences_beyond_it() -> None:
     times = [T1 + timedelta(days=7 * n) for n in range(5)]
-    series = [occ("tips", file="weekly.yaml", at=t, local=t.replace(tzinfo=None) + timedelta(hours=1)) for t in times]
+    series = [
+        occ("tips", file="weekly.yaml", at=t, local=t.replace(tzinfo=None) + timedelta(hours=1))
+        for t in times
+    ]
     posts = [post_for(o, f"post_{n}") for n, o in enumerate(series)]
     p = plan(loaded(*series[:3]), posts, NOW, prune=True)
     assert not p.create and not p.update and len(p.unchanged) == 3

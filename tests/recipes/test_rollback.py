@@ -30,7 +30,9 @@ class Failing:
         def call(*args: Any, **kwargs: Any) -> Any:
             self.calls += 1
             if self.calls == self.nth:
-                raise ApiError(400, "invalid_targets", "1 problem(s) on linkedin: refused. Nothing was published.")
+                raise ApiError(
+                    400, "invalid_targets", "1 problem(s) on linkedin: refused. Nothing was published."
+                )
             return real(*args, **kwargs)
 
         return call
@@ -71,14 +73,23 @@ def test_a_cancel_failing_reverts_the_files_updates(backend, tmp_path) -> None: 
     from socialpub_tui.client import connect
 
     folder = tmp_path / "content"
-    write(folder, "a.yaml", recipe(entry("keep", "2027-02-01 10:00", "Before"), entry("drop", "2027-02-02 10:00")))
+    write(
+        folder,
+        "a.yaml",
+        recipe(entry("keep", "2027-02-01 10:00", "Before"), entry("drop", "2027-02-02 10:00")),
+    )
     assert invoke("recipes", "apply", str(folder)).code == 0
-    write(folder, "a.yaml", recipe(entry("keep", "2027-02-01 11:00", "After"), entry("new", "2027-02-03 10:00")))
+    write(
+        folder, "a.yaml", recipe(entry("keep", "2027-02-01 11:00", "After"), entry("new", "2027-02-03 10:00"))
+    )
     with connect(worker=False) as real:
         result = run(Failing(real, "cancel_post", 1), folder, tmp_path, prune=True)
     [a] = result.files
-    assert [(x.kind, x.status) for x in a.actions] == [("create", "rolled_back"), ("update", "rolled_back"),
-                                                       ("cancel", "failed")]
+    assert [(x.kind, x.status) for x in a.actions] == [
+        ("create", "rolled_back"),
+        ("update", "rolled_back"),
+        ("cancel", "failed"),
+    ]
     posts = {p.labels[LABEL_KEY].partition("#")[2]: p for p in set_posts("content")}
     assert posts["keep"].content == "Before" and posts["keep"].scheduled_at.startswith("2027-02-01T09:00:00")
     assert posts["new"].status == "cancelled" and posts["drop"].status == "scheduled"

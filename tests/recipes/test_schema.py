@@ -71,14 +71,23 @@ def test_the_schema_examples_satisfy_the_schema_and_the_models() -> None:
         Repeat.model_validate(example)
 
 
-@pytest.mark.parametrize("bad", [
-    {"posts": [{"id": "a", "at": "2027-01-15 09:00", "contnet": "typo"}]},
-    {"posts": [{"id": "a", "at": "2027-01-15 09:00", "targets": ["facebok"]}]},
-    {"posts": [{"id": "a", "repeat": {"every": "fortnight", "times": ["09:00"], "start": "2027-01-01",
-                                      "count": 2}}]},
-    {"posts": [{"id": "a", "at": "2027-01-15 09:00", "options": {"youtube": {"privacy": "hidden"}}}]},
-    {"timezone": "Europe/Paris"},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"posts": [{"id": "a", "at": "2027-01-15 09:00", "contnet": "typo"}]},
+        {"posts": [{"id": "a", "at": "2027-01-15 09:00", "targets": ["facebok"]}]},
+        {
+            "posts": [
+                {
+                    "id": "a",
+                    "repeat": {"every": "fortnight", "times": ["09:00"], "start": "2027-01-01", "count": 2},
+                }
+            ]
+        },
+        {"posts": [{"id": "a", "at": "2027-01-15 09:00", "options": {"youtube": {"privacy": "hidden"}}}]},
+        {"timezone": "Europe/Paris"},
+    ],
+)
 def test_the_json_schema_catches_what_an_editor_should_flag(bad: dict) -> None:
     assert list(_validator().iter_errors(bad))
     with pytest.raises(ValidationError):
@@ -88,10 +97,17 @@ def test_the_json_schema_catches_what_an_editor_should_flag(bad: dict) -> None:
 def test_models_forbid_unknown_keys_and_take_generate_per_entry() -> None:
     with pytest.raises(ValidationError, match="extra_forbidden|Extra inputs"):
         Repeat.model_validate({"every": "day", "times": ["09:00"], "start": "2027-01-01", "count": 1, "x": 1})
-    e = Entry.model_validate({"id": "a", "at": "2027-01-15 09:00", "generate": {"prompt": "a cup", "type": "image"}})
+    e = Entry.model_validate(
+        {"id": "a", "at": "2027-01-15 09:00", "generate": {"prompt": "a cup", "type": "image"}}
+    )
     assert e.generate is not None and (e.generate.aspect_ratio, e.generate.duration) == ("9:16", None)
-    v = Entry.model_validate({"id": "a", "at": "2027-01-15 09:00", "generate": {
-        "prompt": "beans", "type": "video", "sources": "a.jpg"}}).generate
+    v = Entry.model_validate(
+        {
+            "id": "a",
+            "at": "2027-01-15 09:00",
+            "generate": {"prompt": "beans", "type": "video", "sources": "a.jpg"},
+        }
+    ).generate
     assert v is not None and (v.duration, v.sources) == (5, ["a.jpg"])
     with pytest.raises(ValidationError) as err:
         Defaults.model_validate({"generate": {"prompt": "a cup", "type": "image"}})
@@ -102,14 +118,26 @@ def test_models_forbid_unknown_keys_and_take_generate_per_entry() -> None:
 def test_scalars_are_accepted_where_a_list_is_usual() -> None:
     e = Entry.model_validate({"id": "a", "media": "a.jpg", "at": "2027-01-15 09:00"})
     assert e.media == ["a.jpg"]
-    r = Repeat.model_validate({"every": "week", "on": "Tuesday", "times": "9:00", "start": "2027-01-05",
-                               "count": 1})
+    r = Repeat.model_validate(
+        {"every": "week", "on": "Tuesday", "times": "9:00", "start": "2027-01-05", "count": 1}
+    )
     assert (r.on, r.times) == (["tue"], ["09:00"])
 
 
-@pytest.mark.parametrize("ident, ok", [("launch", True), ("weekly-tip_2.b", True), ("a" * 100, True),
-                                       ("a" * 101, False), ("-x", False), ("a b", False), ("a#b", False),
-                                       ("a@b", False), ("a/b", False)])
+@pytest.mark.parametrize(
+    "ident, ok",
+    [
+        ("launch", True),
+        ("weekly-tip_2.b", True),
+        ("a" * 100, True),
+        ("a" * 101, False),
+        ("-x", False),
+        ("a b", False),
+        ("a#b", False),
+        ("a@b", False),
+        ("a/b", False),
+    ],
+)
 def test_ids_can_be_part_of_a_key(ident: str, ok: bool) -> None:
     data = {"id": ident, "at": "2027-01-15 09:00"}
     if ok:

@@ -15,10 +15,32 @@ def fast(request: pytest.FixtureRequest) -> bool:
 
 
 def test_core_schema_types(fast: bool) -> None:
-    doc = source.read("on: [9:00, 17:30, 2027-01-05, yes, no, off, true, False, 12, 0x1f, 0o17, 1.5, .inf, ~, null, "
-                      "'09:00', !!str 12]\n", fast=fast)
-    assert doc.data == {"on": ["9:00", "17:30", "2027-01-05", "yes", "no", "off", True, False, 12, 31, 15, 1.5,
-                               float("inf"), None, None, "09:00", "12"]}
+    doc = source.read(
+        "on: [9:00, 17:30, 2027-01-05, yes, no, off, true, False, 12, 0x1f, 0o17, 1.5, .inf, ~, null, "
+        "'09:00', !!str 12]\n",
+        fast=fast,
+    )
+    assert doc.data == {
+        "on": [
+            "9:00",
+            "17:30",
+            "2027-01-05",
+            "yes",
+            "no",
+            "off",
+            True,
+            False,
+            12,
+            31,
+            15,
+            1.5,
+            float("inf"),
+            None,
+            None,
+            "09:00",
+            "12",
+        ]
+    }
 
 
 def test_empty_document(fast: bool) -> None:
@@ -26,17 +48,20 @@ def test_empty_document(fast: bool) -> None:
     assert source.read("# only a comment\n", fast=fast).node is None
 
 
-@pytest.mark.parametrize("text, line, column, fragment", [
-    ("a: [1, 2\n", 2, 1, "not valid YAML"),
-    ("a: 1\n  b: 2\n", 2, 4, "mapping values are not allowed"),
-    ("a: *x\n", 1, 4, "undefined alias"),
-    ("- a\n---\n- b\n", 2, 1, "single document"),
-    ("a: 1\nb: 2\na: 3\n", 3, 1, "duplicate key 'a' (first on line 1)"),
-    ("a: !!binary aGVsbG8=\n", 1, 4, "unsupported tag"),
-    ("a: !custom x\n", 1, 4, "unsupported tag"),
-    ("? [x]\n: 1\n", 1, 3, "a key must be a plain value"),
-    ("a: &x [1, *x]\n", 1, 4, "alias refers to the value that contains it"),
-])
+@pytest.mark.parametrize(
+    "text, line, column, fragment",
+    [
+        ("a: [1, 2\n", 2, 1, "not valid YAML"),
+        ("a: 1\n  b: 2\n", 2, 4, "mapping values are not allowed"),
+        ("a: *x\n", 1, 4, "undefined alias"),
+        ("- a\n---\n- b\n", 2, 1, "single document"),
+        ("a: 1\nb: 2\na: 3\n", 3, 1, "duplicate key 'a' (first on line 1)"),
+        ("a: !!binary aGVsbG8=\n", 1, 4, "unsupported tag"),
+        ("a: !custom x\n", 1, 4, "unsupported tag"),
+        ("? [x]\n: 1\n", 1, 3, "a key must be a plain value"),
+        ("a: &x [1, *x]\n", 1, 4, "alias refers to the value that contains it"),
+    ],
+)
 def test_errors_with_positions(fast: bool, text: str, line: int, column: int, fragment: str) -> None:
     with pytest.raises(source.SourceError) as err:
         source.read(text, fast=fast)

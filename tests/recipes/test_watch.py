@@ -69,7 +69,9 @@ def test_watch_create_modify_rename_delete_with_prune(watching, tmp_path) -> Non
     assert "stopped" in w.quiet(0.5)[-1]
 
 
-def test_watch_survives_broken_yaml_picks_up_late_media_keeps_deletions_without_prune(watching, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_watch_survives_broken_yaml_picks_up_late_media_keeps_deletions_without_prune(
+    watching, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "content"
     write(folder, "a.yaml", recipe(entry("x", "2027-02-01 10:00", "Good")))
     w = watching(folder)  # the first sync applies what is there
@@ -123,11 +125,19 @@ def test_watch_json_lines(watching, tmp_path) -> None:  # type: ignore[no-untype
     w = watching(folder, "--json")
     events = [json.loads(line) for line in w.seen]
     assert [e["event"] for e in events][-2:] == ["created", "watching"]
-    assert events[-2]["file"] == "a.yaml" and events[-2]["entry"] == "x" and events[-2]["postId"].startswith("post_")
+    assert (
+        events[-2]["file"] == "a.yaml"
+        and events[-2]["entry"] == "x"
+        and events[-2]["postId"].startswith("post_")
+    )
     assert events[-1]["created"] == 1 and STAMP.match(events[-1]["time"] + " ")
     write(folder, "b.yaml", recipe(entry("y", "2027-02-02 10:00")))
     created = json.loads(w.wait_for('"event": "created"'))
-    assert (created["file"], created["entry"], created["scheduledAt"]) == ("b.yaml", "y", "2027-02-02T09:00:00Z")
+    assert (created["file"], created["entry"], created["scheduledAt"]) == (
+        "b.yaml",
+        "y",
+        "2027-02-02T09:00:00Z",
+    )
     assert w.stop() == 0
     assert json.loads(w.quiet(0.5)[-1])["event"] == "stopped"
 

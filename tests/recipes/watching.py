@@ -17,9 +17,18 @@ SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
 
 class WatchProcess:
     def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
-        env = (dict(os.environ) if env is None else env) | {"PYTHONPATH": str(ROOT), "SOCIALPUB_LOG_LEVEL": "WARNING"}
-        self.proc = subprocess.Popen([SOCIALPUB, "recipes", "watch", str(folder), *args], env=env, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=1)
+        env = (dict(os.environ) if env is None else env) | {
+            "PYTHONPATH": str(ROOT),
+            "SOCIALPUB_LOG_LEVEL": "WARNING",
+        }
+        self.proc = subprocess.Popen(
+            [SOCIALPUB, "recipes", "watch", str(folder), *args],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            bufsize=1,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
@@ -42,7 +51,9 @@ class WatchProcess:
             self.seen.append(line)
             if all(t in line for t in texts):
                 return line
-        raise AssertionError(f"watch never printed a line with {texts!r}; it printed:\n" + "\n".join(self.seen))
+        raise AssertionError(
+            f"watch never printed a line with {texts!r}; it printed:\n" + "\n".join(self.seen)
+        )
 
     def quiet(self, seconds: float) -> list[str]:
         """The lines printed over the next `seconds`."""

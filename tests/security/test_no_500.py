@@ -23,7 +23,9 @@ def ready(settings, owner):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("when", EDGES)
 def test_out_of_range_scheduled_at_on_create_is_400(client, ready, when) -> None:  # type: ignore[no-untyped-def]
-    r = client.post("/v1/posts", json={"targets": ["facebook"], "content": "x", "scheduledAt": when}, headers=ready)
+    r = client.post(
+        "/v1/posts", json={"targets": ["facebook"], "content": "x", "scheduledAt": when}, headers=ready
+    )
     assert r.status_code == 400, r.text
     assert r.json()["error"] == "invalid_scheduled_at"
 
@@ -31,8 +33,9 @@ def test_out_of_range_scheduled_at_on_create_is_400(client, ready, when) -> None
 @pytest.mark.parametrize("when", EDGES)
 def test_out_of_range_scheduled_at_on_patch_is_400(client, ready, when) -> None:  # type: ignore[no-untyped-def]
     at = clock.iso(clock.now() + timedelta(days=1))
-    pid = client.post("/v1/posts", json={"targets": ["facebook"], "content": "x", "scheduledAt": at},
-                      headers=ready).json()["id"]
+    pid = client.post(
+        "/v1/posts", json={"targets": ["facebook"], "content": "x", "scheduledAt": at}, headers=ready
+    ).json()["id"]
     r = client.patch(f"/v1/posts/{pid}", json={"scheduledAt": when}, headers=ready)
     assert r.status_code == 400, r.text
     assert r.json()["error"] == "invalid_scheduled_at"

@@ -8,8 +8,12 @@ from backend.config import Settings
 
 
 def test_settings_repr_hides_every_secret() -> None:
-    s = Settings(database_url="postgresql://app:hunter2-db-pw@db.internal/socialpub", secret_key="k" * 40 + "SIGNING",
-                 s3_access_key_id="AKIA-S3-ID", s3_secret_access_key="S3-SECRET-VALUE")
+    s = Settings(
+        database_url="postgresql://app:hunter2-db-pw@db.internal/socialpub",
+        secret_key="k" * 40 + "SIGNING",
+        s3_access_key_id="AKIA-S3-ID",
+        s3_secret_access_key="S3-SECRET-VALUE",
+    )
     text = repr(s) + str(s)
     for secret in ("hunter2-db-pw", "SIGNING", "AKIA-S3-ID", "S3-SECRET-VALUE"):
         assert secret not in text

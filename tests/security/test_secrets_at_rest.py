@@ -33,8 +33,11 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
 
 def _publish_and_deliver(client, owner, settings, rx, ep_secret: str) -> None:  # type: ignore[no-untyped-def]
     before = len(rx.requests)
-    r = client.post("/v1/posts", json={"targets": ["facebook", "linkedin"], "content": "at rest"},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": ["facebook", "linkedin"], "content": "at rest"},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text
     Worker(settings, concurrency=4).run_until_idle(max_seconds=20, settle_s=0.5)
     got = rx.wait_for(before + 2)[before:]
@@ -73,25 +76,38 @@ def test_database_holds_no_token_in_clear_and_everything_still_works(settings, c
         rotated = client.post(f"/v1/webhooks/{ep['id']}/rotate", headers=key_headers(owner.api_key)).json()
         _publish_and_deliver(client, owner, fast, rx, rotated["secret"])
 
-        secrets = [a.access_token for a in Account.select()] + [fb.refresh_token, ep["secret"], rotated["secret"]]
+        secrets = [a.access_token for a in Account.select()] + [
+            fb.refresh_token,
+            ep["secret"],
+            rotated["secret"],
+        ]
         assert len(secrets) == 8 and all(len(s) >= 16 for s in secrets)
         stored = _stored_bytes(fast)
         for s in secrets:
             assert s.encode() not in stored, f"a secret ({s[:8]}…) is stored in clear"
         raw = Table("webhook_endpoint").bind(database)
-        assert [r for r in raw.select(raw.c.secret, raw.c.previous_secret).tuples()
-                if not all(v.startswith("enc:v1:") for v in r)] == []
+        assert [
+            r
+            for r in raw.select(raw.c.secret, raw.c.previous_secret).tuples()
+            if not all(v.startswith("enc:v1:") for v in r)
+        ] == []
 
         # the API answers carry no token (accounts' public form)
         listed = client.get("/v1/accounts", headers=session_headers(owner.session_token)).text
-        assert "accessToken" not in listed and "access_token" not in listed and "refresh" not in listed.lower()
+        assert (
+            "accessToken" not in listed and "access_token" not in listed and "refresh" not in listed.lower()
+        )
         for s in secrets[:6]:
             assert s not in listed
 
         # a new key: every value re-encrypted, publishing and signing go on
         out = encryption.rotate_key(fast)
-        assert out["reencrypted"] == 8 and out["tables"] == {"account": 6, "webhook_endpoint": 2, "oauth_session": 0,
-                                                                   "tiktok_publish": 0}
+        assert out["reencrypted"] == 8 and out["tables"] == {
+            "account": 6,
+            "webhook_endpoint": 2,
+            "oauth_session": 0,
+            "tiktok_publish": 0,
+        }
         assert out["oldKeysDropped"] == 1
         assert stored != _stored_bytes(fast)
         _publish_and_deliver(client, owner, fast, rx, ep["secret"])  # the previous secret still signs (grace)

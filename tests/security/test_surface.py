@@ -11,9 +11,18 @@ from backend.media import fetch
 from tests.conftest import key_headers
 from tests.media import corpus
 
-TRAVERSALS = ["/media/session_secret.key", "/media/socialpub.db", "/media/..%2Fsession_secret.key",
-              "/media/%2e%2e%2fsession_secret.key", "/media/..%5csession_secret.key", "/media/.tmp",
-              "/media/%2e%2e", "/media/..", "/media/../session_secret.key", "/media/%252e%252e%252fsocialpub.db"]
+TRAVERSALS = [
+    "/media/session_secret.key",
+    "/media/socialpub.db",
+    "/media/..%2Fsession_secret.key",
+    "/media/%2e%2e%2fsession_secret.key",
+    "/media/..%5csession_secret.key",
+    "/media/.tmp",
+    "/media/%2e%2e",
+    "/media/..",
+    "/media/../session_secret.key",
+    "/media/%252e%252e%252fsocialpub.db",
+]
 
 
 @pytest.mark.parametrize("path", TRAVERSALS)
@@ -26,17 +35,32 @@ def test_media_host_never_reaches_other_files_of_the_data_dir(client, owner, pat
 
 
 def _upload_key(client, owner) -> str:  # type: ignore[no-untyped-def]
-    r = client.post("/v1/media", json={"base64": base64.b64encode(corpus.jpeg(50, 50)).decode()},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/media",
+        json={"base64": base64.b64encode(corpus.jpeg(50, 50)).decode()},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 201, r.text
     return r.json()["key"]
 
 
-@pytest.mark.parametrize("address", ["10.0.0.5", "169.254.169.254", "100.64.1.1", "fd00::1", "::ffff:10.0.0.1",
-                                     "64:ff9b::a00:1", "2002:a00:1::1"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "10.0.0.5",
+        "169.254.169.254",
+        "100.64.1.1",
+        "fd00::1",
+        "::ffff:10.0.0.1",
+        "64:ff9b::a00:1",
+        "2002:a00:1::1",
+    ],
+)
 def test_names_resolving_to_internal_addresses_are_never_fetched(client, owner, monkeypatch, address) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: [address])
-    r = client.post("/v1/media", json={"url": "https://cdn.example.com/pic.jpg"}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/media", json={"url": "https://cdn.example.com/pic.jpg"}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 400 and r.json()["details"][0]["rule"] == "address", r.text
 
 

@@ -22,8 +22,11 @@ OK = PublishOutcome.published("x1", "https://x.example/1")
 def post(client, owner, settings):  # type: ignore[no-untyped-def]
     workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
-    r = client.post("/v1/posts", json={"targets": ["facebook", "linkedin"], "content": "apply"},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": ["facebook", "linkedin"], "content": "apply"},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text
     return Post.get_by_id(r.json()["id"])
 
@@ -34,7 +37,9 @@ def target(post, platform):  # type: ignore[no-untyped-def]
 
 def decision(post, platform, out, settings, **kw):  # type: ignore[no-untyped-def]
     t = target(post, platform)
-    return decide.outcome(state_of(t, Post.get_by_id(post.id)), out, clock.now(), policy(settings, None), **kw)
+    return decide.outcome(
+        state_of(t, Post.get_by_id(post.id)), out, clock.now(), policy(settings, None), **kw
+    )
 
 
 def test_outcomes_settle_the_post_once_every_target_is_final(post, settings):
@@ -99,7 +104,9 @@ def test_attempts_close_with_the_outcome_unless_ambiguous(post, settings):
     assert apply(decision(post, "facebook", OK, settings), attempt_id="att_3")
     rows = {a.id: a for a in PublishAttempt.select()}
     assert all(a.finished_at is not None for a in rows.values())
-    assert rows["att_3"].outcome.startswith("succeeded") and rows["att_1"].outcome.startswith("reconciled by att_3")
+    assert rows["att_3"].outcome.startswith("succeeded") and rows["att_1"].outcome.startswith(
+        "reconciled by att_3"
+    )
 
 
 def test_an_auth_failure_is_signalled_not_written(post, settings):

@@ -49,8 +49,9 @@ def _fan_out(client, owner, content: str) -> tuple[Job, PostTarget]:  # type: ig
     return Job.get(Job.dedupe_key == f"target:{target.id}"), target
 
 
-def test_a_stale_run_does_not_publish_again_a_target_the_network_accepted(client, owner, sandbox, fast,
-                                                                          monkeypatch):
+def test_a_stale_run_does_not_publish_again_a_target_the_network_accepted(
+    client, owner, sandbox, fast, monkeypatch
+):
     """Run 1 read the target, then (its lease lost) run 2 of the same job published it and the network
     accepted it for processing (tracking). Run 1 must not call the network again."""
     job, target = _fan_out(client, owner, "accepted once")
@@ -127,7 +128,9 @@ def test_an_outcome_closes_only_the_attempts_before_its_own(client, owner, sandb
                 with pytest.raises(Killed):
                     publishing.publish_target(job, fast)
                 return PublishOutcome.failed("retriable", "busy, try again")
-            at_network.append(PublishOutcome.published(f"fb-{len(calls)}", f"https://fb.example/{len(calls)}"))
+            at_network.append(
+                PublishOutcome.published(f"fb-{len(calls)}", f"https://fb.example/{len(calls)}")
+            )
             if len(calls) == 2:
                 raise Killed()
             return at_network[-1]
@@ -139,8 +142,12 @@ def test_an_outcome_closes_only_the_attempts_before_its_own(client, owner, sandb
     with pytest.raises(RetryLater):
         publishing.publish_target(job, fast)
     assert len(at_network) == 1
-    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
-                                         PublishAttempt.finished_at.is_null()).count() == 1  # run 2's
+    assert (
+        PublishAttempt.select()
+        .where(PublishAttempt.target == target.id, PublishAttempt.finished_at.is_null())
+        .count()
+        == 1
+    )  # run 2's
     with time_machine.travel(clock.now() + timedelta(hours=1), tick=False):
         publishing.publish_target(job, fast)  # run 3
     assert len(at_network) == 1  # never published twice
@@ -161,8 +168,12 @@ def test_processing_that_keeps_failing_ends_the_target(client, owner, sandbox, f
 
         def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
             checks.append(1)
-            return PublishOutcome.failed("retriable", "the network had an internal error; it will be retried",
-                                         tracking_ref=ref, retry_after_s=60)
+            return PublishOutcome.failed(
+                "retriable",
+                "the network had an internal error; it will be retried",
+                tracking_ref=ref,
+                retry_after_s=60,
+            )
 
         def find_existing(self, pub):  # type: ignore[no-untyped-def]
             return None
@@ -175,8 +186,9 @@ def test_processing_that_keeps_failing_ends_the_target(client, owner, sandbox, f
     assert read(client, owner, t.post_id)["status"] == "failed"
 
 
-def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client, owner, sandbox, fast,
-                                                                         monkeypatch):
+def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(
+    client, owner, sandbox, fast, monkeypatch
+):
     """Lock order (post row, then target row, everywhere): the attempt that could not ask the network about an
     earlier one (connection error) and sets its target waiting takes the post's and the target's locks before
     it writes; otherwise, on PostgreSQL, it holds its attempt's row while waiting for the target's, against an
@@ -206,8 +218,11 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
     inside: list[bool] = []
     for name, what in (("lock_post", "post"), ("lock_target", "target")):
         real = getattr(apply_module, name)
-        monkeypatch.setattr(apply_module, name, lambda i, *c, real=real, what=what: (
-            seen.append(what) if inside else None, real(i, *c))[1])
+        monkeypatch.setattr(
+            apply_module,
+            name,
+            lambda i, *c, real=real, what=what: (seen.append(what) if inside else None, real(i, *c))[1],
+        )
     real_execute = database.obj.execute_sql
 
     def execute_sql(sql, params=None):  # type: ignore[no-untyped-def]
@@ -231,12 +246,17 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(client
     assert seen[:2] == ["post", "target"] and "write" in seen, seen
     t = PostTarget.get_by_id(target.id)
     assert t.status == "pending" and t.next_attempt_at is not None
-    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
-                                         PublishAttempt.finished_at.is_null()).count() == 1
+    assert (
+        PublishAttempt.select()
+        .where(PublishAttempt.target == target.id, PublishAttempt.finished_at.is_null())
+        .count()
+        == 1
+    )
 
 
-def test_a_tracked_target_whose_job_dies_says_it_may_have_been_published(client, owner, sandbox, fast,
-                                                                        monkeypatch):
+def test_a_tracked_target_whose_job_dies_says_it_may_have_been_published(
+    client, owner, sandbox, fast, monkeypatch
+):
     """The network accepted the post (processing), then every status check fails on the connection until the
     track job dies: the target fails, and its failReason must not invite a blind retry (the network has the
     post and may publish it): it says it may have been published and to check first."""
@@ -273,8 +293,13 @@ def test_processing_failures_giving_up_say_to_check_the_account(client, owner, s
             return PublishOutcome.pending("ref-8", network_status="PROCESSING")
 
         def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
-            return PublishOutcome.failed("retriable", "facebook did not answer in time; it will be retried",
-                                         tracking_ref=ref, network_code="timeout", retry_after_s=60)
+            return PublishOutcome.failed(
+                "retriable",
+                "facebook did not answer in time; it will be retried",
+                tracking_ref=ref,
+                network_code="timeout",
+                retry_after_s=60,
+            )
 
         def find_existing(self, pub):  # type: ignore[no-untyped-def]
             return None
@@ -317,15 +342,18 @@ def test_an_attempt_starts_when_it_holds_the_target_lock(client, owner, sandbox,
     assert attempt.started_at >= locked_at
 
 
-def test_a_status_check_failure_that_waits_is_logged_with_its_ids(client, owner, sandbox, fast, monkeypatch,
-                                                                  caplog):
+def test_a_status_check_failure_that_waits_is_logged_with_its_ids(
+    client, owner, sandbox, fast, monkeypatch, caplog
+):
     """Every re-attempt logs at INFO or WARNING with the post, target and account ids: a status check answered
     with a retriable failure, checked again later, too."""
     import logging
 
     job, target = _fan_out(client, owner, "status check fails once")
-    answers = [PublishOutcome.failed("retriable", "the network had a hiccup", retry_after_s=60),
-               PublishOutcome.published("fb-3", "https://fb.example/3")]
+    answers = [
+        PublishOutcome.failed("retriable", "the network had a hiccup", retry_after_s=60),
+        PublishOutcome.published("fb-3", "https://fb.example/3"),
+    ]
 
     class Net:
         def publish(self, pub):  # type: ignore[no-untyped-def]
@@ -342,12 +370,19 @@ def test_a_status_check_failure_that_waits_is_logged_with_its_ids(client, owner,
     run_through(fast, steps=3, step=timedelta(minutes=10))
     t = PostTarget.get_by_id(target.id)
     assert t.status == "succeeded"
-    assert any(r.levelno >= logging.INFO and target.id in r.getMessage() and t.post_id in r.getMessage()
-               and t.account_id in r.getMessage() and "hiccup" in r.getMessage() for r in caplog.records)
+    assert any(
+        r.levelno >= logging.INFO
+        and target.id in r.getMessage()
+        and t.post_id in r.getMessage()
+        and t.account_id in r.getMessage()
+        and "hiccup" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 def test_an_interrupted_target_whose_account_is_no_longer_active_says_it_may_be_published(
-        client, owner, sandbox, fast, monkeypatch):
+    client, owner, sandbox, fast, monkeypatch
+):
     """An attempt's call timed out (its outcome unknown), then the account needs reauthorisation before the
     next try: the target fails `permanent`, and its failReason must not tell the user to simply create the
     post again: the earlier call may have published it."""

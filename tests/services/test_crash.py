@@ -51,14 +51,18 @@ CRASHING_WORKER = textwrap.dedent("""
 def _kill_mid_publication(client, owner, settings, when: str) -> str:  # type: ignore[no-untyped-def]
     workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
-    r = client.post("/v1/posts", json={"targets": ["facebook", "linkedin"], "content": "crash test"},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": ["facebook", "linkedin"], "content": "crash test"},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text
     env = {**os.environ, "SOCIALPUB_DATA_DIR": str(settings.data_dir), "SOCIALPUB_LOG_LEVEL": "ERROR"}
     if settings.database_url:
         env["SOCIALPUB_DATABASE_URL"] = settings.database_url
-    proc = subprocess.run([sys.executable, "-c", CRASHING_WORKER, when], env=env, timeout=120,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CRASHING_WORKER, when], env=env, timeout=120, capture_output=True, text=True
+    )
     assert proc.returncode == -9, proc.stderr[-2000:]
     # one target's attempt was recorded (committed before its call), and never got an outcome
     (open_attempt,) = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
@@ -114,7 +118,10 @@ def test_sigkill_where_the_network_cannot_be_checked_fails_saying_so(client, own
     _restart(settings)
     interrupted = PostTarget.get(PostTarget.status == "failed")
     assert interrupted.fail_type == "retriable"
-    assert "may have been published" in interrupted.fail_reason and "check the account" in interrupted.fail_reason.lower()
+    assert (
+        "may have been published" in interrupted.fail_reason
+        and "check the account" in interrupted.fail_reason.lower()
+    )
     assert Post.get_by_id(post_id).status == "partial"
     assert len(list_published()) == 2  # never published twice: one per network
 

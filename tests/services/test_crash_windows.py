@@ -54,15 +54,20 @@ def work(settings) -> None:  # type: ignore[no-untyped-def]
 
 def tiktok_inits() -> int:
     """Every publish TikTok accepted (processing or not: the network's side, not its listing)."""
-    return SandboxItem.select().where((SandboxItem.platform == "tiktok") & (SandboxItem.kind == "publish")).count()
+    return (
+        SandboxItem.select()
+        .where((SandboxItem.platform == "tiktok") & (SandboxItem.kind == "publish"))
+        .count()
+    )
 
 
 def _kill_tiktok_init(client, owner, fast, monkeypatch, *, reached: bool):  # type: ignore[no-untyped-def]
     """A TikTok direct video whose worker dies right after (reached) or right before the init call."""
     fast.sandbox_processing_s = 30.0  # TikTok processes a video 30 s before listing it
     video = upload(client, owner, corpus.video("mp4"))
-    post = create(client, owner, targets=["tiktok"], content="Killed mid init\nfrom the crash tests",
-                  mediaUrls=[video])
+    post = create(
+        client, owner, targets=["tiktok"], content="Killed mid init\nfrom the crash tests", mediaUrls=[video]
+    )
 
     def killing(real, account):  # type: ignore[no-untyped-def]
         def publish(pub):  # type: ignore[no-untyped-def]
@@ -80,8 +85,9 @@ def _kill_tiktok_init(client, owner, fast, monkeypatch, *, reached: bool):  # ty
     return post, PostTarget.get(PostTarget.post == post["id"])
 
 
-def test_tiktok_killed_after_init_is_not_published_again_inside_the_processing_window(client, owner, sandbox, fast,
-                                                                                     monkeypatch):
+def test_tiktok_killed_after_init_is_not_published_again_inside_the_processing_window(
+    client, owner, sandbox, fast, monkeypatch
+):
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=True)
@@ -92,7 +98,9 @@ def test_tiktok_killed_after_init_is_not_published_again_inside_the_processing_w
         assert tiktok_inits() == 1  # not published again
         waiting = PostTarget.get_by_id(target.id)
         assert waiting.status == "pending" and waiting.next_attempt_at is not None
-        assert waiting.next_attempt_at >= restarted + timedelta(seconds=30)  # the listing delay from the restart
+        assert waiting.next_attempt_at >= restarted + timedelta(
+            seconds=30
+        )  # the listing delay from the restart
         shown = read(client, owner, post["id"])["targets"][0]
         assert shown["status"] == "pending" and shown["nextAttemptAt"] == clock.iso(waiting.next_attempt_at)
         for _ in range(6):
@@ -102,12 +110,16 @@ def test_tiktok_killed_after_init_is_not_published_again_inside_the_processing_w
         assert done["status"] == "completed", done
         assert tiktok_inits() == 1 and len(list_published("tiktok")) == 1  # listed once processed
         assert done["targets"][0]["externalPostId"] == list_published("tiktok")[0]["external_id"]
-    assert not PublishAttempt.select().where((PublishAttempt.target == target.id)
-                                             & PublishAttempt.finished_at.is_null()).exists()
+    assert (
+        not PublishAttempt.select()
+        .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null())
+        .exists()
+    )
 
 
-def test_tiktok_killed_before_init_reached_it_publishes_once_after_the_listing_delay(client, owner, sandbox, fast,
-                                                                                    monkeypatch):
+def test_tiktok_killed_before_init_reached_it_publishes_once_after_the_listing_delay(
+    client, owner, sandbox, fast, monkeypatch
+):
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=False)
@@ -124,11 +136,14 @@ def test_tiktok_killed_before_init_reached_it_publishes_once_after_the_listing_d
 
 
 @pytest.mark.parametrize("network", ["linkedin", "instagram"])
-def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(client, owner, sandbox, fast,
-                                                                            monkeypatch, caplog, network):
+def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(
+    client, owner, sandbox, fast, monkeypatch, caplog, network
+):
     """LinkedIn: the duplicate of the benchmark (an AVAILABLE asset can be posted again). Instagram: its
     container turns PUBLISHED, and the same attempt rule covers it."""
-    fast.sandbox_processing_s = 10.0  # a LinkedIn image asset is AVAILABLE after 3 s, an Instagram container 2 s
+    fast.sandbox_processing_s = (
+        10.0  # a LinkedIn image asset is AVAILABLE after 3 s, an Instagram container 2 s
+    )
     image = upload(client, owner, corpus.jpeg(400, 400))
     post = create(client, owner, targets=[network], content="Tracked, then killed", mediaUrls=[image])
     start = clock.now()
@@ -147,8 +162,9 @@ def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(clie
 
                 return call
 
-            return Wrapped(real, check_status=killed_once_posted("check_status"),
-                           complete=killed_once_posted("complete"))
+            return Wrapped(
+                real, check_status=killed_once_posted("check_status"), complete=killed_once_posted("complete")
+            )
 
         real = patch_adapters(monkeypatch, killing)
         t.shift(5)  # the asset is AVAILABLE, the tracking job due
@@ -163,8 +179,11 @@ def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(clie
     assert done["status"] == "completed", done
     assert len(list_published(network)) == 1  # never published twice
     assert done["targets"][0]["externalPostId"] == list_published(network)[0]["external_id"]
-    unresolved = PublishAttempt.select().where((PublishAttempt.target == target.id)
-                                               & PublishAttempt.finished_at.is_null()).count()
+    unresolved = (
+        PublishAttempt.select()
+        .where((PublishAttempt.target == target.id) & PublishAttempt.finished_at.is_null())
+        .count()
+    )
     if network == "linkedin":  # the tracking job's next attempt reconciled the killed one
         assert any("reconciled" in r.getMessage() and target.id in r.getMessage() for r in caplog.records)
         assert unresolved == 0

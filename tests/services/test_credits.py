@@ -13,13 +13,16 @@ from backend.store.models import CreditEntry, Workspace
 
 def test_balances_before_the_ledger_become_opening_entries(settings, owner, other_owner):
     runner = Runner(database.obj, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
-    later = sorted((p.stem for p in MIGRATIONS_DIR.glob("0*.py") if p.stem > "0017_generations"), reverse=True)
+    later = sorted(
+        (p.stem for p in MIGRATIONS_DIR.glob("0*.py") if p.stem > "0017_generations"), reverse=True
+    )
     assert runner.down("0017_generations") == [*later, "0017_generations"]
     Workspace.update(credits_balance=123).where(Workspace.id == owner.workspace_id).execute()
     assert runner.up() == ["0017_generations", *reversed(later)]
     opening = list(CreditEntry.select())
     assert [(e.workspace_id, e.reason, e.amount, e.balance_after) for e in opening] == [
-        (owner.workspace_id, "opening", 123, 123)]
+        (owner.workspace_id, "opening", 123, 123)
+    ]
     assert opening[0].id.startswith("cre_") and len(opening[0].id) == 30
     for ws in (owner.workspace_id, other_owner.workspace_id):
         assert credits.ledger_sum(ws) == credits.balance(ws)
@@ -36,6 +39,10 @@ def test_entries_record_the_balance_after(settings, owner):
     with pytest.raises(ValueError):
         credits.adjust(ws, add=-11)
     rows = [(e.reason, e.amount, e.balance_after, e.generation_id) for e in reversed(credits.entries(ws))]
-    assert rows == [("grant", 200, 200, None), ("charge", -45, 155, "gen_a"), ("refund", 45, 200, "gen_a"),
-                    ("admin", -190, 10, None)]
+    assert rows == [
+        ("grant", 200, 200, None),
+        ("charge", -45, 155, "gen_a"),
+        ("refund", 45, 200, "gen_a"),
+        ("admin", -190, 10, None),
+    ]
     assert credits.balance(ws) == credits.ledger_sum(ws) == 10

@@ -16,8 +16,17 @@ POLICY = Policy(max_attempts=3, strategy=RetryStrategy(base_s=10, max_attempts=3
 
 
 def state(**kw):  # type: ignore[no-untyped-def]
-    values = dict(id="tgt_1", post_id="post_1", workspace_id="ws_1", platform="facebook", account_id="acc_1",
-                  account_name="Brand", status="publishing", attempts=1, started_at=NOW - timedelta(seconds=3))
+    values = dict(
+        id="tgt_1",
+        post_id="post_1",
+        workspace_id="ws_1",
+        platform="facebook",
+        account_id="acc_1",
+        account_name="Brand",
+        status="publishing",
+        attempts=1,
+        started_at=NOW - timedelta(seconds=3),
+    )
     values.update(kw)
     return TargetState(**values)
 
@@ -29,20 +38,29 @@ def test_published_succeeds_with_its_event():
     assert d.values["fail_reason"] is None and d.values["next_attempt_at"] is None
     (ev,) = d.events
     assert ev.type == "publish.completed"
-    assert ev.data == {"postId": "post_1", "targetId": "tgt_1", "platform": "facebook", "accountId": "acc_1",
-                       "status": "succeeded", "postUrl": "https://fb.example/9", "externalPostId": "fb_9"}
+    assert ev.data == {
+        "postId": "post_1",
+        "targetId": "tgt_1",
+        "platform": "facebook",
+        "accountId": "acc_1",
+        "status": "succeeded",
+        "postUrl": "https://fb.example/9",
+        "externalPostId": "fb_9",
+    }
     assert d.resolves_attempts and not d.jobs and d.account_status is None
 
 
 def test_inbox_delivered_is_a_success():
-    d = decide.outcome(state(platform="tiktok"), PublishOutcome(state="inbox_delivered", external_post_id="p1"),
-                       NOW, POLICY)
+    d = decide.outcome(
+        state(platform="tiktok"), PublishOutcome(state="inbox_delivered", external_post_id="p1"), NOW, POLICY
+    )
     assert d.status == "inbox_delivered" and d.events[0].type == "publish.inbox_delivered"
 
 
 def test_accepted_for_processing_is_tracked_on_its_lane():
-    d = decide.outcome(state(platform="youtube"), PublishOutcome.pending("vid_1", network_status="uploaded"),
-                       NOW, POLICY)
+    d = decide.outcome(
+        state(platform="youtube"), PublishOutcome.pending("vid_1", network_status="uploaded"), NOW, POLICY
+    )
     assert d.status == "publishing" and not d.final and not d.events
     assert d.values["tracking_ref"] == "vid_1"
     assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.TRACK_DEADLINE_S["youtube"])
@@ -53,15 +71,20 @@ def test_accepted_for_processing_is_tracked_on_its_lane():
 
 def test_tracking_still_processing_polls_again():
     s = state(platform="tiktok", tracking_ref="ref", track_deadline=NOW + timedelta(minutes=5))
-    d = decide.outcome(s, PublishOutcome.pending("ref", network_status="PROCESSING_UPLOAD"), NOW, POLICY,
-                       tracking=True)
+    d = decide.outcome(
+        s, PublishOutcome.pending("ref", network_status="PROCESSING_UPLOAD"), NOW, POLICY, tracking=True
+    )
     assert d.retry_in_s == 5 and not d.finishes_job and not d.jobs
     assert d.values["track_deadline"] == s.track_deadline
 
 
 def test_tracking_past_the_deadline_fails_retriable():
-    s = state(platform="youtube", tracking_ref="ref", started_at=NOW - timedelta(minutes=61),
-              track_deadline=NOW - timedelta(seconds=1))
+    s = state(
+        platform="youtube",
+        tracking_ref="ref",
+        started_at=NOW - timedelta(minutes=61),
+        track_deadline=NOW - timedelta(seconds=1),
+    )
     d = decide.outcome(s, PublishOutcome.pending("ref"), NOW, POLICY, tracking=True)
     assert d.status == "failed" and d.values["fail_type"] == "retriable"
     assert "did not confirm it within 60 minutes" in d.values["fail_reason"]
@@ -89,7 +112,10 @@ def test_retriable_out_of_attempts_fails_and_says_so():
     out = PublishOutcome.failed("retriable", "server busy; it will be retried after 30 s")
     d = decide.outcome(state(attempts=3), out, NOW, POLICY)
     assert d.status == "failed" and d.values["fail_type"] == "retriable"
-    assert d.values["fail_reason"] == "server busy (gave up after 3 attempts; retrying the post later may succeed)"
+    assert (
+        d.values["fail_reason"]
+        == "server busy (gave up after 3 attempts; retrying the post later may succeed)"
+    )
 
 
 def test_ambiguous_out_of_attempts_says_to_check_the_account():
@@ -118,7 +144,9 @@ def test_dead_job_with_an_unresolved_attempt_says_it_may_have_been_published():
     d = decide.dead(state(), "boom", NOW, unresolved=True)
     assert d.status == "failed" and "may have been published at Facebook" in d.values["fail_reason"]
     plain = decide.dead(state(), "boom", NOW, unresolved=False)
-    assert "internal error" in plain.values["fail_reason"] and "may have been" not in plain.values["fail_reason"]
+    assert (
+        "internal error" in plain.values["fail_reason"] and "may have been" not in plain.values["fail_reason"]
+    )
 
 
 def test_interrupted_waits_pending_unresolved():
@@ -172,6 +200,7 @@ def test_unreached_waits_pending_without_a_call():
 
 def test_ready_is_tracked_like_pending():
     """A network ready for the publishing call (from a status check) keeps the target tracked."""
-    d = decide.outcome(state(platform="linkedin"), PublishOutcome.ready("ref", network_status="AVAILABLE"), NOW,
-                       POLICY)
+    d = decide.outcome(
+        state(platform="linkedin"), PublishOutcome.ready("ref", network_status="AVAILABLE"), NOW, POLICY
+    )
     assert d.status == "publishing" and d.values["tracking_ref"] == "ref" and d.jobs[0].kind == "target.track"

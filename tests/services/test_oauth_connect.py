@@ -1,4 +1,5 @@
 """backend/services/oauth_connect.py: reconnecting an account (the way out of needs_reauth)."""
+
 from __future__ import annotations
 
 from datetime import timedelta

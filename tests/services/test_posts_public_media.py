@@ -26,13 +26,25 @@ def laptop(settings, owner):  # type: ignore[no-untyped-def]
 
 def live(owner, platform: str) -> str:  # type: ignore[no-untyped-def]
     now = clock.now()
-    return Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform=platform, name=f"live {platform}",
-                          kind="live", status="active", access_token="t", connected_at=now, created_at=now).id
+    return Account.create(
+        id=new_id("acc"),
+        workspace=owner.workspace_id,
+        platform=platform,
+        name=f"live {platform}",
+        kind="live",
+        status="active",
+        access_token="t",
+        connected_at=now,
+        created_at=now,
+    ).id
 
 
 def image(client, owner) -> str:  # type: ignore[no-untyped-def]
-    r = client.post("/v1/media", json={"base64": base64.b64encode(corpus.jpeg(400, 400)).decode()},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/media",
+        json={"base64": base64.b64encode(corpus.jpeg(400, 400)).decode()},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 201, r.text
     return r.json()["url"]
 
@@ -41,16 +53,28 @@ def test_a_loopback_media_url_is_refused_for_networks_that_pull(client, owner, l
     url = image(client, owner)
     assert url.startswith("http://127.0.0.1:8000/media/")
     ig, li = live(owner, "instagram"), live(owner, "linkedin")
-    r = client.post("/v1/posts", json={"targets": [{"platform": "instagram", "channelId": ig},
-                                                   {"platform": "linkedin", "channelId": li}],
-                                       "content": "hi", "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={
+            "targets": [
+                {"platform": "instagram", "channelId": ig},
+                {"platform": "linkedin", "channelId": li},
+            ],
+            "content": "hi",
+            "mediaUrls": [url],
+        },
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 400 and r.json()["error"] == "invalid_targets"
     [problem] = r.json()["details"]
     assert problem["platform"] == "instagram" and problem["error"] == "media_url_not_public"
     assert "SOCIALPUB_MEDIA_URL" in problem["message"] and problem["mediaUrl"] == url
     # linkedin uploads the bytes: fine on its own
-    r = client.post("/v1/posts", json={"targets": [{"platform": "linkedin", "channelId": li}], "content": "hi",
-                                       "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": [{"platform": "linkedin", "channelId": li}], "content": "hi", "mediaUrls": [url]},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text
 
 
@@ -59,8 +83,11 @@ def test_sandbox_accounts_and_public_hosts_are_not_concerned(settings, client, o
 
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     url = image(client, owner)
-    r = client.post("/v1/posts", json={"targets": ["instagram"], "content": "hi", "mediaUrls": [url]},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": ["instagram"], "content": "hi", "mediaUrls": [url]},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text  # the sandbox reaches our media host in-process
     laptop.media_url = "https://media.example.com/m/"
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])  # stubbed: no look-up
@@ -75,26 +102,44 @@ def test_an_edit_of_the_media_is_checked_too(client, owner, laptop, monkeypatch)
     fb = live(owner, "facebook")
     laptop.media_url = "https://media.example.com/m/"
     monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
-    r = client.post("/v1/posts", json={"targets": [{"platform": "facebook", "channelId": fb}], "content": "later",
-                                       "scheduledAt": clock.iso(clock.now().replace(year=clock.now().year + 1))},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={
+            "targets": [{"platform": "facebook", "channelId": fb}],
+            "content": "later",
+            "scheduledAt": clock.iso(clock.now().replace(year=clock.now().year + 1)),
+        },
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text
     laptop.media_url = "http://127.0.0.1:8000/media/"
     url = image(client, owner)
-    r = client.patch(f"/v1/posts/{r.json()['id']}", json={"mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    r = client.patch(
+        f"/v1/posts/{r.json()['id']}", json={"mediaUrls": [url]}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 400 and r.json()["details"][0]["error"] == "media_url_not_public"
 
 
 def video(client, owner) -> str:  # type: ignore[no-untyped-def]
-    r = client.post("/v1/media", json={"base64": base64.b64encode(corpus.video("mp4")).decode()},
-                    headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/media",
+        json={"base64": base64.b64encode(corpus.video("mp4")).decode()},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 201, r.text
     return r.json()["url"]
 
 
 def post(client, owner, targets, urls):  # type: ignore[no-untyped-def]
-    return client.post("/v1/posts", json={"targets": [{"platform": p, "channelId": c} for p, c in targets],
-                                          "content": "hi", "mediaUrls": urls}, headers=key_headers(owner.api_key))
+    return client.post(
+        "/v1/posts",
+        json={
+            "targets": [{"platform": p, "channelId": c} for p, c in targets],
+            "content": "hi",
+            "mediaUrls": urls,
+        },
+        headers=key_headers(owner.api_key),
+    )
 
 
 def test_only_what_pulls_is_refused_by_default(client, owner, laptop):
@@ -108,7 +153,9 @@ def test_only_what_pulls_is_refused_by_default(client, owner, laptop):
     assert r.status_code == 400
     problems = {d["platform"]: d for d in r.json()["details"]}
     assert set(problems) == {"tiktok", "instagram"}
-    assert "photos" in problems["tiktok"]["message"] and "SOCIALPUB_MEDIA_URL" in problems["tiktok"]["message"]
+    assert (
+        "photos" in problems["tiktok"]["message"] and "SOCIALPUB_MEDIA_URL" in problems["tiktok"]["message"]
+    )
 
 
 def test_configured_pull_is_refused_with_what_to_change(client, owner, laptop):
@@ -121,7 +168,9 @@ def test_configured_pull_is_refused_with_what_to_change(client, owner, laptop):
     assert set(problems) == {"facebook", "tiktok"}
     for d in problems.values():
         assert d["error"] == "media_url_not_public" and "SOCIALPUB_MEDIA_BY_URL" in d["message"]
-    r = post(client, owner, [("tiktok", tk)], [image(client, owner)])  # a photo post pulls anyway: no "remove"
+    r = post(
+        client, owner, [("tiktok", tk)], [image(client, owner)]
+    )  # a photo post pulls anyway: no "remove"
     [d] = r.json()["details"]
     assert "photos" in d["message"] and "SOCIALPUB_MEDIA_BY_URL" not in d["message"]
 
@@ -131,12 +180,23 @@ def test_the_rules_say_who_pulls():
     from backend.networks.rules import RULES
 
     img, vid = MediaRef("https://m/a.jpg", "image"), MediaRef("https://m/v.mp4", "video")
-    table = {(p, by_url, kind): RULES[p].pulls_media(media, by_url)
-             for p in RULES for by_url in (False, True) for kind, media in (("image", [img]), ("video", [vid]))}
+    table = {
+        (p, by_url, kind): RULES[p].pulls_media(media, by_url)
+        for p in RULES
+        for by_url in (False, True)
+        for kind, media in (("image", [img]), ("video", [vid]))
+    }
     assert {k for k, pulls in table.items() if pulls} == {
-        ("instagram", False, "image"), ("instagram", True, "image"), ("instagram", False, "video"),
-        ("instagram", True, "video"), ("tiktok", False, "image"), ("tiktok", True, "image"),
-        ("tiktok", True, "video"), ("facebook", True, "image"), ("facebook", True, "video")}
+        ("instagram", False, "image"),
+        ("instagram", True, "image"),
+        ("instagram", False, "video"),
+        ("instagram", True, "video"),
+        ("tiktok", False, "image"),
+        ("tiktok", True, "image"),
+        ("tiktok", True, "video"),
+        ("facebook", True, "image"),
+        ("facebook", True, "video"),
+    }
     assert not any(RULES[p].pulls_media([], True) for p in RULES)
 
 
@@ -155,6 +215,9 @@ def test_a_network_served_on_this_machine_reaches_a_loopback_media_host(client, 
     url = image(client, owner)
     laptop.instagram_api_base = "http://127.0.0.1:8402/v21.0"
     ig = live(owner, "instagram")
-    r = client.post("/v1/posts", json={"targets": [{"platform": "instagram", "channelId": ig}], "content": "hi",
-                                       "mediaUrls": [url]}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts",
+        json={"targets": [{"platform": "instagram", "channelId": ig}], "content": "hi", "mediaUrls": [url]},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 202, r.text

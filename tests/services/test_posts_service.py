@@ -69,8 +69,15 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
     img = media_service.ingest_bytes(settings, ws, jpeg())
     url = media_service.url_for(settings, img.key)
     assert img.expires_at is not None  # 30-day base rule
-    p, _ = posts.create(settings, ws, body(targets=["facebook", "instagram"], media_urls=[url],
-                                           scheduled_at=clock.iso(clock.now() + timedelta(days=40))))
+    p, _ = posts.create(
+        settings,
+        ws,
+        body(
+            targets=["facebook", "instagram"],
+            media_urls=[url],
+            scheduled_at=clock.iso(clock.now() + timedelta(days=40)),
+        ),
+    )
     assert [m["kind"] for m in p.media] == ["image"] and p.media[0]["mime"] == "image/jpeg"
     assert MediaHold.get(MediaHold.ref == f"post:{p.id}").until is None
     assert Media.get_by_id(img.id).expires_at is None  # kept while the post is not sent
@@ -82,8 +89,14 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
 def test_patch_moves_the_hold_to_the_new_media(settings, ws):
     a = media_service.ingest_bytes(settings, ws, jpeg())
     b = media_service.ingest_bytes(settings, ws, jpeg())
-    p, _ = posts.create(settings, ws, body(media_urls=[media_service.url_for(settings, a.key)],
-                                           scheduled_at=clock.iso(clock.now() + timedelta(days=1))))
+    p, _ = posts.create(
+        settings,
+        ws,
+        body(
+            media_urls=[media_service.url_for(settings, a.key)],
+            scheduled_at=clock.iso(clock.now() + timedelta(days=1)),
+        ),
+    )
     posts.edit(settings, ws, p.id, {"media_urls": [media_service.url_for(settings, b.key)]})
     held = {h.media_id for h in MediaHold.select().where(MediaHold.ref == f"post:{p.id}")}
     assert held == {b.id}
@@ -95,8 +108,11 @@ def test_host_media_missing_expired_or_of_another_workspace(settings, ws, other_
     gone = media_service.ingest_bytes(settings, ws, jpeg())
     Media.update(expires_at=clock.now() - timedelta(seconds=1)).where(Media.id == gone.id).execute()
     theirs = media_service.ingest_bytes(settings, other_owner.workspace_id, jpeg())
-    urls = [base + "med_nothere.jpg", media_service.url_for(settings, gone.key),
-            media_service.url_for(settings, theirs.key)]
+    urls = [
+        base + "med_nothere.jpg",
+        media_service.url_for(settings, gone.key),
+        media_service.url_for(settings, theirs.key),
+    ]
     with pytest.raises(ApiError) as err:
         posts.create(settings, ws, body(media_urls=urls))
     assert err.value.code == "invalid_targets"
@@ -114,8 +130,11 @@ def test_host_video_kind_from_the_store(settings, ws):
 def test_generated_video_on_youtube_declares_synthetic_media(settings, ws):
     gen = media_service.store_generated(settings, ws, MP4, ref="generation:gen_test")
     url = media_service.url_for(settings, gen.key)
-    p, _ = posts.create(settings, ws, body(targets=["youtube"], media_urls=[url],
-                                           options={"youtube": {"containsSyntheticMedia": False}}))
+    p, _ = posts.create(
+        settings,
+        ws,
+        body(targets=["youtube"], media_urls=[url], options={"youtube": {"containsSyntheticMedia": False}}),
+    )
     assert p.media[0]["generated"] is True
     assert p.options["youtube"]["containsSyntheticMedia"] is True
 

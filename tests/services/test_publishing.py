@@ -37,7 +37,9 @@ def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
 
 
 def upload(client, owner, data: bytes) -> str:  # type: ignore[no-untyped-def]
-    r = client.post("/v1/media", json={"base64": base64.b64encode(data).decode()}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/media", json={"base64": base64.b64encode(data).decode()}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 201, r.text
     return r.json()["url"]
 
@@ -78,8 +80,11 @@ def read(client, owner, post_id):  # type: ignore[no-untyped-def]
 
 
 def add_account(client, owner, platform, behaviour, name=None):  # type: ignore[no-untyped-def]
-    r = client.post("/v1/accounts", json={"platform": platform, "name": name or f"{platform} {behaviour}",
-                                          "behaviour": behaviour}, headers=session_headers(owner.session_token))
+    r = client.post(
+        "/v1/accounts",
+        json={"platform": platform, "name": name or f"{platform} {behaviour}", "behaviour": behaviour},
+        headers=session_headers(owner.session_token),
+    )
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
@@ -111,8 +116,11 @@ def test_partial_names_the_failed_account_and_whether_retry_helps(client, owner,
 def test_all_failed_is_failed(client, owner, fast):
     a = add_account(client, owner, "facebook", "fail-permanent")
     b = add_account(client, owner, "linkedin", "fail-permanent")
-    post = create(client, owner, targets=[{"platform": "facebook", "channelId": a},
-                                          {"platform": "linkedin", "channelId": b}])
+    post = create(
+        client,
+        owner,
+        targets=[{"platform": "facebook", "channelId": a}, {"platform": "linkedin", "channelId": b}],
+    )
     run(client.app.state.settings)
     assert read(client, owner, post["id"])["status"] == "failed"
 
@@ -158,8 +166,14 @@ def test_slow_account_still_completes(client, owner, fast):
 
 
 def test_tiktok_draft_is_inbox_delivered_and_counts_as_success(client, owner, sandbox, image_url):
-    post = create(client, owner, targets=["tiktok"], content="a draft", mediaUrls=[image_url],
-                  options={"tiktok": {"postMode": "MEDIA_UPLOAD"}})
+    post = create(
+        client,
+        owner,
+        targets=["tiktok"],
+        content="a draft",
+        mediaUrls=[image_url],
+        options={"tiktok": {"postMode": "MEDIA_UPLOAD"}},
+    )
     run(client.app.state.settings)
     done = read(client, owner, post["id"])
     assert done["targets"][0]["status"] == "inbox_delivered", done["targets"][0]["failReason"]
@@ -167,8 +181,13 @@ def test_tiktok_draft_is_inbox_delivered_and_counts_as_success(client, owner, sa
 
 
 def test_tiktok_direct_video_and_youtube_are_tracked_to_success(client, owner, sandbox, video_url):
-    post = create(client, owner, targets=["tiktok", "youtube"], content="My clip\nwith a description",
-                  mediaUrls=[video_url])
+    post = create(
+        client,
+        owner,
+        targets=["tiktok", "youtube"],
+        content="My clip\nwith a description",
+        mediaUrls=[video_url],
+    )
     run(client.app.state.settings)
     done = read(client, owner, post["id"])
     assert done["status"] == "completed", done
@@ -244,7 +263,9 @@ def test_overdue_past_max_lateness_fails_instead(client, owner, sandbox, fast):
         run(fast)
     done = read(client, owner, post["id"])
     assert done["status"] == "failed"
-    assert all(t["failType"] == "retriable" and "maximum lateness" in t["failReason"] for t in done["targets"])
+    assert all(
+        t["failType"] == "retriable" and "maximum lateness" in t["failReason"] for t in done["targets"]
+    )
 
 
 def test_cancelled_before_due_is_never_sent(client, owner, sandbox, fast):
@@ -264,9 +285,11 @@ def test_edit_then_due_publishes_the_edited_text(client, owner, sandbox, fast):
 
     at = clock.now() + timedelta(minutes=5)
     post = create(client, owner, targets=["facebook"], scheduledAt=clock.iso(at), content="first text")
-    r = client.patch(f"/v1/posts/{post['id']}", json={"content": "edited text",
-                                                       "scheduledAt": clock.iso(at + timedelta(minutes=1))},
-                     headers=key_headers(owner.api_key))
+    r = client.patch(
+        f"/v1/posts/{post['id']}",
+        json={"content": "edited text", "scheduledAt": clock.iso(at + timedelta(minutes=1))},
+        headers=key_headers(owner.api_key),
+    )
     assert r.status_code == 200, r.text
     with time_machine.travel(at + timedelta(seconds=30), tick=False):
         run(fast)
@@ -298,12 +321,15 @@ def patch_adapters(monkeypatch, make):  # type: ignore[no-untyped-def]
     from backend.services import adapters
 
     real = adapters.adapter_for
-    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: make(real(account, settings), account))
+    monkeypatch.setattr(
+        adapters, "adapter_for", lambda account, settings: make(real(account, settings), account)
+    )
     return real
 
 
-def test_crash_between_network_call_and_commit_does_not_duplicate(client, owner, sandbox, fast, monkeypatch,
-                                                                  caplog):
+def test_crash_between_network_call_and_commit_does_not_duplicate(
+    client, owner, sandbox, fast, monkeypatch, caplog
+):
     """The worker dies right after the network accepted the post, before recording it. The next worker
     (after the lease expires) asks the network first and finds the publication: no second post."""
     from backend.networks.sandbox import list_published
@@ -338,18 +364,28 @@ def test_crash_between_network_call_and_commit_does_not_duplicate(client, owner,
     assert done["status"] == "completed"
     assert len(list_published("facebook")) == 1
     assert done["targets"][0]["externalPostId"] == list_published("facebook")[0]["external_id"]
-    assert any("reconciled" in r.message and target.id in r.message and post["id"] in r.message
-               for r in caplog.records)
-    assert PublishAttempt.select().where(PublishAttempt.target == target.id,
-                                         PublishAttempt.finished_at.is_null()).count() == 0
+    assert any(
+        "reconciled" in r.message and target.id in r.message and post["id"] in r.message
+        for r in caplog.records
+    )
+    assert (
+        PublishAttempt.select()
+        .where(PublishAttempt.target == target.id, PublishAttempt.finished_at.is_null())
+        .count()
+        == 0
+    )
 
 
 def test_two_workers_never_double_publish(client, owner, sandbox, fast):
     from backend.networks.sandbox import list_published
 
-    ids = [create(client, owner, targets=["facebook", "linkedin"], content=f"post {i}")["id"] for i in range(10)]
+    ids = [
+        create(client, owner, targets=["facebook", "linkedin"], content=f"post {i}")["id"] for i in range(10)
+    ]
     workers = [Worker(fast, concurrency=2) for _ in range(2)]
-    threads = [threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 30, "settle_s": 2}) for w in workers]
+    threads = [
+        threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 30, "settle_s": 2}) for w in workers
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -384,8 +420,13 @@ def test_the_post_job_enqueues_one_job_per_target_on_its_networks_lane(client, o
     from backend.jobs import queue
     from backend.services import publishing
 
-    post = create(client, owner, targets=["facebook", "linkedin", "youtube"], content="Title\nfan out",
-                  mediaUrls=[upload(client, owner, corpus.video("mp4"))])
+    post = create(
+        client,
+        owner,
+        targets=["facebook", "linkedin", "youtube"],
+        content="Title\nfan out",
+        mediaUrls=[upload(client, owner, corpus.video("mp4"))],
+    )
     (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
     publishing.start_post(job, fast)
     assert Job.get_by_id(job.id).status == "done"
@@ -404,17 +445,26 @@ def test_attempt_is_committed_before_the_call(client, owner, sandbox, fast, monk
 
     if fast.database_url:
         pytest.skip("reads the SQLite file from a second connection")
-    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="evidence",
-                  mediaUrls=[upload(client, owner, corpus.jpeg(400, 400))])
+    post = create(
+        client,
+        owner,
+        targets=["facebook", "linkedin", "instagram"],
+        content="evidence",
+        mediaUrls=[upload(client, owner, corpus.jpeg(400, 400))],
+    )
     seen: list[tuple[str, int, int]] = []
 
     def spying(real, account):  # type: ignore[no-untyped-def]
         def publish(pub):  # type: ignore[no-untyped-def]
             with sqlite3.connect(fast.data_dir / "socialpub.db") as conn:
-                seen.append(conn.execute(
-                    "SELECT t.status, t.call_started_at IS NOT NULL, "
-                    "(SELECT COUNT(*) FROM publish_attempt a WHERE a.target_id = t.id AND a.finished_at IS NULL) "
-                    "FROM post_target t WHERE t.idempotency_token = ?", (pub.idempotency_token,)).fetchone())
+                seen.append(
+                    conn.execute(
+                        "SELECT t.status, t.call_started_at IS NOT NULL, "
+                        "(SELECT COUNT(*) FROM publish_attempt a WHERE a.target_id = t.id AND a.finished_at IS NULL) "
+                        "FROM post_target t WHERE t.idempotency_token = ?",
+                        (pub.idempotency_token,),
+                    ).fetchone()
+                )
             return real.publish(pub)
 
         return Wrapped(real, publish=publish)
@@ -429,8 +479,12 @@ def test_attempt_is_committed_before_the_call(client, owner, sandbox, fast, monk
 def PublishAttempt_open(post_id: str) -> int:  # noqa: N802
     from backend.store.models.posts import PublishAttempt
 
-    return (PublishAttempt.select().join(PostTarget).where((PostTarget.post == post_id)
-                                                           & PublishAttempt.finished_at.is_null()).count())
+    return (
+        PublishAttempt.select()
+        .join(PostTarget)
+        .where((PostTarget.post == post_id) & PublishAttempt.finished_at.is_null())
+        .count()
+    )
 
 
 def test_a_waiting_target_is_pending_with_its_next_attempt_time(client, owner, fast):
@@ -454,7 +508,9 @@ def test_a_waiting_target_is_pending_with_its_next_attempt_time(client, owner, f
     assert read(client, owner, post["id"])["status"] == "processing"
 
 
-def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_after(client, owner, sandbox, fast):
+def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_after(
+    client, owner, sandbox, fast
+):
     """Instagram's daily cap reached: the target waits `pending` (not `publishing`) with its next attempt at
     least the network's Retry-After away; the API shows when."""
     fast.sandbox_limits = True
@@ -474,8 +530,9 @@ def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_afte
         assert shown["nextAttemptAt"] == clock.iso(t.next_attempt_at)
 
 
-def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(client, owner, sandbox, fast,
-                                                                          monkeypatch):
+def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(
+    client, owner, sandbox, fast, monkeypatch
+):
     """The call reached the network but the answer was lost (a read timeout): the attempt stays unresolved,
     the target waits `pending`; the next attempt asks the network first, finds the post and succeeds with it."""
     import httpx
@@ -553,12 +610,19 @@ def test_a_dead_publish_job_fails_its_targets(client, owner, sandbox, fast):
     assert all(t["status"] == "failed" and t["failType"] == "retriable" for t in done["targets"])
 
 
-
 def test_many_posts_complete_published_once_per_network(client, owner, sandbox, fast):
     from backend.networks.sandbox import list_published
 
-    ids = [create(client, owner, targets=["facebook", "instagram", "linkedin"], content=f"group {i}",
-                  mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])["id"] for i in range(11)]
+    ids = [
+        create(
+            client,
+            owner,
+            targets=["facebook", "instagram", "linkedin"],
+            content=f"group {i}",
+            mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))],
+        )["id"]
+        for i in range(11)
+    ]
     Worker(fast, concurrency=4).run_until_idle(max_seconds=30, settle_s=2)
     assert all(read(client, owner, i)["status"] == "completed" for i in ids)
     for network in ("facebook", "instagram", "linkedin"):
@@ -569,8 +633,12 @@ def test_tracking_jobs_of_many_posts_run_to_success(client, owner, sandbox, fast
     """TikTok and YouTube targets of several posts are tracked to `succeeded`, once, and the posts settle."""
     from backend.networks.sandbox import list_published
 
-    ids = [create(client, owner, targets=["tiktok", "youtube"], content=f"tracked {i}\nbody",
-                  mediaUrls=[video_url])["id"] for i in range(6)]
+    ids = [
+        create(
+            client, owner, targets=["tiktok", "youtube"], content=f"tracked {i}\nbody", mediaUrls=[video_url]
+        )["id"]
+        for i in range(6)
+    ]
     Worker(fast, concurrency=4).run_until_idle(max_seconds=30, settle_s=2)
     for i in ids:
         done = read(client, owner, i)
@@ -595,8 +663,9 @@ def test_slow_networks_under_a_short_lease_never_publish_twice(client, owner, sa
     patch_adapters(monkeypatch, slow)
     ids = [create(client, owner, targets=["facebook"], content=f"tail {i}")["id"] for i in range(12)]
     workers = [Worker(fast, concurrency=2) for _ in range(2)]
-    threads = [threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 20, "settle_s": 2})
-               for w in workers]
+    threads = [
+        threading.Thread(target=w.run_until_idle, kwargs={"max_seconds": 20, "settle_s": 2}) for w in workers
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -626,13 +695,21 @@ def test_one_slow_network_does_not_hold_up_the_others(client, owner, sandbox, fa
             started = time.monotonic()
             time.sleep(0.4)
             calls.append((started, time.monotonic()))
-            return PublishOutcome(state="published", external_post_id=f"{self.platform}-1",
-                                  post_url=f"https://{self.platform}.example/1")
+            return PublishOutcome(
+                state="published",
+                external_post_id=f"{self.platform}-1",
+                post_url=f"https://{self.platform}.example/1",
+            )
 
     monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Live(account.platform))
     Account.update(kind="live").where(Account.platform.in_(["facebook", "linkedin", "instagram"])).execute()
-    post = create(client, owner, targets=["facebook", "linkedin", "instagram"], content="live at once",
-                  mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))])
+    post = create(
+        client,
+        owner,
+        targets=["facebook", "linkedin", "instagram"],
+        content="live at once",
+        mediaUrls=[upload(client, owner, corpus.jpeg(300, 300))],
+    )
     w = Worker(fast, concurrency=4)
     w.run_until_idle(max_seconds=10, settle_s=0)  # the post job: fans out
     w.run_until_idle(max_seconds=10, settle_s=0)
@@ -641,4 +718,7 @@ def test_one_slow_network_does_not_hold_up_the_others(client, owner, sandbox, fa
     done = read(client, owner, post["id"])
     assert done["status"] == "completed"
     assert {t["platform"]: t["externalPostId"] for t in done["targets"]} == {
-        "facebook": "facebook-1", "linkedin": "linkedin-1", "instagram": "instagram-1"}
+        "facebook": "facebook-1",
+        "linkedin": "linkedin-1",
+        "instagram": "instagram-1",
+    }

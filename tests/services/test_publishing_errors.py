@@ -42,8 +42,12 @@ def test_each_error_code_ends_the_target_as_networks_md_says(settings, client, o
     acc = accounts.connect_sandbox(settings, owner.workspace_id, platform, f"{platform} account")
     errors.configure_errors(platform, reset=True)
     errors.configure_errors(platform, code, times=1)
-    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}],
-                  **body_for(client, owner, platform))
+    post = create(
+        client,
+        owner,
+        targets=[{"platform": platform, "channelId": acc.id}],
+        **body_for(client, owner, platform),
+    )
     with time_machine.travel(clock.now(), tick=False) as t:
         work(fast)
         target = read(client, owner, post["id"])["targets"][0]
@@ -56,7 +60,10 @@ def test_each_error_code_ends_the_target_as_networks_md_says(settings, client, o
         elif fault.action == "wait":
             assert target["status"] == "pending" and target["failReason"], target
             waits = PostTarget.get(PostTarget.post == post["id"]).next_attempt_at - clock.now()
-            assert waits >= timedelta(seconds=1), (waits, target)  # retries with no wait of their own: 0 s here
+            assert waits >= timedelta(seconds=1), (
+                waits,
+                target,
+            )  # retries with no wait of their own: 0 s here
             assert Account.get_by_id(acc.id).status == "active"
         else:  # retry: the next attempt (at once, or after the network's short wait) publishes
             for _ in range(6):

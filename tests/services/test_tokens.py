@@ -66,8 +66,11 @@ def emu(fast, monkeypatch):  # type: ignore[no-untyped-def]
         return httpx.Client(transport=sb.transport(platform))
 
     monkeypatch.setattr(adapters, "network_client", network_client)
-    monkeypatch.setattr(adapters, "adapter_for",
-                        lambda account, settings: adapters.make_adapter(account.platform, settings, live=False))
+    monkeypatch.setattr(
+        adapters,
+        "adapter_for",
+        lambda account, settings: adapters.make_adapter(account.platform, settings, live=False),
+    )
     return sb
 
 
@@ -87,17 +90,31 @@ def live(owner: Any, sb: Any, platform: str, name: str = "") -> tuple[Account, d
         external = got.get("open_id") or "member"
         access, refresh = got["access_token"], got.get("refresh_token")
         expires = now + timedelta(seconds=got["expires_in"])
-    acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform=platform,
-                         name=name or f"Live {platform}", username=f"live-{platform}", kind="live", status="active",
-                         external_id=external, access_token=access, refresh_token=refresh, token_expires_at=expires,
-                         connected_at=now, created_at=now)
+    acc = Account.create(
+        id=new_id("acc"),
+        workspace=owner.workspace_id,
+        platform=platform,
+        name=name or f"Live {platform}",
+        username=f"live-{platform}",
+        kind="live",
+        status="active",
+        external_id=external,
+        access_token=access,
+        refresh_token=refresh,
+        token_expires_at=expires,
+        connected_at=now,
+        created_at=now,
+    )
     return acc, got
 
 
 REFRESHING = ("tiktok", "youtube", "linkedin")  # LinkedIn with programmatic refresh (the emulator's switch)
 # how far on a token is due for refresh (the 15 min margin): TikTok 24 h, Google 1 h, LinkedIn 60 days
-DUE = {"tiktok": timedelta(hours=23, minutes=50), "youtube": timedelta(minutes=50),
-       "linkedin": timedelta(days=59, hours=23, minutes=50)}
+DUE = {
+    "tiktok": timedelta(hours=23, minutes=50),
+    "youtube": timedelta(minutes=50),
+    "linkedin": timedelta(days=59, hours=23, minutes=50),
+}
 
 
 def refreshing(platform: str) -> None:
@@ -113,7 +130,9 @@ def media_for(client, owner, fast):  # type: ignore[no-untyped-def]
     def get(platform: str) -> str:
         kind = "video" if platform == "youtube" else "image"
         if kind not in made:
-            made[kind] = upload(client, owner, corpus.vertical_video(3) if kind == "video" else corpus.jpeg(400, 400))
+            made[kind] = upload(
+                client, owner, corpus.vertical_video(3) if kind == "video" else corpus.jpeg(400, 400)
+            )
         return made[kind]
 
     return get
@@ -122,8 +141,15 @@ def media_for(client, owner, fast):  # type: ignore[no-untyped-def]
 def refresh_with(sb: Any, platform: str, token: str) -> httpx.Response:
     client = "client_key" if platform == "tiktok" else "client_id"
     path = {"tiktok": "/v2/oauth/token/", "youtube": "/token", "linkedin": "/oauth/v2/accessToken"}[platform]
-    return emu_client(sb, platform).post(path, data={client: "app-123", "client_secret": "s3cret",
-                                                     "grant_type": "refresh_token", "refresh_token": token})
+    return emu_client(sb, platform).post(
+        path,
+        data={
+            client: "app-123",
+            "client_secret": "s3cret",
+            "grant_type": "refresh_token",
+            "refresh_token": token,
+        },
+    )
 
 
 def work(settings: Any) -> None:
@@ -156,7 +182,10 @@ def test_tiktok_refresh_rotates_and_stores_both_tokens(owner, fast, emu):  # typ
     with time_machine.travel(clock.now() + timedelta(hours=47, minutes=50), tick=False):
         work(fast)
         again = Account.get_by_id(acc.id)
-        assert again.status == "active" and again.refresh_token not in (fresh.refresh_token, got["refresh_token"])
+        assert again.status == "active" and again.refresh_token not in (
+            fresh.refresh_token,
+            got["refresh_token"],
+        )
         assert Job.select().where(Job.kind == tokens.REFRESH_JOB).count() == 2
 
 
@@ -178,7 +207,9 @@ def test_refresh_of_a_rotated_token_already_replaced_is_not_a_dead_grant(owner, 
     """Two refreshes at once: the account is held by the first; the second is told so (and the job waits)."""
     acc, _ = live(owner, emu, "tiktok")
     with time_machine.travel(clock.now() + timedelta(hours=23, minutes=55), tick=False):
-        Account.update(token_refresh_until=clock.now() + timedelta(seconds=30)).where(Account.id == acc.id).execute()
+        Account.update(token_refresh_until=clock.now() + timedelta(seconds=30)).where(
+            Account.id == acc.id
+        ).execute()
         with pytest.raises(tokens.RefreshBusy):
             tokens.refresh_account(acc.id, fast)
         assert Account.get_by_id(acc.id).status == "active"
@@ -187,12 +218,20 @@ def test_refresh_of_a_rotated_token_already_replaced_is_not_a_dead_grant(owner, 
 # ---- a dead grant ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("how", ["revoked", "switch"])
 @pytest.mark.parametrize("platform", REFRESHING)
-def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast, emu, media_for, how, platform):  # type: ignore[no-untyped-def]
+def test_a_dead_grant_needs_reauth_and_fails_pending_targets(
+    client, owner, fast, emu, media_for, how, platform
+):  # type: ignore[no-untyped-def]
     refreshing(platform)
     acc, got = live(owner, emu, platform, "Creator account")
     later = clock.iso(clock.now() + timedelta(days=2) + DUE[platform])
-    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="later",
-                  mediaUrls=[media_for(platform)], scheduledAt=later)
+    post = create(
+        client,
+        owner,
+        targets=[{"platform": platform, "channelId": acc.id}],
+        content="later",
+        mediaUrls=[media_for(platform)],
+        scheduledAt=later,
+    )
     if how == "revoked":
         assert oauth.revoke_token(got["refresh_token"], platform)
     else:
@@ -206,17 +245,27 @@ def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast
         assert f"socialpub accounts connect {platform}" in target["failReason"]
         assert "must be reconnected" in target["failReason"]
         [ev] = events("account.needs_reauth")
-        assert ev.data["accountId"] == acc.id and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
+        assert (
+            ev.data["accountId"] == acc.id
+            and ev.data["reconnect"] == f"socialpub accounts connect {platform}"
+        )
         [row] = PostTarget.select().where(PostTarget.account == acc.id)
         assert ev.data["failedTargets"] == [row.id]
         assert [e.data["targetId"] for e in events("publish.failed")] == [row.id]
         listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
         mine = next(a for a in listed if a["id"] == acc.id)
-        assert mine["status"] == "needs_reauth" and f"socialpub accounts connect {platform}" in mine["tokenWarning"]
+        assert (
+            mine["status"] == "needs_reauth"
+            and f"socialpub accounts connect {platform}" in mine["tokenWarning"]
+        )
         # its only target failed: the post is failed now, not `scheduled` (editable, to be sent) until its time
         assert read(client, owner, post["id"])["status"] == "failed"
-        assert client.patch(f"/v1/posts/{post['id']}", json={"content": "x"},
-                            headers=key_headers(owner.api_key)).json()["error"] == "post_not_editable"
+        assert (
+            client.patch(
+                f"/v1/posts/{post['id']}", json={"content": "x"}, headers=key_headers(owner.api_key)
+            ).json()["error"]
+            == "post_not_editable"
+        )
     with time_machine.travel(clock.now() + timedelta(days=2, minutes=1) + DUE[platform], tick=False):
         work(fast)  # the post's time: nothing is sent, it stays failed
         assert read(client, owner, post["id"])["status"] == "failed"
@@ -226,12 +275,25 @@ def test_a_dead_grant_needs_reauth_and_fails_pending_targets(client, owner, fast
 
 def scheduled_on(client, owner, account_id: str, n: int) -> list[str]:  # type: ignore[no-untyped-def]
     later = clock.iso(clock.now() + timedelta(days=3))
-    return [create(client, owner, targets=[{"platform": "facebook", "channelId": account_id}], content=f"later {i}",
-                   scheduledAt=later)["id"] for i in range(n)]
+    return [
+        create(
+            client,
+            owner,
+            targets=[{"platform": "facebook", "channelId": account_id}],
+            content=f"later {i}",
+            scheduledAt=later,
+        )["id"]
+        for i in range(n)
+    ]
 
 
-def test_needs_reauth_fails_a_month_of_targets_a_batch_of_posts_a_transaction(client, owner, fast, emu,  # type: ignore[no-untyped-def]
-                                                                              monkeypatch):
+def test_needs_reauth_fails_a_month_of_targets_a_batch_of_posts_a_transaction(
+    client,
+    owner,
+    fast,
+    emu,  # type: ignore[no-untyped-def]
+    monkeypatch,
+):
     acc, _ = live(owner, emu, "facebook", "Page")
     posts = scheduled_on(client, owner, acc.id, 5)
     monkeypatch.setattr(tokens, "REAUTH_BATCH_POSTS", 2)
@@ -247,8 +309,14 @@ def test_needs_reauth_fails_a_month_of_targets_a_batch_of_posts_a_transaction(cl
     assert tokens.mark_needs_reauth(acc.id, "revoked") == 0  # once
 
 
-def test_a_reconnect_between_batches_leaves_the_other_targets_pending(client, owner, fast, emu, monkeypatch,  # type: ignore[no-untyped-def]
-                                                                       caplog):
+def test_a_reconnect_between_batches_leaves_the_other_targets_pending(
+    client,
+    owner,
+    fast,
+    emu,
+    monkeypatch,  # type: ignore[no-untyped-def]
+    caplog,
+):
     acc, _ = live(owner, emu, "facebook", "Page")
     scheduled_on(client, owner, acc.id, 5)
     monkeypatch.setattr(tokens, "REAUTH_BATCH_POSTS", 2)
@@ -264,7 +332,13 @@ def test_a_reconnect_between_batches_leaves_the_other_targets_pending(client, ow
     monkeypatch.setattr(tokens, "apply", apply_then_reconnect)
     with caplog.at_level(logging.INFO, logger="socialpub.tokens"):
         assert tokens.mark_needs_reauth(acc.id, "revoked") == 2
-    assert sorted(t.status for t in PostTarget.select()) == ["failed", "failed", "pending", "pending", "pending"]
+    assert sorted(t.status for t in PostTarget.select()) == [
+        "failed",
+        "failed",
+        "pending",
+        "pending",
+        "pending",
+    ]
     assert "reconnected while its pending targets were being failed" in caplog.text
 
 
@@ -281,7 +355,9 @@ def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platfor
         assert tokens.sweep(fast) == 1
         work(fast)
         job = Job.get(Job.kind == tokens.REFRESH_JOB)
-        assert job.status == "queued" and job.attempts == 1 and "token refresh" in job.last_error  # retried later
+        assert (
+            job.status == "queued" and job.attempts == 1 and "token refresh" in job.last_error
+        )  # retried later
         same = Account.get_by_id(acc.id)
         assert same.status == "active" and same.access_token == got["access_token"]
         assert same.token_refresh_until is None  # not held by the failed try
@@ -324,15 +400,21 @@ def test_a_failed_commit_after_rotation_is_tried_again(owner, fast, emu, monkeyp
         fresh = Account.get_by_id(acc.id)
         assert fresh.status == "active" and fresh.refresh_token != got["refresh_token"]
         assert fresh.token_refresh_until is None and fresh.token_refresh_lease is None
-        assert refresh_with(emu, "tiktok", fresh.refresh_token).status_code == 200  # the stored one is the live one
+        assert (
+            refresh_with(emu, "tiktok", fresh.refresh_token).status_code == 200
+        )  # the stored one is the live one
 
 
-def test_a_store_that_keeps_failing_releases_the_lease_and_says_the_token_is_lost(owner, fast, emu, monkeypatch,
-                                                                                   caplog):  # type: ignore[no-untyped-def]
+def test_a_store_that_keeps_failing_releases_the_lease_and_says_the_token_is_lost(
+    owner, fast, emu, monkeypatch, caplog
+):  # type: ignore[no-untyped-def]
     acc, got = live(owner, emu, "tiktok")
     with time_machine.travel(clock.now() + DUE["tiktok"], tick=False):
         failing_commits(monkeypatch, {2, 3, 4, 5, 6})  # every try of the store
-        with caplog.at_level(logging.WARNING, logger="socialpub.tokens"), pytest.raises(peewee.OperationalError):
+        with (
+            caplog.at_level(logging.WARNING, logger="socialpub.tokens"),
+            pytest.raises(peewee.OperationalError),
+        ):
             tokens.refresh_account(acc.id, fast)
         same = Account.get_by_id(acc.id)
         assert same.token_refresh_until is None and same.token_refresh_lease is None  # released
@@ -349,7 +431,10 @@ def test_a_secrets_key_that_cannot_encrypt_stops_the_refresh_before_the_network(
     original = ring.path.read_bytes()
     try:
         ring.path.write_text("not a key\n")
-        with time_machine.travel(clock.now() + DUE["tiktok"], tick=False), pytest.raises(secretbox.SecretsKeyError):
+        with (
+            time_machine.travel(clock.now() + DUE["tiktok"], tick=False),
+            pytest.raises(secretbox.SecretsKeyError),
+        ):
             tokens.refresh_account(acc.id, fast)
     finally:
         ring.path.write_bytes(original)
@@ -397,8 +482,10 @@ def test_a_dead_grant_after_taking_over_a_lease_is_tried_once_more(owner, fast, 
     acc, got = live(owner, emu, "tiktok")
     assert oauth.revoke_token(got["refresh_token"], "tiktok")
     with time_machine.travel(clock.now() + DUE["tiktok"], tick=False) as traveller:
-        Account.update(token_refresh_until=clock.now() - timedelta(seconds=1),
-                       token_refresh_lease="lease_of_a_dead_process").where(Account.id == acc.id).execute()
+        Account.update(
+            token_refresh_until=clock.now() - timedelta(seconds=1),
+            token_refresh_lease="lease_of_a_dead_process",
+        ).where(Account.id == acc.id).execute()
         with pytest.raises(tokens.RefreshBusy) as busy:
             tokens.refresh_account(acc.id, fast)
         assert Account.get_by_id(acc.id).status == "active"
@@ -452,7 +539,9 @@ class Trickle:
             conn, _ = self.sock.accept()
             with conn:
                 conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                )
                 while not self.stop.wait(0.1):
                     conn.sendall(b" ")
 
@@ -470,10 +559,20 @@ def test_the_refresh_call_is_bounded_as_a_whole(owner, fast):  # type: ignore[no
     fast.tiktok_api_base = server.base
     fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
     now = clock.now()
-    acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform="tiktok", name="Slow",
-                         kind="live", status="active", external_id="o1", access_token="act.1",
-                         refresh_token="rft.1", token_expires_at=now + timedelta(minutes=5), connected_at=now,
-                         created_at=now)
+    acc = Account.create(
+        id=new_id("acc"),
+        workspace=owner.workspace_id,
+        platform="tiktok",
+        name="Slow",
+        kind="live",
+        status="active",
+        external_id="o1",
+        access_token="act.1",
+        refresh_token="rft.1",
+        token_expires_at=now + timedelta(minutes=5),
+        connected_at=now,
+        created_at=now,
+    )
     try:
         started = time.monotonic()
         with pytest.raises(tokens.RefreshTransient) as failed:
@@ -484,7 +583,9 @@ def test_the_refresh_call_is_bounded_as_a_whole(owner, fast):  # type: ignore[no
     assert failed.value.code == "timeout" and "1 s" in failed.value.detail
     assert 0.9 < took < tokens.lease_of(fast).total_seconds() / 10, took
     same = Account.get_by_id(acc.id)
-    assert same.access_token == "act.1" and same.token_refresh_until is None and same.token_refresh_lease is None
+    assert (
+        same.access_token == "act.1" and same.token_refresh_until is None and same.token_refresh_lease is None
+    )
 
 
 # ---- a dead refresh job (review of issue 17) -------------------------------------------------------------------
@@ -494,8 +595,10 @@ def test_the_sweep_refreshes_again_after_a_dead_refresh_job(owner, fast, emu, ca
     refreshed."""
     acc, got = live(owner, emu, "youtube")  # a 1 h token
     oauth.configure_oauth("youtube", token_failure="server_error")
-    with time_machine.travel(clock.now() + DUE["youtube"], tick=False) as traveller, \
-            caplog.at_level(logging.WARNING, logger="socialpub.tokens"):
+    with (
+        time_machine.travel(clock.now() + DUE["youtube"], tick=False) as traveller,
+        caplog.at_level(logging.WARNING, logger="socialpub.tokens"),
+    ):
         for _ in range(tokens.REFRESH_MAX_ATTEMPTS + 2):
             work(fast)
         job = Job.get(Job.kind == tokens.REFRESH_JOB)
@@ -520,20 +623,26 @@ def test_expiry_warning_once_per_expiry(client, owner, fast, emu):  # type: igno
     fast.token_warning_days = 7
     fb, _ = live(owner, emu, "facebook", "Brand page")
     li, _ = live(owner, emu, "linkedin", "Brand LinkedIn")  # 60 days, no refresh token
-    Account.update(token_expires_at=clock.now() + timedelta(days=3, hours=1)).where(Account.id == fb.id).execute()
+    Account.update(token_expires_at=clock.now() + timedelta(days=3, hours=1)).where(
+        Account.id == fb.id
+    ).execute()
     assert tokens.warn_expiring(fast) == 1
     assert tokens.warn_expiring(fast) == 0  # once per expiry
     work(fast)  # the sweep warns too: nothing new
     [ev] = events("account.token_expiring")
     assert ev.data["accountId"] == fb.id and ev.data["reconnect"] == "socialpub accounts connect facebook"
     assert ev.data["warning"] == "token expires in 3 days: reconnect with socialpub accounts connect facebook"
-    listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+    listed = {
+        a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+    }
     assert listed[fb.id]["tokenWarning"] == ev.data["warning"]
     assert listed[li.id]["tokenWarning"] is None
     # LinkedIn's comes 53 days on, once
     with time_machine.travel(clock.now() + timedelta(days=54), tick=False):
         assert tokens.warn_expiring(fast) == 1
-        listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+        listed = {
+            a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+        }
         assert listed[li.id]["tokenWarning"].startswith("token expires in 6 days")
         assert listed[fb.id]["tokenWarning"].startswith("token expired 51 days ago")
     # reconnected (a new expiry): warned again when that one comes near
@@ -556,7 +665,9 @@ def test_a_token_that_cannot_be_refreshed_is_warned_about_once(client, owner, fa
         assert ev.data["accountId"] == acc.id and ev.data["platform"] == platform
         assert ev.data["warning"].startswith(("token expires in 5 days", "token expires in 6 days"))
         assert tokens.warn_expiring(fast) == 0
-        listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+        listed = {
+            a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+        }
         assert listed[acc.id]["tokenWarning"] == ev.data["warning"]
         assert f"socialpub accounts connect {platform}" in ev.data["warning"]
 
@@ -585,15 +696,24 @@ def test_a_refresh_token_without_the_app_configured_is_warned_about(owner, fast,
 def test_a_publish_refreshes_an_expired_token_first(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
     fast.track_poll_s = 0.05
     acc, got = live(owner, emu, "tiktok")
-    with time_machine.travel(clock.now() + timedelta(hours=25), tick=True):  # ticking: the tracking polls come
+    with time_machine.travel(
+        clock.now() + timedelta(hours=25), tick=True
+    ):  # ticking: the tracking polls come
         # the old token is refused now; the publish refreshes it before calling
         refused = api_call(emu_client(emu, "tiktok"), "tiktok", {}, got["access_token"])
         assert refused.status_code == 401
-        post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
-                      mediaUrls=[image_url])
+        post = create(
+            client,
+            owner,
+            targets=[{"platform": "tiktok", "channelId": acc.id}],
+            content="now",
+            mediaUrls=[image_url],
+        )
         Worker(fast, concurrency=1).run_until_idle(max_seconds=20, settle_s=1)
         done = read(client, owner, post["id"])
-        assert done["targets"][0]["status"] in ("succeeded", "inbox_delivered"), done["targets"][0]["failReason"]
+        assert done["targets"][0]["status"] in ("succeeded", "inbox_delivered"), done["targets"][0][
+            "failReason"
+        ]
         fresh = Account.get_by_id(acc.id)
         assert fresh.status == "active" and fresh.access_token != got["access_token"]
         assert fresh.refresh_token != got["refresh_token"]
@@ -603,8 +723,13 @@ def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fa
     acc, got = live(owner, emu, "tiktok")
     oauth.revoke_token(got["refresh_token"], "tiktok")
     with time_machine.travel(clock.now() + timedelta(hours=25), tick=False):
-        post = create(client, owner, targets=[{"platform": "tiktok", "channelId": acc.id}], content="now",
-                      mediaUrls=[image_url])
+        post = create(
+            client,
+            owner,
+            targets=[{"platform": "tiktok", "channelId": acc.id}],
+            content="now",
+            mediaUrls=[image_url],
+        )
         Worker(fast, concurrency=1).run_until_idle(max_seconds=20, settle_s=1)
         done = read(client, owner, post["id"])
         assert done["status"] == "failed"
@@ -621,10 +746,17 @@ def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fa
     acc, got = live(owner, emu, platform)
     assert oauth.revoke_token(acc.access_token, platform)
     media = [media_for(platform)]
-    later = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="tomorrow",
-                   mediaUrls=media, scheduledAt=clock.iso(clock.now() + timedelta(days=1)))
-    post = create(client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="now",
-                  mediaUrls=media)
+    later = create(
+        client,
+        owner,
+        targets=[{"platform": platform, "channelId": acc.id}],
+        content="tomorrow",
+        mediaUrls=media,
+        scheduledAt=clock.iso(clock.now() + timedelta(days=1)),
+    )
+    post = create(
+        client, owner, targets=[{"platform": platform, "channelId": acc.id}], content="now", mediaUrls=media
+    )
     work(fast)
     done = read(client, owner, post["id"])
     assert done["status"] == "failed" and done["targets"][0]["failType"] == "permanent"
@@ -644,14 +776,17 @@ def test_sandbox_accounts_are_untouched(settings, client, owner, fast, emu):  # 
 
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     Account.update(token_expires_at=clock.now() + timedelta(minutes=1), refresh_token="rft.x").where(
-        Account.kind == "sandbox").execute()
+        Account.kind == "sandbox"
+    ).execute()
     before = {a.id: (a.access_token, a.status) for a in Account.select()}
     with time_machine.travel(clock.now() + timedelta(days=30), tick=False):
         assert tokens.sweep(fast) == 0 and tokens.warn_expiring(fast) == 0
         work(fast)
         assert {a.id: (a.access_token, a.status) for a in Account.select()} == before
-        assert all(a["tokenWarning"] is None
-                   for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"])
+        assert all(
+            a["tokenWarning"] is None
+            for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+        )
     assert not Job.select().where(Job.kind == tokens.REFRESH_JOB).exists()
     assert not PostTarget.select().exists() and queue.stats().get("dead", 0) == 0
 
@@ -671,12 +806,31 @@ def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fa
 
     port = _free_port()
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
-           "SOCIALPUB_SANDBOX_DELAY_S": "0"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "SOCIALPUB_DATA_DIR": str(tmp_path / "product"),
+        "SOCIALPUB_SANDBOX_DELAY_S": "0",
+    }
     env.pop("SOCIALPUB_DATABASE_URL", None)
-    proc = subprocess.Popen([sys.executable, "-c", "from socialpub_tui.cli.main import main; main()", "sandbox",
-                             "serve", "tiktok", "--port", str(port), "--data-dir", str(tmp_path / "emu")],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from socialpub_tui.cli.main import main; main()",
+            "sandbox",
+            "serve",
+            "tiktok",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "emu"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     fast.tiktok_api_base = base
     fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
@@ -692,24 +846,47 @@ def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fa
                     time.sleep(0.2)
             got = connect(c, "tiktok")
             now = clock.now()
-            acc = Account.create(id=new_id("acc"), workspace=owner.workspace_id, platform="tiktok", name="Served",
-                                 kind="live", status="active", external_id=got["open_id"],
-                                 access_token=got["access_token"], refresh_token=got["refresh_token"],
-                                 token_expires_at=now + timedelta(seconds=got["expires_in"]), connected_at=now,
-                                 created_at=now)
+            acc = Account.create(
+                id=new_id("acc"),
+                workspace=owner.workspace_id,
+                platform="tiktok",
+                name="Served",
+                kind="live",
+                status="active",
+                external_id=got["open_id"],
+                access_token=got["access_token"],
+                refresh_token=got["refresh_token"],
+                token_expires_at=now + timedelta(seconds=got["expires_in"]),
+                connected_at=now,
+                created_at=now,
+            )
             with time_machine.travel(now + timedelta(hours=23, minutes=55), tick=False):
                 assert tokens.refresh_account(acc.id, fast).result == "refreshed"
                 fresh = Account.get_by_id(acc.id)
                 assert fresh.refresh_token != got["refresh_token"]
-                assert c.post("/v2/oauth/token/", data={"client_key": "app-123", "client_secret": "s3cret",
-                                                        "grant_type": "refresh_token",
-                                                        "refresh_token": got["refresh_token"]}).status_code == 400
+                assert (
+                    c.post(
+                        "/v2/oauth/token/",
+                        data={
+                            "client_key": "app-123",
+                            "client_secret": "s3cret",
+                            "grant_type": "refresh_token",
+                            "refresh_token": got["refresh_token"],
+                        },
+                    ).status_code
+                    == 400
+                )
                 # the user revokes the grant at the network
-                r = c.post("/v2/oauth/revoke/", data={"client_key": "app-123", "client_secret": "s3cret",
-                                                      "token": fresh.access_token})
+                r = c.post(
+                    "/v2/oauth/revoke/",
+                    data={"client_key": "app-123", "client_secret": "s3cret", "token": fresh.access_token},
+                )
                 assert r.status_code == 200
                 assert tokens.refresh_account(acc.id, fast, force=True).result == "dead"
-            listed = {a["id"]: a for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]}
+            listed = {
+                a["id"]: a
+                for a in client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()["items"]
+            }
             assert listed[acc.id]["status"] == "needs_reauth"
             assert "reconnect with socialpub accounts connect tiktok" in listed[acc.id]["tokenWarning"]
     finally:
@@ -727,8 +904,13 @@ def test_removing_an_account_drops_its_refresh_token_too(owner, fast, emu):  # t
     assert gone.status == "disconnected" and gone.access_token == "" and gone.refresh_token is None
 
 
-def test_an_expired_token_the_network_will_not_refresh_now_is_said_on_the_waiting_target(client, owner, fast, emu,  # type: ignore[no-untyped-def]
-                                                                                        media_for):
+def test_an_expired_token_the_network_will_not_refresh_now_is_said_on_the_waiting_target(
+    client,
+    owner,
+    fast,
+    emu,  # type: ignore[no-untyped-def]
+    media_for,
+):
     """YouTube's token endpoint failing (500) when a post falls due on an expired token: the target waits
     `pending` saying why, with its next attempt; when the job's tries run out, the failure names that cause
     (it said only "an internal error")."""
@@ -736,13 +918,22 @@ def test_an_expired_token_the_network_will_not_refresh_now_is_said_on_the_waitin
     oauth.configure_oauth("youtube", token_failure="server_error")
     fast.retry_base_s = 60.0  # each try waits: the waiting target can be read between them
     due = clock.now() + timedelta(hours=2)
-    post = create(client, owner, targets=[{"platform": "youtube", "channelId": acc.id}], content="x",
-                  mediaUrls=[media_for("youtube")], scheduledAt=clock.iso(due))
+    post = create(
+        client,
+        owner,
+        targets=[{"platform": "youtube", "channelId": acc.id}],
+        content="x",
+        mediaUrls=[media_for("youtube")],
+        scheduledAt=clock.iso(due),
+    )
     with time_machine.travel(due + timedelta(seconds=1), tick=False) as traveller:
         work(fast)
         [target] = read(client, owner, post["id"])["targets"]
         assert target["status"] == "pending" and target["nextAttemptAt"] is not None, target
-        assert "YouTube token has expired" in target["failReason"] and "could not refresh" in target["failReason"]
+        assert (
+            "YouTube token has expired" in target["failReason"]
+            and "could not refresh" in target["failReason"]
+        )
         for _ in range(12):  # the job's tries, each after its wait
             traveller.shift(timedelta(hours=1))
             work(fast)

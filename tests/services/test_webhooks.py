@@ -57,7 +57,9 @@ def deliveries(client, owner, ep_id, **params):  # type: ignore[no-untyped-def]
 
 
 def post_to(client, owner, targets, content="Hello webhooks"):  # type: ignore[no-untyped-def]
-    r = client.post("/v1/posts", json={"targets": targets, "content": content}, headers=key_headers(owner.api_key))
+    r = client.post(
+        "/v1/posts", json={"targets": targets, "content": content}, headers=key_headers(owner.api_key)
+    )
     assert r.status_code == 202, r.text
     return r.json()
 
@@ -88,8 +90,11 @@ def test_publish_events_arrive_signed_one_per_network(settings, client, owner, f
 
 def test_type_filter_and_failed_events(settings, client, owner, fast):
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
-    bad = client.post("/v1/accounts", json={"platform": "linkedin", "name": "broken", "behaviour": "fail-permanent"},
-                      headers={"Authorization": f"Bearer {owner.session_token}"}).json()["id"]
+    bad = client.post(
+        "/v1/accounts",
+        json={"platform": "linkedin", "name": "broken", "behaviour": "fail-permanent"},
+        headers={"Authorization": f"Bearer {owner.session_token}"},
+    ).json()["id"]
     with Receiver() as rx:
         add(client, owner, rx.url, events=["publish.failed"])
         post_to(client, owner, ["facebook", {"platform": "linkedin", "channelId": bad}])
@@ -104,8 +109,11 @@ def test_type_filter_and_failed_events(settings, client, owner, fast):
 def test_generation_event_body_is_exactly_the_generation(client, owner, fast):
     with Receiver() as rx:
         ep = add(client, owner, rx.url, events=["generation.completed", "generation.failed"])
-        r = client.post("/v1/generations", json={"type": "image", "prompt": "a cup of coffee on a table"},
-                        headers=key_headers(owner.api_key))
+        r = client.post(
+            "/v1/generations",
+            json={"type": "image", "prompt": "a cup of coffee on a table"},
+            headers=key_headers(owner.api_key),
+        )
         assert r.status_code == 202, r.text
         run(fast, 60)
         got = rx.wait_for(1)
@@ -135,11 +143,14 @@ def test_rotation_signs_with_both_secrets(client, owner, fast):
         Webhook(rotated["secret"]).verify(req.body, req.headers)
 
 
-@pytest.mark.parametrize("answer, expect_error", [
-    (Answer(500), "HTTP 500"),
-    (Answer(302, {"location": "/elsewhere"}), "redirects are not followed"),
-    (Answer(200, sleep_s=4.0), "timed out"),
-])
+@pytest.mark.parametrize(
+    "answer, expect_error",
+    [
+        (Answer(500), "HTTP 500"),
+        (Answer(302, {"location": "/elsewhere"}), "redirects are not followed"),
+        (Answer(200, sleep_s=4.0), "timed out"),
+    ],
+)
 def test_failures_are_retried_then_succeed(client, owner, fast, answer, expect_error):
     calls = []
 
@@ -187,7 +198,11 @@ def test_last_attempt_fails_the_delivery_and_flags_the_endpoint(client, owner, f
         run(fast)
         assert len(rx.wait_for(3)) == 3
     [d] = deliveries(client, owner, ep["id"])
-    assert d["status"] == "failed" and d["attempts"] == 3 and [a["statusCode"] for a in d["attemptLog"]] == [503] * 3
+    assert (
+        d["status"] == "failed"
+        and d["attempts"] == 3
+        and [a["statusCode"] for a in d["attemptLog"]] == [503] * 3
+    )
     out = endpoint(client, owner, ep["id"])
     assert out["failing"] and out["failingSince"] and out["enabled"]
     assert deliveries(client, owner, ep["id"], status="failed")[0]["id"] == d["id"]
@@ -252,8 +267,10 @@ def test_receiver_down_for_an_hour_loses_nothing(client, owner, fast):
     start = clock.now()
     with time_machine.travel(start, tick=False) as traveller:
         ep = add(client, owner, f"http://127.0.0.1:{port}/hook")
-        sent = [client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key)).json()["eventId"]
-                for _ in range(3)]
+        sent = [
+            client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key)).json()["eventId"]
+            for _ in range(3)
+        ]
         run(fast, 5)
         rx = None
         try:
@@ -281,18 +298,24 @@ def test_receiver_down_for_an_hour_loses_nothing(client, owner, fast):
 def test_publish_events_of_a_post_arrive_in_order(settings, client, owner, fast):
     fast.sandbox_network_delay_s = {"facebook": 0.0, "linkedin": 0.3}
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
-    extra = client.post("/v1/accounts", json={"platform": "facebook", "name": "slow page", "behaviour": "ok"},
-                        headers={"Authorization": f"Bearer {owner.session_token}"})
+    extra = client.post(
+        "/v1/accounts",
+        json={"platform": "facebook", "name": "slow page", "behaviour": "ok"},
+        headers={"Authorization": f"Bearer {owner.session_token}"},
+    )
     assert extra.status_code == 201, extra.text
     with Receiver(lambda req: Answer(200, sleep_s=0.05)) as rx:
         add(client, owner, rx.url)
-        post = post_to(client, owner, ["facebook", "linkedin", {"platform": "facebook",
-                                                                "channelId": extra.json()["id"]}])
+        post = post_to(
+            client, owner, ["facebook", "linkedin", {"platform": "facebook", "channelId": extra.json()["id"]}]
+        )
         Worker(fast, concurrency=8).run_until_idle(max_seconds=20, settle_s=0.5)
         got = rx.wait_for(3)
     received = [json.loads(r.body)["id"] for r in got]
-    recorded = [e.id for e in Event.select().where(Event.subject_id == post["id"]).order_by(Event.created_at,
-                                                                                          Event.id)]
+    recorded = [
+        e.id
+        for e in Event.select().where(Event.subject_id == post["id"]).order_by(Event.created_at, Event.id)
+    ]
     assert received == recorded and len(received) == 3
 
 

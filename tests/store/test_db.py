@@ -171,9 +171,18 @@ def test_socialpub_processes_started_together_on_a_new_store_all_start(tmp_path,
 
         fresh = env["SOCIALPUB_DATABASE_URL"] = pgserver.database_for_worker(pg_url, "migration_race")
     try:
-        command = [str(Path(sys.executable).with_name("socialpub")), "tick", "--max-seconds", "0", "--settle", "0"]
-        procs = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                 for _ in range(6)]
+        command = [
+            str(Path(sys.executable).with_name("socialpub")),
+            "tick",
+            "--max-seconds",
+            "0",
+            "--settle",
+            "0",
+        ]
+        procs = [
+            subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for _ in range(6)
+        ]
         errors = [p.communicate(timeout=120)[1] for p in procs]
         assert [p.returncode for p in procs] == [0] * 6, "\n".join(e[-2000:] for e in errors)
     finally:

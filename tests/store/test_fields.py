@@ -70,9 +70,15 @@ def test_ordering_and_comparisons_across_old_and_new_text(stamps, db_kind):
     if db_kind != "sqlite":
         pytest.skip("text storage is SQLite's")
     t = Table("stamp_test").bind(database)
-    t.insert([("old-whole", "2030-01-31 09:00:00"), ("old-frac", "2030-01-31 09:00:00.500000"),
-                   ("old-aware", "2030-01-31 08:59:59.250000+00:00"), ("old-aware-whole", "2030-01-31 09:00:01+00:00")],
-                  columns=[t.c.name, t.c.at]).execute()
+    t.insert(
+        [
+            ("old-whole", "2030-01-31 09:00:00"),
+            ("old-frac", "2030-01-31 09:00:00.500000"),
+            ("old-aware", "2030-01-31 08:59:59.250000+00:00"),
+            ("old-aware-whole", "2030-01-31 09:00:01+00:00"),
+        ],
+        columns=[t.c.name, t.c.at],
+    ).execute()
     stamps.create(name="new-before", at=datetime(2030, 1, 31, 8, 59, 59, 999999, tzinfo=UTC))
     stamps.create(name="new-whole", at=datetime(2030, 1, 31, 9, 0, 0, tzinfo=UTC))
     assert Stamp.get_by_id("old-whole").at == datetime(2030, 1, 31, 9, 0, tzinfo=UTC)
@@ -90,16 +96,30 @@ def test_ordering_and_comparisons_across_old_and_new_text(stamps, db_kind):
     assert order == ["old-aware", "new-before", "new-whole", "old-whole", "old-frac", "old-aware-whole"]
     nine = datetime(2030, 1, 31, 9, 0, tzinfo=UTC)
     assert {s.name for s in Stamp.select().where(Stamp.at == nine)} == {"new-whole", "old-whole"}
-    assert {s.name for s in Stamp.select().where(Stamp.at <= nine)} == {"old-aware", "new-before", "new-whole",
-                                                                        "old-whole"}
-    assert {s.name for s in Stamp.select().where(Stamp.at >= nine)} == {"new-whole", "old-whole", "old-frac",
-                                                                        "old-aware-whole"}
+    assert {s.name for s in Stamp.select().where(Stamp.at <= nine)} == {
+        "old-aware",
+        "new-before",
+        "new-whole",
+        "old-whole",
+    }
+    assert {s.name for s in Stamp.select().where(Stamp.at >= nine)} == {
+        "new-whole",
+        "old-whole",
+        "old-frac",
+        "old-aware-whole",
+    }
 
 
 def test_ordering_of_new_rows_is_time_order(stamps):
     base = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
-    deltas = [timedelta(microseconds=1), timedelta(0), timedelta(seconds=1), timedelta(microseconds=999999),
-              timedelta(microseconds=100000), timedelta(days=-1)]
+    deltas = [
+        timedelta(microseconds=1),
+        timedelta(0),
+        timedelta(seconds=1),
+        timedelta(microseconds=999999),
+        timedelta(microseconds=100000),
+        timedelta(days=-1),
+    ]
     for i, d in enumerate(deltas):
         stamps.create(name=f"s{i}", at=base + d)
     got = [s.at for s in Stamp.select().order_by(Stamp.at)]

@@ -23,8 +23,15 @@ def test_the_migration_folds_the_posts_made_before_it(owner):
     made = {}
     for text in ("Été à PARIS", "Straße", ""):
         made[text] = new_id("post")
-        Post.create(id=made[text], workspace=owner.workspace_id, status="completed", content=text,
-                    content_folded=None, created_at=now - timedelta(minutes=1), updated_at=now)
+        Post.create(
+            id=made[text],
+            workspace=owner.workspace_id,
+            status="completed",
+            content=text,
+            content_folded=None,
+            created_at=now - timedelta(minutes=1),
+            updated_at=now,
+        )
     migration = importlib.import_module("backend.store.migrations.0025_post_content_folded")
     migration.up(None, database)  # the column exists: only the posts without a folded text are filled
     for text, post_id in made.items():

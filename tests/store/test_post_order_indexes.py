@@ -15,15 +15,18 @@ def test_the_indexes_exist(settings):
     assert INDEXES <= {i.name for i in database.obj.get_indexes("post")}
 
 
-@pytest.mark.parametrize("params", [
-    {},
-    {"cursor": "newest"},
-    {"order": "upcoming"},
-    {"order": "upcoming", "cursor": "upcoming"},
-    {"order": "upcoming", "statuses": ["failed", "completed"]},
-    {"order": "upcoming", "platform": "tiktok"},
-    {"order": "upcoming", "q": "sale"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"cursor": "newest"},
+        {"order": "upcoming"},
+        {"order": "upcoming", "cursor": "upcoming"},
+        {"order": "upcoming", "statuses": ["failed", "completed"]},
+        {"order": "upcoming", "platform": "tiktok"},
+        {"order": "upcoming", "q": "sale"},
+    ],
+)
 def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
     from backend.services import accounts
     from backend.services import posts as svc
@@ -33,8 +36,10 @@ def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
         pytest.skip("the plan is checked on SQLite")
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     insert_posts(owner.workspace_id, 300)
-    cursors = {"newest": svc.list_posts(owner.workspace_id, limit=5)["nextCursor"],
-               "upcoming": svc.list_posts(owner.workspace_id, limit=5, order="upcoming")["nextCursor"]}
+    cursors = {
+        "newest": svc.list_posts(owner.workspace_id, limit=5)["nextCursor"],
+        "upcoming": svc.list_posts(owner.workspace_id, limit=5, order="upcoming")["nextCursor"],
+    }
     if "cursor" in params:
         params = params | {"cursor": cursors[params["cursor"]]}
     plans: list[str] = []
@@ -43,7 +48,9 @@ def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
 
     def explain(sql, params=None, *args, **kwargs):  # type: ignore[no-untyped-def]
         if sql.startswith("SELECT") and 'FROM "post" AS' in sql:
-            plans.append(" / ".join(row[3] for row in execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()))
+            plans.append(
+                " / ".join(row[3] for row in execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
+            )
         return execute(sql, params, *args, **kwargs)
 
     monkeypatch.setattr(db, "execute_sql", explain)

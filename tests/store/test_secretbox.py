@@ -103,9 +103,11 @@ def test_environment_key_is_used_and_never_shown(tmp_path):
     ring = secretbox.Keyring(env_keys=settings.secrets_key, path=secretbox.key_path(settings))
     stored = ring.encrypt(TOKEN)
     assert not secretbox.key_path(settings).exists()  # no key file when the environment provides the key
-    both = secretbox.Keyring(env_keys=f"{new},{old}", path=ring.path)  # a rotation: NEW first, OLD still reads
+    both = secretbox.Keyring(
+        env_keys=f"{new},{old}", path=ring.path
+    )  # a rotation: NEW first, OLD still reads
     assert both.decrypt(stored) == TOKEN
-    assert Fernet(new.encode()).decrypt(both.encrypt(TOKEN)[len("enc:v1:"):].encode()).decode() == TOKEN
+    assert Fernet(new.encode()).decrypt(both.encrypt(TOKEN)[len("enc:v1:") :].encode()).decode() == TOKEN
     with pytest.raises(secretbox.SecretsKeyError) as exc:
         secretbox.Keyring(env_keys="not-a-key-value", path=ring.path).encrypt(TOKEN)
     assert "not-a-key-value" not in str(exc.value) and "SOCIALPUB_SECRETS_KEY" in str(exc.value)
@@ -126,7 +128,7 @@ def test_wrong_key_fails_loudly_and_a_replaced_file_is_noticed(tmp_path):
     secretbox.write_key_file(path, [new, *[k.encode() for k in path.read_text().split()]])
     rotated = secretbox.PREFIX + Fernet(new).encrypt(b"fresh").decode()
     assert ring.decrypt(rotated) == "fresh"
-    assert Fernet(new).decrypt(ring.encrypt(TOKEN)[len(secretbox.PREFIX):].encode()).decode() == TOKEN
+    assert Fernet(new).decrypt(ring.encrypt(TOKEN)[len(secretbox.PREFIX) :].encode()).decode() == TOKEN
     assert os.stat(path).st_mode & 0o077 == 0
 
 
@@ -136,7 +138,9 @@ def test_models_keep_secrets_out_of_repr(settings, owner):
     acc = accounts.connect_sandbox(settings, owner.workspace_id, "facebook", "Page")
     acc = Account.get_by_id(acc.id)
     assert acc.access_token and acc.access_token not in repr(acc) and acc.access_token not in str(acc)
-    ep = WebhookEndpoint(id="we_x", url="https://example.com/h", secret="whsec_abc", previous_secret="whsec_old")
+    ep = WebhookEndpoint(
+        id="we_x", url="https://example.com/h", secret="whsec_abc", previous_secret="whsec_old"
+    )
     assert "whsec_" not in repr(ep) and "whsec_" not in str(ep)
 
 
@@ -147,12 +151,21 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     acc = accounts.connect_sandbox(settings, owner.workspace_id, "linkedin", "Org")
     token = Account.get_by_id(acc.id).access_token
     now = clock.now()
-    WebhookEndpoint.create(id="we_m", workspace=owner.workspace_id, url="https://example.com/h",
-                           secret="whsec_current", previous_secret="whsec_before", created_at=now, updated_at=now)
+    WebhookEndpoint.create(
+        id="we_m",
+        workspace=owner.workspace_id,
+        url="https://example.com/h",
+        secret="whsec_current",
+        previous_secret="whsec_before",
+        created_at=now,
+        updated_at=now,
+    )
     Account.update(refresh_token="refresh-1").where(Account.id == acc.id).execute()
 
     runner = Runner(database.obj, directory=str(MIGRATIONS_DIR), table_name="schema_migration")
-    after = sorted((p.stem for p in MIGRATIONS_DIR.glob("0*.py") if p.stem > "0020_secrets_at_rest"), reverse=True)
+    after = sorted(
+        (p.stem for p in MIGRATIONS_DIR.glob("0*.py") if p.stem > "0020_secrets_at_rest"), reverse=True
+    )
     assert runner.down("0020_secrets_at_rest") == [*after, "0020_secrets_at_rest"]
     assert "refresh_token" not in {c.name for c in database.get_columns("account")}
     assert _raw("account", "access_token", acc.id) == token  # back in clear for the code before 0020
@@ -163,9 +176,11 @@ def test_migration_0020_encrypts_in_place_and_down_decrypts(settings, owner):
     Table("account").bind(database).update(access_token="").where(Table("account").c.id == empty.id).execute()
 
     assert runner.up() == ["0020_secrets_at_rest", *reversed(after)]
-    for table, column, row_id, plain in (("account", "access_token", acc.id, token),
-                                         ("webhook_endpoint", "secret", "we_m", "whsec_current"),
-                                         ("webhook_endpoint", "previous_secret", "we_m", "whsec_before")):
+    for table, column, row_id, plain in (
+        ("account", "access_token", acc.id, token),
+        ("webhook_endpoint", "secret", "we_m", "whsec_current"),
+        ("webhook_endpoint", "previous_secret", "we_m", "whsec_before"),
+    ):
         stored = _raw(table, column, row_id)
         assert stored.startswith("enc:v1:") and plain not in stored
     assert _raw("account", "access_token", empty.id) == ""
@@ -180,10 +195,15 @@ def test_rotation_covers_every_encrypted_field():
     from backend.services import encryption
     from backend.store import models
 
-    having = {getattr(models, name) for name in models.__all__
-              if any(isinstance(f, EncryptedTextField) for f in getattr(models, name)._meta.sorted_fields)}
+    having = {
+        getattr(models, name)
+        for name in models.__all__
+        if any(isinstance(f, EncryptedTextField) for f in getattr(models, name)._meta.sorted_fields)
+    }
     assert having == set(encryption.ENCRYPTED)
-    assert dict(encryption.encrypted_columns()) == {"account": ["access_token", "refresh_token"],
-                                                    "webhook_endpoint": ["secret", "previous_secret"],
-                                                    "oauth_session": ["verifier", "tokens"],
-                                                    "tiktok_publish": ["upload_url"]}
+    assert dict(encryption.encrypted_columns()) == {
+        "account": ["access_token", "refresh_token"],
+        "webhook_endpoint": ["secret", "previous_secret"],
+        "oauth_session": ["verifier", "tokens"],
+        "tiktok_publish": ["upload_url"],
+    }

@@ -20,8 +20,25 @@ from typing import Any
 
 from peewee import Node
 
-WORDS = ("launch", "spring", "webinar", "recipe", "café", "release", "offer", "team", "hiring", "event",
-         "tutorial", "podcast", "newsletter", "sale", "update", "behind the scenes", "customer story")
+WORDS = (
+    "launch",
+    "spring",
+    "webinar",
+    "recipe",
+    "café",
+    "release",
+    "offer",
+    "team",
+    "hiring",
+    "event",
+    "tutorial",
+    "podcast",
+    "newsletter",
+    "sale",
+    "update",
+    "behind the scenes",
+    "customer story",
+)
 
 
 @dataclass
@@ -37,9 +54,17 @@ class BulkPosts:
         return self.scheduled + self.past
 
 
-def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, scheduled_share: float = 0.1,
-                 seed: int = 13, chunk: int = 2000, text: Callable[[int], str] | None = None,
-                 progress: Callable[[int], None] | None = None) -> BulkPosts:
+def insert_posts(
+    workspace_id: str,
+    count: int,
+    *,
+    now: datetime | None = None,
+    scheduled_share: float = 0.1,
+    seed: int = 13,
+    chunk: int = 2000,
+    text: Callable[[int], str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BulkPosts:
     """`count` posts: `scheduled_share` of them scheduled one hour apart from `now` + 1 day on, the rest
     created one minute apart before `now` (newest first), final. Post n's text is `text(n)` (default: a
     numbered two-line text, `#n …`)."""
@@ -50,8 +75,11 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
 
     rng = random.Random(seed)
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    accounts = list(Account.select().where((Account.workspace == workspace_id) & (Account.status == "active"))
-                    .order_by(Account.connected_at))
+    accounts = list(
+        Account.select()
+        .where((Account.workspace == workspace_id) & (Account.status == "active"))
+        .order_by(Account.connected_at)
+    )
     if not accounts:
         raise ValueError("the workspace has no active account to target")
     made = BulkPosts(workspace_id)
@@ -60,8 +88,13 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
     plan: list[tuple[datetime, datetime | None, str]] = []
     for i in range(count - n_scheduled):
         created = now - timedelta(minutes=count - n_scheduled - i)
-        plan.append((created, None, rng.choice(("completed", "completed", "completed", "partial", "failed",
-                                                "cancelled"))))
+        plan.append(
+            (
+                created,
+                None,
+                rng.choice(("completed", "completed", "completed", "partial", "failed", "cancelled")),
+            )
+        )
     for i in range(n_scheduled):
         plan.append((now - timedelta(seconds=n_scheduled - i), now + timedelta(days=1, hours=i), "scheduled"))
     rows: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
@@ -73,22 +106,53 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
         picked = rng.sample(accounts, rng.randint(1, min(3, len(accounts))))
         targets = []
         for position, acc in enumerate(picked):
-            t_status = {"scheduled": "pending", "completed": "succeeded", "failed": "failed",
-                        "cancelled": "pending"}.get(status) or ("succeeded" if position == 0 else "failed")
-            targets.append({"id": new_id("tgt"), "post": pid, "position": position, "platform": acc.platform,
-                            "account": acc.id, "account_name": acc.name, "status": t_status,
-                            "idempotency_token": new_id("pub"), "updated_at": created,
-                            "fail_reason": "bulk: failed" if t_status == "failed" else None,
-                            "fail_type": "permanent" if t_status == "failed" else None,
-                            "completed_at": created if t_status in ("succeeded", "failed") else None})
-        rows.append(({"id": pid, "workspace": workspace_id, "status": status, "content": body,
-                      "content_folded": folded(body), "media_urls": [],
-                      "media": [], "options": {}, "scheduled_at": scheduled_at, "idempotency_key": None,
-                      "free_publication": False, "version": 1, "created_at": created, "updated_at": created,
-                      "cancelled_at": created if status == "cancelled" else None}, targets))
+            t_status = {
+                "scheduled": "pending",
+                "completed": "succeeded",
+                "failed": "failed",
+                "cancelled": "pending",
+            }.get(status) or ("succeeded" if position == 0 else "failed")
+            targets.append(
+                {
+                    "id": new_id("tgt"),
+                    "post": pid,
+                    "position": position,
+                    "platform": acc.platform,
+                    "account": acc.id,
+                    "account_name": acc.name,
+                    "status": t_status,
+                    "idempotency_token": new_id("pub"),
+                    "updated_at": created,
+                    "fail_reason": "bulk: failed" if t_status == "failed" else None,
+                    "fail_type": "permanent" if t_status == "failed" else None,
+                    "completed_at": created if t_status in ("succeeded", "failed") else None,
+                }
+            )
+        rows.append(
+            (
+                {
+                    "id": pid,
+                    "workspace": workspace_id,
+                    "status": status,
+                    "content": body,
+                    "content_folded": folded(body),
+                    "media_urls": [],
+                    "media": [],
+                    "options": {},
+                    "scheduled_at": scheduled_at,
+                    "idempotency_key": None,
+                    "free_publication": False,
+                    "version": 1,
+                    "created_at": created,
+                    "updated_at": created,
+                    "cancelled_at": created if status == "cancelled" else None,
+                },
+                targets,
+            )
+        )
     made.past.reverse()  # most recent first
     for start in range(0, len(rows), chunk):
-        part = rows[start:start + chunk]
+        part = rows[start : start + chunk]
         with tx():
             _insert(Post, [p for p, _ in part])
             _insert(PostTarget, [t for _, ts in part for t in ts])
@@ -97,7 +161,9 @@ def insert_posts(workspace_id: str, count: int, *, now: datetime | None = None, 
     from backend.store.db import database, is_sqlite
 
     if not is_sqlite():
-        database.obj.execute_sql('ANALYZE "post", "post_target"')  # as autovacuum would, soon after such a load
+        database.obj.execute_sql(
+            'ANALYZE "post", "post_target"'
+        )  # as autovacuum would, soon after such a load
     return made
 
 

@@ -48,7 +48,9 @@ def ledger(workspace_id: str, generation_id: str | None = None) -> list[tuple[st
     """(reason, amount) of the workspace's entries, oldest first (one generation's with `generation_id`)."""
     from backend.services import credits
 
-    return [(e.reason, e.amount) for e in reversed(credits.entries(workspace_id, generation_id=generation_id))]
+    return [
+        (e.reason, e.amount) for e in reversed(credits.entries(workspace_id, generation_id=generation_id))
+    ]
 
 
 def balance_is_the_ledger(workspace_id: str) -> int:

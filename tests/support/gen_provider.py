@@ -57,7 +57,9 @@ class TestProvider:
     name = "test"
     __test__ = False  # not a pytest test class
 
-    def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+    def generate(
+        self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None
+    ) -> Produced:
         with _lock:
             _running["now"] += 1
             _running["peak"] = max(_running["peak"], _running["now"])
@@ -76,7 +78,9 @@ class TestProvider:
             with open(marker, "a", encoding="utf-8") as fh:
                 fh.write(prompt.replace("\n", " ") + "\n")
         if "[refuse]" in prompt:
-            raise ProviderRefused("the provider's own policy refuses this prompt: describe the scene differently")
+            raise ProviderRefused(
+                "the provider's own policy refuses this prompt: describe the scene differently"
+            )
         if "[unavailable]" in prompt:
             raise ProviderUnavailable("the generation service is overloaded right now", retry_after_s=0.01)
         m = re.search(r"\[unavailable x(\d+)\]", prompt)
@@ -85,7 +89,9 @@ class TestProvider:
                 _failures[prompt] += 1
                 n = _failures[prompt]
             if n <= int(m.group(1)):
-                raise ProviderUnavailable("the generation service is overloaded right now", retry_after_s=0.01)
+                raise ProviderUnavailable(
+                    "the generation service is overloaded right now", retry_after_s=0.01
+                )
         if "[crash]" in prompt:
             raise RuntimeError("test provider crashed")
         if "[slow]" in prompt:
@@ -102,7 +108,9 @@ class TestProvider:
             path = out_dir / "video.mp4"
             seconds = request.duration_sec or 5
             path.write_bytes(mp4(w, h, seconds))
-            produced = Produced(path=path, mime_type="video/mp4", width=w, height=h, duration_sec=float(seconds))
+            produced = Produced(
+                path=path, mime_type="video/mp4", width=w, height=h, duration_sec=float(seconds)
+            )
         if progress:
             progress(1.0)
         return produced
@@ -141,5 +149,7 @@ def register(directory: Path) -> Path:
     info = directory / "socialpub_test_provider-0.0.0.dist-info"
     info.mkdir(parents=True, exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: socialpub-test-provider\nVersion: 0.0.0\n")
-    (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\ntest = tests.support.gen_provider:TestProvider\n")
+    (info / "entry_points.txt").write_text(
+        f"[{ENTRY_POINT_GROUP}]\ntest = tests.support.gen_provider:TestProvider\n"
+    )
     return directory

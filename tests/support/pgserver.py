@@ -24,7 +24,9 @@ def bindir() -> Path:
         if not Path(env, "initdb").exists():
             raise PostgresUnavailable(f"SOCIALPUB_PG_BINDIR={env} has no initdb")
         return Path(env)
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]), reverse=True)
+    candidates = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]), reverse=True
+    )
     for c in candidates:
         if Path(c, "initdb").exists() and Path(c, "pg_ctl").exists():
             return Path(c)
@@ -49,8 +51,19 @@ class PgServer:
 
     def stop(self) -> None:
         if (self.datadir / "postmaster.pid").exists():  # a server was started there
-            subprocess.run([*self.as_user, str(self.bindir / "pg_ctl"), "-D", str(self.datadir), "-m",
-                            "immediate", "stop"], capture_output=True, timeout=60)
+            subprocess.run(
+                [
+                    *self.as_user,
+                    str(self.bindir / "pg_ctl"),
+                    "-D",
+                    str(self.datadir),
+                    "-m",
+                    "immediate",
+                    "stop",
+                ],
+                capture_output=True,
+                timeout=60,
+            )
         shutil.rmtree(self.datadir.parent, ignore_errors=True)
 
 
@@ -71,17 +84,52 @@ def start(attempts: int = 3) -> PgServer:
             server.as_user = [runuser, "-u", "postgres", "--"]
             shutil.chown(base, "postgres", "postgres")
             os.chmod(base, 0o700)
-        r = subprocess.run([*server.as_user, str(bins / "initdb"), "-D", str(server.datadir), "-A", "trust",
-                            "-U", "postgres", "-E", "UTF8", "--no-sync"], capture_output=True, text=True, timeout=180)
+        r = subprocess.run(
+            [
+                *server.as_user,
+                str(bins / "initdb"),
+                "-D",
+                str(server.datadir),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
         if r.returncode != 0:
             raise PostgresUnavailable(f"initdb failed: {r.stderr.strip()[-500:]}")
         for attempt in range(1, attempts + 1):
             port = _free_port()
-            opts = (f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off -c synchronous_commit=off "
-                    f"-c full_page_writes=off -c max_connections=200")
+            opts = (
+                f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off -c synchronous_commit=off "
+                f"-c full_page_writes=off -c max_connections=200"
+            )
             log_file = base / f"log.{attempt}"
-            r = subprocess.run([*server.as_user, str(bins / "pg_ctl"), "-D", str(server.datadir), "-o", opts, "-l",
-                                str(log_file), "-w", "-t", "60", "start"], capture_output=True, text=True, timeout=120)
+            r = subprocess.run(
+                [
+                    *server.as_user,
+                    str(bins / "pg_ctl"),
+                    "-D",
+                    str(server.datadir),
+                    "-o",
+                    opts,
+                    "-l",
+                    str(log_file),
+                    "-w",
+                    "-t",
+                    "60",
+                    "start",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             if r.returncode == 0:
                 break
             log = log_file.read_text()[-800:] if log_file.exists() else ""
@@ -93,8 +141,9 @@ def start(attempts: int = 3) -> PgServer:
         deadline = time.time() + 30
         while True:
             try:
-                with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres",
-                                     autocommit=True) as c:
+                with psycopg.connect(
+                    f"host=127.0.0.1 port={port} user=postgres dbname=postgres", autocommit=True
+                ) as c:
                     c.execute("CREATE DATABASE socialpub_test")
                 break
             except psycopg.OperationalError:
@@ -129,7 +178,9 @@ def drop_database(url: str) -> None:
 
     parts = urlsplit(url)
     with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as c:
-        c.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(parts.path.lstrip("/"))))
+        c.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(parts.path.lstrip("/")))
+        )
 
 
 if __name__ == "__main__":  # manual use: python -m tests.support.pgserver

@@ -36,7 +36,9 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
-                req = Received(self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length))
+                req = Received(
+                    self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length)
+                )
                 with outer.lock:
                     outer.requests.append(req)
                 answer = outer.script(req)

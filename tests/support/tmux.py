@@ -23,7 +23,9 @@ def private_tmux(name: str = "e2e") -> Iterator[Tmux]:
     binary = shutil.which("tmux")
     if binary is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("tmux is not installed although CI=true: .ci/ensure-tools.sh should have installed it")
+            pytest.fail(
+                "tmux is not installed although CI=true: .ci/ensure-tools.sh should have installed it"
+            )
         pytest.skip("tmux is not installed (.ci/ensure-tools.sh installs it)")
     socket = f"socialpub-{name}-{uuid.uuid4().hex[:8]}"
 

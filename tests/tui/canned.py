@@ -33,10 +33,18 @@ def canned_transport(routes: Mapping[tuple[str, str], Answer]) -> httpx.MockTran
     empty lists unless given. Anything else: 404 `not_found`."""
 
     def handle(request: httpx.Request) -> httpx.Response:
-        answer = routes.get((request.method, request.url.path), DEFAULTS.get((request.method, request.url.path)))
+        answer = routes.get(
+            (request.method, request.url.path), DEFAULTS.get((request.method, request.url.path))
+        )
         if answer is None:
-            return httpx.Response(404, json={"error": "not_found", "message": f"no canned answer for "
-                                             f"{request.method} {request.url.path}", "details": []})
+            return httpx.Response(
+                404,
+                json={
+                    "error": "not_found",
+                    "message": f"no canned answer for {request.method} {request.url.path}",
+                    "details": [],
+                },
+            )
         if callable(answer):
             return answer(request)
         return httpx.Response(200, json=answer)
@@ -44,12 +52,16 @@ def canned_transport(routes: Mapping[tuple[str, str], Answer]) -> httpx.MockTran
     return httpx.MockTransport(handle)
 
 
-def canned_app(routes: Mapping[tuple[str, str], Answer], *, now: datetime = FIXED_NOW, zone: str = ZONE) -> Any:
+def canned_app(
+    routes: Mapping[tuple[str, str], Answer], *, now: datetime = FIXED_NOW, zone: str = ZONE
+) -> Any:
     from socialpub_tui.app import SocialpubApp
     from socialpub_tui.client.aio import AsyncClient
     from socialpub_tui.times import DisplayZone
 
-    client = AsyncClient("http://canned.socialpub", api_key="sk_test_canned", transport=canned_transport(routes))
+    client = AsyncClient(
+        "http://canned.socialpub", api_key="sk_test_canned", transport=canned_transport(routes)
+    )
     return SocialpubApp(client, clock=lambda: now, zone=DisplayZone(zone), backend_label="canned backend")
 
 

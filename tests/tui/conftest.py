@@ -1,9 +1,9 @@
 """TUI fixtures: the app on an embedded sandbox data dir (the worker in this process), a fixed clock.
 
-    async def test_x(tui_app):
-        app = tui_app()                       # SocialpubApp on the initialised data dir, clock at FIXED_NOW
-        async with app.run_test(size=(120, 40)) as pilot:
-            ...
+async def test_x(tui_app):
+    app = tui_app()                       # SocialpubApp on the initialised data dir, clock at FIXED_NOW
+    async with app.run_test(size=(120, 40)) as pilot:
+        ...
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ def tui_app(data_dir: Path) -> Callable[..., Any]:
     from socialpub_tui.client.embedded import client_kwargs
     from socialpub_tui.times import DisplayZone
 
-    def make(*, clock: Callable[[], datetime] | None = None, zone: str = ZONE, worker: bool = True,
-             **kwargs: Any) -> SocialpubApp:
+    def make(
+        *, clock: Callable[[], datetime] | None = None, zone: str = ZONE, worker: bool = True, **kwargs: Any
+    ) -> SocialpubApp:
         client = AsyncClient(**client_kwargs(data_dir, worker=worker, asynchronous=True))
         return SocialpubApp(client, clock=clock or (lambda: FIXED_NOW), zone=DisplayZone(zone), **kwargs)
 

@@ -35,8 +35,12 @@ async def press_until(pilot: Any, key: str, condition: Callable[[], Any], what: 
     return await until(pilot, condition, what=what or f"what {key!r} does")
 
 
-def png(path: Path, size: tuple[int, int] = (64, 48), colour: tuple[int, int, int] = (200, 30, 30),
-        noise: bool = False) -> Path:
+def png(
+    path: Path,
+    size: tuple[int, int] = (64, 48),
+    colour: tuple[int, int, int] = (200, 30, 30),
+    noise: bool = False,
+) -> Path:
     """An image file (`noise`: random pixels, so it does not compress: a large file)."""
     from PIL import Image
 
@@ -75,8 +79,13 @@ def record_notifications(app: Any) -> list[dict[str, Any]]:
     show = app.notify
 
     def notify(message: str, *args: Any, **kwargs: Any) -> Any:
-        seen.append({"message": str(message), "title": kwargs.get("title", ""),
-                     "severity": kwargs.get("severity", "information")})
+        seen.append(
+            {
+                "message": str(message),
+                "title": kwargs.get("title", ""),
+                "severity": kwargs.get("severity", "information"),
+            }
+        )
         return show(message, *args, **kwargs)
 
     app.notify = notify

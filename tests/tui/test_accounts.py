@@ -21,8 +21,11 @@ async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
 def fields(app) -> tuple[Select, Input, Select]:  # type: ignore[no-untyped-def,type-arg]
     """The add dialog's network, name and behaviour fields."""
     screen = app.screen
-    return (screen.query_one("#add-sandbox-network", Select), screen.query_one("#add-sandbox-name", Input),
-            screen.query_one("#add-sandbox-behaviour", Select))
+    return (
+        screen.query_one("#add-sandbox-network", Select),
+        screen.query_one("#add-sandbox-name", Input),
+        screen.query_one("#add-sandbox-behaviour", Select),
+    )
 
 
 def opened(app, select: Select) -> bool:  # type: ignore[no-untyped-def,type-arg]
@@ -53,7 +56,9 @@ async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
 async def test_shows_what_the_emulated_network_received_after_a_post_published(tui_app):
     app = tui_app(worker=True)
     async with app.run_test(size=(100, 30)) as pilot:
-        post = await app.client.create_post({"targets": ["linkedin"], "content": "Hello from the accounts test"})
+        post = await app.client.create_post(
+            {"targets": ["linkedin"], "content": "Hello from the accounts test"}
+        )
         done = await app.client.wait_post(post.id, timeout=30, interval=0.1)
         assert done.status == "completed"
         await pilot.press("f4")
@@ -76,10 +81,20 @@ def test_token_expiry_warns_a_week_before():
     now = datetime(2027, 1, 15, 8, tzinfo=UTC)
 
     def acc(delta: timedelta | None) -> AccountOut:
-        return AccountOut.model_validate({
-            "id": "acc_1", "platform": "linkedin", "name": "Brand page", "username": "brand", "kind": "live",
-            "status": "active", "isDefault": True, "behaviour": None, "connectedAt": "2026-12-01T00:00:00Z",
-            "tokenExpiresAt": None if delta is None else (now + delta).isoformat()})
+        return AccountOut.model_validate(
+            {
+                "id": "acc_1",
+                "platform": "linkedin",
+                "name": "Brand page",
+                "username": "brand",
+                "kind": "live",
+                "status": "active",
+                "isDefault": True,
+                "behaviour": None,
+                "connectedAt": "2026-12-01T00:00:00Z",
+                "tokenExpiresAt": None if delta is None else (now + delta).isoformat(),
+            }
+        )
 
     assert expiry(acc(None), now) == ("none", None)
     assert expiry(acc(timedelta(days=30)), now) == ("ok", None)
@@ -144,7 +159,9 @@ async def test_a_connects_a_sandbox_account_with_the_chosen_behaviour_from_the_k
         assert isinstance(app.screen, AccountsScreen)
         listing = await app.client.list_accounts()
         added = [a for a in listing.items if a.name == "Flaky Corp"]
-        assert [(a.platform, a.behaviour, a.kind) for a in added] == [("linkedin", "fail-retriable", "sandbox")]
+        assert [(a.platform, a.behaviour, a.kind) for a in added] == [
+            ("linkedin", "fail-retriable", "sandbox")
+        ]
         shown = rows(app.screen.query_one(DataTable))
         assert any("Flaky Corp" in r[0] and r[2].strip() == "sandbox*" for r in shown)
 
@@ -179,5 +196,9 @@ async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reaso
         await settle(pilot)
         assert isinstance(app.screen, AccountsScreen)
         notes = [n for n in shown if n["severity"] == "error"]
-        assert notes and "5 connected accounts" in notes[-1]["message"] and notes[-1]["title"] == "channel_limit_exceeded"
+        assert (
+            notes
+            and "5 connected accounts" in notes[-1]["message"]
+            and notes[-1]["title"] == "channel_limit_exceeded"
+        )
         assert len((await app.client.list_accounts()).items) == 5

@@ -14,36 +14,103 @@ import pytest
 from tests.tui.canned import canned_app, ts
 
 
-def account(aid: str, platform: str, name: str, username: str, *, kind: str = "sandbox", status: str = "active",
-            default: bool = True, expires: str | None = None, behaviour: str | None = "ok",
-            warning: str | None = None) -> dict[str, Any]:
-    return {"id": aid, "platform": platform, "name": name, "username": username, "kind": kind, "status": status,
-            "isDefault": default, "behaviour": behaviour if kind == "sandbox" else None,
-            "connectedAt": ts(2026, 12, 1, 9), "tokenExpiresAt": expires, "tokenWarning": warning}
+def account(
+    aid: str,
+    platform: str,
+    name: str,
+    username: str,
+    *,
+    kind: str = "sandbox",
+    status: str = "active",
+    default: bool = True,
+    expires: str | None = None,
+    behaviour: str | None = "ok",
+    warning: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": aid,
+        "platform": platform,
+        "name": name,
+        "username": username,
+        "kind": kind,
+        "status": status,
+        "isDefault": default,
+        "behaviour": behaviour if kind == "sandbox" else None,
+        "connectedAt": ts(2026, 12, 1, 9),
+        "tokenExpiresAt": expires,
+        "tokenWarning": warning,
+    }
 
 
-ACCOUNTS = {"items": [
-    account("acc_fb", "facebook", "Sandbox Facebook Page", "sandbox-facebook-page-1a2b"),
-    account("acc_ig", "instagram", "Sandbox Instagram", "sandbox-instagram-3c4d"),
-    account("acc_li", "linkedin", "Brand LinkedIn", "brand-co", kind="live", expires=ts(2027, 1, 18, 9),
-            warning="token expires in 3 days: reconnect with socialpub accounts connect linkedin"),
-    account("acc_li2", "linkedin", "LinkedIn broken", "linkedin-broken-9f9f", default=False,
-            behaviour="fail-permanent"),
-    account("acc_tt", "tiktok", "Creator TikTok", "creator", kind="live", status="needs_reauth",
+ACCOUNTS = {
+    "items": [
+        account("acc_fb", "facebook", "Sandbox Facebook Page", "sandbox-facebook-page-1a2b"),
+        account("acc_ig", "instagram", "Sandbox Instagram", "sandbox-instagram-3c4d"),
+        account(
+            "acc_li",
+            "linkedin",
+            "Brand LinkedIn",
+            "brand-co",
+            kind="live",
+            expires=ts(2027, 1, 18, 9),
+            warning="token expires in 3 days: reconnect with socialpub accounts connect linkedin",
+        ),
+        account(
+            "acc_li2",
+            "linkedin",
+            "LinkedIn broken",
+            "linkedin-broken-9f9f",
+            default=False,
+            behaviour="fail-permanent",
+        ),
+        account(
+            "acc_tt",
+            "tiktok",
+            "Creator TikTok",
+            "creator",
+            kind="live",
+            status="needs_reauth",
             expires=ts(2027, 1, 14, 7),
-            warning="the network no longer accepts its authorisation: reconnect with socialpub accounts connect tiktok"),
-    account("acc_yt", "youtube", "Brand YouTube", "brand-yt", kind="live", expires=ts(2027, 1, 15, 8, 40)),
-], "limit": 10, "used": 6}
+            warning="the network no longer accepts its authorisation: reconnect with socialpub accounts connect tiktok",
+        ),
+        account(
+            "acc_yt", "youtube", "Brand YouTube", "brand-yt", kind="live", expires=ts(2027, 1, 15, 8, 40)
+        ),
+    ],
+    "limit": 10,
+    "used": 6,
+}
 
-PUBLISHED = {"items": [
-    {"platform": "facebook", "accountId": "acc_fb", "accountName": "Sandbox Facebook Page",
-     "externalId": "1234567890_111", "url": "https://facebook.sandbox.invalid/1234567890_111", "status": "published",
-     "kind": "photo", "text": "Launch day: the new collection is live", "title": None, "media": ["pic-1.jpg"],
-     "createdAt": ts(2027, 1, 15, 7, 58)},
-    {"platform": "facebook", "accountId": "acc_fb", "accountName": "Sandbox Facebook Page",
-     "externalId": "1234567890_110", "url": "https://facebook.sandbox.invalid/1234567890_110", "status": "published",
-     "kind": "feed", "text": "Hello from socialpub", "title": None, "media": [], "createdAt": ts(2027, 1, 14, 16, 2)},
-]}
+PUBLISHED = {
+    "items": [
+        {
+            "platform": "facebook",
+            "accountId": "acc_fb",
+            "accountName": "Sandbox Facebook Page",
+            "externalId": "1234567890_111",
+            "url": "https://facebook.sandbox.invalid/1234567890_111",
+            "status": "published",
+            "kind": "photo",
+            "text": "Launch day: the new collection is live",
+            "title": None,
+            "media": ["pic-1.jpg"],
+            "createdAt": ts(2027, 1, 15, 7, 58),
+        },
+        {
+            "platform": "facebook",
+            "accountId": "acc_fb",
+            "accountName": "Sandbox Facebook Page",
+            "externalId": "1234567890_110",
+            "url": "https://facebook.sandbox.invalid/1234567890_110",
+            "status": "published",
+            "kind": "feed",
+            "text": "Hello from socialpub",
+            "title": None,
+            "media": [],
+            "createdAt": ts(2027, 1, 14, 16, 2),
+        },
+    ]
+}
 
 
 def published(request: httpx.Request) -> httpx.Response:
@@ -92,4 +159,6 @@ def test_without_the_server_warning_any_token_near_expiry_is_warned_about():
     yt = AccountOut.model_validate(ACCOUNTS["items"][5])  # ours: refreshed by the worker, no warning
     assert expiry(yt, now) == ("ok", None)
     tt = AccountOut.model_validate(ACCOUNTS["items"][4])
-    assert expiry(tt, now)[0] == "reauth" and "socialpub accounts connect tiktok" in (expiry(tt, now)[1] or "")
+    assert expiry(tt, now)[0] == "reauth" and "socialpub accounts connect tiktok" in (
+        expiry(tt, now)[1] or ""
+    )

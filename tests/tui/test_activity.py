@@ -22,7 +22,10 @@ def growth(embedded):  # type: ignore[no-untyped-def]
     """A paid plan: room for a sixth account."""
     from tests.cli.conftest import invoke
 
-    assert invoke("admin", "plan", "GROWTH", "--status", "active", "--period-end", "2099-01-01T00:00:00Z").code == 0
+    assert (
+        invoke("admin", "plan", "GROWTH", "--status", "active", "--period-end", "2099-01-01T00:00:00Z").code
+        == 0
+    )
 
 
 async def test_shows_plan_credits_counts_and_failures(tui_app, growth):
@@ -31,7 +34,8 @@ async def test_shows_plan_credits_counts_and_failures(tui_app, growth):
         bad = await app.client.add_sandbox_account("linkedin", "LinkedIn broken", "fail-permanent")
         ok = await app.client.create_post({"targets": ["facebook"], "content": "All good"})
         partial = await app.client.create_post(
-            {"targets": ["facebook", {"platform": "linkedin", "channelId": bad.id}], "content": "Half good"})
+            {"targets": ["facebook", {"platform": "linkedin", "channelId": bad.id}], "content": "Half good"}
+        )
         for post in (ok, partial):
             await app.client.wait_post(post.id, timeout=30, interval=0.1)
         await pilot.press("f5")
@@ -59,14 +63,20 @@ def test_the_zone_sent_is_an_iana_name(monkeypatch):
 
 
 # ---- the webhooks panel (w), on a canned backend (tests/tui/webhooks_canned.py) --------------------------------
-def webhooks_app(calls: list | None = None, endpoints: list | None = None,  # type: ignore[no-untyped-def]
-                 extra: dict | None = None):
+def webhooks_app(
+    calls: list | None = None,
+    endpoints: list | None = None,  # type: ignore[no-untyped-def]
+    extra: dict | None = None,
+):
     from tests.tui import webhooks_canned
     from tests.tui.canned import canned_app
     from tests.tui.test_activity_snapshots import WORKSPACE, activity
 
-    return canned_app({("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()}
-                      | webhooks_canned.routes(endpoints, calls) | (extra or {}))
+    return canned_app(
+        {("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()}
+        | webhooks_canned.routes(endpoints, calls)
+        | (extra or {})
+    )
 
 
 def rows(table: DataTable) -> list[list[str]]:
@@ -93,21 +103,28 @@ async def test_webhooks_panel_lists_failing_endpoints_and_failed_deliveries():
         await settle(pilot)
         assert screen.query_one("#act-webhooks").display and not screen.query_one("#act-failures").display
         asked = {c[1]: c[2] for c in calls if c[1].endswith("/deliveries")}
-        assert asked == {f"/v1/webhooks/{w}/deliveries": {"status": "failed", "limit": "20"}
-                         for w in ("we_ok", "we_fail", "we_gone")}
+        assert asked == {
+            f"/v1/webhooks/{w}/deliveries": {"status": "failed", "limit": "20"}
+            for w in ("we_ok", "we_fail", "we_gone")
+        }
         assert "3 endpoints: 1 failing, 1 disabled" in title(screen, "#act-webhooks-title")
         assert "webhooks:" not in title(screen, "#act-failures-title")
         hooks = rows(screen.query_one("#act-hooks", DataTable))
-        assert [(r[0], r[2]) for r in hooks] == [("https://old.example.net/hook", "410"),
-                                                 ("https://ops.example.org/webhooks/socialpub", "500")]
-        assert hooks[0][1].startswith("disabled: the receiver") and hooks[1][1] == "failing since 14 Jan 17:05"
+        assert [(r[0], r[2]) for r in hooks] == [
+            ("https://old.example.net/hook", "410"),
+            ("https://ops.example.org/webhooks/socialpub", "500"),
+        ]
+        assert (
+            hooks[0][1].startswith("disabled: the receiver") and hooks[1][1] == "failing since 14 Jan 17:05"
+        )
         deliveries = rows(screen.query_one("#act-deliveries", DataTable))
         # newest first across the endpoints, with the receiver's status code (- when none answered)
         assert [(r[0], r[1], r[2], r[3]) for r in deliveries] == [
             ("15 Jan 07:40", "publish.failed", "500", "HTTP 500"),
             ("14 Jan 17:05", "publish.completed", "503", "HTTP 503 (Retry-After: 120)"),
             ("14 Jan 12:00", "tiktok.publish.inbox_…", "410", "HTTP 410"),
-            ("13 Jan 10:30", "generation.failed", "-", "connection refused")]
+            ("13 Jan 10:30", "generation.failed", "-", "connection refused"),
+        ]
         assert deliveries[0][4].startswith("ops.example.org/") and deliveries[0][4].endswith("/socialpub")
         assert screen.focused is screen.query_one("#act-deliveries")
         await pilot.press("w")
@@ -134,7 +151,8 @@ async def test_redeliver_and_re_enable_call_the_api_and_notify():
         await pilot.press("down", "s")
         await settle(pilot)
         assert [c for c in calls if c[0] == "POST"] == [
-            ("POST", "/v1/events/evt_0005/redeliver", {"endpointId": "we_fail"})]
+            ("POST", "/v1/events/evt_0005/redeliver", {"endpointId": "we_fail"})
+        ]
         assert seen[-1]["title"] == "Redelivered" and "evt_0005" in seen[-1]["message"]
         assert "https://ops.example.org/webhooks/socialpub" in seen[-1]["message"]
         # e: the selected endpoint (the disabled one) enabled again
@@ -153,8 +171,14 @@ async def test_redeliver_refused_is_notified_with_the_api_code():
     from tests.tui.helpers import record_notifications
 
     def refused(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(403, json={"error": "insufficient_scope",
-                                         "message": "this API key lacks the scope 'webhooks:write'", "details": []})
+        return httpx.Response(
+            403,
+            json={
+                "error": "insufficient_scope",
+                "message": "this API key lacks the scope 'webhooks:write'",
+                "details": [],
+            },
+        )
 
     app = webhooks_app(extra={("POST", "/v1/events/evt_0007/redeliver"): refused})
     async with app.run_test(size=(100, 30)) as pilot:
@@ -197,8 +221,9 @@ async def test_no_endpoints_yet_hints_at_the_cli():
         await press_until(pilot, "f5", lambda: isinstance(app.screen, ActivityScreen))
         await pilot.press("w")
         await settle(pilot)
-        assert "no endpoints yet; add one with socialpub webhooks add URL" in title(app.screen,
-                                                                                   "#act-webhooks-title")
+        assert "no endpoints yet; add one with socialpub webhooks add URL" in title(
+            app.screen, "#act-webhooks-title"
+        )
 
 
 async def test_a_tall_terminal_shows_the_webhooks_beneath_the_failures():
@@ -270,7 +295,9 @@ async def test_a_real_failing_endpoint_is_listed_and_its_event_redelivered(tui_a
         await pilot.press("w")
         await settle(pilot)
         [endpoint] = rows(screen.query_one("#act-hooks", DataTable))
-        assert endpoint[0] == failing_hooks and endpoint[1].startswith("failing since ") and endpoint[2] == "-"
+        assert (
+            endpoint[0] == failing_hooks and endpoint[1].startswith("failing since ") and endpoint[2] == "-"
+        )
         [delivery] = rows(screen.query_one("#act-deliveries", DataTable))
         assert delivery[1:3] == ["webhook.test", "-"] and delivery[3].startswith("could not connect")
         await pilot.press("s")

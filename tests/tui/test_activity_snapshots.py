@@ -11,12 +11,28 @@ import pytest
 from tests.tui.canned import canned_app, ts
 
 WORKSPACE = {
-    "id": "ws_1", "name": "Brand", "description": "", "currency": "EUR", "logoUrl": "",
-    "brand": {"targetAudience": "", "uniqueValueProp": "", "voiceTone": "", "contentTopics": [], "colors": []},
-    "plan": {"name": "STARTER", "subscribed": "STARTER", "status": "active", "periodEnd": ts(2027, 2, 1),
-             "monthlyCredits": 200},
+    "id": "ws_1",
+    "name": "Brand",
+    "description": "",
+    "currency": "EUR",
+    "logoUrl": "",
+    "brand": {
+        "targetAudience": "",
+        "uniqueValueProp": "",
+        "voiceTone": "",
+        "contentTopics": [],
+        "colors": [],
+    },
+    "plan": {
+        "name": "STARTER",
+        "subscribed": "STARTER",
+        "status": "active",
+        "periodEnd": ts(2027, 2, 1),
+        "monthlyCredits": 200,
+    },
     "credits": {"balance": 148, "cost": {"IMAGE": 2, "VIDEO": 15}, "clip": {"5": 15, "10": 30, "15": 45}},
-    "freePublicationsLeft": 0, "createdAt": ts(2026, 6, 1),
+    "freePublicationsLeft": 0,
+    "createdAt": ts(2026, 6, 1),
 }
 
 
@@ -31,30 +47,64 @@ def activity() -> dict[str, Any]:
         partial = 1 if i % 6 == 0 else 0
         failed = 1 if i % 11 == 3 else 0
         posts = {"completed": completed, "partial": partial, "failed": failed}
-        targets = {"succeeded": completed * 2 + partial, "inboxDelivered": 1 if i % 4 == 0 else 0,
-                   "failed": partial + failed * 2}
+        targets = {
+            "succeeded": completed * 2 + partial,
+            "inboxDelivered": 1 if i % 4 == 0 else 0,
+            "failed": partial + failed * 2,
+        }
         for k in totals:
             totals[k] += posts[k]
         for k in targets_total:
             targets_total[k] += targets[k]
-        days.append({"date": d.isoformat(), "start": f"{(d - timedelta(days=1)).isoformat()}T23:00:00.000Z",
-                     "end": f"{d.isoformat()}T23:00:00.000Z", "posts": posts, "targets": targets})
+        days.append(
+            {
+                "date": d.isoformat(),
+                "start": f"{(d - timedelta(days=1)).isoformat()}T23:00:00.000Z",
+                "end": f"{d.isoformat()}T23:00:00.000Z",
+                "posts": posts,
+                "targets": targets,
+            }
+        )
     done = sum(targets_total.values())
     return {
-        "days": 30, "timezone": "Europe/Paris", "start": days[0]["start"], "end": days[-1]["end"],
+        "days": 30,
+        "timezone": "Europe/Paris",
+        "start": days[0]["start"],
+        "end": days[-1]["end"],
         "perDay": days,
-        "totals": {"posts": totals, "targets": targets_total,
-                   "successRate": (targets_total["succeeded"] + targets_total["inboxDelivered"]) / done},
+        "totals": {
+            "posts": totals,
+            "targets": targets_total,
+            "successRate": (targets_total["succeeded"] + targets_total["inboxDelivered"]) / done,
+        },
         "failures": [
-            {"postId": "post_0193", "platform": "linkedin", "accountId": "acc_li", "accountName": "Brand LinkedIn",
-             "failReason": "LinkedIn refused the post: the access token expired (reconnect the account)",
-             "failType": "permanent", "completedAt": ts(2027, 1, 14, 16, 5)},
-            {"postId": "post_0188", "platform": "tiktok", "accountId": "acc_tt", "accountName": "Creator TikTok",
-             "failReason": "spam_risk_too_many_posts: the daily post cap was reached", "failType": "retriable",
-             "completedAt": ts(2027, 1, 12, 9, 1)},
-            {"postId": "post_0170", "platform": "instagram", "accountId": "acc_ig", "accountName": "Sandbox Instagram",
-             "failReason": "media_unreadable: the image could not be fetched", "failType": "permanent",
-             "completedAt": ts(2027, 1, 3, 18, 30)},
+            {
+                "postId": "post_0193",
+                "platform": "linkedin",
+                "accountId": "acc_li",
+                "accountName": "Brand LinkedIn",
+                "failReason": "LinkedIn refused the post: the access token expired (reconnect the account)",
+                "failType": "permanent",
+                "completedAt": ts(2027, 1, 14, 16, 5),
+            },
+            {
+                "postId": "post_0188",
+                "platform": "tiktok",
+                "accountId": "acc_tt",
+                "accountName": "Creator TikTok",
+                "failReason": "spam_risk_too_many_posts: the daily post cap was reached",
+                "failType": "retriable",
+                "completedAt": ts(2027, 1, 12, 9, 1),
+            },
+            {
+                "postId": "post_0170",
+                "platform": "instagram",
+                "accountId": "acc_ig",
+                "accountName": "Sandbox Instagram",
+                "failReason": "media_unreadable: the image could not be fetched",
+                "failType": "permanent",
+                "completedAt": ts(2027, 1, 3, 18, 30),
+            },
         ],
     }
 
@@ -78,8 +128,9 @@ def test_activity(snap_compare, size):
 def webhooks_app() -> Any:
     from tests.tui import webhooks_canned
 
-    return canned_app({("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()}
-                      | webhooks_canned.routes())
+    return canned_app(
+        {("GET", "/v1/workspace"): WORKSPACE, ("GET", "/v1/activity"): activity()} | webhooks_canned.routes()
+    )
 
 
 async def to_webhooks(pilot: Any) -> None:

@@ -11,8 +11,16 @@ from socialpub_tui.screens import posts as posts_screen
 from socialpub_tui.screens.help import HelpScreen
 
 
-@pytest.mark.parametrize("key,screen", [("f2", "PostsScreen"), ("f3", "CalendarScreen"),
-                                        ("f4", "AccountsScreen"), ("f5", "ActivityScreen"), ("f6", "GenerationsScreen")])
+@pytest.mark.parametrize(
+    "key,screen",
+    [
+        ("f2", "PostsScreen"),
+        ("f3", "CalendarScreen"),
+        ("f4", "AccountsScreen"),
+        ("f5", "ActivityScreen"),
+        ("f6", "GenerationsScreen"),
+    ],
+)
 async def test_function_keys_switch_modes(tui_app, key: str, screen: str) -> None:
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -97,8 +105,12 @@ async def test_the_launch_ends_with_the_collectors_defaults(tui_app) -> None:
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete)
-        await until(pilot, lambda: gc.get_threshold() == socialpub_tui.DEFAULT_GC_THRESHOLD, what="the defaults")
+        await until(
+            pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete
+        )
+        await until(
+            pilot, lambda: gc.get_threshold() == socialpub_tui.DEFAULT_GC_THRESHOLD, what="the defaults"
+        )
         assert gc.get_freeze_count() > 0
         assert socialpub_tui.STARTUP_GC_THRESHOLD[0] > socialpub_tui.DEFAULT_GC_THRESHOLD[0]
         await app.workers.wait_for_complete()  # the account filter's choices, read after the first page
@@ -134,7 +146,9 @@ async def test_the_posts_footer_is_built_once_with_the_first_page(tui_app, monke
 
     monkeypatch.setattr(app.client, "list_posts", slow_first_page)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete)
+        await until(
+            pilot, lambda: app.screen.query(PostList) and app.screen.query_one(PostList).window.complete
+        )
         footer = app.screen.query_one(Footer)
         await until(pilot, lambda: len(footer.children) > 0, what="the footer's keys")
         await pilot.pause(0.2)
@@ -148,17 +162,28 @@ def test_an_api_errors_details_name_their_network_once_each() -> None:
     from socialpub_tui.client.errors import ApiError
 
     message = "scheduledAt 2026-11-24T08:00:00.000Z is already past"
-    per_target = ApiError(400, "scheduled_at_in_past", message, [
-        {"platform": p, "error": "scheduled_at_in_past", "message": message}
-        for p in ("facebook", "instagram", "linkedin")])
+    per_target = ApiError(
+        400,
+        "scheduled_at_in_past",
+        message,
+        [
+            {"platform": p, "error": "scheduled_at_in_past", "message": message}
+            for p in ("facebook", "instagram", "linkedin")
+        ],
+    )
     assert _details_text(per_target) == "facebook; instagram; linkedin"
-    fields = ApiError(400, "validation_error", "invalid request: content", [
-        {"field": "content", "error": "value_error", "message": "the NUL character is not allowed"}])
+    fields = ApiError(
+        400,
+        "validation_error",
+        "invalid request: content",
+        [{"field": "content", "error": "value_error", "message": "the NUL character is not allowed"}],
+    )
     assert _details_text(fields) == "content: the NUL character is not allowed"
     assert _details_text(ApiError(409, "post_not_editable", "only scheduled posts can be edited")) == ""
 
 
 # ---- leaving a draft: ctrl+q and the mode keys ------------------------------------------------------------
+
 
 async def start_a_draft(pilot: Any, text: str = "draft") -> Any:
     from textual.widgets import TextArea
@@ -167,11 +192,18 @@ async def start_a_draft(pilot: Any, text: str = "draft") -> Any:
     from tests.tui.helpers import until
 
     await pilot.press("n")
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen,
-                         what="the compose screen")
-    await until(pilot, lambda: pilot.app.focused is screen.query_one("#compose-text", TextArea), what="the text")
+    screen = await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen,
+        what="the compose screen",
+    )
+    await until(
+        pilot, lambda: pilot.app.focused is screen.query_one("#compose-text", TextArea), what="the text"
+    )
     await pilot.press(*text)
-    await until(pilot, lambda: screen.query_one("#compose-text", TextArea).text == text, what="the text typed")
+    await until(
+        pilot, lambda: screen.query_one("#compose-text", TextArea).text == text, what="the text typed"
+    )
     return screen
 
 
@@ -237,16 +269,21 @@ async def test_the_posts_key_goes_back_to_the_list_from_a_post_detail(tui_app) -
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        post = await app.client.create_post({"targets": ["facebook"], "content": "hello", "scheduledAt":
-                                             "2099-01-01T09:00:00Z"})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "hello", "scheduledAt": "2099-01-01T09:00:00Z"}
+        )
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail"
+        )
         await pilot.press("f2")  # in the posts mode already: back to its list
         await until(pilot, lambda: isinstance(app.screen, PostsScreen), what="the list")
         assert len(app.screen_stack) == 1
         # the same from another mode: the posts mode left on a detail comes back at its list
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail"
+        )
         await pilot.press("f3")
         await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
         await pilot.press("f2")
@@ -256,7 +293,9 @@ async def test_the_posts_key_goes_back_to_the_list_from_a_post_detail(tui_app) -
         await pilot.press("f3")
         await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar")
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail"
+        )
         await pilot.press("f3")
         await until(pilot, lambda: type(app.screen).__name__ == "CalendarScreen", what="the calendar again")
 
@@ -302,20 +341,29 @@ async def test_ctrl_q_with_unsaved_changes_to_a_scheduled_post_asks_about_them(t
 
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        post = await app.client.create_post({"targets": ["facebook"], "content": "hello",
-                                             "scheduledAt": "2099-01-01T09:00:00Z"})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "hello", "scheduledAt": "2099-01-01T09:00:00Z"}
+        )
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail"
+        )
         await pilot.press("e")
-        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        edit = await until(
+            pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit"
+        )
         await pilot.press("ctrl+q")  # nothing changed yet: quits at once
         await until(pilot, lambda: not app.is_running, what="the app to quit")
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="the detail"
+        )
         await pilot.press("e")
-        edit = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit")
+        edit = await until(
+            pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="the edit"
+        )
         await pilot.press("!")
         await until(pilot, edit.holds_unsent_draft, what="a change")
         await pilot.press("ctrl+q")

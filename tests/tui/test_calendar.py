@@ -31,7 +31,10 @@ def test_local_days_have_23_24_25_hours():
     assert len(day_slots(date(2027, 3, 29), PARIS_TZ)) == 24
     autumn = day_slots(date(2027, 10, 31), PARIS_TZ)
     assert len(autumn) == 25 and [s.key for s in autumn[2:4]] == [(2, 0), (2, 1)]
-    assert [s.start for s in autumn[2:4]] == [utc(2027, 10, 31, 0), utc(2027, 10, 31, 1)]  # 02:00 CEST, 02:00 CET
+    assert [s.start for s in autumn[2:4]] == [
+        utc(2027, 10, 31, 0),
+        utc(2027, 10, 31, 1),
+    ]  # 02:00 CEST, 02:00 CET
     assert (2, 1) in week_rows([date(2027, 10, 30), date(2027, 10, 31)], PARIS_TZ)
     assert 2 not in {s.key[0] for s in day_slots(date(2027, 3, 28), PARIS_TZ)}
     assert day_slots(date(2027, 3, 28), PARIS_TZ)[0].start == utc(2027, 3, 27, 23)
@@ -40,7 +43,9 @@ def test_local_days_have_23_24_25_hours():
 def test_a_day_later_keeps_the_wall_time_across_dst():
     nine = utc(2027, 3, 27, 8)  # 09:00 CET
     assert move_by_days(nine, 1, PARIS_TZ) == utc(2027, 3, 28, 7)  # 09:00 CEST: 23 real hours later
-    assert move_by_days(utc(2027, 3, 27, 1, 30), 1, PARIS_TZ) == utc(2027, 3, 28, 1, 30)  # 02:30 skipped: 03:30
+    assert move_by_days(utc(2027, 3, 27, 1, 30), 1, PARIS_TZ) == utc(
+        2027, 3, 28, 1, 30
+    )  # 02:30 skipped: 03:30
 
 
 def test_month_grid_is_whole_weeks_monday_first():
@@ -83,7 +88,10 @@ def growth(embedded):  # type: ignore[no-untyped-def]
     """A paid plan: more than the three free publications."""
     from tests.cli.conftest import invoke
 
-    assert invoke("admin", "plan", "GROWTH", "--status", "active", "--period-end", "2099-01-01T00:00:00Z").code == 0
+    assert (
+        invoke("admin", "plan", "GROWTH", "--status", "active", "--period-end", "2099-01-01T00:00:00Z").code
+        == 0
+    )
 
 
 @pytest.fixture
@@ -125,8 +133,13 @@ async def test_a_post_scheduled_by_another_program_shows_without_r(tui_app, froz
         first = await schedule(app, utc(2027, 1, 16, 9, 0))
         screen = await open_calendar(pilot)
         assert cell_of(screen, first.id) == (date(2027, 1, 16), (10, 0))
-        other = await app.client.create_post({"targets": ["facebook"], "content": "From a recipe",
-                                              "scheduledAt": iso_utc(utc(2027, 1, 18, 14, 0))})
+        other = await app.client.create_post(
+            {
+                "targets": ["facebook"],
+                "content": "From a recipe",
+                "scheduledAt": iso_utc(utc(2027, 1, 18, 14, 0)),
+            }
+        )
         for _ in range(100):
             if any(p.id == other.id for p in screen.posts):
                 break
@@ -138,8 +151,13 @@ async def test_a_post_scheduled_by_another_program_shows_without_r(tui_app, froz
             await pilot.press("down")
         await pilot.press("m")
         assert screen.moving is not None
-        third = await app.client.create_post({"targets": ["facebook"], "content": "While moving",
-                                              "scheduledAt": iso_utc(utc(2027, 1, 19, 14, 0))})
+        third = await app.client.create_post(
+            {
+                "targets": ["facebook"],
+                "content": "While moving",
+                "scheduledAt": iso_utc(utc(2027, 1, 19, 14, 0)),
+            }
+        )
         await pilot.pause(1.0)
         assert all(p.id != third.id for p in screen.posts)
         await pilot.press("escape")
@@ -192,7 +210,9 @@ async def test_keyboard_move_patches_scheduled_at_by_exactly_one_hour(tui_app, f
         await settle(pilot)
         moved = await app.client.get_post(post.id)
         assert moved.scheduled_at is not None
-        assert datetime.fromisoformat(moved.scheduled_at.replace("Z", "+00:00")) - utc(2027, 1, 15, 9, 0) == timedelta(hours=1)
+        assert datetime.fromisoformat(moved.scheduled_at.replace("Z", "+00:00")) - utc(
+            2027, 1, 15, 9, 0
+        ) == timedelta(hours=1)
         assert moved.id == post.id and moved.status == "scheduled"
         assert [(c.post.id, c.action) for c in changes] == [(post.id, "moved")]
         assert screen.moving is None and cell_of(screen, post.id) == (date(2027, 1, 15), (11, 0))
@@ -235,7 +255,9 @@ async def test_a_refused_move_is_reported_with_the_api_code(tui_app, frozen):
 async def test_enter_opens_the_post_detail(tui_app, frozen, monkeypatch):
     opened: list[str] = []
 
-    class PostDetailScreen(Screen[None]):  # stands in for the detail screen built elsewhere (pinned signature)
+    class PostDetailScreen(
+        Screen[None]
+    ):  # stands in for the detail screen built elsewhere (pinned signature)
         def __init__(self, post_id: str) -> None:
             super().__init__()
             opened.append(post_id)
@@ -279,7 +301,10 @@ async def test_only_the_visible_range_is_fetched_and_navigation(tui_app, frozen)
         await pilot.press("v")
         await settle(pilot)
         assert screen.view == "month" and screen.state.month == 1
-        assert (calls[-1]["since"], calls[-1]["until"]) == ("2026-12-27T23:00:00Z", "2027-01-31T23:00:00Z")  # Mon 28 Dec - Sun 31 Jan
+        assert (calls[-1]["since"], calls[-1]["until"]) == (
+            "2026-12-27T23:00:00Z",
+            "2027-01-31T23:00:00Z",
+        )  # Mon 28 Dec - Sun 31 Jan
         await pilot.press("pagedown")
         await settle(pilot)
         assert screen.state.month == 2 and far.id in {p.id for p in screen.state.per_day[date(2027, 2, 3)]}

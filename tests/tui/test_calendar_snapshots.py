@@ -13,16 +13,37 @@ from tests.tui.canned import canned_app, ts
 
 
 def post(pid: str, at: str, content: str, platforms: tuple[str, ...] = ("facebook",)) -> dict[str, Any]:
-    return {"id": pid, "status": "scheduled", "scheduledAt": at, "createdAt": ts(2027, 1, 10, 9),
-            "updatedAt": ts(2027, 1, 10, 9), "content": content, "mediaUrls": [], "options": {},
-            "idempotencyKey": None,
-            "targets": [{"platform": p, "accountId": f"acc_{p}", "accountName": f"Sandbox {p}", "status": "pending",
-                         "externalPostId": None, "postUrl": None, "failReason": None, "failType": None,
-                         "completedAt": None} for p in platforms]}
+    return {
+        "id": pid,
+        "status": "scheduled",
+        "scheduledAt": at,
+        "createdAt": ts(2027, 1, 10, 9),
+        "updatedAt": ts(2027, 1, 10, 9),
+        "content": content,
+        "mediaUrls": [],
+        "options": {},
+        "idempotencyKey": None,
+        "targets": [
+            {
+                "platform": p,
+                "accountId": f"acc_{p}",
+                "accountName": f"Sandbox {p}",
+                "status": "pending",
+                "externalPostId": None,
+                "postUrl": None,
+                "failReason": None,
+                "failType": None,
+                "completedAt": None,
+            }
+            for p in platforms
+        ],
+    }
 
 
 POSTS = [
-    post("post_01", ts(2027, 1, 15, 9, 0), "Launch day: the new collection is live", ("facebook", "instagram")),
+    post(
+        "post_01", ts(2027, 1, 15, 9, 0), "Launch day: the new collection is live", ("facebook", "instagram")
+    ),
     post("post_02", ts(2027, 1, 15, 9, 30), "Behind the scenes of the shoot", ("tiktok",)),
     post("post_03", ts(2027, 1, 15, 16, 0), "Customer story: how Anna uses it", ("linkedin",)),
     post("post_04", ts(2027, 1, 16, 10, 15), "Weekend offer, 20% off", ("facebook", "instagram", "tiktok")),
@@ -39,8 +60,11 @@ def _in_range(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"items": [], "nextCursor": None})
     start = datetime.fromisoformat(request.url.params["from"].replace("Z", "+00:00"))
     end = datetime.fromisoformat(request.url.params["to"].replace("Z", "+00:00"))
-    items = [p for p in POSTS
-             if start <= datetime.fromisoformat(p["scheduledAt"].replace("Z", "+00:00")).astimezone(UTC) < end]
+    items = [
+        p
+        for p in POSTS
+        if start <= datetime.fromisoformat(p["scheduledAt"].replace("Z", "+00:00")).astimezone(UTC) < end
+    ]
     return httpx.Response(200, json={"items": items, "nextCursor": None})
 
 
@@ -75,11 +99,17 @@ def test_month(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_moving_a_post(snap_compare, size):
     # the cursor starts at 09:00 Paris (FIXED_NOW); down to 10:00 where two posts are, pick the second, move it
-    assert snap_compare(app(), terminal_size=size,
-                        run_before=lambda p: to_calendar(p, "down", "right_square_bracket", "m", "down", "right"))
+    assert snap_compare(
+        app(),
+        terminal_size=size,
+        run_before=lambda p: to_calendar(p, "down", "right_square_bracket", "m", "down", "right"),
+    )
 
 
 def test_dst_week(snap_compare):
     now = datetime(2027, 3, 25, 8, 0, tzinfo=UTC)
-    assert snap_compare(app(now), terminal_size=(100, 30),
-                        run_before=lambda p: to_calendar(p, "right", "right", "right", *["up"] * 8))
+    assert snap_compare(
+        app(now),
+        terminal_size=(100, 30),
+        run_before=lambda p: to_calendar(p, "right", "right", "right", *["up"] * 8),
+    )

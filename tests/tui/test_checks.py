@@ -12,8 +12,19 @@ from backend.networks.rules import validate_target
 from backend.schemas.common import NETWORKS
 from socialpub_tui.checks import check_target, counter, media_kind
 
-TEXTS = ["", "  ", "Hello", "x" * 90, "x" * 91, "é" * 2200, "😀" * 1101, "x" * 2201, "x" * 3001, "<" * 1700,
-         "x" * 63_207]
+TEXTS = [
+    "",
+    "  ",
+    "Hello",
+    "x" * 90,
+    "x" * 91,
+    "é" * 2200,
+    "😀" * 1101,
+    "x" * 2201,
+    "x" * 3001,
+    "<" * 1700,
+    "x" * 63_207,
+]
 MEDIA = [[], ["image"], ["video"], ["image", "image"], ["image", "video"]]
 TITLES = [None, "t" * 100, "t" * 101]
 
@@ -21,8 +32,10 @@ TITLES = [None, "t" * 100, "t" * 101]
 @pytest.mark.parametrize("platform", NETWORKS)
 def test_local_checks_match_the_backend_rules(platform: str) -> None:
     for text, kinds, title in itertools.product(TEXTS, MEDIA, TITLES):
-        refs = [MediaRef(url=f"https://m/{i}", kind=k, mime="video/mp4" if k == "video" else "image/jpeg")  # type: ignore[arg-type]
-                for i, k in enumerate(kinds)]
+        refs = [
+            MediaRef(url=f"https://m/{i}", kind=k, mime="video/mp4" if k == "video" else "image/jpeg")  # type: ignore[arg-type]
+            for i, k in enumerate(kinds)
+        ]
         options = {"youtube": {"title": title}} if title else {}
         backend = validate_target(platform, text, refs, PostOptions.model_validate(options))
         local = [p.code for p in check_target(platform, text, kinds, options)]

@@ -27,8 +27,11 @@ async def accounts_by_platform(app: Any) -> dict[str, str]:
 
 async def open_compose(pilot: Any) -> ComposeScreen:
     await pilot.press("n")
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen,
-                         what="the compose screen")
+    screen = await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen,
+        what="the compose screen",
+    )
     await until(pilot, lambda: screen.rows(), what="the target rows")
     return screen  # type: ignore[no-any-return]
 
@@ -75,10 +78,13 @@ async def test_compose_an_image_post_to_three_networks_for_tomorrow_9_in_paris(t
         await attach(pilot, screen, image)
         tomorrow = (datetime.now(ZoneInfo("Europe/Paris")) + timedelta(days=1)).date()
         await schedule_at(pilot, screen, tomorrow.isoformat(), "09:00", "Europe/Paris")
-        expected = datetime(tomorrow.year, tomorrow.month, tomorrow.day, 9, 0,
-                            tzinfo=ZoneInfo("Europe/Paris")).astimezone(UTC)
+        expected = datetime(
+            tomorrow.year, tomorrow.month, tomorrow.day, 9, 0, tzinfo=ZoneInfo("Europe/Paris")
+        ).astimezone(UTC)
         preview = str(screen.query_one("#compose-when-preview", Static).render())
-        assert expected.strftime("%Y-%m-%dT%H:%M:%SZ") in preview and "in " in preview  # UTC instant, "in 17 h"
+        assert (
+            expected.strftime("%Y-%m-%dT%H:%M:%SZ") in preview and "in " in preview
+        )  # UTC instant, "in 17 h"
         # the counters run against each target's own limit
         assert "10 / 2,200" in str(row(screen, ids["instagram"]).query_one(".target-count", Static).render())
         assert "10 / 3,000" in str(row(screen, ids["linkedin"]).query_one(".target-count", Static).render())
@@ -90,7 +96,9 @@ async def test_compose_an_image_post_to_three_networks_for_tomorrow_9_in_paris(t
     assert stored.status == "scheduled"
     assert stored.scheduled_at is not None
     assert datetime.fromisoformat(stored.scheduled_at.replace("Z", "+00:00")) == expected
-    assert sorted(t.account_id for t in stored.targets) == sorted([ids["facebook"], ids["instagram"], ids["linkedin"]])
+    assert sorted(t.account_id for t in stored.targets) == sorted(
+        [ids["facebook"], ids["instagram"], ids["linkedin"]]
+    )
     assert len(stored.media_urls) == 1 and stored.content == "Launch day"
     assert stored.idempotency_key == screen.idempotency_key
 
@@ -148,7 +156,9 @@ async def test_the_apis_per_target_errors_show_next_to_the_target(tui_app, monke
         await pilot.pause()
         await pilot.press("ctrl+s")
         await until(pilot, lambda: screen.server_problems, what="the API's answer")
-        assert "media" in problem_text(screen, ids["instagram"])  # media_required_for_target, the server's words
+        assert "media" in problem_text(
+            screen, ids["instagram"]
+        )  # media_required_for_target, the server's words
         assert "video" in problem_text(screen, ids["youtube"])
         assert "✓" in problem_text(screen, ids["facebook"])
         assert "invalid_targets" in str(screen.query_one("#compose-status", Static).render())
@@ -171,7 +181,9 @@ async def test_a_time_that_does_not_exist_is_refused_with_the_reason(tui_app) ->
         assert "does not exist in Europe/Paris (DST change)" in preview
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert screen.sent is None and "does not exist" in str(screen.query_one("#compose-status", Static).render())
+        assert screen.sent is None and "does not exist" in str(
+            screen.query_one("#compose-status", Static).render()
+        )
         await schedule_at(pilot, screen, "2027-03-28", "03:30", "Europe/Paris")
         assert "2027-03-28T01:30:00Z" in str(screen.query_one("#compose-when-preview", Static).render())
 
@@ -203,13 +215,23 @@ async def test_edit_a_scheduled_post_from_its_detail(tui_app) -> None:
     app = tui_app(clock=utc_now)
     when = (datetime.now(UTC) + timedelta(days=2)).replace(microsecond=0)
     async with app.run_test(size=SIZE) as pilot:
-        post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "before",
-                                             "scheduledAt": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        post = await app.client.create_post(
+            {
+                "targets": ["facebook", "linkedin"],
+                "content": "before",
+                "scheduledAt": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+        )
         app.push_screen(PostDetailScreen(post.id))
-        detail = await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post
-                             and app.screen, what="the detail")
+        detail = await until(
+            pilot,
+            lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post and app.screen,
+            what="the detail",
+        )
         await pilot.press("e")
-        screen = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose")
+        screen = await until(
+            pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose"
+        )
         await pilot.pause()
         assert screen.editing and screen.query_one("#compose-text", TextArea).text == "before"
         assert all(r.query_one(Checkbox).disabled and r.selected for r in screen.rows())  # targets are fixed
@@ -223,7 +245,9 @@ async def test_edit_a_scheduled_post_from_its_detail(tui_app) -> None:
         await until(pilot, lambda: detail.post.content == "after", what="the detail redrawn")
         stored = await app.client.get_post(post.id)
     assert stored.content == "after" and stored.status == "scheduled"
-    assert stored.scheduled_at is not None and stored.scheduled_at.startswith(later.strftime("%Y-%m-%dT%H:%M"))
+    assert stored.scheduled_at is not None and stored.scheduled_at.startswith(
+        later.strftime("%Y-%m-%dT%H:%M")
+    )
     assert [t.platform for t in stored.targets] == [t.platform for t in post.targets]
 
 
@@ -231,13 +255,18 @@ async def test_duplicate_prefills_a_new_post_and_sends_nothing_until_asked(tui_a
     app = tui_app(clock=utc_now)
     async with app.run_test(size=SIZE) as pilot:
         ids = await accounts_by_platform(app)
-        post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "again",
-                                             "options": {}})
+        post = await app.client.create_post(
+            {"targets": ["facebook", "linkedin"], "content": "again", "options": {}}
+        )
         await app.client.wait_post(post.id, timeout=30)
         app.push_screen(PostDetailScreen(post.id))
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="detail")
+        await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post, what="detail"
+        )
         await pilot.press("d")
-        screen = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose")
+        screen = await until(
+            pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose"
+        )
         await until(pilot, lambda: screen.selected_rows(), what="the preselected targets")
         assert screen.duplicate and screen.query_one("#compose-text", TextArea).text == "again"
         assert {r.choice.account_id for r in screen.selected_rows()} == {ids["facebook"], ids["linkedin"]}
@@ -246,8 +275,11 @@ async def test_duplicate_prefills_a_new_post_and_sends_nothing_until_asked(tui_a
         await pilot.press("ctrl+s")
         await until(pilot, lambda: screen.sent is not None, what="the new post")
         new_id = screen.sent.id
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post_id == new_id,
-                    what="the new post's detail")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post_id == new_id,
+            what="the new post's detail",
+        )
         assert len((await app.client.list_posts()).items) == 2
     assert new_id != post.id
 
@@ -257,12 +289,16 @@ async def test_a_duplicate_of_a_scheduled_post_is_scheduled_at_its_time_never_no
     async with app.run_test(size=SIZE) as pilot:
         await accounts_by_platform(app)
         when = (utc_now() + timedelta(days=3)).replace(hour=7, minute=30, second=0, microsecond=0)
-        post = await app.client.create_post({"targets": ["facebook"], "content": "later",
-                                             "scheduledAt": when.strftime("%Y-%m-%dT%H:%M:%SZ")})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "later", "scheduledAt": when.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        )
         screen = ComposeScreen(post, duplicate=True)
         app.push_screen(screen)
         await until(pilot, lambda: app.screen is screen and screen.selected_rows(), what="the duplicate")
-        assert screen.query_one("#when-at", RadioButton).value and not screen.query_one("#when-now", RadioButton).value
+        assert (
+            screen.query_one("#when-at", RadioButton).value
+            and not screen.query_one("#when-now", RadioButton).value
+        )
         local = app.zone.local(when)
         assert screen.query_one("#compose-date", Input).value == local.strftime("%Y-%m-%d")
         assert screen.query_one("#compose-time", Input).value == local.strftime("%H:%M")
@@ -286,7 +322,9 @@ async def test_back_with_changes_asks_before_discarding(tui_app) -> None:
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         await pilot.press("y")
-        await until(pilot, lambda: not isinstance(app.screen, (ComposeScreen, ConfirmScreen)), what="discarded")
+        await until(
+            pilot, lambda: not isinstance(app.screen, (ComposeScreen, ConfirmScreen)), what="discarded"
+        )
 
 
 async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
@@ -318,7 +356,11 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
     assert stored.options["tiktok"]["postMode"] == "MEDIA_UPLOAD"
     assert stored.options["tiktok"]["disableComment"] is True
     assert stored.options["youtube"] == stored.options["youtube"] | {
-        "title": "BTS", "privacyStatus": "unlisted", "tags": ["making of", "studio"], "containsSyntheticMedia": True}
+        "title": "BTS",
+        "privacyStatus": "unlisted",
+        "tags": ["making of", "studio"],
+        "containsSyntheticMedia": True,
+    }
 
 
 async def test_a_refused_upload_gives_the_field_back_and_says_so(tui_app, tmp_path) -> None:

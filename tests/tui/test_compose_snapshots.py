@@ -24,8 +24,11 @@ def steady(screen: ComposeScreen) -> None:
 
 async def new_post(pilot: Any) -> ComposeScreen:
     await pilot.press("n")
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen.rows()
-                         and pilot.app.screen, what="compose with its targets")
+    screen = await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen.rows() and pilot.app.screen,
+        what="compose with its targets",
+    )
     steady(screen)
     return screen  # type: ignore[no-any-return]
 
@@ -47,7 +50,9 @@ async def scheduling(pilot: Any) -> None:
     screen.query_one("#tgt-acc_li", Checkbox).value = True
     screen.query_one("#when-at", RadioButton).value = True
     await pilot.pause()
-    screen.query_one("#compose-body").scroll_to_widget(screen.query_one("#compose-when-preview"), animate=False)
+    screen.query_one("#compose-body").scroll_to_widget(
+        screen.query_one("#compose-when-preview"), animate=False
+    )
     await pilot.pause()
 
 
@@ -59,7 +64,9 @@ async def dst_gap(pilot: Any) -> None:
     screen.query_one("#compose-date", Input).value = "2027-03-28"
     screen.query_one("#compose-time", Input).value = "02:30"
     await pilot.pause()
-    screen.query_one("#compose-body").scroll_to_widget(screen.query_one("#compose-when-preview"), animate=False)
+    screen.query_one("#compose-body").scroll_to_widget(
+        screen.query_one("#compose-when-preview"), animate=False
+    )
     await pilot.pause()
 
 
@@ -67,8 +74,11 @@ async def editing(pilot: Any) -> None:
     from backend.schemas.posts import PostOut
 
     pilot.app.push_screen(ComposeScreen(PostOut.model_validate(SCHEDULED)))
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen.rows()
-                         and pilot.app.screen, what="compose in edit mode")
+    screen = await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, ComposeScreen) and pilot.app.screen.rows() and pilot.app.screen,
+        what="compose in edit mode",
+    )
     steady(screen)
     await pilot.pause()
 

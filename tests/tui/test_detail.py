@@ -20,9 +20,16 @@ SIZE = (100, 30)
 
 async def open_detail(pilot: Any, post_id: str) -> PostDetailScreen:
     pilot.app.push_screen(PostDetailScreen(post_id))
-    return await until(pilot, lambda: isinstance(pilot.app.screen, PostDetailScreen)  # type: ignore[no-any-return]
-                       and pilot.app.screen.post_id == post_id and pilot.app.screen.post is not None
-                       and pilot.app.screen, what=f"the detail of {post_id}")
+    return await until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, PostDetailScreen)  # type: ignore[no-any-return]
+            and pilot.app.screen.post_id == post_id
+            and pilot.app.screen.post is not None
+            and pilot.app.screen
+        ),
+        what=f"the detail of {post_id}",
+    )
 
 
 def enabled(screen: PostDetailScreen, action: str) -> bool | None:
@@ -33,15 +40,24 @@ def later(days: int = 2) -> str:
     return (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-async def test_partial_post_says_who_failed_and_retry_creates_one_post_for_the_retriable_target(tui_app) -> None:
+async def test_partial_post_says_who_failed_and_retry_creates_one_post_for_the_retriable_target(
+    tui_app,
+) -> None:
     assert invoke("admin", "plan", "GROWTH").code == 0  # room for more accounts
     app = tui_app(clock=utc_now)
     async with app.run_test(size=SIZE) as pilot:
         flaky = await app.client.add_sandbox_account("linkedin", "Flaky LI", "fail-retriable")
         dead = await app.client.add_sandbox_account("facebook", "Dead FB", "fail-permanent")
-        post = await app.client.create_post({"targets": ["linkedin", {"platform": "linkedin", "channelId": flaky.id},
-                                                         {"platform": "facebook", "channelId": dead.id}],
-                                             "content": "mix"})
+        post = await app.client.create_post(
+            {
+                "targets": [
+                    "linkedin",
+                    {"platform": "linkedin", "channelId": flaky.id},
+                    {"platform": "facebook", "channelId": dead.id},
+                ],
+                "content": "mix",
+            }
+        )
         final = await app.client.wait_post(post.id, timeout=60)
         assert final.status == "partial"
         screen = await open_detail(pilot, post.id)
@@ -50,8 +66,16 @@ async def test_partial_post_says_who_failed_and_retry_creates_one_post_for_the_r
         assert "facebook · Dead FB failed:" in summary and "permanent: retrying will not help" in summary
         assert enabled(screen, "retry") and not enabled(screen, "cancel_post") and not enabled(screen, "edit")
         await pilot.press("r")
-        retry = await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post_id != post.id
-                            and app.screen.post and app.screen, what="the retry's detail")
+        retry = await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, PostDetailScreen)
+                and app.screen.post_id != post.id
+                and app.screen.post
+                and app.screen
+            ),
+            what="the retry's detail",
+        )
         assert retry.post.idempotency_key == f"retry-of:{post.id}"
         assert [(t.platform, t.account_id) for t in retry.post.targets] == [("linkedin", flaky.id)]
         # retrying the original again creates nothing: the same retry post comes back
@@ -59,8 +83,15 @@ async def test_partial_post_says_who_failed_and_retry_creates_one_post_for_the_r
         await until(pilot, lambda: not isinstance(app.screen, PostDetailScreen), what="back")
         again = await open_detail(pilot, post.id)
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen is not again
-                    and app.screen.post_id == retry.post_id, what="the same retry post")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, PostDetailScreen)
+                and app.screen is not again
+                and app.screen.post_id == retry.post_id
+            ),
+            what="the same retry post",
+        )
         retries = await app.client.list_posts(idempotency_key=f"retry-of:{post.id}")
     assert [p.id for p in retries.items] == [retry.post_id]
 
@@ -70,7 +101,9 @@ async def test_cancel_asks_first_then_cancels_and_disables_itself(tui_app) -> No
     changes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         app.post_changed.subscribe(app, lambda change: changes.append(change.action))
-        post = await app.client.create_post({"targets": ["facebook"], "content": "later", "scheduledAt": later()})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "later", "scheduledAt": later()}
+        )
         screen = await open_detail(pilot, post.id)
         assert enabled(screen, "cancel_post") and enabled(screen, "edit") and not enabled(screen, "retry")
         await pilot.press("c")
@@ -108,7 +141,11 @@ async def test_links_open_in_a_browser_and_copy_to_the_clipboard(tui_app, monkey
         assert app.clipboard == final.targets[1].post_url
         await pilot.press("o")
         await until(pilot, lambda: opened, what="the browser")
-        assert not enabled(screen, "edit") and not enabled(screen, "cancel_post") and not enabled(screen, "retry")
+        assert (
+            not enabled(screen, "edit")
+            and not enabled(screen, "cancel_post")
+            and not enabled(screen, "retry")
+        )
     assert opened == [final.targets[1].post_url]
 
 
@@ -117,8 +154,11 @@ async def test_the_detail_follows_a_post_being_sent(tui_app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         post = await app.client.create_post({"targets": ["facebook", "linkedin"], "content": "live"})
         pilot.app.push_screen(PostDetailScreen(post.id))
-        screen = await until(pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post
-                             and app.screen, what="the detail")
+        screen = await until(
+            pilot,
+            lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post and app.screen,
+            what="the detail",
+        )
         # nothing pressed: it reads the post again until every target is done
         await until(pilot, lambda: screen.post.status == "completed", what="completed on screen")
         table = screen.query_one("#detail-targets", DataTable)
@@ -134,11 +174,20 @@ async def test_media_previews_an_image_and_a_videos_first_frame(tui_app, tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         image = await app.client.upload_media_file(png(tmp_path / "p.png"))
         video = await app.client.upload_media_file(clip)
-        post = await app.client.create_post({"targets": ["facebook"], "content": "media", "scheduledAt": later(),
-                                             "mediaUrls": [image.url, video.url]})
+        post = await app.client.create_post(
+            {
+                "targets": ["facebook"],
+                "content": "media",
+                "scheduledAt": later(),
+                "mediaUrls": [image.url, video.url],
+            }
+        )
         screen = await open_detail(pilot, post.id)
-        previews = await until(pilot, lambda: (p := list(screen.query(MediaPreview))) and all(x.decoded for x in p)
-                               and p, what="the previews")
+        previews = await until(
+            pilot,
+            lambda: (p := list(screen.query(MediaPreview))) and all(x.decoded for x in p) and p,
+            what="the previews",
+        )
         assert [p.decoded.kind for p in previews] == ["image", "video"]
         assert previews[0].decoded.caption.startswith("image · 64×48")
         assert "0:02" in previews[1].decoded.caption and previews[1].decoded.picture is not None
@@ -171,7 +220,9 @@ async def test_a_key_the_post_does_not_allow_says_why(tui_app) -> None:
         await app.client.wait_post(post.id, timeout=30)
         screen = await open_detail(pilot, post.id)
         # the footer still shows the key, dimmed
-        assert screen.active_bindings["e"].binding.action == "edit" and not screen.active_bindings["e"].enabled
+        assert (
+            screen.active_bindings["e"].binding.action == "edit" and not screen.active_bindings["e"].enabled
+        )
         await pilot.press("e")
         await until(pilot, lambda: seen, what="a notification")
         assert seen[-1]["message"] == "Only a scheduled post can be edited — this one is completed."
@@ -190,13 +241,36 @@ async def test_a_key_the_post_does_not_allow_says_why(tui_app) -> None:
 def test_the_long_columns_share_what_the_short_ones_leave() -> None:
     from socialpub_tui.screens.post_detail import fit_widths
 
-    natural = {"network": 9, "account": 9, "status": 9, "reason": 70, "fail": 9, "external": 11, "link": 40,
-               "when": 20}
-    labels = {"network": 7, "account": 7, "status": 6, "reason": 6, "fail": 9, "external": 11, "link": 4, "when": 16}
+    natural = {
+        "network": 9,
+        "account": 9,
+        "status": 9,
+        "reason": 70,
+        "fail": 9,
+        "external": 11,
+        "link": 40,
+        "when": 20,
+    }
+    labels = {
+        "network": 7,
+        "account": 7,
+        "status": 6,
+        "reason": 6,
+        "fail": 9,
+        "external": 11,
+        "link": 4,
+        "when": 16,
+    }
     widths = fit_widths(natural, 116, labels)  # the detail's width at 120 columns
     assert sum(widths.values()) + 2 * len(widths) == 116  # every column in sight, the width used
-    assert {k: widths[k] for k in ("network", "status", "fail", "when", "account", "external")} == \
-        {"network": 9, "status": 9, "fail": 9, "when": 20, "account": 9, "external": 11}  # kept whole
+    assert {k: widths[k] for k in ("network", "status", "fail", "when", "account", "external")} == {
+        "network": 9,
+        "status": 9,
+        "fail": 9,
+        "when": 20,
+        "account": 9,
+        "external": 11,
+    }  # kept whole
     assert widths["link"] == 16 and widths["reason"] == 17
     assert fit_widths(natural, 300, labels) == natural  # room for everything: nothing is cut
     narrow = fit_widths(natural, 60, labels)  # no room: the least widths, and the table scrolls

@@ -19,8 +19,13 @@ SIZES = [(120, 40), (100, 30), (80, 24)]  # at 120 columns every column of the t
 def showing(post_id: str) -> Any:
     async def run_before(pilot: Any) -> None:
         pilot.app.push_screen(PostDetailScreen(post_id))
-        screen = await until(pilot, lambda: isinstance(pilot.app.screen, PostDetailScreen) and pilot.app.screen.post
-                             and pilot.app.screen, what="the detail")
+        screen = await until(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.screen, PostDetailScreen) and pilot.app.screen.post and pilot.app.screen
+            ),
+            what="the detail",
+        )
         await until(pilot, lambda: all(p.decoded for p in screen.query(MediaPreview)), what="the previews")
         await pilot.pause()
 
@@ -38,10 +43,13 @@ def test_scheduled_post(snap_compare, size: tuple[int, int]) -> None:
 
 
 def test_cancel_confirmation(snap_compare) -> None:
-    assert snap_compare(canned_app(routes(SCHEDULED)), terminal_size=(100, 30), run_before=showing("post_sched"),
-                        press=["c"])
+    assert snap_compare(
+        canned_app(routes(SCHEDULED)), terminal_size=(100, 30), run_before=showing("post_sched"), press=["c"]
+    )
 
 
 def test_cancelled_post(snap_compare) -> None:
     """Its targets read `not sent` in the colour of a cancelled post, not the API's `pending`."""
-    assert snap_compare(canned_app(routes(CANCELLED)), terminal_size=(100, 30), run_before=showing("post_cancelled"))
+    assert snap_compare(
+        canned_app(routes(CANCELLED)), terminal_size=(100, 30), run_before=showing("post_cancelled")
+    )

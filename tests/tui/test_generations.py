@@ -39,8 +39,13 @@ def growth(embedded):  # type: ignore[no-untyped-def]
 
 async def to_generations(pilot: Any, count: int | None = None) -> GenerationsScreen:
     await pilot.press("f6")
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, GenerationsScreen) and pilot.app.screen.loads
-                         and pilot.app.screen, what="the generations list")
+    screen = await until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, GenerationsScreen) and pilot.app.screen.loads and pilot.app.screen
+        ),
+        what="the generations list",
+    )
     if count is not None:
         await until(pilot, lambda: len(screen.items) == count, what=f"{count} generations")
     return screen
@@ -50,11 +55,15 @@ def text(widget: Any) -> str:
     return str(widget.render())
 
 
-async def test_the_list_refreshes_while_one_is_made_and_stops_when_final(tui_app, growth, monkeypatch) -> None:
+async def test_the_list_refreshes_while_one_is_made_and_stops_when_final(
+    tui_app, growth, monkeypatch
+) -> None:
     monkeypatch.setenv("SOCIALPUB_TEST_PROVIDER_SLOW_S", "1.5")
     app = tui_app()
     async with app.run_test(size=(110, 30)) as pilot:
-        made = await app.client.create_generation({"type": "image", "prompt": "Latte art [slow]\nsecond line"})
+        made = await app.client.create_generation(
+            {"type": "image", "prompt": "Latte art [slow]\nsecond line"}
+        )
         screen = await to_generations(pilot, 1)
         assert screen.items[0].status in ("pending", "processing") and screen.refreshing
         row = [str(c) for c in screen.query_one(DataTable).get_row_at(0)]
@@ -78,7 +87,9 @@ async def test_create_shows_the_cost_and_refuses_when_credits_are_short(tui_app,
         await pilot.press("n")
         form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
         quote = form.query_one("#gc-quote", Static)
-        await until(pilot, lambda: "An image costs 2 credits · balance 1000 → 998" in text(quote), what="quote")
+        await until(
+            pilot, lambda: "An image costs 2 credits · balance 1000 → 998" in text(quote), what="quote"
+        )
         assert not form.query_one("#gc-duration").display  # image: no duration
         await pilot.press(*"ab")
         assert text(form.query_one("#gc-count")).startswith("2 / 1800")
@@ -92,8 +103,11 @@ async def test_create_shows_the_cost_and_refuses_when_credits_are_short(tui_app,
         await pilot.pause()
         assert form.query_one("#gc-duration").display
         form.query_one("#gc-duration", Select).value = 15
-        await until(pilot, lambda: "Not enough credits" in text(quote) and "costs 45, the balance is 20" in text(quote),
-                    what="the shortfall")
+        await until(
+            pilot,
+            lambda: "Not enough credits" in text(quote) and "costs 45, the balance is 20" in text(quote),
+            what="the shortfall",
+        )
         await pilot.press("ctrl+s")
         assert "Not enough credits" in text(form.query_one("#gc-problem"))
         assert isinstance(app.screen, CreateGenerationScreen)
@@ -111,7 +125,9 @@ async def test_create_shows_the_cost_and_refuses_when_credits_are_short(tui_app,
 async def test_use_in_a_new_post_opens_compose_with_the_file(tui_app, growth) -> None:
     app = tui_app()
     async with app.run_test(size=(110, 30)) as pilot:
-        made = await app.client.create_generation({"type": "image", "prompt": "A flat white", "aspectRatio": "1:1"})
+        made = await app.client.create_generation(
+            {"type": "image", "prompt": "A flat white", "aspectRatio": "1:1"}
+        )
         done = await app.client.wait_generation(made.id, timeout=30, interval=0.1)
         screen = await to_generations(pilot, 1)
         await until(pilot, lambda: screen.items[0].status == "completed")
@@ -121,7 +137,9 @@ async def test_use_in_a_new_post_opens_compose_with_the_file(tui_app, growth) ->
         await until(pilot, lambda: preview.decoded is not None, what="the decoded file")
         assert preview.decoded.kind == "image" and preview.decoded.picture is not None
         await pilot.press("u")
-        compose = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose")
+        compose = await until(
+            pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen, what="compose"
+        )
         assert [m.url for m in compose.media] == [done.media_url] and compose.media[0].kind == "image"
         assert compose.is_dirty()  # leaving asks before dropping the attached file
 
@@ -138,8 +156,9 @@ async def test_a_failed_one_shows_the_apis_sentence_and_delete_asks_first(tui_ap
         detail = await until(pilot, lambda: isinstance(app.screen, GenerationDetailScreen) and app.screen)
         await until(pilot, lambda: detail.generation and detail.generation.status == "failed")
         await pilot.pause()
-        assert failed.error in text(detail.query_one("#gd-error")).replace("\n", " ") or \
-            failed.error[:40] in text(detail.query_one("#gd-error"))
+        assert failed.error in text(detail.query_one("#gd-error")).replace("\n", " ") or failed.error[
+            :40
+        ] in text(detail.query_one("#gd-error"))
         assert not detail.query_one("#gd-media").display and not detail.query_one("#gd-progress").display
         await pilot.press("u")  # nothing to post: the key is disabled
         assert app.screen is detail
@@ -166,8 +185,11 @@ async def test_compose_attaches_a_generation_with_ctrl_g(tui_app, growth) -> Non
         await pilot.press("n")
         compose = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen)
         await pilot.press("ctrl+g")
-        picker = await until(pilot, lambda: isinstance(app.screen, GenerationPickerScreen) and app.screen.items
-                             and app.screen, what="the picker's list")
+        picker = await until(
+            pilot,
+            lambda: isinstance(app.screen, GenerationPickerScreen) and app.screen.items and app.screen,
+            what="the picker's list",
+        )
         assert [g.id for g in picker.items] == [made.id]  # only the completed ones
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is compose)
@@ -208,8 +230,9 @@ async def test_ctrl_q_while_this_process_makes_a_generation_asks_first(tui_app, 
         screen = await to_generations(pilot, 1)
         await until(pilot, lambda: screen.items[0].status == "processing", what="the production to start")
         await pilot.press("ctrl+q")
-        question = await until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen,
-                               what="the quit question")
+        question = await until(
+            pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen, what="the quit question"
+        )
         assert f"{made.id} is being made" in question.question and "credits come back" in question.question
         await pilot.press("n")
         await until(pilot, lambda: app.screen is screen, what="back on the generations screen")

@@ -22,28 +22,72 @@ CREDITS = {"balance": 148, "cost": {"IMAGE": 2, "VIDEO": 15}, "clip": {"5": 15, 
 
 def generation(gid: str, kind: str, status: str, prompt: str, created: str, **extra: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "id": gid, "type": kind, "status": status, "prompt": prompt, "aspectRatio": "9:16",
-        "durationSec": 10 if kind == "video" else None, "sourceUrls": [], "mediaUrl": None, "mimeType": None,
-        "error": None, "creditsCost": 30 if kind == "video" else 2, "createdAt": created, "completedAt": None}
+        "id": gid,
+        "type": kind,
+        "status": status,
+        "prompt": prompt,
+        "aspectRatio": "9:16",
+        "durationSec": 10 if kind == "video" else None,
+        "sourceUrls": [],
+        "mediaUrl": None,
+        "mimeType": None,
+        "error": None,
+        "creditsCost": 30 if kind == "video" else 2,
+        "createdAt": created,
+        "completedAt": None,
+    }
     return base | extra
 
 
-FAILED = generation("gen_failed", "video", "failed", "A crowded stadium at night, fireworks over the pitch",
-                    ts(2027, 1, 15, 6, 40), completedAt=ts(2027, 1, 15, 6, 42),
-                    error="The provider's own policy refuses this prompt (content policy). Rephrase it and try "
-                          "again. Your 30 credits were refunded.")
+FAILED = generation(
+    "gen_failed",
+    "video",
+    "failed",
+    "A crowded stadium at night, fireworks over the pitch",
+    ts(2027, 1, 15, 6, 40),
+    completedAt=ts(2027, 1, 15, 6, 42),
+    error="The provider's own policy refuses this prompt (content policy). Rephrase it and try "
+    "again. Your 30 credits were refunded.",
+)
 ITEMS = [
-    generation("gen_processing", "video", "processing", "Slow pan over fresh roasted coffee beans, morning light",
-               ts(2027, 1, 15, 7, 58)),
-    generation("gen_pending", "image", "pending", "A flat white on a sunny terrace\nwarm tones",
-               ts(2027, 1, 15, 7, 59)),
-    generation("gen_done", "image", "completed", "Latte art close-up, a heart in the foam", ts(2027, 1, 15, 7, 20),
-               aspectRatio="1:1", mediaUrl="http://canned.socialpub/media/gen_done.jpg", mimeType="image/jpeg",
-               completedAt=ts(2027, 1, 15, 7, 21)),
+    generation(
+        "gen_processing",
+        "video",
+        "processing",
+        "Slow pan over fresh roasted coffee beans, morning light",
+        ts(2027, 1, 15, 7, 58),
+    ),
+    generation(
+        "gen_pending",
+        "image",
+        "pending",
+        "A flat white on a sunny terrace\nwarm tones",
+        ts(2027, 1, 15, 7, 59),
+    ),
+    generation(
+        "gen_done",
+        "image",
+        "completed",
+        "Latte art close-up, a heart in the foam",
+        ts(2027, 1, 15, 7, 20),
+        aspectRatio="1:1",
+        mediaUrl="http://canned.socialpub/media/gen_done.jpg",
+        mimeType="image/jpeg",
+        completedAt=ts(2027, 1, 15, 7, 21),
+    ),
     FAILED,
-    generation("gen_old", "video", "completed", "Barista pouring a cortado, close shot", ts(2027, 1, 12, 16, 0),
-               durationSec=5, creditsCost=15, mediaUrl="http://canned.socialpub/media/gen_old.mp4",
-               mimeType="video/mp4", completedAt=ts(2027, 1, 12, 16, 3)),
+    generation(
+        "gen_old",
+        "video",
+        "completed",
+        "Barista pouring a cortado, close shot",
+        ts(2027, 1, 12, 16, 0),
+        durationSec=5,
+        creditsCost=15,
+        mediaUrl="http://canned.socialpub/media/gen_old.mp4",
+        mimeType="video/mp4",
+        completedAt=ts(2027, 1, 12, 16, 3),
+    ),
 ]
 
 
@@ -52,21 +96,39 @@ def quote(request: httpx.Request) -> httpx.Response:
 
     body = json.loads(request.content)
     cost = 2 if body["type"] == "image" else {5: 15, 10: 30, 15: 45}[body.get("durationSec") or 5]
-    return httpx.Response(200, json={"dryRun": True, "type": body["type"], "durationSec": body.get("durationSec"),
-                                     "creditsCost": cost, "balance": 148, "balanceAfter": 148 - cost,
-                                     "enough": True})
+    return httpx.Response(
+        200,
+        json={
+            "dryRun": True,
+            "type": body["type"],
+            "durationSec": body.get("durationSec"),
+            "creditsCost": cost,
+            "balance": 148,
+            "balanceAfter": 148 - cost,
+            "enough": True,
+        },
+    )
 
 
 def app() -> Any:
-    return canned_app({("GET", "/v1/generations"): {"items": ITEMS, "nextCursor": None, "credits": CREDITS},
-                       ("GET", "/v1/generations/gen_failed"): FAILED,
-                       ("POST", "/v1/generations"): quote})
+    return canned_app(
+        {
+            ("GET", "/v1/generations"): {"items": ITEMS, "nextCursor": None, "credits": CREDITS},
+            ("GET", "/v1/generations/gen_failed"): FAILED,
+            ("POST", "/v1/generations"): quote,
+        }
+    )
 
 
 async def to_list(pilot: Any) -> GenerationsScreen:
     await pilot.press("f6")
-    screen = await until(pilot, lambda: isinstance(pilot.app.screen, GenerationsScreen) and pilot.app.screen.loads
-                         and pilot.app.screen, what="the list")
+    screen = await until(
+        pilot,
+        lambda: (
+            isinstance(pilot.app.screen, GenerationsScreen) and pilot.app.screen.loads and pilot.app.screen
+        ),
+        what="the list",
+    )
     await pilot.pause()
     return screen
 
@@ -89,7 +151,9 @@ def test_create_form_with_its_cost_preview(snap_compare) -> None:
     async def run_before(pilot: Any) -> None:
         await stop_refreshing(await to_list(pilot))
         await pilot.press("n")
-        form = await until(pilot, lambda: isinstance(pilot.app.screen, CreateGenerationScreen) and pilot.app.screen)
+        form = await until(
+            pilot, lambda: isinstance(pilot.app.screen, CreateGenerationScreen) and pilot.app.screen
+        )
         form.query_one("#gc-type").value = "video"
         form.query_one("#gc-duration").value = 10
         await pilot.press(*"Slow pan over fresh roasted coffee beans")
@@ -103,8 +167,14 @@ def test_failed_generation_detail(snap_compare) -> None:
     async def run_before(pilot: Any) -> None:
         await stop_refreshing(await to_list(pilot))
         pilot.app.push_screen(GenerationDetailScreen("gen_failed"))
-        await until(pilot, lambda: isinstance(pilot.app.screen, GenerationDetailScreen)
-                    and pilot.app.screen.generation is not None, what="the detail")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(pilot.app.screen, GenerationDetailScreen)
+                and pilot.app.screen.generation is not None
+            ),
+            what="the detail",
+        )
         await pilot.pause()
 
     assert snap_compare(app(), terminal_size=(100, 30), run_before=run_before)

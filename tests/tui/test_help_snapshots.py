@@ -21,6 +21,10 @@ async def to_help(pilot: Any) -> None:
 
 
 def test_help_lists_the_keys_of_the_posts_screen_and_the_app(snap_compare):
-    app = canned_app({("GET", "/v1/posts"): {"items": [], "nextCursor": None},
-                      ("GET", "/v1/accounts"): {"items": [], "limit": 5, "used": 0}})
+    app = canned_app(
+        {
+            ("GET", "/v1/posts"): {"items": [], "nextCursor": None},
+            ("GET", "/v1/accounts"): {"items": [], "limit": 5, "used": 0},
+        }
+    )
     assert snap_compare(app, terminal_size=(100, 30), run_before=to_help)

@@ -109,18 +109,32 @@ def test_live_rows():
     done = PostRow("p", "completed", "", None, (("facebook", "succeeded"),), "")
     horizon = timedelta(minutes=5)
     assert [r.is_live(now, horizon) for r in (soon, later, sending, publishing, done)] == [
-        True, False, True, True, False]
+        True,
+        False,
+        True,
+        True,
+        False,
+    ]
 
 
 def test_a_row_shows_the_first_line_with_text_and_never_a_control_character():
     from backend.schemas.posts import PostOut
     from socialpub_tui.times import DisplayZone
 
-    post = PostOut.model_validate({
-        "id": "post_1", "status": "scheduled", "scheduledAt": "2027-01-15T08:00:00.000Z",
-        "createdAt": "2027-01-10T08:00:00.000Z", "updatedAt": "2027-01-10T08:00:00.000Z",
-        "content": "\n  \n\x1b[31mRed\x1b[0m\tsale\u202e!\nsecond line", "mediaUrls": [], "options": {},
-        "idempotencyKey": None, "targets": []})
+    post = PostOut.model_validate(
+        {
+            "id": "post_1",
+            "status": "scheduled",
+            "scheduledAt": "2027-01-15T08:00:00.000Z",
+            "createdAt": "2027-01-10T08:00:00.000Z",
+            "updatedAt": "2027-01-10T08:00:00.000Z",
+            "content": "\n  \n\x1b[31mRed\x1b[0m\tsale\u202e!\nsecond line",
+            "mediaUrls": [],
+            "options": {},
+            "idempotencyKey": None,
+            "targets": [],
+        }
+    )
     row = PostRow.of(post, DisplayZone("Europe/Paris"))
     assert row.text == " [31mRed [0m sale !"
     assert row.when == "2027-01-15 09:00 CET"

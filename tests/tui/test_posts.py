@@ -34,7 +34,9 @@ async def until(pilot: Any, condition: Callable[[], bool], within: float = 10.0)
     while not condition():
         if time.monotonic() > deadline:
             line = inspect.stack()[1]
-            raise AssertionError(f"condition not met in time (line {line.lineno}: {line.code_context[0].strip() if line.code_context else ''})")
+            raise AssertionError(
+                f"condition not met in time (line {line.lineno}: {line.code_context[0].strip() if line.code_context else ''})"
+            )
         await pilot.pause(0.02)
 
 
@@ -74,9 +76,16 @@ async def test_next_due_first_then_most_recent_with_badges(tui_app) -> None:
         await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         done = await c.create_post({"targets": ["facebook"], "content": "Sent first"})
-        later = await c.create_post({"targets": ["linkedin", "facebook"], "content": "Next week\nmore text",
-                                     "scheduledAt": in_days(7)})
-        soon = await c.create_post({"targets": ["facebook"], "content": "  \nTomorrow's news", "scheduledAt": in_days(1)})
+        later = await c.create_post(
+            {
+                "targets": ["linkedin", "facebook"],
+                "content": "Next week\nmore text",
+                "scheduledAt": in_days(7),
+            }
+        )
+        soon = await c.create_post(
+            {"targets": ["facebook"], "content": "  \nTomorrow's news", "scheduledAt": in_days(1)}
+        )
         await c.wait_post(done.id, timeout=20, interval=0.05)
         await pilot.press("r")
         await until(pilot, lambda: shown_ids(app) == [soon.id, later.id, done.id])
@@ -101,10 +110,15 @@ async def test_filters_and_search(tui_app, monkeypatch) -> None:
         await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
         accounts = (await c.list_accounts()).items
-        sale = await c.create_post({"targets": ["facebook"], "content": "Spring SALE starts", "scheduledAt": in_days(2)})
-        cafe = await c.create_post({"targets": ["linkedin"], "content": "Le Café ouvre", "scheduledAt": in_days(3)})
-        other = await c.create_post({"targets": ["facebook", "linkedin"], "content": "Team news",
-                                     "scheduledAt": in_days(20)})
+        sale = await c.create_post(
+            {"targets": ["facebook"], "content": "Spring SALE starts", "scheduledAt": in_days(2)}
+        )
+        cafe = await c.create_post(
+            {"targets": ["linkedin"], "content": "Le Café ouvre", "scheduledAt": in_days(3)}
+        )
+        other = await c.create_post(
+            {"targets": ["facebook", "linkedin"], "content": "Team news", "scheduledAt": in_days(20)}
+        )
         await c.cancel_post(other.id)
         await pilot.press("r")
         await until(pilot, lambda: len(shown_ids(app)) == 3)
@@ -161,7 +175,9 @@ async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -
     async with app.run_test(size=(120, 30)) as pilot:
         await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
-        apple = await c.create_post({"targets": ["facebook"], "content": "apple pie", "scheduledAt": in_days(1)})
+        apple = await c.create_post(
+            {"targets": ["facebook"], "content": "apple pie", "scheduledAt": in_days(1)}
+        )
         await c.create_post({"targets": ["facebook"], "content": "apricot jam", "scheduledAt": in_days(2)})
         await pilot.press("r")
         await until(pilot, lambda: len(shown_ids(app)) == 2)
@@ -242,8 +258,13 @@ async def test_live_refresh_keeps_the_cursor_on_its_post(tui_app, embedded, monk
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)  # the first page read before the test changes anything
         c = app.client
-        soon = await c.create_post({"targets": ["facebook"], "content": "In three minutes",
-                                    "scheduledAt": iso(datetime.now(UTC) + timedelta(minutes=3))})
+        soon = await c.create_post(
+            {
+                "targets": ["facebook"],
+                "content": "In three minutes",
+                "scheduledAt": iso(datetime.now(UTC) + timedelta(minutes=3)),
+            }
+        )
         await pilot.press("r")
         post_list = the_list(app)
         await until(pilot, lambda: shown_ids(app)[:2] == [soon.id, made.past[0]])
@@ -264,8 +285,9 @@ async def test_live_refresh_keeps_the_cursor_on_its_post(tui_app, embedded, monk
         assert post_list.cursor_post.id == target  # type: ignore[union-attr]
 
 
-async def test_a_post_made_by_another_program_shows_without_r_when_nothing_is_live(tui_app, embedded,
-                                                                                 monkeypatch) -> None:
+async def test_a_post_made_by_another_program_shows_without_r_when_nothing_is_live(
+    tui_app, embedded, monkeypatch
+) -> None:
     """Nothing on screen is live (every post final): the rows are still read again every IDLE_REFRESH_S, so a post
     scheduled for tomorrow by another program (not announced in this app) shows without `r`."""
     from tests.support.bulk_posts import insert_posts
@@ -277,8 +299,13 @@ async def test_a_post_made_by_another_program_shows_without_r_when_nothing_is_li
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
         assert shown_ids(app) == made.past and "live" not in status_line(app)
-        other = await app.client.create_post({"targets": ["facebook"], "content": "From the CLI",
-                                              "scheduledAt": iso(datetime.now(UTC) + timedelta(days=1))})
+        other = await app.client.create_post(
+            {
+                "targets": ["facebook"],
+                "content": "From the CLI",
+                "scheduledAt": iso(datetime.now(UTC) + timedelta(days=1)),
+            }
+        )
         await until(pilot, lambda: shown_ids(app)[:1] == [other.id], within=5)
         assert the_list(app).cursor_post.id == made.past[0]  # type: ignore[union-attr]
 
@@ -288,8 +315,9 @@ async def test_a_change_announced_in_the_app_refreshes_the_list(tui_app, monkeyp
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)
-        post = await app.client.create_post({"targets": ["facebook"], "content": "Made in compose",
-                                             "scheduledAt": in_days(1)})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "Made in compose", "scheduledAt": in_days(1)}
+        )
         app.announce(post, "created")
         await until(pilot, lambda: shown_ids(app) == [post.id])
 
@@ -300,8 +328,12 @@ async def test_enter_opens_the_post(tui_app) -> None:
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)  # the first page read before the test changes anything
-        first = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
-        second = await app.client.create_post({"targets": ["facebook"], "content": "two", "scheduledAt": in_days(2)})
+        first = await app.client.create_post(
+            {"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)}
+        )
+        second = await app.client.create_post(
+            {"targets": ["facebook"], "content": "two", "scheduledAt": in_days(2)}
+        )
         await pilot.press("r")
         await until(pilot, lambda: shown_ids(app) == [first.id, second.id])
         await pilot.press("down", "enter")
@@ -352,7 +384,9 @@ async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch)
     app = tui_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await settled(pilot, app)  # the first page read before the test changes anything
-        post = await app.client.create_post({"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)})
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "one", "scheduledAt": in_days(1)}
+        )
         await pilot.press("r")
         await until(pilot, lambda: shown_ids(app) == [post.id])
         real = app.client.list_posts
@@ -377,7 +411,9 @@ async def test_a_failed_read_is_reported_and_r_reads_again(tui_app, monkeypatch)
         await until(pilot, lambda: shown_ids(app) == [post.id])
 
 
-async def test_an_account_connected_meanwhile_is_offered_by_the_filter_which_keeps_its_choice(tui_app) -> None:
+async def test_an_account_connected_meanwhile_is_offered_by_the_filter_which_keeps_its_choice(
+    tui_app,
+) -> None:
     from tests.cli.conftest import invoke
 
     assert invoke("admin", "plan", "GROWTH").code == 0  # room for a sixth account

@@ -50,7 +50,9 @@ def test_cursor_further_down(snap_compare) -> None:
 def test_search_and_network_filter(snap_compare) -> None:
     async def run_before(pilot: Any) -> None:
         await settle(pilot)
-        await press_until(pilot, "slash", lambda: pilot.app.focused is pilot.app.screen.query_one("#posts-search"))
+        await press_until(
+            pilot, "slash", lambda: pilot.app.focused is pilot.app.screen.query_one("#posts-search")
+        )
         await pilot.press(*"sale")
         pilot.app.screen.query_one("#posts-network", Select).value = "facebook"
         await pilot.pause(0.4)  # the search's debounce

@@ -13,7 +13,10 @@ DEFAULT_THEME = "textual-dark"
 
 
 def test_the_settings_live_beside_the_config_file(tmp_path: Path) -> None:
-    assert settings_path({"SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml")}) == tmp_path / "cfg" / "tui.json"
+    assert (
+        settings_path({"SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml")})
+        == tmp_path / "cfg" / "tui.json"
+    )
 
 
 async def test_the_chosen_theme_is_applied_at_the_next_start(tui_app, tmp_path: Path) -> None:
@@ -24,8 +27,11 @@ async def test_the_chosen_theme_is_applied_at_the_next_start(tui_app, tmp_path: 
         await until(pilot, lambda: getattr(first.screen, "account_options", None), what="the account choices")
         assert first.theme == DEFAULT_THEME and not path.exists()  # nothing chosen yet: nothing written
         first.theme = "nord"  # what the palette's "Change theme" does
-        await until(pilot, lambda: path.exists() and json.loads(path.read_text())["theme"] == "nord",
-                    what="the theme kept")
+        await until(
+            pilot,
+            lambda: path.exists() and json.loads(path.read_text())["theme"] == "nord",
+            what="the theme kept",
+        )
     again = tui_app(settings=TuiSettings.load(path))
     async with again.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -16,12 +16,29 @@ SNAPSHOTS = HERE / "__snapshots__"
 
 
 def test_every_snapshot_file_belongs_to_a_test() -> None:
-    modules = sorted(p for p in HERE.glob("test_*.py") if "snap_compare" in p.read_text(encoding="utf-8")
-                     and p.name != Path(__file__).name)
+    modules = sorted(
+        p
+        for p in HERE.glob("test_*.py")
+        if "snap_compare" in p.read_text(encoding="utf-8") and p.name != Path(__file__).name
+    )
     collected = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         *(str(p.relative_to(ROOT)) for p in modules)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            *(str(p.relative_to(ROOT)) for p in modules),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert collected.returncode == 0, collected.stdout[-2000:] + collected.stderr[-2000:]
     ids = [line.split("::", 1) for line in collected.stdout.splitlines() if "::" in line]
     named = {f"{Path(path).stem}/{name}" for path, name in ids}

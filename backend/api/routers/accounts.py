@@ -28,13 +28,21 @@ router = APIRouter(tags=["accounts"])
 
 
 @router.get("/accounts", operation_id="listAccounts", response_model=AccountList, responses=responses())
-def list_accounts(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("accounts:read"))) -> dict[str, Any]:
+def list_accounts(
+    settings: SettingsDep, ctx: AuthContext = Depends(require_scope("accounts:read"))
+) -> dict[str, Any]:
     """Connected accounts, grouped by network, oldest first; `isDefault` marks each network's default;
     `tokenWarning` says what needs doing about a live account's authorisation."""
     return svc.listing(ctx.workspace_id, settings)
 
 
-@router.post("/accounts", operation_id="connectAccount", status_code=201, response_model=AccountOut, responses=responses(402))
+@router.post(
+    "/accounts",
+    operation_id="connectAccount",
+    status_code=201,
+    response_model=AccountOut,
+    responses=responses(402),
+)
 def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep) -> dict[str, Any]:
     """Extension (owner session): connect a sandbox account. 402 `channel_limit_exceeded` over the plan."""
     acc = svc.connect_sandbox(settings, ctx.workspace_id, body.platform, body.name, body.behaviour)
@@ -42,7 +50,12 @@ def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep
     return svc.to_public(acc, acc.id in defaults, settings)
 
 
-@router.delete("/accounts/{account_id}", operation_id="disconnectAccount", response_model=AccountOut, responses=responses(404))
+@router.delete(
+    "/accounts/{account_id}",
+    operation_id="disconnectAccount",
+    response_model=AccountOut,
+    responses=responses(404),
+)
 def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep) -> dict[str, Any]:
     """Extension (owner session): disconnect an account (frees a slot of the plan; posts keep its name)."""
     acc = svc.disconnect(ctx.workspace_id, account_id)
@@ -50,42 +63,74 @@ def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep)
 
 
 # --- live accounts: OAuth, tokens from elsewhere, health (docs/accounts.md) ------------------------------------------
-@router.post("/accounts/oauth/start", operation_id="startAccountOAuth", response_model=OAuthStarted,
-             responses=responses())
+@router.post(
+    "/accounts/oauth/start",
+    operation_id="startAccountOAuth",
+    response_model=OAuthStarted,
+    responses=responses(),
+)
 def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
     network's app credentials are not set), `invalid_redirect_uri`."""
     return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
 
 
-@router.post("/accounts/oauth/finish", operation_id="finishAccountOAuth", response_model=OAuthFinished,
-             responses=responses(502))
+@router.post(
+    "/accounts/oauth/finish",
+    operation_id="finishAccountOAuth",
+    response_model=OAuthFinished,
+    responses=responses(502),
+)
 def oauth_finish(body: OAuthFinish, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): exchange the code of the redirect and list the accounts the grant reaches. 400
     `invalid_oauth_state` (unknown, expired or used), `oauth_code_rejected`; 502 `network_error`."""
     return oauth_svc.finish(ctx.workspace_id, settings, body.state, body.code)
 
 
-@router.post("/accounts/oauth/{grant_id}/connect", operation_id="connectOAuthAccounts", status_code=201,
-             response_model=ConnectedAccounts, responses=responses(402, 404))
-def oauth_connect(grant_id: str, body: OAuthConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+@router.post(
+    "/accounts/oauth/{grant_id}/connect",
+    operation_id="connectOAuthAccounts",
+    status_code=201,
+    response_model=ConnectedAccounts,
+    responses=responses(402, 404),
+)
+def oauth_connect(
+    grant_id: str, body: OAuthConnect, settings: SettingsDep, ctx: SessionAuth
+) -> dict[str, Any]:
     """Extension (owner session): the accounts picked become live accounts (an account already connected gets
     the new token). 400 `invalid_oauth_state`, `unknown_external_id`; 402 `channel_limit_exceeded`."""
     return {"items": oauth_svc.connect(ctx.workspace_id, settings, grant_id, body.external_ids)}
 
 
-@router.post("/accounts/connect/token", operation_id="connectAccountToken", status_code=201,
-             response_model=AccountOut, responses=responses(402, 409, 502))
+@router.post(
+    "/accounts/connect/token",
+    operation_id="connectAccountToken",
+    status_code=201,
+    response_model=AccountOut,
+    responses=responses(402, 409, 502),
+)
 def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): connect a live account with a token obtained elsewhere. 400
     `invalid_access_token`, `unknown_external_id`, `no_account_found`; 409 `account_choice_required` (several
     accounts: the details list them); 402 `channel_limit_exceeded`; 502 `network_error`."""
-    return oauth_svc.connect_token(ctx.workspace_id, settings, body.platform, body.access_token,
-                                   body.refresh_token, body.expires_in, body.external_id, body.name)
+    return oauth_svc.connect_token(
+        ctx.workspace_id,
+        settings,
+        body.platform,
+        body.access_token,
+        body.refresh_token,
+        body.expires_in,
+        body.external_id,
+        body.name,
+    )
 
 
-@router.post("/accounts/{account_id}/check", operation_id="checkAccount", response_model=AccountCheck,
-             responses=responses(404))
+@router.post(
+    "/accounts/{account_id}/check",
+    operation_id="checkAccount",
+    response_model=AccountCheck,
+    responses=responses(404),
+)
 def check_account(account_id: str, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): try the account's token on its network's cheapest authenticated call; a dead
     grant marks the account `needs_reauth`."""

@@ -17,13 +17,20 @@ router = APIRouter(tags=["activity"])
 
 
 @router.get("/activity", operation_id="getActivity", response_model=ActivityOut, responses=responses())
-def get_activity(ctx: AuthContext = Depends(require_scope("workspace:read")),
-                 days: int = Query(30, ge=1, le=svc.MAX_DAYS, description="local days counted, today included"),
-                 tz: str = Query("UTC", min_length=1, max_length=64,
-                                 description="IANA zone the days are local to, e.g. Europe/Paris "
-                                             "(400 invalid_timezone for an unknown one)"),
-                 failures: int = Query(20, ge=0, le=svc.MAX_FAILURES,
-                                       description="how many of the latest failed targets to return")) -> dict[str, Any]:
+def get_activity(
+    ctx: AuthContext = Depends(require_scope("workspace:read")),
+    days: int = Query(30, ge=1, le=svc.MAX_DAYS, description="local days counted, today included"),
+    tz: str = Query(
+        "UTC",
+        min_length=1,
+        max_length=64,
+        description="IANA zone the days are local to, e.g. Europe/Paris "
+        "(400 invalid_timezone for an unknown one)",
+    ),
+    failures: int = Query(
+        20, ge=0, le=svc.MAX_FAILURES, description="how many of the latest failed targets to return"
+    ),
+) -> dict[str, Any]:
     """Per local day, the posts that finished (completed / partial / failed) and their targets by final status;
     totals with the success rate; the latest failed targets with failReason and failType, newest first."""
     return svc.activity(ctx.workspace_id, days=days, tz_name=tz, failures=failures)

@@ -20,13 +20,20 @@ def login(body: LoginRequest, request: Request) -> SessionOut:
     email = body.email.strip().lower()
     decision = ratelimit.hit(f"login:{email}", 10)
     if not decision.allowed:
-        raise ApiError(429, "rate_limit_exceeded", f"too many login attempts: wait {decision.reset_s} s",
-                       headers=decision.headers())
+        raise ApiError(
+            429,
+            "rate_limit_exceeded",
+            f"too many login attempts: wait {decision.reset_s} s",
+            headers=decision.headers(),
+        )
     owner = Owner.get_or_none(Owner.email == email)
     # Verify a hash even for unknown emails so that timing does not reveal which emails exist.
     stored = owner.password_hash if owner else request.app.state.dummy_password_hash
     if not security.verify_password(body.password, stored) or owner is None:
         raise ApiError(401, "invalid_credentials", "wrong email or password")
-    token, expires = security.issue_session(request.app.state.session_secret, owner.id, owner.workspace_id,
-                                            settings.session_ttl_s)
-    return SessionOut(session_token=token, expires_at=clock.iso(expires) or "", workspace_id=owner.workspace_id)
+    token, expires = security.issue_session(
+        request.app.state.session_secret, owner.id, owner.workspace_id, settings.session_ttl_s
+    )
+    return SessionOut(
+        session_token=token, expires_at=clock.iso(expires) or "", workspace_id=owner.workspace_id
+    )

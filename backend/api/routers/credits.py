@@ -18,11 +18,16 @@ router = APIRouter(tags=["credits"])
 
 
 @router.get("/credits", operation_id="getCredits", response_model=CreditHistory, responses=responses())
-def get_credits(ctx: AuthContext = Depends(require_scope("workspace:read")),
-                limit: int = Query(20, ge=1, le=svc.MAX_HISTORY_LIMIT, description="page size (1-100)"),
-                cursor: str | None = Query(None, max_length=200, pattern=CURSOR_PATTERN,
-                                           description="`nextCursor` of the previous page, as it came")
-                ) -> dict[str, Any]:
+def get_credits(
+    ctx: AuthContext = Depends(require_scope("workspace:read")),
+    limit: int = Query(20, ge=1, le=svc.MAX_HISTORY_LIMIT, description="page size (1-100)"),
+    cursor: str | None = Query(
+        None,
+        max_length=200,
+        pattern=CURSOR_PATTERN,
+        description="`nextCursor` of the previous page, as it came",
+    ),
+) -> dict[str, Any]:
     """The balance now and the ledger's entries, newest first: `amount` signed (a charge is negative),
     `reason` (charge, refund, grant, admin, opening), the generation concerned, the balance after each."""
     return svc.history_public(ctx.workspace_id, limit=limit, cursor=cursor)

@@ -27,10 +27,18 @@ def get_event(event_id: str, ctx: AuthContext = Depends(require_scope("webhooks:
     return _json(svc.get_event(ctx.workspace_id, event_id))
 
 
-@router.post("/events/{event_id}/redeliver", status_code=202, response_model=RedeliverOut,
-             operation_id="redeliverEvent", responses=responses(404, 409))
-def redeliver_event(event_id: str, body: RedeliverBody | None = Body(None),
-                    ctx: AuthContext = Depends(require_scope("webhooks:write"))) -> Response:
+@router.post(
+    "/events/{event_id}/redeliver",
+    status_code=202,
+    response_model=RedeliverOut,
+    operation_id="redeliverEvent",
+    responses=responses(404, 409),
+)
+def redeliver_event(
+    event_id: str,
+    body: RedeliverBody | None = Body(None),
+    ctx: AuthContext = Depends(require_scope("webhooks:write")),
+) -> Response:
     """Deliver the event again, with the same `webhook-id`, to every enabled endpoint that had it, or to
     `endpointId`. 409 `webhook_disabled` / `no_webhook_endpoint` when there is nowhere to send it."""
     endpoint_id = body.endpoint_id if body is not None else None

@@ -34,23 +34,40 @@ def _json(data: Any, status: int = 200) -> Response:
     return Response(to_json(data), status_code=status, media_type="application/json")
 
 
-_LINKS = {op: {"operationId": op, "parameters": {"generation_id": "$response.body#/id"}}
-          for op in ("getGeneration", "deleteGeneration")}
+_LINKS = {
+    op: {"operationId": op, "parameters": {"generation_id": "$response.body#/id"}}
+    for op in ("getGeneration", "deleteGeneration")
+}
 
 
-@router.post("/generations", status_code=202, response_model=GenerationOut, operation_id="createGeneration",
-             responses={**responses(402), 202: {"description": "accepted: `pending`, credits charged",
-                                                "links": _LINKS},
-                        200: {"model": GenerationQuote | GenerationOut,
-                              "description": "`dryRun=true`: validated and priced, nothing created or charged "
-                                             "(GenerationQuote); or an idempotent replay: the generation already "
-                                             "made with this `idempotencyKey` (GenerationOut), nothing charged"}})
-def create_generation(body: GenerationCreate, settings: SettingsDep, ctx: AuthContext = Writer,
-                      dry_run: bool = Query(False, alias="dryRun",
-                                            description="extension: validate and price the request without "
-                                                        "creating or charging anything (200 with the cost and the "
-                                                        "balance after; 402 subscription_required still applies)")
-                      ) -> Response:
+@router.post(
+    "/generations",
+    status_code=202,
+    response_model=GenerationOut,
+    operation_id="createGeneration",
+    responses={
+        **responses(402),
+        202: {"description": "accepted: `pending`, credits charged", "links": _LINKS},
+        200: {
+            "model": GenerationQuote | GenerationOut,
+            "description": "`dryRun=true`: validated and priced, nothing created or charged "
+            "(GenerationQuote); or an idempotent replay: the generation already "
+            "made with this `idempotencyKey` (GenerationOut), nothing charged",
+        },
+    },
+)
+def create_generation(
+    body: GenerationCreate,
+    settings: SettingsDep,
+    ctx: AuthContext = Writer,
+    dry_run: bool = Query(
+        False,
+        alias="dryRun",
+        description="extension: validate and price the request without "
+        "creating or charging anything (200 with the cost and the "
+        "balance after; 402 subscription_required still applies)",
+    ),
+) -> Response:
     """Create an image, or a 5, 10 or 15 second video with soundtrack, from a prompt: 202 `pending`, the credits
     charged (image 2; video 15 / 30 / 45). 400 `validation_error` lists every problem with its own code;
     402 `subscription_required` without a current subscription; 402 `insufficient_credits` when the balance is
@@ -61,31 +78,47 @@ def create_generation(body: GenerationCreate, settings: SettingsDep, ctx: AuthCo
     return _json(data, 200 if dry_run or isinstance(data, svc.Replayed) else 202)
 
 
-@router.get("/generations", response_model=GenerationList, operation_id="listGenerations", responses=responses())
+@router.get(
+    "/generations", response_model=GenerationList, operation_id="listGenerations", responses=responses()
+)
 def list_generations(
     settings: SettingsDep,
     ctx: AuthContext = Reader,
     limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
-    cursor: str | None = Query(None, max_length=200, pattern=CURSOR_PATTERN,
-                               description="`nextCursor` of the previous page, as it came"),
+    cursor: str | None = Query(
+        None,
+        max_length=200,
+        pattern=CURSOR_PATTERN,
+        description="`nextCursor` of the previous page, as it came",
+    ),
     status: list[GenerationStatus] | None = Query(None, description="repeat to match several statuses"),
     type: Literal["image", "video"] | None = Query(None, description="only images or only videos"),
 ) -> Response:
     """Recent creations, newest first (deleted ones left out), and the workspace's `credits` as in
     GET /v1/workspace."""
-    return _json(svc.list_public(settings, ctx.workspace_id, limit=limit, cursor=cursor, status=status, type_=type))
+    return _json(
+        svc.list_public(settings, ctx.workspace_id, limit=limit, cursor=cursor, status=status, type_=type)
+    )
 
 
-@router.get("/generations/{generation_id}", response_model=GenerationOut, operation_id="getGeneration",
-            responses=responses(404))
+@router.get(
+    "/generations/{generation_id}",
+    response_model=GenerationOut,
+    operation_id="getGeneration",
+    responses=responses(404),
+)
 def get_generation(generation_id: str, settings: SettingsDep, ctx: AuthContext = Reader) -> Response:
     """State and result: `mediaUrl` and `mimeType` once completed, `error` once failed. 404 `generation_not_found`
     for an id unknown in this workspace or deleted."""
     return _json(svc.get_public(settings, ctx.workspace_id, generation_id))
 
 
-@router.delete("/generations/{generation_id}", response_model=GenerationDeleted, operation_id="deleteGeneration",
-               responses=responses(404, 409))
+@router.delete(
+    "/generations/{generation_id}",
+    response_model=GenerationDeleted,
+    operation_id="deleteGeneration",
+    responses=responses(404, 409),
+)
 def delete_generation(generation_id: str, settings: SettingsDep, ctx: AuthContext = Writer) -> Response:
     """Remove the creation from the list (then 404). Its file is deleted at once unless posts still use it (a post
     not yet sent keeps it until sent + 30 days). A `pending` creation (not started) is refunded in full; a

@@ -14,10 +14,17 @@ from backend.services import keys as svc
 
 router = APIRouter(tags=["api-keys"])
 
-@router.post("/api-keys", operation_id="createKey", status_code=201, response_model=KeyCreated, responses=responses())
+
+@router.post(
+    "/api-keys", operation_id="createKey", status_code=201, response_model=KeyCreated, responses=responses()
+)
 def create_key(body: KeyCreate, ctx: SessionAuth) -> dict[str, Any]:
-    key, full = svc.create(ctx.workspace_id, body.name, body.expires_in_days,
-                           list(body.scopes) if body.scopes is not None else None)
+    key, full = svc.create(
+        ctx.workspace_id,
+        body.name,
+        body.expires_in_days,
+        list(body.scopes) if body.scopes is not None else None,
+    )
     return svc.to_public(key, full)
 
 
@@ -26,7 +33,9 @@ def list_keys(ctx: SessionAuth) -> dict[str, Any]:
     return {"items": [svc.to_public(k) for k in svc.list_keys(ctx.workspace_id)]}
 
 
-@router.delete("/api-keys/{key_id}", operation_id="deleteKey", response_model=KeyDeleted, responses=responses(404, 409))
+@router.delete(
+    "/api-keys/{key_id}", operation_id="deleteKey", response_model=KeyDeleted, responses=responses(404, 409)
+)
 def delete_key(key_id: str, ctx: SessionAuth, purge: bool = Query(False)) -> Any:
     if purge:
         svc.purge(ctx.workspace_id, key_id)

@@ -62,10 +62,20 @@ def _not_found() -> ApiError:
     return ApiError(404, "not_found", "no such media file (it may have expired: files live 30 days)")
 
 
-@host_router.get("/media/{key}", responses=_RESPONSES, response_class=Response, operation_id="serveMedia",
-                 summary="Serve an ingested or generated file (ranges, ETag)")
-@host_router.head("/media/{key}", responses=_RESPONSES, response_class=Response, operation_id="headMedia",
-                  summary="Headers of an ingested or generated file")
+@host_router.get(
+    "/media/{key}",
+    responses=_RESPONSES,
+    response_class=Response,
+    operation_id="serveMedia",
+    summary="Serve an ingested or generated file (ranges, ETag)",
+)
+@host_router.head(
+    "/media/{key}",
+    responses=_RESPONSES,
+    response_class=Response,
+    operation_id="headMedia",
+    summary="Headers of an ingested or generated file",
+)
 def serve_media(key: str, request: Request) -> Response:
     media = svc.servable(key)
     if media is None:

@@ -36,14 +36,27 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 # The created post's id feeds the operations on it (OpenAPI links: generated clients and stateful fuzzing follow them).
-_POST_LINKS = {op: {"operationId": op, "parameters": {"post_id": "$response.body#/id"}}
-               for op in ("getPost", "updatePost", "deletePost")}
+_POST_LINKS = {
+    op: {"operationId": op, "parameters": {"post_id": "$response.body#/id"}}
+    for op in ("getPost", "updatePost", "deletePost")
+}
 
 
-@router.post("/posts", status_code=202, response_model=PostOut, operation_id="createPost",
-             responses={**responses(402), 202: {"description": "accepted", "links": _POST_LINKS},
-                        200: {"model": PostOut, "description": "idempotent replay: the post already created with "
-                                                               "this idempotencyKey", "links": _POST_LINKS}})
+@router.post(
+    "/posts",
+    status_code=202,
+    response_model=PostOut,
+    operation_id="createPost",
+    responses={
+        **responses(402),
+        202: {"description": "accepted", "links": _POST_LINKS},
+        200: {
+            "model": PostOut,
+            "description": "idempotent replay: the post already created with this idempotencyKey",
+            "links": _POST_LINKS,
+        },
+    },
+)
 def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
@@ -80,34 +93,73 @@ def _well_formed(body: PostCreate) -> bool:
 def list_posts(
     ctx: AuthContext = Publisher,
     limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
-    cursor: str | None = Query(None, max_length=200, pattern=CURSOR_PATTERN,
-                               description="`nextCursor` of the previous page, as it came"),
+    cursor: str | None = Query(
+        None,
+        max_length=200,
+        pattern=CURSOR_PATTERN,
+        description="`nextCursor` of the previous page, as it came",
+    ),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
     platform: Network | None = Query(None, description="posts with a target on this network"),
-    account_id: str | None = Query(None, alias="accountId", max_length=100,
-                                   description="posts with a target on this account"),
-    since: str | None = Query(None, alias="from", max_length=64, json_schema_extra={"format": "date-time"},
-                              description="ISO 8601 with offset; inclusive lower bound of `timeField`"),
-    until: str | None = Query(None, alias="to", max_length=64, json_schema_extra={"format": "date-time"},
-                              description="ISO 8601 with offset; exclusive upper bound of `timeField`"),
+    account_id: str | None = Query(
+        None, alias="accountId", max_length=100, description="posts with a target on this account"
+    ),
+    since: str | None = Query(
+        None,
+        alias="from",
+        max_length=64,
+        json_schema_extra={"format": "date-time"},
+        description="ISO 8601 with offset; inclusive lower bound of `timeField`",
+    ),
+    until: str | None = Query(
+        None,
+        alias="to",
+        max_length=64,
+        json_schema_extra={"format": "date-time"},
+        description="ISO 8601 with offset; exclusive upper bound of `timeField`",
+    ),
     time_field: Literal["createdAt", "scheduledAt", "dueAt"] = Query(
-        "createdAt", alias="timeField",
+        "createdAt",
+        alias="timeField",
         description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
-                    "at once"),
+        "at once",
+    ),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
-    label: list[str] | None = Query(None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"),
-    q: str | None = Query(None, max_length=svc.MAX_QUERY, pattern=r"^[^\x00]*$",
-                          description="posts whose text contains this, ignoring case (taken literally)"),
+    label: list[str] | None = Query(
+        None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"
+    ),
+    q: str | None = Query(
+        None,
+        max_length=svc.MAX_QUERY,
+        pattern=r"^[^\x00]*$",
+        description="posts whose text contains this, ignoring case (taken literally)",
+    ),
     order: Literal["newest", "upcoming"] = Query(
-        "newest", description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
-                              "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
-                              "the order it came from"),
+        "newest",
+        description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
+        "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
+        "the order it came from",
+    ),
 ) -> Response:
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
-    return _json(svc.list_posts(ctx.workspace_id, limit=limit, cursor=cursor, statuses=status, platform=platform,
-                                account_id=account_id, since=since, until=until, time_field=time_field,
-                                idempotency_key=idempotency_key, q=q, order=order, labels=label))
+    return _json(
+        svc.list_posts(
+            ctx.workspace_id,
+            limit=limit,
+            cursor=cursor,
+            statuses=status,
+            platform=platform,
+            account_id=account_id,
+            since=since,
+            until=until,
+            time_field=time_field,
+            idempotency_key=idempotency_key,
+            q=q,
+            order=order,
+            labels=label,
+        )
+    )
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))
@@ -116,15 +168,24 @@ def get_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     return _json(svc.get_public(ctx.workspace_id, post_id))
 
 
-@router.patch("/posts/{post_id}", response_model=PostOut, operation_id="updatePost", responses=responses(404, 409))
-def patch_post(post_id: str, body: PostPatch, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
+@router.patch(
+    "/posts/{post_id}", response_model=PostOut, operation_id="updatePost", responses=responses(404, 409)
+)
+def patch_post(
+    post_id: str, body: PostPatch, settings: SettingsDep, ctx: AuthContext = Publisher
+) -> Response:
     """Change `scheduledAt`, `content`, `mediaUrls`, `options` of a scheduled post not yet sent."""
     changes = {k: getattr(body, k) for k in body.model_fields_set}
     return _json(svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes)))
 
 
-@router.delete("/posts/{post_id}", status_code=204, response_class=Response, operation_id="deletePost",
-               responses=responses(404, 409))
+@router.delete(
+    "/posts/{post_id}",
+    status_code=204,
+    response_class=Response,
+    operation_id="deletePost",
+    responses=responses(404, 409),
+)
 def delete_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """Cancel a scheduled post not yet sent (204); 409 `post_not_cancellable` once sent."""
     svc.cancel(ctx.workspace_id, post_id)

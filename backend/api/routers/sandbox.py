@@ -16,12 +16,23 @@ from backend.services import sandbox_published as svc
 router = APIRouter(tags=["sandbox"])
 
 
-@router.get("/sandbox/published", operation_id="listSandboxPublications", response_model=SandboxPublishedList,
-            responses=responses())
-def published(settings: SettingsDep, ctx: AuthContext = Depends(require_scope("accounts:read")),
-              platform: Network | None = Query(None),
-              account_id: str | None = Query(None, alias="accountId", max_length=100,
-                                             description="only this connected account"),
-              limit: int = Query(50, ge=1, le=1000)) -> dict[str, Any]:
-    return {"items": svc.published(settings, ctx.workspace_id, platform=platform, account_id=account_id,
-                                   limit=limit)}
+@router.get(
+    "/sandbox/published",
+    operation_id="listSandboxPublications",
+    response_model=SandboxPublishedList,
+    responses=responses(),
+)
+def published(
+    settings: SettingsDep,
+    ctx: AuthContext = Depends(require_scope("accounts:read")),
+    platform: Network | None = Query(None),
+    account_id: str | None = Query(
+        None, alias="accountId", max_length=100, description="only this connected account"
+    ),
+    limit: int = Query(50, ge=1, le=1000),
+) -> dict[str, Any]:
+    return {
+        "items": svc.published(
+            settings, ctx.workspace_id, platform=platform, account_id=account_id, limit=limit
+        )
+    }

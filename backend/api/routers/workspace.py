@@ -20,12 +20,12 @@ def get_workspace(ctx: AuthContext = Depends(require_scope("workspace:read"))) -
     return svc.to_public(ws)
 
 
-@router.patch("/workspace", operation_id="updateWorkspace", response_model=WorkspaceOut, responses=responses())
+@router.patch(
+    "/workspace", operation_id="updateWorkspace", response_model=WorkspaceOut, responses=responses()
+)
 def patch_workspace(body: WorkspacePatch, ctx: SessionAuth) -> dict[str, Any]:
     changes = body.model_dump(exclude_unset=True)
     if "brand" in changes and body.brand is not None:
-        changes["brand"] = {
-            k: v for k, v in body.brand.model_dump(by_alias=True, exclude_unset=True).items()
-        }
+        changes["brand"] = {k: v for k, v in body.brand.model_dump(by_alias=True, exclude_unset=True).items()}
     ws = svc.edit(ctx.workspace_id, changes)
     return svc.to_public(ws)

@@ -51,7 +51,9 @@ class LocalProvider:
     def __init__(self, settings: LocalSettings | None = None) -> None:
         self.settings = settings or LocalSettings()
 
-    def generate(self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None) -> Produced:
+    def generate(
+        self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None
+    ) -> Produced:
         font_dir = str(self.settings.font_dir) if self.settings.font_dir else None
         design = design_for(request.prompt, request.brand, request.seed)
         w, h = request.size
@@ -69,8 +71,12 @@ class LocalProvider:
         if duration not in VIDEO_DURATIONS:
             raise ProviderRefused(f"A video lasts 5, 10 or 15 seconds, not {duration}.")
         sources = [_source(data, i) for i, data in enumerate(request.sources[:2])]
-        enc = video.Encoding(fps=self.settings.fps, preset=self.settings.preset, crf=self.settings.crf,
-                             threads=self.settings.threads)
+        enc = video.Encoding(
+            fps=self.settings.fps,
+            preset=self.settings.preset,
+            crf=self.settings.crf,
+            threads=self.settings.threads,
+        )
         path = out_dir / f"{stem}.mp4"
         if sources:
             exact = video.animate_sources(scene, sources, duration, enc, path, progress)

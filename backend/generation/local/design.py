@@ -68,14 +68,45 @@ def hsl(h: float, s: float, light: float) -> RGB:
 
 
 COLOR_WORDS: dict[str, str] = {
-    "red": "#d7263d", "crimson": "#b0172f", "scarlet": "#e0301e", "orange": "#f46036", "amber": "#ffb000",
-    "yellow": "#ffd23f", "gold": "#c9a227", "golden": "#d4a017", "green": "#2e9e5b", "lime": "#a4de02",
-    "olive": "#708238", "mint": "#98e2c6", "teal": "#0f8b8d", "turquoise": "#1fc7c1", "cyan": "#00b7eb",
-    "blue": "#1e5fd6", "navy": "#14213d", "indigo": "#3f37c9", "purple": "#7b2cbf", "violet": "#8f5cf7",
-    "lavender": "#b8a9e8", "pink": "#ff5d8f", "magenta": "#d0218f", "rose": "#e8798f", "coral": "#ff6f59",
-    "peach": "#ffb38a", "brown": "#7a4b2a", "beige": "#e8dcc4", "cream": "#f6eedf", "white": "#f7f7f2",
-    "black": "#111111", "grey": "#7d8491", "gray": "#7d8491", "silver": "#c0c5cc", "charcoal": "#2b2d31",
-    "burgundy": "#7a1f2b", "emerald": "#07975f", "sky": "#7cc6fe", "sand": "#e6cfa1",
+    "red": "#d7263d",
+    "crimson": "#b0172f",
+    "scarlet": "#e0301e",
+    "orange": "#f46036",
+    "amber": "#ffb000",
+    "yellow": "#ffd23f",
+    "gold": "#c9a227",
+    "golden": "#d4a017",
+    "green": "#2e9e5b",
+    "lime": "#a4de02",
+    "olive": "#708238",
+    "mint": "#98e2c6",
+    "teal": "#0f8b8d",
+    "turquoise": "#1fc7c1",
+    "cyan": "#00b7eb",
+    "blue": "#1e5fd6",
+    "navy": "#14213d",
+    "indigo": "#3f37c9",
+    "purple": "#7b2cbf",
+    "violet": "#8f5cf7",
+    "lavender": "#b8a9e8",
+    "pink": "#ff5d8f",
+    "magenta": "#d0218f",
+    "rose": "#e8798f",
+    "coral": "#ff6f59",
+    "peach": "#ffb38a",
+    "brown": "#7a4b2a",
+    "beige": "#e8dcc4",
+    "cream": "#f6eedf",
+    "white": "#f7f7f2",
+    "black": "#111111",
+    "grey": "#7d8491",
+    "gray": "#7d8491",
+    "silver": "#c0c5cc",
+    "charcoal": "#2b2d31",
+    "burgundy": "#7a1f2b",
+    "emerald": "#07975f",
+    "sky": "#7cc6fe",
+    "sand": "#e6cfa1",
 }
 
 
@@ -91,46 +122,301 @@ class Theme:
 
 
 THEMES: dict[str, Theme] = {
-    "ocean": Theme(("ocean", "sea", "beach", "wave", "waves", "surf", "water", "marine", "coast", "island",
-                    "swim", "summer", "tropical"),
-                   ("#0b4f6c", "#01baef", "#f4d8a5", "#20bf55"), "waves", "sans", True, False, "calm"),
-    "sunset": Theme(("sunset", "sunrise", "dusk", "dawn", "evening", "warm", "horizon", "desert"),
-                    ("#3d1e6d", "#ff7b54", "#ffb26b", "#ffd56b"), "sun", "serif", True, False, "warm"),
-    "forest": Theme(("forest", "nature", "green", "plant", "plants", "garden", "eco", "organic", "leaf",
-                     "leaves", "tree", "trees", "sustainable", "hiking", "outdoor"),
-                    ("#1b4332", "#95d5b2", "#d8f3dc", "#f4a259"), "blobs", "sans", True, False, "calm"),
-    "night": Theme(("night", "midnight", "space", "star", "stars", "galaxy", "moon", "cosmic", "dream",
-                    "sleep", "astronomy"),
-                   ("#0d1b2a", "#e0e1dd", "#778da9", "#ffd166"), "stars", "serif", False, False, "dark"),
-    "tech": Theme(("tech", "technology", "ai", "data", "digital", "software", "code", "coding", "cloud", "app",
-                   "saas", "future", "cyber", "developer", "api", "startup", "robot", "crypto"),
-                  ("#0a0f24", "#00e5ff", "#7c4dff", "#e8eaf6"), "grid", "mono", True, False, "energetic"),
-    "luxury": Theme(("luxury", "elegant", "premium", "jewelry", "jewellery", "wedding", "fashion", "classic",
-                     "perfume", "exclusive", "gala", "vintage"),
-                    ("#111111", "#c9a227", "#f6eedf", "#8c6d1f"), "frame", "serif", False, True, "warm"),
-    "sale": Theme(("sale", "discount", "offer", "deal", "deals", "off", "promo", "promotion", "friday",
-                   "clearance", "limited", "launch", "announcing", "announcement", "new", "save"),
-                  ("#d7263d", "#ffd23f", "#111111", "#ffffff"), "diagonal", "sans", True, True, "energetic"),
-    "food": Theme(("coffee", "food", "cafe", "bakery", "restaurant", "recipe", "chocolate", "breakfast",
-                   "pizza", "cook", "cooking", "kitchen", "tea", "bread", "dinner", "menu"),
-                  ("#4a2c2a", "#f2cc8f", "#e07a5f", "#f4f1de"), "rings", "serif", True, False, "warm"),
-    "fresh": Theme(("spring", "fresh", "flower", "flowers", "pastel", "soft", "bloom", "easter", "baby",
-                    "skincare", "beauty"),
-                   ("#fde2e4", "#e2ece9", "#bee1e6", "#cdb4db"), "blobs", "serif", False, False, "bright"),
-    "winter": Theme(("winter", "snow", "christmas", "holiday", "holidays", "cold", "ice", "frost", "xmas",
-                     "ski", "new year"),
-                    ("#0b3954", "#f7f7f2", "#bfd7ea", "#e63946"), "confetti", "serif", True, False, "bright"),
-    "party": Theme(("party", "celebrate", "celebration", "birthday", "fun", "festival", "music", "concert",
-                    "dance", "anniversary", "carnival"),
-                   ("#240046", "#ff006e", "#ffbe0b", "#3a86ff"), "confetti", "sans", True, True, "energetic"),
-    "minimal": Theme(("minimal", "minimalist", "clean", "simple", "modern", "quiet", "white"),
-                     ("#f5f5f0", "#222222", "#e63946", "#a8a8a8"), "minimal", "sans", False, False, "calm"),
-    "fitness": Theme(("fitness", "sport", "sports", "gym", "run", "running", "energy", "workout", "training",
-                      "marathon", "strong", "yoga"),
-                     ("#101010", "#c6ff00", "#ffffff", "#ff3d00"), "diagonal", "sans", True, True, "energetic"),
-    "health": Theme(("health", "care", "medical", "wellness", "clinic", "doctor", "mindful", "calm", "relax",
-                     "meditation", "spa"),
-                    ("#e8f6f3", "#2a9d8f", "#264653", "#e9c46a"), "rings", "sans", False, False, "calm"),
+    "ocean": Theme(
+        (
+            "ocean",
+            "sea",
+            "beach",
+            "wave",
+            "waves",
+            "surf",
+            "water",
+            "marine",
+            "coast",
+            "island",
+            "swim",
+            "summer",
+            "tropical",
+        ),
+        ("#0b4f6c", "#01baef", "#f4d8a5", "#20bf55"),
+        "waves",
+        "sans",
+        True,
+        False,
+        "calm",
+    ),
+    "sunset": Theme(
+        ("sunset", "sunrise", "dusk", "dawn", "evening", "warm", "horizon", "desert"),
+        ("#3d1e6d", "#ff7b54", "#ffb26b", "#ffd56b"),
+        "sun",
+        "serif",
+        True,
+        False,
+        "warm",
+    ),
+    "forest": Theme(
+        (
+            "forest",
+            "nature",
+            "green",
+            "plant",
+            "plants",
+            "garden",
+            "eco",
+            "organic",
+            "leaf",
+            "leaves",
+            "tree",
+            "trees",
+            "sustainable",
+            "hiking",
+            "outdoor",
+        ),
+        ("#1b4332", "#95d5b2", "#d8f3dc", "#f4a259"),
+        "blobs",
+        "sans",
+        True,
+        False,
+        "calm",
+    ),
+    "night": Theme(
+        (
+            "night",
+            "midnight",
+            "space",
+            "star",
+            "stars",
+            "galaxy",
+            "moon",
+            "cosmic",
+            "dream",
+            "sleep",
+            "astronomy",
+        ),
+        ("#0d1b2a", "#e0e1dd", "#778da9", "#ffd166"),
+        "stars",
+        "serif",
+        False,
+        False,
+        "dark",
+    ),
+    "tech": Theme(
+        (
+            "tech",
+            "technology",
+            "ai",
+            "data",
+            "digital",
+            "software",
+            "code",
+            "coding",
+            "cloud",
+            "app",
+            "saas",
+            "future",
+            "cyber",
+            "developer",
+            "api",
+            "startup",
+            "robot",
+            "crypto",
+        ),
+        ("#0a0f24", "#00e5ff", "#7c4dff", "#e8eaf6"),
+        "grid",
+        "mono",
+        True,
+        False,
+        "energetic",
+    ),
+    "luxury": Theme(
+        (
+            "luxury",
+            "elegant",
+            "premium",
+            "jewelry",
+            "jewellery",
+            "wedding",
+            "fashion",
+            "classic",
+            "perfume",
+            "exclusive",
+            "gala",
+            "vintage",
+        ),
+        ("#111111", "#c9a227", "#f6eedf", "#8c6d1f"),
+        "frame",
+        "serif",
+        False,
+        True,
+        "warm",
+    ),
+    "sale": Theme(
+        (
+            "sale",
+            "discount",
+            "offer",
+            "deal",
+            "deals",
+            "off",
+            "promo",
+            "promotion",
+            "friday",
+            "clearance",
+            "limited",
+            "launch",
+            "announcing",
+            "announcement",
+            "new",
+            "save",
+        ),
+        ("#d7263d", "#ffd23f", "#111111", "#ffffff"),
+        "diagonal",
+        "sans",
+        True,
+        True,
+        "energetic",
+    ),
+    "food": Theme(
+        (
+            "coffee",
+            "food",
+            "cafe",
+            "bakery",
+            "restaurant",
+            "recipe",
+            "chocolate",
+            "breakfast",
+            "pizza",
+            "cook",
+            "cooking",
+            "kitchen",
+            "tea",
+            "bread",
+            "dinner",
+            "menu",
+        ),
+        ("#4a2c2a", "#f2cc8f", "#e07a5f", "#f4f1de"),
+        "rings",
+        "serif",
+        True,
+        False,
+        "warm",
+    ),
+    "fresh": Theme(
+        (
+            "spring",
+            "fresh",
+            "flower",
+            "flowers",
+            "pastel",
+            "soft",
+            "bloom",
+            "easter",
+            "baby",
+            "skincare",
+            "beauty",
+        ),
+        ("#fde2e4", "#e2ece9", "#bee1e6", "#cdb4db"),
+        "blobs",
+        "serif",
+        False,
+        False,
+        "bright",
+    ),
+    "winter": Theme(
+        (
+            "winter",
+            "snow",
+            "christmas",
+            "holiday",
+            "holidays",
+            "cold",
+            "ice",
+            "frost",
+            "xmas",
+            "ski",
+            "new year",
+        ),
+        ("#0b3954", "#f7f7f2", "#bfd7ea", "#e63946"),
+        "confetti",
+        "serif",
+        True,
+        False,
+        "bright",
+    ),
+    "party": Theme(
+        (
+            "party",
+            "celebrate",
+            "celebration",
+            "birthday",
+            "fun",
+            "festival",
+            "music",
+            "concert",
+            "dance",
+            "anniversary",
+            "carnival",
+        ),
+        ("#240046", "#ff006e", "#ffbe0b", "#3a86ff"),
+        "confetti",
+        "sans",
+        True,
+        True,
+        "energetic",
+    ),
+    "minimal": Theme(
+        ("minimal", "minimalist", "clean", "simple", "modern", "quiet", "white"),
+        ("#f5f5f0", "#222222", "#e63946", "#a8a8a8"),
+        "minimal",
+        "sans",
+        False,
+        False,
+        "calm",
+    ),
+    "fitness": Theme(
+        (
+            "fitness",
+            "sport",
+            "sports",
+            "gym",
+            "run",
+            "running",
+            "energy",
+            "workout",
+            "training",
+            "marathon",
+            "strong",
+            "yoga",
+        ),
+        ("#101010", "#c6ff00", "#ffffff", "#ff3d00"),
+        "diagonal",
+        "sans",
+        True,
+        True,
+        "energetic",
+    ),
+    "health": Theme(
+        (
+            "health",
+            "care",
+            "medical",
+            "wellness",
+            "clinic",
+            "doctor",
+            "mindful",
+            "calm",
+            "relax",
+            "meditation",
+            "spa",
+        ),
+        ("#e8f6f3", "#2a9d8f", "#264653", "#e9c46a"),
+        "rings",
+        "sans",
+        False,
+        False,
+        "calm",
+    ),
 }
 
 COMPOSITIONS: dict[str, tuple[str, ...]] = {
@@ -147,7 +433,17 @@ COMPOSITIONS: dict[str, tuple[str, ...]] = {
 }
 ALL_COMPOSITIONS = tuple(COMPOSITIONS)
 TYPE_WORDS: dict[str, tuple[str, ...]] = {
-    "serif": ("serif", "elegant", "classic", "editorial", "vintage", "book", "literary", "invitation", "wedding"),
+    "serif": (
+        "serif",
+        "elegant",
+        "classic",
+        "editorial",
+        "vintage",
+        "book",
+        "literary",
+        "invitation",
+        "wedding",
+    ),
     "mono": ("mono", "monospace", "code", "terminal", "typewriter", "developer", "coding"),
 }
 BOLD_WORDS = ("bold", "loud", "big", "huge", "strong", "impact", "shout")
@@ -162,7 +458,8 @@ _LEAD = re.compile(
     r"(?:(?:image|picture|photo|poster|video|clip|post|banner|graphic|story|reel|ad|advert|illustration|"
     r"visual|flyer|card|thumbnail|cover|announcement|teaser|slide)s?\s+)?"
     r"(?:(?:of|about|for|showing|with|that says|saying|announcing|featuring|on)\s+)?",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -253,7 +550,19 @@ def _clean_sentence(s: str, max_words: int) -> str:
     words = s.split()
     if len(words) > max_words:
         words = words[:max_words]
-        while words and words[-1].lower() in ("a", "an", "the", "and", "or", "of", "for", "to", "with", "in", "on"):
+        while words and words[-1].lower() in (
+            "a",
+            "an",
+            "the",
+            "and",
+            "or",
+            "of",
+            "for",
+            "to",
+            "with",
+            "in",
+            "on",
+        ):
             words.pop()
     s = " ".join(words).strip(" ,:;-–—")
     return s[:1].upper() + s[1:] if s else s
@@ -266,8 +575,11 @@ def texts_of(prompt: str) -> tuple[str, tuple[str, ...]]:
     if quotes:
         return quotes[0][:120], tuple(q[:140] for q in quotes[1:4])
     sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", prompt) if s.strip()]
-    cleaned = [c for c in (_clean_sentence(s.rstrip(".;"), 9 if i == 0 else 14) for i, s in enumerate(sentences))
-               if c]
+    cleaned = [
+        c
+        for c in (_clean_sentence(s.rstrip(".;"), 9 if i == 0 else 14) for i, s in enumerate(sentences))
+        if c
+    ]
     if not cleaned:
         return prompt.strip()[:60], ()
     return cleaned[0], tuple(cleaned[1:4])
@@ -284,7 +596,8 @@ def _brand_text(brand: Brand, *keys: str) -> str | None:
 
 def design_for(prompt: str, brand: Brand, seed: int) -> Design:
     digest = hashlib.sha256(
-        "\x1f".join([prompt, brand.name or "", ",".join(brand.colors), str(seed)]).encode()).digest()
+        "\x1f".join([prompt, brand.name or "", ",".join(brand.colors), str(seed)]).encode()
+    ).digest()
 
     def rand(salt: str) -> float:
         return int.from_bytes(hashlib.sha256(digest + salt.encode()).digest()[:8], "big") / 2**64
@@ -304,11 +617,16 @@ def design_for(prompt: str, brand: Brand, seed: int) -> Design:
     if not colors:
         hue = rand("hue")
         dark = rand("dark") < 0.5
-        colors = [hsl(hue, 0.55, 0.18 if dark else 0.9), hsl(hue + 0.5, 0.8, 0.6 if dark else 0.45),
-                  hsl(hue + 0.1, 0.7, 0.7 if dark else 0.35)]
+        colors = [
+            hsl(hue, 0.55, 0.18 if dark else 0.9),
+            hsl(hue + 0.5, 0.8, 0.6 if dark else 0.45),
+            hsl(hue + 0.1, 0.7, 0.7 if dark else 0.35),
+        ]
     palette = _palette(colors, rand("bg2"))
 
-    composition = theme.composition if theme else ALL_COMPOSITIONS[int(rand("composition") * len(ALL_COMPOSITIONS))]
+    composition = (
+        theme.composition if theme else ALL_COMPOSITIONS[int(rand("composition") * len(ALL_COMPOSITIONS))]
+    )
     for name, keys in COMPOSITIONS.items():
         if any(w in keys for w in words):
             composition = name
@@ -327,6 +645,17 @@ def design_for(prompt: str, brand: Brand, seed: int) -> Design:
     mood = theme.mood if theme else MOODS[int(rand("mood") * len(MOODS))]
     headline, lines = texts_of(prompt)
     tagline = _brand_text(brand, "tagline", "slogan", "uniqueValueProp")
-    return Design(theme=theme_name, palette=palette, composition=composition, typeface=typeface, bold=bold,
-                  uppercase=uppercase, mood=mood, headline=headline, lines=lines,
-                  brand_name=(brand.name or "").strip()[:60] or None, tagline=tagline, digest=digest)
+    return Design(
+        theme=theme_name,
+        palette=palette,
+        composition=composition,
+        typeface=typeface,
+        bold=bold,
+        uppercase=uppercase,
+        mood=mood,
+        headline=headline,
+        lines=lines,
+        brand_name=(brand.name or "").strip()[:60] or None,
+        tagline=tagline,
+        digest=digest,
+    )

@@ -14,14 +14,30 @@ from pathlib import Path
 
 from PIL import ImageFont
 
-SYSTEM_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "/Library/Fonts", "/System/Library/Fonts",
-               str(Path.home() / ".fonts"), str(Path.home() / ".local/share/fonts"))
+SYSTEM_DIRS = (
+    "/usr/share/fonts",
+    "/usr/local/share/fonts",
+    "/Library/Fonts",
+    "/System/Library/Fonts",
+    str(Path.home() / ".fonts"),
+    str(Path.home() / ".local/share/fonts"),
+)
 
 CANDIDATES: dict[tuple[str, bool], tuple[str, ...]] = {
     ("sans", False): ("DejaVuSans.ttf", "LiberationSans-Regular.ttf", "NotoSans-Regular.ttf", "Arial.ttf"),
     ("sans", True): ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "NotoSans-Bold.ttf", "Arial Bold.ttf"),
-    ("serif", False): ("DejaVuSerif.ttf", "LiberationSerif-Regular.ttf", "NotoSerif-Regular.ttf", "Georgia.ttf"),
-    ("serif", True): ("DejaVuSerif-Bold.ttf", "LiberationSerif-Bold.ttf", "NotoSerif-Bold.ttf", "Georgia Bold.ttf"),
+    ("serif", False): (
+        "DejaVuSerif.ttf",
+        "LiberationSerif-Regular.ttf",
+        "NotoSerif-Regular.ttf",
+        "Georgia.ttf",
+    ),
+    ("serif", True): (
+        "DejaVuSerif-Bold.ttf",
+        "LiberationSerif-Bold.ttf",
+        "NotoSerif-Bold.ttf",
+        "Georgia Bold.ttf",
+    ),
     ("mono", False): ("DejaVuSansMono.ttf", "LiberationMono-Regular.ttf", "NotoSansMono-Regular.ttf"),
     ("mono", True): ("DejaVuSansMono-Bold.ttf", "LiberationMono-Bold.ttf", "NotoSansMono-Bold.ttf"),
 }

@@ -43,15 +43,34 @@ class Scene:
 
 def build(design: Design, brand: Brand, size: tuple[int, int], font_dir: str | None = None) -> Scene:
     lay = layers.layout(design, size)
-    headline = layers.text_block(design, design.headline, (lay.text_w, lay.headline_h), role="headline",
-                                 align=lay.align, font_dir=font_dir)
+    headline = layers.text_block(
+        design,
+        design.headline,
+        (lay.text_w, lay.headline_h),
+        role="headline",
+        align=lay.align,
+        font_dir=font_dir,
+    )
     texts = list(design.lines)
     if design.tagline and design.tagline not in texts:
         texts.append(design.tagline)
-    lines = [layers.text_block(design, t, (lay.text_w, lay.line_h), role="line", align=lay.align, font_dir=font_dir)
-             for t in texts]
-    beats = [layers.text_block(design, t, (lay.text_w, int(lay.headline_h * 0.8)), role="headline",
-                               align=lay.align, font_dir=font_dir) for t in texts]
+    lines = [
+        layers.text_block(
+            design, t, (lay.text_w, lay.line_h), role="line", align=lay.align, font_dir=font_dir
+        )
+        for t in texts
+    ]
+    beats = [
+        layers.text_block(
+            design,
+            t,
+            (lay.text_w, int(lay.headline_h * 0.8)),
+            role="headline",
+            align=lay.align,
+            font_dir=font_dir,
+        )
+        for t in texts
+    ]
     logo = layers.logo_image(brand.logo, lay.brand_h)
     brand_img = layers.brand_block(design, logo, lay.text_w, lay.brand_h, align=lay.align, font_dir=font_dir)
     return Scene(design, size, lay, layers.floaters(design, size), headline, lines, beats, brand_img)
@@ -61,8 +80,9 @@ def still(scene: Scene) -> Image.Image:
     """The still image of the scene, RGB."""
     img = layers.background(scene.design, scene.size).convert("RGBA")
     for sp in scene.floaters:
-        img.alpha_composite(sp.image, (round(sp.x), round(sp.y))) if sp.x >= 0 and sp.y >= 0 else \
-            img.paste(sp.image, (round(sp.x), round(sp.y)), sp.image)
+        img.alpha_composite(sp.image, (round(sp.x), round(sp.y))) if sp.x >= 0 and sp.y >= 0 else img.paste(
+            sp.image, (round(sp.x), round(sp.y)), sp.image
+        )
     img.alpha_composite(scene.headline, scene.headline_pos())
     if scene.lines:
         x, y = scene.line_pos(scene.lines[0], below_headline=True)

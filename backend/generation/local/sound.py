@@ -61,8 +61,8 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
         if i >= n_total:
             return
         sig = sig[: len(left) - i]
-        left[i:i + len(sig)] += sig * (1 - pan) * 0.5 * 2 ** 0.5
-        right[i:i + len(sig)] += sig * (1 + pan) * 0.5 * 2 ** 0.5
+        left[i : i + len(sig)] += sig * (1 - pan) * 0.5 * 2**0.5
+        right[i : i + len(sig)] += sig * (1 + pan) * 0.5 * 2**0.5
 
     n_bars = int(np.ceil(duration_s / bar)) + 1
     for b in range(n_bars):
@@ -73,7 +73,7 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
         n = int(bar * SAMPLE_RATE)
         env = np.minimum(1.0, np.arange(n, dtype=np.float32) / (0.35 * SAMPLE_RATE))
         env *= np.minimum(1.0, (n - np.arange(n, dtype=np.float32)) / (0.25 * SAMPLE_RATE))
-        pad = sum(_tone(_freq(m) * 1.003 ** k, n, (0.5, 0.18, 0.08)) for k, m in enumerate(chord))
+        pad = sum(_tone(_freq(m) * 1.003**k, n, (0.5, 0.18, 0.08)) for k, m in enumerate(chord))
         add(pad * env * 0.09, start)
         # bass: the root, twice a bar
         for half in range(2):
@@ -90,8 +90,11 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
             na = int(0.45 * SAMPLE_RATE)
             aenv = np.exp(-np.arange(na, dtype=np.float32) / (0.09 * SAMPLE_RATE))
             aenv *= np.minimum(1.0, np.arange(na, dtype=np.float32) / 60)
-            add(_tone(_freq(chord[pattern[k]] + 12), na, (0.6, 0.25, 0.1)) * aenv * 0.11, t0,
-                pan=0.35 if k % 2 else -0.35)
+            add(
+                _tone(_freq(chord[pattern[k]] + 12), na, (0.6, 0.25, 0.1)) * aenv * 0.11,
+                t0,
+                pan=0.35 if k % 2 else -0.35,
+            )
         if drums:
             for k in range(4):
                 t0 = start + k * beat
@@ -102,7 +105,9 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
                 add(kick.astype(np.float32) * 0.45, t0)
                 nh = int(0.06 * SAMPLE_RATE)
                 noise = rng.standard_normal(nh).astype(np.float32)
-                hat = np.diff(noise, prepend=0.0) * np.exp(-np.arange(nh, dtype=np.float32) / (0.012 * SAMPLE_RATE))
+                hat = np.diff(noise, prepend=0.0) * np.exp(
+                    -np.arange(nh, dtype=np.float32) / (0.012 * SAMPLE_RATE)
+                )
                 add(hat.astype(np.float32) * 0.05, t0 + beat / 2, pan=0.25)
 
     out = np.stack([left[:n_total], right[:n_total]])
@@ -110,6 +115,6 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
     fade_in = min(n_total, int(0.05 * SAMPLE_RATE))
     fade_out = min(n_total, int(1.0 * SAMPLE_RATE))
     out[:, :fade_in] *= np.linspace(0, 1, fade_in, dtype=np.float32)
-    out[:, n_total - fade_out:] *= np.linspace(1, 0, fade_out, dtype=np.float32) ** 2
+    out[:, n_total - fade_out :] *= np.linspace(1, 0, fade_out, dtype=np.float32) ** 2
     peak = float(np.abs(out).max()) or 1.0
     return (out * (0.708 / peak)).astype(np.float32)

@@ -82,14 +82,23 @@ class YuvSprite:
         wsum = np.maximum(a_half * 4, 1e-3)
 
         def wchroma(p: np.ndarray) -> np.ndarray:
-            return (p[0::2, 0::2] * alpha[0::2, 0::2] + p[1::2, 0::2] * alpha[1::2, 0::2]
-                    + p[0::2, 1::2] * alpha[0::2, 1::2] + p[1::2, 1::2] * alpha[1::2, 1::2]) / wsum
+            return (
+                p[0::2, 0::2] * alpha[0::2, 0::2]
+                + p[1::2, 0::2] * alpha[1::2, 0::2]
+                + p[0::2, 1::2] * alpha[0::2, 1::2]
+                + p[1::2, 1::2] * alpha[1::2, 1::2]
+            ) / wsum
 
         def a256(p: np.ndarray) -> np.ndarray:
             return np.round(p * (256 / 255)).astype(np.uint16)
 
-        return cls(_u8(y).astype(np.uint16), _u8(wchroma(cb)).astype(np.uint16), _u8(wchroma(cr)).astype(np.uint16),
-                   a256(alpha), a256(a_half))
+        return cls(
+            _u8(y).astype(np.uint16),
+            _u8(wchroma(cb)).astype(np.uint16),
+            _u8(wchroma(cr)).astype(np.uint16),
+            a256(alpha),
+            a256(a_half),
+        )
 
 
 class Frame:
@@ -100,8 +109,8 @@ class Frame:
         self.buf = np.empty((h * 3 // 2, w), np.uint8)
         q = h // 4
         self.y = self.buf[:h]
-        self.cb = self.buf[h:h + q].reshape(h // 2, w // 2)
-        self.cr = self.buf[h + q:].reshape(h // 2, w // 2)
+        self.cb = self.buf[h : h + q].reshape(h // 2, w // 2)
+        self.cr = self.buf[h + q :].reshape(h // 2, w // 2)
 
     def fill_rect(self, x0: int, x1: int, yuv: tuple[int, int, int]) -> None:
         """A full-height band [x0, x1) of one colour."""
@@ -109,23 +118,26 @@ class Frame:
         if x1 <= x0:
             return
         self.y[:, x0:x1] = yuv[0]
-        self.cb[:, x0 // 2:x1 // 2] = yuv[1]
-        self.cr[:, x0 // 2:x1 // 2] = yuv[2]
+        self.cb[:, x0 // 2 : x1 // 2] = yuv[1]
+        self.cr[:, x0 // 2 : x1 // 2] = yuv[2]
 
     def blend(self, sp: YuvSprite, x: int, y: int, opacity: float = 1.0) -> None:
         if opacity <= 0.004:
             return
         x -= x % 2
         y -= y % 2
-        for dst, src, alpha, sx, sy in ((self.y, sp.y, sp.a, x, y), (self.cb, sp.cb, sp.a2, x // 2, y // 2),
-                                        (self.cr, sp.cr, sp.a2, x // 2, y // 2)):
+        for dst, src, alpha, sx, sy in (
+            (self.y, sp.y, sp.a, x, y),
+            (self.cb, sp.cb, sp.a2, x // 2, y // 2),
+            (self.cr, sp.cr, sp.a2, x // 2, y // 2),
+        ):
             hh, ww = src.shape
             dh, dw = dst.shape
             x0, y0, x1, y1 = max(0, sx), max(0, sy), min(dw, sx + ww), min(dh, sy + hh)
             if x1 <= x0 or y1 <= y0:
                 return
-            s = src[y0 - sy:y1 - sy, x0 - sx:x1 - sx]
-            a = alpha[y0 - sy:y1 - sy, x0 - sx:x1 - sx]
+            s = src[y0 - sy : y1 - sy, x0 - sx : x1 - sx]
+            a = alpha[y0 - sy : y1 - sy, x0 - sx : x1 - sx]
             if opacity < 0.996:
                 a = (a * np.uint16(round(opacity * 256))) >> 8
             d = dst[y0:y1, x0:x1]
@@ -153,16 +165,21 @@ class Encoding:
 Progress = Callable[[float], None]
 
 
-def _open(path: Path, w: int, h: int, enc: Encoding) -> tuple[av.container.OutputContainer, av.VideoStream,
-                                                                  av.AudioStream]:
+def _open(
+    path: Path, w: int, h: int, enc: Encoding
+) -> tuple[av.container.OutputContainer, av.VideoStream, av.AudioStream]:
     out = av.open(str(path), mode="w", format="mp4", options={"movflags": "+faststart"})
     vs = out.add_stream("libx264", rate=enc.fps)
     vs.width, vs.height, vs.pix_fmt = w, h, "yuv420p"
     vs.time_base = Fraction(1, enc.fps)
     vs.codec_context.gop_size = 2 * enc.fps
     vs.thread_count = enc.threads
-    vs.options = {"preset": enc.preset, "crf": str(enc.crf), "profile": "high",
-                  "x264-params": "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv"}
+    vs.options = {
+        "preset": enc.preset,
+        "crf": str(enc.crf),
+        "profile": "high",
+        "x264-params": "colorprim=bt709:transfer=bt709:colormatrix=bt709:range=tv",
+    }
     aud = out.add_stream("aac", rate=sound.SAMPLE_RATE, layout="stereo")
     aud.bit_rate = 128_000
     return out, vs, aud
@@ -172,7 +189,7 @@ def _mux_audio(out: av.container.OutputContainer, aud: av.AudioStream, samples: 
     step = 1024
     n = samples.shape[1]
     for i in range(0, n, step):
-        chunk = np.ascontiguousarray(samples[:, i:i + step])
+        chunk = np.ascontiguousarray(samples[:, i : i + step])
         frame = av.AudioFrame.from_ndarray(chunk, format="fltp", layout="stereo")
         frame.sample_rate = sound.SAMPLE_RATE
         frame.pts = i
@@ -183,8 +200,16 @@ def _mux_audio(out: av.container.OutputContainer, aud: av.AudioStream, samples: 
         out.mux(packet)
 
 
-def encode(path: Path, w: int, h: int, duration: int, enc: Encoding, design: Design,
-            draw_frame: Callable[[Frame, float], None], progress: Progress | None) -> float:
+def encode(
+    path: Path,
+    w: int,
+    h: int,
+    duration: int,
+    enc: Encoding,
+    design: Design,
+    draw_frame: Callable[[Frame, float], None],
+    progress: Progress | None,
+) -> float:
     n_frames = duration * enc.fps
     out, vs, aud = _open(path, w, h, enc)
     try:
@@ -253,9 +278,9 @@ def scene_drawer(scene: Scene, duration: int) -> Callable[[Frame, float], None]:
         ox = int(margin + pan[0] * (2 * e - 1))
         oy = int(margin + pan[1] * (2 * e - 1))
         ox, oy = ox - ox % 2, oy - oy % 2
-        frame.y[...] = bg_y[oy:oy + h, ox:ox + w]
-        frame.cb[...] = bg_cb[oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2]
-        frame.cr[...] = bg_cr[oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2]
+        frame.y[...] = bg_y[oy : oy + h, ox : ox + w]
+        frame.cb[...] = bg_cb[oy // 2 : oy // 2 + h // 2, ox // 2 : ox // 2 + w // 2]
+        frame.cr[...] = bg_cr[oy // 2 : oy // 2 + h // 2, ox // 2 : ox // 2 + w // 2]
         for sp, ys in floaters:
             fx = sp.x + sp.drift[0] * (e - 0.5)
             fy = sp.y + sp.drift[1] * (e - 0.5) + sp.bob * math.sin(math.tau * t / sp.period_s + sp.phase)
@@ -293,8 +318,10 @@ class _Zoomable:
         w, h = size
         big = (int(w * headroom) // 2 * 2, int(h * headroom) // 2 * 2)
         scale = max(big[0] / img.width, big[1] / img.height)
-        resized = img.resize((max(big[0], round(img.width * scale)), max(big[1], round(img.height * scale))),
-                             Image.Resampling.BICUBIC)
+        resized = img.resize(
+            (max(big[0], round(img.width * scale)), max(big[1], round(img.height * scale))),
+            Image.Resampling.BICUBIC,
+        )
         left, top = (resized.width - big[0]) // 2, (resized.height - big[1]) // 2
         covered = resized.crop((left, top, left + big[0], top + big[1]))
         y, cb, cr = planes_of(covered)
@@ -308,8 +335,11 @@ class _Zoomable:
         cw, ch = bw / zoom, bh / zoom
         x0 = min(max(0.0, cx * bw - cw / 2), bw - cw)
         y0 = min(max(0.0, cy * bh - ch / 2), bh - ch)
-        for plane, dst, div in ((self.planes[0], frame.y, 1), (self.planes[1], frame.cb, 2),
-                                (self.planes[2], frame.cr, 2)):
+        for plane, dst, div in (
+            (self.planes[0], frame.y, 1),
+            (self.planes[1], frame.cb, 2),
+            (self.planes[2], frame.cr, 2),
+        ):
             box = (x0 / div, y0 / div, (x0 + cw) / div, (y0 + ch) / div)
             out = plane.resize((dst.shape[1], dst.shape[0]), Image.Resampling.BILINEAR, box=box)
             dst[...] = np.asarray(out)
@@ -319,15 +349,24 @@ def caption(scene: Scene) -> Image.Image:
     """The headline on a translucent band of the background colour (legible over any photo)."""
     head = scene.headline
     pad = min(scene.size) // 30
-    band = Image.new("RGBA", (head.width + 2 * pad, head.height + 2 * pad), scene.design.palette.background + (0,))
-    ImageDraw.Draw(band).rounded_rectangle((0, 0, band.width - 1, band.height - 1), radius=pad,
-                                           fill=scene.design.palette.background + (176,))
+    band = Image.new(
+        "RGBA", (head.width + 2 * pad, head.height + 2 * pad), scene.design.palette.background + (0,)
+    )
+    ImageDraw.Draw(band).rounded_rectangle(
+        (0, 0, band.width - 1, band.height - 1), radius=pad, fill=scene.design.palette.background + (176,)
+    )
     band.alpha_composite(head, (pad, pad))
     return band
 
 
-def animate_sources(scene: Scene, sources: list[Image.Image], duration: int, enc: Encoding, path: Path,
-                    progress: Progress | None) -> float:
+def animate_sources(
+    scene: Scene,
+    sources: list[Image.Image],
+    duration: int,
+    enc: Encoding,
+    path: Path,
+    progress: Progress | None,
+) -> float:
     """The supplied frames in motion, encoded to `path`; returns the exact duration."""
     w, h = scene.size
     return encode(path, w, h, duration, enc, scene.design, sources_drawer(scene, sources, duration), progress)
@@ -385,15 +424,19 @@ def sources_drawer(scene: Scene, sources: list[Image.Image], duration: int) -> C
                     if edge > 0:
                         e = min(w, edge)
                         frame.y[:, :e] = other.y[:, :e]
-                        frame.cb[:, :e // 2] = other.cb[:, :e // 2]
-                        frame.cr[:, :e // 2] = other.cr[:, :e // 2]
+                        frame.cb[:, : e // 2] = other.cb[:, : e // 2]
+                        frame.cr[:, : e // 2] = other.cr[:, : e // 2]
                     frame.fill_rect(edge, edge + int(w * 0.06), sweep_yuv)
             overlays_out = 1 - smooth((t - (duration - 1.6)) / 0.5)
         k_cap = min(ease_out((t - 0.8) / 0.7), overlays_out)
         frame.blend(cap, cap_pos[0], int(cap_pos[1] + rise * (1 - ease_out((t - 0.8) / 0.7))), k_cap)
         if brand is not None:
-            frame.blend(brand, scene.brand_pos()[0], scene.brand_pos()[1], min(ease_out((t - 1.2) / 0.8),
-                                                                              overlays_out))
+            frame.blend(
+                brand,
+                scene.brand_pos()[0],
+                scene.brand_pos()[1],
+                min(ease_out((t - 1.2) / 0.8), overlays_out),
+            )
 
     return draw
 
@@ -404,7 +447,7 @@ def _push(frame: Frame, old: Frame, shift: int) -> None:
     w = frame.w
     for dst, src, d in ((frame.y, old.y, 1), (frame.cb, old.cb, 2), (frame.cr, old.cr, 2)):
         sh, ww = shift // d, w // d
-        incoming = dst[:, : sh].copy() if sh else None
+        incoming = dst[:, :sh].copy() if sh else None
         dst[:, : ww - sh] = src[:, sh:]
         if incoming is not None:
-            dst[:, ww - sh:] = incoming
+            dst[:, ww - sh :] = incoming

@@ -33,8 +33,9 @@ RULES: dict[str, NetworkRules] = {
 }
 
 
-def validate_target(platform: str, content: str, media: Sequence[MediaRef],
-                    options: PostOptions | None = None) -> list[str]:
+def validate_target(
+    platform: str, content: str, media: Sequence[MediaRef], options: PostOptions | None = None
+) -> list[str]:
     """Per-target codes for one network; ['invalid_target'] for an unknown network."""
     rules = RULES.get(platform)
     if rules is None:
@@ -42,12 +43,22 @@ def validate_target(platform: str, content: str, media: Sequence[MediaRef],
     return rules.check(content, media, options)
 
 
-def build_payload(platform: str, content: str, media: Sequence[MediaRef],
-                  options: PostOptions | None = None) -> Payload:
+def build_payload(
+    platform: str, content: str, media: Sequence[MediaRef], options: PostOptions | None = None
+) -> Payload:
     return RULES[platform].payload(content, media, options)
 
 
 __all__ = [
-    "CONTENT_REQUIRED", "CONTENT_TOO_LONG", "MAX_CONTENT", "MEDIA_REQUIRED", "MEDIA_UNSUPPORTED", "RULES",
-    "TITLE_TOO_LONG", "VIDEO_REQUIRED", "NetworkRules", "build_payload", "validate_target",
+    "CONTENT_REQUIRED",
+    "CONTENT_TOO_LONG",
+    "MAX_CONTENT",
+    "MEDIA_REQUIRED",
+    "MEDIA_UNSUPPORTED",
+    "RULES",
+    "TITLE_TOO_LONG",
+    "VIDEO_REQUIRED",
+    "NetworkRules",
+    "build_payload",
+    "validate_target",
 ]

@@ -49,5 +49,13 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, only.kind, content, None, items, opts)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build,
-                     pulls_media=always_pulls)
+RULES = NetworkRules(
+    PLATFORM,
+    MAX_TEXT,
+    1,
+    CAROUSEL_MAX,
+    (CAROUSEL_MIN, CAROUSEL_MAX),
+    validate,
+    build,
+    pulls_media=always_pulls,
+)

@@ -104,5 +104,13 @@ def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:
     return by_url or not videos(media)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build,
-                     pulls_media=pulls_media)
+RULES = NetworkRules(
+    PLATFORM,
+    MAX_TEXT,
+    1,
+    CAROUSEL_MAX,
+    (CAROUSEL_MIN, CAROUSEL_MAX),
+    validate,
+    build,
+    pulls_media=pulls_media,
+)

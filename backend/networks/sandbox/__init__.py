@@ -37,8 +37,13 @@ from backend.networks.sandbox.store import (
     sandbox_db,
 )
 
-_EMULATORS = {"tiktok": "TikTokEmulator", "facebook": "FacebookEmulator", "instagram": "InstagramEmulator",
-              "linkedin": "LinkedInEmulator", "youtube": "YouTubeEmulator"}
+_EMULATORS = {
+    "tiktok": "TikTokEmulator",
+    "facebook": "FacebookEmulator",
+    "instagram": "InstagramEmulator",
+    "linkedin": "LinkedInEmulator",
+    "youtube": "YouTubeEmulator",
+}
 
 
 def emulator_class(platform: str) -> type[Emulator]:
@@ -95,8 +100,9 @@ class Sandbox:
         this behaviour: TikTok lists a direct post once processed; the others list at once."""
         return self.emulator(platform).listing_delay_s(behaviour)
 
-    def register_account(self, platform: str, name: str, behaviour: str = "ok", *,
-                         private: bool = False) -> SandboxIdentity:
+    def register_account(
+        self, platform: str, name: str, behaviour: str = "ok", *, private: bool = False
+    ) -> SandboxIdentity:
         self.activate()
         return register_account(platform, name, behaviour, private=private)
 
@@ -104,8 +110,9 @@ class Sandbox:
         self.activate()
         set_behaviour(sandbox_account_id, behaviour)
 
-    def list_published(self, platform: str | None = None, account: str | None = None,
-                       limit: int = 100) -> list[dict[str, Any]]:
+    def list_published(
+        self, platform: str | None = None, account: str | None = None, limit: int = 100
+    ) -> list[dict[str, Any]]:
         self.activate()
         return _list(platform, account, limit)
 
@@ -129,21 +136,36 @@ def _list(platform: str | None, account: str | None, limit: int) -> list[dict[st
         if row is None:
             continue
         acc = accounts.get(item.account_id)
-        row.update(platform=item.platform, account_id=item.account_id,
-                   account_external_id=acc.external_id if acc else None,
-                   account_username=acc.username if acc else None, created_at=item.created_at)
+        row.update(
+            platform=item.platform,
+            account_id=item.account_id,
+            account_external_id=acc.external_id if acc else None,
+            account_username=acc.username if acc else None,
+            created_at=item.created_at,
+        )
         out.append(row)
         if len(out) >= limit:
             break
     return out
 
 
-def list_published(platform: str | None = None, account: str | None = None,
-                   limit: int = 100) -> list[dict[str, Any]]:
+def list_published(
+    platform: str | None = None, account: str | None = None, limit: int = 100
+) -> list[dict[str, Any]]:
     """What the current sandbox's networks published (and TikTok drafts delivered), newest first.
     account: a sandbox account id, external account id or username."""
     return _list(platform, account, limit)
 
 
-__all__ = ["BEHAVIOURS", "SANDBOX_BASES", "DatabaseLocation", "Sandbox", "SandboxConfig", "SandboxIdentity",
-           "emulator_class", "list_published", "register_account", "set_behaviour"]
+__all__ = [
+    "BEHAVIOURS",
+    "SANDBOX_BASES",
+    "DatabaseLocation",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxIdentity",
+    "emulator_class",
+    "list_published",
+    "register_account",
+    "set_behaviour",
+]

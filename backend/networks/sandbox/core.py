@@ -44,12 +44,16 @@ SLOW_FACTOR = 10.0
 # the hosts the sandbox adapters talk to: `.invalid` never resolves, so nothing can leak to a real network
 SANDBOX_BASES: dict[str, dict[str, str]] = {
     "tiktok": {"api": "https://open.tiktokapis.sandbox.invalid"},
-    "facebook": {"api": "https://graph.facebook.sandbox.invalid/v21.0",
-                 "video": "https://graph-video.facebook.sandbox.invalid/v21.0"},
+    "facebook": {
+        "api": "https://graph.facebook.sandbox.invalid/v21.0",
+        "video": "https://graph-video.facebook.sandbox.invalid/v21.0",
+    },
     "instagram": {"api": "https://graph.facebook.sandbox.invalid/v21.0"},
     "linkedin": {"api": "https://api.linkedin.sandbox.invalid/rest"},
-    "youtube": {"api": "https://www.googleapis.sandbox.invalid/youtube/v3",
-                "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3"},
+    "youtube": {
+        "api": "https://www.googleapis.sandbox.invalid/youtube/v3",
+        "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
+    },
 }
 
 
@@ -148,7 +152,9 @@ def new_account_id() -> str:
     return "sbx_" + secrets.token_hex(10)
 
 
-def register_account(platform: str, name: str, behaviour: str = "ok", *, private: bool = False) -> SandboxIdentity:
+def register_account(
+    platform: str, name: str, behaviour: str = "ok", *, private: bool = False
+) -> SandboxIdentity:
     """Create an account at a sandbox network (in the current sandbox database: `open_database` / `Sandbox`);
     returns the identity an OAuth flow would have given."""
     if behaviour not in BEHAVIOURS:
@@ -159,13 +165,27 @@ def register_account(platform: str, name: str, behaviour: str = "ok", *, private
     username = _slug(name) + "_" + secrets.token_hex(2)
     privacy: tuple[str, ...] = ()
     if platform == "tiktok":
-        privacy = (("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY") if private
-                   else ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"))
+        privacy = (
+            ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+            if private
+            else ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+        )
     acc_id = new_account_id()
     with write():
-        SandboxAccount.create(id=acc_id, platform=platform, external_id=external_id, token_hash=token_hash(token),
-                              name=name, username=username, display_name=name, behaviour=behaviour,
-                              is_private=private, privacy_level_options=list(privacy), calls=0, created_at=now())
+        SandboxAccount.create(
+            id=acc_id,
+            platform=platform,
+            external_id=external_id,
+            token_hash=token_hash(token),
+            name=name,
+            username=username,
+            display_name=name,
+            behaviour=behaviour,
+            is_private=private,
+            privacy_level_options=list(privacy),
+            calls=0,
+            created_at=now(),
+        )
     return SandboxIdentity(external_id, token, username, name, privacy, acc_id)
 
 
@@ -378,15 +398,25 @@ class Emulator:
     def ready(self, item: SandboxItem) -> bool:
         return self.elapsed(item) >= item.processing_s
 
-    def count_since(self, acc: SandboxAccount, kinds: tuple[str, ...], seconds: float, *,
-                    mode_suffix: str | None = None, limit: int | None = None) -> int:
+    def count_since(
+        self,
+        acc: SandboxAccount,
+        kinds: tuple[str, ...],
+        seconds: float,
+        *,
+        mode_suffix: str | None = None,
+        limit: int | None = None,
+    ) -> int:
         """The account's items of `kinds` created in the last `seconds` (whose mode ends with `mode_suffix`
         when given): a range of the (platform, account_id, kind, created_at) index. limit: stop counting there
         (a cap check needs no more), so the cost does not grow with the table."""
         since = self.now() - timedelta(seconds=seconds)
         q = SandboxItem.select(SandboxItem.id).where(
-            (SandboxItem.platform == self.platform) & (SandboxItem.account_id == acc.id)
-            & SandboxItem.kind.in_(kinds) & (SandboxItem.created_at > since))
+            (SandboxItem.platform == self.platform)
+            & (SandboxItem.account_id == acc.id)
+            & SandboxItem.kind.in_(kinds)
+            & (SandboxItem.created_at > since)
+        )
         if mode_suffix is not None:
             q = q.where(SandboxItem.mode.endswith(mode_suffix))
         if limit is not None:
@@ -394,7 +424,9 @@ class Emulator:
         return q.count()
 
     def not_found(self, request: Request) -> httpx.Response:
-        return json_response(404, {"error": "not_found", "message": f"no route {request.method} {request.url.path}"})
+        return json_response(
+            404, {"error": "not_found", "message": f"no route {request.method} {request.url.path}"}
+        )
 
     def path_of(self, request: Request) -> str:
         return request.url.path
@@ -414,12 +446,21 @@ class Emulator:
         return self.not_found(request)
 
 
-def new_item(platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0,
-             **fields: Any) -> SandboxItem:
+def new_item(
+    platform: str, acc: SandboxAccount, kind: str, item_id: str, *, processing_s: float = 0.0, **fields: Any
+) -> SandboxItem:
     t = now()
     with write():
-        return SandboxItem.create(id=item_id, platform=platform, account_id=acc.id, kind=kind, started_at=t,
-                                  processing_s=processing_s, created_at=t, **fields)
+        return SandboxItem.create(
+            id=item_id,
+            platform=platform,
+            account_id=acc.id,
+            kind=kind,
+            started_at=t,
+            processing_s=processing_s,
+            created_at=t,
+            **fields,
+        )
 
 
 def update_item(item_id: str, **fields: Any) -> None:
@@ -469,8 +510,10 @@ def page_after(query: ModelSelect, cursor: str | None, limit: int) -> tuple[list
         key = decode_cursor(cursor)
         if key is not None:
             when, item_id = key
-            query = query.where((SandboxItem.created_at < when)
-                                | ((SandboxItem.created_at == when) & (SandboxItem.id < item_id)))
+            query = query.where(
+                (SandboxItem.created_at < when)
+                | ((SandboxItem.created_at == when) & (SandboxItem.id < item_id))
+            )
     rows = list(query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc()).limit(limit + 1))
     more = len(rows) > limit
     rows = rows[:limit]
@@ -479,8 +522,11 @@ def page_after(query: ModelSelect, cursor: str | None, limit: int) -> tuple[list
 
 def page_at(query: ModelSelect, start: int, count: int) -> tuple[list[SandboxItem], bool]:
     """Offset paging (LinkedIn start/count, TikTok's integer cursor), newest first; (items, has_more)."""
-    rows = list(query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc())
-                .offset(max(0, start)).limit(count + 1))
+    rows = list(
+        query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc())
+        .offset(max(0, start))
+        .limit(count + 1)
+    )
     return rows[:count], len(rows) > count
 
 
@@ -489,5 +535,16 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-__all__ = ["BEHAVIOURS", "SANDBOX_BASES", "DatabaseLocation", "Emulator", "SandboxAccount", "SandboxConfig",
-           "SandboxIdentity", "SandboxItem", "open_database", "register_account", "set_behaviour"]
+__all__ = [
+    "BEHAVIOURS",
+    "SANDBOX_BASES",
+    "DatabaseLocation",
+    "Emulator",
+    "SandboxAccount",
+    "SandboxConfig",
+    "SandboxIdentity",
+    "SandboxItem",
+    "open_database",
+    "register_account",
+    "set_behaviour",
+]

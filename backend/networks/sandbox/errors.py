@@ -68,13 +68,19 @@ class Fault:
 # --- body builders, one per network ----------------------------------------------------------------------------
 def _tiktok_body(f: Fault) -> httpx.Response:
     log_id = "2025" + digits(28, "0")
-    return json_response(f.status, {"data": {}, "error": {"code": f.code, "message": f.message, "log_id": log_id}})
+    return json_response(
+        f.status, {"data": {}, "error": {"code": f.code, "message": f.message, "log_id": log_id}}
+    )
 
 
 def _graph_body(f: Fault) -> httpx.Response:
     code, _sep, sub = f.code.partition("/")
-    err: dict[str, Any] = {"message": f.message, "type": "OAuthException", "code": int(code),
-                           "fbtrace_id": "A" + b64url(22)}
+    err: dict[str, Any] = {
+        "message": f.message,
+        "type": "OAuthException",
+        "code": int(code),
+        "fbtrace_id": "A" + b64url(22),
+    }
     if sub:
         err["error_subcode"] = int(sub)
     if f.transient is not None:
@@ -82,8 +88,13 @@ def _graph_body(f: Fault) -> httpx.Response:
     return json_response(f.status, {"error": err})
 
 
-_LI_SERVICE = {"INVALID_ACCESS_TOKEN": 65600, "EXPIRED_ACCESS_TOKEN": 65601, "REVOKED_ACCESS_TOKEN": 65602,
-               "ACCESS_DENIED": 100, "TOO_MANY_REQUESTS": 101}
+_LI_SERVICE = {
+    "INVALID_ACCESS_TOKEN": 65600,
+    "EXPIRED_ACCESS_TOKEN": 65601,
+    "REVOKED_ACCESS_TOKEN": 65602,
+    "ACCESS_DENIED": 100,
+    "TOO_MANY_REQUESTS": 101,
+}
 
 
 def _linkedin_body(f: Fault) -> httpx.Response:
@@ -96,11 +107,24 @@ def _linkedin_body(f: Fault) -> httpx.Response:
 
 def _youtube_body(f: Fault) -> httpx.Response:
     domain = {"quotaExceeded": "youtube.quota", "authError": "global", "backendError": "global"}.get(
-        f.code, "youtube.video")
-    headers = ({"WWW-Authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"'}
-               if f.code == "authError" else None)
-    return json_response(f.status, {"error": {"code": f.status, "message": f.message, "errors": [
-        {"domain": domain, "reason": f.code, "message": f.message}]}}, headers=headers)
+        f.code, "youtube.video"
+    )
+    headers = (
+        {"WWW-Authenticate": 'Bearer realm="https://accounts.google.com/", error="invalid_token"'}
+        if f.code == "authError"
+        else None
+    )
+    return json_response(
+        f.status,
+        {
+            "error": {
+                "code": f.status,
+                "message": f.message,
+                "errors": [{"domain": domain, "reason": f.code, "message": f.message}],
+            }
+        },
+        headers=headers,
+    )
 
 
 def _tt(code: str, status: int, action: str, message: str, **kw: Any) -> Fault:
@@ -123,42 +147,107 @@ def _yt(code: str, status: int, action: str, message: str, **kw: Any) -> Fault:
 TIKTOK = [  # section 1, the `error.code` table by HTTP status (the caps' action from the fail_reason table)
     _tt("invalid_param", 400, "permanent", "The request parameters are invalid."),
     _tt("invalid_params", 400, "permanent", "The request parameters are invalid."),
-    _tt("app_version_check_failed", 400, "permanent", "The user's TikTok app version does not support drafts."),
+    _tt(
+        "app_version_check_failed", 400, "permanent", "The user's TikTok app version does not support drafts."
+    ),
     _tt("invalid_publish_id", 400, "permanent", "The publish_id does not exist."),
-    _tt("token_not_authorized_for_specified_publish_id", 400, "permanent",
-        "The access token is not authorized for this publish_id."),
+    _tt(
+        "token_not_authorized_for_specified_publish_id",
+        400,
+        "permanent",
+        "The access token is not authorized for this publish_id.",
+    ),
     _tt("publish_not_cancellable", 400, "permanent", "The publish is no longer cancellable."),
     _tt("access_token_invalid", 401, "reauth", "The access token is invalid or not found in the request."),
-    _tt("scope_not_authorized", 401, "reauth", "The user did not authorize the scope required for this endpoint."),
-    _tt("spam_risk_too_many_posts", 403, "wait", "The daily post cap from the API is reached for this creator."),
+    _tt(
+        "scope_not_authorized",
+        401,
+        "reauth",
+        "The user did not authorize the scope required for this endpoint.",
+    ),
+    _tt(
+        "spam_risk_too_many_posts",
+        403,
+        "wait",
+        "The daily post cap from the API is reached for this creator.",
+    ),
     _tt("spam_risk_user_banned_from_posting", 403, "permanent", "The user is banned from making new posts."),
-    _tt("spam_risk_too_many_pending_share", 403, "wait",
-        "The daily cap of pending shares (5 in 24 hours) is reached for this creator."),
-    _tt("reached_active_user_cap", 403, "wait", "The daily quota of active publishing users of the client is "
-        "reached."),
-    _tt("unaudited_client_can_only_post_to_private_accounts", 403, "permanent",
-        "Unaudited clients can only post to a private account."),
-    _tt("url_ownership_unverified", 403, "permanent", "The URL's domain or prefix is not verified for the app."),
-    _tt("privacy_level_option_mismatch", 403, "permanent",
-        "privacy_level is not one of the creator's privacy_level_options."),
+    _tt(
+        "spam_risk_too_many_pending_share",
+        403,
+        "wait",
+        "The daily cap of pending shares (5 in 24 hours) is reached for this creator.",
+    ),
+    _tt(
+        "reached_active_user_cap",
+        403,
+        "wait",
+        "The daily quota of active publishing users of the client is reached.",
+    ),
+    _tt(
+        "unaudited_client_can_only_post_to_private_accounts",
+        403,
+        "permanent",
+        "Unaudited clients can only post to a private account.",
+    ),
+    _tt(
+        "url_ownership_unverified",
+        403,
+        "permanent",
+        "The URL's domain or prefix is not verified for the app.",
+    ),
+    _tt(
+        "privacy_level_option_mismatch",
+        403,
+        "permanent",
+        "privacy_level is not one of the creator's privacy_level_options.",
+    ),
     _tt("rate_limit_exceeded", 429, "wait", "The API rate limit was exceeded. Please try again later."),
     _tt("internal_error", 500, "retry", "Something went wrong on TikTok's side. Please try again later."),
 ]
 
 INSTAGRAM = [  # section 2, the code / subcode table (error body as Facebook's)
     _g("-2/2207003", 400, "retry", "It took too long to download the media.", transient=True),
-    _g("-2/2207020", 400, "retry", "The media you are trying to access has expired. Please try to upload again."),
-    _g("-1/2207001", 500, "retry", "An unexpected error has occurred. Please retry your request later.",
-       transient=True),
+    _g(
+        "-2/2207020",
+        400,
+        "retry",
+        "The media you are trying to access has expired. Please try to upload again.",
+    ),
+    _g(
+        "-1/2207001",
+        500,
+        "retry",
+        "An unexpected error has occurred. Please retry your request later.",
+        transient=True,
+    ),
     _g("-1/2207032", 400, "retry", "Failed to create the media container. Please try again."),
     _g("-1/2207053", 400, "retry", "An unknown error occurred during the upload. Please try again."),
-    _g("4/2207051", 400, "permanent", "We restrict certain activity to protect our community (action blocked as "
-       "spam)."),
-    _g("9/2207042", 400, "wait", "You have reached the maximum number of posts allowed in 24 hours "
-       "(content_publishing_limit)."),
+    _g(
+        "4/2207051",
+        400,
+        "permanent",
+        "We restrict certain activity to protect our community (action blocked as spam).",
+    ),
+    _g(
+        "9/2207042",
+        400,
+        "wait",
+        "You have reached the maximum number of posts allowed in 24 hours (content_publishing_limit).",
+    ),
     _g("24/2207006", 400, "retry", "The media with the given id was not found. Please try again."),
-    _g("24/2207008", 400, "retry", "The media builder has expired. Please try again in 30 seconds to 2 minutes."),
-    _g("25/2207050", 400, "permanent", "The Instagram account is restricted: the user must fix it in the app."),
+    _g(
+        "24/2207008",
+        400,
+        "retry",
+        "The media builder has expired. Please try again in 30 seconds to 2 minutes.",
+    ),
+    _g(
+        "25/2207050",
+        400,
+        "permanent",
+        "The Instagram account is restricted: the user must fix it in the app.",
+    ),
     _g("100/2207023", 400, "permanent", "The media type is unknown."),
     _g("100/2207028", 400, "permanent", "A carousel needs 2 to 10 children."),
     _g("9004/2207052", 400, "permanent", "The media could not be fetched from this URI."),
@@ -177,13 +266,24 @@ FACEBOOK = [  # section 3: the retriable and permanent codes (32 and 613 from th
     _g("32", 400, "wait", "(#32) Page request limit reached", transient=True),
     _g("613", 400, "wait", "(#613) Calls to this api have exceeded the rate limit.", transient=True),
     _g("341", 400, "retry", "(#341) Application limit reached: temporary", transient=True),
-    _g("368", 400, "retry", "(#368) The action attempted has been deemed abusive or is otherwise disallowed "
-       "(temporarily blocked)", transient=True),
+    _g(
+        "368",
+        400,
+        "retry",
+        "(#368) The action attempted has been deemed abusive or is otherwise disallowed "
+        "(temporarily blocked)",
+        transient=True,
+    ),
     _g("190", 400, "reauth", "Invalid OAuth access token - Cannot parse access token"),
     _g("190/458", 400, "reauth", "Error validating access token: The user has not authorized application."),
     _g("190/459", 400, "reauth", "Error validating access token: The user is checkpointed."),
-    _g("190/460", 400, "reauth", "Error validating access token: The session has been invalidated because the "
-       "user changed their password."),
+    _g(
+        "190/460",
+        400,
+        "reauth",
+        "Error validating access token: The session has been invalidated because the "
+        "user changed their password.",
+    ),
     _g("190/463", 400, "reauth", "Error validating access token: Session has expired."),
     _g("190/464", 400, "reauth", "Error validating access token: The user is not a confirmed user."),
     _g("190/467", 400, "reauth", "Error validating access token: The access token is invalid."),
@@ -198,19 +298,36 @@ FACEBOOK = [  # section 3: the retriable and permanent codes (32 and 613 from th
 LINKEDIN = [  # section 4: the statuses and serviceErrorCodes (the expired/revoked 401s from docs/sandbox.md)
     _li("INVALID_ACCESS_TOKEN", 401, "reauth", "Invalid access token"),
     _li("EXPIRED_ACCESS_TOKEN", 401, "reauth", "The token used in the request has expired", extra=True),
-    _li("REVOKED_ACCESS_TOKEN", 401, "reauth", "The token used in the request has been revoked by the user",
-        extra=True),
-    _li("VERSION_MISSING", 400, "permanent", "A version must be present. Please specify a version by adding the "
-        "LinkedIn-Version header."),
+    _li(
+        "REVOKED_ACCESS_TOKEN",
+        401,
+        "reauth",
+        "The token used in the request has been revoked by the user",
+        extra=True,
+    ),
+    _li(
+        "VERSION_MISSING",
+        400,
+        "permanent",
+        "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+    ),
     _li("NONEXISTENT_VERSION", 426, "permanent", "Requested version 20990101 is not active"),
-    _li("ACCESS_DENIED", 403, "permanent", "Not enough permissions to access: partnerApiPostsExternal.CREATE"),
-    _li("TOO_MANY_REQUESTS", 429, "wait", "Resource level throttle APPLICATION DAY limit for calls to this "
-        "resource is reached."),
+    _li(
+        "ACCESS_DENIED", 403, "permanent", "Not enough permissions to access: partnerApiPostsExternal.CREATE"
+    ),
+    _li(
+        "TOO_MANY_REQUESTS",
+        429,
+        "wait",
+        "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.",
+    ),
     _li("INTERNAL_SERVER_ERROR", 500, "retry", "Internal Server Error", extra=True),
 ]
 
 YOUTUBE = [  # section 5: the error reasons
-    _yt("quotaExceeded", 403, "wait", "The request cannot be completed because you have exceeded your quota."),
+    _yt(
+        "quotaExceeded", 403, "wait", "The request cannot be completed because you have exceeded your quota."
+    ),
     _yt("uploadLimitExceeded", 400, "wait", "The user has exceeded the number of videos they may upload."),
     _yt("forbidden", 403, "permanent", "The request is not properly authorized to upload this video."),
     _yt("authError", 401, "reauth", "Request had invalid authentication credentials.", extra=True),
@@ -276,12 +393,16 @@ def errors_settings(platform: str) -> dict[str, Any]:
     _check_platform(platform)
     row = SandboxSetting.get_or_none(SandboxSetting.key == _key(platform))
     armed = list((row.value or {}).get("armed") or []) if row else []
-    return {"armed": armed, "endpoints": sorted(ENDPOINTS[platform]),
-            "codes": {code: f.public() for code, f in CATALOGUE[platform].items()}}
+    return {
+        "armed": armed,
+        "endpoints": sorted(ENDPOINTS[platform]),
+        "codes": {code: f.public() for code, f in CATALOGUE[platform].items()},
+    }
 
 
-def configure_errors(platform: str, code: str | None = None, *, times: int = 1, path: str | None = None,
-                     reset: bool = False) -> dict[str, Any]:
+def configure_errors(
+    platform: str, code: str | None = None, *, times: int = 1, path: str | None = None, reset: bool = False
+) -> dict[str, Any]:
     """Arm `code` (NETWORKS.md's name) for the next `times` calls matching `path` (an endpoint name of ENDPOINTS,
     default "publish", or a regular expression searched in the request path). reset=True first disarms
     everything (alone: just that). Raises ValueError for an unknown code (naming the known ones), a bad `times` or
@@ -289,7 +410,9 @@ def configure_errors(platform: str, code: str | None = None, *, times: int = 1, 
     _check_platform(platform)
     if code is not None:
         if code not in CATALOGUE[platform]:
-            raise ValueError(f"unknown {platform} error code {code!r}: one of {', '.join(CATALOGUE[platform])}")
+            raise ValueError(
+                f"unknown {platform} error code {code!r}: one of {', '.join(CATALOGUE[platform])}"
+            )
         if isinstance(times, bool) or not isinstance(times, int) or not 1 <= times <= MAX_TIMES:
             raise ValueError(f"times: an integer from 1 to {MAX_TIMES}")
         if path is not None:
@@ -299,8 +422,10 @@ def configure_errors(platform: str, code: str | None = None, *, times: int = 1, 
                 try:
                     re.compile(path)
                 except re.error as exc:
-                    raise ValueError(f"path: not an endpoint name ({', '.join(sorted(ENDPOINTS[platform]))}) "
-                                     f"nor a valid regular expression ({exc})") from None
+                    raise ValueError(
+                        f"path: not an endpoint name ({', '.join(sorted(ENDPOINTS[platform]))}) "
+                        f"nor a valid regular expression ({exc})"
+                    ) from None
     elif not reset:
         raise ValueError("give a code to arm (or reset)")
     key = _key(platform)
@@ -371,8 +496,18 @@ def control(platform: str, method: str, body: Any) -> httpx.Response:
     try:
         if unknown:
             raise ValueError(f"unknown field(s) {', '.join(sorted(unknown))}: code, times, path, reset")
-        return json_response(200, configure_errors(platform, body.get("code"), times=body.get("times", 1),
-                                                   path=body.get("path"), reset=bool(body.get("reset", False))))
+        return json_response(
+            200,
+            configure_errors(
+                platform,
+                body.get("code"),
+                times=body.get("times", 1),
+                path=body.get("path"),
+                reset=bool(body.get("reset", False)),
+            ),
+        )
     except ValueError as exc:
-        return json_response(400, {"error": "invalid_request", "error_description": str(exc),
-                                   "codes": sorted(CATALOGUE[platform])})
+        return json_response(
+            400,
+            {"error": "invalid_request", "error_description": str(exc), "codes": sorted(CATALOGUE[platform])},
+        )

@@ -68,16 +68,23 @@ class FacebookEmulator(GraphEmulator):
 
     def _create(self, request: Request, page: str, mode: str) -> httpx.Response:
         fields, files = multipart(request)
-        request.params.update(fields)  # a multipart body's fields count as form fields (access_token among them)
+        request.params.update(
+            fields
+        )  # a multipart body's fields count as form fields (access_token among them)
         acc = self.auth(request, page)
         if isinstance(acc, httpx.Response):
             return acc
         p = request.params
         source = files.get("source") if mode != "feed" else None
         if acc.behaviour == "fail-permanent":
-            return graph_error(400, 190, "Error validating access token: The session has been invalidated because "
-                               "the user changed their password or Facebook has changed the session for security "
-                               "reasons.", subcode=460)
+            return graph_error(
+                400,
+                190,
+                "Error validating access token: The session has been invalidated because "
+                "the user changed their password or Facebook has changed the session for security "
+                "reasons.",
+                subcode=460,
+            )
         text = str(p.get("message") or p.get("caption") or p.get("description") or "")
         media_url = p.get("url") if mode == "photo" else p.get("file_url") if mode == "video" else None
         if mode == "feed" and not text and not p.get("link"):
@@ -87,9 +94,15 @@ class FacebookEmulator(GraphEmulator):
             refused = self._check_source(mode, source[2])
             if refused:
                 return refused
-        elif mode != "feed" and not (isinstance(media_url, str) and media_url.startswith(("https://", "http://"))):
-            return graph_error(400, 100, f"(#100) Invalid parameter: {'url' if mode == 'photo' else 'file_url'} "
-                               "(or a multipart source file) must be a public http(s) URL")
+        elif mode != "feed" and not (
+            isinstance(media_url, str) and media_url.startswith(("https://", "http://"))
+        ):
+            return graph_error(
+                400,
+                100,
+                f"(#100) Invalid parameter: {'url' if mode == 'photo' else 'file_url'} "
+                "(or a multipart source file) must be a public http(s) URL",
+            )
         if str(p.get("published", "true")).lower() == "false" and mode == "feed":
             return graph_error(400, 100, "(#100) Unpublished posts are not emulated by the sandbox")
         blocked = self.behaviour_error(acc)
@@ -112,10 +125,24 @@ class FacebookEmulator(GraphEmulator):
             body = {"id": post_id}
         data: dict[str, Any] = {"link": p.get("link")} if p.get("link") else {}
         if source is not None:
-            data["received"] = {"bytes": len(source[2]), "sha256": hashlib.sha256(source[2]).hexdigest(),
-                                "filename": source[0], "content_type": source[1]}
-        new_item(PLATFORM, acc, "post", post_id, mode=mode, text=text, media=[media_url] if media_url else [],
-                 data=data, post_id=obj, url=url)
+            data["received"] = {
+                "bytes": len(source[2]),
+                "sha256": hashlib.sha256(source[2]).hexdigest(),
+                "filename": source[0],
+                "content_type": source[1],
+            }
+        new_item(
+            PLATFORM,
+            acc,
+            "post",
+            post_id,
+            mode=mode,
+            text=text,
+            media=[media_url] if media_url else [],
+            data=data,
+            post_id=obj,
+            url=url,
+        )
         return json_response(200, body)
 
     @staticmethod
@@ -125,9 +152,15 @@ class FacebookEmulator(GraphEmulator):
             return graph_error(400, 324, "(#324) Requires upload file")
         if mode == "photo" and not content.startswith(IMAGE_MAGIC) and content[8:12] != b"WEBP":
             return graph_error(400, 324, "(#324) Missing or invalid image file")
-        if mode == "video" and content[4:8] != b"ftyp" and not content.startswith(b"\x1a\x45\xdf\xa3") \
-                and content[:4] != b"RIFF":
-            return graph_error(400, 352, "Sorry, the video file you selected is in a format that we don't support.")
+        if (
+            mode == "video"
+            and content[4:8] != b"ftyp"
+            and not content.startswith(b"\x1a\x45\xdf\xa3")
+            and content[:4] != b"RIFF"
+        ):
+            return graph_error(
+                400, 352, "Sorry, the video file you selected is in a format that we don't support."
+            )
         return None
 
     def feed(self, request: Request, page: str) -> httpx.Response:
@@ -149,10 +182,22 @@ class FacebookEmulator(GraphEmulator):
             return acc
         item = self._find(obj)
         if item is None or item.account_id != acc.id or item.state == "deleted":
-            return graph_error(400, 100, f"Unsupported get request. Object with ID '{obj}' does not exist, cannot be "
-                               "loaded due to missing permissions, or does not support this operation", subcode=33)
-        return json_response(200, {"id": obj, "permalink_url": item.url, "message": item.text,
-                                  "created_time": fb_time(item.created_at)})
+            return graph_error(
+                400,
+                100,
+                f"Unsupported get request. Object with ID '{obj}' does not exist, cannot be "
+                "loaded due to missing permissions, or does not support this operation",
+                subcode=33,
+            )
+        return json_response(
+            200,
+            {
+                "id": obj,
+                "permalink_url": item.url,
+                "message": item.text,
+                "created_time": fb_time(item.created_at),
+            },
+        )
 
     def delete_object(self, request: Request, obj: str) -> httpx.Response:
         acc = self.auth(request)
@@ -170,16 +215,29 @@ class FacebookEmulator(GraphEmulator):
         acc = self.auth(request, page)
         if isinstance(acc, httpx.Response):
             return acc
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
-                                           & (SandboxItem.kind == "post") & (SandboxItem.state != "deleted"))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "post")
+            & (SandboxItem.state != "deleted")
+        )
         rows, paging = self.graph_page(request, query, request.url.path.split("/v21.0", 1)[-1])
-        data = [{"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
-                for it in rows]
+        data = [
+            {"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
+            for it in rows
+        ]
         return json_response(200, {"data": data, "paging": paging})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post" or item.state == "deleted":
             return None
         ext = item.post_id if item.mode == "video" else item.id  # a video is known by its video id
-        return {"external_id": ext, "url": item.url, "status": "published", "kind": item.mode,
-                "text": item.text, "title": None, "media": list(item.media or [])}
+        return {
+            "external_id": ext,
+            "url": item.url,
+            "status": "published",
+            "kind": item.mode,
+            "text": item.text,
+            "title": None,
+            "media": list(item.media or []),
+        }

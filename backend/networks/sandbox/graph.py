@@ -29,11 +29,23 @@ def fb_time(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S+0000")
 
 
-def graph_error(status: int, code: int, message: str, *, subcode: int | None = None, transient: bool | None = None,
-                user_title: str | None = None, user_msg: str | None = None,
-                headers: dict[str, str] | None = None) -> httpx.Response:
-    err: dict[str, Any] = {"message": message, "type": "OAuthException", "code": code,
-                           "fbtrace_id": "A" + b64url(22)}
+def graph_error(
+    status: int,
+    code: int,
+    message: str,
+    *,
+    subcode: int | None = None,
+    transient: bool | None = None,
+    user_title: str | None = None,
+    user_msg: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    err: dict[str, Any] = {
+        "message": message,
+        "type": "OAuthException",
+        "code": code,
+        "fbtrace_id": "A" + b64url(22),
+    }
     if subcode is not None:
         err["error_subcode"] = subcode
     if transient is not None:
@@ -46,8 +58,17 @@ def graph_error(status: int, code: int, message: str, *, subcode: int | None = N
 
 
 def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
-    value = {object_id: [{"type": kind, "call_count": 100, "total_cputime": 100, "total_time": 100,
-                          "estimated_time_to_regain_access": minutes}]}
+    value = {
+        object_id: [
+            {
+                "type": kind,
+                "call_count": 100,
+                "total_cputime": 100,
+                "total_time": 100,
+                "estimated_time_to_regain_access": minutes,
+            }
+        ]
+    }
     return {"X-Business-Use-Case-Usage": json.dumps(value)}
 
 
@@ -57,7 +78,7 @@ class GraphEmulator(Emulator):
     def path_of(self, request: Request) -> str:
         path = request.url.path
         m = VERSION.match(path)  # VERSION.sub("", path): the pattern is anchored, at most one match
-        return path[m.end():] if m else path
+        return path[m.end() :] if m else path
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
@@ -70,12 +91,20 @@ class GraphEmulator(Emulator):
             assert isinstance(self.oauth, GraphOAuth)
             return self.oauth.api_error(found.problem)
         if found.kind == "user" and self.platform == "facebook":  # acting as a Page takes the Page's token
-            return graph_error(403, 200, "(#200) The permission(s) pages_manage_posts are not available: a Page "
-                               "access token is required (GET /me/accounts)")
+            return graph_error(
+                403,
+                200,
+                "(#200) The permission(s) pages_manage_posts are not available: a Page "
+                "access token is required (GET /me/accounts)",
+            )
         if owner_id is not None and owner_id != acc.external_id:
-            return graph_error(403, 200, "(#200) The user hasn't authorized the application to perform this action"
-                               if self.platform == "facebook" else
-                               "(#10) Application does not have permission for this action")
+            return graph_error(
+                403,
+                200,
+                "(#200) The user hasn't authorized the application to perform this action"
+                if self.platform == "facebook"
+                else "(#10) Application does not have permission for this action",
+            )
         return acc
 
     def behaviour_error(self, acc: SandboxAccount) -> httpx.Response | None:
@@ -83,16 +112,32 @@ class GraphEmulator(Emulator):
         g = gate(acc)
         if g == Gate.RETRIABLE:
             if self.platform == "instagram":
-                return graph_error(500, -1, "An unexpected error has occurred. Please retry your request later.",
-                                   subcode=2207001, transient=True, user_title="Server error",
-                                   user_msg="Please try again later.")
+                return graph_error(
+                    500,
+                    -1,
+                    "An unexpected error has occurred. Please retry your request later.",
+                    subcode=2207001,
+                    transient=True,
+                    user_title="Server error",
+                    user_msg="Please try again later.",
+                )
             return graph_error(503, 2, "Service temporarily unavailable", transient=True)
         if g == Gate.RATE:
             if self.platform == "instagram":
-                return graph_error(400, 4, "Application request limit reached", transient=True,
-                                   headers=usage_header(acc.external_id, "instagram", 5))
-            return graph_error(400, 32, "Page request limit reached", transient=True,
-                               headers=usage_header(acc.external_id, "pages", 5))
+                return graph_error(
+                    400,
+                    4,
+                    "Application request limit reached",
+                    transient=True,
+                    headers=usage_header(acc.external_id, "instagram", 5),
+                )
+            return graph_error(
+                400,
+                32,
+                "Page request limit reached",
+                transient=True,
+                headers=usage_header(acc.external_id, "pages", 5),
+            )
         return None
 
     def graph_page(self, request: Request, query: Any, path: str) -> tuple[list[SandboxItem], dict[str, Any]]:

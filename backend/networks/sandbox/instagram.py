@@ -72,7 +72,11 @@ class InstagramEmulator(GraphEmulator):
                 return graph_error(400, 100, "The carousel needs 2 to 10 children.", subcode=2207028)
             for cid in children:
                 child = get_item(cid, PLATFORM)
-                if child is None or child.account_id != acc.id or child.mode not in ("IMAGE:item", "VIDEO:item"):
+                if (
+                    child is None
+                    or child.account_id != acc.id
+                    or child.mode not in ("IMAGE:item", "VIDEO:item")
+                ):
                     return graph_error(400, 100, f"(#100) Invalid carousel child {cid}", subcode=2207028)
                 if self.container_status(child)[0] != "FINISHED":
                     return graph_error(400, 9007, "Media ID is not available", subcode=2207027)
@@ -81,15 +85,18 @@ class InstagramEmulator(GraphEmulator):
         elif media_type in ("IMAGE",):
             url = p.get("image_url")
             if not (isinstance(url, str) and url.startswith(("https://", "http://"))):
-                return graph_error(400, 9004, "Only photo or video can be accepted as media type.", subcode=2207052)
+                return graph_error(
+                    400, 9004, "Only photo or video can be accepted as media type.", subcode=2207052
+                )
             media, processing = [url], self.processing_s(acc, 0.2)
         elif media_type in ("REELS", "VIDEO", "STORIES"):
             url = p.get("video_url")
             if not (isinstance(url, str) and url.startswith(("https://", "http://"))):
                 return graph_error(400, 9004, "The video URL cannot be fetched.", subcode=2207052)
             if media_type == "VIDEO" and not is_item:
-                return graph_error(400, 100, "The media type VIDEO is only for carousel items; use REELS.",
-                                   subcode=2207023)
+                return graph_error(
+                    400, 100, "The media type VIDEO is only for carousel items; use REELS.", subcode=2207023
+                )
             media, processing = [url], self.processing_s(acc)
         else:
             return graph_error(400, 100, f"Unknown media type {media_type}.", subcode=2207023)
@@ -98,8 +105,18 @@ class InstagramEmulator(GraphEmulator):
             outcome = "2207026" if media_type != "IMAGE" else "2207009"
         kind_mode = ("IMAGE" if media_type == "IMAGE" else "VIDEO") + ":item" if is_item else media_type
         cid = digits(17, "1")
-        new_item(PLATFORM, acc, "container", cid, processing_s=processing, mode=kind_mode, text=caption,
-                 media=media, data={"children": children, "share_to_feed": p.get("share_to_feed")}, outcome=outcome)
+        new_item(
+            PLATFORM,
+            acc,
+            "container",
+            cid,
+            processing_s=processing,
+            mode=kind_mode,
+            text=caption,
+            media=media,
+            data={"children": children, "share_to_feed": p.get("share_to_feed")},
+            outcome=outcome,
+        )
         return json_response(200, {"id": cid})
 
     def media_publish(self, request: Request, user: str) -> httpx.Response:
@@ -122,8 +139,13 @@ class InstagramEmulator(GraphEmulator):
         if status == "ERROR":
             return graph_error(400, -1, "The container failed to upload.", subcode=2207032)
         if status != "FINISHED":
-            return graph_error(400, 9007, "Media ID is not available", subcode=2207027,
-                               user_msg="The media is not ready for publishing, please wait for a moment")
+            return graph_error(
+                400,
+                9007,
+                "Media ID is not available",
+                subcode=2207027,
+                user_msg="The media is not ready for publishing, please wait for a moment",
+            )
         blocked = self.behaviour_error(acc)
         if blocked:
             return blocked
@@ -141,14 +163,27 @@ class InstagramEmulator(GraphEmulator):
             if fresh is not None and fresh.state == "published":
                 return graph_error(400, 100, "(#100) This container has already been published")
             if self.config.limits and self._quota_used(acc, cap) >= cap:
-                return graph_error(400, 9, "Application request limit reached", subcode=2207042,
-                                   user_title="Max posts reached",
-                                   user_msg="The maximum number of posts that were allowed to be published has "
-                                            "been reached.")
+                return graph_error(
+                    400,
+                    9,
+                    "Application request limit reached",
+                    subcode=2207042,
+                    user_title="Max posts reached",
+                    user_msg="The maximum number of posts that were allowed to be published has "
+                    "been reached.",
+                )
             update_item(item.id, state="published", post_id=media_id)
-            new_item(PLATFORM, acc, "media", media_id, mode=item.mode, text=item.text, media=media,
-                     data={"container": item.id, "shortcode": shortcode},
-                     url=f"https://www.instagram.com/{path}/{shortcode}/")
+            new_item(
+                PLATFORM,
+                acc,
+                "media",
+                media_id,
+                mode=item.mode,
+                text=item.text,
+                media=media,
+                data={"container": item.id, "shortcode": shortcode},
+                url=f"https://www.instagram.com/{path}/{shortcode}/",
+            )
         return json_response(200, {"id": media_id})
 
     def get_object(self, request: Request, obj: str) -> httpx.Response:
@@ -157,37 +192,77 @@ class InstagramEmulator(GraphEmulator):
             return acc
         item = get_item(obj, PLATFORM)
         if item is None or item.account_id != acc.id:
-            return graph_error(400, 100, f"Unsupported get request. Object with ID '{obj}' does not exist",
-                               subcode=33)
+            return graph_error(
+                400, 100, f"Unsupported get request. Object with ID '{obj}' does not exist", subcode=33
+            )
         if item.kind == "container":
             code, status = self.container_status(item)
             return json_response(200, {"status_code": code, "status": status, "id": obj})
         product = "REELS" if item.mode == "REELS" else "FEED"
-        return json_response(200, {"id": obj, "permalink": item.url, "media_product_type": product,
-                                  "caption": item.text, "timestamp": fb_time(item.created_at)})
+        return json_response(
+            200,
+            {
+                "id": obj,
+                "permalink": item.url,
+                "media_product_type": product,
+                "caption": item.text,
+                "timestamp": fb_time(item.created_at),
+            },
+        )
 
     def list_media(self, request: Request, user: str) -> httpx.Response:
         """/{ig-user}/media: the account's media, newest first, in pages (`limit`, `after`)."""
         acc = self.auth(request, user)
         if isinstance(acc, httpx.Response):
             return acc
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
-                                           & (SandboxItem.kind == "media"))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "media")
+        )
         rows, paging = self.graph_page(request, query, f"/{user}/media")
-        return json_response(200, {"data": [
-            {"id": it.id, "caption": it.text, "timestamp": fb_time(it.created_at), "permalink": it.url}
-            for it in rows], "paging": paging})
+        return json_response(
+            200,
+            {
+                "data": [
+                    {
+                        "id": it.id,
+                        "caption": it.text,
+                        "timestamp": fb_time(it.created_at),
+                        "permalink": it.url,
+                    }
+                    for it in rows
+                ],
+                "paging": paging,
+            },
+        )
 
     def publishing_limit(self, request: Request, user: str) -> httpx.Response:
         acc = self.auth(request, user)
         if isinstance(acc, httpx.Response):
             return acc
         total = self.config.instagram_daily_posts if self.config.limits else 1_000_000
-        return json_response(200, {"data": [{"quota_usage": self._quota_used(acc),
-                                            "config": {"quota_total": total, "quota_duration": 86400}}]})
+        return json_response(
+            200,
+            {
+                "data": [
+                    {
+                        "quota_usage": self._quota_used(acc),
+                        "config": {"quota_total": total, "quota_duration": 86400},
+                    }
+                ]
+            },
+        )
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "media":
             return None
-        return {"external_id": item.id, "url": item.url, "status": "published", "kind": item.mode.lower(),
-                "text": item.text, "title": None, "media": list(item.media or [])}
+        return {
+            "external_id": item.id,
+            "url": item.url,
+            "status": "published",
+            "kind": item.mode.lower(),
+            "text": item.text,
+            "title": None,
+            "media": list(item.media or []),
+        }

@@ -34,7 +34,9 @@ COMMENTARY_MAX = 3000
 MAGIC = {"image": (b"\xff\xd8\xff", b"\x89PNG", b"GIF8"), "document": (b"%PDF",), "video": ()}
 
 
-def li_error(status: int, message: str, service_code: int | None = None, code: str | None = None) -> httpx.Response:
+def li_error(
+    status: int, message: str, service_code: int | None = None, code: str | None = None
+) -> httpx.Response:
     body: dict[str, Any] = {"message": message, "status": status}
     if service_code is not None:
         body["serviceErrorCode"] = service_code
@@ -63,10 +65,17 @@ class LinkedInEmulator(Emulator):
         if versioned:
             version = request.header("linkedin-version")
             if not version:
-                return li_error(400, "A version must be present. Please specify a version by adding the "
-                                "LinkedIn-Version header.", None, "VERSION_MISSING")
+                return li_error(
+                    400,
+                    "A version must be present. Please specify a version by adding the "
+                    "LinkedIn-Version header.",
+                    None,
+                    "VERSION_MISSING",
+                )
             if not (len(version) == 6 and version.isdigit()):
-                return li_error(426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION")
+                return li_error(
+                    426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION"
+                )
         request.sandbox_account_ids = {a.id for a in auth.accounts()}  # type: ignore[attr-defined]
         return acc
 
@@ -75,8 +84,11 @@ class LinkedInEmulator(Emulator):
         """The author (or asset owner) a call acts for: with a member's grant, the member or one of the
         organisations it administers."""
         body = request.json if isinstance(request.json, dict) else {}
-        owner = (body.get("author") or (body.get("initializeUploadRequest") or {}).get("owner")
-                 or request.query.get("author"))
+        owner = (
+            body.get("author")
+            or (body.get("initializeUploadRequest") or {}).get("owner")
+            or request.query.get("author")
+        )
         return str(owner) if owner else None
 
     @staticmethod
@@ -107,17 +119,37 @@ class LinkedInEmulator(Emulator):
         upload_id = b64url(24)
         expires = int(self.now().timestamp() * 1000) + 3_600_000
         outcome = "failed" if acc.behaviour == "fail-permanent" and single == "video" else "ok"
-        new_item(PLATFORM, acc, single, urn, processing_s=self.processing_s(acc, 0.3 if single == "image" else 1.0),
-                 mode=single, data={"upload_id": upload_id, "size": req.get("fileSizeBytes")}, state="waiting",
-                 outcome=outcome, post_id=upload_id)
+        new_item(
+            PLATFORM,
+            acc,
+            single,
+            urn,
+            processing_s=self.processing_s(acc, 0.3 if single == "image" else 1.0),
+            mode=single,
+            data={"upload_id": upload_id, "size": req.get("fileSizeBytes")},
+            state="waiting",
+            outcome=outcome,
+            post_id=upload_id,
+        )
         upload_url = f"{UPLOAD_HOST}/{upload_id}"
         if kind == "videos":
             size = int(req.get("fileSizeBytes") or 0)
-            return json_response(200, {"value": {
-                "video": urn, "uploadToken": "", "uploadUrlsExpireAt": expires,
-                "uploadInstructions": [{"uploadUrl": upload_url, "firstByte": 0, "lastByte": max(0, size - 1)}]}})
-        return json_response(200, {"value": {"uploadUrlExpiresAt": expires, "uploadUrl": upload_url,
-                                            single: urn}})
+            return json_response(
+                200,
+                {
+                    "value": {
+                        "video": urn,
+                        "uploadToken": "",
+                        "uploadUrlsExpireAt": expires,
+                        "uploadInstructions": [
+                            {"uploadUrl": upload_url, "firstByte": 0, "lastByte": max(0, size - 1)}
+                        ],
+                    }
+                },
+            )
+        return json_response(
+            200, {"value": {"uploadUrlExpiresAt": expires, "uploadUrl": upload_url, single: urn}}
+        )
 
     def upload(self, request: Request, upload: str) -> httpx.Response:
         acc = self._auth(request, versioned=False)
@@ -130,7 +162,12 @@ class LinkedInEmulator(Emulator):
         if not request.content or (magic and not request.content.startswith(magic)):
             return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
         state = "uploading" if item.kind == "video" else "uploaded"
-        update_item(item.id, state=state, started_at=self.now(), data={**(item.data or {}), "bytes": len(request.content)})
+        update_item(
+            item.id,
+            state=state,
+            started_at=self.now(),
+            data={**(item.data or {}), "bytes": len(request.content)},
+        )
         headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
         return empty_response(201 if item.kind != "video" else 200, headers=headers)
 
@@ -162,14 +199,20 @@ class LinkedInEmulator(Emulator):
         if body is None:
             return li_error(400, "The request body is not valid JSON")
         if body.get("author") != acc.external_id:
-            return li_error(403, "Not enough permissions to access: partnerApiPostsExternal.CREATE", 100,
-                            "ACCESS_DENIED")
+            return li_error(
+                403, "Not enough permissions to access: partnerApiPostsExternal.CREATE", 100, "ACCESS_DENIED"
+            )
         commentary = str(body.get("commentary") or "")
         if len(commentary) > COMMENTARY_MAX * 2:
             return li_error(422, "commentary is too long", 100)
-        if body.get("lifecycleState") != "PUBLISHED" or body.get("visibility") not in ("PUBLIC", "CONNECTIONS",
-                                                                                       "LOGGED_IN"):
-            return li_error(422, "lifecycleState must be PUBLISHED and visibility PUBLIC, CONNECTIONS or LOGGED_IN")
+        if body.get("lifecycleState") != "PUBLISHED" or body.get("visibility") not in (
+            "PUBLIC",
+            "CONNECTIONS",
+            "LOGGED_IN",
+        ):
+            return li_error(
+                422, "lifecycleState must be PUBLISHED and visibility PUBLIC, CONNECTIONS or LOGGED_IN"
+            )
         media = (body.get("content") or {}).get("media") or {}
         asset = None
         if media:
@@ -179,8 +222,12 @@ class LinkedInEmulator(Emulator):
             if self.asset_status(asset) != "AVAILABLE":
                 return li_error(400, f"Media {asset.id} is not AVAILABLE", 100)
         if acc.behaviour == "fail-permanent":
-            return li_error(403, "Not enough permissions to access: partnerApiPostsExternal.CREATE.20250601", 100,
-                            "ACCESS_DENIED")
+            return li_error(
+                403,
+                "Not enough permissions to access: partnerApiPostsExternal.CREATE.20250601",
+                100,
+                "ACCESS_DENIED",
+            )
         g = gate(acc)
         if g == Gate.RETRIABLE:
             return li_error(500, "Internal Server Error")
@@ -191,15 +238,26 @@ class LinkedInEmulator(Emulator):
             cap = self.config.linkedin_daily_posts
             if self.config.limits and self.count_since(acc, ("post",), 86400, limit=cap) >= cap:
                 return self._throttled()
-            new_item(PLATFORM, acc, "post", urn, mode=asset.kind if asset else "text", text=commentary,
-                     title=str(media.get("title") or ""), media=[asset.id] if asset else [],
-                     data={"visibility": body["visibility"]}, url=f"https://www.linkedin.com/feed/update/{urn}/")
+            new_item(
+                PLATFORM,
+                acc,
+                "post",
+                urn,
+                mode=asset.kind if asset else "text",
+                text=commentary,
+                title=str(media.get("title") or ""),
+                media=[asset.id] if asset else [],
+                data={"visibility": body["visibility"]},
+                url=f"https://www.linkedin.com/feed/update/{urn}/",
+            )
         return empty_response(201, headers={"x-restli-id": urn, "x-linkedin-id": urn})
 
     @staticmethod
     def _throttled() -> httpx.Response:
-        return li_error(429, "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this resource "
-                        "is reached.")
+        return li_error(
+            429,
+            "Resource level throttle APPLICATION_AND_MEMBER DAY limit for calls to this resource is reached.",
+        )
 
     def find_posts(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -212,21 +270,49 @@ class LinkedInEmulator(Emulator):
             start = max(0, int(request.query.get("start") or 0))
         except ValueError:
             return li_error(400, "start and count must be integers", 100)
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
-                                           & (SandboxItem.kind == "post"))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "post")
+        )
         rows, more = page_at(query, start, count)
         paging: dict[str, Any] = {"start": start, "count": count, "links": []}
         if more:
-            paging["links"].append({"rel": "next", "type": "application/json",
-                                    "href": f"/rest/posts?author={request.query.get('author')}&q=author"
-                                            f"&start={start + count}&count={count}"})
-        return json_response(200, {"elements": [
-            {"id": it.id, "author": acc.external_id, "commentary": it.text, "lifecycleState": "PUBLISHED",
-             "visibility": (it.data or {}).get("visibility", "PUBLIC"),
-             "createdAt": int(it.created_at.timestamp() * 1000)} for it in rows], "paging": paging})
+            paging["links"].append(
+                {
+                    "rel": "next",
+                    "type": "application/json",
+                    "href": f"/rest/posts?author={request.query.get('author')}&q=author"
+                    f"&start={start + count}&count={count}",
+                }
+            )
+        return json_response(
+            200,
+            {
+                "elements": [
+                    {
+                        "id": it.id,
+                        "author": acc.external_id,
+                        "commentary": it.text,
+                        "lifecycleState": "PUBLISHED",
+                        "visibility": (it.data or {}).get("visibility", "PUBLIC"),
+                        "createdAt": int(it.created_at.timestamp() * 1000),
+                    }
+                    for it in rows
+                ],
+                "paging": paging,
+            },
+        )
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "post":
             return None
-        return {"external_id": item.id, "url": item.url, "status": "published", "kind": item.mode,
-                "text": item.text, "title": item.title or None, "media": list(item.media or [])}
+        return {
+            "external_id": item.id,
+            "url": item.url,
+            "status": "published",
+            "kind": item.mode,
+            "text": item.text,
+            "title": item.title or None,
+            "media": list(item.media or []),
+        }

@@ -85,8 +85,10 @@ def configure_oauth(platform: str, **changes: Any) -> dict[str, Any]:
     allowed = set(COMMON) | set(DEFAULTS[platform])
     unknown = set(changes) - allowed
     if unknown:
-        raise ValueError(f"unknown OAuth switch(es) for {platform}: {', '.join(sorted(unknown))}; "
-                         f"one of {', '.join(sorted(allowed))}")
+        raise ValueError(
+            f"unknown OAuth switch(es) for {platform}: {', '.join(sorted(unknown))}; "
+            f"one of {', '.join(sorted(allowed))}"
+        )
     if changes.get("token_failure") not in TOKEN_FAILURES:
         raise ValueError("token_failure: null, invalid_grant or server_error")
     if changes.get("consent", "grant") not in ("grant", "deny"):
@@ -115,11 +117,27 @@ def _seconds_left(at: datetime | None, default: int = 0) -> int:
 
 
 # --- credentials ---------------------------------------------------------------------------------------------
-def _store(platform: str, token: str, kind: str, *, grant_id: str | None = None, account_id: str | None = None,
-           expires_at: datetime | None = None, data: dict[str, Any] | None = None) -> str:
+def _store(
+    platform: str,
+    token: str,
+    kind: str,
+    *,
+    grant_id: str | None = None,
+    account_id: str | None = None,
+    expires_at: datetime | None = None,
+    data: dict[str, Any] | None = None,
+) -> str:
     with write():
-        SandboxToken.create(id=token_hash(token), platform=platform, grant_id=grant_id, kind=kind,
-                            account_id=account_id, expires_at=expires_at, data=data or {}, created_at=now())
+        SandboxToken.create(
+            id=token_hash(token),
+            platform=platform,
+            grant_id=grant_id,
+            kind=kind,
+            account_id=account_id,
+            expires_at=expires_at,
+            data=data or {},
+            created_at=now(),
+        )
     return token
 
 
@@ -198,10 +216,18 @@ def _mortal(acc: SandboxAccount, state: str, expires_at: datetime | None) -> Non
     row = SandboxToken.get_or_none((SandboxToken.kind == "account") & (SandboxToken.account_id == acc.id))
     with write():
         if row is None:
-            SandboxToken.create(id=acc.token_hash, platform=acc.platform, kind="account", account_id=acc.id,
-                                expires_at=expires_at, state=state, created_at=now())
+            SandboxToken.create(
+                id=acc.token_hash,
+                platform=acc.platform,
+                kind="account",
+                account_id=acc.id,
+                expires_at=expires_at,
+                state=state,
+                created_at=now(),
+            )
             SandboxAccount.update(token_hash=token_hash("retired." + secrets.token_hex(16))).where(
-                SandboxAccount.id == acc.id).execute()
+                SandboxAccount.id == acc.id
+            ).execute()
         else:
             SandboxToken.update(state=state, expires_at=expires_at).where(SandboxToken.id == row.id).execute()
     _ACCOUNTS.clear()
@@ -264,8 +290,12 @@ def pkce_ok(challenge: str, method: str, verifier: str | None, *, hex_too: bool 
 
 def _redirect(uri: str, params: dict[str, Any], fragment: str = "") -> httpx.Response:
     sep = "&" if urlsplit(uri).query else "?"
-    return httpx.Response(302, headers={"Location": uri + sep + urlencode(
-        {k: v for k, v in params.items() if v is not None}) + fragment})
+    return httpx.Response(
+        302,
+        headers={
+            "Location": uri + sep + urlencode({k: v for k, v in params.items() if v is not None}) + fragment
+        },
+    )
 
 
 # --- the providers -------------------------------------------------------------------------------------------
@@ -289,21 +319,31 @@ class OAuthProvider:
         return json_response(status, {"error": error, "error_description": description})
 
     def server_error(self) -> httpx.Response:
-        return json_response(503, {"error": "server_error", "error_description": "The server is temporarily "
-                                   "unavailable (sandbox switch token_failure=server_error)."})
+        return json_response(
+            503,
+            {
+                "error": "server_error",
+                "error_description": "The server is temporarily "
+                "unavailable (sandbox switch token_failure=server_error).",
+            },
+        )
 
     def switched_failure(self) -> httpx.Response | None:
         failure = self.settings().get("token_failure")
         if failure == "server_error":
             return self.server_error()
         if failure == "invalid_grant":
-            return self.grant_error("invalid_grant", "The grant is invalid, expired or revoked (sandbox switch "
-                                    "token_failure=invalid_grant).")
+            return self.grant_error(
+                "invalid_grant",
+                "The grant is invalid, expired or revoked (sandbox switch token_failure=invalid_grant).",
+            )
         return None
 
     def denied(self, redirect_uri: str, state: str | None) -> httpx.Response:
-        return _redirect(redirect_uri, {"error": "access_denied", "error_description": "The user denied the "
-                                        "request.", "state": state})
+        return _redirect(
+            redirect_uri,
+            {"error": "access_denied", "error_description": "The user denied the request.", "state": state},
+        )
 
     def granted(self, redirect_uri: str, code: str, state: str | None, scopes: list[str]) -> httpx.Response:
         return _redirect(redirect_uri, {"code": code, "state": state})
@@ -334,7 +374,9 @@ class OAuthProvider:
         return subject, accounts
 
     def make_user(self, name: str, n: int) -> tuple[str, list[str]]:
-        acc = SandboxAccount.get_or_none((SandboxAccount.platform == self.platform) & (SandboxAccount.name == name))
+        acc = SandboxAccount.get_or_none(
+            (SandboxAccount.platform == self.platform) & (SandboxAccount.name == name)
+        )
         if acc is None:
             acc = SandboxAccount.get_by_id(register_account(self.platform, name).sandbox_account_id)
         return acc.external_id, [acc.id]
@@ -344,13 +386,15 @@ class OAuthProvider:
         p = request.query
         client_id, redirect_uri = p.get(self.client_param), p.get("redirect_uri")
         if not client_id or not redirect_uri or not redirect_uri.startswith(("http://", "https://")):
-            return self.grant_error("invalid_request", f"{self.client_param} and an http(s) redirect_uri are "
-                                    "required.")
+            return self.grant_error(
+                "invalid_request", f"{self.client_param} and an http(s) redirect_uri are required."
+            )
         if p.get("response_type", "code") != "code":
             return _redirect(redirect_uri, {"error": "unsupported_response_type", "state": p.get("state")})
         settings = self.settings()
-        if p.get("sandbox_consent") == "deny" or (settings["consent"] == "deny"
-                                                 and p.get("sandbox_consent") != "grant"):
+        if p.get("sandbox_consent") == "deny" or (
+            settings["consent"] == "deny" and p.get("sandbox_consent") != "grant"
+        ):
             return self.denied(redirect_uri, p.get("state"))
         try:
             n = int(p.get("sandbox_pages") or settings["pages"])
@@ -359,11 +403,23 @@ class OAuthProvider:
         subject, accounts = self.user(p.get("sandbox_user") or "Sandbox user", n)
         scopes = [s for s in p.get("scope", "").replace(",", " ").split() if s]
         code = self.new_code()
-        _store(self.platform, code, "code", expires_at=_expiry(settings["code_ttl_s"]), data={
-            "client_id": client_id, "redirect_uri": redirect_uri, "scopes": scopes, "subject": subject,
-            "accounts": accounts, "code_challenge": p.get("code_challenge"),
-            "code_challenge_method": p.get("code_challenge_method") or "plain",  # RFC 7636: absent means plain
-            "access_type": p.get("access_type")})
+        _store(
+            self.platform,
+            code,
+            "code",
+            expires_at=_expiry(settings["code_ttl_s"]),
+            data={
+                "client_id": client_id,
+                "redirect_uri": redirect_uri,
+                "scopes": scopes,
+                "subject": subject,
+                "accounts": accounts,
+                "code_challenge": p.get("code_challenge"),
+                "code_challenge_method": p.get("code_challenge_method")
+                or "plain",  # RFC 7636: absent means plain
+                "access_type": p.get("access_type"),
+            },
+        )
         return self.granted(redirect_uri, code, p.get("state"), scopes)
 
     def redeem(self, params: dict[str, Any]) -> SandboxGrant | httpx.Response:
@@ -373,7 +429,9 @@ class OAuthProvider:
             return failure
         client_id = params.get(self.client_param)
         if not client_id or not params.get("client_secret"):
-            return self.grant_error("invalid_client", f"{self.client_param} and client_secret are required.", 401)
+            return self.grant_error(
+                "invalid_client", f"{self.client_param} and client_secret are required.", 401
+            )
         row = _find(params.get("code"), self.platform, "code")
         if row is None:
             return self.grant_error("invalid_grant", "The authorization code is invalid.")
@@ -385,17 +443,27 @@ class OAuthProvider:
             return self.grant_error("invalid_grant", "The authorization code was issued to another client.")
         if params.get("redirect_uri") != data.get("redirect_uri"):
             return self.grant_error("invalid_grant", "redirect_uri does not match the authorization request.")
-        if data.get("code_challenge") and not pkce_ok(data["code_challenge"], data.get("code_challenge_method") or "",
-                                                      params.get("code_verifier"), hex_too=self.hex_pkce):
+        if data.get("code_challenge") and not pkce_ok(
+            data["code_challenge"],
+            data.get("code_challenge_method") or "",
+            params.get("code_verifier"),
+            hex_too=self.hex_pkce,
+        ):
             return self.pkce_error()
         settings = self.settings()
         grant_id = "grt_" + secrets.token_hex(10)
         with write():
             SandboxToken.update(state="used").where(SandboxToken.id == row.id).execute()
-            grant = SandboxGrant.create(id=grant_id, platform=self.platform, subject=data.get("subject", ""),
-                                        account_ids=data.get("accounts", []), client_id=client_id,
-                                        scopes=data.get("scopes", []), created_at=now(),
-                                        refresh_expires_at=_expiry(settings.get("refresh_ttl_s")))
+            grant = SandboxGrant.create(
+                id=grant_id,
+                platform=self.platform,
+                subject=data.get("subject", ""),
+                account_ids=data.get("accounts", []),
+                client_id=client_id,
+                scopes=data.get("scopes", []),
+                created_at=now(),
+                refresh_expires_at=_expiry(settings.get("refresh_ttl_s")),
+            )
         grant.access_type = data.get("access_type")  # type: ignore[attr-defined]
         return grant
 
@@ -415,7 +483,9 @@ class OAuthProvider:
             return self.grant_error("invalid_grant", f"The refresh token is {problem}.")
         return row, grant
 
-    def issue_access(self, grant: SandboxGrant, ttl: float | None, kind: str = "access") -> tuple[str, datetime | None]:
+    def issue_access(
+        self, grant: SandboxGrant, ttl: float | None, kind: str = "access"
+    ) -> tuple[str, datetime | None]:
         at = _expiry(ttl)
         return _store(self.platform, self.new_access(), kind, grant_id=grant.id, expires_at=at), at
 
@@ -441,19 +511,27 @@ class TikTokOAuth(OAuthProvider):
         self.emu.route("GET", r"/v2/user/info", self.user_info)
 
     def grant_error(self, error: str, description: str, status: int = 400) -> httpx.Response:
-        return json_response(status, {"error": error, "error_description": description,
-                                      "log_id": "2025" + digits(28, "0")})
+        return json_response(
+            status, {"error": error, "error_description": description, "log_id": "2025" + digits(28, "0")}
+        )
 
     def server_error(self) -> httpx.Response:
-        return self.grant_error("server_error", "Internal server error (sandbox switch token_failure="
-                                "server_error).", 500)
+        return self.grant_error(
+            "server_error", "Internal server error (sandbox switch token_failure=server_error).", 500
+        )
 
     def granted(self, redirect_uri: str, code: str, state: str | None, scopes: list[str]) -> httpx.Response:
         return _redirect(redirect_uri, {"code": code, "scopes": ",".join(scopes), "state": state})
 
     def denied(self, redirect_uri: str, state: str | None) -> httpx.Response:
-        return _redirect(redirect_uri, {"error": "access_denied", "error_description": "The user denied the "
-                                        "authorization.", "state": state})
+        return _redirect(
+            redirect_uri,
+            {
+                "error": "access_denied",
+                "error_description": "The user denied the authorization.",
+                "state": state,
+            },
+        )
 
     def new_code(self) -> str:
         return b64url(60) + "*0!" + digits(4)
@@ -464,12 +542,21 @@ class TikTokOAuth(OAuthProvider):
     def new_refresh(self) -> str:
         return "rft." + b62(60) + "!" + digits(4)
 
-    def _answer(self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str,
-                refresh_at: datetime | None) -> httpx.Response:
-        return json_response(200, {"access_token": access, "expires_in": _seconds_left(at, 10 * 365 * DAY),
-                                   "open_id": grant.subject, "refresh_expires_in": _seconds_left(
-                                       refresh_at, 10 * 365 * DAY), "refresh_token": refresh,
-                                   "scope": ",".join(grant.scopes or []), "token_type": "Bearer"})
+    def _answer(
+        self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str, refresh_at: datetime | None
+    ) -> httpx.Response:
+        return json_response(
+            200,
+            {
+                "access_token": access,
+                "expires_in": _seconds_left(at, 10 * 365 * DAY),
+                "open_id": grant.subject,
+                "refresh_expires_in": _seconds_left(refresh_at, 10 * 365 * DAY),
+                "refresh_token": refresh,
+                "scope": ",".join(grant.scopes or []),
+                "token_type": "Bearer",
+            },
+        )
 
     def token(self, request: Request) -> httpx.Response:
         p = request.form
@@ -512,9 +599,13 @@ class TikTokOAuth(OAuthProvider):
         if auth.account is None or auth.problem:
             return err(401, "access_token_invalid", api_auth_message(auth.problem))
         acc = auth.account
-        user = {"open_id": acc.external_id, "union_id": "u" + acc.external_id[4:], "display_name": acc.display_name,
-                "username": acc.username,
-                "avatar_url": f"https://p16-sign.tiktokcdn.sandbox.invalid/{acc.username}.jpeg"}
+        user = {
+            "open_id": acc.external_id,
+            "union_id": "u" + acc.external_id[4:],
+            "display_name": acc.display_name,
+            "username": acc.username,
+            "avatar_url": f"https://p16-sign.tiktokcdn.sandbox.invalid/{acc.username}.jpeg",
+        }
         fields = [f for f in request.query.get("fields", "").split(",") if f]
         return envelope(200, {"user": {k: v for k, v in user.items() if not fields or k in fields}})
 
@@ -546,23 +637,33 @@ class GraphOAuth(OAuthProvider):
         if self.platform == "instagram":
             self.emu.route("GET", r"/refresh_access_token", self.ig_refresh)
 
-    def error(self, status: int, code: int, message: str, subcode: int | None = None,
-              transient: bool | None = None) -> httpx.Response:
+    def error(
+        self, status: int, code: int, message: str, subcode: int | None = None, transient: bool | None = None
+    ) -> httpx.Response:
         from backend.networks.sandbox.graph import graph_error
 
         return graph_error(status, code, message, subcode=subcode, transient=transient)
 
     def grant_error(self, error: str, description: str, status: int = 400) -> httpx.Response:
         if error == "invalid_grant":  # a dead grant: the user's session or the app's authorization is gone
-            return self.error(400, 190, "Error validating access token: The user has not authorized application "
-                              f"or the session was invalidated. ({description})", 458)
+            return self.error(
+                400,
+                190,
+                "Error validating access token: The user has not authorized application "
+                f"or the session was invalidated. ({description})",
+                458,
+            )
         if error == "invalid_client":
             return self.error(400, 101, "Error validating application. Invalid application ID or secret.")
         return self.error(400, 100, description)
 
     def server_error(self) -> httpx.Response:
-        return self.error(500, 2, "Service temporarily unavailable (sandbox switch token_failure=server_error)",
-                          transient=True)
+        return self.error(
+            500,
+            2,
+            "Service temporarily unavailable (sandbox switch token_failure=server_error)",
+            transient=True,
+        )
 
     def pkce_error(self) -> httpx.Response:
         return self.error(400, 100, "Invalid code verifier.", 36008)
@@ -571,8 +672,17 @@ class GraphOAuth(OAuthProvider):
         return _redirect(redirect_uri, {"code": code, "state": state}, "#_=_")
 
     def denied(self, redirect_uri: str, state: str | None) -> httpx.Response:
-        return _redirect(redirect_uri, {"error": "access_denied", "error_code": 200, "error_description":
-                                        "Permissions error", "error_reason": "user_denied", "state": state}, "#_=_")
+        return _redirect(
+            redirect_uri,
+            {
+                "error": "access_denied",
+                "error_code": 200,
+                "error_description": "Permissions error",
+                "error_reason": "user_denied",
+                "state": state,
+            },
+            "#_=_",
+        )
 
     def new_code(self) -> str:
         return "AQ" + b64url(180)
@@ -591,8 +701,10 @@ class GraphOAuth(OAuthProvider):
             accounts.append(ident.sandbox_account_id)
             if self.platform == "instagram":  # the linked page: an id and a name of its own
                 with write():
-                    SandboxSetting.create(key=f"oauth:instagram:page:{ident.sandbox_account_id}",
-                                          value={"id": digits(15, "1"), "name": f"{label} (Page)"})
+                    SandboxSetting.create(
+                        key=f"oauth:instagram:page:{ident.sandbox_account_id}",
+                        value={"id": digits(15, "1"), "name": f"{label} (Page)"},
+                    )
         return subject, accounts
 
     def token(self, request: Request) -> httpx.Response:
@@ -614,7 +726,8 @@ class GraphOAuth(OAuthProvider):
             token, at = self.issue_access(grant, s["long_ttl_s"], "user")
             with write():
                 SandboxToken.update(data={"long_lived": True}).where(
-                    SandboxToken.id == token_hash(token)).execute()
+                    SandboxToken.id == token_hash(token)
+                ).execute()
             return self._answer(token, at)
         grant = self.redeem(p)
         if isinstance(grant, httpx.Response):
@@ -630,11 +743,16 @@ class GraphOAuth(OAuthProvider):
 
     def api_error(self, problem: str | None) -> httpx.Response:
         if problem == "expired":
-            return self.error(400, 190, "Error validating access token: Session has expired on "
-                              f"{now():%A, %d-%b-%y %H:%M:%S} PST.", 463)
+            return self.error(
+                400,
+                190,
+                f"Error validating access token: Session has expired on {now():%A, %d-%b-%y %H:%M:%S} PST.",
+                463,
+            )
         if problem == "revoked":
-            return self.error(400, 190, "Error validating access token: The user has not authorized application.",
-                              458)
+            return self.error(
+                400, 190, "Error validating access token: The user has not authorized application.", 458
+            )
         return self.error(400, 190, "Invalid OAuth access token - Cannot parse access token")
 
     def _user(self, request: Request, user: str = "me") -> tuple[SandboxToken, SandboxGrant] | httpx.Response:
@@ -642,8 +760,9 @@ class GraphOAuth(OAuthProvider):
         grant = _grant(row) if row is not None else None
         if row is None or grant is None:
             if authenticate(request.token(), self.platform).account is not None:  # a page or account token
-                return self.error(400, 100, "(#100) Tried accessing nonexisting field (accounts) on node type "
-                                  "(Page)")
+                return self.error(
+                    400, 100, "(#100) Tried accessing nonexisting field (accounts) on node type (Page)"
+                )
             return self.api_error("invalid")
         problem = _alive(row, grant)
         if problem:
@@ -670,18 +789,54 @@ class GraphOAuth(OAuthProvider):
         long_lived = bool((row.data or {}).get("long_lived"))
         data = []
         for acc in Auth(None, grant=grant).accounts():
-            page_token = _store(self.platform, self.new_access(), "page", grant_id=grant.id, account_id=acc.id,
-                                expires_at=None if long_lived else row.expires_at)
+            page_token = _store(
+                self.platform,
+                self.new_access(),
+                "page",
+                grant_id=grant.id,
+                account_id=acc.id,
+                expires_at=None if long_lived else row.expires_at,
+            )
             if self.platform == "instagram":
                 info = SandboxSetting.get_or_none(SandboxSetting.key == f"oauth:instagram:page:{acc.id}")
                 page = info.value if info else {"id": digits(15, "1"), "name": acc.name}
-                data.append({"access_token": page_token, "category": "Brand", "name": page["name"], "id": page["id"],
-                             "tasks": ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MESSAGING", "MODERATE", "MANAGE"],
-                             "instagram_business_account": {"id": acc.external_id, "username": acc.username}})
+                data.append(
+                    {
+                        "access_token": page_token,
+                        "category": "Brand",
+                        "name": page["name"],
+                        "id": page["id"],
+                        "tasks": [
+                            "ADVERTISE",
+                            "ANALYZE",
+                            "CREATE_CONTENT",
+                            "MESSAGING",
+                            "MODERATE",
+                            "MANAGE",
+                        ],
+                        "instagram_business_account": {"id": acc.external_id, "username": acc.username},
+                    }
+                )
             else:
-                data.append({"access_token": page_token, "category": "Brand", "name": acc.name, "id": acc.external_id,
-                             "tasks": ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MESSAGING", "MODERATE", "MANAGE"]})
-        return json_response(200, {"data": data, "paging": {"cursors": {"before": "QVFIUk", "after": "QVFIUk"}}})
+                data.append(
+                    {
+                        "access_token": page_token,
+                        "category": "Brand",
+                        "name": acc.name,
+                        "id": acc.external_id,
+                        "tasks": [
+                            "ADVERTISE",
+                            "ANALYZE",
+                            "CREATE_CONTENT",
+                            "MESSAGING",
+                            "MODERATE",
+                            "MANAGE",
+                        ],
+                    }
+                )
+        return json_response(
+            200, {"data": data, "paging": {"cursors": {"before": "QVFIUk", "after": "QVFIUk"}}}
+        )
 
     def deauthorize(self, request: Request, user: str) -> httpx.Response:
         found = self._user(request, user)
@@ -697,18 +852,33 @@ class GraphOAuth(OAuthProvider):
         if row is None and acc is None:
             return self.error(400, 190, "Invalid OAuth access token - Cannot parse access token")
         if row is None:
-            return json_response(200, {"data": {"type": "PAGE", "is_valid": True, "expires_at": 0,
-                                                "profile_id": acc.external_id if acc else None}})
+            return json_response(
+                200,
+                {
+                    "data": {
+                        "type": "PAGE",
+                        "is_valid": True,
+                        "expires_at": 0,
+                        "profile_id": acc.external_id if acc else None,
+                    }
+                },
+            )
         grant = _grant(row)
         problem = _alive(row, grant)
-        body: dict[str, Any] = {"app_id": grant.client_id if grant else "", "type": "USER" if row.kind == "user"
-                                else "PAGE", "is_valid": problem is None,
-                                "expires_at": int(row.expires_at.timestamp()) if row.expires_at else 0,
-                                "scopes": list(grant.scopes or []) if grant else [],
-                                "user_id": grant.subject if grant else None}
+        body: dict[str, Any] = {
+            "app_id": grant.client_id if grant else "",
+            "type": "USER" if row.kind == "user" else "PAGE",
+            "is_valid": problem is None,
+            "expires_at": int(row.expires_at.timestamp()) if row.expires_at else 0,
+            "scopes": list(grant.scopes or []) if grant else [],
+            "user_id": grant.subject if grant else None,
+        }
         if problem:
-            body["error"] = {"code": 190, "subcode": 463 if problem == "expired" else 458,
-                             "message": f"The token is {problem}."}
+            body["error"] = {
+                "code": 190,
+                "subcode": 463 if problem == "expired" else 458,
+                "message": f"The token is {problem}.",
+            }
         return json_response(200, {"data": body})
 
     def ig_refresh(self, request: Request) -> httpx.Response:
@@ -726,11 +896,14 @@ class GraphOAuth(OAuthProvider):
         if problem:
             return self.api_error(problem)
         if not (row.data or {}).get("long_lived") or now() - row.created_at < timedelta(days=1):
-            return self.error(400, 190, "The access token must be long-lived and at least 24 hours old to be "
-                              "refreshed.")
+            return self.error(
+                400, 190, "The access token must be long-lived and at least 24 hours old to be refreshed."
+            )
         token, at = self.issue_access(grant, self.settings()["long_ttl_s"], "user")
         with write():
-            SandboxToken.update(data={"long_lived": True}).where(SandboxToken.id == token_hash(token)).execute()
+            SandboxToken.update(data={"long_lived": True}).where(
+                SandboxToken.id == token_hash(token)
+            ).execute()
         return self._answer(token, at)
 
 
@@ -749,16 +922,30 @@ class LinkedInOAuth(OAuthProvider):
         self.emu.route("GET", r"/rest/organizations", self.organizations)
 
     def server_error(self) -> httpx.Response:
-        return json_response(500, {"error": "server_error", "error_description": "Internal Server Error (sandbox "
-                                   "switch token_failure=server_error)"})
+        return json_response(
+            500,
+            {
+                "error": "server_error",
+                "error_description": "Internal Server Error (sandbox switch token_failure=server_error)",
+            },
+        )
 
     def pkce_error(self) -> httpx.Response:
-        return self.grant_error("invalid_request", "Unable to retrieve access token: appid/redirect uri/code "
-                                "verifier does not match authorization code. Or authorization code expired.")
+        return self.grant_error(
+            "invalid_request",
+            "Unable to retrieve access token: appid/redirect uri/code "
+            "verifier does not match authorization code. Or authorization code expired.",
+        )
 
     def denied(self, redirect_uri: str, state: str | None) -> httpx.Response:
-        return _redirect(redirect_uri, {"error": "user_cancelled_authorize", "error_description":
-                                        "The user cancelled the authorization", "state": state})
+        return _redirect(
+            redirect_uri,
+            {
+                "error": "user_cancelled_authorize",
+                "error_description": "The user cancelled the authorization",
+                "state": state,
+            },
+        )
 
     def new_code(self) -> str:
         return "AQT" + b64url(150)
@@ -777,13 +964,20 @@ class LinkedInOAuth(OAuthProvider):
             ident = register_account(self.platform, f"{name} Org {i}")
             org = "urn:li:organization:" + digits(8)
             with write():
-                SandboxAccount.update(external_id=org).where(SandboxAccount.id == ident.sandbox_account_id).execute()
+                SandboxAccount.update(external_id=org).where(
+                    SandboxAccount.id == ident.sandbox_account_id
+                ).execute()
             accounts.append(ident.sandbox_account_id)
         return subject, accounts
 
-    def _answer(self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str | None) -> httpx.Response:
-        body: dict[str, Any] = {"access_token": access, "expires_in": _seconds_left(at, 10 * 365 * DAY),
-                                "scope": ",".join(grant.scopes or [])}
+    def _answer(
+        self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str | None
+    ) -> httpx.Response:
+        body: dict[str, Any] = {
+            "access_token": access,
+            "expires_in": _seconds_left(at, 10 * 365 * DAY),
+            "scope": ",".join(grant.scopes or []),
+        }
         if refresh:
             body["refresh_token"] = refresh
             body["refresh_token_expires_in"] = _seconds_left(grant.refresh_expires_at, 10 * 365 * DAY)
@@ -806,8 +1000,9 @@ class LinkedInOAuth(OAuthProvider):
             if isinstance(found, httpx.Response):
                 return found
             if not s["refresh_enabled"]:
-                return self.grant_error("invalid_grant", "Programmatic refresh is not enabled for this "
-                                        "application.")
+                return self.grant_error(
+                    "invalid_grant", "Programmatic refresh is not enabled for this application."
+                )
             _old, grant = found
             access, at = self.issue_access(grant, s["access_ttl_s"])
             return self._answer(grant, access, at, str(p.get("refresh_token")))  # the same refresh token
@@ -828,9 +1023,16 @@ class LinkedInOAuth(OAuthProvider):
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
         member = auth.accounts()[0] if auth.grant else auth.account
-        return json_response(200, {"sub": member.external_id.rsplit(":", 1)[-1], "name": member.display_name,
-                                   "given_name": member.display_name.split(" ")[0], "email_verified": True,
-                                   "locale": {"country": "US", "language": "en"}})
+        return json_response(
+            200,
+            {
+                "sub": member.external_id.rsplit(":", 1)[-1],
+                "name": member.display_name,
+                "given_name": member.display_name.split(" ")[0],
+                "email_verified": True,
+                "locale": {"country": "US", "language": "en"},
+            },
+        )
 
     def organization_acls(self, request: Request) -> httpx.Response:
         """`q=roleAssignee`: the organisations the member administers (through this grant)."""
@@ -840,11 +1042,19 @@ class LinkedInOAuth(OAuthProvider):
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
         member = auth.account.external_id
-        elements = [{"organization": a.external_id, "role": "ADMINISTRATOR", "state": "APPROVED",
-                     "roleAssignee": member} for a in auth.accounts() if a.external_id.startswith("urn:li:organization:")]
-        return json_response(200, {"paging": {"count": len(elements), "start": 0, "links": []},
-                                   "elements": elements})
-
+        elements = [
+            {
+                "organization": a.external_id,
+                "role": "ADMINISTRATOR",
+                "state": "APPROVED",
+                "roleAssignee": member,
+            }
+            for a in auth.accounts()
+            if a.external_id.startswith("urn:li:organization:")
+        ]
+        return json_response(
+            200, {"paging": {"count": len(elements), "start": 0, "links": []}, "elements": elements}
+        )
 
     def _administered(self, request: Request) -> dict[str, SandboxAccount] | httpx.Response:
         """The organisations (by numeric id) the token's member administers and may read: the grant needs
@@ -856,17 +1066,28 @@ class LinkedInOAuth(OAuthProvider):
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
         if auth.grant is not None and not set(auth.grant.scopes or []) & ORG_ADMIN_SCOPES:
-            return li_error(403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100,
-                            "ACCESS_DENIED")
-        return {a.external_id.rsplit(":", 1)[-1]: a for a in auth.accounts()
-                if a.external_id.startswith("urn:li:organization:")}
+            return li_error(
+                403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED"
+            )
+        return {
+            a.external_id.rsplit(":", 1)[-1]: a
+            for a in auth.accounts()
+            if a.external_id.startswith("urn:li:organization:")
+        }
 
     @staticmethod
     def _organization(org_id: str, acc: SandboxAccount) -> dict[str, Any]:
         vanity = "".join(ch for ch in acc.display_name.lower().replace(" ", "-") if ch.isalnum() or ch == "-")
-        return {"id": int(org_id), "$URN": f"urn:li:organization:{org_id}", "localizedName": acc.display_name,
-                "vanityName": vanity, "name": {"localized": {"en_US": acc.display_name},
-                                               "preferredLocale": {"country": "US", "language": "en"}}}
+        return {
+            "id": int(org_id),
+            "$URN": f"urn:li:organization:{org_id}",
+            "localizedName": acc.display_name,
+            "vanityName": vanity,
+            "name": {
+                "localized": {"en_US": acc.display_name},
+                "preferredLocale": {"country": "US", "language": "en"},
+            },
+        }
 
     def organization(self, request: Request, org_id: str) -> httpx.Response:
         """`GET /rest/organizations/{id}`: an organisation the member administers (its `localizedName`); another
@@ -878,11 +1099,15 @@ class LinkedInOAuth(OAuthProvider):
             return mine
         if org_id in mine:
             return json_response(200, self._organization(org_id, mine[org_id]))
-        known = SandboxAccount.get_or_none((SandboxAccount.platform == self.platform)
-                                           & (SandboxAccount.external_id == f"urn:li:organization:{org_id}"))
+        known = SandboxAccount.get_or_none(
+            (SandboxAccount.platform == self.platform)
+            & (SandboxAccount.external_id == f"urn:li:organization:{org_id}")
+        )
         if known is None:
             return li_error(404, f"Organization {org_id} not found", None, "NOT_FOUND")
-        return li_error(403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED")
+        return li_error(
+            403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED"
+        )
 
     def organizations(self, request: Request) -> httpx.Response:
         """The batch form `GET /rest/organizations?ids=List(1,2)`: `{"results": {id: organisation}, "statuses",
@@ -897,10 +1122,15 @@ class LinkedInOAuth(OAuthProvider):
             return mine
         ids = [i.strip() for i in m.group(1).split(",") if i.strip()]
         results = {i: self._organization(i, mine[i]) for i in ids if i in mine}
-        errors = {i: {"status": 403, "code": "ACCESS_DENIED", "message": "Not enough permissions to access"}
-                  for i in ids if i not in mine}
-        return json_response(200, {"results": results, "statuses": {i: 200 if i in mine else 403 for i in ids},
-                                   "errors": errors})
+        errors = {
+            i: {"status": 403, "code": "ACCESS_DENIED", "message": "Not enough permissions to access"}
+            for i in ids
+            if i not in mine
+        }
+        return json_response(
+            200,
+            {"results": results, "statuses": {i: 200 if i in mine else 403 for i in ids}, "errors": errors},
+        )
 
 
 def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
@@ -908,8 +1138,9 @@ def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
     if problem == "expired":
         return li_error(401, "The token used in the request has expired", 65601, "EXPIRED_ACCESS_TOKEN")
     if problem == "revoked":
-        return li_error(401, "The token used in the request has been revoked by the user", 65602,
-                        "REVOKED_ACCESS_TOKEN")
+        return li_error(
+            401, "The token used in the request has been revoked by the user", 65602, "REVOKED_ACCESS_TOKEN"
+        )
     return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")
 
 
@@ -921,8 +1152,13 @@ class GoogleOAuth(OAuthProvider):
         self.emu.route("POST", r"/revoke", self.revoke)
 
     def server_error(self) -> httpx.Response:
-        return json_response(503, {"error": "internal_failure", "error_description": "Backend Error (sandbox switch "
-                                   "token_failure=server_error)"})
+        return json_response(
+            503,
+            {
+                "error": "internal_failure",
+                "error_description": "Backend Error (sandbox switch token_failure=server_error)",
+            },
+        )
 
     def grant_error(self, error: str, description: str, status: int = 400) -> httpx.Response:
         return json_response(status, {"error": error, "error_description": description})
@@ -939,9 +1175,15 @@ class GoogleOAuth(OAuthProvider):
     def new_refresh(self) -> str:
         return "1//0" + b64url(100)
 
-    def _answer(self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str | None) -> httpx.Response:
-        body: dict[str, Any] = {"access_token": access, "expires_in": _seconds_left(at, 10 * 365 * DAY),
-                                "scope": " ".join(grant.scopes or []), "token_type": "Bearer"}
+    def _answer(
+        self, grant: SandboxGrant, access: str, at: datetime | None, refresh: str | None
+    ) -> httpx.Response:
+        body: dict[str, Any] = {
+            "access_token": access,
+            "expires_in": _seconds_left(at, 10 * 365 * DAY),
+            "scope": " ".join(grant.scopes or []),
+            "token_type": "Bearer",
+        }
         if refresh:
             body["refresh_token"] = refresh
             if grant.refresh_expires_at is not None:  # testing-mode apps: refresh_token_expires_in
@@ -956,9 +1198,12 @@ class GoogleOAuth(OAuthProvider):
             if isinstance(grant, httpx.Response):
                 return grant
             access, at = self.issue_access(grant, s["access_ttl_s"])
-            offline = getattr(grant, "access_type", None) == "offline"  # a refresh token only for offline access
-            return self._answer(grant, access, at, self.issue_refresh(grant, grant.refresh_expires_at)
-                                if offline else None)
+            offline = (
+                getattr(grant, "access_type", None) == "offline"
+            )  # a refresh token only for offline access
+            return self._answer(
+                grant, access, at, self.issue_refresh(grant, grant.refresh_expires_at) if offline else None
+            )
         if p.get("grant_type") == "refresh_token":
             if not p.get("client_id") or not p.get("client_secret"):
                 return self.grant_error("invalid_client", "Unauthorized", 401)
@@ -980,8 +1225,13 @@ class GoogleOAuth(OAuthProvider):
         return json_response(200, {})
 
 
-PROVIDERS: dict[str, type[OAuthProvider]] = {"tiktok": TikTokOAuth, "facebook": GraphOAuth, "instagram": GraphOAuth,
-                                             "linkedin": LinkedInOAuth, "youtube": GoogleOAuth}
+PROVIDERS: dict[str, type[OAuthProvider]] = {
+    "tiktok": TikTokOAuth,
+    "facebook": GraphOAuth,
+    "instagram": GraphOAuth,
+    "linkedin": LinkedInOAuth,
+    "youtube": GoogleOAuth,
+}
 
 
 def install(emulator: Emulator) -> OAuthProvider:
@@ -989,26 +1239,47 @@ def install(emulator: Emulator) -> OAuthProvider:
     to its emulator."""
     provider = PROVIDERS[emulator.platform](emulator)
     provider.install()  # type: ignore[attr-defined]
-    emulator.route("GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform)))
+    emulator.route(
+        "GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform))
+    )
     emulator.route("POST", r"/_sandbox/oauth", lambda request: _control(emulator.platform, request))
-    emulator.route("GET", r"/_sandbox/grants", lambda request: json_response(200, {"grants": [
-        _grant_view(g) for g in grants(emulator.platform)]}))
-    emulator.route("POST", r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
-                   lambda request, grant_id: _revoke_control(emulator.platform, grant_id))
+    emulator.route(
+        "GET",
+        r"/_sandbox/grants",
+        lambda request: json_response(200, {"grants": [_grant_view(g) for g in grants(emulator.platform)]}),
+    )
+    emulator.route(
+        "POST",
+        r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
+        lambda request, grant_id: _revoke_control(emulator.platform, grant_id),
+    )
     from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
 
     for method in ("GET", "POST"):
-        emulator.route(method, r"/_sandbox/errors",
-                       lambda request: errors.control(emulator.platform, request.method, request.json))
+        emulator.route(
+            method,
+            r"/_sandbox/errors",
+            lambda request: errors.control(emulator.platform, request.method, request.json),
+        )
     return provider
 
 
 def _grant_view(g: SandboxGrant) -> dict[str, Any]:
     """A consent as the user sees it in the network's "connected apps" settings."""
-    return {"id": g.id, "clientId": g.client_id, "subject": g.subject, "scopes": list(g.scopes or []),
-            "accounts": [a.name for a in SandboxAccount.select(SandboxAccount.name).where(
-                SandboxAccount.id.in_(list(g.account_ids or [])))],
-            "state": g.state, "createdAt": g.created_at.isoformat()}
+    return {
+        "id": g.id,
+        "clientId": g.client_id,
+        "subject": g.subject,
+        "scopes": list(g.scopes or []),
+        "accounts": [
+            a.name
+            for a in SandboxAccount.select(SandboxAccount.name).where(
+                SandboxAccount.id.in_(list(g.account_ids or []))
+            )
+        ],
+        "state": g.state,
+        "createdAt": g.created_at.isoformat(),
+    }
 
 
 def _revoke_control(platform: str, grant_id: str) -> httpx.Response:
@@ -1016,7 +1287,9 @@ def _revoke_control(platform: str, grant_id: str) -> httpx.Response:
     endpoint): every token of that consent is then refused."""
     g = SandboxGrant.get_or_none((SandboxGrant.id == grant_id) & (SandboxGrant.platform == platform))
     if g is None:
-        return json_response(404, {"error": "not_found", "error_description": f"no {platform} grant {grant_id}"})
+        return json_response(
+            404, {"error": "not_found", "error_description": f"no {platform} grant {grant_id}"}
+        )
     revoke_grant(grant_id)
     return json_response(200, _grant_view(SandboxGrant.get_by_id(grant_id)))
 

@@ -14,9 +14,14 @@ from typing import Any
 import httpx
 
 # the emulators' API and upload hosts (not the CDN hosts of avatars): rewritten to the server's origin
-SERVED_HOSTS = (b"https://open.tiktokapis.sandbox.invalid", b"https://graph-video.facebook.sandbox.invalid",
-                b"https://graph.facebook.sandbox.invalid", b"https://api.linkedin.sandbox.invalid",
-                b"https://www.linkedin.sandbox.invalid", b"https://www.googleapis.sandbox.invalid")
+SERVED_HOSTS = (
+    b"https://open.tiktokapis.sandbox.invalid",
+    b"https://graph-video.facebook.sandbox.invalid",
+    b"https://graph.facebook.sandbox.invalid",
+    b"https://api.linkedin.sandbox.invalid",
+    b"https://www.linkedin.sandbox.invalid",
+    b"https://www.googleapis.sandbox.invalid",
+)
 HOP_BY_HOP = {b"content-length", b"transfer-encoding", b"connection", b"content-encoding"}
 
 Scope = dict[str, Any]
@@ -31,7 +36,9 @@ def _rewrite(value: bytes, origin: bytes) -> bytes:
     return value
 
 
-def asgi_app(handler: Callable[[httpx.Request], httpx.Response]) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+def asgi_app(
+    handler: Callable[[httpx.Request], httpx.Response],
+) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """An ASGI app serving `handler` (httpx.Request -> httpx.Response, e.g. `Sandbox.handler(platform)`); the
     handler runs in a worker thread (it sleeps the configured latency and uses the database)."""
     import anyio.to_thread
@@ -59,9 +66,12 @@ def asgi_app(handler: Callable[[httpx.Request], httpx.Response]) -> Callable[[Sc
         target = scope.get("raw_path") or scope["path"].encode()
         if scope.get("query_string"):
             target += b"?" + scope["query_string"]
-        request = httpx.Request(scope["method"], (origin + target).decode("latin-1"),
-                                headers=[(k, v) for k, v in headers if k not in HOP_BY_HOP],
-                                content=b"".join(chunks))
+        request = httpx.Request(
+            scope["method"],
+            (origin + target).decode("latin-1"),
+            headers=[(k, v) for k, v in headers if k not in HOP_BY_HOP],
+            content=b"".join(chunks),
+        )
         try:
             response = await anyio.to_thread.run_sync(handler, request)
             body = response.read()
@@ -70,7 +80,9 @@ def asgi_app(handler: Callable[[httpx.Request], httpx.Response]) -> Callable[[Sc
         ctype = response.headers.get("content-type", "")
         if body and ("json" in ctype or ctype.startswith("text/")):
             body = _rewrite(body, origin)
-        out = [(k.lower(), _rewrite(v, origin)) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
+        out = [
+            (k.lower(), _rewrite(v, origin)) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP
+        ]
         out.append((b"content-length", str(len(body)).encode()))
         await send({"type": "http.response.start", "status": response.status_code, "headers": out})
         await send({"type": "http.response.body", "body": body})

@@ -42,8 +42,14 @@ log = logging.getLogger("socialpub.sandbox")
 sandbox_db = DatabaseProxy()
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 MIGRATION_TABLE = "emulator_migration"
-TABLES = ("emulator_account", "emulator_item", "emulator_grant", "emulator_token", "emulator_setting",
-          MIGRATION_TABLE)  # on PostgreSQL, beside the product's tables
+TABLES = (
+    "emulator_account",
+    "emulator_item",
+    "emulator_grant",
+    "emulator_token",
+    "emulator_setting",
+    MIGRATION_TABLE,
+)  # on PostgreSQL, beside the product's tables
 SQLITE_FILE = "sandbox.db"
 
 
@@ -57,7 +63,9 @@ class UTCDateTime(DateTimeField):
             db = self.model._meta.database
             if isinstance(db, DatabaseProxy):
                 db = db.obj
-            if isinstance(db, SqliteDatabase):  # fixed-width text: text order is time order, no driver adapter
+            if isinstance(
+                db, SqliteDatabase
+            ):  # fixed-width text: text order is time order, no driver adapter
                 return value.strftime("%Y-%m-%d %H:%M:%S.%f")
             return value
         return super().db_value(value)
@@ -118,7 +126,6 @@ class SandboxItem(SandboxModel):
 
 
 SandboxItem.add_index(SandboxItem.post_id, where=SandboxItem.post_id.is_null(False))
-
 
 
 class SandboxGrant(SandboxModel):
@@ -195,16 +202,27 @@ class DatabaseLocation:
 
 def make_database(loc: DatabaseLocation) -> Database:
     if loc.pg_database:
-        return PostgresqlDatabase(loc.pg_database, user=loc.pg_user, password=loc.pg_password, host=loc.pg_host,
-                                  port=loc.pg_port, prefer_psycopg3=True, autorollback=True)
+        return PostgresqlDatabase(
+            loc.pg_database,
+            user=loc.pg_user,
+            password=loc.pg_password,
+            host=loc.pg_host,
+            port=loc.pg_port,
+            prefer_psycopg3=True,
+            autorollback=True,
+        )
     assert loc.sqlite_path
     path = Path(loc.sqlite_path)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):  # owner-only, like the product's file (tokens' hashes, posts)
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    return SqliteDatabase(str(path), pragmas={"journal_mode": "wal", "synchronous": "normal",
-                                              "busy_timeout": 15000},
-                          timeout=15, lock_type="IMMEDIATE", check_same_thread=False)
+    return SqliteDatabase(
+        str(path),
+        pragmas={"journal_mode": "wal", "synchronous": "normal", "busy_timeout": 15000},
+        timeout=15,
+        lock_type="IMMEDIATE",
+        check_same_thread=False,
+    )
 
 
 MIGRATION_LOCK_KEY = 0x50C1A1  # PostgreSQL: the advisory lock the sandbox's migrations run under

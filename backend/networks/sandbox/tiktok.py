@@ -53,10 +53,13 @@ UPLOAD_PATH = "/upload/video/"
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
 
-def envelope(status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = "") -> httpx.Response:
+def envelope(
+    status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = ""
+) -> httpx.Response:
     log_id = "2025" + digits(28, "0")
-    return json_response(status, {"data": data or {}, "error": {"code": code, "message": message,
-                                                                 "log_id": log_id}})
+    return json_response(
+        status, {"data": data or {}, "error": {"code": code, "message": message, "log_id": log_id}}
+    )
 
 
 def err(status: int, code: str, message: str) -> httpx.Response:
@@ -86,9 +89,14 @@ class TikTokEmulator(Emulator):
         acc = auth.account
         if acc is None or auth.problem:
             return err(401, "access_token_invalid", api_auth_message(auth.problem))
-        if scope and auth.grant is not None and scope not in (auth.grant.scopes or []):  # an OAuth grant's scopes
-            return err(401, "scope_not_authorized",
-                       f"The user did not authorize the scope required for completing this request ({scope}).")
+        if (
+            scope and auth.grant is not None and scope not in (auth.grant.scopes or [])
+        ):  # an OAuth grant's scopes
+            return err(
+                401,
+                "scope_not_authorized",
+                f"The user did not authorize the scope required for completing this request ({scope}).",
+            )
         if isinstance(request.json, ValueError) or (request.content and not isinstance(request.json, dict)):
             return err(400, "invalid_params", "The request body is not valid JSON.")
         return acc
@@ -102,15 +110,29 @@ class TikTokEmulator(Emulator):
         if not self.config.limits:
             return None
         if self.count_since(acc, ("publish",), 60, limit=INIT_PER_MINUTE) >= INIT_PER_MINUTE:
-            return err(429, "rate_limit_exceeded",
-                       f"Too many publish requests: {INIT_PER_MINUTE} per minute per user.")
+            return err(
+                429,
+                "rate_limit_exceeded",
+                f"Too many publish requests: {INIT_PER_MINUTE} per minute per user.",
+            )
         if mode == "MEDIA_UPLOAD":
-            if self.count_since(acc, ("publish",), 86400, mode_suffix="MEDIA_UPLOAD",
-                                limit=PENDING_DRAFTS_PER_DAY) >= PENDING_DRAFTS_PER_DAY:
-                return err(403, "spam_risk_too_many_pending_share",
-                           "The user has too many pending shares; drafts must be posted or deleted in the app.")
-        elif self.count_since(acc, ("publish",), 86400, mode_suffix="DIRECT_POST",
-                              limit=self.config.tiktok_daily_posts) >= self.config.tiktok_daily_posts:
+            if (
+                self.count_since(
+                    acc, ("publish",), 86400, mode_suffix="MEDIA_UPLOAD", limit=PENDING_DRAFTS_PER_DAY
+                )
+                >= PENDING_DRAFTS_PER_DAY
+            ):
+                return err(
+                    403,
+                    "spam_risk_too_many_pending_share",
+                    "The user has too many pending shares; drafts must be posted or deleted in the app.",
+                )
+        elif (
+            self.count_since(
+                acc, ("publish",), 86400, mode_suffix="DIRECT_POST", limit=self.config.tiktok_daily_posts
+            )
+            >= self.config.tiktok_daily_posts
+        ):
             return err(403, "spam_risk_too_many_posts", "The user has reached the daily post cap.")
         return None
 
@@ -119,8 +141,11 @@ class TikTokEmulator(Emulator):
         if not level:
             return err(400, "invalid_params", "post_info.privacy_level is required for a direct post.")
         if level not in (acc.privacy_level_options or []):
-            return err(403, "privacy_level_option_mismatch",
-                       f"privacy_level {level} is not among the creator's privacy_level_options.")
+            return err(
+                403,
+                "privacy_level_option_mismatch",
+                f"privacy_level {level} is not among the creator's privacy_level_options.",
+            )
         return None
 
     def _url_ok(self, url: Any) -> bool:
@@ -130,8 +155,19 @@ class TikTokEmulator(Emulator):
             return False
         return url.startswith("https://") or any(url.startswith(p) for p in self.config.verified_url_prefixes)
 
-    def _create(self, acc: SandboxAccount, prefix: str, mode: str, *, text: str, title: str, media: list[str],
-                data: dict[str, Any], photo: bool, upload_origin: str | None = None) -> httpx.Response:
+    def _create(
+        self,
+        acc: SandboxAccount,
+        prefix: str,
+        mode: str,
+        *,
+        text: str,
+        title: str,
+        media: list[str],
+        data: dict[str, Any],
+        photo: bool,
+        upload_origin: str | None = None,
+    ) -> httpx.Response:
         publish_id = f"{prefix}~v2.{digits(19)}"
         post_id = digits(19, "7")
         kind_path = "photo" if photo else "video"
@@ -143,35 +179,71 @@ class TikTokEmulator(Emulator):
         if upload_origin is not None:  # FILE_UPLOAD: nothing proceeds before the last byte
             token = b64url(32)
             expires = (self.now() + timedelta(seconds=UPLOAD_URL_TTL_S)).timestamp()
-            data = {**data, "upload": {**data["upload"], "token": token, "expires_at": expires, "received": 0}}
-            answer["upload_url"] = (f"{upload_origin}{UPLOAD_PATH}?upload_id={quote(publish_id, safe='')}"
-                                    f"&upload_token={token}")
+            data = {
+                **data,
+                "upload": {**data["upload"], "token": token, "expires_at": expires, "received": 0},
+            }
+            answer["upload_url"] = (
+                f"{upload_origin}{UPLOAD_PATH}?upload_id={quote(publish_id, safe='')}&upload_token={token}"
+            )
             state = "uploading"
-        new_item(PLATFORM, acc, "publish", publish_id, processing_s=self.processing_s(acc, 1.0 if not photo else 0.5),
-                 mode=mode, text=text, title=title, media=media, data=data, outcome=outcome, post_id=post_id,
-                 url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}", state=state)
+        new_item(
+            PLATFORM,
+            acc,
+            "publish",
+            publish_id,
+            processing_s=self.processing_s(acc, 1.0 if not photo else 0.5),
+            mode=mode,
+            text=text,
+            title=title,
+            media=media,
+            data=data,
+            outcome=outcome,
+            post_id=post_id,
+            url=f"https://www.tiktok.com/@{acc.username}/{kind_path}/{post_id}",
+            state=state,
+        )
         return envelope(200, answer)
 
     def _upload_plan(self, source: dict[str, Any]) -> dict[str, int] | httpx.Response:
         """FILE_UPLOAD's sizes checked as TikTok checks them (media transfer guide)."""
-        size, chunk, count = source.get("video_size"), source.get("chunk_size"), source.get("total_chunk_count")
+        size, chunk, count = (
+            source.get("video_size"),
+            source.get("chunk_size"),
+            source.get("total_chunk_count"),
+        )
         if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (size, chunk, count)):
-            return err(400, "invalid_params", "source_info: video_size, chunk_size and total_chunk_count are "
-                       "required positive integers for FILE_UPLOAD.")
+            return err(
+                400,
+                "invalid_params",
+                "source_info: video_size, chunk_size and total_chunk_count are "
+                "required positive integers for FILE_UPLOAD.",
+            )
         assert isinstance(size, int) and isinstance(chunk, int) and isinstance(count, int)
         if size > MAX_VIDEO_BYTES:
             return err(400, "invalid_params", "source_info.video_size exceeds 4 GB.")
         if size < MIN_CHUNK_BYTES:
             if chunk != size or count != 1:
-                return err(400, "invalid_params", "A video under 5 MB must be uploaded whole: chunk_size = "
-                           "video_size and total_chunk_count = 1.")
+                return err(
+                    400,
+                    "invalid_params",
+                    "A video under 5 MB must be uploaded whole: chunk_size = "
+                    "video_size and total_chunk_count = 1.",
+                )
         else:
             if not MIN_CHUNK_BYTES <= chunk <= min(MAX_CHUNK_BYTES, size):
-                return err(400, "invalid_params", "source_info.chunk_size must be 5 MB to 64 MB (and at most "
-                           "video_size).")
+                return err(
+                    400,
+                    "invalid_params",
+                    "source_info.chunk_size must be 5 MB to 64 MB (and at most video_size).",
+                )
             if count != size // chunk or count > MAX_CHUNKS:
-                return err(400, "invalid_params", "source_info.total_chunk_count must be video_size / chunk_size "
-                           f"rounded down ({size // chunk}), at most {MAX_CHUNKS}.")
+                return err(
+                    400,
+                    "invalid_params",
+                    "source_info.total_chunk_count must be video_size / chunk_size "
+                    f"rounded down ({size // chunk}), at most {MAX_CHUNKS}.",
+                )
             if size - (count - 1) * chunk > MAX_LAST_CHUNK_BYTES:
                 return err(400, "invalid_params", "The last chunk would exceed 128 MB.")
         return {"video_size": size, "chunk_size": chunk, "total_chunk_count": count}
@@ -185,13 +257,19 @@ class TikTokEmulator(Emulator):
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        return envelope(200, {
-            "creator_avatar_url": f"https://p16-sign.tiktokcdn.sandbox.invalid/{acc.username}.jpeg",
-            "creator_username": acc.username, "creator_nickname": acc.display_name,
-            "privacy_level_options": list(acc.privacy_level_options or []),
-            "comment_disabled": False, "duet_disabled": False, "stitch_disabled": False,
-            "max_video_post_duration_sec": 600,
-        })
+        return envelope(
+            200,
+            {
+                "creator_avatar_url": f"https://p16-sign.tiktokcdn.sandbox.invalid/{acc.username}.jpeg",
+                "creator_username": acc.username,
+                "creator_nickname": acc.display_name,
+                "privacy_level_options": list(acc.privacy_level_options or []),
+                "comment_disabled": False,
+                "duet_disabled": False,
+                "stitch_disabled": False,
+                "max_video_post_duration_sec": 600,
+            },
+        )
 
     def _video(self, request: Request, mode: str) -> httpx.Response:
         acc = self._auth(request, "video.publish" if mode == "DIRECT_POST" else "video.upload")
@@ -227,8 +305,16 @@ class TikTokEmulator(Emulator):
             origin = f"{request.url.scheme}://{request.url.host}{port}"  # the emulator's own host
         with exclusive(acc):  # the caps' check and the publish counted against them: atomic
             return self._limits(acc, mode) or self._create(
-                acc, prefix, "VIDEO:" + mode, text=str(post_info.get("title") or ""), title="",
-                media=[source["video_url"]] if upload is None else [], data=data, photo=False, upload_origin=origin)
+                acc,
+                prefix,
+                "VIDEO:" + mode,
+                text=str(post_info.get("title") or ""),
+                title="",
+                media=[source["video_url"]] if upload is None else [],
+                data=data,
+                photo=False,
+                upload_origin=origin,
+            )
 
     def video_init(self, request: Request) -> httpx.Response:
         return self._video(request, "DIRECT_POST")
@@ -251,11 +337,19 @@ class TikTokEmulator(Emulator):
         images = source.get("photo_images")
         if source.get("source") != "PULL_FROM_URL":
             return err(400, "invalid_params", "source_info.source must be PULL_FROM_URL for photos.")
-        if not isinstance(images, list) or not 1 <= len(images) <= PHOTO_MAX or not all(map(self._url_ok, images)):
+        if (
+            not isinstance(images, list)
+            or not 1 <= len(images) <= PHOTO_MAX
+            or not all(map(self._url_ok, images))
+        ):
             return err(400, "invalid_params", f"source_info.photo_images: 1 to {PHOTO_MAX} https URLs.")
         cover = source.get("photo_cover_index")
         if not isinstance(cover, int) or not 0 <= cover < len(images):
-            return err(400, "invalid_params", "source_info.photo_cover_index is required and must index photo_images.")
+            return err(
+                400,
+                "invalid_params",
+                "source_info.photo_cover_index is required and must index photo_images.",
+            )
         if utf16_len(str(post_info.get("title") or "")) > 90:
             return err(400, "invalid_params", "post_info.title exceeds 90 UTF-16 characters.")
         if utf16_len(str(post_info.get("description") or "")) > 4000:
@@ -267,9 +361,15 @@ class TikTokEmulator(Emulator):
         prefix = "p_pub_url" if mode == "DIRECT_POST" else "p_inbox_url"
         with exclusive(acc):  # the caps' check and the publish counted against them: atomic
             return self._limits(acc, mode) or self._create(
-                acc, prefix, "PHOTO:" + mode, text=str(post_info.get("description") or ""),
-                title=str(post_info.get("title") or ""), media=list(images),
-                data={"post_info": post_info, "photo_cover_index": cover}, photo=True)
+                acc,
+                prefix,
+                "PHOTO:" + mode,
+                text=str(post_info.get("description") or ""),
+                title=str(post_info.get("title") or ""),
+                media=list(images),
+                data={"post_info": post_info, "photo_cover_index": cover},
+                photo=True,
+            )
 
     def _owned(self, request: Request) -> tuple[SandboxAccount, SandboxItem] | httpx.Response:
         acc = self._auth(request)
@@ -280,8 +380,11 @@ class TikTokEmulator(Emulator):
         if item is None:
             return err(400, "invalid_publish_id", "The publish_id does not exist.")
         if item.account_id != acc.id:
-            return err(400, "token_not_authorized_for_specified_publish_id",
-                       "The access token is not authorized for this publish_id.")
+            return err(
+                400,
+                "token_not_authorized_for_specified_publish_id",
+                "The access token is not authorized for this publish_id.",
+            )
         return acc, item
 
     def status_of(self, item: SandboxItem) -> dict[str, Any]:
@@ -306,8 +409,11 @@ class TikTokEmulator(Emulator):
             return {"status": "FAILED", "fail_reason": item.outcome, "downloaded_bytes": size}
         if draft:
             return {"status": "SEND_TO_USER_INBOX", "downloaded_bytes": size}
-        return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)],
-                "downloaded_bytes": size}
+        return {
+            "status": "PUBLISH_COMPLETE",
+            "publicaly_available_post_id": [int(item.post_id)],
+            "downloaded_bytes": size,
+        }
 
     def status_fetch(self, request: Request) -> httpx.Response:
         owned = self._owned(request)
@@ -332,8 +438,14 @@ class TikTokEmulator(Emulator):
         publish_id = str(request.query.get("upload_id") or "")
         item = get_item(publish_id, PLATFORM) if publish_id else None
         plan = (item.data or {}).get("upload") if item is not None else None
-        if item is None or not isinstance(plan, dict) or item.state == "cancelled" or not hmac.compare_digest(
-                str(request.query.get("upload_token") or ""), str(plan.get("token") or "")):
+        if (
+            item is None
+            or not isinstance(plan, dict)
+            or item.state == "cancelled"
+            or not hmac.compare_digest(
+                str(request.query.get("upload_token") or ""), str(plan.get("token") or "")
+            )
+        ):
             return err(404, "invalid_params", "The upload task does not exist.")
         if self.now().timestamp() > float(plan["expires_at"]):
             return err(403, "invalid_params", "The upload URL expired (valid for one hour).")
@@ -349,12 +461,18 @@ class TikTokEmulator(Emulator):
         size, chunk, count = int(plan["video_size"]), int(plan["chunk_size"]), int(plan["total_chunk_count"])
         received = int(plan.get("received") or 0)
         if item.state != "uploading" or total != size or first != received:
-            return err(416, "invalid_params", f"Expected bytes {received}-…/{size}: chunks go in order, once each.")
+            return err(
+                416, "invalid_params", f"Expected bytes {received}-…/{size}: chunks go in order, once each."
+            )
         final = received // chunk >= count - 1
         expected = size - received if final else chunk
         if len(request.content) != expected:
-            return err(416, "invalid_params", f"This chunk must hold {expected} bytes "
-                       f"({'the rest of the file' if final else 'chunk_size'}).")
+            return err(
+                416,
+                "invalid_params",
+                f"This chunk must hold {expected} bytes "
+                f"({'the rest of the file' if final else 'chunk_size'}).",
+            )
         with self._hash_guard:
             if first == 0:
                 self._hashers[publish_id] = hashlib.sha256()
@@ -371,7 +489,11 @@ class TikTokEmulator(Emulator):
             update_item(item.id, data=data)
             return envelope(206, {})
         data["received"] = {"bytes": size, "sha256": hasher.hexdigest() if hasher is not None else None}
-        fields: dict[str, Any] = {"data": data, "state": "", "started_at": self.now()}  # processing starts now
+        fields: dict[str, Any] = {
+            "data": data,
+            "state": "",
+            "started_at": self.now(),
+        }  # processing starts now
         if plan.get("not_a_video") and item.outcome == "ok":
             fields["outcome"] = "file_format_check_failed"
         update_item(item.id, **fields)
@@ -389,13 +511,24 @@ class TikTokEmulator(Emulator):
             cursor = max(0, int(body.get("cursor") or 0))
         except (TypeError, ValueError):
             return err(400, "invalid_params", "max_count and cursor must be integers.")
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.account_id == acc.id)
-                                           & (SandboxItem.kind == "publish")
-                                           & SandboxItem.mode.endswith("DIRECT_POST"))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "publish")
+            & SandboxItem.mode.endswith("DIRECT_POST")
+        )
         rows, more = page_at(query, cursor, max_count)
-        videos = [{"id": it.post_id, "title": it.title or it.text[:150], "video_description": it.text,
-                   "create_time": int(it.created_at.timestamp()), "share_url": it.url}
-                  for it in rows if self.status_of(it).get("status") == "PUBLISH_COMPLETE"]
+        videos = [
+            {
+                "id": it.post_id,
+                "title": it.title or it.text[:150],
+                "video_description": it.text,
+                "create_time": int(it.created_at.timestamp()),
+                "share_url": it.url,
+            }
+            for it in rows
+            if self.status_of(it).get("status") == "PUBLISH_COMPLETE"
+        ]
         return envelope(200, {"videos": videos, "cursor": cursor + len(rows), "has_more": more})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
@@ -406,9 +539,15 @@ class TikTokEmulator(Emulator):
         if status not in ("PUBLISH_COMPLETE", "SEND_TO_USER_INBOX"):
             return None
         draft = status == "SEND_TO_USER_INBOX"
-        return {"external_id": item.id if draft else item.post_id, "url": None if draft else item.url,
-                "status": "inbox" if draft else "published", "kind": item.mode.split(":")[0].lower(),
-                "text": item.text, "title": item.title, "media": list(item.media or [])}
+        return {
+            "external_id": item.id if draft else item.post_id,
+            "url": None if draft else item.url,
+            "status": "inbox" if draft else "published",
+            "kind": item.mode.split(":")[0].lower(),
+            "text": item.text,
+            "title": item.title,
+            "media": list(item.media or []),
+        }
 
 
 def _looks_like_video(head: bytes) -> bool:

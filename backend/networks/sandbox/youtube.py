@@ -36,8 +36,16 @@ def tags_length(tags: list[str]) -> int:
 
 
 def yt_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> httpx.Response:
-    return json_response(status, {"error": {"code": status, "message": message, "errors": [
-        {"domain": domain, "reason": reason, "message": message}]}})
+    return json_response(
+        status,
+        {
+            "error": {
+                "code": status,
+                "message": message,
+                "errors": [{"domain": domain, "reason": reason, "message": message}],
+            }
+        },
+    )
 
 
 class YouTubeEmulator(Emulator):
@@ -57,10 +65,16 @@ class YouTubeEmulator(Emulator):
         auth = authenticate(request.bearer(), PLATFORM)
         acc = auth.account
         if acc is None or auth.problem:
-            resp = yt_error(401, "authError", "Request had invalid authentication credentials. Expected OAuth 2 "
-                            "access token, login cookie or other valid authentication credential.", "global")
-            resp.headers["WWW-Authenticate"] = ('Bearer realm="https://accounts.google.com/", '
-                                                'error="invalid_token"')
+            resp = yt_error(
+                401,
+                "authError",
+                "Request had invalid authentication credentials. Expected OAuth 2 "
+                "access token, login cookie or other valid authentication credential.",
+                "global",
+            )
+            resp.headers["WWW-Authenticate"] = (
+                'Bearer realm="https://accounts.google.com/", error="invalid_token"'
+            )
             return resp
         return acc
 
@@ -76,30 +90,45 @@ class YouTubeEmulator(Emulator):
         if not title.strip() or len(title) > 100 or "<" in title or ">" in title:
             return yt_error(400, "invalidTitle", "The request metadata specifies an invalid video title.")
         if len(description.encode()) > 5000 or "<" in description or ">" in description:
-            return yt_error(400, "invalidDescription", "The request metadata specifies an invalid video description.")
+            return yt_error(
+                400, "invalidDescription", "The request metadata specifies an invalid video description."
+            )
         if tags_length(list(snippet.get("tags") or [])) > 500:
             return yt_error(400, "invalidTags", "The request metadata specifies invalid video keywords.")
         if status.get("privacyStatus", "public") not in ("public", "private", "unlisted"):
             return yt_error(400, "invalidVideoMetadata", "The request metadata is invalid.")
         size = request.header("x-upload-content-length")
         if not (size and size.isdigit()) or not request.header("x-upload-content-type").startswith("video/"):
-            return yt_error(400, "invalidParameter", "X-Upload-Content-Length and X-Upload-Content-Type video/* "
-                            "are required", "global")
+            return yt_error(
+                400,
+                "invalidParameter",
+                "X-Upload-Content-Length and X-Upload-Content-Type video/* are required",
+                "global",
+            )
         g = gate(acc)
         if g == Gate.RETRIABLE:
             return yt_error(503, "backendError", "Backend Error", "global")
         if g == Gate.RATE:
-            return yt_error(403, "quotaExceeded", "The request cannot be completed because you have exceeded your "
-                            "quota.")
+            return yt_error(
+                403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota."
+            )
         upload_id = b64url(40)
         with exclusive(acc):  # the daily cap's check and the session counted against it: atomic
             cap = self.config.youtube_daily_uploads
             if self.config.limits and self.count_since(acc, ("upload",), 86400, limit=cap) >= cap:
-                return yt_error(400, "uploadLimitExceeded",
-                                "The user has exceeded the number of videos they may upload.")
-            new_item(PLATFORM, acc, "upload", "upload:" + upload_id, data={"resource": body, "size": int(size),
-                                                                          "received": 0})
-        return empty_response(200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"})
+                return yt_error(
+                    400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload."
+                )
+            new_item(
+                PLATFORM,
+                acc,
+                "upload",
+                "upload:" + upload_id,
+                data={"resource": body, "size": int(size), "received": 0},
+            )
+        return empty_response(
+            200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"}
+        )
 
     def put_bytes(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
@@ -126,11 +155,18 @@ class YouTubeEmulator(Emulator):
         video_id = b64url(11)
         with write():
             update_item(session.id, data={**data, "received": size}, state="done", post_id=video_id)
-            item = new_item(PLATFORM, acc, "video", video_id, processing_s=self.processing_s(acc),
-                            text=res["snippet"].get("description", ""), title=res["snippet"]["title"],
-                            data={"resource": res, "bytes": size},
-                            outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
-                            url=f"https://youtu.be/{video_id}")
+            item = new_item(
+                PLATFORM,
+                acc,
+                "video",
+                video_id,
+                processing_s=self.processing_s(acc),
+                text=res["snippet"].get("description", ""),
+                title=res["snippet"]["title"],
+                data={"resource": res, "bytes": size},
+                outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
+                url=f"https://youtu.be/{video_id}",
+            )
         return json_response(200, self.resource(item))
 
     def upload_status(self, item: SandboxItem) -> str:
@@ -145,39 +181,73 @@ class YouTubeEmulator(Emulator):
         if upload == "failed":
             status["failureReason"] = item.outcome
         processing = {"uploaded": "processing", "processed": "succeeded", "failed": "failed"}[upload]
-        return {"kind": "youtube#video", "id": item.id,
-                "snippet": {**(res.get("snippet") or {}), "publishedAt": item.created_at.isoformat().replace(
-                    "+00:00", "Z"), "channelId": ""}, "status": status,
-                "processingDetails": {"processingStatus": processing}}
+        return {
+            "kind": "youtube#video",
+            "id": item.id,
+            "snippet": {
+                **(res.get("snippet") or {}),
+                "publishedAt": item.created_at.isoformat().replace("+00:00", "Z"),
+                "channelId": "",
+            },
+            "status": status,
+            "processingDetails": {"processingStatus": processing},
+        }
 
     def list_videos(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
         ids = [i for i in str(request.query.get("id") or "").split(",") if i]
-        rows = list(SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
-                                               & SandboxItem.id.in_(ids) & (SandboxItem.account_id == acc.id))) \
-            if ids else []
-        return json_response(200, {"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]})
+        rows = (
+            list(
+                SandboxItem.select().where(
+                    (SandboxItem.platform == PLATFORM)
+                    & (SandboxItem.kind == "video")
+                    & SandboxItem.id.in_(ids)
+                    & (SandboxItem.account_id == acc.id)
+                )
+            )
+            if ids
+            else []
+        )
+        return json_response(
+            200, {"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]}
+        )
 
     def search(self, request: Request) -> httpx.Response:
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("forMine") != "true":
-            return yt_error(400, "invalidSearchFilter", "Only forMine searches are emulated", "youtube.search")
+            return yt_error(
+                400, "invalidSearchFilter", "Only forMine searches are emulated", "youtube.search"
+            )
         try:
             limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
         except ValueError:
             return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
-                                           & (SandboxItem.account_id == acc.id))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.kind == "video")
+            & (SandboxItem.account_id == acc.id)
+        )
         rows, token = page_after(query, request.query.get("pageToken") or None, limit)
-        body: dict[str, Any] = {"kind": "youtube#searchListResponse", "pageInfo": {"resultsPerPage": limit},
-                                "items": [
-            {"kind": "youtube#searchResult", "id": {"kind": "youtube#video", "videoId": r.id},
-             "snippet": {"title": r.title, "description": r.text[:160],
-                         "publishedAt": r.created_at.isoformat().replace("+00:00", "Z")}} for r in rows]}
+        body: dict[str, Any] = {
+            "kind": "youtube#searchListResponse",
+            "pageInfo": {"resultsPerPage": limit},
+            "items": [
+                {
+                    "kind": "youtube#searchResult",
+                    "id": {"kind": "youtube#video", "videoId": r.id},
+                    "snippet": {
+                        "title": r.title,
+                        "description": r.text[:160],
+                        "publishedAt": r.created_at.isoformat().replace("+00:00", "Z"),
+                    },
+                }
+                for r in rows
+            ],
+        }
         if token:
             body["nextPageToken"] = token
         return json_response(200, body)
@@ -196,8 +266,11 @@ class YouTubeEmulator(Emulator):
         parts = set((request.query.get("part") or "id").split(","))
         item: dict[str, Any] = {"kind": "youtube#channel", "id": acc.external_id}
         if "snippet" in parts:
-            item["snippet"] = {"title": acc.display_name or acc.name, "customUrl": f"@{acc.username}",
-                               "description": ""}
+            item["snippet"] = {
+                "title": acc.display_name or acc.name,
+                "customUrl": f"@{acc.username}",
+                "description": "",
+            }
         if "contentDetails" in parts:
             item["contentDetails"] = {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}
         return json_response(200, {"kind": "youtube#channelListResponse", "items": [item]})
@@ -209,25 +282,45 @@ class YouTubeEmulator(Emulator):
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("playlistId") != self.uploads_playlist(acc):
-            return yt_error(404, "playlistNotFound", "The playlist identified with the request's playlistId "
-                            "parameter cannot be found.", "youtube.playlistItem")
+            return yt_error(
+                404,
+                "playlistNotFound",
+                "The playlist identified with the request's playlistId parameter cannot be found.",
+                "youtube.playlistItem",
+            )
         try:
             limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
         except ValueError:
             return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
-        query = SandboxItem.select().where((SandboxItem.platform == PLATFORM) & (SandboxItem.kind == "video")
-                                           & (SandboxItem.account_id == acc.id))
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.kind == "video")
+            & (SandboxItem.account_id == acc.id)
+        )
         rows, token = page_after(query, request.query.get("pageToken") or None, limit)
         items = []
         for r in rows:
             at = r.created_at.isoformat().replace("+00:00", "Z")
-            items.append({"kind": "youtube#playlistItem", "id": "PI" + r.id,
-                          "snippet": {"title": r.title, "description": r.text, "publishedAt": at,
-                                      "channelId": acc.external_id, "playlistId": self.uploads_playlist(acc),
-                                      "resourceId": {"kind": "youtube#video", "videoId": r.id}},
-                          "contentDetails": {"videoId": r.id, "videoPublishedAt": at}})
-        body: dict[str, Any] = {"kind": "youtube#playlistItemListResponse", "items": items,
-                                "pageInfo": {"resultsPerPage": limit}}
+            items.append(
+                {
+                    "kind": "youtube#playlistItem",
+                    "id": "PI" + r.id,
+                    "snippet": {
+                        "title": r.title,
+                        "description": r.text,
+                        "publishedAt": at,
+                        "channelId": acc.external_id,
+                        "playlistId": self.uploads_playlist(acc),
+                        "resourceId": {"kind": "youtube#video", "videoId": r.id},
+                    },
+                    "contentDetails": {"videoId": r.id, "videoPublishedAt": at},
+                }
+            )
+        body: dict[str, Any] = {
+            "kind": "youtube#playlistItemListResponse",
+            "items": items,
+            "pageInfo": {"resultsPerPage": limit},
+        }
         if token:
             body["nextPageToken"] = token
         return json_response(200, body)
@@ -235,5 +328,12 @@ class YouTubeEmulator(Emulator):
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
         if item.kind != "video" or self.upload_status(item) != "processed":
             return None
-        return {"external_id": item.id, "url": item.url, "status": "published", "kind": "video",
-                "text": item.text, "title": item.title, "media": []}
+        return {
+            "external_id": item.id,
+            "url": item.url,
+            "status": "published",
+            "kind": "video",
+            "text": item.text,
+            "title": item.title,
+            "media": [],
+        }

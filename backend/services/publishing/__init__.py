@@ -33,6 +33,19 @@ from backend.services.publishing.engine import (
     track_target,
 )
 
-__all__ = ["SUCCESS_TARGET", "TERMINAL_TARGET", "TRACK_DEADLINE_S", "Decision", "apply", "build_publication",
-           "give_up", "give_up_post", "media_refs", "publish_target", "settle_post", "start_post",
-           "track_poll_s", "track_target"]
+__all__ = [
+    "SUCCESS_TARGET",
+    "TERMINAL_TARGET",
+    "TRACK_DEADLINE_S",
+    "Decision",
+    "apply",
+    "build_publication",
+    "give_up",
+    "give_up_post",
+    "media_refs",
+    "publish_target",
+    "settle_post",
+    "start_post",
+    "track_poll_s",
+    "track_target",
+]

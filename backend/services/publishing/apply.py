@@ -36,17 +36,29 @@ def track_poll_s(settings: Settings, account: Account | None) -> float:
 
 
 def policy(settings: Settings, account: Account | None) -> Policy:
-    return Policy(max_attempts=settings.retry_max_attempts,
-                  strategy=RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts),
-                  track_poll_s=track_poll_s(settings, account))
+    return Policy(
+        max_attempts=settings.retry_max_attempts,
+        strategy=RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts),
+        track_poll_s=track_poll_s(settings, account),
+    )
 
 
 def state_of(target: PostTarget, post: Post) -> TargetState:
     return TargetState(
-        id=target.id, post_id=post.id, workspace_id=post.workspace_id, platform=target.platform,
-        account_id=target.account_id, account_name=target.account_name, status=target.status,
-        attempts=target.attempts or 0, started_at=target.started_at, track_deadline=target.track_deadline,
-        tracking_ref=target.tracking_ref, external_post_id=target.external_post_id, fail_reason=target.fail_reason)
+        id=target.id,
+        post_id=post.id,
+        workspace_id=post.workspace_id,
+        platform=target.platform,
+        account_id=target.account_id,
+        account_name=target.account_name,
+        status=target.status,
+        attempts=target.attempts or 0,
+        started_at=target.started_at,
+        track_deadline=target.track_deadline,
+        tracking_ref=target.tracking_ref,
+        external_post_id=target.external_post_id,
+        fail_reason=target.fail_reason,
+    )
 
 
 # What the engine reads of a post it locks: its state (status, times), never its content.
@@ -88,13 +100,21 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             return False
         if decision.values:
             PostTarget.update(**decision.values).where(
-                (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)).execute()
+                (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)
+            ).execute()
         for ev in decision.events:
             events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)
         for spec in decision.jobs:
-            queue.enqueue(spec.kind, spec.payload, run_at=spec.run_at, workspace_id=post.workspace_id,
-                          dedupe_key=spec.dedupe_key, max_attempts=spec.max_attempts, if_absent=True,
-                          lane=spec.lane)
+            queue.enqueue(
+                spec.kind,
+                spec.payload,
+                run_at=spec.run_at,
+                workspace_id=post.workspace_id,
+                dedupe_key=spec.dedupe_key,
+                max_attempts=spec.max_attempts,
+                if_absent=True,
+                lane=spec.lane,
+            )
         if attempt_id is not None:
             if decision.no_call:  # this attempt made no call; the earlier ones stay unresolved
                 _close_attempt(attempt_id, now, decision.attempt_outcome, finished=True)
@@ -114,12 +134,19 @@ def _close_attempts(attempt_id: str, target_id: str, now: Any, outcome: str) -> 
     that started before it closed as reconciled by it — only those: a later attempt (another run of the job, its
     call maybe in flight) was not covered by this one's reconciliation and stays open for the next to check."""
     started = PublishAttempt.select(PublishAttempt.started_at).where(PublishAttempt.id == attempt_id)
-    earlier = ((PublishAttempt.target == target_id) & PublishAttempt.finished_at.is_null()
-               & (PublishAttempt.started_at <= started))
-    text = Case(None, [(PublishAttempt.id == attempt_id, outcome[:2000])],
-                f"reconciled by {attempt_id}: {outcome}"[:2000])
+    earlier = (
+        (PublishAttempt.target == target_id)
+        & PublishAttempt.finished_at.is_null()
+        & (PublishAttempt.started_at <= started)
+    )
+    text = Case(
+        None,
+        [(PublishAttempt.id == attempt_id, outcome[:2000])],
+        f"reconciled by {attempt_id}: {outcome}"[:2000],
+    )
     PublishAttempt.update({PublishAttempt.finished_at: now, PublishAttempt.outcome: text}).where(
-        (PublishAttempt.id == attempt_id) | earlier).execute()
+        (PublishAttempt.id == attempt_id) | earlier
+    ).execute()
 
 
 def _close_attempt(attempt_id: str, now: Any, outcome: str, *, finished: bool) -> None:
@@ -143,13 +170,16 @@ def settle_post(post: Post) -> str | None:
         return None
     now = clock.now()
     Post.update(status=overall, completed_at=now, updated_at=now).where(
-        (Post.id == post.id) & (Post.status.in_(("processing", "scheduled")))).execute()
+        (Post.id == post.id) & (Post.status.in_(("processing", "scheduled")))
+    ).execute()
     post.status = overall
     return overall
 
 
 def unresolved_attempts(target_id: str) -> list[PublishAttempt]:
     """The target's attempts whose outcome was never recorded, earliest first."""
-    return list(PublishAttempt.select().where((PublishAttempt.target == target_id)
-                                              & PublishAttempt.finished_at.is_null())
-                .order_by(PublishAttempt.started_at, PublishAttempt.id))
+    return list(
+        PublishAttempt.select()
+        .where((PublishAttempt.target == target_id) & PublishAttempt.finished_at.is_null())
+        .order_by(PublishAttempt.started_at, PublishAttempt.id)
+    )

@@ -28,13 +28,18 @@ TRACK_DEADLINE_S = {
 }
 
 
+NETWORK_NAMES = {
+    "facebook": "Facebook",
+    "instagram": "Instagram",
+    "linkedin": "LinkedIn",
+    "tiktok": "TikTok",
+    "youtube": "YouTube",
+}
 
-
-NETWORK_NAMES = {"facebook": "Facebook", "instagram": "Instagram", "linkedin": "LinkedIn", "tiktok": "TikTok",
-                 "youtube": "YouTube"}
-
-INTERNAL = ("publishing stopped on an internal error (details are in the server log under target {}); "
-            "retrying may succeed")
+INTERNAL = (
+    "publishing stopped on an internal error (details are in the server log under target {}); "
+    "retrying may succeed"
+)
 
 _WILL_RETRY = re.compile(r"[;,]?\s*it will be retried(?: after [^;()]*)?", re.I)
 
@@ -128,33 +133,67 @@ class Decision:
 
 
 # ---- final states ---------------------------------------------------------------------------------------
-def finish(state: TargetState, status: str, now: datetime, *, external_post_id: str | None = None,
-           post_url: str | None = None, fail_reason: str | None = None, fail_type: str | None = None,
-           network_status: str | None = None, account_status: str | None = None,
-           attempt_outcome: str | None = None) -> Decision:
+def finish(
+    state: TargetState,
+    status: str,
+    now: datetime,
+    *,
+    external_post_id: str | None = None,
+    post_url: str | None = None,
+    fail_reason: str | None = None,
+    fail_type: str | None = None,
+    network_status: str | None = None,
+    account_status: str | None = None,
+    attempt_outcome: str | None = None,
+) -> Decision:
     """The target ends `status` (succeeded, inbox_delivered or failed), with its event."""
     success = status in SUCCESS_TARGET
     ext = external_post_id or state.external_post_id
     values = {
-        "status": status, "external_post_id": ext, "post_url": post_url,
-        "fail_reason": None if success else fail_reason, "fail_type": None if success else fail_type,
-        "network_status": network_status, "completed_at": now, "updated_at": now,
-        "started_at": state.started_at or now, "next_attempt_at": None,
+        "status": status,
+        "external_post_id": ext,
+        "post_url": post_url,
+        "fail_reason": None if success else fail_reason,
+        "fail_type": None if success else fail_type,
+        "network_status": network_status,
+        "completed_at": now,
+        "updated_at": now,
+        "started_at": state.started_at or now,
+        "next_attempt_at": None,
     }
-    data: dict[str, Any] = {"postId": state.post_id, "targetId": state.id, "platform": state.platform,
-                            "accountId": state.account_id, "status": status}
+    data: dict[str, Any] = {
+        "postId": state.post_id,
+        "targetId": state.id,
+        "platform": state.platform,
+        "accountId": state.account_id,
+        "status": status,
+    }
     if success:
         data.update(postUrl=post_url, externalPostId=ext)
-        event = EventSpec("publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data)
+        event = EventSpec(
+            "publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data
+        )
     else:
         data.update(failReason=fail_reason, failType=fail_type)
         event = EventSpec("publish.failed", data)
-    return Decision(state.id, state.post_id, values, (event,), account_status=account_status,
-                    attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"))
+    return Decision(
+        state.id,
+        state.post_id,
+        values,
+        (event,),
+        account_status=account_status,
+        attempt_outcome=attempt_outcome or (f"{status}: {ext}" if success else f"{status}: {fail_reason}"),
+    )
 
 
-def inactive_account(state: TargetState, account_status: str | None, now: datetime, *, detail: str | None = None,
-                     unresolved: bool = False) -> Decision:
+def inactive_account(
+    state: TargetState,
+    account_status: str | None,
+    now: datetime,
+    *,
+    detail: str | None = None,
+    unresolved: bool = False,
+) -> Decision:
     """The target's account is disconnected (None) or not active — `needs_reauth`: its grant is dead (refused,
     or its token could not be refreshed: `invalid_grant` or the network's equivalent, `detail`): the target fails
     `permanent`, saying to reconnect. `unresolved`: an earlier attempt's call may have reached the network (its
@@ -163,12 +202,16 @@ def inactive_account(state: TargetState, account_status: str | None, now: dateti
         reason = reconnect_reason(state.platform, state.account_name, detail)
     else:
         what = "disconnected" if account_status is None else account_status.replace("_", " ")
-        reason = (f"the {state.platform} account {state.account_name!r} is {what}: "
-                  "reconnect it, then create the post again for this network")
+        reason = (
+            f"the {state.platform} account {state.account_name!r} is {what}: "
+            "reconnect it, then create the post again for this network"
+        )
     if unresolved:
         name = NETWORK_NAMES.get(state.platform, state.platform)
-        reason += (f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
-                   "check the account before creating it again")
+        reason += (
+            f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
+            "check the account before creating it again"
+        )
     return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
 
 
@@ -176,32 +219,49 @@ def reconnect_reason(platform: str, account_name: str, detail: str | None = None
     """Why a target of an account whose grant is gone fails, and what to do."""
     name = NETWORK_NAMES.get(platform, platform)
     why = f" ({detail})" if detail else ""
-    return (f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
-            f"authorisation{why}. Reconnect it with `socialpub accounts connect {platform}`, then create the post "
-            "again for this network")
+    return (
+        f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
+        f"authorisation{why}. Reconnect it with `socialpub accounts connect {platform}`, then create the post "
+        "again for this network"
+    )
 
 
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
-    return finish(state, "failed", now, fail_type="permanent",
-                  fail_reason="the account was disconnected while the network was processing the post")
+    return finish(
+        state,
+        "failed",
+        now,
+        fail_type="permanent",
+        fail_reason="the account was disconnected while the network was processing the post",
+    )
 
 
 def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: datetime) -> Decision:
     """A post due longer ago than SOCIALPUB_MAX_LATENESS_S: its pending targets fail instead of going out late."""
-    return finish(state, "failed", now, fail_type="retriable",
-                  fail_reason=f"not sent: the scheduled time passed {int(lateness_s)} s ago while no worker was "
-                              f"running, over the maximum lateness of {int(max_lateness_s)} s "
-                              "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.")
+    return finish(
+        state,
+        "failed",
+        now,
+        fail_type="retriable",
+        fail_reason=f"not sent: the scheduled time passed {int(lateness_s)} s ago while no worker was "
+        f"running, over the maximum lateness of {int(max_lateness_s)} s "
+        "(SOCIALPUB_MAX_LATENESS_S). Retrying creates it again now.",
+    )
 
 
 def unverifiable(state: TargetState, now: datetime) -> Decision:
     """An earlier attempt may have reached the network, which offers no way to check: never publish again
     silently; the target fails `retriable` and says to look at the account first."""
     name = NETWORK_NAMES.get(state.platform, state.platform)
-    return finish(state, "failed", now, fail_type="retriable",
-                  fail_reason=f"this post may have been published at {name}: an earlier attempt was interrupted "
-                              f"and {name} offers no way to check. Check the account before retrying",
-                  attempt_outcome="unverifiable: an earlier attempt may have published it")
+    return finish(
+        state,
+        "failed",
+        now,
+        fail_type="retriable",
+        fail_reason=f"this post may have been published at {name}: an earlier attempt was interrupted "
+        f"and {name} offers no way to check. Check the account before retrying",
+        attempt_outcome="unverifiable: an earlier attempt may have published it",
+    )
 
 
 def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> Decision:
@@ -212,19 +272,29 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
         reason += f"; the last problem seen: {_WILL_RETRY.sub('', state.fail_reason).rstrip(' ;,')}"
     if unresolved:
         name = NETWORK_NAMES.get(state.platform, state.platform)
-        reason = (f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
-                  f"this post may have been published at {name}; check the account before retrying "
-                  f"(details are in the server log under target {state.id})")
-    return finish(state, "failed", now, fail_type="retriable", fail_reason=reason,
-                  attempt_outcome=f"job dead: {error}")
+        reason = (
+            f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
+            f"this post may have been published at {name}; check the account before retrying "
+            f"(details are in the server log under target {state.id})"
+        )
+    return finish(
+        state, "failed", now, fail_type="retriable", fail_reason=reason, attempt_outcome=f"job dead: {error}"
+    )
 
 
 def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -> Decision:
     """An unexpected error during the call (an adapter bug, say): the target waits for its job's next try.
     The attempt stays unresolved (the call may have reached the network): the next try asks first."""
-    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
-                               "updated_at": now}, finishes_job=False, retry_in_s=delay_s, retry_reason=error,
-                    resolves_attempts=False, attempt_outcome=f"error: {error}")
+    return Decision(
+        state.id,
+        state.post_id,
+        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        finishes_job=False,
+        retry_in_s=delay_s,
+        retry_reason=error,
+        resolves_attempts=False,
+        attempt_outcome=f"error: {error}",
+    )
 
 
 # ---- reconciling an earlier attempt ---------------------------------------------------------------------
@@ -243,37 +313,63 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     again. The earlier attempts stay unresolved; this one is closed as having made no call."""
     name = NETWORK_NAMES.get(state.platform, state.platform)
     wait = max(0.0, (until - now).total_seconds())
-    reason = (f"an interrupted attempt may have published it: {name} lists a publication only a while after "
-              f"accepting it, so it is asked again at {until.isoformat()} before any new attempt")
-    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": until, "updated_at": now},
-                    finishes_job=False, retry_in_s=wait, retry_reason=reason, no_call=True,
-                    attempt_outcome=f"not called: {reason}")
+    reason = (
+        f"an interrupted attempt may have published it: {name} lists a publication only a while after "
+        f"accepting it, so it is asked again at {until.isoformat()} before any new attempt"
+    )
+    return Decision(
+        state.id,
+        state.post_id,
+        {"status": "pending", "next_attempt_at": until, "updated_at": now},
+        finishes_job=False,
+        retry_in_s=wait,
+        retry_reason=reason,
+        no_call=True,
+        attempt_outcome=f"not called: {reason}",
+    )
 
 
 def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
     `pending` for the job's next try, the earlier attempt still unresolved."""
     name = NETWORK_NAMES.get(state.platform, state.platform)
-    return Decision(state.id, state.post_id, {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s),
-                                              "updated_at": now},
-                    finishes_job=False, retry_in_s=delay_s, no_call=True,
-                    retry_reason=f"could not ask {name} about an earlier attempt",
-                    attempt_outcome="not called: the network could not be asked about an earlier attempt")
+    return Decision(
+        state.id,
+        state.post_id,
+        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        finishes_job=False,
+        retry_in_s=delay_s,
+        no_call=True,
+        retry_reason=f"could not ask {name} about an earlier attempt",
+        attempt_outcome="not called: the network could not be asked about an earlier attempt",
+    )
 
 
 def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -> Decision:
     """A live account's token has expired and its network would not refresh it now (its token endpoint failed):
     no call; the target waits `pending`, saying why (failReason) and until when (nextAttemptAt), for the job's
     next try. When the job's tries run out, `dead` names this reason as the last problem seen."""
-    return Decision(state.id, state.post_id, {"status": "pending", "fail_reason": reason,
-                                              "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
-                    finishes_job=False, retry_in_s=delay_s, no_call=True, retry_reason=reason,
-                    attempt_outcome=f"not called: {reason}")
+    return Decision(
+        state.id,
+        state.post_id,
+        {
+            "status": "pending",
+            "fail_reason": reason,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
+        finishes_job=False,
+        retry_in_s=delay_s,
+        no_call=True,
+        retry_reason=reason,
+        attempt_outcome=f"not called: {reason}",
+    )
 
 
 # ---- the outcome of a network call ----------------------------------------------------------------------
-def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool = False,
-            rng: Any = None) -> Decision:
+def outcome(
+    state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool = False, rng: Any = None
+) -> Decision:
     """A network's answer (`PublishOutcome`) to a publish call (tracking=False) or a status check (True).
 
     published / inbox_delivered: the target succeeds. pending (or ready: waiting for the publishing call, which
@@ -285,8 +381,14 @@ def outcome(state: TargetState, out: Any, now: datetime, policy: Policy, *, trac
     """
     if out.state in ("published", "inbox_delivered"):
         status = "succeeded" if out.state == "published" else "inbox_delivered"
-        return finish(state, status, now, external_post_id=out.external_post_id, post_url=out.post_url,
-                      network_status=out.network_status)
+        return finish(
+            state,
+            status,
+            now,
+            external_post_id=out.external_post_id,
+            post_url=out.post_url,
+            network_status=out.network_status,
+        )
     if out.state in ("pending", "ready"):
         return _pending(state, out, now, policy, tracking)
     return _failed(state, out, now, policy, rng, tracking)
@@ -296,37 +398,80 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
     deadline = state.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(state.platform, 900))
     if tracking and now >= deadline:
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
-        return finish(state, "failed", now, fail_type="retriable", network_status=out.network_status,
-                      fail_reason=f"{state.platform} accepted the post but did not confirm it within {minutes} "
-                                  "minutes; it may still appear: check the account before retrying")
-    values = {"status": "publishing", "tracking_ref": out.tracking_ref or state.tracking_ref,
-              "external_post_id": out.external_post_id or state.external_post_id,
-              "network_status": out.network_status, "track_deadline": deadline, "next_attempt_at": None,
-              "updated_at": now}
+        return finish(
+            state,
+            "failed",
+            now,
+            fail_type="retriable",
+            network_status=out.network_status,
+            fail_reason=f"{state.platform} accepted the post but did not confirm it within {minutes} "
+            "minutes; it may still appear: check the account before retrying",
+        )
+    values = {
+        "status": "publishing",
+        "tracking_ref": out.tracking_ref or state.tracking_ref,
+        "external_post_id": out.external_post_id or state.external_post_id,
+        "network_status": out.network_status,
+        "track_deadline": deadline,
+        "next_attempt_at": None,
+        "updated_at": now,
+    }
     word = out.network_status or "processing"
     if tracking:  # the track job polls again
-        return Decision(state.id, state.post_id, values, finishes_job=False, retry_in_s=policy.track_poll_s,
-                        retry_reason=f"{state.platform}: {word}", attempt_outcome=f"accepted: {word}")
-    track = JobSpec("target.track", {"target_id": state.id}, now + timedelta(seconds=policy.track_poll_s),
-                    f"track:{state.id}", state.platform, policy.max_attempts)
+        return Decision(
+            state.id,
+            state.post_id,
+            values,
+            finishes_job=False,
+            retry_in_s=policy.track_poll_s,
+            retry_reason=f"{state.platform}: {word}",
+            attempt_outcome=f"accepted: {word}",
+        )
+    track = JobSpec(
+        "target.track",
+        {"target_id": state.id},
+        now + timedelta(seconds=policy.track_poll_s),
+        f"track:{state.id}",
+        state.platform,
+        policy.max_attempts,
+    )
     return Decision(state.id, state.post_id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
 
 
-def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: Any, tracking: bool = False,
-            ) -> Decision:
-    reason = out.fail_reason or ("retriable network failure" if out.fail_type == "retriable"
-                                 else "the network refused the post")
+def _failed(
+    state: TargetState,
+    out: Any,
+    now: datetime,
+    policy: Policy,
+    rng: Any,
+    tracking: bool = False,
+) -> Decision:
+    reason = out.fail_reason or (
+        "retriable network failure" if out.fail_type == "retriable" else "the network refused the post"
+    )
     ambiguous = bool(getattr(out, "ambiguous", False))
     if out.fail_type == "retriable" and state.attempts < policy.max_attempts:
         decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
         delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
-        values: dict[str, Any] = {"status": "pending", "fail_reason": reason, "network_status": out.network_status,
-                                  "next_attempt_at": now + timedelta(seconds=delay), "updated_at": now}
+        values: dict[str, Any] = {
+            "status": "pending",
+            "fail_reason": reason,
+            "network_status": out.network_status,
+            "next_attempt_at": now + timedelta(seconds=delay),
+            "updated_at": now,
+        }
         if not ambiguous:
             values["call_started_at"] = None
-        return Decision(state.id, state.post_id, values, finishes_job=False, retry_in_s=delay, retry_reason=reason,
-                        resolves_attempts=not ambiguous,
-                        attempt_outcome=("ambiguous: " if ambiguous else "retriable: ") + reason)
+        return Decision(
+            state.id,
+            state.post_id,
+            values,
+            finishes_job=False,
+            retry_in_s=delay,
+            retry_reason=reason,
+            resolves_attempts=not ambiguous,
+            attempt_outcome=("ambiguous: " if ambiguous else "retriable: ") + reason,
+        )
     if out.fail_type == "retriable":
         # the network's wording promised a retry; no more come: say so instead of contradicting it
         reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
@@ -335,11 +480,20 @@ def _failed(state: TargetState, out: Any, now: datetime, policy: Policy, rng: An
         if ambiguous:
             reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
         elif tracking:  # the network accepted the post: it may still publish it
-            reason += (f"; {name} accepted the post and it may still appear: check the {name} account before "
-                       "retrying")
+            reason += (
+                f"; {name} accepted the post and it may still appear: check the {name} account before "
+                "retrying"
+            )
     account_status = "needs_reauth" if out.auth_refused else None
-    final = finish(state, "failed", now, fail_reason=reason, fail_type=out.fail_type or "permanent",
-                   network_status=out.network_status, account_status=account_status)
+    final = finish(
+        state,
+        "failed",
+        now,
+        fail_reason=reason,
+        fail_type=out.fail_type or "permanent",
+        network_status=out.network_status,
+        account_status=account_status,
+    )
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
 
 

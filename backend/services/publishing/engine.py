@@ -56,10 +56,17 @@ def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
 
     options = PostOptions.model_validate(post.options or {})
     payload = RULES[target.platform].payload(post.content, media_refs(post), options)
-    creds = AccountCredentials(external_account_id=account.external_id, access_token=account.access_token,
-                               username=account.username or None)
-    return Publication(payload=payload, account=creds, idempotency_token=target.idempotency_token,
-                       attempted_at=target.started_at)
+    creds = AccountCredentials(
+        external_account_id=account.external_id,
+        access_token=account.access_token,
+        username=account.username or None,
+    )
+    return Publication(
+        payload=payload,
+        account=creds,
+        idempotency_token=target.idempotency_token,
+        attempted_at=target.started_at,
+    )
 
 
 def _ids(target: PostTarget) -> str:
@@ -83,8 +90,11 @@ def start_post(job: Any, settings: Settings) -> None:
             queue.complete(job)
             return
         if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
-            raise RetryLater("scheduled time moved later", delay_s=(post.scheduled_at - now).total_seconds(),
-                             count_attempt=False)
+            raise RetryLater(
+                "scheduled time moved later",
+                delay_s=(post.scheduled_at - now).total_seconds(),
+                count_attempt=False,
+            )
         targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
         too_late: float | None = None
         if post.status == "scheduled":
@@ -97,8 +107,9 @@ def start_post(job: Any, settings: Settings) -> None:
         post.status = "processing"
         post.sent_at = post.sent_at or now
         post.updated_at = now
-        Post.update(status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at,
-                    updated_at=now).where(Post.id == post.id).execute()
+        Post.update(
+            status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, updated_at=now
+        ).where(Post.id == post.id).execute()
         open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
         if too_late is not None:
             for t in open_targets:
@@ -107,17 +118,35 @@ def start_post(job: Any, settings: Settings) -> None:
             queue.complete(job)
             return
         _release_media(post, now)
-        accounts = {a.id: a for a in Account.select().where(
-            Account.id.in_([t.account_id for t in open_targets if t.account_id]))}
+        accounts = {
+            a.id: a
+            for a in Account.select().where(
+                Account.id.in_([t.account_id for t in open_targets if t.account_id])
+            )
+        }
         jobs = []
         for t in open_targets:
             account = accounts.get(t.account_id) if t.account_id else None
             if t.tracking_ref:  # accepted by the network earlier: only tracking is left
-                jobs.append(_job(t, post, "target.track", f"track:{t.id}", now + timedelta(
-                    seconds=track_poll_s(settings, account)), settings))
+                jobs.append(
+                    _job(
+                        t,
+                        post,
+                        "target.track",
+                        f"track:{t.id}",
+                        now + timedelta(seconds=track_poll_s(settings, account)),
+                        settings,
+                    )
+                )
             elif account is None or account.status != "active":
-                apply(decide.inactive_account(state_of(t, post), None if account is None else account.status,
-                                              now, unresolved=bool(unresolved_attempts(t.id))))
+                apply(
+                    decide.inactive_account(
+                        state_of(t, post),
+                        None if account is None else account.status,
+                        now,
+                        unresolved=bool(unresolved_attempts(t.id)),
+                    )
+                )
             else:
                 jobs.append(_job(t, post, "target.publish", f"target:{t.id}", now, settings))
         queue.enqueue_many(jobs, if_absent=True)  # one statement for the post's targets
@@ -125,13 +154,24 @@ def start_post(job: Any, settings: Settings) -> None:
         queue.complete(job)
 
 
-def _job(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> dict[str, Any]:
+def _job(
+    target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings
+) -> dict[str, Any]:
     """A target's job, as queue.enqueue_many takes it (on the lane of the target's network)."""
-    return dict(kind=kind, payload={"target_id": target.id}, run_at=run_at, workspace_id=post.workspace_id,
-                dedupe_key=key, max_attempts=settings.retry_max_attempts, lane=target.platform)
+    return dict(
+        kind=kind,
+        payload={"target_id": target.id},
+        run_at=run_at,
+        workspace_id=post.workspace_id,
+        dedupe_key=key,
+        max_attempts=settings.retry_max_attempts,
+        lane=target.platform,
+    )
 
 
-def _enqueue(target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings) -> None:
+def _enqueue(
+    target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings
+) -> None:
     queue.enqueue_many([_job(target, post, kind, key, run_at, settings)], if_absent=True)
 
 
@@ -153,21 +193,49 @@ class _Attempt:
 
 # What a target's job reads of its target, post and account: its state, what the network receives, the account's
 # credentials and kind (each column read costs: the post's other JSON columns, timestamps and counters are left).
-_LOAD = (PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.account, PostTarget.account_name,
-         PostTarget.status, PostTarget.external_post_id, PostTarget.idempotency_token, PostTarget.started_at,
-         PostTarget.tracking_ref, PostTarget.attempts, PostTarget.track_deadline, PostTarget.next_attempt_at,
-         Post.id, Post.workspace, Post.status, Post.content, Post.media, Post.options,
-         Account.id, Account.platform, Account.kind, Account.status, Account.behaviour, Account.external_id,
-         Account.access_token, Account.username, Account.token_expires_at,
-         Account.refresh_token)
+_LOAD = (
+    PostTarget.id,
+    PostTarget.post,
+    PostTarget.platform,
+    PostTarget.account,
+    PostTarget.account_name,
+    PostTarget.status,
+    PostTarget.external_post_id,
+    PostTarget.idempotency_token,
+    PostTarget.started_at,
+    PostTarget.tracking_ref,
+    PostTarget.attempts,
+    PostTarget.track_deadline,
+    PostTarget.next_attempt_at,
+    Post.id,
+    Post.workspace,
+    Post.status,
+    Post.content,
+    Post.media,
+    Post.options,
+    Account.id,
+    Account.platform,
+    Account.kind,
+    Account.status,
+    Account.behaviour,
+    Account.external_id,
+    Account.access_token,
+    Account.username,
+    Account.token_expires_at,
+    Account.refresh_token,
+)
 
 
 def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
     """The target with its post and its account (None when it has none), read in one query (_LOAD's columns)."""
-    target = (PostTarget.select(*_LOAD)
-              .join(Post, on=(PostTarget.post == Post.id))
-              .switch(PostTarget).join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
-              .where(PostTarget.id == target_id).first())
+    target = (
+        PostTarget.select(*_LOAD)
+        .join(Post, on=(PostTarget.post == Post.id))
+        .switch(PostTarget)
+        .join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
+        .where(PostTarget.id == target_id)
+        .first()
+    )
     if target is None:
         return None
     return target, target.post, target.account if target.account_id else None
@@ -202,31 +270,74 @@ def publish_target(job: Any, settings: Settings) -> None:
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
         with tx():
-            _enqueue(target, post, "target.track", f"track:{target.id}",
-                     now + timedelta(seconds=track_poll_s(settings, account)), settings)
+            _enqueue(
+                target,
+                post,
+                "target.track",
+                f"track:{target.id}",
+                now + timedelta(seconds=track_poll_s(settings, account)),
+                settings,
+            )
             queue.complete(job)
         return
     if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
         # the job came back early (its retry was not recorded after the target's wait was): wait on
-        raise RetryLater("waiting for the target's next attempt",
-                         delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
+        raise RetryLater(
+            "waiting for the target's next attempt",
+            delay_s=(target.next_attempt_at - now).total_seconds(),
+            count_attempt=False,
+        )
     if account is None or account.status != "active":
-        apply(decide.inactive_account(state_of(target, post), None if account is None else account.status, now,
-                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
+        apply(
+            decide.inactive_account(
+                state_of(target, post),
+                None if account is None else account.status,
+                now,
+                unresolved=bool(unresolved_attempts(target.id)),
+            ),
+            job=job,
+        )
         return
-    if not _token_ready(account, settings, target, post, job):  # the grant is dead: failed with the account's others
-        apply(decide.inactive_account(state_of(target, post), "needs_reauth", clock.now(),
-                                      unresolved=bool(unresolved_attempts(target.id))), job=job)
+    if not _token_ready(
+        account, settings, target, post, job
+    ):  # the grant is dead: failed with the account's others
+        apply(
+            decide.inactive_account(
+                state_of(target, post),
+                "needs_reauth",
+                clock.now(),
+                unresolved=bool(unresolved_attempts(target.id)),
+            ),
+            job=job,
+        )
         return
     adapter = adapters.adapter_for(account, settings)
-    called = _attempt(job, settings, adapter, build_publication(post, target, account), target, post, account,
-                      adapter.publish)
+    called = _attempt(
+        job,
+        settings,
+        adapter,
+        build_publication(post, target, account),
+        target,
+        post,
+        account,
+        adapter.publish,
+    )
     if called is not None:
         _decide_and_apply(job, settings, account, target, *called)
 
 
-def _attempt(job: Any, settings: Settings, adapter: Any, pub: Any, target: PostTarget, post: Post, account: Account,
-             call: Any, *, tracking: bool = False) -> tuple[Any, _Attempt, decide.TargetState] | None:
+def _attempt(
+    job: Any,
+    settings: Settings,
+    adapter: Any,
+    pub: Any,
+    target: PostTarget,
+    post: Post,
+    account: Account,
+    call: Any,
+    *,
+    tracking: bool = False,
+) -> tuple[Any, _Attempt, decide.TargetState] | None:
     """Steps 1-3 of an attempt (publish_target): recorded before any call; an earlier attempt without outcome
     reconciled first; then `call(pub)`: the network's publishing call (adapter.publish, or adapter.complete
     for a tracked publication the network is ready to publish). Returns (outcome, attempt, state) to decide
@@ -265,33 +376,59 @@ def _attempt(job: Any, settings: Settings, adapter: Any, pub: Any, target: PostT
     return out, attempt, state
 
 
-def _wait_unless_conclusive(job: Any, settings: Settings, account: Account, target: PostTarget, attempt: _Attempt,
-                            state: decide.TargetState) -> None:
+def _wait_unless_conclusive(
+    job: Any,
+    settings: Settings,
+    account: Account,
+    target: PostTarget,
+    attempt: _Attempt,
+    state: decide.TargetState,
+) -> None:
     """The network's listing does not show an earlier attempt's publication. Conclusive once the network's
     listing delay has passed since those calls were over; before that, no call: the target waits `pending`
     until then (RetryLater, not counted as a try) and this job asks again."""
     now = clock.now()
-    until = decide.absence_conclusive_at(attempt.calls_over_by or attempt.started_at,
-                                         adapters.listing_delay_s(account, settings))
+    until = decide.absence_conclusive_at(
+        attempt.calls_over_by or attempt.started_at, adapters.listing_delay_s(account, settings)
+    )
     if until <= now:
         return
     decision = decide.not_listed_yet(state, now, until)
     apply(decision, job=job, attempt_id=attempt.id)
-    log.info("%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
-             "%s", _ids(target), target.platform, clock.iso(until))
-    raise RetryLater(decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False)
+    log.info(
+        "%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
+        "%s",
+        _ids(target),
+        target.platform,
+        clock.iso(until),
+    )
+    raise RetryLater(
+        decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False
+    )
 
 
-def _decide_and_apply(job: Any, settings: Settings, account: Account, target: PostTarget, out: Any,
-                      attempt: _Attempt, state: decide.TargetState, *, tracking: bool = False) -> None:
+def _decide_and_apply(
+    job: Any,
+    settings: Settings,
+    account: Account,
+    target: PostTarget,
+    out: Any,
+    attempt: _Attempt,
+    state: decide.TargetState,
+    *,
+    tracking: bool = False,
+) -> None:
     """Step 4: the outcome decided and applied with the attempt closed; a wait raises RetryLater."""
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=tracking)
     applied = apply(decision, job=job, attempt_id=attempt.id)
     _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
         log.info("%s: %s; next attempt in %.1f s", _ids(target), decision.retry_reason, decision.retry_in_s)
-        raise RetryLater(decision.retry_reason or "retry", delay_s=decision.retry_in_s,
-                         count_attempt=tracking and decision.status == "pending")
+        raise RetryLater(
+            decision.retry_reason or "retry",
+            delay_s=decision.retry_in_s,
+            count_attempt=tracking and decision.status == "pending",
+        )
 
 
 def _account_refused(applied: bool, decision: decide.Decision, account: Account) -> None:
@@ -302,7 +439,9 @@ def _account_refused(applied: bool, decision: decide.Decision, account: Account)
     if applied and decision.account_status == "needs_reauth":
         from backend.services import tokens  # tokens writes through this package's apply
 
-        tokens.mark_needs_reauth(account.id, decision.values.get("fail_reason"), refused_target=decision.target_id)
+        tokens.mark_needs_reauth(
+            account.id, decision.values.get("fail_reason"), refused_target=decision.target_id
+        )
 
 
 def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: bool = False) -> _Attempt | None:
@@ -326,28 +465,41 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         if target is None or target.status in TERMINAL_TARGET or bool(target.tracking_ref) != tracking:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
-            raise RetryLater("waiting for the target's next attempt",
-                             delay_s=(target.next_attempt_at - now).total_seconds(), count_attempt=False)
+            raise RetryLater(
+                "waiting for the target's next attempt",
+                delay_s=(target.next_attempt_at - now).total_seconds(),
+                count_attempt=False,
+            )
         # `attempts` counts the target's attempt rows (each is recorded here with its increment): a target
         # never attempted has none to reconcile
         open_rows = unresolved_attempts(target_id) if target.attempts else []
         over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
-        PostTarget.update(status="publishing", started_at=target.started_at or now, call_started_at=now,
-                          attempts=PostTarget.attempts + 1, next_attempt_at=None, updated_at=now).where(
-            PostTarget.id == target_id).execute()
+        PostTarget.update(
+            status="publishing",
+            started_at=target.started_at or now,
+            call_started_at=now,
+            attempts=PostTarget.attempts + 1,
+            next_attempt_at=None,
+            updated_at=now,
+        ).where(PostTarget.id == target_id).execute()
     target.status = "publishing"
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
-    return _Attempt(attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post))
+    return _Attempt(
+        attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post)
+    )
 
 
 def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | None:
-    row = (PublishAttempt.select(PublishAttempt.started_at)
-           .where((PublishAttempt.target == target_id) & (PublishAttempt.started_at > started_at))
-           .order_by(PublishAttempt.started_at).first())
+    row = (
+        PublishAttempt.select(PublishAttempt.started_at)
+        .where((PublishAttempt.target == target_id) & (PublishAttempt.started_at > started_at))
+        .order_by(PublishAttempt.started_at)
+        .first()
+    )
     return row.started_at if row is not None else None
 
 
@@ -361,19 +513,36 @@ def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     try:
         found = adapter.find_existing(pub)
     except Unverifiable as exc:
-        log.warning("%s: an earlier attempt's outcome is unknown and %s cannot be checked (%s): "
-                    "failing it rather than risking a duplicate", _ids(target), target.platform, exc)
+        log.warning(
+            "%s: an earlier attempt's outcome is unknown and %s cannot be checked (%s): "
+            "failing it rather than risking a duplicate",
+            _ids(target),
+            target.platform,
+            exc,
+        )
         return _UNVERIFIABLE
     except httpx.HTTPError as exc:
-        log.warning("%s: could not ask %s about an earlier attempt (%s): trying again later",
-                    _ids(target), target.platform, type(exc).__name__)
+        log.warning(
+            "%s: could not ask %s about an earlier attempt (%s): trying again later",
+            _ids(target),
+            target.platform,
+            type(exc).__name__,
+        )
         return _UNREACHABLE
     if found is not None:
-        log.warning("%s: reconciled: %s has the publication of an earlier attempt (%s); not "
-                    "publishing again", _ids(target), target.platform, found.external_post_id)
+        log.warning(
+            "%s: reconciled: %s has the publication of an earlier attempt (%s); not publishing again",
+            _ids(target),
+            target.platform,
+            found.external_post_id,
+        )
         return found
-    log.info("%s: re-attempt: %s confirms an earlier attempt did not publish it (since %s)",
-             _ids(target), target.platform, clock.iso(pub.attempted_at))
+    log.info(
+        "%s: re-attempt: %s confirms an earlier attempt did not publish it (since %s)",
+        _ids(target),
+        target.platform,
+        clock.iso(pub.attempted_at),
+    )
     return None
 
 
@@ -381,9 +550,13 @@ def _publish(call: Any, pub: Any, platform: str) -> Any:
     try:
         return call(pub)
     except httpx.HTTPError as exc:  # the request may have reached the network: ambiguous
-        return PublishOutcome(state="failed", fail_type="retriable", ambiguous=True,
-                              fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
-                                          "it will be retried automatically")
+        return PublishOutcome(
+            state="failed",
+            fail_type="retriable",
+            ambiguous=True,
+            fail_reason=f"could not reach {platform} ({type(exc).__name__}); "
+            "it will be retried automatically",
+        )
 
 
 def _token_ready(account: Account, settings: Settings, target: PostTarget, post: Post, job: Any) -> bool:
@@ -403,14 +576,19 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
         got = tokens.refresh_account(account.id, settings)
     except tokens.RefreshBusy as exc:
         if expired:
-            raise RetryLater("waiting for the account's token refresh", count_attempt=False,
-                             delay_s=max(1.0, (exc.until - now).total_seconds())) from None
+            raise RetryLater(
+                "waiting for the account's token refresh",
+                count_attempt=False,
+                delay_s=max(1.0, (exc.until - now).total_seconds()),
+            ) from None
         return True
     except tokens.RefreshTransient as exc:
         if expired:
             name = decide.NETWORK_NAMES.get(target.platform, target.platform)
-            reason = (f"the account's {name} token has expired and {name} could not refresh it now ({exc}); "
-                      "it will be retried")
+            reason = (
+                f"the account's {name} token has expired and {name} could not refresh it now ({exc}); "
+                "it will be retried"
+            )
             log.warning("%s: %s", _ids(target), reason)
             delay = exc.retry_after_s or policy(settings, account).strategy.delay_for(max(1, job.attempts))
             if not target.tracking_ref:  # not yet accepted by the network: it waits `pending`, saying why
@@ -458,8 +636,17 @@ def track_target(job: Any, settings: Settings) -> None:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
     if out.state == "ready":
         ref = out.tracking_ref or target.tracking_ref
-        called = _attempt(job, settings, adapter, pub, target, post, account,
-                          lambda p: adapter.complete(p, ref), tracking=True)
+        called = _attempt(
+            job,
+            settings,
+            adapter,
+            pub,
+            target,
+            post,
+            account,
+            lambda p: adapter.complete(p, ref),
+            tracking=True,
+        )
         if called is not None:
             _decide_and_apply(job, settings, account, target, *called, tracking=True)
         return
@@ -472,9 +659,15 @@ def track_target(job: Any, settings: Settings) -> None:
     if applied and decision.retry_in_s is not None:
         waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
         if waits:
-            log.info("%s: status check: %s; next check in %.1f s", _ids(target), decision.retry_reason,
-                     decision.retry_in_s)
-        raise RetryLater(decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=waits)
+            log.info(
+                "%s: status check: %s; next check in %.1f s",
+                _ids(target),
+                decision.retry_reason,
+                decision.retry_in_s,
+            )
+        raise RetryLater(
+            decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=waits
+        )
 
 
 # ---- dead jobs ------------------------------------------------------------------------------------------
@@ -488,8 +681,12 @@ def give_up(target_id: str, error: str) -> None:
     post = Post.get_by_id(target.post_id)
     # an attempt without outcome, or a post the network accepted (tracking): it may have been published
     unresolved = bool(unresolved_attempts(target_id)) or bool(target.tracking_ref)
-    log.error("%s: giving up after an internal error%s: %s", _ids(target),
-              " (an attempt's outcome is unknown)" if unresolved else "", error)
+    log.error(
+        "%s: giving up after an internal error%s: %s",
+        _ids(target),
+        " (an attempt's outcome is unknown)" if unresolved else "",
+        error,
+    )
     apply(decide.dead(state_of(target, post), error, clock.now(), unresolved=unresolved))
 
 
@@ -505,16 +702,28 @@ def give_up_post(post_id: str, error: str) -> None:
         if post.status == "scheduled":
             post.status = "processing"
             Post.update(status="processing", sent_at=post.sent_at or now, updated_at=now).where(
-                Post.id == post.id).execute()
+                Post.id == post.id
+            ).execute()
         for t in PostTarget.select().where(PostTarget.post == post.id):
             if t.status in TERMINAL_TARGET or _has_live_job(t.id):
                 continue
-            apply(decide.dead(state_of(t, post), error, now,
-                              unresolved=bool(unresolved_attempts(t.id)) or bool(t.tracking_ref)))
+            apply(
+                decide.dead(
+                    state_of(t, post),
+                    error,
+                    now,
+                    unresolved=bool(unresolved_attempts(t.id)) or bool(t.tracking_ref),
+                )
+            )
         settle_post(post)
 
 
 def _has_live_job(target_id: str) -> bool:
-    return Job.select().where(Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
-                              & Job.status.in_(["queued", "running"])).exists()
-
+    return (
+        Job.select()
+        .where(
+            Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
+            & Job.status.in_(["queued", "running"])
+        )
+        .exists()
+    )

@@ -3,8 +3,10 @@ scanning the table: a partial index, only over the rows that have one."""
 
 
 def up(migrator, db):
-    db.execute_sql('CREATE INDEX IF NOT EXISTS "sandbox_item_post_id" ON "sandbox_item" ("post_id") '
-                   'WHERE "post_id" IS NOT NULL')
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "sandbox_item_post_id" ON "sandbox_item" ("post_id") '
+        'WHERE "post_id" IS NOT NULL'
+    )
 
 
 def down(migrator, db):

@@ -3,7 +3,9 @@ is without limit and the latest `until` are index seeks on (media_id, until)."""
 
 
 def up(migrator, db):
-    db.execute_sql('CREATE INDEX IF NOT EXISTS "media_hold_media_until" ON "media_hold" ("media_id", "until")')
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "media_hold_media_until" ON "media_hold" ("media_id", "until")'
+    )
 
 
 def down(migrator, db):

@@ -19,4 +19,6 @@ def up(migrator, db):
 
 
 def down(migrator, db):
-    migrator.migrate(migrator.drop_column("job", "lane"), migrator.drop_column("post_target", "next_attempt_at"))
+    migrator.migrate(
+        migrator.drop_column("job", "lane"), migrator.drop_column("post_target", "next_attempt_at")
+    )

@@ -25,9 +25,11 @@ def up(migrator, db):
             col = getattr(t.c, name)
             utc = col.endswith("+00:00")
             t.update({col: fn.substr(col, 1, _WITH_FRACTION)}).where(
-                utc & (fn.length(col) == _WITH_FRACTION + 6)).execute()
+                utc & (fn.length(col) == _WITH_FRACTION + 6)
+            ).execute()
             t.update({col: fn.substr(col, 1, _WHOLE_SECOND)}).where(
-                utc & (fn.length(col) == _WHOLE_SECOND + 6)).execute()
+                utc & (fn.length(col) == _WHOLE_SECOND + 6)
+            ).execute()
             t.update({col: col.concat(".000000")}).where(fn.length(col) == _WHOLE_SECOND).execute()
 
 

@@ -72,10 +72,21 @@ def up(migrator, db):
     from datetime import UTC, datetime
 
     now = datetime.now(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
-    opening = [{"id": _id("cre"), "workspace": ws.id, "amount": ws.credits_balance, "reason": "opening",
-                "generation_id": None, "note": "balance before the credit ledger",
-                "balance_after": ws.credits_balance, "created_at": now}
-               for ws in Workspace.select(Workspace.id, Workspace.credits_balance).where(Workspace.credits_balance != 0)]
+    opening = [
+        {
+            "id": _id("cre"),
+            "workspace": ws.id,
+            "amount": ws.credits_balance,
+            "reason": "opening",
+            "generation_id": None,
+            "note": "balance before the credit ledger",
+            "balance_after": ws.credits_balance,
+            "created_at": now,
+        }
+        for ws in Workspace.select(Workspace.id, Workspace.credits_balance).where(
+            Workspace.credits_balance != 0
+        )
+    ]
     if opening:
         CreditEntry.insert_many(opening).execute()
 

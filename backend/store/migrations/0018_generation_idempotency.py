@@ -11,9 +11,13 @@ def _columns(db, table):
 
 def up(migrator, db):
     if "idempotency_key" not in _columns(db, "generation"):
-        migrator.migrate(migrator.add_column("generation", "idempotency_key", CharField(max_length=200, null=True)))
-    db.execute_sql('CREATE UNIQUE INDEX IF NOT EXISTS "generation_workspace_id_idempotency_key" '
-                   'ON "generation" ("workspace_id", "idempotency_key")')
+        migrator.migrate(
+            migrator.add_column("generation", "idempotency_key", CharField(max_length=200, null=True))
+        )
+    db.execute_sql(
+        'CREATE UNIQUE INDEX IF NOT EXISTS "generation_workspace_id_idempotency_key" '
+        'ON "generation" ("workspace_id", "idempotency_key")'
+    )
 
 
 def down(migrator, db):

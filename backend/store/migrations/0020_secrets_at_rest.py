@@ -32,8 +32,10 @@ def up(migrator, db):
     if "refresh_token" not in _columns(db, "account"):
         migrator.migrate(migrator.add_column("account", "refresh_token", TextField(null=True)))
     if not isinstance(db, SqliteDatabase):
-        db.execute_sql('ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE TEXT, '
-                       'ALTER COLUMN "previous_secret" TYPE TEXT')
+        db.execute_sql(
+            'ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE TEXT, '
+            'ALTER COLUMN "previous_secret" TYPE TEXT'
+        )
     ring = secretbox.keyring()
 
     def encrypt(value):
@@ -52,14 +54,16 @@ def down(migrator, db):
     def decrypt(value):
         if not value.startswith(_PREFIX):
             return None
-        return ring.multi().decrypt(value[len(_PREFIX):].encode()).decode()
+        return ring.multi().decrypt(value[len(_PREFIX) :].encode()).decode()
 
     for table, columns in _COLUMNS.items():
         for column in columns:
             if column in _columns(db, table):
                 _rewrite(db, table, column, decrypt)
     if not isinstance(db, SqliteDatabase):
-        db.execute_sql('ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE VARCHAR(100), '
-                       'ALTER COLUMN "previous_secret" TYPE VARCHAR(100)')
+        db.execute_sql(
+            'ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE VARCHAR(100), '
+            'ALTER COLUMN "previous_secret" TYPE VARCHAR(100)'
+        )
     if "refresh_token" in _columns(db, "account"):
         migrator.migrate(migrator.drop_column("account", "refresh_token"))

@@ -15,7 +15,9 @@ _NEW = ("refresh_expires_at", "token_warned_for", "token_refresh_until")
 
 def up(migrator, db):
     have = _columns(db, "account")
-    ops = [migrator.add_column("account", name, DateTimeField(null=True)) for name in _NEW if name not in have]
+    ops = [
+        migrator.add_column("account", name, DateTimeField(null=True)) for name in _NEW if name not in have
+    ]
     if ops:
         migrator.migrate(*ops)
 

@@ -12,7 +12,9 @@ def _columns(db, table):
 
 def up(migrator, db):
     if "token_refresh_lease" not in _columns(db, "account"):
-        migrator.migrate(migrator.add_column("account", "token_refresh_lease", CharField(max_length=40, null=True)))
+        migrator.migrate(
+            migrator.add_column("account", "token_refresh_lease", CharField(max_length=40, null=True))
+        )
 
 
 def down(migrator, db):

@@ -17,14 +17,17 @@ def up(migrator, db):
         migrator.migrate(migrator.add_column("post", "content_folded", TextField(null=True)))
     p = db.param
     while True:
-        rows = db.execute_sql(f'SELECT "id", "content" FROM "post" WHERE "content_folded" IS NULL LIMIT {CHUNK}'
-                              ).fetchall()
+        rows = db.execute_sql(
+            f'SELECT "id", "content" FROM "post" WHERE "content_folded" IS NULL LIMIT {CHUNK}'
+        ).fetchall()
         if not rows:
             break
         with db.atomic():
             for post_id, content in rows:
-                db.execute_sql(f'UPDATE "post" SET "content_folded" = {p} WHERE "id" = {p}',
-                               ((content or "").casefold(), post_id))
+                db.execute_sql(
+                    f'UPDATE "post" SET "content_folded" = {p} WHERE "id" = {p}',
+                    ((content or "").casefold(), post_id),
+                )
 
 
 def down(migrator, db):

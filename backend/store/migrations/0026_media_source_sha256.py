@@ -13,8 +13,10 @@ def _columns(db, table):
 def up(migrator, db):
     if "source_sha256" not in _columns(db, "media"):
         migrator.migrate(migrator.add_column("media", "source_sha256", CharField(max_length=64, null=True)))
-    db.execute_sql('CREATE INDEX IF NOT EXISTS "media_workspace_source_sha256" ON "media" ("workspace_id", '
-                   '"source_sha256")')
+    db.execute_sql(
+        'CREATE INDEX IF NOT EXISTS "media_workspace_source_sha256" ON "media" ("workspace_id", '
+        '"source_sha256")'
+    )
 
 
 def down(migrator, db):

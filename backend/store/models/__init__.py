@@ -12,5 +12,26 @@ from backend.store.models.tiktok import TikTokPublish
 from backend.store.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from backend.store.models.workspace import ApiKey, Owner, RateCounter, Workspace
 
-__all__ = ["Account", "ApiKey", "BaseModel", "CreditEntry", "Event", "Generation", "Job", "Media", "MediaHold", "OAuthSession", "Owner", "Post", "PostLabel", "PostTarget", "PublishAttempt", "RateCounter",
-           "TikTokPublish", "WebhookAttempt", "WebhookDelivery", "WebhookEndpoint", "Workspace"]
+__all__ = [
+    "Account",
+    "ApiKey",
+    "BaseModel",
+    "CreditEntry",
+    "Event",
+    "Generation",
+    "Job",
+    "Media",
+    "MediaHold",
+    "OAuthSession",
+    "Owner",
+    "Post",
+    "PostLabel",
+    "PostTarget",
+    "PublishAttempt",
+    "RateCounter",
+    "TikTokPublish",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
+    "Workspace",
+]

@@ -23,7 +23,9 @@ class Media(BaseModel):
     width = IntegerField(null=True)
     height = IntegerField(null=True)
     sha256 = CharField(max_length=64)  # of the stored file
-    source_sha256 = CharField(max_length=64, null=True)  # of the bytes as sent (an image is stored re-encoded)
+    source_sha256 = CharField(
+        max_length=64, null=True
+    )  # of the bytes as sent (an image is stored re-encoded)
     origin = CharField(max_length=12)  # upload | url | generated
     source_url = TextField(null=True)
     created_at = UTCDateTimeField()

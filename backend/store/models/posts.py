@@ -44,7 +44,9 @@ class Post(BaseModel):
     completed_at = UTCDateTimeField(null=True)
     cancelled_at = UTCDateTimeField(null=True)
     lateness_ms = IntegerField(null=True)  # engine (migration 0006): how late the post was sent
-    labels = JSONField(null=True)  # {key: value} fixed at creation (migration 0016); filtered through PostLabel
+    labels = JSONField(
+        null=True
+    )  # {key: value} fixed at creation (migration 0016); filtered through PostLabel
     created_at = UTCDateTimeField()
     updated_at = UTCDateTimeField()
 
@@ -86,7 +88,9 @@ class PostTarget(BaseModel):
     attempts = IntegerField(default=0)
     track_deadline = UTCDateTimeField(null=True)
     network_status = TextField(null=True)
-    next_attempt_at = UTCDateTimeField(null=True)  # a waiting target's next try (migration 0010); API nextAttemptAt
+    next_attempt_at = UTCDateTimeField(
+        null=True
+    )  # a waiting target's next try (migration 0010); API nextAttemptAt
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))
