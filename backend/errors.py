@@ -30,9 +30,6 @@ class ApiError(Exception):
         return f"ApiError({self.status}, {self.code!r}, {self.message!r})"
 
 
-from backend.schemas.common import ErrorBody  # noqa: E402,F401  (re-export)
-
-
 def not_found(what: str, code: str = "not_found") -> ApiError:
     return ApiError(404, code, f"{what} not found in this workspace")
 

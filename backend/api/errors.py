@@ -13,7 +13,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from backend.errors import ApiError, ErrorBody
+from backend.errors import ApiError
+from backend.schemas.common import ErrorBody
 
 log = logging.getLogger("socialpub.api")
 

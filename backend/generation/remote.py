@@ -19,7 +19,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings
 
 from backend.generation.provider import ProviderUnavailable
-from backend.networks.http import retry_after_s
+from backend.outbound.retry_after import retry_after_s
 
 log = logging.getLogger("socialpub.generation")
 TRANSIENT = {429, 500, 502, 503, 504}

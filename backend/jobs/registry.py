@@ -10,7 +10,7 @@ from typing import Any
 # Add a module here when it defines @job_handler / @periodic functions.
 HANDLER_MODULES: list[str] = [
     "backend.jobs.housekeeping",
-    "backend.media.retention",
+    "backend.jobs.retention",
     "backend.jobs.publishing",
     "backend.jobs.tiktok",
     "backend.jobs.generations",
@@ -73,16 +73,3 @@ def load_handlers() -> None:
     for name in HANDLER_MODULES:
         importlib.import_module(name)
     _loaded = True
-
-
-class RetryLater(Exception):
-    """Try the job again later (after `delay_s`, or the retry strategy's delay when None)."""
-
-    def __init__(self, reason: str, delay_s: float | None = None, count_attempt: bool = True) -> None:
-        super().__init__(reason)
-        self.delay_s = delay_s
-        self.count_attempt = count_attempt
-
-
-class PermanentJobError(Exception):
-    """The job can never succeed: it ends `dead` with this message as its last error."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.jobs.registry import PermanentJobError, RetryLater, job_handler, periodic
+from backend.jobs.registry import job_handler, periodic
+from backend.queue.backoff import PermanentJobError, RetryLater
 from backend.services import tokens
 
 

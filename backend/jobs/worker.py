@@ -59,11 +59,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
-from backend.jobs import queue
-from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, PermanentJobError, RetryLater, load_handlers
-from backend.jobs.retry import RetryStrategy
+from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
 from backend.store.models import Job
 

@@ -17,7 +17,8 @@ from backend.networks.base import (
     PublishOutcome,
     check_failed,
 )
-from backend.networks.http import json_or_none, retry_after_s, send
+from backend.networks.http import json_or_none, send
+from backend.outbound.retry_after import retry_after_s
 
 THROTTLE_CODES = {4, 17, 32, 613, 80001, 80002, 80004}
 RETRIABLE_CODES = {1, 2, 341, 368} | THROTTLE_CODES

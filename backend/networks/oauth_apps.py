@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from backend.config import Settings
-from backend.media.fetch import host_is_local
+from backend.outbound.guard import host_is_local
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 

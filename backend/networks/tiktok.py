@@ -32,8 +32,9 @@ from backend.networks.base import (
     Unverifiable,
     check_failed,
 )
-from backend.networks.http import json_or_none, retry_after_s, send
+from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
+from backend.outbound.retry_after import retry_after_s
 
 PLATFORM = "tiktok"
 MB = 1024 * 1024

@@ -27,7 +27,7 @@ import httpx
 
 from backend.networks.oauth import TokenSet  # the one token set: a code exchange and a refresh both give it
 from backend.networks.oauth_apps import App
-from backend.networks.watchdog import Watchdog
+from backend.outbound.watchdog import Watchdog
 
 
 class RefreshError(Exception):

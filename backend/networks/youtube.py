@@ -22,8 +22,9 @@ from backend.networks.base import (
     PublishOutcome,
     check_failed,
 )
-from backend.networks.http import json_or_none, retry_after_s, send
+from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
+from backend.outbound.retry_after import retry_after_s
 
 PLATFORM = "youtube"
 LISTING_DELAY_S = 0.0

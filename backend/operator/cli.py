@@ -164,7 +164,7 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
     Example (crontab):
       * * * * *  SOCIALPUB_DATA_DIR=~/pub socialpub tick
     """
-    from backend.jobs import queue
+    from backend import queue
     from backend.jobs.worker import Worker
 
     settings = _settings()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from backend.media.fetch import host_is_local
+from backend.outbound.guard import host_is_local
 
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 # the path under the server's origin of each setting a user points at the emulator (see backend/config.py)

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend import clock
+from backend import clock, queue
 from backend.ids import new_id
-from backend.jobs import queue
 from backend.store.models import WebhookDelivery, WebhookEndpoint
 from backend.store.models.events import Event
 

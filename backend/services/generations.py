@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.generation import guard
@@ -54,8 +54,7 @@ from backend.generation.provider import (
     ProviderUnavailable,
 )
 from backend.ids import new_id
-from backend.jobs import queue
-from backend.jobs.registry import RetryLater
+from backend.queue.backoff import RetryLater
 from backend.schemas.generations import (
     ASPECT_RATIOS,
     DURATIONS,

@@ -20,7 +20,7 @@ The posts issue only registers references:
 * generation deleted:                            ``release(f"generation:{id}", None)``, then
                                                  ``delete_if_unheld(settings, media_id)`` (at once when unheld)
 
-The periodic job `media.retention` (backend/media/retention.py) deletes what is due; the media host
+The periodic job `media.retention` (backend/jobs/retention.py) deletes what is due; the media host
 already answers 404 for a file past its deadline.
 """
 

@@ -22,11 +22,10 @@ from urllib.parse import urlsplit
 
 from peewee import JOIN, SQL, NodeList, fn
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.jobs import queue
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES
@@ -363,7 +362,7 @@ def check_target_rules(
 def _network_is_local(platform: str, settings: Settings) -> bool:
     """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
-    from backend.media.fetch import host_is_local  # (httpcore: not for a list or a read)
+    from backend.outbound.guard import host_is_local  # (httpcore: not for a list or a read)
 
     return host_is_local(
         urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True
@@ -384,7 +383,7 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
         or _network_is_local(platform, settings)
     ):
         return []
-    from backend.media.fetch import not_public
+    from backend.outbound.guard import not_public
 
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     if not unreachable:

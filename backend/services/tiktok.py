@@ -23,13 +23,12 @@ from typing import Any
 
 import httpx
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.jobs import queue
-from backend.jobs.registry import RetryLater
 from backend.networks.base import MediaRef, NetworkError
+from backend.queue.backoff import RetryLater
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
 from backend.services.publishing.apply import track_poll_s

@@ -28,13 +28,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
-from backend.jobs import queue
 from backend.networks import oauth_apps
 from backend.networks import tokens as net
-from backend.networks.watchdog import Watchdog
+from backend.outbound.watchdog import Watchdog
 from backend.services import adapters, events
 from backend.services.publishing import decide
 from backend.services.publishing.apply import apply, lock_post, state_of, unresolved_attempts

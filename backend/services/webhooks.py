@@ -22,8 +22,8 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.jobs.registry import RetryLater
-from backend.media.fetch import FetchError, check_url
+from backend.outbound.guard import FetchError, check_url
+from backend.queue.backoff import RetryLater
 from backend.schemas.webhooks import BARE_EVENT_TYPES, EVENT_TYPE_HEADER, EVENT_TYPES, MAX_ENDPOINTS
 from backend.services import cursors, events
 from backend.store.db import locked, tx

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import httpcore
 
 from backend.config import Settings
-from backend.media.fetch import FetchError, PinnedBackend, check_url, host_header
-from backend.networks.http import parse_retry_after
-from backend.networks.watchdog import Watchdog
+from backend.outbound.guard import FetchError, PinnedBackend, check_url, host_header
+from backend.outbound.retry_after import parse_retry_after
+from backend.outbound.watchdog import Watchdog
 
 USER_AGENT = "socialpub-webhooks/1.0"
 ANSWER_BYTES = 64 * 1024

@@ -50,6 +50,7 @@ def serve(port: int) -> None:
     from backend.api.app import create_app
     from backend.config import get_settings
     from backend.media import fetch
+    from backend.outbound import guard
 
     def no_dns(host: str, port: int) -> list[str]:
         raise OSError("no DNS look-ups in the fuzz run")
@@ -58,9 +59,9 @@ def serve(port: int) -> None:
 
     def loopback_only(url: str, settings):  # type: ignore[no-untyped-def]
         checked(url, settings)  # the real rules (scheme, credentials, address literal): their real errors
-        raise fetch.FetchError("the fuzz run sends no traffic beyond loopback", "address")
+        raise guard.FetchError("the fuzz run sends no traffic beyond loopback", "address")
 
-    fetch.RESOLVER = no_dns
+    guard.RESOLVER = no_dns
     fetch.check_url = loopback_only
     # live accounts (connect/token, check): the networks answer a refusal from here, without traffic
     import httpx

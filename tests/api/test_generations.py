@@ -157,7 +157,7 @@ def test_a_source_url_that_cannot_be_a_start_image(client, subscribed, settings)
 def test_a_source_url_on_a_private_address_is_refused_without_traffic(client, subscribed, monkeypatch):
     """The SSRF rule of the fetcher, checked with a stubbed resolver: the name resolves to a private address, no
     connection is made."""
-    from backend.media import fetch
+    from backend.outbound import guard
 
     resolved: list[str] = []
 
@@ -168,8 +168,8 @@ def test_a_source_url_on_a_private_address_is_refused_without_traffic(client, su
     def no_connection(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("no connection may be attempted")
 
-    monkeypatch.setattr(fetch, "RESOLVER", resolver)
-    monkeypatch.setattr(fetch.PinnedBackend, "connect_tcp", no_connection)
+    monkeypatch.setattr(guard, "RESOLVER", resolver)
+    monkeypatch.setattr(guard.PinnedBackend, "connect_tcp", no_connection)
     r = client.post(
         "/v1/generations",
         json={**VIDEO, "sourceUrls": ["https://intranet.example.com/start.jpg"]},

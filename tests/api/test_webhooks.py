@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend.media import fetch
+from backend.outbound import guard
 from backend.services import keys
 from tests.conftest import key_headers, session_headers
 
@@ -87,12 +87,12 @@ def test_loopback_is_refused_by_default_and_the_error_says_how(client, owner, se
 
 
 def test_a_name_resolving_to_a_private_address_is_refused(client, owner, settings, monkeypatch):
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["10.1.2.3"])  # stubbed: no traffic leaves
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.1.2.3"])  # stubbed: no traffic leaves
     r = client.post(
         "/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=key_headers(owner.api_key)
     )
     assert r.status_code == 400 and "10.1.2.3" in r.json()["message"]
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34"])
     assert (
         client.post(
             "/v1/webhooks", json={"url": "https://hooks.example.com/x"}, headers=key_headers(owner.api_key)

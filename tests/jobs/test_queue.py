@@ -7,11 +7,10 @@ from datetime import timedelta
 
 import time_machine
 
-from backend import clock
-from backend.jobs import queue
-from backend.jobs.registry import HANDLERS, PermanentJobError, RetryLater
-from backend.jobs.retry import RetryStrategy
+from backend import clock, queue
+from backend.jobs.registry import HANDLERS
 from backend.jobs.worker import Worker
+from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.store.db import database, tx
 from backend.store.models import Job
 

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from backend.jobs import queue
+from backend import queue
 from backend.jobs.registry import HANDLERS
 from backend.jobs.worker import Worker
 from backend.store.db import database, is_sqlite, tx

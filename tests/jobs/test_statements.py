@@ -12,8 +12,7 @@ from datetime import timedelta
 
 import time_machine
 
-from backend import clock
-from backend.jobs import queue
+from backend import clock, queue
 from backend.store import statements
 from backend.store.db import database, tx
 from backend.store.models import Job

@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
-from backend.jobs import queue
 from backend.jobs.registry import HANDLERS
 from backend.jobs.worker import Worker
 from backend.store.db import database, tx

@@ -13,6 +13,7 @@ import pytest
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.media import fetch
+from backend.outbound import guard
 from tests.media import corpus
 from tests.media.httpserver import MB, LocalServer, Route, big_body
 
@@ -261,7 +262,7 @@ REFUSED = [
 def test_private_ranges_refused_by_the_address_guard(
     strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traffic: None, address: str
 ) -> None:
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: [address])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: [address])
     err = _fails("address", fetch.fetch_to_file, "https://cdn.example.com/photo.jpg", strict)
     assert address.split("::ffff:")[-1] in err.message or "address" in err.message
 
@@ -284,7 +285,7 @@ def test_private_literals_refused(strict: Settings, no_traffic: None, literal: s
 def test_every_resolved_address_must_be_public(
     strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traffic: None
 ) -> None:
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34", "10.1.2.3"])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34", "10.1.2.3"])
     _fails("address", fetch.fetch_to_file, "https://mixed.example.com/a.jpg", strict)
 
 
@@ -292,14 +293,14 @@ def test_public_addresses_pass_the_guard() -> None:
     import ipaddress
 
     for a in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "1.1.1.1"]:
-        assert fetch.address_refusal(ipaddress.ip_address(a)) is None
+        assert guard.address_refusal(ipaddress.ip_address(a)) is None
 
 
 def test_dns_failure(strict: Settings, monkeypatch: pytest.MonkeyPatch, no_traffic: None) -> None:
     def fail(host: str, port: int) -> list[str]:
         raise OSError("Name or service not known")
 
-    monkeypatch.setattr(fetch, "RESOLVER", fail)
+    monkeypatch.setattr(guard, "RESOLVER", fail)
     _fails("dns", fetch.fetch_to_file, "https://nowhere.example/x", strict)
 
 
@@ -313,7 +314,7 @@ def test_connection_goes_to_the_checked_address_with_the_host_kept(
         calls.append(host)
         return next(answers)
 
-    monkeypatch.setattr(fetch, "RESOLVER", resolver)
+    monkeypatch.setattr(guard, "RESOLVER", resolver)
     server.routes["/p"] = Route(body=b"pinned")
     url = f"http://media.example:{server.port}/p"
     assert fetch.fetch_bytes(url, loose, 100) == b"pinned"

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from backend.networks.watchdog import Watchdog
+from backend.outbound.watchdog import Watchdog
 
 
 def _trickle(server: socket.socket, stop: threading.Event) -> None:

@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from backend.media import fetch
+from backend.outbound import guard
 from tests.conftest import key_headers
 from tests.media import corpus
 
@@ -57,7 +57,7 @@ def _upload_key(client, owner) -> str:  # type: ignore[no-untyped-def]
     ],
 )
 def test_names_resolving_to_internal_addresses_are_never_fetched(client, owner, monkeypatch, address) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: [address])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: [address])
     r = client.post(
         "/v1/media", json={"url": "https://cdn.example.com/pic.jpg"}, headers=key_headers(owner.api_key)
     )

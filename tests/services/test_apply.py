@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from backend import clock
-from backend.jobs import queue
+from backend import clock, queue
 from backend.networks.base import PublishOutcome
 from backend.services import accounts, workspace
 from backend.services.publishing import apply, decide

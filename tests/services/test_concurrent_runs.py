@@ -10,8 +10,8 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.jobs.registry import RetryLater
 from backend.networks.base import PublishOutcome
+from backend.queue.backoff import RetryLater
 from backend.services import adapters, publishing
 from backend.store.models import Job, Post, PostTarget
 from backend.store.models.posts import PublishAttempt

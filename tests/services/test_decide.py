@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from backend.jobs.retry import RetryStrategy
 from backend.networks.base import PublishOutcome
+from backend.queue.backoff import RetryStrategy
 from backend.services.publishing import decide
 from backend.services.publishing.decide import Policy, TargetState
 

@@ -9,7 +9,7 @@ import pytest
 
 from backend import clock
 from backend.ids import new_id
-from backend.media import fetch
+from backend.outbound import guard
 from backend.services import workspace
 from backend.store.models import Account
 from tests.conftest import key_headers
@@ -90,18 +90,18 @@ def test_sandbox_accounts_and_public_hosts_are_not_concerned(settings, client, o
     )
     assert r.status_code == 202, r.text  # the sandbox reaches our media host in-process
     laptop.media_url = "https://media.example.com/m/"
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])  # stubbed: no look-up
-    assert fetch.not_public("https://media.example.com/m/x.jpg") is None
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["10.0.0.7"])
-    assert "10.0.0.7" in (fetch.not_public("https://media.example.com/m/x.jpg") or "")
-    assert fetch.not_public("http://localhost:8000/m/x.jpg") and fetch.not_public("http://[::1]/x.jpg")
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34"])  # stubbed: no look-up
+    assert guard.not_public("https://media.example.com/m/x.jpg") is None
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.0.0.7"])
+    assert "10.0.0.7" in (guard.not_public("https://media.example.com/m/x.jpg") or "")
+    assert guard.not_public("http://localhost:8000/m/x.jpg") and guard.not_public("http://[::1]/x.jpg")
 
 
 def test_an_edit_of_the_media_is_checked_too(client, owner, laptop, monkeypatch):
     laptop.media_by_url = "facebook"  # facebook uploads the bytes unless configured to fetch the URL
     fb = live(owner, "facebook")
     laptop.media_url = "https://media.example.com/m/"
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34"])
     r = client.post(
         "/v1/posts",
         json={

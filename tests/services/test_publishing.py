@@ -396,8 +396,8 @@ def test_two_workers_never_double_publish(client, owner, sandbox, fast):
 
 def test_edit_moving_the_time_after_the_claim_waits_for_the_new_time(client, owner, sandbox, fast):
     """The job was claimed at the old time, then an edit moved the post later: it is not sent early."""
-    from backend.jobs import queue
-    from backend.jobs.registry import RetryLater
+    from backend import queue
+    from backend.queue.backoff import RetryLater
     from backend.services import publishing
 
     at = clock.now() + timedelta(minutes=5)
@@ -417,7 +417,7 @@ def test_edit_moving_the_time_after_the_claim_waits_for_the_new_time(client, own
 def test_the_post_job_enqueues_one_job_per_target_on_its_networks_lane(client, owner, sandbox, fast):
     """post.publish: the post turns `processing` and each target gets its own `target.publish` job, on the lane
     of its network; the targets stay `pending` (no call runs yet)."""
-    from backend.jobs import queue
+    from backend import queue
     from backend.services import publishing
 
     post = create(
@@ -597,7 +597,7 @@ def test_one_adapter_bug_does_not_stop_the_others(client, owner, sandbox, fast, 
 def test_a_dead_publish_job_fails_its_targets(client, owner, sandbox, fast):
     """post.publish buried (attempts exhausted on an unexpected error): its targets end `failed`, the post
     settles, nothing stays `processing`."""
-    from backend.jobs import queue
+    from backend import queue
     from backend.jobs.registry import ON_DEAD, load_handlers
 
     load_handlers()

@@ -19,9 +19,8 @@ import peewee
 import pytest
 import time_machine
 
-from backend import clock
+from backend import clock, queue
 from backend.ids import new_id
-from backend.jobs import queue
 from backend.jobs.worker import Worker
 from backend.networks import tokens as net
 from backend.networks.sandbox import oauth

@@ -370,12 +370,12 @@ def test_a_slow_endpoint_holds_up_no_other(client, owner, fast):
 def test_the_address_rule_is_checked_again_at_delivery(client, owner, fast, monkeypatch):
     """DNS can change after the endpoint was accepted: a name now resolving to a private address is refused at
     the attempt (no request sent: the resolver is stubbed, nothing leaves the machine), and not retried."""
-    from backend.media import fetch
+    from backend.outbound import guard
 
     fast.allow_private_urls = False
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34"])
     ep = add(client, owner, "https://hooks.example.com/socialpub")
-    monkeypatch.setattr(fetch, "RESOLVER", lambda host, port: ["10.9.8.7"])
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.9.8.7"])
     client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key))
     run(fast)
     [d] = deliveries(client, owner, ep["id"])

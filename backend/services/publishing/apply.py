@@ -12,10 +12,9 @@ from typing import Any
 
 from peewee import Case
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
-from backend.jobs import queue
-from backend.jobs.retry import RetryStrategy
+from backend.queue.backoff import RetryStrategy
 from backend.services import events
 from backend.services.publishing import decide
 from backend.services.publishing.decide import TERMINAL_TARGET, Decision, Policy, TargetState

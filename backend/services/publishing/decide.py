@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from backend.jobs.retry import RetryStrategy
+from backend.queue.backoff import RetryStrategy
 
 TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
 SUCCESS_TARGET = ("succeeded", "inbox_delivered")

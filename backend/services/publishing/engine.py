@@ -13,12 +13,11 @@ from typing import Any
 import httpx
 from peewee import JOIN
 
-from backend import clock
+from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
-from backend.jobs import queue
-from backend.jobs.registry import RetryLater
 from backend.networks.base import PublishOutcome, Unverifiable
+from backend.queue.backoff import RetryLater
 from backend.services import adapters
 from backend.services.publishing import decide
 from backend.services.publishing.apply import (

@@ -1,4 +1,5 @@
-"""Retry math: a small pure object, apart from the claim (exponential backoff, full jitter, bounded attempts)."""
+"""What happens next to a job: retry math (a small pure object, apart from the claim: exponential backoff, full
+jitter, bounded attempts), and the exceptions a handler raises to steer its job (RetryLater, PermanentJobError)."""
 
 from __future__ import annotations
 
@@ -36,3 +37,16 @@ class RetryStrategy:
         if retry_after_s is not None:
             delay = max(delay, float(retry_after_s))
         return RetryDecision(True, delay)
+
+
+class RetryLater(Exception):
+    """Try the job again later (after `delay_s`, or the retry strategy's delay when None)."""
+
+    def __init__(self, reason: str, delay_s: float | None = None, count_attempt: bool = True) -> None:
+        super().__init__(reason)
+        self.delay_s = delay_s
+        self.count_attempt = count_attempt
+
+
+class PermanentJobError(Exception):
+    """The job can never succeed: it ends `dead` with this message as its last error."""

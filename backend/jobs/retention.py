@@ -5,12 +5,11 @@ The rule itself (deadline from upload date and references) lives in backend.serv
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from typing import Any
 
 from backend.jobs.registry import periodic
+from backend.media import fetch
 from backend.media.storage import get_storage
 from backend.services import media as media_service
 
@@ -25,7 +24,9 @@ def enforce_retention(ctx: Any) -> None:
     now = ctx.now()
     report = media_service.enforce_retention(settings, now)
     report.orphans = media_service.sweep_orphans(settings, now)
-    report.temp_removed = get_storage(settings).cleanup_temp(TEMP_MAX_AGE_S) + _clean_fetch_temp(settings)
+    report.temp_removed = get_storage(settings).cleanup_temp(TEMP_MAX_AGE_S) + fetch.clean_temp(
+        settings, TEMP_MAX_AGE_S
+    )
     if report.deleted or report.failed or report.orphans:
         log.info(
             "media retention: %d deleted, %d failed, %d orphans removed, %d temporaries removed",
@@ -34,17 +35,3 @@ def enforce_retention(ctx: Any) -> None:
             len(report.orphans),
             report.temp_removed,
         )
-
-
-def _clean_fetch_temp(settings: Any) -> int:
-    directory = settings.data_dir / "tmp" / "fetch"
-    if not directory.exists():
-        return 0
-    cutoff = time.time() - TEMP_MAX_AGE_S
-    removed = 0
-    for p in directory.iterdir():
-        with contextlib.suppress(FileNotFoundError):
-            if p.stat().st_mtime < cutoff:
-                p.unlink()
-                removed += 1
-    return removed
