@@ -183,10 +183,11 @@ async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -
         await until(pilot, lambda: len(shown_ids(app)) == 2)
         real = c.list_posts
         answered: list[str | None] = []
+        release = asyncio.Event()
 
         async def slow_for_ap(**params: Any) -> Any:
             if params.get("q") == "ap":
-                await asyncio.sleep(0.5)  # the older query answers last
+                await release.wait()  # the older query answers last: only once the newer one is shown
             page = await real(**params)
             answered.append(params.get("q"))
             return page
@@ -197,7 +198,8 @@ async def test_an_older_search_answering_late_is_dropped(tui_app, monkeypatch) -
         await pilot.pause(0.1)  # "ap" is on its way
         await pilot.press("p")  # "app"
         await until(pilot, lambda: shown_ids(app) == [apple.id])
-        await pilot.pause(0.6)
+        release.set()  # a search still waiting would answer now, after the newer one
+        await pilot.pause(0.3)
         assert shown_ids(app) == [apple.id] and the_list(app).query_params["q"] == "app"
         assert "ap" not in answered  # cancelled: it never replaced the newer answer
 
