@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -62,6 +62,9 @@ class Candidate:
     expires_at: datetime | None = None
     refresh_token: str | None = field(default=None, repr=False)
     refresh_expires_at: datetime | None = None
+    granted_scopes: tuple[
+        str, ...
+    ] = ()  # what the network granted (the token answer's, unless discovery knows better)
 
     def public(self) -> dict[str, str]:
         return {
@@ -441,15 +444,16 @@ def _youtube(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
 
 
 def discover(platform: str, settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
-    """The accounts the grant reaches, each with the token to store for it."""
+    """The accounts the grant reaches, each with the token to store for it and the scopes the grant holds."""
     try:
-        return _discover(platform, settings, client, tokens)
+        found = _discover(platform, settings, client, tokens)
     except (KeyError, TypeError, AttributeError) as exc:  # an answer of an unexpected shape
         raise OAuthError(
             "other",
             "unexpected_answer",
             f"{platform} answered in an unexpected shape ({type(exc).__name__}: {exc})",
         ) from None
+    return [c if c.granted_scopes else replace(c, granted_scopes=tokens.scopes) for c in found]
 
 
 def _discover(platform: str, settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:

@@ -36,6 +36,13 @@ class AccountOut(CamelOut):
         "within SOCIALPUB_TOKEN_WARNING_DAYS of its expiry) or that it must be "
         "reconnected (needs_reauth); null when all is well. An extension.",
     )
+    granted_scopes: list[str] | None = Field(
+        default=None,
+        description="live accounts: the scopes (permissions) the network granted when the account was "
+        "connected, as the network named them; null when unknown (a sandbox account, an account connected "
+        "before socialpub recorded them, or a network that does not say). `accounts doctor` checks them "
+        "against what publishing and reconciliation need. An extension.",
+    )
 
 
 class AccountList(CamelOut):

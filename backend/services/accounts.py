@@ -194,6 +194,7 @@ def to_public(acc: Account, is_default: bool, settings: Settings) -> dict[str, A
         "connectedAt": clock.iso(acc.connected_at),
         "tokenExpiresAt": clock.iso(acc.token_expires_at),
         "tokenWarning": tokens.token_warning(acc, settings),
+        "grantedScopes": acc.granted_scopes.split() if acc.granted_scopes else None,
     }
 
 

@@ -115,6 +115,7 @@ def _dump(c: oauth.Candidate) -> dict[str, Any]:
         "expiresAt": clock.iso(c.expires_at),
         "refreshToken": c.refresh_token,
         "refreshExpiresAt": clock.iso(c.refresh_expires_at),
+        "grantedScopes": list(c.granted_scopes),
     }
 
 
@@ -183,6 +184,7 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         acc.token_refresh_until = None
         acc.token_refresh_lease = None
         acc.status = "active"
+        acc.granted_scopes = _scopes(c)
         if name:
             acc.name = name
         acc.username = c.get("username") or acc.username
@@ -203,9 +205,15 @@ def _upsert(workspace_id: str, platform: str, c: dict[str, Any], name: str | Non
         refresh_token=c.get("refreshToken"),
         refresh_expires_at=refresh_expires,
         token_expires_at=expires,
+        granted_scopes=_scopes(c),
         connected_at=now,
         created_at=now,
     ), True
+
+
+def _scopes(c: dict[str, Any]) -> str | None:
+    """The granted scopes as stored: space-separated, None when the network did not say."""
+    return " ".join(c.get("grantedScopes") or ()) or None
 
 
 def _exists(workspace_id: str, platform: str, external_id: str) -> bool:

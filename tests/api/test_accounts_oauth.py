@@ -120,6 +120,10 @@ def test_connect_flow_end_to_end(client, owner, live, platform):
     assert stored.external_id == cand["externalId"] and stored.access_token
     if platform in ("tiktok", "youtube"):
         assert stored.refresh_token and stored.token_expires_at is not None
+    if platform in ("tiktok", "linkedin", "youtube"):  # their token answers name the granted scopes
+        granted = stored.granted_scopes.split()
+        assert granted and set(granted) <= set(q["scope"].replace(",", " ").split())
+        assert acc["grantedScopes"] == granted
     # tokens never in an answer, encrypted at rest (the account row and the session row)
     listing = client.get("/v1/accounts", headers=key_headers(owner.api_key)).text
     for text in (json.dumps(started), done.text, r.text, listing):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from peewee import CharField, ForeignKeyField
+from peewee import CharField, ForeignKeyField, TextField
 
 from backend.store.fields import EncryptedTextField, UTCDateTimeField
 from backend.store.models.base import BaseModel
@@ -43,6 +43,8 @@ class Account(BaseModel):
     token_warned_for = UTCDateTimeField(null=True)
     token_refresh_until = UTCDateTimeField(null=True)
     token_refresh_lease = CharField(max_length=40, null=True)
+    # the scopes the network granted at connect, space-separated as it reported them (None: unknown)
+    granted_scopes = TextField(null=True)
     connected_at = UTCDateTimeField()
     disconnected_at = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField()
