@@ -243,20 +243,37 @@ def _workspace_id(email: str | None) -> str:
     type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
     help="Subscription state (default active).",
 )
-@click.option("--period-end", default=None, help="End of the paid period, ISO 8601 with offset.")
+@click.option(
+    "--period-end",
+    default=None,
+    help="End of the paid period, ISO 8601 with offset (default: the current end is kept while it is ahead).",
+)
+@click.option("--no-period-end", is_flag=True, help="No end: the plan stays in force until changed.")
 @click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
 @click.option("--json", "as_json", is_flag=True)
 def admin_plan(
-    name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool
+    name: str,
+    status: str | None,
+    period_end: str | None,
+    no_period_end: bool,
+    email: str | None,
+    as_json: bool,
 ) -> None:
     """Set the workspace's subscription.
 
+    Without --period-end the current end of the paid period is kept while it is still ahead (`make run`'s
+    workspace has GROWTH for a year: `admin plan GROWTH` changes nothing of it); --no-period-end removes it.
+
     \b
-    Example:
+    Examples:
       socialpub admin plan GROWTH --status cancelled --period-end 2026-12-31T23:59:59Z
+      socialpub admin plan STARTER
     """
+    from backend import clock
     from backend.services import workspace
 
+    if period_end and no_period_end:
+        raise click.UsageError("give --period-end or --no-period-end, not both")
     end = None
     if period_end:
         try:
@@ -265,18 +282,27 @@ def admin_plan(
             _fail(f"--period-end {period_end!r} is not an ISO 8601 timestamp")
         if end is not None and end.tzinfo is None:
             _fail("--period-end needs a zone offset, e.g. 2027-01-01T00:00:00Z")
+    workspace_id = _workspace_id(email)
+    if period_end is None and not no_period_end:
+        current = workspace.get(workspace_id).plan_period_end
+        end = current if current is not None and current > clock.now() else None
     try:
-        ws = workspace.set_plan(_workspace_id(email), name, status, end)
+        ws = workspace.set_plan(workspace_id, name, status, end)
     except ValueError as exc:
         _fail(str(exc))
         return
     pub = workspace.to_public(ws)
+    plan = pub["plan"]
+    until = (
+        f"until {ws.plan_period_end:%Y-%m-%d %H:%M} UTC"
+        if plan["periodEnd"] and ws.plan_period_end
+        else "no end date"
+    )
     click.echo(
-        json.dumps(pub["plan"])
+        json.dumps(plan)
         if as_json
-        else f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
-        f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
-        f"credits {pub['credits']['balance']}"
+        else f"plan in force: {plan['name']} (subscribed {plan['subscribed']}, "
+        f"status {plan['status'] or '-'}, {until}); credits {pub['credits']['balance']}"
     )
 
 
