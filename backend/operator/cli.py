@@ -185,6 +185,7 @@ def admin_group() -> None:
       socialpub admin session
       socialpub admin plan STARTER --status active --period-end 2027-01-01T00:00:00Z
       socialpub admin credits --add 100
+      socialpub admin private-urls on
       socialpub admin rotate-key
     """
 
@@ -328,6 +329,53 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
         _fail(str(exc))
         return
     click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
+
+
+@admin_group.command("private-urls")
+@click.argument("state", required=False, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print {allowed, source, dataDirAllows} as JSON.")
+def admin_private_urls(state: str | None, as_json: bool) -> None:
+    """Show or set whether this data dir reaches loopback and private addresses (off by default).
+
+    One setting of the data dir, applied alike by every process that opens it — the TUI's worker, CLI commands,
+    `serve`, `worker` — at once: webhook deliveries to a receiver on this machine (`socialpub webhooks listen`)
+    and media fetched from a local URL need it on. Local development only: the media fetcher and webhook delivery
+    then reach this machine and its network. SOCIALPUB_ALLOW_PRIVATE_URLS (1 or 0), when set, overrides it in
+    the one process whose environment has it.
+
+    \b
+    Examples:
+      socialpub admin private-urls on
+      socialpub admin private-urls --json
+    """
+    from backend.store.db import init_database
+    from backend.store.instance import address_rule, private_urls_allowed, set_private_urls
+
+    settings = _settings()
+    init_database(settings)
+    if state is not None:
+        set_private_urls(state == "on")
+    stored = private_urls_allowed()
+    rule = address_rule(settings)
+    if as_json:
+        click.echo(
+            json.dumps({"allowed": rule.private_allowed, "source": rule.source, "dataDirAllows": stored})
+        )
+        return
+    click.echo(
+        f"private addresses {'allowed' if stored else 'refused'} on this data dir ({settings.data_dir}): "
+        + (
+            "webhook deliveries and media fetches may reach loopback and private addresses (local development only)"
+            if stored
+            else "only public addresses are reached; `socialpub admin private-urls on` allows loopback and private "
+            "ones (local development)"
+        )
+    )
+    if rule.source == "environment":
+        click.echo(
+            f"this process: SOCIALPUB_ALLOW_PRIVATE_URLS={int(rule.private_allowed)} overrides it in its own "
+            "environment (other processes apply the data dir's setting unless theirs says otherwise)"
+        )
 
 
 @admin_group.command("rotate-key")

@@ -71,6 +71,14 @@ def code_text(code: int | None) -> Text:
     return Text(f"{code} ", style=style)
 
 
+def error_text(d: DeliveryOut) -> str:
+    """A failed delivery's error on one line; one refused by a setting says which (the endpoint is not at fault;
+    the title says the command that changes it, `socialpub webhooks deliveries` the whole sentence)."""
+    if d.refused_by:
+        return f"refused by the {d.refused_by} setting"
+    return " ".join((d.last_error or "").split()) or "-"
+
+
 HOOK_COLUMNS = ("endpoint", "problem", "last")
 DELIVERY_COLUMNS = ("failed at", "event", "code", "error", "endpoint")
 
@@ -183,7 +191,7 @@ class WebhooksPanel(Vertical):
         # longest one needs (the errors up to 3/5 of what is left), the URLs the rest
         event_room = min(23, max((len(d.event_type) + 1 for d in self.deliveries), default=6))
         room = max(30, width - 13 - event_room - 4 - SLACK)
-        errors = [" ".join((d.last_error or "").split()) or "-" for d in self.deliveries]
+        errors = [error_text(d) for d in self.deliveries]
         error_room = min(max((len(e) + 1 for e in errors), default=6), room * 3 // 5)
         url_room = room - error_room
         rows = []
@@ -196,7 +204,7 @@ class WebhooksPanel(Vertical):
                         f"{zone.local(at):%d %b %H:%M} " if at else "- ",
                         clip(d.event_type, event_room - 1) + " ",
                         code_text(d.last_status_code),
-                        clip(error, error_room - 1) + " ",
+                        Text(clip(error, error_room - 1) + " ", style="yellow" if d.refused_by else ""),
                         Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim"),
                     ],
                 )
@@ -234,10 +242,20 @@ class WebhooksPanel(Vertical):
             if view.deliveries is None:
                 title.append(" · reading the deliveries…", style="dim")
             elif view.deliveries:
+                n = len(view.deliveries)
                 title.append(
-                    f" · {len(view.deliveries)} latest failed deliveries, newest first · s redelivers",
+                    f" · {'the latest failed delivery' if n == 1 else f'{n} latest failed deliveries, newest first'}"
+                    " · s redelivers",
                     style="dim",
                 )
+                refused = [d for d in view.deliveries if d.refused_by]
+                if refused:
+                    setting = refused[0].refused_by
+                    title.append(
+                        f" · {len(refused)} refused by the {setting} setting, not the endpoint: "
+                        f"socialpub admin {setting} on",
+                        style="yellow",
+                    )
             else:
                 title.append(" · no failed deliveries", style="dim")
         return title
