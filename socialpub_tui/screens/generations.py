@@ -31,7 +31,6 @@ from textual.timer import Timer
 from textual.widgets import (
     Button,
     DataTable,
-    Footer,
     Header,
     Input,
     Label,
@@ -56,6 +55,9 @@ from backend.schemas.generations import (
 from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import status_colour
 from socialpub_tui.times import parse_instant, relative
+from socialpub_tui.widgets.dropdown import Dropdown
+from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import RowTable
 
 LIVE_STATES = ("pending", "processing")
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
@@ -206,11 +208,14 @@ class GenerationsScreen(Screen[None]):
         self.credits: CreditsOut | None = None
         self._timer: Timer | None = None
         self.loads = 0  # how many answers were shown (tests: the refresh stops once nothing is live)
+        # a creation made from here, to select once a list holding it is drawn (the reload the screen's resume
+        # starts must not put the cursor back on the one selected before)
+        self.select_next: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("loading…", id="gen-credits")
-        yield DataTable(id="gen-list", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="gen-list", zebra_stripes=True)
         yield Static("", id="gen-status-line")
         yield Footer()
 
@@ -255,10 +260,12 @@ class GenerationsScreen(Screen[None]):
                 Text("could not be read: r to retry", style="red")
             )
             return
-        keep = message.select or (self.current.id if self.current else None)
+        keep = self.select_next or message.select or (self.current.id if self.current else None)
         self.items = message.items
         self.credits = message.credits
         self._draw(keep)
+        if self.select_next in {g.id for g in self.items}:
+            self.select_next = None
         self._plan_refresh()
 
     def _plan_refresh(self) -> None:
@@ -355,6 +362,7 @@ class GenerationsScreen(Screen[None]):
     def action_create(self) -> None:
         def created(g: GenerationOut | None) -> None:
             if g is not None:
+                self.select_next = g.id
                 self.load(g.id)
 
         self.app.push_screen(CreateGenerationScreen(), created)
@@ -516,7 +524,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             yield Static("New generation", id="gc-title")
             with Horizontal(classes="gc-row"):
                 yield Label("Type", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [("image", "image"), ("video", "video")],
                     value="image",
                     allow_blank=False,
@@ -524,7 +532,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Aspect", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [(r, r) for r in ASPECT_RATIOS],
                     value=ASPECT_RATIOS[0],
                     allow_blank=False,
@@ -532,7 +540,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Duration", classes="gc-label gc-video")
-                yield Select(
+                yield Dropdown(
                     [(f"{d} s", d) for d in DURATIONS],
                     value=DURATIONS[0],
                     allow_blank=False,

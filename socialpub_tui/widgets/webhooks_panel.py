@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from socialpub_tui.times import parse_instant
-from socialpub_tui.widgets.tables import fill
+from socialpub_tui.widgets.tables import RowTable, fill
 
 DELIVERIES = 20  # failed deliveries shown (and asked of each endpoint)
 ADD_HINT = "socialpub webhooks add URL"
@@ -112,8 +112,8 @@ class WebhooksPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="act-webhooks-title")
-        yield DataTable(id="act-hooks", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        yield DataTable(id="act-deliveries", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-hooks", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-deliveries", zebra_stripes=True, cell_padding=0)
 
     def on_mount(self) -> None:
         self.show(self.view)

@@ -147,7 +147,7 @@ async def test_redeliver_and_re_enable_call_the_api_and_notify():
         await pilot.press("w")
         await settle(pilot)
         descriptions = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
-        assert {"Redeliver event", "Re-enable endpoint"} <= descriptions  # footer and command palette
+        assert {"Redeliver", "Re-enable"} <= descriptions  # footer and command palette
         await pilot.press("down", "s")
         await settle(pilot)
         assert [c for c in calls if c[0] == "POST"] == [
@@ -362,3 +362,43 @@ async def test_a_delivery_the_data_dir_refuses_says_which_setting_and_redeliver_
         assert invoke("admin", "private-urls", "on").code == 0
         await pilot.press("s")
         await until(pilot, lambda: any(n["title"] == "Redelivered" for n in seen), what="the redelivery")
+
+
+async def test_o_s_e_and_w_say_something_when_there_is_nothing_to_act_on(tui_app):
+    """Issue 33: on Activity, `w`, `o` and `e` gave no visible result or message when there was nothing to act
+    on (no failed post, no endpoint, a terminal tall enough to show both panels already)."""
+    from tests.tui.helpers import record_notifications, until
+
+    app = tui_app(worker=False)
+    async with app.run_test(size=(120, 44)) as pilot:  # tall: the webhooks are beneath the failures
+        seen = record_notifications(app)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ActivityScreen) and screen.failures == []
+        for key, said in (
+            ("o", "No failed post in the last 30 days"),
+            (
+                "s",
+                "No failed delivery to redeliver. There is no webhook endpoint yet: socialpub webhooks add URL",
+            ),
+            ("e", "No disabled endpoint"),
+            ("w", "On the webhooks"),
+        ):
+            before = len(seen)
+            await pilot.press(key)
+            await until(pilot, lambda before=before: len(seen) > before, what=f"a word after {key}")
+            assert said in seen[-1]["message"], (key, seen[-1])
+        await pilot.press("w")
+        await until(pilot, lambda: "On the failed posts" in seen[-1]["message"])
+
+
+async def test_one_credit_movement_is_not_movements(tui_app, growth):
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("k")
+        await settle(pilot)
+        text = title(app.screen, "#act-credits-title")
+        assert "the latest movement" in text and "1 latest movements" not in text, text
