@@ -558,6 +558,13 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     id="gc-sources",
                     compact=True,
                 )
+            with Horizontal(classes="gc-row gc-image", id="gc-background-row"):
+                yield Label("Background", classes="gc-label")
+                yield Input(
+                    placeholder="your photo behind the design: an image file (optional)",
+                    id="gc-background",
+                    compact=True,
+                )
             yield Static("", id="gc-quote")
             yield Static("", id="gc-problem")
             with Horizontal(id="gc-buttons"):
@@ -595,9 +602,17 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return []
         return [p.strip() for p in self.query_one("#gc-sources", Input).value.split(",") if p.strip()]
 
+    def background_path(self) -> str | None:
+        """The background photo's file (an image only; an announcement card), None when none is given."""
+        if self.kind != "image":
+            return None
+        return self.query_one("#gc-background", Input).value.strip() or None
+
     def _show_video_fields(self) -> None:
         for widget in self.query(".gc-video"):
             widget.display = self.kind == "video"
+        for widget in self.query(".gc-image"):
+            widget.display = self.kind == "image"
 
     def _count(self) -> None:
         n = len(self.prompt.strip())
@@ -701,21 +716,23 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return
         self.busy = True
         self.query_one("#gc-submit", Button).disabled = True
-        self.create(self.body(), self.source_paths())
+        self.create(self.body(), self.source_paths(), self.background_path())
 
     @work(exclusive=True, group="gen-create")
-    async def create(self, body: dict[str, Any], sources: list[str]) -> None:
+    async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
         from socialpub_tui.screens.compose import local_file
 
         client = self.app.client  # type: ignore[attr-defined]
         try:
             urls = []
-            for text in sources:
+            for text in [*sources, *([background] if background else [])]:
                 path, size = await asyncio.to_thread(local_file, text)
                 if size is None:
                     self.post_message(CreateFailed(f"{path}: no such file"))
                     return
                 urls.append((await client.upload_media_file(path)).url)
+            if background:
+                body = body | {"backgroundUrl": urls.pop()}
             if urls:
                 body = body | {"sourceUrls": urls}
             generation = await client.create_generation(body)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from socialpub_tui.screens.activity import ActivityScreen
 from socialpub_tui.screens.compose import ComposeScreen
@@ -307,3 +307,30 @@ async def test_the_type_list_does_not_wrap_around(tui_app, growth) -> None:
         await pilot.press("up", "up", "up", "enter")
         await pilot.pause()
         assert kind.value == "image"
+
+
+async def test_the_form_takes_a_background_photo_for_an_image(tui_app, growth, tmp_path) -> None:
+    """Issue 33: the announcement card from the TUI: an image file behind the design (images only)."""
+    from tests.support import gen_provider
+    from tests.tui.helpers import png
+
+    photo = png(tmp_path / "shop.png", (160, 120))
+    app = tui_app()
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await to_generations(pilot, 0)
+        await pilot.press("n")
+        form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
+        assert form.query_one("#gc-background-row").display and not form.query_one("#gc-sources-row").display
+        await pilot.press(*"Grand opening")
+        form.query_one("#gc-background", Input).value = str(photo)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is screen, what="back to the list")
+        await until(pilot, lambda: len(screen.items) == 1, what="the new item")
+        assert screen.items[0].background_url and screen.items[0].background_url.endswith(".jpg")
+        made = await app.client.wait_generation(screen.items[0].id, timeout=30, interval=0.1)
+        assert made.status == "completed" and gen_provider.CALLS[-1].background is not None
+        await pilot.press("n")
+        form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
+        form.query_one("#gc-type", Select).value = "video"
+        await pilot.pause()
+        assert not form.query_one("#gc-background-row").display  # a video takes start images instead
