@@ -91,7 +91,8 @@ def _refuse_unreachable(settings: Settings, ep: WebhookEndpoint) -> None:
         raise ApiError(
             409,
             "webhook_url_refused",
-            f"deliveries to the endpoint {ep.id} ({ep.url}) are refused: {exc.message}",
+            f"the address rule refuses deliveries to the endpoint {ep.id} ({ep.url}): "
+            + exc.message.removeprefix("refused by the address rule: "),
             [{"endpointId": ep.id, "rule": exc.rule, "setting": exc.setting}],
         ) from None
 

@@ -399,9 +399,9 @@ def refused_note(refused: list[Any], endpoint_id: str) -> str:
     n = len(refused)
     prefix = f"socialpub {f'--profile {profile_name()} ' if profile_name() else ''}"
     return (
-        f"Note: {n} deliver{'y was' if n == 1 else 'ies were'} refused by the {setting} setting of {where}, not "
-        f"by the endpoint: {refused[0].last_error}\n"
-        f"  Allow private addresses: {prefix}admin {setting} on — then send {'it' if n == 1 else 'them'} again: "
+        f"Note: {n} deliver{'y was' if n == 1 else 'ies were'} refused by the {setting} setting of {where} "
+        "(loopback and private addresses refused), not by the endpoint.\n"
+        f"  Allow them: {prefix}admin {setting} on — then send {'it' if n == 1 else 'them'} again: "
         f"{prefix}events redeliver {refused[0].event_id} --endpoint {endpoint_id}"
     )
 
@@ -700,9 +700,11 @@ def _registration(out: Output, url: str, register: bool) -> list[str]:
                         f"the backend refuses to deliver to {url}: {err.message}. First: {fix}; then run "
                         "`webhooks listen --register` again."
                     ) from None
+                where = "this data dir" if profile.kind == "embedded" else "the server's data dir"
                 return [
                     *lines,
-                    f"This backend does not deliver to {url} yet: {err.message}",
+                    f"This backend does not deliver to {url} yet: {where} refuses loopback and private "
+                    f"addresses (its {setting} setting).",
                     f"To receive here, first:  {fix}",
                     f"then register it once:   {add_cmd}   (or restart listen with --register)",
                 ]

@@ -243,18 +243,19 @@ class WebhooksPanel(Vertical):
                 title.append(" · reading the deliveries…", style="dim")
             elif view.deliveries:
                 n = len(view.deliveries)
-                title.append(
-                    f" · {'the latest failed delivery' if n == 1 else f'{n} latest failed deliveries, newest first'}"
-                    " · s redelivers",
-                    style="dim",
-                )
                 refused = [d for d in view.deliveries if d.refused_by]
-                if refused:
+                if refused:  # what to do first, while the width lasts
                     setting = refused[0].refused_by
                     title.append(
-                        f" · {len(refused)} refused by the {setting} setting, not the endpoint: "
-                        f"socialpub admin {setting} on",
+                        f" · {len(refused)} refused by the {setting} setting: socialpub admin {setting} on, "
+                        "then s redelivers",
                         style="yellow",
+                    )
+                else:
+                    title.append(
+                        f" · {'the latest failed delivery' if n == 1 else f'{n} latest failed deliveries, newest first'}"
+                        " · s redelivers",
+                        style="dim",
                     )
             else:
                 title.append(" · no failed deliveries", style="dim")

@@ -695,7 +695,10 @@ def test_listen_prints_what_registers_it_on_this_setup_and_registers_itself(data
     env = data_dir_env()
     with Listener(port, env) as listener:
         said = listener.stderr_text()
-    assert "does not deliver to" in said and "socialpub admin private-urls on" in said, said
+    assert "does not deliver to" in said and "this data dir refuses loopback and private addresses" in said, (
+        said
+    )
+    assert "socialpub admin private-urls on" in said
     assert said.index("socialpub admin private-urls on") < said.index(f"socialpub webhooks add {url}"), said
     refused = subprocess.run(
         [EXE, "webhooks", "listen", "--port", str(port), "--register"],

@@ -349,7 +349,7 @@ async def test_a_delivery_the_data_dir_refuses_says_which_setting_and_redeliver_
         await settle(pilot)
         screen = app.screen
         assert (
-            "1 refused by the private-urls setting, not the endpoint: socialpub admin private-urls on"
+            "1 refused by the private-urls setting: socialpub admin private-urls on, then s redelivers"
             in title(screen, "#act-webhooks-title")
         )
         assert "failing" not in title(screen, "#act-failures-title")  # the endpoint is not blamed
