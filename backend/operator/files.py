@@ -12,7 +12,7 @@ from backend.media.detect import HEAD_BYTES, detect_or_none
 
 
 def media_kind(path: Path) -> Literal["image", "video"] | None:
-    """ "image" or "video" as the service would take the file; None when it would refuse it (415-like 400
+    """`image` or `video`, as the service would take the file; None when it would refuse it (400
     `unsupported_media_type`: empty, or no accepted signature). OSError when the file cannot be read."""
     with open(path, "rb") as fh:
         head = fh.read(HEAD_BYTES)
