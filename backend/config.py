@@ -45,7 +45,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = 1 * 1024 * 1024
     max_media_body_bytes: int = 30 * 1024 * 1024
 
-    allow_private_urls: bool = False
+    # SOCIALPUB_ALLOW_PRIVATE_URLS: unset (None), the data dir's own setting decides (`socialpub admin private-urls`,
+    # backend/store/instance.py); 1 or 0 overrides it in this process only
+    allow_private_urls: bool | None = None
     fetch_connect_timeout_s: float = 5.0
     fetch_total_timeout_s: float = 60.0
     fetch_min_rate_bytes_s: int = 16 * 1024

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import glob
 import os
 import types
@@ -591,7 +592,7 @@ def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> li
             f.at((*loc, j), f"source {item!r} {what} (relative to {f.rel}'s folder)", "media_not_found")
             ok = False
             continue
-        if _kind(found[0]) != "image":
+        if _kind(found[0]) != "image" or _content_kind(found[0]) != "image":
             f.at(
                 (*loc, j), f"source {item!r} is not an image (.jpg, .png, .webp…): a start image is an image"
             )
@@ -649,6 +650,14 @@ def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[P
                 "unsupported_media_type",
             )
             ok = False
+        elif unreadable := [p for p in found if _content_kind(p) is None]:
+            f.at(
+                (*loc, j),
+                f"media {unreadable[0].name!r} is not what its name says: its content is none of "
+                f"{ACCEPTED_MEDIA} (read from its first bytes, as the backend reads it)",
+                "unsupported_media_type",
+            )
+            ok = False
         else:
             out.extend(found)
     if ok and len(out) > MAX_MEDIA:
@@ -667,8 +676,33 @@ def _find(folder: Path, written: str) -> list[Path] | None:
 
 
 def _kind(path: Path | PurePath) -> str:
+    """image, video or other, by the file's content when it has been read (_content_kind), else by its name."""
     suffix = path.suffix.lower()
-    return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
+    by_name = "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
+    if by_name == "other" or not isinstance(path, Path):
+        return by_name
+    return (_content_kind(path) or by_name) if path.is_file() else by_name
+
+
+def _content_kind(path: Path) -> str | None:
+    """ "image" or "video" as POST /v1/media will detect it from the bytes; None when it would refuse the file.
+    Read once per file version (path, size, modification time): a folder of 1,000 entries sharing 20 images reads
+    20 file heads."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _detected(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _detected(path: str, size: int, mtime_ns: int) -> str | None:
+    from backend.operator.files import media_kind
+
+    try:
+        return media_kind(Path(path))
+    except OSError:
+        return None
 
 
 def _media_rules(

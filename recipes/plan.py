@@ -255,6 +255,21 @@ class Plan:
     def pending(self) -> bool:
         return bool(self.create or self.update or self.cancel)
 
+    def strict(self) -> None:
+        """`--strict`: each occurrence skipped because its time has passed (it has no post and never will) is an
+        error of its file (code `occurrence_in_past`) rather than a notice, so a cron job's exit status shows it."""
+        for occ in self.skipped_past:
+            self.errors.append(
+                Problem(
+                    occ.file,
+                    occ.line,
+                    0,
+                    f"{occ.key.partition('/')[2]}: its time {iso(occ.scheduled_at)} is past: it was never "
+                    "created and will not be (--strict makes this an error)",
+                    "occurrence_in_past",
+                )
+            )
+
     def items(self) -> list[Item]:
         return [*self.create, *self.update, *self.unchanged, *self.cancel]
 

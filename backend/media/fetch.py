@@ -34,6 +34,7 @@ from backend.media.detect import HEAD_BYTES, Detected, detect_or_none
 from backend.media.policy import log_policy  # noqa: F401  (part of this module's API; it lives apart: see there)
 from backend.outbound.guard import FetchError, PinnedBackend, Target, check_url, host_header
 from backend.outbound.watchdog import Watchdog
+from backend.store.instance import address_rule
 
 log = logging.getLogger("socialpub.media.fetch")
 
@@ -75,7 +76,7 @@ class FetchedFile:
 @contextlib.contextmanager
 def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
     """Yield (response, guard, started) for a checked URL; the guard enforces the deadlines."""
-    target = check_url(url, settings)
+    target = check_url(url, address_rule(settings))
     guard = _Guard(settings)
     backend = PinnedBackend(target.addresses, guard.watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)

@@ -185,6 +185,7 @@ def admin_group() -> None:
       socialpub admin session
       socialpub admin plan STARTER --status active --period-end 2027-01-01T00:00:00Z
       socialpub admin credits --add 100
+      socialpub admin private-urls on
       socialpub admin rotate-key
     """
 
@@ -243,20 +244,37 @@ def _workspace_id(email: str | None) -> str:
     type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
     help="Subscription state (default active).",
 )
-@click.option("--period-end", default=None, help="End of the paid period, ISO 8601 with offset.")
+@click.option(
+    "--period-end",
+    default=None,
+    help="End of the paid period, ISO 8601 with offset (default: the current end is kept while it is ahead).",
+)
+@click.option("--no-period-end", is_flag=True, help="No end: the plan stays in force until changed.")
 @click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
 @click.option("--json", "as_json", is_flag=True)
 def admin_plan(
-    name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool
+    name: str,
+    status: str | None,
+    period_end: str | None,
+    no_period_end: bool,
+    email: str | None,
+    as_json: bool,
 ) -> None:
     """Set the workspace's subscription.
 
+    Without --period-end the current end of the paid period is kept while it is still ahead (`make run`'s
+    workspace has GROWTH for a year: `admin plan GROWTH` changes nothing of it); --no-period-end removes it.
+
     \b
-    Example:
+    Examples:
       socialpub admin plan GROWTH --status cancelled --period-end 2026-12-31T23:59:59Z
+      socialpub admin plan STARTER
     """
+    from backend import clock
     from backend.services import workspace
 
+    if period_end and no_period_end:
+        raise click.UsageError("give --period-end or --no-period-end, not both")
     end = None
     if period_end:
         try:
@@ -265,18 +283,27 @@ def admin_plan(
             _fail(f"--period-end {period_end!r} is not an ISO 8601 timestamp")
         if end is not None and end.tzinfo is None:
             _fail("--period-end needs a zone offset, e.g. 2027-01-01T00:00:00Z")
+    workspace_id = _workspace_id(email)
+    if period_end is None and not no_period_end:
+        current = workspace.get(workspace_id).plan_period_end
+        end = current if current is not None and current > clock.now() else None
     try:
-        ws = workspace.set_plan(_workspace_id(email), name, status, end)
+        ws = workspace.set_plan(workspace_id, name, status, end)
     except ValueError as exc:
         _fail(str(exc))
         return
     pub = workspace.to_public(ws)
+    plan = pub["plan"]
+    until = (
+        f"until {ws.plan_period_end:%Y-%m-%d %H:%M} UTC"
+        if plan["periodEnd"] and ws.plan_period_end
+        else "no end date"
+    )
     click.echo(
-        json.dumps(pub["plan"])
+        json.dumps(plan)
         if as_json
-        else f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
-        f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
-        f"credits {pub['credits']['balance']}"
+        else f"plan in force: {plan['name']} (subscribed {plan['subscribed']}, "
+        f"status {plan['status'] or '-'}, {until}); credits {pub['credits']['balance']}"
     )
 
 
@@ -302,6 +329,53 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
         _fail(str(exc))
         return
     click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
+
+
+@admin_group.command("private-urls")
+@click.argument("state", required=False, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print {allowed, source, dataDirAllows} as JSON.")
+def admin_private_urls(state: str | None, as_json: bool) -> None:
+    """Show or set whether this data dir reaches loopback and private addresses (off by default).
+
+    One setting of the data dir, applied alike by every process that opens it — the TUI's worker, CLI commands,
+    `serve`, `worker` — at once: webhook deliveries to a receiver on this machine (`socialpub webhooks listen`)
+    and media fetched from a local URL need it on. Local development only: the media fetcher and webhook delivery
+    then reach this machine and its network. SOCIALPUB_ALLOW_PRIVATE_URLS (1 or 0), when set, overrides it in
+    the one process whose environment has it.
+
+    \b
+    Examples:
+      socialpub admin private-urls on
+      socialpub admin private-urls --json
+    """
+    from backend.store.db import init_database
+    from backend.store.instance import address_rule, private_urls_allowed, set_private_urls
+
+    settings = _settings()
+    init_database(settings)
+    if state is not None:
+        set_private_urls(state == "on")
+    stored = private_urls_allowed()
+    rule = address_rule(settings)
+    if as_json:
+        click.echo(
+            json.dumps({"allowed": rule.private_allowed, "source": rule.source, "dataDirAllows": stored})
+        )
+        return
+    click.echo(
+        f"private addresses {'allowed' if stored else 'refused'} on this data dir ({settings.data_dir}): "
+        + (
+            "webhook deliveries and media fetches may reach loopback and private addresses (local development only)"
+            if stored
+            else "only public addresses are reached; `socialpub admin private-urls on` allows loopback and private "
+            "ones (local development)"
+        )
+    )
+    if rule.source == "environment":
+        click.echo(
+            f"this process: SOCIALPUB_ALLOW_PRIVATE_URLS={int(rule.private_allowed)} overrides it in its own "
+            "environment (other processes apply the data dir's setting unless theirs says otherwise)"
+        )
 
 
 @admin_group.command("rotate-key")

@@ -33,8 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     settings, warning = runtime.listening_settings(Settings(), args.host, args.port)
     creds_path = Path(settings.data_dir) / "dev-credentials.json"
     if not bootstrap.is_initialised(settings):
+        from backend.services.workspace import PLACEHOLDER_NAMES
+
         created = bootstrap.initialise(
-            settings, workspace_name="Local workspace", email="owner@localhost", password=None
+            settings,
+            workspace_name=PLACEHOLDER_NAMES[
+                1
+            ],  # "Local workspace": not a brand (the renderer leaves it out)
+            email="owner@localhost",
+            password=None,
         )
         info = created.public()
         from backend.services import accounts as accounts_service

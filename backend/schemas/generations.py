@@ -59,6 +59,12 @@ class GenerationCreate(CamelModel):
             "host (POST /v1/media) or public https URLs of images",
         )
     )
+    background_url: SourceUrl | None = Field(
+        default=None,
+        description="extension, image only: your own photo as the background of the design (an announcement "
+        "card: the prompt's words and the brand set over it, legible); a file on the media host (POST "
+        "/v1/media) or a public https URL of an image",
+    )
     idempotency_key: str | None = Field(
         default=None,
         min_length=1,
@@ -81,6 +87,9 @@ class GenerationOut(CamelOut):
     aspect_ratio: Literal["9:16", "1:1", "16:9"]
     duration_sec: int | None = Field(description="5, 10 or 15 for a video; null for an image")
     source_urls: list[str] = Field(description="the start images supplied; `[]` when none")
+    background_url: str | None = Field(
+        default=None, description="extension: the background photo supplied (an image); null when none"
+    )
     media_url: str | None = Field(
         json_schema_extra={"format": "uri"},
         description="the produced file on the media host, usable as is in `mediaUrls` "

@@ -157,9 +157,13 @@ def _cell(value: Any, limit: int = 60) -> str:
     text = str(value).replace("\n", " ⏎ ")
     if text.startswith(("http://", "https://")):
         return text  # links are copied from tables: never cut
-    if len(click.unstyle(text)) > limit:
-        text = click.unstyle(text)[: limit - 1] + "…"
-    return text
+    return clip(text, limit)
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in at most `width` characters, a cut one ending with `…` (so a reader knows there is more)."""
+    plain = click.unstyle(text)
+    return text if len(plain) <= width else plain[: width - 1] + "…"
 
 
 # ---- times: shown in the user's zone, named -------------------------------------------------------------

@@ -21,8 +21,19 @@ def is_url(item: str) -> bool:
 def upload_one(client: Client, out: Output, item: str) -> MediaOut:
     """Upload a local file (progress bar on a terminal) or ingest a URL; `gen:ID` is the produced file of a
     completed generation (already on the media host: nothing is uploaded)."""
+    from socialpub_tui.client.errors import ApiError
+
     if item.startswith("gen:"):
         return generated(client, item[4:])
+    try:
+        return _upload(client, out, item)
+    except ApiError as err:
+        if err.status:  # the API refused this file or URL: say which (a command may upload several)
+            err.message = f"{item}: {err.message}"
+        raise
+
+
+def _upload(client: Client, out: Output, item: str) -> MediaOut:
     if is_url(item):
         return client.upload_media_url(item)
     path = Path(item).expanduser()

@@ -10,6 +10,7 @@ import click
 from socialpub_tui.cli._common import (
     Output,
     api_command,
+    clip,
     get_client,
     platform_choice,
     reading_zone,
@@ -485,10 +486,10 @@ def posts_list(
                 (
                     p.id,
                     out.status(p.status),
-                    short_time(p.scheduled_at) if p.scheduled_at else "now",
+                    short_time(p.scheduled_at or p.created_at),  # a post sent now: when it was made
                     " ".join(sorted({t.platform for t in p.targets})),
                     f"{sum(t.status in ('succeeded', 'inbox_delivered') for t in p.targets)}/{len(p.targets)}",
-                    (p.content.splitlines() or [""])[0][:40],
+                    clip((p.content.splitlines() or [""])[0], 40),
                 )
                 for p in posts
             ],

@@ -192,6 +192,15 @@ def _store(client: Any) -> Any:
     return MediaStore(client, MediaState.load(state_path(profile)), Hasher())
 
 
+def _strict_option(fn: Any) -> Any:
+    return click.option(
+        "--strict",
+        is_flag=True,
+        help="An occurrence whose time has passed with no post made for it (skipped, never created) is an "
+        "error (exit 1, code occurrence_in_past), not a notice: for cron jobs.",
+    )(fn)
+
+
 def _path_argument(fn: Any) -> Any:
     return click.argument("path", type=click.Path(exists=True, file_okay=True, dir_okay=True))(fn)
 
@@ -322,10 +331,13 @@ def _targets(targets: Any) -> str:
     is_flag=True,
     help="Exit 2 when changes are pending (0: none, 1: error), as terraform plan does.",
 )
+@_strict_option
 @_set_option
 @time_options
 @api_command
-def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str | None, out: Output) -> None:
+def recipes_plan(
+    path: str, prune: bool, detailed_exitcode: bool, strict: bool, set_name: str | None, out: Output
+) -> None:
     """Show what `apply` would do: the diff between the files at PATH (a folder or one file) and the backend.
 
     \b
@@ -344,6 +356,8 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
     client = get_client(worker=False)
     plan = make_plan(client, loaded, _store(client), prune=prune, whole_set=Path(path).is_dir())
     plan.errors.extend(account_problems(client, plan))
+    if strict:
+        plan.strict()
     out.emit(plan.to_json(), lambda: _show_plan(out, plan))
     if plan.errors:
         raise SystemExit(1)
@@ -373,11 +387,18 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
     help="How long to wait for each `generate:` generation to complete (embedded: one "
     "still in production then stops with the command).",
 )
+@_strict_option
 @_set_option
 @time_options
 @api_command
 def recipes_apply(
-    path: str, prune: bool, dry_run: bool, generate_timeout: float, set_name: str | None, out: Output
+    path: str,
+    prune: bool,
+    dry_run: bool,
+    generate_timeout: float,
+    strict: bool,
+    set_name: str | None,
+    out: Output,
 ) -> None:
     """Make the backend match the files at PATH: upload media once, create, update, and with --prune cancel.
 
@@ -402,6 +423,8 @@ def recipes_apply(
     client = get_client(worker=generates)
     store = _store(client)
     plan = make_plan(client, loaded, store, prune=prune, whole_set=Path(path).is_dir())
+    if strict:
+        plan.strict()
     if dry_run:
         plan.errors.extend(account_problems(client, plan))
         out.emit(
@@ -468,12 +491,15 @@ def _show_result(out: Output, result: Any) -> None:
     for problem in result.plan.errors:
         out.note(f"Error: {problem}")
     c = result.counts()
+    unread = set(result.unread())  # files not valid: nothing applied; counted once, in filesFailed
+    elsewhere = [p for p in result.plan.errors if p.file not in unread]  # e.g. --strict's, in applied files
     out.line(
         f"Applied set {result.plan.set_name!r}: {c['created']} created, {c['updated']} updated, "
         f"{c['cancelled']} cancelled, {c['unchanged']} unchanged; media {c['mediaUploaded']} uploaded, "
         f"{c['mediaReused']} reused"
         + (f"; {c['filesFailed']} file(s) failed" if c["filesFailed"] else "")
-        + (f"; {len(result.plan.errors)} file error(s)" if result.plan.errors else "")
+        + (f" ({len(unread)} not valid: nothing applied)" if unread else "")
+        + (f"; {len(elsewhere)} error(s) in applied files" if elsewhere else "")
         + "."
     )
 

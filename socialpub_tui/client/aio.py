@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -391,6 +392,11 @@ class AsyncClient(ClientBase):
     ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return await self.run(calls.create_webhook(url, events=events, description=description))
+
+    async def check_webhook_url(self, url: str, *, events: list[str] | None = None) -> WebhookDryRun:
+        """Would `url` be registered? Every check of create_webhook, nothing created (ApiError
+        `invalid_webhook_url` when refused)."""
+        return await self.run(calls.check_webhook_url(url, events=events))
 
     async def list_webhooks(self) -> WebhookList:
         return await self.run(calls.list_webhooks())

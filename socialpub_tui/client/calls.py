@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -621,6 +622,22 @@ def create_webhook(
 
     body = WebhookCreate.model_validate(clean({"url": url, "events": events, "description": description}))
     return Call("POST", "/v1/webhooks", WebhookWithSecret, json=dump(body), optional_extension=_WEBHOOKS)
+
+
+def check_webhook_url(url: str, *, events: list[str] | None = None) -> Call[WebhookDryRun]:
+    """POST /v1/webhooks?dryRun=true: every check of a registration, nothing created (400 `invalid_webhook_url`
+    when the address rule refuses the URL, its message naming the setting)."""
+    from backend.schemas.webhooks import WebhookCreate, WebhookDryRun
+
+    body = WebhookCreate.model_validate(clean({"url": url, "events": events}))
+    return Call(
+        "POST",
+        "/v1/webhooks",
+        WebhookDryRun,
+        json=dump(body),
+        params={"dryRun": "true"},
+        optional_extension=_WEBHOOKS,
+    )
 
 
 def list_webhooks() -> Call[WebhookList]:

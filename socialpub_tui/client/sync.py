@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -372,6 +373,11 @@ class Client(ClientBase):
     ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return self.run(calls.create_webhook(url, events=events, description=description))
+
+    def check_webhook_url(self, url: str, *, events: list[str] | None = None) -> WebhookDryRun:
+        """Would `url` be registered? Every check of create_webhook, nothing created (ApiError
+        `invalid_webhook_url` when refused)."""
+        return self.run(calls.check_webhook_url(url, events=events))
 
     def list_webhooks(self) -> WebhookList:
         return self.run(calls.list_webhooks())

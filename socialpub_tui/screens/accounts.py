@@ -28,6 +28,7 @@ from socialpub_tui.look import NETWORK_BADGES, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import RowTable
 
 EXPIRY_WARNING = timedelta(days=7)
 PUBLISHED_SHOWN = 20
@@ -92,7 +93,7 @@ class AccountsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="acc-title")
-        yield DataTable(id="acc-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="acc-table", zebra_stripes=True, cell_padding=0)
         yield Static(id="acc-warnings")
         yield Static(id="acc-published-title")
         yield Static(id="acc-published")
@@ -166,6 +167,11 @@ class AccountsScreen(Screen[None]):
         keep = self.selected_id
         table.clear()
         warnings: list[str] = []
+        # the names and usernames as wide as they are, while the terminal has room: the other columns take at
+        # most 36 (kind, status, token, default), the margins and a scrollbar 4, a network's badge 3
+        room = max(30, self.app.size.width - 36 - 4 - 3)
+        name_w = min(max((len(a.name) for a in self.accounts), default=0) + 1, max(19, room * 3 // 5))
+        user_w = min(max((len(a.username) for a in self.accounts), default=0) + 1, max(13, room - name_w))
         for acc in self.accounts:
             state, warning = expiry(acc, now)
             if warning:
@@ -185,8 +191,8 @@ class AccountsScreen(Screen[None]):
             badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
-                Text(f"{badge} {clip(acc.name, 18)} ", style=row_style),
-                Text(f"{clip(acc.username, 12)} ", style=row_style or "dim"),
+                Text(f"{badge} {clip(acc.name, name_w - 1)} ", style=row_style),
+                Text(f"{clip(acc.username, user_w - 1)} ", style=row_style or "dim"),
                 Text(f"{kind} ", style=row_style),
                 Text(f"{acc.status} ", style=status_colour(acc.status)),
                 expires,

@@ -50,6 +50,7 @@ from textual.widgets.option_list import Option
 from backend.schemas.options import TIKTOK_PRIVACY_LEVELS, PostOptions
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
+from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
 
 if TYPE_CHECKING:
@@ -119,6 +120,26 @@ class PathSuggester(Suggester):
         return await asyncio.to_thread(complete_path, value)
 
 
+class TargetCheck(Checkbox):
+    """A target's checkbox: `up` and `down` move between the targets (past the last or the first, on to the
+    next or the previous field, as tab does)."""
+
+    BINDINGS = [
+        Binding("down", "step(1)", "Next target", show=False, id="compose.target.next"),
+        Binding("up", "step(-1)", "Previous target", show=False, id="compose.target.previous"),
+    ]
+
+    def action_step(self, by: int) -> None:
+        boxes = [box for box in self.screen.query(TargetCheck) if box.focusable]
+        where = boxes.index(self) + by if self in boxes else -1
+        if 0 <= where < len(boxes):
+            boxes[where].focus()
+        elif by > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
+
+
 class TargetRow(Horizontal):
     """[x] network · account   12 / 2,200   ✗ what it would refuse"""
 
@@ -128,18 +149,25 @@ class TargetRow(Horizontal):
         self._selected = selected
         self._fixed = fixed
         self._enabled = enabled
+        self.check_width = 36  # the checkbox's width: the compose screen sizes every row's alike
 
-    def compose(self) -> ComposeResult:
-        label = f"{self.choice.platform} · {self.choice.name}" + (
+    @property
+    def label(self) -> str:
+        return f"{self.choice.platform} · {self.choice.name}" + (
             f" ({self.choice.note})" if self.choice.note else ""
         )
-        yield Checkbox(
+
+    def compose(self) -> ComposeResult:
+        label = self.label
+        check = TargetCheck(
             label,
             self._selected,
             id=f"tgt-{self.choice.key}",
             classes="target-check",
             disabled=self._fixed or not self._enabled,
         )
+        check.styles.width = self.check_width
+        yield check
         yield Static("", classes="target-count")
         yield Static("", classes="target-problem", markup=False)
 
@@ -190,7 +218,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._duplicates_a_schedule = self.duplicate and post is not None and post.scheduled_at is not None
         self.idempotency_key = None if self.editing else f"tui-{uuid.uuid4().hex}"
         self.media: list[Media] = [
-            Media(url, media_kind(url), url.rsplit("/", 1)[-1]) for url in (post.media_urls if post else [])
+            Media(url, media_kind(url), f"{media_kind(url) or 'media'} · {url.rsplit('/', 1)[-1]}")
+            for url in (post.media_urls if post else [])
         ]
         self._given_media = bool(media)
         self.media.extend(media or [])
@@ -237,7 +266,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                 yield Input(placeholder="time zone (IANA, e.g. Europe/Paris)", id="compose-zone")
             yield Static("", id="compose-when-preview")
             with Collapsible(title="TikTok options", id="compose-tiktok", collapsed=False):
-                yield Select(
+                yield Dropdown(
                     [
                         ("Publish directly (DIRECT_POST)", "DIRECT_POST"),
                         ("Draft to the creator's inbox (MEDIA_UPLOAD)", "MEDIA_UPLOAD"),
@@ -246,7 +275,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                     allow_blank=False,
                     id="tiktok-mode",
                 )
-                yield Select(
+                yield Dropdown(
                     [(level, level) for level in TIKTOK_PRIVACY_LEVELS],
                     prompt="privacy: as the account",
                     id="tiktok-privacy",
@@ -261,7 +290,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                     placeholder="title (default: the first line of the text; 100 characters)",
                     id="youtube-title",
                 )
-                yield Select(
+                yield Dropdown(
                     [("public", "public"), ("unlisted", "unlisted"), ("private", "private")],
                     value="public",
                     allow_blank=False,
@@ -289,6 +318,12 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._prefill_options()
         self.query_one("#compose-upload").display = False
         self.query_one("#compose-media-error").display = False
+        # a post's media as they were shown when attached in this app (the file's name, the generation), not by
+        # the key the media host gave them; media attached elsewhere keep their kind and key
+        labels: dict[str, str] = self.app.media_labels  # type: ignore[attr-defined]
+        for m in self.media:
+            labels.setdefault(m.url, m.label)
+        self.media = [Media(m.url, m.kind, labels.get(m.url, m.label)) for m in self.media]
         self._draw_media()
         self.set_interval(SCHEDULE_TICK_S, self.update_schedule_preview)
         self.query_one("#compose-text", TextArea).focus()
@@ -388,8 +423,17 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.choices = choices
         self._initial_targets = {c.key for c in choices}
         box = self.query_one("#compose-targets", Vertical)
-        box.mount_all([TargetRow(c, selected=True, fixed=fixed) for c in choices])
+        rows = [TargetRow(c, selected=True, fixed=fixed) for c in choices]
+        self._size_rows(rows)
+        box.mount_all(rows)
         self.call_after_refresh(self.refresh_checks)
+
+    def _size_rows(self, rows: list[TargetRow]) -> None:
+        """Every target's checkbox as wide as the longest label needs (the box, padding and a space: 8), up to
+        half the terminal: a name is cut only when there is no room (it was at 36, `Sandbox Facebook P…`)."""
+        width = min(max((len(r.label) for r in rows), default=0) + 8, max(36, self.app.size.width // 2))
+        for row in rows:
+            row.check_width = max(36, width)
 
     async def _mount_choices(
         self, choices: list[TargetChoice], preselected: set[str], inactive: set[str]
@@ -404,12 +448,12 @@ class ComposeScreen(Screen["PostOut | None"]):
                     "No connected account: connect one (f4, or `socialpub accounts`) first.", classes="muted"
                 )
             )
-        await box.mount_all(
-            [
-                TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
-                for c in choices
-            ]
-        )
+        rows = [
+            TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
+            for c in choices
+        ]
+        self._size_rows(rows)
+        await box.mount_all(rows)
         self.refresh_checks()
 
     def rows(self) -> list[TargetRow]:
@@ -628,11 +672,16 @@ class ComposeScreen(Screen["PostOut | None"]):
             self._draw_status()
         size_text = f"{media.bytes / 1024:.0f} KB" if media.bytes >= 1024 else f"{media.bytes} B"
         dims = f" · {media.width}×{media.height}" if media.width and media.height else ""
-        self.media.append(Media(media.url, media.type, f"{media.type} · {path.name}{dims} · {size_text}"))
+        self.attach_media(Media(media.url, media.type, f"{media.type} · {path.name}{dims} · {size_text}"))
         path_input.value = ""
         self._user_changed()
         self._draw_media()
         self.refresh_checks()
+
+    def attach_media(self, media: Media) -> None:
+        """Add a media to the post, and remember how it was shown for when the post is edited in this app."""
+        self.media.append(media)
+        self.app.media_labels[media.url] = media.label  # type: ignore[attr-defined]
 
     def action_pick_generation(self) -> None:
         from socialpub_tui.screens.generations import GenerationPickerScreen
@@ -647,7 +696,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                 self.notify(f"{g.id} is attached already.", severity="warning")
                 return
             prompt = " ".join(g.prompt.split())
-            self.media.append(Media(g.media_url, g.type, f"{g.type} · {g.id} · {prompt[:30]}"))
+            self.attach_media(Media(g.media_url, g.type, f"{g.type} · {g.id} · {prompt[:30]}"))
             self._user_changed()
             self._draw_media()
             self.refresh_checks()

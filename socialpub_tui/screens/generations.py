@@ -31,7 +31,6 @@ from textual.timer import Timer
 from textual.widgets import (
     Button,
     DataTable,
-    Footer,
     Header,
     Input,
     Label,
@@ -56,6 +55,9 @@ from backend.schemas.generations import (
 from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import status_colour
 from socialpub_tui.times import parse_instant, relative
+from socialpub_tui.widgets.dropdown import Dropdown
+from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import RowTable
 
 LIVE_STATES = ("pending", "processing")
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
@@ -206,11 +208,14 @@ class GenerationsScreen(Screen[None]):
         self.credits: CreditsOut | None = None
         self._timer: Timer | None = None
         self.loads = 0  # how many answers were shown (tests: the refresh stops once nothing is live)
+        # a creation made from here, to select once a list holding it is drawn (the reload the screen's resume
+        # starts must not put the cursor back on the one selected before)
+        self.select_next: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("loading…", id="gen-credits")
-        yield DataTable(id="gen-list", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="gen-list", zebra_stripes=True)
         yield Static("", id="gen-status-line")
         yield Footer()
 
@@ -255,10 +260,12 @@ class GenerationsScreen(Screen[None]):
                 Text("could not be read: r to retry", style="red")
             )
             return
-        keep = message.select or (self.current.id if self.current else None)
+        keep = self.select_next or message.select or (self.current.id if self.current else None)
         self.items = message.items
         self.credits = message.credits
         self._draw(keep)
+        if self.select_next in {g.id for g in self.items}:
+            self.select_next = None
         self._plan_refresh()
 
     def _plan_refresh(self) -> None:
@@ -355,6 +362,7 @@ class GenerationsScreen(Screen[None]):
     def action_create(self) -> None:
         def created(g: GenerationOut | None) -> None:
             if g is not None:
+                self.select_next = g.id
                 self.load(g.id)
 
         self.app.push_screen(CreateGenerationScreen(), created)
@@ -516,7 +524,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             yield Static("New generation", id="gc-title")
             with Horizontal(classes="gc-row"):
                 yield Label("Type", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [("image", "image"), ("video", "video")],
                     value="image",
                     allow_blank=False,
@@ -524,7 +532,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Aspect", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [(r, r) for r in ASPECT_RATIOS],
                     value=ASPECT_RATIOS[0],
                     allow_blank=False,
@@ -532,7 +540,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Duration", classes="gc-label gc-video")
-                yield Select(
+                yield Dropdown(
                     [(f"{d} s", d) for d in DURATIONS],
                     value=DURATIONS[0],
                     allow_blank=False,
@@ -548,6 +556,13 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                 yield Input(
                     placeholder=f"up to {MAX_SOURCES} image files, comma separated (optional)",
                     id="gc-sources",
+                    compact=True,
+                )
+            with Horizontal(classes="gc-row gc-image", id="gc-background-row"):
+                yield Label("Background", classes="gc-label")
+                yield Input(
+                    placeholder="your photo behind the design: an image file (optional)",
+                    id="gc-background",
                     compact=True,
                 )
             yield Static("", id="gc-quote")
@@ -587,9 +602,17 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return []
         return [p.strip() for p in self.query_one("#gc-sources", Input).value.split(",") if p.strip()]
 
+    def background_path(self) -> str | None:
+        """The background photo's file (an image only; an announcement card), None when none is given."""
+        if self.kind != "image":
+            return None
+        return self.query_one("#gc-background", Input).value.strip() or None
+
     def _show_video_fields(self) -> None:
         for widget in self.query(".gc-video"):
             widget.display = self.kind == "video"
+        for widget in self.query(".gc-image"):
+            widget.display = self.kind == "image"
 
     def _count(self) -> None:
         n = len(self.prompt.strip())
@@ -693,21 +716,23 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return
         self.busy = True
         self.query_one("#gc-submit", Button).disabled = True
-        self.create(self.body(), self.source_paths())
+        self.create(self.body(), self.source_paths(), self.background_path())
 
     @work(exclusive=True, group="gen-create")
-    async def create(self, body: dict[str, Any], sources: list[str]) -> None:
+    async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
         from socialpub_tui.screens.compose import local_file
 
         client = self.app.client  # type: ignore[attr-defined]
         try:
             urls = []
-            for text in sources:
+            for text in [*sources, *([background] if background else [])]:
                 path, size = await asyncio.to_thread(local_file, text)
                 if size is None:
                     self.post_message(CreateFailed(f"{path}: no such file"))
                     return
                 urls.append((await client.upload_media_file(path)).url)
+            if background:
+                body = body | {"backgroundUrl": urls.pop()}
             if urls:
                 body = body | {"sourceUrls": urls}
             generation = await client.create_generation(body)

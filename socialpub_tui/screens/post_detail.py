@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
+from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
 from socialpub_tui.look import fail_colour, status_colour, target_status
 from socialpub_tui.times import parse_instant, relative
@@ -138,16 +139,6 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
                 line.append(f" ({t.fail_reason})")
             lines.append(line)
     return lines
-
-
-def explained(key: str, action: str, description: str, binding_id: str) -> list[Binding]:
-    """A key whose action the state may not allow: the action's binding (shown, dimmed when not allowed), then a
-    hidden one on the same key that says why (`explain`). Textual runs the first binding of a key whose action
-    check_action allows, and the footer shows the first binding of a key: the action's."""
-    return [
-        Binding(key, action, description, id=binding_id),
-        Binding(key, f"explain('{action}')", description, show=False, id=f"{binding_id}.why"),
-    ]
 
 
 class PostDetailScreen(Screen[None]):
@@ -275,17 +266,18 @@ class PostDetailScreen(Screen[None]):
         head.append(post.id, style="bold")
         head.append("  ")
         head.append(f" {post.status} ", style=f"bold reverse {status_colour(post.status)}")
+        # each time on a line of its own: a line that wrapped broke between a time and its zone (`09:00` / `CET`)
         if post.scheduled_at:
             when = parse_instant(post.scheduled_at)
             head.append(
-                f"  {'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
+                f"\n{'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
                 f"{zone.format(post.scheduled_at)}"
             )
             if when is not None and post.status == "scheduled":
                 head.append(f" ({relative(when, now)})", style="dim")
         else:
-            head.append("  sent at once", style="dim")
-        head.append(f"  · created {zone.format(post.created_at)}", style="dim")
+            head.append("\nsent at once", style="dim")
+        head.append(f"\ncreated {zone.format(post.created_at)}", style="dim")
         if post.idempotency_key:
             head.append(f"  · key {post.idempotency_key}", style="dim")
         self.query_one("#detail-head", Static).update(head)

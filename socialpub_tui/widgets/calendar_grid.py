@@ -228,7 +228,15 @@ class WeekGrid(Widget):
         first = next(p for p in posts if p.id == s.moving_id) if moving else posts[0]
         at = scheduled(first)
         hhmm = f"{local(at, s.tz):%H:%M}" if at else "--:--"
-        extra = f" +{len(posts) - 1}" if len(posts) > 1 else f" {badges(first)}"
+        if (
+            len(posts) > 1
+        ):  # how many, then the networks of them all as far as the cell allows ("+2" said little)
+            networks = " ".join(dict.fromkeys(b for p in posts for b in badges(p).split()))
+            extra = f" {len(posts)} posts" if len(hhmm) + 9 < col else f" ×{len(posts)}"
+            if len(hhmm) + 1 + len(extra) + 1 + len(networks) < col:  # the networks only when they all fit
+                extra += f" {networks}"
+        else:
+            extra = f" {badges(first)}"
         text = _cell(("»" if moving else " ") + hhmm + extra, col)
         style = "bold yellow" if moving else "blue"
         if cursor:

@@ -1,5 +1,5 @@
-"""Filling a DataTable whose cells were clipped to the terminal's width: the columns are rebuilt with the widths
-of what they hold.
+"""The row tables of the TUI (RowTable), and filling a DataTable whose cells were clipped to the terminal's width:
+the columns are rebuilt with the widths of what they hold.
 
 A DataTable's auto-width column only ever widens (its width is measured after the rows are added, on the next
 idle, as the max of everything it held), and a row drawn before that measure keeps its drawing: after the terminal
@@ -13,9 +13,23 @@ from collections.abc import Sequence
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 Cell = str | Text
+
+
+class RowTable(DataTable):  # type: ignore[type-arg]
+    """A DataTable whose cursor is a row: `home` and `end` go to the first and the last row (DataTable's own scroll
+    sideways to the first and last column, which a row cursor does not have: they did nothing)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First row", id="table.first", show=False),
+        Binding("end", "scroll_bottom", "Last row", id="table.last", show=False),
+    ]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
 
 
 def fill(table: DataTable, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:

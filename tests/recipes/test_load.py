@@ -12,7 +12,7 @@ import pytest
 from recipes.load import load
 from recipes.model import Problem
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, media_bytes
 
 
 def problems(loaded) -> list[tuple[int, int, str]]:  # type: ignore[no-untyped-def]
@@ -257,7 +257,7 @@ def test_set_name_and_single_file(write, folder: Path) -> None:
 def test_media_paths_are_relative_to_the_file_and_globs_sorted(write, folder: Path) -> None:
     (folder / "sub" / "pics").mkdir(parents=True)
     for n in ("c.jpg", "a.jpg", "b.jpg"):
-        (folder / "sub" / "pics" / n).write_bytes(b"x")
+        (folder / "sub" / "pics" / n).write_bytes(media_bytes(n))
     write(
         """
         posts:
@@ -306,9 +306,11 @@ def test_example_media_are_real_and_small() -> None:
 # ---- problems, at their line and column ---------------------------------------------------------------
 
 
-def test_broken_yaml_is_reported_at_the_parser_position(load_text) -> None:
+def test_broken_yaml_is_reported_where_the_unclosed_construct_opened_else_where_the_parser_stopped(
+    load_text,
+) -> None:
     p = only(load_text("posts:\n  - id: a\n    content: [x\n"))
-    assert (p.line, p.column, p.code) == (4, 1, "invalid_yaml")
+    assert (p.line, p.column, p.code) == (3, 14, "invalid_yaml") and "gave up at line 4" in p.message
     p = only(load_text("posts:\n  - id: a\n     content: x\n"))
     assert (p.line, p.code) == (3, "invalid_yaml")
     assert p.file == "posts.yaml" and str(p).startswith("posts.yaml:3:")

@@ -389,7 +389,6 @@ class TikTokEmulator(Emulator):
 
     def status_of(self, item: SandboxItem) -> dict[str, Any]:
         draft = item.mode.endswith("MEDIA_UPLOAD")
-        size = 4_000_000 * max(1, len(item.media or []))
         if item.state == "cancelled":
             return {"status": "FAILED", "fail_reason": "publish_cancelled"}
         upload = (item.data or {}).get("upload")
@@ -402,18 +401,15 @@ class TikTokEmulator(Emulator):
             if draft:
                 return {"status": "SEND_TO_USER_INBOX", **done}
             return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)], **done}
+        # PULL_FROM_URL: the emulator downloads nothing, so it reports no `downloaded_bytes` (it used to invent
+        # 4 MB a file: "9,642,224 bytes" for three 33 KB photos)
         if not self.ready(item):
-            frac = 0.0 if item.processing_s <= 0 else min(0.99, self.elapsed(item) / item.processing_s)
-            return {"status": "PROCESSING_DOWNLOAD", "downloaded_bytes": int(size * frac)}
+            return {"status": "PROCESSING_DOWNLOAD"}
         if item.outcome != "ok":
-            return {"status": "FAILED", "fail_reason": item.outcome, "downloaded_bytes": size}
+            return {"status": "FAILED", "fail_reason": item.outcome}
         if draft:
-            return {"status": "SEND_TO_USER_INBOX", "downloaded_bytes": size}
-        return {
-            "status": "PUBLISH_COMPLETE",
-            "publicaly_available_post_id": [int(item.post_id)],
-            "downloaded_bytes": size,
-        }
+            return {"status": "SEND_TO_USER_INBOX"}
+        return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)]}
 
     def status_fetch(self, request: Request) -> httpx.Response:
         owned = self._owned(request)
