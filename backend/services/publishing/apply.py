@@ -1,6 +1,7 @@
 """The writing half of the publishing engine: `apply(decision)` writes one Decision in one transaction.
 
-Fenced: a target that is final already is never reopened (the decision is dropped; the job that asked is
+Fenced twice: the job's run must still hold the job (backend/networks/fence.py), and a target that is final
+already is never reopened (the decision is dropped; the job that asked is
 completed, its work being moot). The post settles (completed / partial / failed) in the same transaction
 when its last target becomes final. Row locks are taken post first, then target, everywhere in the engine.
 """
@@ -14,6 +15,7 @@ from peewee import Case
 
 from backend import clock, queue
 from backend.config import Settings
+from backend.networks import fence
 from backend.queue.backoff import RetryStrategy
 from backend.services import events
 from backend.services.publishing import decide
@@ -86,9 +88,12 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     every target is final, and `job` completed when the decision finishes it.
 
     Returns False when the target was final already (or is gone): nothing of the decision is written.
+    Inside a job, fenced (backend/networks/fence.py): a run that lost its job's lease records nothing
+    (fence.LeaseLost is raised, the transaction rolled back).
     """
     now = clock.now()
     with tx():
+        fence.check()
         post = lock_post(decision.post_id)
         target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
         if target is None or target.status in TERMINAL_TARGET:

@@ -16,6 +16,7 @@ from peewee import JOIN
 from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
+from backend.networks import fence
 from backend.networks.base import PublishOutcome, Unverifiable
 from backend.queue.backoff import RetryLater
 from backend.services import adapters
@@ -84,6 +85,7 @@ def start_post(job: Any, settings: Settings) -> None:
     post_id = job.payload["post_id"]
     now = clock.now()
     with tx():
+        fence.check()  # a run that lost its job's lease records nothing
         post = lock_post(post_id)
         if post is None or post.status not in ("scheduled", "processing"):
             queue.complete(job)
@@ -269,6 +271,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
         with tx():
+            fence.check()
             _enqueue(
                 target,
                 post,
@@ -364,7 +367,7 @@ def _attempt(
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
             out = _publish(call, pub, target.platform)
-    except RetryLater:
+    except (RetryLater, fence.LeaseLost):
         raise
     except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
         error = f"{type(exc).__name__}: {exc}"
@@ -458,6 +461,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     case this does not cover, as it escapes any reconciliation).
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
+        fence.check()  # the attempt is recorded only by the run that holds the job (then its call is fenced too)
         locked_post = lock_post(post.id)
         target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
