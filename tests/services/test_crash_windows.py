@@ -189,3 +189,35 @@ def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(
         assert unresolved == 0
     else:  # the status check found the PUBLISHED container's media: no new attempt; the killed one's outcome
         assert unresolved == 1  # was never recorded, and stays so on the succeeded target
+
+
+def test_a_listing_that_straddles_the_conclusive_time_proves_nothing(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """Issue 30 item 2b: the re-attempt's listing of TikTok began before the interrupted init's video could be
+    listed and ended after absence would have been conclusive (hundreds of pages under load). Its "absent" read
+    on an early page is no proof: the target lists again instead of publishing a second time."""
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=True)
+        t.shift(fast.job_lease_s + 1)  # the restart, inside TikTok's 30 s processing
+        listings: list[int] = []
+
+        def slow_listing(real, account):  # type: ignore[no-untyped-def]
+            def find_existing(pub):  # type: ignore[no-untyped-def]
+                found = real.find_existing(pub)  # its first page, read now: not listed yet
+                listings.append(0 if found is None else 1)
+                if len(listings) == 1:
+                    t.shift(60)  # ...and the paging ends a minute later, past the conclusive time
+                return found
+
+            return Wrapped(real, find_existing=find_existing)
+
+        patch_adapters(monkeypatch, slow_listing)
+        for _ in range(4):
+            work(fast)
+            t.shift(1)
+        done = read(client, owner, post["id"])
+        assert tiktok_inits() == 1, "published a second time on a listing that began too early"
+        assert listings[:2] == [0, 1]  # listed again, and found there
+        assert done["status"] == "completed", done

@@ -353,6 +353,7 @@ def _attempt(
     try:
         out = None
         if attempt.unresolved_since is not None:
+            listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             out = _reconcile(adapter, dataclasses.replace(pub, attempted_at=attempt.unresolved_since), target)
             if out is _UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
@@ -362,7 +363,7 @@ def _attempt(
                 apply(decide.unreached(state, clock.now(), delay), job=job, attempt_id=attempt.id)
                 raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
             if out is None:
-                _wait_unless_conclusive(job, settings, account, target, attempt, state)
+                _wait_unless_conclusive(job, settings, account, target, attempt, state, listed_from)
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
@@ -385,24 +386,30 @@ def _wait_unless_conclusive(
     target: PostTarget,
     attempt: _Attempt,
     state: decide.TargetState,
+    listed_from: datetime,
 ) -> None:
-    """The network's listing does not show an earlier attempt's publication. Conclusive once the network's
-    listing delay has passed since those calls were over; before that, no call: the target waits `pending`
-    until then (RetryLater, not counted as a try) and this job asks again."""
+    """The network's listing does not show an earlier attempt's publication. Conclusive only when the listing
+    STARTED once the network's listing delay had passed since those calls were over: a listing paged through
+    while that moment came (hundreds of pages under load) read its first pages before the publication could be
+    listed, so an early page proves nothing. Otherwise no call: the target waits `pending` until then (at once
+    when that moment has passed already: the listing is made again), not counted as a try, and this job asks
+    again."""
     now = clock.now()
     until = decide.absence_conclusive_at(
         attempt.calls_over_by or attempt.started_at, adapters.listing_delay_s(account, settings)
     )
-    if until <= now:
+    if until <= listed_from:
         return
-    decision = decide.not_listed_yet(state, now, until)
+    decision = decide.not_listed_yet(state, now, max(until, now))
     apply(decision, job=job, attempt_id=attempt.id)
     log.info(
-        "%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
-        "%s",
+        "%s: %s does not list an earlier attempt's publication, which it may not list yet (the listing began "
+        "%s, absence is conclusive from %s): asking again at %s",
         _ids(target),
         target.platform,
+        clock.iso(listed_from),
         clock.iso(until),
+        clock.iso(max(until, now)),
     )
     raise RetryLater(
         decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False
