@@ -65,6 +65,9 @@ class Settings(BaseSettings):
 
     retry_base_s: float = 30.0
     retry_max_attempts: int = 5
+    # The longest a target waits for a network's window (a cap, a Retry-After, a rate limit, a listing delay: waits
+    # never count against retry_max_attempts), from its first attempt: past it the target fails, saying so.
+    max_wait_s: float = Field(default=7 * 86400.0, gt=0)
     # The worker (backend/jobs/worker.py explains each figure): a fixed pool of threads, each running one job at
     # a time; a network ("lane") may hold at most worker_lane_share of them; a claimed job's lease is renewed
     # every job_lease_s / 3 while it runs, so a dead worker's jobs are taken over within ~job_lease_s.

@@ -147,6 +147,8 @@ class PublishOutcome:
     'permanent' (fix the media / reconnect the account); fail_reason is for humans.
     ambiguous: the call may have reached the network (timeout, connection cut mid-request): call
     find_existing before calling publish again.
+    wait: (failed, retriable) the network set a window to wait out — a daily cap, a rate limit, throttling
+    (retry_after_s says how long when it is known) — not a failure: the engine waits without using a retry.
     network_status: the network's own status word (e.g. TikTok PROCESSING_DOWNLOAD); network_code: its
     own error code (e.g. 'spam_risk_too_many_posts', '9/2207042'). auth_refused: the network refused the
     account's authorisation (a token expired, revoked or without the publishing scope): reconnecting is the fix,
@@ -164,6 +166,7 @@ class PublishOutcome:
     network_status: str | None = None
     ambiguous: bool = False
     auth_refused: bool = False
+    wait: bool = False
 
     @property
     def done(self) -> bool:
@@ -204,6 +207,7 @@ class NetworkError(Exception):
         http_status: int | None = None,
         ambiguous: bool = False,
         auth_refused: bool = False,
+        wait: bool | None = None,
     ) -> None:
         super().__init__(reason)
         self.fail_type: FailType = fail_type
@@ -213,6 +217,8 @@ class NetworkError(Exception):
         self.http_status = http_status
         self.ambiguous = ambiguous
         self.auth_refused = auth_refused  # PublishOutcome.auth_refused
+        # PublishOutcome.wait: a cap or rate limit the adapter recognised; by default an HTTP 429
+        self.wait = (http_status == 429 and fail_type == "retriable") if wait is None else wait
 
     def outcome(self, **kw: Any) -> PublishOutcome:
         return PublishOutcome.failed(
@@ -222,6 +228,7 @@ class NetworkError(Exception):
             retry_after_s=self.retry_after_s,
             ambiguous=self.ambiguous,
             auth_refused=self.auth_refused,
+            wait=self.wait,
             **kw,
         )
 
@@ -269,6 +276,7 @@ def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
         network_code=exc.code,
         retry_after_s=exc.retry_after_s,
         ambiguous=True,
+        wait=exc.wait,
     )
 
 

@@ -163,6 +163,7 @@ class InstagramAdapter:
                 retry_after_s=3600.0,
                 network_code="content_publishing_limit",
                 tracking_ref=ref,
+                wait=True,
             )
         media_id = self.media_publish(pub, container)
         return PublishOutcome.published(media_id, self.permalink(pub, media_id), tracking_ref=ref)

@@ -185,6 +185,7 @@ def classify(
         retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
         http_status=http_status,
         auth_refused=code in AUTH_CODES,
+        wait=wait is not None or (ftype == "retriable" and http_status == 429),  # its rate limits and caps
     )
 
 

@@ -52,6 +52,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=seconds_to_pacific_midnight(),
+            wait=True,
         )
     if reason == "uploadLimitExceeded":
         return NetworkError(
@@ -60,6 +61,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=86400.0,
+            wait=True,
         )
     if reason in ("rateLimitExceeded", "userRateLimitExceeded"):
         return NetworkError(
@@ -68,6 +70,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=retry_after_s(resp) or 60.0,
+            wait=True,
         )
     if s == 401 or reason in ("authError", "unauthorized"):
         return NetworkError(

@@ -436,7 +436,7 @@ def _decide_and_apply(
         raise RetryLater(
             decision.retry_reason or "retry",
             delay_s=decision.retry_in_s,
-            count_attempt=tracking and decision.status == "pending",
+            count_attempt=tracking and decision.status == "pending" and not decision.wait,
         )
 
 
@@ -667,7 +667,8 @@ def track_target(job: Any, settings: Settings) -> None:
     applied = apply(decision, job=job)
     _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
-        waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
+        # a retriable failure counts (not a "still processing" poll, nor a window the network set)
+        waits = decision.status == "pending" and not decision.wait
         if waits:
             log.info(
                 "%s: status check: %s; next check in %.1f s",
