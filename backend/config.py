@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     worker_lane_share: float = Field(default=0.25, gt=0, le=1)
     job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0
+    # `socialpub serve`'s worker: in a process of its own (default), so that a busy API never starves publishing
+    # of the interpreter, or in a thread of the server's process ("thread", as --worker-in-process)
+    serve_worker: Literal["process", "thread"] = "process"
     max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
     track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)
     # sandbox networks: the latency of every emulated call (slept before the emulator answers), per-network
