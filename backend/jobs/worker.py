@@ -40,7 +40,11 @@ again at most one lease after its last renewal (< 15 s). Taking over an expired 
 the previous holder; a worker that took over one of its own claims still running (its renewal came too late)
 lets that run go on under the new claim rather than run the job twice, and says so at WARNING. Every result is
 fenced by the claim (queue._mine): a worker that lost a job's lease logs a WARNING with the job's id and kind
-and records nothing for it (its new holder does).
+and records nothing for it (its new holder does). So is every network write the job makes and every outcome
+the engine records for it (issue 30): the worker installs the job's fence (backend/networks/fence.py, checked
+by the adapters' send path) around its handler, so a worker frozen past its lease (SIGSTOP, a GC pause, a frozen
+VM) makes no further call when it resumes. A fenced write that failed because this worker re-claimed the job
+meanwhile (_keep_running) is made again under the new claim (_fenced).
 """
 
 from __future__ import annotations
