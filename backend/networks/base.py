@@ -18,6 +18,7 @@ listing delay (each adapter module's LISTING_DELAY_S) has passed since the earli
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -114,12 +115,25 @@ class Publication:
     """One target's publication: payload + account + a stable idempotency token (the target id).
 
     attempted_at: when the first attempt started; find_existing only matches what the network
-    created after it (minus a little clock slack)."""
+    created after it (minus a little clock slack).
+
+    resume: what the network holds of an earlier attempt that was interrupted (the adapter's own ref, as it
+    gave it to `save_progress`): publish continues from it (an Instagram container, a YouTube upload session)
+    when the network still has it, instead of creating another that costs quota. save_progress: called by the
+    adapter with such a ref as soon as the network created it, before its next call (the engine stores it
+    with the target); None: nothing is saved."""
 
     payload: Payload
     account: AccountCredentials
     idempotency_token: str
     attempted_at: datetime | None = None
+    resume: str | None = None
+    save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+
+    def saved(self, ref: str) -> None:
+        """The adapter created something at the network that a later attempt could continue from."""
+        if self.save_progress is not None:
+            self.save_progress(ref)
 
     @property
     def platform(self) -> str:

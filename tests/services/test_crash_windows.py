@@ -12,6 +12,7 @@ publication and before our store recorded it, then restarted with a moved clock.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -221,3 +222,52 @@ def test_a_listing_that_straddles_the_conclusive_time_proves_nothing(
         assert tiktok_inits() == 1, "published a second time on a listing that began too early"
         assert listings[:2] == [0, 1]  # listed again, and found there
         assert done["status"] == "completed", done
+
+
+# ---- an interrupted attempt continues its own container / upload session (issue 30 item 3) ---------------------
+def _items(platform: str, kind: str) -> int:
+    return SandboxItem.select().where((SandboxItem.platform == platform) & (SandboxItem.kind == kind)).count()
+
+
+@pytest.mark.parametrize(("network", "kind"), [("instagram", "container"), ("youtube", "upload")])
+def test_an_interrupted_attempt_continues_what_the_network_created_for_it(
+    client, owner, sandbox, fast, monkeypatch, network, kind
+):
+    """The worker dies right after the network created the attempt's first object (Instagram's container,
+    YouTube's upload session: each counts against a quota), which the adapter saved at once. The next attempt,
+    once the network confirms nothing was published, continues it: one container / session in all, one post."""
+    video = upload(client, owner, corpus.video("mp4"))
+    post = create(
+        client,
+        owner,
+        targets=[network],
+        content="Killed after its first write\nfrom the crash tests",
+        mediaUrls=[video],
+    )
+
+    def killing(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            def save_then_die(ref: str) -> None:
+                pub.save_progress(ref)
+                raise Killed()  # the process dies right after the network created it
+
+            return real.publish(dataclasses.replace(pub, save_progress=save_then_die))
+
+        return Wrapped(real, publish=publish)
+
+    real = patch_adapters(monkeypatch, killing)
+    with pytest.raises(Killed):
+        work(fast)
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    target = PostTarget.get(PostTarget.post == post["id"])
+    assert target.progress_ref and _items(network, kind) == 1
+    start = clock.now()
+    with time_machine.travel(start + timedelta(seconds=fast.job_lease_s + 1), tick=False) as t:
+        for _ in range(6):
+            work(fast)
+            t.shift(15)
+        done = read(client, owner, post["id"])
+        assert done["status"] == "completed", done
+        assert _items(network, kind) == 1, "a second one was opened instead of continuing the first"
+        assert len(list_published(network)) == 1
+    assert PostTarget.get_by_id(target.id).progress_ref is None

@@ -108,6 +108,8 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         values = dict(decision.values)
         if attempt_id is not None and decision.wait:  # the attempt ended in a wait: it does not count
             values["attempts"] = PostTarget.attempts - 1
+        if attempt_id is not None and decision.resolves_attempts and not decision.no_call:
+            values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
         if values:
             PostTarget.update(**values).where(
                 (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)

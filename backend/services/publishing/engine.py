@@ -190,6 +190,9 @@ class _Attempt:
     unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
     calls_over_by: datetime | None  # a time those attempts' calls are known to be over (see _start_attempt)
     state: decide.TargetState  # the target as the attempt's transaction left it
+    progress_ref: str | None = (
+        None  # what the network holds of an interrupted attempt (its container, session)
+    )
 
 
 # What a target's job reads of its target, post and account: its state, what the network receives, the account's
@@ -208,6 +211,7 @@ _LOAD = (
     PostTarget.attempts,
     PostTarget.track_deadline,
     PostTarget.next_attempt_at,
+    PostTarget.progress_ref,
     Post.id,
     Post.workspace,
     Post.status,
@@ -367,6 +371,9 @@ def _attempt(
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
+            if not tracking:  # the network's first writes are saved as they are made, and an interrupted
+                # attempt's (confirmed unpublished above) are continued rather than made again (issue 30 item 3)
+                pub = dataclasses.replace(pub, resume=attempt.progress_ref, save_progress=_saver(target.id))
             out = _publish(call, pub, target.platform)
     except (RetryLater, fence.LeaseLost):
         raise
@@ -499,7 +506,12 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
     return _Attempt(
-        attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post)
+        attempt_id,
+        now,
+        since,
+        (over_by or now) if open_rows else None,
+        state_of(target, locked_post),
+        target.progress_ref if open_rows else None,
     )
 
 
@@ -511,6 +523,21 @@ def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | Non
         .first()
     )
     return row.started_at if row is not None else None
+
+
+def _saver(target_id: str) -> Any:
+    """Publication.save_progress of an attempt: what the network created for it (its container, its upload
+    session), stored with the target at once, in its own transaction, fenced (a run that lost its job saves
+    nothing). The outcome's transaction clears it (apply); an attempt left unresolved keeps it for the next."""
+
+    def save(ref: str) -> None:
+        with tx():
+            fence.check()
+            PostTarget.update(progress_ref=ref, updated_at=clock.now()).where(
+                (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)
+            ).execute()
+
+    return save
 
 
 _UNVERIFIABLE = object()
