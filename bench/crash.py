@@ -289,8 +289,19 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
             pids = victim.pids()
             if args.pause:
                 victim.signal(signal.SIGSTOP)
-                killed_at = time.monotonic()
+                time.sleep(0.05)  # stopped (the signal is asynchronous)
                 calls = calls_in_flight(pids)  # the frozen process's calls under way
+                for _ in range(
+                    200
+                ):  # frozen with fewer than asked (calls ended meanwhile): resume, try again
+                    if calls >= args.min_in_flight:
+                        break
+                    victim.signal(signal.SIGCONT)
+                    time.sleep(0.02)
+                    victim.signal(signal.SIGSTOP)
+                    time.sleep(0.05)
+                    calls = calls_in_flight(pids)
+                killed_at = time.monotonic()
                 flying = in_flight_ids()
                 time.sleep(args.pause)
                 victim.signal(signal.SIGCONT)
