@@ -229,7 +229,9 @@ def _items(platform: str, kind: str) -> int:
     return SandboxItem.select().where((SandboxItem.platform == platform) & (SandboxItem.kind == kind)).count()
 
 
-@pytest.mark.parametrize(("network", "kind"), [("instagram", "container"), ("youtube", "upload")])
+@pytest.mark.parametrize(
+    ("network", "kind"), [("instagram", "container"), ("youtube", "upload"), ("tiktok", "publish")]
+)
 def test_an_interrupted_attempt_continues_what_the_network_created_for_it(
     client, owner, sandbox, fast, monkeypatch, network, kind
 ):
