@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from backend.networks.sandbox import list_published
 from backend.networks.sandbox.store import SandboxItem
@@ -92,6 +94,24 @@ def _published(platform: str) -> Counter[int]:
     )
 
 
+def _writable(settings: Any) -> bool:
+    """SQLite: no process holds the write lock of the store or of the sandbox's database (a worker frozen
+    inside a write transaction holds it: the other worker could then take nothing over until it resumes — see
+    bench/README.md, pauses). PostgreSQL: its row locks stall no one else."""
+    if settings.is_postgres:
+        return True
+    for path in (settings.data_dir / "socialpub.db", settings.data_dir / "sandbox.db"):
+        db = sqlite3.connect(str(path), timeout=0.1)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.rollback()
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            db.close()
+    return True
+
+
 def _held_by(pid: int) -> int:
     """Jobs still held by the claims of the worker process `pid` (worker ids are `name:host:pid:…`)."""
     return Job.select().where((Job.status == "running") & Job.locked_by.contains(f":{pid}:")).count()
@@ -140,7 +160,7 @@ def test_a_worker_paused_past_its_lease_publishes_nothing_twice(settings, owner,
             if _in_flight() >= 6:
                 os.kill(first.pid, signal.SIGSTOP)
                 time.sleep(0.05)  # stopped (the signal is asynchronous)
-                if _in_flight() >= 6 and _all_received(contents):
+                if _in_flight() >= 6 and _all_received(contents) and _writable(settings):
                     break
                 os.kill(first.pid, signal.SIGCONT)
             time.sleep(0.01)
