@@ -67,6 +67,9 @@ class Settings(BaseSettings):
 
     retry_base_s: float = 30.0
     retry_max_attempts: int = 5
+    # The longest a target waits for a network's window (a cap, a Retry-After, a rate limit, a listing delay: waits
+    # never count against retry_max_attempts), from its first attempt: past it the target fails, saying so.
+    max_wait_s: float = Field(default=7 * 86400.0, gt=0)
     # The worker (backend/jobs/worker.py explains each figure): a fixed pool of threads, each running one job at
     # a time; a network ("lane") may hold at most worker_lane_share of them; a claimed job's lease is renewed
     # every job_lease_s / 3 while it runs, so a dead worker's jobs are taken over within ~job_lease_s.
@@ -74,6 +77,9 @@ class Settings(BaseSettings):
     worker_lane_share: float = Field(default=0.25, gt=0, le=1)
     job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0
+    # `socialpub serve`'s worker: in a process of its own (default), so that a busy API never starves publishing
+    # of the interpreter, or in a thread of the server's process ("thread", as --worker-in-process)
+    serve_worker: Literal["process", "thread"] = "process"
     max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
     track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)
     # sandbox networks: the latency of every emulated call (slept before the emulator answers), per-network

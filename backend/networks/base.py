@@ -18,6 +18,7 @@ listing delay (each adapter module's LISTING_DELAY_S) has passed since the earli
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -114,12 +115,25 @@ class Publication:
     """One target's publication: payload + account + a stable idempotency token (the target id).
 
     attempted_at: when the first attempt started; find_existing only matches what the network
-    created after it (minus a little clock slack)."""
+    created after it (minus a little clock slack).
+
+    resume: what the network holds of an earlier attempt that was interrupted (the adapter's own ref, as it
+    gave it to `save_progress`): publish continues from it (an Instagram container, a YouTube upload session)
+    when the network still has it, instead of creating another that costs quota. save_progress: called by the
+    adapter with such a ref as soon as the network created it, before its next call (the engine stores it
+    with the target); None: nothing is saved."""
 
     payload: Payload
     account: AccountCredentials
     idempotency_token: str
     attempted_at: datetime | None = None
+    resume: str | None = None
+    save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+
+    def saved(self, ref: str) -> None:
+        """The adapter created something at the network that a later attempt could continue from."""
+        if self.save_progress is not None:
+            self.save_progress(ref)
 
     @property
     def platform(self) -> str:
@@ -147,6 +161,8 @@ class PublishOutcome:
     'permanent' (fix the media / reconnect the account); fail_reason is for humans.
     ambiguous: the call may have reached the network (timeout, connection cut mid-request): call
     find_existing before calling publish again.
+    wait: (failed, retriable) the network set a window to wait out — a daily cap, a rate limit, throttling
+    (retry_after_s says how long when it is known) — not a failure: the engine waits without using a retry.
     network_status: the network's own status word (e.g. TikTok PROCESSING_DOWNLOAD); network_code: its
     own error code (e.g. 'spam_risk_too_many_posts', '9/2207042'). auth_refused: the network refused the
     account's authorisation (a token expired, revoked or without the publishing scope): reconnecting is the fix,
@@ -164,6 +180,7 @@ class PublishOutcome:
     network_status: str | None = None
     ambiguous: bool = False
     auth_refused: bool = False
+    wait: bool = False
 
     @property
     def done(self) -> bool:
@@ -204,6 +221,7 @@ class NetworkError(Exception):
         http_status: int | None = None,
         ambiguous: bool = False,
         auth_refused: bool = False,
+        wait: bool | None = None,
     ) -> None:
         super().__init__(reason)
         self.fail_type: FailType = fail_type
@@ -213,6 +231,8 @@ class NetworkError(Exception):
         self.http_status = http_status
         self.ambiguous = ambiguous
         self.auth_refused = auth_refused  # PublishOutcome.auth_refused
+        # PublishOutcome.wait: a cap or rate limit the adapter recognised; by default an HTTP 429
+        self.wait = (http_status == 429 and fail_type == "retriable") if wait is None else wait
 
     def outcome(self, **kw: Any) -> PublishOutcome:
         return PublishOutcome.failed(
@@ -222,6 +242,7 @@ class NetworkError(Exception):
             retry_after_s=self.retry_after_s,
             ambiguous=self.ambiguous,
             auth_refused=self.auth_refused,
+            wait=self.wait,
             **kw,
         )
 
@@ -269,6 +290,7 @@ def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
         network_code=exc.code,
         retry_after_s=exc.retry_after_s,
         ambiguous=True,
+        wait=exc.wait,
     )
 
 

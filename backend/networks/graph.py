@@ -135,6 +135,7 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             code=code_str,
             http_status=status,
             retry_after_s=wait if wait is not None else DEFAULT_THROTTLE_WAIT_S,
+            wait=True,
         )
     if code == 9:
         return NetworkError(
@@ -143,6 +144,7 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             code=code_str,
             http_status=status,
             retry_after_s=wait or 3600.0,
+            wait=True,
         )
     if code in RETRIABLE_CODES or err.get("is_transient") is True:
         return NetworkError(

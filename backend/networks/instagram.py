@@ -131,6 +131,8 @@ class InstagramAdapter:
             )
             state = {**state, "container": container}
             ref = encode_ref(**state)
+            if publish:
+                pub.saved(ref)
         code, status = self.container_status(pub, container)
         if code == "ERROR":
             return self._failed_container(status, ref)
@@ -163,17 +165,25 @@ class InstagramAdapter:
                 retry_after_s=3600.0,
                 network_code="content_publishing_limit",
                 tracking_ref=ref,
+                wait=True,
             )
         media_id = self.media_publish(pub, container)
         return PublishOutcome.published(media_id, self.permalink(pub, media_id), tracking_ref=ref)
 
     def publish(self, pub: Publication) -> PublishOutcome:
+        """Containers created (each saved as the attempt's progress at once: an interrupted attempt's successor
+        continues from them, `pub.resume`, while Instagram still has them — they expire after 24 h), then
+        _advance: their states, and media_publish once FINISHED."""
         p = pub.payload
         try:
+            resumed = self._resumable(pub)
+            if resumed is not None:
+                return self._advance(pub, resumed, publish=True)
             if p.kind == "carousel":
                 children = [
                     self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media
                 ]
+                pub.saved(encode_ref(children=children))
                 return self._advance(pub, {"children": children}, publish=True)
             if not p.media:
                 return PublishOutcome.failed("permanent", "Instagram needs at least one image or video")
@@ -181,9 +191,29 @@ class InstagramAdapter:
             params["caption"] = p.text or None
             if p.kind == "video":
                 params["share_to_feed"] = bool(p.options.get("share_to_feed", True))
-            return self._advance(pub, {"container": self.create_container(pub, params)}, publish=True)
+            container = self.create_container(pub, params)
+            pub.saved(encode_ref(container=container))
+            return self._advance(pub, {"container": container}, publish=True)
         except NetworkError as e:
             return e.outcome()
+
+    def _resumable(self, pub: Publication) -> dict[str, Any] | None:
+        """The containers of an interrupted attempt (pub.resume) Instagram still has and has not refused: the
+        state to continue from, None to start over (none saved, expired, unknown to Instagram, or failed)."""
+        state = decode_ref(pub.resume) if pub.resume else {}
+        ids = [state["container"]] if state.get("container") else list(state.get("children") or [])
+        if not ids:
+            return None
+        for container in ids:
+            try:
+                code, _ = self.container_status(pub, container)
+            except NetworkError as e:
+                if e.fail_type == "permanent":  # Instagram does not know it (any more): start over
+                    return None
+                raise
+            if code in ("EXPIRED", "ERROR"):
+                return None
+        return {k: v for k, v in state.items() if k in ("container", "children")}
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:

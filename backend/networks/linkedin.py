@@ -86,6 +86,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=code,
             http_status=s,
             retry_after_s=_seconds_to_utc_midnight(),
+            wait=True,
         )
     if s >= 500:
         return NetworkError(

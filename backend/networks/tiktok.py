@@ -31,6 +31,8 @@ from backend.networks.base import (
     PublishOutcome,
     Unverifiable,
     check_failed,
+    decode_ref,
+    encode_ref,
 )
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
@@ -185,6 +187,7 @@ def classify(
         retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
         http_status=http_status,
         auth_refused=code in AUTH_CODES,
+        wait=wait is not None or (ftype == "retriable" and http_status == 429),  # its rate limits and caps
     )
 
 
@@ -480,10 +483,43 @@ class TikTokAdapter:
                 return level
         return offered[0] if offered else "SELF_ONLY"
 
+    def _resumed(self, pub: Publication) -> PublishOutcome | None:
+        """An interrupted attempt's publish id (pub.resume) TikTok still has: its upload finished from the byte
+        TikTok reports (FILE_UPLOAD), or what TikTok says of it once uploaded; None to start over (none saved,
+        unknown to TikTok, or failed)."""
+        state = decode_ref(pub.resume) if pub.resume else {}
+        publish_id = str(state.get("publish_id") or "")
+        if not publish_id:
+            return None
+        try:
+            data = self.fetch_status(pub.account.access_token, publish_id)
+        except NetworkError as e:
+            if e.fail_type == "permanent":  # TikTok does not know it (any more)
+                return None
+            raise
+        status = str(data.get("status") or "")
+        if status == "FAILED":
+            return None
+        if status == "PROCESSING_UPLOAD" and state.get("upload_url"):
+            media = pub.payload.media[0]
+            self.upload_video(
+                str(state["upload_url"]),
+                self._load(media),
+                (media.mime or "").split(";")[0].strip().lower(),
+                start=int(data.get("uploaded_bytes") or 0),
+            )
+            return PublishOutcome.pending(publish_id, network_status="PROCESSING_UPLOAD")
+        return self.outcome_of(pub, publish_id, data)
+
     def publish(self, pub: Publication) -> PublishOutcome:
+        """The init (its publish id, and upload URL, saved as the attempt's progress at once: an interrupted
+        attempt's successor continues it, `pub.resume`, rather than opening another), then the upload."""
         p, opts, token = pub.payload, pub.payload.options, pub.account.access_token
         mode = str(opts.get("post_mode") or "DIRECT_POST")
         try:
+            resumed = self._resumed(pub)
+            if resumed is not None:
+                return resumed
             privacy = self._privacy_for(pub) if mode == "DIRECT_POST" else None
             if p.kind == "video":
                 info: dict[str, Any] = {
@@ -497,9 +533,11 @@ class TikTokAdapter:
                 }
                 if self.media_by_url:
                     publish_id = self.init_video(token, video_url=p.media[0].url, **info)
+                    pub.saved(encode_ref(publish_id=publish_id))
                 else:
                     data = self._load(p.media[0])
                     publish_id, upload_url = self.init_video_upload(token, video_size=len(data), **info)
+                    pub.saved(encode_ref(publish_id=publish_id, upload_url=upload_url))
                     # nothing is published before the last byte: a failed upload is retried as a whole
                     self.upload_video(upload_url, data, (p.media[0].mime or "").split(";")[0].strip().lower())
                     return PublishOutcome.pending(publish_id, network_status="PROCESSING_UPLOAD")
@@ -514,6 +552,7 @@ class TikTokAdapter:
                     disable_comment=opts.get("disable_comment"),
                     auto_add_music=opts.get("auto_add_music"),
                 )
+                pub.saved(encode_ref(publish_id=publish_id))
         except NetworkError as e:
             return e.outcome()
         return PublishOutcome.pending(publish_id, network_status="PROCESSING_DOWNLOAD")

@@ -21,6 +21,8 @@ from backend.networks.base import (
     Publication,
     PublishOutcome,
     check_failed,
+    decode_ref,
+    encode_ref,
 )
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
@@ -52,6 +54,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=seconds_to_pacific_midnight(),
+            wait=True,
         )
     if reason == "uploadLimitExceeded":
         return NetworkError(
@@ -60,6 +63,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=86400.0,
+            wait=True,
         )
     if reason in ("rateLimitExceeded", "userRateLimitExceeded"):
         return NetworkError(
@@ -68,6 +72,7 @@ def classify(resp: httpx.Response) -> NetworkError:
             code=reason,
             http_status=s,
             retry_after_s=retry_after_s(resp) or 60.0,
+            wait=True,
         )
     if s == 401 or reason in ("authError", "unauthorized"):
         return NetworkError(
@@ -144,31 +149,20 @@ class YouTubeAdapter:
         return resp
 
     def upload(self, pub: Publication, data: bytes, mime: str) -> str:
-        headers = {
-            **self._auth(pub),
-            "Content-Type": "application/json; charset=UTF-8",
-            "X-Upload-Content-Length": str(len(data)),
-            "X-Upload-Content-Type": mime,
-        }
-        resp = self._check(
-            send(
-                self.client,
-                "POST",
-                f"{self.upload_base}/videos",
-                network="YouTube",
-                write=True,
-                params={"uploadType": "resumable", "part": "snippet,status"},
-                headers=headers,
-                json=self.resource(pub),
-            )
-        )
-        session = resp.headers.get("location")
-        if not session:
-            raise NetworkError(
-                "retriable", "YouTube did not return an upload session; it will be retried", code="no_session"
-            )
-        offset = 0
+        """A resumable upload: the session (saved as the attempt's progress at once: an interrupted attempt's
+        successor continues it, `pub.resume`, while YouTube keeps it — a week — instead of opening another that
+        costs one of the channel's daily uploads), then the bytes, asking how far they got after a cut."""
+        session = self._resumed_session(pub)
+        offset: int | None = None  # unknown: ask YouTube first (a resumed session)
+        if session is None:
+            session, offset = self._new_session(pub, data, mime), 0
         for _ in range(MAX_RESUMES + 1):
+            if offset is None:
+                done, offset = self._progress(pub, session, len(data))
+                if done is not None:
+                    return done
+                if offset is None:  # the resumed session is gone (expired): a new one
+                    session, offset = self._new_session(pub, data, mime), 0
             put_headers = {**self._auth(pub), "Content-Type": mime}
             if offset:
                 put_headers["Content-Range"] = f"bytes {offset}-{len(data) - 1}/{len(data)}"
@@ -195,25 +189,73 @@ class YouTubeAdapter:
                 )
             if resp is not None and resp.status_code < 500 and resp.status_code != 308:
                 raise classify(resp)
-            status = send(
-                self.client,
-                "PUT",
-                session,
-                network="YouTube",
-                write=True,
-                headers={**self._auth(pub), "Content-Range": f"bytes */{len(data)}"},
-                content=b"",
-            )
-            if status.status_code in (200, 201):
-                return str(status.json()["id"])
-            rng = status.headers.get("range", "")
-            offset = int(rng.rsplit("-", 1)[1]) + 1 if "-" in rng else 0
+            done, offset = self._progress(pub, session, len(data))
+            if done is not None:
+                return done
+            if offset is None:
+                raise NetworkError(
+                    "retriable",
+                    "the YouTube upload session expired; it will start over",
+                    code="session_expired",
+                    ambiguous=True,
+                )
         raise NetworkError(
             "retriable",
             "the upload to YouTube kept failing; it will be retried",
             code="upload_failed",
             ambiguous=True,
         )
+
+    def _new_session(self, pub: Publication, data: bytes, mime: str) -> str:
+        headers = {
+            **self._auth(pub),
+            "Content-Type": "application/json; charset=UTF-8",
+            "X-Upload-Content-Length": str(len(data)),
+            "X-Upload-Content-Type": mime,
+        }
+        resp = self._check(
+            send(
+                self.client,
+                "POST",
+                f"{self.upload_base}/videos",
+                network="YouTube",
+                write=True,
+                params={"uploadType": "resumable", "part": "snippet,status"},
+                headers=headers,
+                json=self.resource(pub),
+            )
+        )
+        session = resp.headers.get("location")
+        if not session:
+            raise NetworkError(
+                "retriable", "YouTube did not return an upload session; it will be retried", code="no_session"
+            )
+        pub.saved(encode_ref(session=session, size=len(data)))
+        return str(session)
+
+    def _resumed_session(self, pub: Publication) -> str | None:
+        state = decode_ref(pub.resume) if pub.resume else {}
+        session = state.get("session")
+        return str(session) if session else None
+
+    def _progress(self, pub: Publication, session: str, size: int) -> tuple[str | None, int | None]:
+        """How far an upload session got: (the video id, _) once complete; (None, the next byte's offset) while
+        incomplete; (None, None) when YouTube no longer has the session."""
+        status = send(
+            self.client,
+            "PUT",
+            session,
+            network="YouTube",
+            write=True,
+            headers={**self._auth(pub), "Content-Range": f"bytes */{size}"},
+            content=b"",
+        )
+        if status.status_code in (200, 201):
+            return str(status.json()["id"]), None
+        if status.status_code in (404, 410):
+            return None, None
+        rng = status.headers.get("range", "") if status.status_code == 308 else ""  # else: from the start
+        return None, (int(rng.rsplit("-", 1)[1]) + 1 if "-" in rng else 0)
 
     def video_state(self, pub: Publication, video_id: str) -> PublishOutcome:
         resp = self._check(

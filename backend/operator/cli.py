@@ -95,8 +95,14 @@ def init_cmd(
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--no-worker", is_flag=True, help="Serve the API only (run `socialpub worker` elsewhere).")
-def serve_cmd(host: str, port: int, no_worker: bool) -> None:
-    """Run the /v1 API, the media host and the worker in one process.
+@click.option(
+    "--worker-in-process",
+    is_flag=True,
+    help="Run the worker in a thread of the server's process instead of a process of its own "
+    "(as SOCIALPUB_SERVE_WORKER=thread): one process, but a busy API then slows publishing.",
+)
+def serve_cmd(host: str, port: int, no_worker: bool, worker_in_process: bool) -> None:
+    """Run the /v1 API, the media host and the worker (in a process of its own).
 
     \b
     Example:
@@ -114,7 +120,8 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     click.echo(f"socialpub API   {settings.base_url}/v1   docs {settings.base_url}/docs", err=True)
     if warning:
         click.echo(f"Warning: {warning}", err=True)
-    runtime.serve_app(app, settings, host=host, port=port, worker=not no_worker, proxy_headers=True)
+    worker = None if no_worker else ("thread" if worker_in_process else settings.serve_worker)
+    runtime.serve_app(app, settings, host=host, port=port, worker=worker, proxy_headers=True)
 
 
 @click.command("worker")
@@ -125,7 +132,10 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     help="Jobs run at once (default: $SOCIALPUB_WORKER_CONCURRENCY, sized for jobs that wait on "
     "the networks).",
 )
-def worker_cmd(concurrency: int | None) -> None:
+@click.option(
+    "--parent", type=int, default=None, hidden=True, help="Stop once this process is gone (serve's)."
+)
+def worker_cmd(concurrency: int | None, parent: int | None) -> None:
     """Run the job worker alone: publishing, status tracking, retention, deliveries.
 
     \b
@@ -141,10 +151,29 @@ def worker_cmd(concurrency: int | None) -> None:
     worker = Worker(settings, name="worker", **({"concurrency": concurrency} if concurrency else {}))
     worker.check_connections()
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
+    if parent is not None:
+        _stop_with_parent(worker, parent)
     try:
         worker.run_forever()
     except KeyboardInterrupt:
         worker.stop(timeout=0)
+
+
+def _stop_with_parent(worker, parent: int) -> None:  # type: ignore[no-untyped-def]
+    """`serve`'s worker process: stop (as on SIGTERM) once the server's process is gone, whatever ended it."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        logging.getLogger("socialpub.worker").warning(
+            "the server process %d is gone: the worker stops", parent
+        )
+        worker.stop(timeout=0)
+
+    threading.Thread(target=watch, name="socialpub-parent", daemon=True).start()
 
 
 @click.command("tick")

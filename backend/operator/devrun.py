@@ -82,7 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.flush()
 
     runtime.serve_app(
-        runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True, log_level="info"
+        runtime.build_app(settings),
+        settings,
+        host=args.host,
+        port=args.port,
+        worker=settings.serve_worker,
+        log_level="info",
     )
     return 0
 

@@ -79,15 +79,21 @@ class Sandbox:
 
     def handler(self, platform: str) -> Any:
         """httpx.Request -> httpx.Response: the network's emulator behind its latency (the configured delay of
-        every call, slept before the emulator answers, outside any lock)."""
+        every call, slept before the answer comes back, outside any lock).
+
+        The emulator takes the request at once and the latency is the wait for its answer, as at a real network,
+        which holds a request from when it was sent, however long its answer takes: a client process frozen
+        mid-call (SIGSTOP, a GC pause) does not freeze the network's side of the call with it, even though this
+        emulator runs inside that process."""
         emu = self.emulator(platform)
         delay = self.config.delay_for(platform)
 
         def handle(request: httpx.Request) -> httpx.Response:
+            self.activate()  # the current database is this sandbox's
+            response = emu(request)
             if delay > 0:
                 time.sleep(delay)
-            self.activate()  # the current database is this sandbox's
-            return emu(request)
+            return response
 
         return handle
 

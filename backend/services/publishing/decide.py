@@ -74,6 +74,7 @@ class Policy:
     max_attempts: int = 5
     strategy: RetryStrategy = field(default_factory=RetryStrategy)
     track_poll_s: float = 10.0
+    max_wait_s: float = 7 * 86400.0  # SOCIALPUB_MAX_WAIT_S: the longest a target waits for a network's window
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ class Decision:
     the next one asks the network first).
     no_call: the attempt made no call (it could not, or need not, ask the network yet): only it is closed,
     with `attempt_outcome`; the earlier attempts without outcome stay unresolved for the next one to check.
+    wait: the target waits for a window the network set (a cap, a Retry-After, a rate limit, a listing delay),
+    not after a failure: the attempt is not counted against the retry budget (nor the job's try).
     """
 
     target_id: str
@@ -122,6 +125,7 @@ class Decision:
     resolves_attempts: bool = True
     attempt_outcome: str = ""
     no_call: bool = False
+    wait: bool = False
 
     @property
     def status(self) -> str | None:
@@ -326,6 +330,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
         retry_reason=reason,
         no_call=True,
         attempt_outcome=f"not called: {reason}",
+        wait=True,
     )
 
 
@@ -450,6 +455,8 @@ def _failed(
         "retriable network failure" if out.fail_type == "retriable" else "the network refused the post"
     )
     ambiguous = bool(getattr(out, "ambiguous", False))
+    if is_wait(out):
+        return _wait(state, out, now, policy, reason, ambiguous)
     if out.fail_type == "retriable" and state.attempts < policy.max_attempts:
         decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
         delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
@@ -495,6 +502,71 @@ def _failed(
         account_status=account_status,
     )
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
+
+
+def is_wait(out: Any) -> bool:
+    """A retriable answer that is a window the network set (a daily cap, a rate limit, throttling: the adapter
+    says so, PublishOutcome.wait): a wait, not a failure. A server error naming a Retry-After is still a
+    failure (its delay honours the Retry-After): a network that keeps failing ends the target."""
+    return out.fail_type == "retriable" and bool(getattr(out, "wait", False))
+
+
+def _wait(
+    state: TargetState, out: Any, now: datetime, policy: Policy, reason: str, ambiguous: bool
+) -> Decision:
+    """The network set a window (is_wait): the target waits `pending` until it is over, however long, without
+    using a retry — up to SOCIALPUB_MAX_WAIT_S from its first attempt, then it fails saying so."""
+    if out.retry_after_s is not None:
+        delay = max(0.0, float(out.retry_after_s))
+    else:  # a window of unknown length: the backoff of the failures so far
+        delay = policy.strategy.delay_for(max(1, state.attempts))
+    until = now + timedelta(seconds=delay)
+    first = state.started_at or now
+    if until > first + timedelta(seconds=policy.max_wait_s):
+        name = NETWORK_NAMES.get(state.platform, state.platform)
+        waited = _span(until - first)
+        longest = _span(timedelta(seconds=policy.max_wait_s))
+        why = _WILL_RETRY.sub("", reason).rstrip(" ;,")
+        text = (
+            f"not sent: {name} asked to wait ({why}) until {until.isoformat(timespec='seconds')}, {waited} after "
+            f"the first attempt, longer than the longest wait of {longest} (SOCIALPUB_MAX_WAIT_S); retrying "
+            "the post later may succeed"
+        )
+        if ambiguous:
+            text += f"; the last call's outcome is unknown: check the {name} account before retrying"
+        final = finish(
+            state, "failed", now, fail_reason=text, fail_type="retriable", network_status=out.network_status
+        )
+        return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
+    values: dict[str, Any] = {
+        "status": "pending",
+        "fail_reason": reason,
+        "network_status": out.network_status,
+        "next_attempt_at": until,
+        "updated_at": now,
+    }
+    if not ambiguous:
+        values["call_started_at"] = None
+    return Decision(
+        state.id,
+        state.post_id,
+        values,
+        finishes_job=False,
+        retry_in_s=delay,
+        retry_reason=reason,
+        resolves_attempts=not ambiguous,
+        attempt_outcome=("ambiguous, waiting: " if ambiguous else "waiting: ") + reason,
+        wait=True,
+    )
+
+
+def _span(d: timedelta) -> str:
+    s = d.total_seconds()
+    if s >= 2 * 86400:
+        return f"{s / 86400:.1f} days"
+    if s >= 2 * 3600:
+        return f"{s / 3600:.1f} h"
+    return f"{int(s)} s"
 
 
 # ---- the post -------------------------------------------------------------------------------------------

@@ -91,6 +91,9 @@ class PostTarget(BaseModel):
     next_attempt_at = UTCDateTimeField(
         null=True
     )  # a waiting target's next try (migration 0010); API nextAttemptAt
+    # what the network holds of an attempt under way (an Instagram container, a YouTube upload session), saved
+    # by the adapter once created; an interrupted attempt's successor continues from it (migration 0027)
+    progress_ref = TextField(null=True)
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))
