@@ -92,7 +92,7 @@ class PostTarget(BaseModel):
         null=True
     )  # a waiting target's next try (migration 0010); API nextAttemptAt
     # what the network holds of an attempt under way (an Instagram container, a YouTube upload session), saved
-    # by the adapter once created; an interrupted attempt's successor continues from it (migration 0027)
+    # by the adapter once created; an interrupted attempt's successor continues from it (migration 0029)
     progress_ref = TextField(null=True)
 
     class Meta:
