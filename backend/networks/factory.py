@@ -37,13 +37,13 @@ def build_adapter(
     networks that take uploads (LinkedIn, YouTube, TikTok videos, Facebook). media_by_url: the networks that
     take a media's URL instead of its bytes where they can (SOCIALPUB_MEDIA_BY_URL: facebook, tiktok)."""
     if platform == "tiktok":
-        from backend.networks.tiktok import TikTokAdapter
+        from backend.networks.tiktok.adapter import TikTokAdapter
 
         return TikTokAdapter(
             client, hosts.api, media_loader=media_loader, media_by_url="tiktok" in media_by_url
         )
     if platform == "facebook":
-        from backend.networks.facebook import FacebookAdapter
+        from backend.networks.facebook.adapter import FacebookAdapter
 
         return FacebookAdapter(
             client,
@@ -53,15 +53,15 @@ def build_adapter(
             media_by_url="facebook" in media_by_url,
         )
     if platform == "instagram":
-        from backend.networks.instagram import InstagramAdapter
+        from backend.networks.instagram.adapter import InstagramAdapter
 
         return InstagramAdapter(client, hosts.api)
     if platform == "linkedin":
-        from backend.networks.linkedin import LinkedInAdapter
+        from backend.networks.linkedin.adapter import LinkedInAdapter
 
         return LinkedInAdapter(client, hosts.api, version=linkedin_version, media_loader=media_loader)
     if platform == "youtube":
-        from backend.networks.youtube import YouTubeAdapter
+        from backend.networks.youtube.adapter import YouTubeAdapter
 
         return YouTubeAdapter(client, hosts.api, hosts.upload or hosts.api, media_loader=media_loader)
     raise ValueError(f"unknown network {platform!r}")
@@ -72,7 +72,7 @@ def default_listing_delay_s(platform: str) -> float:
     module's LISTING_DELAY_S): find_existing's "absent" is conclusive only that long after the call was over."""
     if platform not in ("tiktok", "facebook", "instagram", "linkedin", "youtube"):
         raise ValueError(f"unknown network {platform!r}")
-    return float(import_module(f"backend.networks.{platform}").LISTING_DELAY_S)
+    return float(import_module(f"backend.networks.{platform}.adapter").LISTING_DELAY_S)
 
 
 def http_client(transport: httpx.BaseTransport | None, timeout_s: float) -> httpx.Client:

@@ -21,10 +21,14 @@ import httpx
 
 from backend import clock
 from backend.config import Settings
-from backend.networks import graph, linkedin, oauth_apps, tiktok, youtube
+from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
+from backend.networks.facebook import graph
 from backend.networks.http import json_or_none, send
+from backend.networks.linkedin import adapter as linkedin
 from backend.networks.oauth_apps import App
+from backend.networks.tiktok import adapter as tiktok
+from backend.networks.youtube import adapter as youtube
 
 LINKEDIN_HEADERS = {"X-Restli-Protocol-Version": "2.0.0"}
 

@@ -14,8 +14,8 @@ from pypdf import PdfReader
 
 from backend import clock
 from backend.networks.base import MediaRef
-from backend.networks.linkedin import LinkedInAdapter
-from backend.networks.linkedin_pdf import build_carousel_pdf
+from backend.networks.linkedin.adapter import LinkedInAdapter
+from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox, sandbox_config
 from tests.networks.conftest import IMG, VID, publication
@@ -201,7 +201,7 @@ def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: i
     out = ad.publish(publication(ident, "instagram", "third", [IMG[0]]))
     assert (out.state, out.fail_type, out.network_code) == ("failed", "retriable", "content_publishing_limit")
     # the network itself refuses with 9 / 2207042 when asked anyway
-    from backend.networks.graph import GraphClient
+    from backend.networks.facebook.graph import GraphClient
 
     g = GraphClient(httpx.Client(transport=sandbox(settings).transport("instagram")), "Instagram")
     cid = g.post(
@@ -260,7 +260,7 @@ def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-
         seen.append(req)
         return emu.handle_request(req)
 
-    from backend.networks.youtube import YouTubeAdapter
+    from backend.networks.youtube.adapter import YouTubeAdapter
 
     ad = YouTubeAdapter(
         httpx.Client(transport=httpx.MockTransport(spy)),
@@ -313,7 +313,7 @@ def test_youtube_resumes_an_interrupted_upload(settings, account) -> None:  # ty
             raise httpx.ReadError("connection reset by peer", request=req)
         return emu.handle_request(req)
 
-    from backend.networks.youtube import YouTubeAdapter
+    from backend.networks.youtube.adapter import YouTubeAdapter
 
     ad = YouTubeAdapter(
         httpx.Client(transport=httpx.MockTransport(cut_once)),

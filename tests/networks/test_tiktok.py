@@ -12,7 +12,7 @@ import time_machine
 from backend import clock
 from backend.networks.base import NetworkError
 from backend.networks.sandbox import list_published
-from backend.networks.tiktok import TikTokAdapter
+from backend.networks.tiktok.adapter import TikTokAdapter
 from backend.services.adapters import make_adapter
 from tests.networks.conftest import IMG, VID, publication
 from tests.networks.test_networks import loader

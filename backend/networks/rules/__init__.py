@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
+from backend.networks.facebook import rules as facebook
+from backend.networks.instagram import rules as instagram
+from backend.networks.linkedin import rules as linkedin
 from backend.networks.options import PostOptions
-from backend.networks.rules import facebook, instagram, linkedin, tiktok, youtube
 from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
@@ -23,6 +25,8 @@ from backend.networks.rules.common import (
     VIDEO_REQUIRED,
     NetworkRules,
 )
+from backend.networks.tiktok import rules as tiktok
+from backend.networks.youtube import rules as youtube
 
 RULES: dict[str, NetworkRules] = {
     "facebook": facebook.RULES,

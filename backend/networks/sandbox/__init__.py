@@ -49,7 +49,7 @@ _EMULATORS = {
 def emulator_class(platform: str) -> type[Emulator]:
     if platform not in _EMULATORS:
         raise ValueError(f"unknown network {platform!r}")
-    module = importlib.import_module(f"backend.networks.sandbox.{platform}")
+    module = importlib.import_module(f"backend.networks.{platform}.emulator")
     return getattr(module, _EMULATORS[platform])  # type: ignore[no-any-return]
 
 

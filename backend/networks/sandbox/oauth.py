@@ -593,7 +593,7 @@ class TikTokOAuth(OAuthProvider):
         return json_response(200, {})
 
     def user_info(self, request: Request) -> httpx.Response:
-        from backend.networks.sandbox.tiktok import envelope, err
+        from backend.networks.tiktok.emulator import envelope, err
 
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
@@ -640,7 +640,7 @@ class GraphOAuth(OAuthProvider):
     def error(
         self, status: int, code: int, message: str, subcode: int | None = None, transient: bool | None = None
     ) -> httpx.Response:
-        from backend.networks.sandbox.graph import graph_error
+        from backend.networks.facebook.emulator_graph import graph_error
 
         return graph_error(status, code, message, subcode=subcode, transient=transient)
 
@@ -1017,7 +1017,7 @@ class LinkedInOAuth(OAuthProvider):
         return empty_response(200)
 
     def userinfo(self, request: Request) -> httpx.Response:
-        from backend.networks.sandbox.linkedin import li_error
+        from backend.networks.linkedin.emulator import li_error
 
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
@@ -1036,7 +1036,7 @@ class LinkedInOAuth(OAuthProvider):
 
     def organization_acls(self, request: Request) -> httpx.Response:
         """`q=roleAssignee`: the organisations the member administers (through this grant)."""
-        from backend.networks.sandbox.linkedin import li_error
+        from backend.networks.linkedin.emulator import li_error
 
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
@@ -1060,7 +1060,7 @@ class LinkedInOAuth(OAuthProvider):
         """The organisations (by numeric id) the token's member administers and may read: the grant needs
         `r_organization_admin` or `rw_organization_admin` (else 403 ACCESS_DENIED, as LinkedIn refuses an
         organisation lookup without them; UNCONFIRMED: the exact scope list)."""
-        from backend.networks.sandbox.linkedin import li_error
+        from backend.networks.linkedin.emulator import li_error
 
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
@@ -1092,7 +1092,7 @@ class LinkedInOAuth(OAuthProvider):
     def organization(self, request: Request, org_id: str) -> httpx.Response:
         """`GET /rest/organizations/{id}`: an organisation the member administers (its `localizedName`); another
         one is 403 ACCESS_DENIED (the sandbox knows no public organisation data), an unknown id 404."""
-        from backend.networks.sandbox.linkedin import li_error
+        from backend.networks.linkedin.emulator import li_error
 
         mine = self._administered(request)
         if isinstance(mine, httpx.Response):
@@ -1112,7 +1112,7 @@ class LinkedInOAuth(OAuthProvider):
     def organizations(self, request: Request) -> httpx.Response:
         """The batch form `GET /rest/organizations?ids=List(1,2)`: `{"results": {id: organisation}, "statuses",
         "errors"}`, an id the member does not administer under `errors` (403)."""
-        from backend.networks.sandbox.linkedin import li_error
+        from backend.networks.linkedin.emulator import li_error
 
         m = re.fullmatch(r"List\(([\d,\s]*)\)", str(request.query.get("ids") or ""))
         if m is None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.core import (
     Request,
     b64url,
@@ -20,7 +21,6 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
-from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "instagram"

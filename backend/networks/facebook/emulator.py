@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.core import (
     Request,
     digits,
@@ -17,7 +18,6 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
-from backend.networks.sandbox.graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.store import SandboxItem
 
 PLATFORM = "facebook"

@@ -31,7 +31,7 @@ from backend.networks.base import (
     encode_ref,
 )
 from backend.networks.http import json_or_none, send
-from backend.networks.linkedin_pdf import build_carousel_pdf
+from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "linkedin"

@@ -24,7 +24,7 @@ from backend.networks.base import (
     decode_ref,
     encode_ref,
 )
-from backend.networks.graph import IG_SUBCODES, GraphClient, find_in_listing
+from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing
 
 PLATFORM = "instagram"
 LISTING_DELAY_S = 0.0  # /{ig-user}/media lists a media once media_publish answered

@@ -1,5 +1,5 @@
 """LinkedIn: commentary <= 3000; one image, one video, or 2-10 images as a PDF document (one square page
-per image, built server side by backend.networks.linkedin_pdf)."""
+per image, built server side by backend.networks.linkedin.pdf)."""
 
 from __future__ import annotations
 

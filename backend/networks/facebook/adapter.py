@@ -17,7 +17,7 @@ from backend.networks.base import (
     Publication,
     PublishOutcome,
 )
-from backend.networks.graph import GraphClient, find_in_listing
+from backend.networks.facebook.graph import GraphClient, find_in_listing
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = "facebook"

@@ -1,0 +1,1 @@
+"""The facebook network: its adapter, rules, OAuth app and emulator."""

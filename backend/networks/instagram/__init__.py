@@ -1,0 +1,1 @@
+"""The instagram network: its adapter, rules, OAuth app and emulator."""

@@ -1,0 +1,1 @@
+"""The linkedin network: its adapter, rules, OAuth app and emulator."""

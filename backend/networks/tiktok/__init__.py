@@ -1,0 +1,1 @@
+"""The tiktok network: its adapter, rules, OAuth app and emulator."""

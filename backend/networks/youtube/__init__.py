@@ -1,0 +1,1 @@
+"""The youtube network: its adapter, rules, OAuth app and emulator."""
