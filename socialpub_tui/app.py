@@ -17,6 +17,7 @@ palette (`commands.py`).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,6 +30,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 
 from socialpub_tui import startup_done
+from socialpub_tui.client.networks import Networks
 from socialpub_tui.commands import SocialpubCommands
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
     from socialpub_tui.settings import TuiSettings
+
+
+log = logging.getLogger("socialpub.tui")
 
 
 def utc_now() -> datetime:
@@ -121,6 +126,8 @@ class SocialpubApp(App[None]):
         # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
         # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
+        # the server's networks (GET /v1/networks): badges, colours, limits, options; read as the app mounts
+        self.networks = Networks()
 
     async def on_mount(self) -> None:
         if self.settings is not None:
@@ -130,6 +137,10 @@ class SocialpubApp(App[None]):
                 self.theme = self.settings.theme
             self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
+        try:
+            self.networks = await self.client.networks()
+        except Exception as exc:  # noqa: BLE001  a server that cannot answer: every network shows by its name
+            log.warning("the server's networks could not be read (%s): names only", exc)
         await self.switch_mode(self.DEFAULT_MODE)
 
     def _theme_changed(self, theme: Theme) -> None:

@@ -85,7 +85,7 @@ def token_cell(account: Any, out: Output) -> str:
 
 
 @accounts_group.command("add-sandbox")
-@click.argument("network", type=platform_choice())
+@click.argument("network", type=platform_choice(sandbox=True))
 @click.option("--name", required=True, help="Display name of the account.")
 @click.option(
     "--behaviour",

@@ -13,7 +13,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from backend.schemas.accounts import SandboxBehaviour
-from backend.schemas.common import NETWORKS
 
 BEHAVIOURS: tuple[str, ...] = get_args(SandboxBehaviour)
 
@@ -30,7 +29,8 @@ class AddSandboxScreen(ModalScreen[tuple[str, str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="add-sandbox-box"):
             yield Label("Connect a sandbox account", id="add-sandbox-title")
-            yield Select([(n, n) for n in NETWORKS], prompt="network", id="add-sandbox-network")
+            networks = self.app.networks.sandbox_names()  # type: ignore[attr-defined]  # the server's (plugins too)
+            yield Select([(n, n) for n in networks], prompt="network", id="add-sandbox-network")
             yield Input(placeholder="display name, e.g. Flaky Corp", id="add-sandbox-name", max_length=200)
             yield Select(
                 [(f"answers: {b}", b) for b in BEHAVIOURS],

@@ -290,7 +290,7 @@ class CalendarScreen(Screen[None]):
             mark = "▶ " if i == self.pick else "  "
             out.append("\n" + mark, style="bold")
             out.append(f"{local(at, self.tz):%H:%M %Z}" if at else "", style="blue")
-            out.append(f"  {badges(post):<14} ")
+            out.append(f"  {badges(post, self.app.networks):<14} ")  # type: ignore[attr-defined]
             out.append(one_line(post.content, 200), style="bold" if i == self.pick else "")
             if at is not None:
                 out.append(f"  {relative(at, self.now())}", style="dim")

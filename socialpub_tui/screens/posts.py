@@ -20,6 +20,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,7 +30,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
-from socialpub_tui.look import NETWORK_BADGES
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.footer import Footer
@@ -116,7 +116,10 @@ class PostsScreen(Screen[None]):
         with Horizontal(id="posts-filters"):
             yield Select([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
             yield Select(
-                [(f"{badge} {name}", name) for name, badge in NETWORK_BADGES.items()],
+                [
+                    (Text.assemble((n.badge, n.colour), f" {n.name}"), n.name)
+                    for n in self.app.networks  # type: ignore[attr-defined]
+                ],
                 prompt="any network",
                 id="posts-network",
                 compact=True,
@@ -228,7 +231,7 @@ class PostsScreen(Screen[None]):
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
         options = [
-            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
+            (f"{self.app.networks.badge(a.platform)} {a.name}", a.id)  # type: ignore[attr-defined]
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down

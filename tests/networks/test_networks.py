@@ -19,6 +19,7 @@ from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox, sandbox_config
 from tests.networks.conftest import IMG, VID, publication
+from tests.support.networks import own
 
 
 def jpeg(w: int, h: int, color: str = "red") -> bytes:
@@ -192,7 +193,7 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
 
 
 def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_instagram_daily_posts = 2
+    own(settings, "instagram").sandbox_daily_posts = 2
     ident = account("instagram")
     ad = adapter("instagram", settings)
     assert [ad.publish(publication(ident, "instagram", f"p{i}", [IMG[0]])).state for i in range(2)] == [
@@ -360,13 +361,14 @@ def test_state_survives_a_new_emulator(settings, account) -> None:  # type: igno
     ident = account("tiktok")
     pub = publication(ident, "tiktok", "x", [VID])
     ref = make_adapter("tiktok", settings, media_loader=loader).publish(pub).tracking_ref
-    from backend.networks.factory import Hosts, build_adapter
-    from backend.networks.sandbox import SANDBOX_BASES, Sandbox
+    from backend.networks.factory import AdapterContext, build_adapter
+    from backend.networks.sandbox import Sandbox
 
     fresh_sandbox = Sandbox(sandbox_config(settings))  # a new process would build exactly this
     fresh = build_adapter(
         "tiktok",
-        httpx.Client(transport=fresh_sandbox.transport("tiktok")),
-        Hosts(SANDBOX_BASES["tiktok"]["api"]),
+        AdapterContext(
+            httpx.Client(transport=fresh_sandbox.transport("tiktok")), fresh_sandbox.hosts("tiktok")
+        ),
     )
     assert fresh.check_status(pub, ref).state == "published"

@@ -16,12 +16,15 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    never_ready,
 )
+from backend.networks.facebook import NETWORK
 from backend.networks.facebook.graph import GraphClient, find_in_listing
+from backend.networks.factory import AdapterContext
 from backend.networks.media_loader import MediaLoader
 
-PLATFORM = "facebook"
-LISTING_DELAY_S = 0.0
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s
 
 
 class FacebookAdapter:
@@ -109,6 +112,9 @@ class FacebookAdapter:
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         return PublishOutcome.published(ref, self._permalink(pub.account.access_token, ref))
 
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        return never_ready(PLATFORM)
+
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{page}/published_posts back to the attempt's start, matching the message."""
         return find_in_listing(
@@ -121,3 +127,14 @@ class FacebookAdapter:
             created="created_time",
             link="permalink_url",
         )
+
+
+def make_adapter(ctx: AdapterContext) -> FacebookAdapter:
+    """The registry's factory: graph-video's host for videos (the API host when none is given)."""
+    return FacebookAdapter(
+        ctx.client,
+        ctx.host("api"),
+        ctx.host("video"),
+        media_loader=ctx.media_loader,
+        media_by_url=ctx.media_by_url,
+    )

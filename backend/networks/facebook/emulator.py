@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from backend.networks.facebook import emulator_errors
 from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
 from backend.networks.sandbox.core import (
     Request,
@@ -56,6 +57,18 @@ def multipart(request: Request) -> tuple[dict[str, str], dict[str, tuple[str, st
 
 class FacebookEmulator(GraphEmulator):
     platform = PLATFORM
+    HOSTS = {
+        "api": "https://graph.facebook.sandbox.invalid/v21.0",
+        "video": "https://graph-video.facebook.sandbox.invalid/v21.0",
+    }
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_ENDPOINTS = (
+        ("authorize", "/v21.0/dialog/oauth"),
+        ("token", "/v21.0/oauth/access_token"),
+        ("pages", "/v21.0/me/accounts"),
+        ("revoke", "DELETE /v21.0/me/permissions"),
+    )
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)

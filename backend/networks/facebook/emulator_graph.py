@@ -1,4 +1,5 @@
-"""Shared Graph API emulation: version prefix, access_token auth, error bodies, usage headers."""
+"""Shared Graph API emulation (Facebook's, which Instagram's builds on): version prefix, access_token auth, error
+bodies, usage headers, the OAuth side (Facebook Login: emulator_oauth.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,18 @@ from typing import Any
 
 import httpx
 
+from backend.networks.facebook.emulator_oauth import GraphOAuth, graph_error
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
     SandboxItem,
-    b64url,
+    b62,
+    digits,
     gate,
-    json_response,
     page_after,
 )
-from backend.networks.sandbox.oauth import GraphOAuth, authenticate, install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount
 
 VERSION = re.compile(r"^/v\d+\.\d+")
@@ -27,34 +29,6 @@ VERSION = re.compile(r"^/v\d+\.\d+")
 
 def fb_time(dt: datetime) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S+0000")
-
-
-def graph_error(
-    status: int,
-    code: int,
-    message: str,
-    *,
-    subcode: int | None = None,
-    transient: bool | None = None,
-    user_title: str | None = None,
-    user_msg: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> httpx.Response:
-    err: dict[str, Any] = {
-        "message": message,
-        "type": "OAuthException",
-        "code": code,
-        "fbtrace_id": "A" + b64url(22),
-    }
-    if subcode is not None:
-        err["error_subcode"] = subcode
-    if transient is not None:
-        err["is_transient"] = transient
-    if user_title:
-        err["error_user_title"] = user_title
-    if user_msg:
-        err["error_user_msg"] = user_msg
-    return json_response(status, {"error": err}, headers=headers)
 
 
 def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
@@ -74,6 +48,12 @@ def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
 
 class GraphEmulator(Emulator):
     network = ""
+    OAUTH = GraphOAuth
+    SERVE_BASE_PATH = "/v21.0"
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return digits(15, "1"), "EAAG" + b62(120)
 
     def path_of(self, request: Request) -> str:
         path = request.url.path

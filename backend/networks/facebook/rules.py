@@ -5,20 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.options import PostOptions
+from backend.networks.facebook import NETWORK
 from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
     NetworkRules,
     pulls_when_configured,
 )
-from backend.schemas.limits import NETWORK_LIMITS
 
-PLATFORM = "facebook"
-MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
+PLATFORM = NETWORK.name
+MAX_TEXT = NETWORK.limits.max_text
 
 
-def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
     codes: list[str] = []
     if len(content) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
@@ -27,7 +26,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
     return codes
 
 
-def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
+def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     if not media:
         return Payload(PLATFORM, "text", content, None, ())
     first = media[0]

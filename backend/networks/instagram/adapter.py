@@ -25,9 +25,11 @@ from backend.networks.base import (
     encode_ref,
 )
 from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing
+from backend.networks.factory import AdapterContext
+from backend.networks.instagram import NETWORK
 
-PLATFORM = "instagram"
-LISTING_DELAY_S = 0.0  # /{ig-user}/media lists a media once media_publish answered
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once media_publish answered
 
 
 class InstagramAdapter:
@@ -217,3 +219,8 @@ class InstagramAdapter:
             created="timestamp",
             link="permalink",
         )
+
+
+def make_adapter(ctx: AdapterContext) -> InstagramAdapter:
+    """The registry's factory (the Graph API takes media by URL only: no media loader)."""
+    return InstagramAdapter(ctx.client, ctx.host("api"))

@@ -11,8 +11,11 @@ from typing import Any
 import httpx
 
 from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.instagram import emulator_errors
+from backend.networks.instagram.emulator_oauth import InstagramOAuth
 from backend.networks.sandbox.core import (
     Request,
+    b62,
     b64url,
     digits,
     exclusive,
@@ -24,12 +27,29 @@ from backend.networks.sandbox.core import (
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "instagram"
+DAILY_POSTS = (
+    50  # content_publishing_limit; the configuration's `daily_posts` (SOCIALPUB_SANDBOX_INSTAGRAM_…)
+)
 CONTAINER_TTL_S = 86400
 CAPTION_MAX = 2200
 
 
 class InstagramEmulator(GraphEmulator):
     platform = PLATFORM
+    HOSTS = {"api": "https://graph.facebook.sandbox.invalid/v21.0"}
+    OAUTH = InstagramOAuth
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_ENDPOINTS = (
+        ("authorize", "/v21.0/dialog/oauth"),
+        ("token", "/v21.0/oauth/access_token"),
+        ("pages", "/v21.0/me/accounts?fields=instagram_business_account"),
+        ("revoke", "DELETE /v21.0/me/permissions"),
+    )
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return "178414" + digits(11, "0"), "IGQV" + b62(120)
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
@@ -149,7 +169,7 @@ class InstagramEmulator(GraphEmulator):
         blocked = self.behaviour_error(acc)
         if blocked:
             return blocked
-        cap = self.config.instagram_daily_posts
+        cap = self.option("daily_posts", DAILY_POSTS)
         media_id = digits(17, "1")
         shortcode = b64url(11)
         path = "reel" if item.mode == "REELS" else "p"
@@ -241,7 +261,7 @@ class InstagramEmulator(GraphEmulator):
         acc = self.auth(request, user)
         if isinstance(acc, httpx.Response):
             return acc
-        total = self.config.instagram_daily_posts if self.config.limits else 1_000_000
+        total = self.option("daily_posts", DAILY_POSTS) if self.config.limits else 1_000_000
         return json_response(
             200,
             {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.options import PostOptions
+from backend.networks.instagram import NETWORK
 from backend.networks.rules.common import (
     CAROUSEL_MAX,
     CAROUSEL_MIN,
@@ -16,15 +16,14 @@ from backend.networks.rules.common import (
     NetworkRules,
     always_pulls,
 )
-from backend.schemas.limits import NETWORK_LIMITS
 
-PLATFORM = "instagram"
-MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
+PLATFORM = NETWORK.name
+MAX_TEXT = NETWORK.limits.max_text
 IMAGE_MIMES = frozenset({"image/jpeg"})  # Instagram takes JPEG only; our media host converts to JPEG
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime"})
 
 
-def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
     codes: list[str] = []
     if len(content) > min(MAX_TEXT, MAX_CONTENT):
         codes.append(CONTENT_TOO_LONG)
@@ -38,7 +37,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
     return codes
 
 
-def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
+def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     items = tuple(media[:CAROUSEL_MAX])
     if len(items) >= CAROUSEL_MIN:
         return Payload(PLATFORM, "carousel", content, None, items)

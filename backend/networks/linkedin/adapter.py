@@ -30,12 +30,14 @@ from backend.networks.base import (
     decode_ref,
     encode_ref,
 )
+from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
+from backend.networks.linkedin import NETWORK
 from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.media_loader import MediaLoader
 
-PLATFORM = "linkedin"
-LISTING_DELAY_S = 0.0  # /rest/posts?q=author lists a post once created
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s  # /rest/posts?q=author lists a post once created
 _LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
 
 
@@ -297,3 +299,9 @@ class LinkedInAdapter:
         except NetworkError as e:
             return check_failed("LinkedIn", e)
         return None
+
+
+def make_adapter(ctx: AdapterContext) -> LinkedInAdapter:
+    """The registry's factory: the API version of its settings (SOCIALPUB_LINKEDIN_VERSION)."""
+    version = ctx.settings.version if ctx.settings is not None else "202506"
+    return LinkedInAdapter(ctx.client, ctx.host("api"), version=version, media_loader=ctx.media_loader)

@@ -9,10 +9,13 @@ from urllib.parse import unquote
 
 import httpx
 
+from backend.networks.linkedin import emulator_errors
+from backend.networks.linkedin.emulator_oauth import LinkedInOAuth, api_error_linkedin, li_error
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    b62,
     b64url,
     digits,
     empty_response,
@@ -25,28 +28,33 @@ from backend.networks.sandbox.core import (
     page_at,
     update_item,
 )
-from backend.networks.sandbox.oauth import api_error_linkedin, authenticate, install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"
 UPLOAD_HOST = "https://www.linkedin.sandbox.invalid/dms-uploads"
+DAILY_POSTS = 150  # posts a member (or organisation) may create a day
 COMMENTARY_MAX = 3000
 MAGIC = {"image": (b"\xff\xd8\xff", b"\x89PNG", b"GIF8"), "document": (b"%PDF",), "video": ()}
 
 
-def li_error(
-    status: int, message: str, service_code: int | None = None, code: str | None = None
-) -> httpx.Response:
-    body: dict[str, Any] = {"message": message, "status": status}
-    if service_code is not None:
-        body["serviceErrorCode"] = service_code
-    if code:
-        body["code"] = code
-    return json_response(status, body)
-
-
 class LinkedInEmulator(Emulator):
     platform = PLATFORM
+    HOSTS = {"api": "https://api.linkedin.sandbox.invalid/rest"}
+    SERVED_HOSTS = ("https://www.linkedin.sandbox.invalid",)
+    OAUTH = LinkedInOAuth
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_BASE_PATH = "/rest"
+    SERVE_ENDPOINTS = (
+        ("authorize", "/oauth/v2/authorization"),
+        ("token", "/oauth/v2/accessToken"),
+        ("revoke", "/oauth/v2/revoke"),
+    )
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return "urn:li:person:" + b64url(10), "AQV" + b62(150)
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
@@ -235,7 +243,7 @@ class LinkedInEmulator(Emulator):
             return self._throttled()
         urn = f"urn:li:share:{digits(19, '7')}"
         with exclusive(acc):  # the daily limit's check and the post counted against it: atomic
-            cap = self.config.linkedin_daily_posts
+            cap = self.option("daily_posts", DAILY_POSTS)
             if self.config.limits and self.count_since(acc, ("post",), 86400, limit=cap) >= cap:
                 return self._throttled()
             new_item(

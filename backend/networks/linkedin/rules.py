@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.options import PostOptions
+from backend.networks.linkedin import NETWORK
 from backend.networks.rules.common import (
     CAROUSEL_MAX,
     CAROUSEL_MIN,
@@ -15,14 +15,13 @@ from backend.networks.rules.common import (
     NetworkRules,
     visual_media,
 )
-from backend.schemas.limits import NETWORK_LIMITS
 
-PLATFORM = "linkedin"
-MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
+PLATFORM = NETWORK.name
+MAX_TEXT = NETWORK.limits.max_text
 DOCUMENT_TITLE_MAX = 100
 
 
-def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
     codes: list[str] = []
     if len(content) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
@@ -36,7 +35,7 @@ def document_title(content: str) -> str:
     return (first[:DOCUMENT_TITLE_MAX].rstrip()) or "Carousel"
 
 
-def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
+def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     kind, chosen = visual_media(media)
     opts = {"visibility": "PUBLIC"}
     if kind == "carousel":

@@ -31,12 +31,15 @@ from backend.networks.base import (
     PublishOutcome,
     Unverifiable,
     check_failed,
+    never_ready,
 )
+from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
+from backend.networks.tiktok import NETWORK
 from backend.outbound.retry_after import retry_after_s
 
-PLATFORM = "tiktok"
+PLATFORM = NETWORK.name
 MB = 1024 * 1024
 # FILE_UPLOAD chunking (NETWORKS.md section 1, media transfer guide): chunks of 5-64 MB, the last one taking the
 # remainder (so < 2 chunks, <= 128 MB), 1-1000 chunks; a file under 5 MB goes whole. Module constants: tests lower
@@ -49,7 +52,7 @@ UPLOAD_MIMES = ("video/mp4", "video/quicktime", "video/webm")
 # How long after an accepted init the direct post may still be missing from /v2/video/list/ (NETWORKS.md:
 # processing < 30 s for 512 MB, so about 4 min for the 4 GB maximum; moderation usually < 1 min). Moderation
 # "sometimes" takes hours: a post held that long is not covered (SOCIALPUB_LISTING_DELAY_S raises the bound).
-LISTING_DELAY_S = 600.0
+LISTING_DELAY_S = NETWORK.listing_delay_s  # 600 s: the registry entry's
 RATE_WINDOW_S = 60.0
 DAY_S = 86400.0
 
@@ -552,6 +555,9 @@ class TikTokAdapter:
             return e.outcome(tracking_ref=ref)
         return self.outcome_of(pub, ref, data)
 
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        return never_ready(PLATFORM)
+
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages the creator's public posts (Display API /v2/video/list/, newest first, `cursor` / `has_more`)
         back to the attempt's start. A draft sent to the inbox cannot be seen through the API: Unverifiable."""
@@ -580,3 +586,10 @@ class TikTokAdapter:
         except NetworkError as e:
             return check_failed("TikTok", e)
         return None
+
+
+def make_adapter(ctx: AdapterContext) -> TikTokAdapter:
+    """The registry's factory: videos by URL (PULL_FROM_URL) when SOCIALPUB_MEDIA_BY_URL names tiktok."""
+    return TikTokAdapter(
+        ctx.client, ctx.host("api"), media_loader=ctx.media_loader, media_by_url=ctx.media_by_url
+    )

@@ -20,19 +20,21 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    b62,
     b64url,
     digits,
     exclusive,
     gate,
     get_item,
-    json_response,
     new_item,
     page_at,
     update_item,
     utf16_len,
 )
-from backend.networks.sandbox.oauth import api_auth_message, authenticate, install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
+from backend.networks.tiktok import emulator_errors
+from backend.networks.tiktok.emulator_oauth import TikTokOAuth, api_auth_message, envelope, err
 
 PLATFORM = "tiktok"
 INIT_PER_MINUTE = 6
@@ -53,21 +55,32 @@ UPLOAD_PATH = "/upload/video/"
 CONTENT_RANGE = re.compile(r"^bytes (\d+)-(\d+)/(\d+)$")
 
 
-def envelope(
-    status: int, data: dict[str, Any] | None = None, code: str = "ok", message: str = ""
-) -> httpx.Response:
-    log_id = "2025" + digits(28, "0")
-    return json_response(
-        status, {"data": data or {}, "error": {"code": code, "message": message, "log_id": log_id}}
-    )
-
-
-def err(status: int, code: str, message: str) -> httpx.Response:
-    return envelope(status, {}, code, message)
+PUBLIC_ACCOUNT_PRIVACY = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+PRIVATE_ACCOUNT_PRIVACY = ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+DAILY_POSTS = (
+    15  # the daily cap of direct posts; the configuration's `daily_posts` (SOCIALPUB_SANDBOX_TIKTOK_…)
+)
 
 
 class TikTokEmulator(Emulator):
     platform = PLATFORM
+    HOSTS = {"api": "https://open.tiktokapis.sandbox.invalid"}
+    OAUTH = TikTokOAuth
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_ENDPOINTS = (
+        ("authorize", "/v2/auth/authorize/"),
+        ("token", "/v2/oauth/token/"),
+        ("revoke", "/v2/oauth/revoke/"),
+    )
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return "-000" + b64url(28), "act." + b62(60)
+
+    @classmethod
+    def privacy_options(cls, private: bool) -> tuple[str, ...]:
+        return PRIVATE_ACCOUNT_PRIVACY if private else PUBLIC_ACCOUNT_PRIVACY
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
@@ -127,12 +140,9 @@ class TikTokEmulator(Emulator):
                     "spam_risk_too_many_pending_share",
                     "The user has too many pending shares; drafts must be posted or deleted in the app.",
                 )
-        elif (
-            self.count_since(
-                acc, ("publish",), 86400, mode_suffix="DIRECT_POST", limit=self.config.tiktok_daily_posts
-            )
-            >= self.config.tiktok_daily_posts
-        ):
+        elif self.count_since(
+            acc, ("publish",), 86400, mode_suffix="DIRECT_POST", limit=self.option("daily_posts", DAILY_POSTS)
+        ) >= self.option("daily_posts", DAILY_POSTS):
             return err(403, "spam_risk_too_many_posts", "The user has reached the daily post cap.")
         return None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload, utf16_len
-from backend.networks.options import PostOptions, TikTokOptions
 from backend.networks.rules.common import (
     CAROUSEL_MAX,
     CAROUSEL_MIN,
@@ -22,10 +21,11 @@ from backend.networks.rules.common import (
     images,
     videos,
 )
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.networks.tiktok import NETWORK
+from backend.networks.tiktok.options import TikTokOptions
 
-PLATFORM = "tiktok"
-_LIMITS = NETWORK_LIMITS[PLATFORM]
+PLATFORM = NETWORK.name
+_LIMITS = NETWORK.limits
 assert _LIMITS.photo_title_max is not None
 MAX_TEXT = _LIMITS.max_text
 PHOTO_TITLE_MAX = _LIMITS.photo_title_max
@@ -35,6 +35,7 @@ PHOTO_MIMES = frozenset({"image/jpeg", "image/webp"})  # PNG is refused by TikTo
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime", "video/webm"})
 PUBLIC_ACCOUNT_PRIVACY = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 PRIVATE_ACCOUNT_PRIVACY = ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+PRIVACY_NOT_ALLOWED = "privacy_level_not_allowed_for_target"
 
 
 def _mime_ok(m: MediaRef) -> bool:
@@ -44,7 +45,7 @@ def _mime_ok(m: MediaRef) -> bool:
     return m.mime.split(";")[0].strip().lower() in allowed
 
 
-def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+def validate(content: str, media: Sequence[MediaRef], options: TikTokOptions | None) -> list[str]:
     codes: list[str] = []
     n = utf16_len(content)
     if n > MAX_TEXT:
@@ -65,7 +66,7 @@ def check_privacy(level: str | None, allowed: Sequence[str]) -> list[str]:
     """For the posts / tiktok services: a requested privacy level must be one the account offers."""
     if level is None or not allowed or level in allowed:
         return []
-    return ["privacy_level_not_allowed_for_target"]
+    return [PRIVACY_NOT_ALLOWED]
 
 
 def interaction_options(opts: TikTokOptions, kind: str) -> dict[str, object]:
@@ -79,8 +80,8 @@ def interaction_options(opts: TikTokOptions, kind: str) -> dict[str, object]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
-    opts = options.tiktok or TikTokOptions()
+def build(content: str, media: Sequence[MediaRef], options: TikTokOptions | None) -> Payload:
+    opts = options or TikTokOptions()
     vids = videos(media)
     kind = "video" if vids else ("carousel" if len(images(media)) >= CAROUSEL_MIN else "image")
     chosen = tuple(vids[:1]) if vids else tuple(images(media)[:CAROUSEL_MAX])
@@ -104,6 +105,19 @@ def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:
     return by_url or not videos(media)
 
 
+def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
+    if code == CONTENT_TOO_LONG:
+        return f"{PLATFORM} accepts at most {MAX_TEXT:,} characters; the text has {utf16_len(content):,}"
+    if code == TITLE_TOO_LONG:
+        return (
+            f"a {PLATFORM} photo post uses the text as its title: at most {PHOTO_TITLE_MAX} characters; the text "
+            f"has {utf16_len(content)}"
+        )
+    if code == PRIVACY_NOT_ALLOWED:
+        return f"the privacy level is not one the {PLATFORM} account offers"
+    return None
+
+
 RULES = NetworkRules(
     PLATFORM,
     MAX_TEXT,
@@ -113,4 +127,7 @@ RULES = NetworkRules(
     validate,
     build,
     pulls_media=pulls_media,
+    pull_reason="tiktok fetches photos from their URL (TikTok takes no photo upload)",
+    text_length=utf16_len,
+    explain=explain,
 )

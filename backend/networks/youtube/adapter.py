@@ -21,13 +21,16 @@ from backend.networks.base import (
     Publication,
     PublishOutcome,
     check_failed,
+    never_ready,
 )
+from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
+from backend.networks.youtube import NETWORK
 from backend.outbound.retry_after import retry_after_s
 
-PLATFORM = "youtube"
-LISTING_DELAY_S = 0.0
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s
 MAX_RESUMES = 3
 
 
@@ -302,6 +305,9 @@ class YouTubeAdapter:
             )
         return str(uploads)
 
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        return never_ready(PLATFORM)
+
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <- `nextPageToken`,
         1 quota unit a page where search costs 100) back to the attempt's start, matching the title; a match is
@@ -338,3 +344,8 @@ class YouTubeAdapter:
         except NetworkError as e:
             return check_failed("YouTube", e)
         return None
+
+
+def make_adapter(ctx: AdapterContext) -> YouTubeAdapter:
+    """The registry's factory: the upload host for the resumable upload (the API host when none is given)."""
+    return YouTubeAdapter(ctx.client, ctx.host("api"), ctx.host("upload"), media_loader=ctx.media_loader)

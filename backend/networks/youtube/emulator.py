@@ -25,8 +25,11 @@ from backend.networks.sandbox.core import (
 )
 from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
+from backend.networks.youtube import emulator_errors
+from backend.networks.youtube.emulator_oauth import GoogleOAuth
 
 PLATFORM = "youtube"
+DAILY_UPLOADS = 100  # upload sessions a channel may open a day (uploadLimitExceeded)
 UPLOAD_SESSION = "https://www.googleapis.sandbox.invalid/upload/youtube/v3/videos"
 
 
@@ -50,6 +53,19 @@ def yt_error(status: int, reason: str, message: str, domain: str = "youtube.vide
 
 class YouTubeEmulator(Emulator):
     platform = PLATFORM
+    HOSTS = {
+        "api": "https://www.googleapis.sandbox.invalid/youtube/v3",
+        "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
+    }
+    OAUTH = GoogleOAuth
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_BASE_PATH = "/youtube/v3"
+    SERVE_ENDPOINTS = (("authorize", "/o/oauth2/v2/auth"), ("token", "/token"), ("revoke", "/revoke"))
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return "UC" + b64url(22), "ya29." + b64url(150)
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
@@ -114,7 +130,7 @@ class YouTubeEmulator(Emulator):
             )
         upload_id = b64url(40)
         with exclusive(acc):  # the daily cap's check and the session counted against it: atomic
-            cap = self.config.youtube_daily_uploads
+            cap = self.option("daily_uploads", DAILY_UPLOADS)
             if self.config.limits and self.count_since(acc, ("upload",), 86400, limit=cap) >= cap:
                 return yt_error(
                     400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload."

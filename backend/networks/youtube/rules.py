@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.options import PostOptions, YouTubeOptions
 from backend.networks.rules.common import (
     CONTENT_TOO_LONG,
     TITLE_TOO_LONG,
@@ -16,10 +15,11 @@ from backend.networks.rules.common import (
     NetworkRules,
     videos,
 )
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.networks.youtube import NETWORK
+from backend.networks.youtube.options import YouTubeOptions
 
-PLATFORM = "youtube"
-_LIMITS = NETWORK_LIMITS[PLATFORM]
+PLATFORM = NETWORK.name
+_LIMITS = NETWORK.limits
 assert _LIMITS.title_max is not None and _LIMITS.description_max_bytes is not None
 MAX_TEXT = _LIMITS.max_text
 TITLE_MAX = _LIMITS.title_max
@@ -43,20 +43,20 @@ def title_for(content: str, opts: YouTubeOptions) -> str:
     return _clean(line[:TITLE_MAX].rstrip()) or DEFAULT_TITLE
 
 
-def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
+def validate(content: str, media: Sequence[MediaRef], options: YouTubeOptions | None) -> list[str]:
     codes: list[str] = []
     if len(content) > MAX_TEXT or len(_clean(content).encode("utf-8")) > DESCRIPTION_MAX_BYTES:
         codes.append(CONTENT_TOO_LONG)
     if not videos(media):
         codes.append(VIDEO_REQUIRED)
-    opts = options.youtube
+    opts = options
     if opts is not None and opts.title is not None and len(opts.title.strip()) > TITLE_MAX:
         codes.append(TITLE_TOO_LONG)
     return codes
 
 
-def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
-    opts = options.youtube or YouTubeOptions()
+def build(content: str, media: Sequence[MediaRef], options: YouTubeOptions | None) -> Payload:
+    opts = options or YouTubeOptions()
     chosen = tuple(videos(media)[:1])
     synthetic = bool(opts.contains_synthetic_media) or any(m.generated for m in chosen)
     o = {
@@ -69,4 +69,23 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, "video", _clean(content), title_for(content, opts), chosen, o)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, 1, None, validate, build)
+def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
+    if code == CONTENT_TOO_LONG and len(content) <= MAX_TEXT:
+        return f"{PLATFORM} takes a description of at most 5,000 bytes (UTF-8): shorten the text"
+    if code == VIDEO_REQUIRED:
+        return f"{PLATFORM} publishes videos only (Shorts): put a video in mediaUrls (no text-only, no image)"
+    if code == TITLE_TOO_LONG:
+        return f"the {PLATFORM} title is at most {TITLE_MAX} characters"
+    return None
+
+
+def forced_options(media: Sequence[MediaRef]) -> dict[str, object]:
+    """A video produced by our own generations declares synthetic media, whatever the post asked."""
+    if any(m.generated and m.kind == "video" for m in media):
+        return {"containsSyntheticMedia": True}
+    return {}
+
+
+RULES = NetworkRules(
+    PLATFORM, MAX_TEXT, 1, 1, None, validate, build, explain=explain, forced_options=forced_options
+)
