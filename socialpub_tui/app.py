@@ -129,6 +129,13 @@ class SocialpubApp(App[None]):
         # the server's networks (GET /v1/networks): badges, colours, limits, options; read as the app mounts
         self.networks = Networks()
 
+    async def on_load(self) -> None:
+        """The server's networks, read before the first screen is composed (its badges, filters, forms)."""
+        try:
+            self.networks = await self.client.networks()
+        except Exception as exc:  # noqa: BLE001  a server that cannot answer: every network shows by its name
+            log.warning("the server's networks could not be read (%s): names only", exc)
+
     async def on_mount(self) -> None:
         if self.settings is not None:
             if (
@@ -137,10 +144,6 @@ class SocialpubApp(App[None]):
                 self.theme = self.settings.theme
             self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
-        try:
-            self.networks = await self.client.networks()
-        except Exception as exc:  # noqa: BLE001  a server that cannot answer: every network shows by its name
-            log.warning("the server's networks could not be read (%s): names only", exc)
         await self.switch_mode(self.DEFAULT_MODE)
 
     def _theme_changed(self, theme: Theme) -> None:

@@ -32,7 +32,10 @@ class NetworkType(click.ParamType):
         self.sandbox = sandbox
 
     def _names(self) -> tuple[str, ...] | None:
-        from socialpub_tui.client.errors import ApiError, ConfigError
+        from socialpub_tui.client.errors import (  # deferred: the client, when a value is given
+            ApiError,
+            ConfigError,
+        )
 
         try:
             networks = get_client(worker=False).networks()

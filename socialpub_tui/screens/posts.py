@@ -20,7 +20,6 @@ import time
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -116,10 +115,7 @@ class PostsScreen(Screen[None]):
         with Horizontal(id="posts-filters"):
             yield Select([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
             yield Select(
-                [
-                    (Text.assemble((n.badge, n.colour), f" {n.name}"), n.name)
-                    for n in self.app.networks  # type: ignore[attr-defined]
-                ],
+                [(f"{n.badge} {n.name}", n.name) for n in self.app.networks],  # type: ignore[attr-defined]
                 prompt="any network",
                 id="posts-network",
                 compact=True,

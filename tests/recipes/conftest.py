@@ -12,6 +12,7 @@ import pytest
 from recipes.load import load
 from recipes.model import Loaded
 from tests.cli.conftest import cli_env, embedded, invoke  # noqa: F401 - fixtures reused
+from tests.support.networks import catalogue
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "examples"
 
@@ -43,7 +44,7 @@ def load_text(folder: Path, write: Callable[..., Path]) -> Callable[..., Loaded]
 
     def _load(text: str, name: str = "posts.yaml", **kwargs: object) -> Loaded:
         write(text, name)
-        return load(folder, **kwargs)  # type: ignore[arg-type]
+        return load(folder, networks=catalogue(), **kwargs)  # type: ignore[arg-type]
 
     return _load
 

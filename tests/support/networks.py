@@ -17,3 +17,11 @@ def own(settings: Settings, network: str) -> Any:
 
 def names() -> tuple[str, ...]:
     return registry.names()
+
+
+def catalogue() -> Any:
+    """The client's view of this installation's networks (what GET /v1/networks gives)."""
+    from backend.services.networks import catalogue as items
+    from socialpub_tui.client.networks import parse
+
+    return parse({"items": items()})
