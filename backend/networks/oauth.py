@@ -1,7 +1,7 @@
 """The OAuth flows of the networks (issue 17 items 1 and 5), knowing no store: PKCE, the authorize URL, the code
 exchange, the discovery of the accounts a grant reaches, and the health check of one account's token.
 
-Each network's OAuth app (its package's oauth.py: backend/networks/oauth_apps.py `OAuthApp`) gives its endpoints,
+Each network's OAuth app (its package's app.py: backend/networks/oauth_apps.py `OAuthApp`) gives its endpoints,
 its discovery, its health check's call and how its API refuses; the networks' answers are those docs/sandbox.md
 lists for the emulators. Every failure is an OAuthError classified `dead` (the grant or token is revoked, expired
 or invalid: reconnect), `transient` (timeout, 5xx, rate limit: try again) or `other`. Tokens never appear in a

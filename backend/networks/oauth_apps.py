@@ -1,7 +1,7 @@
 """A network's OAuth app (issue 17; ../shared/ANCHORS.md "OAuth and token life"; docs/sandbox.md for the emulators'
 side): its endpoints, and the three things only the network knows — which accounts a grant reaches, the cheapest
 call that proves a token works, how its API words a refusal. Each network's package declares its `OAuthApp` (its
-oauth.py, the registry entry's `app`); the flows are backend/networks/oauth.py (authorize, code exchange,
+app.py, the registry entry's `app`); the flows are backend/networks/oauth.py (authorize, code exchange,
 discovery, health check) and backend/networks/tokens.py (refresh).
 
 Endpoints: the real hosts by default. `SOCIALPUB_<NETWORK>_OAUTH_BASE` replaces their origin (scheme, host, port;

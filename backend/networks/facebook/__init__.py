@@ -12,7 +12,7 @@ NETWORK = Network(
     limits=NetworkLimits(max_text=63_206, max_media=1, text_or_media=True, first_media_only=True),
     adapter="backend.networks.facebook.adapter:make_adapter",
     rules="backend.networks.facebook.rules:RULES",
-    app="backend.networks.facebook.oauth:APP",
+    app="backend.networks.facebook.app:APP",
     emulator="backend.networks.facebook.emulator:FacebookEmulator",
     settings="backend.networks.facebook.settings:FacebookSettings",
     media_by_url=True,

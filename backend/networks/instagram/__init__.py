@@ -12,7 +12,7 @@ NETWORK = Network(
     limits=NetworkLimits(max_text=2200, min_media=1, media_required=True),
     adapter="backend.networks.instagram.adapter:make_adapter",
     rules="backend.networks.instagram.rules:RULES",
-    app="backend.networks.instagram.oauth:APP",
+    app="backend.networks.instagram.app:APP",
     emulator="backend.networks.instagram.emulator:InstagramEmulator",
     settings="backend.networks.instagram.settings:InstagramSettings",
     media_by_url=True,  # it always fetches the media by URL (naming it in SOCIALPUB_MEDIA_BY_URL changes nothing)

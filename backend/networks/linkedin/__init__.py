@@ -12,7 +12,7 @@ NETWORK = Network(
     limits=NetworkLimits(max_text=3000, text_or_media=True),
     adapter="backend.networks.linkedin.adapter:make_adapter",
     rules="backend.networks.linkedin.rules:RULES",
-    app="backend.networks.linkedin.oauth:APP",
+    app="backend.networks.linkedin.app:APP",
     emulator="backend.networks.linkedin.emulator:LinkedInEmulator",
     settings="backend.networks.linkedin.settings:LinkedInSettings",
     docs="backend/networks/linkedin/docs.md",

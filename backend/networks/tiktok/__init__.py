@@ -14,7 +14,7 @@ NETWORK = Network(
     ),
     adapter="backend.networks.tiktok.adapter:make_adapter",
     rules="backend.networks.tiktok.rules:RULES",
-    app="backend.networks.tiktok.oauth:APP",
+    app="backend.networks.tiktok.app:APP",
     emulator="backend.networks.tiktok.emulator:TikTokEmulator",
     settings="backend.networks.tiktok.settings:TikTokSettings",
     options="backend.networks.tiktok.options:TikTokOptions",

@@ -20,7 +20,7 @@ NETWORK = Network(
     ),
     adapter="backend.networks.youtube.adapter:make_adapter",
     rules="backend.networks.youtube.rules:RULES",
-    app="backend.networks.youtube.oauth:APP",
+    app="backend.networks.youtube.app:APP",
     emulator="backend.networks.youtube.emulator:YouTubeEmulator",
     settings="backend.networks.youtube.settings:YouTubeSettings",
     options="backend.networks.youtube.options:YouTubeOptions",

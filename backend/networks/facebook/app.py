@@ -1,7 +1,7 @@
 """Facebook Login (issue 17), for a Page: www.facebook.com/v21.0/dialog/oauth, the Graph API's
 oauth/access_token (the code exchange is a GET; a short-lived user token is exchanged for a long-lived one with
 fb_exchange_token); the grant reaches the pages the user manages (`/me/accounts`), each with a Page token that
-never expires when got with a long-lived user token. Instagram builds on this discovery (its package's oauth.py)."""
+never expires when got with a long-lived user token. Instagram builds on this discovery (its package's app.py)."""
 
 from __future__ import annotations
 
