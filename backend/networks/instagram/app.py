@@ -11,8 +11,8 @@ import httpx
 from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
-from backend.networks.facebook.graph import classify
 from backend.networks.facebook.app import AUTHORIZE, TOKEN, graph_discover
+from backend.networks.facebook.graph import classify
 from backend.networks.instagram import NETWORK
 from backend.networks.oauth import Candidate, TokenSet, call
 from backend.networks.oauth_apps import Endpoints, OAuthApp
