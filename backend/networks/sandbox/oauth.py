@@ -501,7 +501,10 @@ class OAuthProvider:
 def install(emulator: Emulator) -> OAuthProvider:
     """Add the network's OAuth endpoints and the sandbox's control endpoints (`/_sandbox/oauth`, `/_sandbox/errors`)
     to its emulator."""
-    provider: OAuthProvider = type(emulator).OAUTH(emulator)
+    provider_class = type(emulator).OAUTH
+    if provider_class is None:
+        raise TypeError(f"{type(emulator).__name__} has no OAuth side (OAUTH) to install")
+    provider: OAuthProvider = provider_class(emulator)
     provider.install()
     emulator.route(
         "GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform))
