@@ -189,7 +189,8 @@ class Watcher:
 
         name = self.set_name if self.set_name is not None else self.root.resolve().name
         check_set_name(name)
-        loaded = Loaded(root=self.root, set_name=name)
+        networks = self.client.networks()  # the server's (read once by the client)
+        loaded = Loaded(root=self.root, set_name=name, networks=networks)
         cache: dict[str, Cached] = {}
         for path in recipe_files(self.root):
             rel = path.relative_to(self.root).as_posix()
@@ -202,7 +203,14 @@ class Watcher:
             if hit is None or hit.stamp != stamp or batch.reread(hit):
                 hit = Cached(
                     stamp,
-                    load_file(path, rel=rel, shown=rel, set_name=name, default_zone=self.default_zone),
+                    load_file(
+                        path,
+                        rel=rel,
+                        shown=rel,
+                        set_name=name,
+                        networks=networks,
+                        default_zone=self.default_zone,
+                    ),
                     could_glob(path),
                 )
             cache[rel] = hit

@@ -17,6 +17,7 @@ palette (`commands.py`).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -30,6 +31,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 
 from socialpub_tui import startup_done
+from socialpub_tui.client.networks import Networks
 from socialpub_tui.commands import SocialpubCommands
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
     from socialpub_tui.settings import TuiSettings
+
+
+log = logging.getLogger("socialpub.tui")
 
 
 def utc_now() -> datetime:
@@ -127,6 +132,15 @@ class SocialpubApp(App[None]):
         # how each media attached in this app was shown (its file's name, its generation), by URL: the edit screen
         # shows a post's media so too, not by the key the media host gave them
         self.media_labels: dict[str, str] = {}
+        # the server's networks (GET /v1/networks): badges, colours, limits, options; read as the app mounts
+        self.networks = Networks()
+
+    async def on_load(self) -> None:
+        """The server's networks, read before the first screen is composed (its badges, filters, forms)."""
+        try:
+            self.networks = await self.client.networks()
+        except Exception as exc:  # noqa: BLE001  a server that cannot answer: every network shows by its name
+            log.warning("the server's networks could not be read (%s): names only", exc)
 
     async def on_mount(self) -> None:
         if self.settings is not None:

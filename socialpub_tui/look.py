@@ -1,5 +1,5 @@
-"""How statuses and networks look, shared by the CLI's tables and the TUI: one colour per status word, one
-short badge per network."""
+"""How statuses look, shared by the CLI's tables and the TUI: one colour per status word. A network's badge and
+colour are the server's (GET /v1/networks: the client's `Networks`)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,6 @@ STATUS_COLOURS = {
     "draft": "magenta",
     "not sent": "bright_black",
 }
-
-# A network's badge in a posts table: two letters, so five targets fit in a narrow column.
-NETWORK_BADGES = {"facebook": "FB", "instagram": "IG", "linkedin": "LI", "tiktok": "TT", "youtube": "YT"}
 
 
 def status_colour(status: str | None) -> str:

@@ -14,7 +14,7 @@ from backend.api.errors import install_error_handlers
 from backend.api.middleware import BodyLimitMiddleware, HeadAsGetMiddleware, RateLimitHeadersMiddleware
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
-from backend.services import security
+from backend.services import networks, security
 from backend.store.db import init_database
 
 log = logging.getLogger("socialpub.api")
@@ -24,6 +24,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. The store is bound and migrated here. The worker is not part of the API: `socialpub serve`
     and the embedded backend start it beside the app (backend.operator.runtime)."""
     settings = settings or get_settings()
+    networks.check_settings(
+        settings
+    )  # a configuration naming networks wrongly stops here, not at a publication
     init_database(settings)
     secret = security.load_secret(settings)
 
@@ -132,7 +135,7 @@ def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
     """We answer validation failures with 400 `validation_error`, never 422: say so in the document."""
     from fastapi.openapi.utils import get_openapi
 
-    from backend.schemas.common import ErrorBody
+    from backend.schemas.common import ErrorBody, fill_network_enums
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:
@@ -141,6 +144,7 @@ def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
         doc = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
+        doc = fill_network_enums(doc, networks.names())  # the registry's networks, plugins included
         schemas = doc.setdefault("components", {}).setdefault("schemas", {})
         schemas.setdefault("ErrorBody", ErrorBody.model_json_schema())
         for path_item in doc.get("paths", {}).values():

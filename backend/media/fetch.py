@@ -184,7 +184,9 @@ class _Guard:
         return FetchError(f"the download took longer than the total timeout of {self.total:g} s", "timeout")
 
     def explain(self, exc: Exception, read_timeout: float) -> ApiError:
-        if self.fired:
+        # the total deadline passed: that is the cause, whether the watchdog or a read timeout ending at the same
+        # moment noticed it first (on a loaded machine the read timeout can win the race)
+        if self.fired or time.monotonic() - self.started >= self.total:
             return self._total_error()
         if isinstance(exc, httpcore.ConnectTimeout):
             return FetchError(f"connecting timed out after {self.connect:g} s", "timeout")

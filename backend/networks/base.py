@@ -12,7 +12,9 @@ Flow for one target:
 
 Every call that may publish (publish, complete) is an attempt the engine records before making it;
 check_status and find_existing only read. find_existing's "absent" is conclusive only once the network's
-listing delay (each adapter module's LISTING_DELAY_S) has passed since the earlier call was over.
+listing delay (the network's registry entry, listing_delay_s) has passed since the earlier call was over.
+
+Each network's package (backend/networks/<name>/) holds its adapter; the registry (registry.py) finds it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from backend.clock import to_utc
-
-PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 
 MediaKind = Literal["image", "video"]
 PayloadKind = Literal["text", "image", "video", "carousel", "document"]
@@ -255,6 +255,8 @@ class Unverifiable(Exception):
 
 @runtime_checkable
 class NetworkAdapter(Protocol):
+    """What the publishing engine calls: every network's adapter (its package's adapter.py) is one."""
+
     platform: str
 
     def publish(self, pub: Publication) -> PublishOutcome: ...
@@ -265,8 +267,8 @@ class NetworkAdapter(Protocol):
         ...
 
     def complete(self, pub: Publication, ref: str) -> PublishOutcome:
-        """The publishing call of a publication check_status found `ready` (adapters that never answer ready
-        need not have it)."""
+        """The publishing call of a publication check_status found `ready` (an adapter that never answers ready
+        answers it with `never_ready`)."""
         ...
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
@@ -291,6 +293,13 @@ def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
         retry_after_s=exc.retry_after_s,
         ambiguous=True,
         wait=exc.wait,
+    )
+
+
+def never_ready(network: str) -> PublishOutcome:
+    """`complete` of a network whose check_status never answers `ready`: a failure, never a call."""
+    return PublishOutcome.failed(
+        "permanent", f"{network} has no publishing call to complete: its publications never wait for one"
     )
 
 

@@ -26,11 +26,11 @@ from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.networks.base import PLATFORMS, MediaRef, utf16_len
-from backend.networks.options import PostOptions
-from backend.networks.rules import RULES
+from backend.networks import registry
+from backend.networks.base import MediaRef
+from backend.networks.rules import rules_for
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
-from backend.services import cursors, plans
+from backend.services import cursors, networks, plans
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 from backend.store.models.posts import folded
@@ -178,8 +178,9 @@ def resolve_targets(accounts: Sequence[AccountRef], raw_targets: Sequence[Any]) 
         platform, channel_id = _raw_target(raw)
         t = Target(i, platform, channel_id)
         out.append(t)
-        if platform not in PLATFORMS:
-            t.problem("invalid_target", f"{platform!r} is not a network: use one of {', '.join(PLATFORMS)}")
+        if registry.find(platform) is None:
+            known = ", ".join(registry.names())
+            t.problem("invalid_target", f"{platform!r} is not a network: use one of {known}")
             continue
         if channel_id is None:
             acc = default.get(platform)
@@ -304,57 +305,28 @@ def release_media(post_id: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- rules
 
-_TITLE_MAX = {"tiktok": 90, "youtube": 100}
-
-
-def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) -> str:
-    rules = RULES[platform]
-    if code == "content_too_long_for_target":
-        n = utf16_len(content) if platform == "tiktok" else len(content)
-        limit = rules.max_text
-        if platform == "youtube" and n <= limit:
-            return "youtube takes a description of at most 5,000 bytes (UTF-8): shorten the text"
-        return f"{platform} accepts at most {limit:,} characters; the text has {n:,}"
-    if code == "media_required_for_target":
-        return f"{platform} needs at least one image or video in mediaUrls"
-    if code == "video_required_for_target":
-        return "youtube publishes videos only (Shorts): put a video in mediaUrls (no text-only, no image)"
-    if code == "title_too_long_for_target":
-        if platform == "tiktok":
-            return (
-                f"a tiktok photo post uses the text as its title: at most 90 characters; the text has "
-                f"{utf16_len(content)}"
-            )
-        return f"the {platform} title is at most {_TITLE_MAX.get(platform, 100)} characters"
-    if code == "content_required_for_target":
-        return f"nothing to publish on {platform}: give a text or a media"
-    if code == "media_unsupported_for_target":
-        kinds = ", ".join(sorted({m.mime or m.kind for m in media}))
-        return f"{platform} does not accept this media format ({kinds}): host the file through POST /v1/media"
-    if code == "privacy_level_not_allowed_for_target":
-        return f"the privacy level is not one the {platform} account offers"
-    return f"{platform} cannot receive this post ({code})"
-
 
 def check_target_rules(
     targets: Sequence[Target],
     content: str,
     media: Sequence[MediaRef],
-    options: PostOptions,
+    options: dict[str, Any],
     media_problems: Sequence[tuple[str, str]],
 ) -> None:
-    """Run the per-network rules (backend/networks/rules) for every target of a known network."""
+    """Run the per-network rules (each network's rules.py) for every target of a known network. `options`: each
+    network's own, parsed (networks.parse_options)."""
     cache: dict[str, list[str]] = {}
     for t in targets:
-        if t.platform not in RULES or any(p["error"] == "duplicate_target" for p in t.problems):
+        rules = rules_for(t.platform)
+        if rules is None or any(p["error"] == "duplicate_target" for p in t.problems):
             continue
         codes = cache.get(t.platform)
         if codes is None:
-            codes = cache[t.platform] = RULES[t.platform].check(content, media, options)
+            codes = cache[t.platform] = rules.check(content, media, options.get(t.platform))
         for code in codes:
             if media_problems and code in ("media_required_for_target", "video_required_for_target"):
                 continue  # the unreadable media is the cause to fix first
-            t.problem(code, _message(code, t.platform, content, media))
+            t.problem(code, rules.message(code, content, media))
         for url, why in media_problems:
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
@@ -364,22 +336,22 @@ def _network_is_local(platform: str, settings: Settings) -> bool:
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
     from backend.outbound.guard import host_is_local  # (httpcore: not for a list or a read)
 
-    return host_is_local(
-        urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True
-    )
+    own = registry.get(platform).settings_of(settings)
+    return host_is_local(urlsplit(own.api_base if own is not None else "").hostname or "", private=True)
 
 
 def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
     """The rule of the public-media refusal for one live account of `platform`: (url, message) for each media URL
-    the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is
-    RULES[…].pulls_media(media, configured): Instagram always, TikTok for photos, Facebook and TikTok videos only
-    when named in SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
+    the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is its
+    rules' pulls_media(media, configured): some always, some for some media, some only when named in
+    SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
     whose API base is itself on loopback or a private address (an emulator on this machine) reaches such a media
     host: it is not concerned. Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
+    rules = rules_for(platform)
     if (
-        platform not in RULES
+        rules is None
         or not media
-        or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
+        or not rules.pulls_media(media, platform in settings.media_by_url_networks)
         or _network_is_local(platform, settings)
     ):
         return []
@@ -388,7 +360,7 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     if not unreachable:
         return []
-    if not RULES[platform].pulls_media(media, False):  # it pulls only because it is configured to
+    if not rules.pulls_media(media, False):  # it pulls only because it is configured to
         what = f"{platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)"
         fix = (
             f"remove {platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
@@ -396,11 +368,7 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
             "host, e.g. a CDN, a bucket or a tunnel"
         )
     else:
-        what = (
-            "tiktok fetches photos from their URL (TikTok takes no photo upload)"
-            if platform == "tiktok"
-            else f"{platform} fetches the media from its URL"
-        )
+        what = rules.pull_reason or f"{platform} fetches the media from its URL"
         fix = (
             "set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
             "host, e.g. a CDN, a bucket or a tunnel"
@@ -457,12 +425,15 @@ def raise_problems(targets: Sequence[Target], schedule_in_past: bool) -> None:
     )
 
 
-def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
-    out = options.model_dump(by_alias=True, exclude_none=True)
-    if "youtube" in platforms and any(m.generated and m.kind == "video" for m in media):
-        # a video produced by our own generations published on youtube declares synthetic media
-        out.setdefault("youtube", {})
-        out["youtube"]["containsSyntheticMedia"] = True
+def _options_dict(options: dict[str, Any], media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
+    """The options stored with the post: as given, and what a target's network forces for these media (a
+    generated video declaring synthetic media…)."""
+    out = networks.wire_options(options)
+    for platform in sorted(platforms):
+        rules = rules_for(platform)
+        forced = rules.forced_options(media) if rules is not None else {}
+        if forced:
+            out.setdefault(platform, {}).update(forced)
     return out
 
 
@@ -530,10 +501,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
 
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
-    raw_options = body.get("options")
-    options = (
-        raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
-    )
+    options = networks.parse_options(body.get("options"))
     targets = resolve_targets(accounts, body["targets"])
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
@@ -1004,8 +972,7 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             t = Target(i, row.platform, None)
             targets.append(t)
         content = changes.get("content", post.content)
-        raw = changes["options"] if "options" in changes else post.options
-        options = raw if isinstance(raw, PostOptions) else PostOptions.model_validate(raw or {})
+        options = networks.parse_options(changes["options"] if "options" in changes else post.options)
         if "media_urls" in changes:
             urls = list(changes["media_urls"])
             media, media_problems = inspect_media(settings, workspace_id, urls)

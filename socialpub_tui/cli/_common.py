@@ -20,35 +20,48 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class LazyChoice(click.Choice):  # type: ignore[type-arg]
-    """A click.Choice whose choices are loaded when first needed (a value to check, a help page, a completion),
-    so that importing a command module stays cheap."""
+class NetworkType(click.ParamType):
+    """A network's name, one of the server's (GET /v1/networks, read through the command's client when a value is
+    checked or completed — never to print a help page): a plugin network of the server is a choice like the
+    built-ins. `sandbox`: only the networks a sandbox account can be connected on. A backend that cannot be reached
+    leaves the value to the command, which then says why."""
 
-    def __init__(self, load: Callable[[], Iterable[str]], case_sensitive: bool = True) -> None:
-        self._load = load
-        self._loaded: tuple[str, ...] | None = None
-        super().__init__((), case_sensitive)
+    name = "network"
 
-    @property  # type: ignore[override]
-    def choices(self) -> tuple[str, ...]:
-        if self._loaded is None:
-            self._loaded = tuple(self._load())
-        return self._loaded
+    def __init__(self, *, sandbox: bool = False) -> None:
+        self.sandbox = sandbox
 
-    @choices.setter
-    def choices(self, value: Any) -> None:  # click.Choice.__init__ assigns (); the loader is the source
-        pass
+    def _names(self) -> tuple[str, ...] | None:
+        from socialpub_tui.client.errors import (  # deferred: the client, when a value is given
+            ApiError,
+            ConfigError,
+        )
+
+        try:
+            networks = get_client(worker=False).networks()
+        except (ApiError, ConfigError, OSError):
+            return None
+        return networks.sandbox_names() if self.sandbox else networks.names()
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "NETWORK"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        name = str(value).strip().lower()
+        names = self._names()
+        if names is not None and name not in names:
+            self.fail(f"{value!r} is not one of {', '.join(names)} (the server's networks)", param, ctx)
+        return name
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(n) for n in self._names() or () if n.startswith(incomplete)]
 
 
-def _platforms() -> tuple[str, ...]:
-    from backend.schemas.common import NETWORKS
-
-    return NETWORKS
-
-
-def platform_choice() -> click.Choice:  # type: ignore[type-arg]
-    """The networks (backend.schemas.common.NETWORKS), as a click type."""
-    return LazyChoice(_platforms)
+def platform_choice(*, sandbox: bool = False) -> NetworkType:
+    """The server's networks (GET /v1/networks), as a click type."""
+    return NetworkType(sandbox=sandbox)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -281,13 +294,24 @@ def profile_name(ctx: click.Context | None = None) -> str | None:
     return str(value) if value else None
 
 
+_CLIENT_KEY = "socialpub.client"
+
+
 def get_client(*, worker: bool = True) -> Client:
-    """The client for the chosen profile, closed when the command ends (stops an embedded worker)."""
+    """The client for the chosen profile, one per invocation (the parameter types that read the server's networks
+    share the command's), closed when the command ends (stops an embedded worker). `worker`: an embedded backend's
+    worker runs (started now if the client was made without it)."""
     from socialpub_tui.client import connect
 
     ctx = click.get_current_context()
-    client = connect(profile_name(ctx), worker=worker)
-    ctx.call_on_close(client.close)
+    root = ctx.find_root()
+    client: Client | None = root.meta.get(_CLIENT_KEY)
+    if client is None:
+        client = connect(profile_name(ctx), worker=worker)
+        root.meta[_CLIENT_KEY] = client
+        root.call_on_close(client.close)
+    elif worker:
+        client.ready()
     return client
 
 

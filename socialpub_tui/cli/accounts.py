@@ -85,7 +85,7 @@ def token_cell(account: Any, out: Output) -> str:
 
 
 @accounts_group.command("add-sandbox")
-@click.argument("network", type=platform_choice())
+@click.argument("network", type=platform_choice(sandbox=True))
 @click.option("--name", required=True, help="Display name of the account.")
 @click.option(
     "--behaviour",
@@ -414,8 +414,8 @@ def _connect(
         finished = client.finish_oauth(state, params["code"])
         if not finished.candidates:
             raise click.ClickException(
-                f"the grant reaches no {network} account that can publish (a Facebook page, "
-                "an Instagram professional account linked to a page, …): nothing was connected"
+                f"the grant reaches no {network} account that can publish (a page or a professional account "
+                "the user manages, …): nothing was connected"
             )
         if not (pick or take_all) and len(finished.candidates) > 1 and not out.json and sys.stdin.isatty():
             listener.report(

@@ -82,8 +82,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
         pairs.append(("error", g.error))
     out.fields(pairs)
     if g.status == "completed":
-        where = "--to youtube --to tiktok" if g.type == "video" else "--to instagram --to facebook"
-        out.line(f'Post it: socialpub posts create "…" {where} --media gen:{g.id}')
+        out.line(f'Post it: socialpub posts create "…" --to NETWORK --media gen:{g.id}  (socialpub networks)')
 
 
 class Spinner:

@@ -19,6 +19,7 @@ from socialpub_tui.cli._common import (
     tz_option,
     utc_option,
 )
+from socialpub_tui.cli.network_flags import option_flags
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
@@ -82,75 +83,6 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     if twice:
         out.note(f"Note: {twice}")
     return _time.iso_utc(instant)
-
-
-def build_options(
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
-) -> dict[str, Any] | None:
-    options: dict[str, Any] = {}
-    tiktok: dict[str, Any] = {}
-    if tiktok_mode:
-        tiktok["postMode"] = "MEDIA_UPLOAD" if tiktok_mode == "draft" else "DIRECT_POST"
-    if tiktok_privacy:
-        tiktok["privacyLevel"] = tiktok_privacy
-    youtube: dict[str, Any] = {}
-    if youtube_privacy:
-        youtube["privacyStatus"] = youtube_privacy
-    if youtube_title:
-        youtube["title"] = youtube_title
-    if youtube_tags:
-        youtube["tags"] = list(youtube_tags)
-    if synthetic is not None:
-        youtube["containsSyntheticMedia"] = synthetic
-    if tiktok:
-        options["tiktok"] = tiktok
-    if youtube:
-        options["youtube"] = youtube
-    return options or None
-
-
-def option_flags(fn: Any) -> Any:
-    for deco in reversed(
-        [
-            click.option(
-                "--tiktok-mode",
-                type=click.Choice(["direct", "draft"]),
-                default=None,
-                help="TikTok: publish directly (default) or deliver a draft to the creator's inbox.",
-            ),
-            click.option(
-                "--tiktok-privacy",
-                default=None,
-                type=click.Choice(
-                    ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-                ),
-                help="TikTok privacy level (direct posts only).",
-            ),
-            click.option(
-                "--youtube-privacy",
-                type=click.Choice(["public", "unlisted", "private"]),
-                default=None,
-                help="YouTube privacy status (default public).",
-            ),
-            click.option(
-                "--youtube-title", default=None, help="YouTube title (default: the first line of the text)."
-            ),
-            click.option("--youtube-tag", "youtube_tags", multiple=True, help="A YouTube tag (repeat)."),
-            click.option(
-                "--synthetic/--no-synthetic",
-                "synthetic",
-                default=None,
-                help="YouTube: declare realistic AI-generated content.",
-            ),
-        ]
-    ):
-        fn = deco(fn)
-    return fn
 
 
 def next_attempt(target: Any) -> tuple[str, str] | None:
@@ -320,12 +252,7 @@ def posts_create(
     media: tuple[str, ...],
     at: str | None,
     tz: str | None,
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
+    options: dict[str, Any] | None,
     idempotency_key: str | None,
     wait: bool,
     timeout: float | None,
@@ -338,6 +265,7 @@ def posts_create(
       socialpub posts create "Hello" --to instagram --to linkedin:acc_01j9… --media photo.jpg --wait
       socialpub posts create "Soon" --to facebook --at "2026-12-01 09:00" --tz Europe/Paris
       socialpub posts create "Draft" --to tiktok --media clip.mp4 --tiktok-mode draft --json | jq -r .id
+      socialpub posts create "Clip" --to youtube --media clip.mp4 --option youtube.privacyStatus=unlisted
     """
     content = read_text(text, text_file)
     if content is None:
@@ -348,9 +276,6 @@ def posts_create(
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         body["scheduledAt"] = scheduled
-    options = build_options(
-        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
-    )
     if options:
         body["options"] = options
     if idempotency_key:
@@ -544,12 +469,7 @@ def posts_edit(
     no_media: bool,
     at: str | None,
     tz: str | None,
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
+    options: dict[str, Any] | None,
     out: Output,
 ) -> None:
     """Change a scheduled post not yet sent: text, media, time, options (targets cannot change).
@@ -567,9 +487,6 @@ def posts_edit(
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         changes["scheduledAt"] = scheduled
-    options = build_options(
-        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
-    )
     if options:
         changes["options"] = options
     if not changes and not media and not no_media:

@@ -90,7 +90,7 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
     from recipes.load import load
 
     _check_set(path, set_name)
-    loaded = load(path, set_name=set_name, default_zone=zone)
+    loaded = load(path, networks=installed_networks(), set_name=set_name, default_zone=zone)
     single = not path.is_dir()
     files = [str(path) if single else f.file for f in loaded.files]
     errors = [
@@ -143,7 +143,7 @@ def schema_command(as_json: bool) -> None:
 
     from recipes.schema import json_schema
 
-    click.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    click.echo(json.dumps(json_schema(installed_networks()), indent=2, ensure_ascii=False))
 
 
 def _plural(n: int, word: str) -> str:
@@ -169,13 +169,24 @@ def _check_set(path: str | Path, set_name: str | None) -> None:
         ) from None
 
 
+def installed_networks() -> Any:
+    """The networks of this installation (its registry: built-ins and installed plugins), for the commands that
+    read files only (validate, schema); plan, apply and watch check against the server's (the client's)."""
+    from backend.operator.networks import installed  # deferred: only these two commands read the registry
+    from socialpub_tui.client.networks import parse
+
+    return parse({"items": installed()})
+
+
 def _load(path: str, set_name: str | None) -> Any:
-    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
+    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them), its
+    targets and options checked against the server's networks (the command's client)."""
     from recipes.load import load
 
     _check_set(path, set_name)
     zone = recipe_zone()
-    loaded = load(Path(path), set_name=set_name, default_zone=zone)
+    networks = get_client(worker=False).networks()
+    loaded = load(Path(path), networks=networks, set_name=set_name, default_zone=zone)
     if not loaded.files:
         raise click.BadParameter(
             f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)", param_hint="PATH"

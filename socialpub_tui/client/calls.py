@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyList
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+    from backend.schemas.networks import NetworkList
     from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
@@ -66,6 +67,13 @@ def _id(value: str) -> str:
 
 def health() -> Call[dict[str, Any]]:
     return Call("GET", "/v1/health", dict, auth="none")
+
+
+def networks() -> Call[NetworkList]:
+    """GET /v1/networks (extension): the server's networks. Clients cache it (`Client.networks()`)."""
+    from backend.schemas.networks import NetworkList
+
+    return Call("GET", "/v1/networks", NetworkList, auth="none", optional_extension="GET /v1/networks")
 
 
 def login(email: str, password: str) -> Call[SessionOut]:

@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Header, Static
 
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.sandbox import SandboxPublication
-from socialpub_tui.look import NETWORK_BADGES, status_colour
+from socialpub_tui.look import status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
@@ -188,7 +188,7 @@ class AccountsScreen(Screen[None]):
                 expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
             else:
                 expires = Text(f"{zone.local(at):%Y-%m-%d} ")
-            badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
+            badge = self.app.networks.badge(acc.platform)  # type: ignore[attr-defined]
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
                 Text(f"{badge} {clip(acc.name, name_w - 1)} ", style=row_style),

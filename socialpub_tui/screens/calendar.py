@@ -293,7 +293,7 @@ class CalendarScreen(Screen[None]):
             out.append(f"{local(at, self.tz):%H:%M %Z}" if at else "", style="blue")
             if at is not None:  # before the text, which the line's end cuts: never the relative time
                 out.append(f"  {relative(at, self.now())}", style="dim")
-            out.append(f"  {badges(post):<14} ")
+            out.append(f"  {badges(post, self.app.networks):<14} ")  # type: ignore[attr-defined]
             out.append(one_line(post.content, 200), style="bold" if i == self.pick else "")
         return out
 

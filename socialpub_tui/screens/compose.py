@@ -33,7 +33,6 @@ from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import (
     Checkbox,
-    Collapsible,
     Header,
     Input,
     Label,
@@ -47,11 +46,10 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from backend.schemas.options import TIKTOK_PRIVACY_LEVELS, PostOptions
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
-from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.options_form import OptionsForm
 
 if TYPE_CHECKING:
     from backend.schemas.accounts import AccountOut
@@ -176,18 +174,23 @@ class TargetRow(Horizontal):
         boxes = self.query(Checkbox)
         return boxes.first().value if boxes else self._selected  # before its children are mounted
 
-    def show(self, used: int | None, limit: int | None, problems: list[Problem]) -> None:
+    def show(self, used: int | None, limit: int | None, problems: list[Problem], shown: bool = True) -> None:
+        """The counter (`used / limit`; `used` alone for a network the server did not describe) and the problems;
+        nothing when the row is not selected (`shown` False)."""
         if not self.query(".target-problem"):
-            self.call_after_refresh(self.show, used, limit, problems)
+            self.call_after_refresh(self.show, used, limit, problems, shown)
             return
         count = self.query_one(".target-count", Static)
         problem = self.query_one(".target-problem", Static)
-        if used is None or limit is None:
+        if not shown or used is None:
             count.update("")
             problem.update("")
             self.remove_class("has-problem")
             return
-        count.update(Text(f"{used:,} / {limit:,}", style="bold red" if used > limit else ""))
+        if limit is None:
+            count.update(Text(f"{used:,}"))
+        else:
+            count.update(Text(f"{used:,} / {limit:,}", style="bold red" if used > limit else ""))
         if problems:
             problem.update(Text("✗ " + "; ".join(p.message for p in problems), style="red"))
             self.add_class("has-problem")
@@ -265,41 +268,9 @@ class ComposeScreen(Screen["PostOut | None"]):
                 yield Input(placeholder="time: 09:00", id="compose-time")
                 yield Input(placeholder="time zone (IANA, e.g. Europe/Paris)", id="compose-zone")
             yield Static("", id="compose-when-preview")
-            with Collapsible(title="TikTok options", id="compose-tiktok", collapsed=False):
-                yield Dropdown(
-                    [
-                        ("Publish directly (DIRECT_POST)", "DIRECT_POST"),
-                        ("Draft to the creator's inbox (MEDIA_UPLOAD)", "MEDIA_UPLOAD"),
-                    ],
-                    value="DIRECT_POST",
-                    allow_blank=False,
-                    id="tiktok-mode",
-                )
-                yield Dropdown(
-                    [(level, level) for level in TIKTOK_PRIVACY_LEVELS],
-                    prompt="privacy: as the account",
-                    id="tiktok-privacy",
-                )
-                with Horizontal(classes="checks"):
-                    yield Checkbox("No comments", id="tiktok-no-comment")
-                    yield Checkbox("No duets", id="tiktok-no-duet")
-                    yield Checkbox("No stitches", id="tiktok-no-stitch")
-                    yield Checkbox("Auto music", id="tiktok-music")
-            with Collapsible(title="YouTube options", id="compose-youtube", collapsed=False):
-                yield Input(
-                    placeholder="title (default: the first line of the text; 100 characters)",
-                    id="youtube-title",
-                )
-                yield Dropdown(
-                    [("public", "public"), ("unlisted", "unlisted"), ("private", "private")],
-                    value="public",
-                    allow_blank=False,
-                    id="youtube-privacy",
-                )
-                yield Input(placeholder="tags, comma separated (500 characters in all)", id="youtube-tags")
-                with Horizontal(classes="checks"):
-                    yield Checkbox("Made for kids", id="youtube-kids")
-                    yield Checkbox("AI-generated (realistic)", id="youtube-synthetic")
+            for network in self.app.networks:  # type: ignore[attr-defined]  # the server's: plugins too
+                if network.options:
+                    yield OptionsForm(network.name, network.label, network.options)
         yield Static("", id="compose-status")
         yield Footer()
 
@@ -368,27 +339,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._show_at_fields()
         self.update_schedule_preview()
 
+    def option_forms(self) -> list[OptionsForm]:
+        return list(self.query(OptionsForm))
+
     def _prefill_options(self) -> None:
         options = self.source.options if self.source else {}
-        tiktok = options.get("tiktok") or {}
-        youtube = options.get("youtube") or {}
-        if tiktok.get("postMode") in ("DIRECT_POST", "MEDIA_UPLOAD"):
-            self.query_one("#tiktok-mode", Select).value = tiktok["postMode"]
-        if tiktok.get("privacyLevel") in TIKTOK_PRIVACY_LEVELS:
-            self.query_one("#tiktok-privacy", Select).value = tiktok["privacyLevel"]
-        for key, wid in (
-            ("disableComment", "#tiktok-no-comment"),
-            ("disableDuet", "#tiktok-no-duet"),
-            ("disableStitch", "#tiktok-no-stitch"),
-            ("autoAddMusic", "#tiktok-music"),
-        ):
-            self.query_one(wid, Checkbox).value = bool(tiktok.get(key))
-        self.query_one("#youtube-title", Input).value = youtube.get("title") or ""
-        if youtube.get("privacyStatus") in ("public", "unlisted", "private"):
-            self.query_one("#youtube-privacy", Select).value = youtube["privacyStatus"]
-        self.query_one("#youtube-tags", Input).value = ", ".join(youtube.get("tags") or [])
-        self.query_one("#youtube-kids", Checkbox).value = bool(youtube.get("madeForKids"))
-        self.query_one("#youtube-synthetic", Checkbox).value = bool(youtube.get("containsSyntheticMedia"))
+        for form in self.option_forms():
+            form.fill(options.get(form.network) or {})
 
     # ---- targets ------------------------------------------------------------------------------------------
     @work(exclusive=True, group="compose-accounts")
@@ -464,48 +421,20 @@ class ComposeScreen(Screen["PostOut | None"]):
 
     # ---- checks -------------------------------------------------------------------------------------------
     def options_wire(self, platforms: set[str]) -> dict[str, Any]:
-        """`options` as sent: TikTok's and YouTube's settings, each only when the network is a target."""
-        out: dict[str, Any] = {}
-        if "tiktok" in platforms:
-            tiktok: dict[str, Any] = {"postMode": self.query_one("#tiktok-mode", Select).value}
-            privacy = self.query_one("#tiktok-privacy", Select).value
-            if isinstance(privacy, str):
-                tiktok["privacyLevel"] = privacy
-            for key, wid in (
-                ("disableComment", "#tiktok-no-comment"),
-                ("disableDuet", "#tiktok-no-duet"),
-                ("disableStitch", "#tiktok-no-stitch"),
-                ("autoAddMusic", "#tiktok-music"),
-            ):
-                if self.query_one(wid, Checkbox).value:
-                    tiktok[key] = True
-            out["tiktok"] = tiktok
-        if "youtube" in platforms:
-            youtube: dict[str, Any] = {"privacyStatus": self.query_one("#youtube-privacy", Select).value}
-            title = self.query_one("#youtube-title", Input).value.strip()
-            if title:
-                youtube["title"] = title
-            tags = [t.strip() for t in self.query_one("#youtube-tags", Input).value.split(",") if t.strip()]
-            if tags:
-                youtube["tags"] = tags
-            if self.query_one("#youtube-kids", Checkbox).value:
-                youtube["madeForKids"] = True
-            if self.query_one("#youtube-synthetic", Checkbox).value:
-                youtube["containsSyntheticMedia"] = True
-            out["youtube"] = youtube
-        return out
+        """`options` as sent: each target network's settings (its form), only for the networks targeted."""
+        return {form.network: form.values() for form in self.option_forms() if form.network in platforms}
 
-    def options_problem(self, options: dict[str, Any]) -> Problem | None:
-        """What the schema refuses in the options (e.g. YouTube tags over 500 characters), else None."""
-        from pydantic import ValidationError
-
-        try:
-            PostOptions.model_validate(options)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            return Problem(
-                "validation_error", str(first.get("msg", "invalid option")).removeprefix("Value error, ")
-            )
+    def options_problem(self, network: str, options: dict[str, Any]) -> Problem | None:
+        """What the network's options schema plainly refuses (a text over its maxLength, too many items), else
+        None; the server checks the rest (e.g. YouTube's way of counting tags) and answers at the same place."""
+        schema = self.app.networks.options_schema(network) or {}  # type: ignore[attr-defined]
+        for name, value in (options.get(network) or {}).items():
+            prop = (schema.get("properties") or {}).get(name) or {}
+            for branch in prop.get("anyOf") or [prop]:
+                if isinstance(value, str) and "maxLength" in branch and len(value) > branch["maxLength"]:
+                    return Problem("validation_error", f"{name}: at most {branch['maxLength']} characters")
+                if isinstance(value, list) and "maxItems" in branch and len(value) > branch["maxItems"]:
+                    return Problem("validation_error", f"{name}: at most {branch['maxItems']} items")
         return None
 
     def target_problems(self) -> dict[str, list[Problem]]:
@@ -514,12 +443,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         kinds = [m.kind for m in self.media]
         selected = self.selected_rows()
         options = self.options_wire({r.choice.platform for r in selected})
-        bad_options = self.options_problem(options)
+        networks = self.app.networks  # type: ignore[attr-defined]
         out: dict[str, list[Problem]] = {}
         for row in selected:
             platform = row.choice.platform
-            problems = check_target(platform, content, kinds, options)
-            if bad_options is not None and platform in options:
+            problems = check_target(networks, platform, content, kinds, options)
+            bad_options = self.options_problem(platform, options)
+            if bad_options is not None:
                 problems.append(bad_options)
             for p in self.server_problems.get(row.choice.key, []):
                 if p.code not in {q.code for q in problems}:
@@ -534,12 +464,12 @@ class ComposeScreen(Screen["PostOut | None"]):
         for row in self.rows():
             if row.selected:
                 platforms.add(row.choice.platform)
-                used, limit = counter(row.choice.platform, content)
+                used, limit = counter(self.app.networks, row.choice.platform, content)  # type: ignore[attr-defined]
                 row.show(used, limit, problems.get(row.choice.key, []))
             else:
-                row.show(None, None, [])
-        self.query_one("#compose-tiktok").display = "tiktok" in platforms
-        self.query_one("#compose-youtube").display = "youtube" in platforms
+                row.show(None, None, [], shown=False)
+        for form in self.option_forms():
+            form.display = form.network in platforms
         self._draw_status(problems)
 
     def _draw_status(self, problems: dict[str, list[Problem]] | None = None) -> None:
@@ -769,8 +699,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.update_schedule_preview()
         self.refresh_checks()
 
-    @on(Input.Changed, "#youtube-title, #youtube-tags")
-    def _youtube_typed(self) -> None:
+    @on(Input.Changed, ".options Input")
+    def _option_typed(self) -> None:
         self._user_changed()
         self.refresh_checks()
 

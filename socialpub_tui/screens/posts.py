@@ -29,7 +29,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
-from socialpub_tui.look import NETWORK_BADGES
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.dropdown import Dropdown
@@ -117,7 +116,7 @@ class PostsScreen(Screen[None]):
         with Horizontal(id="posts-filters"):
             yield Dropdown([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
             yield Dropdown(
-                [(f"{badge} {name}", name) for name, badge in NETWORK_BADGES.items()],
+                [(f"{n.badge} {n.name}", n.name) for n in self.app.networks],  # type: ignore[attr-defined]
                 prompt="any network",
                 id="posts-network",
                 compact=True,
@@ -229,7 +228,7 @@ class PostsScreen(Screen[None]):
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
         options = [
-            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
+            (f"{self.app.networks.badge(a.platform)} {a.name}", a.id)  # type: ignore[attr-defined]
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down

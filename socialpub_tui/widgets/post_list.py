@@ -34,7 +34,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from socialpub_tui.look import NETWORK_BADGES, status_colour, target_status
+from socialpub_tui.look import status_colour, target_status
 from socialpub_tui.times import parse_instant
 
 if TYPE_CHECKING:
@@ -579,7 +579,7 @@ class PostList(ScrollView, can_focus=True):
         ]
         used, shown = 0, badges_shown(width)
         for platform, state in row.targets[:shown]:
-            badge = NETWORK_BADGES.get(platform, platform[:2].upper())
+            badge = self.app.networks.badge(platform)  # type: ignore[attr-defined]
             pieces += [(badge, _colour(target_status(row.status, state), bold=True)), (" ", None)]
             used += len(badge) + 1
         if len(row.targets) > shown:

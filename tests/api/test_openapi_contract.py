@@ -9,8 +9,10 @@ import re
 import pytest
 from openapi_spec_validator import validate
 
-from backend.schemas.common import NETWORKS
+from backend.networks.registry import names
 from tests.conftest import key_headers
+
+NETWORKS = names()
 
 CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")

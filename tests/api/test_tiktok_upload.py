@@ -12,8 +12,8 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks import tiktok
-from backend.networks.sandbox import tiktok as emulator
+from backend.networks.tiktok import adapter as tiktok
+from backend.networks.tiktok import emulator
 from backend.services.adapters import sandbox
 from backend.store.models import Job, TikTokPublish
 from tests.api.test_tiktok import PHOTO, VIDEO, connect, post, record, sent, status, upload, work

@@ -209,7 +209,7 @@ def _needs_emulators(*platforms: str) -> None:
     import pytest
 
     for p in platforms:  # the sandbox networks land with the engine issue
-        pytest.importorskip(f"backend.networks.sandbox.{p}")
+        pytest.importorskip(f"backend.networks.{p}.emulator")
 
 
 def test_post_now_wait_follows_to_completed(embedded) -> None:  # type: ignore[no-untyped-def]

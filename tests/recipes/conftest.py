@@ -14,6 +14,7 @@ from recipes.load import load
 from recipes.model import Loaded
 from tests.cli.conftest import cli_env, embedded, invoke  # noqa: F401 - fixtures reused
 from tests.media import corpus
+from tests.support.networks import catalogue
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "examples"
 
@@ -52,7 +53,7 @@ def load_text(folder: Path, write: Callable[..., Path]) -> Callable[..., Loaded]
 
     def _load(text: str, name: str = "posts.yaml", **kwargs: object) -> Loaded:
         write(text, name)
-        return load(folder, **kwargs)  # type: ignore[arg-type]
+        return load(folder, networks=catalogue(), **kwargs)  # type: ignore[arg-type]
 
     return _load
 

@@ -63,7 +63,7 @@ def test_accepted_for_processing_is_tracked_on_its_lane():
     )
     assert d.status == "publishing" and not d.final and not d.events
     assert d.values["tracking_ref"] == "vid_1"
-    assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.TRACK_DEADLINE_S["youtube"])
+    assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.track_deadline_s("youtube"))
     (job,) = d.jobs
     assert (job.kind, job.dedupe_key, job.lane) == ("target.track", "track:tgt_1", "youtube")
     assert job.run_at == NOW + timedelta(seconds=5) and d.finishes_job

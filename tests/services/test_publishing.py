@@ -18,6 +18,7 @@ from backend.store.models import Event, Job, Post, PostTarget
 from backend.store.models.posts import PublishAttempt
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
+from tests.support.networks import own
 
 
 @pytest.fixture
@@ -533,7 +534,7 @@ def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_afte
     """Instagram's daily cap reached: the target waits `pending` (not `publishing`) with its next attempt at
     least the network's Retry-After away; the API shows when."""
     fast.sandbox_limits = True
-    fast.sandbox_instagram_daily_posts = 1
+    own(fast, "instagram").sandbox_daily_posts = 1
     image = upload(client, owner, corpus.jpeg(400, 400))
     first = create(client, owner, targets=["instagram"], content="first", mediaUrls=[image])
     run(fast)

@@ -343,12 +343,13 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
         pick(screen, ids["tiktok"], ids["youtube"])
         await attach(pilot, screen, clip)
         assert screen.query_one("#compose-tiktok").display and screen.query_one("#compose-youtube").display
-        screen.query_one("#tiktok-mode", Select).value = "MEDIA_UPLOAD"
-        screen.query_one("#tiktok-no-comment", Checkbox).value = True
+        # each network's form is built from its options' JSON Schema (GET /v1/networks): `<network>-<option>`
+        screen.query_one("#tiktok-postMode", Select).value = "MEDIA_UPLOAD"
+        screen.query_one("#tiktok-disableComment", Checkbox).value = True
         screen.query_one("#youtube-title", Input).value = "BTS"
-        screen.query_one("#youtube-privacy", Select).value = "unlisted"
+        screen.query_one("#youtube-privacyStatus", Select).value = "unlisted"
         screen.query_one("#youtube-tags", Input).value = "making of, studio"
-        screen.query_one("#youtube-synthetic", Checkbox).value = True
+        screen.query_one("#youtube-containsSyntheticMedia", Checkbox).value = True
         await schedule_at(pilot, screen, "tomorrow", "10:00", "Europe/Paris")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: screen.sent is not None, what="the post")

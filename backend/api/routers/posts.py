@@ -11,24 +11,50 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
+from pydantic import ConfigDict
 from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
-from backend.schemas.common import CURSOR_PATTERN, NETWORKS, Network
-from backend.schemas.posts import (
-    MAX_CONTENT,
-    PostCreate,
-    PostList,
-    PostOut,
-    PostPatch,
-    PostStatus,
-)
+from backend.schemas import posts as wire
+from backend.schemas.common import CURSOR_PATTERN, NetworkName, not_nullable
+from backend.schemas.posts import MAX_CONTENT, PostList, PostOut, PostStatus
+from backend.services import networks
 from backend.services import posts as svc
 
 router = APIRouter(tags=["posts"])
 Publisher = Depends(require_scope("publish:posts"))
+
+# The request bodies with `options` as the registry's networks take them (each network's model: the document
+# shows them, and a value a network refuses is a 400 here), built when this router is first imported.
+PostOptions = networks.post_options_model()
+_NAMES = networks.names()
+_EXAMPLES = [
+    {"targets": list(_NAMES[:2]), "content": "Hello from socialpub"},
+    {
+        "targets": [{"platform": _NAMES[0]}],
+        "content": "Later",
+        "scheduledAt": "2099-01-01T09:00:00Z",
+        "idempotencyKey": "launch-1",
+    },
+]
+
+
+class PostCreate(wire.PostCreate):
+    __doc__ = wire.PostCreate.__doc__
+    model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
+
+    options: PostOptions | None = None  # type: ignore[valid-type]
+
+
+class PostPatch(wire.PostPatch):
+    __doc__ = wire.PostPatch.__doc__
+    model_config = ConfigDict(
+        json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options")
+    )
+
+    options: PostOptions | None = None  # type: ignore[valid-type]
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -75,7 +101,7 @@ def _well_formed(body: PostCreate) -> bool:
     (unknown network: invalid_targets; text over 63,206: content_too_long_for_target; a media URL that is
     not http(s): media_unreadable; scheduledAt without an offset: invalid_scheduled_at). False only for a request the service is certain to refuse."""
     for target in body.targets:
-        if (target if isinstance(target, str) else target.platform) not in NETWORKS:
+        if (target if isinstance(target, str) else target.platform) not in _NAMES:
             return False
     if len(body.content) > MAX_CONTENT:
         return False
@@ -100,7 +126,7 @@ def list_posts(
         description="`nextCursor` of the previous page, as it came",
     ),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
-    platform: Network | None = Query(None, description="posts with a target on this network"),
+    platform: NetworkName | None = Query(None, description="posts with a target on this network"),
     account_id: str | None = Query(
         None, alias="accountId", max_length=100, description="posts with a target on this account"
     ),
@@ -143,6 +169,7 @@ def list_posts(
 ) -> Response:
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
+    networks.require_known(platform, "platform")
     return _json(
         svc.list_posts(
             ctx.workspace_id,

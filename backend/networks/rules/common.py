@@ -1,12 +1,14 @@
-"""Shared pieces of the per-network rules: the NetworkRules record and small pure helpers."""
+"""Shared pieces of the per-network rules: the NetworkRules record and small pure helpers. Each network's rules
+are its package's rules.py; `options` there is the network's own options model (`options.<network>` of POST
+/v1/posts, parsed), None when the post gives none."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.options import PostOptions
 
 MAX_CONTENT = 63_206  # every target (spec 8)
 CAROUSEL_MIN = 2
@@ -22,8 +24,10 @@ TITLE_TOO_LONG = "title_too_long_for_target"
 CONTENT_REQUIRED = "content_required_for_target"  # neither text nor media: nothing to post
 MEDIA_UNSUPPORTED = "media_unsupported_for_target"  # a format the network refuses (e.g. PNG on TikTok)
 
-Validate = Callable[[str, Sequence[MediaRef], PostOptions], list[str]]
-Build = Callable[[str, Sequence[MediaRef], PostOptions], Payload]
+Validate = Callable[[str, Sequence[MediaRef], Any], list[str]]
+Build = Callable[[str, Sequence[MediaRef], Any], Payload]
+# (a per-target code, the text, the media) -> the network's own words for it, or None for the common ones
+Explain = Callable[[str, str, Sequence[MediaRef]], str | None]
 # (the post's media, whether the network is configured to take media by URL: SOCIALPUB_MEDIA_BY_URL) -> whether the
 # live network fetches the media from its URL instead of receiving the bytes
 PullsMedia = Callable[[Sequence[MediaRef], bool], bool]
@@ -44,10 +48,14 @@ def pulls_when_configured(media: Sequence[MediaRef], by_url: bool) -> bool:
     return bool(media) and by_url
 
 
+def no_forced_options(media: Sequence[MediaRef]) -> dict[str, Any]:
+    return {}
+
+
 @dataclass(frozen=True)
 class NetworkRules:
     platform: str
-    max_text: int  # characters (TikTok: UTF-16 units)
+    max_text: int  # counted by text_length (TikTok: UTF-16 units)
     min_media: int
     max_media: int
     carousel: tuple[int, int] | None  # images per carousel, None when the network takes one media
@@ -57,12 +65,42 @@ class NetworkRules:
     # Facebook / TikTok videos when configured) instead of receiving the bytes: then the URL must be reachable
     # from the internet. A pure function: the caller says whether the network is configured to take URLs.
     pulls_media: PullsMedia = never_pulls
+    # why the network fetches the media by itself, for the refusal of a media it cannot reach
+    pull_reason: str = ""
+    # the text's length as the network counts it
+    text_length: Callable[[str], int] = len
+    # the network's own words for a per-target code (the posts API's message), else the common ones
+    explain: Explain | None = None
+    # options stored with the post whatever was asked (YouTube: a generated video declares synthetic media)
+    forced_options: Callable[[Sequence[MediaRef]], dict[str, Any]] = field(default=no_forced_options)
 
-    def check(self, content: str, media: Sequence[MediaRef], options: PostOptions | None = None) -> list[str]:
-        return self.validate(content, media, options or PostOptions())
+    def check(self, content: str, media: Sequence[MediaRef], options: Any = None) -> list[str]:
+        return self.validate(content, media, options)
 
-    def payload(self, content: str, media: Sequence[MediaRef], options: PostOptions | None = None) -> Payload:
-        return self.build(content, media, options or PostOptions())
+    def payload(self, content: str, media: Sequence[MediaRef], options: Any = None) -> Payload:
+        return self.build(content, media, options)
+
+    def message(self, code: str, content: str, media: Sequence[MediaRef]) -> str:
+        """The posts API's message for a per-target code of this network."""
+        own = self.explain(code, content, media) if self.explain is not None else None
+        if own is not None:
+            return own
+        name = self.platform
+        if code == CONTENT_TOO_LONG:
+            n = self.text_length(content)
+            return f"{name} accepts at most {self.max_text:,} characters; the text has {n:,}"
+        if code == MEDIA_REQUIRED:
+            return f"{name} needs at least one image or video in mediaUrls"
+        if code == VIDEO_REQUIRED:
+            return f"{name} publishes videos only: put a video in mediaUrls"
+        if code == TITLE_TOO_LONG:
+            return f"the {name} title is too long"
+        if code == CONTENT_REQUIRED:
+            return f"nothing to publish on {name}: give a text or a media"
+        if code == MEDIA_UNSUPPORTED:
+            kinds = ", ".join(sorted({m.mime or m.kind for m in media}))
+            return f"{name} does not accept this media format ({kinds}): host the file through POST /v1/media"
+        return f"{name} cannot receive this post ({code})"
 
 
 def images(media: Sequence[MediaRef]) -> list[MediaRef]:

@@ -1,6 +1,7 @@
 """The pure half of the publishing engine: given a target's state and what happened, decide what changes.
 
-Nothing here reads or writes the database, the clock or the network: every function takes plain values
+Nothing here reads or writes the database, the clock or the network (the registry's static facts of a network —
+its label, its tracking deadline — are read): every function takes plain values
 (a `TargetState`, a `PublishOutcome` or a failure, `now`, a `Policy`) and returns a `Decision`: the target's
 new column values, the events to record, the follow-up jobs, the account change, and what becomes of the job
 that asked (finished, or tried again later). `apply.apply` writes a Decision in one transaction.
@@ -13,28 +14,19 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from backend.networks import registry
 from backend.queue.backoff import RetryStrategy
 
 TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
 SUCCESS_TARGET = ("succeeded", "inbox_delivered")
 
-# How long a network may take to confirm an accepted publication before the target fails `retriable`.
-TRACK_DEADLINE_S = {
-    "tiktok": 2 * 3600,  # moderation can take long; drafts arrive in 10-15 s
-    "instagram": 15 * 60,  # Meta: containers usually ready at once, poll for 5 minutes at most
-    "youtube": 60 * 60,
-    "linkedin": 15 * 60,
-    "facebook": 15 * 60,
-}
 
+def track_deadline_s(platform: str) -> float:
+    """How long a network may take to confirm an accepted publication before the target fails `retriable` (its
+    registry entry's track_deadline_s; 15 minutes for a network no longer registered)."""
+    network = registry.find(platform)
+    return network.track_deadline_s if network is not None else 15 * 60.0
 
-NETWORK_NAMES = {
-    "facebook": "Facebook",
-    "instagram": "Instagram",
-    "linkedin": "LinkedIn",
-    "tiktok": "TikTok",
-    "youtube": "YouTube",
-}
 
 INTERNAL = (
     "publishing stopped on an internal error (details are in the server log under target {}); "
@@ -211,7 +203,7 @@ def inactive_account(
             "reconnect it, then create the post again for this network"
         )
     if unresolved:
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         reason += (
             f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
             "check the account before creating it again"
@@ -221,7 +213,7 @@ def inactive_account(
 
 def reconnect_reason(platform: str, account_name: str, detail: str | None = None) -> str:
     """Why a target of an account whose grant is gone fails, and what to do."""
-    name = NETWORK_NAMES.get(platform, platform)
+    name = registry.label(platform)
     why = f" ({detail})" if detail else ""
     return (
         f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
@@ -256,7 +248,7 @@ def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: 
 def unverifiable(state: TargetState, now: datetime) -> Decision:
     """An earlier attempt may have reached the network, which offers no way to check: never publish again
     silently; the target fails `retriable` and says to look at the account first."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     return finish(
         state,
         "failed",
@@ -275,7 +267,7 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
     if state.fail_reason:  # why it was waiting (an expired token the network would not refresh, say)
         reason += f"; the last problem seen: {_WILL_RETRY.sub('', state.fail_reason).rstrip(' ;,')}"
     if unresolved:
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         reason = (
             f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
             f"this post may have been published at {name}; check the account before retrying "
@@ -315,7 +307,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     could not yet either: it lists a publication only a while after accepting it. No call now (publishing
     again could publish twice): the target waits `pending` until `until`, when absence is conclusive, and asks
     again. The earlier attempts stay unresolved; this one is closed as having made no call."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     wait = max(0.0, (until - now).total_seconds())
     reason = (
         f"an interrupted attempt may have published it: {name} lists a publication only a while after "
@@ -337,7 +329,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
 def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
     `pending` for the job's next try, the earlier attempt still unresolved."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     return Decision(
         state.id,
         state.post_id,
@@ -400,7 +392,7 @@ def outcome(
 
 
 def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
-    deadline = state.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(state.platform, 900))
+    deadline = state.track_deadline or now + timedelta(seconds=track_deadline_s(state.platform))
     if tracking and now >= deadline:
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
         return finish(
@@ -483,7 +475,7 @@ def _failed(
         # the network's wording promised a retry; no more come: say so instead of contradicting it
         reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
         reason = f"{reason} (gave up after {state.attempts} attempts; retrying the post later may succeed)"
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         if ambiguous:
             reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
         elif tracking:  # the network accepted the post: it may still publish it
@@ -523,7 +515,7 @@ def _wait(
     until = now + timedelta(seconds=delay)
     first = state.started_at or now
     if until > first + timedelta(seconds=policy.max_wait_s):
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         waited = _span(until - first)
         longest = _span(timedelta(seconds=policy.max_wait_s))
         why = _WILL_RETRY.sub("", reason).rstrip(" ;,")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,8 +17,16 @@ from peewee import JOIN
 from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
-from backend.networks import fence
-from backend.networks.base import PublishOutcome, Unverifiable
+from backend.networks import fence, registry
+from backend.networks.base import (
+    AccountCredentials,
+    MediaRef,
+    NetworkAdapter,
+    Publication,
+    PublishOutcome,
+    Unverifiable,
+)
+from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
 from backend.services import adapters
 from backend.services.publishing import decide
@@ -40,22 +49,15 @@ log = logging.getLogger("socialpub.engine")
 
 
 # ---- what a network receives ----------------------------------------------------------------------------
-def media_refs(post: Post) -> list[Any]:
+def media_refs(post: Post) -> list[MediaRef]:
     """The post's media as MediaRef, from what was resolved at acceptance (`post.media`)."""
-    from backend.networks.base import MediaRef
-
     return [MediaRef.from_dict(m) for m in (post.media or [])]
 
 
-def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
+def build_publication(post: Post, target: PostTarget, account: Account) -> Publication:
     """What `target`'s network receives: the payload built by the network's rules, the account's credentials,
     the target's stable idempotency token; `attempted_at` = the target's first start (None before)."""
-    from backend.networks.base import AccountCredentials, Publication
-    from backend.networks.options import PostOptions
-    from backend.networks.rules import RULES
-
-    options = PostOptions.model_validate(post.options or {})
-    payload = RULES[target.platform].payload(post.content, media_refs(post), options)
+    payload = build_payload(target.platform, post.content, media_refs(post), post.options)
     creds = AccountCredentials(
         external_account_id=account.external_id,
         access_token=account.access_token,
@@ -335,15 +337,15 @@ def publish_target(job: Any, settings: Settings) -> None:
 def _attempt(
     job: Any,
     settings: Settings,
-    adapter: Any,
-    pub: Any,
+    adapter: NetworkAdapter,
+    pub: Publication,
     target: PostTarget,
     post: Post,
     account: Account,
-    call: Any,
+    call: Callable[[Publication], PublishOutcome],
     *,
     tracking: bool = False,
-) -> tuple[Any, _Attempt, decide.TargetState] | None:
+) -> tuple[PublishOutcome, _Attempt, decide.TargetState] | None:
     """Steps 1-3 of an attempt (publish_target): recorded before any call; an earlier attempt without outcome
     reconciled first; then `call(pub)`: the network's publishing call (adapter.publish, or adapter.complete
     for a tracked publication the network is ready to publish). Returns (outcome, attempt, state) to decide
@@ -428,7 +430,7 @@ def _decide_and_apply(
     settings: Settings,
     account: Account,
     target: PostTarget,
-    out: Any,
+    out: PublishOutcome,
     attempt: _Attempt,
     state: decide.TargetState,
     *,
@@ -544,7 +546,7 @@ _UNVERIFIABLE = object()
 _UNREACHABLE = object()
 
 
-def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
+def _reconcile(adapter: NetworkAdapter, pub: Publication, target: PostTarget) -> Any:
     """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
     None (absent from the listing now), _UNVERIFIABLE or _UNREACHABLE."""
     try:
@@ -583,7 +585,9 @@ def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     return None
 
 
-def _publish(call: Any, pub: Any, platform: str) -> Any:
+def _publish(
+    call: Callable[[Publication], PublishOutcome], pub: Publication, platform: str
+) -> PublishOutcome:
     try:
         return call(pub)
     except httpx.HTTPError as exc:  # the request may have reached the network: ambiguous
@@ -621,7 +625,7 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
         return True
     except tokens.RefreshTransient as exc:
         if expired:
-            name = decide.NETWORK_NAMES.get(target.platform, target.platform)
+            name = registry.label(target.platform)
             reason = (
                 f"the account's {name} token has expired and {name} could not refresh it now ({exc}); "
                 "it will be retried"

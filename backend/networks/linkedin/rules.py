@@ -1,0 +1,46 @@
+"""LinkedIn: commentary <= 3000; one image, one video, or 2-10 images as a PDF document (one square page
+per image, built server side by backend.networks.linkedin.pdf)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from backend.networks.base import MediaRef, Payload
+from backend.networks.linkedin import NETWORK
+from backend.networks.rules.common import (
+    CAROUSEL_MAX,
+    CAROUSEL_MIN,
+    CONTENT_REQUIRED,
+    CONTENT_TOO_LONG,
+    NetworkRules,
+    visual_media,
+)
+
+PLATFORM = NETWORK.name
+MAX_TEXT = NETWORK.limits.max_text
+DOCUMENT_TITLE_MAX = 100
+
+
+def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
+    codes: list[str] = []
+    if len(content) > MAX_TEXT:
+        codes.append(CONTENT_TOO_LONG)
+    if not content.strip() and not media:
+        codes.append(CONTENT_REQUIRED)
+    return codes
+
+
+def document_title(content: str) -> str:
+    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return (first[:DOCUMENT_TITLE_MAX].rstrip()) or "Carousel"
+
+
+def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
+    kind, chosen = visual_media(media)
+    opts = {"visibility": "PUBLIC"}
+    if kind == "carousel":
+        return Payload(PLATFORM, "document", content, document_title(content), chosen, opts)
+    return Payload(PLATFORM, kind, content, None, chosen, opts)  # type: ignore[arg-type]
+
+
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build)
