@@ -43,6 +43,7 @@ from typing import Any
 
 from backend import clock, queue
 from backend.config import Settings
+from backend.datadir import private_dir
 from backend.errors import ApiError
 from backend.generation import guard
 from backend.generation.provider import (
@@ -723,9 +724,7 @@ def _request(settings: Settings, row: Generation) -> GenerationRequest:
 
 
 def _work_root(settings: Settings) -> Path:
-    root = settings.data_dir / "tmp" / "generations"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return private_dir(settings.data_dir / "tmp" / "generations")
 
 
 def _remove_leftovers(settings: Settings, generation_id: str) -> None:
