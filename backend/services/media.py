@@ -31,6 +31,7 @@ import binascii
 import hashlib
 import logging
 import re
+import secrets
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -57,9 +58,22 @@ log = logging.getLogger("socialpub.media")
 RETENTION = timedelta(days=30)
 MAX_VIDEO_URL_BYTES = 128 * 1024 * 1024
 ORIGINS = ("upload", "url", "generated")
+KEY_RANDOM_BYTES = 16  # 128 bits
 
 # Image decodes hold a few hundred MB at worst: bound how many run at once in this process.
 _image_slots = threading.BoundedSemaphore(2)
+
+
+# ---------------------------------------------------------------- keys
+
+
+def new_key(media_id: str, extension: str) -> str:
+    """A file's key on the media host, which serves it without credentials (networks pull from it): a capability.
+    `<media id>_<26 base32 characters>.<ext>`: the id (time-sortable, and within one process consecutive inside a
+    millisecond: never the secret) and 128 bits from `secrets`, drawn for this key alone, so no key says anything
+    about another (migration 0028 gave the files stored before it such keys)."""
+    token = base64.b32encode(secrets.token_bytes(KEY_RANDOM_BYTES)).decode().rstrip("=").lower()
+    return f"{media_id}_{token}.{extension}"
 
 
 # ---------------------------------------------------------------- ingestion
@@ -116,7 +130,7 @@ def ingest_bytes(
     if detected.kind == "image":
         with _image_slots:
             img = process_image(data, detected.format, max_pixels=settings.max_image_pixels)
-        key = f"{media_id}.jpg"
+        key = new_key(media_id, "jpg")
         stored = storage.put_bytes(key, img.data, "image/jpeg")
         return _record(
             storage,
@@ -133,7 +147,7 @@ def ingest_bytes(
             img.height,
             source_sha256=hashlib.sha256(data).hexdigest(),
         )
-    key = f"{media_id}.{detected.extension}"
+    key = new_key(media_id, detected.extension)
     stored = storage.put_bytes(key, data, detected.mime_type)
     return _record(
         storage,
@@ -180,7 +194,7 @@ def _store_video_file(
 ) -> Media:
     storage = get_storage(settings)
     media_id = new_id("med")
-    key = f"{media_id}.{detected.extension}"
+    key = new_key(media_id, detected.extension)
     stored = storage.put_file(key, path, detected.mime_type, move=True)
     return _record(
         storage,
@@ -259,7 +273,7 @@ def store_generated(
     detected = detect(head)
     mime = mime_type or ("image/jpeg" if detected.format == "jpeg" else detected.mime_type)
     media_id = new_id("med")
-    key = f"{media_id}.{detected.extension}"
+    key = new_key(media_id, detected.extension)
     width = height = None
     if detected.kind == "image":
         from backend.media.images import open_image

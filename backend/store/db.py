@@ -306,8 +306,9 @@ def migration_status(db: Database | None = None) -> list[tuple[str, bool]]:
 def init_database(settings: Settings, *, run_migrations: bool = True) -> Database:
     """Bind the global proxy to the configured database, point the store at the secrets key (read when first
     needed) and bring the schema up to date."""
-    global _bound
+    global _bound, _settings
     secretbox.configure(settings)
+    _settings = settings
     current = database.obj
     if current is not None and _bound == (current, _key(settings)):
         return current
@@ -323,6 +324,16 @@ def init_database(settings: Settings, *, run_migrations: bool = True) -> Databas
 
 # The database init_database made and the store it reaches (URL or SQLite path).
 _bound: tuple[Database, str] | None = None
+# The settings init_database was last given, for the migrations that act on what the data dir holds beside the
+# database (0028 renames stored media files): a migration is given only the database.
+_settings: Settings | None = None
+
+
+def migration_settings() -> Settings:
+    """The settings of the store being migrated (init_database's)."""
+    if _settings is None:
+        raise RuntimeError("the store was not opened with init_database: no settings for the migrations")
+    return _settings
 
 
 def _key(settings: Settings) -> str:
