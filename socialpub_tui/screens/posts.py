@@ -29,7 +29,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
-from socialpub_tui.look import NETWORK_BADGES
+from socialpub_tui.look import NETWORK_BADGES, inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.footer import Footer
@@ -228,7 +228,7 @@ class PostsScreen(Screen[None]):
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
         options = [
-            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
+            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {inert(a.name, markup=True)}", a.id)
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down

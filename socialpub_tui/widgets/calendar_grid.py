@@ -19,7 +19,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from backend.schemas.posts import PostOut
-from socialpub_tui.look import NETWORK_BADGES
+from socialpub_tui.look import NETWORK_BADGES, inert
 from socialpub_tui.times import parse_instant
 
 HOUR = timedelta(hours=1)
@@ -126,7 +126,8 @@ def badges(post: PostOut) -> str:
 
 
 def one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    """A post's text on one line of at most `width` characters (whitespace runs as one space), shown inert."""
+    flat = inert(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
