@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     s3_region: str = "us-east-1"
     s3_access_key_id: str | None = Field(default=None, repr=False)
     s3_secret_access_key: str | None = Field(default=None, repr=False)
+    # issue 30: a video is probed (opened, walked, its first and last key frames decoded) within this time
+    video_probe_timeout_s: float = 30.0
     s3_public_url: str | None = None
 
     retry_base_s: float = 30.0

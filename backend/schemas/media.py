@@ -45,7 +45,8 @@ class MediaCreate(CamelModel):
 
 
 class MediaOut(CamelOut):
-    """Image: type, url, key, width, height, bytes. Video: type, url, key, bytes, mimeType."""
+    """Image: type, url, key, width, height, bytes. Video: type, url, key, bytes, mimeType (what the probe read at
+    ingestion is in the library item: GET /v1/media)."""
 
     type: Literal["image", "video"]
     url: str = Field(json_schema_extra={"format": "uri"})
@@ -76,6 +77,16 @@ class MediaItem(CamelOut):
         description="extension: SHA-256 (hex) of the bytes as they were sent (an upload's, a URL's); "
         "null for a generated file or one ingested before it was recorded",
         json_schema_extra={"pattern": "^[0-9a-f]{64}$"},
+    )
+    duration_sec: float | None = Field(
+        default=None, description="extension: a video's duration in seconds, as probed at ingestion"
+    )
+    frame_rate: float | None = Field(default=None, description="extension: a video's frames a second")
+    video_codec: str | None = Field(
+        default=None, description="extension: a video's codec (h264, hevc, vp9, …)"
+    )
+    audio_codec: str | None = Field(
+        default=None, description="extension: a video's audio codec (aac, opus, …)"
     )
     created_at: Timestamp
     expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")

@@ -48,6 +48,7 @@ from backend.ids import new_id
 from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
 from backend.media.images import MAX_IMAGE_BYTES, process_image
+from backend.media.probe import VideoInfo, probe_video
 from backend.media.storage import get_storage, media_base_url, valid_key
 from backend.services import cursors
 from backend.store.db import tx
@@ -147,6 +148,7 @@ def ingest_bytes(
             img.height,
             source_sha256=hashlib.sha256(data).hexdigest(),
         )
+    video = probe_video(data, deadline_s=settings.video_probe_timeout_s)  # 400 not_a_video: nothing stored
     key = new_key(media_id, detected.extension)
     stored = storage.put_bytes(key, data, detected.mime_type)
     return _record(
@@ -161,6 +163,7 @@ def ingest_bytes(
         origin,
         source_url,
         source_sha256=stored.sha256,
+        video=video,
     )
 
 
@@ -192,6 +195,7 @@ def _store_video_file(
     origin: str,
     source_url: str | None = None,
 ) -> Media:
+    video = probe_video(path, deadline_s=settings.video_probe_timeout_s)  # 400 not_a_video: nothing stored
     storage = get_storage(settings)
     media_id = new_id("med")
     key = new_key(media_id, detected.extension)
@@ -208,6 +212,7 @@ def _store_video_file(
         origin,
         source_url,
         source_sha256=stored.sha256,
+        video=video,
     )
 
 
@@ -226,9 +231,12 @@ def _record(
     height: int | None = None,
     holds: Iterable[tuple[str, datetime | None]] = (),
     source_sha256: str | None = None,
+    video: VideoInfo | None = None,
 ) -> Media:
     now = clock.now()
     holds = list(holds)
+    if video is not None:
+        width, height = video.width, video.height
     try:
         with tx():
             media = Media.create(
@@ -246,6 +254,10 @@ def _record(
                 source_url=(source_url or None) and source_url[:2000],
                 created_at=now,
                 expires_at=None,
+                duration_ms=round(video.duration_s * 1000) if video else None,
+                frame_rate=video.frame_rate if video else None,
+                video_codec=video.video_codec[:30] if video else None,
+                audio_codec=video.audio_codec[:30] if video and video.audio_codec else None,
             )
             for ref, until in holds:
                 MediaHold.create(media=media, ref=ref, until=until, created_at=now)
@@ -275,6 +287,11 @@ def store_generated(
     media_id = new_id("med")
     key = new_key(media_id, detected.extension)
     width = height = None
+    video = None
+    if (
+        detected.kind == "video"
+    ):  # our own renderer's file, probed as any video: what the rules read comes from it
+        video = probe_video(data, deadline_s=settings.video_probe_timeout_s)
     if detected.kind == "image":
         from backend.media.images import open_image
 
@@ -300,6 +317,7 @@ def store_generated(
         width,
         height,
         holds=[(ref, None)],
+        video=video,
     )
 
 
@@ -339,6 +357,10 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
         "origin": media.origin,
         "sha256": media.sha256,
         "sourceSha256": media.source_sha256,
+        "durationSec": media.duration_ms / 1000 if media.duration_ms is not None else None,
+        "frameRate": media.frame_rate,
+        "videoCodec": media.video_codec,
+        "audioCodec": media.audio_codec,
         "createdAt": clock.iso(media.created_at),
         "expiresAt": clock.iso(media.expires_at),
     }

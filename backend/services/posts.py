@@ -28,7 +28,7 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
-from backend.networks.rules import RULES
+from backend.networks.rules import RULES, VIDEO_OUT_OF_RANGE
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import cursors, plans
 from backend.store.db import locked, tx
@@ -245,6 +245,10 @@ def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | s
         width=row.width,
         height=row.height,
         generated=row.origin == "generated",
+        duration_s=row.duration_ms / 1000 if row.duration_ms is not None else None,
+        frame_rate=row.frame_rate,
+        codec=row.video_codec,
+        bytes=row.bytes,
     )
 
 
@@ -336,6 +340,18 @@ def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) 
     return f"{platform} cannot receive this post ({code})"
 
 
+def _video_problems(platform: str, media: Sequence[MediaRef]) -> list[tuple[str, str, str]]:
+    """(url, rule, sentence) for each video of the post that breaks `platform`'s video rules (the first broken rule
+    of each; the sentence names them all)."""
+    limits = RULES[platform].video
+    out = []
+    for m in media:
+        found = limits.problems(m) if limits is not None and m.kind == "video" else []
+        if found:
+            out.append((m.url, found[0][0], "; ".join(why for _, why in found)))
+    return out
+
+
 def check_target_rules(
     targets: Sequence[Target],
     content: str,
@@ -354,6 +370,10 @@ def check_target_rules(
         for code in codes:
             if media_problems and code in ("media_required_for_target", "video_required_for_target"):
                 continue  # the unreadable media is the cause to fix first
+            if code == VIDEO_OUT_OF_RANGE:
+                for url, rules, why in _video_problems(t.platform, media):
+                    t.problem(code, f"{t.platform} refuses {url}: {why}", mediaUrl=url, rule=rules)
+                continue
             t.problem(code, _message(code, t.platform, content, media))
         for url, why in media_problems:
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)

@@ -16,8 +16,9 @@ from backend.services import media as media_service
 from backend.services import posts
 from backend.services import workspace as ws_service
 from backend.store.models import Job, Media, MediaHold, Post, PostTarget
+from tests.media import corpus
 
-MP4 = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2mp41" + b"\x00\x00\x00\x08free" + b"\x00" * 64
+MP4 = corpus.video("mp4")  # a real video: a header alone is refused at ingestion (400 not_a_video)
 
 
 def jpeg() -> bytes:

@@ -20,8 +20,10 @@ from backend.networks.rules.common import (
     MEDIA_REQUIRED,
     MEDIA_UNSUPPORTED,
     TITLE_TOO_LONG,
+    VIDEO_OUT_OF_RANGE,
     VIDEO_REQUIRED,
     NetworkRules,
+    VideoLimits,
 )
 
 RULES: dict[str, NetworkRules] = {
@@ -57,8 +59,10 @@ __all__ = [
     "MEDIA_UNSUPPORTED",
     "RULES",
     "TITLE_TOO_LONG",
+    "VIDEO_OUT_OF_RANGE",
     "VIDEO_REQUIRED",
     "NetworkRules",
+    "VideoLimits",
     "build_payload",
     "validate_target",
 ]

@@ -10,12 +10,16 @@ from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     pulls_when_configured,
 )
 from backend.schemas.limits import NETWORK_LIMITS
 
 PLATFORM = "facebook"
 MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
+# developers.facebook.com/docs/video-api/guides/publishing: up to 4 hours (docs/networks.md, "Video rules")
+VIDEO = VideoLimits(max_s=4 * 3600)
 
 
 def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
@@ -24,7 +28,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
         codes.append(CONTENT_TOO_LONG)
     if not content.strip() and not media:
         codes.append(CONTENT_REQUIRED)
-    return codes
+    return codes + check_videos(media[:1], VIDEO)
 
 
 def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payload:
@@ -34,4 +38,6 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, first.kind, content, None, (first,))
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, 10, None, validate, build, pulls_media=pulls_when_configured)
+RULES = NetworkRules(
+    PLATFORM, MAX_TEXT, 0, 10, None, validate, build, pulls_media=pulls_when_configured, video=VIDEO
+)

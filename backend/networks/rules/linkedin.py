@@ -13,6 +13,8 @@ from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     visual_media,
 )
 from backend.schemas.limits import NETWORK_LIMITS
@@ -20,6 +22,8 @@ from backend.schemas.limits import NETWORK_LIMITS
 PLATFORM = "linkedin"
 MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
 DOCUMENT_TITLE_MAX = 100
+# learn.microsoft.com/linkedin/marketing/community-management/shares/videos-api (docs/networks.md, "Video rules")
+VIDEO = VideoLimits(min_s=3, max_s=30 * 60, max_bytes=500 * 1024 * 1024, min_aspect=1 / 2.4, max_aspect=2.4)
 
 
 def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> list[str]:
@@ -28,7 +32,8 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
         codes.append(CONTENT_TOO_LONG)
     if not content.strip() and not media:
         codes.append(CONTENT_REQUIRED)
-    return codes
+    kind, chosen = visual_media(media)
+    return codes + (check_videos(chosen, VIDEO) if kind == "video" else [])
 
 
 def document_title(content: str) -> str:
@@ -44,4 +49,6 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, kind, content, None, chosen, opts)  # type: ignore[arg-type]
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 0, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build)
+RULES = NetworkRules(
+    PLATFORM, MAX_TEXT, 0, CAROUSEL_MAX, (CAROUSEL_MIN, CAROUSEL_MAX), validate, build, video=VIDEO
+)

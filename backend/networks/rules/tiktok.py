@@ -19,6 +19,8 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     TITLE_TOO_LONG,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     images,
     videos,
 )
@@ -33,6 +35,16 @@ PHOTO_DESCRIPTION_MAX = 4000
 PHOTO_MAX_IMAGES = 35  # dedicated endpoint; posts carry at most 10
 PHOTO_MIMES = frozenset({"image/jpeg", "image/webp"})  # PNG is refused by TikTok
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime", "video/webm"})
+# developers.tiktok.com/doc/content-posting-api-media-transfer-guide (docs/networks.md, "Video rules")
+VIDEO = VideoLimits(
+    max_s=600,
+    max_bytes=4 * 1024**3,
+    min_side=360,
+    max_side=4096,
+    min_fps=23,
+    max_fps=60,
+    codecs=frozenset({"h264", "hevc", "vp8", "vp9"}),
+)
 PUBLIC_ACCOUNT_PRIVACY = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 PRIVATE_ACCOUNT_PRIVACY = ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 
@@ -58,7 +70,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
     chosen = vids[:1] or images(media)[:CAROUSEL_MAX]
     if not all(_mime_ok(m) for m in chosen):
         codes.append(MEDIA_UNSUPPORTED)
-    return codes
+    return codes + check_videos(chosen, VIDEO)
 
 
 def check_privacy(level: str | None, allowed: Sequence[str]) -> list[str]:
@@ -113,4 +125,5 @@ RULES = NetworkRules(
     validate,
     build,
     pulls_media=pulls_media,
+    video=VIDEO,
 )

@@ -14,6 +14,8 @@ from backend.networks.rules.common import (
     TITLE_TOO_LONG,
     VIDEO_REQUIRED,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     videos,
 )
 from backend.schemas.limits import NETWORK_LIMITS
@@ -25,6 +27,8 @@ MAX_TEXT = _LIMITS.max_text
 TITLE_MAX = _LIMITS.title_max
 DESCRIPTION_MAX_BYTES = _LIMITS.description_max_bytes
 DEFAULT_TITLE = "Untitled video"
+# a Short: square or vertical, at most 3 minutes (support.google.com/youtube/answer/15424877; docs/networks.md)
+VIDEO = VideoLimits(max_s=180, max_aspect=1.0)
 CATEGORY_PEOPLE_AND_BLOGS = "22"
 
 
@@ -49,6 +53,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
         codes.append(CONTENT_TOO_LONG)
     if not videos(media):
         codes.append(VIDEO_REQUIRED)
+    codes += check_videos(videos(media)[:1], VIDEO)
     opts = options.youtube
     if opts is not None and opts.title is not None and len(opts.title.strip()) > TITLE_MAX:
         codes.append(TITLE_TOO_LONG)
@@ -69,4 +74,4 @@ def build(content: str, media: Sequence[MediaRef], options: PostOptions) -> Payl
     return Payload(PLATFORM, "video", _clean(content), title_for(content, opts), chosen, o)
 
 
-RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, 1, None, validate, build)
+RULES = NetworkRules(PLATFORM, MAX_TEXT, 1, 1, None, validate, build, video=VIDEO)
