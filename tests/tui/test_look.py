@@ -24,7 +24,9 @@ ATTACKS = (
 
 
 def _controls(text: str) -> list[str]:
-    return [c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u202a\u202b\u202c\u202d\u202e"]
+    return [
+        c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or c in "\u202a\u202b\u202c\u202d\u202e"
+    ]
 
 
 def test_every_control_character_is_shown_as_its_escape():
@@ -47,7 +49,9 @@ def test_line_breaks_and_tabs_are_kept_only_where_the_layout_takes_them():
 def test_markup_is_escaped_for_widgets_that_read_it():
     for text in ("[bold]x[/]", "[@click=app.quit]q[/]", "[$accent]hi", "[link=https://a]x[/]", "a[1]b"):
         shown = inert(text, markup=True)
-        assert Content.from_markup(shown).plain == text  # Textual's markup: shown as written, no style or action
+        assert (
+            Content.from_markup(shown).plain == text
+        )  # Textual's markup: shown as written, no style or action
         assert Text.from_markup(shown).plain == text  # Rich's (DataTable cells)
         assert Content.from_markup(shown).spans == [] and Text.from_markup(shown).spans == []
 
