@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     session_ttl_s: int = 12 * 3600
     max_body_bytes: int = 1 * 1024 * 1024
     max_media_body_bytes: int = 30 * 1024 * 1024
+    # issue 30 item 6: `socialpub serve` bounds its clients (backend/operator/httpserver.py)
+    server_header_timeout_s: float = 10.0
+    server_body_timeout_s: float = 30.0
+    server_max_header_bytes: int = 64 * 1024
+    server_max_connections: int = 1024
+    server_max_connections_per_client: int = 64
+    server_keep_alive_s: int = 5
 
     allow_private_urls: bool = False
     fetch_connect_timeout_s: float = 5.0
@@ -54,6 +61,8 @@ class Settings(BaseSettings):
     fetch_rate_window_s: float = 10.0
     max_image_pixels: int = 50_000_000
     media_orphan_grace_s: float = 24 * 3600
+    # issue 30: a video is probed (opened, walked, its first and last key frames decoded) within this time
+    video_probe_timeout_s: float = 30.0
 
     storage: Literal["local", "s3"] = "local"
     s3_endpoint_url: str | None = None
@@ -61,8 +70,6 @@ class Settings(BaseSettings):
     s3_region: str = "us-east-1"
     s3_access_key_id: str | None = Field(default=None, repr=False)
     s3_secret_access_key: str | None = Field(default=None, repr=False)
-    # issue 30: a video is probed (opened, walked, its first and last key frames decoded) within this time
-    video_probe_timeout_s: float = 30.0
     s3_public_url: str | None = None
 
     retry_base_s: float = 30.0

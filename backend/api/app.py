@@ -11,7 +11,12 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.errors import install_error_handlers
-from backend.api.middleware import BodyLimitMiddleware, HeadAsGetMiddleware, RateLimitHeadersMiddleware
+from backend.api.middleware import (
+    BodyLimitMiddleware,
+    BodyTimeoutMiddleware,
+    HeadAsGetMiddleware,
+    RateLimitHeadersMiddleware,
+)
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
 from backend.services import security
@@ -58,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limits={"/v1/media": settings.max_media_body_bytes},
     )
     app.add_middleware(HeadAsGetMiddleware)
+    app.add_middleware(BodyTimeoutMiddleware, timeout_s=settings.server_body_timeout_s)
     from backend.media.policy import log_policy
 
     log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule

@@ -56,21 +56,26 @@ def serve_app(
     log_level: str | None = None,
     proxy_headers: bool = False,
 ) -> None:
-    """Serve `app` with uvicorn until interrupted; with `worker`, a job worker runs alongside in this process
-    (started once the app is built, stopped after the server has shut down)."""
+    """Serve `app` with uvicorn until interrupted, its clients bounded (backend/operator/httpserver.py); with
+    `worker`, a job worker runs alongside in this process (started once the app is built, stopped after the server
+    has shut down)."""
     import uvicorn
+
+    from backend.operator.httpserver import bounded_config  # deferred: it loads uvicorn, which serve alone needs
 
     running = start_worker(settings, "serve") if worker else None
     if running is not None:
         running.check_connections()
     try:
-        uvicorn.run(
+        config = bounded_config(
             app,
+            settings,
             host=host,
             port=port,
             log_level=log_level or settings.log_level.lower(),
             proxy_headers=proxy_headers,
         )
+        uvicorn.Server(config).run()
     finally:
         if running is not None:
             running.stop()
