@@ -16,6 +16,7 @@ from backend.api.middleware import (
     BodyTimeoutMiddleware,
     HeadAsGetMiddleware,
     RateLimitHeadersMiddleware,
+    TrailingSlashRedirect,
 )
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
         docs_url="/docs",
         redoc_url=None,
+        redirect_slashes=False,  # TrailingSlashRedirect does it, with a relative Location (never from Host)
     )
     app.state.settings = settings
     app.state.session_secret = secret
@@ -55,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     routers = Routers(app)
     _openapi_without_422(app, routers)
 
+    app.add_middleware(TrailingSlashRedirect, routes=lambda: app.router.routes)
     app.add_middleware(IncludeRouters, routers=routers)
     app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -149,6 +150,43 @@ class HeadAsGetMiddleware:
             await send(message)
 
         await self.app(dict(scope, method="GET"), receive, without_body)
+
+
+class TrailingSlashRedirect:
+    """A path that a route would take without its trailing slash (`/v1/posts/`) is redirected there (307: the
+    method and body are kept) with a relative `Location` — the path and the query only (`/v1/posts?limit=3`), never
+    an address built from the request's `Host` header, which the client chooses (Starlette's own redirect did:
+    `Host: evil.example` got `Location: http://evil.example/v1/posts`). The app runs with `redirect_slashes=False`;
+    this is its only slash redirect. Placed inside the middleware that includes the routers on first use, so the
+    routes it reads are there."""
+
+    def __init__(self, app: ASGIApp, routes: Callable[[], Any]) -> None:
+        self.app = app
+        self.routes = routes
+
+    def _matches(self, scope: Scope) -> bool:
+        return any(route.matches(scope)[0] != Match.NONE for route in self.routes())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith("/") and path != "/" and not self._matches(scope):
+            other = dict(scope, path=path.rstrip("/") or "/")
+            if self._matches(other):
+                raw = scope.get("raw_path") or path.encode()
+                query = scope.get("query_string", b"")
+                location = (
+                    scope.get("root_path", "").encode() + raw.rstrip(b"/") + (b"?" + query if query else b"")
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 307,
+                        "headers": [(b"location", location), (b"content-length", b"0")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await self.app(scope, receive, send)
 
 
 class _BodyTooSlow(HTTPException):
