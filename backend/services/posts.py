@@ -11,6 +11,8 @@ engine's claim (which locks the same row to move `scheduled -> processing`) and 
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -489,10 +491,60 @@ def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: se
 # ---------------------------------------------------------------------------------------------- create
 
 
-def _existing_by_key(workspace_id: str, key: str) -> str | None:
-    return (
-        Post.select(Post.id).where((Post.workspace == workspace_id) & (Post.idempotency_key == key)).scalar()
+def _existing_by_key(workspace_id: str, key: str, fingerprint: str) -> str | None:
+    """The post created with `key`, for a replay of the same request; 409 `idempotency_key_reused` when that post
+    was created with another body (a post from before fingerprints were kept replays, as it did)."""
+    row = (
+        Post.select(Post.id, Post.idempotency_fingerprint)
+        .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+        .tuples()
+        .first()
     )
+    if row is None:
+        return None
+    post_id, kept = row
+    if kept is not None and kept != fingerprint:
+        raise ApiError(
+            409,
+            "idempotency_key_reused",
+            f"the idempotencyKey {key!r} was used for another request ({post_id}, created with a different "
+            "body): send a new key for a new post, or the very same body to get that post again",
+            [{"field": "idempotencyKey", "postId": post_id}],
+        )
+    return str(post_id)
+
+
+def request_fingerprint(body: dict[str, Any]) -> str:
+    """The sha256 of a creation request, the idempotency key aside: targets (a name or {platform, channelId}, as
+    a pair), content, mediaUrls, scheduledAt (the instant, whatever its offset), options and labels, as JSON with
+    sorted keys (absent, null and empty are one). Two requests with one fingerprint ask for the same post."""
+
+    def target(raw: Any) -> list[Any]:
+        platform, channel = _raw_target(raw)
+        return [platform, channel]
+
+    scheduled = body.get("scheduled_at")
+    if scheduled:
+        try:
+            scheduled = clock.iso(parse_timestamp(scheduled, "scheduledAt"))
+        except ApiError:
+            pass  # refused below anyway; the text as sent
+    raw_options = body.get("options")
+    options = (
+        raw_options.model_dump(by_alias=True, exclude_none=True)
+        if isinstance(raw_options, PostOptions)
+        else dict(raw_options or {})
+    )
+    canonical = {
+        "targets": [target(t) for t in body.get("targets") or []],
+        "content": body.get("content"),
+        "mediaUrls": list(body.get("media_urls") or []),
+        "scheduledAt": scheduled or None,
+        "options": options or None,
+        "labels": dict(body.get("labels") or {}) or None,
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
@@ -537,8 +589,11 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     """Validate and accept a post: the post row, its targets, its publish job and the hold on its media
     written in one transaction. The idempotency key is decided by the UNIQUE (workspace, key) index."""
     key = body.get("idempotency_key")
-    if key is not None:
-        found = _existing_by_key(workspace_id, key)  # fast path only: the UNIQUE index decides races below
+    fingerprint = request_fingerprint(body) if key is not None else None
+    if key is not None and fingerprint is not None:
+        found = _existing_by_key(
+            workspace_id, key, fingerprint
+        )  # fast path: the UNIQUE index decides races below
         if found is not None:
             return Accepted(found, False)
     now = clock.now()
@@ -584,6 +639,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "options": options_dict,
             "scheduled_at": scheduled_at,
             "idempotency_key": key,
+            "idempotency_fingerprint": fingerprint,
             "free_publication": needs_free,
             "version": 1,
             "labels": labels or None,
@@ -594,7 +650,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             Post.insert(post).as_rowcount().execute()
         elif not Post.insert(post).on_conflict_ignore().as_rowcount().execute():
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
-            found = _existing_by_key(workspace_id, key)
+            found = _existing_by_key(workspace_id, key, fingerprint or "")
             if found is None:
                 raise ApiError(
                     409,

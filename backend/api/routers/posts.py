@@ -48,7 +48,7 @@ _POST_LINKS = {
     response_model=PostOut,
     operation_id="createPost",
     responses={
-        **responses(402),
+        **responses(402, 409),
         202: {"description": "accepted", "links": _POST_LINKS},
         200: {
             "model": PostOut,
@@ -60,7 +60,8 @@ _POST_LINKS = {
 def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
-    free publications; 200 with the existing post for an idempotencyKey already used."""
+    free publications; 200 with the existing post for an idempotencyKey already used with the same body, 409
+    `idempotency_key_reused` when it was used with another one."""
     payload = body.model_dump(exclude_unset=True)
     if body.idempotency_key is not None and not _well_formed(body):
         # A replay answers the post already created with the key, but only for a request the document
