@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backend.schemas.common import utf16_len
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.schemas.limits import NETWORK_LIMITS, has_visible_text
 
 IMAGE_SUFFIXES = (
     ".jpg",
@@ -88,7 +88,7 @@ def check_target(
                 "shorten the text",
             )
         )
-    if limits.text_or_media and not content.strip() and not media:
+    if limits.text_or_media and not has_visible_text(content) and not media:
         problems.append(Problem("content_required_for_target", "nothing to publish: give a text or a media"))
     if limits.media_required and not media:
         problems.append(Problem("media_required_for_target", "needs an image or a video"))

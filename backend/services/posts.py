@@ -333,6 +333,11 @@ def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) 
             )
         return f"the {platform} title is at most {_TITLE_MAX.get(platform, 100)} characters"
     if code == "content_required_for_target":
+        if content.strip():
+            return (
+                f"nothing to publish on {platform}: the text shows nothing (only spaces or invisible characters "
+                "such as U+200B): give a text or a media"
+            )
         return f"nothing to publish on {platform}: give a text or a media"
     if code == "media_unsupported_for_target":
         kinds = ", ".join(sorted({m.mime or m.kind for m in media}))

@@ -15,6 +15,7 @@ from socialpub_tui.checks import check_target, counter, media_kind
 TEXTS = [
     "",
     "  ",
+    "\u200b\u3164",  # shows nothing: no text
     "Hello",
     "x" * 90,
     "x" * 91,

@@ -14,7 +14,7 @@ from backend.networks.rules.common import (
     check_videos,
     pulls_when_configured,
 )
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.schemas.limits import NETWORK_LIMITS, has_visible_text
 
 PLATFORM = "facebook"
 MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
@@ -26,7 +26,7 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
     codes: list[str] = []
     if len(content) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
-    if not content.strip() and not media:
+    if not has_visible_text(content) and not media:  # whitespace or invisible characters only: no text
         codes.append(CONTENT_REQUIRED)
     return codes + check_videos(media[:1], VIDEO)
 

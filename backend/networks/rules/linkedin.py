@@ -17,7 +17,7 @@ from backend.networks.rules.common import (
     check_videos,
     visual_media,
 )
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.schemas.limits import NETWORK_LIMITS, has_visible_text
 
 PLATFORM = "linkedin"
 MAX_TEXT = NETWORK_LIMITS[PLATFORM].max_text
@@ -30,14 +30,14 @@ def validate(content: str, media: Sequence[MediaRef], options: PostOptions) -> l
     codes: list[str] = []
     if len(content) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
-    if not content.strip() and not media:
+    if not has_visible_text(content) and not media:  # whitespace or invisible characters only: no text
         codes.append(CONTENT_REQUIRED)
     kind, chosen = visual_media(media)
     return codes + (check_videos(chosen, VIDEO) if kind == "video" else [])
 
 
 def document_title(content: str) -> str:
-    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
+    first = next((line.strip() for line in content.splitlines() if has_visible_text(line)), "")
     return (first[:DOCUMENT_TITLE_MAX].rstrip()) or "Carousel"
 
 

@@ -18,7 +18,7 @@ from backend.networks.rules.common import (
     check_videos,
     videos,
 )
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.schemas.limits import NETWORK_LIMITS, has_visible_text
 
 PLATFORM = "youtube"
 _LIMITS = NETWORK_LIMITS[PLATFORM]
@@ -37,7 +37,7 @@ def _clean(text: str) -> str:
 
 
 def first_line(content: str) -> str:
-    return next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return next((line.strip() for line in content.splitlines() if has_visible_text(line)), "")
 
 
 def title_for(content: str, opts: YouTubeOptions) -> str:
