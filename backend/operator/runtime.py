@@ -61,7 +61,8 @@ def serve_app(
     has shut down)."""
     import uvicorn
 
-    from backend.operator.httpserver import bounded_config  # deferred: it loads uvicorn, which serve alone needs
+    # deferred: it loads uvicorn, which serve alone needs
+    from backend.operator.httpserver import bounded_config
 
     running = start_worker(settings, "serve") if worker else None
     if running is not None:

@@ -60,6 +60,7 @@ def targets_width(width: int) -> int:
 
 # ---- rows ---------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class PostRow:
     """What a line shows of a post (formatted once, when its page arrives)."""
@@ -74,7 +75,8 @@ class PostRow:
     @classmethod
     def of(cls, post: PostOut, zone: DisplayZone) -> PostRow:
         first = next((line.strip() for line in post.content.splitlines() if line.strip()), "")
-        first = inert(first)  # a user's text never drives the terminal (escape sequences, tabs: shown escaped)
+        # a user's text never drives the terminal (escape sequences, tabs: shown escaped)
+        first = inert(first)
         due = parse_instant(post.scheduled_at) if post.status == "scheduled" and post.scheduled_at else None
         return cls(
             post.id,
