@@ -152,6 +152,41 @@ class HeadAsGetMiddleware:
         await self.app(dict(scope, method="GET"), receive, without_body)
 
 
+class NoNulMiddleware:
+    """400 `validation_error` for a path or a query string carrying the NUL character (`%00`): no string the API
+    reads may hold one (bodies are checked by their models, backend.schemas.common), and the document states it
+    on every parameter (backend.api.app `NO_NUL`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            where = (
+                "path"
+                if "\x00" in scope.get("path", "")
+                else "query"
+                if b"%00" in scope.get("query_string", b"")
+                else None
+            )
+            if where is not None:
+                await _send_error(
+                    send,
+                    400,
+                    "validation_error",
+                    f"the {where} holds the NUL character (%00): no value may",
+                    [
+                        {
+                            "field": where,
+                            "error": "nul_character",
+                            "message": "the NUL character is not allowed",
+                        }
+                    ],
+                )
+                return
+        await self.app(scope, receive, send)
+
+
 class TrailingSlashRedirect:
     """A path that a route would take without its trailing slash (`/v1/posts/`) is redirected there (307: the
     method and body are kept) with a relative `Location` — the path and the query only (`/v1/posts?limit=3`), never
@@ -244,8 +279,12 @@ class BodyTimeoutMiddleware:
                 await _send_error(send, 408, "request_timeout", str(exc.detail))
 
 
-async def _send_error(send: Send, status: int, code: str, message: str) -> None:
-    body = json.dumps({"error": code, "message": message, "details": []}, separators=(",", ":")).encode()
+async def _send_error(
+    send: Send, status: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+) -> None:
+    body = json.dumps(
+        {"error": code, "message": message, "details": details or []}, separators=(",", ":")
+    ).encode()
     await send(
         {
             "type": "http.response.start",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from backend.schemas.common import CURSOR_PATTERN, CamelModel, CamelOut, Timestamp
+from backend.schemas.common import MEDIA_CURSOR, CamelModel, CamelOut, Timestamp
 
 
 def _exactly_one_schema(schema: dict) -> None:
@@ -95,7 +95,7 @@ class MediaItem(CamelOut):
 class MediaList(CamelOut):
     items: list[MediaItem]
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": MEDIA_CURSOR},
         description="pass as `cursor` to get the next (older) page; null at the end",
     )
 

@@ -435,7 +435,7 @@ def list_public(
     and the workspace's credits as GET /v1/workspace shows them."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     q = Generation.select().where((Generation.workspace == workspace_id) & Generation.deleted_at.is_null())
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(Generation.id < cursors.decode(cursor, "g1", "gen", "GET /v1/generations"))
     if status:
         q = q.where(Generation.status.in_(list(status)))

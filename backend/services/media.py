@@ -392,7 +392,7 @@ def list_media(
         query = query.where(Media.sha256 == sha256)
     if source_sha256:
         query = query.where(Media.source_sha256 == source_sha256)
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         query = query.where(Media.id < cursors.decode(cursor, "m1", "med", "GET /v1/media"))
     rows = list(query.order_by(Media.id.desc()).limit(limit + 1))
     next_cursor = cursors.encode("m1", rows[limit - 1].id) if len(rows) > limit else None

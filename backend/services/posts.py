@@ -10,7 +10,6 @@ engine's claim (which locks the same row to move `scheduled -> processing`) and 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import logging
@@ -31,6 +30,7 @@ from backend.ids import new_id
 from backend.networks.base import PLATFORMS, MediaRef, utf16_len
 from backend.networks.options import PostOptions
 from backend.networks.rules import RULES, VIDEO_OUT_OF_RANGE
+from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import cursors, plans
 from backend.store.db import locked, tx
@@ -845,23 +845,8 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
     }
 
 
-def _encode_cursor(post_id: str) -> str:
-    return base64.urlsafe_b64encode(f"v1:{post_id}".encode()).decode().rstrip("=")
-
-
 def _bad_cursor() -> ApiError:
-    return ApiError(
-        400,
-        "invalid_cursor",
-        "cursor is not one this API gave for this order: pass nextCursor as it came, with the same `order`",
-    )
-
-
-def _decode_cursor(cursor: str) -> str:
-    raw = cursors.text(cursor)
-    if not raw.startswith("v1:post_") or len(raw) > 60:
-        raise _bad_cursor()
-    return raw[3:]
+    return cursors.invalid("GET /v1/posts")
 
 
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
@@ -871,7 +856,7 @@ def _decode_cursor(cursor: str) -> str:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-_UPCOMING = re.compile(r"^u1:([sr]):(-?\d{1,19}):(post_[A-Za-z0-9_-]{1,40})$")
+_CURSOR = re.compile(POST_CURSOR)
 MAX_QUERY = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -880,21 +865,30 @@ def _due_of(post: Post) -> datetime:
     return post.scheduled_at or post.created_at
 
 
-def _encode_upcoming(section: str, due: datetime, post_id: str) -> str:
+_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
+    """A position in the list (POST_CURSOR): the same cursor serves both orders — the newest-first order reads
+    its id, order=upcoming its (section, due time, id)."""
     micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return base64.urlsafe_b64encode(f"u1:{section}:{micros}:{post_id}".encode()).decode().rstrip("=")
+    return f"p1.{section}.{micros}.{post_id}"
 
 
-def _decode_upcoming(cursor: str) -> tuple[str, Any, str]:
-    """(section `s` or `r`, the due time as the store compares it, the post id)."""
-    m = _UPCOMING.match(cursors.text(cursor))
+def _position(post: Post) -> tuple[str, datetime, str]:
+    return ("s" if post.status == "scheduled" else "r"), _due_of(post), post.id
+
+
+def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
+    """(section `s` or `r`, the due time as the store compares it, the post id). Any string of the document's
+    pattern is a position: a due time past the dates the store holds is taken as the first or last one."""
+    m = _CURSOR.match(cursor)
     if m is None:
         raise _bad_cursor()
-    try:
-        due = _EPOCH + timedelta(microseconds=int(m.group(2)))
-    except OverflowError:
-        raise _bad_cursor() from None
-    return m.group(1), Post.scheduled_at.db_value(due), m.group(3)
+    _, section, micros, post_id = cursor.split(".", 3)
+    due = _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS))
+    return section, Post.scheduled_at.db_value(due), post_id
 
 
 def _text_matches(q: str) -> Any:
@@ -933,10 +927,10 @@ def list_posts(
             [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}],
         )
     upcoming = order == "upcoming"
-    position = _decode_upcoming(cursor) if cursor and upcoming else None
+    position = _decode_cursor(cursor) if cursor is not None else None
     q_ = Post.select().where(Post.workspace == workspace_id)
-    if cursor and not upcoming:
-        q_ = q_.where(Post.id < _decode_cursor(cursor))
+    if position is not None and not upcoming:
+        q_ = q_.where(Post.id < position[2])
     if statuses:
         q_ = q_.where(Post.status.in_(list(statuses)))
     if idempotency_key is not None:
@@ -978,7 +972,7 @@ def list_posts(
         rows = list(q_.order_by(Post.id.desc()).limit(limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor(rows[-1].id) if more and rows else None
+        next_cursor = _encode_cursor(*_position(rows[-1])) if more and rows else None
     else:
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
@@ -1024,7 +1018,7 @@ def _upcoming_page(
         return rows, None
     rows = rows[:limit]
     last = rows[-1]
-    return rows, _encode_upcoming("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
+    return rows, _encode_cursor("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
 
 
 # ---------------------------------------------------------------------------------------------- edit

@@ -16,8 +16,9 @@ from pydantic_core import to_json
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
-from backend.schemas.common import CURSOR_PATTERN, NETWORKS, Network
+from backend.schemas.common import NETWORKS, POST_CURSOR, Network
 from backend.schemas.posts import (
+    LABEL_FILTER_PATTERN,
     MAX_CONTENT,
     PostCreate,
     PostList,
@@ -97,7 +98,7 @@ def list_posts(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
@@ -127,7 +128,9 @@ def list_posts(
     ),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
     label: list[str] | None = Query(
-        None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"
+        None,
+        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
+        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
     ),
     q: str | None = Query(
         None,
