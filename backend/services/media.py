@@ -72,7 +72,7 @@ def new_key(media_id: str, extension: str) -> str:
     """A file's key on the media host, which serves it without credentials (networks pull from it): a capability.
     `<media id>_<26 base32 characters>.<ext>`: the id (time-sortable, and within one process consecutive inside a
     millisecond: never the secret) and 128 bits from `secrets`, drawn for this key alone, so no key says anything
-    about another (migration 0028 gave the files stored before it such keys)."""
+    about another (migration 0030 gave the files stored before it such keys)."""
     token = base64.b32encode(secrets.token_bytes(KEY_RANDOM_BYTES)).decode().rstrip("=").lower()
     return f"{media_id}_{token}.{extension}"
 

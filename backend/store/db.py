@@ -325,7 +325,7 @@ def init_database(settings: Settings, *, run_migrations: bool = True) -> Databas
 # The database init_database made and the store it reaches (URL or SQLite path).
 _bound: tuple[Database, str] | None = None
 # The settings init_database was last given, for the migrations that act on what the data dir holds beside the
-# database (0028 renames stored media files): a migration is given only the database.
+# database (0030 renames stored media files): a migration is given only the database.
 _settings: Settings | None = None
 
 

@@ -113,8 +113,8 @@ def test_s3_down_is_502(s3_client, owner, settings, monkeypatch):
     assert s3_client.get("/v1/media", headers=key_headers(owner.api_key)).json()["items"] == []
 
 
-def test_migration_0028_gives_an_old_object_a_capability_key(s3_client, owner, settings):
-    """An object stored under a key of the versions before 0028 (`med_<ULID>.jpg`) is copied to its new key; the row
+def test_migration_0030_gives_an_old_object_a_capability_key(s3_client, owner, settings):
+    """An object stored under a key of the versions before 0030 (`med_<ULID>.jpg`) is copied to its new key; the row
     and the media host follow; the old object is an orphan the sweep removes."""
     from backend.store.models import Media
     from tests.store.test_media_capability_keys import rerun_migration

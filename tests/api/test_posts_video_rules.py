@@ -72,7 +72,7 @@ def test_an_edit_of_the_media_is_checked_as_a_creation(client, owner, sandbox, f
 
 @pytest.mark.parametrize("network", ["tiktok", "youtube"])
 def test_a_video_ingested_before_probing_is_left_to_the_network(client, owner, sandbox, fast, network):  # noqa: F811
-    """A file from before migration 0029 has no probe data: its rules cannot be checked here, the network decides."""
+    """A file from before migration 0031 has no probe data: its rules cannot be checked here, the network decides."""
     from backend.store.models import Media
 
     url = upload(client, owner, corpus.tiny_video())

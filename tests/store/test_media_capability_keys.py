@@ -1,4 +1,4 @@
-"""Migration 0028: files stored before media keys were capabilities get one, and every reference the store keeps to
+"""Migration 0030: files stored before media keys were capabilities get one, and every reference the store keeps to
 their old key follows (issue 30 item 0)."""
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from tests.conftest import key_headers
 from tests.media import corpus
 
 NEW_KEY = re.compile(r"^med_[0-9a-z]{26}_[a-z2-7]{26}\.jpg$")
-MIGRATION = "0028_media_capability_keys"
+MIGRATION = "0030_media_capability_keys"
 
 
 def _legacy_media(settings, workspace_id: str) -> tuple[str, bytes]:  # type: ignore[no-untyped-def]
-    """An image stored as the versions before 0028 stored it: under `med_<ULID>.jpg`."""
+    """An image stored as the versions before 0030 stored it: under `med_<ULID>.jpg`."""
     row = media_service.ingest_bytes(settings, workspace_id, corpus.jpeg(), origin="upload")
     storage = get_storage(settings)
     data = b"".join(storage.open_range(row.key, 0, row.bytes - 1))
@@ -34,7 +34,7 @@ def _legacy_media(settings, workspace_id: str) -> tuple[str, bytes]:  # type: ig
 
 
 def rerun_migration() -> None:
-    """Forget that 0028 ran, and migrate: it runs again on what the store holds now."""
+    """Forget that 0030 ran, and migrate: it runs again on what the store holds now."""
     history = Table("schema_migration").bind(database.obj)
     history.delete().where(history.c.name == MIGRATION).execute()
     migrate(database.obj)

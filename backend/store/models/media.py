@@ -20,9 +20,9 @@ class Media(BaseModel):
     type = CharField(max_length=10)  # image | video
     mime_type = CharField(max_length=60)
     bytes = BigIntegerField()
-    width = IntegerField(null=True)  # an image's; a video's as displayed (migration 0029)
+    width = IntegerField(null=True)  # an image's; a video's as displayed (migration 0031)
     height = IntegerField(null=True)
-    # a video's, as probed at ingestion (migration 0029; null for a file ingested before it)
+    # a video's, as probed at ingestion (migration 0031; null for a file ingested before it)
     duration_ms = IntegerField(null=True)
     frame_rate = FloatField(null=True)
     video_codec = CharField(max_length=30, null=True)

@@ -38,7 +38,7 @@ class Post(BaseModel):
     options = JSONField(default=dict)
     scheduled_at = UTCDateTimeField(null=True)
     idempotency_key = CharField(max_length=200, null=True)
-    # sha256 of the creation request as sent with the key (migration 0030): the same key with another body is 409
+    # sha256 of the creation request as sent with the key (migration 0032): the same key with another body is 409
     idempotency_fingerprint = CharField(max_length=64, null=True)
     free_publication = BooleanField(default=False)
     version = IntegerField(default=1)
