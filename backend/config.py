@@ -41,6 +41,13 @@ class Settings(BaseSettings):
     session_ttl_s: int = 12 * 3600
     max_body_bytes: int = 1 * 1024 * 1024
     max_media_body_bytes: int = 30 * 1024 * 1024
+    # issue 30 item 6: `socialpub serve` bounds its clients (backend/operator/httpserver.py)
+    server_header_timeout_s: float = 10.0
+    server_body_timeout_s: float = 30.0
+    server_max_header_bytes: int = 64 * 1024
+    server_max_connections: int = 1024
+    server_max_connections_per_client: int = 64
+    server_keep_alive_s: int = 5
 
     # SOCIALPUB_ALLOW_PRIVATE_URLS: unset (None), the data dir's own setting decides (`socialpub admin private-urls`,
     # backend/store/instance.py); 1 or 0 overrides it in this process only
@@ -53,6 +60,8 @@ class Settings(BaseSettings):
     fetch_rate_window_s: float = 10.0
     max_image_pixels: int = 50_000_000
     media_orphan_grace_s: float = 24 * 3600
+    # issue 30: a video is probed (opened, walked, its first and last key frames decoded) within this time
+    video_probe_timeout_s: float = 30.0
 
     storage: Literal["local", "s3"] = "local"
     s3_endpoint_url: str | None = None

@@ -26,6 +26,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
@@ -33,6 +34,7 @@ from textual.theme import Theme
 from socialpub_tui import startup_done
 from socialpub_tui.client.networks import Networks
 from socialpub_tui.commands import SocialpubCommands
+from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
 
@@ -224,6 +226,20 @@ class SocialpubApp(App[None]):
     def announce(self, post: PostOut, action: str) -> None:
         """Tell every subscribed screen that `post` changed (`action`: created, edited, cancelled, …)."""
         self.post_changed.publish(PostChanged(post, action))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (a screen's or a widget's `notify` comes here) is plain text, shown inert: it often
+        carries a name, a URL or an API message that echoes what was sent, which must neither drive the terminal
+        nor be read as markup. Ours use no markup (`markup` is accepted, and ignored)."""
+        super().notify(inert(message), title=inert(title), severity=severity, timeout=timeout, markup=False)
 
     def report(self, exc: BaseException, action: str = "") -> None:
         """Show a failed call as a notification carrying the API's code and message."""

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from backend.schemas.text import has_visible_text
 from socialpub_tui.client.networks import Networks
 
 IMAGE_SUFFIXES = (
@@ -91,7 +92,7 @@ def check_target(
                 "shorten the text",
             )
         )
-    if limits.text_or_media and not content.strip() and not media:
+    if limits.text_or_media and not has_visible_text(content) and not media:
         problems.append(Problem("content_required_for_target", "nothing to publish: give a text or a media"))
     if limits.media_required and not media:
         problems.append(Problem("media_required_for_target", "needs an image or a video"))

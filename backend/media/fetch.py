@@ -29,6 +29,7 @@ from pathlib import Path
 import httpcore
 
 from backend.config import Settings
+from backend.datadir import open_private, private_dir
 from backend.errors import ApiError
 from backend.media.detect import HEAD_BYTES, Detected, detect_or_none
 from backend.media.policy import log_policy  # noqa: F401  (part of this module's API; it lives apart: see there)
@@ -214,11 +215,11 @@ def fetch_to_file(
     Raises FetchError (400 fetch_failed) or FetchTooLarge (400 media_too_large).
     """
     directory = dest_dir or (settings.data_dir / "tmp" / "fetch")
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     path = directory / f"dl-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}.part"
     limit = max_bytes
     try:
-        with _open(url, settings) as (response, guard), open(path, "wb") as out:
+        with _open(url, settings) as (response, guard), open_private(path) as out:
             declared = _content_length(response)
             if declared is not None and declared > limit:
                 raise FetchTooLarge(limit, declared, declared=True)

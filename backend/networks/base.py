@@ -43,6 +43,11 @@ class MediaRef:
     width: int | None = None
     height: int | None = None
     generated: bool = False  # produced by our own generations: synthetic-media flags are forced on
+    # a video's, as probed at ingestion (files on our media host; None when unknown: the rules then leave it be)
+    duration_s: float | None = None
+    frame_rate: float | None = None
+    codec: str | None = None
+    bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +61,10 @@ class MediaRef:
             width=d.get("width"),
             height=d.get("height"),
             generated=bool(d.get("generated", False)),
+            duration_s=d.get("duration_s"),
+            frame_rate=d.get("frame_rate"),
+            codec=d.get("codec"),
+            bytes=d.get("bytes"),
         )
 
 

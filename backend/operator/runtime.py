@@ -92,10 +92,14 @@ def serve_app(
     log_level: str | None = None,
     proxy_headers: bool = False,
 ) -> None:
-    """Serve `app` with uvicorn until interrupted, with a job worker beside it: `worker` "process" (a child
-    process, WorkerProcess), "thread" (a thread of this process) or None (none: run `socialpub worker`
-    elsewhere). The worker starts once the app is built and stops after the server has shut down."""
+    """Serve `app` with uvicorn until interrupted, its clients bounded (backend/operator/httpserver.py), with a job
+    worker beside it: `worker` "process" (a child process, WorkerProcess), "thread" (a thread of this process) or
+    None (none: run `socialpub worker` elsewhere). The worker starts once the app is built and stops after the
+    server has shut down."""
     import uvicorn
+
+    # deferred: it loads uvicorn, which serve alone needs
+    from backend.operator.httpserver import bounded_config
 
     running: Any = None
     if worker == "thread":
@@ -106,13 +110,15 @@ def serve_app(
     elif worker is not None:
         raise ValueError(f"worker: 'process', 'thread' or None, not {worker!r}")
     try:
-        uvicorn.run(
+        config = bounded_config(
             app,
+            settings,
             host=host,
             port=port,
             log_level=log_level or settings.log_level.lower(),
             proxy_headers=proxy_headers,
         )
+        uvicorn.Server(config).run()
     finally:
         if running is not None:
             running.stop()

@@ -57,6 +57,11 @@ class AccountCreate(CamelModel):
 TOKEN_PATTERN = r"^[\x21-\x7e]+$"
 
 
+REDIRECT_URI_PATTERN = r"^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?][^#\s\u0000]*)?$"
+"""An OAuth redirect URI: http or https (lowercase), a host name or IPv4 address, a port, a path and query, no
+fragment (backend.services.oauth_connect.start checks exactly this)."""
+
+
 class OAuthStart(CamelModel):
     """Start connecting live accounts of a network with OAuth (authorization code, PKCE, state kept server-side)."""
 
@@ -65,8 +70,9 @@ class OAuthStart(CamelModel):
         min_length=1,
         max_length=2000,
         description="where the network sends the browser "
-        "back with `code` and `state`: an absolute http(s) URL, e.g. the CLI's loopback "
-        "listener `http://127.0.0.1:PORT/callback`",
+        "back with `code` and `state`: an absolute http(s) URL without a fragment, e.g. the CLI's loopback "
+        "listener `http://127.0.0.1:PORT/callback` (400 invalid_redirect_uri otherwise)",
+        json_schema_extra={"pattern": REDIRECT_URI_PATTERN},
     )
     name: str | None = Field(
         default=None, max_length=200, description="display name of the account, when the grant connects one"

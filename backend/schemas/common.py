@@ -32,8 +32,22 @@ def fill_network_enums(node: Any, names: Sequence[str]) -> Any:
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """ISO 8601 in UTC (`2030-01-01T09:00:00.000Z`)."""
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
-"""Every list's cursor: opaque base64url (backend.services.cursors), given as `nextCursor`, passed as `cursor`."""
+
+
+def cursor_pattern(tag: str, id_prefix: str) -> str:
+    """A list's cursor, exactly (backend.services.cursors): `<tag>.<the last row's id>`, given as `nextCursor`,
+    passed back as `cursor`. The document states it whole, so that every string it allows is a cursor the API
+    takes (a forged one that matches merely pages from that id)."""
+    return rf"^{tag}\.{id_prefix}_[0-9a-z]{{26}}$"
+
+
+MEDIA_CURSOR = cursor_pattern("m1", "med")
+GENERATION_CURSOR = cursor_pattern("g1", "gen")
+CREDIT_CURSOR = cursor_pattern("c1", "cre")
+DELIVERY_CURSOR = cursor_pattern("d1", "whd")
+# a post list's cursor is a position in either order: the section (s: scheduled, r: the rest), the due time (µs
+# since 1970, clamped to the dates the store holds) and the post's id (backend.services.posts)
+POST_CURSOR = r"^p1\.[sr]\.-?[0-9]{1,18}\.post_[0-9a-z]{26}$"
 
 
 def not_nullable(*names: str):  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from backend.schemas.common import CURSOR_PATTERN, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
+from backend.schemas.common import POST_CURSOR, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
 
 PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
@@ -19,6 +19,8 @@ MAX_CONTENT = (
 MAX_LABELS = 20
 LABEL_KEY_PATTERN = r"^[a-z0-9]([a-z0-9._/-]{0,98}[a-z0-9])?$"
 LABEL_VALUE_MAX = 500
+LABEL_FILTER_PATTERN = r"^[a-z0-9](?:[a-z0-9._/-]{0,98}[a-z0-9])?=[^\u0000]{0,500}$"
+"""`GET /v1/posts?label=KEY=VALUE`: a label key, `=`, a value of at most 500 characters (it may hold `=`)."""
 """A post-list cursor: opaque, URL-safe (`nextCursor` of the previous page, passed back as it came)."""
 
 LabelKey = Annotated[str, Field(pattern=LABEL_KEY_PATTERN, max_length=100)]
@@ -155,6 +157,6 @@ class PostOut(CamelOut):
 class PostList(CamelOut):
     items: list[PostOut]
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": POST_CURSOR},
         description="pass as `cursor` to get the next (older) page; null at the end",
     )

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from backend.schemas.common import CamelModel, CamelOut, Timestamp, Url, not_nullable
+from backend.schemas.common import DELIVERY_CURSOR, CamelModel, CamelOut, Timestamp, Url, not_nullable
 
 # Every event type a webhook can carry (docs/webhooks.md "Event types").
 EVENT_TYPES: tuple[str, ...] = (
@@ -147,7 +147,10 @@ class DeliveryOut(CamelOut):
 
 class DeliveryList(CamelOut):
     items: list[DeliveryOut]
-    next_cursor: str | None
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": DELIVERY_CURSOR},
+        description="pass as `cursor` for the next (older) page; null at the end",
+    )
 
 
 class WebhookTestOut(CamelOut):

@@ -43,6 +43,7 @@ from typing import Any
 
 from backend import clock, queue
 from backend.config import Settings
+from backend.datadir import private_dir
 from backend.errors import ApiError
 from backend.generation import guard
 from backend.generation.provider import (
@@ -466,7 +467,7 @@ def list_public(
     and the workspace's credits as GET /v1/workspace shows them."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     q = Generation.select().where((Generation.workspace == workspace_id) & Generation.deleted_at.is_null())
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(Generation.id < cursors.decode(cursor, "g1", "gen", "GET /v1/generations"))
     if status:
         q = q.where(Generation.status.in_(list(status)))
@@ -763,9 +764,7 @@ def _request(settings: Settings, row: Generation) -> GenerationRequest:
 
 
 def _work_root(settings: Settings) -> Path:
-    root = settings.data_dir / "tmp" / "generations"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return private_dir(settings.data_dir / "tmp" / "generations")
 
 
 def _remove_leftovers(settings: Settings, generation_id: str) -> None:

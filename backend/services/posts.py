@@ -10,7 +10,8 @@ engine's claim (which locks the same row to move `scheduled -> processing`) and 
 
 from __future__ import annotations
 
-import base64
+import hashlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from peewee import JOIN, SQL, NodeList, fn
+from pydantic import BaseModel
 
 from backend import clock, queue
 from backend.config import Settings
@@ -29,6 +31,8 @@ from backend.ids import new_id
 from backend.networks import registry
 from backend.networks.base import MediaRef
 from backend.networks.rules import rules_for
+from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
+from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import cursors, networks, plans
 from backend.store.db import locked, tx
@@ -246,6 +250,10 @@ def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | s
         width=row.width,
         height=row.height,
         generated=row.origin == "generated",
+        duration_s=row.duration_ms / 1000 if row.duration_ms is not None else None,
+        frame_rate=row.frame_rate,
+        codec=row.video_codec,
+        bytes=row.bytes,
     )
 
 
@@ -306,6 +314,17 @@ def release_media(post_id: str) -> None:
 # ---------------------------------------------------------------------------------------------- rules
 
 
+def _video_problems(limits: VideoLimits | None, media: Sequence[MediaRef]) -> list[tuple[str, str, str]]:
+    """(url, rule, sentence) for each video of the post that breaks a network's video rules (the first broken rule
+    of each; the sentence names them all)."""
+    out = []
+    for m in media:
+        found = limits.problems(m) if limits is not None and m.kind == "video" else []
+        if found:
+            out.append((m.url, found[0][0], "; ".join(why for _, why in found)))
+    return out
+
+
 def check_target_rules(
     targets: Sequence[Target],
     content: str,
@@ -326,6 +345,10 @@ def check_target_rules(
         for code in codes:
             if media_problems and code in ("media_required_for_target", "video_required_for_target"):
                 continue  # the unreadable media is the cause to fix first
+            if code == VIDEO_OUT_OF_RANGE:
+                for url, rule, why in _video_problems(rules.video, media):
+                    t.problem(code, f"{t.platform} refuses {url}: {why}", mediaUrl=url, rule=rule)
+                continue
             t.problem(code, rules.message(code, content, media))
         for url, why in media_problems:
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
@@ -440,10 +463,60 @@ def _options_dict(options: dict[str, Any], media: Sequence[MediaRef], platforms:
 # ---------------------------------------------------------------------------------------------- create
 
 
-def _existing_by_key(workspace_id: str, key: str) -> str | None:
-    return (
-        Post.select(Post.id).where((Post.workspace == workspace_id) & (Post.idempotency_key == key)).scalar()
+def _existing_by_key(workspace_id: str, key: str, fingerprint: str) -> str | None:
+    """The post created with `key`, for a replay of the same request; 409 `idempotency_key_reused` when that post
+    was created with another body (a post from before fingerprints were kept replays, as it did)."""
+    row = (
+        Post.select(Post.id, Post.idempotency_fingerprint)
+        .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+        .tuples()
+        .first()
     )
+    if row is None:
+        return None
+    post_id, kept = row
+    if kept is not None and kept != fingerprint:
+        raise ApiError(
+            409,
+            "idempotency_key_reused",
+            f"the idempotencyKey {key!r} was used for another request ({post_id}, created with a different "
+            "body): send a new key for a new post, or the very same body to get that post again",
+            [{"field": "idempotencyKey", "postId": post_id}],
+        )
+    return str(post_id)
+
+
+def request_fingerprint(body: dict[str, Any]) -> str:
+    """The sha256 of a creation request, the idempotency key aside: targets (a name or {platform, channelId}, as
+    a pair), content, mediaUrls, scheduledAt (the instant, whatever its offset), options and labels, as JSON with
+    sorted keys (absent, null and empty are one). Two requests with one fingerprint ask for the same post."""
+
+    def target(raw: Any) -> list[Any]:
+        platform, channel = _raw_target(raw)
+        return [platform, channel]
+
+    scheduled = body.get("scheduled_at")
+    if scheduled:
+        try:
+            scheduled = clock.iso(parse_timestamp(scheduled, "scheduledAt"))
+        except ApiError:
+            pass  # refused below anyway; the text as sent
+    raw_options = body.get("options")
+    options = (
+        raw_options.model_dump(by_alias=True, exclude_none=True)
+        if isinstance(raw_options, BaseModel)
+        else dict(raw_options or {})
+    )
+    canonical = {
+        "targets": [target(t) for t in body.get("targets") or []],
+        "content": body.get("content"),
+        "mediaUrls": list(body.get("media_urls") or []),
+        "scheduledAt": scheduled or None,
+        "options": options or None,
+        "labels": dict(body.get("labels") or {}) or None,
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
@@ -488,8 +561,11 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     """Validate and accept a post: the post row, its targets, its publish job and the hold on its media
     written in one transaction. The idempotency key is decided by the UNIQUE (workspace, key) index."""
     key = body.get("idempotency_key")
-    if key is not None:
-        found = _existing_by_key(workspace_id, key)  # fast path only: the UNIQUE index decides races below
+    fingerprint = request_fingerprint(body) if key is not None else None
+    if key is not None and fingerprint is not None:
+        found = _existing_by_key(
+            workspace_id, key, fingerprint
+        )  # fast path: the UNIQUE index decides races below
         if found is not None:
             return Accepted(found, False)
     now = clock.now()
@@ -532,6 +608,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "options": options_dict,
             "scheduled_at": scheduled_at,
             "idempotency_key": key,
+            "idempotency_fingerprint": fingerprint,
             "free_publication": needs_free,
             "version": 1,
             "labels": labels or None,
@@ -542,7 +619,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             Post.insert(post).as_rowcount().execute()
         elif not Post.insert(post).on_conflict_ignore().as_rowcount().execute():
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
-            found = _existing_by_key(workspace_id, key)
+            found = _existing_by_key(workspace_id, key, fingerprint or "")
             if found is None:
                 raise ApiError(
                     409,
@@ -732,23 +809,8 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
     }
 
 
-def _encode_cursor(post_id: str) -> str:
-    return base64.urlsafe_b64encode(f"v1:{post_id}".encode()).decode().rstrip("=")
-
-
 def _bad_cursor() -> ApiError:
-    return ApiError(
-        400,
-        "invalid_cursor",
-        "cursor is not one this API gave for this order: pass nextCursor as it came, with the same `order`",
-    )
-
-
-def _decode_cursor(cursor: str) -> str:
-    raw = cursors.text(cursor)
-    if not raw.startswith("v1:post_") or len(raw) > 60:
-        raise _bad_cursor()
-    return raw[3:]
+    return cursors.invalid("GET /v1/posts")
 
 
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
@@ -758,7 +820,7 @@ def _decode_cursor(cursor: str) -> str:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-_UPCOMING = re.compile(r"^u1:([sr]):(-?\d{1,19}):(post_[A-Za-z0-9_-]{1,40})$")
+_CURSOR = re.compile(POST_CURSOR)
 MAX_QUERY = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -767,21 +829,30 @@ def _due_of(post: Post) -> datetime:
     return post.scheduled_at or post.created_at
 
 
-def _encode_upcoming(section: str, due: datetime, post_id: str) -> str:
+_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
+    """A position in the list (POST_CURSOR): the same cursor serves both orders — the newest-first order reads
+    its id, order=upcoming its (section, due time, id)."""
     micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return base64.urlsafe_b64encode(f"u1:{section}:{micros}:{post_id}".encode()).decode().rstrip("=")
+    return f"p1.{section}.{micros}.{post_id}"
 
 
-def _decode_upcoming(cursor: str) -> tuple[str, Any, str]:
-    """(section `s` or `r`, the due time as the store compares it, the post id)."""
-    m = _UPCOMING.match(cursors.text(cursor))
+def _position(post: Post) -> tuple[str, datetime, str]:
+    return ("s" if post.status == "scheduled" else "r"), _due_of(post), post.id
+
+
+def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
+    """(section `s` or `r`, the due time as the store compares it, the post id). Any string of the document's
+    pattern is a position: a due time past the dates the store holds is taken as the first or last one."""
+    m = _CURSOR.match(cursor)
     if m is None:
         raise _bad_cursor()
-    try:
-        due = _EPOCH + timedelta(microseconds=int(m.group(2)))
-    except OverflowError:
-        raise _bad_cursor() from None
-    return m.group(1), Post.scheduled_at.db_value(due), m.group(3)
+    _, section, micros, post_id = cursor.split(".", 3)
+    due = _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS))
+    return section, Post.scheduled_at.db_value(due), post_id
 
 
 def _text_matches(q: str) -> Any:
@@ -820,10 +891,10 @@ def list_posts(
             [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}],
         )
     upcoming = order == "upcoming"
-    position = _decode_upcoming(cursor) if cursor and upcoming else None
+    position = _decode_cursor(cursor) if cursor is not None else None
     q_ = Post.select().where(Post.workspace == workspace_id)
-    if cursor and not upcoming:
-        q_ = q_.where(Post.id < _decode_cursor(cursor))
+    if position is not None and not upcoming:
+        q_ = q_.where(Post.id < position[2])
     if statuses:
         q_ = q_.where(Post.status.in_(list(statuses)))
     if idempotency_key is not None:
@@ -865,7 +936,7 @@ def list_posts(
         rows = list(q_.order_by(Post.id.desc()).limit(limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor(rows[-1].id) if more and rows else None
+        next_cursor = _encode_cursor(*_position(rows[-1])) if more and rows else None
     else:
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
@@ -911,7 +982,7 @@ def _upcoming_page(
         return rows, None
     rows = rows[:limit]
     last = rows[-1]
-    return rows, _encode_upcoming("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
+    return rows, _encode_cursor("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
 
 
 # ---------------------------------------------------------------------------------------------- edit

@@ -405,7 +405,7 @@ def list_deliveries(
     q = WebhookDelivery.select().where(WebhookDelivery.endpoint == ep.id)
     if status:
         q = q.where(WebhookDelivery.status == status)
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(
             WebhookDelivery.id < cursors.decode(cursor, "d1", "whd", "GET /v1/webhooks/{id}/deliveries")
         )

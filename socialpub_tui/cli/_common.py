@@ -4,7 +4,6 @@ terminal, one JSON document in a pipe), and errors mapped to exit codes (1 API/n
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from socialpub_tui.look import STATUS_COLOURS
+from socialpub_tui.look import STATUS_COLOURS, inert, json_text
 
 if TYPE_CHECKING:
     from socialpub_tui.client.sync import Client
@@ -91,7 +90,7 @@ class Output:
     def emit(self, data: Any, human: Callable[[], None] | str | None = None) -> None:
         """The command's result: JSON with --json, else `human` (a callable printing, or a line)."""
         if self.json:
-            click.echo(json.dumps(to_jsonable(data), ensure_ascii=False))
+            click.echo(json_text(to_jsonable(data)))
         elif callable(human):
             human()
         elif human is not None:
@@ -107,12 +106,14 @@ class Output:
         click.echo(text, err=True)
 
     def style(self, text: str, **styles: Any) -> str:
-        return click.style(text, **styles) if self.colour else text
+        """`text` in a style of ours (on a colour terminal): a table cell takes it as it is (`Styled`), where any
+        other value is shown inert. Give it text that is ours, or inert() first."""
+        return Styled(click.style(text, **styles)) if self.colour else Styled(text)
 
     def status(self, value: str | None) -> str:
-        value = value or "-"
+        value = inert(value or "-")
         colour = STATUS_COLOURS.get(value)
-        return self.style(value, fg=colour) if colour else value
+        return self.style(value, fg=colour) if colour else Styled(value)
 
     def table(self, rows: Sequence[Sequence[Any]], headers: Sequence[str], empty: str = "(none)") -> None:
         if not rows:
@@ -142,32 +143,40 @@ class Output:
     def fail(self, err: Exception, exit_code: int = 1) -> None:
         from socialpub_tui.client.errors import ApiError
 
+        # An error may echo what was sent (a channelId, a URL, a name): shown inert, as every user text.
         if isinstance(err, ApiError):
             body = err.body()
             if self.json:
-                click.echo(json.dumps(body, ensure_ascii=False), err=True)
+                click.echo(json_text(body), err=True)
             else:
-                click.echo(f"Error: {err}", err=True)
+                click.echo(f"Error: {inert(err)}", err=True)
                 for d in err.details:
-                    click.echo("  - " + ", ".join(f"{k}: {v}" for k, v in d.items()), err=True)
+                    click.echo("  - " + ", ".join(f"{inert(k)}: {inert(v)}" for k, v in d.items()), err=True)
         else:
             if self.json:
                 click.echo(
-                    json.dumps({"error": "error", "message": str(err), "details": [], "status": 0}), err=True
+                    json_text({"error": "error", "message": str(err), "details": [], "status": 0}), err=True
                 )
             else:
-                click.echo(f"Error: {err}", err=True)
+                click.echo(f"Error: {inert(err)}", err=True)
         raise SystemExit(exit_code)
 
 
+class Styled(str):
+    """Text styled by us (Output.style, Output.status): a table cell shows it as it is."""
+
+
 def _cell(value: Any, limit: int = 60) -> str:
+    """A table cell or a field's value: user and network text shown inert (a line break as ⏎), ours as styled."""
     if value is None:
         return "-"
+    if isinstance(value, Styled):
+        return value
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list | tuple):
         value = ", ".join(str(v) for v in value)
-    text = str(value).replace("\n", " ⏎ ")
+    text = inert(str(value).replace("\n", " ⏎ "))
     if text.startswith(("http://", "https://")):
         return text  # links are copied from tables: never cut
     return clip(text, limit)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.generations import GenerationOut, GenerationQuote
@@ -161,7 +162,7 @@ def finish(out: Output, g: GenerationOut, waited: bool) -> None:
     out.emit(g, lambda: show_generation(out, g))
     if waited and g.status == "failed":
         if not out.json:
-            out.note(f"Error: {g.error}")
+            out.note(f"Error: {inert(g.error)}")
         raise SystemExit(1)
 
 
@@ -392,7 +393,7 @@ def gen_delete(generation_id: str, out: Output) -> None:
         if res.media_deleted:
             line += " Its file was deleted."
         elif res.media_kept_by:
-            line += f" Its file is kept for {', '.join(res.media_kept_by)} (until sent + 30 days)."
+            line += f" Its file is kept for {inert(', '.join(res.media_kept_by))} (until sent + 30 days)."
         if res.credits_refunded:
             line += f" {res.credits_refunded} credits were refunded."
         out.line(line)
@@ -421,7 +422,7 @@ def gen_download(generation_id: str, output: str | None, out: Output) -> None:
     client = get_client(worker=False)
     g = client.get_generation(generation_id)
     if g.status != "completed" or not g.media_url:
-        why = f": {g.error}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
+        why = f": {inert(g.error)}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
         raise click.ClickException(f"{g.id} is {g.status}, there is no file to download{why}")
     if output == "-":
         import tempfile

@@ -20,6 +20,7 @@ from socialpub_tui.cli._common import (
     utc_option,
 )
 from socialpub_tui.cli.network_flags import option_flags
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
@@ -125,21 +126,23 @@ def show_post(out: Output, post: PostOut) -> None:
     )
     out.line(f"{post.id}  {out.status(post.status)}  {when}")
     first = post.content.splitlines()[0] if post.content else ""
-    out.line(f"  text   {first[:100]}{'…' if len(post.content) > len(first[:100]) else ''}")
+    out.line(f"  text   {inert(first[:100])}{'…' if len(post.content) > len(first[:100]) else ''}")
     for url in post.media_urls:
-        out.line(f"  media  {url}")
+        out.line(f"  media  {inert(url)}")
     if post.idempotency_key:
-        out.line(f"  key    {post.idempotency_key}")
+        out.line(f"  key    {inert(post.idempotency_key)}")
     out.table(post_rows(out, post), TARGET_HEADERS)
     for t in post.targets:  # the table cuts long text: each failure reason in full, with what to do
         waiting = next_attempt(t)
         if waiting:
             out.line(
-                f"  {t.platform} ({t.account_name}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
-                + (f" ({t.fail_reason})" if t.fail_reason else "")
+                f"  {t.platform} ({inert(t.account_name)}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
+                + (f" ({inert(t.fail_reason)})" if t.fail_reason else "")
             )
         elif t.fail_reason and len(t.fail_reason) > 59:
-            out.line(f"  {t.platform} ({t.account_name}) {t.fail_type or 'failed'}: {t.fail_reason}")
+            out.line(
+                f"  {t.platform} ({inert(t.account_name)}) {t.fail_type or 'failed'}: {inert(t.fail_reason)}"
+            )
 
 
 class LiveView:
@@ -165,10 +168,10 @@ class LiveView:
             key = (t.platform, t.account_id)
             if self.seen.get(key) != t.status:
                 self.seen[key] = t.status
-                line = f"{post.id} {t.platform} {t.account_name}: {t.status}" + (
-                    f" ({t.fail_type + ': ' if t.fail_type else ''}{t.fail_reason})"
+                line = f"{post.id} {t.platform} {inert(t.account_name)}: {t.status}" + (
+                    f" ({t.fail_type + ': ' if t.fail_type else ''}{inert(t.fail_reason)})"
                     if t.fail_reason
-                    else f" {t.post_url}"
+                    else f" {inert(t.post_url)}"
                     if t.post_url
                     else ""
                 )
@@ -288,7 +291,7 @@ def posts_create(
     post = client.create_post(body)
     if getattr(post, "_http_status", None) == 200:
         out.note(
-            f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
+            f"The idempotency key {inert(repr(idempotency_key))} was used already: this is the existing post "
             f"{post.id}; nothing new was created."
         )
     if not wait:
@@ -559,7 +562,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
         post = wait_and_report(client, out, post, timeout)
 
     def human() -> None:
-        names = ", ".join(f"{t.platform} ({t.account_name})" for t in retried)
+        names = ", ".join(f"{t.platform} ({inert(t.account_name)})" for t in retried)
         if replayed:
             out.line(
                 f"Already retried: {post.id} (created by an earlier `posts retry {post_id}`, now {post.status}) "
@@ -575,7 +578,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
                 if t.fail_type == "permanent"
                 else t.status
             )
-            out.line(f"  not retried: {t.platform} ({t.account_name}) — {reason}")
+            out.line(f"  not retried: {t.platform} ({inert(t.account_name)}) — {reason}")
         show_post(out, post)
 
     out.emit(

@@ -21,6 +21,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.look import inert
 
 
 @click.group("recipes")
@@ -278,7 +279,7 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
             how = f"generation {g.existing.id} ({g.existing.status}), already paid"
         else:
             how = f"a new generation, {g.cost} credits" if g.cost is not None else "a new generation"
-        out.line(f"  {item.label()}: {what} \u2014 {how}: {_short(spec.prompt)}")
+        out.line(f"  {inert(item.label())}: {what} \u2014 {how}: {inert(_short(spec.prompt))}")
     credits = plan.credits()
     if credits is not None:
         line = f"Credits: {credits['required']} for {credits['generations']} new generation(s)"
@@ -298,16 +299,16 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
             + ")"
         )
     for notice in plan.notices:
-        out.note(f"Note: {notice}")
+        out.note(f"Note: {inert(notice)}")
     for problem in plan.errors:
-        out.note(f"Error: {problem}")
+        out.note(f"Error: {inert(problem)}")
     to = "" if verb["create"].startswith("would ") else "to "  # "2 would create" (a dry run), "2 to create"
     summary = (
         f"{len(plan.create)} {to}{verb['create']}, {len(plan.update)} {to}{verb['update']}, "
         f"{len(plan.cancel)} {to}{verb['cancel']}, {len(plan.unchanged)} unchanged"
     )
     out.line(
-        f"Plan for set {plan.set_name!r}: {summary}"
+        f"Plan for set {inert(repr(plan.set_name))}: {summary}"
         + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
         + ("." if plan.pending else " — nothing to do.")
     )
@@ -477,7 +478,7 @@ def _generation_progress(out: Output) -> Any:
     def show(item: Any, g: Any) -> None:
         if seen.get(g.id) != g.status:
             seen[g.id] = g.status
-            click.echo(f"generation {g.id} for {item.label()}: {g.status}", err=True)
+            click.echo(f"generation {g.id} for {inert(item.label())}: {g.status}", err=True)
 
     return show
 
@@ -485,27 +486,27 @@ def _generation_progress(out: Output) -> Any:
 def _show_result(out: Output, result: Any) -> None:
     for f in result.files:
         if f.status in ("failed", "invalid"):
-            out.note(f"Error: {f.file}: {f.summary()}")
+            out.note(f"Error: {inert(f.file)}: {inert(f.summary())}")
             for p in f.problems:
-                out.note(f"  {p}")
+                out.note(f"  {inert(p)}")
             for a in f.actions:
                 if a.status not in ("done", "existing"):
                     out.note(
-                        f"  {a.kind} {a.item.label()}: {a.status.replace('_', ' ')}"
-                        + (f" — {a.error}" if a.error else "")
+                        f"  {a.kind} {inert(a.item.label())}: {a.status.replace('_', ' ')}"
+                        + (f" — {inert(a.error)}" if a.error else "")
                     )
         else:
             n = sum(a.status in ("done", "existing") for a in f.actions)
-            out.line(f"{f.file}: {n} change(s) applied")
+            out.line(f"{inert(f.file)}: {n} change(s) applied")
     for notice in result.plan.notices:
-        out.note(f"Note: {notice}")
+        out.note(f"Note: {inert(notice)}")
     for problem in result.plan.errors:
-        out.note(f"Error: {problem}")
+        out.note(f"Error: {inert(problem)}")
     c = result.counts()
     unread = set(result.unread())  # files not valid: nothing applied; counted once, in filesFailed
     elsewhere = [p for p in result.plan.errors if p.file not in unread]  # e.g. --strict's, in applied files
     out.line(
-        f"Applied set {result.plan.set_name!r}: {c['created']} created, {c['updated']} updated, "
+        f"Applied set {inert(repr(result.plan.set_name))}: {c['created']} created, {c['updated']} updated, "
         f"{c['cancelled']} cancelled, {c['unchanged']} unchanged; media {c['mediaUploaded']} uploaded, "
         f"{c['mediaReused']} reused"
         + (f"; {c['filesFailed']} file(s) failed" if c["filesFailed"] else "")

@@ -31,6 +31,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.look import inert, json_text
 
 if TYPE_CHECKING:
     from backend.schemas.webhooks import DeliveryOut, WebhookOut, WebhookWithSecret
@@ -119,10 +120,10 @@ def _state(out: Output, w: WebhookOut) -> str:
 
 
 def _show_secret(out: Output, w: WebhookWithSecret, stored: str | None, verb: str) -> None:
-    out.line(f"{verb} webhook {w.id} → {w.url}")
-    out.line(f"  events   {', '.join(w.events) if w.events else 'every type'}")
+    out.line(f"{verb} webhook {w.id} → {inert(w.url)}")
+    out.line(f"  events   {inert(', '.join(w.events)) if w.events else 'every type'}")
     if w.description:
-        out.line(f"  about    {w.description}")
+        out.line(f"  about    {inert(w.description)}")
     out.line(f"  secret   {w.secret}")
     out.line("           shown once: store it now (your receiver verifies signatures with it)")
     if stored:
@@ -331,10 +332,10 @@ def _show_attempt(out: Output, d: DeliveryOut) -> None:
         out.line(f"{d.event_type} {d.event_id} → {d.endpoint_id}: {out.status(d.status)}")
         out.note(refused_note([d], d.endpoint_id))
         return
-    outcome = f"HTTP {d.last_status_code}" if d.last_status_code else (d.last_error or "no answer")
+    outcome = f"HTTP {d.last_status_code}" if d.last_status_code else inert(d.last_error or "no answer")
     line = f"{d.event_type} {d.event_id} → {d.endpoint_id}: {out.status(d.status)} ({outcome}"
     if d.last_error and d.last_status_code:
-        line += f", {d.last_error}"
+        line += f", {inert(d.last_error)}"
     line += ")"
     if d.status == "pending" and d.next_attempt_at:
         line += f"; next attempt {short_time(d.next_attempt_at)}"
@@ -627,27 +628,30 @@ class Receiver:
             if record["verified"] and record["id"]:
                 self.seen.add(record["id"])
             if self.as_json:
-                self.write(json.dumps(record, ensure_ascii=False))
+                self.write(json_text(record))
                 return
             received = datetime.fromisoformat(record["receivedAt"].replace("Z", "+00:00"))
             local = self.zone.local(received) if self.zone is not None else received.astimezone()
             verdict = (
                 self._style("verified", "green")
                 if record["verified"]
-                else self._style("NOT verified", "red") + f" ({record.get('reason')})"
+                else self._style("NOT verified", "red") + f" ({inert(record.get('reason'))})"
             )
+            # what arrived is anyone's who reaches the port: shown inert
             cols = [
                 f"{local:%H:%M:%S}",
-                record["type"] or "?",
-                record["id"] or "-",
-                summary(record["type"] or "", record["body"]),
+                inert(record["type"] or "?"),
+                inert(record["id"] or "-"),
+                inert(summary(record["type"] or "", record["body"])),
                 verdict,
             ]
             if again:
                 cols.append("(seen before: a retry or redelivery)")
             fwd = record.get("forward")
             if fwd:
-                cols.append(f"→ {fwd['url']} {fwd['status'] if fwd['status'] is not None else fwd['error']}")
+                cols.append(
+                    f"→ {inert(fwd['url'])} {fwd['status'] if fwd['status'] is not None else inert(fwd['error'])}"
+                )
             self.write("  ".join(c for c in cols if c))
 
     def _style(self, text: str, colour: str) -> str:

@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Header, Static
 
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.sandbox import SandboxPublication
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
@@ -46,6 +46,8 @@ class PublishedLoaded(Message):
 
 
 def clip(text: str, width: int) -> str:
+    """A name in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -59,7 +61,7 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
     if "token_warning" in account.model_fields_set:
         if not account.token_warning:
             return ("none" if at is None else "ok"), None
-        line = f"{account.name} ({account.platform}): {account.token_warning}"
+        line = f"{inert(account.name)} ({account.platform}): {inert(account.token_warning)}"
         if account.status == "needs_reauth":
             return "reauth", line
         return ("expired" if at is not None and at <= now else "soon"), line
@@ -67,12 +69,12 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
         return "none", None
     if at <= now:
         return "expired", (
-            f"{account.name} ({account.platform}): its token expired {relative(at, now)}: "
+            f"{inert(account.name)} ({account.platform}): its token expired {relative(at, now)}: "
             "reconnect it, its posts will fail until then"
         )
     if at - now <= EXPIRY_WARNING:
         return "soon", (
-            f"{account.name} ({account.platform}): its token expires {relative(at, now)}: "
+            f"{inert(account.name)} ({account.platform}): its token expires {relative(at, now)}: "
             "reconnect it before then"
         )
     return "ok", None
@@ -270,7 +272,7 @@ class AccountsScreen(Screen[None]):
                 f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
                 style="bold",
             )
-            head.append(f" · {acc.name}" + (f" @{acc.username}" if acc.username else ""))
+            head.append(f" · {inert(acc.name)}" + (f" @{inert(acc.username)}" if acc.username else ""))
             if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
                 head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
             if items:
@@ -285,14 +287,14 @@ class AccountsScreen(Screen[None]):
                 body.append("\n")
             body.append(zone.format(item.created_at), style="blue")
             body.append(
-                f"  {item.status:<9}",
+                f"  {inert(item.status):<9}",
                 style=status_colour("succeeded" if item.status == "published" else "inbox_delivered"),
             )
-            body.append(f" {(item.kind or ''):<8} ", style="dim")
-            what = item.title or item.text or ""
-            body.append(" ".join(what.split()) or "(no text)")
+            body.append(f" {inert(item.kind or ''):<8} ", style="dim")
+            what = item.title or item.text or ""  # what the emulated network received: shown inert
+            body.append(inert(" ".join(what.split())) or "(no text)")
             if item.media:
                 body.append(f"  [{len(item.media)} media]", style="dim")
             if item.url:
-                body.append(f"\n  ↳ {item.url}", style="dim")
+                body.append(f"\n  ↳ {inert(item.url)}", style="dim")
         self.query_one("#acc-published", Static).update(body)

@@ -34,7 +34,7 @@ from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from backend.schemas.workspace import WorkspaceOut
 from socialpub_tui.bindings import explained
 from socialpub_tui.client.errors import ApiError
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
@@ -243,8 +243,8 @@ class ActivityScreen(Screen[None]):
                 f"{zone.local(at):%d %b %H:%M} " if at else "- ",
                 Text(f"{e.amount:+d} ", style=colour),
                 f"{e.balance_after} ",
-                REASON_LABELS.get(e.reason, e.reason) + " ",
-                clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2)),
+                Text(inert(REASON_LABELS.get(e.reason, e.reason)) + " "),
+                Text(clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2))),
                 key=e.id,
             )
 
@@ -286,9 +286,9 @@ class ActivityScreen(Screen[None]):
         if ws is not None:
             plan = ws.plan
             text.append("Plan ", style="dim")
-            text.append(plan.name, style="bold")
+            text.append(inert(plan.name), style="bold")
             if plan.subscribed != plan.name:
-                text.append(f" (subscribed {plan.subscribed})", style="yellow")
+                text.append(f" (subscribed {inert(plan.subscribed)})", style="yellow")
             if plan.status:
                 text.append(f" {plan.status}", style=status_colour(plan.status))
             if plan.period_end:
@@ -600,4 +600,6 @@ class ActivityScreen(Screen[None]):
 
 
 def clip(text: str, width: int) -> str:
+    """`text` (a name, a failure reason, a note) in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -48,6 +48,7 @@ from textual.widgets.option_list import Option
 
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
+from socialpub_tui.look import inert
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.options_form import OptionsForm
 
@@ -151,8 +152,8 @@ class TargetRow(Horizontal):
 
     @property
     def label(self) -> str:
-        return f"{self.choice.platform} · {self.choice.name}" + (
-            f" ({self.choice.note})" if self.choice.note else ""
+        return f"{self.choice.platform} · {inert(self.choice.name, markup=True)}" + (
+            f" ({inert(self.choice.note, markup=True)})" if self.choice.note else ""
         )
 
     def compose(self) -> ComposeResult:
@@ -192,7 +193,7 @@ class TargetRow(Horizontal):
         else:
             count.update(Text(f"{used:,} / {limit:,}", style="bold red" if used > limit else ""))
         if problems:
-            problem.update(Text("✗ " + "; ".join(p.message for p in problems), style="red"))
+            problem.update(Text("✗ " + "; ".join(inert(p.message) for p in problems), style="red"))
             self.add_class("has-problem")
         else:
             problem.update(Text("✓", style="green"))
@@ -233,16 +234,18 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.sent: PostOut | None = None
         self._initial: tuple[Any, ...] = ()
         self._initial_targets: set[str] = set()
+        # A post's text is edited as shown: inert (an ESC or a BEL in it would otherwise reach the terminal from the
+        # editor), line breaks and tabs kept. Sent unchanged, the text as it was goes back (body).
+        self.shown_text = (
+            inert(self.source.content, newlines=True, tabs=True) if self.source is not None else ""
+        )
 
     # ---- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        post = self.source
         yield Header()
         with VerticalScroll(id="compose-body"):
             yield Label("Text", classes="section")
-            yield TextArea(
-                post.content if post else "", id="compose-text", soft_wrap=True, show_line_numbers=False
-            )
+            yield TextArea(self.shown_text, id="compose-text", soft_wrap=True, show_line_numbers=False)
             yield Label(
                 "Targets" + (" (fixed: cancel and create a new post to change them)" if self.editing else ""),
                 classes="section",
@@ -311,6 +314,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         else:
             self.load_accounts()
         self.app.register_draft(self)  # type: ignore[attr-defined]  # ctrl+q and the mode keys ask before dropping it
+        if self.source is not None and self.shown_text != self.source.content:
+            self.notify(
+                "The text holds control characters (an escape sequence, a bell…): they are shown escaped (\\x1b); "
+                "left unchanged, the text is kept as it was.",
+                title="Control characters",
+                severity="warning",
+            )
         self._initial = self._form_state()
         if self._given_media:  # media handed in (a generation's file): leaving asks before dropping them
             self._initial = (self._initial[0], (), *self._initial[2:])
@@ -557,7 +567,9 @@ class ComposeScreen(Screen["PostOut | None"]):
     def _draw_media(self) -> None:
         media_list = self.query_one("#compose-media", OptionList)
         media_list.clear_options()
-        media_list.add_options([Option(f"{i + 1}. {m.label}", id=str(i)) for i, m in enumerate(self.media)])
+        media_list.add_options(
+            [Option(Text(f"{i + 1}. {inert(m.label)}"), id=str(i)) for i, m in enumerate(self.media)]
+        )
         media_list.display = bool(self.media)
 
     @on(Input.Submitted, "#compose-media-path")
@@ -732,9 +744,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         problems = self.target_problems()
         bad = [r for r in selected if problems.get(r.choice.key)]
         if bad:
-            names = ", ".join(f"{r.choice.platform} · {r.choice.name}" for r in bad)
+            names = ", ".join(f"{r.choice.platform} · {inert(r.choice.name)}" for r in bad)
             return None, f"{names} would refuse this post: see ✗ next to the target"
         content = self.query_one("#compose-text", TextArea).text
+        if self.source is not None and content == self.shown_text:
+            content = self.source.content  # unchanged: the text as it was, control characters included
         options = self.options_wire({r.choice.platform for r in selected})
         if self.editing:
             patch: dict[str, Any] = {"content": content, "mediaUrls": [m.url for m in self.media]}
@@ -788,7 +802,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                 self.app.report(exc, "sending the post")  # type: ignore[attr-defined]
             self.refresh_checks()
             self.query_one("#compose-status", Static).update(
-                Text(f"Not sent — {exc.code}: {exc.message}", style="bold red")
+                Text(f"Not sent — {inert(exc.code)}: {inert(exc.message)}", style="bold red")
             )
             return
         except Exception as exc:  # noqa: BLE001

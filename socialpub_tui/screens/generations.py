@@ -53,7 +53,7 @@ from backend.schemas.generations import (
     GenerationQuote,
 )
 from backend.schemas.workspace import CreditsOut
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
@@ -69,7 +69,8 @@ QUOTE_DEBOUNCE_S = 0.3
 
 
 def first_line(text: str, width: int = 60) -> str:
-    line = (text.strip().splitlines() or [""])[0]
+    """A prompt's first line in at most `width` characters, shown inert."""
+    line = inert((text.strip().splitlines() or [""])[0])
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -292,7 +293,7 @@ class GenerationsScreen(Screen[None]):
                 kind_label(g),
                 f"{g.credits_cost}",
                 shown_age,
-                first_line(g.prompt, max(12, room)),
+                Text(first_line(g.prompt, max(12, room))),  # a Text: a str cell would be read as markup
                 key=g.id,
             )
         ids = [g.id for g in self.items]
@@ -437,7 +438,7 @@ class GenerationDetailScreen(Screen[None]):
         if g.source_urls:
             head.append(
                 f"\nstart image{'s' if len(g.source_urls) > 1 else ''}: "
-                + ", ".join(u.rsplit("/", 1)[-1] for u in g.source_urls),
+                + ", ".join(inert(u.rsplit("/", 1)[-1]) for u in g.source_urls),
                 style="dim",
             )
         self.query_one("#gd-head", Static).update(head)
@@ -446,8 +447,8 @@ class GenerationDetailScreen(Screen[None]):
         error = self.query_one("#gd-error", Static)
         error.display = g.status == "failed"
         if g.status == "failed":
-            error.update(Text.assemble(("✗ ", "bold red"), (g.error or "The generation failed.", "")))
-        self.query_one("#gd-prompt", Static).update(g.prompt)
+            error.update(Text.assemble(("✗ ", "bold red"), (inert(g.error or "The generation failed."), "")))
+        self.query_one("#gd-prompt", Static).update(inert(g.prompt, newlines=True, tabs=True))
         media = self.query_one("#gd-media", Horizontal)
         media.display = bool(g.media_url)
         if g.media_url and self._media_shown != g.media_url:
@@ -658,7 +659,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
         except Exception as exc:  # noqa: BLE001 — e.g. 402 subscription_required: shown in place of the cost
             code = getattr(exc, "code", type(exc).__name__)
             self.post_message(
-                QuoteShown(key, None, Text(f"{code}: {getattr(exc, 'message', exc)}", style="red"))
+                QuoteShown(key, None, Text(f"{code}: {inert(getattr(exc, 'message', exc))}", style="red"))
             )
             return
         self.post_message(QuoteShown(key, quote))
@@ -695,7 +696,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
     def _show_problem(self, text: str | None) -> None:
         widget = self.query_one("#gc-problem", Static)
         widget.display = bool(text)
-        widget.update(Text(text or "", style="bold red"))
+        widget.update(Text(inert(text or ""), style="bold red"))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -30,7 +30,7 @@ from textual.widgets import DataTable, Header, Static
 
 from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
-from socialpub_tui.look import fail_colour, status_colour, target_status
+from socialpub_tui.look import fail_colour, inert, status_colour, target_status
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -72,7 +72,7 @@ def is_live(post: PostOut) -> bool:
 
 
 def target_label(t: TargetOut) -> str:
-    return f"{t.platform} · {t.account_name}"
+    return f"{t.platform} · {inert(t.account_name)}"
 
 
 def fit_widths(
@@ -123,7 +123,7 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             line = Text()
             line.append("✗ ", style="bold red")
             line.append(f"{target_label(t)} failed", style="bold")
-            line.append(f": {t.fail_reason or 'no reason given'}")
+            line.append(f": {inert(t.fail_reason or 'no reason given')}")
             if t.fail_type == "retriable":
                 line.append(" — retriable: press r" if retriable else " — retriable", style="yellow")
             elif t.fail_type == "permanent":
@@ -136,7 +136,7 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             line.append(f"{target_label(t)} waits", style="bold")
             line.append(f": next attempt {relative(when, now) if when else t.next_attempt_at}")
             if t.fail_reason:
-                line.append(f" ({t.fail_reason})")
+                line.append(f" ({inert(t.fail_reason)})")
             lines.append(line)
     return lines
 
@@ -217,7 +217,7 @@ class PostDetailScreen(Screen[None]):
     def on_post_detail_screen_read(self, message: Read) -> None:
         if message.post is None:
             self.query_one("#detail-head", Static).update(
-                f"{self.post_id} · could not be read ({message.problem})"
+                f"{self.post_id} · could not be read ({inert(message.problem)})"
             )
         else:
             self.show(message.post)
@@ -232,7 +232,10 @@ class PostDetailScreen(Screen[None]):
         self._draw_summary(post)
         self._draw_targets(post)
         self._draw_selected()
-        self.query_one("#detail-text", Static).update(post.content or "(no text)")
+        # the text as written, line breaks and tabs kept; any other control character shown escaped
+        self.query_one("#detail-text", Static).update(
+            inert(post.content, newlines=True, tabs=True) or "(no text)"
+        )
         self._draw_media(post)
         self.refresh_bindings()
         self._plan_refresh(post)
@@ -279,7 +282,7 @@ class PostDetailScreen(Screen[None]):
             head.append("\nsent at once", style="dim")
         head.append(f"\ncreated {zone.format(post.created_at)}", style="dim")
         if post.idempotency_key:
-            head.append(f"  · key {post.idempotency_key}", style="dim")
+            head.append(f"  · key {inert(post.idempotency_key)}", style="dim")
         self.query_one("#detail-head", Static).update(head)
 
     def _draw_summary(self, post: PostOut) -> None:
@@ -304,12 +307,12 @@ class PostDetailScreen(Screen[None]):
             rows.append(
                 {
                     "network": Text(t.platform),
-                    "account": Text(t.account_name),
+                    "account": Text(inert(t.account_name)),
                     "status": Text(shown, style=status_colour(shown)),
-                    "reason": Text(t.fail_reason or ""),
+                    "reason": Text(inert(t.fail_reason or "")),
                     "fail": Text(t.fail_type or "", style=fail_colour(t.fail_type)),
-                    "external": Text(t.external_post_id or ""),
-                    "link": Text(short_link(t.post_url)),
+                    "external": Text(inert(t.external_post_id or "")),
+                    "link": Text(inert(short_link(t.post_url))),
                     "when": Text(self.when_text(t, post)),
                 }
             )
@@ -344,12 +347,12 @@ class PostDetailScreen(Screen[None]):
         if target.fail_type:
             text.append(f" ({target.fail_type})", style=fail_colour(target.fail_type))
         if target.fail_reason:
-            text.append(f"\n  reason: {target.fail_reason}")
+            text.append(f"\n  reason: {inert(target.fail_reason)}")
         if target.post_url:
-            text.append(f"\n  link: {target.post_url}")
+            text.append(f"\n  link: {inert(target.post_url)}")
         details = []
         if target.external_post_id:
-            details.append(f"external id: {target.external_post_id}")
+            details.append(f"external id: {inert(target.external_post_id)}")
         zone = self.app.zone  # type: ignore[attr-defined]
         if target.completed_at:
             details.append(f"completed {zone.format(target.completed_at)}")

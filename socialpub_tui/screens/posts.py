@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
+from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.dropdown import Dropdown
@@ -228,7 +229,7 @@ class PostsScreen(Screen[None]):
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
         options = [
-            (f"{self.app.networks.badge(a.platform)} {a.name}", a.id)  # type: ignore[attr-defined]
+            (f"{self.app.networks.badge(a.platform)} {inert(a.name, markup=True)}", a.id)  # type: ignore[attr-defined]
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from backend.schemas.posts import PostOut
 from socialpub_tui.client.networks import Networks
+from socialpub_tui.look import inert
 from socialpub_tui.times import parse_instant
 
 HOUR = timedelta(hours=1)
@@ -126,7 +127,8 @@ def badges(post: PostOut, networks: Networks) -> str:
 
 
 def one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    """A post's text on one line of at most `width` characters (whitespace runs as one space), shown inert."""
+    flat = inert(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 

@@ -34,14 +34,17 @@ class RowTable(DataTable):  # type: ignore[type-arg]
 
 def fill(table: DataTable, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
     """Empty `table` (its columns too) and add `rows` ((key, cells)); each column as wide as its label plus one
-    space, or its widest cell (the cells end with their own space: cell_padding=0)."""
+    space, or its widest cell (the cells end with their own space: cell_padding=0). Give user and network text
+    through `inert` (socialpub_tui.look): a cell shows what it is given."""
     labels = [name + " " for name in columns]
     widths = [cell_len(label) for label in labels]
-    for _, cells in rows:
+    # a str cell is plain text (a DataTable would read it as markup: a name or URL holding `[@click=…]`)
+    texts = [(key, [Text(cell) if isinstance(cell, str) else cell for cell in cells]) for key, cells in rows]
+    for _, cells in texts:
         for i, cell in enumerate(cells):
-            widths[i] = max(widths[i], cell.cell_len if isinstance(cell, Text) else cell_len(cell))
+            widths[i] = max(widths[i], cell.cell_len)
     table.clear(columns=True)
     for name, label, width in zip(columns, labels, widths, strict=True):
         table.add_column(label, key=name, width=width)
-    for key, cells in rows:
+    for key, cells in texts:
         table.add_row(*cells, key=key)

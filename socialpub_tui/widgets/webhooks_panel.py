@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
+from socialpub_tui.look import inert
 from socialpub_tui.times import parse_instant
 from socialpub_tui.widgets.tables import RowTable, fill
 
@@ -84,12 +85,15 @@ DELIVERY_COLUMNS = ("failed at", "event", "code", "error", "endpoint")
 
 
 def clip(text: str, width: int) -> str:
+    """`text` (an event type, a receiver's error) in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
 def clip_url(url: str, width: int, *, scheme: bool = True) -> str:
     """A URL in `width` characters, cut in the middle (the host and the path's end both tell endpoints apart);
-    without its scheme unless `scheme`."""
+    without its scheme unless `scheme`. Shown inert."""
+    url = inert(url)
     if not scheme:
         url = url.split("://", 1)[-1]
     if len(url) <= width:
@@ -228,7 +232,7 @@ class WebhooksPanel(Vertical):
         elif view.state == "unavailable":
             title.append(" · not offered by this server (a socialpub extension)", style="dim")
         elif view.state == "forbidden":
-            title.append(f" · {view.note or 'this API key may not read them'}", style="yellow")
+            title.append(f" · {inert(view.note or 'this API key may not read them')}", style="yellow")
         elif view.state == "error":
             title.append(" · could not be read (r to retry)", style="red")
         elif not view.endpoints:

@@ -439,3 +439,30 @@ def test_another_machines_uploads_are_neither_changes_nor_uploaded_again(backend
     write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/b.jpg")))
     s = invoke("recipes", "apply", str(folder), "--json").json()["summary"]
     assert (s["created"], s["mediaUploaded"]) == (1, 0)  # b.jpg's upload by the first machine, reused
+
+
+def test_a_key_taken_by_another_request_makes_a_fresh_generation(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A post created meanwhile with an occurrence's idempotencyKey but another body (another machine's apply of
+    an older file, without the set's labels, so the plan did not see it): the API answers 409
+    idempotency_key_reused, and apply creates the occurrence under the key's next generation."""
+    from recipes.model import idempotency_key
+    from socialpub_tui.client import connect
+
+    folder = tmp_path / "one"
+    (folder / "media").mkdir(parents=True)
+    write(folder, "launch.yaml", recipe(entry("plain", "2027-01-04 12:00", "No media")))
+    key = plan_json(folder)["create"][0]["key"]
+    with connect(worker=False) as client:
+        squatter = client.create_post(
+            {
+                "targets": ["linkedin"],
+                "content": "an older text",
+                "scheduledAt": "2027-01-04T11:00:00Z",
+                "idempotencyKey": idempotency_key(key),
+            }
+        )
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 0, r.err
+    made = set_posts("one")
+    assert len(made) == 1 and made[0].id != squatter.id
+    assert made[0].idempotency_key == idempotency_key(key, 1) and made[0].content == "No media"

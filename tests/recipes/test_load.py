@@ -301,7 +301,23 @@ def test_example_media_are_real_and_small() -> None:
     with av.open(str(clip)) as container:
         stream = container.streams.video[0]
         assert stream.codec_context.name == "h264"
-        assert 1.5 <= float(container.duration) / 1_000_000 <= 3
+        assert 3 <= float(container.duration) / 1_000_000 <= 5  # Reels and LinkedIn want 3 s or more
+    from backend.media.probe import probe_video
+    from backend.networks.base import MediaRef
+    from backend.networks.rules import RULES
+
+    info = probe_video(clip)
+    ref = MediaRef(
+        url="x",
+        kind="video",
+        width=info.width,
+        height=info.height,
+        duration_s=info.duration_s,
+        frame_rate=info.frame_rate,
+        codec=info.video_codec,
+        bytes=clip.stat().st_size,
+    )
+    assert {n: r.video.problems(ref) for n, r in RULES.items() if r.video} == {n: [] for n in RULES}
 
 
 # ---- problems, at their line and column ---------------------------------------------------------------

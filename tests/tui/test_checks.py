@@ -17,6 +17,7 @@ NETWORKS = parse({"items": catalogue()})  # what GET /v1/networks gives the clie
 TEXTS = [
     "",
     "  ",
+    "\u200b\u3164",  # shows nothing: no text
     "Hello",
     "x" * 90,
     "x" * 91,

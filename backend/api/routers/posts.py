@@ -18,8 +18,8 @@ from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
 from backend.schemas import posts as wire
-from backend.schemas.common import CURSOR_PATTERN, NetworkName, not_nullable
-from backend.schemas.posts import MAX_CONTENT, PostList, PostOut, PostStatus
+from backend.schemas.common import POST_CURSOR, NetworkName, not_nullable
+from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut, PostStatus
 from backend.services import networks
 from backend.services import posts as svc
 
@@ -74,7 +74,7 @@ _POST_LINKS = {
     response_model=PostOut,
     operation_id="createPost",
     responses={
-        **responses(402),
+        **responses(402, 409),
         202: {"description": "accepted", "links": _POST_LINKS},
         200: {
             "model": PostOut,
@@ -86,7 +86,8 @@ _POST_LINKS = {
 def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
-    free publications; 200 with the existing post for an idempotencyKey already used."""
+    free publications; 200 with the existing post for an idempotencyKey already used with the same body, 409
+    `idempotency_key_reused` when it was used with another one."""
     payload = body.model_dump(exclude_unset=True)
     if body.idempotency_key is not None and not _well_formed(body):
         # A replay answers the post already created with the key, but only for a request the document
@@ -122,7 +123,7 @@ def list_posts(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
@@ -152,7 +153,9 @@ def list_posts(
     ),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
     label: list[str] | None = Query(
-        None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"
+        None,
+        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
+        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
     ),
     q: str | None = Query(
         None,

@@ -12,7 +12,7 @@ from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.common import DELIVERY_CURSOR
 from backend.schemas.webhooks import (
     DeliveryList,
     DeliveryStatus,
@@ -143,7 +143,7 @@ def list_deliveries(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": DELIVERY_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
 ) -> Response:

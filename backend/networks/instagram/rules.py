@@ -14,13 +14,28 @@ from backend.networks.rules.common import (
     MEDIA_REQUIRED,
     MEDIA_UNSUPPORTED,
     NetworkRules,
+    VideoLimits,
     always_pulls,
+    check_videos,
 )
 
 PLATFORM = NETWORK.name
 MAX_TEXT = NETWORK.limits.max_text
 IMAGE_MIMES = frozenset({"image/jpeg"})  # Instagram takes JPEG only; our media host converts to JPEG
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime"})
+# reels (and a carousel's videos): developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/
+# ig-user/media, "Reel specifications" (docs/networks.md, "Video rules")
+VIDEO = VideoLimits(
+    min_s=3,
+    max_s=15 * 60,
+    max_bytes=300 * 1000 * 1000,
+    max_width=1920,
+    min_aspect=0.01,
+    max_aspect=10.0,
+    min_fps=23,
+    max_fps=60,
+    codecs=frozenset({"h264", "hevc"}),
+)
 
 
 def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
@@ -34,7 +49,7 @@ def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str
         if m.mime and m.mime.split(";")[0].strip().lower() not in allowed:
             codes.append(MEDIA_UNSUPPORTED)
             break
-    return codes
+    return codes + check_videos(media[:CAROUSEL_MAX], VIDEO)
 
 
 def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
@@ -57,4 +72,5 @@ RULES = NetworkRules(
     validate,
     build,
     pulls_media=always_pulls,
+    video=VIDEO,
 )

@@ -24,8 +24,10 @@ from backend.networks.rules.common import (
     MEDIA_REQUIRED,
     MEDIA_UNSUPPORTED,
     TITLE_TOO_LONG,
+    VIDEO_OUT_OF_RANGE,
     VIDEO_REQUIRED,
     NetworkRules,
+    VideoLimits,
 )
 
 
@@ -70,8 +72,10 @@ __all__ = [
     "MEDIA_REQUIRED",
     "MEDIA_UNSUPPORTED",
     "TITLE_TOO_LONG",
+    "VIDEO_OUT_OF_RANGE",
     "VIDEO_REQUIRED",
     "NetworkRules",
+    "VideoLimits",
     "build_payload",
     "own_options",
     "rules_for",

@@ -18,6 +18,8 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     TITLE_TOO_LONG,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     images,
     videos,
 )
@@ -33,6 +35,16 @@ PHOTO_DESCRIPTION_MAX = 4000
 PHOTO_MAX_IMAGES = 35  # dedicated endpoint; posts carry at most 10
 PHOTO_MIMES = frozenset({"image/jpeg", "image/webp"})  # PNG is refused by TikTok
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime", "video/webm"})
+# developers.tiktok.com/doc/content-posting-api-media-transfer-guide (docs/networks.md, "Video rules")
+VIDEO = VideoLimits(
+    max_s=600,
+    max_bytes=4 * 1024**3,
+    min_side=360,
+    max_side=4096,
+    min_fps=23,
+    max_fps=60,
+    codecs=frozenset({"h264", "hevc", "vp8", "vp9"}),
+)
 PUBLIC_ACCOUNT_PRIVACY = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 PRIVATE_ACCOUNT_PRIVACY = ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 PRIVACY_NOT_ALLOWED = "privacy_level_not_allowed_for_target"
@@ -59,7 +71,7 @@ def validate(content: str, media: Sequence[MediaRef], options: TikTokOptions | N
     chosen = vids[:1] or images(media)[:CAROUSEL_MAX]
     if not all(_mime_ok(m) for m in chosen):
         codes.append(MEDIA_UNSUPPORTED)
-    return codes
+    return codes + check_videos(chosen, VIDEO)
 
 
 def check_privacy(level: str | None, allowed: Sequence[str]) -> list[str]:
@@ -130,4 +142,5 @@ RULES = NetworkRules(
     pull_reason="tiktok fetches photos from their URL (TikTok takes no photo upload)",
     text_length=utf16_len,
     explain=explain,
+    video=VIDEO,
 )

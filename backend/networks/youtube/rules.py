@@ -13,10 +13,13 @@ from backend.networks.rules.common import (
     TITLE_TOO_LONG,
     VIDEO_REQUIRED,
     NetworkRules,
+    VideoLimits,
+    check_videos,
     videos,
 )
 from backend.networks.youtube import NETWORK
 from backend.networks.youtube.options import YouTubeOptions
+from backend.schemas.text import has_visible_text
 
 PLATFORM = NETWORK.name
 _LIMITS = NETWORK.limits
@@ -25,6 +28,8 @@ MAX_TEXT = _LIMITS.max_text
 TITLE_MAX = _LIMITS.title_max
 DESCRIPTION_MAX_BYTES = _LIMITS.description_max_bytes
 DEFAULT_TITLE = "Untitled video"
+# a Short: square or vertical, at most 3 minutes (support.google.com/youtube/answer/15424877; docs/networks.md)
+VIDEO = VideoLimits(max_s=180, max_aspect=1.0)
 CATEGORY_PEOPLE_AND_BLOGS = "22"
 
 
@@ -33,7 +38,7 @@ def _clean(text: str) -> str:
 
 
 def first_line(content: str) -> str:
-    return next((line.strip() for line in content.splitlines() if line.strip()), "")
+    return next((line.strip() for line in content.splitlines() if has_visible_text(line)), "")
 
 
 def title_for(content: str, opts: YouTubeOptions) -> str:
@@ -49,6 +54,7 @@ def validate(content: str, media: Sequence[MediaRef], options: YouTubeOptions | 
         codes.append(CONTENT_TOO_LONG)
     if not videos(media):
         codes.append(VIDEO_REQUIRED)
+    codes += check_videos(videos(media)[:1], VIDEO)
     opts = options
     if opts is not None and opts.title is not None and len(opts.title.strip()) > TITLE_MAX:
         codes.append(TITLE_TOO_LONG)
@@ -87,5 +93,14 @@ def forced_options(media: Sequence[MediaRef]) -> dict[str, object]:
 
 
 RULES = NetworkRules(
-    PLATFORM, MAX_TEXT, 1, 1, None, validate, build, explain=explain, forced_options=forced_options
+    PLATFORM,
+    MAX_TEXT,
+    1,
+    1,
+    None,
+    validate,
+    build,
+    explain=explain,
+    forced_options=forced_options,
+    video=VIDEO,
 )

@@ -38,6 +38,8 @@ class Post(BaseModel):
     options = JSONField(default=dict)
     scheduled_at = UTCDateTimeField(null=True)
     idempotency_key = CharField(max_length=200, null=True)
+    # sha256 of the creation request as sent with the key (migration 0032): the same key with another body is 409
+    idempotency_fingerprint = CharField(max_length=64, null=True)
     free_publication = BooleanField(default=False)
     version = IntegerField(default=1)
     sent_at = UTCDateTimeField(null=True)  # when publishing started (scheduled/processing -> sending)
