@@ -5,31 +5,28 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from platformdirs import user_data_dir
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("socialpub.config")
 
-# the networks whose media may go by URL instead of by bytes (SOCIALPUB_MEDIA_BY_URL); instagram always does
-MEDIA_BY_URL_NETWORKS = ("facebook", "tiktok", "instagram")
+S = TypeVar("S", bound=BaseSettings)
 
 
 def default_data_dir() -> Path:
     return Path(user_data_dir("socialpub", appauthor=False))
 
 
-def _base(network: str) -> AliasChoices:
-    """SOCIALPUB_<NETWORK>_BASE_URL (issue 17's name) or SOCIALPUB_<NETWORK>_API_BASE (the older one)."""
-    return AliasChoices(f"SOCIALPUB_{network.upper()}_BASE_URL", f"SOCIALPUB_{network.upper()}_API_BASE")
-
-
 class Settings(BaseSettings):
-    """Every knob of the service. Documented in README.md, section Configuration."""
+    """Every knob of the service. Documented in README.md, section Configuration. Each network's own settings
+    (its API base, OAuth app, …: SOCIALPUB_<NETWORK>_…) are a model of its package, reached through
+    `network_settings`."""
 
     model_config = SettingsConfigDict(env_prefix="SOCIALPUB_", extra="ignore", populate_by_name=True)
+    _networks: dict[type[BaseSettings], BaseSettings] = PrivateAttr(default_factory=dict)
 
     data_dir: Path = Field(default_factory=default_data_dir)
     database_url: str | None = Field(default=None, repr=False)  # may hold the database password
@@ -44,8 +41,17 @@ class Settings(BaseSettings):
     session_ttl_s: int = 12 * 3600
     max_body_bytes: int = 1 * 1024 * 1024
     max_media_body_bytes: int = 30 * 1024 * 1024
+    # issue 30 item 6: `socialpub serve` bounds its clients (backend/operator/httpserver.py)
+    server_header_timeout_s: float = 10.0
+    server_body_timeout_s: float = 30.0
+    server_max_header_bytes: int = 64 * 1024
+    server_max_connections: int = 1024
+    server_max_connections_per_client: int = 64
+    server_keep_alive_s: int = 5
 
-    allow_private_urls: bool = False
+    # SOCIALPUB_ALLOW_PRIVATE_URLS: unset (None), the data dir's own setting decides (`socialpub admin private-urls`,
+    # backend/store/instance.py); 1 or 0 overrides it in this process only
+    allow_private_urls: bool | None = None
     fetch_connect_timeout_s: float = 5.0
     fetch_total_timeout_s: float = 60.0
     fetch_min_rate_bytes_s: int = 16 * 1024
@@ -54,6 +60,8 @@ class Settings(BaseSettings):
     fetch_rate_window_s: float = 10.0
     max_image_pixels: int = 50_000_000
     media_orphan_grace_s: float = 24 * 3600
+    # issue 30: a video is probed (opened, walked, its first and last key frames decoded) within this time
+    video_probe_timeout_s: float = 30.0
 
     storage: Literal["local", "s3"] = "local"
     s3_endpoint_url: str | None = None
@@ -65,6 +73,9 @@ class Settings(BaseSettings):
 
     retry_base_s: float = 30.0
     retry_max_attempts: int = 5
+    # The longest a target waits for a network's window (a cap, a Retry-After, a rate limit, a listing delay: waits
+    # never count against retry_max_attempts), from its first attempt: past it the target fails, saying so.
+    max_wait_s: float = Field(default=7 * 86400.0, gt=0)
     # The worker (backend/jobs/worker.py explains each figure): a fixed pool of threads, each running one job at
     # a time; a network ("lane") may hold at most worker_lane_share of them; a claimed job's lease is renewed
     # every job_lease_s / 3 while it runs, so a dead worker's jobs are taken over within ~job_lease_s.
@@ -72,6 +83,9 @@ class Settings(BaseSettings):
     worker_lane_share: float = Field(default=0.25, gt=0, le=1)
     job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0
+    # `socialpub serve`'s worker: in a process of its own (default), so that a busy API never starves publishing
+    # of the interpreter, or in a thread of the server's process ("thread", as --worker-in-process)
+    serve_worker: Literal["process", "thread"] = "process"
     max_lateness_s: float | None = None  # fail a post due longer ago than this instead of sending it late
     track_poll_s: float = 10.0  # how often asynchronous network processing is polled (live accounts)
     # sandbox networks: the latency of every emulated call (slept before the emulator answers), per-network
@@ -82,39 +96,10 @@ class Settings(BaseSettings):
     sandbox_processing_s: float = 3.0
     # sandbox networks enforce the real networks' rate limits and daily caps (turn off for benchmarks)
     sandbox_limits: bool = True
-    sandbox_tiktok_daily_posts: int = 15
-    sandbox_instagram_daily_posts: int = 50
+    # sandbox networks' own settings (a daily cap…) are the network's (its package's settings model), like the
+    # live networks' API bases and OAuth apps (SOCIALPUB_<NETWORK>_…: backend/networks/settings.py)
 
-    # live network API bases (the sandbox uses its own .invalid hosts, served in-process). Each is also read from
-    # SOCIALPUB_<NETWORK>_BASE_URL (issue 17: what `socialpub sandbox serve` prints); a Facebook base set
-    # without a video base serves video too, a YouTube base ending /youtube/v3 without an upload base gives it.
-    tiktok_api_base: str = Field("https://open.tiktokapis.com", validation_alias=_base("tiktok"))
-    facebook_api_base: str = Field("https://graph.facebook.com/v21.0", validation_alias=_base("facebook"))
-    facebook_video_api_base: str = "https://graph-video.facebook.com/v21.0"
-    instagram_api_base: str = Field("https://graph.facebook.com/v21.0", validation_alias=_base("instagram"))
-    linkedin_api_base: str = Field("https://api.linkedin.com/rest", validation_alias=_base("linkedin"))
-    linkedin_version: str = "202506"
-    youtube_api_base: str = Field("https://www.googleapis.com/youtube/v3", validation_alias=_base("youtube"))
-    youtube_upload_base: str = "https://www.googleapis.com/upload/youtube/v3"
     network_timeout_s: float = 30.0
-    # live accounts (issue 17): each network's OAuth app (SOCIALPUB_<NETWORK>_CLIENT_ID / _CLIENT_SECRET; TikTok
-    # calls the id its client key) and where its authorize and token endpoints are (default: the real hosts;
-    # backend/networks/oauth_apps.py also takes an API base on loopback — an emulator — as their origin).
-    tiktok_client_id: str | None = None
-    tiktok_client_secret: str | None = Field(default=None, repr=False)
-    facebook_client_id: str | None = None
-    facebook_client_secret: str | None = Field(default=None, repr=False)
-    instagram_client_id: str | None = None
-    instagram_client_secret: str | None = Field(default=None, repr=False)
-    linkedin_client_id: str | None = None
-    linkedin_client_secret: str | None = Field(default=None, repr=False)
-    youtube_client_id: str | None = None
-    youtube_client_secret: str | None = Field(default=None, repr=False)
-    tiktok_oauth_base: str | None = None
-    facebook_oauth_base: str | None = None
-    instagram_oauth_base: str | None = None
-    linkedin_oauth_base: str | None = None
-    youtube_oauth_base: str | None = None
     # token life (issue 17 item 3, docs/tokens.md): the worker refreshes a live account's token
     # this many seconds before it expires (a publish refreshes it first when it is that close), and warns this
     # many days before a token that cannot be refreshed expires (an `account.token_expiring` event, `tokenWarning`)
@@ -122,11 +107,11 @@ class Settings(BaseSettings):
     token_warning_days: float = Field(default=7.0, ge=0, le=365)
     # per-network overrides (JSON, e.g. {"tiktok": 1800}) of how long after a live network accepted a
     # publication its listing may still miss it: after an interrupted call, "absent" counts only that long after
-    # the call was over (defaults: each adapter module's LISTING_DELAY_S; sandbox accounts: the emulator's own)
+    # the call was over (defaults: each network's registry entry, listing_delay_s; sandbox accounts: the emulator's)
     listing_delay_s: dict[str, float] = Field(default_factory=dict)
-    # networks (comma-separated: facebook, tiktok) that pull a post's media from its public URL instead of
-    # receiving the bytes (Facebook url/file_url, TikTok PULL_FROM_URL for videos); Instagram always pulls, and
-    # TikTok photos too (docs/networks.md). Default: upload the bytes wherever the network allows it.
+    # networks (comma-separated names) that pull a post's media from its public URL instead of receiving the
+    # bytes, among those whose registry entry allows it (media_by_url; checked when the service starts:
+    # backend.services.networks.check_settings); docs/networks.md. Default: upload the bytes wherever possible.
     media_by_url: str = ""
 
     # generation (issue 15): the provider's name among the entry points of `socialpub.generation_providers`
@@ -170,38 +155,23 @@ class Settings(BaseSettings):
             raise ValueError("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE: 1 to 50 delays, each 0 to 604800 seconds")
         return ",".join(parts)
 
-    @model_validator(mode="after")
-    def _derived_hosts(self) -> Settings:
-        """An emulator (or proxy) given as the Facebook / YouTube base also serves their video / upload host."""
-        fields = self.model_fields_set
-        if "facebook_api_base" in fields and "facebook_video_api_base" not in fields:
-            self.facebook_video_api_base = self.facebook_api_base
-        if (
-            "youtube_api_base" in fields
-            and "youtube_upload_base" not in fields
-            and self.youtube_api_base.rstrip("/").endswith("/youtube/v3")
-        ):
-            self.youtube_upload_base = (
-                self.youtube_api_base.rstrip("/")[: -len("/youtube/v3")] + "/upload/youtube/v3"
-            )
-        return self
-
     @field_validator("media_by_url")
     @classmethod
     def _media_by_url(cls, v: str) -> str:
-        names = [p.strip().lower() for p in v.split(",") if p.strip()]
-        unknown = sorted(set(names) - set(MEDIA_BY_URL_NETWORKS))
-        if unknown:
-            raise ValueError(
-                f"SOCIALPUB_MEDIA_BY_URL: {', '.join(unknown)} cannot be chosen: comma-separated names "
-                f"among {', '.join(MEDIA_BY_URL_NETWORKS)}"
-            )
-        return ",".join(names)
+        return ",".join(p.strip().lower() for p in v.split(",") if p.strip())
 
     @property
     def media_by_url_networks(self) -> frozenset[str]:
         """The networks configured to pull media from their URL (SOCIALPUB_MEDIA_BY_URL)."""
         return frozenset(p for p in self.media_by_url.split(",") if p)
+
+    def network_settings(self, model: type[S]) -> S:
+        """A network's own settings (`model`, a pydantic-settings model of its package), read from the environment
+        once for this Settings object: what a test changes on it is what this object's users see."""
+        found = self._networks.get(model)
+        if found is None:
+            found = self._networks.setdefault(model, model())
+        return found  # type: ignore[return-value]
 
     @property
     def webhook_retry_delays(self) -> tuple[float, ...]:

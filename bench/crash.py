@@ -25,12 +25,28 @@ Goals: 0 duplicates, 0 false failures, 0 stuck, every in-flight target final wit
     .venv/bin/python bench/crash.py [--posts 300] [--runs 5] [--kills 3] [--delay 0.2] [--spread 60]
                                     [--min-in-flight 10] [--env KEY=VALUE ...]
 
-Results: bench/results/crash.json (the commit, every run's figures, the median of each figure across runs).
+Pause mode (issue 30, item 1: `--pause 30`): two `socialpub worker` processes in every run; instead of a kill, one
+of them is frozen with SIGSTOP once at least --min-in-flight of ITS publishing calls are under way, for --pause
+seconds (past the 10 s lease: the other worker takes its jobs over), then resumed with SIGCONT; the next pause
+comes once every target in flight at the previous one is final. Each pause records the frozen worker's calls in
+flight and the time from SIGCONT to every such target final.
+
+Backlog mode (issue 30, item 2b: `--posts 2000 --spread 0 --kill-gap 40`): the posts all fall due at once, so
+the kills come while a large backlog drains (one every --kill-gap s: the in-flight targets' retries wait their
+turn behind the backlog, so only a target never final is stuck) and the re-attempts page through long
+listings.
+
+A kill of `socialpub serve` kills its process group: the server and its worker process (serve runs its worker
+in a process of its own).
+
+Results: bench/results/crash.json, one entry per mode under "modes" (kill, pause, backlog): the commit, every
+run's figures, the median of each figure across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -112,12 +128,24 @@ class Proc:
         return self.popen.pid
 
     def kill9(self) -> None:
+        """SIGKILL to the process and its children (serve's worker process): its own session's group."""
         assert self.popen is not None
-        os.kill(self.popen.pid, signal.SIGKILL)
+        os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(30)
+
+    def signal(self, sig: int) -> None:
+        assert self.popen is not None
+        os.killpg(self.popen.pid, sig)
+
+    def pids(self) -> list[int]:
+        """The process and the others of its group (serve's worker process)."""
+        assert self.popen is not None
+        return group_pids(self.popen.pid)
 
     def stop(self) -> None:
         if self.popen is not None and self.popen.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, signal.SIGCONT)
             self.popen.terminate()
             try:
                 self.popen.wait(15)
@@ -126,26 +154,41 @@ class Proc:
                 self.popen.wait(15)
 
 
+def group_pids(pgid: int) -> list[int]:
+    """The processes of a process group (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                out.append(int(entry.name))
+    return out
+
+
 def in_flight_ids() -> set[str]:
     from backend.store.models import PostTarget
 
     return {t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status == "publishing")}
 
 
-def calls_in_flight(pid: int | None = None) -> int:
+def calls_in_flight(pid: int | list[int] | None = None) -> int:
     """Publishing calls under way: attempts recorded before their call whose outcome is not recorded yet; with
-    `pid`, only those of the jobs that process held (worker ids are `name:host:pid:…`)."""
+    `pid` (or a list of them), only those of the jobs those processes held (worker ids are `name:host:pid:…`)."""
     from backend.store.models import Job
     from backend.store.models.posts import PublishAttempt
 
     q = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
+    pids = [pid] if isinstance(pid, int) else list(pid or [])
     if pid is not None:
         held = [
             j.dedupe_key.split(":", 1)[1]
             for j in Job.select(Job.dedupe_key, Job.locked_by).where(
                 (Job.status == "running") & Job.kind.in_(["target.publish", "target.track"])
             )
-            if j.dedupe_key and (j.locked_by or "").split(":")[2:3] == [str(pid)]
+            if j.dedupe_key and (j.locked_by or "").split(":")[2:3] in [[str(p)] for p in pids]
         ]
         if not held:
             return 0
@@ -177,7 +220,7 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     from backend.store.db import database, init_database
     from backend.store.models import Post, PostTarget
 
-    mode = "serve" if index % 2 == 0 else "worker"
+    mode = "worker" if args.pause or index % 2 == 1 else "serve"
     tmp = Path(tempfile.mkdtemp(prefix="socialpub-crash-"))
     data_dir = tmp / "data"
     # code that reads the process's settings (the sandbox registering its accounts) must see this run's data dir
@@ -229,31 +272,56 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     for p in procs:
         p.start()
     kills: list[dict[str, Any]] = []
+    restarts: list[tuple[Any, set[str]]] = []  # (when, targets in flight) of each kill, with --kill-gap
     stuck_ids: set[str] = set()
     deadline = t0 + args.timeout
     try:
         for k in range(args.kills):
             # wait until enough publishing calls are under way (after 15 s of waiting, any), then a moment later
+            victim = rng.choice(procs)
             waiting_since = time.monotonic()
             while time.monotonic() < deadline and all_open():
-                calls = calls_in_flight()
+                # pauses: the calls of the process to be frozen (its jobs are the ones taken over)
+                calls = calls_in_flight(victim.pids() if args.pause else None)
                 if calls >= args.min_in_flight or (calls and time.monotonic() - waiting_since > 15.0):
                     break
                 time.sleep(0.02)
             if not all_open() or time.monotonic() >= deadline:
                 break
             time.sleep(rng.uniform(0.0, args.kill_window))
-            victim = rng.choice(procs)
-            pid = victim.pid
-            victim.kill9()
-            killed_at = time.monotonic()
-            calls = calls_in_flight(pid)  # the dead process's calls whose outcome it never recorded
-            flying = in_flight_ids()  # what the dead process (or another) had started and not finished
-            victim.start()
+            pids = victim.pids()
+            if args.pause:
+                victim.signal(signal.SIGSTOP)
+                time.sleep(0.05)  # stopped (the signal is asynchronous)
+                calls = calls_in_flight(pids)  # the frozen process's calls under way
+                for _ in range(
+                    200
+                ):  # frozen with fewer than asked (calls ended meanwhile): resume, try again
+                    if calls >= args.min_in_flight:
+                        break
+                    victim.signal(signal.SIGCONT)
+                    time.sleep(0.02)
+                    victim.signal(signal.SIGSTOP)
+                    time.sleep(0.05)
+                    calls = calls_in_flight(pids)
+                killed_at = time.monotonic()
+                flying = in_flight_ids()
+                time.sleep(args.pause)
+                victim.signal(signal.SIGCONT)
+            else:
+                victim.kill9()
+                killed_at = time.monotonic()
+                calls = calls_in_flight(pids)  # the dead process's calls whose outcome it never recorded
+                flying = in_flight_ids()  # what the dead process (or another) had started and not finished
+                victim.start()
             restarted = time.monotonic()
             final_s: float | None = None
             late: set[str] | None = None  # in flight at the kill and still open 20 s after the restart
-            while time.monotonic() < deadline:
+            if args.kill_gap > 0:  # a backlog: the next kill comes a fixed time later (the in-flight targets
+                # wait their turn behind the backlog; how long they took is read at the end)
+                restarts.append((clock.now(), flying))
+                time.sleep(max(0.0, min(args.kill_gap, deadline - time.monotonic())))
+            while args.kill_gap <= 0 and time.monotonic() < deadline:
                 still = {t for t in flying if open_among({t})} if flying else set()
                 if not still:
                     final_s = time.monotonic() - restarted
@@ -265,6 +333,9 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
             kills.append(
                 {
                     "kill": k + 1,
+                    "event": f"SIGSTOP for {args.pause:g} s, then SIGCONT"
+                    if args.pause
+                    else "kill -9, restart",
                     "process": mode,
                     "at_s": round(killed_at - t0, 2),
                     "calls_in_flight": calls,
@@ -273,10 +344,14 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
                     "restart_to_final_s": round(final_s, 2) if final_s is not None else None,
                 }
             )
-            when = f"after {final_s:.1f} s" if final_s is not None else "NOT within the run"
+            when = (
+                "read at the end"
+                if args.kill_gap > 0
+                else (f"after {final_s:.1f} s" if final_s is not None else "NOT within the run")
+            )
             print(
-                f"    kill {k + 1}: {mode} at {killed_at - t0:.1f} s, {calls} calls and {len(flying)} targets in "
-                f"flight, final {when}",
+                f"    {'pause' if args.pause else 'kill'} {k + 1}: {mode} at {killed_at - t0:.1f} s, {calls} calls "
+                f"and {len(flying)} targets in flight, final {when} (from the {'SIGCONT' if args.pause else 'restart'})",
                 flush=True,
             )
         while time.monotonic() < deadline and all_open():
@@ -288,6 +363,14 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     never_final = {
         t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))
     }
+    for kill, (at, ids) in zip(kills, restarts, strict=False):  # --kill-gap: from the targets' completed_at
+        done = [
+            t.completed_at
+            for t in PostTarget.select(PostTarget.completed_at).where(PostTarget.id.in_(list(ids)))
+            if t.completed_at is not None
+        ]
+        if ids and len(done) == len(ids):
+            kill["restart_to_final_s"] = round((max(done) - at).total_seconds(), 2)
     stuck_ids |= never_final
 
     # what each network received, against the targets
@@ -338,7 +421,9 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
         "missing": sum(n["missing"] for n in per_network.values()),
         "stuck": len(stuck_ids),
         "max_restart_to_final_s": max(times) if times else None,
-        "all_final_within_20s": len(times) == len(kills) and all(t <= FINAL_WITHIN_S for t in times),
+        # with --kill-gap (a backlog) the in-flight targets wait their turn: only "never final" is stuck
+        "all_final_within_20s": len(times) == len(kills)
+        and (args.kill_gap > 0 or all(t <= FINAL_WITHIN_S for t in times)),
         "target_statuses": target_statuses_from(targets),
         "post_statuses": posts,
         "per_network": per_network,
@@ -404,6 +489,20 @@ def main() -> int:
     ap.add_argument(
         "--kill-window", type=float, default=0.3, help="... plus a random moment up to this many s"
     )
+    ap.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="pause mode: SIGSTOP one of two workers for this many s (past the lease), then SIGCONT, "
+        "instead of kill -9",
+    )
+    ap.add_argument(
+        "--kill-gap",
+        type=float,
+        default=0.0,
+        help="a kill every this many s after the restart instead of once the in-flight targets are final "
+        "(a backlog: they wait their turn behind it); stuck then means never final",
+    )
     ap.add_argument("--limits", action="store_true", help="keep the sandbox caps on (off by default)")
     ap.add_argument("--concurrency", type=int, help="--concurrency of the worker processes (default: theirs)")
     ap.add_argument(
@@ -427,7 +526,10 @@ def main() -> int:
     )
     runs = []
     for i in range(args.runs):
-        print(f"  run {i + 1}/{args.runs} ({'serve' if i % 2 == 0 else '2 workers'})", flush=True)
+        print(
+            f"  run {i + 1}/{args.runs} ({'serve' if i % 2 == 0 and not args.pause else '2 workers'})",
+            flush=True,
+        )
         r = run_once(i, args, rng)
         runs.append(r)
         print(
@@ -463,8 +565,12 @@ def main() -> int:
     out = {
         "benchmark": "crash",
         "commit": commit(),
-        "what": "kill -9 of real socialpub processes while targets publish, then a restart; what each sandbox "
-        "network received against the targets' final states",
+        "what": (
+            f"SIGSTOP of one of two socialpub workers for {args.pause:g} s (past the lease), then SIGCONT"
+            if args.pause
+            else "kill -9 of real socialpub processes while targets publish, then a restart"
+        )
+        + "; what each sandbox network received against the targets' final states",
         "config": {
             "posts": args.posts,
             "runs": args.runs,
@@ -474,6 +580,8 @@ def main() -> int:
             "kill_window_s": args.kill_window,
             "sandbox_delay_s": args.delay,
             "sandbox_limits": args.limits,
+            "pause_s": args.pause,
+            "kill_gap_s": args.kill_gap,
             "env": args.env,
             "worker_concurrency": args.concurrency or "default",
         },
@@ -482,8 +590,18 @@ def main() -> int:
         "runs": runs,
         "machine": machine(),
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=2, default=str) + "\n")
+    mode = "pause" if args.pause else ("backlog" if args.spread == 0 else "kill")
+    out["mode"] = mode
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        recorded = json.loads(path.read_text())
+    except (OSError, ValueError):
+        recorded = {}
+    if "modes" not in recorded:  # the file of one mode (before pauses): it was the kill mode's
+        recorded = {"benchmark": "crash", "modes": {"kill": recorded} if recorded else {}}
+    recorded["modes"][mode] = out
+    path.write_text(json.dumps(recorded, indent=2, default=str) + "\n")
     print(
         f"goals (0 duplicates, 0 false failures, 0 stuck, final within {FINAL_WITHIN_S:.0f} s): "
         f"{'MET' if goals['met'] else 'NOT MET'}; median {med}"

@@ -406,8 +406,18 @@ class Applier:
     def _do(self, a: Action, set_name: str, urls: dict[str, list[str]]) -> None:
         item = a.item
         if a.kind == "create":
+            from socialpub_tui.client.errors import ApiError
+
             for _ in range(5):
-                post = self.client.create_post(create_body(item, urls[item.key], set_name))
+                try:
+                    post = self.client.create_post(create_body(item, urls[item.key], set_name))
+                except ApiError as err:
+                    if err.code != "idempotency_key_reused":
+                        raise
+                    item.generation += (
+                        1  # the key made another post (another body) meanwhile: a fresh generation
+                    )
+                    continue
                 replayed = getattr(post, "_http_status", None) == 200
                 if replayed and post.status == "cancelled":
                     item.generation += (
@@ -416,7 +426,9 @@ class Applier:
                     continue
                 a.post, a.status = post, "existing" if replayed else "done"
                 return
-            raise RuntimeError(f"{item.key}: every idempotency key tried belongs to a cancelled post")
+            raise RuntimeError(
+                f"{item.key}: every idempotency key tried belongs to a cancelled post or to another request"
+            )
         if a.kind == "update":
             a.post = self.client.edit_post(item.post_id, patch_body(item, urls.get(item.key)))
             a.status = "done"

@@ -7,7 +7,8 @@ the first), and a file with any problem yields no occurrence.
 Per file: the YAML (recipes.source, positions kept) → the schema (recipes.schema, pydantic) → per entry:
 `defaults` merged in, media resolved (globs expanded in sorted order, relative to the file), the content's
 variables checked (recipes.template), its times expanded (recipes.series, in the file's zone, DST rules
-there), and each occurrence's content checked against its targets' limits (backend.schemas.limits).
+there), and each occurrence's content checked against its targets' limits. The networks — targets' names, each
+one's options schema and limits — are the server's (GET /v1/networks, the client's `Networks`), given to `load`.
 
 Merging `defaults` into an entry: a key the entry gives wins; lists (`targets`, `media`) and `content` are
 replaced whole; `options` is merged per network and per setting, the entry's setting winning.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import glob
 import os
 import types
@@ -42,6 +44,7 @@ from backend.schemas.posts import LABEL_VALUE_MAX
 from recipes import series, source, template
 from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
 from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
+from socialpub_tui.client.networks import Networks
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 # What POST /v1/media accepts (backend.media.detect: the type is read from the bytes; these are its usual names).
@@ -56,8 +59,11 @@ KEY_MAX = LABEL_VALUE_MAX  # an occurrence key is carried as the value of a post
 """The longest occurrence key: posts carry it as the value of a label (`LABEL_VALUE_MAX`, see POST /v1/posts)."""
 
 
-def load(path: Path | str, *, set_name: str | None = None, default_zone: str | None = None) -> Loaded:
-    """Read `path` (a YAML file, or a folder of them) as a recipe set.
+def load(
+    path: Path | str, *, networks: Networks, set_name: str | None = None, default_zone: str | None = None
+) -> Loaded:
+    """Read `path` (a YAML file, or a folder of them) as a recipe set, its targets and options checked against
+    `networks` (the server's: `client.networks()`).
 
     `root` is the folder (a single file's parent); `set_name` defaults to the root's name. Occurrence and
     FileResult `file`s are relative to the root (POSIX); a Problem's `file` too, except for a single file,
@@ -73,13 +79,18 @@ def load(path: Path | str, *, set_name: str | None = None, default_zone: str | N
     root = path.parent if single else path
     name = set_name if set_name is not None else default_set_name(path)
     check_set_name(name)
-    loaded = Loaded(root=root, set_name=name)
+    loaded = Loaded(root=root, set_name=name, networks=networks)
     files = [path] if single else recipe_files(path)
     for f in files:
         rel = f.relative_to(root).as_posix()
         loaded.files.append(
             load_file(
-                f, rel=rel, shown=str(path) if single else rel, set_name=name, default_zone=default_zone
+                f,
+                rel=rel,
+                shown=str(path) if single else rel,
+                set_name=name,
+                networks=networks,
+                default_zone=default_zone,
             )
         )
     return loaded
@@ -90,7 +101,12 @@ def reread_in_zone(loaded: Loaded, file: str, zone: str) -> None:
     for i, result in enumerate(loaded.files):
         if result.file == file:
             loaded.files[i] = load_file(
-                result.path, rel=result.file, shown=result.file, set_name=loaded.set_name, default_zone=zone
+                result.path,
+                rel=result.file,
+                shown=result.file,
+                set_name=loaded.set_name,
+                networks=loaded.networks,
+                default_zone=zone,
             )
 
 
@@ -140,6 +156,7 @@ class _File:
     shown: str
     set_name: str
     doc: source.Document
+    networks: Networks
     problems: list[Problem] = field(default_factory=list)
     files: dict[str, list[Path] | None] = field(default_factory=dict)  # media as written → found (None: none)
     seen: set[Problem] = field(default_factory=set)
@@ -166,7 +183,13 @@ class _File:
 
 
 def load_file(
-    path: Path, *, rel: str, shown: str, set_name: str, default_zone: str | None = None
+    path: Path,
+    *,
+    rel: str,
+    shown: str,
+    set_name: str,
+    networks: Networks,
+    default_zone: str | None = None,
 ) -> FileResult:
     """One recipe file: its occurrences when it has no problem, else its problems (sorted by position)."""
     result = FileResult(file=rel, path=path)
@@ -187,7 +210,7 @@ def load_file(
     except source.SourceError as exc:
         result.problems.append(Problem(shown, exc.line, exc.column, exc.message, exc.code))
         return result
-    f = _File(path, rel, shown, set_name, doc)
+    f = _File(path, rel, shown, set_name, doc, networks)
     occurrences = _check(f, default_zone)
     result.zone_given = f.zone_given
     result.problems = sorted(f.problems, key=lambda p: (p.line, p.column))
@@ -246,6 +269,11 @@ def _check(f: _File, default_zone: str | None) -> list[Occurrence]:
                 entries.append((i, entry, bad))
 
     _duplicate_ids(f, data.get("posts"))
+    if isinstance(data.get("defaults"), dict):
+        _check_networks(f, ("defaults",), data["defaults"])
+    for i, raw_entry in enumerate(data.get("posts") if isinstance(data.get("posts"), list) else []):
+        if isinstance(raw_entry, dict):
+            _check_networks(f, ("posts", i), raw_entry)
     out: list[Occurrence] = []
     for index, entry, bad in entries:
         out.extend(_entry(f, index, entry, defaults, bad | bad_defaults, zone, zone_name))
@@ -400,6 +428,116 @@ def _flat(tp: Any) -> Iterator[Any]:
         yield from _flat(a)
 
 
+# ---- the server's networks: targets and options ------------------------------------------------------------
+
+
+def _choices(values: Sequence[Any]) -> str:
+    shown = [repr(v) for v in values]
+    return ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else "".join(shown)
+
+
+def _check_networks(f: _File, loc: tuple[str | int, ...], raw: dict[str, Any]) -> None:
+    """The targets' networks are the server's, and each network's options are what its schema takes (GET
+    /v1/networks; the API checks them again)."""
+    names = f.networks.names()
+    targets = raw.get("targets")
+    for j, t in enumerate(targets if isinstance(targets, list) else []):
+        name, where = (t, (*loc, "targets", j)) if isinstance(t, str) else (None, ())
+        if isinstance(t, dict) and isinstance(t.get("platform"), str):
+            name, where = t["platform"], (*loc, "targets", j, "platform")
+        if name is not None and name not in names:
+            f.at(where, f"expected {_choices(names)}, got {name!r}")
+    options = raw.get("options")
+    for network, value in (options if isinstance(options, dict) else {}).items():
+        if network not in names:
+            f.at((*loc, "options", network), _unknown(str(network), list(names)), key=True)
+            continue
+        schema = f.networks.options_schema(network)
+        if schema is None:
+            f.at((*loc, "options", network), f"{network} takes no options", key=True)
+            continue
+        _check_options(f, (*loc, "options", network), value, schema)
+
+
+def _unknown(key: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f" (did you mean `{close[0]}`?)" if close else ""
+    return f"unknown key `{key}`{hint}; expected one of: {', '.join(names)}"
+
+
+def _check_options(f: _File, loc: tuple[str | int, ...], value: Any, schema: dict[str, Any]) -> None:
+    if not isinstance(value, dict):
+        f.at(loc, f"expected a mapping (key: value), got {_shown(value)}")
+        return
+    props: dict[str, Any] = schema.get("properties") or {}
+    shorthands: dict[str, str] = schema.get("x-shorthands") or {}
+    for short, full in shorthands.items():
+        if short in value and full in value:
+            f.at(loc, f"give `{short}` or `{full}`, not both")
+    for key, v in value.items():
+        prop = props.get(shorthands.get(key, key))
+        if prop is None:
+            if schema.get("additionalProperties") is False:
+                f.at((*loc, key), _unknown(str(key), [*props, *shorthands]), key=True)
+            continue
+        problem = _value_problem(prop, v)
+        if problem:
+            f.at((*loc, key), problem)
+
+
+_JSON_KIND = {"string": "text", "boolean": "true or false", "integer": "a whole number", "array": "a list"}
+
+
+def _value_problem(prop: dict[str, Any], value: Any) -> str | None:
+    """Why `value` is not one the option's JSON Schema takes (the plain part of it: type, enum, lengths), else
+    None; what the schema cannot say (YouTube's way of counting tags) is the server's to answer."""
+    branches = prop.get("anyOf") or [prop]
+    if value is None and any(b.get("type") == "null" for b in branches):
+        return None
+    problems = [
+        p for b in branches if b.get("type") != "null" if (p := _branch_problem(b, value)) is not None
+    ]
+    return None if len(problems) < len([b for b in branches if b.get("type") != "null"]) else problems[0]
+
+
+def _branch_problem(b: dict[str, Any], value: Any) -> str | None:
+    if "enum" in b:
+        return None if value in b["enum"] else f"expected {_choices(b['enum'])}, got {_shown(value)}"
+    kind = b.get("type")
+    ok = {
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, int | float) and not isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }.get(str(kind), True)
+    if not ok:
+        return f"expected {_JSON_KIND.get(str(kind), kind)}, got {_shown(value)}"
+    if isinstance(value, str) and "maxLength" in b and len(value) > b["maxLength"]:
+        return f"at most {b['maxLength']} characters, got {len(value)}"
+    if isinstance(value, list):
+        if "maxItems" in b and len(value) > b["maxItems"]:
+            return f"at most {b['maxItems']} items, got {len(value)}"
+        items = b.get("items") or {}
+        for item in value:
+            problem = _branch_problem(items, item) if items else None
+            if problem:
+                return problem
+    return None
+
+
+def resolve_shorthands(options: dict[str, Any], networks: Networks) -> dict[str, Any]:
+    """Options with each network's shorthand keys (its schema's `x-shorthands`) written in full."""
+    out: dict[str, Any] = {}
+    for network, value in options.items():
+        shorthands = (networks.options_schema(network) or {}).get("x-shorthands") or {}
+        if isinstance(value, dict) and shorthands:
+            value = {shorthands.get(k, k): v for k, v in value.items()}
+        out[network] = value
+    return out
+
+
 # ---- one entry --------------------------------------------------------------------------------------------
 
 
@@ -429,7 +567,7 @@ def _entry(
         f.at(here, "no `targets`: give them in the entry or in `defaults`")
     if content is None and "content" not in bad:
         f.at(here, 'no `content`: give it in the entry or in `defaults` ("" for none)')
-    options = _merge_options(d, entry)
+    options = _merge_options(d, entry, f.networks)
 
     wire_targets = tuple(
         t if isinstance(t, str) else t.model_dump(by_alias=True, exclude_none=True) for t in targets or ()
@@ -591,7 +729,7 @@ def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> li
             f.at((*loc, j), f"source {item!r} {what} (relative to {f.rel}'s folder)", "media_not_found")
             ok = False
             continue
-        if _kind(found[0]) != "image":
+        if _kind(found[0]) != "image" or _content_kind(found[0]) != "image":
             f.at(
                 (*loc, j), f"source {item!r} is not an image (.jpg, .png, .webp…): a start image is an image"
             )
@@ -601,16 +739,12 @@ def _sources(f: _File, loc: tuple[str | int, ...], written: Sequence[str]) -> li
     return out if ok else None
 
 
-def _merge_options(d: Defaults, entry: Entry) -> dict[str, Any]:
-    base = d.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True) if d.options else {}
-    own = (
-        entry.options.model_dump(by_alias=True, exclude_unset=True, exclude_none=True)
-        if entry.options
-        else {}
-    )
-    merged = {k: dict(v) for k, v in base.items()}
+def _merge_options(d: Defaults, entry: Entry, networks: Networks) -> dict[str, Any]:
+    base = resolve_shorthands(d.options or {}, networks)
+    own = resolve_shorthands(entry.options or {}, networks)
+    merged = {k: {s: v for s, v in dict(v).items() if v is not None} for k, v in base.items()}
     for network, settings in own.items():
-        merged[network] = {**merged.get(network, {}), **settings}
+        merged[network] = {**merged.get(network, {}), **{s: v for s, v in settings.items() if v is not None}}
     return merged
 
 
@@ -649,6 +783,14 @@ def _media(f: _File, loc: tuple[str | int, ...], paths: Sequence[str]) -> list[P
                 "unsupported_media_type",
             )
             ok = False
+        elif unreadable := [p for p in found if _content_kind(p) is None]:
+            f.at(
+                (*loc, j),
+                f"media {unreadable[0].name!r} is not what its name says: its content is none of "
+                f"{ACCEPTED_MEDIA} (read from its first bytes, as the backend reads it)",
+                "unsupported_media_type",
+            )
+            ok = False
         else:
             out.extend(found)
     if ok and len(out) > MAX_MEDIA:
@@ -667,8 +809,33 @@ def _find(folder: Path, written: str) -> list[Path] | None:
 
 
 def _kind(path: Path | PurePath) -> str:
+    """image, video or other, by the file's content when it has been read (_content_kind), else by its name."""
     suffix = path.suffix.lower()
-    return "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
+    by_name = "video" if suffix in VIDEO_SUFFIXES else "image" if suffix in IMAGE_SUFFIXES else "other"
+    if by_name == "other" or not isinstance(path, Path):
+        return by_name
+    return (_content_kind(path) or by_name) if path.is_file() else by_name
+
+
+def _content_kind(path: Path) -> str | None:
+    """ "image" or "video" as POST /v1/media will detect it from the bytes; None when it would refuse the file.
+    Read once per file version (path, size, modification time): a folder of 1,000 entries sharing 20 images reads
+    20 file heads."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _detected(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _detected(path: str, size: int, mtime_ns: int) -> str | None:
+    from backend.operator.files import media_kind
+
+    try:
+        return media_kind(Path(path))
+    except OSError:
+        return None
 
 
 def _media_rules(
@@ -676,11 +843,9 @@ def _media_rules(
 ) -> None:
     """Networks that refuse a post without media, or without a video: at the entry's target, or at the entry
     when its targets come from defaults."""
-    from backend.schemas.limits import NETWORK_LIMITS
-
     kinds = [_kind(m) for m in media]
     for j, network in enumerate(networks):
-        lim = NETWORK_LIMITS.get(network)
+        lim = f.networks.limits(network)
         if lim is None:
             continue
         loc, which = ((*here, "targets", j), network) if own_targets else (here, f"{network} (from defaults)")
@@ -693,14 +858,15 @@ def _media_rules(
 def _title_rules(
     f: _File, here: tuple[str | int, ...], entry: Entry, d: Defaults, networks: Sequence[str]
 ) -> None:
-    from backend.schemas.limits import NETWORK_LIMITS
-
     for network in dict.fromkeys(networks):
-        lim = NETWORK_LIMITS.get(network)
+        lim = f.networks.limits(network)
         if lim is None or lim.title_max is None:
             continue
         for opts, loc in ((entry.options, here), (d.options, ("defaults",))):
-            title = getattr(getattr(opts, network, None), "title", None) if opts is not None else None
+            own = (opts or {}).get(network)
+            title = own.get("title") if isinstance(own, dict) else None
+            if not isinstance(title, str):
+                title = None
             if title is None:
                 continue
             if len(title.strip()) > lim.title_max:
@@ -720,12 +886,11 @@ class _LimitCheck:
     def __init__(
         self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str], media: Sequence[Path]
     ):
-        from backend.schemas.common import utf16_len
-        from backend.schemas.limits import NETWORK_LIMITS
         from backend.schemas.posts import MAX_CONTENT
 
-        self.f, self.loc, self.note, self.utf16_len, self.max_content = f, loc, note, utf16_len, MAX_CONTENT
-        self.limits = [NETWORK_LIMITS[n] for n in dict.fromkeys(networks) if n in NETWORK_LIMITS]
+        self.f, self.loc, self.note, self.max_content = f, loc, note, MAX_CONTENT
+        found = ((n, f.networks.limits(n)) for n in dict.fromkeys(networks))
+        self.limits = [(n, lim) for n, lim in found if lim is not None]
         self.has_video = any(_kind(m) == "video" for m in media)
         self.has_media = bool(media)
         self.found: dict[tuple[str, str], list[Any]] = {}
@@ -742,24 +907,27 @@ class _LimitCheck:
                 local,
                 f"content is {len(text):,} characters; a post takes at most {self.max_content:,}",
             )
-        for lim in self.limits:
-            n = self.utf16_len(text) if lim.utf16 else len(text)
-            unit = " (counted in UTF-16 units)" if lim.utf16 else ""
+        for name, lim in self.limits:
+            n = self.f.networks.text_length(name, text)
+            unit = " (counted in UTF-16 units)" if lim.text_unit == "utf16" else ""
             if n > lim.max_text and lim.max_text < self.max_content:
                 self._add(
-                    lim.platform,
+                    name,
                     "content_too_long_for_target",
                     local,
-                    f"content is {n:,} characters{unit}; {lim.platform} allows {lim.max_text:,}",
+                    f"content is {n:,} characters{unit}; {name} allows {lim.max_text:,}",
                 )
             if lim.description_max_bytes is not None:
-                size = len(text.replace("<", "‹").replace(">", "›").encode("utf-8"))
+                sent = text
+                for char, by in lim.replaced_characters.items():  # sent as look-alikes (`<` as `‹`)
+                    sent = sent.replace(char, by)
+                size = len(sent.encode("utf-8"))
                 if size > lim.description_max_bytes:
                     self._add(
-                        lim.platform,
+                        name,
                         "content_too_long_for_target",
                         local,
-                        f"content is {size:,} bytes in UTF-8; {lim.platform} allows "
+                        f"content is {size:,} bytes in UTF-8; {name} allows "
                         f"{lim.description_max_bytes:,} bytes (its description)",
                     )
             if (
@@ -769,18 +937,18 @@ class _LimitCheck:
                 and n > lim.photo_title_max
             ):
                 self._add(
-                    lim.platform,
+                    name,
                     "title_too_long_for_target",
                     local,
-                    f"content is {n:,} characters{unit}; a {lim.platform} photo post's text is its title, "
+                    f"content is {n:,} characters{unit}; a {name} photo post's text is its title, "
                     f"{lim.photo_title_max:,} at most (add a video, or shorten it)",
                 )
             if lim.text_or_media and not text.strip() and not self.has_media:
                 self._add(
-                    lim.platform,
+                    name,
                     "content_required_for_target",
                     local,
-                    f"{lim.platform} needs text or media: the content is empty and there is no media",
+                    f"{name} needs text or media: the content is empty and there is no media",
                 )
 
     def report(self) -> None:

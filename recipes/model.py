@@ -20,6 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from socialpub_tui.client.networks import Networks
+
 LABEL_SET = "socialpub.recipe/set"
 """The post label naming the recipe set that owns a post (the folder's name, or `--set NAME`)."""
 LABEL_KEY = "socialpub.recipe/key"
@@ -146,6 +148,9 @@ class Loaded:
     root: Path
     set_name: str
     files: list[FileResult] = field(default_factory=list)
+    networks: Networks = field(
+        default_factory=Networks
+    )  # the server's (GET /v1/networks) it was checked with
 
     @property
     def occurrences(self) -> list[Occurrence]:

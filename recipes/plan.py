@@ -24,7 +24,6 @@ Rules (README.md, "Recipes"):
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,6 +34,7 @@ from typing import Any, Literal
 
 from recipes.load import reread_in_zone
 from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Loaded, Occurrence, Problem, idempotency_key
+from socialpub_tui.client.networks import Networks
 
 Kind = Literal["create", "update", "unchanged", "cancel"]
 SENT = frozenset({"processing", "completed", "partial", "failed"})
@@ -78,23 +78,18 @@ def entry_of_key(key: str) -> str:
     return key.rpartition("#")[2].partition("@")[0]
 
 
-def normal_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Options as the backend stores them (defaults filled in, nulls left out), so that equal options compare
-    equal."""
-    if not options:
-        return {}
-    return json.loads(_normal_options(json.dumps(options, sort_keys=True, default=str)))
-
-
-@functools.lru_cache(maxsize=256)
-def _normal_options(text: str) -> str:  # a set repeats a few option sets many times
-    from backend.schemas.options import PostOptions
-
-    try:
-        found = PostOptions.model_validate(json.loads(text)).model_dump(by_alias=True, exclude_none=True)
-    except ValueError:
-        found = json.loads(text)
-    return json.dumps(found, sort_keys=True)
+def normal_options(options: Mapping[str, Any] | None, networks: Networks) -> dict[str, Any]:
+    """Options as the backend stores them (each network's defaults filled in — its options schema's, GET
+    /v1/networks —, nulls left out), so that equal options compare equal."""
+    out: dict[str, Any] = {}
+    for network, value in (options or {}).items():
+        if not isinstance(value, Mapping):
+            out[network] = value
+            continue
+        props = (networks.options_schema(network) or {}).get("properties") or {}
+        defaults = {k: p["default"] for k, p in props.items() if p.get("default") is not None}
+        out[network] = {k: v for k, v in {**defaults, **value}.items() if v is not None}
+    return json.loads(json.dumps(out, sort_keys=True, default=str))
 
 
 def target_key(target: Any) -> tuple[str, str | None]:
@@ -255,6 +250,21 @@ class Plan:
     def pending(self) -> bool:
         return bool(self.create or self.update or self.cancel)
 
+    def strict(self) -> None:
+        """`--strict`: each occurrence skipped because its time has passed (it has no post and never will) is an
+        error of its file (code `occurrence_in_past`) rather than a notice, so a cron job's exit status shows it."""
+        for occ in self.skipped_past:
+            self.errors.append(
+                Problem(
+                    occ.file,
+                    occ.line,
+                    0,
+                    f"{occ.key.partition('/')[2]}: its time {iso(occ.scheduled_at)} is past: it was never "
+                    "created and will not be (--strict makes this an error)",
+                    "occurrence_in_past",
+                )
+            )
+
     def items(self) -> list[Item]:
         return [*self.create, *self.update, *self.unchanged, *self.cancel]
 
@@ -332,9 +342,12 @@ def compare(
     media_hash: Callable[[Path], str | None],
     url_hash: Mapping[str, str],
     generated: str | None = None,
+    networks: Networks | None = None,
 ) -> tuple[list[str], dict[str, Any]]:
     """The fields of a scheduled post that differ from its occurrence (wire names), and their current values.
-    `generated`: the URL of the file made for the occurrence's `generate:` (None: not made yet)."""
+    `generated`: the URL of the file made for the occurrence's `generate:` (None: not made yet); `networks`: the
+    server's (their options' defaults)."""
+    networks = networks if networks is not None else Networks()
     changes: list[str] = []
     before: dict[str, Any] = {}
     if post.content != occ.content:
@@ -349,7 +362,7 @@ def compare(
         before["scheduledAt"] = (
             iso(current) if current is not None else post.scheduled_at
         )  # as the item's own
-    if normal_options(post.options) != normal_options(occ.options):
+    if normal_options(post.options, networks) != normal_options(occ.options, networks):
         changes.append("options")
         before["options"] = dict(post.options or {})
     return changes, before
@@ -490,7 +503,7 @@ def plan(
             )
             continue
         if not targets_match(occ.targets, post):
-            changes, _ = compare(occ, post, media_hash, url_hash, generated)
+            changes, _ = compare(occ, post, media_hash, url_hash, generated, loaded.networks)
             out.create.append(
                 _item(
                     "create",
@@ -503,7 +516,7 @@ def plan(
             )
             out.cancel.append(_item("cancel", occ, post, reason="targets_changed"))
             continue
-        changes, before = compare(occ, post, media_hash, url_hash, generated)
+        changes, before = compare(occ, post, media_hash, url_hash, generated, loaded.networks)
         if changes:
             out.update.append(
                 _item(

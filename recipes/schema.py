@@ -2,8 +2,11 @@
 `Repeat`. Unknown keys are errors (`extra="forbid"`), so a typo never passes silently.
 
 `targets`, `content` and `options` mean exactly what they mean in `POST /v1/posts` and are checked with the
-wire schemas (backend.schemas). `json_schema()` is the JSON Schema that `socialpub recipes schema` prints, for
-editors (e.g. `# yaml-language-server: $schema=https://socialpub.dev/schemas/recipe.json`).
+wire schemas (backend.schemas). The networks are the server's (GET /v1/networks: the client's `Networks`): these
+models take any network's name and any options object, and recipes.load checks them against the server's list
+and each network's options schema (`check_networks`); `json_schema(networks)` is the JSON Schema that
+`socialpub recipes schema` prints, for editors (e.g. `# yaml-language-server: $schema=https://socialpub.dev/
+schemas/recipe.json`), with the server's networks as the targets' enum and each one's options.
 
 These models check one value at a time; what needs the file around it (media on disk, template variables,
 per-network limits after substitution, defaults merged, duplicate ids, the series' size) is recipes.load's.
@@ -30,12 +33,12 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
-from backend.schemas.common import NETWORKS, Network
+from backend.schemas.common import NetworkName, fill_network_enums
 from backend.schemas.generations import MAX_SOURCES, PROMPT_MAX, PROMPT_MIN
-from backend.schemas.options import PostOptions, YouTubeOptions
 from backend.schemas.posts import MAX_MEDIA, MAX_TARGETS, TargetRef
 from recipes.series import MAX_OCCURRENCES, WEEKDAY_NUMBERS
 from recipes.template import describe_variables
+from socialpub_tui.client.networks import Networks
 
 SCHEMA_ID = "https://socialpub.dev/schemas/recipe.json"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -55,6 +58,9 @@ _WEEKDAY_NAMES = {
     "sunday": "sun",
 }
 WEEKDAYS: tuple[str, ...] = tuple(WEEKDAY_NUMBERS)
+
+# The examples' networks: the first two of the server's when the JSON Schema is made (json_schema)
+NETWORK_1, NETWORK_2 = "<network 1>", "<network 2>"
 
 PARTIAL = {"partial": True}
 """Validation context for what is left of an entry once its invalid keys are taken out (recipes.load checks
@@ -88,7 +94,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# ---- targets: as in POST /v1/posts, the network's name checked here (the API answers an unknown one per target)
+# ---- targets: as in POST /v1/posts; the network's name is checked against the server's (recipes.load)
 
 
 def _target_kind(value: Any) -> str:
@@ -100,13 +106,13 @@ class AccountTarget(TargetRef):
 
     model_config = ConfigDict(
         title="AccountTarget",
-        json_schema_extra={"examples": [{"platform": "linkedin", "channelId": "acc_123"}]},
+        json_schema_extra={"examples": [{"platform": NETWORK_2, "channelId": "acc_123"}]},
     )
 
-    platform: Network = Field(description="the network: " + ", ".join(NETWORKS))
+    platform: NetworkName = Field(description="the network (GET /v1/networks lists the server's)")
 
 
-NetworkTarget = Annotated[Network, Field(description="a network's name: its default connected account")]
+NetworkTarget = Annotated[NetworkName, Field(description="a network's name: its default connected account")]
 
 Target = Annotated[
     Annotated[NetworkTarget, Tag("network")] | Annotated[AccountTarget, Tag("account")],
@@ -124,9 +130,9 @@ def _check_string(value: str | None) -> str | None:
 
 _CONTENT_DESCRIPTION = (
     "The text of the post, as `content` of POST /v1/posts (63,206 characters; after variables are replaced, "
-    "each target's own limit applies: linkedin 3,000, instagram and tiktok 2,200, a tiktok photo post's text "
-    "90, youtube 5,000 bytes). Variables: " + describe_variables() + ". `{{` and `}}` are literal braces; a "
-    "format spec after a colon works as in Python (`{day:02d}`)."
+    "each target's own limits apply: GET /v1/networks, `socialpub recipes schema` lists them). Variables: "
+    + describe_variables()
+    + ". `{{` and `}}` are literal braces; a format spec after a colon works as in Python (`{day:02d}`)."
 )
 _MEDIA_DESCRIPTION = (
     f"Up to {MAX_MEDIA} image or video files, paths relative to this file; a glob (`clips/*.mp4`) expands in "
@@ -138,40 +144,13 @@ _TARGETS_DESCRIPTION = (
     "{platform, channelId} for one connected account."
 )
 _OPTIONS_DESCRIPTION = (
-    "Per-network settings, as `options` of POST /v1/posts (tiktok, youtube); `youtube.privacy` is "
-    "accepted as a shorthand for `youtube.privacyStatus`."
+    "Per-network settings, as `options` of POST /v1/posts: each network's own (GET /v1/networks gives their "
+    "schemas), and the shorthands a network's schema names (`x-shorthands`)."
 )
+OPTIONS_MARK = "x-socialpub-options"
 
-
-def _privacy_schema(schema: dict[str, Any]) -> None:
-    schema.setdefault("properties", {})["privacy"] = {
-        "enum": ["public", "private", "unlisted"],
-        "description": "shorthand for `privacyStatus` (give one of them)",
-    }
-
-
-class RecipeYouTubeOptions(YouTubeOptions):
-    """`options.youtube` of a recipe: the wire settings, and `privacy` as a shorthand for `privacyStatus` (the
-    recipe format's own examples write `{youtube: {privacy: unlisted}}`)."""
-
-    model_config = ConfigDict(json_schema_extra=_privacy_schema)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shorthand(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "privacy" in data:
-            data = dict(data)
-            value = data.pop("privacy")
-            if "privacyStatus" in data or "privacy_status" in data:
-                raise PydanticCustomError("privacy_twice", "give `privacy` or `privacyStatus`, not both")
-            data["privacyStatus"] = value
-        return data
-
-
-class RecipeOptions(PostOptions):
-    """`options` of a recipe entry or its defaults: as POST /v1/posts's, with `youtube.privacy` accepted."""
-
-    youtube: RecipeYouTubeOptions | None = None  # type: ignore[assignment]
+# `options`: per network, its settings; checked against each network's options schema by recipes.load
+RecipeOptions = Annotated[dict[str, dict[str, Any]], WithJsonSchema({"type": "object", OPTIONS_MARK: True})]
 
 
 class Defaults(_Strict):
@@ -185,8 +164,7 @@ class Defaults(_Strict):
         json_schema_extra={
             "examples": [
                 {
-                    "targets": ["facebook", {"platform": "linkedin", "channelId": "acc_123"}],
-                    "options": {"youtube": {"privacyStatus": "unlisted"}},
+                    "targets": [NETWORK_1, {"platform": NETWORK_2, "channelId": "acc_123"}],
                 }
             ]
         },
@@ -207,8 +185,8 @@ class Defaults(_Strict):
     )
     options: RecipeOptions | None = Field(
         default=None,
-        description=_OPTIONS_DESCRIPTION + " Merged per network "
-        "and per setting with an entry's, the entry winning.",
+        description=_OPTIONS_DESCRIPTION
+        + " Merged per network and per setting with an entry's, the entry winning.",
     )
     generate: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
@@ -544,8 +522,7 @@ class Entry(_Strict):
                     "id": "launch",
                     "content": "Our {weekday} launch! {file.stem}",
                     "media": ["images/launch.jpg"],
-                    "targets": ["instagram", "tiktok"],
-                    "options": {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}},
+                    "targets": [NETWORK_1, NETWORK_2],
                     "at": "2027-01-15 09:00",
                 },
                 {
@@ -654,13 +631,13 @@ class RecipeFile(_Strict):
             "examples": [
                 {
                     "timezone": "Europe/Paris",
-                    "defaults": {"targets": ["facebook", "linkedin"]},
+                    "defaults": {"targets": [NETWORK_1, NETWORK_2]},
                     "posts": [
                         {
                             "id": "launch",
                             "content": "Our {weekday} launch!",
                             "media": ["images/launch.jpg"],
-                            "targets": ["instagram", "facebook"],
+                            "targets": [NETWORK_2, NETWORK_1],
                             "at": "2027-01-15 09:00",
                         },
                         {
@@ -715,10 +692,49 @@ def check_zone(name: str) -> None:
         ) from None
 
 
-def json_schema() -> dict[str, Any]:
-    """The JSON Schema of a recipe file (draft 2020-12) with `$id`, descriptions and examples."""
-    body = _one_line(RecipeFile.model_json_schema(by_alias=True))
-    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **body}
+def json_schema(networks: Networks) -> dict[str, Any]:
+    """The JSON Schema of a recipe file (draft 2020-12) with `$id`, descriptions and examples: the targets are
+    `networks`' names, `options` each network's options schema (with its shorthands)."""
+    names = networks.names()
+    body = fill_network_enums(RecipeFile.model_json_schema(by_alias=True), names)
+    body = _fill_options(body, _options_schema(networks))
+    if names:
+        body = _example_networks(body, {NETWORK_1: names[0], NETWORK_2: names[min(1, len(names) - 1)]})
+    return {"$schema": SCHEMA_DIALECT, "$id": SCHEMA_ID, **_one_line(body)}
+
+
+def _options_schema(networks: Networks) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for n in networks:
+        if not n.options:
+            continue
+        own = dict(n.options)
+        props = dict(own.get("properties") or {})
+        for short, full in (own.get("x-shorthands") or {}).items():
+            if full in props:
+                props[short] = {
+                    k: v for k, v in props[full].items() if k not in ("default", "title", "description")
+                } | {"description": f"shorthand for `{full}` (give one of them)"}
+        properties[n.name] = {**own, "properties": props}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def _example_networks(node: Any, names: dict[str, str]) -> Any:
+    if isinstance(node, dict):
+        return {k: _example_networks(v, names) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_example_networks(v, names) for v in node]
+    return names.get(node, node) if isinstance(node, str) else node
+
+
+def _fill_options(node: Any, options: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if node.get(OPTIONS_MARK):
+            return {**{k: v for k, v in node.items() if k != OPTIONS_MARK}, **options}
+        return {k: _fill_options(v, options) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_fill_options(v, options) for v in node]
+    return node
 
 
 def _one_line(node: Any) -> Any:

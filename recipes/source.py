@@ -85,10 +85,7 @@ def read(text: str, *, fast: bool = True) -> Document:
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        what = " ".join(p for p in (exc.context, exc.problem) if p)
-        raise SourceError(f"not valid YAML: {what}", line, column) from None
+        raise syntax_error(text, exc) from None
     except yaml.YAMLError as exc:
         raise SourceError(f"not valid YAML: {exc}", 0, 0) from None
     finally:
@@ -96,6 +93,68 @@ def read(text: str, *, fast: bool = True) -> Document:
     if node is None:
         return Document(None, None)
     return Document(node, _Builder().value(node))
+
+
+# The constructs a parser reports by where they opened (its context mark) when it finds one not closed.
+_OPENED = (
+    ("while scanning a quoted scalar", "a quoted string"),
+    ("while parsing a flow sequence", "a list in brackets [ ]"),
+    ("while parsing a flow mapping", "a mapping in braces { }"),
+    ("while scanning a block scalar", "a block of text (| or >)"),
+)
+_KEY_LINE = re.compile(r"\n[ \t]*-?[ \t]*[A-Za-z_][\w.-]*:(?:[ \t]|$)", re.MULTILINE)
+
+
+def syntax_error(text: str, exc: yaml.MarkedYAMLError) -> SourceError:
+    """A parser's error as a SourceError at the place to fix: where an unclosed quote, bracket or brace opened
+    (the parser says so, or a quoted string runs on over lines that read like keys), else where it gave up."""
+    what = " ".join(p for p in (exc.context, exc.problem) if p)
+    gave_up = exc.problem_mark or exc.context_mark
+    if gave_up is None:
+        return SourceError(f"not valid YAML: {what}", 0, 0)
+    at = f"line {gave_up.line + 1}, column {gave_up.column + 1}"
+    opened = exc.context_mark
+    label = next((name for prefix, name in _OPENED if (exc.context or "").startswith(prefix)), None)
+    if (
+        label is not None
+        and opened is not None
+        and (opened.line, opened.column) != (gave_up.line, gave_up.column)
+    ):
+        return SourceError(
+            f"not valid YAML: {label} opened here is not closed (the parser gave up at {at}: {what})",
+            opened.line + 1,
+            opened.column + 1,
+        )
+    runaway = _runaway_quote(text, gave_up.index)
+    if runaway is not None:
+        start, end = runaway
+        return SourceError(
+            f"not valid YAML: the quoted string opened here runs on to line {end.line + 1}, over lines that "
+            f"read like keys: is its closing quote missing? (the parser gave up at {at}: {what})",
+            start.line + 1,
+            start.column + 1,
+        )
+    return SourceError(f"not valid YAML: {what}", gave_up.line + 1, gave_up.column + 1)
+
+
+def _runaway_quote(text: str, stop: int) -> tuple[yaml.Mark, yaml.Mark] | None:
+    """The last quoted string before offset `stop` that spans lines reading like `key: …`: an unclosed quote that
+    swallowed what followed (the parser only fails further on). Its (start, end) marks, or None."""
+    found = None
+    try:
+        for token in yaml.scan(text, Loader=yaml.BaseLoader):
+            if token.start_mark.index >= stop:
+                break
+            if (
+                isinstance(token, yaml.ScalarToken)
+                and token.style in ('"', "'")
+                and token.end_mark.line > token.start_mark.line
+                and _KEY_LINE.search(text, token.start_mark.index, token.end_mark.index)
+            ):
+                found = (token.start_mark, token.end_mark)
+    except yaml.YAMLError:
+        pass  # the scanner stops where the text stops being YAML: what it read before is enough
+    return found
 
 
 class _Builder:

@@ -31,7 +31,7 @@ from typing import Any
 VARIABLES: dict[str, str] = {
     "id": "the entry's id",
     "set": "the recipe set's name (the folder's name, or --set NAME)",
-    "targets": 'the entry\'s networks, comma-separated ("instagram, tiktok")',
+    "targets": 'the entry\'s networks, comma-separated ("NETWORK, NETWORK")',
     "n": "the occurrence's number in its series, from 1 (1 for an entry with `at`)",
     "total": "the number of occurrences of the series (1 for an entry with `at`)",
     "date": "the scheduled date in the file's zone, YYYY-MM-DD",
@@ -117,7 +117,7 @@ class Template:
         sample = values(
             entry_id="x",
             set_name="s",
-            targets=("facebook",),
+            targets=("network",),
             when=datetime(2027, 1, 1, 9, 0),
             media=[PurePath(f"m{i}.jpg") for i in range(media_count)],
             n=1,

@@ -24,7 +24,6 @@ Each action is logged with the local time: `2026-11-24T10:00:03+01:00 created la
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import threading
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from recipes.apply import Action, Applier, ApplyResult
 from recipes.media import MediaStore
 from recipes.model import FileResult, Loaded
 from recipes.runner import make_plan, posts_for_keys
+from socialpub_tui.look import inert, json_text
 
 RECIPE_SUFFIXES = (".yaml", ".yml")
 _GLOBBY = re.compile(r"[*?]|^[^\n]*\[[^\n]*[/.]", re.MULTILINE)
@@ -168,14 +168,9 @@ class Watcher:
         updated, cancelled, failed, uploaded, invalid, valid, watching, error, note, stopped), message, and the
         item's fields for an action (file, entry, key, scheduledAt, postId, …)."""
         if self.json_lines:
-            self.log(
-                json.dumps(
-                    {"time": now_local(self.shown_zone), "event": event, "message": text, **data},
-                    ensure_ascii=False,
-                )
-            )
+            self.log(json_text({"time": now_local(self.shown_zone), "event": event, "message": text, **data}))
         else:
-            self.log(f"{now_local(self.shown_zone)} {text}")
+            self.log(f"{now_local(self.shown_zone)} {inert(text)}")  # names and errors from the files: inert
 
     def _on_action(self, action: Action) -> None:
         event = {"create": "created", "update": "updated", "cancel": "cancelled"}[action.kind]
@@ -189,7 +184,8 @@ class Watcher:
 
         name = self.set_name if self.set_name is not None else self.root.resolve().name
         check_set_name(name)
-        loaded = Loaded(root=self.root, set_name=name)
+        networks = self.client.networks()  # the server's (read once by the client)
+        loaded = Loaded(root=self.root, set_name=name, networks=networks)
         cache: dict[str, Cached] = {}
         for path in recipe_files(self.root):
             rel = path.relative_to(self.root).as_posix()
@@ -202,7 +198,14 @@ class Watcher:
             if hit is None or hit.stamp != stamp or batch.reread(hit):
                 hit = Cached(
                     stamp,
-                    load_file(path, rel=rel, shown=rel, set_name=name, default_zone=self.default_zone),
+                    load_file(
+                        path,
+                        rel=rel,
+                        shown=rel,
+                        set_name=name,
+                        networks=networks,
+                        default_zone=self.default_zone,
+                    ),
                     could_glob(path),
                 )
             cache[rel] = hit

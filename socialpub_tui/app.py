@@ -17,19 +17,24 @@ palette (`commands.py`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
 
 from socialpub_tui import startup_done
+from socialpub_tui.client.networks import Networks
 from socialpub_tui.commands import SocialpubCommands
+from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone
 
@@ -37,6 +42,9 @@ if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
     from socialpub_tui.settings import TuiSettings
+
+
+log = logging.getLogger("socialpub.tui")
 
 
 def utc_now() -> datetime:
@@ -88,11 +96,13 @@ class SocialpubApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
-        Binding("f2", "show_mode('posts')", "Posts", id="mode.posts"),
-        Binding("f3", "show_mode('calendar')", "Calendar", id="mode.calendar"),
-        Binding("f4", "show_mode('accounts')", "Accounts", id="mode.accounts"),
-        Binding("f5", "show_mode('activity')", "Activity", id="mode.activity"),
-        Binding("f6", "show_mode('generations')", "Generations", id="mode.generations"),
+        # the modes' keys are shown in the header (format_title), every screen's, so that the footer has room for
+        # the screen's own keys (at 120 columns it was cut before f6); they stay in the palette and in f1's list
+        Binding("f2", "show_mode('posts')", "Posts", id="mode.posts", show=False),
+        Binding("f3", "show_mode('calendar')", "Calendar", id="mode.calendar", show=False),
+        Binding("f4", "show_mode('accounts')", "Accounts", id="mode.accounts", show=False),
+        Binding("f5", "show_mode('activity')", "Activity", id="mode.activity", show=False),
+        Binding("f6", "show_mode('generations')", "Generations", id="mode.generations", show=False),
         Binding("n", "compose", "New post", id="compose"),
     ]
 
@@ -121,6 +131,18 @@ class SocialpubApp(App[None]):
         # A post changed through this app (created, edited, cancelled, retried, moved): every screen showing
         # posts subscribes (`self.app.post_changed.subscribe(self, callback)`) and refreshes what it shows.
         self.post_changed: Signal[PostChanged] = Signal(self, "post_changed")
+        # how each media attached in this app was shown (its file's name, its generation), by URL: the edit screen
+        # shows a post's media so too, not by the key the media host gave them
+        self.media_labels: dict[str, str] = {}
+        # the server's networks (GET /v1/networks): badges, colours, limits, options; read as the app mounts
+        self.networks = Networks()
+
+    async def on_load(self) -> None:
+        """The server's networks, read before the first screen is composed (its badges, filters, forms)."""
+        try:
+            self.networks = await self.client.networks()
+        except Exception as exc:  # noqa: BLE001  a server that cannot answer: every network shows by its name
+            log.warning("the server's networks could not be read (%s): names only", exc)
 
     async def on_mount(self) -> None:
         if self.settings is not None:
@@ -131,6 +153,40 @@ class SocialpubApp(App[None]):
             self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's own palette commands, but for those that are socialpub's already (Quit: ctrl+q, which asks
+        before dropping a draft; Keys: f1) or that trap the user: Maximize turned `escape` into "minimize", so a
+        maximized compose seemed not to leave on escape (issue 33)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys", "Maximize", "Minimize"):
+                yield command
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """Every screen's header: the modes with their keys (`f2 Posts  f3 Calendar …`), the one shown
+        highlighted, then the screen's own title when it is not the mode's, and where the backend is (dim)."""
+        current = self.current_mode
+        parts: list[tuple[str, str] | str] = []
+        for binding in self.BINDINGS:  # 59 cells for the five: they fit the header of an 80-column terminal
+            if not isinstance(binding, Binding) or not (binding.id or "").startswith("mode."):
+                continue
+            mode = binding.id.removeprefix("mode.")  # type: ignore[union-attr]
+            if parts:
+                parts.append((" ", ""))
+            parts += [
+                (f"{binding.key} ", "bold $accent"),
+                (binding.description, "reverse bold" if mode == current else ""),
+            ]
+        mode_names = {
+            b.description
+            for b in self.BINDINGS
+            if isinstance(b, Binding) and (b.id or "").startswith("mode.")
+        }
+        if title and title != self.TITLE and title not in mode_names:
+            parts += [("  ", ""), (title, "bold")]
+        if sub_title:
+            parts += [(" — ", "dim"), (sub_title, "dim")]
+        return Content.assemble(*parts)
 
     def _theme_changed(self, theme: Theme) -> None:
         if self.settings is not None and theme.name != self.settings.theme:
@@ -170,6 +226,20 @@ class SocialpubApp(App[None]):
     def announce(self, post: PostOut, action: str) -> None:
         """Tell every subscribed screen that `post` changed (`action`: created, edited, cancelled, …)."""
         self.post_changed.publish(PostChanged(post, action))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (a screen's or a widget's `notify` comes here) is plain text, shown inert: it often
+        carries a name, a URL or an API message that echoes what was sent, which must neither drive the terminal
+        nor be read as markup. Ours use no markup (`markup` is accepted, and ignored)."""
+        super().notify(inert(message), title=inert(title), severity=severity, timeout=timeout, markup=False)
 
     def report(self, exc: BaseException, action: str = "") -> None:
         """Show a failed call as a notification carrying the API's code and message."""

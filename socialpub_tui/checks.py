@@ -1,9 +1,9 @@
 """What a post's targets would refuse, checked before anything is sent: the compose screen shows these next to
-each target while the user types. The numbers come from the wire-format schemas (`NETWORK_LIMITS`, the same
-constants the backend's network rules read); the codes and the sense are those of the API's `invalid_targets`
-details (spec 7), so a problem found here reads like the one the server would answer. The server checks again:
-a rule not known here (a media format, a privacy level the account does not offer) comes back as a 400, shown
-at the same place.
+each target while the user types. The numbers are each network's `limits` of GET /v1/networks (the client's
+`Networks`: the same values the backend's network rules read); the codes and the sense are those of the API's
+`invalid_targets` details (spec 7), so a problem found here reads like the one the server would answer. The
+server checks again: a rule not known here (a media format, a privacy level the account does not offer, a network
+this server does not list) comes back as a 400, shown at the same place.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from backend.schemas.common import utf16_len
-from backend.schemas.limits import NETWORK_LIMITS
+from backend.schemas.text import has_visible_text
+from socialpub_tui.client.networks import Networks
 
 IMAGE_SUFFIXES = (
     ".jpg",
@@ -47,32 +47,33 @@ def media_kind(url: str) -> str | None:
     return None
 
 
-def text_length(platform: str, content: str) -> int:
-    """The text's length as the network counts it (TikTok: UTF-16 code units)."""
-    limits = NETWORK_LIMITS.get(platform)
-    return utf16_len(content) if limits is not None and limits.utf16 else len(content)
+def counter(networks: Networks, platform: str, content: str) -> tuple[int, int | None]:
+    """(characters used as the network counts them, the network's bound or None) for the live counter."""
+    limits = networks.limits(platform)
+    return networks.text_length(platform, content), limits.max_text if limits is not None else None
 
 
-def counter(platform: str, content: str) -> tuple[int, int]:
-    """(characters used, the network's bound) for the live counter."""
-    return text_length(platform, content), NETWORK_LIMITS[platform].max_text
-
-
-def _youtube_description_bytes(content: str) -> int:
-    # YouTube refuses '<' and '>': the backend sends the look-alikes '‹' '›' (3 bytes each in UTF-8)
-    return len(content.replace("<", "‹").replace(">", "›").encode("utf-8"))
+def _description_bytes(content: str, replaced: dict[str, str]) -> int:
+    for char, by in replaced.items():  # characters the network refuses, sent as look-alikes (`<` as `‹`)
+        content = content.replace(char, by)
+    return len(content.encode("utf-8"))
 
 
 def check_target(
-    platform: str, content: str, media: Sequence[str | None], options: dict[str, Any] | None = None
+    networks: Networks,
+    platform: str,
+    content: str,
+    media: Sequence[str | None],
+    options: dict[str, Any] | None = None,
 ) -> list[Problem]:
-    """The problems `platform` would answer (worded to stand next to the target's name) for this text, these media (each `image`, `video` or None when
-    unknown) and these options (the wire form: `{"youtube": {"title": …}}`). [] when it can receive the post."""
-    limits = NETWORK_LIMITS.get(platform)
+    """The problems `platform` would answer (worded to stand next to the target's name) for this text, these media
+    (each `image`, `video` or None when unknown) and these options (the wire form: `{"<network>": {"title": …}}`).
+    [] when it can receive the post — or when the server did not list the network (the server then says)."""
+    limits = networks.limits(platform)
     if limits is None:
-        return [Problem("invalid_target", f"{platform} is not a network socialpub publishes to")]
+        return []
     problems: list[Problem] = []
-    n = text_length(platform, content)
+    n = networks.text_length(platform, content)
     if n > limits.max_text:
         problems.append(
             Problem(
@@ -80,7 +81,10 @@ def check_target(
                 f"at most {limits.max_text:,} characters here; the text has {n:,}",
             )
         )
-    elif limits.description_max_bytes and _youtube_description_bytes(content) > limits.description_max_bytes:
+    elif (
+        limits.description_max_bytes
+        and _description_bytes(content, limits.replaced_characters) > limits.description_max_bytes
+    ):
         problems.append(
             Problem(
                 "content_too_long_for_target",
@@ -88,7 +92,7 @@ def check_target(
                 "shorten the text",
             )
         )
-    if limits.text_or_media and not content.strip() and not media:
+    if limits.text_or_media and not has_visible_text(content) and not media:
         problems.append(Problem("content_required_for_target", "nothing to publish: give a text or a media"))
     if limits.media_required and not media:
         problems.append(Problem("media_required_for_target", "needs an image or a video"))
@@ -96,7 +100,7 @@ def check_target(
     known = all(kind is not None for kind in media)
     videos = [kind for kind in media if kind == "video"]
     if limits.video_required and known and not videos:
-        problems.append(Problem("video_required_for_target", "publishes videos only (Shorts): add a video"))
+        problems.append(Problem("video_required_for_target", "publishes videos only: add a video"))
     if limits.photo_title_max and media and known and not videos and n > limits.photo_title_max:
         problems.append(
             Problem(

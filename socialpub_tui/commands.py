@@ -32,9 +32,19 @@ class SocialpubCommands(Provider):
         # `quit`) is the app's, not the screen's
         await node.run_action(action)
 
+    def _help(self, key: str, node: DOMNode) -> str:
+        """The line beneath a command: its key (spelt out when the terminal's symbol may puzzle) and where it
+        works — `key ⏎ (enter) · this screen`, `key f6 · everywhere`."""
+        named = {"⏎": "enter", "^": "ctrl+", "del": "delete", "esc": "escape", "⇥": "tab"}
+        words = key
+        for symbol, name in named.items():
+            words = words.replace(symbol, name)
+        where = "everywhere" if node is self.app else "this screen"
+        return f"key {key}" + (f" ({words})" if words != key else "") + f" · {where}"
+
     async def discover(self) -> Hits:
         for description, key, action, node in self._commands():
-            yield DiscoveryHit(description, partial(self._run, action, node), help=f"key: {key}")
+            yield DiscoveryHit(description, partial(self._run, action, node), help=self._help(key, node))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -46,5 +56,5 @@ class SocialpubCommands(Provider):
                     matcher.highlight(description),
                     partial(self._run, action, node),
                     text=description,
-                    help=f"key: {key}",
+                    help=self._help(key, node),
                 )

@@ -1,7 +1,7 @@
 """`--at` / `--tz`: read a time the way a person writes it, resolve it to one UTC instant.
 
 Accepted: ISO 8601 with an offset (`2026-12-01T09:00:00+01:00`, `…Z`) taken as is; a time without offset
-(`2026-12-01 09:00`, `2026-12-01T09:00`, `09:00`, `today 18:30`, `tomorrow 9:00`) read in `--tz` or the local
+(`2026-12-01 09:00`, `2026-12-01T09:00`, `09:00`, `today 18:30`, `tomorrow 9:00`, `yesterday 9:00`) read in `--tz` or the local
 zone (DST-aware for that date); relative `+30m`, `+2h`, `+1d`. A wall time that does not exist on that date
 (the spring-forward gap) is refused; an ambiguous one (autumn) takes the first occurrence.
 """
@@ -12,7 +12,8 @@ import re
 from datetime import UTC, datetime, timedelta, tzinfo
 
 _REL = re.compile(r"^\+\s*(\d+)\s*([mhd])$", re.I)
-_DAY = re.compile(r"^(today|tomorrow)\s+(\d{1,2}):(\d{2})$", re.I)
+_DAY = re.compile(r"^(today|tomorrow|yesterday)\s+(\d{1,2}):(\d{2})$", re.I)
+_DAY_OFFSET = {"today": 0, "tomorrow": 1, "yesterday": -1}
 _HM = re.compile(r"^(\d{1,2}):(\d{2})$")
 
 
@@ -60,7 +61,7 @@ def resolve(text: str, tz_name: str | None = None, now: datetime | None = None) 
     m = _DAY.match(text)
     if m or _HM.match(text):
         if m:
-            day = local_now.date() + timedelta(days=1 if m.group(1).lower() == "tomorrow" else 0)
+            day = local_now.date() + timedelta(days=_DAY_OFFSET[m.group(1).lower()])
             hh, mm = int(m.group(2)), int(m.group(3))
         else:
             hm = _HM.match(text)

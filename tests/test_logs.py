@@ -17,6 +17,7 @@ SCRIPT = textwrap.dedent("""
     import backend.api.app, backend.jobs.worker  # what a served process has imported
     from backend.config import Settings
     from backend.networks import oauth, oauth_apps
+    from backend.networks.facebook.settings import FacebookSettings
     from backend.networks.factory import http_client
 
     def handler(request):
@@ -26,7 +27,9 @@ SCRIPT = textwrap.dedent("""
             return httpx.Response(200, json={"data": [{"id": "1", "name": "P", "access_token": "PAGETOKEN-SECRET"}]})
         return httpx.Response(404)
 
-    settings = Settings(facebook_client_id="app", facebook_client_secret="APPSECRET-XYZ")
+    settings = Settings()
+    mine = settings.network_settings(FacebookSettings)
+    mine.client_id, mine.client_secret = "app", "APPSECRET-XYZ"
     app = oauth_apps.app("facebook", settings)
     with http_client(httpx.MockTransport(handler), 5) as client:
         tokens = oauth.exchange_code(app, client, "AUTHCODE-SECRET", "http://127.0.0.1:1/callback", None)

@@ -25,6 +25,7 @@ _HTTP_CODES = {
     404: ("not_found", "no such route: check the path and the /v1 prefix"),
     405: ("method_not_allowed", "this route does not accept that HTTP method"),
     406: ("not_acceptable", "cannot produce the requested representation"),
+    408: ("request_timeout", "the request took too long to arrive"),
     413: ("payload_too_large", "request body too large"),
     415: ("unsupported_media_type", "send application/json"),
     429: ("rate_limit_exceeded", "too many requests"),
@@ -173,6 +174,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "invalid_api_key, api_key_revoked, api_key_expired, invalid_session",
     },
     403: {"model": ErrorBody, "description": "insufficient_scope, session_required"},
+    408: {"model": ErrorBody, "description": "request_timeout (a request body too slow to arrive)"},
     413: {"model": ErrorBody, "description": "payload_too_large"},
     429: {"model": ErrorBody, "description": "rate_limit_exceeded (see Retry-After)"},
 }

@@ -1,13 +1,15 @@
-"""Pure-ASGI middleware: request body size limits, enforced while streaming (never buffered whole); the rate-limit
-headers."""
+"""Pure-ASGI middleware: request body size limits, enforced while streaming (never buffered whole); the time a body
+may take; the rate-limit headers."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -148,3 +150,150 @@ class HeadAsGetMiddleware:
             await send(message)
 
         await self.app(dict(scope, method="GET"), receive, without_body)
+
+
+class NoNulMiddleware:
+    """400 `validation_error` for a path or a query string carrying the NUL character (`%00`): no string the API
+    reads may hold one (bodies are checked by their models, backend.schemas.common), and the document states it
+    on every parameter (backend.api.app `NO_NUL`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            where = (
+                "path"
+                if "\x00" in scope.get("path", "")
+                else "query"
+                if b"%00" in scope.get("query_string", b"")
+                else None
+            )
+            if where is not None:
+                await _send_error(
+                    send,
+                    400,
+                    "validation_error",
+                    f"the {where} holds the NUL character (%00): no value may",
+                    [
+                        {
+                            "field": where,
+                            "error": "nul_character",
+                            "message": "the NUL character is not allowed",
+                        }
+                    ],
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+class TrailingSlashRedirect:
+    """A path that a route would take without its trailing slash (`/v1/posts/`) is redirected there (307: the
+    method and body are kept) with a relative `Location` — the path and the query only (`/v1/posts?limit=3`), never
+    an address built from the request's `Host` header, which the client chooses (Starlette's own redirect did:
+    `Host: evil.example` got `Location: http://evil.example/v1/posts`). The app runs with `redirect_slashes=False`;
+    this is its only slash redirect. Placed inside the middleware that includes the routers on first use, so the
+    routes it reads are there."""
+
+    def __init__(self, app: ASGIApp, routes: Callable[[], Any]) -> None:
+        self.app = app
+        self.routes = routes
+
+    def _matches(self, scope: Scope) -> bool:
+        return any(route.matches(scope)[0] != Match.NONE for route in self.routes())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.endswith("/") and path != "/" and not self._matches(scope):
+            other = dict(scope, path=path.rstrip("/") or "/")
+            if self._matches(other):
+                raw = scope.get("raw_path") or path.encode()
+                query = scope.get("query_string", b"")
+                location = (
+                    scope.get("root_path", "").encode() + raw.rstrip(b"/") + (b"?" + query if query else b"")
+                )
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 307,
+                        "headers": [(b"location", location), (b"content-length", b"0")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await self.app(scope, receive, send)
+
+
+class _BodyTooSlow(HTTPException):
+    """An HTTPException so that FastAPI's body parsing re-raises it untouched."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            status_code=408,
+            detail=f"no part of the request body came for {seconds:g} s",
+            headers={"Connection": "close"},  # the rest of the body is not waited for
+        )
+        self.seconds = seconds
+
+
+class BodyTimeoutMiddleware:
+    """408 `request_timeout` (and the connection closed) when the app has waited `timeout_s` for the next piece of
+    a request body: a client that sends its headers, then a body slowly or not at all, holds a connection and a
+    request's worker thread no longer than that (issue 30 item 6; the headers' own bound is the server's:
+    backend/operator/httpserver.py). Once the body is complete, `receive` is awaited without a bound (it then only
+    reports a disconnection)."""
+
+    def __init__(self, app: ASGIApp, timeout_s: float) -> None:
+        self.app = app
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.timeout_s <= 0:
+            await self.app(scope, receive, send)
+            return
+        body_done = False
+        started = False
+
+        async def bounded_receive() -> Message:
+            nonlocal body_done
+            if body_done:
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.timeout_s)
+            except TimeoutError:
+                raise _BodyTooSlow(self.timeout_s) from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_done = True
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, bounded_receive, tracking_send)
+        except _BodyTooSlow as exc:
+            if not started:
+                await _send_error(send, 408, "request_timeout", str(exc.detail))
+
+
+async def _send_error(
+    send: Send, status: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+) -> None:
+    body = json.dumps(
+        {"error": code, "message": message, "details": details or []}, separators=(",", ":")
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

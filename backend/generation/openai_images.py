@@ -76,6 +76,11 @@ class OpenAIImagesProvider:
     ) -> Produced:
         if request.type != "image":
             raise ProviderRefused("This generation service makes images only; ask for an image.")
+        if request.background is not None:
+            raise ProviderRefused(
+                "This generation service paints a picture from the prompt: it does not set text over your own "
+                "photo (backgroundUrl). The local design renderer does: SOCIALPUB_GENERATION_PROVIDER=local."
+            )
         body: dict[str, object] = {
             "model": self.settings.model,
             "prompt": request.prompt,

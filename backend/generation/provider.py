@@ -47,6 +47,7 @@ class GenerationRequest:
     aspect_ratio: AspectRatio
     duration_sec: int | None  # 5, 10 or 15 for a video; None for an image
     sources: tuple[bytes, ...] = ()  # video only: a start image, or start and end images (files' bytes)
+    background: bytes | None = None  # image only: a photo to set the design over (an image file's bytes)
     brand: Brand = field(default_factory=Brand)
     seed: int = 0  # same prompt + seed + inputs: the same output (the local provider is deterministic)
 

@@ -40,7 +40,11 @@ again at most one lease after its last renewal (< 15 s). Taking over an expired 
 the previous holder; a worker that took over one of its own claims still running (its renewal came too late)
 lets that run go on under the new claim rather than run the job twice, and says so at WARNING. Every result is
 fenced by the claim (queue._mine): a worker that lost a job's lease logs a WARNING with the job's id and kind
-and records nothing for it (its new holder does).
+and records nothing for it (its new holder does). So is every network write the job makes and every outcome
+the engine records for it (issue 30): the worker installs the job's fence (backend/networks/fence.py, checked
+by the adapters' send path) around its handler, so a worker frozen past its lease (SIGSTOP, a GC pause, a frozen
+VM) makes no further call when it resumes. A fenced write that failed because this worker re-claimed the job
+meanwhile (_keep_running) is made again under the new claim (_fenced).
 """
 
 from __future__ import annotations
@@ -55,13 +59,14 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from backend import clock, queue
 from backend.config import Settings
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
 from backend.store.models import Job
@@ -540,6 +545,41 @@ class Worker:
                 result,
             )
 
+    def _fenced(self, job: Job, write: Callable[[], bool]) -> bool:
+        """A fenced write of this claim (it changes the job only while `job.locked_by` holds it). When it changed
+        nothing because this worker claimed the job again meanwhile (_keep_running moved the run to the new
+        claim between the write's reading of `job.locked_by` and its statement), it is made again under the new
+        claim: the run never loses its own job to itself (which would leave it held by a claim nobody runs, and
+        the handler run a second time once that lease expired)."""
+        while True:
+            lock = job.locked_by
+            if write():
+                return True
+            with self._cv:
+                if job.locked_by == lock:
+                    return False
+
+    def _fence(self, job: Job) -> fence.Fence:
+        """The fence of one run (backend/networks/fence.py), installed while its handler runs: before a network
+        write, and in the engine's transactions that record an attempt or an outcome, the job must still be
+        held by this run's claim (the row the takeover writes), with half a lease left at least (renewed first
+        when shorter: the heartbeat renews every third of a lease, so this is a read but for a starved process),
+        or `need_s` when that is more. A claim this worker moved the run to (_keep_running) counts as held."""
+        need_least = self.lease_s / 2
+
+        def check(need_s: float) -> fence.Held:
+            until = None
+            while until is None:
+                lock = job.locked_by
+                until = queue.hold(job, max(need_s, need_least), self.lease_s)
+                if until is None:
+                    with self._cv:
+                        if job.locked_by == lock:
+                            raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
+            return fence.Held(until)
+
+        return check
+
     # ---- one job -----------------------------------------------------------------------------------
     def _run(self, job: Job) -> None:
         try:
@@ -564,12 +604,16 @@ class Worker:
                 log.error("job %s: no handler for kind %s", job.id, job.kind)
             return
         try:
-            if periodic is not None:
-                periodic.fn(ctx)
-            else:
-                handler(job, ctx)  # type: ignore[misc]
+            with fence.installed(self._fence(job)):
+                if periodic is not None:
+                    periodic.fn(ctx)
+                else:
+                    handler(job, ctx)  # type: ignore[misc]
         except Exception as exc:
             if self._lost_already(job):
+                return
+            if isinstance(exc, fence.LeaseLost):
+                self._lease_lost(job, "none: it stopped before its next network call or write")
                 return
             if periodic is not None and not isinstance(exc, RetryLater | PermanentJobError):
                 err = f"{type(exc).__name__}: {exc}"
@@ -582,8 +626,8 @@ class Worker:
             return
         if periodic is not None:
             self._reschedule_periodic(job, periodic.every_s, None)
-        elif job.status != "done" and not queue.complete(job):  # done already: its handler completed it
-            self._lease_lost(job, "done")
+        elif job.status != "done" and not self._fenced(job, lambda: queue.complete(job)):
+            self._lease_lost(job, "done")  # (done already: its handler completed it)
 
     def _failed(self, job: Job, exc: BaseException) -> None:
         """A handler raised: retry with backoff, or bury (then its kind's on_dead hook)."""
@@ -592,7 +636,9 @@ class Worker:
                 self._bury(job, f"gave up after {job.attempts} attempts: {exc}")
                 return
             delay = exc.delay_s if exc.delay_s is not None else self.strategy.delay_for(job.attempts)
-            if not queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt):
+            if not self._fenced(
+                job, lambda: queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
+            ):
                 self._lease_lost(job, "retry")
             return
         if isinstance(exc, PermanentJobError):
@@ -618,7 +664,7 @@ class Worker:
                 job.attempts,
                 job.max_attempts,
             )
-            if not queue.retry(job, decision.delay_s, err):
+            if not self._fenced(job, lambda: queue.retry(job, decision.delay_s, err)):
                 self._lease_lost(job, "retry")
         else:
             self._bury(job, f"gave up after {job.attempts} attempts: {err}")
@@ -629,7 +675,7 @@ class Worker:
         savepoint) and logged; the job is still buried."""
         hook = ON_DEAD.get(job.kind)
         with tx():
-            if not queue.bury(job, error):
+            if not self._fenced(job, lambda: queue.bury(job, error)):
                 lost = True
             else:
                 lost = False
@@ -643,7 +689,7 @@ class Worker:
             self._lease_lost(job, "dead")
 
     def _reschedule_periodic(self, job: Job, every_s: float, error: str | None) -> None:
-        if not queue.retry(job, every_s, error, count_attempt=False):
+        if not self._fenced(job, lambda: queue.retry(job, every_s, error, count_attempt=False)):
             self._lease_lost(job, "rescheduled")
 
 

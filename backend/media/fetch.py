@@ -29,11 +29,13 @@ from pathlib import Path
 import httpcore
 
 from backend.config import Settings
+from backend.datadir import open_private, private_dir
 from backend.errors import ApiError
 from backend.media.detect import HEAD_BYTES, Detected, detect_or_none
 from backend.media.policy import log_policy  # noqa: F401  (part of this module's API; it lives apart: see there)
 from backend.outbound.guard import FetchError, PinnedBackend, Target, check_url, host_header
 from backend.outbound.watchdog import Watchdog
+from backend.store.instance import address_rule
 
 log = logging.getLogger("socialpub.media.fetch")
 
@@ -75,7 +77,7 @@ class FetchedFile:
 @contextlib.contextmanager
 def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
     """Yield (response, guard, started) for a checked URL; the guard enforces the deadlines."""
-    target = check_url(url, settings)
+    target = check_url(url, address_rule(settings))
     guard = _Guard(settings)
     backend = PinnedBackend(target.addresses, guard.watchdog)
     pool = httpcore.ConnectionPool(network_backend=backend, max_connections=1, retries=0)
@@ -183,7 +185,9 @@ class _Guard:
         return FetchError(f"the download took longer than the total timeout of {self.total:g} s", "timeout")
 
     def explain(self, exc: Exception, read_timeout: float) -> ApiError:
-        if self.fired:
+        # the total deadline passed: that is the cause, whether the watchdog or a read timeout ending at the same
+        # moment noticed it first (on a loaded machine the read timeout can win the race)
+        if self.fired or time.monotonic() - self.started >= self.total:
             return self._total_error()
         if isinstance(exc, httpcore.ConnectTimeout):
             return FetchError(f"connecting timed out after {self.connect:g} s", "timeout")
@@ -211,11 +215,11 @@ def fetch_to_file(
     Raises FetchError (400 fetch_failed) or FetchTooLarge (400 media_too_large).
     """
     directory = dest_dir or (settings.data_dir / "tmp" / "fetch")
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dir(directory)
     path = directory / f"dl-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}.part"
     limit = max_bytes
     try:
-        with _open(url, settings) as (response, guard), open(path, "wb") as out:
+        with _open(url, settings) as (response, guard), open_private(path) as out:
             declared = _content_length(response)
             if declared is not None and declared > limit:
                 raise FetchTooLarge(limit, declared, declared=True)

@@ -8,16 +8,30 @@ from __future__ import annotations
 import logging
 
 from backend.config import Settings
+from backend.store.instance import address_rule, private_urls_allowed
 
 log = logging.getLogger("socialpub.media.fetch")
 
 
 def log_policy(settings: Settings) -> None:
-    """Log the fetch policy once at start; loudly when the address rule is lifted."""
-    if settings.allow_private_urls:
+    """Log the fetch policy once at start; loudly when the address rule is lifted, and when this process's
+    environment overrides the data dir's setting (its other processes may then apply another rule)."""
+    rule = address_rule(settings)
+    if rule.source == "environment" and rule.private_allowed != private_urls_allowed():
         log.warning(
-            "SOCIALPUB_ALLOW_PRIVATE_URLS=1: the media fetcher and webhook delivery WILL reach loopback "
-            "and private addresses (local development and tests only; never in production)"
+            "SOCIALPUB_ALLOW_PRIVATE_URLS=%d overrides this data dir's setting (private addresses %s) in this "
+            "process only: `socialpub admin private-urls %s` makes it the data dir's, for every process",
+            int(rule.private_allowed),
+            "refused" if rule.private_allowed else "allowed",
+            "on" if rule.private_allowed else "off",
+        )
+    if rule.private_allowed:
+        log.warning(
+            "private addresses allowed (%s): the media fetcher and webhook delivery WILL reach loopback "
+            "and private addresses (local development and tests only; never in production)",
+            "SOCIALPUB_ALLOW_PRIVATE_URLS=1"
+            if rule.source == "environment"
+            else "socialpub admin private-urls on",
         )
     else:
         log.info(

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Protocol
 
 from backend.config import Settings
+from backend.datadir import FILE_MODE, open_private, private_dir
 from backend.errors import ApiError
 
 log = logging.getLogger("socialpub.media.storage")
@@ -85,7 +86,8 @@ def _sha256_file(path: Path) -> str:
 
 
 class LocalStorage:
-    """Files under `<root>/<2-char shard>/<key>`; temporaries under `<root>/.tmp`."""
+    """Files under `<root>/<2-char shard>/<key>`; temporaries under `<root>/.tmp`. Owner-only, as the rest of the
+    data dir: directories 0700, files 0600 (a file moved in from elsewhere, a generation's output, is made so)."""
 
     name = "local"
 
@@ -100,12 +102,14 @@ class LocalStorage:
         return self.root / shard / key
 
     def _tmp_path(self) -> Path:
-        self.tmp.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
+        private_dir(self.tmp)
         return self.tmp / f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}.part"
 
     def _publish(self, tmp: Path, key: str) -> None:
         dest = self._path(key)
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(dest.parent)
+        os.chmod(tmp, FILE_MODE)  # a file moved in (a generation's output) keeps the mode it was made with
         os.replace(tmp, dest)
 
     def put_bytes(self, key: str, data: bytes, content_type: str) -> StoredObject:
@@ -113,7 +117,7 @@ class LocalStorage:
         if tmp is None:
             raise storage_error(f"invalid key {key!r}")
         try:
-            with open(tmp, "wb") as f:
+            with open_private(tmp) as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
@@ -139,7 +143,7 @@ class LocalStorage:
                 except OSError:
                     moved = False
             if not moved:
-                with open(path, "rb") as src, open(tmp, "wb") as dst:
+                with open(path, "rb") as src, open_private(tmp) as dst:
                     while chunk := src.read(1024 * 1024):
                         dst.write(chunk)
                     dst.flush()

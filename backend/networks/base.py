@@ -12,19 +12,20 @@ Flow for one target:
 
 Every call that may publish (publish, complete) is an attempt the engine records before making it;
 check_status and find_existing only read. find_existing's "absent" is conclusive only once the network's
-listing delay (each adapter module's LISTING_DELAY_S) has passed since the earlier call was over.
+listing delay (the network's registry entry, listing_delay_s) has passed since the earlier call was over.
+
+Each network's package (backend/networks/<name>/) holds its adapter; the registry (registry.py) finds it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from backend.clock import to_utc
-
-PLATFORMS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 
 MediaKind = Literal["image", "video"]
 PayloadKind = Literal["text", "image", "video", "carousel", "document"]
@@ -42,6 +43,11 @@ class MediaRef:
     width: int | None = None
     height: int | None = None
     generated: bool = False  # produced by our own generations: synthetic-media flags are forced on
+    # a video's, as probed at ingestion (files on our media host; None when unknown: the rules then leave it be)
+    duration_s: float | None = None
+    frame_rate: float | None = None
+    codec: str | None = None
+    bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,6 +61,10 @@ class MediaRef:
             width=d.get("width"),
             height=d.get("height"),
             generated=bool(d.get("generated", False)),
+            duration_s=d.get("duration_s"),
+            frame_rate=d.get("frame_rate"),
+            codec=d.get("codec"),
+            bytes=d.get("bytes"),
         )
 
 
@@ -114,12 +124,25 @@ class Publication:
     """One target's publication: payload + account + a stable idempotency token (the target id).
 
     attempted_at: when the first attempt started; find_existing only matches what the network
-    created after it (minus a little clock slack)."""
+    created after it (minus a little clock slack).
+
+    resume: what the network holds of an earlier attempt that was interrupted (the adapter's own ref, as it
+    gave it to `save_progress`): publish continues from it (an Instagram container, a YouTube upload session)
+    when the network still has it, instead of creating another that costs quota. save_progress: called by the
+    adapter with such a ref as soon as the network created it, before its next call (the engine stores it
+    with the target); None: nothing is saved."""
 
     payload: Payload
     account: AccountCredentials
     idempotency_token: str
     attempted_at: datetime | None = None
+    resume: str | None = None
+    save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+
+    def saved(self, ref: str) -> None:
+        """The adapter created something at the network that a later attempt could continue from."""
+        if self.save_progress is not None:
+            self.save_progress(ref)
 
     @property
     def platform(self) -> str:
@@ -147,6 +170,8 @@ class PublishOutcome:
     'permanent' (fix the media / reconnect the account); fail_reason is for humans.
     ambiguous: the call may have reached the network (timeout, connection cut mid-request): call
     find_existing before calling publish again.
+    wait: (failed, retriable) the network set a window to wait out — a daily cap, a rate limit, throttling
+    (retry_after_s says how long when it is known) — not a failure: the engine waits without using a retry.
     network_status: the network's own status word (e.g. TikTok PROCESSING_DOWNLOAD); network_code: its
     own error code (e.g. 'spam_risk_too_many_posts', '9/2207042'). auth_refused: the network refused the
     account's authorisation (a token expired, revoked or without the publishing scope): reconnecting is the fix,
@@ -164,6 +189,7 @@ class PublishOutcome:
     network_status: str | None = None
     ambiguous: bool = False
     auth_refused: bool = False
+    wait: bool = False
 
     @property
     def done(self) -> bool:
@@ -204,6 +230,7 @@ class NetworkError(Exception):
         http_status: int | None = None,
         ambiguous: bool = False,
         auth_refused: bool = False,
+        wait: bool | None = None,
     ) -> None:
         super().__init__(reason)
         self.fail_type: FailType = fail_type
@@ -213,6 +240,8 @@ class NetworkError(Exception):
         self.http_status = http_status
         self.ambiguous = ambiguous
         self.auth_refused = auth_refused  # PublishOutcome.auth_refused
+        # PublishOutcome.wait: a cap or rate limit the adapter recognised; by default an HTTP 429
+        self.wait = (http_status == 429 and fail_type == "retriable") if wait is None else wait
 
     def outcome(self, **kw: Any) -> PublishOutcome:
         return PublishOutcome.failed(
@@ -222,6 +251,7 @@ class NetworkError(Exception):
             retry_after_s=self.retry_after_s,
             ambiguous=self.ambiguous,
             auth_refused=self.auth_refused,
+            wait=self.wait,
             **kw,
         )
 
@@ -234,6 +264,8 @@ class Unverifiable(Exception):
 
 @runtime_checkable
 class NetworkAdapter(Protocol):
+    """What the publishing engine calls: every network's adapter (its package's adapter.py) is one."""
+
     platform: str
 
     def publish(self, pub: Publication) -> PublishOutcome: ...
@@ -244,8 +276,8 @@ class NetworkAdapter(Protocol):
         ...
 
     def complete(self, pub: Publication, ref: str) -> PublishOutcome:
-        """The publishing call of a publication check_status found `ready` (adapters that never answer ready
-        need not have it)."""
+        """The publishing call of a publication check_status found `ready` (an adapter that never answers ready
+        answers it with `never_ready`)."""
         ...
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
@@ -269,6 +301,14 @@ def check_failed(network: str, exc: NetworkError) -> PublishOutcome:
         network_code=exc.code,
         retry_after_s=exc.retry_after_s,
         ambiguous=True,
+        wait=exc.wait,
+    )
+
+
+def never_ready(network: str) -> PublishOutcome:
+    """`complete` of a network whose check_status never answers `ready`: a failure, never a call."""
+    return PublishOutcome.failed(
+        "permanent", f"{network} has no publishing call to complete: its publications never wait for one"
     )
 
 

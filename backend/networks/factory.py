@@ -1,78 +1,47 @@
-"""The network adapters, built from plain values: a platform, an httpx client and the hosts to call.
+"""The network adapters, built from plain values: an httpx client, the hosts to call, the network's own settings.
 
 The same adapter serves a live account (a client of the real hosts) and a sandbox account (a client whose
-transport is the network's emulator): the adapters know nothing of the sandbox, the store or the services.
+transport is the network's emulator): the adapters know nothing of the sandbox, the store or the services. Each
+network's package gives a factory (its registry entry's `adapter`) called with an AdapterContext.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
 import httpx
 
+from backend.networks.base import NetworkAdapter
 from backend.networks.media_loader import MediaLoader
+from backend.networks.registry import get
 
 
 @dataclass(frozen=True)
-class Hosts:
-    """Where a network's API lives (live: Settings.<network>_api_base; sandbox: its `.invalid` hosts)."""
+class AdapterContext:
+    """What a network's adapter factory gets.
 
-    api: str
-    video: str | None = None  # Facebook's graph-video host
-    upload: str | None = None  # YouTube's upload host
+    hosts: where its API lives, by role (`api` always; e.g. Facebook's `video`, YouTube's `upload`): the live
+    hosts of its settings, or its emulator's `.invalid` hosts. settings: the network's own settings model (its
+    LinkedIn version…), None for a network without one. media_loader: the bytes of a media, for the networks
+    that upload them. media_by_url: the network is configured (SOCIALPUB_MEDIA_BY_URL) to take a media's URL
+    instead of its bytes where it can."""
 
+    client: httpx.Client
+    hosts: Mapping[str, str]
+    settings: Any = None
+    media_loader: MediaLoader | None = None
+    media_by_url: bool = False
 
-def build_adapter(
-    platform: str,
-    client: httpx.Client,
-    hosts: Hosts,
-    *,
-    linkedin_version: str = "202506",
-    media_loader: MediaLoader | None = None,
-    media_by_url: frozenset[str] = frozenset(),
-) -> Any:
-    """The adapter of `platform` talking through `client` to `hosts`. media_loader: bytes of a media for the
-    networks that take uploads (LinkedIn, YouTube, TikTok videos, Facebook). media_by_url: the networks that
-    take a media's URL instead of its bytes where they can (SOCIALPUB_MEDIA_BY_URL: facebook, tiktok)."""
-    if platform == "tiktok":
-        from backend.networks.tiktok import TikTokAdapter
-
-        return TikTokAdapter(
-            client, hosts.api, media_loader=media_loader, media_by_url="tiktok" in media_by_url
-        )
-    if platform == "facebook":
-        from backend.networks.facebook import FacebookAdapter
-
-        return FacebookAdapter(
-            client,
-            hosts.api,
-            hosts.video or hosts.api,
-            media_loader=media_loader,
-            media_by_url="facebook" in media_by_url,
-        )
-    if platform == "instagram":
-        from backend.networks.instagram import InstagramAdapter
-
-        return InstagramAdapter(client, hosts.api)
-    if platform == "linkedin":
-        from backend.networks.linkedin import LinkedInAdapter
-
-        return LinkedInAdapter(client, hosts.api, version=linkedin_version, media_loader=media_loader)
-    if platform == "youtube":
-        from backend.networks.youtube import YouTubeAdapter
-
-        return YouTubeAdapter(client, hosts.api, hosts.upload or hosts.api, media_loader=media_loader)
-    raise ValueError(f"unknown network {platform!r}")
+    def host(self, role: str, default: str | None = None) -> str:
+        """The host of `role`, else `default` (else the API host)."""
+        return self.hosts.get(role) or default or self.hosts["api"]
 
 
-def default_listing_delay_s(platform: str) -> float:
-    """How long after the real network accepted a publication its listing may still miss it (the adapter
-    module's LISTING_DELAY_S): find_existing's "absent" is conclusive only that long after the call was over."""
-    if platform not in ("tiktok", "facebook", "instagram", "linkedin", "youtube"):
-        raise ValueError(f"unknown network {platform!r}")
-    return float(import_module(f"backend.networks.{platform}").LISTING_DELAY_S)
+def build_adapter(platform: str, ctx: AdapterContext) -> NetworkAdapter:
+    """The adapter of `platform` (its registry entry's factory) talking through ctx.client to ctx.hosts."""
+    return get(platform).make_adapter(ctx)
 
 
 def http_client(transport: httpx.BaseTransport | None, timeout_s: float) -> httpx.Client:

@@ -6,14 +6,25 @@ from typing import Any
 
 import httpx
 
+from backend.networks import fence
 from backend.networks.base import NetworkError
+
+READS = frozenset(
+    {"GET", "HEAD", "OPTIONS"}
+)  # the only methods sent without the fence (backend/networks/fence)
 
 
 def send(
     client: httpx.Client, method: str, url: str, *, network: str, write: bool = False, **kw: Any
 ) -> httpx.Response:
     """One HTTP call. Transport failures become retriable NetworkErrors; a write call that may have reached
-    the network (timeout after sending, connection cut) is marked ambiguous: check find_existing first."""
+    the network (timeout after sending, connection cut) is marked ambiguous: check find_existing first.
+
+    Every request that is not a read passes the fence first (backend/networks/fence.py): inside a job, it is
+    sent only while the job's claim still holds it, with part of its lease left; otherwise fence.LeaseLost is
+    raised and nothing is sent."""
+    if method.upper() not in READS:
+        fence.check()
     try:
         return client.request(method, url, **kw)
     except httpx.ConnectError as exc:

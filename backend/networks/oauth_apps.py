@@ -1,6 +1,8 @@
-"""Each network's OAuth app and endpoints (issue 17; ../shared/ANCHORS.md "OAuth and token life"; docs/sandbox.md
-for the emulators' side). Pure configuration: the flows are backend/networks/oauth.py (authorize, code exchange,
-discovery of the accounts a grant reaches, the health check) and backend/networks/tokens.py (refresh).
+"""A network's OAuth app (issue 17; ../shared/ANCHORS.md "OAuth and token life"; docs/sandbox.md for the emulators'
+side): its endpoints, and the three things only the network knows — which accounts a grant reaches, the cheapest
+call that proves a token works, how its API words a refusal. Each network's package declares its `OAuthApp` (its
+app.py, the registry entry's `app`); the flows are backend/networks/oauth.py (authorize, code exchange,
+discovery, health check) and backend/networks/tokens.py (refresh).
 
 Endpoints: the real hosts by default. `SOCIALPUB_<NETWORK>_OAUTH_BASE` replaces their origin (scheme, host, port;
 the paths stay the real ones, which is how `socialpub sandbox serve` serves them); unset, an API base on a
@@ -9,13 +11,20 @@ loopback host (an emulator: `SOCIALPUB_<NETWORK>_BASE_URL=http://127.0.0.1:P…`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from backend.config import Settings
+from backend.networks.registry import UnknownNetwork, get
 from backend.outbound.guard import host_is_local
 
-PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
+if TYPE_CHECKING:
+    import httpx
+
+    from backend.networks.base import NetworkError
+    from backend.networks.settings import NetworkSettings
 
 
 @dataclass(frozen=True)
@@ -32,63 +41,27 @@ class Endpoints:
         False  # a refresh token keeps the grant alive (TikTok, Google; LinkedIn when given one)
     )
     rotates_refresh: bool = False  # a refresh may re-issue the refresh token: store the new one atomically
+    token_method: str = "POST"  # the code exchange: a form POST (OAuth 2.0), or GET with a query (Graph API)
 
 
-_GRAPH_SCOPES_FB = ("pages_show_list", "pages_manage_posts", "pages_read_engagement", "publish_video")
-_GRAPH_SCOPES_IG = (
-    "instagram_basic",
-    "instagram_content_publish",
-    "pages_show_list",
-    "pages_read_engagement",
-)
+# (Settings, the HTTP client, the grant's TokenSet) -> the Candidates the grant reaches
+Discover = Callable[[Settings, "httpx.Client", Any], list[Any]]
+# (Settings, the HTTP client, the account's external id, its token) -> the answer of the cheapest authenticated call
+Check = Callable[[Settings, "httpx.Client", str, str], "httpx.Response"]
+# an API call's refusal -> the network's classification of it
+Refusal = Callable[["httpx.Response"], "NetworkError"]
 
-REAL: dict[str, Endpoints] = {
-    "tiktok": Endpoints(
-        "https://www.tiktok.com/v2/auth/authorize/",
-        "https://open.tiktokapis.com/v2/oauth/token/",
-        "https://open.tiktokapis.com/v2/oauth/revoke/",
-        ("user.info.basic", "video.publish", "video.upload"),
-        ",",
-        client_id_param="client_key",
-        refreshable=True,
-        rotates_refresh=True,
-    ),
-    "facebook": Endpoints(
-        "https://www.facebook.com/v21.0/dialog/oauth",
-        "https://graph.facebook.com/v21.0/oauth/access_token",
-        None,
-        _GRAPH_SCOPES_FB,
-        ",",
-    ),
-    "instagram": Endpoints(
-        "https://www.facebook.com/v21.0/dialog/oauth",
-        "https://graph.facebook.com/v21.0/oauth/access_token",
-        None,
-        _GRAPH_SCOPES_IG,
-        ",",
-    ),
-    "linkedin": Endpoints(
-        "https://www.linkedin.com/oauth/v2/authorization",
-        "https://www.linkedin.com/oauth/v2/accessToken",
-        "https://www.linkedin.com/oauth/v2/revoke",
-        ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_admin"),
-        " ",
-        refreshable=True,
-    ),
-    "youtube": Endpoints(
-        "https://accounts.google.com/o/oauth2/v2/auth",
-        "https://oauth2.googleapis.com/token",
-        "https://oauth2.googleapis.com/revoke",
-        (
-            "https://www.googleapis.com/auth/youtube.upload",
-            "https://www.googleapis.com/auth/youtube.readonly",
-        ),
-        " ",
-        extra_authorize=(("access_type", "offline"), ("prompt", "consent")),
-        refreshable=True,
-        rotates_refresh=True,
-    ),
-}
+
+@dataclass(frozen=True)
+class OAuthApp:
+    """What a network's package says of its OAuth app: its real endpoints, the discovery of the accounts a grant
+    reaches (each with the token to store), the health check's call, and how its API refuses a call (the
+    adapter's classification: auth_refused means reconnect)."""
+
+    endpoints: Endpoints
+    discover: Discover
+    check: Check
+    refusal: Refusal
 
 
 class NotConfigured(Exception):
@@ -120,43 +93,54 @@ def _rebase(url: str, origin: str) -> str:
     return origin.rstrip("/") + parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+def network_settings(platform: str, settings: Settings) -> NetworkSettings:
+    own = get(platform).settings_of(settings)
+    if own is None:
+        raise NotConfigured(f"{platform} has no settings of its own")
+    return own
+
+
 def api_base(platform: str, settings: Settings) -> str:
-    return str(getattr(settings, f"{platform}_api_base"))
+    return network_settings(platform, settings).api_base
+
+
+def oauth_app(platform: str) -> OAuthApp:
+    """The network's OAuth app; NotConfigured for a network without one (or no such network)."""
+    try:
+        found = get(platform).oauth_app()
+    except UnknownNetwork as exc:
+        raise NotConfigured(str(exc)) from None
+    if found is None:
+        raise NotConfigured(f"{platform} has no OAuth app: connect it with --access-token")
+    return found
 
 
 def endpoints(platform: str, settings: Settings) -> Endpoints:
     """The network's OAuth endpoints as this configuration reaches them."""
-    real = REAL[platform]
-    origin = getattr(settings, f"{platform}_oauth_base", None)
-    if not origin and _loopback(api_base(platform, settings)):
-        origin = _origin(api_base(platform, settings))
+    real = oauth_app(platform).endpoints
+    own = network_settings(platform, settings)
+    origin = own.oauth_base
+    if not origin and _loopback(own.api_base):
+        origin = _origin(own.api_base)
     if not origin:
         return real
-    return Endpoints(
-        _rebase(real.authorize, origin),
-        _rebase(real.token, origin),
-        _rebase(real.revoke, origin) if real.revoke else None,
-        real.scopes,
-        real.scope_separator,
-        real.client_id_param,
-        real.pkce,
-        real.extra_authorize,
-        real.refreshable,
-        real.rotates_refresh,
+    return replace(
+        real,
+        authorize=_rebase(real.authorize, origin),
+        token=_rebase(real.token, origin),
+        revoke=_rebase(real.revoke, origin) if real.revoke else None,
     )
 
 
 def app(platform: str, settings: Settings) -> App:
     """The configured OAuth app of `platform`; NotConfigured says which settings are missing."""
-    if platform not in REAL:
-        raise NotConfigured(f"unknown network {platform!r}")
-    client_id = getattr(settings, f"{platform}_client_id", None)
-    secret = getattr(settings, f"{platform}_client_secret", None)
-    if not client_id or not secret:
+    oauth_app(platform)
+    own = network_settings(platform, settings)
+    if not own.client_id or not own.client_secret:
         p = platform.upper()
         raise NotConfigured(
             f"{platform} is not configured for OAuth: set SOCIALPUB_{p}_CLIENT_ID and "
             f"SOCIALPUB_{p}_CLIENT_SECRET (the app's credentials from the network's developer "
             "console), or connect with --access-token"
         )
-    return App(platform, client_id, secret, endpoints(platform, settings))
+    return App(platform, own.client_id, own.client_secret, endpoints(platform, settings))

@@ -95,8 +95,14 @@ def init_cmd(
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--no-worker", is_flag=True, help="Serve the API only (run `socialpub worker` elsewhere).")
-def serve_cmd(host: str, port: int, no_worker: bool) -> None:
-    """Run the /v1 API, the media host and the worker in one process.
+@click.option(
+    "--worker-in-process",
+    is_flag=True,
+    help="Run the worker in a thread of the server's process instead of a process of its own "
+    "(as SOCIALPUB_SERVE_WORKER=thread): one process, but a busy API then slows publishing.",
+)
+def serve_cmd(host: str, port: int, no_worker: bool, worker_in_process: bool) -> None:
+    """Run the /v1 API, the media host and the worker (in a process of its own).
 
     \b
     Example:
@@ -114,7 +120,8 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     click.echo(f"socialpub API   {settings.base_url}/v1   docs {settings.base_url}/docs", err=True)
     if warning:
         click.echo(f"Warning: {warning}", err=True)
-    runtime.serve_app(app, settings, host=host, port=port, worker=not no_worker, proxy_headers=True)
+    worker = None if no_worker else ("thread" if worker_in_process else settings.serve_worker)
+    runtime.serve_app(app, settings, host=host, port=port, worker=worker, proxy_headers=True)
 
 
 @click.command("worker")
@@ -125,7 +132,10 @@ def serve_cmd(host: str, port: int, no_worker: bool) -> None:
     help="Jobs run at once (default: $SOCIALPUB_WORKER_CONCURRENCY, sized for jobs that wait on "
     "the networks).",
 )
-def worker_cmd(concurrency: int | None) -> None:
+@click.option(
+    "--parent", type=int, default=None, hidden=True, help="Stop once this process is gone (serve's)."
+)
+def worker_cmd(concurrency: int | None, parent: int | None) -> None:
     """Run the job worker alone: publishing, status tracking, retention, deliveries.
 
     \b
@@ -141,10 +151,29 @@ def worker_cmd(concurrency: int | None) -> None:
     worker = Worker(settings, name="worker", **({"concurrency": concurrency} if concurrency else {}))
     worker.check_connections()
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
+    if parent is not None:
+        _stop_with_parent(worker, parent)
     try:
         worker.run_forever()
     except KeyboardInterrupt:
         worker.stop(timeout=0)
+
+
+def _stop_with_parent(worker, parent: int) -> None:  # type: ignore[no-untyped-def]
+    """`serve`'s worker process: stop (as on SIGTERM) once the server's process is gone, whatever ended it."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        logging.getLogger("socialpub.worker").warning(
+            "the server process %d is gone: the worker stops", parent
+        )
+        worker.stop(timeout=0)
+
+    threading.Thread(target=watch, name="socialpub-parent", daemon=True).start()
 
 
 @click.command("tick")
@@ -185,6 +214,7 @@ def admin_group() -> None:
       socialpub admin session
       socialpub admin plan STARTER --status active --period-end 2027-01-01T00:00:00Z
       socialpub admin credits --add 100
+      socialpub admin private-urls on
       socialpub admin rotate-key
     """
 
@@ -243,20 +273,37 @@ def _workspace_id(email: str | None) -> str:
     type=click.Choice(["active", "trialing", "cancelled", "past_due", "on_hold", "paused", "expired"]),
     help="Subscription state (default active).",
 )
-@click.option("--period-end", default=None, help="End of the paid period, ISO 8601 with offset.")
+@click.option(
+    "--period-end",
+    default=None,
+    help="End of the paid period, ISO 8601 with offset (default: the current end is kept while it is ahead).",
+)
+@click.option("--no-period-end", is_flag=True, help="No end: the plan stays in force until changed.")
 @click.option("--email", default=None, help="Owner email of the workspace (default: the first).")
 @click.option("--json", "as_json", is_flag=True)
 def admin_plan(
-    name: str, status: str | None, period_end: str | None, email: str | None, as_json: bool
+    name: str,
+    status: str | None,
+    period_end: str | None,
+    no_period_end: bool,
+    email: str | None,
+    as_json: bool,
 ) -> None:
     """Set the workspace's subscription.
 
+    Without --period-end the current end of the paid period is kept while it is still ahead (`make run`'s
+    workspace has GROWTH for a year: `admin plan GROWTH` changes nothing of it); --no-period-end removes it.
+
     \b
-    Example:
+    Examples:
       socialpub admin plan GROWTH --status cancelled --period-end 2026-12-31T23:59:59Z
+      socialpub admin plan STARTER
     """
+    from backend import clock
     from backend.services import workspace
 
+    if period_end and no_period_end:
+        raise click.UsageError("give --period-end or --no-period-end, not both")
     end = None
     if period_end:
         try:
@@ -265,18 +312,27 @@ def admin_plan(
             _fail(f"--period-end {period_end!r} is not an ISO 8601 timestamp")
         if end is not None and end.tzinfo is None:
             _fail("--period-end needs a zone offset, e.g. 2027-01-01T00:00:00Z")
+    workspace_id = _workspace_id(email)
+    if period_end is None and not no_period_end:
+        current = workspace.get(workspace_id).plan_period_end
+        end = current if current is not None and current > clock.now() else None
     try:
-        ws = workspace.set_plan(_workspace_id(email), name, status, end)
+        ws = workspace.set_plan(workspace_id, name, status, end)
     except ValueError as exc:
         _fail(str(exc))
         return
     pub = workspace.to_public(ws)
+    plan = pub["plan"]
+    until = (
+        f"until {ws.plan_period_end:%Y-%m-%d %H:%M} UTC"
+        if plan["periodEnd"] and ws.plan_period_end
+        else "no end date"
+    )
     click.echo(
-        json.dumps(pub["plan"])
+        json.dumps(plan)
         if as_json
-        else f"plan in force: {pub['plan']['name']} (subscribed {pub['plan']['subscribed']}, "
-        f"status {pub['plan']['status']}, period end {pub['plan']['periodEnd']}); "
-        f"credits {pub['credits']['balance']}"
+        else f"plan in force: {plan['name']} (subscribed {plan['subscribed']}, "
+        f"status {plan['status'] or '-'}, {until}); credits {pub['credits']['balance']}"
     )
 
 
@@ -302,6 +358,53 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
         _fail(str(exc))
         return
     click.echo(json.dumps({"balance": ws.credits_balance}) if as_json else f"credits: {ws.credits_balance}")
+
+
+@admin_group.command("private-urls")
+@click.argument("state", required=False, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print {allowed, source, dataDirAllows} as JSON.")
+def admin_private_urls(state: str | None, as_json: bool) -> None:
+    """Show or set whether this data dir reaches loopback and private addresses (off by default).
+
+    One setting of the data dir, applied alike by every process that opens it — the TUI's worker, CLI commands,
+    `serve`, `worker` — at once: webhook deliveries to a receiver on this machine (`socialpub webhooks listen`)
+    and media fetched from a local URL need it on. Local development only: the media fetcher and webhook delivery
+    then reach this machine and its network. SOCIALPUB_ALLOW_PRIVATE_URLS (1 or 0), when set, overrides it in
+    the one process whose environment has it.
+
+    \b
+    Examples:
+      socialpub admin private-urls on
+      socialpub admin private-urls --json
+    """
+    from backend.store.db import init_database
+    from backend.store.instance import address_rule, private_urls_allowed, set_private_urls
+
+    settings = _settings()
+    init_database(settings)
+    if state is not None:
+        set_private_urls(state == "on")
+    stored = private_urls_allowed()
+    rule = address_rule(settings)
+    if as_json:
+        click.echo(
+            json.dumps({"allowed": rule.private_allowed, "source": rule.source, "dataDirAllows": stored})
+        )
+        return
+    click.echo(
+        f"private addresses {'allowed' if stored else 'refused'} on this data dir ({settings.data_dir}): "
+        + (
+            "webhook deliveries and media fetches may reach loopback and private addresses (local development only)"
+            if stored
+            else "only public addresses are reached; `socialpub admin private-urls on` allows loopback and private "
+            "ones (local development)"
+        )
+    )
+    if rule.source == "environment":
+        click.echo(
+            f"this process: SOCIALPUB_ALLOW_PRIVATE_URLS={int(rule.private_allowed)} overrides it in its own "
+            "environment (other processes apply the data dir's setting unless theirs says otherwise)"
+        )
 
 
 @admin_group.command("rotate-key")

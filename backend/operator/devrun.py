@@ -33,8 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     settings, warning = runtime.listening_settings(Settings(), args.host, args.port)
     creds_path = Path(settings.data_dir) / "dev-credentials.json"
     if not bootstrap.is_initialised(settings):
+        from backend.services.workspace import PLACEHOLDER_NAMES
+
         created = bootstrap.initialise(
-            settings, workspace_name="Local workspace", email="owner@localhost", password=None
+            settings,
+            workspace_name=PLACEHOLDER_NAMES[
+                1
+            ],  # "Local workspace": not a brand (the renderer leaves it out)
+            email="owner@localhost",
+            password=None,
         )
         info = created.public()
         from backend.services import accounts as accounts_service
@@ -75,7 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.flush()
 
     runtime.serve_app(
-        runtime.build_app(settings), settings, host=args.host, port=args.port, worker=True, log_level="info"
+        runtime.build_app(settings),
+        settings,
+        host=args.host,
+        port=args.port,
+        worker=settings.serve_worker,
+        log_level="info",
     )
     return 0
 

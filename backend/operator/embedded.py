@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend import logs
+
 log = logging.getLogger("socialpub.embedded")
 
 DRAIN_S = 15.0  # longest an embedded command lingers to finish due publishing work
@@ -138,12 +140,14 @@ def _drain(drain_s: float) -> None:
 
 def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True) -> EmbeddedBackend:
     """Bind the store, build the app, and (with `worker`) start a worker thread so that due posts go out while
-    the caller runs (without it, `start_worker()` starts one later). Raises NotInitialised when the data dir has
-    not been initialised."""
+    the caller runs (without it, `start_worker()` starts one later). The process's log records go to
+    `<data dir>/socialpub.log` from then on, never to the caller's terminal. Raises NotInitialised when the data
+    dir has not been initialised."""
     from backend.operator.runtime import build_app
 
     settings = settings or load_settings(data_dir)
     check_initialised(settings)
+    logs.to_file(settings.data_dir, settings.log_level)  # the caller's terminal is not the worker's
     try:
         app = build_app(settings)
     except RuntimeError as exc:

@@ -1,12 +1,21 @@
-"""How the operator runs the backend: build the /v1 app, run a job worker in a thread, serve both.
+"""How the operator runs the backend: build the /v1 app, run a job worker beside it, serve both.
 
 The API layer does not reach the worker: the operator composes them (`serve`, the embedded backend,
-`make run`).
+`make run`). `serve` runs its worker in a process of its own by default (SOCIALPUB_SERVE_WORKER=process): one
+interpreter shared with a busy API gives the worker's threads a small share of the GIL, and publishing fell
+minutes behind a burst of API creations (issue 30, item 7); the embedded backend keeps its worker in a thread.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
+import subprocess
+import sys
 from typing import Any
+
+log = logging.getLogger("socialpub.serve")
 
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
@@ -46,31 +55,70 @@ def start_worker(settings: Any, name: str, concurrency: int | None = None) -> An
     return worker
 
 
+class WorkerProcess:
+    """`socialpub worker` as a child of the server: the same settings (the server's base URL and data dir, which
+    the server may have derived from its flags, passed on), its output the server's. It stops when told
+    (SIGTERM) and by itself when the server's process is gone (`--parent`)."""
+
+    def __init__(self, settings: Any) -> None:
+        env = {
+            **os.environ,
+            "SOCIALPUB_BASE_URL": str(settings.base_url),
+            "SOCIALPUB_DATA_DIR": str(settings.data_dir),
+        }
+        argv = [sys.executable, "-m", "backend.operator", "worker", "--parent", str(os.getpid())]
+        self.popen = subprocess.Popen(argv, env=env)
+        log.info("worker process %d started", self.popen.pid)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self.popen.poll() is not None:
+            return
+        self.popen.send_signal(signal.SIGTERM)
+        try:
+            self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log.warning("worker process %d did not stop within %g s: killed", self.popen.pid, timeout)
+            self.popen.kill()
+            self.popen.wait(timeout)
+
+
 def serve_app(
     app: Any,
     settings: Any,
     *,
     host: str,
     port: int,
-    worker: bool = True,
+    worker: str | None = "process",
     log_level: str | None = None,
     proxy_headers: bool = False,
 ) -> None:
-    """Serve `app` with uvicorn until interrupted; with `worker`, a job worker runs alongside in this process
-    (started once the app is built, stopped after the server has shut down)."""
+    """Serve `app` with uvicorn until interrupted, its clients bounded (backend/operator/httpserver.py), with a job
+    worker beside it: `worker` "process" (a child process, WorkerProcess), "thread" (a thread of this process) or
+    None (none: run `socialpub worker` elsewhere). The worker starts once the app is built and stops after the
+    server has shut down."""
     import uvicorn
 
-    running = start_worker(settings, "serve") if worker else None
-    if running is not None:
+    # deferred: it loads uvicorn, which serve alone needs
+    from backend.operator.httpserver import bounded_config
+
+    running: Any = None
+    if worker == "thread":
+        running = start_worker(settings, "serve")
         running.check_connections()
+    elif worker == "process":
+        running = WorkerProcess(settings)
+    elif worker is not None:
+        raise ValueError(f"worker: 'process', 'thread' or None, not {worker!r}")
     try:
-        uvicorn.run(
+        config = bounded_config(
             app,
+            settings,
             host=host,
             port=port,
             log_level=log_level or settings.log_level.lower(),
             proxy_headers=proxy_headers,
         )
+        uvicorn.Server(config).run()
     finally:
         if running is not None:
             running.stop()

@@ -14,43 +14,28 @@ from pathlib import Path
 
 import click
 
+from backend.networks import registry
 from backend.outbound.guard import host_is_local
 
-NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
-# the path under the server's origin of each setting a user points at the emulator (see backend/config.py)
-BASE_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
-    "tiktok": (("SOCIALPUB_TIKTOK_BASE_URL", ""),),
-    "facebook": (("SOCIALPUB_FACEBOOK_BASE_URL", "/v21.0"),),
-    "instagram": (("SOCIALPUB_INSTAGRAM_BASE_URL", "/v21.0"),),
-    "linkedin": (("SOCIALPUB_LINKEDIN_BASE_URL", "/rest"),),
-    "youtube": (("SOCIALPUB_YOUTUBE_BASE_URL", "/youtube/v3"),),
-}
-# the OAuth endpoints, at the real networks' paths
-OAUTH_PATHS: dict[str, tuple[tuple[str, str], ...]] = {
-    "tiktok": (
-        ("authorize", "/v2/auth/authorize/"),
-        ("token", "/v2/oauth/token/"),
-        ("revoke", "/v2/oauth/revoke/"),
-    ),
-    "facebook": (
-        ("authorize", "/v21.0/dialog/oauth"),
-        ("token", "/v21.0/oauth/access_token"),
-        ("pages", "/v21.0/me/accounts"),
-        ("revoke", "DELETE /v21.0/me/permissions"),
-    ),
-    "instagram": (
-        ("authorize", "/v21.0/dialog/oauth"),
-        ("token", "/v21.0/oauth/access_token"),
-        ("pages", "/v21.0/me/accounts?fields=instagram_business_account"),
-        ("revoke", "DELETE /v21.0/me/permissions"),
-    ),
-    "linkedin": (
-        ("authorize", "/oauth/v2/authorization"),
-        ("token", "/oauth/v2/accessToken"),
-        ("revoke", "/oauth/v2/revoke"),
-    ),
-    "youtube": (("authorize", "/o/oauth2/v2/auth"), ("token", "/token"), ("revoke", "/revoke")),
-}
+
+def _sandbox_networks() -> list[str]:
+    """The registered networks that have an emulator (the registry: plugins' too)."""
+    return [n.name for n in registry.networks() if n.emulator]
+
+
+class NetworkChoice(click.Choice):  # type: ignore[type-arg]
+    """click.Choice over the registry's networks, read when a value is checked or help is shown."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(_sandbox_networks())
+
+    @choices.setter
+    def choices(self, value: object) -> None:  # click.Choice.__init__ assigns (); the registry is the source
+        pass
 
 
 # the sandbox's own control endpoints (docs/sandbox.md "Switches")
@@ -61,7 +46,7 @@ SWITCHES = {
 
 
 @click.command("serve")
-@click.argument("network", type=click.Choice(NETWORKS))
+@click.argument("network", type=NetworkChoice())
 @click.option("--port", type=click.IntRange(1, 65535), required=True, help="Port to listen on.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback).")
 @click.option(
@@ -90,7 +75,7 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
     import uvicorn
 
     from backend.config import Settings
-    from backend.networks.sandbox import Sandbox
+    from backend.networks.sandbox import Sandbox, emulator_class
     from backend.networks.sandbox.server import asgi_app
     from backend.services.adapters import sandbox_config
 
@@ -105,14 +90,16 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
         sandbox = Sandbox(config)
     except Exception as exc:  # an unusable data dir or database
         raise click.ClickException(f"cannot open the sandbox database ({config.location!r}): {exc}") from exc
-    app = asgi_app(sandbox.handler(network))
+    emulator = emulator_class(network)
+    app = asgi_app(sandbox.handler(network), emulator.served_hosts())
     shown = f"[{host}]" if ":" in host else host
     origin = f"http://{shown}:{port}"
     endpoints = {}
-    for name, path in OAUTH_PATHS[network]:
+    for name, path in emulator.SERVE_ENDPOINTS:  # the OAuth endpoints, at the real network's paths
         method, _sp, p = path.rpartition(" ")
         endpoints[name] = f"{(method + ' ') if method else ''}{origin}{p}"
-    env = {name: origin + path for name, path in BASE_PATHS[network]}
+    # the setting a user points at the emulator (the network's SOCIALPUB_<NETWORK>_BASE_URL)
+    env = {f"SOCIALPUB_{network.upper()}_BASE_URL": origin + emulator.SERVE_BASE_PATH}
     switches = {name: f"{origin}/_sandbox/{name}" for name in SWITCHES}
     if as_json:
         click.echo(

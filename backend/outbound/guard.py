@@ -8,8 +8,12 @@ deliveries, remote generation providers) and of the addresses a live network mus
   are refused. The connection then goes to an address that was checked (:class:`PinnedBackend`: no second
   DNS lookup), while the Host header and TLS SNI keep the URL's name.
 
-``SOCIALPUB_ALLOW_PRIVATE_URLS=1`` lifts the address rule only (development and tests). Tests replace
-:data:`RESOLVER` to check the rule on names that would resolve off the loopback range, without any traffic.
+Whether loopback and private addresses may be reached is one fact of the data dir, the same for every process
+opening it (`socialpub admin private-urls on|off`, stored in its database: backend.store.instance), unless
+``SOCIALPUB_ALLOW_PRIVATE_URLS`` (1 or 0) overrides it in one process's environment. The caller reads it
+(:class:`AddressRule`) and passes it to :func:`check_url`; a refusal says which of the two decided it and how to
+change it. Tests replace :data:`RESOLVER` to check the rule on names that would resolve off the loopback range,
+without any traffic.
 """
 
 from __future__ import annotations
@@ -23,19 +27,25 @@ from urllib.parse import urlsplit
 
 import httpcore
 
-from backend.config import Settings
 from backend.errors import ApiError
+from backend.outbound.rule import PRIVATE_URLS_SETTING, AddressRule
 from backend.outbound.watchdog import Watchdog
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class FetchError(ApiError):
-    """400 fetch_failed: the message names the rule that refused the URL."""
+    """400 fetch_failed: the message names the rule that refused the URL; `setting` names the setting that can
+    change that rule (`private-urls` for the address rule), None when none can (a bad scheme, a name that does not
+    resolve)."""
 
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__(400, "fetch_failed", message, [{"rule": rule}])
+    def __init__(self, message: str, rule: str, setting: str | None = None) -> None:
+        detail: dict[str, str] = {"rule": rule}
+        if setting is not None:
+            detail["setting"] = setting
+        super().__init__(400, "fetch_failed", message, [detail])
         self.rule = rule
+        self.setting = setting
 
 
 def _system_resolve(host: str, port: int) -> list[str]:
@@ -141,8 +151,9 @@ class Target:
     addresses: tuple[str, ...]  # checked, in connection order
 
 
-def check_url(url: str, settings: Settings) -> Target:
-    """Apply the scheme and address rules; return the addresses to connect to."""
+def check_url(url: str, rule: AddressRule) -> Target:
+    """Apply the scheme and address rules (`rule`: may private addresses be reached); return the addresses to
+    connect to."""
     if not isinstance(url, str) or not url.strip():
         raise FetchError("the URL is empty", "scheme")
     url = url.strip()
@@ -184,14 +195,15 @@ def check_url(url: str, settings: Settings) -> Target:
         if not candidates:
             raise FetchError(f"the host {host!r} resolved to no usable address", "dns")
         host = ascii_host
-    if not settings.allow_private_urls:
+    if not rule.private_allowed:
         for ip in candidates:
             reason = address_refusal(ip)
             if reason:
                 raise FetchError(
                     f"refused by the address rule: {host!r} resolves to {reason}; only public "
-                    "addresses are fetched",
+                    f"addresses are reached: {rule.how_to_change()}",
                     "address",
+                    PRIVATE_URLS_SETTING,
                 )
     ordered = list(dict.fromkeys(str(ip) for ip in candidates))
     return Target(url=url, scheme=scheme, host=host, port=port, target=target, addresses=tuple(ordered))

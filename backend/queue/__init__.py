@@ -18,7 +18,7 @@ from peewee import fn
 from backend import clock
 from backend.ids import new_id
 from backend.store import statements
-from backend.store.db import database, tx
+from backend.store.db import database, locked, tx
 from backend.store.models import Job
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
@@ -179,6 +179,32 @@ def renew(job: Job, lease_s: float) -> bool:
     if ok:
         job.lease_until = until
     return ok
+
+
+def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
+    """The fence (backend/networks/fence.py): whether this claim still holds `job`, with at least `need_s` of its
+    lease left; a lease shorter than that is renewed first (to max(lease_s, need_s) from now). Returns the end
+    of the lease held, None when the claim lost the job. A job this claim completed itself (a handler that
+    completes its job in the transaction of its outcome, then goes on) stays held: nobody else can run it. One read by the job's primary key (locked inside a
+    transaction on PostgreSQL, so that what the transaction then writes is the holder's), and a renewal only
+    when the lease is short.
+
+    It reads the row the takeover writes (`locked_by`, `status`, `lease_until`): a claim that is still held
+    has, by the lease, `need_s` during which no other worker can take the job over. A lease that ran out but
+    was not taken over yet is still this claim's: the renewal (fenced by `locked_by`) keeps it."""
+    row = locked(
+        Job.select(Job.status, Job.lease_until).where((Job.id == job.id) & (Job.locked_by == job.locked_by))
+    ).first()
+    now = clock.now()
+    if row is not None and row.status == "done":  # this claim finished it (its handler completed it): no one
+        return now + timedelta(seconds=need_s)  # else will run it; what the run still does is its own
+    if row is None or row.status != "running":
+        return None
+    if row.lease_until is not None and row.lease_until >= now + timedelta(seconds=need_s):
+        return row.lease_until
+    if not renew(job, max(lease_s, need_s)):
+        return None
+    return job.lease_until
 
 
 def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:

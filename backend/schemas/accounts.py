@@ -6,15 +6,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.schemas.common import CamelModel, CamelOut, Network, Timestamp
+from backend.schemas.common import CamelModel, CamelOut, NetworkName, Timestamp
 
-Platform = Network
+Platform = NetworkName
 SandboxBehaviour = Literal["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
 
 class AccountOut(CamelOut):
     id: str = Field(description="use as `channelId` in POST /v1/posts targets; `accountId` of post targets")
-    platform: Network
+    platform: NetworkName
     name: str = Field(description="display name at the network")
     username: str
     kind: Literal["sandbox", "live"] = Field(description="`sandbox` (emulated network) or `live`")
@@ -32,7 +32,7 @@ class AccountOut(CamelOut):
         default=None,
         description="live accounts: what needs doing about the "
         "account's authorisation, e.g. `token expires in 3 days: reconnect with "
-        "socialpub accounts connect facebook` (a token that cannot be refreshed, "
+        "socialpub accounts connect NETWORK` (a token that cannot be refreshed, "
         "within SOCIALPUB_TOKEN_WARNING_DAYS of its expiry) or that it must be "
         "reconnected (needs_reauth); null when all is well. An extension.",
     )
@@ -64,6 +64,11 @@ class AccountCreate(CamelModel):
 TOKEN_PATTERN = r"^[\x21-\x7e]+$"
 
 
+REDIRECT_URI_PATTERN = r"^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:[/?][^#\s\u0000]*)?$"
+"""An OAuth redirect URI: http or https (lowercase), a host name or IPv4 address, a port, a path and query, no
+fragment (backend.services.oauth_connect.start checks exactly this)."""
+
+
 class OAuthStart(CamelModel):
     """Start connecting live accounts of a network with OAuth (authorization code, PKCE, state kept server-side)."""
 
@@ -72,8 +77,9 @@ class OAuthStart(CamelModel):
         min_length=1,
         max_length=2000,
         description="where the network sends the browser "
-        "back with `code` and `state`: an absolute http(s) URL, e.g. the CLI's loopback "
-        "listener `http://127.0.0.1:PORT/callback`",
+        "back with `code` and `state`: an absolute http(s) URL without a fragment, e.g. the CLI's loopback "
+        "listener `http://127.0.0.1:PORT/callback` (400 invalid_redirect_uri otherwise)",
+        json_schema_extra={"pattern": REDIRECT_URI_PATTERN},
     )
     name: str | None = Field(
         default=None, max_length=200, description="display name of the account, when the grant connects one"
@@ -95,14 +101,16 @@ class OAuthCandidate(CamelOut):
     external_id: str = Field(description="the account's id at the network: pass it to connect")
     name: str
     username: str
-    type: str = Field(description="page, instagram_account, member, organization, user or channel")
+    type: str = Field(
+        description="the network's word for the account: page, member, organization, user, channel…"
+    )
 
 
 class OAuthFinished(CamelOut):
     grant_id: str = Field(
         description="connect the accounts picked with POST /v1/accounts/oauth/{grantId}/connect"
     )
-    platform: Network
+    platform: NetworkName
     expires_at: Timestamp = Field(description="connect before then (10 minutes)")
     candidates: list[OAuthCandidate] = Field(
         description="the accounts the grant reaches (tokens stay server-side)"
@@ -136,14 +144,14 @@ class TokenConnect(CamelModel):
         min_length=1,
         max_length=200,
         description="the account to "
-        "connect when the token reaches several (Facebook pages, LinkedIn organisations)",
+        "connect when the token reaches several (the pages or organisations a user manages)",
     )
     name: str | None = Field(default=None, max_length=200)
 
 
 class AccountCheck(CamelOut):
     account_id: str
-    platform: Network
+    platform: NetworkName
     name: str
     kind: Literal["sandbox", "live"]
     status: Literal["ok", "expiring", "needs_reauth", "error"] = Field(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from backend.schemas.common import CamelOut, Network, Timestamp
+from backend.schemas.common import CamelOut, NetworkName, Timestamp
 
 
 class PostCounts(CamelOut):
@@ -48,7 +48,7 @@ class ActivityTotals(CamelOut):
 
 class ActivityFailure(CamelOut):
     post_id: str
-    platform: Network
+    platform: NetworkName
     account_id: str | None
     account_name: str
     fail_reason: str | None

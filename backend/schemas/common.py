@@ -2,21 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-# The networks a post can target (spec 1). A schema constant: the API layer never imports backend.networks.
-NETWORKS: tuple[str, ...] = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
-Network = Literal["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+# A network's name (spec 1: a target of POST /v1/posts, `platform` everywhere). The networks are the registry's
+# (backend/networks/registry.py), which the wire format does not import: in Python any string, and in the OpenAPI
+# document (and a recipe's JSON Schema) the enum of the networks the server has, filled in where this mark stands
+# (`fill_network_enums`). The services check a name where it matters (an unknown target: `invalid_target`).
+NETWORK_MARK = "x-socialpub-network"
+NetworkName = Annotated[str, Field(max_length=100, json_schema_extra={NETWORK_MARK: True})]
+
+
+def fill_network_enums(node: Any, names: Sequence[str]) -> Any:
+    """`node` (a JSON Schema or an OpenAPI document) with the enum of `names` wherever a network's name is marked."""
+    if isinstance(node, dict):
+        out = {k: fill_network_enums(v, names) for k, v in node.items() if k != NETWORK_MARK}
+        if node.get(NETWORK_MARK):
+            out["enum"] = list(names)
+        return out
+    if isinstance(node, list):
+        return [fill_network_enums(v, names) for v in node]
+    return node
+
 
 # Wire types: plain strings in Python, with their format stated in the OpenAPI document.
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 """ISO 8601 in UTC (`2030-01-01T09:00:00.000Z`)."""
 Url = Annotated[str, Field(json_schema_extra={"format": "uri"})]
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"
-"""Every list's cursor: opaque base64url (backend.services.cursors), given as `nextCursor`, passed as `cursor`."""
+
+
+def cursor_pattern(tag: str, id_prefix: str) -> str:
+    """A list's cursor, exactly (backend.services.cursors): `<tag>.<the last row's id>`, given as `nextCursor`,
+    passed back as `cursor`. The document states it whole, so that every string it allows is a cursor the API
+    takes (a forged one that matches merely pages from that id)."""
+    return rf"^{tag}\.{id_prefix}_[0-9a-z]{{26}}$"
+
+
+MEDIA_CURSOR = cursor_pattern("m1", "med")
+GENERATION_CURSOR = cursor_pattern("g1", "gen")
+CREDIT_CURSOR = cursor_pattern("c1", "cre")
+DELIVERY_CURSOR = cursor_pattern("d1", "whd")
+# a post list's cursor is a position in either order: the section (s: scheduled, r: the rest), the due time (µs
+# since 1970, clamped to the dates the store holds) and the post's id (backend.services.posts)
+POST_CURSOR = r"^p1\.[sr]\.-?[0-9]{1,18}\.post_[0-9a-z]{26}$"
 
 
 def not_nullable(*names: str):  # type: ignore[no-untyped-def]
@@ -37,7 +68,7 @@ def not_nullable(*names: str):  # type: ignore[no-untyped-def]
 
 
 def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units (TikTok counts its limits this way)."""
+    """Length in UTF-16 code units (a network's `textUnit` `utf16`)."""
     return len(text.encode("utf-16-le")) // 2
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from backend.schemas.common import CURSOR_PATTERN, CamelOut, Timestamp
+from backend.schemas.common import CREDIT_CURSOR, CamelOut, Timestamp
 
 
 class CreditEntryOut(CamelOut):
@@ -28,6 +28,6 @@ class CreditHistory(CamelOut):
     balance: int = Field(description="the workspace's balance now")
     items: list[CreditEntryOut] = Field(description="newest first")
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": CREDIT_CURSOR},
         description="pass as `cursor` for the next (older) page; null at the end",
     )

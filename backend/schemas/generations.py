@@ -6,11 +6,11 @@ its own code, in one 400 `validation_error` (backend/services/generations.py `va
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from backend.schemas.common import CURSOR_PATTERN, CamelModel, CamelOut, Timestamp
+from backend.schemas.common import GENERATION_CURSOR, CamelModel, CamelOut, Timestamp
 from backend.schemas.workspace import CreditsOut
 
 GENERATION_TYPES = ("image", "video")
@@ -24,19 +24,34 @@ GenerationStatus = Literal["pending", "processing", "completed", "failed"]
 SourceUrl = Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]
 
 
+PROMPT_PATTERN = r"^\s*[^\s\u0000][^\u0000]+[^\s\u0000]\s*$"
+"""At least 3 characters once the blanks around it are left out (what the service counts), no NUL (as every
+string)."""
+
+
+def _generation_rules(schema: dict[str, Any]) -> None:
+    """The document states the rules the service applies across fields: `durationSec` and `sourceUrls` are for a
+    video only (an image with either is 400 validation_error), and the prompt's 3 characters do not count the
+    blanks around it."""
+    schema["examples"] = [
+        {"type": "image", "prompt": "A flat white on a sunny terrace, morning light", "aspectRatio": "1:1"},
+        {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10},
+    ]
+    schema["properties"]["prompt"]["pattern"] = PROMPT_PATTERN
+    schema["oneOf"] = [
+        {
+            "properties": {
+                "type": {"const": "image"},
+                "durationSec": {"type": "null"},
+                "sourceUrls": {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]},
+            }
+        },
+        {"properties": {"type": {"const": "video"}}},
+    ]
+
+
 class GenerationCreate(CamelModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {
-                    "type": "image",
-                    "prompt": "A flat white on a sunny terrace, morning light",
-                    "aspectRatio": "1:1",
-                },
-                {"type": "video", "prompt": "Slow pan over fresh roasted coffee beans", "durationSec": 10},
-            ]
-        }
-    )
+    model_config = ConfigDict(json_schema_extra=_generation_rules)
 
     type: str = Field(
         max_length=100, json_schema_extra={"enum": list(GENERATION_TYPES)}, description="`image` or `video`"
@@ -58,6 +73,12 @@ class GenerationCreate(CamelModel):
             description="video only: one start image, or two (first and last frame); files on the media "
             "host (POST /v1/media) or public https URLs of images",
         )
+    )
+    background_url: SourceUrl | None = Field(
+        default=None,
+        description="extension, image only: your own photo as the background of the design (an announcement "
+        "card: the prompt's words and the brand set over it, legible); a file on the media host (POST "
+        "/v1/media) or a public https URL of an image",
     )
     idempotency_key: str | None = Field(
         default=None,
@@ -81,6 +102,9 @@ class GenerationOut(CamelOut):
     aspect_ratio: Literal["9:16", "1:1", "16:9"]
     duration_sec: int | None = Field(description="5, 10 or 15 for a video; null for an image")
     source_urls: list[str] = Field(description="the start images supplied; `[]` when none")
+    background_url: str | None = Field(
+        default=None, description="extension: the background photo supplied (an image); null when none"
+    )
     media_url: str | None = Field(
         json_schema_extra={"format": "uri"},
         description="the produced file on the media host, usable as is in `mediaUrls` "
@@ -118,7 +142,7 @@ class GenerationQuote(CamelOut):
 class GenerationList(CamelOut):
     items: list[GenerationOut] = Field(description="newest first; deleted creations are left out")
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": GENERATION_CURSOR},
         description="pass as `cursor` for the next (older) page; null at the end",
     )
     credits: CreditsOut = Field(description="the workspace's credits, as in GET /v1/workspace")

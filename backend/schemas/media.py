@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from backend.schemas.common import CURSOR_PATTERN, CamelModel, CamelOut, Timestamp
+from backend.schemas.common import MEDIA_CURSOR, CamelModel, CamelOut, Timestamp
 
 
 def _exactly_one_schema(schema: dict) -> None:
@@ -45,7 +45,8 @@ class MediaCreate(CamelModel):
 
 
 class MediaOut(CamelOut):
-    """Image: type, url, key, width, height, bytes. Video: type, url, key, bytes, mimeType."""
+    """Image: type, url, key, width, height, bytes. Video: type, url, key, bytes, mimeType (what the probe read at
+    ingestion is in the library item: GET /v1/media)."""
 
     type: Literal["image", "video"]
     url: str = Field(json_schema_extra={"format": "uri"})
@@ -77,6 +78,16 @@ class MediaItem(CamelOut):
         "null for a generated file or one ingested before it was recorded",
         json_schema_extra={"pattern": "^[0-9a-f]{64}$"},
     )
+    duration_sec: float | None = Field(
+        default=None, description="extension: a video's duration in seconds, as probed at ingestion"
+    )
+    frame_rate: float | None = Field(default=None, description="extension: a video's frames a second")
+    video_codec: str | None = Field(
+        default=None, description="extension: a video's codec (h264, hevc, vp9, …)"
+    )
+    audio_codec: str | None = Field(
+        default=None, description="extension: a video's audio codec (aac, opus, …)"
+    )
     created_at: Timestamp
     expires_at: Timestamp | None = Field(description="when the file will be deleted; null: no limit (held)")
 
@@ -84,7 +95,7 @@ class MediaItem(CamelOut):
 class MediaList(CamelOut):
     items: list[MediaItem]
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": MEDIA_CURSOR},
         description="pass as `cursor` to get the next (older) page; null at the end",
     )
 

@@ -7,8 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from backend.schemas.common import CURSOR_PATTERN, NETWORKS, CamelModel, CamelOut, Timestamp, not_nullable
-from backend.schemas.options import PostOptions
+from backend.schemas.common import POST_CURSOR, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
 
 PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
@@ -20,6 +19,8 @@ MAX_CONTENT = (
 MAX_LABELS = 20
 LABEL_KEY_PATTERN = r"^[a-z0-9]([a-z0-9._/-]{0,98}[a-z0-9])?$"
 LABEL_VALUE_MAX = 500
+LABEL_FILTER_PATTERN = r"^[a-z0-9](?:[a-z0-9._/-]{0,98}[a-z0-9])?=[^\u0000]{0,500}$"
+"""`GET /v1/posts?label=KEY=VALUE`: a label key, `=`, a value of at most 500 characters (it may hold `=`)."""
 """A post-list cursor: opaque, URL-safe (`nextCursor` of the previous page, passed back as it came)."""
 
 LabelKey = Annotated[str, Field(pattern=LABEL_KEY_PATTERN, max_length=100)]
@@ -36,15 +37,16 @@ Labels = Annotated[
     ),
 ]
 
-# A network name. In Python any string (an unknown one is answered 400 `invalid_targets` with a per-target
-# `invalid_target`, as the spec says); the document states the enum.
-NetworkName = Annotated[str, Field(max_length=100, json_schema_extra={"enum": list(NETWORKS)})]
+# `options` of POST /v1/posts: per network, its own settings (`options.<network>`, each network's options model:
+# GET /v1/networks gives their JSON Schemas). The API validates them with the registry's models (the document
+# states them: backend/services/networks.py); here, shared with the client, any object per network.
+PostOptions = dict[str, dict[str, Any]]
 
 
 class TargetRef(CamelModel):
     """A target as an object: the network and, optionally, the exact connected account (`channelId`)."""
 
-    platform: NetworkName = Field(description="facebook, instagram, linkedin, tiktok or youtube")
+    platform: NetworkName = Field(description="a network's name (GET /v1/networks)")
     channel_id: str | None = Field(
         default=None,
         max_length=100,
@@ -61,19 +63,8 @@ def _not_blank(value: str | None) -> str | None:
 
 
 class PostCreate(CamelModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [
-                {"targets": ["facebook", "linkedin"], "content": "Hello from socialpub"},
-                {
-                    "targets": [{"platform": "facebook"}],
-                    "content": "Later",
-                    "scheduledAt": "2099-01-01T09:00:00Z",
-                    "idempotencyKey": "launch-1",
-                },
-            ]
-        }
-    )
+    """A post to publish now or at `scheduledAt` (the API's own model gives `options` each network's model and
+    examples with the server's networks: backend/api/routers/posts.py)."""
 
     targets: list[NetworkName | TargetRef] = Field(
         min_length=1,
@@ -83,7 +74,7 @@ class PostCreate(CamelModel):
     content: str = Field(
         json_schema_extra={"maxLength": MAX_CONTENT},
         description="the text; 63,206 characters, stricter bounds per "
-        "network (linkedin 3,000; instagram and tiktok 2,200)",
+        "network (each network's `limits`: GET /v1/networks)",
     )
     media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] = Field(
         default_factory=list,
@@ -131,7 +122,7 @@ class PostPatch(CamelModel):
 
 
 class TargetOut(CamelOut):
-    platform: str = Field(json_schema_extra={"enum": list(NETWORKS)})
+    platform: NetworkName
     account_id: str | None
     account_name: str
     status: TargetStatus
@@ -166,6 +157,6 @@ class PostOut(CamelOut):
 class PostList(CamelOut):
     items: list[PostOut]
     next_cursor: str | None = Field(
-        json_schema_extra={"pattern": CURSOR_PATTERN},
+        json_schema_extra={"pattern": POST_CURSOR},
         description="pass as `cursor` to get the next (older) page; null at the end",
     )

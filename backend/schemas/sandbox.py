@@ -6,16 +6,16 @@ from typing import Any
 
 from pydantic import Field
 
-from backend.schemas.common import CamelOut, Network, Timestamp
+from backend.schemas.common import CamelOut, NetworkName, Timestamp
 
 
 class SandboxPublication(CamelOut):
-    platform: Network
+    platform: NetworkName
     account_id: str | None = Field(description="the connected account (GET /v1/accounts) that published it")
     account_name: str | None
     external_id: str | None = Field(description="the publication's id at the (emulated) network")
     url: str | None = Field(description="public link, when the network gives one (not for drafts)")
-    status: str = Field(description="`published`, or `inbox` for a TikTok draft delivered to the creator")
+    status: str = Field(description="`published`, or `inbox` for a draft delivered to the creator's inbox")
     kind: str | None = None
     text: str | None = None
     title: str | None = None

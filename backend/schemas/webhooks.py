@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from backend.schemas.common import CamelModel, CamelOut, Timestamp, Url, not_nullable
+from backend.schemas.common import DELIVERY_CURSOR, CamelModel, CamelOut, Timestamp, Url, not_nullable
 
 # Every event type a webhook can carry (docs/webhooks.md "Event types").
 EVENT_TYPES: tuple[str, ...] = (
@@ -51,7 +51,7 @@ class WebhookCreate(CamelModel):
         max_length=URL_MAX,
         json_schema_extra={"format": "uri"},
         description="http or https; checked by the address rule (public addresses only unless the "
-        "server runs with SOCIALPUB_ALLOW_PRIVATE_URLS=1)",
+        "data dir allows them: `socialpub admin private-urls on`)",
     )
     events: list[str] | None = Field(
         default=None,
@@ -101,6 +101,14 @@ class WebhookWithSecret(WebhookOut):
     secret: str = Field(description="`whsec_…`: the Standard Webhooks signing secret; shown once")
 
 
+class WebhookDryRun(CamelOut):
+    """`POST /v1/webhooks?dryRun=true`: the URL passed every check of the real call; nothing was created."""
+
+    dry_run: bool = Field(description="always true")
+    url: str
+    events: list[str]
+
+
 class WebhookList(CamelOut):
     items: list[WebhookOut]
 
@@ -129,12 +137,20 @@ class DeliveryOut(CamelOut):
     completed_at: Timestamp | None
     last_status_code: int | None
     last_error: str | None
+    refused_by: str | None = Field(
+        default=None,
+        description="the setting that refused this delivery (`private-urls`: the data dir's address rule, "
+        "`socialpub admin private-urls on` allows loopback and private receivers); null when none did",
+    )
     attempt_log: list[AttemptOut] = Field(description="every attempt, oldest first")
 
 
 class DeliveryList(CamelOut):
     items: list[DeliveryOut]
-    next_cursor: str | None
+    next_cursor: str | None = Field(
+        json_schema_extra={"pattern": DELIVERY_CURSOR},
+        description="pass as `cursor` for the next (older) page; null at the end",
+    )
 
 
 class WebhookTestOut(CamelOut):

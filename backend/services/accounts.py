@@ -8,6 +8,7 @@ limit: 402 `channel_limit_exceeded`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,20 +16,13 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.networks.base import PLATFORMS
+from backend.networks import registry
 from backend.services import plans, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, Workspace
 from backend.store.models.accounts import SANDBOX_BEHAVIOURS
 
-# One sandbox account per network, connected by `socialpub init --sandbox`. 5 accounts: fits the FREE plan.
-SANDBOX_DEFAULT_NAMES: dict[str, str] = {
-    "facebook": "Sandbox Facebook Page",
-    "instagram": "Sandbox Instagram",
-    "linkedin": "Sandbox LinkedIn",
-    "tiktok": "Sandbox TikTok",
-    "youtube": "Sandbox YouTube",
-}
+log = logging.getLogger("socialpub.accounts")
 
 
 def _ordered(query):  # type: ignore[no-untyped-def]
@@ -93,10 +87,10 @@ def connect_sandbox(
     settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
 ) -> Account:
     """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
-    if platform not in PLATFORMS:
-        raise ApiError(
-            400, "invalid_platform", f"unknown network {platform!r}: one of {', '.join(PLATFORMS)}"
-        )
+    network = registry.find(platform)
+    if network is None or network.emulator is None:
+        known = ", ".join(n.name for n in registry.networks() if n.emulator)
+        raise ApiError(400, "invalid_platform", f"unknown sandbox network {platform!r}: one of {known}")
     if behaviour not in SANDBOX_BEHAVIOURS:
         raise ApiError(
             400,
@@ -151,11 +145,19 @@ def _check_limit(ws: Workspace, extra: int) -> None:
 
 
 def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict[str, Any]]:
-    """`socialpub init --sandbox`: one sandbox account per network not already connected (fits FREE: 5)."""
+    """`socialpub init --sandbox`: one sandbox account per registered network (that has an emulator) not already
+    connected, in the registry's order (built-ins first), as far as the plan allows: a network left out for the
+    plan's limit is logged, and can be added once another is disconnected or the plan upgraded."""
     have = {a.platform for a in active_accounts(workspace_id)}
-    for platform in PLATFORMS:
-        if platform not in have:
-            connect_sandbox(settings, workspace_id, platform, SANDBOX_DEFAULT_NAMES[platform], "ok")
+    for network in registry.networks():
+        if network.emulator is None or network.name in have:
+            continue
+        try:
+            connect_sandbox(settings, workspace_id, network.name, network.sandbox_account_name, "ok")
+        except ApiError as exc:
+            if exc.code != "channel_limit_exceeded":
+                raise
+            log.warning("no sandbox account for %s: %s", network.name, exc.message)
     accounts = list_accounts(workspace_id)
     defaults = default_ids(accounts)
     return [to_public(a, a.id in defaults, settings) for a in accounts if a.id in defaults]

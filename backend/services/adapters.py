@@ -1,13 +1,16 @@
 """The one way to get a network adapter for an account: `adapter_for(account, settings)`.
 
 A sandbox account gets the network's adapter talking to that network's emulator (an `httpx.MockTransport`
-around it); a live account the same adapter talking to the real host (Settings.<network>_api_base). Every
-service that calls a network uses this function. This module is also the product's door to the sandbox: it
-turns Settings into the sandbox's plain configuration (`sandbox_config`) and opens its database.
+around it); a live account the same adapter talking to the real hosts (the network's own settings:
+SOCIALPUB_<NETWORK>_BASE_URL…). Every service that calls a network uses this function; the adapter is the one
+its registry entry builds (backend/networks/registry.py). This module is also the product's door to the sandbox:
+it turns Settings into the sandbox's plain configuration (`sandbox_config`: the registry's emulators, each
+network's own sandbox values) and opens its database.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -15,11 +18,11 @@ from urllib.parse import unquote, urlparse
 import httpx
 
 from backend.config import Settings
-from backend.networks.base import MediaRef, NetworkError
-from backend.networks.factory import Hosts, build_adapter, default_listing_delay_s, http_client
+from backend.networks import registry
+from backend.networks.base import MediaRef, NetworkAdapter, NetworkError
+from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
-from backend.networks.sandbox.core import SANDBOX_BASES
 from backend.store.models import Account
 
 
@@ -37,19 +40,34 @@ def sandbox_location(settings: Settings) -> DatabaseLocation:
     return DatabaseLocation.sqlite_in(settings.data_dir)
 
 
+def sandbox_emulators() -> tuple[tuple[str, str], ...]:
+    """The registry's emulators: (network, "module:Class") for each network that has one."""
+    return tuple((n.name, n.emulator) for n in registry.networks() if n.emulator)
+
+
+def sandbox_options(settings: Settings) -> tuple[tuple[str, Any], ...]:
+    """Each network's own sandbox values (its settings' `sandbox_options`: a daily cap…), as plain values."""
+    out: list[tuple[str, Any]] = []
+    for n in registry.networks():
+        own = n.settings_of(settings) if n.emulator else None
+        if own is not None:
+            out += [(f"{n.name}.{key}", value) for key, value in sorted(own.sandbox_options().items())]
+    return tuple(out)
+
+
 def sandbox_config(settings: Settings) -> SandboxConfig:
     from backend.media.storage import media_base_url
 
     return SandboxConfig(
         location=sandbox_location(settings),
+        emulators=sandbox_emulators(),
         delay_s=settings.sandbox_delay_s,
         network_delay_s=tuple(
             sorted((str(k), float(v)) for k, v in settings.sandbox_network_delay_s.items())
         ),
         processing_s=settings.sandbox_processing_s,
         limits=settings.sandbox_limits,
-        tiktok_daily_posts=settings.sandbox_tiktok_daily_posts,
-        instagram_daily_posts=settings.sandbox_instagram_daily_posts,
+        options=sandbox_options(settings),
         verified_url_prefixes=(media_base_url(settings),),
     )
 
@@ -90,7 +108,7 @@ def default_loader(settings: Settings) -> MediaLoader:
 
 
 _SANDBOXES: dict[SandboxConfig, Sandbox] = {}
-_ADAPTERS: dict[tuple[Any, ...], tuple[Settings, Any]] = {}
+_ADAPTERS: dict[tuple[Any, ...], tuple[Settings, NetworkAdapter]] = {}
 _GUARD = threading.Lock()
 
 
@@ -110,6 +128,11 @@ def sandbox(settings: Settings) -> Sandbox:
     return sb.activate()
 
 
+def _own_key(own: Any) -> str:
+    """A network's settings as a cache key (what a test changes on them builds another adapter)."""
+    return json.dumps(own.model_dump(mode="json"), sort_keys=True) if own is not None else ""
+
+
 def make_adapter(
     platform: str,
     settings: Settings,
@@ -117,59 +140,37 @@ def make_adapter(
     live: bool = False,
     media_loader: MediaLoader | None = None,
     transport: httpx.BaseTransport | None = None,
-) -> Any:
-    """The adapter of a network. live=False: talks to the sandbox's emulator; live=True: to the real hosts of
-    Settings.<network>_api_base. A given transport is used as is (tests: respx / MockTransport). Adapters built
-    without a transport or a media loader of their own are cached per settings, platform and kind."""
+) -> NetworkAdapter:
+    """The adapter of a network (its registry entry's factory). live=False: talks to the sandbox's emulator;
+    live=True: to the real hosts of the network's settings. A given transport is used as is (tests: respx /
+    MockTransport). Adapters built without a transport or a media loader of their own are cached per settings,
+    platform and kind."""
+    network = registry.get(platform)
+    own = network.settings_of(settings)
+    sb: Sandbox | None = None
     if live:
-        hosts = Hosts(
-            {
-                "tiktok": settings.tiktok_api_base,
-                "facebook": settings.facebook_api_base,
-                "instagram": settings.instagram_api_base,
-                "linkedin": settings.linkedin_api_base,
-                "youtube": settings.youtube_api_base,
-            }.get(platform, ""),
-            video=settings.facebook_video_api_base,
-            upload=settings.youtube_upload_base,
-        )
-        key: tuple[Any, ...] = (
-            platform,
-            id(settings),
-            True,
-            hosts,
-            settings.linkedin_version,
-            settings.network_timeout_s,
-            settings.media_by_url_networks,
-        )
+        hosts = own.live_hosts() if own is not None else {"api": ""}
+        key: tuple[Any, ...] = (platform, id(settings), True, _own_key(own), settings.network_timeout_s)
     else:
         sb = sandbox(settings)
-        bases = SANDBOX_BASES[platform] if platform in SANDBOX_BASES else {"api": ""}
-        hosts = Hosts(bases["api"], video=bases.get("video"), upload=bases.get("upload"))
-        key = (
-            platform,
-            id(settings),
-            False,
-            sb.config,
-            settings.network_timeout_s,
-            settings.media_by_url_networks,
-        )
+        hosts = sb.hosts(platform)
+        key = (platform, id(settings), False, sb.config, _own_key(own), settings.network_timeout_s)
+    key += (settings.media_by_url_networks,)
     cacheable = transport is None and media_loader is None
     if cacheable:
         cached = _ADAPTERS.get(key)
         if cached is not None and cached[0] is settings:
             return cached[1]
-    if transport is None and not live:
+    if transport is None and sb is not None:
         transport = sb.transport(platform)
-    client = http_client(transport, settings.network_timeout_s)
-    adapter = build_adapter(
-        platform,
-        client,
-        hosts,
-        linkedin_version=settings.linkedin_version,
+    ctx = AdapterContext(
+        client=http_client(transport, settings.network_timeout_s),
+        hosts=hosts,
+        settings=own,
         media_loader=media_loader or default_loader(settings),
-        media_by_url=settings.media_by_url_networks,
+        media_by_url=platform in settings.media_by_url_networks,
     )
+    adapter = network.make_adapter(ctx)
     if cacheable:
         with _GUARD:
             if len(_ADAPTERS) >= 256:
@@ -186,21 +187,22 @@ def network_client(settings: Settings, platform: str, kind: str = "live") -> htt
     return http_client(transport, settings.network_timeout_s)
 
 
-def adapter_for(account: Account, settings: Settings) -> Any:
+def adapter_for(account: Account, settings: Settings) -> NetworkAdapter:
     """The adapter for this account: its network's, talking to the emulator (sandbox) or the real host (live)."""
     return make_adapter(account.platform, settings, live=account.kind == "live")
 
 
 def listing_delay_s(account: Account, settings: Settings) -> float:
     """How long after the account's network accepted a publication its listing (find_existing) may still miss
-    it. Live: SOCIALPUB_LISTING_DELAY_S's value for the network, else the adapter's LISTING_DELAY_S. Sandbox:
-    the emulator's own (its processing time where its listing waits for it, for the account's behaviour)."""
+    it. Live: SOCIALPUB_LISTING_DELAY_S's value for the network, else its registry entry's listing_delay_s.
+    Sandbox: the emulator's own (its processing time where its listing waits for it, for the account's
+    behaviour)."""
     if account.kind == "live":
         configured = settings.listing_delay_s.get(account.platform)
         return (
             max(0.0, float(configured))
             if configured is not None
-            else default_listing_delay_s(account.platform)
+            else registry.get(account.platform).listing_delay_s
         )
     return sandbox(settings).listing_delay_s(account.platform, account.behaviour or "ok")
 

@@ -178,7 +178,7 @@ def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = N
     limit = max(1, min(limit, MAX_HISTORY_LIMIT))
     ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))  # a due grant shows at once
     q = CreditEntry.select().where(CreditEntry.workspace == workspace_id)
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(CreditEntry.id < cursors.decode(cursor, "c1", "cre", "GET /v1/credits"))
     rows = list(q.order_by(CreditEntry.id.desc()).limit(limit + 1))
     more = len(rows) > limit

@@ -43,6 +43,7 @@ from typing import Any
 
 from backend import clock, queue
 from backend.config import Settings
+from backend.datadir import private_dir
 from backend.errors import ApiError
 from backend.generation import guard
 from backend.generation.provider import (
@@ -65,6 +66,7 @@ from backend.schemas.generations import (
 )
 from backend.services import credits, cursors, events, plans
 from backend.services import workspace as workspace_service
+from backend.services.workspace import PLACEHOLDER_NAMES
 from backend.store.db import locked, tx
 from backend.store.models import Generation, Media, MediaHold, Workspace
 
@@ -107,6 +109,7 @@ class Checked:
     aspect_ratio: str
     duration_sec: int | None
     source_urls: tuple[str, ...]
+    background_url: str | None = None
 
     @property
     def cost(self) -> int:
@@ -202,8 +205,30 @@ def validate(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Che
             why = source_problem(settings, workspace_id, url)
             if why is not None:
                 problems.add(f"sourceUrls.{i}", why[0], f"{url[:200]}: {why[1]}", sourceUrl=url)
+    background = body.get("background_url")
+    if background is not None:
+        if type_ == "video":
+            problems.add(
+                "backgroundUrl",
+                "background_url_not_allowed_for_video",
+                "backgroundUrl (a photo behind the design) is for images only: a video takes start images, "
+                "sourceUrls",
+            )
+        elif type_ == "image":
+            why = source_problem(settings, workspace_id, background, what="background")
+            if why is not None:
+                problems.add(
+                    "backgroundUrl", why[0], f"{background[:200]}: {why[1]}", backgroundUrl=background
+                )
     problems.raise_if_any()
-    return Checked(str(type_), prompt, str(aspect), duration if type_ == "video" else None, tuple(sources))
+    return Checked(
+        str(type_),
+        prompt,
+        str(aspect),
+        duration if type_ == "video" else None,
+        tuple(sources),
+        background if type_ == "image" else None,
+    )
 
 
 def _on_media_host(settings: Settings, url: str) -> bool:
@@ -212,36 +237,42 @@ def _on_media_host(settings: Settings, url: str) -> bool:
     return url.startswith(media_base_url(settings))
 
 
-def source_problem(settings: Settings, workspace_id: str, url: str) -> tuple[str, str] | None:
-    """(code, why) when `url` cannot be a start image: a file of this workspace's media host that is an image, or a
-    public https URL of an image (probed through the SSRF-guarded fetcher, as post media are)."""
+def source_problem(
+    settings: Settings, workspace_id: str, url: str, *, what: str = "source"
+) -> tuple[str, str] | None:
+    """(code, why) when `url` cannot be a start image (`what` "source": codes `source_url_unreadable`,
+    `source_not_an_image`) or a background photo ("background": `background_url_unreadable`,
+    `background_not_an_image`): a file of this workspace's media host that is an image, or a public https URL of
+    an image (probed through the SSRF-guarded fetcher, as post media are)."""
     from backend.media import fetch
     from backend.services import media as media_service
 
+    unreadable, not_image = f"{what}_url_unreadable", f"{what}_not_an_image"
+    label = "a start image" if what == "source" else "a background"
     if _on_media_host(settings, url):
         try:
             row = media_service.get_media(workspace_id, media_service.key_of(url))
         except ApiError:
             return (
-                "source_url_unreadable",
+                unreadable,
                 "no such file in this workspace's media (deleted, expired, or never "
                 "uploaded): upload it with POST /v1/media",
             )
         if row.type != "image":
-            return "source_not_an_image", "a start image must be an image, this file is a video"
+            return not_image, f"{label} must be an image, this file is a video"
         return None
     if not url.lower().startswith("https://"):
         return (
-            "source_url_unreadable",
-            "only https URLs, or files on this service's media host (POST /v1/media), can be start images",
+            unreadable,
+            f"only https URLs, or files on this service's media host (POST /v1/media), can be {label}",
         )
     try:
         detected = fetch.probe(url, settings)
     except ApiError as exc:
-        return "source_url_unreadable", exc.message
+        return unreadable, exc.message
     if detected is None or detected.kind != "image":
         return (
-            "source_not_an_image",
+            not_image,
             "the file is not an image this service can read (JPEG, PNG, WebP, HEIC, ...)",
         )
     return None
@@ -331,6 +362,7 @@ def accept(
             "aspect_ratio": checked.aspect_ratio,
             "duration_sec": checked.duration_sec,
             "source_urls": list(checked.source_urls),
+            "background_url": checked.background_url,
             "seed": int.from_bytes(os.urandom(4), "big") >> 1,
             "media_key": None,
             "mime_type": None,
@@ -388,6 +420,7 @@ def public(values: dict[str, Any] | Generation, settings: Settings | None) -> di
         "aspectRatio": v["aspect_ratio"],
         "durationSec": v.get("duration_sec"),
         "sourceUrls": list(v.get("source_urls") or []),
+        "backgroundUrl": v.get("background_url"),
         "mediaUrl": url_for(settings, key) if key else None,
         "mimeType": v.get("mime_type"),
         "error": v.get("error"),
@@ -434,7 +467,7 @@ def list_public(
     and the workspace's credits as GET /v1/workspace shows them."""
     limit = max(1, min(limit, MAX_LIST_LIMIT))
     q = Generation.select().where((Generation.workspace == workspace_id) & Generation.deleted_at.is_null())
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(Generation.id < cursors.decode(cursor, "g1", "gen", "GET /v1/generations"))
     if status:
         q = q.where(Generation.status.in_(list(status)))
@@ -655,7 +688,7 @@ class _InputProblem(Exception):
         self.reason = reason
 
 
-def _read_source(settings: Settings, workspace_id: str, url: str) -> bytes:
+def _read_source(settings: Settings, workspace_id: str, url: str, label: str = "the start image") -> bytes:
     from backend.media import fetch
     from backend.media.storage import get_storage
     from backend.services import media as media_service
@@ -664,17 +697,17 @@ def _read_source(settings: Settings, workspace_id: str, url: str) -> bytes:
         if _on_media_host(settings, url):
             row = media_service.get_media(workspace_id, media_service.key_of(url))
             if row.type != "image":
-                raise _InputProblem(f"the start image {url} is a video, not an image: give an image")
+                raise _InputProblem(f"{label} {url} is a video, not an image: give an image")
             return b"".join(get_storage(settings).open_range(row.key, 0, max(0, row.bytes - 1)))
         return fetch.fetch_bytes(url, settings, MAX_SOURCE_BYTES)
     except ApiError as exc:
         raise _InputProblem(
-            f"the start image {url} could not be read ({exc.message.rstrip('.')}): upload it with "
+            f"{label} {url} could not be read ({exc.message.rstrip('.')}): upload it with "
             "POST /v1/media and create it again"
         ) from None
     except OSError as exc:
         raise _InputProblem(
-            f"the start image {url} could not be read ({exc.strerror or exc}): upload it again "
+            f"{label} {url} could not be read ({exc.strerror or exc}): upload it again "
             "with POST /v1/media and create it again"
         ) from None
 
@@ -706,26 +739,32 @@ def _brand(settings: Settings, workspace_id: str) -> Brand:
     }
     if ws.description:
         extra.setdefault("description", ws.description)
-    return Brand(name=ws.name or None, colors=colours, logo=logo, extra=extra)
+    # a name socialpub gave (`make run`'s "Local workspace", init's "My workspace") is not a brand: left out
+    name = ws.name if ws.name and ws.name not in PLACEHOLDER_NAMES else None
+    return Brand(name=name, colors=colours, logo=logo, extra=extra)
 
 
 def _request(settings: Settings, row: Generation) -> GenerationRequest:
     sources = tuple(_read_source(settings, row.workspace_id, url) for url in row.source_urls or [])
+    background = (
+        _read_source(settings, row.workspace_id, row.background_url, "the background photo")
+        if row.background_url and row.type == "image"
+        else None
+    )
     return GenerationRequest(
         type=row.type,
         prompt=row.prompt,
         aspect_ratio=row.aspect_ratio,  # type: ignore[arg-type]
         duration_sec=row.duration_sec if row.type == "video" else None,
         sources=sources,
+        background=background,
         brand=_brand(settings, row.workspace_id),
         seed=int(row.seed or 0),
     )
 
 
 def _work_root(settings: Settings) -> Path:
-    root = settings.data_dir / "tmp" / "generations"
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return private_dir(settings.data_dir / "tmp" / "generations")
 
 
 def _remove_leftovers(settings: Settings, generation_id: str) -> None:

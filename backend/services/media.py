@@ -31,6 +31,7 @@ import binascii
 import hashlib
 import logging
 import re
+import secrets
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from backend.ids import new_id
 from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
 from backend.media.images import MAX_IMAGE_BYTES, process_image
+from backend.media.probe import VideoInfo, probe_video
 from backend.media.storage import get_storage, media_base_url, valid_key
 from backend.services import cursors
 from backend.store.db import tx
@@ -57,9 +59,22 @@ log = logging.getLogger("socialpub.media")
 RETENTION = timedelta(days=30)
 MAX_VIDEO_URL_BYTES = 128 * 1024 * 1024
 ORIGINS = ("upload", "url", "generated")
+KEY_RANDOM_BYTES = 16  # 128 bits
 
 # Image decodes hold a few hundred MB at worst: bound how many run at once in this process.
 _image_slots = threading.BoundedSemaphore(2)
+
+
+# ---------------------------------------------------------------- keys
+
+
+def new_key(media_id: str, extension: str) -> str:
+    """A file's key on the media host, which serves it without credentials (networks pull from it): a capability.
+    `<media id>_<26 base32 characters>.<ext>`: the id (time-sortable, and within one process consecutive inside a
+    millisecond: never the secret) and 128 bits from `secrets`, drawn for this key alone, so no key says anything
+    about another (migration 0030 gave the files stored before it such keys)."""
+    token = base64.b32encode(secrets.token_bytes(KEY_RANDOM_BYTES)).decode().rstrip("=").lower()
+    return f"{media_id}_{token}.{extension}"
 
 
 # ---------------------------------------------------------------- ingestion
@@ -116,7 +131,7 @@ def ingest_bytes(
     if detected.kind == "image":
         with _image_slots:
             img = process_image(data, detected.format, max_pixels=settings.max_image_pixels)
-        key = f"{media_id}.jpg"
+        key = new_key(media_id, "jpg")
         stored = storage.put_bytes(key, img.data, "image/jpeg")
         return _record(
             storage,
@@ -133,7 +148,8 @@ def ingest_bytes(
             img.height,
             source_sha256=hashlib.sha256(data).hexdigest(),
         )
-    key = f"{media_id}.{detected.extension}"
+    video = probe_video(data, deadline_s=settings.video_probe_timeout_s)  # 400 not_a_video: nothing stored
+    key = new_key(media_id, detected.extension)
     stored = storage.put_bytes(key, data, detected.mime_type)
     return _record(
         storage,
@@ -147,6 +163,7 @@ def ingest_bytes(
         origin,
         source_url,
         source_sha256=stored.sha256,
+        video=video,
     )
 
 
@@ -178,9 +195,10 @@ def _store_video_file(
     origin: str,
     source_url: str | None = None,
 ) -> Media:
+    video = probe_video(path, deadline_s=settings.video_probe_timeout_s)  # 400 not_a_video: nothing stored
     storage = get_storage(settings)
     media_id = new_id("med")
-    key = f"{media_id}.{detected.extension}"
+    key = new_key(media_id, detected.extension)
     stored = storage.put_file(key, path, detected.mime_type, move=True)
     return _record(
         storage,
@@ -194,6 +212,7 @@ def _store_video_file(
         origin,
         source_url,
         source_sha256=stored.sha256,
+        video=video,
     )
 
 
@@ -212,9 +231,12 @@ def _record(
     height: int | None = None,
     holds: Iterable[tuple[str, datetime | None]] = (),
     source_sha256: str | None = None,
+    video: VideoInfo | None = None,
 ) -> Media:
     now = clock.now()
     holds = list(holds)
+    if video is not None:
+        width, height = video.width, video.height
     try:
         with tx():
             media = Media.create(
@@ -232,6 +254,10 @@ def _record(
                 source_url=(source_url or None) and source_url[:2000],
                 created_at=now,
                 expires_at=None,
+                duration_ms=round(video.duration_s * 1000) if video else None,
+                frame_rate=video.frame_rate if video else None,
+                video_codec=video.video_codec[:30] if video else None,
+                audio_codec=video.audio_codec[:30] if video and video.audio_codec else None,
             )
             for ref, until in holds:
                 MediaHold.create(media=media, ref=ref, until=until, created_at=now)
@@ -259,8 +285,13 @@ def store_generated(
     detected = detect(head)
     mime = mime_type or ("image/jpeg" if detected.format == "jpeg" else detected.mime_type)
     media_id = new_id("med")
-    key = f"{media_id}.{detected.extension}"
+    key = new_key(media_id, detected.extension)
     width = height = None
+    video = None
+    if (
+        detected.kind == "video"
+    ):  # our own renderer's file, probed as any video: what the rules read comes from it
+        video = probe_video(data, deadline_s=settings.video_probe_timeout_s)
     if detected.kind == "image":
         from backend.media.images import open_image
 
@@ -286,6 +317,7 @@ def store_generated(
         width,
         height,
         holds=[(ref, None)],
+        video=video,
     )
 
 
@@ -325,6 +357,10 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
         "origin": media.origin,
         "sha256": media.sha256,
         "sourceSha256": media.source_sha256,
+        "durationSec": media.duration_ms / 1000 if media.duration_ms is not None else None,
+        "frameRate": media.frame_rate,
+        "videoCodec": media.video_codec,
+        "audioCodec": media.audio_codec,
         "createdAt": clock.iso(media.created_at),
         "expiresAt": clock.iso(media.expires_at),
     }
@@ -356,7 +392,7 @@ def list_media(
         query = query.where(Media.sha256 == sha256)
     if source_sha256:
         query = query.where(Media.source_sha256 == source_sha256)
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         query = query.where(Media.id < cursors.decode(cursor, "m1", "med", "GET /v1/media"))
     rows = list(query.order_by(Media.id.desc()).limit(limit + 1))
     next_cursor = cursors.encode("m1", rows[limit - 1].id) if len(rows) > limit else None

@@ -13,16 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import secrets
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import oauth, oauth_apps
+from backend.schemas.accounts import REDIRECT_URI_PATTERN
 from backend.services import accounts, adapters, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, OAuthSession, Workspace
@@ -73,8 +74,7 @@ def start(
 ) -> dict[str, Any]:
     """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge."""
     app = _app(platform, settings)
-    parts = urlsplit(redirect_uri)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.fragment:
+    if not re.fullmatch(REDIRECT_URI_PATTERN, redirect_uri):
         raise ApiError(
             400,
             "invalid_redirect_uri",

@@ -10,7 +10,8 @@ engine's claim (which locks the same row to move `scheduled -> processing`) and 
 
 from __future__ import annotations
 
-import base64
+import hashlib
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -21,16 +22,19 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from peewee import JOIN, SQL, NodeList, fn
+from pydantic import BaseModel
 
 from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.networks.base import PLATFORMS, MediaRef, utf16_len
-from backend.networks.options import PostOptions
-from backend.networks.rules import RULES
+from backend.networks import registry
+from backend.networks.base import MediaRef
+from backend.networks.rules import rules_for
+from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
+from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
-from backend.services import cursors, plans
+from backend.services import cursors, networks, plans
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 from backend.store.models.posts import folded
@@ -178,8 +182,9 @@ def resolve_targets(accounts: Sequence[AccountRef], raw_targets: Sequence[Any]) 
         platform, channel_id = _raw_target(raw)
         t = Target(i, platform, channel_id)
         out.append(t)
-        if platform not in PLATFORMS:
-            t.problem("invalid_target", f"{platform!r} is not a network: use one of {', '.join(PLATFORMS)}")
+        if registry.find(platform) is None:
+            known = ", ".join(registry.names())
+            t.problem("invalid_target", f"{platform!r} is not a network: use one of {known}")
             continue
         if channel_id is None:
             acc = default.get(platform)
@@ -245,6 +250,10 @@ def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | s
         width=row.width,
         height=row.height,
         generated=row.origin == "generated",
+        duration_s=row.duration_ms / 1000 if row.duration_ms is not None else None,
+        frame_rate=row.frame_rate,
+        codec=row.video_codec,
+        bytes=row.bytes,
     )
 
 
@@ -304,57 +313,43 @@ def release_media(post_id: str) -> None:
 
 # ---------------------------------------------------------------------------------------------- rules
 
-_TITLE_MAX = {"tiktok": 90, "youtube": 100}
 
-
-def _message(code: str, platform: str, content: str, media: Sequence[MediaRef]) -> str:
-    rules = RULES[platform]
-    if code == "content_too_long_for_target":
-        n = utf16_len(content) if platform == "tiktok" else len(content)
-        limit = rules.max_text
-        if platform == "youtube" and n <= limit:
-            return "youtube takes a description of at most 5,000 bytes (UTF-8): shorten the text"
-        return f"{platform} accepts at most {limit:,} characters; the text has {n:,}"
-    if code == "media_required_for_target":
-        return f"{platform} needs at least one image or video in mediaUrls"
-    if code == "video_required_for_target":
-        return "youtube publishes videos only (Shorts): put a video in mediaUrls (no text-only, no image)"
-    if code == "title_too_long_for_target":
-        if platform == "tiktok":
-            return (
-                f"a tiktok photo post uses the text as its title: at most 90 characters; the text has "
-                f"{utf16_len(content)}"
-            )
-        return f"the {platform} title is at most {_TITLE_MAX.get(platform, 100)} characters"
-    if code == "content_required_for_target":
-        return f"nothing to publish on {platform}: give a text or a media"
-    if code == "media_unsupported_for_target":
-        kinds = ", ".join(sorted({m.mime or m.kind for m in media}))
-        return f"{platform} does not accept this media format ({kinds}): host the file through POST /v1/media"
-    if code == "privacy_level_not_allowed_for_target":
-        return f"the privacy level is not one the {platform} account offers"
-    return f"{platform} cannot receive this post ({code})"
+def _video_problems(limits: VideoLimits | None, media: Sequence[MediaRef]) -> list[tuple[str, str, str]]:
+    """(url, rule, sentence) for each video of the post that breaks a network's video rules (the first broken rule
+    of each; the sentence names them all)."""
+    out = []
+    for m in media:
+        found = limits.problems(m) if limits is not None and m.kind == "video" else []
+        if found:
+            out.append((m.url, found[0][0], "; ".join(why for _, why in found)))
+    return out
 
 
 def check_target_rules(
     targets: Sequence[Target],
     content: str,
     media: Sequence[MediaRef],
-    options: PostOptions,
+    options: dict[str, Any],
     media_problems: Sequence[tuple[str, str]],
 ) -> None:
-    """Run the per-network rules (backend/networks/rules) for every target of a known network."""
+    """Run the per-network rules (each network's rules.py) for every target of a known network. `options`: each
+    network's own, parsed (networks.parse_options)."""
     cache: dict[str, list[str]] = {}
     for t in targets:
-        if t.platform not in RULES or any(p["error"] == "duplicate_target" for p in t.problems):
+        rules = rules_for(t.platform)
+        if rules is None or any(p["error"] == "duplicate_target" for p in t.problems):
             continue
         codes = cache.get(t.platform)
         if codes is None:
-            codes = cache[t.platform] = RULES[t.platform].check(content, media, options)
+            codes = cache[t.platform] = rules.check(content, media, options.get(t.platform))
         for code in codes:
             if media_problems and code in ("media_required_for_target", "video_required_for_target"):
                 continue  # the unreadable media is the cause to fix first
-            t.problem(code, _message(code, t.platform, content, media))
+            if code == VIDEO_OUT_OF_RANGE:
+                for url, rule, why in _video_problems(rules.video, media):
+                    t.problem(code, f"{t.platform} refuses {url}: {why}", mediaUrl=url, rule=rule)
+                continue
+            t.problem(code, rules.message(code, content, media))
         for url, why in media_problems:
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
@@ -364,22 +359,22 @@ def _network_is_local(platform: str, settings: Settings) -> bool:
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
     from backend.outbound.guard import host_is_local  # (httpcore: not for a list or a read)
 
-    return host_is_local(
-        urlsplit(str(getattr(settings, f"{platform}_api_base", ""))).hostname or "", private=True
-    )
+    own = registry.get(platform).settings_of(settings)
+    return host_is_local(urlsplit(own.api_base if own is not None else "").hostname or "", private=True)
 
 
 def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
     """The rule of the public-media refusal for one live account of `platform`: (url, message) for each media URL
-    the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is
-    RULES[…].pulls_media(media, configured): Instagram always, TikTok for photos, Facebook and TikTok videos only
-    when named in SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
+    the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is its
+    rules' pulls_media(media, configured): some always, some for some media, some only when named in
+    SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
     whose API base is itself on loopback or a private address (an emulator on this machine) reaches such a media
     host: it is not concerned. Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
+    rules = rules_for(platform)
     if (
-        platform not in RULES
+        rules is None
         or not media
-        or not RULES[platform].pulls_media(media, platform in settings.media_by_url_networks)
+        or not rules.pulls_media(media, platform in settings.media_by_url_networks)
         or _network_is_local(platform, settings)
     ):
         return []
@@ -388,7 +383,7 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
     unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
     if not unreachable:
         return []
-    if not RULES[platform].pulls_media(media, False):  # it pulls only because it is configured to
+    if not rules.pulls_media(media, False):  # it pulls only because it is configured to
         what = f"{platform} is configured to fetch the media from its URL (SOCIALPUB_MEDIA_BY_URL)"
         fix = (
             f"remove {platform} from SOCIALPUB_MEDIA_BY_URL to upload the bytes instead, or set "
@@ -396,11 +391,7 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
             "host, e.g. a CDN, a bucket or a tunnel"
         )
     else:
-        what = (
-            "tiktok fetches photos from their URL (TikTok takes no photo upload)"
-            if platform == "tiktok"
-            else f"{platform} fetches the media from its URL"
-        )
+        what = rules.pull_reason or f"{platform} fetches the media from its URL"
         fix = (
             "set SOCIALPUB_MEDIA_URL (or SOCIALPUB_S3_PUBLIC_URL) to a public address that serves the media "
             "host, e.g. a CDN, a bucket or a tunnel"
@@ -457,22 +448,75 @@ def raise_problems(targets: Sequence[Target], schedule_in_past: bool) -> None:
     )
 
 
-def _options_dict(options: PostOptions, media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
-    out = options.model_dump(by_alias=True, exclude_none=True)
-    if "youtube" in platforms and any(m.generated and m.kind == "video" for m in media):
-        # a video produced by our own generations published on youtube declares synthetic media
-        out.setdefault("youtube", {})
-        out["youtube"]["containsSyntheticMedia"] = True
+def _options_dict(options: dict[str, Any], media: Sequence[MediaRef], platforms: set[str]) -> dict[str, Any]:
+    """The options stored with the post: as given, and what a target's network forces for these media (a
+    generated video declaring synthetic media…)."""
+    out = networks.wire_options(options)
+    for platform in sorted(platforms):
+        rules = rules_for(platform)
+        forced = rules.forced_options(media) if rules is not None else {}
+        if forced:
+            out.setdefault(platform, {}).update(forced)
     return out
 
 
 # ---------------------------------------------------------------------------------------------- create
 
 
-def _existing_by_key(workspace_id: str, key: str) -> str | None:
-    return (
-        Post.select(Post.id).where((Post.workspace == workspace_id) & (Post.idempotency_key == key)).scalar()
+def _existing_by_key(workspace_id: str, key: str, fingerprint: str) -> str | None:
+    """The post created with `key`, for a replay of the same request; 409 `idempotency_key_reused` when that post
+    was created with another body (a post from before fingerprints were kept replays, as it did)."""
+    row = (
+        Post.select(Post.id, Post.idempotency_fingerprint)
+        .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+        .tuples()
+        .first()
     )
+    if row is None:
+        return None
+    post_id, kept = row
+    if kept is not None and kept != fingerprint:
+        raise ApiError(
+            409,
+            "idempotency_key_reused",
+            f"the idempotencyKey {key!r} was used for another request ({post_id}, created with a different "
+            "body): send a new key for a new post, or the very same body to get that post again",
+            [{"field": "idempotencyKey", "postId": post_id}],
+        )
+    return str(post_id)
+
+
+def request_fingerprint(body: dict[str, Any]) -> str:
+    """The sha256 of a creation request, the idempotency key aside: targets (a name or {platform, channelId}, as
+    a pair), content, mediaUrls, scheduledAt (the instant, whatever its offset), options and labels, as JSON with
+    sorted keys (absent, null and empty are one). Two requests with one fingerprint ask for the same post."""
+
+    def target(raw: Any) -> list[Any]:
+        platform, channel = _raw_target(raw)
+        return [platform, channel]
+
+    scheduled = body.get("scheduled_at")
+    if scheduled:
+        try:
+            scheduled = clock.iso(parse_timestamp(scheduled, "scheduledAt"))
+        except ApiError:
+            pass  # refused below anyway; the text as sent
+    raw_options = body.get("options")
+    options = (
+        raw_options.model_dump(by_alias=True, exclude_none=True)
+        if isinstance(raw_options, BaseModel)
+        else dict(raw_options or {})
+    )
+    canonical = {
+        "targets": [target(t) for t in body.get("targets") or []],
+        "content": body.get("content"),
+        "mediaUrls": list(body.get("media_urls") or []),
+        "scheduledAt": scheduled or None,
+        "options": options or None,
+        "labels": dict(body.get("labels") or {}) or None,
+    }
+    text = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _free_publication_check(ws: WorkspaceState, now: datetime) -> bool:
@@ -517,8 +561,11 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
     """Validate and accept a post: the post row, its targets, its publish job and the hold on its media
     written in one transaction. The idempotency key is decided by the UNIQUE (workspace, key) index."""
     key = body.get("idempotency_key")
-    if key is not None:
-        found = _existing_by_key(workspace_id, key)  # fast path only: the UNIQUE index decides races below
+    fingerprint = request_fingerprint(body) if key is not None else None
+    if key is not None and fingerprint is not None:
+        found = _existing_by_key(
+            workspace_id, key, fingerprint
+        )  # fast path: the UNIQUE index decides races below
         if found is not None:
             return Accepted(found, False)
     now = clock.now()
@@ -530,10 +577,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
 
     scheduled_at = parse_timestamp(body["scheduled_at"], "scheduledAt") if body.get("scheduled_at") else None
     content: str = body["content"]
-    raw_options = body.get("options")
-    options = (
-        raw_options if isinstance(raw_options, PostOptions) else PostOptions.model_validate(raw_options or {})
-    )
+    options = networks.parse_options(body.get("options"))
     targets = resolve_targets(accounts, body["targets"])
     urls: list[str] = list(body.get("media_urls") or [])
     media, media_problems = inspect_media(settings, workspace_id, urls)
@@ -564,6 +608,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "options": options_dict,
             "scheduled_at": scheduled_at,
             "idempotency_key": key,
+            "idempotency_fingerprint": fingerprint,
             "free_publication": needs_free,
             "version": 1,
             "labels": labels or None,
@@ -574,7 +619,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             Post.insert(post).as_rowcount().execute()
         elif not Post.insert(post).on_conflict_ignore().as_rowcount().execute():
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
-            found = _existing_by_key(workspace_id, key)
+            found = _existing_by_key(workspace_id, key, fingerprint or "")
             if found is None:
                 raise ApiError(
                     409,
@@ -764,23 +809,8 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
     }
 
 
-def _encode_cursor(post_id: str) -> str:
-    return base64.urlsafe_b64encode(f"v1:{post_id}".encode()).decode().rstrip("=")
-
-
 def _bad_cursor() -> ApiError:
-    return ApiError(
-        400,
-        "invalid_cursor",
-        "cursor is not one this API gave for this order: pass nextCursor as it came, with the same `order`",
-    )
-
-
-def _decode_cursor(cursor: str) -> str:
-    raw = cursors.text(cursor)
-    if not raw.startswith("v1:post_") or len(raw) > 60:
-        raise _bad_cursor()
-    return raw[3:]
+    return cursors.invalid("GET /v1/posts")
 
 
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
@@ -790,7 +820,7 @@ def _decode_cursor(cursor: str) -> str:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-_UPCOMING = re.compile(r"^u1:([sr]):(-?\d{1,19}):(post_[A-Za-z0-9_-]{1,40})$")
+_CURSOR = re.compile(POST_CURSOR)
 MAX_QUERY = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -799,21 +829,30 @@ def _due_of(post: Post) -> datetime:
     return post.scheduled_at or post.created_at
 
 
-def _encode_upcoming(section: str, due: datetime, post_id: str) -> str:
+_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
+    """A position in the list (POST_CURSOR): the same cursor serves both orders — the newest-first order reads
+    its id, order=upcoming its (section, due time, id)."""
     micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return base64.urlsafe_b64encode(f"u1:{section}:{micros}:{post_id}".encode()).decode().rstrip("=")
+    return f"p1.{section}.{micros}.{post_id}"
 
 
-def _decode_upcoming(cursor: str) -> tuple[str, Any, str]:
-    """(section `s` or `r`, the due time as the store compares it, the post id)."""
-    m = _UPCOMING.match(cursors.text(cursor))
+def _position(post: Post) -> tuple[str, datetime, str]:
+    return ("s" if post.status == "scheduled" else "r"), _due_of(post), post.id
+
+
+def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
+    """(section `s` or `r`, the due time as the store compares it, the post id). Any string of the document's
+    pattern is a position: a due time past the dates the store holds is taken as the first or last one."""
+    m = _CURSOR.match(cursor)
     if m is None:
         raise _bad_cursor()
-    try:
-        due = _EPOCH + timedelta(microseconds=int(m.group(2)))
-    except OverflowError:
-        raise _bad_cursor() from None
-    return m.group(1), Post.scheduled_at.db_value(due), m.group(3)
+    _, section, micros, post_id = cursor.split(".", 3)
+    due = _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS))
+    return section, Post.scheduled_at.db_value(due), post_id
 
 
 def _text_matches(q: str) -> Any:
@@ -852,10 +891,10 @@ def list_posts(
             [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}],
         )
     upcoming = order == "upcoming"
-    position = _decode_upcoming(cursor) if cursor and upcoming else None
+    position = _decode_cursor(cursor) if cursor is not None else None
     q_ = Post.select().where(Post.workspace == workspace_id)
-    if cursor and not upcoming:
-        q_ = q_.where(Post.id < _decode_cursor(cursor))
+    if position is not None and not upcoming:
+        q_ = q_.where(Post.id < position[2])
     if statuses:
         q_ = q_.where(Post.status.in_(list(statuses)))
     if idempotency_key is not None:
@@ -897,7 +936,7 @@ def list_posts(
         rows = list(q_.order_by(Post.id.desc()).limit(limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor(rows[-1].id) if more and rows else None
+        next_cursor = _encode_cursor(*_position(rows[-1])) if more and rows else None
     else:
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
@@ -943,7 +982,7 @@ def _upcoming_page(
         return rows, None
     rows = rows[:limit]
     last = rows[-1]
-    return rows, _encode_upcoming("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
+    return rows, _encode_cursor("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
 
 
 # ---------------------------------------------------------------------------------------------- edit
@@ -1004,8 +1043,7 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             t = Target(i, row.platform, None)
             targets.append(t)
         content = changes.get("content", post.content)
-        raw = changes["options"] if "options" in changes else post.options
-        options = raw if isinstance(raw, PostOptions) else PostOptions.model_validate(raw or {})
+        options = networks.parse_options(changes["options"] if "options" in changes else post.options)
         if "media_urls" in changes:
             urls = list(changes["media_urls"])
             media, media_problems = inspect_media(settings, workspace_id, urls)

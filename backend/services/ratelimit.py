@@ -1,7 +1,9 @@
-"""Per-key request budget, counted in the store so several API processes share it (fixed one-minute windows)."""
+"""Request budgets, counted in the store so several API processes share them (fixed one-minute windows): per API
+key, and the login attempts per client and account."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
 from backend import clock
@@ -43,6 +45,40 @@ def hit(bucket: str, limit: int) -> RateDecision:
         .execute()
     )[0][0]
     return RateDecision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset_s=reset)
+
+
+# Login (POST /v1/auth/login): attempts are counted per client *and* account together, and per client across
+# accounts, never per account alone: an account-wide budget let anyone lock the owner out with 10 wrong passwords a
+# minute from anywhere. Another client's attempts never touch the owner's budget on the owner's own client.
+LOGIN_PER_CLIENT_ACCOUNT = 10  # attempts a minute from one client for one email
+LOGIN_PER_CLIENT = 30  # attempts a minute from one client, all emails together (guessing across accounts)
+
+
+def client_of(host: str | None) -> str:
+    """Who a client is for the login budgets: its address (behind a reverse proxy, the address the proxy gives in
+    X-Forwarded-For when the proxy is trusted: uvicorn's --forwarded-allow-ips), an IPv6 address by its /64 (one
+    host gets a whole /64, so counting single IPv6 addresses bounds nothing)."""
+    if not host:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:100]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def login_attempt(client: str, email: str) -> RateDecision:
+    """Count one login attempt of `client` for `email`; the first budget it exhausts refuses it (the decision of
+    the (client, email) budget otherwise)."""
+    pair = hit(f"login:{client}:{email}", LOGIN_PER_CLIENT_ACCOUNT)
+    spread = hit(f"login-client:{client}", LOGIN_PER_CLIENT)
+    if pair.allowed and not spread.allowed:
+        return spread
+    return pair
 
 
 def prune(before_window: int | None = None) -> int:

@@ -602,7 +602,7 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
 def _finish(
     rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime
 ) -> None:
-    from backend.networks.tiktok import classify
+    from backend.networks.tiktok.adapter import classify
 
     changes.update(status=status, completed_at=now, upload_url=None)  # a settled record needs no upload URL
     event: dict[str, Any] = {

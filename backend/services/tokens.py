@@ -93,13 +93,18 @@ def margin(settings: Settings) -> timedelta:
 def refreshable(platform: str, refresh_token: str | None, settings: Settings | None = None) -> bool:
     """The account's token can be refreshed: its network refreshes, the grant gave a refresh token and (when
     `settings` are given) the network's OAuth app is configured (SOCIALPUB_<NETWORK>_CLIENT_ID / _SECRET)."""
-    real = oauth_apps.REAL.get(platform)
-    if not refresh_token or real is None or not real.refreshable:
+    if not refresh_token:
         return False
-    return settings is None or bool(
-        getattr(settings, f"{platform}_client_id", None)
-        and getattr(settings, f"{platform}_client_secret", None)
-    )
+    try:
+        real = oauth_apps.oauth_app(platform).endpoints
+    except oauth_apps.NotConfigured:  # no OAuth app (or no such network any more)
+        return False
+    if not real.refreshable:
+        return False
+    if settings is None:
+        return True
+    own = oauth_apps.network_settings(platform, settings)
+    return bool(own.client_id and own.client_secret)
 
 
 def due(account: Account, now: datetime, settings: Settings) -> bool:

@@ -27,6 +27,7 @@ from backend.queue.backoff import RetryLater
 from backend.schemas.webhooks import BARE_EVENT_TYPES, EVENT_TYPE_HEADER, EVENT_TYPES, MAX_ENDPOINTS
 from backend.services import cursors, events
 from backend.store.db import locked, tx
+from backend.store.instance import address_rule
 from backend.store.models import Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from backend.webhooks import send, signing
 
@@ -67,19 +68,33 @@ def to_public(ep: WebhookEndpoint, *, with_secret: bool = False) -> dict[str, An
 
 
 def check_endpoint_url(url: str, settings: Settings) -> str:
-    """The URL rules of media fetches (scheme, no credentials, the address rule), with a hint for local
-    receivers: 400 `invalid_webhook_url`."""
+    """The URL rules of media fetches (scheme, no credentials, the address rule as the data dir sets it): 400
+    `invalid_webhook_url`, whose message says which setting refuses a local receiver and how to change it."""
     try:
-        check_url(url, settings)
+        check_url(url, address_rule(settings))
     except FetchError as exc:
-        message = f"the webhook URL is refused: {exc.message}"
-        if exc.rule == "address":
-            message += (
-                "; to deliver to a receiver on this machine or a private network (e.g. `socialpub webhooks "
-                "listen`), run the server with SOCIALPUB_ALLOW_PRIVATE_URLS=1"
-            )
-        raise ApiError(400, "invalid_webhook_url", message, [{"field": "url", "rule": exc.rule}]) from None
+        detail = {"field": "url", "rule": exc.rule, **({"setting": exc.setting} if exc.setting else {})}
+        raise ApiError(
+            400, "invalid_webhook_url", f"the webhook URL is refused: {exc.message}", [detail]
+        ) from None
     return url.strip()
+
+
+def _refuse_unreachable(settings: Settings, ep: WebhookEndpoint) -> None:
+    """409 `webhook_url_refused` when the address rule this process applies now refuses the endpoint's URL (the
+    data dir's setting changed since it was added): a test or a redelivery would only be refused by the worker."""
+    try:
+        check_url(ep.url, address_rule(settings))
+    except FetchError as exc:
+        if exc.setting is None:
+            return  # no setting decides it (the name does not resolve now): the attempt will say what happens
+        raise ApiError(
+            409,
+            "webhook_url_refused",
+            f"the address rule refuses deliveries to the endpoint {ep.id} ({ep.url}): "
+            + exc.message.removeprefix("refused by the address rule: "),
+            [{"endpointId": ep.id, "rule": exc.rule, "setting": exc.setting}],
+        ) from None
 
 
 def _event_types(value: list[str] | None) -> list[str]:
@@ -108,8 +123,12 @@ def _description(value: str | None) -> str | None:
     return value or None
 
 
-def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    """POST /v1/webhooks: 201 with the secret, shown this once."""
+def create(
+    settings: Settings, workspace_id: str, body: dict[str, Any], *, dry_run: bool = False
+) -> dict[str, Any]:
+    """POST /v1/webhooks: 201 with the secret, shown this once. `dry_run` (`?dryRun=true`): every check of the
+    real call, nothing created: 200 `{dryRun: true, url, events}` (`socialpub webhooks listen` asks it whether its
+    URL would be taken before saying how to register it)."""
     url = check_endpoint_url(body["url"], settings)
     types = _event_types(body.get("events"))
     now = clock.now()
@@ -121,6 +140,8 @@ def create(settings: Settings, workspace_id: str, body: dict[str, Any]) -> dict[
                 "webhook_limit_reached",
                 f"a workspace has at most {MAX_ENDPOINTS} webhook endpoints: delete one first",
             )
+        if dry_run:
+            return {"dryRun": True, "url": url, "events": types}
         ep = WebhookEndpoint.create(
             id=new_id("we"),
             workspace=workspace_id,
@@ -248,11 +269,12 @@ def _how_to_enable(endpoint_ids: list[str]) -> str:
     )
 
 
-def send_test(workspace_id: str, endpoint_id: str) -> dict[str, Any]:
+def send_test(settings: Settings, workspace_id: str, endpoint_id: str) -> dict[str, Any]:
     """POST /v1/webhooks/:id/test: a `webhook.test` event delivered to this endpoint only."""
     with tx():
         ep = _get(workspace_id, endpoint_id, lock=True)
         _refuse_disabled(ep)
+        _refuse_unreachable(settings, ep)
         event = events.record(
             workspace_id,
             "webhook.test",
@@ -290,14 +312,18 @@ def get_event(workspace_id: str, event_id: str) -> dict[str, Any]:
     }
 
 
-def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict[str, Any]:
+def redeliver(
+    settings: Settings, workspace_id: str, event_id: str, endpoint_id: str | None
+) -> dict[str, Any]:
     """POST /v1/events/:id/redeliver: a new delivery (same `webhook-id`) to `endpoint_id`, or to every endpoint
-    that had the event and is still enabled (none had it: the enabled endpoints that take its type now)."""
+    that had the event and is still enabled (none had it: the enabled endpoints that take its type now). 409
+    `webhook_url_refused` when the address rule refuses an endpoint's URL now (it would only be refused again)."""
     with tx():
         event = _event(workspace_id, event_id)
         if endpoint_id is not None:
             ep = _get(workspace_id, endpoint_id, lock=True)
             _refuse_disabled(ep)
+            _refuse_unreachable(settings, ep)
             targets = [ep.id]
         else:
             had = {
@@ -307,7 +333,9 @@ def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict
                 )
             }
             enabled = list(
-                WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
+                WebhookEndpoint.select(
+                    WebhookEndpoint.id, WebhookEndpoint.url, WebhookEndpoint.event_types
+                ).where(
                     (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True)  # noqa: E712
                 )
             )
@@ -327,6 +355,9 @@ def redeliver(workspace_id: str, event_id: str, endpoint_id: str | None) -> dict
                     "no_webhook_endpoint",
                     f"no enabled endpoint takes the event {event.id} ({event.type}): {fix}",
                 )
+            for e in enabled:
+                if e.id in targets:
+                    _refuse_unreachable(settings, e)
         ids = events.deliver(event, targets)
     return {"eventId": event.id, "deliveries": ids}
 
@@ -347,6 +378,7 @@ def delivery_public(d: WebhookDelivery, attempts: list[WebhookAttempt]) -> dict[
         "completedAt": clock.iso(d.completed_at),
         "lastStatusCode": d.last_status_code,
         "lastError": d.last_error,
+        "refusedBy": d.refused_by,
         "attemptLog": [
             {
                 "at": clock.iso(a.at),
@@ -373,7 +405,7 @@ def list_deliveries(
     q = WebhookDelivery.select().where(WebhookDelivery.endpoint == ep.id)
     if status:
         q = q.where(WebhookDelivery.status == status)
-    if cursor:
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
         q = q.where(
             WebhookDelivery.id < cursors.decode(cursor, "d1", "whd", "GET /v1/webhooks/{id}/deliveries")
         )
@@ -453,7 +485,7 @@ def deliver(job: Any, settings: Settings) -> None:
     body = message(event)
     headers = signing.headers(signing_secrets(ep, now), event.id, int(now.timestamp()), body)
     headers[EVENT_TYPE_HEADER] = event.type
-    answer = send.post(ep.url, body, headers, settings)
+    answer = send.post(ep.url, body, headers, settings, address_rule(settings))
     wait = _record(settings, row.id, answer, now)
     if wait is not None:
         raise RetryLater(answer.error or "failed", delay_s=wait)
@@ -515,6 +547,19 @@ def _record(settings: Settings, delivery_id: str, answer: send.Answer, at: datet
                 .execute()
             )
             log.warning("webhook endpoint %s disabled: it answered 410 Gone", row.endpoint_id)
+        elif answer.setting is not None:
+            # refused by a rule a setting decides (the address rule): retrying cannot help until the setting
+            # changes, and the endpoint is not at fault: the delivery fails saying which setting (`refusedBy`,
+            # and its error says how to change it); the endpoint is not flagged failing. Redeliver once allowed.
+            values.update(status="failed", completed_at=now, refused_by=answer.setting)
+            log.info(
+                "webhook delivery %s of %s to %s refused by the %s setting: %s",
+                row.id,
+                row.event_id,
+                row.endpoint_id,
+                answer.setting,
+                answer.error,
+            )
         else:
             wait = None if answer.refused else _wait(settings, attempts, answer.retry_after_s)
             if wait is None:

@@ -14,6 +14,10 @@ from backend.services import credits, plans
 from backend.store.db import locked, tx
 from backend.store.models import Workspace
 
+# The names socialpub gives a workspace when none is chosen (`socialpub init`'s default, `make run`'s): not a brand,
+# so the local renderer leaves them out of a design (backend/services/generations.py `_brand`).
+PLACEHOLDER_NAMES = ("My workspace", "Local workspace")
+
 BRAND_DEFAULTS: dict[str, Any] = {
     "targetAudience": "",
     "uniqueValueProp": "",

@@ -258,7 +258,8 @@ MIGRATION_LOCK_KEY = (
 def _one_migrator(db: Database) -> Iterator[None]:
     """Migrations run one process at a time: `socialpub serve` and `socialpub worker` (or the TUI) started together
     on a new or just-upgraded data dir each found the same migrations pending and all but one died on the migration
-    table's UNIQUE constraint. SQLite: an exclusive lock on a file beside the database; PostgreSQL: an advisory
+    table's UNIQUE constraint. SQLite: an exclusive lock on the database file's
+    directory (no lock file is left behind; one from an older version is removed); PostgreSQL: an advisory
     lock. The next process then finds nothing left to apply. (The sandbox's store, which may import nothing of the
     product, serializes its own migrations the same way.)"""
     if isinstance(db, PostgresqlDatabase):
@@ -270,12 +271,20 @@ def _one_migrator(db: Database) -> Iterator[None]:
         return
     import fcntl
 
-    with open(f"{db.database}.migrating", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    # The lock is taken on the database's directory (opened read-only; flock works on a directory), so no lock file
+    # is left behind, and no descriptor of the database file itself is opened and closed here: closing one would
+    # drop the POSIX locks SQLite holds on it in this process.
+    fd = os.open(os.path.dirname(os.path.abspath(db.database)) or ".", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{db.database}.migrating")  # the lock file of versions before this one
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def migrate(db: Database | None = None) -> list[str]:
@@ -297,8 +306,9 @@ def migration_status(db: Database | None = None) -> list[tuple[str, bool]]:
 def init_database(settings: Settings, *, run_migrations: bool = True) -> Database:
     """Bind the global proxy to the configured database, point the store at the secrets key (read when first
     needed) and bring the schema up to date."""
-    global _bound
+    global _bound, _settings
     secretbox.configure(settings)
+    _settings = settings
     current = database.obj
     if current is not None and _bound == (current, _key(settings)):
         return current
@@ -314,6 +324,16 @@ def init_database(settings: Settings, *, run_migrations: bool = True) -> Databas
 
 # The database init_database made and the store it reaches (URL or SQLite path).
 _bound: tuple[Database, str] | None = None
+# The settings init_database was last given, for the migrations that act on what the data dir holds beside the
+# database (0030 renames stored media files): a migration is given only the database.
+_settings: Settings | None = None
+
+
+def migration_settings() -> Settings:
+    """The settings of the store being migrated (init_database's)."""
+    if _settings is None:
+        raise RuntimeError("the store was not opened with init_database: no settings for the migrations")
+    return _settings
 
 
 def _key(settings: Settings) -> str:

@@ -1,5 +1,5 @@
-"""One signed request to a receiver: through the address rule of backend/media/fetch.py (checked at every
-attempt, since DNS can change; the connection goes to the checked address), redirects never followed, the whole
+"""One signed request to a receiver: through the address rule of backend/outbound/guard.py (checked at every
+attempt, since DNS and the data dir's setting can change; the connection goes to the checked address), redirects never followed, the whole
 request bounded by `webhook_timeout_s`, at most 64 KiB of the answer read."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import httpcore
 from backend.config import Settings
 from backend.outbound.guard import FetchError, PinnedBackend, check_url, host_header
 from backend.outbound.retry_after import parse_retry_after
+from backend.outbound.rule import AddressRule
 from backend.outbound.watchdog import Watchdog
 
 USER_AGENT = "socialpub-webhooks/1.0"
@@ -23,29 +24,38 @@ ANSWER_BYTES = 64 * 1024
 class Answer:
     """What one attempt got: the receiver's status (None when none came), its Retry-After in seconds, what went
     wrong (None on a 2xx) and how long it took. `refused`: the address or scheme rule refused the URL (retrying
-    cannot help)."""
+    cannot help); `setting`: the setting that decides that refusal (`private-urls`), None when none can change it
+    (a bad scheme): the endpoint is then not at fault."""
 
     status_code: int | None
     duration_ms: int
     error: str | None = None
     retry_after_s: float | None = None
     refused: bool = False
+    setting: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-def post(url: str, body: bytes, headers: dict[str, str], settings: Settings) -> Answer:
+def post(url: str, body: bytes, headers: dict[str, str], settings: Settings, rule: AddressRule) -> Answer:
+    """One attempt under the address rule `rule` (what this process applies now: backend.store.instance)."""
     started = time.monotonic()
 
     def took() -> int:
         return int((time.monotonic() - started) * 1000)
 
     try:
-        target = check_url(url, settings)
+        target = check_url(url, rule)
     except FetchError as exc:
-        return Answer(None, took(), f"refused: {exc.message}", refused=exc.rule in ("scheme", "address"))
+        return Answer(
+            None,
+            took(),
+            exc.message if exc.message.startswith("refused") else f"refused: {exc.message}",
+            refused=exc.rule in ("scheme", "address"),
+            setting=exc.setting,
+        )
     timeout = settings.webhook_timeout_s
     watchdog = Watchdog(timeout)
     backend = PinnedBackend(target.addresses, watchdog)

@@ -61,7 +61,7 @@ def settings_kwargs(settings: Any) -> dict[str, Any]:
 
 
 def tiny_video() -> bytes:
-    """A real H.264 MP4 of 6 frames (64x48), accepted by all five networks' rules: the test corpus's."""
+    """A real H.264 MP4 (360x640, 24 fps, 3 s), accepted by all five networks' rules: the test corpus's."""
     from tests.media.corpus import video
 
     return video("mp4")

@@ -4,7 +4,6 @@ terminal, one JSON document in a pipe), and errors mapped to exit codes (1 API/n
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from socialpub_tui.look import STATUS_COLOURS
+from socialpub_tui.look import STATUS_COLOURS, inert, json_text
 
 if TYPE_CHECKING:
     from socialpub_tui.client.sync import Client
@@ -20,35 +19,48 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class LazyChoice(click.Choice):  # type: ignore[type-arg]
-    """A click.Choice whose choices are loaded when first needed (a value to check, a help page, a completion),
-    so that importing a command module stays cheap."""
+class NetworkType(click.ParamType):
+    """A network's name, one of the server's (GET /v1/networks, read through the command's client when a value is
+    checked or completed — never to print a help page): a plugin network of the server is a choice like the
+    built-ins. `sandbox`: only the networks a sandbox account can be connected on. A backend that cannot be reached
+    leaves the value to the command, which then says why."""
 
-    def __init__(self, load: Callable[[], Iterable[str]], case_sensitive: bool = True) -> None:
-        self._load = load
-        self._loaded: tuple[str, ...] | None = None
-        super().__init__((), case_sensitive)
+    name = "network"
 
-    @property  # type: ignore[override]
-    def choices(self) -> tuple[str, ...]:
-        if self._loaded is None:
-            self._loaded = tuple(self._load())
-        return self._loaded
+    def __init__(self, *, sandbox: bool = False) -> None:
+        self.sandbox = sandbox
 
-    @choices.setter
-    def choices(self, value: Any) -> None:  # click.Choice.__init__ assigns (); the loader is the source
-        pass
+    def _names(self) -> tuple[str, ...] | None:
+        from socialpub_tui.client.errors import (  # deferred: the client, when a value is given
+            ApiError,
+            ConfigError,
+        )
+
+        try:
+            networks = get_client(worker=False).networks()
+        except (ApiError, ConfigError, OSError):
+            return None
+        return networks.sandbox_names() if self.sandbox else networks.names()
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "NETWORK"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        name = str(value).strip().lower()
+        names = self._names()
+        if names is not None and name not in names:
+            self.fail(f"{value!r} is not one of {', '.join(names)} (the server's networks)", param, ctx)
+        return name
+
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(n) for n in self._names() or () if n.startswith(incomplete)]
 
 
-def _platforms() -> tuple[str, ...]:
-    from backend.schemas.common import NETWORKS
-
-    return NETWORKS
-
-
-def platform_choice() -> click.Choice:  # type: ignore[type-arg]
-    """The networks (backend.schemas.common.NETWORKS), as a click type."""
-    return LazyChoice(_platforms)
+def platform_choice(*, sandbox: bool = False) -> NetworkType:
+    """The server's networks (GET /v1/networks), as a click type."""
+    return NetworkType(sandbox=sandbox)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -78,7 +90,7 @@ class Output:
     def emit(self, data: Any, human: Callable[[], None] | str | None = None) -> None:
         """The command's result: JSON with --json, else `human` (a callable printing, or a line)."""
         if self.json:
-            click.echo(json.dumps(to_jsonable(data), ensure_ascii=False))
+            click.echo(json_text(to_jsonable(data)))
         elif callable(human):
             human()
         elif human is not None:
@@ -94,12 +106,14 @@ class Output:
         click.echo(text, err=True)
 
     def style(self, text: str, **styles: Any) -> str:
-        return click.style(text, **styles) if self.colour else text
+        """`text` in a style of ours (on a colour terminal): a table cell takes it as it is (`Styled`), where any
+        other value is shown inert. Give it text that is ours, or inert() first."""
+        return Styled(click.style(text, **styles)) if self.colour else Styled(text)
 
     def status(self, value: str | None) -> str:
-        value = value or "-"
+        value = inert(value or "-")
         colour = STATUS_COLOURS.get(value)
-        return self.style(value, fg=colour) if colour else value
+        return self.style(value, fg=colour) if colour else Styled(value)
 
     def table(self, rows: Sequence[Sequence[Any]], headers: Sequence[str], empty: str = "(none)") -> None:
         if not rows:
@@ -129,37 +143,49 @@ class Output:
     def fail(self, err: Exception, exit_code: int = 1) -> None:
         from socialpub_tui.client.errors import ApiError
 
+        # An error may echo what was sent (a channelId, a URL, a name): shown inert, as every user text.
         if isinstance(err, ApiError):
             body = err.body()
             if self.json:
-                click.echo(json.dumps(body, ensure_ascii=False), err=True)
+                click.echo(json_text(body), err=True)
             else:
-                click.echo(f"Error: {err}", err=True)
+                click.echo(f"Error: {inert(err)}", err=True)
                 for d in err.details:
-                    click.echo("  - " + ", ".join(f"{k}: {v}" for k, v in d.items()), err=True)
+                    click.echo("  - " + ", ".join(f"{inert(k)}: {inert(v)}" for k, v in d.items()), err=True)
         else:
             if self.json:
                 click.echo(
-                    json.dumps({"error": "error", "message": str(err), "details": [], "status": 0}), err=True
+                    json_text({"error": "error", "message": str(err), "details": [], "status": 0}), err=True
                 )
             else:
-                click.echo(f"Error: {err}", err=True)
+                click.echo(f"Error: {inert(err)}", err=True)
         raise SystemExit(exit_code)
 
 
+class Styled(str):
+    """Text styled by us (Output.style, Output.status): a table cell shows it as it is."""
+
+
 def _cell(value: Any, limit: int = 60) -> str:
+    """A table cell or a field's value: user and network text shown inert (a line break as ⏎), ours as styled."""
     if value is None:
         return "-"
+    if isinstance(value, Styled):
+        return value
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list | tuple):
         value = ", ".join(str(v) for v in value)
-    text = str(value).replace("\n", " ⏎ ")
+    text = inert(str(value).replace("\n", " ⏎ "))
     if text.startswith(("http://", "https://")):
         return text  # links are copied from tables: never cut
-    if len(click.unstyle(text)) > limit:
-        text = click.unstyle(text)[: limit - 1] + "…"
-    return text
+    return clip(text, limit)
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in at most `width` characters, a cut one ending with `…` (so a reader knows there is more)."""
+    plain = click.unstyle(text)
+    return text if len(plain) <= width else plain[: width - 1] + "…"
 
 
 # ---- times: shown in the user's zone, named -------------------------------------------------------------
@@ -277,13 +303,24 @@ def profile_name(ctx: click.Context | None = None) -> str | None:
     return str(value) if value else None
 
 
+_CLIENT_KEY = "socialpub.client"
+
+
 def get_client(*, worker: bool = True) -> Client:
-    """The client for the chosen profile, closed when the command ends (stops an embedded worker)."""
+    """The client for the chosen profile, one per invocation (the parameter types that read the server's networks
+    share the command's), closed when the command ends (stops an embedded worker). `worker`: an embedded backend's
+    worker runs (started now if the client was made without it)."""
     from socialpub_tui.client import connect
 
     ctx = click.get_current_context()
-    client = connect(profile_name(ctx), worker=worker)
-    ctx.call_on_close(client.close)
+    root = ctx.find_root()
+    client: Client | None = root.meta.get(_CLIENT_KEY)
+    if client is None:
+        client = connect(profile_name(ctx), worker=worker)
+        root.meta[_CLIENT_KEY] = client
+        root.call_on_close(client.close)
+    elif worker:
+        client.ready()
     return client
 
 

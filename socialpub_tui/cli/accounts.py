@@ -16,6 +16,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.look import inert
 
 BEHAVIOURS = ["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
@@ -68,7 +69,11 @@ def accounts_list(platform: str | None, out: Output) -> None:
         for a in listing.items:
             if a.token_warning:
                 out.line(
-                    out.style(f"⚠ {a.id} ({a.platform}, {a.name}): {a.token_warning}", fg="yellow", bold=True)
+                    out.style(
+                        f"⚠ {a.id} ({a.platform}, {inert(a.name)}): {inert(a.token_warning)}",
+                        fg="yellow",
+                        bold=True,
+                    )
                 )
         out.line(f"{listing.used} of {listing.limit} account slots used by the plan.")
 
@@ -80,12 +85,12 @@ def token_cell(account: Any, out: Output) -> str:
     line is printed under the table), else when the token expires (`-`: never)."""
     if account.token_warning:
         head = "reconnect" if account.status == "needs_reauth" else account.token_warning.split(":")[0]
-        return out.style(f"⚠ {head.removeprefix('token ')}", fg="yellow", bold=True)
+        return out.style(f"⚠ {inert(head.removeprefix('token '))}", fg="yellow", bold=True)
     return short_time(account.token_expires_at) if account.token_expires_at else "-"
 
 
 @accounts_group.command("add-sandbox")
-@click.argument("network", type=platform_choice())
+@click.argument("network", type=platform_choice(sandbox=True))
 @click.option("--name", required=True, help="Display name of the account.")
 @click.option(
     "--behaviour",
@@ -105,7 +110,7 @@ def accounts_add_sandbox(network: str, name: str, behaviour: str, out: Output) -
     acc = get_client(worker=False).add_sandbox_account(network, name, behaviour)
     out.emit(
         acc,
-        f"Connected sandbox {acc.platform} account {acc.id} ({acc.name}, behaviour {acc.behaviour})"
+        f"Connected sandbox {acc.platform} account {acc.id} ({inert(acc.name)}, behaviour {acc.behaviour})"
         + (", the network's default." if acc.is_default else "."),
     )
 
@@ -121,7 +126,7 @@ def accounts_remove(account_id: str, out: Output) -> None:
       socialpub accounts remove acc_01j9…
     """
     acc = get_client(worker=False).remove_account(account_id)
-    out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({acc.name}).")
+    out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({inert(acc.name)}).")
 
 
 # ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
@@ -239,14 +244,14 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     if out.json or not sys.stdin.isatty():
         raise click.UsageError(
             "the grant reaches several accounts: choose with --pick EXTERNAL_ID … or --all ("
-            + ", ".join(ids)
+            + ", ".join(inert(i) for i in ids)
             + ")"
         )
     for i, c in enumerate(candidates, 1):
         click.echo(
-            f"  {i}. {c.name}"
-            + (f" (@{c.username})" if c.username else "")
-            + f"  [{c.type} {c.external_id}]",
+            f"  {i}. {inert(c.name)}"
+            + (f" (@{inert(c.username)})" if c.username else "")
+            + f"  [{inert(c.type)} {inert(c.external_id)}]",
             err=True,
         )
     while True:
@@ -351,7 +356,7 @@ def accounts_connect(
             external_id=external_id,
             name=name,
         )
-        out.emit(acc, f"Connected live {acc.platform} account {acc.id} ({acc.name}).")
+        out.emit(acc, f"Connected live {acc.platform} account {acc.id} ({inert(acc.name)}).")
         return
     if refresh_token or expires_in or external_id:
         raise click.UsageError("--refresh-token, --expires-in and --external-id go with --access-token")
@@ -366,7 +371,7 @@ def accounts_connect(
         listener.expect(started.state)
         if no_browser or not webbrowser.open(started.authorize_url):
             out.note("Open this URL in a browser to authorise socialpub:")
-            out.note(started.authorize_url)
+            out.note(inert(started.authorize_url))
         else:
             out.note(
                 f"Opened the browser for {network}'s consent; waiting for its redirect (Ctrl+C to stop)…"
@@ -386,7 +391,7 @@ def accounts_connect(
     def human() -> None:
         for acc in connected.items:
             out.line(
-                f"Connected live {acc.platform} account {acc.id} ({acc.name})"
+                f"Connected live {acc.platform} account {acc.id} ({inert(acc.name)})"
                 + (", the network's default." if acc.is_default else ".")
             )
 
@@ -410,12 +415,12 @@ def _connect(
     try:
         if "error" in params or "code" not in params:
             reason = params.get("error_description") or params.get("error") or "no code"
-            raise click.ClickException(f"{network} did not authorise socialpub: {reason}")
+            raise click.ClickException(f"{network} did not authorise socialpub: {inert(reason)}")
         finished = client.finish_oauth(state, params["code"])
         if not finished.candidates:
             raise click.ClickException(
-                f"the grant reaches no {network} account that can publish (a Facebook page, "
-                "an Instagram professional account linked to a page, …): nothing was connected"
+                f"the grant reaches no {network} account that can publish (a page or a professional account "
+                "the user manages, …): nothing was connected"
             )
         if not (pick or take_all) and len(finished.candidates) > 1 and not out.json and sys.stdin.isatty():
             listener.report(

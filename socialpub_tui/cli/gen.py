@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.generations import GenerationOut, GenerationQuote
@@ -70,6 +71,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
         pairs.append(("durationSec", g.duration_sec))
     pairs += [
         ("sourceUrls", g.source_urls or None),
+        *([("backgroundUrl", g.background_url)] if g.background_url else []),
         ("creditsCost", g.credits_cost),
         ("createdAt", short_time(g.created_at)),
     ]
@@ -81,8 +83,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
         pairs.append(("error", g.error))
     out.fields(pairs)
     if g.status == "completed":
-        where = "--to youtube --to tiktok" if g.type == "video" else "--to instagram --to facebook"
-        out.line(f'Post it: socialpub posts create "…" {where} --media gen:{g.id}')
+        out.line(f'Post it: socialpub posts create "…" --to NETWORK --media gen:{g.id}  (socialpub networks)')
 
 
 class Spinner:
@@ -161,7 +162,7 @@ def finish(out: Output, g: GenerationOut, waited: bool) -> None:
     out.emit(g, lambda: show_generation(out, g))
     if waited and g.status == "failed":
         if not out.json:
-            out.note(f"Error: {g.error}")
+            out.note(f"Error: {inert(g.error)}")
         raise SystemExit(1)
 
 
@@ -207,6 +208,13 @@ def show_quote(out: Output, q: GenerationQuote) -> None:
     help="Video: a start image (repeat once more for the last frame). Local files are uploaded first.",
 )
 @click.option(
+    "--background",
+    metavar="URL_OR_FILE",
+    default=None,
+    help="Image: your own photo as the design's background (an announcement card: the prompt's words and your "
+    "brand set over it, legible). A local file is uploaded first. The local renderer only.",
+)
+@click.option(
     "--dry-run",
     is_flag=True,
     help="Only print the cost and the balance after (exit 1 when the balance "
@@ -228,6 +236,7 @@ def gen_create(
     aspect: str | None,
     duration: str | None,
     sources_: tuple[str, ...],
+    background: str | None,
     dry_run: bool,
     wait: bool,
     timeout: float | None,
@@ -243,11 +252,16 @@ def gen_create(
       socialpub gen create --type image --prompt "Latte art close-up" --aspect 1:1 --wait
       socialpub gen create --type video --prompt "Beans falling" --duration 15 --dry-run --json
       socialpub gen create --type video --prompt "Sunrise" --source start.jpg --wait --json | jq -r .mediaUrl
+      socialpub gen create --type image --prompt '"Grand opening" "Saturday 10am"' --background shop.jpg --wait
     """
     if prompt == "-":
         prompt = sys.stdin.read().strip()
     if type_ == "image" and (duration or sources_):
         raise click.UsageError("--duration and --source are for videos only (--type video)")
+    if type_ == "video" and background:
+        raise click.UsageError(
+            "--background is for images (--type image); a video takes --source start images"
+        )
     if len(sources_) > 2:
         raise click.UsageError("at most two --source: a start image, or a first and a last frame")
     body: dict[str, Any] = {"type": type_, "prompt": prompt}
@@ -264,6 +278,8 @@ def gen_create(
         return
     if sources_:
         body["sourceUrls"] = sources(client, out, sources_)
+    if background:
+        (body["backgroundUrl"],) = sources(client, out, (background,))
     created: GenerationOut = client.create_generation(body)  # type: ignore[assignment]
     if not wait and not getattr(client, "embedded", False):
 
@@ -377,7 +393,7 @@ def gen_delete(generation_id: str, out: Output) -> None:
         if res.media_deleted:
             line += " Its file was deleted."
         elif res.media_kept_by:
-            line += f" Its file is kept for {', '.join(res.media_kept_by)} (until sent + 30 days)."
+            line += f" Its file is kept for {inert(', '.join(res.media_kept_by))} (until sent + 30 days)."
         if res.credits_refunded:
             line += f" {res.credits_refunded} credits were refunded."
         out.line(line)
@@ -406,7 +422,7 @@ def gen_download(generation_id: str, output: str | None, out: Output) -> None:
     client = get_client(worker=False)
     g = client.get_generation(generation_id)
     if g.status != "completed" or not g.media_url:
-        why = f": {g.error}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
+        why = f": {inert(g.error)}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
         raise click.ClickException(f"{g.id} is {g.status}, there is no file to download{why}")
     if output == "-":
         import tempfile

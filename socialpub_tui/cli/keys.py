@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.look import inert
 
 SCOPES = [
     "media:write",
@@ -65,7 +66,7 @@ def keys_create(name: str, expires: str, scopes: tuple[str, ...], out: Output) -
     created = client.create_key(name, None if expires == "never" else int(expires), list(scopes) or None)
 
     def human() -> None:
-        out.line(f"Created API key {created.id} ({created.name})")
+        out.line(f"Created API key {created.id} ({inert(created.name)})")
         out.line(f"  key      {created.key}")
         out.line("           shown once: store it now; it cannot be displayed again")
         out.line(f"  scopes   {', '.join(created.scopes)}")

@@ -83,6 +83,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Webhook endpoints: add, list, rotate, test, deliveries, listen.",
     ),
     "events": ("socialpub_tui.cli.webhooks", "events_group", "Webhook events: show one, redeliver it."),
+    "networks": (
+        "socialpub_tui.cli.networks",
+        "networks_cmd",
+        "The networks the backend publishes to: limits, options (plugins' too).",
+    ),
     "sandbox": (
         "socialpub_tui.cli.sandbox",
         "sandbox_group",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.media import MediaOut
@@ -21,8 +22,19 @@ def is_url(item: str) -> bool:
 def upload_one(client: Client, out: Output, item: str) -> MediaOut:
     """Upload a local file (progress bar on a terminal) or ingest a URL; `gen:ID` is the produced file of a
     completed generation (already on the media host: nothing is uploaded)."""
+    from socialpub_tui.client.errors import ApiError
+
     if item.startswith("gen:"):
         return generated(client, item[4:])
+    try:
+        return _upload(client, out, item)
+    except ApiError as err:
+        if err.status:  # the API refused this file or URL: say which (a command may upload several)
+            err.message = f"{item}: {err.message}"
+        raise
+
+
+def _upload(client: Client, out: Output, item: str) -> MediaOut:
     if is_url(item):
         return client.upload_media_url(item)
     path = Path(item).expanduser()
@@ -53,7 +65,7 @@ def generated(client: Client, generation_id: str) -> MediaOut:
 
     g = client.get_generation(generation_id)
     if g.status != "completed" or not g.media_url:
-        why = f" ({g.error})" if g.error else "; wait for it: socialpub gen show ID --wait"
+        why = f" ({inert(g.error)})" if g.error else "; wait for it: socialpub gen show ID --wait"
         raise click.ClickException(f"gen:{generation_id} is {g.status}, it has no file yet{why}")
     return MediaOut(
         type=g.type, url=g.media_url, key=g.media_url.rsplit("/", 1)[-1], bytes=0, mime_type=g.mime_type
@@ -96,7 +108,7 @@ def media_upload(items: tuple[str, ...], out: Output) -> None:
         done.append(media)
         if not out.json:
             dims = f" {media.width}x{media.height}" if media.width else ""
-            out.line(f"{item} -> {media.url}  ({media.type}{dims}, {media.bytes} bytes)")
+            out.line(f"{inert(item)} -> {inert(media.url)}  ({media.type}{dims}, {media.bytes} bytes)")
     out.emit(done)
 
 
@@ -150,4 +162,4 @@ def media_delete(key: str, out: Output) -> None:
       socialpub media delete 01j9x7abc.jpg
     """
     res = get_client(worker=False).delete_media(key)
-    out.emit(res, f"Deleted {res.key}.")
+    out.emit(res, f"Deleted {inert(res.key)}.")

@@ -10,6 +10,7 @@ import click
 from socialpub_tui.cli._common import (
     Output,
     api_command,
+    clip,
     get_client,
     platform_choice,
     reading_zone,
@@ -18,6 +19,8 @@ from socialpub_tui.cli._common import (
     tz_option,
     utc_option,
 )
+from socialpub_tui.cli.network_flags import option_flags
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
@@ -83,75 +86,6 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     return _time.iso_utc(instant)
 
 
-def build_options(
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
-) -> dict[str, Any] | None:
-    options: dict[str, Any] = {}
-    tiktok: dict[str, Any] = {}
-    if tiktok_mode:
-        tiktok["postMode"] = "MEDIA_UPLOAD" if tiktok_mode == "draft" else "DIRECT_POST"
-    if tiktok_privacy:
-        tiktok["privacyLevel"] = tiktok_privacy
-    youtube: dict[str, Any] = {}
-    if youtube_privacy:
-        youtube["privacyStatus"] = youtube_privacy
-    if youtube_title:
-        youtube["title"] = youtube_title
-    if youtube_tags:
-        youtube["tags"] = list(youtube_tags)
-    if synthetic is not None:
-        youtube["containsSyntheticMedia"] = synthetic
-    if tiktok:
-        options["tiktok"] = tiktok
-    if youtube:
-        options["youtube"] = youtube
-    return options or None
-
-
-def option_flags(fn: Any) -> Any:
-    for deco in reversed(
-        [
-            click.option(
-                "--tiktok-mode",
-                type=click.Choice(["direct", "draft"]),
-                default=None,
-                help="TikTok: publish directly (default) or deliver a draft to the creator's inbox.",
-            ),
-            click.option(
-                "--tiktok-privacy",
-                default=None,
-                type=click.Choice(
-                    ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-                ),
-                help="TikTok privacy level (direct posts only).",
-            ),
-            click.option(
-                "--youtube-privacy",
-                type=click.Choice(["public", "unlisted", "private"]),
-                default=None,
-                help="YouTube privacy status (default public).",
-            ),
-            click.option(
-                "--youtube-title", default=None, help="YouTube title (default: the first line of the text)."
-            ),
-            click.option("--youtube-tag", "youtube_tags", multiple=True, help="A YouTube tag (repeat)."),
-            click.option(
-                "--synthetic/--no-synthetic",
-                "synthetic",
-                default=None,
-                help="YouTube: declare realistic AI-generated content.",
-            ),
-        ]
-    ):
-        fn = deco(fn)
-    return fn
-
-
 def next_attempt(target: Any) -> tuple[str, str] | None:
     """For a target waiting for its next attempt (API field `nextAttemptAt`, absent from older servers):
     (`in 4 min`, `2027-01-15 09:04 CET`); else None."""
@@ -192,21 +126,23 @@ def show_post(out: Output, post: PostOut) -> None:
     )
     out.line(f"{post.id}  {out.status(post.status)}  {when}")
     first = post.content.splitlines()[0] if post.content else ""
-    out.line(f"  text   {first[:100]}{'…' if len(post.content) > len(first[:100]) else ''}")
+    out.line(f"  text   {inert(first[:100])}{'…' if len(post.content) > len(first[:100]) else ''}")
     for url in post.media_urls:
-        out.line(f"  media  {url}")
+        out.line(f"  media  {inert(url)}")
     if post.idempotency_key:
-        out.line(f"  key    {post.idempotency_key}")
+        out.line(f"  key    {inert(post.idempotency_key)}")
     out.table(post_rows(out, post), TARGET_HEADERS)
     for t in post.targets:  # the table cuts long text: each failure reason in full, with what to do
         waiting = next_attempt(t)
         if waiting:
             out.line(
-                f"  {t.platform} ({t.account_name}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
-                + (f" ({t.fail_reason})" if t.fail_reason else "")
+                f"  {t.platform} ({inert(t.account_name)}) {t.status}: next attempt {waiting[0]}, at {waiting[1]}"
+                + (f" ({inert(t.fail_reason)})" if t.fail_reason else "")
             )
         elif t.fail_reason and len(t.fail_reason) > 59:
-            out.line(f"  {t.platform} ({t.account_name}) {t.fail_type or 'failed'}: {t.fail_reason}")
+            out.line(
+                f"  {t.platform} ({inert(t.account_name)}) {t.fail_type or 'failed'}: {inert(t.fail_reason)}"
+            )
 
 
 class LiveView:
@@ -232,10 +168,10 @@ class LiveView:
             key = (t.platform, t.account_id)
             if self.seen.get(key) != t.status:
                 self.seen[key] = t.status
-                line = f"{post.id} {t.platform} {t.account_name}: {t.status}" + (
-                    f" ({t.fail_type + ': ' if t.fail_type else ''}{t.fail_reason})"
+                line = f"{post.id} {t.platform} {inert(t.account_name)}: {t.status}" + (
+                    f" ({t.fail_type + ': ' if t.fail_type else ''}{inert(t.fail_reason)})"
                     if t.fail_reason
-                    else f" {t.post_url}"
+                    else f" {inert(t.post_url)}"
                     if t.post_url
                     else ""
                 )
@@ -319,12 +255,7 @@ def posts_create(
     media: tuple[str, ...],
     at: str | None,
     tz: str | None,
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
+    options: dict[str, Any] | None,
     idempotency_key: str | None,
     wait: bool,
     timeout: float | None,
@@ -337,6 +268,7 @@ def posts_create(
       socialpub posts create "Hello" --to instagram --to linkedin:acc_01j9… --media photo.jpg --wait
       socialpub posts create "Soon" --to facebook --at "2026-12-01 09:00" --tz Europe/Paris
       socialpub posts create "Draft" --to tiktok --media clip.mp4 --tiktok-mode draft --json | jq -r .id
+      socialpub posts create "Clip" --to youtube --media clip.mp4 --option youtube.privacyStatus=unlisted
     """
     content = read_text(text, text_file)
     if content is None:
@@ -347,9 +279,6 @@ def posts_create(
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         body["scheduledAt"] = scheduled
-    options = build_options(
-        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
-    )
     if options:
         body["options"] = options
     if idempotency_key:
@@ -362,7 +291,7 @@ def posts_create(
     post = client.create_post(body)
     if getattr(post, "_http_status", None) == 200:
         out.note(
-            f"The idempotency key {idempotency_key!r} was used already: this is the existing post "
+            f"The idempotency key {inert(repr(idempotency_key))} was used already: this is the existing post "
             f"{post.id}; nothing new was created."
         )
     if not wait:
@@ -485,10 +414,10 @@ def posts_list(
                 (
                     p.id,
                     out.status(p.status),
-                    short_time(p.scheduled_at) if p.scheduled_at else "now",
+                    short_time(p.scheduled_at or p.created_at),  # a post sent now: when it was made
                     " ".join(sorted({t.platform for t in p.targets})),
                     f"{sum(t.status in ('succeeded', 'inbox_delivered') for t in p.targets)}/{len(p.targets)}",
-                    (p.content.splitlines() or [""])[0][:40],
+                    clip((p.content.splitlines() or [""])[0], 40),
                 )
                 for p in posts
             ],
@@ -543,12 +472,7 @@ def posts_edit(
     no_media: bool,
     at: str | None,
     tz: str | None,
-    tiktok_mode: str | None,
-    tiktok_privacy: str | None,
-    youtube_privacy: str | None,
-    youtube_title: str | None,
-    youtube_tags: tuple[str, ...],
-    synthetic: bool | None,
+    options: dict[str, Any] | None,
     out: Output,
 ) -> None:
     """Change a scheduled post not yet sent: text, media, time, options (targets cannot change).
@@ -566,9 +490,6 @@ def posts_edit(
     scheduled = resolve_at(out, at, tz)
     if scheduled:
         changes["scheduledAt"] = scheduled
-    options = build_options(
-        tiktok_mode, tiktok_privacy, youtube_privacy, youtube_title, youtube_tags, synthetic
-    )
     if options:
         changes["options"] = options
     if not changes and not media and not no_media:
@@ -641,7 +562,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
         post = wait_and_report(client, out, post, timeout)
 
     def human() -> None:
-        names = ", ".join(f"{t.platform} ({t.account_name})" for t in retried)
+        names = ", ".join(f"{t.platform} ({inert(t.account_name)})" for t in retried)
         if replayed:
             out.line(
                 f"Already retried: {post.id} (created by an earlier `posts retry {post_id}`, now {post.status}) "
@@ -657,7 +578,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
                 if t.fail_type == "permanent"
                 else t.status
             )
-            out.line(f"  not retried: {t.platform} ({t.account_name}) — {reason}")
+            out.line(f"  not retried: {t.platform} ({inert(t.account_name)}) — {reason}")
         show_post(out, post)
 
     out.emit(

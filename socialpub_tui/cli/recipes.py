@@ -21,6 +21,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.look import inert
 
 
 @click.group("recipes")
@@ -90,7 +91,7 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
     from recipes.load import load
 
     _check_set(path, set_name)
-    loaded = load(path, set_name=set_name, default_zone=zone)
+    loaded = load(path, networks=installed_networks(), set_name=set_name, default_zone=zone)
     single = not path.is_dir()
     files = [str(path) if single else f.file for f in loaded.files]
     errors = [
@@ -143,7 +144,7 @@ def schema_command(as_json: bool) -> None:
 
     from recipes.schema import json_schema
 
-    click.echo(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    click.echo(json.dumps(json_schema(installed_networks()), indent=2, ensure_ascii=False))
 
 
 def _plural(n: int, word: str) -> str:
@@ -169,13 +170,24 @@ def _check_set(path: str | Path, set_name: str | None) -> None:
         ) from None
 
 
+def installed_networks() -> Any:
+    """The networks of this installation (its registry: built-ins and installed plugins), for the commands that
+    read files only (validate, schema); plan, apply and watch check against the server's (the client's)."""
+    from backend.operator.networks import installed  # deferred: only these two commands read the registry
+    from socialpub_tui.client.networks import parse
+
+    return parse({"items": installed()})
+
+
 def _load(path: str, set_name: str | None) -> Any:
-    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them)."""
+    """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them), its
+    targets and options checked against the server's networks (the command's client)."""
     from recipes.load import load
 
     _check_set(path, set_name)
     zone = recipe_zone()
-    loaded = load(Path(path), set_name=set_name, default_zone=zone)
+    networks = get_client(worker=False).networks()
+    loaded = load(Path(path), networks=networks, set_name=set_name, default_zone=zone)
     if not loaded.files:
         raise click.BadParameter(
             f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)", param_hint="PATH"
@@ -190,6 +202,15 @@ def _store(client: Any) -> Any:
 
     profile = resolve_profile(profile_name())
     return MediaStore(client, MediaState.load(state_path(profile)), Hasher())
+
+
+def _strict_option(fn: Any) -> Any:
+    return click.option(
+        "--strict",
+        is_flag=True,
+        help="An occurrence whose time has passed with no post made for it (skipped, never created) is an "
+        "error (exit 1, code occurrence_in_past), not a notice: for cron jobs.",
+    )(fn)
 
 
 def _path_argument(fn: Any) -> Any:
@@ -258,7 +279,7 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
             how = f"generation {g.existing.id} ({g.existing.status}), already paid"
         else:
             how = f"a new generation, {g.cost} credits" if g.cost is not None else "a new generation"
-        out.line(f"  {item.label()}: {what} \u2014 {how}: {_short(spec.prompt)}")
+        out.line(f"  {inert(item.label())}: {what} \u2014 {how}: {inert(_short(spec.prompt))}")
     credits = plan.credits()
     if credits is not None:
         line = f"Credits: {credits['required']} for {credits['generations']} new generation(s)"
@@ -278,16 +299,16 @@ def _show_plan(out: Output, plan: Any, *, verb: dict[str, str] | None = None) ->
             + ")"
         )
     for notice in plan.notices:
-        out.note(f"Note: {notice}")
+        out.note(f"Note: {inert(notice)}")
     for problem in plan.errors:
-        out.note(f"Error: {problem}")
+        out.note(f"Error: {inert(problem)}")
     to = "" if verb["create"].startswith("would ") else "to "  # "2 would create" (a dry run), "2 to create"
     summary = (
         f"{len(plan.create)} {to}{verb['create']}, {len(plan.update)} {to}{verb['update']}, "
         f"{len(plan.cancel)} {to}{verb['cancel']}, {len(plan.unchanged)} unchanged"
     )
     out.line(
-        f"Plan for set {plan.set_name!r}: {summary}"
+        f"Plan for set {inert(repr(plan.set_name))}: {summary}"
         + (f"; {len(plan.errors)} error(s)" if plan.errors else "")
         + ("." if plan.pending else " — nothing to do.")
     )
@@ -322,10 +343,13 @@ def _targets(targets: Any) -> str:
     is_flag=True,
     help="Exit 2 when changes are pending (0: none, 1: error), as terraform plan does.",
 )
+@_strict_option
 @_set_option
 @time_options
 @api_command
-def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str | None, out: Output) -> None:
+def recipes_plan(
+    path: str, prune: bool, detailed_exitcode: bool, strict: bool, set_name: str | None, out: Output
+) -> None:
     """Show what `apply` would do: the diff between the files at PATH (a folder or one file) and the backend.
 
     \b
@@ -344,6 +368,8 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
     client = get_client(worker=False)
     plan = make_plan(client, loaded, _store(client), prune=prune, whole_set=Path(path).is_dir())
     plan.errors.extend(account_problems(client, plan))
+    if strict:
+        plan.strict()
     out.emit(plan.to_json(), lambda: _show_plan(out, plan))
     if plan.errors:
         raise SystemExit(1)
@@ -373,11 +399,18 @@ def recipes_plan(path: str, prune: bool, detailed_exitcode: bool, set_name: str 
     help="How long to wait for each `generate:` generation to complete (embedded: one "
     "still in production then stops with the command).",
 )
+@_strict_option
 @_set_option
 @time_options
 @api_command
 def recipes_apply(
-    path: str, prune: bool, dry_run: bool, generate_timeout: float, set_name: str | None, out: Output
+    path: str,
+    prune: bool,
+    dry_run: bool,
+    generate_timeout: float,
+    strict: bool,
+    set_name: str | None,
+    out: Output,
 ) -> None:
     """Make the backend match the files at PATH: upload media once, create, update, and with --prune cancel.
 
@@ -402,6 +435,8 @@ def recipes_apply(
     client = get_client(worker=generates)
     store = _store(client)
     plan = make_plan(client, loaded, store, prune=prune, whole_set=Path(path).is_dir())
+    if strict:
+        plan.strict()
     if dry_run:
         plan.errors.extend(account_problems(client, plan))
         out.emit(
@@ -443,7 +478,7 @@ def _generation_progress(out: Output) -> Any:
     def show(item: Any, g: Any) -> None:
         if seen.get(g.id) != g.status:
             seen[g.id] = g.status
-            click.echo(f"generation {g.id} for {item.label()}: {g.status}", err=True)
+            click.echo(f"generation {g.id} for {inert(item.label())}: {g.status}", err=True)
 
     return show
 
@@ -451,29 +486,32 @@ def _generation_progress(out: Output) -> Any:
 def _show_result(out: Output, result: Any) -> None:
     for f in result.files:
         if f.status in ("failed", "invalid"):
-            out.note(f"Error: {f.file}: {f.summary()}")
+            out.note(f"Error: {inert(f.file)}: {inert(f.summary())}")
             for p in f.problems:
-                out.note(f"  {p}")
+                out.note(f"  {inert(p)}")
             for a in f.actions:
                 if a.status not in ("done", "existing"):
                     out.note(
-                        f"  {a.kind} {a.item.label()}: {a.status.replace('_', ' ')}"
-                        + (f" — {a.error}" if a.error else "")
+                        f"  {a.kind} {inert(a.item.label())}: {a.status.replace('_', ' ')}"
+                        + (f" — {inert(a.error)}" if a.error else "")
                     )
         else:
             n = sum(a.status in ("done", "existing") for a in f.actions)
-            out.line(f"{f.file}: {n} change(s) applied")
+            out.line(f"{inert(f.file)}: {n} change(s) applied")
     for notice in result.plan.notices:
-        out.note(f"Note: {notice}")
+        out.note(f"Note: {inert(notice)}")
     for problem in result.plan.errors:
-        out.note(f"Error: {problem}")
+        out.note(f"Error: {inert(problem)}")
     c = result.counts()
+    unread = set(result.unread())  # files not valid: nothing applied; counted once, in filesFailed
+    elsewhere = [p for p in result.plan.errors if p.file not in unread]  # e.g. --strict's, in applied files
     out.line(
-        f"Applied set {result.plan.set_name!r}: {c['created']} created, {c['updated']} updated, "
+        f"Applied set {inert(repr(result.plan.set_name))}: {c['created']} created, {c['updated']} updated, "
         f"{c['cancelled']} cancelled, {c['unchanged']} unchanged; media {c['mediaUploaded']} uploaded, "
         f"{c['mediaReused']} reused"
         + (f"; {c['filesFailed']} file(s) failed" if c["filesFailed"] else "")
-        + (f"; {len(result.plan.errors)} file error(s)" if result.plan.errors else "")
+        + (f" ({len(unread)} not valid: nothing applied)" if unread else "")
+        + (f"; {len(elsewhere)} error(s) in applied files" if elsewhere else "")
         + "."
     )
 

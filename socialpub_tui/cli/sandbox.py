@@ -8,6 +8,7 @@ from backend.operator.sandbox_serve import sandbox_serve_cmd
 from socialpub_tui.cli._common import (
     Output,
     api_command,
+    clip,
     get_client,
     platform_choice,
     short_time,
@@ -58,7 +59,7 @@ def sandbox_published(platform: str | None, account_id: str | None, limit: int, 
                     i.kind,
                     i.status,
                     short_time(i.created_at),
-                    (i.title or i.text or "")[:40],
+                    clip(i.title or i.text or "", 40),
                     i.url or "",
                 )
                 for i in items

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from socialpub_tui.cli._common import Output, api_command, get_client
+from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
     from backend.schemas.tiktok import TikTokStatusOut
@@ -57,7 +58,7 @@ def media_urls(client: Client, out: Output, items: list[str], ingest: bool) -> l
 
 def colour(out: Output, status: str) -> str:
     c = STATUS_COLOURS.get(status)
-    return out.style(status, fg=c) if c else status
+    return out.style(inert(status), fg=c) if c else inert(status)
 
 
 def describe(status: str) -> str:
@@ -91,7 +92,7 @@ class Progress:
         done = f" {st.downloaded_bytes:,} bytes" if st.downloaded_bytes else ""
         text = f"{self.publish_id}: {colour(self.out, st.status)}{done}"
         if st.status == "FAILED":
-            text += f" ({st.fail_reason}: {st.fail_message or ''})"
+            text += f" ({inert(st.fail_reason)}: {inert(st.fail_message or '')})"
         if self.live:
             sys.stdout.write("\r\x1b[K" + text)
             if st.status in TERMINAL:
@@ -126,11 +127,12 @@ def finish(out: Output, result: dict[str, Any], st: TikTokStatusOut | None) -> N
         if st is not None:
             out.line(
                 f"final: {colour(out, st.status)} — {describe(st.status)}"
-                + (f" ({st.fail_reason}: {st.fail_message})" if st.status == "FAILED" else "")
+                + (f" ({inert(st.fail_reason)}: {inert(st.fail_message)})" if st.status == "FAILED" else "")
             )
         else:
             out.line(
-                f"follow it: socialpub tiktok status {result['publishId']} --channel {result.get('channelId')} "
+                f"follow it: socialpub tiktok status {inert(result['publishId'])} --channel "
+                f"{inert(result.get('channelId'))} "
                 "--wait"
             )
 

@@ -31,6 +31,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.look import inert, json_text
 
 if TYPE_CHECKING:
     from backend.schemas.webhooks import DeliveryOut, WebhookOut, WebhookWithSecret
@@ -119,10 +120,10 @@ def _state(out: Output, w: WebhookOut) -> str:
 
 
 def _show_secret(out: Output, w: WebhookWithSecret, stored: str | None, verb: str) -> None:
-    out.line(f"{verb} webhook {w.id} → {w.url}")
-    out.line(f"  events   {', '.join(w.events) if w.events else 'every type'}")
+    out.line(f"{verb} webhook {w.id} → {inert(w.url)}")
+    out.line(f"  events   {inert(', '.join(w.events)) if w.events else 'every type'}")
     if w.description:
-        out.line(f"  about    {w.description}")
+        out.line(f"  about    {inert(w.description)}")
     out.line(f"  secret   {w.secret}")
     out.line("           shown once: store it now (your receiver verifies signatures with it)")
     if stored:
@@ -327,10 +328,14 @@ def _first_attempt(client: Any, endpoint_id: str, delivery_id: str, timeout: flo
 
 
 def _show_attempt(out: Output, d: DeliveryOut) -> None:
-    outcome = f"HTTP {d.last_status_code}" if d.last_status_code else (d.last_error or "no answer")
+    if d.refused_by:
+        out.line(f"{d.event_type} {d.event_id} → {d.endpoint_id}: {out.status(d.status)}")
+        out.note(refused_note([d], d.endpoint_id))
+        return
+    outcome = f"HTTP {d.last_status_code}" if d.last_status_code else inert(d.last_error or "no answer")
     line = f"{d.event_type} {d.event_id} → {d.endpoint_id}: {out.status(d.status)} ({outcome}"
     if d.last_error and d.last_status_code:
-        line += f", {d.last_error}"
+        line += f", {inert(d.last_error)}"
     line += ")"
     if d.status == "pending" and d.next_attempt_at:
         line += f"; next attempt {short_time(d.next_attempt_at)}"
@@ -361,9 +366,9 @@ def webhooks_deliveries(endpoint_id: str, status: str | None, limit: int, out: O
     """
     client = get_client(worker=False)
     items = list(client.iter_deliveries(endpoint_id, max_items=limit, status=status, limit=min(limit, 100)))
-    out.emit(
-        items,
-        lambda: out.table(
+
+    def human() -> None:
+        out.table(
             [
                 (
                     short_time(d.created_at),
@@ -372,13 +377,33 @@ def webhooks_deliveries(endpoint_id: str, status: str | None, limit: int, out: O
                     out.status(d.status),
                     d.attempts,
                     d.last_status_code,
-                    d.last_error,
+                    f"refused by the {d.refused_by} setting" if d.refused_by else d.last_error,
                 )
                 for d in items
             ],
             ["TIME", "EVENT TYPE", "EVENT ID", "STATUS", "ATTEMPTS", "LAST CODE", "LAST ERROR"],
             empty="(no delivery)",
-        ),
+        )
+        refused = [d for d in items if d.refused_by]
+        if refused:
+            out.note(refused_note(refused, endpoint_id))
+
+    out.emit(items, human)
+
+
+def refused_note(refused: list[Any], endpoint_id: str) -> str:
+    """What to do about deliveries a setting refused: the setting, the command that changes it where it lives (this
+    data dir, or the server's), then how to send them again."""
+    setting = refused[0].refused_by
+    embedded = _profile().kind == "embedded"
+    where = "this data dir" if embedded else "the server's data dir (its operator)"
+    n = len(refused)
+    prefix = f"socialpub {f'--profile {profile_name()} ' if profile_name() else ''}"
+    return (
+        f"Note: {n} deliver{'y was' if n == 1 else 'ies were'} refused by the {setting} setting of {where} "
+        "(loopback and private addresses refused), not by the endpoint.\n"
+        f"  Allow them: {prefix}admin {setting} on — then send {'it' if n == 1 else 'them'} again: "
+        f"{prefix}events redeliver {refused[0].event_id} --endpoint {endpoint_id}"
     )
 
 
@@ -603,27 +628,30 @@ class Receiver:
             if record["verified"] and record["id"]:
                 self.seen.add(record["id"])
             if self.as_json:
-                self.write(json.dumps(record, ensure_ascii=False))
+                self.write(json_text(record))
                 return
             received = datetime.fromisoformat(record["receivedAt"].replace("Z", "+00:00"))
             local = self.zone.local(received) if self.zone is not None else received.astimezone()
             verdict = (
                 self._style("verified", "green")
                 if record["verified"]
-                else self._style("NOT verified", "red") + f" ({record.get('reason')})"
+                else self._style("NOT verified", "red") + f" ({inert(record.get('reason'))})"
             )
+            # what arrived is anyone's who reaches the port: shown inert
             cols = [
                 f"{local:%H:%M:%S}",
-                record["type"] or "?",
-                record["id"] or "-",
-                summary(record["type"] or "", record["body"]),
+                inert(record["type"] or "?"),
+                inert(record["id"] or "-"),
+                inert(summary(record["type"] or "", record["body"])),
                 verdict,
             ]
             if again:
                 cols.append("(seen before: a retry or redelivery)")
             fwd = record.get("forward")
             if fwd:
-                cols.append(f"→ {fwd['url']} {fwd['status'] if fwd['status'] is not None else fwd['error']}")
+                cols.append(
+                    f"→ {inert(fwd['url'])} {fwd['status'] if fwd['status'] is not None else inert(fwd['error'])}"
+                )
             self.write("  ".join(c for c in cols if c))
 
     def _style(self, text: str, colour: str) -> str:
@@ -637,6 +665,95 @@ class Receiver:
 class _Server(ThreadingHTTPServer):
     daemon_threads = False  # server_close() joins the request threads: none is left behind
     block_on_close = True
+
+
+def _registration(out: Output, url: str, register: bool) -> list[str]:
+    """What to say about registering `url` with the profile's backend — a command that works there — or, with
+    `register`, register it (reusing an endpoint with this URL; its secret kept for verification). The backend is
+    asked first (POST /v1/webhooks?dryRun=true): a receiver the data dir's address rule refuses is said so, with the
+    setting to change. A failed --register is a ClickException (exit 1) before anything is served."""
+    from socialpub_tui.client import connect
+    from socialpub_tui.client.errors import ApiError
+
+    profile = _profile()
+    prefix = f"socialpub {f'--profile {profile_name()} ' if profile_name() else ''}"
+    add_cmd = f"{prefix}webhooks add {url}"
+    lines: list[str] = []
+    if profile.kind != "embedded" and not _on_this_machine(profile.url or ""):
+        lines.append(
+            f"Warning: the server at {profile.url} delivers from its own machine: it reaches {url} only if it runs "
+            "on this one (else listen on an address it can reach, --host, or through a tunnel)."
+        )
+    try:
+        with connect(profile, worker=False) as client:
+            try:
+                client.check_webhook_url(url)
+            except ApiError as err:
+                if err.code != "invalid_webhook_url":
+                    raise
+                setting = next((d.get("setting") for d in err.details if d.get("setting")), None)
+                if setting is None:
+                    raise
+                fix = (
+                    f"{prefix}admin private-urls on"
+                    if profile.kind == "embedded"
+                    else "its operator runs `socialpub admin private-urls on` on the server's data dir"
+                )
+                if register:
+                    raise click.ClickException(
+                        f"the backend refuses to deliver to {url}: {err.message}. First: {fix}; then run "
+                        "`webhooks listen --register` again."
+                    ) from None
+                where = "this data dir" if profile.kind == "embedded" else "the server's data dir"
+                return [
+                    *lines,
+                    f"This backend does not deliver to {url} yet: {where} refuses loopback and private "
+                    f"addresses (its {setting} setting).",
+                    f"To receive here, first:  {fix}",
+                    f"then register it once:   {add_cmd}   (or restart listen with --register)",
+                ]
+            if not register:
+                return [*lines, f"Register it once:  {add_cmd}   (or start listen with --register)"]
+            return [*lines, _register(out, client, url)]
+    except (
+        ApiError
+    ) as err:  # no backend here (not initialised, unreachable, no key): say what would register it
+        if register:
+            raise click.ClickException(f"cannot register {url}: {err}") from None
+        return [*lines, f"Register it once:  {add_cmd}   (the backend could not be asked: {err})"]
+
+
+def _on_this_machine(server_url: str) -> bool:
+    try:
+        host = (urlsplit(server_url).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in ("localhost", "127.0.0.1", "::1") or host.endswith(".localhost") or host.startswith("127.")
+
+
+def _register(out: Output, client: Any, url: str) -> str:
+    """--register: the workspace's endpoint with this URL (its secret rotated in when this machine does not hold
+    it), else a new one; the secret kept for `listen`. One line saying which."""
+    from socialpub_tui.client.config import load_webhook_secrets
+
+    known = {
+        endpoint_id
+        for endpoints in load_webhook_secrets().values()
+        for endpoint_id, entry in endpoints.items()
+        if entry.get("url") == url and entry.get("secret")
+    }
+    existing = next((w for w in client.list_webhooks().items if str(w.url) == url), None)
+    if existing is None:
+        created = client.create_webhook(url, description="socialpub webhooks listen")
+        _keep_secret(out, created)
+        return f"Registered {created.id} → {url} (every event type; `socialpub webhooks remove {created.id}` ends it)"
+    if existing.id not in known:
+        _keep_secret(out, client.rotate_webhook(existing.id))  # the old secret signs beside it for 24 h
+    if not existing.enabled:
+        client.update_webhook(existing.id, {"enabled": True})
+    return f"Registered: {existing.id} → {url} already was; reused" + (
+        " (its secret rotated in for this machine)" if existing.id not in known else ""
+    )
 
 
 def make_server(receiver: Receiver, host: str, port: int) -> ThreadingHTTPServer:
@@ -714,9 +831,15 @@ def make_server(receiver: Receiver, host: str, port: int) -> ThreadingHTTPServer
     metavar="whsec_…",
     help="A secret to verify with (repeat); added to the stored secrets of endpoints on this port.",
 )
+@click.option(
+    "--register",
+    is_flag=True,
+    help="Register this receiver's URL as an endpoint of the workspace (an endpoint with this URL is reused) and "
+    "keep its secret, so deliveries verify at once; it stays registered after Ctrl+C.",
+)
 @api_command
 def webhooks_listen(
-    port: int, host: str, forward_to: str | None, secrets: tuple[str, ...], out: Output
+    port: int, host: str, forward_to: str | None, secrets: tuple[str, ...], register: bool, out: Output
 ) -> None:
     """Receive deliveries on 127.0.0.1, verify them and print each one, until Ctrl+C.
 
@@ -726,11 +849,16 @@ def webhooks_listen(
     webhook-id, a summary, verified or NOT verified; with --json one JSON object per line:
     {"id", "type", "verified", "receivedAt", "body"} (+ "reason" when not verified, "forward" with --forward-to).
 
-    Deliveries are made by a worker: `socialpub serve` or `socialpub worker` (a server must run with
-    SOCIALPUB_ALLOW_PRIVATE_URLS=1 to deliver to 127.0.0.1), or, embedded, the CLI command that caused them.
+    At start it asks the backend whether it would deliver to this URL (POST /v1/webhooks?dryRun=true) and prints
+    the command that registers it there — after `socialpub admin private-urls on` when the data dir refuses
+    loopback receivers (off by default) — or, with --register, registers it itself.
+
+    Deliveries are made by a worker: `socialpub serve` or `socialpub worker`, the TUI's, or, embedded, the CLI
+    command that caused them.
 
     \b
     Examples:
+      socialpub webhooks listen --register
       socialpub webhooks listen --port 8765 --forward-to http://127.0.0.1:3000/hooks
       socialpub webhooks add http://127.0.0.1:8765/        # in another terminal, once
       socialpub webhooks listen --json | jq -c 'select(.type=="publish.failed") | .body.data'
@@ -766,12 +894,17 @@ def webhooks_listen(
         ) from None
     shown_host = LISTEN_HOST if host in ("0.0.0.0", "", "::") else (f"[{host}]" if ":" in host else host)
     url = f"http://{shown_host}:{receiver.port}/"
-    profile = profile_name()
-    add_cmd = f"socialpub {f'--profile {profile} ' if profile else ''}webhooks add {url}"
-    stored = len(stored_secrets(receiver.port))
     say = out.note if out.json else out.line
+    try:
+        registration = _registration(out, url, register)
+    except BaseException:
+        server.server_close()
+        receiver.close()
+        raise
+    stored = len(stored_secrets(receiver.port))
     say(f"Ready: listening on {url} (Ctrl+C to stop)")
-    say(f"Register it once:  {add_cmd}")
+    for line in registration:
+        say(line)
     say(
         f"Verifying with {stored} stored secret{'s' if stored != 1 else ''} for port {receiver.port}"
         + (f" and {len(secrets)} from --secret" if secrets else "")

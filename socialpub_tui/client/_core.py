@@ -14,6 +14,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from socialpub_tui.client.errors import ApiError, ConfigError, from_response
+from socialpub_tui.client.networks import Networks
 
 log = logging.getLogger("socialpub.client")
 
@@ -106,6 +107,7 @@ class ClientBase:
         self.poll_interval = poll_interval
         self.embedded = embedded
         self._token_refresh = token_refresh
+        self._networks: Networks | None = None  # GET /v1/networks, read once (`networks()`)
 
     def __repr__(self) -> str:  # never the key or the token
         return f"<{type(self).__name__} embedded={self.embedded}>"

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -63,7 +64,8 @@ from socialpub_tui.client._core import (
     next_poll_in,
     snapshot,
 )
-from socialpub_tui.client.errors import NetworkError, WaitTimeout
+from socialpub_tui.client.errors import ApiError, NetworkError, WaitTimeout
+from socialpub_tui.client.networks import Networks
 
 T = TypeVar("T")
 
@@ -154,6 +156,18 @@ class AsyncClient(ClientBase):
     # ---- endpoints ----------------------------------------------------------------------------------------
     async def health(self) -> dict[str, Any]:
         return await self.run(calls.health())
+
+    async def networks(self) -> Networks:
+        """The server's networks (GET /v1/networks), read once by this client. A server without the extension
+        (404/405): an empty list, every name then shown and checked as an unknown network."""
+        if self._networks is None:
+            try:
+                self._networks = Networks((await self.run(calls.networks())).items)
+            except ApiError as err:
+                if err.status not in (404, 405):
+                    raise
+                self._networks = Networks()
+        return self._networks
 
     async def login(self, email: str, password: str) -> SessionOut:
         out = await self.run(calls.login(email, password))
@@ -391,6 +405,11 @@ class AsyncClient(ClientBase):
     ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return await self.run(calls.create_webhook(url, events=events, description=description))
+
+    async def check_webhook_url(self, url: str, *, events: list[str] | None = None) -> WebhookDryRun:
+        """Would `url` be registered? Every check of create_webhook, nothing created (ApiError
+        `invalid_webhook_url` when refused)."""
+        return await self.run(calls.check_webhook_url(url, events=events))
 
     async def list_webhooks(self) -> WebhookList:
         return await self.run(calls.list_webhooks())

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyList
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
+    from backend.schemas.networks import NetworkList
     from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -65,6 +67,13 @@ def _id(value: str) -> str:
 
 def health() -> Call[dict[str, Any]]:
     return Call("GET", "/v1/health", dict, auth="none")
+
+
+def networks() -> Call[NetworkList]:
+    """GET /v1/networks (extension): the server's networks. Clients cache it (`Client.networks()`)."""
+    from backend.schemas.networks import NetworkList
+
+    return Call("GET", "/v1/networks", NetworkList, auth="none", optional_extension="GET /v1/networks")
 
 
 def login(email: str, password: str) -> Call[SessionOut]:
@@ -621,6 +630,22 @@ def create_webhook(
 
     body = WebhookCreate.model_validate(clean({"url": url, "events": events, "description": description}))
     return Call("POST", "/v1/webhooks", WebhookWithSecret, json=dump(body), optional_extension=_WEBHOOKS)
+
+
+def check_webhook_url(url: str, *, events: list[str] | None = None) -> Call[WebhookDryRun]:
+    """POST /v1/webhooks?dryRun=true: every check of a registration, nothing created (400 `invalid_webhook_url`
+    when the address rule refuses the URL, its message naming the setting)."""
+    from backend.schemas.webhooks import WebhookCreate, WebhookDryRun
+
+    body = WebhookCreate.model_validate(clean({"url": url, "events": events}))
+    return Call(
+        "POST",
+        "/v1/webhooks",
+        WebhookDryRun,
+        json=dump(body),
+        params={"dryRun": "true"},
+        optional_extension=_WEBHOOKS,
+    )
 
 
 def list_webhooks() -> Call[WebhookList]:

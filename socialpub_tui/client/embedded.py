@@ -92,7 +92,8 @@ def client_kwargs(
 
     With `worker`, the Client's worker starts with the backend (a CLI command may enqueue work at once); the
     AsyncClient's (the TUI's) when the app calls `AsyncClient.ready()` once its first screen is drawn: the worker's
-    start (importing the job handlers, its first claims) is no part of the launch. The same worker either way."""
+    start (importing the job handlers, its first claims) is no part of the launch. The same worker either way; a
+    Client made without it starts it at `Client.ready()`."""
     emb = start(data_dir, settings=settings, worker=worker and not asynchronous)
     transport: httpx.BaseTransport | httpx.AsyncBaseTransport
     extra: dict[str, Any] = {}
@@ -104,6 +105,7 @@ def client_kwargs(
     else:
         sync_transport = SyncASGITransport(emb.app)
         transport = sync_transport
+        extra["on_ready"] = emb.start_worker  # a client made without the worker starts it when asked
 
         def on_close() -> None:
             emb.stop()

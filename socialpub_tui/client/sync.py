@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         EventOut,
         RedeliverOut,
         WebhookDeleted,
+        WebhookDryRun,
         WebhookList,
         WebhookOut,
         WebhookPatch,
@@ -62,7 +63,8 @@ from socialpub_tui.client._core import (
     next_poll_in,
     snapshot,
 )
-from socialpub_tui.client.errors import NetworkError, WaitTimeout
+from socialpub_tui.client.errors import ApiError, NetworkError, WaitTimeout
+from socialpub_tui.client.networks import Networks
 
 T = TypeVar("T")
 
@@ -87,6 +89,7 @@ class Client(ClientBase):
         embedded: bool = False,
         token_refresh: Callable[[], str] | None = None,
         on_close: Callable[[], None] | None = None,
+        on_ready: Callable[[], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         super().__init__(
@@ -101,9 +104,16 @@ class Client(ClientBase):
             base_url=base_url, transport=transport, timeout=timeout, follow_redirects=False
         )
         self._on_close = on_close
+        self._on_ready = on_ready
         self._sleep = sleep
 
     # ---- plumbing --------------------------------------------------------------------------------------
+    def ready(self) -> None:
+        """Start what the client left out when it was made (an embedded backend's worker made without one); once."""
+        if self._on_ready is not None:
+            on_ready, self._on_ready = self._on_ready, None
+            on_ready()
+
     def close(self) -> None:
         self._http.close()
         if self._on_close is not None:
@@ -147,6 +157,18 @@ class Client(ClientBase):
     # ---- endpoints ----------------------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
         return self.run(calls.health())
+
+    def networks(self) -> Networks:
+        """The server's networks (GET /v1/networks), read once by this client. A server without the extension
+        (404/405): an empty list, every name then shown and checked as an unknown network."""
+        if self._networks is None:
+            try:
+                self._networks = Networks(self.run(calls.networks()).items)
+            except ApiError as err:
+                if err.status not in (404, 405):
+                    raise
+                self._networks = Networks()
+        return self._networks
 
     def login(self, email: str, password: str) -> SessionOut:
         """POST /v1/auth/login; the session is also used by this client from then on."""
@@ -372,6 +394,11 @@ class Client(ClientBase):
     ) -> WebhookWithSecret:
         """Register an endpoint; the answer holds its `whsec_` secret, shown this once."""
         return self.run(calls.create_webhook(url, events=events, description=description))
+
+    def check_webhook_url(self, url: str, *, events: list[str] | None = None) -> WebhookDryRun:
+        """Would `url` be registered? Every check of create_webhook, nothing created (ApiError
+        `invalid_webhook_url` when refused)."""
+        return self.run(calls.check_webhook_url(url, events=events))
 
     def list_webhooks(self) -> WebhookList:
         return self.run(calls.list_webhooks())

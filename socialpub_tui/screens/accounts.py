@@ -24,10 +24,11 @@ from textual.widgets import DataTable, Header, Static
 
 from backend.schemas.accounts import AccountList, AccountOut
 from backend.schemas.sandbox import SandboxPublication
-from socialpub_tui.look import NETWORK_BADGES, status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import RowTable
 
 EXPIRY_WARNING = timedelta(days=7)
 PUBLISHED_SHOWN = 20
@@ -45,6 +46,8 @@ class PublishedLoaded(Message):
 
 
 def clip(text: str, width: int) -> str:
+    """A name in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -58,7 +61,7 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
     if "token_warning" in account.model_fields_set:
         if not account.token_warning:
             return ("none" if at is None else "ok"), None
-        line = f"{account.name} ({account.platform}): {account.token_warning}"
+        line = f"{inert(account.name)} ({account.platform}): {inert(account.token_warning)}"
         if account.status == "needs_reauth":
             return "reauth", line
         return ("expired" if at is not None and at <= now else "soon"), line
@@ -66,12 +69,12 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
         return "none", None
     if at <= now:
         return "expired", (
-            f"{account.name} ({account.platform}): its token expired {relative(at, now)}: "
+            f"{inert(account.name)} ({account.platform}): its token expired {relative(at, now)}: "
             "reconnect it, its posts will fail until then"
         )
     if at - now <= EXPIRY_WARNING:
         return "soon", (
-            f"{account.name} ({account.platform}): its token expires {relative(at, now)}: "
+            f"{inert(account.name)} ({account.platform}): its token expires {relative(at, now)}: "
             "reconnect it before then"
         )
     return "ok", None
@@ -92,7 +95,7 @@ class AccountsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="acc-title")
-        yield DataTable(id="acc-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="acc-table", zebra_stripes=True, cell_padding=0)
         yield Static(id="acc-warnings")
         yield Static(id="acc-published-title")
         yield Static(id="acc-published")
@@ -166,6 +169,11 @@ class AccountsScreen(Screen[None]):
         keep = self.selected_id
         table.clear()
         warnings: list[str] = []
+        # the names and usernames as wide as they are, while the terminal has room: the other columns take at
+        # most 36 (kind, status, token, default), the margins and a scrollbar 4, a network's badge 3
+        room = max(30, self.app.size.width - 36 - 4 - 3)
+        name_w = min(max((len(a.name) for a in self.accounts), default=0) + 1, max(19, room * 3 // 5))
+        user_w = min(max((len(a.username) for a in self.accounts), default=0) + 1, max(13, room - name_w))
         for acc in self.accounts:
             state, warning = expiry(acc, now)
             if warning:
@@ -182,11 +190,11 @@ class AccountsScreen(Screen[None]):
                 expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
             else:
                 expires = Text(f"{zone.local(at):%Y-%m-%d} ")
-            badge = NETWORK_BADGES.get(acc.platform, acc.platform[:2].upper())
+            badge = self.app.networks.badge(acc.platform)  # type: ignore[attr-defined]
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
-                Text(f"{badge} {clip(acc.name, 18)} ", style=row_style),
-                Text(f"{clip(acc.username, 12)} ", style=row_style or "dim"),
+                Text(f"{badge} {clip(acc.name, name_w - 1)} ", style=row_style),
+                Text(f"{clip(acc.username, user_w - 1)} ", style=row_style or "dim"),
                 Text(f"{kind} ", style=row_style),
                 Text(f"{acc.status} ", style=status_colour(acc.status)),
                 expires,
@@ -264,7 +272,7 @@ class AccountsScreen(Screen[None]):
                 f"Received by the emulated {acc.platform}" if acc.kind == "sandbox" else acc.platform,
                 style="bold",
             )
-            head.append(f" · {acc.name}" + (f" @{acc.username}" if acc.username else ""))
+            head.append(f" · {inert(acc.name)}" + (f" @{inert(acc.username)}" if acc.username else ""))
             if acc.kind == "sandbox" and acc.behaviour not in (None, "ok"):
                 head.append(f" · behaviour {acc.behaviour} (*)", style="yellow")
             if items:
@@ -279,14 +287,14 @@ class AccountsScreen(Screen[None]):
                 body.append("\n")
             body.append(zone.format(item.created_at), style="blue")
             body.append(
-                f"  {item.status:<9}",
+                f"  {inert(item.status):<9}",
                 style=status_colour("succeeded" if item.status == "published" else "inbox_delivered"),
             )
-            body.append(f" {(item.kind or ''):<8} ", style="dim")
-            what = item.title or item.text or ""
-            body.append(" ".join(what.split()) or "(no text)")
+            body.append(f" {inert(item.kind or ''):<8} ", style="dim")
+            what = item.title or item.text or ""  # what the emulated network received: shown inert
+            body.append(inert(" ".join(what.split())) or "(no text)")
             if item.media:
                 body.append(f"  [{len(item.media)} media]", style="dim")
             if item.url:
-                body.append(f"\n  ↳ {item.url}", style="dim")
+                body.append(f"\n  ↳ {inert(item.url)}", style="dim")
         self.query_one("#acc-published", Static).update(body)

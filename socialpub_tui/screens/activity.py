@@ -32,13 +32,20 @@ from backend.schemas.activity import ActivityFailure, ActivityOut
 from backend.schemas.credits import CreditHistory
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from backend.schemas.workspace import WorkspaceOut
+from socialpub_tui.bindings import explained
 from socialpub_tui.client.errors import ApiError
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
-from socialpub_tui.widgets.tables import fill
-from socialpub_tui.widgets.webhooks_panel import DELIVERIES, WebhooksPanel, WebhooksView, latest_failed
+from socialpub_tui.widgets.tables import RowTable, fill
+from socialpub_tui.widgets.webhooks_panel import (
+    ADD_HINT,
+    DELIVERIES,
+    WebhooksPanel,
+    WebhooksView,
+    latest_failed,
+)
 
 PERIODS = (7, 30, 90)
 FAILURE_COLUMNS = ("failed at", "network", "account", "type", "reason")
@@ -101,13 +108,13 @@ def missing_extension(exc: BaseException) -> bool:
 class ActivityScreen(Screen[None]):
     CSS_PATH = "activity.tcss"
     BINDINGS = [
-        Binding("d", "cycle_days", "7/30/90 days", id="activity.days"),
+        Binding("d", "cycle_days", "Days", id="activity.days"),
         Binding("r", "reload", "Refresh", id="activity.refresh"),
-        Binding("o", "open", "Open failed post", id="activity.open"),
-        Binding("k", "toggle_credits", "Credits history", id="activity.credits"),
+        *explained("o", "open", "Open post", "activity.open"),
+        Binding("k", "toggle_credits", "Credits", id="activity.credits"),
         Binding("w", "toggle_webhooks", "Webhooks", id="activity.webhooks"),
-        Binding("s", "redeliver", "Redeliver event", id="activity.redeliver"),
-        Binding("e", "enable_webhook", "Re-enable endpoint", id="activity.enable-webhook"),
+        *explained("s", "redeliver", "Redeliver", "activity.redeliver"),
+        *explained("e", "enable_webhook", "Re-enable", "activity.enable-webhook"),
     ]
 
     def __init__(self) -> None:
@@ -138,9 +145,9 @@ class ActivityScreen(Screen[None]):
             yield PlotextPlot(id="act-posts")
             yield PlotextPlot(id="act-rate")
         yield Static(id="act-failures-title")
-        yield DataTable(id="act-failures", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-failures", zebra_stripes=True, cell_padding=0)
         yield Static(id="act-credits-title")
-        yield DataTable(id="act-credits", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-credits", zebra_stripes=True, cell_padding=0)
         yield WebhooksPanel(id="act-webhooks")
         yield Footer()
 
@@ -215,8 +222,13 @@ class ActivityScreen(Screen[None]):
             return
         self.credits = history = message.history
         title.append(
-            f" · balance {history.balance} · {len(history.items)} latest movements, newest first · "
-            "k shows the failures",
+            f" · balance {history.balance} · "
+            + (
+                "the latest movement"
+                if len(history.items) == 1
+                else f"{len(history.items)} latest movements, newest first"
+            )
+            + " · k shows the failures",
             style="dim",
         )
         self.query_one("#act-credits-title", Static).update(title)
@@ -231,8 +243,8 @@ class ActivityScreen(Screen[None]):
                 f"{zone.local(at):%d %b %H:%M} " if at else "- ",
                 Text(f"{e.amount:+d} ", style=colour),
                 f"{e.balance_after} ",
-                REASON_LABELS.get(e.reason, e.reason) + " ",
-                clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2)),
+                Text(inert(REASON_LABELS.get(e.reason, e.reason)) + " "),
+                Text(clip(" ".join(what.split()), max(20, self.app.size.width - 13 - 8 - 14 - 17 - 2))),
                 key=e.id,
             )
 
@@ -274,9 +286,9 @@ class ActivityScreen(Screen[None]):
         if ws is not None:
             plan = ws.plan
             text.append("Plan ", style="dim")
-            text.append(plan.name, style="bold")
+            text.append(inert(plan.name), style="bold")
             if plan.subscribed != plan.name:
-                text.append(f" (subscribed {plan.subscribed})", style="yellow")
+                text.append(f" (subscribed {inert(plan.subscribed)})", style="yellow")
             if plan.status:
                 text.append(f" {plan.status}", style=status_colour(plan.status))
             if plan.period_end:
@@ -382,8 +394,12 @@ class ActivityScreen(Screen[None]):
         keep = table.cursor_row
         self.failures = list(act.failures)
         zone = self.app.zone  # type: ignore[attr-defined]
-        # the terminal's width (known from the start, unlike this screen's before its first layout)
-        room = max(20, self.app.size.width - 13 - 10 - 19 - 11 - 2)
+        # the terminal's width (known from the start, unlike this screen's before its first layout): the time 13,
+        # the network 10, the fail type 11, the margins and a scrollbar 4; the account's name as wide as the
+        # longest (up to a third of what is left), the reason the rest
+        left = max(40, self.app.size.width - 13 - 10 - 11 - 4)
+        name_w = min(max((len(f.account_name) for f in act.failures), default=0), max(18, left // 3))
+        room = max(20, left - name_w - 1)
         rows: list[tuple[str, list[str | Text]]] = []
         for i, f in enumerate(act.failures):
             at = parse_instant(f.completed_at) if f.completed_at else None
@@ -395,7 +411,7 @@ class ActivityScreen(Screen[None]):
                     [
                         f"{zone.local(at):%d %b %H:%M} " if at else "- ",
                         f"{f.platform} ",
-                        clip(f.account_name, 18) + " ",
+                        clip(f.account_name, name_w) + " ",
                         Text(f"{kind} ", style="yellow" if kind == "retriable" else "red"),
                         clip(reason, room),
                     ],
@@ -414,19 +430,55 @@ class ActivityScreen(Screen[None]):
             if self.webhooks_in_view() and self.webhooks.deliveries is None:
                 self._load_webhooks()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def unavailable(self, action: str) -> str | None:
+        """Why `action` (o, s, e) has nothing to act on now — said when its key is pressed — or None."""
+        panel = self.query_one(WebhooksPanel)
         if action == "open":
-            return self.query_one("#act-failures").display
+            if not self.query_one("#act-failures").display:
+                return "The failures are not shown: k shows them again."
+            if not self.failures:
+                return f"No failed post in the last {self.days} days: nothing to open."
+            return None
         if action == "redeliver":
             if not self.webhooks_in_view():
-                return False
-            return True if self.query_one(WebhooksPanel).selected_delivery() is not None else None
+                return "The webhooks are not shown: w shows them, then s redelivers the selected failed delivery."
+            if panel.selected_delivery() is None:
+                return "No failed delivery to redeliver." + (
+                    "" if panel.deliveries else self._webhooks_hint()
+                )
+            return None
         if action == "enable_webhook":
             if not self.webhooks_in_view():
-                return False
-            endpoint = self.query_one(WebhooksPanel).selected_endpoint()
-            return True if endpoint is not None and not endpoint.enabled else None
+                return "The webhooks are not shown: w shows them, then e re-enables the selected disabled endpoint."
+            endpoint = panel.selected_endpoint()
+            if endpoint is None or endpoint.enabled:
+                return "No disabled endpoint: e re-enables one a 410 Gone or a user disabled." + (
+                    "" if panel.view.endpoints else self._webhooks_hint()
+                )
+            return None
+        return None
+
+    def _webhooks_hint(self) -> str:
+        if self.webhooks.state == "loaded" and not self.webhooks.endpoints:
+            return f" There is no webhook endpoint yet: {ADD_HINT}."
+        return ""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "explain":
+            # the hidden twin of a key (socialpub_tui.bindings.explained): runs only when the action may not
+            return False if self.unavailable(str(parameters[0])) is None else True
+        if action == "open" and not self.query_one("#act-failures").display:
+            return False  # not in the footer (its key still says why)
+        if action in ("redeliver", "enable_webhook") and not self.webhooks_in_view():
+            return False
+        if action in ("open", "redeliver", "enable_webhook"):
+            return None if self.unavailable(action) else True
         return True
+
+    def action_explain(self, action: str) -> None:
+        reason = self.unavailable(action)
+        if reason:
+            self.notify(reason, title="Nothing to do", severity="warning", timeout=6)
 
     def action_open(self) -> None:
         table = self.query_one("#act-failures", DataTable)
@@ -454,6 +506,13 @@ class ActivityScreen(Screen[None]):
         self._show_panel()
         if self.webhooks_in_view():
             self._load_webhooks()
+        if self.tall:  # both are shown already: w moves between them, and says where it went
+            where = "the webhooks" if self.panel == "webhooks" else "the failed posts"
+            self.notify(
+                f"On {where} (both are shown in a terminal this tall): w goes back.",
+                title="Webhooks" if self.panel == "webhooks" else "Failures",
+                timeout=4,
+            )
 
     @work(exclusive=True, group="activity-webhooks")
     async def _load_webhooks(self) -> None:
@@ -541,4 +600,6 @@ class ActivityScreen(Screen[None]):
 
 
 def clip(text: str, width: int) -> str:
+    """`text` (a name, a failure reason, a note) in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: width - 1] + "…"

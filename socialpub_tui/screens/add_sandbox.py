@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -13,7 +14,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from backend.schemas.accounts import SandboxBehaviour
-from backend.schemas.common import NETWORKS
 
 BEHAVIOURS: tuple[str, ...] = get_args(SandboxBehaviour)
 
@@ -30,7 +30,16 @@ class AddSandboxScreen(ModalScreen[tuple[str, str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="add-sandbox-box"):
             yield Label("Connect a sandbox account", id="add-sandbox-title")
-            yield Select([(n, n) for n in NETWORKS], prompt="network", id="add-sandbox-network")
+            networks = self.app.networks  # type: ignore[attr-defined]  # the server's (plugins too)
+            yield Select(
+                [
+                    (Text.assemble((n.badge, f"bold {n.colour}"), f" {n.name}"), n.name)
+                    for n in networks
+                    if n.sandbox
+                ],
+                prompt="network",
+                id="add-sandbox-network",
+            )
             yield Input(placeholder="display name, e.g. Flaky Corp", id="add-sandbox-name", max_length=200)
             yield Select(
                 [(f"answers: {b}", b) for b in BEHAVIOURS],

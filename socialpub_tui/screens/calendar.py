@@ -73,8 +73,9 @@ class CalendarScreen(Screen[None]):
     CSS_PATH = "calendar.tcss"
     BINDINGS = [
         Binding("v", "toggle_view", "Week/month", id="calendar.view"),
-        Binding("pageup", "page(-1)", "Previous", id="calendar.previous"),
-        Binding("pagedown", "page(1)", "Next", id="calendar.next"),
+        # (not in the footer, for room: the help, the palette and the agenda's hint name them)
+        Binding("pageup", "page(-1)", "Previous", id="calendar.previous", show=False),
+        Binding("pagedown", "page(1)", "Next", id="calendar.next", show=False),
         Binding("t", "today", "Today", id="calendar.today"),
         Binding("enter", "open", "Open post", id="calendar.open"),
         Binding("m", "start_move", "Move post", id="calendar.move"),
@@ -290,10 +291,10 @@ class CalendarScreen(Screen[None]):
             mark = "▶ " if i == self.pick else "  "
             out.append("\n" + mark, style="bold")
             out.append(f"{local(at, self.tz):%H:%M %Z}" if at else "", style="blue")
-            out.append(f"  {badges(post):<14} ")
-            out.append(one_line(post.content, 200), style="bold" if i == self.pick else "")
-            if at is not None:
+            if at is not None:  # before the text, which the line's end cuts: never the relative time
                 out.append(f"  {relative(at, self.now())}", style="dim")
+            out.append(f"  {badges(post, self.app.networks):<14} ")  # type: ignore[attr-defined]
+            out.append(one_line(post.content, 200), style="bold" if i == self.pick else "")
         return out
 
     # ---- fetching -----------------------------------------------------------------------------------------

@@ -33,7 +33,6 @@ from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import (
     Checkbox,
-    Collapsible,
     Header,
     Input,
     Label,
@@ -47,10 +46,11 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from backend.schemas.options import TIKTOK_PRIVACY_LEVELS, PostOptions
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
+from socialpub_tui.look import inert
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.options_form import OptionsForm
 
 if TYPE_CHECKING:
     from backend.schemas.accounts import AccountOut
@@ -119,6 +119,26 @@ class PathSuggester(Suggester):
         return await asyncio.to_thread(complete_path, value)
 
 
+class TargetCheck(Checkbox):
+    """A target's checkbox: `up` and `down` move between the targets (past the last or the first, on to the
+    next or the previous field, as tab does)."""
+
+    BINDINGS = [
+        Binding("down", "step(1)", "Next target", show=False, id="compose.target.next"),
+        Binding("up", "step(-1)", "Previous target", show=False, id="compose.target.previous"),
+    ]
+
+    def action_step(self, by: int) -> None:
+        boxes = [box for box in self.screen.query(TargetCheck) if box.focusable]
+        where = boxes.index(self) + by if self in boxes else -1
+        if 0 <= where < len(boxes):
+            boxes[where].focus()
+        elif by > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
+
+
 class TargetRow(Horizontal):
     """[x] network · account   12 / 2,200   ✗ what it would refuse"""
 
@@ -128,18 +148,25 @@ class TargetRow(Horizontal):
         self._selected = selected
         self._fixed = fixed
         self._enabled = enabled
+        self.check_width = 36  # the checkbox's width: the compose screen sizes every row's alike
+
+    @property
+    def label(self) -> str:
+        return f"{self.choice.platform} · {inert(self.choice.name, markup=True)}" + (
+            f" ({inert(self.choice.note, markup=True)})" if self.choice.note else ""
+        )
 
     def compose(self) -> ComposeResult:
-        label = f"{self.choice.platform} · {self.choice.name}" + (
-            f" ({self.choice.note})" if self.choice.note else ""
-        )
-        yield Checkbox(
+        label = self.label
+        check = TargetCheck(
             label,
             self._selected,
             id=f"tgt-{self.choice.key}",
             classes="target-check",
             disabled=self._fixed or not self._enabled,
         )
+        check.styles.width = self.check_width
+        yield check
         yield Static("", classes="target-count")
         yield Static("", classes="target-problem", markup=False)
 
@@ -148,20 +175,25 @@ class TargetRow(Horizontal):
         boxes = self.query(Checkbox)
         return boxes.first().value if boxes else self._selected  # before its children are mounted
 
-    def show(self, used: int | None, limit: int | None, problems: list[Problem]) -> None:
+    def show(self, used: int | None, limit: int | None, problems: list[Problem], shown: bool = True) -> None:
+        """The counter (`used / limit`; `used` alone for a network the server did not describe) and the problems;
+        nothing when the row is not selected (`shown` False)."""
         if not self.query(".target-problem"):
-            self.call_after_refresh(self.show, used, limit, problems)
+            self.call_after_refresh(self.show, used, limit, problems, shown)
             return
         count = self.query_one(".target-count", Static)
         problem = self.query_one(".target-problem", Static)
-        if used is None or limit is None:
+        if not shown or used is None:
             count.update("")
             problem.update("")
             self.remove_class("has-problem")
             return
-        count.update(Text(f"{used:,} / {limit:,}", style="bold red" if used > limit else ""))
+        if limit is None:
+            count.update(Text(f"{used:,}"))
+        else:
+            count.update(Text(f"{used:,} / {limit:,}", style="bold red" if used > limit else ""))
         if problems:
-            problem.update(Text("✗ " + "; ".join(p.message for p in problems), style="red"))
+            problem.update(Text("✗ " + "; ".join(inert(p.message) for p in problems), style="red"))
             self.add_class("has-problem")
         else:
             problem.update(Text("✓", style="green"))
@@ -190,7 +222,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._duplicates_a_schedule = self.duplicate and post is not None and post.scheduled_at is not None
         self.idempotency_key = None if self.editing else f"tui-{uuid.uuid4().hex}"
         self.media: list[Media] = [
-            Media(url, media_kind(url), url.rsplit("/", 1)[-1]) for url in (post.media_urls if post else [])
+            Media(url, media_kind(url), f"{media_kind(url) or 'media'} · {url.rsplit('/', 1)[-1]}")
+            for url in (post.media_urls if post else [])
         ]
         self._given_media = bool(media)
         self.media.extend(media or [])
@@ -201,16 +234,18 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.sent: PostOut | None = None
         self._initial: tuple[Any, ...] = ()
         self._initial_targets: set[str] = set()
+        # A post's text is edited as shown: inert (an ESC or a BEL in it would otherwise reach the terminal from the
+        # editor), line breaks and tabs kept. Sent unchanged, the text as it was goes back (body).
+        self.shown_text = (
+            inert(self.source.content, newlines=True, tabs=True) if self.source is not None else ""
+        )
 
     # ---- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        post = self.source
         yield Header()
         with VerticalScroll(id="compose-body"):
             yield Label("Text", classes="section")
-            yield TextArea(
-                post.content if post else "", id="compose-text", soft_wrap=True, show_line_numbers=False
-            )
+            yield TextArea(self.shown_text, id="compose-text", soft_wrap=True, show_line_numbers=False)
             yield Label(
                 "Targets" + (" (fixed: cancel and create a new post to change them)" if self.editing else ""),
                 classes="section",
@@ -236,41 +271,9 @@ class ComposeScreen(Screen["PostOut | None"]):
                 yield Input(placeholder="time: 09:00", id="compose-time")
                 yield Input(placeholder="time zone (IANA, e.g. Europe/Paris)", id="compose-zone")
             yield Static("", id="compose-when-preview")
-            with Collapsible(title="TikTok options", id="compose-tiktok", collapsed=False):
-                yield Select(
-                    [
-                        ("Publish directly (DIRECT_POST)", "DIRECT_POST"),
-                        ("Draft to the creator's inbox (MEDIA_UPLOAD)", "MEDIA_UPLOAD"),
-                    ],
-                    value="DIRECT_POST",
-                    allow_blank=False,
-                    id="tiktok-mode",
-                )
-                yield Select(
-                    [(level, level) for level in TIKTOK_PRIVACY_LEVELS],
-                    prompt="privacy: as the account",
-                    id="tiktok-privacy",
-                )
-                with Horizontal(classes="checks"):
-                    yield Checkbox("No comments", id="tiktok-no-comment")
-                    yield Checkbox("No duets", id="tiktok-no-duet")
-                    yield Checkbox("No stitches", id="tiktok-no-stitch")
-                    yield Checkbox("Auto music", id="tiktok-music")
-            with Collapsible(title="YouTube options", id="compose-youtube", collapsed=False):
-                yield Input(
-                    placeholder="title (default: the first line of the text; 100 characters)",
-                    id="youtube-title",
-                )
-                yield Select(
-                    [("public", "public"), ("unlisted", "unlisted"), ("private", "private")],
-                    value="public",
-                    allow_blank=False,
-                    id="youtube-privacy",
-                )
-                yield Input(placeholder="tags, comma separated (500 characters in all)", id="youtube-tags")
-                with Horizontal(classes="checks"):
-                    yield Checkbox("Made for kids", id="youtube-kids")
-                    yield Checkbox("AI-generated (realistic)", id="youtube-synthetic")
+            for network in self.app.networks:  # type: ignore[attr-defined]  # the server's: plugins too
+                if network.options:
+                    yield OptionsForm(network.name, network.label, network.options)
         yield Static("", id="compose-status")
         yield Footer()
 
@@ -289,6 +292,12 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._prefill_options()
         self.query_one("#compose-upload").display = False
         self.query_one("#compose-media-error").display = False
+        # a post's media as they were shown when attached in this app (the file's name, the generation), not by
+        # the key the media host gave them; media attached elsewhere keep their kind and key
+        labels: dict[str, str] = self.app.media_labels  # type: ignore[attr-defined]
+        for m in self.media:
+            labels.setdefault(m.url, m.label)
+        self.media = [Media(m.url, m.kind, labels.get(m.url, m.label)) for m in self.media]
         self._draw_media()
         self.set_interval(SCHEDULE_TICK_S, self.update_schedule_preview)
         self.query_one("#compose-text", TextArea).focus()
@@ -305,6 +314,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         else:
             self.load_accounts()
         self.app.register_draft(self)  # type: ignore[attr-defined]  # ctrl+q and the mode keys ask before dropping it
+        if self.source is not None and self.shown_text != self.source.content:
+            self.notify(
+                "The text holds control characters (an escape sequence, a bell…): they are shown escaped (\\x1b); "
+                "left unchanged, the text is kept as it was.",
+                title="Control characters",
+                severity="warning",
+            )
         self._initial = self._form_state()
         if self._given_media:  # media handed in (a generation's file): leaving asks before dropping them
             self._initial = (self._initial[0], (), *self._initial[2:])
@@ -333,27 +349,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._show_at_fields()
         self.update_schedule_preview()
 
+    def option_forms(self) -> list[OptionsForm]:
+        return list(self.query(OptionsForm))
+
     def _prefill_options(self) -> None:
         options = self.source.options if self.source else {}
-        tiktok = options.get("tiktok") or {}
-        youtube = options.get("youtube") or {}
-        if tiktok.get("postMode") in ("DIRECT_POST", "MEDIA_UPLOAD"):
-            self.query_one("#tiktok-mode", Select).value = tiktok["postMode"]
-        if tiktok.get("privacyLevel") in TIKTOK_PRIVACY_LEVELS:
-            self.query_one("#tiktok-privacy", Select).value = tiktok["privacyLevel"]
-        for key, wid in (
-            ("disableComment", "#tiktok-no-comment"),
-            ("disableDuet", "#tiktok-no-duet"),
-            ("disableStitch", "#tiktok-no-stitch"),
-            ("autoAddMusic", "#tiktok-music"),
-        ):
-            self.query_one(wid, Checkbox).value = bool(tiktok.get(key))
-        self.query_one("#youtube-title", Input).value = youtube.get("title") or ""
-        if youtube.get("privacyStatus") in ("public", "unlisted", "private"):
-            self.query_one("#youtube-privacy", Select).value = youtube["privacyStatus"]
-        self.query_one("#youtube-tags", Input).value = ", ".join(youtube.get("tags") or [])
-        self.query_one("#youtube-kids", Checkbox).value = bool(youtube.get("madeForKids"))
-        self.query_one("#youtube-synthetic", Checkbox).value = bool(youtube.get("containsSyntheticMedia"))
+        for form in self.option_forms():
+            form.fill(options.get(form.network) or {})
 
     # ---- targets ------------------------------------------------------------------------------------------
     @work(exclusive=True, group="compose-accounts")
@@ -388,8 +390,17 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.choices = choices
         self._initial_targets = {c.key for c in choices}
         box = self.query_one("#compose-targets", Vertical)
-        box.mount_all([TargetRow(c, selected=True, fixed=fixed) for c in choices])
+        rows = [TargetRow(c, selected=True, fixed=fixed) for c in choices]
+        self._size_rows(rows)
+        box.mount_all(rows)
         self.call_after_refresh(self.refresh_checks)
+
+    def _size_rows(self, rows: list[TargetRow]) -> None:
+        """Every target's checkbox as wide as the longest label needs (the box, padding and a space: 8), up to
+        half the terminal: a name is cut only when there is no room (it was at 36, `Sandbox Facebook P…`)."""
+        width = min(max((len(r.label) for r in rows), default=0) + 8, max(36, self.app.size.width // 2))
+        for row in rows:
+            row.check_width = max(36, width)
 
     async def _mount_choices(
         self, choices: list[TargetChoice], preselected: set[str], inactive: set[str]
@@ -404,12 +415,12 @@ class ComposeScreen(Screen["PostOut | None"]):
                     "No connected account: connect one (f4, or `socialpub accounts`) first.", classes="muted"
                 )
             )
-        await box.mount_all(
-            [
-                TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
-                for c in choices
-            ]
-        )
+        rows = [
+            TargetRow(c, selected=c.key in preselected, fixed=False, enabled=c.key not in inactive)
+            for c in choices
+        ]
+        self._size_rows(rows)
+        await box.mount_all(rows)
         self.refresh_checks()
 
     def rows(self) -> list[TargetRow]:
@@ -420,48 +431,20 @@ class ComposeScreen(Screen["PostOut | None"]):
 
     # ---- checks -------------------------------------------------------------------------------------------
     def options_wire(self, platforms: set[str]) -> dict[str, Any]:
-        """`options` as sent: TikTok's and YouTube's settings, each only when the network is a target."""
-        out: dict[str, Any] = {}
-        if "tiktok" in platforms:
-            tiktok: dict[str, Any] = {"postMode": self.query_one("#tiktok-mode", Select).value}
-            privacy = self.query_one("#tiktok-privacy", Select).value
-            if isinstance(privacy, str):
-                tiktok["privacyLevel"] = privacy
-            for key, wid in (
-                ("disableComment", "#tiktok-no-comment"),
-                ("disableDuet", "#tiktok-no-duet"),
-                ("disableStitch", "#tiktok-no-stitch"),
-                ("autoAddMusic", "#tiktok-music"),
-            ):
-                if self.query_one(wid, Checkbox).value:
-                    tiktok[key] = True
-            out["tiktok"] = tiktok
-        if "youtube" in platforms:
-            youtube: dict[str, Any] = {"privacyStatus": self.query_one("#youtube-privacy", Select).value}
-            title = self.query_one("#youtube-title", Input).value.strip()
-            if title:
-                youtube["title"] = title
-            tags = [t.strip() for t in self.query_one("#youtube-tags", Input).value.split(",") if t.strip()]
-            if tags:
-                youtube["tags"] = tags
-            if self.query_one("#youtube-kids", Checkbox).value:
-                youtube["madeForKids"] = True
-            if self.query_one("#youtube-synthetic", Checkbox).value:
-                youtube["containsSyntheticMedia"] = True
-            out["youtube"] = youtube
-        return out
+        """`options` as sent: each target network's settings (its form), only for the networks targeted."""
+        return {form.network: form.values() for form in self.option_forms() if form.network in platforms}
 
-    def options_problem(self, options: dict[str, Any]) -> Problem | None:
-        """What the schema refuses in the options (e.g. YouTube tags over 500 characters), else None."""
-        from pydantic import ValidationError
-
-        try:
-            PostOptions.model_validate(options)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            return Problem(
-                "validation_error", str(first.get("msg", "invalid option")).removeprefix("Value error, ")
-            )
+    def options_problem(self, network: str, options: dict[str, Any]) -> Problem | None:
+        """What the network's options schema plainly refuses (a text over its maxLength, too many items), else
+        None; the server checks the rest (e.g. YouTube's way of counting tags) and answers at the same place."""
+        schema = self.app.networks.options_schema(network) or {}  # type: ignore[attr-defined]
+        for name, value in (options.get(network) or {}).items():
+            prop = (schema.get("properties") or {}).get(name) or {}
+            for branch in prop.get("anyOf") or [prop]:
+                if isinstance(value, str) and "maxLength" in branch and len(value) > branch["maxLength"]:
+                    return Problem("validation_error", f"{name}: at most {branch['maxLength']} characters")
+                if isinstance(value, list) and "maxItems" in branch and len(value) > branch["maxItems"]:
+                    return Problem("validation_error", f"{name}: at most {branch['maxItems']} items")
         return None
 
     def target_problems(self) -> dict[str, list[Problem]]:
@@ -470,12 +453,13 @@ class ComposeScreen(Screen["PostOut | None"]):
         kinds = [m.kind for m in self.media]
         selected = self.selected_rows()
         options = self.options_wire({r.choice.platform for r in selected})
-        bad_options = self.options_problem(options)
+        networks = self.app.networks  # type: ignore[attr-defined]
         out: dict[str, list[Problem]] = {}
         for row in selected:
             platform = row.choice.platform
-            problems = check_target(platform, content, kinds, options)
-            if bad_options is not None and platform in options:
+            problems = check_target(networks, platform, content, kinds, options)
+            bad_options = self.options_problem(platform, options)
+            if bad_options is not None:
                 problems.append(bad_options)
             for p in self.server_problems.get(row.choice.key, []):
                 if p.code not in {q.code for q in problems}:
@@ -490,12 +474,12 @@ class ComposeScreen(Screen["PostOut | None"]):
         for row in self.rows():
             if row.selected:
                 platforms.add(row.choice.platform)
-                used, limit = counter(row.choice.platform, content)
+                used, limit = counter(self.app.networks, row.choice.platform, content)  # type: ignore[attr-defined]
                 row.show(used, limit, problems.get(row.choice.key, []))
             else:
-                row.show(None, None, [])
-        self.query_one("#compose-tiktok").display = "tiktok" in platforms
-        self.query_one("#compose-youtube").display = "youtube" in platforms
+                row.show(None, None, [], shown=False)
+        for form in self.option_forms():
+            form.display = form.network in platforms
         self._draw_status(problems)
 
     def _draw_status(self, problems: dict[str, list[Problem]] | None = None) -> None:
@@ -583,7 +567,9 @@ class ComposeScreen(Screen["PostOut | None"]):
     def _draw_media(self) -> None:
         media_list = self.query_one("#compose-media", OptionList)
         media_list.clear_options()
-        media_list.add_options([Option(f"{i + 1}. {m.label}", id=str(i)) for i, m in enumerate(self.media)])
+        media_list.add_options(
+            [Option(Text(f"{i + 1}. {inert(m.label)}"), id=str(i)) for i, m in enumerate(self.media)]
+        )
         media_list.display = bool(self.media)
 
     @on(Input.Submitted, "#compose-media-path")
@@ -628,11 +614,16 @@ class ComposeScreen(Screen["PostOut | None"]):
             self._draw_status()
         size_text = f"{media.bytes / 1024:.0f} KB" if media.bytes >= 1024 else f"{media.bytes} B"
         dims = f" · {media.width}×{media.height}" if media.width and media.height else ""
-        self.media.append(Media(media.url, media.type, f"{media.type} · {path.name}{dims} · {size_text}"))
+        self.attach_media(Media(media.url, media.type, f"{media.type} · {path.name}{dims} · {size_text}"))
         path_input.value = ""
         self._user_changed()
         self._draw_media()
         self.refresh_checks()
+
+    def attach_media(self, media: Media) -> None:
+        """Add a media to the post, and remember how it was shown for when the post is edited in this app."""
+        self.media.append(media)
+        self.app.media_labels[media.url] = media.label  # type: ignore[attr-defined]
 
     def action_pick_generation(self) -> None:
         from socialpub_tui.screens.generations import GenerationPickerScreen
@@ -647,7 +638,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                 self.notify(f"{g.id} is attached already.", severity="warning")
                 return
             prompt = " ".join(g.prompt.split())
-            self.media.append(Media(g.media_url, g.type, f"{g.type} · {g.id} · {prompt[:30]}"))
+            self.attach_media(Media(g.media_url, g.type, f"{g.type} · {g.id} · {prompt[:30]}"))
             self._user_changed()
             self._draw_media()
             self.refresh_checks()
@@ -720,8 +711,8 @@ class ComposeScreen(Screen["PostOut | None"]):
         self.update_schedule_preview()
         self.refresh_checks()
 
-    @on(Input.Changed, "#youtube-title, #youtube-tags")
-    def _youtube_typed(self) -> None:
+    @on(Input.Changed, ".options Input")
+    def _option_typed(self) -> None:
         self._user_changed()
         self.refresh_checks()
 
@@ -753,9 +744,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         problems = self.target_problems()
         bad = [r for r in selected if problems.get(r.choice.key)]
         if bad:
-            names = ", ".join(f"{r.choice.platform} · {r.choice.name}" for r in bad)
+            names = ", ".join(f"{r.choice.platform} · {inert(r.choice.name)}" for r in bad)
             return None, f"{names} would refuse this post: see ✗ next to the target"
         content = self.query_one("#compose-text", TextArea).text
+        if self.source is not None and content == self.shown_text:
+            content = self.source.content  # unchanged: the text as it was, control characters included
         options = self.options_wire({r.choice.platform for r in selected})
         if self.editing:
             patch: dict[str, Any] = {"content": content, "mediaUrls": [m.url for m in self.media]}
@@ -809,7 +802,7 @@ class ComposeScreen(Screen["PostOut | None"]):
                 self.app.report(exc, "sending the post")  # type: ignore[attr-defined]
             self.refresh_checks()
             self.query_one("#compose-status", Static).update(
-                Text(f"Not sent — {exc.code}: {exc.message}", style="bold red")
+                Text(f"Not sent — {inert(exc.code)}: {inert(exc.message)}", style="bold red")
             )
             return
         except Exception as exc:  # noqa: BLE001

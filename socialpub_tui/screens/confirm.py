@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from socialpub_tui.look import inert
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismissed with True (`y`, the first button) or False (`n`, `escape`, the second button)."""
@@ -34,7 +36,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
-            yield Static(self.question, id="confirm-question", markup=False)
+            yield Static(
+                inert(self.question), id="confirm-question", markup=False
+            )  # it may name a post's text
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="error")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="default")

@@ -31,7 +31,6 @@ from textual.timer import Timer
 from textual.widgets import (
     Button,
     DataTable,
-    Footer,
     Header,
     Input,
     Label,
@@ -54,8 +53,11 @@ from backend.schemas.generations import (
     GenerationQuote,
 )
 from backend.schemas.workspace import CreditsOut
-from socialpub_tui.look import status_colour
+from socialpub_tui.look import inert, status_colour
 from socialpub_tui.times import parse_instant, relative
+from socialpub_tui.widgets.dropdown import Dropdown
+from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.tables import RowTable
 
 LIVE_STATES = ("pending", "processing")
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
@@ -67,7 +69,8 @@ QUOTE_DEBOUNCE_S = 0.3
 
 
 def first_line(text: str, width: int = 60) -> str:
-    line = (text.strip().splitlines() or [""])[0]
+    """A prompt's first line in at most `width` characters, shown inert."""
+    line = inert((text.strip().splitlines() or [""])[0])
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -206,11 +209,14 @@ class GenerationsScreen(Screen[None]):
         self.credits: CreditsOut | None = None
         self._timer: Timer | None = None
         self.loads = 0  # how many answers were shown (tests: the refresh stops once nothing is live)
+        # a creation made from here, to select once a list holding it is drawn (the reload the screen's resume
+        # starts must not put the cursor back on the one selected before)
+        self.select_next: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("loading…", id="gen-credits")
-        yield DataTable(id="gen-list", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="gen-list", zebra_stripes=True)
         yield Static("", id="gen-status-line")
         yield Footer()
 
@@ -255,10 +261,12 @@ class GenerationsScreen(Screen[None]):
                 Text("could not be read: r to retry", style="red")
             )
             return
-        keep = message.select or (self.current.id if self.current else None)
+        keep = self.select_next or message.select or (self.current.id if self.current else None)
         self.items = message.items
         self.credits = message.credits
         self._draw(keep)
+        if self.select_next in {g.id for g in self.items}:
+            self.select_next = None
         self._plan_refresh()
 
     def _plan_refresh(self) -> None:
@@ -285,7 +293,7 @@ class GenerationsScreen(Screen[None]):
                 kind_label(g),
                 f"{g.credits_cost}",
                 shown_age,
-                first_line(g.prompt, max(12, room)),
+                Text(first_line(g.prompt, max(12, room))),  # a Text: a str cell would be read as markup
                 key=g.id,
             )
         ids = [g.id for g in self.items]
@@ -355,6 +363,7 @@ class GenerationsScreen(Screen[None]):
     def action_create(self) -> None:
         def created(g: GenerationOut | None) -> None:
             if g is not None:
+                self.select_next = g.id
                 self.load(g.id)
 
         self.app.push_screen(CreateGenerationScreen(), created)
@@ -429,7 +438,7 @@ class GenerationDetailScreen(Screen[None]):
         if g.source_urls:
             head.append(
                 f"\nstart image{'s' if len(g.source_urls) > 1 else ''}: "
-                + ", ".join(u.rsplit("/", 1)[-1] for u in g.source_urls),
+                + ", ".join(inert(u.rsplit("/", 1)[-1]) for u in g.source_urls),
                 style="dim",
             )
         self.query_one("#gd-head", Static).update(head)
@@ -438,8 +447,8 @@ class GenerationDetailScreen(Screen[None]):
         error = self.query_one("#gd-error", Static)
         error.display = g.status == "failed"
         if g.status == "failed":
-            error.update(Text.assemble(("✗ ", "bold red"), (g.error or "The generation failed.", "")))
-        self.query_one("#gd-prompt", Static).update(g.prompt)
+            error.update(Text.assemble(("✗ ", "bold red"), (inert(g.error or "The generation failed."), "")))
+        self.query_one("#gd-prompt", Static).update(inert(g.prompt, newlines=True, tabs=True))
         media = self.query_one("#gd-media", Horizontal)
         media.display = bool(g.media_url)
         if g.media_url and self._media_shown != g.media_url:
@@ -516,7 +525,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             yield Static("New generation", id="gc-title")
             with Horizontal(classes="gc-row"):
                 yield Label("Type", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [("image", "image"), ("video", "video")],
                     value="image",
                     allow_blank=False,
@@ -524,7 +533,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Aspect", classes="gc-label")
-                yield Select(
+                yield Dropdown(
                     [(r, r) for r in ASPECT_RATIOS],
                     value=ASPECT_RATIOS[0],
                     allow_blank=False,
@@ -532,7 +541,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                     compact=True,
                 )
                 yield Label("Duration", classes="gc-label gc-video")
-                yield Select(
+                yield Dropdown(
                     [(f"{d} s", d) for d in DURATIONS],
                     value=DURATIONS[0],
                     allow_blank=False,
@@ -548,6 +557,13 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                 yield Input(
                     placeholder=f"up to {MAX_SOURCES} image files, comma separated (optional)",
                     id="gc-sources",
+                    compact=True,
+                )
+            with Horizontal(classes="gc-row gc-image", id="gc-background-row"):
+                yield Label("Background", classes="gc-label")
+                yield Input(
+                    placeholder="your photo behind the design: an image file (optional)",
+                    id="gc-background",
                     compact=True,
                 )
             yield Static("", id="gc-quote")
@@ -587,9 +603,17 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return []
         return [p.strip() for p in self.query_one("#gc-sources", Input).value.split(",") if p.strip()]
 
+    def background_path(self) -> str | None:
+        """The background photo's file (an image only; an announcement card), None when none is given."""
+        if self.kind != "image":
+            return None
+        return self.query_one("#gc-background", Input).value.strip() or None
+
     def _show_video_fields(self) -> None:
         for widget in self.query(".gc-video"):
             widget.display = self.kind == "video"
+        for widget in self.query(".gc-image"):
+            widget.display = self.kind == "image"
 
     def _count(self) -> None:
         n = len(self.prompt.strip())
@@ -635,7 +659,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
         except Exception as exc:  # noqa: BLE001 — e.g. 402 subscription_required: shown in place of the cost
             code = getattr(exc, "code", type(exc).__name__)
             self.post_message(
-                QuoteShown(key, None, Text(f"{code}: {getattr(exc, 'message', exc)}", style="red"))
+                QuoteShown(key, None, Text(f"{code}: {inert(getattr(exc, 'message', exc))}", style="red"))
             )
             return
         self.post_message(QuoteShown(key, quote))
@@ -672,7 +696,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
     def _show_problem(self, text: str | None) -> None:
         widget = self.query_one("#gc-problem", Static)
         widget.display = bool(text)
-        widget.update(Text(text or "", style="bold red"))
+        widget.update(Text(inert(text or ""), style="bold red"))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -693,21 +717,23 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             return
         self.busy = True
         self.query_one("#gc-submit", Button).disabled = True
-        self.create(self.body(), self.source_paths())
+        self.create(self.body(), self.source_paths(), self.background_path())
 
     @work(exclusive=True, group="gen-create")
-    async def create(self, body: dict[str, Any], sources: list[str]) -> None:
+    async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
         from socialpub_tui.screens.compose import local_file
 
         client = self.app.client  # type: ignore[attr-defined]
         try:
             urls = []
-            for text in sources:
+            for text in [*sources, *([background] if background else [])]:
                 path, size = await asyncio.to_thread(local_file, text)
                 if size is None:
                     self.post_message(CreateFailed(f"{path}: no such file"))
                     return
                 urls.append((await client.upload_media_file(path)).url)
+            if background:
+                body = body | {"backgroundUrl": urls.pop()}
             if urls:
                 body = body | {"sourceUrls": urls}
             generation = await client.create_generation(body)

@@ -28,8 +28,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
+from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
-from socialpub_tui.look import fail_colour, status_colour, target_status
+from socialpub_tui.look import fail_colour, inert, status_colour, target_status
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -71,7 +72,7 @@ def is_live(post: PostOut) -> bool:
 
 
 def target_label(t: TargetOut) -> str:
-    return f"{t.platform} · {t.account_name}"
+    return f"{t.platform} · {inert(t.account_name)}"
 
 
 def fit_widths(
@@ -122,7 +123,7 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             line = Text()
             line.append("✗ ", style="bold red")
             line.append(f"{target_label(t)} failed", style="bold")
-            line.append(f": {t.fail_reason or 'no reason given'}")
+            line.append(f": {inert(t.fail_reason or 'no reason given')}")
             if t.fail_type == "retriable":
                 line.append(" — retriable: press r" if retriable else " — retriable", style="yellow")
             elif t.fail_type == "permanent":
@@ -135,19 +136,9 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             line.append(f"{target_label(t)} waits", style="bold")
             line.append(f": next attempt {relative(when, now) if when else t.next_attempt_at}")
             if t.fail_reason:
-                line.append(f" ({t.fail_reason})")
+                line.append(f" ({inert(t.fail_reason)})")
             lines.append(line)
     return lines
-
-
-def explained(key: str, action: str, description: str, binding_id: str) -> list[Binding]:
-    """A key whose action the state may not allow: the action's binding (shown, dimmed when not allowed), then a
-    hidden one on the same key that says why (`explain`). Textual runs the first binding of a key whose action
-    check_action allows, and the footer shows the first binding of a key: the action's."""
-    return [
-        Binding(key, action, description, id=binding_id),
-        Binding(key, f"explain('{action}')", description, show=False, id=f"{binding_id}.why"),
-    ]
 
 
 class PostDetailScreen(Screen[None]):
@@ -226,7 +217,7 @@ class PostDetailScreen(Screen[None]):
     def on_post_detail_screen_read(self, message: Read) -> None:
         if message.post is None:
             self.query_one("#detail-head", Static).update(
-                f"{self.post_id} · could not be read ({message.problem})"
+                f"{self.post_id} · could not be read ({inert(message.problem)})"
             )
         else:
             self.show(message.post)
@@ -241,7 +232,10 @@ class PostDetailScreen(Screen[None]):
         self._draw_summary(post)
         self._draw_targets(post)
         self._draw_selected()
-        self.query_one("#detail-text", Static).update(post.content or "(no text)")
+        # the text as written, line breaks and tabs kept; any other control character shown escaped
+        self.query_one("#detail-text", Static).update(
+            inert(post.content, newlines=True, tabs=True) or "(no text)"
+        )
         self._draw_media(post)
         self.refresh_bindings()
         self._plan_refresh(post)
@@ -275,19 +269,20 @@ class PostDetailScreen(Screen[None]):
         head.append(post.id, style="bold")
         head.append("  ")
         head.append(f" {post.status} ", style=f"bold reverse {status_colour(post.status)}")
+        # each time on a line of its own: a line that wrapped broke between a time and its zone (`09:00` / `CET`)
         if post.scheduled_at:
             when = parse_instant(post.scheduled_at)
             head.append(
-                f"  {'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
+                f"\n{'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
                 f"{zone.format(post.scheduled_at)}"
             )
             if when is not None and post.status == "scheduled":
                 head.append(f" ({relative(when, now)})", style="dim")
         else:
-            head.append("  sent at once", style="dim")
-        head.append(f"  · created {zone.format(post.created_at)}", style="dim")
+            head.append("\nsent at once", style="dim")
+        head.append(f"\ncreated {zone.format(post.created_at)}", style="dim")
         if post.idempotency_key:
-            head.append(f"  · key {post.idempotency_key}", style="dim")
+            head.append(f"  · key {inert(post.idempotency_key)}", style="dim")
         self.query_one("#detail-head", Static).update(head)
 
     def _draw_summary(self, post: PostOut) -> None:
@@ -312,12 +307,12 @@ class PostDetailScreen(Screen[None]):
             rows.append(
                 {
                     "network": Text(t.platform),
-                    "account": Text(t.account_name),
+                    "account": Text(inert(t.account_name)),
                     "status": Text(shown, style=status_colour(shown)),
-                    "reason": Text(t.fail_reason or ""),
+                    "reason": Text(inert(t.fail_reason or "")),
                     "fail": Text(t.fail_type or "", style=fail_colour(t.fail_type)),
-                    "external": Text(t.external_post_id or ""),
-                    "link": Text(short_link(t.post_url)),
+                    "external": Text(inert(t.external_post_id or "")),
+                    "link": Text(inert(short_link(t.post_url))),
                     "when": Text(self.when_text(t, post)),
                 }
             )
@@ -352,12 +347,12 @@ class PostDetailScreen(Screen[None]):
         if target.fail_type:
             text.append(f" ({target.fail_type})", style=fail_colour(target.fail_type))
         if target.fail_reason:
-            text.append(f"\n  reason: {target.fail_reason}")
+            text.append(f"\n  reason: {inert(target.fail_reason)}")
         if target.post_url:
-            text.append(f"\n  link: {target.post_url}")
+            text.append(f"\n  link: {inert(target.post_url)}")
         details = []
         if target.external_post_id:
-            details.append(f"external id: {target.external_post_id}")
+            details.append(f"external id: {inert(target.external_post_id)}")
         zone = self.app.zone  # type: ignore[attr-defined]
         if target.completed_at:
             details.append(f"completed {zone.format(target.completed_at)}")

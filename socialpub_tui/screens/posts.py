@@ -29,9 +29,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
-from socialpub_tui.look import NETWORK_BADGES
+from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
+from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 
@@ -114,14 +115,14 @@ class PostsScreen(Screen[None]):
             yield Static("search", classes="posts-label")
             yield Input(placeholder="words in the text  ( / )", id="posts-search", compact=True)
         with Horizontal(id="posts-filters"):
-            yield Select([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
-            yield Select(
-                [(f"{badge} {name}", name) for name, badge in NETWORK_BADGES.items()],
+            yield Dropdown([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
+            yield Dropdown(
+                [(f"{n.badge} {n.name}", n.name) for n in self.app.networks],  # type: ignore[attr-defined]
                 prompt="any network",
                 id="posts-network",
                 compact=True,
             )
-            yield Select([], prompt="any account", id="posts-account", compact=True)
+            yield Dropdown([], prompt="any account", id="posts-account", compact=True)
             yield Input(placeholder="from", id="posts-from", compact=True)
             yield Input(placeholder="to", id="posts-to", compact=True)
         yield PostList(id="posts-list")
@@ -228,7 +229,7 @@ class PostsScreen(Screen[None]):
             self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
             return
         options = [
-            (f"{NETWORK_BADGES.get(a.platform, a.platform[:2].upper())} {a.name}", a.id)
+            (f"{self.app.networks.badge(a.platform)} {inert(a.name, markup=True)}", a.id)  # type: ignore[attr-defined]
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down
@@ -337,7 +338,7 @@ class PostsScreen(Screen[None]):
         widget = self.query_one(f"#posts-{which}")
         widget.focus()
         if isinstance(widget, Select):
-            widget.expanded = True
+            widget.action_show_overlay()  # open with an option highlighted: the first `down` moves
 
     def action_clear_filters(self) -> None:
         with self.prevent(Input.Changed, Select.Changed):

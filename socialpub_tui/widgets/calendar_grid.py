@@ -19,7 +19,8 @@ from rich.text import Text
 from textual.widget import Widget
 
 from backend.schemas.posts import PostOut
-from socialpub_tui.look import NETWORK_BADGES
+from socialpub_tui.client.networks import Networks
+from socialpub_tui.look import inert
 from socialpub_tui.times import parse_instant
 
 HOUR = timedelta(hours=1)
@@ -116,17 +117,18 @@ def dst_notes(days: Iterable[date], tz: tzinfo | None) -> list[str]:
 
 
 # ---- what a cell shows ------------------------------------------------------------------------------------
-def badges(post: PostOut) -> str:
+def badges(post: PostOut, networks: Networks) -> str:
     seen: list[str] = []
     for t in post.targets:
-        b = NETWORK_BADGES.get(t.platform, t.platform[:2].upper())
+        b = networks.badge(t.platform)
         if b not in seen:
             seen.append(b)
     return " ".join(seen)
 
 
 def one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    """A post's text on one line of at most `width` characters (whitespace runs as one space), shown inert."""
+    flat = inert(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
@@ -228,7 +230,15 @@ class WeekGrid(Widget):
         first = next(p for p in posts if p.id == s.moving_id) if moving else posts[0]
         at = scheduled(first)
         hhmm = f"{local(at, s.tz):%H:%M}" if at else "--:--"
-        extra = f" +{len(posts) - 1}" if len(posts) > 1 else f" {badges(first)}"
+        if (
+            len(posts) > 1
+        ):  # how many, then the networks of them all as far as the cell allows ("+2" said little)
+            networks = " ".join(dict.fromkeys(b for p in posts for b in badges(p, self.app.networks).split()))
+            extra = f" {len(posts)} posts" if len(hhmm) + 9 < col else f" ×{len(posts)}"
+            if len(hhmm) + 1 + len(extra) + 1 + len(networks) < col:  # the networks only when they all fit
+                extra += f" {networks}"
+        else:
+            extra = f" {badges(first, self.app.networks)}"  # type: ignore[attr-defined]
         text = _cell(("»" if moving else " ") + hhmm + extra, col)
         style = "bold yellow" if moving else "blue"
         if cursor:
@@ -284,7 +294,7 @@ class MonthGrid(Widget):
         text = _cell(
             ("»" if moving else " ")
             + (f"{local(at, s.tz):%H:%M}" if at else "")
-            + (f" +{more} more" if more else f" {badges(post)}"),
+            + (f" +{more} more" if more else f" {badges(post, self.app.networks)}"),
             col,
         )
         style = "bold yellow" if moving else "dim blue" if other else "blue"

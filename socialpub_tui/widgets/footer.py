@@ -56,6 +56,17 @@ class Footer(TextualFooter):
         palette = self.app.COMMAND_PALETTE_BINDING if self.show_command_palette else None
         return shown, palette, self.app.ENABLE_COMMAND_PALETTE, self.combine_groups
 
+    def _fits(self) -> bool:
+        """Whether the keys shown fit the terminal's width in the roomy style (a key and its description take
+        their lengths and 3 cells; the palette's key 12): if not, the compact style (a cell less each)."""
+        app = self.app
+        need = sum(
+            len(app.get_key_display(binding)) + len(binding.description) + 3
+            for (_, binding, _enabled, _tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+        return need + 12 <= app.size.width
+
     async def recompose(self) -> None:
         # Textual's Footer recomposes only from bindings_changed, once the bindings are ready: the first call
         # always builds (nothing shown yet), the next ones only when the keys shown differ.
@@ -65,4 +76,8 @@ class Footer(TextualFooter):
         if shown == self._shown:
             return
         self._shown = shown
+        self.compact = not self._fits()
         await super().recompose()
+
+    def on_resize(self) -> None:
+        self.compact = not self._fits()

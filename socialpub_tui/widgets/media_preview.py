@@ -15,10 +15,13 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
+
+from socialpub_tui.look import inert
 
 
 @dataclass
@@ -112,7 +115,7 @@ class MediaPreview(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(f"#{self.index} loading…", classes="media-caption")
-        yield Static(self.url.rsplit("/", 1)[-1], classes="media-url", markup=False)
+        yield Static(inert(self.url.rsplit("/", 1)[-1]), classes="media-url", markup=False)
 
     def on_mount(self) -> None:
         self.load()
@@ -123,7 +126,9 @@ class MediaPreview(Vertical):
             data, content_type = await self.app.client.fetch_media(self.url)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 — an unreachable media is shown as such, never a crash
             if self.is_attached:  # the detail screen may have closed meanwhile
-                self.query_one(".media-caption", Static).update(f"#{self.index} not available: {exc}")
+                self.query_one(".media-caption", Static).update(
+                    Text(f"#{self.index} not available: {inert(exc)}")
+                )
             return
         decoded = await asyncio.to_thread(decode, data, content_type)
         if self.is_attached:

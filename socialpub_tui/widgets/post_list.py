@@ -17,7 +17,6 @@ nor skipped. The cursor follows its post by id across every change.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -34,7 +33,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from socialpub_tui.look import NETWORK_BADGES, status_colour, target_status
+from socialpub_tui.look import inert, status_colour, target_status
 from socialpub_tui.times import parse_instant
 
 if TYPE_CHECKING:
@@ -61,8 +60,6 @@ def targets_width(width: int) -> int:
 
 # ---- rows ---------------------------------------------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # C0, C1, bidi controls
-
 
 @dataclass(frozen=True, slots=True)
 class PostRow:
@@ -78,7 +75,8 @@ class PostRow:
     @classmethod
     def of(cls, post: PostOut, zone: DisplayZone) -> PostRow:
         first = next((line.strip() for line in post.content.splitlines() if line.strip()), "")
-        first = _CONTROL.sub(" ", first)  # a user's text never drives the terminal (escape sequences, tabs)
+        # a user's text never drives the terminal (escape sequences, tabs: shown escaped)
+        first = inert(first)
         due = parse_instant(post.scheduled_at) if post.status == "scheduled" and post.scheduled_at else None
         return cls(
             post.id,
@@ -579,7 +577,7 @@ class PostList(ScrollView, can_focus=True):
         ]
         used, shown = 0, badges_shown(width)
         for platform, state in row.targets[:shown]:
-            badge = NETWORK_BADGES.get(platform, platform[:2].upper())
+            badge = self.app.networks.badge(platform)  # type: ignore[attr-defined]
             pieces += [(badge, _colour(target_status(row.status, state), bold=True)), (" ", None)]
             used += len(badge) + 1
         if len(row.targets) > shown:

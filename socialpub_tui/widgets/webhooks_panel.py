@@ -16,8 +16,9 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
+from socialpub_tui.look import inert
 from socialpub_tui.times import parse_instant
-from socialpub_tui.widgets.tables import fill
+from socialpub_tui.widgets.tables import RowTable, fill
 
 DELIVERIES = 20  # failed deliveries shown (and asked of each endpoint)
 ADD_HINT = "socialpub webhooks add URL"
@@ -71,17 +72,28 @@ def code_text(code: int | None) -> Text:
     return Text(f"{code} ", style=style)
 
 
+def error_text(d: DeliveryOut) -> str:
+    """A failed delivery's error on one line; one refused by a setting says which (the endpoint is not at fault;
+    the title says the command that changes it, `socialpub webhooks deliveries` the whole sentence)."""
+    if d.refused_by:
+        return f"refused by the {d.refused_by} setting"
+    return " ".join((d.last_error or "").split()) or "-"
+
+
 HOOK_COLUMNS = ("endpoint", "problem", "last")
 DELIVERY_COLUMNS = ("failed at", "event", "code", "error", "endpoint")
 
 
 def clip(text: str, width: int) -> str:
+    """`text` (an event type, a receiver's error) in at most `width` characters, shown inert."""
+    text = inert(text)
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
 def clip_url(url: str, width: int, *, scheme: bool = True) -> str:
     """A URL in `width` characters, cut in the middle (the host and the path's end both tell endpoints apart);
-    without its scheme unless `scheme`."""
+    without its scheme unless `scheme`. Shown inert."""
+    url = inert(url)
     if not scheme:
         url = url.split("://", 1)[-1]
     if len(url) <= width:
@@ -104,8 +116,8 @@ class WebhooksPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="act-webhooks-title")
-        yield DataTable(id="act-hooks", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        yield DataTable(id="act-deliveries", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-hooks", zebra_stripes=True, cell_padding=0)
+        yield RowTable(id="act-deliveries", zebra_stripes=True, cell_padding=0)
 
     def on_mount(self) -> None:
         self.show(self.view)
@@ -183,7 +195,7 @@ class WebhooksPanel(Vertical):
         # longest one needs (the errors up to 3/5 of what is left), the URLs the rest
         event_room = min(23, max((len(d.event_type) + 1 for d in self.deliveries), default=6))
         room = max(30, width - 13 - event_room - 4 - SLACK)
-        errors = [" ".join((d.last_error or "").split()) or "-" for d in self.deliveries]
+        errors = [error_text(d) for d in self.deliveries]
         error_room = min(max((len(e) + 1 for e in errors), default=6), room * 3 // 5)
         url_room = room - error_room
         rows = []
@@ -196,7 +208,7 @@ class WebhooksPanel(Vertical):
                         f"{zone.local(at):%d %b %H:%M} " if at else "- ",
                         clip(d.event_type, event_room - 1) + " ",
                         code_text(d.last_status_code),
-                        clip(error, error_room - 1) + " ",
+                        Text(clip(error, error_room - 1) + " ", style="yellow" if d.refused_by else ""),
                         Text(clip_url(self.url_of(d.endpoint_id), url_room, scheme=False), style="dim"),
                     ],
                 )
@@ -220,7 +232,7 @@ class WebhooksPanel(Vertical):
         elif view.state == "unavailable":
             title.append(" · not offered by this server (a socialpub extension)", style="dim")
         elif view.state == "forbidden":
-            title.append(f" · {view.note or 'this API key may not read them'}", style="yellow")
+            title.append(f" · {inert(view.note or 'this API key may not read them')}", style="yellow")
         elif view.state == "error":
             title.append(" · could not be read (r to retry)", style="red")
         elif not view.endpoints:
@@ -234,10 +246,21 @@ class WebhooksPanel(Vertical):
             if view.deliveries is None:
                 title.append(" · reading the deliveries…", style="dim")
             elif view.deliveries:
-                title.append(
-                    f" · {len(view.deliveries)} latest failed deliveries, newest first · s redelivers",
-                    style="dim",
-                )
+                n = len(view.deliveries)
+                refused = [d for d in view.deliveries if d.refused_by]
+                if refused:  # what to do first, while the width lasts
+                    setting = refused[0].refused_by
+                    title.append(
+                        f" · {len(refused)} refused by the {setting} setting: socialpub admin {setting} on, "
+                        "then s redelivers",
+                        style="yellow",
+                    )
+                else:
+                    title.append(
+                        f" · {'the latest failed delivery' if n == 1 else f'{n} latest failed deliveries, newest first'}"
+                        " · s redelivers",
+                        style="dim",
+                    )
             else:
                 title.append(" · no failed deliveries", style="dim")
         return title

@@ -2,11 +2,13 @@
 
 1. A fresh data dir: `socialpub init --sandbox --json` (a workspace, an API key, an owner session, one sandbox
    account per network), then `socialpub admin plan GROWTH` (a subscription: no free-publication limit).
-2. The API served by uvicorn on 127.0.0.1 and a free port (no worker: the contract is the API's), with the
-   per-key rate limit lifted. The media fetcher is stubbed in that process, as in the test suite: random `url`
-   and `mediaUrls` values get the real scheme / credential / address checks, then `fetch_failed` instead of a
-   DNS look-up or a connection, so the run sends no traffic beyond loopback; the live networks (`connect/token`,
-   `check`) answer a refusal from a stub in that process.
+2. Each network's emulator served over HTTP on 127.0.0.1 (`socialpub sandbox serve NETWORK`), and the live
+   networks pointed at them (SOCIALPUB_<NETWORK>_BASE_URL, an OAuth app per network): `connect/token`, `check`
+   and the OAuth routes talk to real servers on loopback, never to a network's host. The API served by uvicorn on
+   127.0.0.1 and a free port (no worker: the contract is the API's), with the per-key rate limit lifted. The
+   media fetcher's resolver is stubbed in that process, as in the test suite: random `url` and `mediaUrls`
+   values get the real scheme / credential / address checks, then `fetch_failed` instead of a DNS look-up or a
+   connection, so the run sends no traffic beyond loopback.
 3. `st run <url>/openapi.json --checks all` with both credentials: `x-api-key` (API-key operations) and
    `Authorization: Bearer <session>` (key management, workspace edits, account connections). A route reads the
    one it needs (an API key wins on API-key routes, the session on session-only routes).
@@ -63,22 +65,6 @@ def serve(port: int) -> None:
 
     guard.RESOLVER = no_dns
     fetch.check_url = loopback_only
-    # live accounts (connect/token, check): the networks answer a refusal from here, without traffic
-    import httpx
-
-    from backend.services import adapters
-
-    def no_network(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(
-            400, json={"error": {"code": 100, "message": "the fuzz run reaches no network"}}
-        )
-
-    to_network = adapters.network_client
-    adapters.network_client = lambda s, platform, kind="live": (
-        to_network(s, platform, kind)
-        if kind == "sandbox"
-        else httpx.Client(transport=httpx.MockTransport(no_network))
-    )
     uvicorn.run(
         create_app(get_settings()), host="127.0.0.1", port=port, log_level="warning", access_log=False
     )
@@ -90,6 +76,40 @@ def _cli(*args: str, env: dict[str, str]) -> str:
         [sys.executable, "-c", code, *args], env=env, cwd=ROOT, check=True, capture_output=True, text=True
     )
     return out.stdout
+
+
+NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
+
+
+def emulators(tmp: str, env: dict[str, str]) -> tuple[list[subprocess.Popen[bytes]], dict[str, str]]:
+    """Each network's emulator served on a free loopback port; the settings that point the live networks at them
+    (their API bases, as `sandbox serve --json` prints them, and an OAuth app per network)."""
+    procs, settings = [], {}
+    for network in NETWORKS:
+        port = free_port()
+        proc = subprocess.Popen(
+            [str(BIN / "socialpub"), "sandbox", "serve", network, "--port", str(port), "--json"]
+            + ["--data-dir", str(Path(tmp) / "emulators")],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+        )
+        procs.append(proc)
+        assert proc.stdout is not None
+        settings.update(json.loads(proc.stdout.readline())["env"])
+        settings[f"SOCIALPUB_{network.upper()}_CLIENT_ID"] = f"fuzz-{network}"
+        settings[f"SOCIALPUB_{network.upper()}_CLIENT_SECRET"] = f"fuzz-secret-{network}"
+        wait_for(port, proc)
+    return procs, settings
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def wait_for(port: int, proc: subprocess.Popen[bytes]) -> None:
@@ -136,6 +156,8 @@ def main() -> int:
         )
         period_end = (datetime.now(UTC) + timedelta(days=30)).isoformat()
         _cli("admin", "plan", "GROWTH", "--status", "active", "--period-end", period_end, env=env)
+        served, network_settings = emulators(tmp, env)
+        env.update(network_settings)
         port = free_port()
         server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)], env=env, cwd=ROOT)
         try:
@@ -161,9 +183,6 @@ def main() -> int:
                 "--no-color",  # the same cases on every run
                 "--request-timeout",
                 "30",
-                # every string of a request body refuses NUL (400; the API's description says so)
-                "--generation-allow-x00",
-                "false",
                 *args.st_args,
             ]
             started = time.monotonic()
@@ -171,12 +190,8 @@ def main() -> int:
             print(f"fuzz: st run exited {code} after {time.monotonic() - started:.0f} s", file=sys.stderr)
             return code
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            for proc in (server, *served):
+                stop(proc)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from backend.store.db import database
 from backend.store.models import Account, OAuthSession
 from tests.api.posts_support import fast  # noqa: F401  (fixture)
 from tests.conftest import key_headers, session_headers
+from tests.support.networks import own
 
 pytestmark = pytest.mark.usefixtures("fast")
 NETWORKS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
@@ -41,9 +42,8 @@ def live(settings, monkeypatch):  # type: ignore[no-untyped-def]
     """Every network's OAuth app configured, its API base a loopback origin, its calls answered by the data
     dir's emulator in process (no traffic)."""
     for p in NETWORKS:
-        setattr(settings, f"{p}_client_id", f"app-{p}")
-        setattr(settings, f"{p}_client_secret", "s3cret-app")
-        setattr(settings, f"{p}_api_base", BASES[p])
+        mine = own(settings, p)
+        mine.client_id, mine.client_secret, mine.api_base = f"app-{p}", "s3cret-app", BASES[p]
     monkeypatch.setattr(
         adapters,
         "network_client",

@@ -85,3 +85,40 @@ def test_the_dummy_hash_costs_a_real_verification_and_matches_nothing():
     )  # scheme and scrypt parameters: the same work to verify
     assert len(dummy.split("$")) == 6 and dummy != security.dummy_password_hash()
     assert not security.verify_password("pw123456", dummy) and not security.verify_password("", dummy)
+
+
+def test_another_clients_wrong_passwords_never_lock_the_owner_out(app, owner):
+    """Issue 30 item 8: 10 wrong passwords a minute for the owner's email, from anyone, kept the owner's correct
+    password refused. Now the attempts are counted per client and account together (and per client across
+    accounts): the attacker is refused after 10 (and bounded at 30 across accounts), the owner's own client logs in.
+    Real connections to the served API, from two loopback source addresses."""
+    import httpx
+
+    from tests.support.live import served
+
+    def client_from(address: str, port: int) -> httpx.Client:
+        transport = httpx.HTTPTransport(local_address=address)
+        return httpx.Client(base_url=f"http://127.0.0.1:{port}", transport=transport, timeout=30)
+
+    with (
+        served(app) as port,
+        client_from("127.0.0.2", port) as attacker,
+        client_from("127.0.0.3", port) as mine,
+    ):
+        wrong = {"email": owner.email, "password": "not the password"}
+        codes = [attacker.post("/v1/auth/login", json=wrong).status_code for _ in range(12)]
+        assert codes == [401] * 10 + [429] * 2
+        refused = attacker.post("/v1/auth/login", json={"email": owner.email, "password": owner.password})
+        assert refused.status_code == 429 and refused.json()["error"] == "rate_limit_exceeded"
+        assert "Retry-After" in refused.headers
+        ok = mine.post("/v1/auth/login", json={"email": owner.email, "password": owner.password})
+        assert ok.status_code == 200, ok.text
+        # guessing across accounts from one client is bounded too: 30 attempts a minute in all
+        spread = [
+            attacker.post("/v1/auth/login", json={"email": f"u{i}@test.local", "password": "x"}).status_code
+            for i in range(20)
+        ]
+        assert spread == [401] * 17 + [429] * 3  # 13 + 17 = 30 attempts from this client
+        assert (
+            mine.post("/v1/auth/login", json=wrong).status_code == 401
+        )  # the owner's client keeps its own budget

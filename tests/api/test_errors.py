@@ -248,3 +248,47 @@ def test_head_is_the_get_without_its_body(client, owner):
     r = client.head("/v1/auth/login")  # no GET there: 405, and its Allow does not offer HEAD
     assert r.status_code == 405 and r.content == b"" and "HEAD" not in r.headers["allow"]
     assert "HEAD" in client.put("/v1/posts", headers=h).headers["allow"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "location"),
+    [
+        ("GET", "/v1/posts/", "/v1/posts"),
+        ("GET", "/v1/posts/?limit=3&q=a%20b", "/v1/posts?limit=3&q=a%20b"),
+        ("GET", "/v1/health/", "/v1/health"),
+        ("POST", "/v1/posts/", "/v1/posts"),
+        ("GET", "/v1/accounts//", "/v1/accounts"),
+    ],
+)
+def test_the_trailing_slash_redirect_never_takes_its_address_from_host(client, owner, method, path, location):
+    """Issue 30 item 9: the redirect of `/v1/posts/` built its Location from the Host header (a client-chosen
+    address: `Host: evil.example` → `http://evil.example/v1/posts`); it is now a relative reference."""
+    r = client.request(
+        method, path, headers={"Host": "evil.example", **key_headers(owner.api_key)}, follow_redirects=False
+    )
+    assert r.status_code == 307
+    assert r.headers["location"] == location
+    assert "evil" not in r.text
+
+
+def test_a_path_no_route_takes_with_or_without_its_slash_is_404(client, owner):
+    r = client.get("/v1/nothing-here/", headers=key_headers(owner.api_key), follow_redirects=False)
+    assert r.status_code == 404 and r.json()["error"] == "not_found"
+    assert client.get("/v1/posts", headers=key_headers(owner.api_key)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/sandbox/published?accountId=a%00b", "/v1/posts/post_a%00b", "/v1/media?type=image&sha256=%00"],
+)
+def test_a_nul_in_a_path_or_a_query_is_400(client, owner, path):
+    """Issue 30 item 9: the document states that no string holds NUL; a path or query value with `%00` was
+    answered as any other (the fuzz found it accepted)."""
+    r = client.get(path, headers=key_headers(owner.api_key))
+    assert r.status_code == 400 and r.json()["error"] == "validation_error", r.text
+
+
+@pytest.mark.parametrize("path", ["/v1/media", "/v1/generations", "/v1/credits", "/v1/posts"])
+def test_an_empty_cursor_is_not_a_cursor(client, owner, path):
+    r = client.get(f"{path}?cursor=", headers=key_headers(owner.api_key))
+    assert r.status_code == 400 and r.json()["error"] == "invalid_cursor", r.text

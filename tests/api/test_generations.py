@@ -786,3 +786,65 @@ def test_rate_limited_like_every_route(client, settings, subscribed):
     with time_machine.travel(start, tick=False):
         codes = [client.get("/v1/generations", headers=h).status_code for _ in range(3)]
     assert codes == [200, 200, 429]
+
+
+# ---- a photo as the background of an image (issue 33: the announcement card, an extension) -------------------
+
+
+def test_a_background_photo_goes_to_the_provider_and_is_shown(client, subscribed, settings):
+    url = _host_image(settings, subscribed)
+    made = create(client, subscribed, {**IMAGE, "backgroundUrl": url})
+    assert made["backgroundUrl"] == url and made["status"] == "pending"
+    run_worker(settings)
+    [request] = [c for c in gen_provider.CALLS if c.prompt == IMAGE["prompt"]]
+    assert request.background is not None and request.background[:3] == b"\xff\xd8\xff"  # the stored JPEG
+    shown = client.get(f"/v1/generations/{made['id']}", headers=key_headers(subscribed.api_key)).json()
+    assert shown["status"] == "completed" and shown["backgroundUrl"] == url
+    plain = create(client, subscribed, IMAGE)
+    assert plain["backgroundUrl"] is None
+
+
+def test_a_background_is_for_images_and_must_be_an_image(client, subscribed, settings):
+    from backend.services import media as media_service
+    from tests.media import corpus
+
+    url = _host_image(settings, subscribed)
+    assert rejected(client, subscribed, {**VIDEO, "backgroundUrl": url}) == [
+        ("backgroundUrl", "background_url_not_allowed_for_video")
+    ]
+    video = media_service.ingest_bytes(settings, subscribed.workspace_id, corpus.video("mp4"))
+    cases = {
+        "http://cdn.example.com/a.jpg": "background_url_unreadable",  # not https
+        settings.public_media_url + "med_00000000000000000000000000.jpg": "background_url_unreadable",
+        media_service.url_for(settings, video.key): "background_not_an_image",
+    }
+    for bad, code in cases.items():
+        r = client.post(
+            "/v1/generations", json={**IMAGE, "backgroundUrl": bad}, headers=key_headers(subscribed.api_key)
+        )
+        assert problems(r) == [("backgroundUrl", code)], bad
+        assert r.json()["details"][0]["backgroundUrl"] == bad
+    nothing_written(subscribed, 1000)
+
+
+def test_a_name_socialpub_gave_is_not_a_brand(settings, subscribed):
+    """Issue 33: the tour's image closed on "Local workspace" (make run's name): a name the user never chose."""
+    from backend.operator import devrun
+    from backend.services import generations as gen_service
+
+    assert (
+        "Local workspace" in ws_service.PLACEHOLDER_NAMES and "My workspace" in ws_service.PLACEHOLDER_NAMES
+    )
+    import inspect
+
+    from backend.operator import cli as operator_cli
+
+    assert '"Local workspace"' in inspect.getsource(devrun.main)  # make run's name is one of them
+    assert operator_cli.init_cmd.params[0].default in ws_service.PLACEHOLDER_NAMES  # so is init's default
+    for name, shown in (
+        ("Local workspace", None),
+        ("My workspace", None),
+        ("Acme Roasters", "Acme Roasters"),
+    ):
+        ws_service.edit(subscribed.workspace_id, {"name": name})
+        assert gen_service._brand(settings, subscribed.workspace_id).name == shown

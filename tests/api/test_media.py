@@ -112,6 +112,35 @@ def test_video_is_stored_untouched(client, owner, container, mime):
     assert served.content == data and served.headers["content-type"] == mime
 
 
+@pytest.mark.parametrize("case", list(corpus.broken_videos()))
+def test_a_video_that_does_not_decode_is_refused_and_nothing_is_stored(client, owner, settings, case):
+    """Issue 30 item 4: an MP4 cut to 1,000 bytes, cut in half, with its `moov` renamed, a header + zeros… were
+    accepted as video/mp4 and a post with one succeeded on the sandbox networks; they are 400 not_a_video."""
+    r = post(client, owner, base64=b64(corpus.broken_videos()[case]))
+    body = assert_error(r, 400, "not_a_video")
+    assert "cannot be decoded" in body["message"]
+    assert client.get("/v1/media", headers=key_headers(owner.api_key)).json()["items"] == []
+    assert list(get_storage(settings).iter_keys()) == []
+
+
+def test_a_video_cut_in_half_is_refused_by_url_too(url_client, owner, server, settings):
+    server.routes["/half.mp4"] = Route(
+        body=corpus.broken_videos()["cut in half, index first"], content_type="video/mp4"
+    )
+    assert_error(post(url_client, owner, url=server.url("/half.mp4")), 400, "not_a_video")
+    assert list(get_storage(settings).iter_keys()) == []
+    fetch_tmp = settings.data_dir / "tmp" / "fetch"
+    assert not fetch_tmp.exists() or list(fetch_tmp.iterdir()) == []
+
+
+def test_what_the_probe_read_is_in_the_library(client, owner):
+    r = post(client, owner, base64=b64(corpus.video("mp4")))
+    assert r.status_code == 201, r.text
+    item = client.get(f"/v1/media/{r.json()['key']}", headers=key_headers(owner.api_key)).json()
+    assert (item["width"], item["height"], item["videoCodec"], item["audioCodec"]) == (360, 640, "h264", None)
+    assert item["durationSec"] == pytest.approx(3.0, abs=0.05) and item["frameRate"] == pytest.approx(24)
+
+
 def test_data_uri_prefix_and_line_breaks_are_accepted(client, owner):
     text = "data:image/png;base64," + "\n".join(
         b64(corpus.png_alpha())[i : i + 60] for i in range(0, 400, 60)

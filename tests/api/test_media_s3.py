@@ -111,3 +111,26 @@ def test_s3_down_is_502(s3_client, owner, settings, monkeypatch):
     )
     assert r.status_code == 502 and r.json()["error"] == "storage_error"
     assert s3_client.get("/v1/media", headers=key_headers(owner.api_key)).json()["items"] == []
+
+
+def test_migration_0030_gives_an_old_object_a_capability_key(s3_client, owner, settings):
+    """An object stored under a key of the versions before 0030 (`med_<ULID>.jpg`) is copied to its new key; the row
+    and the media host follow; the old object is an orphan the sweep removes."""
+    from backend.store.models import Media
+    from tests.store.test_media_capability_keys import rerun_migration
+
+    row = media_service.ingest_bytes(settings, owner.workspace_id, corpus.jpeg(), origin="upload")
+    storage = get_storage(settings)
+    data = b"".join(storage.open_range(row.key, 0, row.bytes - 1))
+    legacy = f"{row.id}.jpg"
+    storage.put_bytes(legacy, data, "image/jpeg")
+    storage.delete(row.key)
+    Media.update(key=legacy).where(Media.id == row.id).execute()
+    rerun_migration()
+    new = Media.get_by_id(row.id).key
+    assert new != legacy and new.startswith(row.id + "_")
+    assert _objects(settings) == {legacy, new}
+    assert s3_client.get(f"/media/{legacy}").status_code == 404
+    assert s3_client.get(f"/media/{new}").content == data
+    assert media_service.sweep_orphans(settings, clock.now() + timedelta(days=2)) == [legacy]
+    assert _objects(settings) == {new}

@@ -100,12 +100,13 @@ def test_labels_are_fixed_at_creation(client, owner, sandbox):  # type: ignore[n
 
 
 def test_an_idempotent_replay_answers_the_first_posts_labels(client, owner, sandbox):  # type: ignore[no-untyped-def]
+    when = future(days=1)  # a replay is the same request: the same instant
     first = post(
         client,
         owner,
         202,
         targets=["facebook"],
-        scheduledAt=future(days=1),
+        scheduledAt=when,
         idempotencyKey="k1",
         labels={SET: "a"},
     ).json()
@@ -114,7 +115,7 @@ def test_an_idempotent_replay_answers_the_first_posts_labels(client, owner, sand
         owner,
         200,
         targets=["facebook"],
-        scheduledAt=future(days=1),
+        scheduledAt=when,
         idempotencyKey="k1",
         labels={SET: "a"},
     ).json()

@@ -381,9 +381,7 @@ def test_remote_media_probed_once_each(client, owner, sandbox, remote_media):
 
 def test_same_idempotency_key_returns_existing_with_200(settings, client, owner, sandbox):
     first = post(client, owner, 202, targets=["facebook"], idempotencyKey="launch-42").json()
-    again = post(
-        client, owner, 200, targets=["linkedin"], content="different", idempotencyKey="launch-42"
-    ).json()
+    again = post(client, owner, 200, targets=["facebook"], idempotencyKey="launch-42").json()
     assert again == first
     assert Post.select().count() == 1 and Job.select().count() == 1
     # another workspace may use the same key
@@ -420,6 +418,73 @@ def test_idempotency_under_concurrent_requests(client, owner, sandbox, n):
     assert len({i for _, i in results}) == 1
     assert Post.select().count() == 1 and PostTarget.select().count() == 2 and Job.select().count() == 1
     assert Workspace.get_by_id(owner.workspace_id).free_posts_used == 1
+
+
+def test_the_same_key_with_another_body_is_409_idempotency_key_reused(client, owner, sandbox):
+    """Issue 30 item 9: a key reused with a different body returned the first post silently (Stripe answers an
+    error). The same request (whatever the spelling of the same values) replays; another one is 409."""
+    first = post(
+        client,
+        owner,
+        202,
+        targets=["facebook", {"platform": "linkedin"}],
+        content="Launch",
+        scheduledAt="2099-01-01T10:00:00+01:00",
+        options=None,
+        idempotencyKey="launch-43",
+    ).json()
+    same = post(
+        client,
+        owner,
+        200,
+        targets=[{"platform": "facebook"}, "linkedin"],
+        content="Launch",
+        scheduledAt="2099-01-01T09:00:00Z",
+        mediaUrls=[],
+        idempotencyKey="launch-43",
+    ).json()
+    assert same["id"] == first["id"]
+    for change in (
+        {"content": "Launch!"},
+        {"targets": ["facebook"]},
+        {"scheduledAt": "2099-01-01T11:00:00Z"},
+        {"labels": {"team": "brand"}},
+    ):
+        body = {
+            "targets": ["facebook", "linkedin"],
+            "content": "Launch",
+            "scheduledAt": "2099-01-01T09:00:00Z",
+            "idempotencyKey": "launch-43",
+        } | change
+        r = client.post("/v1/posts", json=body, headers=key_headers(owner.api_key))
+        assert r.status_code == 409, (change, r.text)
+        assert r.json()["error"] == "idempotency_key_reused"
+        assert r.json()["details"] == [{"field": "idempotencyKey", "postId": first["id"]}]
+    assert Post.select().count() == 1
+
+
+def test_racing_requests_with_one_key_and_different_bodies_create_one_post(client, owner, sandbox):
+    barrier = threading.Barrier(6)
+    results: list[int] = []
+    lock = threading.Lock()
+
+    def run(i: int) -> None:
+        barrier.wait()
+        r = client.post(
+            "/v1/posts",
+            headers=key_headers(owner.api_key),
+            json={"targets": ["facebook"], "content": f"race {i % 2}", "idempotencyKey": "raced-key"},
+        )
+        with lock:
+            results.append(r.status_code)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [200, 200, 202, 409, 409, 409]
+    assert Post.select().count() == 1
 
 
 # ------------------------------------------------------------------------------------------- free publications

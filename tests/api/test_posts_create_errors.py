@@ -122,3 +122,32 @@ def test_a_replay_answers_only_a_well_formed_request(client, owner, sandbox, sub
         assert r.status_code == 400 and r.json()["error"] == code, (change, r.text)
     again = _post(client, h, body)
     assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "\u200b",  # zero width space
+        "\u200b\u200c\u200d\u2060\ufeff",  # zero width (non-)joiners, word joiner, BOM
+        " \u00a0\u3000\n\t",  # spaces of every width
+        "\u3164\u2800",  # a Hangul filler and a braille blank: drawn blank
+        "\u0301\u034f",  # combining marks with nothing to combine with
+        "\u202e\u2066",  # bidi controls
+    ],
+)
+def test_a_text_of_invisible_characters_is_no_text(client, owner, sandbox, subscribed, content):
+    """Issue 30 item 9: a post whose text is only U+200B was accepted and published; a text that shows nothing is
+    answered as no text: 400 invalid_targets, content_required_for_target for each target that needs a text."""
+    r = _post(client, key_headers(owner.api_key), {"targets": ["facebook", "linkedin"], "content": content})
+    assert r.status_code == 400 and r.json()["error"] == "invalid_targets", r.text
+    assert [(d["platform"], d["error"]) for d in r.json()["details"]] == [
+        ("facebook", "content_required_for_target"),
+        ("linkedin", "content_required_for_target"),
+    ]
+    if content.strip():
+        assert "invisible characters" in r.json()["details"][0]["message"]
+
+
+def test_a_visible_character_among_invisible_ones_is_a_text(client, owner, sandbox, subscribed):
+    r = _post(client, key_headers(owner.api_key), {"targets": ["facebook"], "content": "\u200bhi\u200b"})
+    assert r.status_code == 202, r.text

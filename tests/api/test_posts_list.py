@@ -109,8 +109,8 @@ def test_created_at_range(client, owner, sandbox):
 @pytest.mark.parametrize(
     "params,code",
     [
-        ({"cursor": "garbage!!"}, "validation_error"),  # not the cursor's shape (the document states it)
-        ({"cursor": "djE6eHh4"}, "invalid_cursor"),  # the shape, but not a cursor this API gave
+        ({"cursor": "garbage!!"}, "invalid_cursor"),  # not the cursor's shape (the document states it)
+        ({"cursor": "djE6eHh4"}, "invalid_cursor"),  # a cursor of the versions before (base64): no more
         ({"from": "2030-01-01T00:00:00"}, "invalid_timestamp"),
         ({"to": "yesterday"}, "invalid_timestamp"),
         ({"status": "published"}, "validation_error"),

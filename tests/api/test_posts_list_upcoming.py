@@ -100,17 +100,31 @@ def test_a_page_read_later_continues_where_the_cursor_stood(client, owner, mix):
     assert rest == [mix["in2"], later["id"], mix["new"], mix["old"]]
 
 
-def test_a_cursor_is_valid_only_with_its_own_order(client, owner, mix):
+def test_a_cursor_is_a_position_that_any_string_of_its_pattern_names(client, owner, mix):
+    """Issue 30 item 9: the document states the cursor's exact pattern, so every string it allows is taken: a
+    cursor is a position (section, due time, post id) that both orders read; one the API did not give (a forged
+    id, a due time past the dates the store holds) pages from where it points; another shape is invalid_cursor."""
+    import re
+
     h = key_headers(owner.api_key)
     newest = listing(client, owner, limit=1)["nextCursor"]
     upcoming = listing(client, owner, limit=1, order="upcoming")["nextCursor"]
+    pattern = client.get("/openapi.json").json()["components"]["schemas"]["PostList"]["properties"][
+        "nextCursor"
+    ]
+    for cursor in (newest, upcoming):
+        assert re.fullmatch(pattern["pattern"], cursor)
     for params in (
         {"order": "upcoming", "cursor": newest},
         {"cursor": upcoming},
         {"order": "newest", "cursor": upcoming},
+        {"order": "upcoming", "cursor": "p1.s.999999999999999999.post_00000000000000000000000000"},
+        {"cursor": "p1.r.-999999999999999999.post_zzzzzzzzzzzzzzzzzzzzzzzzzz"},
     ):
         r = client.get("/v1/posts", params=params, headers=h)
-        assert r.status_code == 400 and r.json()["error"] == "invalid_cursor", params
+        assert r.status_code == 200, (params, r.text)
+    r = client.get("/v1/posts", params={"cursor": "p1.x.1.post_x"}, headers=h)
+    assert r.status_code == 400 and r.json()["error"] == "invalid_cursor"
 
 
 def test_due_at_range_covers_scheduled_and_immediate_posts(client, owner, mix):

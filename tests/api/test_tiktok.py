@@ -16,6 +16,7 @@ from backend.services import accounts
 from backend.store.models import Account, Event, Job, MediaHold, TikTokPublish
 from tests.conftest import key_headers
 from tests.media import corpus
+from tests.support.networks import own
 
 PHOTO = "/v1/publish/tiktok/photo"
 VIDEO = "/v1/publish/tiktok/video"
@@ -493,7 +494,7 @@ def test_rate_limited_account(settings, client, owner, fast, images):
 
 
 def test_daily_cap(client, owner, tk, images, settings):
-    settings.sandbox_tiktok_daily_posts = 2
+    own(settings, "tiktok").sandbox_daily_posts = 2
     for _ in range(2):
         post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
     r = client.post(

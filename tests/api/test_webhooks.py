@@ -83,7 +83,8 @@ def test_loopback_is_refused_by_default_and_the_error_says_how(client, owner, se
         "/v1/webhooks", json={"url": "http://127.0.0.1:8765/"}, headers=key_headers(owner.api_key)
     )
     assert r.status_code == 400 and r.json()["error"] == "invalid_webhook_url"
-    assert "SOCIALPUB_ALLOW_PRIVATE_URLS=1" in r.json()["message"]
+    assert "`socialpub admin private-urls on`" in r.json()["message"], r.json()["message"]
+    assert r.json()["details"] == [{"field": "url", "rule": "address", "setting": "private-urls"}]
 
 
 def test_a_name_resolving_to_a_private_address_is_refused(client, owner, settings, monkeypatch):
@@ -153,3 +154,50 @@ def test_test_event_is_queued_and_logged(client, owner, private_ok):
     again = client.post(f"/v1/events/{out['eventId']}/redeliver", headers=h).json()
     assert again["eventId"] == out["eventId"] and len(again["deliveries"]) == 1
     assert again["deliveries"][0] != out["deliveryId"]
+
+
+def test_the_data_dirs_private_urls_setting_decides_for_every_process(client, owner, settings):
+    """Issue 33: the address rule is one fact of the data dir (`socialpub admin private-urls on`, stored in its
+    database), not an environment variable that differs from one process to the next. Changed, it holds at once
+    (no restart); a test or a redelivery it would refuse is refused up front, naming the setting."""
+    from backend.store.instance import set_private_urls
+
+    h = key_headers(owner.api_key)
+    settings.rate_limit_per_minute = 1_000_000
+    url = "http://127.0.0.1:8765/"
+    refused = client.post("/v1/webhooks?dryRun=true", json={"url": url}, headers=h)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_webhook_url"
+    assert "this data dir refuses them" in refused.json()["message"]
+
+    set_private_urls(True)
+    dry = client.post("/v1/webhooks?dryRun=true", json={"url": url}, headers=h)
+    assert dry.status_code == 200 and dry.json() == {"dryRun": True, "url": url, "events": []}
+    assert client.get("/v1/webhooks", headers=h).json()["items"] == []  # nothing created
+    ep = add(client, owner, url)
+    sent = client.post(f"/v1/webhooks/{ep['id']}/test", headers=h)
+    assert sent.status_code == 202
+
+    set_private_urls(False)  # the operator turns it off again: nothing would be delivered, and it is said so
+    for r in (
+        client.post(f"/v1/webhooks/{ep['id']}/test", headers=h),
+        client.post(f"/v1/events/{sent.json()['eventId']}/redeliver", headers=h),
+        client.post(
+            f"/v1/events/{sent.json()['eventId']}/redeliver", json={"endpointId": ep["id"]}, headers=h
+        ),
+    ):
+        assert r.status_code == 409 and r.json()["error"] == "webhook_url_refused", r.text
+        assert "`socialpub admin private-urls on`" in r.json()["message"]
+        assert r.json()["details"] == [{"endpointId": ep["id"], "rule": "address", "setting": "private-urls"}]
+
+
+def test_the_environment_overrides_the_data_dir_in_its_own_process_and_says_so(client, owner, settings):
+    from backend.store.instance import set_private_urls
+
+    set_private_urls(True)
+    settings.allow_private_urls = False  # SOCIALPUB_ALLOW_PRIVATE_URLS=0 in this process
+    r = client.post(
+        "/v1/webhooks", json={"url": "http://127.0.0.1:8765/"}, headers=key_headers(owner.api_key)
+    )
+    assert r.status_code == 400 and "SOCIALPUB_ALLOW_PRIVATE_URLS=0" in r.json()["message"], r.text
+    settings.allow_private_urls = None  # unset: the data dir decides
+    assert add(client, owner, "http://127.0.0.1:8765/")["url"] == "http://127.0.0.1:8765/"

@@ -209,7 +209,7 @@ def _needs_emulators(*platforms: str) -> None:
     import pytest
 
     for p in platforms:  # the sandbox networks land with the engine issue
-        pytest.importorskip(f"backend.networks.sandbox.{p}")
+        pytest.importorskip(f"backend.networks.{p}.emulator")
 
 
 def test_post_now_wait_follows_to_completed(embedded) -> None:  # type: ignore[no-untyped-def]
@@ -287,3 +287,33 @@ def test_retry_creates_post_for_retriable_failures_only(embedded) -> None:  # ty
     assert again["post"]["id"] == new["id"]  # re-running the retry does not double-post
     human = invoke("posts", "retry", post["id"])
     assert "not retried" in human.out and "succeeded" in human.out
+
+
+def test_posts_list_says_when_a_post_was_sent_and_marks_cut_text(embedded) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: WHEN read `now` for a post sent minutes ago, and TEXT was cut at 40 characters with no sign of
+    it."""
+    long_text = "Launch day! " + "and then some more words " * 4
+    r = invoke("posts", "create", long_text, "--to", "facebook", "--wait", "--json")
+    assert r.code == 0, r.err
+    created = r.json()["createdAt"]
+    r = invoke("posts", "list", "--utc")
+    assert r.code == 0, r.err
+    row = next(line for line in r.out.splitlines() if line.startswith("post_"))
+    assert " now " not in row, row
+    assert created[:10] + " " + created[11:16] + " UTC" in row, row
+    assert long_text[:39] + "…" in row, row
+
+
+def test_media_upload_names_the_file_the_api_refused(embedded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fake = tmp_path / "fake.jpg"
+    fake.write_text("this is text, not a JPEG")
+    r = invoke("media", "upload", str(fake))
+    assert r.code == 1 and "unsupported_media_type" in r.err and str(fake) in r.err, r.err
+    r = invoke("media", "upload", str(fake), "--json")
+    assert r.code == 1 and str(fake) in r.err_json()["message"], r.err
+
+
+def test_at_yesterday_is_in_the_past_not_a_stranger(embedded) -> None:  # type: ignore[no-untyped-def]
+    r = invoke("posts", "create", "Too late", "--to", "facebook", "--at", "yesterday 9:00")
+    assert r.code == 1 and "not a time" not in r.err and "scheduled_at_in_past" in r.err, r.err
+    assert "already past" in r.err

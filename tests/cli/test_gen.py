@@ -224,3 +224,31 @@ def test_errors_and_usage(embedded) -> None:  # type: ignore[no-untyped-def]
     assert r.code == 2
     r = invoke("gen", "create", "--type", "video", "--prompt", "x", "--json")
     assert r.code == 1 and r.err_json()["details"][0]["error"] == "prompt_too_short"
+
+
+def test_a_local_background_photo_is_uploaded_first_and_reaches_the_provider(growth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: a social manager's own photo as the background of a design (an announcement card)."""
+    from tests.support import gen_provider
+
+    photo = tmp_path / "shop.png"
+    photo.write_bytes(corpus.encode(corpus.canonical(160, 120), "PNG"))
+    r = invoke(
+        "gen",
+        "create",
+        "--type",
+        "image",
+        "--prompt",
+        '"Grand opening" "Saturday 10 am"',
+        "--background",
+        str(photo),
+        "--wait",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    g = r.json()
+    assert g["status"] == "completed" and g["backgroundUrl"].endswith(".jpg")
+    assert gen_provider.CALLS[-1].background is not None
+    shown = invoke("gen", "show", g["id"])
+    assert g["backgroundUrl"] in shown.out
+    wrong = invoke("gen", "create", "--type", "video", "--prompt", "Beans", "--background", str(photo))
+    assert wrong.code == 2 and "--background is for images" in wrong.err

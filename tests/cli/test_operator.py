@@ -214,3 +214,31 @@ def test_tick_says_what_it_ran_and_what_is_queued_in_words(env):
     assert "{" not in human.output and "queue: " in human.output  # "queue: 2 queued", not a Python dict
     as_json = json.loads(run("tick", "--max-seconds", "5", "--settle", "0", "--json").output)
     assert set(as_json) == {"jobsRun", "queue"} and isinstance(as_json["queue"], dict)
+
+
+def test_admin_plan_keeps_the_period_end_it_is_not_given_and_never_prints_none(env):
+    """The README's tour runs `socialpub admin plan GROWTH` on `make run`'s workspace, which has GROWTH until a
+    year from now: that end stays (the TUI's header keeps its "until …"), and the line says it, never `None`."""
+    run("init", "--json", "--password", "s3cret-pass")
+    r = run("admin", "plan", "GROWTH", "--period-end", "2099-01-01T00:00:00Z")
+    assert r.exit_code == 0 and "until 2099-01-01 00:00 UTC" in r.output, r.output
+    r = run("admin", "plan", "GROWTH")
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.output and "until 2099-01-01 00:00 UTC" in r.output, r.output
+    assert json.loads(run("admin", "plan", "STARTER", "--json").output)["periodEnd"].startswith(
+        "2099-01-01T00:00:00"
+    )
+    r = run("admin", "plan", "GROWTH", "--no-period-end")
+    assert r.exit_code == 0 and "no end date" in r.output and "None" not in r.output, r.output
+    assert json.loads(run("admin", "plan", "GROWTH", "--json").output)["periodEnd"] is None
+    assert (
+        run("admin", "plan", "GROWTH", "--no-period-end", "--period-end", "2099-01-01T00:00:00Z").exit_code
+        == 2
+    )
+
+
+def test_admin_plan_does_not_keep_a_period_end_that_has_passed(env):
+    run("init", "--json", "--password", "s3cret-pass")
+    assert run("admin", "plan", "STARTER", "--period-end", "2001-01-01T00:00:00Z").exit_code == 0
+    plan = json.loads(run("admin", "plan", "STARTER", "--json").output)
+    assert plan["periodEnd"] is None and plan["name"] == "STARTER"

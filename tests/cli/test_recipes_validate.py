@@ -147,3 +147,27 @@ def test_schema_prints_a_json_schema_with_an_id() -> None:
     assert schema["$id"] == "https://socialpub.dev/schemas/recipe.json"
     jsonschema.Draft202012Validator.check_schema(schema)
     assert invoke("recipes", "schema", "--json").json() == schema
+
+
+def test_a_jpg_that_is_really_text_is_an_error_at_its_yaml_line(tmp_path: Path) -> None:
+    """Issue 33: validate passed it and only apply failed, with no YAML line. The content is read from the file's
+    first bytes, as the backend reads it."""
+    from tests.media import corpus
+
+    folder = tmp_path / "set"
+    (folder / "images").mkdir(parents=True)
+    (folder / "images" / "fake.jpg").write_text("this is text\n")
+    (folder / "images" / "real.jpg").write_bytes(corpus.jpeg())
+    write(
+        folder,
+        "a.yaml",
+        "timezone: UTC\nposts:\n  - id: a\n    content: hi\n    targets: [facebook]\n"
+        "    at: '2030-01-15 09:00'\n    media: [images/real.jpg, images/fake.jpg]\n",
+    )
+    r = invoke("recipes", "validate", str(folder), "--json")
+    assert r.code == 1
+    (error,) = r.json()["errors"]
+    assert (error["file"], error["line"], error["code"]) == ("a.yaml", 7, "unsupported_media_type"), error
+    assert "'fake.jpg' is not what its name says" in error["message"]
+    (folder / "images" / "fake.jpg").write_bytes(corpus.jpeg())  # fixed in place: valid at once
+    assert invoke("recipes", "validate", str(folder)).code == 0

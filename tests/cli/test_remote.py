@@ -147,7 +147,7 @@ def test_wrong_key_and_unreachable_server(remote: dict[str, str], monkeypatch: p
 def test_upload_and_publish_with_wait(
     remote: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    pytest.importorskip("backend.networks.sandbox.instagram")
+    pytest.importorskip("backend.networks.instagram.emulator")
     from PIL import Image
 
     monkeypatch.setenv("SOCIALPUB_API_URL", remote["url"])

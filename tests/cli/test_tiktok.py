@@ -60,6 +60,8 @@ def test_draft_carousel_and_direct_video_followed_to_terminal(slow_sandbox, embe
     assert photo["title"] == "Five" and photo["description"] == "Swipe"
     assert photo["finalStatus"]["status"] == "SEND_TO_USER_INBOX"
     assert "PROCESSING_DOWNLOAD" in r.err and "SEND_TO_USER_INBOX" in r.err  # progress on stderr with --json
+    # the sandbox pulls nothing, so it claims no download (it said "9,642,224 bytes" for three 33 KB photos)
+    assert "bytes" not in r.err and photo["finalStatus"].get("downloadedBytes") is None, r.err
 
     r = invoke(
         "tiktok",

@@ -20,6 +20,7 @@ NOW = datetime(2026, 3, 27, 12, 0, tzinfo=UTC)
         ("2026-12-01T09:00Z", None, "2026-12-01T09:00:00Z"),
         ("tomorrow 9:00", "Europe/Paris", "2026-03-28T08:00:00Z"),
         ("today 18:30", "America/New_York", "2026-03-27T22:30:00Z"),
+        ("yesterday 9:00", "Europe/Paris", "2026-03-26T08:00:00Z"),  # read, then refused as past by the API
         ("+2h", None, "2026-03-27T14:00:00Z"),
         ("+30m", "Asia/Tokyo", "2026-03-27T12:30:00Z"),
     ],

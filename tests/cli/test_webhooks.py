@@ -635,3 +635,124 @@ def test_a_read_only_key_lists_but_cannot_add(
     assert invoke("--profile", "srv", "webhooks", "list", "--json").code == 0
     denied = invoke("--profile", "srv", "webhooks", "add", "http://127.0.0.1:9/y", "--json")
     assert denied.code == 1 and denied.err_json()["status"] == 403, denied.err
+
+
+# ---- the address rule: one fact of the data dir (issue 33) --------------------------------------------------
+
+
+@pytest.fixture
+def data_dir_rule(cli_env, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """An initialised embedded data dir whose own setting decides the address rule (no SOCIALPUB_ALLOW_PRIVATE_URLS),
+    one attempt per delivery."""
+    from backend.config import get_settings
+
+    monkeypatch.delenv("SOCIALPUB_ALLOW_PRIVATE_URLS", raising=False)
+    monkeypatch.setenv("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "0")
+    get_settings.cache_clear()
+    r = invoke("init", "--sandbox", "--json", "--password", "s3cret-pass")
+    assert r.code == 0, r.err
+    return cli_env
+
+
+def data_dir_env(**extra: str) -> dict[str, str]:
+    """A `socialpub` subprocess on the test's data dir (and database), as the TUI's worker or another CLI command
+    would be: no SOCIALPUB_ALLOW_PRIVATE_URLS unless given."""
+    keep = ("SOCIALPUB_DATA_DIR", "SOCIALPUB_CONFIG", "SOCIALPUB_DATABASE_URL", "SOCIALPUB_SANDBOX_DELAY_S")
+    keep += ("SOCIALPUB_SANDBOX_PROCESSING_S", "SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "SOCIALPUB_WORKER_POLL_S")
+    return subprocess_env(**{k: os.environ[k] for k in keep if k in os.environ}, **extra)
+
+
+def socialpub(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [EXE, *args], env=data_dir_env(**env), capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def test_private_urls_is_one_setting_of_the_data_dir_every_process_reads(data_dir_rule: Path) -> None:
+    r = invoke("admin", "private-urls", "--json")
+    assert r.code == 0 and r.json() == {"allowed": False, "source": "data_dir", "dataDirAllows": False}
+    refused = invoke("webhooks", "add", "http://127.0.0.1:9/x")
+    assert refused.code == 1 and "invalid_webhook_url" in refused.err
+    assert "`socialpub admin private-urls on`" in refused.err, refused.err
+    on = invoke("admin", "private-urls", "on")
+    assert on.code == 0 and "private addresses allowed on this data dir" in on.out, on.out
+    assert invoke("webhooks", "add", "http://127.0.0.1:9/x").code == 0
+    # another process on the data dir reads the same fact; its own environment may override it, and says so
+    other = socialpub("admin", "private-urls", "--json")
+    assert other.returncode == 0 and json.loads(other.stdout)["allowed"] is True, other.stderr
+    overridden = socialpub("admin", "private-urls", "--json", SOCIALPUB_ALLOW_PRIVATE_URLS="0")
+    assert json.loads(overridden.stdout) == {"allowed": False, "source": "environment", "dataDirAllows": True}
+    assert invoke("admin", "private-urls", "off").code == 0
+    assert json.loads(socialpub("admin", "private-urls", "--json").stdout)["allowed"] is False
+
+
+def test_listen_prints_what_registers_it_on_this_setup_and_registers_itself(data_dir_rule: Path) -> None:
+    """Issue 33: `listen` said to run `webhooks add http://127.0.0.1:8765/`, which the data dir refused. It asks
+    the backend first: refused, it prints the setting to change then the add command; --register registers it
+    (once: a second run reuses the endpoint) and a test event arrives verified."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = data_dir_env()
+    with Listener(port, env) as listener:
+        said = listener.stderr_text()
+    assert "does not deliver to" in said and "this data dir refuses loopback and private addresses" in said, (
+        said
+    )
+    assert "socialpub admin private-urls on" in said
+    assert said.index("socialpub admin private-urls on") < said.index(f"socialpub webhooks add {url}"), said
+    refused = subprocess.run(
+        [EXE, "webhooks", "listen", "--port", str(port), "--register"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert refused.returncode == 1 and "socialpub admin private-urls on" in refused.stderr, refused.stderr
+    assert invoke("webhooks", "list", "--json").json() == []
+
+    assert invoke("admin", "private-urls", "on").code == 0
+    with Listener(port, env) as listener:
+        said = listener.stderr_text()
+    assert f"Register it once:  socialpub webhooks add {url}" in said and "private-urls" not in said, said
+    with Listener(port, env, "--register") as listener:
+        assert "Registered we_" in listener.stderr_text(), listener.stderr_text()
+        [endpoint] = invoke("webhooks", "list", "--json").json()
+        assert endpoint["url"] == url
+        t = invoke("webhooks", "test", endpoint["id"], "--json")
+        assert t.code == 0, t.err
+        event = listener.next_event(30)
+        assert event["type"] == "webhook.test" and event["verified"] is True, event
+    with Listener(port, env, "--register") as listener:
+        assert f"{endpoint['id']} → {url} already was; reused" in listener.stderr_text()
+    assert [w["id"] for w in invoke("webhooks", "list", "--json").json()] == [endpoint["id"]]
+
+
+def test_a_refused_delivery_names_the_setting_and_worker_lines_stay_out_of_the_output(
+    data_dir_rule: Path,
+) -> None:
+    """Issue 33: a refused delivery marked the endpoint failing without saying why, and the embedded worker's log
+    lines landed in the middle of CLI output. Now they go to <data dir>/socialpub.log; `webhooks deliveries`
+    says which setting refused a delivery and what to run."""
+    assert invoke("admin", "private-urls", "on").code == 0
+    closed = invoke("webhooks", "add", f"http://127.0.0.1:{free_port()}/", "--json").json()[
+        "id"
+    ]  # nobody there
+    r = socialpub("posts", "create", "One", "--to", "facebook", "--wait")
+    assert r.returncode == 0, r.stderr
+    assert "webhook delivery" not in r.stderr + r.stdout, r.stderr  # the worker's WARNING: not in the output…
+    log = data_dir_rule / "d" / "socialpub.log"
+    assert "webhook delivery" in log.read_text() and "failed after 1 attempt" in log.read_text()  # …but here
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+    assert invoke("webhooks", "remove", closed).code == 0
+
+    ep = invoke("webhooks", "add", f"http://127.0.0.1:{free_port()}/", "--json").json()["id"]
+    assert invoke("admin", "private-urls", "off").code == 0
+    assert socialpub("posts", "create", "Two", "--to", "facebook", "--wait").returncode == 0
+    shown = invoke("webhooks", "deliveries", ep)
+    assert shown.code == 0 and "refused by the private-urls setting" in shown.out, shown.out
+    assert "socialpub admin private-urls on" in shown.err and "socialpub events redeliver evt_" in shown.err
+    [d] = invoke("webhooks", "deliveries", ep, "--json").json()
+    assert d["refusedBy"] == "private-urls" and d["status"] == "failed"
+    [w] = invoke("webhooks", "list", "--json").json()
+    assert w["failing"] is False  # the endpoint is not blamed for the data dir's rule

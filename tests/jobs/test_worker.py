@@ -485,3 +485,77 @@ def test_a_pool_larger_than_postgresql_can_serve_is_said_at_start_up(settings, d
     else:
         assert not fits
         assert "200002 connections" in caplog.text and "SOCIALPUB_WORKER_CONCURRENCY" in caplog.text
+
+
+# ---- the fence (issue 30 item 1): a run that lost its job makes no further network write --------------------
+def _network(sent: list[str]) -> Any:
+    import httpx
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(f"{request.method} {request.url.path}")
+        return httpx.Response(200, json={"ok": True})
+
+    return httpx.Client(transport=httpx.MockTransport(answer), base_url="https://net.example.invalid")
+
+
+def test_a_run_whose_job_was_taken_over_makes_no_further_network_write(settings, caplog):
+    """The handler makes a network write, then its job is taken over elsewhere (a worker frozen past its lease
+    looks the same from the store), then it tries its next write: that one is never sent, a read still is, and
+    the run records nothing — the new holder's claim stands."""
+    from backend.networks.http import send
+
+    sent: list[str] = []
+    client = _network(sent)
+
+    def two_steps(job: Any, ctx: Any) -> None:
+        send(client, "POST", "/init", network="Net", write=True)
+        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(
+            Job.id == job.id
+        ).execute()
+        send(client, "GET", "/status", network="Net")
+        send(client, "PUT", "/chunk", network="Net", write=True)
+        sent.append("after the fence")  # never reached
+
+    with handler("t.two_steps", two_steps):
+        with tx():
+            job = queue.enqueue("t.two_steps")
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            Worker(settings, concurrency=1).tick()
+    assert sent == ["POST /init", "GET /status"]
+    row = Job.get_by_id(job.id)
+    assert (row.status, row.locked_by, row.last_error) == ("running", "other:host:2:cafe#9", None)
+    assert any(job.id in r.getMessage() and "lost the lease" in r.getMessage() for r in caplog.records)
+
+
+def test_the_fence_renews_a_short_lease_before_a_write(settings):
+    """A run whose lease has less than half of it left (its heartbeat late: a starved process) renews it before
+    the write, in the store, rather than sending with a lease about to lapse."""
+    from backend.networks.http import send
+
+    settings.job_lease_s = 30.0
+    sent: list[str] = []
+    client = _network(sent)
+    seen: list[Any] = []
+
+    def short(job: Any, ctx: Any) -> None:
+        Job.update(lease_until=clock.now() + timedelta(seconds=2)).where(Job.id == job.id).execute()
+        send(client, "POST", "/publish", network="Net", write=True)
+        seen.append(Job.get_by_id(job.id).lease_until - clock.now())
+
+    with handler("t.short", short):
+        with tx():
+            queue.enqueue("t.short")
+        Worker(settings, concurrency=1).tick()
+    assert sent == ["POST /publish"]
+    assert seen and seen[0] > timedelta(seconds=25)
+
+
+def test_no_fence_outside_a_job():
+    """An operator command or a test calling an adapter directly: nothing to check, the call is made."""
+    from backend.networks import fence
+    from backend.networks.http import send
+
+    sent: list[str] = []
+    assert not fence.active()
+    send(_network(sent), "POST", "/x", network="Net", write=True)
+    assert sent == ["POST /x"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import struct
 import zlib
@@ -119,15 +120,41 @@ def bomb_png(width: int = 100_000, height: int = 100_000) -> bytes:
     )
 
 
+@functools.cache
 def video(container: str) -> bytes:
-    """A tiny real video: 'mp4' (H.264), 'mov' (H.264 in QuickTime) or 'webm' (VP8)."""
+    """A small real video every network's video rules take (backend/networks/rules, VideoLimits): 'mp4' (H.264),
+    'mov' (H.264 in QuickTime) or 'webm' (VP8); 360×640 (vertical: a YouTube Short), 24 frames a second, 3 s
+    (Reels and LinkedIn want 3 s or more). A few kB: flat colours. Made once per container."""
     import av
 
     codec = {"mp4": "libx264", "mov": "libx264", "webm": "libvpx"}[container]
     fmt = {"mp4": "mp4", "mov": "mov", "webm": "webm"}[container]
+    width, height, fps, frames = 360, 640, 24, 72
     buf = io.BytesIO()
     with av.open(buf, mode="w", format=fmt) as out:
-        stream = out.add_stream(codec, rate=10)
+        fast = {"deadline": "realtime", "cpu-used": "8"} if codec == "libvpx" else {"preset": "ultrafast"}
+        stream = out.add_stream(codec, rate=fps, options=fast)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        stream.time_base = Fraction(1, fps)
+        for i in range(frames):
+            shade = (i * 3, 100, 200 - i * 2)
+            frame = av.VideoFrame.from_image(Image.new("RGB", (width, height), shade))
+            frame.pts = i
+            for packet in stream.encode(frame):
+                out.mux(packet)
+        for packet in stream.encode(None):
+            out.mux(packet)
+    return buf.getvalue()
+
+
+def tiny_video() -> bytes:
+    """64×48, 10 frames a second, 0.6 s of H.264 in MP4: a real video no network's rules take (too small, too
+    short, too slow)."""
+    import av
+
+    buf = io.BytesIO()
+    with av.open(buf, mode="w", format="mp4") as out:
+        stream = out.add_stream("libx264", rate=10)
         stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
         stream.time_base = Fraction(1, 10)
         for i in range(6):
@@ -172,3 +199,42 @@ def vertical_video(seconds: int = 4, width: int = 540, height: int = 960, fps: i
         for packet in a.encode(None):
             out.mux(packet)
     return buf.getvalue()
+
+
+def faststart(data: bytes) -> bytes:
+    """The same MP4 (video stream only) with its index (`moov`) first, as a streaming-ready export writes it."""
+    import tempfile
+    from pathlib import Path
+
+    import av
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "fast.mp4"
+        with (
+            av.open(io.BytesIO(data)) as src,
+            av.open(str(path), "w", format="mp4", options={"movflags": "faststart"}) as out,
+        ):
+            ins = src.streams.video[0]
+            copy = out.add_stream_from_template(ins)
+            for packet in src.demux(ins):
+                if packet.dts is None:
+                    continue
+                packet.stream = copy
+                out.mux(packet)
+        return path.read_bytes()
+
+
+@functools.cache
+def broken_videos() -> dict[str, bytes]:
+    """MP4s that start right and do not decode (issue 30 item 4): each accepted as video/mp4 before probing."""
+    good = video("mp4")
+    fast = faststart(good)
+    mdat = fast.index(b"mdat") + 4
+    return {
+        "truncated to 1000 bytes": good[:1000],
+        "cut in half": good[: len(good) // 2],
+        "cut in half, index first": fast[: len(fast) // 2],
+        "moov renamed": good.replace(b"moov", b"moox"),
+        "header + 1 MB of zeros": good[:64] + bytes(1 << 20),
+        "index + zeros for the frames": fast[:mdat] + bytes(len(fast) - mdat),
+    }

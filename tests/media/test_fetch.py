@@ -54,7 +54,8 @@ def _fails(rule: str, fn, *args, **kw) -> ApiError:  # type: ignore[no-untyped-d
         fn(*args, **kw)
     assert err.value.status == 400
     assert err.value.code == "fetch_failed", err.value.message
-    assert err.value.details == [{"rule": rule}], (err.value.details, err.value.message)
+    expected = {"rule": rule, **({"setting": "private-urls"} if rule == "address" else {})}
+    assert err.value.details == [expected], (err.value.details, err.value.message)
     return err.value
 
 

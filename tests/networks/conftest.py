@@ -7,7 +7,6 @@ from collections.abc import Callable
 import pytest
 
 from backend.networks.base import AccountCredentials, MediaRef, Publication
-from backend.networks.options import PostOptions
 from backend.networks.rules import build_payload
 from backend.networks.sandbox import SandboxIdentity
 
@@ -34,6 +33,6 @@ def publication(
     token: str = "tgt_1",
     attempted_at=None,
 ) -> Publication:  # type: ignore[no-untyped-def]
-    payload = build_payload(platform, content, media, PostOptions.model_validate(options or {}))
+    payload = build_payload(platform, content, media, options)
     creds = AccountCredentials(ident.external_account_id, ident.access_token, ident.username)
     return Publication(payload, creds, token, attempted_at)

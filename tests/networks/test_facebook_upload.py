@@ -8,8 +8,8 @@ from urllib.parse import parse_qs
 
 import httpx
 
+from backend.networks.facebook.emulator import multipart
 from backend.networks.sandbox.core import Request
-from backend.networks.sandbox.facebook import multipart
 from backend.networks.sandbox.store import SandboxItem
 from backend.services.adapters import make_adapter, sandbox
 from tests.networks.conftest import IMG, VID, publication

@@ -14,11 +14,12 @@ from pypdf import PdfReader
 
 from backend import clock
 from backend.networks.base import MediaRef
-from backend.networks.linkedin import LinkedInAdapter
-from backend.networks.linkedin_pdf import build_carousel_pdf
+from backend.networks.linkedin.adapter import LinkedInAdapter
+from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox, sandbox_config
 from tests.networks.conftest import IMG, VID, publication
+from tests.support.networks import own
 
 
 def jpeg(w: int, h: int, color: str = "red") -> bytes:
@@ -192,7 +193,7 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
 
 
 def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_instagram_daily_posts = 2
+    own(settings, "instagram").sandbox_daily_posts = 2
     ident = account("instagram")
     ad = adapter("instagram", settings)
     assert [ad.publish(publication(ident, "instagram", f"p{i}", [IMG[0]])).state for i in range(2)] == [
@@ -201,7 +202,7 @@ def test_instagram_daily_publishing_limit(settings, account) -> None:  # type: i
     out = ad.publish(publication(ident, "instagram", "third", [IMG[0]]))
     assert (out.state, out.fail_type, out.network_code) == ("failed", "retriable", "content_publishing_limit")
     # the network itself refuses with 9 / 2207042 when asked anyway
-    from backend.networks.graph import GraphClient
+    from backend.networks.facebook.graph import GraphClient
 
     g = GraphClient(httpx.Client(transport=sandbox(settings).transport("instagram")), "Instagram")
     cid = g.post(
@@ -260,7 +261,7 @@ def test_youtube_session_request(settings, account) -> None:  # type: ignore[no-
         seen.append(req)
         return emu.handle_request(req)
 
-    from backend.networks.youtube import YouTubeAdapter
+    from backend.networks.youtube.adapter import YouTubeAdapter
 
     ad = YouTubeAdapter(
         httpx.Client(transport=httpx.MockTransport(spy)),
@@ -313,7 +314,7 @@ def test_youtube_resumes_an_interrupted_upload(settings, account) -> None:  # ty
             raise httpx.ReadError("connection reset by peer", request=req)
         return emu.handle_request(req)
 
-    from backend.networks.youtube import YouTubeAdapter
+    from backend.networks.youtube.adapter import YouTubeAdapter
 
     ad = YouTubeAdapter(
         httpx.Client(transport=httpx.MockTransport(cut_once)),
@@ -360,13 +361,14 @@ def test_state_survives_a_new_emulator(settings, account) -> None:  # type: igno
     ident = account("tiktok")
     pub = publication(ident, "tiktok", "x", [VID])
     ref = make_adapter("tiktok", settings, media_loader=loader).publish(pub).tracking_ref
-    from backend.networks.factory import Hosts, build_adapter
-    from backend.networks.sandbox import SANDBOX_BASES, Sandbox
+    from backend.networks.factory import AdapterContext, build_adapter
+    from backend.networks.sandbox import Sandbox
 
     fresh_sandbox = Sandbox(sandbox_config(settings))  # a new process would build exactly this
     fresh = build_adapter(
         "tiktok",
-        httpx.Client(transport=fresh_sandbox.transport("tiktok")),
-        Hosts(SANDBOX_BASES["tiktok"]["api"]),
+        AdapterContext(
+            httpx.Client(transport=fresh_sandbox.transport("tiktok")), fresh_sandbox.hosts("tiktok")
+        ),
     )
     assert fresh.check_status(pub, ref).state == "published"

@@ -16,8 +16,10 @@ from backend.config import Settings
 from backend.networks import oauth, oauth_apps
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
 from backend.networks.sandbox import oauth as emu
+from backend.services.adapters import sandbox_emulators
+from tests.support.networks import names, own
 
-NETWORKS = oauth_apps.PLATFORMS
+NETWORKS = names()
 REDIRECT = "http://127.0.0.1:53682/callback"
 BASES = {
     "tiktok": "http://127.0.0.1:9",
@@ -30,12 +32,20 @@ BASES = {
 
 @pytest.fixture
 def sb(tmp_path: Path) -> Sandbox:
-    return Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(tmp_path), delay_s=0, processing_s=0)).activate()
+    return Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path), emulators=sandbox_emulators(), delay_s=0, processing_s=0
+        )
+    ).activate()
 
 
 def settings_for(platform: str, tmp_path: Path, configured: bool = True) -> Settings:
-    extra = {f"{platform}_client_id": "app-1", f"{platform}_client_secret": "s3cret"} if configured else {}
-    return Settings(data_dir=tmp_path, **{f"{platform}_api_base": BASES[platform]}, **extra)
+    settings = Settings(data_dir=tmp_path)
+    mine = own(settings, platform)
+    mine.api_base = BASES[platform]
+    if configured:
+        mine.client_id, mine.client_secret = "app-1", "s3cret"
+    return settings
 
 
 def consent(c: httpx.Client, url: str, **sandbox: str) -> dict[str, str]:

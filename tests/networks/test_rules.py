@@ -6,8 +6,13 @@ import pytest
 from pydantic import ValidationError
 
 from backend.networks.base import MediaRef
-from backend.networks.options import PostOptions, YouTubeOptions, youtube_tags_length
-from backend.networks.rules import RULES, build_payload, validate_target
+from backend.networks.registry import names
+from backend.networks.rules import build_payload, rules_for, validate_target
+from backend.networks.youtube.options import YouTubeOptions, youtube_tags_length
+from backend.services.networks import parse_options, post_options_model
+
+PostOptions = post_options_model()
+RULES = {name: rules_for(name) for name in names()}
 
 IMG = MediaRef("https://media.test/a.jpg", "image", "image/jpeg", 1080, 1080)
 IMG2 = MediaRef("https://media.test/b.jpg", "image", "image/jpeg", 1080, 1350)
@@ -20,8 +25,8 @@ def imgs(n: int) -> list[MediaRef]:
     return [MediaRef(f"https://media.test/{i}.jpg", "image", "image/jpeg") for i in range(n)]
 
 
-def opts(**kw) -> PostOptions:
-    return PostOptions.model_validate(kw)
+def opts(**kw) -> dict:
+    return parse_options(kw)
 
 
 # --- text limits -------------------------------------------------------------------------------
@@ -170,7 +175,7 @@ def test_youtube_tags_counted_like_youtube() -> None:
 
 def test_options_camel_case_and_forbid_extra() -> None:
     o = PostOptions.model_validate({"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}})
-    assert o.tiktok is not None and o.tiktok.post_mode == "MEDIA_UPLOAD"
+    assert o.tiktok is not None and o.tiktok.post_mode == "MEDIA_UPLOAD"  # type: ignore[attr-defined]
     assert o.wire() == {"tiktok": {"postMode": "MEDIA_UPLOAD", "privacyLevel": "SELF_ONLY"}}
     for bad in [
         {"tiktok": {"postmode": "DIRECT_POST"}},
@@ -183,7 +188,7 @@ def test_options_camel_case_and_forbid_extra() -> None:
     ]:
         with pytest.raises(ValidationError):
             PostOptions.model_validate(bad)
-    assert PostOptions().tiktok is None
+    assert PostOptions().tiktok is None  # type: ignore[attr-defined]
 
 
 # --- what each network receives ----------------------------------------------------------------

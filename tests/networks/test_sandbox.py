@@ -20,6 +20,7 @@ from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox
 from tests.networks.conftest import IMG, VID, publication
 from tests.networks.test_networks import loader
+from tests.support.networks import own
 
 MEDIA = {"facebook": [IMG[0]], "instagram": [IMG[0]], "linkedin": [], "tiktok": [VID], "youtube": [VID]}
 
@@ -45,7 +46,9 @@ def publish_done(ad, pub):  # type: ignore[no-untyped-def]
 def test_emulators_import_nothing_of_the_product() -> None:
     code = (
         "import sys, backend.networks.sandbox as s\n"
-        "for p in ('tiktok', 'facebook', 'instagram', 'linkedin', 'youtube'): s.emulator_class(p)\n"
+        "from backend.networks import registry\n"  # the entries only: each names its emulator
+        "s.know_emulators(tuple((n.name, n.emulator) for n in registry.networks()))\n"
+        "for p in registry.names(): s.emulator_class(p)\n"
         "bad = [m for m in sys.modules if m.startswith(('backend.config', 'backend.store', 'backend.clock',"
         " 'backend.services', 'backend.api', 'backend.jobs', 'backend.media', 'backend.ids'))]\n"
         "print(bad)"
@@ -89,7 +92,7 @@ def test_every_call_takes_the_configured_latency(settings, account) -> None:  # 
 
 @pytest.mark.parametrize("platform", ["instagram", "youtube"])
 def test_caps_hold_exactly_under_concurrency(settings, account, platform) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_instagram_daily_posts = 100  # YouTube: 100 uploads a day
+    own(settings, "instagram").sandbox_daily_posts = 100  # YouTube: 100 uploads a day
     ident = account(platform)
     ad = make_adapter(platform, settings, media_loader=loader)
     pubs = [publication(ident, platform, f"post {i}", MEDIA[platform], token=f"t{i}") for i in range(150)]
@@ -101,7 +104,7 @@ def test_caps_hold_exactly_under_concurrency(settings, account, platform) -> Non
 
 
 def test_tiktok_cap_holds_under_concurrency(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_tiktok_daily_posts = 100
+    own(settings, "tiktok").sandbox_daily_posts = 100
     ident = account("tiktok")
     emu = sandbox(settings).transport("tiktok")
 
@@ -279,7 +282,7 @@ def test_adapter_for_honours_the_accounts_kind(settings, platform) -> None:  # t
     live = adapter_for(SimpleNamespace(platform=platform, kind="live"), settings)  # type: ignore[arg-type]
     sbx = adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings)  # type: ignore[arg-type]
     assert type(live) is type(sbx)  # one adapter: only the host (and the transport) differ
-    assert ".invalid" not in live.base and live.base == getattr(settings, f"{platform}_api_base").rstrip("/")
+    assert ".invalid" not in live.base and live.base == own(settings, platform).api_base.rstrip("/")
     assert sbx.base.startswith("https://") and ".sandbox.invalid" in sbx.base
     assert (
         adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx

@@ -11,8 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from backend.networks import registry
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, errors
 from backend.networks.sandbox.core import register_account
+from backend.services.adapters import sandbox_emulators
 
 PUBLISH = {  # a call of each network's "publish" endpoint (its body does not matter: the switch answers first)
     "tiktok": ("POST", "/v2/post/publish/content/init/"),
@@ -21,12 +23,18 @@ PUBLISH = {  # a call of each network's "publish" endpoint (its body does not ma
     "linkedin": ("POST", "/rest/posts"),
     "youtube": ("POST", "/upload/youtube/v3/videos"),
 }
-CASES = [(platform, code) for platform, table in errors.CATALOGUE.items() for code in table]
+# each network's error switches: its emulator's FAULTS (its package's emulator_errors.py)
+CATALOGUE = {n.name: n.emulator_class().FAULTS for n in registry.networks() if n.emulator}
+CASES = [(platform, code) for platform, table in CATALOGUE.items() for code in table]
 
 
 @pytest.fixture
 def sb(tmp_path: Path) -> Sandbox:
-    return Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(tmp_path), delay_s=0, processing_s=0)).activate()
+    return Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path), emulators=sandbox_emulators(), delay_s=0, processing_s=0
+        )
+    ).activate()
 
 
 def client(sb: Sandbox, platform: str) -> httpx.Client:
@@ -59,7 +67,7 @@ def test_each_code_answers_the_networks_body_and_status(sb: Sandbox, platform: s
     r = c.post("/_sandbox/errors", json={"code": code})
     assert r.status_code == 200 and r.json()["armed"] == [{"code": code, "times": 1, "path": "publish"}]
     got = c.request(method, path)
-    fault = errors.CATALOGUE[platform][code]
+    fault = CATALOGUE[platform][code]
     assert got.status_code == fault.status and code_of(platform, got) == code
     if fault.transient is not None:
         assert got.json()["error"]["is_transient"] is fault.transient
@@ -94,7 +102,7 @@ def test_unknown_codes_and_bad_switches_are_refused_listing_the_known_ones(sb: S
     c = client(sb, "youtube")
     r = c.post("/_sandbox/errors", json={"code": "quotaexceeded"})
     assert r.status_code == 400 and "quotaExceeded" in r.json()["error_description"]
-    assert set(r.json()["codes"]) == set(errors.CATALOGUE["youtube"])
+    assert set(r.json()["codes"]) == set(CATALOGUE["youtube"])
     for bad in (
         {"code": "forbidden", "times": 0},
         {"code": "forbidden", "path": "("},
@@ -112,5 +120,5 @@ def test_unknown_codes_and_bad_switches_are_refused_listing_the_known_ones(sb: S
 
 
 def test_every_code_has_an_action_of_networks_md() -> None:
-    assert {f.action for t in errors.CATALOGUE.values() for f in t.values()} == set(errors.ACTIONS)
-    assert all(code == f.code for t in errors.CATALOGUE.values() for code, f in t.items())
+    assert {f.action for t in CATALOGUE.values() for f in t.values()} == set(errors.ACTIONS)
+    assert all(code == f.code for t in CATALOGUE.values() for code, f in t.items())

@@ -22,6 +22,8 @@ import pytest
 import time_machine
 
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
+from backend.services.adapters import sandbox_emulators
+from tests.support.networks import own
 
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 REDIRECT = "http://127.0.0.1:53682/callback"
@@ -63,7 +65,11 @@ SPEC: dict[str, dict[str, Any]] = {
 
 @pytest.fixture
 def sb(tmp_path: Path) -> Sandbox:
-    return Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(tmp_path), delay_s=0, processing_s=0))
+    return Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path), emulators=sandbox_emulators(), delay_s=0, processing_s=0
+        )
+    )
 
 
 def client(sb: Sandbox, platform: str) -> httpx.Client:
@@ -567,12 +573,14 @@ def test_settings_read_the_issue_base_url_names(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("SOCIALPUB_FACEBOOK_BASE_URL", "http://127.0.0.1:8/v21.0")
     monkeypatch.setenv("SOCIALPUB_TIKTOK_API_BASE", "http://127.0.0.1:7")  # the older name still works
     s = Settings()
-    assert s.youtube_api_base == "http://127.0.0.1:9/youtube/v3"
-    assert s.youtube_upload_base == "http://127.0.0.1:9/upload/youtube/v3"
-    assert s.facebook_api_base == s.facebook_video_api_base == "http://127.0.0.1:8/v21.0"
-    assert s.tiktok_api_base == "http://127.0.0.1:7"
-    assert Settings(linkedin_api_base="http://x/rest").linkedin_api_base == "http://x/rest"
-    assert Settings().linkedin_api_base == "https://api.linkedin.com/rest"
+    assert own(s, "youtube").api_base == "http://127.0.0.1:9/youtube/v3"
+    assert own(s, "youtube").upload_base == "http://127.0.0.1:9/upload/youtube/v3"
+    assert own(s, "facebook").api_base == own(s, "facebook").video_api_base == "http://127.0.0.1:8/v21.0"
+    assert own(s, "tiktok").api_base == "http://127.0.0.1:7"
+    from backend.networks.linkedin.settings import LinkedInSettings
+
+    assert LinkedInSettings(api_base="http://x/rest").api_base == "http://x/rest"
+    assert own(Settings(), "linkedin").api_base == "https://api.linkedin.com/rest"
 
 
 def _free_port() -> int:

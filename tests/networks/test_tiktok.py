@@ -12,10 +12,11 @@ import time_machine
 from backend import clock
 from backend.networks.base import NetworkError
 from backend.networks.sandbox import list_published
-from backend.networks.tiktok import TikTokAdapter
+from backend.networks.tiktok.adapter import TikTokAdapter
 from backend.services.adapters import make_adapter
 from tests.networks.conftest import IMG, VID, publication
 from tests.networks.test_networks import loader
+from tests.support.networks import own
 
 
 def tiktok_adapter(settings) -> TikTokAdapter:  # type: ignore[no-untyped-def]
@@ -128,7 +129,7 @@ def test_rate_limit_six_inits_per_minute(settings, account) -> None:  # type: ig
 
 
 def test_pending_drafts_cap_and_daily_cap(settings, account) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_tiktok_daily_posts = 3
+    own(settings, "tiktok").sandbox_daily_posts = 3
     ident = account("tiktok")
     ad = tiktok_adapter(settings)
     draft = {"tiktok": {"postMode": "MEDIA_UPLOAD"}}

@@ -13,10 +13,10 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks import tiktok
 from backend.networks.base import MediaRef
-from backend.networks.sandbox import tiktok as emulator
 from backend.networks.sandbox.store import SandboxItem
+from backend.networks.tiktok import adapter as tiktok
+from backend.networks.tiktok import emulator
 from backend.services.adapters import make_adapter, sandbox
 from tests.networks.conftest import IMG, VID, publication
 

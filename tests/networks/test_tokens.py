@@ -14,7 +14,9 @@ from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks import tokens as net
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
+from backend.services.adapters import sandbox_emulators
 from tests.networks.test_sandbox_oauth import client, connect
+from tests.support.networks import own
 
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
@@ -26,14 +28,17 @@ def about(at: datetime | None, life: timedelta) -> bool:
 
 @pytest.fixture
 def sb(tmp_path: Path) -> Sandbox:
-    return Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(tmp_path), delay_s=0, processing_s=0)).activate()
+    return Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path), emulators=sandbox_emulators(), delay_s=0, processing_s=0
+        )
+    ).activate()
 
 
 def app(platform: str) -> oauth_apps.App:
-    s = Settings(
-        data_dir=Path("/nonexistent"),
-        **{f"{platform}_client_id": "app-123", f"{platform}_client_secret": "s3cret"},
-    )
+    s = Settings(data_dir=Path("/nonexistent"))
+    mine = own(s, platform)
+    mine.client_id, mine.client_secret = "app-123", "s3cret"
     return oauth_apps.app(platform, s)
 
 

@@ -3,6 +3,7 @@ apply, `backend`: an initialised embedded data dir on a paid plan (the free plan
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 from recipes.load import load
 from recipes.model import Loaded
 from tests.cli.conftest import cli_env, embedded, invoke  # noqa: F401 - fixtures reused
+from tests.media import corpus
+from tests.support.networks import catalogue
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "recipes" / "examples"
 
@@ -22,8 +25,15 @@ def folder(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     for name in ("images/a.jpg", "images/b.jpg", "clips/one.mp4", "clips/two.mp4"):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_bytes(b"x")
+        (root / name).write_bytes(media_bytes(name))
     return root
+
+
+@functools.cache
+def media_bytes(name: str) -> bytes:
+    """Real content for a media file named `name` (validate reads what a file is from its first bytes, as the
+    backend does): a small JPEG, or a tiny H.264 MP4."""
+    return corpus.video("mp4") if name.endswith(".mp4") else corpus.jpeg()
 
 
 @pytest.fixture
@@ -43,7 +53,7 @@ def load_text(folder: Path, write: Callable[..., Path]) -> Callable[..., Loaded]
 
     def _load(text: str, name: str = "posts.yaml", **kwargs: object) -> Loaded:
         write(text, name)
-        return load(folder, **kwargs)  # type: ignore[arg-type]
+        return load(folder, networks=catalogue(), **kwargs)  # type: ignore[arg-type]
 
     return _load
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from recipes.model import LABEL_KEY, LABEL_SET
+from tests.media.corpus import truncated_jpeg
 from tests.recipes.helpers import all_posts, entry, invoke, jpeg, recipe, set_posts, write
 
 
@@ -259,6 +260,41 @@ def test_past_occurrences_are_never_created(backend, tmp_path) -> None:  # type:
     assert [p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")] == ["new"]
 
 
+def test_strict_makes_an_occurrence_skipped_as_past_an_error(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: a past time was a notice with exit 0, so a cron job saw success. `--strict` makes it an error
+    (exit 1, code occurrence_in_past, at the entry's line); the rest is still applied."""
+    folder = tmp_path / "content"
+    write(folder, "a.yaml", recipe(entry("new", "2027-01-01 10:00"), entry("old", "2020-01-01 10:00")))
+    r = invoke("recipes", "plan", str(folder), "--strict", "--json")
+    assert r.code == 1, r.err
+    (error,) = r.json()["errors"]
+    assert error["code"] == "occurrence_in_past" and error["file"] == "a.yaml" and error["line"] == 7, error
+    r = invoke("recipes", "plan", str(folder), "--strict")
+    assert r.code == 1 and "a.yaml:7:0: a.yaml#old: its time 2020-01-01T09:00:00Z is past" in r.err, r.err
+    r = invoke("recipes", "apply", str(folder), "--strict")
+    assert r.code == 1 and "occurrence_in_past" not in r.out and "is past" in r.err, r.err + r.out
+    assert "1 created" in r.out and "1 error(s) in applied files" in r.out, r.out
+    assert [p.labels[LABEL_KEY].partition("#")[2] for p in set_posts("content")] == ["new"]
+    assert invoke("recipes", "apply", str(folder)).code == 0  # without --strict: a notice, as before
+
+
+def test_the_summary_counts_each_failed_file_once(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33: four bad files read "4 file(s) failed; 3 file error(s)"."""
+    folder = tmp_path / "content"
+    write(folder, "good.yaml", recipe(entry("a", "2027-01-01 10:00")))
+    write(folder, "broken1.yaml", "posts:\n  - id: x\n    content: [open\n")
+    write(folder, "broken2.yaml", "posts: {\n")
+    (folder / "media").mkdir()
+    (folder / "media" / "fake.jpg").write_text("text, not a JPEG")
+    write(folder, "fake.yaml", recipe(entry("b", "2027-01-01 10:00", media="media/fake.jpg")))
+    r = invoke("recipes", "apply", str(folder))
+    assert r.code == 1
+    summary = r.out.strip().splitlines()[-1]
+    assert "1 created" in summary and "; 3 file(s) failed (3 not valid: nothing applied)." in summary, summary
+    assert "file error" not in summary
+    assert invoke("recipes", "apply", str(folder), "--json").json()["summary"]["filesFailed"] == 3
+
+
 def test_media_remembered_across_runs_and_uploaded_again_when_gone(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
     folder = folder_with_posts(tmp_path)
     assert invoke("recipes", "apply", str(folder)).code == 0
@@ -357,7 +393,9 @@ def test_a_media_file_the_backend_refuses_is_named_in_the_files_error(backend, t
     folder = tmp_path / "badmedia"
     (folder / "media").mkdir(parents=True)
     (folder / "media" / "good.jpg").write_bytes(jpeg(1))
-    (folder / "media" / "broken.jpg").write_bytes(b"not an image at all")
+    (folder / "media" / "broken.jpg").write_bytes(
+        truncated_jpeg()
+    )  # a JPEG's head: only the backend can tell
     write(folder, "r.yaml", recipe(entry("a", "2027-03-01 10:00", "A", "[media/good.jpg, media/broken.jpg]")))
     r = invoke("recipes", "apply", str(folder), "--json")
     assert r.code == 1
@@ -401,3 +439,30 @@ def test_another_machines_uploads_are_neither_changes_nor_uploaded_again(backend
     write(folder, "more.yaml", recipe(entry("more", "2027-03-01 10:00", media="media/b.jpg")))
     s = invoke("recipes", "apply", str(folder), "--json").json()["summary"]
     assert (s["created"], s["mediaUploaded"]) == (1, 0)  # b.jpg's upload by the first machine, reused
+
+
+def test_a_key_taken_by_another_request_makes_a_fresh_generation(backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A post created meanwhile with an occurrence's idempotencyKey but another body (another machine's apply of
+    an older file, without the set's labels, so the plan did not see it): the API answers 409
+    idempotency_key_reused, and apply creates the occurrence under the key's next generation."""
+    from recipes.model import idempotency_key
+    from socialpub_tui.client import connect
+
+    folder = tmp_path / "one"
+    (folder / "media").mkdir(parents=True)
+    write(folder, "launch.yaml", recipe(entry("plain", "2027-01-04 12:00", "No media")))
+    key = plan_json(folder)["create"][0]["key"]
+    with connect(worker=False) as client:
+        squatter = client.create_post(
+            {
+                "targets": ["linkedin"],
+                "content": "an older text",
+                "scheduledAt": "2027-01-04T11:00:00Z",
+                "idempotencyKey": idempotency_key(key),
+            }
+        )
+    r = invoke("recipes", "apply", str(folder), "--json")
+    assert r.code == 0, r.err
+    made = set_posts("one")
+    assert len(made) == 1 and made[0].id != squatter.id
+    assert made[0].idempotency_key == idempotency_key(key, 1) and made[0].content == "No media"

@@ -9,6 +9,7 @@ from typing import Any
 
 from recipes.model import LABEL_KEY, LABEL_SET, FileResult, Loaded, Occurrence, Problem, idempotency_key
 from recipes.plan import Scope, file_of_key, generation_of, plan
+from tests.support.networks import catalogue
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 T1 = datetime(2027, 1, 5, 8, 0, tzinfo=UTC)
@@ -75,7 +76,7 @@ def loaded(
         files.setdefault(o.file, FileResult(o.file, Path("/r") / o.file)).occurrences.append(o)
     for name, probs in (problems or {}).items():
         files[name] = FileResult(name, Path("/r") / name, [], probs)
-    return Loaded(Path("/r"), set_name, list(files.values()))
+    return Loaded(Path("/r"), set_name, list(files.values()), catalogue())
 
 
 def test_nothing_exists_every_occurrence_is_created_with_its_derived_key() -> None:

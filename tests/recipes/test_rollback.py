@@ -14,6 +14,7 @@ from recipes.model import LABEL_KEY
 from recipes.runner import make_plan
 from socialpub_tui.client.errors import ApiError
 from tests.recipes.helpers import entry, invoke, recipe, set_posts, write
+from tests.support.networks import catalogue
 
 
 class Failing:
@@ -40,7 +41,7 @@ class Failing:
 
 def run(client: Any, folder: Path, tmp_path: Path, prune: bool = False) -> Any:
     store = MediaStore(client, MediaState.load(tmp_path / "state.json"), Hasher())
-    loaded = load(folder, default_zone="Europe/Paris")
+    loaded = load(folder, networks=catalogue(), default_zone="Europe/Paris")
     plan = make_plan(client, loaded, store, prune=prune, now=datetime.now(UTC))
     return Applier(client, store).apply(plan)
 

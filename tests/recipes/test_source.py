@@ -51,7 +51,14 @@ def test_empty_document(fast: bool) -> None:
 @pytest.mark.parametrize(
     "text, line, column, fragment",
     [
-        ("a: [1, 2\n", 2, 1, "not valid YAML"),
+        (
+            "a: [1, 2\n",
+            1,
+            4,
+            "a list in brackets [ ] opened here is not closed (the parser gave up at line 2",
+        ),
+        ("a: {b: 1\n", 1, 4, "a mapping in braces { } opened here is not closed"),
+        ("a: 1\nb: 'open\n", 2, 4, "a quoted string opened here is not closed"),
         ("a: 1\n  b: 2\n", 2, 4, "mapping values are not allowed"),
         ("a: *x\n", 1, 4, "undefined alias"),
         ("- a\n---\n- b\n", 2, 1, "single document"),
@@ -92,3 +99,30 @@ def test_locate_values_keys_missing_and_union_tags(fast: bool) -> None:
     assert (at.line, at.column) == (3, 5)
     at = source.locate(doc.node, ("posts", 0, "content"))
     assert (at.line, at.column, at.found, at.path) == (2, 5, False, "posts[0].content")
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure"])
+def test_an_unclosed_quote_is_reported_where_it_opened_not_where_the_parser_gave_up(fast: bool) -> None:
+    """Issue 33: the quote left open on line 8 swallows line 9's `at:`; the parser only fails on line 9 (line 10
+    in the newcomer's file). The error points at the quote, and says where the parser gave up."""
+    text = (
+        "timezone: Europe/Paris\n"
+        "posts:\n"
+        "  - id: one\n"
+        "    targets: [facebook]\n"
+        '    at: "2030-01-15 09:00"\n'
+        "  - id: two\n"
+        "    targets: [facebook]\n"
+        '    content: "unclosed\n'
+        '    at: "2030-01-16 09:00"\n'
+        "  - id: three\n"
+        "    content: ok\n"
+    )
+    with pytest.raises(source.SourceError) as err:
+        source.read(text, fast=fast)
+    assert (err.value.line, err.value.column) == (8, 14), err.value.message
+    assert "is its closing quote missing?" in err.value.message and "gave up at line 9" in err.value.message
+
+
+def test_a_quoted_string_over_several_lines_is_still_valid() -> None:
+    assert source.read('a: "one\n  two: three"\nb: 2\n').data == {"a": "one two: three", "b": 2}

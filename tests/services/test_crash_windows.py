@@ -12,6 +12,7 @@ publication and before our store recorded it, then restarted with a moved clock.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -189,3 +190,86 @@ def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(
         assert unresolved == 0
     else:  # the status check found the PUBLISHED container's media: no new attempt; the killed one's outcome
         assert unresolved == 1  # was never recorded, and stays so on the succeeded target
+
+
+def test_a_listing_that_straddles_the_conclusive_time_proves_nothing(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """Issue 30 item 2b: the re-attempt's listing of TikTok began before the interrupted init's video could be
+    listed and ended after absence would have been conclusive (hundreds of pages under load). Its "absent" read
+    on an early page is no proof: the target lists again instead of publishing a second time."""
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        post, target = _kill_tiktok_init(client, owner, fast, monkeypatch, reached=True)
+        t.shift(fast.job_lease_s + 1)  # the restart, inside TikTok's 30 s processing
+        listings: list[int] = []
+
+        def slow_listing(real, account):  # type: ignore[no-untyped-def]
+            def find_existing(pub):  # type: ignore[no-untyped-def]
+                found = real.find_existing(pub)  # its first page, read now: not listed yet
+                listings.append(0 if found is None else 1)
+                if len(listings) == 1:
+                    t.shift(60)  # ...and the paging ends a minute later, past the conclusive time
+                return found
+
+            return Wrapped(real, find_existing=find_existing)
+
+        patch_adapters(monkeypatch, slow_listing)
+        for _ in range(4):
+            work(fast)
+            t.shift(1)
+        done = read(client, owner, post["id"])
+        assert tiktok_inits() == 1, "published a second time on a listing that began too early"
+        assert listings[:2] == [0, 1]  # listed again, and found there
+        assert done["status"] == "completed", done
+
+
+# ---- an interrupted attempt continues its own container / upload session (issue 30 item 3) ---------------------
+def _items(platform: str, kind: str) -> int:
+    return SandboxItem.select().where((SandboxItem.platform == platform) & (SandboxItem.kind == kind)).count()
+
+
+@pytest.mark.parametrize(
+    ("network", "kind"), [("instagram", "container"), ("youtube", "upload"), ("tiktok", "publish")]
+)
+def test_an_interrupted_attempt_continues_what_the_network_created_for_it(
+    client, owner, sandbox, fast, monkeypatch, network, kind
+):
+    """The worker dies right after the network created the attempt's first object (Instagram's container,
+    YouTube's upload session: each counts against a quota), which the adapter saved at once. The next attempt,
+    once the network confirms nothing was published, continues it: one container / session in all, one post."""
+    video = upload(client, owner, corpus.video("mp4"))
+    post = create(
+        client,
+        owner,
+        targets=[network],
+        content="Killed after its first write\nfrom the crash tests",
+        mediaUrls=[video],
+    )
+
+    def killing(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            def save_then_die(ref: str) -> None:
+                pub.save_progress(ref)
+                raise Killed()  # the process dies right after the network created it
+
+            return real.publish(dataclasses.replace(pub, save_progress=save_then_die))
+
+        return Wrapped(real, publish=publish)
+
+    real = patch_adapters(monkeypatch, killing)
+    with pytest.raises(Killed):
+        work(fast)
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    target = PostTarget.get(PostTarget.post == post["id"])
+    assert target.progress_ref and _items(network, kind) == 1
+    start = clock.now()
+    with time_machine.travel(start + timedelta(seconds=fast.job_lease_s + 1), tick=False) as t:
+        for _ in range(6):
+            work(fast)
+            t.shift(15)
+        done = read(client, owner, post["id"])
+        assert done["status"] == "completed", done
+        assert _items(network, kind) == 1, "a second one was opened instead of continuing the first"
+        assert len(list_published(network)) == 1
+    assert PostTarget.get_by_id(target.id).progress_ref is None

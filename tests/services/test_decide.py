@@ -63,7 +63,7 @@ def test_accepted_for_processing_is_tracked_on_its_lane():
     )
     assert d.status == "publishing" and not d.final and not d.events
     assert d.values["tracking_ref"] == "vid_1"
-    assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.TRACK_DEADLINE_S["youtube"])
+    assert d.values["track_deadline"] == NOW + timedelta(seconds=decide.track_deadline_s("youtube"))
     (job,) = d.jobs
     assert (job.kind, job.dedupe_key, job.lane) == ("target.track", "track:tgt_1", "youtube")
     assert job.run_at == NOW + timedelta(seconds=5) and d.finishes_job
@@ -204,3 +204,67 @@ def test_ready_is_tracked_like_pending():
         state(platform="linkedin"), PublishOutcome.ready("ref", network_status="AVAILABLE"), NOW, POLICY
     )
     assert d.status == "publishing" and d.values["tracking_ref"] == "ref" and d.jobs[0].kind == "target.track"
+
+
+# ---- waits are not failures (issue 30 item 2) ------------------------------------------------------------------
+def _cap(**kw):  # type: ignore[no-untyped-def]
+    return PublishOutcome.failed(
+        "retriable", "the account reached TikTok's daily post cap; retry tomorrow", wait=True, **kw
+    )
+
+
+def test_a_cap_waits_however_many_attempts_were_made():
+    """Out of attempts by the count (3 of 3), a daily cap still waits: the target is pending until the window
+    the network named, the decision a wait (its attempt is not counted), the attempts not resolved otherwise."""
+    d = decide.outcome(state(attempts=3, platform="tiktok"), _cap(retry_after_s=20 * 3600), NOW, POLICY)
+    assert d.status == "pending" and d.wait and not d.final
+    assert d.values["next_attempt_at"] == NOW + timedelta(hours=20) and d.retry_in_s == 20 * 3600
+    assert d.resolves_attempts and not d.finishes_job
+
+
+def test_a_window_of_unknown_length_waits_the_backoff():
+    d = decide.outcome(state(attempts=2), _cap(), NOW, POLICY, rng=random.Random(1))
+    assert d.wait and d.status == "pending" and 0 < d.retry_in_s <= 20
+
+
+def test_a_server_error_with_a_retry_after_is_still_a_failure():
+    """Only what the adapter says is a window waits: a 5xx naming a Retry-After counts, so a network that keeps
+    failing ends the target."""
+    out = PublishOutcome.failed("retriable", "internal error", retry_after_s=60)
+    d = decide.outcome(state(attempts=3), out, NOW, POLICY)
+    assert d.final and d.status == "failed" and not d.wait
+
+
+def test_a_wait_past_the_longest_wait_fails_saying_so():
+    policy = Policy(max_attempts=3, strategy=RetryStrategy(base_s=10, max_attempts=3), max_wait_s=86400)
+    st = state(platform="youtube", started_at=NOW - timedelta(hours=20))
+    d = decide.outcome(st, _cap(retry_after_s=6 * 3600), NOW, policy)
+    assert d.final and d.values["fail_type"] == "retriable" and not d.wait
+    assert (
+        "SOCIALPUB_MAX_WAIT_S" in d.values["fail_reason"]
+        and "YouTube asked to wait" in d.values["fail_reason"]
+    )
+    assert "it will be retried" not in d.values["fail_reason"]
+    within = decide.outcome(st, _cap(retry_after_s=3 * 3600), NOW, policy)
+    assert within.wait and within.status == "pending"
+
+
+def test_an_ambiguous_wait_keeps_the_attempt_unresolved():
+    d = decide.outcome(state(), _cap(retry_after_s=60, ambiguous=True), NOW, POLICY)
+    assert d.wait and not d.resolves_attempts
+
+
+def test_the_listing_delay_is_a_wait():
+    d = decide.not_listed_yet(state(platform="tiktok"), NOW, NOW + timedelta(seconds=600))
+    assert d.wait and d.no_call
+
+
+def test_the_adapters_mark_caps_and_rate_limits_as_waits():
+    from backend.networks import tiktok
+    from backend.networks.base import NetworkError
+
+    assert tiktok.classify("spam_risk_too_many_posts").wait
+    assert tiktok.classify("rate_limit_exceeded").wait
+    assert not tiktok.classify("internal_error", http_status=500, retry_after=30).wait
+    assert NetworkError("retriable", "slow down", http_status=429).outcome().wait
+    assert not NetworkError("retriable", "down", http_status=503, retry_after_s=5).outcome().wait

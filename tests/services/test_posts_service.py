@@ -16,8 +16,9 @@ from backend.services import media as media_service
 from backend.services import posts
 from backend.services import workspace as ws_service
 from backend.store.models import Job, Media, MediaHold, Post, PostTarget
+from tests.media import corpus
 
-MP4 = b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2mp41" + b"\x00\x00\x00\x08free" + b"\x00" * 64
+MP4 = corpus.video("mp4")  # a real video: a header alone is refused at ingestion (400 not_a_video)
 
 
 def jpeg() -> bytes:
@@ -44,25 +45,38 @@ def test_unique_index_decides_when_the_lookup_misses(settings, ws, monkeypatch):
     first post, creating nothing (no target, no job)."""
     first, created = posts.create(settings, ws, body(idempotency_key="k"))
     assert created
-    again, created = _create_with_conflict_lookup(settings, ws, monkeypatch)
+    again, created = _create_with_conflict_lookup(settings, ws, monkeypatch, body(idempotency_key="k"))
     assert not created and again.id == first.id
     assert Post.select().count() == 1 and PostTarget.select().count() == 1 and Job.select().count() == 1
 
 
-def _create_with_conflict_lookup(settings, ws, monkeypatch):  # type: ignore[no-untyped-def]
+def test_the_unique_index_path_also_refuses_another_body(settings, ws, monkeypatch):
+    """The same race with another body: 409 idempotency_key_reused from the conflict branch, nothing created."""
+    posts.create(settings, ws, body(idempotency_key="k"))
+    with pytest.raises(ApiError) as err:
+        _create_with_conflict_lookup(
+            settings, ws, monkeypatch, body(idempotency_key="k", targets=["linkedin"])
+        )
+    assert err.value.status == 409 and err.value.code == "idempotency_key_reused"
+    assert Post.select().count() == 1 and PostTarget.select().count() == 1 and Job.select().count() == 1
+
+
+def _create_with_conflict_lookup(settings, ws, monkeypatch, request):  # type: ignore[no-untyped-def]
     """Fast path blind, conflict path real: only the IntegrityError branch can find the existing post."""
     state = {"n": 0}
+    real = posts._existing_by_key
 
-    def existing(workspace_id: str, key: str):  # type: ignore[no-untyped-def]
+    def existing(workspace_id: str, key: str, fingerprint: str):  # type: ignore[no-untyped-def]
         state["n"] += 1
         if state["n"] == 1:
             return None  # the fast look-up before validation misses (the other request has not committed)
-        return Post.get_or_none((Post.workspace == workspace_id) & (Post.idempotency_key == key))
+        return real(workspace_id, key, fingerprint)
 
     monkeypatch.setattr(posts, "_existing_by_key", existing)
-    out = posts.create(settings, ws, body(idempotency_key="k", targets=["linkedin"]))
-    assert state["n"] == 2  # reached the conflict branch
-    return out
+    try:
+        return posts.create(settings, ws, request)
+    finally:
+        assert state["n"] == 2  # reached the conflict branch
 
 
 def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):

@@ -15,8 +15,10 @@ from backend import clock
 from backend.jobs.worker import Worker
 from backend.services import accounts
 from backend.store.models import Event, Job, Post, PostTarget
+from backend.store.models.posts import PublishAttempt
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
+from tests.support.networks import own
 
 
 @pytest.fixture
@@ -137,12 +139,30 @@ def test_fail_retriable_is_retried_a_bounded_number_of_times(client, owner, fast
     assert row.attempts == fast.retry_max_attempts
 
 
-def test_rate_limited_fails_retriable_after_retries(client, owner, fast):
+def test_a_rate_limit_is_a_wait_that_uses_no_retry(client, owner, fast):
+    """Issue 30 item 2: the network's throttling is a window to wait out, not a failure: past twice the retry
+    budget of tries the target still waits `pending` with its next attempt time, no attempt counted."""
+    acc = add_account(client, owner, "facebook", "rate-limited")
+    post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
+    run_through(fast, steps=2 * fast.retry_max_attempts + 2)
+    shown = read(client, owner, post["id"])["targets"][0]
+    row = PostTarget.get(PostTarget.post == post["id"])
+    assert shown["status"] == "pending" and shown["nextAttemptAt"] is not None, shown
+    assert row.attempts == 0
+    tried = PublishAttempt.select().where(PublishAttempt.target == row.id).count()
+    assert tried > fast.retry_max_attempts
+
+
+def test_a_wait_longer_than_the_longest_wait_fails_saying_so(client, owner, fast):
+    """SOCIALPUB_MAX_WAIT_S bounds the waiting from the first attempt: past it the target fails `retriable`,
+    naming the setting."""
+    fast.max_wait_s = 1800.0
     acc = add_account(client, owner, "facebook", "rate-limited")
     post = create(client, owner, targets=[{"platform": "facebook", "channelId": acc}])
     run_through(fast)
     t = read(client, owner, post["id"])["targets"][0]
-    assert t["status"] == "failed" and t["failType"] == "retriable"
+    assert t["status"] == "failed" and t["failType"] == "retriable", t
+    assert "SOCIALPUB_MAX_WAIT_S" in t["failReason"] and "longest wait" in t["failReason"]
 
 
 def test_flaky_succeeds_on_retry_without_duplicate(client, owner, fast):
@@ -514,7 +534,7 @@ def test_a_target_over_the_daily_cap_waits_pending_until_the_networks_retry_afte
     """Instagram's daily cap reached: the target waits `pending` (not `publishing`) with its next attempt at
     least the network's Retry-After away; the API shows when."""
     fast.sandbox_limits = True
-    fast.sandbox_instagram_daily_posts = 1
+    own(fast, "instagram").sandbox_daily_posts = 1
     image = upload(client, owner, corpus.jpeg(400, 400))
     first = create(client, owner, targets=["instagram"], content="first", mediaUrls=[image])
     run(fast)

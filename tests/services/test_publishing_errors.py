@@ -14,17 +14,20 @@ import time_machine
 
 from backend import clock
 from backend.jobs.worker import Worker
+from backend.networks import registry
 from backend.networks.sandbox import errors
 from backend.services import accounts
 from backend.store.models import Account, PostTarget
 from tests.media import corpus
 from tests.services.test_publishing import create, fast, read, upload  # noqa: F401  (fast: a fixture)
 
-CASES = [(platform, code) for platform, table in errors.CATALOGUE.items() for code in table]
+# each network's error switches: its emulator's FAULTS (its package's emulator_errors.py)
+CATALOGUE = {n.name: n.emulator_class().FAULTS for n in registry.networks() if n.emulator}
+CASES = [(platform, code) for platform, table in CATALOGUE.items() for code in table]
 
 
 def body_for(client: Any, owner: Any, platform: str) -> dict[str, Any]:
-    """A post whose first write at the network is its publishing call ("publish" in errors.ENDPOINTS)."""
+    """A post whose first write at the network is its publishing call ("publish" in its emulator's ERROR_ENDPOINTS)."""
     if platform == "youtube":
         return {"mediaUrls": [upload(client, owner, corpus.video("mp4"))], "content": "A video"}
     if platform in ("tiktok", "instagram"):
@@ -38,7 +41,7 @@ def work(settings: Any) -> None:
 
 @pytest.mark.parametrize(("platform", "code"), CASES, ids=[f"{p}:{c}" for p, c in CASES])
 def test_each_error_code_ends_the_target_as_networks_md_says(settings, client, owner, fast, platform, code):  # type: ignore[no-untyped-def]  # noqa: F811
-    fault = errors.CATALOGUE[platform][code]
+    fault = CATALOGUE[platform][code]
     acc = accounts.connect_sandbox(settings, owner.workspace_id, platform, f"{platform} account")
     errors.configure_errors(platform, reset=True)
     errors.configure_errors(platform, code, times=1)

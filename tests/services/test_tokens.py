@@ -31,6 +31,7 @@ from tests.conftest import key_headers
 from tests.media import corpus
 from tests.networks.test_sandbox_oauth import api_call, connect
 from tests.services.test_publishing import create, read, upload
+from tests.support.networks import own
 
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 
@@ -57,8 +58,7 @@ def emu(fast, monkeypatch):  # type: ignore[no-untyped-def]
     """The OAuth apps configured; token endpoints and live accounts' API calls reach the in-process emulators."""
     sb = adapters.sandbox(fast)
     for p in NETWORKS:
-        setattr(fast, f"{p}_client_id", "app-123")
-        setattr(fast, f"{p}_client_secret", "s3cret")
+        own(fast, p).client_id, own(fast, p).client_secret = "app-123", "s3cret"
         oauth.configure_oauth(p, reset=True)
 
     def network_client(settings: Any, platform: str, kind: str = "live") -> httpx.Client:
@@ -555,8 +555,8 @@ def test_the_refresh_call_is_bounded_as_a_whole(owner, fast):  # type: ignore[no
     inside the lease: a transient failure, the account untouched and released."""
     server = Trickle()
     fast.network_timeout_s = 0.5  # each byte comes within it; the watchdog fires at 1 s, the lease is 31 s
-    fast.tiktok_api_base = server.base
-    fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
+    own(fast, "tiktok").api_base = server.base
+    own(fast, "tiktok").client_id, own(fast, "tiktok").client_secret = "app-123", "s3cret"
     now = clock.now()
     acc = Account.create(
         id=new_id("acc"),
@@ -684,7 +684,7 @@ def test_a_refreshable_token_is_not_warned_about_but_its_refresh_token_is(owner,
 
 def test_a_refresh_token_without_the_app_configured_is_warned_about(owner, fast, emu):  # type: ignore[no-untyped-def]
     tt, _ = live(owner, emu, "tiktok")
-    fast.tiktok_client_id = None  # SOCIALPUB_TIKTOK_CLIENT_ID unset: nobody can refresh it
+    own(fast, "tiktok").client_id = None  # SOCIALPUB_TIKTOK_CLIENT_ID unset: nobody can refresh it
     with time_machine.travel(clock.now() + timedelta(hours=23, minutes=55), tick=False):
         assert tokens.sweep(fast) == 0
         assert tokens.token_warning(Account.get_by_id(tt.id), fast).startswith("token expires in 5 minutes")
@@ -831,8 +831,8 @@ def test_refresh_and_a_revoked_grant_against_a_served_emulator(client, owner, fa
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    fast.tiktok_api_base = base
-    fast.tiktok_client_id, fast.tiktok_client_secret = "app-123", "s3cret"
+    own(fast, "tiktok").api_base = base
+    own(fast, "tiktok").client_id, own(fast, "tiktok").client_secret = "app-123", "s3cret"
     try:
         with httpx.Client(base_url=base, trust_env=False, timeout=5) as c:
             deadline = time.monotonic() + 30

@@ -375,9 +375,44 @@ def test_the_address_rule_is_checked_again_at_delivery(client, owner, fast, monk
     fast.allow_private_urls = False
     monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["93.184.216.34"])
     ep = add(client, owner, "https://hooks.example.com/socialpub")
-    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.9.8.7"])
     client.post(f"/v1/webhooks/{ep['id']}/test", headers=key_headers(owner.api_key))
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.9.8.7"])
     run(fast)
     [d] = deliveries(client, owner, ep["id"])
     assert d["status"] == "failed" and d["attempts"] == 1
     assert "refused" in d["lastError"] and "10.9.8.7" in d["lastError"] and d["lastStatusCode"] is None
+    # a setting decides it: the delivery says which, and the endpoint is not blamed (not flagged failing)
+    assert d["refusedBy"] == "private-urls" and "SOCIALPUB_ALLOW_PRIVATE_URLS=0" in d["lastError"]
+    assert (
+        client.get(f"/v1/webhooks/{ep['id']}", headers=key_headers(owner.api_key)).json()["failing"] is False
+    )
+
+
+def test_a_delivery_the_data_dir_refuses_says_which_setting_and_the_endpoint_is_not_blamed(
+    client, owner, fast
+):
+    """Issue 33: with the variable set in one process only, another process's worker refused a delivery, which
+    failed after one attempt and marked the endpoint failing without saying why. Now the rule is the data dir's;
+    a refused delivery names the setting (`refusedBy`), the endpoint stays healthy, and once the setting allows it a
+    redelivery goes through."""
+    from backend.store.instance import set_private_urls
+
+    fast.allow_private_urls = None  # the data dir decides, in every process
+    set_private_urls(True)
+    with Receiver() as receiver:
+        ep = add(client, owner, receiver.url)
+        set_private_urls(False)
+        accounts.connect_sandbox_defaults(fast, owner.workspace_id)
+        post_to(client, owner, ["facebook"])
+        run(fast)
+        [d] = deliveries(client, owner, ep["id"])
+        assert d["status"] == "failed" and d["refusedBy"] == "private-urls" and d["attempts"] == 1, d
+        assert "`socialpub admin private-urls on`" in d["lastError"] and d["lastStatusCode"] is None
+        assert endpoint(client, owner, ep["id"])["failing"] is False and receiver.requests == []
+
+        set_private_urls(True)
+        r = client.post(f"/v1/events/{d['eventId']}/redeliver", headers=key_headers(owner.api_key))
+        assert r.status_code == 202, r.text
+        run(fast)
+        assert len(receiver.wait_for(1)) == 1
+        assert deliveries(client, owner, ep["id"])[0]["status"] == "succeeded"

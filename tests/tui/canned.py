@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from backend.services.networks import catalogue
 from tests.tui.conftest import FIXED_NOW, ZONE
 
 Answer = Any | Callable[[httpx.Request], httpx.Response]
@@ -25,6 +26,7 @@ Answer = Any | Callable[[httpx.Request], httpx.Response]
 DEFAULTS: dict[tuple[str, str], Answer] = {
     ("GET", "/v1/posts"): {"items": [], "nextCursor": None},
     ("GET", "/v1/accounts"): {"items": [], "limit": 5, "used": 0},
+    ("GET", "/v1/networks"): {"items": catalogue()},  # the app reads the server's networks as it starts
 }
 
 

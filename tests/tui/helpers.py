@@ -54,8 +54,9 @@ def png(
     return path
 
 
-def mp4_bytes(frames: int = 20, rate: int = 10, size: tuple[int, int] = (64, 48)) -> bytes:
-    """A short MP4 (PyAV): `frames / rate` seconds of a colour ramp."""
+def mp4_bytes(frames: int = 72, rate: int = 24, size: tuple[int, int] = (360, 640)) -> bytes:
+    """A short MP4 (PyAV): `frames / rate` seconds of a colour ramp. By default one every network's video rules
+    take (3 s, 24 frames a second, 360 × 640: backend/networks/rules VideoLimits)."""
     import av
     from PIL import Image
 

@@ -202,3 +202,16 @@ async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reaso
             and notes[-1]["title"] == "channel_limit_exceeded"
         )
         assert len((await app.client.list_accounts()).items) == 5
+
+
+async def test_names_are_not_cut_while_the_terminal_has_room(tui_app):
+    """Issue 33: the table started at column 0 and cut the names (`Sandbox Facebook …`) with most of the width
+    empty."""
+    app = tui_app(worker=False)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        shown = rows(app.screen.query_one(DataTable))
+        names = [r[0].strip() for r in shown]
+        assert "FB Sandbox Facebook Page" in names and not any("…" in r[0] + r[1] for r in shown), shown
+        assert app.screen.query_one(DataTable).region.x >= 1  # a margin, as the title above it has

@@ -147,7 +147,7 @@ async def test_redeliver_and_re_enable_call_the_api_and_notify():
         await pilot.press("w")
         await settle(pilot)
         descriptions = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
-        assert {"Redeliver event", "Re-enable endpoint"} <= descriptions  # footer and command palette
+        assert {"Redeliver", "Re-enable"} <= descriptions  # footer and command palette
         await pilot.press("down", "s")
         await settle(pilot)
         assert [c for c in calls if c[0] == "POST"] == [
@@ -309,3 +309,96 @@ async def test_a_real_failing_endpoint_is_listed_and_its_event_redelivered(tui_a
         await settle(pilot)
         assert screen.query_one("#act-deliveries", DataTable).row_count == 2
         assert not [n for n in seen if n["severity"] == "error"]
+
+
+@pytest.fixture
+def data_dir_rule(embedded, monkeypatch):  # type: ignore[no-untyped-def]
+    """The address rule left to the data dir (no SOCIALPUB_ALLOW_PRIVATE_URLS); one attempt per delivery."""
+    from backend.config import get_settings
+
+    monkeypatch.delenv("SOCIALPUB_ALLOW_PRIVATE_URLS", raising=False)
+    monkeypatch.setenv("SOCIALPUB_WEBHOOK_RETRY_SCHEDULE", "0")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+async def test_a_delivery_the_data_dir_refuses_says_which_setting_and_redeliver_says_why_not(
+    tui_app, data_dir_rule
+):
+    """Issue 33: the TUI's own worker refused a delivery without saying why, and `s` said "queued" only for it to
+    be refused again. The panel names the setting; `s` is refused up front with the API's code and the command;
+    once `socialpub admin private-urls on` ran (in another process: the data dir's fact), `s` redelivers."""
+    from tests.cli.conftest import invoke
+    from tests.tui.helpers import record_notifications, until
+
+    assert invoke("admin", "private-urls", "on").code == 0
+    app = tui_app(worker=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen = record_notifications(app)
+        hook = await app.client.create_webhook("http://127.0.0.1:9/hook", description="laptop")
+        assert invoke("admin", "private-urls", "off").code == 0
+        post = await app.client.create_post({"targets": ["facebook"], "content": "Refused hook"})
+        app.client.ready()
+        await app.client.wait_post(post.id, timeout=30, interval=0.1)
+        [refused] = await failed_deliveries(app.client, hook.id, 1)
+        assert refused.refused_by == "private-urls"
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert (
+            "1 refused by the private-urls setting: socialpub admin private-urls on, then s redelivers"
+            in title(screen, "#act-webhooks-title")
+        )
+        assert "failing" not in title(screen, "#act-failures-title")  # the endpoint is not blamed
+        [row] = rows(screen.query_one("#act-deliveries", DataTable))
+        assert row[3] == "refused by the private-urls setting", row
+        await pilot.press("s")
+        await until(pilot, lambda: any(n["title"] == "webhook_url_refused" for n in seen), what="the refusal")
+        assert "`socialpub admin private-urls on`" in seen[-1]["message"]
+        assert not [n for n in seen if n["title"] == "Redelivered"]
+        assert invoke("admin", "private-urls", "on").code == 0
+        await pilot.press("s")
+        await until(pilot, lambda: any(n["title"] == "Redelivered" for n in seen), what="the redelivery")
+
+
+async def test_o_s_e_and_w_say_something_when_there_is_nothing_to_act_on(tui_app):
+    """Issue 33: on Activity, `w`, `o` and `e` gave no visible result or message when there was nothing to act
+    on (no failed post, no endpoint, a terminal tall enough to show both panels already)."""
+    from tests.tui.helpers import record_notifications, until
+
+    app = tui_app(worker=False)
+    async with app.run_test(size=(120, 44)) as pilot:  # tall: the webhooks are beneath the failures
+        seen = record_notifications(app)
+        await pilot.press("f5")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ActivityScreen) and screen.failures == []
+        for key, said in (
+            ("o", "No failed post in the last 30 days"),
+            (
+                "s",
+                "No failed delivery to redeliver. There is no webhook endpoint yet: socialpub webhooks add URL",
+            ),
+            ("e", "No disabled endpoint"),
+            ("w", "On the webhooks"),
+        ):
+            before = len(seen)
+            await pilot.press(key)
+            await until(pilot, lambda before=before: len(seen) > before, what=f"a word after {key}")
+            assert said in seen[-1]["message"], (key, seen[-1])
+        await pilot.press("w")
+        await until(pilot, lambda: "On the failed posts" in seen[-1]["message"])
+
+
+async def test_one_credit_movement_is_not_movements(tui_app, growth):
+    app = tui_app(worker=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("k")
+        await settle(pilot)
+        text = title(app.screen, "#act-credits-title")
+        assert "the latest movement" in text and "1 latest movements" not in text, text

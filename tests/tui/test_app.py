@@ -369,3 +369,58 @@ async def test_ctrl_q_with_unsaved_changes_to_a_scheduled_post_asks_about_them(t
         await pilot.press("ctrl+q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         assert f"Your changes to {post.id} were not saved" in app.screen.question
+
+
+async def test_help_lists_socialpubs_keys_as_the_screen_means_them(tui_app) -> None:
+    """Issue 33: f1 listed framework internals (Focus Next, Copy selected text, a `DataTable` column) and said
+    `n New post — everywhere` where `n` makes a generation."""
+    from textual.widgets import DataTable
+
+    app = tui_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f6")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        described = {row[1] for row in rows}
+        assert (
+            not {"Focus Next", "Focus Previous", "Copy selected text", "Cursor left", "Page Left"} & described
+        )
+        assert not any("DataTable" in row[2] or "RowTable" in row[2] for row in rows), rows
+        assert ["n", "New generation", "this screen"] in rows and "New post" not in described, rows
+        assert ["home", "First row", "the list"] in rows and ["f6", "Generations", "everywhere"] in rows
+
+
+async def test_palette_entries_say_the_key_in_words_and_where_it_works(tui_app) -> None:
+    """Issue 33: palette entries said only `key: ⏎`."""
+    from socialpub_tui.commands import SocialpubCommands
+
+    app = tui_app()
+    async with app.run_test(size=(100, 30)):
+        provider = SocialpubCommands(app.screen)
+        hits = {hit.text: hit.help async for hit in provider.search("quit")}
+        assert hits["Quit"] == "key ^q (ctrl+q) · everywhere", hits
+        hits = {hit.text: hit.help async for hit in provider.search("search")}
+        assert hits["Search"] == "key / · this screen", hits
+        hits = {hit.text: hit.help async for hit in provider.search("gen")}
+        assert hits["Generations"] == "key f6 · everywhere", hits
+
+
+@pytest.mark.parametrize("width", [100, 120])
+async def test_every_mode_is_named_in_the_header_and_the_footer_fits(tui_app, width: int) -> None:
+    """Issue 33: the footer was cut, so `f6 Generations` never showed at 120 columns. The modes are in every
+    screen's header; the footer keeps the screen's keys, and fits."""
+    from textual.widgets import Footer
+
+    app = tui_app()
+    async with app.run_test(size=(width, 30)) as pilot:
+        for key in ("f2", "f3", "f4", "f5", "f6"):
+            await pilot.press(key)
+            await pilot.pause(0.3)
+            line = str(app.screen.query_one("HeaderTitle").render())
+            for mode in ("f2 Posts", "f3 Calendar", "f4 Accounts", "f5 Activity", "f6 Generations"):
+                assert mode in line, (key, line)
+            footer = app.screen.query_one(Footer)
+            assert footer.virtual_size.width <= footer.size.width, (key, footer.virtual_size, footer.size)

@@ -322,3 +322,30 @@ async def test_paging_through_a_full_week(tui_app, frozen, growth, monkeypatch):
         made = [await schedule(app, utc(2027, 1, 16, 8 + i, 0), f"post {i}") for i in range(5)]
         screen = await open_calendar(pilot)
         assert {p.id for p in screen.posts} == {p.id for p in made}
+
+
+async def test_a_slot_says_how_many_posts_and_its_detail_never_cuts_the_relative_time(
+    tui_app, frozen, growth
+):
+    """Issue 33: a 3-post slot showed only `08:00 +2`; the slot's detail cut "in 48 days 8…" at the line's end."""
+    app = tui_app(worker=False)
+    long_text = "A long announcement that goes on and on " * 5
+    async with app.run_test(size=(120, 40)) as pilot:
+        made = [
+            await schedule(app, utc(2027, 1, 16, 8), long_text + str(i), targets=("facebook", "linkedin"))
+            for i in range(3)
+        ]
+        screen = await open_calendar(pilot)
+        day, key = cell_of(screen, made[0].id)
+        assert (day, key) == (date(2027, 1, 16), (9, 0))
+        await pilot.press("right")
+        while screen.state.cursor_row != (9, 0):
+            await pilot.press("down" if screen.state.cursor_row < (9, 0) else "up")
+        await pilot.pause()
+        grid = str(screen.query_one("WeekGrid").render())
+        assert "09:00 3 posts" in grid and "+2" not in grid, grid
+        agenda = str(screen.query_one("#cal-agenda").render())
+        lines = [line for line in agenda.splitlines() if "09:00 CET  " in line]
+        assert len(lines) == 3 and all("in 1 day" in line for line in lines), agenda
+        for line in lines:  # the relative time comes before the text the line's end cuts
+            assert line.index("in 1 day") < line.index("A long announcement")

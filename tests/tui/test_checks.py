@@ -7,14 +7,17 @@ import itertools
 import pytest
 
 from backend.networks.base import MediaRef
-from backend.networks.options import PostOptions
 from backend.networks.rules import validate_target
-from backend.schemas.common import NETWORKS
+from backend.services.networks import catalogue
 from socialpub_tui.checks import check_target, counter, media_kind
+from socialpub_tui.client.networks import parse
+
+NETWORKS = parse({"items": catalogue()})  # what GET /v1/networks gives the client
 
 TEXTS = [
     "",
     "  ",
+    "\u200b\u3164",  # shows nothing: no text
     "Hello",
     "x" * 90,
     "x" * 91,
@@ -29,7 +32,7 @@ MEDIA = [[], ["image"], ["video"], ["image", "image"], ["image", "video"]]
 TITLES = [None, "t" * 100, "t" * 101]
 
 
-@pytest.mark.parametrize("platform", NETWORKS)
+@pytest.mark.parametrize("platform", NETWORKS.names())
 def test_local_checks_match_the_backend_rules(platform: str) -> None:
     for text, kinds, title in itertools.product(TEXTS, MEDIA, TITLES):
         refs = [
@@ -37,15 +40,19 @@ def test_local_checks_match_the_backend_rules(platform: str) -> None:
             for i, k in enumerate(kinds)
         ]
         options = {"youtube": {"title": title}} if title else {}
-        backend = validate_target(platform, text, refs, PostOptions.model_validate(options))
-        local = [p.code for p in check_target(platform, text, kinds, options)]
+        backend = validate_target(platform, text, refs, options)
+        local = [p.code for p in check_target(NETWORKS, platform, text, kinds, options)]
         assert sorted(local) == sorted(backend), (platform, len(text), kinds, title)
 
 
 def test_counter_counts_as_the_network_does() -> None:
-    assert counter("tiktok", "😀") == (2, 2200)  # UTF-16 code units
-    assert counter("instagram", "😀") == (1, 2200)
-    assert counter("linkedin", "") == (0, 3000)
+    assert counter(NETWORKS, "tiktok", "😀") == (2, 2200)  # UTF-16 code units
+    assert counter(NETWORKS, "instagram", "😀") == (1, 2200)
+    assert counter(NETWORKS, "linkedin", "") == (0, 3000)
+    assert counter(NETWORKS, "elsewhere", "😀") == (
+        1,
+        None,
+    )  # a network the server did not list: counted only
 
 
 def test_media_kind_from_the_file_name() -> None:

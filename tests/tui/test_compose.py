@@ -343,12 +343,13 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
         pick(screen, ids["tiktok"], ids["youtube"])
         await attach(pilot, screen, clip)
         assert screen.query_one("#compose-tiktok").display and screen.query_one("#compose-youtube").display
-        screen.query_one("#tiktok-mode", Select).value = "MEDIA_UPLOAD"
-        screen.query_one("#tiktok-no-comment", Checkbox).value = True
+        # each network's form is built from its options' JSON Schema (GET /v1/networks): `<network>-<option>`
+        screen.query_one("#tiktok-postMode", Select).value = "MEDIA_UPLOAD"
+        screen.query_one("#tiktok-disableComment", Checkbox).value = True
         screen.query_one("#youtube-title", Input).value = "BTS"
-        screen.query_one("#youtube-privacy", Select).value = "unlisted"
+        screen.query_one("#youtube-privacyStatus", Select).value = "unlisted"
         screen.query_one("#youtube-tags", Input).value = "making of, studio"
-        screen.query_one("#youtube-synthetic", Checkbox).value = True
+        screen.query_one("#youtube-containsSyntheticMedia", Checkbox).value = True
         await schedule_at(pilot, screen, "tomorrow", "10:00", "Europe/Paris")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: screen.sent is not None, what="the post")
@@ -392,3 +393,93 @@ async def test_the_schedule_preview_says_how_far_in_two_units(tui_app) -> None:
         assert "2027-01-16 16:00 Europe/Paris (2027-01-16T15:00:00Z) · in 1 day 7 h" in preview
         assert "(in 1 day 7 h)" in str(screen.query_one("#compose-status", Static).render())
         assert app.now() == FIXED_NOW
+
+
+async def test_up_and_down_move_between_the_target_checkboxes(tui_app) -> None:
+    """Issue 33: only tab moved between compose's targets."""
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot)
+        boxes = [r.query_one(Checkbox) for r in screen.rows()]
+        boxes[0].focus()
+        await pilot.pause()
+        await pilot.press("down", "down")
+        assert app.focused is boxes[2]
+        await pilot.press("up")
+        assert app.focused is boxes[1]
+        before = boxes[1].value
+        await pilot.press("space")
+        assert boxes[1].value is (not before)  # space still ticks the one with the focus
+        await pilot.press("up", "up")
+        assert app.focused is screen.query_one(
+            "#compose-text", TextArea
+        )  # past the first: the text, as shift+tab
+        boxes[-1].focus()
+        await pilot.press("down")
+        assert (
+            app.focused is not None and app.focused.id == "compose-media-path"
+        )  # past the last: the next field
+
+
+async def test_a_targets_name_is_cut_only_when_there_is_no_room(tui_app) -> None:
+    """Issue 33: `Sandbox Facebook P…` on a line with room."""
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_compose(pilot)
+        await pilot.pause()
+        labels = [str(r.query_one(Checkbox).label) for r in screen.rows()]
+        assert "facebook · Sandbox Facebook Page" in labels
+        for r in screen.rows():
+            box = r.query_one(Checkbox)
+            assert box.size.width >= len(str(box.label)) + 6, (str(box.label), box.size.width)
+
+
+async def test_escape_leaves_a_compose_opened_from_a_generation_and_maximize_is_not_offered(tui_app) -> None:
+    """Issue 33: once, escape and the palette's Back did nothing on a compose opened with `u` from a generation.
+    The state: the text maximized (Textual's palette offered "Maximize"), where escape only restores it. The
+    palette no longer offers Maximize, so escape always reaches Back."""
+    from textual.command import CommandPalette
+
+    from socialpub_tui.screens.compose import Media
+    from socialpub_tui.screens.confirm import ConfirmScreen
+
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(
+            ComposeScreen(media=[Media("http://x.invalid/media/a.jpg", "image", "image · gen_1")])
+        )
+        screen = await until(pilot, lambda: isinstance(app.screen, ComposeScreen) and app.screen)
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(screen)]
+        assert "Maximize" not in titles and "Keys" not in titles and "Quit" not in titles, titles
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Back", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the discard question")
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the discard question")
+        await pilot.press("y")
+        await until(pilot, lambda: not isinstance(app.screen, (ComposeScreen, ConfirmScreen)), what="left")
+
+
+async def test_the_edit_screen_names_media_as_compose_showed_them(tui_app, tmp_path) -> None:
+    """Issue 33: the edit screen listed a post's media by the media host's key where compose showed the file."""
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_compose(pilot)
+        path = png(tmp_path / "launch-photo.png")
+        await attach(pilot, screen, path)
+        assert "launch-photo.png" in screen.media[0].label
+        url = screen.media[0].url
+        when = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        post = await app.client.create_post(
+            {"targets": ["facebook"], "content": "x", "mediaUrls": [url], "scheduledAt": when}
+        )
+        editing = ComposeScreen(post)
+        app.push_screen(editing)
+        await until(pilot, lambda: app.screen is editing and editing.media)
+        await pilot.pause()
+        assert "launch-photo.png" in editing.media[0].label, editing.media[0].label
+        assert url.rsplit("/", 1)[-1] not in editing.media[0].label

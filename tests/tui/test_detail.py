@@ -275,3 +275,23 @@ def test_the_long_columns_share_what_the_short_ones_leave() -> None:
     assert fit_widths(natural, 300, labels) == natural  # room for everything: nothing is cut
     narrow = fit_widths(natural, 60, labels)  # no room: the least widths, and the table scrolls
     assert narrow["external"] == 11 and narrow["link"] == 6 and narrow["reason"] == 6
+
+
+async def test_the_head_never_breaks_a_time_from_its_zone(tui_app) -> None:
+    """Issue 33: the head line wrapped between a time and its zone (`09:00` / `CET`) at some widths."""
+    from datetime import UTC, datetime, timedelta
+
+    app = tui_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        when = (datetime.now(UTC) + timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        post = await app.client.create_post({"targets": ["facebook"], "content": "x", "scheduledAt": when})
+        app.push_screen(PostDetailScreen(post.id))
+        detail = await until(
+            pilot, lambda: isinstance(app.screen, PostDetailScreen) and app.screen.post and app.screen
+        )
+        head = detail.query_one("#detail-head")
+        for width in range(60, 121, 2):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            lines = [line.text.strip() for line in head.render_lines(head.region.reset_offset)]
+            assert not any(line.startswith(("CET", "CEST", "UTC", "(in")) for line in lines), (width, lines)

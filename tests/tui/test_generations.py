@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from socialpub_tui.screens.activity import ActivityScreen
 from socialpub_tui.screens.compose import ComposeScreen
@@ -252,3 +252,85 @@ async def test_ctrl_q_with_nothing_in_production_quits_at_once(tui_app, growth) 
         assert screen.items[0].id == made.id
         await pilot.press("ctrl+q")
         await until(pilot, lambda: not app.is_running, what="the app to quit")
+
+
+async def test_a_new_generation_is_selected_and_enter_opens_it_and_home_goes_to_the_top(
+    tui_app, growth
+) -> None:
+    """Issue 33: after ctrl+s the cursor stayed on the generation selected before (the list's reload on resume
+    overrode the new one's), so `enter` opened the previous one; `home` did nothing in the list."""
+    app = tui_app()
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await to_generations(pilot, 0)
+        for n, prompt in enumerate(("first latte", "second latte", "third latte"), start=1):
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen), what="the form")
+            await pilot.press(*prompt)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: app.screen is screen, what="back to the list")
+            await until(pilot, lambda n=n: len(screen.items) == n, what=f"{n} generations")
+            for _ in range(3):  # the resume's reload as well
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            table = screen.query_one(DataTable)
+            assert screen.items[table.cursor_row].prompt == prompt, (n, table.cursor_row)
+            if n == 2:
+                await pilot.press("down")  # the older one selected, then a third is made: it is selected
+        await pilot.press("enter")
+        detail = await until(pilot, lambda: isinstance(app.screen, GenerationDetailScreen) and app.screen)
+        assert detail.generation_id == screen.items[0].id
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="the list")
+        await pilot.press("end")
+        assert screen.query_one(DataTable).cursor_row == 2
+        await pilot.press("home")
+        assert screen.query_one(DataTable).cursor_row == 0
+
+
+async def test_the_type_list_does_not_wrap_around(tui_app, growth) -> None:
+    """Issue 33: `down down enter` from `image` chose `image` (the list wrapped to the top)."""
+    app = tui_app()
+    async with app.run_test(size=(110, 34)) as pilot:
+        await to_generations(pilot, 0)
+        await pilot.press("n")
+        form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
+        kind = form.query_one("#gc-type", Select)
+        kind.focus()
+        await pilot.pause()
+        await pilot.press("down")  # opens, on the current one (image)
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert kind.value == "video"
+        await pilot.press("up")
+        await pilot.pause()
+        await pilot.press("up", "up", "up", "enter")
+        await pilot.pause()
+        assert kind.value == "image"
+
+
+async def test_the_form_takes_a_background_photo_for_an_image(tui_app, growth, tmp_path) -> None:
+    """Issue 33: the announcement card from the TUI: an image file behind the design (images only)."""
+    from tests.support import gen_provider
+    from tests.tui.helpers import png
+
+    photo = png(tmp_path / "shop.png", (160, 120))
+    app = tui_app()
+    async with app.run_test(size=(110, 34)) as pilot:
+        screen = await to_generations(pilot, 0)
+        await pilot.press("n")
+        form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
+        assert form.query_one("#gc-background-row").display and not form.query_one("#gc-sources-row").display
+        await pilot.press(*"Grand opening")
+        form.query_one("#gc-background", Input).value = str(photo)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is screen, what="back to the list")
+        await until(pilot, lambda: len(screen.items) == 1, what="the new item")
+        assert screen.items[0].background_url and screen.items[0].background_url.endswith(".jpg")
+        made = await app.client.wait_generation(screen.items[0].id, timeout=30, interval=0.1)
+        assert made.status == "completed" and gen_provider.CALLS[-1].background is not None
+        await pilot.press("n")
+        form = await until(pilot, lambda: isinstance(app.screen, CreateGenerationScreen) and app.screen)
+        form.query_one("#gc-type", Select).value = "video"
+        await pilot.pause()
+        assert not form.query_one("#gc-background-row").display  # a video takes start images instead

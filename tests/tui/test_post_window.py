@@ -136,6 +136,6 @@ def test_a_row_shows_the_first_line_with_text_and_never_a_control_character():
         }
     )
     row = PostRow.of(post, DisplayZone("Europe/Paris"))
-    assert row.text == " [31mRed [0m sale !"
+    assert row.text == "\\x1b[31mRed\\x1b[0m\\tsale\\u202e!"  # shown escaped (socialpub_tui.look.inert)
     assert row.when == "2027-01-15 09:00 CET"
     assert row.due is not None and row.due.hour == 8

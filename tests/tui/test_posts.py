@@ -436,3 +436,33 @@ async def test_an_account_connected_meanwhile_is_offered_by_the_filter_which_kee
         await until(pilot, lambda: app.screen is screen)
         await until(pilot, lambda: any(value == added.id for _, value in screen.account_options))
         assert select.value == first.id  # the filter in force is kept
+
+
+async def test_a_filter_opens_with_an_option_highlighted_so_the_first_down_moves(tui_app) -> None:
+    """Issue 33: `s` opened the status list with nothing highlighted: the first `down` seemed lost."""
+    app = tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("s")
+        select = app.screen.query_one("#posts-status", Select)
+        await pilot.pause()
+        assert select.expanded
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert select.value == "scheduled"  # the first status after "any status"
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert select.value == "processing"  # from the current one
+
+
+async def test_a_filter_list_stops_at_its_last_option(tui_app) -> None:
+    app = tui_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settled(pilot, app)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press(*["down"] * 12, "enter")  # more than there are statuses: no wrap to the top
+        await pilot.pause()
+        assert app.screen.query_one("#posts-status", Select).value == "cancelled"

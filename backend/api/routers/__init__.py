@@ -22,6 +22,7 @@ ROUTERS: dict[str, str] = {
     "backend.api.routers.credits": "/v1/credits",
     "backend.api.routers.webhooks": "/v1/webhooks",
     "backend.api.routers.events": "/v1/events",
+    "backend.api.routers.networks": "/v1/networks",
 }
 
 # Routers mounted at the root (not under /v1), e.g. the media host. Each module exposes `host_router`.

@@ -22,6 +22,7 @@ from backend.schemas.accounts import (
     TokenConnect,
 )
 from backend.services import accounts as svc
+from backend.services import networks
 from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
@@ -45,6 +46,7 @@ def list_accounts(
 )
 def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep) -> dict[str, Any]:
     """Extension (owner session): connect a sandbox account. 402 `channel_limit_exceeded` over the plan."""
+    networks.require_known(body.platform, "platform")
     acc = svc.connect_sandbox(settings, ctx.workspace_id, body.platform, body.name, body.behaviour)
     defaults = svc.default_ids(svc.active_accounts(ctx.workspace_id))
     return svc.to_public(acc, acc.id in defaults, settings)
@@ -72,6 +74,7 @@ def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep)
 def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
     network's app credentials are not set), `invalid_redirect_uri`."""
+    networks.require_known(body.platform, "platform")
     return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
 
 
@@ -113,6 +116,7 @@ def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -
     """Extension (owner session): connect a live account with a token obtained elsewhere. 400
     `invalid_access_token`, `unknown_external_id`, `no_account_found`; 409 `account_choice_required` (several
     accounts: the details list them); 402 `channel_limit_exceeded`; 502 `network_error`."""
+    networks.require_known(body.platform, "platform")
     return oauth_svc.connect_token(
         ctx.workspace_id,
         settings,

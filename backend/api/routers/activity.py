@@ -24,8 +24,9 @@ def get_activity(
         "UTC",
         min_length=1,
         max_length=64,
-        description="IANA zone the days are local to, e.g. Europe/Paris "
-        "(400 invalid_timezone for an unknown one)",
+        description="IANA zone the days are local to, e.g. Europe/Paris: one of the enum, the zone database's "
+        "names (400 invalid_timezone for another)",
+        json_schema_extra={"enum": list(svc.zone_names())},
     ),
     failures: int = Query(
         20, ge=0, le=svc.MAX_FAILURES, description="how many of the latest failed targets to return"

@@ -18,12 +18,14 @@ router = APIRouter(tags=["auth"])
 def login(body: LoginRequest, request: Request) -> SessionOut:
     settings = request.app.state.settings
     email = body.email.strip().lower()
-    decision = ratelimit.hit(f"login:{email}", 10)
+    decision = ratelimit.login_attempt(
+        ratelimit.client_of(request.client.host if request.client else None), email
+    )
     if not decision.allowed:
         raise ApiError(
             429,
             "rate_limit_exceeded",
-            f"too many login attempts: wait {decision.reset_s} s",
+            f"too many login attempts from this client: wait {decision.reset_s} s",
             headers=decision.headers(),
         )
     owner = Owner.get_or_none(Owner.email == email)

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.common import CREDIT_CURSOR
 from backend.schemas.credits import CreditHistory
 from backend.services import credits as svc
 
@@ -24,7 +24,7 @@ def get_credits(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": CREDIT_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
 ) -> dict[str, Any]:

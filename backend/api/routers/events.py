@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Depends
 from fastapi.responses import Response
 from pydantic_core import to_json
 
-from backend.api.deps import AuthContext, require_scope
+from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.schemas.webhooks import EventOut, RedeliverBody, RedeliverOut
 from backend.services import webhooks as svc
@@ -36,10 +36,12 @@ def get_event(event_id: str, ctx: AuthContext = Depends(require_scope("webhooks:
 )
 def redeliver_event(
     event_id: str,
+    settings: SettingsDep,
     body: RedeliverBody | None = Body(None),
     ctx: AuthContext = Depends(require_scope("webhooks:write")),
 ) -> Response:
     """Deliver the event again, with the same `webhook-id`, to every enabled endpoint that had it, or to
-    `endpointId`. 409 `webhook_disabled` / `no_webhook_endpoint` when there is nowhere to send it."""
+    `endpointId`. 409 `webhook_disabled` / `no_webhook_endpoint` when there is nowhere to send it, 409
+    `webhook_url_refused` when the address rule refuses an endpoint's URL now (the message names the setting)."""
     endpoint_id = body.endpoint_id if body is not None else None
-    return _json(svc.redeliver(ctx.workspace_id, event_id, endpoint_id), 202)
+    return _json(svc.redeliver(settings, ctx.workspace_id, event_id, endpoint_id), 202)

@@ -14,7 +14,7 @@ from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.common import GENERATION_CURSOR
 from backend.schemas.generations import (
     GenerationCreate,
     GenerationDeleted,
@@ -88,7 +88,7 @@ def list_generations(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": GENERATION_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
     status: list[GenerationStatus] | None = Query(None, description="repeat to match several statuses"),

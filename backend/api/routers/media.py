@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.common import MEDIA_CURSOR
 from backend.schemas.media import MediaCreate, MediaDeleted, MediaItem, MediaList, MediaOut
 from backend.services import media as svc
 
@@ -48,7 +48,7 @@ def list_media(
         str | None,
         Query(
             max_length=200,
-            pattern=CURSOR_PATTERN,
+            json_schema_extra={"pattern": MEDIA_CURSOR},  # stated here; another shape: 400 invalid_cursor
             description="`nextCursor` of the previous page, as it came",
         ),
     ] = None,

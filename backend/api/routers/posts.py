@@ -11,24 +11,50 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import Response
+from pydantic import ConfigDict
 from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
-from backend.schemas.common import CURSOR_PATTERN, NETWORKS, Network
-from backend.schemas.posts import (
-    MAX_CONTENT,
-    PostCreate,
-    PostList,
-    PostOut,
-    PostPatch,
-    PostStatus,
-)
+from backend.schemas import posts as wire
+from backend.schemas.common import POST_CURSOR, NetworkName, not_nullable
+from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut, PostStatus
+from backend.services import networks
 from backend.services import posts as svc
 
 router = APIRouter(tags=["posts"])
 Publisher = Depends(require_scope("publish:posts"))
+
+# The request bodies with `options` as the registry's networks take them (each network's model: the document
+# shows them, and a value a network refuses is a 400 here), built when this router is first imported.
+PostOptions = networks.post_options_model()
+_NAMES = networks.names()
+_EXAMPLES = [
+    {"targets": list(_NAMES[:2]), "content": "Hello from socialpub"},
+    {
+        "targets": [{"platform": _NAMES[0]}],
+        "content": "Later",
+        "scheduledAt": "2099-01-01T09:00:00Z",
+        "idempotencyKey": "launch-1",
+    },
+]
+
+
+class PostCreate(wire.PostCreate):
+    __doc__ = wire.PostCreate.__doc__
+    model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
+
+    options: PostOptions | None = None  # type: ignore[valid-type]
+
+
+class PostPatch(wire.PostPatch):
+    __doc__ = wire.PostPatch.__doc__
+    model_config = ConfigDict(
+        json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options")
+    )
+
+    options: PostOptions | None = None  # type: ignore[valid-type]
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -48,7 +74,7 @@ _POST_LINKS = {
     response_model=PostOut,
     operation_id="createPost",
     responses={
-        **responses(402),
+        **responses(402, 409),
         202: {"description": "accepted", "links": _POST_LINKS},
         200: {
             "model": PostOut,
@@ -60,7 +86,8 @@ _POST_LINKS = {
 def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publisher) -> Response:
     """Validate every target, then accept: 202 `processing` (or `scheduled`), targets `pending`.
     400 `invalid_targets` lists every per-target problem; 402 `subscription_required` after the
-    free publications; 200 with the existing post for an idempotencyKey already used."""
+    free publications; 200 with the existing post for an idempotencyKey already used with the same body, 409
+    `idempotency_key_reused` when it was used with another one."""
     payload = body.model_dump(exclude_unset=True)
     if body.idempotency_key is not None and not _well_formed(body):
         # A replay answers the post already created with the key, but only for a request the document
@@ -75,7 +102,7 @@ def _well_formed(body: PostCreate) -> bool:
     (unknown network: invalid_targets; text over 63,206: content_too_long_for_target; a media URL that is
     not http(s): media_unreadable; scheduledAt without an offset: invalid_scheduled_at). False only for a request the service is certain to refuse."""
     for target in body.targets:
-        if (target if isinstance(target, str) else target.platform) not in NETWORKS:
+        if (target if isinstance(target, str) else target.platform) not in _NAMES:
             return False
     if len(body.content) > MAX_CONTENT:
         return False
@@ -96,11 +123,11 @@ def list_posts(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
     status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
-    platform: Network | None = Query(None, description="posts with a target on this network"),
+    platform: NetworkName | None = Query(None, description="posts with a target on this network"),
     account_id: str | None = Query(
         None, alias="accountId", max_length=100, description="posts with a target on this account"
     ),
@@ -126,7 +153,9 @@ def list_posts(
     ),
     idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
     label: list[str] | None = Query(
-        None, description="`KEY=VALUE`: posts carrying this label; repeat to require several"
+        None,
+        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
+        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
     ),
     q: str | None = Query(
         None,
@@ -143,6 +172,7 @@ def list_posts(
 ) -> Response:
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
+    networks.require_known(platform, "platform")
     return _json(
         svc.list_posts(
             ctx.workspace_id,

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import Network
+from backend.schemas.common import NetworkName
 from backend.schemas.sandbox import SandboxPublishedList
+from backend.services import networks
 from backend.services import sandbox_published as svc
 
 router = APIRouter(tags=["sandbox"])
@@ -25,12 +26,13 @@ router = APIRouter(tags=["sandbox"])
 def published(
     settings: SettingsDep,
     ctx: AuthContext = Depends(require_scope("accounts:read")),
-    platform: Network | None = Query(None),
+    platform: NetworkName | None = Query(None),
     account_id: str | None = Query(
         None, alias="accountId", max_length=100, description="only this connected account"
     ),
     limit: int = Query(50, ge=1, le=1000),
 ) -> dict[str, Any]:
+    networks.require_known(platform, "platform")
     return {
         "items": svc.published(
             settings, ctx.workspace_id, platform=platform, account_id=account_id, limit=limit

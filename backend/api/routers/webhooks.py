@@ -12,12 +12,13 @@ from pydantic_core import to_json
 
 from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
-from backend.schemas.common import CURSOR_PATTERN
+from backend.schemas.common import DELIVERY_CURSOR
 from backend.schemas.webhooks import (
     DeliveryList,
     DeliveryStatus,
     WebhookCreate,
     WebhookDeleted,
+    WebhookDryRun,
     WebhookList,
     WebhookOut,
     WebhookPatch,
@@ -40,13 +41,30 @@ def _json(data: Any, status: int = 200) -> Response:
     status_code=201,
     response_model=WebhookWithSecret,
     operation_id="createWebhook",
-    responses=responses(409),
+    responses={
+        **responses(409),
+        200: {
+            "model": WebhookDryRun,
+            "description": "`dryRun=true`: the URL would be taken; nothing created",
+        },
+    },
 )
-def create_webhook(body: WebhookCreate, settings: SettingsDep, ctx: AuthContext = Writer) -> Response:
+def create_webhook(
+    body: WebhookCreate,
+    settings: SettingsDep,
+    ctx: AuthContext = Writer,
+    dry_run: bool = Query(
+        False,
+        alias="dryRun",
+        description="run every check of the real call and create nothing: 200 {dryRun, url, events}",
+    ),
+) -> Response:
     """Register an endpoint. The answer holds the `whsec_` signing secret: shown this once (and at rotation).
-    400 `invalid_webhook_url` when the address rule refuses the URL (SOCIALPUB_ALLOW_PRIVATE_URLS=1 allows
-    loopback and private receivers); 409 `webhook_limit_reached` past 100 endpoints."""
-    return _json(svc.create(settings, ctx.workspace_id, body.model_dump()), 201)
+    400 `invalid_webhook_url` when the address rule refuses the URL (a loopback or private receiver needs the
+    data dir's `private-urls` setting: `socialpub admin private-urls on`); 409 `webhook_limit_reached` past 100
+    endpoints. `?dryRun=true` checks the URL and creates nothing (200)."""
+    out = svc.create(settings, ctx.workspace_id, body.model_dump(), dry_run=dry_run)
+    return _json(out, 200 if dry_run else 201)
 
 
 @router.get("/webhooks", response_model=WebhookList, operation_id="listWebhooks", responses=responses())
@@ -105,9 +123,10 @@ def rotate_webhook(webhook_id: str, ctx: AuthContext = Writer) -> Response:
     operation_id="testWebhook",
     responses=responses(404, 409),
 )
-def test_webhook(webhook_id: str, ctx: AuthContext = Writer) -> Response:
-    """Queue a `webhook.test` event to this endpoint only. 409 `webhook_disabled` for a disabled endpoint."""
-    return _json(svc.send_test(ctx.workspace_id, webhook_id), 202)
+def test_webhook(webhook_id: str, settings: SettingsDep, ctx: AuthContext = Writer) -> Response:
+    """Queue a `webhook.test` event to this endpoint only. 409 `webhook_disabled` for a disabled endpoint, 409
+    `webhook_url_refused` when the address rule refuses its URL now (the message names the setting)."""
+    return _json(svc.send_test(settings, ctx.workspace_id, webhook_id), 202)
 
 
 @router.get(
@@ -124,7 +143,7 @@ def list_deliveries(
     cursor: str | None = Query(
         None,
         max_length=200,
-        pattern=CURSOR_PATTERN,
+        json_schema_extra={"pattern": DELIVERY_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
 ) -> Response:

@@ -59,8 +59,14 @@ class LocalProvider:
         w, h = request.size
         if progress is not None:
             progress(0.0)
-        scene = scenes.build(design, request.brand, (w, h), font_dir)
-        stem = "local-" + hashlib.sha256(design.digest + request.type.encode()).hexdigest()[:16]
+        photo = (
+            _source(request.background, "background")
+            if request.background and request.type == "image"
+            else None
+        )
+        scene = scenes.build(design, request.brand, (w, h), font_dir, photo=photo)
+        digest = design.digest + (hashlib.sha256(request.background).digest() if photo is not None else b"")
+        stem = "local-" + hashlib.sha256(digest + request.type.encode()).hexdigest()[:16]
         if request.type == "image":
             path = out_dir / f"{stem}.jpg"
             scenes.still(scene).save(path, "JPEG", quality=JPEG_QUALITY, optimize=True)
@@ -70,7 +76,7 @@ class LocalProvider:
         duration = request.duration_sec or VIDEO_DURATIONS[0]
         if duration not in VIDEO_DURATIONS:
             raise ProviderRefused(f"A video lasts 5, 10 or 15 seconds, not {duration}.")
-        sources = [_source(data, i) for i, data in enumerate(request.sources[:2])]
+        sources = [_source(data, "start" if i == 0 else "end") for i, data in enumerate(request.sources[:2])]
         enc = video.Encoding(
             fps=self.settings.fps,
             preset=self.settings.preset,
@@ -87,10 +93,9 @@ class LocalProvider:
         return Produced(path=path, mime_type="video/mp4", width=w, height=h, duration_sec=exact)
 
 
-def _source(data: bytes, index: int) -> Image.Image:
-    """A supplied frame through the product's image pipeline (allowlisted decoder, bomb guard, orientation,
-    sRGB), kept up to 1920 px on its longer side."""
-    which = "start" if index == 0 else "end"
+def _source(data: bytes, which: str) -> Image.Image:
+    """A supplied picture (the `start` or `end` frame, the `background` photo) through the product's image
+    pipeline (allowlisted decoder, bomb guard, orientation, sRGB), kept up to 1920 px on its longer side."""
     found = detect.detect_or_none(data[:64])
     if found is None or found.kind != "image":
         raise ProviderRefused(f"The {which} image is not an image this service can read.")

@@ -463,9 +463,11 @@ def brand_block(
     height: int,
     *,
     align: str,
+    color: RGB | None = None,
     font_dir: str | None = None,
 ) -> Image.Image | None:
-    """Logo and brand name side by side (or either alone), RGBA, `height` tall at most; None without either."""
+    """Logo and brand name side by side (or either alone), RGBA, `height` tall at most; None without either. The
+    name in `color` (default: the palette's text colour)."""
     name = design.brand_name
     if not name and logo is None:
         return None
@@ -482,7 +484,7 @@ def brand_block(
     if name:
         asc, desc = fnt.getmetrics()
         ImageDraw.Draw(img).text(
-            (x, (height - asc - desc) // 2), name, font=fnt, fill=design.palette.text + (255,)
+            (x, (height - asc - desc) // 2), name, font=fnt, fill=(color or design.palette.text) + (255,)
         )
     return img
 

@@ -24,7 +24,7 @@ import av
 import numpy as np
 from PIL import Image, ImageDraw
 
-from backend.generation.local import layers, sound
+from backend.generation.local import layers, legible, sound
 from backend.generation.local.design import Design
 from backend.generation.local.scene import Scene
 
@@ -252,24 +252,29 @@ def scene_drawer(scene: Scene, duration: int) -> Callable[[Frame, float], None]:
     ang = design.rand("pan") * math.tau
     pan = (math.cos(ang) * margin * 0.9, math.sin(ang) * margin * 0.9)
     floaters = [(sp, YuvSprite.of(sp.image)) for sp in scene.floaters]
-    brand = YuvSprite.of(scene.brand) if scene.brand is not None else None
+    brand_img, brand_at = (
+        scene.framed("brand", scene.brand, scene.brand_pos()) if scene.brand is not None else (None, (0, 0))
+    )
+    brand = YuvSprite.of(brand_img) if brand_img is not None else None
     sweep_yuv = _yuv_of(design.palette.accent)
 
-    # beats: (sprite, position, start, end); 5 s: the headline and its line; 10 s / 15 s: one text per beat
+    # beats: (sprite, position, start, end); 5 s: the headline and its line; 10 s / 15 s: one text per beat. Each
+    # text moves with the panel that makes it legible, if it has one (scene.py)
     n_beats = {5: 1, 10: 2, 15: 3}.get(duration, max(1, duration // 5))
-    texts: list[tuple[Image.Image, tuple[int, int], bool]] = [(scene.headline, scene.headline_pos(), True)]
-    for block in scene.beats[: n_beats - 1]:
-        texts.append((block, scene.line_pos(block, below_headline=False), False))
+    texts: list[tuple[Image.Image, tuple[int, int]]] = [
+        scene.framed("headline", scene.headline, scene.headline_pos())
+    ]
+    for i, block in enumerate(scene.beats[: n_beats - 1]):
+        texts.append(scene.framed(f"beat{i}", block, scene.line_pos(block, below_headline=False)))
     n_beats = len(texts)
     beat_len = duration / n_beats
     beats = []
-    for i, (img, pos, _is_headline) in enumerate(texts):
+    for i, (img, pos) in enumerate(texts):
         beats.append((YuvSprite.of(img), pos, i * beat_len, (i + 1) * beat_len, i == n_beats - 1))
     sub = None
-    if n_beats == 1 and scene.lines:
-        x, y = scene.line_pos(scene.lines[0], below_headline=True)
-        if y + scene.lines[0].height <= scene.layout.brand_y:
-            sub = (YuvSprite.of(scene.lines[0]), (x, y))
+    if n_beats == 1 and scene.first_line_fits():
+        img, at = scene.framed("line0", scene.lines[0], scene.line_pos(scene.lines[0], below_headline=True))
+        sub = (YuvSprite.of(img), at)
     sweep_s = 0.7
     rise = s * 0.06
 
@@ -287,7 +292,7 @@ def scene_drawer(scene: Scene, duration: int) -> Callable[[Frame, float], None]:
             frame.blend(ys, int(fx), int(fy))
         if brand is not None:
             k = ease_out((t - 0.6) / 0.8)
-            frame.blend(brand, scene.brand_pos()[0], int(scene.brand_pos()[1] + rise * 0.5 * (1 - k)), k)
+            frame.blend(brand, brand_at[0], int(brand_at[1] + rise * 0.5 * (1 - k)), k)
         for sp, (x, y), t0, t1, last in beats:
             if not t0 <= t < t1 + 1e-9:
                 continue
@@ -346,14 +351,17 @@ class _Zoomable:
 
 
 def caption(scene: Scene) -> Image.Image:
-    """The headline on a translucent band of the background colour (legible over any photo)."""
+    """The headline on a band over the supplied frames: the background colour when it contrasts with the
+    headline's (WCAG AA), else near-black or near-white, nearly opaque (legible over any photo)."""
     head = scene.headline
+    colour = next((c.colour for c in scene.checks if c.name == "headline"), scene.design.palette.text)
+    fill = scene.design.palette.background
+    if legible.lowest_contrast(colour, np.array([[fill]], np.uint8)) < legible.AA_NORMAL + legible.MARGIN:
+        fill = legible.DARK if colour == legible.LIGHT else legible.LIGHT
     pad = min(scene.size) // 30
-    band = Image.new(
-        "RGBA", (head.width + 2 * pad, head.height + 2 * pad), scene.design.palette.background + (0,)
-    )
+    band = Image.new("RGBA", (head.width + 2 * pad, head.height + 2 * pad), fill + (0,))
     ImageDraw.Draw(band).rounded_rectangle(
-        (0, 0, band.width - 1, band.height - 1), radius=pad, fill=scene.design.palette.background + (176,)
+        (0, 0, band.width - 1, band.height - 1), radius=pad, fill=fill + (224,)
     )
     band.alpha_composite(head, (pad, pad))
     return band

@@ -1,7 +1,8 @@
-"""Sandbox networks: in-process emulators of the five networks' real APIs. Not part of the product: they import
-nothing of it and keep what they receive in their own database (store.py).
+"""Sandbox networks: in-process emulators of the networks' real APIs. Not part of the product: the framework here
+imports nothing of it, each network's emulator (its package's emulator.py) imports only this framework, and they
+keep what they receive in their own database (store.py).
 
-    sandbox = Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(data_dir)))   # opens + migrates sandbox.db
+    sandbox = Sandbox(SandboxConfig(DatabaseLocation.sqlite_in(data_dir), emulators=(("tiktok", "…:Class"),)))
     ident = sandbox.register_account("tiktok", "Brand", "ok")                # connect a sandbox account
     client = httpx.Client(transport=sandbox.transport("tiktok"))             # what the adapter talks to
     sandbox.list_published(platform="tiktok")                                # what the sandbox networks hold
@@ -13,7 +14,6 @@ database opened last (the current one).
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from typing import Any
@@ -22,10 +22,12 @@ import httpx
 
 from backend.networks.sandbox.core import (
     BEHAVIOURS,
-    SANDBOX_BASES,
     Emulator,
     SandboxConfig,
     SandboxIdentity,
+    emulator_type,
+    know_emulators,
+    known_platforms,
     register_account,
     set_behaviour,
 )
@@ -37,20 +39,10 @@ from backend.networks.sandbox.store import (
     sandbox_db,
 )
 
-_EMULATORS = {
-    "tiktok": "TikTokEmulator",
-    "facebook": "FacebookEmulator",
-    "instagram": "InstagramEmulator",
-    "linkedin": "LinkedInEmulator",
-    "youtube": "YouTubeEmulator",
-}
-
 
 def emulator_class(platform: str) -> type[Emulator]:
-    if platform not in _EMULATORS:
-        raise ValueError(f"unknown network {platform!r}")
-    module = importlib.import_module(f"backend.networks.sandbox.{platform}")
-    return getattr(module, _EMULATORS[platform])  # type: ignore[no-any-return]
+    """The emulator class of a network of a sandbox made in this process (ValueError for another name)."""
+    return emulator_type(platform)
 
 
 class Sandbox:
@@ -59,6 +51,7 @@ class Sandbox:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
+        know_emulators(config.emulators)
         self.db = open_database(config.location)
         self._emulators: dict[str, Emulator] = {}
         self._guard = threading.Lock()
@@ -79,17 +72,27 @@ class Sandbox:
 
     def handler(self, platform: str) -> Any:
         """httpx.Request -> httpx.Response: the network's emulator behind its latency (the configured delay of
-        every call, slept before the emulator answers, outside any lock)."""
+        every call, slept before the answer comes back, outside any lock).
+
+        The emulator takes the request at once and the latency is the wait for its answer, as at a real network,
+        which holds a request from when it was sent, however long its answer takes: a client process frozen
+        mid-call (SIGSTOP, a GC pause) does not freeze the network's side of the call with it, even though this
+        emulator runs inside that process."""
         emu = self.emulator(platform)
         delay = self.config.delay_for(platform)
 
         def handle(request: httpx.Request) -> httpx.Response:
+            self.activate()  # the current database is this sandbox's
+            response = emu(request)
             if delay > 0:
                 time.sleep(delay)
-            self.activate()  # the current database is this sandbox's
-            return emu(request)
+            return response
 
         return handle
+
+    def hosts(self, platform: str) -> dict[str, str]:
+        """The network's `.invalid` hosts by role, which its adapter talks to (nothing can leak to a real network)."""
+        return dict(emulator_class(platform).HOSTS)
 
     def transport(self, platform: str) -> httpx.MockTransport:
         """A public httpx transport serving the network's emulator in process."""
@@ -122,7 +125,7 @@ def _list(platform: str | None, account: str | None, limit: int) -> list[dict[st
 
     if sandbox_db.obj is None:
         raise RuntimeError("no sandbox database is open: construct a Sandbox first")
-    platforms = [platform] if platform else list(SANDBOX_BASES)
+    platforms = [platform] if platform else known_platforms()
     listing = SandboxConfig(location=DatabaseLocation())  # describing an item needs only the clock
     emus = {p: emulator_class(p)(listing) for p in platforms}
     q = SandboxItem.select().where(SandboxItem.platform.in_(platforms))
@@ -159,12 +162,12 @@ def list_published(
 
 __all__ = [
     "BEHAVIOURS",
-    "SANDBOX_BASES",
     "DatabaseLocation",
     "Sandbox",
     "SandboxConfig",
     "SandboxIdentity",
     "emulator_class",
+    "know_emulators",
     "list_published",
     "register_account",
     "set_behaviour",

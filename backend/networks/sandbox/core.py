@@ -4,13 +4,15 @@ Each network's emulator is a set of plain functions routed by method + path: a c
 httpx.Response, served to a plain httpx.Client through `httpx.MockTransport` (see `Sandbox.transport`).
 Everything an emulator holds lives in the sandbox's own database (store.py), so it survives restarts and can
 be listed. The emulators import nothing of the product: they get their settings as plain values
-(`SandboxConfig`) from whoever constructs them.
+(`SandboxConfig`) from whoever constructs them, including which emulators there are ("module:Class" references:
+each network's package holds its own, backend/networks/<name>/emulator.py).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import importlib
 import json
 import logging
 import re
@@ -41,21 +43,6 @@ log = logging.getLogger("socialpub.sandbox")
 BEHAVIOURS: tuple[str, ...] = ("ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky")
 SLOW_FACTOR = 10.0
 
-# the hosts the sandbox adapters talk to: `.invalid` never resolves, so nothing can leak to a real network
-SANDBOX_BASES: dict[str, dict[str, str]] = {
-    "tiktok": {"api": "https://open.tiktokapis.sandbox.invalid"},
-    "facebook": {
-        "api": "https://graph.facebook.sandbox.invalid/v21.0",
-        "video": "https://graph-video.facebook.sandbox.invalid/v21.0",
-    },
-    "instagram": {"api": "https://graph.facebook.sandbox.invalid/v21.0"},
-    "linkedin": {"api": "https://api.linkedin.sandbox.invalid/rest"},
-    "youtube": {
-        "api": "https://www.googleapis.sandbox.invalid/youtube/v3",
-        "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
-    },
-}
-
 
 def now() -> datetime:
     """Aware UTC now (tests move it with time-machine)."""
@@ -66,21 +53,21 @@ def now() -> datetime:
 class SandboxConfig:
     """Everything the emulators need to know, as plain values.
 
-    delay_s: the latency of every emulated call (the transport sleeps this long before the emulator answers);
-    network_delay_s: per-network overrides of it, e.g. (("youtube", 5.0),). processing_s: the asynchronous
-    processing time of TikTok publishes, Instagram containers, LinkedIn assets and YouTube videos.
-    limits: enforce the real networks' rate limits and daily caps. verified_url_prefixes: URL prefixes TikTok
-    accepts on plain http as the app's verified domain (our own media host)."""
+    emulators: the emulated networks, (name, "module:Class") each. delay_s: the latency of every emulated call
+    (the transport sleeps this long before the emulator answers); network_delay_s: per-network overrides of it,
+    e.g. (("youtube", 5.0),). processing_s: the asynchronous processing time of the networks that process a
+    publication after accepting it. limits: enforce the real networks' rate limits and daily caps. options: each
+    network's own values, ("<network>.<key>", value) each (a daily cap: see each emulator's `option` calls).
+    verified_url_prefixes: URL prefixes a network accepts on plain http as the app's verified domain (our own
+    media host)."""
 
     location: DatabaseLocation
+    emulators: tuple[tuple[str, str], ...] = ()
     delay_s: float = 0.2
     network_delay_s: tuple[tuple[str, float], ...] = ()
     processing_s: float = 3.0
     limits: bool = True
-    tiktok_daily_posts: int = 15
-    instagram_daily_posts: int = 50
-    youtube_daily_uploads: int = 100
-    linkedin_daily_posts: int = 150
+    options: tuple[tuple[str, Any], ...] = ()
     verified_url_prefixes: tuple[str, ...] = ()
 
     def delay_for(self, platform: str) -> float:
@@ -88,6 +75,43 @@ class SandboxConfig:
             if name == platform:
                 return max(0.0, value)
         return max(0.0, self.delay_s)
+
+    def option(self, platform: str, key: str, default: Any) -> Any:
+        wanted = f"{platform}.{key}"
+        for name, value in self.options:
+            if name == wanted:
+                return value
+        return default
+
+
+# The emulators this process knows, by network name ("module:Class"): every SandboxConfig's, as a Sandbox is made
+# of it (the module-level helpers below act on "the sandbox database opened last", whose emulators these are).
+_KNOWN: dict[str, str] = {}
+_TYPES: dict[str, type[Emulator]] = {}
+
+
+def know_emulators(emulators: tuple[tuple[str, str], ...]) -> None:
+    for name, ref in emulators:
+        if _KNOWN.get(name) != ref:
+            _KNOWN[name] = ref
+            _TYPES.pop(name, None)
+
+
+def known_platforms() -> list[str]:
+    return list(_KNOWN)
+
+
+def emulator_type(platform: str) -> type[Emulator]:
+    """The emulator class of a network this process knows (ValueError for another name)."""
+    found = _TYPES.get(platform)
+    if found is None:
+        ref = _KNOWN.get(platform)
+        if ref is None:
+            known = ", ".join(_KNOWN) or "none: construct a Sandbox first"
+            raise ValueError(f"unknown network {platform!r}: one of {known}")
+        module, _sep, attr = ref.partition(":")
+        found = _TYPES[platform] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 @dataclass(frozen=True)
@@ -133,21 +157,6 @@ def _slug(name: str) -> str:
     return (s or "creator")[:24]
 
 
-def _identity_for(platform: str, name: str) -> tuple[str, str]:
-    """(external account id, access token) shaped like the real network's."""
-    if platform == "tiktok":
-        return "-000" + b64url(28), "act." + b62(60)
-    if platform == "facebook":
-        return digits(15, "1"), "EAAG" + b62(120)
-    if platform == "instagram":
-        return "178414" + digits(11, "0"), "IGQV" + b62(120)
-    if platform == "linkedin":
-        return "urn:li:person:" + b64url(10), "AQV" + b62(150)
-    if platform == "youtube":
-        return "UC" + b64url(22), "ya29." + b64url(150)
-    raise ValueError(f"unknown network {platform!r}")
-
-
 def new_account_id() -> str:
     return "sbx_" + secrets.token_hex(10)
 
@@ -159,17 +168,10 @@ def register_account(
     returns the identity an OAuth flow would have given."""
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"unknown sandbox behaviour {behaviour!r}: one of {', '.join(BEHAVIOURS)}")
-    if platform not in SANDBOX_BASES:
-        raise ValueError(f"unknown network {platform!r}")
-    external_id, token = _identity_for(platform, name)
+    emulator = emulator_type(platform)
+    external_id, token = emulator.new_identity(name)
     username = _slug(name) + "_" + secrets.token_hex(2)
-    privacy: tuple[str, ...] = ()
-    if platform == "tiktok":
-        privacy = (
-            ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
-            if private
-            else ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
-        )
+    privacy = emulator.privacy_options(private)
     acc_id = new_account_id()
     with write():
         SandboxAccount.create(
@@ -366,13 +368,47 @@ def empty_response(status: int, headers: dict[str, str] | None = None) -> httpx.
 
 
 class Emulator:
-    """Routes requests to handler functions; subclasses register routes in __init__."""
+    """Routes requests to handler functions; subclasses register routes in __init__.
+
+    What a network's emulator class says of itself: HOSTS, its `.invalid` hosts by role (`api` always; `video`,
+    `upload`… where the network has more), which the adapters are given; SERVED_HOSTS, other hosts of its
+    answers that `socialpub sandbox serve` rewrites to its own origin (HOSTS' origins always are); OAUTH, its
+    OAuth side (sandbox/oauth.py's OAuthProvider); FAULTS and ERROR_ENDPOINTS, its error switches
+    (sandbox/errors.py); SERVE_BASE_PATH, the path of SOCIALPUB_<NETWORK>_BASE_URL under a served emulator's
+    origin, and SERVE_ENDPOINTS, the (name, "[METHOD ]path") of its OAuth endpoints there."""
 
     platform = ""
+    HOSTS: dict[str, str] = {}
+    SERVED_HOSTS: tuple[str, ...] = ()
+    OAUTH: Any = None
+    FAULTS: dict[str, Any] = {}
+    ERROR_ENDPOINTS: dict[str, tuple[tuple[str, ...], str]] = {}
+    SERVE_BASE_PATH = ""
+    SERVE_ENDPOINTS: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self._by_method: dict[str, list[tuple[re.Pattern[str], Handler]]] = {}
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        """(external account id, access token) of a new account, shaped like the real network's."""
+        return digits(15), "tok." + b62(60)
+
+    @classmethod
+    def privacy_options(cls, private: bool) -> tuple[str, ...]:
+        """The privacy levels a new account offers (a network that has them), private or public."""
+        return ()
+
+    @classmethod
+    def served_hosts(cls) -> tuple[str, ...]:
+        """The hosts `socialpub sandbox serve` rewrites to its origin: HOSTS' origins and SERVED_HOSTS."""
+        origins = [re.sub(r"^(https?://[^/]+).*$", r"\1", url) for url in cls.HOSTS.values()]
+        return tuple(dict.fromkeys([*origins, *cls.SERVED_HOSTS]))
+
+    def option(self, key: str, default: Any) -> Any:
+        """This network's own value `key` of the configuration (SandboxConfig.options), else `default`."""
+        return self.config.option(self.platform, key, default)
 
     def route(self, method: str, pattern: str, fn: Handler) -> None:
         self._by_method.setdefault(method, []).append((re.compile(pattern + r"/?$"), fn))
@@ -537,13 +573,14 @@ def utf16_len(text: str) -> int:
 
 __all__ = [
     "BEHAVIOURS",
-    "SANDBOX_BASES",
     "DatabaseLocation",
     "Emulator",
     "SandboxAccount",
     "SandboxConfig",
     "SandboxIdentity",
     "SandboxItem",
+    "emulator_type",
+    "know_emulators",
     "open_database",
     "register_account",
     "set_behaviour",

@@ -13,15 +13,6 @@ from typing import Any
 
 import httpx
 
-# the emulators' API and upload hosts (not the CDN hosts of avatars): rewritten to the server's origin
-SERVED_HOSTS = (
-    b"https://open.tiktokapis.sandbox.invalid",
-    b"https://graph-video.facebook.sandbox.invalid",
-    b"https://graph.facebook.sandbox.invalid",
-    b"https://api.linkedin.sandbox.invalid",
-    b"https://www.linkedin.sandbox.invalid",
-    b"https://www.googleapis.sandbox.invalid",
-)
 HOP_BY_HOP = {b"content-length", b"transfer-encoding", b"connection", b"content-encoding"}
 
 Scope = dict[str, Any]
@@ -29,19 +20,23 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-def _rewrite(value: bytes, origin: bytes) -> bytes:
-    for host in SERVED_HOSTS:
+def _rewrite(value: bytes, origin: bytes, hosts: tuple[bytes, ...]) -> bytes:
+    for host in hosts:
         if host in value:
             value = value.replace(host, origin)
     return value
 
 
 def asgi_app(
-    handler: Callable[[httpx.Request], httpx.Response],
+    handler: Callable[[httpx.Request], httpx.Response], served_hosts: tuple[str, ...] = ()
 ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """An ASGI app serving `handler` (httpx.Request -> httpx.Response, e.g. `Sandbox.handler(platform)`); the
-    handler runs in a worker thread (it sleeps the configured latency and uses the database)."""
+    handler runs in a worker thread (it sleeps the configured latency and uses the database). served_hosts: the
+    emulator's API and upload hosts (`Emulator.served_hosts()`, not the CDN hosts of avatars), rewritten in its
+    answers to the server's own origin."""
     import anyio.to_thread
+
+    hosts = tuple(h.encode() for h in served_hosts)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -79,9 +74,11 @@ def asgi_app(
             response, body = httpx.Response(500), f"sandbox emulator error: {exc!r}".encode()
         ctype = response.headers.get("content-type", "")
         if body and ("json" in ctype or ctype.startswith("text/")):
-            body = _rewrite(body, origin)
+            body = _rewrite(body, origin, hosts)
         out = [
-            (k.lower(), _rewrite(v, origin)) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP
+            (k.lower(), _rewrite(v, origin, hosts))
+            for k, v in response.headers.raw
+            if k.lower() not in HOP_BY_HOP
         ]
         out.append((b"content-length", str(len(body)).encode()))
         await send({"type": "http.response.start", "status": response.status_code, "headers": out})

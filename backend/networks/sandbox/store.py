@@ -232,7 +232,8 @@ MIGRATION_LOCK_KEY = 0x50C1A1  # PostgreSQL: the advisory lock the sandbox's mig
 def _one_migrator(db: Database) -> Iterator[None]:
     """Migrations run one process at a time: emulators started together (`socialpub sandbox serve` for each
     network, as docs/sandbox.md does) each found the new file unmigrated and all but one died on the migration
-    table's UNIQUE constraint. SQLite: an exclusive lock on a file beside the database; PostgreSQL: an advisory
+    table's UNIQUE constraint. SQLite: an exclusive lock on the database file's
+    directory (no lock file is left behind; one from an older version is removed); PostgreSQL: an advisory
     lock. The second process then finds nothing left to apply."""
     if isinstance(db, PostgresqlDatabase):
         db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
@@ -243,12 +244,20 @@ def _one_migrator(db: Database) -> Iterator[None]:
         return
     import fcntl
 
-    with open(f"{db.database}.migrating", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    # The lock is taken on the database's directory (opened read-only; flock works on a directory), so no lock file
+    # is left behind, and no descriptor of the database file itself is opened and closed here: closing one would
+    # drop the POSIX locks SQLite holds on it in this process.
+    fd = os.open(os.path.dirname(os.path.abspath(db.database)) or ".", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{db.database}.migrating")  # the lock file of versions before this one
             yield
         finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def migrate(db: Database) -> list[str]:

@@ -1,6 +1,7 @@
 """The writing half of the publishing engine: `apply(decision)` writes one Decision in one transaction.
 
-Fenced: a target that is final already is never reopened (the decision is dropped; the job that asked is
+Fenced twice: the job's run must still hold the job (backend/networks/fence.py), and a target that is final
+already is never reopened (the decision is dropped; the job that asked is
 completed, its work being moot). The post settles (completed / partial / failed) in the same transaction
 when its last target becomes final. Row locks are taken post first, then target, everywhere in the engine.
 """
@@ -14,6 +15,7 @@ from peewee import Case
 
 from backend import clock, queue
 from backend.config import Settings
+from backend.networks import fence
 from backend.queue.backoff import RetryStrategy
 from backend.services import events
 from backend.services.publishing import decide
@@ -39,6 +41,7 @@ def policy(settings: Settings, account: Account | None) -> Policy:
         max_attempts=settings.retry_max_attempts,
         strategy=RetryStrategy(base_s=settings.retry_base_s, max_attempts=settings.retry_max_attempts),
         track_poll_s=track_poll_s(settings, account),
+        max_wait_s=settings.max_wait_s,
     )
 
 
@@ -83,12 +86,17 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed together with
     the target's unresolved attempts started before it (or, when the decision leaves it unresolved, its
     outcome noted with finished_at still null; or, when it made no call, closed alone), the post settled when
-    every target is final, and `job` completed when the decision finishes it.
+    every target is final, and `job` completed when the decision finishes it. An attempt whose decision is a
+    wait (decision.wait: a cap, a Retry-After, a listing delay) is taken off the target's `attempts`, which
+    count the attempts that failed against SOCIALPUB_RETRY_MAX_ATTEMPTS.
 
     Returns False when the target was final already (or is gone): nothing of the decision is written.
+    Inside a job, fenced (backend/networks/fence.py): a run that lost its job's lease records nothing
+    (fence.LeaseLost is raised, the transaction rolled back).
     """
     now = clock.now()
     with tx():
+        fence.check()
         post = lock_post(decision.post_id)
         target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
         if target is None or target.status in TERMINAL_TARGET:
@@ -97,8 +105,13 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             if job is not None:
                 queue.complete(job)
             return False
-        if decision.values:
-            PostTarget.update(**decision.values).where(
+        values = dict(decision.values)
+        if attempt_id is not None and decision.wait:  # the attempt ended in a wait: it does not count
+            values["attempts"] = PostTarget.attempts - 1
+        if attempt_id is not None and decision.resolves_attempts and not decision.no_call:
+            values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
+        if values:
+            PostTarget.update(**values).where(
                 (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)
             ).execute()
         for ev in decision.events:

@@ -1,6 +1,7 @@
 """The pure half of the publishing engine: given a target's state and what happened, decide what changes.
 
-Nothing here reads or writes the database, the clock or the network: every function takes plain values
+Nothing here reads or writes the database, the clock or the network (the registry's static facts of a network —
+its label, its tracking deadline — are read): every function takes plain values
 (a `TargetState`, a `PublishOutcome` or a failure, `now`, a `Policy`) and returns a `Decision`: the target's
 new column values, the events to record, the follow-up jobs, the account change, and what becomes of the job
 that asked (finished, or tried again later). `apply.apply` writes a Decision in one transaction.
@@ -13,28 +14,19 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from backend.networks import registry
 from backend.queue.backoff import RetryStrategy
 
 TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
 SUCCESS_TARGET = ("succeeded", "inbox_delivered")
 
-# How long a network may take to confirm an accepted publication before the target fails `retriable`.
-TRACK_DEADLINE_S = {
-    "tiktok": 2 * 3600,  # moderation can take long; drafts arrive in 10-15 s
-    "instagram": 15 * 60,  # Meta: containers usually ready at once, poll for 5 minutes at most
-    "youtube": 60 * 60,
-    "linkedin": 15 * 60,
-    "facebook": 15 * 60,
-}
 
+def track_deadline_s(platform: str) -> float:
+    """How long a network may take to confirm an accepted publication before the target fails `retriable` (its
+    registry entry's track_deadline_s; 15 minutes for a network no longer registered)."""
+    network = registry.find(platform)
+    return network.track_deadline_s if network is not None else 15 * 60.0
 
-NETWORK_NAMES = {
-    "facebook": "Facebook",
-    "instagram": "Instagram",
-    "linkedin": "LinkedIn",
-    "tiktok": "TikTok",
-    "youtube": "YouTube",
-}
 
 INTERNAL = (
     "publishing stopped on an internal error (details are in the server log under target {}); "
@@ -74,6 +66,7 @@ class Policy:
     max_attempts: int = 5
     strategy: RetryStrategy = field(default_factory=RetryStrategy)
     track_poll_s: float = 10.0
+    max_wait_s: float = 7 * 86400.0  # SOCIALPUB_MAX_WAIT_S: the longest a target waits for a network's window
 
 
 @dataclass(frozen=True)
@@ -108,6 +101,8 @@ class Decision:
     the next one asks the network first).
     no_call: the attempt made no call (it could not, or need not, ask the network yet): only it is closed,
     with `attempt_outcome`; the earlier attempts without outcome stay unresolved for the next one to check.
+    wait: the target waits for a window the network set (a cap, a Retry-After, a rate limit, a listing delay),
+    not after a failure: the attempt is not counted against the retry budget (nor the job's try).
     """
 
     target_id: str
@@ -122,6 +117,7 @@ class Decision:
     resolves_attempts: bool = True
     attempt_outcome: str = ""
     no_call: bool = False
+    wait: bool = False
 
     @property
     def status(self) -> str | None:
@@ -207,7 +203,7 @@ def inactive_account(
             "reconnect it, then create the post again for this network"
         )
     if unresolved:
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         reason += (
             f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
             "check the account before creating it again"
@@ -217,7 +213,7 @@ def inactive_account(
 
 def reconnect_reason(platform: str, account_name: str, detail: str | None = None) -> str:
     """Why a target of an account whose grant is gone fails, and what to do."""
-    name = NETWORK_NAMES.get(platform, platform)
+    name = registry.label(platform)
     why = f" ({detail})" if detail else ""
     return (
         f"the {platform} account {account_name!r} must be reconnected: {name} no longer accepts its "
@@ -252,7 +248,7 @@ def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: 
 def unverifiable(state: TargetState, now: datetime) -> Decision:
     """An earlier attempt may have reached the network, which offers no way to check: never publish again
     silently; the target fails `retriable` and says to look at the account first."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     return finish(
         state,
         "failed",
@@ -271,7 +267,7 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
     if state.fail_reason:  # why it was waiting (an expired token the network would not refresh, say)
         reason += f"; the last problem seen: {_WILL_RETRY.sub('', state.fail_reason).rstrip(' ;,')}"
     if unresolved:
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         reason = (
             f"publishing stopped on an internal error after a call to {name} whose outcome is unknown: "
             f"this post may have been published at {name}; check the account before retrying "
@@ -311,7 +307,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     could not yet either: it lists a publication only a while after accepting it. No call now (publishing
     again could publish twice): the target waits `pending` until `until`, when absence is conclusive, and asks
     again. The earlier attempts stay unresolved; this one is closed as having made no call."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     wait = max(0.0, (until - now).total_seconds())
     reason = (
         f"an interrupted attempt may have published it: {name} lists a publication only a while after "
@@ -326,13 +322,14 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
         retry_reason=reason,
         no_call=True,
         attempt_outcome=f"not called: {reason}",
+        wait=True,
     )
 
 
 def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
     `pending` for the job's next try, the earlier attempt still unresolved."""
-    name = NETWORK_NAMES.get(state.platform, state.platform)
+    name = registry.label(state.platform)
     return Decision(
         state.id,
         state.post_id,
@@ -395,7 +392,7 @@ def outcome(
 
 
 def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
-    deadline = state.track_deadline or now + timedelta(seconds=TRACK_DEADLINE_S.get(state.platform, 900))
+    deadline = state.track_deadline or now + timedelta(seconds=track_deadline_s(state.platform))
     if tracking and now >= deadline:
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
         return finish(
@@ -450,6 +447,8 @@ def _failed(
         "retriable network failure" if out.fail_type == "retriable" else "the network refused the post"
     )
     ambiguous = bool(getattr(out, "ambiguous", False))
+    if is_wait(out):
+        return _wait(state, out, now, policy, reason, ambiguous)
     if out.fail_type == "retriable" and state.attempts < policy.max_attempts:
         decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
         delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
@@ -476,7 +475,7 @@ def _failed(
         # the network's wording promised a retry; no more come: say so instead of contradicting it
         reason = _WILL_RETRY.sub("", reason).rstrip(" ;,")
         reason = f"{reason} (gave up after {state.attempts} attempts; retrying the post later may succeed)"
-        name = NETWORK_NAMES.get(state.platform, state.platform)
+        name = registry.label(state.platform)
         if ambiguous:
             reason += f"; the last call's outcome is unknown: check the {name} account before retrying"
         elif tracking:  # the network accepted the post: it may still publish it
@@ -495,6 +494,71 @@ def _failed(
         account_status=account_status,
     )
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
+
+
+def is_wait(out: Any) -> bool:
+    """A retriable answer that is a window the network set (a daily cap, a rate limit, throttling: the adapter
+    says so, PublishOutcome.wait): a wait, not a failure. A server error naming a Retry-After is still a
+    failure (its delay honours the Retry-After): a network that keeps failing ends the target."""
+    return out.fail_type == "retriable" and bool(getattr(out, "wait", False))
+
+
+def _wait(
+    state: TargetState, out: Any, now: datetime, policy: Policy, reason: str, ambiguous: bool
+) -> Decision:
+    """The network set a window (is_wait): the target waits `pending` until it is over, however long, without
+    using a retry — up to SOCIALPUB_MAX_WAIT_S from its first attempt, then it fails saying so."""
+    if out.retry_after_s is not None:
+        delay = max(0.0, float(out.retry_after_s))
+    else:  # a window of unknown length: the backoff of the failures so far
+        delay = policy.strategy.delay_for(max(1, state.attempts))
+    until = now + timedelta(seconds=delay)
+    first = state.started_at or now
+    if until > first + timedelta(seconds=policy.max_wait_s):
+        name = registry.label(state.platform)
+        waited = _span(until - first)
+        longest = _span(timedelta(seconds=policy.max_wait_s))
+        why = _WILL_RETRY.sub("", reason).rstrip(" ;,")
+        text = (
+            f"not sent: {name} asked to wait ({why}) until {until.isoformat(timespec='seconds')}, {waited} after "
+            f"the first attempt, longer than the longest wait of {longest} (SOCIALPUB_MAX_WAIT_S); retrying "
+            "the post later may succeed"
+        )
+        if ambiguous:
+            text += f"; the last call's outcome is unknown: check the {name} account before retrying"
+        final = finish(
+            state, "failed", now, fail_reason=text, fail_type="retriable", network_status=out.network_status
+        )
+        return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
+    values: dict[str, Any] = {
+        "status": "pending",
+        "fail_reason": reason,
+        "network_status": out.network_status,
+        "next_attempt_at": until,
+        "updated_at": now,
+    }
+    if not ambiguous:
+        values["call_started_at"] = None
+    return Decision(
+        state.id,
+        state.post_id,
+        values,
+        finishes_job=False,
+        retry_in_s=delay,
+        retry_reason=reason,
+        resolves_attempts=not ambiguous,
+        attempt_outcome=("ambiguous, waiting: " if ambiguous else "waiting: ") + reason,
+        wait=True,
+    )
+
+
+def _span(d: timedelta) -> str:
+    s = d.total_seconds()
+    if s >= 2 * 86400:
+        return f"{s / 86400:.1f} days"
+    if s >= 2 * 3600:
+        return f"{s / 3600:.1f} h"
+    return f"{int(s)} s"
 
 
 # ---- the post -------------------------------------------------------------------------------------------

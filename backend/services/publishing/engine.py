@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,7 +17,16 @@ from peewee import JOIN
 from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
-from backend.networks.base import PublishOutcome, Unverifiable
+from backend.networks import fence, registry
+from backend.networks.base import (
+    AccountCredentials,
+    MediaRef,
+    NetworkAdapter,
+    Publication,
+    PublishOutcome,
+    Unverifiable,
+)
+from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
 from backend.services import adapters
 from backend.services.publishing import decide
@@ -39,22 +49,15 @@ log = logging.getLogger("socialpub.engine")
 
 
 # ---- what a network receives ----------------------------------------------------------------------------
-def media_refs(post: Post) -> list[Any]:
+def media_refs(post: Post) -> list[MediaRef]:
     """The post's media as MediaRef, from what was resolved at acceptance (`post.media`)."""
-    from backend.networks.base import MediaRef
-
     return [MediaRef.from_dict(m) for m in (post.media or [])]
 
 
-def build_publication(post: Post, target: PostTarget, account: Account) -> Any:
+def build_publication(post: Post, target: PostTarget, account: Account) -> Publication:
     """What `target`'s network receives: the payload built by the network's rules, the account's credentials,
     the target's stable idempotency token; `attempted_at` = the target's first start (None before)."""
-    from backend.networks.base import AccountCredentials, Publication
-    from backend.networks.options import PostOptions
-    from backend.networks.rules import RULES
-
-    options = PostOptions.model_validate(post.options or {})
-    payload = RULES[target.platform].payload(post.content, media_refs(post), options)
+    payload = build_payload(target.platform, post.content, media_refs(post), post.options)
     creds = AccountCredentials(
         external_account_id=account.external_id,
         access_token=account.access_token,
@@ -84,6 +87,7 @@ def start_post(job: Any, settings: Settings) -> None:
     post_id = job.payload["post_id"]
     now = clock.now()
     with tx():
+        fence.check()  # a run that lost its job's lease records nothing
         post = lock_post(post_id)
         if post is None or post.status not in ("scheduled", "processing"):
             queue.complete(job)
@@ -188,6 +192,9 @@ class _Attempt:
     unresolved_since: datetime | None  # the start of the earliest attempt whose outcome was never recorded
     calls_over_by: datetime | None  # a time those attempts' calls are known to be over (see _start_attempt)
     state: decide.TargetState  # the target as the attempt's transaction left it
+    progress_ref: str | None = (
+        None  # what the network holds of an interrupted attempt (its container, session)
+    )
 
 
 # What a target's job reads of its target, post and account: its state, what the network receives, the account's
@@ -206,6 +213,7 @@ _LOAD = (
     PostTarget.attempts,
     PostTarget.track_deadline,
     PostTarget.next_attempt_at,
+    PostTarget.progress_ref,
     Post.id,
     Post.workspace,
     Post.status,
@@ -269,6 +277,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
         with tx():
+            fence.check()
             _enqueue(
                 target,
                 post,
@@ -328,15 +337,15 @@ def publish_target(job: Any, settings: Settings) -> None:
 def _attempt(
     job: Any,
     settings: Settings,
-    adapter: Any,
-    pub: Any,
+    adapter: NetworkAdapter,
+    pub: Publication,
     target: PostTarget,
     post: Post,
     account: Account,
-    call: Any,
+    call: Callable[[Publication], PublishOutcome],
     *,
     tracking: bool = False,
-) -> tuple[Any, _Attempt, decide.TargetState] | None:
+) -> tuple[PublishOutcome, _Attempt, decide.TargetState] | None:
     """Steps 1-3 of an attempt (publish_target): recorded before any call; an earlier attempt without outcome
     reconciled first; then `call(pub)`: the network's publishing call (adapter.publish, or adapter.complete
     for a tracked publication the network is ready to publish). Returns (outcome, attempt, state) to decide
@@ -350,6 +359,7 @@ def _attempt(
     try:
         out = None
         if attempt.unresolved_since is not None:
+            listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             out = _reconcile(adapter, dataclasses.replace(pub, attempted_at=attempt.unresolved_since), target)
             if out is _UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
@@ -359,12 +369,15 @@ def _attempt(
                 apply(decide.unreached(state, clock.now(), delay), job=job, attempt_id=attempt.id)
                 raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
             if out is None:
-                _wait_unless_conclusive(job, settings, account, target, attempt, state)
+                _wait_unless_conclusive(job, settings, account, target, attempt, state, listed_from)
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
+            if not tracking:  # the network's first writes are saved as they are made, and an interrupted
+                # attempt's (confirmed unpublished above) are continued rather than made again (issue 30 item 3)
+                pub = dataclasses.replace(pub, resume=attempt.progress_ref, save_progress=_saver(target.id))
             out = _publish(call, pub, target.platform)
-    except RetryLater:
+    except (RetryLater, fence.LeaseLost):
         raise
     except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
         error = f"{type(exc).__name__}: {exc}"
@@ -382,24 +395,30 @@ def _wait_unless_conclusive(
     target: PostTarget,
     attempt: _Attempt,
     state: decide.TargetState,
+    listed_from: datetime,
 ) -> None:
-    """The network's listing does not show an earlier attempt's publication. Conclusive once the network's
-    listing delay has passed since those calls were over; before that, no call: the target waits `pending`
-    until then (RetryLater, not counted as a try) and this job asks again."""
+    """The network's listing does not show an earlier attempt's publication. Conclusive only when the listing
+    STARTED once the network's listing delay had passed since those calls were over: a listing paged through
+    while that moment came (hundreds of pages under load) read its first pages before the publication could be
+    listed, so an early page proves nothing. Otherwise no call: the target waits `pending` until then (at once
+    when that moment has passed already: the listing is made again), not counted as a try, and this job asks
+    again."""
     now = clock.now()
     until = decide.absence_conclusive_at(
         attempt.calls_over_by or attempt.started_at, adapters.listing_delay_s(account, settings)
     )
-    if until <= now:
+    if until <= listed_from:
         return
-    decision = decide.not_listed_yet(state, now, until)
+    decision = decide.not_listed_yet(state, now, max(until, now))
     apply(decision, job=job, attempt_id=attempt.id)
     log.info(
-        "%s: %s does not list an earlier attempt's publication, which it may not list yet: asking again at "
-        "%s",
+        "%s: %s does not list an earlier attempt's publication, which it may not list yet (the listing began "
+        "%s, absence is conclusive from %s): asking again at %s",
         _ids(target),
         target.platform,
+        clock.iso(listed_from),
         clock.iso(until),
+        clock.iso(max(until, now)),
     )
     raise RetryLater(
         decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False
@@ -411,7 +430,7 @@ def _decide_and_apply(
     settings: Settings,
     account: Account,
     target: PostTarget,
-    out: Any,
+    out: PublishOutcome,
     attempt: _Attempt,
     state: decide.TargetState,
     *,
@@ -426,7 +445,7 @@ def _decide_and_apply(
         raise RetryLater(
             decision.retry_reason or "retry",
             delay_s=decision.retry_in_s,
-            count_attempt=tracking and decision.status == "pending",
+            count_attempt=tracking and decision.status == "pending" and not decision.wait,
         )
 
 
@@ -458,6 +477,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     case this does not cover, as it escapes any reconciliation).
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
+        fence.check()  # the attempt is recorded only by the run that holds the job (then its call is fenced too)
         locked_post = lock_post(post.id)
         target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
@@ -488,7 +508,12 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
     return _Attempt(
-        attempt_id, now, since, (over_by or now) if open_rows else None, state_of(target, locked_post)
+        attempt_id,
+        now,
+        since,
+        (over_by or now) if open_rows else None,
+        state_of(target, locked_post),
+        target.progress_ref if open_rows else None,
     )
 
 
@@ -502,11 +527,26 @@ def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | Non
     return row.started_at if row is not None else None
 
 
+def _saver(target_id: str) -> Any:
+    """Publication.save_progress of an attempt: what the network created for it (its container, its upload
+    session), stored with the target at once, in its own transaction, fenced (a run that lost its job saves
+    nothing). The outcome's transaction clears it (apply); an attempt left unresolved keeps it for the next."""
+
+    def save(ref: str) -> None:
+        with tx():
+            fence.check()
+            PostTarget.update(progress_ref=ref, updated_at=clock.now()).where(
+                (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)
+            ).execute()
+
+    return save
+
+
 _UNVERIFIABLE = object()
 _UNREACHABLE = object()
 
 
-def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
+def _reconcile(adapter: NetworkAdapter, pub: Publication, target: PostTarget) -> Any:
     """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
     None (absent from the listing now), _UNVERIFIABLE or _UNREACHABLE."""
     try:
@@ -545,7 +585,9 @@ def _reconcile(adapter: Any, pub: Any, target: PostTarget) -> Any:
     return None
 
 
-def _publish(call: Any, pub: Any, platform: str) -> Any:
+def _publish(
+    call: Callable[[Publication], PublishOutcome], pub: Publication, platform: str
+) -> PublishOutcome:
     try:
         return call(pub)
     except httpx.HTTPError as exc:  # the request may have reached the network: ambiguous
@@ -583,7 +625,7 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
         return True
     except tokens.RefreshTransient as exc:
         if expired:
-            name = decide.NETWORK_NAMES.get(target.platform, target.platform)
+            name = registry.label(target.platform)
             reason = (
                 f"the account's {name} token has expired and {name} could not refresh it now ({exc}); "
                 "it will be retried"
@@ -656,7 +698,8 @@ def track_target(job: Any, settings: Settings) -> None:
     applied = apply(decision, job=job)
     _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
-        waits = decision.status == "pending"  # a retriable failure (not a "still processing" poll)
+        # a retriable failure counts (not a "still processing" poll, nor a window the network set)
+        waits = decision.status == "pending" and not decision.wait
         if waits:
             log.info(
                 "%s: status check: %s; next check in %.1f s",

@@ -4,6 +4,7 @@ from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
 from backend.store.models.events import Event
 from backend.store.models.generations import CreditEntry, Generation
+from backend.store.models.instance import InstanceSetting
 from backend.store.models.jobs import Job
 from backend.store.models.media import Media, MediaHold
 from backend.store.models.oauth import OAuthSession
@@ -19,6 +20,7 @@ __all__ = [
     "CreditEntry",
     "Event",
     "Generation",
+    "InstanceSetting",
     "Job",
     "Media",
     "MediaHold",

@@ -22,6 +22,7 @@ class Generation(BaseModel):
     aspect_ratio = CharField(max_length=8)
     duration_sec = IntegerField(null=True)  # video only
     source_urls = JSONField(default=list)
+    background_url = TextField(null=True)  # migration 0028: an image's background photo (extension)
     seed = IntegerField(default=0)
     media_key = CharField(max_length=200, null=True)
     mime_type = CharField(max_length=60, null=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from peewee import BigIntegerField, CharField, ForeignKeyField, IntegerField, TextField
+from peewee import BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField, TextField
 
 from backend.store.fields import UTCDateTimeField
 from backend.store.models.base import BaseModel
@@ -20,8 +20,13 @@ class Media(BaseModel):
     type = CharField(max_length=10)  # image | video
     mime_type = CharField(max_length=60)
     bytes = BigIntegerField()
-    width = IntegerField(null=True)
+    width = IntegerField(null=True)  # an image's; a video's as displayed (migration 0031)
     height = IntegerField(null=True)
+    # a video's, as probed at ingestion (migration 0031; null for a file ingested before it)
+    duration_ms = IntegerField(null=True)
+    frame_rate = FloatField(null=True)
+    video_codec = CharField(max_length=30, null=True)
+    audio_codec = CharField(max_length=30, null=True)
     sha256 = CharField(max_length=64)  # of the stored file
     source_sha256 = CharField(
         max_length=64, null=True

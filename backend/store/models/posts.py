@@ -38,6 +38,8 @@ class Post(BaseModel):
     options = JSONField(default=dict)
     scheduled_at = UTCDateTimeField(null=True)
     idempotency_key = CharField(max_length=200, null=True)
+    # sha256 of the creation request as sent with the key (migration 0032): the same key with another body is 409
+    idempotency_fingerprint = CharField(max_length=64, null=True)
     free_publication = BooleanField(default=False)
     version = IntegerField(default=1)
     sent_at = UTCDateTimeField(null=True)  # when publishing started (scheduled/processing -> sending)
@@ -91,6 +93,9 @@ class PostTarget(BaseModel):
     next_attempt_at = UTCDateTimeField(
         null=True
     )  # a waiting target's next try (migration 0010); API nextAttemptAt
+    # what the network holds of an attempt under way (an Instagram container, a YouTube upload session), saved
+    # by the adapter once created; an interrupted attempt's successor continues from it (migration 0029)
+    progress_ref = TextField(null=True)
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))

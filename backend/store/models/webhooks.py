@@ -53,6 +53,9 @@ class WebhookDelivery(BaseModel):
     next_attempt_at = UTCDateTimeField(null=True)
     last_status_code = IntegerField(null=True)
     last_error = TextField(null=True)
+    refused_by = CharField(
+        max_length=40, null=True
+    )  # the setting that refused it (`private-urls`), if one did
     created_at = UTCDateTimeField()
     completed_at = UTCDateTimeField(null=True)
 

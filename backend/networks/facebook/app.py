@@ -1,0 +1,114 @@
+"""Facebook Login (issue 17), for a Page: www.facebook.com/v21.0/dialog/oauth, the Graph API's
+oauth/access_token (the code exchange is a GET; a short-lived user token is exchanged for a long-lived one with
+fb_exchange_token); the grant reaches the pages the user manages (`/me/accounts`), each with a Page token that
+never expires when got with a long-lived user token. Instagram builds on this discovery (its package's app.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from backend.config import Settings
+from backend.networks import oauth_apps
+from backend.networks.base import NetworkError
+from backend.networks.facebook import NETWORK
+from backend.networks.facebook.graph import classify
+from backend.networks.oauth import Candidate, TokenSet, call, json_body, token_set
+from backend.networks.oauth_apps import Endpoints, OAuthApp
+
+PLATFORM = NETWORK.name
+AUTHORIZE = "https://www.facebook.com/v21.0/dialog/oauth"
+TOKEN = "https://graph.facebook.com/v21.0/oauth/access_token"
+
+ENDPOINTS = Endpoints(
+    AUTHORIZE,
+    TOKEN,
+    None,
+    ("pages_show_list", "pages_manage_posts", "pages_read_engagement", "publish_video"),
+    ",",
+    token_method="GET",
+)
+
+# one page of /me/accounts (with the page's token, the user token, the expiry to store) -> its candidate, or None
+PageCandidate = Callable[[dict[str, Any], str, str, Any], Candidate | None]
+
+
+def _long_lived(settings: Settings, client: httpx.Client, platform: str, token: str) -> TokenSet | None:
+    """The user token exchanged for a long-lived one (fb_exchange_token); None when the app is not configured (a
+    token from elsewhere is then used as it is)."""
+    try:
+        app = oauth_apps.app(platform, settings)
+    except oauth_apps.NotConfigured:
+        return None
+    resp = call(
+        client,
+        "GET",
+        app.endpoints.token,
+        platform,
+        params={
+            "grant_type": "fb_exchange_token",
+            "client_id": app.client_id,
+            "client_secret": app.client_secret,
+            "fb_exchange_token": token,
+        },
+    )
+    return token_set(json_body(platform, resp))
+
+
+def graph_discover(
+    platform: str,
+    settings: Settings,
+    client: httpx.Client,
+    tokens: TokenSet,
+    fields: str,
+    candidate: PageCandidate,
+) -> list[Candidate]:
+    """The pages the grant's user manages (`/me/accounts?fields=…`), each made a candidate by `candidate`."""
+    long = _long_lived(settings, client, platform, tokens.access_token)
+    user_token = long.access_token if long else tokens.access_token
+    user_expiry = long.expires_at if long else tokens.expires_at
+    base = oauth_apps.api_base(platform, settings).rstrip("/")
+    resp = call(
+        client,
+        "GET",
+        f"{base}/me/accounts",
+        platform,
+        params={"fields": fields, "limit": "100", "access_token": user_token},
+    )
+    out: list[Candidate] = []
+    for page in json_body(platform, resp).get("data") or []:
+        page_token = str(page.get("access_token") or "")
+        # a Page token got with a long-lived user token never expires; else it dies with the user token
+        expiry = None if long else user_expiry
+        found = candidate(page, page_token, user_token, expiry)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _page(page: dict[str, Any], page_token: str, user_token: str, expiry: Any) -> Candidate:
+    return Candidate(str(page["id"]), str(page.get("name") or ""), "", "page", page_token, expiry)
+
+
+def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
+    return graph_discover(PLATFORM, settings, client, tokens, "id,name,access_token", _page)
+
+
+def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
+    base = oauth_apps.api_base(PLATFORM, settings).rstrip("/")
+    return call(
+        client,
+        "GET",
+        f"{base}/{external_id}/published_posts",
+        PLATFORM,
+        params={"limit": "1", "fields": "id", "access_token": token},
+    )
+
+
+def refusal(resp: httpx.Response) -> NetworkError:
+    return classify(NETWORK.label, resp)
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, refusal)

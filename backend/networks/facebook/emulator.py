@@ -1,0 +1,256 @@
+"""Facebook Pages Graph API emulator (NETWORKS.md section 3). Photos and videos by URL (`url`, `file_url`) or as
+the multipart file `source`, whose size and sha256 the item's data["received"] records."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import httpx
+
+from backend.networks.facebook import emulator_errors
+from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.sandbox.core import (
+    Request,
+    digits,
+    find_by_post_id,
+    get_item,
+    json_response,
+    new_item,
+    update_item,
+)
+from backend.networks.sandbox.store import SandboxItem
+
+PLATFORM = "facebook"
+IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+def multipart(request: Request) -> tuple[dict[str, str], dict[str, tuple[str, str, bytes]]]:
+    """A multipart/form-data body: (fields, files name -> (filename, content type, bytes)); ({}, {}) otherwise."""
+    ctype = request.header("content-type")
+    if not ctype.lower().startswith("multipart/form-data") or "boundary=" not in ctype:
+        return {}, {}
+    boundary = ctype.split("boundary=", 1)[1].split(";")[0].strip().strip('"').encode()
+    fields: dict[str, str] = {}
+    files: dict[str, tuple[str, str, bytes]] = {}
+    for part in request.content.split(b"--" + boundary)[1:]:
+        if part.startswith(b"--"):
+            break  # the closing delimiter
+        head, _sep, body = part.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        body = body.removesuffix(b"\r\n")
+        headers = {}
+        for line in head.decode("utf-8", "replace").split("\r\n"):
+            name, _colon, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        params = {}
+        for item in headers.get("content-disposition", "").split(";")[1:]:
+            key, _eq, value = item.strip().partition("=")
+            params[key.lower()] = value.strip('"')
+        if "name" not in params:
+            continue
+        if "filename" in params:
+            files[params["name"]] = (params["filename"], headers.get("content-type", ""), body)
+        else:
+            fields[params["name"]] = body.decode("utf-8", "replace")
+    return fields, files
+
+
+class FacebookEmulator(GraphEmulator):
+    platform = PLATFORM
+    HOSTS = {
+        "api": "https://graph.facebook.sandbox.invalid/v21.0",
+        "video": "https://graph-video.facebook.sandbox.invalid/v21.0",
+    }
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_ENDPOINTS = (
+        ("authorize", "/v21.0/dialog/oauth"),
+        ("token", "/v21.0/oauth/access_token"),
+        ("pages", "/v21.0/me/accounts"),
+        ("revoke", "DELETE /v21.0/me/permissions"),
+    )
+
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
+        self.route("POST", r"/(?P<page>\d+)/feed", self.feed)
+        self.route("POST", r"/(?P<page>\d+)/photos", self.photos)
+        self.route("POST", r"/(?P<page>\d+)/videos", self.videos)
+        self.route("GET", r"/(?P<page>\d+)/(?:published_posts|feed|posts)", self.list_posts)
+        self.route("GET", r"/(?P<obj>[\d_]+)", self.get_object)
+        self.route("DELETE", r"/(?P<obj>[\d_]+)", self.delete_object)
+
+    def _create(self, request: Request, page: str, mode: str) -> httpx.Response:
+        fields, files = multipart(request)
+        request.params.update(
+            fields
+        )  # a multipart body's fields count as form fields (access_token among them)
+        acc = self.auth(request, page)
+        if isinstance(acc, httpx.Response):
+            return acc
+        p = request.params
+        source = files.get("source") if mode != "feed" else None
+        if acc.behaviour == "fail-permanent":
+            return graph_error(
+                400,
+                190,
+                "Error validating access token: The session has been invalidated because "
+                "the user changed their password or Facebook has changed the session for security "
+                "reasons.",
+                subcode=460,
+            )
+        text = str(p.get("message") or p.get("caption") or p.get("description") or "")
+        media_url = p.get("url") if mode == "photo" else p.get("file_url") if mode == "video" else None
+        if mode == "feed" and not text and not p.get("link"):
+            return graph_error(400, 100, "(#100) Invalid parameter: message or link is required")
+        if source is not None:  # the file itself, as multipart `source`
+            media_url = None
+            refused = self._check_source(mode, source[2])
+            if refused:
+                return refused
+        elif mode != "feed" and not (
+            isinstance(media_url, str) and media_url.startswith(("https://", "http://"))
+        ):
+            return graph_error(
+                400,
+                100,
+                f"(#100) Invalid parameter: {'url' if mode == 'photo' else 'file_url'} "
+                "(or a multipart source file) must be a public http(s) URL",
+            )
+        if str(p.get("published", "true")).lower() == "false" and mode == "feed":
+            return graph_error(400, 100, "(#100) Unpublished posts are not emulated by the sandbox")
+        blocked = self.behaviour_error(acc)
+        if blocked:
+            return blocked
+        post_num = digits(16, "1")
+        post_id = f"{page}_{post_num}"
+        body: dict[str, Any]
+        if mode == "photo":
+            obj = digits(16, "1")
+            url = f"https://www.facebook.com/photo.php?fbid={obj}"
+            body = {"id": obj, "post_id": post_id}
+        elif mode == "video":
+            obj = digits(16, "1")
+            url = f"https://www.facebook.com/{page}/videos/{obj}/"
+            body = {"id": obj}
+        else:
+            obj = None
+            url = f"https://www.facebook.com/{page}/posts/{post_num}"
+            body = {"id": post_id}
+        data: dict[str, Any] = {"link": p.get("link")} if p.get("link") else {}
+        if source is not None:
+            data["received"] = {
+                "bytes": len(source[2]),
+                "sha256": hashlib.sha256(source[2]).hexdigest(),
+                "filename": source[0],
+                "content_type": source[1],
+            }
+        new_item(
+            PLATFORM,
+            acc,
+            "post",
+            post_id,
+            mode=mode,
+            text=text,
+            media=[media_url] if media_url else [],
+            data=data,
+            post_id=obj,
+            url=url,
+        )
+        return json_response(200, body)
+
+    @staticmethod
+    def _check_source(mode: str, content: bytes) -> httpx.Response | None:
+        """A multipart `source` as Facebook refuses it: missing, not an image (photos), not a video (videos)."""
+        if not content:
+            return graph_error(400, 324, "(#324) Requires upload file")
+        if mode == "photo" and not content.startswith(IMAGE_MAGIC) and content[8:12] != b"WEBP":
+            return graph_error(400, 324, "(#324) Missing or invalid image file")
+        if (
+            mode == "video"
+            and content[4:8] != b"ftyp"
+            and not content.startswith(b"\x1a\x45\xdf\xa3")
+            and content[:4] != b"RIFF"
+        ):
+            return graph_error(
+                400, 352, "Sorry, the video file you selected is in a format that we don't support."
+            )
+        return None
+
+    def feed(self, request: Request, page: str) -> httpx.Response:
+        return self._create(request, page, "feed")
+
+    def photos(self, request: Request, page: str) -> httpx.Response:
+        return self._create(request, page, "photo")
+
+    def videos(self, request: Request, page: str) -> httpx.Response:
+        return self._create(request, page, "video")
+
+    def _find(self, obj: str) -> SandboxItem | None:
+        """The item known by `obj`: its own id (a post) or its post_id (a photo's or a video's id)."""
+        return get_item(obj, PLATFORM) or find_by_post_id(PLATFORM, obj)
+
+    def get_object(self, request: Request, obj: str) -> httpx.Response:
+        acc = self.auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        item = self._find(obj)
+        if item is None or item.account_id != acc.id or item.state == "deleted":
+            return graph_error(
+                400,
+                100,
+                f"Unsupported get request. Object with ID '{obj}' does not exist, cannot be "
+                "loaded due to missing permissions, or does not support this operation",
+                subcode=33,
+            )
+        return json_response(
+            200,
+            {
+                "id": obj,
+                "permalink_url": item.url,
+                "message": item.text,
+                "created_time": fb_time(item.created_at),
+            },
+        )
+
+    def delete_object(self, request: Request, obj: str) -> httpx.Response:
+        acc = self.auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        item = self._find(obj)
+        if item is None or item.account_id != acc.id:
+            return graph_error(400, 100, f"Object with ID '{obj}' does not exist", subcode=33)
+        update_item(item.id, state="deleted")
+        return json_response(200, {"success": True})
+
+    def list_posts(self, request: Request, page: str) -> httpx.Response:
+        """/{page}/published_posts (also /feed, /posts): the Page's posts, newest first, in pages
+        (`limit`, `after` <- `paging.cursors.after`)."""
+        acc = self.auth(request, page)
+        if isinstance(acc, httpx.Response):
+            return acc
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "post")
+            & (SandboxItem.state != "deleted")
+        )
+        rows, paging = self.graph_page(request, query, request.url.path.split("/v21.0", 1)[-1])
+        data = [
+            {"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
+            for it in rows
+        ]
+        return json_response(200, {"data": data, "paging": paging})
+
+    def describe(self, item: SandboxItem) -> dict[str, Any] | None:
+        if item.kind != "post" or item.state == "deleted":
+            return None
+        ext = item.post_id if item.mode == "video" else item.id  # a video is known by its video id
+        return {
+            "external_id": ext,
+            "url": item.url,
+            "status": "published",
+            "kind": item.mode,
+            "text": item.text,
+            "title": None,
+            "media": list(item.media or []),
+        }

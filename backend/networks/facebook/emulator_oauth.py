@@ -1,0 +1,307 @@
+"""The Graph API's OAuth side in the Facebook emulator — Facebook Login, which Instagram's emulator shares (through
+the page linked to an Instagram professional account): www.facebook.com/v21.0/dialog/oauth, oauth/access_token
+(and fb_exchange_token), /me, /me/accounts, DELETE /me/permissions, /debug_token, Instagram Login's
+refresh_access_token; and the Graph API's error body, which its API answers share (emulator_graph.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from backend.networks.sandbox.core import (
+    Request,
+    account_for_token,
+    b62,
+    b64url,
+    digits,
+    json_response,
+    now,
+    register_account,
+    token_hash,
+    write,
+)
+from backend.networks.sandbox.oauth import (
+    DAY,
+    Auth,
+    OAuthProvider,
+    alive,
+    authenticate,
+    find_credential,
+    grant_of,
+    redirect,
+    revoke_grant,
+    seconds_left,
+    store_credential,
+)
+from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxToken
+
+
+def graph_error(
+    status: int,
+    code: int,
+    message: str,
+    *,
+    subcode: int | None = None,
+    transient: bool | None = None,
+    user_title: str | None = None,
+    user_msg: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
+    err: dict[str, Any] = {
+        "message": message,
+        "type": "OAuthException",
+        "code": code,
+        "fbtrace_id": "A" + b64url(22),
+    }
+    if subcode is not None:
+        err["error_subcode"] = subcode
+    if transient is not None:
+        err["is_transient"] = transient
+    if user_title:
+        err["error_user_title"] = user_title
+    if user_msg:
+        err["error_user_msg"] = user_msg
+    return json_response(status, {"error": err}, headers=headers)
+
+
+PAGE_TASKS = ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MESSAGING", "MODERATE", "MANAGE"]
+
+
+class GraphOAuth(OAuthProvider):
+    """www.facebook.com/v21.0/dialog/oauth; graph.facebook.com/v21.0/oauth/access_token (code, and
+    grant_type=fb_exchange_token for a long-lived token); /me, /me/accounts (page tokens); DELETE /me/permissions;
+    /debug_token. A network built on Facebook Login (Instagram) subclasses it: `account_made`, `page_entry` and
+    `extra_routes` are its hooks."""
+
+    # a short-lived user token (~1-2 h) exchanged (fb_exchange_token) for a ~60 d one; page tokens from a
+    # long-lived user token never expire
+    DEFAULTS: dict[str, Any] = {"access_ttl_s": 3600, "long_ttl_s": 60 * DAY}
+    scope_sep = ","
+
+    def install(self) -> None:
+        self.emu.route("GET", r"/dialog/oauth", self.authorize)
+        self.emu.route("GET", r"/oauth/access_token", self.token)
+        self.emu.route("POST", r"/oauth/access_token", self.token)
+        self.emu.route("GET", r"/(?P<user>me|\d+)/accounts", self.accounts)
+        self.emu.route("GET", r"/me", self.me)
+        self.emu.route("DELETE", r"/(?P<user>me|\d+)/permissions", self.deauthorize)
+        self.emu.route("GET", r"/debug_token", self.debug_token)
+        self.extra_routes()
+
+    def extra_routes(self) -> None:
+        """Routes of a network built on Facebook Login (none for Facebook)."""
+
+    def account_made(self, sandbox_account_id: str, label: str) -> None:
+        """A new user's account was made (Facebook: the account is the page itself)."""
+
+    def page_entry(self, acc: SandboxAccount, page_token: str) -> dict[str, Any]:
+        """One page of /me/accounts: the sandbox account is the page."""
+        return {
+            "access_token": page_token,
+            "category": "Brand",
+            "name": acc.name,
+            "id": acc.external_id,
+            "tasks": PAGE_TASKS,
+        }
+
+    def error(
+        self, status: int, code: int, message: str, subcode: int | None = None, transient: bool | None = None
+    ) -> httpx.Response:
+        return graph_error(status, code, message, subcode=subcode, transient=transient)
+
+    def grant_error(self, error: str, description: str, status: int = 400) -> httpx.Response:
+        if error == "invalid_grant":  # a dead grant: the user's session or the app's authorization is gone
+            return self.error(
+                400,
+                190,
+                "Error validating access token: The user has not authorized application "
+                f"or the session was invalidated. ({description})",
+                458,
+            )
+        if error == "invalid_client":
+            return self.error(400, 101, "Error validating application. Invalid application ID or secret.")
+        return self.error(400, 100, description)
+
+    def server_error(self) -> httpx.Response:
+        return self.error(
+            500,
+            2,
+            "Service temporarily unavailable (sandbox switch token_failure=server_error)",
+            transient=True,
+        )
+
+    def pkce_error(self) -> httpx.Response:
+        return self.error(400, 100, "Invalid code verifier.", 36008)
+
+    def granted(self, redirect_uri: str, code: str, state: str | None, scopes: list[str]) -> httpx.Response:
+        return redirect(redirect_uri, {"code": code, "state": state}, "#_=_")
+
+    def denied(self, redirect_uri: str, state: str | None) -> httpx.Response:
+        return redirect(
+            redirect_uri,
+            {
+                "error": "access_denied",
+                "error_code": 200,
+                "error_description": "Permissions error",
+                "error_reason": "user_denied",
+                "state": state,
+            },
+            "#_=_",
+        )
+
+    def new_code(self) -> str:
+        return "AQ" + b64url(180)
+
+    def new_access(self) -> str:
+        return "EAAG" + b62(150)
+
+    def make_user(self, name: str, n: int) -> tuple[str, list[str]]:
+        """A Facebook user managing n pages (the sandbox accounts; `account_made` for what else comes with one)."""
+        subject = digits(15, "1")
+        accounts: list[str] = []
+        for i in range(n):
+            label = name if n == 1 else f"{name} {i + 1}"
+            ident = register_account(self.platform, label)
+            accounts.append(ident.sandbox_account_id)
+            self.account_made(ident.sandbox_account_id, label)
+        return subject, accounts
+
+    def token(self, request: Request) -> httpx.Response:
+        p = request.params
+        s = self.settings()
+        if p.get("grant_type") == "fb_exchange_token":
+            failure = self.switched_failure()
+            if failure:
+                return failure
+            if not p.get("client_id") or not p.get("client_secret"):
+                return self.grant_error("invalid_client", "")
+            row = find_credential(p.get("fb_exchange_token"), self.platform, "user")
+            grant = grant_of(row) if row is not None else None
+            if row is None or grant is None:
+                return self.error(400, 190, "Invalid OAuth access token - Cannot parse access token")
+            problem = alive(row, grant)
+            if problem:
+                return self.api_error(problem)
+            token, at = self.issue_access(grant, s["long_ttl_s"], "user")
+            with write():
+                SandboxToken.update(data={"long_lived": True}).where(
+                    SandboxToken.id == token_hash(token)
+                ).execute()
+            return self._answer(token, at)
+        grant = self.redeem(p)
+        if isinstance(grant, httpx.Response):
+            return grant
+        token, at = self.issue_access(grant, s["access_ttl_s"], "user")
+        return self._answer(token, at)
+
+    def _answer(self, token: str, at: datetime | None) -> httpx.Response:
+        body: dict[str, Any] = {"access_token": token, "token_type": "bearer"}
+        if at is not None:
+            body["expires_in"] = seconds_left(at)
+        return json_response(200, body)
+
+    def api_error(self, problem: str | None) -> httpx.Response:
+        if problem == "expired":
+            return self.error(
+                400,
+                190,
+                f"Error validating access token: Session has expired on {now():%A, %d-%b-%y %H:%M:%S} PST.",
+                463,
+            )
+        if problem == "revoked":
+            return self.error(
+                400, 190, "Error validating access token: The user has not authorized application.", 458
+            )
+        return self.error(400, 190, "Invalid OAuth access token - Cannot parse access token")
+
+    def _user(self, request: Request, user: str = "me") -> tuple[SandboxToken, SandboxGrant] | httpx.Response:
+        row = find_credential(request.token(), self.platform, "user")
+        grant = grant_of(row) if row is not None else None
+        if row is None or grant is None:
+            if authenticate(request.token(), self.platform).account is not None:  # a page or account token
+                return self.error(
+                    400, 100, "(#100) Tried accessing nonexisting field (accounts) on node type (Page)"
+                )
+            return self.api_error("invalid")
+        problem = alive(row, grant)
+        if problem:
+            return self.api_error(problem)
+        if user not in ("me", grant.subject):
+            return self.error(400, 100, f"(#100) Unsupported request for object {user}", 33)
+        return row, grant
+
+    def me(self, request: Request) -> httpx.Response:
+        found = self._user(request)
+        if isinstance(found, httpx.Response):
+            return found
+        grant = found[1]
+        name = SandboxAccount.get_or_none(SandboxAccount.id == (grant.account_ids or [""])[0])
+        return json_response(200, {"id": grant.subject, "name": name.name if name else "Sandbox user"})
+
+    def accounts(self, request: Request, user: str) -> httpx.Response:
+        """The pages the user manages, each with a Page access token (never expiring when the user token is
+        long-lived; else expiring with it), as `page_entry` describes it."""
+        found = self._user(request, user)
+        if isinstance(found, httpx.Response):
+            return found
+        row, grant = found
+        long_lived = bool((row.data or {}).get("long_lived"))
+        data = []
+        for acc in Auth(None, grant=grant).accounts():
+            page_token = store_credential(
+                self.platform,
+                self.new_access(),
+                "page",
+                grant_id=grant.id,
+                account_id=acc.id,
+                expires_at=None if long_lived else row.expires_at,
+            )
+            data.append(self.page_entry(acc, page_token))
+        return json_response(
+            200, {"data": data, "paging": {"cursors": {"before": "QVFIUk", "after": "QVFIUk"}}}
+        )
+
+    def deauthorize(self, request: Request, user: str) -> httpx.Response:
+        found = self._user(request, user)
+        if isinstance(found, httpx.Response):
+            return found
+        revoke_grant(found[1].id)
+        return json_response(200, {"success": True})
+
+    def debug_token(self, request: Request) -> httpx.Response:
+        token = request.params.get("input_token")
+        row = find_credential(token, self.platform, "user", "page", "account")
+        acc = account_for_token(token)
+        if row is None and acc is None:
+            return self.error(400, 190, "Invalid OAuth access token - Cannot parse access token")
+        if row is None:
+            return json_response(
+                200,
+                {
+                    "data": {
+                        "type": "PAGE",
+                        "is_valid": True,
+                        "expires_at": 0,
+                        "profile_id": acc.external_id if acc else None,
+                    }
+                },
+            )
+        grant = grant_of(row)
+        problem = alive(row, grant)
+        body: dict[str, Any] = {
+            "app_id": grant.client_id if grant else "",
+            "type": "USER" if row.kind == "user" else "PAGE",
+            "is_valid": problem is None,
+            "expires_at": int(row.expires_at.timestamp()) if row.expires_at else 0,
+            "scopes": list(grant.scopes or []) if grant else [],
+            "user_id": grant.subject if grant else None,
+        }
+        if problem:
+            body["error"] = {
+                "code": 190,
+                "subcode": 463 if problem == "expired" else 458,
+                "message": f"The token is {problem}.",
+            }
+        return json_response(200, {"data": body})

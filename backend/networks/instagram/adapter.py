@@ -1,0 +1,256 @@
+"""Instagram Graph API content publishing adapter (NETWORKS.md section 2).
+
+image: container {image_url, caption}; video: {media_type REELS, video_url, caption, share_to_feed};
+carousel: one container per item (is_carousel_item), every child polled FINISHED, then the parent
+{media_type CAROUSEL, children, caption}. Then: poll status_code until FINISHED -> check
+content_publishing_limit -> media_publish {creation_id} -> GET permalink. Whatever is not ready yet comes
+back as pending with a tracking ref; check_status resumes the same state machine up to FINISHED (`ready`)
+and complete() makes the media_publish call (an attempt of its own). A container already PUBLISHED is looked
+up, never published again. find_existing pages /{ig-user}/media, which lists a media as soon as
+media_publish answered: absence is conclusive at once (LISTING_DELAY_S 0).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from backend.networks.base import (
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    decode_ref,
+    encode_ref,
+)
+from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing
+from backend.networks.factory import AdapterContext
+from backend.networks.instagram import NETWORK
+
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once media_publish answered
+
+
+class InstagramAdapter:
+    platform = PLATFORM
+
+    def __init__(self, client: httpx.Client, base_url: str = "https://graph.facebook.com/v21.0") -> None:
+        self.graph = GraphClient(client, "Instagram")
+        self.base = base_url.rstrip("/")
+
+    # --- API calls -----------------------------------------------------------------------------------
+    def create_container(self, pub: Publication, params: dict[str, Any]) -> str:
+        body = self.graph.post(
+            f"{self.base}/{pub.account.external_account_id}/media", pub.account.access_token, params
+        )
+        return str(body["id"])
+
+    def container_status(self, pub: Publication, container: str) -> tuple[str, str]:
+        body = self.graph.get(
+            f"{self.base}/{container}", pub.account.access_token, {"fields": "status_code,status"}
+        )
+        return str(body.get("status_code") or ""), str(body.get("status") or "")
+
+    def publishing_limit(self, pub: Publication) -> tuple[int, int]:
+        body = self.graph.get(
+            f"{self.base}/{pub.account.external_account_id}/content_publishing_limit",
+            pub.account.access_token,
+            {"fields": "config,quota_usage"},
+        )
+        row = (body.get("data") or [{}])[0]
+        return int(row.get("quota_usage") or 0), int((row.get("config") or {}).get("quota_total") or 50)
+
+    def media_publish(self, pub: Publication, container: str) -> str:
+        body = self.graph.post(
+            f"{self.base}/{pub.account.external_account_id}/media_publish",
+            pub.account.access_token,
+            {"creation_id": container},
+        )
+        return str(body["id"])
+
+    def permalink(self, pub: Publication, media_id: str) -> str | None:
+        try:
+            body = self.graph.get(
+                f"{self.base}/{media_id}",
+                pub.account.access_token,
+                {"fields": "permalink,media_product_type"},
+            )
+        except NetworkError:
+            return None
+        link = body.get("permalink")
+        return link if isinstance(link, str) else None
+
+    # --- state machine -------------------------------------------------------------------------------
+    @staticmethod
+    def _item_params(m: Any, *, carousel_item: bool) -> dict[str, Any]:
+        if m.kind == "video":
+            return {
+                "media_type": "VIDEO" if carousel_item else "REELS",
+                "video_url": m.url,
+                **({"is_carousel_item": True} if carousel_item else {}),
+            }
+        return {"image_url": m.url, **({"is_carousel_item": True} if carousel_item else {})}
+
+    def _failed_container(self, status: str, ref: str) -> PublishOutcome:
+        m = re.search(r"\b(2207\d{3})\b", status)
+        sub = int(m.group(1)) if m else None
+        ftype, words = IG_SUBCODES.get(sub or 0, ("permanent", "Instagram could not process the media"))
+        return PublishOutcome.failed(
+            ftype,
+            f"{words} ({status})" if status else words,  # type: ignore[arg-type]
+            network_code=f"ERROR/{sub}" if sub else "ERROR",
+            network_status="ERROR",
+            tracking_ref=ref,
+        )
+
+    def _advance(self, pub: Publication, state: dict[str, Any], *, publish: bool) -> PublishOutcome:
+        """The containers' states; once FINISHED, the media_publish call when `publish` (publish()), else
+        `ready` (a status check never publishes)."""
+        ref = encode_ref(**state)
+        children: list[str] = state.get("children") or []
+        container = state.get("container")
+        if children and not container:
+            for child in children:
+                code, status = self.container_status(pub, child)
+                if code == "ERROR":
+                    return self._failed_container(status, ref)
+                if code == "EXPIRED":
+                    return PublishOutcome.failed(
+                        "retriable",
+                        "an Instagram carousel item expired before publication; it will be created again",
+                        network_status=code,
+                    )
+                if code != "FINISHED":
+                    return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
+            container = self.create_container(
+                pub,
+                {
+                    "media_type": "CAROUSEL",
+                    "children": ",".join(children),
+                    "caption": pub.payload.text or None,
+                },
+            )
+            state = {**state, "container": container}
+            ref = encode_ref(**state)
+            if publish:
+                pub.saved(ref)
+        code, status = self.container_status(pub, container)
+        if code == "ERROR":
+            return self._failed_container(status, ref)
+        if code == "EXPIRED":
+            return PublishOutcome.failed(
+                "retriable",
+                "the Instagram container expired (not published within 24 h); it will be created again",
+                network_status=code,
+            )
+        if code == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
+            found = self.find_existing(pub)
+            if found is not None and found.state == "published":
+                return PublishOutcome.published(
+                    str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=code
+                )
+            # not in the listing yet (or the listing failed): never fail a published container, look again later
+            return PublishOutcome.pending(ref, network_status=code)
+        if code != "FINISHED":
+            return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
+        if not publish:
+            return PublishOutcome.ready(ref, network_status=code)
+        return self._publish_container(pub, container, ref)
+
+    def _publish_container(self, pub: Publication, container: str, ref: str) -> PublishOutcome:
+        used, total = self.publishing_limit(pub)
+        if used >= total:
+            return PublishOutcome.failed(
+                "retriable",
+                f"the account used its Instagram publishing limit ({used}/{total} in 24 h); retry later",
+                retry_after_s=3600.0,
+                network_code="content_publishing_limit",
+                tracking_ref=ref,
+                wait=True,
+            )
+        media_id = self.media_publish(pub, container)
+        return PublishOutcome.published(media_id, self.permalink(pub, media_id), tracking_ref=ref)
+
+    def publish(self, pub: Publication) -> PublishOutcome:
+        """Containers created (each saved as the attempt's progress at once: an interrupted attempt's successor
+        continues from them, `pub.resume`, while Instagram still has them — they expire after 24 h), then
+        _advance: their states, and media_publish once FINISHED."""
+        p = pub.payload
+        try:
+            resumed = self._resumable(pub)
+            if resumed is not None:
+                return self._advance(pub, resumed, publish=True)
+            if p.kind == "carousel":
+                children = [
+                    self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media
+                ]
+                pub.saved(encode_ref(children=children))
+                return self._advance(pub, {"children": children}, publish=True)
+            if not p.media:
+                return PublishOutcome.failed("permanent", "Instagram needs at least one image or video")
+            params = self._item_params(p.media[0], carousel_item=False)
+            params["caption"] = p.text or None
+            if p.kind == "video":
+                params["share_to_feed"] = bool(p.options.get("share_to_feed", True))
+            container = self.create_container(pub, params)
+            pub.saved(encode_ref(container=container))
+            return self._advance(pub, {"container": container}, publish=True)
+        except NetworkError as e:
+            return e.outcome()
+
+    def _resumable(self, pub: Publication) -> dict[str, Any] | None:
+        """The containers of an interrupted attempt (pub.resume) Instagram still has and has not refused: the
+        state to continue from, None to start over (none saved, expired, unknown to Instagram, or failed)."""
+        state = decode_ref(pub.resume) if pub.resume else {}
+        ids = [state["container"]] if state.get("container") else list(state.get("children") or [])
+        if not ids:
+            return None
+        for container in ids:
+            try:
+                code, _ = self.container_status(pub, container)
+            except NetworkError as e:
+                if e.fail_type == "permanent":  # Instagram does not know it (any more): start over
+                    return None
+                raise
+            if code in ("EXPIRED", "ERROR"):
+                return None
+        return {k: v for k, v in state.items() if k in ("container", "children")}
+
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        try:
+            return self._advance(pub, decode_ref(ref), publish=False)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        """The media_publish call of a tracked container check_status found FINISHED."""
+        container = str(decode_ref(ref).get("container") or "")
+        if not container:
+            return PublishOutcome.failed(
+                "retriable",
+                "the Instagram container is not created yet; it will be checked again",
+                tracking_ref=ref,
+            )
+        try:
+            return self._publish_container(pub, container, ref)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Pages /{ig-user}/media back to the attempt's start, matching the caption."""
+        return find_in_listing(
+            self.graph,
+            f"{self.base}/{pub.account.external_account_id}/media",
+            pub,
+            network="Instagram",
+            fields="id,caption,timestamp,permalink",
+            text="caption",
+            created="timestamp",
+            link="permalink",
+        )
+
+
+def make_adapter(ctx: AdapterContext) -> InstagramAdapter:
+    """The registry's factory (the Graph API takes media by URL only: no media loader)."""
+    return InstagramAdapter(ctx.client, ctx.host("api"))

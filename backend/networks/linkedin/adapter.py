@@ -1,0 +1,308 @@
+"""LinkedIn versioned REST adapter (NETWORKS.md section 4).
+
+Headers on every call: Authorization Bearer, LinkedIn-Version, X-Restli-Protocol-Version 2.0.0,
+Content-Type application/json. image: /images?action=initializeUpload -> PUT uploadUrl -> poll
+/images/{urn} AVAILABLE -> /posts; carousel: the PDF of linkedin_pdf through /documents; video:
+/videos initializeUpload -> PUT parts (ETags) -> finalizeUpload -> poll; text: /posts. The post URN comes
+back in x-restli-id (201, empty body). Commentary is escaped in LinkedIn's "little text" format.
+
+An asset still PROCESSING when publish() returns is tracked: check_status answers `ready` once it is
+AVAILABLE and complete() makes the /posts call (an attempt of its own: an asset URN can be posted any number
+of times, so a repeated /posts call would post twice). find_existing pages the author's posts, which list a
+post as soon as /posts answered 201: absence is conclusive at once (LISTING_DELAY_S 0).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+    decode_ref,
+    encode_ref,
+)
+from backend.networks.factory import AdapterContext
+from backend.networks.http import json_or_none, send
+from backend.networks.linkedin import NETWORK
+from backend.networks.linkedin.pdf import build_carousel_pdf
+from backend.networks.media_loader import MediaLoader
+
+PLATFORM = NETWORK.name
+LISTING_DELAY_S = NETWORK.listing_delay_s  # /rest/posts?q=author lists a post once created
+_LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+
+
+def escape_commentary(text: str) -> str:
+    return _LITTLE.sub(r"\\\1", text)
+
+
+def post_url(urn: str) -> str:
+    return f"https://www.linkedin.com/feed/update/{urn}/"
+
+
+def _seconds_to_utc_midnight() -> float:
+    from datetime import timedelta
+
+    from backend import clock
+
+    now = clock.now()
+    tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(1.0, (tomorrow - now).total_seconds())
+
+
+def classify(resp: httpx.Response) -> NetworkError:
+    body = json_or_none(resp)
+    body = body if isinstance(body, dict) else {}
+    message = str(body.get("message") or "").strip()
+    code = str(body.get("code") or body.get("serviceErrorCode") or resp.status_code)
+    s = resp.status_code
+    if s == 401:
+        return NetworkError(
+            "permanent",
+            "the LinkedIn access token is invalid or expired: reconnect the account",
+            code=code,
+            http_status=s,
+            auth_refused=True,
+        )
+    if s == 403:
+        return NetworkError(
+            "permanent",
+            f"LinkedIn refused the permission ({message or code}): reconnect the account "
+            "with the posting permission (w_member_social)",
+            code=code,
+            http_status=s,
+        )
+    if s == 429:
+        return NetworkError(
+            "retriable",
+            "LinkedIn's daily limit was reached; it resets at midnight UTC",
+            code=code,
+            http_status=s,
+            retry_after_s=_seconds_to_utc_midnight(),
+            wait=True,
+        )
+    if s >= 500:
+        return NetworkError(
+            "retriable",
+            f"LinkedIn is temporarily unavailable (HTTP {s}); it will be retried",
+            code=code,
+            http_status=s,
+        )
+    return NetworkError(
+        "permanent", f"LinkedIn refused the request (HTTP {s}): {message or code}", code=code, http_status=s
+    )
+
+
+class LinkedInAdapter:
+    platform = PLATFORM
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = "https://api.linkedin.com/rest",
+        *,
+        version: str = "202506",
+        media_loader: MediaLoader | None = None,
+    ) -> None:
+        self.client = client
+        self.base = base_url.rstrip("/")
+        self.version = version
+        self.media_loader = media_loader
+
+    def _headers(self, token: str) -> dict[str, str]:
+        return {
+            "Authorization": f"Bearer {token}",
+            "LinkedIn-Version": self.version,
+            "X-Restli-Protocol-Version": "2.0.0",
+            "Content-Type": "application/json",
+        }
+
+    def _call(
+        self, method: str, path_or_url: str, token: str, *, write: bool = False, **kw: Any
+    ) -> httpx.Response:
+        url = path_or_url if path_or_url.startswith("http") else self.base + path_or_url
+        resp = send(
+            self.client, method, url, network="LinkedIn", write=write, headers=self._headers(token), **kw
+        )
+        if resp.status_code >= 400:
+            raise classify(resp)
+        return resp
+
+    def _load(self, media: Any) -> bytes:
+        if self.media_loader is None:
+            raise NetworkError(
+                "permanent", "no media loader configured for LinkedIn uploads", code="no_loader"
+            )
+        return self.media_loader(media)
+
+    # --- assets -------------------------------------------------------------------------------------
+    def upload_asset(self, pub: Publication, kind: str, data: bytes) -> str:
+        """kind: images | documents | videos. Returns the asset URN."""
+        token, owner = pub.account.access_token, pub.account.external_account_id
+        req: dict[str, Any] = {"owner": owner}
+        if kind == "videos":
+            req.update(fileSizeBytes=len(data), uploadCaptions=False, uploadThumbnail=False)
+        value = self._call(
+            "POST",
+            f"/{kind}?action=initializeUpload",
+            token,
+            write=True,
+            json={"initializeUploadRequest": req},
+        ).json()["value"]
+        if kind != "videos":
+            self._call("PUT", value["uploadUrl"], token, write=True, content=data)
+            return str(value["image" if kind == "images" else "document"])
+        etags = []
+        for part in value.get("uploadInstructions") or []:
+            chunk = data[int(part["firstByte"]) : int(part["lastByte"]) + 1]
+            r = self._call("PUT", part["uploadUrl"], token, write=True, content=chunk)
+            etags.append(r.headers.get("etag", ""))
+        self._call(
+            "POST",
+            "/videos?action=finalizeUpload",
+            token,
+            write=True,
+            json={
+                "finalizeUploadRequest": {
+                    "video": value["video"],
+                    "uploadToken": value.get("uploadToken", ""),
+                    "uploadedPartIds": etags,
+                }
+            },
+        )
+        return str(value["video"])
+
+    def asset_status(self, pub: Publication, urn: str) -> str:
+        kind = {"image": "images", "document": "documents", "video": "videos"}[urn.split(":")[2]]
+        body = self._call("GET", f"/{kind}/{quote(urn, safe='')}", pub.account.access_token).json()
+        return str(body.get("status") or "")
+
+    def create_post(self, pub: Publication, content: dict[str, Any] | None) -> str:
+        body: dict[str, Any] = {
+            "author": pub.account.external_account_id,
+            "commentary": escape_commentary(pub.payload.text),
+            "visibility": str(pub.payload.options.get("visibility") or "PUBLIC"),
+            "distribution": {
+                "feedDistribution": "MAIN_FEED",
+                "targetEntities": [],
+                "thirdPartyDistributionChannels": [],
+            },
+            "lifecycleState": "PUBLISHED",
+            "isReshareDisabledByAuthor": False,
+        }
+        if content:
+            body["content"] = content
+        resp = self._call("POST", "/posts", pub.account.access_token, write=True, json=body)
+        urn = resp.headers.get("x-restli-id")
+        if not urn:
+            raise NetworkError(
+                "retriable",
+                "LinkedIn accepted the post without returning its id",
+                code="no_id",
+                ambiguous=True,
+            )
+        return urn
+
+    # --- protocol -----------------------------------------------------------------------------------
+    def _content(self, pub: Publication, urn: str) -> dict[str, Any]:
+        if pub.payload.kind == "document":
+            return {"media": {"title": pub.payload.title or "Carousel", "id": urn}}
+        return {"media": {"id": urn}}
+
+    def _advance(self, pub: Publication, state: dict[str, Any], *, post: bool) -> PublishOutcome:
+        """The asset's state; once AVAILABLE, the /posts call when `post` (publish), else `ready` (a status
+        check never posts)."""
+        urn = state.get("asset")
+        ref = encode_ref(**state)
+        if urn:
+            status = self.asset_status(pub, urn)
+            if status == "PROCESSING_FAILED":
+                return PublishOutcome.failed(
+                    "permanent",
+                    "LinkedIn could not process the media: check its format "
+                    "(images JPG/PNG/GIF, documents PDF)",
+                    network_status=status,
+                    tracking_ref=ref,
+                )
+            if status != "AVAILABLE":
+                return PublishOutcome.pending(ref, network_status=status or "PROCESSING")
+        if not post:
+            return PublishOutcome.ready(ref, network_status="AVAILABLE")
+        return self._post(pub, state)
+
+    def _post(self, pub: Publication, state: dict[str, Any]) -> PublishOutcome:
+        urn = state.get("asset")
+        post = self.create_post(pub, self._content(pub, urn) if urn else None)
+        return PublishOutcome.published(post, post_url(post), tracking_ref=encode_ref(**state))
+
+    def publish(self, pub: Publication) -> PublishOutcome:
+        p = pub.payload
+        try:
+            if p.kind == "text":
+                return self._advance(pub, {}, post=True)
+            if p.kind == "document":
+                pdf = build_carousel_pdf([self._load(m) for m in p.media])
+                urn = self.upload_asset(pub, "documents", pdf)
+            elif p.kind == "video":
+                urn = self.upload_asset(pub, "videos", self._load(p.media[0]))
+            else:
+                urn = self.upload_asset(pub, "images", self._load(p.media[0]))
+            return self._advance(pub, {"asset": urn}, post=True)
+        except NetworkError as e:
+            return e.outcome()
+        except (OSError, ValueError) as e:
+            return PublishOutcome.failed("permanent", f"could not prepare the media for LinkedIn: {e}")
+
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        try:
+            return self._advance(pub, decode_ref(ref), post=False)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        """The /posts call of a tracked publication whose asset check_status found AVAILABLE."""
+        try:
+            return self._post(pub, decode_ref(ref))
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start."""
+        author = quote(pub.account.external_account_id, safe="")
+        expected = escape_commentary(pub.payload.text).strip()
+        since = pub.not_before()
+        count, start = 100, 0
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                resp = self._call(
+                    "GET",
+                    f"/posts?author={author}&q=author&count={count}&start={start}&sortBy=CREATED",
+                    pub.account.access_token,
+                )
+                elements = (json_or_none(resp) or {}).get("elements") or []
+                for el in elements:
+                    if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
+                        return None
+                    if str(el.get("commentary") or "").strip() == expected:
+                        return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
+                if len(elements) < count:
+                    return None
+                start += len(elements)
+        except NetworkError as e:
+            return check_failed("LinkedIn", e)
+        return None
+
+
+def make_adapter(ctx: AdapterContext) -> LinkedInAdapter:
+    """The registry's factory: the API version of its settings (SOCIALPUB_LINKEDIN_VERSION)."""
+    version = ctx.settings.version if ctx.settings is not None else "202506"
+    return LinkedInAdapter(ctx.client, ctx.host("api"), version=version, media_loader=ctx.media_loader)

@@ -1,0 +1,128 @@
+"""LinkedIn's OAuth app: www.linkedin.com/oauth/v2/authorization and …/accessToken (refresh only for apps given
+refresh tokens); the grant reaches the member (OpenID userinfo) and the organisations it administers."""
+
+from __future__ import annotations
+
+import httpx
+
+from backend.config import Settings
+from backend.networks.http import json_or_none
+from backend.networks.linkedin import NETWORK
+from backend.networks.linkedin.adapter import classify
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, origin
+from backend.networks.oauth_apps import Endpoints, OAuthApp, network_settings
+
+PLATFORM = NETWORK.name
+LINKEDIN_HEADERS = {"X-Restli-Protocol-Version": "2.0.0"}
+
+ENDPOINTS = Endpoints(
+    "https://www.linkedin.com/oauth/v2/authorization",
+    "https://www.linkedin.com/oauth/v2/accessToken",
+    "https://www.linkedin.com/oauth/v2/revoke",
+    ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_admin"),
+    " ",
+    refreshable=True,
+)
+
+
+def _api(settings: Settings) -> tuple[str, dict[str, str]]:
+    """The API base, and the headers of its versioned calls (SOCIALPUB_LINKEDIN_VERSION)."""
+    own = network_settings(PLATFORM, settings)
+    return own.api_base.rstrip("/"), LINKEDIN_HEADERS | {"LinkedIn-Version": str(getattr(own, "version", ""))}
+
+
+def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
+    base, versioned = _api(settings)
+    auth = {"Authorization": f"Bearer {tokens.access_token}"}
+    me = json_body(PLATFORM, call(client, "GET", origin(base) + "/v2/userinfo", PLATFORM, headers=auth))
+    keep = {
+        "expires_at": tokens.expires_at,
+        "refresh_token": tokens.refresh_token,
+        "refresh_expires_at": tokens.refresh_expires_at,
+    }
+    name = str(
+        me.get("name") or " ".join(str(me.get(k) or "") for k in ("given_name", "family_name")).strip()
+    )
+    out = [
+        Candidate(
+            f"urn:li:person:{me['sub']}", name or "LinkedIn member", "", "member", tokens.access_token, **keep
+        )
+    ]
+    resp = call(
+        client,
+        "GET",
+        f"{base}/organizationAcls",
+        PLATFORM,
+        params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+        headers=auth | versioned,
+    )
+    if resp.status_code == 403:  # no r_organization_admin: the member only
+        return out
+    orgs = [str(el.get("organization") or "") for el in json_body(PLATFORM, resp).get("elements") or []]
+    orgs = list(dict.fromkeys(o for o in orgs if o.startswith("urn:li:organization:")))
+    names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
+    for org in orgs:
+        num = org.rsplit(":", 1)[-1]
+        out.append(
+            Candidate(
+                org,
+                names.get(num) or f"{name} · organization {num}",
+                "",
+                "organization",
+                tokens.access_token,
+                **keep,
+            )
+        )
+    return out
+
+
+def _organization_names(
+    settings: Settings, client: httpx.Client, token: str, ids: list[str]
+) -> dict[str, str]:
+    """The organisations' `localizedName`s by id, in one batch call (`GET /rest/organizations?ids=List(…)`). The
+    names only label the candidates: a refused lookup (403 without r_organization_admin, any other error) gives
+    {} or leaves an id out, and discovery keeps its own label."""
+    if not ids:
+        return {}
+    base, versioned = _api(settings)
+    try:
+        resp = call(
+            client,
+            "GET",
+            f"{base}/organizations?ids=List({','.join(ids)})",
+            PLATFORM,
+            headers={"Authorization": f"Bearer {token}"} | versioned,
+        )
+    except OAuthError:
+        return {}
+    body = json_or_none(resp) if resp.status_code == 200 else None
+    results = body.get("results") if isinstance(body, dict) else None
+    if not isinstance(results, dict):
+        return {}
+    names: dict[str, str] = {}
+    for key, org in results.items():
+        if (
+            isinstance(org, dict)
+            and isinstance(org.get("localizedName"), str)
+            and org["localizedName"].strip()
+        ):
+            names[str(key)] = org["localizedName"].strip()
+    return names
+
+
+def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
+    base, versioned = _api(settings)
+    bearer = {"Authorization": f"Bearer {token}"}
+    if external_id.startswith("urn:li:organization:"):
+        return call(
+            client,
+            "GET",
+            f"{base}/organizationAcls",
+            PLATFORM,
+            params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+            headers=bearer | versioned,
+        )
+    return call(client, "GET", origin(base) + "/v2/userinfo", PLATFORM, headers=bearer)
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, classify)

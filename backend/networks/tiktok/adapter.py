@@ -1,0 +1,634 @@
+"""TikTok Content Posting API adapter (NETWORKS.md section 1).
+
+publish: DIRECT_POST video -> /v2/post/publish/video/init/; MEDIA_UPLOAD video -> /inbox/video/init/;
+photos (1-35) -> /content/init/ (DIRECT_POST or MEDIA_UPLOAD). A video goes by FILE_UPLOAD (issue 17 item 4: no
+public media URL needed): init with video_size / chunk_size / total_chunk_count, then each chunk PUT to the
+answered upload_url with Content-Range (chunk_plan: TikTok's 5-64 MB rule; a failed chunk is sent again, at most
+CHUNK_ATTEMPTS times); the whole file is loaded in memory first (media are at most 128 MB). PULL_FROM_URL with
+video_url when the adapter is built with media_by_url (SOCIALPUB_MEDIA_BY_URL), and always for photos: TikTok
+offers nothing else for them. Returns pending with the publish_id; check_status reads /status/fetch/: SEND_TO_USER_INBOX -> inbox_delivered, PUBLISH_COMPLETE ->
+published. find_existing pages the creator's public posts (Display API /v2/video/list/) — drafts cannot
+be seen there: find_existing raises Unverifiable for them. The list shows a direct post only once TikTok has
+processed it (and, on the real network, moderated it: public posts only), so a post whose init reached TikTok
+is absent from it for a while: absence is conclusive only LISTING_DELAY_S after the init was over (the engine
+waits until then before publishing again).
+The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / fetch_status directly.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from backend.networks.base import (
+    MAX_LISTING_PAGES,
+    PAGES_WITHOUT_WINDOW,
+    MediaRef,
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    Unverifiable,
+    check_failed,
+    decode_ref,
+    encode_ref,
+    never_ready,
+)
+from backend.networks.factory import AdapterContext
+from backend.networks.http import json_or_none, send
+from backend.networks.media_loader import MediaLoader
+from backend.networks.tiktok import NETWORK
+from backend.outbound.retry_after import retry_after_s
+
+PLATFORM = NETWORK.name
+MB = 1024 * 1024
+# FILE_UPLOAD chunking (NETWORKS.md section 1, media transfer guide): chunks of 5-64 MB, the last one taking the
+# remainder (so < 2 chunks, <= 128 MB), 1-1000 chunks; a file under 5 MB goes whole. Module constants: tests lower
+# them (with the emulator's own) to exercise several chunks with a small file.
+CHUNK_SIZE = 10 * MB
+MIN_CHUNK_SIZE = 5 * MB
+CHUNK_ATTEMPTS = 3  # tries of one chunk (a 5xx or a cut connection sends it again)
+CHUNK_RETRY_WAIT_S = 1.0  # before a chunk's next try (times the try's number)
+UPLOAD_MIMES = ("video/mp4", "video/quicktime", "video/webm")
+# How long after an accepted init the direct post may still be missing from /v2/video/list/ (NETWORKS.md:
+# processing < 30 s for 512 MB, so about 4 min for the 4 GB maximum; moderation usually < 1 min). Moderation
+# "sometimes" takes hours: a post held that long is not covered (SOCIALPUB_LISTING_DELAY_S raises the bound).
+LISTING_DELAY_S = NETWORK.listing_delay_s  # 600 s: the registry entry's
+RATE_WINDOW_S = 60.0
+DAY_S = 86400.0
+
+# error / fail_reason code -> (fail type, plain words, default wait in seconds)
+CODES: dict[str, tuple[str, str, float | None]] = {
+    "rate_limit_exceeded": (
+        "retriable",
+        "TikTok's rate limit was reached (about 6 publications a minute per "
+        "account); it will be retried after a minute",
+        RATE_WINDOW_S,
+    ),
+    "internal_error": ("retriable", "TikTok had an internal error; it will be retried", None),
+    "internal": ("retriable", "TikTok had an internal error while processing; it will be retried", None),
+    "spam_risk_too_many_posts": (
+        "retriable",
+        "the account reached TikTok's daily post cap; retry tomorrow",
+        DAY_S,
+    ),
+    "spam_risk_too_many_pending_share": (
+        "retriable",
+        "the account has too many pending drafts at TikTok (5 a "
+        "day): publish or delete drafts in the TikTok app, then retry",
+        DAY_S,
+    ),
+    "spam_risk_too_many_pending_shares": (
+        "retriable",
+        "the account has too many pending drafts at TikTok: "
+        "publish or delete drafts in the TikTok app, then retry",
+        DAY_S,
+    ),
+    "reached_active_user_cap": (
+        "retriable",
+        "the app reached TikTok's daily active-user cap; retry tomorrow",
+        DAY_S,
+    ),
+    "video_pull_failed": (
+        "retriable",
+        "TikTok could not download the video from the media URL; check that it "
+        "opens (media URLs must stay reachable for an hour) and retry",
+        None,
+    ),
+    "photo_pull_failed": (
+        "retriable",
+        "TikTok could not download an image from the media URL; check that it opens and retry",
+        None,
+    ),
+    "file_format_check_failed": (
+        "permanent",
+        "TikTok refused the file format: use H.264 MP4/MOV/WebM video or JPEG/WebP images",
+        None,
+    ),
+    "duration_check_failed": (
+        "permanent",
+        "TikTok refused the video duration (3 s to 10 min through the API)",
+        None,
+    ),
+    "frame_rate_check_failed": ("permanent", "TikTok refused the frame rate (23-60 fps)", None),
+    "picture_size_check_failed": (
+        "permanent",
+        "TikTok refused the picture size (at most 1080p, 20 MB)",
+        None,
+    ),
+    "publish_cancelled": ("permanent", "the publication was cancelled", None),
+    "auth_removed": ("permanent", "the TikTok account revoked access during the upload: reconnect it", None),
+    "spam_risk_user_banned_from_posting": ("permanent", "TikTok has banned this account from posting", None),
+    "spam_risk_text": ("permanent", "TikTok refused the text as spam: change it", None),
+    "spam_risk": ("permanent", "TikTok refused the post as spam risk", None),
+    "access_token_invalid": (
+        "permanent",
+        "the TikTok access token is invalid or expired: reconnect the account",
+        None,
+    ),
+    "scope_not_authorized": (
+        "permanent",
+        "the TikTok account did not grant the publishing permission: reconnect it and allow posting",
+        None,
+    ),
+    "url_ownership_unverified": (
+        "permanent",
+        "the media URL's domain is not verified for the TikTok app: host the media through POST /v1/media",
+        None,
+    ),
+    "privacy_level_option_mismatch": (
+        "permanent",
+        "the privacy level is not offered by this TikTok account: choose one of its privacy options",
+        None,
+    ),
+    "unaudited_client_can_only_post_to_private_accounts": (
+        "permanent",
+        "the TikTok app is not audited yet: it can post only as SELF_ONLY to private accounts",
+        None,
+    ),
+    "app_version_check_failed": (
+        "permanent",
+        "the creator's TikTok app is too old for drafts (31.8 or later needed): update the app",
+        None,
+    ),
+    "invalid_publish_id": ("permanent", "TikTok does not know this publish id", None),
+    "token_not_authorized_for_specified_publish_id": (
+        "permanent",
+        "this publish id belongs to another TikTok account: read it with the account that created it",
+        None,
+    ),
+    "publish_not_cancellable": ("permanent", "the publication can no longer be cancelled", None),
+    "invalid_param": ("permanent", "TikTok refused a parameter", None),
+    "invalid_params": ("permanent", "TikTok refused a parameter", None),
+}
+
+
+# the codes that mean the account's authorisation is gone (reconnect it): the account turns needs_reauth
+AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "auth_removed"})
+
+
+def classify(
+    code: str, message: str = "", http_status: int | None = None, retry_after: float | None = None
+) -> NetworkError:
+    known = CODES.get(code)
+    if known is not None:
+        ftype, words, wait = known
+    else:
+        retriable = http_status is not None and (http_status >= 500 or http_status == 429)
+        ftype, words, wait = (
+            ("retriable" if retriable else "permanent"),
+            f"TikTok refused the request ({code})",
+            None,
+        )
+    if ftype == "permanent" and message and code.startswith("invalid_param"):
+        words = f"{words}: {message}"
+    return NetworkError(
+        ftype,
+        words,
+        code=code,
+        retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
+        http_status=http_status,
+        auth_refused=code in AUTH_CODES,
+        wait=wait is not None or (ftype == "retriable" and http_status == 429),  # its rate limits and caps
+    )
+
+
+def chunk_plan(size: int) -> tuple[int, int]:
+    """(chunk_size, total_chunk_count) for a file of `size` bytes: one piece under MIN_CHUNK_SIZE or under
+    CHUNK_SIZE; else size // CHUNK_SIZE chunks of CHUNK_SIZE, the last one also taking the remainder."""
+    if size < max(MIN_CHUNK_SIZE, CHUNK_SIZE):
+        return size, 1
+    return CHUNK_SIZE, size // CHUNK_SIZE
+
+
+def chunk_ranges(size: int) -> list[tuple[int, int]]:
+    """The (first, last) byte of each chunk of chunk_plan(size)."""
+    chunk, count = chunk_plan(size)
+    return [(i * chunk, size - 1 if i == count - 1 else (i + 1) * chunk - 1) for i in range(count)]
+
+
+class TikTokAdapter:
+    platform = PLATFORM
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = "https://open.tiktokapis.com",
+        *,
+        media_loader: MediaLoader | None = None,
+        media_by_url: bool = False,
+    ) -> None:
+        self.client = client
+        self.base = base_url.rstrip("/")
+        self.media_loader = media_loader
+        self.media_by_url = media_by_url  # videos too by PULL_FROM_URL (SOCIALPUB_MEDIA_BY_URL)
+
+    # --- the API, one method per endpoint -------------------------------------------------------
+    def _call(
+        self,
+        token: str,
+        path: str,
+        body: dict[str, Any] | None,
+        *,
+        write: bool = False,
+        query: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        resp = send(
+            self.client,
+            "POST",
+            self.base + path,
+            network="TikTok",
+            write=write,
+            params=query,
+            json=body if body is not None else {},
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=UTF-8"},
+        )
+        payload = json_or_none(resp)
+        error = (payload or {}).get("error") if isinstance(payload, dict) else None
+        code = (error or {}).get("code") if isinstance(error, dict) else None
+        if code == "ok" and resp.status_code < 400:
+            data = payload.get("data")
+            return data if isinstance(data, dict) else {}
+        if code is None:
+            code = "internal_error" if resp.status_code >= 500 else f"http_{resp.status_code}"
+        raise classify(code, str((error or {}).get("message") or ""), resp.status_code, retry_after_s(resp))
+
+    def creator_info(self, token: str) -> dict[str, Any]:
+        return self._call(token, "/v2/post/publish/creator_info/query/", None)
+
+    def init_video(
+        self,
+        token: str,
+        *,
+        video_url: str,
+        post_mode: str = "DIRECT_POST",
+        title: str | None = None,
+        privacy_level: str | None = None,
+        disable_comment: bool | None = None,
+        disable_duet: bool | None = None,
+        disable_stitch: bool | None = None,
+        video_cover_timestamp_ms: int | None = None,
+        is_aigc: bool | None = None,
+    ) -> str:
+        """A video TikTok pulls from `video_url` (PULL_FROM_URL): its publish_id."""
+        data = self._init_video(
+            token,
+            {"source": "PULL_FROM_URL", "video_url": video_url},
+            post_mode,
+            title=title,
+            privacy_level=privacy_level,
+            disable_comment=disable_comment,
+            disable_duet=disable_duet,
+            disable_stitch=disable_stitch,
+            video_cover_timestamp_ms=video_cover_timestamp_ms,
+            is_aigc=is_aigc,
+        )
+        return str(data["publish_id"])
+
+    def init_video_upload(
+        self, token: str, *, video_size: int, post_mode: str = "DIRECT_POST", **post_info: Any
+    ) -> tuple[str, str]:
+        """A video sent by FILE_UPLOAD (sizes of chunk_plan): (publish_id, upload_url)."""
+        chunk, count = chunk_plan(video_size)
+        data = self._init_video(
+            token,
+            {
+                "source": "FILE_UPLOAD",
+                "video_size": video_size,
+                "chunk_size": chunk,
+                "total_chunk_count": count,
+            },
+            post_mode,
+            **post_info,
+        )
+        if not data.get("upload_url"):
+            raise NetworkError(
+                "retriable",
+                "TikTok accepted the upload without an upload URL; it will be retried",
+                code="no_upload_url",
+            )
+        return str(data["publish_id"]), str(data["upload_url"])
+
+    def upload_video(self, upload_url: str, data: bytes, mime: str = "video/mp4", *, start: int = 0) -> None:
+        """PUT each chunk of chunk_ranges to upload_url in order (206: more expected, 201: complete), from the chunk
+        that holds byte `start` (a resumed upload: TikTok's status `uploaded_bytes`). A 5xx or a cut connection
+        sends the chunk again (CHUNK_ATTEMPTS in all); anything else ends the upload."""
+        ctype = mime if mime in UPLOAD_MIMES else "video/mp4"
+        ranges = chunk_ranges(len(data))
+        for n, (first, last) in enumerate(ranges, 1):
+            if last < start:
+                continue
+            self._put_chunk(
+                upload_url, data[first : last + 1], first, last, len(data), ctype, final=n == len(ranges)
+            )
+
+    def load(self, media: MediaRef) -> bytes:
+        """The bytes of a media to upload (the adapter's media loader)."""
+        return self._load(media)
+
+    def _put_chunk(
+        self, upload_url: str, chunk: bytes, first: int, last: int, total: int, ctype: str, *, final: bool
+    ) -> None:
+        where = f"bytes {first}-{last}/{total}"
+        cut = False  # a try was cut after sending: the final chunk may have completed the upload
+        for attempt in range(1, CHUNK_ATTEMPTS + 1):
+            if attempt > 1 and CHUNK_RETRY_WAIT_S > 0:
+                time.sleep(CHUNK_RETRY_WAIT_S * (attempt - 1))
+            try:
+                resp = send(
+                    self.client,
+                    "PUT",
+                    upload_url,
+                    network="TikTok",
+                    write=True,
+                    content=chunk,
+                    headers={"Content-Type": ctype, "Content-Range": where},
+                )
+            except NetworkError as e:
+                cut = cut or e.ambiguous
+                continue
+            if resp.status_code in (200, 201, 206):
+                return
+            if resp.status_code >= 500:
+                continue
+            payload = json_or_none(resp)
+            error = payload.get("error") if isinstance(payload, dict) else None
+            code = str(error.get("code") or "") if isinstance(error, dict) else ""
+            words = {
+                403: "the upload URL expired",
+                404: "TikTok lost the upload task",
+                416: "TikTok expected another byte range",
+            }.get(resp.status_code, "TikTok refused the chunk")
+            ftype = "permanent" if resp.status_code == 400 else "retriable"
+            raise NetworkError(
+                ftype,
+                f"the upload of the video to TikTok failed: {words} (HTTP "  # type: ignore[arg-type]
+                f"{resp.status_code} at {where})" + ("; it will be retried" if ftype == "retriable" else ""),
+                code=code or f"http_{resp.status_code}",
+                http_status=resp.status_code,
+                ambiguous=final and cut,
+            )
+        raise NetworkError(
+            "retriable",
+            f"the upload of the video to TikTok kept failing at {where}; it will be retried",
+            code="upload_failed",
+            ambiguous=final and cut,
+        )
+
+    def _init_video(
+        self,
+        token: str,
+        source: dict[str, Any],
+        post_mode: str,
+        *,
+        title: str | None = None,
+        privacy_level: str | None = None,
+        disable_comment: bool | None = None,
+        disable_duet: bool | None = None,
+        disable_stitch: bool | None = None,
+        video_cover_timestamp_ms: int | None = None,
+        is_aigc: bool | None = None,
+    ) -> dict[str, Any]:
+        if post_mode == "MEDIA_UPLOAD":  # inbox: source only; the caption is typed in the app
+            data = self._call(
+                token, "/v2/post/publish/inbox/video/init/", {"source_info": source}, write=True
+            )
+        else:
+            info = {
+                "title": title,
+                "privacy_level": privacy_level,
+                "disable_comment": disable_comment,
+                "disable_duet": disable_duet,
+                "disable_stitch": disable_stitch,
+                "video_cover_timestamp_ms": video_cover_timestamp_ms,
+                "is_aigc": is_aigc,
+            }
+            body = {"post_info": {k: v for k, v in info.items() if v is not None}, "source_info": source}
+            data = self._call(token, "/v2/post/publish/video/init/", body, write=True)
+        return data
+
+    def init_photo(
+        self,
+        token: str,
+        *,
+        image_urls: list[str],
+        post_mode: str = "DIRECT_POST",
+        title: str | None = None,
+        description: str | None = None,
+        privacy_level: str | None = None,
+        disable_comment: bool | None = None,
+        auto_add_music: bool | None = None,
+        cover_index: int = 0,
+    ) -> str:
+        info: dict[str, Any] = {"title": title, "description": description}
+        if post_mode == "DIRECT_POST":
+            info.update(
+                privacy_level=privacy_level, disable_comment=disable_comment, auto_add_music=auto_add_music
+            )
+        body = {
+            "post_info": {k: v for k, v in info.items() if v is not None},
+            "source_info": {
+                "source": "PULL_FROM_URL",
+                "photo_cover_index": cover_index,
+                "photo_images": list(image_urls),
+            },
+            "post_mode": post_mode,
+            "media_type": "PHOTO",
+        }
+        return str(self._call(token, "/v2/post/publish/content/init/", body, write=True)["publish_id"])
+
+    def fetch_status(self, token: str, publish_id: str) -> dict[str, Any]:
+        return self._call(token, "/v2/post/publish/status/fetch/", {"publish_id": publish_id})
+
+    def cancel(self, token: str, publish_id: str) -> None:
+        self._call(token, "/v2/post/publish/cancel/", {"publish_id": publish_id}, write=True)
+
+    def list_videos(self, token: str, max_count: int = 20) -> list[dict[str, Any]]:
+        return self.list_videos_page(token, max_count=max_count)[0]
+
+    def list_videos_page(
+        self, token: str, *, cursor: int | None = None, max_count: int = 20
+    ) -> tuple[list[dict[str, Any]], int | None, bool]:
+        """One page of the creator's public posts, newest first: (videos, next cursor, has_more)."""
+        body: dict[str, Any] = {"max_count": max_count}
+        if cursor is not None:
+            body["cursor"] = cursor
+        data = self._call(
+            token,
+            "/v2/video/list/",
+            body,
+            query={"fields": "id,title,video_description,create_time,share_url"},
+        )
+        nxt = data.get("cursor")
+        return (
+            list(data.get("videos") or []),
+            int(nxt) if isinstance(nxt, int) else None,
+            bool(data.get("has_more")),
+        )
+
+    # --- the adapter protocol -------------------------------------------------------------------
+    def _load(self, media: MediaRef) -> bytes:
+        if self.media_loader is None:
+            raise NetworkError("permanent", "no media loader configured for TikTok uploads", code="no_loader")
+        data = self.media_loader(media)
+        if not data:
+            raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
+        return data
+
+    def _privacy_for(self, pub: Publication) -> str:
+        opts = pub.payload.options
+        if opts.get("privacy_level"):
+            return str(opts["privacy_level"])
+        offered = list(self.creator_info(pub.account.access_token).get("privacy_level_options") or [])
+        for level in ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR"):
+            if level in offered:
+                return level
+        return offered[0] if offered else "SELF_ONLY"
+
+    def _resumed(self, pub: Publication) -> PublishOutcome | None:
+        """An interrupted attempt's publish id (pub.resume) TikTok still has: its upload finished from the byte
+        TikTok reports (FILE_UPLOAD), or what TikTok says of it once uploaded; None to start over (none saved,
+        unknown to TikTok, or failed)."""
+        state = decode_ref(pub.resume) if pub.resume else {}
+        publish_id = str(state.get("publish_id") or "")
+        if not publish_id:
+            return None
+        try:
+            data = self.fetch_status(pub.account.access_token, publish_id)
+        except NetworkError as e:
+            if e.fail_type == "permanent":  # TikTok does not know it (any more)
+                return None
+            raise
+        status = str(data.get("status") or "")
+        if status == "FAILED":
+            return None
+        if status == "PROCESSING_UPLOAD" and state.get("upload_url"):
+            media = pub.payload.media[0]
+            self.upload_video(
+                str(state["upload_url"]),
+                self._load(media),
+                (media.mime or "").split(";")[0].strip().lower(),
+                start=int(data.get("uploaded_bytes") or 0),
+            )
+            return PublishOutcome.pending(publish_id, network_status="PROCESSING_UPLOAD")
+        return self.outcome_of(pub, publish_id, data)
+
+    def publish(self, pub: Publication) -> PublishOutcome:
+        """The init (its publish id, and upload URL, saved as the attempt's progress at once: an interrupted
+        attempt's successor continues it, `pub.resume`, rather than opening another), then the upload."""
+        p, opts, token = pub.payload, pub.payload.options, pub.account.access_token
+        mode = str(opts.get("post_mode") or "DIRECT_POST")
+        try:
+            resumed = self._resumed(pub)
+            if resumed is not None:
+                return resumed
+            privacy = self._privacy_for(pub) if mode == "DIRECT_POST" else None
+            if p.kind == "video":
+                info: dict[str, Any] = {
+                    "post_mode": mode,
+                    "title": p.text or None,
+                    "privacy_level": privacy,
+                    "disable_comment": opts.get("disable_comment"),
+                    "disable_duet": opts.get("disable_duet"),
+                    "disable_stitch": opts.get("disable_stitch"),
+                    "is_aigc": opts.get("is_aigc"),
+                }
+                if self.media_by_url:
+                    publish_id = self.init_video(token, video_url=p.media[0].url, **info)
+                    pub.saved(encode_ref(publish_id=publish_id))
+                else:
+                    data = self._load(p.media[0])
+                    publish_id, upload_url = self.init_video_upload(token, video_size=len(data), **info)
+                    pub.saved(encode_ref(publish_id=publish_id, upload_url=upload_url))
+                    # nothing is published before the last byte: a failed upload is retried as a whole
+                    self.upload_video(upload_url, data, (p.media[0].mime or "").split(";")[0].strip().lower())
+                    return PublishOutcome.pending(publish_id, network_status="PROCESSING_UPLOAD")
+            else:
+                publish_id = self.init_photo(
+                    token,
+                    image_urls=[m.url for m in p.media],
+                    post_mode=mode,
+                    title=p.title or None,
+                    description=p.text or None,
+                    privacy_level=privacy,
+                    disable_comment=opts.get("disable_comment"),
+                    auto_add_music=opts.get("auto_add_music"),
+                )
+                pub.saved(encode_ref(publish_id=publish_id))
+        except NetworkError as e:
+            return e.outcome()
+        return PublishOutcome.pending(publish_id, network_status="PROCESSING_DOWNLOAD")
+
+    def outcome_of(self, pub: Publication, publish_id: str, data: dict[str, Any]) -> PublishOutcome:
+        status = str(data.get("status") or "")
+        if status == "SEND_TO_USER_INBOX":
+            return PublishOutcome(
+                state="inbox_delivered",
+                external_post_id=publish_id,
+                tracking_ref=publish_id,
+                network_status=status,
+            )
+        if status == "PUBLISH_COMPLETE":
+            ids = data.get("publicaly_available_post_id") or data.get("publicly_available_post_id") or []
+            if ids:
+                post_id = str(ids[0])
+                url = self.post_url(pub, post_id)
+                return PublishOutcome.published(post_id, url, tracking_ref=publish_id, network_status=status)
+            return PublishOutcome.published(publish_id, None, tracking_ref=publish_id, network_status=status)
+        if status == "FAILED":
+            reason = str(data.get("fail_reason") or "internal")
+            return classify(reason).outcome(tracking_ref=publish_id, network_status=status)
+        return PublishOutcome.pending(publish_id, network_status=status or "PROCESSING_DOWNLOAD")
+
+    def post_url(self, pub: Publication, post_id: str) -> str | None:
+        if not pub.account.username:
+            return None
+        kind = "video" if pub.payload.kind == "video" else "photo"
+        return f"https://www.tiktok.com/@{pub.account.username}/{kind}/{post_id}"
+
+    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        try:
+            data = self.fetch_status(pub.account.access_token, ref)
+        except NetworkError as e:
+            return e.outcome(tracking_ref=ref)
+        return self.outcome_of(pub, ref, data)
+
+    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
+        return never_ready(PLATFORM)
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Pages the creator's public posts (Display API /v2/video/list/, newest first, `cursor` / `has_more`)
+        back to the attempt's start. A draft sent to the inbox cannot be seen through the API: Unverifiable."""
+        p = pub.payload
+        if p.options.get("post_mode") == "MEDIA_UPLOAD":
+            raise Unverifiable("TikTok offers no way to list the drafts in a creator's inbox")
+        expected = ((p.text if p.kind == "video" else p.title) or "").strip()
+        since = pub.not_before()
+        cursor: int | None = None
+        try:
+            for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
+                videos, cursor, more = self.list_videos_page(pub.account.access_token, cursor=cursor)
+                for v in videos:
+                    if since is not None and int(v.get("create_time") or 0) < since.timestamp():
+                        return None
+                    text = str(v.get("video_description") if p.kind == "video" else v.get("title") or "")
+                    if text.strip() == expected:
+                        post_id = str(v.get("id"))
+                        return PublishOutcome.published(
+                            post_id,
+                            v.get("share_url") or self.post_url(pub, post_id),
+                            network_status="PUBLISH_COMPLETE",
+                        )
+                if not more:
+                    return None
+        except NetworkError as e:
+            return check_failed("TikTok", e)
+        return None
+
+
+def make_adapter(ctx: AdapterContext) -> TikTokAdapter:
+    """The registry's factory: videos by URL (PULL_FROM_URL) when SOCIALPUB_MEDIA_BY_URL names tiktok."""
+    return TikTokAdapter(
+        ctx.client, ctx.host("api"), media_loader=ctx.media_loader, media_by_url=ctx.media_by_url
+    )

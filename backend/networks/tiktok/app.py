@@ -1,0 +1,79 @@
+"""TikTok's OAuth app (Login Kit): www.tiktok.com/v2/auth/authorize/, open.tiktokapis.com/v2/oauth/token/ (the
+client id is TikTok's `client_key`; tokens refreshed with rotation); the grant reaches one user, its `open_id`."""
+
+from __future__ import annotations
+
+import httpx
+
+from backend.config import Settings
+from backend.networks.base import NetworkError
+from backend.networks.http import json_or_none
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body
+from backend.networks.oauth_apps import Endpoints, OAuthApp, api_base
+from backend.networks.tiktok import NETWORK
+from backend.networks.tiktok.adapter import classify
+
+PLATFORM = NETWORK.name
+
+ENDPOINTS = Endpoints(
+    "https://www.tiktok.com/v2/auth/authorize/",
+    "https://open.tiktokapis.com/v2/oauth/token/",
+    "https://open.tiktokapis.com/v2/oauth/revoke/",
+    ("user.info.basic", "video.publish", "video.upload"),
+    ",",
+    client_id_param="client_key",
+    refreshable=True,
+    rotates_refresh=True,
+)
+
+
+def refusal(resp: httpx.Response) -> NetworkError:
+    body = json_or_none(resp)
+    err = body.get("error") if isinstance(body, dict) else None
+    err = err if isinstance(err, dict) else {}
+    return classify(
+        str(err.get("code") or f"http_{resp.status_code}"), str(err.get("message") or ""), resp.status_code
+    )
+
+
+def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
+    base = api_base(PLATFORM, settings).rstrip("/")
+    resp = call(
+        client,
+        "GET",
+        f"{base}/v2/user/info/",
+        PLATFORM,
+        params={"fields": "open_id,display_name,username"},
+        headers={"Authorization": f"Bearer {tokens.access_token}"},
+    )
+    user = (json_body(PLATFORM, resp).get("data") or {}).get("user") or {}
+    open_id = str(user.get("open_id") or tokens.subject or "")
+    if not open_id:
+        raise OAuthError("other", "unexpected_answer", "tiktok's user info has no open_id")
+    return [
+        Candidate(
+            open_id,
+            str(user.get("display_name") or user.get("username") or "TikTok user"),
+            str(user.get("username") or ""),
+            "user",
+            tokens.access_token,
+            tokens.expires_at,
+            tokens.refresh_token,
+            tokens.refresh_expires_at,
+        )
+    ]
+
+
+def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
+    base = api_base(PLATFORM, settings).rstrip("/")
+    return call(
+        client,
+        "GET",
+        f"{base}/v2/user/info/",
+        PLATFORM,
+        params={"fields": "open_id"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, refusal)

@@ -1,0 +1,45 @@
+"""`options.tiktok` of POST /v1/posts (spec 4.4): the post mode, privacy and interaction settings."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+
+from backend.schemas.options import WireModel
+
+TikTokPostMode = Literal["DIRECT_POST", "MEDIA_UPLOAD"]
+TikTokPrivacyLevel = Literal[
+    "PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"
+]
+TIKTOK_PRIVACY_LEVELS: tuple[str, ...] = (
+    "PUBLIC_TO_EVERYONE",
+    "MUTUAL_FOLLOW_FRIENDS",
+    "FOLLOWER_OF_CREATOR",
+    "SELF_ONLY",
+)
+
+
+class TikTokOptions(WireModel):
+    """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored."""
+
+    model_config = ConfigDict(title="TikTokOptions")
+
+    post_mode: TikTokPostMode = Field(
+        default="DIRECT_POST",
+        title="Mode",
+        description="MEDIA_UPLOAD puts the content in the creator's drafts",
+        json_schema_extra={
+            "x-labels": {
+                "DIRECT_POST": "Publish directly (DIRECT_POST)",
+                "MEDIA_UPLOAD": "Draft to the creator's inbox (MEDIA_UPLOAD)",
+            }
+        },
+    )
+    privacy_level: TikTokPrivacyLevel | None = Field(
+        default=None, title="privacy: as the account", description="one the account's creator_info offers"
+    )
+    disable_comment: bool | None = Field(default=None, title="No comments")
+    disable_duet: bool | None = Field(default=None, title="No duets")
+    disable_stitch: bool | None = Field(default=None, title="No stitches")
+    auto_add_music: bool | None = Field(default=None, title="Auto music")

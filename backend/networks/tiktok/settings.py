@@ -1,0 +1,22 @@
+"""TikTok's settings: SOCIALPUB_TIKTOK_… (backend/networks/settings.py; the OAuth app's id is TikTok's client
+key), and the sandbox's daily cap of direct posts (SOCIALPUB_SANDBOX_TIKTOK_DAILY_POSTS)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import AliasChoices, Field
+
+from backend.networks.settings import NetworkSettings, base_url_alias, network_config
+
+
+class TikTokSettings(NetworkSettings):
+    model_config = network_config("tiktok")
+
+    api_base: str = Field("https://open.tiktokapis.com", validation_alias=base_url_alias("tiktok"))
+    sandbox_daily_posts: int = Field(
+        15, validation_alias=AliasChoices("SOCIALPUB_SANDBOX_TIKTOK_DAILY_POSTS")
+    )
+
+    def sandbox_options(self) -> dict[str, Any]:
+        return {"daily_posts": self.sandbox_daily_posts}

@@ -1,0 +1,71 @@
+"""YouTube's OAuth app (Google): accounts.google.com/o/oauth2/v2/auth (offline access, consent prompted, so a
+refresh token comes), oauth2.googleapis.com/token; the grant reaches the user's channels."""
+
+from __future__ import annotations
+
+import httpx
+
+from backend.config import Settings
+from backend.networks.oauth import Candidate, TokenSet, call, json_body
+from backend.networks.oauth_apps import Endpoints, OAuthApp, api_base
+from backend.networks.youtube import NETWORK
+from backend.networks.youtube.adapter import classify
+
+PLATFORM = NETWORK.name
+
+ENDPOINTS = Endpoints(
+    "https://accounts.google.com/o/oauth2/v2/auth",
+    "https://oauth2.googleapis.com/token",
+    "https://oauth2.googleapis.com/revoke",
+    (
+        "https://www.googleapis.com/auth/youtube.upload",
+        "https://www.googleapis.com/auth/youtube.readonly",
+    ),
+    " ",
+    extra_authorize=(("access_type", "offline"), ("prompt", "consent")),
+    refreshable=True,
+    rotates_refresh=True,
+)
+
+
+def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
+    base = api_base(PLATFORM, settings).rstrip("/")
+    resp = call(
+        client,
+        "GET",
+        f"{base}/channels",
+        PLATFORM,
+        params={"part": "id,snippet", "mine": "true"},
+        headers={"Authorization": f"Bearer {tokens.access_token}"},
+    )
+    out = []
+    for item in json_body(PLATFORM, resp).get("items") or []:
+        snippet = item.get("snippet") or {}
+        out.append(
+            Candidate(
+                str(item["id"]),
+                str(snippet.get("title") or f"YouTube channel {item['id']}"),
+                str(snippet.get("customUrl") or ""),
+                "channel",
+                tokens.access_token,
+                tokens.expires_at,
+                tokens.refresh_token,
+                tokens.refresh_expires_at,
+            )
+        )
+    return out
+
+
+def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
+    base = api_base(PLATFORM, settings).rstrip("/")
+    return call(
+        client,
+        "GET",
+        f"{base}/channels",
+        PLATFORM,
+        params={"part": "id", "mine": "true"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, classify)

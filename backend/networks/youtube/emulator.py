@@ -1,0 +1,355 @@
+"""YouTube Data API v3 emulator (NETWORKS.md section 5): resumable sessions (Location, 308 + Range),
+metadata rules (title 100, no < >, description 5000 bytes, tags 500), processing uploaded -> processed
+with time, failed for fail-permanent; quotaExceeded / backendError for the behaviours; 100 uploads a day."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from backend.networks.sandbox.core import (
+    Emulator,
+    Gate,
+    Request,
+    b64url,
+    empty_response,
+    exclusive,
+    gate,
+    get_item,
+    json_response,
+    new_item,
+    page_after,
+    update_item,
+    write,
+)
+from backend.networks.sandbox.oauth import authenticate, install
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
+from backend.networks.youtube import emulator_errors
+from backend.networks.youtube.emulator_oauth import GoogleOAuth
+
+PLATFORM = "youtube"
+DAILY_UPLOADS = 100  # upload sessions a channel may open a day (uploadLimitExceeded)
+UPLOAD_SESSION = "https://www.googleapis.sandbox.invalid/upload/youtube/v3/videos"
+
+
+def tags_length(tags: list[str]) -> int:
+    """YouTube's count for snippet.tags: the characters, a comma between tags, quotes around a tag with a space."""
+    return sum(len(t) + (2 if " " in t else 0) for t in tags) + max(0, len(tags) - 1)
+
+
+def yt_error(status: int, reason: str, message: str, domain: str = "youtube.video") -> httpx.Response:
+    return json_response(
+        status,
+        {
+            "error": {
+                "code": status,
+                "message": message,
+                "errors": [{"domain": domain, "reason": reason, "message": message}],
+            }
+        },
+    )
+
+
+class YouTubeEmulator(Emulator):
+    platform = PLATFORM
+    HOSTS = {
+        "api": "https://www.googleapis.sandbox.invalid/youtube/v3",
+        "upload": "https://www.googleapis.sandbox.invalid/upload/youtube/v3",
+    }
+    OAUTH = GoogleOAuth
+    FAULTS = emulator_errors.FAULTS
+    ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
+    SERVE_BASE_PATH = "/youtube/v3"
+    SERVE_ENDPOINTS = (("authorize", "/o/oauth2/v2/auth"), ("token", "/token"), ("revoke", "/revoke"))
+
+    @classmethod
+    def new_identity(cls, name: str) -> tuple[str, str]:
+        return "UC" + b64url(22), "ya29." + b64url(150)
+
+    def __init__(self, config):  # type: ignore[no-untyped-def]
+        super().__init__(config)
+        self.route("POST", r"/upload/youtube/v3/videos", self.start_session)
+        self.route("PUT", r"/upload/youtube/v3/videos", self.put_bytes)
+        self.route("GET", r"/youtube/v3/videos", self.list_videos)
+        self.route("GET", r"/youtube/v3/search", self.search)
+        self.route("GET", r"/youtube/v3/channels", self.channels)
+        self.route("GET", r"/youtube/v3/playlistItems", self.playlist_items)
+        install(self)
+
+    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
+        auth = authenticate(request.bearer(), PLATFORM)
+        acc = auth.account
+        if acc is None or auth.problem:
+            resp = yt_error(
+                401,
+                "authError",
+                "Request had invalid authentication credentials. Expected OAuth 2 "
+                "access token, login cookie or other valid authentication credential.",
+                "global",
+            )
+            resp.headers["WWW-Authenticate"] = (
+                'Bearer realm="https://accounts.google.com/", error="invalid_token"'
+            )
+            return resp
+        return acc
+
+    def start_session(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("uploadType") != "resumable":
+            return yt_error(400, "invalidParameter", "uploadType must be resumable in this sandbox", "global")
+        body = request.json if isinstance(request.json, dict) else {}
+        snippet, status = body.get("snippet") or {}, body.get("status") or {}
+        title, description = str(snippet.get("title") or ""), str(snippet.get("description") or "")
+        if not title.strip() or len(title) > 100 or "<" in title or ">" in title:
+            return yt_error(400, "invalidTitle", "The request metadata specifies an invalid video title.")
+        if len(description.encode()) > 5000 or "<" in description or ">" in description:
+            return yt_error(
+                400, "invalidDescription", "The request metadata specifies an invalid video description."
+            )
+        if tags_length(list(snippet.get("tags") or [])) > 500:
+            return yt_error(400, "invalidTags", "The request metadata specifies invalid video keywords.")
+        if status.get("privacyStatus", "public") not in ("public", "private", "unlisted"):
+            return yt_error(400, "invalidVideoMetadata", "The request metadata is invalid.")
+        size = request.header("x-upload-content-length")
+        if not (size and size.isdigit()) or not request.header("x-upload-content-type").startswith("video/"):
+            return yt_error(
+                400,
+                "invalidParameter",
+                "X-Upload-Content-Length and X-Upload-Content-Type video/* are required",
+                "global",
+            )
+        g = gate(acc)
+        if g == Gate.RETRIABLE:
+            return yt_error(503, "backendError", "Backend Error", "global")
+        if g == Gate.RATE:
+            return yt_error(
+                403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota."
+            )
+        upload_id = b64url(40)
+        with exclusive(acc):  # the daily cap's check and the session counted against it: atomic
+            cap = self.option("daily_uploads", DAILY_UPLOADS)
+            if self.config.limits and self.count_since(acc, ("upload",), 86400, limit=cap) >= cap:
+                return yt_error(
+                    400, "uploadLimitExceeded", "The user has exceeded the number of videos they may upload."
+                )
+            new_item(
+                PLATFORM,
+                acc,
+                "upload",
+                "upload:" + upload_id,
+                data={"resource": body, "size": int(size), "received": 0},
+            )
+        return empty_response(
+            200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"}
+        )
+
+    def put_bytes(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        session = get_item("upload:" + str(request.query.get("upload_id")))
+        if session is None or session.account_id != acc.id:
+            return yt_error(404, "notFound", "Upload session not found or expired.", "global")
+        data = dict(session.data or {})
+        size, received = int(data["size"]), int(data["received"])
+        if session.state == "done":
+            video = get_item(str(session.post_id))
+            if video is None:
+                raise SandboxItem.DoesNotExist(f"no video {session.post_id}")
+            return json_response(200, self.resource(video))
+        crange = request.header("content-range")
+        if crange.startswith("bytes */"):
+            return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"} if received else {})
+        received += len(request.content)
+        if received < size:
+            update_item(session.id, data={**data, "received": received})
+            return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"})
+        res = data["resource"]
+        video_id = b64url(11)
+        with write():
+            update_item(session.id, data={**data, "received": size}, state="done", post_id=video_id)
+            item = new_item(
+                PLATFORM,
+                acc,
+                "video",
+                video_id,
+                processing_s=self.processing_s(acc),
+                text=res["snippet"].get("description", ""),
+                title=res["snippet"]["title"],
+                data={"resource": res, "bytes": size},
+                outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
+                url=f"https://youtu.be/{video_id}",
+            )
+        return json_response(200, self.resource(item))
+
+    def upload_status(self, item: SandboxItem) -> str:
+        if not self.ready(item):
+            return "uploaded"
+        return "processed" if item.outcome == "ok" else "failed"
+
+    def resource(self, item: SandboxItem) -> dict[str, Any]:
+        res = (item.data or {}).get("resource") or {}
+        upload = self.upload_status(item)
+        status = {**(res.get("status") or {}), "uploadStatus": upload}
+        if upload == "failed":
+            status["failureReason"] = item.outcome
+        processing = {"uploaded": "processing", "processed": "succeeded", "failed": "failed"}[upload]
+        return {
+            "kind": "youtube#video",
+            "id": item.id,
+            "snippet": {
+                **(res.get("snippet") or {}),
+                "publishedAt": item.created_at.isoformat().replace("+00:00", "Z"),
+                "channelId": "",
+            },
+            "status": status,
+            "processingDetails": {"processingStatus": processing},
+        }
+
+    def list_videos(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        ids = [i for i in str(request.query.get("id") or "").split(",") if i]
+        rows = (
+            list(
+                SandboxItem.select().where(
+                    (SandboxItem.platform == PLATFORM)
+                    & (SandboxItem.kind == "video")
+                    & SandboxItem.id.in_(ids)
+                    & (SandboxItem.account_id == acc.id)
+                )
+            )
+            if ids
+            else []
+        )
+        return json_response(
+            200, {"kind": "youtube#videoListResponse", "items": [self.resource(r) for r in rows]}
+        )
+
+    def search(self, request: Request) -> httpx.Response:
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("forMine") != "true":
+            return yt_error(
+                400, "invalidSearchFilter", "Only forMine searches are emulated", "youtube.search"
+            )
+        try:
+            limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
+        except ValueError:
+            return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.kind == "video")
+            & (SandboxItem.account_id == acc.id)
+        )
+        rows, token = page_after(query, request.query.get("pageToken") or None, limit)
+        body: dict[str, Any] = {
+            "kind": "youtube#searchListResponse",
+            "pageInfo": {"resultsPerPage": limit},
+            "items": [
+                {
+                    "kind": "youtube#searchResult",
+                    "id": {"kind": "youtube#video", "videoId": r.id},
+                    "snippet": {
+                        "title": r.title,
+                        "description": r.text[:160],
+                        "publishedAt": r.created_at.isoformat().replace("+00:00", "Z"),
+                    },
+                }
+                for r in rows
+            ],
+        }
+        if token:
+            body["nextPageToken"] = token
+        return json_response(200, body)
+
+    @staticmethod
+    def uploads_playlist(acc: SandboxAccount) -> str:
+        return "UU" + acc.external_id[2:]  # a channel UCxxxx's uploads playlist is UUxxxx
+
+    def channels(self, request: Request) -> httpx.Response:
+        """channels.list?mine=true: the channel, with its uploads playlist (contentDetails.relatedPlaylists)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("mine") != "true":
+            return yt_error(400, "invalidFilters", "Only mine=true is emulated", "youtube.parameter")
+        parts = set((request.query.get("part") or "id").split(","))
+        item: dict[str, Any] = {"kind": "youtube#channel", "id": acc.external_id}
+        if "snippet" in parts:
+            item["snippet"] = {
+                "title": acc.display_name or acc.name,
+                "customUrl": f"@{acc.username}",
+                "description": "",
+            }
+        if "contentDetails" in parts:
+            item["contentDetails"] = {"relatedPlaylists": {"uploads": self.uploads_playlist(acc)}}
+        return json_response(200, {"kind": "youtube#channelListResponse", "items": [item]})
+
+    def playlist_items(self, request: Request) -> httpx.Response:
+        """playlistItems.list of the channel's uploads playlist, newest first, `maxResults` (<= 50) a page,
+        `pageToken` <- `nextPageToken` (1 quota unit a page, where search costs 100)."""
+        acc = self._auth(request)
+        if isinstance(acc, httpx.Response):
+            return acc
+        if request.query.get("playlistId") != self.uploads_playlist(acc):
+            return yt_error(
+                404,
+                "playlistNotFound",
+                "The playlist identified with the request's playlistId parameter cannot be found.",
+                "youtube.playlistItem",
+            )
+        try:
+            limit = max(1, min(50, int(request.query.get("maxResults") or 5)))
+        except ValueError:
+            return yt_error(400, "invalidParameter", "maxResults must be an integer", "global")
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.kind == "video")
+            & (SandboxItem.account_id == acc.id)
+        )
+        rows, token = page_after(query, request.query.get("pageToken") or None, limit)
+        items = []
+        for r in rows:
+            at = r.created_at.isoformat().replace("+00:00", "Z")
+            items.append(
+                {
+                    "kind": "youtube#playlistItem",
+                    "id": "PI" + r.id,
+                    "snippet": {
+                        "title": r.title,
+                        "description": r.text,
+                        "publishedAt": at,
+                        "channelId": acc.external_id,
+                        "playlistId": self.uploads_playlist(acc),
+                        "resourceId": {"kind": "youtube#video", "videoId": r.id},
+                    },
+                    "contentDetails": {"videoId": r.id, "videoPublishedAt": at},
+                }
+            )
+        body: dict[str, Any] = {
+            "kind": "youtube#playlistItemListResponse",
+            "items": items,
+            "pageInfo": {"resultsPerPage": limit},
+        }
+        if token:
+            body["nextPageToken"] = token
+        return json_response(200, body)
+
+    def describe(self, item: SandboxItem) -> dict[str, Any] | None:
+        if item.kind != "video" or self.upload_status(item) != "processed":
+            return None
+        return {
+            "external_id": item.id,
+            "url": item.url,
+            "status": "published",
+            "kind": "video",
+            "text": item.text,
+            "title": item.title,
+            "media": [],
+        }

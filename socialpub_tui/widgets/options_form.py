@@ -1,0 +1,146 @@
+"""A network's `options` in the compose screen, built from the JSON Schema GET /v1/networks gives for it (the
+network's own options model on the server): so a network the front end has never heard of — a plugin's — gets its
+form too. One widget per property, in the schema's order, booleans together on one line:
+
+    a value among an enum     Select (labels from `x-labels`; blank allowed when the value may be null)
+    a boolean                 Checkbox
+    a string, a number        Input
+    a list of strings         Input, comma separated
+
+Each widget's id is `<network>-<property>` (the wire's camelCase name), its title the property's `title`.
+`values()` gives the options as sent (only what was set, plus the non-null defaults); `fill(options)` puts a
+post's options back. A property of another shape is left to the API (not shown)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Checkbox, Collapsible, Input, Select
+
+from socialpub_tui.widgets.dropdown import Dropdown
+
+
+def _branches(prop: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
+    """The non-null branches of a property, and whether it may be null."""
+    branches = prop.get("anyOf") or [prop]
+    kept = [b for b in branches if b.get("type") != "null"]
+    return kept, len(kept) < len(branches)
+
+
+def field_kind(prop: dict[str, Any]) -> tuple[str, list[Any], bool]:
+    """(kind, enum values, nullable): kind `enum`, `bool`, `text`, `number`, `list` or `` (not shown)."""
+    branches, nullable = _branches(prop)
+    if len(branches) != 1:
+        return "", [], nullable
+    b = branches[0]
+    if "enum" in b:
+        return "enum", list(b["enum"]), nullable
+    kind = b.get("type")
+    if kind == "boolean":
+        return "bool", [], nullable
+    if kind == "string":
+        return "text", [], nullable
+    if kind in ("integer", "number"):
+        return "number", [], nullable
+    if kind == "array" and (b.get("items") or {}).get("type") == "string":
+        return "list", [], nullable
+    return "", [], nullable
+
+
+class OptionsForm(Collapsible):
+    """The options of one network, from the JSON Schema of its `options`."""
+
+    def __init__(self, network: str, label: str, schema: dict[str, Any]) -> None:
+        self.network = network
+        self.schema = schema
+        self.props: dict[str, dict[str, Any]] = dict(schema.get("properties") or {})
+        super().__init__(
+            *self._fields(),
+            title=f"{label} options",
+            id=f"compose-{network}",
+            collapsed=False,
+            classes="options",
+        )
+
+    def field_id(self, name: str) -> str:
+        return f"{self.network}-{name}"
+
+    def _fields(self) -> list[Widget]:
+        widgets: list[Widget] = []
+        checks: list[Widget] = []
+        for name, prop in self.props.items():
+            kind, values, nullable = field_kind(prop)
+            title = str(prop.get("title") or name)
+            if kind == "enum":
+                labels = prop.get("x-labels") or {}
+                default = prop.get("default")
+                blank = nullable or default is None
+                widgets.append(
+                    Dropdown(
+                        [(str(labels.get(v, v)), v) for v in values],
+                        prompt=title,
+                        allow_blank=blank,
+                        value=Select.NULL if blank else default,
+                        id=self.field_id(name),
+                    )
+                )
+            elif kind == "bool":
+                checks.append(Checkbox(title, id=self.field_id(name)))
+            elif kind in ("text", "number", "list"):
+                widgets.append(Input(placeholder=title, id=self.field_id(name)))
+        if checks:
+            widgets.append(Horizontal(*checks, classes="checks"))
+        return widgets
+
+    def values(self) -> dict[str, Any]:
+        """The options as sent: every set value (a checked box, a typed text, a chosen value)."""
+        out: dict[str, Any] = {}
+        for name, prop in self.props.items():
+            kind, _values, _nullable = field_kind(prop)
+            wid = f"#{self.field_id(name)}"
+            if kind == "enum":
+                value = self.query_one(wid, Select).value
+                if value is not Select.NULL:
+                    out[name] = value
+            elif kind == "bool":
+                if self.query_one(wid, Checkbox).value:
+                    out[name] = True
+            elif kind == "text":
+                text = self.query_one(wid, Input).value.strip()
+                if text:
+                    out[name] = text
+            elif kind == "number":
+                text = self.query_one(wid, Input).value.strip()
+                if text:
+                    try:
+                        out[name] = int(text) if prop_is_integer(prop) else float(text)
+                    except ValueError:
+                        out[name] = text  # the API says why
+            elif kind == "list":
+                items = [t.strip() for t in self.query_one(wid, Input).value.split(",") if t.strip()]
+                if items:
+                    out[name] = items
+        return out
+
+    def fill(self, options: dict[str, Any]) -> None:
+        """Show a post's options (a value this form cannot show is left as the form has it)."""
+        for name, prop in self.props.items():
+            kind, values, _nullable = field_kind(prop)
+            wid = f"#{self.field_id(name)}"
+            value = options.get(name)
+            if kind == "enum":
+                if value in values:
+                    self.query_one(wid, Select).value = value
+            elif kind == "bool":
+                self.query_one(wid, Checkbox).value = bool(value)
+            elif kind in ("text", "number"):
+                self.query_one(wid, Input).value = "" if value is None else str(value)
+            elif kind == "list":
+                self.query_one(wid, Input).value = ", ".join(str(v) for v in value or [])
+
+
+def prop_is_integer(prop: dict[str, Any]) -> bool:
+    branches, _nullable = _branches(prop)
+    return bool(branches) and branches[0].get("type") == "integer"

@@ -1,0 +1,11 @@
+"""SOCIALPUB_PIGEON_…"""
+
+from pydantic import Field
+
+from backend.networks.settings import NetworkSettings, base_url_alias, network_config
+
+
+class PigeonSettings(NetworkSettings):
+    model_config = network_config("pigeon")
+
+    api_base: str = Field("https://api.pigeon.example", validation_alias=base_url_alias("pigeon"))
