@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from platformdirs import user_data_dir
 from pydantic import Field, PrivateAttr, field_validator
@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     sandbox_processing_s: float = 3.0
     # sandbox networks enforce the real networks' rate limits and daily caps (turn off for benchmarks)
     sandbox_limits: bool = True
+    # the emulated developer app of each network (SOCIALPUB_SANDBOX_APPS, JSON: {"tiktok": {"audited": true}});
+    # a network not named is a NEW app: self-serve products only, not audited, not verified (sandbox/developer_app.py)
+    sandbox_apps: dict[str, dict[str, Any]] = Field(default_factory=dict)
     # sandbox networks' own settings (a daily cap…) are the network's (its package's settings model), like the
     # live networks' API bases and OAuth apps (SOCIALPUB_<NETWORK>_…: backend/networks/settings.py)
 

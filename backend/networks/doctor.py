@@ -9,11 +9,15 @@ version lifecycle) and serves them through the API and the CLI. Each finding say
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from backend.networks.lifecycle import Lifecycle
+
+if TYPE_CHECKING:
+    from backend.config import Settings
 
 Severity = Literal["error", "warning"]
 
@@ -30,6 +34,19 @@ class Finding:
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "severity": self.severity, "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class NetworkChecks:
+    """A network's own checks, named by its registry entry (`checks`).
+
+    check_app(settings): its configured developer app — credentials, redirect kind, the scopes connect will
+    ask and whether the app's products grant them, audit or verification and what they imply (posts private,
+    SELF_ONLY…). check_account(granted_scopes): a connected account's grant against what publishing and
+    reconciliation need (an empty grant: the network did not say; check what can be checked)."""
+
+    check_app: Callable[[Settings], list[Finding]]
+    check_account: Callable[[Sequence[str]], list[Finding]]
 
 
 def version_findings(label: str, lifecycle: Lifecycle, configured: str, today: date) -> list[Finding]:

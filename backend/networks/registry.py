@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
     from backend.config import Settings
     from backend.networks.base import NetworkAdapter
+    from backend.networks.doctor import NetworkChecks
     from backend.networks.factory import AdapterContext
+    from backend.networks.lifecycle import Lifecycle
     from backend.networks.oauth_apps import OAuthApp
     from backend.networks.rules.common import NetworkRules
     from backend.networks.settings import NetworkSettings
@@ -109,6 +111,8 @@ class Network:
     sandbox_name: str = ""
     builds_on: tuple[str, ...] = ()
     docs: str = ""
+    lifecycle: str | None = None
+    checks: str | None = None
     builtin: bool = False  # set by the registry: a `socialpub` entry point
 
     # --- the lazily loaded parts ---------------------------------------------------------------------------
@@ -138,6 +142,12 @@ class Network:
 
     def options_model(self) -> type[BaseModel] | None:
         return load_ref(self.options) if self.options else None
+
+    def api_lifecycle(self) -> Lifecycle | None:
+        return load_ref(self.lifecycle) if self.lifecycle else None
+
+    def network_checks(self) -> NetworkChecks | None:
+        return load_ref(self.checks) if self.checks else None
 
     @property
     def sandbox_account_name(self) -> str:

@@ -7,6 +7,7 @@ socialpub at it with SOCIALPUB_<NETWORK>_BASE_URL. Mounted in the front end's `s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import signal
 import sys
@@ -61,7 +62,29 @@ SWITCHES = {
     is_flag=True,
     help="Print one JSON line {network, baseUrl, env, oauth, switches} before serving.",
 )
-def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None, as_json: bool) -> None:
+@click.option(
+    "--product",
+    "products",
+    multiple=True,
+    metavar="NAME",
+    help="A product (or permission) the emulated app holds; repeatable (default: a new app's self-serve ones).",
+)
+@click.option("--audited", is_flag=True, help="The emulated app passed the network's audit (TikTok).")
+@click.option("--verified", is_flag=True, help="The emulated app is verified (Google's OAuth verification).")
+@click.option(
+    "--app-kind", default=None, metavar="KIND", help='The emulated app\'s kind ("web", "desktop"…).'
+)
+def sandbox_serve_cmd(
+    network: str,
+    port: int,
+    host: str,
+    data_dir: Path | None,
+    as_json: bool,
+    products: tuple[str, ...],
+    audited: bool,
+    verified: bool,
+    app_kind: str | None,
+) -> None:
     """Run one network's emulator as a standalone HTTP server, until Ctrl+C.
 
     It serves the network's API, uploads and OAuth endpoints (authorize with a scripted consent, token,
@@ -85,7 +108,22 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
             err=True,
         )
     settings = Settings(data_dir=data_dir, database_url=None) if data_dir is not None else Settings()
-    config = sandbox_config(settings)
+    try:
+        config = sandbox_config(settings)
+    except ValueError as exc:  # SOCIALPUB_SANDBOX_APPS of the wrong shape
+        raise click.ClickException(str(exc)) from exc
+    if products or audited or verified or app_kind:  # the options win over SOCIALPUB_SANDBOX_APPS
+        app = config.app(network)
+        app = dataclasses.replace(
+            app,
+            products=frozenset(products) or app.products,
+            audited=audited or app.audited,
+            verified=verified or app.verified,
+            kind=app_kind or app.kind,
+        )
+        config = dataclasses.replace(
+            config, apps=tuple((n, a) for n, a in config.apps if n != network) + ((network, app),)
+        )
     try:
         sandbox = Sandbox(config)
     except Exception as exc:  # an unusable data dir or database
@@ -101,16 +139,37 @@ def sandbox_serve_cmd(network: str, port: int, host: str, data_dir: Path | None,
     # the setting a user points at the emulator (the network's SOCIALPUB_<NETWORK>_BASE_URL)
     env = {f"SOCIALPUB_{network.upper()}_BASE_URL": origin + emulator.SERVE_BASE_PATH}
     switches = {name: f"{origin}/_sandbox/{name}" for name in SWITCHES}
+    dev_app = config.app(network)
+    app_view = {
+        "products": sorted(dev_app.products),
+        "audited": dev_app.audited,
+        "verified": dev_app.verified,
+        "kind": dev_app.kind,
+    }
     if as_json:
         click.echo(
             json.dumps(
-                {"network": network, "baseUrl": origin, "env": env, "oauth": endpoints, "switches": switches}
+                {
+                    "network": network,
+                    "baseUrl": origin,
+                    "env": env,
+                    "oauth": endpoints,
+                    "switches": switches,
+                    "app": app_view,
+                }
             )
         )
     else:
         click.echo(
             f"socialpub sandbox: the {network} emulator at {origin} (state: {config.location}); "
             "Ctrl+C stops it."
+        )
+        click.echo(
+            "Emulated app: "
+            + (", ".join(sorted(dev_app.products)) or "a new app's self-serve products")
+            + ("; audited" if dev_app.audited else "; not audited")
+            + ("; verified" if dev_app.verified else "; not verified")
+            + (f"; kind {dev_app.kind}" if dev_app.kind else "")
         )
         for name, url in endpoints.items():
             click.echo(f"  {name + ':':<10} {url}")

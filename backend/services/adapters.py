@@ -23,6 +23,7 @@ from backend.networks.base import MediaRef, NetworkAdapter, NetworkError
 from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
+from backend.networks.sandbox.developer_app import parse_apps
 from backend.store.models import Account
 
 
@@ -69,6 +70,7 @@ def sandbox_config(settings: Settings) -> SandboxConfig:
         limits=settings.sandbox_limits,
         options=sandbox_options(settings),
         verified_url_prefixes=(media_base_url(settings),),
+        apps=parse_apps(settings.sandbox_apps),
     )
 
 

@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from backend.networks.sandbox.app import NEW_APP, EmulatedApp, parse_apps
+from backend.networks.sandbox.developer_app import NEW_APP, EmulatedApp, parse_apps
 
 
 def test_the_default_app_is_a_new_one() -> None:

@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl
 import httpx
 from peewee import ModelSelect
 
+from backend.networks.sandbox.developer_app import NEW_APP, EmulatedApp
 from backend.networks.sandbox.store import (
     DatabaseLocation,
     SandboxAccount,
@@ -59,7 +60,8 @@ class SandboxConfig:
     publication after accepting it. limits: enforce the real networks' rate limits and daily caps. options: each
     network's own values, ("<network>.<key>", value) each (a daily cap: see each emulator's `option` calls).
     verified_url_prefixes: URL prefixes a network accepts on plain http as the app's verified domain (our own
-    media host)."""
+    media host). apps: the emulated developer app of each network ((name, EmulatedApp) each; a network not
+    named is a new app: see sandbox/developer_app.py)."""
 
     location: DatabaseLocation
     emulators: tuple[tuple[str, str], ...] = ()
@@ -69,6 +71,14 @@ class SandboxConfig:
     limits: bool = True
     options: tuple[tuple[str, Any], ...] = ()
     verified_url_prefixes: tuple[str, ...] = ()
+    apps: tuple[tuple[str, EmulatedApp], ...] = ()
+
+    def app(self, platform: str) -> EmulatedApp:
+        """The emulated developer app calling this network (NEW_APP unless configured)."""
+        for name, value in self.apps:
+            if name == platform:
+                return value
+        return NEW_APP
 
     def delay_for(self, platform: str) -> float:
         for name, value in self.network_delay_s:
