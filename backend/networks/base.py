@@ -157,6 +157,22 @@ class Publication:
 
 
 @dataclass(frozen=True)
+class TargetWarning:
+    """Something the user must know about a target that succeeded (or is still under way): the network took the
+    post but not quite as asked (YouTube locked the video private; TikTok posted it SELF_ONLY).
+
+    code: stable, snake_case, prefixed with the network's name (`youtube_private_lock`) — a contract, as error
+    codes are. message: for humans: what happened, why, and what to do about it.
+    The API answers a target's warnings as `warnings: [{code, message}]` (an additive extension)."""
+
+    code: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
 class PublishOutcome:
     """What happened at the network.
 
@@ -176,6 +192,9 @@ class PublishOutcome:
     own error code (e.g. 'spam_risk_too_many_posts', '9/2207042'). auth_refused: the network refused the
     account's authorisation (a token expired, revoked or without the publishing scope): reconnecting is the fix,
     the account turns needs_reauth.
+    warnings: what the user must know although it went through (TargetWarning), on any outcome of any call
+    (publish, check_status, complete, find_existing): the engine keeps each one on the target (one per code, the
+    latest message wins) and never drops one an earlier call of the target gave.
     """
 
     state: OutcomeState
@@ -190,6 +209,7 @@ class PublishOutcome:
     ambiguous: bool = False
     auth_refused: bool = False
     wait: bool = False
+    warnings: tuple[TargetWarning, ...] = ()
 
     @property
     def done(self) -> bool:

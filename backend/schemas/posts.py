@@ -121,6 +121,14 @@ class PostPatch(CamelModel):
     labels: SkipJsonSchema[Any] = Field(default=None, exclude=True)
 
 
+class TargetWarningOut(CamelOut):
+    code: str = Field(
+        description="stable, snake_case, prefixed with the network (e.g. `youtube_private_lock`)",
+        json_schema_extra={"pattern": "^[a-z][a-z0-9_]*$"},
+    )
+    message: str = Field(description="what happened, why, and what to do")
+
+
 class TargetOut(CamelOut):
     platform: NetworkName
     account_id: str | None
@@ -135,6 +143,11 @@ class TargetOut(CamelOut):
         default=None,
         description="extension: when a `pending` target that waits (a network's daily cap, a retry "
         "after a temporary failure) will next be tried; null when no attempt is planned",
+    )
+    warnings: list[TargetWarningOut] = Field(
+        default_factory=list,
+        description="extension: what the user must know about a target that went through not quite as asked "
+        "(e.g. `youtube_private_lock`: YouTube locked the video private); `[]` when none",
     )
 
 

@@ -723,6 +723,7 @@ _TARGET_FIELDS = (
     PostTarget.fail_type,
     PostTarget.completed_at,
     PostTarget.next_attempt_at,
+    PostTarget.warnings,
 )
 _POST_NAMES = tuple(f.name for f in _POST_FIELDS)
 _TARGET_NAMES = tuple(f.name for f in _TARGET_FIELDS)
@@ -771,6 +772,7 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
                 "failType": t.get("fail_type"),
                 "completedAt": clock.iso(t.get("completed_at")),
                 "nextAttemptAt": clock.iso(t.get("next_attempt_at")),
+                "warnings": list(t.get("warnings") or []),
             }
             for t in targets
         ],
@@ -803,6 +805,7 @@ def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[s
                 "failType": t.fail_type,
                 "completedAt": clock.iso(t.completed_at),
                 "nextAttemptAt": clock.iso(t.next_attempt_at),
+                "warnings": list(t.warnings or []),
             }
             for t in targets
         ],

@@ -111,8 +111,24 @@ def post_rows(out: Output, post: PostOut) -> list[tuple[Any, ...]]:
             )
             or ""
         )
+        if warnings_of(t):
+            detail = f"{detail}  [warning: {', '.join(w.code for w in warnings_of(t))}]".strip()
         rows.append((t.platform, t.account_name, out.status(t.status), t.fail_type or "", detail))
     return rows
+
+
+def warnings_of(target: Any) -> list[Any]:
+    """A target's warnings (API field `warnings`, `[{code, message}]`; absent from older servers)."""
+    return list(getattr(target, "warnings", None) or [])
+
+
+def warning_lines(post: PostOut) -> list[str]:
+    """One line per warning of each target, in full: what the network did not do as asked and what to do."""
+    return [
+        f"  {t.platform} ({inert(t.account_name)}) warning {inert(w.code)}: {inert(w.message)}"
+        for t in post.targets
+        for w in warnings_of(t)
+    ]
 
 
 TARGET_HEADERS = ["NETWORK", "ACCOUNT", "STATUS", "FAIL", "LINK / REASON"]
@@ -143,6 +159,8 @@ def show_post(out: Output, post: PostOut) -> None:
             out.line(
                 f"  {t.platform} ({inert(t.account_name)}) {t.fail_type or 'failed'}: {inert(t.fail_reason)}"
             )
+    for line in warning_lines(post):
+        out.line(line)
 
 
 class LiveView:
@@ -154,6 +172,7 @@ class LiveView:
         self.live = out.tty and not out.json
         self.lines = 0
         self.seen: dict[tuple[str, str | None], str] = {}
+        self.warned: set[tuple[tuple[str, str | None], str]] = set()
 
     def __call__(self, post: PostOut) -> None:
         if self.live:
@@ -162,7 +181,10 @@ class LiveView:
             rows = post_rows(self.out, post)
             self.out.line(f"{post.id}  {self.out.status(post.status)}")
             self.out.table(rows, TARGET_HEADERS)
-            self.lines = len(rows) + 2
+            warnings = warning_lines(post)
+            for line in warnings:
+                self.out.line(line)
+            self.lines = len(rows) + 2 + len(warnings)
             return
         for t in post.targets:
             key = (t.platform, t.account_id)
@@ -176,6 +198,14 @@ class LiveView:
                     else ""
                 )
                 click.echo(line, err=self.out.json)
+            for w in warnings_of(t):
+                if (key, w.code) not in self.warned:
+                    self.warned.add((key, w.code))
+                    click.echo(
+                        f"{post.id} {t.platform} {inert(t.account_name)}: warning {inert(w.code)}: "
+                        f"{inert(w.message)}",
+                        err=self.out.json,
+                    )
 
 
 def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float | None) -> PostOut:

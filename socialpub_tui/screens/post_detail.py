@@ -115,7 +115,8 @@ def cut(text: Text, width: int) -> Text:
 
 
 def summary_lines(post: PostOut, now: Any) -> list[Text]:
-    """At a glance: each failed target with whether retrying can help, each target waiting for a next attempt."""
+    """At a glance: each failed target with whether retrying can help, each target waiting for a next attempt, each
+    warning a target carries (it went through, not quite as asked)."""
     lines: list[Text] = []
     retriable = calls.retry_body(post)[0] is not None
     for t in post.targets:
@@ -137,6 +138,12 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
             line.append(f": next attempt {relative(when, now) if when else t.next_attempt_at}")
             if t.fail_reason:
                 line.append(f" ({inert(t.fail_reason)})")
+            lines.append(line)
+        for w in getattr(t, "warnings", None) or []:  # API `warnings` (absent from older servers)
+            line = Text()
+            line.append("⚠ ", style="bold yellow")
+            line.append(f"{target_label(t)} warning", style="bold")
+            line.append(f" {inert(w.code)}: {inert(w.message)}")
             lines.append(line)
     return lines
 
@@ -350,6 +357,8 @@ class PostDetailScreen(Screen[None]):
             text.append(f"\n  reason: {inert(target.fail_reason)}")
         if target.post_url:
             text.append(f"\n  link: {inert(target.post_url)}")
+        for w in getattr(target, "warnings", None) or []:
+            text.append(f"\n  warning {inert(w.code)}: {inert(w.message)}", style="yellow")
         details = []
         if target.external_post_id:
             details.append(f"external id: {inert(target.external_post_id)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from backend import clock, queue
-from backend.networks.base import PublishOutcome
+from backend.networks.base import PublishOutcome, TargetWarning
 from backend.services import accounts, workspace
 from backend.services.publishing import apply, decide
 from backend.services.publishing.apply import policy, state_of
@@ -137,3 +137,23 @@ def test_an_attempt_that_made_no_call_closes_alone(post, settings):
     assert rows["att_2"].finished_at is not None and rows["att_2"].outcome.startswith("not called")
     t = target(post, "facebook")
     assert t.status == "pending" and t.next_attempt_at == now + timedelta(seconds=30)
+
+
+def test_warnings_join_those_an_earlier_answer_gave_and_the_api_answers_them(post, settings, client, owner):
+    first = TargetWarning("facebook_first", "given while processing")
+    assert apply(decision(post, "facebook", PublishOutcome.pending("ref-1", warnings=(first,)), settings))
+    later = TargetWarning("facebook_later", "given with the success")
+    assert apply(
+        decision(post, "facebook", PublishOutcome.published("x1", None, warnings=(later,)), settings)
+    )
+    assert target(post, "facebook").warnings == [first.to_dict(), later.to_dict()]
+    body = client.get(f"/v1/posts/{post.id}", headers=key_headers(owner.api_key)).json()
+    by_platform = {t["platform"]: t for t in body["targets"]}
+    assert by_platform["facebook"]["warnings"] == [first.to_dict(), later.to_dict()]
+    assert by_platform["linkedin"]["warnings"] == []  # a target without any answers []
+    listed = client.get("/v1/posts", headers=key_headers(owner.api_key)).json()["items"]
+    (row,) = [p for p in listed if p["id"] == post.id]
+    assert {t["platform"]: t["warnings"] for t in row["targets"]}["facebook"] == [
+        first.to_dict(),
+        later.to_dict(),
+    ]

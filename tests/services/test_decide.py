@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 
-from backend.networks.base import PublishOutcome
+from backend.networks.base import PublishOutcome, TargetWarning
 from backend.queue.backoff import RetryStrategy
 from backend.services.publishing import decide
 from backend.services.publishing.decide import Policy, TargetState
@@ -268,3 +268,43 @@ def test_the_adapters_mark_caps_and_rate_limits_as_waits():
     assert not tiktok.classify("internal_error", http_status=500, retry_after=30).wait
     assert NetworkError("retriable", "slow down", http_status=429).outcome().wait
     assert not NetworkError("retriable", "down", http_status=503, retry_after_s=5).outcome().wait
+
+
+# ---- warnings (networks/base.py TargetWarning): a target that went through, not quite as asked ------------------
+LOCK = TargetWarning("youtube_private_lock", "YouTube locked the video private")
+
+
+def test_a_success_with_a_warning_carries_it_on_the_target_and_its_event():
+    out = PublishOutcome.published("yt_1", "https://youtu.be/yt_1", warnings=(LOCK,))
+    d = decide.outcome(state(platform="youtube"), out, NOW, POLICY)
+    assert d.status == "succeeded"
+    assert d.values["warnings"] == [
+        {"code": "youtube_private_lock", "message": "YouTube locked the video private"}
+    ]
+    assert d.events[0].data["warnings"] == d.values["warnings"]
+
+
+def test_a_success_without_warnings_writes_none():
+    d = decide.outcome(state(), PublishOutcome.published("fb_9", None), NOW, POLICY)
+    assert "warnings" not in d.values and "warnings" not in d.events[0].data
+
+
+def test_warnings_of_a_pending_or_waiting_answer_are_kept_too():
+    pending = PublishOutcome.pending("ref", warnings=(LOCK,))
+    assert decide.outcome(state(platform="youtube"), pending, NOW, POLICY).values["warnings"] == [
+        LOCK.to_dict()
+    ]
+    waiting = PublishOutcome.failed("retriable", "cap", wait=True, retry_after_s=60, warnings=(LOCK,))
+    d = decide.outcome(state(platform="youtube"), waiting, NOW, POLICY)
+    assert d.status == "pending" and d.values["warnings"] == [LOCK.to_dict()]
+
+
+def test_merged_warnings_keep_one_per_code_and_never_drop_an_earlier_one():
+    first = [{"code": "a", "message": "old"}, {"code": "b", "message": "b"}]
+    merged = decide.merge_warnings(first, [{"code": "a", "message": "new"}, {"code": "c", "message": "c"}])
+    assert merged == [
+        {"code": "a", "message": "new"},
+        {"code": "b", "message": "b"},
+        {"code": "c", "message": "c"},
+    ]
+    assert decide.merge_warnings(None, []) == []

@@ -295,3 +295,19 @@ async def test_the_head_never_breaks_a_time_from_its_zone(tui_app) -> None:
             await pilot.pause()
             lines = [line.text.strip() for line in head.render_lines(head.region.reset_offset)]
             assert not any(line.startswith(("CET", "CEST", "UTC", "(in")) for line in lines), (width, lines)
+
+
+def test_the_summary_shows_each_warning_of_a_target_that_went_through() -> None:
+    from backend.schemas.posts import PostOut
+    from socialpub_tui.screens.post_detail import summary_lines
+    from tests.client.test_mock import post_json, target
+
+    lock = {"code": "youtube_private_lock", "message": "YouTube locked the video private"}
+    done = target("youtube", "succeeded") | {"warnings": [lock]}
+    post = PostOut.model_validate(
+        post_json(status="completed", targets=[done, target("facebook", "succeeded")])
+    )
+    (line,) = summary_lines(post, utc_now())
+    assert (
+        "youtube · youtube page warning youtube_private_lock: YouTube locked the video private" in line.plain
+    )

@@ -77,8 +77,14 @@ def lock_target(target_id: str, *columns: Any) -> PostTarget | None:
     return locked(PostTarget.select(*columns).where(PostTarget.id == target_id)).first()
 
 
-# What apply reads of the target it locks: the fence needs its state.
-APPLY_TARGET = (PostTarget.id, PostTarget.status, PostTarget.account, PostTarget.platform)
+# What apply reads of the target it locks: the fence needs its state; a decision's warnings join those stored.
+APPLY_TARGET = (
+    PostTarget.id,
+    PostTarget.status,
+    PostTarget.account,
+    PostTarget.platform,
+    PostTarget.warnings,
+)
 
 
 def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None) -> bool:
@@ -108,6 +114,8 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         values = dict(decision.values)
         if attempt_id is not None and decision.wait:  # the attempt ended in a wait: it does not count
             values["attempts"] = PostTarget.attempts - 1
+        if "warnings" in values:  # added to the target's, under its lock: none an earlier answer gave is lost
+            values["warnings"] = decide.merge_warnings(target.warnings, values["warnings"])
         if attempt_id is not None and decision.resolves_attempts and not decision.no_call:
             values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
         if values:

@@ -10,6 +10,7 @@ that asked (finished, or tried again later). `apply.apply` writes a Decision in 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -141,8 +142,10 @@ def finish(
     network_status: str | None = None,
     account_status: str | None = None,
     attempt_outcome: str | None = None,
+    warnings: Sequence[dict[str, str]] = (),
 ) -> Decision:
-    """The target ends `status` (succeeded, inbox_delivered or failed), with its event."""
+    """The target ends `status` (succeeded, inbox_delivered or failed), with its event. `warnings`: the
+    network's answer's (TargetWarning dicts), added to the target's (apply keeps one per code)."""
     success = status in SUCCESS_TARGET
     ext = external_post_id or state.external_post_id
     values = {
@@ -157,6 +160,8 @@ def finish(
         "started_at": state.started_at or now,
         "next_attempt_at": None,
     }
+    if warnings:
+        values["warnings"] = list(warnings)
     data: dict[str, Any] = {
         "postId": state.post_id,
         "targetId": state.id,
@@ -166,6 +171,8 @@ def finish(
     }
     if success:
         data.update(postUrl=post_url, externalPostId=ext)
+        if warnings:
+            data["warnings"] = list(warnings)
         event = EventSpec(
             "publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data
         )
@@ -375,7 +382,18 @@ def outcome(
     deadline, then fails `retriable`. failed retriable with attempts left: the target waits `pending` until
     its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
     (after a status check, saying the accepted post may still appear).
+    Whatever the state, the answer's warnings (PublishOutcome.warnings) are added to the target's.
     """
+    decision = _outcome(state, out, now, policy, tracking=tracking, rng=rng)
+    new = warnings_of(out)
+    if new and decision.values and "warnings" not in decision.values:
+        decision = replace(decision, values={**decision.values, "warnings": new})
+    return decision
+
+
+def _outcome(
+    state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool, rng: Any
+) -> Decision:
     if out.state in ("published", "inbox_delivered"):
         status = "succeeded" if out.state == "published" else "inbox_delivered"
         return finish(
@@ -385,10 +403,27 @@ def outcome(
             external_post_id=out.external_post_id,
             post_url=out.post_url,
             network_status=out.network_status,
+            warnings=warnings_of(out),
         )
     if out.state in ("pending", "ready"):
         return _pending(state, out, now, policy, tracking)
     return _failed(state, out, now, policy, rng, tracking)
+
+
+def warnings_of(out: Any) -> list[dict[str, str]]:
+    """An adapter's answer's warnings (PublishOutcome.warnings, TargetWarning) as the target stores them."""
+    return [w.to_dict() for w in getattr(out, "warnings", ()) or ()]
+
+
+def merge_warnings(
+    stored: Sequence[dict[str, str]] | None, new: Sequence[dict[str, str]]
+) -> list[dict[str, str]]:
+    """A target's warnings after a new answer: one per code, in the order first given, the latest message
+    winning; none an earlier answer gave is ever dropped."""
+    merged: dict[str, dict[str, str]] = {w["code"]: dict(w) for w in stored or ()}
+    for w in new:
+        merged[w["code"]] = {"code": w["code"], "message": w["message"]}
+    return list(merged.values())
 
 
 def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:

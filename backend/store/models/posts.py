@@ -96,6 +96,9 @@ class PostTarget(BaseModel):
     # what the network holds of an attempt under way (an Instagram container, a YouTube upload session), saved
     # by the adapter once created; an interrupted attempt's successor continues from it (migration 0029)
     progress_ref = TextField(null=True)
+    # what the user must know about a target that went through not quite as asked: [{code, message}] given by the
+    # adapter (networks/base.py TargetWarning), kept one per code; NULL when none (migration 0035)
+    warnings = JSONField(null=True)
 
     class Meta:
         indexes = ((("post", "position"), True), (("platform", "status"), False))
