@@ -1,10 +1,22 @@
-"""YouTube Data API v3 emulator (NETWORKS.md section 5): resumable sessions (Location, 308 + Range),
-metadata rules (title 100, no < >, description 5000 bytes, tags 500), processing uploaded -> processed
-with time, failed for fail-permanent; quotaExceeded / backendError for the behaviours; 100 uploads a day."""
+"""YouTube Data API v3 emulator (NETWORKS.md section 5; the fidelity table in docs.md): resumable sessions
+(Location, 308 + Range), metadata rules (title 100, no < >, description 5000 bytes, tags 500), processing
+uploaded -> processed with time, failed for fail-permanent; quotaExceeded / backendError for the behaviours.
+
+Strict, per emulated developer app (SandboxConfig.app("youtube"), a new Google Cloud project by default):
+- not `audited` (the YouTube API Services audit): every upload is locked private whatever `privacyStatus` asked —
+  the insert's answer echoes what was asked, videos.list reads `private` from then on (Y4);
+- the project's `videos.insert` bucket: 100 calls a day for every channel of the app together, reset at
+  midnight Pacific time -> 403 `quotaExceeded` (domain `youtube.quota`); a channel's own cap is a separate
+  400 `uploadLimitExceeded` (Y9, Y10);
+- an OAuth grant's scopes: uploads need youtube.upload (or youtube / youtube.force-ssl), reads need
+  youtube.readonly (or youtube / youtube.force-ssl) -> 403 `insufficientPermissions` (Y11);
+- a video's fate can be armed (`arm_video_fate`, POST /_sandbox/youtube/fates): `deleted`, `rejected` with a
+  rejectionReason, `failed` with a failureReason, revealed when processing ends (Y6, Y7)."""
 
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 
@@ -23,14 +35,86 @@ from backend.networks.sandbox.core import (
     update_item,
     write,
 )
-from backend.networks.sandbox.oauth import authenticate, install
-from backend.networks.sandbox.store import SandboxAccount, SandboxItem
+from backend.networks.sandbox.oauth import Auth, authenticate, install
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem, SandboxSetting
 from backend.networks.youtube import emulator_errors
 from backend.networks.youtube.emulator_oauth import GoogleOAuth
 
 PLATFORM = "youtube"
-DAILY_UPLOADS = 100  # upload sessions a channel may open a day (uploadLimitExceeded)
+DAILY_UPLOADS = (
+    100  # upload sessions one channel may open in 24 h (uploadLimitExceeded; the number is a belief)
+)
+DAILY_INSERTS = 100  # the project's videos.insert bucket a day, every channel together (Y-QUOTA)
+PACIFIC = ZoneInfo("America/Los_Angeles")
 UPLOAD_SESSION = "https://www.googleapis.sandbox.invalid/upload/youtube/v3/videos"
+SCOPE = "https://www.googleapis.com/auth/"
+# the scopes that allow each kind of call (Y-INS, and the discovery document's scopes of each method)
+UPLOAD_SCOPES = frozenset(
+    SCOPE + s for s in ("youtube.upload", "youtube", "youtube.force-ssl", "youtubepartner")
+)
+READ_SCOPES = frozenset(
+    SCOPE + s for s in ("youtube.readonly", "youtube", "youtube.force-ssl", "youtubepartner")
+)
+# the fates a video may be armed with (the discovery document's VideoStatus enums)
+FAILURE_REASONS = ("conversion", "invalidFile", "emptyFile", "tooSmall", "codec", "uploadAborted")
+REJECTION_REASONS = (
+    "copyright",
+    "inappropriate",
+    "duplicate",
+    "termsOfUse",
+    "uploaderAccountSuspended",
+    "length",
+    "claim",
+    "uploaderAccountClosed",
+    "trademark",
+    "legal",
+)
+FATES_KEY = "youtube:fates"
+
+
+def pacific_day_start(at: Any) -> Any:
+    """The start of the Pacific-time day `at` falls in (YouTube's daily quotas reset at midnight PT), as UTC."""
+    local = at.astimezone(PACIFIC)
+    return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(at.tzinfo)
+
+
+def arm_video_fate(upload_status: str, reason: str | None = None, *, times: int = 1) -> list[dict[str, Any]]:
+    """The next `times` videos uploaded end their processing `upload_status` (deleted, rejected with a
+    rejectionReason, failed with a failureReason) instead of processed. Returns what is armed."""
+    if upload_status == "deleted":
+        reason = None
+    elif upload_status == "rejected":
+        if reason not in REJECTION_REASONS:
+            raise ValueError(f"rejectionReason: one of {', '.join(REJECTION_REASONS)}")
+    elif upload_status == "failed":
+        if reason not in FAILURE_REASONS:
+            raise ValueError(f"failureReason: one of {', '.join(FAILURE_REASONS)}")
+    else:
+        raise ValueError("uploadStatus: deleted, rejected or failed")
+    if isinstance(times, bool) or not isinstance(times, int) or not 1 <= times <= 1000:
+        raise ValueError("times: an integer from 1 to 1000")
+    with write():
+        row = SandboxSetting.get_or_none(SandboxSetting.key == FATES_KEY)
+        armed = list((row.value or {}).get("armed") or []) if row is not None else []
+        armed.append({"uploadStatus": upload_status, "reason": reason, "times": times})
+        if row is None:
+            SandboxSetting.create(key=FATES_KEY, value={"armed": armed})
+        else:
+            SandboxSetting.update(value={"armed": armed}).where(SandboxSetting.key == FATES_KEY).execute()
+    return armed
+
+
+def _next_fate() -> str | None:
+    """The armed fate the next video takes ("deleted", "rejected:duplicate", "failed:codec"), consumed; None."""
+    row = SandboxSetting.get_or_none(SandboxSetting.key == FATES_KEY)
+    armed = list((row.value or {}).get("armed") or []) if row is not None else []
+    if not armed:
+        return None
+    first = dict(armed[0])
+    first["times"] = int(first.get("times") or 1) - 1
+    rest = ([first] if first["times"] > 0 else []) + armed[1:]
+    SandboxSetting.update(value={"armed": rest}).where(SandboxSetting.key == FATES_KEY).execute()
+    return str(first["uploadStatus"]) + (f":{first['reason']}" if first.get("reason") else "")
 
 
 def tags_length(tags: list[str]) -> int:
@@ -46,6 +130,41 @@ def yt_error(status: int, reason: str, message: str, domain: str = "youtube.vide
                 "code": status,
                 "message": message,
                 "errors": [{"domain": domain, "reason": reason, "message": message}],
+            }
+        },
+    )
+
+
+def quota_exceeded() -> httpx.Response:
+    """Google's answer once the project's bucket is used up (Y-ERR-BODY: the message carries the link)."""
+    return yt_error(
+        403,
+        "quotaExceeded",
+        'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">'
+        "quota</a>.",
+        "youtube.quota",
+    )
+
+
+def insufficient_scopes() -> httpx.Response:
+    """A token whose grant holds none of the scopes the call needs (Y-ERR-BODY)."""
+    message = "Request had insufficient authentication scopes."
+    return json_response(
+        403,
+        {
+            "error": {
+                "code": 403,
+                "message": message,
+                "errors": [{"message": message, "domain": "global", "reason": "insufficientPermissions"}],
+                "status": "PERMISSION_DENIED",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "ACCESS_TOKEN_SCOPE_INSUFFICIENT",
+                        "domain": "googleapis.com",
+                        "metadata": {"service": "youtube.googleapis.com", "method": "youtube.api.v3"},
+                    }
+                ],
             }
         },
     )
@@ -75,11 +194,35 @@ class YouTubeEmulator(Emulator):
         self.route("GET", r"/youtube/v3/search", self.search)
         self.route("GET", r"/youtube/v3/channels", self.channels)
         self.route("GET", r"/youtube/v3/playlistItems", self.playlist_items)
+        self.route("POST", r"/_sandbox/youtube/fates", self.fates)
         install(self)
 
-    def _auth(self, request: Request) -> SandboxAccount | httpx.Response:
+    @property
+    def audited(self) -> bool:
+        """The emulated project passed the YouTube API Services audit (a new one has not)."""
+        return self.config.app(PLATFORM).audited
+
+    def fates(self, request: Request) -> httpx.Response:
+        """POST /_sandbox/youtube/fates {"uploadStatus", "reason"?, "times"?} (not a real path): arm_video_fate."""
+        body = request.json if isinstance(request.json, dict) else {}
+        try:
+            armed = arm_video_fate(
+                str(body.get("uploadStatus") or ""), body.get("reason"), times=body.get("times", 1)
+            )
+        except ValueError as exc:
+            return json_response(400, {"error": "invalid_fate", "message": str(exc)})
+        return json_response(200, {"armed": armed})
+
+    def _auth(
+        self, request: Request, scopes: frozenset[str] | None = None
+    ) -> SandboxAccount | httpx.Response:
+        """The channel the token speaks for, or Google's refusal: 401 authError for a bad token, 403
+        insufficientPermissions when an OAuth grant holds none of `scopes` (a sandbox account's own token, with
+        no grant, may do everything)."""
         auth = authenticate(request.bearer(), PLATFORM)
         acc = auth.account
+        if acc is not None and not auth.problem and scopes is not None and not self._grants(auth, scopes):
+            return insufficient_scopes()
         if acc is None or auth.problem:
             resp = yt_error(
                 401,
@@ -94,8 +237,12 @@ class YouTubeEmulator(Emulator):
             return resp
         return acc
 
+    @staticmethod
+    def _grants(auth: Auth, scopes: frozenset[str]) -> bool:
+        return auth.grant is None or bool(scopes & set(auth.grant.scopes or []))
+
     def start_session(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, UPLOAD_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("uploadType") != "resumable":
@@ -125,11 +272,13 @@ class YouTubeEmulator(Emulator):
         if g == Gate.RETRIABLE:
             return yt_error(503, "backendError", "Backend Error", "global")
         if g == Gate.RATE:
-            return yt_error(
-                403, "quotaExceeded", "The request cannot be completed because you have exceeded your quota."
-            )
+            return quota_exceeded()
         upload_id = b64url(40)
-        with exclusive(acc):  # the daily cap's check and the session counted against it: atomic
+        with exclusive(acc):  # the daily caps' checks and the session counted against them: atomic
+            if self.config.limits and self.project_inserts_today() >= self.option(
+                "daily_inserts", DAILY_INSERTS
+            ):
+                return quota_exceeded()
             cap = self.option("daily_uploads", DAILY_UPLOADS)
             if self.config.limits and self.count_since(acc, ("upload",), 86400, limit=cap) >= cap:
                 return yt_error(
@@ -146,8 +295,21 @@ class YouTubeEmulator(Emulator):
             200, headers={"Location": f"{UPLOAD_SESSION}?uploadType=resumable&upload_id={upload_id}"}
         )
 
+    def project_inserts_today(self) -> int:
+        """The project's videos.insert calls since midnight Pacific time, every channel of the app together."""
+        since = pacific_day_start(self.now())
+        return (
+            SandboxItem.select(SandboxItem.id)
+            .where(
+                (SandboxItem.platform == PLATFORM)
+                & (SandboxItem.kind == "upload")
+                & (SandboxItem.created_at >= since)
+            )
+            .count()
+        )
+
     def put_bytes(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, UPLOAD_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         session = get_item("upload:" + str(request.query.get("upload_id")))
@@ -169,6 +331,7 @@ class YouTubeEmulator(Emulator):
             return empty_response(308, headers={"Range": f"bytes=0-{received - 1}"})
         res = data["resource"]
         video_id = b64url(11)
+        fate = _next_fate()
         with write():
             update_item(session.id, data={**data, "received": size}, state="done", post_id=video_id)
             item = new_item(
@@ -180,23 +343,41 @@ class YouTubeEmulator(Emulator):
                 text=res["snippet"].get("description", ""),
                 title=res["snippet"]["title"],
                 data={"resource": res, "bytes": size},
-                outcome="codec" if acc.behaviour == "fail-permanent" else "ok",
+                outcome=fate or ("failed:codec" if acc.behaviour == "fail-permanent" else "ok"),
                 url=f"https://youtu.be/{video_id}",
+                # what the video reads from now on: locked private unless the project passed the audit (Y4)
+                state="" if self.audited else "locked_private",
             )
-        return json_response(200, self.resource(item))
+        return json_response(200, self.resource(item, inserted=True))
 
     def upload_status(self, item: SandboxItem) -> str:
         if not self.ready(item):
             return "uploaded"
-        return "processed" if item.outcome == "ok" else "failed"
+        if item.outcome == "ok":
+            return "processed"
+        fate = item.outcome.split(":", 1)[0]
+        return fate if fate in ("deleted", "rejected", "failed") else "failed"  # an older row: "codec"
 
-    def resource(self, item: SandboxItem) -> dict[str, Any]:
+    def resource(self, item: SandboxItem, *, inserted: bool = False) -> dict[str, Any]:
+        """The video resource; `inserted`: as the upload's answer (the privacy asked, echoed), else as
+        videos.list reads it (a locked video reads private)."""
         res = (item.data or {}).get("resource") or {}
         upload = self.upload_status(item)
-        status = {**(res.get("status") or {}), "uploadStatus": upload}
+        status = {"privacyStatus": "public", **(res.get("status") or {}), "uploadStatus": upload}
+        if item.state == "locked_private" and not inserted:
+            status["privacyStatus"] = "private"
+        reason = item.outcome.split(":", 1)[1] if ":" in item.outcome else item.outcome
         if upload == "failed":
-            status["failureReason"] = item.outcome
-        processing = {"uploaded": "processing", "processed": "succeeded", "failed": "failed"}[upload]
+            status["failureReason"] = reason
+        if upload == "rejected":
+            status["rejectionReason"] = reason
+        processing = {
+            "uploaded": "processing",
+            "processed": "succeeded",
+            "failed": "failed",
+            "rejected": "terminated",
+            "deleted": "terminated",
+        }[upload]
         return {
             "kind": "youtube#video",
             "id": item.id,
@@ -210,7 +391,7 @@ class YouTubeEmulator(Emulator):
         }
 
     def list_videos(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, READ_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         ids = [i for i in str(request.query.get("id") or "").split(",") if i]
@@ -231,7 +412,7 @@ class YouTubeEmulator(Emulator):
         )
 
     def search(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, READ_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("forMine") != "true":
@@ -274,7 +455,7 @@ class YouTubeEmulator(Emulator):
 
     def channels(self, request: Request) -> httpx.Response:
         """channels.list?mine=true: the channel, with its uploads playlist (contentDetails.relatedPlaylists)."""
-        acc = self._auth(request)
+        acc = self._auth(request, READ_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("mine") != "true":
@@ -294,7 +475,7 @@ class YouTubeEmulator(Emulator):
     def playlist_items(self, request: Request) -> httpx.Response:
         """playlistItems.list of the channel's uploads playlist, newest first, `maxResults` (<= 50) a page,
         `pageToken` <- `nextPageToken` (1 quota unit a page, where search costs 100)."""
-        acc = self._auth(request)
+        acc = self._auth(request, READ_SCOPES)
         if isinstance(acc, httpx.Response):
             return acc
         if request.query.get("playlistId") != self.uploads_playlist(acc):

@@ -1,0 +1,190 @@
+"""YouTube against its strict emulator, configured like a real Google Cloud project (a new one by default: not
+audited by the YouTube API Services, consent screen in Testing): issue 29's findings, each reproduced here (the
+fidelity table in backend/networks/youtube/docs.md names these tests)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+import time_machine
+
+from backend.networks.base import MediaRef, PublishOutcome
+from backend.networks.sandbox.store import SandboxItem
+from backend.networks.youtube.adapter import YouTubeAdapter
+from backend.networks.youtube.emulator import arm_video_fate
+from backend.services.adapters import sandbox
+from tests.networks.conftest import VID, publication
+
+API = "https://www.googleapis.sandbox.invalid/youtube/v3"
+UPLOAD = "https://www.googleapis.sandbox.invalid/upload/youtube/v3"
+VIDEO = b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 5000
+
+
+def loader(media: MediaRef) -> bytes:
+    return VIDEO
+
+
+def yt(settings: Any, *, sleep: Any = None, spy: list[httpx.Request] | None = None, audited: bool = False):  # type: ignore[no-untyped-def]
+    """The adapter talking to the in-process emulator of this test's sandbox, as `audited` a project."""
+    settings.sandbox_apps = {"youtube": {"audited": True}} if audited else {}
+    emu = sandbox(settings).transport("youtube")
+
+    def handle(req: httpx.Request) -> httpx.Response:
+        if spy is not None:
+            spy.append(req)
+        return emu.handle_request(req)
+
+    client = httpx.Client(transport=httpx.MockTransport(handle))
+    if sleep is None:
+        return YouTubeAdapter(client, API, UPLOAD, media_loader=loader)
+    return YouTubeAdapter(client, API, UPLOAD, media_loader=loader, sleep=sleep)
+
+
+def published(ad: YouTubeAdapter, pub: Any) -> PublishOutcome:
+    out = ad.publish(pub)
+    for _ in range(5):
+        if out.state != "pending":
+            break
+        out = ad.check_status(pub, out.tracking_ref or "")
+    return out
+
+
+def privacy_read_back(ad: YouTubeAdapter, pub: Any, video_id: str) -> str:
+    r = ad.client.get(f"{API}/videos", params={"part": "status", "id": video_id}, headers=ad._auth(pub))
+    return str(r.json()["items"][0]["status"]["privacyStatus"])
+
+
+# ---- F-Y1: an unaudited project's uploads are locked private ---------------------------------------------------
+def test_a_new_projects_public_upload_is_locked_private_and_succeeds_with_a_warning(
+    settings, account
+) -> None:  # type: ignore[no-untyped-def]
+    ad = yt(settings)
+    pub = publication(account("youtube"), "youtube", "Launch day\nwatch it", [VID])
+    out = published(ad, pub)
+    assert out.state == "published", out.fail_reason
+    assert privacy_read_back(ad, pub, out.external_post_id or "") == "private"
+    (warning,) = out.warnings
+    assert warning.code == "youtube_private_lock"
+    assert "private" in warning.message and "audit" in warning.message
+    assert "SOCIALPUB_YOUTUBE_AUDITED" in warning.message and "public" in warning.message
+
+
+def test_an_audited_projects_upload_keeps_its_privacy_and_has_no_warning(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ad = yt(settings, audited=True)
+    pub = publication(account("youtube"), "youtube", "Launch day\nwatch it", [VID])
+    out = published(ad, pub)
+    assert out.state == "published" and out.warnings == ()
+    assert privacy_read_back(ad, pub, out.external_post_id or "") == "public"
+
+
+def test_a_private_upload_asked_private_has_no_warning(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ad = yt(settings)
+    pub = publication(
+        account("youtube"), "youtube", "Private\nfor me", [VID], {"youtube": {"privacyStatus": "private"}}
+    )
+    out = published(ad, pub)
+    assert out.state == "published" and out.warnings == ()
+
+
+# ---- F-Y2: deleted / rejected / failed are final ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "status,reason,words",
+    [
+        ("deleted", None, "deleted"),
+        ("rejected", "duplicate", "rejected the video (duplicate)"),
+        ("rejected", "copyright", "rejected the video (copyright)"),
+        ("failed", "invalidFile", "could not process the video (invalidFile)"),
+    ],
+)
+def test_a_video_deleted_rejected_or_failed_during_processing_fails_for_good(  # type: ignore[no-untyped-def]
+    settings, account, status, reason, words
+) -> None:
+    settings.sandbox_processing_s = 5.0
+    ad = yt(settings)
+    arm_video_fate(status, reason)
+    pub = publication(account("youtube"), "youtube", "Doomed\nclip", [VID])
+    first = ad.publish(pub)
+    assert first.state == "pending" and first.network_status == "uploaded"
+    with time_machine.travel(datetime.now(UTC) + timedelta(seconds=10), tick=False):
+        out = ad.check_status(pub, first.tracking_ref or "")
+    assert out.state == "failed" and out.fail_type == "permanent", out
+    assert words in (out.fail_reason or "") and out.network_status == status
+
+
+# ---- F-Y3: resuming after a 5xx backs off with jitter, as the official sample does ------------------------------
+def test_an_upload_answered_503_backs_off_with_jitter_then_resumes_one_video(settings, account) -> None:  # type: ignore[no-untyped-def]
+    from backend.networks.sandbox.errors import configure_errors
+
+    slept: list[float] = []
+    seen: list[httpx.Request] = []
+    ad = yt(settings, sleep=slept.append, spy=seen)
+    ad.rng = lambda: 0.5
+    pub = publication(account("youtube"), "youtube", "Backoff\nplease", [VID])
+    # the bytes' PUT, then the status query asking how far they got: each answered 503 Backend Error
+    configure_errors("youtube", "backendError", times=2, path="upload")
+    out = published(ad, pub)
+    assert out.state == "published", out.fail_reason
+    assert slept == [0.5 * 2**1, 0.5 * 2**2]  # random() * 2**n before each new try (Y-SAMPLE)
+    assert (
+        SandboxItem.select()
+        .where((SandboxItem.platform == "youtube") & (SandboxItem.kind == "video"))
+        .count()
+        == 1
+    )
+
+
+def test_a_retry_after_is_honoured_when_longer_than_the_jitter() -> None:
+    from backend.networks.youtube.adapter import backoff_s
+
+    assert backoff_s(1, 0.5, None) == 1.0
+    assert backoff_s(3, 0.25, 20.0) == 20.0
+    assert backoff_s(10, 1.0, None) == 32.0  # capped: the engine's own retries take longer outages
+
+
+# ---- F-Y4: the project's videos.insert bucket, shared by every channel, until midnight Pacific ------------------
+def test_the_projects_insert_bucket_is_shared_by_its_channels_and_resets_at_midnight_pacific(  # type: ignore[no-untyped-def]
+    settings, account
+) -> None:
+    # 2026-11-28 10:00 PT = 18:00 UTC: the bucket resets at 2026-11-29 08:00 UTC
+    with time_machine.travel(datetime(2026, 11, 28, 18, 0, tzinfo=UTC), tick=False):
+        ad = yt(settings)
+        one, two = account("youtube", name="One"), account("youtube", name="Two")
+        for i in range(100):
+            ident = one if i % 2 else two
+            r = ad.client.post(
+                f"{UPLOAD}/videos",
+                params={"uploadType": "resumable", "part": "snippet,status"},
+                headers={
+                    "Authorization": f"Bearer {ident.access_token}",
+                    "X-Upload-Content-Length": "10",
+                    "X-Upload-Content-Type": "video/mp4",
+                },
+                json={"snippet": {"title": f"t{i}"}, "status": {"privacyStatus": "private"}},
+            )
+            assert r.status_code == 200, (i, r.text)
+        out = ad.publish(publication(one, "youtube", "The 101st\ninsert", [VID]))
+        assert out.state == "failed" and out.network_code == "quotaExceeded" and out.wait
+        assert out.retry_after_s == pytest.approx(14 * 3600, abs=1)
+    with time_machine.travel(datetime(2026, 11, 29, 8, 0, 1, tzinfo=UTC), tick=False):
+        assert published(ad, publication(two, "youtube", "A new\nday", [VID])).state == "published"
+
+
+def test_the_quota_answer_has_googles_shape(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ad = yt(settings)
+    ident = account("youtube", behaviour="rate-limited")
+    r = ad.client.post(
+        f"{UPLOAD}/videos",
+        params={"uploadType": "resumable"},
+        headers={
+            "Authorization": f"Bearer {ident.access_token}",
+            "X-Upload-Content-Length": "10",
+            "X-Upload-Content-Type": "video/mp4",
+        },
+        json={"snippet": {"title": "t"}},
+    )
+    (err,) = r.json()["error"]["errors"]
+    assert r.status_code == 403 and (err["domain"], err["reason"]) == ("youtube.quota", "quotaExceeded")
+    assert 'href="/youtube/v3/getting-started#quota"' in r.json()["error"]["message"]
