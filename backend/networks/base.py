@@ -128,7 +128,8 @@ class Publication:
 
     resume: what the network holds of an earlier attempt that was interrupted (the adapter's own ref, as it
     gave it to `save_progress`): publish continues from it (an Instagram container, a YouTube upload session)
-    when the network still has it, instead of creating another that costs quota. save_progress: called by the
+    when the network still has it, instead of creating another that costs quota (find_existing gets it too: the
+    network may answer for it more cheaply than its listing — YouTube's upload session). save_progress: called by the
     adapter with such a ref as soon as the network created it, before its next call (the engine stores it
     with the target); None: nothing is saved."""
 

@@ -38,9 +38,7 @@ def yt(settings: Any, *, sleep: Any = None, spy: list[httpx.Request] | None = No
         return emu.handle_request(req)
 
     client = httpx.Client(transport=httpx.MockTransport(handle))
-    if sleep is None:
-        return YouTubeAdapter(client, API, UPLOAD, media_loader=loader)
-    return YouTubeAdapter(client, API, UPLOAD, media_loader=loader, sleep=sleep)
+    return YouTubeAdapter(client, API, UPLOAD, media_loader=loader, sleep=sleep or (lambda s: None))
 
 
 def published(ad: YouTubeAdapter, pub: Any) -> PublishOutcome:
@@ -188,3 +186,132 @@ def test_the_quota_answer_has_googles_shape(settings, account) -> None:  # type:
     (err,) = r.json()["error"]["errors"]
     assert r.status_code == 403 and (err["domain"], err["reason"]) == ("youtube.quota", "quotaExceeded")
     assert 'href="/youtube/v3/getting-started#quota"' in r.json()["error"]["message"]
+
+
+# ---- F-Y8: reconciliation asks the saved upload session first ----------------------------------------------------
+def test_an_attempt_cut_after_its_last_put_is_found_through_its_saved_session_without_listing(  # type: ignore[no-untyped-def]
+    settings, account
+) -> None:
+    import dataclasses
+
+    seen: list[httpx.Request] = []
+    ad = yt(settings, spy=seen)
+    saved: list[str] = []
+    pub = dataclasses.replace(
+        publication(account("youtube"), "youtube", "Cut\nafter the bytes", [VID]), save_progress=saved.append
+    )
+    real, emu = ad.client, sandbox(settings).transport("youtube")
+
+    def cut_after_last_put(request: httpx.Request) -> httpx.Response:  # the bytes arrive, the answer is lost
+        resp = emu.handle_request(request)
+        if request.method == "PUT" and resp.status_code in (200, 201):
+            raise httpx.ReadError("connection reset by peer", request=request)
+        return resp
+
+    ad.client = httpx.Client(transport=httpx.MockTransport(cut_after_last_put))
+    ad.publish(pub)  # the engine records it unresolved; the session was saved before any byte was sent
+    assert saved and "session" in saved[0]
+    ad.client = real
+    seen.clear()
+    later = dataclasses.replace(pub, resume=saved[-1], attempted_at=datetime.now(UTC))
+    found = ad.find_existing(later)
+    assert found is not None and found.state == "published" and found.external_post_id
+    assert [r.method for r in seen] == ["PUT", "GET"]  # the session's status, then videos.list: no listing
+    assert "content-range" in seen[0].headers and seen[0].headers["content-range"].startswith("bytes */")
+    assert (
+        SandboxItem.select()
+        .where((SandboxItem.platform == "youtube") & (SandboxItem.kind == "video"))
+        .count()
+        == 1
+    )
+
+
+def test_a_saved_session_that_created_nothing_is_absent_and_the_next_attempt_continues_it(  # type: ignore[no-untyped-def]
+    settings, account
+) -> None:
+    import dataclasses
+
+    ad = yt(settings)
+    saved: list[str] = []
+    pub = dataclasses.replace(
+        publication(account("youtube"), "youtube", "Never\nsent", [VID]), save_progress=saved.append
+    )
+    ad._new_session(pub, VIDEO, "video/mp4")  # the session opened; the process died before any byte
+    later = dataclasses.replace(pub, resume=saved[-1], attempted_at=datetime.now(UTC))
+    assert ad.find_existing(later) is None
+    assert published(ad, later).state == "published"
+    uploads = SandboxItem.select().where((SandboxItem.platform == "youtube") & (SandboxItem.kind == "upload"))
+    assert uploads.count() == 1  # the same session: no second insert spent
+
+
+# ---- F-Y5: scopes: a grant without youtube.readonly cannot reconcile, never uploads twice -----------------------
+def oauth_token(settings: Any, scopes: str) -> tuple[str, str]:
+    """(access token, channel id) of a consent to the emulated Google app granting `scopes`."""
+    from urllib.parse import parse_qs, urlsplit
+
+    c = httpx.Client(
+        transport=sandbox(settings).transport("youtube"), base_url="https://accounts.sandbox.invalid"
+    )
+    r = c.get(
+        "/o/oauth2/v2/auth",
+        params={
+            "client_id": "app",
+            "redirect_uri": "http://127.0.0.1:8765/callback",
+            "response_type": "code",
+            "scope": scopes,
+            "access_type": "offline",
+            "state": "s",
+        },
+    )
+    code = parse_qs(urlsplit(r.headers["location"]).query)["code"][0]
+    tok = c.post(
+        "/token",
+        data={
+            "client_id": "app",
+            "client_secret": "secret",
+            "code": code,
+            "redirect_uri": "http://127.0.0.1:8765/callback",
+            "grant_type": "authorization_code",
+        },
+    ).json()["access_token"]
+    channel = c.get(
+        f"{API}/channels", params={"mine": "true", "part": "id"}, headers={"Authorization": f"Bearer {tok}"}
+    )
+    return tok, (channel.json()["items"][0]["id"] if channel.status_code == 200 else "")
+
+
+def test_without_youtube_readonly_reconciliation_is_unverifiable_not_a_second_upload(settings) -> None:  # type: ignore[no-untyped-def]
+    from backend.networks.base import AccountCredentials, Publication, Unverifiable
+    from backend.networks.rules import build_payload
+
+    ad = yt(settings)
+    token, _ = oauth_token(settings, "https://www.googleapis.com/auth/youtube.upload")
+    r = ad.client.get(
+        f"{API}/channels", params={"mine": "true"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert r.status_code == 403 and r.json()["error"]["errors"][0]["reason"] == "insufficientPermissions"
+    assert r.json()["error"]["details"][0]["reason"] == "ACCESS_TOKEN_SCOPE_INSUFFICIENT"
+    pub = Publication(
+        build_payload("youtube", "No\nreadonly", [VID], None),
+        AccountCredentials("UCx", token),
+        "tgt_1",
+        datetime.now(UTC),
+    )
+    with pytest.raises(Unverifiable, match="youtube.readonly"):
+        ad.find_existing(pub)
+
+
+def test_without_youtube_upload_the_upload_is_refused_with_a_reconnect_hint(settings) -> None:  # type: ignore[no-untyped-def]
+    from backend.networks.base import AccountCredentials, Publication
+    from backend.networks.rules import build_payload
+
+    ad = yt(settings)
+    token, channel = oauth_token(settings, "https://www.googleapis.com/auth/youtube.readonly")
+    pub = Publication(
+        build_payload("youtube", "No\nupload", [VID], None), AccountCredentials(channel, token), "tgt_1"
+    )
+    out = ad.publish(pub)
+    assert out.state == "failed" and out.fail_type == "permanent" and out.auth_refused
+    assert out.network_code == "insufficientPermissions" and "socialpub accounts connect youtube" in (
+        out.fail_reason or ""
+    )

@@ -1,12 +1,17 @@
-"""YouTube Data API v3 videos.insert adapter (NETWORKS.md section 5): resumable session (POST with the video
-resource, session URI in Location) -> PUT the bytes (resuming after a 308 / 5xx) -> poll
-videos?part=status,processingDetails until processed. find_existing pages the channel's uploads playlist,
-which holds a video from the end of its upload on, processed or not: absence is conclusive at once
-(LISTING_DELAY_S 0). The upload session itself publishes nothing: only the PUT that completes the bytes
-creates the video."""
+"""YouTube Data API v3 videos.insert adapter (NETWORKS.md section 5; the fidelity table in docs.md): resumable
+session (POST with the video resource, session URI in Location, saved before any byte is sent) -> PUT the bytes
+(resuming after a 308; after a 5xx or a cut, backing off with jitter as Google's official sample does) -> poll
+videos?part=status,processingDetails until processed, reading `status.privacyStatus` back: a project that has
+not passed the YouTube API Services audit has its uploads locked private, which the target reports as a
+warning (`youtube_private_lock`). find_existing asks the saved upload session first, then pages the channel's
+uploads playlist, which holds a video from the end of its upload on, processed or not. The upload session
+itself publishes nothing: only the PUT that completes the bytes creates the video."""
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,6 +25,8 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    TargetWarning,
+    Unverifiable,
     check_failed,
     decode_ref,
     encode_ref,
@@ -33,7 +40,28 @@ from backend.outbound.retry_after import retry_after_s
 
 PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s
-MAX_RESUMES = 3
+MAX_TRIES = 6  # tries of one upload within an attempt (the engine's own retries take longer outages)
+MAX_BACKOFF_S = 32.0  # the longest wait between two tries (Google's sample: random() * 2**n, n up to 10)
+SCOPE = "https://www.googleapis.com/auth/"
+PRIVATE_LOCK = "youtube_private_lock"
+
+
+def backoff_s(n: int, r: float, retry_after: float | None) -> float:
+    """The wait before try n+1 after a 5xx or a cut: random() * 2**n (Y-SAMPLE), capped at MAX_BACKOFF_S, at
+    least the Retry-After YouTube gave."""
+    return max(r * min(2.0**n, MAX_BACKOFF_S), retry_after or 0.0)
+
+
+def private_lock(requested: str, url: str) -> TargetWarning:
+    """The warning of a video YouTube locked private although `requested` was asked (Y4, Y-LOCK-HELP)."""
+    return TargetWarning(
+        PRIVATE_LOCK,
+        f"YouTube locked the video private (asked: {requested}): uploads through the API from a Google Cloud "
+        "project that has not passed the YouTube API Services audit are private whatever privacy is asked, and "
+        f"cannot be appealed. Only the channel can see it ({url}). To publish it {requested}, upload it again "
+        "from YouTube Studio; to lift the lock for later posts, have the project pass the audit "
+        "(https://support.google.com/youtube/contact/yt_api_form) and set SOCIALPUB_YOUTUBE_AUDITED=1",
+    )
 
 
 def seconds_to_pacific_midnight() -> float:
@@ -85,6 +113,16 @@ def classify(resp: httpx.Response) -> NetworkError:
             http_status=s,
             auth_refused=True,
         )
+    if reason in ("insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"):
+        return NetworkError(
+            "permanent",
+            "the YouTube channel's authorisation lacks a scope this needs (youtube.upload to upload, "
+            "youtube.readonly to read the video back): reconnect it with `socialpub accounts connect youtube` "
+            "and grant every permission asked",
+            code="insufficientPermissions",
+            http_status=s,
+            auth_refused=True,
+        )
     if s >= 500 or reason in ("backendError", "internalError"):
         return NetworkError(
             "retriable",
@@ -109,6 +147,16 @@ def video_url(video_id: str) -> str:
     return f"https://youtu.be/{video_id}"
 
 
+def requested_privacy(pub: Publication) -> str:
+    return str(pub.payload.options.get("privacy_status") or "public")
+
+
+def next_byte(resp: httpx.Response) -> int:
+    """The offset to resume from, by a 308's `Range: bytes=0-N` (none: no byte was kept, Y-RES)."""
+    rng = resp.headers.get("range", "")
+    return int(rng.rsplit("-", 1)[1]) + 1 if "-" in rng else 0
+
+
 class YouTubeAdapter:
     platform = PLATFORM
 
@@ -119,11 +167,15 @@ class YouTubeAdapter:
         upload_base_url: str = "https://www.googleapis.com/upload/youtube/v3",
         *,
         media_loader: MediaLoader | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: Callable[[], float] = random.random,
     ) -> None:
         self.client = client
         self.base = base_url.rstrip("/")
         self.upload_base = upload_base_url.rstrip("/")
         self.media_loader = media_loader
+        self.sleep = sleep  # the waits between tries of an upload (tests step them)
+        self.rng = rng
 
     def resource(self, pub: Publication) -> dict[str, Any]:
         p, o = pub.payload, pub.payload.options
@@ -137,7 +189,7 @@ class YouTubeAdapter:
         return {
             "snippet": snippet,
             "status": {
-                "privacyStatus": str(o.get("privacy_status") or "public"),
+                "privacyStatus": requested_privacy(pub),
                 "selfDeclaredMadeForKids": bool(o.get("made_for_kids")),
                 "containsSyntheticMedia": bool(o.get("contains_synthetic_media")),
             },
@@ -154,59 +206,68 @@ class YouTubeAdapter:
     def upload(self, pub: Publication, data: bytes, mime: str) -> str:
         """A resumable upload: the session (saved as the attempt's progress at once: an interrupted attempt's
         successor continues it, `pub.resume`, while YouTube keeps it — a week — instead of opening another that
-        costs one of the channel's daily uploads), then the bytes, asking how far they got after a cut."""
+        costs one of the project's daily inserts), then the bytes. After a 5xx or a cut: wait (backoff_s, with
+        jitter, as Google's official sample), ask how far the bytes got (`Content-Range: bytes */N`), resume
+        from there (Y2, Y3)."""
         session = self._resumed_session(pub)
         offset: int | None = None  # unknown: ask YouTube first (a resumed session)
+        resumed = session is not None
         if session is None:
             session, offset = self._new_session(pub, data, mime), 0
-        for _ in range(MAX_RESUMES + 1):
-            if offset is None:
-                done, offset = self._progress(pub, session, len(data))
-                if done is not None:
-                    return done
-                if offset is None:  # the resumed session is gone (expired): a new one
-                    session, offset = self._new_session(pub, data, mime), 0
-            put_headers = {**self._auth(pub), "Content-Type": mime}
-            if offset:
-                put_headers["Content-Range"] = f"bytes {offset}-{len(data) - 1}/{len(data)}"
+        for n in range(1, MAX_TRIES + 1):
+            retry_after: float | None = None
+            resp: httpx.Response | None = None
             try:
-                resp = send(
-                    self.client,
-                    "PUT",
-                    session,
-                    network="YouTube",
-                    write=True,
-                    headers=put_headers,
-                    content=data[offset:],
-                )
-            except NetworkError:
-                resp = None  # cut mid-upload: ask how far it got
-            if resp is not None and resp.status_code in (200, 201):
-                return str(resp.json()["id"])
-            if resp is not None and resp.status_code == 404:
-                raise NetworkError(
-                    "retriable",
-                    "the YouTube upload session expired; it will start over",
-                    code="session_expired",
-                    ambiguous=True,
-                )
-            if resp is not None and resp.status_code < 500 and resp.status_code != 308:
-                raise classify(resp)
-            done, offset = self._progress(pub, session, len(data))
-            if done is not None:
-                return done
-            if offset is None:
-                raise NetworkError(
-                    "retriable",
-                    "the YouTube upload session expired; it will start over",
-                    code="session_expired",
-                    ambiguous=True,
-                )
+                if offset is None:
+                    done, offset = self._progress(pub, session, len(data))
+                    if done is not None:
+                        return done
+                    if offset is None and resumed:  # the session of an earlier attempt expired: a new one
+                        session, offset, resumed = self._new_session(pub, data, mime), 0, False
+                    elif offset is None:
+                        raise self._expired()
+                resp = self._put(pub, session, data, offset, mime)
+            except NetworkError as e:
+                if e.fail_type != "retriable" or e.code == "session_expired":
+                    raise
+                retry_after = e.retry_after_s  # a 5xx answering the status query, or a cut: wait, ask again
+            resumed = False
+            if resp is not None:
+                if resp.status_code in (200, 201):
+                    return str(resp.json()["id"])
+                if resp.status_code == 404:
+                    raise self._expired()
+                if resp.status_code == 308:  # YouTube kept part of it: continue from there at once
+                    offset = next_byte(resp)
+                    continue
+                if resp.status_code < 500:
+                    raise classify(resp)
+                retry_after = retry_after_s(resp)
+            if n < MAX_TRIES:
+                self.sleep(backoff_s(n, self.rng(), retry_after))
+            offset = None
         raise NetworkError(
             "retriable",
             "the upload to YouTube kept failing; it will be retried",
             code="upload_failed",
             ambiguous=True,
+        )
+
+    @staticmethod
+    def _expired() -> NetworkError:
+        return NetworkError(
+            "retriable",
+            "the YouTube upload session expired; it will start over",
+            code="session_expired",
+            ambiguous=True,
+        )
+
+    def _put(self, pub: Publication, session: str, data: bytes, offset: int, mime: str) -> httpx.Response:
+        headers = {**self._auth(pub), "Content-Type": mime}
+        if offset:
+            headers["Content-Range"] = f"bytes {offset}-{len(data) - 1}/{len(data)}"
+        return send(
+            self.client, "PUT", session, network="YouTube", write=True, headers=headers, content=data[offset:]
         )
 
     def _new_session(self, pub: Publication, data: bytes, mime: str) -> str:
@@ -257,8 +318,9 @@ class YouTubeAdapter:
             return str(status.json()["id"]), None
         if status.status_code in (404, 410):
             return None, None
-        rng = status.headers.get("range", "") if status.status_code == 308 else ""  # else: from the start
-        return None, (int(rng.rsplit("-", 1)[1]) + 1 if "-" in rng else 0)
+        if status.status_code != 308:  # a 5xx: retriable (the caller waits); another refusal: its reason
+            raise classify(status)
+        return None, next_byte(status)
 
     def video_state(self, pub: Publication, video_id: str) -> PublishOutcome:
         resp = self._check(
@@ -281,8 +343,15 @@ class YouTubeAdapter:
         st = items[0].get("status") or {}
         upload = str(st.get("uploadStatus") or "")
         if upload == "processed":
+            url = video_url(video_id)
+            requested, actual = requested_privacy(pub), str(st.get("privacyStatus") or "")
+            locked = actual == "private" and requested != "private"
             return PublishOutcome.published(
-                video_id, video_url(video_id), tracking_ref=video_id, network_status=upload
+                video_id,
+                url,
+                tracking_ref=video_id,
+                network_status=upload,
+                warnings=(private_lock(requested, url),) if locked else (),
             )
         if upload == "failed":
             return PublishOutcome.failed(
@@ -295,10 +364,21 @@ class YouTubeAdapter:
         if upload == "rejected":
             return PublishOutcome.failed(
                 "permanent",
-                f"YouTube rejected the video ({st.get('rejectionReason') or 'unknown'})",
+                f"YouTube rejected the video ({st.get('rejectionReason') or 'unknown'}): see YouTube Studio "
+                "for the channel's notice before uploading it again",
                 network_code=str(st.get("rejectionReason")),
                 network_status=upload,
             )
+        if upload == "deleted":
+            return PublishOutcome.failed(
+                "permanent",
+                "the video was deleted on YouTube (by the channel or by YouTube) before it finished "
+                "processing: check YouTube Studio, then create the post again if that was not intended",
+                network_code="deleted",
+                network_status=upload,
+            )
+        # `uploaded` (not processed yet), or a value YouTube may add: still processing, until the target's
+        # tracking deadline (the registry's track_deadline_s)
         return PublishOutcome.pending(video_id, network_status=upload or "uploaded")
 
     def publish(self, pub: Publication) -> PublishOutcome:
@@ -351,11 +431,23 @@ class YouTubeAdapter:
         return never_ready(PLATFORM)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <- `nextPageToken`,
-        1 quota unit a page where search costs 100) back to the attempt's start, matching the title; a match is
-        then read like check_status."""
+        """First the upload session an interrupted attempt saved (pub.resume), asked how far it got (Y13, Y-RES
+        "Check the status of an upload"): complete -> its video, read like check_status; incomplete (308) ->
+        absent (that session created nothing; the next attempt continues it); expired -> the listing. The
+        listing pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <-
+        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title; a match is then
+        read like check_status. A grant without youtube.readonly cannot list: Unverifiable, never a second
+        upload."""
         since = pub.not_before()
         try:
+            session = self._resumed_session(pub)
+            if session is not None:
+                size = int(decode_ref(pub.resume or "").get("size") or 0)
+                done, offset = self._progress(pub, session, size)
+                if done is not None:
+                    return self.check_status(pub, done)
+                if offset is not None:
+                    return None
             params = {"part": "snippet", "playlistId": self.uploads_playlist(pub), "maxResults": "50"}
             for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
                 resp = self._check(
@@ -384,6 +476,12 @@ class YouTubeAdapter:
                     return None
                 params = {**params, "pageToken": str(token)}
         except NetworkError as e:
+            if e.code == "insufficientPermissions":
+                raise Unverifiable(
+                    "the channel's authorisation lacks youtube.readonly, so socialpub cannot read its uploads: "
+                    "check the channel in YouTube Studio before retrying, and reconnect it granting every "
+                    "permission asked"
+                ) from None
             return check_failed("YouTube", e)
         return None
 
