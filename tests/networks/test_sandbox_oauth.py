@@ -58,7 +58,7 @@ SPEC: dict[str, dict[str, Any]] = {
         "authorize": "/o/oauth2/v2/auth",
         "token": "/token",
         "client": "client_id",
-        "scope": "https://www.googleapis.com/auth/youtube.upload",
+        "scope": "https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly",
     },
 }
 
@@ -278,6 +278,9 @@ def test_token_errors_have_the_networks_shape(sb: Sandbox, platform: str) -> Non
 @pytest.mark.parametrize("platform", ["tiktok", "youtube"])
 def test_refresh_rotates(sb: Sandbox, platform: str) -> None:
     c = client(sb, platform)
+    if platform == "youtube":  # Google re-issues no refresh token by default (see the test below)
+        sb.activate()
+        oauth.configure_oauth("youtube", rotate=True)
     first = connect(c, platform)
     again = refresh(c, platform, first["refresh_token"])
     assert again.status_code == 200, again.text
@@ -690,3 +693,40 @@ def test_tiktok_video_needs_its_scope(sb: Sandbox) -> None:
         headers={"Authorization": f"Bearer {token}"},
     ).json()
     assert set(info["data"]["user"]) == {"open_id", "display_name"} and info["error"]["code"] == "ok"
+
+
+def test_google_keeps_the_refresh_token_and_a_testing_apps_dies_after_7_days(sb: Sandbox) -> None:
+    """F-Y10: a refresh answers no new refresh token (the old one keeps working); F-Y6: a new project's consent
+    screen is in Testing, so its refresh tokens expire 7 days after consent (refresh_token_expires_in)."""
+    c = client(sb, "youtube")
+    first = connect(c, "youtube")
+    assert 7 * 86400 - 5 <= first["refresh_token_expires_in"] <= 7 * 86400
+    again = refresh(c, "youtube", first["refresh_token"])
+    assert again.status_code == 200 and "refresh_token" not in again.json()
+    assert refresh(c, "youtube", first["refresh_token"]).status_code == 200  # still the same one
+    with time_machine.travel(datetime.now(UTC) + timedelta(days=7, seconds=5), tick=False):
+        dead = refresh(c, "youtube", first["refresh_token"])
+    assert dead.status_code == 400
+    assert dead.json() == {
+        "error": "invalid_grant",
+        "error_description": "Token has been expired or revoked.",
+    }
+
+
+def test_a_published_google_apps_refresh_token_lasts(tmp_path: Path) -> None:
+    from backend.networks.sandbox.developer_app import EmulatedApp
+
+    sb = Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path),
+            emulators=sandbox_emulators(),
+            delay_s=0,
+            processing_s=0,
+            apps=(("youtube", EmulatedApp(products=frozenset({"in-production"}))),),
+        )
+    )
+    c = client(sb, "youtube")
+    first = connect(c, "youtube")
+    assert "refresh_token_expires_in" not in first
+    with time_machine.travel(datetime.now(UTC) + timedelta(days=30), tick=False):
+        assert refresh(c, "youtube", first["refresh_token"]).status_code == 200

@@ -315,3 +315,47 @@ def test_without_youtube_upload_the_upload_is_refused_with_a_reconnect_hint(sett
     assert out.network_code == "insufficientPermissions" and "socialpub accounts connect youtube" in (
         out.fail_reason or ""
     )
+
+
+# ---- accounts doctor: the project's review status and a channel's grant (checks.py) ------------------------------
+def test_doctor_says_what_a_new_project_implies(settings) -> None:  # type: ignore[no-untyped-def]
+    from backend.networks import registry
+
+    checks = registry.get("youtube").network_checks()
+    assert checks is not None
+    found = {f.code: f for f in checks.check_app(settings)}
+    assert set(found) == {"youtube_not_audited", "google_testing_mode"}
+    assert all(f.severity == "warning" for f in found.values())
+    assert "private" in found["youtube_not_audited"].message
+    assert "SOCIALPUB_YOUTUBE_AUDITED=1" in found["youtube_not_audited"].fix
+    assert (
+        "7 days" in found["google_testing_mode"].message and "test user" in found["google_testing_mode"].fix
+    )
+
+
+def test_doctor_is_quiet_for_an_audited_published_verified_desktop_project(settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from backend.config import Settings
+    from backend.networks.youtube.checks import check_app
+
+    for name, value in {"AUDITED": "1", "PUBLISHING_STATUS": "production", "VERIFIED": "1"}.items():
+        monkeypatch.setenv(f"SOCIALPUB_YOUTUBE_{name}", value)
+    assert check_app(Settings(data_dir=settings.data_dir)) == []
+    monkeypatch.setenv("SOCIALPUB_YOUTUBE_VERIFIED", "0")
+    monkeypatch.setenv("SOCIALPUB_YOUTUBE_CLIENT_TYPE", "web")
+    codes = [f.code for f in check_app(Settings(data_dir=settings.data_dir))]
+    assert codes == ["google_unverified", "youtube_web_client"]
+
+
+def test_doctor_checks_a_channels_grant() -> None:
+    from backend.networks.youtube.checks import check_account
+
+    up, ro = (
+        "https://www.googleapis.com/auth/youtube.upload",
+        "https://www.googleapis.com/auth/youtube.readonly",
+    )
+    assert check_account([up, ro]) == [] and check_account([]) == []
+    assert check_account(["https://www.googleapis.com/auth/youtube.force-ssl"]) == []
+    assert [f.code for f in check_account([up])] == ["youtube_scope_readonly_missing"]
+    (missing,) = check_account([ro])
+    assert missing.code == "youtube_scope_upload_missing" and missing.severity == "error"
+    assert "socialpub accounts connect youtube" in missing.fix

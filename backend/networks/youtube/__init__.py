@@ -24,6 +24,7 @@ NETWORK = Network(
     emulator="backend.networks.youtube.emulator:YouTubeEmulator",
     settings="backend.networks.youtube.settings:YouTubeSettings",
     options="backend.networks.youtube.options:YouTubeOptions",
+    checks="backend.networks.youtube.checks:CHECKS",
     track_deadline_s=3600.0,
     docs="backend/networks/youtube/docs.md",
 )

@@ -60,7 +60,7 @@ def private_lock(requested: str, url: str) -> TargetWarning:
         "project that has not passed the YouTube API Services audit are private whatever privacy is asked, and "
         f"cannot be appealed. Only the channel can see it ({url}). To publish it {requested}, upload it again "
         "from YouTube Studio; to lift the lock for later posts, have the project pass the audit "
-        "(https://support.google.com/youtube/contact/yt_api_form) and set SOCIALPUB_YOUTUBE_AUDITED=1",
+        "(https://developers.google.com/youtube/data/guides/quota_and_compliance_audits) and set SOCIALPUB_YOUTUBE_AUDITED=1",
     )
 
 

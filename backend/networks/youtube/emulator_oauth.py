@@ -1,5 +1,10 @@
 """YouTube's OAuth side in its emulator (Google): accounts.google.com/o/oauth2/v2/auth (a refresh token for offline
-access), oauth2.googleapis.com/{token,revoke} (refresh tokens re-issued with the `rotate` switch)."""
+access), oauth2.googleapis.com/{token,revoke}.
+
+Per emulated app (SandboxConfig.app("youtube")): a new project's consent screen is in Testing, so its refresh
+tokens expire 7 days after consent (G-OAUTH, Y16), answered with `refresh_token_expires_in`; the product
+`in-production` (the app published) lifts that. A refresh answers no new refresh token (Y18, belief: Google's
+sample answers have none); the `rotate` switch re-issues one."""
 
 from __future__ import annotations
 
@@ -13,9 +18,20 @@ from backend.networks.sandbox.oauth import DAY, OAuthProvider, redirect, revoke_
 from backend.networks.sandbox.store import SandboxGrant
 
 
+TESTING_REFRESH_TTL_S = 7 * DAY  # a Testing app's refresh tokens (External user type, YouTube's scopes)
+IN_PRODUCTION = "in-production"  # the emulated app's product name: its consent screen is published
+
+
 class GoogleOAuth(OAuthProvider):
-    # access 1 h; refresh long-lived (7 d for an app in testing mode: set refresh_ttl_s); re-issued on refresh
-    DEFAULTS: dict[str, Any] = {"access_ttl_s": 3600, "refresh_ttl_s": None, "rotate": True}
+    # access 1 h; refresh: 7 days for an app in Testing (the default: a new app), else long-lived (None) unless
+    # the refresh_ttl_s switch says otherwise; not re-issued on refresh unless `rotate`
+    DEFAULTS: dict[str, Any] = {"access_ttl_s": 3600, "refresh_ttl_s": None, "rotate": False}
+
+    def settings(self) -> dict[str, Any]:
+        s = super().settings()
+        if s.get("refresh_ttl_s") is None and not self.emu.config.app(self.platform).holds(IN_PRODUCTION):
+            s = {**s, "refresh_ttl_s": TESTING_REFRESH_TTL_S}
+        return s
 
     def install(self) -> None:
         self.emu.route("GET", r"/o/oauth2/v2/auth", self.authorize)
