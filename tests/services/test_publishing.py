@@ -215,6 +215,29 @@ def test_tiktok_direct_video_and_youtube_are_tracked_to_success(client, owner, s
     assert Job.select().where(Job.kind == "target.track").count() >= 1
 
 
+def test_a_new_google_projects_youtube_post_succeeds_private_with_a_visible_warning(
+    client, owner, sandbox, video_url
+):
+    """Issue 29: the default emulated project is not audited, so YouTube locks the video private: the target
+    succeeds, and says so in `warnings` (API and publish.completed); an audited project's has none."""
+    from backend.store.models import Event
+
+    post = create(client, owner, targets=["youtube"], content="Launch\nday", mediaUrls=[video_url])
+    run(client.app.state.settings)
+    (target,) = read(client, owner, post["id"])["targets"]
+    assert target["status"] == "succeeded" and target["postUrl"].startswith("https://youtu.be/")
+    (warning,) = target["warnings"]
+    assert warning["code"] == "youtube_private_lock" and "audit" in warning["message"]
+    (event,) = Event.select().where((Event.subject_id == post["id"]) & (Event.type == "publish.completed"))
+    assert event.data["warnings"] == [warning]
+
+    client.app.state.settings.sandbox_apps = {"youtube": {"audited": True}}
+    post = create(client, owner, targets=["youtube"], content="Audited\nproject", mediaUrls=[video_url])
+    run(client.app.state.settings)
+    (target,) = read(client, owner, post["id"])["targets"]
+    assert target["status"] == "succeeded" and target["warnings"] == []
+
+
 def test_async_processing_past_its_deadline_fails_retriable(client, owner, fast, video_url):
     fast.sandbox_processing_s = 10_000  # the network never confirms in time
     add_account(client, owner, "youtube", "ok")

@@ -311,3 +311,26 @@ def test_the_summary_shows_each_warning_of_a_target_that_went_through() -> None:
     assert (
         "youtube · youtube page warning youtube_private_lock: YouTube locked the video private" in line.plain
     )
+
+
+async def test_a_youtube_post_locked_private_shows_its_warning(tui_app, tmp_path) -> None:
+    """Issue 29: the default (new, unaudited) Google project's upload succeeds locked private: the detail says so
+    at a glance and in the chosen target's box."""
+    app = tui_app(clock=utc_now)
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(mp4_bytes())
+    async with app.run_test(size=SIZE) as pilot:
+        video = await app.client.upload_media_file(clip)
+        post = await app.client.create_post(
+            {"targets": ["youtube"], "content": "Launch\nday", "mediaUrls": [video.url]}
+        )
+        final = await app.client.wait_post(post.id, timeout=60)
+        assert final.status == "completed"
+        screen = await open_detail(pilot, post.id)
+        summary = str(screen.query_one("#detail-summary", Static).render())
+        assert (
+            "youtube · " in summary
+            and "warning youtube_private_lock: YouTube locked the video private" in summary
+        )
+        chosen = str(screen.query_one("#detail-target", Static).render())
+        assert "warning youtube_private_lock" in chosen
