@@ -229,6 +229,36 @@ def test_pages_picked_then_a_post_published_to_a_live_account(initialised, serve
     assert [p["message"] for p in listed] == ["Hello from a live account"]
 
 
+def test_a_new_google_project_connects_a_channel_and_its_video_is_posted_private_with_a_warning(
+    initialised, serve, browser, tmp_path
+):
+    """Issue 29, YouTube's "done when": `sandbox serve youtube` serves a new (unaudited) project; a channel connected
+    through the CLI publishes a video from the loopback media host; YouTube locks it private, the target succeeds
+    and says so; the served emulator holds one private video."""
+    from tests.media import corpus
+
+    served = serve("youtube")
+    browser()
+    assert invoke("accounts", "connect", "youtube", "--json", "--timeout", "60").code == 0
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(corpus.video("mp4"))
+    r = invoke("posts", "create", "Launch\nday", "--to", "youtube", "--media", str(clip), "--wait", "--json")
+    assert r.code == 0, r.err + r.out
+    [target] = r.json()["targets"]
+    assert target["status"] == "succeeded" and target["postUrl"].startswith("https://youtu.be/")
+    assert [w["code"] for w in target["warnings"]] == ["youtube_private_lock"]
+    from backend.store.models import Account
+
+    token = Account.get_by_id(target["accountId"]).access_token
+    with served.http() as c:
+        got = c.get(
+            "/youtube/v3/videos",
+            params={"part": "status", "id": target["externalPostId"]},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()["items"]
+    assert [v["status"]["privacyStatus"] for v in got] == ["private"]
+
+
 def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browser):
     serve("linkedin")
     browser(user="Jo", pages=3)

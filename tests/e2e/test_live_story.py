@@ -218,6 +218,8 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
     links = {t["platform"]: t["postUrl"] for t in post["targets"]}
     assert set(links) == set(NETWORKS) and all(str(u).startswith("https://") for u in links.values()), links
     assert "/reel/" in links["instagram"] and "youtu" in links["youtube"] and "/video/" in links["tiktok"]
+    warned = {t["platform"]: [w["code"] for w in t["warnings"]] for t in post["targets"]}
+    assert warned["youtube"] == ["youtube_private_lock"]  # a new Google project: posted, locked private
 
     # 3. the clock two hours on (past the YouTube token's hour): the worker refreshes it
     def token_of(network: str) -> dict[str, Any]:
