@@ -123,7 +123,7 @@ class PostPatch(CamelModel):
 
 class TargetWarningOut(CamelOut):
     code: str = Field(
-        description="stable, snake_case, prefixed with the network (e.g. `youtube_private_lock`)",
+        description="stable, snake_case, prefixed with the network's name (`<network>_private_lock`)",
         json_schema_extra={"pattern": "^[a-z][a-z0-9_]*$"},
     )
     message: str = Field(description="what happened, why, and what to do")
@@ -147,7 +147,7 @@ class TargetOut(CamelOut):
     warnings: list[TargetWarningOut] = Field(
         default_factory=list,
         description="extension: what the user must know about a target that went through not quite as asked "
-        "(e.g. `youtube_private_lock`: YouTube locked the video private); `[]` when none",
+        "(e.g. the network locked the video private); `[]` when none",
     )
 
 
