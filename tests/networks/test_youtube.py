@@ -402,3 +402,28 @@ def test_the_fidelity_table_is_complete() -> None:
             assert re.search(rf"^def {name}\(", (root / path).read_text(encoding="utf-8"), re.M), (
                 f"{num}: {name}"
             )
+
+
+def test_a_long_retry_after_ends_the_attempt_ambiguous_instead_of_sleeping(settings, account) -> None:  # type: ignore[no-untyped-def]
+    """A 503 with `Retry-After: 600` on the bytes: no 10-minute sleep inside a job; the attempt ends retriable and
+    ambiguous (the session holds what arrived: the next attempt asks it first, then continues it)."""
+    slept: list[float] = []
+    emu = sandbox(settings).transport("youtube")
+
+    def busy(req: httpx.Request) -> httpx.Response:
+        if req.method == "PUT":
+            return httpx.Response(
+                503, headers={"Retry-After": "600"}, json={"error": {"code": 503, "errors": []}}
+            )
+        return emu.handle_request(req)
+
+    ad = YouTubeAdapter(
+        httpx.Client(transport=httpx.MockTransport(busy)),
+        API,
+        UPLOAD,
+        media_loader=loader,
+        sleep=slept.append,
+    )
+    out = ad.publish(publication(account("youtube"), "youtube", "Busy\nYouTube", [VID]))
+    assert out.state == "failed" and out.fail_type == "retriable" and out.ambiguous
+    assert out.retry_after_s == 600 and slept == []

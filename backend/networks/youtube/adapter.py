@@ -42,6 +42,7 @@ PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s
 MAX_TRIES = 6  # tries of one upload within an attempt (the engine's own retries take longer outages)
 MAX_BACKOFF_S = 32.0  # the longest wait between two tries (Google's sample: random() * 2**n, n up to 10)
+MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After ends the attempt (the engine waits it out, then resumes)
 SCOPE = "https://www.googleapis.com/auth/"
 PRIVATE_LOCK = "youtube_private_lock"
 
@@ -228,8 +229,8 @@ class YouTubeAdapter:
                         raise self._expired()
                 resp = self._put(pub, session, data, offset, mime)
             except NetworkError as e:
-                if e.fail_type != "retriable" or e.code == "session_expired":
-                    raise
+                if e.fail_type != "retriable" or e.wait or e.code == "session_expired":
+                    raise  # a refusal, or a window to wait out (a quota): the engine's, not a sleep here
                 retry_after = e.retry_after_s  # a 5xx answering the status query, or a cut: wait, ask again
             resumed = False
             if resp is not None:
@@ -243,6 +244,14 @@ class YouTubeAdapter:
                 if resp.status_code < 500:
                     raise classify(resp)
                 retry_after = retry_after_s(resp)
+            if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:  # longer than a job should sleep
+                raise NetworkError(
+                    "retriable",
+                    "YouTube asked to wait before resuming the upload; it will be resumed",
+                    code="upload_retry_after",
+                    retry_after_s=retry_after,
+                    ambiguous=True,  # the session holds what arrived: the next attempt asks it first
+                )
             if n < MAX_TRIES:
                 self.sleep(backoff_s(n, self.rng(), retry_after))
             offset = None
