@@ -442,6 +442,7 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
 def test_check_renews_an_expired_refreshable_token(client, owner, live):
     """The token was refused because it expired: the check refreshes it (services/tokens, the one refresh path)
     and tries again; the account stays connected."""
+    live.sandbox_apps = {"youtube": {"products": ["in-production"]}}  # refresh tokens beyond Testing's 7 days
     acc = connected(client, owner, live, "youtube")  # 1 h, a refresh token
     before = Account.get_by_id(acc["id"]).token_expires_at
     with time_machine.travel(datetime.now(UTC) + timedelta(hours=2), tick=False):

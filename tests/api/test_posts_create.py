@@ -66,6 +66,7 @@ def test_immediate_post_202_processing_targets_pending_and_job_now(client, owner
             "failType",
             "completedAt",
             "nextAttemptAt",
+            "warnings",
         }
         assert t["externalPostId"] is None and t["failType"] is None and t["nextAttemptAt"] is None
     job = Job.get(Job.dedupe_key == f"post:{body['id']}")

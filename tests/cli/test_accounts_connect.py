@@ -391,6 +391,7 @@ def test_access_token_path_through_the_cli(initialised, serve):
                 "client_id": "other-app",
                 "redirect_uri": "http://127.0.0.1:1/cb",
                 "response_type": "code",
+                "scope": "https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly",
                 "state": "s",
                 "access_type": "offline",
                 "code_challenge": challenge,
