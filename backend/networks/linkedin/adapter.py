@@ -18,7 +18,6 @@ other app (403), and find_existing then raises Unverifiable (never "absent", whi
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote
 
@@ -41,15 +40,11 @@ from backend.networks.http import json_or_none, send
 from backend.networks.linkedin import NETWORK
 from backend.networks.linkedin.lifecycle import DEFAULT_VERSION, LIFECYCLE
 from backend.networks.linkedin.pdf import build_carousel_pdf
+from backend.networks.linkedin.rules import escape_commentary
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s  # /rest/posts?q=author lists a post once created
-_LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
-
-
-def escape_commentary(text: str) -> str:
-    return _LITTLE.sub(r"\\\1", text)
 
 
 def post_url(urn: str) -> str:

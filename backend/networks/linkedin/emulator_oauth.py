@@ -397,11 +397,12 @@ class LinkedInOAuth(OAuthProvider):
 
 
 def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
-    """LinkedIn's 401s. UNCONFIRMED: the serviceErrorCode of the expired (65601) and revoked (65602) cases."""
+    """LinkedIn's 401s: revoked 65601 REVOKED_ACCESS_TOKEN (seen live by third parties: docs.md); the expired
+    case's serviceErrorCode is belief (the same 65601 family, code EXPIRED_ACCESS_TOKEN)."""
     if problem == "expired":
         return li_error(401, "The token used in the request has expired", 65601, "EXPIRED_ACCESS_TOKEN")
     if problem == "revoked":
         return li_error(
-            401, "The token used in the request has been revoked by the user", 65602, "REVOKED_ACCESS_TOKEN"
+            401, "The token used in the request has been revoked by the user", 65601, "REVOKED_ACCESS_TOKEN"
         )
     return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")
