@@ -243,6 +243,21 @@ def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browse
     assert sorted(a["name"] for a in r.json()["items"]) == ["Jo", "Jo Org 1", "Jo Org 2"]
 
 
+def test_linkedin_organisations_on_a_new_app_are_refused_at_consent(initialised, serve, browser, monkeypatch):  # type: ignore[no-untyped-def]
+    """Issue 29: the served emulator's default app is a new one (self-serve products only): asking the
+    organisation scopes is refused at consent, and the terminal says which scope, in LinkedIn's words."""
+    serve("linkedin")
+    monkeypatch.setenv("SOCIALPUB_LINKEDIN_ORGANIZATIONS", "1")
+    browser(user="Jo", pages=2)
+    r = invoke("accounts", "connect", "linkedin", "--timeout", "60")
+    assert r.code == 1
+    assert (
+        'did not authorise socialpub (unauthorized_scope_error): Scope "w_organization_social" is not '
+        in r.err
+    )
+    assert invoke("accounts", "list", "--json").json()["items"] == []
+
+
 def test_pick_connects_only_the_named_account(initialised, serve, browser):
     serve("linkedin")
     browser(user="Jo", pages=2)
