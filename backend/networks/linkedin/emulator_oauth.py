@@ -102,6 +102,13 @@ def token_scopes(emu: Emulator, auth: Auth) -> frozenset[str]:
     return app_scopes(emu)
 
 
+def registered_redirect(emu: Emulator) -> str | None:
+    """The redirect URL registered on the emulated app (SOCIALPUB_LINKEDIN_REDIRECT_PORT: the CLI's loopback
+    listener on that port); None: none configured, any http(s) URL is taken (more lenient than LinkedIn)."""
+    port = emu.option("redirect_port", None)
+    return f"http://127.0.0.1:{int(port)}/callback" if port else None
+
+
 def app_today(emu: Emulator) -> date:
     """The day the emulated app's API versions are judged on: the app's `today`, else the sandbox clock's."""
     return emu.config.app(emu.platform).today or emu.now().date()
@@ -184,6 +191,15 @@ class LinkedInOAuth(OAuthProvider):
         the first such scope."""
         p = request.query
         redirect_uri = str(p.get("redirect_uri") or "")
+        registered = registered_redirect(self.emu)
+        if registered is not None and redirect_uri != registered:
+            # LinkedIn's error page, no redirect (belief: docs.md), when the app has a registered URL
+            return httpx.Response(
+                400,
+                headers={"Content-Type": "text/html; charset=utf-8"},
+                text="<html><body><h1>Bummer, something went wrong.</h1><p>The redirect_uri does not match "
+                "the registered value</p></body></html>",
+            )
         if p.get("client_id") and redirect_uri.startswith(("http://", "https://")):
             held = app_scopes(self.emu)
             asked = [s for s in str(p.get("scope") or "").replace(",", " ").split() if s]

@@ -5,6 +5,8 @@ and the loopback port registered on the app as its redirect URL (SOCIALPUB_LINKE
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from backend.networks.linkedin.lifecycle import DEFAULT_VERSION
@@ -27,6 +29,10 @@ class LinkedInSettings(NetworkSettings):
     organizations: bool = False
     # the port of http://127.0.0.1:PORT/callback registered on the app (LinkedIn matches the URL exactly)
     redirect_port: int | None = Field(default=None, ge=1, le=65535)
+
+    def sandbox_options(self) -> dict[str, Any]:
+        """The emulated app's registered redirect URL (its port), when one is configured."""
+        return {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}
 
     def scopes(self) -> tuple[str, ...]:
         """The scopes connect asks: the member's, and the organisations' when organisation posting is on."""

@@ -225,3 +225,40 @@ def test_commentary_over_3000_characters_as_sent_is_refused(tmp_path: Path) -> N
 def test_an_unknown_product_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown LinkedIn product"):
         sandbox(tmp_path, "marketing").emulator("linkedin")
+
+
+def test_a_registered_redirect_url_must_match_exactly(tmp_path: Path) -> None:
+    from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
+    from backend.services.adapters import sandbox_emulators
+
+    sb = Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path),
+            emulators=sandbox_emulators(),
+            delay_s=0,
+            options=(("linkedin.redirect_port", 53682),),  # SOCIALPUB_LINKEDIN_REDIRECT_PORT=53682
+        )
+    ).activate()
+    c = client(sb)
+    assert "code" in authorize(c, MEMBER)  # http://127.0.0.1:53682/callback: the registered URL
+    params = {
+        "client_id": "app-1",
+        "redirect_uri": "http://127.0.0.1:40000/callback",
+        "response_type": "code",
+        "scope": MEMBER,
+        "state": "st",
+    }
+    r = c.get("/oauth/v2/authorization", params=params)
+    assert r.status_code == 400 and "location" not in r.headers  # an error page, never a redirect
+    assert "redirect_uri does not match the registered value" in r.text
+
+
+def test_the_setting_registers_the_redirect_url_of_the_sandbox(tmp_path: Path) -> None:
+    from backend.config import Settings
+    from backend.services.adapters import sandbox_options
+    from tests.support.networks import own
+
+    s = Settings(data_dir=tmp_path)
+    assert ("linkedin.redirect_port", 53682) not in sandbox_options(s)
+    own(s, "linkedin").redirect_port = 53682
+    assert ("linkedin.redirect_port", 53682) in sandbox_options(s)
