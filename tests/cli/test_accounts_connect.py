@@ -243,6 +243,36 @@ def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browse
     assert sorted(a["name"] for a in r.json()["items"]) == ["Jo", "Jo Org 1", "Jo Org 2"]
 
 
+def test_a_new_linkedin_app_connects_and_posts_a_video(initialised, serve, browser, cli_env):  # type: ignore[no-untyped-def]
+    """Issue 29's "done when", for LinkedIn: the served emulator in its default (new-app) configuration, a new
+    user connects the member and publishes a video from a data dir whose media URL is loopback: posted."""
+    import sqlite3
+
+    from tests.media import corpus
+
+    served = serve("linkedin")
+    browser(user="Jo")
+    r = invoke("accounts", "connect", "linkedin", "--json", "--timeout", "60")
+    assert r.code == 0, r.err + r.out
+    clip = cli_env / "clip.mp4"
+    clip.write_bytes(corpus.vertical_video(3))
+    post = invoke(
+        "posts", "create", "Our first clip (LinkedIn) #launch", "--to", "linkedin", "--media", str(clip),
+        "--wait", "--timeout", "90", "--json",
+    )  # fmt: skip
+    assert post.code == 0, post.err + post.out
+    [target] = post.json()["targets"]
+    assert target["status"] == "succeeded" and target["postUrl"].startswith(
+        "https://www.linkedin.com/feed/"
+    ), target
+    served.stop()
+    with sqlite3.connect(cli_env / "emu-linkedin" / "sandbox.db") as db:
+        rows = db.execute(
+            "SELECT mode, text FROM emulator_item WHERE platform = 'linkedin' AND kind = 'post'"
+        ).fetchall()
+    assert rows == [("video", r"Our first clip \(LinkedIn\) \#launch")]  # one post, its video, escaped
+
+
 def test_linkedin_organisations_on_a_new_app_are_refused_at_consent(initialised, serve, browser, monkeypatch):  # type: ignore[no-untyped-def]
     """Issue 29: the served emulator's default app is a new one (self-serve products only): asking the
     organisation scopes is refused at consent, and the terminal says which scope, in LinkedIn's words."""
