@@ -50,18 +50,22 @@ Discover = Callable[[Settings, "httpx.Client", Any], list[Any]]
 Check = Callable[[Settings, "httpx.Client", str, str], "httpx.Response"]
 # an API call's refusal -> the network's classification of it
 Refusal = Callable[["httpx.Response"], "NetworkError"]
+# Settings -> the scopes connect asks, where the configuration chooses them (LinkedIn's organisation opt-in)
+Scopes = Callable[[Settings], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
 class OAuthApp:
     """What a network's package says of its OAuth app: its real endpoints, the discovery of the accounts a grant
     reaches (each with the token to store), the health check's call, and how its API refuses a call (the
-    adapter's classification: auth_refused means reconnect)."""
+    adapter's classification: auth_refused means reconnect). scopes: the scopes connect asks under a
+    configuration, when they depend on it (None: the endpoints' own)."""
 
     endpoints: Endpoints
     discover: Discover
     check: Check
     refusal: Refusal
+    scopes: Scopes | None = None
 
 
 class NotConfigured(Exception):
@@ -116,8 +120,11 @@ def oauth_app(platform: str) -> OAuthApp:
 
 
 def endpoints(platform: str, settings: Settings) -> Endpoints:
-    """The network's OAuth endpoints as this configuration reaches them."""
-    real = oauth_app(platform).endpoints
+    """The network's OAuth endpoints as this configuration reaches them (and the scopes it asks)."""
+    found = oauth_app(platform)
+    real = found.endpoints
+    if found.scopes is not None:
+        real = replace(real, scopes=found.scopes(settings))
     own = network_settings(platform, settings)
     origin = own.oauth_base
     if not origin and _loopback(own.api_base):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import sys
 import webbrowser
 from typing import Any
@@ -414,8 +415,10 @@ def _connect(
 
     try:
         if "error" in params or "code" not in params:
-            reason = params.get("error_description") or params.get("error") or "no code"
-            raise click.ClickException(f"{network} did not authorise socialpub: {inert(reason)}")
+            # the network's words (LinkedIn HTML-escapes its quotes) and its error code
+            reason = html.unescape(params.get("error_description") or "") or "no code"
+            code = f" ({params['error']})" if params.get("error") else ""
+            raise click.ClickException(f"{network} did not authorise socialpub{code}: {inert(reason)}")
         finished = client.finish_oauth(state, params["code"])
         if not finished.candidates:
             raise click.ClickException(

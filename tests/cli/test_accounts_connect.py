@@ -38,7 +38,7 @@ def _free_port() -> int:
 
 
 class Served:
-    def __init__(self, platform: str, tmp: Path) -> None:
+    def __init__(self, platform: str, tmp: Path, *options: str) -> None:
         self.platform = platform
         self.port = _free_port()
         self.origin = f"http://127.0.0.1:{self.port}"
@@ -62,6 +62,7 @@ class Served:
                 str(self.port),
                 "--data-dir",
                 str(tmp / f"emu-{platform}"),
+                *options,  # the emulated app's (--product P, --audited, …)
             ],
             env=env,
             stdout=subprocess.PIPE,
@@ -98,8 +99,8 @@ def serve(cli_env, monkeypatch) -> Iterator:  # type: ignore[no-untyped-def]
 
     started: list[Served] = []
 
-    def run(platform: str) -> Served:
-        s = Served(platform, cli_env)
+    def run(platform: str, *options: str) -> Served:
+        s = Served(platform, cli_env, *options)
         started.append(s)
         p = platform.upper()
         monkeypatch.setenv(f"SOCIALPUB_{p}_BASE_URL", s.origin + SUFFIX[platform])
@@ -184,7 +185,9 @@ def test_connect_through_the_cli_and_a_served_emulator(initialised, serve, brows
     assert r.code == 0, r.err + r.out
     [acc] = r.json()["items"]
     assert acc["kind"] == "live" and acc["platform"] == platform and acc["name"] == f"Our {platform}"
-    assert b.opened and "code_challenge=" in b.opened[0] and "127.0.0.1" in b.opened[0]
+    assert b.opened and "127.0.0.1" in b.opened[0]
+    # PKCE, except for LinkedIn's web flow, which refuses it (tests/networks/linkedin)
+    assert ("code_challenge=" in b.opened[0]) == (platform != "linkedin")
     _tokens_absent(r.out + r.err)
     listed = invoke("accounts", "list", "--json").json()["items"]
     assert [a["id"] for a in listed] == [acc["id"]]
@@ -259,13 +262,60 @@ def test_a_new_google_project_connects_a_channel_and_its_video_is_posted_private
     assert [v["status"]["privacyStatus"] for v in got] == ["private"]
 
 
-def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browser):
-    serve("linkedin")
+def test_linkedin_organisations_are_named_by_linkedin(initialised, serve, browser, monkeypatch):  # type: ignore[no-untyped-def]
+    # organisation posting configured, by an app approved for the Community Management API
+    serve("linkedin", "--product", "openid", "--product", "share", "--product", "community")
+    monkeypatch.setenv("SOCIALPUB_LINKEDIN_ORGANIZATIONS", "1")
     browser(user="Jo", pages=3)
     r = invoke("accounts", "connect", "linkedin", "--all", "--json", "--timeout", "60")
     assert r.code == 0, r.err + r.out
     # the member's name, and each organisation's localizedName (GET /rest/organizations?ids=List(…))
     assert sorted(a["name"] for a in r.json()["items"]) == ["Jo", "Jo Org 1", "Jo Org 2"]
+
+
+def test_a_new_linkedin_app_connects_and_posts_a_video(initialised, serve, browser, cli_env):  # type: ignore[no-untyped-def]
+    """Issue 29's "done when", for LinkedIn: the served emulator in its default (new-app) configuration, a new
+    user connects the member and publishes a video from a data dir whose media URL is loopback: posted."""
+    import sqlite3
+
+    from tests.media import corpus
+
+    served = serve("linkedin")
+    browser(user="Jo")
+    r = invoke("accounts", "connect", "linkedin", "--json", "--timeout", "60")
+    assert r.code == 0, r.err + r.out
+    clip = cli_env / "clip.mp4"
+    clip.write_bytes(corpus.vertical_video(3))
+    post = invoke(
+        "posts", "create", "Our first clip (LinkedIn) #launch", "--to", "linkedin", "--media", str(clip),
+        "--wait", "--timeout", "90", "--json",
+    )  # fmt: skip
+    assert post.code == 0, post.err + post.out
+    [target] = post.json()["targets"]
+    assert target["status"] == "succeeded" and target["postUrl"].startswith(
+        "https://www.linkedin.com/feed/"
+    ), target
+    served.stop()
+    with sqlite3.connect(cli_env / "emu-linkedin" / "sandbox.db") as db:
+        rows = db.execute(
+            "SELECT mode, text FROM emulator_item WHERE platform = 'linkedin' AND kind = 'post'"
+        ).fetchall()
+    assert rows == [("video", r"Our first clip \(LinkedIn\) \#launch")]  # one post, its video, escaped
+
+
+def test_linkedin_organisations_on_a_new_app_are_refused_at_consent(initialised, serve, browser, monkeypatch):  # type: ignore[no-untyped-def]
+    """Issue 29: the served emulator's default app is a new one (self-serve products only): asking the
+    organisation scopes is refused at consent, and the terminal says which scope, in LinkedIn's words."""
+    serve("linkedin")
+    monkeypatch.setenv("SOCIALPUB_LINKEDIN_ORGANIZATIONS", "1")
+    browser(user="Jo", pages=2)
+    r = invoke("accounts", "connect", "linkedin", "--timeout", "60")
+    assert r.code == 1
+    assert (
+        'did not authorise socialpub (unauthorized_scope_error): Scope "w_organization_social" is not '
+        in r.err
+    )
+    assert invoke("accounts", "list", "--json").json()["items"] == []
 
 
 def test_pick_connects_only_the_named_account(initialised, serve, browser):

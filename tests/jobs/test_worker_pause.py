@@ -10,6 +10,7 @@ on PostgreSQL (`--db=postgres`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -28,6 +29,7 @@ from backend.services import media as media_service
 from backend.store.models import Job, PostTarget
 from backend.store.models.posts import PublishAttempt
 from tests.media import corpus
+from tests.networks.conftest import READABLE_APPS
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = re.compile(r"pausetest(\d+)x")
@@ -47,6 +49,9 @@ def _worker(log: Path) -> subprocess.Popen[bytes]:
         "SOCIALPUB_SANDBOX_LIMITS": "false",
         "SOCIALPUB_BASE_URL": "http://testserver",
         "SOCIALPUB_LOG_LEVEL": "INFO",
+        # a LinkedIn app that may read the member's posts back: every post here is reconciled, none fails
+        # "check the account" (a new app's case: tests/services/test_crash_windows.py)
+        "SOCIALPUB_SANDBOX_APPS": json.dumps(READABLE_APPS),
     }
     out = log.open("ab")
     try:

@@ -12,6 +12,10 @@ from backend.networks.sandbox import SandboxIdentity
 
 IMG = [MediaRef(f"https://media.test/m/{i}.jpg", "image", "image/jpeg", 1080, 1080) for i in range(10)]
 VID = MediaRef("https://media.test/m/v.mp4", "video", "video/mp4")
+# emulated apps whose listings the reconciliation tests read: LinkedIn's author finder needs r_member_social,
+# which only an approved partner app holds (a new app's LinkedIn reconciliation is Unverifiable: that case is
+# tests/networks/linkedin's)
+READABLE_APPS = {"linkedin": {"products": ["openid", "share", "partner"]}}
 
 
 @pytest.fixture

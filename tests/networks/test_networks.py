@@ -18,7 +18,7 @@ from backend.networks.linkedin.adapter import LinkedInAdapter
 from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox, sandbox_config
-from tests.networks.conftest import IMG, VID, publication
+from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
 from tests.support.networks import own
 
 
@@ -104,6 +104,7 @@ def test_a_status_check_never_publishes(settings, account, platform, media) -> N
     as asked, and publishes nothing: the publishing call is complete(), which the engine makes as an attempt
     (recorded first, reconciled before any repeat: a LinkedIn asset can be posted any number of times)."""
     settings.sandbox_processing_s = 5.0
+    settings.sandbox_apps = READABLE_APPS
     ident = account(platform)
     ad = adapter(platform, settings)
     pub = publication(ident, platform, "ready, then posted once", media, attempted_at=clock.now())
@@ -175,6 +176,7 @@ def test_flaky_every_other_call(settings, account, platform) -> None:  # type: i
     "platform,media", [("facebook", [IMG[0]]), ("instagram", IMG[:2]), ("linkedin", []), ("youtube", [VID])]
 )
 def test_find_existing_after_crash(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
+    settings.sandbox_apps = READABLE_APPS
     ident = account(platform)
     ad = adapter(platform, settings)
     pub = publication(ident, platform, "exactly once (really) #1", media, attempted_at=clock.now())
@@ -227,7 +229,7 @@ def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-
     ad = LinkedInAdapter(
         httpx.Client(transport=httpx.MockTransport(spy)),
         "https://api.linkedin.sandbox.invalid/rest",
-        version="202506",
+        version="202601",
         media_loader=loader,
     )
     out = ad.publish(publication(ident, "linkedin", "Hi (team) #launch @here", IMG[:3]))
@@ -236,9 +238,12 @@ def test_linkedin_exact_requests(settings, account) -> None:  # type: ignore[no-
     assert str(init.url).endswith("/rest/documents?action=initializeUpload")
     assert json.loads(init.content) == {"initializeUploadRequest": {"owner": ident.external_account_id}}
     for r in (init, status, post):
-        assert r.headers["linkedin-version"] == "202506" and r.headers["x-restli-protocol-version"] == "2.0.0"
+        assert r.headers["linkedin-version"] == "202601" and r.headers["x-restli-protocol-version"] == "2.0.0"
         assert r.headers["authorization"] == f"Bearer {ident.access_token}"
     assert put.method == "PUT" and put.content.startswith(b"%PDF")
+    # the upload URL takes a plain PUT: the bearer token and the document's type, no API headers
+    assert put.headers["authorization"] == f"Bearer {ident.access_token}"
+    assert put.headers["content-type"] == "application/pdf" and "linkedin-version" not in put.headers
     assert len(PdfReader(io.BytesIO(put.content)).pages) == 3
     body = json.loads(post.content)
     assert body["commentary"] == r"Hi \(team\) \#launch \@here"

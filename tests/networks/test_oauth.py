@@ -16,6 +16,7 @@ from backend.config import Settings
 from backend.networks import oauth, oauth_apps
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
 from backend.networks.sandbox import oauth as emu
+from backend.networks.sandbox.developer_app import EmulatedApp
 from backend.services.adapters import sandbox_emulators
 from tests.support.networks import names, own
 
@@ -86,7 +87,10 @@ def test_authorize_url_carries_the_app_scopes_state_and_challenge(platform: str,
     assert (
         q[app.endpoints.client_id_param] == "app-1" and q["redirect_uri"] == REDIRECT and q["state"] == "st"
     )
-    assert q["code_challenge"] == "chal" and q["code_challenge_method"] == "S256"
+    if app.endpoints.pkce:
+        assert q["code_challenge"] == "chal" and q["code_challenge_method"] == "S256"
+    else:  # LinkedIn's web flow: PKCE refused (tests/networks/linkedin)
+        assert "code_challenge" not in q and "code_challenge_method" not in q
     assert q["scope"] == app.endpoints.scope_separator.join(app.endpoints.scopes)
     assert "s3cret" not in url
     if platform == "tiktok":
@@ -149,8 +153,28 @@ def test_instagram_accounts_come_through_their_linked_pages(sb: Sandbox, tmp_pat
         assert oauth.check("instagram", s, c, f.external_id, f.access_token).status == "ok"
 
 
-def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> None:
-    s, c, tokens = grant(sb, "linkedin", tmp_path, sandbox_user="Jo", sandbox_pages="3")
+def _community_app(tmp_path: Path) -> Sandbox:
+    """A sandbox whose LinkedIn app holds the Community Management API (organisation posting)."""
+    app = EmulatedApp(products=frozenset({"openid", "share", "community"}))
+    return Sandbox(
+        SandboxConfig(
+            DatabaseLocation.sqlite_in(tmp_path / "cma"),
+            emulators=sandbox_emulators(),
+            delay_s=0,
+            processing_s=0,
+            apps=(("linkedin", app),),
+        )
+    ).activate()
+
+
+def test_linkedin_member_and_its_organisations(tmp_path: Path) -> None:
+    sb = _community_app(tmp_path)
+    s = settings_for("linkedin", tmp_path)
+    own(s, "linkedin").organizations = True  # SOCIALPUB_LINKEDIN_ORGANIZATIONS=1
+    app = oauth_apps.app("linkedin", s)
+    c = httpx.Client(transport=sb.transport("linkedin"))
+    got = consent(c, oauth.authorize_url(app, REDIRECT, "st", None), sandbox_user="Jo", sandbox_pages="3")
+    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, None)
     found = oauth.discover("linkedin", s, c, tokens)
     assert [f.type for f in found] == ["member", "organization", "organization"]
     assert all(f.external_id.startswith("urn:li:organization:") for f in found[1:])
@@ -159,19 +183,17 @@ def test_linkedin_member_and_its_organisations(sb: Sandbox, tmp_path: Path) -> N
     assert all(oauth.check("linkedin", s, c, f.external_id, f.access_token).status == "ok" for f in found)
 
 
-def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(
-    sb: Sandbox, tmp_path: Path
-) -> None:
+def test_linkedin_without_the_organisation_lookup_connects_the_member(tmp_path: Path) -> None:
+    sb = _community_app(tmp_path)
     s = settings_for("linkedin", tmp_path)
+    own(s, "linkedin").organizations = True
     app = oauth_apps.app("linkedin", s)
     c = httpx.Client(transport=sb.transport("linkedin"))
-    verifier, challenge = oauth.pkce_pair()
-    url = oauth.authorize_url(app, REDIRECT, "state-1", challenge).replace("%20r_organization_admin", "")
+    url = oauth.authorize_url(app, REDIRECT, "state-1", None).replace("%20r_organization_admin", "")
     got = consent(c, url, sandbox_user="Jo", sandbox_pages="2")  # the user granted no r_organization_admin
-    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
+    tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, None)
     found = oauth.discover("linkedin", s, c, tokens)
-    org = found[1].external_id.rsplit(":", 1)[-1]
-    assert [f.name for f in found] == ["Jo", f"Jo · organization {org}"]  # the lookup's 403: the label stays
+    assert [f.name for f in found] == ["Jo"]  # the ACLs' 403: the member only
 
 
 @pytest.mark.parametrize("platform", NETWORKS)
@@ -199,9 +221,10 @@ def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_
         oauth.exchange_code(app, c, code, REDIRECT, verifier)
     assert transient.value.kind == "transient"
     emu.configure_oauth(platform, token_failure=None)
-    with pytest.raises(oauth.OAuthError) as wrong_verifier:
-        oauth.exchange_code(app, c, code, REDIRECT, verifier + "x")
-    assert wrong_verifier.value.kind in ("dead", "other")
+    if app.endpoints.pkce:
+        with pytest.raises(oauth.OAuthError) as wrong_verifier:
+            oauth.exchange_code(app, c, code, REDIRECT, verifier + "x")
+        assert wrong_verifier.value.kind in ("dead", "other")
     oauth.exchange_code(app, c, code, REDIRECT, verifier)
     with pytest.raises(oauth.OAuthError) as reused:  # a code is good once
         oauth.exchange_code(app, c, code, REDIRECT, verifier)

@@ -18,7 +18,7 @@ from backend import clock
 from backend.networks.base import Unverifiable
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox
-from tests.networks.conftest import IMG, VID, publication
+from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
 from tests.networks.test_networks import loader
 from tests.support.networks import own
 
@@ -134,6 +134,7 @@ def test_tiktok_cap_holds_under_concurrency(settings, account) -> None:  # type:
 @pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "tiktok", "youtube"])
 def test_find_existing_pages_beyond_the_first_page(settings, account, platform) -> None:  # type: ignore[no-untyped-def]
     settings.sandbox_limits = False
+    settings.sandbox_apps = READABLE_APPS
     ident = account(platform)
     ad = make_adapter(platform, settings, media_loader=loader)
     start = clock.now()

@@ -15,7 +15,7 @@ from backend.networks import oauth_apps
 from backend.networks import tokens as net
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
 from backend.services.adapters import sandbox_emulators
-from tests.networks.test_sandbox_oauth import client, connect
+from tests.networks.test_sandbox_oauth import LINKEDIN_APP, client, connect
 from tests.support.networks import own
 
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -30,7 +30,11 @@ def about(at: datetime | None, life: timedelta) -> bool:
 def sb(tmp_path: Path) -> Sandbox:
     return Sandbox(
         SandboxConfig(
-            DatabaseLocation.sqlite_in(tmp_path), emulators=sandbox_emulators(), delay_s=0, processing_s=0
+            DatabaseLocation.sqlite_in(tmp_path),
+            emulators=sandbox_emulators(),
+            delay_s=0,
+            processing_s=0,
+            apps=(("linkedin", LINKEDIN_APP),),  # the flows of test_sandbox_oauth: PKCE, a native app
         )
     ).activate()
 

@@ -26,6 +26,7 @@ from backend.services import accounts, adapters
 from backend.store.models import PostTarget
 from backend.store.models.posts import PublishAttempt
 from tests.media import corpus
+from tests.networks.conftest import READABLE_APPS
 from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload
 
 
@@ -140,11 +141,13 @@ def test_tiktok_killed_before_init_reached_it_publishes_once_after_the_listing_d
 def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(
     client, owner, sandbox, fast, monkeypatch, caplog, network
 ):
-    """LinkedIn: the duplicate of the benchmark (an AVAILABLE asset can be posted again). Instagram: its
-    container turns PUBLISHED, and the same attempt rule covers it."""
+    """LinkedIn: the duplicate of the benchmark (an AVAILABLE asset can be posted again), reconciled by an app
+    that may read the member's posts back (r_member_social: an approved partner's; a new app's case is the
+    next test). Instagram: its container turns PUBLISHED, and the same attempt rule covers it."""
     fast.sandbox_processing_s = (
         10.0  # a LinkedIn image asset is AVAILABLE after 3 s, an Instagram container 2 s
     )
+    fast.sandbox_apps = READABLE_APPS
     image = upload(client, owner, corpus.jpeg(400, 400))
     post = create(client, owner, targets=[network], content="Tracked, then killed", mediaUrls=[image])
     start = clock.now()
@@ -190,6 +193,48 @@ def test_killed_after_the_tracking_job_published_is_reconciled_not_repeated(
         assert unresolved == 0
     else:  # the status check found the PUBLISHED container's media: no new attempt; the killed one's outcome
         assert unresolved == 1  # was never recorded, and stays so on the succeeded target
+
+
+def test_a_new_linkedin_app_cannot_reconcile_and_never_posts_twice(client, owner, fast, monkeypatch):  # type: ignore[no-untyped-def]
+    """Issue 29: a new LinkedIn app (the default emulated one) may not read the member's posts back
+    (r_member_social is restricted to approved partners). The worker killed after /posts was answered: the
+    re-attempt cannot check, so the target fails saying to check the account, and LinkedIn holds ONE post."""
+    accounts.connect_sandbox_defaults(fast, owner.workspace_id)
+    fast.sandbox_processing_s = 10.0
+    image = upload(client, owner, corpus.jpeg(400, 400))
+    post = create(client, owner, targets=["linkedin"], content="Posted, then killed", mediaUrls=[image])
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        work(fast)  # the asset is uploaded and PROCESSING: the target is tracked
+        assert list_published("linkedin") == []
+
+        def killing(real, account):  # type: ignore[no-untyped-def]
+            def killed_once_posted(name):  # type: ignore[no-untyped-def]
+                def call(*args):  # type: ignore[no-untyped-def]
+                    out = getattr(real, name)(*args)
+                    if list_published("linkedin"):
+                        raise Killed()
+                    return out
+
+                return call
+
+            return Wrapped(
+                real, check_status=killed_once_posted("check_status"), complete=killed_once_posted("complete")
+            )
+
+        real = patch_adapters(monkeypatch, killing)
+        t.shift(5)
+        with pytest.raises(Killed):
+            work(fast)
+        monkeypatch.setattr(adapters, "adapter_for", real)
+        t.shift(fast.job_lease_s + 1)
+        work(fast)
+    done = read(client, owner, post["id"])
+    target = done["targets"][0]
+    assert target["status"] == "failed", done
+    assert "may have been published at LinkedIn" in target["failReason"]
+    assert "Check the account before retrying" in target["failReason"]
+    assert len(list_published("linkedin")) == 1  # never published twice
 
 
 def test_a_listing_that_straddles_the_conclusive_time_proves_nothing(

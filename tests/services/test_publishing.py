@@ -18,6 +18,7 @@ from backend.store.models import Event, Job, Post, PostTarget
 from backend.store.models.posts import PublishAttempt
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
+from tests.networks.conftest import READABLE_APPS
 from tests.support.networks import own
 
 
@@ -591,6 +592,7 @@ def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(
         return Wrapped(real, publish=publish)
 
     fast.retry_base_s = 60.0
+    fast.sandbox_apps = READABLE_APPS  # an app that may read the member's posts back (r_member_social)
     post = create(client, owner, targets=["linkedin"], content="timeout")
     real = patch_adapters(monkeypatch, timing_out)
     Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)
@@ -621,6 +623,7 @@ def test_one_adapter_bug_does_not_stop_the_others(client, owner, sandbox, fast, 
 
         return Wrapped(real, publish=publish)
 
+    fast.sandbox_apps = READABLE_APPS  # LinkedIn's re-attempts reconcile (a new app's would fail at once)
     patch_adapters(monkeypatch, broken_linkedin)
     post = create(client, owner, targets=["facebook", "linkedin"], content="one bug")
     Worker(fast, concurrency=1).run_until_idle(max_seconds=10, settle_s=0)

@@ -16,4 +16,6 @@ NETWORK = Network(
     emulator="backend.networks.linkedin.emulator:LinkedInEmulator",
     settings="backend.networks.linkedin.settings:LinkedInSettings",
     docs="backend/networks/linkedin/docs.md",
+    lifecycle="backend.networks.linkedin.lifecycle:LIFECYCLE",
+    checks="backend.networks.linkedin.checks:CHECKS",
 )

@@ -1,31 +1,36 @@
-"""LinkedIn versioned REST adapter (NETWORKS.md section 4).
+"""LinkedIn versioned REST adapter (NETWORKS.md section 4; every rule's source: the fidelity table of docs.md).
 
-Headers on every call: Authorization Bearer, LinkedIn-Version, X-Restli-Protocol-Version 2.0.0,
-Content-Type application/json. image: /images?action=initializeUpload -> PUT uploadUrl -> poll
-/images/{urn} AVAILABLE -> /posts; carousel: the PDF of linkedin_pdf through /documents; video:
-/videos initializeUpload -> PUT parts (ETags) -> finalizeUpload -> poll; text: /posts. The post URN comes
-back in x-restli-id (201, empty body). Commentary is escaped in LinkedIn's "little text" format.
+Headers on every API call: Authorization Bearer, LinkedIn-Version (an active version: lifecycle.py),
+X-Restli-Protocol-Version 2.0.0, Content-Type application/json; the upload URLs take plain PUTs (Bearer and
+the media's own type). image: /images?action=initializeUpload -> PUT uploadUrl -> poll /images/{urn} AVAILABLE
+-> /posts; carousel: the PDF of linkedin_pdf through /documents; video: /videos initializeUpload -> PUT parts
+(ETags) -> finalizeUpload -> poll; text: /posts. The post URN comes back in x-restli-id (201, empty body).
+Commentary is escaped in LinkedIn's "little text" format.
 
 An asset still PROCESSING when publish() returns is tracked: check_status answers `ready` once it is
 AVAILABLE and complete() makes the /posts call (an attempt of its own: an asset URN can be posted any number
-of times, so a repeated /posts call would post twice). find_existing pages the author's posts, which list a
-post as soon as /posts answered 201: absence is conclusive at once (LISTING_DELAY_S 0).
+of times, so a repeated /posts call would post twice). A configured version LinkedIn no longer serves is a
+configuration error before any call. find_existing pages the author's posts, which list a post as soon as
+/posts answered 201 — but only for an app holding r_member_social (members: restricted to approved partners)
+or r_organization_social (organisations: the Community Management API): LinkedIn refuses the listing to any
+other app (403), and find_existing then raises Unverifiable (never "absent", which would post twice).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
+from backend import clock
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
     NetworkError,
     Publication,
     PublishOutcome,
+    Unverifiable,
     check_failed,
     decode_ref,
     encode_ref,
@@ -33,16 +38,13 @@ from backend.networks.base import (
 from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.linkedin import NETWORK
+from backend.networks.linkedin.lifecycle import DEFAULT_VERSION, LIFECYCLE
 from backend.networks.linkedin.pdf import build_carousel_pdf
+from backend.networks.linkedin.rules import escape_commentary
 from backend.networks.media_loader import MediaLoader
 
 PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s  # /rest/posts?q=author lists a post once created
-_LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
-
-
-def escape_commentary(text: str) -> str:
-    return _LITTLE.sub(r"\\\1", text)
 
 
 def post_url(urn: str) -> str:
@@ -51,8 +53,6 @@ def post_url(urn: str) -> str:
 
 def _seconds_to_utc_midnight() -> float:
     from datetime import timedelta
-
-    from backend import clock
 
     now = clock.now()
     tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -73,11 +73,22 @@ def classify(resp: httpx.Response) -> NetworkError:
             http_status=s,
             auth_refused=True,
         )
+    if s == 426 or code == "NONEXISTENT_VERSION":
+        return NetworkError(
+            "permanent",
+            f"LinkedIn no longer serves the API version socialpub sends ({message or code}): set "
+            f"{LIFECYCLE.setting} to an active version (or unset it to use {LIFECYCLE.default}); "
+            "`socialpub accounts doctor linkedin` lists them",
+            code=code,
+            http_status=s,
+        )
     if s == 403:
         return NetworkError(
             "permanent",
-            f"LinkedIn refused the permission ({message or code}): reconnect the account "
-            "with the posting permission (w_member_social)",
+            f"LinkedIn refused the permission ({message or code}): the app's LinkedIn products do not grant "
+            "it, or the account was connected without it (a member posts with w_member_social, from the "
+            "'Share on LinkedIn' product; an organisation with w_organization_social, from the Community "
+            "Management API): `socialpub accounts doctor linkedin` says which",
             code=code,
             http_status=s,
         )
@@ -110,7 +121,7 @@ class LinkedInAdapter:
         client: httpx.Client,
         base_url: str = "https://api.linkedin.com/rest",
         *,
-        version: str = "202506",
+        version: str = DEFAULT_VERSION,
         media_loader: MediaLoader | None = None,
     ) -> None:
         self.client = client
@@ -126,12 +137,41 @@ class LinkedInAdapter:
             "Content-Type": "application/json",
         }
 
+    def _version_error(self) -> NetworkError | None:
+        """The configured version, when LinkedIn does not serve it today: a configuration error, before any
+        call (rather than each call refused 426)."""
+        st = LIFECYCLE.state(self.version, clock.now().date())
+        if st.status not in ("sunset", "unknown"):
+            return None
+        when = f"ended on {st.sunset}" if st.status == "sunset" else "is not one LinkedIn is known to serve"
+        return NetworkError(
+            "permanent",
+            f"LinkedIn API version {self.version} {when}: set {LIFECYCLE.setting} to an active version "
+            f"(or unset it to use {st.newest}); `socialpub accounts doctor linkedin` lists them",
+            code=f"api_version_{st.status}",
+        )
+
     def _call(
         self, method: str, path_or_url: str, token: str, *, write: bool = False, **kw: Any
     ) -> httpx.Response:
         url = path_or_url if path_or_url.startswith("http") else self.base + path_or_url
         resp = send(
             self.client, method, url, network="LinkedIn", write=write, headers=self._headers(token), **kw
+        )
+        if resp.status_code >= 400:
+            raise classify(resp)
+        return resp
+
+    def _put_bytes(self, url: str, token: str, data: bytes, mime: str) -> httpx.Response:
+        """A plain binary PUT to an upload URL: the bearer token and the media's type, no API headers."""
+        resp = send(
+            self.client,
+            "PUT",
+            url,
+            network="LinkedIn",
+            write=True,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": mime},
+            content=data,
         )
         if resp.status_code >= 400:
             raise classify(resp)
@@ -145,8 +185,10 @@ class LinkedInAdapter:
         return self.media_loader(media)
 
     # --- assets -------------------------------------------------------------------------------------
-    def upload_asset(self, pub: Publication, kind: str, data: bytes) -> str:
-        """kind: images | documents | videos. Returns the asset URN."""
+    def upload_asset(
+        self, pub: Publication, kind: str, data: bytes, mime: str = "application/octet-stream"
+    ) -> str:
+        """kind: images | documents | videos; mime: the bytes' type (the PUTs'). Returns the asset URN."""
         token, owner = pub.account.access_token, pub.account.external_account_id
         req: dict[str, Any] = {"owner": owner}
         if kind == "videos":
@@ -159,12 +201,12 @@ class LinkedInAdapter:
             json={"initializeUploadRequest": req},
         ).json()["value"]
         if kind != "videos":
-            self._call("PUT", value["uploadUrl"], token, write=True, content=data)
+            self._put_bytes(value["uploadUrl"], token, data, mime)
             return str(value["image" if kind == "images" else "document"])
         etags = []
         for part in value.get("uploadInstructions") or []:
             chunk = data[int(part["firstByte"]) : int(part["lastByte"]) + 1]
-            r = self._call("PUT", part["uploadUrl"], token, write=True, content=chunk)
+            r = self._put_bytes(part["uploadUrl"], token, chunk, mime)
             etags.append(r.headers.get("etag", ""))
         self._call(
             "POST",
@@ -247,15 +289,20 @@ class LinkedInAdapter:
     def publish(self, pub: Publication) -> PublishOutcome:
         p = pub.payload
         try:
+            version_error = self._version_error()
+            if version_error is not None:
+                raise version_error
             if p.kind == "text":
                 return self._advance(pub, {}, post=True)
             if p.kind == "document":
                 pdf = build_carousel_pdf([self._load(m) for m in p.media])
-                urn = self.upload_asset(pub, "documents", pdf)
-            elif p.kind == "video":
-                urn = self.upload_asset(pub, "videos", self._load(p.media[0]))
+                urn = self.upload_asset(pub, "documents", pdf, "application/pdf")
             else:
-                urn = self.upload_asset(pub, "images", self._load(p.media[0]))
+                media = p.media[0]
+                kind = "videos" if p.kind == "video" else "images"
+                urn = self.upload_asset(
+                    pub, kind, self._load(media), media.mime or "application/octet-stream"
+                )
             return self._advance(pub, {"asset": urn}, post=True)
         except NetworkError as e:
             return e.outcome()
@@ -264,6 +311,9 @@ class LinkedInAdapter:
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:
+            version_error = self._version_error()
+            if version_error is not None:
+                raise version_error
             return self._advance(pub, decode_ref(ref), post=False)
         except NetworkError as e:
             return e.outcome(tracking_ref=ref)
@@ -271,12 +321,20 @@ class LinkedInAdapter:
     def complete(self, pub: Publication, ref: str) -> PublishOutcome:
         """The /posts call of a tracked publication whose asset check_status found AVAILABLE."""
         try:
+            version_error = self._version_error()
+            if version_error is not None:
+                raise version_error
             return self._post(pub, decode_ref(ref))
         except NetworkError as e:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start."""
+        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start.
+        LinkedIn refusing the listing (403: the app holds no r_member_social / r_organization_social) raises
+        Unverifiable: the target then fails saying to check the account, and is never posted twice."""
+        version_error = self._version_error()
+        if version_error is not None:
+            return check_failed("LinkedIn", version_error)
         author = quote(pub.account.external_account_id, safe="")
         expected = escape_commentary(pub.payload.text).strip()
         since = pub.not_before()
@@ -298,11 +356,23 @@ class LinkedInAdapter:
                     return None
                 start += len(elements)
         except NetworkError as e:
+            if e.http_status == 403:
+                person = not pub.account.external_account_id.startswith("urn:li:organization:")
+                scope = "r_member_social" if person else "r_organization_social"
+                raise Unverifiable(
+                    f"LinkedIn does not let this app read the account's posts back ({scope}"
+                    + (
+                        ", restricted to LinkedIn's approved partners)"
+                        if person
+                        else ", from the Community Management API)"
+                    )
+                    + ": check the account's LinkedIn activity before publishing it again"
+                ) from e
             return check_failed("LinkedIn", e)
         return None
 
 
 def make_adapter(ctx: AdapterContext) -> LinkedInAdapter:
     """The registry's factory: the API version of its settings (SOCIALPUB_LINKEDIN_VERSION)."""
-    version = ctx.settings.version if ctx.settings is not None else "202506"
+    version = ctx.settings.version if ctx.settings is not None else DEFAULT_VERSION
     return LinkedInAdapter(ctx.client, ctx.host("api"), version=version, media_loader=ctx.media_loader)

@@ -1,5 +1,11 @@
 """LinkedIn's OAuth app: www.linkedin.com/oauth/v2/authorization and …/accessToken (refresh only for apps given
-refresh tokens); the grant reaches the member (OpenID userinfo) and the organisations it administers."""
+refresh tokens); the grant reaches the member (OpenID userinfo) and, when organisation posting is configured
+(SOCIALPUB_LINKEDIN_ORGANIZATIONS), the organisations it administers.
+
+Connect asks `openid profile w_member_social` (the self-serve products a new app holds); organisation posting
+adds the Community Management scopes, which LinkedIn grants only to apps approved for that product (others are
+refused at consent). No PKCE: LinkedIn's web flow fails client authentication when it is sent (docs.md).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from backend.config import Settings
 from backend.networks.http import json_or_none
 from backend.networks.linkedin import NETWORK
 from backend.networks.linkedin.adapter import classify
+from backend.networks.linkedin.settings import MEMBER_SCOPES, LinkedInSettings
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, origin
 from backend.networks.oauth_apps import Endpoints, OAuthApp, network_settings
 
@@ -19,16 +26,28 @@ ENDPOINTS = Endpoints(
     "https://www.linkedin.com/oauth/v2/authorization",
     "https://www.linkedin.com/oauth/v2/accessToken",
     "https://www.linkedin.com/oauth/v2/revoke",
-    ("openid", "profile", "w_member_social", "w_organization_social", "r_organization_admin"),
+    MEMBER_SCOPES,  # the configuration's own: scopes() below
     " ",
+    pkce=False,
     refreshable=True,
 )
 
 
+def _own(settings: Settings) -> LinkedInSettings:
+    own = network_settings(PLATFORM, settings)
+    assert isinstance(own, LinkedInSettings)
+    return own
+
+
+def scopes(settings: Settings) -> tuple[str, ...]:
+    """The scopes connect asks under this configuration (the organisations' only when configured)."""
+    return _own(settings).scopes()
+
+
 def _api(settings: Settings) -> tuple[str, dict[str, str]]:
     """The API base, and the headers of its versioned calls (SOCIALPUB_LINKEDIN_VERSION)."""
-    own = network_settings(PLATFORM, settings)
-    return own.api_base.rstrip("/"), LINKEDIN_HEADERS | {"LinkedIn-Version": str(getattr(own, "version", ""))}
+    own = _own(settings)
+    return own.api_base.rstrip("/"), LINKEDIN_HEADERS | {"LinkedIn-Version": own.version}
 
 
 def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
@@ -48,6 +67,8 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
             f"urn:li:person:{me['sub']}", name or "LinkedIn member", "", "member", tokens.access_token, **keep
         )
     ]
+    if not _own(settings).organizations:  # organisation posting not configured: not asked, not looked up
+        return out
     resp = call(
         client,
         "GET",
@@ -56,8 +77,9 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
         params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
         headers=auth | versioned,
     )
-    if resp.status_code == 403:  # no r_organization_admin: the member only
+    if resp.status_code == 403:  # the member granted no r_organization_admin: the member only
         return out
+    # any other refusal is connect's error, as the adapter words it (a 426: the version to set)
     orgs = [str(el.get("organization") or "") for el in json_body(PLATFORM, resp).get("elements") or []]
     orgs = list(dict.fromkeys(o for o in orgs if o.startswith("urn:li:organization:")))
     names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
@@ -125,4 +147,4 @@ def check(settings: Settings, client: httpx.Client, external_id: str, token: str
     return call(client, "GET", origin(base) + "/v2/userinfo", PLATFORM, headers=bearer)
 
 
-APP = OAuthApp(ENDPOINTS, discover, check, classify)
+APP = OAuthApp(ENDPOINTS, discover, check, classify, scopes=scopes)

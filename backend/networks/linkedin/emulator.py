@@ -1,6 +1,9 @@
-"""LinkedIn versioned REST emulator (NETWORKS.md section 4): version headers enforced, images/documents/
-videos initializeUpload -> PUT -> PROCESSING -> AVAILABLE with time, /posts answering 201 with x-restli-id,
-the author finder, flat error bodies, a daily member post limit (429)."""
+"""LinkedIn versioned REST emulator (NETWORKS.md section 4; its rules' sources: the fidelity table of docs.md):
+`LinkedIn-Version` enforced against the versions active on the emulated app's day (426 NONEXISTENT_VERSION),
+images/documents/videos initializeUpload -> plain PUT -> PROCESSING -> AVAILABLE with time, /posts answering
+201 with x-restli-id, the author finder, flat error bodies, a daily member post limit (429). Each call needs the
+scope LinkedIn asks for it, which the emulated app's products grant (a new app: the member's posting only; the
+finder needs r_member_social or r_organization_social, which a new app never holds)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,15 @@ from urllib.parse import unquote
 import httpx
 
 from backend.networks.linkedin import emulator_errors
-from backend.networks.linkedin.emulator_oauth import LinkedInOAuth, api_error_linkedin, li_error
+from backend.networks.linkedin.emulator_oauth import (
+    LinkedInOAuth,
+    api_error_linkedin,
+    app_products,
+    denied_access,
+    li_error,
+    token_scopes,
+    version_refusal,
+)
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
@@ -58,6 +69,7 @@ class LinkedInEmulator(Emulator):
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
+        app_products(self)  # an unknown product name of the emulated app: refused at once
         self.route("POST", r"/rest/(?P<kind>images|documents|videos)", self.asset_action)
         self.route("PUT", r"/dms-uploads/(?P<upload>[\w.-]+)", self.upload)
         self.route("GET", r"/rest/(?P<kind>images|documents|videos)/(?P<urn>[^/]+)", self.get_asset)
@@ -71,21 +83,19 @@ class LinkedInEmulator(Emulator):
         if acc is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
         if versioned:
-            version = request.header("linkedin-version")
-            if not version:
-                return li_error(
-                    400,
-                    "A version must be present. Please specify a version by adding the "
-                    "LinkedIn-Version header.",
-                    None,
-                    "VERSION_MISSING",
-                )
-            if not (len(version) == 6 and version.isdigit()):
-                return li_error(
-                    426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION"
-                )
+            refused = version_refusal(self, request)
+            if refused is not None:
+                return refused
         request.sandbox_account_ids = {a.id for a in auth.accounts()}  # type: ignore[attr-defined]
+        request.sandbox_scopes = token_scopes(self, auth)  # type: ignore[attr-defined]
         return acc
+
+    @staticmethod
+    def _allowed(request: Request, author: str, member: str, organization: str) -> bool:
+        """Whether the call's token holds the scope LinkedIn asks for acting as `author`: `member`'s for a
+        person, `organization`'s for an organisation."""
+        need = organization if author.startswith("urn:li:organization:") else member
+        return need in getattr(request, "sandbox_scopes", frozenset())
 
     @staticmethod
     def _acting_as(request: Request) -> str | None:
@@ -121,6 +131,8 @@ class LinkedInEmulator(Emulator):
         req = body.get("initializeUploadRequest") or {}
         if req.get("owner") != acc.external_id:
             return li_error(403, "Not enough permissions to act as this owner", 100, "ACCESS_DENIED")
+        if not self._allowed(request, acc.external_id, "w_member_social", "w_organization_social"):
+            return denied_access(f"{kind}.ACTION-initializeUpload", request.header("linkedin-version"))
         single = kind[:-1]
         prefix = {"image": "C4E10AQ", "document": "D4D10AQ", "video": "C5605AQ"}[single]
         urn = f"urn:li:{single}:{prefix}{b64url(12)}"
@@ -170,11 +182,15 @@ class LinkedInEmulator(Emulator):
         if not request.content or (magic and not request.content.startswith(magic)):
             return li_error(400, f"The uploaded bytes are not a supported {item.kind} format")
         state = "uploading" if item.kind == "video" else "uploaded"
+        # the upload URL takes the bytes as a plain PUT (the media's type or application/octet-stream); bytes
+        # sent as JSON are taken, and their processing fails (belief, the strictest reading: docs.md)
+        as_json = request.header("content-type").split(";")[0].strip().lower() == "application/json"
         update_item(
             item.id,
             state=state,
             started_at=self.now(),
             data={**(item.data or {}), "bytes": len(request.content)},
+            **({"outcome": "failed"} if as_json else {}),
         )
         headers = {"ETag": "/" + b64url(40)} if item.kind == "video" else {}
         return empty_response(201 if item.kind != "video" else 200, headers=headers)
@@ -206,13 +222,14 @@ class LinkedInEmulator(Emulator):
         body = request.json if isinstance(request.json, dict) else None
         if body is None:
             return li_error(400, "The request body is not valid JSON")
-        if body.get("author") != acc.external_id:
-            return li_error(
-                403, "Not enough permissions to access: partnerApiPostsExternal.CREATE", 100, "ACCESS_DENIED"
-            )
+        version = request.header("linkedin-version")
+        if body.get("author") != acc.external_id or not self._allowed(
+            request, acc.external_id, "w_member_social", "w_organization_social"
+        ):
+            return denied_access("partnerApiPostsExternal.CREATE", version)
         commentary = str(body.get("commentary") or "")
-        if len(commentary) > COMMENTARY_MAX * 2:
-            return li_error(422, "commentary is too long", 100)
+        if len(commentary) > COMMENTARY_MAX:  # the string sent, escapes included (belief: docs.md)
+            return li_error(422, f"commentary is longer than {COMMENTARY_MAX} characters", 100)
         if body.get("lifecycleState") != "PUBLISHED" or body.get("visibility") not in (
             "PUBLIC",
             "CONNECTIONS",
@@ -230,12 +247,7 @@ class LinkedInEmulator(Emulator):
             if self.asset_status(asset) != "AVAILABLE":
                 return li_error(400, f"Media {asset.id} is not AVAILABLE", 100)
         if acc.behaviour == "fail-permanent":
-            return li_error(
-                403,
-                "Not enough permissions to access: partnerApiPostsExternal.CREATE.20250601",
-                100,
-                "ACCESS_DENIED",
-            )
+            return denied_access("partnerApiPostsExternal.CREATE", version)
         g = gate(acc)
         if g == Gate.RETRIABLE:
             return li_error(500, "Internal Server Error")
@@ -271,8 +283,12 @@ class LinkedInEmulator(Emulator):
         acc = self._auth(request)
         if isinstance(acc, httpx.Response):
             return acc
-        if request.query.get("q") != "author" or request.query.get("author") != acc.external_id:
-            return li_error(403, "Not enough permissions to read these posts", 100, "ACCESS_DENIED")
+        if (
+            request.query.get("q") != "author"
+            or request.query.get("author") != acc.external_id
+            or not self._allowed(request, acc.external_id, "r_member_social", "r_organization_social")
+        ):
+            return denied_access("partnerApiPostsExternal.FINDER-author", request.header("linkedin-version"))
         try:
             count = max(1, min(100, int(request.query.get("count") or 10)))
             start = max(0, int(request.query.get("start") or 0))

@@ -13,7 +13,7 @@ from backend.networks.sandbox.errors import Fault
 _LI_SERVICE = {
     "INVALID_ACCESS_TOKEN": 65600,
     "EXPIRED_ACCESS_TOKEN": 65601,
-    "REVOKED_ACCESS_TOKEN": 65602,
+    "REVOKED_ACCESS_TOKEN": 65601,  # seen live by third parties (docs.md's fidelity table)
     "ACCESS_DENIED": 100,
     "TOO_MANY_REQUESTS": 101,
 }

@@ -1,16 +1,26 @@
 """LinkedIn's OAuth side in its emulator: www.linkedin.com/oauth/v2/{authorization,accessToken,revoke} (refresh
 only with the `refresh_enabled` switch), /v2/userinfo (OpenID), the organisations a member administers
-(organizationAcls, organizations); and LinkedIn's error body, which its API answers share (emulator.py)."""
+(organizationAcls, organizations); and LinkedIn's error body, which its API answers share (emulator.py).
+
+The emulated developer app (SandboxConfig.app("linkedin"), a new app by default) decides what LinkedIn grants
+(issue 29; the fidelity table of docs.md): its products give its scopes (PRODUCTS; a new app holds the
+self-serve "openid" and "share" only); a consent asking a scope the products do not give is refused with
+`error=unauthorized_scope_error`; a web app (every app but a "native" one LinkedIn enabled PKCE for) that sends
+PKCE at the code exchange is refused 401 `invalid_client`; the API versions served are those active on the
+app's day (lifecycle.py), others 426 `NONEXISTENT_VERSION`.
+"""
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import httpx
 
+from backend.networks.linkedin.lifecycle import LIFECYCLE, base_version, expanded
 from backend.networks.sandbox.core import (
+    Emulator,
     Request,
     b64url,
     digits,
@@ -21,8 +31,10 @@ from backend.networks.sandbox.core import (
 )
 from backend.networks.sandbox.oauth import (
     DAY,
+    Auth,
     OAuthProvider,
     authenticate,
+    find_credential,
     redirect,
     revoke_token,
     seconds_left,
@@ -42,6 +54,92 @@ def li_error(
 
 
 ORG_ADMIN_SCOPES = {"r_organization_admin", "rw_organization_admin"}
+
+# the products an app may hold (SOCIALPUB_SANDBOX_APPS {"linkedin": {"products": [...]}}, `sandbox serve linkedin
+# --product P`) and the scopes each grants
+PRODUCTS: dict[str, frozenset[str]] = {
+    # "Sign In with LinkedIn using OpenID Connect" (self-serve)
+    "openid": frozenset({"openid", "profile", "email"}),
+    # "Share on LinkedIn" (self-serve)
+    "share": frozenset({"w_member_social"}),
+    # the Community Management API (access request; registered legal organisations, commercial use only)
+    "community": frozenset(
+        {
+            "w_organization_social",
+            "r_organization_social",
+            "r_organization_admin",
+            "rw_organization_admin",
+            "w_member_social",
+        }
+    ),
+    # r_member_social: "restricted and … available to approved users only" (an approved partner app)
+    "partner": frozenset({"r_member_social"}),
+}
+NEW_APP_PRODUCTS = frozenset({"openid", "share"})
+
+
+def app_products(emu: Emulator) -> frozenset[str]:
+    """The products of the emulated app (a new app's when none are configured); ValueError for a name LinkedIn
+    has no product of."""
+    products = emu.config.app(emu.platform).products or NEW_APP_PRODUCTS
+    unknown = products - set(PRODUCTS)
+    if unknown:
+        raise ValueError(
+            f"unknown LinkedIn product(s) {', '.join(sorted(unknown))}: one of {', '.join(sorted(PRODUCTS))}"
+        )
+    return products
+
+
+def app_scopes(emu: Emulator) -> frozenset[str]:
+    """Every scope the emulated app's products grant."""
+    return frozenset().union(*(PRODUCTS[p] for p in app_products(emu)))
+
+
+def token_scopes(emu: Emulator, auth: Auth) -> frozenset[str]:
+    """The scopes a call's token holds: its consent's, or (a sandbox account's own token) all the app holds."""
+    if auth.grant is not None:
+        return frozenset(auth.grant.scopes or [])
+    return app_scopes(emu)
+
+
+def registered_redirect(emu: Emulator) -> str | None:
+    """The redirect URL registered on the emulated app (SOCIALPUB_LINKEDIN_REDIRECT_PORT: the CLI's loopback
+    listener on that port); None: none configured, any http(s) URL is taken (more lenient than LinkedIn)."""
+    port = emu.option("redirect_port", None)
+    return f"http://127.0.0.1:{int(port)}/callback" if port else None
+
+
+def app_today(emu: Emulator) -> date:
+    """The day the emulated app's API versions are judged on: the app's `today`, else the sandbox clock's."""
+    return emu.config.app(emu.platform).today or emu.now().date()
+
+
+def version_refusal(emu: Emulator, request: Request) -> httpx.Response | None:
+    """A `/rest` call's `LinkedIn-Version` (YYYYMM or YYYYMM.RR): missing → 400 VERSION_MISSING; a version not
+    active on the app's day (sunset, not yet released, never released) → 426 NONEXISTENT_VERSION, the version
+    named YYYYMM01 as LinkedIn does. None: served."""
+    version = request.header("linkedin-version")
+    if not version:
+        return li_error(
+            400,
+            "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+            None,
+            "VERSION_MISSING",
+        )
+    if re.fullmatch(r"\d{6}(\.\d{2})?", version) is None:
+        return li_error(426, f"Requested version {version} is not active", None, "NONEXISTENT_VERSION")
+    if base_version(version) not in LIFECYCLE.active_on(app_today(emu)):
+        return li_error(
+            426, f"Requested version {expanded(version)} is not active", None, "NONEXISTENT_VERSION"
+        )
+    return None
+
+
+def denied_access(resource: str, version: str) -> httpx.Response:
+    """LinkedIn's 403 for a call the token's scopes (the app's products) do not allow."""
+    return li_error(
+        403, f"Not enough permissions to access: {resource}.{expanded(version)}", 100, "ACCESS_DENIED"
+    )
 
 
 class LinkedInOAuth(OAuthProvider):
@@ -87,6 +185,47 @@ class LinkedInOAuth(OAuthProvider):
             },
         )
 
+    def authorize(self, request: Request) -> httpx.Response:
+        """Consent: a scope the app's products do not grant refuses the whole consent (LinkedIn lets the
+        member consent to all the scopes asked or none), by redirect `error=unauthorized_scope_error` naming
+        the first such scope."""
+        p = request.query
+        redirect_uri = str(p.get("redirect_uri") or "")
+        registered = registered_redirect(self.emu)
+        if registered is not None and redirect_uri != registered:
+            # LinkedIn's error page, no redirect (belief: docs.md), when the app has a registered URL
+            return httpx.Response(
+                400,
+                headers={"Content-Type": "text/html; charset=utf-8"},
+                text="<html><body><h1>Bummer, something went wrong.</h1><p>The redirect_uri does not match "
+                "the registered value</p></body></html>",
+            )
+        if p.get("client_id") and redirect_uri.startswith(("http://", "https://")):
+            held = app_scopes(self.emu)
+            asked = [s for s in str(p.get("scope") or "").replace(",", " ").split() if s]
+            missing = [s for s in asked if s not in held]
+            if missing:
+                return redirect(
+                    redirect_uri,
+                    {
+                        "error": "unauthorized_scope_error",
+                        "error_description": f"Scope &quot;{missing[0]}&quot; is not authorized for your "
+                        "application",
+                        "state": p.get("state"),
+                    },
+                )
+        return super().authorize(request)
+
+    def _pkce_refused(self, params: dict[str, Any]) -> bool:
+        """A web app's code exchange carrying PKCE (a verifier, or a code asked with a challenge): LinkedIn
+        enables PKCE only for native apps, on request; a web app sending it fails client authentication."""
+        if self.emu.config.app(self.platform).kind == "native":
+            return False
+        if params.get("code_verifier"):
+            return True
+        row = find_credential(params.get("code"), self.platform, "code")
+        return bool(row is not None and (row.data or {}).get("code_challenge"))
+
     def new_code(self) -> str:
         return "AQT" + b64url(150)
 
@@ -127,6 +266,8 @@ class LinkedInOAuth(OAuthProvider):
         p = request.form
         s = self.settings()
         if p.get("grant_type") == "authorization_code":
+            if self._pkce_refused(p):
+                return self.grant_error("invalid_client", "Client authentication failed", 401)
             grant = self.redeem(p)
             if isinstance(grant, httpx.Response):
                 return grant
@@ -160,6 +301,10 @@ class LinkedInOAuth(OAuthProvider):
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
+        if "openid" not in token_scopes(self.emu, auth):
+            return li_error(
+                403, "Not enough permissions to access: userinfo.GET.NO_VERSION", 100, "ACCESS_DENIED"
+            )
         member = auth.accounts()[0] if auth.grant else auth.account
         return json_response(
             200,
@@ -177,6 +322,11 @@ class LinkedInOAuth(OAuthProvider):
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
+        refused = version_refusal(self.emu, request)
+        if refused is not None:
+            return refused
+        if not token_scopes(self.emu, auth) & ORG_ADMIN_SCOPES:
+            return denied_access("organizationAcls.FINDER-roleAssignee", request.header("linkedin-version"))
         member = auth.account.external_id
         elements = [
             {
@@ -195,14 +345,15 @@ class LinkedInOAuth(OAuthProvider):
     def _administered(self, request: Request) -> dict[str, SandboxAccount] | httpx.Response:
         """The organisations (by numeric id) the token's member administers and may read: the grant needs
         `r_organization_admin` or `rw_organization_admin` (else 403 ACCESS_DENIED, as LinkedIn refuses an
-        organisation lookup without them; UNCONFIRMED: the exact scope list)."""
+        organisation lookup without them), and an active `LinkedIn-Version`."""
         auth = authenticate(request.bearer(), self.platform)
         if auth.account is None or auth.problem:
             return api_error_linkedin(auth.problem, li_error)
-        if auth.grant is not None and not set(auth.grant.scopes or []) & ORG_ADMIN_SCOPES:
-            return li_error(
-                403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED"
-            )
+        refused = version_refusal(self.emu, request)
+        if refused is not None:
+            return refused
+        if not token_scopes(self.emu, auth) & ORG_ADMIN_SCOPES:
+            return denied_access("organizations.GET", request.header("linkedin-version"))
         return {
             a.external_id.rsplit(":", 1)[-1]: a
             for a in auth.accounts()
@@ -237,9 +388,7 @@ class LinkedInOAuth(OAuthProvider):
         )
         if known is None:
             return li_error(404, f"Organization {org_id} not found", None, "NOT_FOUND")
-        return li_error(
-            403, "Not enough permissions to access: organizations.GET.NO_VERSION", 100, "ACCESS_DENIED"
-        )
+        return denied_access("organizations.GET", request.header("linkedin-version"))
 
     def organizations(self, request: Request) -> httpx.Response:
         """The batch form `GET /rest/organizations?ids=List(1,2)`: `{"results": {id: organisation}, "statuses",
@@ -264,11 +413,12 @@ class LinkedInOAuth(OAuthProvider):
 
 
 def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
-    """LinkedIn's 401s. UNCONFIRMED: the serviceErrorCode of the expired (65601) and revoked (65602) cases."""
+    """LinkedIn's 401s: revoked 65601 REVOKED_ACCESS_TOKEN (seen live by third parties: docs.md); the expired
+    case's serviceErrorCode is belief (the same 65601 family, code EXPIRED_ACCESS_TOKEN)."""
     if problem == "expired":
         return li_error(401, "The token used in the request has expired", 65601, "EXPIRED_ACCESS_TOKEN")
     if problem == "revoked":
         return li_error(
-            401, "The token used in the request has been revoked by the user", 65602, "REVOKED_ACCESS_TOKEN"
+            401, "The token used in the request has been revoked by the user", 65601, "REVOKED_ACCESS_TOKEN"
         )
     return li_error(401, "Invalid access token", 65600, "INVALID_ACCESS_TOKEN")

@@ -1,8 +1,9 @@
-"""LinkedIn: commentary <= 3000; one image, one video, or 2-10 images as a PDF document (one square page
+"""LinkedIn: commentary <= 3000 characters as sent (escaped in LinkedIn's "little text" format); one image, one video, or 2-10 images as a PDF document (one square page
 per image, built server side by backend.networks.linkedin.pdf)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
@@ -26,9 +27,18 @@ DOCUMENT_TITLE_MAX = 100
 VIDEO = VideoLimits(min_s=3, max_s=30 * 60, max_bytes=500 * 1024 * 1024, min_aspect=1 / 2.4, max_aspect=2.4)
 
 
+_LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+
+
+def escape_commentary(text: str) -> str:
+    """The commentary as sent: LinkedIn's "little text" format, its reserved characters backslash-escaped."""
+    return _LITTLE.sub(r"\\\1", text)
+
+
 def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
     codes: list[str] = []
-    if len(content) > MAX_TEXT:
+    # the limit applies to the string sent (belief, the strictest reading: docs.md's fidelity table)
+    if len(escape_commentary(content)) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
     if not has_visible_text(content) and not media:  # whitespace or invisible characters only: no text
         codes.append(CONTENT_REQUIRED)
