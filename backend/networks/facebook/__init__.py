@@ -18,4 +18,5 @@ NETWORK = Network(
     media_by_url=True,
     sandbox_name="Sandbox Facebook Page",
     docs="backend/networks/facebook/docs.md",
+    lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
 )

@@ -19,7 +19,8 @@ from backend.networks.base import (
     never_ready,
 )
 from backend.networks.facebook import NETWORK
-from backend.networks.facebook.graph import GraphClient, find_in_listing
+from backend.networks.facebook.graph import GraphClient, find_in_listing, versioned
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.factory import AdapterContext
 from backend.networks.media_loader import MediaLoader
 
@@ -33,8 +34,8 @@ class FacebookAdapter:
     def __init__(
         self,
         client: httpx.Client,
-        base_url: str = "https://graph.facebook.com/v21.0",
-        video_base_url: str = "https://graph-video.facebook.com/v21.0",
+        base_url: str = f"https://graph.facebook.com/{DEFAULT}",
+        video_base_url: str = f"https://graph-video.facebook.com/{DEFAULT}",
         *,
         media_loader: MediaLoader | None = None,
         media_by_url: bool = False,
@@ -130,11 +131,13 @@ class FacebookAdapter:
 
 
 def make_adapter(ctx: AdapterContext) -> FacebookAdapter:
-    """The registry's factory: graph-video's host for videos (the API host when none is given)."""
+    """The registry's factory: graph-video's host for videos (the API host when none is given), both with the
+    configured Graph API version (SOCIALPUB_GRAPH_API_VERSION)."""
+    version = str(getattr(ctx.settings, "graph_version", None) or DEFAULT)
     return FacebookAdapter(
         ctx.client,
-        ctx.host("api"),
-        ctx.host("video"),
+        versioned(ctx.host("api"), version),
+        versioned(ctx.host("video"), version),
         media_loader=ctx.media_loader,
         media_by_url=ctx.media_by_url,
     )

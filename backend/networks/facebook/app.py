@@ -1,4 +1,4 @@
-"""Facebook Login (issue 17), for a Page: www.facebook.com/v21.0/dialog/oauth, the Graph API's
+"""Facebook Login (issue 17), for a Page: www.facebook.com/vNN.0/dialog/oauth, the Graph API's
 oauth/access_token (the code exchange is a GET; a short-lived user token is exchanged for a long-lived one with
 fb_exchange_token); the grant reaches the pages the user manages (`/me/accounts`), each with a Page token that
 never expires when got with a long-lived user token. Instagram builds on this discovery (its package's app.py)."""
@@ -14,13 +14,16 @@ from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
 from backend.networks.facebook import NETWORK
-from backend.networks.facebook.graph import classify
+from backend.networks.facebook.graph import classify, versioned
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.oauth import Candidate, TokenSet, call, json_body, token_set
 from backend.networks.oauth_apps import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
-AUTHORIZE = "https://www.facebook.com/v21.0/dialog/oauth"
-TOKEN = "https://graph.facebook.com/v21.0/oauth/access_token"
+# the login dialog and the token endpoint are versioned like every Graph call; they use the default version (the
+# newest tested), the API calls SOCIALPUB_GRAPH_API_VERSION (graph_base)
+AUTHORIZE = f"https://www.facebook.com/{DEFAULT}/dialog/oauth"
+TOKEN = f"https://graph.facebook.com/{DEFAULT}/oauth/access_token"
 
 ENDPOINTS = Endpoints(
     AUTHORIZE,
@@ -33,6 +36,12 @@ ENDPOINTS = Endpoints(
 
 # one page of /me/accounts (with the page's token, the user token, the expiry to store) -> its candidate, or None
 PageCandidate = Callable[[dict[str, Any], str, str, Any], Candidate | None]
+
+
+def graph_base(platform: str, settings: Settings) -> str:
+    """The configured Graph API base of a network built on it, with the configured version."""
+    own = oauth_apps.network_settings(platform, settings)
+    return versioned(own.api_base, str(getattr(own, "graph_version", DEFAULT)))
 
 
 def _long_lived(settings: Settings, client: httpx.Client, platform: str, token: str) -> TokenSet | None:
@@ -69,7 +78,7 @@ def graph_discover(
     long = _long_lived(settings, client, platform, tokens.access_token)
     user_token = long.access_token if long else tokens.access_token
     user_expiry = long.expires_at if long else tokens.expires_at
-    base = oauth_apps.api_base(platform, settings).rstrip("/")
+    base = graph_base(platform, settings)
     resp = call(
         client,
         "GET",
@@ -97,7 +106,7 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
 
 
 def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
-    base = oauth_apps.api_base(PLATFORM, settings).rstrip("/")
+    base = graph_base(PLATFORM, settings)
     return call(
         client,
         "GET",

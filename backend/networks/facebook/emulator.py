@@ -10,6 +10,7 @@ import httpx
 
 from backend.networks.facebook import emulator_errors
 from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.sandbox.core import (
     Request,
     digits,
@@ -58,16 +59,16 @@ def multipart(request: Request) -> tuple[dict[str, str], dict[str, tuple[str, st
 class FacebookEmulator(GraphEmulator):
     platform = PLATFORM
     HOSTS = {
-        "api": "https://graph.facebook.sandbox.invalid/v21.0",
-        "video": "https://graph-video.facebook.sandbox.invalid/v21.0",
+        "api": "https://graph.facebook.sandbox.invalid",
+        "video": "https://graph-video.facebook.sandbox.invalid",
     }
     FAULTS = emulator_errors.FAULTS
     ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
     SERVE_ENDPOINTS = (
-        ("authorize", "/v21.0/dialog/oauth"),
-        ("token", "/v21.0/oauth/access_token"),
-        ("pages", "/v21.0/me/accounts"),
-        ("revoke", "DELETE /v21.0/me/permissions"),
+        ("authorize", f"/{DEFAULT}/dialog/oauth"),
+        ("token", f"/{DEFAULT}/oauth/access_token"),
+        ("pages", f"/{DEFAULT}/me/accounts"),
+        ("revoke", f"DELETE /{DEFAULT}/me/permissions"),
     )
 
     def __init__(self, config):  # type: ignore[no-untyped-def]
@@ -234,7 +235,7 @@ class FacebookEmulator(GraphEmulator):
             & (SandboxItem.kind == "post")
             & (SandboxItem.state != "deleted")
         )
-        rows, paging = self.graph_page(request, query, request.url.path.split("/v21.0", 1)[-1])
+        rows, paging = self.graph_page(request, query, self.path_of(request))
         data = [
             {"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
             for it in rows

@@ -1,5 +1,5 @@
 """The Graph API's OAuth side in the Facebook emulator — Facebook Login, which Instagram's emulator shares (through
-the page linked to an Instagram professional account): www.facebook.com/v21.0/dialog/oauth, oauth/access_token
+the page linked to an Instagram professional account): www.facebook.com/vNN.0/dialog/oauth, oauth/access_token
 (and fb_exchange_token), /me, /me/accounts, DELETE /me/permissions, /debug_token, Instagram Login's
 refresh_access_token; and the Graph API's error body, which its API answers share (emulator_graph.py)."""
 
@@ -70,7 +70,7 @@ PAGE_TASKS = ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MESSAGING", "MODERATE",
 
 
 class GraphOAuth(OAuthProvider):
-    """www.facebook.com/v21.0/dialog/oauth; graph.facebook.com/v21.0/oauth/access_token (code, and
+    """www.facebook.com/vNN.0/dialog/oauth; graph.facebook.com/vNN.0/oauth/access_token (code, and
     grant_type=fb_exchange_token for a long-lived token); /me, /me/accounts (page tokens); DELETE /me/permissions;
     /debug_token. A network built on Facebook Login (Instagram) subclasses it: `account_made`, `page_entry` and
     `extra_routes` are its hooks."""

@@ -171,6 +171,12 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
     )
 
 
+def versioned(base: str, version: str) -> str:
+    """A Graph API base with its version (`https://graph.facebook.com` + `v26.0`): every Graph URL is built so,
+    from the host and the one version setting (SOCIALPUB_GRAPH_API_VERSION)."""
+    return f"{base.rstrip('/')}/{version}"
+
+
 class GraphClient:
     """Calls in Graph style: the token in the access_token parameter (form body for POST, query for GET)."""
 

@@ -18,4 +18,5 @@ NETWORK = Network(
     media_by_url=True,  # it always fetches the media by URL (naming it in SOCIALPUB_MEDIA_BY_URL changes nothing)
     builds_on=("facebook",),
     docs="backend/networks/instagram/docs.md",
+    lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
 )

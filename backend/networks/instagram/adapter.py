@@ -24,7 +24,8 @@ from backend.networks.base import (
     decode_ref,
     encode_ref,
 )
-from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing
+from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing, versioned
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.factory import AdapterContext
 from backend.networks.instagram import NETWORK
 
@@ -35,7 +36,7 @@ LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once
 class InstagramAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://graph.facebook.com/v21.0") -> None:
+    def __init__(self, client: httpx.Client, base_url: str = f"https://graph.facebook.com/{DEFAULT}") -> None:
         self.graph = GraphClient(client, "Instagram")
         self.base = base_url.rstrip("/")
 
@@ -252,5 +253,6 @@ class InstagramAdapter:
 
 
 def make_adapter(ctx: AdapterContext) -> InstagramAdapter:
-    """The registry's factory (the Graph API takes media by URL only: no media loader)."""
-    return InstagramAdapter(ctx.client, ctx.host("api"))
+    """The registry's factory: the API host with the configured Graph API version (SOCIALPUB_GRAPH_API_VERSION)."""
+    version = str(getattr(ctx.settings, "graph_version", None) or DEFAULT)
+    return InstagramAdapter(ctx.client, versioned(ctx.host("api"), version))

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.instagram import emulator_errors
 from backend.networks.instagram.emulator_oauth import InstagramOAuth
 from backend.networks.sandbox.core import (
@@ -36,15 +37,15 @@ CAPTION_MAX = 2200
 
 class InstagramEmulator(GraphEmulator):
     platform = PLATFORM
-    HOSTS = {"api": "https://graph.facebook.sandbox.invalid/v21.0"}
+    HOSTS = {"api": "https://graph.facebook.sandbox.invalid"}
     OAUTH = InstagramOAuth
     FAULTS = emulator_errors.FAULTS
     ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
     SERVE_ENDPOINTS = (
-        ("authorize", "/v21.0/dialog/oauth"),
-        ("token", "/v21.0/oauth/access_token"),
-        ("pages", "/v21.0/me/accounts?fields=instagram_business_account"),
-        ("revoke", "DELETE /v21.0/me/permissions"),
+        ("authorize", f"/{DEFAULT}/dialog/oauth"),
+        ("token", f"/{DEFAULT}/oauth/access_token"),
+        ("pages", f"/{DEFAULT}/me/accounts?fields=instagram_business_account"),
+        ("revoke", f"DELETE /{DEFAULT}/me/permissions"),
     )
 
     @classmethod
