@@ -23,6 +23,10 @@ from backend.networks.sandbox.core import (
 from backend.networks.sandbox.store import SandboxItem
 
 PLATFORM = "facebook"
+# belief: no page gives the words of a failed processing (its shape: VideoStatus.processing_phase.errors)
+VIDEO_PROCESSING_ERROR = (
+    "The video could not be processed: the file is corrupt or its format is not supported."
+)
 IMAGE_MAGIC = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
 
 
@@ -77,6 +81,7 @@ class FacebookEmulator(GraphEmulator):
         self.route("POST", r"/(?P<page>\d+)/photos", self.photos)
         self.route("POST", r"/(?P<page>\d+)/videos", self.videos)
         self.route("GET", r"/(?P<page>\d+)/(?:published_posts|feed|posts)", self.list_posts)
+        self.route("GET", r"/(?P<page>\d+)/videos", self.list_videos)
         self.route("GET", r"/(?P<obj>[\d_]+)", self.get_object)
         self.route("DELETE", r"/(?P<obj>[\d_]+)", self.delete_object)
 
@@ -90,7 +95,9 @@ class FacebookEmulator(GraphEmulator):
             return acc
         p = request.params
         source = files.get("source") if mode != "feed" else None
-        if acc.behaviour == "fail-permanent":
+        if (
+            acc.behaviour == "fail-permanent" and mode != "video"
+        ):  # a video is accepted, then fails processing
             return graph_error(
                 400,
                 190,
@@ -145,11 +152,14 @@ class FacebookEmulator(GraphEmulator):
                 "filename": source[0],
                 "content_type": source[1],
             }
+        if mode == "video" and acc.behaviour == "fail-permanent":
+            data["processing_error"] = True
         new_item(
             PLATFORM,
             acc,
             "post",
             post_id,
+            processing_s=self.processing_s(acc) if mode == "video" else 0.0,
             mode=mode,
             text=text,
             media=[media_url] if media_url else [],
@@ -203,15 +213,49 @@ class FacebookEmulator(GraphEmulator):
                 "loaded due to missing permissions, or does not support this operation",
                 subcode=33,
             )
-        return json_response(
-            200,
-            {
-                "id": obj,
-                "permalink_url": item.url,
-                "message": item.text,
-                "created_time": fb_time(item.created_at),
-            },
-        )
+        body: dict[str, Any] = {
+            "id": obj,
+            "permalink_url": item.url,
+            "message": item.text,
+            "created_time": fb_time(item.created_at),
+        }
+        if item.mode == "video":
+            body["description"] = item.text
+            body["status"] = self.video_status(item)
+        return json_response(200, body)
+
+    def video_status(self, item: SandboxItem) -> dict[str, Any]:
+        """A video's `status` (VideoStatus: video_status and its phases, as Meta's business SDKs name them and
+        its Reels sample reads them): processing until the item's processing time is over, then ready — or
+        error (fail-permanent), with the processing phase's errors."""
+        uploading = {"status": "complete"}
+        if (item.data or {}).get("processing_error"):
+            return {
+                "video_status": "error",
+                "uploading_phase": uploading,
+                "processing_phase": {
+                    "status": "error",
+                    "errors": [{"message": VIDEO_PROCESSING_ERROR}],
+                },
+                "publishing_phase": {"status": "not_started"},
+            }
+        if not self.ready(item):
+            return {
+                "video_status": "processing",
+                "uploading_phase": uploading,
+                "processing_phase": {"status": "in_progress"},
+                "publishing_phase": {"status": "not_started"},
+            }
+        return {
+            "video_status": "ready",
+            "uploading_phase": uploading,
+            "processing_phase": {"status": "complete"},
+            "publishing_phase": {"status": "complete", "publish_status": "published"},
+        }
+
+    def visible(self, item: SandboxItem) -> bool:
+        """Listed as the Page's post: a video only once processed and published (strictest reading)."""
+        return item.mode != "video" or self.video_status(item)["video_status"] == "ready"
 
     def delete_object(self, request: Request, obj: str) -> httpx.Response:
         acc = self.auth(request)
@@ -239,11 +283,39 @@ class FacebookEmulator(GraphEmulator):
         data = [
             {"id": it.id, "message": it.text, "created_time": fb_time(it.created_at), "permalink_url": it.url}
             for it in rows
+            if self.visible(it)
+        ]
+        return json_response(200, {"data": data, "paging": paging})
+
+    def list_videos(self, request: Request, page: str) -> httpx.Response:
+        """/{page}/videos: the Page's videos (their video ids), newest first, in pages, each with its
+        description and status — a video is listed once its upload is complete, processing or not."""
+        acc = self.auth(request, page)
+        if isinstance(acc, httpx.Response):
+            return acc
+        query = SandboxItem.select().where(
+            (SandboxItem.platform == PLATFORM)
+            & (SandboxItem.account_id == acc.id)
+            & (SandboxItem.kind == "post")
+            & (SandboxItem.mode == "video")
+            & (SandboxItem.state != "deleted")
+        )
+        rows, paging = self.graph_page(request, query, self.path_of(request))
+        data = [
+            {
+                "id": it.post_id,
+                "description": it.text,
+                "created_time": fb_time(it.created_at),
+                "updated_time": fb_time(it.created_at),
+                "permalink_url": it.url,
+                "status": self.video_status(it),
+            }
+            for it in rows
         ]
         return json_response(200, {"data": data, "paging": paging})
 
     def describe(self, item: SandboxItem) -> dict[str, Any] | None:
-        if item.kind != "post" or item.state == "deleted":
+        if item.kind != "post" or item.state == "deleted" or not self.visible(item):
             return None
         ext = item.post_id if item.mode == "video" else item.id  # a video is known by its video id
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -240,9 +241,11 @@ def find_in_listing(
     text: str,
     created: str,
     link: str,
+    found: Callable[[dict[str, Any]], PublishOutcome] | None = None,
 ) -> PublishOutcome | None:
     """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
     attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
+    found: the outcome of a matching item (default: published, its id and `link`).
     None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""
     since = pub.not_before()
     expected = pub.payload.text.strip()
@@ -255,6 +258,8 @@ def find_in_listing(
                 if since is not None and graph_time(item.get(created)) < since.timestamp():
                     return None  # older than the window: everything after is too
                 if (item.get(text) or "").strip() == expected:
+                    if found is not None:
+                        return found(item)
                     return PublishOutcome.published(str(item["id"]), item.get(link))
             paging = body.get("paging") or {}
             after = (paging.get("cursors") or {}).get("after")

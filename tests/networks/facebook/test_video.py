@@ -26,12 +26,13 @@ def test_a_video_is_pending_until_processing_is_ready(settings, account) -> None
         out = ad.publish(pub)
         assert out.state == "pending" and out.tracking_ref
         assert ad.check_status(pub, out.tracking_ref).state == "pending"
+        assert list_published(platform="facebook") == []  # not the Page's post while processing
         t.move_to(start + timedelta(seconds=61))
         done = ad.check_status(pub, out.tracking_ref)
-    assert done.state == "published" and done.external_post_id == out.tracking_ref  # the video id
-    assert f"/{ident.external_account_id}/videos/{done.external_post_id}" in str(done.post_url)
-    [listed] = list_published(platform="facebook")
-    assert listed["external_id"] == done.external_post_id
+        assert done.state == "published" and done.external_post_id == out.tracking_ref  # the video id
+        assert f"/{ident.external_account_id}/videos/{done.external_post_id}" in str(done.post_url)
+        [listed] = list_published(platform="facebook")
+        assert listed["external_id"] == done.external_post_id
 
 
 def test_emulator_reports_video_status_phases(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -61,11 +62,12 @@ def test_emulator_reports_video_status_phases(settings, account) -> None:  # typ
 
 
 def test_a_video_whose_processing_fails_ends_permanent_with_metas_reason(settings, account) -> None:  # type: ignore[no-untyped-def]
+    settings.sandbox_processing_s = 10.0
     ident = account("facebook", behaviour="fail-permanent")
     ad = make_adapter("facebook", settings, media_loader=loader)
     pub = publication(ident, "facebook", "broken video", [VID])
-    out = ad.publish(pub)
-    assert out.state == "pending"
+    out = ad.publish(pub)  # the upload is accepted; processing fails
+    assert out.state == "failed" and out.tracking_ref
     done = ad.check_status(pub, str(out.tracking_ref))
     assert done.state == "failed" and done.fail_type == "permanent"
     assert "could not process" in str(done.fail_reason).lower() and list_published(platform="facebook") == []
@@ -80,7 +82,7 @@ def test_reconciliation_finds_a_video_by_the_pages_videos(settings, account) -> 
     sent = ad.publish(pub)
     found = ad.find_existing(pub)
     assert found is not None and found.succeeded
-    assert found.external_post_id == sent.tracking_ref
+    assert found.external_post_id == sent.external_post_id  # the video id, what the target stored
     assert found.external_post_id == list_published(platform="facebook")[0]["external_id"]
 
 
