@@ -18,7 +18,6 @@ from typing import Any
 import httpx
 
 from backend import clock
-
 from backend.networks.base import (
     MediaRef,
     NetworkError,
