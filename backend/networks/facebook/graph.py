@@ -22,7 +22,13 @@ from backend.networks.http import json_or_none, send
 from backend.outbound.retry_after import retry_after_s
 
 THROTTLE_CODES = {4, 17, 32, 613, 80001, 80002, 80004}
-RETRIABLE_CODES = {1, 2, 341, 368} | THROTTLE_CODES
+RETRIABLE_CODES = {1, 2, 341} | THROTTLE_CODES
+# 368 "Temporarily blocked for policies violations — wait and retry the operation" (Graph's error-handling guide,
+# https://developers.facebook.com/docs/graph-api/guides/error-handling, read 2026-11-28): no duration is given
+# (Meta's own words: "You can try again later"), so an hour is a belief; each retry waits it again, and the
+# engine's retry cap ends the target with the reason
+POLICY_BLOCK = 368
+POLICY_BLOCK_WAIT_S = 3600.0
 TOKEN_CODES = {190, 102}
 DEFAULT_THROTTLE_WAIT_S = 300.0
 
@@ -146,6 +152,16 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             http_status=status,
             retry_after_s=wait or 3600.0,
             wait=True,
+        )
+    if code == POLICY_BLOCK:
+        return NetworkError(
+            "retriable",
+            f"{network} temporarily blocked this account from posting (code {code_str}: "
+            f"{message or 'temporarily blocked for policies violations'}); it will be tried again in an hour "
+            "— check the Page's quality and restrictions in Meta Business Suite",
+            code=code_str,
+            http_status=status,
+            retry_after_s=max(wait or 0.0, POLICY_BLOCK_WAIT_S),
         )
     if code in RETRIABLE_CODES or err.get("is_transient") is True:
         return NetworkError(
