@@ -20,6 +20,8 @@ import httpx
 from backend import clock
 from backend.networks.base import (
     MediaRef,
+    decode_ref,
+    encode_ref,
     NetworkError,
     Publication,
     PublishOutcome,
@@ -83,19 +85,35 @@ class FacebookAdapter:
             link = "https://www.facebook.com" + link
         return link if isinstance(link, str) else None
 
+    def _photo(self, page: str, token: str, media: MediaRef, params: dict[str, Any]) -> dict[str, Any]:
+        """POST /{page}/photos: the file as multipart `source`, or its `url` (media_by_url)."""
+        if self.media_by_url:
+            return self.graph.post(f"{self.base}/{page}/photos", token, {"url": media.url, **params})
+        return self.graph.post(f"{self.base}/{page}/photos", token, params, files=self._source(media))
+
+    def _multi_photo(self, pub: Publication) -> str:
+        """Every photo uploaded unpublished (published=false: not a post, never shown), each id saved as the
+        attempt's progress at once; then the one publication, /feed with attached_media. An interrupted attempt's
+        photos (pub.resume) are attached, not uploaded again."""
+        p, page, token = pub.payload, pub.account.external_account_id, pub.account.access_token
+        photos: list[str] = list(decode_ref(pub.resume).get("photos") or []) if pub.resume else []
+        for media in p.media[len(photos) :]:
+            body = self._photo(page, token, media, {"published": False})
+            photos.append(str(body["id"]))
+            pub.saved(encode_ref(photos=photos))
+        attached = [{"media_fbid": photo} for photo in photos]
+        body = self.graph.post(
+            f"{self.base}/{page}/feed", token, {"message": p.text or None, "attached_media": attached}
+        )
+        return str(body["id"])
+
     def publish(self, pub: Publication) -> PublishOutcome:
         p, page, token = pub.payload, pub.account.external_account_id, pub.account.access_token
         try:
-            if p.kind == "image":
-                params = {"caption": p.text or None}
-                if self.media_by_url:
-                    body = self.graph.post(
-                        f"{self.base}/{page}/photos", token, {"url": p.media[0].url, **params}
-                    )
-                else:
-                    body = self.graph.post(
-                        f"{self.base}/{page}/photos", token, params, files=self._source(p.media[0])
-                    )
+            if p.kind == "carousel":
+                post_id = self._multi_photo(pub)
+            elif p.kind == "image":
+                body = self._photo(page, token, p.media[0], {"caption": p.text or None})
                 post_id = str(body.get("post_id") or body["id"])
             elif p.kind == "video":
                 params = {"description": p.text or None}

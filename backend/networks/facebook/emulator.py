@@ -4,6 +4,8 @@ the multipart file `source`, whose size and sha256 the item's data["received"] r
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from typing import Any
 
 import httpx
@@ -20,7 +22,7 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
-from backend.networks.sandbox.store import SandboxItem
+from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "facebook"
 # belief: no page gives the words of a failed processing (its shape: VideoStatus.processing_phase.errors)
@@ -108,7 +110,10 @@ class FacebookEmulator(GraphEmulator):
             )
         text = str(p.get("message") or p.get("caption") or p.get("description") or "")
         media_url = p.get("url") if mode == "photo" else p.get("file_url") if mode == "video" else None
-        if mode == "feed" and not text and not p.get("link"):
+        attached = self._attached(p, acc) if mode == "feed" else []
+        if isinstance(attached, httpx.Response):
+            return attached
+        if mode == "feed" and not text and not p.get("link") and not attached:
             return graph_error(400, 100, "(#100) Invalid parameter: message or link is required")
         if source is not None:  # the file itself, as multipart `source`
             media_url = None
@@ -129,6 +134,8 @@ class FacebookEmulator(GraphEmulator):
         blocked = self.behaviour_error(acc)
         if blocked:
             return blocked
+        if mode == "photo" and str(p.get("published", "true")).lower() == "false":
+            return self._unpublished_photo(acc, text, media_url, source)
         post_num = digits(16, "1")
         post_id = f"{page}_{post_num}"
         body: dict[str, Any]
@@ -154,6 +161,10 @@ class FacebookEmulator(GraphEmulator):
             }
         if mode == "video" and acc.behaviour == "fail-permanent":
             data["processing_error"] = True
+        if attached:
+            data["attached_media"] = [a.id for a in attached]
+            for photo in attached:
+                update_item(photo.id, state="attached")
         new_item(
             PLATFORM,
             acc,
@@ -162,12 +173,72 @@ class FacebookEmulator(GraphEmulator):
             processing_s=self.processing_s(acc) if mode == "video" else 0.0,
             mode=mode,
             text=text,
-            media=[media_url] if media_url else [],
+            media=[media_url] if media_url else [m for a in attached for m in (a.media or [])],
             data=data,
             post_id=obj,
             url=url,
         )
         return json_response(200, body)
+
+    def _unpublished_photo(
+        self,
+        acc: SandboxAccount,
+        text: str,
+        media_url: str | None,
+        source: tuple[str, str, bytes] | None,
+    ) -> httpx.Response:
+        """POST /{page}/photos published=false: a photo that is no post (not listed, never shown) until a /feed
+        post attaches it (attached_media); answers its id alone."""
+        obj = digits(16, "1")
+        data: dict[str, Any] = {}
+        if source is not None:
+            data["received"] = {"bytes": len(source[2]), "sha256": hashlib.sha256(source[2]).hexdigest()}
+        new_item(
+            PLATFORM,
+            acc,
+            "unpublished_photo",
+            obj,
+            mode="photo",
+            text=text,
+            media=[media_url] if media_url else [],
+            data=data,
+            url=f"https://www.facebook.com/photo.php?fbid={obj}",
+        )
+        return json_response(200, {"id": obj})
+
+    @staticmethod
+    def _attached(p: dict[str, Any], acc: SandboxAccount) -> list[SandboxItem] | httpx.Response:
+        """/feed's attached_media — a JSON list of {"media_fbid": id} (or attached_media[i] = one each): every id
+        an unpublished photo of this Page not attached yet, else (#100)."""
+        raw: Any = p.get("attached_media")
+        entries: list[Any] = []
+        try:
+            if raw is not None:
+                entries = json.loads(raw) if isinstance(raw, str) else list(raw)
+            indexed = sorted(k for k in p if re.fullmatch(r"attached_media\[\d+\]", str(k)))
+            for key in sorted(indexed, key=lambda k: int(k[15:-1])):
+                value = p[key]
+                entries.append(json.loads(value) if isinstance(value, str) else value)
+        except (ValueError, TypeError):
+            return graph_error(400, 100, "(#100) param attached_media must be an array of objects")
+        out: list[SandboxItem] = []
+        for entry in entries:
+            fbid = str(entry.get("media_fbid") or "") if isinstance(entry, dict) else ""
+            item = get_item(fbid, PLATFORM) if fbid else None
+            if (
+                item is None
+                or item.kind != "unpublished_photo"
+                or item.account_id != acc.id
+                or item.state == "attached"
+            ):
+                return graph_error(
+                    400,
+                    100,
+                    f"(#100) param attached_media[{len(out)}] must be an unpublished photo of this Page "
+                    "not attached to a post yet",
+                )
+            out.append(item)
+        return out
 
     @staticmethod
     def _check_source(mode: str, content: bytes) -> httpx.Response | None:
