@@ -20,11 +20,11 @@ import httpx
 from backend import clock
 from backend.networks.base import (
     MediaRef,
-    decode_ref,
-    encode_ref,
     NetworkError,
     Publication,
     PublishOutcome,
+    decode_ref,
+    encode_ref,
     never_ready,
 )
 from backend.networks.facebook import NETWORK
