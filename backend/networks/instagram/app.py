@@ -22,7 +22,15 @@ ENDPOINTS = Endpoints(
     AUTHORIZE,
     TOKEN,
     None,
-    ("instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement"),
+    # business_management: the IG User Media reference needs it (or ads_management) when the person's Page role
+    # comes through a Business Manager (docs.md, fidelity table)
+    (
+        "instagram_basic",
+        "instagram_content_publish",
+        "pages_show_list",
+        "pages_read_engagement",
+        "business_management",
+    ),
     ",",
     token_method="GET",
 )
