@@ -187,7 +187,7 @@ def test_instagram_published_container_is_found_never_failed(settings, account) 
     settings.sandbox_processing_s = 5.0
     settings.sandbox_limits = False
     ident = account("instagram")
-    ad = make_adapter("instagram", settings)
+    ad = make_adapter("instagram", settings, media_loader=loader)  # a reel's bytes (resumable upload)
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         pub = publication(ident, "instagram", "reel of the day", [VID], attempted_at=clock.now())

@@ -225,6 +225,13 @@ class GraphClient:
         resp = send(self.client, "POST", url, network=self.network, write=True, data=data, **extra)
         return self._result(resp)
 
+    def upload(self, url: str, token: str, data: bytes) -> dict[str, Any]:
+        """The whole file to a resumable-upload URL (rupload): `Authorization: OAuth <token>`, `offset: 0`,
+        `file_size: <bytes>`, the bytes as the body (IG User Media reference, "Resumable upload")."""
+        headers = {"Authorization": f"OAuth {token}", "offset": "0", "file_size": str(len(data))}
+        resp = send(self.client, "POST", url, network=self.network, write=True, content=data, headers=headers)
+        return self._result(resp)
+
     def get(self, url: str, token: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         query = {k: str(v) for k, v in (params or {}).items() if v is not None}
         query["access_token"] = token

@@ -10,5 +10,10 @@ from backend.networks.instagram.app import APP
 def test_connect_asks_business_management() -> None:
     scopes = APP.endpoints.scopes
     assert "business_management" in scopes
-    for needed in ("instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement"):
+    for needed in (
+        "instagram_basic",
+        "instagram_content_publish",
+        "pages_show_list",
+        "pages_read_engagement",
+    ):
         assert needed in scopes
