@@ -19,4 +19,5 @@ NETWORK = Network(
     sandbox_name="Sandbox Facebook Page",
     docs="backend/networks/facebook/docs.md",
     lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
+    checks="backend.networks.facebook.checks:CHECKS",
 )

@@ -19,4 +19,5 @@ NETWORK = Network(
     builds_on=("facebook",),
     docs="backend/networks/instagram/docs.md",
     lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
+    checks="backend.networks.instagram.checks:CHECKS",
 )
