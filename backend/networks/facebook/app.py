@@ -6,6 +6,7 @@ never expires when got with a long-lived user token. Instagram builds on this di
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -16,7 +17,7 @@ from backend.networks.base import NetworkError
 from backend.networks.facebook import NETWORK
 from backend.networks.facebook.graph import classify, versioned
 from backend.networks.facebook.lifecycle import DEFAULT
-from backend.networks.oauth import Candidate, TokenSet, call, json_body, token_set
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, token_set
 from backend.networks.oauth_apps import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
@@ -86,6 +87,7 @@ def graph_discover(
         platform,
         params={"fields": fields, "limit": "100", "access_token": user_token},
     )
+    granted = _granted(client, platform, base, user_token)
     out: list[Candidate] = []
     for page in json_body(platform, resp).get("data") or []:
         page_token = str(page.get("access_token") or "")
@@ -93,8 +95,19 @@ def graph_discover(
         expiry = None if long else user_expiry
         found = candidate(page, page_token, user_token, expiry)
         if found is not None:
-            out.append(found)
+            out.append(replace(found, granted_scopes=granted))
     return out
+
+
+def _granted(client: httpx.Client, platform: str, base: str, user_token: str) -> tuple[str, ...]:
+    """The permissions the person granted (GET /me/permissions, status "granted"): the token answer does not say
+    (a person may grant a subset). () when it cannot be read: the doctor then checks what it can."""
+    try:
+        resp = call(client, "GET", f"{base}/me/permissions", platform, params={"access_token": user_token})
+        rows = json_body(platform, resp).get("data") or []
+    except OAuthError:
+        return ()
+    return tuple(str(r["permission"]) for r in rows if isinstance(r, dict) and r.get("status") == "granted")
 
 
 def _page(page: dict[str, Any], page_token: str, user_token: str, expiry: Any) -> Candidate:

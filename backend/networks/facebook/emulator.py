@@ -92,7 +92,7 @@ class FacebookEmulator(GraphEmulator):
         request.params.update(
             fields
         )  # a multipart body's fields count as form fields (access_token among them)
-        acc = self.auth(request, page)
+        acc = self.auth(request, page, needs="pages_manage_posts")
         if isinstance(acc, httpx.Response):
             return acc
         p = request.params

@@ -106,12 +106,25 @@ class GraphEmulator(Emulator):
         super().__init__(config)
         self.oauth = install(self)
 
-    def auth(self, request: Request, owner_id: str | None = None) -> SandboxAccount | httpx.Response:
+    def auth(
+        self, request: Request, owner_id: str | None = None, needs: str | None = None
+    ) -> SandboxAccount | httpx.Response:
+        """The account the call's token acts for. needs: the permission the call requires — a token from a grant
+        without it is refused, (#200) on a Page edge, (#10) on Instagram's (a sandbox account's own token holds
+        every permission)."""
         found = authenticate(request.token(), self.platform, owner_id)
         acc = found.account
         if acc is None or found.problem:
             assert isinstance(self.oauth, GraphOAuth)
             return self.oauth.api_error(found.problem)
+        if needs and found.grant is not None and needs not in (found.grant.scopes or []):
+            if self.platform == "facebook":
+                return graph_error(
+                    403, 200, f"(#200) The permission(s) {needs} are not available or have not been granted"
+                )
+            return graph_error(
+                403, 10, f"(#10) Application does not have permission for this action ({needs})"
+            )
         if found.kind == "user" and self.platform == "facebook":  # acting as a Page takes the Page's token
             return graph_error(
                 403,

@@ -76,7 +76,10 @@ def test_a_page_token_without_pages_manage_posts_is_refused_200(tmp_path: Path) 
     assert (
         finding.severity == "error" and "pages_manage_posts" in finding.message and "reconnect" in finding.fix
     )
-    r = c.post(f"/v26.0/{cand.external_id}/feed", data={"message": "hi", "access_token": cand.access_token})
+    r = c.post(
+        f"http://127.0.0.1:9/v26.0/{cand.external_id}/feed",
+        data={"message": "hi", "access_token": cand.access_token},
+    )
     err = r.json()["error"]
     assert r.status_code == 403 and err["code"] == 200 and "pages_manage_posts" in err["message"]
 
