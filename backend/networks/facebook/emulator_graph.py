@@ -147,8 +147,8 @@ class GraphEmulator(Emulator):
         g = gate(acc)
         if g == Gate.RETRIABLE:
             if self.platform == "instagram":
-                return graph_error(
-                    500,
+                return graph_error(  # HTTP 400 like every row of Instagram's error table
+                    400,
                     -1,
                     "An unexpected error has occurred. Please retry your request later.",
                     subcode=2207001,

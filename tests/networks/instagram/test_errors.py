@@ -20,7 +20,10 @@ def create(settings, ident) -> httpx.Response:  # type: ignore[no-untyped-def]
 
 def test_the_server_error_is_a_400_with_is_transient(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("instagram", behaviour="fail-retriable")
-    r = create(settings, ident)
+    cid = create(settings, ident).json()["id"]
+    handler = sandbox(settings).handler("instagram")
+    url = f"https://graph.facebook.sandbox.invalid/v26.0/{ident.external_account_id}/media_publish"
+    r = handler(httpx.Request("POST", url, data={"creation_id": cid, "access_token": ident.access_token}))
     err = r.json()["error"]
     assert r.status_code == 400 and err["error_subcode"] == 2207001 and err["is_transient"] is True
 
