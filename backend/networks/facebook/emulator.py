@@ -341,7 +341,7 @@ class FacebookEmulator(GraphEmulator):
     def list_posts(self, request: Request, page: str) -> httpx.Response:
         """/{page}/published_posts (also /feed, /posts): the Page's posts, newest first, in pages
         (`limit`, `after` <- `paging.cursors.after`)."""
-        acc = self.auth(request, page)
+        acc = self.auth(request, page, needs="pages_read_engagement")
         if isinstance(acc, httpx.Response):
             return acc
         query = SandboxItem.select().where(
@@ -361,7 +361,7 @@ class FacebookEmulator(GraphEmulator):
     def list_videos(self, request: Request, page: str) -> httpx.Response:
         """/{page}/videos: the Page's videos (their video ids), newest first, in pages, each with its
         description and status — a video is listed once its upload is complete, processing or not."""
-        acc = self.auth(request, page)
+        acc = self.auth(request, page, needs="pages_read_engagement")
         if isinstance(acc, httpx.Response):
             return acc
         query = SandboxItem.select().where(

@@ -83,7 +83,7 @@ class InstagramEmulator(GraphEmulator):
         return "FINISHED", "Finished"
 
     def create_container(self, request: Request, user: str) -> httpx.Response:
-        acc = self.auth(request, user)
+        acc = self.auth(request, user, needs="instagram_content_publish")
         if isinstance(acc, httpx.Response):
             return acc
         p = request.params
@@ -288,7 +288,7 @@ class InstagramEmulator(GraphEmulator):
 
     def list_media(self, request: Request, user: str) -> httpx.Response:
         """/{ig-user}/media: the account's media, newest first, in pages (`limit`, `after`)."""
-        acc = self.auth(request, user)
+        acc = self.auth(request, user, needs="instagram_basic")
         if isinstance(acc, httpx.Response):
             return acc
         query = SandboxItem.select().where(

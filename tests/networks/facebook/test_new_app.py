@@ -101,3 +101,24 @@ def test_instagram_doctor_names_business_management(tmp_path: Path) -> None:
     assert warn.code == "business_management_missing" and warn.severity == "warning"
     assert ig_account((*granted, "business_management")) == []
     assert ig_account(()) == []  # the network did not say: nothing to check
+
+
+def test_a_grant_that_cannot_read_the_pages_posts_never_reads_as_absent(tmp_path: Path) -> None:
+    """Reconciliation with a grant lacking pages_read_engagement: Facebook refuses the listing (#200), and
+    find_existing says it could not check — never "absent", so never a second publication."""
+    from backend.networks.base import AccountCredentials, Payload, Publication
+    from backend.networks.facebook.adapter import FacebookAdapter
+
+    held = EmulatedApp(products=frozenset({"pages_show_list", "pages_manage_posts"}))
+    sb = make_sb(tmp_path, facebook=held)
+    s, c, tokens = connect(sb, "facebook", tmp_path)
+    [cand] = oauth.discover("facebook", s, c, tokens)
+    ad = FacebookAdapter(c, "http://127.0.0.1:9/v26.0", "http://127.0.0.1:9/v26.0")
+    creds = AccountCredentials(cand.external_id, cand.access_token, "")
+    from datetime import UTC, datetime
+
+    pub = Publication(Payload("facebook", "text", "lost", None, ()), creds, "t1", datetime.now(UTC))
+    assert ad.publish(pub).state == "published"
+    found = ad.find_existing(pub)
+    assert found is not None and found.state == "failed" and found.ambiguous
+    assert "could not check" in str(found.fail_reason) and "reconnect" in str(found.fail_reason)
