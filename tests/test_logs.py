@@ -46,7 +46,7 @@ def test_graph_oauth_calls_log_no_secret_in_a_served_process(tmp_path):  # type:
     for secret in ("APPSECRET-XYZ", "AUTHCODE-SECRET", "USERTOKEN-SECRET-123"):
         assert secret not in out.stderr, [line for line in out.stderr.splitlines() if secret in line][:2]
     # still logged, without the query
-    assert "HTTP Request: GET https://graph.facebook.com/v21.0/oauth/access_token?… " in out.stderr, (
+    assert "HTTP Request: GET https://graph.facebook.com/v26.0/oauth/access_token?… " in out.stderr, (
         out.stderr
     )
 

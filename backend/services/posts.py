@@ -380,7 +380,12 @@ def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Setti
         return []
     from backend.outbound.guard import not_public
 
-    unreachable = [(m.url, why) for m in media if (why := not_public(m.url)) is not None]
+    configured = platform in settings.media_by_url_networks
+    unreachable = [  # the media it fetches (Instagram: its images; its videos go as bytes)
+        (m.url, why)
+        for m in media
+        if rules.pulls_media([m], configured) and (why := not_public(m.url)) is not None
+    ]
     if not unreachable:
         return []
     if not rules.pulls_media(media, False):  # it pulls only because it is configured to

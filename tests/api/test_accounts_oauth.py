@@ -30,8 +30,8 @@ NETWORKS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 REDIRECT = "http://127.0.0.1:53682/callback"
 BASES = {
     "tiktok": "http://127.0.0.1:9",
-    "facebook": "http://127.0.0.1:9/v21.0",
-    "instagram": "http://127.0.0.1:9/v21.0",
+    "facebook": "http://127.0.0.1:9",
+    "instagram": "http://127.0.0.1:9",
     "linkedin": "http://127.0.0.1:9/rest",
     "youtube": "http://127.0.0.1:9/youtube/v3",
 }

@@ -24,8 +24,8 @@ from tests.cli.conftest import invoke
 ROOT = Path(__file__).resolve().parents[2]
 SUFFIX = {
     "tiktok": "",
-    "facebook": "/v21.0",
-    "instagram": "/v21.0",
+    "facebook": "",
+    "instagram": "",
     "linkedin": "/rest",
     "youtube": "/youtube/v3",
 }
@@ -228,7 +228,7 @@ def test_pages_picked_then_a_post_published_to_a_live_account(initialised, serve
     token = Account.get_by_id(page["id"]).access_token
     external = Account.get_by_id(page["id"]).external_id
     with served.http() as c:
-        listed = c.get(f"/v21.0/{external}/published_posts", params={"access_token": token}).json()["data"]
+        listed = c.get(f"/v26.0/{external}/published_posts", params={"access_token": token}).json()["data"]
     assert [p["message"] for p in listed] == ["Hello from a live account"]
 
 

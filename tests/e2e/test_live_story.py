@@ -39,8 +39,8 @@ SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 BASE_PATH = {
     "tiktok": "",
-    "facebook": "/v21.0",
-    "instagram": "/v21.0",
+    "facebook": "",
+    "instagram": "",
     "linkedin": "/rest",
     "youtube": "/youtube/v3",
 }

@@ -43,7 +43,7 @@ def test_a_photo_goes_as_multipart_source(settings, account) -> None:  # type: i
     out = ad.publish(publication(ident, "facebook", "a photo", [IMG[0]]))
     assert out.state == "published" and out.post_url.startswith("https://www.facebook.com/photo.php?fbid=")
     req, fields, files = posted(seen)
-    assert str(req.url) == f"https://graph.facebook.sandbox.invalid/v21.0/{ident.external_account_id}/photos"
+    assert str(req.url) == f"https://graph.facebook.sandbox.invalid/v26.0/{ident.external_account_id}/photos"
     assert req.headers["content-type"].startswith("multipart/form-data; boundary=")
     assert fields == {"caption": "a photo", "access_token": ident.access_token}  # no url
     name, ctype, data = files["source"]
@@ -66,7 +66,7 @@ def test_a_video_goes_as_multipart_source_to_graph_video(settings, account) -> N
     req, fields, files = posted(seen)
     assert (
         str(req.url)
-        == f"https://graph-video.facebook.sandbox.invalid/v21.0/{ident.external_account_id}/videos"
+        == f"https://graph-video.facebook.sandbox.invalid/v26.0/{ident.external_account_id}/videos"
     )
     assert fields == {"description": "a video", "access_token": ident.access_token}
     assert files["source"] == ("v.mp4", "video/mp4", VIDEO)

@@ -194,11 +194,13 @@ def test_options_camel_case_and_forbid_extra() -> None:
 # --- what each network receives ----------------------------------------------------------------
 
 
-def test_facebook_first_media_only() -> None:
+def test_facebook_photos_together_else_first_media_only() -> None:
     p = build_payload("facebook", "hello", [VID, IMG, IMG2])
     assert p.kind == "video" and p.media == (VID,) and p.text == "hello"
     assert build_payload("facebook", "hello", []).kind == "text"
-    assert build_payload("facebook", "hello", [IMG2, VID]).media == (IMG2,)
+    assert build_payload("facebook", "hello", [IMG2, VID]).media == (IMG2,)  # a video among them: the first
+    photos = build_payload("facebook", "hello", [IMG, IMG2])  # photos only: one multi-photo post
+    assert photos.kind == "carousel" and photos.media == (IMG, IMG2)
 
 
 @pytest.mark.parametrize("n,kind", [(1, "image"), (2, "carousel"), (10, "carousel")])

@@ -188,7 +188,7 @@ def test_instagram_published_container_is_found_never_failed(settings, account) 
     settings.sandbox_processing_s = 5.0
     settings.sandbox_limits = False
     ident = account("instagram")
-    ad = make_adapter("instagram", settings)
+    ad = make_adapter("instagram", settings, media_loader=loader)  # a reel's bytes (resumable upload)
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:
         pub = publication(ident, "instagram", "reel of the day", [VID], attempted_at=clock.now())
@@ -283,7 +283,8 @@ def test_adapter_for_honours_the_accounts_kind(settings, platform) -> None:  # t
     live = adapter_for(SimpleNamespace(platform=platform, kind="live"), settings)  # type: ignore[arg-type]
     sbx = adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings)  # type: ignore[arg-type]
     assert type(live) is type(sbx)  # one adapter: only the host (and the transport) differ
-    assert ".invalid" not in live.base and live.base == own(settings, platform).api_base.rstrip("/")
+    # the configured base (Meta's Graph API: followed by the configured version)
+    assert ".invalid" not in live.base and live.base.startswith(own(settings, platform).api_base.rstrip("/"))
     assert sbx.base.startswith("https://") and ".sandbox.invalid" in sbx.base
     assert (
         adapter_for(SimpleNamespace(platform=platform, kind="sandbox"), settings) is sbx

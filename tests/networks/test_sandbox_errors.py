@@ -18,8 +18,8 @@ from backend.services.adapters import sandbox_emulators
 
 PUBLISH = {  # a call of each network's "publish" endpoint (its body does not matter: the switch answers first)
     "tiktok": ("POST", "/v2/post/publish/content/init/"),
-    "instagram": ("POST", "/v21.0/17841400000000000/media"),
-    "facebook": ("POST", "/v21.0/100000000000000/feed"),
+    "instagram": ("POST", "/v26.0/17841400000000000/media"),
+    "facebook": ("POST", "/v26.0/100000000000000/feed"),
     "linkedin": ("POST", "/rest/posts"),
     "youtube": ("POST", "/upload/youtube/v3/videos"),
 }

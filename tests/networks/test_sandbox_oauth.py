@@ -38,14 +38,14 @@ SPEC: dict[str, dict[str, Any]] = {
         "scope": "user.info.basic,video.publish,video.upload",
     },
     "facebook": {
-        "authorize": "/v21.0/dialog/oauth",
-        "token": "/v21.0/oauth/access_token",
+        "authorize": "/v26.0/dialog/oauth",
+        "token": "/v26.0/oauth/access_token",
         "client": "client_id",
         "scope": "pages_show_list,pages_manage_posts,pages_read_engagement",
     },
     "instagram": {
-        "authorize": "/v21.0/dialog/oauth",
-        "token": "/v21.0/oauth/access_token",
+        "authorize": "/v26.0/dialog/oauth",
+        "token": "/v26.0/oauth/access_token",
         "client": "client_id",
         "scope": "instagram_basic,instagram_content_publish,pages_show_list",
     },
@@ -157,7 +157,7 @@ def connect(c: httpx.Client, platform: str) -> dict[str, Any]:
         assert long.status_code == 200, long.text
         body["long"] = long.json()
         pages = c.get(
-            "/v21.0/me/accounts",
+            "/v26.0/me/accounts",
             params={
                 "access_token": long.json()["access_token"],
                 "fields": "id,name,access_token,instagram_business_account",
@@ -181,12 +181,12 @@ def api_call(
     if platform == "facebook":
         page = tokens["page"]
         return c.get(
-            f"/v21.0/{page['id']}/published_posts", params={"access_token": token or page["access_token"]}
+            f"/v26.0/{page['id']}/published_posts", params={"access_token": token or page["access_token"]}
         )
     if platform == "instagram":
         page = tokens["page"]
         return c.get(
-            f"/v21.0/{page['instagram_business_account']['id']}/content_publishing_limit",
+            f"/v26.0/{page['instagram_business_account']['id']}/content_publishing_limit",
             params={"access_token": token or page["access_token"]},
         )
     if platform == "linkedin":  # (the author finder needs r_member_social, which no app here holds)
@@ -317,19 +317,19 @@ def test_facebook_short_long_lived_and_page_tokens(sb: Sandbox) -> None:
     assert tokens["expires_in"] <= 3600 and tokens["token_type"] == "bearer"
     assert tokens["long"]["expires_in"] > 59 * 86400
     user_token = tokens["long"]["access_token"]
-    me = c.get("/v21.0/me", params={"access_token": user_token}).json()
+    me = c.get("/v26.0/me", params={"access_token": user_token}).json()
     assert me["id"] and me["name"] == "Sandbox user"
     page = tokens["page"]
     assert {"id", "name", "access_token", "tasks"} <= set(page)
     posted = c.post(
-        f"/v21.0/{page['id']}/feed", data={"message": "hello", "access_token": page["access_token"]}
+        f"/v26.0/{page['id']}/feed", data={"message": "hello", "access_token": page["access_token"]}
     )
     assert posted.status_code == 200 and posted.json()["id"].startswith(page["id"] + "_")
-    as_user = c.post(f"/v21.0/{page['id']}/feed", data={"message": "hello", "access_token": user_token})
+    as_user = c.post(f"/v26.0/{page['id']}/feed", data={"message": "hello", "access_token": user_token})
     assert as_user.status_code == 403 and as_user.json()["error"]["code"] == 200
     with time_machine.travel(datetime.now(UTC) + timedelta(days=200), tick=False):  # page tokens never expire
         assert api_call(c, "facebook", tokens).status_code == 200
-        assert_token_refused("facebook", c.get("/v21.0/me", params={"access_token": user_token}), "expired")
+        assert_token_refused("facebook", c.get("/v26.0/me", params={"access_token": user_token}), "expired")
 
 
 def test_instagram_through_the_linked_page(sb: Sandbox) -> None:
@@ -339,7 +339,7 @@ def test_instagram_through_the_linked_page(sb: Sandbox) -> None:
     assert ig.startswith("178414")
     # the long-lived user token reaches the account too
     r = c.get(
-        f"/v21.0/{ig}/content_publishing_limit", params={"access_token": tokens["long"]["access_token"]}
+        f"/v26.0/{ig}/content_publishing_limit", params={"access_token": tokens["long"]["access_token"]}
     )
     assert r.status_code == 200 and r.json()["data"][0]["config"]["quota_total"] == 50
     # Instagram Login's refresh: only for a long-lived token at least 24 h old
@@ -368,11 +368,11 @@ def test_tokens_expire_with_the_clock(sb: Sandbox, platform: str) -> None:
     else:
         assert tokens["expires_in"] <= 60
     if platform == "facebook":  # page tokens of a long-lived user token never expire: probe the user token
-        probe = lambda: c.get("/v21.0/me", params={"access_token": tokens["long"]["access_token"]})  # noqa: E731
+        probe = lambda: c.get("/v26.0/me", params={"access_token": tokens["long"]["access_token"]})  # noqa: E731
     elif platform == "instagram":
         ig = tokens["page"]["instagram_business_account"]["id"]
         probe = lambda: c.get(  # noqa: E731
-            f"/v21.0/{ig}/content_publishing_limit",
+            f"/v26.0/{ig}/content_publishing_limit",
             params={"access_token": tokens["long"]["access_token"]},
         )
     else:
@@ -393,7 +393,7 @@ def revoke(c: httpx.Client, platform: str, tokens: dict[str, Any]) -> httpx.Resp
             data={"client_key": "app-123", "client_secret": "s3cret", "token": tokens["access_token"]},
         )
     if platform in ("facebook", "instagram"):
-        return c.delete("/v21.0/me/permissions", params={"access_token": tokens["long"]["access_token"]})
+        return c.delete("/v26.0/me/permissions", params={"access_token": tokens["long"]["access_token"]})
     if platform == "linkedin":
         return c.post(
             "/oauth/v2/revoke",
@@ -580,12 +580,12 @@ def test_settings_read_the_issue_base_url_names(monkeypatch: pytest.MonkeyPatch)
     from backend.config import Settings
 
     monkeypatch.setenv("SOCIALPUB_YOUTUBE_BASE_URL", "http://127.0.0.1:9/youtube/v3")
-    monkeypatch.setenv("SOCIALPUB_FACEBOOK_BASE_URL", "http://127.0.0.1:8/v21.0")
+    monkeypatch.setenv("SOCIALPUB_FACEBOOK_BASE_URL", "http://127.0.0.1:8")
     monkeypatch.setenv("SOCIALPUB_TIKTOK_API_BASE", "http://127.0.0.1:7")  # the older name still works
     s = Settings()
     assert own(s, "youtube").api_base == "http://127.0.0.1:9/youtube/v3"
     assert own(s, "youtube").upload_base == "http://127.0.0.1:9/upload/youtube/v3"
-    assert own(s, "facebook").api_base == own(s, "facebook").video_api_base == "http://127.0.0.1:8/v21.0"
+    assert own(s, "facebook").api_base == own(s, "facebook").video_api_base == "http://127.0.0.1:8"
     assert own(s, "tiktok").api_base == "http://127.0.0.1:7"
     from backend.networks.linkedin.settings import LinkedInSettings
 

@@ -9,7 +9,7 @@ NETWORK = Network(
     label="Facebook",
     badge="FB",
     colour="#1877f2",
-    limits=NetworkLimits(max_text=63_206, max_media=1, text_or_media=True, first_media_only=True),
+    limits=NetworkLimits(max_text=63_206, max_media=10, text_or_media=True),
     adapter="backend.networks.facebook.adapter:make_adapter",
     rules="backend.networks.facebook.rules:RULES",
     app="backend.networks.facebook.app:APP",
@@ -18,4 +18,6 @@ NETWORK = Network(
     media_by_url=True,
     sandbox_name="Sandbox Facebook Page",
     docs="backend/networks/facebook/docs.md",
+    lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
+    checks="backend.networks.facebook.checks:CHECKS",
 )

@@ -1,4 +1,4 @@
-"""Facebook Login (issue 17), for a Page: www.facebook.com/v21.0/dialog/oauth, the Graph API's
+"""Facebook Login (issue 17), for a Page: www.facebook.com/vNN.0/dialog/oauth, the Graph API's
 oauth/access_token (the code exchange is a GET; a short-lived user token is exchanged for a long-lived one with
 fb_exchange_token); the grant reaches the pages the user manages (`/me/accounts`), each with a Page token that
 never expires when got with a long-lived user token. Instagram builds on this discovery (its package's app.py)."""
@@ -6,6 +6,7 @@ never expires when got with a long-lived user token. Instagram builds on this di
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -14,13 +15,16 @@ from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
 from backend.networks.facebook import NETWORK
-from backend.networks.facebook.graph import classify
-from backend.networks.oauth import Candidate, TokenSet, call, json_body, token_set
+from backend.networks.facebook.graph import classify, versioned
+from backend.networks.facebook.lifecycle import DEFAULT
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, token_set
 from backend.networks.oauth_apps import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
-AUTHORIZE = "https://www.facebook.com/v21.0/dialog/oauth"
-TOKEN = "https://graph.facebook.com/v21.0/oauth/access_token"
+# the login dialog and the token endpoint are versioned like every Graph call; they use the default version (the
+# newest tested), the API calls SOCIALPUB_GRAPH_API_VERSION (graph_base)
+AUTHORIZE = f"https://www.facebook.com/{DEFAULT}/dialog/oauth"
+TOKEN = f"https://graph.facebook.com/{DEFAULT}/oauth/access_token"
 
 ENDPOINTS = Endpoints(
     AUTHORIZE,
@@ -33,6 +37,12 @@ ENDPOINTS = Endpoints(
 
 # one page of /me/accounts (with the page's token, the user token, the expiry to store) -> its candidate, or None
 PageCandidate = Callable[[dict[str, Any], str, str, Any], Candidate | None]
+
+
+def graph_base(platform: str, settings: Settings) -> str:
+    """The configured Graph API base of a network built on it, with the configured version."""
+    own = oauth_apps.network_settings(platform, settings)
+    return versioned(own.api_base, str(getattr(own, "graph_version", DEFAULT)))
 
 
 def _long_lived(settings: Settings, client: httpx.Client, platform: str, token: str) -> TokenSet | None:
@@ -69,7 +79,7 @@ def graph_discover(
     long = _long_lived(settings, client, platform, tokens.access_token)
     user_token = long.access_token if long else tokens.access_token
     user_expiry = long.expires_at if long else tokens.expires_at
-    base = oauth_apps.api_base(platform, settings).rstrip("/")
+    base = graph_base(platform, settings)
     resp = call(
         client,
         "GET",
@@ -77,6 +87,7 @@ def graph_discover(
         platform,
         params={"fields": fields, "limit": "100", "access_token": user_token},
     )
+    granted = _granted(client, platform, base, user_token)
     out: list[Candidate] = []
     for page in json_body(platform, resp).get("data") or []:
         page_token = str(page.get("access_token") or "")
@@ -84,8 +95,19 @@ def graph_discover(
         expiry = None if long else user_expiry
         found = candidate(page, page_token, user_token, expiry)
         if found is not None:
-            out.append(found)
+            out.append(replace(found, granted_scopes=granted))
     return out
+
+
+def _granted(client: httpx.Client, platform: str, base: str, user_token: str) -> tuple[str, ...]:
+    """The permissions the person granted (GET /me/permissions, status "granted"): the token answer does not say
+    (a person may grant a subset). () when it cannot be read: the doctor then checks what it can."""
+    try:
+        resp = call(client, "GET", f"{base}/me/permissions", platform, params={"access_token": user_token})
+        rows = json_body(platform, resp).get("data") or []
+    except OAuthError:
+        return ()
+    return tuple(str(r["permission"]) for r in rows if isinstance(r, dict) and r.get("status") == "granted")
 
 
 def _page(page: dict[str, Any], page_token: str, user_token: str, expiry: Any) -> Candidate:
@@ -97,7 +119,7 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
 
 
 def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
-    base = oauth_apps.api_base(PLATFORM, settings).rstrip("/")
+    base = graph_base(PLATFORM, settings)
     return call(
         client,
         "GET",

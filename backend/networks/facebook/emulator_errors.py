@@ -39,13 +39,13 @@ FAULT_LIST = [
     graph_fault("32", 400, "wait", "(#32) Page request limit reached", transient=True),
     graph_fault("613", 400, "wait", "(#613) Calls to this api have exceeded the rate limit.", transient=True),
     graph_fault("341", 400, "retry", "(#341) Application limit reached: temporary", transient=True),
+    # Meta's words, as a real answer shows them (gitroomhq/postiz-app#2068); arm it `times` > 1 for a block that lasts
     graph_fault(
-        "368",
+        "368/1390008",
         400,
-        "retry",
-        "(#368) The action attempted has been deemed abusive or is otherwise disallowed "
-        "(temporarily blocked)",
-        transient=True,
+        "wait",
+        "We limit how often you can post, comment or do other things in a given amount of time in order to "
+        "help protect the community from spam. You can try again later.",
     ),
     graph_fault("190", 400, "reauth", "Invalid OAuth access token - Cannot parse access token"),
     graph_fault(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import httpx
 
 from backend.networks.facebook.emulator_oauth import GraphOAuth, graph_error
+from backend.networks.facebook.lifecycle import DEFAULT, LIFECYCLE
 from backend.networks.sandbox.core import (
     Emulator,
     Gate,
@@ -24,7 +25,7 @@ from backend.networks.sandbox.core import (
 from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount
 
-VERSION = re.compile(r"^/v\d+\.\d+")
+VERSION = re.compile(r"^/(v\d+\.\d+)")
 
 
 def fb_time(dt: datetime) -> str:
@@ -49,7 +50,9 @@ def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
 class GraphEmulator(Emulator):
     network = ""
     OAUTH = GraphOAuth
-    SERVE_BASE_PATH = "/v21.0"
+    SERVE_BASE_PATH = (
+        ""  # SOCIALPUB_<NETWORK>_BASE_URL is the origin; the version is SOCIALPUB_GRAPH_API_VERSION
+    )
 
     @classmethod
     def new_identity(cls, name: str) -> tuple[str, str]:
@@ -60,16 +63,68 @@ class GraphEmulator(Emulator):
         m = VERSION.match(path)  # VERSION.sub("", path): the pattern is anchored, at most one match
         return path[m.end() :] if m else path
 
+    @staticmethod
+    def version_of(path: str) -> str | None:
+        m = VERSION.match(path)
+        return m.group(1) if m else None
+
+    def today(self) -> date:
+        return self.config.app(self.platform).today or self.now().date()
+
+    def version_refusal(self, version: str) -> httpx.Response | None:
+        """A Graph API version the emulated day does not serve, refused in Graph's envelope. The real Graph API
+        serves an expired version's calls with the next oldest usable one (the changelog's versioning guide):
+        the emulator is stricter on purpose (a belief: no page gives the refusal's words), so that a version
+        past its end shows in tests instead of falling forward silently."""
+        day = self.today()
+        st = LIFECYCLE.state(version, day)
+        if st.status in ("active", "ending"):
+            return None
+        if st.status == "sunset":
+            message = (
+                f"(#100) Graph API version {version} is no longer available: it ended on {st.sunset}. "
+                f"Use an active version such as {DEFAULT}."
+            )
+        else:
+            message = (
+                f"(#100) Unsupported version {version}: use an active Graph API version such as {DEFAULT}"
+            )
+        return graph_error(400, 100, message)
+
+    def __call__(self, raw: httpx.Request) -> httpx.Response:
+        version = self.version_of(raw.url.path)
+        if version is not None:
+            refused = self.version_refusal(version)
+            if refused is not None:
+                return refused
+        resp = super().__call__(raw)
+        # the version that served the call (the Graph API's `facebook-api-version` header)
+        resp.headers["facebook-api-version"] = version or DEFAULT
+        return resp
+
     def __init__(self, config):  # type: ignore[no-untyped-def]
         super().__init__(config)
         self.oauth = install(self)
 
-    def auth(self, request: Request, owner_id: str | None = None) -> SandboxAccount | httpx.Response:
+    def auth(
+        self, request: Request, owner_id: str | None = None, needs: str | None = None
+    ) -> SandboxAccount | httpx.Response:
+        """The account the call's token acts for. needs: the permission the call requires — a token from a grant
+        without it is refused, (#200) on a Page edge, (#10) on Instagram's (a sandbox account's own token holds
+        every permission)."""
         found = authenticate(request.token(), self.platform, owner_id)
         acc = found.account
         if acc is None or found.problem:
             assert isinstance(self.oauth, GraphOAuth)
             return self.oauth.api_error(found.problem)
+        if needs and found.grant is not None and needs not in (found.grant.scopes or []):
+            if self.platform == "facebook":
+                return graph_error(
+                    403, 200, f"(#200) The permission(s) {needs} are not available or have not been granted"
+                )
+            return graph_error(
+                403, 10, f"(#10) Application does not have permission for this action ({needs})"
+            )
         if found.kind == "user" and self.platform == "facebook":  # acting as a Page takes the Page's token
             return graph_error(
                 403,
@@ -92,8 +147,8 @@ class GraphEmulator(Emulator):
         g = gate(acc)
         if g == Gate.RETRIABLE:
             if self.platform == "instagram":
-                return graph_error(
-                    500,
+                return graph_error(  # HTTP 400 like every row of Instagram's error table
+                    400,
                     -1,
                     "An unexpected error has occurred. Please retry your request later.",
                     subcode=2207001,
@@ -134,5 +189,6 @@ class GraphEmulator(Emulator):
         if after:
             fields = request.params.get("fields")
             query_s = f"limit={limit}&after={after}" + (f"&fields={fields}" if fields else "")
-            paging["next"] = f"https://graph.facebook.sandbox.invalid/v21.0{path}?{query_s}"
+            version = self.version_of(request.url.path) or DEFAULT
+            paging["next"] = f"https://graph.facebook.sandbox.invalid/{version}{path}?{query_s}"
         return rows, paging

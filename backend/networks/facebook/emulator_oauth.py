@@ -1,5 +1,5 @@
 """The Graph API's OAuth side in the Facebook emulator — Facebook Login, which Instagram's emulator shares (through
-the page linked to an Instagram professional account): www.facebook.com/v21.0/dialog/oauth, oauth/access_token
+the page linked to an Instagram professional account): www.facebook.com/vNN.0/dialog/oauth, oauth/access_token
 (and fb_exchange_token), /me, /me/accounts, DELETE /me/permissions, /debug_token, Instagram Login's
 refresh_access_token; and the Graph API's error body, which its API answers share (emulator_graph.py)."""
 
@@ -66,11 +66,33 @@ def graph_error(
     return json_response(status, {"error": err}, headers=headers)
 
 
+# What a NEW Meta app holds (SandboxConfig.app: EmulatedApp.products are permission names; empty = this set):
+# Standard Access to the permissions of the "Manage everything on your Page" and Instagram use cases and
+# business_management; not publish_video (the Pages video docs do not list it: strictest reading). Standard Access
+# means only people with a role on the app can grant them (Graph API access levels; App Review); `audited` stands
+# for Advanced Access after App Review, when anyone can.
+NEW_APP_PERMISSIONS = frozenset(
+    {
+        "pages_show_list",
+        "pages_manage_posts",
+        "pages_read_engagement",
+        "pages_read_user_engagement",
+        "pages_manage_engagement",
+        "business_management",
+        "instagram_basic",
+        "instagram_content_publish",
+    }
+)
+APP_NOT_ACTIVE = (
+    "App not active: This app is not accessible right now and the app developer is aware of the issue. "
+    "You will be able to log in when the app is reactivated."
+)
+
 PAGE_TASKS = ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MESSAGING", "MODERATE", "MANAGE"]
 
 
 class GraphOAuth(OAuthProvider):
-    """www.facebook.com/v21.0/dialog/oauth; graph.facebook.com/v21.0/oauth/access_token (code, and
+    """www.facebook.com/vNN.0/dialog/oauth; graph.facebook.com/vNN.0/oauth/access_token (code, and
     grant_type=fb_exchange_token for a long-lived token); /me, /me/accounts (page tokens); DELETE /me/permissions;
     /debug_token. A network built on Facebook Login (Instagram) subclasses it: `account_made`, `page_entry` and
     `extra_routes` are its hooks."""
@@ -87,6 +109,7 @@ class GraphOAuth(OAuthProvider):
         self.emu.route("GET", r"/(?P<user>me|\d+)/accounts", self.accounts)
         self.emu.route("GET", r"/me", self.me)
         self.emu.route("DELETE", r"/(?P<user>me|\d+)/permissions", self.deauthorize)
+        self.emu.route("GET", r"/(?P<user>me|\d+)/permissions", self.permissions)
         self.emu.route("GET", r"/debug_token", self.debug_token)
         self.extra_routes()
 
@@ -262,6 +285,35 @@ class GraphOAuth(OAuthProvider):
         return json_response(
             200, {"data": data, "paging": {"cursors": {"before": "QVFIUk", "after": "QVFIUk"}}}
         )
+
+    def held(self) -> frozenset[str]:
+        app = self.emu.config.app(self.emu.platform)
+        return app.products or NEW_APP_PERMISSIONS
+
+    def authorize(self, request: Request) -> httpx.Response:
+        """The login dialog as a Meta app sees it: a person without a role on an app without Advanced Access
+        (`sandbox_role=none`; by default the person connecting is the app's admin) gets "App not active" and no
+        redirect; the grant is the asked permissions the app holds (one it does not hold is left out: Meta shows
+        "Invalid Scopes" to the app's developers only)."""
+        app = self.emu.config.app(self.emu.platform)
+        if request.query.get("sandbox_role") == "none" and not app.audited:
+            return httpx.Response(
+                200,
+                headers={"content-type": "text/html; charset=utf-8"},
+                text=f"<html><body><h1>App not active</h1><p>{APP_NOT_ACTIVE}</p></body></html>",
+            )
+        asked = [s for s in request.query.get("scope", "").replace(",", " ").split() if s]
+        held = self.held()
+        request.query["scope"] = ",".join(s for s in asked if s in held)
+        return super().authorize(request)
+
+    def permissions(self, request: Request, user: str) -> httpx.Response:
+        """GET /me/permissions: the grant, {"data": [{"permission", "status": "granted"}]}."""
+        found = self._user(request, user)
+        if isinstance(found, httpx.Response):
+            return found
+        data = [{"permission": p, "status": "granted"} for p in found[1].scopes or []]
+        return json_response(200, {"data": data})
 
     def deauthorize(self, request: Request, user: str) -> httpx.Response:
         found = self._user(request, user)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -21,7 +22,13 @@ from backend.networks.http import json_or_none, send
 from backend.outbound.retry_after import retry_after_s
 
 THROTTLE_CODES = {4, 17, 32, 613, 80001, 80002, 80004}
-RETRIABLE_CODES = {1, 2, 341, 368} | THROTTLE_CODES
+RETRIABLE_CODES = {1, 2, 341} | THROTTLE_CODES
+# 368 "Temporarily blocked for policies violations — wait and retry the operation" (Graph's error-handling guide,
+# https://developers.facebook.com/docs/graph-api/guides/error-handling, read 2026-11-28): no duration is given
+# (Meta's own words: "You can try again later"), so an hour is a belief; each retry waits it again, and the
+# engine's retry cap ends the target with the reason
+POLICY_BLOCK = 368
+POLICY_BLOCK_WAIT_S = 3600.0
 TOKEN_CODES = {190, 102}
 DEFAULT_THROTTLE_WAIT_S = 300.0
 
@@ -146,6 +153,16 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             retry_after_s=wait or 3600.0,
             wait=True,
         )
+    if code == POLICY_BLOCK:
+        return NetworkError(
+            "retriable",
+            f"{network} temporarily blocked this account from posting (code {code_str}: "
+            f"{message or 'temporarily blocked for policies violations'}); it will be tried again in an hour "
+            "— check the Page's quality and restrictions in Meta Business Suite",
+            code=code_str,
+            http_status=status,
+            retry_after_s=max(wait or 0.0, POLICY_BLOCK_WAIT_S),
+        )
     if code in RETRIABLE_CODES or err.get("is_transient") is True:
         return NetworkError(
             "retriable",
@@ -169,6 +186,12 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
         http_status=status,
         retry_after_s=wait,
     )
+
+
+def versioned(base: str, version: str) -> str:
+    """A Graph API base with its version (`https://graph.facebook.com` + `v26.0`): every Graph URL is built so,
+    from the host and the one version setting (SOCIALPUB_GRAPH_API_VERSION)."""
+    return f"{base.rstrip('/')}/{version}"
 
 
 class GraphClient:
@@ -200,6 +223,13 @@ class GraphClient:
         data["access_token"] = token
         extra: dict[str, Any] = {"files": files} if files else {}
         resp = send(self.client, "POST", url, network=self.network, write=True, data=data, **extra)
+        return self._result(resp)
+
+    def upload(self, url: str, token: str, data: bytes) -> dict[str, Any]:
+        """The whole file to a resumable-upload URL (rupload): `Authorization: OAuth <token>`, `offset: 0`,
+        `file_size: <bytes>`, the bytes as the body (IG User Media reference, "Resumable upload")."""
+        headers = {"Authorization": f"OAuth {token}", "offset": "0", "file_size": str(len(data))}
+        resp = send(self.client, "POST", url, network=self.network, write=True, content=data, headers=headers)
         return self._result(resp)
 
     def get(self, url: str, token: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -234,9 +264,11 @@ def find_in_listing(
     text: str,
     created: str,
     link: str,
+    found: Callable[[dict[str, Any]], PublishOutcome] | None = None,
 ) -> PublishOutcome | None:
     """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
     attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
+    found: the outcome of a matching item (default: published, its id and `link`).
     None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""
     since = pub.not_before()
     expected = pub.payload.text.strip()
@@ -249,6 +281,8 @@ def find_in_listing(
                 if since is not None and graph_time(item.get(created)) < since.timestamp():
                     return None  # older than the window: everything after is too
                 if (item.get(text) or "").strip() == expected:
+                    if found is not None:
+                        return found(item)
                     return PublishOutcome.published(str(item["id"]), item.get(link))
             paging = body.get("paging") or {}
             after = (paging.get("cursors") or {}).get("after")

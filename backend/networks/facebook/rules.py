@@ -1,4 +1,6 @@
-"""Facebook Page: text, or text + the FIRST media only (spec 4.4 rule 4)."""
+"""Facebook Page: text; text + one photo or video; or text + 2 to 10 photos in one post (issue 29: unpublished photos
+attached to a /feed post, Graph's photo-uploads guide). A video among several media: the first media only (Graph
+documents attached_media for photos only)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ PLATFORM = NETWORK.name
 MAX_TEXT = NETWORK.limits.max_text
 # developers.facebook.com/docs/video-api/guides/publishing: up to 4 hours (docs/networks.md, "Video rules")
 VIDEO = VideoLimits(max_s=4 * 3600)
+# photos of one multi-photo post: belief (no official number; public clients and the posts API's own cap: 10)
+MAX_PHOTOS = 10
 
 
 def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
@@ -34,6 +38,8 @@ def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str
 def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     if not media:
         return Payload(PLATFORM, "text", content, None, ())
+    if len(media) >= 2 and all(m.kind == "image" for m in media):
+        return Payload(PLATFORM, "carousel", content, None, tuple(media[:MAX_PHOTOS]))
     first = media[0]
     return Payload(PLATFORM, first.kind, content, None, (first,))
 

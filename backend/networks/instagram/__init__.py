@@ -15,7 +15,9 @@ NETWORK = Network(
     app="backend.networks.instagram.app:APP",
     emulator="backend.networks.instagram.emulator:InstagramEmulator",
     settings="backend.networks.instagram.settings:InstagramSettings",
-    media_by_url=True,  # it always fetches the media by URL (naming it in SOCIALPUB_MEDIA_BY_URL changes nothing)
+    media_by_url=True,  # images always by URL; videos by bytes unless SOCIALPUB_MEDIA_BY_URL names it
     builds_on=("facebook",),
     docs="backend/networks/instagram/docs.md",
+    lifecycle="backend.networks.facebook.lifecycle:LIFECYCLE",
+    checks="backend.networks.instagram.checks:CHECKS",
 )

@@ -1,6 +1,9 @@
-"""Instagram Graph API content publishing adapter (NETWORKS.md section 2).
+"""Instagram Graph API content publishing adapter (NETWORKS.md section 2; fidelity table: docs.md).
 
-image: container {image_url, caption}; video: {media_type REELS, video_url, caption, share_to_feed};
+image: container {image_url, caption} (Meta fetches images: they need a public URL); video: {media_type REELS,
+upload_type resumable, caption, share_to_feed}, then the file POSTed to rupload (`Authorization: OAuth`, `offset`,
+`file_size`) — no public URL needed — or {video_url} when SOCIALPUB_MEDIA_BY_URL names instagram; a container is
+saved as the attempt's progress once its bytes are sent;
 carousel: one container per item (is_carousel_item), every child polled FINISHED, then the parent
 {media_type CAROUSEL, children, caption}. Then: poll status_code until FINISHED -> check
 content_publishing_limit -> media_publish {creation_id} -> GET permalink. Whatever is not ready yet comes
@@ -24,9 +27,11 @@ from backend.networks.base import (
     decode_ref,
     encode_ref,
 )
-from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing
+from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing, versioned
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.factory import AdapterContext
 from backend.networks.instagram import NETWORK
+from backend.networks.media_loader import MediaLoader
 
 PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once media_publish answered
@@ -35,16 +40,55 @@ LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once
 class InstagramAdapter:
     platform = PLATFORM
 
-    def __init__(self, client: httpx.Client, base_url: str = "https://graph.facebook.com/v21.0") -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        base_url: str = f"https://graph.facebook.com/{DEFAULT}",
+        *,
+        upload_base: str = "https://rupload.facebook.com",
+        version: str = DEFAULT,
+        media_loader: MediaLoader | None = None,
+        media_by_url: bool = False,
+    ) -> None:
         self.graph = GraphClient(client, "Instagram")
         self.base = base_url.rstrip("/")
+        self.upload_base = upload_base.rstrip("/")
+        self.version = version
+        self.media_loader = media_loader
+        self.media_by_url = (
+            media_by_url  # videos by video_url (SOCIALPUB_MEDIA_BY_URL) instead of their bytes
+        )
 
     # --- API calls -----------------------------------------------------------------------------------
-    def create_container(self, pub: Publication, params: dict[str, Any]) -> str:
+    def create_container(self, pub: Publication, params: dict[str, Any], media: Any = None) -> str:
+        """A container; a video's (upload_type resumable) gets its file POSTed to rupload before this returns."""
         body = self.graph.post(
             f"{self.base}/{pub.account.external_account_id}/media", pub.account.access_token, params
         )
-        return str(body["id"])
+        container = str(body["id"])
+        if params.get("upload_type") == "resumable":
+            self.upload(pub, container, media)
+        return container
+
+    def upload(self, pub: Publication, container: str, media: Any) -> None:
+        """The video's bytes to rupload's ig-api-upload/<version>/<container>, in one POST from offset 0 (resuming
+        a cut upload at an offset is not documented: a failed upload starts over with a new container)."""
+        if self.media_loader is None:
+            raise NetworkError(
+                "permanent", "no media loader configured for Instagram uploads", code="no_loader"
+            )
+        data = self.media_loader(media)
+        if not data:
+            raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
+        url = f"{self.upload_base}/ig-api-upload/{self.version}/{container}"
+        body = self.graph.upload(url, pub.account.access_token, data)
+        if body.get("success") is not True:
+            raise NetworkError(
+                "retriable",
+                f"Instagram did not confirm the video upload ({body.get('message') or body}); "
+                "it will be retried with a new container",
+                code="upload_unconfirmed",
+            )
 
     def container_status(self, pub: Publication, container: str) -> tuple[str, str]:
         body = self.graph.get(
@@ -82,12 +126,12 @@ class InstagramAdapter:
         return link if isinstance(link, str) else None
 
     # --- state machine -------------------------------------------------------------------------------
-    @staticmethod
-    def _item_params(m: Any, *, carousel_item: bool) -> dict[str, Any]:
+    def _item_params(self, m: Any, *, carousel_item: bool) -> dict[str, Any]:
         if m.kind == "video":
+            source = {"video_url": m.url} if self.media_by_url else {"upload_type": "resumable"}
             return {
                 "media_type": "VIDEO" if carousel_item else "REELS",
-                "video_url": m.url,
+                **source,
                 **({"is_carousel_item": True} if carousel_item else {}),
             }
         return {"image_url": m.url, **({"is_carousel_item": True} if carousel_item else {})}
@@ -183,7 +227,7 @@ class InstagramAdapter:
                 return self._advance(pub, resumed, publish=True)
             if p.kind == "carousel":
                 children = [
-                    self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media
+                    self.create_container(pub, self._item_params(m, carousel_item=True), m) for m in p.media
                 ]
                 pub.saved(encode_ref(children=children))
                 return self._advance(pub, {"children": children}, publish=True)
@@ -193,7 +237,7 @@ class InstagramAdapter:
             params["caption"] = p.text or None
             if p.kind == "video":
                 params["share_to_feed"] = bool(p.options.get("share_to_feed", True))
-            container = self.create_container(pub, params)
+            container = self.create_container(pub, params, p.media[0])
             pub.saved(encode_ref(container=container))
             return self._advance(pub, {"container": container}, publish=True)
         except NetworkError as e:
@@ -252,5 +296,14 @@ class InstagramAdapter:
 
 
 def make_adapter(ctx: AdapterContext) -> InstagramAdapter:
-    """The registry's factory (the Graph API takes media by URL only: no media loader)."""
-    return InstagramAdapter(ctx.client, ctx.host("api"))
+    """The registry's factory: the API host with the configured Graph API version (SOCIALPUB_GRAPH_API_VERSION), the
+    rupload host for videos' bytes (the API host when none is given)."""
+    version = str(getattr(ctx.settings, "graph_version", None) or DEFAULT)
+    return InstagramAdapter(
+        ctx.client,
+        versioned(ctx.host("api"), version),
+        upload_base=ctx.host("upload"),
+        version=version,
+        media_loader=ctx.media_loader,
+        media_by_url=ctx.media_by_url,
+    )

@@ -9,9 +9,8 @@ from typing import Any
 import httpx
 
 from backend.config import Settings
-from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
-from backend.networks.facebook.app import AUTHORIZE, TOKEN, graph_discover
+from backend.networks.facebook.app import AUTHORIZE, TOKEN, graph_base, graph_discover
 from backend.networks.facebook.graph import classify
 from backend.networks.instagram import NETWORK
 from backend.networks.oauth import Candidate, TokenSet, call
@@ -23,7 +22,15 @@ ENDPOINTS = Endpoints(
     AUTHORIZE,
     TOKEN,
     None,
-    ("instagram_basic", "instagram_content_publish", "pages_show_list", "pages_read_engagement"),
+    # business_management: the IG User Media reference needs it (or ads_management) when the person's Page role
+    # comes through a Business Manager (docs.md, fidelity table)
+    (
+        "instagram_basic",
+        "instagram_content_publish",
+        "pages_show_list",
+        "pages_read_engagement",
+        "business_management",
+    ),
     ",",
     token_method="GET",
 )
@@ -50,7 +57,7 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
 
 
 def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:
-    base = oauth_apps.api_base(PLATFORM, settings).rstrip("/")
+    base = graph_base(PLATFORM, settings)
     return call(
         client,
         "GET",

@@ -5,12 +5,14 @@ content_publishing_limit, permalinks, the account's media listing."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from typing import Any
 
 import httpx
 
 from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.instagram import emulator_errors
 from backend.networks.instagram.emulator_oauth import InstagramOAuth
 from backend.networks.sandbox.core import (
@@ -24,6 +26,7 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
+from backend.networks.sandbox.oauth import authenticate
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "instagram"
@@ -31,20 +34,23 @@ DAILY_POSTS = (
     50  # content_publishing_limit; the configuration's `daily_posts` (SOCIALPUB_SANDBOX_INSTAGRAM_…)
 )
 CONTAINER_TTL_S = 86400
+UPLOAD_HOST = (
+    "https://rupload.facebook.sandbox.invalid"  # rupload.facebook.com: Reels' bytes (resumable upload)
+)
 CAPTION_MAX = 2200
 
 
 class InstagramEmulator(GraphEmulator):
     platform = PLATFORM
-    HOSTS = {"api": "https://graph.facebook.sandbox.invalid/v21.0"}
+    HOSTS = {"api": "https://graph.facebook.sandbox.invalid", "upload": UPLOAD_HOST}
     OAUTH = InstagramOAuth
     FAULTS = emulator_errors.FAULTS
     ERROR_ENDPOINTS = emulator_errors.ERROR_ENDPOINTS
     SERVE_ENDPOINTS = (
-        ("authorize", "/v21.0/dialog/oauth"),
-        ("token", "/v21.0/oauth/access_token"),
-        ("pages", "/v21.0/me/accounts?fields=instagram_business_account"),
-        ("revoke", "DELETE /v21.0/me/permissions"),
+        ("authorize", f"/{DEFAULT}/dialog/oauth"),
+        ("token", f"/{DEFAULT}/oauth/access_token"),
+        ("pages", f"/{DEFAULT}/me/accounts?fields=instagram_business_account"),
+        ("revoke", f"DELETE /{DEFAULT}/me/permissions"),
     )
 
     @classmethod
@@ -58,6 +64,7 @@ class InstagramEmulator(GraphEmulator):
         self.route("GET", r"/(?P<user>\d+)/media", self.list_media)
         self.route("GET", r"/(?P<user>\d+)/content_publishing_limit", self.publishing_limit)
         self.route("GET", r"/(?P<obj>\d+)", self.get_object)
+        self.route("POST", r"/ig-api-upload/(?P<version>v\d+\.\d+)/(?P<cid>\d+)", self.rupload)
 
     def _quota_used(self, acc: SandboxAccount, limit: int | None = None) -> int:
         return self.count_since(acc, ("media",), 86400, limit=limit)
@@ -67,14 +74,16 @@ class InstagramEmulator(GraphEmulator):
             return "PUBLISHED", "Published"
         if (self.now() - item.created_at) > timedelta(seconds=CONTAINER_TTL_S):
             return "EXPIRED", "Expired"
-        if not self.ready(item):
+        if (item.data or {}).get("awaiting_upload") or not self.ready(
+            item
+        ):  # a resumable one waits for bytes
             return "IN_PROGRESS", "In Progress"
         if item.outcome != "ok":
             return "ERROR", f"Error: Media upload has failed with error code {item.outcome}"
         return "FINISHED", "Finished"
 
     def create_container(self, request: Request, user: str) -> httpx.Response:
-        acc = self.auth(request, user)
+        acc = self.auth(request, user, needs="instagram_content_publish")
         if isinstance(acc, httpx.Response):
             return acc
         p = request.params
@@ -111,13 +120,16 @@ class InstagramEmulator(GraphEmulator):
             media, processing = [url], self.processing_s(acc, 0.2)
         elif media_type in ("REELS", "VIDEO", "STORIES"):
             url = p.get("video_url")
-            if not (isinstance(url, str) and url.startswith(("https://", "http://"))):
+            resumable = str(p.get("upload_type") or "") == "resumable"
+            if resumable and url:
+                return graph_error(400, 100, "(#100) upload_type=resumable takes no video_url")
+            if not resumable and not (isinstance(url, str) and url.startswith(("https://", "http://"))):
                 return graph_error(400, 9004, "The video URL cannot be fetched.", subcode=2207052)
             if media_type == "VIDEO" and not is_item:
                 return graph_error(
                     400, 100, "The media type VIDEO is only for carousel items; use REELS.", subcode=2207023
                 )
-            media, processing = [url], self.processing_s(acc)
+            media, processing = ([url] if url else []), self.processing_s(acc)
         else:
             return graph_error(400, 100, f"Unknown media type {media_type}.", subcode=2207023)
         outcome = "ok"
@@ -134,10 +146,54 @@ class InstagramEmulator(GraphEmulator):
             mode=kind_mode,
             text=caption,
             media=media,
-            data={"children": children, "share_to_feed": p.get("share_to_feed")},
+            data={
+                "children": children,
+                "share_to_feed": p.get("share_to_feed"),
+                **({"awaiting_upload": True} if p.get("upload_type") == "resumable" else {}),
+            },
             outcome=outcome,
         )
+        if p.get("upload_type") == "resumable":
+            version = self.version_of(request.url.path) or DEFAULT
+            return json_response(200, {"id": cid, "uri": f"{UPLOAD_HOST}/ig-api-upload/{version}/{cid}"})
         return json_response(200, {"id": cid})
+
+    def rupload(self, request: Request, version: str, cid: str) -> httpx.Response:
+        """POST rupload …/ig-api-upload/<version>/<container>: a resumable container's video bytes, with
+        `Authorization: OAuth <token of the container's owner>`, `offset` (the bytes already received: 0) and
+        `file_size` (the whole file's). The container is IN_PROGRESS until they arrive; its processing starts then.
+        The refusals' words are a belief (no page gives them), in Graph's envelope."""
+        refused = self.version_refusal(version)
+        if refused is not None:
+            return refused
+        scheme, _sp, token = request.header("authorization").partition(" ")
+        found = authenticate(token.strip() or None, self.platform) if scheme.lower() == "oauth" else None
+        acc = found.account if found is not None and not found.problem else None
+        if acc is None:
+            return graph_error(401, 190, "Invalid OAuth access token - Cannot parse access token")
+        item = get_item(cid, PLATFORM)
+        if item is None or item.kind != "container" or item.account_id != acc.id:
+            return graph_error(400, 100, f"(#100) No resumable upload session for {cid}", subcode=33)
+        if not (item.data or {}).get("awaiting_upload"):
+            return graph_error(400, 100, "(#100) The upload of this container is already complete")
+        try:
+            offset, size = int(request.header("offset")), int(request.header("file_size"))
+        except ValueError:
+            return graph_error(400, 100, "(#100) The offset and file_size headers are required integers")
+        body = request.content
+        if offset != 0:
+            return graph_error(400, 100, f"(#100) Invalid offset {offset}: 0 bytes were received so far")
+        if not body or size != len(body):
+            return graph_error(
+                400, 100, f"(#100) file_size {size} does not match the {len(body)} bytes received"
+            )
+        data = {
+            **(item.data or {}),
+            "awaiting_upload": False,
+            "received": {"bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()},
+        }
+        update_item(cid, data=data, started_at=self.now())
+        return json_response(200, {"success": True, "message": "Upload successful."})
 
     def media_publish(self, request: Request, user: str) -> httpx.Response:
         acc = self.auth(request, user)
@@ -232,7 +288,7 @@ class InstagramEmulator(GraphEmulator):
 
     def list_media(self, request: Request, user: str) -> httpx.Response:
         """/{ig-user}/media: the account's media, newest first, in pages (`limit`, `after`)."""
-        acc = self.auth(request, user)
+        acc = self.auth(request, user, needs="instagram_basic")
         if isinstance(acc, httpx.Response):
             return acc
         query = SandboxItem.select().where(

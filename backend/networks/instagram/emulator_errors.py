@@ -16,7 +16,7 @@ FAULT_LIST = [
     ),
     graph_fault(
         "-1/2207001",
-        500,
+        400,  # every row of Instagram's error table is a 400
         "retry",
         "An unexpected error has occurred. Please retry your request later.",
         transient=True,

@@ -15,7 +15,6 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     NetworkRules,
     VideoLimits,
-    always_pulls,
     check_videos,
 )
 
@@ -52,6 +51,12 @@ def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str
     return codes + check_videos(media[:CAROUSEL_MAX], VIDEO)
 
 
+def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """Images only by URL (`image_url`: Meta fetches them); videos by bytes (resumable upload to rupload), or by
+    `video_url` when SOCIALPUB_MEDIA_BY_URL names instagram."""
+    return any(m.kind == "image" or by_url for m in media)
+
+
 def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     items = tuple(media[:CAROUSEL_MAX])
     if len(items) >= CAROUSEL_MIN:
@@ -71,6 +76,7 @@ RULES = NetworkRules(
     (CAROUSEL_MIN, CAROUSEL_MAX),
     validate,
     build,
-    pulls_media=always_pulls,
+    pulls_media=pulls_media,
+    pull_reason="Instagram fetches images from their URL (only videos can be sent as bytes)",
     video=VIDEO,
 )
