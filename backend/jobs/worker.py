@@ -66,6 +66,7 @@ from datetime import datetime, timedelta
 from backend import clock, queue
 from backend.config import Settings
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
@@ -491,6 +492,7 @@ class Worker:
         `locked_by`; a running claim not renewed has lost its job (reported, its result not recorded)."""
         try:
             while not done.wait(self.lease_s / 3):
+                LATENESS.flush_due()  # the last minute of a burst's late posts, without waiting for another
                 with self._cv:
                     running = dict(self._running)
                 if not running:
