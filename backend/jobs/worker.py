@@ -348,19 +348,23 @@ class Worker:
         """Wake one idle thread when a job is enqueued in this process, when the next job falls due or a lease
         expires, and at least every worker_poll_s (jobs enqueued by other processes).
 
-        The next due time is a query (queue.next_change_in): it is read at most every WATCH_RECHECK_S. Under a
-        burst every commit that enqueues (each post's targets, each follow-up) wakes the watcher, and reading it
-        at each wake-up cost ~8 % of the worker's CPU (two queries per enqueue); a wake-up within WATCH_RECHECK_S
-        of the last read wakes a thread and reads again once that interval is over, so a job enqueued to fall
-        due later is claimed at most WATCH_RECHECK_S after its time."""
+        The next due time is a query (queue.next_change_in): it is read at most every WATCH_RECHECK_S, whatever
+        wakes the watcher. Under a burst every commit that enqueues (each post's targets, each follow-up) wakes it,
+        and reading it at each wake-up cost ~8 % of the worker's CPU (two queries per enqueue); and thousands of
+        follow-ups falling due a few milliseconds apart (tracking jobs) made it read again at each of their due
+        times, 45-80 times a second (issue 34). So: a wake-up (an enqueue, or the next due time reached) wakes a
+        thread at once; a read comes only once WATCH_RECHECK_S has passed since the last one, and when a due time
+        passed since that last read it wakes a thread again (for the jobs that fell due in between, which the read
+        leaves out as claimable already). A job enqueued to fall due later is claimed at most WATCH_RECHECK_S
+        after its time."""
         poll = self.settings.worker_poll_s
         self._wake_one()
         read_at = -math.inf  # time.monotonic() of the last read of the next due time
         change_at = 0.0  # when the next job falls due or lease expires, as last read (at most `poll` ahead)
         while not self._stop.is_set():
             now = time.monotonic()
-            fresh = now - read_at >= WATCH_RECHECK_S or now >= change_at
-            if fresh:
+            if now - read_at >= WATCH_RECHECK_S:
+                passed = now >= change_at  # a due time was reached since the last read
                 try:
                     # jobs claimable now are left out: an idle thread was woken for them already (or their lane is
                     # at its cap, and the thread that frees the lane claims next), so the watcher never spins on them
@@ -370,10 +374,14 @@ class Worker:
                     change = None
                 read_at = now
                 change_at = now + (poll if change is None else min(poll, change))
-            deadline = change_at if fresh else min(change_at, read_at + WATCH_RECHECK_S)
+                if passed:
+                    self._wake_one()
+            # the next due time (not reached yet), else the next read
+            ahead = change_at > now
+            deadline = change_at if ahead else read_at + WATCH_RECHECK_S
             woken = queue.WAKE.wait(max(0.0, deadline - now))
             queue.WAKE.clear()
-            if woken or time.monotonic() >= change_at:
+            if woken or (ahead and time.monotonic() >= change_at):
                 self._wake_one()
 
     def _wake_one(self) -> None:
