@@ -60,7 +60,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from backend import clock, queue
@@ -79,20 +79,16 @@ CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at mo
 WATCH_RECHECK_S = 0.1  # the watcher reads the next due time at most this often (see Worker._watch)
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobContext:
+    """What a handler gets beside its job: the settings, the worker running it, the clock. (The lease is the
+    worker's heartbeat's and the fence's business: a handler never renews it.)"""
+
     settings: Settings
     worker_id: str
-    job: Job | None = None
-    lease_s: float = 10.0
-    extra: dict = field(default_factory=dict)
 
     def now(self) -> datetime:
         return clock.now()
-
-    def renew(self) -> bool:
-        """Renew this job's lease now (the heartbeat does it anyway; False when the lease was lost)."""
-        return self.job is not None and queue.renew(self.job, self.lease_s)
 
 
 SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)
@@ -593,7 +589,7 @@ class Worker:
     # ---- one job -----------------------------------------------------------------------------------
     def _run(self, job: Job) -> None:
         try:
-            self._execute(job, JobContext(self.settings, self.id, job, self.lease_s))
+            self._execute(job, JobContext(self.settings, self.id))
         except Exception:  # recording the result failed: the lease expires and the job is taken over
             log.exception("job %s (%s): recording its result failed", job.id, job.kind)
         finally:
