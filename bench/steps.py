@@ -1,7 +1,9 @@
 """Steps per target: statements, transactions and network calls the real worker spends on one target (issue 34).
 
 N posts x 5 sandbox networks (a small H.264 video: every network's full path) run through the real `Worker` in
-this process at zero latency (the sandbox's emulators in-process, caps off), on SQLite. Counted while the worker
+this process (the sandbox's emulators in-process, caps off), on SQLite: at zero latency by default, or in the
+burst's shape with `--delay-s 0.3 --processing-s 2` (then the tracking jobs poll while TikTok and Instagram
+process, and follow-ups fall due spread over time). Counted while the worker
 runs, divided by the targets:
 - statements: every `execute_sql` of the product's database, and separately of the sandbox's (the emulators' own
   bookkeeping: what a real network does on its side, reported apart);
@@ -13,7 +15,7 @@ runs, divided by the targets:
 The counters wrap the two database objects' methods in this process only: measuring instruments of the
 benchmark, not a path of the product.
 
-    .venv/bin/python bench/steps.py [--posts 50] [--out bench/results/steps.json]
+    .venv/bin/python bench/steps.py [--posts 50] [--delay-s 0.3 --processing-s 2] [--out bench/results/steps.json]
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def commit() -> str:
     return sha + ("+dirty" if dirty else "")
 
 
-def run(posts: int, timeout_s: float) -> dict[str, Any]:
+def run(posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float = 0.0) -> dict[str, Any]:
     from backend.config import get_settings
     from backend.jobs.worker import Worker
     from backend.networks.sandbox.store import sandbox_db
@@ -96,7 +98,7 @@ def run(posts: int, timeout_s: float) -> dict[str, Any]:
         os.environ["SOCIALPUB_DATA_DIR"] = str(data_dir)
         os.environ.pop("SOCIALPUB_DATABASE_URL", None)
         get_settings.cache_clear()
-        settings = bench_settings(data_dir)
+        settings = bench_settings(data_dir, sandbox_delay_s=delay_s, sandbox_processing_s=processing_s)
         ws = prepare_workspace(settings, with_video=True)
         queue_posts(settings, ws, [None] * posts, platforms=list(PLATFORMS))
         n_targets = PostTarget.select().count()
@@ -141,6 +143,8 @@ def run(posts: int, timeout_s: float) -> dict[str, Any]:
     lines = {k: v for k, v in logs.counts.items() if k.startswith("socialpub:")}
     return {
         "posts": posts,
+        "delay_s": delay_s,
+        "processing_s": processing_s,
         "targets": n_targets,
         "final": done,
         "statuses": dict(statuses),
@@ -158,10 +162,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--posts", type=int, default=50)
     ap.add_argument("--timeout-s", type=float, default=300.0)
+    ap.add_argument("--delay-s", type=float, default=0.0, help="every emulated call (the burst: 0.3)")
+    ap.add_argument(
+        "--processing-s", type=float, default=0.0, help="TikTok / Instagram processing (the burst: 2)"
+    )
     ap.add_argument("--label", default="")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
-    result = run(args.posts, args.timeout_s)
+    result = run(args.posts, args.timeout_s, args.delay_s, args.processing_s)
     entry = {
         "commit": commit(),
         "label": args.label,
