@@ -76,7 +76,8 @@ log = logging.getLogger("socialpub.worker")
 
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
 CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
-WATCH_RECHECK_S = 0.1  # the watcher reads the next due time at most this often (see Worker._watch)
+WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
+WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
 
 
 @dataclass(frozen=True)
@@ -344,41 +345,49 @@ class Worker:
         """Wake one idle thread when a job is enqueued in this process, when the next job falls due or a lease
         expires, and at least every worker_poll_s (jobs enqueued by other processes).
 
-        The next due time is a query (queue.next_change_in): it is read at most every WATCH_RECHECK_S, whatever
-        wakes the watcher. Under a burst every commit that enqueues (each post's targets, each follow-up) wakes it,
-        and reading it at each wake-up cost ~8 % of the worker's CPU (two queries per enqueue); and thousands of
+        The next due times are a query (queue.next_changes_in, two statements): read at most every
+        WATCH_RECHECK_S, whatever wakes the watcher. Under a burst every commit that enqueues (each post's targets,
+        each follow-up) wakes it, and reading at each wake-up cost ~8 % of the worker's CPU; and thousands of
         follow-ups falling due a few milliseconds apart (tracking jobs) made it read again at each of their due
-        times, 45-80 times a second (issue 34). So: a wake-up (an enqueue, or the next due time reached) wakes a
-        thread at once; a read comes only once WATCH_RECHECK_S has passed since the last one, and when a due time
-        passed since that last read it wakes a thread again (for the jobs that fell due in between, which the read
-        leaves out as claimable already). A job enqueued to fall due later is claimed at most WATCH_RECHECK_S
-        after its time."""
+        times, 45-80 times a second (issue 34). So one read brings the next WATCH_AHEAD due times (and the
+        first lease expiry), and the watcher wakes a thread at each of them without reading again. It reads again
+        when woken by an enqueue, when the times it read have all been reached, and every worker_poll_s (jobs
+        enqueued by other processes) — never twice within WATCH_RECHECK_S — and wakes a thread at each read (for
+        what fell due meanwhile without a wake: the read leaves out what is claimable already). A job enqueued to
+        fall due later is claimed at most WATCH_RECHECK_S after its time."""
         poll = self.settings.worker_poll_s
-        self._wake_one()
-        read_at = -math.inf  # time.monotonic() of the last read of the next due time
-        change_at = 0.0  # when the next job falls due or lease expires, as last read (at most `poll` ahead)
+        read_at = -math.inf  # time.monotonic() of the last read
+        times: list[float] = []  # the due times that read brought (monotonic), not reached yet
+        more = False  # that read brought times (within worker_poll_s): read again once they are all reached
+        ends = 0.0  # the read's end: worker_poll_s after it
+        stale = True  # woken by an enqueue since the read
         while not self._stop.is_set():
             now = time.monotonic()
-            if now - read_at >= WATCH_RECHECK_S:
-                passed = now >= change_at  # a due time was reached since the last read
+            read_due = stale or now >= ends or (more and not times)
+            if read_due and now - read_at >= WATCH_RECHECK_S:
                 try:
                     # jobs claimable now are left out: an idle thread was woken for them already (or their lane is
                     # at its cap, and the thread that frees the lane claims next), so the watcher never spins on them
-                    change = queue.next_change_in()
+                    changes = queue.next_changes_in(limit=WATCH_AHEAD)
                 except Exception:
                     log.exception("could not read the next due time")
-                    change = None
-                read_at = now
-                change_at = now + (poll if change is None else min(poll, change))
-                if passed:
-                    self._wake_one()
-            # the next due time (not reached yet), else the next read
-            ahead = change_at > now
-            deadline = change_at if ahead else read_at + WATCH_RECHECK_S
+                    changes = []
+                read_at, stale, ends = now, False, now + poll
+                times = [now + c for c in changes if c < poll]
+                more, read_due = bool(times), False
+                self._wake_one()
+            deadline = read_at + WATCH_RECHECK_S if read_due else min(times[0], ends) if times else ends
             woken = queue.WAKE.wait(max(0.0, deadline - now))
             queue.WAKE.clear()
-            if woken or (ahead and time.monotonic() >= change_at):
+            now = time.monotonic()
+            reached = now >= ends
+            while times and times[0] <= now:
+                times.pop(0)
+                reached = True
+            if woken or reached:
                 self._wake_one()
+            if woken:
+                stale = True
 
     def _wake_one(self) -> None:
         with self._cv:
