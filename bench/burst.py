@@ -234,6 +234,8 @@ def run_once(
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
         "worker_log": {
+            "lines": len(lines),
+            "lines_per_target": round(len(lines) / max(1, n_targets), 2),
             "warnings": warnings,
             "errors": errors,
             "first": sample,

@@ -1,7 +1,8 @@
 """backend/logs.py: tokens and app secrets are never logged. `socialpub serve` configures the root logger at INFO
 (backend/operator/cli.py _logging); httpx logs each request's URL at INFO, and Graph calls carry client_secret,
 the code, fb_exchange_token and access_token in the query string: the `httpx` logger keeps the URL without its
-query, in any process that imported the backend."""
+query, in any process that imported the backend. That per-request line is off by default (issue 34); a process
+that sets the `httpx` logger's level gets it, redacted. Lateness under a burst is a summary line a minute."""
 
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ SCRIPT = textwrap.dedent("""
     with http_client(httpx.MockTransport(handler), 5) as client:
         tokens = oauth.exchange_code(app, client, "AUTHCODE-SECRET", "http://127.0.0.1:1/callback", None)
         oauth.discover("facebook", settings, client, tokens)
+    import sys
+    print("---- httpx at INFO ----", file=sys.stderr, flush=True)
+    logging.getLogger("httpx").setLevel(logging.INFO)  # a process that wants the per-request lines
+    with http_client(httpx.MockTransport(handler), 5) as client:
+        tokens = oauth.exchange_code(app, client, "AUTHCODE-SECRET", "http://127.0.0.1:1/callback", None)
 """)
 
 
@@ -45,10 +51,11 @@ def test_graph_oauth_calls_log_no_secret_in_a_served_process(tmp_path):  # type:
     assert out.returncode == 0, out.stderr[-2000:]
     for secret in ("APPSECRET-XYZ", "AUTHCODE-SECRET", "USERTOKEN-SECRET-123"):
         assert secret not in out.stderr, [line for line in out.stderr.splitlines() if secret in line][:2]
-    # still logged, without the query
-    assert "HTTP Request: GET https://graph.facebook.com/v26.0/oauth/access_token?… " in out.stderr, (
-        out.stderr
-    )
+    default, _, at_info = out.stderr.partition("---- httpx at INFO ----")
+    assert at_info, out.stderr[-2000:]
+    assert "HTTP Request" not in default, default  # off by default (issue 34)
+    # logged when asked for, without the query
+    assert "HTTP Request: GET https://graph.facebook.com/v26.0/oauth/access_token?… " in at_info, at_info
 
 
 def test_redaction_keeps_other_arguments() -> None:
@@ -70,3 +77,34 @@ def test_redaction_keeps_other_arguments() -> None:
     plain = logging.LogRecord("x", logging.INFO, __file__, 1, "%s", ("https://h.example/p",), None)
     RedactQuery().filter(plain)
     assert plain.getMessage() == "https://h.example/p"
+
+
+def test_lateness_is_a_summary_a_minute_not_a_line_per_post(caplog) -> None:  # type: ignore[no-untyped-def]
+    import logging
+
+    from backend.logs import LatenessLog
+
+    now = [1000.0]
+    summary = LatenessLog(every_s=60.0, monotonic=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="socialpub.publishing"):
+        summary.note("post_on_time", 0.8)  # not late (<= 1 s): nothing
+        summary.flush_due()
+        assert caplog.records == []
+        summary.note("post_a", 3.0)  # the first late post after a quiet minute: at once
+        assert [r.getMessage() for r in caplog.records] == ["post post_a sent 3.0 s after its scheduled time"]
+        for i in range(1, 2000):  # a burst: counted, no line per post
+            now[0] += 0.01
+            summary.note(f"post_{i}", 2.0 + i / 100)
+        assert len(caplog.records) == 1
+        summary.flush_due()  # the heartbeat, before the minute is over: nothing yet
+        assert len(caplog.records) == 1
+        now[0] = 1060.0
+        summary.flush_due()  # a minute after the last line: one line, how many and the worst
+        assert len(caplog.records) == 2
+        assert caplog.records[1].getMessage() == (
+            "1999 posts sent more than 1 s after their scheduled time since the last report; the worst 22.0 s "
+            "late (post post_1999)"
+        )
+        now[0] = 1200.0
+        summary.flush_due()  # nothing counted since: no line
+        assert len(caplog.records) == 2

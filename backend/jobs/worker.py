@@ -60,12 +60,13 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from backend import clock, queue
 from backend.config import Settings
 from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
@@ -75,23 +76,20 @@ log = logging.getLogger("socialpub.worker")
 
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
 CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
-WATCH_RECHECK_S = 0.1  # the watcher reads the next due time at most this often (see Worker._watch)
+WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
+WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobContext:
+    """What a handler gets beside its job: the settings, the worker running it, the clock. (The lease is the
+    worker's heartbeat's and the fence's business: a handler never renews it.)"""
+
     settings: Settings
     worker_id: str
-    job: Job | None = None
-    lease_s: float = 10.0
-    extra: dict = field(default_factory=dict)
 
     def now(self) -> datetime:
         return clock.now()
-
-    def renew(self) -> bool:
-        """Renew this job's lease now (the heartbeat does it anyway; False when the lease was lost)."""
-        return self.job is not None and queue.renew(self.job, self.lease_s)
 
 
 SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)
@@ -347,33 +345,49 @@ class Worker:
         """Wake one idle thread when a job is enqueued in this process, when the next job falls due or a lease
         expires, and at least every worker_poll_s (jobs enqueued by other processes).
 
-        The next due time is a query (queue.next_change_in): it is read at most every WATCH_RECHECK_S. Under a
-        burst every commit that enqueues (each post's targets, each follow-up) wakes the watcher, and reading it
-        at each wake-up cost ~8 % of the worker's CPU (two queries per enqueue); a wake-up within WATCH_RECHECK_S
-        of the last read wakes a thread and reads again once that interval is over, so a job enqueued to fall
-        due later is claimed at most WATCH_RECHECK_S after its time."""
+        The next due times are a query (queue.next_changes_in, two statements): read at most every
+        WATCH_RECHECK_S, whatever wakes the watcher. Under a burst every commit that enqueues (each post's targets,
+        each follow-up) wakes it, and reading at each wake-up cost ~8 % of the worker's CPU; and thousands of
+        follow-ups falling due a few milliseconds apart (tracking jobs) made it read again at each of their due
+        times, 45-80 times a second (issue 34). So one read brings the next WATCH_AHEAD due times (and the
+        first lease expiry), and the watcher wakes a thread at each of them without reading again. It reads again
+        when woken by an enqueue, when the times it read have all been reached, and every worker_poll_s (jobs
+        enqueued by other processes) — never twice within WATCH_RECHECK_S — and wakes a thread at each read (for
+        what fell due meanwhile without a wake: the read leaves out what is claimable already). A job enqueued to
+        fall due later is claimed at most WATCH_RECHECK_S after its time."""
         poll = self.settings.worker_poll_s
-        self._wake_one()
-        read_at = -math.inf  # time.monotonic() of the last read of the next due time
-        change_at = 0.0  # when the next job falls due or lease expires, as last read (at most `poll` ahead)
+        read_at = -math.inf  # time.monotonic() of the last read
+        times: list[float] = []  # the due times that read brought (monotonic), not reached yet
+        more = False  # that read brought times (within worker_poll_s): read again once they are all reached
+        ends = 0.0  # the read's end: worker_poll_s after it
+        stale = True  # woken by an enqueue since the read
         while not self._stop.is_set():
             now = time.monotonic()
-            fresh = now - read_at >= WATCH_RECHECK_S or now >= change_at
-            if fresh:
+            read_due = stale or now >= ends or (more and not times)
+            if read_due and now - read_at >= WATCH_RECHECK_S:
                 try:
                     # jobs claimable now are left out: an idle thread was woken for them already (or their lane is
                     # at its cap, and the thread that frees the lane claims next), so the watcher never spins on them
-                    change = queue.next_change_in()
+                    changes = queue.next_changes_in(limit=WATCH_AHEAD)
                 except Exception:
                     log.exception("could not read the next due time")
-                    change = None
-                read_at = now
-                change_at = now + (poll if change is None else min(poll, change))
-            deadline = change_at if fresh else min(change_at, read_at + WATCH_RECHECK_S)
+                    changes = []
+                read_at, stale, ends = now, False, now + poll
+                times = [now + c for c in changes if c < poll]
+                more, read_due = bool(times), False
+                self._wake_one()
+            deadline = read_at + WATCH_RECHECK_S if read_due else min(times[0], ends) if times else ends
             woken = queue.WAKE.wait(max(0.0, deadline - now))
             queue.WAKE.clear()
-            if woken or time.monotonic() >= change_at:
+            now = time.monotonic()
+            reached = now >= ends
+            while times and times[0] <= now:
+                times.pop(0)
+                reached = True
+            if woken or reached:
                 self._wake_one()
+            if woken:
+                stale = True
 
     def _wake_one(self) -> None:
         with self._cv:
@@ -491,6 +505,7 @@ class Worker:
         `locked_by`; a running claim not renewed has lost its job (reported, its result not recorded)."""
         try:
             while not done.wait(self.lease_s / 3):
+                LATENESS.flush_due()  # the last minute of a burst's late posts, without waiting for another
                 with self._cv:
                     running = dict(self._running)
                 if not running:
@@ -583,7 +598,7 @@ class Worker:
     # ---- one job -----------------------------------------------------------------------------------
     def _run(self, job: Job) -> None:
         try:
-            self._execute(job, JobContext(self.settings, self.id, job, self.lease_s))
+            self._execute(job, JobContext(self.settings, self.id))
         except Exception:  # recording the result failed: the lease expires and the job is taken over
             log.exception("job %s (%s): recording its result failed", job.id, job.kind)
         finally:

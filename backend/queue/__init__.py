@@ -298,6 +298,33 @@ def next_due_in(now: datetime | None = None) -> float | None:
     return max(0.0, (min(candidates) - now).total_seconds())
 
 
+def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
+    """Seconds until the next jobs that are not claimable yet become claimable (queued jobs fall due, the first
+    running job's lease expires), ascending: the next `limit` due times and the first lease expiry, the earliest
+    `limit` of them; empty when there is none. Jobs claimable already are left out: the worker has tried them (or
+    runs its lanes at their cap), so this is when to look again. Two statements whatever `limit` (the worker's
+    watcher reads several at once: it wakes a thread at each without reading again)."""
+    now = now or clock.now()
+    due = (
+        Job.select(Job.run_at)
+        .where((Job.status == "queued") & (Job.run_at > now))
+        .order_by(Job.run_at)
+        .limit(limit)
+        .tuples()
+    )
+    lease = (
+        Job.select(Job.lease_until)
+        .where((Job.status == "running") & (Job.lease_until > now))
+        .order_by(Job.lease_until)
+        .limit(1)
+        .first()
+    )
+    times = [at for (at,) in due if at is not None]
+    if lease is not None and lease.lease_until is not None:
+        times.append(lease.lease_until)
+    return sorted(max(0.0, (t - now).total_seconds()) for t in times)[:limit]
+
+
 def next_change_in(now: datetime | None = None) -> float | None:
     """Seconds until the next job that is not claimable yet becomes claimable (a queued job falls due, a running
     job's lease expires); None when there is none. Jobs claimable already are left out: the worker has tried them

@@ -227,13 +227,22 @@ def summary(values: Sequence[float]) -> dict[str, float]:
 
 
 def machine() -> dict[str, Any]:
+    """The machine a result was measured on, with its reference loop time (issue 34): `sum(range(10**7))`, the
+    best of 3, so that figures from machines of different speed (or one machine on a busier day) compare."""
     import platform
+    import time
 
+    loops = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        sum(range(10**7))
+        loops.append(time.perf_counter() - t0)
     return {
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "loadavg_at_start": list(os.getloadavg()),
+        "reference_loop_ms": round(1000 * min(loops), 1),
     }
 
 

@@ -192,7 +192,7 @@ def test_periodic_jobs_are_rescheduled(settings):
     assert row.status == "queued" and row.run_at > clock.now() + timedelta(seconds=200)
 
 
-def test_next_change_in_ignores_what_is_claimable_already(settings):
+def test_next_changes_in_ignores_what_is_claimable_already(settings):
     """The worker's watcher sleeps until the next job that is not claimable yet becomes so: a due job (someone was
     woken for it) does not make it spin; the next future run_at or lease expiry does count."""
     now = clock.now()
@@ -200,6 +200,12 @@ def test_next_change_in_ignores_what_is_claimable_already(settings):
         queue.enqueue("t.noop", run_at=now - timedelta(seconds=1))
         queue.enqueue("t.noop", run_at=now + timedelta(seconds=30))
     assert queue.next_due_in() == 0
-    assert 25 < queue.next_change_in() <= 30
+    assert [25 < x <= 30 for x in queue.next_changes_in()] == [True]
     queue.claim("w1#1", lease_s=5)  # the due one: its lease expires in 5 s
-    assert 0 < queue.next_change_in() <= 5
+    assert [0 < x <= 5 for x in queue.next_changes_in()] == [True]
+    with tx():
+        queue.enqueue("t.noop", run_at=now + timedelta(seconds=10))
+    # several at once, ascending: the lease's expiry, then the due times
+    changes = queue.next_changes_in(limit=5)
+    assert len(changes) == 3 and changes == sorted(changes)
+    assert 0 < changes[0] <= 5 and 5 < changes[1] <= 10 and 25 < changes[2] <= 30

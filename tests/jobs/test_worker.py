@@ -330,6 +330,50 @@ def test_a_job_due_later_runs_on_time_while_enqueues_keep_waking_the_worker(sett
     )  # WATCH_RECHECK_S (0.1 s) + a claim, on a slow machine
 
 
+def test_jobs_falling_due_milliseconds_apart_are_read_for_at_most_every_recheck_interval(
+    settings, monkeypatch
+):
+    """Issue 34: thousands of follow-ups falling due a few milliseconds apart (a burst's tracking jobs) made the
+    watcher read the next due time again at each of their due times (45-80 reads a second). It reads at most every
+    WATCH_RECHECK_S (0.1 s), and each job still runs within about that of its due time."""
+    from backend.jobs import worker as worker_module
+
+    settings.worker_poll_s = 5.0
+    reads: list[float] = []
+    real = queue.next_change_in
+
+    def counting(*args: Any, **kwargs: Any) -> float | None:
+        reads.append(time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(worker_module.queue, "next_change_in", counting)
+    ran: dict[str, float] = {}
+    due: dict[str, float] = {}
+    with handler("t.spread", lambda job, ctx: ran.setdefault(job.id, time.monotonic())):
+        w = Worker(settings, concurrency=8)
+        w.start_thread()
+        try:
+            time.sleep(0.3)  # idle: waiting
+            start_wall, start = clock.now(), time.monotonic()
+            with tx():
+                for i in range(150):  # one every 4 ms for 0.6 s, from 0.3 s on
+                    at = 0.3 + i * 0.004
+                    job = queue.enqueue("t.spread", run_at=start_wall + timedelta(seconds=at))
+                    due[job.id] = start + at
+            first_read = len(reads)
+            deadline = time.monotonic() + 6
+            while len(ran) < len(due) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            window = [t for t in reads[first_read:] if start + 0.3 <= t <= start + 0.9]
+        finally:
+            w.stop()
+    assert len(ran) == len(due)
+    late = sorted(ran[j] - due[j] for j in due)
+    assert late[-1] < 0.6, late[-5:]  # WATCH_RECHECK_S + a claim, on a slow shared machine
+    # before: one read per due time (~150 in 0.6 s); now at most one per 0.1 s (+1 for the edges)
+    assert len(window) <= 8, len(window)
+
+
 def test_run_forever_runs_jobs_at_once_and_never_more_than_its_pool(settings):
     """The serving pool grows as work needs it, up to `concurrency`: 12 jobs of 0.4 s on 6 threads take about
     2 x 0.4 s, and never more than 6 run at once."""

@@ -17,6 +17,7 @@ from peewee import JOIN
 from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
+from backend.logs import LATENESS
 from backend.networks import fence, registry
 from backend.networks.base import (
     AccountCredentials,
@@ -103,8 +104,7 @@ def start_post(job: Any, settings: Settings) -> None:
         if post.status == "scheduled":
             late = decide.lateness_s(post.scheduled_at, now)
             post.lateness_ms = int(late * 1000)
-            if late > 1.0:
-                log.warning("post %s sent %.1f s after its scheduled time", post.id, late)
+            LATENESS.note(post.id, late)  # a summary line a minute under a burst, not a line per post
             if settings.max_lateness_s is not None and late > settings.max_lateness_s:
                 too_late = late
         post.status = "processing"
