@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from backend.config import Settings
@@ -25,3 +30,27 @@ def catalogue() -> Any:
     from socialpub_tui.client.networks import parse
 
     return parse({"items": items()})
+
+
+PLUGIN = Path(__file__).resolve().parent / "plugin_network"
+
+
+@contextmanager
+def plugin_installed(site: Path) -> Iterator[registry.Network]:
+    """The test plugin `pigeon` installed in this process, as pip would install `socialpub-pigeon` (a
+    `.dist-info` with its entry point, in `site` on sys.path), the registry read again; removed afterwards."""
+    info = site / "socialpub_pigeon-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: socialpub-pigeon\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[socialpub.networks]\npigeon = pigeon:NETWORK\n")
+    added = [str(site), str(PLUGIN)]
+    sys.path[:0] = added
+    importlib.invalidate_caches()
+    try:
+        registry.reload()
+        yield registry.get("pigeon")
+    finally:
+        for p in added:
+            sys.path.remove(p)
+        importlib.invalidate_caches()
+        registry.reload()

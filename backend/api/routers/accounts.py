@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from backend.api.deps import AuthContext, SessionAuth, SettingsDep, require_scope
 from backend.api.errors import responses
@@ -14,6 +14,7 @@ from backend.schemas.accounts import (
     AccountList,
     AccountOut,
     ConnectedAccounts,
+    DoctorReport,
     OAuthConnect,
     OAuthFinish,
     OAuthFinished,
@@ -21,8 +22,9 @@ from backend.schemas.accounts import (
     OAuthStarted,
     TokenConnect,
 )
+from backend.schemas.common import NetworkName
 from backend.services import accounts as svc
-from backend.services import networks
+from backend.services import doctor, networks
 from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
@@ -35,6 +37,21 @@ def list_accounts(
     """Connected accounts, grouped by network, oldest first; `isDefault` marks each network's default;
     `tokenWarning` says what needs doing about a live account's authorisation."""
     return svc.listing(ctx.workspace_id, settings)
+
+
+@router.get(
+    "/accounts/doctor", operation_id="accountsDoctor", response_model=DoctorReport, responses=responses()
+)
+def accounts_doctor(
+    settings: SettingsDep,
+    platform: NetworkName | None = Query(None, description="only this network and its accounts"),
+    ctx: AuthContext = Depends(require_scope("accounts:read")),
+) -> dict[str, Any]:
+    """Extension: what stands between this installation and publishing — each network's configured app
+    (credentials, API version lifecycle, its own checks) and each connected account (token, granted scopes).
+    Each finding says what to do; `ok` is false when any is an error. 400 `validation_error` (unknown
+    platform)."""
+    return doctor.report(ctx.workspace_id, settings, platform)
 
 
 @router.post(
@@ -73,7 +90,8 @@ def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep)
 )
 def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
-    network's app credentials are not set), `invalid_redirect_uri`."""
+    network's app credentials are not set), `app_not_ready` (`accounts doctor`'s app checks found an error: each
+    in the details with its fix), `invalid_redirect_uri`."""
     networks.require_known(body.platform, "platform")
     return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
 
