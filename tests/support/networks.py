@@ -47,10 +47,19 @@ def plugin_installed(site: Path) -> Iterator[registry.Network]:
     sys.path[:0] = added
     importlib.invalidate_caches()
     try:
-        registry.reload()
+        _reload()
         yield registry.get("pigeon")
     finally:
         for p in added:
             sys.path.remove(p)
         importlib.invalidate_caches()
-        registry.reload()
+        _reload()
+
+
+def _reload() -> None:
+    """The registry read again, and what the service built from it once (GET /v1/networks, `options`)."""
+    from backend.services import networks as service
+
+    registry.reload()
+    service._catalogue.cache_clear()
+    service.post_options_model.cache_clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Query
+from starlette.convertors import Convertor, register_url_convertor
 
 from backend.api.deps import AuthContext, SessionAuth, SettingsDep, require_scope
 from backend.api.errors import responses
@@ -28,6 +29,22 @@ from backend.services import doctor, networks
 from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
+
+
+class AccountId(Convertor[str]):
+    """An account id in a path: any segment but the words the accounts router uses as paths of their own
+    (`/accounts/doctor`), so that another method on those is 405 with `Allow`, not an account lookup."""
+
+    regex = "(?!doctor(?:/|$))[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("account_id", AccountId())
 
 
 @router.get("/accounts", operation_id="listAccounts", response_model=AccountList, responses=responses())
@@ -70,7 +87,7 @@ def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep
 
 
 @router.delete(
-    "/accounts/{account_id}",
+    "/accounts/{account_id:account_id}",
     operation_id="disconnectAccount",
     response_model=AccountOut,
     responses=responses(404),
@@ -148,7 +165,7 @@ def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -
 
 
 @router.post(
-    "/accounts/{account_id}/check",
+    "/accounts/{account_id:account_id}/check",
     operation_id="checkAccount",
     response_model=AccountCheck,
     responses=responses(404),
