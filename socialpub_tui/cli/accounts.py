@@ -211,10 +211,11 @@ def accounts_doctor(network: str | None, out: Output) -> None:
         raise SystemExit(1)
 
 
-def _app_checks(client: Any, out: Output, network: str) -> None:
-    """`accounts connect`'s first step: the doctor's checks of the network's app. An error stops it before any
-    browser step (exit 1, each error and its fix printed); warnings are printed and it goes on. A server without
-    the doctor extension: the server's own start refuses what it must."""
+def _app_warnings(client: Any, out: Output, network: str) -> None:
+    """`accounts connect`'s first step: the doctor's checks of the network's app; its warnings are printed (with
+    their fixes) and connecting goes on. Its errors stop the connection at the server's start, before any
+    browser step (400 `oauth_not_configured`, or `app_not_ready` with each error and its fix in the details:
+    printed, exit 1). A server without the doctor extension: nothing to print."""
     from socialpub_tui.client.errors import ApiError
 
     try:
@@ -223,12 +224,9 @@ def _app_checks(client: Any, out: Output, network: str) -> None:
         if err.code in ("not_found", "method_not_allowed"):
             return
         raise
-    findings = [f for n in report.networks for f in n.findings]
-    for text in finding_lines(out, findings, ""):
+    warnings = [f for n in report.networks for f in n.findings if f.severity == "warning"]
+    for text in finding_lines(out, warnings, ""):
         out.note(text)
-    if any(f.severity == "error" for f in findings):
-        out.note(f"Nothing was connected: fix the error above (`socialpub accounts doctor {network}`).")
-        raise SystemExit(1)
 
 
 # ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
@@ -464,7 +462,7 @@ def accounts_connect(
         raise click.UsageError("--refresh-token, --expires-in and --external-id go with --access-token")
     if pick and take_all:
         raise click.UsageError("--pick or --all, not both")
-    _app_checks(client, out, network)
+    _app_warnings(client, out, network)
     try:
         listener = _Callback(port)
     except OSError as exc:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import pytest
+import time_machine
 
 from backend.networks import registry
 from tests.cli.conftest import invoke
@@ -64,11 +67,34 @@ def test_a_networks_own_findings_errors_first_each_with_its_fix(pigeon, embedded
     assert json.loads(invoke("accounts", "doctor", "pigeon", "--json").out)["ok"] is False
 
 
-def test_connect_stops_on_an_app_error_before_any_browser_step(embedded, no_browser) -> None:  # type: ignore[no-untyped-def]
+def test_connect_stops_on_an_app_error_before_any_browser_step(
+    pigeon, cli_env, monkeypatch, no_browser
+) -> None:  # type: ignore[no-untyped-def]
+    """TikTok's app configured, but its API version (pigeon's lifecycle lent to it) has ended: `accounts connect`
+    stops before any browser step, with each error and its fix (400 app_not_ready from the server's start)."""
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_ID", "app-1")
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_SECRET", "s3cret")
+    tiktok = registry.get("tiktok")
+    monkeypatch.setitem(registry._BY_NAME, "tiktok", replace(tiktok, lifecycle="pigeon.lifecycle:LIFECYCLE"))
+    assert invoke("init", "--sandbox", "--json", "--password", "s3cret-pass").code == 0
+    with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):
+        r = invoke("accounts", "connect", "tiktok")
+        assert r.code == 1 and no_browser == []
+        assert "ended on 2027-01-31" in r.err and "unset SOCIALPUB_PIGEON_VERSION" in r.err
+        assert "api_version_sunset" in r.err
+        j = invoke("accounts", "connect", "tiktok", "--json")
+        assert j.code == 1 and j.out == "" and no_browser == []
+        body = j.err_json()
+        assert body["error"] == "app_not_ready" and [d["code"] for d in body["details"]] == [
+            "api_version_sunset"
+        ]
+        assert body["details"][0]["fix"].startswith("unset SOCIALPUB_PIGEON_VERSION")
+
+
+def test_connect_without_credentials_says_what_to_set(embedded, no_browser) -> None:  # type: ignore[no-untyped-def]
     r = invoke("accounts", "connect", "youtube")
-    assert r.code == 1
-    assert "error app_credentials_missing" in r.err and "fix: create an app" in r.err
-    assert "Nothing was connected" in r.err and no_browser == []
+    assert r.code == 1 and no_browser == []
+    assert "SOCIALPUB_YOUTUBE_CLIENT_ID" in r.err
 
 
 def test_connect_prints_warnings_and_goes_on(pigeon, embedded, no_browser, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -78,4 +104,3 @@ def test_connect_prints_warnings_and_goes_on(pigeon, embedded, no_browser, monke
     r = invoke("accounts", "connect", "pigeon", "--no-browser")
     assert "warning pigeon_unaudited" in r.err
     assert "pigeon has no OAuth app" in r.err and r.code == 1
-    assert "Nothing was connected" not in r.err
