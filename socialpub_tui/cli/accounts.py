@@ -76,9 +76,35 @@ def accounts_list(platform: str | None, out: Output) -> None:
                         bold=True,
                     )
                 )
+        for line in version_lines(get_client(worker=False), listing.items):
+            out.line(out.style(line, fg="yellow" if line.startswith("⚠") else "red", bold=True))
         out.line(f"{listing.used} of {listing.limit} account slots used by the plan.")
 
     out.emit(listing, human)
+
+
+def version_lines(client: Any, accounts: list[Any]) -> list[str]:
+    """The API version findings (`api_version_ending` 30 days before its sunset, `_sunset`, `_unknown`) of the
+    networks of the live accounts listed, from the doctor, each with what to set. A server without the doctor
+    extension: none."""
+    from socialpub_tui.client.errors import ApiError
+
+    live = sorted({a.platform for a in accounts if a.kind == "live" and a.status != "disconnected"})
+    if not live:
+        return []
+    try:
+        report = client.accounts_doctor()
+    except ApiError as err:
+        if err.code in ("not_found", "method_not_allowed"):
+            return []
+        raise
+    return [
+        f"{MARKS[f.severity][0]} {inert(f.message)}: {inert(f.fix)}"
+        for n in report.networks
+        if n.platform in live
+        for f in n.findings
+        if f.code.startswith("api_version_")
+    ]
 
 
 def token_cell(account: Any, out: Output) -> str:

@@ -4,8 +4,8 @@ and is shown as a line; from a service without it, any token within `EXPIRY_WARN
 network; and, for a sandbox account, what its emulated network received (GET /v1/sandbox/published) in the panel
 below, for the account under the cursor; `accounts doctor`'s findings (GET /v1/accounts/doctor): a marker on an
 account's row (✗ an error, ⚠ a warning), its findings and those of its network's app (a live account's) with
-their fixes in the panel, the errors of the app of a network with a live account under the table; `d` runs the
-doctor again and says what it found.
+their fixes in the panel, the app errors and API version warnings (30 days before its sunset) of a network with a
+live account under the table; `d` runs the doctor again and says what it found.
 
 Both fetches run in exclusive workers: the list on mount / `r` / a post changed, the panel each time the cursor
 lands on another account (a newer selection makes the older fetch stale: it is cancelled, and a late answer for
@@ -277,18 +277,19 @@ class AccountsScreen(Screen[None]):
         title.append(f"Accounts · {len(self.accounts)} connected", style="bold")
         title.append(f" · {listing.used} of {listing.limit} the plan allows")
         self.query_one("#acc-title", Static).update(title)
-        # the errors of the app of a network with a live account first (every post to it fails), then the tokens
+        # the app errors of a network with a live account first (every post to it fails), then the tokens
         live = {a.platform for a in self.accounts if a.kind == "live"}
-        app_errors = [
+        app_errors = [  # and an API version ending within 30 days: what to set before every post fails
             (platform, f)
             for platform in sorted(live)
             for f in self._app_findings(platform)
-            if f.severity == "error"
+            if f.severity == "error" or f.code.startswith("api_version_")
         ]
         banner = Text()
         for platform, f in app_errors:
             label = self.app.networks.label(platform)  # type: ignore[attr-defined]
-            banner.append(("\n" if banner else "") + f"✗ {label} app: {inert(f.message)}", style="bold red")
+            mark, style = MARKS[f.severity]
+            banner.append(("\n" if banner else "") + f"{mark} {label} app: {inert(f.message)}", style=style)
         for line in warnings:
             banner.append(
                 ("\n" if banner else "") + "⚠ " + line,

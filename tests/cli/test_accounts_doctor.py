@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import time_machine
 
 from backend.networks import registry
 from tests.cli.conftest import invoke
-from tests.support.networks import plugin_installed
+from tests.support.networks import lend, plugin_installed
 
 
 @pytest.fixture
@@ -74,8 +73,7 @@ def test_connect_stops_on_an_app_error_before_any_browser_step(
     stops before any browser step, with each error and its fix (400 app_not_ready from the server's start)."""
     monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_ID", "app-1")
     monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_SECRET", "s3cret")
-    tiktok = registry.get("tiktok")
-    monkeypatch.setitem(registry._BY_NAME, "tiktok", replace(tiktok, lifecycle="pigeon.lifecycle:LIFECYCLE"))
+    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
     assert invoke("init", "--sandbox", "--json", "--password", "s3cret-pass").code == 0
     with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):
         r = invoke("accounts", "connect", "tiktok")
@@ -104,3 +102,25 @@ def test_connect_prints_warnings_and_goes_on(pigeon, embedded, no_browser, monke
     r = invoke("accounts", "connect", "pigeon", "--no-browser")
     assert "warning pigeon_unaudited" in r.err
     assert "pigeon has no OAuth app" in r.err and r.code == 1
+
+
+def test_accounts_list_warns_30_days_before_a_live_networks_api_version_ends(
+    pigeon, cli_env, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 29 item 4: `accounts list` says what to do while the configured version still works (TikTok lent
+    pigeon's lifecycle: 2026-01, its default, ends on 2027-01-31); only for a network with a live account."""
+    from backend.store.models import Account, Workspace
+    from tests.cli.test_accounts_tokens import live
+
+    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
+    assert invoke("init", "--sandbox", "--json", "--password", "s3cret-pass").code == 0
+    with time_machine.travel(datetime(2027, 1, 10, tzinfo=UTC), tick=False):
+        r = invoke("accounts", "list")
+        assert r.code == 0 and "API version" not in r.out  # sandbox accounts only
+        assert Workspace.select().count() == 1
+        live("tiktok", "Creator", expires_in=None)
+        r = invoke("accounts", "list")
+        assert r.code == 0, r.err
+        assert "⚠ TikTok API version 2026-01 ends in 21 days (2027-01-31): upgrade socialpub" in r.out
+        assert "API version" not in invoke("accounts", "list", "--json").out
+        assert Account.select().count() == 6

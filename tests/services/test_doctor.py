@@ -6,7 +6,6 @@ this process as a third-party distribution would be."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from backend.ids import new_id
 from backend.networks import registry
 from backend.services import accounts, doctor, oauth_connect
 from backend.store.models import Account
-from tests.support.networks import own, plugin_installed
+from tests.support.networks import lend, own, plugin_installed
 
 
 @pytest.fixture
@@ -222,8 +221,7 @@ def test_oauth_start_is_refused_before_any_browser_step_by_an_app_error(
     connection does not start (no OAuth session is made), each error is in the details with its fix."""
     from backend.store.models import OAuthSession
 
-    tiktok = registry.get("tiktok")
-    monkeypatch.setitem(registry._BY_NAME, "tiktok", replace(tiktok, lifecycle="pigeon.lifecycle:LIFECYCLE"))
+    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
     own(settings, "tiktok").client_id, own(settings, "tiktok").client_secret = "app-1", "s3cret"
     redirect = "http://127.0.0.1:8765/callback"
     with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):

@@ -6,6 +6,7 @@ import importlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +64,15 @@ def _reload() -> None:
     registry.reload()
     service._catalogue.cache_clear()
     service.post_options_model.cache_clear()
+
+
+def lend(monkeypatch: Any, network: str, **changes: Any) -> registry.Network:
+    """The registered `network` with `changes` (e.g. lifecycle="pigeon.lifecycle:LIFECYCLE": the plugin's lifecycle
+    lent to a built-in, for the checks a built-in does not declare yet), seen by `registry.get` and
+    `registry.networks()` until the test ends."""
+    changed = replace(registry.get(network), **changes)
+    monkeypatch.setattr(
+        registry, "_NETWORKS", tuple(changed if n.name == network else n for n in registry.networks())
+    )
+    monkeypatch.setitem(registry._BY_NAME, network, changed)
+    return changed
