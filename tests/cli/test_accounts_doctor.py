@@ -14,12 +14,20 @@ import time_machine
 
 from backend.networks import registry
 from tests.cli.conftest import invoke
-from tests.support.networks import lend, plugin_installed
+from tests.support.networks import lent, plugin_installed
 
 
 @pytest.fixture
 def pigeon(tmp_path: Path) -> Iterator[registry.Network]:
     with plugin_installed(tmp_path / "site") as network:
+        yield network
+
+
+@pytest.fixture
+def tiktok_versioned(pigeon: registry.Network) -> Iterator[registry.Network]:
+    """TikTok with the plugin's API lifecycle (2026-01, its default, ends on 2027-01-31): a built-in network's
+    lifecycle without depending on one a network's own branch declares."""
+    with lent("tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE") as network:
         yield network
 
 
@@ -67,13 +75,12 @@ def test_a_networks_own_findings_errors_first_each_with_its_fix(pigeon, embedded
 
 
 def test_connect_stops_on_an_app_error_before_any_browser_step(
-    pigeon, cli_env, monkeypatch, no_browser
+    tiktok_versioned, cli_env, monkeypatch, no_browser
 ) -> None:  # type: ignore[no-untyped-def]
     """TikTok's app configured, but its API version (pigeon's lifecycle lent to it) has ended: `accounts connect`
     stops before any browser step, with each error and its fix (400 app_not_ready from the server's start)."""
     monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_ID", "app-1")
     monkeypatch.setenv("SOCIALPUB_TIKTOK_CLIENT_SECRET", "s3cret")
-    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
     assert invoke("init", "--sandbox", "--json", "--password", "s3cret-pass").code == 0
     with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):
         r = invoke("accounts", "connect", "tiktok")
@@ -105,14 +112,13 @@ def test_connect_prints_warnings_and_goes_on(pigeon, embedded, no_browser, monke
 
 
 def test_accounts_list_warns_30_days_before_a_live_networks_api_version_ends(
-    pigeon, cli_env, monkeypatch
+    tiktok_versioned, cli_env
 ) -> None:  # type: ignore[no-untyped-def]
     """Issue 29 item 4: `accounts list` says what to do while the configured version still works (TikTok lent
     pigeon's lifecycle: 2026-01, its default, ends on 2027-01-31); only for a network with a live account."""
     from backend.store.models import Account, Workspace
     from tests.cli.test_accounts_tokens import live
 
-    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
     assert invoke("init", "--sandbox", "--json", "--password", "s3cret-pass").code == 0
     with time_machine.travel(datetime(2027, 1, 10, tzinfo=UTC), tick=False):
         r = invoke("accounts", "list")

@@ -20,12 +20,20 @@ from backend.ids import new_id
 from backend.networks import registry
 from backend.services import accounts, doctor, oauth_connect
 from backend.store.models import Account
-from tests.support.networks import lend, own, plugin_installed
+from tests.support.networks import lent, own, plugin_installed
 
 
 @pytest.fixture
 def pigeon(tmp_path: Path) -> Iterator[registry.Network]:
     with plugin_installed(tmp_path / "site") as network:
+        yield network
+
+
+@pytest.fixture
+def tiktok_versioned(pigeon: registry.Network) -> Iterator[registry.Network]:
+    """TikTok with the plugin's API lifecycle (2026-01, its default, ends on 2027-01-31): a built-in network's
+    lifecycle without depending on one a network's own branch declares."""
+    with lent("tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE") as network:
         yield network
 
 
@@ -215,13 +223,12 @@ def test_one_workspace_never_sees_anothers_accounts(settings, owner, other_owner
 
 # ---- connect runs the app checks first -----------------------------------------------------------------------
 def test_oauth_start_is_refused_before_any_browser_step_by_an_app_error(
-    settings, owner, pigeon, monkeypatch
+    settings, owner, tiktok_versioned
 ) -> None:  # type: ignore[no-untyped-def]
     """TikTok's app configured, but its API version (here: pigeon's lifecycle lent to it) has ended: the
     connection does not start (no OAuth session is made), each error is in the details with its fix."""
     from backend.store.models import OAuthSession
 
-    lend(monkeypatch, "tiktok", lifecycle="pigeon.lifecycle:LIFECYCLE")
     own(settings, "tiktok").client_id, own(settings, "tiktok").client_secret = "app-1", "s3cret"
     redirect = "http://127.0.0.1:8765/callback"
     with time_machine.travel(datetime(2027, 3, 1, tzinfo=UTC), tick=False):

@@ -66,13 +66,15 @@ def _reload() -> None:
     service.post_options_model.cache_clear()
 
 
-def lend(monkeypatch: Any, network: str, **changes: Any) -> registry.Network:
+@contextmanager
+def lent(network: str, **changes: Any) -> Iterator[registry.Network]:
     """The registered `network` with `changes` (e.g. lifecycle="pigeon.lifecycle:LIFECYCLE": the plugin's lifecycle
     lent to a built-in, for the checks a built-in does not declare yet), seen by `registry.get` and
-    `registry.networks()` until the test ends."""
+    `registry.networks()` inside the block; the registry read again after it (not a monkeypatch: one undone after
+    the plugin's removal would bring the plugin back)."""
     changed = replace(registry.get(network), **changes)
-    monkeypatch.setattr(
-        registry, "_NETWORKS", tuple(changed if n.name == network else n for n in registry.networks())
-    )
-    monkeypatch.setitem(registry._BY_NAME, network, changed)
-    return changed
+    registry._remember(tuple(changed if n.name == network else n for n in registry.networks()))
+    try:
+        yield changed
+    finally:
+        _reload()
