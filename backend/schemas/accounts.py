@@ -166,3 +166,41 @@ class AccountCheck(CamelOut):
     expires_in_s: int | None = Field(description="seconds until the access token expires (negative: expired)")
     account_status: Literal["active", "needs_reauth", "disconnected"]
     checked_at: Timestamp
+
+
+# --- accounts doctor (issue 29; backend/services/doctor.py) ---------------------------------------------------------
+class DoctorFinding(CamelOut):
+    code: str = Field(
+        description="what was found, e.g. `app_credentials_missing`, `api_version_sunset`, `api_version_ending`, "
+        "`token_expired`, `token_expiring`, `needs_reauth`, or a network's own code (a scope the app or the "
+        "account lacks…)"
+    )
+    severity: Literal["error", "warning"] = Field(
+        description="`error`: connecting or publishing will fail until it is fixed; `warning`: it works now, "
+        "but the user must know (a version ending soon, posts that will be private)"
+    )
+    message: str = Field(description="what is wrong, in the user's terms")
+    fix: str = Field(description="what to do about it")
+
+
+class DoctorNetwork(CamelOut):
+    platform: NetworkName
+    findings: list[DoctorFinding] = Field(
+        description="the network's configured app: credentials, API version, the network's own checks; "
+        "errors first"
+    )
+
+
+class DoctorAccount(CamelOut):
+    id: str
+    platform: NetworkName
+    name: str
+    findings: list[DoctorFinding] = Field(
+        description="the account's authorisation and granted scopes (a sandbox account: none); errors first"
+    )
+
+
+class DoctorReport(CamelOut):
+    ok: bool = Field(description="false when any finding is an error")
+    networks: list[DoctorNetwork]
+    accounts: list[DoctorAccount] = Field(description="the workspace's connected (not disconnected) accounts")

@@ -24,7 +24,7 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import oauth, oauth_apps
 from backend.schemas.accounts import REDIRECT_URI_PATTERN
-from backend.services import accounts, adapters, tokens
+from backend.services import accounts, adapters, doctor, tokens
 from backend.store.db import locked, tx
 from backend.store.models import Account, OAuthSession, Workspace
 
@@ -69,11 +69,29 @@ def _network_error(exc: oauth.OAuthError, step: str) -> ApiError:
 
 
 # --- start / finish / connect -------------------------------------------------------------------------------------
+def _require_app_ready(platform: str, settings: Settings) -> None:
+    """`accounts doctor`'s app checks of `platform` (services/doctor.py), before any browser step: an error
+    (a sunset API version, scopes the app's products do not grant…) would make the consent or every call fail,
+    so the connection does not start: 400 `app_not_ready`, each error with its fix in the details."""
+    errors = doctor.app_errors(settings, platform)
+    if errors:
+        first = errors[0]
+        more = (
+            f" (and {len(errors) - 1} more: `socialpub accounts doctor {platform}`)"
+            if len(errors) > 1
+            else ""
+        )
+        raise ApiError(
+            400, "app_not_ready", f"{first.message}: {first.fix}{more}", [f.to_dict() for f in errors]
+        )
+
+
 def start(
     workspace_id: str, settings: Settings, platform: str, redirect_uri: str, name: str | None
 ) -> dict[str, Any]:
     """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge."""
     app = _app(platform, settings)
+    _require_app_ready(platform, settings)
     if not re.fullmatch(REDIRECT_URI_PATTERN, redirect_uri):
         raise ApiError(
             400,

@@ -513,21 +513,44 @@ def _in(delta: timedelta) -> str:
     return f"in {words}" if delta.total_seconds() > 0 else f"{words} ago"
 
 
-def token_warning(account: Account, settings: Settings, now: datetime | None = None) -> str | None:
-    """The warning the accounts API shows (`tokenWarning`) for a live account, None when all is well."""
+@dataclass(frozen=True)
+class TokenState:
+    """What needs doing about a live account's authorisation. code: `needs_reauth` (the network refused it),
+    `token_expired` (it ended and cannot be refreshed), `token_expiring` (it ends within
+    SOCIALPUB_TOKEN_WARNING_DAYS); problem: the warning's first half; fix: `reconnect with socialpub accounts
+    connect NETWORK`."""
+
+    code: str
+    problem: str
+    fix: str
+
+    @property
+    def warning(self) -> str:
+        return f"{self.problem}: {self.fix}"
+
+
+def token_state(account: Account, settings: Settings, now: datetime | None = None) -> TokenState | None:
+    """The state behind `tokenWarning` and `accounts doctor`'s token findings; None when all is well (and for a
+    sandbox or disconnected account)."""
     if account.kind != "live" or account.status == "disconnected":
         return None
-    cmd = reconnect_command(account.platform)
+    fix = f"reconnect with {reconnect_command(account.platform)}"
     if account.status == "needs_reauth":
-        return f"the network no longer accepts its authorisation: reconnect with {cmd}"
+        return TokenState("needs_reauth", "the network no longer accepts its authorisation", fix)
     end = life_end(account, settings)
     now = now or clock.now()
     if end is None or end - now > timedelta(days=settings.token_warning_days):
         return None
     what = "token" if end == account.token_expires_at else "authorisation"
     if end <= now:
-        return f"{what} expired {_in(end - now)}: reconnect with {cmd}"
-    return f"{what} expires {_in(end - now)}: reconnect with {cmd}"
+        return TokenState("token_expired", f"{what} expired {_in(end - now)}", fix)
+    return TokenState("token_expiring", f"{what} expires {_in(end - now)}", fix)
+
+
+def token_warning(account: Account, settings: Settings, now: datetime | None = None) -> str | None:
+    """The warning the accounts API shows (`tokenWarning`) for a live account, None when all is well."""
+    state = token_state(account, settings, now)
+    return state.warning if state is not None else None
 
 
 def warn_expiring(settings: Settings, now: datetime | None = None) -> int:

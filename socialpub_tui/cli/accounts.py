@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import sys
 import webbrowser
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -76,9 +77,35 @@ def accounts_list(platform: str | None, out: Output) -> None:
                         bold=True,
                     )
                 )
+        for line in version_lines(get_client(worker=False), listing.items):
+            out.line(out.style(line, fg="yellow" if line.startswith("⚠") else "red", bold=True))
         out.line(f"{listing.used} of {listing.limit} account slots used by the plan.")
 
     out.emit(listing, human)
+
+
+def version_lines(client: Any, accounts: list[Any]) -> list[str]:
+    """The API version findings (`api_version_ending` 30 days before its sunset, `_sunset`, `_unknown`) of the
+    networks of the live accounts listed, from the doctor, each with what to set. A server without the doctor
+    extension: none."""
+    from socialpub_tui.client.errors import ApiError
+
+    live = sorted({a.platform for a in accounts if a.kind == "live" and a.status != "disconnected"})
+    if not live:
+        return []
+    try:
+        report = client.accounts_doctor()
+    except ApiError as err:
+        if err.code in ("not_found", "method_not_allowed"):
+            return []
+        raise
+    return [
+        f"{MARKS[f.severity][0]} {inert(f.message)}: {inert(f.fix)}"
+        for n in report.networks
+        if n.platform in live
+        for f in n.findings
+        if f.code.startswith("api_version_")
+    ]
 
 
 def token_cell(account: Any, out: Output) -> str:
@@ -128,6 +155,105 @@ def accounts_remove(account_id: str, out: Output) -> None:
     """
     acc = get_client(worker=False).remove_account(account_id)
     out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({inert(acc.name)}).")
+
+
+# ---- accounts doctor -------------------------------------------------------------------------------------------
+MARKS = {"error": ("✗", "red"), "warning": ("⚠", "yellow")}
+
+
+def finding_lines(out: Output, findings: list[Any], indent: str = "  ") -> list[str]:
+    """A finding per two lines: `✗ code: message` (red for an error, yellow for a warning), then its fix."""
+    lines = []
+    for f in findings:
+        mark, colour = MARKS[f.severity]
+        lines.append(
+            indent
+            + out.style(f"{mark} {f.severity} {f.code}", fg=colour, bold=True)
+            + f": {inert(f.message)}"
+        )
+        lines.append(f"{indent}  fix: {inert(f.fix)}")
+    return lines
+
+
+def _worst(findings: list[Any]) -> int:
+    """0: an error among them, 1: warnings only, 2: nothing (the order of the report's groups)."""
+    severities = {f.severity for f in findings}
+    return 0 if "error" in severities else 1 if severities else 2
+
+
+def print_doctor(out: Output, report: Any, label: Callable[[str], str]) -> None:
+    """The doctor's report for people: the networks, then the accounts, those with an error first, each with its
+    findings (errors first) and their fixes; the ones without a finding on one line each group."""
+    networks = sorted(report.networks, key=lambda n: _worst(n.findings))
+    fine = [n.platform for n in networks if not n.findings]
+    out.line(out.style("Networks (their configured app)", bold=True))
+    for n in networks:
+        if n.findings:
+            out.line(f"  {label(n.platform)} ({n.platform})")
+            for text in finding_lines(out, n.findings, "    "):
+                out.line(text)
+    if fine:
+        out.line("  " + out.style("✓ ok", fg="green") + ": " + ", ".join(fine))
+    out.line(out.style("Accounts", bold=True))
+    accounts = sorted(report.accounts, key=lambda a: _worst(a.findings))
+    for a in accounts:
+        head = f"  {a.id} ({a.platform}, {inert(a.name)})"
+        if not a.findings:
+            out.line(head + ": " + out.style("✓ ok", fg="green"))
+            continue
+        out.line(head)
+        for text in finding_lines(out, a.findings, "    "):
+            out.line(text)
+    if not accounts:
+        out.line("  (no connected account)")
+    every = [f for entry in [*report.networks, *report.accounts] for f in entry.findings]
+    errors = sum(1 for f in every if f.severity == "error")
+    warnings = len(every) - errors
+    summary = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    if errors:
+        out.line(out.style(summary + ": fix the errors above before connecting or publishing.", fg="red"))
+    else:
+        out.line(out.style(summary + ": ready.", fg="green" if not warnings else "yellow"))
+
+
+@accounts_group.command("doctor")
+@click.argument("network", type=platform_choice(), required=False)
+@api_command
+def accounts_doctor(network: str | None, out: Output) -> None:
+    """Check what stands between this installation and publishing, before any browser step: each network's
+    configured app (OAuth credentials, the API version and its sunset, the scopes connect will ask and whether
+    the app's products grant them, its review status) and each connected account (its token, the scopes it
+    granted against what publishing and reconciliation need). Each problem says what to do. Exit 1 when there
+    is an error (warnings alone: 0).
+
+    \b
+    Examples:
+      socialpub accounts doctor
+      socialpub accounts doctor linkedin --json | jq '.networks[0].findings'
+    """
+    client = get_client(worker=False)
+    report = client.accounts_doctor(network)
+    out.emit(report, lambda: print_doctor(out, report, client.networks().label))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _app_warnings(client: Any, out: Output, network: str) -> None:
+    """`accounts connect`'s first step: the doctor's checks of the network's app; its warnings are printed (with
+    their fixes) and connecting goes on. Its errors stop the connection at the server's start, before any
+    browser step (400 `oauth_not_configured`, or `app_not_ready` with each error and its fix in the details:
+    printed, exit 1). A server without the doctor extension: nothing to print."""
+    from socialpub_tui.client.errors import ApiError
+
+    try:
+        report = client.accounts_doctor(network)
+    except ApiError as err:
+        if err.code in ("not_found", "method_not_allowed"):
+            return
+        raise
+    warnings = [f for n in report.networks for f in n.findings if f.severity == "warning"]
+    for text in finding_lines(out, warnings, ""):
+        out.note(text)
 
 
 # ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
@@ -363,6 +489,7 @@ def accounts_connect(
         raise click.UsageError("--refresh-token, --expires-in and --external-id go with --access-token")
     if pick and take_all:
         raise click.UsageError("--pick or --all, not both")
+    _app_warnings(client, out, network)
     try:
         listener = _Callback(port)
     except OSError as exc:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         AccountList,
         AccountOut,
         ConnectedAccounts,
+        DoctorReport,
         OAuthFinished,
         OAuthStarted,
     )
@@ -234,6 +235,9 @@ class AsyncClient(ClientBase):
                 name=name,
             )
         )
+
+    async def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
+        return await self.run(calls.accounts_doctor(platform))
 
     async def check_account(self, account_id: str) -> AccountCheck:
         return await self.run(calls.check_account(account_id))

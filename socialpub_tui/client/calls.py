@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         AccountList,
         AccountOut,
         ConnectedAccounts,
+        DoctorReport,
         OAuthFinished,
         OAuthStarted,
     )
@@ -253,6 +254,20 @@ def connect_account_token(
         json=dump(body),
         auth="session",
         optional_extension="POST /v1/accounts/connect/token",
+    )
+
+
+def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
+    """What stands between this installation and publishing: each network's configured app and each connected
+    account, findings with their fix (extension GET /v1/accounts/doctor)."""
+    from backend.schemas.accounts import DoctorReport
+
+    return Call(
+        "GET",
+        "/v1/accounts/doctor",
+        DoctorReport,
+        params={"platform": platform},
+        optional_extension="GET /v1/accounts/doctor",
     )
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         AccountList,
         AccountOut,
         ConnectedAccounts,
+        DoctorReport,
         OAuthFinished,
         OAuthStarted,
     )
@@ -236,6 +237,9 @@ class Client(ClientBase):
                 name=name,
             )
         )
+
+    def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
+        return self.run(calls.accounts_doctor(platform))
 
     def check_account(self, account_id: str) -> AccountCheck:
         return self.run(calls.check_account(account_id))

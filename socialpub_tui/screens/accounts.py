@@ -2,7 +2,10 @@
 `tokenWarning` — a token that cannot be refreshed nearing its expiry, an account to reconnect — highlights the row
 and is shown as a line; from a service without it, any token within `EXPIRY_WARNING`), the default account of each
 network; and, for a sandbox account, what its emulated network received (GET /v1/sandbox/published) in the panel
-below, for the account under the cursor.
+below, for the account under the cursor; `accounts doctor`'s findings (GET /v1/accounts/doctor): a marker on an
+account's row (✗ an error, ⚠ a warning), its findings and those of its network's app (a live account's) with
+their fixes in the panel, the app errors and API version warnings (30 days before its sunset) of a network with a
+live account under the table; `d` runs the doctor again and says what it found.
 
 Both fetches run in exclusive workers: the list on mount / `r` / a post changed, the panel each time the cursor
 lands on another account (a newer selection makes the older fetch stale: it is cancelled, and a late answer for
@@ -22,7 +25,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
-from backend.schemas.accounts import AccountList, AccountOut
+from backend.schemas.accounts import AccountList, AccountOut, DoctorFinding, DoctorReport
 from backend.schemas.sandbox import SandboxPublication
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
@@ -37,6 +40,8 @@ PUBLISHED_SHOWN = 20
 @dataclass
 class AccountsLoaded(Message):
     accounts: AccountList | None
+    doctor: DoctorReport | None = None
+    announce: bool = False  # `d`: say what the doctor found
 
 
 @dataclass
@@ -80,17 +85,37 @@ def expiry(account: AccountOut, now: datetime) -> tuple[str, str | None]:
     return "ok", None
 
 
+MARKS = {"error": ("✗", "bold red"), "warning": ("⚠", "bold yellow")}
+
+
+def worst(findings: list[DoctorFinding]) -> str | None:
+    """ "error", "warning" or None: the marker of a row."""
+    severities = {f.severity for f in findings}
+    return "error" if "error" in severities else "warning" if severities else None
+
+
+def finding_text(f: DoctorFinding, prefix: str = "") -> Text:
+    mark, style = MARKS[f.severity]
+    text = Text()
+    text.append(f"{mark} {prefix}{f.code}", style=style)
+    text.append(f": {inert(f.message)}")
+    text.append(f"\n    fix: {inert(f.fix)}", style="dim")
+    return text
+
+
 class AccountsScreen(Screen[None]):
     CSS_PATH = "accounts.tcss"
     BINDINGS = [
         Binding("r", "reload", "Refresh", id="accounts.refresh"),
         Binding("a", "add_sandbox", "Add sandbox account", id="accounts.add_sandbox"),
+        Binding("d", "doctor", "Doctor", id="accounts.doctor"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.accounts: list[AccountOut] = []
         self.selected_id: str | None = None
+        self.doctor: DoctorReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -104,6 +129,7 @@ class AccountsScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         # Sized to fit 80 columns: one space after each cell instead of the default two around it.
+        table.add_column("", key="doctor")  # the doctor's marker: ✗ an error, ⚠ a warning
         for label, key in (
             ("account", "account"),
             ("username", "username"),
@@ -127,6 +153,9 @@ class AccountsScreen(Screen[None]):
     def action_reload(self) -> None:
         self._load()
 
+    def action_doctor(self) -> None:
+        self._load(announce=True)
+
     def action_add_sandbox(self) -> None:
         from socialpub_tui.screens.add_sandbox import AddSandboxScreen
 
@@ -149,13 +178,50 @@ class AccountsScreen(Screen[None]):
 
     # ---- the list ---------------------------------------------------------------------------------------
     @work(exclusive=True, group="accounts-load")
-    async def _load(self) -> None:
+    async def _load(self, announce: bool = False) -> None:
+        from socialpub_tui.client.errors import ApiError
+
         try:
             found = await self.app.client.list_accounts()  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001  (shown with its code)
             self.app.report(exc, "List accounts")  # type: ignore[attr-defined]
-            found = None
-        self.post_message(AccountsLoaded(found))
+            self.post_message(AccountsLoaded(None))
+            return
+        doctor: DoctorReport | None = None
+        try:
+            doctor = await self.app.client.accounts_doctor()  # type: ignore[attr-defined]
+        except ApiError as exc:
+            if announce or exc.code not in ("not_found", "method_not_allowed"):  # another service: none
+                self.app.report(exc, "Accounts doctor")  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001  (shown with its code)
+            self.app.report(exc, "Accounts doctor")  # type: ignore[attr-defined]
+        self.post_message(AccountsLoaded(found, doctor, announce))
+
+    def _findings(self, acc: AccountOut) -> list[DoctorFinding]:
+        if self.doctor is None:
+            return []
+        return next((list(a.findings) for a in self.doctor.accounts if a.id == acc.id), [])
+
+    def _app_findings(self, platform: str) -> list[DoctorFinding]:
+        if self.doctor is None:
+            return []
+        return next((list(n.findings) for n in self.doctor.networks if n.platform == platform), [])
+
+    def _announce(self, report: DoctorReport | None) -> None:
+        if report is None:
+            return
+        every = [f for entry in [*report.networks, *report.accounts] for f in entry.findings]
+        errors = sum(1 for f in every if f.severity == "error")
+        warnings = len(every) - errors
+        if not every:
+            self.notify("Nothing to fix.", title="Doctor")
+            return
+        self.notify(
+            f"{errors} error(s), {warnings} warning(s): each with its fix in an account's panel; every one in "
+            "`socialpub accounts doctor`",
+            title="Doctor",
+            severity="error" if errors else "warning",
+        )
 
     def on_accounts_loaded(self, message: AccountsLoaded) -> None:
         if message.accounts is None:
@@ -163,6 +229,9 @@ class AccountsScreen(Screen[None]):
             return
         listing = message.accounts
         self.accounts = list(listing.items)
+        self.doctor = message.doctor
+        if message.announce:
+            self._announce(message.doctor)
         now = self.app.now()  # type: ignore[attr-defined]
         zone = self.app.zone  # type: ignore[attr-defined]
         table = self.query_one(DataTable)
@@ -170,8 +239,9 @@ class AccountsScreen(Screen[None]):
         table.clear()
         warnings: list[str] = []
         # the names and usernames as wide as they are, while the terminal has room: the other columns take at
-        # most 36 (kind, status, token, default), the margins and a scrollbar 4, a network's badge 3
-        room = max(30, self.app.size.width - 36 - 4 - 3)
+        # most 36 (kind, status, token, default), the doctor's marker 1, the margins and a scrollbar 4, a
+        # network's badge 3
+        room = max(30, self.app.size.width - 36 - 1 - 4 - 3)
         name_w = min(max((len(a.name) for a in self.accounts), default=0) + 1, max(19, room * 3 // 5))
         user_w = min(max((len(a.username) for a in self.accounts), default=0) + 1, max(13, room - name_w))
         for acc in self.accounts:
@@ -190,9 +260,11 @@ class AccountsScreen(Screen[None]):
                 expires = Text(f"⚠ {relative(at, now)} ", style=row_style)
             else:
                 expires = Text(f"{zone.local(at):%Y-%m-%d} ")
+            marker = worst(self._findings(acc))
             badge = self.app.networks.badge(acc.platform)  # type: ignore[attr-defined]
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
+                Text(MARKS[marker][0], style=MARKS[marker][1]) if marker else Text(" "),
                 Text(f"{badge} {clip(acc.name, name_w - 1)} ", style=row_style),
                 Text(f"{clip(acc.username, user_w - 1)} ", style=row_style or "dim"),
                 Text(f"{kind} ", style=row_style),
@@ -205,14 +277,27 @@ class AccountsScreen(Screen[None]):
         title.append(f"Accounts · {len(self.accounts)} connected", style="bold")
         title.append(f" · {listing.used} of {listing.limit} the plan allows")
         self.query_one("#acc-title", Static).update(title)
+        # the app errors of a network with a live account first (every post to it fails), then the tokens
+        live = {a.platform for a in self.accounts if a.kind == "live"}
+        app_errors = [  # and an API version ending within 30 days: what to set before every post fails
+            (platform, f)
+            for platform in sorted(live)
+            for f in self._app_findings(platform)
+            if f.severity == "error" or f.code.startswith("api_version_")
+        ]
         banner = Text()
-        for i, line in enumerate(warnings):
+        for platform, f in app_errors:
+            label = self.app.networks.label(platform)  # type: ignore[attr-defined]
+            mark, style = MARKS[f.severity]
+            banner.append(("\n" if banner else "") + f"{mark} {label} app: {inert(f.message)}", style=style)
+        for line in warnings:
             banner.append(
-                ("\n" if i else "") + "⚠ " + line, style="bold yellow" if " expires " in line else "bold red"
+                ("\n" if banner else "") + "⚠ " + line,
+                style="bold yellow" if " expires " in line else "bold red",
             )
         warn = self.query_one("#acc-warnings", Static)
         warn.update(banner)
-        warn.display = bool(warnings)
+        warn.display = bool(warnings or app_errors)
         if not self.accounts:
             self._show_published(None, [], "No account connected: `a` connects a sandbox account.")
             return
@@ -279,6 +364,12 @@ class AccountsScreen(Screen[None]):
                 head.append(f" · latest {len(items)}", style="dim")
         self.query_one("#acc-published-title", Static).update(head)
         body = Text(no_wrap=True, overflow="ellipsis")
+        found = self._findings(acc) if acc is not None else []
+        if acc is not None and acc.kind == "live":
+            found += self._app_findings(acc.platform)
+        for f in found:
+            body.append_text(finding_text(f))
+            body.append("\n")
         if note:
             body.append(note, style="dim")
         zone = self.app.zone  # type: ignore[attr-defined]

@@ -290,7 +290,8 @@ def tui_shows_reconnect(story: Story) -> None:
             if not pressed and "search words" in screen:  # the posts screen is up: to the accounts screen
                 tmux("send-keys", "-t", "tui", "F4")
                 pressed = True
-            rows = [line for line in screen.splitlines() if line.lstrip().startswith("TT ")]  # (a margin)
+            # (a margin, and the doctor's marker: ✗ an error, ⚠ a warning)
+            rows = [line for line in screen.splitlines() if line.lstrip(" ✗⚠").startswith("TT ")]
             if rows and "needs_reauth" in rows[0] and "reconnect" in rows[0]:
                 break
             time.sleep(0.3)

@@ -60,6 +60,12 @@ assert [p["text"] for p in published] == ["Coo from the loft"], published
 bad = CliRunner().invoke(cli, ["posts", "create", "x", "--to", "pigeon", "--option", "pigeon.altitude=space", "--json"])
 assert bad.exit_code == 1 and "altitude" in bad.output, bad.output
 
+# accounts doctor: the plugin's lifecycle and checks (tests/support/plugin_network/pigeon/checks.py)
+doctor = CliRunner().invoke(cli, ["accounts", "doctor", "pigeon", "--json"])
+assert doctor.exit_code == 1, doctor.output
+diagnosis = json.loads(doctor.stdout)["networks"][0]["findings"]
+assert [f["code"] for f in diagnosis] == ["pigeon_product_missing", "pigeon_unaudited"], diagnosis
+
 # the API: GET /v1/networks and the OpenAPI document's enums and options
 from backend.api.app import create_app
 

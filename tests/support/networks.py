@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from backend.config import Settings
@@ -25,3 +31,50 @@ def catalogue() -> Any:
     from socialpub_tui.client.networks import parse
 
     return parse({"items": items()})
+
+
+PLUGIN = Path(__file__).resolve().parent / "plugin_network"
+
+
+@contextmanager
+def plugin_installed(site: Path) -> Iterator[registry.Network]:
+    """The test plugin `pigeon` installed in this process, as pip would install `socialpub-pigeon` (a
+    `.dist-info` with its entry point, in `site` on sys.path), the registry read again; removed afterwards."""
+    info = site / "socialpub_pigeon-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: socialpub-pigeon\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[socialpub.networks]\npigeon = pigeon:NETWORK\n")
+    added = [str(site), str(PLUGIN)]
+    sys.path[:0] = added
+    importlib.invalidate_caches()
+    try:
+        _reload()
+        yield registry.get("pigeon")
+    finally:
+        for p in added:
+            sys.path.remove(p)
+        importlib.invalidate_caches()
+        _reload()
+
+
+def _reload() -> None:
+    """The registry read again, and what the service built from it once (GET /v1/networks, `options`)."""
+    from backend.services import networks as service
+
+    registry.reload()
+    service._catalogue.cache_clear()
+    service.post_options_model.cache_clear()
+
+
+@contextmanager
+def lent(network: str, **changes: Any) -> Iterator[registry.Network]:
+    """The registered `network` with `changes` (e.g. lifecycle="pigeon.lifecycle:LIFECYCLE": the plugin's lifecycle
+    lent to a built-in, for the checks a built-in does not declare yet), seen by `registry.get` and
+    `registry.networks()` inside the block; the registry read again after it (not a monkeypatch: one undone after
+    the plugin's removal would bring the plugin back)."""
+    changed = replace(registry.get(network), **changes)
+    registry._remember(tuple(changed if n.name == network else n for n in registry.networks()))
+    try:
+        yield changed
+    finally:
+        _reload()

@@ -34,7 +34,9 @@ def opened(app, select: Select) -> bool:  # type: ignore[no-untyped-def,type-arg
 
 
 def rows(table: DataTable) -> list[list[str]]:  # type: ignore[type-arg]
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    return [
+        [str(c) for c in table.get_row_at(i)[1:]] for i in range(table.row_count)
+    ]  # after the doctor's marker
 
 
 async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
@@ -215,3 +217,47 @@ async def test_names_are_not_cut_while_the_terminal_has_room(tui_app):
         names = [r[0].strip() for r in shown]
         assert "FB Sandbox Facebook Page" in names and not any("…" in r[0] + r[1] for r in shown), shown
         assert app.screen.query_one(DataTable).region.x >= 1  # a margin, as the title above it has
+
+
+async def test_the_doctors_markers_and_findings_and_d_runs_it_again() -> None:
+    """`accounts doctor`'s findings (canned): ✗ on the row of an account with an error, ⚠ with a warning; the
+    selected live account's findings and its network app's, each with its fix, in the panel; `d` runs the doctor
+    again and says what it found."""
+    from tests.tui.test_accounts_snapshots import app as canned
+
+    app = canned()
+    shown = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one(DataTable)
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [" ", " ", "⚠", " ", "✗", " "]
+        assert "✗ LinkedIn app: LinkedIn API version 202506 ended" in str(
+            screen.query_one("#acc-warnings").render()
+        )
+        table.move_cursor(row=2)  # Brand LinkedIn, live
+        await settle(pilot)
+        panel = str(screen.query_one("#acc-published").render())
+        assert "⚠ token_expiring: token expires in 3 days" in panel
+        assert "✗ api_version_sunset" in panel and "fix: unset SOCIALPUB_LINKEDIN_VERSION" in panel
+        await pilot.press("d")
+        await settle(pilot)
+        [note] = [n for n in shown if n["title"] == "Doctor"]
+        assert note["severity"] == "error" and "2 error(s), 1 warning(s)" in note["message"]
+
+
+async def test_d_on_a_sandbox_installation(tui_app):  # type: ignore[no-untyped-def]
+    """The embedded backend, sandbox accounts only: no marker; the doctor says what it found (each network's
+    OAuth app unconfigured: warnings)."""
+    app = tui_app(worker=False)
+    shown = record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        assert {str(table.get_row_at(i)[0]) for i in range(table.row_count)} == {" "}
+        await pilot.press("d")
+        await settle(pilot)
+        [note] = [n for n in shown if n["title"] == "Doctor"]
+        assert note["severity"] == "warning" and "0 error(s), 5 warning(s)" in note["message"]

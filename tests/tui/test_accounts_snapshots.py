@@ -1,8 +1,10 @@
 """How the accounts screen looks (canned data): sandbox and live accounts, one token that cannot be refreshed
 expiring within the week (the server's tokenWarning: highlighted, with its warning line), one needing
 re-authorisation (its reconnect line), one refreshed by the worker (no warning), and what the selected sandbox
-account's emulated network received; at 100x30 and 80x24. Also: from a service without tokenWarning, the screen
-warns about any token within a week of its expiry."""
+account's emulated network received; at 100x30 and 80x24. `accounts doctor`'s findings: a marker on the rows of
+the accounts with one, the error of a live account's network app under the table, and an account's findings with
+their fixes in its panel. Also: from a service without tokenWarning, the screen warns about any token within a
+week of its expiry."""
 
 from __future__ import annotations
 
@@ -113,13 +115,77 @@ PUBLISHED = {
 }
 
 
+def finding(code: str, severity: str, message: str, fix: str) -> dict[str, str]:
+    return {"code": code, "severity": severity, "message": message, "fix": fix}
+
+
+DOCTOR = {
+    "ok": False,
+    "networks": [
+        {"platform": "facebook", "findings": []},
+        {"platform": "instagram", "findings": []},
+        {
+            "platform": "linkedin",
+            "findings": [
+                finding(
+                    "api_version_sunset",
+                    "error",
+                    "LinkedIn API version 202506 ended on 2026-06-15: LinkedIn refuses every call made with it",
+                    "unset SOCIALPUB_LINKEDIN_VERSION to use 202601, or set it to an active version",
+                )
+            ],
+        },
+        {"platform": "tiktok", "findings": []},
+        {"platform": "youtube", "findings": []},
+    ],
+    "accounts": [
+        {"id": "acc_fb", "platform": "facebook", "name": "Sandbox Facebook Page", "findings": []},
+        {"id": "acc_ig", "platform": "instagram", "name": "Sandbox Instagram", "findings": []},
+        {
+            "id": "acc_li",
+            "platform": "linkedin",
+            "name": "Brand LinkedIn",
+            "findings": [
+                finding(
+                    "token_expiring",
+                    "warning",
+                    "token expires in 3 days",
+                    "reconnect with socialpub accounts connect linkedin",
+                )
+            ],
+        },
+        {"id": "acc_li2", "platform": "linkedin", "name": "LinkedIn broken", "findings": []},
+        {
+            "id": "acc_tt",
+            "platform": "tiktok",
+            "name": "Creator TikTok",
+            "findings": [
+                finding(
+                    "needs_reauth",
+                    "error",
+                    "the network no longer accepts its authorisation",
+                    "reconnect with socialpub accounts connect tiktok",
+                )
+            ],
+        },
+        {"id": "acc_yt", "platform": "youtube", "name": "Brand YouTube", "findings": []},
+    ],
+}
+
+
 def published(request: httpx.Request) -> httpx.Response:
     mine = [p for p in PUBLISHED["items"] if p["accountId"] == request.url.params.get("accountId")]
     return httpx.Response(200, json={"items": mine})
 
 
 def app() -> Any:
-    return canned_app({("GET", "/v1/accounts"): ACCOUNTS, ("GET", "/v1/sandbox/published"): published})
+    return canned_app(
+        {
+            ("GET", "/v1/accounts"): ACCOUNTS,
+            ("GET", "/v1/sandbox/published"): published,
+            ("GET", "/v1/accounts/doctor"): DOCTOR,
+        }
+    )
 
 
 async def to_accounts(pilot: Any) -> None:
@@ -132,6 +198,19 @@ async def to_accounts(pilot: Any) -> None:
 @pytest.mark.parametrize("size", [pytest.param((100, 30), id="100x30"), pytest.param((80, 24), id="80x24")])
 def test_accounts(snap_compare, size):
     assert snap_compare(app(), terminal_size=size, run_before=to_accounts)
+
+
+async def to_a_live_account(pilot: Any) -> None:
+    """The cursor on Brand LinkedIn: its token's warning and its network app's error, each with its fix."""
+    await to_accounts(pilot)
+    await pilot.press("down", "down")
+    for _ in range(2):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def test_an_accounts_doctor_findings_in_its_panel(snap_compare):
+    assert snap_compare(app(), terminal_size=(100, 30), run_before=to_a_live_account)
 
 
 async def to_add_dialog(pilot: Any) -> None:

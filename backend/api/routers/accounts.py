@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
+from starlette.convertors import Convertor, register_url_convertor
 
 from backend.api.deps import AuthContext, SessionAuth, SettingsDep, require_scope
 from backend.api.errors import responses
@@ -14,6 +15,7 @@ from backend.schemas.accounts import (
     AccountList,
     AccountOut,
     ConnectedAccounts,
+    DoctorReport,
     OAuthConnect,
     OAuthFinish,
     OAuthFinished,
@@ -21,11 +23,28 @@ from backend.schemas.accounts import (
     OAuthStarted,
     TokenConnect,
 )
+from backend.schemas.common import NetworkName
 from backend.services import accounts as svc
-from backend.services import networks
+from backend.services import doctor, networks
 from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
+
+
+class AccountId(Convertor[str]):
+    """An account id in a path: any segment but the words the accounts router uses as paths of their own
+    (`/accounts/doctor`), so that another method on those is 405 with `Allow`, not an account lookup."""
+
+    regex = "(?!doctor(?:/|$))[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("account_id", AccountId())
 
 
 @router.get("/accounts", operation_id="listAccounts", response_model=AccountList, responses=responses())
@@ -35,6 +54,21 @@ def list_accounts(
     """Connected accounts, grouped by network, oldest first; `isDefault` marks each network's default;
     `tokenWarning` says what needs doing about a live account's authorisation."""
     return svc.listing(ctx.workspace_id, settings)
+
+
+@router.get(
+    "/accounts/doctor", operation_id="accountsDoctor", response_model=DoctorReport, responses=responses()
+)
+def accounts_doctor(
+    settings: SettingsDep,
+    platform: NetworkName | None = Query(None, description="only this network and its accounts"),
+    ctx: AuthContext = Depends(require_scope("accounts:read")),
+) -> dict[str, Any]:
+    """Extension: what stands between this installation and publishing — each network's configured app
+    (credentials, API version lifecycle, its own checks) and each connected account (token, granted scopes).
+    Each finding says what to do; `ok` is false when any is an error. 400 `validation_error` (unknown
+    platform)."""
+    return doctor.report(ctx.workspace_id, settings, platform)
 
 
 @router.post(
@@ -53,7 +87,7 @@ def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep
 
 
 @router.delete(
-    "/accounts/{account_id}",
+    "/accounts/{account_id:account_id}",
     operation_id="disconnectAccount",
     response_model=AccountOut,
     responses=responses(404),
@@ -73,7 +107,8 @@ def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep)
 )
 def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
-    network's app credentials are not set), `invalid_redirect_uri`."""
+    network's app credentials are not set), `app_not_ready` (`accounts doctor`'s app checks found an error: each
+    in the details with its fix), `invalid_redirect_uri`."""
     networks.require_known(body.platform, "platform")
     return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
 
@@ -130,7 +165,7 @@ def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -
 
 
 @router.post(
-    "/accounts/{account_id}/check",
+    "/accounts/{account_id:account_id}/check",
     operation_id="checkAccount",
     response_model=AccountCheck,
     responses=responses(404),

@@ -15,4 +15,6 @@ NETWORK = Network(
     settings="pigeon.settings:PigeonSettings",
     options="pigeon.options:PigeonOptions",
     docs="tests/support/plugin_network/README.md",
+    lifecycle="pigeon.lifecycle:LIFECYCLE",
+    checks="pigeon.checks:CHECKS",
 )
