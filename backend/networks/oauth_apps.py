@@ -62,6 +62,9 @@ class OAuthApp:
     discover: Discover
     check: Check
     refusal: Refusal
+    # its token endpoint's refusals are OAuth's `{"error": "<code>", …}`; False for a network whose API errors
+    # share that shape without being OAuth's (Bluesky's XRPC `{"error", "message"}`): read by `refusal` only
+    oauth_error_bodies: bool = True
 
 
 class NotConfigured(Exception):

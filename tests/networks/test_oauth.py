@@ -17,9 +17,9 @@ from backend.networks import oauth, oauth_apps
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
 from backend.networks.sandbox import oauth as emu
 from backend.services.adapters import sandbox_emulators
-from tests.support.networks import names, own
+from tests.support.networks import oauth_names, own
 
-NETWORKS = names()
+NETWORKS = oauth_names()
 REDIRECT = "http://127.0.0.1:53682/callback"
 BASES = {
     "tiktok": "http://127.0.0.1:9",
