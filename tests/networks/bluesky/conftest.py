@@ -24,7 +24,7 @@ class Server:
     hosts: dict[str, str]
 
     def xrpc(self, method: str, nsid: str, token: str | None = None, **kw):  # type: ignore[no-untyped-def]
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {**kw.pop("headers", {}), **({"Authorization": f"Bearer {token}"} if token else {})}
         return self.client.request(method, f"{self.hosts['api']}/xrpc/{nsid}", headers=headers, **kw)
 
     def new_account(self) -> tuple[str, str, str, str]:
