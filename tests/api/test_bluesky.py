@@ -118,3 +118,25 @@ def test_the_rules_at_creation(client, owner, sandbox):
     assert "at most 4 images" in r.json()["details"][0]["message"]
     r = post(client, owner, 400, targets=["bluesky"], content=" ")
     assert details(r) == [("bluesky", "content_required_for_target")]
+
+
+def test_the_token_life_refreshes_the_session_without_app_credentials(client, owner, live):
+    from datetime import timedelta
+
+    import time_machine
+
+    from backend import clock
+    from backend.services import tokens
+
+    handle, _password, app_password = new_account(live)
+    acc_id = login(client, owner, identifier=handle, password=app_password).json()["id"]
+    before = Account.get_by_id(acc_id)
+    assert tokens.refreshable("bluesky", before.refresh_token, live)  # no SOCIALPUB_BLUESKY_CLIENT_ID needed
+    assert not tokens.due(before, clock.now(), live)
+    later = before.token_expires_at - timedelta(seconds=60)  # within the margin: due
+    with time_machine.travel(later, tick=False):
+        assert tokens.due(before, clock.now(), live)
+        done = tokens.refresh_account(acc_id, live)
+    assert done.result == "refreshed"
+    after = Account.get_by_id(acc_id)
+    assert after.refresh_token != before.refresh_token and after.token_expires_at > before.token_expires_at

@@ -10,7 +10,7 @@ import httpx
 from backend.config import Settings
 from backend.networks.base import NetworkError
 from backend.networks.bluesky import NETWORK, identity
-from backend.networks.bluesky.session import hosts_of
+from backend.networks.bluesky.session import hosts_of, refresh
 from backend.networks.bluesky.xrpc import auth, classify
 from backend.networks.http import send
 from backend.networks.oauth_apps import Endpoints, OAuthApp
@@ -25,7 +25,7 @@ ENDPOINTS = Endpoints(
     (),
     " ",
     pkce=False,
-    refreshable=False,
+    refreshable=True,
     rotates_refresh=True,
 )
 
@@ -51,4 +51,4 @@ def refusal(resp: httpx.Response) -> NetworkError:
     return classify(resp)
 
 
-APP = OAuthApp(ENDPOINTS, discover, check, refusal, oauth_error_bodies=False)
+APP = OAuthApp(ENDPOINTS, discover, check, refusal, oauth_error_bodies=False, refresh=refresh)

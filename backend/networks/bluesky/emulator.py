@@ -39,6 +39,9 @@ from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "bluesky"
 COLLECTION = "app.bsky.feed.post"
+REFRESH_GRACE = timedelta(
+    hours=2
+)  # account-manager.ts REFRESH_GRACE_MS: a reused refresh token, same next pair
 ACCESS_LIFE = timedelta(hours=2)  # @atproto/pds auth.ts: '120mins'
 REFRESH_LIFE = timedelta(days=90)  # '90days'
 DEFAULT_BLOB_LIMIT = 5 * 1024 * 1024  # @atproto/pds config: blobUploadLimit 5 MiB
@@ -89,7 +92,7 @@ def graphemes(text: str) -> int:
     return len(regex.findall(r"\X", text))
 
 
-def mint(did: str, scope: str, life: timedelta, now: datetime) -> str:
+def mint(did: str, scope: str, life: timedelta, now: datetime, jti: str | None = None) -> str:
     header = _b64(
         json.dumps({"typ": "at+jwt" if "refresh" not in scope else "refresh+jwt", "alg": "HS256"}).encode()
     )
@@ -99,7 +102,7 @@ def mint(did: str, scope: str, life: timedelta, now: datetime) -> str:
         "aud": "did:web:pds.bluesky.invalid",
         "iat": int(now.timestamp()),
         "exp": int((now + life).timestamp()),
-        "jti": secrets.token_hex(16),
+        "jti": jti or secrets.token_hex(16),
     }
     body = _b64(json.dumps(claims).encode())
     sig = _b64(hmac.new(SECRET, f"{header}.{body}".encode(), hashlib.sha256).digest())
@@ -231,10 +234,17 @@ class BlueskyEmulator(Emulator):
         return json_response(200, {"did": acc.external_id})
 
     # --- sessions --------------------------------------------------------------------------------------
-    def _session(self, did: str, scope: str) -> tuple[str, str]:
-        now = self.now()
-        access = mint(did, scope, ACCESS_LIFE, now)
-        refresh = mint(did, "com.atproto.refresh", REFRESH_LIFE, now)
+    def _session(
+        self, did: str, scope: str, now: datetime | None = None, seed: str | None = None
+    ) -> tuple[str, str]:
+        """A new session; `seed` (the refresh token it replaces) and `now` (when that one was rotated) make the
+        same pair again, as the PDS answers a refresh token reused within its grace."""
+        now = now or self.now()
+        jti = hashlib.sha256((seed or secrets.token_hex(16)).encode()).hexdigest()
+        access = mint(did, scope, ACCESS_LIFE, now, jti[:32])
+        refresh = mint(did, "com.atproto.refresh", REFRESH_LIFE, now, jti[32:])
+        if seed is not None and get_item("ses_" + token_hash(refresh)[:40], PLATFORM) is not None:
+            return access, refresh
         acc = self._by_did(did)
         assert acc is not None
         new_item(
@@ -388,8 +398,17 @@ class BlueskyEmulator(Emulator):
             if item is None:
                 return xrpc_error(400, "ExpiredToken", "Token has been revoked")
             scope = str(item.data.get("scope") or "com.atproto.appPass")
-            SandboxItem.delete().where(SandboxItem.id == item.id).execute()
-            access, refresh = self._session(acc.external_id, scope)
+            rotated = item.data.get("rotated_at")
+            if rotated is None:
+                rotated = self.now().isoformat()
+                SandboxItem.update(data={**item.data, "rotated_at": rotated}).where(
+                    SandboxItem.id == item.id
+                ).execute()
+            at = datetime.fromisoformat(rotated)
+            if self.now() - at > REFRESH_GRACE:
+                SandboxItem.delete().where(SandboxItem.id == item.id).execute()
+                return xrpc_error(400, "ExpiredToken", "Token has been revoked")
+            access, refresh = self._session(acc.external_id, scope, at, request.bearer())
         return json_response(200, self._session_body(acc, access, refresh))
 
     def get_session(self, request: Request) -> httpx.Response:

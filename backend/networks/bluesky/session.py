@@ -20,6 +20,8 @@ from backend.networks.bluesky import NETWORK, identity
 from backend.networks.bluesky.xrpc import auth, classify, jwt_claims
 from backend.networks.http import json_or_none, send
 from backend.networks.oauth import Candidate, OAuthError, TokenSet
+from backend.networks.tokens import GrantDead, RefreshRejected, RefreshTransient
+from backend.outbound.watchdog import Watchdog
 
 PLATFORM = NETWORK.name
 APP_PASSWORD_SCOPES = frozenset({"com.atproto.appPass", "com.atproto.appPassPrivileged"})
@@ -49,6 +51,55 @@ def _tokens(body: dict[str, Any]) -> TokenSet:
     return TokenSet(
         access, expiry(access), refresh, expiry(refresh), (scope,) if scope else (), body.get("did")
     )
+
+
+def refresh(
+    settings: Settings,
+    client: httpx.Client,
+    refresh_token: str,
+    now: datetime,
+    watchdog: Watchdog | None = None,
+) -> TokenSet:
+    """A new session from the refresh JWT (`com.atproto.server.refreshSession` on the account's PDS, found from
+    the token's subject, its DID): a new access JWT AND a new refresh JWT (rotation; the PDS answers the same pair
+    to a reuse within 2 hours). Raises GrantDead (revoked, expired: reconnect), RefreshTransient, RefreshRejected."""
+    did = str(jwt_claims(refresh_token).get("sub") or "")
+    if not did.startswith("did:"):
+        raise GrantDead(PLATFORM, "InvalidToken", "the stored refresh token is not a Bluesky session's")
+    extensions = {"trace": watchdog.trace} if watchdog is not None else None
+    try:
+        pds = identity.pds_for(client, hosts_of(settings, None), did)
+        resp = send(
+            client,
+            "POST",
+            f"{pds}/xrpc/com.atproto.server.refreshSession",
+            network=PLATFORM,
+            write=True,
+            headers=auth(refresh_token),
+            extensions=extensions,
+        )
+    except NetworkError as exc:
+        if watchdog is not None and watchdog.fired:
+            raise RefreshTransient(PLATFORM, "timeout", f"no answer within {watchdog.seconds:g} s") from None
+        if exc.fail_type == "retriable":
+            raise RefreshTransient(PLATFORM, exc.code or "unreachable", exc.reason) from None
+        raise RefreshRejected(PLATFORM, exc.code or "refused", exc.reason) from None
+    body = json_or_none(resp)
+    if (
+        resp.status_code == 200
+        and isinstance(body, dict)
+        and body.get("accessJwt")
+        and body.get("refreshJwt")
+    ):
+        return _tokens(body)
+    err = classify(resp)
+    if err.auth_refused or resp.status_code == 401:
+        raise GrantDead(PLATFORM, err.code or "ExpiredToken", err.reason)
+    if err.fail_type == "retriable":
+        raise RefreshTransient(
+            PLATFORM, err.code or f"http_{resp.status_code}", err.reason, err.retry_after_s
+        )
+    raise RefreshRejected(PLATFORM, err.code or f"http_{resp.status_code}", err.reason)
 
 
 def login(

@@ -10,7 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "backend" / "networks" / "bluesky" / "docs.md"
-TESTS = [*(ROOT / "tests" / "networks" / "bluesky").glob("test_*.py"), ROOT / "tests" / "api" / "test_bluesky.py"]
+TESTS = [
+    *(ROOT / "tests" / "networks" / "bluesky").glob("test_*.py"),
+    ROOT / "tests" / "api" / "test_bluesky.py",
+]
 
 
 def rows() -> list[list[str]]:

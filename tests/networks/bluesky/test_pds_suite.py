@@ -90,6 +90,32 @@ def test_connect_refuses_the_account_password_and_a_wrong_one(server: Server) ->
     assert "Invalid identifier or password" in wrong.value.message
 
 
+def test_sessions_refresh_rotate_and_die_with_delete_session(server: Server) -> None:
+    from datetime import UTC, datetime
+
+    from backend.networks import registry
+    from backend.networks.bluesky.session import refresh
+    from backend.networks.tokens import GrantDead
+
+    _h, cand = connect(server)
+    settings = Settings()
+    own = registry.get("bluesky").settings_of(settings)
+    own.api_base, own.plc_url = server.hosts["api"], server.hosts["plc"]  # type: ignore[union-attr]
+    now = datetime.now(UTC)
+    new = refresh(settings, server.client, str(cand.refresh_token), now)
+    assert new.refresh_token != cand.refresh_token  # rotated (an access JWT of the same second may be equal)
+    again = refresh(
+        settings, server.client, str(cand.refresh_token), now
+    )  # a reuse within the grace: same pair
+    assert again.refresh_token == new.refresh_token
+    r = server.xrpc("GET", "com.atproto.server.getSession", new.access_token)
+    assert r.status_code == 200 and r.json()["did"] == cand.external_id
+    assert server.xrpc("POST", "com.atproto.server.deleteSession", new.refresh_token).status_code == 200
+    with pytest.raises(GrantDead) as dead:
+        refresh(settings, server.client, str(new.refresh_token), now)
+    assert dead.value.code == "ExpiredToken" and "revoked" in dead.value.detail
+
+
 def test_text_with_facets_on_utf8_byte_offsets(server: Server) -> None:
     handle, cand = connect(server)
     text = f"héllo 🌍 https://example.com/a. #socialpub @{handle} @nobody-here.test"
