@@ -16,6 +16,8 @@ NETWORK = Network(
         min_media=0,
         max_media=4,
         text_or_media=True,
+        mixed_media=False,
+        extra_media_refused=True,
         description_max_bytes=3000,
     ),
     adapter="backend.networks.bluesky.adapter:make_adapter",
