@@ -140,3 +140,26 @@ def test_the_token_life_refreshes_the_session_without_app_credentials(client, ow
     assert done.result == "refreshed"
     after = Account.get_by_id(acc_id)
     assert after.refresh_token != before.refresh_token and after.token_expires_at > before.token_expires_at
+
+
+def test_accounts_check_reads_the_session(client, owner, live):
+    handle, _password, app_password = new_account(live)
+    acc_id = login(client, owner, identifier=handle, password=app_password).json()["id"]
+    r = client.post(f"/v1/accounts/{acc_id}/check", headers=session_headers(owner.session_token))
+    assert r.status_code == 200 and r.json()["status"] == "ok", r.text
+
+
+def test_doctor_hooks():
+    from backend.config import Settings
+    from backend.networks import registry
+
+    checks = registry.get("bluesky").network_checks()
+    assert checks is not None
+    assert checks.check_app(Settings()) == []
+    plain = Settings()
+    own(plain, "bluesky").api_base = "http://bsky.example.com"
+    assert [f.code for f in checks.check_app(plain)] == ["bluesky_insecure_host"]
+    assert checks.check_account(["com.atproto.appPass"]) == []
+    assert checks.check_account([]) == []
+    [full] = checks.check_account(["com.atproto.access"])
+    assert full.code == "bluesky_not_app_password" and "app password" in full.fix

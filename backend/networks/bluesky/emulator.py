@@ -141,6 +141,7 @@ def sniff(data: bytes, declared: str) -> str:
 class BlueskyEmulator(Emulator):
     platform = PLATFORM
     HOSTS = {"api": "https://pds.bluesky.invalid", "plc": "https://plc.bluesky.invalid"}
+    SERVE_SETTINGS = ("SOCIALPUB_BLUESKY_PLC_URL",)  # the PLC directory is served on the same origin
 
     def __init__(self, config: Any) -> None:
         super().__init__(config)

@@ -17,7 +17,7 @@ import httpx
 from backend.config import Settings
 from backend.networks.base import NetworkError
 from backend.networks.bluesky import NETWORK, identity
-from backend.networks.bluesky.xrpc import auth, classify, jwt_claims
+from backend.networks.bluesky.xrpc import auth, classify, error_of, jwt_claims
 from backend.networks.http import json_or_none, send
 from backend.networks.oauth import Candidate, OAuthError, TokenSet
 from backend.networks.tokens import GrantDead, RefreshRejected, RefreshTransient
@@ -143,7 +143,7 @@ def login(
             raise OAuthError(
                 "dead",
                 err.code or "AuthenticationRequired",
-                f"Bluesky refused the handle or app password ({err.reason})",
+                f"Bluesky refused the handle or app password: {error_of(resp)[1] or err.code}",
                 401,
             )
         raise _oauth_error(err)
