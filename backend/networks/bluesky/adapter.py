@@ -234,7 +234,7 @@ class BlueskyAdapter:
                 return self._published(did, rkey, resp)
             name, _message = error_of(resp)
             if name == "InvalidSwap":  # a record is at our key already: an earlier attempt's
-                found = self._get(pds, did, rkey)
+                found = self._get(pds, did, rkey, pub.payload.text)
                 if found is not None:
                     return found
             err = classify(resp)
@@ -249,7 +249,9 @@ class BlueskyAdapter:
         uri = body.get("uri") if isinstance(body, dict) else None
         return PublishOutcome.published(rkey, post_url(did, rkey), tracking_ref=str(uri or at_uri(did, rkey)))
 
-    def _get(self, pds: str, did: str, rkey: str) -> PublishOutcome | None:
+    def _get(self, pds: str, did: str, rkey: str, text: str | None = None) -> PublishOutcome | None:
+        """The record at our key (None: absent). Another post's text there (two targets whose keys met) is a
+        permanent failure, never taken for ours."""
         resp = self._xrpc(
             pds,
             "GET",
@@ -258,6 +260,15 @@ class BlueskyAdapter:
             params={"repo": did, "collection": COLLECTION, "rkey": rkey},
         )
         if resp.status_code == 200:
+            body = json_or_none(resp)
+            value = body.get("value") if isinstance(body, dict) else None
+            held = value.get("text") if isinstance(value, dict) else None
+            if text is not None and held is not None and held != text:
+                raise NetworkError(
+                    "permanent",
+                    f"the record key {rkey} of this post holds another post of the account: nothing was published",
+                    code="rkey_taken",
+                )
             return self._published(did, rkey, resp)
         name, _message = error_of(resp)
         if name == "RecordNotFound":
@@ -276,8 +287,10 @@ class BlueskyAdapter:
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         did = pub.account.external_account_id
         try:
-            return self._get(self.pds(did), did, rkey_of(pub))
+            return self._get(self.pds(did), did, rkey_of(pub), pub.payload.text)
         except NetworkError as exc:
+            if exc.code == "rkey_taken":
+                return exc.outcome()
             return check_failed(PLATFORM, exc)
 
 

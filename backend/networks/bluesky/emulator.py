@@ -248,13 +248,10 @@ class BlueskyEmulator(Emulator):
             return access, refresh
         acc = self._by_did(did)
         assert acc is not None
-        new_item(
-            PLATFORM,
-            acc,
-            "session",
-            "ses_" + token_hash(refresh)[:40],
-            data={"access": token_hash(access), "refresh": token_hash(refresh), "scope": scope},
-        )
+        session_id = "ses_" + token_hash(refresh)[:40]
+        new_item(PLATFORM, acc, "session", session_id, data={"scope": scope})
+        # found by their ids (the tokens' SHA-256), no JSON query: the same on SQLite and PostgreSQL
+        new_item(PLATFORM, acc, "access", "sat_" + token_hash(access)[:40], data={"session": session_id})
         return access, refresh
 
     def _session_body(self, acc: SandboxAccount, access: str, refresh: str) -> dict[str, Any]:
@@ -285,16 +282,13 @@ class BlueskyEmulator(Emulator):
             return xrpc_error(400, "ExpiredToken", "Token has expired")
         acc = account_for_token(token)
         if acc is None:
-            field = SandboxItem.data["refresh" if refresh else "access"]
-            found = (
-                SandboxItem.select()
-                .where(
-                    (SandboxItem.platform == PLATFORM)
-                    & (SandboxItem.kind == "session")
-                    & (field == token_hash(token))
-                )
-                .first()
-            )
+            found = get_item(("ses_" if refresh else "sat_") + token_hash(token)[:40], PLATFORM)
+            if (
+                found is not None
+                and not refresh
+                and get_item(str(found.data.get("session")), PLATFORM) is None
+            ):
+                found = None  # its session was deleted
             if found is None:
                 return (
                     xrpc_error(400, "ExpiredToken", "Token has been revoked")
@@ -370,8 +364,8 @@ class BlueskyEmulator(Emulator):
                 (SandboxItem.platform == PLATFORM)
                 & (SandboxItem.account_id == acc.id)
                 & SandboxItem.kind.in_(("password", "app_password"))
-                & (SandboxItem.data["hash"] == token_hash(password))
             )
+            if hmac.compare_digest(str(i.data.get("hash")), token_hash(password))
         }
         if "password" in secrets_of:
             scope = "com.atproto.access"
@@ -391,11 +385,7 @@ class BlueskyEmulator(Emulator):
         acc, _claims = found
         old = token_hash(request.bearer() or "")
         with write():
-            item = (
-                SandboxItem.select()
-                .where((SandboxItem.kind == "session") & (SandboxItem.data["refresh"] == old))
-                .first()
-            )
+            item = get_item("ses_" + old[:40], PLATFORM)
             if item is None:
                 return xrpc_error(400, "ExpiredToken", "Token has been revoked")
             scope = str(item.data.get("scope") or "com.atproto.appPass")
@@ -428,8 +418,7 @@ class BlueskyEmulator(Emulator):
             return found
         with write():
             SandboxItem.delete().where(
-                (SandboxItem.kind == "session")
-                & (SandboxItem.data["refresh"] == token_hash(request.bearer() or ""))
+                SandboxItem.id == "ses_" + token_hash(request.bearer() or "")[:40]
             ).execute()
         return httpx.Response(200)
 

