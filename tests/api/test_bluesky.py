@@ -69,7 +69,8 @@ def test_connect_with_a_handle_and_an_app_password(client, owner, live):
     assert "accessToken" not in body and app_password not in r.text
     acc = Account.get_by_id(body["id"])
     assert acc.external_id.startswith("did:plc:") and acc.granted_scopes == "com.atproto.appPass"
-    raw = database.obj.execute_sql("SELECT access_token FROM account WHERE id = ?", (acc.id,)).fetchone()[0]
+    sql = f"SELECT access_token FROM account WHERE id = {database.obj.param}"
+    raw = database.obj.execute_sql(sql, (acc.id,)).fetchone()[0]
     assert acc.access_token.count(".") == 2 and raw != acc.access_token  # encrypted at rest
     assert acc.refresh_token and acc.token_expires_at is not None
 
