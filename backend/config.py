@@ -21,7 +21,7 @@ def default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """Every knob of the service. Documented in README.md, section Configuration. Each network's own settings
+    """Every knob of the service. Documented in docs/configuration.md. Each network's own settings
     (its API base, OAuth app, …: SOCIALPUB_<NETWORK>_…) are a model of its package, reached through
     `network_settings`."""
 

@@ -9,7 +9,7 @@ someone else is left to the check pass), a check pass re-encrypts anything the n
 only then are the old keys dropped from the file. Interrupted anywhere, the file still holds every key a value
 may be under: running it again is safe. Other processes re-read the file when it changes, but a process that
 encrypted a value under an old key just before the file was rewritten and commits it after the check pass leaves
-a value only a dropped key reads: run rotate-key with the server and the workers stopped (the README says so).
+a value only a dropped key reads: run rotate-key with the server and the workers stopped (docs/api.md, Security, says so).
 
 With SOCIALPUB_SECRETS_KEY the environment cannot be rewritten from here: the operator puts the new key first
 (`NEW,OLD`) on every server, runs rotate-key (everything is re-encrypted under NEW), then removes OLD.

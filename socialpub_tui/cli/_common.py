@@ -183,9 +183,10 @@ def _cell(value: Any, limit: int = 60) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    """`text` in at most `width` characters, a cut one ending with `…` (so a reader knows there is more)."""
-    plain = click.unstyle(text)
-    return text if len(plain) <= width else plain[: width - 1] + "…"
+    """User or network `text` shown inert, in at most `width` characters, a cut one ending with `…` (so a reader
+    knows there is more). Cut after inert(): a cut never splits a control character out of its escape."""
+    shown = inert(text)
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 # ---- times: shown in the user's zone, named -------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from datetime import UTC, datetime, timedelta
 
 from recipes.model import LABEL_KEY
@@ -61,12 +62,17 @@ def test_the_crontab_line_works_from_crons_minimal_environment(backend, tmp_path
     assert not re.search(r"\x1b\[", first.stdout + first.stderr)  # no colour, no progress bar: not a terminal
     assert statuses() == {"later": "scheduled"}
 
-    # the next run: an entry due in a few seconds is created, and the tick after it sends it
-    soon = (datetime.now(UTC) + timedelta(seconds=6)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # the next run: an entry due soon is created (with room for a slow machine: an occurrence already past
+    # when apply reads it is skipped, rightly), and a run of the line once it is due sends it
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=30)
+    soon = due.strftime("%Y-%m-%dT%H:%M:%SZ")
     write(folder, "a.yaml", recipe(later, entry("soon", soon, "Soon", "media/a.jpg", targets="[facebook]")))
     second = run_like_cron(cron_line(str(folder)), data_dir)
     assert second.returncode == 0, second.stderr
     assert "1 created" in second.stdout and "media 0 uploaded, 1 reused" in second.stdout
+    time.sleep(max(0.0, (due - datetime.now(UTC)).total_seconds()) + 0.5)
+    sent = run_like_cron(cron_line(str(folder)), data_dir)
+    assert sent.returncode == 0, sent.stderr
     assert statuses() == {"later": "scheduled", "soon": "completed"}
 
     third = run_like_cron(cron_line(str(folder)), data_dir)  # nothing to do: the sent post is left alone

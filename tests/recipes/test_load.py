@@ -303,8 +303,8 @@ def test_example_media_are_real_and_small() -> None:
         assert stream.codec_context.name == "h264"
         assert 3 <= float(container.duration) / 1_000_000 <= 5  # Reels and LinkedIn want 3 s or more
     from backend.media.probe import probe_video
+    from backend.networks import registry
     from backend.networks.base import MediaRef
-    from backend.networks.rules import RULES
 
     info = probe_video(clip)
     ref = MediaRef(
@@ -317,7 +317,8 @@ def test_example_media_are_real_and_small() -> None:
         codec=info.video_codec,
         bytes=clip.stat().st_size,
     )
-    assert {n: r.video.problems(ref) for n, r in RULES.items() if r.video} == {n: [] for n in RULES}
+    rules = {n.name: n.network_rules() for n in registry.networks()}
+    assert {n: r.video.problems(ref) for n, r in rules.items() if r.video} == {n: [] for n in rules}
 
 
 # ---- problems, at their line and column ---------------------------------------------------------------

@@ -260,11 +260,11 @@ def test_the_listing_delay_is_a_wait():
 
 
 def test_the_adapters_mark_caps_and_rate_limits_as_waits():
-    from backend.networks import tiktok
     from backend.networks.base import NetworkError
+    from backend.networks.tiktok.adapter import classify
 
-    assert tiktok.classify("spam_risk_too_many_posts").wait
-    assert tiktok.classify("rate_limit_exceeded").wait
-    assert not tiktok.classify("internal_error", http_status=500, retry_after=30).wait
+    assert classify("spam_risk_too_many_posts").wait
+    assert classify("rate_limit_exceeded").wait
+    assert not classify("internal_error", http_status=500, retry_after=30).wait
     assert NetworkError("retriable", "slow down", http_status=429).outcome().wait
     assert not NetworkError("retriable", "down", http_status=503, retry_after_s=5).outcome().wait

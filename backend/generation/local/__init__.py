@@ -34,7 +34,7 @@ JPEG_QUALITY = 92
 
 
 class LocalSettings(BaseSettings):
-    """SOCIALPUB_GENERATION_LOCAL_… (README.md, "Generation providers")."""
+    """SOCIALPUB_GENERATION_LOCAL_… (docs/configuration.md, "Generation providers")."""
 
     model_config = SettingsConfigDict(env_prefix="SOCIALPUB_GENERATION_LOCAL_", extra="ignore")
 

@@ -1,6 +1,6 @@
 """From a prompt and a brand to a design: palette, composition, typography, texts and mood. Pure and deterministic.
 
-The rules, in order (README.md, "Generation providers", says the same to users):
+The rules, in order (docs/configuration.md, "Generation providers", says the same to users):
 - Theme: the prompt's words are matched against THEMES' keywords; the theme with the most hits wins (ties: the
   one whose first hit comes first). No hit: a theme-less design whose hue, composition and typeface come from a
   hash of the prompt and the seed.
