@@ -909,7 +909,7 @@ class _LimitCheck:
             )
         for name, lim in self.limits:
             n = self.f.networks.text_length(name, text)
-            unit = " (counted in UTF-16 units)" if lim.text_unit == "utf16" else ""
+            unit = {"utf16": " (counted in UTF-16 units)", "graphemes": " (graphemes)"}.get(lim.text_unit, "")
             if n > lim.max_text and lim.max_text < self.max_content:
                 self._add(
                     name,

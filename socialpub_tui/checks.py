@@ -99,6 +99,17 @@ def check_target(
         return problems
     known = all(kind is not None for kind in media)
     videos = [kind for kind in media if kind == "video"]
+    if known and (
+        (not limits.mixed_media and videos and len(videos) < len(media))
+        or (limits.extra_media_refused and (len(media) > limits.max_media or len(videos) > 1))
+    ):
+        problems.append(
+            Problem(
+                "media_unsupported_for_target",
+                f"takes up to {limits.max_media} images or one video in a post"
+                + ("" if limits.mixed_media else ", not both"),
+            )
+        )
     if limits.video_required and known and not videos:
         problems.append(Problem("video_required_for_target", "publishes videos only: add a video"))
     if limits.photo_title_max and media and known and not videos and n > limits.photo_title_max:

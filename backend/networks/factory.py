@@ -7,7 +7,7 @@ network's package gives a factory (its registry entry's `adapter`) called with a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,9 @@ class AdapterContext:
     settings: Any = None
     media_loader: MediaLoader | None = None
     media_by_url: bool = False
+    # (url, max bytes) -> a web page's bytes through the SSRF-guarded fetcher (a link card's page and picture);
+    # raises NetworkError when it cannot be fetched
+    page_loader: Callable[[str, int], bytes] | None = None
 
     def host(self, role: str, default: str | None = None) -> str:
         """The host of `role`, else `default` (else the API host)."""

@@ -125,7 +125,13 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
     (auth_refused), transient when retriable, else other."""
     body = json_or_none(resp)
     status = resp.status_code
-    if isinstance(body, dict) and isinstance(body.get("error"), str):  # OAuth token endpoints
+    try:
+        oauth_bodies = oauth_apps.oauth_app(platform).oauth_error_bodies
+    except oauth_apps.NotConfigured:
+        oauth_bodies = True
+    if (
+        oauth_bodies and isinstance(body, dict) and isinstance(body.get("error"), str)
+    ):  # OAuth token endpoints
         error = body["error"]
         desc = str(body.get("error_description") or "")
         if (

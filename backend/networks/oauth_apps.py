@@ -66,6 +66,13 @@ class OAuthApp:
     check: Check
     refusal: Refusal
     scopes: Scopes | None = None
+    # its token endpoint's refusals are OAuth's `{"error": "<code>", …}`; False for a network whose API errors
+    # share that shape without being OAuth's (Bluesky's XRPC `{"error", "message"}`): read by `refusal` only
+    oauth_error_bodies: bool = True
+    # a network whose sessions refresh otherwise than through an OAuth token endpoint with the app's credentials
+    # (Bluesky's refreshSession): (settings, client, refresh token, now, watchdog) -> TokenSet, raising
+    # tokens.GrantDead / RefreshTransient / RefreshRejected; None: backend/networks/tokens.py `refresh`
+    refresh: Callable[..., Any] | None = None
 
 
 class NotConfigured(Exception):

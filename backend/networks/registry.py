@@ -91,7 +91,8 @@ class Network:
     overrides it). track_deadline_s: how long an accepted publication may take to be confirmed before the target
     fails `retriable`. media_by_url: SOCIALPUB_MEDIA_BY_URL may name it (it can fetch media from their URL
     instead of receiving the bytes). builds_on: the networks whose packages it imports (Instagram: Facebook's
-    Graph API). docs: its documentation page, relative to the repository.
+    Graph API). docs: its documentation page, relative to the repository. login: how an account connects with a login (an
+    identifier and a password) instead of OAuth, None for an OAuth network.
     """
 
     name: str
@@ -113,6 +114,9 @@ class Network:
     docs: str = ""
     lifecycle: str | None = None
     checks: str | None = None
+    # "module:fn" of a network connected with a login instead of OAuth (Bluesky: a handle and an app password):
+    # fn(settings, client, identifier, password, service) -> the Candidate to store (backend/networks/oauth.py)
+    login: str | None = None
     builtin: bool = False  # set by the registry: a `socialpub` entry point
 
     # --- the lazily loaded parts ---------------------------------------------------------------------------
@@ -148,6 +152,9 @@ class Network:
 
     def network_checks(self) -> NetworkChecks | None:
         return load_ref(self.checks) if self.checks else None
+
+    def login_fn(self) -> Any:
+        return load_ref(self.login) if self.login else None
 
     @property
     def sandbox_account_name(self) -> str:

@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from backend.config import Settings
+from backend.networks import oauth_apps
 from backend.networks.oauth import TokenSet  # the one token set: a code exchange and a refresh both give it
 from backend.networks.oauth_apps import App
 from backend.outbound.watchdog import Watchdog
@@ -111,6 +113,28 @@ def refresh(
             platform, "unreachable", f"could not reach the token endpoint ({type(exc).__name__})"
         ) from None
     return _answer(platform, r, str(refresh_token), now)
+
+
+def refresh_grant(
+    platform: str,
+    settings: Settings,
+    client: httpx.Client,
+    refresh_token: str | None,
+    *,
+    now: datetime,
+    watchdog: Watchdog | None = None,
+) -> TokenSet:
+    """THE refresh of a network's grant: its OAuth app's own `refresh` when it has one (no app credentials:
+    Bluesky), else the OAuth refresh grant with the configured app (`refresh`; NotConfigured without one)."""
+    own = oauth_apps.oauth_app(platform)
+    if own.refresh is not None:
+        if not refresh_token:
+            raise NotRefreshable(
+                platform, "not_refreshable", "this account has no refresh token: reconnect it"
+            )
+        token_set: TokenSet = own.refresh(settings, client, refresh_token, now, watchdog)
+        return token_set
+    return refresh(oauth_apps.app(platform, settings), client, refresh_token, now=now, watchdog=watchdog)
 
 
 def _json(r: httpx.Response) -> dict[str, Any]:

@@ -142,6 +142,7 @@ def sandbox_serve_cmd(
         endpoints[name] = f"{(method + ' ') if method else ''}{origin}{p}"
     # the setting a user points at the emulator (the network's SOCIALPUB_<NETWORK>_BASE_URL)
     env = {f"SOCIALPUB_{network.upper()}_BASE_URL": origin + emulator.SERVE_BASE_PATH}
+    env.update({name: origin for name in emulator.SERVE_SETTINGS})
     switches = {name: f"{origin}/_sandbox/{name}" for name in SWITCHES}
     dev_app = config.app(network)
     app_view = {

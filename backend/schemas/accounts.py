@@ -149,6 +149,29 @@ class TokenConnect(CamelModel):
     name: str | None = Field(default=None, max_length=200)
 
 
+class LoginConnect(CamelModel):
+    """Connect a live account of a network that takes a login instead of OAuth (Bluesky: a handle and an app
+    password). The password is used once to open a session and never stored."""
+
+    platform: Platform
+    identifier: str = Field(
+        min_length=1, max_length=300, description="the account: a handle (alice.bsky.social) or a DID"
+    )
+    password: str = Field(
+        min_length=1, max_length=300, description="an app password (never the account's password)"
+    )
+    service: str | None = Field(
+        default=None,
+        max_length=500,
+        pattern=r"^https?://[^\s/?#]+/?$",
+        description="the server that resolves the handle (its PDS), when it is not the network's default",
+    )
+    name: str | None = Field(default=None, max_length=200)
+
+    def __repr__(self) -> str:  # never the password
+        return f"<LoginConnect {self.platform} {self.identifier}>"
+
+
 class AccountCheck(CamelOut):
     account_id: str
     platform: NetworkName

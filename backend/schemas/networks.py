@@ -39,6 +39,15 @@ class NetworkLimits(BaseModel):
         default=10, description="media the network publishes at most (the rest are left out)"
     )
     media_required: bool = Field(default=False, description="refused without an image or a video")
+    mixed_media: bool = Field(
+        default=True,
+        description="images and a video may be in one post; false: refused (`media_unsupported_for_target`)",
+    )
+    extra_media_refused: bool = Field(
+        default=False,
+        description="media beyond `maxMedia` (or a second video) are refused (`media_unsupported_for_target`) "
+        "instead of left out",
+    )
     video_required: bool = Field(default=False, description="refused without a video (images do not count)")
     text_or_media: bool = Field(default=False, description="refused with neither text nor media")
     first_media_only: bool = Field(default=False, description="only the first media is published")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -109,6 +110,23 @@ def default_loader(settings: Settings) -> MediaLoader:
     return load
 
 
+def page_loader(settings: Settings) -> Callable[[str, int], bytes]:
+    """A web page (or its picture) through the SSRF-guarded fetcher: a link card's (Bluesky)."""
+
+    def load(url: str, max_bytes: int) -> bytes:
+        from backend.errors import ApiError
+        from backend.media import fetch
+
+        try:
+            return fetch.fetch_bytes(url, settings, max_bytes)
+        except ApiError as exc:
+            raise NetworkError(
+                "permanent", f"could not fetch {url}: {exc.message}", code="page_fetch_failed"
+            ) from exc
+
+    return load
+
+
 _SANDBOXES: dict[SandboxConfig, Sandbox] = {}
 _ADAPTERS: dict[tuple[Any, ...], tuple[Settings, NetworkAdapter]] = {}
 _GUARD = threading.Lock()
@@ -171,6 +189,7 @@ def make_adapter(
         settings=own,
         media_loader=media_loader or default_loader(settings),
         media_by_url=platform in settings.media_by_url_networks,
+        page_loader=page_loader(settings),
     )
     adapter = network.make_adapter(ctx)
     if cacheable:

@@ -22,7 +22,7 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.networks import oauth, oauth_apps
+from backend.networks import oauth, oauth_apps, registry
 from backend.schemas.accounts import REDIRECT_URI_PATTERN
 from backend.services import accounts, adapters, doctor, tokens
 from backend.store.db import locked, tx
@@ -34,6 +34,14 @@ SESSION_LIFE = timedelta(minutes=10)  # from start to finish, and from finish to
 
 
 def _app(platform: str, settings: Settings) -> oauth_apps.App:
+    network = registry.find(platform)
+    if network is not None and network.login:
+        raise ApiError(
+            400,
+            "oauth_not_supported",
+            f"{network.label} accounts connect with a login, not OAuth: "
+            f"`socialpub accounts connect {platform} --handle HANDLE` and an app password",
+        )
     try:
         return oauth_apps.app(platform, settings)
     except oauth_apps.NotConfigured as exc:
@@ -332,6 +340,38 @@ def connect_token(
         )
     with tx():
         saved = _save(workspace_id, platform, [_dump(found[0])], (name or "").strip() or None)
+    return _public(workspace_id, settings, saved)[0]
+
+
+def connect_login(
+    workspace_id: str,
+    settings: Settings,
+    platform: str,
+    identifier: str,
+    password: str,
+    service: str | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """A network connected with a login (its registry entry's `login`: Bluesky's handle and app password): the
+    session it opens becomes a live account (its tokens replaced when already connected). The password is sent
+    once, to the account's own server, and kept nowhere."""
+    login = registry.get(platform).login_fn()
+    if login is None:
+        raise ApiError(
+            400,
+            "login_not_supported",
+            f"{platform} accounts connect with OAuth or a token: `socialpub accounts connect {platform}`",
+        )
+    try:
+        with adapters.network_client(settings, platform) as client:
+            found = login(settings, client, identifier, password, service)
+    except oauth.OAuthError as exc:
+        log.info("connect-login %s failed: %s %s", platform, exc.kind, exc.code)
+        if exc.kind == "dead":
+            raise ApiError(400, "invalid_credentials", exc.message) from None
+        raise _network_error(exc, "opening a session") from None
+    with tx():
+        saved = _save(workspace_id, platform, [_dump(found)], (name or "").strip() or None)
     return _public(workspace_id, settings, saved)[0]
 
 

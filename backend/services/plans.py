@@ -14,7 +14,7 @@ class Plan:
 
 
 PLANS: dict[str, Plan] = {
-    "FREE": Plan("FREE", 0, 5),
+    "FREE": Plan("FREE", 0, 6),  # room for `init --sandbox`: one sandbox account per built-in network
     "STARTER": Plan("STARTER", 200, 10),
     "GROWTH": Plan("GROWTH", 1000, 50),
 }

@@ -96,9 +96,12 @@ def refreshable(platform: str, refresh_token: str | None, settings: Settings | N
     if not refresh_token:
         return False
     try:
-        real = oauth_apps.oauth_app(platform).endpoints
+        found = oauth_apps.oauth_app(platform)
     except oauth_apps.NotConfigured:  # no OAuth app (or no such network any more)
         return False
+    if found.refresh is not None:  # the network refreshes its sessions itself (no app credentials)
+        return True
+    real = found.endpoints
     if not real.refreshable:
         return False
     if settings is None:
@@ -219,7 +222,9 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
     else stored a pair meanwhile (and, unless its answer rotated the refresh token, only if it still holds the
     lease), and releases only its own lease, whatever happens."""
     now = clock.now()
-    app = oauth_apps.app(_platform(account_id), settings)  # NotConfigured before anything is held
+    platform = _platform(account_id)
+    if oauth_apps.oauth_app(platform).refresh is None:
+        oauth_apps.app(platform, settings)  # NotConfigured before anything is held
     secretbox.encrypt("probe")  # the new pair must be storable before the network retires the old one
     lease = lease_of(settings)
     mine = new_id("lease")
@@ -245,7 +250,7 @@ def refresh_account(account_id: str, settings: Settings, *, force: bool = False)
                 adapters.network_client(settings, acc.platform) as client,
                 Watchdog(deadline_s(settings)).running() as dog,
             ):
-                got = net.refresh(app, client, sent, now=now, watchdog=dog)
+                got = net.refresh_grant(acc.platform, settings, client, sent, now=now, watchdog=dog)
         except net.GrantDead as exc:
             return _grant_dead(acc, sent, mine, took_over, exc, settings)
         except net.RefreshError as exc:

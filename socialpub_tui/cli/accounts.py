@@ -439,6 +439,18 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
 @click.option(
     "--external-id", default=None, help="With --access-token: the account, when the token reaches several."
 )
+@click.option(
+    "--handle",
+    default=None,
+    help="Networks that take a login instead of OAuth: the account's handle (or DID). Its app password is read from "
+    "$SOCIALPUB_CONNECT_PASSWORD, else from stdin when it is not a terminal, else asked for (never a flag).",
+)
+@click.option(
+    "--pds",
+    default=None,
+    metavar="URL",
+    help="With --handle: the server that resolves the handle (the account's PDS), when not the network's default.",
+)
 @api_command
 def accounts_connect(
     network: str,
@@ -452,6 +464,8 @@ def accounts_connect(
     refresh_token: str | None,
     expires_in: int | None,
     external_id: str | None,
+    handle: str | None,
+    pds: str | None,
     out: Output,
 ) -> None:
     """Connect live accounts of NETWORK: OAuth in the browser, or a token obtained elsewhere.
@@ -466,8 +480,19 @@ def accounts_connect(
       socialpub accounts connect linkedin --no-browser --all --json
       socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
       printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
+      socialpub accounts connect NETWORK --handle alice.example.com      (a network with logins: asks for the app password)
+      SOCIALPUB_CONNECT_PASSWORD=xxxx-xxxx-xxxx-xxxx socialpub accounts connect NETWORK --handle alice.example.com
     """
     client = get_client(worker=False)
+    if pds and not handle:
+        raise click.UsageError("--pds goes with --handle")
+    if handle:
+        if access_token:
+            raise click.UsageError("--handle or --access-token, not both")
+        password = _password()
+        acc = client.connect_account_login(network, handle, password, service=pds, name=name)
+        out.emit(acc, f"Connected live {acc.platform} account {acc.id} ({inert(acc.name)}).")
+        return
     if access_token == "-":
         given = click.get_text_stream("stdin").read().split()
         if not given:
@@ -524,6 +549,23 @@ def accounts_connect(
             )
 
     out.emit(connected, human)
+
+
+def _password() -> str:
+    """The app password: $SOCIALPUB_CONNECT_PASSWORD, else stdin's first line when stdin is not a terminal, else a
+    hidden prompt. Never an option: a flag's value lands in the shell's history and in `ps`."""
+    import os
+
+    given = os.environ.get("SOCIALPUB_CONNECT_PASSWORD")
+    if given:
+        return given.strip()
+    stdin = click.get_text_stream("stdin")
+    if not stdin.isatty():
+        line = stdin.readline().strip()
+        if not line:
+            raise click.UsageError("no app password on stdin")
+        return line
+    return str(click.prompt("App password", hide_input=True)).strip()
 
 
 def _connect(

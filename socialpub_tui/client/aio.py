@@ -238,6 +238,18 @@ class AsyncClient(ClientBase):
 
     async def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return await self.run(calls.accounts_doctor(platform))
+    async def connect_account_login(
+        self,
+        platform: str,
+        identifier: str,
+        password: str,
+        *,
+        service: str | None = None,
+        name: str | None = None,
+    ) -> AccountOut:
+        return await self.run(
+            calls.connect_account_login(platform, identifier, password, service=service, name=name)
+        )
 
     async def check_account(self, account_id: str) -> AccountCheck:
         return await self.run(calls.check_account(account_id))

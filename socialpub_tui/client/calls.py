@@ -268,6 +268,27 @@ def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
         DoctorReport,
         params={"platform": platform},
         optional_extension="GET /v1/accounts/doctor",
+def connect_account_login(
+    platform: str, identifier: str, password: str, *, service: str | None = None, name: str | None = None
+) -> Call[AccountOut]:
+    from backend.schemas.accounts import AccountOut, LoginConnect
+
+    body = LoginConnect.model_validate(
+        {
+            "platform": platform,
+            "identifier": identifier,
+            "password": password,
+            "service": service,
+            "name": name,
+        }
+    )
+    return Call(
+        "POST",
+        "/v1/accounts/connect/login",
+        AccountOut,
+        json=dump(body),
+        auth="session",
+        optional_extension="POST /v1/accounts/connect/login",
     )
 
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 if TYPE_CHECKING:
     from backend.schemas.networks import NetworkLimits, NetworkOut
+
+
+def graphemes(text: str) -> int:
+    """User-perceived characters (Unicode extended grapheme clusters): 👨‍👩‍👧‍👦 is one."""
+    return len(regex.findall(r"\X", text))
 
 
 def utf16_len(text: str) -> int:
@@ -74,6 +81,8 @@ class Networks:
         limits = self.limits(name)
         if limits is not None and limits.text_unit == "utf16":
             return utf16_len(text)
+        if limits is not None and limits.text_unit == "graphemes":
+            return graphemes(text)
         return len(text)
 
 

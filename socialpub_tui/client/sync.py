@@ -240,6 +240,18 @@ class Client(ClientBase):
 
     def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return self.run(calls.accounts_doctor(platform))
+    def connect_account_login(
+        self,
+        platform: str,
+        identifier: str,
+        password: str,
+        *,
+        service: str | None = None,
+        name: str | None = None,
+    ) -> AccountOut:
+        return self.run(
+            calls.connect_account_login(platform, identifier, password, service=service, name=name)
+        )
 
     def check_account(self, account_id: str) -> AccountCheck:
         return self.run(calls.check_account(account_id))

@@ -31,6 +31,7 @@ def listing(client, owner):  # type: ignore[no-untyped-def]
 def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, client, owner):
     created = accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
     assert sorted(a["platform"] for a in created) == [
+        "bluesky",
         "facebook",
         "instagram",
         "linkedin",
@@ -39,7 +40,7 @@ def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, clien
     ]
     assert plans.PLANS["FREE"].max_accounts >= len(created)
     body = listing(client, owner)
-    assert body["limit"] == plans.PLANS["FREE"].max_accounts and body["used"] == 5
+    assert body["limit"] == plans.PLANS["FREE"].max_accounts and body["used"] == 6
     assert {a["id"] for a in body["items"]} == {a["id"] for a in created}
     for item in body["items"]:
         assert set(item) >= {
@@ -56,7 +57,7 @@ def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, clien
         assert "accessToken" not in item and "access_token" not in item
     # idempotent: a second run connects nothing more
     accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)
-    assert listing(client, owner)["used"] == 5
+    assert listing(client, owner)["used"] == 6
 
 
 def test_connect_with_session_and_default_is_the_oldest(client, owner):

@@ -79,13 +79,14 @@ def test_accounts_list_and_add(embedded) -> None:  # type: ignore[no-untyped-def
     assert r.code == 0
     listing = r.json()
     assert sorted(a["platform"] for a in listing["items"]) == [
+        "bluesky",
         "facebook",
         "instagram",
         "linkedin",
         "tiktok",
         "youtube",
     ]
-    # the FREE plan is full with the five sandbox accounts: a sixth is refused with the spec's code
+    # the FREE plan is full with the six sandbox accounts: a seventh is refused with the spec's code
     r = invoke("accounts", "add-sandbox", "tiktok", "--name", "Second", "--json")
     assert r.code == 1 and r.err_json()["error"] == "channel_limit_exceeded"
     fb = next(a for a in listing["items"] if a["platform"] == "facebook")

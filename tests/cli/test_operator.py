@@ -104,13 +104,13 @@ def test_admin_rotate_key(env, monkeypatch):
     path = secretbox.key_path(Settings())
     first = path.read_text().split()
     tokens = {a.id: a.access_token for a in Account.select()}
-    assert len(first) == 1 and len(tokens) == 5 and all(tokens.values())
+    assert len(first) == 1 and len(tokens) == 6 and all(tokens.values())
 
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["reencrypted"] == 5 and out["tables"] == {
-        "account": 5,
+    assert out["reencrypted"] == 6 and out["tables"] == {
+        "account": 6,
         "webhook_endpoint": 0,
         "oauth_session": 0,
         "tiktok_publish": 0,
@@ -138,7 +138,7 @@ def test_admin_rotate_key(env, monkeypatch):
     assert {a.id: a.access_token for a in Account.select()} == tokens  # both keys read
     monkeypatch.setattr(encryption, "_pass", real_pass)
     r = run("admin", "rotate-key")
-    assert r.exit_code == 0 and "re-encrypted 5 value(s)" in r.output and "2 old key(s) dropped" in r.output
+    assert r.exit_code == 0 and "re-encrypted 6 value(s)" in r.output and "2 old key(s) dropped" in r.output
     assert len(path.read_text().split()) == 1
     assert {a.id: a.access_token for a in Account.select()} == tokens
 
@@ -162,11 +162,11 @@ def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", f"{new},{old}")
     out = json.loads(run("admin", "rotate-key", "--json").output)
     assert (
-        out["reencrypted"] == 5 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
+        out["reencrypted"] == 6 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
     )
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", new)  # the old key removed: everything still reads
     r = run("admin", "rotate-key", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == 5
+    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == 6
     assert {a.id: a.access_token for a in Account.select()} == tokens
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", "garbage")
     r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])

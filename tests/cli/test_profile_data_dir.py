@@ -34,7 +34,7 @@ def test_init_acts_on_the_default_profile_data_dir(profile_dir, cli_env) -> None
     assert r.json()["dataDir"] == str(profile_dir)
     listed = invoke("accounts", "list", "--json")
     assert listed.code == 0, listed.err
-    assert len(listed.json()["items"]) == 5
+    assert len(listed.json()["items"]) == 6  # one sandbox account per network
     assert not (cli_env / "elsewhere").exists()
 
 

@@ -62,7 +62,7 @@ def test_errors_human_lines_and_exit_1(tmp_path: Path) -> None:
     assert r.code == 1
     lines = r.out.strip().splitlines()
     assert lines[0].startswith("sub/bad.yaml:3:14: posts[0].content: unknown variable {nope}")
-    assert lines[1].startswith("sub/bad.yaml:4:15: posts[0].targets[0]: expected 'facebook'")
+    assert lines[1].startswith("sub/bad.yaml:4:15: posts[0].targets[0]: expected 'bluesky', 'facebook'")
     assert lines[2] == "2 files, 1 occurrence: 2 errors in 1 file"
 
 

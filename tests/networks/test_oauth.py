@@ -18,9 +18,9 @@ from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
 from backend.networks.sandbox import oauth as emu
 from backend.networks.sandbox.developer_app import EmulatedApp
 from backend.services.adapters import sandbox_emulators
-from tests.support.networks import names, own
+from tests.support.networks import oauth_names, own
 
-NETWORKS = names()
+NETWORKS = oauth_names()
 REDIRECT = "http://127.0.0.1:53682/callback"
 BASES = {
     "tiktok": "http://127.0.0.1:9",

@@ -283,6 +283,7 @@ def test_payload_round_trips_as_json() -> None:
 
 def test_limits_exposed() -> None:
     assert {k: r.max_text for k, r in RULES.items()} == {
+        "bluesky": 300,
         "facebook": 63206,
         "instagram": 2200,
         "linkedin": 3000,

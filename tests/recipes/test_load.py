@@ -372,7 +372,7 @@ def test_an_unknown_network_and_bad_option_values(load_text) -> None:
         (6, 30, "invalid_recipe"),
     ]
     assert "got 'facebok'" in loaded.problems[0].message
-    assert "expected 'facebook', 'instagram'" in loaded.problems[0].message
+    assert "expected 'bluesky', 'facebook', 'instagram'" in loaded.problems[0].message
     assert "posts[0].targets[2].platform" in loaded.problems[1].message
     assert "PUBLIC_TO_EVERYONE" in loaded.problems[2].message
 

@@ -25,6 +25,11 @@ def names() -> tuple[str, ...]:
     return registry.names()
 
 
+def oauth_names() -> tuple[str, ...]:
+    """The networks whose accounts connect with OAuth (not with a login: Bluesky's app password)."""
+    return tuple(n.name for n in registry.networks() if n.app and not n.login)
+
+
 def catalogue() -> Any:
     """The client's view of this installation's networks (what GET /v1/networks gives)."""
     from backend.services.networks import catalogue as items

@@ -48,10 +48,10 @@ async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
         assert isinstance(screen, AccountsScreen)
         table = screen.query_one(DataTable)
         shown = rows(table)
-        assert sorted(r[0].split()[0] for r in shown) == ["FB", "IG", "LI", "TT", "YT"]
+        assert sorted(r[0].split()[0] for r in shown) == ["BS", "FB", "IG", "LI", "TT", "YT"]
         assert any("Sandbox LinkedIn" in r[0] for r in shown)
         assert all(r[2].strip() == "sandbox" and r[3].strip() == "active" and r[5] == "✓" for r in shown)
-        assert "5 connected" in str(screen.query_one("#acc-title").render())
+        assert "6 connected" in str(screen.query_one("#acc-title").render())
         assert "nothing received yet" in str(screen.query_one("#acc-published").render())
 
 
@@ -146,9 +146,9 @@ async def test_a_connects_a_sandbox_account_with_the_chosen_behaviour_from_the_k
         assert isinstance(app.screen, AddSandboxScreen)
         assert "pick a network" in str(app.screen.query_one("#add-sandbox-problem").render())
         network, name, behaviour = fields(app)
-        # network: the select opens with enter, linkedin is the third entry
+        # network: the select opens with enter, linkedin is the fourth entry
         await press_until(pilot, "enter", lambda: opened(app, network))
-        await pilot.press("down", "down", "down")
+        await pilot.press("down", "down", "down", "down")
         await press_until(pilot, "enter", lambda: app.focused is network)
         await press_until(pilot, "tab", lambda: app.focused is name)
         await pilot.press(*"Flaky Corp")
@@ -178,11 +178,11 @@ async def test_escape_leaves_the_add_dialog_without_connecting_anything(tui_app)
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, AccountsScreen)
-        assert len((await app.client.list_accounts()).items) == 5
+        assert len((await app.client.list_accounts()).items) == 6
 
 
 async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reason(tui_app):
-    app = tui_app(worker=False)  # the FREE plan: 5 accounts, all connected
+    app = tui_app(worker=False)  # the FREE plan: 6 accounts, all connected
     shown = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f4")
@@ -200,10 +200,10 @@ async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reaso
         notes = [n for n in shown if n["severity"] == "error"]
         assert (
             notes
-            and "5 connected accounts" in notes[-1]["message"]
+            and "6 connected accounts" in notes[-1]["message"]
             and notes[-1]["title"] == "channel_limit_exceeded"
         )
-        assert len((await app.client.list_accounts()).items) == 5
+        assert len((await app.client.list_accounts()).items) == 6
 
 
 async def test_names_are_not_cut_while_the_terminal_has_room(tui_app):

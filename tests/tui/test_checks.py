@@ -72,3 +72,17 @@ def test_media_path_completion(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert complete_path(f"{tmp_path}/.h") == f"{tmp_path}/.hidden.jpg"
     assert complete_path(f"{tmp_path}/nothing") is None
     assert complete_path("") is None
+
+
+def test_bluesky_counts_graphemes_and_refuses_what_it_cannot_hold() -> None:
+    family = "👨‍👩‍👧‍👦"  # one grapheme, 25 bytes
+    assert counter(NETWORKS, "bluesky", family * 100) == (100, 300)
+    assert check_target(NETWORKS, "bluesky", "a" * 300, []) == []
+    assert [p.code for p in check_target(NETWORKS, "bluesky", "a" * 301, [])] == [
+        "content_too_long_for_target"
+    ]
+    assert [p.code for p in check_target(NETWORKS, "bluesky", family * 121, [])] == [
+        "content_too_long_for_target"
+    ]
+    five = check_target(NETWORKS, "bluesky", "x", ["image"] * 5)
+    assert [p.code for p in five] == ["media_unsupported_for_target"]

@@ -16,6 +16,7 @@ from backend.schemas.accounts import (
     AccountOut,
     ConnectedAccounts,
     DoctorReport,
+    LoginConnect,
     OAuthConnect,
     OAuthFinish,
     OAuthFinished,
@@ -161,6 +162,25 @@ def connect_token(body: TokenConnect, settings: SettingsDep, ctx: SessionAuth) -
         body.expires_in,
         body.external_id,
         body.name,
+    )
+
+
+@router.post(
+    "/accounts/connect/login",
+    operation_id="connectAccountLogin",
+    status_code=201,
+    response_model=AccountOut,
+    responses=responses(402, 502),
+)
+def connect_login(body: LoginConnect, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
+    """Extension (owner session): connect a live account of a network that takes a login (Bluesky: a handle and an
+    app password; `service` its PDS when the handle does not resolve through the network's default server). 400
+    `login_not_supported`, `invalid_credentials` (the network refused the identifier or password),
+    `network_refused` (e.g. an account password instead of an app password); 402 `channel_limit_exceeded`; 502
+    `network_error`."""
+    networks.require_known(body.platform, "platform")
+    return oauth_svc.connect_login(
+        ctx.workspace_id, settings, body.platform, body.identifier, body.password, body.service, body.name
     )
 
 

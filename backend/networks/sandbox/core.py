@@ -385,7 +385,8 @@ class Emulator:
     answers that `socialpub sandbox serve` rewrites to its own origin (HOSTS' origins always are); OAUTH, its
     OAuth side (sandbox/oauth.py's OAuthProvider); FAULTS and ERROR_ENDPOINTS, its error switches
     (sandbox/errors.py); SERVE_BASE_PATH, the path of SOCIALPUB_<NETWORK>_BASE_URL under a served emulator's
-    origin, and SERVE_ENDPOINTS, the (name, "[METHOD ]path") of its OAuth endpoints there."""
+    origin, SERVE_ENDPOINTS, the (name, "[METHOD ]path") of its OAuth endpoints there, and SERVE_SETTINGS, the other
+    settings that point at that origin."""
 
     platform = ""
     HOSTS: dict[str, str] = {}
@@ -395,6 +396,8 @@ class Emulator:
     ERROR_ENDPOINTS: dict[str, tuple[tuple[str, ...], str]] = {}
     SERVE_BASE_PATH = ""
     SERVE_ENDPOINTS: tuple[tuple[str, str], ...] = ()
+    # other settings `socialpub sandbox serve` prints pointing at its origin (a second host served there too)
+    SERVE_SETTINGS: tuple[str, ...] = ()
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
