@@ -238,6 +238,7 @@ class AsyncClient(ClientBase):
 
     async def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return await self.run(calls.accounts_doctor(platform))
+
     async def connect_account_login(
         self,
         platform: str,

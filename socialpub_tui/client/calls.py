@@ -268,6 +268,9 @@ def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
         DoctorReport,
         params={"platform": platform},
         optional_extension="GET /v1/accounts/doctor",
+    )
+
+
 def connect_account_login(
     platform: str, identifier: str, password: str, *, service: str | None = None, name: str | None = None
 ) -> Call[AccountOut]:

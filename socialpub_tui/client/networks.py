@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
+from backend.schemas.networks import ESCAPED_RESERVED
+
 if TYPE_CHECKING:
     from backend.schemas.networks import NetworkLimits, NetworkOut
 
@@ -83,6 +85,8 @@ class Networks:
             return utf16_len(text)
         if limits is not None and limits.text_unit == "graphemes":
             return graphemes(text)
+        if limits is not None and limits.text_unit == "escaped":
+            return len(text) + sum(text.count(c) for c in ESCAPED_RESERVED)
         return len(text)
 
 

@@ -240,6 +240,7 @@ class Client(ClientBase):
 
     def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return self.run(calls.accounts_doctor(platform))
+
     def connect_account_login(
         self,
         platform: str,

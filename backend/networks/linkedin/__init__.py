@@ -9,7 +9,7 @@ NETWORK = Network(
     label="LinkedIn",
     badge="LI",
     colour="#0a66c2",
-    limits=NetworkLimits(max_text=3000, text_or_media=True),
+    limits=NetworkLimits(max_text=3000, text_unit="escaped", text_or_media=True),
     adapter="backend.networks.linkedin.adapter:make_adapter",
     rules="backend.networks.linkedin.rules:RULES",
     app="backend.networks.linkedin.app:APP",

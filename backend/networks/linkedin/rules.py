@@ -18,6 +18,7 @@ from backend.networks.rules.common import (
     check_videos,
     visual_media,
 )
+from backend.schemas.networks import ESCAPED_RESERVED
 from backend.schemas.text import has_visible_text
 
 PLATFORM = NETWORK.name
@@ -27,7 +28,7 @@ DOCUMENT_TITLE_MAX = 100
 VIDEO = VideoLimits(min_s=3, max_s=30 * 60, max_bytes=500 * 1024 * 1024, min_aspect=1 / 2.4, max_aspect=2.4)
 
 
-_LITTLE = re.compile(r"([\\|{}@\[\]()<>#*_~])")
+_LITTLE = re.compile("([" + re.escape(ESCAPED_RESERVED) + "])")  # the `escaped` text unit's characters
 
 
 def escape_commentary(text: str) -> str:
