@@ -60,7 +60,7 @@ def grant(sb: Sandbox, platform: str, tmp_path: Path, **sandbox: str):  # type: 
     s = settings_for(platform, tmp_path)
     app = oauth_apps.app(platform, s)
     c = httpx.Client(transport=sb.transport(platform))
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     got = consent(c, oauth.authorize_url(app, REDIRECT, "state-1", challenge), **sandbox)
     assert got["state"] == "state-1"
     tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
@@ -165,7 +165,7 @@ def test_linkedin_organisation_names_fall_back_when_the_lookup_is_refused(
     s = settings_for("linkedin", tmp_path)
     app = oauth_apps.app("linkedin", s)
     c = httpx.Client(transport=sb.transport("linkedin"))
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     url = oauth.authorize_url(app, REDIRECT, "state-1", challenge).replace("%20r_organization_admin", "")
     got = consent(c, url, sandbox_user="Jo", sandbox_pages="2")  # the user granted no r_organization_admin
     tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
@@ -192,7 +192,7 @@ def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_
     s = settings_for(platform, tmp_path)
     app = oauth_apps.app(platform, s)
     c = httpx.Client(transport=sb.transport(platform))
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     code = consent(c, oauth.authorize_url(app, REDIRECT, "x", challenge))["code"]
     emu.configure_oauth(platform, token_failure="server_error")
     with pytest.raises(oauth.OAuthError) as transient:

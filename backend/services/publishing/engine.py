@@ -360,7 +360,11 @@ def _attempt(
         out = None
         if attempt.unresolved_since is not None:
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
-            out = _reconcile(adapter, dataclasses.replace(pub, attempted_at=attempt.unresolved_since), target)
+            # the interrupted attempt's saved progress (a TikTok publish id) lets the network be asked about it
+            asked = dataclasses.replace(
+                pub, attempted_at=attempt.unresolved_since, resume=pub.resume or attempt.progress_ref
+            )
+            out = _reconcile(adapter, asked, target)
             if out is _UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
                 return None
