@@ -310,3 +310,36 @@ def test_a_public_post_without_video_list_is_unverifiable(sb: Sandbox, tmp_path:
     )
     with pytest.raises(Unverifiable, match="video.list"):
         ad.find_existing(pub)
+
+
+# --- accounts doctor hooks ----------------------------------------------------------------------------------
+def test_doctor_on_the_default_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from backend.networks.tiktok.checks import CHECKS
+
+    monkeypatch.delenv("SOCIALPUB_TIKTOK_AUDITED", raising=False)
+    monkeypatch.delenv("SOCIALPUB_TIKTOK_APP_KIND", raising=False)
+    found = {f.code: f for f in CHECKS.check_app(settings_for("tiktok", tmp_path))}
+    assert set(found) == {"tiktok_desktop_redirect", "tiktok_scopes_asked", "tiktok_not_audited"}
+    assert all(f.severity == "warning" for f in found.values())
+    assert "http://127.0.0.1:*/callback" in found["tiktok_desktop_redirect"].fix
+    assert "SELF_ONLY" in found["tiktok_not_audited"].message
+
+
+def test_doctor_on_a_web_app_and_an_audited_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from backend.networks.tiktok.checks import CHECKS
+
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_APP_KIND", "web")
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_AUDITED", "1")
+    found = {f.code: f for f in CHECKS.check_app(settings_for("tiktok", tmp_path))}
+    assert found["tiktok_web_app_loopback"].severity == "error"
+    assert "tiktok_not_audited" not in found
+
+
+def test_doctor_on_an_account_grant() -> None:
+    from backend.networks.tiktok.checks import CHECKS
+
+    assert CHECKS.check_account([]) == []
+    codes = {f.code: f.severity for f in CHECKS.check_account(["user.info.basic", "video.upload"])}
+    assert codes == {"tiktok_no_direct_post": "error", "tiktok_unverifiable_reconciliation": "warning"}
+    full = ["user.info.basic", "video.publish", "video.upload", "video.list"]
+    assert CHECKS.check_account(full) == []

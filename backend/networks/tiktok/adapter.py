@@ -515,11 +515,11 @@ class TikTokAdapter:
             )
         out: dict[str, Any] = {
             "privacy_level": chosen,
-            "disable_comment": _off(opts.get("disable_comment"), info.get("comment_disabled")),
+            "disable_comment": off(opts.get("disable_comment"), info.get("comment_disabled")),
         }
         if p.kind == "video":
-            out["disable_duet"] = _off(opts.get("disable_duet"), info.get("duet_disabled"))
-            out["disable_stitch"] = _off(opts.get("disable_stitch"), info.get("stitch_disabled"))
+            out["disable_duet"] = off(opts.get("disable_duet"), info.get("duet_disabled"))
+            out["disable_stitch"] = off(opts.get("disable_stitch"), info.get("stitch_disabled"))
         return out
 
     def _resumed(self, pub: Publication) -> PublishOutcome | None:
@@ -687,7 +687,7 @@ class TikTokAdapter:
         return None
 
 
-def _off(wanted: Any, disabled_by_creator: Any) -> bool:
+def off(wanted: Any, disabled_by_creator: Any) -> bool:
     """An interaction's disable_* flag: off (True) unless the creator turned it on (False), and always off where
     the creator's settings disable it (creator_info) — TikTok's UX rules: nothing on by default."""
     return True if disabled_by_creator or wanted is None else bool(wanted)
