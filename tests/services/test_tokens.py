@@ -33,6 +33,8 @@ from tests.networks.test_sandbox_oauth import api_call, connect
 from tests.services.test_publishing import create, read, upload
 from tests.support.networks import own
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 
 
