@@ -69,8 +69,12 @@ SWITCHES = {
     metavar="NAME",
     help="A product (or permission) the emulated app holds; repeatable (default: a new app's self-serve ones).",
 )
-@click.option("--audited", is_flag=True, help="The emulated app passed the network's review of apps (an audit).")
-@click.option("--verified", is_flag=True, help="The emulated app is verified (the network's verification of apps).")
+@click.option(
+    "--audited", is_flag=True, help="The emulated app passed the network's review of apps (an audit)."
+)
+@click.option(
+    "--verified", is_flag=True, help="The emulated app is verified (the network's verification of apps)."
+)
 @click.option(
     "--app-kind", default=None, metavar="KIND", help='The emulated app\'s kind ("web", "desktop"…).'
 )
