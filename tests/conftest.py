@@ -137,6 +137,22 @@ def app(settings):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
+def audited_tiktok_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An audited TikTok app through the environment only (for processes the test starts)."""
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_AUDITED", "true")
+    monkeypatch.setenv("SOCIALPUB_SANDBOX_APPS", '{"tiktok": {"audited": true}}')
+
+
+@pytest.fixture
+def audited_tiktok(settings, audited_tiktok_env):  # type: ignore[no-untyped-def]
+    """For tests not about TikTok's audit: an audited TikTok app — socialpub's SOCIALPUB_TIKTOK_AUDITED and the
+    emulated app's `audited`. The default (a new, unaudited app) and its refusals are
+    tests/networks/test_tiktok_fidelity.py's. Posts to TikTok still carry the creator's privacy choice."""
+    settings.sandbox_apps = {**settings.sandbox_apps, "tiktok": {"audited": True}}
+    return settings
+
+
+@pytest.fixture
 def client(app):  # type: ignore[no-untyped-def]
     from fastapi.testclient import TestClient
 

@@ -83,14 +83,20 @@ class Health:
 
 
 # --- PKCE and the authorize URL ---------------------------------------------------------------------------------
-def pkce_pair() -> tuple[str, str]:
-    """(verifier, S256 challenge), RFC 7636: 64 unreserved characters and BASE64URL(SHA256(verifier))."""
+def pkce_pair(encoding: str = "base64url") -> tuple[str, str]:
+    """(verifier, S256 challenge), RFC 7636: 64 unreserved characters and BASE64URL(SHA256(verifier)) — or the
+    SHA-256 in lowercase hex where the network wants it (`Endpoints.pkce_encoding`, TikTok)."""
     verifier = secrets.token_urlsafe(48)  # 64 characters of [A-Za-z0-9_-]
-    return verifier, challenge_of(verifier)
+    return verifier, challenge_of(verifier, encoding)
 
 
-def challenge_of(verifier: str) -> str:
-    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).decode().rstrip("=")
+def challenge_of(verifier: str, encoding: str = "base64url") -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    if encoding == "hex":
+        return digest.hex()
+    if encoding != "base64url":
+        raise ValueError(f"unknown PKCE challenge encoding {encoding!r}: base64url or hex")
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
 def authorize_url(app: App, redirect_uri: str, state: str, code_challenge: str | None) -> str:
@@ -215,7 +221,10 @@ def exchange_code(
             data=form,
             headers={"Content-Type": "application/x-www-form-urlencoded"},
         )
-    return token_set(json_body(app.platform, resp))
+    body = json_body(app.platform, resp)
+    if isinstance(body.get("error"), str) and body["error"] and not body.get("access_token"):
+        raise classify(app.platform, resp)  # an OAuth error answered with HTTP 200 (TikTok does)
+    return token_set(body)
 
 
 def token_set(body: dict[str, Any]) -> TokenSet:

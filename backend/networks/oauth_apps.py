@@ -36,6 +36,9 @@ class Endpoints:
     scope_separator: str  # TikTok and Facebook: ","; LinkedIn and Google: " "
     client_id_param: str = "client_id"  # TikTok: client_key
     pkce: bool = True
+    # how the S256 challenge is written: RFC 7636's BASE64URL(SHA256(verifier)), or its lowercase hex (TikTok's
+    # Login Kit for desktop: developers.tiktok.com/doc/login-kit-desktop; its official SDKs send hex too)
+    pkce_encoding: str = "base64url"
     extra_authorize: tuple[tuple[str, str], ...] = ()  # Google: access_type=offline, prompt=consent
     refreshable: bool = (
         False  # a refresh token keeps the grant alive (TikTok, Google; LinkedIn when given one)

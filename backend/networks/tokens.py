@@ -3,7 +3,7 @@
 
 Which networks refresh (backend/networks/oauth_apps.py `refreshable`, `rotates_refresh`):
 - TikTok: `POST /v2/oauth/token/` with `client_key`, `client_secret`, `grant_type=refresh_token`: a new access
-  token (24 h) AND a new refresh token; the old refresh token is dead from then on (rotation).
+  token (2 h: read from expires_in) AND a new refresh token; the old refresh token is dead from then on (rotation).
 - YouTube (Google): `POST /token` with `client_id`, `client_secret`: a new access token (1 h); a new refresh
   token only sometimes (kept otherwise).
 - LinkedIn: `POST /oauth/v2/accessToken`, only for apps given refresh tokens (approved partners): the same

@@ -76,9 +76,13 @@ class TikTokPhotoCreate(CamelModel):
         description="a connected tiktok account; default: the oldest connected one",
     )
     privacy_level: PrivacyLevel | None = Field(
-        default=None, description="DIRECT_POST only; one of the account's privacy options"
+        default=None,
+        description="DIRECT_POST: required, the creator's choice among the account's privacy options "
+        "(creator-info); an unaudited TikTok app may post only SELF_ONLY to a private account",
     )
-    disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
+    disable_comment: bool | None = Field(
+        default=None, description="DIRECT_POST only; comments stay off unless set to false"
+    )
     auto_add_music: bool | None = Field(default=None, description="DIRECT_POST only")
 
     @field_validator("image_urls")
@@ -126,8 +130,14 @@ class TikTokVideoCreate(CamelModel):
         max_length=100,
         description="a connected tiktok account; default: the oldest connected one",
     )
-    privacy_level: PrivacyLevel | None = Field(default=None, description="DIRECT_POST only")
-    disable_comment: bool | None = Field(default=None, description="DIRECT_POST only")
+    privacy_level: PrivacyLevel | None = Field(
+        default=None,
+        description="DIRECT_POST: required, the creator's choice among the account's privacy options "
+        "(creator-info); an unaudited TikTok app may post only SELF_ONLY to a private account",
+    )
+    disable_comment: bool | None = Field(
+        default=None, description="DIRECT_POST only; comments stay off unless set to false"
+    )
     disable_duet: bool | None = Field(default=None, description="DIRECT_POST only")
     disable_stitch: bool | None = Field(default=None, description="DIRECT_POST only")
 

@@ -108,7 +108,7 @@ def start(
             "(the CLI's loopback listener, e.g. http://127.0.0.1:PORT/callback)",
         )
     state = secrets.token_urlsafe(32)
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():

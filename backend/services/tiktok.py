@@ -28,6 +28,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks.base import MediaRef, NetworkError
+from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
 from backend.queue.backoff import RetryLater
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
@@ -52,7 +53,6 @@ DIRECT_ONLY = {
     "disable_duet": "disableDuet",
     "disable_stitch": "disableStitch",
 }
-PRIVACY_PREFERENCE = ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR")
 # TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
 CAP_CODES = {
     "spam_risk_too_many_posts": "spam_risk_too_many_posts",
@@ -255,10 +255,15 @@ def _mark_reauth(account: Account, exc: NetworkError) -> None:
         tokens.mark_needs_reauth(account.id, f"{exc.code}: {exc.reason}")
 
 
-def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
-    """DIRECT_POST: the level must be one the account offers (creator_info); none given: public when offered."""
+def _privacy(settings: Settings, account: Account, wanted: str | None) -> tuple[str, dict[str, Any]]:
+    """DIRECT_POST: (the creator's privacy level, creator_info). TikTok's rules, as the posts engine applies them
+    (adapter.privacy_problem): the creator chooses (nothing pre-selected: 400 privacy_level_required_for_target
+    naming the account's options), the level is one creator_info offers (400 privacy_level_option_mismatch),
+    and an unaudited app (SOCIALPUB_TIKTOK_AUDITED unset) posts only SELF_ONLY to a private account (403
+    unaudited_client_can_only_post_to_private_accounts). Nothing is sent to TikTok's init before."""
+    adapter = adapter_for(settings, account)
     try:
-        info = adapter_for(settings, account).creator_info(account.access_token)
+        info = adapter.creator_info(account.access_token)
     except NetworkError as exc:
         _mark_reauth(account, exc)
         raise network_refusal(exc, account) from None
@@ -270,27 +275,23 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> str:
             [{"platform": PLATFORM, "error": "network_error"}],
         ) from None
     offered = [str(x) for x in info.get("privacy_level_options") or []]
-    if wanted is not None:
-        if wanted not in offered:
-            raise ApiError(
-                400,
-                "privacy_level_option_mismatch",
-                f"privacyLevel {wanted} is not offered by the tiktok account {account.name!r}: use one "
-                f"of {', '.join(offered) or 'none'}",
-                [
-                    {
-                        "field": "privacyLevel",
-                        "error": "privacy_level_option_mismatch",
-                        "allowed": offered,
-                        "channelId": account.id,
-                    }
-                ],
-            )
-        return wanted
-    for level in PRIVACY_PREFERENCE:
-        if level in offered:
-            return level
-    return offered[0] if offered else "SELF_ONLY"
+    problem = privacy_problem(wanted, offered, audited=adapter.audited)
+    if problem is not None:
+        code, reason = problem
+        raise ApiError(
+            403 if code == UNAUDITED_CODE else 400,
+            code,
+            f"{reason} (tiktok account {account.name!r})",
+            [{"field": "privacyLevel", "error": code, "allowed": offered, "channelId": account.id}],
+        )
+    return str(wanted), info
+
+
+def _interactions(body: Any, info: dict[str, Any], kind: str) -> dict[str, bool]:
+    """The disable_* flags of a direct post: off unless the creator turned them on, and off where creator_info
+    says the creator disabled them (TikTok's UX rules)."""
+    names = ("comment",) if kind == "photo" else ("comment", "duet", "stitch")
+    return {f"disable_{n}": off(getattr(body, f"disable_{n}"), info.get(f"{n}_disabled")) for n in names}
 
 
 def _start(
@@ -416,9 +417,10 @@ def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate
     title, description = body.title or "", body.description or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
+        level, info = _privacy(settings, account, body.privacy_level)
         post_info = {
-            "privacy_level": _privacy(settings, account, body.privacy_level),
-            "disable_comment": body.disable_comment,
+            "privacy_level": level,
+            **_interactions(body, info, "photo"),
             "auto_add_music": body.auto_add_music,
         }
         post_info = {k: v for k, v in post_info.items() if v is not None}
@@ -463,13 +465,8 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
     title = body.title or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
-        post_info = {
-            "privacy_level": _privacy(settings, account, body.privacy_level),
-            "title": title or None,
-            "disable_comment": body.disable_comment,
-            "disable_duet": body.disable_duet,
-            "disable_stitch": body.disable_stitch,
-        }
+        level, info = _privacy(settings, account, body.privacy_level)
+        post_info = {"privacy_level": level, "title": title or None, **_interactions(body, info, "video")}
         post_info = {k: v for k, v in post_info.items() if v is not None}
     # MEDIA_UPLOAD: TikTok's inbox endpoint takes no title or caption; the title is only echoed
     rec_id = _start(workspace_id, account, "video", mode, title, "", [body.video_url], post_info)

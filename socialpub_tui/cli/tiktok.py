@@ -166,7 +166,9 @@ def common_flags(fn: Any) -> Any:
                 "--privacy",
                 type=click.Choice(PRIVACY),
                 default=None,
-                help="Direct mode only: one of the account's privacy levels (default: public).",
+                help="Direct mode: who can see the post, one of the account's privacy levels — required, "
+                "asked on a terminal (TikTok makes the creator choose; an unaudited app: SELF_ONLY on a private "
+                "account only).",
             ),
             click.option(
                 "--no-comments",
@@ -213,6 +215,16 @@ def _body(
     if mode != "direct" and (privacy or no_comments):
         raise click.UsageError(
             "--privacy and --no-comments apply to --mode direct only (a draft is finished in the TikTok app)"
+        )
+    if mode == "direct" and not privacy:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise click.UsageError(
+                f"--mode direct needs --privacy: who can see the post, one of {', '.join(PRIVACY)} (TikTok "
+                "makes the creator choose; the account's own options are checked before anything is sent)"
+            )
+        privacy = click.prompt(
+            "Who can see this TikTok post (TikTok checks it against the account's options)",
+            type=click.Choice(PRIVACY),
         )
     if privacy:
         body["privacyLevel"] = privacy

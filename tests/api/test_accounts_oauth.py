@@ -342,7 +342,7 @@ def network_token(settings, platform: str, **sandbox: str) -> dict:  # type: ign
     from backend.networks import oauth, oauth_apps
 
     app = oauth_apps.app(platform, settings)
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     got = browser(settings, platform, oauth.authorize_url(app, REDIRECT, "x", challenge), **sandbox)
     with httpx.Client(transport=adapters.sandbox(settings).transport(platform)) as c:
         t = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)

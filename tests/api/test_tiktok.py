@@ -18,6 +18,8 @@ from tests.conftest import key_headers
 from tests.media import corpus
 from tests.support.networks import own
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 PHOTO = "/v1/publish/tiktok/photo"
 VIDEO = "/v1/publish/tiktok/video"
 
@@ -65,6 +67,8 @@ def video_url(client, owner, fast) -> str:  # type: ignore[no-untyped-def]
 
 
 def post(client, owner, path: str, body: dict, expect: int = 200) -> dict:  # type: ignore[no-untyped-def]
+    if body.get("postMode") == "DIRECT_POST" and "privacyLevel" not in body:
+        body = {**body, "privacyLevel": "PUBLIC_TO_EVERYONE"}  # the creator's choice, where not the subject
     r = client.post(path, json=body, headers=key_headers(owner.api_key))
     assert r.status_code == expect, r.text
     return r.json()
@@ -340,9 +344,17 @@ def test_photo_direct_sends_privacy_and_interactions(client, owner, tk, images):
     }
 
 
-def test_direct_without_privacy_level_publishes_publicly(client, owner, tk, images):
+def test_direct_without_privacy_level_is_refused_naming_the_options(client, owner, tk, images):
+    r = client.post(
+        PHOTO, json={"imageUrls": images[:1], "postMode": "DIRECT_POST"}, headers=key_headers(owner.api_key)
+    )
+    assert r.status_code == 400 and r.json()["error"] == "privacy_level_required_for_target", r.text
+    assert r.json()["details"][0]["allowed"] == ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"]
     out = post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
-    assert sent(out["publishId"]).data["post_info"] == {"privacy_level": "PUBLIC_TO_EVERYONE"}
+    assert sent(out["publishId"]).data["post_info"] == {
+        "privacy_level": "PUBLIC_TO_EVERYONE",
+        "disable_comment": True,  # comments off unless the creator turns them on
+    }
     assert out["title"] == "" and out["description"] == ""
 
 
@@ -469,7 +481,7 @@ def test_seventh_publication_in_a_minute_is_rate_limited(client, owner, tk, imag
             post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
         r = client.post(
             PHOTO,
-            json={"imageUrls": images[:1], "postMode": "DIRECT_POST"},
+            json={"imageUrls": images[:1], "postMode": "DIRECT_POST", "privacyLevel": "SELF_ONLY"},
             headers=key_headers(owner.api_key),
         )
         assert r.status_code == 429
@@ -498,7 +510,9 @@ def test_daily_cap(client, owner, tk, images, settings):
     for _ in range(2):
         post(client, owner, PHOTO, {"imageUrls": images[:1], "postMode": "DIRECT_POST"})
     r = client.post(
-        PHOTO, json={"imageUrls": images[:1], "postMode": "DIRECT_POST"}, headers=key_headers(owner.api_key)
+        PHOTO,
+        json={"imageUrls": images[:1], "postMode": "DIRECT_POST", "privacyLevel": "SELF_ONLY"},
+        headers=key_headers(owner.api_key),
     )
     assert r.status_code == 403 and r.json()["error"] == "spam_risk_too_many_posts"
     assert "daily" in r.json()["message"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import time_machine
 
 from backend import clock
@@ -11,6 +12,8 @@ from backend.jobs.worker import Worker
 from backend.services import accounts
 from backend.store.models import Account
 from backend.store.models.tiktok import TikTokPublish
+
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
 
 
 def test_interrupted_initiating_record_is_settled(settings, owner):

@@ -21,6 +21,8 @@ from tests.conftest import key_headers
 from tests.media import corpus
 from tests.services.test_posts_public_media import live
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 CHUNK = 500  # TikTok's 5 MB minimum scaled down on both sides: the 1790-byte test video goes in 3 chunks
 
 

@@ -11,6 +11,8 @@ import pytest
 from tests.cli.conftest import invoke
 from tests.media import corpus
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, list[str]]:
@@ -71,6 +73,8 @@ def test_draft_carousel_and_direct_video_followed_to_terminal(slow_sandbox, embe
         "Hello #launch",
         "--mode",
         "direct",
+        "--privacy",
+        "PUBLIC_TO_EVERYONE",
         "--wait",
         "--json",
     )
@@ -111,6 +115,11 @@ def test_human_output_without_wait_says_how_to_follow(embedded, files) -> None: 
     assert "publishId" in r.out and "socialpub tiktok status" in r.out and "--wait" in r.out
 
 
+def test_direct_mode_without_privacy_is_a_usage_error_off_a_terminal(embedded, files) -> None:  # type: ignore[no-untyped-def]
+    r = invoke("tiktok", "video", files["video"][0], "--mode", "direct", "--json")
+    assert r.code == 2 and "--privacy" in r.err and "SELF_ONLY" in r.err
+
+
 def test_failed_publication_exits_1_with_the_reason(embedded, files) -> None:  # type: ignore[no-untyped-def]
     fb = tiktok_account("facebook")
     assert (
@@ -122,7 +131,17 @@ def test_failed_publication_exits_1_with_the_reason(embedded, files) -> None:  #
     assert r.code == 0, r.err
     broken = r.json()["id"]
     r = invoke(
-        "tiktok", "video", files["video"][0], "--mode", "direct", "--channel", broken, "--wait", "--json"
+        "tiktok",
+        "video",
+        files["video"][0],
+        "--mode",
+        "direct",
+        "--privacy",
+        "PUBLIC_TO_EVERYONE",
+        "--channel",
+        broken,
+        "--wait",
+        "--json",
     )
     assert r.code == 1
     assert r.json()["finalStatus"] == {

@@ -34,6 +34,8 @@ import pytest
 from tests.media import corpus
 from tests.support.tmux import private_tmux
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok_env")  # TikTok's audit is not what these test
+
 ROOT = Path(__file__).resolve().parents[2]
 SOCIALPUB = str(Path(sys.executable).with_name("socialpub"))
 NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")

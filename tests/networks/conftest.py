@@ -37,6 +37,9 @@ def publication(
     token: str = "tgt_1",
     attempted_at=None,
 ) -> Publication:  # type: ignore[no-untyped-def]
+    if platform == "tiktok" and options is None:
+        # the creator's choice (TikTok makes the creator choose, nothing pre-selected) where a test is not about it
+        options = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
     payload = build_payload(platform, content, media, options)
     creds = AccountCredentials(ident.external_account_id, ident.access_token, ident.username)
     return Publication(payload, creds, token, attempted_at)

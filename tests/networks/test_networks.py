@@ -21,6 +21,8 @@ from backend.services.adapters import make_adapter, sandbox, sandbox_config
 from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
 from tests.support.networks import own
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 
 def jpeg(w: int, h: int, color: str = "red") -> bytes:
     out = io.BytesIO()

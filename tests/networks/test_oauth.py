@@ -61,7 +61,7 @@ def grant(sb: Sandbox, platform: str, tmp_path: Path, **sandbox: str):  # type: 
     s = settings_for(platform, tmp_path)
     app = oauth_apps.app(platform, s)
     c = httpx.Client(transport=sb.transport(platform))
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     got = consent(c, oauth.authorize_url(app, REDIRECT, "state-1", challenge), **sandbox)
     assert got["state"] == "state-1"
     tokens = oauth.exchange_code(app, c, got["code"], REDIRECT, verifier)
@@ -214,7 +214,7 @@ def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_
     s = settings_for(platform, tmp_path)
     app = oauth_apps.app(platform, s)
     c = httpx.Client(transport=sb.transport(platform))
-    verifier, challenge = oauth.pkce_pair()
+    verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     code = consent(c, oauth.authorize_url(app, REDIRECT, "x", challenge))["code"]
     emu.configure_oauth(platform, token_failure="server_error")
     with pytest.raises(oauth.OAuthError) as transient:

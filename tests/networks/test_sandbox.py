@@ -22,6 +22,8 @@ from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
 from tests.networks.test_networks import loader
 from tests.support.networks import own
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 MEDIA = {"facebook": [IMG[0]], "instagram": [IMG[0]], "linkedin": [], "tiktok": [VID], "youtube": [VID]}
 
 

@@ -30,6 +30,7 @@ NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
 REDIRECT = "http://127.0.0.1:53682/callback"
 VERIFIER = "v" * 20 + "-._~" + "k" * 40
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).decode().rstrip("=")
+HEX_CHALLENGE = hashlib.sha256(VERIFIER.encode()).hexdigest()  # TikTok's Login Kit writes S256 in hex
 SPEC: dict[str, dict[str, Any]] = {
     "tiktok": {
         "authorize": "/v2/auth/authorize/",
@@ -99,6 +100,8 @@ def authorize(
         **extra,
     }
     if challenge:
+        if platform == "tiktok" and challenge == CHALLENGE:
+            challenge = HEX_CHALLENGE
         params.update(code_challenge=challenge, code_challenge_method="S256")
     if platform == "youtube":
         params["access_type"] = "offline"

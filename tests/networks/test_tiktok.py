@@ -19,6 +19,14 @@ from tests.networks.test_networks import loader
 from tests.support.networks import own
 
 
+@pytest.fixture(autouse=True)
+def audited_app(settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """These tests post publicly: an audited TikTok app (socialpub's setting and the emulated app's); an
+    unaudited one's refusals are tests/networks/test_tiktok_fidelity.py's."""
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_AUDITED", "true")
+    settings.sandbox_apps = {"tiktok": {"audited": True}}
+
+
 def tiktok_adapter(settings) -> TikTokAdapter:  # type: ignore[no-untyped-def]
     """The sandbox account's adapter, the bytes of VID given by the test loader (videos go by FILE_UPLOAD)."""
     return make_adapter("tiktok", settings, media_loader=loader)  # type: ignore[no-any-return]
@@ -156,8 +164,13 @@ def test_private_account_privacy(settings, account) -> None:  # type: ignore[no-
     ident = account("tiktok", private=True)
     assert "PUBLIC_TO_EVERYONE" not in ident.privacy_level_options
     ad = tiktok_adapter(settings)
-    # no privacy given: the adapter asks creator_info and picks what the account offers
-    assert ad.publish(publication(ident, "tiktok", "x", [VID])).state == "pending"
+    # no privacy chosen: refused before anything is sent, naming the account's options
+    out = ad.publish(publication(ident, "tiktok", "x", [VID], {"tiktok": {}}))
+    assert (out.network_code, out.fail_type) == ("privacy_level_required_for_target", "permanent")
+    assert "FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in (out.fail_reason or "")
+    assert list_published(platform="tiktok") == []
+    opts = {"tiktok": {"privacyLevel": "FOLLOWER_OF_CREATOR"}}
+    assert ad.publish(publication(ident, "tiktok", "x", [VID], opts)).state == "pending"
     out = ad.publish(
         publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}})
     )
@@ -274,26 +287,51 @@ def _recording_adapter(responses: list[httpx.Response]) -> tuple[TikTokAdapter, 
 
     client = httpx.Client(transport=httpx.MockTransport(handler))
     # SOCIALPUB_MEDIA_BY_URL=tiktok: videos by PULL_FROM_URL (FILE_UPLOAD: tests/networks/test_tiktok_upload.py)
-    return TikTokAdapter(client, "https://open.tiktokapis.com", media_by_url=True), seen
+    return TikTokAdapter(client, "https://open.tiktokapis.com", media_by_url=True, audited=True), seen
 
 
 def ok(data: dict) -> httpx.Response:
     return httpx.Response(200, json={"data": data, "error": {"code": "ok", "message": "", "log_id": "x"}})
 
 
+def creator(
+    options: tuple[str, ...] = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"), **kw
+) -> httpx.Response:  # type: ignore[no-untyped-def]
+    """creator_info's answer, read before every direct post."""
+    info = {
+        "creator_username": "brand",
+        "creator_nickname": "Brand",
+        "privacy_level_options": list(options),
+        "comment_disabled": False,
+        "duet_disabled": False,
+        "stitch_disabled": False,
+        "max_video_post_duration_sec": 600,
+        **kw,
+    }
+    return ok(info)
+
+
 def test_exact_direct_video_request(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
-    ad, seen = _recording_adapter([ok({"publish_id": "v_pub_url~v2.1"})])
+    ad, seen = _recording_adapter([creator(), ok({"publish_id": "v_pub_url~v2.1"})])
     pub = publication(
-        ident, "tiktok", "cap", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY", "disableDuet": True}}
+        ident, "tiktok", "cap", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY", "disableDuet": False}}
     )
     assert ad.publish(pub).tracking_ref == "v_pub_url~v2.1"
-    req = seen[0]
+    assert str(seen[0].url).endswith("/v2/post/publish/creator_info/query/")  # before every direct post
+    req = seen[1]
     assert (req.method, str(req.url)) == ("POST", "https://open.tiktokapis.com/v2/post/publish/video/init/")
     assert req.headers["authorization"] == f"Bearer {ident.access_token}"
     assert req.headers["content-type"] == "application/json; charset=UTF-8"
     assert json.loads(req.content) == {
-        "post_info": {"title": "cap", "privacy_level": "SELF_ONLY", "disable_duet": True},
+        # interactions stay off unless the creator turned them on (TikTok's UX rules): duets on, the others off
+        "post_info": {
+            "title": "cap",
+            "privacy_level": "SELF_ONLY",
+            "disable_comment": True,
+            "disable_duet": False,
+            "disable_stitch": True,
+        },
         "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
     }
 
@@ -301,7 +339,7 @@ def test_exact_direct_video_request(settings, account) -> None:  # type: ignore[
 def test_exact_inbox_and_photo_requests(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("tiktok")
     ad, seen = _recording_adapter(
-        [ok({"publish_id": "v_inbox_url~v2.1"}), ok({"publish_id": "p_pub_url~v2.2"})]
+        [ok({"publish_id": "v_inbox_url~v2.1"}), creator(), ok({"publish_id": "p_pub_url~v2.2"})]
     )
     ad.publish(
         publication(
@@ -323,9 +361,14 @@ def test_exact_inbox_and_photo_requests(settings, account) -> None:  # type: ign
             {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE", "autoAddMusic": True}},
         )
     )
-    assert str(seen[1].url).endswith("/v2/post/publish/content/init/")
-    assert json.loads(seen[1].content) == {
-        "post_info": {"title": "two", "privacy_level": "PUBLIC_TO_EVERYONE", "auto_add_music": True},
+    assert str(seen[2].url).endswith("/v2/post/publish/content/init/")
+    assert json.loads(seen[2].content) == {
+        "post_info": {
+            "title": "two",
+            "privacy_level": "PUBLIC_TO_EVERYONE",
+            "disable_comment": True,
+            "auto_add_music": True,
+        },
         "source_info": {
             "source": "PULL_FROM_URL",
             "photo_cover_index": 0,
@@ -365,5 +408,9 @@ def test_timeout_is_ambiguous(settings, account) -> None:  # type: ignore[no-unt
         raise httpx.ReadTimeout("slow", request=req)
 
     ad = TikTokAdapter(httpx.Client(transport=httpx.MockTransport(boom)), media_loader=loader)
-    out = ad.publish(publication(ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY"}}))
+    out = ad.publish(
+        publication(
+            ident, "tiktok", "x", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY", "postMode": "MEDIA_UPLOAD"}}
+        )
+    )
     assert out.fail_type == "retriable" and out.ambiguous

@@ -51,7 +51,7 @@ def test_tiktok_rotates(sb: Sandbox) -> None:
     c = httpx.Client(transport=sb.transport("tiktok"))
     first = net.refresh(app("tiktok"), c, got["refresh_token"], now=NOW)
     assert first.refresh_token != got["refresh_token"] and first.refresh_token.startswith("rft.")
-    assert about(first.expires_at, timedelta(days=1)) and first.refresh_expires_at is not None
+    assert about(first.expires_at, timedelta(hours=2)) and first.refresh_expires_at is not None
     assert "act." not in repr(first) and "rft." not in repr(first)  # never in a log
     with pytest.raises(net.GrantDead) as dead:  # the old one is spent
         net.refresh(app("tiktok"), c, got["refresh_token"], now=NOW)

@@ -29,6 +29,8 @@ from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 
 class Killed(BaseException):
     """Like SIGKILL of the worker running that call."""

@@ -21,6 +21,8 @@ from backend.store.models import Account, PostTarget
 from tests.media import corpus
 from tests.services.test_publishing import create, fast, read, upload  # noqa: F401  (fast: a fixture)
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
+
 # each network's error switches: its emulator's FAULTS (its package's emulator_errors.py)
 CATALOGUE = {n.name: n.emulator_class().FAULTS for n in registry.networks() if n.emulator}
 CASES = [(platform, code) for platform, table in CATALOGUE.items() for code in table]

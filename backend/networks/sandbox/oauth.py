@@ -268,17 +268,18 @@ def grants(platform: str | None = None) -> list[SandboxGrant]:
 
 
 # --- PKCE ----------------------------------------------------------------------------------------------------
-def pkce_ok(challenge: str, method: str, verifier: str | None, *, hex_too: bool = False) -> bool:
-    """RFC 7636: S256 (BASE64URL(SHA256(verifier)) without padding) or plain. TikTok's desktop apps send the
-    SHA-256 as hex instead (its documented variant): accepted where hex_too."""
+def pkce_ok(challenge: str, method: str, verifier: str | None, *, encoding: str = "base64url") -> bool:
+    """RFC 7636: S256 (BASE64URL(SHA256(verifier)) without padding) or plain. encoding="hex": the network takes
+    S256 only, written as the SHA-256 in hex (TikTok's Login Kit), and nothing else."""
     if not verifier:
         return False
+    if encoding == "hex":
+        digest = hashlib.sha256(verifier.encode("ascii", "replace")).hexdigest()
+        return (method or "").upper() == "S256" and hmac.compare_digest(challenge.lower(), digest)
     if (method or "plain").upper() == "PLAIN":
         return hmac.compare_digest(challenge, verifier)
-    digest = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
-    if hmac.compare_digest(challenge, base64.urlsafe_b64encode(digest).decode().rstrip("=")):
-        return True
-    return hex_too and hmac.compare_digest(challenge.lower(), digest.hex())
+    digest_b = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
+    return hmac.compare_digest(challenge, base64.urlsafe_b64encode(digest_b).decode().rstrip("="))
 
 
 def redirect(uri: str, params: dict[str, Any], fragment: str = "") -> httpx.Response:
@@ -299,7 +300,7 @@ class OAuthProvider:
     DEFAULTS: dict[str, Any] = {}
     client_param = "client_id"
     scope_sep = " "
-    hex_pkce = False
+    pkce_encoding = "base64url"  # TikTok: "hex" (its S256 challenge written in hex, nothing else accepted)
 
     def __init__(self, emulator: Emulator) -> None:
         self.emu = emulator
@@ -445,7 +446,7 @@ class OAuthProvider:
             data["code_challenge"],
             data.get("code_challenge_method") or "",
             params.get("code_verifier"),
-            hex_too=self.hex_pkce,
+            encoding=self.pkce_encoding,
         ):
             return self.pkce_error()
         settings = self.settings()

@@ -24,4 +24,5 @@ NETWORK = Network(
     track_deadline_s=2 * 3600.0,  # moderation can take long; drafts arrive in 10-15 s
     media_by_url=True,
     docs="backend/networks/tiktok/docs.md",
+    checks="backend.networks.tiktok.checks:CHECKS",
 )

@@ -132,6 +132,12 @@ CODES: dict[str, tuple[str, str, float | None]] = {
         "the TikTok account did not grant the publishing permission: reconnect it and allow posting",
         None,
     ),
+    "scope_permission_missed": (
+        "permanent",
+        "the TikTok account did not grant a permission this call needs: reconnect it and allow it",
+        None,
+    ),
+    "invalid_file_upload": ("permanent", "TikTok refused the uploaded file", None),
     "url_ownership_unverified": (
         "permanent",
         "the media URL's domain is not verified for the TikTok app: host the media through POST /v1/media",
@@ -165,7 +171,13 @@ CODES: dict[str, tuple[str, str, float | None]] = {
 
 
 # the codes that mean the account's authorisation is gone (reconnect it): the account turns needs_reauth
-AUTH_CODES = frozenset({"access_token_invalid", "scope_not_authorized", "auth_removed"})
+AUTH_CODES = frozenset(
+    {"access_token_invalid", "scope_not_authorized", "scope_permission_missed", "auth_removed"}
+)
+# a scope the call needs was not granted (tiktok-api-v2-error-handling)
+SCOPE_CODES = frozenset({"scope_not_authorized", "scope_permission_missed"})
+UNAUDITED_CODE = "unaudited_client_can_only_post_to_private_accounts"
+PRIVACY_REQUIRED = "privacy_level_required_for_target"
 
 
 def classify(
@@ -218,11 +230,15 @@ class TikTokAdapter:
         *,
         media_loader: MediaLoader | None = None,
         media_by_url: bool = False,
+        audited: bool = False,
     ) -> None:
         self.client = client
         self.base = base_url.rstrip("/")
         self.media_loader = media_loader
         self.media_by_url = media_by_url  # videos too by PULL_FROM_URL (SOCIALPUB_MEDIA_BY_URL)
+        # whether TikTok audited the app (SOCIALPUB_TIKTOK_AUDITED): an unaudited one direct-posts only SELF_ONLY
+        # to private accounts (content-sharing-guidelines; docs.md rule unaudited-self-only)
+        self.audited = audited
 
     # --- the API, one method per endpoint -------------------------------------------------------
     def _call(
@@ -476,15 +492,35 @@ class TikTokAdapter:
             raise NetworkError("permanent", f"the media {media.url} is empty", code="media_empty")
         return data
 
-    def _privacy_for(self, pub: Publication) -> str:
-        opts = pub.payload.options
-        if opts.get("privacy_level"):
-            return str(opts["privacy_level"])
-        offered = list(self.creator_info(pub.account.access_token).get("privacy_level_options") or [])
-        for level in ("PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR"):
-            if level in offered:
-                return level
-        return offered[0] if offered else "SELF_ONLY"
+    def _direct_post_info(self, pub: Publication) -> dict[str, Any]:
+        """What a direct post sends besides its media, from the creator's choice and creator_info (read before
+        every direct post: its caps stop the attempt). Never a privacy of socialpub's choosing: the creator's
+        (options.privacy_level) must be one creator_info offers; an unaudited app may post only SELF_ONLY to a
+        private account. Interactions stay off unless the creator turned them on, and off where creator_info
+        says the creator disabled them. Raises NetworkError (permanent, nothing sent) for a refused choice."""
+        p, opts = pub.payload, pub.payload.options
+        info = self.creator_info(pub.account.access_token)
+        offered = [str(x) for x in info.get("privacy_level_options") or []]
+        chosen = opts.get("privacy_level")
+        problem = privacy_problem(chosen, offered, audited=self.audited)
+        if problem is not None:
+            raise NetworkError("permanent", problem[1], code=problem[0])
+        limit = info.get("max_video_post_duration_sec")
+        seconds = p.media[0].duration_s if p.kind == "video" and p.media else None
+        if isinstance(limit, int | float) and seconds is not None and seconds > float(limit):
+            raise NetworkError(
+                "permanent",
+                f"the video lasts {seconds:.0f} s; this TikTok account may post at most {limit:.0f} s",
+                code="duration_check_failed",
+            )
+        out: dict[str, Any] = {
+            "privacy_level": chosen,
+            "disable_comment": off(opts.get("disable_comment"), info.get("comment_disabled")),
+        }
+        if p.kind == "video":
+            out["disable_duet"] = off(opts.get("disable_duet"), info.get("duet_disabled"))
+            out["disable_stitch"] = off(opts.get("disable_stitch"), info.get("stitch_disabled"))
+        return out
 
     def _resumed(self, pub: Publication) -> PublishOutcome | None:
         """An interrupted attempt's publish id (pub.resume) TikTok still has: its upload finished from the byte
@@ -523,15 +559,15 @@ class TikTokAdapter:
             resumed = self._resumed(pub)
             if resumed is not None:
                 return resumed
-            privacy = self._privacy_for(pub) if mode == "DIRECT_POST" else None
+            direct = self._direct_post_info(pub) if mode == "DIRECT_POST" else {}
             if p.kind == "video":
                 info: dict[str, Any] = {
                     "post_mode": mode,
                     "title": p.text or None,
-                    "privacy_level": privacy,
-                    "disable_comment": opts.get("disable_comment"),
-                    "disable_duet": opts.get("disable_duet"),
-                    "disable_stitch": opts.get("disable_stitch"),
+                    "privacy_level": direct.get("privacy_level"),
+                    "disable_comment": direct.get("disable_comment"),
+                    "disable_duet": direct.get("disable_duet"),
+                    "disable_stitch": direct.get("disable_stitch"),
                     "is_aigc": opts.get("is_aigc"),
                 }
                 if self.media_by_url:
@@ -551,8 +587,8 @@ class TikTokAdapter:
                     post_mode=mode,
                     title=p.title or None,
                     description=p.text or None,
-                    privacy_level=privacy,
-                    disable_comment=opts.get("disable_comment"),
+                    privacy_level=direct.get("privacy_level"),
+                    disable_comment=direct.get("disable_comment"),
                     auto_add_music=opts.get("auto_add_music"),
                 )
                 pub.saved(encode_ref(publish_id=publish_id))
@@ -598,12 +634,32 @@ class TikTokAdapter:
         return never_ready(PLATFORM)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages the creator's public posts (Display API /v2/video/list/, newest first, `cursor` / `has_more`)
-        back to the attempt's start. A draft sent to the inbox cannot be seen through the API: Unverifiable."""
+        """Whether an interrupted attempt published the target. First the attempt's own publish id (saved as
+        soon as the init answered, `pub.resume`): /status/fetch/ tells its fate whatever the privacy. Without
+        one, only the listing is left (/v2/video/list/), which shows PUBLIC posts only and needs video.list:
+        for any other post (SELF_ONLY, friends, followers, a photo post, a draft) or without the scope, absence
+        from it proves nothing — Unverifiable (the target ends saying to check the account), never "absent"."""
         p = pub.payload
         if p.options.get("post_mode") == "MEDIA_UPLOAD":
             raise Unverifiable("TikTok offers no way to list the drafts in a creator's inbox")
-        expected = ((p.text if p.kind == "video" else p.title) or "").strip()
+        publish_id = str((decode_ref(pub.resume) if pub.resume else {}).get("publish_id") or "")
+        if publish_id:
+            try:
+                data = self.fetch_status(pub.account.access_token, publish_id)
+            except NetworkError as e:
+                if e.fail_type != "permanent" or e.auth_refused:
+                    return check_failed("TikTok", e)
+                data = {}  # TikTok no longer knows it: the listing below, under its own conditions
+            status = str(data.get("status") or "")
+            if status and status not in ("FAILED", "PROCESSING_UPLOAD"):
+                return self.outcome_of(pub, publish_id, data)
+            if status in ("FAILED", "PROCESSING_UPLOAD"):
+                return None  # nothing published: publish continues the upload (pub.resume) or starts over
+        if p.kind != "video" or p.options.get("privacy_level") != "PUBLIC_TO_EVERYONE":
+            raise Unverifiable(
+                "TikTok lists only public videos, and this post was not one: check the TikTok account"
+            )
+        expected = (p.text or "").strip()
         since = pub.not_before()
         cursor: int | None = None
         try:
@@ -612,8 +668,7 @@ class TikTokAdapter:
                 for v in videos:
                     if since is not None and int(v.get("create_time") or 0) < since.timestamp():
                         return None
-                    text = str(v.get("video_description") if p.kind == "video" else v.get("title") or "")
-                    if text.strip() == expected:
+                    if str(v.get("video_description") or "").strip() == expected:
                         post_id = str(v.get("id"))
                         return PublishOutcome.published(
                             post_id,
@@ -623,12 +678,57 @@ class TikTokAdapter:
                 if not more:
                     return None
         except NetworkError as e:
+            if e.code in SCOPE_CODES:
+                raise Unverifiable(
+                    "the TikTok account did not grant video.list (the listing of its public posts): "
+                    "check the TikTok account"
+                ) from e
             return check_failed("TikTok", e)
         return None
+
+
+def off(wanted: Any, disabled_by_creator: Any) -> bool:
+    """An interaction's disable_* flag: off (True) unless the creator turned it on (False), and always off where
+    the creator's settings disable it (creator_info) — TikTok's UX rules: nothing on by default."""
+    return True if disabled_by_creator or wanted is None else bool(wanted)
+
+
+def privacy_problem(chosen: Any, offered: list[str], *, audited: bool) -> tuple[str, str] | None:
+    """(code, reason) when a direct post's privacy cannot be sent: none chosen (TikTok's UX rules: the creator
+    chooses, nothing pre-selected), an unaudited app and a public account or a privacy other than SELF_ONLY,
+    or a privacy the account does not offer. None: send it."""
+    options = ", ".join(offered) or "none"
+    if not audited and "PUBLIC_TO_EVERYONE" in offered:
+        return (
+            UNAUDITED_CODE,
+            "the TikTok app is not audited: TikTok accepts its direct posts only to private accounts, as "
+            "SELF_ONLY (Only me); make the TikTok account private or post as a draft (postMode MEDIA_UPLOAD)",
+        )
+    if not chosen:
+        return (
+            PRIVACY_REQUIRED,
+            f"choose who can see this TikTok post (privacy_level): one of {options}",
+        )
+    if not audited and chosen != "SELF_ONLY":
+        return (
+            UNAUDITED_CODE,
+            f"the TikTok app is not audited: TikTok accepts its direct posts only as SELF_ONLY (Only me), not "
+            f"{chosen}; choose SELF_ONLY or post as a draft (postMode MEDIA_UPLOAD)",
+        )
+    if chosen not in offered:
+        return (
+            "privacy_level_option_mismatch",
+            f"privacy_level {chosen} is not offered by this TikTok account: one of {options}",
+        )
+    return None
 
 
 def make_adapter(ctx: AdapterContext) -> TikTokAdapter:
     """The registry's factory: videos by URL (PULL_FROM_URL) when SOCIALPUB_MEDIA_BY_URL names tiktok."""
     return TikTokAdapter(
-        ctx.client, ctx.host("api"), media_loader=ctx.media_loader, media_by_url=ctx.media_by_url
+        ctx.client,
+        ctx.host("api"),
+        media_loader=ctx.media_loader,
+        media_by_url=ctx.media_by_url,
+        audited=ctx.settings.audited if ctx.settings is not None else False,
     )

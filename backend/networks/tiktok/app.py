@@ -24,6 +24,7 @@ ENDPOINTS = Endpoints(
     client_id_param="client_key",
     refreshable=True,
     rotates_refresh=True,
+    pkce_encoding="hex",  # Login Kit for desktop: "hex encoding of SHA256" (docs.md, rule pkce-hex)
 )
 
 
@@ -36,6 +37,26 @@ def refusal(resp: httpx.Response) -> NetworkError:
     )
 
 
+# /v2/user/info/ fields the Login Kit default scope user.info.basic allows: `username` needs user.info.profile,
+# which socialpub does not ask (docs.md, rule user-info-fields); the handle comes from creator_info instead
+USER_FIELDS = "open_id,union_id,display_name,avatar_url"
+
+
+def _creator_username(base: str, client: httpx.Client, token: str) -> str:
+    """The creator's @handle from creator_info (scope video.publish), or "" when TikTok does not give it."""
+    resp = call(
+        client,
+        "POST",
+        f"{base}/v2/post/publish/creator_info/query/",
+        PLATFORM,
+        json={},
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=UTF-8"},
+    )
+    body = json_or_none(resp)
+    data = body.get("data") if isinstance(body, dict) and resp.status_code < 400 else None
+    return str((data or {}).get("creator_username") or "") if isinstance(data, dict) else ""
+
+
 def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list[Candidate]:
     base = api_base(PLATFORM, settings).rstrip("/")
     resp = call(
@@ -43,23 +64,27 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
         "GET",
         f"{base}/v2/user/info/",
         PLATFORM,
-        params={"fields": "open_id,display_name,username"},
+        params={"fields": USER_FIELDS},
         headers={"Authorization": f"Bearer {tokens.access_token}"},
     )
     user = (json_body(PLATFORM, resp).get("data") or {}).get("user") or {}
     open_id = str(user.get("open_id") or tokens.subject or "")
     if not open_id:
         raise OAuthError("other", "unexpected_answer", "tiktok's user info has no open_id")
+    username = (
+        _creator_username(base, client, tokens.access_token) if "video.publish" in tokens.scopes else ""
+    )
     return [
         Candidate(
             open_id,
-            str(user.get("display_name") or user.get("username") or "TikTok user"),
-            str(user.get("username") or ""),
+            str(user.get("display_name") or username or "TikTok user"),
+            username,
             "user",
             tokens.access_token,
             tokens.expires_at,
             tokens.refresh_token,
             tokens.refresh_expires_at,
+            tokens.scopes,
         )
     ]
 

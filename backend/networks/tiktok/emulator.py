@@ -98,12 +98,14 @@ class TikTokEmulator(Emulator):
 
     # --- helpers ---------------------------------------------------------------------------------
     def _auth(self, request: Request, scope: str | None = None) -> SandboxAccount | httpx.Response:
+        """The account the call's token speaks for, or TikTok's refusal. scope: the scope the endpoint needs
+        ("a or b": either), checked against an OAuth grant's (a sandbox account's own token holds them all)."""
         auth = authenticate(request.bearer(), PLATFORM)
         acc = auth.account
         if acc is None or auth.problem:
             return err(401, "access_token_invalid", api_auth_message(auth.problem))
         if (
-            scope and auth.grant is not None and scope not in (auth.grant.scopes or [])
+            scope and auth.grant is not None and not set(scope.split(" or ")) & set(auth.grant.scopes or [])
         ):  # an OAuth grant's scopes
             return err(
                 401,
@@ -147,14 +149,24 @@ class TikTokEmulator(Emulator):
         return None
 
     def _privacy(self, acc: SandboxAccount, post_info: dict[str, Any]) -> httpx.Response | None:
+        """A direct post's privacy (content-posting-api-reference-direct-post): an unaudited app posts only
+        SELF_ONLY to a private account (403 unaudited_client_can_only_post_to_private_accounts); the level must
+        be given and among the creator's options (403 privacy_level_option_mismatch)."""
         level = post_info.get("privacy_level")
-        if not level:
-            return err(400, "invalid_params", "post_info.privacy_level is required for a direct post.")
-        if level not in (acc.privacy_level_options or []):
+        options = list(acc.privacy_level_options or [])
+        if not self.config.app(PLATFORM).audited and (
+            "PUBLIC_TO_EVERYONE" in options or level != "SELF_ONLY"
+        ):
+            return err(
+                403,
+                "unaudited_client_can_only_post_to_private_accounts",
+                "Unaudited clients can only post to a private account.",
+            )
+        if not level or level not in options:
             return err(
                 403,
                 "privacy_level_option_mismatch",
-                f"privacy_level {level} is not among the creator's privacy_level_options.",
+                "privacy_level is not specified or not among the options in privacy_level_options.",
             )
         return None
 
@@ -264,9 +276,10 @@ class TikTokEmulator(Emulator):
 
     # --- endpoints -------------------------------------------------------------------------------
     def creator_info(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, "video.publish")
         if isinstance(acc, httpx.Response):
             return acc
+        private = "PUBLIC_TO_EVERYONE" not in (acc.privacy_level_options or [])
         return envelope(
             200,
             {
@@ -275,8 +288,9 @@ class TikTokEmulator(Emulator):
                 "creator_nickname": acc.display_name,
                 "privacy_level_options": list(acc.privacy_level_options or []),
                 "comment_disabled": False,
-                "duet_disabled": False,
-                "stitch_disabled": False,
+                # "true if the creator account is private" (query-creator-info)
+                "duet_disabled": private,
+                "stitch_disabled": private,
                 "max_video_post_duration_sec": 600,
             },
         )
@@ -333,11 +347,11 @@ class TikTokEmulator(Emulator):
         return self._video(request, "MEDIA_UPLOAD")
 
     def content_init(self, request: Request) -> httpx.Response:
-        acc = self._auth(request)
+        body = request.json if isinstance(request.json, dict) else {}
+        mode = body.get("post_mode")
+        acc = self._auth(request, "video.publish" if mode == "DIRECT_POST" else "video.upload")
         if isinstance(acc, httpx.Response):
             return acc
-        body = request.json or {}
-        mode = body.get("post_mode")
         if body.get("media_type") != "PHOTO":
             return err(400, "invalid_params", "media_type must be PHOTO.")
         if mode not in ("DIRECT_POST", "MEDIA_UPLOAD"):
@@ -382,7 +396,7 @@ class TikTokEmulator(Emulator):
             )
 
     def _owned(self, request: Request) -> tuple[SandboxAccount, SandboxItem] | httpx.Response:
-        acc = self._auth(request)
+        acc = self._auth(request, "video.upload or video.publish")
         if isinstance(acc, httpx.Response):
             return acc
         publish_id = (request.json or {}).get("publish_id")
@@ -397,6 +411,16 @@ class TikTokEmulator(Emulator):
             )
         return acc, item
 
+    @staticmethod
+    def is_public(item: SandboxItem) -> bool:
+        """Posted for everyone: what TikTok gives a post id for and lists (get-video-status, video-list)."""
+        info = (item.data or {}).get("post_info") or {}
+        return item.mode.endswith("DIRECT_POST") and info.get("privacy_level") == "PUBLIC_TO_EVERYONE"
+
+    def public_ids(self, item: SandboxItem) -> list[int]:
+        """ "post_id is returned only if the post is published for public viewership" (get-video-status)."""
+        return [int(item.post_id)] if self.is_public(item) else []
+
     def status_of(self, item: SandboxItem) -> dict[str, Any]:
         draft = item.mode.endswith("MEDIA_UPLOAD")
         if item.state == "cancelled":
@@ -410,7 +434,11 @@ class TikTokEmulator(Emulator):
                 return {"status": "FAILED", "fail_reason": item.outcome, **done}
             if draft:
                 return {"status": "SEND_TO_USER_INBOX", **done}
-            return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)], **done}
+            return {
+                "status": "PUBLISH_COMPLETE",
+                "publicaly_available_post_id": self.public_ids(item),
+                **done,
+            }
         # PULL_FROM_URL: the emulator downloads nothing, so it reports no `downloaded_bytes` (it used to invent
         # 4 MB a file: "9,642,224 bytes" for three 33 KB photos)
         if not self.ready(item):
@@ -419,7 +447,7 @@ class TikTokEmulator(Emulator):
             return {"status": "FAILED", "fail_reason": item.outcome}
         if draft:
             return {"status": "SEND_TO_USER_INBOX"}
-        return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": [int(item.post_id)]}
+        return {"status": "PUBLISH_COMPLETE", "publicaly_available_post_id": self.public_ids(item)}
 
     def status_fetch(self, request: Request) -> httpx.Response:
         owned = self._owned(request)
@@ -507,8 +535,9 @@ class TikTokEmulator(Emulator):
 
     def video_list(self, request: Request) -> httpx.Response:
         """Display API (scope video.list): the creator's public posts, newest first, `max_count` (<= 20) a page;
-        `cursor` from the previous answer, `has_more` while there are older ones."""
-        acc = self._auth(request)
+        `cursor` from the previous answer, `has_more` while there are older ones. Public posts only: a post for
+        friends, followers or only the creator is never listed (tiktok-api-v2-video-list)."""
+        acc = self._auth(request, "video.list")
         if isinstance(acc, httpx.Response):
             return acc
         body = request.json if isinstance(request.json, dict) else {}
@@ -533,7 +562,9 @@ class TikTokEmulator(Emulator):
                 "share_url": it.url,
             }
             for it in rows
-            if self.status_of(it).get("status") == "PUBLISH_COMPLETE"
+            if it.mode.startswith("VIDEO")
+            and self.is_public(it)
+            and self.status_of(it).get("status") == "PUBLISH_COMPLETE"
         ]
         return envelope(200, {"videos": videos, "cursor": cursor + len(rows), "has_more": more})
 

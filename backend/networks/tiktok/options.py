@@ -21,7 +21,8 @@ TIKTOK_PRIVACY_LEVELS: tuple[str, ...] = (
 
 
 class TikTokOptions(WireModel):
-    """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored."""
+    """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored. In
+    DIRECT_POST the interactions stay off (disable_* true) unless set to false."""
 
     model_config = ConfigDict(title="TikTokOptions")
 
@@ -37,7 +38,11 @@ class TikTokOptions(WireModel):
         },
     )
     privacy_level: TikTokPrivacyLevel | None = Field(
-        default=None, title="privacy: as the account", description="one the account's creator_info offers"
+        default=None,
+        title="Who can see it (required)",
+        description="DIRECT_POST: required, the creator's choice among the levels the account's creator_info "
+        "offers (nothing pre-selected: TikTok's rule); an unaudited TikTok app may post only SELF_ONLY to a "
+        "private account",
     )
     disable_comment: bool | None = Field(default=None, title="No comments")
     disable_duet: bool | None = Field(default=None, title="No duets")

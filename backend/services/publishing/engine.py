@@ -360,9 +360,10 @@ def _attempt(
         out = None
         if attempt.unresolved_since is not None:
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
-            # the interrupted attempt's own first writes (its upload session…) are the network's cheapest answer
+            # the interrupted attempt's saved progress (its upload session, a TikTok publish id…) lets the network
+            # be asked about that very attempt: the network's cheapest, surest answer
             asked = dataclasses.replace(
-                pub, attempted_at=attempt.unresolved_since, resume=attempt.progress_ref
+                pub, attempted_at=attempt.unresolved_since, resume=pub.resume or attempt.progress_ref
             )
             out = _reconcile(adapter, asked, target)
             if out is _UNVERIFIABLE:
