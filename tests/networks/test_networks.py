@@ -106,7 +106,7 @@ def test_a_status_check_never_publishes(settings, account, platform, media) -> N
     as asked, and publishes nothing: the publishing call is complete(), which the engine makes as an attempt
     (recorded first, reconciled before any repeat: a LinkedIn asset can be posted any number of times)."""
     settings.sandbox_processing_s = 5.0
-    settings.sandbox_apps = READABLE_APPS
+    settings.sandbox_apps = {**settings.sandbox_apps, **READABLE_APPS}
     ident = account(platform)
     ad = adapter(platform, settings)
     pub = publication(ident, platform, "ready, then posted once", media, attempted_at=clock.now())
@@ -178,7 +178,7 @@ def test_flaky_every_other_call(settings, account, platform) -> None:  # type: i
     "platform,media", [("facebook", [IMG[0]]), ("instagram", IMG[:2]), ("linkedin", []), ("youtube", [VID])]
 )
 def test_find_existing_after_crash(settings, account, platform, media) -> None:  # type: ignore[no-untyped-def]
-    settings.sandbox_apps = READABLE_APPS
+    settings.sandbox_apps = {**settings.sandbox_apps, **READABLE_APPS}
     ident = account(platform)
     ad = adapter(platform, settings)
     pub = publication(ident, platform, "exactly once (really) #1", media, attempted_at=clock.now())

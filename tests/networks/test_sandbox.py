@@ -136,7 +136,7 @@ def test_tiktok_cap_holds_under_concurrency(settings, account) -> None:  # type:
 @pytest.mark.parametrize("platform", ["facebook", "instagram", "linkedin", "tiktok", "youtube"])
 def test_find_existing_pages_beyond_the_first_page(settings, account, platform) -> None:  # type: ignore[no-untyped-def]
     settings.sandbox_limits = False
-    settings.sandbox_apps = READABLE_APPS
+    settings.sandbox_apps = {**settings.sandbox_apps, **READABLE_APPS}
     ident = account(platform)
     ad = make_adapter(platform, settings, media_loader=loader)
     start = clock.now()

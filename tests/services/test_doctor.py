@@ -133,25 +133,29 @@ def test_the_version_is_read_from_the_setting_the_lifecycle_names(settings, monk
 def test_missing_oauth_credentials(settings, owner) -> None:  # type: ignore[no-untyped-def]
     """An error when asked about the network by name or when the workspace has a live account of it (its token
     cannot be refreshed); a warning otherwise (an installation that does not use TikTok is not broken)."""
-    [named] = doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"]
+
+    def creds(findings):  # type: ignore[no-untyped-def]  # the generic check's (the network's own checks aside)
+        return [f for f in findings if f["code"] == "app_credentials_missing"]
+
+    [named] = creds(doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"])
     assert (named["code"], named["severity"]) == ("app_credentials_missing", "error")
     assert "SOCIALPUB_TIKTOK_CLIENT_ID and SOCIALPUB_TIKTOK_CLIENT_SECRET" in named["message"]
     assert "--access-token" in named["fix"]
     everything = doctor.report(owner.workspace_id, settings)
     assert [n["platform"] for n in everything["networks"]] == list(registry.names())
     tiktok = next(n for n in everything["networks"] if n["platform"] == "tiktok")
-    assert [(f["code"], f["severity"]) for f in tiktok["findings"]] == [
+    assert [(f["code"], f["severity"]) for f in creds(tiktok["findings"])] == [
         ("app_credentials_missing", "warning")
     ]
     _account(owner.workspace_id, "tiktok")
     tiktok = next(
         n for n in doctor.report(owner.workspace_id, settings)["networks"] if n["platform"] == "tiktok"
     )
-    assert tiktok["findings"][0]["severity"] == "error"
+    assert creds(tiktok["findings"])[0]["severity"] == "error"
     own(settings, "tiktok").client_id, own(settings, "tiktok").client_secret = "app-1", "s3cret"
-    assert doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"] == []
+    assert creds(doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"]) == []
     own(settings, "tiktok").client_secret = None
-    [half] = doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"]
+    [half] = creds(doctor.report(owner.workspace_id, settings, "tiktok")["networks"][0]["findings"])
     assert "SOCIALPUB_TIKTOK_CLIENT_SECRET not set" in half["message"], half
 
 

@@ -59,7 +59,7 @@ def image_url(client, owner, fast):  # type: ignore[no-untyped-def]
 def emu(fast, monkeypatch):  # type: ignore[no-untyped-def]
     """The OAuth apps configured; token endpoints and live accounts' API calls reach the in-process emulators."""
     # the flows here (test_sandbox_oauth's `connect`) send PKCE: LinkedIn takes it from a native app only
-    fast.sandbox_apps = {"linkedin": {"kind": "native"}}
+    fast.sandbox_apps = {**fast.sandbox_apps, "linkedin": {"kind": "native"}}
     sb = adapters.sandbox(fast)
     for p in NETWORKS:
         own(fast, p).client_id, own(fast, p).client_secret = "app-123", "s3cret"
