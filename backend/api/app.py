@@ -216,7 +216,12 @@ UNSTATED_RULES: dict[str, str] = {
     "connectOAuthAccounts": "the grant must be one this server holds (`invalid_oauth_state`) and reach each "
     "external id (`unknown_external_id`); 402 `channel_limit_exceeded`.",
     "connectAccountToken": "the network must accept the token (`invalid_access_token`, `network_refused`) and it "
-    "must reach an account (`no_account_found`, `unknown_external_id`); 402 `channel_limit_exceeded`.",
+    "must reach an account (`no_account_found`, `unknown_external_id`); 402 `channel_limit_exceeded`; a network "
+    "that connects with a login takes no token (`oauth_not_supported`).",
+    "startAccountOAuth": "the network must connect by OAuth (`oauth_not_supported` for one that takes a login) and "
+    "its app be configured and ready on this server (`oauth_not_configured`, `app_not_ready`: the doctor's errors).",
+    "connectAccountLogin": "the network must connect with a login (`login_not_supported`), and the account's "
+    "server must open a session for it (`invalid_credentials`, `network_refused`, `service_unreachable` for a named `service` that cannot be reached); 402 `channel_limit_exceeded`.",
 }
 
 NO_NUL = "^[^\\u0000]*$"

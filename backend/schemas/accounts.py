@@ -55,7 +55,13 @@ class AccountCreate(CamelModel):
     """Connect a sandbox account (a live network connection needs OAuth and comes with the live adapters)."""
 
     platform: Platform
-    name: str = Field(min_length=1, max_length=200, description="display name of the account")
+    name: str = Field(
+        min_length=1,
+        max_length=200,
+        # blanks only are no name (400 validation_error `empty`), and no NUL: stated for clients
+        pattern=r"^[^\u0000]*\S[^\u0000]*$",
+        description="display name of the account",
+    )
     kind: Literal["sandbox"] = "sandbox"
     behaviour: SandboxBehaviour = "ok"
 
@@ -155,7 +161,12 @@ class LoginConnect(CamelModel):
 
     platform: Platform
     identifier: str = Field(
-        min_length=1, max_length=300, description="the account: a handle (alice.bsky.social) or a DID"
+        min_length=1,
+        max_length=300,
+        # a handle (a domain name, atproto's handle syntax) or a DID: anything else never names an account
+        pattern=r"^(?:(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+        r"|did:[a-z]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._-])$",
+        description="the account: a handle (alice.bsky.social) or a DID",
     )
     password: str = Field(
         min_length=1, max_length=300, description="an app password (never the account's password)"
@@ -163,7 +174,7 @@ class LoginConnect(CamelModel):
     service: str | None = Field(
         default=None,
         max_length=500,
-        pattern=r"^https?://[^\s/?#]+/?$",
+        pattern=r"^https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?/?$",
         description="the server that resolves the handle (its PDS), when it is not the network's default",
     )
     name: str | None = Field(default=None, max_length=200)

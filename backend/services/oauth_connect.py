@@ -33,7 +33,9 @@ log = logging.getLogger(__name__)
 SESSION_LIFE = timedelta(minutes=10)  # from start to finish, and from finish to connect
 
 
-def _app(platform: str, settings: Settings) -> oauth_apps.App:
+def _refuse_login_network(platform: str) -> None:
+    """A network that connects with a login (Bluesky's handle and app password) takes neither OAuth nor a token
+    from elsewhere: 400 `oauth_not_supported`, saying how to connect it."""
     network = registry.find(platform)
     if network is not None and network.login:
         raise ApiError(
@@ -42,6 +44,10 @@ def _app(platform: str, settings: Settings) -> oauth_apps.App:
             f"{network.label} accounts connect with a login, not OAuth: "
             f"`socialpub accounts connect {platform} --handle HANDLE` and an app password",
         )
+
+
+def _app(platform: str, settings: Settings) -> oauth_apps.App:
+    _refuse_login_network(platform)
     try:
         return oauth_apps.app(platform, settings)
     except oauth_apps.NotConfigured as exc:
@@ -317,6 +323,7 @@ def connect_token(
 ) -> dict[str, Any]:
     """A token obtained elsewhere: the accounts it reaches are discovered; exactly one (or the one named by
     external_id) becomes a live account. Several without external_id: 409 listing them."""
+    _refuse_login_network(platform)
     expires = clock.now() + timedelta(seconds=expires_in) if expires_in else None
     tokens = oauth.TokenSet(access_token, expires, refresh_token or None)
     try:
@@ -369,6 +376,14 @@ def connect_login(
         log.info("connect-login %s failed: %s %s", platform, exc.kind, exc.code)
         if exc.kind == "dead":
             raise ApiError(400, "invalid_credentials", exc.message) from None
+        if (
+            service and exc.kind == "transient"
+        ):  # the server the caller named cannot be reached: the caller's to fix
+            raise ApiError(
+                400,
+                "service_unreachable",
+                f"{exc.message} (opening a session at {service}): check the address",
+            ) from None
         raise _network_error(exc, "opening a session") from None
     with tx():
         saved = _save(workspace_id, platform, [_dump(found)], (name or "").strip() or None)

@@ -78,14 +78,18 @@ def _cli(*args: str, env: dict[str, str]) -> str:
     return out.stdout
 
 
-NETWORKS = ("tiktok", "facebook", "instagram", "linkedin", "youtube")
+def networks() -> list[str]:
+    """Every registered network with an emulator (plugins' too)."""
+    from backend.networks import registry
+
+    return [n.name for n in registry.networks() if n.emulator]
 
 
 def emulators(tmp: str, env: dict[str, str]) -> tuple[list[subprocess.Popen[bytes]], dict[str, str]]:
     """Each network's emulator served on a free loopback port; the settings that point the live networks at them
     (their API bases, as `sandbox serve --json` prints them, and an OAuth app per network)."""
     procs, settings = [], {}
-    for network in NETWORKS:
+    for network in networks():
         port = free_port()
         proc = subprocess.Popen(
             [str(BIN / "socialpub"), "sandbox", "serve", network, "--port", str(port), "--json"]

@@ -89,7 +89,7 @@ def test_connect_with_a_handle_and_an_app_password(client, owner, live):
 
 
 def test_a_login_network_only(client, owner, live):
-    r = login(client, owner, identifier="x", password="y", platform="tiktok")
+    r = login(client, owner, identifier="jo.example.com", password="y", platform="tiktok")
     assert r.status_code == 400 and r.json()["error"] == "login_not_supported"
 
 
