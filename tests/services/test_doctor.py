@@ -245,3 +245,11 @@ def test_oauth_start_is_refused_before_any_browser_step_by_an_app_error(
     with time_machine.travel(datetime(2027, 1, 10, tzinfo=UTC), tick=False):  # ending: a warning, it goes on
         started = oauth_connect.start(owner.workspace_id, settings, "tiktok", redirect, None)
     assert started["authorizeUrl"] and OAuthSession.select().count() == 1
+
+
+def test_a_login_network_needs_no_oauth_credentials(settings, owner) -> None:  # type: ignore[no-untyped-def]
+    logins = [n.name for n in registry.networks() if n.login]
+    assert logins, "a built-in network connects with a login (Bluesky)"
+    for name in logins:
+        findings = doctor.report(owner.workspace_id, settings, name)["networks"][0]["findings"]
+        assert "app_credentials_missing" not in [f["code"] for f in findings]
