@@ -216,6 +216,11 @@ def make_database(settings: Settings) -> Database:
             port=u.port or 5432,
             prefer_psycopg3=True,
             autorollback=True,
+            # A process frozen inside a transaction (SIGSTOP, a paused VM, swap) keeps its row locks, and the job
+            # takeover would queue behind them until it resumes: the server ends such a session once it has been
+            # idle in a transaction for twice the job lease (at least 5 s; no transaction of ours waits on a
+            # network). The frozen worker finds its connection closed and makes no call: the fence reads it first.
+            options=f"-c idle_in_transaction_session_timeout={int(max(5.0, 2 * settings.job_lease_s) * 1000)}",
         )
     # The file holds the networks' access tokens and the password hashes: owner-only when we create it
     # (SQLite gives its -wal/-shm files the database file's mode).

@@ -188,3 +188,12 @@ def test_socialpub_processes_started_together_on_a_new_store_all_start(tmp_path,
     finally:
         if fresh:
             pgserver.drop_database(fresh)
+
+
+def test_postgresql_ends_a_session_left_idle_in_a_transaction(settings, db_kind):  # type: ignore[no-untyped-def]
+    """A process frozen inside a transaction must not hold its row locks past the job takeover: the server ends
+    its session after twice the job lease (at least 5 s)."""
+    if db_kind != "postgres":
+        return  # PostgreSQL's own setting
+    shown = database.execute_sql("SHOW idle_in_transaction_session_timeout").fetchone()[0]
+    assert shown == f"{int(max(5.0, 2 * settings.job_lease_s))}s"
