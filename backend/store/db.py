@@ -19,6 +19,7 @@ from peewee import (
     Delete,
     Entity,
     Insert,
+    InterfaceError,
     Model,
     NodeList,
     OperationalError,
@@ -31,6 +32,7 @@ from peewee import (
     fn,
 )
 from playhouse.migrations import Runner
+from playhouse.shortcuts import ReconnectMixin
 
 from backend.config import Settings
 from backend.store import secretbox
@@ -201,6 +203,27 @@ class LocalSqliteDatabase(SqliteDatabase):
             self.writer_gate.give()
 
 
+class ReconnectingPostgresqlDatabase(ReconnectMixin, PostgresqlDatabase):
+    """PostgreSQL whose thread-local connection is opened anew when the server has closed it: the session idle in
+    a transaction past its timeout (a frozen worker, see make_database), a server restart or a failover. Only a
+    statement outside a transaction, or the BEGIN of a new one, is retried on a new connection (peewee's
+    ReconnectMixin); a statement inside a transaction fails with the transaction, whose writes are then rolled back
+    by the server, so nothing is half-applied and the job's own retry or takeover carries on. Without this a
+    resumed worker's threads kept their dead connections and failed every job until the process restarted."""
+
+    reconnect_errors = (
+        (
+            OperationalError,
+            "terminating connection",
+        ),  # the server ended the session (e.g. idle-in-transaction)
+        (OperationalError, "server closed the connection"),
+        (OperationalError, "the connection is closed"),  # psycopg 3, once it knows
+        (OperationalError, "connection already closed"),
+        (InterfaceError, "the connection is closed"),
+        (InterfaceError, "connection already closed"),
+    )
+
+
 def make_database(settings: Settings) -> Database:
     if settings.database_url:
         if not settings.is_postgres:
@@ -208,7 +231,7 @@ def make_database(settings: Settings) -> Database:
                 "SOCIALPUB_DATABASE_URL must start with postgresql:// (or leave it unset for SQLite)"
             )
         u = urlparse(settings.database_url)
-        return PostgresqlDatabase(
+        return ReconnectingPostgresqlDatabase(
             unquote(u.path.lstrip("/")) or "postgres",
             user=unquote(u.username) if u.username else None,
             password=unquote(u.password) if u.password else None,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from peewee import BlobField, IntegerField, Model, fn
+import psycopg
+import pytest
+from peewee import BlobField, IntegerField, Model, PeeweeException, fn
 
-from backend.store.db import database, is_sqlite, migrate, migration_status
+from backend.store.db import database, is_sqlite, make_database, migrate, migration_status, tx
 
 
 class Filler(Model):
@@ -197,3 +199,31 @@ def test_postgresql_ends_a_session_left_idle_in_a_transaction(settings, db_kind)
         return  # PostgreSQL's own setting
     shown = database.execute_sql("SHOW idle_in_transaction_session_timeout").fetchone()[0]
     assert shown == f"{int(max(5.0, 2 * settings.job_lease_s))}s"
+
+
+def test_postgresql_reconnects_a_connection_the_server_closed(settings, db_kind):  # type: ignore[no-untyped-def]
+    """A worker resumed after a freeze finds its session ended by the server: its next transaction runs on a new
+    connection, and a statement inside the broken transaction fails (never silently retried)."""
+    if db_kind != "postgres":
+        return  # PostgreSQL's own behaviour
+
+    def kill(pid: int) -> None:  # as the server does to a session idle in a transaction past its timeout
+        other = make_database(settings)
+        other.connect()
+        try:
+            other.execute_sql("SELECT pg_terminate_backend(%s)", (pid,))
+        finally:
+            other.close()
+
+    pid = database.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+    kill(pid)
+    # outside a transaction: retried on a new connection
+    assert database.execute_sql("SELECT pg_backend_pid()").fetchone()[0] != pid
+    # inside one: the statement fails with the transaction; the next transaction reconnects at its BEGIN
+    pid = database.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+    with pytest.raises((PeeweeException, psycopg.Error)), tx():
+        database.execute_sql("SELECT 1")
+        kill(pid)
+        database.execute_sql("SELECT 1")
+    with tx():
+        assert database.execute_sql("SELECT pg_backend_pid()").fetchone()[0] != pid
