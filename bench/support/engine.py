@@ -22,6 +22,12 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("SOCIALPUB_LOG_LEVEL", "WARNING")
+# The engine benchmarks publish to an audited TikTok app (socialpub's SOCIALPUB_TIKTOK_AUDITED and the emulated
+# app's `audited`, inherited by the processes a benchmark starts): a new, unaudited app may post only SELF_ONLY to a
+# private account, which is the networks' tests' subject, not the engine's. Posts carry the creator's privacy.
+os.environ.setdefault("SOCIALPUB_TIKTOK_AUDITED", "true")
+os.environ.setdefault("SOCIALPUB_SANDBOX_APPS", '{"tiktok": {"audited": true}}')
+TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
@@ -115,6 +121,8 @@ def queue_posts(
     body: dict[str, Any] = {"targets": list(platforms), "content": contents[0] if contents else content}
     if ws.media_url:
         body["media_urls"] = [ws.media_url]
+    if "tiktok" in platforms:
+        body["options"] = TIKTOK_PRIVACY
     template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
     tmpl_targets = list(
         PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position)

@@ -320,3 +320,48 @@ def test_an_interrupted_attempt_continues_what_the_network_created_for_it(
         assert _items(network, kind) == 1, "a second one was opened instead of continuing the first"
         assert len(list_published(network)) == 1
     assert PostTarget.get_by_id(target.id).progress_ref is None
+
+
+# ---- LinkedIn: a new app cannot read its member's posts back; its own saved stage tells what an attempt reached --
+@pytest.mark.parametrize(("stage", "posts"), [("upload", 1), ("post", 0)])
+def test_a_linkedin_attempt_interrupted_before_its_post_call_is_published_after_all(
+    client, owner, sandbox, fast, monkeypatch, stage, posts
+):
+    """The worker dies right after saving a stage. At "upload" (before the video's first upload call) the attempt
+    made no post, by our own record: the next attempt publishes, once. At "post" (before POST /rest/posts) only
+    LinkedIn could tell, and it does not let a new app read its member's posts: the target fails saying to check
+    the account, and nothing is posted twice."""
+    video = upload(client, owner, corpus.video("mp4"))
+    post = create(
+        client,
+        owner,
+        targets=["linkedin"],
+        content="Killed at a stage\nfrom the crash tests",
+        mediaUrls=[video],
+    )
+
+    def killing(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            def save_then_die(ref: str) -> None:
+                pub.save_progress(ref)
+                if stage in ref:
+                    raise Killed()
+
+            return real.publish(dataclasses.replace(pub, save_progress=save_then_die))
+
+        return Wrapped(real, publish=publish)
+
+    real = patch_adapters(monkeypatch, killing)
+    with pytest.raises(Killed):
+        work(fast)
+    monkeypatch.setattr(adapters, "adapter_for", real)
+    start = clock.now()
+    with time_machine.travel(start + timedelta(seconds=fast.job_lease_s + 1), tick=False) as t:
+        for _ in range(6):
+            work(fast)
+            t.shift(15)
+        done = read(client, owner, post["id"])
+        assert done["status"] == ("completed" if posts else "failed"), done
+        assert len(list_published("linkedin")) == posts
+        if not posts:
+            assert "may have been published at LinkedIn" in done["targets"][0]["failReason"]

@@ -47,6 +47,12 @@ PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s  # /rest/posts?q=author lists a post once created
 
 
+# An attempt's saved progress (Publication.saved, stored with the target before the next call): which of its calls
+# it had reached. Only STAGE_POST's call creates a post; an attempt interrupted at STAGE_UPLOAD made assets only.
+STAGE_UPLOAD = "upload"
+STAGE_POST = "post"
+
+
 def post_url(urn: str) -> str:
     return f"https://www.linkedin.com/feed/update/{urn}/"
 
@@ -283,6 +289,9 @@ class LinkedInAdapter:
 
     def _post(self, pub: Publication, state: dict[str, Any]) -> PublishOutcome:
         urn = state.get("asset")
+        # saved before POST /rest/posts (the only call that creates a post): from here an interruption may have
+        # posted, and find_existing cannot ask a new app's LinkedIn (Unverifiable)
+        pub.saved(encode_ref(**state, stage=STAGE_POST))
         post = self.create_post(pub, self._content(pub, urn) if urn else None)
         return PublishOutcome.published(post, post_url(post), tracking_ref=encode_ref(**state))
 
@@ -294,6 +303,9 @@ class LinkedInAdapter:
                 raise version_error
             if p.kind == "text":
                 return self._advance(pub, {}, post=True)
+            # saved before the first upload call: an attempt interrupted from here until _post's own save created
+            # assets only, never a post, and its successor publishes without asking LinkedIn (find_existing)
+            pub.saved(encode_ref(stage=STAGE_UPLOAD))
             if p.kind == "document":
                 pdf = build_carousel_pdf([self._load(m) for m in p.media])
                 urn = self.upload_asset(pub, "documents", pdf, "application/pdf")
@@ -332,6 +344,8 @@ class LinkedInAdapter:
         """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start.
         LinkedIn refusing the listing (403: the app holds no r_member_social / r_organization_social) raises
         Unverifiable: the target then fails saying to check the account, and is never posted twice."""
+        if pub.resume and decode_ref(pub.resume).get("stage") == STAGE_UPLOAD:
+            return None  # our own record, saved before the attempt's uploads and replaced before its post: no post
         version_error = self._version_error()
         if version_error is not None:
             return check_failed("LinkedIn", version_error)

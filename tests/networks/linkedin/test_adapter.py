@@ -5,6 +5,7 @@ reported absent (LinkedIn will not let the app read it back)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 from pathlib import Path
@@ -182,6 +183,42 @@ def test_a_member_of_a_new_app_cannot_be_reconciled(settings, account) -> None: 
     assert ad.publish(pub).state == "published"
     with pytest.raises(Unverifiable, match="r_member_social"):
         ad.find_existing(pub)
+
+
+def test_each_call_that_may_post_is_preceded_by_its_saved_stage(settings, account) -> None:  # type: ignore[no-untyped-def]
+    """An attempt saves "upload" before its first upload call and "post" before POST /rest/posts, so the attempt
+    after an interruption knows whether a post may exist (a new app's LinkedIn cannot be asked)."""
+    settings.sandbox_apps = {"linkedin": {"today": TODAY.isoformat()}}
+    settings.sandbox_processing_s = 0.0  # the video is AVAILABLE at once: posted in the same call
+    ident = account("linkedin")
+    seen: list[httpx.Request] = []
+    emu = sandbox(settings).transport("linkedin")
+
+    def spy(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return emu.handle_request(req)
+
+    ad = adapter_of("linkedin", settings, media_loader=loader, transport=httpx.MockTransport(spy))
+    saved: list[tuple[str, int]] = []
+    pub = dataclasses.replace(
+        publication(ident, "linkedin", "a clip", [VID]),
+        save_progress=lambda ref: saved.append((json.loads(ref)["stage"], len(seen))),
+    )
+    assert ad.publish(pub).state == "published"
+    post_at = next(i for i, r in enumerate(seen) if r.method == "POST" and r.url.path.endswith("/posts"))
+    assert saved == [("upload", 0), ("post", post_at)]  # before the first call of all; right before the post
+
+
+def test_an_attempt_interrupted_at_its_uploads_made_no_post(settings, account) -> None:  # type: ignore[no-untyped-def]
+    settings.sandbox_apps = {"linkedin": {"today": TODAY.isoformat()}}
+    ident = account("linkedin")
+    ad = adapter_of("linkedin", settings)
+    pub = publication(ident, "linkedin", "hello", [])
+    assert (
+        ad.find_existing(dataclasses.replace(pub, resume='{"stage":"upload"}')) is None
+    )  # proved by our record
+    with pytest.raises(Unverifiable):  # from POST /rest/posts on, only LinkedIn could tell
+        ad.find_existing(dataclasses.replace(pub, resume='{"stage":"post"}'))
 
 
 def test_a_partner_app_reconciles_the_member(settings, account) -> None:  # type: ignore[no-untyped-def]
