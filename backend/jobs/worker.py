@@ -62,6 +62,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from backend import clock, queue
 from backend.config import Settings
@@ -152,7 +153,7 @@ class Worker:
         the lease decides. Returns how many were released."""
         if not is_sqlite():
             return 0
-        released = queue.release_dead_holders(self.host, _pid_alive)
+        released = queue.release_dead_holders(self.host, pid_alive)
         for job_id, kind, holder in released:
             log.warning("job %s (%s): its worker %s is gone (killed): taken over now", job_id, kind, holder)
         return len(released)
@@ -715,8 +716,11 @@ def _close_connection() -> None:
             database.close()
 
 
-def _pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this host (signal 0 checks without sending anything)."""
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs on this host (signal 0 checks without sending anything). A zombie — a
+    killed process its parent has not reaped yet — holds nothing and counts as gone: `serve`'s worker, killed with
+    the server, is reparented to the container's init, which may take seconds to reap it (or never, without one),
+    and its jobs would wait out their leases meanwhile."""
     if pid == os.getpid():
         return True
     try:
@@ -724,5 +728,10 @@ def _pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # exists, another user's
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (macOS): signal 0 decides
         return True
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")  # the state follows the command's name
     return True

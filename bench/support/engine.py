@@ -22,11 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("SOCIALPUB_LOG_LEVEL", "WARNING")
-# The engine benchmarks publish to an audited TikTok app (socialpub's SOCIALPUB_TIKTOK_AUDITED and the emulated
-# app's `audited`, inherited by the processes a benchmark starts): a new, unaudited app may post only SELF_ONLY to a
-# private account, which is the networks' tests' subject, not the engine's. Posts carry the creator's privacy.
+# The engine benchmarks publish to reviewed apps (inherited by the processes a benchmark starts): an audited TikTok
+# app (socialpub's SOCIALPUB_TIKTOK_AUDITED and the emulated app's `audited`; a new app may post only SELF_ONLY to a
+# private account) and a LinkedIn partner app that may read its member's posts back (a new app cannot, so a kill
+# during its POST /rest/posts ends "may have been published: check the account"). What a new app does is the
+# networks' tests' subject, not the engine's. Posts carry the TikTok creator's privacy.
 os.environ.setdefault("SOCIALPUB_TIKTOK_AUDITED", "true")
-os.environ.setdefault("SOCIALPUB_SANDBOX_APPS", '{"tiktok": {"audited": true}}')
+os.environ.setdefault(
+    "SOCIALPUB_SANDBOX_APPS",
+    '{"tiktok": {"audited": true}, "linkedin": {"products": ["openid", "share", "partner"]}}',
+)
 TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")

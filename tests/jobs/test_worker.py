@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -20,7 +23,7 @@ import pytest
 from backend import clock, queue
 from backend.config import Settings
 from backend.jobs.registry import HANDLERS
-from backend.jobs.worker import Worker
+from backend.jobs.worker import Worker, pid_alive
 from backend.store.db import database, tx
 from backend.store.models import Job
 
@@ -442,8 +445,6 @@ def test_a_completion_rolled_back_with_its_transaction_is_recorded_by_the_worker
 def test_a_restarted_worker_takes_over_a_killed_local_workers_jobs_at_once(settings, db_kind, caplog):
     """SQLite: a job held by a process of this host that no longer exists is taken over at the start, not after
     the rest of its lease; a job held by a live process (this one) keeps its lease."""
-    import subprocess
-    import sys
 
     from backend import clock
     from backend.store.db import is_sqlite
@@ -482,8 +483,6 @@ def test_releasing_dead_holders_survives_another_process_writing_meanwhile(setti
     "database is locked" at once, without waiting (a stale read snapshot cannot be upgraded), and the restarted
     worker died at its start: every job is released, the other process's write is kept."""
     import sqlite3
-    import subprocess
-    import sys
 
     from backend.store.db import is_sqlite
 
@@ -603,3 +602,21 @@ def test_no_fence_outside_a_job():
     assert not fence.active()
     send(_network(sent), "POST", "/x", network="Net", write=True)
     assert sent == ["POST /x"]
+
+
+def test_a_killed_process_not_reaped_yet_counts_as_gone() -> None:
+    """`serve`'s worker killed with the server lingers as a zombie until the container's init reaps it (seconds
+    here, never without an init): it holds nothing, and its jobs are taken over at once, not after their leases."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert pid_alive(child.pid)
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while pid_alive(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not pid_alive(child.pid)
+        os.kill(child.pid, 0)  # still there for the kernel: a zombie, since this test has not reaped it
+    finally:
+        child.kill()
+        child.wait()
+    assert not pid_alive(child.pid) and pid_alive(os.getpid())
