@@ -70,13 +70,16 @@ from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
 from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
-from backend.store.db import database, init_database, is_sqlite, pg_connection_room, tx
+from backend.store.db import database, init_database, is_sqlite, pg_connection_room, store_busy, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
 
 CLAIM_ERROR_PAUSE_S = 0.5  # after a failed claim (e.g. the database unreachable), before the next one
 CLAIM_ERROR_LOG_S = 60.0  # a failing claim is logged (with its traceback) at most this often
+STORE_BUSY_RETRY_S = (
+    1.0  # a job that met the store locked past its busy timeout (a frozen process held it) runs again
+)
 WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
 WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
 
@@ -655,6 +658,20 @@ class Worker:
             if not self._fenced(
                 job, lambda: queue.retry(job, delay, str(exc), count_attempt=exc.count_attempt)
             ):
+                self._lease_lost(job, "retry")
+            return
+        if store_busy(
+            exc
+        ):  # a wait on the store, not the job's failure: soon again, not counted as an attempt
+            err = f"{type(exc).__name__}: {exc}"
+            log.warning(
+                "job %s (%s): the database stayed locked by another process past the busy timeout; "
+                "tried again in %g s (not counted as an attempt)",
+                job.id,
+                job.kind,
+                STORE_BUSY_RETRY_S,
+            )
+            if not self._fenced(job, lambda: queue.retry(job, STORE_BUSY_RETRY_S, err, count_attempt=False)):
                 self._lease_lost(job, "retry")
             return
         if isinstance(exc, PermanentJobError):

@@ -266,6 +266,13 @@ def make_database(settings: Settings) -> Database:
     )
 
 
+def store_busy(exc: BaseException) -> bool:
+    """Whether `exc` says the store was busy rather than wrong: SQLite's "database is locked" once another process
+    held the write lock past the busy timeout (a process frozen inside a write transaction: SIGSTOP, a debugger,
+    swap). Nothing about the work itself: trying again once the holder lets go succeeds."""
+    return isinstance(exc, OperationalError) and "database is locked" in str(exc)
+
+
 def is_sqlite() -> bool:
     return isinstance(database.obj, SqliteDatabase)
 
