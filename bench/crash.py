@@ -65,10 +65,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
-    TERMINAL_TARGET,
     bench_settings,
     machine,
     prepare_workspace,
@@ -203,7 +203,7 @@ def open_among(ids: set[str]) -> int:
         return 0
     return (
         PostTarget.select()
-        .where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TERMINAL_TARGET))
+        .where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TARGET_FINAL))
         .count()
     )
 
@@ -211,7 +211,7 @@ def open_among(ids: set[str]) -> int:
 def all_open() -> int:
     from backend.store.models import PostTarget
 
-    return PostTarget.select().where(PostTarget.status.not_in(TERMINAL_TARGET)).count()
+    return PostTarget.select().where(PostTarget.status.not_in(TARGET_FINAL)).count()
 
 
 def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
@@ -361,7 +361,7 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
         for p in procs:
             p.stop()
     never_final = {
-        t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))
+        t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TARGET_FINAL))
     }
     for kill, (at, ids) in zip(kills, restarts, strict=False):  # --kill-gap: from the targets' completed_at
         done = [

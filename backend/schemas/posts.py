@@ -8,9 +8,8 @@ from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from backend.schemas.common import POST_CURSOR, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
+from backend.schemas.statuses import PostStatusValue, TargetStatusValue
 
-PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
-TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
 MAX_TARGETS = 20
 MAX_MEDIA = 10
 MAX_CONTENT = (
@@ -133,7 +132,7 @@ class TargetOut(CamelOut):
     platform: NetworkName
     account_id: str | None
     account_name: str
-    status: TargetStatus
+    status: TargetStatusValue
     external_post_id: str | None
     post_url: str | None
     fail_reason: str | None
@@ -153,7 +152,7 @@ class TargetOut(CamelOut):
 
 class PostOut(CamelOut):
     id: str
-    status: PostStatus
+    status: PostStatusValue
     scheduled_at: Timestamp | None
     created_at: Timestamp
     updated_at: Timestamp

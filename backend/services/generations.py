@@ -64,6 +64,7 @@ from backend.schemas.generations import (
     PROMPT_MAX,
     PROMPT_MIN,
 )
+from backend.schemas.statuses import GENERATION_FINAL
 from backend.services import credits, cursors, events, plans
 from backend.services import workspace as workspace_service
 from backend.services.workspace import PLACEHOLDER_NAMES
@@ -74,7 +75,6 @@ log = logging.getLogger("socialpub.generations")
 
 PRODUCE_JOB = "generation.produce"
 LANE = "generation"
-FINAL = ("completed", "failed")
 DEFAULT_ASPECT = "9:16"
 DEFAULT_DURATION = 5
 MAX_LIST_LIMIT = 100
@@ -590,7 +590,7 @@ def _fail_locked(row: Generation, reason: str, job: Any = None) -> None:
     error = _sentence(reason) + (f". Your {refunded} credits were refunded." if refunded else ".")
     changed = (
         Generation.update(status="failed", error=error, completed_at=now)
-        .where((Generation.id == row.id) & Generation.status.not_in(FINAL))
+        .where((Generation.id == row.id) & Generation.status.not_in(GENERATION_FINAL))
         .execute()
     )
     if not changed:
@@ -611,7 +611,7 @@ def fail(generation_id: str, reason: str, job: Any = None) -> bool:
     try:
         with tx():
             row = _lock(generation_id)
-            if row is None or row.status in FINAL:
+            if row is None or row.status in GENERATION_FINAL:
                 if job is not None:
                     queue.complete(job)
                 return False
@@ -628,7 +628,7 @@ def give_up(generation_id: str, error: str) -> None:
     """The job's on_dead hook (inside the worker's bury transaction): what the job was making ends `failed`."""
     with tx():
         row = _lock(generation_id)
-        if row is not None and row.status not in FINAL:
+        if row is not None and row.status not in GENERATION_FINAL:
             log.error("generation %s: its job was buried (%s)", generation_id, error)
             _fail_locked(row, INTERNAL)
 
@@ -645,7 +645,7 @@ def _start(job: Any, settings: Settings) -> _Start:
     taken_over = queue.taken_over_from(job)
     with tx():
         row = _lock(generation_id)
-        if row is None or row.deleted_at is not None or row.status in FINAL:
+        if row is None or row.deleted_at is not None or row.status in GENERATION_FINAL:
             queue.complete(job)
             return _Start(row, False)  # type: ignore[arg-type]
         if row.status == "processing" and taken_over is not None:

@@ -30,7 +30,8 @@ from backend.ids import new_id
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
 from backend.queue.backoff import RetryLater
-from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
+from backend.schemas.statuses import TIKTOK_FINAL
+from backend.schemas.tiktok import DEFAULT_POST_MODE, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
 from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
@@ -561,7 +562,7 @@ def read_status(
         )
     now = clock.now()
     fresh = rec.checked_at is not None and (now - rec.checked_at).total_seconds() < FRESH_S
-    if rec.status not in TERMINAL_STATUSES and rec.publish_id and not fresh:
+    if rec.status not in TIKTOK_FINAL and rec.publish_id and not fresh:
         try:
             data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
         except (NetworkError, httpx.HTTPError) as exc:  # serve what we know; the worker keeps tracking
@@ -581,12 +582,12 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
         rec = locked(TikTokPublish.select().where(TikTokPublish.id == rec_id)).first()
         if rec is None:
             return "FAILED"
-        if rec.status in TERMINAL_STATUSES:
+        if rec.status in TIKTOK_FINAL:
             return str(rec.status)
         changes: dict[str, Any] = {"checked_at": now, "updated_at": now, "checks": TikTokPublish.checks + 1}
         if data.get("downloaded_bytes") is not None:
             changes["downloaded_bytes"] = int(data["downloaded_bytes"])
-        if status in TERMINAL_STATUSES:
+        if status in TIKTOK_FINAL:
             _finish(rec, status, data, changes, now)
         else:
             changes["status"] = (
@@ -635,12 +636,7 @@ def _open(rec_id: str, too_late: str, *, upload: bool = False) -> tuple[TikTokPu
     final, has no publishId (or, for `upload`, no upload URL), or its account was disconnected — then the
     record fails `account_disconnected`, the reason ending with `too_late`."""
     rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
-    if (
-        rec is None
-        or rec.status in TERMINAL_STATUSES
-        or not rec.publish_id
-        or (upload and not rec.upload_url)
-    ):
+    if rec is None or rec.status in TIKTOK_FINAL or not rec.publish_id or (upload and not rec.upload_url):
         return None
     account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
     if account is None or account.status == "disconnected" or not account.access_token:
@@ -681,7 +677,7 @@ def track(rec_id: str, settings: Settings) -> None:
         fail(rec.id, exc.code or "internal", exc.reason)
         return
     status = apply_status(rec.id, data)
-    if status not in TERMINAL_STATUSES:
+    if status not in TIKTOK_FINAL:
         raise RetryLater(f"tiktok: {status}", delay_s=poll, count_attempt=False)
 
 

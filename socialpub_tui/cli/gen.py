@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import GenerationStatus
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 from socialpub_tui.look import inert
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 TYPES = ["image", "video"]
 ASPECTS = ["9:16", "1:1", "16:9"]
 DURATIONS = ["5", "10", "15"]
-STATUSES = ["pending", "processing", "completed", "failed"]
 EXTENSIONS = {
     "image/jpeg": ".jpg",
     "image/png": ".png",
@@ -305,7 +305,11 @@ def gen_create(
 
 @gen_group.command("list")
 @click.option(
-    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice([s.value for s in GenerationStatus]),
+    help="Only these statuses (repeat).",
 )
 @click.option("--type", "type_", type=click.Choice(TYPES), default=None, help="Only images or only videos.")
 @click.option(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import PostStatus
 from socialpub_tui.cli._common import (
     Output,
     api_command,
@@ -25,8 +26,6 @@ from socialpub_tui.look import inert
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.sync import Client
-
-STATUSES = ["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 
 
 @click.group("posts")
@@ -340,7 +339,11 @@ def posts_create(
 
 @posts_group.command("list")
 @click.option(
-    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice([s.value for s in PostStatus]),
+    help="Only these statuses (repeat).",
 )
 @click.option("--platform", type=platform_choice(), default=None, help="Posts with a target on this network.")
 @click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")

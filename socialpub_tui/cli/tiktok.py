@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import TIKTOK_FINAL
 from socialpub_tui.cli._common import Output, api_command, get_client
 from socialpub_tui.look import inert
 
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
 
 MODES = {"draft": "MEDIA_UPLOAD", "direct": "DIRECT_POST"}
 PRIVACY = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-TERMINAL = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
 STATUS_COLOURS = {
     "SEND_TO_USER_INBOX": "green",
     "PUBLISH_COMPLETE": "green",
@@ -95,7 +95,7 @@ class Progress:
             text += f" ({inert(st.fail_reason)}: {inert(st.fail_message or '')})"
         if self.live:
             sys.stdout.write("\r\x1b[K" + text)
-            if st.status in TERMINAL:
+            if st.status in TIKTOK_FINAL:
                 sys.stdout.write("\n")
             sys.stdout.flush()
             return

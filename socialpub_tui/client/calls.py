@@ -588,7 +588,6 @@ def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
 
 # ---- generations -------------------------------------------------------------------------------------------
 
-FINAL_GENERATION_STATES = frozenset({"completed", "failed"})
 GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
 
 

@@ -17,9 +17,10 @@ from backend import clock, queue
 from backend.config import Settings
 from backend.networks import fence
 from backend.queue.backoff import RetryStrategy
+from backend.schemas.statuses import TARGET_FINAL
 from backend.services import events
 from backend.services.publishing import decide
-from backend.services.publishing.decide import TERMINAL_TARGET, Decision, Policy, TargetState
+from backend.services.publishing.decide import Decision, Policy, TargetState
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostTarget
 from backend.store.models.posts import PublishAttempt
@@ -105,7 +106,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         fence.check()
         post = lock_post(decision.post_id)
         target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
-        if target is None or target.status in TERMINAL_TARGET:
+        if target is None or target.status in TARGET_FINAL:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
             if job is not None:
@@ -120,7 +121,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
         if values:
             PostTarget.update(**values).where(
-                (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)
+                (PostTarget.id == target.id) & PostTarget.status.not_in(TARGET_FINAL)
             ).execute()
         for ev in decision.events:
             events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)

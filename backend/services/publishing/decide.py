@@ -17,9 +17,7 @@ from typing import Any
 
 from backend.networks import registry
 from backend.queue.backoff import RetryStrategy
-
-TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
-SUCCESS_TARGET = ("succeeded", "inbox_delivered")
+from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS
 
 
 def track_deadline_s(platform: str) -> float:
@@ -57,7 +55,7 @@ class TargetState:
 
     @property
     def final(self) -> bool:
-        return self.status in TERMINAL_TARGET
+        return self.status in TARGET_FINAL
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,7 @@ class Decision:
 
     @property
     def final(self) -> bool:
-        return self.status in TERMINAL_TARGET
+        return self.status in TARGET_FINAL
 
 
 # ---- final states ---------------------------------------------------------------------------------------
@@ -146,7 +144,7 @@ def finish(
 ) -> Decision:
     """The target ends `status` (succeeded, inbox_delivered or failed), with its event. `warnings`: the
     network's answer's (TargetWarning dicts), added to the target's (apply keeps one per code)."""
-    success = status in SUCCESS_TARGET
+    success = status in TARGET_SUCCESS
     ext = external_post_id or state.external_post_id
     values = {
         "status": status,
@@ -600,9 +598,9 @@ def _span(d: timedelta) -> str:
 def settle(statuses: list[str]) -> str | None:
     """The post's overall status once every target is final (spec 3.1): completed, partial or failed;
     None while a target is still open."""
-    if any(s not in TERMINAL_TARGET for s in statuses):
+    if any(s not in TARGET_FINAL for s in statuses):
         return None
-    ok = sum(s in SUCCESS_TARGET for s in statuses)
+    ok = sum(s in TARGET_SUCCESS for s in statuses)
     return "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
 
 

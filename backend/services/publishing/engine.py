@@ -29,6 +29,7 @@ from backend.networks.base import (
 )
 from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
+from backend.schemas.statuses import TARGET_FINAL
 from backend.services import adapters
 from backend.services.publishing import decide
 from backend.services.publishing.apply import (
@@ -41,7 +42,6 @@ from backend.services.publishing.apply import (
     track_poll_s,
     unresolved_attempts,
 )
-from backend.services.publishing.decide import TERMINAL_TARGET
 from backend.store.db import tx
 from backend.store.models import Account, Job, Post, PostTarget
 from backend.store.models.posts import PublishAttempt
@@ -113,7 +113,7 @@ def start_post(job: Any, settings: Settings) -> None:
         Post.update(
             status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, updated_at=now
         ).where(Post.id == post.id).execute()
-        open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
+        open_targets = [t for t in targets if t.status not in TARGET_FINAL]
         if too_late is not None:
             for t in open_targets:
                 apply(decide.too_late(state_of(t, post), too_late, settings.max_lateness_s or 0.0, now))
@@ -272,7 +272,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     if loaded is None:
         return
     target, post, account = loaded
-    if target.status in TERMINAL_TARGET or post.status != "processing":
+    if target.status in TARGET_FINAL or post.status != "processing":
         return
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
@@ -486,7 +486,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         locked_post = lock_post(post.id)
         target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
-        if target is None or target.status in TERMINAL_TARGET or bool(target.tracking_ref) != tracking:
+        if target is None or target.status in TARGET_FINAL or bool(target.tracking_ref) != tracking:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater(
@@ -541,7 +541,7 @@ def _saver(target_id: str) -> Any:
         with tx():
             fence.check()
             PostTarget.update(progress_ref=ref, updated_at=clock.now()).where(
-                (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)
+                (PostTarget.id == target_id) & PostTarget.status.not_in(TARGET_FINAL)
             ).execute()
 
     return save
@@ -667,7 +667,7 @@ def track_target(job: Any, settings: Settings) -> None:
     if loaded is None:
         return
     target, post, account = loaded
-    if target.status in TERMINAL_TARGET or not target.tracking_ref:
+    if target.status in TARGET_FINAL or not target.tracking_ref:
         return
     if account is None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
@@ -723,7 +723,7 @@ def give_up(target_id: str, error: str) -> None:
     never stays open; with an attempt whose outcome is unknown, or accepted by the network (tracking_ref), its
     failReason says it may have been published."""
     target = PostTarget.get_or_none(PostTarget.id == target_id)
-    if target is None or target.status in TERMINAL_TARGET:
+    if target is None or target.status in TARGET_FINAL:
         return
     post = Post.get_by_id(target.post_id)
     # an attempt without outcome, or a post the network accepted (tracking): it may have been published
@@ -752,7 +752,7 @@ def give_up_post(post_id: str, error: str) -> None:
                 Post.id == post.id
             ).execute()
         for t in PostTarget.select().where(PostTarget.post == post.id):
-            if t.status in TERMINAL_TARGET or _has_live_job(t.id):
+            if t.status in TARGET_FINAL or _has_live_job(t.id):
                 continue
             apply(
                 decide.dead(
