@@ -37,7 +37,9 @@ def test_the_wire_literals_list_every_member_but_the_store_only_initiating():
     assert list(typing.get_args(PostStatusValue)) == list(PostStatus)
     assert list(typing.get_args(TargetStatusValue)) == list(TargetStatus)
     assert list(typing.get_args(GenerationStatusValue)) == list(GenerationStatus)
-    assert list(typing.get_args(TikTokStatusValue)) == [s for s in TikTokStatus if s != TikTokStatus.INITIATING]
+    assert list(typing.get_args(TikTokStatusValue)) == [
+        s for s in TikTokStatus if s != TikTokStatus.INITIATING
+    ]
 
 
 def test_a_parsed_body_carries_the_enum():
@@ -47,7 +49,11 @@ def test_a_parsed_body_carries_the_enum():
 
 def test_the_final_sets():
     assert set(POST_OUTCOMES) < POST_FINAL and PostStatus.CANCELLED in POST_FINAL
-    assert set(TARGET_SUCCESS) < set(TARGET_FINAL) == {TargetStatus.SUCCEEDED, TargetStatus.INBOX_DELIVERED, "failed"}
+    assert (
+        set(TARGET_SUCCESS)
+        < set(TARGET_FINAL)
+        == {TargetStatus.SUCCEEDED, TargetStatus.INBOX_DELIVERED, "failed"}
+    )
     assert JOB_FINAL == {JobStatus.DONE, JobStatus.DEAD} and GENERATION_FINAL == {"completed", "failed"}
     assert not set(TIKTOK_FINAL) & set(TIKTOK_PROCESSING)
     assert {*TIKTOK_FINAL, *TIKTOK_PROCESSING, TikTokStatus.INITIATING} == set(TikTokStatus)
