@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from backend.schemas.statuses import GENERATION_FINAL
+from backend.schemas.statuses import GENERATION_FINAL, GenerationStatus, PostStatus
 from recipes.media import MediaStore
 from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Problem
 from recipes.plan import Item, Plan, iso, problem_json
@@ -347,7 +347,7 @@ class Applier:
                 generation, error = None, f"generation for {a.item.label()} failed: {message}"
             else:
                 code, error = "generation_failed", None
-                if generation.status != "completed" or not generation.media_url:
+                if generation.status != GenerationStatus.COMPLETED or not generation.media_url:
                     error = f"generation {generation.id} for {a.item.label()} failed: {generation.error or 'no file'}"
             if error is not None:
                 outcome.status, outcome.error = "failed", error
@@ -418,7 +418,7 @@ class Applier:
                     )
                     continue
                 replayed = getattr(post, "_http_status", None) == 200
-                if replayed and post.status == "cancelled":
+                if replayed and post.status == PostStatus.CANCELLED:
                     item.generation += (
                         1  # the key's post was cancelled since it was listed: a fresh generation
                     )

@@ -23,7 +23,7 @@ from peewee import SQL, Case, Value, fn
 
 from backend import clock
 from backend.errors import ApiError
-from backend.schemas.statuses import POST_OUTCOMES, TARGET_FINAL, TARGET_SUCCESS
+from backend.schemas.statuses import POST_OUTCOMES, TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 from backend.store.models import Post, PostTarget
 
 MAX_DAYS = 90
@@ -123,7 +123,11 @@ def activity(
                 PostTarget.completed_at,
             )
             .join(Post, on=(PostTarget.post == Post.id))
-            .where(finished & Post.status.in_(("partial", "failed")) & (PostTarget.status == "failed"))
+            .where(
+                finished
+                & Post.status.in_((PostStatus.PARTIAL, PostStatus.FAILED))
+                & (PostTarget.status == TargetStatus.FAILED)
+            )
             .order_by(PostTarget.completed_at.desc(), PostTarget.id.desc())
             .limit(failures)
         )

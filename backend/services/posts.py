@@ -34,6 +34,7 @@ from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
 from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
+from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import cursors, networks, plans
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
@@ -42,7 +43,7 @@ from backend.store.models.posts import folded
 log = logging.getLogger("socialpub.posts")
 
 PUBLISH_JOB = "post.publish"
-EDITABLE = ("scheduled",)
+EDITABLE = (PostStatus.SCHEDULED,)
 MAX_LIST_LIMIT = 100
 
 
@@ -605,7 +606,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         post = {
             "id": post_id,
             "workspace": workspace_id,
-            "status": "scheduled" if scheduled_at else "processing",
+            "status": PostStatus.SCHEDULED if scheduled_at else PostStatus.PROCESSING,
             "content": content,
             "content_folded": folded(content),
             "media_urls": urls,
@@ -642,7 +643,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
                 "platform": t.platform,
                 "account": t.account.id if t.account else None,
                 "account_name": t.account.name if t.account else "",
-                "status": "pending",
+                "status": TargetStatus.PENDING,
                 "idempotency_token": new_id("pub"),
                 "updated_at": now,
             }
@@ -849,7 +850,7 @@ def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
 
 
 def _position(post: Post) -> tuple[str, datetime, str]:
-    return ("s" if post.status == "scheduled" else "r"), _due_of(post), post.id
+    return ("s" if post.status == PostStatus.SCHEDULED else "r"), _due_of(post), post.id
 
 
 def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
@@ -975,13 +976,13 @@ def _upcoming_page(
 ) -> tuple[list[Post], str | None]:
     section, due, after = position or ("s", None, None)
     rows: list[Post] = []
-    if section == "s" and (not statuses or "scheduled" in statuses):
+    if section == "s" and (not statuses or PostStatus.SCHEDULED in statuses):
         first = query.where(Post.status == _SCHEDULED)
         if due is not None:  # (due, id) > the cursor's, written so that `due >= …` bounds the index range
             first = first.where((_DUE >= due) & ((_DUE > due) | (Post.id > after)))
         rows = list(first.order_by(_DUE.asc(), Post.id.asc()).limit(limit + 1))
     scheduled = len(rows)
-    if len(rows) <= limit and (not statuses or set(statuses) != {"scheduled"}):
+    if len(rows) <= limit and (not statuses or set(statuses) != {PostStatus.SCHEDULED}):
         rest = query.where(Post.status != _SCHEDULED)
         if section == "r":
             rest = rest.where((_DUE <= due) & ((_DUE < due) | (Post.id < after)))
@@ -997,7 +998,7 @@ def _upcoming_page(
 
 
 def _not_editable(post: Post) -> ApiError:
-    why = {"cancelled": "it was cancelled", "processing": "it is being sent"}.get(
+    why = {PostStatus.CANCELLED: "it was cancelled", PostStatus.PROCESSING: "it is being sent"}.get(
         post.status, "it was already sent"
     )
     return ApiError(
@@ -1117,9 +1118,9 @@ def cancel(workspace_id: str, post_id: str) -> None:
                 [{"status": post.status}],
             )
         now = clock.now()
-        Post.update(status="cancelled", cancelled_at=now, updated_at=now, version=Post.version + 1).where(
-            Post.id == post.id
-        ).execute()
+        Post.update(
+            status=PostStatus.CANCELLED, cancelled_at=now, updated_at=now, version=Post.version + 1
+        ).where(Post.id == post.id).execute()
         queue.cancel(job_key(post.id))
         if post.free_publication:  # nothing was published: the free publication is given back
             Workspace.update(free_posts_used=Workspace.free_posts_used - 1).where(

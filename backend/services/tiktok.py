@@ -30,7 +30,7 @@ from backend.ids import new_id
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
 from backend.queue.backoff import RetryLater
-from backend.schemas.statuses import TIKTOK_FINAL
+from backend.schemas.statuses import TIKTOK_FINAL, TikTokStatus
 from backend.schemas.tiktok import DEFAULT_POST_MODE, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
 from backend.services.publishing.apply import track_poll_s
@@ -315,7 +315,7 @@ def _start(
             account=account.id,
             kind=kind,
             post_mode=mode,
-            status="INITIATING",
+            status=TikTokStatus.INITIATING,
             title=title,
             description=description,
             media_urls=list(urls),
@@ -330,7 +330,7 @@ def _refused(rec_id: str, exc: NetworkError | None, reason: str) -> None:
     now = clock.now()
     with tx():
         TikTokPublish.update(
-            status="FAILED",
+            status=TikTokStatus.FAILED,
             fail_reason=(exc.code if exc else None) or "network_error",
             fail_message=reason,
             completed_at=now,
@@ -495,7 +495,7 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
         _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD", upload_url)
     return {
         "success": True,
-        "status": "PROCESSING_UPLOAD",
+        "status": TikTokStatus.PROCESSING_UPLOAD,
         "publishId": publish_id,
         "title": title,
         "postMode": mode,
@@ -505,7 +505,7 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
 
 # ---------------------------------------------------------------------------------------------- status
 def to_status(rec: TikTokPublish) -> dict[str, Any]:
-    status = rec.status if rec.status != "INITIATING" else "PROCESSING_UPLOAD"
+    status = rec.status if rec.status != TikTokStatus.INITIATING else TikTokStatus.PROCESSING_UPLOAD
     out: dict[str, Any] = {
         "status": status,
         "publishId": rec.publish_id,
@@ -514,7 +514,7 @@ def to_status(rec: TikTokPublish) -> dict[str, Any]:
         "channelId": rec.account_id,
         "updatedAt": clock.iso(rec.updated_at),
     }
-    if status == "FAILED":
+    if status == TikTokStatus.FAILED:
         out["failReason"] = rec.fail_reason or "internal"
         out["failMessage"] = rec.fail_message
     if rec.downloaded_bytes is not None:
@@ -577,7 +577,7 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
     """Store a status read from TikTok; a terminal one settles the record and records its event. Returns the
     stored status (a terminal status is never overwritten)."""
     now = clock.now()
-    status = str(data.get("status") or "PROCESSING_DOWNLOAD")
+    status = str(data.get("status") or TikTokStatus.PROCESSING_DOWNLOAD)
     with tx():
         rec = locked(TikTokPublish.select().where(TikTokPublish.id == rec_id)).first()
         if rec is None:
@@ -591,7 +591,9 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
             _finish(rec, status, data, changes, now)
         else:
             changes["status"] = (
-                status if status in ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD") else rec.status
+                status
+                if status in (TikTokStatus.PROCESSING_UPLOAD, TikTokStatus.PROCESSING_DOWNLOAD)
+                else rec.status
             )
             TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
         return str(changes.get("status", status))
@@ -612,7 +614,7 @@ def _finish(
         "channelId": rec.account_id,
         "status": status,
     }
-    if status == "FAILED":
+    if status == TikTokStatus.FAILED:
         reason = str(data.get("fail_reason") or "internal")
         message = str(data.get("fail_message") or classify(reason).reason)
         changes.update(fail_reason=reason, fail_message=message)
@@ -627,7 +629,7 @@ def _finish(
 
 
 def fail(rec_id: str, reason: str, message: str) -> None:
-    apply_status(rec_id, {"status": "FAILED", "fail_reason": reason, "fail_message": message})
+    apply_status(rec_id, {"status": TikTokStatus.FAILED, "fail_reason": reason, "fail_message": message})
 
 
 # ---------------------------------------------------------------------------------------------- tracking
@@ -719,7 +721,9 @@ def upload(rec_id: str, settings: Settings) -> None:
         _mark_reauth(account, exc)
         fail(rec.id, exc.code or "upload_failed", exc.reason)
         return
-    if str(progress.get("status") or "") != "PROCESSING_UPLOAD":  # the last chunk was in before a crash
+    if (
+        str(progress.get("status") or "") != TikTokStatus.PROCESSING_UPLOAD
+    ):  # the last chunk was in before a crash
         _uploaded(rec.id)
         apply_status(rec.id, progress)
         return

@@ -82,7 +82,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
     if g.error:
         pairs.append(("error", g.error))
     out.fields(pairs)
-    if g.status == "completed":
+    if g.status == GenerationStatus.COMPLETED:
         out.line(f'Post it: socialpub posts create "…" --to NETWORK --media gen:{g.id}  (socialpub networks)')
 
 
@@ -96,7 +96,7 @@ class Spinner:
         self.out = out
         self.id = generation_id
         self.live = out.err_tty
-        self.status = "pending"
+        self.status = GenerationStatus.PENDING
         self.started = time.monotonic()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -160,7 +160,7 @@ def follow(
 def finish(out: Output, g: GenerationOut, waited: bool) -> None:
     """Print the generation; after --wait exit 1 when it failed (its error on stderr)."""
     out.emit(g, lambda: show_generation(out, g))
-    if waited and g.status == "failed":
+    if waited and g.status == GenerationStatus.FAILED:
         if not out.json:
             out.note(f"Error: {inert(g.error)}")
         raise SystemExit(1)
@@ -425,7 +425,7 @@ def gen_download(generation_id: str, output: str | None, out: Output) -> None:
     """
     client = get_client(worker=False)
     g = client.get_generation(generation_id)
-    if g.status != "completed" or not g.media_url:
+    if g.status != GenerationStatus.COMPLETED or not g.media_url:
         why = f": {inert(g.error)}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
         raise click.ClickException(f"{g.id} is {g.status}, there is no file to download{why}")
     if output == "-":

@@ -13,7 +13,7 @@ from typing import Any, Generic, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from backend.schemas.statuses import POST_FINAL
+from backend.schemas.statuses import POST_FINAL, PostStatus
 from socialpub_tui.client.errors import ApiError, ConfigError, from_response
 from socialpub_tui.client.networks import Networks
 
@@ -242,7 +242,7 @@ def is_final(post: Any) -> bool:
 def next_poll_in(post: Any, interval: float, now: float | None = None) -> float:
     """Seconds to the next read of a post being waited for: the polling interval, or — for a scheduled
     post — until its scheduled time (no point asking earlier)."""
-    if post.status == "scheduled" and post.scheduled_at:
+    if post.status == PostStatus.SCHEDULED and post.scheduled_at:
         from datetime import datetime
 
         try:

@@ -17,7 +17,7 @@ from backend import clock, queue
 from backend.config import Settings
 from backend.networks import fence
 from backend.queue.backoff import RetryStrategy
-from backend.schemas.statuses import TARGET_FINAL
+from backend.schemas.statuses import TARGET_FINAL, PostStatus
 from backend.services import events
 from backend.services.publishing import decide
 from backend.services.publishing.decide import Decision, Policy, TargetState
@@ -183,7 +183,7 @@ def settle_post(post: Post) -> str | None:
     its targets all failed before its time (a dead grant fails an account's pending targets at once), so it no
     longer shows `scheduled` — editable, counted as to be sent — until its time comes; its publish job then finds
     it final and does nothing."""
-    if post.status not in ("processing", "scheduled"):
+    if post.status not in (PostStatus.PROCESSING, PostStatus.SCHEDULED):
         return None
     statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
     overall = decide.settle(statuses)
@@ -191,7 +191,7 @@ def settle_post(post: Post) -> str | None:
         return None
     now = clock.now()
     Post.update(status=overall, completed_at=now, updated_at=now).where(
-        (Post.id == post.id) & (Post.status.in_(("processing", "scheduled")))
+        (Post.id == post.id) & (Post.status.in_((PostStatus.PROCESSING, PostStatus.SCHEDULED)))
     ).execute()
     post.status = overall
     return overall

@@ -17,7 +17,7 @@ from typing import Any
 
 from backend.networks import registry
 from backend.queue.backoff import RetryStrategy
-from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS
+from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 
 
 def track_deadline_s(platform: str) -> float:
@@ -172,7 +172,7 @@ def finish(
         if warnings:
             data["warnings"] = list(warnings)
         event = EventSpec(
-            "publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data
+            "publish.inbox_delivered" if status == TargetStatus.INBOX_DELIVERED else "publish.completed", data
         )
     else:
         data.update(failReason=fail_reason, failType=fail_type)
@@ -213,7 +213,7 @@ def inactive_account(
             f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
             "check the account before creating it again"
         )
-    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
+    return finish(state, TargetStatus.FAILED, now, fail_type="permanent", fail_reason=reason)
 
 
 def reconnect_reason(platform: str, account_name: str, detail: str | None = None) -> str:
@@ -230,7 +230,7 @@ def reconnect_reason(platform: str, account_name: str, detail: str | None = None
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="permanent",
         fail_reason="the account was disconnected while the network was processing the post",
@@ -241,7 +241,7 @@ def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: 
     """A post due longer ago than SOCIALPUB_MAX_LATENESS_S: its pending targets fail instead of going out late."""
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="retriable",
         fail_reason=f"not sent: the scheduled time passed {int(lateness_s)} s ago while no worker was "
@@ -256,7 +256,7 @@ def unverifiable(state: TargetState, now: datetime) -> Decision:
     name = registry.label(state.platform)
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="retriable",
         fail_reason=f"this post may have been published at {name}: an earlier attempt was interrupted "
@@ -279,7 +279,12 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
             f"(details are in the server log under target {state.id})"
         )
     return finish(
-        state, "failed", now, fail_type="retriable", fail_reason=reason, attempt_outcome=f"job dead: {error}"
+        state,
+        TargetStatus.FAILED,
+        now,
+        fail_type="retriable",
+        fail_reason=reason,
+        attempt_outcome=f"job dead: {error}",
     )
 
 
@@ -289,7 +294,11 @@ def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        {
+            "status": TargetStatus.PENDING,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
         finishes_job=False,
         retry_in_s=delay_s,
         retry_reason=error,
@@ -321,7 +330,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": until, "updated_at": now},
+        {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
         finishes_job=False,
         retry_in_s=wait,
         retry_reason=reason,
@@ -338,7 +347,11 @@ def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        {
+            "status": TargetStatus.PENDING,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
         finishes_job=False,
         retry_in_s=delay_s,
         no_call=True,
@@ -355,7 +368,7 @@ def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -
         state.id,
         state.post_id,
         {
-            "status": "pending",
+            "status": TargetStatus.PENDING,
             "fail_reason": reason,
             "next_attempt_at": now + timedelta(seconds=delay_s),
             "updated_at": now,
@@ -393,7 +406,7 @@ def _outcome(
     state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool, rng: Any
 ) -> Decision:
     if out.state in ("published", "inbox_delivered"):
-        status = "succeeded" if out.state == "published" else "inbox_delivered"
+        status = TargetStatus.SUCCEEDED if out.state == "published" else TargetStatus.INBOX_DELIVERED
         return finish(
             state,
             status,
@@ -430,7 +443,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
         return finish(
             state,
-            "failed",
+            TargetStatus.FAILED,
             now,
             fail_type="retriable",
             network_status=out.network_status,
@@ -438,7 +451,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
             "minutes; it may still appear: check the account before retrying",
         )
     values = {
-        "status": "publishing",
+        "status": TargetStatus.PUBLISHING,
         "tracking_ref": out.tracking_ref or state.tracking_ref,
         "external_post_id": out.external_post_id or state.external_post_id,
         "network_status": out.network_status,
@@ -486,7 +499,7 @@ def _failed(
         decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
         delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
         values: dict[str, Any] = {
-            "status": "pending",
+            "status": TargetStatus.PENDING,
             "fail_reason": reason,
             "network_status": out.network_status,
             "next_attempt_at": now + timedelta(seconds=delay),
@@ -519,7 +532,7 @@ def _failed(
     account_status = "needs_reauth" if out.auth_refused else None
     final = finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_reason=reason,
         fail_type=out.fail_type or "permanent",
@@ -560,11 +573,16 @@ def _wait(
         if ambiguous:
             text += f"; the last call's outcome is unknown: check the {name} account before retrying"
         final = finish(
-            state, "failed", now, fail_reason=text, fail_type="retriable", network_status=out.network_status
+            state,
+            TargetStatus.FAILED,
+            now,
+            fail_reason=text,
+            fail_type="retriable",
+            network_status=out.network_status,
         )
         return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
     values: dict[str, Any] = {
-        "status": "pending",
+        "status": TargetStatus.PENDING,
         "fail_reason": reason,
         "network_status": out.network_status,
         "next_attempt_at": until,
@@ -601,7 +619,11 @@ def settle(statuses: list[str]) -> str | None:
     if any(s not in TARGET_FINAL for s in statuses):
         return None
     ok = sum(s in TARGET_SUCCESS for s in statuses)
-    return "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
+    return (
+        PostStatus.COMPLETED
+        if ok == len(statuses)
+        else (PostStatus.FAILED if ok == 0 else PostStatus.PARTIAL)
+    )
 
 
 def lateness_s(scheduled_at: datetime | None, now: datetime) -> float:

@@ -29,7 +29,7 @@ from backend.networks.base import (
 )
 from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
-from backend.schemas.statuses import TARGET_FINAL
+from backend.schemas.statuses import TARGET_FINAL, JobStatus, PostStatus, TargetStatus
 from backend.services import adapters
 from backend.services.publishing import decide
 from backend.services.publishing.apply import (
@@ -90,10 +90,10 @@ def start_post(job: Any, settings: Settings) -> None:
     with tx():
         fence.check()  # a run that lost its job's lease records nothing
         post = lock_post(post_id)
-        if post is None or post.status not in ("scheduled", "processing"):
+        if post is None or post.status not in (PostStatus.SCHEDULED, PostStatus.PROCESSING):
             queue.complete(job)
             return
-        if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
+        if post.status == PostStatus.SCHEDULED and post.scheduled_at is not None and post.scheduled_at > now:
             raise RetryLater(
                 "scheduled time moved later",
                 delay_s=(post.scheduled_at - now).total_seconds(),
@@ -101,13 +101,13 @@ def start_post(job: Any, settings: Settings) -> None:
             )
         targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
         too_late: float | None = None
-        if post.status == "scheduled":
+        if post.status == PostStatus.SCHEDULED:
             late = decide.lateness_s(post.scheduled_at, now)
             post.lateness_ms = int(late * 1000)
             LATENESS.note(post.id, late)  # a summary line a minute under a burst, not a line per post
             if settings.max_lateness_s is not None and late > settings.max_lateness_s:
                 too_late = late
-        post.status = "processing"
+        post.status = PostStatus.PROCESSING
         post.sent_at = post.sent_at or now
         post.updated_at = now
         Post.update(
@@ -272,7 +272,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     if loaded is None:
         return
     target, post, account = loaded
-    if target.status in TARGET_FINAL or post.status != "processing":
+    if target.status in TARGET_FINAL or post.status != PostStatus.PROCESSING:
         return
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
@@ -450,7 +450,7 @@ def _decide_and_apply(
         raise RetryLater(
             decision.retry_reason or "retry",
             delay_s=decision.retry_in_s,
-            count_attempt=tracking and decision.status == "pending" and not decision.wait,
+            count_attempt=tracking and decision.status == TargetStatus.PENDING and not decision.wait,
         )
 
 
@@ -501,14 +501,14 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
         PostTarget.update(
-            status="publishing",
+            status=TargetStatus.PUBLISHING,
             started_at=target.started_at or now,
             call_started_at=now,
             attempts=PostTarget.attempts + 1,
             next_attempt_at=None,
             updated_at=now,
         ).where(PostTarget.id == target_id).execute()
-    target.status = "publishing"
+    target.status = TargetStatus.PUBLISHING
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
@@ -704,7 +704,7 @@ def track_target(job: Any, settings: Settings) -> None:
     _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
         # a retriable failure counts (not a "still processing" poll, nor a window the network set)
-        waits = decision.status == "pending" and not decision.wait
+        waits = decision.status == TargetStatus.PENDING and not decision.wait
         if waits:
             log.info(
                 "%s: status check: %s; next check in %.1f s",
@@ -743,12 +743,12 @@ def give_up_post(post_id: str, error: str) -> None:
     log.error("post %s: giving up after an internal error: %s", post_id, error)
     with tx():
         post = lock_post(post_id)
-        if post is None or post.status not in ("scheduled", "processing"):
+        if post is None or post.status not in (PostStatus.SCHEDULED, PostStatus.PROCESSING):
             return
         now = clock.now()
-        if post.status == "scheduled":
-            post.status = "processing"
-            Post.update(status="processing", sent_at=post.sent_at or now, updated_at=now).where(
+        if post.status == PostStatus.SCHEDULED:
+            post.status = PostStatus.PROCESSING
+            Post.update(status=PostStatus.PROCESSING, sent_at=post.sent_at or now, updated_at=now).where(
                 Post.id == post.id
             ).execute()
         for t in PostTarget.select().where(PostTarget.post == post.id):
@@ -770,7 +770,7 @@ def _has_live_job(target_id: str) -> bool:
         Job.select()
         .where(
             Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
-            & Job.status.in_(["queued", "running"])
+            & Job.status.in_([JobStatus.QUEUED, JobStatus.RUNNING])
         )
         .exists()
     )
