@@ -13,15 +13,12 @@ from urllib.parse import unquote, urlparse
 
 from peewee import (
     SQL,
-    CommaNodeList,
     Database,
     DatabaseProxy,
     Delete,
-    Entity,
     Insert,
     InterfaceError,
     Model,
-    NodeList,
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
@@ -391,24 +388,6 @@ def drop_all_tables(db: Database, *, keep: tuple[str, ...] = ()) -> None:
     """Drop every table of `db` but `keep` (PostgreSQL: CASCADE), migration history included."""
     with db.atomic():
         db.drop_tables(table_models(db, exclude=keep), safe=True, cascade=not isinstance(db, SqliteDatabase))
-
-
-def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migration",)) -> None:
-    """Empty every table of a PostgreSQL database but `keep` (sequences restarted): test isolation.
-
-    One TRUNCATE names them all: PostgreSQL then drops the old files of all the tables in one pass, where a
-    statement per table costs ~3x as long — and the suite's `settings` fixture runs this before every test."""
-    names = [name for name in db.get_tables() if name not in keep]
-    if names:
-        db.execute(
-            NodeList(
-                [
-                    SQL("TRUNCATE"),
-                    CommaNodeList([Entity(name) for name in names]),
-                    SQL("RESTART IDENTITY CASCADE"),
-                ]
-            )
-        )
 
 
 def tx():
