@@ -17,11 +17,11 @@ import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from peewee import JOIN, SQL, NodeList, fn
+from peewee import JOIN, SQL, Field, ForeignKeyField, NodeList, fn
 from pydantic import BaseModel
 
 from backend import clock, queue
@@ -32,7 +32,6 @@ from backend.networks import registry
 from backend.networks.base import MediaRef
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
-from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import cursors, networks, plans
@@ -753,8 +752,8 @@ def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
 
 
 def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The public form of a post given as row values by field name (same as to_public); absent target
-    columns (a target just written) are None."""
+    """The public form of a post (the one serializer of GET/POST /v1/posts and the lists), given as row values
+    by field name; absent target columns (a target just written) are None."""
     return {
         "id": post["id"],
         "status": post["status"],
@@ -786,40 +785,18 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
 
 
 def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[str, Any]:
+    """The public form of a post read as a model (its targets read when not given): the same serializer as
+    get_public's, fed the same columns."""
     if targets is None:
         targets = targets_of([post.id])[post.id]
+    return _public(_values(post, _POST_FIELDS), [_values(t, _TARGET_FIELDS) for t in targets])
+
+
+def _values(row: Post | PostTarget, fields: Sequence[Field]) -> dict[str, Any]:
+    """A model's values of `fields` by field name (a foreign key's id, never the related row: no query)."""
     return {
-        "id": post.id,
-        "status": post.status,
-        "scheduledAt": clock.iso(post.scheduled_at),
-        "createdAt": clock.iso(post.created_at),
-        "updatedAt": clock.iso(post.updated_at),
-        "content": post.content,
-        "mediaUrls": list(post.media_urls or []),
-        "options": dict(post.options or {}),
-        "idempotencyKey": post.idempotency_key,
-        "labels": dict(post.labels or {}),
-        "targets": [
-            {
-                "platform": t.platform,
-                "accountId": t.account_id,
-                "accountName": t.account_name,
-                "status": t.status,
-                "externalPostId": t.external_post_id,
-                "postUrl": t.post_url,
-                "failReason": t.fail_reason,
-                "failType": t.fail_type,
-                "completedAt": clock.iso(t.completed_at),
-                "nextAttemptAt": clock.iso(t.next_attempt_at),
-                "warnings": list(t.warnings or []),
-            }
-            for t in targets
-        ],
+        f.name: getattr(row, f.object_id_name if isinstance(f, ForeignKeyField) else f.name) for f in fields
     }
-
-
-def _bad_cursor() -> ApiError:
-    return cursors.invalid("GET /v1/posts")
 
 
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
@@ -829,24 +806,11 @@ def _bad_cursor() -> ApiError:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-_CURSOR = re.compile(POST_CURSOR)
 MAX_QUERY = 200
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _due_of(post: Post) -> datetime:
     return post.scheduled_at or post.created_at
-
-
-_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
-_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
-
-
-def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
-    """A position in the list (POST_CURSOR): the same cursor serves both orders — the newest-first order reads
-    its id, order=upcoming its (section, due time, id)."""
-    micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return f"p1.{section}.{micros}.{post_id}"
 
 
 def _position(post: Post) -> tuple[str, datetime, str]:
@@ -854,13 +818,8 @@ def _position(post: Post) -> tuple[str, datetime, str]:
 
 
 def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
-    """(section `s` or `r`, the due time as the store compares it, the post id). Any string of the document's
-    pattern is a position: a due time past the dates the store holds is taken as the first or last one."""
-    m = _CURSOR.match(cursor)
-    if m is None:
-        raise _bad_cursor()
-    _, section, micros, post_id = cursor.split(".", 3)
-    due = _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS))
+    """(section `s` or `r`, the due time as the store compares it, the post id); 400 invalid_cursor otherwise."""
+    section, due, post_id = cursors.decode_position(cursor, "GET /v1/posts")
     return section, Post.scheduled_at.db_value(due), post_id
 
 
@@ -945,7 +904,7 @@ def list_posts(
         rows = list(q_.order_by(Post.id.desc()).limit(limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor(*_position(rows[-1])) if more and rows else None
+        next_cursor = cursors.encode_position(*_position(rows[-1])) if more and rows else None
     else:
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
@@ -991,7 +950,7 @@ def _upcoming_page(
         return rows, None
     rows = rows[:limit]
     last = rows[-1]
-    return rows, _encode_cursor("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
+    return rows, cursors.encode_position("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
 
 
 # ---------------------------------------------------------------------------------------------- edit
