@@ -177,8 +177,7 @@ def in_flight_ids() -> set[str]:
 def calls_in_flight(pid: int | list[int] | None = None) -> int:
     """Publishing calls under way: attempts recorded before their call whose outcome is not recorded yet; with
     `pid` (or a list of them), only those of the jobs those processes held (worker ids are `name:host:pid:…`)."""
-    from backend.store.models import Job
-    from backend.store.models.posts import PublishAttempt
+    from backend.store.models import Job, PublishAttempt
 
     q = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
     pids = [pid] if isinstance(pid, int) else list(pid or [])

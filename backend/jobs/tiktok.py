@@ -9,7 +9,7 @@ from backend.jobs.registry import job_handler, periodic
 from backend.schemas.statuses import TikTokStatus
 from backend.services import tiktok
 from backend.store.db import tx
-from backend.store.models.tiktok import TikTokPublish
+from backend.store.models import TikTokPublish
 
 
 def _dead(job: Any, error: str) -> None:

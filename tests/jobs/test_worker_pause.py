@@ -27,8 +27,7 @@ from backend.networks.sandbox.store import SandboxItem
 from backend.schemas.statuses import TARGET_FINAL
 from backend.services import accounts, posts, workspace
 from backend.services import media as media_service
-from backend.store.models import Job, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Job, PostTarget, PublishAttempt
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 

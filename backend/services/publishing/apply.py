@@ -22,8 +22,7 @@ from backend.services import events
 from backend.services.publishing import decide
 from backend.services.publishing.decide import Decision, Policy, TargetState
 from backend.store.db import locked, tx
-from backend.store.models import Account, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Account, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
 

@@ -43,8 +43,7 @@ from backend.services.publishing.apply import (
     unresolved_attempts,
 )
 from backend.store.db import tx
-from backend.store.models import Account, Job, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
 
