@@ -55,6 +55,7 @@ from backend.schemas.generations import (
 from backend.schemas.statuses import GenerationStatus
 from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import inert, status_colour
+from socialpub_tui.screens.attachments import Media, local_file
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
@@ -130,14 +131,10 @@ def quote_text(quote: GenerationQuote) -> Text:
 # ---- shared actions ----------------------------------------------------------------------------------------
 def use_in_new_post(app: Any, g: GenerationOut) -> None:
     """Compose a new post with the creation's file attached."""
-    from socialpub_tui.screens.compose import ComposeScreen, Media
-
     if g.status != GenerationStatus.COMPLETED or not g.media_url:
         app.notify(f"{g.id} is {g.status}: there is no file to post yet.", severity="warning")
         return
-    app.push_screen(
-        ComposeScreen(media=[Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")])
-    )
+    app.compose_post([Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")])
 
 
 @dataclass
@@ -726,8 +723,6 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
 
     @work(exclusive=True, group="gen-create")
     async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
-        from socialpub_tui.screens.compose import local_file
-
         client = self.app.client  # type: ignore[attr-defined]
         try:
             urls = []
