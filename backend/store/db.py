@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from peewee import (
@@ -390,12 +391,15 @@ def drop_all_tables(db: Database, *, keep: tuple[str, ...] = ()) -> None:
         db.drop_tables(table_models(db, exclude=keep), safe=True, cascade=not isinstance(db, SqliteDatabase))
 
 
-def tx():
+SelectT = TypeVar("SelectT", bound=Select)
+
+
+def tx() -> Any:  # peewee's _atomic (a context manager and decorator), untyped in peewee
     """A write transaction (BEGIN IMMEDIATE on SQLite)."""
     return database.atomic()
 
 
-def locked(query):
+def locked(query: SelectT) -> SelectT:
     """Row lock for the enclosing transaction: FOR UPDATE on PostgreSQL; on SQLite the
     transaction already holds the write lock (BEGIN IMMEDIATE), which serialises writers."""
-    return query if is_sqlite() else query.for_update()
+    return query if is_sqlite() else cast(SelectT, query.for_update())
