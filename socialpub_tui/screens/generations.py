@@ -61,7 +61,7 @@ from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.tables import RowTable
 
-LIVE_STATES = ("pending", "processing")
+LIVE_STATES = (GenerationStatus.PENDING, GenerationStatus.PROCESSING)  # not GENERATION_FINAL yet
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
 LIVE_TICK_REMOTE_S = (
     10.0  # against a server: the spec's polling interval (every read counts against the limit)
