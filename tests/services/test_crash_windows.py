@@ -13,10 +13,12 @@ publication and before our store recorded it, then restarted with a moved clock.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from datetime import timedelta
 
 import pytest
 import time_machine
+from peewee import OperationalError as PeeweeOperationalError
 
 from backend import clock
 from backend.jobs.worker import Worker
@@ -364,3 +366,50 @@ def test_a_linkedin_attempt_interrupted_before_its_post_call_is_published_after_
         assert len(list_published("linkedin")) == posts
         if not posts:
             assert "may have been published at LinkedIn" in done["targets"][0]["failReason"]
+
+
+def test_a_store_locked_during_an_attempt_is_a_short_wait_not_an_adapter_failure(
+    client, owner, sandbox, fast, monkeypatch, caplog
+):
+    """The store stays locked past its busy timeout while an attempt saves a step (another process frozen inside
+    a write transaction): not the adapter's failure (an ERROR and a failed attempt's backoff) but the worker's short
+    wait on the store; the attempt stays unresolved and the next run asks LinkedIn first: one post."""
+    # a video: the store is locked at the attempt's save right before POST /rest/posts, after its uploads (saved
+    # "upload"): so nothing was posted, by our record. (Locked at an attempt's first save, nothing of it is known:
+    # the target fails saying to check the account, as one killed at POST /rest/posts does.)
+    video = upload(client, owner, corpus.video("mp4"))
+    post = create(
+        client,
+        owner,
+        targets=["linkedin"],
+        content="The store was locked\nfrom the crash tests",
+        mediaUrls=[video],
+    )
+    saves: list[str] = []
+
+    def busy_once(real, account):  # type: ignore[no-untyped-def]
+        def publish(pub):  # type: ignore[no-untyped-def]
+            def save(ref: str) -> None:
+                saves.append(ref)
+                if len(saves) == 2:
+                    raise PeeweeOperationalError("database is locked")
+                pub.save_progress(ref)
+
+            return real.publish(dataclasses.replace(pub, save_progress=save))
+
+        return Wrapped(real, publish=publish)
+
+    patch_adapters(monkeypatch, busy_once)
+    with caplog.at_level(logging.WARNING):
+        work(fast)
+        t0 = clock.now()
+        with time_machine.travel(t0 + timedelta(seconds=2), tick=False) as t:
+            for _ in range(4):
+                work(fast)
+                t.shift(15)
+            done = read(client, owner, post["id"])
+    assert done["status"] == "completed", done
+    assert len(list_published("linkedin")) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [
+        r.getMessage() for r in caplog.records
+    ]

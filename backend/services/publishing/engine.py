@@ -42,7 +42,7 @@ from backend.services.publishing.apply import (
     track_poll_s,
     unresolved_attempts,
 )
-from backend.store.db import tx
+from backend.store.db import store_busy, tx
 from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
@@ -384,6 +384,9 @@ def _attempt(
     except (RetryLater, fence.LeaseLost):
         raise
     except Exception as exc:  # an adapter bug: the call may have reached the network; the next try asks first
+        # the store, locked while saving a step, not the adapter: the worker's short wait (still unresolved)
+        if store_busy(exc):
+            raise
         error = f"{type(exc).__name__}: {exc}"
         log.exception("%s: the %s adapter failed", _ids(target), target.platform)
         delay = pol.strategy.delay_for(max(1, job.attempts))
