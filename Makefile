@@ -37,11 +37,13 @@ test: $(STAMP) lint bytecode fuzz test-sqlite test-postgres
 bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 backend socialpub_tui recipes tests bench > /dev/null
 
-## make lint: ruff (lint, and `ruff format` as the house style), and the layer rules of pyproject.toml [tool.importlinter] (../shared/DESIGN.md section 3b).
+## make lint: ruff (lint, and `ruff format` as the house style), the layer rules of pyproject.toml [tool.importlinter]
+## (docs/architecture.md), and mypy, strict on backend/ but for the modules pyproject.toml [tool.mypy] still lists.
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check .
 	@$(VENV)/bin/lint-imports --no-cache
+	@$(VENV)/bin/mypy --cache-dir $(VENV)/.mypy_cache
 
 ## Both pytest passes run in parallel (pytest-xdist): PYTEST_WORKERS processes (-n; `logical`: one per CPU), each
 ## test handed to whichever worker is free (--dist worksteal). Each worker has its own temporary dirs and, on

@@ -48,10 +48,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
-    TERMINAL_TARGET,
     bench_settings,
     machine,
     prepare_workspace,
@@ -176,7 +176,7 @@ def run_once(
             now = time.time()
             rows = (
                 PostTarget.select(PostTarget.id, PostTarget.platform)
-                .where(PostTarget.status.in_(TERMINAL_TARGET))
+                .where(PostTarget.status.in_(TARGET_FINAL))
                 .tuples()
             )
             for tid, platform in rows:

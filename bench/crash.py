@@ -65,10 +65,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
-    TERMINAL_TARGET,
     bench_settings,
     machine,
     prepare_workspace,
@@ -177,8 +177,7 @@ def in_flight_ids() -> set[str]:
 def calls_in_flight(pid: int | list[int] | None = None) -> int:
     """Publishing calls under way: attempts recorded before their call whose outcome is not recorded yet; with
     `pid` (or a list of them), only those of the jobs those processes held (worker ids are `name:host:pid:…`)."""
-    from backend.store.models import Job
-    from backend.store.models.posts import PublishAttempt
+    from backend.store.models import Job, PublishAttempt
 
     q = PublishAttempt.select().where(PublishAttempt.finished_at.is_null())
     pids = [pid] if isinstance(pid, int) else list(pid or [])
@@ -203,7 +202,7 @@ def open_among(ids: set[str]) -> int:
         return 0
     return (
         PostTarget.select()
-        .where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TERMINAL_TARGET))
+        .where(PostTarget.id.in_(list(ids)) & PostTarget.status.not_in(TARGET_FINAL))
         .count()
     )
 
@@ -211,7 +210,7 @@ def open_among(ids: set[str]) -> int:
 def all_open() -> int:
     from backend.store.models import PostTarget
 
-    return PostTarget.select().where(PostTarget.status.not_in(TERMINAL_TARGET)).count()
+    return PostTarget.select().where(PostTarget.status.not_in(TARGET_FINAL)).count()
 
 
 def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
@@ -361,7 +360,7 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
         for p in procs:
             p.stop()
     never_final = {
-        t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TERMINAL_TARGET))
+        t.id for t in PostTarget.select(PostTarget.id).where(PostTarget.status.not_in(TARGET_FINAL))
     }
     for kill, (at, ids) in zip(kills, restarts, strict=False):  # --kill-gap: from the targets' completed_at
         done = [

@@ -67,7 +67,8 @@ def make_inputs() -> dict[str, tuple[str, bytes]]:
 
 
 def bench_images() -> dict[str, object]:
-    from backend.media.images import naive_pipeline, process_image
+    from backend.media.images import process_image
+    from tests.support.images import naive_pipeline
 
     out: dict[str, object] = {}
     for name, (fmt, data) in make_inputs().items():

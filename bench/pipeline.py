@@ -36,10 +36,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
-    TERMINAL_TARGET,
     bench_settings,
     machine,
     prepare_workspace,
@@ -127,7 +127,7 @@ def run_once(
     remaining = n_targets
     while time.perf_counter() < deadline:
         time.sleep(0.25)
-        remaining = PostTarget.select().where(PostTarget.status.not_in(TERMINAL_TARGET)).count()
+        remaining = PostTarget.select().where(PostTarget.status.not_in(TARGET_FINAL)).count()
         if remaining == 0:
             break
     waited = time.perf_counter() - t0
@@ -141,11 +141,9 @@ def run_once(
         spy_proc.wait(60)
 
     last = (
-        PostTarget.select(fn.MAX(PostTarget.completed_at))
-        .where(PostTarget.status.in_(TERMINAL_TARGET))
-        .scalar()
+        PostTarget.select(fn.MAX(PostTarget.completed_at)).where(PostTarget.status.in_(TARGET_FINAL)).scalar()
     )
-    done = PostTarget.select().where(PostTarget.status.in_(TERMINAL_TARGET)).count()
+    done = PostTarget.select().where(PostTarget.status.in_(TARGET_FINAL)).count()
     if isinstance(last, str):  # SQLite aggregate: the raw stored text
         from backend.store.fields import UTCDateTimeField
 

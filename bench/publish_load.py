@@ -40,11 +40,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.api import _request, free_port, load  # noqa: E402
 from bench.crash import commit, socialpub_command  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     ROOT,
-    TERMINAL_TARGET,
     Workspace,
     bench_settings,
     machine,
@@ -155,7 +155,7 @@ def scenario(name: str, args: argparse.Namespace) -> dict[str, Any]:
         while time.monotonic() < deadline:
             open_n = (
                 PostTarget.select()
-                .where(PostTarget.post.in_(list(post_ids)) & PostTarget.status.not_in(TERMINAL_TARGET))
+                .where(PostTarget.post.in_(list(post_ids)) & PostTarget.status.not_in(TARGET_FINAL))
                 .count()
             )
             if not open_n:

@@ -36,10 +36,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from backend.schemas.statuses import TARGET_FINAL  # noqa: E402
 from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
-    TERMINAL_TARGET,
     bench_settings,
     machine,
     prepare_workspace,
@@ -126,7 +126,7 @@ def run(posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float 
         done = 0
         while time.perf_counter() < deadline:
             time.sleep(0.25)
-            done = PostTarget.select().where(PostTarget.status.in_(TERMINAL_TARGET)).count()
+            done = PostTarget.select().where(PostTarget.status.in_(TARGET_FINAL)).count()
             counts["statements"] -= 1  # the benchmark's own read of progress (one statement, no transaction)
             if done >= n_targets:
                 break

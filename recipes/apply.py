@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from backend.schemas.statuses import GENERATION_FINAL, GenerationStatus, PostStatus
 from recipes.media import MediaStore
 from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Problem
 from recipes.plan import Item, Plan, iso, problem_json
@@ -346,7 +347,7 @@ class Applier:
                 generation, error = None, f"generation for {a.item.label()} failed: {message}"
             else:
                 code, error = "generation_failed", None
-                if generation.status != "completed" or not generation.media_url:
+                if generation.status != GenerationStatus.COMPLETED or not generation.media_url:
                     error = f"generation {generation.id} for {a.item.label()} failed: {generation.error or 'no file'}"
             if error is not None:
                 outcome.status, outcome.error = "failed", error
@@ -377,15 +378,13 @@ class Applier:
     def _generate(self, item: Item) -> Any:
         """The item's generation, created with its derived idempotencyKey (a replay answers the one made already,
         nothing charged again), waited for until completed or failed (`generate_timeout`: WaitTimeout)."""
-        from socialpub_tui.client.calls import FINAL_GENERATION_STATES
-
         occ, state = item.occurrence, item.generate
         assert occ is not None and occ.generate is not None and state is not None
         spec = occ.generate
         sources = [s if isinstance(s, str) else self._url(s) for s in spec.sources]
         generation = self.client.create_generation(spec.body(sources), idempotency_key=state.key)
         self._on_generation(item, generation)
-        if generation.status not in FINAL_GENERATION_STATES:
+        if generation.status not in GENERATION_FINAL:
             generation = self.client.wait_generation(
                 generation.id, timeout=self.generate_timeout, on_update=lambda g: self._on_generation(item, g)
             )
@@ -419,7 +418,7 @@ class Applier:
                     )
                     continue
                 replayed = getattr(post, "_http_status", None) == 200
-                if replayed and post.status == "cancelled":
+                if replayed and post.status == PostStatus.CANCELLED:
                     item.generation += (
                         1  # the key's post was cancelled since it was listed: a fresh generation
                     )

@@ -40,10 +40,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from backend.schemas.generations import PROMPT_MAX, PROMPT_MIN
-from backend.schemas.posts import LABEL_VALUE_MAX
+from backend.schemas.posts import LABEL_VALUE_MAX, MAX_MEDIA
 from recipes import series, source, template
 from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
-from recipes.schema import MAX_MEDIA, PARTIAL, Defaults, Entry, RecipeFile
+from recipes.schema import PARTIAL, Defaults, Entry, RecipeFile
 from socialpub_tui.client.networks import Networks
 
 RECIPE_SUFFIXES = (".yaml", ".yml")

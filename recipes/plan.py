@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from backend.schemas.statuses import GenerationStatus, PostStatus
 from recipes.load import reread_in_zone
 from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Loaded, Occurrence, Problem, idempotency_key
 from socialpub_tui.client.networks import Networks
@@ -132,7 +133,11 @@ class GenState:
     def url(self) -> str | None:
         """The generated file's URL, once completed."""
         e = self.existing
-        return str(e.media_url) if e is not None and e.status == "completed" and e.media_url else None
+        return (
+            str(e.media_url)
+            if e is not None and e.status == GenerationStatus.COMPLETED and e.media_url
+            else None
+        )
 
     @property
     def charge(self) -> int:
@@ -394,10 +399,10 @@ def _post_item(kind: Kind, key: str, file: str, post: Any, **extra: Any) -> Item
 
 def _live(posts: list[Any]) -> Any:
     """The post standing for an occurrence: the newest not cancelled, scheduled ones first."""
-    alive = [p for p in posts if p.status != "cancelled"]
+    alive = [p for p in posts if p.status != PostStatus.CANCELLED]
     if not alive:
         return None
-    alive.sort(key=lambda p: (p.status == "scheduled", generation_of(p), p.created_at))
+    alive.sort(key=lambda p: (p.status == PostStatus.SCHEDULED, generation_of(p), p.created_at))
     return alive[-1]
 
 
@@ -413,7 +418,7 @@ def pin_zones(loaded: Loaded, posts: Iterable[Any]) -> list[str]:
             labels.get(LABEL_SET) == loaded.set_name
             and file
             and labels.get(LABEL_ZONE)
-            and post.status == "scheduled"
+            and post.status == PostStatus.SCHEDULED
         ):
             zones.setdefault(file, set()).add(labels[LABEL_ZONE])
     notices = []
@@ -492,7 +497,7 @@ def plan(
                 continue
             out.create.append(_item("create", occ, generation=next_generation, generate=gen))
             continue
-        if post.status != "scheduled":
+        if post.status != PostStatus.SCHEDULED:
             out.unchanged.append(_item("unchanged", occ, post, reason=post.status))
             continue
         if occ.scheduled_at <= now:
@@ -539,7 +544,7 @@ def plan(
         if file is None or not scope.covers(file) or file in scope.broken:
             continue
         for post in history:
-            if post.status != "scheduled":
+            if post.status != PostStatus.SCHEDULED:
                 continue
             item = _post_item("cancel", key, file, post, reason="gone")
             (out.cancel if prune else out.vanished).append(item)

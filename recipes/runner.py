@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from backend.schemas.statuses import GenerationStatus, PostStatus
 from recipes.media import MediaStore
 from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, Problem, generation_key
 from recipes.plan import GenState, Plan, Scope, pin_zones, plan
@@ -59,7 +60,11 @@ def make_plan(
     )
     url_hash = store.state.url_hashes()
     url_hash |= store.source_hashes(
-        u for p in posts if p.status == "scheduled" for u in (p.media_urls or []) if u not in url_hash
+        u
+        for p in posts
+        if p.status == PostStatus.SCHEDULED
+        for u in (p.media_urls or [])
+        if u not in url_hash
     )
     result = plan(
         loaded,
@@ -131,7 +136,7 @@ def resolve_generations(
         retry = 0
         while (
             found := by_key.get(generation_key(occ.key, digest, retry))
-        ) is not None and found.status == "failed":
+        ) is not None and found.status == GenerationStatus.FAILED:
             retry += 1  # a failed generation was refunded: the next apply makes a new one
         out[occ.key] = GenState(
             key=generation_key(occ.key, digest, retry),

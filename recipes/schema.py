@@ -36,7 +36,7 @@ from pydantic_core import PydanticCustomError
 from backend.schemas.common import NetworkName, fill_network_enums
 from backend.schemas.generations import MAX_SOURCES, PROMPT_MAX, PROMPT_MIN
 from backend.schemas.posts import MAX_MEDIA, MAX_TARGETS, TargetRef
-from recipes.series import MAX_OCCURRENCES, WEEKDAY_NUMBERS
+from recipes.series import MAX_OCCURRENCES, WEEKDAY_NUMBERS, parse_at
 from recipes.template import describe_variables
 from socialpub_tui.client.networks import Networks
 
@@ -592,8 +592,6 @@ class Entry(_Strict):
     def _at(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        from recipes.series import parse_at
-
         try:
             if not re.match(AT_PATTERN, value.strip()):
                 raise ValueError

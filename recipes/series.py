@@ -20,10 +20,30 @@ import itertools
 import re
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from recipes.schema import Repeat
+
+class SeriesSpec(Protocol):
+    """What a series is read from: recipes.schema.Repeat (a recipe's `repeat`) has these fields. Declared here
+    so that the series arithmetic, which the schema's validators use, does not import the schema back."""
+
+    @property
+    def every(self) -> str | None: ...
+    @property
+    def interval(self) -> int: ...
+    @property
+    def on(self) -> list[Any] | None: ...
+    @property
+    def times(self) -> list[Any] | None: ...
+    @property
+    def cron(self) -> str | None: ...
+    @property
+    def start(self) -> str: ...
+    @property
+    def until(self) -> str | None: ...
+    @property
+    def count(self) -> int | None: ...
+
 
 MAX_OCCURRENCES = 1000
 """The most occurrences one series may yield (past ones included)."""
@@ -98,7 +118,7 @@ def parse_hhmm(text: str) -> time:
     return time(int(hh), int(mm))
 
 
-def local_times(repeat: Repeat, cap: int = MAX_OCCURRENCES) -> list[datetime]:
+def local_times(repeat: SeriesSpec, cap: int = MAX_OCCURRENCES) -> list[datetime]:
     """A series' wall-clock date-times (naive, ascending), past ones included. SeriesTooLong past `cap`."""
     found = list(itertools.islice(_iterate(repeat), cap + 1))
     if len(found) > cap:
@@ -109,7 +129,7 @@ def local_times(repeat: Repeat, cap: int = MAX_OCCURRENCES) -> list[datetime]:
     return found
 
 
-def _iterate(repeat: Repeat) -> Iterator[datetime]:
+def _iterate(repeat: SeriesSpec) -> Iterator[datetime]:
     start = date.fromisoformat(repeat.start)
     until = date.fromisoformat(repeat.until) if repeat.until else None
     source = _cron(repeat.cron, start) if repeat.cron else _rrule(repeat, start)
@@ -121,7 +141,7 @@ def _iterate(repeat: Repeat) -> Iterator[datetime]:
         yield when
 
 
-def _rrule(repeat: Repeat, start: date) -> Iterator[datetime]:
+def _rrule(repeat: SeriesSpec, start: date) -> Iterator[datetime]:
     from dateutil import rrule
 
     freq = {"day": rrule.DAILY, "week": rrule.WEEKLY, "month": rrule.MONTHLY}[repeat.every or "day"]

@@ -41,6 +41,7 @@ from socialpub_tui.times import DisplayZone
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.aio import AsyncClient
+    from socialpub_tui.screens.attachments import Media
     from socialpub_tui.settings import TuiSettings
 
 
@@ -358,6 +359,13 @@ class SocialpubApp(App[None]):
 
         if not isinstance(self.screen, ComposeScreen):
             self.push_screen(ComposeScreen())
+
+    def compose_post(self, media: list[Media]) -> None:
+        """A new post with these media attached (a screen offering its file to a post calls this: the screens
+        never import the compose screen, which imports theirs)."""
+        from socialpub_tui.screens.compose import ComposeScreen
+
+        self.push_screen(ComposeScreen(media=media))
 
 
 def _details_text(exc: Any) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from backend.schemas.statuses import PostStatus, TargetStatus
+
 STATUS_COLOURS = {
     "completed": "green",
     "succeeded": "green",
@@ -42,7 +44,7 @@ def target_status(post_status: str, status: str) -> str:
     """The word a target's status is shown as. The API has no `cancelled` target state (spec 3.2): the targets of
     a cancelled post keep `pending`, which would read as work under way; they are shown as `not sent`, in the
     colour of a cancelled post."""
-    return "not sent" if post_status == "cancelled" and status == "pending" else status
+    return "not sent" if post_status == PostStatus.CANCELLED and status == TargetStatus.PENDING else status
 
 
 # ---- text from users and networks ---------------------------------------------------------------------------------

@@ -92,7 +92,8 @@ def pg_url(db_kind: str) -> Iterator[str | None]:
 
 
 def _truncate_all() -> None:
-    from backend.store.db import database, truncate_all_tables
+    from backend.store.db import database
+    from tests.support.store import truncate_all_tables
 
     truncate_all_tables(database.obj, keep=("schema_migration", "emulator_migration"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from backend.jobs.registry import periodic
+from backend.schemas.statuses import JobStatus
 from backend.services import oauth_connect, ratelimit
 from backend.store.models import Job
 
@@ -16,4 +17,4 @@ def prune(ctx) -> None:  # type: ignore[no-untyped-def]
     ratelimit.prune()
     oauth_connect.prune_sessions(ctx.now())
     cutoff = ctx.now() - DONE_JOB_RETENTION
-    Job.delete().where((Job.status == "done") & (Job.updated_at < cutoff)).execute()
+    Job.delete().where((Job.status == JobStatus.DONE) & (Job.updated_at < cutoff)).execute()

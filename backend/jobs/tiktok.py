@@ -6,9 +6,10 @@ from datetime import timedelta
 from typing import Any
 
 from backend.jobs.registry import job_handler, periodic
+from backend.schemas.statuses import TikTokStatus
 from backend.services import tiktok
 from backend.store.db import tx
-from backend.store.models.tiktok import TikTokPublish
+from backend.store.models import TikTokPublish
 
 
 def _dead(job: Any, error: str) -> None:
@@ -38,7 +39,8 @@ def settle_interrupted(ctx: Any) -> None:
     publishId, so nothing tracks it: settle it FAILED after a grace period instead of leaving it open."""
     now = ctx.now()
     stale = TikTokPublish.select(TikTokPublish.id).where(
-        (TikTokPublish.status == "INITIATING") & (TikTokPublish.created_at < now - INITIATING_GRACE)
+        (TikTokPublish.status == TikTokStatus.INITIATING)
+        & (TikTokPublish.created_at < now - INITIATING_GRACE)
     )
     ids = [r.id for r in stale]
     if not ids:
@@ -46,13 +48,13 @@ def settle_interrupted(ctx: Any) -> None:
     with tx():
         (
             TikTokPublish.update(
-                status="FAILED",
+                status=TikTokStatus.FAILED,
                 fail_reason="internal",
                 completed_at=now,
                 updated_at=now,
                 fail_message="the service stopped while sending this publication to TikTok, so its outcome is "
                 "unknown: check the TikTok app (drafts and profile) before sending it again",
             )
-            .where(TikTokPublish.id.in_(ids) & (TikTokPublish.status == "INITIATING"))
+            .where(TikTokPublish.id.in_(ids) & (TikTokPublish.status == TikTokStatus.INITIATING))
             .execute()
         )

@@ -70,6 +70,7 @@ from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
 from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
+from backend.schemas.statuses import JobStatus
 from backend.store.db import database, init_database, is_sqlite, pg_connection_room, store_busy, tx
 from backend.store.models import Job
 
@@ -277,8 +278,8 @@ class Worker:
 
     def _only_periodic_due_soon(self, horizon_s: float) -> bool:
         limit = clock.now() + timedelta(seconds=horizon_s)
-        due = (Job.status == "queued") & (Job.run_at <= limit)
-        expired = (Job.status == "running") & (Job.lease_until <= limit)
+        due = (Job.status == JobStatus.QUEUED) & (Job.run_at <= limit)
+        expired = (Job.status == JobStatus.RUNNING) & (Job.lease_until <= limit)
         not_periodic = Job.dedupe_key.is_null() | ~(Job.dedupe_key.startswith("periodic:"))
         q = Job.select(Job.id).where((due | expired) & not_periodic).limit(1)
         return not q.exists()
@@ -645,7 +646,7 @@ class Worker:
             return
         if periodic is not None:
             self._reschedule_periodic(job, periodic.every_s, None)
-        elif job.status != "done" and not self._fenced(job, lambda: queue.complete(job)):
+        elif job.status != JobStatus.DONE and not self._fenced(job, lambda: queue.complete(job)):
             self._lease_lost(job, "done")  # (done already: its handler completed it)
 
     def _failed(self, job: Job, exc: BaseException) -> None:

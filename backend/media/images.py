@@ -210,17 +210,3 @@ def _pipeline(im: Image.Image, fmt: str, max_side: int) -> ProcessedImage:
     frame.save(out, "JPEG", quality=JPEG_QUALITY)
     width, height = frame.size
     return ProcessedImage(out.getvalue(), width, height)
-
-
-def naive_pipeline(data: bytes) -> bytes:
-    """The straightforward Pillow pipeline, kept for the benchmark's comparison only."""
-    from PIL import ImageOps
-
-    im = Image.open(io.BytesIO(data))
-    im.load()
-    im = ImageOps.exif_transpose(im)
-    im = im.convert("RGB")
-    im.thumbnail((MAX_SIDE, MAX_SIDE), Image.Resampling.LANCZOS)
-    out = io.BytesIO()
-    im.save(out, "JPEG", quality=JPEG_QUALITY)
-    return out.getvalue()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from backend import logs
+from backend.schemas.statuses import JobStatus
 
 log = logging.getLogger("socialpub.embedded")
 
@@ -105,7 +106,7 @@ def pending_work(horizon_s: float) -> int:
     return (
         Job.select()
         .where(
-            (((Job.status == "queued") & (Job.run_at <= limit)) | (Job.status == "running"))
+            (((Job.status == JobStatus.QUEUED) & (Job.run_at <= limit)) | (Job.status == JobStatus.RUNNING))
             & ~(Job.dedupe_key.startswith("periodic:"))
             & (Job.kind != PRODUCE_JOB)
         )
@@ -118,7 +119,7 @@ def producing() -> bool:
     from backend.services.generations import PRODUCE_JOB
     from backend.store.models import Job
 
-    return Job.select().where((Job.status == "running") & (Job.kind == PRODUCE_JOB)).exists()
+    return Job.select().where((Job.status == JobStatus.RUNNING) & (Job.kind == PRODUCE_JOB)).exists()
 
 
 def _drain(drain_s: float) -> None:

@@ -17,6 +17,7 @@ from peewee import fn
 
 from backend import clock
 from backend.ids import new_id
+from backend.schemas.statuses import JobStatus
 from backend.store import statements
 from backend.store.db import database, locked, tx
 from backend.store.models import Job
@@ -72,7 +73,7 @@ def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> 
             id=new_id("job"),
             kind=j["kind"],
             payload=j.get("payload") or {},
-            status="queued",
+            status=JobStatus.QUEUED,
             run_at=j.get("run_at") or now,
             attempts=j.get("attempts", 0),
             max_attempts=j.get("max_attempts", 5),
@@ -103,9 +104,13 @@ def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:
         return 0
     now = clock.now()
     n = (
-        Job.update(status="queued", attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now)
+        Job.update(
+            status=JobStatus.QUEUED, attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now
+        )
         .where(
-            Job.dedupe_key.in_(list(dedupe_keys)) & (Job.status == "dead") & (Job.updated_at <= dead_before)
+            Job.dedupe_key.in_(list(dedupe_keys))
+            & (Job.status == JobStatus.DEAD)
+            & (Job.updated_at <= dead_before)
         )
         .execute()
     )
@@ -121,7 +126,7 @@ def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any]
         id=new_id("job"),
         kind=kind,
         payload=payload or {},
-        status="queued",
+        status=JobStatus.QUEUED,
         run_at=run_at,
         attempts=0,
         max_attempts=1_000_000,
@@ -135,13 +140,13 @@ def move(dedupe_key: str, run_at: datetime) -> int:
     """Reschedule a queued job (e.g. a scheduled post whose time was edited)."""
     return (
         Job.update(run_at=run_at, updated_at=clock.now())
-        .where((Job.dedupe_key == dedupe_key) & (Job.status == "queued"))
+        .where((Job.dedupe_key == dedupe_key) & (Job.status == JobStatus.QUEUED))
         .execute()
     )
 
 
 def cancel(dedupe_key: str) -> int:
-    return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == "queued")).execute()
+    return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == JobStatus.QUEUED)).execute()
 
 
 def claim(
@@ -168,7 +173,7 @@ def taken_over_from(job: Job) -> str | None:
 
 def _mine(job: Job) -> Any:
     """Fencing: a job is changed only by the claim that holds its lease (still running, still locked by it)."""
-    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == "running")
+    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == JobStatus.RUNNING)
 
 
 def renew(job: Job, lease_s: float) -> bool:
@@ -196,9 +201,11 @@ def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
         Job.select(Job.status, Job.lease_until).where((Job.id == job.id) & (Job.locked_by == job.locked_by))
     ).first()
     now = clock.now()
-    if row is not None and row.status == "done":  # this claim finished it (its handler completed it): no one
+    if (
+        row is not None and row.status == JobStatus.DONE
+    ):  # this claim finished it (its handler completed it): no one
         return now + timedelta(seconds=need_s)  # else will run it; what the run still does is its own
-    if row is None or row.status != "running":
+    if row is None or row.status != JobStatus.RUNNING:
         return None
     if row.lease_until is not None and row.lease_until >= now + timedelta(seconds=need_s):
         return row.lease_until
@@ -218,7 +225,7 @@ def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
         now = clock.now()
         q = (
             Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
-            .where(Job.locked_by.in_(locks) & (Job.status == "running"))
+            .where(Job.locked_by.in_(locks) & (Job.status == JobStatus.RUNNING))
             .returning(Job.id)
         )
         return {row.id for row in q.execute()}
@@ -229,7 +236,7 @@ def complete(job: Job) -> bool:
     calls this inside that transaction; once that commits, the worker sees `job.status == "done"` and does not
     complete it again. False when this claim no longer holds the job."""
     ok = (
-        Job.update(status="done", lease_until=None, updated_at=clock.now(), last_error=None)
+        Job.update(status=JobStatus.DONE, lease_until=None, updated_at=clock.now(), last_error=None)
         .where(_mine(job))
         .execute()
         == 1
@@ -247,7 +254,7 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
     """Queue the job again in `delay_s` (fenced). count_attempt=False: this try does not count."""
     now = clock.now()
     values: dict[Any, Any] = {
-        Job.status: "queued",
+        Job.status: JobStatus.QUEUED,
         Job.run_at: now + timedelta(seconds=delay_s),
         Job.lease_until: None,
         Job.locked_by: None,
@@ -258,7 +265,7 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
         values[Job.attempts] = Job.attempts - 1
     ok = Job.update(values).where(_mine(job)).execute() == 1
     if ok:
-        job.status = "queued"
+        job.status = JobStatus.QUEUED
         if delay_s <= 0:
             database.after_commit(_wake)
     return ok
@@ -267,13 +274,13 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
 def bury(job: Job, error: str) -> bool:
     """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
     ok = (
-        Job.update(status="dead", lease_until=None, last_error=error, updated_at=clock.now())
+        Job.update(status=JobStatus.DEAD, lease_until=None, last_error=error, updated_at=clock.now())
         .where(_mine(job))
         .execute()
         == 1
     )
     if ok:
-        job.status = "dead"
+        job.status = JobStatus.DEAD
     return ok
 
 
@@ -286,9 +293,13 @@ def holder(job_id: str) -> tuple[str, str | None] | None:
 def next_due_in(now: datetime | None = None) -> float | None:
     """Seconds until the next queued job is due (0 if one is due now), None when the queue is empty."""
     now = now or clock.now()
-    row = Job.select(Job.run_at).where(Job.status == "queued").order_by(Job.run_at).limit(1).first()
+    row = Job.select(Job.run_at).where(Job.status == JobStatus.QUEUED).order_by(Job.run_at).limit(1).first()
     lease = (
-        Job.select(Job.lease_until).where(Job.status == "running").order_by(Job.lease_until).limit(1).first()
+        Job.select(Job.lease_until)
+        .where(Job.status == JobStatus.RUNNING)
+        .order_by(Job.lease_until)
+        .limit(1)
+        .first()
     )
     candidates = [
         r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
@@ -307,14 +318,14 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     now = now or clock.now()
     due = (
         Job.select(Job.run_at)
-        .where((Job.status == "queued") & (Job.run_at > now))
+        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
         .order_by(Job.run_at)
         .limit(limit)
         .tuples()
     )
     lease = (
         Job.select(Job.lease_until)
-        .where((Job.status == "running") & (Job.lease_until > now))
+        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
         .order_by(Job.lease_until)
         .limit(1)
         .first()
@@ -332,14 +343,14 @@ def next_change_in(now: datetime | None = None) -> float | None:
     now = now or clock.now()
     row = (
         Job.select(Job.run_at)
-        .where((Job.status == "queued") & (Job.run_at > now))
+        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
         .order_by(Job.run_at)
         .limit(1)
         .first()
     )
     lease = (
         Job.select(Job.lease_until)
-        .where((Job.status == "running") & (Job.lease_until > now))
+        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
         .order_by(Job.lease_until)
         .limit(1)
         .first()
@@ -370,7 +381,7 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
     released: list[tuple[str, str, str]] = []
     rows = list(
         Job.select(Job.id, Job.kind, Job.locked_by).where(
-            (Job.status == "running") & Job.locked_by.contains(f":{host}:")
+            (Job.status == JobStatus.RUNNING) & Job.locked_by.contains(f":{host}:")
         )
     )
     now = clock.now()
@@ -381,7 +392,7 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
         if (
             Job.update(lease_until=now - timedelta(seconds=1), updated_at=now)
             .where(  # expired (claim: < now)
-                (Job.id == row.id) & (Job.status == "running") & (Job.locked_by == row.locked_by)
+                (Job.id == row.id) & (Job.status == JobStatus.RUNNING) & (Job.locked_by == row.locked_by)
             )
             .execute()
         ):

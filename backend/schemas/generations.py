@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from backend.schemas.common import GENERATION_CURSOR, CamelModel, CamelOut, Timestamp
+from backend.schemas.statuses import GenerationStatusValue
 from backend.schemas.workspace import CreditsOut
 
 GENERATION_TYPES = ("image", "video")
@@ -19,7 +20,6 @@ DURATIONS = (5, 10, 15)
 PROMPT_MIN, PROMPT_MAX = 3, 1800
 MAX_SOURCES = 2
 IDEMPOTENCY_KEY_MAX = 200
-GenerationStatus = Literal["pending", "processing", "completed", "failed"]
 
 SourceUrl = Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]
 
@@ -97,7 +97,7 @@ class GenerationOut(CamelOut):
 
     id: str
     type: Literal["image", "video"]
-    status: GenerationStatus
+    status: GenerationStatusValue
     prompt: str
     aspect_ratio: Literal["9:16", "1:1", "16:9"]
     duration_sec: int | None = Field(description="5, 10 or 15 for a video; null for an image")
@@ -153,7 +153,7 @@ class GenerationDeleted(CamelOut):
 
     ok: Literal[True] = True
     id: str
-    status: GenerationStatus = Field(description="the status the creation had when it was deleted")
+    status: GenerationStatusValue = Field(description="the status the creation had when it was deleted")
     media_deleted: bool = Field(
         description="the produced file was deleted (its URL now answers 404); false when "
         "there was none, or a post not yet sent still uses it"

@@ -8,9 +8,8 @@ from pydantic import ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from backend.schemas.common import POST_CURSOR, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
+from backend.schemas.statuses import PostStatusValue, TargetStatusValue
 
-PostStatus = Literal["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
-TargetStatus = Literal["pending", "publishing", "succeeded", "failed", "inbox_delivered"]
 MAX_TARGETS = 20
 MAX_MEDIA = 10
 MAX_CONTENT = (
@@ -40,7 +39,7 @@ Labels = Annotated[
 # `options` of POST /v1/posts: per network, its own settings (`options.<network>`, each network's options model:
 # GET /v1/networks gives their JSON Schemas). The API validates them with the registry's models (the document
 # states them: backend/services/networks.py); here, shared with the client, any object per network.
-PostOptions = dict[str, dict[str, Any]]
+OptionsByNetwork = dict[str, dict[str, Any]]  # not the API's PostOptions model (backend.services.networks)
 
 
 class TargetRef(CamelModel):
@@ -85,7 +84,7 @@ class PostCreate(CamelModel):
         default=None, description="ISO 8601 with a zone offset (Z or ±hh:mm); absent or null: publish now"
     )
     _scheduled_at = field_validator("scheduled_at")(_not_blank)
-    options: PostOptions | None = None
+    options: OptionsByNetwork | None = None
     idempotency_key: str | None = Field(
         default=None,
         min_length=1,
@@ -114,7 +113,7 @@ class PostPatch(CamelModel):
     media_urls: list[Annotated[str, Field(max_length=4096, json_schema_extra={"format": "uri"})]] | None = (
         Field(default=None, max_length=MAX_MEDIA)
     )
-    options: PostOptions | None = None
+    options: OptionsByNetwork | None = None
     # Not part of the document (targets and labels cannot change); sent anyway, answered 400
     # targets_not_editable / labels_not_editable.
     targets: SkipJsonSchema[list[Any] | None] = Field(default=None, exclude=True)
@@ -133,7 +132,7 @@ class TargetOut(CamelOut):
     platform: NetworkName
     account_id: str | None
     account_name: str
-    status: TargetStatus
+    status: TargetStatusValue
     external_post_id: str | None
     post_url: str | None
     fail_reason: str | None
@@ -153,7 +152,7 @@ class TargetOut(CamelOut):
 
 class PostOut(CamelOut):
     id: str
-    status: PostStatus
+    status: PostStatusValue
     scheduled_at: Timestamp | None
     created_at: Timestamp
     updated_at: Timestamp

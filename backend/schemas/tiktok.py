@@ -8,13 +8,10 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, field_validator
 
 from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
+from backend.schemas.statuses import TikTokStatusValue
 
 PostMode = Literal["MEDIA_UPLOAD", "DIRECT_POST"]
 PrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-PublishStatus = Literal[
-    "PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD", "SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED"
-]
-TERMINAL_STATUSES: tuple[str, ...] = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
 DEFAULT_POST_MODE: PostMode = "MEDIA_UPLOAD"  # docs/tiktok.md: nothing goes public without the creator
 PHOTO_MAX = 35
 PHOTO_TITLE_MAX = 90
@@ -158,7 +155,7 @@ class TikTokPhotoOut(CamelOut):
 
 class TikTokVideoOut(CamelOut):
     success: bool
-    status: PublishStatus
+    status: TikTokStatusValue
     publish_id: str
     title: str
     post_mode: PostMode | None = None
@@ -168,7 +165,7 @@ class TikTokVideoOut(CamelOut):
 class TikTokStatusOut(CamelOut):
     """`status`; `failReason` (TikTok's code) and `failMessage` only on FAILED. The rest is an extension."""
 
-    status: PublishStatus
+    status: TikTokStatusValue
     fail_reason: str | None = None
     fail_message: str | None = None
     publish_id: str | None = None

@@ -23,11 +23,9 @@ from peewee import SQL, Case, Value, fn
 
 from backend import clock
 from backend.errors import ApiError
+from backend.schemas.statuses import POST_OUTCOMES, TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 from backend.store.models import Post, PostTarget
 
-FINAL_POST = ("completed", "partial", "failed")
-FINAL_TARGET = ("succeeded", "inbox_delivered", "failed")
-SUCCESS_TARGET = ("succeeded", "inbox_delivered")
 MAX_DAYS = 90
 MAX_FAILURES = 100
 
@@ -87,10 +85,10 @@ def activity(
         (Post.workspace == workspace_id)
         & (Post.completed_at >= start)
         & (Post.completed_at < end)
-        & Post.status.in_(FINAL_POST)
+        & Post.status.in_(POST_OUTCOMES)
     )
 
-    post_counts = [dict.fromkeys(FINAL_POST, 0) for _ in bounds]
+    post_counts = [dict.fromkeys(POST_OUTCOMES, 0) for _ in bounds]
     bucket = _bucket(Post.completed_at, bounds)
     rows = (
         Post.select(bucket.alias("day"), Post.status, fn.COUNT(SQL("*")).alias("n"))
@@ -101,11 +99,11 @@ def activity(
     for i, status, n in rows:
         post_counts[int(i)][status] += int(n)
 
-    target_counts = [dict.fromkeys(FINAL_TARGET, 0) for _ in bounds]
+    target_counts = [dict.fromkeys(TARGET_FINAL, 0) for _ in bounds]
     rows = (
         PostTarget.select(bucket.alias("day"), PostTarget.status, fn.COUNT(SQL("*")).alias("n"))
         .join(Post, on=(PostTarget.post == Post.id))
-        .where(finished & PostTarget.status.in_(FINAL_TARGET))
+        .where(finished & PostTarget.status.in_(TARGET_FINAL))
         .group_by(SQL("1"), SQL("2"))
         .tuples()
     )
@@ -125,7 +123,11 @@ def activity(
                 PostTarget.completed_at,
             )
             .join(Post, on=(PostTarget.post == Post.id))
-            .where(finished & Post.status.in_(("partial", "failed")) & (PostTarget.status == "failed"))
+            .where(
+                finished
+                & Post.status.in_((PostStatus.PARTIAL, PostStatus.FAILED))
+                & (PostTarget.status == TargetStatus.FAILED)
+            )
             .order_by(PostTarget.completed_at.desc(), PostTarget.id.desc())
             .limit(failures)
         )
@@ -142,8 +144,8 @@ def activity(
             for t in q
         ]
 
-    total_posts = {s: sum(c[s] for c in post_counts) for s in FINAL_POST}
-    total_targets = {s: sum(c[s] for c in target_counts) for s in FINAL_TARGET}
+    total_posts = {s: sum(c[s] for c in post_counts) for s in POST_OUTCOMES}
+    total_targets = {s: sum(c[s] for c in target_counts) for s in TARGET_FINAL}
     done = sum(total_targets.values())
     return {
         "days": days,
@@ -163,7 +165,7 @@ def activity(
         "totals": {
             "posts": total_posts,
             "targets": total_targets,
-            "success_rate": (sum(total_targets[s] for s in SUCCESS_TARGET) / done) if done else None,
+            "success_rate": (sum(total_targets[s] for s in TARGET_SUCCESS) / done) if done else None,
         },
         "failures": failed,
     }

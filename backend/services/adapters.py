@@ -235,10 +235,6 @@ def register_sandbox_account(
     return sandbox(settings).register_account(platform, name, behaviour, private=private)
 
 
-def set_sandbox_behaviour(settings: Settings, sandbox_account_id: str, behaviour: str) -> None:
-    sandbox(settings).set_behaviour(sandbox_account_id, behaviour)
-
-
 def sandbox_published(
     settings: Settings, platform: str, external_account_id: str, limit: int = 100
 ) -> list[dict[str, Any]]:

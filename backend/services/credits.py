@@ -15,13 +15,11 @@ failed, or deleted before it started).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from peewee import fn
 
 from backend import clock
 from backend.ids import new_id
-from backend.services import cursors
 from backend.store.db import is_sqlite, tx
 from backend.store.models import CreditEntry, Workspace
 
@@ -169,33 +167,3 @@ def entries(workspace_id: str, *, generation_id: str | None = None, limit: int =
 # ---- GET /v1/credits (extension): the ledger as the API shows it --------------------------------------------
 
 MAX_HISTORY_LIMIT = 100
-
-
-def history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
-    """GET /v1/credits: the balance, and the ledger's entries newest first, a page at a time."""
-    from backend.services import workspace as workspace_service
-
-    limit = max(1, min(limit, MAX_HISTORY_LIMIT))
-    ws = workspace_service.refresh_allowance(workspace_service.get(workspace_id))  # a due grant shows at once
-    q = CreditEntry.select().where(CreditEntry.workspace == workspace_id)
-    if cursor is not None:  # "" too: an empty cursor is not one this API gave
-        q = q.where(CreditEntry.id < cursors.decode(cursor, "c1", "cre", "GET /v1/credits"))
-    rows = list(q.order_by(CreditEntry.id.desc()).limit(limit + 1))
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return {
-        "balance": int(ws.credits_balance),
-        "items": [
-            {
-                "id": r.id,
-                "at": clock.iso(r.created_at),
-                "amount": r.amount,
-                "reason": r.reason,
-                "generationId": r.generation_id,
-                "note": r.note or "",
-                "balanceAfter": r.balance_after,
-            }
-            for r in rows
-        ],
-        "nextCursor": cursors.encode("c1", rows[-1].id) if more and rows else None,
-    }

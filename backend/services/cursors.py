@@ -1,14 +1,18 @@
 """List cursors: `<tag>.<last id>` (e.g. `m1.med_01j…`), the pattern the document states for each list
 (backend.schemas.common.cursor_pattern). One codec for every list that pages by id (newest first); a cursor of
 another shape answers 400 `invalid_cursor`. A cursor that has the shape pages from the id it names, whoever made it
-(a page of ids below it, in the caller's workspace only)."""
+(a page of ids below it, in the caller's workspace only).
+
+The post list pages by a position instead (`p1.<section>.<due time in µs>.<post id>`, POST_CURSOR): its codec is
+here too, so that every cursor of the API is made and read in this module."""
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 from backend.errors import ApiError
-from backend.schemas.common import cursor_pattern
+from backend.schemas.common import POST_CURSOR, cursor_pattern
 
 
 def encode(tag: str, row_id: str) -> str:
@@ -30,3 +34,26 @@ def decode(cursor: str, tag: str, id_prefix: str, what: str) -> str:
     if not re.fullmatch(cursor_pattern(tag, id_prefix), cursor):
         raise invalid(what)
     return cursor[len(tag) + 1 :]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
+_POSITION = re.compile(POST_CURSOR)
+
+
+def encode_position(section: str, due: datetime, post_id: str) -> str:
+    """A position in the post list (POST_CURSOR): the same cursor serves both orders — the newest-first order
+    reads its id, order=upcoming its (section, due time, id)."""
+    micros = (due - _EPOCH) // timedelta(microseconds=1)
+    return f"p1.{section}.{micros}.{post_id}"
+
+
+def decode_position(cursor: str, what: str) -> tuple[str, datetime, str]:
+    """(section `s` or `r`, the due time, the post id) of a position cursor; 400 `invalid_cursor` otherwise. Any
+    string of the document's pattern is a position: a due time past the dates the store holds is taken as the
+    first or last one."""
+    if _POSITION.match(cursor) is None:
+        raise invalid(what)
+    _, section, micros, post_id = cursor.split(".", 3)
+    return section, _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS)), post_id

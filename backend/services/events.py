@@ -8,8 +8,7 @@ from typing import Any
 
 from backend import clock, queue
 from backend.ids import new_id
-from backend.store.models import WebhookDelivery, WebhookEndpoint
-from backend.store.models.events import Event
+from backend.store.models import Event, WebhookDelivery, WebhookEndpoint
 
 DELIVER_JOB = "webhook.deliver"
 

@@ -64,6 +64,7 @@ from backend.schemas.generations import (
     PROMPT_MAX,
     PROMPT_MIN,
 )
+from backend.schemas.statuses import GENERATION_FINAL, GenerationStatus
 from backend.services import credits, cursors, events, plans
 from backend.services import workspace as workspace_service
 from backend.services.workspace import PLACEHOLDER_NAMES
@@ -74,7 +75,6 @@ log = logging.getLogger("socialpub.generations")
 
 PRODUCE_JOB = "generation.produce"
 LANE = "generation"
-FINAL = ("completed", "failed")
 DEFAULT_ASPECT = "9:16"
 DEFAULT_DURATION = 5
 MAX_LIST_LIMIT = 100
@@ -357,7 +357,7 @@ def accept(
             "id": generation_id,
             "workspace": workspace_id,
             "type": checked.type,
-            "status": "pending",
+            "status": GenerationStatus.PENDING,
             "prompt": checked.prompt,
             "aspect_ratio": checked.aspect_ratio,
             "duration_sec": checked.duration_sec,
@@ -507,7 +507,7 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
         ).first()
         if row is None:
             raise _not_found(generation_id)
-        if row.status == "processing":
+        if row.status == GenerationStatus.PROCESSING:
             raise ApiError(
                 409,
                 "generation_in_progress",
@@ -521,13 +521,13 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
             Generation.deleted_at: now,
             Generation.idempotency_key: None,
         }  # key released
-        if row.status == "pending":
+        if row.status == GenerationStatus.PENDING:
             moved = credits.refund(workspace_id, row.id, note="deleted before production started")
             refunded = moved.amount if moved is not None else 0
             queue.cancel(job_key(row.id))  # a claimed job finds the generation deleted and ends
             values.update(
                 {
-                    Generation.status: "failed",
+                    Generation.status: GenerationStatus.FAILED,
                     Generation.completed_at: now,
                     Generation.error: "Deleted before production started; the credits were refunded.",
                 }
@@ -589,13 +589,13 @@ def _fail_locked(row: Generation, reason: str, job: Any = None) -> None:
     refunded = moved.amount if moved is not None else 0
     error = _sentence(reason) + (f". Your {refunded} credits were refunded." if refunded else ".")
     changed = (
-        Generation.update(status="failed", error=error, completed_at=now)
-        .where((Generation.id == row.id) & Generation.status.not_in(FINAL))
+        Generation.update(status=GenerationStatus.FAILED, error=error, completed_at=now)
+        .where((Generation.id == row.id) & Generation.status.not_in(GENERATION_FINAL))
         .execute()
     )
     if not changed:
         return
-    row.status, row.error, row.completed_at = "failed", error, now
+    row.status, row.error, row.completed_at = GenerationStatus.FAILED, error, now
     if job is not None and not queue.complete(job):
         raise _LeaseLost(row.id)
     events.record(row.workspace_id, "generation.failed", public(row, None), subject_id=row.id)
@@ -611,7 +611,7 @@ def fail(generation_id: str, reason: str, job: Any = None) -> bool:
     try:
         with tx():
             row = _lock(generation_id)
-            if row is None or row.status in FINAL:
+            if row is None or row.status in GENERATION_FINAL:
                 if job is not None:
                     queue.complete(job)
                 return False
@@ -628,7 +628,7 @@ def give_up(generation_id: str, error: str) -> None:
     """The job's on_dead hook (inside the worker's bury transaction): what the job was making ends `failed`."""
     with tx():
         row = _lock(generation_id)
-        if row is not None and row.status not in FINAL:
+        if row is not None and row.status not in GENERATION_FINAL:
             log.error("generation %s: its job was buried (%s)", generation_id, error)
             _fail_locked(row, INTERNAL)
 
@@ -645,10 +645,10 @@ def _start(job: Any, settings: Settings) -> _Start:
     taken_over = queue.taken_over_from(job)
     with tx():
         row = _lock(generation_id)
-        if row is None or row.deleted_at is not None or row.status in FINAL:
+        if row is None or row.deleted_at is not None or row.status in GENERATION_FINAL:
             queue.complete(job)
             return _Start(row, False)  # type: ignore[arg-type]
-        if row.status == "processing" and taken_over is not None:
+        if row.status == GenerationStatus.PROCESSING and taken_over is not None:
             log.warning(
                 "generation %s: interrupted mid-production (its worker %s stopped): failed, refunded",
                 row.id,
@@ -666,19 +666,21 @@ def _start(job: Any, settings: Settings) -> _Start:
 
 def _processing(row: Generation) -> bool:
     """`pending -> processing` as production starts (a generation deleted meanwhile: False)."""
-    if row.status == "processing":
+    if row.status == GenerationStatus.PROCESSING:
         return True
     now = clock.now()
     with tx():
         changed = (
-            Generation.update(status="processing", started_at=now)
+            Generation.update(status=GenerationStatus.PROCESSING, started_at=now)
             .where(
-                (Generation.id == row.id) & (Generation.status == "pending") & Generation.deleted_at.is_null()
+                (Generation.id == row.id)
+                & (Generation.status == GenerationStatus.PENDING)
+                & Generation.deleted_at.is_null()
             )
             .execute()
         )
     if changed:
-        row.status, row.started_at = "processing", now
+        row.status, row.started_at = GenerationStatus.PROCESSING, now
     return bool(changed)
 
 
@@ -899,11 +901,11 @@ def _complete(settings: Settings, job: Any, row: Generation, media: Media) -> No
     try:
         with tx():
             fresh = _lock(row.id)
-            if fresh is None or fresh.status != "processing" or fresh.deleted_at is not None:
+            if fresh is None or fresh.status != GenerationStatus.PROCESSING or fresh.deleted_at is not None:
                 raise _LeaseLost(row.id)
             now = clock.now()
             Generation.update(
-                status="completed",
+                status=GenerationStatus.COMPLETED,
                 media_key=media.key,
                 mime_type=media.mime_type,
                 completed_at=now,

@@ -17,11 +17,11 @@ import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from peewee import JOIN, SQL, NodeList, fn
+from peewee import JOIN, SQL, Field, ForeignKeyField, NodeList, fn
 from pydantic import BaseModel
 
 from backend import clock, queue
@@ -32,8 +32,8 @@ from backend.networks import registry
 from backend.networks.base import MediaRef
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
-from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
+from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import cursors, networks, plans
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
@@ -42,7 +42,7 @@ from backend.store.models.posts import folded
 log = logging.getLogger("socialpub.posts")
 
 PUBLISH_JOB = "post.publish"
-EDITABLE = ("scheduled",)
+EDITABLE = (PostStatus.SCHEDULED,)
 MAX_LIST_LIMIT = 100
 
 
@@ -605,7 +605,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         post = {
             "id": post_id,
             "workspace": workspace_id,
-            "status": "scheduled" if scheduled_at else "processing",
+            "status": PostStatus.SCHEDULED if scheduled_at else PostStatus.PROCESSING,
             "content": content,
             "content_folded": folded(content),
             "media_urls": urls,
@@ -642,7 +642,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
                 "platform": t.platform,
                 "account": t.account.id if t.account else None,
                 "account_name": t.account.name if t.account else "",
-                "status": "pending",
+                "status": TargetStatus.PENDING,
                 "idempotency_token": new_id("pub"),
                 "updated_at": now,
             }
@@ -752,8 +752,8 @@ def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
 
 
 def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The public form of a post given as row values by field name (same as to_public); absent target
-    columns (a target just written) are None."""
+    """The public form of a post (the one serializer of GET/POST /v1/posts and the lists), given as row values
+    by field name; absent target columns (a target just written) are None."""
     return {
         "id": post["id"],
         "status": post["status"],
@@ -785,40 +785,18 @@ def _public(post: dict[str, Any], targets: Sequence[dict[str, Any]]) -> dict[str
 
 
 def to_public(post: Post, targets: Sequence[PostTarget] | None = None) -> dict[str, Any]:
+    """The public form of a post read as a model (its targets read when not given): the same serializer as
+    get_public's, fed the same columns."""
     if targets is None:
         targets = targets_of([post.id])[post.id]
+    return _public(_values(post, _POST_FIELDS), [_values(t, _TARGET_FIELDS) for t in targets])
+
+
+def _values(row: Post | PostTarget, fields: Sequence[Field]) -> dict[str, Any]:
+    """A model's values of `fields` by field name (a foreign key's id, never the related row: no query)."""
     return {
-        "id": post.id,
-        "status": post.status,
-        "scheduledAt": clock.iso(post.scheduled_at),
-        "createdAt": clock.iso(post.created_at),
-        "updatedAt": clock.iso(post.updated_at),
-        "content": post.content,
-        "mediaUrls": list(post.media_urls or []),
-        "options": dict(post.options or {}),
-        "idempotencyKey": post.idempotency_key,
-        "labels": dict(post.labels or {}),
-        "targets": [
-            {
-                "platform": t.platform,
-                "accountId": t.account_id,
-                "accountName": t.account_name,
-                "status": t.status,
-                "externalPostId": t.external_post_id,
-                "postUrl": t.post_url,
-                "failReason": t.fail_reason,
-                "failType": t.fail_type,
-                "completedAt": clock.iso(t.completed_at),
-                "nextAttemptAt": clock.iso(t.next_attempt_at),
-                "warnings": list(t.warnings or []),
-            }
-            for t in targets
-        ],
+        f.name: getattr(row, f.object_id_name if isinstance(f, ForeignKeyField) else f.name) for f in fields
     }
-
-
-def _bad_cursor() -> ApiError:
-    return cursors.invalid("GET /v1/posts")
 
 
 # order=upcoming: the scheduled posts first, soonest due first, then every other post, most recent first, both
@@ -828,38 +806,20 @@ def _bad_cursor() -> ApiError:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-_CURSOR = re.compile(POST_CURSOR)
 MAX_QUERY = 200
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _due_of(post: Post) -> datetime:
     return post.scheduled_at or post.created_at
 
 
-_MIN_MICROS = (datetime(1, 1, 1, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
-_MAX_MICROS = (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC) - _EPOCH) // timedelta(microseconds=1)
-
-
-def _encode_cursor(section: str, due: datetime, post_id: str) -> str:
-    """A position in the list (POST_CURSOR): the same cursor serves both orders — the newest-first order reads
-    its id, order=upcoming its (section, due time, id)."""
-    micros = (due - _EPOCH) // timedelta(microseconds=1)
-    return f"p1.{section}.{micros}.{post_id}"
-
-
 def _position(post: Post) -> tuple[str, datetime, str]:
-    return ("s" if post.status == "scheduled" else "r"), _due_of(post), post.id
+    return ("s" if post.status == PostStatus.SCHEDULED else "r"), _due_of(post), post.id
 
 
 def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
-    """(section `s` or `r`, the due time as the store compares it, the post id). Any string of the document's
-    pattern is a position: a due time past the dates the store holds is taken as the first or last one."""
-    m = _CURSOR.match(cursor)
-    if m is None:
-        raise _bad_cursor()
-    _, section, micros, post_id = cursor.split(".", 3)
-    due = _EPOCH + timedelta(microseconds=min(max(int(micros), _MIN_MICROS), _MAX_MICROS))
+    """(section `s` or `r`, the due time as the store compares it, the post id); 400 invalid_cursor otherwise."""
+    section, due, post_id = cursors.decode_position(cursor, "GET /v1/posts")
     return section, Post.scheduled_at.db_value(due), post_id
 
 
@@ -944,7 +904,7 @@ def list_posts(
         rows = list(q_.order_by(Post.id.desc()).limit(limit + 1))
         more = len(rows) > limit
         rows = rows[:limit]
-        next_cursor = _encode_cursor(*_position(rows[-1])) if more and rows else None
+        next_cursor = cursors.encode_position(*_position(rows[-1])) if more and rows else None
     else:
         rows, next_cursor = _upcoming_page(q_, limit, position, statuses)
     by_post = targets_of([p.id for p in rows])
@@ -975,13 +935,13 @@ def _upcoming_page(
 ) -> tuple[list[Post], str | None]:
     section, due, after = position or ("s", None, None)
     rows: list[Post] = []
-    if section == "s" and (not statuses or "scheduled" in statuses):
+    if section == "s" and (not statuses or PostStatus.SCHEDULED in statuses):
         first = query.where(Post.status == _SCHEDULED)
         if due is not None:  # (due, id) > the cursor's, written so that `due >= …` bounds the index range
             first = first.where((_DUE >= due) & ((_DUE > due) | (Post.id > after)))
         rows = list(first.order_by(_DUE.asc(), Post.id.asc()).limit(limit + 1))
     scheduled = len(rows)
-    if len(rows) <= limit and (not statuses or set(statuses) != {"scheduled"}):
+    if len(rows) <= limit and (not statuses or set(statuses) != {PostStatus.SCHEDULED}):
         rest = query.where(Post.status != _SCHEDULED)
         if section == "r":
             rest = rest.where((_DUE <= due) & ((_DUE < due) | (Post.id < after)))
@@ -990,14 +950,14 @@ def _upcoming_page(
         return rows, None
     rows = rows[:limit]
     last = rows[-1]
-    return rows, _encode_cursor("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
+    return rows, cursors.encode_position("s" if len(rows) <= scheduled else "r", _due_of(last), last.id)
 
 
 # ---------------------------------------------------------------------------------------------- edit
 
 
 def _not_editable(post: Post) -> ApiError:
-    why = {"cancelled": "it was cancelled", "processing": "it is being sent"}.get(
+    why = {PostStatus.CANCELLED: "it was cancelled", PostStatus.PROCESSING: "it is being sent"}.get(
         post.status, "it was already sent"
     )
     return ApiError(
@@ -1117,9 +1077,9 @@ def cancel(workspace_id: str, post_id: str) -> None:
                 [{"status": post.status}],
             )
         now = clock.now()
-        Post.update(status="cancelled", cancelled_at=now, updated_at=now, version=Post.version + 1).where(
-            Post.id == post.id
-        ).execute()
+        Post.update(
+            status=PostStatus.CANCELLED, cancelled_at=now, updated_at=now, version=Post.version + 1
+        ).where(Post.id == post.id).execute()
         queue.cancel(job_key(post.id))
         if post.free_publication:  # nothing was published: the free publication is given back
             Workspace.update(free_posts_used=Workspace.free_posts_used - 1).where(

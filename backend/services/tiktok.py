@@ -30,7 +30,8 @@ from backend.ids import new_id
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
 from backend.queue.backoff import RetryLater
-from backend.schemas.tiktok import DEFAULT_POST_MODE, TERMINAL_STATUSES, TikTokPhotoCreate, TikTokVideoCreate
+from backend.schemas.statuses import TIKTOK_FINAL, TikTokStatus
+from backend.schemas.tiktok import DEFAULT_POST_MODE, TikTokPhotoCreate, TikTokVideoCreate
 from backend.services import events, tokens
 from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
@@ -314,7 +315,7 @@ def _start(
             account=account.id,
             kind=kind,
             post_mode=mode,
-            status="INITIATING",
+            status=TikTokStatus.INITIATING,
             title=title,
             description=description,
             media_urls=list(urls),
@@ -329,7 +330,7 @@ def _refused(rec_id: str, exc: NetworkError | None, reason: str) -> None:
     now = clock.now()
     with tx():
         TikTokPublish.update(
-            status="FAILED",
+            status=TikTokStatus.FAILED,
             fail_reason=(exc.code if exc else None) or "network_error",
             fail_message=reason,
             completed_at=now,
@@ -494,7 +495,7 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
         _accepted(settings, rec_id, publish_id, account, "PROCESSING_UPLOAD", upload_url)
     return {
         "success": True,
-        "status": "PROCESSING_UPLOAD",
+        "status": TikTokStatus.PROCESSING_UPLOAD,
         "publishId": publish_id,
         "title": title,
         "postMode": mode,
@@ -504,7 +505,7 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
 
 # ---------------------------------------------------------------------------------------------- status
 def to_status(rec: TikTokPublish) -> dict[str, Any]:
-    status = rec.status if rec.status != "INITIATING" else "PROCESSING_UPLOAD"
+    status = rec.status if rec.status != TikTokStatus.INITIATING else TikTokStatus.PROCESSING_UPLOAD
     out: dict[str, Any] = {
         "status": status,
         "publishId": rec.publish_id,
@@ -513,7 +514,7 @@ def to_status(rec: TikTokPublish) -> dict[str, Any]:
         "channelId": rec.account_id,
         "updatedAt": clock.iso(rec.updated_at),
     }
-    if status == "FAILED":
+    if status == TikTokStatus.FAILED:
         out["failReason"] = rec.fail_reason or "internal"
         out["failMessage"] = rec.fail_message
     if rec.downloaded_bytes is not None:
@@ -561,7 +562,7 @@ def read_status(
         )
     now = clock.now()
     fresh = rec.checked_at is not None and (now - rec.checked_at).total_seconds() < FRESH_S
-    if rec.status not in TERMINAL_STATUSES and rec.publish_id and not fresh:
+    if rec.status not in TIKTOK_FINAL and rec.publish_id and not fresh:
         try:
             data = adapter_for(settings, account).fetch_status(account.access_token, rec.publish_id)
         except (NetworkError, httpx.HTTPError) as exc:  # serve what we know; the worker keeps tracking
@@ -576,21 +577,23 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
     """Store a status read from TikTok; a terminal one settles the record and records its event. Returns the
     stored status (a terminal status is never overwritten)."""
     now = clock.now()
-    status = str(data.get("status") or "PROCESSING_DOWNLOAD")
+    status = str(data.get("status") or TikTokStatus.PROCESSING_DOWNLOAD)
     with tx():
         rec = locked(TikTokPublish.select().where(TikTokPublish.id == rec_id)).first()
         if rec is None:
             return "FAILED"
-        if rec.status in TERMINAL_STATUSES:
+        if rec.status in TIKTOK_FINAL:
             return str(rec.status)
         changes: dict[str, Any] = {"checked_at": now, "updated_at": now, "checks": TikTokPublish.checks + 1}
         if data.get("downloaded_bytes") is not None:
             changes["downloaded_bytes"] = int(data["downloaded_bytes"])
-        if status in TERMINAL_STATUSES:
+        if status in TIKTOK_FINAL:
             _finish(rec, status, data, changes, now)
         else:
             changes["status"] = (
-                status if status in ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD") else rec.status
+                status
+                if status in (TikTokStatus.PROCESSING_UPLOAD, TikTokStatus.PROCESSING_DOWNLOAD)
+                else rec.status
             )
             TikTokPublish.update(**changes).where(TikTokPublish.id == rec.id).execute()
         return str(changes.get("status", status))
@@ -611,7 +614,7 @@ def _finish(
         "channelId": rec.account_id,
         "status": status,
     }
-    if status == "FAILED":
+    if status == TikTokStatus.FAILED:
         reason = str(data.get("fail_reason") or "internal")
         message = str(data.get("fail_message") or classify(reason).reason)
         changes.update(fail_reason=reason, fail_message=message)
@@ -626,7 +629,7 @@ def _finish(
 
 
 def fail(rec_id: str, reason: str, message: str) -> None:
-    apply_status(rec_id, {"status": "FAILED", "fail_reason": reason, "fail_message": message})
+    apply_status(rec_id, {"status": TikTokStatus.FAILED, "fail_reason": reason, "fail_message": message})
 
 
 # ---------------------------------------------------------------------------------------------- tracking
@@ -635,12 +638,7 @@ def _open(rec_id: str, too_late: str, *, upload: bool = False) -> tuple[TikTokPu
     final, has no publishId (or, for `upload`, no upload URL), or its account was disconnected — then the
     record fails `account_disconnected`, the reason ending with `too_late`."""
     rec = TikTokPublish.get_or_none(TikTokPublish.id == rec_id)
-    if (
-        rec is None
-        or rec.status in TERMINAL_STATUSES
-        or not rec.publish_id
-        or (upload and not rec.upload_url)
-    ):
+    if rec is None or rec.status in TIKTOK_FINAL or not rec.publish_id or (upload and not rec.upload_url):
         return None
     account = Account.get_or_none(Account.id == rec.account_id) if rec.account_id else None
     if account is None or account.status == "disconnected" or not account.access_token:
@@ -681,7 +679,7 @@ def track(rec_id: str, settings: Settings) -> None:
         fail(rec.id, exc.code or "internal", exc.reason)
         return
     status = apply_status(rec.id, data)
-    if status not in TERMINAL_STATUSES:
+    if status not in TIKTOK_FINAL:
         raise RetryLater(f"tiktok: {status}", delay_s=poll, count_attempt=False)
 
 
@@ -723,7 +721,9 @@ def upload(rec_id: str, settings: Settings) -> None:
         _mark_reauth(account, exc)
         fail(rec.id, exc.code or "upload_failed", exc.reason)
         return
-    if str(progress.get("status") or "") != "PROCESSING_UPLOAD":  # the last chunk was in before a crash
+    if (
+        str(progress.get("status") or "") != TikTokStatus.PROCESSING_UPLOAD
+    ):  # the last chunk was in before a crash
         _uploaded(rec.id)
         apply_status(rec.id, progress)
         return

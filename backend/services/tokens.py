@@ -34,6 +34,7 @@ from backend.ids import new_id
 from backend.networks import oauth_apps
 from backend.networks import tokens as net
 from backend.outbound.watchdog import Watchdog
+from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import adapters, events
 from backend.services.publishing import decide
 from backend.services.publishing.apply import apply, lock_post, state_of, unresolved_attempts
@@ -439,7 +440,7 @@ def mark_needs_reauth(
                 PostTarget.select()
                 .where(
                     (PostTarget.account == account_id)
-                    & (PostTarget.status == "pending")
+                    & (PostTarget.status == TargetStatus.PENDING)
                     & PostTarget.tracking_ref.is_null()
                     & PostTarget.post.in_(list(posts))
                 )
@@ -488,9 +489,9 @@ def _pending(account_id: str) -> Any:
         .join(Post, on=(PostTarget.post == Post.id))
         .where(
             (PostTarget.account == account_id)
-            & (PostTarget.status == "pending")
+            & (PostTarget.status == TargetStatus.PENDING)
             & PostTarget.tracking_ref.is_null()
-            & Post.status.in_(["scheduled", "processing"])
+            & Post.status.in_([PostStatus.SCHEDULED, PostStatus.PROCESSING])
         )
         .order_by(PostTarget.post, PostTarget.position)
     )

@@ -10,9 +10,9 @@ from dateutil.relativedelta import relativedelta
 
 from backend import clock
 from backend.errors import ApiError
-from backend.services import credits, plans
+from backend.services import credits, cursors, plans
 from backend.store.db import locked, tx
-from backend.store.models import Workspace
+from backend.store.models import CreditEntry, Workspace
 
 # The names socialpub gives a workspace when none is chosen (`socialpub init`'s default, `make run`'s): not a brand,
 # so the local renderer leaves them out of a design (backend/services/generations.py `_brand`).
@@ -163,3 +163,32 @@ def set_credits(workspace_id: str, *, set_to: int | None = None, add: int | None
     get(workspace_id)
     credits.adjust(workspace_id, set_to=set_to, add=add)
     return get(workspace_id)
+
+
+def credit_history_public(workspace_id: str, *, limit: int = 20, cursor: str | None = None) -> dict[str, Any]:
+    """GET /v1/credits: the balance (a due grant made first), and the ledger's entries newest first, a page at a
+    time (the ledger itself is backend.services.credits)."""
+    limit = max(1, min(limit, credits.MAX_HISTORY_LIMIT))
+    ws = refresh_allowance(get(workspace_id))  # a due grant shows at once
+    q = CreditEntry.select().where(CreditEntry.workspace == workspace_id)
+    if cursor is not None:  # "" too: an empty cursor is not one this API gave
+        q = q.where(CreditEntry.id < cursors.decode(cursor, "c1", "cre", "GET /v1/credits"))
+    rows = list(q.order_by(CreditEntry.id.desc()).limit(limit + 1))
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return {
+        "balance": int(ws.credits_balance),
+        "items": [
+            {
+                "id": r.id,
+                "at": clock.iso(r.created_at),
+                "amount": r.amount,
+                "reason": r.reason,
+                "generationId": r.generation_id,
+                "note": r.note or "",
+                "balanceAfter": r.balance_after,
+            }
+            for r in rows
+        ],
+        "nextCursor": cursors.encode("c1", rows[-1].id) if more and rows else None,
+    }

@@ -9,19 +9,17 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlparse
 
 from peewee import (
     SQL,
-    CommaNodeList,
     Database,
     DatabaseProxy,
     Delete,
-    Entity,
     Insert,
     InterfaceError,
     Model,
-    NodeList,
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
@@ -393,30 +391,15 @@ def drop_all_tables(db: Database, *, keep: tuple[str, ...] = ()) -> None:
         db.drop_tables(table_models(db, exclude=keep), safe=True, cascade=not isinstance(db, SqliteDatabase))
 
 
-def truncate_all_tables(db: Database, *, keep: tuple[str, ...] = ("schema_migration",)) -> None:
-    """Empty every table of a PostgreSQL database but `keep` (sequences restarted): test isolation.
-
-    One TRUNCATE names them all: PostgreSQL then drops the old files of all the tables in one pass, where a
-    statement per table costs ~3x as long — and the suite's `settings` fixture runs this before every test."""
-    names = [name for name in db.get_tables() if name not in keep]
-    if names:
-        db.execute(
-            NodeList(
-                [
-                    SQL("TRUNCATE"),
-                    CommaNodeList([Entity(name) for name in names]),
-                    SQL("RESTART IDENTITY CASCADE"),
-                ]
-            )
-        )
+SelectT = TypeVar("SelectT", bound=Select)
 
 
-def tx():
+def tx() -> Any:  # peewee's _atomic (a context manager and decorator), untyped in peewee
     """A write transaction (BEGIN IMMEDIATE on SQLite)."""
     return database.atomic()
 
 
-def locked(query):
+def locked(query: SelectT) -> SelectT:
     """Row lock for the enclosing transaction: FOR UPDATE on PostgreSQL; on SQLite the
     transaction already holds the write lock (BEGIN IMMEDIATE), which serialises writers."""
-    return query if is_sqlite() else query.for_update()
+    return query if is_sqlite() else cast(SelectT, query.for_update())

@@ -35,7 +35,6 @@ os.environ.setdefault(
 TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
-TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
 
 
 def bench_settings(data_dir: Path, database_url: str | None = None, **over: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import GenerationStatus
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 from socialpub_tui.look import inert
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 TYPES = ["image", "video"]
 ASPECTS = ["9:16", "1:1", "16:9"]
 DURATIONS = ["5", "10", "15"]
-STATUSES = ["pending", "processing", "completed", "failed"]
 EXTENSIONS = {
     "image/jpeg": ".jpg",
     "image/png": ".png",
@@ -82,7 +82,7 @@ def show_generation(out: Output, g: GenerationOut) -> None:
     if g.error:
         pairs.append(("error", g.error))
     out.fields(pairs)
-    if g.status == "completed":
+    if g.status == GenerationStatus.COMPLETED:
         out.line(f'Post it: socialpub posts create "…" --to NETWORK --media gen:{g.id}  (socialpub networks)')
 
 
@@ -96,7 +96,7 @@ class Spinner:
         self.out = out
         self.id = generation_id
         self.live = out.err_tty
-        self.status = "pending"
+        self.status = GenerationStatus.PENDING
         self.started = time.monotonic()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -160,7 +160,7 @@ def follow(
 def finish(out: Output, g: GenerationOut, waited: bool) -> None:
     """Print the generation; after --wait exit 1 when it failed (its error on stderr)."""
     out.emit(g, lambda: show_generation(out, g))
-    if waited and g.status == "failed":
+    if waited and g.status == GenerationStatus.FAILED:
         if not out.json:
             out.note(f"Error: {inert(g.error)}")
         raise SystemExit(1)
@@ -305,7 +305,11 @@ def gen_create(
 
 @gen_group.command("list")
 @click.option(
-    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice([s.value for s in GenerationStatus]),
+    help="Only these statuses (repeat).",
 )
 @click.option("--type", "type_", type=click.Choice(TYPES), default=None, help="Only images or only videos.")
 @click.option(
@@ -421,7 +425,7 @@ def gen_download(generation_id: str, output: str | None, out: Output) -> None:
     """
     client = get_client(worker=False)
     g = client.get_generation(generation_id)
-    if g.status != "completed" or not g.media_url:
+    if g.status != GenerationStatus.COMPLETED or not g.media_url:
         why = f": {inert(g.error)}" if g.error else " (follow it with `socialpub gen show ID --wait`)"
         raise click.ClickException(f"{g.id} is {g.status}, there is no file to download{why}")
     if output == "-":

@@ -117,7 +117,8 @@ def operator_data_dir(ctx: click.Context) -> None:
     SOCIALPUB_DATA_DIR, so an embedded profile's `data_dir` (chosen by --profile, SOCIALPUB_PROFILE or the
     default profile) is passed on there. Without it, `socialpub init` initialised the environment's data dir
     while `posts`, `accounts`… on the profile said it was not initialised. A remote profile changes nothing."""
-    from socialpub_tui.client.config import ConfigError, resolve_profile
+    from socialpub_tui.client.config import resolve_profile
+    from socialpub_tui.client.errors import ConfigError
 
     try:
         profile = resolve_profile(ctx.params.get("profile") or None)

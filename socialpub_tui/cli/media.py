@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import GenerationStatus
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
 from socialpub_tui.look import inert
 
@@ -64,7 +65,7 @@ def generated(client: Client, generation_id: str) -> MediaOut:
     from backend.schemas.media import MediaOut
 
     g = client.get_generation(generation_id)
-    if g.status != "completed" or not g.media_url:
+    if g.status != GenerationStatus.COMPLETED or not g.media_url:
         why = f" ({inert(g.error)})" if g.error else "; wait for it: socialpub gen show ID --wait"
         raise click.ClickException(f"gen:{generation_id} is {g.status}, it has no file yet{why}")
     return MediaOut(

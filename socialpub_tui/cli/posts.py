@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import PostStatus
 from socialpub_tui.cli._common import (
     Output,
     api_command,
@@ -25,8 +26,6 @@ from socialpub_tui.look import inert
 if TYPE_CHECKING:
     from backend.schemas.posts import PostOut
     from socialpub_tui.client.sync import Client
-
-STATUSES = ["scheduled", "processing", "completed", "partial", "failed", "cancelled"]
 
 
 @click.group("posts")
@@ -223,7 +222,7 @@ def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float |
 
 def note_unsent(client: Client, out: Output, post: PostOut) -> None:
     """Embedded, not waiting: this process's worker stops when the command ends, so say who will send it."""
-    if getattr(client, "embedded", False) and post.status == "processing":
+    if getattr(client, "embedded", False) and post.status == PostStatus.PROCESSING:
         out.note(
             f"Sending {post.id} before this command exits (follow it with `socialpub posts show {post.id} "
             "--wait`; a confirmation that takes longer is picked up by `socialpub serve`, `worker` or `tick`)."
@@ -232,7 +231,7 @@ def note_unsent(client: Client, out: Output, post: PostOut) -> None:
 
 def exit_for(post: PostOut) -> None:
     """After --wait: exit 1 unless every target succeeded (or delivered its draft)."""
-    if post.status != "completed":
+    if post.status != PostStatus.COMPLETED:
         raise SystemExit(1)
 
 
@@ -340,7 +339,11 @@ def posts_create(
 
 @posts_group.command("list")
 @click.option(
-    "--status", "statuses", multiple=True, type=click.Choice(STATUSES), help="Only these statuses (repeat)."
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice([s.value for s in PostStatus]),
+    help="Only these statuses (repeat).",
 )
 @click.option("--platform", type=platform_choice(), default=None, help="Posts with a target on this network.")
 @click.option("--account", "account_id", default=None, help="Posts with a target on this account id.")
@@ -576,7 +579,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
     if body is None:
         why = (
             "it has not finished yet"
-            if original.status in ("scheduled", "processing")
+            if original.status in (PostStatus.SCHEDULED, PostStatus.PROCESSING)
             else "no target failed with failType retriable"
         )
         out.emit(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.statuses import TIKTOK_FINAL, TikTokStatus
 from socialpub_tui.cli._common import Output, api_command, get_client
 from socialpub_tui.look import inert
 
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
 
 MODES = {"draft": "MEDIA_UPLOAD", "direct": "DIRECT_POST"}
 PRIVACY = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
-TERMINAL = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
 STATUS_COLOURS = {
     "SEND_TO_USER_INBOX": "green",
     "PUBLISH_COMPLETE": "green",
@@ -74,7 +74,11 @@ def describe(status: str) -> str:
 def show_status(out: Output, publish_id: str, st: TikTokStatusOut) -> None:
     out.fields(
         [("publishId", publish_id), ("status", colour(out, st.status)), ("meaning", describe(st.status))]
-        + ([("failReason", st.fail_reason), ("why", st.fail_message)] if st.status == "FAILED" else [])
+        + (
+            [("failReason", st.fail_reason), ("why", st.fail_message)]
+            if st.status == TikTokStatus.FAILED
+            else []
+        )
         + ([("channel", st.channel_id)] if st.channel_id else [])
         + ([("postIds", st.public_post_ids)] if st.public_post_ids else [])
     )
@@ -91,11 +95,11 @@ class Progress:
     def __call__(self, st: TikTokStatusOut) -> None:
         done = f" {st.downloaded_bytes:,} bytes" if st.downloaded_bytes else ""
         text = f"{self.publish_id}: {colour(self.out, st.status)}{done}"
-        if st.status == "FAILED":
+        if st.status == TikTokStatus.FAILED:
             text += f" ({inert(st.fail_reason)}: {inert(st.fail_message or '')})"
         if self.live:
             sys.stdout.write("\r\x1b[K" + text)
-            if st.status in TERMINAL:
+            if st.status in TIKTOK_FINAL:
                 sys.stdout.write("\n")
             sys.stdout.flush()
             return
@@ -127,7 +131,11 @@ def finish(out: Output, result: dict[str, Any], st: TikTokStatusOut | None) -> N
         if st is not None:
             out.line(
                 f"final: {colour(out, st.status)} — {describe(st.status)}"
-                + (f" ({inert(st.fail_reason)}: {inert(st.fail_message)})" if st.status == "FAILED" else "")
+                + (
+                    f" ({inert(st.fail_reason)}: {inert(st.fail_message)})"
+                    if st.status == TikTokStatus.FAILED
+                    else ""
+                )
             )
         else:
             out.line(
@@ -137,7 +145,7 @@ def finish(out: Output, result: dict[str, Any], st: TikTokStatusOut | None) -> N
             )
 
     out.emit(result, human)
-    if st is not None and st.status == "FAILED":
+    if st is not None and st.status == TikTokStatus.FAILED:
         raise SystemExit(1)
 
 
@@ -379,5 +387,5 @@ def tiktok_status(publish_id: str, channel: str | None, wait: bool, timeout: flo
     out.emit(
         st.model_dump(mode="json", by_alias=True, exclude_none=True), lambda: show_status(out, publish_id, st)
     )
-    if wait and st.status == "FAILED":
+    if wait and st.status == TikTokStatus.FAILED:
         raise SystemExit(1)

@@ -13,6 +13,7 @@ from typing import Any, Generic, Literal, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from backend.schemas.statuses import POST_FINAL, PostStatus
 from socialpub_tui.client.errors import ApiError, ConfigError, from_response
 from socialpub_tui.client.networks import Networks
 
@@ -22,8 +23,6 @@ T = TypeVar("T")
 Auth = Literal["key", "session", "none"]
 
 USER_AGENT = "socialpub-client/0.1"
-FINAL_POST_STATES = frozenset({"completed", "partial", "failed", "cancelled"})
-FINAL_TARGET_STATES = frozenset({"succeeded", "failed", "inbox_delivered"})
 
 
 @dataclass
@@ -237,13 +236,13 @@ async def aiterate(
 
 
 def is_final(post: Any) -> bool:
-    return post.status in FINAL_POST_STATES
+    return post.status in POST_FINAL
 
 
 def next_poll_in(post: Any, interval: float, now: float | None = None) -> float:
     """Seconds to the next read of a post being waited for: the polling interval, or — for a scheduled
     post — until its scheduled time (no point asking earlier)."""
-    if post.status == "scheduled" and post.scheduled_at:
+    if post.status == PostStatus.SCHEDULED and post.scheduled_at:
         from datetime import datetime
 
         try:

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         WebhookWithSecret,
     )
     from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+from backend.schemas.statuses import TargetStatus
 from socialpub_tui.client._core import Call, clean, dump
 from socialpub_tui.client.errors import ApiError
 
@@ -378,7 +379,7 @@ def retry_body(post: PostOut) -> tuple[dict[str, Any] | None, list[Any], list[An
 
     The idempotency key is derived from the original post, so running the retry twice creates one post.
     To retry again after the retry failed, retry the new post."""
-    retried = [t for t in post.targets if t.status == "failed" and t.fail_type == "retriable"]
+    retried = [t for t in post.targets if t.status == TargetStatus.FAILED and t.fail_type == "retriable"]
     skipped = [t for t in post.targets if t not in retried]
     if not retried:
         return None, [], skipped
@@ -588,7 +589,6 @@ def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
 
 # ---- generations -------------------------------------------------------------------------------------------
 
-FINAL_GENERATION_STATES = frozenset({"completed", "failed"})
 GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
 
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         WebhookWithSecret,
     )
     from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+from backend.schemas.statuses import GENERATION_FINAL, TIKTOK_FINAL
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
     Call,
@@ -356,15 +357,13 @@ class Client(ClientBase):
     ) -> TikTokStatusOut:
         """Poll until SEND_TO_USER_INBOX, PUBLISH_COMPLETE or FAILED (every `poll_interval`: 10 s on a server,
         faster embedded; 2 minutes at most by default, as spec 4.6 suggests). Raises WaitTimeout."""
-        from backend.schemas.tiktok import TERMINAL_STATUSES
-
         interval = self.poll_interval if interval is None else interval
         deadline = None if timeout is None else time.monotonic() + timeout
         status = self.tiktok_status(publish_id, channel_id)
         seen = calls.tiktok_snapshot(status)
         if on_update:
             on_update(status)
-        while status.status not in TERMINAL_STATUSES:
+        while status.status not in TIKTOK_FINAL:
             wait = interval
             if deadline is not None:
                 left = deadline - time.monotonic()
@@ -507,7 +506,7 @@ class Client(ClientBase):
         seen = calls.generation_snapshot(generation)
         if on_update:
             on_update(generation)
-        while generation.status not in calls.FINAL_GENERATION_STATES:
+        while generation.status not in GENERATION_FINAL:
             wait = interval
             if deadline is not None:
                 left = deadline - time.monotonic()

@@ -49,6 +49,7 @@ from textual.widgets.option_list import Option
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter, media_kind
 from socialpub_tui.look import inert
+from socialpub_tui.screens.attachments import Media, local_file
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.options_form import OptionsForm
 
@@ -58,15 +59,6 @@ if TYPE_CHECKING:
 
 MAX_MEDIA = 10
 SCHEDULE_TICK_S = 20.0  # the "in 3 h 20 min" of the schedule preview is redrawn this often
-
-
-@dataclass
-class Media:
-    """A media of the post being composed: its URL on the media host, its kind, what the user sees of it."""
-
-    url: str
-    kind: str | None  # image | video | None (unknown: a URL prefilled from a post)
-    label: str
 
 
 @dataclass
@@ -81,12 +73,6 @@ class TargetChoice:
 
     def wire(self) -> Any:
         return {"platform": self.platform, "channelId": self.account_id} if self.account_id else self.platform
-
-
-def local_file(text: str) -> tuple[Path, int | None]:
-    """The path the user typed (`~` expanded) and its size, None when it is not a file. Blocking."""
-    path = Path(text).expanduser()
-    return path, path.stat().st_size if path.is_file() else None
 
 
 def complete_path(value: str) -> str | None:

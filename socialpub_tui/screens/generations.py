@@ -52,14 +52,16 @@ from backend.schemas.generations import (
     GenerationOut,
     GenerationQuote,
 )
+from backend.schemas.statuses import GenerationStatus
 from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import inert, status_colour
+from socialpub_tui.screens.attachments import Media, local_file
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.tables import RowTable
 
-LIVE_STATES = ("pending", "processing")
+LIVE_STATES = (GenerationStatus.PENDING, GenerationStatus.PROCESSING)  # not GENERATION_FINAL yet
 LIVE_TICK_S = 2.0  # a live creation is read again this often (embedded backend)
 LIVE_TICK_REMOTE_S = (
     10.0  # against a server: the spec's polling interval (every read counts against the limit)
@@ -129,14 +131,10 @@ def quote_text(quote: GenerationQuote) -> Text:
 # ---- shared actions ----------------------------------------------------------------------------------------
 def use_in_new_post(app: Any, g: GenerationOut) -> None:
     """Compose a new post with the creation's file attached."""
-    from socialpub_tui.screens.compose import ComposeScreen, Media
-
-    if g.status != "completed" or not g.media_url:
+    if g.status != GenerationStatus.COMPLETED or not g.media_url:
         app.notify(f"{g.id} is {g.status}: there is no file to post yet.", severity="warning")
         return
-    app.push_screen(
-        ComposeScreen(media=[Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")])
-    )
+    app.compose_post([Media(g.media_url, g.type, f"{g.type} · {g.id} · {first_line(g.prompt, 30)}")])
 
 
 @dataclass
@@ -150,12 +148,16 @@ def ask_delete(screen: Screen[Any], g: GenerationOut) -> None:
     """Confirm, then DELETE in a worker of `screen`; the answer comes back to it as GenerationDeletedMsg."""
     from socialpub_tui.screens.confirm import ConfirmScreen
 
-    if g.status == "processing":
+    if g.status == GenerationStatus.PROCESSING:
         screen.notify(
             f"{g.id} is being made: it can be deleted once it is completed or failed.", severity="warning"
         )
         return
-    refund = " Production has not started: its credits will be refunded." if g.status == "pending" else ""
+    refund = (
+        " Production has not started: its credits will be refunded."
+        if g.status == GenerationStatus.PENDING
+        else ""
+    )
     question = (
         f"Delete {g.type} {g.id} ({first_line(g.prompt, 40)})?{refund} Its file is deleted unless a post "
         "not yet sent uses it."
@@ -333,7 +335,7 @@ class GenerationsScreen(Screen[None]):
             return self.current is not None or None
         if action == "use":
             g = self.current
-            return (g is not None and g.status == "completed") or None
+            return (g is not None and g.status == GenerationStatus.COMPLETED) or None
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -445,8 +447,8 @@ class GenerationDetailScreen(Screen[None]):
         live = g.status in LIVE_STATES
         self.query_one("#gd-progress").display = live
         error = self.query_one("#gd-error", Static)
-        error.display = g.status == "failed"
-        if g.status == "failed":
+        error.display = g.status == GenerationStatus.FAILED
+        if g.status == GenerationStatus.FAILED:
             error.update(Text.assemble(("✗ ", "bold red"), (inert(g.error or "The generation failed."), "")))
         self.query_one("#gd-prompt", Static).update(inert(g.prompt, newlines=True, tabs=True))
         media = self.query_one("#gd-media", Horizontal)
@@ -467,9 +469,9 @@ class GenerationDetailScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         g = self.generation
         if action == "use":
-            return (g is not None and g.status == "completed") or None
+            return (g is not None and g.status == GenerationStatus.COMPLETED) or None
         if action == "delete":
-            return (g is not None and g.status != "processing") or None
+            return (g is not None and g.status != GenerationStatus.PROCESSING) or None
         return True
 
     def action_back(self) -> None:
@@ -721,8 +723,6 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
 
     @work(exclusive=True, group="gen-create")
     async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
-        from socialpub_tui.screens.compose import local_file
-
         client = self.app.client  # type: ignore[attr-defined]
         try:
             urls = []

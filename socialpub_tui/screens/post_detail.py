@@ -28,6 +28,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Header, Static
 
+from backend.schemas.statuses import PostStatus, TargetStatus
 from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
 from socialpub_tui.look import fail_colour, inert, status_colour, target_status
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from backend.schemas.posts import PostOut, TargetOut
     from socialpub_tui.messages import PostChanged
 
-LIVE_TARGET_STATES = ("pending", "publishing")
+LIVE_TARGET_STATES = (TargetStatus.PENDING, TargetStatus.PUBLISHING)
 MAX_REFRESH_S = 5.0  # a live post is read again at least this often (the client's poll interval when shorter)
 SCHEDULED_RECHECK_S = 60.0  # a scheduled post is read again this often (edited elsewhere, or its time came)
 
@@ -66,9 +67,9 @@ STATEFUL_ACTIONS = ("open_link", "copy_link", "edit", "cancel_post", "retry", "d
 def is_live(post: PostOut) -> bool:
     """Something is still moving: the post is being sent, or a target waits for its next attempt (not the targets
     of a cancelled post: they keep `pending`, and nothing will move them)."""
-    if post.status == "cancelled":
+    if post.status == PostStatus.CANCELLED:
         return False
-    return post.status == "processing" or any(t.status in LIVE_TARGET_STATES for t in post.targets)
+    return post.status == PostStatus.PROCESSING or any(t.status in LIVE_TARGET_STATES for t in post.targets)
 
 
 def target_label(t: TargetOut) -> str:
@@ -120,7 +121,7 @@ def summary_lines(post: PostOut, now: Any) -> list[Text]:
     lines: list[Text] = []
     retriable = calls.retry_body(post)[0] is not None
     for t in post.targets:
-        if t.status == "failed":
+        if t.status == TargetStatus.FAILED:
             line = Text()
             line.append("✗ ", style="bold red")
             line.append(f"{target_label(t)} failed", style="bold")
@@ -255,11 +256,11 @@ class PostDetailScreen(Screen[None]):
         if is_live(post):
             delay = interval
             waits = [parse_instant(t.next_attempt_at) for t in post.targets if t.next_attempt_at]
-            if post.status != "processing" and waits and all(w is not None for w in waits):
+            if post.status != PostStatus.PROCESSING and waits and all(w is not None for w in waits):
                 # only targets waiting for a later attempt: no need to ask before the first of them is due
                 due = min(w for w in waits if w is not None)
                 delay = max(interval, min((due - self.app.now()).total_seconds(), SCHEDULED_RECHECK_S))  # type: ignore[attr-defined]
-        elif post.status == "scheduled":
+        elif post.status == PostStatus.SCHEDULED:
             delay = SCHEDULED_RECHECK_S
             due = parse_instant(post.scheduled_at) if post.scheduled_at else None
             if due is not None:
@@ -283,7 +284,7 @@ class PostDetailScreen(Screen[None]):
                 f"\n{'for' if post.status in ('scheduled', 'cancelled') else 'was due'} "
                 f"{zone.format(post.scheduled_at)}"
             )
-            if when is not None and post.status == "scheduled":
+            if when is not None and post.status == PostStatus.SCHEDULED:
                 head.append(f" ({relative(when, now)})", style="dim")
         else:
             head.append("\nsent at once", style="dim")
@@ -302,7 +303,7 @@ class PostDetailScreen(Screen[None]):
         """When a target was completed, or when its next attempt is (`next in 4 min`)."""
         if t.completed_at:
             return self.app.zone.format(t.completed_at)  # type: ignore[attr-defined,no-any-return]
-        if t.next_attempt_at and t.status in LIVE_TARGET_STATES and post.status != "cancelled":
+        if t.next_attempt_at and t.status in LIVE_TARGET_STATES and post.status != PostStatus.CANCELLED:
             instant = parse_instant(t.next_attempt_at)
             return f"next {relative(instant, self.app.now())}" if instant else t.next_attempt_at  # type: ignore[attr-defined]
         return ""
@@ -420,7 +421,7 @@ class PostDetailScreen(Screen[None]):
             if any(t.post_url for t in post.targets):
                 return f"{whose}: choose a target that has one (↑ ↓)."
             return f"{whose} yet: a link comes once a network has published the post."
-        if action in ("edit", "cancel_post") and post.status != "scheduled":
+        if action in ("edit", "cancel_post") and post.status != PostStatus.SCHEDULED:
             verb = "edited" if action == "edit" else "cancelled"
             return f"Only a scheduled post can be {verb} — this one is {post.status}."
         if action == "retry" and calls.retry_body(post)[0] is None:
@@ -476,7 +477,7 @@ class PostDetailScreen(Screen[None]):
     def action_edit(self) -> None:
         from socialpub_tui.screens.compose import ComposeScreen
 
-        if self.post is not None and self.post.status == "scheduled":
+        if self.post is not None and self.post.status == PostStatus.SCHEDULED:
             self.app.push_screen(ComposeScreen(self.post), self._after_compose)
 
     def action_duplicate(self) -> None:
@@ -497,7 +498,7 @@ class PostDetailScreen(Screen[None]):
         from socialpub_tui.screens.confirm import ConfirmScreen
 
         post = self.post
-        if post is None or post.status != "scheduled":
+        if post is None or post.status != PostStatus.SCHEDULED:
             return
         when = self.app.zone.format(post.scheduled_at)  # type: ignore[attr-defined]
         targets = ", ".join(target_label(t) for t in post.targets)

@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Header, Input, Select, Static
 
+from backend.schemas.statuses import PostStatus
 from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.times import TimeError, resolve, zone
@@ -36,7 +37,6 @@ from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.post_list import PostList
 
-STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
 SEARCH_DEBOUNCE_S = 0.25  # typing pauses this long before the list is asked again
 LIVE_TICK_S = 2.0  # how often the rows on screen are read again while one of them is live (embedded backend)
 # Against a server, every read counts against the API key's rate limit (RATE_LIMIT_PER_MINUTE, 30 by default,
@@ -115,7 +115,7 @@ class PostsScreen(Screen[None]):
             yield Static("search", classes="posts-label")
             yield Input(placeholder="words in the text  ( / )", id="posts-search", compact=True)
         with Horizontal(id="posts-filters"):
-            yield Dropdown([(s, s) for s in STATUSES], prompt="any status", id="posts-status", compact=True)
+            yield Dropdown([(s, s) for s in PostStatus], prompt="any status", id="posts-status", compact=True)
             yield Dropdown(
                 [(f"{n.badge} {n.name}", n.name) for n in self.app.networks],  # type: ignore[attr-defined]
                 prompt="any network",

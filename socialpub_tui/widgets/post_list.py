@@ -33,6 +33,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from backend.schemas.statuses import PostStatus
 from socialpub_tui.look import inert, status_colour, target_status
 from socialpub_tui.times import parse_instant
 
@@ -77,7 +78,11 @@ class PostRow:
         first = next((line.strip() for line in post.content.splitlines() if line.strip()), "")
         # a user's text never drives the terminal (escape sequences, tabs: shown escaped)
         first = inert(first)
-        due = parse_instant(post.scheduled_at) if post.status == "scheduled" and post.scheduled_at else None
+        due = (
+            parse_instant(post.scheduled_at)
+            if post.status == PostStatus.SCHEDULED and post.scheduled_at
+            else None
+        )
         return cls(
             post.id,
             post.status,

@@ -10,8 +10,7 @@ import time_machine
 from backend import clock
 from backend.jobs.worker import Worker
 from backend.services import accounts
-from backend.store.models import Account
-from backend.store.models.tiktok import TikTokPublish
+from backend.store.models import Account, TikTokPublish
 
 pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
 

@@ -26,17 +26,16 @@ from peewee import fn
 
 from backend.networks.sandbox import list_published
 from backend.networks.sandbox.store import SandboxItem
+from backend.schemas.statuses import TARGET_FINAL
 from backend.services import accounts, posts, workspace
 from backend.services import media as media_service
 from backend.store.db import database, is_sqlite
-from backend.store.models import Job, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Job, PostTarget, PublishAttempt
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = re.compile(r"pausetest(\d+)x")
-TERMINAL = ("succeeded", "failed", "inbox_delivered")
 # Instagram makes three writes-or-reads in one attempt (container, status, media_publish): a resumed worker's
 # next step there is a network write the fence must stop
 NETWORKS = ("facebook", "linkedin", "instagram")
@@ -141,7 +140,7 @@ def _held_by(pid: int) -> int:
 
 
 def _open() -> int:
-    return PostTarget.select().where(PostTarget.status.not_in(TERMINAL)).count()
+    return PostTarget.select().where(PostTarget.status.not_in(TARGET_FINAL)).count()
 
 
 def _stop(p: subprocess.Popen[bytes]) -> None:

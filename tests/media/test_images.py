@@ -6,8 +6,9 @@ import pytest
 from PIL import Image
 
 from backend.errors import ApiError
-from backend.media.images import MAX_IMAGE_BYTES, naive_pipeline, process_image, target_size
+from backend.media.images import MAX_IMAGE_BYTES, process_image, target_size
 from tests.media import corpus
+from tests.support.images import naive_pipeline
 
 
 def _open(data: bytes) -> Image.Image:

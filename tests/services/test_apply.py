@@ -10,8 +10,7 @@ from backend.networks.base import PublishOutcome, TargetWarning
 from backend.services import accounts, workspace
 from backend.services.publishing import apply, decide
 from backend.services.publishing.apply import policy, state_of
-from backend.store.models import Event, Job, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Event, Job, Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers
 
 OK = PublishOutcome.published("x1", "https://x.example/1")

@@ -13,8 +13,7 @@ from backend import clock
 from backend.networks.base import PublishOutcome
 from backend.queue.backoff import RetryLater
 from backend.services import adapters, publishing
-from backend.store.models import Job, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Job, Post, PostTarget, PublishAttempt
 from tests.services.test_publishing import create, read, run_through
 
 

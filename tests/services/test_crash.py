@@ -20,8 +20,7 @@ from backend.jobs.worker import Worker
 from backend.networks.base import Unverifiable
 from backend.networks.sandbox import list_published
 from backend.services import accounts, adapters, workspace
-from backend.store.models import Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers
 
 CRASHING_WORKER = textwrap.dedent("""

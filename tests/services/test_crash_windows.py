@@ -25,8 +25,7 @@ from backend.jobs.worker import Worker
 from backend.networks.sandbox import list_published
 from backend.networks.sandbox.store import SandboxItem
 from backend.services import accounts, adapters
-from backend.store.models import PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import PostTarget, PublishAttempt
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload

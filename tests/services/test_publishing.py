@@ -14,8 +14,7 @@ import time_machine
 from backend import clock
 from backend.jobs.worker import Worker
 from backend.services import accounts
-from backend.store.models import Event, Job, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Event, Job, Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
@@ -386,7 +385,7 @@ def test_crash_between_network_call_and_commit_does_not_duplicate(
     (after the lease expires) asks the network first and finds the publication: no second post."""
     from backend.networks.sandbox import list_published
     from backend.services import adapters
-    from backend.store.models.posts import PublishAttempt
+    from backend.store.models import PublishAttempt
 
     class Killed(BaseException):
         pass
@@ -529,7 +528,7 @@ def test_attempt_is_committed_before_the_call(client, owner, sandbox, fast, monk
 
 
 def PublishAttempt_open(post_id: str) -> int:  # noqa: N802
-    from backend.store.models.posts import PublishAttempt
+    from backend.store.models import PublishAttempt
 
     return (
         PublishAttempt.select()
@@ -590,7 +589,7 @@ def test_a_timeout_after_the_network_published_is_reconciled_not_repeated(
     import httpx
 
     from backend.networks.sandbox import list_published
-    from backend.store.models.posts import PublishAttempt
+    from backend.store.models import PublishAttempt
 
     def timing_out(real, account):  # type: ignore[no-untyped-def]
         def publish(pub):  # type: ignore[no-untyped-def]

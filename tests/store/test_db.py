@@ -122,8 +122,8 @@ def test_drop_all_tables_then_migrate_rebuilds_the_schema(settings):
 
 
 def test_truncate_all_tables_keeps_the_migration_history(settings, owner, db_kind):
-    from backend.store.db import truncate_all_tables
     from backend.store.models import ApiKey, Workspace
+    from tests.support.store import truncate_all_tables
 
     if db_kind != "postgres":
         return

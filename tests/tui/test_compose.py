@@ -440,7 +440,7 @@ async def test_escape_leaves_a_compose_opened_from_a_generation_and_maximize_is_
     palette no longer offers Maximize, so escape always reaches Back."""
     from textual.command import CommandPalette
 
-    from socialpub_tui.screens.compose import Media
+    from socialpub_tui.screens.attachments import Media
     from socialpub_tui.screens.confirm import ConfirmScreen
 
     app = tui_app(clock=utc_now)

@@ -12,7 +12,8 @@ from backend.api.deps import AuthContext, require_scope
 from backend.api.errors import responses
 from backend.schemas.common import CREDIT_CURSOR
 from backend.schemas.credits import CreditHistory
-from backend.services import credits as svc
+from backend.services import credits
+from backend.services import workspace as svc
 
 router = APIRouter(tags=["credits"])
 
@@ -20,7 +21,7 @@ router = APIRouter(tags=["credits"])
 @router.get("/credits", operation_id="getCredits", response_model=CreditHistory, responses=responses())
 def get_credits(
     ctx: AuthContext = Depends(require_scope("workspace:read")),
-    limit: int = Query(20, ge=1, le=svc.MAX_HISTORY_LIMIT, description="page size (1-100)"),
+    limit: int = Query(20, ge=1, le=credits.MAX_HISTORY_LIMIT, description="page size (1-100)"),
     cursor: str | None = Query(
         None,
         max_length=200,
@@ -30,4 +31,4 @@ def get_credits(
 ) -> dict[str, Any]:
     """The balance now and the ledger's entries, newest first: `amount` signed (a charge is negative),
     `reason` (charge, refund, grant, admin, opening), the generation concerned, the balance after each."""
-    return svc.history_public(ctx.workspace_id, limit=limit, cursor=cursor)
+    return svc.credit_history_public(ctx.workspace_id, limit=limit, cursor=cursor)

@@ -21,8 +21,8 @@ from backend.schemas.generations import (
     GenerationList,
     GenerationOut,
     GenerationQuote,
-    GenerationStatus,
 )
+from backend.schemas.statuses import GenerationStatusValue
 from backend.services import generations as svc
 
 router = APIRouter(tags=["generations"])
@@ -91,7 +91,7 @@ def list_generations(
         json_schema_extra={"pattern": GENERATION_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
-    status: list[GenerationStatus] | None = Query(None, description="repeat to match several statuses"),
+    status: list[GenerationStatusValue] | None = Query(None, description="repeat to match several statuses"),
     type: Literal["image", "video"] | None = Query(None, description="only images or only videos"),
 ) -> Response:
     """Recent creations, newest first (deleted ones left out), and the workspace's `credits` as in

@@ -19,7 +19,8 @@ from backend.api.errors import responses
 from backend.errors import ApiError
 from backend.schemas import posts as wire
 from backend.schemas.common import POST_CURSOR, NetworkName, not_nullable
-from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut, PostStatus
+from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut
+from backend.schemas.statuses import PostStatusValue
 from backend.services import networks
 from backend.services import posts as svc
 
@@ -126,7 +127,7 @@ def list_posts(
         json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
         description="`nextCursor` of the previous page, as it came",
     ),
-    status: list[PostStatus] | None = Query(None, description="repeat to match several statuses"),
+    status: list[PostStatusValue] | None = Query(None, description="repeat to match several statuses"),
     platform: NetworkName | None = Query(None, description="posts with a target on this network"),
     account_id: str | None = Query(
         None, alias="accountId", max_length=100, description="posts with a target on this account"

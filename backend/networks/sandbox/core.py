@@ -530,13 +530,6 @@ def find_by_post_id(platform: str, post_id: str) -> SandboxItem | None:
     return SandboxItem.get_or_none((SandboxItem.post_id == post_id) & (SandboxItem.platform == platform))
 
 
-def seconds_to_midnight(tz_offset_h: int = 0) -> float:
-    """Seconds until the next midnight in a fixed-offset zone (LinkedIn resets at UTC, YouTube at Pacific)."""
-    t = now() + timedelta(hours=tz_offset_h)
-    tomorrow = (t + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(1.0, (tomorrow - t).total_seconds())
-
-
 # --- listings: newest first, in pages ------------------------------------------------------------------
 def encode_cursor(item: SandboxItem) -> str:
     raw = f"{item.created_at.isoformat()}|{item.id}".encode()

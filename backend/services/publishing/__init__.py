@@ -22,7 +22,7 @@ never reopened) and settling the post when its last target becomes final. Every 
 """
 
 from backend.services.publishing.apply import apply, settle_post, track_poll_s
-from backend.services.publishing.decide import SUCCESS_TARGET, TERMINAL_TARGET, Decision, track_deadline_s
+from backend.services.publishing.decide import Decision, track_deadline_s
 from backend.services.publishing.engine import (
     build_publication,
     give_up,
@@ -34,8 +34,6 @@ from backend.services.publishing.engine import (
 )
 
 __all__ = [
-    "SUCCESS_TARGET",
-    "TERMINAL_TARGET",
     "track_deadline_s",
     "Decision",
     "apply",

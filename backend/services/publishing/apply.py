@@ -17,12 +17,12 @@ from backend import clock, queue
 from backend.config import Settings
 from backend.networks import fence
 from backend.queue.backoff import RetryStrategy
+from backend.schemas.statuses import TARGET_FINAL, PostStatus
 from backend.services import events
 from backend.services.publishing import decide
-from backend.services.publishing.decide import TERMINAL_TARGET, Decision, Policy, TargetState
+from backend.services.publishing.decide import Decision, Policy, TargetState
 from backend.store.db import locked, tx
-from backend.store.models import Account, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Account, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
 
@@ -105,7 +105,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
         fence.check()
         post = lock_post(decision.post_id)
         target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
-        if target is None or target.status in TERMINAL_TARGET:
+        if target is None or target.status in TARGET_FINAL:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
             if job is not None:
@@ -120,7 +120,7 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
             values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
         if values:
             PostTarget.update(**values).where(
-                (PostTarget.id == target.id) & PostTarget.status.not_in(TERMINAL_TARGET)
+                (PostTarget.id == target.id) & PostTarget.status.not_in(TARGET_FINAL)
             ).execute()
         for ev in decision.events:
             events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)
@@ -182,7 +182,7 @@ def settle_post(post: Post) -> str | None:
     its targets all failed before its time (a dead grant fails an account's pending targets at once), so it no
     longer shows `scheduled` — editable, counted as to be sent — until its time comes; its publish job then finds
     it final and does nothing."""
-    if post.status not in ("processing", "scheduled"):
+    if post.status not in (PostStatus.PROCESSING, PostStatus.SCHEDULED):
         return None
     statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
     overall = decide.settle(statuses)
@@ -190,7 +190,7 @@ def settle_post(post: Post) -> str | None:
         return None
     now = clock.now()
     Post.update(status=overall, completed_at=now, updated_at=now).where(
-        (Post.id == post.id) & (Post.status.in_(("processing", "scheduled")))
+        (Post.id == post.id) & (Post.status.in_((PostStatus.PROCESSING, PostStatus.SCHEDULED)))
     ).execute()
     post.status = overall
     return overall

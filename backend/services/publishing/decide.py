@@ -17,9 +17,7 @@ from typing import Any
 
 from backend.networks import registry
 from backend.queue.backoff import RetryStrategy
-
-TERMINAL_TARGET = ("succeeded", "failed", "inbox_delivered")
-SUCCESS_TARGET = ("succeeded", "inbox_delivered")
+from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 
 
 def track_deadline_s(platform: str) -> float:
@@ -57,7 +55,7 @@ class TargetState:
 
     @property
     def final(self) -> bool:
-        return self.status in TERMINAL_TARGET
+        return self.status in TARGET_FINAL
 
 
 @dataclass(frozen=True)
@@ -126,7 +124,7 @@ class Decision:
 
     @property
     def final(self) -> bool:
-        return self.status in TERMINAL_TARGET
+        return self.status in TARGET_FINAL
 
 
 # ---- final states ---------------------------------------------------------------------------------------
@@ -146,7 +144,7 @@ def finish(
 ) -> Decision:
     """The target ends `status` (succeeded, inbox_delivered or failed), with its event. `warnings`: the
     network's answer's (TargetWarning dicts), added to the target's (apply keeps one per code)."""
-    success = status in SUCCESS_TARGET
+    success = status in TARGET_SUCCESS
     ext = external_post_id or state.external_post_id
     values = {
         "status": status,
@@ -174,7 +172,7 @@ def finish(
         if warnings:
             data["warnings"] = list(warnings)
         event = EventSpec(
-            "publish.inbox_delivered" if status == "inbox_delivered" else "publish.completed", data
+            "publish.inbox_delivered" if status == TargetStatus.INBOX_DELIVERED else "publish.completed", data
         )
     else:
         data.update(failReason=fail_reason, failType=fail_type)
@@ -215,7 +213,7 @@ def inactive_account(
             f"; an earlier call's outcome is unknown: this post may have been published at {name}, "
             "check the account before creating it again"
         )
-    return finish(state, "failed", now, fail_type="permanent", fail_reason=reason)
+    return finish(state, TargetStatus.FAILED, now, fail_type="permanent", fail_reason=reason)
 
 
 def reconnect_reason(platform: str, account_name: str, detail: str | None = None) -> str:
@@ -232,7 +230,7 @@ def reconnect_reason(platform: str, account_name: str, detail: str | None = None
 def account_lost_while_tracking(state: TargetState, now: datetime) -> Decision:
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="permanent",
         fail_reason="the account was disconnected while the network was processing the post",
@@ -243,7 +241,7 @@ def too_late(state: TargetState, lateness_s: float, max_lateness_s: float, now: 
     """A post due longer ago than SOCIALPUB_MAX_LATENESS_S: its pending targets fail instead of going out late."""
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="retriable",
         fail_reason=f"not sent: the scheduled time passed {int(lateness_s)} s ago while no worker was "
@@ -258,7 +256,7 @@ def unverifiable(state: TargetState, now: datetime) -> Decision:
     name = registry.label(state.platform)
     return finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_type="retriable",
         fail_reason=f"this post may have been published at {name}: an earlier attempt was interrupted "
@@ -281,7 +279,12 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
             f"(details are in the server log under target {state.id})"
         )
     return finish(
-        state, "failed", now, fail_type="retriable", fail_reason=reason, attempt_outcome=f"job dead: {error}"
+        state,
+        TargetStatus.FAILED,
+        now,
+        fail_type="retriable",
+        fail_reason=reason,
+        attempt_outcome=f"job dead: {error}",
     )
 
 
@@ -291,7 +294,11 @@ def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        {
+            "status": TargetStatus.PENDING,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
         finishes_job=False,
         retry_in_s=delay_s,
         retry_reason=error,
@@ -323,7 +330,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": until, "updated_at": now},
+        {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
         finishes_job=False,
         retry_in_s=wait,
         retry_reason=reason,
@@ -340,7 +347,11 @@ def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     return Decision(
         state.id,
         state.post_id,
-        {"status": "pending", "next_attempt_at": now + timedelta(seconds=delay_s), "updated_at": now},
+        {
+            "status": TargetStatus.PENDING,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
         finishes_job=False,
         retry_in_s=delay_s,
         no_call=True,
@@ -357,7 +368,7 @@ def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -
         state.id,
         state.post_id,
         {
-            "status": "pending",
+            "status": TargetStatus.PENDING,
             "fail_reason": reason,
             "next_attempt_at": now + timedelta(seconds=delay_s),
             "updated_at": now,
@@ -395,7 +406,7 @@ def _outcome(
     state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool, rng: Any
 ) -> Decision:
     if out.state in ("published", "inbox_delivered"):
-        status = "succeeded" if out.state == "published" else "inbox_delivered"
+        status = TargetStatus.SUCCEEDED if out.state == "published" else TargetStatus.INBOX_DELIVERED
         return finish(
             state,
             status,
@@ -432,7 +443,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
         return finish(
             state,
-            "failed",
+            TargetStatus.FAILED,
             now,
             fail_type="retriable",
             network_status=out.network_status,
@@ -440,7 +451,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
             "minutes; it may still appear: check the account before retrying",
         )
     values = {
-        "status": "publishing",
+        "status": TargetStatus.PUBLISHING,
         "tracking_ref": out.tracking_ref or state.tracking_ref,
         "external_post_id": out.external_post_id or state.external_post_id,
         "network_status": out.network_status,
@@ -488,7 +499,7 @@ def _failed(
         decision = policy.strategy.decide(state.attempts, out.retry_after_s, rng)
         delay = decision.delay_s if decision.retry else float(out.retry_after_s or 0.0)
         values: dict[str, Any] = {
-            "status": "pending",
+            "status": TargetStatus.PENDING,
             "fail_reason": reason,
             "network_status": out.network_status,
             "next_attempt_at": now + timedelta(seconds=delay),
@@ -521,7 +532,7 @@ def _failed(
     account_status = "needs_reauth" if out.auth_refused else None
     final = finish(
         state,
-        "failed",
+        TargetStatus.FAILED,
         now,
         fail_reason=reason,
         fail_type=out.fail_type or "permanent",
@@ -562,11 +573,16 @@ def _wait(
         if ambiguous:
             text += f"; the last call's outcome is unknown: check the {name} account before retrying"
         final = finish(
-            state, "failed", now, fail_reason=text, fail_type="retriable", network_status=out.network_status
+            state,
+            TargetStatus.FAILED,
+            now,
+            fail_reason=text,
+            fail_type="retriable",
+            network_status=out.network_status,
         )
         return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
     values: dict[str, Any] = {
-        "status": "pending",
+        "status": TargetStatus.PENDING,
         "fail_reason": reason,
         "network_status": out.network_status,
         "next_attempt_at": until,
@@ -600,10 +616,14 @@ def _span(d: timedelta) -> str:
 def settle(statuses: list[str]) -> str | None:
     """The post's overall status once every target is final (spec 3.1): completed, partial or failed;
     None while a target is still open."""
-    if any(s not in TERMINAL_TARGET for s in statuses):
+    if any(s not in TARGET_FINAL for s in statuses):
         return None
-    ok = sum(s in SUCCESS_TARGET for s in statuses)
-    return "completed" if ok == len(statuses) else ("failed" if ok == 0 else "partial")
+    ok = sum(s in TARGET_SUCCESS for s in statuses)
+    return (
+        PostStatus.COMPLETED
+        if ok == len(statuses)
+        else (PostStatus.FAILED if ok == 0 else PostStatus.PARTIAL)
+    )
 
 
 def lateness_s(scheduled_at: datetime | None, now: datetime) -> float:

@@ -29,6 +29,7 @@ from backend.networks.base import (
 )
 from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
+from backend.schemas.statuses import TARGET_FINAL, JobStatus, PostStatus, TargetStatus
 from backend.services import adapters
 from backend.services.publishing import decide
 from backend.services.publishing.apply import (
@@ -41,10 +42,8 @@ from backend.services.publishing.apply import (
     track_poll_s,
     unresolved_attempts,
 )
-from backend.services.publishing.decide import TERMINAL_TARGET
 from backend.store.db import store_busy, tx
-from backend.store.models import Account, Job, Post, PostTarget
-from backend.store.models.posts import PublishAttempt
+from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
 
@@ -90,10 +89,10 @@ def start_post(job: Any, settings: Settings) -> None:
     with tx():
         fence.check()  # a run that lost its job's lease records nothing
         post = lock_post(post_id)
-        if post is None or post.status not in ("scheduled", "processing"):
+        if post is None or post.status not in (PostStatus.SCHEDULED, PostStatus.PROCESSING):
             queue.complete(job)
             return
-        if post.status == "scheduled" and post.scheduled_at is not None and post.scheduled_at > now:
+        if post.status == PostStatus.SCHEDULED and post.scheduled_at is not None and post.scheduled_at > now:
             raise RetryLater(
                 "scheduled time moved later",
                 delay_s=(post.scheduled_at - now).total_seconds(),
@@ -101,19 +100,19 @@ def start_post(job: Any, settings: Settings) -> None:
             )
         targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
         too_late: float | None = None
-        if post.status == "scheduled":
+        if post.status == PostStatus.SCHEDULED:
             late = decide.lateness_s(post.scheduled_at, now)
             post.lateness_ms = int(late * 1000)
             LATENESS.note(post.id, late)  # a summary line a minute under a burst, not a line per post
             if settings.max_lateness_s is not None and late > settings.max_lateness_s:
                 too_late = late
-        post.status = "processing"
+        post.status = PostStatus.PROCESSING
         post.sent_at = post.sent_at or now
         post.updated_at = now
         Post.update(
             status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, updated_at=now
         ).where(Post.id == post.id).execute()
-        open_targets = [t for t in targets if t.status not in TERMINAL_TARGET]
+        open_targets = [t for t in targets if t.status not in TARGET_FINAL]
         if too_late is not None:
             for t in open_targets:
                 apply(decide.too_late(state_of(t, post), too_late, settings.max_lateness_s or 0.0, now))
@@ -272,7 +271,7 @@ def publish_target(job: Any, settings: Settings) -> None:
     if loaded is None:
         return
     target, post, account = loaded
-    if target.status in TERMINAL_TARGET or post.status != "processing":
+    if target.status in TARGET_FINAL or post.status != PostStatus.PROCESSING:
         return
     now = clock.now()
     if target.tracking_ref:  # the network accepted it already (an earlier attempt): only tracking is left
@@ -453,7 +452,7 @@ def _decide_and_apply(
         raise RetryLater(
             decision.retry_reason or "retry",
             delay_s=decision.retry_in_s,
-            count_attempt=tracking and decision.status == "pending" and not decision.wait,
+            count_attempt=tracking and decision.status == TargetStatus.PENDING and not decision.wait,
         )
 
 
@@ -489,7 +488,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         locked_post = lock_post(post.id)
         target = lock_target(target_id) if locked_post is not None else None
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
-        if target is None or target.status in TERMINAL_TARGET or bool(target.tracking_ref) != tracking:
+        if target is None or target.status in TARGET_FINAL or bool(target.tracking_ref) != tracking:
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater(
@@ -504,14 +503,14 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
         PostTarget.update(
-            status="publishing",
+            status=TargetStatus.PUBLISHING,
             started_at=target.started_at or now,
             call_started_at=now,
             attempts=PostTarget.attempts + 1,
             next_attempt_at=None,
             updated_at=now,
         ).where(PostTarget.id == target_id).execute()
-    target.status = "publishing"
+    target.status = TargetStatus.PUBLISHING
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
     since = open_rows[0].started_at if open_rows else None
@@ -544,7 +543,7 @@ def _saver(target_id: str) -> Any:
         with tx():
             fence.check()
             PostTarget.update(progress_ref=ref, updated_at=clock.now()).where(
-                (PostTarget.id == target_id) & PostTarget.status.not_in(TERMINAL_TARGET)
+                (PostTarget.id == target_id) & PostTarget.status.not_in(TARGET_FINAL)
             ).execute()
 
     return save
@@ -670,7 +669,7 @@ def track_target(job: Any, settings: Settings) -> None:
     if loaded is None:
         return
     target, post, account = loaded
-    if target.status in TERMINAL_TARGET or not target.tracking_ref:
+    if target.status in TARGET_FINAL or not target.tracking_ref:
         return
     if account is None:
         apply(decide.account_lost_while_tracking(state_of(target, post), clock.now()), job=job)
@@ -707,7 +706,7 @@ def track_target(job: Any, settings: Settings) -> None:
     _account_refused(applied, decision, account)
     if applied and decision.retry_in_s is not None:
         # a retriable failure counts (not a "still processing" poll, nor a window the network set)
-        waits = decision.status == "pending" and not decision.wait
+        waits = decision.status == TargetStatus.PENDING and not decision.wait
         if waits:
             log.info(
                 "%s: status check: %s; next check in %.1f s",
@@ -726,7 +725,7 @@ def give_up(target_id: str, error: str) -> None:
     never stays open; with an attempt whose outcome is unknown, or accepted by the network (tracking_ref), its
     failReason says it may have been published."""
     target = PostTarget.get_or_none(PostTarget.id == target_id)
-    if target is None or target.status in TERMINAL_TARGET:
+    if target is None or target.status in TARGET_FINAL:
         return
     post = Post.get_by_id(target.post_id)
     # an attempt without outcome, or a post the network accepted (tracking): it may have been published
@@ -746,16 +745,16 @@ def give_up_post(post_id: str, error: str) -> None:
     log.error("post %s: giving up after an internal error: %s", post_id, error)
     with tx():
         post = lock_post(post_id)
-        if post is None or post.status not in ("scheduled", "processing"):
+        if post is None or post.status not in (PostStatus.SCHEDULED, PostStatus.PROCESSING):
             return
         now = clock.now()
-        if post.status == "scheduled":
-            post.status = "processing"
-            Post.update(status="processing", sent_at=post.sent_at or now, updated_at=now).where(
+        if post.status == PostStatus.SCHEDULED:
+            post.status = PostStatus.PROCESSING
+            Post.update(status=PostStatus.PROCESSING, sent_at=post.sent_at or now, updated_at=now).where(
                 Post.id == post.id
             ).execute()
         for t in PostTarget.select().where(PostTarget.post == post.id):
-            if t.status in TERMINAL_TARGET or _has_live_job(t.id):
+            if t.status in TARGET_FINAL or _has_live_job(t.id):
                 continue
             apply(
                 decide.dead(
@@ -773,7 +772,7 @@ def _has_live_job(target_id: str) -> bool:
         Job.select()
         .where(
             Job.dedupe_key.in_([f"target:{target_id}", f"track:{target_id}"])
-            & Job.status.in_(["queued", "running"])
+            & Job.status.in_([JobStatus.QUEUED, JobStatus.RUNNING])
         )
         .exists()
     )

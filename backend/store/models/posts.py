@@ -9,8 +9,8 @@ from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
 from backend.store.models.workspace import Workspace
 
-POST_STATUSES = ("scheduled", "processing", "completed", "partial", "failed", "cancelled")
-TARGET_STATUSES = ("pending", "publishing", "succeeded", "failed", "inbox_delivered")
+# `Post.status` holds a backend.schemas.statuses.PostStatus value, `PostTarget.status` a TargetStatus value (the
+# store imports no wire-format module: it stores the enums' strings).
 
 
 def folded(text: str) -> str:

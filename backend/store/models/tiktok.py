@@ -9,10 +9,8 @@ from backend.store.models.accounts import Account
 from backend.store.models.base import BaseModel
 from backend.store.models.workspace import Workspace
 
-# `status` holds TikTok's own status names (spec 3.5), plus INITIATING while the init call is under way.
-TERMINAL = ("SEND_TO_USER_INBOX", "PUBLISH_COMPLETE", "FAILED")
-PROCESSING = ("PROCESSING_UPLOAD", "PROCESSING_DOWNLOAD")
-STATUSES = ("INITIATING", *PROCESSING, *TERMINAL)
+# `status` holds TikTok's own status names (spec 3.5), plus INITIATING while the init call is under way: the values
+# of backend.schemas.statuses.TikTokStatus (the store imports no wire-format module: it stores the enum's strings).
 
 
 class TikTokPublish(BaseModel):
