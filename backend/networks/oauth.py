@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -135,9 +136,7 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
         oauth_bodies = oauth_apps.oauth_app(platform).oauth_error_bodies
     except oauth_apps.NotConfigured:
         oauth_bodies = True
-    if (
-        oauth_bodies and isinstance(body, dict) and isinstance(body.get("error"), str)
-    ):  # OAuth token endpoints
+    if oauth_bodies and isinstance(body, dict) and _oauth_code(body.get("error")):  # OAuth token endpoints
         error = body["error"]
         desc = str(body.get("error_description") or "")
         if (
@@ -158,6 +157,17 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
     return OAuthError(kind, refused.code or str(status), message, status)
 
 
+# an OAuth error code (RFC 6749 5.2 and the registered extensions): `invalid_grant`, `temporarily_unavailable`…
+_OAUTH_CODE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _oauth_code(error: Any) -> bool:
+    """Whether a body's `error` is an OAuth error code, not an API's sentence under the same key (Mastodon's
+    `{"error": "The access token is invalid"}`, docs.joinmastodon.org/entities/Error/): a sentence is read by the
+    network's `refusal`, by its status first — never as an unknown OAuth code."""
+    return isinstance(error, str) and bool(_OAUTH_CODE.match(error))
+
+
 def api_refusal(platform: str, resp: httpx.Response) -> NetworkError:
     """An API call's refusal, classified by the network (its OAuth app's `refusal`: the adapter's reading)."""
     return oauth_apps.oauth_app(platform).refusal(resp)
@@ -169,6 +179,8 @@ def _network_message(body: Any) -> str:
     err = body.get("error")
     if isinstance(err, dict):
         return str(err.get("message") or "").strip()
+    if isinstance(err, str) and not _oauth_code(err):  # the API's sentence (Mastodon)
+        return err.strip()
     return str(body.get("message") or "").strip()
 
 

@@ -26,13 +26,14 @@ from backend.config import Settings
 from backend.store import secretbox
 from backend.store.db import database, init_database, tx
 from backend.store.fields import EncryptedTextField
-from backend.store.models import Account, OAuthSession, TikTokPublish, WebhookEndpoint
+from backend.store.models import Account, NetworkInstance, OAuthSession, TikTokPublish, WebhookEndpoint
 
 BATCH = 500
 ENCRYPTED = (
     Account,
     WebhookEndpoint,
     OAuthSession,
+    NetworkInstance,
     TikTokPublish,
 )  # every model with an EncryptedTextField (a test keeps this in step)
 

@@ -113,6 +113,7 @@ def test_admin_rotate_key(env, monkeypatch):
         "account": 6,
         "webhook_endpoint": 0,
         "oauth_session": 0,
+        "network_instance": 0,
         "tiktok_publish": 0,
     }
     assert out["oldKeysDropped"] == 1 and out["keySource"] == str(path)

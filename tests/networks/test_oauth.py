@@ -311,3 +311,25 @@ def test_graph_refusals_read_as_the_adapter_reads_them(platform, code, sub, kind
 )
 def test_api_refusals_per_network(platform, resp, kind) -> None:  # type: ignore[no-untyped-def]
     assert oauth.classify(platform, resp).kind == kind
+
+
+@pytest.mark.parametrize(
+    "resp, kind",
+    [
+        # an API's sentence under `error` (docs.joinmastodon.org/entities/Error/) is not an OAuth code: it was read as
+        # an unknown one (`other`), so a revoked token did not ask for a reconnection
+        (httpx.Response(401, json={"error": "The access token is invalid"}), "dead"),
+        (
+            httpx.Response(503, json={"error": "There was a temporary problem serving your request"}),
+            "transient",
+        ),
+        # OAuth's own codes are still read as such
+        (httpx.Response(400, json={"error": "invalid_grant", "error_description": "expired"}), "dead"),
+        (httpx.Response(503, json={"error": "temporarily_unavailable"}), "transient"),
+    ],
+)
+def test_a_sentence_under_error_is_the_apis_refusal_not_an_oauth_code(resp, kind) -> None:  # type: ignore[no-untyped-def]
+    refused = oauth.classify("linkedin", resp)
+    assert refused.kind == kind
+    if resp.status_code == 401:
+        assert "The access token is invalid" in refused.message

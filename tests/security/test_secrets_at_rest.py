@@ -106,6 +106,7 @@ def test_database_holds_no_token_in_clear_and_everything_still_works(settings, c
             "account": 7,
             "webhook_endpoint": 2,
             "oauth_session": 0,
+            "network_instance": 0,
             "tiktok_publish": 0,
         }
         assert out["oldKeysDropped"] == 1

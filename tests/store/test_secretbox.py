@@ -205,5 +205,6 @@ def test_rotation_covers_every_encrypted_field():
         "account": ["access_token", "refresh_token"],
         "webhook_endpoint": ["secret", "previous_secret"],
         "oauth_session": ["verifier", "tokens"],
+        "network_instance": ["client_secret"],
         "tiktok_publish": ["upload_url"],
     }

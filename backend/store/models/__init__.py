@@ -7,7 +7,7 @@ from backend.store.models.generations import CreditEntry, Generation
 from backend.store.models.instance import InstanceSetting
 from backend.store.models.jobs import Job
 from backend.store.models.media import Media, MediaHold
-from backend.store.models.oauth import OAuthSession
+from backend.store.models.oauth import NetworkInstance, OAuthSession
 from backend.store.models.posts import Post, PostLabel, PostTarget, PublishAttempt
 from backend.store.models.tiktok import TikTokPublish
 from backend.store.models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -24,6 +24,7 @@ __all__ = [
     "Job",
     "Media",
     "MediaHold",
+    "NetworkInstance",
     "OAuthSession",
     "Owner",
     "Post",

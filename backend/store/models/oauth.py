@@ -3,7 +3,7 @@ its code, `…/{grantId}/connect` turns the accounts picked into live accounts."
 
 from __future__ import annotations
 
-from peewee import CharField, ForeignKeyField, TextField
+from peewee import CharField, ForeignKeyField, JSONField, TextField
 
 from backend.store.fields import EncryptedTextField, UTCDateTimeField
 from backend.store.models.base import BaseModel
@@ -36,3 +36,28 @@ class OAuthSession(BaseModel):
 
     def __repr__(self) -> str:  # no verifier, no token
         return f"<OAuthSession {self.id} {self.platform} {self.status}>"
+
+
+class NetworkInstance(BaseModel):
+    """One server of a network made of many (each Mastodon instance): the OAuth app socialpub registered on it
+    (its client_id, its client_secret encrypted at rest, the scopes and redirect URIs registered) and the limits it
+    reported with when they were read. Shared by the workspaces: an app registration on a server holds no user's
+    data; the accounts connected through it are each workspace's own. One row per (network, host)."""
+
+    network = CharField(max_length=20)
+    host = CharField(max_length=255)
+    client_id = TextField(null=True)
+    client_secret = EncryptedTextField(null=True)
+    scopes = TextField(default="")  # space-separated, as registered
+    redirect_uris = TextField(default="")  # space-separated, as registered
+    limits = JSONField(null=True)  # the network's own cached form of the server's limits
+    limits_read_at = UTCDateTimeField(null=True)
+    created_at = UTCDateTimeField()
+    updated_at = UTCDateTimeField()
+
+    class Meta:
+        table_name = "network_instance"
+        indexes = ((("network", "host"), True),)
+
+    def __repr__(self) -> str:  # no secret
+        return f"<NetworkInstance {self.network} {self.host}>"

@@ -1,0 +1,95 @@
+"""The servers of a network made of many (Mastodon instances), as the store keeps them (`network_instance`): the
+OAuth app socialpub registered on each, and the limits each reported. The one entry point for both: connect
+registers an app once per server and reuses it (`app_of`, `save_app`); the rules read a server's limits from the
+cache while they are younger than the network's refresh age and read them again from the server otherwise
+(`fresh_limits`, `save_limits`). Shared by the workspaces: an app registration holds no user's data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from backend import clock
+from backend.store.models import NetworkInstance
+
+
+@dataclass(frozen=True)
+class InstanceApp:
+    network: str
+    host: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    scopes: tuple[str, ...] = ()
+    redirect_uris: tuple[str, ...] = ()
+
+
+def _row(network: str, host: str) -> NetworkInstance | None:
+    found: NetworkInstance | None = NetworkInstance.get_or_none(
+        (NetworkInstance.network == network) & (NetworkInstance.host == host)
+    )
+    return found
+
+
+def app_of(network: str, host: str) -> InstanceApp | None:
+    """The app registered on that server, None when none is."""
+    row = _row(network, host)
+    if row is None or not row.client_id or not row.client_secret:
+        return None
+    return InstanceApp(
+        network,
+        host,
+        row.client_id,
+        row.client_secret,
+        tuple(row.scopes.split()),
+        tuple(row.redirect_uris.split()),
+    )
+
+
+def _upsert(network: str, host: str, values: dict[str, Any]) -> None:
+    now = clock.now()
+    fields = {getattr(NetworkInstance, k): v for k, v in values.items()}
+    fields[NetworkInstance.updated_at] = now
+    (
+        NetworkInstance.insert(network=network, host=host, created_at=now, updated_at=now, **values)
+        .on_conflict(conflict_target=[NetworkInstance.network, NetworkInstance.host], update=fields)
+        .execute()
+    )
+
+
+def save_app(
+    network: str,
+    host: str,
+    client_id: str,
+    client_secret: str,
+    scopes: tuple[str, ...],
+    redirect_uris: tuple[str, ...],
+) -> InstanceApp:
+    """Keep (or replace: registered again) the app of that server; its secret is encrypted at rest."""
+    _upsert(
+        network,
+        host,
+        {
+            "client_id": client_id,
+            "client_secret": client_secret,
+            "scopes": " ".join(scopes),
+            "redirect_uris": " ".join(redirect_uris),
+        },
+    )
+    return InstanceApp(network, host, client_id, client_secret, scopes, redirect_uris)
+
+
+def save_limits(network: str, host: str, limits: dict[str, Any]) -> None:
+    """The limits the server just reported (the network's cached form), read now."""
+    _upsert(network, host, {"limits": limits, "limits_read_at": clock.now()})
+
+
+def fresh_limits(network: str, host: str, max_age_s: float) -> dict[str, Any] | None:
+    """The cached limits when read less than `max_age_s` ago; None: read them from the server again."""
+    row = _row(network, host)
+    if row is None or row.limits is None or row.limits_read_at is None:
+        return None
+    if clock.now() - row.limits_read_at >= timedelta(seconds=max_age_s):
+        return None
+    limits: dict[str, Any] = row.limits
+    return limits
