@@ -1,0 +1,112 @@
+"""Threads: a text post (TEXT), one image (IMAGE) or video (VIDEO), or a carousel (CAROUSEL) of 2-20 images and
+videos mixed; text at most 500 characters, an emoji counted as its UTF-8 bytes; every media downloaded by Threads
+from its URL (a public server). Sources: the fidelity table (docs.md)."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+from backend.networks.base import MediaRef, Payload
+from backend.networks.rules.common import (
+    CONTENT_REQUIRED,
+    CONTENT_TOO_LONG,
+    MEDIA_UNSUPPORTED,
+    NetworkRules,
+    VideoLimits,
+    check_videos,
+)
+from backend.networks.threads import NETWORK
+
+PLATFORM = NETWORK.name
+MAX_TEXT = NETWORK.limits.max_text  # TH-R11
+CAROUSEL = (2, 20)  # TH-R8: "at least 2 and up to 20 total images or videos or a mix of the two"
+MAX_MEDIA = CAROUSEL[1]
+IMAGE_MIMES = frozenset({"image/jpeg", "image/png"})  # TH-R13
+VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime"})
+# TH-R13 (developers.facebook.com/documentation/threads/overview, media specifications)
+VIDEO = VideoLimits(
+    max_s=5 * 60,
+    max_bytes=1024 * 1024 * 1024,
+    max_width=1920,
+    min_fps=23,
+    max_fps=60,
+    codecs=frozenset({"h264", "hevc"}),
+)
+# what joins an emoji's code points (zero-width joiner, variation selectors, keycap, skin tones' modifiers are So)
+EMOJI_JOINERS = frozenset({"\u200d", "\ufe0e", "\ufe0f", "\u20e3"})
+
+
+def _emoji_part(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        cp > 0xFFFF  # every code point outside the BMP (strictest reading: emoji and the like)
+        or ch in EMOJI_JOINERS
+        or (cp >= 0x2000 and unicodedata.category(ch) == "So")  # ☀ ✂ ❤ …: BMP symbols drawn as emoji
+        or 0x1F1E6 <= cp <= 0x1F1FF
+    )
+
+
+def text_length(text: str) -> int:
+    """The text's length as Threads counts it (TH-R11: "Emojis are counted as the number of UTF-8 bytes"): every
+    other character counts one."""
+    return sum(len(ch.encode("utf-8")) if _emoji_part(ch) else 1 for ch in text)
+
+
+def _mime(m: MediaRef) -> str:
+    return (m.mime or "").split(";")[0].strip().lower()
+
+
+def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str]:
+    codes: list[str] = []
+    if text_length(content) > MAX_TEXT:
+        codes.append(CONTENT_TOO_LONG)
+    if not content.strip() and not media:
+        codes.append(CONTENT_REQUIRED)
+    for m in media[:MAX_MEDIA]:
+        allowed = IMAGE_MIMES if m.kind == "image" else VIDEO_MIMES
+        if _mime(m) and _mime(m) not in allowed:
+            codes.append(MEDIA_UNSUPPORTED)
+            break
+    return codes + check_videos(media[:MAX_MEDIA], VIDEO)
+
+
+def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:
+    """Always: Threads downloads images and videos from their URL (TH-R13: no byte upload is documented)."""
+    return bool(media)
+
+
+def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
+    items = tuple(media[:MAX_MEDIA])
+    if len(items) >= CAROUSEL[0]:
+        return Payload(PLATFORM, "carousel", content, None, items)
+    if not items:
+        return Payload(PLATFORM, "text", content, None, ())
+    return Payload(PLATFORM, items[0].kind, content, None, items)
+
+
+def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
+    if code == CONTENT_TOO_LONG:
+        return (
+            f"Threads accepts at most {MAX_TEXT} characters, an emoji counting as its UTF-8 bytes (up to 4); "
+            f"the text counts {text_length(content)}"
+        )
+    if code == MEDIA_UNSUPPORTED:
+        return "Threads takes JPEG or PNG images and MP4 or MOV videos"
+    return None
+
+
+RULES = NetworkRules(
+    PLATFORM,
+    MAX_TEXT,
+    0,
+    MAX_MEDIA,
+    CAROUSEL,
+    validate,
+    build,
+    pulls_media=pulls_media,
+    pull_reason="Threads downloads every image and video from its URL (it takes no uploaded bytes)",
+    text_length=text_length,
+    explain=explain,
+    video=VIDEO,
+)
