@@ -28,12 +28,11 @@ from backend.networks.sandbox.core import (
     update_item,
 )
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
-from backend.networks.threads import NETWORK
 from backend.networks.threads.emulator_oauth import ThreadsOAuth
 from backend.networks.threads.lifecycle import DEFAULT, LIFECYCLE
-from backend.networks.threads.rules import CAROUSEL, MAX_TEXT, text_length
+from backend.networks.threads.text import CAROUSEL, MAX_TEXT, text_length
 
-PLATFORM = NETWORK.name
+PLATFORM = "threads"
 DAILY_POSTS = 250  # TH-R12; the configuration's `daily_posts` (SOCIALPUB_SANDBOX_THREADS_DAILY_POSTS)
 CONTAINER_TTL_S = 86400
 WEB = "https://www.threads.net"

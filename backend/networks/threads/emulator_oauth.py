@@ -127,8 +127,9 @@ class ThreadsOAuth(GraphOAuth):
         if problem:
             return self.api_error(problem)
         if not (row.data or {}).get("long_lived") or now() - row.created_at < timedelta(days=1):
+            # the words and code are a belief (no page gives them): not 190, the grant itself is fine
             return self.error(
-                400, 190, "The access token must be long-lived and at least 24 hours old to be refreshed."
+                400, 100, "The access token must be long-lived and at least 24 hours old to be refreshed."
             )
         return self._long(grant)
 

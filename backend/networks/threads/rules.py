@@ -4,7 +4,6 @@ from its URL (a public server). Sources: the fidelity table (docs.md)."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 from backend.networks.base import MediaRef, Payload
@@ -17,10 +16,9 @@ from backend.networks.rules.common import (
     check_videos,
 )
 from backend.networks.threads import NETWORK
+from backend.networks.threads.text import CAROUSEL, MAX_TEXT, text_length
 
 PLATFORM = NETWORK.name
-MAX_TEXT = NETWORK.limits.max_text  # TH-R11
-CAROUSEL = (2, 20)  # TH-R8: "at least 2 and up to 20 total images or videos or a mix of the two"
 MAX_MEDIA = CAROUSEL[1]
 IMAGE_MIMES = frozenset({"image/jpeg", "image/png"})  # TH-R13
 VIDEO_MIMES = frozenset({"video/mp4", "video/quicktime"})
@@ -33,24 +31,6 @@ VIDEO = VideoLimits(
     max_fps=60,
     codecs=frozenset({"h264", "hevc"}),
 )
-# what joins an emoji's code points (zero-width joiner, variation selectors, keycap, skin tones' modifiers are So)
-EMOJI_JOINERS = frozenset({"\u200d", "\ufe0e", "\ufe0f", "\u20e3"})
-
-
-def _emoji_part(ch: str) -> bool:
-    cp = ord(ch)
-    return (
-        cp > 0xFFFF  # every code point outside the BMP (strictest reading: emoji and the like)
-        or ch in EMOJI_JOINERS
-        or (cp >= 0x2000 and unicodedata.category(ch) == "So")  # ☀ ✂ ❤ …: BMP symbols drawn as emoji
-        or 0x1F1E6 <= cp <= 0x1F1FF
-    )
-
-
-def text_length(text: str) -> int:
-    """The text's length as Threads counts it (TH-R11: "Emojis are counted as the number of UTF-8 bytes"): every
-    other character counts one."""
-    return sum(len(ch.encode("utf-8")) if _emoji_part(ch) else 1 for ch in text)
 
 
 def _mime(m: MediaRef) -> str:
