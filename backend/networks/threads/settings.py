@@ -1,7 +1,8 @@
 """Threads' settings: SOCIALPUB_THREADS_… (backend/networks/settings.py). Its app has its own credentials — the
 Threads app ID and secret shown in the Meta app's Threads use case, not the Meta app's (fidelity table TH-R1):
 SOCIALPUB_THREADS_CLIENT_ID / SOCIALPUB_THREADS_CLIENT_SECRET. The API host is graph.threads.net (no version in
-the base: SOCIALPUB_THREADS_VERSION), the sandbox's daily cap of its publishing limit
+the base: SOCIALPUB_THREADS_VERSION), whether App Review approved the app's permissions
+(SOCIALPUB_THREADS_APP_REVIEWED, default false: a new app), the sandbox's daily cap of its publishing limit
 SOCIALPUB_SANDBOX_THREADS_DAILY_POSTS (250, Threads' own)."""
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ class ThreadsSettings(NetworkSettings):
 
     api_base: str = Field("https://graph.threads.net", validation_alias=base_url_alias("threads"))
     version: str = Field(DEFAULT, validation_alias=AliasChoices(SETTING, "version"))
+    # App Review approved threads_basic and threads_content_publish (Advanced Access): anyone may connect; until
+    # then only the app's Threads testers who accepted the invite (accounts doctor says so)
+    app_reviewed: bool = False
     sandbox_daily_posts: int = Field(
         250, validation_alias=AliasChoices("SOCIALPUB_SANDBOX_THREADS_DAILY_POSTS")
     )
