@@ -169,3 +169,16 @@ def test_loopback_media_refused_at_creation_with_the_reason(settings) -> None:  
     # the live network (its real API host) cannot reach a loopback media host
     refusals = media_url_refusals("threads", [loop], settings)
     assert refusals and "Threads downloads every image and video from its URL" in refusals[0][1]
+
+
+def test_another_version_is_refused(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("threads")
+    handler = sandbox(settings).handler("threads")
+    url = f"https://graph.threads.sandbox.invalid/v2.0/{ident.external_account_id}/threads"
+    r = handler(
+        httpx.Request(
+            "POST", url, data={"media_type": "TEXT", "text": "x", "access_token": ident.access_token}
+        )
+    )
+    assert r.status_code == 400 and r.json()["error"]["code"] == 100
+    assert "v1.0" in r.json()["error"]["message"]
