@@ -1,5 +1,5 @@
-"""Threads' `accounts doctor` hooks (backend/networks/doctor.py): its own app (the Threads app ID and secret, not the
-Meta app's), who may connect to it, the HTTPS-only redirect, where its media must be reachable from, and a
+"""Threads' `accounts doctor` hooks (backend/networks/doctor.py): its own app (the Threads app ID, not the Meta app's:
+missing credentials are the doctor service's generic finding), who may connect to it, the HTTPS-only redirect, where its media must be reachable from, and a
 connected account's grant. Sources: the fidelity table (docs.md)."""
 
 from __future__ import annotations
@@ -26,16 +26,6 @@ def check_app(settings: Settings) -> list[Finding]:
     own = NETWORK.settings_of(settings)
     out: list[Finding] = []
     client_id = str(getattr(own, "client_id", "") or "")
-    if not client_id or not getattr(own, "client_secret", None):
-        out.append(
-            Finding(
-                "threads_app_not_configured",
-                "error",
-                "no Threads app is configured: accounts connect threads cannot start the login",
-                "set SOCIALPUB_THREADS_CLIENT_ID and SOCIALPUB_THREADS_CLIENT_SECRET to the Threads app ID and "
-                "secret (App Dashboard → Use cases → Access the Threads API → Settings)",
-            )
-        )
     meta_id = str(getattr(FACEBOOK.settings_of(settings), "client_id", "") or "")
     if client_id and client_id == meta_id:
         out.append(

@@ -14,7 +14,7 @@ def codes(findings) -> set[str]:  # type: ignore[no-untyped-def]
 def test_a_new_unconfigured_app_says_what_to_set(settings) -> None:  # type: ignore[no-untyped-def]
     own(settings, "threads").client_id = None
     found = codes(check_app(settings))
-    assert {"threads_app_not_configured", "threads_redirect_https_only", "threads_testers_only"} <= found
+    assert {"threads_redirect_https_only", "threads_testers_only"} <= found
 
 
 def test_the_meta_app_id_is_not_the_threads_app_id(settings) -> None:  # type: ignore[no-untyped-def]
