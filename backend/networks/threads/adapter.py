@@ -205,6 +205,13 @@ class ThreadsAdapter:
             pub.saved(encode_ref(container=container))
             return self._advance(pub, {"container": container}, publish=True)
         except NetworkError as e:
+            if e.code == NOT_READY:  # a container Threads has not made available yet: try again shortly
+                return PublishOutcome.failed(
+                    "retriable",
+                    "Threads has not made the post's container available yet; it will be retried",
+                    retry_after_s=30.0,
+                    network_code=NOT_READY,
+                )
             return e.outcome()
 
     def _resumable(self, pub: Publication) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from backend.networks.rules.common import (
 )
 from backend.networks.threads import NETWORK
 from backend.networks.threads.text import CAROUSEL, MAX_TEXT, text_length
+from backend.schemas.text import has_visible_text
 
 PLATFORM = NETWORK.name
 MAX_MEDIA = CAROUSEL[1]
@@ -41,7 +42,7 @@ def validate(content: str, media: Sequence[MediaRef], options: None) -> list[str
     codes: list[str] = []
     if text_length(content) > MAX_TEXT:
         codes.append(CONTENT_TOO_LONG)
-    if not content.strip() and not media:
+    if not has_visible_text(content) and not media:  # whitespace or invisible characters only: no text
         codes.append(CONTENT_REQUIRED)
     for m in media[:MAX_MEDIA]:
         allowed = IMAGE_MIMES if m.kind == "image" else VIDEO_MIMES
