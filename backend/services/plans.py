@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from backend.networks import registry
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -13,8 +15,11 @@ class Plan:
     max_accounts: int
 
 
+# room for `init --sandbox`: one sandbox account per built-in network (adding a network's package makes room for it)
+SANDBOX_ROOM = max(6, sum(1 for n in registry.networks() if n.builtin and n.emulator))
+
 PLANS: dict[str, Plan] = {
-    "FREE": Plan("FREE", 0, 6),  # room for `init --sandbox`: one sandbox account per built-in network
+    "FREE": Plan("FREE", 0, SANDBOX_ROOM),
     "STARTER": Plan("STARTER", 200, 10),
     "GROWTH": Plan("GROWTH", 1000, 50),
 }

@@ -380,18 +380,20 @@ def test_the_listener_answers_only_its_state() -> None:
 def test_connecting_refused_after_consent_says_so_on_the_page_and_in_the_terminal(
     initialised, serve, browser
 ):
-    """The user consented at the network, then connecting failed (the free plan's 6 accounts, 7 pages picked): the
+    """The user consented at the network, then connecting failed (the free plan's room, one page more picked): the
     browser's page says that connecting failed, with the API's code and message, not "authorised"; the command exits
     1 with that error."""
     serve("facebook")
-    b = browser(user="Acme", pages=7)
+    from backend.services.plans import SANDBOX_ROOM
+
+    b = browser(user="Acme", pages=SANDBOX_ROOM + 1)
     r = invoke("accounts", "connect", "facebook", "--all", "--json", "--timeout", "60")
     assert b.finished.wait(10) and not b.errors, b.errors
     assert r.code == 1 and r.err_json()["error"] == "channel_limit_exceeded", r.err
     assert b.landed == [200]
     [page] = b.shown
     assert "connecting failed" in page and "authorised" not in page
-    assert "channel_limit_exceeded: the FREE plan allows 6 connected accounts" in page
+    assert f"channel_limit_exceeded: the FREE plan allows {SANDBOX_ROOM} connected accounts" in page
     assert invoke("accounts", "list", "--json").json()["items"] == []
 
 

@@ -131,4 +131,6 @@ def test_accounts_list_warns_30_days_before_a_live_networks_api_version_ends(
         assert r.code == 0, r.err
         assert "⚠ TikTok API version 2026-01 ends in 21 days (2027-01-31): upgrade socialpub" in r.out
         assert "API version" not in invoke("accounts", "list", "--json").out
-        assert Account.select().count() == 7  # init --sandbox: one per built-in network (6); the live one
+        assert (
+            Account.select().count() == sum(1 for n in registry.networks() if n.builtin and n.emulator) + 1
+        )  # init --sandbox: one per built-in network; the live one

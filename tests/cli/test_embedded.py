@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from backend.networks import registry
 from tests.cli.conftest import invoke
 
 ANSI = re.compile(r"\x1b\[")
@@ -78,15 +79,11 @@ def test_accounts_list_and_add(embedded) -> None:  # type: ignore[no-untyped-def
     r = invoke("accounts", "list", "--json")
     assert r.code == 0
     listing = r.json()
-    assert sorted(a["platform"] for a in listing["items"]) == [
-        "bluesky",
-        "facebook",
-        "instagram",
-        "linkedin",
-        "tiktok",
-        "youtube",
-    ]
-    # the FREE plan is full with the six sandbox accounts: a seventh is refused with the spec's code
+    assert sorted(a["platform"] for a in listing["items"]) == sorted(
+        n.name for n in registry.networks() if n.builtin and n.emulator
+    )
+    # the FREE plan is full with the sandbox accounts (one per built-in network): one more is refused with the
+    # spec's code
     r = invoke("accounts", "add-sandbox", "tiktok", "--name", "Second", "--json")
     assert r.code == 1 and r.err_json()["error"] == "channel_limit_exceeded"
     fb = next(a for a in listing["items"] if a["platform"] == "facebook")

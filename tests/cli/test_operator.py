@@ -7,7 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from backend.networks import registry
 from socialpub_tui.cli.main import cli
+
+SANDBOX_ACCOUNTS = sum(
+    1 for n in registry.networks() if n.builtin and n.emulator
+)  # init --sandbox: one per built-in network
 
 
 @pytest.fixture
@@ -104,13 +109,13 @@ def test_admin_rotate_key(env, monkeypatch):
     path = secretbox.key_path(Settings())
     first = path.read_text().split()
     tokens = {a.id: a.access_token for a in Account.select()}
-    assert len(first) == 1 and len(tokens) == 6 and all(tokens.values())
+    assert len(first) == 1 and len(tokens) == SANDBOX_ACCOUNTS and all(tokens.values())
 
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["reencrypted"] == 6 and out["tables"] == {
-        "account": 6,
+    assert out["reencrypted"] == SANDBOX_ACCOUNTS and out["tables"] == {
+        "account": SANDBOX_ACCOUNTS,
         "webhook_endpoint": 0,
         "oauth_session": 0,
         "network_instance": 0,
@@ -139,7 +144,11 @@ def test_admin_rotate_key(env, monkeypatch):
     assert {a.id: a.access_token for a in Account.select()} == tokens  # both keys read
     monkeypatch.setattr(encryption, "_pass", real_pass)
     r = run("admin", "rotate-key")
-    assert r.exit_code == 0 and "re-encrypted 6 value(s)" in r.output and "2 old key(s) dropped" in r.output
+    assert (
+        r.exit_code == 0
+        and f"re-encrypted {SANDBOX_ACCOUNTS} value(s)" in r.output
+        and "2 old key(s) dropped" in r.output
+    )
     assert len(path.read_text().split()) == 1
     assert {a.id: a.access_token for a in Account.select()} == tokens
 
@@ -163,11 +172,13 @@ def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", f"{new},{old}")
     out = json.loads(run("admin", "rotate-key", "--json").output)
     assert (
-        out["reencrypted"] == 6 and out["keySource"] == "SOCIALPUB_SECRETS_KEY" and out["oldKeysDropped"] == 0
+        out["reencrypted"] == SANDBOX_ACCOUNTS
+        and out["keySource"] == "SOCIALPUB_SECRETS_KEY"
+        and out["oldKeysDropped"] == 0
     )
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", new)  # the old key removed: everything still reads
     r = run("admin", "rotate-key", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == 6
+    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == SANDBOX_ACCOUNTS
     assert {a.id: a.access_token for a in Account.select()} == tokens
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", "garbage")
     r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])

@@ -42,6 +42,10 @@ ALLOWLIST: dict[str, str] = {
     "backend/api/app.py": DEDICATED
     + ": their operations' rules no schema states (UNSTATED_RULES, by operation id)",
     "backend/store/migrations/*": "applied history: a migration is never edited once released",
+    "backend/generation/local/*": "x264's `threads` (the encoder's OS threads, SOCIALPUB_GENERATION_LOCAL_THREADS, "
+    "a documented setting): the word, not the Threads network",
+    "backend/jobs/worker.py": "the worker's pool of OS threads (its variables and log lines): the word, not the "
+    "Threads network",
     "socialpub_tui/cli/network_flags.py": "the named option flags `posts create/edit` documented before networks "
     "were packages (docs/cli.md), kept as shorthands of the generic `--option NETWORK.KEY=VALUE`",
 }

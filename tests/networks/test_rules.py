@@ -286,6 +286,7 @@ def test_limits_exposed() -> None:
         "bluesky": 300,
         "facebook": 63206,
         "instagram": 2200,
+        "threads": 500,
         "linkedin": 3000,
         "tiktok": 2200,
         "youtube": 63206,

@@ -22,6 +22,7 @@ PUBLISH = {  # a call of each network's "publish" endpoint (its body does not ma
     "facebook": ("POST", "/v26.0/100000000000000/feed"),
     "linkedin": ("POST", "/rest/posts"),
     "youtube": ("POST", "/upload/youtube/v3/videos"),
+    "threads": ("POST", "/v1.0/25555555555555555/threads"),
 }
 # each network's error switches: its emulator's FAULTS (its package's emulator_errors.py)
 CATALOGUE = {n.name: n.emulator_class().FAULTS for n in registry.networks() if n.emulator}
@@ -47,7 +48,7 @@ def code_of(platform: str, resp: httpx.Response) -> str:
     if platform == "tiktok":
         assert set(body) == {"data", "error"} and body["error"]["log_id"]
         return str(body["error"]["code"])
-    if platform in ("facebook", "instagram"):
+    if platform in ("facebook", "instagram", "threads"):
         err = body["error"]
         assert err["type"] == "OAuthException" and err["message"] and err["fbtrace_id"]
         return f"{err['code']}/{err['error_subcode']}" if "error_subcode" in err else str(err["code"])

@@ -193,6 +193,10 @@ def test_the_rules_say_who_pulls():
         ("instagram", False, "image"),
         ("instagram", True, "image"),
         ("instagram", True, "video"),  # a video goes as bytes (resumable upload) unless configured
+        ("threads", False, "image"),  # Threads downloads every media from its URL
+        ("threads", False, "video"),
+        ("threads", True, "image"),
+        ("threads", True, "video"),
         ("tiktok", False, "image"),
         ("tiktok", True, "image"),
         ("tiktok", True, "video"),
