@@ -64,6 +64,11 @@ def _positive_int(section: dict[str, Any], key: str, default: int) -> int:
     return value
 
 
+def _section(body: dict[str, Any], key: str) -> dict[str, Any]:
+    value = body.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def parse_instance(body: Any) -> InstanceLimits:
     """The limits of an instance from its /api/v2/instance answer; NotAnInstance when it is not one."""
     if not isinstance(body, dict) or not isinstance(body.get("domain"), str) or not body["domain"]:
@@ -71,10 +76,10 @@ def parse_instance(body: Any) -> InstanceLimits:
     config = body.get("configuration")
     if not isinstance(config, dict):
         raise NotAnInstance("the server's /api/v2/instance has no configuration: not Mastodon 4.0 or later")
-    statuses = config.get("statuses") if isinstance(config.get("statuses"), dict) else {}
-    media = config.get("media_attachments") if isinstance(config.get("media_attachments"), dict) else {}
+    statuses = _section(config, "statuses")
+    media = _section(config, "media_attachments")
     mimes = media.get("supported_mime_types") or []
-    api_versions = body.get("api_versions") if isinstance(body.get("api_versions"), dict) else {}
+    api_versions = _section(body, "api_versions")
     api_version = api_versions.get("mastodon")
     return InstanceLimits(
         domain=body["domain"],

@@ -49,7 +49,7 @@ def countable_text(text: str, url_chars: int = URL_PLACEHOLDER_CHARS) -> str:
         out.append("x" * url_chars)
         pos = m.start() + len(url)
     rest = "".join(out) + text[pos:]
-    return _MENTION.sub(lambda m: "@" + m.group(1), rest)
+    return str(_MENTION.sub(lambda m: "@" + m.group(1), rest))
 
 
 def status_length(text: str, spoiler_text: str = "", url_chars: int = URL_PLACEHOLDER_CHARS) -> int:

@@ -126,7 +126,7 @@ class ThreadsAdapter:
         check never publishes)."""
         ref = encode_ref(**state)
         children: list[str] = state.get("children") or []
-        container = state.get("container")
+        container = str(state.get("container") or "")
         if children and not container:
             for child in children:
                 status, message = self.container_status(pub, child)

@@ -83,8 +83,8 @@ class ThreadsEmulator(GraphEmulator):
     def new_identity(cls, name: str) -> tuple[str, str]:
         return "2" + digits(16, "5"), "THAA" + b62(150)
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
-        super().__init__(config)
+    def __init__(self, config: Any) -> None:
+        super().__init__(config)  # type: ignore[no-untyped-call]  # the Graph emulator base is not typed yet
         self.route("POST", r"/(?P<user>me|\d+)/threads", self.create_container)
         self.route("POST", r"/(?P<user>me|\d+)/threads_publish", self.threads_publish)
         self.route("GET", r"/(?P<user>me|\d+)/threads", self.list_threads)

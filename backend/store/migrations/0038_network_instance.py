@@ -2,10 +2,12 @@
 registered on each (client_secret encrypted at rest, `enc:v1:`) and the limits it reported, one row per
 (network, host). Frozen copy of backend/store/models/oauth.py NetworkInstance."""
 
+from typing import Any
+
 from peewee import CharField, DateTimeField, JSONField, Model, TextField
 
 
-def up(migrator, db):
+def up(migrator: Any, db: Any) -> None:
     class NetworkInstance(Model):
         network = CharField(max_length=20)
         host = CharField(max_length=255)
@@ -26,5 +28,5 @@ def up(migrator, db):
     db.create_tables([NetworkInstance], safe=True)
 
 
-def down(migrator, db):
+def down(migrator: Any, db: Any) -> None:
     db.execute_sql("DROP TABLE IF EXISTS network_instance")
