@@ -208,8 +208,8 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
         accounts["youtube"]["name"] != f"YouTube channel {accounts['youtube']['id']}"
     )  # the channel's title
 
-    # 2. a video to all five from a loopback media host (uploaded as bytes where the network allows it; Instagram
-    #    pulls it from the served API, which the emulator on this machine can reach)
+    # 2. a video to all five from a loopback media host (uploaded as bytes: every one of the five takes a video's
+    #    bytes — Instagram's Reel by its resumable upload; an Instagram image would be refused, test_first_post_story)
     post = story.json(
         "posts",
         "create",
