@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_live_story import NETWORKS, TEXT, Story, clip, story  # noqa: F401  (story: the fixture)
+from tests.e2e.test_live_story import NETWORKS, TEXT, Story, clip
 from tests.media import corpus
 
 

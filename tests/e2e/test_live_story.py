@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -159,37 +158,6 @@ class Story:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
-
-
-@pytest.fixture
-def story(tmp_path: Path) -> Iterator[Story]:
-    s = Story(tmp_path)
-    try:
-        s.run("init", "--password", "story-password")
-        for n in NETWORKS:
-            s.start(
-                f"emu-{n}",
-                "sandbox",
-                "serve",
-                n,
-                "--port",
-                str(s.ports[n]),
-                "--data-dir",
-                str(tmp_path / "emu"),
-                ready=f"http://127.0.0.1:{s.ports[n]}/_sandbox/oauth",
-            )
-        s.start(
-            "serve",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(s.api_port),
-            ready=f"http://127.0.0.1:{s.api_port}/v1/health",
-        )
-        yield s
-    finally:
-        s.stop()
 
 
 def clip(path: Path) -> Path:
