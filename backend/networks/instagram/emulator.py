@@ -101,6 +101,11 @@ class InstagramEmulator(GraphEmulator):
     def _quota_used(self, acc: SandboxAccount, limit: int | None = None) -> int:
         return self.count_since(acc, ("media",), 86400, limit=limit)
 
+    def unfetchable(self, url: str) -> str | None:
+        """unreachable(url), unless this emulator runs inside socialpub for its sandbox accounts and reads their media
+        from this machine (the option `reaches_this_machine`); `socialpub sandbox serve` is as strict as Meta."""
+        return None if self.option("reaches_this_machine", False) else unreachable(url)
+
     def container_status(self, item: SandboxItem) -> tuple[str, str]:
         if item.state == "published":
             return "PUBLISHED", "Published"
@@ -149,7 +154,7 @@ class InstagramEmulator(GraphEmulator):
                 return graph_error(
                     400, 9004, "Only photo or video can be accepted as media type.", subcode=2207052
                 )
-            if (why := unreachable(url)) is not None:
+            if (why := self.unfetchable(url)) is not None:
                 return fetch_refused(url, why)
             media, processing = [url], self.processing_s(acc, 0.2)
         elif media_type in ("REELS", "VIDEO", "STORIES"):
@@ -159,7 +164,7 @@ class InstagramEmulator(GraphEmulator):
                 return graph_error(400, 100, "(#100) upload_type=resumable takes no video_url")
             if not resumable and not (isinstance(url, str) and url.startswith(("https://", "http://"))):
                 return graph_error(400, 9004, "The video URL cannot be fetched.", subcode=2207052)
-            if url and (why := unreachable(str(url))) is not None:
+            if url and (why := self.unfetchable(str(url))) is not None:
                 return fetch_refused(str(url), why)
             if media_type == "VIDEO" and not is_item:
                 return graph_error(

@@ -8,8 +8,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from backend.networks.sandbox import list_published
-from backend.services.adapters import sandbox
+from backend.networks.sandbox import Sandbox, list_published
+from backend.services.adapters import sandbox_config
 
 NOT_PUBLIC = [
     "http://127.0.0.1:8000/m/a.jpg",
@@ -21,8 +21,16 @@ NOT_PUBLIC = [
 ]
 
 
+def strict(settings):  # type: ignore[no-untyped-def]
+    """The emulator as `socialpub sandbox serve` runs it (the in-process sandbox of sandbox accounts reads their
+    media from this machine: `instagram.reaches_this_machine`)."""
+    config = sandbox_config(settings, served=True)
+    assert ("instagram.reaches_this_machine", True) in sandbox_config(settings).options
+    return Sandbox(config).activate()
+
+
 def create(settings, ident, **params: str) -> httpx.Response:  # type: ignore[no-untyped-def]
-    handler = sandbox(settings).handler("instagram")
+    handler = strict(settings).handler("instagram")
     url = f"https://graph.facebook.sandbox.invalid/v26.0/{ident.external_account_id}/media"
     return handler(httpx.Request("POST", url, data={**params, "access_token": ident.access_token}))
 
