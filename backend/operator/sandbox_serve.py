@@ -113,7 +113,7 @@ def sandbox_serve_cmd(
         )
     settings = Settings(data_dir=data_dir, database_url=None) if data_dir is not None else Settings()
     try:
-        config = sandbox_config(settings)
+        config = sandbox_config(settings, served=True)  # as strict as the network (no in-process leniency)
     except ValueError as exc:  # SOCIALPUB_SANDBOX_APPS of the wrong shape
         raise click.ClickException(str(exc)) from exc
     if products or audited or verified or app_kind:  # the options win over SOCIALPUB_SANDBOX_APPS

@@ -57,7 +57,10 @@ def sandbox_options(settings: Settings) -> tuple[tuple[str, Any], ...]:
     return tuple(out)
 
 
-def sandbox_config(settings: Settings) -> SandboxConfig:
+def sandbox_config(settings: Settings, *, served: bool = False) -> SandboxConfig:
+    """The sandbox of this process: sandbox accounts' networks, in process, which reach our own media host (as the
+    public-media rule says of sandbox accounts: each network's option `reaches_this_machine`); `served` (`socialpub sandbox
+    serve`, standing in for the real network of live accounts): as strict as the network, which cannot."""
     from backend.media.storage import media_base_url
 
     return SandboxConfig(
@@ -69,7 +72,8 @@ def sandbox_config(settings: Settings) -> SandboxConfig:
         ),
         processing_s=settings.sandbox_processing_s,
         limits=settings.sandbox_limits,
-        options=sandbox_options(settings),
+        options=sandbox_options(settings)
+        + (() if served else tuple((f"{n}.reaches_this_machine", True) for n, _emu in sandbox_emulators())),
         verified_url_prefixes=(media_base_url(settings),),
         apps=parse_apps(settings.sandbox_apps),
     )

@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 from peewee import JOIN, SQL, Field, ForeignKeyField, NodeList, fn
 from pydantic import BaseModel
@@ -354,29 +353,15 @@ def check_target_rules(
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
-def _network_is_local(platform: str, settings: Settings) -> bool:
-    """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
-    it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
-    from backend.outbound.guard import host_is_local  # (httpcore: not for a list or a read)
-
-    own = registry.get(platform).settings_of(settings)
-    return host_is_local(urlsplit(own.api_base if own is not None else "").hostname or "", private=True)
-
-
 def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
     """The rule of the public-media refusal for one live account of `platform`: (url, message) for each media URL
     the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is its
     rules' pulls_media(media, configured): some always, some for some media, some only when named in
-    SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. A network
-    whose API base is itself on loopback or a private address (an emulator on this machine) reaches such a media
-    host: it is not concerned. Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
+    SOCIALPUB_MEDIA_BY_URL (Settings.media_by_url_networks); the others receive the bytes. An emulator served on
+    this machine is no exception: it is as strict as its network (Instagram's refuses a media URL Meta could not
+    fetch). Used by the posts engine (check_public_media) and the dedicated TikTok routes."""
     rules = rules_for(platform)
-    if (
-        rules is None
-        or not media
-        or not rules.pulls_media(media, platform in settings.media_by_url_networks)
-        or _network_is_local(platform, settings)
-    ):
+    if rules is None or not media or not rules.pulls_media(media, platform in settings.media_by_url_networks):
         return []
     from backend.outbound.guard import not_public
 

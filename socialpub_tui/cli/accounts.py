@@ -84,10 +84,10 @@ def accounts_list(platform: str | None, out: Output) -> None:
     out.emit(listing, human)
 
 
-def version_lines(client: Any, accounts: list[Any]) -> list[str]:
+def version_findings(client: Any, accounts: list[Any]) -> list[Any]:
     """The API version findings (`api_version_ending` 30 days before its sunset, `_sunset`, `_unknown`) of the
-    networks of the live accounts listed, from the doctor, each with what to set. A server without the doctor
-    extension: none."""
+    networks of the live accounts given (`accounts list`'s accounts, `accounts check`'s results), from the
+    doctor. A server without the doctor extension: none."""
     from socialpub_tui.client.errors import ApiError
 
     live = sorted({a.platform for a in accounts if a.kind == "live" and a.status != "disconnected"})
@@ -100,12 +100,18 @@ def version_lines(client: Any, accounts: list[Any]) -> list[str]:
             return []
         raise
     return [
-        f"{MARKS[f.severity][0]} {inert(f.message)}: {inert(f.fix)}"
+        f
         for n in report.networks
         if n.platform in live
         for f in n.findings
         if f.code.startswith("api_version_")
     ]
+
+
+def version_lines(client: Any, accounts: list[Any], findings: list[Any] | None = None) -> list[str]:
+    """version_findings as lines, each with what to set: `⚠` a version ending, `✗` one ended or unknown."""
+    found = version_findings(client, accounts) if findings is None else findings
+    return [f"{MARKS[f.severity][0]} {inert(f.message)}: {inert(f.fix)}" for f in found]
 
 
 def token_cell(account: Any, out: Output) -> str:
@@ -639,6 +645,7 @@ def accounts_check(account_id: str | None, out: Output) -> None:
         else [a.id for a in client.list_accounts().items if a.status != "disconnected"]
     )
     results = [client.check_account(i) for i in ids]
+    versions = version_findings(client, results)  # as `accounts list` and the TUI's accounts screen say them
 
     def human() -> None:
         out.table(
@@ -657,7 +664,12 @@ def accounts_check(account_id: str | None, out: Output) -> None:
             ["ID", "NETWORK", "NAME", "KIND", "HEALTH", "EXPIRES", "DETAIL"],
             empty="(no connected account)",
         )
+        for line in version_lines(client, results, versions):
+            out.line(out.style(line, fg="yellow" if line.startswith("⚠") else "red", bold=True))
 
     out.emit({"items": results} if not account_id else results[0], human)
-    if any(r.status in ("needs_reauth", "error") for r in results):
+    # a version ended or unknown is a configuration error (every call refused), as a dead token is
+    if any(r.status in ("needs_reauth", "error") for r in results) or any(
+        f.severity == "error" for f in versions
+    ):
         raise SystemExit(1)

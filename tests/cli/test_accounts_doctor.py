@@ -134,3 +134,29 @@ def test_accounts_list_warns_30_days_before_a_live_networks_api_version_ends(
         assert (
             Account.select().count() == sum(1 for n in registry.networks() if n.builtin and n.emulator) + 1
         )  # init --sandbox: one per built-in network; the live one
+
+
+def test_accounts_check_warns_about_the_api_version_as_list_does(
+    tiktok_versioned, cli_env, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 29 item 4: `accounts check` says the configured version's end (30 days before: a warning; ended or
+    unknown: an error, exit 1) with what to set, in the words `accounts list` uses. The account's network is a
+    closed loopback port: its health is an error either way, the version line is what is looked at."""
+    from backend.config import get_settings
+    from tests.cli.test_accounts_tokens import live
+
+    monkeypatch.setenv("SOCIALPUB_TIKTOK_BASE_URL", "http://127.0.0.1:9")  # nothing listens (loopback only)
+    get_settings.cache_clear()
+    assert invoke("init", "--json", "--password", "s3cret-pass").code == 0
+    with time_machine.travel(datetime(2027, 1, 10, tzinfo=UTC), tick=False):
+        acc = live("tiktok", "Creator", expires_in=None)
+        listed = invoke("accounts", "list").out
+        line = "⚠ TikTok API version 2026-01 ends in 21 days (2027-01-31): upgrade socialpub"
+        assert line in listed
+        r = invoke("accounts", "check", acc)
+        assert line in r.out, r.out
+        assert "API version" not in invoke("accounts", "check", acc, "--json").out
+    with time_machine.travel(datetime(2027, 2, 2, tzinfo=UTC), tick=False):
+        r = invoke("accounts", "check")
+        assert "✗ TikTok API version 2026-01 ended on 2027-01-31" in r.out, r.out
+        assert r.code == 1

@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -161,37 +160,6 @@ class Story:
                 proc.kill()
 
 
-@pytest.fixture
-def story(tmp_path: Path) -> Iterator[Story]:
-    s = Story(tmp_path)
-    try:
-        s.run("init", "--password", "story-password")
-        for n in NETWORKS:
-            s.start(
-                f"emu-{n}",
-                "sandbox",
-                "serve",
-                n,
-                "--port",
-                str(s.ports[n]),
-                "--data-dir",
-                str(tmp_path / "emu"),
-                ready=f"http://127.0.0.1:{s.ports[n]}/_sandbox/oauth",
-            )
-        s.start(
-            "serve",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(s.api_port),
-            ready=f"http://127.0.0.1:{s.api_port}/v1/health",
-        )
-        yield s
-    finally:
-        s.stop()
-
-
 def clip(path: Path) -> Path:
     path.write_bytes(corpus.vertical_video(seconds=4))
     return path
@@ -208,8 +176,8 @@ def test_connect_publish_refresh_revoke_reconnect(story: Story, tmp_path: Path) 
         accounts["youtube"]["name"] != f"YouTube channel {accounts['youtube']['id']}"
     )  # the channel's title
 
-    # 2. a video to all five from a loopback media host (uploaded as bytes where the network allows it; Instagram
-    #    pulls it from the served API, which the emulator on this machine can reach)
+    # 2. a video to all five from a loopback media host (uploaded as bytes: every one of the five takes a video's
+    #    bytes — Instagram's Reel by its resumable upload; an Instagram image would be refused, test_first_post_story)
     post = story.json(
         "posts",
         "create",

@@ -217,9 +217,11 @@ def test_the_setting_names_networks_that_can_pull():
         check_settings(Settings(media_by_url="linkedin"))
 
 
-def test_a_network_served_on_this_machine_reaches_a_loopback_media_host(client, owner, laptop):
-    """An emulator on loopback (`socialpub sandbox serve instagram`, SOCIALPUB_INSTAGRAM_BASE_URL on 127.0.0.1)
-    can fetch from a loopback media host: the post is accepted."""
+def test_a_network_served_on_this_machine_is_refused_a_loopback_media_host_too(client, owner, laptop):
+    """An emulator on loopback (`socialpub sandbox serve instagram`, SOCIALPUB_INSTAGRAM_BASE_URL on 127.0.0.1) is
+    as strict as Instagram: it refuses a media URL the real one could not fetch (9004 / 2207052), so the post is
+    refused at creation with what to configure, as it would be for the real network — never accepted and failed
+    at publication."""
     url = image(client, owner)
     own(laptop, "instagram").api_base = "http://127.0.0.1:8402"
     ig = live(owner, "instagram")
@@ -228,4 +230,6 @@ def test_a_network_served_on_this_machine_reaches_a_loopback_media_host(client, 
         json={"targets": [{"platform": "instagram", "channelId": ig}], "content": "hi", "mediaUrls": [url]},
         headers=key_headers(owner.api_key),
     )
-    assert r.status_code == 202, r.text
+    assert r.status_code == 400, r.text
+    [problem] = r.json()["details"]
+    assert problem["error"] == "media_url_not_public" and "SOCIALPUB_MEDIA_URL" in problem["message"]

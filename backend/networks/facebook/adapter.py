@@ -13,6 +13,7 @@ VIDEO_LISTING_WINDOW_S of the attempt is "not yet conclusive", never absent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -23,6 +24,7 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    TargetWarning,
     decode_ref,
     encode_ref,
     never_ready,
@@ -39,6 +41,26 @@ LISTING_DELAY_S = NETWORK.listing_delay_s
 # page says when a video appears in /{page}/videos; the tracking deadline bounds a video's processing here
 VIDEO_LISTING_WINDOW_S = NETWORK.track_deadline_s
 VIDEO_FIELDS = "id,description,created_time,permalink_url,status"
+DEVELOPMENT_MODE = "facebook_development_mode"
+DEVELOPMENT_MODE_MESSAGE = (
+    "posted, but the Meta app is in development mode: only the people with a role on the app see this post. "
+    "Switch the app to Live in the App Dashboard (a privacy-policy URL is required), then set "
+    "SOCIALPUB_FACEBOOK_APP_MODE=live"
+)
+
+
+def with_app_mode(outcome: PublishOutcome, app_mode: str) -> PublishOutcome:
+    """A post that went through on a development-mode app (SOCIALPUB_FACEBOOK_APP_MODE, default development: every
+    new Meta app) carries the warning that the public does not see it (FB-R18)."""
+    if (
+        app_mode == "live"
+        or not outcome.succeeded
+        or any(w.code == DEVELOPMENT_MODE for w in outcome.warnings)
+    ):
+        return outcome
+    return replace(
+        outcome, warnings=(*outcome.warnings, TargetWarning(DEVELOPMENT_MODE, DEVELOPMENT_MODE_MESSAGE))
+    )
 
 
 class FacebookAdapter:
@@ -52,8 +74,10 @@ class FacebookAdapter:
         *,
         media_loader: MediaLoader | None = None,
         media_by_url: bool = False,
+        app_mode: str = "development",
     ) -> None:
         self.graph = GraphClient(client, "Facebook")
+        self.app_mode = app_mode  # SOCIALPUB_FACEBOOK_APP_MODE: development (a new app) or live
         self.base = base_url.rstrip("/")
         self.video_base = video_base_url.rstrip("/")
         self.media_loader = media_loader
@@ -108,6 +132,9 @@ class FacebookAdapter:
         return str(body["id"])
 
     def publish(self, pub: Publication) -> PublishOutcome:
+        return with_app_mode(self._publish(pub), self.app_mode)
+
+    def _publish(self, pub: Publication) -> PublishOutcome:
         p, page, token = pub.payload, pub.account.external_account_id, pub.account.access_token
         try:
             if p.kind == "carousel":
@@ -140,6 +167,9 @@ class FacebookAdapter:
         return PublishOutcome.published(post_id, self._permalink(token, post_id))
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
+        return with_app_mode(self._check_status(pub, ref), self.app_mode)
+
+    def _check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         """A video (ref: its id) as Facebook's processing stands: GET /{video}?fields=status,permalink_url."""
         try:
             body = self.graph.get(
@@ -185,6 +215,10 @@ class FacebookAdapter:
         return never_ready(PLATFORM)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        found = self._find_existing(pub)
+        return with_app_mode(found, self.app_mode) if found is not None else None
+
+    def _find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{page}/published_posts back to the attempt's start, matching the message; a video, the Page's
         videos (/{page}/videos), matching the description."""
         if pub.payload.kind == "video":
@@ -236,4 +270,5 @@ def make_adapter(ctx: AdapterContext) -> FacebookAdapter:
         versioned(ctx.host("video"), version),
         media_loader=ctx.media_loader,
         media_by_url=ctx.media_by_url,
+        app_mode=str(getattr(ctx.settings, "app_mode", None) or "development"),
     )

@@ -161,6 +161,9 @@ class FacebookEmulator(GraphEmulator):
             }
         if mode == "video" and acc.behaviour == "fail-permanent":
             data["processing_error"] = True
+        # a Meta app in development mode (a new app; `kind: live` for a Live one): its Page posts are seen only by
+        # the people with a role on the app (FB-R18, belief)
+        data["visibility"] = "everyone" if self.config.app(PLATFORM).kind == "live" else "app_roles"
         if attached:
             data["attached_media"] = [a.id for a in attached]
             for photo in attached:
@@ -397,4 +400,7 @@ class FacebookEmulator(GraphEmulator):
             "text": item.text,
             "title": None,
             "media": list(item.media or []),
+            "visibility": (item.data or {}).get(
+                "visibility", "everyone"
+            ),  # app_roles: a development-mode app's
         }

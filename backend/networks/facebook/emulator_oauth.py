@@ -83,6 +83,10 @@ NEW_APP_PERMISSIONS = frozenset(
         "instagram_content_publish",
     }
 )
+URL_BLOCKED = (
+    "URL Blocked: This redirect failed because the redirect URI is not whitelisted in the app’s Client OAuth "
+    "Settings. Make sure Client and Web OAuth Login are on and add all your app domains as Valid OAuth Redirect URIs."
+)
 APP_NOT_ACTIVE = (
     "App not active: This app is not accessible right now and the app developer is aware of the issue. "
     "You will be able to log in when the app is reactivated."
@@ -294,13 +298,25 @@ class GraphOAuth(OAuthProvider):
         """The login dialog as a Meta app sees it: a person without a role on an app without Advanced Access
         (`sandbox_role=none`; by default the person connecting is the app's admin) gets "App not active" and no
         redirect; the grant is the asked permissions the app holds (one it does not hold is left out: Meta shows
-        "Invalid Scopes" to the app's developers only)."""
+        "Invalid Scopes" to the app's developers only). With a registered redirect URI (SOCIALPUB_FACEBOOK_/
+        INSTAGRAM_REDIRECT_PORT: the CLI's loopback listener on that port) any other one is "URL Blocked", no
+        redirect (Strict Mode); none configured: any http(s) URI is taken (more lenient than Meta)."""
         app = self.emu.config.app(self.emu.platform)
         if request.query.get("sandbox_role") == "none" and not app.audited:
             return httpx.Response(
                 200,
                 headers={"content-type": "text/html; charset=utf-8"},
                 text=f"<html><body><h1>App not active</h1><p>{APP_NOT_ACTIVE}</p></body></html>",
+            )
+        port = self.emu.option("redirect_port", None)
+        registered = f"http://127.0.0.1:{int(port)}/callback" if port else None
+        if registered is not None and request.query.get("redirect_uri") != registered:
+            # Strict Mode: the redirect URI must be one of the app's Valid OAuth Redirect URIs, exactly; the dialog
+            # shows "URL Blocked" and sends nobody back
+            return httpx.Response(
+                200,
+                headers={"content-type": "text/html; charset=utf-8"},
+                text=f"<html><body><h1>URL Blocked</h1><p>{URL_BLOCKED}</p></body></html>",
             )
         asked = [s for s in request.query.get("scope", "").replace(",", " ").split() if s]
         held = self.held()

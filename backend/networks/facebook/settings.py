@@ -5,7 +5,7 @@ every Graph URL is built from the base and the one version setting (graph.py:ver
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 
@@ -47,6 +47,8 @@ class FacebookSettings(NetworkSettings):
     video_api_base: str = "https://graph-video.facebook.com"
     graph_version: str = graph_version_field()  # type: ignore[assignment]
     app_mode: Literal["development", "live"] = "development"
+    # the port of http://127.0.0.1:PORT/callback registered as a Valid OAuth Redirect URI (Strict Mode: exact match)
+    redirect_port: int | None = Field(default=None, ge=1, le=65535)
 
     @field_validator("graph_version")
     @classmethod
@@ -66,3 +68,7 @@ class FacebookSettings(NetworkSettings):
 
     def live_hosts(self) -> dict[str, str]:
         return {"api": self.api_base, "video": self.video_api_base}
+
+    def sandbox_options(self) -> dict[str, Any]:
+        """The emulated Meta app's registered redirect URI (its port), when one is configured."""
+        return {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}

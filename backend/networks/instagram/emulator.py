@@ -6,8 +6,10 @@ content_publishing_limit, permalinks, the account's media listing."""
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -40,6 +42,36 @@ UPLOAD_HOST = (
 CAPTION_MAX = 2200
 
 
+def unreachable(url: str) -> str | None:
+    """Why Meta's fetcher, on the public internet, cannot fetch `url` (Instagram "cURLs media … so the media must be
+    hosted on a publicly accessible server"), or None. Classified, never fetched: `localhost` names and literal
+    addresses that are not global (loopback, private, link-local…); a name is not looked up (it may be public)."""
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return "the URL cannot be parsed"
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is the caller's own machine"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return None if ip.is_global else f"{host} is not a public address"
+
+
+def fetch_refused(url: str, why: str) -> httpx.Response:
+    """Instagram's refusal of a media URL it cannot fetch (error codes page: 9004 / 2207052, HTTP 400)."""
+    return graph_error(
+        400,
+        9004,
+        "Only photo or video can be accepted as media type.",
+        subcode=2207052,
+        user_title="Media download has failed.",
+        user_msg=f"The media could not be fetched from this URI: {url}. Please check the URI and try again "
+        f"({why}).",
+    )
+
+
 class InstagramEmulator(GraphEmulator):
     platform = PLATFORM
     HOSTS = {"api": "https://graph.facebook.sandbox.invalid", "upload": UPLOAD_HOST}
@@ -68,6 +100,11 @@ class InstagramEmulator(GraphEmulator):
 
     def _quota_used(self, acc: SandboxAccount, limit: int | None = None) -> int:
         return self.count_since(acc, ("media",), 86400, limit=limit)
+
+    def unfetchable(self, url: str) -> str | None:
+        """unreachable(url), unless this emulator runs inside socialpub for its sandbox accounts and reads their media
+        from this machine (the option `reaches_this_machine`); `socialpub sandbox serve` is as strict as Meta."""
+        return None if self.option("reaches_this_machine", False) else unreachable(url)
 
     def container_status(self, item: SandboxItem) -> tuple[str, str]:
         if item.state == "published":
@@ -117,6 +154,8 @@ class InstagramEmulator(GraphEmulator):
                 return graph_error(
                     400, 9004, "Only photo or video can be accepted as media type.", subcode=2207052
                 )
+            if (why := self.unfetchable(url)) is not None:
+                return fetch_refused(url, why)
             media, processing = [url], self.processing_s(acc, 0.2)
         elif media_type in ("REELS", "VIDEO", "STORIES"):
             url = p.get("video_url")
@@ -125,6 +164,8 @@ class InstagramEmulator(GraphEmulator):
                 return graph_error(400, 100, "(#100) upload_type=resumable takes no video_url")
             if not resumable and not (isinstance(url, str) and url.startswith(("https://", "http://"))):
                 return graph_error(400, 9004, "The video URL cannot be fetched.", subcode=2207052)
+            if url and (why := self.unfetchable(str(url))) is not None:
+                return fetch_refused(str(url), why)
             if media_type == "VIDEO" and not is_item:
                 return graph_error(
                     400, 100, "The media type VIDEO is only for carousel items; use REELS.", subcode=2207023

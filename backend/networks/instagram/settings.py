@@ -22,6 +22,8 @@ class InstagramSettings(NetworkSettings):
     api_base: str = Field("https://graph.facebook.com", validation_alias=base_url_alias("instagram"))
     upload_base: str = "https://rupload.facebook.com"
     graph_version: str = graph_version_field()  # type: ignore[assignment]
+    # the port of http://127.0.0.1:PORT/callback registered as a Valid OAuth Redirect URI (Strict Mode: exact match)
+    redirect_port: int | None = Field(default=None, ge=1, le=65535)
     sandbox_daily_posts: int = Field(
         50, validation_alias=AliasChoices("SOCIALPUB_SANDBOX_INSTAGRAM_DAILY_POSTS")
     )
@@ -46,4 +48,6 @@ class InstagramSettings(NetworkSettings):
         return {"api": self.api_base, "upload": self.upload_base}
 
     def sandbox_options(self) -> dict[str, Any]:
-        return {"daily_posts": self.sandbox_daily_posts}
+        return {"daily_posts": self.sandbox_daily_posts} | (
+            {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}
+        )

@@ -20,6 +20,11 @@ from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_b
 from backend.networks.oauth_apps import Endpoints, OAuthApp, network_settings
 
 PLATFORM = NETWORK.name
+# the organisation roles that may create posts as it (w_organization_social, Posts API page: "ADMINISTRATOR,
+# DIRECT_SPONSORED_CONTENT_POSTER, CONTENT_ADMIN"; the access-control page names the role CONTENT_ADMINISTRATOR)
+POSTING_ROLES = frozenset(
+    {"ADMINISTRATOR", "DIRECT_SPONSORED_CONTENT_POSTER", "CONTENT_ADMIN", "CONTENT_ADMINISTRATOR"}
+)
 LINKEDIN_HEADERS = {"X-Restli-Protocol-Version": "2.0.0"}
 
 ENDPOINTS = Endpoints(
@@ -69,18 +74,22 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
     ]
     if not _own(settings).organizations:  # organisation posting not configured: not asked, not looked up
         return out
-    resp = call(
+    resp = call(  # every role (the finder's `role` takes one): those that may post are kept below
         client,
         "GET",
         f"{base}/organizationAcls",
         PLATFORM,
-        params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+        params={"q": "roleAssignee", "state": "APPROVED"},
         headers=auth | versioned,
     )
     if resp.status_code == 403:  # the member granted no r_organization_admin: the member only
         return out
     # any other refusal is connect's error, as the adapter words it (a 426: the version to set)
-    orgs = [str(el.get("organization") or "") for el in json_body(PLATFORM, resp).get("elements") or []]
+    orgs = [
+        str(el.get("organization") or "")
+        for el in json_body(PLATFORM, resp).get("elements") or []
+        if el.get("role") in POSTING_ROLES
+    ]
     orgs = list(dict.fromkeys(o for o in orgs if o.startswith("urn:li:organization:")))
     names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
     for org in orgs:
@@ -141,7 +150,7 @@ def check(settings: Settings, client: httpx.Client, external_id: str, token: str
             "GET",
             f"{base}/organizationAcls",
             PLATFORM,
-            params={"q": "roleAssignee", "role": "ADMINISTRATOR", "state": "APPROVED"},
+            params={"q": "roleAssignee", "state": "APPROVED"},
             headers=bearer | versioned,
         )
     return call(client, "GET", origin(base) + "/v2/userinfo", PLATFORM, headers=bearer)

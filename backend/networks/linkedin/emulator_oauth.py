@@ -142,6 +142,18 @@ def denied_access(resource: str, version: str) -> httpx.Response:
     )
 
 
+# The roles of an emulated member's organisations, in turn (its i-th organisation holds ORG_ROLES[(i-1) % 4]): the
+# three that may post as the organisation (L-POSTS: "ADMINISTRATOR, DIRECT_SPONSORED_CONTENT_POSTER, CONTENT_ADMIN";
+# L-ACL spells the last CONTENT_ADMINISTRATOR), then one that may not
+ORG_ROLES = ("ADMINISTRATOR", "CONTENT_ADMINISTRATOR", "DIRECT_SPONSORED_CONTENT_POSTER", "ANALYST")
+
+
+def org_role(acc: SandboxAccount) -> str:
+    """The member's role on an emulated organisation (named "<member> Org <i>" by make_user)."""
+    tail = acc.name.rsplit(" ", 1)[-1]
+    return ORG_ROLES[(int(tail) - 1) % len(ORG_ROLES)] if tail.isdigit() else ORG_ROLES[0]
+
+
 class LinkedInOAuth(OAuthProvider):
     # access 60 d; refresh (365 d from the first consent, never extended) only for approved partners
     DEFAULTS: dict[str, Any] = {
@@ -328,15 +340,18 @@ class LinkedInOAuth(OAuthProvider):
         if not token_scopes(self.emu, auth) & ORG_ADMIN_SCOPES:
             return denied_access("organizationAcls.FINDER-roleAssignee", request.header("linkedin-version"))
         member = auth.account.external_id
+        role, state = request.params.get("role"), request.params.get("state")
         elements = [
             {
                 "organization": a.external_id,
-                "role": "ADMINISTRATOR",
+                "role": org_role(a),
                 "state": "APPROVED",
                 "roleAssignee": member,
             }
             for a in auth.accounts()
             if a.external_id.startswith("urn:li:organization:")
+            and (not role or org_role(a) == role)  # the finder's optional filters
+            and (not state or state == "APPROVED")
         ]
         return json_response(
             200, {"paging": {"count": len(elements), "start": 0, "links": []}, "elements": elements}

@@ -97,6 +97,18 @@ def test_organisation_posting_is_opt_in_and_needs_the_community_management_produ
     assert acl.headers["linkedin-version"] == LIFECYCLE.default
 
 
+def test_organisations_of_every_role_that_may_post_are_found(tmp_path: Path) -> None:
+    """L-POSTS: w_organization_social posts for members whose role is ADMINISTRATOR, DIRECT_SPONSORED_CONTENT_POSTER
+    or CONTENT_ADMIN(ISTRATOR); the emulated member's organisations hold those three, then ANALYST (may not post)."""
+    s = _settings(tmp_path, organizations=True)
+    seen: list[httpx.Request] = []
+    sb = app_sandbox(tmp_path / "sb", "openid", "share", "community")
+    found, _ = _connect(sb, s, seen, sandbox_user="Jo", sandbox_pages="5")
+    assert [f.name for f in found] == ["Jo", "Jo Org 1", "Jo Org 2", "Jo Org 3"]  # not Org 4 (ANALYST)
+    acl = next(r for r in seen if "/rest/organizationAcls" in str(r.url))
+    assert "role=" not in str(acl.url) and "state=APPROVED" in str(acl.url)  # every role asked, then sorted
+
+
 def test_organisation_opt_in_on_a_new_app_is_refused_at_consent(tmp_path: Path) -> None:
     s = _settings(tmp_path, organizations=True)
     app = oauth_apps.app("linkedin", s)
