@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+import httpx
 from peewee import JOIN, SQL, NodeList, fn
 from pydantic import BaseModel
 
@@ -29,12 +30,13 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import registry
-from backend.networks.base import MediaRef
+from backend.networks.base import MediaRef, NetworkError
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
 from backend.schemas.common import POST_CURSOR
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.services import cursors, networks, plans
+from backend.services.adapters import adapter_for
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 from backend.store.models.posts import folded
@@ -354,6 +356,29 @@ def check_target_rules(
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
+def check_against_accounts(settings: Settings, targets: Sequence[Target], options: dict[str, Any]) -> None:
+    """The networks' own per-target checks against the account (registry entry `target_check`; TikTok reads
+    creator_info: the privacy the creator may choose), for the targets nothing else refused. A check that cannot
+    reach the network refuses nothing: the post is accepted and its publication checks again (never lost)."""
+    for t in targets:
+        entry = registry.find(t.platform)
+        check = entry.target_checker() if entry is not None and t.account is not None else None
+        if check is None or t.problems:
+            continue
+        account = Account.get_or_none(Account.id == t.account.id)  # type: ignore[union-attr]
+        if account is None or not account.access_token:
+            continue
+        try:
+            found = check(adapter_for(account, settings), account.access_token, options.get(t.platform))
+        except (NetworkError, httpx.HTTPError) as exc:
+            log.info(
+                "%s: the check of account %s at creation could not run (%s)", t.platform, account.id, exc
+            )
+            continue
+        for code, message, extra in found:
+            t.problem(code, message, **extra)
+
+
 def _network_is_local(platform: str, settings: Settings) -> bool:
     """The network's API base is on this machine or network (an emulator served by `socialpub sandbox serve`):
     it can reach a loopback or private media host. Literal addresses and `localhost` only: no DNS look-up."""
@@ -593,6 +618,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         {t.index for t in targets if t.account is not None and t.account.kind == "live"},
         settings,
     )
+    check_against_accounts(settings, targets, options)
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 

@@ -723,6 +723,42 @@ def privacy_problem(chosen: Any, offered: list[str], *, audited: bool) -> tuple[
     return None
 
 
+def allowed_privacy(offered: list[str], *, audited: bool) -> list[str]:
+    """The privacy levels a direct post may carry for an account offering `offered` (creator_info): all of them
+    for an audited app; for an unaudited one SELF_ONLY on a private account, none on a public one."""
+    if audited:
+        return list(offered)
+    if "PUBLIC_TO_EVERYONE" in offered or "SELF_ONLY" not in offered:
+        return []
+    return ["SELF_ONLY"]
+
+
+def target_problems(
+    adapter: TikTokAdapter, token: str, options: Any
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The registry's `target_check`: POST /v1/posts refuses a TikTok direct post now, per target, when TikTok
+    would refuse it (or its UX rules forbid it): no privacy chosen, one the account's creator_info does not offer,
+    or an unaudited app and a public account or a privacy other than SELF_ONLY (privacy_problem) — with the levels
+    the creator may choose (`allowed`). A draft (MEDIA_UPLOAD) carries no privacy: nothing to check. Reads
+    creator_info (20 calls a minute per token): its NetworkError / httpx error goes to the caller, which then
+    accepts the post and lets the publication check again."""
+    if options is not None and getattr(options, "post_mode", "DIRECT_POST") == "MEDIA_UPLOAD":
+        return []
+    offered = [str(x) for x in adapter.creator_info(token).get("privacy_level_options") or []]
+    chosen = getattr(options, "privacy_level", None) if options is not None else None
+    problem = privacy_problem(chosen, offered, audited=adapter.audited)
+    if problem is None:
+        return []
+    code, reason = problem
+    return [
+        (
+            code,
+            reason,
+            {"field": "privacyLevel", "allowed": allowed_privacy(offered, audited=adapter.audited)},
+        )
+    ]
+
+
 def make_adapter(ctx: AdapterContext) -> TikTokAdapter:
     """The registry's factory: videos by URL (PULL_FROM_URL) when SOCIALPUB_MEDIA_BY_URL names tiktok."""
     return TikTokAdapter(
