@@ -29,6 +29,7 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    TargetWarning,
     Unverifiable,
     check_failed,
     decode_ref,
@@ -178,6 +179,19 @@ AUTH_CODES = frozenset(
 SCOPE_CODES = frozenset({"scope_not_authorized", "scope_permission_missed"})
 UNAUDITED_CODE = "unaudited_client_can_only_post_to_private_accounts"
 PRIVACY_REQUIRED = "privacy_level_required_for_target"
+SELF_ONLY_WARNING = "tiktok_self_only"
+
+
+def self_only_warning() -> TargetWarning:
+    """A direct post an unaudited app made: TikTok took it as SELF_ONLY, the only privacy it allows such an app
+    (content-sharing-guidelines): it went through, but only the creator sees it."""
+    return TargetWarning(
+        SELF_ONLY_WARNING,
+        "posted on TikTok as 'Only me' (SELF_ONLY): only you see it. The TikTok app is not audited, and TikTok "
+        "lets an unaudited app post only privately. To show it to others, change its privacy in the TikTok app; "
+        "for later posts, have TikTok audit the app (https://developers.tiktok.com/doc/content-sharing-guidelines) "
+        "and set SOCIALPUB_TIKTOK_AUDITED=true",
+    )
 
 
 def classify(
@@ -611,7 +625,14 @@ class TikTokAdapter:
                 post_id = str(ids[0])
                 url = self.post_url(pub, post_id)
                 return PublishOutcome.published(post_id, url, tracking_ref=publish_id, network_status=status)
-            return PublishOutcome.published(publish_id, None, tracking_ref=publish_id, network_status=status)
+            unaudited_private = not self.audited and pub.payload.options.get("privacy_level") == "SELF_ONLY"
+            return PublishOutcome.published(
+                publish_id,
+                None,
+                tracking_ref=publish_id,
+                network_status=status,
+                warnings=(self_only_warning(),) if unaudited_private else (),
+            )
         if status == "FAILED":
             reason = str(data.get("fail_reason") or "internal")
             return classify(reason).outcome(tracking_ref=publish_id, network_status=status)
