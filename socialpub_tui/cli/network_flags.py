@@ -82,7 +82,8 @@ def option_flags(fn: Any) -> Any:
                 type=click.Choice(
                     ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
                 ),
-                help="TikTok privacy level (direct posts only).",
+                help="TikTok: who can see a direct post, one of the account's levels — required (TikTok makes "
+                "the creator choose, nothing pre-selected), asked on a terminal among the account's options.",
             ),
             click.option(
                 "--youtube-privacy",

@@ -20,6 +20,7 @@ from socialpub_tui.cli._common import (
     utc_option,
 )
 from socialpub_tui.cli.network_flags import option_flags
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -239,6 +240,44 @@ def exit_for(post: PostOut) -> None:
 # ---- commands --------------------------------------------------------------------------------------------
 
 
+TIKTOK_CHOICE = "privacy_level_required_for_target"
+
+
+def on_terminal() -> bool:
+    """Whether a question can be asked (stdin and stdout are a terminal)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def create_choosing_tiktok_privacy(client: Client, body: dict[str, Any]) -> Any:
+    """POST /v1/posts. A TikTok direct post needs the creator's privacy choice, nothing pre-selected (TikTok's
+    rule): when the server refuses it for that alone, its detail names the levels the account allows (read from
+    its creator_info); on a terminal the creator chooses one and the post is sent again (nothing was stored),
+    elsewhere a usage error names them and --tiktok-privacy."""
+    try:
+        return client.create_post(body)
+    except ApiError as err:
+        asked = [d for d in err.details if d.get("error") == TIKTOK_CHOICE and d.get("platform") == "tiktok"]
+        if not asked or len(asked) != len(err.details):
+            raise
+        allowed = [str(level) for level in asked[0].get("allowed") or []]
+        for d in asked[1:]:  # several TikTok accounts: the levels every one offers
+            allowed = [level for level in allowed if level in (d.get("allowed") or [])]
+        if not allowed:
+            raise
+        if not on_terminal():
+            raise click.UsageError(
+                f"a direct TikTok post needs --tiktok-privacy: who can see it, one of {', '.join(allowed)} (the "
+                "account's options; TikTok makes the creator choose, nothing is chosen for you) — or "
+                "--tiktok-mode draft to finish it in the TikTok app"
+            ) from None
+        choice = click.prompt(
+            "Who can see this TikTok post (the account's options)", type=click.Choice(allowed), err=True
+        )
+        options = dict(body.get("options") or {})
+        options["tiktok"] = {**(options.get("tiktok") or {}), "privacyLevel": choice}
+        return client.create_post({**body, "options": options})
+
+
 @posts_group.command("create")
 @click.argument("text", required=False)
 @click.option("--file", "text_file", default=None, help="Read the text from a file ('-' for stdin).")
@@ -318,7 +357,7 @@ def posts_create(
         from socialpub_tui.cli.media import upload_all
 
         body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
-    post = client.create_post(body)
+    post = create_choosing_tiktok_privacy(client, body)
     if getattr(post, "_http_status", None) == 200:
         out.note(
             f"The idempotency key {inert(repr(idempotency_key))} was used already: this is the existing post "
