@@ -24,7 +24,10 @@ class TikTokOptions(WireModel):
     """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored. In
     DIRECT_POST the interactions stay off (disable_* true) unless set to false."""
 
-    model_config = ConfigDict(title="TikTokOptions")
+    # recipes may write `privacy` for privacyLevel (x-shorthands, as YouTube's `privacy`)
+    model_config = ConfigDict(
+        title="TikTokOptions", json_schema_extra={"x-shorthands": {"privacy": "privacyLevel"}}
+    )
 
     post_mode: TikTokPostMode = Field(
         default="DIRECT_POST",
