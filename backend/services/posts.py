@@ -1094,6 +1094,11 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             check_public_media(
                 targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids}, settings
             )
+        if "options" in changes:  # the networks' own checks against the account (TikTok: the privacy)
+            for t, row in zip(targets, rows, strict=True):
+                if row.account_id:
+                    t.account = AccountRef(row.account_id, row.platform, "active", row.account_name)
+            check_against_accounts(settings, targets, options)
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

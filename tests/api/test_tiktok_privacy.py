@@ -12,7 +12,8 @@ import pytest
 
 from backend.networks.tiktok.adapter import TikTokAdapter
 from backend.store.models import Post
-from tests.api.posts_support import VID, fast, post, remote_media, sandbox  # noqa: F401  (fixtures)
+from tests.api.posts_support import VID, fast, future, post, remote_media, sandbox  # noqa: F401  (fixtures)
+from tests.conftest import key_headers
 
 pytestmark = pytest.mark.usefixtures("fast", "remote_media")
 PUBLIC = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY"]
@@ -81,3 +82,24 @@ def test_tiktok_unreachable_at_creation_accepts_the_post(client, owner, audited_
     none = {"tiktok": {"privacyLevel": None}}
     post(client, owner, 202, targets=["tiktok"], mediaUrls=[VID.format(1)], options=none)
     assert Post.select().count() == 1
+
+
+def test_an_edit_of_the_options_is_checked_as_a_creation(client, owner, audited_tiktok, sandbox):
+    chosen = {"tiktok": {"privacyLevel": "SELF_ONLY"}}
+    r = post(
+        client,
+        owner,
+        202,
+        targets=["tiktok"],
+        mediaUrls=[VID.format(1)],
+        options=chosen,
+        scheduledAt=future(hours=2),
+    )
+    pid = r.json()["id"]
+    bad = {"options": {"tiktok": {"privacyLevel": "FOLLOWER_OF_CREATOR"}}}
+    r = client.patch(f"/v1/posts/{pid}", json=bad, headers=key_headers(owner.api_key))
+    assert r.status_code == 400, r.text
+    (detail,) = r.json()["details"]
+    assert detail["error"] == "privacy_level_option_mismatch" and detail["allowed"] == PUBLIC
+    good = {"options": {"tiktok": {"privacyLevel": "MUTUAL_FOLLOW_FRIENDS"}}}
+    assert client.patch(f"/v1/posts/{pid}", json=good, headers=key_headers(owner.api_key)).status_code == 200
