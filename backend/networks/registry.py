@@ -117,6 +117,11 @@ class Network:
     # "module:fn" of a network connected with a login instead of OAuth (Bluesky: a handle and an app password):
     # fn(settings, client, identifier, password, service) -> the Candidate to store (backend/networks/oauth.py)
     login: str | None = None
+    # "module:fn" of a check POST /v1/posts runs per target against the account itself, before accepting the post:
+    # fn(adapter, access_token, options) -> [(code, message, extra)] (options: the network's own, parsed, or None);
+    # it may call the network (TikTok reads creator_info: the privacy the creator may choose). A network error it
+    # raises does not refuse the post: the publication checks again (services/posts.py check_against_accounts)
+    target_check: str | None = None
     builtin: bool = False  # set by the registry: a `socialpub` entry point
 
     # --- the lazily loaded parts ---------------------------------------------------------------------------
@@ -155,6 +160,9 @@ class Network:
 
     def login_fn(self) -> Any:
         return load_ref(self.login) if self.login else None
+
+    def target_checker(self) -> Any:
+        return load_ref(self.target_check) if self.target_check else None
 
     @property
     def sandbox_account_name(self) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
+import httpx
 from peewee import JOIN, SQL, Field, ForeignKeyField, NodeList, fn
 from pydantic import BaseModel
 
@@ -28,12 +29,13 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import registry
-from backend.networks.base import MediaRef
+from backend.networks.base import MediaRef, NetworkError
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
 from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import cursors, networks, plans
+from backend.services.adapters import adapter_for
 from backend.store.db import locked, tx
 from backend.store.models import Account, Post, PostLabel, PostTarget, Workspace
 from backend.store.models.posts import folded
@@ -353,6 +355,29 @@ def check_target_rules(
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
+def check_against_accounts(settings: Settings, targets: Sequence[Target], options: dict[str, Any]) -> None:
+    """The networks' own per-target checks against the account (registry entry `target_check`; TikTok reads
+    creator_info: the privacy the creator may choose), for the targets nothing else refused. A check that cannot
+    reach the network refuses nothing: the post is accepted and its publication checks again (never lost)."""
+    for t in targets:
+        entry = registry.find(t.platform)
+        check = entry.target_checker() if entry is not None and t.account is not None else None
+        if check is None or t.problems:
+            continue
+        account = Account.get_or_none(Account.id == t.account.id)  # type: ignore[union-attr]
+        if account is None or not account.access_token:
+            continue
+        try:
+            found = check(adapter_for(account, settings), account.access_token, options.get(t.platform))
+        except (NetworkError, httpx.HTTPError) as exc:
+            log.info(
+                "%s: the check of account %s at creation could not run (%s)", t.platform, account.id, exc
+            )
+            continue
+        for code, message, extra in found:
+            t.problem(code, message, **extra)
+
+
 def media_url_refusals(platform: str, media: Sequence[MediaRef], settings: Settings) -> list[tuple[str, str]]:
     """The rule of the public-media refusal for one live account of `platform`: (url, message) for each media URL
     the network would have to fetch but cannot reach, [] when it is not concerned. Whether a network pulls is its
@@ -578,6 +603,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         {t.index for t in targets if t.account is not None and t.account.kind == "live"},
         settings,
     )
+    check_against_accounts(settings, targets, options)
     in_past = _schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 
@@ -1013,6 +1039,11 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             check_public_media(
                 targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids}, settings
             )
+        if "options" in changes:  # the networks' own checks against the account (TikTok: the privacy)
+            for t, row in zip(targets, rows, strict=True):
+                if row.account_id:
+                    t.account = AccountRef(row.account_id, row.platform, "active", row.account_name)
+            check_against_accounts(settings, targets, options)
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

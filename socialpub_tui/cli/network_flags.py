@@ -23,6 +23,14 @@ SHORTHANDS: dict[str, tuple[str, str, Any]] = {
 }
 
 
+def flag_for(network: str, key: str) -> str:
+    """The flag that sets options.NETWORK.KEY: its named shorthand, else `--option NETWORK.KEY=VALUE`."""
+    for param, (net, option, _convert) in SHORTHANDS.items():
+        if (net, option) == (network, key):
+            return "--" + param.replace("_", "-")
+    return f"--option {network}.{key}=VALUE"
+
+
 def parse_option(text: str) -> tuple[str, str, Any]:
     """`NETWORK.KEY=VALUE` -> (network, key, value): VALUE read as JSON when it is JSON, else as text."""
     name, sep, raw = text.partition("=")
@@ -82,7 +90,8 @@ def option_flags(fn: Any) -> Any:
                 type=click.Choice(
                     ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
                 ),
-                help="TikTok privacy level (direct posts only).",
+                help="TikTok: who can see a direct post, one of the account's levels — required (TikTok makes "
+                "the creator choose, nothing pre-selected), asked on a terminal among the account's options.",
             ),
             click.option(
                 "--youtube-privacy",

@@ -20,7 +20,8 @@ from socialpub_tui.cli._common import (
     tz_option,
     utc_option,
 )
-from socialpub_tui.cli.network_flags import option_flags
+from socialpub_tui.cli.network_flags import flag_for, option_flags
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -238,6 +239,48 @@ def exit_for(post: PostOut) -> None:
 # ---- commands --------------------------------------------------------------------------------------------
 
 
+def on_terminal() -> bool:
+    """Whether a question can be asked (stdin and stdout are a terminal)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def create_with_choices(client: Client, body: dict[str, Any]) -> Any:
+    """POST /v1/posts. A network may require a choice only the creator makes (TikTok: who sees a direct post,
+    nothing pre-selected): the server refuses the target with a detail naming the option (`field`) and the values
+    the account allows (`allowed`, TikTok's from its creator_info). When every refusal is such a choice: on a
+    terminal each is asked among those values and the post is sent again (nothing was stored); elsewhere a usage
+    error names them and the flag that gives them."""
+    try:
+        return client.create_post(body)
+    except ApiError as err:
+        choices: dict[tuple[str, str], list[str]] = {}
+        messages: dict[tuple[str, str], str] = {}
+        for d in err.details:
+            allowed = [str(v) for v in d.get("allowed") or []]
+            if not (d.get("field") and d.get("platform") and allowed):
+                raise
+            key = (str(d["platform"]), str(d["field"]))
+            # several accounts of one network: the values every one allows
+            choices[key] = [v for v in choices.get(key, allowed) if v in allowed]
+            messages.setdefault(key, str(d.get("message") or ""))
+        if not choices or not all(choices.values()):
+            raise
+        if not on_terminal():
+            raise click.UsageError(
+                "; ".join(
+                    f"{inert(network)} needs {flag_for(network, field)}: one of {', '.join(values)} "
+                    f"({inert(messages[network, field])})"
+                    for (network, field), values in choices.items()
+                )
+            ) from None
+        options = {k: dict(v) for k, v in (body.get("options") or {}).items()}
+        for (network, field), values in choices.items():
+            options.setdefault(network, {})[field] = click.prompt(
+                f"{inert(messages[network, field])}\n{network} {field}", type=click.Choice(values), err=True
+            )
+        return client.create_post({**body, "options": options})
+
+
 @posts_group.command("create")
 @click.argument("text", required=False)
 @click.option("--file", "text_file", default=None, help="Read the text from a file ('-' for stdin).")
@@ -317,7 +360,7 @@ def posts_create(
         from socialpub_tui.cli.media import upload_all
 
         body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
-    post = client.create_post(body)
+    post = create_with_choices(client, body)
     if getattr(post, "_http_status", None) == 200:
         out.note(
             f"The idempotency key {inert(repr(idempotency_key))} was used already: this is the existing post "

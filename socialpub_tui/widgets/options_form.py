@@ -3,7 +3,8 @@ network's own options model on the server): so a network the front end has never
 form too. One widget per property, in the schema's order, booleans together on one line:
 
     a value among an enum     Select (labels from `x-labels`; blank allowed when the value may be null)
-    a boolean                 Checkbox
+    a boolean                 Checkbox (with `x-allow`, the inverse: a box "Allow X", unticked by default; ticked
+                              sends false — the option disables X — unticked sends nothing, the server's default)
     a string, a number        Input
     a list of strings         Input, comma separated
 
@@ -87,7 +88,7 @@ class OptionsForm(Collapsible):
                     )
                 )
             elif kind == "bool":
-                checks.append(Checkbox(title, id=self.field_id(name)))
+                checks.append(Checkbox(str(prop.get("x-allow") or title), id=self.field_id(name)))
             elif kind in ("text", "number", "list"):
                 widgets.append(Input(placeholder=title, id=self.field_id(name)))
         if checks:
@@ -106,7 +107,7 @@ class OptionsForm(Collapsible):
                     out[name] = value
             elif kind == "bool":
                 if self.query_one(wid, Checkbox).value:
-                    out[name] = True
+                    out[name] = not prop.get("x-allow")
             elif kind == "text":
                 text = self.query_one(wid, Input).value.strip()
                 if text:
@@ -134,7 +135,7 @@ class OptionsForm(Collapsible):
                 if value in values:
                     self.query_one(wid, Select).value = value
             elif kind == "bool":
-                self.query_one(wid, Checkbox).value = bool(value)
+                self.query_one(wid, Checkbox).value = (value is False) if prop.get("x-allow") else bool(value)
             elif kind in ("text", "number"):
                 self.query_one(wid, Input).value = "" if value is None else str(value)
             elif kind == "list":

@@ -30,7 +30,9 @@ from tests.api.posts_support import (  # noqa: F401  (fixtures)
 )
 from tests.conftest import key_headers, make_owner
 
-pytestmark = pytest.mark.usefixtures("fast", "remote_media")
+pytestmark = pytest.mark.usefixtures(
+    "fast", "remote_media", "audited_tiktok"
+)  # (its TikTok posts are public)
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from backend.store.models import Job, Post, PostTarget
 from tests.api.posts_support import IMG, VID, details, fast, future, post, remote_media, sandbox  # noqa: F401
 from tests.conftest import key_headers
 
-pytestmark = pytest.mark.usefixtures("fast", "remote_media", "sandbox")
+# audited_tiktok before sandbox (which reads the TikTok settings): its TikTok posts are public
+pytestmark = pytest.mark.usefixtures("audited_tiktok", "fast", "remote_media", "sandbox")
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,9 @@ from backend.store.models import Post
 from tests.api.posts_support import VID, fast, future, post, remote_media, sandbox  # noqa: F401
 from tests.conftest import key_headers
 
-pytestmark = pytest.mark.usefixtures("fast", "remote_media")
+pytestmark = pytest.mark.usefixtures(
+    "fast", "remote_media", "audited_tiktok"
+)  # (its TikTok posts are public)
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,8 @@ from tests.api.posts_support import fast, future, post, sandbox  # noqa: F401  (
 from tests.conftest import key_headers
 from tests.media import corpus
 
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # (its TikTok posts are public)
+
 
 def upload(client: Any, owner: Any, data: bytes) -> str:
     r = client.post(

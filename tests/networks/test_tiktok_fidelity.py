@@ -218,6 +218,20 @@ def test_an_unaudited_app_posts_only_self_only_to_a_private_account(settings, ac
     assert status["status"] == "PUBLISH_COMPLETE" and status["publicaly_available_post_id"] == []
     done = ad.check_status(pub, out.tracking_ref)
     assert done.state == "published" and done.post_url is None and done.external_post_id == out.tracking_ref
+    # it went through, but only the creator sees it: the target says so, and how to change that
+    (warning,) = done.warnings
+    assert warning.code == "tiktok_self_only"
+    assert "only you" in warning.message.lower() and "SOCIALPUB_TIKTOK_AUDITED" in warning.message
+
+
+def test_an_audited_apps_chosen_self_only_carries_no_warning(audited_tiktok, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("tiktok")
+    ad = adapter(audited_tiktok)
+    assert ad.audited is True
+    pub = publication(ident, "tiktok", "mine", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY"}})
+    out = ad.publish(pub)
+    done = ad.check_status(pub, out.tracking_ref)
+    assert done.state == "published" and done.warnings == ()
 
 
 def test_no_privacy_is_chosen_for_the_creator(settings, account) -> None:  # type: ignore[no-untyped-def]

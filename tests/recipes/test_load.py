@@ -172,6 +172,34 @@ def test_defaults_merge_lists_replaced_options_merged_per_setting(load_text) -> 
     }
 
 
+def test_tiktok_privacy_is_a_shorthand_for_privacy_level(load_text) -> None:
+    """TikTok makes the creator choose who sees a direct post: a recipe says it as `privacy` (or privacyLevel)."""
+    loaded = load_text("""
+        timezone: UTC
+        posts:
+          - id: mine
+            content: a
+            targets: [tiktok]
+            media: [clips/one.mp4]
+            options: {tiktok: {privacy: SELF_ONLY}}
+            at: "2027-01-15 09:00"
+    """)
+    assert loaded.problems == []
+    assert loaded.occurrences[0].options == {"tiktok": {"privacyLevel": "SELF_ONLY"}}
+    bad = load_text("""
+        timezone: UTC
+        posts:
+          - id: mine
+            content: a
+            targets: [tiktok]
+            media: [clips/one.mp4]
+            options: {tiktok: {privacy: FRIENDS}}
+            at: "2027-01-15 09:00"
+    """)
+    (problem,) = bad.problems
+    assert "SELF_ONLY" in str(problem) and "FRIENDS" in str(problem)
+
+
 def test_youtube_privacy_is_a_shorthand_for_privacy_status(load_text) -> None:
     """The issue's own example writes `options: {youtube: {privacy: unlisted}}`: accepted, sent as privacyStatus."""
     loaded = load_text("""

@@ -136,7 +136,8 @@ def test_host_media_missing_expired_or_of_another_workspace(settings, ws, other_
 def test_host_video_kind_from_the_store(settings, ws):
     vid = media_service.ingest_bytes(settings, ws, MP4)
     url = media_service.url_for(settings, vid.key)
-    p, _ = posts.create(settings, ws, body(targets=["youtube", "tiktok"], media_urls=[url]))
+    draft = {"tiktok": {"postMode": "MEDIA_UPLOAD"}}  # (a direct post needs the creator's privacy choice)
+    p, _ = posts.create(settings, ws, body(targets=["youtube", "tiktok"], media_urls=[url], options=draft))
     assert p.media[0]["kind"] == "video" and p.media[0]["generated"] is False
     assert "youtube" not in (p.options or {})
 

@@ -344,8 +344,17 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
         await attach(pilot, screen, clip)
         assert screen.query_one("#compose-tiktok").display and screen.query_one("#compose-youtube").display
         # each network's form is built from its options' JSON Schema (GET /v1/networks): `<network>-<option>`
+        # TikTok's UX rules: the creator chooses who sees it (nothing pre-selected) and turns each interaction on
+        assert screen.query_one("#tiktok-privacyLevel", Select).value is Select.NULL
+        for name, label in (
+            ("Comment", "Allow comments"),
+            ("Duet", "Allow Duet"),
+            ("Stitch", "Allow Stitch"),
+        ):
+            box = screen.query_one(f"#tiktok-disable{name}", Checkbox)
+            assert box.value is False and str(box.label) == label
         screen.query_one("#tiktok-postMode", Select).value = "MEDIA_UPLOAD"
-        screen.query_one("#tiktok-disableComment", Checkbox).value = True
+        screen.query_one("#tiktok-disableComment", Checkbox).value = True  # "Allow comments" ticked
         screen.query_one("#youtube-title", Input).value = "BTS"
         screen.query_one("#youtube-privacyStatus", Select).value = "unlisted"
         screen.query_one("#youtube-tags", Input).value = "making of, studio"
@@ -355,7 +364,8 @@ async def test_tiktok_and_youtube_options_are_sent(tui_app, tmp_path) -> None:
         await until(pilot, lambda: screen.sent is not None, what="the post")
         stored = await app.client.get_post(screen.sent.id)
     assert stored.options["tiktok"]["postMode"] == "MEDIA_UPLOAD"
-    assert stored.options["tiktok"]["disableComment"] is True
+    assert stored.options["tiktok"]["disableComment"] is False  # comments allowed
+    assert "disableDuet" not in stored.options["tiktok"]  # off (the server's default)
     assert stored.options["youtube"] == stored.options["youtube"] | {
         "title": "BTS",
         "privacyStatus": "unlisted",

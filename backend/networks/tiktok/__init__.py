@@ -25,4 +25,6 @@ NETWORK = Network(
     media_by_url=True,
     docs="backend/networks/tiktok/docs.md",
     checks="backend.networks.tiktok.checks:CHECKS",
+    # a direct post's privacy, against the account's creator_info, refused at creation (issue 29)
+    target_check="backend.networks.tiktok.adapter:target_problems",
 )

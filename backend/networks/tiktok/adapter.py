@@ -29,6 +29,7 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    TargetWarning,
     Unverifiable,
     check_failed,
     decode_ref,
@@ -178,6 +179,19 @@ AUTH_CODES = frozenset(
 SCOPE_CODES = frozenset({"scope_not_authorized", "scope_permission_missed"})
 UNAUDITED_CODE = "unaudited_client_can_only_post_to_private_accounts"
 PRIVACY_REQUIRED = "privacy_level_required_for_target"
+SELF_ONLY_WARNING = "tiktok_self_only"
+
+
+def self_only_warning() -> TargetWarning:
+    """A direct post an unaudited app made: TikTok took it as SELF_ONLY, the only privacy it allows such an app
+    (content-sharing-guidelines): it went through, but only the creator sees it."""
+    return TargetWarning(
+        SELF_ONLY_WARNING,
+        "posted on TikTok as 'Only me' (SELF_ONLY): only you see it. The TikTok app is not audited, and TikTok "
+        "lets an unaudited app post only privately. To show it to others, change its privacy in the TikTok app; "
+        "for later posts, have TikTok audit the app (https://developers.tiktok.com/doc/content-sharing-guidelines) "
+        "and set SOCIALPUB_TIKTOK_AUDITED=true",
+    )
 
 
 def classify(
@@ -611,7 +625,14 @@ class TikTokAdapter:
                 post_id = str(ids[0])
                 url = self.post_url(pub, post_id)
                 return PublishOutcome.published(post_id, url, tracking_ref=publish_id, network_status=status)
-            return PublishOutcome.published(publish_id, None, tracking_ref=publish_id, network_status=status)
+            unaudited_private = not self.audited and pub.payload.options.get("privacy_level") == "SELF_ONLY"
+            return PublishOutcome.published(
+                publish_id,
+                None,
+                tracking_ref=publish_id,
+                network_status=status,
+                warnings=(self_only_warning(),) if unaudited_private else (),
+            )
         if status == "FAILED":
             reason = str(data.get("fail_reason") or "internal")
             return classify(reason).outcome(tracking_ref=publish_id, network_status=status)
@@ -721,6 +742,42 @@ def privacy_problem(chosen: Any, offered: list[str], *, audited: bool) -> tuple[
             f"privacy_level {chosen} is not offered by this TikTok account: one of {options}",
         )
     return None
+
+
+def allowed_privacy(offered: list[str], *, audited: bool) -> list[str]:
+    """The privacy levels a direct post may carry for an account offering `offered` (creator_info): all of them
+    for an audited app; for an unaudited one SELF_ONLY on a private account, none on a public one."""
+    if audited:
+        return list(offered)
+    if "PUBLIC_TO_EVERYONE" in offered or "SELF_ONLY" not in offered:
+        return []
+    return ["SELF_ONLY"]
+
+
+def target_problems(
+    adapter: TikTokAdapter, token: str, options: Any
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """The registry's `target_check`: POST /v1/posts refuses a TikTok direct post now, per target, when TikTok
+    would refuse it (or its UX rules forbid it): no privacy chosen, one the account's creator_info does not offer,
+    or an unaudited app and a public account or a privacy other than SELF_ONLY (privacy_problem) — with the levels
+    the creator may choose (`allowed`). A draft (MEDIA_UPLOAD) carries no privacy: nothing to check. Reads
+    creator_info (20 calls a minute per token): its NetworkError / httpx error goes to the caller, which then
+    accepts the post and lets the publication check again."""
+    if options is not None and getattr(options, "post_mode", "DIRECT_POST") == "MEDIA_UPLOAD":
+        return []
+    offered = [str(x) for x in adapter.creator_info(token).get("privacy_level_options") or []]
+    chosen = getattr(options, "privacy_level", None) if options is not None else None
+    problem = privacy_problem(chosen, offered, audited=adapter.audited)
+    if problem is None:
+        return []
+    code, reason = problem
+    return [
+        (
+            code,
+            reason,
+            {"field": "privacyLevel", "allowed": allowed_privacy(offered, audited=adapter.audited)},
+        )
+    ]
 
 
 def make_adapter(ctx: AdapterContext) -> TikTokAdapter:

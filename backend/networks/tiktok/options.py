@@ -24,7 +24,10 @@ class TikTokOptions(WireModel):
     """`options.tiktok`. In MEDIA_UPLOAD the privacy and interaction settings are accepted and ignored. In
     DIRECT_POST the interactions stay off (disable_* true) unless set to false."""
 
-    model_config = ConfigDict(title="TikTokOptions")
+    # recipes may write `privacy` for privacyLevel (x-shorthands, as YouTube's `privacy`)
+    model_config = ConfigDict(
+        title="TikTokOptions", json_schema_extra={"x-shorthands": {"privacy": "privacyLevel"}}
+    )
 
     post_mode: TikTokPostMode = Field(
         default="DIRECT_POST",
@@ -44,7 +47,24 @@ class TikTokOptions(WireModel):
         "offers (nothing pre-selected: TikTok's rule); an unaudited TikTok app may post only SELF_ONLY to a "
         "private account",
     )
-    disable_comment: bool | None = Field(default=None, title="No comments")
-    disable_duet: bool | None = Field(default=None, title="No duets")
-    disable_stitch: bool | None = Field(default=None, title="No stitches")
+    # DIRECT_POST: off unless the creator turns it on (TikTok's UX rules: none on by default; off where creator_info
+    # says the creator disabled it). `x-allow`: a front end shows an unticked "Allow …" box, ticked sends false
+    disable_comment: bool | None = Field(
+        default=None,
+        title="No comments",
+        description="false allows comments; unset or true: off",
+        json_schema_extra={"x-allow": "Allow comments"},
+    )
+    disable_duet: bool | None = Field(
+        default=None,
+        title="No duets",
+        description="false allows duets; unset or true: off",
+        json_schema_extra={"x-allow": "Allow Duet"},
+    )
+    disable_stitch: bool | None = Field(
+        default=None,
+        title="No stitches",
+        description="false allows stitches; unset or true: off",
+        json_schema_extra={"x-allow": "Allow Stitch"},
+    )
     auto_add_music: bool | None = Field(default=None, title="Auto music")

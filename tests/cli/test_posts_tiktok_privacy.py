@@ -1,0 +1,56 @@
+"""`socialpub posts create --to tiktok` and the creator's privacy choice (issue 29): TikTok makes the creator choose,
+nothing pre-selected. On a terminal the CLI asks among the account's own options (the server's refusal names them,
+read from creator_info); elsewhere a usage error names them and --tiktok-privacy. Nothing is created until chosen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from socialpub_tui.cli import posts as posts_cli
+from tests.cli.conftest import invoke
+from tests.media import corpus
+
+pytestmark = pytest.mark.usefixtures("audited_tiktok")  # an audited app: the account's three public levels
+
+
+@pytest.fixture
+def clip(tmp_path: Path) -> str:
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(corpus.video("mp4"))
+    return str(path)
+
+
+def test_off_a_terminal_the_choice_is_required_naming_the_accounts_options(embedded, clip) -> None:  # type: ignore[no-untyped-def]
+    r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json")
+    assert r.code == 2, r.out
+    assert "--tiktok-privacy" in r.err and "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in r.err
+    assert "FOLLOWER_OF_CREATOR" not in r.err  # not this (public) account's
+    assert invoke("posts", "list", "--json").json() == []
+
+
+def test_on_a_terminal_the_creator_chooses_among_the_accounts_options(embedded, clip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
+    r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json", input="SELF_ONLY\n")
+    assert r.code == 0, r.err
+    assert "MUTUAL_FOLLOW_FRIENDS" in r.err  # the question listed the account's levels
+    (only,) = invoke("posts", "list", "--json").json()
+    assert only["options"]["tiktok"]["privacyLevel"] == "SELF_ONLY"
+
+
+def test_the_flag_is_the_choice(embedded, clip) -> None:  # type: ignore[no-untyped-def]
+    r = invoke(
+        "posts",
+        "create",
+        "Hello",
+        "--to",
+        "tiktok",
+        "--media",
+        clip,
+        "--tiktok-privacy",
+        "MUTUAL_FOLLOW_FRIENDS",
+        "--json",
+    )
+    assert r.code == 0, r.err
+    assert r.json()["options"]["tiktok"]["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
