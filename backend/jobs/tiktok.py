@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from backend.jobs.registry import job_handler, periodic
-from backend.schemas.statuses import TikTokStatus
+from backend.schemas.tiktok import TikTokStatus
 from backend.services import tiktok
 from backend.store.db import tx
 from backend.store.models import TikTokPublish

@@ -73,31 +73,6 @@ GENERATION_FINAL: frozenset[GenerationStatus] = frozenset(
 """A generation in one of these has its result (or its failure) and never changes again."""
 
 
-class TikTokStatus(StrEnum):
-    """A dedicated TikTok publication's status: TikTok's own names (spec 3.5), plus INITIATING, which only the
-    store holds while the init call is under way (the wire never shows it)."""
-
-    INITIATING = "INITIATING"
-    PROCESSING_UPLOAD = "PROCESSING_UPLOAD"
-    PROCESSING_DOWNLOAD = "PROCESSING_DOWNLOAD"
-    SEND_TO_USER_INBOX = "SEND_TO_USER_INBOX"
-    PUBLISH_COMPLETE = "PUBLISH_COMPLETE"
-    FAILED = "FAILED"
-
-
-TIKTOK_PROCESSING: tuple[TikTokStatus, ...] = (
-    TikTokStatus.PROCESSING_UPLOAD,
-    TikTokStatus.PROCESSING_DOWNLOAD,
-)
-"""TikTok is still working on the publication: its status is polled."""
-TIKTOK_FINAL: tuple[TikTokStatus, ...] = (
-    TikTokStatus.SEND_TO_USER_INBOX,
-    TikTokStatus.PUBLISH_COMPLETE,
-    TikTokStatus.FAILED,
-)
-"""TikTok's terminal statuses: the publication never changes again."""
-
-
 # The wire's field types: each enum's members spelled as a `Literal`, so the OpenAPI document states the values
 # inline (as it always did) while a parsed body carries the enum's members.
 PostStatusValue = Literal[
@@ -118,14 +93,6 @@ TargetStatusValue = Literal[
 GenerationStatusValue = Literal[
     GenerationStatus.PENDING, GenerationStatus.PROCESSING, GenerationStatus.COMPLETED, GenerationStatus.FAILED
 ]
-TikTokStatusValue = Literal[
-    TikTokStatus.PROCESSING_UPLOAD,
-    TikTokStatus.PROCESSING_DOWNLOAD,
-    TikTokStatus.SEND_TO_USER_INBOX,
-    TikTokStatus.PUBLISH_COMPLETE,
-    TikTokStatus.FAILED,
-]
-"""What the wire shows of a TikTok publication: never INITIATING (it reads as PROCESSING_UPLOAD)."""
 
 __all__ = [
     "GENERATION_FINAL",
@@ -134,8 +101,6 @@ __all__ = [
     "POST_OUTCOMES",
     "TARGET_FINAL",
     "TARGET_SUCCESS",
-    "TIKTOK_FINAL",
-    "TIKTOK_PROCESSING",
     "GenerationStatus",
     "GenerationStatusValue",
     "JobStatus",
@@ -143,6 +108,4 @@ __all__ = [
     "PostStatusValue",
     "TargetStatus",
     "TargetStatusValue",
-    "TikTokStatus",
-    "TikTokStatusValue",
 ]

@@ -3,12 +3,47 @@ imports it). Length rules count UTF-16 code units, as TikTok does (an emoji coun
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
 from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
-from backend.schemas.statuses import TikTokStatusValue
+
+
+class TikTokStatus(StrEnum):
+    """A dedicated TikTok publication's status: TikTok's own names (spec 3.5), plus INITIATING, which only the
+    store holds while the init call is under way (the wire never shows it)."""
+
+    INITIATING = "INITIATING"
+    PROCESSING_UPLOAD = "PROCESSING_UPLOAD"
+    PROCESSING_DOWNLOAD = "PROCESSING_DOWNLOAD"
+    SEND_TO_USER_INBOX = "SEND_TO_USER_INBOX"
+    PUBLISH_COMPLETE = "PUBLISH_COMPLETE"
+    FAILED = "FAILED"
+
+
+TIKTOK_PROCESSING: tuple[TikTokStatus, ...] = (
+    TikTokStatus.PROCESSING_UPLOAD,
+    TikTokStatus.PROCESSING_DOWNLOAD,
+)
+"""TikTok is still working on the publication: its status is polled."""
+TIKTOK_FINAL: tuple[TikTokStatus, ...] = (
+    TikTokStatus.SEND_TO_USER_INBOX,
+    TikTokStatus.PUBLISH_COMPLETE,
+    TikTokStatus.FAILED,
+)
+"""TikTok's terminal statuses: the publication never changes again."""
+
+
+TikTokStatusValue = Literal[
+    TikTokStatus.PROCESSING_UPLOAD,
+    TikTokStatus.PROCESSING_DOWNLOAD,
+    TikTokStatus.SEND_TO_USER_INBOX,
+    TikTokStatus.PUBLISH_COMPLETE,
+    TikTokStatus.FAILED,
+]
+"""What the wire shows of a TikTok publication: never INITIATING (it reads as PROCESSING_UPLOAD)."""
 
 PostMode = Literal["MEDIA_UPLOAD", "DIRECT_POST"]
 PrivacyLevel = Literal["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]

@@ -30,8 +30,13 @@ from backend.ids import new_id
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
 from backend.queue.backoff import RetryLater
-from backend.schemas.statuses import TIKTOK_FINAL, TikTokStatus
-from backend.schemas.tiktok import DEFAULT_POST_MODE, TikTokPhotoCreate, TikTokVideoCreate
+from backend.schemas.tiktok import (
+    DEFAULT_POST_MODE,
+    TIKTOK_FINAL,
+    TikTokPhotoCreate,
+    TikTokStatus,
+    TikTokVideoCreate,
+)
 from backend.services import events, tokens
 from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from backend.schemas.statuses import TIKTOK_FINAL, TikTokStatus
+from backend.schemas.tiktok import TIKTOK_FINAL, TikTokStatus
 from socialpub_tui.cli._common import Output, api_command, get_client
 from socialpub_tui.look import inert
 

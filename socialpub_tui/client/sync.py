@@ -54,7 +54,8 @@ if TYPE_CHECKING:
         WebhookWithSecret,
     )
     from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
-from backend.schemas.statuses import GENERATION_FINAL, TIKTOK_FINAL
+from backend.schemas.statuses import GENERATION_FINAL
+from backend.schemas.tiktok import TIKTOK_FINAL
 from socialpub_tui.client import calls
 from socialpub_tui.client._core import (
     Call,

@@ -13,8 +13,6 @@ from backend.schemas.statuses import (
     POST_OUTCOMES,
     TARGET_FINAL,
     TARGET_SUCCESS,
-    TIKTOK_FINAL,
-    TIKTOK_PROCESSING,
     GenerationStatus,
     GenerationStatusValue,
     JobStatus,
@@ -22,9 +20,8 @@ from backend.schemas.statuses import (
     PostStatusValue,
     TargetStatus,
     TargetStatusValue,
-    TikTokStatus,
-    TikTokStatusValue,
 )
+from backend.schemas.tiktok import TIKTOK_FINAL, TIKTOK_PROCESSING, TikTokStatus, TikTokStatusValue
 from backend.store.models import Job, Post, PostTarget, TikTokPublish
 
 
