@@ -88,6 +88,15 @@ def test_connect_with_a_handle_and_an_app_password(client, owner, live):
     assert oauth.status_code == 400 and oauth.json()["error"] == "oauth_not_supported"
 
 
+def test_a_did_of_another_method_is_the_callers_400(client, owner, live):
+    """atproto accounts are did:plc or hostname-level did:web: any other DID is refused before any call, as the
+    caller's mistake (found by the fuzz: it was a 502 network_error)."""
+    for did in ("did:iwto:.W", "did:web:example.com:alice"):
+        r = login(client, owner, identifier=did, password="xxxx-xxxx-xxxx-xxxx")
+        assert r.status_code == 400 and r.json()["error"] == "network_refused", r.text
+        assert did.lower() in r.json()["message"].lower()
+
+
 def test_a_login_network_only(client, owner, live):
     r = login(client, owner, identifier="jo.example.com", password="y", platform="tiktok")
     assert r.status_code == 400 and r.json()["error"] == "login_not_supported"

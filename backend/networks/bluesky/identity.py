@@ -61,10 +61,15 @@ def did_document(client: httpx.Client, hosts: Mapping[str, str], did: str) -> di
     elif did.startswith("did:web:"):
         host = did[len("did:web:") :]
         if ":" in host:  # a path-level did:web: atproto takes hostname-level ones only
-            raise NetworkError("permanent", f"{did} is not a hostname-level did:web", code="InvalidDid")
+            raise NetworkError(
+                "permanent", f"{did} is not a hostname-level did:web", code="InvalidDid", http_status=400
+            )
         url = f"https://{host}/.well-known/did.json"
     else:
-        raise NetworkError("permanent", f"{did} is not a did:plc or did:web", code="InvalidDid")
+        # the caller's identifier, refused before any call: a 400 of theirs, not a network's failure
+        raise NetworkError(
+            "permanent", f"{did} is not a did:plc or did:web", code="InvalidDid", http_status=400
+        )
     refusal = permitted(url, hosts)
     if refusal is not None:
         raise NetworkError("permanent", refusal, code="pds_not_allowed")
