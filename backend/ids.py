@@ -28,7 +28,7 @@ def new_id(prefix: str, at_ms: int | None = None) -> str:
     value = (ms << 80) | int.from_bytes(os.urandom(10), "big")  # 10 digits of time, 16 of randomness
     if at_ms is None:
         with _lock:
-            if ms == _last >> 80 and value <= _last:
-                value = _last + 1
+            if ms == _last >> 80:  # the same millisecond: the last id + 1, as ULID's monotonic ids
+                value = _last + 1  # (a fresh draw there could repeat the low bits a Bluesky record key takes)
             _last = value
     return prefix + "_" + "".join([_PAIRS[(value >> shift) & 1023] for shift in _SHIFTS])

@@ -31,3 +31,13 @@ def test_ids_of_one_millisecond_keep_the_order_they_were_made_in(monkeypatch):
     made = [ids.new_id("cre") for _ in range(500)]
     assert made == sorted(made) and len(set(made)) == 500
     assert {m[4:14] for m in made} == {ids.new_id("cre", at_ms=1_795_236_579_123)[4:14]}  # the time part kept
+
+
+def test_ids_of_one_millisecond_are_consecutive(monkeypatch):
+    """ULID's monotonic ids: within one millisecond each id is the last + 1, never a fresh draw (a draw above the
+    last one restarted the low bits, which a Bluesky record key derived from a target's token takes: 3 of 50 runs
+    of 1,000 ids gave two targets the same key)."""
+    monkeypatch.setattr(ids.time, "time", lambda: 1_795_236_579.456)
+    made = [ids.new_id("pub")[4:] for _ in range(3000)]
+    numbers = [sum(ids._ALPHABET.index(c) << (5 * i) for i, c in enumerate(reversed(m))) for m in made]
+    assert all(b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False))
