@@ -58,11 +58,12 @@ def _pass(table: str, column: str, ring: secretbox.Keyring, primary: Fernet, *, 
     every value (`everything`) or those the primary key alone cannot read. Returns how many were rewritten."""
     t = Table(table).bind(database)
     col = getattr(t.c, column)
-    done, after = 0, ""
+    done, after = 0, None  # the last id of the previous batch (text ids and integer ids alike)
     while True:
+        wanted = col.is_null(False) & (col != "")
         rows = list(
             t.select(t.c.id, col)
-            .where((t.c.id > after) & col.is_null(False) & (col != ""))
+            .where(wanted if after is None else (t.c.id > after) & wanted)
             .order_by(t.c.id)
             .limit(BATCH)
             .tuples()
