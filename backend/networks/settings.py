@@ -47,6 +47,11 @@ class NetworkSettings(BaseSettings):
         """What the network's emulator reads from these settings (its daily caps…), as plain values."""
         return {}
 
+    def registered_redirect(self) -> str | None:
+        """The loopback redirect URI registered on the network's app (`accounts connect` listens there), when the
+        network matches redirects exactly and one is configured (SOCIALPUB_<NETWORK>_REDIRECT_PORT)."""
+        return None
+
 
 def network_config(name: str) -> SettingsConfigDict:
     """The settings config of network `name`: variables SOCIALPUB_<NAME>_…, unknown ones ignored."""

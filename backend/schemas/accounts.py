@@ -219,6 +219,11 @@ class DoctorFinding(CamelOut):
 
 class DoctorNetwork(CamelOut):
     platform: NetworkName
+    redirect_uri: str | None = Field(
+        default=None,
+        description="the loopback redirect URI registered on the network's app (SOCIALPUB_<NETWORK>_REDIRECT_PORT), "
+        "where `accounts connect` listens; null when none is configured or the network does not match exactly",
+    )
     findings: list[DoctorFinding] = Field(
         description="the network's configured app: credentials, API version, the network's own checks; "
         "errors first"

@@ -57,6 +57,13 @@ def sandbox_options(settings: Settings) -> tuple[tuple[str, Any], ...]:
     return tuple(out)
 
 
+# The in-process sandbox reaches this machine's media host (sandbox accounts' media). Served (`socialpub sandbox
+# serve`), an emulator stands for the real network and a user's new app: media must be public, and a redirect must
+# be registered on the app (none is unless SOCIALPUB_<NETWORK>_REDIRECT_PORT says which).
+IN_PROCESS = ("reaches_this_machine",)
+SERVED = ("registered_redirects_only",)
+
+
 def sandbox_config(settings: Settings, *, served: bool = False) -> SandboxConfig:
     """The sandbox of this process: sandbox accounts' networks, in process, which reach our own media host (as the
     public-media rule says of sandbox accounts: each network's option `reaches_this_machine`); `served` (`socialpub sandbox
@@ -73,7 +80,13 @@ def sandbox_config(settings: Settings, *, served: bool = False) -> SandboxConfig
         processing_s=settings.sandbox_processing_s,
         limits=settings.sandbox_limits,
         options=sandbox_options(settings)
-        + (() if served else tuple((f"{n}.reaches_this_machine", True) for n, _emu in sandbox_emulators())),
+        + (
+            tuple(
+                (f"{n}.{o}", True)
+                for n, _emu in sandbox_emulators()
+                for o in (SERVED if served else IN_PROCESS)
+            )
+        ),
         verified_url_prefixes=(media_base_url(settings),),
         apps=parse_apps(settings.sandbox_apps),
     )

@@ -115,8 +115,13 @@ def account_findings(acc: Account, settings: Settings, now: datetime) -> list[Fi
     return _sorted(found)
 
 
+def _registered_redirect(network: Network, settings: Settings) -> str | None:
+    own = network.settings_of(settings)
+    return own.registered_redirect() if own is not None else None
+
+
 def report(workspace_id: str, settings: Settings, platform: str | None = None) -> dict[str, Any]:
-    """GET /v1/accounts/doctor: `{ok, networks: [{platform, findings}], accounts: [{id, platform, name,
+    """GET /v1/accounts/doctor: `{ok, networks: [{platform, redirectUri, findings}], accounts: [{id, platform, name,
     findings}]}`; `ok` is false when any finding is an error. 400 `validation_error` for an unknown platform."""
     networks.require_known(platform, "platform")
     now = clock.now()
@@ -127,6 +132,7 @@ def report(workspace_id: str, settings: Settings, platform: str | None = None) -
     nets = [
         {
             "platform": n.name,
+            "redirectUri": _registered_redirect(n, settings),
             "findings": [
                 f.to_dict()
                 for f in app_findings(

@@ -244,19 +244,32 @@ def accounts_doctor(network: str | None, out: Output) -> None:
         raise SystemExit(1)
 
 
-def _app_warnings(client: Any, out: Output, network: str, redirect_given: bool = False) -> None:
+def _port_of(registered: str | None) -> int:
+    """The port of the registered loopback redirect URI (0: none registered, a free one)."""
+    from urllib.parse import urlsplit
+
+    if not registered:
+        return 0
+    try:
+        return urlsplit(registered).port or 0
+    except ValueError:
+        return 0
+
+
+def _app_warnings(client: Any, out: Output, network: str, redirect_given: bool = False) -> str | None:
     """`accounts connect`'s first step: the doctor's checks of the network's app; its warnings are printed (with
     their fixes) and connecting goes on. Its errors stop the connection at the server's start, before any
     browser step (400 `oauth_not_configured`, or `app_not_ready` with each error and its fix in the details:
     printed, exit 1). A server without the doctor extension: nothing to print. With a redirect URI of the user's
-    (`--redirect-uri`), the findings about the loopback redirect are left out."""
+    (`--redirect-uri`), the findings about the loopback redirect are left out. Returns the loopback redirect URI the
+    network's app registers, when the server says one."""
     from socialpub_tui.client.errors import ApiError
 
     try:
         report = client.accounts_doctor(network)
     except ApiError as err:
         if err.code in ("not_found", "method_not_allowed"):
-            return
+            return None
         raise
     warnings = [
         f
@@ -266,6 +279,7 @@ def _app_warnings(client: Any, out: Output, network: str, redirect_given: bool =
     ]
     for text in finding_lines(out, warnings, ""):
         out.note(text)
+    return next((n.redirect_uri for n in report.networks if n.platform == network), None)
 
 
 # ---- live accounts: OAuth, tokens from elsewhere, health -------------------------------------------------------
@@ -415,17 +429,17 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
-    default=0,
-    show_default=True,
-    help="Port of the loopback redirect listener on 127.0.0.1 (0: a free one). The network's app must "
-    "allow the redirect URI http://127.0.0.1:PORT/callback.",
+    default=None,
+    help="Port of the loopback redirect listener on 127.0.0.1. The network's app must allow the redirect URI "
+    "http://127.0.0.1:PORT/callback. Default: the port registered for the network (SOCIALPUB_<NETWORK>_REDIRECT_PORT "
+    "on the server, as `accounts doctor` reports it), else a free one.",
 )
 @click.option(
     "--redirect-uri",
     default=None,
     metavar="URL",
-    help="The redirect URI registered on the network's app, when it is not the loopback listener (Threads takes "
-    "HTTPS ones only): no listener runs; after consent, paste the address the browser was sent to (or give it on "
+    help="The redirect URI registered on the network's app, when it is not the loopback listener (a network "
+    "that takes HTTPS ones only): no listener runs; after consent, paste the address the browser was sent to (or give it on "
     "stdin).",
 )
 @click.option(
@@ -476,7 +490,7 @@ def accounts_connect(
     network: str,
     name: str | None,
     no_browser: bool,
-    port: int,
+    port: int | None,
     redirect_uri: str | None,
     timeout_s: float,
     pick: tuple[str, ...],
@@ -540,9 +554,17 @@ def accounts_connect(
         _app_warnings(client, out, network, redirect_given=True)
         connected = _connect_pasted(client, out, network, redirect_uri, name, no_browser, pick, take_all)
     else:
-        _app_warnings(client, out, network)
+        registered = _app_warnings(client, out, network)
         connected = _connect_listening(
-            client, out, network, port, name, no_browser, timeout_s, pick, take_all
+            client,
+            out,
+            network,
+            _port_of(registered) if port is None else port,
+            name,
+            no_browser,
+            timeout_s,
+            pick,
+            take_all,
         )
 
     def human() -> None:

@@ -35,6 +35,9 @@ SUFFIX = {
 }
 
 
+REGISTERED_REDIRECT = ("facebook", "instagram", "linkedin")  # networks that match the redirect URI exactly
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -104,6 +107,10 @@ def serve(cli_env, monkeypatch) -> Iterator:  # type: ignore[no-untyped-def]
     started: list[Served] = []
 
     def run(platform: str, *options: str) -> Served:
+        if platform in REGISTERED_REDIRECT:
+            # the user's app registers the CLI's listener (the doctor's fix): the served emulator, as strict as a new
+            # app, refuses any other redirect, and `accounts connect` listens on the registered port
+            monkeypatch.setenv(f"SOCIALPUB_{platform.upper()}_REDIRECT_PORT", str(_free_port()))
         s = Served(platform, cli_env, *options)
         started.append(s)
         p = platform.upper()
@@ -554,3 +561,24 @@ def test_a_redirect_uri_of_the_users_own_then_the_address_pasted(initialised, se
         input=f"{registered}?code=x&state=forged\n",
     )
     assert other.code == 2 and "not the answer to this connection" in other.err
+
+
+def test_a_new_apps_served_emulator_refuses_an_unregistered_redirect_and_the_registered_port_is_used(
+    initialised, serve, browser, monkeypatch
+):  # type: ignore[no-untyped-def]
+    """A new LinkedIn app has no authorised redirect URL: the served emulator refuses the CLI's listener (LinkedIn's
+    error page, no redirect) until SOCIALPUB_LINKEDIN_REDIRECT_PORT names the one registered — then `accounts connect`
+    listens there without --port (the doctor reports the registered URI)."""
+    served = serve("linkedin")
+    port = int(os.environ["SOCIALPUB_LINKEDIN_REDIRECT_PORT"])
+    doctor = invoke("accounts", "doctor", "linkedin", "--json").json()
+    assert doctor["networks"][0]["redirectUri"] == f"http://127.0.0.1:{port}/callback"
+    b = browser()
+    r = invoke("accounts", "connect", "linkedin", "--json", "--timeout", "60")
+    assert r.code == 0 and not b.errors, r.err
+    assert f"redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback" in b.opened[0]
+    with served.http() as c:  # any other redirect: refused, nobody sent back
+        other = b.opened[0].replace(f"127.0.0.1%3A{port}", f"127.0.0.1%3A{_free_port()}")
+        refused = c.get(other.replace(served.origin, ""))
+    assert refused.status_code == 400 and "location" not in refused.headers
+    assert "does not match the registered value" in refused.text

@@ -91,6 +91,13 @@ class Story:
             env[f"SOCIALPUB_{n.upper()}_BASE_URL"] = f"http://127.0.0.1:{self.ports[n]}{BASE_PATH[n]}"
             env[f"SOCIALPUB_{n.upper()}_CLIENT_ID"] = f"app-{n}"
             env[f"SOCIALPUB_{n.upper()}_CLIENT_SECRET"] = f"secret-{n}"
+        for n in (
+            "facebook",
+            "instagram",
+            "linkedin",
+        ):  # the apps register the CLI's listener (the doctor's fix)
+            if n in NETWORKS:
+                env[f"SOCIALPUB_{n.upper()}_REDIRECT_PORT"] = str(free_port())
         self.env = env
 
     def start(self, name: str, *args: str, ready: str) -> None:

@@ -43,6 +43,26 @@ def app_mode_findings(label: str, mode: str) -> list[Finding]:
     ]
 
 
+def redirect_findings(label: str, network: str, port: int | None, mode: str) -> list[Finding]:
+    """A development-mode app whose loopback redirect is not configured: Strict Mode sends the browser back only to a
+    Valid OAuth Redirect URI, exactly, and a new app has none (fidelity table: Strict Mode)."""
+    if port is not None or mode == "live":  # a Live app: meta_redirect_https_only says more
+        return []
+    env = f"SOCIALPUB_{network.upper()}_REDIRECT_PORT"
+    return [
+        Finding(
+            "meta_redirect_uri",
+            "warning",
+            f"{label} sends the browser back only to a Valid OAuth Redirect URI registered on the Meta app, exactly "
+            "(Strict Mode), and a new app has none: the CLI's loopback listener is refused (URL Blocked) until "
+            "its URI is registered",
+            f"choose a port (e.g. 53682), add http://127.0.0.1:53682/callback to the app's Facebook Login → "
+            f"Settings → Valid OAuth Redirect URIs and set {env}=53682: `socialpub accounts connect {network}` "
+            "then listens there",
+        )
+    ]
+
+
 def missing_scopes(label: str, granted: Sequence[str], needed: Sequence[str], network: str) -> list[Finding]:
     missing = [s for s in needed if s not in set(granted)]
     if not granted or not missing:
@@ -60,7 +80,9 @@ def missing_scopes(label: str, granted: Sequence[str], needed: Sequence[str], ne
 
 def check_app(settings: Settings) -> list[Finding]:
     own = NETWORK.settings_of(settings)
-    return app_mode_findings(NETWORK.label, str(getattr(own, "app_mode", "development")))
+    mode = str(getattr(own, "app_mode", "development"))
+    port = getattr(own, "redirect_port", None)
+    return app_mode_findings(NETWORK.label, mode) + redirect_findings(NETWORK.label, NETWORK.name, port, mode)
 
 
 def check_account(granted: Sequence[str]) -> list[Finding]:

@@ -300,7 +300,8 @@ class GraphOAuth(OAuthProvider):
         redirect; the grant is the asked permissions the app holds (one it does not hold is left out: Meta shows
         "Invalid Scopes" to the app's developers only). With a registered redirect URI (SOCIALPUB_FACEBOOK_/
         INSTAGRAM_REDIRECT_PORT: the CLI's loopback listener on that port) any other one is "URL Blocked", no
-        redirect (Strict Mode); none configured: any http(s) URI is taken (more lenient than Meta)."""
+        redirect (Strict Mode); none configured and served, every one is (a new app registers none); the in-process
+        sandbox takes any."""
         app = self.emu.config.app(self.emu.platform)
         if request.query.get("sandbox_role") == "none" and not app.audited:
             return httpx.Response(
@@ -309,7 +310,11 @@ class GraphOAuth(OAuthProvider):
                 text=f"<html><body><h1>App not active</h1><p>{APP_NOT_ACTIVE}</p></body></html>",
             )
         port = self.emu.option("redirect_port", None)
+        # none registered, served (`socialpub sandbox serve`: option `registered_redirects_only`): a new app has no
+        # Valid OAuth Redirect URI and Strict Mode refuses every one; the in-process sandbox takes any
         registered = f"http://127.0.0.1:{int(port)}/callback" if port else None
+        if registered is None and self.emu.option("registered_redirects_only", False):
+            registered = ""
         if registered is not None and request.query.get("redirect_uri") != registered:
             # Strict Mode: the redirect URI must be one of the app's Valid OAuth Redirect URIs, exactly; the dialog
             # shows "URL Blocked" and sends nobody back

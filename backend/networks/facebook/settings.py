@@ -69,6 +69,9 @@ class FacebookSettings(NetworkSettings):
     def live_hosts(self) -> dict[str, str]:
         return {"api": self.api_base, "video": self.video_api_base}
 
+    def registered_redirect(self) -> str | None:
+        return None if self.redirect_port is None else f"http://127.0.0.1:{self.redirect_port}/callback"
+
     def sandbox_options(self) -> dict[str, Any]:
         """The emulated Meta app's registered redirect URI (its port), when one is configured."""
         return {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from backend.networks.doctor import Finding, NetworkChecks
 from backend.networks.facebook import NETWORK as FACEBOOK
-from backend.networks.facebook.checks import app_mode_findings, missing_scopes
+from backend.networks.facebook.checks import app_mode_findings, missing_scopes, redirect_findings
 from backend.networks.instagram import NETWORK
 from backend.outbound.guard import not_public
 
@@ -25,7 +25,10 @@ BUSINESS_SCOPES = ("business_management", "ads_management")
 
 def check_app(settings: Settings) -> list[Finding]:
     own = FACEBOOK.settings_of(settings)
-    out = app_mode_findings(NETWORK.label, str(getattr(own, "app_mode", "development")))
+    mode = str(getattr(own, "app_mode", "development"))
+    out = app_mode_findings(NETWORK.label, mode)
+    port = getattr(NETWORK.settings_of(settings), "redirect_port", None)
+    out += redirect_findings(NETWORK.label, NETWORK.name, port, mode)
     media = settings.s3_public_url or settings.public_media_url
     why = not_public(media)
     if why is not None:

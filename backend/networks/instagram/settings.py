@@ -47,6 +47,9 @@ class InstagramSettings(NetworkSettings):
     def live_hosts(self) -> dict[str, str]:
         return {"api": self.api_base, "upload": self.upload_base}
 
+    def registered_redirect(self) -> str | None:
+        return None if self.redirect_port is None else f"http://127.0.0.1:{self.redirect_port}/callback"
+
     def sandbox_options(self) -> dict[str, Any]:
         return {"daily_posts": self.sandbox_daily_posts} | (
             {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}

@@ -22,11 +22,11 @@ def check_app(settings: Settings) -> list[Finding]:
             Finding(
                 "linkedin_redirect_url",
                 "warning",
-                "LinkedIn sends the browser back only to a redirect URL registered on the app, port included; "
-                "`socialpub accounts connect linkedin` listens on a free port unless given --port",
+                "LinkedIn sends the browser back only to a redirect URL registered on the app, port included, and "
+                "a new app has none: the CLI's loopback listener is refused until its URL is registered",
                 "choose a port (e.g. 53682), add http://127.0.0.1:53682/callback to the app's 'Authorized "
-                "redirect URLs' (Auth tab of the developer portal), set SOCIALPUB_LINKEDIN_REDIRECT_PORT=53682 "
-                "and connect with `socialpub accounts connect linkedin --port 53682`",
+                "redirect URLs' (Auth tab of the developer portal) and set SOCIALPUB_LINKEDIN_REDIRECT_PORT=53682: "
+                "`socialpub accounts connect linkedin` then listens there",
             )
         )
     if own.organizations:

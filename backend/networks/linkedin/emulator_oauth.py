@@ -104,9 +104,13 @@ def token_scopes(emu: Emulator, auth: Auth) -> frozenset[str]:
 
 def registered_redirect(emu: Emulator) -> str | None:
     """The redirect URL registered on the emulated app (SOCIALPUB_LINKEDIN_REDIRECT_PORT: the CLI's loopback
-    listener on that port); None: none configured, any http(s) URL is taken (more lenient than LinkedIn)."""
+    listener on that port); "" when none is and the emulator stands for the user's new app (`socialpub sandbox
+    serve`: option `registered_redirects_only`), which has no authorised redirect URL, so every one is refused; None:
+    any http(s) URL is taken (the in-process sandbox, which stands for no app of the user's)."""
     port = emu.option("redirect_port", None)
-    return f"http://127.0.0.1:{int(port)}/callback" if port else None
+    if port:
+        return f"http://127.0.0.1:{int(port)}/callback"
+    return "" if emu.option("registered_redirects_only", False) else None
 
 
 def app_today(emu: Emulator) -> date:
@@ -205,7 +209,7 @@ class LinkedInOAuth(OAuthProvider):
         redirect_uri = str(p.get("redirect_uri") or "")
         registered = registered_redirect(self.emu)
         if registered is not None and redirect_uri != registered:
-            # LinkedIn's error page, no redirect (belief: docs.md), when the app has a registered URL
+            # LinkedIn's error page, no redirect (belief: docs.md): not the app's registered URL, or none registered
             return httpx.Response(
                 400,
                 headers={"Content-Type": "text/html; charset=utf-8"},

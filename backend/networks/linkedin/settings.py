@@ -30,6 +30,9 @@ class LinkedInSettings(NetworkSettings):
     # the port of http://127.0.0.1:PORT/callback registered on the app (LinkedIn matches the URL exactly)
     redirect_port: int | None = Field(default=None, ge=1, le=65535)
 
+    def registered_redirect(self) -> str | None:
+        return None if self.redirect_port is None else f"http://127.0.0.1:{self.redirect_port}/callback"
+
     def sandbox_options(self) -> dict[str, Any]:
         """The emulated app's registered redirect URL (its port), when one is configured."""
         return {"redirect_port": self.redirect_port} if self.redirect_port is not None else {}

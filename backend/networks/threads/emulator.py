@@ -8,6 +8,7 @@ permalink. Only the version v1.0 is served."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 from typing import Any
 
@@ -30,7 +31,27 @@ from backend.networks.sandbox.core import (
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 from backend.networks.threads.emulator_oauth import ThreadsOAuth
 from backend.networks.threads.lifecycle import DEFAULT, LIFECYCLE
-from backend.networks.threads.text import CAROUSEL, MAX_TEXT, text_length
+
+# Threads' own counting, written apart from the product's (backend.schemas.text): an emulator that counted with the
+# product's code would agree with its bugs. TH-R11: "Text posts are limited to 500 characters." "Emojis are counted
+# as the number of UTF-8 bytes." TH-R8: a carousel of "at least 2 and up to 20" items.
+MAX_TEXT = 500
+CAROUSEL = (2, 20)
+
+
+def _emoji(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        cp > 0xFFFF
+        or ch in "\u200d\ufe0e\ufe0f\u20e3"
+        or (cp >= 0x2000 and unicodedata.category(ch) == "So")
+        or 0x1F1E6 <= cp <= 0x1F1FF
+    )
+
+
+def text_length(text: str) -> int:
+    return sum(len(ch.encode("utf-8")) if _emoji(ch) else 1 for ch in text)
+
 
 PLATFORM = "threads"
 DAILY_POSTS = 250  # TH-R12; the configuration's `daily_posts` (SOCIALPUB_SANDBOX_THREADS_DAILY_POSTS)

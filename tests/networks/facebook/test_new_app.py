@@ -86,9 +86,15 @@ def test_a_page_token_without_pages_manage_posts_is_refused_200(tmp_path: Path) 
 
 def test_doctor_explains_development_mode_and_a_live_apps_https_redirect(tmp_path: Path) -> None:
     s = settings_for("facebook", tmp_path)
-    [dev] = fb_app(s)
+    dev, redirect = fb_app(s)
     assert dev.code == "meta_app_development_mode" and "App roles" in dev.fix
+    # a new app registers no redirect URI: Strict Mode refuses the CLI's listener until one is
+    assert redirect.code == "meta_redirect_uri" and "SOCIALPUB_FACEBOOK_REDIRECT_PORT=53682" in redirect.fix
     from tests.support.networks import own
+
+    own(s, "facebook").redirect_port = 53682
+    [dev] = fb_app(s)
+    assert dev.code == "meta_app_development_mode"
 
     own(s, "facebook").app_mode = "live"
     [live] = fb_app(s)

@@ -34,7 +34,7 @@ def test_the_redirect_url_to_register_is_named(tmp_path: Path) -> None:
     [f] = check_app(_settings(tmp_path))
     assert f.code == "linkedin_redirect_url" and f.severity == "warning"
     assert "http://127.0.0.1:53682/callback" in f.fix and "SOCIALPUB_LINKEDIN_REDIRECT_PORT" in f.fix
-    assert "--port 53682" in f.fix
+    assert "accounts connect linkedin` then listens there" in f.fix
 
 
 def test_organisation_posting_says_which_product_it_needs(tmp_path: Path) -> None:
