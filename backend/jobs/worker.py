@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import logging
 import math
 import os
@@ -71,7 +72,7 @@ from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.schemas.statuses import JobStatus
-from backend.store.db import database, init_database, is_sqlite, pg_connection_room, store_busy, tx
+from backend.store.db import STEPS, database, init_database, is_sqlite, pg_connection_room, store_busy, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -209,6 +210,7 @@ class Worker:
             self.lane_cap,
             self.lease_s,
         )
+        self._log_steps("started")
         with self._heartbeat():
             with self._cv:
                 self._start_pool_thread(busy=False)
@@ -223,6 +225,12 @@ class Worker:
         if not database.is_closed():
             database.close()
         log.info("worker %s stopped", self.id)
+        self._log_steps("stopped")
+
+    def _log_steps(self, when: str) -> None:
+        """The process's counts so far (SOCIALPUB_COUNT_STEPS), one line that bench/burst.py reads."""
+        if STEPS.enabled:
+            log.info("worker %s %s; steps so far: %s", self.id, when, json.dumps(STEPS.snapshot()))
 
     def _start_pool_thread(self, *, busy: bool) -> None:
         """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""
