@@ -72,9 +72,17 @@ def lock_post(post_id: str) -> Post | None:
     return locked(Post.select(*POST_STATE).where(Post.id == post_id)).first()
 
 
-def lock_target(target_id: str, *columns: Any) -> PostTarget | None:
-    """The target's row, locked for the transaction; `columns`: only these (default: all)."""
-    return locked(PostTarget.select(*columns).where(PostTarget.id == target_id)).first()
+def lock_target(post_id: str, target_id: str, *columns: Any) -> tuple[Post, PostTarget] | None:
+    """The post's state (POST_STATE) and its target's row (`columns`: only these, default all), both locked for
+    the transaction, read in ONE statement (issue 34: one joined read, not the post then the target). None when
+    either is gone. The post's row is locked before the target's, the order of every transaction of the engine
+    (PostgreSQL locks a FOR UPDATE join's rows in the order of its FROM list: the post, then the target)."""
+    row = locked(
+        Post.select(*POST_STATE, *(columns or (PostTarget,)))
+        .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
+        .where((Post.id == post_id) & (PostTarget.id == target_id))
+    ).first()
+    return None if row is None else (row, row.locked_target)
 
 
 # What apply reads of the target it locks: the fence needs its state; a decision's warnings join those stored.
@@ -103,9 +111,9 @@ def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None)
     now = clock.now()
     with tx():
         fence.check()
-        post = lock_post(decision.post_id)
-        target = lock_target(decision.target_id, *APPLY_TARGET) if post is not None else None
-        if target is None or target.status in TARGET_FINAL:
+        both = lock_target(decision.post_id, decision.target_id, *APPLY_TARGET)
+        post, target = both if both is not None else (None, None)
+        if post is None or target is None or target.status in TARGET_FINAL:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
             if job is not None:

@@ -485,10 +485,15 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
         fence.check()  # the attempt is recorded only by the run that holds the job (then its call is fenced too)
-        locked_post = lock_post(post.id)
-        target = lock_target(target_id) if locked_post is not None else None
+        both = lock_target(post.id, target_id)
+        locked_post, target = both if both is not None else (None, None)
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
-        if target is None or target.status in TARGET_FINAL or bool(target.tracking_ref) != tracking:
+        if (
+            locked_post is None
+            or target is None
+            or target.status in TARGET_FINAL
+            or bool(target.tracking_ref) != tracking
+        ):
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater(
