@@ -61,13 +61,12 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from backend import clock, queue
 from backend.config import Settings
-from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, JobContext, load_handlers
 from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
@@ -84,18 +83,6 @@ STORE_BUSY_RETRY_S = (
 )
 WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
 WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
-
-
-@dataclass(frozen=True)
-class JobContext:
-    """What a handler gets beside its job: the settings, the worker running it, the clock. (The lease is the
-    worker's heartbeat's and the fence's business: a handler never renews it.)"""
-
-    settings: Settings
-    worker_id: str
-
-    def now(self) -> datetime:
-        return clock.now()
 
 
 SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)

@@ -22,7 +22,7 @@ from backend.services import events
 from backend.services.publishing import decide
 from backend.services.publishing.decide import Decision, Policy, TargetState
 from backend.store.db import locked, tx
-from backend.store.models import Account, Post, PostTarget, PublishAttempt
+from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
 
 log = logging.getLogger("socialpub.engine")
 
@@ -95,7 +95,7 @@ APPLY_TARGET = (
 )
 
 
-def apply(decision: Decision, *, job: Any = None, attempt_id: str | None = None) -> bool:
+def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None = None) -> bool:
     """Write `decision` in one transaction (a savepoint when the caller has one open): the target's columns,
     its events, its follow-up jobs, the account's new status, the attempt `attempt_id` closed together with
     the target's unresolved attempts started before it (or, when the decision leaves it unresolved, its
