@@ -336,33 +336,6 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     return sorted(max(0.0, (t - now).total_seconds()) for t in times)[:limit]
 
 
-def next_change_in(now: datetime | None = None) -> float | None:
-    """Seconds until the next job that is not claimable yet becomes claimable (a queued job falls due, a running
-    job's lease expires); None when there is none. Jobs claimable already are left out: the worker has tried them
-    (or runs its lanes at their cap), so this is when to look again."""
-    now = now or clock.now()
-    row = (
-        Job.select(Job.run_at)
-        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
-        .order_by(Job.run_at)
-        .limit(1)
-        .first()
-    )
-    lease = (
-        Job.select(Job.lease_until)
-        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
-        .order_by(Job.lease_until)
-        .limit(1)
-        .first()
-    )
-    candidates = [
-        r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
-    ]
-    if not candidates:
-        return None
-    return max(0.0, (min(candidates) - now).total_seconds())
-
-
 def stats() -> dict[str, int]:
     return {
         row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)
