@@ -132,17 +132,7 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
             ).execute()
         for ev in decision.events:
             events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)
-        for spec in decision.jobs:
-            queue.enqueue(
-                spec.kind,
-                spec.payload,
-                run_at=spec.run_at,
-                workspace_id=post.workspace_id,
-                dedupe_key=spec.dedupe_key,
-                max_attempts=spec.max_attempts,
-                if_absent=True,
-                lane=spec.lane,
-            )
+        queue.enqueue_many(decision.jobs, if_absent=True)  # its follow-ups (the decision's JobSpecs)
         if attempt_id is not None:
             if decision.no_call:  # this attempt made no call; the earlier ones stay unresolved
                 _close_attempt(attempt_id, now, decision.attempt_outcome, finished=True)

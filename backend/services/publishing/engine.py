@@ -158,11 +158,11 @@ def start_post(job: Job, settings: Settings) -> None:
 
 def _job(
     target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings
-) -> dict[str, Any]:
-    """A target's job, as queue.enqueue_many takes it (on the lane of the target's network)."""
-    return dict(
-        kind=kind,
-        payload={"target_id": target.id},
+) -> queue.JobSpec:
+    """A target's job (on the lane of the target's network)."""
+    return queue.JobSpec(
+        kind,
+        {"target_id": target.id},
         run_at=run_at,
         workspace_id=post.workspace_id,
         dedupe_key=key,
