@@ -174,7 +174,7 @@ def connect_live(settings: Any, workspace_id: str) -> None:
 
 
 def steps_logged(lines: list[str]) -> dict[str, int] | None:
-    """The worker's step counts between its start and its stop (SOCIALPUB_COUNT_STEPS's log lines)."""
+    """One worker's step counts between its start and its stop (SOCIALPUB_COUNT_STEPS's log lines)."""
     counts = [json.loads(line.split("steps so far: ", 1)[1]) for line in lines if "steps so far: " in line]
     if len(counts) < 2:
         return None
@@ -338,7 +338,11 @@ def run_once(
         sample = [line[:400] for line in lines if " ERROR " in line][:5] + [
             line[:400] for line in lines if " WARNING " in line and " sent " not in line
         ][:5]
-        steps = steps_logged(lines)
+        steps: dict[str, int] | None = None
+        for log in logs:  # each worker's own counts, added up
+            mine = steps_logged(log.read_text(errors="replace").splitlines())
+            if mine is not None:
+                steps = {k: (steps or {}).get(k, 0) + v for k, v in mine.items()}
         if not database.is_closed():
             database.close()
 
