@@ -4,8 +4,8 @@ embedded backend's records go (to_file).
 httpx logs each request at INFO as `HTTP Request: METHOD URL "HTTP/1.1 200 OK"`. Some URLs carry secrets in their
 query (Graph's `client_secret`, `code`, `fb_exchange_token`, `access_token`; a user's media or webhook URL may too),
 so the `httpx` logger keeps the method, scheme, host and path of a URL and replaces its query with `?…`. That
-per-request line is off by default (the `httpx` logger at WARNING, issue 34: 4 lines a target under a burst,
-0.26 ms of CPU each); a process that sets the logger's level itself gets the lines, redacted.
+per-request line is off by default (the `httpx` and `httpcore` loggers at WARNING, issue 34: 4 lines a target
+under a burst, 0.26 ms of CPU each); a process that sets the logger's level itself gets the lines, redacted.
 
 Lateness as a summary (LatenessLog, issue 34): a post handed to its networks more than LATE_S after its scheduled
 time is noted; under a burst thousands are late by a few seconds, and one WARNING per post buried everything
@@ -48,13 +48,18 @@ def _is_url(value: Any) -> bool:
     )
 
 
+QUIET = ("httpx", "httpcore")  # per-request lines (httpx at INFO, httpcore's trace at DEBUG): off by default
+
+
 def install() -> None:
     """Once per process (idempotent)."""
     logger = logging.getLogger("httpx")
     if not any(isinstance(f, RedactQuery) for f in logger.filters):
         logger.addFilter(RedactQuery())
-        if logger.level == logging.NOTSET:  # its per-request INFO line off, unless the process set a level
-            logger.setLevel(logging.WARNING)
+        for name in QUIET:  # their per-request lines off, unless the process set a level
+            quiet = logging.getLogger(name)
+            if quiet.level == logging.NOTSET:
+                quiet.setLevel(logging.WARNING)
 
 
 LATE_S = 1.0  # later than this after its scheduled time: a late post

@@ -7,6 +7,14 @@ default settings (pool size, lane share, lease), except the sandbox's daily caps
 (SOCIALPUB_SANDBOX_LIMITS=false: 2,000 posts a day is over every network's cap). Setup is bulk
 (bench/support/engine.py): the posts are queued an hour ahead, then moved to the due instant in one transaction.
 
+The emulators are served apart (issue 34, ruling 1; `--emulators in-process` for the earlier shape): each network's
+emulator runs in its own `socialpub sandbox serve NETWORK` process on loopback (its own sandbox store, the same
+latency, processing and caps settings), the workspace's accounts are live accounts connected to them through the
+product's OAuth flow (the emulator's scripted consent), and the worker reaches them with SOCIALPUB_<NETWORK>_BASE_URL
+over real HTTP, as it would the networks. The figure that counts is the worker process's CPU per target; the
+emulators' CPU is reported beside it. The worker runs with SOCIALPUB_COUNT_STEPS on: its store statements,
+transactions and network requests per target are read from the counts it logs when it starts and stops.
+
 Lateness of a target = the moment this process first reads its final state (succeeded / failed /
 inbox_delivered) back from the database — so after the worker's commit, whatever lock waits it took — minus
 `scheduledAt`. The database is read every --poll-s (default 0.25 s: the figures' resolution). CPU per target =
@@ -37,6 +45,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -83,6 +92,95 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+CLI = "from socialpub_tui.cli.main import main; main()"
+# where each served emulator's API lives under its origin (as tests/e2e/test_live_story.py points socialpub at them)
+EMULATOR_PATH = {"facebook": "", "instagram": "", "linkedin": "/rest", "tiktok": "", "youtube": "/youtube/v3"}
+CALLBACK = (
+    "http://127.0.0.1:9/callback"  # the OAuth redirect: never requested, its code is read from the Location
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def live_env(ports: dict[str, int]) -> dict[str, str]:
+    """SOCIALPUB_<NETWORK>_BASE_URL / _CLIENT_ID / _CLIENT_SECRET of the served emulators."""
+    env: dict[str, str] = {}
+    for net, port in ports.items():
+        env[f"SOCIALPUB_{net.upper()}_BASE_URL"] = f"http://127.0.0.1:{port}{EMULATOR_PATH[net]}"
+        env[f"SOCIALPUB_{net.upper()}_CLIENT_ID"] = f"bench-{net}"
+        env[f"SOCIALPUB_{net.upper()}_CLIENT_SECRET"] = f"bench-secret-{net}"
+    return env
+
+
+def serve_emulators(
+    tmp: Path, env: dict[str, str], ports: dict[str, int]
+) -> dict[str, subprocess.Popen[bytes]]:
+    """`socialpub sandbox serve NETWORK --port P --data-dir tmp/emu/NETWORK` for each network, once answering."""
+    import httpx
+
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    for net, port in ports.items():
+        cmd = [sys.executable, "-c", CLI, "sandbox", "serve", net, "--port", str(port)]
+        cmd += ["--data-dir", str(tmp / "emu" / net)]
+        out = (tmp / f"emu-{net}.log").open("wb")
+        procs[net] = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    for net, port in ports.items():
+        deadline = time.monotonic() + 60
+        while True:
+            if procs[net].poll() is not None:
+                raise SystemExit(f"emulator {net} exited: {(tmp / f'emu-{net}.log').read_text()[-2000:]}")
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/_sandbox/oauth", timeout=1, trust_env=False)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"emulator {net} never answered") from None
+                time.sleep(0.2)
+    return procs
+
+
+def connect_live(settings: Any, workspace_id: str) -> None:
+    """One live account per network, through the product's OAuth flow against its served emulator: start (the
+    authorize URL), the emulator's scripted consent (its redirect to CALLBACK carries the code), finish (code
+    exchange, discovery), connect the first account found."""
+    from urllib.parse import parse_qs, urljoin, urlparse
+
+    import httpx
+
+    from backend.services import oauth_connect
+
+    for net in PLATFORMS:
+        url = oauth_connect.start(workspace_id, settings, net, CALLBACK, None)["authorizeUrl"]
+        with httpx.Client(trust_env=False, timeout=30) as client:
+            for _ in range(10):
+                answer = client.get(url)
+                location = answer.headers.get("location", "")
+                if not answer.is_redirect:
+                    raise SystemExit(f"{net}: the consent answered {answer.status_code}: {answer.text[:300]}")
+                if location.startswith(CALLBACK):
+                    break
+                url = urljoin(url, location)
+        query = parse_qs(urlparse(location).query)
+        if "code" not in query:
+            raise SystemExit(f"{net}: no code in the consent's redirect: {location}")
+        grant = oauth_connect.finish(workspace_id, settings, query["state"][0], query["code"][0])
+        oauth_connect.connect(
+            workspace_id, settings, grant["grantId"], [grant["candidates"][0]["externalId"]]
+        )
+
+
+def steps_logged(lines: list[str]) -> dict[str, int] | None:
+    """One worker's step counts between its start and its stop (SOCIALPUB_COUNT_STEPS's log lines)."""
+    counts = [json.loads(line.split("steps so far: ", 1)[1]) for line in lines if "steps so far: " in line]
+    if len(counts) < 2:
+        return None
+    return {k: counts[-1][k] - counts[0][k] for k in counts[-1]}
+
+
 def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subprocess.Popen:
     """`socialpub worker` as a real process (the console script's entry point, run from this checkout). The pool
     size is passed explicitly (the settings' default unless told otherwise): the CLI's own --concurrency
@@ -90,7 +188,7 @@ def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subpr
     cmd = [
         sys.executable,
         "-c",
-        "from socialpub_tui.cli.main import main; main()",
+        CLI,
         "worker",
         "--concurrency",
         str(concurrency),
@@ -120,6 +218,7 @@ def run_once(
     poll_s: float,
     timeout_s: float,
     concurrency: int | None,
+    served: bool,
 ) -> dict[str, Any]:
     from backend.config import Settings, get_settings
     from backend.services import posts as posts_service
@@ -133,9 +232,29 @@ def run_once(
         os.environ.pop("SOCIALPUB_DATABASE_URL", None)
         if database_url:
             os.environ["SOCIALPUB_DATABASE_URL"] = database_url
+        sandbox_env = {
+            "SOCIALPUB_SANDBOX_DELAY_S": str(delay_s),
+            "SOCIALPUB_SANDBOX_PROCESSING_S": str(processing_s),
+            "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay),
+            "SOCIALPUB_SANDBOX_LIMITS": "false",
+        }
+        ports = {net: free_port() for net in PLATFORMS} if served else {}
+        for key in [k for k in os.environ if k.endswith(("_BASE_URL", "_CLIENT_ID", "_CLIENT_SECRET"))]:
+            if key.startswith("SOCIALPUB_") and key != "SOCIALPUB_BASE_URL":
+                del os.environ[key]
+        os.environ.update(
+            live_env(ports)
+        )  # this process's settings (the OAuth flow) reach the served emulators
+        emulators: dict[str, subprocess.Popen[bytes]] = {}
+        if served:
+            emu_env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_DATA_DIR")}
+            emu_env.update(sandbox_env, PYTHONPATH=str(ROOT), SOCIALPUB_LOG_LEVEL="WARNING")
+            emulators = serve_emulators(Path(tmp), emu_env, ports)
         get_settings.cache_clear()
         settings = bench_settings(data_dir, database_url, sandbox_delay_s=0.0)
-        ws = prepare_workspace(settings, with_video=True)
+        ws = prepare_workspace(settings, with_video=True, sandbox_accounts=not served)
+        if served:
+            connect_live(settings, ws.id)
         far = datetime.now(UTC) + timedelta(hours=1)
         ids = queue_posts(settings, ws, [far] * posts, platforms=list(PLATFORMS))
         n_targets = PostTarget.select().count()
@@ -146,11 +265,13 @@ def run_once(
                 "PYTHONPATH": str(ROOT),
                 "SOCIALPUB_DATA_DIR": str(data_dir),
                 "SOCIALPUB_BASE_URL": settings.base_url,
-                "SOCIALPUB_SANDBOX_DELAY_S": str(delay_s),
-                "SOCIALPUB_SANDBOX_PROCESSING_S": str(processing_s),
-                "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay),
-                "SOCIALPUB_SANDBOX_LIMITS": "false",
+                **sandbox_env,
+                **live_env(ports),
                 "SOCIALPUB_LOG_LEVEL": "INFO",
+                "SOCIALPUB_COUNT_STEPS": "true",
+                # what the engine benchmarks publish as (bench/support/engine.py: audited TikTok, LinkedIn partner)
+                "SOCIALPUB_TIKTOK_AUDITED": os.environ.get("SOCIALPUB_TIKTOK_AUDITED", ""),
+                "SOCIALPUB_SANDBOX_APPS": os.environ.get("SOCIALPUB_SANDBOX_APPS", ""),
             }
         )
         if database_url:
@@ -167,6 +288,7 @@ def run_once(
             Post.update(scheduled_at=due).where(Post.id.in_(ids)).execute()
             Job.update(run_at=due).where(Job.kind == posts_service.PUBLISH_JOB).execute()
         cpu0 = [cpu_seconds(p.pid) for p in procs]
+        emu_cpu0 = {net: cpu_seconds(p.pid) for net, p in emulators.items()}
 
         seen: dict[str, float] = {}
         platform_of: dict[str, str] = {}
@@ -188,14 +310,22 @@ def run_once(
             if any(p.poll() is not None for p in procs):
                 break
         cpu = sum(cpu_seconds(p.pid) - c for p, c in zip(procs, cpu0, strict=True) if p.poll() is None)
+        emu_cpu = {
+            net: cpu_seconds(p.pid) - emu_cpu0[net] for net, p in emulators.items() if p.poll() is None
+        }
         for p in procs:
+            stop_worker(p)
+        for p in emulators.values():
             stop_worker(p)
 
         statuses: dict[str, int] = {}
         for (status,) in PostTarget.select(PostTarget.status).tuples():
             statuses[status] = statuses.get(status, 0) + 1
         # what each network received against the targets that succeeded there: more is a duplicate publication
-        received = {net: len(published_rows(settings, net)) for net in PLATFORMS}
+        received = {
+            net: len(published_rows(bench_settings(Path(tmp) / "emu" / net) if served else settings, net))
+            for net in PLATFORMS
+        }
         succeeded = {
             net: PostTarget.select()
             .where((PostTarget.platform == net) & PostTarget.status.in_(("succeeded", "inbox_delivered")))
@@ -208,6 +338,11 @@ def run_once(
         sample = [line[:400] for line in lines if " ERROR " in line][:5] + [
             line[:400] for line in lines if " WARNING " in line and " sent " not in line
         ][:5]
+        steps: dict[str, int] | None = None
+        for log in logs:  # each worker's own counts, added up
+            mine = steps_logged(log.read_text(errors="replace").splitlines())
+            if mine is not None:
+                steps = {k: (steps or {}).get(k, 0) + v for k, v in mine.items()}
         if not database.is_closed():
             database.close()
 
@@ -231,8 +366,17 @@ def run_once(
         "makespan_s": round(max(lateness), 2) if lateness else None,
         "lateness_s": {k: round(v, 3) for k, v in overall.items()},
         "lateness_by_network_s": {n: {k: round(v, 3) for k, v in s.items()} for n, s in by_network.items()},
+        "emulators": "served apart (socialpub sandbox serve)" if served else "in the worker's process",
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
+        "emulators_cpu_ms_per_target": {
+            net: round(1000 * c / max(1, n_targets), 2) for net, c in emu_cpu.items()
+        },
+        "emulators_cpu_ms_per_target_total": round(1000 * sum(emu_cpu.values()) / max(1, n_targets), 2)
+        if served
+        else None,
+        "steps_per_target": {k: round(v / max(1, n_targets), 2) for k, v in steps.items()} if steps else None,
+        "steps": steps,
         "worker_log": {
             "lines": len(lines),
             "lines_per_target": round(len(lines) / max(1, n_targets), 2),
@@ -279,6 +423,11 @@ def show(run: dict[str, Any]) -> None:
         f"target; {run['statuses']}",
         flush=True,
     )
+    print(
+        f"    emulators {run['emulators']}: their CPU {run['emulators_cpu_ms_per_target_total']} ms a target; "
+        f"worker steps a target {run['steps_per_target']}",
+        flush=True,
+    )
     wl = run["worker_log"]
     print(
         f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
@@ -318,6 +467,12 @@ def main() -> int:
         help="PostgreSQL URL for run 3 (a database is created next to it per run)",
     )
     ap.add_argument("--pg-local", action="store_true", help="run 3 on a throwaway local server")
+    ap.add_argument(
+        "--emulators",
+        choices=("served", "in-process"),
+        default="served",
+        help="served apart by `socialpub sandbox serve` (default, issue 34) or in the worker's process",
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     wanted = {int(x) for x in args.runs.split(",") if x.strip()}
@@ -327,6 +482,7 @@ def main() -> int:
         processing_s=args.processing_s,
         poll_s=args.poll_s,
         timeout_s=args.timeout_s,
+        served=args.emulators == "served",
     )
     print(
         f"burst: {args.posts:,} posts x {len(PLATFORMS)} networks, {args.delay_s:g} s a call, processing "
@@ -409,6 +565,11 @@ def main() -> int:
                 "max_s": median_of(g, ["lateness_s", "max"]),
                 "makespan_s": median_of(g, ["makespan_s"]),
                 "cpu_ms_per_target": median_of(g, ["cpu_ms_per_target"]),
+                "emulators_cpu_ms_per_target": median_of(g, ["emulators_cpu_ms_per_target_total"]),
+                "steps_per_target": {
+                    k: median_of(g, ["steps_per_target", k])
+                    for k in ("statements", "transactions", "network_requests")
+                },
                 "p99_by_network_s": {n: median_of(g, ["lateness_by_network_s", n, "p99"]) for n in PLATFORMS},
                 "all_final": all(r["all_final"] for r in g),
                 "runs": len(g),
@@ -460,6 +621,7 @@ def main() -> int:
             "poll_s": args.poll_s,
             "repeat": args.repeat,
             "sandbox_limits": False,
+            "emulators": args.emulators,
         },
         "machine": machine(),
         "runs": runs,

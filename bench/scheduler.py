@@ -1,7 +1,7 @@
 """Lateness of scheduled posts: from `scheduledAt` to the committed state change (issues 5 and 12).
 
 100,000 scheduled posts are queued (bulk, through the models: bench/support), almost all of them due days to
-weeks ahead; a window of them (`--due`, default 2,000) falls due during the run, spread evenly over
+weeks ahead; a window of them (`--due`, default 6,000: 100 a second) falls due during the run, spread evenly over
 `--window-s` seconds starting a few seconds after the real worker is started in this process
 (`Worker(settings).start_thread()`, default settings: pool size, wake on enqueue, poll at most every second).
 Each post has one facebook target (sandbox, no latency, caps off). Lateness per post, measured to the state
@@ -16,9 +16,10 @@ scheduledAt, at most one poll (the resolution, recorded) late. (Until issue 12 t
 timestamps, taken before the write lock was granted: lock wait and commit were not counted, and `sent` was a
 copy of `publishing`.)
 
-    .venv/bin/python bench/scheduler.py [--posts 100000] [--due 2000] [--window-s 20] [--repeat 3]
+    .venv/bin/python bench/scheduler.py [--posts 100000] [--due 6000] [--window-s 60] [--repeat 3]
 
-Goal: p99 lateness to `publishing` <= 0.5 s on SQLite (the median of the runs). Results:
+Goal (issue 34, restating issue 12's 0.5 s): 100 posts falling due a second for 60 s, p99 lateness to
+`publishing` <= 1 s on SQLite (the median of the runs). Results:
 bench/results/scheduler.json (the commit, every run, the median).
 """
 
@@ -48,7 +49,7 @@ from bench.support.engine import (  # noqa: E402
 )
 
 RESULTS = ROOT / "bench" / "results" / "scheduler.json"
-GOAL_P99_S = 0.5
+GOAL_P99_S = 1.0
 
 
 def commit() -> str:
@@ -184,9 +185,9 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--posts", type=int, default=100_000, help="scheduled posts queued (default 100,000)")
-    ap.add_argument("--due", type=int, default=2000, help="of which fall due during the run (default 2,000)")
+    ap.add_argument("--due", type=int, default=6000, help="of which fall due during the run (default 6,000)")
     ap.add_argument(
-        "--window-s", type=float, default=20.0, help="the due ones are spread over this many seconds"
+        "--window-s", type=float, default=60.0, help="the due ones are spread over this many seconds"
     )
     ap.add_argument(
         "--lead-s", type=float, default=3.0, help="first due time, seconds after the worker starts"

@@ -108,3 +108,12 @@ def test_lateness_is_a_summary_a_minute_not_a_line_per_post(caplog) -> None:  # 
         now[0] = 1200.0
         summary.flush_due()  # nothing counted since: no line
         assert len(caplog.records) == 2
+
+
+def test_httpx_and_httpcore_per_request_lines_are_off_by_default() -> None:
+    import logging
+
+    import backend  # noqa: F401  (installs the rules)
+
+    for name in ("httpx", "httpcore"):
+        assert not logging.getLogger(name).isEnabledFor(logging.INFO), name

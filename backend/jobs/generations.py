@@ -3,16 +3,15 @@ creation, on the lane `generation` (at most a share of the worker's threads prod
 
 from __future__ import annotations
 
-from typing import Any
-
-from backend.jobs.registry import job_handler
+from backend.jobs.registry import JobContext, job_handler
 from backend.services import generations
+from backend.store.models import Job
 
 
-def _dead(job: Any, error: str) -> None:
+def _dead(job: Job, error: str) -> None:
     generations.give_up(job.payload["generation_id"], error)
 
 
 @job_handler(generations.PRODUCE_JOB, on_dead=_dead)
-def generation_produce(job: Any, ctx: Any) -> None:
+def generation_produce(job: Job, ctx: JobContext) -> None:
     generations.produce(job, ctx.settings)

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from backend.jobs.registry import job_handler
+from backend.jobs.registry import JobContext, job_handler
 from backend.services import publishing
+from backend.store.models import Job
 
 
-def _target_dead(job: Any, error: str) -> None:
+def _target_dead(job: Job, error: str) -> None:
     publishing.give_up(job.payload["target_id"], error)
 
 
-def _post_dead(job: Any, error: str) -> None:
+def _post_dead(job: Job, error: str) -> None:
     publishing.give_up_post(job.payload["post_id"], error)
 
 
 @job_handler("post.publish", on_dead=_post_dead)
-def post_publish(job: Any, ctx: Any) -> None:
+def post_publish(job: Job, ctx: JobContext) -> None:
     publishing.start_post(job, ctx.settings)
 
 
 @job_handler("target.publish", on_dead=_target_dead)
-def target_publish(job: Any, ctx: Any) -> None:
+def target_publish(job: Job, ctx: JobContext) -> None:
     publishing.publish_target(job, ctx.settings)
 
 
 @job_handler("target.track", on_dead=_target_dead)
-def target_track(job: Any, ctx: Any) -> None:
+def target_track(job: Job, ctx: JobContext) -> None:
     publishing.track_target(job, ctx.settings)

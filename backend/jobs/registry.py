@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+
+from backend import clock
+from backend.config import Settings
+from backend.store.models import Job
 
 # Add a module here when it defines @job_handler / @periodic functions.
 HANDLER_MODULES: list[str] = [
@@ -19,22 +23,35 @@ HANDLER_MODULES: list[str] = [
 ]
 
 
+@dataclass(frozen=True)
+class JobContext:
+    """What a handler gets beside its job: the settings, the worker running it, the clock. (The lease is the
+    worker's heartbeat's and the fence's business: a handler never renews it.)"""
+
+    settings: Settings
+    worker_id: str
+
+    def now(self) -> datetime:
+        return clock.now()
+
+
+Handler = Callable[[Job, JobContext], None]  # a job kind's handler: fn(job, ctx)
+OnDead = Callable[[Job, str], None]  # what a buried job of a kind leaves final: fn(job, error)
+
+
 @dataclass
 class Periodic:
     kind: str
     every_s: float
-    fn: Callable[[Any], None]
+    fn: Callable[[JobContext], None]
 
 
-HANDLERS: dict[str, Callable[[Any, Any], None]] = {}
-ON_DEAD: dict[str, Callable[[Any, str], None]] = {}
+HANDLERS: dict[str, Handler] = {}
+ON_DEAD: dict[str, OnDead] = {}
 PERIODIC: dict[str, Periodic] = {}
 
 
-def job_handler(
-    kind: str,
-    on_dead: Callable[[Any, str], None] | None = None,
-) -> Callable[[Callable[[Any, Any], None]], Callable[[Any, Any], None]]:
+def job_handler(kind: str, on_dead: OnDead | None = None) -> Callable[[Handler], Handler]:
     """Register `fn(job, ctx)` for jobs of `kind`. Raise RetryLater or PermanentJobError to steer it.
 
     A handler that returns normally has succeeded: the worker marks its job done, unless the handler did so
@@ -44,7 +61,7 @@ def job_handler(
     (a post target, a generation) reaches a final state instead of staying stuck.
     """
 
-    def deco(fn: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
+    def deco(fn: Handler) -> Handler:
         HANDLERS[kind] = fn
         if on_dead is not None:
             ON_DEAD[kind] = on_dead
@@ -53,10 +70,12 @@ def job_handler(
     return deco
 
 
-def periodic(kind: str, every_s: float) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+def periodic(
+    kind: str, every_s: float
+) -> Callable[[Callable[[JobContext], None]], Callable[[JobContext], None]]:
     """Register `fn(ctx)` to run every `every_s` seconds in the worker (one row per kind, shared by all workers)."""
 
-    def deco(fn: Callable[[Any], None]) -> Callable[[Any], None]:
+    def deco(fn: Callable[[JobContext], None]) -> Callable[[JobContext], None]:
         PERIODIC[kind] = Periodic(kind, every_s, fn)
         return fn
 

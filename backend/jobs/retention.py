@@ -6,9 +6,8 @@ The rule itself (deadline from upload date and references) lives in backend.serv
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from backend.jobs.registry import periodic
+from backend.jobs.registry import JobContext, periodic
 from backend.media import fetch
 from backend.media.storage import get_storage
 from backend.services import media as media_service
@@ -19,7 +18,7 @@ TEMP_MAX_AGE_S = 3600.0
 
 
 @periodic("media.retention", every_s=3600)
-def enforce_retention(ctx: Any) -> None:
+def enforce_retention(ctx: JobContext) -> None:
     settings = ctx.settings
     now = ctx.now()
     report = media_service.enforce_retention(settings, now)

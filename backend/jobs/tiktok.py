@@ -3,30 +3,29 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
-from backend.jobs.registry import job_handler, periodic
+from backend.jobs.registry import JobContext, job_handler, periodic
 from backend.schemas.tiktok import TikTokStatus
 from backend.services import tiktok
 from backend.store.db import tx
-from backend.store.models import TikTokPublish
+from backend.store.models import Job, TikTokPublish
 
 
-def _dead(job: Any, error: str) -> None:
+def _dead(job: Job, error: str) -> None:
     tiktok.give_up(job.payload["id"], error)
 
 
 @job_handler(tiktok.TRACK_JOB, on_dead=_dead)
-def tiktok_track(job: Any, ctx: Any) -> None:
+def tiktok_track(job: Job, ctx: JobContext) -> None:
     tiktok.track(job.payload["id"], ctx.settings)
 
 
-def _upload_dead(job: Any, error: str) -> None:
+def _upload_dead(job: Job, error: str) -> None:
     tiktok.give_up_upload(job.payload["id"], error)
 
 
 @job_handler(tiktok.UPLOAD_JOB, on_dead=_upload_dead)
-def tiktok_upload(job: Any, ctx: Any) -> None:
+def tiktok_upload(job: Job, ctx: JobContext) -> None:
     tiktok.upload(job.payload["id"], ctx.settings)
 
 
@@ -34,7 +33,7 @@ INITIATING_GRACE = timedelta(minutes=10)
 
 
 @periodic("tiktok.settle_interrupted", every_s=300)
-def settle_interrupted(ctx: Any) -> None:
+def settle_interrupted(ctx: JobContext) -> None:
     """A record left INITIATING (the process died between TikTok's answer and our commit) never got a
     publishId, so nothing tracks it: settle it FAILED after a grace period instead of leaving it open."""
     now = ctx.now()

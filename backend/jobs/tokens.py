@@ -3,24 +3,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from backend.jobs.registry import job_handler, periodic
+from backend.jobs.registry import JobContext, job_handler, periodic
 from backend.queue.backoff import PermanentJobError, RetryLater
 from backend.services import tokens
+from backend.store.models import Job
 
 
 @periodic("tokens.sweep", every_s=tokens.SWEEP_EVERY_S)
-def sweep(ctx: Any) -> None:
+def sweep(ctx: JobContext) -> None:
     tokens.sweep(ctx.settings, ctx.now())
 
 
-def _dead(job: Any, error: str) -> None:
+def _dead(job: Job, error: str) -> None:
     tokens.refresh_died(job.payload["account_id"], error)
 
 
 @job_handler(tokens.REFRESH_JOB, on_dead=_dead)
-def refresh(job: Any, ctx: Any) -> None:
+def refresh(job: Job, ctx: JobContext) -> None:
     """Refresh one account's token. A transient failure is retried with backoff (the account untouched); another
     refresh in flight: try again when it is over; a dead grant has turned the account needs_reauth. A job that
     dies says so at WARNING with its account (the sweep asks again later while the account is due)."""

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import logging
 import math
 import os
@@ -60,18 +61,17 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from backend import clock, queue
 from backend.config import Settings
-from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, load_handlers
+from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, JobContext, load_handlers
 from backend.logs import LATENESS
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.schemas.statuses import JobStatus
-from backend.store.db import database, init_database, is_sqlite, pg_connection_room, store_busy, tx
+from backend.store.db import STEPS, database, init_database, is_sqlite, pg_connection_room, store_busy, tx
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -83,18 +83,6 @@ STORE_BUSY_RETRY_S = (
 )
 WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
 WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
-
-
-@dataclass(frozen=True)
-class JobContext:
-    """What a handler gets beside its job: the settings, the worker running it, the clock. (The lease is the
-    worker's heartbeat's and the fence's business: a handler never renews it.)"""
-
-    settings: Settings
-    worker_id: str
-
-    def now(self) -> datetime:
-        return clock.now()
 
 
 SERIAL_LANE = "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes above)
@@ -209,6 +197,7 @@ class Worker:
             self.lane_cap,
             self.lease_s,
         )
+        self._log_steps("started")
         with self._heartbeat():
             with self._cv:
                 self._start_pool_thread(busy=False)
@@ -223,6 +212,12 @@ class Worker:
         if not database.is_closed():
             database.close()
         log.info("worker %s stopped", self.id)
+        self._log_steps("stopped")
+
+    def _log_steps(self, when: str) -> None:
+        """The process's counts so far (SOCIALPUB_COUNT_STEPS), one line that bench/burst.py reads."""
+        if STEPS.enabled:
+            log.info("worker %s %s; steps so far: %s", self.id, when, json.dumps(STEPS.snapshot()))
 
     def _start_pool_thread(self, *, busy: bool) -> None:
         """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""

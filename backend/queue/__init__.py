@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,6 +30,25 @@ def _wake() -> None:
     WAKE.set()
 
 
+@dataclass(frozen=True)
+class JobSpec:
+    """A job to enqueue: the one shape of it (enqueue's keyword arguments build one; enqueue_many takes them; the
+    publishing decisions' follow-up jobs are these).
+
+    run_at: None is now. attempts: tries already made elsewhere; last_error: why the job exists; lane: the network
+    the job calls (the worker bounds how many threads one lane may hold), None otherwise."""
+
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    run_at: datetime | None = None
+    workspace_id: str | None = None
+    dedupe_key: str | None = None
+    max_attempts: int = 5
+    attempts: int = 0
+    last_error: str | None = None
+    lane: str | None = None
+
+
 def enqueue(
     kind: str,
     payload: dict[str, Any] | None = None,
@@ -42,48 +62,36 @@ def enqueue(
     if_absent: bool = False,
     lane: str | None = None,
 ) -> Job:
-    """Insert a job row. Call it inside the transaction of the state change that needs it.
+    """Insert a job row (JobSpec's fields). Call it inside the transaction of the state change that needs it.
 
-    attempts: tries already made elsewhere; last_error: why the job exists; if_absent: a job with the same
-    dedupe key already there is kept, nothing is inserted (the row as given is returned either way);
-    lane: the network the job calls (the worker bounds how many threads one lane may hold), None otherwise."""
-    return enqueue_many(
-        [
-            dict(
-                kind=kind,
-                payload=payload,
-                run_at=run_at,
-                workspace_id=workspace_id,
-                dedupe_key=dedupe_key,
-                max_attempts=max_attempts,
-                attempts=attempts,
-                last_error=last_error,
-                lane=lane,
-            )
-        ],
-        if_absent=if_absent,
-    )[0]
+    if_absent: a job with the same dedupe key already there is kept, nothing is inserted (the row as given is
+    returned either way)."""
+    spec = JobSpec(
+        kind,
+        payload or {},
+        run_at=run_at,
+        workspace_id=workspace_id,
+        dedupe_key=dedupe_key,
+        max_attempts=max_attempts,
+        attempts=attempts,
+        last_error=last_error,
+        lane=lane,
+    )
+    return enqueue_many([spec], if_absent=if_absent)[0]
 
 
-def enqueue_many(jobs: Sequence[dict[str, Any]], *, if_absent: bool = False) -> list[Job]:
-    """Insert job rows in one statement; each dict holds `enqueue`'s keyword arguments (kind required)."""
+def enqueue_many(jobs: Sequence[JobSpec], *, if_absent: bool = False) -> list[Job]:
+    """Insert job rows in one statement (inside the caller's transaction); if_absent as `enqueue`'s."""
     now = clock.now()
     rows = [
-        dict(
-            id=new_id("job"),
-            kind=j["kind"],
-            payload=j.get("payload") or {},
-            status=JobStatus.QUEUED,
-            run_at=j.get("run_at") or now,
-            attempts=j.get("attempts", 0),
-            max_attempts=j.get("max_attempts", 5),
-            dedupe_key=j.get("dedupe_key"),
-            workspace_id=j.get("workspace_id"),
-            last_error=j.get("last_error"),
-            lane=j.get("lane"),
-            created_at=now,
-            updated_at=now,
-        )  # lease_until, locked_by: NULL until claimed
+        {
+            **asdict(j),
+            "id": new_id("job"),
+            "status": JobStatus.QUEUED,
+            "run_at": j.run_at or now,
+            "created_at": now,
+            "updated_at": now,
+        }  # lease_until, locked_by: NULL until claimed
         for j in jobs
     ]
     if not rows:
@@ -334,33 +342,6 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     if lease is not None and lease.lease_until is not None:
         times.append(lease.lease_until)
     return sorted(max(0.0, (t - now).total_seconds()) for t in times)[:limit]
-
-
-def next_change_in(now: datetime | None = None) -> float | None:
-    """Seconds until the next job that is not claimable yet becomes claimable (a queued job falls due, a running
-    job's lease expires); None when there is none. Jobs claimable already are left out: the worker has tried them
-    (or runs its lanes at their cap), so this is when to look again."""
-    now = now or clock.now()
-    row = (
-        Job.select(Job.run_at)
-        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
-        .order_by(Job.run_at)
-        .limit(1)
-        .first()
-    )
-    lease = (
-        Job.select(Job.lease_until)
-        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
-        .order_by(Job.lease_until)
-        .limit(1)
-        .first()
-    )
-    candidates = [
-        r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
-    ]
-    if not candidates:
-        return None
-    return max(0.0, (min(candidates) - now).total_seconds())
 
 
 def stats() -> dict[str, int]:

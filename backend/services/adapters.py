@@ -25,6 +25,7 @@ from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
 from backend.networks.sandbox.developer_app import parse_apps
+from backend.store.db import STEPS
 from backend.store.models import Account
 
 
@@ -201,7 +202,7 @@ def make_adapter(
     if transport is None and sb is not None:
         transport = sb.transport(platform)
     ctx = AdapterContext(
-        client=http_client(transport, settings.network_timeout_s),
+        client=_client(transport, settings),
         hosts=hosts,
         settings=own,
         media_loader=media_loader or default_loader(settings),
@@ -222,7 +223,15 @@ def network_client(settings: Settings, platform: str, kind: str = "live") -> htt
     (their timeout, no redirects, no proxies from the environment); a sandbox account's calls go to its emulator
     in process. Tests replace this function to reach the in-process emulators without traffic."""
     transport = sandbox(settings).transport(platform) if kind == "sandbox" else None
-    return http_client(transport, settings.network_timeout_s)
+    return _client(transport, settings)
+
+
+def _client(transport: httpx.BaseTransport | None, settings: Settings) -> httpx.Client:
+    """The adapters' and the OAuth side's HTTP client; its requests counted when SOCIALPUB_COUNT_STEPS is on."""
+    client = http_client(transport, settings.network_timeout_s)
+    if settings.count_steps:
+        client.event_hooks = {"request": [STEPS.network_request], "response": []}
+    return client
 
 
 def adapter_for(account: Account, settings: Settings) -> NetworkAdapter:

@@ -71,9 +71,9 @@ def deliver(event: Event, endpoint_ids: list[str]) -> list[str]:
     WebhookDelivery.insert_many(rows).execute()
     queue.enqueue_many(
         [
-            dict(
-                kind=DELIVER_JOB,
-                payload={"delivery_id": r["id"]},
+            queue.JobSpec(
+                DELIVER_JOB,
+                {"delivery_id": r["id"]},
                 workspace_id=event.workspace_id,
                 dedupe_key=f"whd:{r['id']}",
                 max_attempts=100,

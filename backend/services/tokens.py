@@ -145,9 +145,9 @@ def sweep(settings: Settings, now: datetime | None = None) -> int:
         )
     )
     jobs = [
-        dict(
-            kind=REFRESH_JOB,
-            payload={"account_id": a.id},
+        queue.JobSpec(
+            REFRESH_JOB,
+            {"account_id": a.id},
             workspace_id=a.workspace_id,
             dedupe_key=refresh_key(a.id, a.token_expires_at),
             lane=a.platform,
@@ -160,7 +160,8 @@ def sweep(settings: Settings, now: datetime | None = None) -> int:
         with tx():
             queue.enqueue_many(jobs, if_absent=True)
             revived = queue.revive(
-                [j["dedupe_key"] for j in jobs], dead_before=now - timedelta(seconds=DEAD_REFRESH_RETRY_S)
+                [j.dedupe_key for j in jobs if j.dedupe_key],
+                dead_before=now - timedelta(seconds=DEAD_REFRESH_RETRY_S),
             )
         if revived:
             log.info("%d dead token refresh job(s) queued again: their accounts are still due", revived)

@@ -140,7 +140,61 @@ class _WriterGate:
             self._lock.release()
 
 
-class LocalSqliteDatabase(SqliteDatabase):
+class StepCounts:
+    """What this process asked of the store and the networks, when SOCIALPUB_COUNT_STEPS is on (init_database):
+    statements (every statement runs through the database's `execute_sql`: query objects, statements.py's SQL
+    text, migrations), transactions (each `begin`: a nested `atomic` is a savepoint, not counted) and network
+    requests (the adapters' and the OAuth side's HTTP clients, backend/services/adapters.py). Off by default: then
+    a count is one attribute read."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self._lock = threading.Lock()
+        self.statements = 0
+        self.transactions = 0
+        self.network_requests = 0
+
+    def statement(self) -> None:
+        if self.enabled:
+            with self._lock:
+                self.statements += 1
+
+    def transaction(self) -> None:
+        if self.enabled:
+            with self._lock:
+                self.transactions += 1
+
+    def network_request(self, _request: object = None) -> None:
+        """Also an httpx `request` event hook."""
+        if self.enabled:
+            with self._lock:
+                self.network_requests += 1
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "statements": self.statements,
+                "transactions": self.transactions,
+                "network_requests": self.network_requests,
+            }
+
+
+STEPS = StepCounts()
+
+
+class _CountedSteps:
+    """The store's execution path counts its statements and transactions in STEPS (first in the MRO)."""
+
+    def execute_sql(self, sql: str, params: Any = None) -> Any:
+        STEPS.statement()
+        return super().execute_sql(sql, params)  # type: ignore[misc]
+
+    def begin(self, *args: Any, **kwargs: Any) -> Any:
+        STEPS.transaction()
+        return super().begin(*args, **kwargs)  # type: ignore[misc]
+
+
+class LocalSqliteDatabase(_CountedSteps, SqliteDatabase):
     """SQLite with an in-process writer lock.
 
     SQLite admits one writer at a time. When threads of one process contend (the worker's job threads, the
@@ -201,7 +255,7 @@ class LocalSqliteDatabase(SqliteDatabase):
             self.writer_gate.give()
 
 
-class ReconnectingPostgresqlDatabase(ReconnectMixin, PostgresqlDatabase):
+class ReconnectingPostgresqlDatabase(_CountedSteps, ReconnectMixin, PostgresqlDatabase):
     """PostgreSQL whose thread-local connection is opened anew when the server has closed it: the session idle in
     a transaction past its timeout (a frozen worker, see make_database), a server restart or a failover. Only a
     statement outside a transaction, or the BEGIN of a new one, is retried on a new connection (peewee's
@@ -341,6 +395,7 @@ def init_database(settings: Settings, *, run_migrations: bool = True) -> Databas
     needed) and bring the schema up to date."""
     global _bound, _settings
     secretbox.configure(settings)
+    STEPS.enabled = settings.count_steps
     _settings = settings
     current = database.obj
     if current is not None and _bound == (current, _key(settings)):

@@ -83,8 +83,9 @@ class Workspace:
     media_url: str | None
 
 
-def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
-    """Store initialised, a workspace on a paid plan, the five default sandbox accounts, a video on our host."""
+def prepare_workspace(settings: Any, *, with_video: bool, sandbox_accounts: bool = True) -> Workspace:
+    """Store initialised, a workspace on a paid plan, the five default sandbox accounts (unless
+    `sandbox_accounts` is false: the caller connects live accounts), a video on our host."""
     from backend.services import accounts, bootstrap, security, workspace
     from backend.services import media as media_service
     from backend.store.db import init_database
@@ -93,7 +94,8 @@ def prepare_workspace(settings: Any, *, with_video: bool) -> Workspace:
     security.ensure_secret(settings)
     created = bootstrap.create_workspace(settings, "Bench", "bench@bench.local", "bench password 123")
     workspace.set_plan(created.workspace_id, "GROWTH", "active", None)
-    accounts.connect_sandbox_defaults(settings, created.workspace_id)
+    if sandbox_accounts:
+        accounts.connect_sandbox_defaults(settings, created.workspace_id)
     url = None
     if with_video:
         row = media_service.ingest_bytes(settings, created.workspace_id, tiny_video())

@@ -215,18 +215,20 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(
 
     seen: list[str] = []
     inside: list[bool] = []
-    for name, what in (("lock_post", "post"), ("lock_target", "target")):
-        real = getattr(apply_module, name)
-        monkeypatch.setattr(
-            apply_module,
-            name,
-            lambda i, *c, real=real, what=what: (seen.append(what) if inside else None, real(i, *c))[1],
-        )
+    real = apply_module.lock_target
+    monkeypatch.setattr(
+        apply_module,
+        "lock_target",
+        lambda p, t, *c: (seen.append("post+target") if inside else None, real(p, t, *c))[1],
+    )
     real_execute = database.obj.execute_sql
+    lock_reads: list[str] = []
 
     def execute_sql(sql, params=None):  # type: ignore[no-untyped-def]
         if inside and sql.lstrip().upper().startswith("UPDATE"):
             seen.append("write")
+        if inside and 'JOIN "post_target"' in sql:
+            lock_reads.append(sql)
         return real_execute(sql, params)
 
     monkeypatch.setattr(database.obj, "execute_sql", execute_sql)
@@ -242,7 +244,9 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(
     monkeypatch.setattr(engine, "apply", close)  # the waiting target's decision (decide.unreached) applied
     with pytest.raises(RetryLater):
         publishing.publish_target(job, fast)
-    assert seen[:2] == ["post", "target"] and "write" in seen, seen
+    assert seen[:1] == ["post+target"] and "write" in seen, seen
+    # one statement locks both rows, the post's first (PostgreSQL locks a FOR UPDATE join's rows in FROM order)
+    assert lock_reads and ' FROM "post" AS "t1" INNER JOIN "post_target" AS "t2"' in lock_reads[0], lock_reads
     t = PostTarget.get_by_id(target.id)
     assert t.status == "pending" and t.next_attempt_at is not None
     assert (
@@ -328,13 +332,13 @@ def test_an_attempt_starts_when_it_holds_the_target_lock(client, owner, sandbox,
 
     monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
     with time_machine.travel(clock.now(), tick=False) as traveller:
-        real_lock = engine.lock_post
+        real_lock = engine.lock_target
 
-        def slow_lock(post_id):  # type: ignore[no-untyped-def]
+        def slow_lock(post_id, target_id, *columns):  # type: ignore[no-untyped-def]
             traveller.shift(timedelta(seconds=5))  # waiting for another writer's lock
-            return real_lock(post_id)
+            return real_lock(post_id, target_id, *columns)
 
-        monkeypatch.setattr(engine, "lock_post", slow_lock)
+        monkeypatch.setattr(engine, "lock_target", slow_lock)
         locked_at = clock.now() + timedelta(seconds=5)
         publishing.publish_target(job, fast)
     (attempt,) = PublishAttempt.select().where(PublishAttempt.target == target.id)

@@ -273,6 +273,43 @@ def test_one_event_per_target_outcome(client, owner, sandbox):
     assert evs["publish.completed"]["postId"] == post["id"]
 
 
+def test_a_burst_logs_at_most_one_info_line_per_target_and_a_lateness_summary(  # type: ignore[no-untyped-def]
+    client, owner, sandbox, fast, video_url, caplog
+):
+    """Issue 34's logs goal: 5 posts x 5 networks (a video: every network's full path, tracking included) all
+    late: at most one INFO line per target outcome (none where it succeeds), no per-request line from httpx or
+    httpcore, and lateness as a summary, not a WARNING per post."""
+    import logging
+
+    from backend.logs import LATENESS
+
+    at = clock.now() + timedelta(minutes=5)
+    networks = ["facebook", "instagram", "linkedin", "tiktok", "youtube"]
+    ids = [
+        create(client, owner, targets=networks, mediaUrls=[video_url], scheduledAt=clock.iso(at))["id"]
+        for _ in range(5)  # TikTok: about 6 publications a minute per account
+    ]
+    LATENESS.flush_due()  # what an earlier test left counted is reported before this one's burst
+    caplog.clear()
+    with caplog.at_level(logging.INFO), time_machine.travel(at + timedelta(seconds=30), tick=True):
+        Worker(fast, concurrency=8).run_until_idle(max_seconds=60, settle_s=5)
+    rows = list(PostTarget.select().where(PostTarget.post.in_(ids)))
+    assert len(rows) == 25 and {t.status for t in rows} == {"succeeded"}, [
+        (t.platform, t.status, t.fail_reason, t.next_attempt_at) for t in rows if t.status != "succeeded"
+    ]
+    records = [r for r in caplog.records if r.levelno >= logging.INFO]
+    assert not [r for r in caplog.records if r.name.split(".")[0] in ("httpx", "httpcore")]
+    info = [r for r in records if r.levelno == logging.INFO and r.name.startswith("socialpub")]
+    assert len(info) <= len(rows), [r.getMessage() for r in info][:10]
+    late = [
+        r
+        for r in records
+        if "after its scheduled time" in r.getMessage() or "scheduled time since" in r.getMessage()
+    ]
+    assert len(late) <= 1, [r.getMessage() for r in late]  # the first late post at once; the rest in a minute
+    assert len([r for r in records if r.levelno >= logging.WARNING]) <= 1, [r.getMessage() for r in records]
+
+
 # ---- time ---------------------------------------------------------------------------------------------
 def test_scheduled_post_waits_then_goes_within_a_second(client, owner, sandbox, fast):
     at = clock.now() + timedelta(minutes=10)

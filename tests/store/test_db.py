@@ -227,3 +227,37 @@ def test_postgresql_reconnects_a_connection_the_server_closed(settings, db_kind)
         database.execute_sql("SELECT 1")
     with tx():
         assert database.execute_sql("SELECT pg_backend_pid()").fetchone()[0] != pid
+
+
+def test_count_steps_counts_statements_transactions_and_network_requests(settings, monkeypatch):  # type: ignore[no-untyped-def]
+    """SOCIALPUB_COUNT_STEPS (what bench/burst.py turns on in its worker): every statement of the store's one
+    execution path (query objects and SQL text alike), every transaction (a nested atomic is a savepoint, not
+    one more) and every request of the adapters' HTTP clients; off, nothing is counted."""
+    from backend.services import adapters
+    from backend.store.db import STEPS, init_database
+    from backend.store.models import Job
+
+    def calls() -> None:
+        with tx():
+            Job.select().count()
+            with tx():  # nested: a savepoint, not a transaction
+                database.execute_sql("SELECT 1")
+        Job.select().count()  # outside a transaction
+        with adapters.network_client(settings, "facebook", "sandbox") as client:  # the emulator, in process
+            client.get("https://graph.facebook.com/v26.0/me")  # refused (no token): a request all the same
+
+    monkeypatch.setattr(STEPS, "enabled", False)
+    before = STEPS.snapshot()
+    calls()
+    assert STEPS.snapshot() == before  # off: nothing counted
+
+    monkeypatch.setattr(settings, "count_steps", True)
+    init_database(settings)  # turns it on for this process
+    assert STEPS.enabled
+    before = STEPS.snapshot()
+    calls()
+    after = STEPS.snapshot()
+    assert after["transactions"] - before["transactions"] == 1
+    assert after["network_requests"] - before["network_requests"] == 1
+    # 2 counts + SELECT 1; a savepoint's SAVEPOINT / RELEASE are statements too
+    assert 3 <= after["statements"] - before["statements"] <= 6, (before, after)

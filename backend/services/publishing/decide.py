@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from backend.networks import registry
+from backend.queue import JobSpec
 from backend.queue.backoff import RetryStrategy
 from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 
@@ -72,18 +73,6 @@ class Policy:
 class EventSpec:
     type: str
     data: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """A follow-up job (enqueued if no job with its dedupe key exists)."""
-
-    kind: str
-    payload: dict[str, Any]
-    run_at: datetime
-    dedupe_key: str
-    lane: str | None
-    max_attempts: int
 
 
 @dataclass(frozen=True)
@@ -473,10 +462,11 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
     track = JobSpec(
         "target.track",
         {"target_id": state.id},
-        now + timedelta(seconds=policy.track_poll_s),
-        f"track:{state.id}",
-        state.platform,
-        policy.max_attempts,
+        run_at=now + timedelta(seconds=policy.track_poll_s),
+        workspace_id=state.workspace_id,
+        dedupe_key=f"track:{state.id}",
+        lane=state.platform,
+        max_attempts=policy.max_attempts,
     )
     return Decision(state.id, state.post_id, values, jobs=(track,), attempt_outcome=f"accepted: {word}")
 

@@ -76,7 +76,7 @@ def _ids(target: PostTarget) -> str:
 
 
 # ---- post.publish ---------------------------------------------------------------------------------------
-def start_post(job: Any, settings: Settings) -> None:
+def start_post(job: Job, settings: Settings) -> None:
     """Due time reached (or an immediate post): in ONE transaction, the post turns `processing` (lateness
     recorded; past SOCIALPUB_MAX_LATENESS_S its pending targets fail instead), its media are released to the
     retention rule, and every open target gets its own job: `target.publish` (or `target.track` when the
@@ -158,11 +158,11 @@ def start_post(job: Any, settings: Settings) -> None:
 
 def _job(
     target: PostTarget, post: Post, kind: str, key: str, run_at: datetime, settings: Settings
-) -> dict[str, Any]:
-    """A target's job, as queue.enqueue_many takes it (on the lane of the target's network)."""
-    return dict(
-        kind=kind,
-        payload={"target_id": target.id},
+) -> queue.JobSpec:
+    """A target's job (on the lane of the target's network)."""
+    return queue.JobSpec(
+        kind,
+        {"target_id": target.id},
         run_at=run_at,
         workspace_id=post.workspace_id,
         dedupe_key=key,
@@ -247,7 +247,7 @@ def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
     return target, target.post, target.account if target.account_id else None
 
 
-def publish_target(job: Any, settings: Settings) -> None:
+def publish_target(job: Job, settings: Settings) -> None:
     """One target, one attempt:
 
     1. In its own transaction, before any network call: the target, read again under the post and target
@@ -334,7 +334,7 @@ def publish_target(job: Any, settings: Settings) -> None:
 
 
 def _attempt(
-    job: Any,
+    job: Job,
     settings: Settings,
     adapter: NetworkAdapter,
     pub: Publication,
@@ -396,7 +396,7 @@ def _attempt(
 
 
 def _wait_unless_conclusive(
-    job: Any,
+    job: Job,
     settings: Settings,
     account: Account,
     target: PostTarget,
@@ -433,7 +433,7 @@ def _wait_unless_conclusive(
 
 
 def _decide_and_apply(
-    job: Any,
+    job: Job,
     settings: Settings,
     account: Account,
     target: PostTarget,
@@ -485,10 +485,15 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
         fence.check()  # the attempt is recorded only by the run that holds the job (then its call is fenced too)
-        locked_post = lock_post(post.id)
-        target = lock_target(target_id) if locked_post is not None else None
+        both = lock_target(post.id, target_id)
+        locked_post, target = both if both is not None else (None, None)
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
-        if target is None or target.status in TARGET_FINAL or bool(target.tracking_ref) != tracking:
+        if (
+            locked_post is None
+            or target is None
+            or target.status in TARGET_FINAL
+            or bool(target.tracking_ref) != tracking
+        ):
             return None
         if target.next_attempt_at is not None and target.next_attempt_at > now + timedelta(seconds=0.05):
             raise RetryLater(
@@ -607,7 +612,7 @@ def _publish(
         )
 
 
-def _token_ready(account: Account, settings: Settings, target: PostTarget, post: Post, job: Any) -> bool:
+def _token_ready(account: Account, settings: Settings, target: PostTarget, post: Post, job: Job) -> bool:
     """Before a call with a live account's token: a token expired or within SOCIALPUB_TOKEN_REFRESH_MARGIN_S of
     its expiry is refreshed first, through the one refresh path (services/tokens.refresh_account), and the new
     token is put on `account`. False when the grant turned out dead: the account is needs_reauth and this
@@ -655,7 +660,7 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
 
 
 # ---- target.track ---------------------------------------------------------------------------------------
-def track_target(job: Any, settings: Settings) -> None:
+def track_target(job: Job, settings: Settings) -> None:
     """Follow a network's asynchronous processing of an accepted target (TikTok, Instagram containers, YouTube,
     LinkedIn assets) until it confirms or fails, or fail it `retriable` past the platform's deadline. Each
     check is one `decide.outcome(..., tracking=True)` applied; while the network is still processing, the job
