@@ -32,7 +32,7 @@ from backend.networks import registry
 from backend.networks.base import MediaRef, NetworkError
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
-from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS
+from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS, PostQuery
 from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import cursors, networks, plans
 from backend.services.adapters import adapter_for
@@ -44,7 +44,6 @@ log = logging.getLogger("socialpub.posts")
 
 PUBLISH_JOB = "post.publish"
 EDITABLE = (PostStatus.SCHEDULED,)
-MAX_LIST_LIMIT = 100
 
 
 def job_key(post_id: str) -> str:
@@ -817,7 +816,6 @@ def _values(row: Post | PostTarget, fields: Sequence[Field]) -> dict[str, Any]:
 # are written into the SQL as literals so that the query planner can match the partial indexes' conditions.
 _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
-MAX_QUERY = 200
 
 
 def _due_of(post: Post) -> datetime:
@@ -841,35 +839,15 @@ def _text_matches(q: str) -> Any:
     return NodeList((Post.content_folded, SQL("LIKE"), pattern, SQL("ESCAPE '!'")))
 
 
-def list_posts(
-    workspace_id: str,
-    *,
-    limit: int = 20,
-    cursor: str | None = None,
-    statuses: Sequence[str] | None = None,
-    platform: str | None = None,
-    account_id: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    time_field: str = "createdAt",
-    idempotency_key: str | None = None,
-    q: str | None = None,
-    order: str = "newest",
-    labels: Sequence[str] | None = None,
-) -> dict[str, Any]:
+def list_posts(workspace_id: str, query: PostQuery) -> dict[str, Any]:
     """`order=newest` (default): newest first (ids are time-sortable: id order is creation order).
     `order=upcoming`: scheduled posts soonest first, then the others most recent first (see _DUE).
-    Cursor pagination; `q`: a case-insensitive substring of the text; `labels`: `KEY=VALUE` each, all must
+    Cursor pagination; `q`: a case-insensitive substring of the text; `label`: `KEY=VALUE` each, all must
     match."""
-    limit = max(1, min(limit, MAX_LIST_LIMIT))
-    if q is not None and ("\x00" in q or len(q) > MAX_QUERY):
-        raise ApiError(
-            400,
-            "validation_error",
-            f"q is at most {MAX_QUERY} characters, without NUL",
-            [{"field": "q", "error": "invalid", "message": f"at most {MAX_QUERY} characters, no NUL"}],
-        )
-    upcoming = order == "upcoming"
+    limit, cursor, q, time_field = query.limit, query.cursor, query.q, query.time_field
+    statuses, labels, idempotency_key = query.status, query.label, query.idempotency_key
+    platform, account_id, since, until = query.platform, query.account_id, query.since, query.until
+    upcoming = query.order == "upcoming"
     position = _decode_cursor(cursor) if cursor is not None else None
     q_ = Post.select().where(Post.workspace == workspace_id)
     if position is not None and not upcoming:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     )
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
-    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostQuery
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
         TikTokPhotoCreate,
@@ -264,14 +264,14 @@ class AsyncClient(ClientBase):
     async def get_post(self, post_id: str) -> PostOut:
         return await self.run(calls.get_post(post_id))
 
-    async def list_posts(self, **filters: Any) -> PostList:
-        return await self.run(calls.list_posts(**filters))
+    async def list_posts(self, query: PostQuery | None = None, /, **filters: Any) -> PostList:
+        return await self.run(calls.list_posts(query, **filters))
 
-    async def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> AsyncIterator[PostOut]:
-        filters.setdefault("limit", 100)
-        async for item in aiterate(
-            lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items
-        ):
+    async def iter_posts(
+        self, query: PostQuery | None = None, /, *, max_items: int | None = None, **filters: Any
+    ) -> AsyncIterator[PostOut]:
+        paged = calls.paging_query(query, filters, 100)
+        async for item in aiterate(lambda cursor: self.list_posts(paged, cursor=cursor), max_items):
             yield item
 
     async def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:

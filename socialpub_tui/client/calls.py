@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyList
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
     from backend.schemas.networks import NetworkList
-    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostQuery
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
         TikTokPhotoCreate,
@@ -324,41 +324,30 @@ def get_post(post_id: str) -> Call[PostOut]:
     return Call("GET", f"/v1/posts/{_id(post_id)}", PostOut)
 
 
-def list_posts(
-    *,
-    cursor: str | None = None,
-    limit: int | None = None,
-    status: list[str] | None = None,
-    platform: str | None = None,
-    account_id: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    time_field: str | None = None,
-    idempotency_key: str | None = None,
-    q: str | None = None,
-    order: str | None = None,
-    label: list[str] | None = None,
-) -> Call[PostList]:
-    """A page of posts. `q`: text contains (ignoring case); `order`: `newest` (the server's default) or
-    `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
+def post_query(query: PostQuery | None = None, /, **filters: Any) -> PostQuery:
+    """`query` with `filters` (PostQuery's field names; None: not given) over it, validated."""
+    from backend.schemas.posts import PostQuery
+
+    data = query.model_dump(exclude_unset=True) if query is not None else {}
+    return PostQuery.model_validate(data | clean(filters))
+
+
+def paging_query(query: PostQuery | None, filters: dict[str, Any], page_size: int) -> PostQuery:
+    """The query of a walk over every page: `page_size` a page unless the query or the filters set `limit`."""
+    merged = post_query(query, **filters)
+    return merged if "limit" in merged.model_fields_set else post_query(merged, limit=page_size)
+
+
+def list_posts(query: PostQuery | None = None, /, **filters: Any) -> Call[PostList]:
+    """A page of posts: a PostQuery, or its fields as keyword arguments (`cursor`, `limit`, `status`,
+    `platform`, `account_id`, `since`, `until`, `time_field`, `idempotency_key`, `q`, `order`, `label`) — over
+    the query when both are given. `q`: text contains (ignoring case); `order`: `newest` (the server's default)
+    or `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
     scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
-    must match."""
+    must match. Only the parameters set are sent."""
     from backend.schemas.posts import PostList
 
-    params = {
-        "cursor": cursor,
-        "limit": limit,
-        "status": status or None,
-        "platform": platform,
-        "accountId": account_id,
-        "from": since,
-        "to": until,
-        "timeField": time_field,
-        "idempotencyKey": idempotency_key,
-        "q": q or None,
-        "order": order,
-        "label": label or None,
-    }
+    params = post_query(query, **filters).params()
     return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
 
 

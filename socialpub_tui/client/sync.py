@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     )
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyOut
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
-    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostQuery
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
         TikTokPhotoCreate,
@@ -266,15 +266,17 @@ class Client(ClientBase):
     def get_post(self, post_id: str) -> PostOut:
         return self.run(calls.get_post(post_id))
 
-    def list_posts(self, **filters: Any) -> PostList:
+    def list_posts(self, query: PostQuery | None = None, /, **filters: Any) -> PostList:
         """One page (`cursor`, `limit`, `status`, `platform`, `account_id`, `since`, `until`, `time_field`,
         `idempotency_key`, `q`, `order`, `label`)."""
-        return self.run(calls.list_posts(**filters))
+        return self.run(calls.list_posts(query, **filters))
 
-    def iter_posts(self, *, max_items: int | None = None, **filters: Any) -> Iterator[PostOut]:
+    def iter_posts(
+        self, query: PostQuery | None = None, /, *, max_items: int | None = None, **filters: Any
+    ) -> Iterator[PostOut]:
         """Every post matching the filters, newest first, following cursors (100 a page)."""
-        filters.setdefault("limit", 100)
-        return iterate(lambda cursor: self.list_posts(**(filters | {"cursor": cursor})), max_items)
+        paged = calls.paging_query(query, filters, 100)
+        return iterate(lambda cursor: self.list_posts(paged, cursor=cursor), max_items)
 
     def edit_post(self, post_id: str, changes: PostPatch | dict[str, Any]) -> PostOut:
         return self.run(calls.edit_post(post_id, changes))

@@ -6,7 +6,7 @@ without validating it again against the response model (which only documents it)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Query
@@ -18,9 +18,8 @@ from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
 from backend.schemas import posts as wire
-from backend.schemas.common import POST_CURSOR, NetworkName, not_nullable
-from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut
-from backend.schemas.statuses import PostStatusValue
+from backend.schemas.common import not_nullable
+from backend.schemas.posts import MAX_CONTENT, PostList, PostOut, PostQuery
 from backend.services import networks
 from backend.services import posts as svc
 
@@ -118,79 +117,11 @@ def _well_formed(body: PostCreate) -> bool:
 
 
 @router.get("/posts", response_model=PostList, operation_id="listPosts", responses=responses())
-def list_posts(
-    ctx: AuthContext = Publisher,
-    limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
-    cursor: str | None = Query(
-        None,
-        max_length=200,
-        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
-        description="`nextCursor` of the previous page, as it came",
-    ),
-    status: list[PostStatusValue] | None = Query(None, description="repeat to match several statuses"),
-    platform: NetworkName | None = Query(None, description="posts with a target on this network"),
-    account_id: str | None = Query(
-        None, alias="accountId", max_length=100, description="posts with a target on this account"
-    ),
-    since: str | None = Query(
-        None,
-        alias="from",
-        max_length=64,
-        json_schema_extra={"format": "date-time"},
-        description="ISO 8601 with offset; inclusive lower bound of `timeField`",
-    ),
-    until: str | None = Query(
-        None,
-        alias="to",
-        max_length=64,
-        json_schema_extra={"format": "date-time"},
-        description="ISO 8601 with offset; exclusive upper bound of `timeField`",
-    ),
-    time_field: Literal["createdAt", "scheduledAt", "dueAt"] = Query(
-        "createdAt",
-        alias="timeField",
-        description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
-        "at once",
-    ),
-    idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
-    label: list[str] | None = Query(
-        None,
-        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
-        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
-    ),
-    q: str | None = Query(
-        None,
-        max_length=svc.MAX_QUERY,
-        pattern=r"^[^\x00]*$",
-        description="posts whose text contains this, ignoring case (taken literally)",
-    ),
-    order: Literal["newest", "upcoming"] = Query(
-        "newest",
-        description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
-        "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
-        "the order it came from",
-    ),
-) -> Response:
+def list_posts(query: Annotated[PostQuery, Query()], ctx: AuthContext = Publisher) -> Response:
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
-    networks.require_known(platform, "platform")
-    return _json(
-        svc.list_posts(
-            ctx.workspace_id,
-            limit=limit,
-            cursor=cursor,
-            statuses=status,
-            platform=platform,
-            account_id=account_id,
-            since=since,
-            until=until,
-            time_field=time_field,
-            idempotency_key=idempotency_key,
-            q=q,
-            order=order,
-            labels=label,
-        )
-    )
+    networks.require_known(query.platform, "platform")
+    return _json(svc.list_posts(ctx.workspace_id, query))
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))
