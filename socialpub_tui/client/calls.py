@@ -188,6 +188,7 @@ def remove_account(account_id: str) -> Call[AccountOut]:
 
 
 def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
+    """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
     from backend.schemas.accounts import OAuthStart, OAuthStarted
 
     body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
@@ -326,7 +327,7 @@ def get_post(post_id: str) -> Call[PostOut]:
 
 def post_query(query: PostQuery | None = None, /, **filters: Any) -> PostQuery:
     """`query` with `filters` (PostQuery's field names; None: not given) over it, validated."""
-    from backend.schemas.posts import PostQuery
+    from backend.schemas.posts import PostQuery  # deferred: as every schema here (the module's docstring)
 
     data = query.model_dump(exclude_unset=True) if query is not None else {}
     return PostQuery.model_validate(data | clean(filters))
@@ -459,16 +460,15 @@ class AsyncBase64FileBody:
 
 
 def upload_media_url(url: str) -> Call[MediaOut]:
+    """Ingest a file from a public http(s) URL (recommended for videos)."""
     from backend.schemas.media import MediaCreate, MediaOut
 
     return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
 
 
-def upload_media_file(
-    path: str | Path, progress: Callable[[int], None] | None = None, *, asynchronous: bool = False
-) -> Call[MediaOut]:
-    """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit.
-    `asynchronous`: the body for the async client (AsyncClient.upload_media_file)."""
+def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None) -> Call[MediaOut]:
+    """Upload a local file: POST /v1/media with the file in base64, streamed (`progress(bytes_sent)` as it goes;
+    the async client reads the file in a thread). Refused locally when over the body limit."""
     from backend.schemas.media import MediaOut
 
     body = Base64FileBody(Path(path), progress)
@@ -479,12 +479,11 @@ def upload_media_file(
             f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
             "upload allows (30 MB body in base64); host it and pass its https URL instead",
         )
-    content: Base64FileBody | AsyncBase64FileBody = AsyncBase64FileBody(body) if asynchronous else body
     return Call(
         "POST",
         "/v1/media",
         MediaOut,
-        content=content,
+        content=body,
         headers={"content-type": "application/json", "content-length": str(body.length)},
     )
 
@@ -545,6 +544,7 @@ def delete_media(key: str) -> Call[MediaDeleted]:
 
 
 def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTokPhotoOut]:
+    """A photo carousel (1-35 images on the media host); postMode defaults to MEDIA_UPLOAD (a draft)."""
     from backend.schemas.tiktok import TikTokPhotoCreate, TikTokPhotoOut
 
     model = body if isinstance(body, TikTokPhotoCreate) else TikTokPhotoCreate.model_validate(body)
@@ -552,6 +552,7 @@ def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTo
 
 
 def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTokVideoOut]:
+    """A video on the media host; the title is published only in DIRECT_POST."""
     from backend.schemas.tiktok import TikTokVideoCreate, TikTokVideoOut
 
     model = body if isinstance(body, TikTokVideoCreate) else TikTokVideoCreate.model_validate(body)
@@ -559,6 +560,7 @@ def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTo
 
 
 def tiktok_status(publish_id: str, channel_id: str | None = None) -> Call[TikTokStatusOut]:
+    """The publication's status (`failReason` on FAILED); pass the channelId used at creation."""
     from backend.schemas.tiktok import TikTokStatusOut
 
     return Call(
@@ -581,18 +583,25 @@ def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
 GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
 
 
-def _generation_body(body: GenerationCreate | dict[str, Any]) -> Any:
+def _generation_body(body: GenerationCreate | dict[str, Any], idempotency_key: str | None = None) -> Any:
     from backend.schemas.generations import GenerationCreate
 
+    if idempotency_key is not None:
+        data = (
+            body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate) else body
+        )
+        body = dict(data) | {"idempotencyKey": idempotency_key}
     model = body if isinstance(body, GenerationCreate) else GenerationCreate.model_validate(body)
     return dump(model)
 
 
-def create_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationOut]:
-    """POST /v1/generations: 202 `pending`, the credits charged."""
+def create_generation(
+    body: GenerationCreate | dict[str, Any], *, idempotency_key: str | None = None
+) -> Call[GenerationOut]:
+    """POST /v1/generations: 202 `pending`, the credits charged. `idempotency_key` (extension): over the body's."""
     from backend.schemas.generations import GenerationOut
 
-    return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body))
+    return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body, idempotency_key))
 
 
 def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationQuote]:
@@ -764,6 +773,7 @@ def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[Re
 def sandbox_published(
     *, platform: str | None = None, account_id: str | None = None, limit: int | None = None
 ) -> Call[SandboxPublishedList]:
+    """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
     from backend.schemas.sandbox import SandboxPublishedList
 
     return Call(
