@@ -21,7 +21,8 @@ from backend.schemas import posts as wire
 from backend.schemas.common import not_nullable
 from backend.schemas.posts import MAX_CONTENT, PostList, PostOut, PostQuery
 from backend.services import networks
-from backend.services import posts as svc
+from backend.services.posts import accept, checks, edit, public
+from backend.services.posts import query as post_list
 
 router = APIRouter(tags=["posts"])
 Publisher = Depends(require_scope("publish:posts"))
@@ -93,7 +94,7 @@ def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publ
         # A replay answers the post already created with the key, but only for a request the document
         # accepts: without the key, the service refuses this one as it refuses any (nothing is written).
         del payload["idempotency_key"]
-    data, created = svc.create_public(settings, ctx.workspace_id, payload)
+    data, created = accept.create_public(settings, ctx.workspace_id, payload)
     return _json(data, 202 if created else 200)
 
 
@@ -110,7 +111,7 @@ def _well_formed(body: PostCreate) -> bool:
         return False  # not a URL this service can read: media_unreadable
     if body.scheduled_at is not None:
         try:
-            svc.parse_timestamp(body.scheduled_at, "scheduledAt")
+            checks.parse_timestamp(body.scheduled_at, "scheduledAt")
         except ApiError:
             return False
     return True
@@ -121,13 +122,13 @@ def list_posts(query: Annotated[PostQuery, Query()], ctx: AuthContext = Publishe
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
     networks.require_known(query.platform, "platform")
-    return _json(svc.list_posts(ctx.workspace_id, query))
+    return _json(post_list.list_posts(ctx.workspace_id, query))
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))
 def get_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """The post with each target's state: externalPostId, postUrl, failReason / failType, nextAttemptAt."""
-    return _json(svc.get_public(ctx.workspace_id, post_id))
+    return _json(public.get_public(ctx.workspace_id, post_id))
 
 
 @router.patch(
@@ -138,7 +139,7 @@ def patch_post(
 ) -> Response:
     """Change `scheduledAt`, `content`, `mediaUrls`, `options` of a scheduled post not yet sent."""
     changes = {k: getattr(body, k) for k in body.model_fields_set}
-    return _json(svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes)))
+    return _json(public.to_public(edit.edit(settings, ctx.workspace_id, post_id, changes)))
 
 
 @router.delete(
@@ -150,5 +151,5 @@ def patch_post(
 )
 def delete_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """Cancel a scheduled post not yet sent (204); 409 `post_not_cancellable` once sent."""
-    svc.cancel(ctx.workspace_id, post_id)
+    edit.cancel(ctx.workspace_id, post_id)
     return Response(status_code=204)
