@@ -286,7 +286,7 @@ class ClientBase:
                 )
             raise err
         if call.model is None:
-            return None  # type: ignore[return-value]
+            return None  # type: ignore[return-value]  # a Call without a model is a Call[None]
         try:
             data = response.json()
         except ValueError:
@@ -297,8 +297,8 @@ class ClientBase:
             if isinstance(call.model, type) and issubclass(call.model, BaseModel):
                 model = call.model.model_validate(data)
                 model._http_status = status  # e.g. 200 vs 202 on POST /v1/posts: an idempotent replay
-                return model  # type: ignore[return-value]
-            return data  # type: ignore[no-any-return]
+                return model  # type: ignore[return-value]  # call.model is T, a BaseModel here
+            return data  # type: ignore[no-any-return]  # call.model is T, dict here: the JSON as it came
         except ValidationError as exc:
             raise ApiError(
                 status,

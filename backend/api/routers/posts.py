@@ -31,7 +31,7 @@ Publisher = Depends(require_scope("publish:posts"))
 # shows them, and a value a network refuses is a 400 here), built when this router is first imported.
 PostOptions = networks.post_options_model()
 _NAMES = networks.names()
-_EXAMPLES = [
+_EXAMPLES: list[Any] = [
     {"targets": list(_NAMES[:2]), "content": "Hello from socialpub"},
     {
         "targets": [{"platform": _NAMES[0]}],
@@ -46,7 +46,7 @@ class PostCreate(wire.PostCreate):
     __doc__ = wire.PostCreate.__doc__
     model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
 
-    options: PostOptions | None = None  # type: ignore[valid-type]
+    options: PostOptions | None = None  # type: ignore[valid-type]  # built at import from the registry
 
 
 class PostPatch(wire.PostPatch):
@@ -55,7 +55,7 @@ class PostPatch(wire.PostPatch):
         json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options")
     )
 
-    options: PostOptions | None = None  # type: ignore[valid-type]
+    options: PostOptions | None = None  # type: ignore[valid-type]  # built at import from the registry
 
 
 def _json(data: Any, status: int = 200) -> Response:

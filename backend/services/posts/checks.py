@@ -335,7 +335,7 @@ def check_against_accounts(settings: Settings, targets: Sequence[Target], option
         check = entry.target_checker() if entry is not None and t.account is not None else None
         if check is None or t.problems:
             continue
-        account = Account.get_or_none(Account.id == t.account.id)  # type: ignore[union-attr]
+        account = Account.get_or_none(Account.id == t.account.id)  # type: ignore[union-attr]  # checked above
         if account is None or not account.access_token:
             continue
         try:
