@@ -268,14 +268,15 @@ def prepare(data_dir: Path, env: dict[str, str]) -> dict[str, str]:
         "import json, datetime\n"
         "from backend.config import Settings\n"
         "from backend.store.db import init_database\n"
-        "from backend.services import bootstrap, accounts, workspace, security, posts\n"
+        "from backend.services import bootstrap, accounts, workspace, security\n"
+        "from backend.services.posts import accept\n"
         "from backend import clock\n"
         "s = Settings()\n"
         "init_database(s); security.ensure_secret(s)\n"
         "c = bootstrap.create_workspace(s, 'Bench', 'bench@example.com', 'correct horse battery')\n"
         "workspace.set_plan(c.workspace_id, 'GROWTH', 'active', clock.now() + datetime.timedelta(days=30))\n"
         "accounts.connect_sandbox_defaults(s, c.workspace_id)\n"
-        "p, _ = posts.create(s, c.workspace_id, {'targets': ['facebook', 'linkedin'], 'content': 'read me'})\n"
+        "p, _ = accept.create(s, c.workspace_id, {'targets': ['facebook', 'linkedin'], 'content': 'read me'})\n"
         "print(json.dumps({'key': c.api_key, 'post': p.id}))\n"
     )
     out = subprocess.run(

@@ -51,8 +51,8 @@ CONCURRENCY = 16
 PARTS = {  # part -> (module, function): wrapped where the request path looks them up
     "API key": ("backend.services.keys", "authenticate"),
     "rate limit": ("backend.services.ratelimit", "hit"),
-    "service: post read": ("backend.services.posts", "get_public"),
-    "service: accept": ("backend.services.posts", "accept"),
+    "service: post read": ("backend.services.posts.public", "get_public"),
+    "service: accept": ("backend.services.posts.accept", "accept"),
 }
 ROUTES = ("post", "get")
 

@@ -221,7 +221,7 @@ def run_once(
     served: bool,
 ) -> dict[str, Any]:
     from backend.config import Settings, get_settings
-    from backend.services import posts as posts_service
+    from backend.services.posts import accept
     from backend.store.db import database, tx
     from backend.store.models import Job, Post, PostTarget
 
@@ -286,7 +286,7 @@ def run_once(
         due = datetime.now(UTC) + timedelta(seconds=LEAD_S)
         with tx():  # all due at the same instant
             Post.update(scheduled_at=due).where(Post.id.in_(ids)).execute()
-            Job.update(run_at=due).where(Job.kind == posts_service.PUBLISH_JOB).execute()
+            Job.update(run_at=due).where(Job.kind == accept.PUBLISH_JOB).execute()
         cpu0 = [cpu_seconds(p.pid) for p in procs]
         emu_cpu0 = {net: cpu_seconds(p.pid) for net, p in emulators.items()}
 

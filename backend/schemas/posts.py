@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from backend.schemas.common import POST_CURSOR, CamelModel, CamelOut, NetworkName, Timestamp, not_nullable
@@ -172,3 +172,74 @@ class PostList(CamelOut):
         json_schema_extra={"pattern": POST_CURSOR},
         description="pass as `cursor` to get the next (older) page; null at the end",
     )
+
+
+MAX_LIST_LIMIT = 100
+MAX_QUERY = 200
+PostTimeField = Literal["createdAt", "scheduledAt", "dueAt"]
+PostOrder = Literal["newest", "upcoming"]
+
+
+class PostQuery(BaseModel):
+    """`GET /v1/posts`: the list's filters and paging, one model for the router (built from the query string:
+    the aliases are the parameter names), the service, the client and the CLI. Lax like every query string
+    (`limit=5` arrives as text); unknown parameters are ignored."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    limit: int = Field(20, ge=1, le=MAX_LIST_LIMIT, description="page size (1-100)")
+    cursor: str | None = Field(
+        None,
+        max_length=200,
+        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
+        description="`nextCursor` of the previous page, as it came",
+    )
+    status: list[PostStatusValue] | None = Field(None, description="repeat to match several statuses")
+    platform: NetworkName | None = Field(None, description="posts with a target on this network")
+    account_id: str | None = Field(
+        None, alias="accountId", max_length=100, description="posts with a target on this account"
+    )
+    since: str | None = Field(
+        None,
+        alias="from",
+        max_length=64,
+        json_schema_extra={"format": "date-time"},
+        description="ISO 8601 with offset; inclusive lower bound of `timeField`",
+    )
+    until: str | None = Field(
+        None,
+        alias="to",
+        max_length=64,
+        json_schema_extra={"format": "date-time"},
+        description="ISO 8601 with offset; exclusive upper bound of `timeField`",
+    )
+    time_field: PostTimeField = Field(
+        "createdAt",
+        alias="timeField",
+        description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
+        "at once",
+    )
+    idempotency_key: str | None = Field(None, alias="idempotencyKey", max_length=200)
+    label: list[str] | None = Field(
+        None,
+        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
+        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
+    )
+    q: str | None = Field(
+        None,
+        max_length=MAX_QUERY,
+        pattern=r"^[^\x00]*$",
+        description="posts whose text contains this, ignoring case (taken literally)",
+    )
+    order: PostOrder = Field(
+        "newest",
+        description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
+        "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
+        "the order it came from",
+    )
+
+    def params(self) -> dict[str, Any]:
+        """The query string of this query: the parameters that differ from the server's defaults, by their wire
+        names (an empty list or search is none)."""
+        data = self.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        return {k: v for k, v in data.items() if v not in (None, [], "")}

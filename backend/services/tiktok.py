@@ -184,7 +184,7 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
 def check_public(settings: Settings, account: Account, urls: list[str], rows: list[Any], field: str) -> None:
     """A live account's network must reach the media it pulls (photos always, a video when TikTok is in
     SOCIALPUB_MEDIA_BY_URL): the posts engine's rule (posts.media_url_refusals), refused before anything is sent."""
-    from backend.services.posts import media_url_refusals
+    from backend.services.posts.checks import media_url_refusals
 
     if account.kind != "live":
         return

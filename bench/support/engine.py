@@ -119,7 +119,7 @@ def queue_posts(
     tell the posts apart at the networks. Returns the post ids."""
     from backend import clock
     from backend.ids import new_id
-    from backend.services import posts
+    from backend.services.posts import accept
     from backend.store.db import tx
     from backend.store.models import Job, MediaHold, Post, PostTarget
     from backend.store.models.posts import folded
@@ -129,7 +129,7 @@ def queue_posts(
         body["media_urls"] = [ws.media_url]
     if "tiktok" in platforms:
         body["options"] = TIKTOK_PRIVACY
-    template, _ = posts.create(settings, ws.id, body)  # the real acceptance path, once
+    template, _ = accept.create(settings, ws.id, body)  # the real acceptance path, once
     tmpl_targets = list(
         PostTarget.select().where(PostTarget.post == template.id).order_by(PostTarget.position)
     )
@@ -137,7 +137,7 @@ def queue_posts(
     tmpl_holds = list(MediaHold.select().where(MediaHold.ref == f"post:{template.id}"))
     with tx():  # the template itself is not part of the run
         MediaHold.delete().where(MediaHold.ref == f"post:{template.id}").execute()
-        Job.delete().where(Job.dedupe_key == posts.job_key(template.id)).execute()
+        Job.delete().where(Job.dedupe_key == accept.job_key(template.id)).execute()
         PostTarget.delete().where(PostTarget.post == template.id).execute()
         Post.delete().where(Post.id == template.id).execute()
 
@@ -191,13 +191,13 @@ def queue_posts(
             job_rows.append(
                 {
                     "id": new_id("job"),
-                    "kind": posts.PUBLISH_JOB,
+                    "kind": accept.PUBLISH_JOB,
                     "payload": {"post_id": pid},
                     "status": "queued",
                     "run_at": run_at or now,
                     "attempts": 0,
                     "max_attempts": 5,
-                    "dedupe_key": posts.job_key(pid),
+                    "dedupe_key": accept.job_key(pid),
                     "workspace_id": ws.id,
                     "created_at": now,
                     "updated_at": now,

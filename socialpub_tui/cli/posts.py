@@ -454,6 +454,7 @@ def posts_list(
     from socialpub_tui import times as _time
 
     tz = reading_zone(tz)
+    from backend.schemas.posts import PostQuery  # deferred: ~13 ms of models, for this command only
 
     def when(value: str | None, flag: str) -> str | None:
         if value is None:
@@ -464,20 +465,20 @@ def posts_list(
         except _time.TimeError as exc:
             raise click.BadParameter(str(exc), param_hint=flag) from None
 
-    filters = {
-        "status": list(statuses) or None,
-        "platform": platform,
-        "account_id": account_id,
-        "since": when(since, "--from"),
-        "until": when(until, "--to"),
-        "time_field": "scheduledAt" if scheduled else None,
-        "idempotency_key": idempotency_key,
-        "q": q or None,
-        "label": list(labels) or None,
-        "order": None if order == "newest" else order,
-        "limit": 100 if every else min(limit + 1, 100),
-    }
-    posts = list(get_client(worker=False).iter_posts(max_items=None if every else limit + 1, **filters))
+    query = PostQuery(
+        status=list(statuses) or None,
+        platform=platform,
+        account_id=account_id,
+        since=when(since, "--from"),
+        until=when(until, "--to"),
+        time_field="scheduledAt" if scheduled else "createdAt",
+        idempotency_key=idempotency_key,
+        q=q or None,
+        label=list(labels) or None,
+        order=order,
+        limit=100 if every else min(limit + 1, 100),
+    )
+    posts = list(get_client(worker=False).iter_posts(query, max_items=None if every else limit + 1))
     if (
         not every and len(posts) > limit
     ):  # one more was read to know: said, so a script does not miss the rest

@@ -34,22 +34,30 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "Client":
-        from socialpub_tui.client.sync import Client
+        from socialpub_tui.client.sync import (
+            Client,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        )
 
         return Client
     if name == "AsyncClient":
-        from socialpub_tui.client.aio import AsyncClient
+        from socialpub_tui.client.aio import (
+            AsyncClient,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        )
 
         return AsyncClient
     if name == "RetryPolicy":
-        from socialpub_tui.client._core import RetryPolicy
+        from socialpub_tui.client._core import (
+            RetryPolicy,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        )
 
         return RetryPolicy
     raise AttributeError(name)
 
 
 def _remote_kwargs(profile: Profile, use_session: bool) -> dict[str, Any]:
-    from socialpub_tui.client.config import load_session
+    from socialpub_tui.client.config import (
+        load_session,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+    )
 
     session = load_session(profile) if use_session else None
     if not profile.api_key and not session:
@@ -70,12 +78,19 @@ def connect(
     Embedded profiles start the backend in-process (with a worker thread unless `worker=False`); remote ones
     use the profile's API key and the session saved by `socialpub login` for key management.
     """
-    from socialpub_tui.client.config import Profile, resolve_profile
-    from socialpub_tui.client.sync import Client
+    from socialpub_tui.client.config import (  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        Profile,
+        resolve_profile,
+    )
+    from socialpub_tui.client.sync import (
+        Client,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+    )
 
     prof = profile if isinstance(profile, Profile) else resolve_profile(profile)
     if prof.kind == "embedded":
-        from socialpub_tui.client import embedded
+        from socialpub_tui.client import (
+            embedded,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        )
 
         kwargs = embedded.client_kwargs(prof.data_dir, worker=worker)
     else:
@@ -87,12 +102,19 @@ def connect_async(
     profile: str | Profile | None = None, *, worker: bool = True, use_session: bool = True, **options: Any
 ) -> AsyncClient:
     """The async twin of `connect()` (the TUI's)."""
-    from socialpub_tui.client.aio import AsyncClient
-    from socialpub_tui.client.config import Profile, resolve_profile
+    from socialpub_tui.client.aio import (
+        AsyncClient,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+    )
+    from socialpub_tui.client.config import (  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        Profile,
+        resolve_profile,
+    )
 
     prof = profile if isinstance(profile, Profile) else resolve_profile(profile)
     if prof.kind == "embedded":
-        from socialpub_tui.client import embedded
+        from socialpub_tui.client import (
+            embedded,  # deferred: httpx, pydantic, the schemas (~200 ms) until a client is made
+        )
 
         kwargs = embedded.client_kwargs(prof.data_dir, worker=worker, asynchronous=True)
     else:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from backend.schemas.keys import KeyCreated, KeyDeleted, KeyList
     from backend.schemas.media import MediaDeleted, MediaItem, MediaList, MediaOut
     from backend.schemas.networks import NetworkList
-    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch
+    from backend.schemas.posts import PostCreate, PostList, PostOut, PostPatch, PostQuery
     from backend.schemas.sandbox import SandboxPublishedList
     from backend.schemas.tiktok import (
         TikTokPhotoCreate,
@@ -73,13 +73,16 @@ def health() -> Call[dict[str, Any]]:
 
 def networks() -> Call[NetworkList]:
     """GET /v1/networks (extension): the server's networks. Clients cache it (`Client.networks()`)."""
-    from backend.schemas.networks import NetworkList
+    from backend.schemas.networks import NetworkList  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", "/v1/networks", NetworkList, auth="none", optional_extension="GET /v1/networks")
 
 
 def login(email: str, password: str) -> Call[SessionOut]:
-    from backend.schemas.auth import LoginRequest, SessionOut
+    from backend.schemas.auth import (  # deferred: the schemas a call needs (module docstring)
+        LoginRequest,
+        SessionOut,
+    )
 
     return Call(
         "POST",
@@ -97,7 +100,10 @@ def login(email: str, password: str) -> Call[SessionOut]:
 def create_key(
     name: str = "API key", expires_in_days: int | None = 90, scopes: list[str] | None = None
 ) -> Call[KeyCreated]:
-    from backend.schemas.keys import KeyCreate, KeyCreated
+    from backend.schemas.keys import (  # deferred: the schemas a call needs (module docstring)
+        KeyCreate,
+        KeyCreated,
+    )
 
     body = KeyCreate.model_validate(
         clean({"name": name, "scopes": scopes}) | {"expires_in_days": expires_in_days}
@@ -112,19 +118,19 @@ def create_key(
 
 
 def list_keys() -> Call[KeyList]:
-    from backend.schemas.keys import KeyList
+    from backend.schemas.keys import KeyList  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", "/v1/api-keys", KeyList, auth="session")
 
 
 def revoke_key(key_id: str) -> Call[KeyDeleted]:
-    from backend.schemas.keys import KeyDeleted
+    from backend.schemas.keys import KeyDeleted  # deferred: the schemas a call needs (module docstring)
 
     return Call("DELETE", f"/v1/api-keys/{_id(key_id)}", KeyDeleted, auth="session")
 
 
 def purge_key(key_id: str) -> Call[KeyDeleted]:
-    from backend.schemas.keys import KeyDeleted
+    from backend.schemas.keys import KeyDeleted  # deferred: the schemas a call needs (module docstring)
 
     return Call("DELETE", f"/v1/api-keys/{_id(key_id)}", KeyDeleted, params={"purge": "true"}, auth="session")
 
@@ -133,13 +139,18 @@ def purge_key(key_id: str) -> Call[KeyDeleted]:
 
 
 def get_workspace() -> Call[WorkspaceOut]:
-    from backend.schemas.workspace import WorkspaceOut
+    from backend.schemas.workspace import (
+        WorkspaceOut,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call("GET", "/v1/workspace", WorkspaceOut)
 
 
 def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOut]:
-    from backend.schemas.workspace import WorkspaceOut, WorkspacePatch
+    from backend.schemas.workspace import (  # deferred: the schemas a call needs (module docstring)
+        WorkspaceOut,
+        WorkspacePatch,
+    )
 
     patch = changes if isinstance(changes, WorkspacePatch) else WorkspacePatch.model_validate(changes)
     return Call(
@@ -156,13 +167,16 @@ def edit_workspace(changes: WorkspacePatch | dict[str, Any]) -> Call[WorkspaceOu
 
 
 def list_accounts() -> Call[AccountList]:
-    from backend.schemas.accounts import AccountList
+    from backend.schemas.accounts import AccountList  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", "/v1/accounts", AccountList)
 
 
 def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call[AccountOut]:
-    from backend.schemas.accounts import AccountCreate, AccountOut
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        AccountCreate,
+        AccountOut,
+    )
 
     body = AccountCreate.model_validate({"platform": platform, "name": name, "behaviour": behaviour})
     return Call(
@@ -176,7 +190,7 @@ def add_sandbox_account(platform: str, name: str, behaviour: str = "ok") -> Call
 
 
 def remove_account(account_id: str) -> Call[AccountOut]:
-    from backend.schemas.accounts import AccountOut
+    from backend.schemas.accounts import AccountOut  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "DELETE",
@@ -188,7 +202,11 @@ def remove_account(account_id: str) -> Call[AccountOut]:
 
 
 def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
-    from backend.schemas.accounts import OAuthStart, OAuthStarted
+    """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        OAuthStart,
+        OAuthStarted,
+    )
 
     body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
     return Call(
@@ -202,7 +220,10 @@ def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Ca
 
 
 def finish_oauth(state: str, code: str) -> Call[OAuthFinished]:
-    from backend.schemas.accounts import OAuthFinish, OAuthFinished
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        OAuthFinish,
+        OAuthFinished,
+    )
 
     return Call(
         "POST",
@@ -215,7 +236,10 @@ def finish_oauth(state: str, code: str) -> Call[OAuthFinished]:
 
 
 def connect_oauth_accounts(grant_id: str, external_ids: list[str]) -> Call[ConnectedAccounts]:
-    from backend.schemas.accounts import ConnectedAccounts, OAuthConnect
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        ConnectedAccounts,
+        OAuthConnect,
+    )
 
     return Call(
         "POST",
@@ -236,7 +260,10 @@ def connect_account_token(
     external_id: str | None = None,
     name: str | None = None,
 ) -> Call[AccountOut]:
-    from backend.schemas.accounts import AccountOut, TokenConnect
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        AccountOut,
+        TokenConnect,
+    )
 
     body = TokenConnect.model_validate(
         {
@@ -261,7 +288,7 @@ def connect_account_token(
 def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
     """What stands between this installation and publishing: each network's configured app and each connected
     account, findings with their fix (extension GET /v1/accounts/doctor)."""
-    from backend.schemas.accounts import DoctorReport
+    from backend.schemas.accounts import DoctorReport  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "GET",
@@ -275,7 +302,10 @@ def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
 def connect_account_login(
     platform: str, identifier: str, password: str, *, service: str | None = None, name: str | None = None
 ) -> Call[AccountOut]:
-    from backend.schemas.accounts import AccountOut, LoginConnect
+    from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
+        AccountOut,
+        LoginConnect,
+    )
 
     body = LoginConnect.model_validate(
         {
@@ -297,7 +327,7 @@ def connect_account_login(
 
 
 def check_account(account_id: str) -> Call[AccountCheck]:
-    from backend.schemas.accounts import AccountCheck
+    from backend.schemas.accounts import AccountCheck  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "POST",
@@ -312,58 +342,53 @@ def check_account(account_id: str) -> Call[AccountCheck]:
 
 
 def create_post(post: PostCreate | dict[str, Any]) -> Call[PostOut]:
-    from backend.schemas.posts import PostCreate, PostOut
+    from backend.schemas.posts import (  # deferred: the schemas a call needs (module docstring)
+        PostCreate,
+        PostOut,
+    )
 
     body = post if isinstance(post, PostCreate) else PostCreate.model_validate(post)
     return Call("POST", "/v1/posts", PostOut, json=dump(body))
 
 
 def get_post(post_id: str) -> Call[PostOut]:
-    from backend.schemas.posts import PostOut
+    from backend.schemas.posts import PostOut  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", f"/v1/posts/{_id(post_id)}", PostOut)
 
 
-def list_posts(
-    *,
-    cursor: str | None = None,
-    limit: int | None = None,
-    status: list[str] | None = None,
-    platform: str | None = None,
-    account_id: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    time_field: str | None = None,
-    idempotency_key: str | None = None,
-    q: str | None = None,
-    order: str | None = None,
-    label: list[str] | None = None,
-) -> Call[PostList]:
-    """A page of posts. `q`: text contains (ignoring case); `order`: `newest` (the server's default) or
-    `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
-    scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
-    must match."""
-    from backend.schemas.posts import PostList
+def post_query(query: PostQuery | None = None, /, **filters: Any) -> PostQuery:
+    """`query` with `filters` (PostQuery's field names; None: not given) over it, validated."""
+    from backend.schemas.posts import PostQuery  # deferred: as every schema here (the module's docstring)
 
-    params = {
-        "cursor": cursor,
-        "limit": limit,
-        "status": status or None,
-        "platform": platform,
-        "accountId": account_id,
-        "from": since,
-        "to": until,
-        "timeField": time_field,
-        "idempotencyKey": idempotency_key,
-        "q": q or None,
-        "order": order,
-        "label": label or None,
-    }
+    data = query.model_dump(exclude_unset=True) if query is not None else {}
+    return PostQuery.model_validate(data | clean(filters))
+
+
+def paging_query(query: PostQuery | None, filters: dict[str, Any], page_size: int) -> PostQuery:
+    """The query of a walk over every page: `page_size` a page unless the query or the filters set `limit`."""
+    merged = post_query(query, **filters)
+    return merged if "limit" in merged.model_fields_set else post_query(merged, limit=page_size)
+
+
+def list_posts(query: PostQuery | None = None, /, **filters: Any) -> Call[PostList]:
+    """A page of posts: a PostQuery, or its fields as keyword arguments (`cursor`, `limit`, `status`,
+    `platform`, `account_id`, `since`, `until`, `time_field`, `idempotency_key`, `q`, `order`, `label`) — over
+    the query when both are given. `q`: text contains (ignoring case); `order`: `newest` (the server's default)
+    or `upcoming` (scheduled soonest first, then the rest most recent first); `time_field` `dueAt` ranges over
+    scheduledAt-else-createdAt. A cursor is valid with the order it came from. `label`: `KEY=VALUE` each, all
+    must match. Only the parameters set are sent."""
+    from backend.schemas.posts import PostList  # deferred: the schemas a call needs (module docstring)
+
+    params = post_query(query, **filters).params()
     return Call("GET", "/v1/posts", PostList, params=params, optional_extension="GET /v1/posts")
 
 
 def edit_post(post_id: str, changes: PostPatch | dict[str, Any]) -> Call[PostOut]:
-    from backend.schemas.posts import PostOut, PostPatch
+    from backend.schemas.posts import (  # deferred: the schemas a call needs (module docstring)
+        PostOut,
+        PostPatch,
+    )
 
     patch = changes if isinstance(changes, PostPatch) else PostPatch.model_validate(changes)
     return Call("PATCH", f"/v1/posts/{_id(post_id)}", PostOut, json=dump(patch))
@@ -402,7 +427,7 @@ def activity(
 ) -> Call[ActivityOut]:
     """Outcomes per local day of `tz` over the last `days` days and the latest failures (extension
     GET /v1/activity)."""
-    from backend.schemas.activity import ActivityOut
+    from backend.schemas.activity import ActivityOut  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "GET",
@@ -470,17 +495,19 @@ class AsyncBase64FileBody:
 
 
 def upload_media_url(url: str) -> Call[MediaOut]:
-    from backend.schemas.media import MediaCreate, MediaOut
+    """Ingest a file from a public http(s) URL (recommended for videos)."""
+    from backend.schemas.media import (  # deferred: the schemas a call needs (module docstring)
+        MediaCreate,
+        MediaOut,
+    )
 
     return Call("POST", "/v1/media", MediaOut, json=dump(MediaCreate(url=url)))
 
 
-def upload_media_file(
-    path: str | Path, progress: Callable[[int], None] | None = None, *, asynchronous: bool = False
-) -> Call[MediaOut]:
-    """POST /v1/media with the file in base64, streamed. Refused locally when over the body limit.
-    `asynchronous`: the body for the async client (AsyncClient.upload_media_file)."""
-    from backend.schemas.media import MediaOut
+def upload_media_file(path: str | Path, progress: Callable[[int], None] | None = None) -> Call[MediaOut]:
+    """Upload a local file: POST /v1/media with the file in base64, streamed (`progress(bytes_sent)` as it goes;
+    the async client reads the file in a thread). Refused locally when over the body limit."""
+    from backend.schemas.media import MediaOut  # deferred: the schemas a call needs (module docstring)
 
     body = Base64FileBody(Path(path), progress)
     if body.length > MAX_MEDIA_BODY:
@@ -490,19 +517,18 @@ def upload_media_file(
             f"{path}: {body.size / 1e6:.1f} MB is over the {MAX_MEDIA_BODY * 3 // 4 // 10**6} MB a file "
             "upload allows (30 MB body in base64); host it and pass its https URL instead",
         )
-    content: Base64FileBody | AsyncBase64FileBody = AsyncBase64FileBody(body) if asynchronous else body
     return Call(
         "POST",
         "/v1/media",
         MediaOut,
-        content=content,
+        content=body,
         headers={"content-type": "application/json", "content-length": str(body.length)},
     )
 
 
 def credits(*, cursor: str | None = None, limit: int | None = None) -> Call[CreditHistory]:
     """The balance and the credit ledger, newest first (extension GET /v1/credits)."""
-    from backend.schemas.credits import CreditHistory
+    from backend.schemas.credits import CreditHistory  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "GET",
@@ -523,7 +549,7 @@ def list_media(
 ) -> Call[MediaList]:
     """A page of the media library; `sha256`: only the files with these stored bytes; `source_sha256`: only those
     ingested from bytes with this hash (before re-encoding)."""
-    from backend.schemas.media import MediaList
+    from backend.schemas.media import MediaList  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "GET",
@@ -541,13 +567,13 @@ def list_media(
 
 
 def get_media(key: str) -> Call[MediaItem]:
-    from backend.schemas.media import MediaItem
+    from backend.schemas.media import MediaItem  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", f"/v1/media/{_id(key)}", MediaItem, optional_extension="GET /v1/media/:key")
 
 
 def delete_media(key: str) -> Call[MediaDeleted]:
-    from backend.schemas.media import MediaDeleted
+    from backend.schemas.media import MediaDeleted  # deferred: the schemas a call needs (module docstring)
 
     return Call("DELETE", f"/v1/media/{_id(key)}", MediaDeleted, optional_extension="DELETE /v1/media/:key")
 
@@ -556,21 +582,32 @@ def delete_media(key: str) -> Call[MediaDeleted]:
 
 
 def publish_tiktok_photo(body: TikTokPhotoCreate | dict[str, Any]) -> Call[TikTokPhotoOut]:
-    from backend.schemas.tiktok import TikTokPhotoCreate, TikTokPhotoOut
+    """A photo carousel (1-35 images on the media host); postMode defaults to MEDIA_UPLOAD (a draft)."""
+    from backend.schemas.tiktok import (  # deferred: the schemas a call needs (module docstring)
+        TikTokPhotoCreate,
+        TikTokPhotoOut,
+    )
 
     model = body if isinstance(body, TikTokPhotoCreate) else TikTokPhotoCreate.model_validate(body)
     return Call("POST", "/v1/publish/tiktok/photo", TikTokPhotoOut, json=dump(model))
 
 
 def publish_tiktok_video(body: TikTokVideoCreate | dict[str, Any]) -> Call[TikTokVideoOut]:
-    from backend.schemas.tiktok import TikTokVideoCreate, TikTokVideoOut
+    """A video on the media host; the title is published only in DIRECT_POST."""
+    from backend.schemas.tiktok import (  # deferred: the schemas a call needs (module docstring)
+        TikTokVideoCreate,
+        TikTokVideoOut,
+    )
 
     model = body if isinstance(body, TikTokVideoCreate) else TikTokVideoCreate.model_validate(body)
     return Call("POST", "/v1/publish/tiktok/video", TikTokVideoOut, json=dump(model))
 
 
 def tiktok_status(publish_id: str, channel_id: str | None = None) -> Call[TikTokStatusOut]:
-    from backend.schemas.tiktok import TikTokStatusOut
+    """The publication's status (`failReason` on FAILED); pass the channelId used at creation."""
+    from backend.schemas.tiktok import (
+        TikTokStatusOut,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call(
         "GET",
@@ -592,25 +629,38 @@ def tiktok_snapshot(status: TikTokStatusOut) -> tuple[Any, ...]:
 GENERATION_POLL_S = 10.0  # spec 8: poll a generation every 10 seconds
 
 
-def _generation_body(body: GenerationCreate | dict[str, Any]) -> Any:
-    from backend.schemas.generations import GenerationCreate
+def _generation_body(body: GenerationCreate | dict[str, Any], idempotency_key: str | None = None) -> Any:
+    from backend.schemas.generations import (
+        GenerationCreate,  # deferred: the schemas a call needs (module docstring)
+    )
 
+    if idempotency_key is not None:
+        data = (
+            body.model_dump(by_alias=True, exclude_none=True) if isinstance(body, GenerationCreate) else body
+        )
+        body = dict(data) | {"idempotencyKey": idempotency_key}
     model = body if isinstance(body, GenerationCreate) else GenerationCreate.model_validate(body)
     return dump(model)
 
 
-def create_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationOut]:
-    """POST /v1/generations: 202 `pending`, the credits charged."""
-    from backend.schemas.generations import GenerationOut
+def create_generation(
+    body: GenerationCreate | dict[str, Any], *, idempotency_key: str | None = None
+) -> Call[GenerationOut]:
+    """POST /v1/generations: 202 `pending`, the credits charged. `idempotency_key` (extension): over the body's."""
+    from backend.schemas.generations import (
+        GenerationOut,  # deferred: the schemas a call needs (module docstring)
+    )
 
-    return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body))
+    return Call("POST", "/v1/generations", GenerationOut, json=_generation_body(body, idempotency_key))
 
 
 def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[GenerationQuote]:
     """POST /v1/generations?dryRun=true (a socialpub extension): the cost and the balance after, nothing charged.
     A service that does not know `dryRun` would create the generation: its answer (a generation, not a quote) is
     then reported as an invalid response."""
-    from backend.schemas.generations import GenerationQuote
+    from backend.schemas.generations import (
+        GenerationQuote,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call(
         "POST",
@@ -623,7 +673,9 @@ def quote_generation(body: GenerationCreate | dict[str, Any]) -> Call[Generation
 
 
 def get_generation(generation_id: str) -> Call[GenerationOut]:
-    from backend.schemas.generations import GenerationOut
+    from backend.schemas.generations import (
+        GenerationOut,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call("GET", f"/v1/generations/{_id(generation_id)}", GenerationOut)
 
@@ -636,7 +688,9 @@ def list_generations(
     type: str | None = None,
 ) -> Call[GenerationList]:
     """A page of recent creations (newest first) with the workspace's `credits`."""
-    from backend.schemas.generations import GenerationList
+    from backend.schemas.generations import (
+        GenerationList,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call(
         "GET",
@@ -647,7 +701,9 @@ def list_generations(
 
 
 def delete_generation(generation_id: str) -> Call[GenerationDeleted]:
-    from backend.schemas.generations import GenerationDeleted
+    from backend.schemas.generations import (
+        GenerationDeleted,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call("DELETE", f"/v1/generations/{_id(generation_id)}", GenerationDeleted)
 
@@ -665,7 +721,10 @@ def create_webhook(
     url: str, *, events: list[str] | None = None, description: str | None = None
 ) -> Call[WebhookWithSecret]:
     """POST /v1/webhooks: 201 with the `whsec_` secret (shown this once)."""
-    from backend.schemas.webhooks import WebhookCreate, WebhookWithSecret
+    from backend.schemas.webhooks import (  # deferred: the schemas a call needs (module docstring)
+        WebhookCreate,
+        WebhookWithSecret,
+    )
 
     body = WebhookCreate.model_validate(clean({"url": url, "events": events, "description": description}))
     return Call("POST", "/v1/webhooks", WebhookWithSecret, json=dump(body), optional_extension=_WEBHOOKS)
@@ -674,7 +733,10 @@ def create_webhook(
 def check_webhook_url(url: str, *, events: list[str] | None = None) -> Call[WebhookDryRun]:
     """POST /v1/webhooks?dryRun=true: every check of a registration, nothing created (400 `invalid_webhook_url`
     when the address rule refuses the URL, its message naming the setting)."""
-    from backend.schemas.webhooks import WebhookCreate, WebhookDryRun
+    from backend.schemas.webhooks import (  # deferred: the schemas a call needs (module docstring)
+        WebhookCreate,
+        WebhookDryRun,
+    )
 
     body = WebhookCreate.model_validate(clean({"url": url, "events": events}))
     return Call(
@@ -688,20 +750,23 @@ def check_webhook_url(url: str, *, events: list[str] | None = None) -> Call[Webh
 
 
 def list_webhooks() -> Call[WebhookList]:
-    from backend.schemas.webhooks import WebhookList
+    from backend.schemas.webhooks import WebhookList  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", "/v1/webhooks", WebhookList, optional_extension=_WEBHOOKS)
 
 
 def get_webhook(webhook_id: str) -> Call[WebhookOut]:
-    from backend.schemas.webhooks import WebhookOut
+    from backend.schemas.webhooks import WebhookOut  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", f"/v1/webhooks/{_id(webhook_id)}", WebhookOut, optional_extension=_WEBHOOKS)
 
 
 def update_webhook(webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> Call[WebhookOut]:
     """PATCH /v1/webhooks/{id}: any of url, events, description (None clears it), enabled."""
-    from backend.schemas.webhooks import WebhookOut, WebhookPatch
+    from backend.schemas.webhooks import (  # deferred: the schemas a call needs (module docstring)
+        WebhookOut,
+        WebhookPatch,
+    )
 
     body = changes if isinstance(changes, WebhookPatch) else WebhookPatch.model_validate(changes)
     return Call(
@@ -714,14 +779,18 @@ def update_webhook(webhook_id: str, changes: WebhookPatch | dict[str, Any]) -> C
 
 
 def delete_webhook(webhook_id: str) -> Call[WebhookDeleted]:
-    from backend.schemas.webhooks import WebhookDeleted
+    from backend.schemas.webhooks import (
+        WebhookDeleted,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call("DELETE", f"/v1/webhooks/{_id(webhook_id)}", WebhookDeleted, optional_extension=_WEBHOOKS)
 
 
 def rotate_webhook(webhook_id: str) -> Call[WebhookWithSecret]:
     """A new secret (shown this once); the old one keeps signing beside it for 24 h."""
-    from backend.schemas.webhooks import WebhookWithSecret
+    from backend.schemas.webhooks import (
+        WebhookWithSecret,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call(
         "POST", f"/v1/webhooks/{_id(webhook_id)}/rotate", WebhookWithSecret, optional_extension=_WEBHOOKS
@@ -730,7 +799,9 @@ def rotate_webhook(webhook_id: str) -> Call[WebhookWithSecret]:
 
 def test_webhook(webhook_id: str) -> Call[WebhookTestOut]:
     """Queue a `webhook.test` event to this endpoint only (202)."""
-    from backend.schemas.webhooks import WebhookTestOut
+    from backend.schemas.webhooks import (
+        WebhookTestOut,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call("POST", f"/v1/webhooks/{_id(webhook_id)}/test", WebhookTestOut, optional_extension=_WEBHOOKS)
 
@@ -739,7 +810,7 @@ def list_deliveries(
     webhook_id: str, *, status: str | None = None, limit: int | None = None, cursor: str | None = None
 ) -> Call[DeliveryList]:
     """The delivery log of one endpoint, newest first, each with its attempts."""
-    from backend.schemas.webhooks import DeliveryList
+    from backend.schemas.webhooks import DeliveryList  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "GET",
@@ -751,14 +822,14 @@ def list_deliveries(
 
 
 def get_event(event_id: str) -> Call[EventOut]:
-    from backend.schemas.webhooks import EventOut
+    from backend.schemas.webhooks import EventOut  # deferred: the schemas a call needs (module docstring)
 
     return Call("GET", f"/v1/events/{_id(event_id)}", EventOut, optional_extension=_WEBHOOKS)
 
 
 def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[RedeliverOut]:
     """Deliver an event again (same `webhook-id`) to every endpoint that had it, or to `endpoint_id` (202)."""
-    from backend.schemas.webhooks import RedeliverOut
+    from backend.schemas.webhooks import RedeliverOut  # deferred: the schemas a call needs (module docstring)
 
     return Call(
         "POST",
@@ -775,7 +846,10 @@ def redeliver_event(event_id: str, *, endpoint_id: str | None = None) -> Call[Re
 def sandbox_published(
     *, platform: str | None = None, account_id: str | None = None, limit: int | None = None
 ) -> Call[SandboxPublishedList]:
-    from backend.schemas.sandbox import SandboxPublishedList
+    """What the sandbox networks published for this workspace (extension GET /v1/sandbox/published)."""
+    from backend.schemas.sandbox import (
+        SandboxPublishedList,  # deferred: the schemas a call needs (module docstring)
+    )
 
     return Call(
         "GET",

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from backend.operator import embedded as backend_embedded
 from socialpub_tui.client.errors import ConfigError
 
 BASE_URL = "http://embedded.socialpub"
@@ -30,11 +31,9 @@ class Embedded:
         self.app = backend.app
 
     def mint_token(self) -> str:
-        from backend.operator.embedded import NotInitialised
-
         try:
             return str(self.backend.mint_token())
-        except NotInitialised as exc:
+        except backend_embedded.NotInitialised as exc:
             raise ConfigError(str(exc), code="not_initialised") from None
 
     def start_worker(self) -> None:
@@ -48,8 +47,6 @@ class Embedded:
 
 def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = True) -> Embedded:
     """Start the backend in-process on `data_dir` (ConfigError `not_initialised` when there is none)."""
-    from backend.operator import embedded as backend_embedded
-
     try:
         return Embedded(backend_embedded.start(data_dir, settings=settings, worker=worker))
     except backend_embedded.NotInitialised as exc:

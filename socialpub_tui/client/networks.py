@@ -75,6 +75,6 @@ class Networks:
 
 def parse(body: Any) -> Networks:
     """The answer of GET /v1/networks."""
-    from backend.schemas.networks import NetworkList
+    from backend.schemas.networks import NetworkList  # deferred: the networks schema, when the list is read
 
     return Networks(NetworkList.model_validate(body).items)

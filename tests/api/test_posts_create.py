@@ -12,8 +12,8 @@ import pytest
 from backend import clock
 from backend.services import accounts as accounts_service
 from backend.services import plans
-from backend.services import posts as posts_service
 from backend.services import workspace as ws_service
+from backend.services.posts import checks
 from backend.store.models import Job, Post, PostTarget, Workspace
 from tests.api.posts_support import (  # noqa: F401  (fixtures)
     BROKEN,
@@ -118,7 +118,7 @@ def test_scheduled_at_needs_an_offset_and_a_real_date(client, owner, sandbox, va
 def test_a_missing_offset_is_answered_with_an_example_that_reads(client, owner, sandbox, value, example):
     r = post(client, owner, 400, targets=["facebook"], scheduledAt=value)
     assert f"e.g. {example} " in r.json()["message"]
-    posts_service.parse_timestamp(example, "scheduledAt")  # the example itself is accepted
+    checks.parse_timestamp(example, "scheduledAt")  # the example itself is accepted
 
 
 def test_scheduled_at_in_past_alone(client, owner, sandbox):

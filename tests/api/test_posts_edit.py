@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 
 from backend import clock
-from backend.services import posts as posts_service
 from backend.services import workspace as ws_service
+from backend.services.posts import checks
+from backend.services.posts import edit as post_edit
 from backend.store.models import Job, Post, PostTarget
 from tests.api.posts_support import IMG, VID, details, fast, future, post, remote_media, sandbox  # noqa: F401
 from tests.conftest import key_headers
@@ -115,9 +116,7 @@ def test_patch_scheduled_at_in_past_and_naive(client, owner):
     assert r.status_code == 400 and r.json()["error"] == "scheduled_at_in_past"
     r = patch(client, owner, p["id"], scheduledAt="2099-01-01T10:00:00")
     assert r.status_code == 400 and r.json()["error"] == "invalid_scheduled_at"
-    assert Post.get_by_id(p["id"]).scheduled_at == clock.to_utc(
-        posts_service.parse_timestamp(p["scheduledAt"], "x")
-    )
+    assert Post.get_by_id(p["id"]).scheduled_at == clock.to_utc(checks.parse_timestamp(p["scheduledAt"], "x"))
 
 
 def test_patch_targets_cannot_change(client, owner):
@@ -163,13 +162,13 @@ def test_patch_loses_to_the_engine_claim_between_check_and_lock(client, owner, m
     """The engine claims the post (scheduled -> processing) while the edit is being validated: the state
     is checked again under the row lock, so the edit is refused and nothing changes."""
     p = scheduled(client, owner)
-    real = posts_service.inspect_media
+    real = checks.inspect_media
 
     def claim_then_inspect(*args, **kw):  # type: ignore[no-untyped-def]
         Post.update(status="processing", sent_at=clock.now()).where(Post.id == p["id"]).execute()
         return real(*args, **kw)
 
-    monkeypatch.setattr(posts_service, "inspect_media", claim_then_inspect)
+    monkeypatch.setattr(post_edit, "inspect_media", claim_then_inspect)
     r = patch(client, owner, p["id"], content="racing", mediaUrls=[IMG.format(3)])
     assert r.status_code == 409 and r.json()["error"] == "post_not_editable"
     row = Post.get_by_id(p["id"])
@@ -179,7 +178,7 @@ def test_patch_loses_to_the_engine_claim_between_check_and_lock(client, owner, m
 def test_patch_revalidates_when_another_edit_lands_first(client, owner, monkeypatch):
     """Two edits: the one validated against a stale version is checked again against the new state."""
     p = scheduled(client, owner, targets=["facebook", "linkedin"], mediaUrls=[])
-    real = posts_service.inspect_media
+    real = checks.inspect_media
     calls = {"n": 0}
 
     def concurrent_edit(*args, **kw):  # type: ignore[no-untyped-def]
@@ -188,7 +187,7 @@ def test_patch_revalidates_when_another_edit_lands_first(client, owner, monkeypa
             Post.update(content="other edit", version=Post.version + 1).where(Post.id == p["id"]).execute()
         return real(*args, **kw)
 
-    monkeypatch.setattr(posts_service, "inspect_media", concurrent_edit)
+    monkeypatch.setattr(post_edit, "inspect_media", concurrent_edit)
     r = patch(client, owner, p["id"], mediaUrls=[IMG.format(5)])
     assert r.status_code == 200, r.text
     assert calls["n"] == 2  # validated twice

@@ -27,8 +27,9 @@ from peewee import fn
 from backend.networks.sandbox import list_published
 from backend.networks.sandbox.store import SandboxItem
 from backend.schemas.statuses import TARGET_FINAL
-from backend.services import accounts, posts, workspace
+from backend.services import accounts, workspace
 from backend.services import media as media_service
+from backend.services.posts import accept
 from backend.store.db import database, is_sqlite
 from backend.store.models import Job, PostTarget, PublishAttempt
 from tests.media import corpus
@@ -162,7 +163,7 @@ def test_a_worker_paused_past_its_lease_publishes_nothing_twice(settings, owner,
 
     def queue_posts(n: int = 16) -> None:  # n more posts to the three networks, told apart by their number
         for i in range(len(contents), len(contents) + n):
-            post, _ = posts.create(
+            post, _ = accept.create(
                 settings,
                 owner.workspace_id,
                 {

@@ -13,8 +13,8 @@ from backend import clock
 from backend.errors import ApiError
 from backend.services import accounts as accounts_service
 from backend.services import media as media_service
-from backend.services import posts
 from backend.services import workspace as ws_service
+from backend.services.posts import accept, edit
 from backend.store.models import Job, Media, MediaHold, Post, PostTarget
 from tests.media import corpus
 
@@ -43,7 +43,7 @@ def body(**kw):  # type: ignore[no-untyped-def]
 def test_unique_index_decides_when_the_lookup_misses(settings, ws, monkeypatch):
     """Two requests that both passed the fast look-up: the second insert hits the UNIQUE index and returns the
     first post, creating nothing (no target, no job)."""
-    first, created = posts.create(settings, ws, body(idempotency_key="k"))
+    first, created = accept.create(settings, ws, body(idempotency_key="k"))
     assert created
     again, created = _create_with_conflict_lookup(settings, ws, monkeypatch, body(idempotency_key="k"))
     assert not created and again.id == first.id
@@ -52,7 +52,7 @@ def test_unique_index_decides_when_the_lookup_misses(settings, ws, monkeypatch):
 
 def test_the_unique_index_path_also_refuses_another_body(settings, ws, monkeypatch):
     """The same race with another body: 409 idempotency_key_reused from the conflict branch, nothing created."""
-    posts.create(settings, ws, body(idempotency_key="k"))
+    accept.create(settings, ws, body(idempotency_key="k"))
     with pytest.raises(ApiError) as err:
         _create_with_conflict_lookup(
             settings, ws, monkeypatch, body(idempotency_key="k", targets=["linkedin"])
@@ -64,7 +64,7 @@ def test_the_unique_index_path_also_refuses_another_body(settings, ws, monkeypat
 def _create_with_conflict_lookup(settings, ws, monkeypatch, request):  # type: ignore[no-untyped-def]
     """Fast path blind, conflict path real: only the IntegrityError branch can find the existing post."""
     state = {"n": 0}
-    real = posts._existing_by_key
+    real = accept._existing_by_key
 
     def existing(workspace_id: str, key: str, fingerprint: str):  # type: ignore[no-untyped-def]
         state["n"] += 1
@@ -72,9 +72,9 @@ def _create_with_conflict_lookup(settings, ws, monkeypatch, request):  # type: i
             return None  # the fast look-up before validation misses (the other request has not committed)
         return real(workspace_id, key, fingerprint)
 
-    monkeypatch.setattr(posts, "_existing_by_key", existing)
+    monkeypatch.setattr(accept, "_existing_by_key", existing)
     try:
-        return posts.create(settings, ws, request)
+        return accept.create(settings, ws, request)
     finally:
         assert state["n"] == 2  # reached the conflict branch
 
@@ -83,7 +83,7 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
     img = media_service.ingest_bytes(settings, ws, jpeg())
     url = media_service.url_for(settings, img.key)
     assert img.expires_at is not None  # 30-day base rule
-    p, _ = posts.create(
+    p, _ = accept.create(
         settings,
         ws,
         body(
@@ -95,7 +95,7 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
     assert [m["kind"] for m in p.media] == ["image"] and p.media[0]["mime"] == "image/jpeg"
     assert MediaHold.get(MediaHold.ref == f"post:{p.id}").until is None
     assert Media.get_by_id(img.id).expires_at is None  # kept while the post is not sent
-    posts.cancel(ws, p.id)
+    edit.cancel(ws, p.id)
     assert MediaHold.select().where(MediaHold.ref == f"post:{p.id}").count() == 0
     assert Media.get_by_id(img.id).expires_at is not None  # back to the base rule
 
@@ -103,7 +103,7 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
 def test_patch_moves_the_hold_to_the_new_media(settings, ws):
     a = media_service.ingest_bytes(settings, ws, jpeg())
     b = media_service.ingest_bytes(settings, ws, jpeg())
-    p, _ = posts.create(
+    p, _ = accept.create(
         settings,
         ws,
         body(
@@ -111,7 +111,7 @@ def test_patch_moves_the_hold_to_the_new_media(settings, ws):
             scheduled_at=clock.iso(clock.now() + timedelta(days=1)),
         ),
     )
-    posts.edit(settings, ws, p.id, {"media_urls": [media_service.url_for(settings, b.key)]})
+    edit.edit(settings, ws, p.id, {"media_urls": [media_service.url_for(settings, b.key)]})
     held = {h.media_id for h in MediaHold.select().where(MediaHold.ref == f"post:{p.id}")}
     assert held == {b.id}
     assert Media.get_by_id(a.id).expires_at is not None and Media.get_by_id(b.id).expires_at is None
@@ -128,7 +128,7 @@ def test_host_media_missing_expired_or_of_another_workspace(settings, ws, other_
         media_service.url_for(settings, theirs.key),
     ]
     with pytest.raises(ApiError) as err:
-        posts.create(settings, ws, body(media_urls=urls))
+        accept.create(settings, ws, body(media_urls=urls))
     assert err.value.code == "invalid_targets"
     assert [(d["error"], d["mediaUrl"]) for d in err.value.details] == [("media_unreadable", u) for u in urls]
 
@@ -137,7 +137,7 @@ def test_host_video_kind_from_the_store(settings, ws):
     vid = media_service.ingest_bytes(settings, ws, MP4)
     url = media_service.url_for(settings, vid.key)
     draft = {"tiktok": {"postMode": "MEDIA_UPLOAD"}}  # (a direct post needs the creator's privacy choice)
-    p, _ = posts.create(settings, ws, body(targets=["youtube", "tiktok"], media_urls=[url], options=draft))
+    p, _ = accept.create(settings, ws, body(targets=["youtube", "tiktok"], media_urls=[url], options=draft))
     assert p.media[0]["kind"] == "video" and p.media[0]["generated"] is False
     assert "youtube" not in (p.options or {})
 
@@ -145,7 +145,7 @@ def test_host_video_kind_from_the_store(settings, ws):
 def test_generated_video_on_youtube_declares_synthetic_media(settings, ws):
     gen = media_service.store_generated(settings, ws, MP4, ref="generation:gen_test")
     url = media_service.url_for(settings, gen.key)
-    p, _ = posts.create(
+    p, _ = accept.create(
         settings,
         ws,
         body(targets=["youtube"], media_urls=[url], options={"youtube": {"containsSyntheticMedia": False}}),
@@ -155,6 +155,6 @@ def test_generated_video_on_youtube_declares_synthetic_media(settings, ws):
 
 
 def test_job_payload_is_what_the_engine_reads(settings, ws):
-    p, _ = posts.create(settings, ws, body())
-    job = Job.get(Job.dedupe_key == posts.job_key(p.id))
-    assert job.kind == posts.PUBLISH_JOB == "post.publish" and job.payload["post_id"] == p.id
+    p, _ = accept.create(settings, ws, body())
+    job = Job.get(Job.dedupe_key == accept.job_key(p.id))
+    assert job.kind == accept.PUBLISH_JOB == "post.publish" and job.payload["post_id"] == p.id

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from backend.schemas.posts import PostQuery
 from backend.store.db import database, is_sqlite
 
 INDEXES = {"post_due_scheduled", "post_due_other", "post_workspace_newest"}
@@ -22,14 +23,14 @@ def test_the_indexes_exist(settings):
         {"cursor": "newest"},
         {"order": "upcoming"},
         {"order": "upcoming", "cursor": "upcoming"},
-        {"order": "upcoming", "statuses": ["failed", "completed"]},
+        {"order": "upcoming", "status": ["failed", "completed"]},
         {"order": "upcoming", "platform": "tiktok"},
         {"order": "upcoming", "q": "sale"},
     ],
 )
 def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
     from backend.services import accounts
-    from backend.services import posts as svc
+    from backend.services.posts import query
     from tests.support.bulk_posts import insert_posts
 
     if not is_sqlite():
@@ -37,8 +38,8 @@ def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
     accounts.connect_sandbox_defaults(settings, owner.workspace_id)
     insert_posts(owner.workspace_id, 300)
     cursors = {
-        "newest": svc.list_posts(owner.workspace_id, limit=5)["nextCursor"],
-        "upcoming": svc.list_posts(owner.workspace_id, limit=5, order="upcoming")["nextCursor"],
+        "newest": query.list_posts(owner.workspace_id, PostQuery(limit=5))["nextCursor"],
+        "upcoming": query.list_posts(owner.workspace_id, PostQuery(limit=5, order="upcoming"))["nextCursor"],
     }
     if "cursor" in params:
         params = params | {"cursor": cursors[params["cursor"]]}
@@ -54,7 +55,7 @@ def test_a_page_is_read_in_index_order(settings, owner, monkeypatch, params):
         return execute(sql, params, *args, **kwargs)
 
     monkeypatch.setattr(db, "execute_sql", explain)
-    svc.list_posts(owner.workspace_id, limit=20, **params)
+    query.list_posts(owner.workspace_id, PostQuery(limit=20, **params))
     assert plans
     for plan in plans:
         assert "TEMP B-TREE" not in plan, plan

@@ -62,7 +62,7 @@ def test_media_kind_from_the_file_name() -> None:
 
 
 def test_media_path_completion(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from socialpub_tui.screens.compose import complete_path
+    from socialpub_tui.screens.compose_media import complete_path
 
     (tmp_path / "photos").mkdir()
     (tmp_path / "photo.jpg").write_bytes(b"x")

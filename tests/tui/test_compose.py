@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 from textual.widgets import Checkbox, Input, ProgressBar, RadioButton, Static, TextArea
 
 from socialpub_tui.app import utc_now
-from socialpub_tui.screens.compose import ComposeScreen, TargetRow
+from socialpub_tui.screens.compose import ComposeScreen
+from socialpub_tui.screens.compose_targets import TargetRow
 from socialpub_tui.screens.post_detail import PostDetailScreen
 from tests.tui.helpers import png, until
 
@@ -144,9 +145,9 @@ async def test_local_checks_show_next_to_the_target_and_nothing_is_sent(tui_app)
 
 
 async def test_the_apis_per_target_errors_show_next_to_the_target(tui_app, monkeypatch) -> None:
-    import socialpub_tui.screens.compose as compose
+    import socialpub_tui.screens.compose_targets as compose_targets
 
-    monkeypatch.setattr(compose, "check_target", lambda *a, **k: [])  # let the server be the one to refuse
+    monkeypatch.setattr(compose_targets, "check_target", lambda *a, **k: [])  # let the server refuse
     app = tui_app(clock=utc_now)
     async with app.run_test(size=SIZE) as pilot:
         ids = await accounts_by_platform(app)

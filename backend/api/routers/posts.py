@@ -6,7 +6,7 @@ without validating it again against the response model (which only documents it)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Query
@@ -18,11 +18,11 @@ from backend.api.deps import AuthContext, SettingsDep, require_scope
 from backend.api.errors import responses
 from backend.errors import ApiError
 from backend.schemas import posts as wire
-from backend.schemas.common import POST_CURSOR, NetworkName, not_nullable
-from backend.schemas.posts import LABEL_FILTER_PATTERN, MAX_CONTENT, PostList, PostOut
-from backend.schemas.statuses import PostStatusValue
+from backend.schemas.common import not_nullable
+from backend.schemas.posts import MAX_CONTENT, PostList, PostOut, PostQuery
 from backend.services import networks
-from backend.services import posts as svc
+from backend.services.posts import accept, checks, edit, public
+from backend.services.posts import query as post_list
 
 router = APIRouter(tags=["posts"])
 Publisher = Depends(require_scope("publish:posts"))
@@ -31,7 +31,7 @@ Publisher = Depends(require_scope("publish:posts"))
 # shows them, and a value a network refuses is a 400 here), built when this router is first imported.
 PostOptions = networks.post_options_model()
 _NAMES = networks.names()
-_EXAMPLES = [
+_EXAMPLES: list[Any] = [
     {"targets": list(_NAMES[:2]), "content": "Hello from socialpub"},
     {
         "targets": [{"platform": _NAMES[0]}],
@@ -46,7 +46,7 @@ class PostCreate(wire.PostCreate):
     __doc__ = wire.PostCreate.__doc__
     model_config = ConfigDict(json_schema_extra={"examples": _EXAMPLES})
 
-    options: PostOptions | None = None  # type: ignore[valid-type]
+    options: PostOptions | None = None  # type: ignore[valid-type]  # built at import from the registry
 
 
 class PostPatch(wire.PostPatch):
@@ -55,7 +55,7 @@ class PostPatch(wire.PostPatch):
         json_schema_extra=not_nullable("scheduledAt", "content", "mediaUrls", "options")
     )
 
-    options: PostOptions | None = None  # type: ignore[valid-type]
+    options: PostOptions | None = None  # type: ignore[valid-type]  # built at import from the registry
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -94,7 +94,7 @@ def create_post(body: PostCreate, settings: SettingsDep, ctx: AuthContext = Publ
         # A replay answers the post already created with the key, but only for a request the document
         # accepts: without the key, the service refuses this one as it refuses any (nothing is written).
         del payload["idempotency_key"]
-    data, created = svc.create_public(settings, ctx.workspace_id, payload)
+    data, created = accept.create_public(settings, ctx.workspace_id, payload)
     return _json(data, 202 if created else 200)
 
 
@@ -111,92 +111,24 @@ def _well_formed(body: PostCreate) -> bool:
         return False  # not a URL this service can read: media_unreadable
     if body.scheduled_at is not None:
         try:
-            svc.parse_timestamp(body.scheduled_at, "scheduledAt")
+            checks.parse_timestamp(body.scheduled_at, "scheduledAt")
         except ApiError:
             return False
     return True
 
 
 @router.get("/posts", response_model=PostList, operation_id="listPosts", responses=responses())
-def list_posts(
-    ctx: AuthContext = Publisher,
-    limit: int = Query(20, ge=1, le=100, description="page size (1-100)"),
-    cursor: str | None = Query(
-        None,
-        max_length=200,
-        json_schema_extra={"pattern": POST_CURSOR},  # stated here; another shape: 400 invalid_cursor
-        description="`nextCursor` of the previous page, as it came",
-    ),
-    status: list[PostStatusValue] | None = Query(None, description="repeat to match several statuses"),
-    platform: NetworkName | None = Query(None, description="posts with a target on this network"),
-    account_id: str | None = Query(
-        None, alias="accountId", max_length=100, description="posts with a target on this account"
-    ),
-    since: str | None = Query(
-        None,
-        alias="from",
-        max_length=64,
-        json_schema_extra={"format": "date-time"},
-        description="ISO 8601 with offset; inclusive lower bound of `timeField`",
-    ),
-    until: str | None = Query(
-        None,
-        alias="to",
-        max_length=64,
-        json_schema_extra={"format": "date-time"},
-        description="ISO 8601 with offset; exclusive upper bound of `timeField`",
-    ),
-    time_field: Literal["createdAt", "scheduledAt", "dueAt"] = Query(
-        "createdAt",
-        alias="timeField",
-        description="the time `from`/`to` apply to; `dueAt`: `scheduledAt`, or `createdAt` for a post published "
-        "at once",
-    ),
-    idempotency_key: str | None = Query(None, alias="idempotencyKey", max_length=200),
-    label: list[str] | None = Query(
-        None,
-        description="`KEY=VALUE`: posts carrying this label; repeat to require several",
-        json_schema_extra={"items": {"type": "string", "pattern": LABEL_FILTER_PATTERN}},
-    ),
-    q: str | None = Query(
-        None,
-        max_length=svc.MAX_QUERY,
-        pattern=r"^[^\x00]*$",
-        description="posts whose text contains this, ignoring case (taken literally)",
-    ),
-    order: Literal["newest", "upcoming"] = Query(
-        "newest",
-        description="`newest`: newest first (creation order); `upcoming`: scheduled posts soonest due "
-        "first, then the others by `dueAt`, most recent first. A cursor is valid only with "
-        "the order it came from",
-    ),
-) -> Response:
+def list_posts(query: Annotated[PostQuery, Query()], ctx: AuthContext = Publisher) -> Response:
     """Extension: the workspace's posts, newest first (or `order=upcoming`), with cursor pagination, filters
     and a text search."""
-    networks.require_known(platform, "platform")
-    return _json(
-        svc.list_posts(
-            ctx.workspace_id,
-            limit=limit,
-            cursor=cursor,
-            statuses=status,
-            platform=platform,
-            account_id=account_id,
-            since=since,
-            until=until,
-            time_field=time_field,
-            idempotency_key=idempotency_key,
-            q=q,
-            order=order,
-            labels=label,
-        )
-    )
+    networks.require_known(query.platform, "platform")
+    return _json(post_list.list_posts(ctx.workspace_id, query))
 
 
 @router.get("/posts/{post_id}", response_model=PostOut, operation_id="getPost", responses=responses(404))
 def get_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """The post with each target's state: externalPostId, postUrl, failReason / failType, nextAttemptAt."""
-    return _json(svc.get_public(ctx.workspace_id, post_id))
+    return _json(public.get_public(ctx.workspace_id, post_id))
 
 
 @router.patch(
@@ -207,7 +139,7 @@ def patch_post(
 ) -> Response:
     """Change `scheduledAt`, `content`, `mediaUrls`, `options` of a scheduled post not yet sent."""
     changes = {k: getattr(body, k) for k in body.model_fields_set}
-    return _json(svc.to_public(svc.edit(settings, ctx.workspace_id, post_id, changes)))
+    return _json(public.to_public(edit.edit(settings, ctx.workspace_id, post_id, changes)))
 
 
 @router.delete(
@@ -219,5 +151,5 @@ def patch_post(
 )
 def delete_post(post_id: str, ctx: AuthContext = Publisher) -> Response:
     """Cancel a scheduled post not yet sent (204); 409 `post_not_cancellable` once sent."""
-    svc.cancel(ctx.workspace_id, post_id)
+    edit.cancel(ctx.workspace_id, post_id)
     return Response(status_code=204)

@@ -18,8 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from backend.services import posts, workspace
+from backend.services import workspace
 from backend.services.oauth_connect import connect_login
+from backend.services.posts import accept
 from backend.store.models import Account, PostTarget
 from tests.networks.bluesky.conftest import Server
 from tests.support.networks import own
@@ -117,7 +118,7 @@ def test_a_worker_killed_after_the_write_publishes_once(server: Server, settings
         mine = own(settings, "bluesky")
         mine.api_base, mine.plc_url = proxy.origin, proxy.origin
         acc = connect_login(owner.workspace_id, settings, "bluesky", handle, app_pw)
-        post, _ = posts.create(
+        post, _ = accept.create(
             settings, owner.workspace_id, {"targets": ["bluesky"], "content": "killed once #socialpub"}
         )
         proxy.armed = True

@@ -9,7 +9,7 @@ import httpx
 from backend.networks.base import MediaRef
 from backend.networks.sandbox.store import SandboxItem
 from backend.services.adapters import make_adapter, sandbox
-from backend.services.posts import media_url_refusals
+from backend.services.posts.checks import media_url_refusals
 from tests.networks.conftest import IMG, publication
 from tests.networks.test_networks import loader
 

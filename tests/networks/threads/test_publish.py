@@ -163,7 +163,7 @@ def _ref(container: str) -> str:
 
 
 def test_loopback_media_refused_at_creation_with_the_reason(settings) -> None:  # type: ignore[no-untyped-def]
-    from backend.services.posts import media_url_refusals
+    from backend.services.posts.checks import media_url_refusals
 
     loop = MediaRef("http://127.0.0.1:8000/m/0.jpg", "image", "image/jpeg", 1080, 1080)
     # the live network (its real API host) cannot reach a loopback media host
