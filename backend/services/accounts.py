@@ -67,12 +67,14 @@ def count_connected(workspace_id: str) -> int:
     )
 
 
-def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: str) -> dict[str, Any]:
+def _sandbox_identity(
+    settings: Settings, platform: str, name: str, behaviour: str, *, private: bool = False
+) -> dict[str, Any]:
     """The network-side identity the sandbox emulator of `settings` gives a new account (the sandbox its posts
-    will be published to)."""
+    will be published to); `private`: a private account at a network that has them."""
     from backend.services.adapters import register_sandbox_account
 
-    ident = register_sandbox_account(settings, platform, name, behaviour)
+    ident = register_sandbox_account(settings, platform, name, behaviour, private=private)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
     return {
         "external_id": str(get("external_account_id") or get("external_id") or ""),
@@ -84,9 +86,16 @@ def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: s
 
 
 def connect_sandbox(
-    settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
+    settings: Settings,
+    workspace_id: str,
+    platform: str,
+    name: str,
+    behaviour: str = "ok",
+    *,
+    private: bool = False,
 ) -> Account:
-    """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
+    """Connect one sandbox account (`private`: a private account at a network that has them); 402
+    channel_limit_exceeded over the plan's limit."""
     network = registry.find(platform)
     if network is None or network.emulator is None:
         known = ", ".join(n.name for n in registry.networks() if n.emulator)
@@ -111,7 +120,7 @@ def connect_sandbox(
         if ws is None:
             raise ApiError(404, "workspace_not_found", "workspace not found")
         _check_limit(ws, extra=1)
-        ident = _sandbox_identity(settings, platform, name, behaviour)
+        ident = _sandbox_identity(settings, platform, name, behaviour, private=private)
         now = clock.now()
         return Account.create(
             id=new_id("acc"),

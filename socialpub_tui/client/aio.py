@@ -13,6 +13,7 @@ import httpx
 if TYPE_CHECKING:
     from backend.schemas.accounts import (
         AccountCheck,
+        AccountChoices,
         AccountList,
         AccountOut,
         ConnectedAccounts,
@@ -240,6 +241,9 @@ class AsyncClient(ClientBase):
 
     async def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return await self.run(calls.accounts_doctor(platform))
+
+    async def account_choices(self, account_id: str) -> AccountChoices:
+        return await self.run(calls.account_choices(account_id))
 
     async def connect_account_login(
         self,

@@ -12,6 +12,7 @@ import httpx
 if TYPE_CHECKING:
     from backend.schemas.accounts import (
         AccountCheck,
+        AccountChoices,
         AccountList,
         AccountOut,
         ConnectedAccounts,
@@ -242,6 +243,9 @@ class Client(ClientBase):
 
     def accounts_doctor(self, platform: str | None = None) -> DoctorReport:
         return self.run(calls.accounts_doctor(platform))
+
+    def account_choices(self, account_id: str) -> AccountChoices:
+        return self.run(calls.account_choices(account_id))
 
     def connect_account_login(
         self,

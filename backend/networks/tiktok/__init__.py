@@ -27,4 +27,6 @@ NETWORK = Network(
     checks="backend.networks.tiktok.checks:CHECKS",
     # a direct post's privacy, against the account's creator_info, refused at creation (issue 29)
     target_check="backend.networks.tiktok.adapter:target_problems",
+    # what creator_info says the creator may choose now: GET /v1/accounts/{id}/choices (issue 29)
+    choices="backend.networks.tiktok.adapter:account_choices",
 )

@@ -36,6 +36,7 @@ from backend.networks.base import (
     encode_ref,
     never_ready,
 )
+from backend.networks.choices import AccountChoices, FieldChoice
 from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
@@ -778,6 +779,56 @@ def target_problems(
             {"field": "privacyLevel", "allowed": allowed_privacy(offered, audited=adapter.audited)},
         )
     ]
+
+
+# TikTok's consent sentences (content-sharing-guidelines, UX point 4: shown before the creator posts, word for word)
+CONSENT = "By posting, you agree to TikTok's Music Usage Confirmation."
+CONSENT_BRANDED = "By posting, you agree to TikTok's Branded Content Policy and Music Usage Confirmation."
+INTERACTIONS = (
+    ("disableComment", "comment_disabled", "comments"),
+    ("disableDuet", "duet_disabled", "Duet"),
+    ("disableStitch", "stitch_disabled", "Stitch"),
+)
+
+
+def account_choices(adapter: TikTokAdapter, token: str) -> AccountChoices:
+    """The registry's `choices`: what creator_info says the creator may choose now (content-posting-api-reference-
+    query-creator-info; the UX rules of content-sharing-guidelines). privacyLevel: required, among the levels this
+    app may post with (allowed_privacy: an unaudited app only SELF_ONLY, and only on a private account) of those
+    the account offers; each interaction the creator turned off is locked; the longest video; the creator's nickname (shown before posting); the
+    consent sentence. Raises NetworkError / httpx errors when TikTok cannot answer."""
+    info = adapter.creator_info(token)
+    offered = tuple(str(x) for x in info.get("privacy_level_options") or [])
+    allowed = tuple(allowed_privacy(list(offered), audited=adapter.audited))
+    note = ""
+    if not adapter.audited and not allowed:
+        note = (
+            "the TikTok app is not audited: TikTok accepts its direct posts only to private accounts, as SELF_ONLY "
+            "(Only me); make the TikTok account private or post as a draft (postMode MEDIA_UPLOAD)"
+        )
+    elif allowed != offered:
+        note = "the TikTok app is not audited: TikTok accepts its direct posts only as SELF_ONLY (Only me)"
+    fields = [FieldChoice("privacyLevel", allowed=allowed, offered=offered, required=True, note=note)]
+    for name, flag, what in INTERACTIONS:
+        locked = bool(info.get(flag))
+        fields.append(
+            FieldChoice(
+                name, locked=locked, note=f"the creator turned {what} off in TikTok" if locked else ""
+            )
+        )
+    limits: dict[str, float] = {}
+    longest = info.get("max_video_post_duration_sec")
+    if isinstance(longest, int | float) and not isinstance(longest, bool):
+        limits["maxVideoDurationS"] = float(longest)
+    return AccountChoices(
+        creator_name=str(info.get("creator_nickname") or "") or None,
+        creator_handle=str(info.get("creator_username") or "") or None,
+        fields=tuple(fields),
+        limits=limits,
+        notes=(note,) if note else (),
+        consent=CONSENT,
+        answer=dict(info),
+    )
 
 
 def make_adapter(ctx: AdapterContext) -> TikTokAdapter:
