@@ -214,6 +214,11 @@ class ComposeScreen(Screen["PostOut | None"]):
         self._given_media = bool(media)
         self.media.extend(media or [])
         self.choices: list[TargetChoice] = []
+        # what each targeted account's network lets its creator choose (GET /v1/accounts/{id}/choices), per
+        # account id: the answer, or the failure's sentence; and what each network's options form shows now
+        self.account_choices: dict[str, Any] = {}
+        self._asked_choices: set[str] = set()
+        self._shown_choices: dict[str, tuple[str, ...]] = {}
         self.server_problems: dict[str, list[Problem]] = {}
         self.uploading = False
         self.sending = False
@@ -466,7 +471,46 @@ class ComposeScreen(Screen["PostOut | None"]):
                 row.show(None, None, [], shown=False)
         for form in self.option_forms():
             form.display = form.network in platforms
+        self._sync_choices()
         self._draw_status(problems)
+
+    # ---- what the accounts' networks let their creator choose ----------------------------------------------
+    def _sync_choices(self) -> None:
+        """Each options form shows what its targeted accounts' network lets their creator choose now: asked once
+        per account (load_choices), drawn when the answers or the targeted accounts change."""
+        forms = {form.network: form for form in self.option_forms()}
+        wanted: dict[str, list[str]] = {}
+        for row in self.selected_rows():
+            if row.choice.account_id and row.choice.platform in forms:
+                wanted.setdefault(row.choice.platform, []).append(row.choice.account_id)
+        for network, form in forms.items():
+            ids = tuple(wanted.get(network, ()))
+            for account_id in ids:
+                if account_id not in self._asked_choices:
+                    self._asked_choices.add(account_id)
+                    self.load_choices(account_id)
+            answered = tuple(i for i in ids if i in self.account_choices)
+            if self._shown_choices.get(network) == answered:
+                continue
+            self._shown_choices[network] = answered
+            found = [
+                self.account_choices[i] for i in answered if not isinstance(self.account_choices[i], str)
+            ]
+            failures = [self.account_choices[i] for i in answered if isinstance(self.account_choices[i], str)]
+            form.apply_choices(found, failures[0] if failures else None)
+
+    @work(group="compose-choices")
+    async def load_choices(self, account_id: str) -> None:
+        try:
+            found = await self.app.client.account_choices(account_id)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001  (unreachable network, older server: the schema's values, said)
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            found = (
+                f"Could not read what this account lets you choose ({inert(message)}): every value is shown; "
+                "the server checks the choice when the post is sent."
+            )
+        self.account_choices[account_id] = found
+        self._sync_choices()
 
     def _draw_status(self, problems: dict[str, list[Problem]] | None = None) -> None:
         status = self.query_one("#compose-status", Static)

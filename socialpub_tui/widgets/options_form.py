@@ -10,7 +10,13 @@ form too. One widget per property, in the schema's order, booleans together on o
 
 Each widget's id is `<network>-<property>` (the wire's camelCase name), its title the property's `title`.
 `values()` gives the options as sent (only what was set, plus the non-null defaults); `fill(options)` puts a
-post's options back. A property of another shape is left to the API (not shown)."""
+post's options back. A property of another shape is left to the API (not shown).
+
+`apply_choices(found, failure)`: what the targeted accounts' network says their creator may choose now (GET
+/v1/accounts/{id}/choices): a list narrowed to the values allowed (nothing pre-selected), a box the creator's
+settings turned off shown disabled and unticked, the creator's name, the network's notes and its consent
+sentence in the form's note line (`<network>-choices`). With several accounts of one network: the values all
+allow, a box locked when any locks it. When they could not be read: the schema's values, and a note saying so."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from typing import Any
 
 from textual.containers import Horizontal
 from textual.widget import Widget
-from textual.widgets import Checkbox, Collapsible, Input, Select
+from textual.widgets import Checkbox, Collapsible, Input, Select, Static
 
 from socialpub_tui.widgets.dropdown import Dropdown
 
@@ -93,7 +99,63 @@ class OptionsForm(Collapsible):
                 widgets.append(Input(placeholder=title, id=self.field_id(name)))
         if checks:
             widgets.append(Horizontal(*checks, classes="checks"))
+        note = Static("", id=self.field_id("choices"), classes="choices-note", markup=False)
+        note.display = False  # until the accounts' choices are read
+        widgets.append(note)
         return widgets
+
+    def _enum_options(self, name: str, values: list[Any]) -> list[tuple[str, Any]]:
+        labels = self.props[name].get("x-labels") or {}
+        return [(str(labels.get(v, v)), v) for v in values]
+
+    def apply_choices(self, found: list[Any], failure: str | None = None) -> None:
+        """Show what the accounts' network lets their creator choose now (`found`: the API's AccountChoices of each
+        targeted account of this network), or the schema's values and `failure` when they could not be read."""
+        allowed: dict[str, list[Any]] = {}
+        locked: dict[str, str] = {}
+        lines: list[str] = []
+        for choices in found:
+            if not getattr(choices, "supported", False):
+                continue
+            creator = getattr(choices, "creator", None)
+            if creator is not None and (creator.name or creator.handle):
+                who = " ".join(x for x in (creator.name, f"@{creator.handle}" if creator.handle else "") if x)
+                lines.append(f"Posting as {who}")
+            for f in choices.fields:
+                if f.allowed is not None:
+                    before = allowed.get(f.field)
+                    allowed[f.field] = [
+                        v for v in (before if before is not None else f.allowed) if v in f.allowed
+                    ]
+                if f.locked:
+                    locked[f.field] = f.note or "turned off by the creator"
+            lines.extend(n for n in choices.notes if n not in lines)
+            if choices.consent and choices.consent not in lines:
+                lines.append(choices.consent)
+        if failure:
+            lines.insert(0, failure)
+        for name, prop in self.props.items():
+            kind, values, _nullable = field_kind(prop)
+            wid = f"#{self.field_id(name)}"
+            if kind == "enum":
+                select = self.query_one(wid, Select)
+                shown = allowed.get(name, values)
+                current = select.value
+                select.set_options(self._enum_options(name, list(shown)))
+                if current is not Select.NULL and current in shown:
+                    select.value = current
+            elif kind == "bool" and prop.get("x-allow"):
+                box = self.query_one(wid, Checkbox)
+                if name in locked:
+                    box.value = False
+                    box.disabled = True
+                    box.tooltip = locked[name]
+                else:
+                    box.disabled = False
+                    box.tooltip = None
+        note = self.query_one(f"#{self.field_id('choices')}", Static)
+        note.update("\n".join(lines))
+        note.display = bool(lines)
 
     def values(self) -> dict[str, Any]:
         """The options as sent: every set value (a checked box, a typed text, a chosen value)."""

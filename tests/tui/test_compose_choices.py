@@ -1,0 +1,70 @@
+"""Compose and what the targeted account's network lets its creator choose now (GET /v1/accounts/{id}/choices,
+issue 29): the options form lists the account's own values (nothing pre-selected), shows the boxes the creator
+turned off disabled and unticked, names the creator and shows the network's consent sentence; when the call
+fails, every value of the schema with a note saying so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from textual.widgets import Checkbox, OptionList, Select, Static
+
+from backend.networks.tiktok.adapter import CONSENT, TikTokAdapter
+from socialpub_tui.app import utc_now
+from socialpub_tui.screens.compose import ComposeScreen
+from tests.tui.helpers import until
+from tests.tui.test_compose import SIZE, accounts_by_platform, open_compose, pick
+
+FOUR = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
+
+
+def listed(screen: ComposeScreen, wid: str) -> list[Any]:
+    """The values a dropdown offers (its list's options, the blank prompt left out)."""
+    select = screen.query_one(wid, Select)
+    options = select.query_one(OptionList)
+    prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    return [p for p in prompts if p != select.prompt]
+
+
+def note(screen: ComposeScreen) -> str:
+    return str(screen.query_one("#tiktok-choices", Static).render())
+
+
+async def test_the_privacy_list_is_the_accounts_own_and_nothing_is_chosen(
+    audited_tiktok_env, tui_app
+) -> None:  # type: ignore[no-untyped-def]
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        ids = await accounts_by_platform(app)
+        screen = await open_compose(pilot)
+        pick(screen, ids["tiktok"])
+        await until(pilot, lambda: ids["tiktok"] in screen.account_choices, what="the account's choices")
+        await pilot.pause()
+        assert listed(screen, "#tiktok-privacyLevel") == [
+            "PUBLIC_TO_EVERYONE",
+            "MUTUAL_FOLLOW_FRIENDS",
+            "SELF_ONLY",
+        ]  # this public account's three, not FOLLOWER_OF_CREATOR
+        assert screen.query_one("#tiktok-privacyLevel", Select).value is Select.NULL
+        for name in ("Comment", "Duet", "Stitch"):  # a public account: nothing turned off by the creator
+            box = screen.query_one(f"#tiktok-disable{name}", Checkbox)
+            assert box.value is False and not box.disabled
+        assert "Posting as" in note(screen) and CONSENT in note(screen)
+
+
+async def test_when_the_choices_cannot_be_read_every_level_is_shown_with_a_note(tui_app, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def down(self, token):  # type: ignore[no-untyped-def]
+        raise httpx.ConnectError("TikTok is down")
+
+    monkeypatch.setattr(TikTokAdapter, "creator_info", down)
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        ids = await accounts_by_platform(app)
+        screen = await open_compose(pilot)
+        pick(screen, ids["tiktok"])
+        await until(pilot, lambda: ids["tiktok"] in screen.account_choices, what="the failed read")
+        await pilot.pause()
+        assert listed(screen, "#tiktok-privacyLevel") == FOUR
+        assert screen.query_one("#tiktok-privacyLevel", Select).value is Select.NULL
+        assert "Could not read what this account lets you choose" in note(screen)
