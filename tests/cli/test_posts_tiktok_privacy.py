@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.networks.tiktok.adapter import CONSENT
 from socialpub_tui.cli import posts as posts_cli
 from tests.cli.conftest import invoke
 from tests.media import corpus
@@ -54,3 +55,13 @@ def test_the_flag_is_the_choice(embedded, clip) -> None:  # type: ignore[no-unty
     )
     assert r.code == 0, r.err
     assert r.json()["options"]["tiktok"]["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
+
+
+def test_the_question_names_the_creator_and_shows_the_consent_sentence(embedded, clip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """TikTok's UX rules: the creator's nickname shown, and "By posting, you agree to TikTok's Music Usage
+    Confirmation." before posting (GET /v1/accounts/{id}/choices)."""
+    monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
+    r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json", input="SELF_ONLY\n")
+    assert r.code == 0, r.err
+    assert "Posting to tiktok as Sandbox TikTok" in r.err and CONSENT in r.err
+    assert r.err.index(CONSENT) < r.err.index("tiktok privacyLevel")  # said before the question
