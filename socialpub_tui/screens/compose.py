@@ -428,6 +428,9 @@ class ComposeScreen(Screen["PostOut | None"]):
     def options_problem(self, network: str, options: dict[str, Any]) -> Problem | None:
         """What the network's options schema plainly refuses (a text over its maxLength, too many items), else
         None; the server checks the rest (e.g. YouTube's way of counting tags) and answers at the same place."""
+        for form in self.option_forms():
+            if form.network == network and form.problems():
+                return Problem("option_choice", form.problems()[0])
         schema = self.app.networks.options_schema(network) or {}  # type: ignore[attr-defined]
         for name, value in (options.get(network) or {}).items():
             prop = (schema.get("properties") or {}).get(name) or {}

@@ -8,13 +8,22 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from textual.widgets import Checkbox, OptionList, Select, Static
+from textual.widgets import Checkbox, OptionList, Select, Static, TextArea
 
 from backend.networks.tiktok.adapter import CONSENT, TikTokAdapter
+from backend.networks.tiktok.options import CONSENT_BRANDED, DISCLOSE_REQUIRES_ONE
 from socialpub_tui.app import utc_now
 from socialpub_tui.screens.compose import ComposeScreen
-from tests.tui.helpers import until
-from tests.tui.test_compose import SIZE, accounts_by_platform, open_compose, pick
+from tests.tui.helpers import mp4_bytes, until
+from tests.tui.test_compose import (
+    SIZE,
+    accounts_by_platform,
+    attach,
+    open_compose,
+    pick,
+    problem_text,
+    schedule_at,
+)
 
 FOUR = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"]
 
@@ -68,3 +77,46 @@ async def test_when_the_choices_cannot_be_read_every_level_is_shown_with_a_note(
         assert listed(screen, "#tiktok-privacyLevel") == FOUR
         assert screen.query_one("#tiktok-privacyLevel", Select).value is Select.NULL
         assert "Could not read what this account lets you choose" in note(screen)
+
+
+async def test_disclose_video_content(audited_tiktok_env, tui_app, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """TikTok's commercial content disclosure: a 'Disclose video content' toggle, off; on, 'Your brand' and
+    'Branded content' boxes, one required; the label the post gets; branded content's consent sentence; branded
+    content never SELF_ONLY — then sent as brandOrganicToggle / brandContentToggle."""
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(mp4_bytes())
+    app = tui_app(clock=utc_now)
+    async with app.run_test(size=SIZE) as pilot:
+        ids = await accounts_by_platform(app)
+        screen = await open_compose(pilot)
+        screen.query_one("#compose-text", TextArea).text = "Our new roast"
+        pick(screen, ids["tiktok"])
+        await attach(pilot, screen, clip)
+        await until(pilot, lambda: ids["tiktok"] in screen.account_choices, what="the account's choices")
+        toggle = screen.query_one("#tiktok-group-disclose", Checkbox)
+        assert str(toggle.label) == "Disclose video content" and toggle.value is False
+        assert not screen.query_one("#tiktok-group-disclose-members").display
+        toggle.value = True
+        await pilot.pause()
+        assert screen.query_one("#tiktok-group-disclose-members").display
+        assert str(screen.query_one("#tiktok-brandOrganicToggle", Checkbox).label) == "Your brand"
+        assert str(screen.query_one("#tiktok-brandContentToggle", Checkbox).label) == "Branded content"
+        assert DISCLOSE_REQUIRES_ONE in problem_text(screen, ids["tiktok"])
+        screen.query_one("#tiktok-brandOrganicToggle", Checkbox).value = True
+        await pilot.pause()
+        group_note = str(screen.query_one("#tiktok-group-disclose-note", Static).render())
+        assert "'Promotional content'" in group_note and CONSENT in note(screen)
+        screen.query_one("#tiktok-brandContentToggle", Checkbox).value = True
+        screen.query_one("#tiktok-privacyLevel", Select).value = "SELF_ONLY"
+        await pilot.pause()
+        group_note = str(screen.query_one("#tiktok-group-disclose-note", Static).render())
+        assert "'Paid partnership'" in group_note and CONSENT_BRANDED in note(screen)
+        assert "Branded content cannot go with privacyLevel SELF_ONLY" in problem_text(screen, ids["tiktok"])
+        screen.query_one("#tiktok-privacyLevel", Select).value = "PUBLIC_TO_EVERYONE"
+        await schedule_at(pilot, screen, "tomorrow", "10:00", "Europe/Paris")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.sent is not None, what="the post")
+        stored = await app.client.get_post(screen.sent.id)
+    tiktok = stored.options["tiktok"]
+    assert tiktok["brandOrganicToggle"] is True and tiktok["brandContentToggle"] is True
+    assert tiktok["privacyLevel"] == "PUBLIC_TO_EVERYONE"
