@@ -244,10 +244,14 @@ def on_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def creator_lines(client: Client, network: str, account_id: str | None) -> list[str]:
+def creator_lines(
+    client: Client, network: str, account_id: str | None, options: dict[str, Any] | None = None
+) -> list[str]:
     """What to show before the creator chooses (GET /v1/accounts/{id}/choices of the target's account, else of the
-    network's default account): whom the post goes to, the network's notes, its consent sentence. Nothing when the
-    server cannot tell (an older server, the network unreachable): the question is asked all the same."""
+    network's default account): whom the post goes to, the network's notes, the label the post gets for what its
+    `options` say (a set option's `x-note` in the network's options schema: TikTok's 'Paid partnership') and the
+    consent sentence (a set option's `x-consent`, else the network's). Nothing when the server cannot tell (an older
+    server, the network unreachable): the question is asked all the same."""
     try:
         if account_id is None:
             account_id = next(
@@ -265,8 +269,18 @@ def creator_lines(client: Client, network: str, account_id: str | None) -> list[
         )
         lines.append(f"Posting to {inert(network)} as {inert(who)}")
     lines.extend(inert(n) for n in found.notes)
-    if found.consent:
-        lines.append(inert(found.consent))
+    consent = found.consent
+    props = (client.networks().options_schema(network) or {}).get("properties") or {}
+    labels: list[str] = []
+    for name, prop in props.items():
+        if (options or {}).get(name) is True:
+            labels += [str(prop["x-note"])] if prop.get("x-note") else []
+            consent = str(prop.get("x-consent") or consent or "") or None
+    lines += (
+        [inert(labels[-1])] if labels else []
+    )  # the later one's (TikTok: both ticked → 'Paid partnership')
+    if consent:
+        lines.append(inert(consent))
     return lines
 
 
@@ -303,7 +317,7 @@ def create_with_choices(client: Client, body: dict[str, Any]) -> Any:
         options = {k: dict(v) for k, v in (body.get("options") or {}).items()}
         accounts = {str(d["platform"]): d.get("channelId") for d in err.details}
         for network in dict.fromkeys(n for n, _f in choices):
-            for line in creator_lines(client, network, accounts.get(network)):
+            for line in creator_lines(client, network, accounts.get(network), options.get(network)):
                 click.echo(line, err=True)
         for (network, field), values in choices.items():
             options.setdefault(network, {})[field] = click.prompt(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from backend.networks.tiktok.adapter import CONSENT
+from backend.networks.tiktok.options import CONSENT_BRANDED
 from socialpub_tui.cli import posts as posts_cli
 from tests.cli.conftest import invoke
 from tests.media import corpus
@@ -65,3 +66,24 @@ def test_the_question_names_the_creator_and_shows_the_consent_sentence(embedded,
     assert r.code == 0, r.err
     assert "Posting to tiktok as Sandbox TikTok" in r.err and CONSENT in r.err
     assert r.err.index(CONSENT) < r.err.index("tiktok privacyLevel")  # said before the question
+
+
+def test_branded_content_shows_its_label_and_consent_before_the_question(embedded, clip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
+    r = invoke(
+        "posts",
+        "create",
+        "Our partner's beans",
+        "--to",
+        "tiktok",
+        "--media",
+        clip,
+        "--option",
+        "tiktok.brandContentToggle=true",
+        "--json",
+        input="MUTUAL_FOLLOW_FRIENDS\n",
+    )
+    assert r.code == 0, r.err
+    assert "'Paid partnership'" in r.err and CONSENT_BRANDED in r.err and CONSENT not in r.err
+    assert "SELF_ONLY" not in r.err.split("tiktok privacyLevel")[-1]  # branded content: never Only me
+    assert r.json()["options"]["tiktok"]["brandContentToggle"] is True
