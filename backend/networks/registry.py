@@ -110,6 +110,9 @@ class Network:
     track_deadline_s: float = 15 * 60.0
     media_by_url: bool = False
     sandbox_name: str = ""
+    # `socialpub init --sandbox` connects a private account at this network (a network with private accounts, whose
+    # new app may post only to one: TikTok); the emulator's own default stays a public account
+    sandbox_private: bool = False
     builds_on: tuple[str, ...] = ()
     docs: str = ""
     lifecycle: str | None = None

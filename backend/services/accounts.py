@@ -153,16 +153,23 @@ def _check_limit(ws: Workspace, extra: int) -> None:
         )
 
 
-def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict[str, Any]]:
+def connect_sandbox_defaults(
+    settings: Settings, workspace_id: str, *, public: bool = False
+) -> list[dict[str, Any]]:
     """`socialpub init --sandbox`: one sandbox account per registered network (that has an emulator) not already
     connected, in the registry's order (built-ins first), as far as the plan allows: a network left out for the
-    plan's limit is logged, and can be added once another is disconnected or the plan upgraded."""
+    plan's limit is logged, and can be added once another is disconnected or the plan upgraded. A network whose
+    registry entry says `sandbox_private` gets a private account (TikTok: what a new app may direct-post to),
+    unless `public` (every account public, the emulators' default: for a check that needs public accounts)."""
     have = {a.platform for a in active_accounts(workspace_id)}
     for network in registry.networks():
         if network.emulator is None or network.name in have:
             continue
+        private = network.sandbox_private and not public
         try:
-            connect_sandbox(settings, workspace_id, network.name, network.sandbox_account_name, "ok")
+            connect_sandbox(
+                settings, workspace_id, network.name, network.sandbox_account_name, "ok", private=private
+            )
         except ApiError as exc:
             if exc.code != "channel_limit_exceeded":
                 raise

@@ -14,7 +14,9 @@ from socialpub_tui.cli import posts as posts_cli
 from tests.cli.conftest import invoke
 from tests.media import corpus
 
-pytestmark = pytest.mark.usefixtures("audited_tiktok")  # an audited app: the account's three public levels
+# an audited app: the three levels of the account `init --sandbox` connects — a private one
+pytestmark = pytest.mark.usefixtures("audited_tiktok")
+PRIVATE = "FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY"
 
 
 @pytest.fixture
@@ -27,8 +29,8 @@ def clip(tmp_path: Path) -> str:
 def test_off_a_terminal_the_choice_is_required_naming_the_accounts_options(embedded, clip) -> None:  # type: ignore[no-untyped-def]
     r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json")
     assert r.code == 2, r.out
-    assert "--tiktok-privacy" in r.err and "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in r.err
-    assert "FOLLOWER_OF_CREATOR" not in r.err  # not this (public) account's
+    assert "--tiktok-privacy" in r.err and PRIVATE in r.err
+    assert "PUBLIC_TO_EVERYONE" not in r.err  # not this (private) account's
     assert invoke("posts", "list", "--json").json() == []
 
 
@@ -36,7 +38,7 @@ def test_on_a_terminal_the_creator_chooses_among_the_accounts_options(embedded, 
     monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
     r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json", input="SELF_ONLY\n")
     assert r.code == 0, r.err
-    assert "MUTUAL_FOLLOW_FRIENDS" in r.err  # the question listed the account's levels
+    assert "FOLLOWER_OF_CREATOR" in r.err and "PUBLIC_TO_EVERYONE" not in r.err  # the account's own levels
     (only,) = invoke("posts", "list", "--json").json()
     assert only["options"]["tiktok"]["privacyLevel"] == "SELF_ONLY"
 

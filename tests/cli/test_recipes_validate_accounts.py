@@ -24,23 +24,25 @@ def folder(tmp_path: Path, privacy: str) -> Path:
 
 
 def test_a_level_the_account_does_not_offer_is_an_error(audited_tiktok_env, embedded, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    r = invoke("recipes", "validate", str(folder(tmp_path, "FOLLOWER_OF_CREATOR")), "--accounts", "--json")
+    r = invoke("recipes", "validate", str(folder(tmp_path, "PUBLIC_TO_EVERYONE")), "--accounts", "--json")
     assert r.code == 1, r.out
     (err,) = r.json()["errors"]
     assert err["code"] == "option_not_allowed" and (err["file"], err["line"]) == ("a.yaml", 3)
-    assert "options.tiktok.privacyLevel: FOLLOWER_OF_CREATOR" in err["message"]
-    assert "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in err["message"]  # this public account's
+    assert "options.tiktok.privacyLevel: PUBLIC_TO_EVERYONE" in err["message"]
+    # the levels of `init --sandbox`'s TikTok account, a private one
+    assert "FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in err["message"]
     assert r.json()["unchecked"] == []
-    ok = invoke("recipes", "validate", str(folder(tmp_path, "SELF_ONLY")), "--accounts")
+    ok = invoke("recipes", "validate", str(folder(tmp_path, "FOLLOWER_OF_CREATOR")), "--accounts")
     assert ok.code == 0, ok.out
     assert "valid" in ok.out.splitlines()[-1]
 
 
-def test_an_unaudited_app_and_a_public_account_allow_nothing(embedded, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    r = invoke("recipes", "validate", str(folder(tmp_path, "SELF_ONLY")), "--accounts")
+def test_an_unaudited_app_allows_only_self_only(embedded, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    r = invoke("recipes", "validate", str(folder(tmp_path, "FOLLOWER_OF_CREATOR")), "--accounts")
     assert r.code == 1
-    assert "a.yaml:3:0: post 'clip': options.tiktok.privacyLevel: SELF_ONLY is not among" in r.out
-    assert "make the TikTok account private" in r.out
+    line = "a.yaml:3:0: post 'clip': options.tiktok.privacyLevel: FOLLOWER_OF_CREATOR is not among what the account"
+    assert line in r.out and "allows now: SELF_ONLY (the TikTok app is not audited" in r.out
+    assert invoke("recipes", "validate", str(folder(tmp_path, "SELF_ONLY")), "--accounts").code == 0
 
 
 def test_without_a_server_it_says_what_was_not_checked(cli_env, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -43,6 +43,8 @@ def note(screen: ComposeScreen) -> str:
 async def test_the_privacy_list_is_the_accounts_own_and_nothing_is_chosen(
     audited_tiktok_env, tui_app
 ) -> None:  # type: ignore[no-untyped-def]
+    """`init --sandbox`'s TikTok account is private: its three levels, and Duet and Stitch off (creator_info says so
+    of a private account) — greyed and unticked."""
     app = tui_app(clock=utc_now)
     async with app.run_test(size=SIZE) as pilot:
         ids = await accounts_by_platform(app)
@@ -51,14 +53,16 @@ async def test_the_privacy_list_is_the_accounts_own_and_nothing_is_chosen(
         await until(pilot, lambda: ids["tiktok"] in screen.account_choices, what="the account's choices")
         await pilot.pause()
         assert listed(screen, "#tiktok-privacyLevel") == [
-            "PUBLIC_TO_EVERYONE",
+            "FOLLOWER_OF_CREATOR",
             "MUTUAL_FOLLOW_FRIENDS",
             "SELF_ONLY",
-        ]  # this public account's three, not FOLLOWER_OF_CREATOR
+        ]  # this private account's three, not PUBLIC_TO_EVERYONE
         assert screen.query_one("#tiktok-privacyLevel", Select).value is Select.NULL
-        for name in ("Comment", "Duet", "Stitch"):  # a public account: nothing turned off by the creator
+        comment = screen.query_one("#tiktok-disableComment", Checkbox)
+        assert comment.value is False and not comment.disabled
+        for name in ("Duet", "Stitch"):  # turned off by the creator's (private) account: greyed, unticked
             box = screen.query_one(f"#tiktok-disable{name}", Checkbox)
-            assert box.value is False and not box.disabled
+            assert box.value is False and box.disabled
         assert "Posting as" in note(screen) and CONSENT in note(screen)
 
 
@@ -112,11 +116,11 @@ async def test_disclose_video_content(audited_tiktok_env, tui_app, tmp_path) -> 
         group_note = str(screen.query_one("#tiktok-group-disclose-note", Static).render())
         assert "'Paid partnership'" in group_note and CONSENT_BRANDED in note(screen)
         assert "Branded content cannot go with privacyLevel SELF_ONLY" in problem_text(screen, ids["tiktok"])
-        screen.query_one("#tiktok-privacyLevel", Select).value = "PUBLIC_TO_EVERYONE"
+        screen.query_one("#tiktok-privacyLevel", Select).value = "MUTUAL_FOLLOW_FRIENDS"
         await schedule_at(pilot, screen, "tomorrow", "10:00", "Europe/Paris")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: screen.sent is not None, what="the post")
         stored = await app.client.get_post(screen.sent.id)
     tiktok = stored.options["tiktok"]
     assert tiktok["brandOrganicToggle"] is True and tiktok["brandContentToggle"] is True
-    assert tiktok["privacyLevel"] == "PUBLIC_TO_EVERYONE"
+    assert tiktok["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
