@@ -82,7 +82,9 @@ def test_draft_carousel_and_direct_video_followed_to_terminal(slow_sandbox, embe
     video = r.json()
     assert video["status"] == "PROCESSING_UPLOAD" and video["title"] == "Hello #launch"
     # published, for the creator's followers: TikTok names a public post only (get-video-status)
-    assert video["finalStatus"]["status"] == "PUBLISH_COMPLETE" and not video["finalStatus"].get("publicPostIds")
+    assert video["finalStatus"]["status"] == "PUBLISH_COMPLETE" and not video["finalStatus"].get(
+        "publicPostIds"
+    )
 
     # what the sandbox network holds: the draft and the published video
     items = invoke("sandbox", "published", "--platform", "tiktok", "--json").json()["items"]
