@@ -270,7 +270,10 @@ def creator_lines(
         lines.append(f"Posting to {inert(network)} as {inert(who)}")
     lines.extend(inert(n) for n in found.notes)
     consent = found.consent
-    props = (client.networks().options_schema(network) or {}).get("properties") or {}
+    try:
+        props = (client.networks().options_schema(network) or {}).get("properties") or {}
+    except ApiError:
+        props = {}
     labels: list[str] = []
     for name, prop in props.items():
         if (options or {}).get(name) is True:
