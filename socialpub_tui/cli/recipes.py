@@ -21,6 +21,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.client.errors import ApiError, ConfigError
 from socialpub_tui.look import inert
 
 
@@ -77,7 +78,7 @@ def recipe_zone(ctx: click.Context | None = None) -> str | None:
     "check_accounts",
     is_flag=True,
     help="Also check option values against what each target account's network lets its creator choose now "
-    "(GET /v1/accounts/{id}/choices through the profile's server; e.g. TikTok's privacy levels).",
+    "(GET /v1/accounts/{id}/choices through the profile's server: a network's own levels of privacy, …).",
 )
 def validate_command(path: Path, set_name: str | None, as_json: bool, check_accounts: bool) -> None:
     """Check recipe files: every error of every file, with its line and column. Nothing is sent.
@@ -157,8 +158,6 @@ def account_problems(
     creator choose now (GET /v1/accounts/{id}/choices: `allowed` of each field), through the profile's client.
     Returns (errors in validate's shape, code `option_not_allowed`; [{platform, reason}] of the networks whose
     accounts could not be checked: no server, no such account, the network unreachable)."""
-    from socialpub_tui.client.errors import ApiError, ConfigError
-
     wanted = [o for o in occurrences if any((o.options or {}).get(_platform(t)) for t in o.targets)]
     if not wanted:
         return [], []
