@@ -69,7 +69,7 @@ def test_an_unaudited_apps_private_account_allows_self_only_with_its_interaction
     assert (
         by["disableDuet"]["locked"] and by["disableStitch"]["locked"] and not by["disableComment"]["locked"]
     )
-    assert "Duet off" in by["disableDuet"]["note"]
+    assert "Duet is off for this account" in by["disableDuet"]["note"]
 
 
 def test_a_network_without_choices_answers_none_without_calling_it(

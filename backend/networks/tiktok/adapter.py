@@ -818,7 +818,7 @@ def target_problems(
 
 
 INTERACTIONS = (
-    ("disableComment", "comment_disabled", "comments"),
+    ("disableComment", "comment_disabled", "Commenting"),
     ("disableDuet", "duet_disabled", "Duet"),
     ("disableStitch", "stitch_disabled", "Stitch"),
 )
@@ -847,7 +847,11 @@ def account_choices(adapter: TikTokAdapter, token: str) -> AccountChoices:
         locked = bool(info.get(flag))
         fields.append(
             FieldChoice(
-                name, locked=locked, note=f"the creator turned {what} off in TikTok" if locked else ""
+                name,
+                locked=locked,
+                note=f"{what} is off for this account at TikTok (a private account, or the creator's own setting)"
+                if locked
+                else "",
             )
         )
     branded_ok = any(level != "SELF_ONLY" for level in allowed)
