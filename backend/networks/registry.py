@@ -110,6 +110,9 @@ class Network:
     track_deadline_s: float = 15 * 60.0
     media_by_url: bool = False
     sandbox_name: str = ""
+    # `socialpub init --sandbox` connects a private account at this network (a network with private accounts, whose
+    # new app may post only to one: TikTok); the emulator's own default stays a public account
+    sandbox_private: bool = False
     builds_on: tuple[str, ...] = ()
     docs: str = ""
     lifecycle: str | None = None
@@ -122,6 +125,9 @@ class Network:
     # it may call the network (TikTok reads creator_info: the privacy the creator may choose). A network error it
     # raises does not refuse the post: the publication checks again (services/posts.py check_against_accounts)
     target_check: str | None = None
+    # "module:fn" of what the network says an account's creator may choose now (backend/networks/choices.py):
+    # fn(adapter, access_token) -> AccountChoices; it calls the network (GET /v1/accounts/{id}/choices). None: none
+    choices: str | None = None
     builtin: bool = False  # set by the registry: a `socialpub` entry point
 
     # --- the lazily loaded parts ---------------------------------------------------------------------------
@@ -163,6 +169,9 @@ class Network:
 
     def target_checker(self) -> Any:
         return load_ref(self.target_check) if self.target_check else None
+
+    def choices_fn(self) -> Any:
+        return load_ref(self.choices) if self.choices else None
 
     @property
     def sandbox_account_name(self) -> str:

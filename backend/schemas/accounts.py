@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -243,3 +243,49 @@ class DoctorReport(CamelOut):
     ok: bool = Field(description="false when any finding is an error")
     networks: list[DoctorNetwork]
     accounts: list[DoctorAccount] = Field(description="the workspace's connected (not disconnected) accounts")
+
+
+# --- what the network lets the creator choose (backend/services/choices.py) -------------------------------------------
+class ChoiceField(CamelOut):
+    field: str = Field(
+        description="the option's name in `options.<platform>` of POST /v1/posts, e.g. `privacyLevel`"
+    )
+    allowed: list[str] | None = Field(
+        default=None, description="the values the creator may choose now (null: not a list of values)"
+    )
+    offered: list[str] | None = Field(
+        default=None,
+        description="what the network offers the account; more than `allowed` when this installation may not use "
+        "some (e.g. an app the network has not reviewed)",
+    )
+    required: bool = Field(default=False, description="the creator must choose: nothing is pre-selected")
+    locked: bool = Field(
+        default=False,
+        description="the creator's own settings fix it (shown greyed, unticked; nothing is sent for it)",
+    )
+    note: str = Field(default="", description="why `allowed` is narrower than `offered`, or why it is locked")
+
+
+class ChoiceCreator(CamelOut):
+    name: str | None = Field(description="the creator's name on the network (shown before posting)")
+    handle: str | None = Field(description="the creator's handle on the network")
+
+
+class AccountChoices(CamelOut):
+    account_id: str
+    platform: NetworkName
+    name: str = Field(description="the account's name in this workspace")
+    supported: bool = Field(
+        description="false when the account's network tells no choices (then `fields` is empty)"
+    )
+    creator: ChoiceCreator | None
+    fields: list[ChoiceField]
+    limits: dict[str, float] = Field(
+        description="e.g. `maxVideoDurationS`: the longest video the account may post"
+    )
+    notes: list[str] = Field(description="what the user must know before choosing")
+    consent: str | None = Field(
+        description="the sentence to show before sending (the network's rules), word for word"
+    )
+    network_answer: dict[str, Any] = Field(description="the network's own answer, verbatim")
+    fetched_at: Timestamp | None = Field(description="when the network answered (answers are kept 30 s)")

@@ -67,12 +67,14 @@ def count_connected(workspace_id: str) -> int:
     )
 
 
-def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: str) -> dict[str, Any]:
+def _sandbox_identity(
+    settings: Settings, platform: str, name: str, behaviour: str, *, private: bool = False
+) -> dict[str, Any]:
     """The network-side identity the sandbox emulator of `settings` gives a new account (the sandbox its posts
-    will be published to)."""
+    will be published to); `private`: a private account at a network that has them."""
     from backend.services.adapters import register_sandbox_account
 
-    ident = register_sandbox_account(settings, platform, name, behaviour)
+    ident = register_sandbox_account(settings, platform, name, behaviour, private=private)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)
     return {
         "external_id": str(get("external_account_id") or get("external_id") or ""),
@@ -84,9 +86,16 @@ def _sandbox_identity(settings: Settings, platform: str, name: str, behaviour: s
 
 
 def connect_sandbox(
-    settings: Settings, workspace_id: str, platform: str, name: str, behaviour: str = "ok"
+    settings: Settings,
+    workspace_id: str,
+    platform: str,
+    name: str,
+    behaviour: str = "ok",
+    *,
+    private: bool = False,
 ) -> Account:
-    """Connect one sandbox account; 402 channel_limit_exceeded over the plan's limit."""
+    """Connect one sandbox account (`private`: a private account at a network that has them); 402
+    channel_limit_exceeded over the plan's limit."""
     network = registry.find(platform)
     if network is None or network.emulator is None:
         known = ", ".join(n.name for n in registry.networks() if n.emulator)
@@ -111,7 +120,7 @@ def connect_sandbox(
         if ws is None:
             raise ApiError(404, "workspace_not_found", "workspace not found")
         _check_limit(ws, extra=1)
-        ident = _sandbox_identity(settings, platform, name, behaviour)
+        ident = _sandbox_identity(settings, platform, name, behaviour, private=private)
         now = clock.now()
         return Account.create(
             id=new_id("acc"),
@@ -144,16 +153,23 @@ def _check_limit(ws: Workspace, extra: int) -> None:
         )
 
 
-def connect_sandbox_defaults(settings: Settings, workspace_id: str) -> list[dict[str, Any]]:
+def connect_sandbox_defaults(
+    settings: Settings, workspace_id: str, *, public: bool = False
+) -> list[dict[str, Any]]:
     """`socialpub init --sandbox`: one sandbox account per registered network (that has an emulator) not already
     connected, in the registry's order (built-ins first), as far as the plan allows: a network left out for the
-    plan's limit is logged, and can be added once another is disconnected or the plan upgraded."""
+    plan's limit is logged, and can be added once another is disconnected or the plan upgraded. A network whose
+    registry entry says `sandbox_private` gets a private account (TikTok: what a new app may direct-post to),
+    unless `public` (every account public, the emulators' default: for a check that needs public accounts)."""
     have = {a.platform for a in active_accounts(workspace_id)}
     for network in registry.networks():
         if network.emulator is None or network.name in have:
             continue
+        private = network.sandbox_private and not public
         try:
-            connect_sandbox(settings, workspace_id, network.name, network.sandbox_account_name, "ok")
+            connect_sandbox(
+                settings, workspace_id, network.name, network.sandbox_account_name, "ok", private=private
+            )
         except ApiError as exc:
             if exc.code != "channel_limit_exceeded":
                 raise

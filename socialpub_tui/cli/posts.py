@@ -244,12 +244,56 @@ def on_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def creator_lines(
+    client: Client, network: str, account_id: str | None, options: dict[str, Any] | None = None
+) -> list[str]:
+    """What to show before the creator chooses (GET /v1/accounts/{id}/choices of the target's account, else of the
+    network's default account): whom the post goes to, the network's notes, the label the post gets for what its
+    `options` say (a set option's `x-note` in the network's options schema: TikTok's 'Paid partnership') and the
+    consent sentence (a set option's `x-consent`, else the network's). Nothing when the server cannot tell (an older
+    server, the network unreachable): the question is asked all the same."""
+    try:
+        if account_id is None:
+            account_id = next(
+                (a.id for a in client.list_accounts().items if a.platform == network and a.is_default), None
+            )
+        if account_id is None:
+            return []
+        found = client.account_choices(account_id)
+    except ApiError:
+        return []
+    lines: list[str] = []
+    if found.creator is not None and (found.creator.name or found.creator.handle):
+        who = " ".join(
+            x for x in (found.creator.name, f"@{found.creator.handle}" if found.creator.handle else "") if x
+        )
+        lines.append(f"Posting to {inert(network)} as {inert(who)}")
+    lines.extend(inert(n) for n in found.notes)
+    consent = found.consent
+    try:
+        props = (client.networks().options_schema(network) or {}).get("properties") or {}
+    except ApiError:
+        props = {}
+    labels: list[str] = []
+    for name, prop in props.items():
+        if (options or {}).get(name) is True:
+            labels += [str(prop["x-note"])] if prop.get("x-note") else []
+            consent = str(prop.get("x-consent") or consent or "") or None
+    lines += (
+        [inert(labels[-1])] if labels else []
+    )  # the later one's (TikTok: both ticked → 'Paid partnership')
+    if consent:
+        lines.append(inert(consent))
+    return lines
+
+
 def create_with_choices(client: Client, body: dict[str, Any]) -> Any:
     """POST /v1/posts. A network may require a choice only the creator makes (TikTok: who sees a direct post,
     nothing pre-selected): the server refuses the target with a detail naming the option (`field`) and the values
     the account allows (`allowed`, TikTok's from its creator_info). When every refusal is such a choice: on a
-    terminal each is asked among those values and the post is sent again (nothing was stored); elsewhere a usage
-    error names them and the flag that gives them."""
+    terminal each is asked among those values — after whom the post goes to, the network's notes and its consent
+    sentence (creator_lines) — and the post is sent again (nothing was stored); elsewhere a usage error names them
+    and the flag that gives them."""
     try:
         return client.create_post(body)
     except ApiError as err:
@@ -274,6 +318,10 @@ def create_with_choices(client: Client, body: dict[str, Any]) -> Any:
                 )
             ) from None
         options = {k: dict(v) for k, v in (body.get("options") or {}).items()}
+        accounts = {str(d["platform"]): d.get("channelId") for d in err.details}
+        for network in dict.fromkeys(n for n, _f in choices):
+            for line in creator_lines(client, network, accounts.get(network), options.get(network)):
+                click.echo(line, err=True)
         for (network, field), values in choices.items():
             options.setdefault(network, {})[field] = click.prompt(
                 f"{inert(messages[network, field])}\n{network} {field}", type=click.Choice(values), err=True

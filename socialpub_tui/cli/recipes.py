@@ -21,6 +21,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.client.errors import ApiError, ConfigError
 from socialpub_tui.look import inert
 
 
@@ -70,19 +71,29 @@ def recipe_zone(ctx: click.Context | None = None) -> str | None:
     "as_json",
     is_flag=True,
     help='Print one JSON document: {"files", "occurrences", "errors": [{file, line, column, message, '
-    "code}]}.",
+    'code}]} (with --accounts also "unchecked": [{platform, reason}]).',
 )
-def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
+@click.option(
+    "--accounts",
+    "check_accounts",
+    is_flag=True,
+    help="Also check option values against what each target account's network lets its creator choose now "
+    "(GET /v1/accounts/{id}/choices through the profile's server: a network's own levels of privacy, …).",
+)
+def validate_command(path: Path, set_name: str | None, as_json: bool, check_accounts: bool) -> None:
     """Check recipe files: every error of every file, with its line and column. Nothing is sent.
 
     PATH is a YAML file or a folder (every *.yaml / *.yml under it, hidden folders skipped). Local times are
     read in each file's `timezone:`, else the profile's `timezone`, else the system's zone. Exit 0 when
-    everything is valid, 1 on any error.
+    everything is valid, 1 on any error. With --accounts, each option value is also checked against what the
+    target account's network lets its creator choose now (e.g. TikTok's privacy among the account's own levels),
+    through the profile's server; what could not be checked is said.
 
     \b
     Examples:
       socialpub recipes validate recipes/examples
       socialpub recipes validate recipes/examples/launch.yaml --json
+      socialpub recipes validate recipes/examples --accounts
     """
     from socialpub_tui.cli._common import Output
 
@@ -109,10 +120,19 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
             }
         )
     count = len(loaded.occurrences)
+    refused: list[dict[str, Any]] = []
+    unchecked: list[dict[str, str]] = []
+    if check_accounts and not errors:
+        refused, unchecked = account_problems(loaded.occurrences, str(path) if single else None)
+        errors.extend(refused)
 
     def human() -> None:
         for p in loaded.problems:
             click.echo(str(p))
+        for e in refused:
+            click.echo(f"{e['file']}:{e['line']}:{e['column']}: {e['message']}")
+        for u in unchecked:
+            click.echo(f"{inert(u['platform'])}: not checked against the accounts: {inert(u['reason'])}")
         if not loaded.files:
             click.echo(f"{path}: no *.yaml or *.yml file here (hidden folders are skipped)")
         bad = sum(1 for f in loaded.files if not f.ok)
@@ -123,9 +143,76 @@ def validate_command(path: Path, set_name: str | None, as_json: bool) -> None:
             summary += f" (set {loaded.set_name}): valid"
         click.echo(out.style(summary, fg="red" if errors else "green"))
 
-    out.emit({"files": files, "occurrences": count, "errors": errors}, human)
+    doc: dict[str, Any] = {"files": files, "occurrences": count, "errors": errors}
+    if check_accounts:
+        doc["unchecked"] = unchecked
+    out.emit(doc, human)
     if errors:
         raise SystemExit(1)
+
+
+def account_problems(
+    occurrences: Any, single: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """`validate --accounts`: each occurrence's option values against what its target accounts' network lets their
+    creator choose now (GET /v1/accounts/{id}/choices: `allowed` of each field), through the profile's client.
+    Returns (errors in validate's shape, code `option_not_allowed`; [{platform, reason}] of the networks whose
+    accounts could not be checked: no server, no such account, the network unreachable)."""
+    wanted = [o for o in occurrences if any((o.options or {}).get(_platform(t)) for t in o.targets)]
+    if not wanted:
+        return [], []
+    unchecked: dict[str, str] = {}
+    try:
+        client = get_client(worker=False)
+        listing = client.list_accounts().items
+    except (ApiError, ConfigError, OSError) as exc:
+        reason = f"{getattr(exc, 'message', None) or exc}; the server checks them when the recipe is applied"
+        platforms = dict.fromkeys(
+            _platform(t) for o in wanted for t in o.targets if o.options.get(_platform(t))
+        )
+        return [], [{"platform": p, "reason": reason} for p in platforms]
+    defaults = {a.platform: a.id for a in listing if a.is_default}
+    answers: dict[str, Any] = {}
+    errors: list[dict[str, Any]] = []
+    for o in wanted:
+        for t in o.targets:
+            platform = _platform(t)
+            given = o.options.get(platform) or {}
+            account_id = t.get("channelId") if isinstance(t, dict) else None
+            account_id = account_id or defaults.get(platform)
+            if not given or platform in unchecked:
+                continue
+            if account_id is None:
+                unchecked[platform] = "no connected account of this network: it cannot be checked"
+                continue
+            if account_id not in answers:
+                try:
+                    answers[account_id] = client.account_choices(account_id)
+                except ApiError as exc:
+                    unchecked[platform] = f"{exc.message}; the server checks them when the recipe is applied"
+                    continue
+            found = answers[account_id]
+            for f in found.fields if found.supported else []:
+                value = given.get(f.field)
+                if f.allowed is None or value is None or value in f.allowed:
+                    continue
+                allowed = ", ".join(f.allowed) or "none"
+                why = f" ({f.note})" if f.note else ""
+                errors.append(
+                    {
+                        "file": single or o.file,
+                        "line": o.line,
+                        "column": 0,
+                        "code": "option_not_allowed",
+                        "message": f"post {o.entry!r}: options.{platform}.{f.field}: {value} is not among what the "
+                        f"account {found.name!r} allows now: {allowed}{why}",
+                    }
+                )
+    return errors, [{"platform": p, "reason": r} for p, r in unchecked.items()]
+
+
+def _platform(target: Any) -> str:
+    return str(target if isinstance(target, str) else target.get("platform"))
 
 
 @recipes_group.command("schema")

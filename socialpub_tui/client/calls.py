@@ -16,6 +16,7 @@ from urllib.parse import quote
 if TYPE_CHECKING:
     from backend.schemas.accounts import (
         AccountCheck,
+        AccountChoices,
         AccountList,
         AccountOut,
         ConnectedAccounts,
@@ -296,6 +297,20 @@ def accounts_doctor(platform: str | None = None) -> Call[DoctorReport]:
         DoctorReport,
         params={"platform": platform},
         optional_extension="GET /v1/accounts/doctor",
+    )
+
+
+def account_choices(account_id: str) -> Call[AccountChoices]:
+    """What the account's network says its creator may choose now (extension GET /v1/accounts/:id/choices)."""
+    from backend.schemas.accounts import (
+        AccountChoices,
+    )  # deferred: the schema modules' import (module docstring)
+
+    return Call(
+        "GET",
+        f"/v1/accounts/{_id(account_id)}/choices",
+        AccountChoices,
+        optional_extension="GET /v1/accounts/:id/choices",
     )
 
 

@@ -98,6 +98,7 @@ class Endpoints(ClientBase):
     connect_oauth_accounts = sends(calls.connect_oauth_accounts)
     connect_account_token = sends(calls.connect_account_token)
     accounts_doctor = sends(calls.accounts_doctor)
+    account_choices = sends(calls.account_choices)
     connect_account_login = sends(calls.connect_account_login)
     check_account = sends(calls.check_account)
 

@@ -91,6 +91,11 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
         self._given_media = bool(media)
         self.media.extend(media or [])
         self.choices: list[TargetChoice] = []
+        # what each targeted account's network lets its creator choose (GET /v1/accounts/{id}/choices), per
+        # account id: the answer, or the failure's sentence; and what each network's options form shows now
+        self.account_choices: dict[str, Any] = {}
+        self._asked_choices: set[str] = set()
+        self._shown_choices: dict[str, tuple[str, ...]] = {}
         self.server_problems: dict[str, list[Problem]] = {}
         self.uploading = False
         self.sending = False

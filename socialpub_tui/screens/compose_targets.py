@@ -200,6 +200,9 @@ class TargetsPane(Screen[Any]):
     def options_problem(self, network: str, options: dict[str, Any]) -> Problem | None:
         """What the network's options schema plainly refuses (a text over its maxLength, too many items), else
         None; the server checks the rest (e.g. YouTube's way of counting tags) and answers at the same place."""
+        for form in self.option_forms():
+            if form.network == network and form.problems():
+                return Problem("option_choice", form.problems()[0])
         schema = self.app.networks.options_schema(network) or {}  # type: ignore[attr-defined]
         for name, value in (options.get(network) or {}).items():
             prop = (schema.get("properties") or {}).get(name) or {}
@@ -243,7 +246,46 @@ class TargetsPane(Screen[Any]):
                 row.show(None, None, [], shown=False)
         for form in self.option_forms():
             form.display = form.network in platforms
+        self._sync_choices()
         self._draw_status(problems)
+
+    # ---- what the accounts' networks let their creator choose ----------------------------------------------
+    def _sync_choices(self) -> None:
+        """Each options form shows what its targeted accounts' network lets their creator choose now: asked once
+        per account (load_choices), drawn when the answers or the targeted accounts change."""
+        forms = {form.network: form for form in self.option_forms()}
+        wanted: dict[str, list[str]] = {}
+        for row in self.selected_rows():
+            if row.choice.account_id and row.choice.platform in forms:
+                wanted.setdefault(row.choice.platform, []).append(row.choice.account_id)
+        for network, form in forms.items():
+            ids = tuple(wanted.get(network, ()))
+            for account_id in ids:
+                if account_id not in self._asked_choices:
+                    self._asked_choices.add(account_id)
+                    self.load_choices(account_id)
+            answered = tuple(i for i in ids if i in self.account_choices)
+            if self._shown_choices.get(network) == answered:
+                continue
+            self._shown_choices[network] = answered
+            found = [
+                self.account_choices[i] for i in answered if not isinstance(self.account_choices[i], str)
+            ]
+            failures = [self.account_choices[i] for i in answered if isinstance(self.account_choices[i], str)]
+            form.apply_choices(found, failures[0] if failures else None)
+
+    @work(group="compose-choices")
+    async def load_choices(self, account_id: str) -> None:
+        try:
+            found = await self.app.client.account_choices(account_id)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001  (unreachable network, older server: the schema's values, said)
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            found = (
+                f"Could not read what this account lets you choose ({inert(message)}): every value is shown; "
+                "the server checks the choice when the post is sent."
+            )
+        self.account_choices[account_id] = found
+        self._sync_choices()
 
     def _draw_status(self, problems: dict[str, list[Problem]] | None = None) -> None:
         status = self.query_one("#compose-status", Static)

@@ -52,10 +52,12 @@ def remote_media(monkeypatch):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def sandbox(settings, owner):  # type: ignore[no-untyped-def]
-    """One sandbox account per network (what `socialpub init --sandbox` connects): {platform: account}."""
+    """One sandbox account per network (what `socialpub init --sandbox` connects), every one public (TikTok's too:
+    the suites post to it publicly; init's private TikTok account is tests/cli's): {platform: account}."""
     from backend.services import accounts
 
-    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id)}
+    found = accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
+    return {a["platform"]: a for a in found}
 
 
 def post(client, owner, expect: int | None = None, **body: Any):  # type: ignore[no-untyped-def]

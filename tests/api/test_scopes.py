@@ -34,7 +34,8 @@ def guarded_routes(app) -> list[tuple[str, str, str]]:
         for dep in route.dependant.dependencies:
             scope = getattr(dep.call, "required_scope", None)
             if scope:
-                full = min((p for p in paths if p.endswith(route.path)), key=len)
+                plain = re.sub(r":[^}]+\}", "}", route.path)  # `{account_id:account_id}`: a convertor's name
+                full = min((p for p in paths if p.endswith(plain)), key=len)
                 for method in sorted(route.methods - {"HEAD", "OPTIONS"}):
                     out.append((scope, method, full))
     return out

@@ -341,6 +341,8 @@ def test_photo_direct_sends_privacy_and_interactions(client, owner, tk, images):
         "privacy_level": "SELF_ONLY",
         "disable_comment": True,
         "auto_add_music": False,
+        "brand_content_toggle": False,  # the disclosure, off unless the creator turns it on: always sent
+        "brand_organic_toggle": False,
     }
 
 
@@ -354,6 +356,8 @@ def test_direct_without_privacy_level_is_refused_naming_the_options(client, owne
     assert sent(out["publishId"]).data["post_info"] == {
         "privacy_level": "PUBLIC_TO_EVERYONE",
         "disable_comment": True,  # comments off unless the creator turns them on
+        "brand_content_toggle": False,
+        "brand_organic_toggle": False,
     }
     assert out["title"] == "" and out["description"] == ""
 
@@ -398,6 +402,8 @@ def test_video_direct_sends_title_privacy_and_interactions(client, owner, tk, vi
         "disable_comment": False,
         "disable_duet": True,
         "disable_stitch": True,
+        "brand_content_toggle": False,
+        "brand_organic_toggle": False,
     }
 
 

@@ -103,3 +103,17 @@ def test_an_edit_of_the_options_is_checked_as_a_creation(client, owner, audited_
     assert detail["error"] == "privacy_level_option_mismatch" and detail["allowed"] == PUBLIC
     good = {"options": {"tiktok": {"privacyLevel": "MUTUAL_FOLLOW_FRIENDS"}}}
     assert client.patch(f"/v1/posts/{pid}", json=good, headers=key_headers(owner.api_key)).status_code == 200
+
+
+def test_branded_content_as_self_only_is_refused_at_creation(client, owner, audited_tiktok, sandbox):
+    """content-sharing-guidelines: branded content (a paid partnership) is public or friends only."""
+    branded = {"tiktok": {"privacyLevel": "SELF_ONLY", "brandContentToggle": True}}
+    r = post(client, owner, 400, targets=["tiktok"], mediaUrls=[VID.format(1)], options=branded)
+    (detail,) = r.json()["details"]
+    assert detail["error"] == "branded_content_cannot_be_private" and detail["field"] == "privacyLevel"
+    assert detail["allowed"] == ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS"]
+    assert "cannot be posted as SELF_ONLY" in detail["message"]
+    assert Post.select().count() == 0
+    public = {"tiktok": {"privacyLevel": "MUTUAL_FOLLOW_FRIENDS", "brandContentToggle": True}}
+    r = post(client, owner, 202, targets=["tiktok"], mediaUrls=[VID.format(1)], options=public)
+    assert r.json()["options"]["tiktok"]["brandContentToggle"] is True

@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from backend.networks.tiktok.adapter import CONSENT
+from backend.networks.tiktok.options import CONSENT_BRANDED
 from socialpub_tui.cli import posts as posts_cli
 from tests.cli.conftest import invoke
 from tests.media import corpus
 
-pytestmark = pytest.mark.usefixtures("audited_tiktok")  # an audited app: the account's three public levels
+# an audited app: the three levels of the account `init --sandbox` connects — a private one
+pytestmark = pytest.mark.usefixtures("audited_tiktok")
+PRIVATE = "FOLLOWER_OF_CREATOR, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY"
 
 
 @pytest.fixture
@@ -25,8 +29,8 @@ def clip(tmp_path: Path) -> str:
 def test_off_a_terminal_the_choice_is_required_naming_the_accounts_options(embedded, clip) -> None:  # type: ignore[no-untyped-def]
     r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json")
     assert r.code == 2, r.out
-    assert "--tiktok-privacy" in r.err and "PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, SELF_ONLY" in r.err
-    assert "FOLLOWER_OF_CREATOR" not in r.err  # not this (public) account's
+    assert "--tiktok-privacy" in r.err and PRIVATE in r.err
+    assert "PUBLIC_TO_EVERYONE" not in r.err  # not this (private) account's
     assert invoke("posts", "list", "--json").json() == []
 
 
@@ -34,7 +38,7 @@ def test_on_a_terminal_the_creator_chooses_among_the_accounts_options(embedded, 
     monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
     r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json", input="SELF_ONLY\n")
     assert r.code == 0, r.err
-    assert "MUTUAL_FOLLOW_FRIENDS" in r.err  # the question listed the account's levels
+    assert "FOLLOWER_OF_CREATOR" in r.err and "PUBLIC_TO_EVERYONE" not in r.err  # the account's own levels
     (only,) = invoke("posts", "list", "--json").json()
     assert only["options"]["tiktok"]["privacyLevel"] == "SELF_ONLY"
 
@@ -54,3 +58,34 @@ def test_the_flag_is_the_choice(embedded, clip) -> None:  # type: ignore[no-unty
     )
     assert r.code == 0, r.err
     assert r.json()["options"]["tiktok"]["privacyLevel"] == "MUTUAL_FOLLOW_FRIENDS"
+
+
+def test_the_question_names_the_creator_and_shows_the_consent_sentence(embedded, clip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """TikTok's UX rules: the creator's nickname shown, and "By posting, you agree to TikTok's Music Usage
+    Confirmation." before posting (GET /v1/accounts/{id}/choices)."""
+    monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
+    r = invoke("posts", "create", "Hello", "--to", "tiktok", "--media", clip, "--json", input="SELF_ONLY\n")
+    assert r.code == 0, r.err
+    assert "Posting to tiktok as Sandbox TikTok" in r.err and CONSENT in r.err
+    assert r.err.index(CONSENT) < r.err.index("tiktok privacyLevel")  # said before the question
+
+
+def test_branded_content_shows_its_label_and_consent_before_the_question(embedded, clip, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(posts_cli, "on_terminal", lambda: True)
+    r = invoke(
+        "posts",
+        "create",
+        "Our partner's beans",
+        "--to",
+        "tiktok",
+        "--media",
+        clip,
+        "--option",
+        "tiktok.brandContentToggle=true",
+        "--json",
+        input="MUTUAL_FOLLOW_FRIENDS\n",
+    )
+    assert r.code == 0, r.err
+    assert "'Paid partnership'" in r.err and CONSENT_BRANDED in r.err and CONSENT not in r.err
+    assert "SELF_ONLY" not in r.err.split("tiktok privacyLevel")[-1]  # branded content: never Only me
+    assert r.json()["options"]["tiktok"]["brandContentToggle"] is True

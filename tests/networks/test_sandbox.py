@@ -117,7 +117,11 @@ def test_tiktok_cap_holds_under_concurrency(settings, account) -> None:  # type:
                 "https://open.tiktokapis.sandbox.invalid/v2/post/publish/video/init/",
                 headers={"Authorization": f"Bearer {ident.access_token}"},
                 json={
-                    "post_info": {"title": f"v{i}", "privacy_level": "PUBLIC_TO_EVERYONE"},
+                    "post_info": {
+                        "title": f"v{i}",
+                        "privacy_level": "PUBLIC_TO_EVERYONE",
+                        "brand_content_toggle": False,
+                    },
                     "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
                 },
             )

@@ -331,6 +331,8 @@ def test_exact_direct_video_request(settings, account) -> None:  # type: ignore[
             "disable_comment": True,
             "disable_duet": False,
             "disable_stitch": True,
+            "brand_content_toggle": False,
+            "brand_organic_toggle": False,
         },
         "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
     }
@@ -368,6 +370,8 @@ def test_exact_inbox_and_photo_requests(settings, account) -> None:  # type: ign
             "privacy_level": "PUBLIC_TO_EVERYONE",
             "disable_comment": True,
             "auto_add_music": True,
+            "brand_content_toggle": False,
+            "brand_organic_toggle": False,
         },
         "source_info": {
             "source": "PULL_FROM_URL",

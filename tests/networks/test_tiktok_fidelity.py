@@ -13,10 +13,12 @@ import httpx
 import pytest
 
 from backend.networks import oauth, oauth_apps
-from backend.networks.base import Unverifiable, encode_ref
+from backend.networks.base import NetworkError, Unverifiable, encode_ref
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, list_published
 from backend.networks.sandbox.developer_app import parse_apps
-from backend.networks.tiktok.adapter import TikTokAdapter
+from backend.networks.sandbox.store import SandboxItem
+from backend.networks.tiktok.adapter import BRANDED_PRIVATE, TikTokAdapter, account_choices
+from backend.networks.tiktok.options import CONSENT, CONSENT_BRANDED
 from backend.services.adapters import make_adapter, sandbox_emulators
 from tests.networks.conftest import IMG, VID, publication
 from tests.networks.test_networks import loader
@@ -249,6 +251,65 @@ def test_the_emulator_refuses_a_direct_post_without_privacy(settings, account) -
         adapter(settings).init_video(ident.access_token, video_url=VID.url)
     assert getattr(refused.value, "code", None) == "privacy_level_option_mismatch"
     assert getattr(refused.value, "http_status", None) == 403
+
+
+# --- commercial content disclosure (content-sharing-guidelines point 3; post_info of the direct-post API) -----------
+def test_branded_content_is_never_self_only(audited_tiktok, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("tiktok")
+    ad = adapter(audited_tiktok)
+    branded = {"privacyLevel": "SELF_ONLY", "brandContentToggle": True}
+    out = ad.publish(publication(ident, "tiktok", "ad", [VID], {"tiktok": branded}))
+    assert (out.state, out.fail_type, out.network_code) == ("failed", "permanent", BRANDED_PRIVATE)
+    assert "cannot be posted as SELF_ONLY" in (out.fail_reason or "")
+    assert list_published(platform="tiktok") == []  # refused before anything was sent
+    # TikTok itself refuses it (the emulator, asked directly: belief on the code, the strictest reading)
+    with pytest.raises(NetworkError) as refused:
+        ad.init_video(
+            ident.access_token, video_url=VID.url, privacy_level="SELF_ONLY", brand_content_toggle=True
+        )
+    assert (refused.value.code, refused.value.http_status) == ("invalid_param", 400)
+    # branded content shown to everyone: sent with both toggles
+    public = {"privacyLevel": "PUBLIC_TO_EVERYONE", "brandContentToggle": True, "brandOrganicToggle": True}
+    out = ad.publish(publication(ident, "tiktok", "ad", [VID], {"tiktok": public}))
+    assert out.state == "pending"
+    info = SandboxItem.get_by_id(out.tracking_ref).data["post_info"]
+    assert info["brand_content_toggle"] is True and info["brand_organic_toggle"] is True
+
+
+def test_a_direct_post_always_carries_the_disclosure_off_unless_chosen(audited_tiktok, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("tiktok")
+    ad = adapter(audited_tiktok)
+    out = ad.publish(publication(ident, "tiktok", "plain", [VID], {"tiktok": {"privacyLevel": "SELF_ONLY"}}))
+    info = SandboxItem.get_by_id(out.tracking_ref).data["post_info"]
+    assert info["brand_content_toggle"] is False and info["brand_organic_toggle"] is False
+    # the emulator refuses a direct post that leaves the toggle out (the reference marks it required: belief)
+    body = {
+        "post_info": {"privacy_level": "SELF_ONLY"},
+        "source_info": {"source": "PULL_FROM_URL", "video_url": VID.url},
+    }
+    r = ad.client.post(
+        ad.base + "/v2/post/publish/video/init/",
+        json=body,
+        headers={"Authorization": f"Bearer {ident.access_token}"},
+    )
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_param"
+    assert "brand_content_toggle" in r.json()["error"]["message"]
+
+
+def test_the_choices_are_creator_infos_for_this_app(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("tiktok", private=True)
+    found = account_choices(adapter(settings), ident.access_token)
+    by = {f.field: f for f in found.fields}
+    assert by["privacyLevel"].allowed == ("SELF_ONLY",) and by["privacyLevel"].required
+    assert by["privacyLevel"].offered == ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
+    assert by["disableDuet"].locked and by["disableStitch"].locked and not by["disableComment"].locked
+    assert by["brandContentToggle"].locked  # SELF_ONLY only: no branded content
+    assert found.creator_name == "Brand" and found.limits == {"maxVideoDurationS": 600.0}
+    assert found.consent == CONSENT and found.answer["privacy_level_options"]
+    assert (
+        CONSENT_BRANDED
+        == "By posting, you agree to TikTok's Branded Content Policy and Music Usage Confirmation."
+    )
 
 
 def test_creator_info_of_a_private_account_disables_duet_and_stitch(settings, account) -> None:  # type: ignore[no-untyped-def]

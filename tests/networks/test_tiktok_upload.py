@@ -206,7 +206,7 @@ def init_upload(ad, ident, size: int, chunk: int | None = None, count: int | Non
         ident.access_token,
         "/v2/post/publish/video/init/",
         {
-            "post_info": {"privacy_level": "SELF_ONLY"},
+            "post_info": {"privacy_level": "SELF_ONLY", "brand_content_toggle": False},
             "source_info": {
                 "source": "FILE_UPLOAD",
                 "video_size": size,

@@ -50,7 +50,9 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
-    return {a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id)}
+    return {
+        a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
+    }
 
 
 def work(settings) -> None:  # type: ignore[no-untyped-def]

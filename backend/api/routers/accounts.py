@@ -11,6 +11,7 @@ from backend.api.deps import AuthContext, SessionAuth, SettingsDep, require_scop
 from backend.api.errors import responses
 from backend.schemas.accounts import (
     AccountCheck,
+    AccountChoices,
     AccountCreate,
     AccountList,
     AccountOut,
@@ -26,7 +27,7 @@ from backend.schemas.accounts import (
 )
 from backend.schemas.common import NetworkName
 from backend.services import accounts as svc
-from backend.services import doctor, networks
+from backend.services import choices, doctor, networks
 from backend.services import oauth_connect as oauth_svc
 
 router = APIRouter(tags=["accounts"])
@@ -194,3 +195,21 @@ def check_account(account_id: str, settings: SettingsDep, ctx: SessionAuth) -> d
     """Extension (owner session): try the account's token on its network's cheapest authenticated call; a dead
     grant marks the account `needs_reauth`."""
     return oauth_svc.check(ctx.workspace_id, settings, account_id)
+
+
+@router.get(
+    "/accounts/{account_id:account_id}/choices",
+    operation_id="getAccountChoices",
+    response_model=AccountChoices,
+    responses=responses(404, 502),
+)
+def account_choices(
+    account_id: str, settings: SettingsDep, ctx: AuthContext = Depends(require_scope("accounts:read"))
+) -> dict[str, Any]:
+    """Extension: what the account's network says its creator may choose now, per option of
+    `options.<platform>` (TikTok: creator_info — the privacy levels this app may post with among those the
+    account offers, the interactions the creator turned off, the longest video, the creator's nickname, the
+    consent sentence). A network that tells none: `supported` false. Answers are kept 30 s. 404
+    `account_not_found`; 400 `channel_not_connected` (reconnect it), `network_refused` (the network refused the
+    call); 502 `network_error` (the network could not be reached: try again)."""
+    return choices.account_choices(ctx.workspace_id, settings, account_id)

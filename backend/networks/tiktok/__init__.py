@@ -23,8 +23,13 @@ NETWORK = Network(
     listing_delay_s=600.0,
     track_deadline_s=2 * 3600.0,  # moderation can take long; drafts arrive in 10-15 s
     media_by_url=True,
+    # `init --sandbox` connects a private TikTok account: a new (unaudited) app may direct-post to it, as SELF_ONLY
+    # (content-sharing-guidelines), so a first direct post goes through, with the tiktok_self_only warning
+    sandbox_private=True,
     docs="backend/networks/tiktok/docs.md",
     checks="backend.networks.tiktok.checks:CHECKS",
     # a direct post's privacy, against the account's creator_info, refused at creation (issue 29)
     target_check="backend.networks.tiktok.adapter:target_problems",
+    # what creator_info says the creator may choose now: GET /v1/accounts/{id}/choices (issue 29)
+    choices="backend.networks.tiktok.adapter:account_choices",
 )

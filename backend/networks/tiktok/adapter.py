@@ -36,10 +36,12 @@ from backend.networks.base import (
     encode_ref,
     never_ready,
 )
+from backend.networks.choices import AccountChoices, FieldChoice
 from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.media_loader import MediaLoader
 from backend.networks.tiktok import NETWORK
+from backend.networks.tiktok.options import CONSENT
 from backend.outbound.retry_after import retry_after_s
 
 PLATFORM = NETWORK.name
@@ -179,6 +181,7 @@ AUTH_CODES = frozenset(
 SCOPE_CODES = frozenset({"scope_not_authorized", "scope_permission_missed"})
 UNAUDITED_CODE = "unaudited_client_can_only_post_to_private_accounts"
 PRIVACY_REQUIRED = "privacy_level_required_for_target"
+BRANDED_PRIVATE = "branded_content_cannot_be_private"
 SELF_ONLY_WARNING = "tiktok_self_only"
 
 
@@ -300,6 +303,8 @@ class TikTokAdapter:
         disable_stitch: bool | None = None,
         video_cover_timestamp_ms: int | None = None,
         is_aigc: bool | None = None,
+        brand_content_toggle: bool | None = None,
+        brand_organic_toggle: bool | None = None,
     ) -> str:
         """A video TikTok pulls from `video_url` (PULL_FROM_URL): its publish_id."""
         data = self._init_video(
@@ -313,6 +318,8 @@ class TikTokAdapter:
             disable_stitch=disable_stitch,
             video_cover_timestamp_ms=video_cover_timestamp_ms,
             is_aigc=is_aigc,
+            brand_content_toggle=brand_content_toggle,
+            brand_organic_toggle=brand_organic_toggle,
         )
         return str(data["publish_id"])
 
@@ -419,6 +426,8 @@ class TikTokAdapter:
         disable_stitch: bool | None = None,
         video_cover_timestamp_ms: int | None = None,
         is_aigc: bool | None = None,
+        brand_content_toggle: bool | None = None,
+        brand_organic_toggle: bool | None = None,
     ) -> dict[str, Any]:
         if post_mode == "MEDIA_UPLOAD":  # inbox: source only; the caption is typed in the app
             data = self._call(
@@ -433,6 +442,9 @@ class TikTokAdapter:
                 "disable_stitch": disable_stitch,
                 "video_cover_timestamp_ms": video_cover_timestamp_ms,
                 "is_aigc": is_aigc,
+                # the commercial content disclosure, always sent on a direct post (off unless the creator said so)
+                "brand_content_toggle": bool(brand_content_toggle),
+                "brand_organic_toggle": bool(brand_organic_toggle),
             }
             body = {"post_info": {k: v for k, v in info.items() if v is not None}, "source_info": source}
             data = self._call(token, "/v2/post/publish/video/init/", body, write=True)
@@ -450,11 +462,17 @@ class TikTokAdapter:
         disable_comment: bool | None = None,
         auto_add_music: bool | None = None,
         cover_index: int = 0,
+        brand_content_toggle: bool | None = None,
+        brand_organic_toggle: bool | None = None,
     ) -> str:
         info: dict[str, Any] = {"title": title, "description": description}
         if post_mode == "DIRECT_POST":
             info.update(
-                privacy_level=privacy_level, disable_comment=disable_comment, auto_add_music=auto_add_music
+                privacy_level=privacy_level,
+                disable_comment=disable_comment,
+                auto_add_music=auto_add_music,
+                brand_content_toggle=bool(brand_content_toggle),
+                brand_organic_toggle=bool(brand_organic_toggle),
             )
         body = {
             "post_info": {k: v for k, v in info.items() if v is not None},
@@ -516,7 +534,8 @@ class TikTokAdapter:
         info = self.creator_info(pub.account.access_token)
         offered = [str(x) for x in info.get("privacy_level_options") or []]
         chosen = opts.get("privacy_level")
-        problem = privacy_problem(chosen, offered, audited=self.audited)
+        branded = bool(opts.get("brand_content_toggle"))
+        problem = privacy_problem(chosen, offered, audited=self.audited, branded=branded)
         if problem is not None:
             raise NetworkError("permanent", problem[1], code=problem[0])
         limit = info.get("max_video_post_duration_sec")
@@ -530,6 +549,9 @@ class TikTokAdapter:
         out: dict[str, Any] = {
             "privacy_level": chosen,
             "disable_comment": off(opts.get("disable_comment"), info.get("comment_disabled")),
+            # commercial content disclosure: off unless the creator said so, always sent (the API marks it required)
+            "brand_content_toggle": branded,
+            "brand_organic_toggle": bool(opts.get("brand_organic_toggle")),
         }
         if p.kind == "video":
             out["disable_duet"] = off(opts.get("disable_duet"), info.get("duet_disabled"))
@@ -582,6 +604,8 @@ class TikTokAdapter:
                     "disable_comment": direct.get("disable_comment"),
                     "disable_duet": direct.get("disable_duet"),
                     "disable_stitch": direct.get("disable_stitch"),
+                    "brand_content_toggle": direct.get("brand_content_toggle"),
+                    "brand_organic_toggle": direct.get("brand_organic_toggle"),
                     "is_aigc": opts.get("is_aigc"),
                 }
                 if self.media_by_url:
@@ -604,6 +628,8 @@ class TikTokAdapter:
                     privacy_level=direct.get("privacy_level"),
                     disable_comment=direct.get("disable_comment"),
                     auto_add_music=opts.get("auto_add_music"),
+                    brand_content_toggle=direct.get("brand_content_toggle"),
+                    brand_organic_toggle=direct.get("brand_organic_toggle"),
                 )
                 pub.saved(encode_ref(publish_id=publish_id))
         except NetworkError as e:
@@ -714,10 +740,13 @@ def off(wanted: Any, disabled_by_creator: Any) -> bool:
     return True if disabled_by_creator or wanted is None else bool(wanted)
 
 
-def privacy_problem(chosen: Any, offered: list[str], *, audited: bool) -> tuple[str, str] | None:
+def privacy_problem(
+    chosen: Any, offered: list[str], *, audited: bool, branded: bool = False
+) -> tuple[str, str] | None:
     """(code, reason) when a direct post's privacy cannot be sent: none chosen (TikTok's UX rules: the creator
     chooses, nothing pre-selected), an unaudited app and a public account or a privacy other than SELF_ONLY,
-    or a privacy the account does not offer. None: send it."""
+    a privacy the account does not offer, or branded content (`branded`: brand_content_toggle) as SELF_ONLY
+    (content-sharing-guidelines: branded content is public or friends only). None: send it."""
     options = ", ".join(offered) or "none"
     if not audited and "PUBLIC_TO_EVERYONE" in offered:
         return (
@@ -740,6 +769,16 @@ def privacy_problem(chosen: Any, offered: list[str], *, audited: bool) -> tuple[
         return (
             "privacy_level_option_mismatch",
             f"privacy_level {chosen} is not offered by this TikTok account: one of {options}",
+        )
+    if branded and chosen == "SELF_ONLY":
+        why = (
+            "; an unaudited TikTok app posts only as SELF_ONLY, so it cannot post branded content"
+            if not audited
+            else ": choose who can see it among the other levels, or turn branded content off"
+        )
+        return (
+            BRANDED_PRIVATE,
+            f"branded content (a paid partnership) cannot be posted as SELF_ONLY (Only me){why}",
         )
     return None
 
@@ -767,17 +806,78 @@ def target_problems(
         return []
     offered = [str(x) for x in adapter.creator_info(token).get("privacy_level_options") or []]
     chosen = getattr(options, "privacy_level", None) if options is not None else None
-    problem = privacy_problem(chosen, offered, audited=adapter.audited)
+    branded = bool(getattr(options, "brand_content_toggle", None)) if options is not None else False
+    problem = privacy_problem(chosen, offered, audited=adapter.audited, branded=branded)
     if problem is None:
         return []
     code, reason = problem
-    return [
-        (
-            code,
-            reason,
-            {"field": "privacyLevel", "allowed": allowed_privacy(offered, audited=adapter.audited)},
+    allowed = allowed_privacy(offered, audited=adapter.audited)
+    if branded:  # branded content: never SELF_ONLY
+        allowed = [level for level in allowed if level != "SELF_ONLY"]
+    return [(code, reason, {"field": "privacyLevel", "allowed": allowed})]
+
+
+INTERACTIONS = (
+    ("disableComment", "comment_disabled", "Commenting"),
+    ("disableDuet", "duet_disabled", "Duet"),
+    ("disableStitch", "stitch_disabled", "Stitch"),
+)
+
+
+def account_choices(adapter: TikTokAdapter, token: str) -> AccountChoices:
+    """The registry's `choices`: what creator_info says the creator may choose now (content-posting-api-reference-
+    query-creator-info; the UX rules of content-sharing-guidelines). privacyLevel: required, among the levels this
+    app may post with (allowed_privacy: an unaudited app only SELF_ONLY, and only on a private account) of those
+    the account offers; each interaction the creator turned off is locked; branded content (a paid partnership)
+    locked where the only level allowed is SELF_ONLY; the longest video; the creator's nickname (shown before posting); the
+    consent sentence. Raises NetworkError / httpx errors when TikTok cannot answer."""
+    info = adapter.creator_info(token)
+    offered = tuple(str(x) for x in info.get("privacy_level_options") or [])
+    allowed = tuple(allowed_privacy(list(offered), audited=adapter.audited))
+    note = ""
+    if not adapter.audited and not allowed:
+        note = (
+            "the TikTok app is not audited: TikTok accepts its direct posts only to private accounts, as SELF_ONLY "
+            "(Only me); make the TikTok account private or post as a draft (postMode MEDIA_UPLOAD)"
         )
-    ]
+    elif allowed != offered:
+        note = "the TikTok app is not audited: TikTok accepts its direct posts only as SELF_ONLY (Only me)"
+    fields = [FieldChoice("privacyLevel", allowed=allowed, offered=offered, required=True, note=note)]
+    for name, flag, what in INTERACTIONS:
+        locked = bool(info.get(flag))
+        fields.append(
+            FieldChoice(
+                name,
+                locked=locked,
+                note=f"{what} is off for this account at TikTok (a private account, or the creator's own setting)"
+                if locked
+                else "",
+            )
+        )
+    branded_ok = any(level != "SELF_ONLY" for level in allowed)
+    fields.append(
+        FieldChoice(
+            "brandContentToggle",
+            locked=not branded_ok,
+            note=""
+            if branded_ok
+            else "branded content cannot be posted as SELF_ONLY (Only me), the only level "
+            "this app may post with to this account",
+        )
+    )
+    limits: dict[str, float] = {}
+    longest = info.get("max_video_post_duration_sec")
+    if isinstance(longest, int | float) and not isinstance(longest, bool):
+        limits["maxVideoDurationS"] = float(longest)
+    return AccountChoices(
+        creator_name=str(info.get("creator_nickname") or "") or None,
+        creator_handle=str(info.get("creator_username") or "") or None,
+        fields=tuple(fields),
+        limits=limits,
+        notes=(note,) if note else (),
+        consent=CONSENT,
+        answer=dict(info),
+    )
 
 
 def make_adapter(ctx: AdapterContext) -> TikTokAdapter:

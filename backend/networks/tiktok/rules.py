@@ -84,7 +84,13 @@ def check_privacy(level: str | None, allowed: Sequence[str]) -> list[str]:
 
 def interaction_options(opts: TikTokOptions, kind: str) -> dict[str, object]:
     """Settings transmitted in DIRECT_POST only."""
-    out: dict[str, object] = {"privacy_level": opts.privacy_level, "disable_comment": opts.disable_comment}
+    out: dict[str, object] = {
+        "privacy_level": opts.privacy_level,
+        "disable_comment": opts.disable_comment,
+        # the commercial content disclosure (both kinds: the direct-post and photo APIs' post_info)
+        "brand_content_toggle": opts.brand_content_toggle,
+        "brand_organic_toggle": opts.brand_organic_toggle,
+    }
     if kind == "video":
         out["disable_duet"] = opts.disable_duet
         out["disable_stitch"] = opts.disable_stitch
