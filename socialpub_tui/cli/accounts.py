@@ -457,6 +457,13 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     metavar="URL",
     help="With --handle: the server that resolves the handle (the account's PDS), when not the network's default.",
 )
+@click.option(
+    "--instance",
+    default=None,
+    metavar="HOST",
+    help="Networks made of many servers: the server the account is on (e.g. mastodon.social). socialpub registers "
+    "its app there on first use and keeps it for the next connections.",
+)
 @api_command
 def accounts_connect(
     network: str,
@@ -472,6 +479,7 @@ def accounts_connect(
     external_id: str | None,
     handle: str | None,
     pds: str | None,
+    instance: str | None,
     out: Output,
 ) -> None:
     """Connect live accounts of NETWORK: OAuth in the browser, or a token obtained elsewhere.
@@ -488,6 +496,7 @@ def accounts_connect(
       printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
       socialpub accounts connect NETWORK --handle alice.example.com      (a network with logins: asks for the app password)
       SOCIALPUB_CONNECT_PASSWORD=xxxx-xxxx-xxxx-xxxx socialpub accounts connect NETWORK --handle alice.example.com
+      socialpub accounts connect mastodon --instance mastodon.social   (registers socialpub's app there once)
     """
     client = get_client(worker=False)
     if pds and not handle:
@@ -526,7 +535,7 @@ def accounts_connect(
     except OSError as exc:
         raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
     try:
-        started = client.start_oauth(network, listener.redirect_uri, name)
+        started = client.start_oauth(network, listener.redirect_uri, name, instance)
         listener.expect(started.state)
         if no_browser or not webbrowser.open(started.authorize_url):
             out.note("Open this URL in a browser to authorise socialpub:")

@@ -207,9 +207,11 @@ class AsyncClient(ClientBase):
     async def remove_account(self, account_id: str) -> AccountOut:
         return await self.run(calls.remove_account(account_id))
 
-    async def start_oauth(self, platform: str, redirect_uri: str, name: str | None = None) -> OAuthStarted:
+    async def start_oauth(
+        self, platform: str, redirect_uri: str, name: str | None = None, instance: str | None = None
+    ) -> OAuthStarted:
         """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
-        return await self.run(calls.start_oauth(platform, redirect_uri, name))
+        return await self.run(calls.start_oauth(platform, redirect_uri, name, instance))
 
     async def finish_oauth(self, state: str, code: str) -> OAuthFinished:
         return await self.run(calls.finish_oauth(state, code))

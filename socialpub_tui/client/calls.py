@@ -187,10 +187,15 @@ def remove_account(account_id: str) -> Call[AccountOut]:
     )
 
 
-def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
+def start_oauth(
+    platform: str, redirect_uri: str, name: str | None = None, instance: str | None = None
+) -> Call[OAuthStarted]:
     from backend.schemas.accounts import OAuthStart, OAuthStarted
 
-    body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
+    given = {"platform": platform, "redirect_uri": redirect_uri, "name": name}
+    if instance:
+        given["instance"] = instance
+    body = OAuthStart.model_validate(given)
     return Call(
         "POST",
         "/v1/accounts/oauth/start",

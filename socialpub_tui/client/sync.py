@@ -209,9 +209,11 @@ class Client(ClientBase):
     def remove_account(self, account_id: str) -> AccountOut:
         return self.run(calls.remove_account(account_id))
 
-    def start_oauth(self, platform: str, redirect_uri: str, name: str | None = None) -> OAuthStarted:
+    def start_oauth(
+        self, platform: str, redirect_uri: str, name: str | None = None, instance: str | None = None
+    ) -> OAuthStarted:
         """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
-        return self.run(calls.start_oauth(platform, redirect_uri, name))
+        return self.run(calls.start_oauth(platform, redirect_uri, name, instance))
 
     def finish_oauth(self, state: str, code: str) -> OAuthFinished:
         return self.run(calls.finish_oauth(state, code))
