@@ -93,8 +93,8 @@ class OAuthStart(CamelModel):
     instance: str | None = Field(
         default=None,
         max_length=300,
-        description="a network made of many servers (Mastodon): the server the account is on, e.g. "
-        "`mastodon.social` (400 `instance_required` without it; `instance_not_supported` for another network)",
+        description="a network made of many servers: the server the account is on, e.g. `social.example` "
+        "(400 `instance_required` without it; `instance_not_supported` for another network)",
     )
 
 

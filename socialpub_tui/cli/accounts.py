@@ -461,7 +461,7 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     "--instance",
     default=None,
     metavar="HOST",
-    help="Networks made of many servers: the server the account is on (e.g. mastodon.social). socialpub registers "
+    help="Networks made of many servers: the server the account is on (e.g. social.example). socialpub registers "
     "its app there on first use and keeps it for the next connections.",
 )
 @api_command
@@ -496,7 +496,7 @@ def accounts_connect(
       printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
       socialpub accounts connect NETWORK --handle alice.example.com      (a network with logins: asks for the app password)
       SOCIALPUB_CONNECT_PASSWORD=xxxx-xxxx-xxxx-xxxx socialpub accounts connect NETWORK --handle alice.example.com
-      socialpub accounts connect mastodon --instance mastodon.social   (registers socialpub's app there once)
+      socialpub accounts connect NETWORK --instance social.example      (a network of many servers: its app is registered there once)
     """
     client = get_client(worker=False)
     if pds and not handle:
