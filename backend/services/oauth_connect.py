@@ -203,8 +203,10 @@ def start(
         _require_app_ready(platform, settings)
     state = secrets.token_urlsafe(32)
     verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
-    if not app.endpoints.pkce:
-        verifier = ""  # no PKCE at this server: nothing to send at the exchange either
+    if host is not None and not app.endpoints.pkce:
+        verifier = (
+            ""  # a server without PKCE: nothing sent at the exchange (finish reads the session's choice)
+        )
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():

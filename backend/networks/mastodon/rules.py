@@ -120,8 +120,17 @@ def validate(content: str, media: Sequence[MediaRef], options: MastodonOptions |
 
 
 def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
+    """The reason of a code (the options are not given here: a text too long only with its content warning is
+    said so)."""
     reasons = [reason for c, reason in check(UPSTREAM, content, media, None) if c == code]
-    return "; ".join(reasons) if reasons else None
+    if reasons:
+        return "; ".join(reasons)
+    if code == CONTENT_TOO_LONG:
+        return (
+            f"Mastodon takes at most {UPSTREAM.max_characters:,} characters, the content warning (spoilerText) "
+            f"counted with the text; the text alone counts {status_length(content):,}"
+        )
+    return None
 
 
 def build(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> Payload:
