@@ -629,8 +629,9 @@ class MastodonEmulator(Emulator):
         return json_response(200, self.account_view(acc, _host_of(request)), self.rate_headers(acc))
 
     # --- media -----------------------------------------------------------------------------------------------------
-    def media_view(self, item: SandboxItem, host: str) -> dict[str, Any]:
-        ready = self.ready(item) and item.outcome == "ok"
+    def media_view(self, item: SandboxItem, host: str, *, accepted: bool = False) -> dict[str, Any]:
+        """accepted: the 202 of an upload processed asynchronously (its url null, however fast it goes)."""
+        ready = self.ready(item) and item.outcome == "ok" and not accepted
         ext = (item.data or {}).get("ext", "bin")
         return {
             "id": item.id,
@@ -693,7 +694,11 @@ class MastodonEmulator(Emulator):
                 "host": host,
             },
         )
-        return json_response(200 if synchronous else 202, self.media_view(item, host), self.rate_headers(acc))
+        return json_response(
+            200 if synchronous else 202,
+            self.media_view(item, host, accepted=not synchronous),
+            self.rate_headers(acc),
+        )
 
     def _own_media(self, acc: SandboxAccount, media_id: str) -> SandboxItem | None:
         item = get_item(media_id, PLATFORM)
