@@ -21,6 +21,7 @@ first; a 429 waits until `X-RateLimit-Reset`)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime
 from typing import Any
@@ -44,18 +45,21 @@ from backend.networks.factory import AdapterContext
 from backend.networks.http import json_or_none, send
 from backend.networks.mastodon import NETWORK
 from backend.networks.mastodon.connect import CLIENT_NAME
+from backend.networks.mastodon.instance import InstanceLimits, NotAnInstance, parse_instance
 from backend.networks.mastodon.media import media_state, read_back_warnings
 from backend.networks.mastodon.reconcile import CLOCK_SLACK_S, idempotency_key, is_ours
+from backend.networks.mastodon.options import MastodonOptions
 from backend.networks.mastodon.refusal import NOT_PROCESSED, message_of, refusal
+from backend.networks.mastodon.rules import check
 from backend.networks.media_loader import MediaLoader
 from backend.outbound.guard import host_is_local
 
 PLATFORM = NETWORK.name
 LABEL = NETWORK.label
 PAGE = 40  # "Max 40 statuses."
-INLINE_POLL_S = (
-    2.0  # a media still processing right after its upload is looked at again once, this much later
-)
+# a media still processing right after its upload is looked at again once, this much later
+INLINE_POLL_S = 2.0
+LIMITS_CACHE_S = 3600.0  # an instance's /api/v2/instance is read again after an hour
 
 
 def where(external_account_id: str) -> tuple[str, str]:
@@ -93,6 +97,42 @@ class MastodonAdapter:
     def __init__(self, client: httpx.Client, media_loader: MediaLoader | None = None) -> None:
         self.client = client
         self.media_loader = media_loader
+        self._limits: dict[str, tuple[float, InstanceLimits]] = {}
+        self._lock = threading.Lock()
+
+    # --- the instance's own limits ---------------------------------------------------------------------------------
+    def limits(self, pub: Publication) -> InstanceLimits | None:
+        """The account's instance's limits (`GET /api/v2/instance`, public), cached an hour; None when it cannot
+        say (the publication then meets the instance's own refusal, if any)."""
+        host = where(pub.account.external_account_id)[1]
+        with self._lock:
+            cached = self._limits.get(host)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1]
+        try:
+            resp = send(self.client, "GET", f"{base_url(host)}/api/v2/instance", network=LABEL)
+            found = parse_instance(json_or_none(resp)) if resp.status_code == 200 else None
+        except (NetworkError, NotAnInstance):
+            found = None
+        if found is not None:
+            with self._lock:
+                self._limits[host] = (time.monotonic() + LIMITS_CACHE_S, found)
+        return found
+
+    def refused_by_instance(self, pub: Publication) -> PublishOutcome | None:
+        """The post checked against its instance's limits before anything is uploaded (rules.check): a failure
+        naming the instance's limit, None when it fits (or the limits could not be read)."""
+        limits = self.limits(pub)
+        if limits is None:
+            return None
+        o = pub.payload.options
+        options = MastodonOptions(spoiler_text=o.get("spoiler_text") or None, alt=o.get("alt") or None)
+        problems = check(limits, pub.payload.text, pub.payload.media, options)
+        if not problems:
+            return None
+        return PublishOutcome.failed(
+            "permanent", "; ".join(reason for _code, reason in problems), network_code=problems[0][0]
+        )
 
     # --- calls -----------------------------------------------------------------------------------------------------
     def _call(
@@ -198,6 +238,9 @@ class MastodonAdapter:
         try:
             media_ids = self._resumed(pub)
             if media_ids is None:
+                refused = self.refused_by_instance(pub)
+                if refused is not None:
+                    return refused
                 alts = list(pub.payload.options.get("alt") or [])
                 media_ids = []
                 states = []

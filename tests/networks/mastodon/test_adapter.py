@@ -149,11 +149,27 @@ def test_what_the_instance_changed_is_a_warning(settings, account) -> None:  # t
 
 def test_over_the_instances_limit_is_refused_with_its_words(settings, account) -> None:  # type: ignore[no-untyped-def]
     ident = account("mastodon")
-    configure_instance(SANDBOX_HOST, max_characters=10)
+    configure_instance(SANDBOX_HOST, max_characters=10, max_media_attachments=1)
+    ad, seen = spied(settings)
+    out = run(ad, publication(ident, "mastodon", "eleven chars", [IMG, IMG]))
+    assert out.state == "failed" and out.fail_type == "permanent"  # the instance's limits, read before any upload
+    assert f"{SANDBOX_HOST} takes at most 10 characters" in str(out.fail_reason)
+    assert f"{SANDBOX_HOST} takes at most 1 media" in str(out.fail_reason)
+    assert not [r for r in seen if r.method == "POST"]
+    # the instance itself refuses it in its words, had it been sent
+    r = ad.client.post(
+        f"https://{SANDBOX_HOST}/api/v1/statuses",
+        json={"status": "eleven chars"},
+        headers={"Authorization": f"Bearer {ident.access_token}"},
+    )
+    assert r.json() == {"error": "Validation failed: Text character limit of 10 exceeded"}
+
+
+def test_a_larger_instance_takes_what_upstream_would_not(settings, account) -> None:  # type: ignore[no-untyped-def]
+    ident = account("mastodon")
+    configure_instance(SANDBOX_HOST, max_characters=5000)
     ad, _seen = spied(settings)
-    out = run(ad, publication(ident, "mastodon", "eleven chars", []))
-    assert out.state == "failed" and out.fail_type == "permanent"
-    assert "Text character limit of 10 exceeded" in str(out.fail_reason)
+    assert run(ad, publication(ident, "mastodon", "x" * 4000, [])).state == "published"
 
 
 def test_a_revoked_token_asks_for_a_reconnection(settings, account) -> None:  # type: ignore[no-untyped-def]
