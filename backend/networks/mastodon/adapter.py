@@ -47,8 +47,8 @@ from backend.networks.mastodon import NETWORK
 from backend.networks.mastodon.connect import CLIENT_NAME
 from backend.networks.mastodon.instance import InstanceLimits, NotAnInstance, parse_instance
 from backend.networks.mastodon.media import media_state, read_back_warnings
-from backend.networks.mastodon.reconcile import CLOCK_SLACK_S, idempotency_key, is_ours
 from backend.networks.mastodon.options import MastodonOptions
+from backend.networks.mastodon.reconcile import CLOCK_SLACK_S, idempotency_key, is_ours
 from backend.networks.mastodon.refusal import NOT_PROCESSED, message_of, refusal
 from backend.networks.mastodon.rules import check
 from backend.networks.media_loader import MediaLoader

@@ -504,6 +504,11 @@ class MastodonEmulator(Emulator):
     platform = PLATFORM
     HOSTS = {"api": f"https://{SANDBOX_HOST}"}
     OAUTH = MastodonOAuth
+    SERVE_HINT = (
+        "Every host it is reached at is an instance. Connect an account on it (the data dir must allow this "
+        "machine's addresses: `socialpub admin private-urls on`):\n"
+        "socialpub accounts connect mastodon --instance {host}"
+    )
     SERVE_ENDPOINTS = (
         ("apps", "POST /api/v1/apps"),
         ("authorize", "/oauth/authorize"),
