@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from backend.networks.base import MediaRef, Payload
-from backend.networks.mastodon.instance import MAX_CHARACTERS, MAX_MEDIA_ATTACHMENTS, InstanceLimits
+from backend.networks.mastodon.instance import (
+    MAX_CHARACTERS,
+    MAX_MEDIA_ATTACHMENTS,
+    VIDEO_FRAME_RATE_LIMIT,
+    VIDEO_SIZE_LIMIT,
+    InstanceLimits,
+)
 from backend.networks.mastodon.options import MastodonOptions
 from backend.networks.mastodon.text import status_length
 from backend.networks.rules.common import (
@@ -22,6 +28,7 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     VIDEO_OUT_OF_RANGE,
     NetworkRules,
+    VideoLimits,
     images,
     videos,
 )
@@ -166,4 +173,6 @@ RULES = NetworkRules(
     build,
     text_length=_length,
     explain=explain,
+    # the bounds a video's probe can show (its pixel count is rules.check's: image_matrix_limit has no side bound)
+    video=VideoLimits(max_bytes=VIDEO_SIZE_LIMIT, max_fps=float(VIDEO_FRAME_RATE_LIMIT)),
 )
