@@ -344,8 +344,3 @@ def decode_ref(ref: str) -> dict[str, Any]:
     except ValueError:
         return {"id": ref}
     return value if isinstance(value, dict) else {"id": ref}
-
-
-def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units (TikTok counts its limits this way)."""
-    return len(text.encode("utf-16-le")) // 2

@@ -67,11 +67,6 @@ def not_nullable(*names: str):  # type: ignore[no-untyped-def]
     return extra
 
 
-def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units (a network's `textUnit` `utf16`)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
 def _unstorable(value: Any) -> str | None:
     """Why a string in `value` (nested in lists and dicts, keys included) cannot be stored, or None. JSON text may
     carry a NUL (`\\u0000`) or a lone UTF-16 surrogate (`\\ud800` without its pair): neither is a character the

@@ -16,12 +16,6 @@ from pydantic.alias_generators import to_camel
 
 from backend.schemas.common import CamelOut
 
-# How a network counts the length of a text. A client that meets another word counts characters.
-TEXT_UNITS = ("characters", "utf16", "graphemes", "escaped")
-# `escaped`: characters once each reserved character of ESCAPED_RESERVED is backslash-escaped (a network whose text
-# format reserves them and whose bound applies to the text as sent)
-ESCAPED_RESERVED = "\\|{}@[]()<>#*_~"
-
 
 class NetworkLimits(BaseModel):
     """What one network accepts from a post: the bounds the posts API checks (spec 4.4 rules 4-7), which the
@@ -36,7 +30,8 @@ class NetworkLimits(BaseModel):
         default="characters",
         description="how the text is counted: `characters` (code points), `utf16` (UTF-16 code units), "
         "`graphemes` (user-perceived characters), `escaped` (characters once each of ``\\|{}@[]()<>#*_~`` is "
-        "backslash-escaped: counted twice); a client that knows none of these counts characters",
+        "backslash-escaped: counted twice), `utf8` (UTF-8 bytes), `emoji_utf8` (characters, an emoji counted as its UTF-8 bytes); a "
+        "client that knows none of these counts characters",
     )
     min_media: int = Field(default=0, description="media a post needs at least")
     max_media: int = Field(

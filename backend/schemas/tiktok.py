@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
-from backend.schemas.common import CamelModel, CamelOut, Timestamp, utf16_len
+from backend.schemas.common import CamelModel, CamelOut, Timestamp
+from backend.schemas.text import utf16_len
 
 
 class TikTokStatus(StrEnum):

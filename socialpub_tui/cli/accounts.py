@@ -244,11 +244,12 @@ def accounts_doctor(network: str | None, out: Output) -> None:
         raise SystemExit(1)
 
 
-def _app_warnings(client: Any, out: Output, network: str) -> None:
+def _app_warnings(client: Any, out: Output, network: str, redirect_given: bool = False) -> None:
     """`accounts connect`'s first step: the doctor's checks of the network's app; its warnings are printed (with
     their fixes) and connecting goes on. Its errors stop the connection at the server's start, before any
     browser step (400 `oauth_not_configured`, or `app_not_ready` with each error and its fix in the details:
-    printed, exit 1). A server without the doctor extension: nothing to print."""
+    printed, exit 1). A server without the doctor extension: nothing to print. With a redirect URI of the user's
+    (`--redirect-uri`), the findings about the loopback redirect are left out."""
     from socialpub_tui.client.errors import ApiError
 
     try:
@@ -257,7 +258,12 @@ def _app_warnings(client: Any, out: Output, network: str) -> None:
         if err.code in ("not_found", "method_not_allowed"):
             return
         raise
-    warnings = [f for n in report.networks for f in n.findings if f.severity == "warning"]
+    warnings = [
+        f
+        for n in report.networks
+        for f in n.findings
+        if f.severity == "warning" and not (redirect_given and "redirect" in f.code)
+    ]
     for text in finding_lines(out, warnings, ""):
         out.note(text)
 
@@ -415,6 +421,14 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     "allow the redirect URI http://127.0.0.1:PORT/callback.",
 )
 @click.option(
+    "--redirect-uri",
+    default=None,
+    metavar="URL",
+    help="The redirect URI registered on the network's app, when it is not the loopback listener (Threads takes "
+    "HTTPS ones only): no listener runs; after consent, paste the address the browser was sent to (or give it on "
+    "stdin).",
+)
+@click.option(
     "--timeout",
     "timeout_s",
     type=click.FloatRange(1, 3600),
@@ -470,6 +484,7 @@ def accounts_connect(
     name: str | None,
     no_browser: bool,
     port: int,
+    redirect_uri: str | None,
     timeout_s: float,
     pick: tuple[str, ...],
     take_all: bool,
@@ -492,6 +507,7 @@ def accounts_connect(
     Examples:
       socialpub accounts connect facebook
       socialpub accounts connect linkedin --no-browser --all --json
+      socialpub accounts connect threads --redirect-uri https://example.com/socialpub/callback
       socialpub accounts connect tiktok --access-token act.… --refresh-token rft.… --expires-in 86400
       printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
       socialpub accounts connect NETWORK --handle alice.example.com      (a network with logins: asks for the app password)
@@ -529,32 +545,16 @@ def accounts_connect(
         raise click.UsageError("--refresh-token, --expires-in and --external-id go with --access-token")
     if pick and take_all:
         raise click.UsageError("--pick or --all, not both")
-    _app_warnings(client, out, network)
-    try:
-        listener = _Callback(port)
-    except OSError as exc:
-        raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
-    try:
-        started = client.start_oauth(network, listener.redirect_uri, name, instance)
-        listener.expect(started.state)
-        if no_browser or not webbrowser.open(started.authorize_url):
-            out.note("Open this URL in a browser to authorise socialpub:")
-            out.note(inert(started.authorize_url))
-        else:
-            out.note(
-                f"Opened the browser for {network}'s consent; waiting for its redirect (Ctrl+C to stop)…"
-            )
-        try:
-            params = listener.wait(timeout_s)
-        except KeyboardInterrupt:
-            raise click.ClickException("interrupted: nothing was connected") from None
-        if params is None:
-            raise click.ClickException(
-                f"no redirect from {network} within {timeout_s:g} s: nothing was connected"
-            )
-        connected = _connect(client, out, listener, network, started.state, params, pick, take_all)
-    finally:
-        listener.close()
+    if redirect_uri is not None:
+        _app_warnings(client, out, network, redirect_given=True)
+        connected = _connect_pasted(
+            client, out, network, redirect_uri, name, no_browser, pick, take_all, instance
+        )
+    else:
+        _app_warnings(client, out, network)
+        connected = _connect_listening(
+            client, out, network, port, name, no_browser, timeout_s, pick, take_all, instance
+        )
 
     def human() -> None:
         for acc in connected.items:
@@ -564,6 +564,96 @@ def accounts_connect(
             )
 
     out.emit(connected, human)
+
+
+def _open(out: Output, network: str, url: str, no_browser: bool, waiting: str) -> None:
+    if no_browser or not webbrowser.open(url):
+        out.note("Open this URL in a browser to authorise socialpub:")
+        out.note(inert(url))
+    else:
+        out.note(f"Opened the browser for {network}'s consent; {waiting}")
+
+
+def _connect_listening(
+    client: Any,
+    out: Output,
+    network: str,
+    port: int,
+    name: str | None,
+    no_browser: bool,
+    timeout_s: float,
+    pick: tuple[str, ...],
+    take_all: bool,
+    instance: str | None = None,
+) -> Any:
+    """The browser comes back to the loopback listener."""
+    try:
+        listener = _Callback(port)
+    except OSError as exc:
+        raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
+    try:
+        started = client.start_oauth(network, listener.redirect_uri, name, instance)
+        listener.expect(started.state)
+        _open(out, network, started.authorize_url, no_browser, "waiting for its redirect (Ctrl+C to stop)…")
+        try:
+            params = listener.wait(timeout_s)
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted: nothing was connected") from None
+        if params is None:
+            raise click.ClickException(
+                f"no redirect from {network} within {timeout_s:g} s: nothing was connected"
+            )
+        return _connect(client, out, listener, network, started.state, params, pick, take_all)
+    finally:
+        listener.close()
+
+
+def _connect_pasted(
+    client: Any,
+    out: Output,
+    network: str,
+    redirect_uri: str,
+    name: str | None,
+    no_browser: bool,
+    pick: tuple[str, ...],
+    take_all: bool,
+    instance: str | None = None,
+) -> Any:
+    """The browser goes to a redirect URI the user registered (no listener here): the user pastes the address it
+    landed on — its query holds the code and the state, which must be this connection's."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    started = client.start_oauth(network, redirect_uri, name, instance)
+    _open(out, network, started.authorize_url, no_browser, "after consent, paste the address it lands on.")
+    stdin = click.get_text_stream("stdin")
+    if stdin.isatty():
+        pasted = str(click.prompt("The address your browser was sent to", err=True))
+    else:
+        pasted = stdin.readline()
+    try:
+        params = dict(parse_qsl(urlsplit(pasted.strip()).query))
+    except ValueError:
+        params = {}
+    if not params:
+        raise click.UsageError(
+            "no address with the network's answer (…?code=…&state=…): nothing was connected"
+        )
+    if params.get("state") != started.state:
+        raise click.UsageError(
+            "that address is not the answer to this connection (its state differs): nothing was connected"
+        )
+    return _connect(client, out, _Pasted(), network, started.state, params, pick, take_all)
+
+
+class _Pasted:
+    """The browser's page when the user pasted the address: a page this command does not serve, so nothing is
+    reported there (the terminal says what happened)."""
+
+    def report(self, title: str, text: str) -> None:
+        return None
+
+    def failed(self, text: str, code: str | None = None) -> None:
+        return None
 
 
 def _password() -> str:
@@ -586,7 +676,7 @@ def _password() -> str:
 def _connect(
     client: Any,
     out: Output,
-    listener: _Callback,
+    listener: _Callback | _Pasted,
     network: str,
     state: str,
     params: dict[str, str],

@@ -10,21 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import regex
-
-from backend.schemas.networks import ESCAPED_RESERVED
+from backend.schemas.text import text_length
 
 if TYPE_CHECKING:
     from backend.schemas.networks import NetworkLimits, NetworkOut
-
-
-def graphemes(text: str) -> int:
-    """User-perceived characters (Unicode extended grapheme clusters): 👨‍👩‍👧‍👦 is one."""
-    return len(regex.findall(r"\X", text))
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
 
 
 class Networks:
@@ -81,13 +70,7 @@ class Networks:
         """The text's length as the network counts it (its `textUnit`; characters for a unit not known here: the
         server's own check is the one that counts)."""
         limits = self.limits(name)
-        if limits is not None and limits.text_unit == "utf16":
-            return utf16_len(text)
-        if limits is not None and limits.text_unit == "graphemes":
-            return graphemes(text)
-        if limits is not None and limits.text_unit == "escaped":
-            return len(text) + sum(text.count(c) for c in ESCAPED_RESERVED)
-        return len(text)
+        return text_length(limits.text_unit if limits is not None else "characters", text)
 
 
 def parse(body: Any) -> Networks:

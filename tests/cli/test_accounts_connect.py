@@ -5,6 +5,7 @@ loopback listener). Then a post published to a live account connected this way, 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -18,7 +19,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
+from socialpub_tui.cli.main import cli
 from tests.cli.conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +31,7 @@ SUFFIX = {
     "instagram": "",
     "linkedin": "/rest",
     "youtube": "/youtube/v3",
+    "threads": "",
 }
 
 
@@ -506,3 +510,47 @@ def test_not_configured_says_what_to_set(initialised):
     r = invoke("accounts", "connect", "tiktok", "--no-browser", "--json", "--timeout", "5")
     assert r.code == 1 and r.err_json()["error"] == "oauth_not_configured"
     assert "SOCIALPUB_TIKTOK_CLIENT_ID" in r.err
+
+
+def test_a_redirect_uri_of_the_users_own_then_the_address_pasted(initialised, serve, monkeypatch):  # type: ignore[no-untyped-def]
+    """Threads takes HTTPS redirect URIs only (TH-R3), so the loopback listener cannot be registered: with
+    --redirect-uri, no listener runs; the browser lands on the user's page and the user pastes that address (here on
+    stdin). The address of another connection (another state) is refused; the doctor's redirect warning is left out."""
+    serve("threads")
+    registered = "https://example.com/socialpub/callback"
+    landed: list[str] = []
+    r_fd, w_fd = os.pipe()
+
+    def consent(url: str, *args, **kwargs) -> bool:  # type: ignore[no-untyped-def]
+        with httpx.Client(trust_env=False, timeout=10) as c:
+            r = c.get(url + "&sandbox_user=Jo")
+        assert r.status_code == 302, r.text
+        landed.append(r.headers["location"])  # https://example.com/…?code=…&state=…#_ (never fetched)
+        os.write(w_fd, (r.headers["location"] + "\n").encode())
+        os.close(w_fd)
+        return True
+
+    monkeypatch.setattr("webbrowser.open", consent)
+    with os.fdopen(r_fd, "rb") as pasted:
+        result = CliRunner().invoke(
+            cli,
+            ["accounts", "connect", "threads", "--redirect-uri", registered, "--json"],
+            input=pasted,
+            catch_exceptions=False,
+        )
+    assert result.exit_code == 0, result.output
+    assert landed and landed[0].startswith(registered + "?")
+    [acc] = json.loads(result.stdout)["items"]
+    assert acc["platform"] == "threads" and acc["kind"] == "live"
+    assert "threads_redirect_https_only" not in result.stderr
+    # an address that answers another connection
+    monkeypatch.setattr("webbrowser.open", lambda url, *a, **k: True)
+    other = invoke(
+        "accounts",
+        "connect",
+        "threads",
+        "--redirect-uri",
+        registered,
+        input=f"{registered}?code=x&state=forged\n",
+    )
+    assert other.code == 2 and "not the answer to this connection" in other.err

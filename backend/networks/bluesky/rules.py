@@ -11,7 +11,7 @@ from typing import Any
 from backend.networks.base import MediaRef, Payload
 from backend.networks.bluesky import NETWORK
 from backend.networks.bluesky.options import BlueskyOptions
-from backend.networks.bluesky.text import MAX_BYTES, MAX_GRAPHEMES, graphemes, utf8_len
+from backend.networks.bluesky.text import MAX_BYTES, MAX_GRAPHEMES
 from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
@@ -22,7 +22,7 @@ from backend.networks.rules.common import (
     images,
     videos,
 )
-from backend.schemas.text import has_visible_text
+from backend.schemas.text import graphemes, has_visible_text, utf8_len
 
 PLATFORM = NETWORK.name
 MAX_IMAGES = 4  # app.bsky.embed.images: "maxLength": 4

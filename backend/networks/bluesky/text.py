@@ -15,6 +15,8 @@ from typing import Any
 
 import regex
 
+from backend.schemas.text import graphemes, utf8_len
+
 MAX_GRAPHEMES = 300
 MAX_BYTES = 3000
 MAX_TAG_GRAPHEMES = 64
@@ -31,15 +33,6 @@ _TAG = regex.compile(
     regex.MULTILINE,
 )
 _TRAILING_PUNCT = regex.compile(r"\p{P}+$")
-
-
-def graphemes(text: str) -> int:
-    """User-perceived characters (Unicode extended grapheme clusters), as the PDS counts them (Intl.Segmenter)."""
-    return len(regex.findall(r"\X", text))
-
-
-def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8"))
 
 
 @dataclass(frozen=True)

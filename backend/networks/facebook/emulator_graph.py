@@ -3,10 +3,12 @@ bodies, usage headers, the OAuth side (Facebook Login: emulator_oauth.py)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -47,6 +49,24 @@ def usage_header(object_id: str, kind: str, minutes: int) -> dict[str, str]:
     return {"X-Business-Use-Case-Usage": json.dumps(value)}
 
 
+def unreachable(url: str) -> str | None:
+    """Why Meta's fetcher, on the public internet, cannot fetch `url` (Instagram "cURLs media … so the media must be
+    hosted on a publicly accessible server"; Threads "will download media used in publishing attempts, so the media
+    must be hosted on a publicly accessible server"), or None. Classified, never fetched: `localhost` names and literal
+    addresses that are not global (loopback, private, link-local…); a name is not looked up (it may be public)."""
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return "the URL cannot be parsed"
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is the caller's own machine"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return None if ip.is_global else f"{host} is not a public address"
+
+
 class GraphEmulator(Emulator):
     network = ""
     OAUTH = GraphOAuth
@@ -57,6 +77,11 @@ class GraphEmulator(Emulator):
     @classmethod
     def new_identity(cls, name: str) -> tuple[str, str]:
         return digits(15, "1"), "EAAG" + b62(120)
+
+    def unfetchable(self, url: str) -> str | None:
+        """unreachable(url), unless this emulator runs inside socialpub for its sandbox accounts and reads their media
+        from this machine (the option `reaches_this_machine`); `socialpub sandbox serve` is as strict as Meta."""
+        return None if self.option("reaches_this_machine", False) else unreachable(url)
 
     def path_of(self, request: Request) -> str:
         path = request.url.path

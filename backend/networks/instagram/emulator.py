@@ -6,10 +6,8 @@ content_publishing_limit, permalinks, the account's media listing."""
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -40,23 +38,6 @@ UPLOAD_HOST = (
     "https://rupload.facebook.sandbox.invalid"  # rupload.facebook.com: Reels' bytes (resumable upload)
 )
 CAPTION_MAX = 2200
-
-
-def unreachable(url: str) -> str | None:
-    """Why Meta's fetcher, on the public internet, cannot fetch `url` (Instagram "cURLs media … so the media must be
-    hosted on a publicly accessible server"), or None. Classified, never fetched: `localhost` names and literal
-    addresses that are not global (loopback, private, link-local…); a name is not looked up (it may be public)."""
-    try:
-        host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    except ValueError:
-        return "the URL cannot be parsed"
-    if host == "localhost" or host.endswith(".localhost"):
-        return f"{host} is the caller's own machine"
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    return None if ip.is_global else f"{host} is not a public address"
 
 
 def fetch_refused(url: str, why: str) -> httpx.Response:
@@ -100,11 +81,6 @@ class InstagramEmulator(GraphEmulator):
 
     def _quota_used(self, acc: SandboxAccount, limit: int | None = None) -> int:
         return self.count_since(acc, ("media",), 86400, limit=limit)
-
-    def unfetchable(self, url: str) -> str | None:
-        """unreachable(url), unless this emulator runs inside socialpub for its sandbox accounts and reads their media
-        from this machine (the option `reaches_this_machine`); `socialpub sandbox serve` is as strict as Meta."""
-        return None if self.option("reaches_this_machine", False) else unreachable(url)
 
     def container_status(self, item: SandboxItem) -> tuple[str, str]:
         if item.state == "published":

@@ -18,8 +18,7 @@ from backend.networks.rules.common import (
     check_videos,
     visual_media,
 )
-from backend.schemas.networks import ESCAPED_RESERVED
-from backend.schemas.text import has_visible_text
+from backend.schemas.text import ESCAPED_RESERVED, has_visible_text
 
 PLATFORM = NETWORK.name
 MAX_TEXT = NETWORK.limits.max_text

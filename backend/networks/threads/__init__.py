@@ -11,7 +11,7 @@ NETWORK = Network(
     badge="TH",
     colour="#101010",
     # 500 characters, an emoji counted as its UTF-8 bytes (rules.py text_length); a carousel of 2-20 items
-    limits=NetworkLimits(max_text=500, max_media=20, text_or_media=True),
+    limits=NetworkLimits(max_text=500, text_unit="emoji_utf8", max_media=20, text_or_media=True),
     adapter="backend.networks.threads.adapter:make_adapter",
     rules="backend.networks.threads.rules:RULES",
     app="backend.networks.threads.app:APP",

@@ -44,8 +44,9 @@ def check_app(settings: Settings) -> list[Finding]:
             "warning",
             "Threads accepts only HTTPS redirect URIs, registered exactly: the CLI's loopback redirect "
             "(http://127.0.0.1:PORT/callback) cannot be registered and is refused at login (URL Blocked, 1349168)",
-            "register an HTTPS redirect URI in the Threads use case settings that forwards to the CLI, or connect "
-            "with --access-token (a token from the use case's User Token Generator)",
+            "register an HTTPS redirect URI in the Threads use case settings (any page of yours) and connect with "
+            "`socialpub accounts connect threads --redirect-uri URI` (then paste the address the browser lands on), "
+            "or with --access-token (a token from the use case's User Token Generator)",
         )
     )
     if not getattr(own, "app_reviewed", False):

@@ -173,6 +173,11 @@ class ThreadsEmulator(GraphEmulator):
         outcome = "ok"
         if acc.behaviour == "fail-permanent" and media_type in ("IMAGE", "VIDEO"):
             outcome = "FAILED_PROCESSING_VIDEO" if media_type == "VIDEO" else "UNKNOWN"
+        if media and self.unfetchable(media[0]) is not None:
+            # TH-R13: Threads downloads the media from the public internet; one on this machine or a private network
+            # fails the container (status ERROR, HTTP 200): FAILED_DOWNLOADING_VIDEO (T6); an image's download error
+            # is not in T6's list, so UNKNOWN (a belief)
+            outcome = "FAILED_DOWNLOADING_VIDEO" if media_type == "VIDEO" else "UNKNOWN"
         cid = digits(17, "1")
         new_item(
             PLATFORM,

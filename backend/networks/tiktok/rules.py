@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from backend.networks.base import MediaRef, Payload, utf16_len
+from backend.networks.base import MediaRef, Payload
 from backend.networks.rules.common import (
     CAROUSEL_MAX,
     CAROUSEL_MIN,
@@ -25,6 +25,7 @@ from backend.networks.rules.common import (
 )
 from backend.networks.tiktok import NETWORK
 from backend.networks.tiktok.options import TikTokOptions
+from backend.schemas.text import utf16_len
 
 PLATFORM = NETWORK.name
 _LIMITS = NETWORK.limits

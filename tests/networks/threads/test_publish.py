@@ -182,3 +182,28 @@ def test_another_version_is_refused(settings, account) -> None:  # type: ignore[
     )
     assert r.status_code == 400 and r.json()["error"]["code"] == 100
     assert "v1.0" in r.json()["error"]["message"]
+
+
+def test_media_threads_cannot_download_fails_the_container(settings, account) -> None:  # type: ignore[no-untyped-def]
+    """TH-R13: Threads downloads the media from the public internet. The emulator as `socialpub sandbox serve` runs it
+    (not the in-process sandbox, which reads its accounts' media from this machine) fails a container whose media is
+    on this machine: status ERROR (HTTP 200), FAILED_DOWNLOADING_VIDEO for a video (T6). Only classified, never
+    fetched."""
+    from backend.networks.sandbox import Sandbox
+    from backend.services.adapters import sandbox_config
+
+    settings.sandbox_processing_s = 0
+    ident = account("threads")
+    handler = Sandbox(sandbox_config(settings, served=True)).activate().handler("threads")
+
+    def container(**data: str) -> dict[str, str]:
+        url = f"{BASE}/{ident.external_account_id}/threads"
+        made = handler(httpx.Request("POST", url, data={**data, "access_token": ident.access_token}))
+        assert made.status_code == 200, made.text
+        query = {"fields": "status,error_message", "access_token": ident.access_token}
+        return handler(httpx.Request("GET", f"{BASE}/{made.json()['id']}", params=query)).json()
+
+    video = container(media_type="VIDEO", video_url="http://127.0.0.1:8000/m/v.mp4")
+    assert (video["status"], video["error_message"]) == ("ERROR", "FAILED_DOWNLOADING_VIDEO")
+    assert container(media_type="IMAGE", image_url="http://10.1.2.3/m/a.jpg")["status"] == "ERROR"
+    assert container(media_type="IMAGE", image_url="https://media.test/m/a.jpg")["status"] == "FINISHED"
