@@ -152,7 +152,8 @@ def test_over_the_instances_limit_is_refused_with_its_words(settings, account) -
     configure_instance(SANDBOX_HOST, max_characters=10, max_media_attachments=1)
     ad, seen = spied(settings)
     out = run(ad, publication(ident, "mastodon", "eleven chars", [IMG, IMG]))
-    assert out.state == "failed" and out.fail_type == "permanent"  # the instance's limits, read before any upload
+    # the instance's limits, read before any upload
+    assert out.state == "failed" and out.fail_type == "permanent"
     assert f"{SANDBOX_HOST} takes at most 10 characters" in str(out.fail_reason)
     assert f"{SANDBOX_HOST} takes at most 1 media" in str(out.fail_reason)
     assert not [r for r in seen if r.method == "POST"]
