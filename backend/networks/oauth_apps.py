@@ -12,7 +12,7 @@ loopback host (an emulator: `SOCIALPUB_<NETWORK>_BASE_URL=http://127.0.0.1:P…`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -58,6 +58,44 @@ Scopes = Callable[[Settings], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
+class InstanceCredentials:
+    """The app socialpub registered on one server of a network made of many (kept per server, the secret
+    encrypted: backend/services/network_instances.py)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    scopes: tuple[str, ...] = ()
+    redirect_uris: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What connecting to one server needs, read from it: its app (`registered`: just registered, to keep),
+    whether it takes PKCE, the scopes to ask, and the limits it reported (the network's cached form)."""
+
+    credentials: InstanceCredentials
+    registered: bool
+    pkce: bool
+    scopes: tuple[str, ...]
+    limits: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Instances:
+    """A network made of many servers, each with apps of its own (Mastodon): connecting names the server.
+
+    host(given) -> the server's host as kept (ValueError saying why it is not one); prepare(settings, client, host,
+    stored credentials or None) -> Prepared (registers an app there when none covers the scopes; raises
+    oauth.OAuthError); app(host, credentials, pkce, scopes) -> the App of that server (its endpoints);
+    discover(settings, client, host, TokenSet) -> the Candidates the grant reaches there."""
+
+    host: Callable[[str], str]
+    prepare: Callable[[Settings, httpx.Client, str, InstanceCredentials | None], Prepared]
+    app: Callable[[str, InstanceCredentials, bool, tuple[str, ...]], App]
+    discover: Callable[[Settings, httpx.Client, str, Any], list[Any]]
+
+
+@dataclass(frozen=True)
 class OAuthApp:
     """What a network's package says of its OAuth app: its real endpoints, the discovery of the accounts a grant
     reaches (each with the token to store), the health check's call, and how its API refuses a call (the
@@ -76,6 +114,8 @@ class OAuthApp:
     # (Bluesky's refreshSession): (settings, client, refresh token, now, watchdog) -> TokenSet, raising
     # tokens.GrantDead / RefreshTransient / RefreshRejected; None: backend/networks/tokens.py `refresh`
     refresh: Callable[..., Any] | None = None
+    # a network made of many servers (Mastodon): its apps are registered per server at connect, not configured
+    instances: Instances | None = None
 
 
 class NotConfigured(Exception):

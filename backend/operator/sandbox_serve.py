@@ -181,9 +181,12 @@ def sandbox_serve_cmd(
         click.echo("Switches (GET lists, POST sets; not a real network path; docs/sandbox.md):")
         for name, url in switches.items():
             click.echo(f"  {name + ':':<10} {url}  {SWITCHES[name]}")
-        click.echo("Point socialpub at it:")
-        for name, value in env.items():
-            click.echo(f"{name}={value}")
+        if emulator.SERVE_HINT:
+            click.echo(emulator.SERVE_HINT.format(origin=origin, host=f"{shown}:{port}"))
+        else:
+            click.echo("Point socialpub at it:")
+            for name, value in env.items():
+                click.echo(f"{name}={value}")
     sys.stdout.flush()
     server = uvicorn.Server(
         uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)

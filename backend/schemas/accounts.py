@@ -90,6 +90,12 @@ class OAuthStart(CamelModel):
     name: str | None = Field(
         default=None, max_length=200, description="display name of the account, when the grant connects one"
     )
+    instance: str | None = Field(
+        default=None,
+        max_length=300,
+        description="a network made of many servers: the server the account is on, e.g. `social.example` "
+        "(400 `instance_required` without it; `instance_not_supported` for another network)",
+    )
 
 
 class OAuthStarted(CamelOut):

@@ -59,9 +59,9 @@ def configured_version(network: Network, settings: Settings) -> str | None:
 
 
 def _credentials(network: Network, settings: Settings, *, required: bool) -> list[Finding]:
-    if (
-        network.oauth_app() is None or network.login
-    ):  # no OAuth, or a login network (Bluesky): no app to configure
+    app = network.oauth_app()
+    if app is None or network.login or app.instances is not None:
+        # no OAuth, a login network (Bluesky), or apps registered per server at connect (Mastodon): none to configure
         return []
     own = network.settings_of(settings)
     if own is not None and own.client_id and own.client_secret:

@@ -23,9 +23,11 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import oauth, oauth_apps, registry
+from backend.outbound.guard import FetchError, check_url
 from backend.schemas.accounts import REDIRECT_URI_PATTERN
-from backend.services import accounts, adapters, doctor, tokens
+from backend.services import accounts, adapters, doctor, network_instances, tokens
 from backend.store.db import locked, tx
+from backend.store.instance import address_rule
 from backend.store.models import Account, OAuthSession, Workspace
 
 log = logging.getLogger(__name__)
@@ -100,12 +102,92 @@ def _require_app_ready(platform: str, settings: Settings) -> None:
         )
 
 
+def _instances(platform: str) -> oauth_apps.Instances | None:
+    """The network's servers, when it is made of many (Mastodon): connecting then names one."""
+    _refuse_login_network(platform)
+    try:
+        return oauth_apps.oauth_app(platform).instances
+    except oauth_apps.NotConfigured:
+        return None
+
+
+def _instance_app(
+    settings: Settings, platform: str, instances: oauth_apps.Instances, given: str
+) -> tuple[str, oauth_apps.App]:
+    """The server's host and socialpub's app there: the one registered before when it still covers the scopes,
+    else registered now (kept per server, its secret encrypted: services/network_instances). The host must be
+    one the data dir's address rule lets socialpub reach (a public address, unless private ones are allowed)."""
+    try:
+        host = instances.host(given)
+    except ValueError as exc:
+        raise ApiError(400, "invalid_instance", str(exc)) from None
+    try:
+        check_url(f"https://{host}/", address_rule(settings))
+    except FetchError as exc:
+        raise ApiError(400, "instance_refused", f"{host}: {exc.message}") from None
+    label = registry.label(platform)
+    stored = network_instances.app_of(platform, host)
+    creds = (
+        oauth_apps.InstanceCredentials(
+            stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
+        )
+        if stored is not None
+        else None
+    )
+    try:
+        with adapters.network_client(settings, platform) as client:
+            ready = instances.prepare(settings, client, host, creds)
+    except oauth.OAuthError as exc:
+        log.info("oauth %s instance %s: %s %s", platform, host, exc.kind, exc.code)
+        if exc.kind == "transient":
+            raise ApiError(502, "network_error", f"{exc.message} (reaching {host}); try again") from None
+        raise ApiError(400, "instance_refused", f"{exc.message}: is {host} a {label} server?") from None
+    if ready.registered:
+        c = ready.credentials
+        network_instances.save_app(platform, host, c.client_id, c.client_secret, c.scopes, c.redirect_uris)
+    if ready.limits is not None:
+        network_instances.save_limits(platform, host, ready.limits)
+    return host, instances.app(host, ready.credentials, ready.pkce, ready.scopes)
+
+
+def _session_app(settings: Settings, s: OAuthSession) -> oauth_apps.App:
+    """The app a session was started with: the configured one, or the one registered on its server."""
+    instances = _instances(s.platform)
+    if not s.instance or instances is None:
+        return _app(s.platform, settings)
+    stored = network_instances.app_of(s.platform, s.instance)
+    if stored is None:
+        raise _bad_state()
+    creds = oauth_apps.InstanceCredentials(
+        stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
+    )
+    return instances.app(s.instance, creds, bool(s.verifier), stored.scopes)
+
+
 def start(
-    workspace_id: str, settings: Settings, platform: str, redirect_uri: str, name: str | None
+    workspace_id: str,
+    settings: Settings,
+    platform: str,
+    redirect_uri: str,
+    name: str | None,
+    instance: str | None = None,
 ) -> dict[str, Any]:
-    """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge."""
-    app = _app(platform, settings)
-    _require_app_ready(platform, settings)
+    """A new OAuth session: the authorize URL to send the user to, with a fresh state and PKCE challenge (where
+    the network, or its server, takes PKCE). A network made of many servers connects on `instance`."""
+    instances = _instances(platform)
+    if instances is None and instance:
+        raise ApiError(
+            400,
+            "instance_not_supported",
+            f"{registry.label(platform)} has no servers to choose: leave out instance",
+        )
+    if instances is not None and not (instance or "").strip():
+        raise ApiError(
+            400,
+            "instance_required",
+            f"a {registry.label(platform)} account connects on its server: give its host as instance "
+            f"(`socialpub accounts connect {platform} --instance HOST`)",
+        )
     if not re.fullmatch(REDIRECT_URI_PATTERN, redirect_uri):
         raise ApiError(
             400,
@@ -113,8 +195,18 @@ def start(
             "redirectUri must be an absolute http(s) URL without a fragment "
             "(the CLI's loopback listener, e.g. http://127.0.0.1:PORT/callback)",
         )
+    host: str | None = None
+    if instances is not None:
+        host, app = _instance_app(settings, platform, instances, str(instance))
+    else:
+        app = _app(platform, settings)
+        _require_app_ready(platform, settings)
     state = secrets.token_urlsafe(32)
     verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
+    if host is not None and not app.endpoints.pkce:
+        verifier = (
+            ""  # a server without PKCE: nothing sent at the exchange (finish reads the session's choice)
+        )
     now = clock.now()
     expires = now + SESSION_LIFE
     with tx():
@@ -125,6 +217,7 @@ def start(
             state_hash=_hash(state),
             redirect_uri=redirect_uri,
             name=(name or "").strip() or None,
+            instance=host,
             verifier=verifier,
             status="started",
             expires_at=expires,
@@ -158,7 +251,7 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
         s = locked(OAuthSession.select().where(OAuthSession.state_hash == _hash(state))).get_or_none()
         if s is None or s.workspace_id != workspace_id or s.status != "started" or s.expires_at <= now:
             raise _bad_state()
-        app = _app(s.platform, settings)  # not configured (any more): the state is left unused
+        app = _session_app(settings, s)  # not configured (any more): the state is left unused
         s.status = "finishing"  # the state is used now, whatever the network answers
         s.save()
     step = "code exchange"
@@ -166,7 +259,12 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
         with adapters.network_client(settings, s.platform) as client:
             tokens = oauth.exchange_code(app, client, code, s.redirect_uri, s.verifier)
             step = "discovering the accounts"
-            found = oauth.discover(s.platform, settings, client, tokens)
+            instances = _instances(s.platform) if s.instance else None
+            found = (
+                instances.discover(settings, client, s.instance, tokens)
+                if instances is not None
+                else oauth.discover(s.platform, settings, client, tokens)
+            )
     except oauth.OAuthError as exc:
         OAuthSession.update(status="failed", verifier="").where(OAuthSession.id == s.id).execute()
         log.info("oauth %s %s failed: %s %s", s.id, s.platform, exc.kind, exc.code)

@@ -485,6 +485,13 @@ def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) 
     metavar="URL",
     help="With --handle: the server that resolves the handle (the account's PDS), when not the network's default.",
 )
+@click.option(
+    "--instance",
+    default=None,
+    metavar="HOST",
+    help="Networks made of many servers: the server the account is on (e.g. social.example). socialpub registers "
+    "its app there on first use and keeps it for the next connections.",
+)
 @api_command
 def accounts_connect(
     network: str,
@@ -501,6 +508,7 @@ def accounts_connect(
     external_id: str | None,
     handle: str | None,
     pds: str | None,
+    instance: str | None,
     out: Output,
 ) -> None:
     """Connect live accounts of NETWORK: OAuth in the browser, or a token obtained elsewhere.
@@ -518,6 +526,7 @@ def accounts_connect(
       printf '%s\\n%s\\n' "$ACCESS" "$REFRESH" | socialpub accounts connect tiktok --access-token - --expires-in 86400
       socialpub accounts connect NETWORK --handle alice.example.com      (a network with logins: asks for the app password)
       SOCIALPUB_CONNECT_PASSWORD=xxxx-xxxx-xxxx-xxxx socialpub accounts connect NETWORK --handle alice.example.com
+      socialpub accounts connect NETWORK --instance social.example      (a network of many servers: its app is registered there once)
     """
     client = get_client(worker=False)
     if pds and not handle:
@@ -552,7 +561,9 @@ def accounts_connect(
         raise click.UsageError("--pick or --all, not both")
     if redirect_uri is not None:
         _app_warnings(client, out, network, redirect_given=True)
-        connected = _connect_pasted(client, out, network, redirect_uri, name, no_browser, pick, take_all)
+        connected = _connect_pasted(
+            client, out, network, redirect_uri, name, no_browser, pick, take_all, instance
+        )
     else:
         registered = _app_warnings(client, out, network)
         connected = _connect_listening(
@@ -565,6 +576,7 @@ def accounts_connect(
             timeout_s,
             pick,
             take_all,
+            instance,
         )
 
     def human() -> None:
@@ -595,6 +607,7 @@ def _connect_listening(
     timeout_s: float,
     pick: tuple[str, ...],
     take_all: bool,
+    instance: str | None = None,
 ) -> Any:
     """The browser comes back to the loopback listener."""
     try:
@@ -602,7 +615,7 @@ def _connect_listening(
     except OSError as exc:
         raise click.UsageError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
     try:
-        started = client.start_oauth(network, listener.redirect_uri, name)
+        started = client.start_oauth(network, listener.redirect_uri, name, instance)
         listener.expect(started.state)
         _open(out, network, started.authorize_url, no_browser, "waiting for its redirect (Ctrl+C to stop)…")
         try:
@@ -627,12 +640,13 @@ def _connect_pasted(
     no_browser: bool,
     pick: tuple[str, ...],
     take_all: bool,
+    instance: str | None = None,
 ) -> Any:
     """The browser goes to a redirect URI the user registered (no listener here): the user pastes the address it
     landed on — its query holds the code and the state, which must be this connection's."""
     from urllib.parse import parse_qsl, urlsplit
 
-    started = client.start_oauth(network, redirect_uri, name)
+    started = client.start_oauth(network, redirect_uri, name, instance)
     _open(out, network, started.authorize_url, no_browser, "after consent, paste the address it lands on.")
     stdin = click.get_text_stream("stdin")
     if stdin.isatty():

@@ -202,14 +202,20 @@ def remove_account(account_id: str) -> Call[AccountOut]:
     )
 
 
-def start_oauth(platform: str, redirect_uri: str, name: str | None = None) -> Call[OAuthStarted]:
-    """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`."""
+def start_oauth(
+    platform: str, redirect_uri: str, name: str | None = None, instance: str | None = None
+) -> Call[OAuthStarted]:
+    """Start connecting live accounts with OAuth: open `authorize_url`; the redirect brings `state` and `code`
+    (`instance`: the server of a network with one app per server, e.g. a Mastodon instance)."""
     from backend.schemas.accounts import (  # deferred: the schemas a call needs (module docstring)
         OAuthStart,
         OAuthStarted,
     )
 
-    body = OAuthStart.model_validate({"platform": platform, "redirect_uri": redirect_uri, "name": name})
+    given = {"platform": platform, "redirect_uri": redirect_uri, "name": name}
+    if instance:
+        given["instance"] = instance
+    body = OAuthStart.model_validate(given)
     return Call(
         "POST",
         "/v1/accounts/oauth/start",

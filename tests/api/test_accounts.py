@@ -35,6 +35,7 @@ def test_init_sandbox_defaults_one_per_network_and_fit_free_plan(settings, clien
         "facebook",
         "instagram",
         "linkedin",
+        "mastodon",
         "threads",
         "tiktok",
         "youtube",

@@ -288,6 +288,7 @@ def test_limits_exposed() -> None:
         "instagram": 2200,
         "threads": 500,
         "linkedin": 3000,
+        "mastodon": 500,
         "tiktok": 2200,
         "youtube": 63206,
     }

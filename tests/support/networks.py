@@ -26,8 +26,13 @@ def names() -> tuple[str, ...]:
 
 
 def oauth_names() -> tuple[str, ...]:
-    """The networks whose accounts connect with OAuth (not with a login: Bluesky's app password)."""
-    return tuple(n.name for n in registry.networks() if n.app and not n.login)
+    """The networks whose accounts connect with OAuth through a configured app (not with a login: Bluesky's app
+    password; nor on one of many servers, each with the app registered there: Mastodon's, tests/networks/mastodon)."""
+    return tuple(
+        n.name
+        for n in registry.networks()
+        if n.app and not n.login and n.oauth_app().instances is None  # type: ignore[union-attr]
+    )
 
 
 def catalogue() -> Any:

@@ -49,10 +49,10 @@ async def test_lists_the_sandbox_accounts_with_their_default(tui_app):
         assert isinstance(screen, AccountsScreen)
         table = screen.query_one(DataTable)
         shown = rows(table)
-        assert sorted(r[0].split()[0] for r in shown) == ["BS", "FB", "IG", "LI", "TH", "TT", "YT"]
+        assert sorted(r[0].split()[0] for r in shown) == ["BS", "FB", "IG", "LI", "MA", "TH", "TT", "YT"]
         assert any("Sandbox LinkedIn" in r[0] for r in shown)
         assert all(r[2].strip() == "sandbox" and r[3].strip() == "active" and r[5] == "✓" for r in shown)
-        assert "7 connected" in str(screen.query_one("#acc-title").render())
+        assert "8 connected" in str(screen.query_one("#acc-title").render())
         assert "nothing received yet" in str(screen.query_one("#acc-published").render())
 
 
@@ -179,11 +179,11 @@ async def test_escape_leaves_the_add_dialog_without_connecting_anything(tui_app)
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, AccountsScreen)
-        assert len((await app.client.list_accounts()).items) == 7
+        assert len((await app.client.list_accounts()).items) == 8
 
 
 async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reason(tui_app):
-    app = tui_app(worker=False)  # the FREE plan: 7 accounts (one per built-in network), all connected
+    app = tui_app(worker=False)  # the FREE plan: 8 accounts (one per built-in network), all connected
     shown = record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("f4")
@@ -201,10 +201,10 @@ async def test_an_account_the_plan_does_not_allow_is_refused_with_the_apis_reaso
         notes = [n for n in shown if n["severity"] == "error"]
         assert (
             notes
-            and "7 connected accounts" in notes[-1]["message"]
+            and "8 connected accounts" in notes[-1]["message"]
             and notes[-1]["title"] == "channel_limit_exceeded"
         )
-        assert len((await app.client.list_accounts()).items) == 7
+        assert len((await app.client.list_accounts()).items) == 8
 
 
 async def test_names_are_not_cut_while_the_terminal_has_room(tui_app):

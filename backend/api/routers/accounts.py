@@ -110,9 +110,13 @@ def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep)
 def oauth_start(body: OAuthStart, settings: SettingsDep, ctx: SessionAuth) -> dict[str, Any]:
     """Extension (owner session): start connecting live accounts with OAuth. 400 `oauth_not_configured` (the
     network's app credentials are not set), `app_not_ready` (`accounts doctor`'s app checks found an error: each
-    in the details with its fix), `invalid_redirect_uri`."""
+    in the details with its fix), `invalid_redirect_uri`; a network made of many servers (Mastodon) takes the
+    server as `instance`: `instance_required`, `invalid_instance`, `instance_refused` (the address rule, or the
+    server is not one of the network's), 502 `network_error`."""
     networks.require_known(body.platform, "platform")
-    return oauth_svc.start(ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name)
+    return oauth_svc.start(
+        ctx.workspace_id, settings, body.platform, body.redirect_uri, body.name, instance=body.instance
+    )
 
 
 @router.post(

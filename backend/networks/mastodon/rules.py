@@ -1,14 +1,25 @@
 """A Mastodon target checked at creation against its instance's limits (instance.InstanceLimits, read from the
 instance): the status length (text.status_length), the media count, one video or audio alone (PostStatusService
 `images_and_video`), each media's type, size and pixel count, the alt texts' length. Each problem is a spec 7 code
-with the reason to show, naming the instance's limit."""
+with the reason to show, naming the instance's limit.
+
+RULES (the registry's) checks a target against upstream Mastodon's limits (UPSTREAM: 500 characters, 4 media,
+16 MB images…), what the posts API knows of every instance before it asks one; the payload carries the options
+the adapter sends (visibility, spoiler_text, language, alt)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from backend.networks.base import MediaRef
-from backend.networks.mastodon.instance import InstanceLimits
+from backend.networks.base import MediaRef, Payload
+from backend.networks.mastodon.instance import (
+    MAX_CHARACTERS,
+    MAX_MEDIA_ATTACHMENTS,
+    VIDEO_FRAME_RATE_LIMIT,
+    VIDEO_SIZE_LIMIT,
+    InstanceLimits,
+)
 from backend.networks.mastodon.options import MastodonOptions
 from backend.networks.mastodon.text import status_length
 from backend.networks.rules.common import (
@@ -16,6 +27,8 @@ from backend.networks.rules.common import (
     CONTENT_TOO_LONG,
     MEDIA_UNSUPPORTED,
     VIDEO_OUT_OF_RANGE,
+    NetworkRules,
+    VideoLimits,
     images,
     videos,
 )
@@ -103,3 +116,63 @@ def check(
                 )
             )
     return out
+
+
+PLATFORM = "mastodon"
+UPSTREAM = InstanceLimits(domain="Mastodon", version="")  # upstream Mastodon's configuration
+
+
+def validate(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> list[str]:
+    return list(dict.fromkeys(code for code, _reason in check(UPSTREAM, content, media, options)))
+
+
+def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
+    """The reason of a code (the options are not given here: a text too long only with its content warning is
+    said so)."""
+    reasons = [reason for c, reason in check(UPSTREAM, content, media, None) if c == code]
+    if reasons:
+        return "; ".join(reasons)
+    if code == CONTENT_TOO_LONG:
+        return (
+            f"Mastodon takes at most {UPSTREAM.max_characters:,} characters, the content warning (spoilerText) "
+            f"counted with the text; the text alone counts {status_length(content):,}"
+        )
+    return None
+
+
+def build(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> Payload:
+    opts: dict[str, Any] = {}
+    if options is not None:
+        for key in ("visibility", "spoiler_text", "language"):
+            value = getattr(options, key)
+            if value:
+                opts[key] = value
+    chosen = tuple(media[:MAX_MEDIA_ATTACHMENTS])
+    if chosen:
+        given = list(options.alt or []) if options is not None else []
+        opts["alt"] = [given[i] if i < len(given) else "" for i in range(len(chosen))]
+    vids = videos(chosen)
+    if vids:
+        return Payload(PLATFORM, "video", content, None, (vids[0],), opts)
+    if chosen:
+        return Payload(PLATFORM, "image" if len(chosen) == 1 else "carousel", content, None, chosen, opts)
+    return Payload(PLATFORM, "text", content, None, (), opts)
+
+
+def _length(text: str) -> int:
+    return status_length(text)
+
+
+RULES = NetworkRules(
+    PLATFORM,
+    MAX_CHARACTERS,
+    0,
+    MAX_MEDIA_ATTACHMENTS,
+    (2, MAX_MEDIA_ATTACHMENTS),
+    validate,
+    build,
+    text_length=_length,
+    explain=explain,
+    # the bounds a video's probe can show (its pixel count is rules.check's: image_matrix_limit has no side bound)
+    video=VideoLimits(max_bytes=VIDEO_SIZE_LIMIT, max_fps=float(VIDEO_FRAME_RATE_LIMIT)),
+)

@@ -398,6 +398,9 @@ class Emulator:
     SERVE_ENDPOINTS: tuple[tuple[str, str], ...] = ()
     # other settings `socialpub sandbox serve` prints pointing at its origin (a second host served there too)
     SERVE_SETTINGS: tuple[str, ...] = ()
+    # a network reached otherwise than by a setting (a Mastodon instance is named at connect): what to run instead,
+    # with {origin} and {host} (the served origin and its host:port); "" for the usual BASE_URL setting
+    SERVE_HINT = ""
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config

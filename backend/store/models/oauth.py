@@ -24,6 +24,7 @@ class OAuthSession(BaseModel):
     state_hash = CharField(max_length=64, unique=True)
     redirect_uri = TextField()
     name = CharField(max_length=200, null=True)
+    instance = CharField(max_length=300, null=True)  # the server of a network made of many (Mastodon)
     verifier = EncryptedTextField(default="")
     status = CharField(max_length=12, default="started")
     tokens = EncryptedTextField(null=True)
