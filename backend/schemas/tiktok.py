@@ -80,7 +80,9 @@ class TikTokPhotoCreate(CamelModel):
     """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
 
     model_config = ConfigDict(
-        json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "autoAddMusic")
+        json_schema_extra=_direct_post_only(
+            "privacyLevel", "disableComment", "autoAddMusic", "brandContentToggle", "brandOrganicToggle"
+        )
     )
 
     image_urls: list[
@@ -117,6 +119,16 @@ class TikTokPhotoCreate(CamelModel):
         default=None, description="DIRECT_POST only; comments stay off unless set to false"
     )
     auto_add_music: bool | None = Field(default=None, description="DIRECT_POST only")
+    brand_content_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Branded content — a paid partnership promoting another brand (labelled "
+        "'Paid partnership'; cannot be SELF_ONLY); sent as false unless set",
+    )
+    brand_organic_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Your brand — the creator promotes their own business (labelled "
+        "'Promotional content'); sent as false unless set",
+    )
 
     @field_validator("image_urls")
     @classmethod
@@ -141,7 +153,14 @@ class TikTokVideoCreate(CamelModel):
     """A video pulled from the media host. The title is published only in DIRECT_POST."""
 
     model_config = ConfigDict(
-        json_schema_extra=_direct_post_only("privacyLevel", "disableComment", "disableDuet", "disableStitch")
+        json_schema_extra=_direct_post_only(
+            "privacyLevel",
+            "disableComment",
+            "disableDuet",
+            "disableStitch",
+            "brandContentToggle",
+            "brandOrganicToggle",
+        )
     )
 
     video_url: str = Field(
@@ -173,6 +192,16 @@ class TikTokVideoCreate(CamelModel):
     )
     disable_duet: bool | None = Field(default=None, description="DIRECT_POST only")
     disable_stitch: bool | None = Field(default=None, description="DIRECT_POST only")
+    brand_content_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Branded content — a paid partnership promoting another brand (labelled "
+        "'Paid partnership'; cannot be SELF_ONLY); sent as false unless set",
+    )
+    brand_organic_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Your brand — the creator promotes their own business (labelled "
+        "'Promotional content'); sent as false unless set",
+    )
 
     @field_validator("title")
     @classmethod

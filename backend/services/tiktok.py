@@ -58,6 +58,8 @@ DIRECT_ONLY = {
     "auto_add_music": "autoAddMusic",
     "disable_duet": "disableDuet",
     "disable_stitch": "disableStitch",
+    "brand_content_toggle": "brandContentToggle",
+    "brand_organic_toggle": "brandOrganicToggle",
 }
 # TikTok's init refusals that we answer with 403 (a cap the account hit; retrying soon does not help)
 CAP_CODES = {
@@ -261,12 +263,15 @@ def _mark_reauth(account: Account, exc: NetworkError) -> None:
         tokens.mark_needs_reauth(account.id, f"{exc.code}: {exc.reason}")
 
 
-def _privacy(settings: Settings, account: Account, wanted: str | None) -> tuple[str, dict[str, Any]]:
+def _privacy(
+    settings: Settings, account: Account, wanted: str | None, branded: bool = False
+) -> tuple[str, dict[str, Any]]:
     """DIRECT_POST: (the creator's privacy level, creator_info). TikTok's rules, as the posts engine applies them
     (adapter.privacy_problem): the creator chooses (nothing pre-selected: 400 privacy_level_required_for_target
     naming the account's options), the level is one creator_info offers (400 privacy_level_option_mismatch),
     and an unaudited app (SOCIALPUB_TIKTOK_AUDITED unset) posts only SELF_ONLY to a private account (403
-    unaudited_client_can_only_post_to_private_accounts). Nothing is sent to TikTok's init before."""
+    unaudited_client_can_only_post_to_private_accounts); branded content (`branded`) is never SELF_ONLY (400
+    branded_content_cannot_be_private). Nothing is sent to TikTok's init before."""
     adapter = adapter_for(settings, account)
     try:
         info = adapter.creator_info(account.access_token)
@@ -281,7 +286,7 @@ def _privacy(settings: Settings, account: Account, wanted: str | None) -> tuple[
             [{"platform": PLATFORM, "error": "network_error"}],
         ) from None
     offered = [str(x) for x in info.get("privacy_level_options") or []]
-    problem = privacy_problem(wanted, offered, audited=adapter.audited)
+    problem = privacy_problem(wanted, offered, audited=adapter.audited, branded=branded)
     if problem is not None:
         code, reason = problem
         raise ApiError(
@@ -298,6 +303,14 @@ def _interactions(body: Any, info: dict[str, Any], kind: str) -> dict[str, bool]
     says the creator disabled them (TikTok's UX rules)."""
     names = ("comment",) if kind == "photo" else ("comment", "duet", "stitch")
     return {f"disable_{n}": off(getattr(body, f"disable_{n}"), info.get(f"{n}_disabled")) for n in names}
+
+
+def _disclosure(body: Any) -> dict[str, bool]:
+    """The commercial content disclosure of a direct post, always sent (false unless the creator set it)."""
+    return {
+        "brand_content_toggle": bool(body.brand_content_toggle),
+        "brand_organic_toggle": bool(body.brand_organic_toggle),
+    }
 
 
 def _start(
@@ -423,11 +436,12 @@ def publish_photo(settings: Settings, workspace_id: str, body: TikTokPhotoCreate
     title, description = body.title or "", body.description or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
-        level, info = _privacy(settings, account, body.privacy_level)
+        level, info = _privacy(settings, account, body.privacy_level, bool(body.brand_content_toggle))
         post_info = {
             "privacy_level": level,
             **_interactions(body, info, "photo"),
             "auto_add_music": body.auto_add_music,
+            **_disclosure(body),
         }
         post_info = {k: v for k, v in post_info.items() if v is not None}
     rec_id = _start(workspace_id, account, "photo", mode, title, description, body.image_urls, post_info)
@@ -471,8 +485,13 @@ def publish_video(settings: Settings, workspace_id: str, body: TikTokVideoCreate
     title = body.title or ""
     post_info: dict[str, Any] = {}
     if mode == "DIRECT_POST":
-        level, info = _privacy(settings, account, body.privacy_level)
-        post_info = {"privacy_level": level, "title": title or None, **_interactions(body, info, "video")}
+        level, info = _privacy(settings, account, body.privacy_level, bool(body.brand_content_toggle))
+        post_info = {
+            "privacy_level": level,
+            "title": title or None,
+            **_interactions(body, info, "video"),
+            **_disclosure(body),
+        }
         post_info = {k: v for k, v in post_info.items() if v is not None}
     # MEDIA_UPLOAD: TikTok's inbox endpoint takes no title or caption; the title is only echoed
     rec_id = _start(workspace_id, account, "video", mode, title, "", [body.video_url], post_info)

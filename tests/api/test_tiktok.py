@@ -191,7 +191,9 @@ def test_another_workspaces_file_is_refused(client, owner, other_owner, tk, fast
     assert r.status_code == 400 and r.json()["error"] == "media_unreadable"
 
 
-@pytest.mark.parametrize("field", ["privacyLevel", "disableComment", "autoAddMusic"])
+@pytest.mark.parametrize(
+    "field", ["privacyLevel", "disableComment", "autoAddMusic", "brandContentToggle", "brandOrganicToggle"]
+)
 def test_direct_only_fields_are_refused_in_draft_mode(client, owner, tk, images, field):
     value = "SELF_ONLY" if field == "privacyLevel" else True
     r = client.post(PHOTO, json={"imageUrls": images[:1], field: value}, headers=key_headers(owner.api_key))
@@ -405,6 +407,40 @@ def test_video_direct_sends_title_privacy_and_interactions(client, owner, tk, vi
         "brand_content_toggle": False,
         "brand_organic_toggle": False,
     }
+
+
+def test_video_direct_sends_the_creators_commercial_content_disclosure(client, owner, tk, video_url):
+    """TikTok's content sharing guidelines: the creator discloses promotional content ("Your brand":
+    brand_organic_toggle) or a paid partnership ("Branded content": brand_content_toggle), and branded content is
+    never SELF_ONLY — refused before anything is sent to TikTok."""
+    out = post(
+        client,
+        owner,
+        VIDEO,
+        {
+            "videoUrl": video_url,
+            "postMode": "DIRECT_POST",
+            "privacyLevel": "PUBLIC_TO_EVERYONE",
+            "brandContentToggle": True,
+            "brandOrganicToggle": True,
+        },
+    )
+    info = sent(out["publishId"]).data["post_info"]
+    assert (info["brand_content_toggle"], info["brand_organic_toggle"]) == (True, True)
+    before = SandboxItem.select().count()
+    r = client.post(
+        VIDEO,
+        json={
+            "videoUrl": video_url,
+            "postMode": "DIRECT_POST",
+            "privacyLevel": "SELF_ONLY",
+            "brandContentToggle": True,
+        },
+        headers=key_headers(owner.api_key),
+    )
+    assert r.status_code == 400 and r.json()["error"] == "branded_content_cannot_be_private", r.text
+    assert r.json()["details"][0]["field"] == "privacyLevel"
+    assert SandboxItem.select().count() == before
 
 
 def test_media_is_held_for_the_pull_hour(client, owner, tk, images):
