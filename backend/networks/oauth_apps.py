@@ -87,12 +87,14 @@ class Instances:
     host(given) -> the server's host as kept (ValueError saying why it is not one); prepare(settings, client, host,
     stored credentials or None) -> Prepared (registers an app there when none covers the scopes; raises
     oauth.OAuthError); app(host, credentials, pkce, scopes) -> the App of that server (its endpoints);
-    discover(settings, client, host, TokenSet) -> the Candidates the grant reaches there."""
+    discover(settings, client, host, TokenSet) -> the Candidates the grant reaches there; host_of(an account's
+    external id) -> its server's host (None when it names none)."""
 
     host: Callable[[str], str]
     prepare: Callable[[Settings, httpx.Client, str, InstanceCredentials | None], Prepared]
     app: Callable[[str, InstanceCredentials, bool, tuple[str, ...]], App]
     discover: Callable[[Settings, httpx.Client, str, Any], list[Any]]
+    host_of: Callable[[str], str | None]
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,7 @@ def _account(workspace_id: str, account_id: str) -> Account:
         raise ApiError(
             400,
             "channel_not_connected",
-            f"the {acc.platform} account {acc.name!r} must be reconnected "
-            f"({tokens.reconnect_command(acc.platform)})",
+            f"the {acc.platform} account {acc.name!r} must be reconnected ({tokens.reconnect_command(acc)})",
             [{"platform": acc.platform, "error": "channel_not_connected", "channelId": acc.id}],
         )
     return acc

@@ -422,6 +422,13 @@ def connect_token(
     """A token obtained elsewhere: the accounts it reaches are discovered; exactly one (or the one named by
     external_id) becomes a live account. Several without external_id: 409 listing them."""
     _refuse_login_network(platform)
+    if _instances(platform) is not None:  # which server the token is of cannot be told from the token
+        raise ApiError(
+            400,
+            "instance_required",
+            f"a {registry.label(platform)} account connects on its server, by OAuth: POST /v1/accounts/oauth/start "
+            f"with its host as instance (`socialpub accounts connect {platform} --instance HOST`)",
+        )
     expires = clock.now() + timedelta(seconds=expires_in) if expires_in else None
     tokens = oauth.TokenSet(access_token, expires, refresh_token or None)
     try:
@@ -535,7 +542,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
     if acc.status == "needs_reauth":
         out.update(
             status="needs_reauth",
-            message=f"reconnect it ({tokens.reconnect_command(acc.platform)})"
+            message=f"reconnect it ({tokens.reconnect_command(acc)})"
             + (f": {health.message}" if health.status == "dead" else ""),
         )
     elif health.status == "ok":
@@ -557,7 +564,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
         out.update(
             status="needs_reauth",
             accountStatus="needs_reauth",
-            message=f"reconnect it ({tokens.reconnect_command(acc.platform)}): {health.message}",
+            message=f"reconnect it ({tokens.reconnect_command(acc)}): {health.message}",
         )
     else:
         out["status"] = "error"

@@ -31,7 +31,7 @@ from typing import Any
 from backend import clock, queue
 from backend.config import Settings
 from backend.ids import new_id
-from backend.networks import oauth_apps
+from backend.networks import oauth_apps, registry
 from backend.networks import tokens as net
 from backend.outbound.watchdog import Watchdog
 from backend.schemas.statuses import PostStatus, TargetStatus
@@ -83,8 +83,19 @@ class Refreshed:
         return f"<Refreshed {self.result} until {clock.iso(self.expires_at)}>"
 
 
-def reconnect_command(platform: str) -> str:
-    return f"socialpub accounts connect {platform}"
+def reconnect_command(account: Account) -> str:
+    """The command that connects this account again: a login network's names the handle (`--handle`), a network of
+    many servers the account's server (`--instance`)."""
+    base = f"socialpub accounts connect {account.platform}"
+    entry = registry.find(account.platform)
+    if entry is not None and entry.login and account.username:
+        return f"{base} --handle {account.username}"
+    try:
+        found = oauth_apps.oauth_app(account.platform)
+    except oauth_apps.NotConfigured:
+        return base
+    host = found.instances.host_of(account.external_id) if found.instances is not None else None
+    return f"{base} --instance {host}" if host else base
 
 
 def margin(settings: Settings) -> timedelta:
@@ -461,7 +472,7 @@ def mark_needs_reauth(
                         "name": acc.name,
                         "status": "needs_reauth",
                         "reason": detail,
-                        "reconnect": reconnect_command(acc.platform),
+                        "reconnect": reconnect_command(acc),
                         "failedTargets": ([refused_target] if refused_target else [])
                         + [t.id for t in _pending(account_id)],
                     },
@@ -541,7 +552,7 @@ def token_state(account: Account, settings: Settings, now: datetime | None = Non
     sandbox or disconnected account)."""
     if account.kind != "live" or account.status == "disconnected":
         return None
-    fix = f"reconnect with {reconnect_command(account.platform)}"
+    fix = f"reconnect with {reconnect_command(account)}"
     if account.status == "needs_reauth":
         return TokenState("needs_reauth", "the network no longer accepts its authorisation", fix)
     end = life_end(account, settings)
@@ -595,7 +606,7 @@ def warn_expiring(settings: Settings, now: datetime | None = None) -> int:
                         "name": acc.name,
                         "expiresAt": clock.iso(end),
                         "warning": token_warning(acc, settings, now),
-                        "reconnect": reconnect_command(acc.platform),
+                        "reconnect": reconnect_command(acc),
                     },
                     subject_id=acc.id,
                 )

@@ -37,8 +37,7 @@ ALLOWLIST: dict[str, str] = {
     "socialpub_tui/cli/keys.py": DEDICATED + ": the scope `publish:tiktok` offered by `keys create`",
     "socialpub_tui/cli/webhooks.py": DEDICATED + ": their events `tiktok.publish.*` summarised",
     "socialpub_tui/client/calls.py": DEDICATED + ": the client's calls of them",
-    "socialpub_tui/client/sync.py": DEDICATED + ": the client's methods for them",
-    "socialpub_tui/client/aio.py": DEDICATED + ": the client's methods for them",
+    "socialpub_tui/client/endpoints.py": DEDICATED + ": the client's methods for them",
     "backend/api/app.py": DEDICATED
     + ": their operations' rules no schema states (UNSTATED_RULES, by operation id)",
     "backend/store/migrations/*": "applied history: a migration is never edited once released",

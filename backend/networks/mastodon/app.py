@@ -168,5 +168,13 @@ def api_refusal(resp: httpx.Response) -> NetworkError:
     return refusal(resp, resp.request.url.netloc.decode("ascii"))
 
 
-INSTANCES = Instances(host=instance_host, prepare=prepare, app=app_for, discover=discover_at)
+def host_of(external_account_id: str) -> str | None:
+    """The instance of a connected account (its external id `<id>@<host>`), None when it names none."""
+    try:
+        return where(external_account_id)[1]
+    except NetworkError:
+        return None
+
+
+INSTANCES = Instances(host=instance_host, prepare=prepare, app=app_for, discover=discover_at, host_of=host_of)
 APP = OAuthApp(ENDPOINTS, discover, check, api_refusal, oauth_error_bodies=True, instances=INSTANCES)

@@ -28,6 +28,17 @@ def test_mastodon_needs_an_instance_and_another_network_takes_none(client, owner
     assert r.status_code == 400 and r.json()["error"] == "invalid_instance"
 
 
+def test_a_token_from_elsewhere_cannot_say_its_instance_so_it_is_refused_not_a_502(client, owner) -> None:  # type: ignore[no-untyped-def]
+    """Found by the fuzz: a Mastodon token given to POST /v1/accounts/connect/token was a 502 network_error."""
+    r = client.post(
+        "/v1/accounts/connect/token",
+        json={"platform": "mastodon", "accessToken": "a-token"},
+        headers=session_headers(owner.session_token),
+    )
+    assert r.status_code == 400 and r.json()["error"] == "instance_required", r.text
+    assert "--instance HOST" in r.json()["message"]
+
+
 @pytest.mark.parametrize("given", ["10.0.0.7", "127.0.0.1:8080", "social.internal.example"])
 def test_an_instance_off_the_public_internet_is_refused_by_the_address_rule(
     client, owner, settings, monkeypatch, given
