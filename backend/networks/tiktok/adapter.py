@@ -755,9 +755,11 @@ def privacy_problem(
             "SELF_ONLY (Only me); make the TikTok account private or post as a draft (postMode MEDIA_UPLOAD)",
         )
     if not chosen:
+        allowed = ", ".join(allowed_privacy(offered, audited=audited)) or "none"
         return (
             PRIVACY_REQUIRED,
-            f"choose who can see this TikTok post (privacy_level): one of {options}",
+            f"choose who can see this TikTok post (privacy_level): one of {allowed}"
+            + ("" if audited else f" (the account offers {options}; an unaudited app posts only as SELF_ONLY)"),
         )
     if not audited and chosen != "SELF_ONLY":
         return (
