@@ -79,7 +79,7 @@ def test_the_networks_own_app_checks_errors_first_and_ok_false(settings, owner, 
     _ready(settings)
     assert doctor.report(owner.workspace_id, settings, "pigeon") == {
         "ok": True,
-        "networks": [{"platform": "pigeon", "findings": []}],
+        "networks": [{"platform": "pigeon", "redirectUri": None, "findings": []}],
         "accounts": [],
     }
 

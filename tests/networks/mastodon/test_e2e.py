@@ -21,7 +21,8 @@ import time_machine
 from backend import clock
 from backend.jobs.worker import Worker
 from backend.networks.base import AccountCredentials, Publication
-from backend.services import adapters, network_instances, oauth_connect, posts, workspace
+from backend.services import adapters, network_instances, oauth_connect, workspace
+from backend.services.posts import accept as posts
 from backend.services import media as media_service
 from backend.store.db import database
 from backend.store.models import Account, PostTarget, PublishAttempt

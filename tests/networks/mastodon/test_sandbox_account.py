@@ -6,7 +6,8 @@ from __future__ import annotations
 from backend.jobs.worker import Worker
 from backend.networks.mastodon.emulator import SANDBOX_HOST
 from backend.networks.sandbox import list_published
-from backend.services import accounts, posts
+from backend.services import accounts
+from backend.services.posts import accept as posts
 from backend.store.models import Account, PostTarget
 
 
