@@ -76,7 +76,22 @@ def _max_utf16(value: str | None, limit: int) -> str | None:
     return value
 
 
-class TikTokPhotoCreate(CamelModel):
+class Disclosure(CamelModel):
+    """The commercial content disclosure of a direct post (TikTok's content sharing guidelines)."""
+
+    brand_content_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Branded content — a paid partnership promoting another brand (labelled "
+        "'Paid partnership'; cannot be SELF_ONLY); sent as false unless set",
+    )
+    brand_organic_toggle: bool | None = Field(
+        default=None,
+        description="DIRECT_POST only: Your brand — the creator promotes their own business (labelled "
+        "'Promotional content'); sent as false unless set",
+    )
+
+
+class TikTokPhotoCreate(Disclosure):
     """A photo carousel. privacyLevel, disableComment and autoAddMusic apply to DIRECT_POST only."""
 
     model_config = ConfigDict(
@@ -119,16 +134,6 @@ class TikTokPhotoCreate(CamelModel):
         default=None, description="DIRECT_POST only; comments stay off unless set to false"
     )
     auto_add_music: bool | None = Field(default=None, description="DIRECT_POST only")
-    brand_content_toggle: bool | None = Field(
-        default=None,
-        description="DIRECT_POST only: Branded content — a paid partnership promoting another brand (labelled "
-        "'Paid partnership'; cannot be SELF_ONLY); sent as false unless set",
-    )
-    brand_organic_toggle: bool | None = Field(
-        default=None,
-        description="DIRECT_POST only: Your brand — the creator promotes their own business (labelled "
-        "'Promotional content'); sent as false unless set",
-    )
 
     @field_validator("image_urls")
     @classmethod
@@ -149,7 +154,7 @@ class TikTokPhotoCreate(CamelModel):
         return _max_utf16(value, PHOTO_DESCRIPTION_MAX)
 
 
-class TikTokVideoCreate(CamelModel):
+class TikTokVideoCreate(Disclosure):
     """A video pulled from the media host. The title is published only in DIRECT_POST."""
 
     model_config = ConfigDict(
@@ -192,16 +197,6 @@ class TikTokVideoCreate(CamelModel):
     )
     disable_duet: bool | None = Field(default=None, description="DIRECT_POST only")
     disable_stitch: bool | None = Field(default=None, description="DIRECT_POST only")
-    brand_content_toggle: bool | None = Field(
-        default=None,
-        description="DIRECT_POST only: Branded content — a paid partnership promoting another brand (labelled "
-        "'Paid partnership'; cannot be SELF_ONLY); sent as false unless set",
-    )
-    brand_organic_toggle: bool | None = Field(
-        default=None,
-        description="DIRECT_POST only: Your brand — the creator promotes their own business (labelled "
-        "'Promotional content'); sent as false unless set",
-    )
 
     @field_validator("title")
     @classmethod

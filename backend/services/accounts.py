@@ -179,6 +179,23 @@ def connect_sandbox_defaults(
     return [to_public(a, a.id in defaults, settings) for a in accounts if a.id in defaults]
 
 
+def connected(workspace_id: str, account_id: str) -> Account:
+    """The workspace's account that is not disconnected; 404 `account_not_found` otherwise (another workspace's
+    account included: it does not exist here)."""
+    acc = (
+        Account.select()
+        .where(
+            (Account.id == account_id)
+            & (Account.workspace == workspace_id)
+            & (Account.status != "disconnected")
+        )
+        .get_or_none()
+    )
+    if acc is None:
+        raise ApiError(404, "account_not_found", "account not found in this workspace")
+    return acc
+
+
 def disconnect(workspace_id: str, account_id: str) -> Account:
     """Disconnect an account: it no longer counts against the plan; its tokens are dropped (access and refresh:
     the grant cannot be used from here any more; revoking it at the network is the user's, in its settings);

@@ -31,7 +31,7 @@ from backend.errors import ApiError
 from backend.networks import registry
 from backend.networks.base import NetworkError
 from backend.networks.choices import AccountChoices
-from backend.services import tokens
+from backend.services import accounts, tokens
 from backend.services.adapters import adapter_for
 from backend.store.models import Account
 
@@ -49,17 +49,7 @@ def clear_cache() -> None:
 
 
 def _account(workspace_id: str, account_id: str) -> Account:
-    acc = (
-        Account.select()
-        .where(
-            (Account.id == account_id)
-            & (Account.workspace == workspace_id)
-            & (Account.status != "disconnected")
-        )
-        .get_or_none()
-    )
-    if acc is None:
-        raise ApiError(404, "account_not_found", "account not found in this workspace")
+    acc = accounts.connected(workspace_id, account_id)
     if acc.status != "active":
         raise ApiError(
             400,

@@ -509,7 +509,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
     dead: the account is marked so by services/tokens.mark_needs_reauth, the one way, with its event and its
     pending targets failed) or `error` (the network's error; a transient one changes nothing). A refused token
     that a refresh token can renew is refreshed first (services/tokens.refresh_account) and tried again."""
-    acc = _account(workspace_id, account_id)
+    acc = accounts.connected(workspace_id, account_id)
     now = clock.now()
     with adapters.network_client(settings, acc.platform, acc.kind) as client:
         health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
@@ -521,7 +521,7 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
             log.info("refreshing %s before its check failed: %s", acc.id, type(exc).__name__)
             refresh_failed = exc
         else:
-            acc = _account(workspace_id, account_id)
+            acc = accounts.connected(workspace_id, account_id)
             if renewed.result == "refreshed":
                 with adapters.network_client(settings, acc.platform, acc.kind) as client:
                     health = oauth.check(acc.platform, settings, client, acc.external_id, acc.access_token)
@@ -569,18 +569,3 @@ def check(workspace_id: str, settings: Settings, account_id: str) -> dict[str, A
     else:
         out["status"] = "error"
     return out
-
-
-def _account(workspace_id: str, account_id: str) -> Account:
-    acc = (
-        Account.select()
-        .where(
-            (Account.id == account_id)
-            & (Account.workspace == workspace_id)
-            & (Account.status != "disconnected")
-        )
-        .get_or_none()
-    )
-    if acc is None:
-        raise ApiError(404, "account_not_found", "account not found in this workspace")
-    return acc

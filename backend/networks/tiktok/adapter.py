@@ -759,7 +759,11 @@ def privacy_problem(
         return (
             PRIVACY_REQUIRED,
             f"choose who can see this TikTok post (privacy_level): one of {allowed}"
-            + ("" if audited else f" (the account offers {options}; an unaudited app posts only as SELF_ONLY)"),
+            + (
+                ""
+                if audited
+                else f" (the account offers {options}; an unaudited app posts only as SELF_ONLY)"
+            ),
         )
     if not audited and chosen != "SELF_ONLY":
         return (
