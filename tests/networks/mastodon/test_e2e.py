@@ -22,8 +22,8 @@ from backend import clock
 from backend.jobs.worker import Worker
 from backend.networks.base import AccountCredentials, Publication
 from backend.services import adapters, network_instances, oauth_connect, workspace
-from backend.services.posts import accept as posts
 from backend.services import media as media_service
+from backend.services.posts import accept as posts
 from backend.store.db import database
 from backend.store.models import Account, PostTarget, PublishAttempt
 from tests.cli.test_accounts_connect import Served
