@@ -371,39 +371,6 @@ def test_a_channels_own_upload_cap_is_a_separate_24_hour_wait(settings, account)
     assert out.retry_after_s == 86400.0
 
 
-# ---- the fidelity table (docs.md) is complete ---------------------------------------------------------------------
-def test_the_fidelity_table_is_complete() -> None:
-    import importlib
-    import re
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    text = (root / "backend/networks/youtube/docs.md").read_text(encoding="utf-8")
-    table = text[text.index("## Fidelity") :]
-    rows = [r for r in table.splitlines() if re.match(r"^\| Y\d+ \|", r)]
-    assert len(rows) >= 20
-    for row in rows:
-        cells = [c.strip() for c in row.strip("|").split("|")]
-        assert len(cells) == 6, row
-        num, rule, source, adapter, emulator, test = cells
-        assert rule and ("https://" in source or "belief" in source or "consequence of" in source), num
-        for ref in re.findall(r"`(backend\.[\w.]+:[\w.]+)`", adapter + emulator):
-            module, _, name = ref.partition(":")
-            obj: Any = importlib.import_module(module)
-            for part in name.split("."):
-                obj = getattr(obj, part)  # AttributeError: the table names a function that is gone
-        assert re.search(r"`backend\.", adapter), f"{num}: where the adapter implements it"
-        assert re.search(r"`backend\.", emulator) or "not " in emulator, (
-            f"{num}: where the emulator enforces it"
-        )
-        tests = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", test)
-        assert tests, f"{num}: its test"
-        for path, name in tests:
-            assert re.search(rf"^def {name}\(", (root / path).read_text(encoding="utf-8"), re.M), (
-                f"{num}: {name}"
-            )
-
-
 def test_a_long_retry_after_ends_the_attempt_ambiguous_instead_of_sleeping(settings, account) -> None:  # type: ignore[no-untyped-def]
     """A 503 with `Retry-After: 600` on the bytes: no 10-minute sleep inside a job; the attempt ends retriable and
     ambiguous (the session holds what arrived: the next attempt asks it first, then continues it)."""
