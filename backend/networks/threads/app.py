@@ -18,7 +18,7 @@ from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
 from backend.networks.facebook.graph import classify
-from backend.networks.oauth import Candidate, TokenSet, call, expires_in, json_body
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, expires_in, json_body
 from backend.networks.oauth_apps import Endpoints, OAuthApp
 from backend.networks.threads import NETWORK
 from backend.networks.threads.lifecycle import DEFAULT
@@ -84,6 +84,7 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
         ),
     )
     username = str(me.get("username") or "")
+    granted = _granted(client, base, token) or tokens.scopes
     return [
         Candidate(
             str(me["id"]),
@@ -94,9 +95,30 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
             expiry,
             refresh_token=token,  # a long-lived token refreshes itself (th_refresh_token)
             refresh_expires_at=expiry,
-            granted_scopes=tokens.scopes,
+            granted_scopes=granted,
         )
     ]
+
+
+def _granted(client: httpx.Client, base: str, token: str) -> tuple[str, ...]:
+    """The permissions the person granted, read from `GET /debug_token` (its `scopes`; TH-R18): neither the code
+    exchange nor th_exchange_token says them, and a person may grant a subset. The caller's token must be a Threads
+    tester's — every person who can grant a new app anything is one — so the token inspects itself. () when it
+    cannot be read (a reviewed app's non-tester): the doctor then checks what it can."""
+    try:
+        resp = call(
+            client,
+            "GET",
+            f"{base}/{DEFAULT}/debug_token",
+            PLATFORM,
+            params={"input_token": token, "access_token": token},
+        )
+        data = json_body(PLATFORM, resp).get("data")
+    except OAuthError:
+        return ()
+    if not isinstance(data, dict) or not data.get("is_valid"):
+        return ()
+    return tuple(str(s) for s in data.get("scopes") or [] if isinstance(s, str))
 
 
 def check(settings: Settings, client: httpx.Client, external_id: str, token: str) -> httpx.Response:

@@ -45,6 +45,7 @@ class ThreadsOAuth(GraphOAuth):
         self.emu.route("GET", r"/access_token", self.exchange)
         self.emu.route("GET", r"/refresh_access_token", self.th_refresh)
         self.emu.route("GET", r"/me", self.me)
+        self.emu.route("GET", r"/debug_token", self.debug_token)
 
     def new_access(self) -> str:
         return "THAA" + b62(150)
@@ -141,3 +142,38 @@ class ThreadsOAuth(GraphOAuth):
         if acc is None:
             return self.api_error("invalid")
         return json_response(200, {"id": acc.external_id, "username": acc.username, "name": acc.name})
+
+    def debug_token(self, request: Request) -> httpx.Response:
+        """`GET /debug_token?input_token=…&access_token=…` (TH-R18): the caller's token a valid user token of this
+        app (a Threads tester's: the only people a new app's grant reaches), the inspected one of the same app ->
+        `{"data": {type, application, expires_at, is_valid, issued_at, scopes, user_id}}`; an inspected token that
+        is not valid: `is_valid: false` with its error (Graph's shape; a belief for Threads)."""
+        found = self._user(request)
+        if isinstance(found, httpx.Response):
+            return found
+        _caller, caller_grant = found
+        row = find_credential(request.params.get("input_token"), self.platform, "user")
+        grant = grant_of(row) if row is not None else None
+        if row is None or grant is None or grant.client_id != caller_grant.client_id:
+            return json_response(
+                200,
+                {
+                    "data": {
+                        "is_valid": False,
+                        "scopes": [],
+                        "error": {"code": 190, "message": "Invalid OAuth access token"},
+                    }
+                },
+            )
+        problem = alive(row, grant)
+        data: dict[str, Any] = {
+            "type": "USER",
+            "application": "socialpub sandbox app",
+            "is_valid": problem is None,
+            "issued_at": int(row.created_at.timestamp()),
+            "scopes": list(grant.scopes) if problem is None else [],
+            "user_id": grant.subject,
+        }
+        if row.expires_at is not None:
+            data["expires_at"] = int(row.expires_at.timestamp())
+        return json_response(200, {"data": data})
