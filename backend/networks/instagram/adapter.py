@@ -24,9 +24,9 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
-    decode_ref,
     encode_ref,
 )
+from backend.networks.facebook.containers import ContainerFlow
 from backend.networks.facebook.graph import IG_SUBCODES, GraphClient, find_in_listing, versioned
 from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.factory import AdapterContext
@@ -37,8 +37,11 @@ PLATFORM = NETWORK.name
 LISTING_DELAY_S = NETWORK.listing_delay_s  # /{ig-user}/media lists a media once media_publish answered
 
 
-class InstagramAdapter:
+class InstagramAdapter(ContainerFlow):
     platform = PLATFORM
+    LABEL = "Instagram"
+    CAPTION = "caption"
+    LIMIT_CODE = "content_publishing_limit"
 
     def __init__(
         self,
@@ -105,7 +108,8 @@ class InstagramAdapter:
         row = (body.get("data") or [{}])[0]
         return int(row.get("quota_usage") or 0), int((row.get("config") or {}).get("quota_total") or 50)
 
-    def media_publish(self, pub: Publication, container: str) -> str:
+    def publish_call(self, pub: Publication, container: str) -> str:
+        """media_publish {creation_id}."""
         body = self.graph.post(
             f"{self.base}/{pub.account.external_account_id}/media_publish",
             pub.account.access_token,
@@ -136,85 +140,17 @@ class InstagramAdapter:
             }
         return {"image_url": m.url, **({"is_carousel_item": True} if carousel_item else {})}
 
-    def _failed_container(self, status: str, ref: str) -> PublishOutcome:
-        m = re.search(r"\b(2207\d{3})\b", status)
+    def failed_container(self, detail: str, ref: str) -> PublishOutcome:
+        m = re.search(r"\b(2207\d{3})\b", detail)
         sub = int(m.group(1)) if m else None
         ftype, words = IG_SUBCODES.get(sub or 0, ("permanent", "Instagram could not process the media"))
         return PublishOutcome.failed(
             ftype,
-            f"{words} ({status})" if status else words,  # type: ignore[arg-type]
+            f"{words} ({detail})" if detail else words,  # type: ignore[arg-type]
             network_code=f"ERROR/{sub}" if sub else "ERROR",
             network_status="ERROR",
             tracking_ref=ref,
         )
-
-    def _advance(self, pub: Publication, state: dict[str, Any], *, publish: bool) -> PublishOutcome:
-        """The containers' states; once FINISHED, the media_publish call when `publish` (publish()), else
-        `ready` (a status check never publishes)."""
-        ref = encode_ref(**state)
-        children: list[str] = state.get("children") or []
-        container = state.get("container")
-        if children and not container:
-            for child in children:
-                code, status = self.container_status(pub, child)
-                if code == "ERROR":
-                    return self._failed_container(status, ref)
-                if code == "EXPIRED":
-                    return PublishOutcome.failed(
-                        "retriable",
-                        "an Instagram carousel item expired before publication; it will be created again",
-                        network_status=code,
-                    )
-                if code != "FINISHED":
-                    return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
-            container = self.create_container(
-                pub,
-                {
-                    "media_type": "CAROUSEL",
-                    "children": ",".join(children),
-                    "caption": pub.payload.text or None,
-                },
-            )
-            state = {**state, "container": container}
-            ref = encode_ref(**state)
-            if publish:
-                pub.saved(ref)
-        code, status = self.container_status(pub, container)
-        if code == "ERROR":
-            return self._failed_container(status, ref)
-        if code == "EXPIRED":
-            return PublishOutcome.failed(
-                "retriable",
-                "the Instagram container expired (not published within 24 h); it will be created again",
-                network_status=code,
-            )
-        if code == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
-            found = self.find_existing(pub)
-            if found is not None and found.state == "published":
-                return PublishOutcome.published(
-                    str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=code
-                )
-            # not in the listing yet (or the listing failed): never fail a published container, look again later
-            return PublishOutcome.pending(ref, network_status=code)
-        if code != "FINISHED":
-            return PublishOutcome.pending(ref, network_status=code or "IN_PROGRESS")
-        if not publish:
-            return PublishOutcome.ready(ref, network_status=code)
-        return self._publish_container(pub, container, ref)
-
-    def _publish_container(self, pub: Publication, container: str, ref: str) -> PublishOutcome:
-        used, total = self.publishing_limit(pub)
-        if used >= total:
-            return PublishOutcome.failed(
-                "retriable",
-                f"the account used its Instagram publishing limit ({used}/{total} in 24 h); retry later",
-                retry_after_s=3600.0,
-                network_code="content_publishing_limit",
-                tracking_ref=ref,
-                wait=True,
-            )
-        media_id = self.media_publish(pub, container)
-        return PublishOutcome.published(media_id, self.permalink(pub, media_id), tracking_ref=ref)
 
     def publish(self, pub: Publication) -> PublishOutcome:
         """Containers created (each saved as the attempt's progress at once: an interrupted attempt's successor
@@ -222,15 +158,15 @@ class InstagramAdapter:
         _advance: their states, and media_publish once FINISHED."""
         p = pub.payload
         try:
-            resumed = self._resumable(pub)
+            resumed = self.resumable(pub)
             if resumed is not None:
-                return self._advance(pub, resumed, publish=True)
+                return self.advance(pub, resumed, publish=True)
             if p.kind == "carousel":
                 children = [
                     self.create_container(pub, self._item_params(m, carousel_item=True), m) for m in p.media
                 ]
                 pub.saved(encode_ref(children=children))
-                return self._advance(pub, {"children": children}, publish=True)
+                return self.advance(pub, {"children": children}, publish=True)
             if not p.media:
                 return PublishOutcome.failed("permanent", "Instagram needs at least one image or video")
             params = self._item_params(p.media[0], carousel_item=False)
@@ -239,47 +175,9 @@ class InstagramAdapter:
                 params["share_to_feed"] = bool(p.options.get("share_to_feed", True))
             container = self.create_container(pub, params, p.media[0])
             pub.saved(encode_ref(container=container))
-            return self._advance(pub, {"container": container}, publish=True)
+            return self.advance(pub, {"container": container}, publish=True)
         except NetworkError as e:
             return e.outcome()
-
-    def _resumable(self, pub: Publication) -> dict[str, Any] | None:
-        """The containers of an interrupted attempt (pub.resume) Instagram still has and has not refused: the
-        state to continue from, None to start over (none saved, expired, unknown to Instagram, or failed)."""
-        state = decode_ref(pub.resume) if pub.resume else {}
-        ids = [state["container"]] if state.get("container") else list(state.get("children") or [])
-        if not ids:
-            return None
-        for container in ids:
-            try:
-                code, _ = self.container_status(pub, container)
-            except NetworkError as e:
-                if e.fail_type == "permanent":  # Instagram does not know it (any more): start over
-                    return None
-                raise
-            if code in ("EXPIRED", "ERROR"):
-                return None
-        return {k: v for k, v in state.items() if k in ("container", "children")}
-
-    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
-        try:
-            return self._advance(pub, decode_ref(ref), publish=False)
-        except NetworkError as e:
-            return e.outcome(tracking_ref=ref)
-
-    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
-        """The media_publish call of a tracked container check_status found FINISHED."""
-        container = str(decode_ref(ref).get("container") or "")
-        if not container:
-            return PublishOutcome.failed(
-                "retriable",
-                "the Instagram container is not created yet; it will be checked again",
-                tracking_ref=ref,
-            )
-        try:
-            return self._publish_container(pub, container, ref)
-        except NetworkError as e:
-            return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{ig-user}/media back to the attempt's start, matching the caption."""

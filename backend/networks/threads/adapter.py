@@ -18,7 +18,8 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome, decode_ref, encode_ref
+from backend.networks.base import NetworkError, Publication, PublishOutcome, encode_ref
+from backend.networks.facebook.containers import ContainerFlow
 from backend.networks.facebook.graph import GraphClient, find_in_listing, versioned
 from backend.networks.factory import AdapterContext
 from backend.networks.threads import NETWORK
@@ -42,15 +43,19 @@ CONTAINER_ERRORS: dict[str, str] = {
 }
 
 
-class ThreadsAdapter:
+class ThreadsAdapter(ContainerFlow):
     platform = PLATFORM
+    LABEL = NETWORK.label
+    CAPTION = "text"
+    LIMIT_CODE = "threads_publishing_limit"
+    NOT_READY = NOT_READY
 
     def __init__(self, client: httpx.Client, base_url: str = f"https://graph.threads.net/{DEFAULT}") -> None:
         self.graph = GraphClient(client, LABEL)
         self.base = base_url.rstrip("/")
 
     # --- API calls -----------------------------------------------------------------------------------
-    def create_container(self, pub: Publication, params: dict[str, Any]) -> str:
+    def create_container(self, pub: Publication, params: dict[str, Any], media: Any = None) -> str:
         body = self.graph.post(
             f"{self.base}/{pub.account.external_account_id}/threads", pub.account.access_token, params
         )
@@ -72,7 +77,8 @@ class ThreadsAdapter:
         total = (row.get("config") or {}).get("quota_total")
         return int(row.get("quota_usage") or 0), int(total or DEFAULT_QUOTA)
 
-    def threads_publish(self, pub: Publication, container: str) -> str:
+    def publish_call(self, pub: Publication, container: str) -> str:
+        """threads_publish {creation_id}."""
         body = self.graph.post(
             f"{self.base}/{pub.account.external_account_id}/threads_publish",
             pub.account.access_token,
@@ -102,100 +108,30 @@ class ThreadsAdapter:
             params["is_carousel_item"] = True
         return params
 
-    @staticmethod
-    def _failed_container(message: str, ref: str) -> PublishOutcome:
-        words = CONTAINER_ERRORS.get(message, "Threads could not process the post's media")
+    def failed_container(self, detail: str, ref: str) -> PublishOutcome:
+        words = CONTAINER_ERRORS.get(detail, "Threads could not process the post's media")
         return PublishOutcome.failed(
             "permanent",
-            f"{words} ({message})" if message else words,
-            network_code=f"ERROR/{message}" if message else "ERROR",
+            f"{words} ({detail})" if detail else words,
+            network_code=f"ERROR/{detail}" if detail else "ERROR",
             network_status="ERROR",
             tracking_ref=ref,
         )
-
-    @staticmethod
-    def _expired() -> PublishOutcome:
-        return PublishOutcome.failed(
-            "retriable",
-            "the Threads container expired (not published within 24 h); it will be created again",
-            network_status="EXPIRED",
-        )
-
-    def _advance(self, pub: Publication, state: dict[str, Any], *, publish: bool) -> PublishOutcome:
-        """The containers' states; once FINISHED, threads_publish when `publish` (publish()), else `ready` (a status
-        check never publishes)."""
-        ref = encode_ref(**state)
-        children: list[str] = state.get("children") or []
-        container = str(state.get("container") or "")
-        if children and not container:
-            for child in children:
-                status, message = self.container_status(pub, child)
-                if status == "ERROR":
-                    return self._failed_container(message, ref)
-                if status == "EXPIRED":
-                    return self._expired()
-                if status != "FINISHED":
-                    return PublishOutcome.pending(ref, network_status=status or "IN_PROGRESS")
-            container = self.create_container(
-                pub,
-                {"media_type": "CAROUSEL", "children": ",".join(children), "text": pub.payload.text or None},
-            )
-            state = {**state, "container": container}
-            ref = encode_ref(**state)
-            if publish:
-                pub.saved(ref)
-        status, message = self.container_status(pub, container)
-        if status == "ERROR":
-            return self._failed_container(message, ref)
-        if status == "EXPIRED":
-            return self._expired()
-        if status == "PUBLISHED":  # published by an earlier attempt that never recorded it: the thread exists
-            found = self.find_existing(pub)
-            if found is not None and found.state == "published":
-                return PublishOutcome.published(
-                    str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=status
-                )
-            return PublishOutcome.pending(ref, network_status=status)  # never publish a published container
-        if status != "FINISHED":
-            return PublishOutcome.pending(ref, network_status=status or "IN_PROGRESS")
-        if not publish:
-            return PublishOutcome.ready(ref, network_status=status)
-        return self._publish_container(pub, container, ref)
-
-    def _publish_container(self, pub: Publication, container: str, ref: str) -> PublishOutcome:
-        used, total = self.publishing_limit(pub)
-        if used >= total:
-            return PublishOutcome.failed(
-                "retriable",
-                f"the account used its Threads publishing limit ({used}/{total} posts in 24 h); "
-                "the post waits and is published once the limit allows",
-                retry_after_s=3600.0,
-                network_code="threads_publishing_limit",
-                tracking_ref=ref,
-                wait=True,
-            )
-        try:
-            thread_id = self.threads_publish(pub, container)
-        except NetworkError as e:
-            if e.code == NOT_READY:  # not FINISHED after all: follow its status again, never a failure
-                return PublishOutcome.pending(ref, network_status="IN_PROGRESS")
-            raise
-        return PublishOutcome.published(thread_id, self.permalink(pub, thread_id), tracking_ref=ref)
 
     def publish(self, pub: Publication) -> PublishOutcome:
         """Containers created (each saved as the attempt's progress at once: an interrupted attempt's successor
         continues from them, `pub.resume`, while Threads still has them — 24 h), then _advance."""
         p = pub.payload
         try:
-            resumed = self._resumable(pub)
+            resumed = self.resumable(pub)
             if resumed is not None:
-                return self._advance(pub, resumed, publish=True)
+                return self.advance(pub, resumed, publish=True)
             if p.kind == "carousel":
                 children = [
                     self.create_container(pub, self._item_params(m, carousel_item=True)) for m in p.media
                 ]
                 pub.saved(encode_ref(children=children))
-                return self._advance(pub, {"children": children}, publish=True)
+                return self.advance(pub, {"children": children}, publish=True)
             if p.media:
                 params = self._item_params(p.media[0], carousel_item=False)
             else:
@@ -203,7 +139,7 @@ class ThreadsAdapter:
             params["text"] = p.text or None
             container = self.create_container(pub, params)
             pub.saved(encode_ref(container=container))
-            return self._advance(pub, {"container": container}, publish=True)
+            return self.advance(pub, {"container": container}, publish=True)
         except NetworkError as e:
             if e.code == NOT_READY:  # a container Threads has not made available yet: try again shortly
                 return PublishOutcome.failed(
@@ -213,44 +149,6 @@ class ThreadsAdapter:
                     network_code=NOT_READY,
                 )
             return e.outcome()
-
-    def _resumable(self, pub: Publication) -> dict[str, Any] | None:
-        """The containers of an interrupted attempt (pub.resume) Threads still has and has not refused: the state to
-        continue from (a PUBLISHED one is then looked up, never published again), None to start over."""
-        state = decode_ref(pub.resume) if pub.resume else {}
-        ids = [state["container"]] if state.get("container") else list(state.get("children") or [])
-        if not ids:
-            return None
-        for container in ids:
-            try:
-                status, _ = self.container_status(pub, container)
-            except NetworkError as e:
-                if e.fail_type == "permanent":  # Threads does not know it (any more): start over
-                    return None
-                raise
-            if status in ("EXPIRED", "ERROR"):
-                return None
-        return {k: v for k, v in state.items() if k in ("container", "children")}
-
-    def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
-        try:
-            return self._advance(pub, decode_ref(ref), publish=False)
-        except NetworkError as e:
-            return e.outcome(tracking_ref=ref)
-
-    def complete(self, pub: Publication, ref: str) -> PublishOutcome:
-        """The threads_publish call of a tracked container check_status found FINISHED."""
-        container = str(decode_ref(ref).get("container") or "")
-        if not container:
-            return PublishOutcome.failed(
-                "retriable",
-                "the Threads container is not created yet; it will be checked again",
-                tracking_ref=ref,
-            )
-        try:
-            return self._publish_container(pub, container, ref)
-        except NetworkError as e:
-            return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Pages the user's threads (`GET /{user}/threads`, newest first) back to the attempt's start, matching the
