@@ -15,22 +15,11 @@ from tests.support.imports import PACKAGES, cycles, unique_local_imports
 
 BASELINE = Path(__file__).parent / "support" / "in_function_imports.txt"
 
-# Cycles not broken yet, each with the reason it is still here (the list only shrinks: a broken one fails the
-# test until it is taken off).
-KNOWN_CYCLES = {
-    # registry names AdapterContext (factory) and OAuthApp (oauth_apps) as types under TYPE_CHECKING, and both
-    # look networks up in the registry: the two types belong below the registry (the network packages' seam).
-    ("backend.networks.factory", "backend.networks.oauth_apps", "backend.networks.registry"),
-    # the emulator core consults the error switches (errors.injected) on every request, and the switches use the
-    # core's emulator lookup, write transaction and responses: the switches belong inside the core's room.
-    ("backend.networks.sandbox.core", "backend.networks.sandbox.errors"),
-}
 
-
-def test_no_import_cycle_but_the_known_ones():
-    found = set(cycles())
-    assert not found - KNOWN_CYCLES, f"new import cycles: {sorted(found - KNOWN_CYCLES)}"
-    assert not KNOWN_CYCLES - found, f"broken, take them off KNOWN_CYCLES: {sorted(KNOWN_CYCLES - found)}"
+def test_no_import_cycle():
+    """No two modules import each other, directly or around a circle (imports inside functions and under
+    TYPE_CHECKING count): a shared piece belongs in a room below both."""
+    assert cycles() == [], f"import cycles: {cycles()}"
 
 
 def _baseline() -> Counter[str]:

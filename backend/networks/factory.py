@@ -13,9 +13,7 @@ from typing import Any
 
 import httpx
 
-from backend.networks.base import NetworkAdapter
 from backend.networks.media_loader import MediaLoader
-from backend.networks.registry import get
 
 
 @dataclass(frozen=True)
@@ -40,11 +38,6 @@ class AdapterContext:
     def host(self, role: str, default: str | None = None) -> str:
         """The host of `role`, else `default` (else the API host)."""
         return self.hosts.get(role) or default or self.hosts["api"]
-
-
-def build_adapter(platform: str, ctx: AdapterContext) -> NetworkAdapter:
-    """The adapter of `platform` (its registry entry's factory) talking through ctx.client to ctx.hosts."""
-    return get(platform).make_adapter(ctx)
 
 
 def http_client(transport: httpx.BaseTransport | None, timeout_s: float) -> httpx.Client:

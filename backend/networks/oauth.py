@@ -26,7 +26,7 @@ from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none, send
-from backend.networks.oauth_apps import App
+from backend.networks.oauth_types import App
 
 
 class OAuthError(Exception):

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from backend.networks.doctor import NetworkChecks
     from backend.networks.factory import AdapterContext
     from backend.networks.lifecycle import Lifecycle
-    from backend.networks.oauth_apps import OAuthApp
+    from backend.networks.oauth_types import OAuthApp
     from backend.networks.rules.common import NetworkRules
     from backend.networks.settings import NetworkSettings
 

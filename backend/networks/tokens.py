@@ -28,7 +28,7 @@ import httpx
 from backend.config import Settings
 from backend.networks import oauth_apps
 from backend.networks.oauth import TokenSet  # the one token set: a code exchange and a refresh both give it
-from backend.networks.oauth_apps import App
+from backend.networks.oauth_types import App
 from backend.outbound.watchdog import Watchdog
 
 

@@ -22,7 +22,7 @@ from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
-from backend.networks import oauth, oauth_apps, registry
+from backend.networks import oauth, oauth_apps, oauth_types, registry
 from backend.outbound.guard import FetchError, check_url
 from backend.schemas.accounts import REDIRECT_URI_PATTERN
 from backend.services import accounts, adapters, doctor, network_instances, tokens
@@ -48,7 +48,7 @@ def _refuse_login_network(platform: str) -> None:
         )
 
 
-def _app(platform: str, settings: Settings) -> oauth_apps.App:
+def _app(platform: str, settings: Settings) -> oauth_types.App:
     _refuse_login_network(platform)
     try:
         return oauth_apps.app(platform, settings)
@@ -102,7 +102,7 @@ def _require_app_ready(platform: str, settings: Settings) -> None:
         )
 
 
-def _instances(platform: str) -> oauth_apps.Instances | None:
+def _instances(platform: str) -> oauth_types.Instances | None:
     """The network's servers, when it is made of many (Mastodon): connecting then names one."""
     _refuse_login_network(platform)
     try:
@@ -112,8 +112,8 @@ def _instances(platform: str) -> oauth_apps.Instances | None:
 
 
 def _instance_app(
-    settings: Settings, platform: str, instances: oauth_apps.Instances, given: str
-) -> tuple[str, oauth_apps.App]:
+    settings: Settings, platform: str, instances: oauth_types.Instances, given: str
+) -> tuple[str, oauth_types.App]:
     """The server's host and socialpub's app there: the one registered before when it still covers the scopes,
     else registered now (kept per server, its secret encrypted: services/network_instances). The host must be
     one the data dir's address rule lets socialpub reach (a public address, unless private ones are allowed)."""
@@ -128,7 +128,7 @@ def _instance_app(
     label = registry.label(platform)
     stored = network_instances.app_of(platform, host)
     creds = (
-        oauth_apps.InstanceCredentials(
+        oauth_types.InstanceCredentials(
             stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
         )
         if stored is not None
@@ -150,7 +150,7 @@ def _instance_app(
     return host, instances.app(host, ready.credentials, ready.pkce, ready.scopes)
 
 
-def _session_app(settings: Settings, s: OAuthSession) -> oauth_apps.App:
+def _session_app(settings: Settings, s: OAuthSession) -> oauth_types.App:
     """The app a session was started with: the configured one, or the one registered on its server."""
     instances = _instances(s.platform)
     if not s.instance or instances is None:
@@ -158,7 +158,7 @@ def _session_app(settings: Settings, s: OAuthSession) -> oauth_apps.App:
     stored = network_instances.app_of(s.platform, s.instance)
     if stored is None:
         raise _bad_state()
-    creds = oauth_apps.InstanceCredentials(
+    creds = oauth_types.InstanceCredentials(
         stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
     )
     return instances.app(s.instance, creds, bool(s.verifier), stored.scopes)

@@ -13,6 +13,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from backend import clock
+from backend.networks import registry
 from backend.networks.base import MediaRef
 from backend.networks.linkedin.adapter import LinkedInAdapter
 from backend.networks.linkedin.pdf import build_carousel_pdf
@@ -368,12 +369,11 @@ def test_state_survives_a_new_emulator(settings, account) -> None:  # type: igno
     ident = account("tiktok")
     pub = publication(ident, "tiktok", "x", [VID])
     ref = make_adapter("tiktok", settings, media_loader=loader).publish(pub).tracking_ref
-    from backend.networks.factory import AdapterContext, build_adapter
+    from backend.networks.factory import AdapterContext
     from backend.networks.sandbox import Sandbox
 
     fresh_sandbox = Sandbox(sandbox_config(settings))  # a new process would build exactly this
-    fresh = build_adapter(
-        "tiktok",
+    fresh = registry.get("tiktok").make_adapter(
         AdapterContext(
             httpx.Client(transport=fresh_sandbox.transport("tiktok")), fresh_sandbox.hosts("tiktok")
         ),

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from backend.networks import registry
-from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, errors
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, errors, faults
 from backend.networks.sandbox.core import register_account
 from backend.services.adapters import sandbox_emulators
 
@@ -121,5 +121,5 @@ def test_unknown_codes_and_bad_switches_are_refused_listing_the_known_ones(sb: S
 
 
 def test_every_code_has_an_action_of_networks_md() -> None:
-    assert {f.action for t in CATALOGUE.values() for f in t.values()} == set(errors.ACTIONS)
+    assert {f.action for t in CATALOGUE.values() for f in t.values()} == set(faults.ACTIONS)
     assert all(code == f.code for t in CATALOGUE.values() for code, f in t.items())

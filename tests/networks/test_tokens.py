@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from backend.config import Settings
-from backend.networks import oauth_apps
+from backend.networks import oauth_apps, oauth_types
 from backend.networks import tokens as net
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
 from backend.services.adapters import sandbox_emulators
@@ -39,7 +39,7 @@ def sb(tmp_path: Path) -> Sandbox:
     ).activate()
 
 
-def app(platform: str) -> oauth_apps.App:
+def app(platform: str) -> oauth_types.App:
     s = Settings(data_dir=Path("/nonexistent"))
     mine = own(s, platform)
     mine.client_id, mine.client_secret = "app-123", "s3cret"

@@ -13,7 +13,7 @@ from backend.networks.bluesky import NETWORK, identity
 from backend.networks.bluesky.session import hosts_of, refresh
 from backend.networks.bluesky.xrpc import auth, classify
 from backend.networks.http import send
-from backend.networks.oauth_apps import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
 

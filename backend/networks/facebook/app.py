@@ -18,7 +18,7 @@ from backend.networks.facebook import NETWORK
 from backend.networks.facebook.graph import classify, versioned
 from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, token_set
-from backend.networks.oauth_apps import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
 # the login dialog and the token endpoint are versioned like every Graph call; they use the default version (the

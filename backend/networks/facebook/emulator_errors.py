@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import b64url, json_response
-from backend.networks.sandbox.errors import Fault
+from backend.networks.sandbox.faults import Fault
 
 
 def graph_body(f: Fault) -> httpx.Response:

@@ -14,7 +14,7 @@ from backend.networks.facebook.app import AUTHORIZE, TOKEN, graph_base, graph_di
 from backend.networks.facebook.graph import classify
 from backend.networks.instagram import NETWORK
 from backend.networks.oauth import Candidate, TokenSet, call
-from backend.networks.oauth_apps import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
 

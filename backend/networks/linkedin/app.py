@@ -17,7 +17,8 @@ from backend.networks.linkedin import NETWORK
 from backend.networks.linkedin.adapter import classify
 from backend.networks.linkedin.settings import MEMBER_SCOPES, LinkedInSettings
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, origin
-from backend.networks.oauth_apps import Endpoints, OAuthApp, network_settings
+from backend.networks.oauth_apps import network_settings
+from backend.networks.oauth_types import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
 # the organisation roles that may create posts as it (w_organization_social, Posts API page: "ADMINISTRATOR,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import json_response
-from backend.networks.sandbox.errors import Fault
+from backend.networks.sandbox.faults import Fault
 
 _LI_SERVICE = {
     "INVALID_ACCESS_TOKEN": 65600,

@@ -1,4 +1,4 @@
-"""Mastodon's OAuth side: an app per instance (oauth_apps.Instances), registered at connect (docs.md; connect.py holds
+"""Mastodon's OAuth side: an app per instance (oauth_types.Instances), registered at connect (docs.md; connect.py holds
 the decisions). Sources read 2026-11-28: docs.joinmastodon.org/methods/apps/, /methods/oauth/, /spec/oauth/,
 /api/oauth-tokens/, /methods/accounts/.
 
@@ -33,14 +33,7 @@ from backend.networks.mastodon.connect import (
 from backend.networks.mastodon.instance import NotAnInstance, parse_instance
 from backend.networks.mastodon.refusal import refusal
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body
-from backend.networks.oauth_apps import (
-    App,
-    Endpoints,
-    InstanceCredentials,
-    Instances,
-    OAuthApp,
-    Prepared,
-)
+from backend.networks.oauth_types import App, Endpoints, InstanceCredentials, Instances, OAuthApp, Prepared
 
 PLATFORM = NETWORK.name
 LABEL = NETWORK.label

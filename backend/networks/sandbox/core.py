@@ -30,10 +30,12 @@ import httpx
 from peewee import ModelSelect
 
 from backend.networks.sandbox.developer_app import NEW_APP, EmulatedApp
+from backend.networks.sandbox.faults import Fault
 from backend.networks.sandbox.store import (
     DatabaseLocation,
     SandboxAccount,
     SandboxItem,
+    SandboxSetting,
     is_sqlite,
     open_database,
     sandbox_db,
@@ -377,6 +379,24 @@ def empty_response(status: int, headers: dict[str, str] | None = None) -> httpx.
     return httpx.Response(status, headers=headers)
 
 
+# --- the error switches' storage (sandbox/errors.py arms them, Emulator.armed_fault consumes them) ---------------
+DEFAULT_ENDPOINT = "publish"  # a switch without a path matches the network's publishing call
+
+
+def switch_key(platform: str) -> str:
+    return f"errors:{platform}"
+
+
+def _anything_armed(key: str) -> bool:
+    """Whether the switches of `key` hold anything armed: asked on every emulator call, so only the value column
+    is read, as a tuple (no model built)."""
+    row = SandboxSetting.select(SandboxSetting.value).where(SandboxSetting.key == key).tuples().first()
+    if row is None or row[0] is None:
+        return False
+    value = json.loads(row[0]) if isinstance(row[0], str | bytes) else row[0]
+    return isinstance(value, dict) and bool(value.get("armed"))
+
+
 class Emulator:
     """Routes requests to handler functions; subclasses register routes in __init__.
 
@@ -392,7 +412,7 @@ class Emulator:
     HOSTS: dict[str, str] = {}
     SERVED_HOSTS: tuple[str, ...] = ()
     OAUTH: Any = None
-    FAULTS: dict[str, Any] = {}
+    FAULTS: dict[str, Fault] = {}
     ERROR_ENDPOINTS: dict[str, tuple[tuple[str, ...], str]] = {}
     SERVE_BASE_PATH = ""
     SERVE_ENDPOINTS: tuple[tuple[str, str], ...] = ()
@@ -483,10 +503,42 @@ class Emulator:
     def path_of(self, request: Request) -> str:
         return request.url.path
 
-    def __call__(self, raw: httpx.Request) -> httpx.Response:
-        from backend.networks.sandbox.errors import injected
+    # --- error switches (sandbox/errors.py arms them; a call consumes the first that matches) -------------------
+    def _matches(self, spec: str, method: str, path: str) -> bool:
+        named = self.ERROR_ENDPOINTS.get(spec)
+        if named is not None:
+            methods, pattern = named
+            return method in methods and re.search(pattern, path) is not None
+        try:
+            return re.search(spec, path) is not None
+        except re.error:
+            return False
 
-        fault = injected(self.platform, raw.method, raw.url.path)  # an armed error switch answers instead
+    def armed_fault(self, method: str, path: str) -> httpx.Response | None:
+        """The armed error this call consumes (its response), or None: the emulator serves the call. One read of
+        the switches when nothing is armed."""
+        if path.startswith("/_sandbox/"):
+            return None
+        key = switch_key(self.platform)
+        if not _anything_armed(key):
+            return None
+        with write():  # consume under the write lock: two calls never take the same last use
+            row = SandboxSetting.get_or_none(SandboxSetting.key == key)
+            armed = list((row.value or {}).get("armed") or []) if row else []
+            for i, entry in enumerate(armed):
+                if self._matches(str(entry.get("path") or DEFAULT_ENDPOINT), method, path):
+                    left = int(entry.get("times") or 1) - 1
+                    if left > 0:
+                        armed[i] = {**entry, "times": left}
+                    else:
+                        del armed[i]
+                    SandboxSetting.update(value={"armed": armed}).where(SandboxSetting.key == key).execute()
+                    fault = self.FAULTS.get(str(entry.get("code")))
+                    return fault.response() if fault is not None else None
+        return None
+
+    def __call__(self, raw: httpx.Request) -> httpx.Response:
+        fault = self.armed_fault(raw.method, raw.url.path)  # an armed error switch answers instead
         if fault is not None:
             return fault
         request = Request(raw)

@@ -18,60 +18,16 @@ token refusals as docs/sandbox.md describes them, a plain 5xx where the table ha
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from backend.networks.sandbox.core import emulator_type, json_response, write
+from backend.networks.sandbox.core import DEFAULT_ENDPOINT, emulator_type, json_response, switch_key, write
+from backend.networks.sandbox.faults import Fault
 from backend.networks.sandbox.store import SandboxSetting
 
-# NETWORKS.md's "action", as the product must apply it to a target:
-ACTIONS = {
-    "permanent": "the target fails `permanent` (fix the post, the media or the account)",
-    "retry": "retriable: the target is tried again (and succeeds once the error stops)",
-    "wait": "a limit: the target waits `pending` with nextAttemptAt (the network's reset or Retry-After)",
-    "reauth": "the token is refused: the target fails `permanent` and the account turns `needs_reauth`",
-}
-
-
-@dataclass(frozen=True)
-class Fault:
-    code: str  # as NETWORKS.md names it (Instagram/Facebook `code/subcode`)
-    status: int  # the HTTP status the network answers with
-    action: str  # a key of ACTIONS
-    message: str
-    build: Callable[[Fault], httpx.Response]
-    retry_after_s: int | None = None  # a Retry-After header, where the network sends one
-    transient: bool | None = None  # Graph's `is_transient`
-    extra: bool = False  # not in NETWORKS.md's tables (see the module's docstring)
-
-    def response(self) -> httpx.Response:
-        resp = self.build(self)
-        if self.retry_after_s is not None:
-            resp.headers["Retry-After"] = str(self.retry_after_s)
-        return resp
-
-    def public(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, "action": self.action, "message": self.message}
-        if self.retry_after_s is not None:
-            out["retryAfter"] = self.retry_after_s
-        if self.transient is not None:
-            out["isTransient"] = self.transient
-        if self.extra:
-            out["extra"] = True
-        return out
-
-
-DEFAULT_ENDPOINT = "publish"
 MAX_TIMES = 1000
-
-
-def _key(platform: str) -> str:
-    return f"errors:{platform}"
 
 
 def _catalogue(platform: str) -> dict[str, Fault]:
@@ -87,7 +43,7 @@ def _endpoints(platform: str) -> dict[str, tuple[tuple[str, ...], str]]:
 def errors_settings(platform: str) -> dict[str, Any]:
     """What is armed (in order), the endpoint names and the network's codes."""
     catalogue = _catalogue(platform)
-    row = SandboxSetting.get_or_none(SandboxSetting.key == _key(platform))
+    row = SandboxSetting.get_or_none(SandboxSetting.key == switch_key(platform))
     armed = list((row.value or {}).get("armed") or []) if row else []
     return {
         "armed": armed,
@@ -123,7 +79,7 @@ def configure_errors(
                     ) from None
     elif not reset:
         raise ValueError("give a code to arm (or reset)")
-    key = _key(platform)
+    key = switch_key(platform)
     with write():
         row = SandboxSetting.get_or_none(SandboxSetting.key == key)
         armed = [] if reset or row is None else list((row.value or {}).get("armed") or [])
@@ -134,51 +90,6 @@ def configure_errors(
         else:
             SandboxSetting.update(value={"armed": armed}).where(SandboxSetting.key == key).execute()
     return errors_settings(platform)
-
-
-def _matches(platform: str, spec: str, method: str, path: str) -> bool:
-    named = _endpoints(platform).get(spec)
-    if named is not None:
-        methods, pattern = named
-        return method in methods and re.search(pattern, path) is not None
-    try:
-        return re.search(spec, path) is not None
-    except re.error:
-        return False
-
-
-def _anything_armed(key: str) -> bool:
-    """Whether the switches of `key` hold anything armed: asked on every emulator call, so only the value column
-    is read, as a tuple (no model built)."""
-    row = SandboxSetting.select(SandboxSetting.value).where(SandboxSetting.key == key).tuples().first()
-    if row is None or row[0] is None:
-        return False
-    value = json.loads(row[0]) if isinstance(row[0], str | bytes) else row[0]
-    return isinstance(value, dict) and bool(value.get("armed"))
-
-
-def injected(platform: str, method: str, path: str) -> httpx.Response | None:
-    """The armed error this call consumes (its response), or None: the emulator serves the call. One read of the
-    switches when nothing is armed."""
-    if path.startswith("/_sandbox/"):
-        return None
-    key = _key(platform)
-    if not _anything_armed(key):
-        return None
-    with write():  # consume under the write lock: two calls never take the same last use
-        row = SandboxSetting.get_or_none(SandboxSetting.key == key)
-        armed = list((row.value or {}).get("armed") or []) if row else []
-        for i, entry in enumerate(armed):
-            if _matches(platform, str(entry.get("path") or DEFAULT_ENDPOINT), method, path):
-                left = int(entry.get("times") or 1) - 1
-                if left > 0:
-                    armed[i] = {**entry, "times": left}
-                else:
-                    del armed[i]
-                SandboxSetting.update(value={"armed": armed}).where(SandboxSetting.key == key).execute()
-                fault = _catalogue(platform).get(str(entry.get("code")))
-                return fault.response() if fault is not None else None
-    return None
 
 
 def control(platform: str, method: str, body: Any) -> httpx.Response:

@@ -19,7 +19,7 @@ from backend.networks import oauth_apps
 from backend.networks.base import NetworkError
 from backend.networks.facebook.graph import classify
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, expires_in, json_body
-from backend.networks.oauth_apps import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, OAuthApp
 from backend.networks.threads import NETWORK
 from backend.networks.threads.lifecycle import DEFAULT
 from backend.networks.tokens import GrantDead, RefreshRejected, RefreshTransient

@@ -9,7 +9,8 @@ from backend.config import Settings
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body
-from backend.networks.oauth_apps import Endpoints, OAuthApp, api_base
+from backend.networks.oauth_apps import api_base
+from backend.networks.oauth_types import Endpoints, OAuthApp
 from backend.networks.tiktok import NETWORK
 from backend.networks.tiktok.adapter import classify
 

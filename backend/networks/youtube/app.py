@@ -7,7 +7,8 @@ import httpx
 
 from backend.config import Settings
 from backend.networks.oauth import Candidate, TokenSet, call, json_body
-from backend.networks.oauth_apps import Endpoints, OAuthApp, api_base
+from backend.networks.oauth_apps import api_base
+from backend.networks.oauth_types import Endpoints, OAuthApp
 from backend.networks.youtube import NETWORK
 from backend.networks.youtube.adapter import classify
 
