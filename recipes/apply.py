@@ -24,7 +24,8 @@ from typing import Any, Literal
 from backend.schemas.statuses import GENERATION_FINAL, GenerationStatus, PostStatus
 from recipes.media import MediaStore
 from recipes.model import LABEL_KEY, LABEL_SET, LABEL_ZONE, Problem
-from recipes.plan import Item, Plan, iso, problem_json
+from recipes.plan import Item, Plan, iso, problem_json, target_key
+from socialpub_tui.client.errors import ApiError, WaitTimeout
 
 ActionKind = Literal["create", "update", "cancel"]
 GENERATE_TIMEOUT_S = 900.0
@@ -149,7 +150,6 @@ class ApplyResult:
 def check_targets(items: Iterable[Item], accounts: list[Any]) -> list[Problem]:
     """Every target of the posts to create names an active account of the workspace (a plain network name: its
     default account)."""
-    from recipes.plan import target_key
 
     by_id = {a.id: a for a in accounts}
     defaults = {a.platform for a in accounts if a.status == "active"}
@@ -308,8 +308,6 @@ class Applier:
         return result
 
     def apply_file(self, set_name: str, file: str, items: list[Item]) -> FileOutcome:
-        from socialpub_tui.client.errors import ApiError, WaitTimeout
-
         order = {"create": 0, "update": 1, "cancel": 2}
         actions = [Action(_kind(i), i) for i in sorted(items, key=lambda i: order[i.kind])]
         outcome = FileOutcome(file, "applied", actions)
@@ -405,8 +403,6 @@ class Applier:
     def _do(self, a: Action, set_name: str, urls: dict[str, list[str]]) -> None:
         item = a.item
         if a.kind == "create":
-            from socialpub_tui.client.errors import ApiError
-
             for _ in range(5):
                 try:
                     post = self.client.create_post(create_body(item, urls[item.key], set_name))

@@ -39,8 +39,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from backend.operator.files import media_kind
 from backend.schemas.generations import PROMPT_MAX, PROMPT_MIN
-from backend.schemas.posts import LABEL_VALUE_MAX, MAX_MEDIA
+from backend.schemas.posts import LABEL_VALUE_MAX, MAX_CONTENT, MAX_MEDIA
 from recipes import series, source, template
 from recipes.model import FileResult, GenerateSpec, Loaded, Occurrence, Problem
 from recipes.schema import PARTIAL, Defaults, Entry, RecipeFile
@@ -830,8 +831,6 @@ def _content_kind(path: Path) -> str | None:
 
 @functools.lru_cache(maxsize=4096)
 def _detected(path: str, size: int, mtime_ns: int) -> str | None:
-    from backend.operator.files import media_kind
-
     try:
         return media_kind(Path(path))
     except OSError:
@@ -886,7 +885,6 @@ class _LimitCheck:
     def __init__(
         self, f: _File, loc: tuple[str | int, ...], note: str, networks: Sequence[str], media: Sequence[Path]
     ):
-        from backend.schemas.posts import MAX_CONTENT
 
         self.f, self.loc, self.note, self.max_content = f, loc, note, MAX_CONTENT
         found = ((n, f.networks.limits(n)) for n in dict.fromkeys(networks))

@@ -32,6 +32,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from socialpub_tui.client.errors import ApiError
+
 STATE_VERSION = 1
 EXPIRY_MARGIN = timedelta(hours=1)
 
@@ -198,8 +200,6 @@ class MediaStore:
         return url
 
     def _find(self, sha: str) -> str | None:
-        from socialpub_tui.client.errors import ApiError
-
         now = datetime.now(UTC)
         known = self.state.entries.get(sha)
         if known is not None:
@@ -234,7 +234,6 @@ class MediaStore:
     def source_hashes(self, urls: Iterable[str]) -> dict[str, str]:
         """url → the sha256 of the bytes it was uploaded from, for media URLs this state does not know (another
         machine's uploads): read from the backend (GET /v1/media/:key, its `sourceSha256`), once per URL a run."""
-        from socialpub_tui.client.errors import ApiError
 
         for url in dict.fromkeys(urls):
             if url not in self._sources:

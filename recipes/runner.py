@@ -8,9 +8,19 @@ from datetime import UTC, datetime
 from typing import Any
 
 from backend.schemas.statuses import GenerationStatus, PostStatus
+from recipes.apply import check_targets
 from recipes.media import MediaStore
-from recipes.model import GENERATION_KEY_PREFIX, LABEL_SET, Loaded, Occurrence, Problem, generation_key
+from recipes.model import (
+    GENERATION_KEY_PREFIX,
+    LABEL_KEY,
+    LABEL_SET,
+    Loaded,
+    Occurrence,
+    Problem,
+    generation_key,
+)
 from recipes.plan import GenState, Plan, Scope, pin_zones, plan
+from socialpub_tui.client.errors import ApiError
 
 
 def set_posts(client: Any, set_name: str) -> list[Any]:
@@ -27,7 +37,6 @@ def posts_for_keys(client: Any, set_name: str, keys: Iterable[str]) -> list[Any]
     """The set's posts for these occurrence keys (every status): one request a key
     (`label=socialpub.recipe/key=…`) when they are few, else the whole set (`set_posts`). The watcher's way to
     plan a few changed files without reading a set of thousands of posts."""
-    from recipes.model import LABEL_KEY
 
     wanted = sorted(set(keys))
     if len(wanted) > KEY_LOOKUPS_MAX:
@@ -87,7 +96,6 @@ def free_plan_notice(client: Any, creates: int) -> str | None:
     """A notice when the workspace has no subscription and fewer free publications left than posts to create
     (spec: three free publications, then 402 subscription_required): said by `plan`, before `apply` stops at it.
     None when all fit, or when the key may not read the workspace (scope workspace:read)."""
-    from socialpub_tui.client.errors import ApiError
 
     if not creates:
         return None
@@ -160,8 +168,6 @@ def account_problems(client: Any, result: Plan) -> list[Problem]:
     """What `apply` would refuse in the posts to create — a target naming no active account of the workspace
     (recipes.apply.check_targets) — said by `plan` and `apply --dry-run` too, so a CI gate on the plan sees it.
     Nothing when the key may not list the accounts (scope accounts:read: apply will say so)."""
-    from recipes.apply import check_targets
-    from socialpub_tui.client.errors import ApiError
 
     if not result.create:
         return []

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from recipes.apply import Action, Applier, ApplyResult
+from recipes.load import check_set_name, load_file, recipe_files
 from recipes.media import MediaStore
 from recipes.model import FileResult, Loaded
 from recipes.runner import make_plan, posts_for_keys
@@ -180,7 +181,6 @@ class Watcher:
 
     def read(self, batch: Batch) -> Loaded:
         """The folder as `recipes.load.load` reads it, reusing what `batch` leaves valid (see the module)."""
-        from recipes.load import check_set_name, load_file, recipe_files
 
         name = self.set_name if self.set_name is not None else self.root.resolve().name
         check_set_name(name)

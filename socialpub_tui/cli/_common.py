@@ -11,6 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+import socialpub_tui.client
+from socialpub_tui import times as _time
+from socialpub_tui.client.config import load_config
+from socialpub_tui.client.errors import ApiError, ConfigError
 from socialpub_tui.look import STATUS_COLOURS, inert, json_text
 
 if TYPE_CHECKING:
@@ -141,8 +145,6 @@ class Output:
 
     # ---- errors ------------------------------------------------------------------------------------------
     def fail(self, err: Exception, exit_code: int = 1) -> None:
-        from socialpub_tui.client.errors import ApiError
-
         # An error may echo what was sent (a channelId, a URL, a name): shown inert, as every user text.
         if isinstance(err, ApiError):
             body = err.body()
@@ -205,7 +207,6 @@ def _remember_utc(ctx: click.Context, param: click.Parameter, value: bool) -> bo
 def _remember_tz(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from socialpub_tui import times as _time
 
     if not value.strip():
         raise click.BadParameter(
@@ -247,8 +248,6 @@ def time_options(fn: F) -> F:
 
 def _configured_zone(ctx: click.Context) -> str | None:
     """`timezone:` of the chosen profile in config.yaml, else the file's top-level `timezone:`."""
-    from socialpub_tui.client.config import load_config
-    from socialpub_tui.client.errors import ConfigError
 
     try:
         data = load_config()
@@ -263,8 +262,6 @@ def _configured_zone(ctx: click.Context) -> str | None:
 def display_zone(ctx: click.Context | None = None) -> Any:
     """The user's zone for this invocation (a `_time.DisplayZone`): --utc, --tz, the profile's or config's
     `timezone`, else the system's local zone."""
-    from socialpub_tui import times as _time
-    from socialpub_tui.client.errors import ConfigError
 
     ctx = ctx or click.get_current_context(silent=True)
     if ctx is None:
@@ -311,13 +308,12 @@ def get_client(*, worker: bool = True) -> Client:
     """The client for the chosen profile, one per invocation (the parameter types that read the server's networks
     share the command's), closed when the command ends (stops an embedded worker). `worker`: an embedded backend's
     worker runs (started now if the client was made without it)."""
-    from socialpub_tui.client import connect
 
     ctx = click.get_current_context()
     root = ctx.find_root()
     client: Client | None = root.meta.get(_CLIENT_KEY)
     if client is None:
-        client = connect(profile_name(ctx), worker=worker)
+        client = socialpub_tui.client.connect(profile_name(ctx), worker=worker)
         root.meta[_CLIENT_KEY] = client
         root.call_on_close(client.close)
     elif worker:
@@ -331,8 +327,6 @@ def api_command(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, as_json: bool = False, **kwargs: Any) -> Any:
-        from socialpub_tui.client.errors import ApiError
-
         out = Output(as_json)
         try:
             return fn(*args, out=out, **kwargs)

@@ -18,6 +18,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert
 
 BEHAVIOURS = ["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
@@ -88,7 +89,6 @@ def version_findings(client: Any, accounts: list[Any]) -> list[Any]:
     """The API version findings (`api_version_ending` 30 days before its sunset, `_sunset`, `_unknown`) of the
     networks of the live accounts given (`accounts list`'s accounts, `accounts check`'s results), from the
     doctor. A server without the doctor extension: none."""
-    from socialpub_tui.client.errors import ApiError
 
     live = sorted({a.platform for a in accounts if a.kind == "live" and a.status != "disconnected"})
     if not live:
@@ -263,7 +263,6 @@ def _app_warnings(client: Any, out: Output, network: str, redirect_given: bool =
     printed, exit 1). A server without the doctor extension: nothing to print. With a redirect URI of the user's
     (`--redirect-uri`), the findings about the loopback redirect are left out. Returns the loopback redirect URI the
     network's app registers, when the server says one."""
-    from socialpub_tui.client.errors import ApiError
 
     try:
         report = client.accounts_doctor(network)
@@ -708,7 +707,6 @@ def _connect(
 ) -> Any:
     """After the redirect: exchange the code, choose, connect; the browser's page then says what happened (an API
     error's code and message when connecting failed)."""
-    from socialpub_tui.client.errors import ApiError
 
     try:
         if "error" in params or "code" not in params:

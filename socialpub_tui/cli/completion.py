@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from socialpub_tui.cli.main import cli
+
 
 @click.command("completion")
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
@@ -17,8 +19,6 @@ def completion_cmd(shell: str) -> None:
       socialpub completion fish > ~/.config/fish/completions/socialpub.fish
     """
     from click.shell_completion import get_completion_class
-
-    from socialpub_tui.cli.main import cli
 
     cls = get_completion_class(shell)
     assert cls is not None

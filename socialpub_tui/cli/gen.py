@@ -17,6 +17,8 @@ import click
 
 from backend.schemas.statuses import GenerationStatus
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.cli.media import is_url, upload_one
+from socialpub_tui.client.errors import WaitTimeout
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -136,7 +138,6 @@ def follow(
     client: Client, out: Output, generation_id: str, timeout: float | None, *, progress: bool = True
 ) -> GenerationOut:
     """Wait for the generation (with `progress`, a spinner), `timeout` seconds at most (WaitTimeout)."""
-    from socialpub_tui.client.errors import WaitTimeout
 
     spinner = Spinner(out, generation_id)
     try:
@@ -168,7 +169,6 @@ def finish(out: Output, g: GenerationOut, waited: bool) -> None:
 
 def sources(client: Client, out: Output, items: tuple[str, ...]) -> list[str]:
     """--source: URLs (and gen:ID) as they are; a local file is uploaded first (POST /v1/media)."""
-    from socialpub_tui.cli.media import is_url, upload_one
 
     return [item if is_url(item) else upload_one(client, out, item).url for item in items]
 

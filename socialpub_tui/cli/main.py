@@ -15,6 +15,10 @@ from typing import Any
 
 import click
 
+from socialpub_tui import startup_done
+from socialpub_tui.client.config import resolve_profile
+from socialpub_tui.client.errors import ConfigError
+
 OPERATOR_GROUP = (
     "backend.operator.cli",
     "operator_cli",
@@ -117,8 +121,6 @@ def operator_data_dir(ctx: click.Context) -> None:
     SOCIALPUB_DATA_DIR, so an embedded profile's `data_dir` (chosen by --profile, SOCIALPUB_PROFILE or the
     default profile) is passed on there. Without it, `socialpub init` initialised the environment's data dir
     while `posts`, `accounts`… on the profile said it was not initialised. A remote profile changes nothing."""
-    from socialpub_tui.client.config import resolve_profile
-    from socialpub_tui.client.errors import ConfigError
 
     try:
         profile = resolve_profile(ctx.params.get("profile") or None)
@@ -137,8 +139,6 @@ class LazyGroup(click.Group):
         if name in COMMANDS:
             module, attr, _ = COMMANDS[name]
             if module == OPERATOR_GROUP[0]:
-                from socialpub_tui import startup_done
-
                 startup_done()  # the backend's commands (serve, worker: long-running) with the default collector
                 operator_data_dir(ctx)
                 group: click.Group = getattr(importlib.import_module(module), OPERATOR_GROUP[1])

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from backend.schemas.media import MediaOut
 from backend.schemas.statuses import GenerationStatus
 from socialpub_tui.cli._common import Output, api_command, get_client, short_time, time_options
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -23,7 +25,6 @@ def is_url(item: str) -> bool:
 def upload_one(client: Client, out: Output, item: str) -> MediaOut:
     """Upload a local file (progress bar on a terminal) or ingest a URL; `gen:ID` is the produced file of a
     completed generation (already on the media host: nothing is uploaded)."""
-    from socialpub_tui.client.errors import ApiError
 
     if item.startswith("gen:"):
         return generated(client, item[4:])
@@ -62,7 +63,6 @@ def _upload(client: Client, out: Output, item: str) -> MediaOut:
 
 def generated(client: Client, generation_id: str) -> MediaOut:
     """`gen:ID`: the generation's file, as the media object of its mediaUrl."""
-    from backend.schemas.media import MediaOut
 
     g = client.get_generation(generation_id)
     if g.status != GenerationStatus.COMPLETED or not g.media_url:

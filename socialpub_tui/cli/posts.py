@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from backend.schemas.statuses import PostStatus
+from socialpub_tui import times as _time
 from socialpub_tui.cli._common import (
     Output,
     api_command,
@@ -20,8 +21,9 @@ from socialpub_tui.cli._common import (
     tz_option,
     utc_option,
 )
+from socialpub_tui.cli.media import upload_all
 from socialpub_tui.cli.network_flags import flag_for, option_flags
-from socialpub_tui.client.errors import ApiError
+from socialpub_tui.client.errors import ApiError, WaitTimeout
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -72,7 +74,6 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
     """The UTC instant of --at, printed (stderr) in the zone it was read in and in UTC."""
     if at is None:
         return None
-    from socialpub_tui import times as _time
 
     tz = reading_zone(tz)
     try:
@@ -89,7 +90,6 @@ def resolve_at(out: Output, at: str | None, tz: str | None) -> str | None:
 def next_attempt(target: Any) -> tuple[str, str] | None:
     """For a target waiting for its next attempt (API field `nextAttemptAt`, absent from older servers):
     (`in 4 min`, `2027-01-15 09:04 CET`); else None."""
-    from socialpub_tui import times as _time
 
     value = getattr(target, "next_attempt_at", None)
     instant = _time.parse_instant(value) if value else None
@@ -209,8 +209,6 @@ class LiveView:
 
 
 def wait_and_report(client: Client, out: Output, post: PostOut, timeout: float | None) -> PostOut:
-    from socialpub_tui.client.errors import WaitTimeout
-
     view = LiveView(out)
     try:
         final = client.wait_post(post.id, timeout=timeout, on_update=view)
@@ -405,8 +403,6 @@ def posts_create(
         body["idempotencyKey"] = idempotency_key
     client = get_client()
     if media:
-        from socialpub_tui.cli.media import upload_all
-
         body["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
     post = create_with_choices(client, body)
     if getattr(post, "_http_status", None) == 200:
@@ -499,7 +495,6 @@ def posts_list(
       socialpub posts list --order upcoming --search launch
       socialpub posts list --status failed --all --json | jq -r '.[] | .id'
     """
-    from socialpub_tui import times as _time
 
     tz = reading_zone(tz)
     from backend.schemas.posts import PostQuery  # deferred: ~13 ms of models, for this command only
@@ -623,8 +618,6 @@ def posts_edit(
     if no_media:
         changes["mediaUrls"] = []
     elif media:
-        from socialpub_tui.cli.media import upload_all
-
         changes["mediaUrls"] = [m.url for m in upload_all(client, out, list(media))]
     post = client.edit_post(post_id, changes)
     out.emit(post, lambda: (out.line("Updated."), show_post(out, post)))
@@ -659,6 +652,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
     Example:
       socialpub posts list --status partial --status failed --json | jq -r '.[].id' | xargs -n1 socialpub posts retry
     """
+    # deferred: socialpub_tui.client costs ~67 ms of start-up, paid only by the commands that use it
     from socialpub_tui.client import calls
 
     client = get_client(worker=wait)

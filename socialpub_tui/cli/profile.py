@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from socialpub_tui.cli._common import Output, api_command, profile_name
+from socialpub_tui.client.config import config_path, load_config, profile_from, resolve_profile, save_config
 
 
 @click.group("profile")
@@ -31,8 +32,6 @@ def profile_list(out: Output) -> None:
       socialpub profile list --json | jq -r '.profiles[].name'
     """
     import os
-
-    from socialpub_tui.client.config import config_path, load_config, profile_from, resolve_profile
 
     data = load_config()
     profiles = [
@@ -75,7 +74,6 @@ def profile_show(out: Output) -> None:
     Example:
       SOCIALPUB_PROFILE=work socialpub profile show
     """
-    from socialpub_tui.client.config import resolve_profile
 
     desc = resolve_profile(profile_name()).describe()
     out.emit(desc, lambda: out.fields((k, v) for k, v in desc.items()))
@@ -109,7 +107,6 @@ def profile_add(
     Example:
       socialpub profile add staging --url http://10.0.0.5:8000 --api-key-env STAGING_KEY
     """
-    from socialpub_tui.client.config import load_config, save_config
 
     if bool(url) == bool(data_dir):
         raise click.UsageError("give either --url (a server) or --data-dir (embedded)")
@@ -142,7 +139,6 @@ def profile_use(name: str | None, clear: bool, out: Output) -> None:
     Example:
       socialpub profile use work
     """
-    from socialpub_tui.client.config import load_config, save_config
 
     if bool(name) == clear:
         raise click.UsageError("give a profile NAME or --none")

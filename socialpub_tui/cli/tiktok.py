@@ -9,6 +9,8 @@ import click
 
 from backend.schemas.tiktok import TIKTOK_FINAL, TikTokStatus
 from socialpub_tui.cli._common import Output, api_command, get_client
+from socialpub_tui.cli.media import is_url, upload_one
+from socialpub_tui.client.errors import WaitTimeout
 from socialpub_tui.look import inert
 
 if TYPE_CHECKING:
@@ -45,7 +47,6 @@ def tiktok_group() -> None:
 def media_urls(client: Client, out: Output, items: list[str], ingest: bool) -> list[str]:
     """Local files are uploaded first (POST /v1/media); URLs are passed as is (they must be on the media
     host) unless --ingest asks to ingest them too."""
-    from socialpub_tui.cli.media import is_url, upload_one
 
     urls: list[str] = []
     for item in items:
@@ -109,7 +110,6 @@ class Progress:
 def follow(
     client: Client, out: Output, publish_id: str, channel: str | None, timeout: float
 ) -> TikTokStatusOut:
-    from socialpub_tui.client.errors import WaitTimeout
 
     try:
         return client.wait_tiktok(publish_id, channel, timeout=timeout, on_update=Progress(out, publish_id))

@@ -10,6 +10,9 @@ from pathlib import Path
 import click
 
 from socialpub_tui.cli._common import display_zone, profile_name, time_options
+from socialpub_tui.client import ConfigError, connect_async
+from socialpub_tui.client.config import Profile, load_session, resolve_profile
+from socialpub_tui.settings import TuiSettings, settings_path
 
 
 class TerminalProbe:
@@ -56,8 +59,6 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
       socialpub --profile work tui       # a remote server
       socialpub tui --tz Europe/Paris    # times in this zone
     """
-    from socialpub_tui.client import ConfigError, connect_async
-    from socialpub_tui.client.config import Profile, load_session, resolve_profile
 
     zone = display_zone(ctx)
     probe = TerminalProbe()
@@ -77,8 +78,8 @@ def tui_cmd(ctx: click.Context, data_dir: Path | None) -> None:
         sys.exit(1)
     probe.wait()
 
+    # deferred: socialpub_tui.app costs ~174 ms of start-up, paid only by the commands that use it
     from socialpub_tui.app import SocialpubApp
-    from socialpub_tui.settings import TuiSettings, settings_path
 
     label = (
         f"embedded · {profile.data_dir or 'default data dir'}"

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import click
 
+import socialpub_tui.client
 from socialpub_tui.cli._common import (
     Output,
     api_command,
@@ -31,6 +32,13 @@ from socialpub_tui.cli._common import (
     short_time,
     time_options,
 )
+from socialpub_tui.client.config import (
+    forget_webhook_secret,
+    load_webhook_secrets,
+    resolve_profile,
+    save_webhook_secret,
+)
+from socialpub_tui.client.errors import ApiError, ConfigError
 from socialpub_tui.look import inert, json_text
 
 if TYPE_CHECKING:
@@ -76,15 +84,11 @@ def events_group() -> None:
 
 
 def _profile() -> Profile:
-    from socialpub_tui.client.config import resolve_profile
-
     return resolve_profile(profile_name())
 
 
 def _keep_secret(out: Output, endpoint: WebhookWithSecret) -> str | None:
     """Store the endpoint's secret for `listen`; the file's path, or None (said on stderr) when it cannot be."""
-    from socialpub_tui.client.config import save_webhook_secret
-    from socialpub_tui.client.errors import ConfigError
 
     try:
         return str(save_webhook_secret(_profile(), endpoint.id, str(endpoint.url), endpoint.secret))
@@ -94,9 +98,6 @@ def _keep_secret(out: Output, endpoint: WebhookWithSecret) -> str | None:
 
 
 def _forget_secret(endpoint_id: str) -> None:
-    from socialpub_tui.client.config import forget_webhook_secret
-    from socialpub_tui.client.errors import ConfigError
-
     try:
         forget_webhook_secret(_profile(), endpoint_id)
     except (OSError, ConfigError):
@@ -205,7 +206,6 @@ def webhooks_remove(endpoint_id: str, out: Output) -> None:
     Example:
       socialpub webhooks remove we_01j9…
     """
-    from socialpub_tui.client.errors import ApiError
 
     try:
         res = get_client(worker=False).delete_webhook(endpoint_id)
@@ -476,7 +476,6 @@ def _port_of(url: str) -> int | None:
 
 def stored_secrets(port: int) -> list[str]:
     """The secrets (current and previous) of every stored endpoint whose URL's port is `port`, any profile."""
-    from socialpub_tui.client.config import load_webhook_secrets
 
     found: list[str] = []
     for endpoints in load_webhook_secrets().values():
@@ -672,8 +671,6 @@ def _registration(out: Output, url: str, register: bool) -> list[str]:
     `register`, register it (reusing an endpoint with this URL; its secret kept for verification). The backend is
     asked first (POST /v1/webhooks?dryRun=true): a receiver the data dir's address rule refuses is said so, with the
     setting to change. A failed --register is a ClickException (exit 1) before anything is served."""
-    from socialpub_tui.client import connect
-    from socialpub_tui.client.errors import ApiError
 
     profile = _profile()
     prefix = f"socialpub {f'--profile {profile_name()} ' if profile_name() else ''}"
@@ -685,7 +682,7 @@ def _registration(out: Output, url: str, register: bool) -> list[str]:
             "on this one (else listen on an address it can reach, --host, or through a tunnel)."
         )
     try:
-        with connect(profile, worker=False) as client:
+        with socialpub_tui.client.connect(profile, worker=False) as client:
             try:
                 client.check_webhook_url(url)
             except ApiError as err:
@@ -734,7 +731,6 @@ def _on_this_machine(server_url: str) -> bool:
 def _register(out: Output, client: Any, url: str) -> str:
     """--register: the workspace's endpoint with this URL (its secret rotated in when this machine does not hold
     it), else a new one; the secret kept for `listen`. One line saying which."""
-    from socialpub_tui.client.config import load_webhook_secrets
 
     known = {
         endpoint_id
