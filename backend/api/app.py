@@ -21,6 +21,8 @@ from backend.api.middleware import (
 )
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
+from backend.media.policy import log_policy
+from backend.schemas.common import ErrorBody, fill_network_enums
 from backend.services import networks, security
 from backend.store.db import init_database
 
@@ -72,7 +74,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(HeadAsGetMiddleware)
     app.add_middleware(BodyTimeoutMiddleware, timeout_s=settings.server_body_timeout_s)
     app.add_middleware(NoNulMiddleware)
-    from backend.media.policy import log_policy
 
     log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule
     return app
@@ -145,8 +146,6 @@ def _import_all(modules: list[str]) -> None:
 def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
     """We answer validation failures with 400 `validation_error`, never 422: say so in the document."""
     from fastapi.openapi.utils import get_openapi
-
-    from backend.schemas.common import ErrorBody, fill_network_enums
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema:

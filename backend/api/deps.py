@@ -13,6 +13,7 @@ from backend.errors import ApiError
 from backend.services import keys as keys_service
 from backend.services import ratelimit, security
 from backend.services.scopes import ALL_SCOPES, satisfies
+from backend.store.models import Owner
 
 
 @dataclass
@@ -49,7 +50,6 @@ def _bearer(request: Request) -> str | None:
 def _session_context(request: Request, token: str) -> AuthContext:
     secret = request.app.state.session_secret
     claims = security.decode_session(secret, token)
-    from backend.store.models import Owner
 
     owner = Owner.get_or_none(Owner.id == claims["sub"])
     if owner is None or owner.workspace_id != claims["ws"]:

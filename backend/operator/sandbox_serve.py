@@ -101,9 +101,16 @@ def sandbox_serve_cmd(
     """
     import uvicorn
 
+    # deferred: backend.config costs ~31 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
+
+    # deferred: backend.networks.sandbox costs ~144 ms of start-up, paid only by the commands that use it
     from backend.networks.sandbox import Sandbox, emulator_class
+
+    # deferred: backend.networks.sandbox.server costs ~147 ms of start-up, paid only by the commands that use it
     from backend.networks.sandbox.server import asgi_app
+
+    # deferred: backend.services.adapters costs ~196 ms of start-up, paid only by the commands that use it
     from backend.services.adapters import sandbox_config
 
     if not host_is_local(host):

@@ -18,6 +18,7 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import registry
 from backend.services import plans, tokens
+from backend.services.adapters import register_sandbox_account
 from backend.store.db import locked, tx
 from backend.store.models import Account, Workspace
 from backend.store.models.accounts import SANDBOX_BEHAVIOURS
@@ -72,7 +73,6 @@ def _sandbox_identity(
 ) -> dict[str, Any]:
     """The network-side identity the sandbox emulator of `settings` gives a new account (the sandbox its posts
     will be published to); `private`: a private account at a network that has them."""
-    from backend.services.adapters import register_sandbox_account
 
     ident = register_sandbox_account(settings, platform, name, behaviour, private=private)
     get = ident.get if isinstance(ident, dict) else lambda k, d=None: getattr(ident, k, d)

@@ -19,12 +19,16 @@ from urllib.parse import unquote, urlparse
 import httpx
 
 from backend.config import Settings
+from backend.errors import ApiError
+from backend.media import fetch
+from backend.media.storage import get_storage, media_base_url
 from backend.networks import registry
 from backend.networks.base import MediaRef, NetworkAdapter, NetworkError
 from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
 from backend.networks.sandbox.developer_app import parse_apps
+from backend.networks.sandbox.store import TABLES
 from backend.store.db import STEPS
 from backend.store.models import Account
 
@@ -69,7 +73,6 @@ def sandbox_config(settings: Settings, *, served: bool = False) -> SandboxConfig
     """The sandbox of this process: sandbox accounts' networks, in process, which reach our own media host (as the
     public-media rule says of sandbox accounts: each network's option `reaches_this_machine`); `served` (`socialpub sandbox
     serve`, standing in for the real network of live accounts): as strict as the network, which cannot."""
-    from backend.media.storage import media_base_url
 
     return SandboxConfig(
         location=sandbox_location(settings),
@@ -97,8 +100,6 @@ def default_loader(settings: Settings) -> MediaLoader:
     """Media on our own media host are read from storage; anything else goes through the SSRF-guarded fetcher."""
 
     def load(media: MediaRef) -> bytes:
-        from backend.media.storage import get_storage, media_base_url
-
         base = media_base_url(settings)  # the public URL prefix of our files (media host, or S3/CDN)
         if media.url.startswith(base):
             storage = get_storage(settings)
@@ -112,8 +113,7 @@ def default_loader(settings: Settings) -> MediaLoader:
                     code="media_missing",
                 )
             return b"".join(storage.open_range(key, 0, size - 1))
-        from backend.errors import ApiError
-        from backend.media import fetch
+        # deferred: backend.media costs ~107 ms of start-up, paid only by the commands that use it
 
         try:  # anything not on our host goes through the SSRF-guarded fetcher (no redirects, global IPs only)
             return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
@@ -132,7 +132,7 @@ def page_loader(settings: Settings) -> Callable[[str, int], bytes]:
     """A web page (or its picture) through the SSRF-guarded fetcher: a link card's (Bluesky)."""
 
     def load(url: str, max_bytes: int) -> bytes:
-        from backend.errors import ApiError
+        # deferred: backend.media.fetch costs ~36 ms of start-up, paid only by the commands that use it
         from backend.media import fetch
 
         try:
@@ -272,6 +272,5 @@ def sandbox_published(
 
 def sandbox_tables() -> tuple[str, ...]:
     """The sandbox's own tables (on PostgreSQL they sit beside the product's): what wiping the product keeps."""
-    from backend.networks.sandbox.store import TABLES
 
     return TABLES

@@ -59,6 +59,7 @@ def wipe(settings: Settings) -> None:
         db = init_database(settings, run_migrations=False)
         # the sandbox networks' tables stay, as sandbox.db stays beside a SQLite data dir: they are the emulated
         # networks' state, not this workspace's
+        # deferred: backend.services.adapters costs ~151 ms of start-up, paid only by the commands that use it
         from backend.services import adapters  # (the network adapters: not needed to mint a session)
 
         drop_all_tables(db, keep=adapters.sandbox_tables())

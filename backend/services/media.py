@@ -47,7 +47,7 @@ from backend.errors import ApiError
 from backend.ids import new_id
 from backend.media import fetch
 from backend.media.detect import HEAD_BYTES, Detected, detect
-from backend.media.images import MAX_IMAGE_BYTES, process_image
+from backend.media.images import MAX_IMAGE_BYTES, open_image, process_image
 from backend.media.probe import VideoInfo, probe_video
 from backend.media.storage import get_storage, media_base_url, valid_key
 from backend.services import cursors
@@ -293,8 +293,6 @@ def store_generated(
     ):  # our own renderer's file, probed as any video: what the rules read comes from it
         video = probe_video(data, deadline_s=settings.video_probe_timeout_s)
     if detected.kind == "image":
-        from backend.media.images import open_image
-
         raw = data if isinstance(data, bytes) else data.read_bytes()
         with open_image(raw, detected.format, settings.max_image_pixels) as im:
             width, height = im.size

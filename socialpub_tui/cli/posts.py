@@ -652,7 +652,7 @@ def posts_retry(post_id: str, wait: bool, timeout: float | None, out: Output) ->
     Example:
       socialpub posts list --status partial --status failed --json | jq -r '.[].id' | xargs -n1 socialpub posts retry
     """
-    # deferred: socialpub_tui.client costs ~67 ms of start-up, paid only by the commands that use it
+    # deferred: socialpub_tui.client.calls costs ~67 ms of start-up, paid only by the commands that use it
     from socialpub_tui.client import calls
 
     client = get_client(worker=wait)
