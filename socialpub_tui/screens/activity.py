@@ -485,6 +485,7 @@ class ActivityScreen(Screen[None]):
         if not self.failures or table.cursor_row >= len(self.failures):
             return
         try:
+            # deferred: socialpub_tui.screens.post_detail costs ~53 ms of the TUI's launch, paid when the screen is first opened
             from socialpub_tui.screens.post_detail import PostDetailScreen
         except ImportError:
             self.notify("The post detail screen is not in this build.", severity="warning")

@@ -425,6 +425,7 @@ class CalendarScreen(Screen[None]):
         if post is None:
             return
         try:
+            # deferred: socialpub_tui.screens.post_detail costs ~47 ms of the TUI's launch, paid when the screen is first opened
             from socialpub_tui.screens.post_detail import PostDetailScreen
         except ImportError:
             self.notify("The post detail screen is not in this build.", severity="warning")

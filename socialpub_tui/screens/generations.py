@@ -56,9 +56,11 @@ from backend.schemas.statuses import GenerationStatus
 from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.screens.attachments import Media, local_file
+from socialpub_tui.screens.confirm import ConfirmScreen
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
+from socialpub_tui.widgets.media_preview import MediaPreview
 from socialpub_tui.widgets.tables import RowTable
 
 LIVE_STATES = (GenerationStatus.PENDING, GenerationStatus.PROCESSING)  # not GENERATION_FINAL yet
@@ -146,7 +148,6 @@ class GenerationDeletedMsg(Message):
 
 def ask_delete(screen: Screen[Any], g: GenerationOut) -> None:
     """Confirm, then DELETE in a worker of `screen`; the answer comes back to it as GenerationDeletedMsg."""
-    from socialpub_tui.screens.confirm import ConfirmScreen
 
     if g.status == GenerationStatus.PROCESSING:
         screen.notify(
@@ -454,8 +455,6 @@ class GenerationDetailScreen(Screen[None]):
         media = self.query_one("#gd-media", Horizontal)
         media.display = bool(g.media_url)
         if g.media_url and self._media_shown != g.media_url:
-            from socialpub_tui.widgets.media_preview import MediaPreview
-
             self._media_shown = g.media_url
             media.remove_children()
             media.mount(MediaPreview(g.media_url, 1))

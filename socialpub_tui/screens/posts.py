@@ -327,6 +327,7 @@ class PostsScreen(Screen[None]):
         if row is None:
             self.app.bell()
             return
+        # deferred: socialpub_tui.screens.post_detail costs ~67 ms of the TUI's launch, paid when the screen is first opened
         from socialpub_tui.screens.post_detail import PostDetailScreen
 
         self.app.push_screen(PostDetailScreen(row.id))

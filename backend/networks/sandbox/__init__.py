@@ -121,8 +121,6 @@ class Sandbox:
 
 
 def _list(platform: str | None, account: str | None, limit: int) -> list[dict[str, Any]]:
-    from backend.networks.sandbox.store import sandbox_db
-
     if sandbox_db.obj is None:
         raise RuntimeError("no sandbox database is open: construct a Sandbox first")
     platforms = [platform] if platform else known_platforms()
