@@ -177,7 +177,7 @@ class Settings(BaseSettings):
         found = self._networks.get(model)
         if found is None:
             found = self._networks.setdefault(model, model())
-        return found  # type: ignore[return-value]
+        return found  # type: ignore[return-value]  # the cache maps each model to its own instance: found is an S
 
     @property
     def webhook_retry_delays(self) -> tuple[float, ...]:

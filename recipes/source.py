@@ -59,7 +59,7 @@ _CBase = getattr(yaml, "CBaseLoader", None)  # libyaml's parser when PyYAML has 
 _FAST: type | None = None
 if _CBase is not None:
 
-    class _CLoader(_CBase):  # type: ignore[misc, valid-type]
+    class _CLoader(_CBase):  # type: ignore[misc, valid-type]  # yaml.CBaseLoader exists only when PyYAML was built with libyaml: a base chosen at run time
         yaml_implicit_resolvers = _Resolver.yaml_implicit_resolvers
 
     _FAST = _CLoader

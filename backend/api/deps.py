@@ -129,7 +129,7 @@ def require_scope(scope: str) -> Callable[..., AuthContext]:
         return key_context(request, presented, scope)
 
     dependency.__name__ = f"require_{scope.replace(':', '_')}"
-    dependency.required_scope = scope  # type: ignore[attr-defined]  (tests walk the routes by it)
+    dependency.required_scope = scope  # type: ignore[attr-defined]  # read back by the tests that walk the routes by their scope
     return dependency
 
 

@@ -135,7 +135,7 @@ _cache: dict[tuple, GuardPolicy] = {}
 _lock = threading.Lock()
 
 
-def policy(settings) -> GuardPolicy:  # type: ignore[no-untyped-def]
+def policy(settings) -> GuardPolicy:  # type: ignore[no-untyped-def]  # settings: backend.config.Settings or a test's stand-in with the same fields
     """The policy the settings describe (built once per configuration and version of the file). A guard file that
     cannot be read is an error (OSError): the generation job retries, and the operator sees it in the log, rather
     than prompts passing unchecked."""

@@ -75,7 +75,7 @@ class FetchedFile:
 
 
 @contextlib.contextmanager
-def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]
+def _open(url: str, settings: Settings):  # type: ignore[no-untyped-def]  # a context manager of httpx's stream, whose generic type httpx does not export
     """Yield (response, guard, started) for a checked URL; the guard enforces the deadlines."""
     target = check_url(url, address_rule(settings))
     guard = _Guard(settings)
@@ -233,7 +233,7 @@ def fetch_to_file(
                     head += chunk[: HEAD_BYTES - len(head)]
                 if not sniffed and len(head) >= HEAD_BYTES:
                     sniffed = True
-                    limit = min(limit, sniff(head))  # type: ignore[misc]
+                    limit = min(limit, sniff(head))  # type: ignore[misc]  # sniff is not None once sniffed is False (set above)
                     if declared is not None and declared > limit:
                         raise FetchTooLarge(limit, declared, declared=True)
                 if received > limit:
@@ -241,7 +241,7 @@ def fetch_to_file(
                 out.write(chunk)
                 guard.progress(received)
             if not sniffed:
-                limit = min(limit, sniff(head))  # type: ignore[misc]
+                limit = min(limit, sniff(head))  # type: ignore[misc]  # sniff is not None once sniffed is False (set above)
                 if received > limit:
                     raise FetchTooLarge(limit)
             if declared is not None and received < declared:

@@ -18,14 +18,14 @@ from backend import clock
 from backend.operator import runtime
 
 
-def _settings():  # type: ignore[no-untyped-def]
+def _settings():  # type: ignore[no-untyped-def]  # returns backend.config.Settings, imported deferred inside
     # deferred: backend.config costs ~184 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
 
     return Settings()
 
 
-def _logging(settings) -> None:  # type: ignore[no-untyped-def]
+def _logging(settings) -> None:  # type: ignore[no-untyped-def]  # settings: backend.config.Settings, imported deferred by the commands
     logging.basicConfig(
         level=getattr(logging, settings.log_level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -165,7 +165,7 @@ def worker_cmd(concurrency: int | None, parent: int | None) -> None:
         worker.stop(timeout=0)
 
 
-def _stop_with_parent(worker, parent: int) -> None:  # type: ignore[no-untyped-def]
+def _stop_with_parent(worker, parent: int) -> None:  # type: ignore[no-untyped-def]  # worker: backend.jobs.worker.Worker, imported deferred by the command
     """`serve`'s worker process: stop (as on SIGTERM) once the server's process is gone, whatever ended it."""
     import os
     import threading
@@ -273,7 +273,7 @@ def _workspace_id(email: str | None) -> str:
     owner = q.first()
     if owner is None:
         _fail("no workspace found: run `socialpub init` first")
-    return owner.workspace_id  # type: ignore[union-attr]
+    return owner.workspace_id  # type: ignore[union-attr]  # owner is not None: _fail() above exits
 
 
 @admin_group.command("plan")

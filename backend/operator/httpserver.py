@@ -116,7 +116,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     connections_bound: Connections  # set on the class made by bounded_protocol
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # uvicorn's protocol is given a Transport (its peername is read here), typed BaseTransport
         self.bound_client = client_key(transport.get_extra_info("peername"))
         self.refused = self.connections_bound.admit(self.bound_client)
         self.header_timer: asyncio.TimerHandle | None = None

@@ -24,13 +24,13 @@ def _sandbox_networks() -> list[str]:
     return [n.name for n in registry.networks() if n.emulator]
 
 
-class NetworkChoice(click.Choice):  # type: ignore[type-arg]
+class NetworkChoice(click.Choice):  # type: ignore[type-arg]  # click.Choice is generic in click's newer stubs only
     """click.Choice over the registry's networks, read when a value is checked or help is shown."""
 
     def __init__(self) -> None:
         super().__init__(())
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override]  # click.Choice.choices is an attribute; here it is read from the registry when used
     def choices(self) -> tuple[str, ...]:
         return tuple(_sandbox_networks())
 

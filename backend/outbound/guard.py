@@ -224,7 +224,7 @@ class PinnedBackend(httpcore.SyncBackend):
         timeout: float | None = None,
         local_address: str | None = None,
         socket_options: Iterable[tuple] | None = None,
-    ) -> httpcore.NetworkStream:  # type: ignore[override]
+    ) -> httpcore.NetworkStream:  # type: ignore[override]  # httpcore's backend signature: our keyword-only arguments are a subset
         last: Exception | None = None
         for address in self.addresses:
             try:

@@ -50,7 +50,7 @@ DELIVERY_CURSOR = cursor_pattern("d1", "whd")
 POST_CURSOR = r"^p1\.[sr]\.-?[0-9]{1,18}\.post_[0-9a-z]{26}$"
 
 
-def not_nullable(*names: str):  # type: ignore[no-untyped-def]
+def not_nullable(*names: str):  # type: ignore[no-untyped-def]  # returns pydantic's json_schema_extra callable, whose type pydantic does not export
     """A json_schema_extra for PATCH bodies: these fields may be left out, never sent as null (the service
     answers null with 400 `validation_error`); the document says so (no `null` branch, no default)."""
 

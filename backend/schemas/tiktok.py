@@ -55,7 +55,7 @@ PHOTO_DESCRIPTION_MAX = 4000
 VIDEO_TITLE_MAX = 2200
 
 
-def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]
+def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]  # returns a pydantic field_validator, whose type pydantic does not export
     """The document says what the service enforces: unless postMode is DIRECT_POST, the DIRECT_POST-only
     settings are absent or null (400 validation_error `direct_post_only` otherwise)."""
 

@@ -26,7 +26,7 @@ from backend.store.models.accounts import SANDBOX_BEHAVIOURS
 log = logging.getLogger("socialpub.accounts")
 
 
-def _ordered(query):  # type: ignore[no-untyped-def]
+def _ordered(query):  # type: ignore[no-untyped-def]  # query: a peewee ModelSelect of Account (peewee is untyped)
     return query.order_by(Account.connected_at, Account.id)
 
 

@@ -69,5 +69,5 @@ def font_path(typeface: str, bold: bool, extra_dir: str | None = None) -> str | 
 def font(typeface: str, bold: bool, size: int, extra_dir: str | None = None) -> ImageFont.FreeTypeFont:
     path = font_path(typeface, bold, extra_dir)
     if path is None:
-        return ImageFont.load_default(size=size)  # type: ignore[return-value]
+        return ImageFont.load_default(size=size)  # type: ignore[return-value]  # Pillow types load_default() as ImageFont | FreeTypeFont; with size= it returns a FreeTypeFont
     return ImageFont.truetype(path, size=size)

@@ -84,7 +84,7 @@ class BlueskyAdapter:
             self._pds[did] = (time.monotonic() + PDS_CACHE_S, found)
         return found
 
-    def _xrpc(self, pds: str, method: str, nsid: str, token: str | None, *, write: bool = False, **kw: Any):  # type: ignore[no-untyped-def]
+    def _xrpc(self, pds: str, method: str, nsid: str, token: str | None, *, write: bool = False, **kw: Any):  # type: ignore[no-untyped-def]  # answers a dict or raw bytes by the call's kind: each caller knows which
         headers = dict(kw.pop("headers", None) or {})
         if token:
             headers.update(auth(token))

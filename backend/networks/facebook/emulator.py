@@ -15,6 +15,7 @@ from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, gra
 from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.sandbox.core import (
     Request,
+    SandboxConfig,
     digits,
     find_by_post_id,
     get_item,
@@ -77,7 +78,7 @@ class FacebookEmulator(GraphEmulator):
         ("revoke", f"DELETE /{DEFAULT}/me/permissions"),
     )
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         self.route("POST", r"/(?P<page>\d+)/feed", self.feed)
         self.route("POST", r"/(?P<page>\d+)/photos", self.photos)

@@ -18,6 +18,7 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    SandboxConfig,
     SandboxItem,
     b62,
     digits,
@@ -127,7 +128,7 @@ class GraphEmulator(Emulator):
         resp.headers["facebook-api-version"] = version or DEFAULT
         return resp
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         self.oauth = install(self)
 

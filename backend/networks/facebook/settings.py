@@ -45,7 +45,7 @@ class FacebookSettings(NetworkSettings):
 
     api_base: str = Field("https://graph.facebook.com", validation_alias=base_url_alias("facebook"))
     video_api_base: str = "https://graph-video.facebook.com"
-    graph_version: str = graph_version_field()  # type: ignore[assignment]
+    graph_version: str = graph_version_field()  # type: ignore[assignment]  # a pydantic Field() factory: a str field to pydantic, FieldInfo to mypy
     app_mode: Literal["development", "live"] = "development"
     # the port of http://127.0.0.1:PORT/callback registered as a Valid OAuth Redirect URI (Strict Mode: exact match)
     redirect_port: int | None = Field(default=None, ge=1, le=65535)

@@ -17,6 +17,7 @@ from backend.networks.instagram import emulator_errors
 from backend.networks.instagram.emulator_oauth import InstagramOAuth
 from backend.networks.sandbox.core import (
     Request,
+    SandboxConfig,
     b62,
     b64url,
     digits,
@@ -70,7 +71,7 @@ class InstagramEmulator(GraphEmulator):
     def new_identity(cls, name: str) -> tuple[str, str]:
         return "178414" + digits(11, "0"), "IGQV" + b62(120)
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         self.route("POST", r"/(?P<user>\d+)/media", self.create_container)
         self.route("POST", r"/(?P<user>\d+)/media_publish", self.media_publish)

@@ -21,7 +21,7 @@ class InstagramSettings(NetworkSettings):
 
     api_base: str = Field("https://graph.facebook.com", validation_alias=base_url_alias("instagram"))
     upload_base: str = "https://rupload.facebook.com"
-    graph_version: str = graph_version_field()  # type: ignore[assignment]
+    graph_version: str = graph_version_field()  # type: ignore[assignment]  # a pydantic Field() factory: a str field to pydantic, FieldInfo to mypy
     # the port of http://127.0.0.1:PORT/callback registered as a Valid OAuth Redirect URI (Strict Mode: exact match)
     redirect_port: int | None = Field(default=None, ge=1, le=65535)
     sandbox_daily_posts: int = Field(

@@ -26,6 +26,7 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    SandboxConfig,
     b62,
     b64url,
     digits,
@@ -67,7 +68,7 @@ class LinkedInEmulator(Emulator):
     def new_identity(cls, name: str) -> tuple[str, str]:
         return "urn:li:person:" + b64url(10), "AQV" + b62(150)
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         app_products(self)  # an unknown product name of the emulated app: refused at once
         self.route("POST", r"/rest/(?P<kind>images|documents|videos)", self.asset_action)
@@ -86,8 +87,8 @@ class LinkedInEmulator(Emulator):
             refused = version_refusal(self, request)
             if refused is not None:
                 return refused
-        request.sandbox_account_ids = {a.id for a in auth.accounts()}  # type: ignore[attr-defined]
-        request.sandbox_scopes = token_scopes(self, auth)  # type: ignore[attr-defined]
+        request.sandbox_account_ids = {a.id for a in auth.accounts()}  # type: ignore[attr-defined]  # the route's authenticated accounts, carried on the request to its handler
+        request.sandbox_scopes = token_scopes(self, auth)  # type: ignore[attr-defined]  # the route's token scopes, carried on the request to its handler
         return acc
 
     @staticmethod

@@ -56,7 +56,7 @@ def build(content: str, media: Sequence[MediaRef], options: None) -> Payload:
     opts = {"visibility": "PUBLIC"}
     if kind == "carousel":
         return Payload(PLATFORM, "document", content, document_title(content), chosen, opts)
-    return Payload(PLATFORM, kind, content, None, chosen, opts)  # type: ignore[arg-type]
+    return Payload(PLATFORM, kind, content, None, chosen, opts)  # type: ignore[arg-type]  # kind is one of Payload's literal kinds, chosen above from the media
 
 
 RULES = NetworkRules(

@@ -133,7 +133,7 @@ def _list(platform: str | None, account: str | None, limit: int) -> list[dict[st
         q = q.where(SandboxItem.account_id.in_(ids))
     out: list[dict[str, Any]] = []
     for item in q.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc()).iterator():
-        row = emus[item.platform].describe(item)  # type: ignore[attr-defined]
+        row = emus[item.platform].describe(item)  # type: ignore[attr-defined]  # describe() is what each network's emulator class adds to the Emulator base
         if row is None:
             continue
         acc = accounts.get(item.account_id)

@@ -19,6 +19,7 @@ from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time
 from backend.networks.facebook.emulator_oauth import graph_error
 from backend.networks.sandbox.core import (
     Request,
+    SandboxConfig,
     b62,
     b64url,
     digits,
@@ -104,8 +105,8 @@ class ThreadsEmulator(GraphEmulator):
     def new_identity(cls, name: str) -> tuple[str, str]:
         return "2" + digits(16, "5"), "THAA" + b62(150)
 
-    def __init__(self, config: Any) -> None:
-        super().__init__(config)  # type: ignore[no-untyped-call]  # the Graph emulator base is not typed yet
+    def __init__(self, config: SandboxConfig) -> None:
+        super().__init__(config)
         self.route("POST", r"/(?P<user>me|\d+)/threads", self.create_container)
         self.route("POST", r"/(?P<user>me|\d+)/threads_publish", self.threads_publish)
         self.route("GET", r"/(?P<user>me|\d+)/threads", self.list_threads)

@@ -20,6 +20,7 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    SandboxConfig,
     b62,
     b64url,
     digits,
@@ -82,7 +83,7 @@ class TikTokEmulator(Emulator):
     def privacy_options(cls, private: bool) -> tuple[str, ...]:
         return PRIVATE_ACCOUNT_PRIVACY if private else PUBLIC_ACCOUNT_PRIVACY
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         self.route("POST", r"/v2/post/publish/creator_info/query", self.creator_info)
         self.route("POST", r"/v2/post/publish/video/init", self.video_init)

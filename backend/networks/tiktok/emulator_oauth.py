@@ -224,7 +224,7 @@ class TikTokOAuth(OAuthProvider):
             access, at = self.issue_access(grant, s["access_ttl_s"])
             if s["rotate"]:
                 refresh = self.rotate(old, grant, s["refresh_ttl_s"])
-                refresh_at = find_credential(refresh, self.platform).expires_at  # type: ignore[union-attr]
+                refresh_at = find_credential(refresh, self.platform).expires_at  # type: ignore[union-attr]  # the credential was stored by rotate() just above: it exists
             else:
                 refresh, refresh_at = str(p.get("refresh_token")), old.expires_at
             return self._answer(grant, access, at, refresh, refresh_at)

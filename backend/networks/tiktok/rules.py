@@ -113,7 +113,7 @@ def build(content: str, media: Sequence[MediaRef], options: TikTokOptions | None
         text = content if opts.post_mode == "DIRECT_POST" else ""  # draft video: typed in the app
         return Payload(PLATFORM, "video", text, None, chosen, o)
     # photo post: the text is the title (<= 90), kept in drafts too
-    return Payload(PLATFORM, kind, "", content, chosen, o)  # type: ignore[arg-type]
+    return Payload(PLATFORM, kind, "", content, chosen, o)  # type: ignore[arg-type]  # kind is one of Payload's literal kinds, chosen above from the media
 
 
 def pulls_media(media: Sequence[MediaRef], by_url: bool) -> bool:

@@ -24,6 +24,7 @@ from backend.networks.sandbox.core import (
     Emulator,
     Gate,
     Request,
+    SandboxConfig,
     b64url,
     empty_response,
     exclusive,
@@ -186,7 +187,7 @@ class YouTubeEmulator(Emulator):
     def new_identity(cls, name: str) -> tuple[str, str]:
         return "UC" + b64url(22), "ya29." + b64url(150)
 
-    def __init__(self, config):  # type: ignore[no-untyped-def]
+    def __init__(self, config: SandboxConfig) -> None:
         super().__init__(config)
         self.route("POST", r"/upload/youtube/v3/videos", self.start_session)
         self.route("PUT", r"/upload/youtube/v3/videos", self.put_bytes)
