@@ -20,7 +20,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -39,6 +39,7 @@ from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.screens.confirm import ConfirmScreen
 from socialpub_tui.screens.help import HelpScreen
+from socialpub_tui.shell import HoldsDraft, Shell
 from socialpub_tui.times import DisplayZone
 
 if TYPE_CHECKING:
@@ -55,23 +56,13 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class HoldsDraft(Protocol):
-    """A screen that may hold work the user has not sent (the compose screen)."""
-
-    def holds_unsent_draft(self) -> bool: ...
-
-    def unsent_sentence(self) -> str:
-        """What would be lost: `The post you are writing was not sent`, `Your changes to post_… were not saved`."""
-        ...
-
-
 def _lazy(module: str, name: str) -> Callable[[], Screen[Any]]:
     """A mode's screen factory that imports the screen's module when the mode is first shown."""
 
     def make() -> Screen[Any]:
         import importlib
 
-        return getattr(importlib.import_module(module), name)()  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), name)()  # type: ignore[no-any-return]  # a mode's screen class, found by name in its module
 
     return make
 
@@ -174,7 +165,7 @@ class SocialpubApp(App[None]):
         for binding in self.BINDINGS:  # 59 cells for the five: they fit the header of an 80-column terminal
             if not isinstance(binding, Binding) or not (binding.id or "").startswith("mode."):
                 continue
-            mode = binding.id.removeprefix("mode.")  # type: ignore[union-attr]
+            mode = (binding.id or "").removeprefix("mode.")
             if parts:
                 parts.append((" ", ""))
             parts += [
@@ -386,3 +377,8 @@ def _details_text(exc: Any) -> str:
         if line and line not in parts:
             parts.append(line)
     return "; ".join(parts)
+
+
+def _is_a_shell(app: SocialpubApp) -> Shell:
+    """The type check that SocialpubApp offers every screen what the screens ask of it (socialpub_tui/shell.py)."""
+    return app

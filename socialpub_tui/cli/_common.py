@@ -346,4 +346,4 @@ def api_command(fn: F) -> F:
         "as_json",
         is_flag=True,
         help="Print one JSON document on stdout (errors as JSON on stderr).",
-    )(wrapper)  # type: ignore[return-value]
+    )(wrapper)  # type: ignore[return-value]  # click's decorators return a Command; the CLI registers it as the function it wraps

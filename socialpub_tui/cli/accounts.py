@@ -380,7 +380,7 @@ class _Callback:
         self.server.server_close()
 
 
-def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) -> list[str]:  # type: ignore[type-arg]
+def _pick(out: Output, candidates: list, pick: tuple[str, ...], take_all: bool) -> list[str]:  # type: ignore[type-arg]  # candidates: the API's connect candidates (dicts of several shapes)
     ids = [c.external_id for c in candidates]
     if take_all:
         return ids

@@ -272,15 +272,15 @@ def gen_create(
     client = get_client(worker=not dry_run)
     if dry_run:
         quote = client.create_generation(body, dry_run=True)
-        out.emit(quote, lambda: show_quote(out, quote))  # type: ignore[arg-type]
-        if not quote.enough:  # type: ignore[union-attr]
+        out.emit(quote, lambda: show_quote(out, quote))  # type: ignore[arg-type]  # a dry run answers a GenerationQuote (create_generation's union)
+        if not quote.enough:  # type: ignore[union-attr]  # a dry run answers a GenerationQuote (create_generation's union)
             raise SystemExit(1)
         return
     if sources_:
         body["sourceUrls"] = sources(client, out, sources_)
     if background:
         (body["backgroundUrl"],) = sources(client, out, (background,))
-    created: GenerationOut = client.create_generation(body)  # type: ignore[assignment]
+    created: GenerationOut = client.create_generation(body)  # type: ignore[assignment]  # without dry_run create_generation answers a GenerationOut
     if not wait and not getattr(client, "embedded", False):
 
         def human() -> None:

@@ -31,6 +31,7 @@ from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.screens.add_sandbox import AddSandboxScreen
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.tables import RowTable
@@ -142,7 +143,7 @@ class AccountsScreen(Screen[None]):
         ):
             table.add_column(label + " ", key=key)
         self.query_one("#acc-title", Static).update("Accounts · loading…")
-        self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
+        shell(self).post_changed.subscribe(self, self._post_changed)
         self._load()
         table.focus()
 
@@ -168,9 +169,9 @@ class AccountsScreen(Screen[None]):
     @work(group="accounts-add")
     async def _add_sandbox(self, platform: str, name: str, behaviour: str) -> None:
         try:
-            account = await self.app.client.add_sandbox_account(platform, name, behaviour)  # type: ignore[attr-defined]
+            account = await shell(self).client.add_sandbox_account(platform, name, behaviour)
         except Exception as exc:  # noqa: BLE001  (shown with its code)
-            self.app.report(exc, "Add sandbox account")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Add sandbox account")
             return
         self.selected_id = account.id
         self.notify(f"{account.platform} · {account.name} ({behaviour}) connected", title="Account added")
@@ -180,19 +181,19 @@ class AccountsScreen(Screen[None]):
     @work(exclusive=True, group="accounts-load")
     async def _load(self, announce: bool = False) -> None:
         try:
-            found = await self.app.client.list_accounts()  # type: ignore[attr-defined]
+            found = await shell(self).client.list_accounts()
         except Exception as exc:  # noqa: BLE001  (shown with its code)
-            self.app.report(exc, "List accounts")  # type: ignore[attr-defined]
+            shell(self).report(exc, "List accounts")
             self.post_message(AccountsLoaded(None))
             return
         doctor: DoctorReport | None = None
         try:
-            doctor = await self.app.client.accounts_doctor()  # type: ignore[attr-defined]
+            doctor = await shell(self).client.accounts_doctor()
         except ApiError as exc:
             if announce or exc.code not in ("not_found", "method_not_allowed"):  # another service: none
-                self.app.report(exc, "Accounts doctor")  # type: ignore[attr-defined]
+                shell(self).report(exc, "Accounts doctor")
         except Exception as exc:  # noqa: BLE001  (shown with its code)
-            self.app.report(exc, "Accounts doctor")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Accounts doctor")
         self.post_message(AccountsLoaded(found, doctor, announce))
 
     def _findings(self, acc: AccountOut) -> list[DoctorFinding]:
@@ -230,8 +231,8 @@ class AccountsScreen(Screen[None]):
         self.doctor = message.doctor
         if message.announce:
             self._announce(message.doctor)
-        now = self.app.now()  # type: ignore[attr-defined]
-        zone = self.app.zone  # type: ignore[attr-defined]
+        now = shell(self).now()
+        zone = shell(self).zone
         table = self.query_one(DataTable)
         keep = self.selected_id
         table.clear()
@@ -259,7 +260,7 @@ class AccountsScreen(Screen[None]):
             else:
                 expires = Text(f"{zone.local(at):%Y-%m-%d} ")
             marker = worst(self._findings(acc))
-            badge = self.app.networks.badge(acc.platform)  # type: ignore[attr-defined]
+            badge = shell(self).networks.badge(acc.platform)
             kind = acc.kind if acc.kind != "sandbox" or acc.behaviour in (None, "ok") else "sandbox*"
             table.add_row(
                 Text(MARKS[marker][0], style=MARKS[marker][1]) if marker else Text(" "),
@@ -285,7 +286,7 @@ class AccountsScreen(Screen[None]):
         ]
         banner = Text()
         for platform, f in app_errors:
-            label = self.app.networks.label(platform)  # type: ignore[attr-defined]
+            label = shell(self).networks.label(platform)
             mark, style = MARKS[f.severity]
             banner.append(("\n" if banner else "") + f"{mark} {label} app: {inert(f.message)}", style=style)
         for line in warnings:
@@ -328,12 +329,10 @@ class AccountsScreen(Screen[None]):
     @work(exclusive=True, group="accounts-published")
     async def _load_published(self, account_id: str) -> None:
         try:
-            found = await self.app.client.sandbox_published(  # type: ignore[attr-defined]
-                account_id=account_id, limit=PUBLISHED_SHOWN
-            )
+            found = await shell(self).client.sandbox_published(account_id=account_id, limit=PUBLISHED_SHOWN)
             items: list[SandboxPublication] | None = list(found.items)
         except Exception as exc:  # noqa: BLE001  (shown with its code)
-            self.app.report(exc, "Sandbox publications")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Sandbox publications")
             items = None
         self.post_message(PublishedLoaded(account_id, items))
 
@@ -370,7 +369,7 @@ class AccountsScreen(Screen[None]):
             body.append("\n")
         if note:
             body.append(note, style="dim")
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         for i, item in enumerate(items or []):
             if i or note:
                 body.append("\n")

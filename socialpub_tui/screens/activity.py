@@ -36,6 +36,7 @@ from socialpub_tui.bindings import explained
 from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.messages import PostChanged
+from socialpub_tui.shell import shell
 from socialpub_tui.times import DisplayZone, parse_instant
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.tables import RowTable, fill
@@ -158,7 +159,7 @@ class ActivityScreen(Screen[None]):
             credits.add_column(name + " ", key=name)
         self._show_panel()
         self.query_one("#act-summary", Static).update("loading…")
-        self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
+        shell(self).post_changed.subscribe(self, self._post_changed)
         self._load(self.days)  # (the webhooks are read on the resume that follows, once)
 
     def on_screen_resume(self) -> None:
@@ -206,9 +207,9 @@ class ActivityScreen(Screen[None]):
     @work(exclusive=True, group="activity-credits")
     async def _load_credits(self) -> None:
         try:
-            history = await self.app.client.credits(limit=CREDIT_ENTRIES)  # type: ignore[attr-defined]
+            history = await shell(self).client.credits(limit=CREDIT_ENTRIES)
         except Exception as exc:  # noqa: BLE001 — shown with its code (a server without the extension says so)
-            self.app.report(exc, "Credits history")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Credits history")
             self.post_message(CreditsLoaded(None))
             return
         self.post_message(CreditsLoaded(history))
@@ -234,7 +235,7 @@ class ActivityScreen(Screen[None]):
         self.query_one("#act-credits-title", Static).update(title)
         table = self.query_one("#act-credits", DataTable)
         table.clear()
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         for e in history.items:
             at = parse_instant(e.at)
             colour = "red" if e.amount < 0 else "green" if e.amount > 0 else "white"
@@ -254,8 +255,8 @@ class ActivityScreen(Screen[None]):
 
     @work(exclusive=True, group="activity-load")
     async def _load(self, days: int) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
-        tz = iana_name(self.app.zone)  # type: ignore[attr-defined]
+        client = shell(self).client
+        tz = iana_name(shell(self).zone)
         workspace, activity = await asyncio.gather(
             client.get_workspace(),
             client.activity(days=days, tz=tz, failures=FAILURES),
@@ -263,7 +264,7 @@ class ActivityScreen(Screen[None]):
         )
         for result, what in ((workspace, "Workspace"), (activity, "Activity")):
             if isinstance(result, BaseException):
-                self.app.report(result, what)  # type: ignore[attr-defined]
+                shell(self).report(result, what)
         self.post_message(
             ActivityLoaded(
                 days,
@@ -292,7 +293,7 @@ class ActivityScreen(Screen[None]):
             if plan.status:
                 text.append(f" {plan.status}", style=status_colour(plan.status))
             if plan.period_end:
-                text.append(f" until {self.app.zone.format(plan.period_end)}", style="dim")  # type: ignore[attr-defined]
+                text.append(f" until {shell(self).zone.format(plan.period_end)}", style="dim")
             text.append(" · credits ", style="dim")
             text.append(f"{ws.credits.balance}", style="bold green" if ws.credits.balance > 0 else "bold red")
             text.append(f" (+{plan.monthly_credits} a month)", style="dim")
@@ -393,7 +394,7 @@ class ActivityScreen(Screen[None]):
         table = self.query_one("#act-failures", DataTable)
         keep = table.cursor_row
         self.failures = list(act.failures)
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         # the terminal's width (known from the start, unlike this screen's before its first layout): the time 13,
         # the network 10, the fail type 11, the margins and a scrollbar 4; the account's name as wide as the
         # longest (up to a third of what is left), the reason the rest
@@ -519,7 +520,7 @@ class ActivityScreen(Screen[None]):
     async def _load_webhooks(self) -> None:
         """GET /v1/webhooks; while the panel is in view, also each endpoint's latest failed deliveries (AT_ONCE
         endpoints at a time), merged."""
-        client = self.app.client  # type: ignore[attr-defined]
+        client = shell(self).client
         with_deliveries = self.webhooks_in_view()
         try:
             hooks = await client.list_webhooks()
@@ -539,7 +540,7 @@ class ActivityScreen(Screen[None]):
         pages = await asyncio.gather(*(failed(e) for e in hooks.items), return_exceptions=True)
         errors = [p for p in pages if isinstance(p, BaseException)]
         if errors and not all(isinstance(e, ApiError) and e.code == "webhook_not_found" for e in errors):
-            self.app.report(errors[0], "Webhook deliveries")  # type: ignore[attr-defined]  (deleted meanwhile: no)
+            shell(self).report(errors[0], "Webhook deliveries")  # deleted meanwhile: no
         read = [p for p in pages if not isinstance(p, BaseException)]
         self.post_message(WebhooksLoaded(WebhooksView("loaded", hooks.items, latest_failed(read))))
 
@@ -548,7 +549,7 @@ class ActivityScreen(Screen[None]):
             return WebhooksView("unavailable")
         if isinstance(exc, ApiError) and exc.status == 403:
             return WebhooksView("forbidden", note=f"this key may not read them ({exc.code}: {exc.message})")
-        self.app.report(exc, "Webhooks")  # type: ignore[attr-defined]
+        shell(self).report(exc, "Webhooks")
         return WebhooksView("error")
 
     def on_webhooks_loaded(self, message: WebhooksLoaded) -> None:
@@ -570,11 +571,11 @@ class ActivityScreen(Screen[None]):
     async def _redeliver(self, delivery: DeliveryOut) -> None:
         url = self.query_one(WebhooksPanel).url_of(delivery.endpoint_id)
         try:
-            out = await self.app.client.redeliver_event(  # type: ignore[attr-defined]
+            out = await shell(self).client.redeliver_event(
                 delivery.event_id, endpoint_id=delivery.endpoint_id
             )
         except Exception as exc:  # noqa: BLE001 — notified with the API's code and message
-            self.app.report(exc, "Redeliver")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Redeliver")
             return
         n = len(out.deliveries)
         self.notify(
@@ -592,9 +593,9 @@ class ActivityScreen(Screen[None]):
     @work(group="activity-webhook-actions")
     async def _enable(self, endpoint: WebhookOut) -> None:
         try:
-            await self.app.client.update_webhook(endpoint.id, {"enabled": True})  # type: ignore[attr-defined]
+            await shell(self).client.update_webhook(endpoint.id, {"enabled": True})
         except Exception as exc:  # noqa: BLE001 — notified with the API's code and message
-            self.app.report(exc, "Re-enable")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Re-enable")
             return
         self.notify(f"{endpoint.url} gets new deliveries again", title="Endpoint re-enabled")
         self._load_webhooks()

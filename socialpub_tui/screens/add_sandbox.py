@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from backend.schemas.accounts import SandboxBehaviour
+from socialpub_tui.shell import shell
 
 BEHAVIOURS: tuple[str, ...] = get_args(SandboxBehaviour)
 
@@ -30,7 +31,7 @@ class AddSandboxScreen(ModalScreen[tuple[str, str, str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="add-sandbox-box"):
             yield Label("Connect a sandbox account", id="add-sandbox-title")
-            networks = self.app.networks  # type: ignore[attr-defined]  # the server's (plugins too)
+            networks = shell(self).networks  # the server's (plugins too)
             yield Select(
                 [
                     (Text.assemble((n.badge, f"bold {n.colour}"), f" {n.name}"), n.name)

@@ -29,6 +29,7 @@ from textual.widgets import Header, Static
 from backend.schemas.posts import PostOut
 from socialpub_tui.messages import PostChanged
 from socialpub_tui.screens.posts import idle_refresh_s
+from socialpub_tui.shell import shell
 from socialpub_tui.times import iso_utc, relative
 from socialpub_tui.widgets.calendar_grid import (
     GridState,
@@ -123,7 +124,7 @@ class CalendarScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.app.post_changed.subscribe(self, self._post_changed)
+        shell(self).post_changed.subscribe(self, self._post_changed)
         self.set_interval(idle_refresh_s(self.app), self._idle_tick)
         self.action_today()
 
@@ -142,10 +143,10 @@ class CalendarScreen(Screen[None]):
     # ---- the clock and the zone ---------------------------------------------------------------------------
     @property
     def tz(self) -> Any:
-        return self.app.zone.tz  # type: ignore[attr-defined]
+        return shell(self).zone.tz
 
     def now(self) -> datetime:
-        return self.app.now()  # type: ignore[attr-defined,no-any-return]
+        return shell(self).now()
 
     def fmt(self, instant: datetime | None) -> str:
         if instant is None:
@@ -225,7 +226,7 @@ class CalendarScreen(Screen[None]):
 
     def _title(self) -> Text:
         s = self.state
-        zone = self.app.zone.name or "local time"  # type: ignore[attr-defined]
+        zone = shell(self).zone.name or "local time"
         first, last = s.days[0], s.days[-1]
         if self.view == "week":
             span = f"{first:%a %d %b} – {last:%a %d %b %Y}"
@@ -293,7 +294,7 @@ class CalendarScreen(Screen[None]):
             out.append(f"{local(at, self.tz):%H:%M %Z}" if at else "", style="blue")
             if at is not None:  # before the text, which the line's end cuts: never the relative time
                 out.append(f"  {relative(at, self.now())}", style="dim")
-            out.append(f"  {badges(post, self.app.networks):<14} ")  # type: ignore[attr-defined]
+            out.append(f"  {badges(post, shell(self).networks):<14} ")
             out.append(one_line(post.content, 200), style="bold" if i == self.pick else "")
         return out
 
@@ -319,7 +320,7 @@ class CalendarScreen(Screen[None]):
         cursor: str | None = None
         try:
             while True:
-                page = await self.app.client.list_posts(  # type: ignore[attr-defined]
+                page = await shell(self).client.list_posts(
                     status=["scheduled"],
                     since=iso_utc(start),
                     until=iso_utc(end),
@@ -332,7 +333,7 @@ class CalendarScreen(Screen[None]):
                 if not cursor:
                     break
         except Exception as exc:  # noqa: BLE001  (every failure is shown with its code)
-            self.app.report(exc, "Load the calendar")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Load the calendar")
         self.post_message(CalendarLoaded(start, end, posts))
 
     def on_calendar_loaded(self, message: CalendarLoaded) -> None:
@@ -478,9 +479,9 @@ class CalendarScreen(Screen[None]):
     @work(exclusive=True, group="calendar-move")
     async def _patch(self, post: PostOut, when: datetime) -> None:
         try:
-            moved = await self.app.client.edit_post(post.id, {"scheduledAt": iso_utc(when)})  # type: ignore[attr-defined]
+            moved = await shell(self).client.edit_post(post.id, {"scheduledAt": iso_utc(when)})
         except Exception as exc:  # noqa: BLE001  (shown with the API's code)
-            self.app.report(exc, "Move post")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Move post")
             self.post_message(PostMoved(None))
             return
         self.post_message(PostMoved(moved))
@@ -493,4 +494,4 @@ class CalendarScreen(Screen[None]):
         post = message.post
         self.posts = [post if p.id == post.id else p for p in self.posts]
         self.notify(f"Moved to {self.fmt(scheduled(post))}", title="Post moved")
-        self.app.announce(post, "moved")  # type: ignore[attr-defined]  (every screen, this one included, refreshes)
+        shell(self).announce(post, "moved")  # every screen, this one included, refreshes

@@ -57,6 +57,7 @@ from backend.schemas.workspace import CreditsOut
 from socialpub_tui.look import inert, status_colour
 from socialpub_tui.screens.attachments import Media, local_file
 from socialpub_tui.screens.confirm import ConfirmScreen
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
@@ -173,11 +174,11 @@ def ask_delete(screen: Screen[Any], g: GenerationOut) -> None:
 
 def _delete(screen: Screen[Any], generation_id: str) -> None:
     async def run() -> None:
-        app = screen.app
+        app = shell(screen)
         try:
-            answer = await app.client.delete_generation(generation_id)  # type: ignore[attr-defined]
+            answer = await app.client.delete_generation(generation_id)
         except Exception as exc:  # noqa: BLE001 — shown with the API's code
-            app.report(exc, f"deleting {generation_id}")  # type: ignore[attr-defined]
+            app.report(exc, f"deleting {generation_id}")
             return
         app.notify(deleted_sentence(answer), title="Deleted", timeout=8)
         screen.post_message(GenerationDeletedMsg(answer))
@@ -250,9 +251,9 @@ class GenerationsScreen(Screen[None]):
     @work(exclusive=True, group="gen-load")
     async def load(self, select: str | None = None) -> None:
         try:
-            page = await self.app.client.list_generations(limit=PAGE)  # type: ignore[attr-defined]
+            page = await shell(self).client.list_generations(limit=PAGE)
         except Exception as exc:  # noqa: BLE001 — shown with its code; r tries again
-            self.app.report(exc, "Generations")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Generations")
             self.post_message(GenerationsLoaded(None, None, select))
             return
         self.post_message(GenerationsLoaded(list(page.items), page.credits, select))
@@ -284,7 +285,7 @@ class GenerationsScreen(Screen[None]):
         return self._timer is not None
 
     def _draw(self, keep: str | None) -> None:
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = shell(self).now()
         table = self.query_one(DataTable)
         table.clear()
         ages = [age(g, now) for g in self.items]
@@ -417,9 +418,9 @@ class GenerationDetailScreen(Screen[None]):
     @work(exclusive=True, group="gen-detail-load")
     async def load(self) -> None:
         try:
-            g = await self.app.client.get_generation(self.generation_id)  # type: ignore[attr-defined]
+            g = await shell(self).client.get_generation(self.generation_id)
         except Exception as exc:  # noqa: BLE001
-            self.app.report(exc, f"reading {self.generation_id}")  # type: ignore[attr-defined]
+            shell(self).report(exc, f"reading {self.generation_id}")
             return
         self.post_message(self.Read(g))
 
@@ -429,13 +430,13 @@ class GenerationDetailScreen(Screen[None]):
 
     def show(self, g: GenerationOut) -> None:
         self.generation = g
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         head = Text()
         head.append(g.id, style="bold")
         head.append("  ")
         head.append(f" {g.status} ", style=f"bold reverse {status_colour(g.status)}")
         head.append(f"  {kind_label(g)} · {g.aspect_ratio} · {g.credits_cost} credits", style="bold")
-        head.append(f"\ncreated {zone.format(g.created_at)} ({age(g, self.app.now())})", style="dim")  # type: ignore[attr-defined]
+        head.append(f"\ncreated {zone.format(g.created_at)} ({age(g, shell(self).now())})", style="dim")
         if g.completed_at:
             head.append(f" · finished {zone.format(g.completed_at)}", style="dim")
         if g.source_urls:
@@ -596,7 +597,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
             "aspectRatio": str(self.query_one("#gc-aspect", Select).value),
         }
         if self.kind == "video":
-            body["durationSec"] = int(self.query_one("#gc-duration", Select).value)  # type: ignore[arg-type]
+            body["durationSec"] = int(self.query_one("#gc-duration", Select).value)  # type: ignore[arg-type]  # the select's value is one of its int options once a duration is shown
         return body
 
     def source_paths(self) -> list[str]:
@@ -656,7 +657,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
         if key[1] is not None:
             body["durationSec"] = key[1]
         try:
-            quote = await self.app.client.create_generation(body, dry_run=True)  # type: ignore[attr-defined]
+            quote = await shell(self).client.create_generation(body, dry_run=True)
         except Exception as exc:  # noqa: BLE001 — e.g. 402 subscription_required: shown in place of the cost
             code = getattr(exc, "code", type(exc).__name__)
             self.post_message(
@@ -722,7 +723,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
 
     @work(exclusive=True, group="gen-create")
     async def create(self, body: dict[str, Any], sources: list[str], background: str | None = None) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = shell(self).client
         try:
             urls = []
             for text in [*sources, *([background] if background else [])]:
@@ -737,7 +738,7 @@ class CreateGenerationScreen(ModalScreen["GenerationOut | None"]):
                 body = body | {"sourceUrls": urls}
             generation = await client.create_generation(body)
         except Exception as exc:  # noqa: BLE001 — 400 / 402 with the API's code and message
-            self.app.report(exc, "Create generation")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Create generation")
             self.post_message(CreateFailed(getattr(exc, "message", str(exc))))
             return
         self.app.notify(
@@ -781,9 +782,9 @@ class GenerationPickerScreen(ModalScreen["GenerationOut | None"]):
     @work(exclusive=True, group="gen-pick")
     async def load(self) -> None:
         try:
-            page = await self.app.client.list_generations(status=["completed"], limit=PAGE)  # type: ignore[attr-defined]
+            page = await shell(self).client.list_generations(status=["completed"], limit=PAGE)
         except Exception as exc:  # noqa: BLE001
-            self.app.report(exc, "Generations")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Generations")
             self.post_message(PickerLoaded([]))
             return
         self.post_message(PickerLoaded([g for g in page.items if g.media_url]))
@@ -792,7 +793,7 @@ class GenerationPickerScreen(ModalScreen["GenerationOut | None"]):
         self.items = message.items
         options = self.query_one(OptionList)
         options.clear_options()
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = shell(self).now()
         if not self.items:
             options.add_option(Option("no completed generation yet (f6 makes one)", disabled=True))
             return

@@ -47,7 +47,7 @@ def keys_of(app: object, below: object) -> list[tuple[str, str, str]]:
     if isinstance(focused, DataTable):
         rows.append((1, "↑ ↓", "Choose a row", "the list"))
         rows.append((1, "pgup pgdn", "A page up or down", "the list"))
-    for key, active in below.active_bindings.items():  # type: ignore[attr-defined]
+    for key, active in below.active_bindings.items():  # type: ignore[attr-defined]  # below: the screen under the help (a Screen, typed as the stack's entry)
         binding = active.binding
         if not binding.description or binding.id is None or binding.description in seen:
             continue  # (a key that says why its action is not available now: the same description, once)
@@ -58,6 +58,6 @@ def keys_of(app: object, below: object) -> list[tuple[str, str, str]]:
             rank, where = 0, "this screen"
         else:
             rank, where = 1, "the list" if isinstance(active.node, DataTable) else "the focused field"
-        shown = app.get_key_display(binding) or key  # type: ignore[attr-defined]
+        shown = app.get_key_display(binding) or key  # type: ignore[attr-defined]  # app: Textual's App, typed here as the DOM node's
         rows.append((rank, shown, binding.description, where))
     return [(shown, description, where) for _, shown, description, where in sorted(rows, key=lambda r: r[0])]

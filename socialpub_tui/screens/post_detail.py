@@ -33,6 +33,7 @@ from socialpub_tui.bindings import explained
 from socialpub_tui.client import calls
 from socialpub_tui.look import fail_colour, inert, status_colour, target_status
 from socialpub_tui.screens.confirm import ConfirmScreen
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant, relative
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.media_preview import MediaPreview
@@ -201,7 +202,7 @@ class PostDetailScreen(Screen[None]):
         self.query_one("#detail-media").border_title = "Media"
         self.query_one("#detail-summary").display = False
         self.query_one("#detail-media").display = False
-        self.app.post_changed.subscribe(self, self._heard)  # type: ignore[attr-defined]
+        shell(self).post_changed.subscribe(self, self._heard)
         self.load()
 
     # ---- reading ------------------------------------------------------------------------------------------
@@ -216,9 +217,9 @@ class PostDetailScreen(Screen[None]):
     @work(exclusive=True, group="detail-load")
     async def load(self) -> None:
         try:
-            post = await self.app.client.get_post(self.post_id)  # type: ignore[attr-defined]
+            post = await shell(self).client.get_post(self.post_id)
         except Exception as exc:  # noqa: BLE001 — shown with its code; the screen stays usable
-            self.app.report(exc, f"reading {self.post_id}")  # type: ignore[attr-defined]
+            shell(self).report(exc, f"reading {self.post_id}")
             self.post_message(self.Read(None, str(exc)))
             return
         self.post_message(self.Read(post))
@@ -253,27 +254,27 @@ class PostDetailScreen(Screen[None]):
         if self._refresh_timer is not None:
             self._refresh_timer.stop()
             self._refresh_timer = None
-        interval = min(float(getattr(self.app.client, "poll_interval", MAX_REFRESH_S)), MAX_REFRESH_S)  # type: ignore[attr-defined]
+        interval = min(float(getattr(shell(self).client, "poll_interval", MAX_REFRESH_S)), MAX_REFRESH_S)
         if is_live(post):
             delay = interval
             waits = [parse_instant(t.next_attempt_at) for t in post.targets if t.next_attempt_at]
             if post.status != PostStatus.PROCESSING and waits and all(w is not None for w in waits):
                 # only targets waiting for a later attempt: no need to ask before the first of them is due
                 due = min(w for w in waits if w is not None)
-                delay = max(interval, min((due - self.app.now()).total_seconds(), SCHEDULED_RECHECK_S))  # type: ignore[attr-defined]
+                delay = max(interval, min((due - shell(self).now()).total_seconds(), SCHEDULED_RECHECK_S))
         elif post.status == PostStatus.SCHEDULED:
             delay = SCHEDULED_RECHECK_S
             due = parse_instant(post.scheduled_at) if post.scheduled_at else None
             if due is not None:
-                delay = max(interval, min((due - self.app.now()).total_seconds() + interval, delay))  # type: ignore[attr-defined]
+                delay = max(interval, min((due - shell(self).now()).total_seconds() + interval, delay))
         else:
             return
         self._refresh_timer = self.set_timer(delay, self.load)
 
     # ---- drawing ------------------------------------------------------------------------------------------
     def _draw_head(self, post: PostOut) -> None:
-        zone = self.app.zone  # type: ignore[attr-defined]
-        now = self.app.now()  # type: ignore[attr-defined]
+        zone = shell(self).zone
+        now = shell(self).now()
         head = Text()
         head.append(post.id, style="bold")
         head.append("  ")
@@ -295,7 +296,7 @@ class PostDetailScreen(Screen[None]):
         self.query_one("#detail-head", Static).update(head)
 
     def _draw_summary(self, post: PostOut) -> None:
-        lines = summary_lines(post, self.app.now())  # type: ignore[attr-defined]
+        lines = summary_lines(post, shell(self).now())
         summary = self.query_one("#detail-summary", Static)
         summary.display = bool(lines)
         summary.update(Text("\n").join(lines))
@@ -303,10 +304,10 @@ class PostDetailScreen(Screen[None]):
     def when_text(self, t: TargetOut, post: PostOut) -> str:
         """When a target was completed, or when its next attempt is (`next in 4 min`)."""
         if t.completed_at:
-            return self.app.zone.format(t.completed_at)  # type: ignore[attr-defined,no-any-return]
+            return shell(self).zone.format(t.completed_at)
         if t.next_attempt_at and t.status in LIVE_TARGET_STATES and post.status != PostStatus.CANCELLED:
             instant = parse_instant(t.next_attempt_at)
-            return f"next {relative(instant, self.app.now())}" if instant else t.next_attempt_at  # type: ignore[attr-defined]
+            return f"next {relative(instant, shell(self).now())}" if instant else t.next_attempt_at
         return ""
 
     def _cells(self, post: PostOut) -> list[dict[str, Text]]:
@@ -364,12 +365,12 @@ class PostDetailScreen(Screen[None]):
         details = []
         if target.external_post_id:
             details.append(f"external id: {inert(target.external_post_id)}")
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         if target.completed_at:
             details.append(f"completed {zone.format(target.completed_at)}")
         elif self.when_text(target, post) and target.next_attempt_at:
             instant = parse_instant(target.next_attempt_at)
-            soon = f"{relative(instant, self.app.now())} " if instant else ""  # type: ignore[attr-defined]
+            soon = f"{relative(instant, shell(self).now())} " if instant else ""
             details.append(f"next attempt {soon}({zone.format(target.next_attempt_at)})")
         if details:
             text.append("\n  " + "  ·  ".join(details), style="dim")
@@ -501,7 +502,7 @@ class PostDetailScreen(Screen[None]):
         post = self.post
         if post is None or post.status != PostStatus.SCHEDULED:
             return
-        when = self.app.zone.format(post.scheduled_at)  # type: ignore[attr-defined]
+        when = shell(self).zone.format(post.scheduled_at)
         targets = ", ".join(target_label(t) for t in post.targets)
         question = f"Cancel {post.id}, scheduled for {when} to {targets}? Nothing will be published."
 
@@ -513,20 +514,20 @@ class PostDetailScreen(Screen[None]):
 
     @work(exclusive=True, group="detail-change")
     async def cancel_post(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = shell(self).client
         self._busy = True
         self.refresh_bindings()
         try:
             await client.cancel_post(self.post_id)
             post = await client.get_post(self.post_id)
         except Exception as exc:  # noqa: BLE001
-            self.app.report(exc, f"cancelling {self.post_id}")  # type: ignore[attr-defined]
+            shell(self).report(exc, f"cancelling {self.post_id}")
             self.load()
             return
         finally:
             self._busy = False
         self.notify(f"Cancelled {self.post_id}: nothing will be published.", title="Cancelled")
-        self.app.announce(post, "cancelled")  # type: ignore[attr-defined]
+        shell(self).announce(post, "cancelled")
         self.show(post)
 
     def action_retry(self) -> None:
@@ -535,13 +536,13 @@ class PostDetailScreen(Screen[None]):
 
     @work(exclusive=True, group="detail-change")
     async def retry(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = shell(self).client
         self._busy = True
         self.refresh_bindings()
         try:
             new, original = await client.retry_post(self.post_id)
         except Exception as exc:  # noqa: BLE001
-            self.app.report(exc, f"retrying {self.post_id}")  # type: ignore[attr-defined]
+            shell(self).report(exc, f"retrying {self.post_id}")
             return
         finally:
             self._busy = False
@@ -561,5 +562,5 @@ class PostDetailScreen(Screen[None]):
             )
         else:
             self.notify(f"Created {new.id} retrying {names}.", title="Retrying", timeout=8)
-            self.app.announce(new, "retried")  # type: ignore[attr-defined]
+            shell(self).announce(new, "retried")
         self.app.switch_screen(PostDetailScreen(new.id))

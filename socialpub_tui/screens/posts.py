@@ -32,6 +32,7 @@ from textual.widgets import Header, Input, Select, Static
 from backend.schemas.statuses import PostStatus
 from socialpub_tui.look import inert
 from socialpub_tui.messages import PostChanged
+from socialpub_tui.shell import shell
 from socialpub_tui.times import TimeError, resolve, zone
 from socialpub_tui.widgets.dropdown import Dropdown
 from socialpub_tui.widgets.footer import Footer
@@ -117,7 +118,7 @@ class PostsScreen(Screen[None]):
         with Horizontal(id="posts-filters"):
             yield Dropdown([(s, s) for s in PostStatus], prompt="any status", id="posts-status", compact=True)
             yield Dropdown(
-                [(f"{n.badge} {n.name}", n.name) for n in self.app.networks],  # type: ignore[attr-defined]
+                [(f"{n.badge} {n.name}", n.name) for n in shell(self).networks],
                 prompt="any network",
                 id="posts-network",
                 compact=True,
@@ -130,8 +131,8 @@ class PostsScreen(Screen[None]):
         yield Footer(wait_s=FOOTER_WAIT_S)
 
     def on_mount(self) -> None:
-        self.app.post_changed.subscribe(self, self._post_changed)  # type: ignore[attr-defined]
-        embedded = getattr(self.app.client, "embedded", False)  # type: ignore[attr-defined]
+        shell(self).post_changed.subscribe(self, self._post_changed)
+        embedded = getattr(shell(self).client, "embedded", False)
         self.set_interval(LIVE_TICK_S if embedded else LIVE_TICK_REMOTE_S, self._live_tick)
         self._read_at = time.monotonic()  # when the rows on screen were last read again by the ticks
         self.post_list.empty_text = "no posts yet: n writes one"
@@ -149,7 +150,7 @@ class PostsScreen(Screen[None]):
 
     def _after_first_page(self) -> None:
         self._load_accounts()
-        self.app.first_screen_drawn()  # type: ignore[attr-defined]
+        shell(self).first_screen_drawn()
 
     @property
     def post_list(self) -> PostList:
@@ -171,8 +172,8 @@ class PostsScreen(Screen[None]):
             value = self.query_one(select_id, Select).value
             if value is not Select.NULL:
                 params[name] = [value] if name == "status" else value
-        zone_name = self.app.zone.name  # type: ignore[attr-defined]
-        now = self.app.now()  # type: ignore[attr-defined]
+        zone_name = shell(self).zone.name
+        now = shell(self).now()
         self._problems.clear()
         for box, key, end in (("#posts-from", "since", False), ("#posts-to", "until", True)):
             widget = self.query_one(box, Input)
@@ -224,12 +225,12 @@ class PostsScreen(Screen[None]):
     @work(exclusive=True, group="posts-accounts")
     async def _load_accounts(self) -> None:
         try:
-            accounts = await self.app.client.list_accounts()  # type: ignore[attr-defined]
+            accounts = await shell(self).client.list_accounts()
         except Exception as exc:
-            self.app.report(exc, "Loading the accounts")  # type: ignore[attr-defined]
+            shell(self).report(exc, "Loading the accounts")
             return
         options = [
-            (f"{self.app.networks.badge(a.platform)} {inert(a.name, markup=True)}", a.id)  # type: ignore[attr-defined]
+            (f"{shell(self).networks.badge(a.platform)} {inert(a.name, markup=True)}", a.id)
             for a in accounts.items
         ]
         for select in self.query("#posts-account").results(Select):  # none once the screen is being torn down
@@ -252,7 +253,7 @@ class PostsScreen(Screen[None]):
     # ---- staying current --------------------------------------------------------------------------------------
     def is_live(self) -> bool:
         """A post on screen is being sent, or is due within LIVE_HORIZON."""
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = shell(self).now()
         return any(row.is_live(now, LIVE_HORIZON) for row in self.post_list.shown_rows())
 
     def _live_tick(self) -> None:
@@ -297,7 +298,7 @@ class PostsScreen(Screen[None]):
     @on(PostList.LoadFailed)
     def _list_failed(self, event: PostList.LoadFailed) -> None:
         self._first_page_done()
-        self.app.report(event.error, "Reading the posts")  # type: ignore[attr-defined]
+        shell(self).report(event.error, "Reading the posts")
         self._show_status()
 
     def _show_status(self) -> None:

@@ -21,6 +21,7 @@ from textual.widget import Widget
 from backend.schemas.posts import PostOut
 from socialpub_tui.client.networks import Networks
 from socialpub_tui.look import inert
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant
 
 HOUR = timedelta(hours=1)
@@ -162,7 +163,7 @@ class WeekGrid(Widget):
     LABEL = 7  # '02:00*' and a scroll hint
 
     def __init__(self, state: GridState, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # Textual's widget keywords (id, classes, …) passed through
         self.state = state
         self.offset_row = 0
         self._center = False
@@ -233,12 +234,14 @@ class WeekGrid(Widget):
         if (
             len(posts) > 1
         ):  # how many, then the networks of them all as far as the cell allows ("+2" said little)
-            networks = " ".join(dict.fromkeys(b for p in posts for b in badges(p, self.app.networks).split()))
+            networks = " ".join(
+                dict.fromkeys(b for p in posts for b in badges(p, shell(self).networks).split())
+            )
             extra = f" {len(posts)} posts" if len(hhmm) + 9 < col else f" ×{len(posts)}"
             if len(hhmm) + 1 + len(extra) + 1 + len(networks) < col:  # the networks only when they all fit
                 extra += f" {networks}"
         else:
-            extra = f" {badges(first, self.app.networks)}"  # type: ignore[attr-defined]
+            extra = f" {badges(first, shell(self).networks)}"
         text = _cell(("»" if moving else " ") + hhmm + extra, col)
         style = "bold yellow" if moving else "blue"
         if cursor:
@@ -252,7 +255,7 @@ class MonthGrid(Widget):
     DEFAULT_CSS = "MonthGrid { height: 1fr; }"
 
     def __init__(self, state: GridState, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # Textual's widget keywords (id, classes, …) passed through
         self.state = state
 
     def render(self) -> Text:
@@ -294,7 +297,7 @@ class MonthGrid(Widget):
         text = _cell(
             ("»" if moving else " ")
             + (f"{local(at, s.tz):%H:%M}" if at else "")
-            + (f" +{more} more" if more else f" {badges(post, self.app.networks)}"),
+            + (f" +{more} more" if more else f" {badges(post, shell(self).networks)}"),
             col,
         )
         style = "bold yellow" if moving else "dim blue" if other else "blue"

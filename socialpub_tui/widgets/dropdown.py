@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.widgets import OptionList, Select
 
 
-class Dropdown(Select):  # type: ignore[type-arg]
+class Dropdown(Select):  # type: ignore[type-arg]  # a Select of any option value
     BINDINGS = [
         Binding("down", "step(1)", "Next option", show=False, priority=True),
         Binding("up", "step(-1)", "Previous option", show=False, priority=True),

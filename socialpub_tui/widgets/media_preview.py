@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from socialpub_tui.look import inert
+from socialpub_tui.shell import shell
 
 
 @dataclass
@@ -86,7 +87,7 @@ def image_widget_class() -> type[Any]:
 
     if renderable.Image is renderable.UnicodeImage:
         return HalfcellImage
-    return Image  # type: ignore[no-any-return]
+    return Image  # type: ignore[no-any-return]  # textual_image is untyped
 
 
 class MediaPreview(Vertical):
@@ -123,7 +124,7 @@ class MediaPreview(Vertical):
     @work(exclusive=True, group="media-preview")
     async def load(self) -> None:
         try:
-            data, content_type = await self.app.client.fetch_media(self.url)  # type: ignore[attr-defined]
+            data, content_type = await shell(self).client.fetch_media(self.url)
         except Exception as exc:  # noqa: BLE001 — an unreachable media is shown as such, never a crash
             if self.is_attached:  # the detail screen may have closed meanwhile
                 self.query_one(".media-caption", Static).update(

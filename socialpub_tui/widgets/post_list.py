@@ -35,6 +35,7 @@ from textual.strip import Strip
 
 from backend.schemas.statuses import PostStatus
 from socialpub_tui.look import inert, status_colour, target_status
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant
 
 if TYPE_CHECKING:
@@ -374,7 +375,7 @@ class PostList(ScrollView, can_focus=True):
                         return
                     window, k, cursor = self.window, wanted, self.window.pages[wanted].cursor
                 try:
-                    page = await self.app.client.list_posts(  # type: ignore[attr-defined]
+                    page = await shell(self).client.list_posts(
                         **self.query_params, order="upcoming", cursor=cursor, limit=PAGE_SIZE
                     )
                 except Exception as exc:  # an ApiError, a NetworkError: reported, not retried in a loop
@@ -389,7 +390,7 @@ class PostList(ScrollView, can_focus=True):
                     return
                 if generation != self._generation:
                     continue  # a newer query was set meanwhile: this page is stale
-                zone = self.app.zone  # type: ignore[attr-defined]
+                zone = shell(self).zone
                 rows = [PostRow.of(post, zone) for post in page.items]
                 self._apply(window, k, cursor, rows, page.next_cursor)
         finally:
@@ -582,7 +583,7 @@ class PostList(ScrollView, can_focus=True):
         ]
         used, shown = 0, badges_shown(width)
         for platform, state in row.targets[:shown]:
-            badge = self.app.networks.badge(platform)  # type: ignore[attr-defined]
+            badge = shell(self).networks.badge(platform)
             pieces += [(badge, _colour(target_status(row.status, state), bold=True)), (" ", None)]
             used += len(badge) + 1
         if len(row.targets) > shown:

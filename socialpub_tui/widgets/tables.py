@@ -19,7 +19,7 @@ from textual.widgets import DataTable
 Cell = str | Text
 
 
-class RowTable(DataTable):  # type: ignore[type-arg]
+class RowTable(DataTable):  # type: ignore[type-arg]  # DataTable's row key type is left to Textual's default
     """A DataTable whose cursor is a row: `home` and `end` go to the first and the last row (DataTable's own scroll
     sideways to the first and last column, which a row cursor does not have: they did nothing)."""
 
@@ -29,7 +29,7 @@ class RowTable(DataTable):  # type: ignore[type-arg]
     ]
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]
+        super().__init__(cursor_type="row", **kwargs)  # type: ignore[arg-type]  # Textual's widget keywords (id, classes, …) passed through
 
 
 def fill(table: DataTable, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:

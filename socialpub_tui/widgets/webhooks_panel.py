@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 
 from backend.schemas.webhooks import DeliveryOut, WebhookOut
 from socialpub_tui.look import inert
+from socialpub_tui.shell import shell
 from socialpub_tui.times import parse_instant
 from socialpub_tui.widgets.tables import RowTable, fill
 
@@ -107,7 +108,7 @@ class WebhooksPanel(Vertical):
     """Title line, the endpoints with a problem, the latest failed deliveries."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # Textual's widget keywords (id, classes, …) passed through
         self.view = WebhooksView()
         self.deliveries: list[DeliveryOut] = []
         self.endpoints: list[WebhookOut] = []  # the ones listed (with a problem)
@@ -167,7 +168,7 @@ class WebhooksPanel(Vertical):
         self._fill()
 
     def _fill(self) -> None:
-        zone = self.app.zone  # type: ignore[attr-defined]
+        zone = shell(self).zone
         width = self.app.size.width
         hooks = self.query_one("#act-hooks", DataTable)
         keep = hooks.cursor_row, self._shown_ids.get("hooks", [])
