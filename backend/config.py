@@ -191,7 +191,7 @@ class Settings(BaseSettings):
 
     @property
     def is_postgres(self) -> bool:
-        return bool(self.database_url) and self.database_url.startswith(("postgres://", "postgresql://"))
+        return (self.database_url or "").startswith(("postgres://", "postgresql://"))
 
     @property
     def sqlite_path(self) -> Path:

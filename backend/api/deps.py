@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
@@ -26,12 +26,13 @@ class AuthContext:
     owner_id: str | None = None
     is_session: bool = False
     is_operator: bool = False
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 async def get_settings(request: Request) -> Settings:
     # async: a plain `def` dependency would be run in the thread pool (a thread hop for an attribute read)
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings  # set by create_app
+    return settings
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -131,7 +131,7 @@ def _read_file(path: Path) -> tuple[list[str], list[str]]:
     return extra, removed
 
 
-_cache: dict[tuple, GuardPolicy] = {}
+_cache: dict[tuple[object, ...], GuardPolicy] = {}
 _lock = threading.Lock()
 
 

@@ -66,7 +66,7 @@ class OpenAIImagesProvider:
         *,
         transport: httpx.BaseTransport | None = None,
         sleep=None,
-    ) -> None:  # type: ignore[no-untyped-def]  # sleep: a time.sleep-like callable a test replaces
+    ) -> None:
         self.settings = settings or OpenAIImagesSettings()
         kw = {"sleep": sleep} if sleep is not None else {}
         self.caller = Caller(self.settings, "image generation", transport=transport, **kw)

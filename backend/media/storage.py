@@ -338,14 +338,14 @@ class S3Storage:
         return removed
 
 
-_cache: dict[tuple, Storage] = {}
+_cache: dict[tuple[object, ...], Storage] = {}
 _cache_lock = threading.Lock()
 
 
 def get_storage(settings: Settings) -> Storage:
     """The configured backend (one instance per configuration)."""
     if settings.storage == "s3":
-        ident: tuple = (
+        ident: tuple[object, ...] = (
             "s3",
             settings.s3_endpoint_url,
             settings.s3_bucket,

@@ -273,7 +273,7 @@ def _workspace_id(email: str | None) -> str:
     owner = q.first()
     if owner is None:
         _fail("no workspace found: run `socialpub init` first")
-    return owner.workspace_id  # type: ignore[union-attr]  # owner is not None: _fail() above exits
+    return owner.workspace_id
 
 
 @admin_group.command("plan")

@@ -30,7 +30,7 @@ class NetworkChoice(click.Choice):  # type: ignore[type-arg]  # click.Choice is 
     def __init__(self) -> None:
         super().__init__(())
 
-    @property  # type: ignore[override]  # click.Choice.choices is an attribute; here it is read from the registry when used
+    @property
     def choices(self) -> tuple[str, ...]:
         return tuple(_sandbox_networks())
 

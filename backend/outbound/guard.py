@@ -223,8 +223,8 @@ class PinnedBackend(httpcore.SyncBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[tuple] | None = None,
-    ) -> httpcore.NetworkStream:  # type: ignore[override]  # httpcore's backend signature: our keyword-only arguments are a subset
+        socket_options: Iterable[tuple[int, int, int | bytes] | tuple[int, int, None, int]] | None = None,
+    ) -> httpcore.NetworkStream:
         last: Exception | None = None
         for address in self.addresses:
             try:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
 from backend.schemas.common import MEDIA_CURSOR, CamelModel, CamelOut, Timestamp
 
 
-def _exactly_one_schema(schema: dict) -> None:
+def _exactly_one_schema(schema: dict[str, Any]) -> None:
     """The document says what the validator enforces: exactly one of the two, each a string (null is refused)."""
     for name in ("url", "base64"):
         prop = schema["properties"][name]

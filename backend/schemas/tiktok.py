@@ -4,7 +4,7 @@ imports it). Length rules count UTF-16 code units, as TikTok does (an emoji coun
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -59,7 +59,7 @@ def _direct_post_only(*fields: str):  # type: ignore[no-untyped-def]  # returns 
     """The document says what the service enforces: unless postMode is DIRECT_POST, the DIRECT_POST-only
     settings are absent or null (400 validation_error `direct_post_only` otherwise)."""
 
-    def extra(schema: dict) -> None:
+    def extra(schema: dict[str, Any]) -> None:
         schema["anyOf"] = [
             {"required": ["postMode"], "properties": {"postMode": {"const": "DIRECT_POST"}}},
             {"properties": {name: {"type": "null"} for name in fields}},

@@ -82,7 +82,7 @@ def post_options_model() -> type[BaseModel]:
         model = n.options_model()
         if model is not None:
             fields[n.name] = (model | None, Field(default=None, alias=n.name))
-    built: type[BaseModel] = create_model(  # type: ignore[call-overload]  # pydantic's create_model overloads do not cover a field dict built at run time
+    built: type[BaseModel] = create_model(
         "PostOptions",
         __base__=WireModel,
         __doc__="`options` of POST /v1/posts: per network, its own settings (GET /v1/networks gives each one's "

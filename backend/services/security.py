@@ -9,6 +9,7 @@ import os
 import secrets
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import jwt
 
@@ -124,7 +125,7 @@ def issue_session(
     return jwt.encode(claims, secret, algorithm="HS256"), expires
 
 
-def decode_session(secret: str, token: str) -> dict:
+def decode_session(secret: str, token: str) -> dict[str, Any]:
     try:
         claims = jwt.decode(
             token,

@@ -8,6 +8,7 @@ deadline answers 404 even before the retention job deleted it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
@@ -20,7 +21,7 @@ host_router = APIRouter(tags=["media host"])
 
 CACHE_CONTROL = "public, max-age=3600"
 
-_RESPONSES: dict[int | str, dict] = {
+_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"description": "the file", "content": {"image/jpeg": {}, "video/mp4": {}}},
     206: {"description": "the requested byte range (Content-Range)"},
     304: {"description": "not modified (If-None-Match matched the ETag)"},

@@ -42,7 +42,7 @@ def stamp(
     x0, y0 = math.floor(bbox[0]), math.floor(bbox[1])
     w, h = max(1, math.ceil(bbox[2]) - x0), max(1, math.ceil(bbox[3]) - y0)
     mask = Image.new("L", (w * 2, h * 2), 0)
-    draw(_MaskDraw(ImageDraw.Draw(mask), x0, y0), 2.0)  # type: ignore[arg-type]  # _MaskDraw stands in for ImageDraw: the few drawing methods draw() calls, at twice the size
+    draw(_MaskDraw(ImageDraw.Draw(mask), x0, y0), 2.0)
     mask = mask.reduce(2)
     if opacity < 1:
         mask = mask.point(lambda v: round(v * opacity))

@@ -30,7 +30,7 @@ def luminances(region: np.ndarray) -> np.ndarray:
     """WCAG relative luminance of each pixel of an (h, w, 3) sRGB array."""
     s = region.astype(np.float64) / 255.0
     lin = np.where(s <= 0.03928, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
-    return lin[..., 0] * 0.2126 + lin[..., 1] * 0.7152 + lin[..., 2] * 0.0722  # type: ignore[no-any-return]  # numpy types arithmetic on an indexed array as Any; it is an ndarray
+    return lin[..., 0] * 0.2126 + lin[..., 1] * 0.7152 + lin[..., 2] * 0.0722
 
 
 def lowest_contrast(colour: RGB, region: np.ndarray) -> float:

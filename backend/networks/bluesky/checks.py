@@ -20,7 +20,7 @@ def check_app(settings: Settings) -> list[Finding]:
     for label, url in (
         ("SOCIALPUB_BLUESKY_BASE_URL", own.api_base),
         ("SOCIALPUB_BLUESKY_PLC_URL", own.plc_url),
-    ):  # type: ignore[union-attr]  # own is the network's settings, present for a built-in network
+    ):
         p = urlsplit(url)
         if p.scheme != "https" and not host_is_local(p.hostname or ""):
             out.append(

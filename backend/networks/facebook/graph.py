@@ -13,6 +13,7 @@ import httpx
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
+    FailType,
     NetworkError,
     Publication,
     PublishOutcome,
@@ -33,7 +34,7 @@ TOKEN_CODES = {190, 102}
 DEFAULT_THROTTLE_WAIT_S = 300.0
 
 # Instagram subcodes (NETWORKS.md section 2): subcode -> (type, words)
-IG_SUBCODES: dict[int, tuple[str, str]] = {
+IG_SUBCODES: dict[int, tuple[FailType, str]] = {
     2207003: ("retriable", "Instagram timed out downloading the media; it will be retried"),
     2207020: ("retriable", "the media container expired at Instagram; a new one will be created"),
     2207001: ("retriable", "Instagram had a server error; it will be retried"),
@@ -83,7 +84,7 @@ def classify(network: str, resp: httpx.Response) -> NetworkError:
         ftype = "retriable" if resp.status_code >= 500 or resp.status_code == 429 else "permanent"
         return NetworkError(
             ftype,
-            f"{network} answered HTTP {resp.status_code} without an error body"  # type: ignore[arg-type]  # ftype is a FailType read from the status table (a str to mypy)
+            f"{network} answered HTTP {resp.status_code} without an error body"
             + ("; it will be retried" if ftype == "retriable" else ""),
             code=f"http_{resp.status_code}",
             http_status=resp.status_code,
@@ -106,7 +107,7 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
             wait = 3600.0
         if sub in (2207006, 2207008) and wait is None:  # NETWORKS.md: retry in 30 s to 2 min
             wait = 30.0
-        return NetworkError(ftype, words, code=code_str, retry_after_s=wait, http_status=status)  # type: ignore[arg-type]  # ftype is a FailType read from the code table (a str to mypy)
+        return NetworkError(ftype, words, code=code_str, retry_after_s=wait, http_status=status)
     if code in TOKEN_CODES:
         return NetworkError(
             "permanent",
@@ -182,7 +183,7 @@ def classify_error(network: str, err: dict[str, Any], resp: httpx.Response | Non
     return NetworkError(
         ftype,
         f"{network} refused the request: {message or code_str}",
-        code=code_str,  # type: ignore[arg-type]  # code_str is the Graph code as text, never None here (checked above)
+        code=code_str,
         http_status=status,
         retry_after_s=wait,
     )

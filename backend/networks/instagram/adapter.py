@@ -146,7 +146,7 @@ class InstagramAdapter(ContainerFlow):
         ftype, words = IG_SUBCODES.get(sub or 0, ("permanent", "Instagram could not process the media"))
         return PublishOutcome.failed(
             ftype,
-            f"{words} ({detail})" if detail else words,  # type: ignore[arg-type]  # IG_SUBCODES' fail types are FailType values (a str to mypy)
+            f"{words} ({detail})" if detail else words,
             network_code=f"ERROR/{sub}" if sub else "ERROR",
             network_status="ERROR",
             tracking_ref=ref,

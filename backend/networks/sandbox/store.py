@@ -56,7 +56,7 @@ SQLITE_FILE = "sandbox.db"
 class UTCDateTime(DateTimeField):
     """Naive UTC in the database, aware UTC in Python (converted explicitly both ways)."""
 
-    def db_value(self, value):  # type: ignore[no-untyped-def,override]  # peewee's Field methods are untyped
+    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         if isinstance(value, datetime):
             if value.tzinfo is not None:
                 value = value.astimezone(UTC).replace(tzinfo=None)
@@ -70,7 +70,7 @@ class UTCDateTime(DateTimeField):
             return value
         return super().db_value(value)
 
-    def python_value(self, value):  # type: ignore[no-untyped-def,override]  # peewee's Field methods are untyped
+    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         value = super().python_value(value)
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -4,6 +4,7 @@ from peewee import (
     BigIntegerField,
     CharField,
     CompositeKey,
+    Database,
     DateTimeField,
     ForeignKeyField,
     IntegerField,
@@ -11,9 +12,10 @@ from peewee import (
     Model,
     TextField,
 )
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db

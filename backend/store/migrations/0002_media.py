@@ -1,9 +1,19 @@
 """Media: ingested/generated files and retention holds. Frozen copies of the models as of this version."""
 
-from peewee import BigIntegerField, CharField, DateTimeField, ForeignKeyField, IntegerField, Model, TextField
+from peewee import (
+    BigIntegerField,
+    CharField,
+    Database,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db

@@ -3,6 +3,7 @@
 from peewee import (
     BooleanField,
     CharField,
+    Database,
     DateTimeField,
     ForeignKeyField,
     IntegerField,
@@ -10,9 +11,10 @@ from peewee import (
     Model,
     TextField,
 )
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db

@@ -1,9 +1,10 @@
 """Event outbox (frozen copy)."""
 
-from peewee import CharField, DateTimeField, JSONField, Model
+from peewee import CharField, Database, DateTimeField, JSONField, Model
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Event(Model):
         id = CharField(primary_key=True, max_length=40)
         workspace_id = CharField(max_length=40, index=True)

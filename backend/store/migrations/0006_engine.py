@@ -1,13 +1,14 @@
 """Publishing engine: tracking columns on targets, lateness and resolved media on posts."""
 
-from peewee import DateTimeField, IntegerField, JSONField, TextField
+from peewee import Database, DateTimeField, IntegerField, JSONField, TextField
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     ops = []
     post_cols = _columns(db, "post")
     if "lateness_ms" not in post_cols:

@@ -1,9 +1,19 @@
 """Dedicated TikTok publications. Frozen copy of the model as of this version."""
 
-from peewee import CharField, DateTimeField, ForeignKeyField, IntegerField, JSONField, Model, TextField
+from peewee import (
+    CharField,
+    Database,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    JSONField,
+    Model,
+    TextField,
+)
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db

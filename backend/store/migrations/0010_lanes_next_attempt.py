@@ -1,14 +1,15 @@
 """Issue 12: jobs carry a `lane` (the network a target job talks to, so one slow network cannot take every
 worker slot); targets show when their next attempt is due (`next_attempt_at`, null when none is planned)."""
 
-from peewee import CharField, DateTimeField
+from peewee import CharField, Database, DateTimeField
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     ops = []
     if "lane" not in _columns(db, "job"):
         ops.append(migrator.add_column("job", "lane", CharField(max_length=20, null=True)))
@@ -18,7 +19,7 @@ def up(migrator, db):
         migrator.migrate(*ops)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     migrator.migrate(
         migrator.drop_column("job", "lane"), migrator.drop_column("post_target", "next_attempt_at")
     )

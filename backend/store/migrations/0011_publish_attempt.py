@@ -1,10 +1,11 @@
 """Issue 12: `publish_attempt`, one row per attempt to publish a target, recorded before the network call and
 closed with its outcome (finished_at null: the outcome was never recorded; the next attempt reconciles)."""
 
-from peewee import CharField, DateTimeField, ForeignKeyField, Model, TextField
+from peewee import CharField, Database, DateTimeField, ForeignKeyField, Model, TextField
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db
@@ -36,5 +37,5 @@ def up(migrator, db):
     db.create_tables([PublishAttempt], safe=True)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP TABLE IF EXISTS "publish_attempt"')

@@ -11,6 +11,7 @@ from pathlib import Path
 from peewee import (
     BooleanField,
     CharField,
+    Database,
     DateTimeField,
     FloatField,
     IntegerField,
@@ -20,6 +21,7 @@ from peewee import (
     SqliteDatabase,
     TextField,
 )
+from playhouse.migrate import SchemaMigrator
 
 BATCH = 500
 
@@ -84,7 +86,7 @@ def _sandbox_database(db):
     return SqliteDatabase(str(path), pragmas={"journal_mode": "wal", "busy_timeout": 15000}), True
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     OldAccount, OldItem = _models(db, "sandbox_account", "sandbox_item")
     if OldAccount.table_exists() and OldAccount.select().exists():
         target, own = _sandbox_database(db)
@@ -110,7 +112,7 @@ def up(migrator, db):
     db.drop_tables([OldItem, OldAccount], safe=True)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     """The old tables come back empty: the sandbox's state stays in its own database."""
     OldAccount, OldItem = _models(db, "sandbox_account", "sandbox_item")
     db.create_tables([OldAccount, OldItem])

@@ -7,13 +7,14 @@ an exact second were wrong. This pads them (and turns a '+00:00' suffix, written
 reached the adapter, into the naive UTC text). PostgreSQL stores real timestamps: nothing to do there.
 """
 
-from peewee import SqliteDatabase, Table, fn
+from peewee import Database, SqliteDatabase, Table, fn
+from playhouse.migrate import SchemaMigrator
 
 _WHOLE_SECOND = 19  # len('YYYY-MM-DD HH:MM:SS')
 _WITH_FRACTION = 26  # len('YYYY-MM-DD HH:MM:SS.ffffff')
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if not isinstance(db, SqliteDatabase):
         return
     for table in db.get_tables():
@@ -33,5 +34,5 @@ def up(migrator, db):
             t.update({col: col.concat(".000000")}).where(fn.length(col) == _WHOLE_SECOND).execute()
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     pass  # the padded text reads back the same

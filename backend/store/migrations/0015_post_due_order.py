@@ -6,6 +6,9 @@ SQLite and PostgreSQL (both have expression and partial indexes).
 The default order (newest first, by id) gets its own index too: with only (workspace_id, …) indexes to pick
 from, a page of a workspace's posts was read by sorting all of them (~370 ms at 100,000 posts on SQLite)."""
 
+from peewee import Database
+from playhouse.migrate import SchemaMigrator
+
 _DUE = '("workspace_id", COALESCE("scheduled_at", "created_at"), "id")'
 _INDEXES = {
     "post_due_scheduled": f"{_DUE} WHERE \"status\" = 'scheduled'",
@@ -14,11 +17,11 @@ _INDEXES = {
 }
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     for name, definition in _INDEXES.items():
         db.execute_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "post" {definition}')
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     for name in _INDEXES:
         db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')

@@ -2,14 +2,15 @@
 one per label, so `GET /v1/posts?label=KEY=VALUE` is an index seek on (workspace, key, value). Recipes mark the
 posts a set owns with them; prune reads only its own set's posts."""
 
-from peewee import CharField, ForeignKeyField, JSONField, Model
+from peewee import CharField, Database, ForeignKeyField, JSONField, Model
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if "labels" not in _columns(db, "post"):
         migrator.migrate(migrator.add_column("post", "labels", JSONField(null=True)))
 
@@ -37,6 +38,6 @@ def up(migrator, db):
     db.create_tables([PostLabel], safe=True)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP TABLE IF EXISTS "post_label"')
     migrator.migrate(migrator.drop_column("post", "labels"))

@@ -11,7 +11,17 @@ one `opening` entry each, so the sum of a workspace's entries is its balance fro
 import os
 import time
 
-from peewee import CharField, DateTimeField, ForeignKeyField, IntegerField, JSONField, Model, TextField
+from peewee import (
+    CharField,
+    Database,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    JSONField,
+    Model,
+    TextField,
+)
+from playhouse.migrate import SchemaMigrator
 
 
 def _id(prefix):
@@ -21,7 +31,7 @@ def _id(prefix):
     return prefix + "_" + "".join(alphabet[(value >> shift) & 31] for shift in range(125, -1, -5))
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db
@@ -91,6 +101,6 @@ def up(migrator, db):
         CreditEntry.insert_many(opening).execute()
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP TABLE IF EXISTS "credit_entry"')
     db.execute_sql('DROP TABLE IF EXISTS "generation"')

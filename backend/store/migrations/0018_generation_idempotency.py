@@ -2,14 +2,15 @@
 on the generation; UNIQUE (workspace, idempotency_key) decides races (NULLs are distinct: a generation without a
 key never conflicts). Deleting a generation clears its key, so the key can make a new one."""
 
-from peewee import CharField
+from peewee import CharField, Database
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if "idempotency_key" not in _columns(db, "generation"):
         migrator.migrate(
             migrator.add_column("generation", "idempotency_key", CharField(max_length=200, null=True))
@@ -20,6 +21,6 @@ def up(migrator, db):
     )
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP INDEX IF EXISTS "generation_workspace_id_idempotency_key"')
     migrator.migrate(migrator.drop_column("generation", "idempotency_key"))

@@ -4,6 +4,7 @@ characters for the delivery lanes (`serial:webhook:<endpoint id>`; SQLite does n
 from peewee import (
     BooleanField,
     CharField,
+    Database,
     DateTimeField,
     ForeignKeyField,
     IntegerField,
@@ -12,9 +13,10 @@ from peewee import (
     SqliteDatabase,
     TextField,
 )
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db
@@ -79,6 +81,6 @@ def up(migrator, db):
         db.execute_sql('ALTER TABLE "job" ALTER COLUMN "lane" TYPE VARCHAR(60)')
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     for table in ("webhook_attempt", "webhook_delivery", "webhook_endpoint"):
         db.execute_sql(f'DROP TABLE IF EXISTS "{table}"')

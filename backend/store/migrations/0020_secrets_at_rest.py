@@ -5,7 +5,8 @@ secret still stored in clear is encrypted in place: `enc:v1:` + a Fernet token u
 
 The value format is frozen here (the prefix and Fernet); only the keys come from the keyring."""
 
-from peewee import SqliteDatabase, Table, TextField
+from peewee import Database, SqliteDatabase, Table, TextField
+from playhouse.migrate import SchemaMigrator
 
 from backend.store import secretbox
 
@@ -13,7 +14,7 @@ _PREFIX = "enc:v1:"
 _COLUMNS = {"account": ("access_token", "refresh_token"), "webhook_endpoint": ("secret", "previous_secret")}
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
@@ -28,7 +29,7 @@ def _rewrite(db, table, column, change):
             t.update({col: new}).where((t.c.id == row_id) & (col == value)).execute()
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if "refresh_token" not in _columns(db, "account"):
         migrator.migrate(migrator.add_column("account", "refresh_token", TextField(null=True)))
     if not isinstance(db, SqliteDatabase):
@@ -48,7 +49,7 @@ def up(migrator, db):
             _rewrite(db, table, column, encrypt)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     ring = secretbox.keyring()
 
     def decrypt(value):

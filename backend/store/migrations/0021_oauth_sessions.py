@@ -2,10 +2,11 @@
 SHA-256 (looked up, never shown again); the PKCE verifier and, once the code is exchanged, the grant's tokens are
 encrypted (`enc:v1:`, backend/store/fields.py EncryptedTextField). A session lives 10 minutes and is used once."""
 
-from peewee import CharField, DateTimeField, ForeignKeyField, Model, TextField
+from peewee import CharField, Database, DateTimeField, ForeignKeyField, Model, TextField
+from playhouse.migrate import SchemaMigrator
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class Base(Model):
         class Meta:
             database = db
@@ -34,5 +35,5 @@ def up(migrator, db):
     db.create_tables([OAuthSession], safe=True)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP TABLE IF EXISTS "oauth_session"')

@@ -3,17 +3,18 @@
 `account.token_refresh_until` (a refresh in flight holds it: one refresh per account at a time, as a rotated
 refresh token used twice kills the grant)."""
 
-from peewee import DateTimeField
+from peewee import Database, DateTimeField
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
 _NEW = ("refresh_expires_at", "token_warned_for", "token_refresh_until")
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     have = _columns(db, "account")
     ops = [
         migrator.add_column("account", name, DateTimeField(null=True)) for name in _NEW if name not in have
@@ -22,7 +23,7 @@ def up(migrator, db):
         migrator.migrate(*ops)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     have = _columns(db, "account")
     ops = [migrator.drop_column("account", name) for name in _NEW if name in have]
     if ops:

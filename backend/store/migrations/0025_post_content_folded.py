@@ -2,17 +2,18 @@
 `GET /v1/posts?q=` compares stored text in SQL instead of calling Python's casefold for every row (SQLite) or
 folding with ILIKE's lower-casing (PostgreSQL). Existing posts are folded here, a chunk at a time."""
 
-from peewee import TextField
+from peewee import Database, TextField
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
 CHUNK = 1000
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if "content_folded" not in _columns(db, "post"):
         migrator.migrate(migrator.add_column("post", "content_folded", TextField(null=True)))
     p = db.param
@@ -30,6 +31,6 @@ def up(migrator, db):
                 )
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     if "content_folded" in _columns(db, "post"):
         migrator.migrate(migrator.drop_column("post", "content_folded"))

@@ -3,14 +3,15 @@ stored file's (images are re-encoded). `GET /v1/media?sourceSha256=` finds an up
 client (recipes: several machines applying one folder to one server reuse each other's uploads and never see
 them as changed media). Files ingested before this migration have none."""
 
-from peewee import CharField
+from peewee import CharField, Database
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     if "source_sha256" not in _columns(db, "media"):
         migrator.migrate(migrator.add_column("media", "source_sha256", CharField(max_length=64, null=True)))
     db.execute_sql(
@@ -19,7 +20,7 @@ def up(migrator, db):
     )
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.execute_sql('DROP INDEX IF EXISTS "media_workspace_source_sha256"')
     if "source_sha256" in _columns(db, "media"):
         migrator.migrate(migrator.drop_column("media", "source_sha256"))

@@ -4,14 +4,15 @@ may differ from one process to the next. First: `private_urls` (whether the medi
 reach loopback and private addresses; `socialpub admin private-urls`). And `webhook_delivery.refused_by`: the setting
 that refused a delivery (`private-urls`), so the log says which setting to change rather than blaming the endpoint."""
 
-from peewee import CharField, DateTimeField, Model, TextField
+from peewee import CharField, Database, DateTimeField, Model, TextField
+from playhouse.migrate import SchemaMigrator
 
 
-def _columns(db, table):
+def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     class InstanceSetting(Model):
         key = CharField(primary_key=True, max_length=60)
         value = TextField()
@@ -28,7 +29,7 @@ def up(migrator, db):
         )
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     if "refused_by" in _columns(db, "webhook_delivery"):
         migrator.migrate(migrator.drop_column("webhook_delivery", "refused_by"))
     db.execute_sql('DROP TABLE IF EXISTS "instance_setting"')

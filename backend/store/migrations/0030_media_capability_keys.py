@@ -26,7 +26,8 @@ import os
 import re
 import secrets
 
-from peewee import CharField, JSONField, Model, TextField
+from peewee import CharField, Database, JSONField, Model, TextField
+from playhouse.migrate import SchemaMigrator
 
 from backend.store.db import migration_settings
 
@@ -149,7 +150,7 @@ def _rewrite_references(db, renamed):
                     model.update(changes).where(model.id == row.id).execute()
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     media = _model(db, "media", {"key": CharField()})
     legacy = [(row.id, row.key) for row in media.select(media.id, media.key) if _LEGACY_KEY.match(row.key)]
     if not legacy:
@@ -165,5 +166,5 @@ def up(migrator, db):
     _rewrite_references(db, renamed)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     """Keys stay capabilities: nothing to undo (an older version serves the new keys as they are)."""

@@ -3,7 +3,8 @@ file: `duration_ms`, `frame_rate`, `video_codec`, `audio_codec` (and `width`, `h
 so that each network's video rules (duration, size, dimensions, aspect, frame rate, codec) are checked per target
 when a post is created. A video ingested before this migration has none: its rules are left to the network."""
 
-from peewee import CharField, FloatField, IntegerField
+from peewee import CharField, Database, FloatField, IntegerField
+from playhouse.migrate import SchemaMigrator
 
 _COLUMNS = {
     "duration_ms": IntegerField(null=True),
@@ -13,11 +14,11 @@ _COLUMNS = {
 }
 
 
-def _columns(db):
+def _columns(db: Database) -> set[str]:
     return {c.name for c in db.get_columns("media")}
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     present = _columns(db)
     missing = [
         migrator.add_column("media", name, field) for name, field in _COLUMNS.items() if name not in present
@@ -26,7 +27,7 @@ def up(migrator, db):
         migrator.migrate(*missing)
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     present = _columns(db)
     gone = [migrator.drop_column("media", name) for name in _COLUMNS if name in present]
     if gone:

@@ -24,6 +24,7 @@ class Account(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="accounts", on_delete="CASCADE")
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     platform = CharField(max_length=20)
     name = CharField(max_length=200)
     username = CharField(max_length=200, default="")

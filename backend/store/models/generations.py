@@ -16,6 +16,7 @@ class Generation(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="generations", on_delete="CASCADE", index=False)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     type = CharField(max_length=10)  # image | video
     status = CharField(max_length=12)
     prompt = TextField()
@@ -46,6 +47,7 @@ class CreditEntry(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="credit_entries", on_delete="CASCADE", index=False)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     amount = IntegerField()
     reason = CharField(max_length=12)
     generation_id = CharField(max_length=40, null=True)

@@ -16,6 +16,7 @@ class Media(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="media", on_delete="CASCADE", index=True)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     key = CharField(max_length=200, unique=True)
     type = CharField(max_length=10)  # image | video
     mime_type = CharField(max_length=60)
@@ -42,6 +43,7 @@ class MediaHold(BaseModel):
     `until` None holds without limit (until released), else until that instant."""
 
     media = ForeignKeyField(Media, backref="holds", on_delete="CASCADE")
+    media_id: str  # peewee's column for media, typed for mypy
     ref = CharField(max_length=120, index=True)
     until = UTCDateTimeField(null=True)
     created_at = UTCDateTimeField()

@@ -20,6 +20,7 @@ class OAuthSession(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="oauth_sessions", on_delete="CASCADE")
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     platform = CharField(max_length=20)
     state_hash = CharField(max_length=64, unique=True)
     redirect_uri = TextField()

@@ -30,6 +30,7 @@ class Post(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="posts", on_delete="CASCADE")
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     status = CharField(max_length=12)
     content = TextField()
     content_folded = TextField(null=True)  # migration 0025: folded(content), what GET /v1/posts?q= compares
@@ -71,9 +72,11 @@ class PostTarget(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     post = ForeignKeyField(Post, backref="targets", on_delete="CASCADE")
+    post_id: str  # peewee's column for post, typed for mypy
     position = IntegerField()
     platform = CharField(max_length=20)
     account = ForeignKeyField(Account, null=True, on_delete="SET NULL", index=True)
+    account_id: str | None  # peewee's column for account, typed for mypy
     account_name = CharField(max_length=200)
     status = CharField(max_length=16, default="pending")
     external_post_id = CharField(max_length=300, null=True)
@@ -112,7 +115,9 @@ class PublishAttempt(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     target = ForeignKeyField(PostTarget, backref="attempt_rows", on_delete="CASCADE", index=True)
+    target_id: str  # peewee's column for target, typed for mypy
     account = ForeignKeyField(Account, null=True, on_delete="SET NULL", index=False)
+    account_id: str | None  # peewee's column for account, typed for mypy
     started_at = UTCDateTimeField()
     finished_at = UTCDateTimeField(null=True)
     outcome = TextField(null=True)
@@ -124,7 +129,9 @@ class PostLabel(BaseModel):
     (migration 0016). Recipes mark the posts a set owns with them."""
 
     post = ForeignKeyField(Post, backref="label_rows", on_delete="CASCADE", index=True)
+    post_id: str  # peewee's column for post, typed for mypy
     workspace = ForeignKeyField(Workspace, on_delete="CASCADE", index=False)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     key = CharField(max_length=100)
     value = CharField(max_length=500)
 

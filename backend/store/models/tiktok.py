@@ -22,7 +22,9 @@ class TikTokPublish(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="tiktok_publishes", on_delete="CASCADE")
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     account = ForeignKeyField(Account, null=True, on_delete="SET NULL", index=True)
+    account_id: str | None  # peewee's column for account, typed for mypy
     kind = CharField(max_length=8)  # photo | video
     post_mode = CharField(max_length=16)  # MEDIA_UPLOAD | DIRECT_POST
     publish_id = CharField(max_length=100, null=True, unique=True)

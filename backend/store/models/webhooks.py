@@ -17,6 +17,7 @@ class WebhookEndpoint(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, on_delete="CASCADE", index=False)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     url = TextField()
     description = TextField(null=True)
     event_types = JSONField(default=list)  # [] = every type
@@ -46,6 +47,7 @@ class WebhookDelivery(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     workspace_id = CharField(max_length=40)
     endpoint = ForeignKeyField(WebhookEndpoint, on_delete="CASCADE", index=False)
+    endpoint_id: str  # peewee's column for endpoint, typed for mypy
     event_id = CharField(max_length=40, index=True)
     event_type = CharField(max_length=60)
     status = CharField(max_length=12, default="pending")
@@ -69,6 +71,7 @@ class WebhookAttempt(BaseModel):
 
     id = CharField(primary_key=True, max_length=40)
     delivery = ForeignKeyField(WebhookDelivery, on_delete="CASCADE", index=True)
+    delivery_id: str  # peewee's column for delivery, typed for mypy
     at = UTCDateTimeField()
     status_code = IntegerField(null=True)
     duration_ms = IntegerField()

@@ -35,6 +35,7 @@ class Workspace(BaseModel):
 class Owner(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="owners", on_delete="CASCADE")
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     email = CharField(max_length=320, unique=True)
     password_hash = CharField(max_length=300)
     created_at = UTCDateTimeField()
@@ -43,6 +44,7 @@ class Owner(BaseModel):
 class ApiKey(BaseModel):
     id = CharField(primary_key=True, max_length=40)
     workspace = ForeignKeyField(Workspace, backref="api_keys", on_delete="CASCADE", index=True)
+    workspace_id: str  # peewee's column for workspace, typed for mypy
     name = CharField(max_length=200)
     key_prefix = CharField(max_length=40)
     key_hash = CharField(max_length=64, unique=True)
