@@ -342,6 +342,25 @@ def next_due_in(now: datetime | None = None) -> float | None:
     return max(0.0, (min(candidates) - now).total_seconds())
 
 
+_NEXT_DUE = Shape(
+    lambda: (
+        Job.select(Job.run_at)
+        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > Slot("now")))
+        .order_by(Job.run_at)
+        .limit(Slot("limit"))
+        .tuples()
+    )
+)
+_NEXT_LEASE_END = Shape(
+    lambda: (
+        Job.select(Job.lease_until)
+        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > Slot("now")))
+        .order_by(Job.lease_until)
+        .limit(1)
+    )
+)
+
+
 def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     """Seconds until the next jobs that are not claimable yet become claimable (queued jobs fall due, the first
     running job's lease expires), ascending: the next `limit` due times and the first lease expiry, the earliest
@@ -349,20 +368,8 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     runs its lanes at their cap), so this is when to look again. Two statements whatever `limit` (the worker's
     watcher reads several at once: it wakes a thread at each without reading again)."""
     now = now or clock.now()
-    due = (
-        Job.select(Job.run_at)
-        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
-        .order_by(Job.run_at)
-        .limit(limit)
-        .tuples()
-    )
-    lease = (
-        Job.select(Job.lease_until)
-        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
-        .order_by(Job.lease_until)
-        .limit(1)
-        .first()
-    )
+    due = _NEXT_DUE.rows(now=now, limit=limit)
+    lease = _NEXT_LEASE_END.first(now=now)
     times = [at for (at,) in due if at is not None]
     if lease is not None and lease.lease_until is not None:
         times.append(lease.lease_until)

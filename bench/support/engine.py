@@ -32,7 +32,8 @@ os.environ.setdefault(
     "SOCIALPUB_SANDBOX_APPS",
     '{"tiktok": {"audited": true}, "linkedin": {"products": ["openid", "share", "partner"]}}',
 )
-TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
+# offered by a public and a private TikTok account alike (the sandbox's default account is private)
+TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "MUTUAL_FOLLOW_FRIENDS"}}
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 

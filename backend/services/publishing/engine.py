@@ -77,6 +77,19 @@ def _ids(target: PostTarget) -> str:
 
 
 # ---- post.publish ---------------------------------------------------------------------------------------
+_POST_TARGETS = Shape(
+    lambda: PostTarget.select().where(PostTarget.post == Slot("post")).order_by(PostTarget.position)
+)
+_POST_STARTED = Shape(
+    lambda: Post.update(
+        status=Slot("status", Post.status),
+        lateness_ms=Slot("lateness_ms", Post.lateness_ms),
+        sent_at=Slot("sent_at", Post.sent_at),
+        updated_at=Slot("now", Post.updated_at),
+    ).where(Post.id == Slot("post"))
+)
+
+
 def start_post(job: Job, settings: Settings) -> None:
     """Due time reached (or an immediate post): in ONE transaction, the post turns `processing` (lateness
     recorded; past SOCIALPUB_MAX_LATENESS_S its pending targets fail instead), its media are released to the
@@ -99,7 +112,7 @@ def start_post(job: Job, settings: Settings) -> None:
                 delay_s=(post.scheduled_at - now).total_seconds(),
                 count_attempt=False,
             )
-        targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
+        targets = _POST_TARGETS.rows(post=post.id)
         too_late: float | None = None
         if post.status == PostStatus.SCHEDULED:
             late = decide.lateness_s(post.scheduled_at, now)
@@ -110,9 +123,9 @@ def start_post(job: Job, settings: Settings) -> None:
         post.status = PostStatus.PROCESSING
         post.sent_at = post.sent_at or now
         post.updated_at = now
-        Post.update(
-            status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, updated_at=now
-        ).where(Post.id == post.id).execute()
+        _POST_STARTED.run(
+            post=post.id, status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, now=now
+        )
         open_targets = [t for t in targets if t.status not in TARGET_FINAL]
         if too_late is not None:
             for t in open_targets:
