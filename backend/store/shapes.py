@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from peewee import Context, Field, Insert, Node
+from peewee import ColumnBase, Context, Field, Insert
 
 from backend.store.db import ARMED, Hole, Rendered, database
 
 
-class Slot(Node):  # type: ignore[misc]  # peewee is untyped
+class Slot(ColumnBase):  # type: ignore[misc]  # peewee is untyped; a column-like node: `==`, `.concat` on it build expressions
     """A value given when the shape's statement is executed (a keyword of Shape.rows / first / run)."""
 
     def __init__(self, name: str, field: Field | None = None) -> None:
