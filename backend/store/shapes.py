@@ -31,7 +31,7 @@ from peewee import ColumnBase, Context, Field, Insert
 from backend.store.db import ARMED, Hole, Rendered, database
 
 
-class Slot(ColumnBase):  # type: ignore[misc]  # peewee is untyped; a column-like node: `==`, `.concat` on it build expressions
+class Slot(ColumnBase):  # a column-like node: `==`, `.concat` on it build expressions
     """A value given when the shape's statement is executed (a keyword of Shape.rows / first / run)."""
 
     def __init__(self, name: str, field: Field | None = None) -> None:
@@ -42,7 +42,8 @@ class Slot(ColumnBase):  # type: ignore[misc]  # peewee is untyped; a column-lik
     def __sql__(self, ctx: Context) -> Context:
         converter = self.field.db_value if self.field is not None else ctx.state.converter
         # converter=False: the Hole is kept as it is among the parameters, and converted when a value is bound
-        return ctx.value(Hole(self.name, converter or None), converter=False)
+        ctx.value(Hole(self.name, converter or None), converter=False)
+        return ctx
 
 
 class _Entry:
