@@ -32,8 +32,7 @@ os.environ.setdefault(
     "SOCIALPUB_SANDBOX_APPS",
     '{"tiktok": {"audited": true}, "linkedin": {"products": ["openid", "share", "partner"]}}',
 )
-# offered by a public and a private TikTok account alike (the sandbox's default account is private)
-TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "MUTUAL_FOLLOW_FRIENDS"}}
+TIKTOK_PRIVACY = {"tiktok": {"privacyLevel": "PUBLIC_TO_EVERYONE"}}
 
 PLATFORMS = ("facebook", "instagram", "linkedin", "tiktok", "youtube")
 
@@ -96,7 +95,9 @@ def prepare_workspace(settings: Any, *, with_video: bool, sandbox_accounts: bool
     created = bootstrap.create_workspace(settings, "Bench", "bench@bench.local", "bench password 123")
     workspace.set_plan(created.workspace_id, "GROWTH", "active", None)
     if sandbox_accounts:
-        accounts.connect_sandbox_defaults(settings, created.workspace_id)
+        # public accounts (TikTok's sandbox default is private): the bench's audited TikTok app posts publicly,
+        # and TikTok's video list, which reconciles an interrupted post, shows only public videos
+        accounts.connect_sandbox_defaults(settings, created.workspace_id, public=True)
     url = None
     if with_video:
         row = media_service.ingest_bytes(settings, created.workspace_id, tiny_video())
