@@ -203,10 +203,11 @@ class _OnceRendered:
 
 class StepCounts:
     """What this process asked of the store and the networks, when SOCIALPUB_COUNT_STEPS is on (init_database):
-    statements (every statement runs through the database's `execute_sql`: query objects, statements.py's SQL
-    text, migrations), transactions (each `begin`: a nested `atomic` is a savepoint, not counted) and network
-    requests (the adapters' and the OAuth side's HTTP clients, backend/services/adapters.py). Off by default: then
-    a count is one attribute read."""
+    statements (every statement runs through the database's `execute_sql`: query objects, migrations' SQL text),
+    of which the query objects rendered by peewee (`rendered_statements`) and those executed from a statement
+    shape's SQL rendered once (`once_rendered_statements`, backend/store/shapes.py), transactions (each `begin`: a
+    nested `atomic` is a savepoint, not counted) and network requests (the adapters' and the OAuth side's HTTP
+    clients, backend/services/adapters.py). Off by default: then a count is one attribute read."""
 
     def __init__(self) -> None:
         self.enabled = False
@@ -284,8 +285,8 @@ class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
     on (not taken) and SQLite decides, as before.
 
     Checkpoints run in a background thread after commits (_Checkpointer), not in the committing thread.
-    Statements given as SQL text (migrations, backend/store/statements.py) run their writes inside
-    transactions, which take the lock in `begin`.
+    Statements given as SQL text (migrations) run their writes inside transactions, which take the lock in
+    `begin`.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
