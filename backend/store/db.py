@@ -20,6 +20,7 @@ from peewee import (
     Insert,
     InterfaceError,
     Model,
+    Node,
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
@@ -170,6 +171,11 @@ class Rendered:
         for i, name, converter in self.holes:
             value = values[name]
             params[i] = value if converter is None else converter(value)
+            if isinstance(params[i], Node):  # e.g. a JSON column on SQLite: its value is written as json(?)
+                raise TypeError(
+                    f"statement shape value {name!r}: its field turns a value into SQL ({params[i]!r}), not a "
+                    "parameter: such a column cannot be a Slot"
+                )
         return self.sql, params
 
 

@@ -16,7 +16,8 @@ same path. Nothing but peewee writes SQL here: the SQL text is peewee's, the val
 
 What a shape may hold: Slots wherever a value changes between executions, constants otherwise. A Slot compared to
 a field takes that field's conversion; a Slot given as a SET value of an UPDATE names its field
-(`Slot("at", Job.updated_at)`), since peewee converts no node there. No INSERT (peewee fills a row's defaults,
+(`Slot("at", Job.updated_at)`), since peewee converts no node there. No Slot for a column whose field turns a
+value into SQL rather than a parameter (a JSON column on SQLite: `json(?)`; refused when bound). No INSERT (peewee fills a row's defaults,
 e.g. a new id, while rendering: a shape would repeat the first one's) and no IN over a Slot (its length is part of
 the shape).
 """

@@ -149,3 +149,15 @@ def test_threads_executing_one_shape_get_their_own_rows(settings):
         t.join()
     assert errors == []
     assert store_db.ARMED.__dict__.get("statement") is None
+
+
+def test_a_column_whose_value_becomes_sql_cannot_be_a_slot(settings, db_kind):
+    """SQLite's JSON column writes `json(?)`: a value bound into a shape must be a parameter, so it is refused."""
+    (job,) = _jobs(1)
+    payload = Shape(lambda: Job.update(payload=Slot("payload", Job.payload)).where(Job.id == Slot("id")))
+    if db_kind == "sqlite":
+        with pytest.raises(TypeError, match="cannot be a Slot"):
+            payload.run(payload={"a": 1}, id=job.id)
+    else:
+        assert payload.run(payload={"a": 1}, id=job.id) == 1
+        assert Job.get_by_id(job.id).payload == {"a": 1}
