@@ -95,9 +95,9 @@ def cpu_seconds(pid: int) -> float:
 CLI = "from socialpub_tui.cli.main import main; main()"
 # where each served emulator's API lives under its origin (as tests/e2e/test_live_story.py points socialpub at them)
 EMULATOR_PATH = {"facebook": "", "instagram": "", "linkedin": "/rest", "tiktok": "", "youtube": "/youtube/v3"}
-CALLBACK = (
-    "http://127.0.0.1:9/callback"  # the OAuth redirect: never requested, its code is read from the Location
-)
+CALLBACK_PORT = 9
+# the OAuth redirect: never requested, its code is read from the Location
+CALLBACK = f"http://127.0.0.1:{CALLBACK_PORT}/callback"
 
 
 def free_port() -> int:
@@ -113,6 +113,8 @@ def live_env(ports: dict[str, int]) -> dict[str, str]:
         env[f"SOCIALPUB_{net.upper()}_BASE_URL"] = f"http://127.0.0.1:{port}{EMULATOR_PATH[net]}"
         env[f"SOCIALPUB_{net.upper()}_CLIENT_ID"] = f"bench-{net}"
         env[f"SOCIALPUB_{net.upper()}_CLIENT_SECRET"] = f"bench-secret-{net}"
+        # the app's registered redirect URI is CALLBACK (Meta's Strict Mode, LinkedIn's exact match)
+        env[f"SOCIALPUB_{net.upper()}_REDIRECT_PORT"] = str(CALLBACK_PORT)
     return env
 
 

@@ -22,6 +22,7 @@ from backend.schemas.statuses import JobStatus
 from backend.store import statements
 from backend.store.db import database, locked, tx
 from backend.store.models import Job
+from backend.store.shapes import Shape, Slot
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
 
@@ -179,16 +180,61 @@ def taken_over_from(job: Job) -> str | None:
     return err[len(statements.TAKEN_OVER) :] if err.startswith(statements.TAKEN_OVER) else None
 
 
-def _mine(job: Job) -> Any:
-    """Fencing: a job is changed only by the claim that holds its lease (still running, still locked by it)."""
-    return (Job.id == job.id) & (Job.locked_by == job.locked_by) & (Job.status == JobStatus.RUNNING)
+def _mine() -> Any:
+    """Fencing: a job is changed only by the claim that holds its lease (still running, still locked by it). The
+    condition of the statement shapes below: Slots `id` and `by` (the job's id and locked_by)."""
+    return (Job.id == Slot("id")) & (Job.locked_by == Slot("by")) & (Job.status == JobStatus.RUNNING)
+
+
+# The worker's statements on its job (backend/store/shapes.py: each rendered once, executed with the job's values).
+_RENEW = Shape(
+    lambda: Job.update(
+        lease_until=Slot("until", Job.lease_until), updated_at=Slot("now", Job.updated_at)
+    ).where(_mine())
+)
+_HOLD = Shape(
+    lambda: locked(
+        Job.select(Job.status, Job.lease_until)
+        .where((Job.id == Slot("id")) & (Job.locked_by == Slot("by")))
+        .limit(1)
+    )
+)
+_COMPLETE = Shape(
+    lambda: Job.update(
+        status=JobStatus.DONE, lease_until=None, updated_at=Slot("now", Job.updated_at), last_error=None
+    ).where(_mine())
+)
+_RETRY = {
+    count_attempt: Shape(
+        lambda count_attempt=count_attempt: Job.update(
+            {
+                Job.status: JobStatus.QUEUED,
+                Job.run_at: Slot("run_at", Job.run_at),
+                Job.lease_until: None,
+                Job.locked_by: None,
+                Job.last_error: Slot("error", Job.last_error),
+                Job.updated_at: Slot("now", Job.updated_at),
+                **({} if count_attempt else {Job.attempts: Job.attempts - 1}),
+            }
+        ).where(_mine())
+    )
+    for count_attempt in (True, False)
+}
+_BURY = Shape(
+    lambda: Job.update(
+        status=JobStatus.DEAD,
+        lease_until=None,
+        last_error=Slot("error", Job.last_error),
+        updated_at=Slot("now", Job.updated_at),
+    ).where(_mine())
+)
 
 
 def renew(job: Job, lease_s: float) -> bool:
     """Extend the lease of a job this claim still holds. False when it was lost (reclaimed elsewhere)."""
     now = clock.now()
     until = now + timedelta(seconds=lease_s)
-    ok = Job.update(lease_until=until, updated_at=now).where(_mine(job)).execute() == 1
+    ok = _RENEW.run(id=job.id, by=job.locked_by, until=until, now=now) == 1
     if ok:
         job.lease_until = until
     return ok
@@ -205,9 +251,7 @@ def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
     It reads the row the takeover writes (`locked_by`, `status`, `lease_until`): a claim that is still held
     has, by the lease, `need_s` during which no other worker can take the job over. A lease that ran out but
     was not taken over yet is still this claim's: the renewal (fenced by `locked_by`) keeps it."""
-    row = locked(
-        Job.select(Job.status, Job.lease_until).where((Job.id == job.id) & (Job.locked_by == job.locked_by))
-    ).first()
+    row = _HOLD.first(id=job.id, by=job.locked_by)
     now = clock.now()
     if (
         row is not None and row.status == JobStatus.DONE
@@ -243,12 +287,7 @@ def complete(job: Job) -> bool:
     """Mark the job done (fenced). A handler that must complete its job in the same transaction as its outcome
     calls this inside that transaction; once that commits, the worker sees `job.status == "done"` and does not
     complete it again. False when this claim no longer holds the job."""
-    ok = (
-        Job.update(status=JobStatus.DONE, lease_until=None, updated_at=clock.now(), last_error=None)
-        .where(_mine(job))
-        .execute()
-        == 1
-    )
+    ok = _COMPLETE.run(id=job.id, by=job.locked_by, now=clock.now()) == 1
     if ok:  # marked once it is committed: a rolled-back transaction leaves the job for the worker to record
         database.after_commit(lambda: _mark(job, "done"))
     return ok
@@ -261,17 +300,8 @@ def _mark(job: Job, status: str) -> None:
 def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = True) -> bool:
     """Queue the job again in `delay_s` (fenced). count_attempt=False: this try does not count."""
     now = clock.now()
-    values: dict[Any, Any] = {
-        Job.status: JobStatus.QUEUED,
-        Job.run_at: now + timedelta(seconds=delay_s),
-        Job.lease_until: None,
-        Job.locked_by: None,
-        Job.last_error: error,
-        Job.updated_at: now,
-    }
-    if not count_attempt:
-        values[Job.attempts] = Job.attempts - 1
-    ok = Job.update(values).where(_mine(job)).execute() == 1
+    run_at = now + timedelta(seconds=delay_s)
+    ok = _RETRY[count_attempt].run(id=job.id, by=job.locked_by, run_at=run_at, error=error, now=now) == 1
     if ok:
         job.status = JobStatus.QUEUED
         if delay_s <= 0:
@@ -281,12 +311,7 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
 
 def bury(job: Job, error: str) -> bool:
     """Attempts exhausted or a permanent error: the job stays visible, status `dead`, with its last error."""
-    ok = (
-        Job.update(status=JobStatus.DEAD, lease_until=None, last_error=error, updated_at=clock.now())
-        .where(_mine(job))
-        .execute()
-        == 1
-    )
+    ok = _BURY.run(id=job.id, by=job.locked_by, error=error, now=clock.now()) == 1
     if ok:
         job.status = JobStatus.DEAD
     return ok
@@ -317,6 +342,25 @@ def next_due_in(now: datetime | None = None) -> float | None:
     return max(0.0, (min(candidates) - now).total_seconds())
 
 
+_NEXT_DUE = Shape(
+    lambda: (
+        Job.select(Job.run_at)
+        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > Slot("now")))
+        .order_by(Job.run_at)
+        .limit(Slot("limit"))
+        .tuples()
+    )
+)
+_NEXT_LEASE_END = Shape(
+    lambda: (
+        Job.select(Job.lease_until)
+        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > Slot("now")))
+        .order_by(Job.lease_until)
+        .limit(1)
+    )
+)
+
+
 def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     """Seconds until the next jobs that are not claimable yet become claimable (queued jobs fall due, the first
     running job's lease expires), ascending: the next `limit` due times and the first lease expiry, the earliest
@@ -324,20 +368,8 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
     runs its lanes at their cap), so this is when to look again. Two statements whatever `limit` (the worker's
     watcher reads several at once: it wakes a thread at each without reading again)."""
     now = now or clock.now()
-    due = (
-        Job.select(Job.run_at)
-        .where((Job.status == JobStatus.QUEUED) & (Job.run_at > now))
-        .order_by(Job.run_at)
-        .limit(limit)
-        .tuples()
-    )
-    lease = (
-        Job.select(Job.lease_until)
-        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > now))
-        .order_by(Job.lease_until)
-        .limit(1)
-        .first()
-    )
+    due = _NEXT_DUE.rows(now=now, limit=limit)
+    lease = _NEXT_LEASE_END.first(now=now)
     times = [at for (at,) in due if at is not None]
     if lease is not None and lease.lease_until is not None:
         times.append(lease.lease_until)

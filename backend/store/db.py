@@ -20,6 +20,7 @@ from peewee import (
     Insert,
     InterfaceError,
     Model,
+    Node,
     OperationalError,
     PeeweeException,
     PostgresqlDatabase,
@@ -140,12 +141,79 @@ class _WriterGate:
             self._lock.release()
 
 
+class Hole:
+    """Where a value given at execution goes in a rendered statement's parameters (backend/store/shapes.py's Slot
+    renders as one), and the field's conversion it gets there (`db_value`; None: bound as given)."""
+
+    __slots__ = ("name", "converter")
+
+    def __init__(self, name: str, converter: Any) -> None:
+        self.name = name
+        self.converter = converter
+
+    def __repr__(self) -> str:
+        return f"Hole({self.name!r}): a statement shape's value, bound only by Shape's execution"
+
+
+class Rendered:
+    """A statement shape's SQL text and parameters as peewee rendered them once; `bind` puts new values in its
+    holes."""
+
+    __slots__ = ("sql", "params", "holes")
+
+    def __init__(self, sql: str, params: list[Any]) -> None:
+        self.sql = sql
+        self.params = list(params)
+        self.holes = [(i, p.name, p.converter) for i, p in enumerate(self.params) if isinstance(p, Hole)]
+
+    def bind(self, values: dict[str, Any]) -> tuple[str, list[Any]]:
+        params = list(self.params)
+        for i, name, converter in self.holes:
+            value = values[name]
+            params[i] = value if converter is None else converter(value)
+            if isinstance(params[i], Node):  # e.g. a JSON column on SQLite: its value is written as json(?)
+                raise TypeError(
+                    f"statement shape value {name!r}: its field turns a value into SQL ({params[i]!r}), not a "
+                    "parameter: such a column cannot be a Slot"
+                )
+        return self.sql, params
+
+
+# The statement shape the current thread is executing (shapes.Shape sets it around its query's execute(): `query`,
+# the clone being run; `entry.rendered`, its SQL once rendered; `values`, what goes in its holes).
+ARMED = threading.local()
+
+
+class _OnceRendered:
+    """The store's one execution path for query objects (every peewee query's execute() arrives here): a statement
+    of a shape (backend/store/shapes.py) is rendered by peewee the first time on this kind of database, and then
+    executed as that SQL text with its new values bound as parameters; any other query is rendered by peewee each
+    time. Both end in the same `execute_sql`."""
+
+    def execute(self, query: Any, **context_options: Any) -> Any:
+        armed = getattr(ARMED, "statement", None)
+        if armed is None or armed.query is not query:
+            STEPS.rendered()
+            return super().execute(query, **context_options)  # type: ignore[misc]
+        ARMED.statement = None  # one statement per arming
+        entry = armed.entry
+        if entry.rendered is None:
+            sql, params = self.get_sql_context(**context_options).sql(query).query()  # type: ignore[attr-defined]
+            entry.rendered = Rendered(sql, params)
+            STEPS.rendered()
+        else:
+            STEPS.once_rendered()
+        sql, params = entry.rendered.bind(armed.values)
+        return self.execute_sql(sql, params)  # type: ignore[attr-defined]
+
+
 class StepCounts:
     """What this process asked of the store and the networks, when SOCIALPUB_COUNT_STEPS is on (init_database):
-    statements (every statement runs through the database's `execute_sql`: query objects, statements.py's SQL
-    text, migrations), transactions (each `begin`: a nested `atomic` is a savepoint, not counted) and network
-    requests (the adapters' and the OAuth side's HTTP clients, backend/services/adapters.py). Off by default: then
-    a count is one attribute read."""
+    statements (every statement runs through the database's `execute_sql`: query objects, migrations' SQL text),
+    of which the query objects rendered by peewee (`rendered_statements`) and those executed from a statement
+    shape's SQL rendered once (`once_rendered_statements`, backend/store/shapes.py), transactions (each `begin`: a
+    nested `atomic` is a savepoint, not counted) and network requests (the adapters' and the OAuth side's HTTP
+    clients, backend/services/adapters.py). Off by default: then a count is one attribute read."""
 
     def __init__(self) -> None:
         self.enabled = False
@@ -153,6 +221,21 @@ class StepCounts:
         self.statements = 0
         self.transactions = 0
         self.network_requests = 0
+        self.rendered_statements = 0
+        self.once_rendered_statements = 0
+
+    def rendered(self) -> None:
+        """A query object rendered by peewee (a shape's first execution on a kind of database, or a query of no
+        shape)."""
+        if self.enabled:
+            with self._lock:
+                self.rendered_statements += 1
+
+    def once_rendered(self) -> None:
+        """A shape's statement executed from its SQL rendered once."""
+        if self.enabled:
+            with self._lock:
+                self.once_rendered_statements += 1
 
     def statement(self) -> None:
         if self.enabled:
@@ -176,6 +259,8 @@ class StepCounts:
                 "statements": self.statements,
                 "transactions": self.transactions,
                 "network_requests": self.network_requests,
+                "rendered_statements": self.rendered_statements,
+                "once_rendered_statements": self.once_rendered_statements,
             }
 
 
@@ -194,7 +279,7 @@ class _CountedSteps:
         return super().begin(*args, **kwargs)  # type: ignore[misc]
 
 
-class LocalSqliteDatabase(_CountedSteps, SqliteDatabase):
+class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
     """SQLite with an in-process writer lock.
 
     SQLite admits one writer at a time. When threads of one process contend (the worker's job threads, the
@@ -206,8 +291,8 @@ class LocalSqliteDatabase(_CountedSteps, SqliteDatabase):
     on (not taken) and SQLite decides, as before.
 
     Checkpoints run in a background thread after commits (_Checkpointer), not in the committing thread.
-    Statements given as SQL text (migrations, backend/store/statements.py) run their writes inside
-    transactions, which take the lock in `begin`.
+    Statements given as SQL text (migrations) run their writes inside transactions, which take the lock in
+    `begin`.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -255,7 +340,7 @@ class LocalSqliteDatabase(_CountedSteps, SqliteDatabase):
             self.writer_gate.give()
 
 
-class ReconnectingPostgresqlDatabase(_CountedSteps, ReconnectMixin, PostgresqlDatabase):
+class ReconnectingPostgresqlDatabase(_CountedSteps, _OnceRendered, ReconnectMixin, PostgresqlDatabase):
     """PostgreSQL whose thread-local connection is opened anew when the server has closed it: the session idle in
     a transaction past its timeout (a frozen worker, see make_database), a server restart or a failover. Only a
     statement outside a transaction, or the BEGIN of a new one, is retried on a new connection (peewee's

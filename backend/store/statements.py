@@ -1,9 +1,10 @@
-"""The statements that need more than a plain peewee query: one function each, the same on SQLite and PostgreSQL.
+"""The statements that need more than a plain query: one function each, the same on SQLite and PostgreSQL.
 
-Everything else in the product reads and writes through peewee queries on the models. What lives here needs a
-database feature that must be used with care (row locks skipped by other transactions, RETURNING, the write
-lock taken up front), so it is written once, documented once and tested on both databases
-(tests/jobs/test_statements.py).
+Written in peewee like every other statement (a statement shape, backend/store/shapes.py: rendered once). What
+lives here needs a database feature that must be used with care (row locks skipped by other transactions,
+RETURNING, the write lock taken up front), so it is written once, documented once and tested on both databases
+(tests/jobs/test_statements.py). The store's own job statuses are spelled here as the column holds them (the store
+imports no schema).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from peewee import Case, Select
+
 from backend import clock
 from backend.store.db import database, is_sqlite
 from backend.store.models import Job
+from backend.store.shapes import Shape, Slot
 
 # The prefix of `last_error` set on a job taken over from a worker whose lease expired (followed by the holder).
 TAKEN_OVER = "lease expired: taken over from "
@@ -55,88 +59,71 @@ def claim_jobs(
         SQLite:     the same UPDATE … RETURNING (no FOR UPDATE) inside BEGIN IMMEDIATE: the write lock is taken
                     before the candidates are read, so two claimers are serialised and never get the same job.
     """
-    params: list[Any] = []
-    branch_filter = ""
-    if only_unlaned:
-        branch_filter += ' AND "lane" IS NULL'
-    elif skip_lanes:
-        branch_filter += f' AND ("lane" IS NULL OR "lane" NOT IN ({", ".join(["{p}"] * len(skip_lanes))}))'
-        params += list(skip_lanes)
-    if kinds:
-        branch_filter += f' AND "kind" IN ({", ".join(["{p}"] * len(kinds))})'
-        params += list(kinds)
-    sql = _claim_sql(branch_filter)
-
-    def run() -> list[tuple[Any, ...]]:
-        at_now = clock.now() if now is None else now  # read once the transaction holds the write lock
-        at = Job.run_at.db_value(at_now)
-        values = [
-            locked_by,
-            Job.lease_until.db_value(at_now + timedelta(seconds=lease_s)),
-            at,
-            TAKEN_OVER,
-            "running",
-            at,
-            *params,
-            limit,
-            "queued",
-            at,
-            *params,
-            limit,
-            limit,
-        ]
-        return database.execute_sql(sql, values).fetchall()
-
+    shape = _claim_shape(only_unlaned, len(skip_lanes) if not only_unlaned else 0, len(kinds or ()))
+    lanes = {f"lane{i}": lane for i, lane in enumerate(() if only_unlaned else skip_lanes)}
+    kinds_given = {f"kind{i}": kind for i, kind in enumerate(kinds or ())}
     with database.atomic("IMMEDIATE") if is_sqlite() else database.atomic():
-        rows = run()
-    jobs = [Job(**{f.name: f.python_value(v) for f, v in zip(_FIELDS, row, strict=True)}) for row in rows]
+        at_now = clock.now() if now is None else now  # read once the transaction holds the write lock
+        jobs: list[Job] = shape.rows(
+            by=locked_by,
+            until=at_now + timedelta(seconds=lease_s),
+            now=at_now,
+            taken=TAKEN_OVER,
+            limit=limit,
+            **lanes,
+            **kinds_given,
+        )
     jobs.sort(key=lambda j: (not (j.last_error or "").startswith(TAKEN_OVER), j.run_at))
     return jobs
 
 
-# The columns a claim returns, as the model's fields (each converts its column with python_value).
-_FIELDS = (
-    Job.id,
-    Job.kind,
-    Job.payload,
-    Job.status,
-    Job.run_at,
-    Job.attempts,
-    Job.max_attempts,
-    Job.lease_until,
-    Job.locked_by,
-    Job.last_error,
-    Job.dedupe_key,
-    Job.workspace_id,
-    Job.lane,
-    Job.created_at,
-    Job.updated_at,
-)
-_CLAIM_SQL: dict[tuple[str, str], str] = {}
+# The claim's statement for each shape of filter: (only_unlaned, how many lanes skipped, how many kinds).
+_CLAIMS: dict[tuple[bool, int, int], Shape] = {}
 
 
-def _claim_sql(branch_filter: str) -> str:
-    """The claim statement for one dialect and one shape of filter (built once; the claim runs for every job).
-    `branch_filter` holds `{p}` where a parameter goes."""
-    key = ("sqlite" if is_sqlite() else "postgresql", branch_filter)
-    sql = _CLAIM_SQL.get(key)
-    if sql is None:
-        p = database.param
-        lock = "" if is_sqlite() else " FOR UPDATE SKIP LOCKED"
-        where = branch_filter.format(p=p)
-        columns = ", ".join(f'"{f.column_name}"' for f in _FIELDS)
-        sql = (
-            f'UPDATE "job" SET "status" = \'running\', "locked_by" = {p}, "lease_until" = {p}, '
-            f'"attempts" = "attempts" + 1, "updated_at" = {p}, '
-            f'"last_error" = CASE WHEN "status" = \'running\' THEN {p} || "locked_by" ELSE "last_error" END '
-            f'WHERE "id" IN ('
-            f'SELECT "id" FROM (SELECT "id" FROM "job" WHERE "status" = {p} AND "lease_until" < {p}{where} '
-            f'ORDER BY "lease_until" LIMIT {p}{lock}) AS "expired" '
-            f"UNION ALL "
-            f'SELECT "id" FROM (SELECT "id" FROM "job" WHERE "status" = {p} AND "run_at" <= {p}{where} '
-            f'ORDER BY "run_at" LIMIT {p}{lock}) AS "due" '
-            f"LIMIT {p}) "
-            f"RETURNING {columns}"
+def _claim_shape(only_unlaned: bool, n_lanes: int, n_kinds: int) -> Shape:
+    key = (only_unlaned, n_lanes, n_kinds)
+    shape = _CLAIMS.get(key)
+    if shape is None:
+        shape = _CLAIMS[key] = Shape(lambda: _claim_query(only_unlaned, n_lanes, n_kinds))
+    return shape
+
+
+def _claim_query(only_unlaned: bool, n_lanes: int, n_kinds: int) -> Any:
+    """UPDATE job … WHERE id IN (expired UNION ALL due LIMIT n) RETURNING job.*, built once per kind of database
+    (PostgreSQL: each branch FOR UPDATE SKIP LOCKED) and filter shape. Slots: by, until, now, taken, limit,
+    lane0…, kind0…"""
+
+    def branch(condition: Any, order: Any, name: str) -> Any:
+        if only_unlaned:
+            condition &= Job.lane.is_null()
+        elif n_lanes:
+            condition &= Job.lane.is_null() | Job.lane.not_in([Slot(f"lane{i}") for i in range(n_lanes)])
+        if n_kinds:
+            condition &= Job.kind.in_([Slot(f"kind{i}") for i in range(n_kinds)])
+        candidates = Job.select(Job.id).where(condition).order_by(order).limit(Slot("limit"))
+        if not is_sqlite():
+            candidates = candidates.for_update(skip_locked=True)
+        source = candidates.alias(name)
+        return Select([source], [source.c.id])
+
+    now = Slot("now")
+    expired = branch((Job.status == "running") & (Job.lease_until < now), Job.lease_until, "expired")
+    due = branch((Job.status == "queued") & (Job.run_at <= now), Job.run_at, "due")
+    taken_over = Case(
+        None,
+        [(Job.status == "running", Slot("taken", Job.last_error).concat(Job.locked_by))],
+        Job.last_error,
+    )
+    return (
+        Job.update(
+            status="running",
+            locked_by=Slot("by", Job.locked_by),
+            lease_until=Slot("until", Job.lease_until),
+            attempts=Job.attempts + 1,
+            updated_at=Slot("now", Job.updated_at),
+            last_error=taken_over,  # SET's expressions read the row as it was: the previous holder
         )
-        _CLAIM_SQL[key] = sql
-    return sql
+        .where(Job.id.in_((expired + due).limit(Slot("limit"))))
+        .returning(Job)
+    )

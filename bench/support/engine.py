@@ -95,7 +95,9 @@ def prepare_workspace(settings: Any, *, with_video: bool, sandbox_accounts: bool
     created = bootstrap.create_workspace(settings, "Bench", "bench@bench.local", "bench password 123")
     workspace.set_plan(created.workspace_id, "GROWTH", "active", None)
     if sandbox_accounts:
-        accounts.connect_sandbox_defaults(settings, created.workspace_id)
+        # public accounts (TikTok's sandbox default is private): the bench's audited TikTok app posts publicly,
+        # and TikTok's video list, which reconciles an interrupted post, shows only public videos
+        accounts.connect_sandbox_defaults(settings, created.workspace_id, public=True)
     url = None
     if with_video:
         row = media_service.ingest_bytes(settings, created.workspace_id, tiny_video())

@@ -23,6 +23,7 @@ from backend.services.publishing import decide
 from backend.services.publishing.decide import Decision, Policy, TargetState
 from backend.store.db import locked, tx
 from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
+from backend.store.shapes import Shape, Slot
 
 log = logging.getLogger("socialpub.engine")
 
@@ -67,9 +68,28 @@ def state_of(target: PostTarget, post: Post) -> TargetState:
 POST_STATE = (Post.id, Post.workspace, Post.status, Post.scheduled_at, Post.sent_at, Post.lateness_ms)
 
 
+_LOCK_POST = Shape(lambda: locked(Post.select(*POST_STATE).where(Post.id == Slot("post")).limit(1)))
+# lock_target's statement for each choice of the target's columns (backend/store/shapes.py)
+_LOCK_TARGET: dict[tuple[Any, ...], Shape] = {}
+
+
 def lock_post(post_id: str) -> Post | None:
     """The post's state (POST_STATE), its row locked for the transaction."""
-    return locked(Post.select(*POST_STATE).where(Post.id == post_id)).first()
+    return _LOCK_POST.first(post=post_id)
+
+
+def _lock_target_shape(columns: tuple[Any, ...]) -> Shape:
+    shape = _LOCK_TARGET.get(columns)
+    if shape is None:
+        shape = _LOCK_TARGET[columns] = Shape(
+            lambda: locked(
+                Post.select(*POST_STATE, *(columns or (PostTarget,)))
+                .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
+                .where((Post.id == Slot("post")) & (PostTarget.id == Slot("target")))
+                .limit(1)
+            )
+        )
+    return shape
 
 
 def lock_target(post_id: str, target_id: str, *columns: Any) -> tuple[Post, PostTarget] | None:
@@ -77,11 +97,7 @@ def lock_target(post_id: str, target_id: str, *columns: Any) -> tuple[Post, Post
     the transaction, read in ONE statement (issue 34: one joined read, not the post then the target). None when
     either is gone. The post's row is locked before the target's, the order of every transaction of the engine
     (PostgreSQL locks a FOR UPDATE join's rows in the order of its FROM list: the post, then the target)."""
-    row = locked(
-        Post.select(*POST_STATE, *(columns or (PostTarget,)))
-        .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
-        .where((Post.id == post_id) & (PostTarget.id == target_id))
-    ).first()
+    row = _lock_target_shape(columns).first(post=post_id, target=target_id)
     return None if row is None else (row, row.locked_target)
 
 
@@ -147,31 +163,63 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
     return True
 
 
-def _close_attempts(attempt_id: str, target_id: str, now: Any, outcome: str) -> None:
-    """In one statement: the attempt `attempt_id` closed with `outcome`, and the target's attempts left unresolved
-    that started before it closed as reconciled by it — only those: a later attempt (another run of the job, its
-    call maybe in flight) was not covered by this one's reconciliation and stays open for the next to check."""
-    started = PublishAttempt.select(PublishAttempt.started_at).where(PublishAttempt.id == attempt_id)
+def _close_attempts_shape() -> Any:
+    attempt = Slot("attempt")
+    started = PublishAttempt.select(PublishAttempt.started_at).where(PublishAttempt.id == attempt)
     earlier = (
-        (PublishAttempt.target == target_id)
+        (PublishAttempt.target == Slot("target"))
         & PublishAttempt.finished_at.is_null()
         & (PublishAttempt.started_at <= started)
     )
     text = Case(
         None,
-        [(PublishAttempt.id == attempt_id, outcome[:2000])],
-        f"reconciled by {attempt_id}: {outcome}"[:2000],
+        [(PublishAttempt.id == attempt, Slot("outcome", PublishAttempt.outcome))],
+        Slot("reconciled", PublishAttempt.outcome),
     )
-    PublishAttempt.update({PublishAttempt.finished_at: now, PublishAttempt.outcome: text}).where(
-        (PublishAttempt.id == attempt_id) | earlier
-    ).execute()
+    return PublishAttempt.update(
+        {PublishAttempt.finished_at: Slot("now", PublishAttempt.finished_at), PublishAttempt.outcome: text}
+    ).where((PublishAttempt.id == attempt) | earlier)
+
+
+_CLOSE_ATTEMPTS = Shape(_close_attempts_shape)
+_CLOSE_ATTEMPT = {
+    finished: Shape(
+        lambda finished=finished: PublishAttempt.update(
+            {
+                PublishAttempt.outcome: Slot("outcome", PublishAttempt.outcome),
+                **({PublishAttempt.finished_at: Slot("now", PublishAttempt.finished_at)} if finished else {}),
+            }
+        ).where(PublishAttempt.id == Slot("attempt"))
+    )
+    for finished in (True, False)
+}
+
+
+def _close_attempts(attempt_id: str, target_id: str, now: Any, outcome: str) -> None:
+    """In one statement: the attempt `attempt_id` closed with `outcome`, and the target's attempts left unresolved
+    that started before it closed as reconciled by it — only those: a later attempt (another run of the job, its
+    call maybe in flight) was not covered by this one's reconciliation and stays open for the next to check."""
+    _CLOSE_ATTEMPTS.run(
+        attempt=attempt_id,
+        target=target_id,
+        now=now,
+        outcome=outcome[:2000],
+        reconciled=f"reconciled by {attempt_id}: {outcome}"[:2000],
+    )
 
 
 def _close_attempt(attempt_id: str, now: Any, outcome: str, *, finished: bool) -> None:
-    values: dict[Any, Any] = {PublishAttempt.outcome: outcome[:2000]}
-    if finished:
-        values[PublishAttempt.finished_at] = now
-    PublishAttempt.update(values).where(PublishAttempt.id == attempt_id).execute()
+    _CLOSE_ATTEMPT[finished].run(attempt=attempt_id, now=now, outcome=outcome[:2000])
+
+
+_SIBLING_STATUSES = Shape(lambda: PostTarget.select(PostTarget.status).where(PostTarget.post == Slot("post")))
+_SETTLE = Shape(
+    lambda: Post.update(
+        status=Slot("status", Post.status),
+        completed_at=Slot("now", Post.completed_at),
+        updated_at=Slot("now", Post.updated_at),
+    ).where((Post.id == Slot("post")) & (Post.status.in_((PostStatus.PROCESSING, PostStatus.SCHEDULED))))
+)
 
 
 def settle_post(post: Post) -> str | None:
@@ -182,14 +230,11 @@ def settle_post(post: Post) -> str | None:
     it final and does nothing."""
     if post.status not in (PostStatus.PROCESSING, PostStatus.SCHEDULED):
         return None
-    statuses = [t.status for t in PostTarget.select(PostTarget.status).where(PostTarget.post == post.id)]
+    statuses = [t.status for t in _SIBLING_STATUSES.rows(post=post.id)]
     overall = decide.settle(statuses)
     if overall is None:
         return None
-    now = clock.now()
-    Post.update(status=overall, completed_at=now, updated_at=now).where(
-        (Post.id == post.id) & (Post.status.in_((PostStatus.PROCESSING, PostStatus.SCHEDULED)))
-    ).execute()
+    _SETTLE.run(post=post.id, status=overall, now=clock.now())
     post.status = overall
     return overall
 

@@ -44,6 +44,7 @@ from backend.services.publishing.apply import (
 )
 from backend.store.db import store_busy, tx
 from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
+from backend.store.shapes import Shape, Slot
 
 log = logging.getLogger("socialpub.engine")
 
@@ -76,6 +77,19 @@ def _ids(target: PostTarget) -> str:
 
 
 # ---- post.publish ---------------------------------------------------------------------------------------
+_POST_TARGETS = Shape(
+    lambda: PostTarget.select().where(PostTarget.post == Slot("post")).order_by(PostTarget.position)
+)
+_POST_STARTED = Shape(
+    lambda: Post.update(
+        status=Slot("status", Post.status),
+        lateness_ms=Slot("lateness_ms", Post.lateness_ms),
+        sent_at=Slot("sent_at", Post.sent_at),
+        updated_at=Slot("now", Post.updated_at),
+    ).where(Post.id == Slot("post"))
+)
+
+
 def start_post(job: Job, settings: Settings) -> None:
     """Due time reached (or an immediate post): in ONE transaction, the post turns `processing` (lateness
     recorded; past SOCIALPUB_MAX_LATENESS_S its pending targets fail instead), its media are released to the
@@ -98,7 +112,7 @@ def start_post(job: Job, settings: Settings) -> None:
                 delay_s=(post.scheduled_at - now).total_seconds(),
                 count_attempt=False,
             )
-        targets = list(PostTarget.select().where(PostTarget.post == post.id).order_by(PostTarget.position))
+        targets = _POST_TARGETS.rows(post=post.id)
         too_late: float | None = None
         if post.status == PostStatus.SCHEDULED:
             late = decide.lateness_s(post.scheduled_at, now)
@@ -109,9 +123,9 @@ def start_post(job: Job, settings: Settings) -> None:
         post.status = PostStatus.PROCESSING
         post.sent_at = post.sent_at or now
         post.updated_at = now
-        Post.update(
-            status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, updated_at=now
-        ).where(Post.id == post.id).execute()
+        _POST_STARTED.run(
+            post=post.id, status=post.status, lateness_ms=post.lateness_ms, sent_at=post.sent_at, now=now
+        )
         open_targets = [t for t in targets if t.status not in TARGET_FINAL]
         if too_late is not None:
             for t in open_targets:
@@ -232,16 +246,21 @@ _LOAD = (
 )
 
 
-def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
-    """The target with its post and its account (None when it has none), read in one query (_LOAD's columns)."""
-    target = (
+_LOAD_TARGET = Shape(
+    lambda: (
         PostTarget.select(*_LOAD)
         .join(Post, on=(PostTarget.post == Post.id))
         .switch(PostTarget)
         .join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
-        .where(PostTarget.id == target_id)
-        .first()
+        .where(PostTarget.id == Slot("target"))
+        .limit(1)
     )
+)
+
+
+def _load(target_id: str) -> tuple[PostTarget, Post, Account | None] | None:
+    """The target with its post and its account (None when it has none), read in one query (_LOAD's columns)."""
+    target = _LOAD_TARGET.first(target=target_id)
     if target is None:
         return None
     return target, target.post, target.account if target.account_id else None
@@ -469,6 +488,18 @@ def _account_refused(applied: bool, decision: decide.Decision, account: Account)
         )
 
 
+_ATTEMPT_STARTED = Shape(
+    lambda: PostTarget.update(
+        status=TargetStatus.PUBLISHING,
+        started_at=Slot("started_at", PostTarget.started_at),
+        call_started_at=Slot("now", PostTarget.call_started_at),
+        attempts=PostTarget.attempts + 1,
+        next_attempt_at=None,
+        updated_at=Slot("now", PostTarget.updated_at),
+    ).where(PostTarget.id == Slot("target"))
+)
+
+
 def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: bool = False) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
     call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
@@ -507,14 +538,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
         PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
-        PostTarget.update(
-            status=TargetStatus.PUBLISHING,
-            started_at=target.started_at or now,
-            call_started_at=now,
-            attempts=PostTarget.attempts + 1,
-            next_attempt_at=None,
-            updated_at=now,
-        ).where(PostTarget.id == target_id).execute()
+        _ATTEMPT_STARTED.run(target=target_id, started_at=target.started_at or now, now=now)
     target.status = TargetStatus.PUBLISHING
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
@@ -529,14 +553,26 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     )
 
 
-def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | None:
-    row = (
+_FIRST_ATTEMPT_AFTER = Shape(
+    lambda: (
         PublishAttempt.select(PublishAttempt.started_at)
-        .where((PublishAttempt.target == target_id) & (PublishAttempt.started_at > started_at))
+        .where((PublishAttempt.target == Slot("target")) & (PublishAttempt.started_at > Slot("after")))
         .order_by(PublishAttempt.started_at)
-        .first()
+        .limit(1)
     )
+)
+
+
+def _first_attempt_after(target_id: str, started_at: datetime) -> datetime | None:
+    row = _FIRST_ATTEMPT_AFTER.first(target=target_id, after=started_at)
     return row.started_at if row is not None else None
+
+
+_PROGRESS_SAVED = Shape(
+    lambda: PostTarget.update(
+        progress_ref=Slot("ref", PostTarget.progress_ref), updated_at=Slot("now", PostTarget.updated_at)
+    ).where((PostTarget.id == Slot("target")) & PostTarget.status.not_in(TARGET_FINAL))
+)
 
 
 def _saver(target_id: str) -> Any:
@@ -547,9 +583,7 @@ def _saver(target_id: str) -> Any:
     def save(ref: str) -> None:
         with tx():
             fence.check()
-            PostTarget.update(progress_ref=ref, updated_at=clock.now()).where(
-                (PostTarget.id == target_id) & PostTarget.status.not_in(TARGET_FINAL)
-            ).execute()
+            _PROGRESS_SAVED.run(target=target_id, ref=ref, now=clock.now())
 
     return save
 

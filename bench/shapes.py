@@ -1,0 +1,187 @@
+"""What a statement costs the worker's interpreter: peewee building and rendering it each time vs its statement shape
+rendered once (issue 34, ruling 2; backend/store/shapes.py).
+
+For the worker's hot statements, on SQLite, in this process (CPU time, robust to other load on the machine):
+- `peewee`: the query as the engine wrote it before shapes: built, rendered, executed, its rows decoded;
+- `build`, `render`: the building of that query object alone, and its rendering alone (`sql()` of a built one);
+- `shape`: the statement shape's execution (a clone of its query, the values bound into the SQL rendered once,
+  executed, its rows decoded by peewee);
+each in µs a statement (median of --repeat rounds of --n executions). Writes match no row (fenced by a holder that
+does not exist): the statement's work without changing the data. A per-target estimate weights each statement by
+how often the worker runs it per target (bench/steps.py's zero-latency counts, in STATEMENTS_A_TARGET).
+
+    .venv/bin/python bench/shapes.py [--n 2000] [--repeat 5] [--out bench/results/shapes.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.support.engine import (  # noqa: E402
+    PLATFORMS,
+    bench_settings,
+    machine,
+    prepare_workspace,
+    queue_posts,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results" / "shapes.json"
+
+# executions a target of each statement in the worker (bench/steps.py zero latency, 40 posts x 5 networks, 0482c22)
+STATEMENTS_A_TARGET = {
+    "fence read (queue.hold)": 6.2,
+    "job result (queue.complete)": 1.4,
+    "post + target locked (apply.lock_target)": 2.2,
+    "joined target load (engine._load)": 1.2,
+    "siblings' statuses (apply.settle_post)": 1.2,
+}
+
+
+def commit() -> str:
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True
+    )
+    return out.stdout.strip()
+
+
+def cpu_us(fn: Callable[[], Any], n: int) -> float:
+    t0 = time.process_time()
+    for _ in range(n):
+        fn()
+    return (time.process_time() - t0) / n * 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args()
+
+    from peewee import JOIN
+
+    from backend import clock, queue
+    from backend.config import get_settings
+    from backend.schemas.statuses import JobStatus
+    from backend.services.publishing import engine
+    from backend.services.publishing.apply import _SIBLING_STATUSES, APPLY_TARGET, POST_STATE, lock_target
+    from backend.store.db import database, locked, tx
+    from backend.store.models import Account, Job, Post, PostTarget
+
+    with tempfile.TemporaryDirectory(prefix="socialpub-shapes-") as tmp:
+        data_dir = Path(tmp) / "data"
+        os.environ["SOCIALPUB_DATA_DIR"] = str(data_dir)
+        os.environ.pop("SOCIALPUB_DATABASE_URL", None)
+        get_settings.cache_clear()
+        settings = bench_settings(data_dir)
+        ws = prepare_workspace(settings, with_video=True)
+        post_ids = queue_posts(settings, ws, [None] * 20, platforms=list(PLATFORMS))
+        target = PostTarget.select().where(PostTarget.post == post_ids[7]).first()
+        with tx():
+            job = queue.enqueue("bench.shapes", {})
+        job_id, holder, post_id, target_id = job.id, "nobody#1", target.post_id, target.id
+
+        statements: dict[str, dict[str, Callable[[], Any]]] = {
+            "fence read (queue.hold)": {
+                "query": lambda: locked(
+                    Job.select(Job.status, Job.lease_until).where(
+                        (Job.id == job_id) & (Job.locked_by == holder)
+                    )
+                ).limit(1),
+                "shape": lambda: queue._HOLD.first(id=job_id, by=holder),
+            },
+            "job result (queue.complete)": {
+                "query": lambda: Job.update(
+                    status=JobStatus.DONE, lease_until=None, updated_at=clock.now(), last_error=None
+                ).where((Job.id == job_id) & (Job.locked_by == holder) & (Job.status == JobStatus.RUNNING)),
+                "shape": lambda: queue._COMPLETE.run(id=job_id, by=holder, now=clock.now()),
+            },
+            "post + target locked (apply.lock_target)": {
+                "query": lambda: locked(
+                    Post.select(*POST_STATE, *APPLY_TARGET)
+                    .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
+                    .where((Post.id == post_id) & (PostTarget.id == target_id))
+                ).limit(1),
+                "shape": lambda: lock_target(post_id, target_id, *APPLY_TARGET),
+            },
+            "joined target load (engine._load)": {
+                "query": lambda: (
+                    PostTarget.select(*engine._LOAD)
+                    .join(Post, on=(PostTarget.post == Post.id))
+                    .switch(PostTarget)
+                    .join(Account, JOIN.LEFT_OUTER, on=(PostTarget.account == Account.id))
+                    .where(PostTarget.id == target_id)
+                    .limit(1)
+                ),
+                "shape": lambda: engine._load(target_id),
+            },
+            "siblings' statuses (apply.settle_post)": {
+                "query": lambda: PostTarget.select(PostTarget.status).where(PostTarget.post == post_id),
+                "shape": lambda: [t.status for t in _SIBLING_STATUSES.rows(post=post_id)],
+            },
+        }
+
+        def executed(build: Callable[[], Any]) -> Callable[[], Any]:
+            def run() -> Any:
+                q = build()
+                result = q.execute()
+                return result if isinstance(result, int) else list(result)
+
+            return run
+
+        out: dict[str, Any] = {}
+        for name, forms in statements.items():
+            build = forms["query"]
+            built = build()
+            ctx_of = database.obj.get_sql_context
+            kinds = {
+                "peewee": executed(build),
+                "build": build,
+                "render": lambda built=built, ctx_of=ctx_of: ctx_of().sql(built).query(),
+                "shape": forms["shape"],
+            }
+            rounds: dict[str, list[float]] = {k: [] for k in kinds}
+            for fn in kinds.values():
+                fn()  # warm: the shape rendered once, caches filled
+            for _ in range(args.repeat):
+                for kind, fn in kinds.items():  # interleaved
+                    rounds[kind].append(round(cpu_us(fn, args.n), 1))
+            medians = {k: statistics.median(v) for k, v in rounds.items()}
+            out[name] = {"median_us": medians, "rounds_us": rounds, "a_target": STATEMENTS_A_TARGET[name]}
+            print(
+                f"{name}: peewee {medians['peewee']:.0f} µs (build {medians['build']:.0f}, render "
+                f"{medians['render']:.0f}) -> shape {medians['shape']:.0f} µs"
+            )
+        per_target = {
+            k: round(sum(v["median_us"][k] * v["a_target"] for v in out.values()) / 1000, 2)
+            for k in ("peewee", "build", "render", "shape")
+        }
+        print(f"these statements a target (ms): {per_target}")
+        result = {
+            "commit": commit(),
+            "machine": machine(),
+            "n": args.n,
+            "repeat": args.repeat,
+            "statements": out,
+            "a_target_ms": per_target,
+        }
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+        print(f"results: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Statement shapes (backend/store/shapes.py): a peewee query rendered once per kind of database and executed with
+new values through the store's one execution path, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from peewee import fn
+
+from backend.queue import JobStatus, enqueue
+from backend.store import db as store_db
+from backend.store.db import STEPS, database, locked, tx
+from backend.store.models import Job
+from backend.store.shapes import Shape, Slot
+
+
+@pytest.fixture
+def counted(settings, monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(STEPS, "enabled", True)
+    return STEPS
+
+
+def _jobs(n: int) -> list[Job]:
+    base = datetime(2026, 1, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    with tx():
+        return [enqueue("test.shape", {"i": i}, run_at=base + timedelta(minutes=i)) for i in range(n)]
+
+
+def test_a_shape_is_rendered_once_and_bound_with_each_execution_s_values(counted):
+    jobs = _jobs(3)
+    by_id = Shape(lambda: Job.select(Job.id, Job.run_at, Job.payload).where(Job.id == Slot("id")).limit(1))
+    before = counted.snapshot()
+    rows = [by_id.first(id=j.id) for j in jobs]
+    after = counted.snapshot()
+    assert [r.id for r in rows] == [j.id for j in jobs]
+    assert [r.payload for r in rows] == [{"i": 0}, {"i": 1}, {"i": 2}]
+    assert rows[1].run_at == datetime(2026, 1, 1, 12, 1, 0, 123456, tzinfo=UTC)  # peewee's row decoding
+    assert after["rendered_statements"] - before["rendered_statements"] == 1
+    assert after["once_rendered_statements"] - before["once_rendered_statements"] == 2
+    assert after["statements"] - before["statements"] == 3
+    assert by_id.first(id="job_none") is None
+
+
+def test_a_slot_takes_its_field_s_conversion(counted):
+    """A datetime compared to a UTCDateTimeField is bound as the field stores it (SQLite: fixed-width text), so a
+    shape finds what the same peewee query finds, whatever the values."""
+    _jobs(5)
+    due = Shape(lambda: Job.select(Job.id).where(Job.run_at <= Slot("now")).order_by(Job.run_at))
+    for minutes in (-1, 0, 2, 10):
+        now = datetime(2026, 1, 1, 12, 0, 0, 123456, tzinfo=UTC) + timedelta(minutes=minutes)
+        plain = [j.id for j in Job.select(Job.id).where(Job.run_at <= now).order_by(Job.run_at)]
+        assert [j.id for j in due.rows(now=now)] == plain
+
+
+def test_an_update_shape_writes_what_the_same_peewee_update_writes(counted):
+    a, b = _jobs(2)
+    at = datetime(2026, 2, 3, 4, 5, 6, 7, tzinfo=UTC)
+    done = Shape(
+        lambda: Job.update(
+            status=JobStatus.DONE, lease_until=None, updated_at=Slot("at", Job.updated_at), last_error=None
+        ).where((Job.id == Slot("id")) & (Job.status == JobStatus.QUEUED))
+    )
+    with tx():
+        assert done.run(id=a.id, at=at) == 1
+        Job.update(status=JobStatus.DONE, lease_until=None, updated_at=at, last_error=None).where(
+            Job.id == b.id
+        ).execute()
+    assert done.run(id=a.id, at=at) == 0  # no longer queued
+    raw = {
+        r.id: r.stored
+        for r in Job.select(Job.id, Job.updated_at.cast("text").alias("stored")).where(
+            Job.id.in_([a.id, b.id])
+        )
+    }
+    assert raw[a.id] == raw[b.id]
+    assert Job.get_by_id(a.id).updated_at == at
+
+
+def test_a_locked_shape_is_built_for_each_kind_of_database(counted, db_kind):
+    (job,) = _jobs(1)
+    held = Shape(lambda: locked(Job.select(Job.status).where(Job.id == Slot("id"))))
+    with tx():
+        assert held.first(id=job.id).status == JobStatus.QUEUED
+    (entry,) = held._entries.values()
+    assert entry.rendered is not None
+    assert ("FOR UPDATE" in entry.rendered.sql) == (db_kind == "postgres")
+    assert [name for _, name, _ in entry.rendered.holes] == ["id"]
+
+
+def test_a_returning_update_and_an_aggregate(counted):
+    jobs = _jobs(3)
+    bump = Shape(
+        lambda: (
+            Job.update(attempts=Job.attempts + Slot("n", Job.attempts))
+            .where(Job.kind == Slot("kind"))
+            .returning(Job.id, Job.attempts)
+        )
+    )
+    with tx():
+        rows = bump.rows(n=2, kind="test.shape")
+    assert sorted((r.id, r.attempts) for r in rows) == sorted((j.id, 2) for j in jobs)
+    count = Shape(lambda: Job.select(fn.COUNT(Job.id).alias("n")).where(Job.attempts >= Slot("at_least")))
+    assert count.first(at_least=2).n == 3
+    assert count.first(at_least=3).n == 0
+
+
+def test_an_insert_cannot_be_a_shape(settings):
+    with pytest.raises(TypeError, match="INSERT"):
+        Shape(lambda: Job.insert(kind=Slot("kind"))).run(kind="x")
+
+
+def test_a_query_of_no_shape_is_rendered_each_time_by_the_same_path(counted):
+    (job,) = _jobs(1)
+    before = counted.snapshot()
+    for _ in range(3):
+        assert Job.select(Job.id).where(Job.id == job.id).first().id == job.id
+    after = counted.snapshot()
+    assert after["rendered_statements"] - before["rendered_statements"] == 3
+    assert after["once_rendered_statements"] == before["once_rendered_statements"]
+
+
+def test_a_slot_outside_a_shape_s_execution_is_refused_by_the_driver(settings):
+    """A shape's query run as a plain query would bind its Holes: the driver refuses them (no value is guessed)."""
+    q = Job.select(Job.id).where(Job.id == Slot("id"))
+    with pytest.raises(Exception, match="Hole|type|adapt"):
+        q.first()
+
+
+def test_threads_executing_one_shape_get_their_own_rows(settings):
+    jobs = _jobs(8)
+    by_id = Shape(lambda: Job.select(Job.id, Job.payload).where(Job.id == Slot("id")))
+    errors: list[str] = []
+
+    def run(job: Job) -> None:
+        try:
+            for _ in range(25):
+                (row,) = by_id.rows(id=job.id)
+                if row.id != job.id:
+                    errors.append(f"{job.id} got {row.id}")
+        finally:
+            database.close()
+
+    threads = [threading.Thread(target=run, args=(j,)) for j in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store_db.ARMED.__dict__.get("statement") is None
+
+
+def test_a_column_whose_value_becomes_sql_cannot_be_a_slot(settings, db_kind):
+    """SQLite's JSON column writes `json(?)`: a value bound into a shape must be a parameter, so it is refused."""
+    (job,) = _jobs(1)
+    payload = Shape(lambda: Job.update(payload=Slot("payload", Job.payload)).where(Job.id == Slot("id")))
+    if db_kind == "sqlite":
+        with pytest.raises(TypeError, match="cannot be a Slot"):
+            payload.run(payload={"a": 1}, id=job.id)
+    else:
+        assert payload.run(payload={"a": 1}, id=job.id) == 1
+        assert Job.get_by_id(job.id).payload == {"a": 1}
