@@ -22,8 +22,6 @@ OLDER: dict[str, int] = {
     "backend/networks/sandbox/oauth.py": 1,
     "backend/networks/tiktok/adapter.py": 2,
     "backend/services/generations.py": 3,
-    "backend/store/db.py": 4,
-    "backend/store/fields.py": 4,
     "socialpub_tui/screens/compose.py": 6,
     "socialpub_tui/screens/compose_media.py": 3,
     "socialpub_tui/screens/compose_send.py": 5,

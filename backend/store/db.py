@@ -194,17 +194,17 @@ class _OnceRendered:
         armed = getattr(ARMED, "statement", None)
         if armed is None or armed.query is not query:
             STEPS.rendered()
-            return super().execute(query, **context_options)  # type: ignore[misc]
+            return super().execute(query, **context_options)  # type: ignore[misc]  # a mixin: super() is the peewee Database it is mixed into
         ARMED.statement = None  # one statement per arming
         entry = armed.entry
         if entry.rendered is None:
-            sql, params = self.get_sql_context(**context_options).sql(query).query()  # type: ignore[attr-defined]
+            sql, params = self.get_sql_context(**context_options).sql(query).query()  # type: ignore[attr-defined]  # a mixin: super() is the peewee Database it is mixed into
             entry.rendered = Rendered(sql, params)
             STEPS.rendered()
         else:
             STEPS.once_rendered()
         sql, params = entry.rendered.bind(armed.values)
-        return self.execute_sql(sql, params)  # type: ignore[attr-defined]
+        return self.execute_sql(sql, params)  # type: ignore[attr-defined]  # a mixin: super() is the peewee Database it is mixed into
 
 
 class StepCounts:
@@ -272,11 +272,11 @@ class _CountedSteps:
 
     def execute_sql(self, sql: str, params: Any = None) -> Any:
         STEPS.statement()
-        return super().execute_sql(sql, params)  # type: ignore[misc]
+        return super().execute_sql(sql, params)  # type: ignore[misc]  # a mixin: super() is the peewee Database it is mixed into
 
     def begin(self, *args: Any, **kwargs: Any) -> Any:
         STEPS.transaction()
-        return super().begin(*args, **kwargs)  # type: ignore[misc]
+        return super().begin(*args, **kwargs)  # type: ignore[misc]  # a mixin: super() is the peewee Database it is mixed into
 
 
 class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
@@ -297,7 +297,7 @@ class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.writer_gate = _WriterGate(float(kwargs.get("timeout") or 15))  # type: ignore[arg-type]
+        self.writer_gate = _WriterGate(float(kwargs.get("timeout") or 15))  # type: ignore[arg-type]  # peewee passes the connect keywords through as object; timeout is a number
         self.checkpointer = _Checkpointer(str(self.database))
 
     def begin(self, lock_type: str | None = None) -> None:
@@ -321,7 +321,7 @@ class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
         finally:
             self.writer_gate.give()
 
-    def execute(self, query, **context_options):  # type: ignore[no-untyped-def,override]
+    def execute(self, query, **context_options):  # type: ignore[no-untyped-def]  # peewee's Database.execute is untyped
         """Every query object runs here: an INSERT/UPDATE/DELETE outside a transaction takes the writer lock
         for its own statement."""
         if self.in_transaction() or not isinstance(query, Insert | Update | Delete):

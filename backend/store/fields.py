@@ -24,7 +24,7 @@ class UTCDateTimeField(DateTimeField):
             db = db.obj
         return isinstance(db, SqliteDatabase)
 
-    def db_value(self, value):  # type: ignore[no-untyped-def,override]
+    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         if value is None:
             return None
         if not isinstance(value, datetime):
@@ -36,7 +36,7 @@ class UTCDateTimeField(DateTimeField):
         # SQLite compares these columns as text: always six fractional digits, so that text order is time order
         return value.isoformat(" ", "microseconds") if self._on_sqlite() else value
 
-    def python_value(self, value):  # type: ignore[no-untyped-def,override]
+    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         if value is None:
             return None
         if isinstance(value, str):
@@ -54,12 +54,12 @@ class EncryptedTextField(TextField):
     empty string (no secret) are stored as they are. A value without the prefix is plaintext written before
     migration 0020 and reads back as it is. Encryption is not deterministic: never compare such a column in SQL."""
 
-    def db_value(self, value):  # type: ignore[no-untyped-def,override]
+    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         if value is None or value == "":
             return value
         return secretbox.encrypt(str(value))
 
-    def python_value(self, value):  # type: ignore[no-untyped-def,override]
+    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
         if secretbox.is_encrypted(value):
             return secretbox.decrypt(value)
         return value
