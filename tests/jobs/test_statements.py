@@ -149,6 +149,7 @@ from backend.config import Settings
 from backend.store import statements
 from backend.store.db import init_database
 from backend import clock
+import time
 init_database(Settings(data_dir=sys.argv[1]), run_migrations=False)
 print("ready", flush=True)
 sys.stdin.readline()  # start together
@@ -157,6 +158,7 @@ while True:
     if not jobs:
         break
     print(jobs[0].id, flush=True)
+    time.sleep(0.001)  # a worker does its job between claims: the two processes interleave
 """
 
 
