@@ -40,10 +40,14 @@ class RetryStrategy:
 
 
 class RetryLater(Exception):
-    """Try the job again later (after `delay_s`, or the retry strategy's delay when None)."""
+    """Try the job again later: the one way a retry is said. A handler raises it; a publishing decision carries it
+    (`Decision.retry`, computed where the outcome is decided) and the engine raises that one once the decision is
+    applied. After `delay_s` (None: the retry strategy's delay); `count_attempt`: whether this try counts against
+    the job's attempts (a wait for a window the network set, a poll while it processes, does not)."""
 
     def __init__(self, reason: str, delay_s: float | None = None, count_attempt: bool = True) -> None:
         super().__init__(reason)
+        self.reason = reason
         self.delay_s = delay_s
         self.count_attempt = count_attempt
 

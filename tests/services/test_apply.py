@@ -71,7 +71,7 @@ def test_the_asking_job_completes_in_the_outcomes_transaction(post, settings):
 def test_a_waiting_decision_leaves_the_job_to_its_retry(post, settings):
     (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
     d = decision(post, "facebook", PublishOutcome.failed("retriable", "busy"), settings)
-    assert d.retry_in_s is not None
+    assert d.retry is not None
     assert apply(d, job=job)
     assert Job.get_by_id(job.id).status == "running"  # the handler raises RetryLater next
     t = target(post, "facebook")

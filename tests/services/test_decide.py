@@ -33,7 +33,7 @@ def state(**kw):  # type: ignore[no-untyped-def]
 
 def test_published_succeeds_with_its_event():
     d = decide.outcome(state(), PublishOutcome.published("fb_9", "https://fb.example/9"), NOW, POLICY)
-    assert d.final and d.status == "succeeded" and d.finishes_job and d.retry_in_s is None
+    assert d.final and d.status == "succeeded" and d.finishes_job and d.retry is None
     assert d.values["external_post_id"] == "fb_9" and d.values["completed_at"] == NOW
     assert d.values["fail_reason"] is None and d.values["next_attempt_at"] is None
     (ev,) = d.events
@@ -74,7 +74,7 @@ def test_tracking_still_processing_polls_again():
     d = decide.outcome(
         s, PublishOutcome.pending("ref", network_status="PROCESSING_UPLOAD"), NOW, POLICY, tracking=True
     )
-    assert d.retry_in_s == 5 and not d.finishes_job and not d.jobs
+    assert d.retry.delay_s == 5 and not d.finishes_job and not d.jobs
     assert d.values["track_deadline"] == s.track_deadline
 
 
@@ -95,8 +95,8 @@ def test_retriable_with_attempts_left_waits_pending_with_its_next_attempt():
     out = PublishOutcome.failed("retriable", "daily cap reached; it will be retried", retry_after_s=3600)
     d = decide.outcome(state(attempts=1), out, NOW, POLICY, rng=random.Random(1))
     assert d.status == "pending" and not d.final and not d.events and not d.finishes_job
-    assert d.retry_in_s >= 3600  # Retry-After honoured as a lower bound
-    assert d.values["next_attempt_at"] == NOW + timedelta(seconds=d.retry_in_s)
+    assert d.retry.delay_s >= 3600  # Retry-After honoured as a lower bound
+    assert d.values["next_attempt_at"] == NOW + timedelta(seconds=d.retry.delay_s)
     assert d.values["call_started_at"] is None  # did not reach the network: nothing to reconcile
     assert d.resolves_attempts
 
@@ -152,7 +152,7 @@ def test_dead_job_with_an_unresolved_attempt_says_it_may_have_been_published():
 def test_interrupted_waits_pending_unresolved():
     d = decide.interrupted(state(), "RuntimeError: bug", NOW, 30)
     assert d.status == "pending" and d.values["next_attempt_at"] == NOW + timedelta(seconds=30)
-    assert not d.resolves_attempts and not d.finishes_job and d.retry_in_s == 30
+    assert not d.resolves_attempts and not d.finishes_job and d.retry.delay_s == 30
 
 
 def test_inactive_account_and_too_late():
@@ -187,7 +187,7 @@ def test_not_listed_yet_waits_pending_without_a_call():
     until = NOW + timedelta(seconds=25)
     d = decide.not_listed_yet(state(platform="tiktok"), NOW, until)
     assert d.status == "pending" and d.values["next_attempt_at"] == until and not d.final and not d.events
-    assert d.retry_in_s == 25 and not d.finishes_job
+    assert d.retry.delay_s == 25 and not d.finishes_job
     assert d.no_call and d.attempt_outcome.startswith("not called") and "TikTok" in d.attempt_outcome
     assert "fail_reason" not in d.values  # nothing failed
 
@@ -195,7 +195,7 @@ def test_not_listed_yet_waits_pending_without_a_call():
 def test_unreached_waits_pending_without_a_call():
     d = decide.unreached(state(platform="linkedin"), NOW, 40)
     assert d.status == "pending" and d.values["next_attempt_at"] == NOW + timedelta(seconds=40)
-    assert d.no_call and d.retry_in_s == 40 and not d.finishes_job and "LinkedIn" in d.retry_reason
+    assert d.no_call and d.retry.delay_s == 40 and not d.finishes_job and "LinkedIn" in d.retry.reason
 
 
 def test_ready_is_tracked_like_pending():
@@ -218,13 +218,13 @@ def test_a_cap_waits_however_many_attempts_were_made():
     the network named, the decision a wait (its attempt is not counted), the attempts not resolved otherwise."""
     d = decide.outcome(state(attempts=3, platform="tiktok"), _cap(retry_after_s=20 * 3600), NOW, POLICY)
     assert d.status == "pending" and d.wait and not d.final
-    assert d.values["next_attempt_at"] == NOW + timedelta(hours=20) and d.retry_in_s == 20 * 3600
+    assert d.values["next_attempt_at"] == NOW + timedelta(hours=20) and d.retry.delay_s == 20 * 3600
     assert d.resolves_attempts and not d.finishes_job
 
 
 def test_a_window_of_unknown_length_waits_the_backoff():
     d = decide.outcome(state(attempts=2), _cap(), NOW, POLICY, rng=random.Random(1))
-    assert d.wait and d.status == "pending" and 0 < d.retry_in_s <= 20
+    assert d.wait and d.status == "pending" and 0 < d.retry.delay_s <= 20
 
 
 def test_a_server_error_with_a_retry_after_is_still_a_failure():

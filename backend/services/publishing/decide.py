@@ -17,7 +17,7 @@ from typing import Any
 
 from backend.networks import registry
 from backend.queue import JobSpec
-from backend.queue.backoff import RetryStrategy
+from backend.queue.backoff import RetryLater, RetryStrategy
 from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
 
 
@@ -82,8 +82,9 @@ class Decision:
     values: the target's new column values (empty: the target is left as it is).
     events / jobs: recorded / enqueued with the change. account_status: the account's new status, if any.
     finishes_job: the job that asked is done (completed in the same transaction).
-    retry_in_s: the job is tried again after this delay (a retry: the target waits `pending` with
-    next_attempt_at; a tracking poll: the target stays `publishing` while the network processes it).
+    retry: the job is tried again as it says (its delay, its reason, whether the try counts against the job's
+    attempts): a retry, the target waiting `pending` with next_attempt_at; a tracking poll, the target staying
+    `publishing` while the network processes it. The engine raises it once the decision is applied.
     resolves_attempts: the target's attempts without a recorded outcome are closed with `attempt_outcome`
     (False when the call may have reached the network without our knowing: the attempt stays unresolved, and
     the next one asks the network first).
@@ -100,8 +101,7 @@ class Decision:
     jobs: tuple[JobSpec, ...] = ()
     account_status: str | None = None
     finishes_job: bool = True
-    retry_in_s: float | None = None
-    retry_reason: str | None = None
+    retry: RetryLater | None = None
     resolves_attempts: bool = True
     attempt_outcome: str = ""
     no_call: bool = False
@@ -289,8 +289,7 @@ def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -
             "updated_at": now,
         },
         finishes_job=False,
-        retry_in_s=delay_s,
-        retry_reason=error,
+        retry=RetryLater(error, delay_s),
         resolves_attempts=False,
         attempt_outcome=f"error: {error}",
     )
@@ -321,8 +320,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
         state.post_id,
         {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
         finishes_job=False,
-        retry_in_s=wait,
-        retry_reason=reason,
+        retry=RetryLater(reason, wait, count_attempt=False),
         no_call=True,
         attempt_outcome=f"not called: {reason}",
         wait=True,
@@ -342,9 +340,8 @@ def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
             "updated_at": now,
         },
         finishes_job=False,
-        retry_in_s=delay_s,
+        retry=RetryLater(f"could not ask {name} about an earlier attempt", delay_s),
         no_call=True,
-        retry_reason=f"could not ask {name} about an earlier attempt",
         attempt_outcome="not called: the network could not be asked about an earlier attempt",
     )
 
@@ -363,9 +360,8 @@ def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -
             "updated_at": now,
         },
         finishes_job=False,
-        retry_in_s=delay_s,
+        retry=RetryLater(reason, delay_s),
         no_call=True,
-        retry_reason=reason,
         attempt_outcome=f"not called: {reason}",
     )
 
@@ -383,8 +379,15 @@ def outcome(
     its next attempt (backoff with jitter, at least the network's Retry-After). Otherwise the target fails
     (after a status check, saying the accepted post may still appear).
     Whatever the state, the answer's warnings (PublishOutcome.warnings) are added to the target's.
+    Its retry counts against the job's attempts only for a retriable failure seen by a status check (the track
+    job's tries bound it; a publish call's failures are counted by the target's attempts; a "still processing"
+    poll and a window the network set count nothing).
     """
     decision = _outcome(state, out, now, policy, tracking=tracking, rng=rng)
+    if decision.retry is not None:
+        counts = tracking and decision.status == TargetStatus.PENDING and not decision.wait
+        retry = decision.retry
+        decision = replace(decision, retry=RetryLater(retry.reason, retry.delay_s, count_attempt=counts))
     new = warnings_of(out)
     if new and decision.values and "warnings" not in decision.values:
         decision = replace(decision, values={**decision.values, "warnings": new})
@@ -455,8 +458,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
             state.post_id,
             values,
             finishes_job=False,
-            retry_in_s=policy.track_poll_s,
-            retry_reason=f"{state.platform}: {word}",
+            retry=RetryLater(f"{state.platform}: {word}", policy.track_poll_s),
             attempt_outcome=f"accepted: {word}",
         )
     track = JobSpec(
@@ -502,8 +504,7 @@ def _failed(
             state.post_id,
             values,
             finishes_job=False,
-            retry_in_s=delay,
-            retry_reason=reason,
+            retry=RetryLater(reason, delay),
             resolves_attempts=not ambiguous,
             attempt_outcome=("ambiguous: " if ambiguous else "retriable: ") + reason,
         )
@@ -585,8 +586,7 @@ def _wait(
         state.post_id,
         values,
         finishes_job=False,
-        retry_in_s=delay,
-        retry_reason=reason,
+        retry=RetryLater(reason, delay),
         resolves_attempts=not ambiguous,
         attempt_outcome=("ambiguous, waiting: " if ambiguous else "waiting: ") + reason,
         wait=True,

@@ -389,8 +389,10 @@ def _attempt(
                 return None
             if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
                 delay = pol.strategy.delay_for(max(1, state.attempts))
-                apply(decide.unreached(state, clock.now(), delay), job=job, attempt_id=attempt.id)
-                raise RetryLater(f"could not ask {target.platform} about an earlier attempt", delay_s=delay)
+                decision = decide.unreached(state, clock.now(), delay)
+                apply(decision, job=job, attempt_id=attempt.id)
+                assert decision.retry is not None
+                raise decision.retry
             if out is None:
                 _wait_unless_conclusive(job, settings, account, target, attempt, state, listed_from)
         if out is None:
@@ -409,8 +411,10 @@ def _attempt(
         error = f"{type(exc).__name__}: {exc}"
         log.exception("%s: the %s adapter failed", _ids(target), target.platform)
         delay = pol.strategy.delay_for(max(1, job.attempts))
-        apply(decide.interrupted(state, error, clock.now(), delay), job=job, attempt_id=attempt.id)
-        raise RetryLater(error, delay_s=delay) from exc
+        decision = decide.interrupted(state, error, clock.now(), delay)
+        apply(decision, job=job, attempt_id=attempt.id)
+        assert decision.retry is not None
+        raise decision.retry from exc
     return out, attempt, state
 
 
@@ -446,9 +450,8 @@ def _wait_unless_conclusive(
         clock.iso(until),
         clock.iso(max(until, now)),
     )
-    raise RetryLater(
-        decision.retry_reason or "not listed yet", delay_s=decision.retry_in_s, count_attempt=False
-    )
+    assert decision.retry is not None
+    raise decision.retry
 
 
 def _decide_and_apply(
@@ -466,13 +469,11 @@ def _decide_and_apply(
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=tracking)
     applied = apply(decision, job=job, attempt_id=attempt.id)
     _account_refused(applied, decision, account)
-    if applied and decision.retry_in_s is not None:
-        log.info("%s: %s; next attempt in %.1f s", _ids(target), decision.retry_reason, decision.retry_in_s)
-        raise RetryLater(
-            decision.retry_reason or "retry",
-            delay_s=decision.retry_in_s,
-            count_attempt=tracking and decision.status == TargetStatus.PENDING and not decision.wait,
+    if applied and decision.retry is not None:
+        log.info(
+            "%s: %s; next attempt in %.1f s", _ids(target), decision.retry.reason, decision.retry.delay_s
         )
+        raise decision.retry
 
 
 def _account_refused(applied: bool, decision: decide.Decision, account: Account) -> None:
@@ -678,9 +679,11 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
             )
             log.warning("%s: %s", _ids(target), reason)
             delay = exc.retry_after_s or policy(settings, account).strategy.delay_for(max(1, job.attempts))
+            decision = decide.token_wait(state_of(target, post), clock.now(), delay, reason)
             if not target.tracking_ref:  # not yet accepted by the network: it waits `pending`, saying why
-                apply(decide.token_wait(state_of(target, post), clock.now(), delay, reason), job=job)
-            raise RetryLater(reason, delay_s=delay) from None
+                apply(decision, job=job)
+            assert decision.retry is not None
+            raise decision.retry from None
         return True
     except (tokens.RefreshError, tokens.NotConfigured) as exc:  # not now, nor later: the network has its say
         log.warning("%s: the account's token could not be refreshed: %s", _ids(target), exc)
@@ -743,19 +746,15 @@ def track_target(job: Job, settings: Settings) -> None:
     decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
     applied = apply(decision, job=job)
     _account_refused(applied, decision, account)
-    if applied and decision.retry_in_s is not None:
-        # a retriable failure counts (not a "still processing" poll, nor a window the network set)
-        waits = decision.status == TargetStatus.PENDING and not decision.wait
-        if waits:
+    if applied and decision.retry is not None:
+        if decision.retry.count_attempt:  # a retriable failure (not a "still processing" poll, nor a wait)
             log.info(
                 "%s: status check: %s; next check in %.1f s",
                 _ids(target),
-                decision.retry_reason,
-                decision.retry_in_s,
+                decision.retry.reason,
+                decision.retry.delay_s,
             )
-        raise RetryLater(
-            decision.retry_reason or "processing", delay_s=decision.retry_in_s, count_attempt=waits
-        )
+        raise decision.retry
 
 
 # ---- dead jobs ------------------------------------------------------------------------------------------
