@@ -8,6 +8,7 @@ when its last target becomes final. Row locks are taken post first, then target,
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -182,16 +183,19 @@ def _close_attempts_shape() -> Any:
 
 
 _CLOSE_ATTEMPTS = Shape(_close_attempts_shape)
+
+
+def _close_attempt_shape(finished: bool) -> Any:
+    return PublishAttempt.update(
+        {
+            PublishAttempt.outcome: Slot("outcome", PublishAttempt.outcome),
+            **({PublishAttempt.finished_at: Slot("now", PublishAttempt.finished_at)} if finished else {}),
+        }
+    ).where(PublishAttempt.id == Slot("attempt"))
+
+
 _CLOSE_ATTEMPT = {
-    finished: Shape(
-        lambda finished=finished: PublishAttempt.update(
-            {
-                PublishAttempt.outcome: Slot("outcome", PublishAttempt.outcome),
-                **({PublishAttempt.finished_at: Slot("now", PublishAttempt.finished_at)} if finished else {}),
-            }
-        ).where(PublishAttempt.id == Slot("attempt"))
-    )
-    for finished in (True, False)
+    finished: Shape(functools.partial(_close_attempt_shape, finished)) for finished in (True, False)
 }
 
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from backend.networks import registry
+from backend.networks.base import PublishOutcome
 from backend.queue import JobSpec
 from backend.queue.backoff import RetryLater, RetryStrategy
 from backend.schemas.statuses import TARGET_FINAL, TARGET_SUCCESS, PostStatus, TargetStatus
@@ -135,7 +136,7 @@ def finish(
     network's answer's (TargetWarning dicts), added to the target's (apply keeps one per code)."""
     success = status in TARGET_SUCCESS
     ext = external_post_id or state.external_post_id
-    values = {
+    values: dict[str, Any] = {
         "status": status,
         "external_post_id": ext,
         "post_url": post_url,
@@ -368,7 +369,13 @@ def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -
 
 # ---- the outcome of a network call ----------------------------------------------------------------------
 def outcome(
-    state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool = False, rng: Any = None
+    state: TargetState,
+    out: PublishOutcome,
+    now: datetime,
+    policy: Policy,
+    *,
+    tracking: bool = False,
+    rng: Any = None,
 ) -> Decision:
     """A network's answer (`PublishOutcome`) to a publish call (tracking=False) or a status check (True).
 
@@ -395,7 +402,7 @@ def outcome(
 
 
 def _outcome(
-    state: TargetState, out: Any, now: datetime, policy: Policy, *, tracking: bool, rng: Any
+    state: TargetState, out: PublishOutcome, now: datetime, policy: Policy, *, tracking: bool, rng: Any
 ) -> Decision:
     if out.state in ("published", "inbox_delivered"):
         status = TargetStatus.SUCCEEDED if out.state == "published" else TargetStatus.INBOX_DELIVERED
@@ -413,7 +420,7 @@ def _outcome(
     return _failed(state, out, now, policy, rng, tracking)
 
 
-def warnings_of(out: Any) -> list[dict[str, str]]:
+def warnings_of(out: PublishOutcome) -> list[dict[str, str]]:
     """An adapter's answer's warnings (PublishOutcome.warnings, TargetWarning) as the target stores them."""
     return [w.to_dict() for w in getattr(out, "warnings", ()) or ()]
 
@@ -429,7 +436,9 @@ def merge_warnings(
     return list(merged.values())
 
 
-def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracking: bool) -> Decision:
+def _pending(
+    state: TargetState, out: PublishOutcome, now: datetime, policy: Policy, tracking: bool
+) -> Decision:
     deadline = state.track_deadline or now + timedelta(seconds=track_deadline_s(state.platform))
     if tracking and now >= deadline:
         minutes = int((deadline - (state.started_at or now)).total_seconds() // 60)
@@ -475,7 +484,7 @@ def _pending(state: TargetState, out: Any, now: datetime, policy: Policy, tracki
 
 def _failed(
     state: TargetState,
-    out: Any,
+    out: PublishOutcome,
     now: datetime,
     policy: Policy,
     rng: Any,
@@ -533,7 +542,7 @@ def _failed(
     return replace(final, resolves_attempts=not ambiguous) if ambiguous else final
 
 
-def is_wait(out: Any) -> bool:
+def is_wait(out: PublishOutcome) -> bool:
     """A retriable answer that is a window the network set (a daily cap, a rate limit, throttling: the adapter
     says so, PublishOutcome.wait): a wait, not a failure. A server error naming a Retry-After is still a
     failure (its delay honours the Retry-After): a network that keeps failing ends the target."""
@@ -541,7 +550,7 @@ def is_wait(out: Any) -> bool:
 
 
 def _wait(
-    state: TargetState, out: Any, now: datetime, policy: Policy, reason: str, ambiguous: bool
+    state: TargetState, out: PublishOutcome, now: datetime, policy: Policy, reason: str, ambiguous: bool
 ) -> Decision:
     """The network set a window (is_wait): the target waits `pending` until it is over, however long, without
     using a retry — up to SOCIALPUB_MAX_WAIT_S from its first attempt, then it fails saying so."""
