@@ -12,6 +12,8 @@ from typing import Any
 
 from backend.config import Settings
 from backend.networks import registry
+from backend.networks.base import TargetDraft
+from backend.networks.rules import validate_target
 
 
 def own(settings: Settings, network: str) -> Any:
@@ -96,9 +98,6 @@ def server_codes(
     """What the server refuses a target for, as a front end can know it: the network's rules, and for a network whose
     limits are each server's own (Mastodon's instances) its check against an account whose server's limits are not
     known yet (the advertised defaults)."""
-    from backend.networks.base import TargetDraft
-    from backend.networks.rules import validate_target
-
     codes = list(validate_target(network, content, media, options or {}))
     entry = registry.get(network)
     app = entry.oauth_app() if entry.app else None
