@@ -47,10 +47,14 @@ def media_kind(url: str) -> str | None:
     return None
 
 
-def counter(networks: Networks, platform: str, content: str) -> tuple[int, int | None]:
-    """(characters used as the network counts them, the network's bound or None) for the live counter."""
+def counter(
+    networks: Networks, platform: str, content: str, max_text: int | None = None
+) -> tuple[int, int | None]:
+    """(characters used as the network counts them, the bound or None) for the live counter; `max_text`: the
+    account's own bound when its server sets one (AccountOut.textLimit), else the network's."""
     limits = networks.limits(platform)
-    return networks.text_length(platform, content), limits.max_text if limits is not None else None
+    bound = max_text if max_text is not None else limits.max_text if limits is not None else None
+    return networks.text_length(platform, content), bound
 
 
 def _description_bytes(content: str, replaced: dict[str, str]) -> int:
@@ -65,20 +69,23 @@ def check_target(
     content: str,
     media: Sequence[str | None],
     options: dict[str, Any] | None = None,
+    max_text: int | None = None,
 ) -> list[Problem]:
     """The problems `platform` would answer (worded to stand next to the target's name) for this text, these media
-    (each `image`, `video` or None when unknown) and these options (the wire form: `{"<network>": {"title": …}}`).
+    (each `image`, `video` or None when unknown) and these options (the wire form: `{"<network>": {"title": …}}`);
+    `max_text`: the account's own bound on the text when its server sets one (AccountOut.textLimit).
     [] when it can receive the post — or when the server did not list the network (the server then says)."""
     limits = networks.limits(platform)
     if limits is None:
         return []
     problems: list[Problem] = []
     n = networks.text_length(platform, content)
-    if n > limits.max_text:
+    bound = max_text if max_text is not None else limits.max_text
+    if n > bound:
         problems.append(
             Problem(
                 "content_too_long_for_target",
-                f"at most {limits.max_text:,} characters here; the text has {n:,}",
+                f"at most {bound:,} characters here; the text has {n:,}",
             )
         )
     elif (

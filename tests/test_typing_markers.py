@@ -25,7 +25,7 @@ OLDER: dict[str, int] = {
     "socialpub_tui/screens/compose.py": 6,
     "socialpub_tui/screens/compose_media.py": 3,
     "socialpub_tui/screens/compose_send.py": 5,
-    "socialpub_tui/screens/compose_targets.py": 7,
+    "socialpub_tui/screens/compose_targets.py": 5,
 }
 
 

@@ -79,13 +79,16 @@ class Instances:
     stored credentials or None) -> Prepared (registers an app there when none covers the scopes; raises
     oauth.OAuthError); app(host, credentials, pkce, scopes) -> the App of that server (its endpoints);
     discover(settings, client, host, TokenSet) -> the Candidates the grant reaches there; host_of(an account's
-    external id) -> its server's host (None when it names none)."""
+    external id) -> its server's host (None when it names none); text_limit(the server's cached limits) -> the
+    most text a post there may hold."""
 
     host: Callable[[str], str]
     prepare: Callable[[Settings, httpx.Client, str, InstanceCredentials | None], Prepared]
     app: Callable[[str, InstanceCredentials, bool, tuple[str, ...]], App]
     discover: Callable[[Settings, httpx.Client, str, Any], list[Any]]
     host_of: Callable[[str], str | None]
+    # a server's limits as cached (network_instance) -> the most text a post there may hold (None: not said)
+    text_limit: Callable[[dict[str, Any]], int | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,12 @@ class AccountOut(CamelOut):
         "before socialpub recorded them, or a network that does not say). `accounts doctor` checks them "
         "against what publishing and reconciliation need. An extension.",
     )
+    text_limit: int | None = Field(
+        default=None,
+        description="the most text a post to this account may hold when its server sets its own (a network of many "
+        "servers: its server's limit, as last read when the account connected); null: the network's `maxText` "
+        "(GET /v1/networks). Counted in the network's `textUnit`. An extension.",
+    )
 
 
 class AccountList(CamelOut):

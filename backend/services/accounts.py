@@ -17,7 +17,7 @@ from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
 from backend.networks import registry
-from backend.services import plans, tokens
+from backend.services import network_instances, plans, tokens
 from backend.services.adapters import register_sandbox_account
 from backend.store.db import locked, tx
 from backend.store.models import Account, Workspace
@@ -230,6 +230,7 @@ def to_public(acc: Account, is_default: bool, settings: Settings) -> dict[str, A
         "tokenExpiresAt": clock.iso(acc.token_expires_at),
         "tokenWarning": tokens.token_warning(acc, settings),
         "grantedScopes": acc.granted_scopes.split() if acc.granted_scopes else None,
+        "textLimit": network_instances.account_text_limit(acc.platform, acc.external_id),
     }
 
 

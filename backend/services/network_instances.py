@@ -11,6 +11,8 @@ from datetime import timedelta
 from typing import Any
 
 from backend import clock
+from backend.networks import registry
+from backend.networks.oauth_types import Instances
 from backend.store.models import NetworkInstance
 
 
@@ -93,6 +95,25 @@ def fresh_limits(network: str, host: str, max_age_s: float) -> dict[str, Any] | 
         return None
     limits: dict[str, Any] = row.limits
     return limits
+
+
+def account_server(network: str, external_id: str) -> tuple[Instances, dict[str, Any]] | None:
+    """For an account of a network made of many servers (Mastodon): the network's Instances and its server's limits
+    as cached (no call to the server); None for another network, or limits never read."""
+    entry = registry.find(network)
+    app = entry.oauth_app() if entry is not None and entry.app else None
+    instances = app.instances if app is not None else None
+    host = instances.host_of(external_id) if instances is not None else None
+    limits = cached_limits(network, host) if instances is not None and host else None
+    return (instances, limits) if instances is not None and limits is not None else None
+
+
+def account_text_limit(network: str, external_id: str) -> int | None:
+    """The most text a post to this account may hold when its server sets its own (None: the network's)."""
+    found = account_server(network, external_id)
+    if found is None or found[0].text_limit is None:
+        return None
+    return found[0].text_limit(found[1])
 
 
 def cached_limits(network: str, host: str) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from textual.widgets import Checkbox, Static, TextArea
 from socialpub_tui import times
 from socialpub_tui.checks import Problem, check_target, counter
 from socialpub_tui.look import inert
+from socialpub_tui.shell import shell
 
 if TYPE_CHECKING:
     from backend.schemas.accounts import AccountOut
@@ -31,6 +32,7 @@ class TargetChoice:
     account_id: str | None
     name: str
     note: str = ""  # e.g. `default`, `needs_reauth`
+    text_limit: int | None = None  # the account's own bound on the text (its server's), else the network's
 
     def wire(self) -> Any:
         return {"platform": self.platform, "channelId": self.account_id} if self.account_id else self.platform
@@ -132,7 +134,9 @@ class TargetsPane(Screen[Any]):
             listing.items, key=lambda a: (a.platform, not a.is_default, a.name)
         )
         choices = [
-            TargetChoice(a.id, a.platform, a.id, a.name, "" if a.status == "active" else a.status)
+            TargetChoice(
+                a.id, a.platform, a.id, a.name, "" if a.status == "active" else a.status, a.text_limit
+            )
             for a in accounts
             if a.status != "disconnected"
         ]
@@ -219,11 +223,11 @@ class TargetsPane(Screen[Any]):
         kinds = [m.kind for m in self.media]
         selected = self.selected_rows()
         options = self.options_wire({r.choice.platform for r in selected})
-        networks = self.app.networks  # type: ignore[attr-defined]
+        networks = shell(self).networks
         out: dict[str, list[Problem]] = {}
         for row in selected:
             platform = row.choice.platform
-            problems = check_target(networks, platform, content, kinds, options)
+            problems = check_target(networks, platform, content, kinds, options, row.choice.text_limit)
             bad_options = self.options_problem(platform, options)
             if bad_options is not None:
                 problems.append(bad_options)
@@ -240,7 +244,9 @@ class TargetsPane(Screen[Any]):
         for row in self.rows():
             if row.selected:
                 platforms.add(row.choice.platform)
-                used, limit = counter(self.app.networks, row.choice.platform, content)  # type: ignore[attr-defined]
+                used, limit = counter(
+                    shell(self).networks, row.choice.platform, content, row.choice.text_limit
+                )
                 row.show(used, limit, problems.get(row.choice.key, []))
             else:
                 row.show(None, None, [], shown=False)

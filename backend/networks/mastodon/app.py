@@ -30,7 +30,7 @@ from backend.networks.mastodon.connect import (
     registration_body,
     scopes_for,
 )
-from backend.networks.mastodon.instance import NotAnInstance, parse_instance
+from backend.networks.mastodon.instance import InstanceLimits, NotAnInstance, parse_instance
 from backend.networks.mastodon.refusal import refusal
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body
 from backend.networks.oauth_types import App, Endpoints, InstanceCredentials, Instances, OAuthApp, Prepared
@@ -169,5 +169,17 @@ def host_of(external_account_id: str) -> str | None:
         return None
 
 
-INSTANCES = Instances(host=instance_host, prepare=prepare, app=app_for, discover=discover_at, host_of=host_of)
+def text_limit(limits: dict[str, Any]) -> int | None:
+    """The instance's `max_characters`, from its cached limits."""
+    return InstanceLimits.from_cache(limits).max_characters
+
+
+INSTANCES = Instances(
+    host=instance_host,
+    prepare=prepare,
+    app=app_for,
+    discover=discover_at,
+    host_of=host_of,
+    text_limit=text_limit,
+)
 APP = OAuthApp(ENDPOINTS, discover, check, api_refusal, oauth_error_bodies=True, instances=INSTANCES)

@@ -326,14 +326,9 @@ def check_target_rules(
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
-def _server_limits(platform: str, external_id: str) -> dict[str, Any] | None:
-    """The cached limits of the account's server, for a network made of many (Mastodon); None otherwise or when
-    they were never read (no call to the server here: they are read at connect)."""
-    entry = registry.find(platform)
-    app = entry.oauth_app() if entry is not None and entry.app else None
-    instances = app.instances if app is not None else None
-    host = instances.host_of(external_id) if instances is not None else None
-    return network_instances.cached_limits(platform, host) if host else None
+def _cached_limits(platform: str, external_id: str) -> dict[str, Any] | None:
+    found = network_instances.account_server(platform, external_id)
+    return found[1] if found is not None else None
 
 
 def check_against_accounts(
@@ -360,7 +355,7 @@ def check_against_accounts(
             content=content,
             media=tuple(media),
             options=options.get(t.platform),
-            server_limits=_server_limits(t.platform, account.external_id),
+            server_limits=_cached_limits(t.platform, account.external_id),
         )
         try:
             found = check(adapter_for(account, settings), account.access_token, draft)
