@@ -908,7 +908,9 @@ class _LimitCheck:
         for name, lim in self.limits:
             n = self.f.networks.text_length(name, text)
             unit = {"utf16": " (counted in UTF-16 units)", "graphemes": " (graphemes)"}.get(lim.text_unit, "")
-            if n > lim.max_text and lim.max_text < self.max_content:
+            # a limit each server sets (Mastodon's instances) is checked against the account when the post is
+            # created: the files alone cannot tell it
+            if n > lim.max_text and lim.max_text < self.max_content and not lim.max_text_per_server:
                 self._add(
                     name,
                     "content_too_long_for_target",

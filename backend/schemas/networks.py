@@ -26,6 +26,12 @@ class NetworkLimits(BaseModel):
     max_text: int = Field(
         description="the text's bound, counted in `textUnit` (`content_too_long_for_target`)"
     )
+    max_text_per_server: bool = Field(
+        default=False,
+        description="`maxText` is a default: each server of the network sets its own (an account's `textLimit`, "
+        "checked against the account when a post is created); a front end without the account counts "
+        "against `maxText` as a hint, not a refusal",
+    )
     text_unit: str = Field(
         default="characters",
         description="how the text is counted: `characters` (code points), `utf16` (UTF-16 code units), "

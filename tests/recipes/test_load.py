@@ -504,6 +504,18 @@ def test_content_over_a_network_limit_after_substitution(load_text) -> None:
     )
 
 
+def test_a_limit_each_server_sets_is_left_to_the_accounts_check(load_text) -> None:
+    """Mastodon's 500 is upstream's default: each instance sets its own, checked against the account when the post
+    is created (the files alone cannot tell it); Bluesky's 300 binds in the files."""
+    loaded = load_text(f"""
+        posts:
+          - {{id: a, content: "{"m" * 600}", targets: [mastodon], at: "2027-01-15 09:00"}}
+          - {{id: b, content: "{"b" * 301}", targets: [bluesky], at: "2027-01-15 09:00"}}
+    """)
+    assert [(p.line, p.code) for p in loaded.problems] == [(3, "content_too_long_for_target")]
+    assert "bluesky allows 300" in loaded.problems[0].message
+
+
 def test_tiktok_counts_utf16_and_photo_titles(load_text) -> None:
     emoji = "\U0001f600" * 1101  # 2,202 UTF-16 units, 1,101 characters
     loaded = load_text(f"""

@@ -14,6 +14,7 @@ NETWORK = Network(
     colour="#6364ff",
     limits=NetworkLimits(
         max_text=500,
+        max_text_per_server=True,  # each instance sets its own (max_characters): checked against the account
         text_unit="graphemes",
         min_media=0,
         max_media=4,
