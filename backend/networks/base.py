@@ -69,6 +69,24 @@ class MediaRef:
 
 
 @dataclass(frozen=True)
+class TargetDraft:
+    """One target of a post being created or changed, as the network's own check against the account sees it (the
+    registry entry's `target_check`: fn(adapter, access_token, draft) -> [(code, message, extra)]).
+
+    account: the account's external id at the network (Mastodon: `<id>@<host>`, Bluesky: its DID). content, media:
+    the post's, as the posts API read them (a media's bytes, duration… when probed). options: the network's own,
+    parsed (its options model), or None. server_limits: for a network made of many servers (Mastodon), the limits
+    the account's server reported when it was last read (the network's cached form: services/network_instances),
+    None when they are not known; the check then applies the network's defaults."""
+
+    account: str
+    content: str
+    media: tuple[MediaRef, ...] = ()
+    options: Any = None
+    server_limits: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Payload:
     """Exactly what one network receives for one post (spec 4.4 rules 4-7), before credentials.
 

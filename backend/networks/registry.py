@@ -120,10 +120,12 @@ class Network:
     # "module:fn" of a network connected with a login instead of OAuth (Bluesky: a handle and an app password):
     # fn(settings, client, identifier, password, service) -> the Candidate to store (backend/networks/oauth.py)
     login: str | None = None
-    # "module:fn" of a check POST /v1/posts runs per target against the account itself, before accepting the post:
-    # fn(adapter, access_token, options) -> [(code, message, extra)] (options: the network's own, parsed, or None);
-    # it may call the network (TikTok reads creator_info: the privacy the creator may choose). A network error it
-    # raises does not refuse the post: the publication checks again (services/posts.py check_against_accounts)
+    # "module:fn" of a check POST /v1/posts (and a change of a post) runs per target against the account itself,
+    # before accepting the post: fn(adapter, access_token, draft) -> [(code, message, extra)], draft a
+    # base.TargetDraft (the account's external id, the post's content, media and the network's own options, the
+    # cached limits of the account's server). It may call the network, boundedly (TikTok reads creator_info: the
+    # privacy the creator may choose); a network error it raises does not refuse the post: the publication checks
+    # again (services/posts/checks.py check_against_accounts). Mastodon applies the account's instance's limits.
     target_check: str | None = None
     # "module:fn" of what the network says an account's creator may choose now (backend/networks/choices.py):
     # fn(adapter, access_token) -> AccountChoices; it calls the network (GET /v1/accounts/{id}/choices). None: none

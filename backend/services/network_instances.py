@@ -93,3 +93,13 @@ def fresh_limits(network: str, host: str, max_age_s: float) -> dict[str, Any] | 
         return None
     limits: dict[str, Any] = row.limits
     return limits
+
+
+def cached_limits(network: str, host: str) -> dict[str, Any] | None:
+    """The limits the server reported when last read, whatever their age (None: never read). For the checks at a
+    post's creation, which call no server: the publication reads the server's own again before sending."""
+    row = _row(network, host)
+    if row is None or row.limits is None:
+        return None
+    limits: dict[str, Any] = row.limits
+    return limits

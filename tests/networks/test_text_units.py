@@ -8,10 +8,9 @@ import pytest
 
 from backend.networks.base import MediaRef
 from backend.networks.registry import get, names
-from backend.networks.rules import validate_target
 from backend.schemas.text import TEXT_UNITS, text_length
 from socialpub_tui.checks import check_target
-from tests.support.networks import catalogue
+from tests.support.networks import catalogue, server_codes
 
 VID = MediaRef("https://media.test/v.mp4", "video", "video/mp4")
 IMG = MediaRef("https://media.test/a.jpg", "image", "image/jpeg", 1080, 1080)
@@ -32,6 +31,10 @@ def text_of(unit: str, n: int) -> str:
     return text
 
 
+def server_says_too_long(network: str, text: str, media: MediaRef) -> bool:
+    return TOO_LONG in server_codes(network, text, [media])
+
+
 def bounds(network: str) -> list[str]:
     limits = get(network).limits
     texts = [text_of(limits.text_unit, limits.max_text)]
@@ -46,11 +49,11 @@ def test_the_front_ends_count_as_the_server_checks(network: str) -> None:
     front = catalogue()
     media = IMG if network == "bluesky" else VID
     for text in bounds(network):
-        server = TOO_LONG in validate_target(network, text, [media])
+        server = server_says_too_long(network, text, media)
         local = TOO_LONG in [p.code for p in check_target(front, network, text, [media.kind])]
         assert local == server, (network, text_length(get(network).limits.text_unit, text))
     at_max = text_of(get(network).limits.text_unit, get(network).limits.max_text)
-    assert TOO_LONG in validate_target(network, at_max + "a", [media])  # the advertised bound binds
+    assert server_says_too_long(network, at_max + "a", media)  # the advertised bound binds
 
 
 def test_threads_counts_an_emoji_as_its_bytes() -> None:

@@ -346,7 +346,10 @@ def test_example_media_are_real_and_small() -> None:
         bytes=clip.stat().st_size,
     )
     rules = {n.name: n.network_rules() for n in registry.networks()}
-    assert {n: r.video.problems(ref) for n, r in rules.items() if r.video} == {n: [] for n in rules}
+    with_video_rules = {n: r for n, r in rules.items() if r.video}  # Mastodon's are each instance's
+    assert {n: r.video.problems(ref) for n, r in with_video_rules.items()} == dict.fromkeys(
+        with_video_rules, []
+    )
 
 
 # ---- problems, at their line and column ---------------------------------------------------------------

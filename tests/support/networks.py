@@ -12,6 +12,8 @@ from typing import Any
 
 from backend.config import Settings
 from backend.networks import registry
+from backend.networks.base import TargetDraft
+from backend.networks.rules import validate_target
 
 
 def own(settings: Settings, network: str) -> Any:
@@ -88,3 +90,23 @@ def lent(network: str, **changes: Any) -> Iterator[registry.Network]:
         yield changed
     finally:
         _reload()
+
+
+def server_codes(
+    network: str, content: str, media: list[Any], options: dict[str, Any] | None = None
+) -> list[str]:
+    """What the server refuses a target for, as a front end can know it: the network's rules, and for a network whose
+    limits are each server's own (Mastodon's instances) its check against an account whose server's limits are not
+    known yet (the advertised defaults)."""
+    codes = list(validate_target(network, content, media, options or {}))
+    entry = registry.get(network)
+    app = entry.oauth_app() if entry.app else None
+    if app is not None and app.instances is not None:
+        parsed = (
+            entry.options_model().model_validate((options or {}).get(network) or {})
+            if entry.options
+            else None
+        )
+        draft = TargetDraft(account="1@server.example", content=content, media=tuple(media), options=parsed)
+        codes += [code for code, _why, _extra in entry.target_checker()(None, "", draft) if code not in codes]
+    return codes

@@ -7,10 +7,10 @@ import itertools
 import pytest
 
 from backend.networks.base import MediaRef
-from backend.networks.rules import validate_target
 from backend.services.networks import catalogue
 from socialpub_tui.checks import check_target, counter, media_kind
 from socialpub_tui.client.networks import parse
+from tests.support.networks import server_codes
 
 NETWORKS = parse({"items": catalogue()})  # what GET /v1/networks gives the client
 
@@ -40,7 +40,7 @@ def test_local_checks_match_the_backend_rules(platform: str) -> None:
             for i, k in enumerate(kinds)
         ]
         options = {"youtube": {"title": title}} if title else {}
-        backend = validate_target(platform, text, refs, options)
+        backend = server_codes(platform, text, refs, options)
         local = [p.code for p in check_target(NETWORKS, platform, text, kinds, options)]
         assert sorted(local) == sorted(backend), (platform, len(text), kinds, title)
 

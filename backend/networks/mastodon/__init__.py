@@ -27,6 +27,7 @@ NETWORK = Network(
     emulator="backend.networks.mastodon.emulator:MastodonEmulator",
     options="backend.networks.mastodon.options:MastodonOptions",
     checks="backend.networks.mastodon.checks:CHECKS",
+    target_check="backend.networks.mastodon.rules:target_problems",
     listing_delay_s=0.0,  # the account's statuses are read from the instance's database: read-after-write
     docs="backend/networks/mastodon/docs.md",
 )

@@ -1,23 +1,25 @@
 """A Mastodon target checked at creation against its instance's limits (instance.InstanceLimits, read from the
-instance): the status length (text.status_length), the media count, one video or audio alone (PostStatusService
-`images_and_video`), each media's type, size and pixel count, the alt texts' length. Each problem is a spec 7 code
-with the reason to show, naming the instance's limit.
+instance): the status length (text.status_length), the media count, each media's type, size and pixel count, the
+alt texts' length (limit_problems), and what no instance takes (shape_problems): a status without text or media,
+a video or audio with other media (PostStatusService `images_and_video`). Each problem is a spec 7 code with the
+reason to show, naming the instance and its limit.
 
-RULES (the registry's) checks a target against upstream Mastodon's limits (UPSTREAM: 500 characters, 4 media,
-16 MB images…), what the posts API knows of every instance before it asks one; the payload carries the options
-the adapter sends (visibility, spoiler_text, language, alt)."""
+RULES (the registry's, for every Mastodon target) checks only the shape: instances differ (forks raise
+`max_characters`), so the limits are the account's instance's, applied by the registry's `target_check`
+(target_problems) from the limits cached when the account connected, else upstream Mastodon's (UPSTREAM: 500
+characters, 4 media, 16 MB images…); the adapter checks the instance's current ones again before uploading. The
+payload carries the options the adapter sends (visibility, spoiler_text, language, alt)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from backend.networks.base import MediaRef, Payload
+from backend.networks.base import MediaRef, Payload, TargetDraft
 from backend.networks.mastodon.instance import (
     MAX_CHARACTERS,
     MAX_MEDIA_ATTACHMENTS,
-    VIDEO_FRAME_RATE_LIMIT,
-    VIDEO_SIZE_LIMIT,
     InstanceLimits,
 )
 from backend.networks.mastodon.options import MastodonOptions
@@ -28,18 +30,34 @@ from backend.networks.rules.common import (
     MEDIA_UNSUPPORTED,
     VIDEO_OUT_OF_RANGE,
     NetworkRules,
-    VideoLimits,
     images,
     videos,
 )
 from backend.schemas.text import has_visible_text
 
+Problem = tuple[str, str, dict[str, Any]]  # (code, reason, the detail's extra fields)
 
-def check(
+
+def shape_problems(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> list[Problem]:
+    """What no instance takes, whatever its limits: a status without text or media, a video (or audio) with other
+    media (PostStatusService `images_and_video`), more alt texts than media."""
+    out: list[Problem] = []
+    if not has_visible_text(content) and not media:
+        out.append((CONTENT_REQUIRED, "Mastodon refuses a status without text or media", {}))
+    if videos(media) and len(media) > 1:
+        out.append((MEDIA_UNSUPPORTED, "Mastodon takes a video alone in a status, not with other media", {}))
+    alts = (options.alt if options is not None else None) or []
+    if len(alts) > len(media):
+        out.append((MEDIA_UNSUPPORTED, f"{len(alts)} alt texts for {len(media)} media", {}))
+    return out
+
+
+def limit_problems(
     limits: InstanceLimits, content: str, media: Sequence[MediaRef], options: MastodonOptions | None
-) -> list[tuple[str, str]]:
-    """(code, reason) for each way `limits.domain` would refuse this status; empty when it would take it."""
-    out: list[tuple[str, str]] = []
+) -> list[Problem]:
+    """Each of `limits.domain`'s limits this status exceeds, the reason naming the instance and its limit, the
+    extra fields the limit (`limit`) and, for a media, its URL (`mediaUrl`)."""
+    out: list[Problem] = []
     host = limits.domain
     spoiler = (options.spoiler_text if options is not None else None) or ""
     length = status_length(content, spoiler, limits.characters_reserved_per_url)
@@ -50,29 +68,27 @@ def check(
                 CONTENT_TOO_LONG,
                 f"{host} takes at most {limits.max_characters:,} characters; the text{cw} counts {length:,} "
                 f"(each link counts {limits.characters_reserved_per_url})",
+                {"limit": limits.max_characters},
             )
         )
-    if not has_visible_text(content) and not media:
-        out.append((CONTENT_REQUIRED, f"{host} refuses a status without text or media"))
-    vids, imgs = videos(media), images(media)
     if len(media) > limits.max_media_attachments:
         out.append(
             (
                 MEDIA_UNSUPPORTED,
                 f"{host} takes at most {limits.max_media_attachments} media; this post has {len(media)}",
+                {"limit": limits.max_media_attachments},
             )
         )
-    if vids and len(media) > 1:
-        out.append((MEDIA_UNSUPPORTED, f"{host} takes a video alone in a status, not with other media"))
     for m in media:
         if limits.supported_mime_types and m.mime and m.mime not in limits.supported_mime_types:
-            out.append((MEDIA_UNSUPPORTED, f"{host} does not take {m.mime} files"))
-    for m in imgs:
+            out.append((MEDIA_UNSUPPORTED, f"{host} does not take {m.mime} files", {"mediaUrl": m.url}))
+    for m in images(media):
         if m.bytes is not None and m.bytes > limits.image_size_limit:
             out.append(
                 (
                     MEDIA_UNSUPPORTED,
                     f"{host} takes images up to {limits.image_size_limit / 1e6:g} MB; one is {m.bytes / 1e6:.1f} MB",
+                    {"mediaUrl": m.url, "limit": limits.image_size_limit},
                 )
             )
         if m.width and m.height and m.width * m.height > limits.image_matrix_limit:
@@ -80,14 +96,16 @@ def check(
                 (
                     MEDIA_UNSUPPORTED,
                     f"{host} takes images up to {limits.image_matrix_limit:,} pixels; one is {m.width}×{m.height}",
+                    {"mediaUrl": m.url, "limit": limits.image_matrix_limit},
                 )
             )
-    for m in vids:
+    for m in videos(media):
         if m.bytes is not None and m.bytes > limits.video_size_limit:
             out.append(
                 (
                     VIDEO_OUT_OF_RANGE,
                     f"{host} takes videos up to {limits.video_size_limit / 1e6:g} MB; it is {m.bytes / 1e6:.1f} MB",
+                    {"mediaUrl": m.url, "rule": "max_bytes", "limit": limits.video_size_limit},
                 )
             )
         if m.width and m.height and m.width * m.height > limits.video_matrix_limit:
@@ -95,6 +113,7 @@ def check(
                 (
                     VIDEO_OUT_OF_RANGE,
                     f"{host} takes videos up to {limits.video_matrix_limit:,} pixels; it is {m.width}×{m.height}",
+                    {"mediaUrl": m.url, "rule": "max_pixels", "limit": limits.video_matrix_limit},
                 )
             )
         if m.frame_rate is not None and m.frame_rate > limits.video_frame_rate_limit:
@@ -102,20 +121,28 @@ def check(
                 (
                     VIDEO_OUT_OF_RANGE,
                     f"{host} takes videos up to {limits.video_frame_rate_limit} frames a second; it has {m.frame_rate:g}",
+                    {"mediaUrl": m.url, "rule": "max_fps", "limit": limits.video_frame_rate_limit},
                 )
             )
     alts = (options.alt if options is not None else None) or []
-    if len(alts) > len(media):
-        out.append((MEDIA_UNSUPPORTED, f"{len(alts)} alt texts for {len(media)} media"))
     for i, alt in enumerate(alts, 1):
         if len(alt) > limits.description_limit:
             out.append(
                 (
                     MEDIA_UNSUPPORTED,
                     f"{host} takes alt texts up to {limits.description_limit:,} characters; number {i} has {len(alt):,}",
+                    {"limit": limits.description_limit},
                 )
             )
     return out
+
+
+def check(
+    limits: InstanceLimits, content: str, media: Sequence[MediaRef], options: MastodonOptions | None
+) -> list[tuple[str, str]]:
+    """(code, reason) for each way `limits.domain` would refuse this status; empty when it would take it."""
+    found = limit_problems(limits, content, media, options) + shape_problems(content, media, options)
+    return [(code, reason) for code, reason, _extra in found]
 
 
 PLATFORM = "mastodon"
@@ -123,21 +150,33 @@ UPSTREAM = InstanceLimits(domain="Mastodon", version="")  # upstream Mastodon's 
 
 
 def validate(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> list[str]:
-    return list(dict.fromkeys(code for code, _reason in check(UPSTREAM, content, media, options)))
+    """The network-level rule (every Mastodon target): only what no instance takes. The limits (length, media
+    count and sizes) are each instance's: the check against the account (target_problems) applies them."""
+    return list(dict.fromkeys(code for code, _reason, _extra in shape_problems(content, media, options)))
 
 
 def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
-    """The reason of a code (the options are not given here: a text too long only with its content warning is
-    said so)."""
-    reasons = [reason for c, reason in check(UPSTREAM, content, media, None) if c == code]
-    if reasons:
-        return "; ".join(reasons)
-    if code == CONTENT_TOO_LONG:
-        return (
-            f"Mastodon takes at most {UPSTREAM.max_characters:,} characters, the content warning (spoilerText) "
-            f"counted with the text; the text alone counts {status_length(content):,}"
-        )
-    return None
+    reasons = [reason for c, reason, _extra in shape_problems(content, media, None) if c == code]
+    return "; ".join(reasons) if reasons else None
+
+
+def target_problems(adapter: Any, token: str, draft: TargetDraft) -> list[Problem]:
+    """The registry's `target_check`: the post against the account's instance's limits as last read (cached at
+    connect in `network_instance`: no call to the instance here), else upstream Mastodon's (500 characters, 4
+    media…), said so. The refusal names the instance and its limit (`instance`, `limit`). The publication checks
+    the instance's current limits again before uploading (adapter.refused_by_instance)."""
+    host = draft.account.partition("@")[2] or "its instance"
+    if draft.server_limits is not None:
+        limits = InstanceLimits.from_cache(draft.server_limits)
+        known = ""
+    else:
+        limits = replace(UPSTREAM, domain=host)
+        known = f" (upstream Mastodon's limit: {host}'s own are not known yet)"
+    options = draft.options if isinstance(draft.options, MastodonOptions) else None
+    return [
+        (code, reason + known, {"instance": host, **extra})
+        for code, reason, extra in limit_problems(limits, draft.content, draft.media, options)
+    ]
 
 
 def build(content: str, media: Sequence[MediaRef], options: MastodonOptions | None) -> Payload:
@@ -147,7 +186,7 @@ def build(content: str, media: Sequence[MediaRef], options: MastodonOptions | No
             value = getattr(options, key)
             if value:
                 opts[key] = value
-    chosen = tuple(media[:MAX_MEDIA_ATTACHMENTS])
+    chosen = tuple(media)  # as many as the instance takes: the check at creation applied its limit
     if chosen:
         given = list(options.alt or []) if options is not None else []
         opts["alt"] = [given[i] if i < len(given) else "" for i in range(len(chosen))]
@@ -173,6 +212,4 @@ RULES = NetworkRules(
     build,
     text_length=_length,
     explain=explain,
-    # the bounds a video's probe can show (its pixel count is rules.check's: image_matrix_limit has no side bound)
-    video=VideoLimits(max_bytes=VIDEO_SIZE_LIMIT, max_fps=float(VIDEO_FRAME_RATE_LIMIT)),
 )

@@ -30,6 +30,7 @@ from backend.networks.base import (
     NetworkError,
     Publication,
     PublishOutcome,
+    TargetDraft,
     TargetWarning,
     Unverifiable,
     check_failed,
@@ -804,7 +805,7 @@ def allowed_privacy(offered: list[str], *, audited: bool) -> list[str]:
 
 
 def target_problems(
-    adapter: TikTokAdapter, token: str, options: Any
+    adapter: TikTokAdapter, token: str, draft: TargetDraft
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """The registry's `target_check`: POST /v1/posts refuses a TikTok direct post now, per target, when TikTok
     would refuse it (or its UX rules forbid it): no privacy chosen, one the account's creator_info does not offer,
@@ -812,6 +813,7 @@ def target_problems(
     the creator may choose (`allowed`). A draft (MEDIA_UPLOAD) carries no privacy: nothing to check. Reads
     creator_info (20 calls a minute per token): its NetworkError / httpx error goes to the caller, which then
     accepts the post and lets the publication check again."""
+    options = draft.options
     if options is not None and getattr(options, "post_mode", "DIRECT_POST") == "MEDIA_UPLOAD":
         return []
     offered = [str(x) for x in adapter.creator_info(token).get("privacy_level_options") or []]

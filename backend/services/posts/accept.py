@@ -171,7 +171,7 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
         {t.index for t in targets if t.account is not None and t.account.kind == "live"},
         settings,
     )
-    check_against_accounts(settings, targets, options)
+    check_against_accounts(settings, targets, options, content, media)
     in_past = schedule_problem(targets, scheduled_at, clock.now())
     raise_problems(targets, in_past)
 

@@ -20,12 +20,12 @@ from backend.errors import ApiError
 from backend.media import fetch
 from backend.media.storage import media_base_url
 from backend.networks import registry
-from backend.networks.base import MediaRef, NetworkError
+from backend.networks.base import MediaRef, NetworkError, TargetDraft
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
 from backend.outbound.guard import not_public
 from backend.services import media as media_service
-from backend.services import networks
+from backend.services import network_instances, networks
 from backend.services.adapters import adapter_for
 from backend.store.models import Account, Workspace
 
@@ -326,10 +326,27 @@ def check_target_rules(
             t.problem("media_unreadable", f"{url}: {why}", mediaUrl=url)
 
 
-def check_against_accounts(settings: Settings, targets: Sequence[Target], options: dict[str, Any]) -> None:
-    """The networks' own per-target checks against the account (registry entry `target_check`; TikTok reads
-    creator_info: the privacy the creator may choose), for the targets nothing else refused. A check that cannot
-    reach the network refuses nothing: the post is accepted and its publication checks again (never lost)."""
+def _server_limits(platform: str, external_id: str) -> dict[str, Any] | None:
+    """The cached limits of the account's server, for a network made of many (Mastodon); None otherwise or when
+    they were never read (no call to the server here: they are read at connect)."""
+    entry = registry.find(platform)
+    app = entry.oauth_app() if entry is not None and entry.app else None
+    instances = app.instances if app is not None else None
+    host = instances.host_of(external_id) if instances is not None else None
+    return network_instances.cached_limits(platform, host) if host else None
+
+
+def check_against_accounts(
+    settings: Settings,
+    targets: Sequence[Target],
+    options: dict[str, Any],
+    content: str,
+    media: Sequence[MediaRef],
+) -> None:
+    """The networks' own per-target checks against the account (registry entry `target_check`, given a TargetDraft:
+    TikTok reads creator_info — the privacy the creator may choose; Mastodon applies the account's instance's cached
+    limits), for the targets nothing else refused. A check that cannot reach the network refuses nothing: the post
+    is accepted and its publication checks again (never lost)."""
     for t in targets:
         entry = registry.find(t.platform)
         check = entry.target_checker() if entry is not None and t.account is not None else None
@@ -338,8 +355,15 @@ def check_against_accounts(settings: Settings, targets: Sequence[Target], option
         account = Account.get_or_none(Account.id == t.account.id)  # type: ignore[union-attr]  # checked above
         if account is None or not account.access_token:
             continue
+        draft = TargetDraft(
+            account=account.external_id,
+            content=content,
+            media=tuple(media),
+            options=options.get(t.platform),
+            server_limits=_server_limits(t.platform, account.external_id),
+        )
         try:
-            found = check(adapter_for(account, settings), account.access_token, options.get(t.platform))
+            found = check(adapter_for(account, settings), account.access_token, draft)
         except (NetworkError, httpx.HTTPError) as exc:
             log.info(
                 "%s: the check of account %s at creation could not run (%s)", t.platform, account.id, exc

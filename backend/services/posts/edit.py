@@ -107,11 +107,12 @@ def edit(settings: Settings, workspace_id: str, post_id: str, changes: dict[str,
             check_public_media(
                 targets, media, {i for i, row in enumerate(rows) if row.account_id in live_ids}, settings
             )
-        if "options" in changes:  # the networks' own checks against the account (TikTok: the privacy)
+        if any(k in changes for k in ("content", "media_urls", "options")):
+            # the networks' own checks against the account (TikTok: the privacy; Mastodon: the instance's limits)
             for t, row in zip(targets, rows, strict=True):
                 if row.account_id:
                     t.account = AccountRef(row.account_id, row.platform, "active", row.account_name)
-            check_against_accounts(settings, targets, options)
+            check_against_accounts(settings, targets, options, content, media)
         for t, row in zip(targets, rows, strict=True):
             if row.account_id:
                 for p in t.problems:

@@ -52,6 +52,8 @@ def test_over_the_upstream_limit_is_refused_at_creation(settings, owner) -> None
         )
     [detail] = refused.value.details
     assert detail["error"] == "content_too_long_for_target"
-    assert (
-        "500" in detail["message"] and "480" in detail["message"] and "content warning" in detail["message"]
-    )
+    message = detail["message"]
+    assert "at most 500" in message and "counts 501" in message and "content warning" in message
+    # the sandbox instance's limits were never read: upstream's apply, said so
+    assert f"upstream Mastodon's limit: {SANDBOX_HOST}'s own are not known yet" in message
+    assert detail["instance"] == SANDBOX_HOST and detail["limit"] == 500
