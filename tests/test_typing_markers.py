@@ -20,8 +20,6 @@ OLDER: dict[str, int] = {
     "backend/jobs/worker.py": 1,
     "backend/networks/mastodon/app.py": 1,
     "backend/networks/sandbox/oauth.py": 1,
-    "backend/networks/tiktok/adapter.py": 2,
-    "backend/services/generations.py": 3,
     "socialpub_tui/screens/compose.py": 6,
     "socialpub_tui/screens/compose_media.py": 3,
     "socialpub_tui/screens/compose_send.py": 5,

@@ -151,7 +151,7 @@ def _openapi_without_422(app: FastAPI, routers: Routers) -> None:
         if app.openapi_schema:
             return app.openapi_schema
         routers.include_all()  # the document describes every path
-        doc = get_openapi(
+        doc: dict[str, Any] = get_openapi(
             title=app.title, version=app.version, description=app.description, routes=app.routes
         )
         doc = fill_network_enums(doc, networks.names())  # the registry's networks, plugins included

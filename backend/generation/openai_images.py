@@ -15,6 +15,8 @@ import base64
 import binascii
 import hashlib
 import io
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -65,11 +67,10 @@ class OpenAIImagesProvider:
         settings: OpenAIImagesSettings | None = None,
         *,
         transport: httpx.BaseTransport | None = None,
-        sleep=None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.settings = settings or OpenAIImagesSettings()
-        kw = {"sleep": sleep} if sleep is not None else {}
-        self.caller = Caller(self.settings, "image generation", transport=transport, **kw)
+        self.caller = Caller(self.settings, "image generation", transport=transport, sleep=sleep)
 
     def generate(
         self, request: GenerationRequest, out_dir: Path, progress: Progress | None = None

@@ -166,7 +166,7 @@ def _duration(container: Any, stream: Any) -> float | None:
     if stream.duration is not None and stream.time_base is not None and stream.duration > 0:
         return float(stream.duration * stream.time_base)
     if container.duration is not None and container.duration > 0:
-        return container.duration / 1_000_000  # AV_TIME_BASE
+        return float(container.duration) / 1_000_000  # AV_TIME_BASE
     return None
 
 

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from peewee import ModelSelect
+
 from backend import clock
 from backend.config import Settings
 from backend.errors import ApiError
@@ -26,7 +28,7 @@ from backend.store.models.accounts import SANDBOX_BEHAVIOURS
 log = logging.getLogger("socialpub.accounts")
 
 
-def _ordered(query):  # type: ignore[no-untyped-def]  # query: a peewee ModelSelect of Account (peewee is untyped)
+def _ordered(query: ModelSelect[Account]) -> ModelSelect[Account]:
     return query.order_by(Account.connected_at, Account.id)
 
 

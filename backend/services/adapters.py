@@ -23,7 +23,7 @@ from backend.errors import ApiError
 from backend.media import fetch
 from backend.media.storage import get_storage, media_base_url
 from backend.networks import registry
-from backend.networks.base import MediaRef, NetworkAdapter, NetworkError
+from backend.networks.base import FailType, MediaRef, NetworkAdapter, NetworkError
 from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
@@ -118,7 +118,7 @@ def default_loader(settings: Settings) -> MediaLoader:
         try:  # anything not on our host goes through the SSRF-guarded fetcher (no redirects, global IPs only)
             return fetch.fetch_bytes(media.url, settings, MAX_UPLOAD_BYTES)
         except ApiError as exc:
-            fail_type = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
+            fail_type: FailType = "permanent" if isinstance(exc, fetch.FetchTooLarge) else "retriable"
             raise NetworkError(
                 fail_type,
                 f"could not download the media {media.url}: {exc.message}",

@@ -41,7 +41,9 @@ def _lock_balance(workspace_id: str) -> int:
     the other balance changes but not the inserts that merely reference the workspace (their foreign-key check
     takes `KEY SHARE`), so a transaction that inserted a row of the workspace first cannot deadlock with it."""
     query = Workspace.select(Workspace.id, Workspace.credits_balance).where(Workspace.id == workspace_id)
-    row = (query if is_sqlite() else query.for_update("FOR NO KEY UPDATE")).first()
+    row = (
+        query if is_sqlite() else query.for_update("FOR NO KEY UPDATE")  # type: ignore[arg-type]  # peewee: for_update takes the lock clause as a string, its stub says bool
+    ).first()
     if row is None:
         raise WorkspaceGone(workspace_id)
     return int(row.credits_balance)

@@ -27,7 +27,7 @@ from typing import Any
 from backend import clock
 from backend.config import Settings
 from backend.networks import registry
-from backend.networks.doctor import Finding, version_findings
+from backend.networks.doctor import Finding, Severity, version_findings
 from backend.networks.registry import Network
 from backend.services import accounts, networks, tokens
 from backend.store.models import Account
@@ -106,7 +106,7 @@ def account_findings(acc: Account, settings: Settings, now: datetime) -> list[Fi
     found: list[Finding] = []
     state = tokens.token_state(acc, settings, now)
     if state is not None:
-        severity = "warning" if state.code == "token_expiring" else "error"
+        severity: Severity = "warning" if state.code == "token_expiring" else "error"
         found.append(Finding(state.code, severity, state.problem, state.fix))
     network = registry.find(acc.platform)
     checks = network.network_checks() if network is not None else None
@@ -129,7 +129,7 @@ def report(workspace_id: str, settings: Settings, platform: str | None = None) -
     accs = [a for a in accounts.list_accounts(workspace_id) if platform is None or a.platform == platform]
     live = {a.platform for a in accs if a.kind == "live"}
     chosen = [registry.get(platform)] if platform else list(registry.networks())
-    nets = [
+    nets: list[dict[str, Any]] = [
         {
             "platform": n.name,
             "redirectUri": _registered_redirect(n, settings),
@@ -142,7 +142,7 @@ def report(workspace_id: str, settings: Settings, platform: str | None = None) -
         }
         for n in chosen
     ]
-    accounts_out = [
+    accounts_out: list[dict[str, Any]] = [
         {
             "id": a.id,
             "platform": a.platform,

@@ -304,7 +304,7 @@ def _what(checked: Checked) -> str:
     return "image" if checked.type == "image" else f"{checked.duration_sec}-second video"
 
 
-class Replayed(dict):  # type: ignore[type-arg]
+class Replayed(dict[str, Any]):
     """The public generation already made with an idempotency key (the route answers it with 200)."""
 
 
@@ -421,7 +421,7 @@ def public(values: dict[str, Any] | Generation, settings: Settings | None) -> di
         "durationSec": v.get("duration_sec"),
         "sourceUrls": list(v.get("source_urls") or []),
         "backgroundUrl": v.get("background_url"),
-        "mediaUrl": url_for(settings, key) if key else None,
+        "mediaUrl": url_for(settings, key) if key and settings is not None else None,
         "mimeType": v.get("mime_type"),
         "error": v.get("error"),
         "creditsCost": v["credits_cost"],
@@ -603,7 +603,8 @@ def _fail_locked(row: Generation, reason: str, job: Any = None) -> None:
 
 
 def _lock(generation_id: str) -> Generation | None:
-    return locked(Generation.select().where(Generation.id == generation_id)).first()
+    row: Generation | None = locked(Generation.select().where(Generation.id == generation_id)).first()
+    return row
 
 
 def fail(generation_id: str, reason: str, job: Any = None) -> bool:
@@ -633,21 +634,16 @@ def give_up(generation_id: str, error: str) -> None:
             _fail_locked(row, INTERNAL)
 
 
-@dataclass
-class _Start:
-    row: Generation
-    go: bool  # False: nothing more to do (ended or failed here)
-
-
-def _start(job: Any, settings: Settings) -> _Start:
-    """Step 1-2 and `pending -> processing`, in one transaction."""
+def _start(job: Any, settings: Settings) -> Generation | None:
+    """Step 1-2 and `pending -> processing`, in one transaction: the row to produce, or None when there is nothing
+    more to do (gone, ended, or failed here)."""
     generation_id = job.payload["generation_id"]
     taken_over = queue.taken_over_from(job)
     with tx():
         row = _lock(generation_id)
         if row is None or row.deleted_at is not None or row.status in GENERATION_FINAL:
             queue.complete(job)
-            return _Start(row, False)  # type: ignore[arg-type]
+            return None
         if row.status == GenerationStatus.PROCESSING and taken_over is not None:
             log.warning(
                 "generation %s: interrupted mid-production (its worker %s stopped): failed, refunded",
@@ -656,12 +652,12 @@ def _start(job: Any, settings: Settings) -> _Start:
             )
             _remove_leftovers(settings, row.id)
             _fail_locked(row, INTERRUPTED, job)
-            return _Start(row, False)
+            return None
         refusal = guard.policy(settings).check(row.prompt)
         if refusal is not None:
             _fail_locked(row, refusal.reason, job)
-            return _Start(row, False)
-    return _Start(row, True)
+            return None
+    return row
 
 
 def _processing(row: Generation) -> bool:
@@ -754,9 +750,9 @@ def _request(settings: Settings, row: Generation) -> GenerationRequest:
         else None
     )
     return GenerationRequest(
-        type=row.type,
+        type=row.type,  # type: ignore[arg-type]  # peewee: a CharField is str; the row's type was checked a GenerationType when accepted
         prompt=row.prompt,
-        aspect_ratio=row.aspect_ratio,  # type: ignore[arg-type]
+        aspect_ratio=row.aspect_ratio,  # type: ignore[arg-type]  # peewee: a CharField is str; the row's ratio was checked an AspectRatio when accepted
         duration_sec=row.duration_sec if row.type == "video" else None,
         sources=sources,
         background=background,
@@ -798,8 +794,8 @@ def produce(job: Any, settings: Settings) -> None:
     """The `generation.produce` job (see the module docstring). At most SOCIALPUB_GENERATION_CONCURRENCY
     productions run at once in a worker process; a job beyond that is queued again a moment later (the wait does
     not count as an attempt)."""
-    start = _start(job, settings)
-    if not start.go:
+    row = _start(job, settings)
+    if row is None:
         return
     slot = _slot(settings)
     if not slot.acquire(blocking=False):
@@ -807,10 +803,10 @@ def produce(job: Any, settings: Settings) -> None:
             "every production slot of this worker is busy", delay_s=BUSY_RETRY_S, count_attempt=False
         )
     try:
-        if not _processing(start.row):
+        if not _processing(row):
             queue.complete(job)  # deleted while it waited
             return
-        _produce(job, settings, start.row)
+        _produce(job, settings, row)
     finally:
         slot.release()
 

@@ -77,7 +77,9 @@ def list_keys(workspace_id: str) -> list[ApiKey]:
 
 def _locked(workspace_id: str, key_id: str) -> ApiKey:
     """The workspace's key, row-locked for the enclosing transaction; 404 for another workspace's id."""
-    key = locked(ApiKey.select().where((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))).first()
+    key: ApiKey | None = locked(
+        ApiKey.select().where((ApiKey.id == key_id) & (ApiKey.workspace == workspace_id))
+    ).first()
     if key is None:
         raise ApiError(404, "api_key_not_found", "no API key with this id in the workspace")
     return key

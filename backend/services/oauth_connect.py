@@ -262,7 +262,7 @@ def finish(workspace_id: str, settings: Settings, state: str, code: str) -> dict
             instances = _instances(s.platform) if s.instance else None
             found = (
                 instances.discover(settings, client, s.instance, tokens)
-                if instances is not None
+                if instances is not None and s.instance
                 else oauth.discover(s.platform, settings, client, tokens)
             )
     except oauth.OAuthError as exc:
@@ -499,7 +499,8 @@ def prune_sessions(now: datetime) -> int:
     """Sessions past their life (10 minutes) are deleted, with the tokens a finished but never connected grant
     holds (a Ctrl+C at the picker): nothing of a grant outlives its session. The housekeeping job, every 5 min."""
     with tx():
-        return OAuthSession.delete().where(OAuthSession.expires_at < now).execute()
+        deleted: int = OAuthSession.delete().where(OAuthSession.expires_at < now).execute()
+        return deleted
 
 
 # --- health ---------------------------------------------------------------------------------------------------------

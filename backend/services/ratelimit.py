@@ -85,4 +85,5 @@ def prune(before_window: int | None = None) -> int:
     """Delete counters of windows that are over (run by the worker's housekeeping)."""
     current = int(clock.now().timestamp() // WINDOW_S)
     limit = before_window if before_window is not None else current - 1
-    return RateCounter.delete().where(RateCounter.window < limit).execute()
+    deleted: int = RateCounter.delete().where(RateCounter.window < limit).execute()
+    return deleted

@@ -33,6 +33,7 @@ from backend.config import Settings
 from backend.ids import new_id
 from backend.networks import oauth_apps, registry
 from backend.networks import tokens as net
+from backend.networks.oauth import TokenSet
 from backend.outbound.watchdog import Watchdog
 from backend.schemas.statuses import PostStatus, TargetStatus
 from backend.services import adapters, events
@@ -303,7 +304,7 @@ def _grant_dead(
     return Refreshed("dead")
 
 
-def _store(acc: Account, sent: str | None, mine: str, got: net.TokenSet) -> Refreshed:
+def _store(acc: Account, sent: str | None, mine: str, got: TokenSet) -> Refreshed:
     """Store the new pair in ONE transaction (a rotated refresh token is never kept apart from its access
     token), tried again on a failure of the store (a locked SQLite, a serialization failure or a dropped
     connection at COMMIT): the network may have retired `sent`, so this pair may be the grant's only key."""
@@ -349,9 +350,7 @@ def _store(acc: Account, sent: str | None, mine: str, got: net.TokenSet) -> Refr
     return Refreshed("refreshed", got.access_token, got.expires_at)
 
 
-def _store_once(
-    acc: Account, sent: str | None, mine: str, got: net.TokenSet, rotated: bool
-) -> Refreshed | None:
+def _store_once(acc: Account, sent: str | None, mine: str, got: TokenSet, rotated: bool) -> Refreshed | None:
     """One try of the store (inside its transaction). None: stored; else what is there instead."""
     current = locked(Account.select().where(Account.id == acc.id)).first()
     other_stored = current is not None and (
@@ -513,9 +512,12 @@ def _pending(account_id: str) -> Any:
 def life_end(account: Account, settings: Settings) -> datetime | None:
     """When the account stops working unless reconnected: its token's expiry when it cannot be refreshed, else
     its refresh token's (None: not known to end)."""
-    if refreshable(account.platform, account.refresh_token, settings):
-        return account.refresh_expires_at
-    return account.token_expires_at
+    end: datetime | None = (
+        account.refresh_expires_at
+        if refreshable(account.platform, account.refresh_token, settings)
+        else account.token_expires_at
+    )
+    return end
 
 
 def _in(delta: timedelta) -> str:

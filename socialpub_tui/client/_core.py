@@ -6,6 +6,7 @@ performs the steps (sync.py, aio.py)."""
 
 from __future__ import annotations
 
+import abc
 import email.utils
 import functools
 import inspect
@@ -308,11 +309,12 @@ class ClientBase:
             ) from None
 
 
-class SyncDriver(ClientBase):
+class SyncDriver(ClientBase, abc.ABC):
     """Runs steps in the caller's thread: an endpoint is a plain method (`Client`)."""
 
+    @abc.abstractmethod
     def perform(self, step: Step) -> Any:
-        raise NotImplementedError
+        """Carry out one step (send, sleep, stream) and answer what the endpoint receives back."""
 
     def drive(self, steps: Steps[T]) -> T:
         runner = Runner(steps)
@@ -335,11 +337,12 @@ class SyncDriver(ClientBase):
                 runner.error = exc
 
 
-class AsyncDriver(ClientBase):
+class AsyncDriver(ClientBase, abc.ABC):
     """Runs steps awaiting each: an endpoint is a coroutine method (`AsyncClient`)."""
 
+    @abc.abstractmethod
     async def perform(self, step: Step) -> Any:
-        raise NotImplementedError
+        """Carry out one step (send, sleep, stream), awaited, and answer what the endpoint receives back."""
 
     async def drive(self, steps: Steps[T]) -> T:
         runner = Runner(steps)

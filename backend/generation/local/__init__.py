@@ -65,7 +65,9 @@ class LocalProvider:
             else None
         )
         scene = scenes.build(design, request.brand, (w, h), font_dir, photo=photo)
-        digest = design.digest + (hashlib.sha256(request.background).digest() if photo is not None else b"")
+        digest = design.digest + (
+            hashlib.sha256(request.background).digest() if photo is not None and request.background else b""
+        )
         stem = "local-" + hashlib.sha256(digest + request.type.encode()).hexdigest()[:16]
         if request.type == "image":
             path = out_dir / f"{stem}.jpg"

@@ -117,4 +117,5 @@ def soundtrack(design: Design, duration_s: float) -> np.ndarray:
     out[:, :fade_in] *= np.linspace(0, 1, fade_in, dtype=np.float32)
     out[:, n_total - fade_out :] *= np.linspace(1, 0, fade_out, dtype=np.float32) ** 2
     peak = float(np.abs(out).max()) or 1.0
-    return (out * (0.708 / peak)).astype(np.float32)
+    track: np.ndarray = (out * (0.708 / peak)).astype(np.float32)
+    return track

@@ -44,7 +44,8 @@ def rgb_to_yuv(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _half(p: np.ndarray) -> np.ndarray:
     """2x2 average of a float plane of even size."""
-    return 0.25 * (p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2])
+    half: np.ndarray = 0.25 * (p[0::2, 0::2] + p[1::2, 0::2] + p[0::2, 1::2] + p[1::2, 1::2])
+    return half
 
 
 def _u8(p: np.ndarray) -> np.ndarray:
@@ -82,12 +83,13 @@ class YuvSprite:
         wsum = np.maximum(a_half * 4, 1e-3)
 
         def wchroma(p: np.ndarray) -> np.ndarray:
-            return (
+            mean: np.ndarray = (
                 p[0::2, 0::2] * alpha[0::2, 0::2]
                 + p[1::2, 0::2] * alpha[1::2, 0::2]
                 + p[0::2, 1::2] * alpha[0::2, 1::2]
                 + p[1::2, 1::2] * alpha[1::2, 1::2]
             ) / wsum
+            return mean
 
         def a256(p: np.ndarray) -> np.ndarray:
             return np.round(p * (256 / 255)).astype(np.uint16)
@@ -293,13 +295,13 @@ def scene_drawer(scene: Scene, duration: int) -> Callable[[Frame, float], None]:
         if brand is not None:
             k = ease_out((t - 0.6) / 0.8)
             frame.blend(brand, brand_at[0], int(brand_at[1] + rise * 0.5 * (1 - k)), k)
-        for sp, (x, y), t0, t1, last in beats:
+        for beat, (x, y), t0, t1, last in beats:
             if not t0 <= t < t1 + 1e-9:
                 continue
             k_in = ease_out((t - t0 - 0.15) / 0.7)
             k_out = 1.0 if last else 1 - smooth((t - (t1 - 0.45)) / 0.35)
             dy = rise * (1 - k_in) - rise * 0.5 * (1 - k_out)
-            frame.blend(sp, x, int(y + dy), min(k_in, k_out))
+            frame.blend(beat, x, int(y + dy), min(k_in, k_out))
             if sub is not None:
                 k_sub = ease_out((t - t0 - 0.7) / 0.7)
                 frame.blend(sub[0], sub[1][0], int(sub[1][1] + rise * (1 - k_sub)), k_sub)

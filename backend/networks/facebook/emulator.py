@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 
 from backend.networks.facebook import emulator_errors
-from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time, graph_error
+from backend.networks.facebook.emulator_graph import GraphEmulator, fb_time
+from backend.networks.facebook.emulator_oauth import graph_error
 from backend.networks.facebook.lifecycle import DEFAULT
 from backend.networks.sandbox.core import (
     Request,

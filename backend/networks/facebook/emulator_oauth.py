@@ -217,10 +217,10 @@ class GraphOAuth(OAuthProvider):
                     SandboxToken.id == token_hash(token)
                 ).execute()
             return self._answer(token, at)
-        grant = self.redeem(p)
-        if isinstance(grant, httpx.Response):
-            return grant
-        token, at = self.issue_access(grant, s["access_ttl_s"], "user")
+        redeemed = self.redeem(p)
+        if isinstance(redeemed, httpx.Response):
+            return redeemed
+        token, at = self.issue_access(redeemed, s["access_ttl_s"], "user")
         return self._answer(token, at)
 
     def _answer(self, token: str, at: datetime | None) -> httpx.Response:

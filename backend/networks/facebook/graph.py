@@ -81,7 +81,7 @@ def classify(network: str, resp: httpx.Response) -> NetworkError:
     body = json_or_none(resp)
     err = body.get("error") if isinstance(body, dict) else None
     if not isinstance(err, dict):
-        ftype = "retriable" if resp.status_code >= 500 or resp.status_code == 429 else "permanent"
+        ftype: FailType = "retriable" if resp.status_code >= 500 or resp.status_code == 429 else "permanent"
         return NetworkError(
             ftype,
             f"{network} answered HTTP {resp.status_code} without an error body"

@@ -250,7 +250,7 @@ class LinkedInAdapter:
         if content:
             body["content"] = content
         resp = self._call("POST", "/posts", pub.account.access_token, write=True, json=body)
-        urn = resp.headers.get("x-restli-id")
+        urn: str | None = resp.headers.get("x-restli-id")
         if not urn:
             raise NetworkError(
                 "retriable",

@@ -13,6 +13,7 @@ app's day (lifecycle.py), others 426 `NONEXISTENT_VERSION`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -431,7 +432,9 @@ class LinkedInOAuth(OAuthProvider):
         )
 
 
-def api_error_linkedin(problem: str | None, li_error: Any) -> httpx.Response:
+def api_error_linkedin(
+    problem: str | None, li_error: Callable[[int, str, int, str], httpx.Response]
+) -> httpx.Response:
     """LinkedIn's 401s: revoked 65601 REVOKED_ACCESS_TOKEN (seen live by third parties: docs.md); the expired
     case's serviceErrorCode is belief (the same 65601 family, code EXPIRED_ACCESS_TOKEN)."""
     if problem == "expired":

@@ -19,8 +19,8 @@ def build_carousel_pdf(images: Sequence[bytes], side: int = PAGE_PX) -> bytes:
         raise ValueError(f"LinkedIn documents hold at most {MAX_PAGES} pages")
     pages: list[Image.Image] = []
     for raw in images:
-        with Image.open(io.BytesIO(raw)) as im:
-            im = ImageOps.exif_transpose(im)
+        with Image.open(io.BytesIO(raw)) as opened:
+            im: Image.Image = ImageOps.exif_transpose(opened)
             if im.mode in ("RGBA", "LA", "P"):
                 im = im.convert("RGBA")
                 flat = Image.new("RGB", im.size, "white")

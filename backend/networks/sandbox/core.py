@@ -465,7 +465,8 @@ class Emulator:
         return 0.0
 
     def elapsed(self, item: SandboxItem) -> float:
-        return (self.now() - item.started_at).total_seconds()
+        started: datetime = item.started_at
+        return (self.now() - started).total_seconds()
 
     def ready(self, item: SandboxItem) -> bool:
         return self.elapsed(item) >= item.processing_s
@@ -600,7 +601,9 @@ def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
         return None
 
 
-def page_after(query: ModelSelect, cursor: str | None, limit: int) -> tuple[list[SandboxItem], str | None]:
+def page_after(
+    query: ModelSelect[SandboxItem], cursor: str | None, limit: int
+) -> tuple[list[SandboxItem], str | None]:
     """One page of `query` newest first (created_at, then id, descending) after the opaque `cursor` (the last
     item of the previous page); returns the items and the cursor of the next page (None: no more)."""
     if cursor:
@@ -611,15 +614,17 @@ def page_after(query: ModelSelect, cursor: str | None, limit: int) -> tuple[list
                 (SandboxItem.created_at < when)
                 | ((SandboxItem.created_at == when) & (SandboxItem.id < item_id))
             )
-    rows = list(query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc()).limit(limit + 1))
+    rows: list[SandboxItem] = list(
+        query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc()).limit(limit + 1)
+    )
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, (encode_cursor(rows[-1]) if more and rows else None)
 
 
-def page_at(query: ModelSelect, start: int, count: int) -> tuple[list[SandboxItem], bool]:
+def page_at(query: ModelSelect[SandboxItem], start: int, count: int) -> tuple[list[SandboxItem], bool]:
     """Offset paging (LinkedIn start/count, TikTok's integer cursor), newest first; (items, has_more)."""
-    rows = list(
+    rows: list[SandboxItem] = list(
         query.order_by(SandboxItem.created_at.desc(), SandboxItem.id.desc())
         .offset(max(0, start))
         .limit(count + 1)

@@ -25,6 +25,7 @@ import httpx
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
+    FailType,
     MediaRef,
     NetworkError,
     Publication,
@@ -63,7 +64,7 @@ RATE_WINDOW_S = 60.0
 DAY_S = 86400.0
 
 # error / fail_reason code -> (fail type, plain words, default wait in seconds)
-CODES: dict[str, tuple[str, str, float | None]] = {
+CODES: dict[str, tuple[FailType, str, float | None]] = {
     "rate_limit_exceeded": (
         "retriable",
         "TikTok's rate limit was reached (about 6 publications a minute per "
@@ -201,6 +202,9 @@ def self_only_warning() -> TargetWarning:
 def classify(
     code: str, message: str = "", http_status: int | None = None, retry_after: float | None = None
 ) -> NetworkError:
+    ftype: FailType
+    words: str
+    wait: float | None
     known = CODES.get(code)
     if known is not None:
         ftype, words, wait = known
@@ -217,7 +221,7 @@ def classify(
         ftype,
         words,
         code=code,
-        retry_after_s=retry_after if retry_after is not None else wait,  # type: ignore[arg-type]
+        retry_after_s=retry_after if retry_after is not None else wait,
         http_status=http_status,
         auth_refused=code in AUTH_CODES,
         wait=wait is not None or (ftype == "retriable" and http_status == 429),  # its rate limits and caps
@@ -398,10 +402,10 @@ class TikTokAdapter:
                 404: "TikTok lost the upload task",
                 416: "TikTok expected another byte range",
             }.get(resp.status_code, "TikTok refused the chunk")
-            ftype = "permanent" if resp.status_code == 400 else "retriable"
+            ftype: FailType = "permanent" if resp.status_code == 400 else "retriable"
             raise NetworkError(
                 ftype,
-                f"the upload of the video to TikTok failed: {words} (HTTP "  # type: ignore[arg-type]
+                f"the upload of the video to TikTok failed: {words} (HTTP "
                 f"{resp.status_code} at {where})" + ("; it will be retried" if ftype == "retriable" else ""),
                 code=code or f"http_{resp.status_code}",
                 http_status=resp.status_code,

@@ -321,7 +321,9 @@ class YouTubeEmulator(Emulator):
         if session.state == "done":
             video = get_item(str(session.post_id))
             if video is None:
-                raise SandboxItem.DoesNotExist(f"no video {session.post_id}")
+                raise SandboxItem.DoesNotExist(  # type: ignore[attr-defined]  # peewee: a model's DoesNotExist is made by its metaclass
+                    f"no video {session.post_id}"
+                )
             return json_response(200, self.resource(video))
         crange = request.header("content-range")
         if crange.startswith("bytes */"):

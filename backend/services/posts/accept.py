@@ -121,11 +121,12 @@ def _subscription_required() -> ApiError:
 
 def _take_free_publication(workspace_id: str) -> bool:
     """Count one free publication, in the post's transaction; the condition makes concurrent posts safe."""
-    return (
+    updated: int = (
         Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
         .where((Workspace.id == workspace_id) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS))
         .execute()
-    ) == 1
+    )
+    return updated == 1
 
 
 @dataclass
