@@ -6,10 +6,10 @@ answer changes and has `apply` write it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 import httpx
 from peewee import JOIN
@@ -375,7 +375,7 @@ def _attempt(
     state = dataclasses.replace(attempt.state, attempts=job.attempts) if tracking else attempt.state
     pol = policy(settings, account)
     try:
-        out = None
+        out: PublishOutcome | None = None
         if attempt.unresolved_since is not None:
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             # the interrupted attempt's saved progress (its upload session, a TikTok publish id…) lets the network
@@ -383,16 +383,18 @@ def _attempt(
             asked = dataclasses.replace(
                 pub, attempted_at=attempt.unresolved_since, resume=pub.resume or attempt.progress_ref
             )
-            out = _reconcile(adapter, asked, target)
-            if out is _UNVERIFIABLE:
+            found = _reconcile(adapter, asked, target)
+            if found is _Unresolved.UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
                 return None
-            if out is _UNREACHABLE:  # cannot ask now: no publish; try again later, still unresolved
+            # cannot ask now: no publish; try again later, still unresolved
+            if found is _Unresolved.UNREACHABLE:
                 delay = pol.strategy.delay_for(max(1, state.attempts))
                 decision = decide.unreached(state, clock.now(), delay)
                 apply(decision, job=job, attempt_id=attempt.id)
                 assert decision.retry is not None
                 raise decision.retry
+            out = found
             if out is None:
                 _wait_unless_conclusive(job, settings, account, target, attempt, state, listed_from)
         if out is None:
@@ -576,7 +578,7 @@ _PROGRESS_SAVED = Shape(
 )
 
 
-def _saver(target_id: str) -> Any:
+def _saver(target_id: str) -> Callable[[str], None]:
     """Publication.save_progress of an attempt: what the network created for it (its container, its upload
     session), stored with the target at once, in its own transaction, fenced (a run that lost its job saves
     nothing). The outcome's transaction clears it (apply); an attempt left unresolved keeps it for the next."""
@@ -589,13 +591,18 @@ def _saver(target_id: str) -> Any:
     return save
 
 
-_UNVERIFIABLE = object()
-_UNREACHABLE = object()
+class _Unresolved(enum.Enum):
+    """What _reconcile says when it found no answer: the network cannot be asked, or not now."""
+
+    UNVERIFIABLE = "unverifiable"
+    UNREACHABLE = "unreachable"
 
 
-def _reconcile(adapter: NetworkAdapter, pub: Publication, target: PostTarget) -> Any:
+def _reconcile(
+    adapter: NetworkAdapter, pub: Publication, target: PostTarget
+) -> PublishOutcome | _Unresolved | None:
     """Ask the network whether an earlier, unresolved attempt published the target. Returns the outcome found,
-    None (absent from the listing now), _UNVERIFIABLE or _UNREACHABLE."""
+    None (absent from the listing now), _Unresolved.UNVERIFIABLE or _Unresolved.UNREACHABLE."""
     try:
         found = adapter.find_existing(pub)
     except Unverifiable as exc:
@@ -606,7 +613,7 @@ def _reconcile(adapter: NetworkAdapter, pub: Publication, target: PostTarget) ->
             target.platform,
             exc,
         )
-        return _UNVERIFIABLE
+        return _Unresolved.UNVERIFIABLE
     except httpx.HTTPError as exc:
         log.warning(
             "%s: could not ask %s about an earlier attempt (%s): trying again later",
@@ -614,7 +621,7 @@ def _reconcile(adapter: NetworkAdapter, pub: Publication, target: PostTarget) ->
             target.platform,
             type(exc).__name__,
         )
-        return _UNREACHABLE
+        return _Unresolved.UNREACHABLE
     if found is not None:
         log.warning(
             "%s: reconciled: %s has the publication of an earlier attempt (%s); not publishing again",
