@@ -125,11 +125,6 @@ def never_pulls(media: Sequence[MediaRef], by_url: bool) -> bool:
     return False
 
 
-def always_pulls(media: Sequence[MediaRef], by_url: bool) -> bool:
-    """The network only takes URLs (Instagram's containers)."""
-    return bool(media)
-
-
 def pulls_when_configured(media: Sequence[MediaRef], by_url: bool) -> bool:
     """Bytes by default, the URL when configured (Facebook: multipart source, or url / file_url)."""
     return bool(media) and by_url
@@ -203,14 +198,6 @@ def images(media: Sequence[MediaRef]) -> list[MediaRef]:
 
 def videos(media: Sequence[MediaRef]) -> list[MediaRef]:
     return [m for m in media if m.kind == "video"]
-
-
-def dedupe(codes: list[str]) -> list[str]:
-    seen: list[str] = []
-    for c in codes:
-        if c not in seen:
-            seen.append(c)
-    return seen
 
 
 def visual_media(media: Sequence[MediaRef]) -> tuple[str, tuple[MediaRef, ...]]:

@@ -48,7 +48,6 @@ VIDEO = VideoLimits(
 )
 PUBLIC_ACCOUNT_PRIVACY = ("PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
 PRIVATE_ACCOUNT_PRIVACY = ("FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "SELF_ONLY")
-PRIVACY_NOT_ALLOWED = "privacy_level_not_allowed_for_target"
 
 
 def _mime_ok(m: MediaRef) -> bool:
@@ -73,13 +72,6 @@ def validate(content: str, media: Sequence[MediaRef], options: TikTokOptions | N
     if not all(_mime_ok(m) for m in chosen):
         codes.append(MEDIA_UNSUPPORTED)
     return codes + check_videos(chosen, VIDEO)
-
-
-def check_privacy(level: str | None, allowed: Sequence[str]) -> list[str]:
-    """For the posts / tiktok services: a requested privacy level must be one the account offers."""
-    if level is None or not allowed or level in allowed:
-        return []
-    return [PRIVACY_NOT_ALLOWED]
 
 
 def interaction_options(opts: TikTokOptions, kind: str) -> dict[str, object]:
@@ -132,8 +124,6 @@ def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
             f"a {PLATFORM} photo post uses the text as its title: at most {PHOTO_TITLE_MAX} characters; the text "
             f"has {utf16_len(content)}"
         )
-    if code == PRIVACY_NOT_ALLOWED:
-        return f"the privacy level is not one the {PLATFORM} account offers"
     return None
 
 
