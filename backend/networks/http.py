@@ -8,6 +8,7 @@ import httpx
 
 from backend.networks import fence
 from backend.networks.base import NetworkError
+from backend.outbound.guarded import AddressRefused
 
 READS = frozenset(
     {"GET", "HEAD", "OPTIONS"}
@@ -18,7 +19,9 @@ def send(
     client: httpx.Client, method: str, url: str, *, network: str, write: bool = False, **kw: Any
 ) -> httpx.Response:
     """One HTTP call. Transport failures become retriable NetworkErrors; a write call that may have reached
-    the network (timeout after sending, connection cut) is marked ambiguous: check find_existing first.
+    the network (timeout after sending, connection cut) is marked ambiguous: check find_existing first. A host
+    the address rule refuses (backend/outbound/guarded.py: the networks whose hosts come from users) is a
+    permanent failure, `address_refused`, nothing sent.
 
     Every request that is not a read passes the fence first (backend/networks/fence.py): inside a job, it is
     sent only while the job's claim still holds it, with part of its lease left; otherwise fence.LeaseLost is
@@ -27,6 +30,8 @@ def send(
         fence.check()
     try:
         return client.request(method, url, **kw)
+    except AddressRefused as exc:  # a host from a user that the address rule refuses: nothing was sent
+        raise NetworkError("permanent", f"{network}: {exc.refusal.message}", code="address_refused") from exc
     except httpx.ConnectError as exc:
         raise NetworkError(
             "retriable",

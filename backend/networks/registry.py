@@ -130,6 +130,9 @@ class Network:
     # "module:fn" of what the network says an account's creator may choose now (backend/networks/choices.py):
     # fn(adapter, access_token) -> AccountChoices; it calls the network (GET /v1/accounts/{id}/choices). None: none
     choices: str | None = None
+    # its live hosts come from users (a Mastodon instance, a Bluesky PDS named by a DID document): every live call
+    # goes through the address rule (backend/outbound/guarded.py), the hosts of its settings trusted as configured
+    user_hosts: bool = False
     builtin: bool = False  # set by the registry: a `socialpub` entry point
 
     # --- the lazily loaded parts ---------------------------------------------------------------------------

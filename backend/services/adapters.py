@@ -26,10 +26,13 @@ from backend.networks import registry
 from backend.networks.base import FailType, MediaRef, NetworkAdapter, NetworkError
 from backend.networks.factory import AdapterContext, http_client
 from backend.networks.media_loader import MAX_UPLOAD_BYTES, MediaLoader
+from backend.networks.registry import Network
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, SandboxIdentity
 from backend.networks.sandbox.developer_app import parse_apps
 from backend.networks.sandbox.store import TABLES
+from backend.outbound.guarded import GuardedTransport, trusted_hosts
 from backend.store.db import STEPS
+from backend.store.instance import address_rule
 from backend.store.models import Account
 
 
@@ -199,8 +202,8 @@ def make_adapter(
         cached = _ADAPTERS.get(key)
         if cached is not None and cached[0] is settings:
             return cached[1]
-    if transport is None and sb is not None:
-        transport = sb.transport(platform)
+    if transport is None:
+        transport = sb.transport(platform) if sb is not None else _live_transport(network, own, settings)
     ctx = AdapterContext(
         client=_client(transport, settings),
         hosts=hosts,
@@ -222,8 +225,21 @@ def network_client(settings: Settings, platform: str, kind: str = "live") -> htt
     """The one HTTP client of the OAuth side (code exchange, discovery, refresh, the health check): the adapters'
     (their timeout, no redirects, no proxies from the environment); a sandbox account's calls go to its emulator
     in process. Tests replace this function to reach the in-process emulators without traffic."""
-    transport = sandbox(settings).transport(platform) if kind == "sandbox" else None
-    return _client(transport, settings)
+    if kind == "sandbox":
+        return _client(sandbox(settings).transport(platform), settings)
+    network = registry.get(platform)
+    return _client(_live_transport(network, network.settings_of(settings), settings), settings)
+
+
+def _live_transport(network: Network, own: Any, settings: Settings) -> httpx.BaseTransport | None:
+    """The live calls' transport: httpx's own, or — for a network whose hosts come from users (a Mastodon
+    instance, a Bluesky PDS) — the SSRF-guarded one (backend/outbound/guarded.py): each connection's host must
+    pass the data dir's address rule, read when the connection opens; the network's configured hosts are
+    trusted as configured."""
+    if not network.user_hosts:
+        return None
+    configured = own.live_hosts().values() if own is not None else ()
+    return GuardedTransport(lambda: address_rule(settings), trusted_hosts(configured))
 
 
 def _client(transport: httpx.BaseTransport | None, settings: Settings) -> httpx.Client:

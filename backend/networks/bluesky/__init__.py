@@ -30,4 +30,5 @@ NETWORK = Network(
     login="backend.networks.bluesky.session:login",
     listing_delay_s=0.0,  # getRecord on the PDS: read-after-write, absence is conclusive at once
     docs="backend/networks/bluesky/docs.md",
+    user_hosts=True,  # a PDS named by a DID document, a handle's own server: the address rule applies
 )

@@ -31,4 +31,5 @@ NETWORK = Network(
     target_check="backend.networks.mastodon.rules:target_problems",
     listing_delay_s=0.0,  # the account's statuses are read from the instance's database: read-after-write
     docs="backend/networks/mastodon/docs.md",
+    user_hosts=True,  # an instance typed at connect / a PDS named by a DID document: the address rule applies
 )

@@ -4,6 +4,7 @@ instance changed read back as warnings, reconciliation through the account's sta
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import httpx
@@ -12,6 +13,7 @@ from backend import clock
 from backend.networks.base import MediaRef, decode_ref
 from backend.networks.mastodon.emulator import SANDBOX_HOST, configure_account, configure_instance
 from backend.networks.sandbox.store import SandboxItem
+from backend.outbound import guard
 from backend.services.adapters import make_adapter, sandbox
 from tests.networks.conftest import publication
 
@@ -225,3 +227,18 @@ def test_find_existing_without_read_statuses_is_not_absent(settings, account) ->
     revoke_account_token(ident.sandbox_account_id)
     out = ad.find_existing(publication(ident, "mastodon", "x", [], attempted_at=clock.now()))
     assert out is not None and out.state == "failed" and out.ambiguous
+
+
+def test_a_live_instance_off_the_public_internet_is_refused_at_every_call(
+    settings, account, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The instance's name was public when the account connected; it now resolves to a private address (DNS
+    rebinding, or a takeover). The live adapter's calls pass the address rule (backend/outbound/guarded.py): the
+    status is refused before anything is sent — a permanent failure that says why. No traffic: the
+    resolver is stubbed."""
+    settings.allow_private_urls = False
+    monkeypatch.setattr(guard, "RESOLVER", lambda host, port: ["10.20.30.40"])
+    ident = replace(account("mastodon"), external_account_id="109@social.rebound.example")
+    out = make_adapter("mastodon", settings, live=True).publish(publication(ident, "mastodon", "hi", []))
+    assert out.state == "failed" and out.fail_type == "permanent", out
+    assert out.network_code == "address_refused" and "address rule" in (out.fail_reason or ""), out
