@@ -124,7 +124,7 @@ def connect_sandbox(
         _check_limit(ws, extra=1)
         ident = _sandbox_identity(settings, platform, name, behaviour, private=private)
         now = clock.now()
-        return Account.create(
+        account = Account.create(
             id=new_id("acc"),
             workspace=workspace_id,
             platform=platform,
@@ -138,6 +138,29 @@ def connect_sandbox(
             token_expires_at=ident["token_expires_at"],
             connected_at=now,
             created_at=now,
+        )
+    _ready_sandbox_server(settings, network, account.external_id)
+    return account
+
+
+def _ready_sandbox_server(settings: Settings, network: registry.Network, external_id: str) -> None:
+    """A sandbox account of a network made of many servers (Mastodon): its emulated server readied as a live
+    connect readies a real one (network_instances.prepare: socialpub's app there, its limits cached), so the
+    checks at a post's creation and the compose counter use that server's limits from the first post. The account
+    stands whatever happens: a failure is logged, and the network's own limits apply until the server is read."""
+    app = network.oauth_app()
+    instances = app.instances if app is not None else None
+    host = instances.host_of(external_id) if instances is not None else None
+    if instances is None or host is None:
+        return
+    try:
+        network_instances.prepare(settings, network.name, instances, host, "sandbox")
+    except Exception:  # noqa: BLE001 (the emulator's failure costs the cache, never the account)
+        log.warning(
+            "sandbox %s: its server %s could not be read; its limits are the network's",
+            network.name,
+            host,
+            exc_info=True,
         )
 
 

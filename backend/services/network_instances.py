@@ -11,8 +11,10 @@ from datetime import timedelta
 from typing import Any
 
 from backend import clock
+from backend.config import Settings
 from backend.networks import registry
-from backend.networks.oauth_types import Instances
+from backend.networks.oauth_types import InstanceCredentials, Instances, Prepared
+from backend.services import adapters
 from backend.store.models import NetworkInstance
 
 
@@ -79,6 +81,28 @@ def save_app(
         },
     )
     return InstanceApp(network, host, client_id, client_secret, scopes, redirect_uris)
+
+
+def prepare(
+    settings: Settings, network: str, instances: Instances, host: str, kind: str = "live"
+) -> Prepared:
+    """Ready a server for connecting an account there, the one way for live and sandbox accounts: socialpub's app
+    registered on it when none stored covers the scopes (kept), its limits read and cached. `kind`: "live" (the
+    server itself, through the address rule) or "sandbox" (its emulator). Raises oauth.OAuthError."""
+    stored = app_of(network, host)
+    creds = (
+        InstanceCredentials(stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris)
+        if stored is not None
+        else None
+    )
+    with adapters.network_client(settings, network, kind) as client:
+        ready = instances.prepare(settings, client, host, creds)
+    if ready.registered:
+        c = ready.credentials
+        save_app(network, host, c.client_id, c.client_secret, c.scopes, c.redirect_uris)
+    if ready.limits is not None:
+        save_limits(network, host, ready.limits)
+    return ready
 
 
 def save_limits(network: str, host: str, limits: dict[str, Any]) -> None:

@@ -126,27 +126,13 @@ def _instance_app(
     except FetchError as exc:
         raise ApiError(400, "instance_refused", f"{host}: {exc.message}") from None
     label = registry.label(platform)
-    stored = network_instances.app_of(platform, host)
-    creds = (
-        oauth_types.InstanceCredentials(
-            stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
-        )
-        if stored is not None
-        else None
-    )
     try:
-        with adapters.network_client(settings, platform) as client:
-            ready = instances.prepare(settings, client, host, creds)
+        ready = network_instances.prepare(settings, platform, instances, host)
     except oauth.OAuthError as exc:
         log.info("oauth %s instance %s: %s %s", platform, host, exc.kind, exc.code)
         if exc.kind == "transient":
             raise ApiError(502, "network_error", f"{exc.message} (reaching {host}); try again") from None
         raise ApiError(400, "instance_refused", f"{exc.message}: is {host} a {label} server?") from None
-    if ready.registered:
-        c = ready.credentials
-        network_instances.save_app(platform, host, c.client_id, c.client_secret, c.scopes, c.redirect_uris)
-    if ready.limits is not None:
-        network_instances.save_limits(platform, host, ready.limits)
     return host, instances.app(host, ready.credentials, ready.pkce, ready.scopes)
 
 

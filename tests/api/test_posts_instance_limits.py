@@ -11,8 +11,9 @@ import pytest
 from backend.jobs.worker import Worker
 from backend.networks.mastodon.emulator import SANDBOX_HOST, configure_instance
 from backend.networks.mastodon.instance import InstanceLimits
-from backend.services import network_instances
-from backend.store.models import Post, PostTarget
+from backend.services import accounts, network_instances
+from backend.services.adapters import sandbox as open_sandbox
+from backend.store.models import NetworkInstance, Post, PostTarget
 from tests.api.posts_support import IMG, fast, post, remote_media, sandbox  # noqa: F401  (fixtures)
 from tests.conftest import key_headers
 
@@ -70,6 +71,8 @@ def test_over_the_instances_own_limit_is_refused_naming_it(client, owner, big_in
 
 
 def test_unknown_limits_are_upstreams_said_so(client, owner, sandbox):
+    # an account whose server's limits were never read (connected by a socialpub that did not cache them)
+    NetworkInstance.update(limits=None, limits_read_at=None).execute()
     post(client, owner, 202, targets=["mastodon"], content="x" * 500)
     r = post(client, owner, 400, targets=["mastodon"], content="x" * 501)
     (detail,) = r.json()["details"]
@@ -94,3 +97,21 @@ def test_a_change_of_the_text_is_checked_against_the_instance(client, owner, big
 def test_what_no_instance_takes_stays_refused_by_the_network_rule(client, owner, big_instance):
     r = post(client, owner, 400, targets=["mastodon"], content="   ")
     assert [d["error"] for d in r.json()["details"]] == ["content_required_for_target"]
+
+
+def test_the_sandbox_accounts_instance_is_read_when_it_is_connected(client, owner, settings) -> None:  # type: ignore[no-untyped-def]
+    """`socialpub init --sandbox` connects a Mastodon account the way a live connect does: its emulated instance's
+    limits are cached then, so its own limit (here 1,000 characters) counts from the first post — the API's
+    textLimit (the TUI's counter) and the check at creation — with no call to the instance at creation."""
+    open_sandbox(settings)
+    configure_instance(SANDBOX_HOST, max_characters=1000)
+    found = {
+        a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
+    }
+    assert network_instances.cached_limits("mastodon", SANDBOX_HOST)["max_characters"] == 1000
+    listed = client.get("/v1/accounts", headers=key_headers(owner.api_key)).json()
+    [mastodon] = [a for a in listed["items"] if a["platform"] == "mastodon"]
+    assert mastodon["id"] == found["mastodon"]["id"] and mastodon["textLimit"] == 1000
+    post(client, owner, 202, targets=["mastodon"], content="x" * 900)
+    r = post(client, owner, 400, targets=["mastodon"], content="x" * 1001)
+    assert r.json()["details"][0]["limit"] == 1000
