@@ -60,6 +60,10 @@ from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, Sandbox
 PLATFORM = "mastodon"
 SANDBOX_HOST = "mastodon.sandbox.invalid"
 IDEMPOTENCY_S = 3600  # "Idempotency keys are stored for up to 1 hour." (PostStatusService: setex 3_600)
+# PostStatusService holds `with_redis_lock("idempotency:lock:status:<account>:<key>")` while it creates the status:
+# a second request with the key meanwhile cannot take the lock and is answered 503 (Mastodon::RaceConditionError,
+# api/error_handling.rb); Lockable's autorelease frees a lock its holder never released after 15 minutes
+IDEMPOTENCY_LOCK_S = 15 * 60
 STATUSES_PER_3H = 300  # RateLimiter `statuses: { limit: 300, period: 3.hours }`
 MEDIA_PER_30MIN = 30  # rack_attack `throttle_api_media` 30 / 30 min
 API_PER_5MIN = 300  # the rate-limit headers' window (docs: 300 / 5 min)
@@ -798,6 +802,30 @@ class MastodonEmulator(Emulator):
             return acc
         host = _host_of(request)
         key = request.header("idempotency-key")
+        if key and not self._take_key(acc, key):
+            return _error(503, TEMPORARY)
+        try:
+            return self._post_status(request, acc, host, key)
+        finally:
+            if key:
+                with write():
+                    SandboxSetting.delete().where(SandboxSetting.key == _key_lock(acc, key)).execute()
+
+    def _take_key(self, acc: SandboxAccount, key: str) -> bool:
+        """The key's lock for this request (committed, so other requests and processes see it); False while another
+        request holds it (one its holder never released is free after IDEMPOTENCY_LOCK_S)."""
+        now = self.now().timestamp()
+        with exclusive(acc):  # processes too: SQLite's write lock, PostgreSQL's account row lock
+            held = SandboxSetting.get_or_none(SandboxSetting.key == _key_lock(acc, key))
+            if held is not None and now - held.value["at"] < IDEMPOTENCY_LOCK_S:
+                return False
+            SandboxSetting.delete().where(SandboxSetting.key == _key_lock(acc, key)).execute()
+            SandboxSetting.create(key=_key_lock(acc, key), value={"at": now})
+        return True
+
+    def _post_status(
+        self, request: Request, acc: SandboxAccount, host: str, key: str | None
+    ) -> httpx.Response:
         with exclusive(acc):
             if key:  # a replay within the hour answers the first status, whatever this body says
                 row = SandboxSetting.get_or_none(SandboxSetting.key == f"mastodon:idem:{acc.id}:{key}")
@@ -992,6 +1020,10 @@ class MastodonEmulator(Emulator):
             "visibility": d.get("visibility"),
             "idempotency_key": d.get("idempotency_key"),
         }
+
+
+def _key_lock(acc: SandboxAccount, key: str) -> str:
+    return f"mastodon:idem-lock:{acc.id}:{key}"
 
 
 def grants_of(host: str) -> list[SandboxGrant]:

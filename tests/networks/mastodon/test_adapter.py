@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 import httpx
 
 from backend import clock
 from backend.networks.base import MediaRef, decode_ref
-from backend.networks.mastodon.emulator import SANDBOX_HOST, configure_account, configure_instance
+from backend.networks.mastodon.emulator import (
+    SANDBOX_HOST,
+    MastodonEmulator,
+    configure_account,
+    configure_instance,
+)
 from backend.networks.sandbox.store import SandboxItem
 from backend.outbound import guard
 from backend.services.adapters import make_adapter, sandbox
@@ -242,3 +248,31 @@ def test_a_live_instance_off_the_public_internet_is_refused_at_every_call(
     out = make_adapter("mastodon", settings, live=True).publish(publication(ident, "mastodon", "hi", []))
     assert out.state == "failed" and out.fail_type == "permanent", out
     assert out.network_code == "address_refused" and "address rule" in (out.fail_reason or ""), out
+
+
+def test_the_same_key_while_its_first_request_runs_is_a_503_and_never_a_second_status(  # type: ignore[no-untyped-def]
+    settings, account, monkeypatch
+) -> None:
+    """Mastodon holds a lock on (account, Idempotency-Key) while it creates the status: a request with the key
+    meanwhile is answered 503 "There was a temporary problem…" (RaceConditionError). The adapter reads that 503 as
+    ambiguous (the first may have made it: reconcile before another try); the first request publishes, once."""
+    ident = account("mastodon")
+    ad, _seen = spied(settings)
+    pub = publication(ident, "mastodon", "raced", [])
+    during: list[Any] = []
+    create = MastodonEmulator._create
+
+    def create_while_a_second_arrives(self, request, acc, host):  # type: ignore[no-untyped-def]
+        if not during:
+            during.append(ad.publish(pub))  # the same target's second request, while the first holds the key
+        return create(self, request, acc, host)
+
+    monkeypatch.setattr(MastodonEmulator, "_create", create_while_a_second_arrives)
+    first = run(ad, pub)
+    [second] = during
+    assert first.state == "published"
+    assert second.state == "failed" and second.fail_type == "retriable" and second.ambiguous, second
+    assert "temporary problem" in (second.fail_reason or "")
+    assert len(statuses()) == 1
+    again = run(ad, pub)  # the lock is gone with its request: a replay meets the first status
+    assert again.external_post_id == first.external_post_id and len(statuses()) == 1
