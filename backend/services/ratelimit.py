@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from backend import clock
 from backend.store.models import RateCounter
+from backend.store.shapes import Shape, Slot
 
 WINDOW_S = 60
 
@@ -29,21 +30,39 @@ class RateDecision:
         return h
 
 
+# The window's counter, counted up in one atomic statement (a statement shape: backend/store/shapes.py); its first
+# request of a window finds no row and makes it with an upsert (atomic too: two processes racing both count).
+_BUMP = Shape(
+    lambda: (
+        RateCounter.update(count=RateCounter.count + 1)
+        .where((RateCounter.bucket == Slot("bucket")) & (RateCounter.window == Slot("window")))
+        .returning(RateCounter.count)
+        .tuples()
+    )
+)
+
+
 def hit(bucket: str, limit: int) -> RateDecision:
-    """Count one request against `bucket` in the current window; one atomic upsert, no read-modify-write race."""
+    """Count one request against `bucket` in the current window: no read-modify-write race, exact across
+    processes."""
     now = clock.now().timestamp()
     window = int(now // WINDOW_S)
     reset = max(1, int((window + 1) * WINDOW_S - now + 0.999))
+    bumped = _BUMP.rows(bucket=bucket, window=window)
     count = (
-        RateCounter.insert(bucket=bucket, window=window, count=1)
-        .on_conflict(
-            conflict_target=[RateCounter.bucket, RateCounter.window],
-            update={RateCounter.count: RateCounter.count + 1},
-        )
-        .returning(RateCounter.count)
-        .tuples()
-        .execute()
-    )[0][0]
+        bumped[0][0]
+        if bumped
+        else (
+            RateCounter.insert(bucket=bucket, window=window, count=1)
+            .on_conflict(
+                conflict_target=[RateCounter.bucket, RateCounter.window],
+                update={RateCounter.count: RateCounter.count + 1},
+            )
+            .returning(RateCounter.count)
+            .tuples()
+            .execute()
+        )[0][0]
+    )
     return RateDecision(allowed=count <= limit, limit=limit, remaining=max(0, limit - count), reset_s=reset)
 
 

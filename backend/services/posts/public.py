@@ -10,6 +10,7 @@ from peewee import JOIN, Field, ForeignKeyField
 from backend import clock
 from backend.errors import ApiError
 from backend.store.models import Post, PostTarget
+from backend.store.shapes import Shape, Slot
 
 
 def get(workspace_id: str, post_id: str) -> Post:
@@ -59,15 +60,20 @@ _POST_NAMES = tuple(f.name for f in _POST_FIELDS)
 _TARGET_NAMES = tuple(f.name for f in _TARGET_FIELDS)
 
 
-def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
-    """GET /v1/posts/:id: the public post, or 404 post_not_found."""
-    rows = list(
+_READ_PUBLIC = Shape(
+    lambda: (
         Post.select(*_POST_FIELDS, *_TARGET_FIELDS)
         .join(PostTarget, JOIN.LEFT_OUTER, on=(PostTarget.post == Post.id))
-        .where((Post.id == post_id) & (Post.workspace == workspace_id))
+        .where((Post.id == Slot("post")) & (Post.workspace == Slot("workspace")))
         .order_by(PostTarget.position)
         .tuples()
     )
+)
+
+
+def get_public(workspace_id: str, post_id: str) -> dict[str, Any]:
+    """GET /v1/posts/:id: the public post, or 404 post_not_found."""
+    rows = _READ_PUBLIC.rows(post=post_id, workspace=workspace_id)
     if not rows:
         raise ApiError(404, "post_not_found", f"post {post_id!r} not found in this workspace")
     n = len(_POST_NAMES)
