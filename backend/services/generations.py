@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from backend import clock, queue
-from backend.config import Settings
+from backend.config import Settings, get_settings
 from backend.datadir import private_dir
 from backend.errors import ApiError
-from backend.generation import guard
+from backend.generation import guard, registry
 from backend.generation.provider import (
     Brand,
     GenerationRequest,
@@ -54,7 +54,9 @@ from backend.generation.provider import (
     ProviderRefused,
     ProviderUnavailable,
 )
+from backend.generation.registry import ProviderConfigError
 from backend.ids import new_id
+from backend.media.storage import get_storage, media_base_url
 from backend.queue.backoff import RetryLater
 from backend.schemas.generations import (
     ASPECT_RATIOS,
@@ -232,7 +234,6 @@ def validate(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Che
 
 
 def _on_media_host(settings: Settings, url: str) -> bool:
-    from backend.media.storage import media_base_url
 
     return url.startswith(media_base_url(settings))
 
@@ -244,7 +245,10 @@ def source_problem(
     `source_not_an_image`) or a background photo ("background": `background_url_unreadable`,
     `background_not_an_image`): a file of this workspace's media host that is an image, or a public https URL of
     an image (probed through the SSRF-guarded fetcher, as post media are)."""
+    # deferred: backend.media.fetch costs ~20 ms of start-up (-X importtime), paid only where it is used
     from backend.media import fetch
+
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     unreadable, not_image = f"{what}_url_unreadable", f"{what}_not_an_image"
@@ -404,13 +408,12 @@ def accept(
 def public(values: dict[str, Any] | Generation, settings: Settings | None) -> dict[str, Any]:
     """The generation object of spec 2.5: the API's answers and the events' body (one serializer). `settings`
     (the media host's address) is needed once there is a file; None: the process's settings."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services.media import url_for
 
     v = values.__data__ if isinstance(values, Generation) else values
     key = v.get("media_key")
     if key and settings is None:
-        from backend.config import get_settings
-
         settings = get_settings()
     return {
         "id": v["id"],
@@ -495,6 +498,7 @@ def delete(settings: Settings, workspace_id: str, generation_id: str) -> dict[st
     - the produced file's hold is released: deleted now, unless posts still use it (a post not yet sent keeps it
       until it is sent + 30 days, the retention rule of spec 8). The answer says which.
     """
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     with tx():
@@ -571,7 +575,6 @@ class _LeaseLost(Exception):
 
 def provider_for(settings: Settings) -> Provider:
     """The configured provider (SOCIALPUB_GENERATION_PROVIDER, the entry-point group of backend.generation)."""
-    from backend.generation import registry
 
     return registry.get_provider(settings)
 
@@ -687,8 +690,10 @@ class _InputProblem(Exception):
 
 
 def _read_source(settings: Settings, workspace_id: str, url: str, label: str = "the start image") -> bytes:
+    # deferred: backend.media.fetch costs ~20 ms of start-up (-X importtime), paid only where it is used
     from backend.media import fetch
-    from backend.media.storage import get_storage
+
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     try:
@@ -716,7 +721,7 @@ _COLOUR = re.compile(r"^#[0-9A-Fa-f]{6}$")
 def _brand(settings: Settings, workspace_id: str) -> Brand:
     """The workspace's brand as far as a renderer uses it: name, colours, logo (a file of the media host), the
     other brand fields as text."""
-    from backend.media.storage import get_storage
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     ws = Workspace.get_by_id(workspace_id)
@@ -818,7 +823,6 @@ MISCONFIGURED = (
 
 
 def _produce(job: Any, settings: Settings, row: Generation) -> None:
-    from backend.generation.registry import ProviderConfigError
 
     try:
         provider = provider_for(settings)
@@ -861,6 +865,7 @@ def _produce(job: Any, settings: Settings, row: Generation) -> None:
 
 def _store(settings: Settings, row: Generation, produced: Produced, work: Path) -> Media:
     """The produced file onto the media host (origin `generated`, held by the creation)."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     path = Path(produced.path)
@@ -887,6 +892,7 @@ def _store(settings: Settings, row: Generation, produced: Produced, work: Path) 
 def _drop(settings: Settings, row: Generation, media: Media) -> None:
     """A produced file that will not be used: its hold released, the file deleted now (else by the retention
     job: nothing holds it any more)."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     media_service.release(media_ref(row.id), None)

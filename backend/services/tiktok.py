@@ -27,8 +27,9 @@ from backend import clock, queue
 from backend.config import Settings
 from backend.errors import ApiError
 from backend.ids import new_id
+from backend.media.storage import media_base_url
 from backend.networks.base import MediaRef, NetworkError
-from backend.networks.tiktok.adapter import UNAUDITED_CODE, off, privacy_problem
+from backend.networks.tiktok.adapter import UNAUDITED_CODE, classify, off, privacy_problem
 from backend.queue.backoff import RetryLater
 from backend.schemas.tiktok import (
     DEFAULT_POST_MODE,
@@ -38,6 +39,7 @@ from backend.schemas.tiktok import (
     TikTokVideoCreate,
 )
 from backend.services import events, tokens
+from backend.services.adapters import adapter_for as for_account
 from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
 from backend.store.models import Account, Media, TikTokPublish
@@ -76,13 +78,11 @@ EVENTS = {"PUBLISH_COMPLETE": EVENT_COMPLETED, "SEND_TO_USER_INBOX": EVENT_INBOX
 
 # ---------------------------------------------------------------------------------------------- helpers
 def adapter_for(settings: Settings, account: Account) -> Any:
-    from backend.services.adapters import adapter_for as for_account
 
     return for_account(account, settings)
 
 
 def _media_base(settings: Settings) -> str:
-    from backend.media.storage import media_base_url
 
     return media_base_url(settings)
 
@@ -132,6 +132,7 @@ def resolve_account(workspace_id: str, channel_id: str | None) -> Account:
 def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: str, field: str) -> list[Any]:
     """Every URL must be a live file of this workspace on the media host, of the right type for TikTok. Returns
     the files' Media rows, in order."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     base = _media_base(settings)
@@ -186,6 +187,7 @@ def check_media(settings: Settings, workspace_id: str, urls: list[str], kind: st
 def check_public(settings: Settings, account: Account, urls: list[str], rows: list[Any], field: str) -> None:
     """A live account's network must reach the media it pulls (photos always, a video when TikTok is in
     SOCIALPUB_MEDIA_BY_URL): the posts engine's rule (posts.media_url_refusals), refused before anything is sent."""
+    # deferred: backend.services.posts.checks costs ~17 ms of start-up (-X importtime), paid only where it is used
     from backend.services.posts.checks import media_url_refusals
 
     if account.kind != "live":
@@ -367,6 +369,7 @@ def _accepted(
     """TikTok accepted the init: store the publishId, hold the media for the hour TikTok may pull it (or the
     worker upload it) and enqueue the tracking — and, for a FILE_UPLOAD, the upload of the bytes with its
     upload URL — in one transaction: a crash leaves either nothing of it or all of it."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     now = clock.now()
@@ -626,7 +629,6 @@ def apply_status(rec_id: str, data: dict[str, Any]) -> str:
 def _finish(
     rec: TikTokPublish, status: str, data: dict[str, Any], changes: dict[str, Any], now: datetime
 ) -> None:
-    from backend.networks.tiktok.adapter import classify
 
     changes.update(status=status, completed_at=now, upload_url=None)  # a settled record needs no upload URL
     event: dict[str, Any] = {
@@ -716,6 +718,7 @@ def upload(rec_id: str, settings: Settings) -> None:
     missing. An upload URL that died (403: older than 1 h; 404: the task is gone) cannot be used again and a new
     init would give another publishId than the one answered: the record ends FAILED `upload_failed`, saying to
     publish again. Other failures are retried (SOCIALPUB_RETRY_MAX_ATTEMPTS, then FAILED `upload_failed`)."""
+    # deferred: backend.services.media costs ~30 ms of start-up (-X importtime), paid only where it is used
     from backend.services import media as media_service
 
     opened = _open(rec_id, "before the video was uploaded: nothing was published", upload=True)

@@ -24,6 +24,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
 from backend.networks.sandbox.core import (
     _ACCOUNTS,
     Emulator,
@@ -521,7 +522,6 @@ def install(emulator: Emulator) -> OAuthProvider:
         r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
         lambda request, grant_id: _revoke_control(emulator.platform, grant_id),
     )
-    from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
 
     for method in ("GET", "POST"):
         emulator.route(
