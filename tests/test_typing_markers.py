@@ -18,12 +18,6 @@ WITH_REASON = re.compile(r"#\s*type:\s*ignore\[[a-z-]+(,\s*[a-z-]+)*\]\s+#\s*\S"
 OLDER: dict[str, int] = {
     "backend/jobs/housekeeping.py": 1,
     "backend/jobs/worker.py": 1,
-    "backend/networks/mastodon/app.py": 1,
-    "backend/networks/sandbox/oauth.py": 1,
-    "socialpub_tui/screens/compose.py": 6,
-    "socialpub_tui/screens/compose_media.py": 3,
-    "socialpub_tui/screens/compose_send.py": 5,
-    "socialpub_tui/screens/compose_targets.py": 5,
 }
 
 

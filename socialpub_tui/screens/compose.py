@@ -54,6 +54,7 @@ from socialpub_tui.screens.compose_media import MediaPane, PathSuggester
 from socialpub_tui.screens.compose_send import Sending
 from socialpub_tui.screens.compose_targets import TargetChoice, TargetsPane
 from socialpub_tui.screens.confirm import ConfirmScreen
+from socialpub_tui.shell import shell
 from socialpub_tui.widgets.footer import Footer
 from socialpub_tui.widgets.options_form import OptionsForm
 
@@ -139,7 +140,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
                 yield Input(placeholder="time: 09:00", id="compose-time")
                 yield Input(placeholder="time zone (IANA, e.g. Europe/Paris)", id="compose-zone")
             yield Static("", id="compose-when-preview")
-            for network in self.app.networks:  # type: ignore[attr-defined]  # the server's: plugins too
+            for network in shell(self).networks:  # the server's: plugins too
                 if network.options:
                     yield OptionsForm(network.name, network.label, network.options)
         yield Static("", id="compose-status")
@@ -162,7 +163,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
         self.query_one("#compose-media-error").display = False
         # a post's media as they were shown when attached in this app (the file's name, the generation), not by
         # the key the media host gave them; media attached elsewhere keep their kind and key
-        labels: dict[str, str] = self.app.media_labels  # type: ignore[attr-defined]
+        labels: dict[str, str] = shell(self).media_labels
         for m in self.media:
             labels.setdefault(m.url, m.label)
         self.media = [Media(m.url, m.kind, labels.get(m.url, m.label)) for m in self.media]
@@ -181,7 +182,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
             )
         else:
             self.load_accounts()
-        self.app.register_draft(self)  # type: ignore[attr-defined]  # ctrl+q and the mode keys ask before dropping it
+        shell(self).register_draft(self)  # ctrl+q and the mode keys ask before dropping it
         if self.source is not None and self.shown_text != self.source.content:
             self.notify(
                 "The text holds control characters (an escape sequence, a bell…): they are shown escaped (\\x1b); "
@@ -195,8 +196,8 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
         self.refresh_checks()
 
     def _prefill_schedule(self) -> None:
-        zone = self.app.zone  # type: ignore[attr-defined]
-        now = self.app.now()  # type: ignore[attr-defined]
+        zone = shell(self).zone
+        now = shell(self).now()
         self.query_one("#compose-zone", Input).value = zone.name or ""
         instant = (
             times.parse_instant(self.source.scheduled_at)
@@ -240,7 +241,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
             return None, "give a date and a time"
         if len(hour) == 4 and hour[1] == ":":
             hour = "0" + hour  # 9:00 -> 09:00
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = shell(self).now()
         try:
             instant = times.resolve(f"{date} {hour}", zone, now=now)
         except times.TimeError as exc:
@@ -261,7 +262,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
         else:
             zone = self.query_one("#compose-zone", Input).value.strip() or None
             text = Text(f"→ {times.describe(instant, zone)}")
-            text.append(f" · {times.relative(instant, self.app.now())}", style="bold")  # type: ignore[attr-defined]
+            text.append(f" · {times.relative(instant, shell(self).now())}", style="bold")
             date = self.query_one("#compose-date", Input).value.strip()
             hour = self.query_one("#compose-time", Input).value.strip()
             twice = times.ambiguity(f"{date} {hour}", zone, instant)
@@ -307,7 +308,7 @@ class ComposeScreen(TargetsPane, MediaPane, Sending, Screen["PostOut | None"]):
         return "The post you are writing was not sent"
 
     def on_unmount(self) -> None:
-        self.app.forget_draft(self)  # type: ignore[attr-defined]
+        shell(self).forget_draft(self)
 
     @on(TextArea.Changed, "#compose-text")
     def _text_changed(self) -> None:

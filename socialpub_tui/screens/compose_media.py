@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from socialpub_tui.look import inert
 from socialpub_tui.screens.attachments import Media, local_file
+from socialpub_tui.shell import shell
 
 MAX_MEDIA = 10
 
@@ -88,13 +89,13 @@ class MediaPane(Screen[Any]):
         path_input.disabled = True
         self._draw_status()
         try:
-            media = await self.app.client.upload_media_file(
+            media = await shell(self).client.upload_media_file(
                 path, progress=lambda sent: bar.update(progress=sent)
-            )  # type: ignore[attr-defined]
+            )
         except Exception as exc:  # noqa: BLE001
             error.update(f"{path.name}: {getattr(exc, 'message', exc)}")
             error.display = True
-            self.app.report(exc, f"uploading {path.name}")  # type: ignore[attr-defined]
+            shell(self).report(exc, f"uploading {path.name}")
             return
         finally:  # success or not: the field is the user's again, and the status line says so at once
             self.uploading = False
@@ -113,7 +114,7 @@ class MediaPane(Screen[Any]):
     def attach_media(self, media: Media) -> None:
         """Add a media to the post, and remember how it was shown for when the post is edited in this app."""
         self.media.append(media)
-        self.app.media_labels[media.url] = media.label  # type: ignore[attr-defined]
+        shell(self).media_labels[media.url] = media.label
 
     def action_pick_generation(self) -> None:
         from socialpub_tui.screens.generations import (

@@ -15,6 +15,7 @@ from socialpub_tui import times
 from socialpub_tui.checks import Problem
 from socialpub_tui.client.errors import ApiError
 from socialpub_tui.look import inert
+from socialpub_tui.shell import shell
 
 
 class Sending(Screen[Any]):
@@ -77,7 +78,7 @@ class Sending(Screen[Any]):
 
     @work(exclusive=True, group="compose-send")
     async def send(self, body: dict[str, Any]) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = shell(self).client
         try:
             if self.editing and self.source is not None:
                 post = await client.edit_post(self.source.id, body)
@@ -87,7 +88,7 @@ class Sending(Screen[Any]):
             self.sending = False
             self.refresh_bindings()
             if not self._show_server_problems(exc):
-                self.app.report(exc, "sending the post")  # type: ignore[attr-defined]
+                shell(self).report(exc, "sending the post")
             self.refresh_checks()
             self.query_one("#compose-status", Static).update(
                 Text(f"Not sent — {inert(exc.code)}: {inert(exc.message)}", style="bold red")
@@ -96,7 +97,7 @@ class Sending(Screen[Any]):
         except Exception as exc:  # noqa: BLE001
             self.sending = False
             self.refresh_bindings()
-            self.app.report(exc, "sending the post")  # type: ignore[attr-defined]
+            shell(self).report(exc, "sending the post")
             self._draw_status()
             return
         self.sent = post
@@ -108,13 +109,13 @@ class Sending(Screen[Any]):
             )
         else:
             when = (
-                f"scheduled for {self.app.zone.format(post.scheduled_at)}"
+                f"scheduled for {shell(self).zone.format(post.scheduled_at)}"
                 if post.scheduled_at
                 else "publishing now"
-            )  # type: ignore[attr-defined]
+            )
             verb = "Saved" if self.editing else "Created"
             self.notify(f"{verb} {post.id}, {when}.", title=verb)
-            self.app.announce(post, action)  # type: ignore[attr-defined]
+            shell(self).announce(post, action)
         self.dismiss(post)
 
     def _show_server_problems(self, exc: Any) -> bool:

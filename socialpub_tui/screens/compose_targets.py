@@ -126,9 +126,9 @@ class TargetsPane(Screen[Any]):
     @work(exclusive=True, group="compose-accounts")
     async def load_accounts(self) -> None:
         try:
-            listing = await self.app.client.list_accounts()  # type: ignore[attr-defined]
+            listing = await shell(self).client.list_accounts()
         except Exception as exc:  # noqa: BLE001
-            self.app.report(exc, "reading the connected accounts")  # type: ignore[attr-defined]
+            shell(self).report(exc, "reading the connected accounts")
             return
         accounts: list[AccountOut] = sorted(
             listing.items, key=lambda a: (a.platform, not a.is_default, a.name)
@@ -207,7 +207,7 @@ class TargetsPane(Screen[Any]):
         for form in self.option_forms():
             if form.network == network and form.problems():
                 return Problem("option_choice", form.problems()[0])
-        schema = self.app.networks.options_schema(network) or {}  # type: ignore[attr-defined]
+        schema = shell(self).networks.options_schema(network) or {}
         for name, value in (options.get(network) or {}).items():
             prop = (schema.get("properties") or {}).get(name) or {}
             for branch in prop.get("anyOf") or [prop]:
@@ -283,7 +283,7 @@ class TargetsPane(Screen[Any]):
     @work(group="compose-choices")
     async def load_choices(self, account_id: str) -> None:
         try:
-            found = await self.app.client.account_choices(account_id)  # type: ignore[attr-defined]
+            found = await shell(self).client.account_choices(account_id)
         except Exception as exc:  # noqa: BLE001  (unreachable network, older server: the schema's values, said)
             message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
             found = (
@@ -312,7 +312,7 @@ class TargetsPane(Screen[Any]):
         elif schedule is None:
             line.append("publish now")
         else:
-            line.append(f"{times.iso_utc(schedule)} ({times.relative(schedule, self.app.now())})")  # type: ignore[attr-defined]
+            line.append(f"{times.iso_utc(schedule)} ({times.relative(schedule, shell(self).now())})")
         if schedule_error:
             pass
         elif not selected and not self.editing:

@@ -78,8 +78,8 @@ def prepare(
         if stored is not None
         else None
     )
-    if current is not None and not needs_registration(current, scopes):
-        return Prepared(stored, False, pkce, scopes, limits.to_dict())  # type: ignore[arg-type]
+    if stored is not None and current is not None and not needs_registration(current, scopes):
+        return Prepared(stored, False, pkce, scopes, limits.to_dict())
     resp = call(client, "POST", f"{base}/api/v1/apps", PLATFORM, json=registration_body(scopes))
     if resp.status_code >= 500 or resp.status_code == 429:
         raise OAuthError(

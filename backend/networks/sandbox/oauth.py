@@ -464,7 +464,7 @@ class OAuthProvider:
                 created_at=now(),
                 refresh_expires_at=expiry(settings.get("refresh_ttl_s")),
             )
-        grant.access_type = data.get("access_type")  # type: ignore[attr-defined]
+        grant.access_type = data.get("access_type")  # type: ignore[attr-defined]  # not a column: Google's access_type of the authorize step, read once (getattr) by the YouTube emulator's token answer
         return grant
 
     def pkce_error(self) -> httpx.Response:
