@@ -13,6 +13,13 @@ from socialpub_tui.cli.main import cli
 SANDBOX_ACCOUNTS = sum(
     1 for n in registry.networks() if n.builtin and n.emulator
 )  # init --sandbox: one per built-in network
+# …and socialpub's app on the emulated server of each built-in network made of many (Mastodon), its secret encrypted
+SANDBOX_SERVERS = sum(
+    1
+    for n in registry.networks()
+    if n.builtin and n.emulator and n.app and n.oauth_app().instances  # type: ignore[union-attr]  # n.app: it has an OAuth app
+)
+SECRETS = SANDBOX_ACCOUNTS + SANDBOX_SERVERS
 
 
 @pytest.fixture
@@ -114,11 +121,11 @@ def test_admin_rotate_key(env, monkeypatch):
     r = run("admin", "rotate-key", "--json")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["reencrypted"] == SANDBOX_ACCOUNTS and out["tables"] == {
+    assert out["reencrypted"] == SECRETS and out["tables"] == {
         "account": SANDBOX_ACCOUNTS,
         "webhook_endpoint": 0,
         "oauth_session": 0,
-        "network_instance": 0,
+        "network_instance": SANDBOX_SERVERS,
         "tiktok_publish": 0,
     }
     assert out["oldKeysDropped"] == 1 and out["keySource"] == str(path)
@@ -146,7 +153,7 @@ def test_admin_rotate_key(env, monkeypatch):
     r = run("admin", "rotate-key")
     assert (
         r.exit_code == 0
-        and f"re-encrypted {SANDBOX_ACCOUNTS} value(s)" in r.output
+        and f"re-encrypted {SECRETS} value(s)" in r.output
         and "2 old key(s) dropped" in r.output
     )
     assert len(path.read_text().split()) == 1
@@ -172,13 +179,13 @@ def test_admin_rotate_key_with_the_environment_key(env, monkeypatch):
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", f"{new},{old}")
     out = json.loads(run("admin", "rotate-key", "--json").output)
     assert (
-        out["reencrypted"] == SANDBOX_ACCOUNTS
+        out["reencrypted"] == SECRETS
         and out["keySource"] == "SOCIALPUB_SECRETS_KEY"
         and out["oldKeysDropped"] == 0
     )
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", new)  # the old key removed: everything still reads
     r = run("admin", "rotate-key", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == SANDBOX_ACCOUNTS
+    assert r.exit_code == 0 and json.loads(r.output)["reencrypted"] == SECRETS
     assert {a.id: a.access_token for a in Account.select()} == tokens
     monkeypatch.setenv("SOCIALPUB_SECRETS_KEY", "garbage")
     r = CliRunner().invoke(cli, ["admin", "rotate-key", "--json"])

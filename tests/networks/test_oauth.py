@@ -14,7 +14,7 @@ import time_machine
 
 from backend.config import Settings
 from backend.networks import oauth, oauth_apps
-from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, credentials
 from backend.networks.sandbox import oauth as emu
 from backend.networks.sandbox.developer_app import EmulatedApp
 from backend.services.adapters import sandbox_emulators
@@ -209,7 +209,7 @@ def test_a_revoked_grant_is_dead_and_an_expired_token_too(sb: Sandbox, platform:
         with time_machine.travel(datetime.now(UTC) + timedelta(days=400), tick=False):
             health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
             assert health.status == "dead", health
-    emu.revoke_grant(emu.grants(platform)[-1].id)
+    credentials.revoke_grant(credentials.grants(platform)[-1].id)
     health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
     assert health.status == "dead" and health.message and cand.access_token not in health.message
 
@@ -221,11 +221,11 @@ def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_
     c = httpx.Client(transport=sb.transport(platform))
     verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     code = consent(c, oauth.authorize_url(app, REDIRECT, "x", challenge))["code"]
-    emu.configure_oauth(platform, token_failure="server_error")
+    credentials.configure_oauth(platform, token_failure="server_error")
     with pytest.raises(oauth.OAuthError) as transient:
         oauth.exchange_code(app, c, code, REDIRECT, verifier)
     assert transient.value.kind == "transient"
-    emu.configure_oauth(platform, token_failure=None)
+    credentials.configure_oauth(platform, token_failure=None)
     if app.endpoints.pkce:
         with pytest.raises(oauth.OAuthError) as wrong_verifier:
             oauth.exchange_code(app, c, code, REDIRECT, verifier + "x")

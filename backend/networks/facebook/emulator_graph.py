@@ -25,7 +25,8 @@ from backend.networks.sandbox.core import (
     gate,
     page_after,
 )
-from backend.networks.sandbox.oauth import authenticate, install
+from backend.networks.sandbox.credentials import authenticate
+from backend.networks.sandbox.oauth import install
 from backend.networks.sandbox.store import SandboxAccount
 
 VERSION = re.compile(r"^/(v\d+\.\d+)")

@@ -22,19 +22,18 @@ from backend.networks.sandbox.core import (
     token_hash,
     write,
 )
-from backend.networks.sandbox.oauth import (
+from backend.networks.sandbox.credentials import (
     DAY,
     Auth,
-    OAuthProvider,
     alive,
     authenticate,
     find_credential,
     grant_of,
-    redirect,
     revoke_grant,
     seconds_left,
     store_credential,
 )
+from backend.networks.sandbox.oauth import OAuthProvider, redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxToken
 
 

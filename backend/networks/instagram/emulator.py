@@ -28,7 +28,7 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
-from backend.networks.sandbox.oauth import authenticate
+from backend.networks.sandbox.credentials import authenticate
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "instagram"

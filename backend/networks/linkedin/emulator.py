@@ -40,7 +40,8 @@ from backend.networks.sandbox.core import (
     page_at,
     update_item,
 )
-from backend.networks.sandbox.oauth import authenticate, install
+from backend.networks.sandbox.credentials import authenticate
+from backend.networks.sandbox.oauth import install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
 
 PLATFORM = "linkedin"

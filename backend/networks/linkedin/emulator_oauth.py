@@ -30,16 +30,15 @@ from backend.networks.sandbox.core import (
     register_account,
     write,
 )
-from backend.networks.sandbox.oauth import (
+from backend.networks.sandbox.credentials import (
     DAY,
     Auth,
-    OAuthProvider,
     authenticate,
     find_credential,
-    redirect,
     revoke_token,
     seconds_left,
 )
+from backend.networks.sandbox.oauth import OAuthProvider, redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant
 
 

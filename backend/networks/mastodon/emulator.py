@@ -45,16 +45,14 @@ from backend.networks.sandbox.core import (
     now,
     write,
 )
-from backend.networks.sandbox.oauth import (
-    OAuthProvider,
+from backend.networks.sandbox.credentials import (
     authenticate,
     expiry,
     find_credential,
-    install,
-    redirect,
     revoke_token,
     store_credential,
 )
+from backend.networks.sandbox.oauth import OAuthProvider, install, redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxItem, SandboxSetting
 
 PLATFORM = "mastodon"

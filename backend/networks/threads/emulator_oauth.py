@@ -19,7 +19,8 @@ import httpx
 
 from backend.networks.facebook.emulator_oauth import GraphOAuth
 from backend.networks.sandbox.core import Request, b62, json_response, now, token_hash, write
-from backend.networks.sandbox.oauth import DAY, alive, find_credential, grant_of, redirect
+from backend.networks.sandbox.credentials import DAY, alive, find_credential, grant_of
+from backend.networks.sandbox.oauth import redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxToken
 
 # what a new Threads app holds (EmulatedApp.products, empty = this set): the Threads use case's permissions

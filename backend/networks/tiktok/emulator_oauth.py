@@ -11,17 +11,16 @@ from urllib.parse import urlsplit
 import httpx
 
 from backend.networks.sandbox.core import Request, b62, b64url, digits, json_response
-from backend.networks.sandbox.developer_app import EmulatedApp
-from backend.networks.sandbox.oauth import (
+from backend.networks.sandbox.credentials import (
     DAY,
-    OAuthProvider,
     authenticate,
     expiry,
     find_credential,
-    redirect,
     revoke_token,
     seconds_left,
 )
+from backend.networks.sandbox.developer_app import EmulatedApp
+from backend.networks.sandbox.oauth import OAuthProvider, redirect
 from backend.networks.sandbox.store import SandboxGrant
 
 # The products an emulated TikTok app may hold (`SOCIALPUB_SANDBOX_APPS`' "products", `sandbox serve tiktok

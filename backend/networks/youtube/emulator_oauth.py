@@ -14,7 +14,8 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import Request, b64url, json_response
-from backend.networks.sandbox.oauth import DAY, OAuthProvider, redirect, revoke_token, seconds_left
+from backend.networks.sandbox.credentials import DAY, revoke_token, seconds_left
+from backend.networks.sandbox.oauth import OAuthProvider, redirect
 from backend.networks.sandbox.store import SandboxGrant
 
 TESTING_REFRESH_TTL_S = 7 * DAY  # a Testing app's refresh tokens (External user type, YouTube's scopes)
