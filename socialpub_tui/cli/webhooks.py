@@ -913,8 +913,12 @@ def webhooks_listen(
     def stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
+    # Ctrl+C and SIGTERM stop it, whatever this process inherited: a parent that ignores SIGINT (a script's
+    # background job, a test runner) passes that on, and Python then installs no KeyboardInterrupt for it
     previous = (
-        signal.signal(signal.SIGTERM, stop) if threading.current_thread() is threading.main_thread() else None
+        {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+        if threading.current_thread() is threading.main_thread()
+        else {}
     )
     try:
         server.serve_forever(poll_interval=0.2)
@@ -923,6 +927,6 @@ def webhooks_listen(
     finally:
         server.server_close()
         receiver.close()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     out.note("Stopped.")

@@ -756,3 +756,30 @@ def test_a_refused_delivery_names_the_setting_and_worker_lines_stay_out_of_the_o
     assert d["refusedBy"] == "private-urls" and d["status"] == "failed"
     [w] = invoke("webhooks", "list", "--json").json()
     assert w["failing"] is False  # the endpoint is not blamed for the data dir's rule
+
+
+def test_ctrl_c_stops_a_listener_whose_parent_ignores_it(data_dir_rule: Path) -> None:
+    """A process started with SIGINT ignored (a script's background job, a test runner's worker) inherits that, and
+    Python then raises no KeyboardInterrupt: `listen` used to go on serving after Ctrl+C. It handles SIGINT itself."""
+    err = data_dir_rule / "listen.err"
+    with err.open("w") as sink:
+        proc = subprocess.Popen(
+            [EXE, "webhooks", "listen", "--port", str(free_port()), "--json"],
+            env=data_dir_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            cwd=ROOT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # noqa: PLW1509 (the test's point)
+        )
+        try:
+            deadline = time.monotonic() + 20
+            while "Ready:" not in err.read_text():
+                assert proc.poll() is None and time.monotonic() < deadline, err.read_text()
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(10) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert "Stopped." in err.read_text()

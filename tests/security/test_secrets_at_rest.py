@@ -13,7 +13,7 @@ from standardwebhooks import Webhook
 from backend.jobs.worker import Worker
 from backend.services import accounts, encryption
 from backend.store.db import database, is_sqlite
-from backend.store.models import Account, WebhookEndpoint
+from backend.store.models import Account, NetworkInstance, WebhookEndpoint
 from tests.conftest import key_headers, session_headers
 from tests.support.receiver import Receiver
 
@@ -103,11 +103,13 @@ def test_database_holds_no_token_in_clear_and_everything_still_works(settings, c
 
         # a new key: every value re-encrypted, publishing and signing go on
         out = encryption.rotate_key(fast)
-        assert out["reencrypted"] == n + 3 and out["tables"] == {
+        servers = NetworkInstance.select().count()  # socialpub's app on the sandbox Mastodon instance: its secret
+        assert servers == 1
+        assert out["reencrypted"] == n + 3 + servers and out["tables"] == {
             "account": n + 1,
             "webhook_endpoint": 2,
             "oauth_session": 0,
-            "network_instance": 0,
+            "network_instance": servers,
             "tiktok_publish": 0,
         }
         assert out["oldKeysDropped"] == 1
