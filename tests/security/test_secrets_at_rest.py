@@ -103,7 +103,8 @@ def test_database_holds_no_token_in_clear_and_everything_still_works(settings, c
 
         # a new key: every value re-encrypted, publishing and signing go on
         out = encryption.rotate_key(fast)
-        servers = NetworkInstance.select().count()  # socialpub's app on the sandbox Mastodon instance: its secret
+        # socialpub's app on the sandbox Mastodon instance: its secret
+        servers = NetworkInstance.select().count()
         assert servers == 1
         assert out["reencrypted"] == n + 3 + servers and out["tables"] == {
             "account": n + 1,
