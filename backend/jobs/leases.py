@@ -145,7 +145,7 @@ class LeaseBooks:
             return
         if now is not None and now[1] == lock:
             return  # its handler completed it (its own transaction), or it is being recorded right now
-        if now is not None and now[1].rpartition("#")[0] == self.id:
+        if now is not None and now[1] is not None and now[1].rpartition("#")[0] == self.id:
             return  # this worker claimed it again (its renewal came too late): that claim adopts this run
         with self._cv:
             if lock not in self._running or lock in self._recording:
