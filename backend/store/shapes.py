@@ -45,22 +45,30 @@ class Slot(ColumnBase):  # a column-like node: `==`, `.concat` on it build expre
 
     def __sql__(self, ctx: Context) -> Context:
         if isinstance(self.field, JSONField):
-            wrapped = self.field.db_value({})
+            json_field: Any = self.field  # peewee's fields are untyped
+            wrapped = json_field.db_value({})
             if isinstance(wrapped, Function):  # SQLite: json(?), the value's JSON text as the parameter
-                hole = Hole(self.name, _json_text(self.field))
-                return ctx.sql(Function(wrapped.name, [Value(hole, converter=False)]))
+                context: Any = ctx  # peewee's Context is untyped
+                context.sql(
+                    Function(wrapped.name, [Value(Hole(self.name, _json_text(json_field)), converter=False)])
+                )
+                return ctx
         converter = self.field.db_value if self.field is not None else ctx.state.converter
         # converter=False: the Hole is kept as it is among the parameters, and converted when a value is bound
         ctx.value(Hole(self.name, converter or None), converter=False)
         return ctx
 
 
-def _json_text(field: JSONField) -> Callable[[Any], Any]:
-    """A JSON column's value as the parameter of the `json(?)` peewee writes on SQLite: the field's own JSON text."""
+def _json_text(field: Any) -> Callable[[Any], Any]:
+    """A JSON column's value (`field`: a peewee JSONField) as the parameter of the `json(?)` peewee writes on SQLite:
+    the field's own JSON text."""
 
     def convert(value: Any) -> Any:
         wrapped = field.db_value(value)
-        return wrapped.arguments[0] if isinstance(wrapped, Function) else wrapped
+        if isinstance(wrapped, Function):
+            arguments: Any = wrapped.arguments  # json(text): the one argument
+            return arguments[0]
+        return wrapped
 
     return convert
 
