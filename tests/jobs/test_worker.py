@@ -251,6 +251,28 @@ def test_a_worker_that_lost_the_lease_records_nothing(settings, caplog):
     assert any(job.id in m and "t.hijacked" in m and "lost the lease" in m for m in warnings), warnings
 
 
+def test_the_heartbeat_reports_a_lease_lost_to_a_holder_that_queued_the_job_again(settings, caplog):
+    """Taken over elsewhere and queued again by its new holder (a retry clears `locked_by`) while this worker still
+    runs it: the heartbeat reports the lease lost (it used to raise on the empty holder, which ended the heartbeat
+    thread and left every other job of the worker unrenewed)."""
+    settings.job_lease_s = 1.0
+
+    def requeued(job: Any, ctx: Any) -> None:
+        Job.update(status="queued", locked_by=None, run_at=clock.now() + timedelta(hours=1)).where(
+            Job.id == job.id
+        ).execute()
+        time.sleep(0.8)  # past two heartbeats (lease / 3)
+
+    with handler("t.requeued", requeued):
+        with tx():
+            job = queue.enqueue("t.requeued")
+        with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
+            Worker(settings, concurrency=1).tick()
+    assert Job.get_by_id(job.id).status == "queued"
+    beat = [r.getMessage() for r in caplog.records if "will not be recorded by this worker" in r.getMessage()]
+    assert any(job.id in m and "now queued, held by None" in m for m in beat), caplog.records
+
+
 def test_a_lost_lease_found_at_completion_is_reported(settings, caplog):
     def hijacked(job: Any, ctx: Any) -> None:
         Job.update(locked_by="other:host:2:cafe#9").where(Job.id == job.id).execute()
