@@ -17,9 +17,7 @@ from peewee import Table
 
 from backend import clock
 from backend.networks.factory import http_client
-from backend.networks.sandbox.credentials import grants
-from backend.networks.sandbox.oauth_switches import configure_oauth
-from backend.networks.sandbox.token_auth import revoke_grant
+from backend.networks.sandbox import oauth as emu
 from backend.services import adapters
 from backend.store.db import database
 from backend.store.models import Account, OAuthSession
@@ -227,11 +225,11 @@ def test_transient_failure_of_the_token_endpoint_is_a_502(client, owner, live):
     started = start(client, owner, "linkedin")
     got = browser(live, "linkedin", started["authorizeUrl"])
     adapters.sandbox(live)
-    configure_oauth("linkedin", token_failure="server_error")
+    emu.configure_oauth("linkedin", token_failure="server_error")
     try:
         r = post(client, owner, "/v1/accounts/oauth/finish", {"state": got["state"], "code": got["code"]})
     finally:
-        configure_oauth("linkedin", reset=True)
+        emu.configure_oauth("linkedin", reset=True)
     assert r.status_code == 502 and r.json()["error"] == "network_error"
 
 
@@ -416,7 +414,7 @@ def test_check_ok_then_needs_reauth_once_the_grant_is_revoked(client, owner, liv
     r = post(client, owner, f"/v1/accounts/{acc['id']}/check")
     assert r.status_code == 200, r.text
     assert r.json()["status"] in ("ok", "expiring") and r.json()["accountStatus"] == "active"
-    revoke_grant(grants(platform)[-1].id)
+    emu.revoke_grant(emu.grants(platform)[-1].id)
     r = post(client, owner, f"/v1/accounts/{acc['id']}/check")
     body = r.json()
     assert body["status"] == "needs_reauth" and body["accountStatus"] == "needs_reauth"
@@ -427,7 +425,7 @@ def test_check_ok_then_needs_reauth_once_the_grant_is_revoked(client, owner, liv
 
 def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live):
     adapters.sandbox(live)
-    configure_oauth("linkedin", access_ttl_s=3 * 86400)  # no refresh token: a reconnect is due in 3 days
+    emu.configure_oauth("linkedin", access_ttl_s=3 * 86400)  # no refresh token: a reconnect is due in 3 days
     try:
         acc = connected(client, owner, live, "linkedin", sandbox_user="Short")
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
@@ -435,10 +433,10 @@ def test_check_expiring_for_a_token_that_cannot_be_refreshed(client, owner, live
         assert (
             body["message"] == "token expires in 3 days: reconnect with socialpub accounts connect linkedin"
         )
-        configure_oauth("linkedin", access_ttl_s=60)
+        emu.configure_oauth("linkedin", access_ttl_s=60)
         assert connected(client, owner, live, "linkedin", sandbox_user="Short")["id"] == acc["id"]
     finally:
-        configure_oauth("linkedin", reset=True)
+        emu.configure_oauth("linkedin", reset=True)
     with time_machine.travel(datetime.now(UTC) + timedelta(minutes=2), tick=False):
         body = post(client, owner, f"/v1/accounts/{acc['id']}/check").json()
     assert body["status"] == "needs_reauth" and body["expiresInS"] < 0

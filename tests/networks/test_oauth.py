@@ -15,11 +15,8 @@ import time_machine
 from backend.config import Settings
 from backend.networks import oauth, oauth_apps
 from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
-from backend.networks.sandbox.credentials import grants
+from backend.networks.sandbox import oauth as emu
 from backend.networks.sandbox.developer_app import EmulatedApp
-from backend.networks.sandbox.oauth_switches import configure_oauth
-from backend.networks.sandbox.oauth_wire import pkce_ok
-from backend.networks.sandbox.token_auth import revoke_grant
 from backend.services.adapters import sandbox_emulators
 from tests.support.networks import oauth_names, own
 
@@ -81,7 +78,7 @@ def test_pkce_pair_is_s256_of_an_unreserved_verifier() -> None:
     assert 43 <= len(verifier) <= 128 and set(verifier) <= set(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
     )
-    assert pkce_ok(challenge, "S256", verifier) and not pkce_ok(challenge, "S256", verifier + "x")
+    assert emu.pkce_ok(challenge, "S256", verifier) and not emu.pkce_ok(challenge, "S256", verifier + "x")
     assert oauth.pkce_pair()[0] != verifier
 
 
@@ -212,7 +209,7 @@ def test_a_revoked_grant_is_dead_and_an_expired_token_too(sb: Sandbox, platform:
         with time_machine.travel(datetime.now(UTC) + timedelta(days=400), tick=False):
             health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
             assert health.status == "dead", health
-    revoke_grant(grants(platform)[-1].id)
+    emu.revoke_grant(emu.grants(platform)[-1].id)
     health = oauth.check(platform, s, c, cand.external_id, cand.access_token)
     assert health.status == "dead" and health.message and cand.access_token not in health.message
 
@@ -224,11 +221,11 @@ def test_token_endpoint_failures_are_classified(sb: Sandbox, platform: str, tmp_
     c = httpx.Client(transport=sb.transport(platform))
     verifier, challenge = oauth.pkce_pair(app.endpoints.pkce_encoding)
     code = consent(c, oauth.authorize_url(app, REDIRECT, "x", challenge))["code"]
-    configure_oauth(platform, token_failure="server_error")
+    emu.configure_oauth(platform, token_failure="server_error")
     with pytest.raises(oauth.OAuthError) as transient:
         oauth.exchange_code(app, c, code, REDIRECT, verifier)
     assert transient.value.kind == "transient"
-    configure_oauth(platform, token_failure=None)
+    emu.configure_oauth(platform, token_failure=None)
     if app.endpoints.pkce:
         with pytest.raises(oauth.OAuthError) as wrong_verifier:
             oauth.exchange_code(app, c, code, REDIRECT, verifier + "x")

@@ -21,10 +21,8 @@ import httpx
 import pytest
 import time_machine
 
-from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
 from backend.networks.sandbox.developer_app import EmulatedApp
-from backend.networks.sandbox.oauth_switches import configure_oauth
-from backend.networks.sandbox.token_auth import expire_account_token, revoke_account_token
 from backend.services.adapters import sandbox_emulators
 from tests.support.networks import own
 
@@ -287,7 +285,7 @@ def test_refresh_rotates(sb: Sandbox, platform: str) -> None:
     c = client(sb, platform)
     if platform == "youtube":  # Google re-issues no refresh token by default (see the test below)
         sb.activate()
-        configure_oauth("youtube", rotate=True)
+        oauth.configure_oauth("youtube", rotate=True)
     first = connect(c, platform)
     again = refresh(c, platform, first["refresh_token"])
     assert again.status_code == 200, again.text
@@ -303,7 +301,7 @@ def test_refresh_rotates(sb: Sandbox, platform: str) -> None:
 def test_linkedin_refresh_only_when_enabled(sb: Sandbox) -> None:
     c = client(sb, "linkedin")
     sb.activate()
-    configure_oauth("linkedin", refresh_enabled=True)
+    oauth.configure_oauth("linkedin", refresh_enabled=True)
     first = connect(c, "linkedin")
     assert first["refresh_token"] and first["refresh_token_expires_in"] > 364 * 86400
     with time_machine.travel(datetime.now(UTC) + timedelta(days=30), tick=False):
@@ -312,7 +310,7 @@ def test_linkedin_refresh_only_when_enabled(sb: Sandbox) -> None:
         body = again.json()
         assert body["refresh_token"] == first["refresh_token"]  # not rotated, and its life is not extended
         assert body["refresh_token_expires_in"] <= 336 * 86400
-    configure_oauth("linkedin", refresh_enabled=False)
+    oauth.configure_oauth("linkedin", refresh_enabled=False)
     assert refresh(c, "linkedin", first["refresh_token"]).json()["error"] == "invalid_grant"
 
 
@@ -364,7 +362,7 @@ def test_instagram_through_the_linked_page(sb: Sandbox) -> None:
 def test_tokens_expire_with_the_clock(sb: Sandbox, platform: str) -> None:
     c = client(sb, platform)
     sb.activate()
-    configure_oauth(
+    oauth.configure_oauth(
         platform, access_ttl_s=60, **({"long_ttl_s": 60} if platform in ("facebook", "instagram") else {})
     )
     tokens = connect(c, platform)
@@ -426,26 +424,26 @@ def test_switches_dead_grant_transient_and_deny(sb: Sandbox, platform: str) -> N
     c = client(sb, platform)
     sb.activate()
     code = authorize(c, platform)["code"]
-    configure_oauth(platform, token_failure="server_error")
+    oauth.configure_oauth(platform, token_failure="server_error")
     transient = exchange(c, platform, code)
     assert transient.status_code >= 500
-    configure_oauth(platform, token_failure="invalid_grant")
+    oauth.configure_oauth(platform, token_failure="invalid_grant")
     dead = exchange(c, platform, code)
     assert dead.status_code == 400
     if platform in ("facebook", "instagram"):
         assert dead.json()["error"]["code"] == 190
     else:
         assert dead.json()["error"] == "invalid_grant"
-    configure_oauth(platform, token_failure=None)
+    oauth.configure_oauth(platform, token_failure=None)
     assert exchange(c, platform, code).status_code == 200  # the switches refused before using the code
     denied = authorize(c, platform, sandbox_consent="deny", state="s1")
     assert "code" not in denied and denied["state"] == "s1"
     assert denied["error"] == ("user_cancelled_authorize" if platform == "linkedin" else "access_denied")
-    configure_oauth(platform, consent="deny")
+    oauth.configure_oauth(platform, consent="deny")
     assert "error" in authorize(c, platform)
-    assert configure_oauth(platform, reset=True)["consent"] == "grant"
+    assert oauth.configure_oauth(platform, reset=True)["consent"] == "grant"
     with pytest.raises(ValueError):
-        configure_oauth(platform, token_failure="boom")
+        oauth.configure_oauth(platform, token_failure="boom")
 
 
 def test_switches_over_the_control_endpoint(sb: Sandbox) -> None:
@@ -477,11 +475,11 @@ def test_sandbox_account_tokens_never_expire_unless_asked(sb: Sandbox, platform:
     }.get(platform, lambda: api_call(c, platform, tokens))
     with time_machine.travel(datetime.now(UTC) + timedelta(days=800), tick=False):
         assert probe().status_code == 200
-    expire_account_token(ident.sandbox_account_id, in_s=30)
+    oauth.expire_account_token(ident.sandbox_account_id, in_s=30)
     assert probe().status_code == 200
     with time_machine.travel(datetime.now(UTC) + timedelta(seconds=31), tick=False):
         assert_token_refused(platform, probe(), "expired")
-    revoke_account_token(ident.sandbox_account_id)
+    oauth.revoke_account_token(ident.sandbox_account_id)
     assert_token_refused(platform, probe(), "revoked")
 
 

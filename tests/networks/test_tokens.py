@@ -13,8 +13,7 @@ import pytest
 from backend.config import Settings
 from backend.networks import oauth_apps, oauth_types
 from backend.networks import tokens as net
-from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig
-from backend.networks.sandbox.oauth_switches import configure_oauth
+from backend.networks.sandbox import DatabaseLocation, Sandbox, SandboxConfig, oauth
 from backend.services.adapters import sandbox_emulators
 from tests.networks.test_sandbox_oauth import LINKEDIN_APP, client, connect
 from tests.support.networks import own
@@ -62,7 +61,7 @@ def test_tiktok_rotates(sb: Sandbox) -> None:
 
 @pytest.mark.parametrize("rotate", [True, False])
 def test_google_keeps_the_refresh_token_when_none_is_given(sb: Sandbox, rotate: bool) -> None:
-    configure_oauth("youtube", rotate=rotate)
+    oauth.configure_oauth("youtube", rotate=rotate)
     got = connect(client(sb, "youtube"), "youtube")
     out = net.refresh(
         app("youtube"), httpx.Client(transport=sb.transport("youtube")), got["refresh_token"], now=NOW
@@ -76,7 +75,7 @@ def test_linkedin_refreshes_only_with_a_refresh_token(sb: Sandbox) -> None:
     c = httpx.Client(transport=sb.transport("linkedin"))
     with pytest.raises(net.NotRefreshable):
         net.refresh(app("linkedin"), c, got.get("refresh_token"), now=NOW)
-    configure_oauth("linkedin", refresh_enabled=True)
+    oauth.configure_oauth("linkedin", refresh_enabled=True)
     got = connect(client(sb, "linkedin"), "linkedin")
     out = net.refresh(app("linkedin"), c, got["refresh_token"], now=NOW)
     assert out.refresh_token == got["refresh_token"]  # the same one, its life not extended
@@ -92,16 +91,16 @@ def test_graph_tokens_do_not_refresh(platform: str) -> None:
 @pytest.mark.parametrize("platform", ["tiktok", "youtube", "linkedin"])
 def test_switched_failures_are_classified(sb: Sandbox, platform: str) -> None:
     if platform == "linkedin":
-        configure_oauth(platform, refresh_enabled=True)
+        oauth.configure_oauth(platform, refresh_enabled=True)
     got = connect(client(sb, platform), platform)
     c = httpx.Client(transport=sb.transport(platform))
-    configure_oauth(platform, token_failure="server_error")
+    oauth.configure_oauth(platform, token_failure="server_error")
     with pytest.raises(net.RefreshTransient):
         net.refresh(app(platform), c, got["refresh_token"], now=NOW)
-    configure_oauth(platform, token_failure="invalid_grant")
+    oauth.configure_oauth(platform, token_failure="invalid_grant")
     with pytest.raises(net.GrantDead):
         net.refresh(app(platform), c, got["refresh_token"], now=NOW)
-    configure_oauth(platform, token_failure=None)
+    oauth.configure_oauth(platform, token_failure=None)
     assert net.refresh(app(platform), c, got["refresh_token"], now=NOW).access_token  # not used up by either
 
 

@@ -8,7 +8,7 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks.sandbox.token_auth import revoke_token
+from backend.networks.sandbox import oauth
 from backend.services import oauth_connect, tokens
 from backend.store.models import Account
 from tests.networks.test_sandbox_oauth import connect
@@ -17,7 +17,7 @@ from tests.services.test_tokens import emu, emu_client, fast, live, refreshing  
 
 def test_reconnecting_with_an_access_token_only_drops_the_dead_refresh_token(owner, fast, emu):  # type: ignore[no-untyped-def]  # noqa: F811
     acc, got = live(owner, emu, "tiktok")
-    assert revoke_token(got["refresh_token"], "tiktok")  # the user removed the app: the grant is dead
+    assert oauth.revoke_token(got["refresh_token"], "tiktok")  # the user removed the app: the grant is dead
     tokens.mark_needs_reauth(acc.id, "invalid_grant")
     fresh = connect(emu_client(emu, "tiktok"), "tiktok")  # a new grant, its access token used alone
     oauth_connect.connect_token(owner.workspace_id, fast, "tiktok", fresh["access_token"], expires_in=86400)

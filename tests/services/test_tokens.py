@@ -23,8 +23,7 @@ from backend import clock, queue
 from backend.ids import new_id
 from backend.jobs.worker import Worker
 from backend.networks import tokens as net
-from backend.networks.sandbox.oauth_switches import configure_oauth
-from backend.networks.sandbox.token_auth import revoke_token
+from backend.networks.sandbox import oauth
 from backend.services import adapters, tokens
 from backend.store import secretbox
 from backend.store.models import Account, Event, Job, PostTarget
@@ -64,7 +63,7 @@ def emu(fast, monkeypatch):  # type: ignore[no-untyped-def]
     sb = adapters.sandbox(fast)
     for p in NETWORKS:
         own(fast, p).client_id, own(fast, p).client_secret = "app-123", "s3cret"
-        configure_oauth(p, reset=True)
+        oauth.configure_oauth(p, reset=True)
 
     def network_client(settings: Any, platform: str, kind: str = "live") -> httpx.Client:
         return httpx.Client(transport=sb.transport(platform))
@@ -123,7 +122,7 @@ DUE = {
 
 def refreshing(platform: str) -> None:
     if platform == "linkedin":
-        configure_oauth("linkedin", refresh_enabled=True)
+        oauth.configure_oauth("linkedin", refresh_enabled=True)
 
 
 @pytest.fixture
@@ -195,7 +194,7 @@ def test_tiktok_refresh_rotates_and_stores_both_tokens(owner, fast, emu):  # typ
 
 @pytest.mark.parametrize("rotate", [True, False], ids=["reissued", "kept"])
 def test_google_refresh_keeps_or_replaces_the_refresh_token(owner, fast, emu, rotate):  # type: ignore[no-untyped-def]
-    configure_oauth("youtube", rotate=rotate)
+    oauth.configure_oauth("youtube", rotate=rotate)
     acc, got = live(owner, emu, "youtube")
     with time_machine.travel(clock.now() + timedelta(minutes=50), tick=False):  # a 1 h token, 15 min margin
         assert tokens.refresh_account(acc.id, fast).result == "refreshed"
@@ -237,9 +236,9 @@ def test_a_dead_grant_needs_reauth_and_fails_pending_targets(
         scheduledAt=later,
     )
     if how == "revoked":
-        assert revoke_token(got["refresh_token"], platform)
+        assert oauth.revoke_token(got["refresh_token"], platform)
     else:
-        configure_oauth(platform, token_failure="invalid_grant")
+        oauth.configure_oauth(platform, token_failure="invalid_grant")
     with time_machine.travel(clock.now() + DUE[platform], tick=False):
         work(fast)
         assert Account.get_by_id(acc.id).status == "needs_reauth"
@@ -352,7 +351,7 @@ def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platfor
     fast.retry_base_s = 30.0  # the worker's backoff: the next try within 30 s
     refreshing(platform)
     acc, got = live(owner, emu, platform)
-    configure_oauth(platform, token_failure="server_error")
+    oauth.configure_oauth(platform, token_failure="server_error")
     with time_machine.travel(clock.now() + DUE[platform], tick=False) as traveller:
         with pytest.raises(tokens.RefreshTransient):
             tokens.refresh_account(acc.id, fast)
@@ -366,7 +365,7 @@ def test_a_transient_refresh_failure_never_disconnects(owner, fast, emu, platfor
         assert same.status == "active" and same.access_token == got["access_token"]
         assert same.token_refresh_until is None  # not held by the failed try
         assert not events("account.needs_reauth")
-        configure_oauth(platform, token_failure=None)  # the network is back
+        oauth.configure_oauth(platform, token_failure=None)  # the network is back
         traveller.shift(timedelta(minutes=2))
         work(fast)
         assert Job.get_by_id(job.id).status == "done"
@@ -484,7 +483,7 @@ def test_a_dead_grant_after_taking_over_a_lease_is_tried_once_more(owner, fast, 
     """A lease left unreleased (its process died): the grant really is dead. The first invalid_grant holds the
     account a lease longer; the second, on a lease that was released, turns it needs_reauth."""
     acc, got = live(owner, emu, "tiktok")
-    assert revoke_token(got["refresh_token"], "tiktok")
+    assert oauth.revoke_token(got["refresh_token"], "tiktok")
     with time_machine.travel(clock.now() + DUE["tiktok"], tick=False) as traveller:
         Account.update(
             token_refresh_until=clock.now() - timedelta(seconds=1),
@@ -504,7 +503,7 @@ def test_a_dead_grant_after_taking_over_a_lease_is_tried_once_more(owner, fast, 
 def test_a_refresh_answer_is_not_written_over_another_refreshs(owner, fast, emu, monkeypatch):  # type: ignore[no-untyped-def]
     """Google keeps the refresh token: two refreshes overlapping both get a valid answer; the one whose lease
     was taken over does not overwrite the pair the holder stored."""
-    configure_oauth("youtube", rotate=False)
+    oauth.configure_oauth("youtube", rotate=False)
     acc, _ = live(owner, emu, "youtube")
     real_refresh = net.refresh
     seen: dict[str, Any] = {}
@@ -598,7 +597,7 @@ def test_the_sweep_refreshes_again_after_a_dead_refresh_job(owner, fast, emu, ca
     account); Google back, a later sweep (not the next: DEAD_REFRESH_RETRY_S) queues it again and the token is
     refreshed."""
     acc, got = live(owner, emu, "youtube")  # a 1 h token
-    configure_oauth("youtube", token_failure="server_error")
+    oauth.configure_oauth("youtube", token_failure="server_error")
     with (
         time_machine.travel(clock.now() + DUE["youtube"], tick=False) as traveller,
         caplog.at_level(logging.WARNING, logger="socialpub.tokens"),
@@ -609,7 +608,7 @@ def test_the_sweep_refreshes_again_after_a_dead_refresh_job(owner, fast, emu, ca
         assert job.status == "dead" and job.attempts == tokens.REFRESH_MAX_ATTEMPTS
         [said] = [r for r in caplog.records if "gave up" in r.getMessage()]
         assert said.levelno == logging.WARNING and acc.id in said.getMessage()
-        configure_oauth("youtube", token_failure=None)  # Google is back
+        oauth.configure_oauth("youtube", token_failure=None)  # Google is back
         traveller.shift(timedelta(minutes=5))
         work(fast)  # a sweep soon after: the dead job is left alone for now
         assert Job.get_by_id(job.id).status == "dead"
@@ -725,7 +724,7 @@ def test_a_publish_refreshes_an_expired_token_first(client, owner, fast, emu, im
 
 def test_a_publish_with_a_dead_grant_fails_saying_to_reconnect(client, owner, fast, emu, image_url):  # type: ignore[no-untyped-def]
     acc, got = live(owner, emu, "tiktok")
-    revoke_token(got["refresh_token"], "tiktok")
+    oauth.revoke_token(got["refresh_token"], "tiktok")
     with time_machine.travel(clock.now() + timedelta(hours=25), tick=False):
         post = create(
             client,
@@ -748,7 +747,7 @@ def test_a_token_refused_during_a_publication_is_reported_once(client, owner, fa
     turns needs_reauth with its event (one, whatever the number of refused targets), and the account's other
     pending targets (a post scheduled for tomorrow) fail at once saying to reconnect, listed in the event."""
     acc, got = live(owner, emu, platform)
-    assert revoke_token(acc.access_token, platform)
+    assert oauth.revoke_token(acc.access_token, platform)
     media = [media_for(platform)]
     later = create(
         client,
@@ -919,7 +918,7 @@ def test_an_expired_token_the_network_will_not_refresh_now_is_said_on_the_waitin
     `pending` saying why, with its next attempt; when the job's tries run out, the failure names that cause
     (it said only "an internal error")."""
     acc, _ = live(owner, emu, "youtube")  # a 1 h token
-    configure_oauth("youtube", token_failure="server_error")
+    oauth.configure_oauth("youtube", token_failure="server_error")
     fast.retry_base_s = 60.0  # each try waits: the waiting target can be read between them
     due = clock.now() + timedelta(hours=2)
     post = create(

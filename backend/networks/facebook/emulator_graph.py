@@ -25,9 +25,8 @@ from backend.networks.sandbox.core import (
     gate,
     page_after,
 )
-from backend.networks.sandbox.oauth import install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount
-from backend.networks.sandbox.token_auth import authenticate
 
 VERSION = re.compile(r"^/(v\d+\.\d+)")
 

@@ -22,12 +22,20 @@ from backend.networks.sandbox.core import (
     token_hash,
     write,
 )
-from backend.networks.sandbox.credentials import alive, find_credential, grant_of, store_credential
-from backend.networks.sandbox.oauth import OAuthProvider
-from backend.networks.sandbox.oauth_switches import DAY, seconds_left
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import (
+    DAY,
+    Auth,
+    OAuthProvider,
+    alive,
+    authenticate,
+    find_credential,
+    grant_of,
+    redirect,
+    revoke_grant,
+    seconds_left,
+    store_credential,
+)
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxToken
-from backend.networks.sandbox.token_auth import Auth, authenticate, revoke_grant
 
 
 def graph_error(

@@ -28,8 +28,8 @@ from backend.networks.sandbox.core import (
     new_item,
     update_item,
 )
+from backend.networks.sandbox.oauth import authenticate
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
-from backend.networks.sandbox.token_auth import authenticate
 
 PLATFORM = "instagram"
 DAILY_POSTS = (

@@ -11,7 +11,7 @@ import httpx
 
 from backend.networks.facebook.emulator_oauth import PAGE_TASKS, GraphOAuth
 from backend.networks.sandbox.core import Request, digits, now, token_hash, write
-from backend.networks.sandbox.credentials import alive, find_credential, grant_of
+from backend.networks.sandbox.oauth import alive, find_credential, grant_of
 from backend.networks.sandbox.store import SandboxAccount, SandboxSetting, SandboxToken
 
 

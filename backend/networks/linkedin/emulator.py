@@ -40,9 +40,8 @@ from backend.networks.sandbox.core import (
     page_at,
     update_item,
 )
-from backend.networks.sandbox.oauth import install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
-from backend.networks.sandbox.token_auth import authenticate
 
 PLATFORM = "linkedin"
 UPLOAD_HOST = "https://www.linkedin.sandbox.invalid/dms-uploads"

@@ -30,12 +30,17 @@ from backend.networks.sandbox.core import (
     register_account,
     write,
 )
-from backend.networks.sandbox.credentials import find_credential
-from backend.networks.sandbox.oauth import OAuthProvider
-from backend.networks.sandbox.oauth_switches import DAY, seconds_left
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import (
+    DAY,
+    Auth,
+    OAuthProvider,
+    authenticate,
+    find_credential,
+    redirect,
+    revoke_token,
+    seconds_left,
+)
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant
-from backend.networks.sandbox.token_auth import Auth, authenticate, revoke_token
 
 
 def li_error(

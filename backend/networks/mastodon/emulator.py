@@ -45,12 +45,17 @@ from backend.networks.sandbox.core import (
     now,
     write,
 )
-from backend.networks.sandbox.credentials import find_credential, store_credential
-from backend.networks.sandbox.oauth import OAuthProvider, install
-from backend.networks.sandbox.oauth_switches import expiry
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import (
+    OAuthProvider,
+    authenticate,
+    expiry,
+    find_credential,
+    install,
+    redirect,
+    revoke_token,
+    store_credential,
+)
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxItem, SandboxSetting
-from backend.networks.sandbox.token_auth import authenticate, revoke_token
 
 PLATFORM = "mastodon"
 SANDBOX_HOST = "mastodon.sandbox.invalid"

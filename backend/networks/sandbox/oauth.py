@@ -2,41 +2,298 @@
 refresh (rotating where the network rotates), revoke, expiring tokens, and switches for a dead grant or a
 transient failure of the token endpoint. docs/sandbox.md lists every endpoint and switch.
 
-This module holds the provider (`OAuthProvider`: the endpoints a network's emulator_oauth.py subclasses) and
-`install`, which routes them and the control endpoints into an emulator. Beside it, in this package: the
-switches and lifetimes (oauth_switches.py), the credential store (credentials.py), who a token speaks for and
-revoking (token_auth.py), PKCE and the redirect (oauth_wire.py), the control endpoints (oauth_control.py).
-
 What is kept (store.py): a grant per consent (the user and the sandbox accounts it reaches), every credential
 issued by its SHA-256 only (codes, access, refresh and page tokens), and the switches in `emulator_setting`, so
 a standalone emulator (`socialpub sandbox serve`) and the tests driving it share them through the database.
+
+The sandbox accounts the product connects with `accounts add-sandbox` keep their own never-expiring token
+(SandboxAccount.token_hash); `expire_account_token` / `revoke_account_token` make one mortal for a test.
+Lifetimes follow ../shared/ANCHORS.md ("OAuth and token life") and are switches too (`configure_oauth`).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from backend.networks.sandbox import errors  # the error switches (a switch per NETWORKS.md code)
 from backend.networks.sandbox.core import (
+    _ACCOUNTS,
     Emulator,
     Request,
+    account_for_token,
     b62,
     b64url,
+    emulator_type,
     json_response,
     now,
     register_account,
+    token_hash,
     write,
 )
-from backend.networks.sandbox.credentials import alive, find_credential, grant_of, store_credential
-from backend.networks.sandbox.oauth_control import route_controls
-from backend.networks.sandbox.oauth_switches import expiry, oauth_settings
-from backend.networks.sandbox.oauth_wire import pkce_ok, redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxSetting, SandboxToken
 
+DAY = 86400
+# Each network's own switches and their defaults (its lifetimes, in seconds, None: never expires; the behaviours
+# of its token endpoint) are its provider's DEFAULTS (its package's emulator_oauth.py); these every network has.
+COMMON: dict[str, Any] = {
+    "code_ttl_s": 600,  # an authorization code is good for 10 minutes, once
+    "consent": "grant",  # grant | deny: what the scripted user answers at the authorize endpoint
+    "token_failure": None,  # None | "invalid_grant" (dead grant) | "server_error" (a 5xx, transient)
+    "pages": 1,  # the pages (organisations…) a new user manages, where the network has them
+}
+TOKEN_FAILURES = (None, "invalid_grant", "server_error")
 
+
+# --- switches ----------------------------------------------------------------------------------------------
+def defaults(platform: str) -> dict[str, Any]:
+    """The network's own switches with their defaults (ValueError for a network without an OAuth side)."""
+    provider = emulator_type(platform).OAUTH
+    if provider is None:
+        raise ValueError(f"{platform}'s emulator has no OAuth side")
+    found: dict[str, Any] = provider.DEFAULTS
+    return found
+
+
+def oauth_settings(platform: str) -> dict[str, Any]:
+    """The OAuth switches of a network: defaults, overridden by what configure_oauth stored."""
+    own = defaults(platform)
+    row = SandboxSetting.get_or_none(SandboxSetting.key == f"oauth:{platform}")
+    return {**COMMON, **own, **(row.value if row else {})}
+
+
+def configure_oauth(platform: str, **changes: Any) -> dict[str, Any]:
+    """Set OAuth switches of a network (kept in the sandbox database: a served emulator sees them at once).
+    A value of None for a lifetime means "never expires"; reset=True first returns every switch to its default.
+    Returns the switches now in force."""
+    own = defaults(platform)
+    reset = bool(changes.pop("reset", False))
+    allowed = set(COMMON) | set(own)
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValueError(
+            f"unknown OAuth switch(es) for {platform}: {', '.join(sorted(unknown))}; "
+            f"one of {', '.join(sorted(allowed))}"
+        )
+    if changes.get("token_failure") not in TOKEN_FAILURES:
+        raise ValueError("token_failure: null, invalid_grant or server_error")
+    if changes.get("consent", "grant") not in ("grant", "deny"):
+        raise ValueError("consent: grant or deny")
+    for k, v in changes.items():
+        if k.endswith("_ttl_s") and v is not None and (not isinstance(v, int | float) or v < 0):
+            raise ValueError(f"{k}: seconds (>= 0) or null")
+    key = f"oauth:{platform}"
+    with write():
+        row = SandboxSetting.get_or_none(SandboxSetting.key == key)
+        value = {} if reset or row is None else dict(row.value)
+        value.update(changes)
+        if row is None:
+            SandboxSetting.create(key=key, value=value)
+        else:
+            SandboxSetting.update(value=value).where(SandboxSetting.key == key).execute()
+    return oauth_settings(platform)
+
+
+def expiry(ttl: float | None) -> datetime | None:
+    return None if ttl is None else now() + timedelta(seconds=float(ttl))
+
+
+def seconds_left(at: datetime | None, default: int = 0) -> int:
+    return default if at is None else max(0, int((at - now()).total_seconds()))
+
+
+# --- credentials ---------------------------------------------------------------------------------------------
+def store_credential(
+    platform: str,
+    token: str,
+    kind: str,
+    *,
+    grant_id: str | None = None,
+    account_id: str | None = None,
+    expires_at: datetime | None = None,
+    data: dict[str, Any] | None = None,
+) -> str:
+    with write():
+        SandboxToken.create(
+            id=token_hash(token),
+            platform=platform,
+            grant_id=grant_id,
+            kind=kind,
+            account_id=account_id,
+            expires_at=expires_at,
+            data=data or {},
+            created_at=now(),
+        )
+    return token
+
+
+def find_credential(token: str | None, platform: str, *kinds: str) -> SandboxToken | None:
+    if not token:
+        return None
+    row = SandboxToken.get_or_none(SandboxToken.id == token_hash(token))
+    if row is None or row.platform != platform or (kinds and row.kind not in kinds):
+        return None
+    return row
+
+
+def grant_of(row: SandboxToken) -> SandboxGrant | None:
+    return SandboxGrant.get_or_none(SandboxGrant.id == row.grant_id) if row.grant_id else None
+
+
+def alive(row: SandboxToken, grant: SandboxGrant | None) -> str | None:
+    """None when the credential is usable, else why not: revoked | expired | used."""
+    if row.state == "revoked" or (grant is not None and grant.state == "revoked"):
+        return "revoked"
+    if row.state in ("used", "rotated"):
+        return row.state
+    if row.expires_at is not None and now() >= row.expires_at:
+        return "expired"
+    return None
+
+
+@dataclass
+class Auth:
+    """Who an API call's token speaks for. problem: None, or invalid | expired | revoked."""
+
+    account: SandboxAccount | None
+    problem: str | None = None
+    kind: str = "account"  # account (a sandbox account's own token) | access | user | page
+    grant: SandboxGrant | None = None
+    expires_at: datetime | None = None
+
+    def accounts(self) -> list[SandboxAccount]:
+        """Every account the token reaches (a grant may reach several: pages, organisations)."""
+        if self.grant is None:
+            return [self.account] if self.account is not None else []
+        ids = list(self.grant.account_ids or [])
+        rows = {a.id: a for a in SandboxAccount.select().where(SandboxAccount.id.in_(ids))}
+        return [rows[i] for i in ids if i in rows]
+
+
+def authenticate(token: str | None, platform: str, owner: str | None = None) -> Auth:
+    """The account an API call's token speaks for at `platform`, or the problem with the token. A sandbox
+    account's own token (the product's sandbox accounts) never expires unless a test made it mortal; a token
+    the OAuth endpoints issued expires and dies with its grant. owner: the external id the call acts on (the
+    Graph API's /{id}/…), choosing among a user token's accounts."""
+    acc = account_for_token(token)
+    if acc is not None:
+        return Auth(acc) if acc.platform == platform else Auth(None, "invalid")
+    row = find_credential(token, platform, "access", "user", "page", "account")
+    if row is None:
+        return Auth(None, "invalid")
+    grant = grant_of(row)
+    problem = alive(row, grant)
+    if problem:
+        return Auth(None, problem, row.kind, grant, row.expires_at)
+    auth = Auth(None, None, row.kind, grant, row.expires_at)
+    if row.account_id:
+        auth.account = SandboxAccount.get_or_none(SandboxAccount.id == row.account_id)
+    else:
+        mine = [a for a in auth.accounts() if a.platform == platform]
+        chosen = [a for a in mine if a.external_id == owner] if owner else mine
+        auth.account = chosen[0] if chosen else (mine[0] if mine else None)
+    if auth.account is None:
+        auth.problem = "invalid"
+    return auth
+
+
+def _mortal(acc: SandboxAccount, state: str, expires_at: datetime | None) -> None:
+    """Move a sandbox account's own token into the issued credentials (so it can expire or be revoked)."""
+    row = SandboxToken.get_or_none((SandboxToken.kind == "account") & (SandboxToken.account_id == acc.id))
+    with write():
+        if row is None:
+            SandboxToken.create(
+                id=acc.token_hash,
+                platform=acc.platform,
+                kind="account",
+                account_id=acc.id,
+                expires_at=expires_at,
+                state=state,
+                created_at=now(),
+            )
+            SandboxAccount.update(token_hash=token_hash("retired." + secrets.token_hex(16))).where(
+                SandboxAccount.id == acc.id
+            ).execute()
+        else:
+            SandboxToken.update(state=state, expires_at=expires_at).where(SandboxToken.id == row.id).execute()
+    _ACCOUNTS.clear()
+
+
+def expire_account_token(sandbox_account_id: str, in_s: float = 0.0) -> None:
+    """Make a sandbox account's own token expire `in_s` seconds from now (tests: the clock moved past it)."""
+    acc = SandboxAccount.get_by_id(sandbox_account_id)
+    _mortal(acc, "active", now() + timedelta(seconds=in_s))
+
+
+def revoke_account_token(sandbox_account_id: str) -> None:
+    """Revoke a sandbox account's own token: its API calls then meet the network's revoked-token error."""
+    acc = SandboxAccount.get_by_id(sandbox_account_id)
+    _mortal(acc, "revoked", None)
+
+
+def revoke_grant(grant_id: str) -> None:
+    with write():
+        SandboxGrant.update(state="revoked").where(SandboxGrant.id == grant_id).execute()
+        SandboxToken.update(state="revoked").where(SandboxToken.grant_id == grant_id).execute()
+
+
+def revoke_token(token: str, platform: str) -> bool:
+    """Revoke what `token` belongs to: its whole grant (every access, refresh and page token of the consent),
+    or a sandbox account's own token. False: the emulator does not know the token."""
+    acc = account_for_token(token)
+    if acc is not None and acc.platform == platform:
+        revoke_account_token(acc.id)
+        return True
+    row = find_credential(token, platform)
+    if row is None or row.kind == "code":
+        return False
+    if row.grant_id:
+        revoke_grant(row.grant_id)
+    else:
+        with write():
+            SandboxToken.update(state="revoked").where(SandboxToken.id == row.id).execute()
+    return True
+
+
+def grants(platform: str | None = None) -> list[SandboxGrant]:
+    q = SandboxGrant.select().order_by(SandboxGrant.created_at)
+    return list(q.where(SandboxGrant.platform == platform) if platform else q)
+
+
+# --- PKCE ----------------------------------------------------------------------------------------------------
+def pkce_ok(challenge: str, method: str, verifier: str | None, *, encoding: str = "base64url") -> bool:
+    """RFC 7636: S256 (BASE64URL(SHA256(verifier)) without padding) or plain. encoding="hex": the network takes
+    S256 only, written as the SHA-256 in hex (TikTok's Login Kit), and nothing else."""
+    if not verifier:
+        return False
+    if encoding == "hex":
+        digest = hashlib.sha256(verifier.encode("ascii", "replace")).hexdigest()
+        return (method or "").upper() == "S256" and hmac.compare_digest(challenge.lower(), digest)
+    if (method or "plain").upper() == "PLAIN":
+        return hmac.compare_digest(challenge, verifier)
+    digest_b = hashlib.sha256(verifier.encode("ascii", "replace")).digest()
+    return hmac.compare_digest(challenge, base64.urlsafe_b64encode(digest_b).decode().rstrip("="))
+
+
+def redirect(uri: str, params: dict[str, Any], fragment: str = "") -> httpx.Response:
+    sep = "&" if urlsplit(uri).query else "?"
+    return httpx.Response(
+        302,
+        headers={
+            "Location": uri + sep + urlencode({k: v for k, v in params.items() if v is not None}) + fragment
+        },
+    )
+
+
+# --- the providers -------------------------------------------------------------------------------------------
 class OAuthProvider:
     """A network's OAuth endpoints, installed into its emulator (its class's OAUTH). Subclasses give the paths
     (`install`), parameter names, token formats, error bodies and switch defaults (DEFAULTS) of their network."""
@@ -251,5 +508,64 @@ def install(emulator: Emulator) -> OAuthProvider:
         raise TypeError(f"{type(emulator).__name__} has no OAuth side (OAUTH) to install")
     provider: OAuthProvider = provider_class(emulator)
     provider.install()
-    route_controls(emulator)
+    emulator.route(
+        "GET", r"/_sandbox/oauth", lambda request: json_response(200, oauth_settings(emulator.platform))
+    )
+    emulator.route("POST", r"/_sandbox/oauth", lambda request: _control(emulator.platform, request))
+    emulator.route(
+        "GET",
+        r"/_sandbox/grants",
+        lambda request: json_response(200, {"grants": [_grant_view(g) for g in grants(emulator.platform)]}),
+    )
+    emulator.route(
+        "POST",
+        r"/_sandbox/grants/(?P<grant_id>[^/]+)/revoke",
+        lambda request, grant_id: _revoke_control(emulator.platform, grant_id),
+    )
+
+    for method in ("GET", "POST"):
+        emulator.route(
+            method,
+            r"/_sandbox/errors",
+            lambda request: errors.control(emulator.platform, request.method, request.json),
+        )
     return provider
+
+
+def _grant_view(g: SandboxGrant) -> dict[str, Any]:
+    """A consent as the user sees it in the network's "connected apps" settings."""
+    return {
+        "id": g.id,
+        "clientId": g.client_id,
+        "subject": g.subject,
+        "scopes": list(g.scopes or []),
+        "accounts": [
+            a.name
+            for a in SandboxAccount.select(SandboxAccount.name).where(
+                SandboxAccount.id.in_(list(g.account_ids or []))
+            )
+        ],
+        "state": g.state,
+        "createdAt": g.created_at.isoformat(),
+    }
+
+
+def _revoke_control(platform: str, grant_id: str) -> httpx.Response:
+    """POST /_sandbox/grants/{id}/revoke: the user removes the app in the network's settings (not a real
+    endpoint): every token of that consent is then refused."""
+    g = SandboxGrant.get_or_none((SandboxGrant.id == grant_id) & (SandboxGrant.platform == platform))
+    if g is None:
+        return json_response(
+            404, {"error": "not_found", "error_description": f"no {platform} grant {grant_id}"}
+        )
+    revoke_grant(grant_id)
+    return json_response(200, _grant_view(SandboxGrant.get_by_id(grant_id)))
+
+
+def _control(platform: str, request: Request) -> httpx.Response:
+    """POST /_sandbox/oauth {switch: value, …}: set switches of a served emulator (not a real endpoint)."""
+    body = request.json if isinstance(request.json, dict) else {}
+    try:
+        return json_response(200, configure_oauth(platform, **body))
+    except (TypeError, ValueError) as exc:
+        return json_response(400, {"error": "invalid_request", "error_description": str(exc)})

@@ -19,9 +19,7 @@ import httpx
 
 from backend.networks.facebook.emulator_oauth import GraphOAuth
 from backend.networks.sandbox.core import Request, b62, json_response, now, token_hash, write
-from backend.networks.sandbox.credentials import alive, find_credential, grant_of
-from backend.networks.sandbox.oauth_switches import DAY
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import DAY, alive, find_credential, grant_of, redirect
 from backend.networks.sandbox.store import SandboxAccount, SandboxToken
 
 # what a new Threads app holds (EmulatedApp.products, empty = this set): the Threads use case's permissions

@@ -32,9 +32,8 @@ from backend.networks.sandbox.core import (
     update_item,
     utf16_len,
 )
-from backend.networks.sandbox.oauth import install
+from backend.networks.sandbox.oauth import authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem
-from backend.networks.sandbox.token_auth import authenticate
 from backend.networks.tiktok import emulator_errors
 from backend.networks.tiktok.emulator_oauth import TikTokOAuth, api_auth_message, envelope, err
 

@@ -11,13 +11,18 @@ from urllib.parse import urlsplit
 import httpx
 
 from backend.networks.sandbox.core import Request, b62, b64url, digits, json_response
-from backend.networks.sandbox.credentials import find_credential
 from backend.networks.sandbox.developer_app import EmulatedApp
-from backend.networks.sandbox.oauth import OAuthProvider
-from backend.networks.sandbox.oauth_switches import DAY, expiry, seconds_left
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import (
+    DAY,
+    OAuthProvider,
+    authenticate,
+    expiry,
+    find_credential,
+    redirect,
+    revoke_token,
+    seconds_left,
+)
 from backend.networks.sandbox.store import SandboxGrant
-from backend.networks.sandbox.token_auth import authenticate, revoke_token
 
 # The products an emulated TikTok app may hold (`SOCIALPUB_SANDBOX_APPS`' "products", `sandbox serve tiktok
 # --product P`) and the scopes each lets the app ask (docs.md, "The emulated app"). A new app: Login Kit and the

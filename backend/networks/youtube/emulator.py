@@ -36,9 +36,8 @@ from backend.networks.sandbox.core import (
     update_item,
     write,
 )
-from backend.networks.sandbox.oauth import install
+from backend.networks.sandbox.oauth import Auth, authenticate, install
 from backend.networks.sandbox.store import SandboxAccount, SandboxItem, SandboxSetting
-from backend.networks.sandbox.token_auth import Auth, authenticate
 from backend.networks.youtube import emulator_errors
 from backend.networks.youtube.emulator_oauth import GoogleOAuth
 

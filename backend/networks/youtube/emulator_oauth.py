@@ -14,11 +14,8 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import Request, b64url, json_response
-from backend.networks.sandbox.oauth import OAuthProvider
-from backend.networks.sandbox.oauth_switches import DAY, seconds_left
-from backend.networks.sandbox.oauth_wire import redirect
+from backend.networks.sandbox.oauth import DAY, OAuthProvider, redirect, revoke_token, seconds_left
 from backend.networks.sandbox.store import SandboxGrant
-from backend.networks.sandbox.token_auth import revoke_token
 
 TESTING_REFRESH_TTL_S = 7 * DAY  # a Testing app's refresh tokens (External user type, YouTube's scopes)
 IN_PRODUCTION = "in-production"  # the emulated app's product name: its consent screen is published

@@ -182,7 +182,7 @@ def test_a_larger_instance_takes_what_upstream_would_not(settings, account) -> N
 
 
 def test_a_revoked_token_asks_for_a_reconnection(settings, account) -> None:  # type: ignore[no-untyped-def]
-    from backend.networks.sandbox.token_auth import revoke_account_token
+    from backend.networks.sandbox.oauth import revoke_account_token
 
     ident = account("mastodon")
     revoke_account_token(ident.sandbox_account_id)
@@ -226,7 +226,7 @@ def test_find_existing_matches_source_text_app_and_window(settings, account) -> 
 
 
 def test_find_existing_without_read_statuses_is_not_absent(settings, account) -> None:  # type: ignore[no-untyped-def]
-    from backend.networks.sandbox.token_auth import revoke_account_token
+    from backend.networks.sandbox.oauth import revoke_account_token
 
     ident = account("mastodon")
     ad, _seen = spied(settings)
