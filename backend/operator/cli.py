@@ -11,28 +11,32 @@ import json
 import logging
 import sys
 from datetime import datetime
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from backend import clock
 from backend.operator import runtime
 
+if TYPE_CHECKING:
+    from backend.config import Settings
 
-def _settings():  # type: ignore[no-untyped-def]  # returns backend.config.Settings, imported deferred inside
+
+def _settings() -> Settings:
     # deferred: backend.config costs ~184 ms of start-up, paid only by the commands that use it
     from backend.config import Settings
 
     return Settings()
 
 
-def _logging(settings) -> None:  # type: ignore[no-untyped-def]  # settings: backend.config.Settings, imported deferred by the commands
+def _logging(settings: Settings) -> None:
     logging.basicConfig(
         level=getattr(logging, settings.log_level.upper(), logging.INFO),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
 
 
-def _fail(message: str, as_json: bool = False, code: str = "error") -> None:
+def _fail(message: str, as_json: bool = False, code: str = "error") -> NoReturn:
     if as_json:
         click.echo(json.dumps({"error": code, "message": message, "details": [], "status": 0}), err=True)
     else:
@@ -209,8 +213,9 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
     _logging(settings)
     worker = Worker(settings, name="tick")
     ran = worker.run_until_idle(max_seconds=max_seconds, settle_s=settle)
-    summary = {"jobsRun": ran, "queue": queue.stats()}
-    states = ", ".join(f"{n} {state}" for state, n in sorted(summary["queue"].items())) or "empty"
+    counts = queue.stats()
+    summary = {"jobsRun": ran, "queue": counts}
+    states = ", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "empty"
     click.echo(json.dumps(summary) if as_json else f"ran {ran} job(s); queue: {states}")
 
 
@@ -270,7 +275,7 @@ def _workspace_id(email: str | None) -> str:
     q = Owner.select().order_by(Owner.created_at)
     if email:
         q = q.where(Owner.email == email.lower())
-    owner = q.first()
+    owner: Owner | None = q.first()
     if owner is None:
         _fail("no workspace found: run `socialpub init` first")
     return owner.workspace_id

@@ -140,7 +140,7 @@ def sandbox_serve_cmd(
     except Exception as exc:  # an unusable data dir or database
         raise click.ClickException(f"cannot open the sandbox database ({config.location!r}): {exc}") from exc
     emulator = emulator_class(network)
-    app = asgi_app(sandbox.handler(network), emulator.served_hosts())
+    served = asgi_app(sandbox.handler(network), emulator.served_hosts())
     shown = f"[{host}]" if ":" in host else host
     origin = f"http://{shown}:{port}"
     endpoints = {}
@@ -196,7 +196,7 @@ def sandbox_serve_cmd(
                 click.echo(f"{name}={value}")
     sys.stdout.flush()
     server = uvicorn.Server(
-        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
+        uvicorn.Config(served, host=host, port=port, log_level="warning", lifespan="off", access_log=False)
     )
     # uvicorn handles SIGINT / SIGTERM (finishes the requests under way), then raises the signal again once
     # stopped: Ctrl+C's KeyboardInterrupt and a quiet SIGTERM here end the command normally

@@ -209,6 +209,10 @@ def check_url(url: str, rule: AddressRule) -> Target:
     return Target(url=url, scheme=scheme, host=host, port=port, target=target, addresses=tuple(ordered))
 
 
+# a socket option as httpcore's NetworkBackend.connect_tcp takes it (level, name, value) or (level, name, None, optlen)
+SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+
+
 class PinnedBackend(httpcore.SyncBackend):
     """Connects to the checked addresses whatever host the URL names; tells its watchdog of each socket (the
     whole exchange's deadline: backend/networks/watchdog.py)."""
@@ -223,7 +227,7 @@ class PinnedBackend(httpcore.SyncBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[tuple[int, int, int | bytes] | tuple[int, int, None, int]] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.NetworkStream:
         last: Exception | None = None
         for address in self.addresses:

@@ -15,6 +15,7 @@ by `(workspace_id, completed_at)` (index of migration 0014), then their targets 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -90,25 +91,27 @@ def activity(
 
     post_counts = [dict.fromkeys(POST_OUTCOMES, 0) for _ in bounds]
     bucket = _bucket(Post.completed_at, bounds)
-    rows = (
+    post_rows: Iterable[tuple[int, str, int]] = (
         Post.select(bucket.alias("day"), Post.status, fn.COUNT(SQL("*")).alias("n"))
         .where(finished)
         .group_by(SQL("1"), SQL("2"))
         .tuples()
+        .execute()
     )
-    for i, status, n in rows:
-        post_counts[int(i)][status] += int(n)
+    for i, status, n in post_rows:
+        post_counts[int(i)][PostStatus(status)] += int(n)
 
     target_counts = [dict.fromkeys(TARGET_FINAL, 0) for _ in bounds]
-    rows = (
+    target_rows: Iterable[tuple[int, str, int]] = (
         PostTarget.select(bucket.alias("day"), PostTarget.status, fn.COUNT(SQL("*")).alias("n"))
         .join(Post, on=(PostTarget.post == Post.id))
         .where(finished & PostTarget.status.in_(TARGET_FINAL))
         .group_by(SQL("1"), SQL("2"))
         .tuples()
+        .execute()
     )
-    for i, status, n in rows:
-        target_counts[int(i)][status] += int(n)
+    for i, status, n in target_rows:
+        target_counts[int(i)][TargetStatus(status)] += int(n)
 
     failed: list[dict[str, Any]] = []
     if failures:

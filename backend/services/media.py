@@ -482,7 +482,8 @@ def _hold_summary(media_id: str) -> tuple[bool, datetime | None]:
     if MediaHold.select().where((MediaHold.media == media_id) & MediaHold.until.is_null()).exists():
         return True, None
     latest = MediaHold.select(fn.MAX(MediaHold.until)).where(MediaHold.media == media_id).scalar()
-    return False, MediaHold.until.python_value(latest)
+    until = MediaHold.until.python_value(latest)
+    return False, until if isinstance(until, datetime) else None
 
 
 def key_of(url_or_key: str) -> str:

@@ -90,7 +90,7 @@ def _media_base(settings: Settings) -> str:
 def resolve_account(workspace_id: str, channel_id: str | None) -> Account:
     """channelId: that tiktok account of the workspace; none: the oldest connected active one."""
     if channel_id is None:
-        acc = (
+        acc: Account | None = (
             Account.select()
             .where(
                 (Account.workspace == workspace_id)

@@ -160,7 +160,7 @@ def _get(workspace_id: str, endpoint_id: str, *, lock: bool = False) -> WebhookE
     q = WebhookEndpoint.select().where(
         (WebhookEndpoint.id == endpoint_id) & (WebhookEndpoint.workspace == workspace_id)
     )
-    ep = (locked(q) if lock else q).first()
+    ep: WebhookEndpoint | None = (locked(q) if lock else q).first()
     if ep is None:
         raise _not_found(endpoint_id)
     return ep
@@ -295,7 +295,9 @@ def _event_not_found(event_id: str) -> ApiError:
 
 
 def _event(workspace_id: str, event_id: str) -> Event:
-    row = Event.select().where((Event.id == event_id) & (Event.workspace_id == workspace_id)).first()
+    row: Event | None = (
+        Event.select().where((Event.id == event_id) & (Event.workspace_id == workspace_id)).first()
+    )
     if row is None:
         raise _event_not_found(event_id)
     return row

@@ -24,11 +24,11 @@ class UTCDateTimeField(DateTimeField):
             db = db.obj
         return isinstance(db, SqliteDatabase)
 
-    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
+    def db_value(self, value: datetime | str | None) -> datetime | str | None:
         if value is None:
             return None
         if not isinstance(value, datetime):
-            value = self.adapt(value)  # text: parsed as DateTimeField parses it
+            value = self.adapt(value)  # type: ignore[no-untyped-call]  # peewee: Field.adapt is untyped in its stubs; text is parsed as DateTimeField parses it
             if not isinstance(value, datetime):
                 raise ValueError(f"{self.name}: not a date and time: {value!r}")
         if value.tzinfo is not None:
@@ -36,11 +36,11 @@ class UTCDateTimeField(DateTimeField):
         # SQLite compares these columns as text: always six fractional digits, so that text order is time order
         return value.isoformat(" ", "microseconds") if self._on_sqlite() else value
 
-    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
+    def python_value(self, value: datetime | str | None) -> datetime | str | None:
         if value is None:
             return None
         if isinstance(value, str):
-            value = self.adapt(value)
+            value = self.adapt(value)  # type: ignore[no-untyped-call]  # peewee: Field.adapt is untyped in its stubs
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         return value
@@ -54,12 +54,14 @@ class EncryptedTextField(TextField):
     empty string (no secret) are stored as they are. A value without the prefix is plaintext written before
     migration 0020 and reads back as it is. Encryption is not deterministic: never compare such a column in SQL."""
 
-    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
-        if value is None or value == "":
-            return value
+    def db_value(self, value: object) -> str | None:
+        if value is None:
+            return None
+        if value == "":
+            return ""
         return secretbox.encrypt(str(value))
 
-    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
-        if secretbox.is_encrypted(value):
+    def python_value(self, value: str | None) -> str | None:
+        if value is not None and secretbox.is_encrypted(value):
             return secretbox.decrypt(value)
         return value

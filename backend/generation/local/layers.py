@@ -12,6 +12,7 @@ import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -19,7 +20,18 @@ from PIL import Image, ImageDraw
 from backend.generation.local.design import RGB, Design, shade
 from backend.generation.local.fonts import font
 
-Draw = Callable[["_MaskDraw", float], None]  # draws in the base picture's coordinates
+
+class Draw(Protocol):
+    """Draws in the base picture's coordinates (a Protocol, not a Callable: the shapes are lambdas that bind their
+    loop's values as default arguments, which mypy infers against a Protocol's positional-only call only)."""
+
+    def __call__(self, d: _MaskDraw, scale: float, /) -> None: ...
+
+
+class SpriteDraw(Protocol):
+    """Draws a sprite in its own coordinates (a Protocol for the same reason as Draw)."""
+
+    def __call__(self, d: _MaskDraw, /) -> None: ...
 
 
 def gradient(size: tuple[int, int], a: RGB, b: RGB, angle: float) -> Image.Image:
@@ -95,9 +107,7 @@ class Sprite:
     phase: float = 0.0
 
 
-def _shape_sprite(
-    w: float, h: float, color: RGB, opacity: float, draw: Callable[[_MaskDraw], None]
-) -> Image.Image:
+def _shape_sprite(w: float, h: float, color: RGB, opacity: float, draw: SpriteDraw) -> Image.Image:
     w_i, h_i = max(2, math.ceil(w)), max(2, math.ceil(h))
     mask = Image.new("L", (w_i * 2, h_i * 2), 0)
     draw(_MaskDraw(ImageDraw.Draw(mask), 0, 0))

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from backend.config import Settings
-from backend.networks.bluesky import NETWORK
 from backend.networks.bluesky.session import APP_PASSWORD_SCOPES
+from backend.networks.bluesky.settings import BlueskySettings
 from backend.networks.doctor import Finding, NetworkChecks
 from backend.outbound.guard import host_is_local
 
 
 def check_app(settings: Settings) -> list[Finding]:
-    own = NETWORK.settings_of(settings)
+    own = settings.network_settings(BlueskySettings)
     out: list[Finding] = []
     for label, url in (
         ("SOCIALPUB_BLUESKY_BASE_URL", own.api_base),

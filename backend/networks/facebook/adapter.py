@@ -184,10 +184,10 @@ class FacebookAdapter:
         """A video's outcome from its `status` (VideoStatus): `video_status` ready (or the publishing phase
         complete) -> published; error (or a phase in error) -> failed permanent with Facebook's words; else pending."""
         ref = str(video["id"])
-        status = video.get("status") if isinstance(video.get("status"), dict) else {}
+        status = _object(video.get("status"))
         word = str(status.get("video_status") or "")
         phases = {
-            name: status.get(name) if isinstance(status.get(name), dict) else {}
+            name: _object(status.get(name))
             for name in ("uploading_phase", "processing_phase", "publishing_phase")
         }
         failed = [p for p in phases.values() if p.get("status") == "error"]
@@ -272,3 +272,8 @@ def make_adapter(ctx: AdapterContext) -> FacebookAdapter:
         media_by_url=ctx.media_by_url,
         app_mode=str(getattr(ctx.settings, "app_mode", None) or "development"),
     )
+
+
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object of Facebook's answer, or {} where the field is absent or not an object."""
+    return value if isinstance(value, dict) else {}

@@ -60,19 +60,24 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
     base, versioned = _api(settings)
     auth = {"Authorization": f"Bearer {tokens.access_token}"}
     me = json_body(PLATFORM, call(client, "GET", origin(base) + "/v2/userinfo", PLATFORM, headers=auth))
-    keep = {
-        "expires_at": tokens.expires_at,
-        "refresh_token": tokens.refresh_token,
-        "refresh_expires_at": tokens.refresh_expires_at,
-    }
+
+    def candidate(external_id: str, shown: str, kind: str) -> Candidate:
+        """An account the member may connect, holding the grant's tokens."""
+        return Candidate(
+            external_id,
+            shown,
+            "",
+            kind,
+            tokens.access_token,
+            expires_at=tokens.expires_at,
+            refresh_token=tokens.refresh_token,
+            refresh_expires_at=tokens.refresh_expires_at,
+        )
+
     name = str(
         me.get("name") or " ".join(str(me.get(k) or "") for k in ("given_name", "family_name")).strip()
     )
-    out = [
-        Candidate(
-            f"urn:li:person:{me['sub']}", name or "LinkedIn member", "", "member", tokens.access_token, **keep
-        )
-    ]
+    out = [candidate(f"urn:li:person:{me['sub']}", name or "LinkedIn member", "member")]
     if not _own(settings).organizations:  # organisation posting not configured: not asked, not looked up
         return out
     resp = call(  # every role (the finder's `role` takes one): those that may post are kept below
@@ -95,16 +100,7 @@ def discover(settings: Settings, client: httpx.Client, tokens: TokenSet) -> list
     names = _organization_names(settings, client, tokens.access_token, [o.rsplit(":", 1)[-1] for o in orgs])
     for org in orgs:
         num = org.rsplit(":", 1)[-1]
-        out.append(
-            Candidate(
-                org,
-                names.get(num) or f"{name} · organization {num}",
-                "",
-                "organization",
-                tokens.access_token,
-                **keep,
-            )
-        )
+        out.append(candidate(org, names.get(num) or f"{name} · organization {num}", "organization"))
     return out
 
 

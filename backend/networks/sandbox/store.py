@@ -56,7 +56,7 @@ SQLITE_FILE = "sandbox.db"
 class UTCDateTime(DateTimeField):
     """Naive UTC in the database, aware UTC in Python (converted explicitly both ways)."""
 
-    def db_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
+    def db_value(self, value: datetime | str | None) -> datetime | str | None:
         if isinstance(value, datetime):
             if value.tzinfo is not None:
                 value = value.astimezone(UTC).replace(tzinfo=None)
@@ -68,10 +68,11 @@ class UTCDateTime(DateTimeField):
             ):  # fixed-width text: text order is time order, no driver adapter
                 return value.strftime("%Y-%m-%d %H:%M:%S.%f")
             return value
-        return super().db_value(value)
+        stored: datetime | str | None = super().db_value(value)  # type: ignore[no-untyped-call]  # peewee: Field.db_value is untyped in its stubs
+        return stored
 
-    def python_value(self, value):  # type: ignore[no-untyped-def]  # peewee's Field methods are untyped
-        value = super().python_value(value)
+    def python_value(self, value: datetime | str | None) -> datetime | str | None:
+        value = super().python_value(value)  # type: ignore[no-untyped-call]  # peewee: Field.python_value is untyped in its stubs
         if isinstance(value, datetime):
             return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         return value
@@ -236,11 +237,11 @@ def _one_migrator(db: Database) -> Iterator[None]:
     directory (no lock file is left behind; one from an older version is removed); PostgreSQL: an advisory
     lock. The second process then finds nothing left to apply."""
     if isinstance(db, PostgresqlDatabase):
-        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         try:
             yield
         finally:
-            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         return
     import fcntl
 
@@ -263,7 +264,7 @@ def _one_migrator(db: Database) -> Iterator[None]:
 def migrate(db: Database) -> list[str]:
     """Apply the sandbox's own pending migrations to `db` (one process at a time)."""
     with _one_migrator(db):
-        applied = Runner(db, directory=str(MIGRATIONS_DIR), table_name=MIGRATION_TABLE).up()
+        applied: list[str] = Runner(db, directory=str(MIGRATIONS_DIR), table_name=MIGRATION_TABLE).up()
     for name in applied:
         log.info("sandbox migration applied: %s", name)
     return applied

@@ -435,7 +435,7 @@ class TikTokEmulator(Emulator):
 
     def public_ids(self, item: SandboxItem) -> list[int]:
         """ "post_id is returned only if the post is published for public viewership" (get-video-status)."""
-        return [int(item.post_id)] if self.is_public(item) else []
+        return [int(item.post_id)] if self.is_public(item) and item.post_id is not None else []
 
     def status_of(self, item: SandboxItem) -> dict[str, Any]:
         draft = item.mode.endswith("MEDIA_UPLOAD")

@@ -6,11 +6,11 @@ from playhouse.migrate import SchemaMigrator
 
 
 def up(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql(
+    db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         'CREATE INDEX IF NOT EXISTS "sandbox_item_post_id" ON "sandbox_item" ("post_id") '
         'WHERE "post_id" IS NOT NULL'
     )
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP INDEX IF EXISTS "sandbox_item_post_id"')
+    db.execute_sql('DROP INDEX IF EXISTS "sandbox_item_post_id"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

@@ -6,10 +6,10 @@ from playhouse.migrate import SchemaMigrator
 
 
 def up(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql(
+    db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         'CREATE INDEX IF NOT EXISTS "media_hold_media_until" ON "media_hold" ("media_id", "until")'
     )
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP INDEX IF EXISTS "media_hold_media_until"')
+    db.execute_sql('DROP INDEX IF EXISTS "media_hold_media_until"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

@@ -38,4 +38,4 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP TABLE IF EXISTS "publish_attempt"')
+    db.execute_sql('DROP TABLE IF EXISTS "publish_attempt"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

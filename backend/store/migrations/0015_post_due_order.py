@@ -19,9 +19,9 @@ _INDEXES = {
 
 def up(migrator: SchemaMigrator, db: Database) -> None:
     for name, definition in _INDEXES.items():
-        db.execute_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "post" {definition}')
+        db.execute_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "post" {definition}')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
     for name in _INDEXES:
-        db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+        db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

@@ -39,5 +39,5 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP TABLE IF EXISTS "post_label"')
+    db.execute_sql('DROP TABLE IF EXISTS "post_label"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
     migrator.migrate(migrator.drop_column("post", "labels"))

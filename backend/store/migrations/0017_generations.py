@@ -24,7 +24,7 @@ from peewee import (
 from playhouse.migrate import SchemaMigrator
 
 
-def _id(prefix):
+def _id(prefix: str) -> str:
     # the layout of backend.ids.new_id (frozen here: a migration does not follow later changes of the product)
     alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
     value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
@@ -102,5 +102,5 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP TABLE IF EXISTS "credit_entry"')
-    db.execute_sql('DROP TABLE IF EXISTS "generation"')
+    db.execute_sql('DROP TABLE IF EXISTS "credit_entry"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
+    db.execute_sql('DROP TABLE IF EXISTS "generation"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

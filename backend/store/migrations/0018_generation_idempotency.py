@@ -15,12 +15,12 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
         migrator.migrate(
             migrator.add_column("generation", "idempotency_key", CharField(max_length=200, null=True))
         )
-    db.execute_sql(
+    db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         'CREATE UNIQUE INDEX IF NOT EXISTS "generation_workspace_id_idempotency_key" '
         'ON "generation" ("workspace_id", "idempotency_key")'
     )
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP INDEX IF EXISTS "generation_workspace_id_idempotency_key"')
+    db.execute_sql('DROP INDEX IF EXISTS "generation_workspace_id_idempotency_key"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
     migrator.migrate(migrator.drop_column("generation", "idempotency_key"))

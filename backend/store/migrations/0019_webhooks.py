@@ -78,9 +78,9 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 
     db.create_tables([WebhookEndpoint, WebhookDelivery, WebhookAttempt], safe=True)
     if not isinstance(db, SqliteDatabase):
-        db.execute_sql('ALTER TABLE "job" ALTER COLUMN "lane" TYPE VARCHAR(60)')
+        db.execute_sql('ALTER TABLE "job" ALTER COLUMN "lane" TYPE VARCHAR(60)')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
     for table in ("webhook_attempt", "webhook_delivery", "webhook_endpoint"):
-        db.execute_sql(f'DROP TABLE IF EXISTS "{table}"')
+        db.execute_sql(f'DROP TABLE IF EXISTS "{table}"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

@@ -5,6 +5,8 @@ secret still stored in clear is encrypted in place: `enc:v1:` + a Fernet token u
 
 The value format is frozen here (the prefix and Fernet); only the keys come from the keyring."""
 
+from collections.abc import Callable
+
 from peewee import Database, SqliteDatabase, Table, TextField
 from playhouse.migrate import SchemaMigrator
 
@@ -18,7 +20,7 @@ def _columns(db: Database, table: str) -> set[str]:
     return {c.name for c in db.get_columns(table)}
 
 
-def _rewrite(db, table, column, change):
+def _rewrite(db: Database, table: str, column: str, change: Callable[[str], str | None]) -> None:
     """Apply `change` (old stored text -> new, or None to leave it) to each non-empty value of the column."""
     t = Table(table).bind(db)
     col = getattr(t.c, column)
@@ -33,13 +35,13 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
     if "refresh_token" not in _columns(db, "account"):
         migrator.migrate(migrator.add_column("account", "refresh_token", TextField(null=True)))
     if not isinstance(db, SqliteDatabase):
-        db.execute_sql(
+        db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
             'ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE TEXT, '
             'ALTER COLUMN "previous_secret" TYPE TEXT'
         )
     ring = secretbox.keyring()
 
-    def encrypt(value):
+    def encrypt(value: str) -> str | None:
         if value.startswith(_PREFIX):
             return None
         return _PREFIX + ring.multi().encrypt(value.encode()).decode()
@@ -52,7 +54,7 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 def down(migrator: SchemaMigrator, db: Database) -> None:
     ring = secretbox.keyring()
 
-    def decrypt(value):
+    def decrypt(value: str) -> str | None:
         if not value.startswith(_PREFIX):
             return None
         return ring.multi().decrypt(value[len(_PREFIX) :].encode()).decode()
@@ -62,7 +64,7 @@ def down(migrator: SchemaMigrator, db: Database) -> None:
             if column in _columns(db, table):
                 _rewrite(db, table, column, decrypt)
     if not isinstance(db, SqliteDatabase):
-        db.execute_sql(
+        db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
             'ALTER TABLE "webhook_endpoint" ALTER COLUMN "secret" TYPE VARCHAR(100), '
             'ALTER COLUMN "previous_secret" TYPE VARCHAR(100)'
         )

@@ -36,4 +36,4 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP TABLE IF EXISTS "oauth_session"')
+    db.execute_sql('DROP TABLE IF EXISTS "oauth_session"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

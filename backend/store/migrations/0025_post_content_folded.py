@@ -18,14 +18,14 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
         migrator.migrate(migrator.add_column("post", "content_folded", TextField(null=True)))
     p = db.param
     while True:
-        rows = db.execute_sql(
+        rows = db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
             f'SELECT "id", "content" FROM "post" WHERE "content_folded" IS NULL LIMIT {CHUNK}'
         ).fetchall()
         if not rows:
             break
         with db.atomic():
             for post_id, content in rows:
-                db.execute_sql(
+                db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
                     f'UPDATE "post" SET "content_folded" = {p} WHERE "id" = {p}',
                     ((content or "").casefold(), post_id),
                 )

@@ -14,13 +14,13 @@ def _columns(db: Database, table: str) -> set[str]:
 def up(migrator: SchemaMigrator, db: Database) -> None:
     if "source_sha256" not in _columns(db, "media"):
         migrator.migrate(migrator.add_column("media", "source_sha256", CharField(max_length=64, null=True)))
-    db.execute_sql(
+    db.execute_sql(  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         'CREATE INDEX IF NOT EXISTS "media_workspace_source_sha256" ON "media" ("workspace_id", '
         '"source_sha256")'
     )
 
 
 def down(migrator: SchemaMigrator, db: Database) -> None:
-    db.execute_sql('DROP INDEX IF EXISTS "media_workspace_source_sha256"')
+    db.execute_sql('DROP INDEX IF EXISTS "media_workspace_source_sha256"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
     if "source_sha256" in _columns(db, "media"):
         migrator.migrate(migrator.drop_column("media", "source_sha256"))

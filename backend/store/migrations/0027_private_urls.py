@@ -32,4 +32,4 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
 def down(migrator: SchemaMigrator, db: Database) -> None:
     if "refused_by" in _columns(db, "webhook_delivery"):
         migrator.migrate(migrator.drop_column("webhook_delivery", "refused_by"))
-    db.execute_sql('DROP TABLE IF EXISTS "instance_setting"')
+    db.execute_sql('DROP TABLE IF EXISTS "instance_setting"')  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs

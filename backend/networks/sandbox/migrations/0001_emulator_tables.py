@@ -3,6 +3,7 @@
 from peewee import (
     BooleanField,
     CharField,
+    Database,
     DateTimeField,
     FloatField,
     IntegerField,
@@ -10,9 +11,10 @@ from peewee import (
     Model,
     TextField,
 )
+from playhouse.migrate import SchemaMigrator
 
 
-def _models(db):
+def _models(db: Database) -> list[type[Model]]:
     class Base(Model):
         class Meta:
             database = db
@@ -62,9 +64,9 @@ def _models(db):
     return [EmulatorAccount, EmulatorItem]
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     db.create_tables(_models(db))  # IF NOT EXISTS: product migration 0012 may have made them already
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.drop_tables(_models(db))

@@ -1,9 +1,10 @@
 """The emulators' OAuth side: grants, issued credentials (by hash), switches. Frozen copies of the models."""
 
-from peewee import CharField, DateTimeField, JSONField, Model
+from peewee import CharField, Database, DateTimeField, JSONField, Model
+from playhouse.migrate import SchemaMigrator
 
 
-def _models(db):
+def _models(db: Database) -> list[type[Model]]:
     class Base(Model):
         class Meta:
             database = db
@@ -48,9 +49,9 @@ def _models(db):
     return [EmulatorGrant, EmulatorToken, EmulatorSetting]
 
 
-def up(migrator, db):
+def up(migrator: SchemaMigrator, db: Database) -> None:
     db.create_tables(_models(db))
 
 
-def down(migrator, db):
+def down(migrator: SchemaMigrator, db: Database) -> None:
     db.drop_tables(_models(db))
