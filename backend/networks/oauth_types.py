@@ -112,6 +112,11 @@ class OAuthApp:
     refresh: Callable[..., Any] | None = None
     # a network made of many servers (Mastodon): its apps are registered per server at connect, not configured
     instances: Instances | None = None
+    # the network's own revocation of an account's grant, called when the account is disconnected (best effort):
+    # (settings, client, external id, access token, refresh token or None, the server's app credentials or None)
+    # -> a sentence of what was revoked, or None when the account holds nothing revocable; raises
+    # oauth.OAuthError (refused, unreachable). None: the network offers no revocation socialpub can call
+    revoke: Callable[..., str | None] | None = None
 
 
 @dataclass(frozen=True)

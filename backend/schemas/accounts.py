@@ -12,6 +12,17 @@ Platform = NetworkName
 SandboxBehaviour = Literal["ok", "fail-permanent", "fail-retriable", "rate-limited", "slow", "flaky"]
 
 
+class TokenRevocation(CamelOut):
+    status: Literal["revoked", "nothing_to_revoke", "not_offered", "failed"] = Field(
+        description="`revoked`: the network revoked the account's token (its OAuth revocation endpoint, or the "
+        "close of its session); `nothing_to_revoke`: the account held no revocable grant (a sandbox account's own "
+        "session token); `not_offered`: the network offers socialpub no revocation (remove its access in the "
+        "network's settings); `failed`: the network refused or did not answer — the account is disconnected "
+        "here all the same"
+    )
+    message: str = Field(description="what the network said, or what to do")
+
+
 class AccountOut(CamelOut):
     id: str = Field(description="use as `channelId` in POST /v1/posts targets; `accountId` of post targets")
     platform: NetworkName
@@ -48,6 +59,12 @@ class AccountOut(CamelOut):
         description="the most text a post to this account may hold when its server sets its own (a network of many "
         "servers: its server's limit, as last read when the account connected); null: the network's `maxText` "
         "(GET /v1/networks). Counted in the network's `textUnit`. An extension.",
+    )
+    token_revocation: TokenRevocation | None = Field(
+        default=None,
+        description="DELETE /v1/accounts/:id only: the outcome of revoking the account's token at its network, "
+        "best effort (the disconnection never waits on the network's answer to succeed); null when there was no "
+        "token to revoke (an account already disconnected). An extension.",
     )
 
 

@@ -481,6 +481,58 @@ def connect_login(
     return _public(workspace_id, settings, saved)[0]
 
 
+def disconnect(
+    workspace_id: str, settings: Settings, account_id: str
+) -> tuple[Account, dict[str, str] | None]:
+    """Disconnect an account (services/accounts.disconnect: the one local change, made first, never failing for
+    the network), then revoke the token it held at its network, best effort (`revoke_grant`). Returns the account
+    and the revocation's outcome (`status`, `message`), None when it held no token (already disconnected)."""
+    held = Account.get_or_none((Account.id == account_id) & (Account.workspace == workspace_id))
+    acc = accounts.disconnect(workspace_id, account_id)
+    if held is None or held.status == "disconnected" or not held.access_token:
+        return acc, None
+    return acc, revoke_grant(settings, held)
+
+
+def revoke_grant(settings: Settings, held: Account) -> dict[str, str]:
+    """Ask the account's network to revoke the token `held` (the account as it was before its tokens were dropped)
+    through its app's `revoke` (backend/networks/oauth_types.OAuthApp): `revoked`, `nothing_to_revoke` (a sandbox
+    account's own session token), `not_offered` (the network has none socialpub can call: the user
+    removes its access in the network's settings) or `failed` (refused,
+    unreachable: said, and logged without the token). A sandbox account's network is its emulator."""
+    entry = registry.find(held.platform)
+    app = entry.oauth_app() if entry is not None and entry.app else None
+    label = entry.label if entry is not None else held.platform
+    if app is None or app.revoke is None:
+        return {
+            "status": "not_offered",
+            "message": f"{label} offers socialpub no way to revoke the token: remove socialpub's access in "
+            f"{label}'s settings",
+        }
+    creds: oauth_types.InstanceCredentials | None = None
+    host = app.instances.host_of(held.external_id) if app.instances is not None else None
+    stored = network_instances.app_of(held.platform, host) if host else None
+    if stored is not None:
+        creds = oauth_types.InstanceCredentials(
+            stored.client_id, stored.client_secret, stored.scopes, stored.redirect_uris
+        )
+    try:
+        with adapters.network_client(settings, held.platform, held.kind) as client:
+            said = app.revoke(
+                settings, client, held.external_id, held.access_token, held.refresh_token, creds
+            )
+    except oauth.OAuthError as exc:
+        log.info("revoking the token of %s at %s failed: %s %s", held.id, held.platform, exc.kind, exc.code)
+        return {
+            "status": "failed",
+            "message": f"{exc.message} (the account is disconnected here all the same)",
+        }
+    if said is None:
+        return {"status": "nothing_to_revoke", "message": f"the account held no {label} grant to revoke"}
+    log.info("revoked the token of %s at %s", held.id, held.platform)
+    return {"status": "revoked", "message": said}
+
+
 def prune_sessions(now: datetime) -> int:
     """Sessions past their life (10 minutes) are deleted, with the tokens a finished but never connected grant
     holds (a Ctrl+C at the picker): nothing of a grant outlives its session. The housekeeping job, every 5 min."""

@@ -153,14 +153,17 @@ def accounts_add_sandbox(network: str, name: str, behaviour: str, out: Output) -
 @click.argument("account_id")
 @api_command
 def accounts_remove(account_id: str, out: Output) -> None:
-    """Disconnect an account (frees a plan slot; posts keep its name).
+    """Disconnect an account (frees a plan slot; posts keep its name) and revoke its token at the network where it
+    offers that, best effort: the account is disconnected even when the network is down.
 
     \b
     Example:
       socialpub accounts remove acc_01j9…
     """
     acc = get_client(worker=False).remove_account(account_id)
-    out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({inert(acc.name)}).")
+    revocation = acc.token_revocation
+    said = f" Token at the network: {revocation.status} — {inert(revocation.message)}." if revocation else ""
+    out.emit(acc, f"Disconnected {acc.platform} account {acc.id} ({inert(acc.name)}).{said}")
 
 
 # ---- accounts doctor -------------------------------------------------------------------------------------------

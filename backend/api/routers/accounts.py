@@ -95,9 +95,10 @@ def connect_account(body: AccountCreate, ctx: SessionAuth, settings: SettingsDep
     responses=responses(404),
 )
 def disconnect_account(account_id: str, ctx: SessionAuth, settings: SettingsDep) -> dict[str, Any]:
-    """Extension (owner session): disconnect an account (frees a slot of the plan; posts keep its name)."""
-    acc = svc.disconnect(ctx.workspace_id, account_id)
-    return svc.to_public(acc, False, settings)
+    """Extension (owner session): disconnect an account (frees a slot of the plan; posts keep its name) and revoke
+    its token at the network where it offers that, best effort (`tokenRevocation`)."""
+    acc, revocation = oauth_svc.disconnect(ctx.workspace_id, settings, account_id)
+    return svc.to_public(acc, False, settings) | {"tokenRevocation": revocation}
 
 
 # --- live accounts: OAuth, tokens from elsewhere, health (docs/accounts.md) ------------------------------------------

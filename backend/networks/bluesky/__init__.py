@@ -28,6 +28,7 @@ NETWORK = Network(
     options="backend.networks.bluesky.options:BlueskyOptions",
     checks="backend.networks.bluesky.checks:CHECKS",
     login="backend.networks.bluesky.session:login",
+    target_check="backend.networks.bluesky.rules:target_problems",  # a video within the PDS's blob limit
     listing_delay_s=0.0,  # getRecord on the PDS: read-after-write, absence is conclusive at once
     docs="backend/networks/bluesky/docs.md",
     user_hosts=True,  # a PDS named by a DID document, a handle's own server: the address rule applies

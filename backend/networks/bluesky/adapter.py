@@ -40,6 +40,9 @@ COLLECTION = "app.bsky.feed.post"
 # the reference PDS's default blob limit (@atproto/pds config: 5 MiB) when describeServer does not say
 DEFAULT_BLOB_LIMIT = 5 * 1024 * 1024
 PDS_CACHE_S = 300.0
+# how long a PDS's describeServer facts (its blobUploadLimit) serve the checks at a post's creation; the
+# publication reads them again before uploading
+SERVER_FACTS_S = 3600.0
 
 PageLoader = Callable[[str, int], bytes]
 
@@ -71,6 +74,7 @@ class BlueskyAdapter:
         self.media_loader = media_loader
         self.page_loader = page_loader
         self._pds: dict[str, tuple[float, str]] = {}
+        self._blob_limits: dict[str, tuple[float, int]] = {}
         self._lock = threading.Lock()
 
     # --- where the account lives -------------------------------------------------------------------------
@@ -144,13 +148,26 @@ class BlueskyAdapter:
             out.append(image)
         return {"$type": "app.bsky.embed.images", "images": out}
 
-    def blob_limit(self, pds: str) -> int:
+    def blob_limit(self, pds: str, max_age_s: float = 0.0) -> int:
+        """The largest blob `pds` takes (`describeServer.blobUploadLimit`; the reference PDS's 5 MiB when it does
+        not say), as read less than `max_age_s` ago (0: read now). Each read is kept for the checks at creation."""
+        with self._lock:
+            cached = self._blob_limits.get(pds)
+        if cached is not None and max_age_s > 0 and time.monotonic() - cached[0] < max_age_s:
+            return cached[1]
         resp = self._xrpc(pds, "GET", "com.atproto.server.describeServer", None)
         body = json_or_none(resp)
         if resp.status_code != 200 or not isinstance(body, dict):
             raise classify(resp)
-        limit = body.get("blobUploadLimit")
-        return int(limit) if isinstance(limit, int) and limit > 0 else DEFAULT_BLOB_LIMIT
+        found = body.get("blobUploadLimit")
+        limit = (
+            found
+            if isinstance(found, int) and not isinstance(found, bool) and found > 0
+            else DEFAULT_BLOB_LIMIT
+        )
+        with self._lock:
+            self._blob_limits[pds] = (time.monotonic(), limit)
+        return limit
 
     def _video(self, pds: str, token: str, pub: Publication) -> dict[str, Any]:
         m = pub.payload.media[0]

@@ -13,6 +13,7 @@ from backend.networks.bluesky import NETWORK, identity
 from backend.networks.bluesky.session import hosts_of, refresh
 from backend.networks.bluesky.xrpc import auth, classify
 from backend.networks.http import send
+from backend.networks.oauth import OAuthError
 from backend.networks.oauth_types import Endpoints, OAuthApp
 
 PLATFORM = NETWORK.name
@@ -51,4 +52,39 @@ def refusal(resp: httpx.Response) -> NetworkError:
     return classify(resp)
 
 
-APP = OAuthApp(ENDPOINTS, discover, check, refusal, oauth_error_bodies=False, refresh=refresh)
+def revoke(
+    settings: Settings,
+    client: httpx.Client,
+    external_id: str,
+    access_token: str,
+    refresh_token: str | None,
+    creds: object = None,
+) -> str | None:
+    """`com.atproto.server.deleteSession` on the account's PDS with the session's refresh JWT as bearer (the access
+    JWT is refused there: `InvalidToken`): the session's refresh token is revoked (a refresh after it: 400
+    `ExpiredToken` "Token has been revoked"; reference PDS, 2026-11-28). None: a session without a refresh token
+    (a sandbox account's own) has nothing to close. Raises OAuthError."""
+    if not refresh_token:
+        return None
+    try:
+        pds = identity.pds_for(client, hosts_of(settings, None), external_id)
+        resp = send(
+            client,
+            "POST",
+            f"{pds}/xrpc/com.atproto.server.deleteSession",
+            network=PLATFORM,
+            write=True,
+            headers=auth(refresh_token),
+        )
+    except NetworkError as exc:
+        raise OAuthError(
+            "transient" if exc.fail_type == "retriable" else "other", exc.code or "error", exc.reason
+        ) from None
+    if resp.status_code == 200:
+        return f"the session was closed at {pds}"
+    err = classify(resp)
+    kind = "transient" if err.fail_type == "retriable" else "other"
+    raise OAuthError(kind, err.code or f"http_{resp.status_code}", err.reason, resp.status_code)
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, refusal, oauth_error_bodies=False, refresh=refresh, revoke=revoke)

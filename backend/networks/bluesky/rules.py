@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
-from backend.networks.base import MediaRef, Payload
+from backend.networks.base import MediaRef, Payload, TargetDraft
 from backend.networks.bluesky import NETWORK
 from backend.networks.bluesky.options import BlueskyOptions
 from backend.networks.bluesky.text import MAX_BYTES, MAX_GRAPHEMES
@@ -16,6 +17,7 @@ from backend.networks.rules.common import (
     CONTENT_REQUIRED,
     CONTENT_TOO_LONG,
     MEDIA_UNSUPPORTED,
+    VIDEO_OUT_OF_RANGE,
     NetworkRules,
     VideoLimits,
     check_videos,
@@ -64,6 +66,42 @@ def explain(code: str, content: str, media: Sequence[MediaRef]) -> str | None:
             return f"a Bluesky post holds at most {MAX_IMAGES} images; this one has {len(imgs)}"
         return "Bluesky takes MP4 videos only (video/mp4): convert the video"
     return None
+
+
+Problem = tuple[str, str, dict[str, Any]]  # (code, reason, the detail's extra fields)
+# how old the account's server's facts may be at a post's creation (the adapter keeps what it read)
+SERVER_FACTS_S = 3600.0
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
+
+
+def target_problems(adapter: Any, token: str, draft: TargetDraft) -> list[Problem]:
+    """The registry's `target_check`: a video goes to the account's own PDS as one blob (the "simple method" of
+    docs.bsky.app/docs/tutorials/video), so the PDS must take a file that large — its `describeServer`
+    `blobUploadLimit` (5 MiB on a reference PDS that does not say), read from the account's PDS (named by its DID
+    document) and kept an hour by the adapter. A video over it is refused now, naming the server and its limit,
+    rather than failing at publication. A video of unknown size (a remote URL, not probed for its bytes) is
+    checked at publication. The PDS not answering refuses nothing (the publication checks again)."""
+    vids = videos(draft.media)
+    if len(vids) != 1 or len(draft.media) != 1 or vids[0].bytes is None:
+        return []  # no video, or a shape the network's rules refuse already, or a size not known yet
+    video = vids[0]
+    pds = adapter.pds(draft.account)
+    limit = adapter.blob_limit(pds, SERVER_FACTS_S)
+    if video.bytes is None or video.bytes <= limit:
+        return []
+    host = urlsplit(pds).netloc or pds
+    return [
+        (
+            VIDEO_OUT_OF_RANGE,
+            f"this account's Bluesky server ({host}) takes files up to {_size(limit)} and the video is "
+            f"{_size(video.bytes)}: video of this size is not available on this server (a smaller MP4 "
+            "is, or an account on a server with a larger limit)",
+            {"mediaUrl": video.url, "rule": "max_bytes", "limit": limit, "server": host},
+        )
+    ]
 
 
 def build(content: str, media: Sequence[MediaRef], options: BlueskyOptions | None) -> Payload:

@@ -7,6 +7,8 @@ loopback or private address is called only when it is the configured base (an op
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from backend.networks.settings import NetworkSettings, base_url_alias, network_config
@@ -17,6 +19,12 @@ class BlueskySettings(NetworkSettings):
 
     api_base: str = Field("https://bsky.social", validation_alias=base_url_alias("bluesky"))
     plc_url: str = "https://plc.directory"
+    # SOCIALPUB_BLUESKY_SANDBOX_BLOB_LIMIT: the emulated PDS's blobUploadLimit (bytes; its default 5 MiB is the
+    # reference PDS's), to try a server that takes only small files
+    sandbox_blob_limit: int | None = Field(None, gt=0)
+
+    def sandbox_options(self) -> dict[str, Any]:
+        return {"blob_limit": self.sandbox_blob_limit} if self.sandbox_blob_limit is not None else {}
 
     def live_hosts(self) -> dict[str, str]:
         return {"api": self.api_base, "plc": self.plc_url}

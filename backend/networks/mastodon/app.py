@@ -174,6 +174,44 @@ def text_limit(limits: dict[str, Any]) -> int | None:
     return InstanceLimits.from_cache(limits).max_characters
 
 
+def revoke(
+    settings: Settings,
+    client: httpx.Client,
+    external_id: str,
+    access_token: str,
+    refresh_token: str | None,
+    creds: InstanceCredentials | None,
+) -> str:
+    """`POST /oauth/revoke` on the account's instance with socialpub's app there (client_id, client_secret) and the
+    token (docs.joinmastodon.org/methods/oauth/#revoke): 200 `{}` — the token is dead, the app leaves the user's
+    authorised apps. Raises OAuthError (403 `unauthorized_client`: not this app's token; unreachable)."""
+    host = host_of(external_id)
+    if host is None:
+        raise OAuthError("other", "no_instance", f"the account {external_id} names no instance")
+    if creds is None:
+        raise OAuthError(
+            "other",
+            "no_app",
+            f"socialpub's app on {host} is not known here: remove it in {host}'s settings "
+            "(Preferences → Account → Authorized apps)",
+        )
+    resp = call(
+        client,
+        "POST",
+        f"{base_url(host)}/oauth/revoke",
+        PLATFORM,
+        data={"client_id": creds.client_id, "client_secret": creds.client_secret, "token": access_token},
+    )
+    if resp.status_code == 200:
+        return f"the token was revoked at {host}"
+    body = json_or_none(resp)
+    said = body.get("error_description") or body.get("error") if isinstance(body, dict) else None
+    kind = "transient" if resp.status_code >= 500 or resp.status_code == 429 else "other"
+    raise OAuthError(
+        kind, f"http_{resp.status_code}", f"{host} answered {resp.status_code}: {said or 'no reason'}"
+    )
+
+
 INSTANCES = Instances(
     host=instance_host,
     prepare=prepare,
@@ -182,4 +220,6 @@ INSTANCES = Instances(
     host_of=host_of,
     text_limit=text_limit,
 )
-APP = OAuthApp(ENDPOINTS, discover, check, api_refusal, oauth_error_bodies=True, instances=INSTANCES)
+APP = OAuthApp(
+    ENDPOINTS, discover, check, api_refusal, oauth_error_bodies=True, instances=INSTANCES, revoke=revoke
+)

@@ -208,3 +208,37 @@ def test_another_post_at_our_key_is_never_taken_for_ours(emu: Server) -> None:
     assert (out.state, out.fail_type, out.network_code) == ("failed", "permanent", "rkey_taken")
     found = a.find_existing(other)
     assert found is not None and found.state == "failed" and found.network_code == "rkey_taken"
+
+
+def test_a_video_over_the_pds_limit_is_refused_at_creation(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from backend.networks.base import TargetDraft
+    from backend.networks.bluesky.rules import target_problems
+
+    server = _emu_with(tmp_path, blob_limit=2_000_000)
+    cand = _connect(server)
+    calls: list[str] = []
+    real = server.client
+
+    def spy(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("describeServer"):
+            calls.append(request.url.host)
+        return real.send(request)
+
+    spied = adapter(Server("emulator", httpx.Client(transport=httpx.MockTransport(spy)), server.hosts))
+    small = MediaRef("https://media.test/v.mp4", "video", "video/mp4", bytes=2_000_000)
+    big = MediaRef("https://media.test/big.mp4", "video", "video/mp4", bytes=2_000_001)
+    assert target_problems(spied, cand.access_token, TargetDraft(cand.external_id, "ok", (small,))) == []
+    ((code, reason, extra),) = target_problems(
+        spied, cand.access_token, TargetDraft(cand.external_id, "x", (big,))
+    )
+    assert code == "video_out_of_range_for_target"
+    assert extra == {"mediaUrl": big.url, "rule": "max_bytes", "limit": 2_000_000, "server": extra["server"]}
+    assert f"Bluesky server ({extra['server']}) takes files up to 2.0 MB and the video is 2.0 MB" in reason
+    assert len(calls) == 1  # the server's facts are kept for the checks at creation (an hour)
+    # a video of unknown size, or no video: nothing to ask the server
+    unknown = MediaRef("https://media.test/u.mp4", "video", "video/mp4")
+    assert target_problems(spied, cand.access_token, TargetDraft(cand.external_id, "x", (unknown,))) == []
+    assert target_problems(spied, cand.access_token, TargetDraft(cand.external_id, "text")) == []
+    assert len(calls) == 1
+    # the publication reads the limit again (max_age 0): one more call
+    assert spied.blob_limit(spied.pds(cand.external_id)) == 2_000_000 and len(calls) == 2

@@ -116,6 +116,30 @@ def test_sessions_refresh_rotate_and_die_with_delete_session(server: Server) -> 
     assert dead.value.code == "ExpiredToken" and "revoked" in dead.value.detail
 
 
+def test_disconnecting_closes_the_session_at_the_pds(server: Server) -> None:
+    from backend.networks import registry
+    from backend.networks.bluesky.app import revoke
+    from backend.networks.oauth import OAuthError
+
+    _h, cand = connect(server)
+    settings = Settings()
+    own = registry.get("bluesky").settings_of(settings)
+    own.api_base, own.plc_url = server.hosts["api"], server.hosts["plc"]  # type: ignore[union-attr]
+    said = revoke(settings, server.client, cand.external_id, cand.access_token, cand.refresh_token)
+    assert said is not None and "the session was closed at" in said
+    r = server.xrpc("POST", "com.atproto.server.refreshSession", cand.refresh_token)
+    assert (r.status_code, r.json()) == (400, {"error": "ExpiredToken", "message": "Token has been revoked"})
+    # closed already: the reference PDS answers 200 again (a no-op)
+    assert revoke(settings, server.client, cand.external_id, cand.access_token, cand.refresh_token)
+    # the access JWT: the reference PDS takes it until its expiry (≤ 2 hours); the emulator refuses it at once
+    got = server.xrpc("GET", "com.atproto.server.getSession", cand.access_token)
+    assert got.status_code == (200 if server.name == "pds" else 400), got.text
+    with pytest.raises(OAuthError) as exc:  # a token that is no session's: refused, said
+        revoke(settings, server.client, cand.external_id, cand.access_token, cand.access_token)
+    assert exc.value.code == "InvalidToken"
+    assert revoke(settings, server.client, cand.external_id, cand.access_token, None) is None
+
+
 def test_text_with_facets_on_utf8_byte_offsets(server: Server) -> None:
     handle, cand = connect(server)
     text = f"héllo 🌍 https://example.com/a. #socialpub @{handle} @nobody-here.test"
