@@ -467,6 +467,8 @@ def connect_login(
         log.info("connect-login %s failed: %s %s", platform, exc.kind, exc.code)
         if exc.kind == "dead":
             raise ApiError(400, "invalid_credentials", exc.message) from None
+        if exc.code == "address_refused":  # a server the address rule refuses (backend/outbound/guarded.py)
+            raise ApiError(400, "address_refused", f"{exc.message} (opening a session)") from None
         if (
             service and exc.kind == "transient"
         ):  # the server the caller named cannot be reached: the caller's to fix

@@ -173,3 +173,15 @@ def test_doctor_hooks():
     assert checks.check_account([]) == []
     [full] = checks.check_account(["com.atproto.access"])
     assert full.code == "bluesky_not_app_password" and "app password" in full.fix
+
+
+@pytest.mark.parametrize("service", ["http://0", "https://127.0.0.1:9", "https://10.0.0.7"])
+def test_a_server_the_address_rule_refuses_is_the_callers_400(client, owner, settings, service):  # type: ignore[no-untyped-def]
+    """The fuzzer's find: `service: http://0` answered 502 network_error, as if the network were down. The live client
+    refuses it before anything is sent (backend/outbound/guarded.py): 400 address_refused, naming the rule. Literal
+    addresses: no resolver, no traffic."""
+    settings.allow_private_urls = False
+    r = login(client, owner, identifier="alice.example.com", password="app-pass-word", service=service)
+    assert r.status_code == 400 and r.json()["error"] == "address_refused", r.text
+    assert "address rule" in r.json()["message"]
+    assert Account.select().count() == 0
