@@ -229,17 +229,30 @@ class PinnedBackend(httpcore.SyncBackend):
         local_address: str | None = None,
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.NetworkStream:
-        last: Exception | None = None
-        for address in self.addresses:
-            try:
-                stream = super().connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                last = exc
-                continue
-            self.watchdog.watch(stream.get_extra_info("socket"))
-            return stream
-        assert last is not None
-        raise last
+        stream = connect_first(
+            lambda address: super(PinnedBackend, self).connect_tcp(
+                address, port, timeout, local_address, socket_options
+            ),
+            self.addresses,
+        )
+        self.watchdog.watch(stream.get_extra_info("socket"))
+        return stream
+
+
+def connect_first(
+    connect: Callable[[str], httpcore.NetworkStream], addresses: Iterable[str]
+) -> httpcore.NetworkStream:
+    """The stream of the first checked address that takes the connection, in order; the last failure when none
+    does (a pinned backend's one way to connect: PinnedBackend here, guarded.GuardedBackend)."""
+    last: Exception | None = None
+    for address in addresses:
+        try:
+            return connect(address)
+        except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+            last = exc
+    if last is None:
+        raise httpcore.ConnectError("no address to connect to")
+    raise last
 
 
 def host_header(target: Target) -> str:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
-from backend.outbound.guard import FetchError, check_url
+from backend.outbound.guard import FetchError, SocketOption, check_url, connect_first
 from backend.outbound.rule import AddressRule
 
 # httpcore's errors as httpx's (the most specific class of the raised error's MRO wins)
@@ -41,10 +41,6 @@ _ERRORS: dict[type[Exception], type[httpx.TransportError]] = {
     httpcore.RemoteProtocolError: httpx.RemoteProtocolError,
     httpcore.ProtocolError: httpx.ProtocolError,
 }
-
-
-# httpcore's socket option type (its own alias is not exported)
-SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 
 class AddressRefused(httpx.TransportError):
@@ -100,14 +96,12 @@ class GuardedBackend(httpcore.SyncBackend):
             return super().connect_tcp(host, port, timeout, local_address, socket_options)
         literal = f"[{host}]" if ":" in host else host
         addresses = check_url(f"http://{literal}:{port}/", self.rule()).addresses  # FetchError when refused
-        last: Exception | None = None
-        for address in addresses:
-            try:
-                return super().connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                last = exc
-        assert last is not None  # check_url returns at least one address
-        raise last
+        return connect_first(
+            lambda address: super(GuardedBackend, self).connect_tcp(
+                address, port, timeout, local_address, socket_options
+            ),
+            addresses,
+        )
 
 
 class _Body(httpx.SyncByteStream):
