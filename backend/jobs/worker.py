@@ -457,8 +457,8 @@ class Worker(LeaseBooks):
             with fence.installed(self._fence(job)):
                 if periodic is not None:
                     periodic.fn(ctx)
-                else:
-                    handler(job, ctx)  # type: ignore[misc]
+                elif handler is not None:
+                    handler(job, ctx)
         except Exception as exc:
             if self._lost_already(job):
                 return

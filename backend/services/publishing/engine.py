@@ -30,7 +30,8 @@ from backend.networks.base import (
 from backend.networks.rules import build_payload
 from backend.queue.backoff import RetryLater
 from backend.schemas.statuses import TARGET_FINAL, JobStatus, PostStatus, TargetStatus
-from backend.services import adapters
+from backend.services import adapters, tokens
+from backend.services import media as media_service
 from backend.services.publishing import decide
 from backend.services.publishing.apply import (
     apply,
@@ -192,8 +193,6 @@ def _enqueue(
 
 
 def _release_media(post: Post, now: datetime) -> None:
-    from backend.services import media as media_service
-
     media_service.release(f"post:{post.id}", now)
 
 
@@ -484,8 +483,6 @@ def _account_refused(applied: bool, decision: decide.Decision, account: Account)
     its event, and its other pending targets failed saying to reconnect). A crash between the two leaves the
     account active: its next call gets the same refusal and comes here again."""
     if applied and decision.account_status == "needs_reauth":
-        from backend.services import tokens  # tokens writes through this package's apply
-
         tokens.mark_needs_reauth(
             account.id, decision.values.get("fail_reason"), refused_target=decision.target_id
         )
@@ -664,8 +661,6 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
     target (pending) has failed with the others. A transient failure leaves a token still valid in use, and
     makes the job wait (RetryLater) with an expired one instead of a call bound to fail; a refresh refused for
     another reason (the app's configuration) leaves the call to get the network's answer."""
-    from backend.services import tokens
-
     now = clock.now()
     if not tokens.due(account, now, settings):
         return True
