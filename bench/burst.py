@@ -88,8 +88,14 @@ def commit() -> str:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a live process (Linux /proc), its threads included."""
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU time of a live process (Linux /proc), its threads included."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 CLI = "from socialpub_tui.cli.main import main; main()"
@@ -198,6 +204,25 @@ def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subpr
     return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_path.open("wb"), cwd=ROOT)
 
 
+def start_profile(path: str, pid: int, label: str, mode: str) -> subprocess.Popen[bytes]:
+    """py-spy (from PATH or SOCIALPUB_PY_SPY) sampling the worker from the due instant until every target is final;
+    collapsed stacks to PATH-LABEL.txt. mode `gil`: only the thread holding the interpreter lock (where its Python
+    CPU goes); `active`: every thread not idle, native frames included (SQLite and sockets, which release the lock)."""
+    exe = os.environ.get("SOCIALPUB_PY_SPY", "py-spy")
+    out = f"{path}-{label.replace('#', '-')}.txt"
+    cmd = [exe, "record", "--pid", str(pid), "--rate", "250", "--format", "raw", "-o", out]
+    cmd += ["--gil"] if mode == "gil" else ["--native"]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_profile(spy: subprocess.Popen[bytes]) -> None:
+    spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+    try:
+        spy.wait(60)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+
+
 def stop_worker(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         proc.send_signal(signal.SIGTERM)
@@ -221,6 +246,8 @@ def run_once(
     timeout_s: float,
     concurrency: int | None,
     served: bool,
+    profile: str | None = None,
+    profile_mode: str = "gil",
 ) -> dict[str, Any]:
     from backend.config import Settings, get_settings
     from backend.services.posts import accept
@@ -289,7 +316,9 @@ def run_once(
         with tx():  # all due at the same instant
             Post.update(scheduled_at=due).where(Post.id.in_(ids)).execute()
             Job.update(run_at=due).where(Job.kind == accept.PUBLISH_JOB).execute()
+        spy = start_profile(profile, procs[0].pid, label, profile_mode) if profile else None
         cpu0 = [cpu_seconds(p.pid) for p in procs]
+        sys0 = [cpu_split(p.pid)[1] for p in procs]
         emu_cpu0 = {net: cpu_seconds(p.pid) for net, p in emulators.items()}
 
         seen: dict[str, float] = {}
@@ -312,9 +341,12 @@ def run_once(
             if any(p.poll() is not None for p in procs):
                 break
         cpu = sum(cpu_seconds(p.pid) - c for p, c in zip(procs, cpu0, strict=True) if p.poll() is None)
+        cpu_sys = sum(cpu_split(p.pid)[1] - c for p, c in zip(procs, sys0, strict=True) if p.poll() is None)
         emu_cpu = {
             net: cpu_seconds(p.pid) - emu_cpu0[net] for net, p in emulators.items() if p.poll() is None
         }
+        if spy is not None:
+            stop_profile(spy)
         for p in procs:
             stop_worker(p)
         for p in emulators.values():
@@ -371,6 +403,7 @@ def run_once(
         "emulators": "served apart (socialpub sandbox serve)" if served else "in the worker's process",
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_target": round(1000 * cpu / max(1, n_targets), 2),
+        "cpu_system_ms_per_target": round(1000 * cpu_sys / max(1, n_targets), 2),
         "emulators_cpu_ms_per_target": {
             net: round(1000 * c / max(1, n_targets), 2) for net, c in emu_cpu.items()
         },
@@ -422,7 +455,7 @@ def show(run: dict[str, Any]) -> None:
     print(
         f"  {run['label']}: {run['final']:,}/{run['targets']:,} final; lateness p50 {lat.get('p50', 0):.1f} s, "
         f"p99 {lat.get('p99', 0):.1f} s, max {lat.get('max', 0):.1f} s; CPU {run['cpu_ms_per_target']:.1f} ms a "
-        f"target; {run['statuses']}",
+        f"target (system {run['cpu_system_ms_per_target']:.1f}); {run['statuses']}",
         flush=True,
     )
     print(
@@ -475,6 +508,12 @@ def main() -> int:
         default="served",
         help="served apart by `socialpub sandbox serve` (default, issue 34) or in the worker's process",
     )
+    ap.add_argument(
+        "--profile",
+        metavar="PATH",
+        help="sample the (first) worker with py-spy during each run: collapsed stacks to PATH-<run>.txt",
+    )
+    ap.add_argument("--profile-mode", choices=("gil", "active"), default="gil", help="see start_profile")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     wanted = {int(x) for x in args.runs.split(",") if x.strip()}
@@ -485,6 +524,8 @@ def main() -> int:
         poll_s=args.poll_s,
         timeout_s=args.timeout_s,
         served=args.emulators == "served",
+        profile=args.profile,
+        profile_mode=args.profile_mode,
     )
     print(
         f"burst: {args.posts:,} posts x {len(PLATFORMS)} networks, {args.delay_s:g} s a call, processing "

@@ -9,6 +9,7 @@ from typing import Any
 from backend import clock, queue
 from backend.ids import new_id
 from backend.store.models import Event, WebhookDelivery, WebhookEndpoint
+from backend.store.shapes import InsertShape, Shape, Slot
 
 DELIVER_JOB = "webhook.deliver"
 
@@ -16,6 +17,24 @@ DELIVER_JOB = "webhook.deliver"
 def lane(endpoint_id: str) -> str:
     """A delivery's lane: one per endpoint, serial (the worker runs one of its jobs at a time, oldest first)."""
     return f"serial:webhook:{endpoint_id}"
+
+
+# The event's INSERT and its endpoints' read, each rendered once (backend/store/shapes.py): every state change of a
+# target records one (issue 34).
+_EVENT_INSERT = InsertShape(Event)
+
+
+def _endpoints_shape(one: bool) -> Shape:
+    def build() -> Any:
+        q = WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
+            (WebhookEndpoint.workspace == Slot("workspace")) & (WebhookEndpoint.enabled == True)  # noqa: E712
+        )
+        return q.where(WebhookEndpoint.id == Slot("endpoint")) if one else q
+
+    return Shape(build)
+
+
+_ENDPOINTS = {one: _endpoints_shape(one) for one in (False, True)}
 
 
 def record(
@@ -37,14 +56,15 @@ def record(
         subject_id=subject_id,
         created_at=now,
     )
-    Event.insert(**values).execute()
+    _EVENT_INSERT.insert([values])
     event = Event(**values)
-    q = WebhookEndpoint.select(WebhookEndpoint.id, WebhookEndpoint.event_types).where(
-        (WebhookEndpoint.workspace == workspace_id) & (WebhookEndpoint.enabled == True)  # noqa: E712
-    )
     if endpoint_id is not None:
-        q = q.where(WebhookEndpoint.id == endpoint_id)
-    targets = [e.id for e in q if endpoint_id is not None or not e.event_types or type_ in e.event_types]
+        endpoints = _ENDPOINTS[True].rows(workspace=workspace_id, endpoint=endpoint_id)
+    else:
+        endpoints = _ENDPOINTS[False].rows(workspace=workspace_id)
+    targets = [
+        e.id for e in endpoints if endpoint_id is not None or not e.event_types or type_ in e.event_types
+    ]
     deliver(event, targets)
     return event
 

@@ -16,10 +16,13 @@ same path. Nothing but peewee writes SQL here: the SQL text is peewee's, the val
 
 What a shape may hold: Slots wherever a value changes between executions, constants otherwise. A Slot compared to
 a field takes that field's conversion; a Slot given as a SET value of an UPDATE names its field
-(`Slot("at", Job.updated_at)`), since peewee converts no node there. No Slot for a column whose field turns a
-value into SQL rather than a parameter (a JSON column on SQLite: `json(?)`; refused when bound). No INSERT (peewee fills a row's defaults,
-e.g. a new id, while rendering: a shape would repeat the first one's) and no IN over a Slot (its length is part of
-the shape).
+(`Slot("at", Job.updated_at)`), since peewee converts no node there. A JSON column's Slot is bound as a parameter
+too: on SQLite, where peewee writes the value as `json(?)`, the shape's SQL keeps that `json(?)` and the parameter
+is the value's JSON text as the field dumps it; on PostgreSQL the field's own parameter. No Slot for another column
+whose field turns a value into SQL rather than a parameter (refused when bound). No IN over a Slot (its length is
+part of the shape). No INSERT built by hand (peewee fills a row's missing columns with their defaults, e.g. a new
+id, while rendering: a shape would repeat the first one's): `InsertShape` inserts rows that name every column, the
+missing ones given their field's default at each execution.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from peewee import ColumnBase, Context, Field, Insert
+from peewee import ColumnBase, Context, Field, Function, Insert, JSONField, Model, Value
 
 from backend.store.db import ARMED, Hole, Rendered, database
 
@@ -41,10 +44,33 @@ class Slot(ColumnBase):  # a column-like node: `==`, `.concat` on it build expre
         self.field = field
 
     def __sql__(self, ctx: Context) -> Context:
+        if isinstance(self.field, JSONField):
+            json_field: Any = self.field  # peewee's fields are untyped
+            wrapped = json_field.db_value({})
+            if isinstance(wrapped, Function):  # SQLite: json(?), the value's JSON text as the parameter
+                context: Any = ctx  # peewee's Context is untyped
+                context.sql(
+                    Function(wrapped.name, [Value(Hole(self.name, _json_text(json_field)), converter=False)])
+                )
+                return ctx
         converter = self.field.db_value if self.field is not None else ctx.state.converter
         # converter=False: the Hole is kept as it is among the parameters, and converted when a value is bound
         ctx.value(Hole(self.name, converter or None), converter=False)
         return ctx
+
+
+def _json_text(field: Any) -> Callable[[Any], Any]:
+    """A JSON column's value (`field`: a peewee JSONField) as the parameter of the `json(?)` peewee writes on SQLite:
+    the field's own JSON text."""
+
+    def convert(value: Any) -> Any:
+        wrapped = field.db_value(value)
+        if isinstance(wrapped, Function):
+            arguments: Any = wrapped.arguments  # json(text): the one argument
+            return arguments[0]
+        return wrapped
+
+    return convert
 
 
 class _Entry:
@@ -70,6 +96,8 @@ class Shape:
     """One statement of the store, built by `build` (a peewee SELECT, UPDATE or DELETE with Slots) and rendered
     once per kind of database; executed by rows / first / run with a value for each Slot."""
 
+    _whole_rows = False  # InsertShape: an INSERT whose rows name every column
+
     def __init__(self, build: Callable[[], Any]) -> None:
         self._build = build
         self._entries: dict[type, _Entry] = {}
@@ -79,9 +107,10 @@ class Shape:
         entry = self._entries.get(kind)
         if entry is None:
             query = self._build()
-            if isinstance(query, Insert):
+            if isinstance(query, Insert) and not self._whole_rows:
                 raise TypeError(
-                    "a statement shape cannot be an INSERT: its row's defaults would be rendered once"
+                    "a statement shape cannot be an INSERT built by hand: its row's defaults would be rendered "
+                    "once (InsertShape names every column)"
                 )
             entry = self._entries[kind] = _Entry(query)
         return entry
@@ -105,4 +134,43 @@ class Shape:
 
     def run(self, **values: Any) -> Any:
         """An UPDATE's or DELETE's result (the rows it changed)."""
+        return self._execute(values)
+
+
+class InsertShape(Shape):
+    """`rows` rows of `model` inserted in one statement (`if_absent`: a row whose unique key exists already is
+    skipped, peewee's on_conflict_ignore), rendered once: every column is a Slot, and `insert` gives each row's
+    columns by field name, the missing ones their field's default (a callable default called for each row, as
+    peewee does). One shape per number of rows."""
+
+    _whole_rows = True
+
+    def __init__(self, model: type[Model], *, rows: int = 1, if_absent: bool = False) -> None:
+        self.model = model
+        self.fields: list[Field] = list(model._meta.sorted_fields)  # peewee's documented model metadata
+        self.names = {f.name for f in self.fields}
+        self.n_rows = rows
+
+        def build() -> Any:
+            insert = model.insert_many(
+                [{f: Slot(f"{i}:{f.name}", f) for f in self.fields} for i in range(rows)]
+            )
+            return insert.on_conflict_ignore() if if_absent else insert
+
+        super().__init__(build)
+
+    def insert(self, rows: list[dict[str, Any]]) -> Any:
+        if len(rows) != self.n_rows:
+            raise ValueError(f"this shape inserts {self.n_rows} rows, {len(rows)} given")
+        values: dict[str, Any] = {}
+        for i, row in enumerate(rows):
+            unknown = set(row) - self.names
+            if unknown:
+                raise TypeError(f"{self.model.__name__} has no field {sorted(unknown)}")
+            for f in self.fields:
+                if f.name in row:
+                    value = row[f.name]
+                else:
+                    value = f.default() if callable(f.default) else f.default
+                values[f"{i}:{f.name}"] = value
         return self._execute(values)

@@ -13,7 +13,7 @@ from backend.queue import JobStatus, enqueue
 from backend.store import db as store_db
 from backend.store.db import STEPS, database, locked, tx
 from backend.store.models import Job
-from backend.store.shapes import Shape, Slot
+from backend.store.shapes import InsertShape, Shape, Slot
 
 
 @pytest.fixture
@@ -151,13 +151,76 @@ def test_threads_executing_one_shape_get_their_own_rows(settings):
     assert store_db.ARMED.__dict__.get("statement") is None
 
 
-def test_a_column_whose_value_becomes_sql_cannot_be_a_slot(settings, db_kind):
-    """SQLite's JSON column writes `json(?)`: a value bound into a shape must be a parameter, so it is refused."""
-    (job,) = _jobs(1)
+def test_a_json_column_s_slot_is_bound_as_a_parameter(counted, db_kind):
+    """SQLite writes a JSON value as `json(?)`: the shape keeps that SQL and binds the value's JSON text, so it stores
+    what peewee's own UPDATE stores; PostgreSQL binds the field's parameter."""
+    a, b = _jobs(2)
     payload = Shape(lambda: Job.update(payload=Slot("payload", Job.payload)).where(Job.id == Slot("id")))
-    if db_kind == "sqlite":
-        with pytest.raises(TypeError, match="cannot be a Slot"):
-            payload.run(payload={"a": 1}, id=job.id)
-    else:
-        assert payload.run(payload={"a": 1}, id=job.id) == 1
-        assert Job.get_by_id(job.id).payload == {"a": 1}
+    value = {"a": [1, "é", None], "b": {"c": True}}
+    with tx():
+        assert payload.run(payload=value, id=a.id) == 1
+        Job.update(payload=value).where(Job.id == b.id).execute()
+    (entry,) = payload._entries.values()
+    assert entry.rendered is not None
+    assert ("json(?)" in entry.rendered.sql) == (db_kind == "sqlite")
+    assert Job.get_by_id(a.id).payload == value
+    stored = {r.id: r.stored for r in Job.select(Job.id, Job.payload.cast("text").alias("stored"))}
+    assert stored[a.id] == stored[b.id]
+
+
+def test_a_column_whose_value_becomes_sql_cannot_be_a_slot(settings):
+    """A value bound into a shape must be a parameter: a conversion that makes SQL of it is refused."""
+    (job,) = _jobs(1)
+    raw = Shape(lambda: Job.update(last_error=Slot("error")).where(Job.id == Slot("id")))
+    with pytest.raises(TypeError, match="cannot be a Slot"):
+        raw.run(error=fn.lower("x"), id=job.id)
+
+
+def test_an_insert_shape_writes_what_peewee_s_insert_writes_with_each_row_s_defaults(counted, db_kind):
+    now = datetime(2026, 3, 4, 5, 6, 7, 89, tzinfo=UTC)
+    insert = InsertShape(Job, rows=2)
+    rows = [
+        {"id": f"job_shape{i}", "kind": "test.insert", "run_at": now, "created_at": now, "updated_at": now}
+        for i in range(4)
+    ]
+    rows[1]["payload"] = {"n": [1, 2], "t": "é"}
+    before = counted.snapshot()
+    with tx():
+        insert.insert(rows[:2])
+        insert.insert(rows[2:])
+        Job.insert(id="job_plain", kind="test.insert", run_at=now, created_at=now, updated_at=now).execute()
+    after = counted.snapshot()
+    assert after["once_rendered_statements"] - before["once_rendered_statements"] == 1
+    got = {j.id: j for j in Job.select().where(Job.kind == "test.insert")}
+    plain = got.pop("job_plain")
+    assert sorted(got) == [f"job_shape{i}" for i in range(4)]
+    for i, j in enumerate(sorted(got.values(), key=lambda j: j.id)):
+        assert j.payload == (
+            {"n": [1, 2], "t": "é"} if i == 1 else {}
+        )  # a callable default, each row its own
+        assert (j.status, j.attempts, j.max_attempts, j.run_at) == (
+            plain.status,
+            plain.attempts,
+            plain.max_attempts,
+            plain.run_at,
+        )
+        assert (j.lease_until, j.locked_by, j.dedupe_key, j.lane) == (None, None, None, None)
+    (entry,) = insert._entries.values()
+    assert entry.rendered is not None and "INSERT" in entry.rendered.sql
+
+
+def test_an_insert_shape_if_absent_skips_a_row_whose_key_exists(settings):
+    now = datetime(2026, 3, 4, tzinfo=UTC)
+    insert = InsertShape(Job, rows=1, if_absent=True)
+
+    def row(i: int) -> dict[str, object]:
+        return dict(id=f"job_k{i}", kind="k", run_at=now, created_at=now, updated_at=now, dedupe_key="only")
+
+    with tx():
+        insert.insert([row(1)])
+        insert.insert([row(2)])
+    assert [j.id for j in Job.select().where(Job.dedupe_key == "only")] == ["job_k1"]
+    with pytest.raises(TypeError, match="no field"):
+        insert.insert([{**row(3), "nope": 1}])
+    with pytest.raises(ValueError, match="1 rows"):
+        insert.insert([row(4), row(5)])

@@ -137,16 +137,13 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
                 queue.complete(job)
             return False
         values = dict(decision.values)
-        if attempt_id is not None and decision.wait:  # the attempt ended in a wait: it does not count
-            values["attempts"] = PostTarget.attempts - 1
+        one_fewer = attempt_id is not None and decision.wait  # the attempt ended in a wait: it does not count
         if "warnings" in values:  # added to the target's, under its lock: none an earlier answer gave is lost
             values["warnings"] = decide.merge_warnings(target.warnings, values["warnings"])
         if attempt_id is not None and decision.resolves_attempts and not decision.no_call:
             values["progress_ref"] = None  # the outcome is known: nothing of the attempt is left to continue
-        if values:
-            PostTarget.update(**values).where(
-                (PostTarget.id == target.id) & PostTarget.status.not_in(TARGET_FINAL)
-            ).execute()
+        if values or one_fewer:
+            _outcome_shape(tuple(sorted(values)), one_fewer).run(target=target.id, **values)
         for ev in decision.events:
             events.record(post.workspace_id, ev.type, ev.data, subject_id=post.id)
         queue.enqueue_many(decision.jobs, if_absent=True)  # its follow-ups (the decision's JobSpecs)
@@ -162,6 +159,32 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
         if job is not None and decision.finishes_job:
             queue.complete(job)
     return True
+
+
+# The outcome's target update for each set of columns a decision writes (backend/store/shapes.py), and whether the
+# attempt is taken off the target's count: one statement shape per kind of decision.
+_OUTCOMES: dict[tuple[tuple[str, ...], bool], Shape] = {}
+
+
+def _outcome_shape(columns: tuple[str, ...], one_fewer: bool) -> Shape:
+    key = (columns, one_fewer)
+    shape = _OUTCOMES.get(key)
+    if shape is None:
+        fields = PostTarget._meta.fields  # peewee's documented model metadata: the decision names its columns
+        unknown = [c for c in columns if c not in fields or c == "attempts" and one_fewer]
+        if unknown:
+            raise TypeError(f"a decision writes no such target column: {unknown}")
+
+        def build() -> Any:
+            sets: dict[Any, Any] = {fields[c]: Slot(c, fields[c]) for c in columns}
+            if one_fewer:
+                sets[PostTarget.attempts] = PostTarget.attempts - 1
+            return PostTarget.update(sets).where(
+                (PostTarget.id == Slot("target")) & PostTarget.status.not_in(TARGET_FINAL)
+            )
+
+        shape = _OUTCOMES[key] = Shape(build)
+    return shape
 
 
 def _close_attempts_shape() -> Any:

@@ -45,7 +45,7 @@ from backend.services.publishing.apply import (
 )
 from backend.store.db import store_busy, tx
 from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
-from backend.store.shapes import Shape, Slot
+from backend.store.shapes import InsertShape, Shape, Slot
 
 log = logging.getLogger("socialpub.engine")
 
@@ -500,6 +500,9 @@ _ATTEMPT_STARTED = Shape(
 )
 
 
+_ATTEMPT_INSERT = InsertShape(PublishAttempt)
+
+
 def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: bool = False) -> _Attempt | None:
     """Step 1, in its own transaction: the attempt recorded and the target `publishing`, committed before any
     call. None when the target is final (or gone), or when the network accepted it meanwhile (tracking_ref:
@@ -537,7 +540,7 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         open_rows = unresolved_attempts(target_id) if target.attempts else []
         over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
-        PublishAttempt.insert(id=attempt_id, target=target_id, account=account_id, started_at=now).execute()
+        _ATTEMPT_INSERT.insert([dict(id=attempt_id, target=target_id, account=account_id, started_at=now)])
         _ATTEMPT_STARTED.run(target=target_id, started_at=target.started_at or now, now=now)
     target.status = TargetStatus.PUBLISHING
     target.started_at = target.started_at or now

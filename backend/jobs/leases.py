@@ -1,0 +1,225 @@
+"""The worker's books and leases (backend/jobs/worker.py's Worker runs on them; see its docstring, "Lanes" and
+"Leases"): which claims this worker runs and on which lanes, the heartbeat that renews their leases, the fence of
+each run, and what a lost lease means for a run's result. Split from the worker's loop (issue 31 item 5); the
+code is the loop's own, moved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+from backend import queue
+from backend.logs import LATENESS
+from backend.networks import fence
+from backend.store.db import database
+from backend.store.models import Job
+
+log = logging.getLogger("socialpub.worker")
+
+SERIAL_LANE = (
+    "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes in backend/jobs/worker.py)
+)
+
+
+class LeaseBooks:
+    """The books of the claims a worker runs (guarded by `_cv`, held briefly) and their leases. Worker sets the
+    attributes below in its __init__."""
+
+    id: str
+    concurrency: int
+    lane_cap: int
+    unlaned_reserve: int
+    lease_s: float
+    processed: int
+    _cv: threading.Condition
+    _running: dict[str, Job]  # locked_by of each claim this worker runs -> its job
+    _lanes: Counter[str]
+    _laned: int
+    _lost: set[str]  # claims the heartbeat found lost (reported once, result not recorded)
+    _recording: set[str]  # claims whose handler returned: their fenced writes judge the lease
+
+    # ---- the lane books --------------------------------------------------------------------------------
+    def _lanes_at_cap(self) -> tuple[list[str], bool]:
+        """The lanes a claim must skip (at their cap), and whether only jobs without a lane may be claimed."""
+        with self._cv:
+            full = sorted(
+                lane
+                for lane, n in self._lanes.items()
+                if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap)
+            )
+            only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
+        return full, only_unlaned
+
+    def _book(self, lock: str, job: Job, previous: str | None) -> bool:
+        """A claim made: recorded in the books (False when it took over a claim of this worker still running,
+        which goes on under it: _keep_running)."""
+        with self._cv:
+            if previous is not None and previous in self._running:  # a claim of this worker, still running
+                self._keep_running(previous, job)
+                return False
+            self._running[lock] = job
+            if job.lane is not None:
+                self._lanes[job.lane] += 1
+                self._laned += 1
+        return True
+
+    def _keep_running(self, twin: str, claimed: Job) -> None:
+        """(caller holds self._cv) This worker claimed a job it is running already: the lease of that run
+        (claim `twin`) expired before the heartbeat renewed it (a process starved of CPU or of the database).
+        The run goes on under the new claim — its fenced writes now use it — instead of a second run of the
+        same job beside the first."""
+        running = self._running.pop(twin)
+        running.locked_by, running.lease_until, running.attempts = (
+            claimed.locked_by,
+            claimed.lease_until,
+            claimed.attempts,
+        )
+        self._running[claimed.locked_by] = running
+        self._lost.discard(twin)  # held again: its result is recorded after all
+        if twin in self._recording:
+            self._recording.discard(twin)
+            self._recording.add(claimed.locked_by)
+        log.warning(
+            "job %s (%s): its lease expired while this worker was still running it (renewed too late: "
+            "the process is overloaded); it runs on under the new claim, not a second time",
+            claimed.id,
+            claimed.kind,
+        )
+
+    def _release(self, job: Job) -> None:
+        with self._cv:
+            if self._running.pop(job.locked_by, None) is not None and job.lane is not None:
+                self._lanes[job.lane] -= 1
+                if self._lanes[job.lane] <= 0:
+                    del self._lanes[job.lane]
+                self._laned -= 1
+            self._lost.discard(job.locked_by)
+            self._recording.discard(job.locked_by)
+            self.processed += 1
+
+    # ---- leases ------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _heartbeat(self) -> Iterator[None]:
+        done = threading.Event()
+        t = threading.Thread(target=self._beat, args=(done,), name="socialpub-lease", daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            done.set()
+            t.join()
+
+    def _beat(self, done: threading.Event) -> None:
+        """Every lease / 3: renew the lease of every job this worker runs, in one UPDATE fenced by each claim's
+        `locked_by`; a running claim not renewed has lost its job (reported, its result not recorded)."""
+        try:
+            while not done.wait(self.lease_s / 3):
+                LATENESS.flush_due()  # the last minute of a burst's late posts, without waiting for another
+                with self._cv:
+                    running = dict(self._running)
+                if not running:
+                    continue
+                try:
+                    renewed = queue.renew_all(running, self.lease_s)
+                except Exception:
+                    log.exception("renewing the leases of %d running jobs failed", len(running))
+                    continue
+                for lock, job in running.items():
+                    if job.id not in renewed:
+                        self._check_lost(lock, job)
+        finally:
+            close_connection()
+
+    def _check_lost(self, lock: str, job: Job) -> None:
+        with self._cv:
+            if lock not in self._running or lock in self._lost or lock in self._recording:
+                return  # finished meanwhile, reported already, or being recorded (fenced: judged there)
+        try:
+            now = queue.holder(job.id)
+        except Exception:
+            log.exception("could not read job %s", job.id)
+            return
+        if now is not None and now[1] == lock:
+            return  # its handler completed it (its own transaction), or it is being recorded right now
+        if now is not None and now[1] is not None and now[1].rpartition("#")[0] == self.id:
+            return  # this worker claimed it again (its renewal came too late): that claim adopts this run
+        with self._cv:
+            if lock not in self._running or lock in self._recording:
+                return
+            self._lost.add(lock)
+        log.warning(
+            "lost the lease on job %s (%s): %s; its result will not be recorded by this worker",
+            job.id,
+            job.kind,
+            "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}",
+        )
+
+    def _lease_lost(self, job: Job, result: str) -> None:
+        """A fenced write of `result` changed nothing: unless this claim itself finished the job (its handler
+        completed it in its own transaction), the lease was lost — say so once."""
+        now = queue.holder(job.id)
+        if now is not None and now[1] == job.locked_by and now[0] == "done":
+            return
+        with self._cv:
+            reported = job.locked_by in self._lost
+        if not reported:
+            log.warning(
+                "lost the lease on job %s (%s): %s; its result (%s) is not recorded",
+                job.id,
+                job.kind,
+                "the job is gone" if now is None else f"now {now[0]}, held by {now[1]}",
+                result,
+            )
+
+    def _fenced(self, job: Job, write: Callable[[], bool]) -> bool:
+        """A fenced write of this claim (it changes the job only while `job.locked_by` holds it). When it changed
+        nothing because this worker claimed the job again meanwhile (_keep_running moved the run to the new
+        claim between the write's reading of `job.locked_by` and its statement), it is made again under the new
+        claim: the run never loses its own job to itself (which would leave it held by a claim nobody runs, and
+        the handler run a second time once that lease expired)."""
+        while True:
+            lock = job.locked_by
+            if write():
+                return True
+            with self._cv:
+                if job.locked_by == lock:
+                    return False
+
+    def _fence(self, job: Job) -> fence.Fence:
+        """The fence of one run (backend/networks/fence.py), installed while its handler runs: before a network
+        write, and in the engine's transactions that record an attempt or an outcome, the job must still be
+        held by this run's claim (the row the takeover writes), with half a lease left at least (renewed first
+        when shorter: the heartbeat renews every third of a lease, so this is a read but for a starved process),
+        or `need_s` when that is more. A claim this worker moved the run to (_keep_running) counts as held."""
+        need_least = self.lease_s / 2
+
+        def check(need_s: float) -> fence.Held:
+            until = None
+            while until is None:
+                lock = job.locked_by
+                until = queue.hold(job, max(need_s, need_least), self.lease_s)
+                if until is None:
+                    with self._cv:
+                        if job.locked_by == lock:
+                            raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
+            return fence.Held(until)
+
+        return check
+
+    def _lost_already(self, job: Job) -> bool:
+        """The handler is over: from here on its fenced writes judge the lease. True when the heartbeat found the
+        lease lost while it ran (reported then): nothing is recorded."""
+        with self._cv:
+            self._recording.add(job.locked_by)
+            return job.locked_by in self._lost
+
+
+def close_connection() -> None:
+    """A pool thread ends: close its database connection (peewee keeps one per thread)."""
+    with contextlib.suppress(Exception):
+        if not database.is_closed():
+            database.close()
