@@ -25,6 +25,14 @@ SERIAL_LANE = (
 )
 
 
+def claim_of(job: Job) -> str:
+    """The claim a job of this worker runs under: its `locked_by`, which every claim sets."""
+    lock = job.locked_by
+    if lock is None:
+        raise RuntimeError(f"job {job.id} is run without a claim")
+    return lock
+
+
 class LeaseBooks:
     """The books of the claims a worker runs (guarded by `_cv`, held briefly) and their leases. Worker sets the
     attributes below in its __init__."""
@@ -78,11 +86,11 @@ class LeaseBooks:
             claimed.lease_until,
             claimed.attempts,
         )
-        self._running[claimed.locked_by] = running
+        self._running[claim_of(claimed)] = running
         self._lost.discard(twin)  # held again: its result is recorded after all
         if twin in self._recording:
             self._recording.discard(twin)
-            self._recording.add(claimed.locked_by)
+            self._recording.add(claim_of(claimed))
         log.warning(
             "job %s (%s): its lease expired while this worker was still running it (renewed too late: "
             "the process is overloaded); it runs on under the new claim, not a second time",
@@ -91,6 +99,8 @@ class LeaseBooks:
         )
 
     def _release(self, job: Job) -> None:
+        if job.locked_by is None:  # never claimed: not in the books
+            return
         with self._cv:
             if self._running.pop(job.locked_by, None) is not None and job.lane is not None:
                 self._lanes[job.lane] -= 1
@@ -214,7 +224,7 @@ class LeaseBooks:
         """The handler is over: from here on its fenced writes judge the lease. True when the heartbeat found the
         lease lost while it ran (reported then): nothing is recorded."""
         with self._cv:
-            self._recording.add(job.locked_by)
+            self._recording.add(claim_of(job))
             return job.locked_by in self._lost
 
 

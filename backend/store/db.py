@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 from peewee import (
@@ -295,9 +295,9 @@ class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
     `begin`.
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
-        self.writer_gate = _WriterGate(float(kwargs.get("timeout") or 15))  # type: ignore[arg-type]  # peewee passes the connect keywords through as object; timeout is a number
+    def __init__(self, database: str, *, timeout: float = 15, **kwargs: Any) -> None:
+        super().__init__(database, timeout=timeout, **kwargs)
+        self.writer_gate = _WriterGate(float(timeout))
         self.checkpointer = _Checkpointer(str(self.database))
 
     def begin(self, lock_type: str | None = None) -> None:
@@ -340,7 +340,7 @@ class LocalSqliteDatabase(_CountedSteps, _OnceRendered, SqliteDatabase):
             self.writer_gate.give()
 
 
-class ReconnectingPostgresqlDatabase(_CountedSteps, _OnceRendered, ReconnectMixin, PostgresqlDatabase):
+class ReconnectingPostgresqlDatabase(_CountedSteps, _OnceRendered, ReconnectMixin, PostgresqlDatabase):  # type: ignore[misc]  # playhouse ships no type information: ReconnectMixin is Any
     """PostgreSQL whose thread-local connection is opened anew when the server has closed it: the session idle in
     a transaction past its timeout (a frozen worker, see make_database), a server restart or a failover. Only a
     statement outside a transaction, or the BEGIN of a new one, is retried on a new connection (peewee's
@@ -435,11 +435,11 @@ def _one_migrator(db: Database) -> Iterator[None]:
     lock. The next process then finds nothing left to apply. (The sandbox's store, which may import nothing of the
     product, serializes its own migrations the same way.)"""
     if isinstance(db, PostgresqlDatabase):
-        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+        db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         try:
             yield
         finally:
-            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+            db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
         return
     import fcntl
 
@@ -464,7 +464,7 @@ def migrate(db: Database | None = None) -> list[str]:
     the applied names."""
     target = db or database.obj
     with _one_migrator(target):
-        applied = Runner(target, directory=str(MIGRATIONS_DIR), table_name="schema_migration").up()
+        applied: list[str] = Runner(target, directory=str(MIGRATIONS_DIR), table_name="schema_migration").up()
     for name in applied:
         log.info("migration applied: %s", name)
     return applied
@@ -482,7 +482,7 @@ def init_database(settings: Settings, *, run_migrations: bool = True) -> Databas
     secretbox.configure(settings)
     STEPS.enabled = settings.count_steps
     _settings = settings
-    current = database.obj
+    current: Database | None = database.obj
     if current is not None and _bound == (current, _key(settings)):
         return current
     if current is not None and not current.is_closed():
@@ -542,4 +542,4 @@ def tx() -> Any:  # peewee's _atomic (a context manager and decorator), untyped 
 def locked(query: SelectT) -> SelectT:
     """Row lock for the enclosing transaction: FOR UPDATE on PostgreSQL; on SQLite the
     transaction already holds the write lock (BEGIN IMMEDIATE), which serialises writers."""
-    return query if is_sqlite() else cast(SelectT, query.for_update())
+    return query if is_sqlite() else query.for_update()
