@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from peewee import fn
 
@@ -120,7 +120,7 @@ def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:
     if not dedupe_keys:
         return 0
     now = clock.now()
-    n = (
+    n: int = (
         Job.update(
             status=JobStatus.QUEUED, attempts=0, run_at=now, lease_until=None, locked_by=None, updated_at=now
         )
@@ -155,7 +155,7 @@ def ensure(kind: str, dedupe_key: str, run_at: datetime, payload: dict[str, Any]
 
 def move(dedupe_key: str, run_at: datetime) -> int:
     """Reschedule a queued job (e.g. a scheduled post whose time was edited)."""
-    return (
+    return int(
         Job.update(run_at=run_at, updated_at=clock.now())
         .where((Job.dedupe_key == dedupe_key) & (Job.status == JobStatus.QUEUED))
         .execute()
@@ -163,7 +163,9 @@ def move(dedupe_key: str, run_at: datetime) -> int:
 
 
 def cancel(dedupe_key: str) -> int:
-    return Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == JobStatus.QUEUED)).execute()
+    return int(
+        Job.delete().where((Job.dedupe_key == dedupe_key) & (Job.status == JobStatus.QUEUED)).execute()
+    )
 
 
 def claim(
@@ -212,9 +214,11 @@ _COMPLETE = Shape(
         status=JobStatus.DONE, lease_until=None, updated_at=Slot("now", Job.updated_at), last_error=None
     ).where(_mine())
 )
-_RETRY = {
-    count_attempt: Shape(
-        lambda count_attempt=count_attempt: Job.update(
+
+
+def _retry_shape(count_attempt: bool) -> Shape:
+    return Shape(
+        lambda: Job.update(
             {
                 Job.status: JobStatus.QUEUED,
                 Job.run_at: Slot("run_at", Job.run_at),
@@ -226,8 +230,9 @@ _RETRY = {
             }
         ).where(_mine())
     )
-    for count_attempt in (True, False)
-}
+
+
+_RETRY = {count_attempt: _retry_shape(count_attempt) for count_attempt in (True, False)}
 _BURY = Shape(
     lambda: Job.update(
         status=JobStatus.DEAD,
@@ -259,7 +264,7 @@ def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
     It reads the row the takeover writes (`locked_by`, `status`, `lease_until`): a claim that is still held
     has, by the lease, `need_s` during which no other worker can take the job over. A lease that ran out but
     was not taken over yet is still this claim's: the renewal (fenced by `locked_by`) keeps it."""
-    row = _HOLD.first(id=job.id, by=job.locked_by)
+    row: Job | None = _HOLD.first(id=job.id, by=job.locked_by)
     now = clock.now()
     if (
         row is not None and row.status == JobStatus.DONE
@@ -267,11 +272,13 @@ def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
         return now + timedelta(seconds=need_s)  # else will run it; what the run still does is its own
     if row is None or row.status != JobStatus.RUNNING:
         return None
-    if row.lease_until is not None and row.lease_until >= now + timedelta(seconds=need_s):
-        return row.lease_until
+    held: datetime | None = row.lease_until
+    if held is not None and held >= now + timedelta(seconds=need_s):
+        return held
     if not renew(job, max(lease_s, need_s)):
         return None
-    return job.lease_until
+    renewed: datetime | None = job.lease_until
+    return renewed
 
 
 def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
@@ -342,7 +349,7 @@ def next_due_in(now: datetime | None = None) -> float | None:
         .limit(1)
         .first()
     )
-    candidates = [
+    candidates: list[datetime] = [
         r for r in (row.run_at if row else None, lease.lease_until if lease else None) if r is not None
     ]
     if not candidates:
@@ -385,9 +392,9 @@ def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
 
 
 def stats() -> dict[str, int]:
-    return {
-        row.status: row.n for row in Job.select(Job.status, fn.COUNT(Job.id).alias("n")).group_by(Job.status)
-    }
+    counts = Job.select(Job.status, fn.COUNT(Job.id)).group_by(Job.status).tuples()
+    # peewee's tuples() yields (status, count) tuples; its stubs still say Job rows
+    return {status: int(n) for status, n in cast("Iterable[tuple[str, int]]", counts)}
 
 
 def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[str, str, str]]:
@@ -407,15 +414,18 @@ def release_dead_holders(host: str, alive: Callable[[int], bool]) -> list[tuple[
     )
     now = clock.now()
     for row in rows:
-        parts = (row.locked_by or "").split(":")
+        holder = row.locked_by
+        if holder is None:
+            continue
+        parts = holder.split(":")
         if len(parts) < 4 or parts[1] != host or not parts[2].isdigit() or alive(int(parts[2])):
             continue
         if (
             Job.update(lease_until=now - timedelta(seconds=1), updated_at=now)
             .where(  # expired (claim: < now)
-                (Job.id == row.id) & (Job.status == JobStatus.RUNNING) & (Job.locked_by == row.locked_by)
+                (Job.id == row.id) & (Job.status == JobStatus.RUNNING) & (Job.locked_by == holder)
             )
             .execute()
         ):
-            released.append((row.id, row.kind, row.locked_by))
+            released.append((row.id, row.kind, holder))
     return released

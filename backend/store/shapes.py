@@ -132,9 +132,9 @@ class Shape:
         """The first row of a SELECT, None when there is none (the shape's query should LIMIT 1 itself)."""
         return next(iter(self._execute(values)), None)
 
-    def run(self, **values: Any) -> Any:
-        """An UPDATE's or DELETE's result (the rows it changed)."""
-        return self._execute(values)
+    def run(self, **values: Any) -> int:
+        """An UPDATE's or DELETE's result: the number of rows it changed."""
+        return int(self._execute(values))
 
 
 class InsertShape(Shape):

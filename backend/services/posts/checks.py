@@ -5,11 +5,11 @@ problem collected into one 400 `invalid_targets`."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import httpx
 from peewee import JOIN
@@ -126,7 +126,7 @@ class WorkspaceState(NamedTuple):
 def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
     """The workspace's plan state and its accounts (oldest connected first: the default account of a
     network), in one statement; None when there is no such workspace."""
-    rows = list(
+    query = (
         Workspace.select(
             Workspace.plan_subscribed,
             Workspace.plan_status,
@@ -143,6 +143,7 @@ def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]]
         .order_by(Account.connected_at, Account.id)
         .tuples()
     )
+    rows = list(cast("Iterable[tuple[Any, ...]]", query))  # tuples() yields tuples; peewee's stubs say models
     if not rows:
         return None
     ws = WorkspaceState(*rows[0][:4])
@@ -223,7 +224,7 @@ def _host_media(settings: Settings, workspace_id: str, url: str) -> MediaRef | s
         )
     return MediaRef(
         url=url,
-        kind=row.type,
+        kind="video" if row.type == "video" else "image",  # media rows are images or videos
         mime=row.mime_type,
         width=row.width,
         height=row.height,

@@ -35,10 +35,14 @@ from backend.store.models.posts import folded
 EDITABLE = (PostStatus.SCHEDULED,)
 
 
+_WHY_NOT_EDITABLE: dict[str, str] = {
+    PostStatus.CANCELLED: "it was cancelled",
+    PostStatus.PROCESSING: "it is being sent",
+}
+
+
 def _not_editable(post: Post) -> ApiError:
-    why = {PostStatus.CANCELLED: "it was cancelled", PostStatus.PROCESSING: "it is being sent"}.get(
-        post.status, "it was already sent"
-    )
+    why = _WHY_NOT_EDITABLE.get(post.status, "it was already sent")
     return ApiError(
         409,
         "post_not_editable",

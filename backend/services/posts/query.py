@@ -29,7 +29,8 @@ _SCHEDULED = SQL("'scheduled'")
 
 
 def _due_of(post: Post) -> datetime:
-    return post.scheduled_at or post.created_at
+    due: datetime = post.scheduled_at or post.created_at
+    return due
 
 
 def _position(post: Post) -> tuple[str, datetime, str]:

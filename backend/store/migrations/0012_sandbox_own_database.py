@@ -7,6 +7,7 @@ Frozen copies of both sides' models as of this version."""
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 from peewee import (
     BooleanField,
@@ -26,7 +27,8 @@ from playhouse.migrate import SchemaMigrator
 BATCH = 500
 
 
-def _models(db, account_table, item_table):
+def _models(db: Database, account_table: str, item_table: str) -> tuple[type[Any], type[Any]]:
+    # model classes made here for the tables named: what a type checker can say of their fields is Any
     class Base(Model):
         class Meta:
             database = db
@@ -75,7 +77,7 @@ def _models(db, account_table, item_table):
     return Account, Item
 
 
-def _sandbox_database(db):
+def _sandbox_database(db: Database) -> tuple[Database, bool]:
     """Where the sandbox keeps its state for this product database (the rule of backend/networks/sandbox/store.py
     and backend/services/adapters.sandbox_location)."""
     if isinstance(db, PostgresqlDatabase):

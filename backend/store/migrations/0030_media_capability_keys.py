@@ -25,10 +25,12 @@ import json
 import os
 import re
 import secrets
+from typing import Any
 
-from peewee import CharField, Database, JSONField, Model, TextField
+from peewee import CharField, Database, Field, JSONField, Model, TextField
 from playhouse.migrate import SchemaMigrator
 
+from backend.config import Settings
 from backend.store.db import migration_settings
 
 _LEGACY_KEY = re.compile(r"^(med_[0-9a-z]{26})\.([0-9a-z]{1,10})$")
@@ -37,19 +39,19 @@ _LEGACY_IN_TEXT = re.compile(r"med_[0-9a-z]{26}\.[0-9a-z]{1,10}(?![0-9a-z])")
 BATCH = 500
 
 
-def _new_key(stem, ext):
+def _new_key(stem: str, ext: str) -> str:
     return f"{stem}_{base64.b32encode(secrets.token_bytes(16)).decode().rstrip('=').lower()}.{ext}"
 
 
-def _local_path(root, key):
+def _local_path(root: str, key: str) -> str:
     return os.path.join(root, hashlib.sha1(key.encode()).hexdigest()[:2], key)
 
 
 class _Local:
-    def __init__(self, root):
+    def __init__(self, root: str) -> None:
         self.root = root
 
-    def copy(self, old, new):
+    def copy(self, old: str, new: str) -> None:
         source = _local_path(self.root, old)
         if not os.path.exists(source):
             return
@@ -61,7 +63,7 @@ class _Local:
 
 
 class _S3:
-    def __init__(self, settings):
+    def __init__(self, settings: Settings) -> None:
         import boto3
         from botocore.config import Config
 
@@ -75,7 +77,7 @@ class _S3:
             config=Config(retries={"max_attempts": 3, "mode": "standard"}, s3={"addressing_style": "path"}),
         )
 
-    def copy(self, old, new):
+    def copy(self, old: str, new: str) -> None:
         from botocore.exceptions import ClientError
 
         try:
@@ -87,12 +89,13 @@ class _S3:
                 raise
 
 
-def _storage(settings):
+def _storage(settings: Settings) -> _Local | _S3:
     return _S3(settings) if settings.storage == "s3" else _Local(str(settings.data_dir / "media"))
 
 
-def _model(db, table, columns):
-    attrs = {
+def _model(db: Database, table: str, columns: dict[str, Field]) -> type[Any]:
+    # a model class made at run time for the columns given: what a type checker can say of its fields is Any
+    attrs: dict[str, object] = {
         "id": CharField(primary_key=True),
         "Meta": type("Meta", (), {"table_name": table, "database": db}),
     }
@@ -111,8 +114,8 @@ _REFERENCES = (
 )
 
 
-def _rewrite_references(db, renamed):
-    def sub(text):
+def _rewrite_references(db: Database, renamed: dict[str, str]) -> None:
+    def sub(text: str) -> str:
         return _LEGACY_IN_TEXT.sub(lambda m: renamed.get(m.group(0), m.group(0)), text)
 
     present = set(db.get_tables())
@@ -123,7 +126,7 @@ def _rewrite_references(db, renamed):
         kinds = {name: kind for name, kind in columns.items() if name in existing}
         if not kinds:
             continue
-        fields = {
+        fields: dict[str, Field] = {
             name: (JSONField(null=True) if kind == "json" else TextField(null=True))
             for name, kind in kinds.items()
         }
@@ -135,7 +138,7 @@ def _rewrite_references(db, renamed):
                 break
             last = rows[-1].id
             for row in rows:
-                changes = {}
+                changes: dict[Field, object] = {}
                 for name, kind in kinds.items():
                     value = getattr(row, name)
                     if value is None:
@@ -156,9 +159,12 @@ def up(migrator: SchemaMigrator, db: Database) -> None:
     if not legacy:
         return
     storage = _storage(migration_settings())
-    renamed = {}
+    renamed: dict[str, str] = {}
     for media_id, key in legacy:
-        stem, ext = _LEGACY_KEY.match(key).groups()
+        match = _LEGACY_KEY.match(key)
+        if match is None:  # the keys listed are the ones it matched
+            continue
+        stem, ext = match.groups()
         new = _new_key(stem, ext)
         storage.copy(key, new)
         media.update({media.key: new}).where(media.id == media_id).execute()
