@@ -117,6 +117,13 @@ class Decision:
         return self.status in TARGET_FINAL
 
 
+@dataclass(frozen=True, kw_only=True)
+class Retrying(Decision):
+    """A decision whose job is tried again, its `retry` always given: the engine applies it, then raises that."""
+
+    retry: RetryLater
+
+
 # ---- final states ---------------------------------------------------------------------------------------
 def finish(
     state: TargetState,
@@ -278,10 +285,10 @@ def dead(state: TargetState, error: str, now: datetime, *, unresolved: bool) -> 
     )
 
 
-def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -> Decision:
+def interrupted(state: TargetState, error: str, now: datetime, delay_s: float) -> Retrying:
     """An unexpected error during the call (an adapter bug, say): the target waits for its job's next try.
     The attempt stays unresolved (the call may have reached the network): the next try asks first."""
-    return Decision(
+    return Retrying(
         state.id,
         state.post_id,
         {
@@ -305,7 +312,7 @@ def absence_conclusive_at(calls_over_by: datetime, listing_delay_s: float) -> da
     return calls_over_by + timedelta(seconds=max(0.0, listing_delay_s))
 
 
-def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decision:
+def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Retrying:
     """An earlier attempt's call may have reached the network, whose listing does not show the publication, but
     could not yet either: it lists a publication only a while after accepting it. No call now (publishing
     again could publish twice): the target waits `pending` until `until`, when absence is conclusive, and asks
@@ -316,7 +323,7 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
         f"an interrupted attempt may have published it: {name} lists a publication only a while after "
         f"accepting it, so it is asked again at {until.isoformat()} before any new attempt"
     )
-    return Decision(
+    return Retrying(
         state.id,
         state.post_id,
         {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
@@ -328,11 +335,11 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Decisi
     )
 
 
-def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
+def unreached(state: TargetState, now: datetime, delay_s: float) -> Retrying:
     """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
     `pending` for the job's next try, the earlier attempt still unresolved."""
     name = registry.label(state.platform)
-    return Decision(
+    return Retrying(
         state.id,
         state.post_id,
         {
@@ -347,11 +354,11 @@ def unreached(state: TargetState, now: datetime, delay_s: float) -> Decision:
     )
 
 
-def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -> Decision:
+def token_wait(state: TargetState, now: datetime, delay_s: float, reason: str) -> Retrying:
     """A live account's token has expired and its network would not refresh it now (its token endpoint failed):
     no call; the target waits `pending`, saying why (failReason) and until when (nextAttemptAt), for the job's
     next try. When the job's tries run out, `dead` names this reason as the last problem seen."""
-    return Decision(
+    return Retrying(
         state.id,
         state.post_id,
         {

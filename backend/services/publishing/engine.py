@@ -391,7 +391,6 @@ def _attempt(
                 delay = pol.strategy.delay_for(max(1, state.attempts))
                 decision = decide.unreached(state, clock.now(), delay)
                 apply(decision, job=job, attempt_id=attempt.id)
-                assert decision.retry is not None
                 raise decision.retry
             out = found
             if out is None:
@@ -414,7 +413,6 @@ def _attempt(
         delay = pol.strategy.delay_for(max(1, job.attempts))
         decision = decide.interrupted(state, error, clock.now(), delay)
         apply(decision, job=job, attempt_id=attempt.id)
-        assert decision.retry is not None
         raise decision.retry from exc
     return out, attempt, state
 
@@ -451,7 +449,6 @@ def _wait_unless_conclusive(
         clock.iso(until),
         clock.iso(max(until, now)),
     )
-    assert decision.retry is not None
     raise decision.retry
 
 
@@ -687,7 +684,6 @@ def _token_ready(account: Account, settings: Settings, target: PostTarget, post:
             decision = decide.token_wait(state_of(target, post), clock.now(), delay, reason)
             if not target.tracking_ref:  # not yet accepted by the network: it waits `pending`, saying why
                 apply(decision, job=job)
-            assert decision.retry is not None
             raise decision.retry from None
         return True
     except (tokens.RefreshError, tokens.NotConfigured) as exc:  # not now, nor later: the network has its say
