@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from peewee import SQL, NodeList, fn
+from peewee import SQL, ColumnBase, ModelSelect, NodeList, fn
 
 from backend.errors import ApiError
 from backend.schemas.posts import LABEL_KEY_PATTERN, LABEL_VALUE_MAX, MAX_LABELS, PostQuery
@@ -28,6 +28,10 @@ _DUE = fn.COALESCE(Post.scheduled_at, Post.created_at)
 _SCHEDULED = SQL("'scheduled'")
 
 
+# A page's position in the list: (section `s` or `r`, the due time as the store compares it, the post id).
+_Position = tuple[str, datetime | str | None, str]
+
+
 def _due_of(post: Post) -> datetime:
     due: datetime = post.scheduled_at or post.created_at
     return due
@@ -37,13 +41,13 @@ def _position(post: Post) -> tuple[str, datetime, str]:
     return ("s" if post.status == PostStatus.SCHEDULED else "r"), _due_of(post), post.id
 
 
-def _decode_cursor(cursor: str) -> tuple[str, Any, str]:
+def _decode_cursor(cursor: str) -> _Position:
     """(section `s` or `r`, the due time as the store compares it, the post id); 400 invalid_cursor otherwise."""
     section, due, post_id = cursors.decode_position(cursor, "GET /v1/posts")
     return section, Post.scheduled_at.db_value(due), post_id
 
 
-def _text_matches(q: str) -> Any:
+def _text_matches(q: str) -> NodeList:
     """Case-insensitive substring of the text (`q` taken literally: `%` and `_` are not wildcards): the folded
     query in the folded text (backend.store.models.posts.folded), the same comparison on SQLite and PostgreSQL."""
     pattern = "%" + re.sub(r"([!%_])", r"!\1", folded(q)) + "%"
@@ -124,14 +128,14 @@ def parse_label(text: str) -> tuple[str, str]:
     return key, value
 
 
-def _bound(column: Any, instant: datetime) -> Any:
+def _bound(column: ColumnBase, instant: datetime) -> datetime | str | None:
     """A time bound as the store compares it with `column` (a field converts its own; the due-time expression
     is compared with the value the fields store)."""
     return instant if column is not _DUE else Post.scheduled_at.db_value(instant)
 
 
 def _upcoming_page(
-    query: Any, limit: int, position: tuple[str, Any, str] | None, statuses: Sequence[str] | None
+    query: ModelSelect[Post], limit: int, position: _Position | None, statuses: Sequence[str] | None
 ) -> tuple[list[Post], str | None]:
     section, due, after = position or ("s", None, None)
     rows: list[Post] = []
