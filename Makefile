@@ -38,7 +38,7 @@ bytecode: $(STAMP)
 	@$(PY) -m compileall -q -j 0 backend socialpub_tui recipes tests bench > /dev/null
 
 ## make lint: ruff (lint, and `ruff format` as the house style), the layer rules of pyproject.toml [tool.importlinter]
-## (docs/architecture.md), and mypy, strict on backend/ but for the modules pyproject.toml [tool.mypy] still lists.
+## (docs/architecture.md), and mypy, strict on every module of backend/ (pyproject.toml [tool.mypy]).
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check .
