@@ -157,6 +157,32 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
     return OAuthError(kind, refused.code or str(status), message, status)
 
 
+def revocation(
+    settings: Settings, client: httpx.Client, platform: str, token: str, *, app_credentials: bool
+) -> httpx.Response:
+    """POST `token` to the network's revocation endpoint (its Endpoints.revoke, as this configuration reaches it),
+    form-encoded; with app_credentials, the configured app's client id (under the network's own name for it) and
+    secret too. The answer is the caller's to read (its network's package). Raises OAuthError: the app is not
+    configured here (`oauth_not_configured`), the network offers no endpoint, a transport failure."""
+    try:
+        if app_credentials:
+            configured = oauth_apps.app(platform, settings)
+            ends = configured.endpoints
+            form = {
+                ends.client_id_param: configured.client_id,
+                "client_secret": configured.client_secret,
+                "token": token,
+            }
+        else:
+            ends = oauth_apps.endpoints(platform, settings)
+            form = {"token": token}
+    except oauth_apps.NotConfigured as exc:
+        raise OAuthError("other", "oauth_not_configured", f"{exc}; the token was not revoked") from None
+    if not ends.revoke:
+        raise OAuthError("other", "not_offered", f"{platform} has no revocation endpoint")
+    return call(client, "POST", ends.revoke, platform, data=form)
+
+
 # an OAuth error code (RFC 6749 5.2 and the registered extensions): `invalid_grant`, `temporarily_unavailable`…
 _OAUTH_CODE = re.compile(r"^[a-z][a-z0-9_]*$")
 
