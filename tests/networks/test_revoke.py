@@ -110,3 +110,13 @@ def test_tiktok_needs_socialpubs_app(sb: Sandbox, settings: Settings) -> None:  
         revoke(settings, c, "tiktok", tokens)  # no SOCIALPUB_TIKTOK_CLIENT_ID here
     assert exc.value.code == "oauth_not_configured" and "SOCIALPUB_TIKTOK_CLIENT_ID" in exc.value.message
     assert api_call(c, "tiktok", tokens).status_code == 200  # nothing was sent: the token lives
+
+
+# --- no revocation socialpub can call -------------------------------------------------------------------------------
+@pytest.mark.parametrize("platform", ["linkedin", "facebook", "instagram", "threads"])
+def test_no_sourced_revocation_is_not_offered(platform: str) -> None:
+    """LinkedIn documents no revocation endpoint; Meta's revokes a user's login, and a Page (Facebook, Instagram)
+    holds no user token; Threads documents none: their fidelity tables give the sources. Disconnecting says
+    `not_offered` (tests/api/test_accounts_revoke.py)."""
+    app = registry.get(platform).oauth_app()
+    assert app is not None and app.revoke is None
