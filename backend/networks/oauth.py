@@ -176,8 +176,14 @@ def revocation(
         else:
             ends = oauth_apps.endpoints(platform, settings)
             form = {"token": token}
-    except oauth_apps.NotConfigured as exc:
-        raise OAuthError("other", "oauth_not_configured", f"{exc}; the token was not revoked") from None
+    except oauth_apps.NotConfigured:
+        p = platform.upper()
+        raise OAuthError(
+            "other",
+            "oauth_not_configured",
+            f"socialpub's {platform} app is not configured here (SOCIALPUB_{p}_CLIENT_ID, SOCIALPUB_{p}_CLIENT_SECRET): "
+            f"the token was not revoked; remove socialpub's access in {platform}'s settings",
+        ) from None
     if not ends.revoke:
         raise OAuthError("other", "not_offered", f"{platform} has no revocation endpoint")
     return call(client, "POST", ends.revoke, platform, data=form)
