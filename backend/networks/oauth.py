@@ -23,7 +23,7 @@ import httpx
 
 from backend import clock
 from backend.config import Settings
-from backend.networks import oauth_apps
+from backend.networks import oauth_apps, registry
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none, send
 from backend.networks.oauth_types import App
@@ -177,12 +177,12 @@ def revocation(
             ends = oauth_apps.endpoints(platform, settings)
             form = {"token": token}
     except oauth_apps.NotConfigured:
-        p = platform.upper()
+        p, label = platform.upper(), registry.get(platform).label
         raise OAuthError(
             "other",
             "oauth_not_configured",
-            f"socialpub's {platform} app is not configured here (SOCIALPUB_{p}_CLIENT_ID, SOCIALPUB_{p}_CLIENT_SECRET): "
-            f"the token was not revoked; remove socialpub's access in {platform}'s settings",
+            f"socialpub's {label} app is not configured here (SOCIALPUB_{p}_CLIENT_ID, SOCIALPUB_{p}_CLIENT_SECRET): "
+            f"the token was not revoked; remove socialpub's access in {label}'s settings",
         ) from None
     if not ends.revoke:
         raise OAuthError("other", "not_offered", f"{platform} has no revocation endpoint")
