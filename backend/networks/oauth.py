@@ -23,7 +23,7 @@ import httpx
 
 from backend import clock
 from backend.config import Settings
-from backend.networks import oauth_apps
+from backend.networks import oauth_apps, registry
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none, send
 from backend.networks.oauth_types import App
@@ -155,6 +155,38 @@ def classify(platform: str, resp: httpx.Response) -> OAuthError:
     detail = _network_message(body)
     message = refused.reason if not detail or detail in refused.reason else f"{refused.reason} ({detail})"
     return OAuthError(kind, refused.code or str(status), message, status)
+
+
+def revocation(
+    settings: Settings, client: httpx.Client, platform: str, token: str, *, app_credentials: bool
+) -> httpx.Response:
+    """POST `token` to the network's revocation endpoint (its Endpoints.revoke, as this configuration reaches it),
+    form-encoded; with app_credentials, the configured app's client id (under the network's own name for it) and
+    secret too. The answer is the caller's to read (its network's package). Raises OAuthError: the app is not
+    configured here (`oauth_not_configured`), the network offers no endpoint, a transport failure."""
+    try:
+        if app_credentials:
+            configured = oauth_apps.app(platform, settings)
+            ends = configured.endpoints
+            form = {
+                ends.client_id_param: configured.client_id,
+                "client_secret": configured.client_secret,
+                "token": token,
+            }
+        else:
+            ends = oauth_apps.endpoints(platform, settings)
+            form = {"token": token}
+    except oauth_apps.NotConfigured:
+        p, label = platform.upper(), registry.get(platform).label
+        raise OAuthError(
+            "other",
+            "oauth_not_configured",
+            f"socialpub's {label} app is not configured here (SOCIALPUB_{p}_CLIENT_ID, SOCIALPUB_{p}_CLIENT_SECRET): "
+            f"the token was not revoked; remove socialpub's access in {label}'s settings",
+        ) from None
+    if not ends.revoke:
+        raise OAuthError("other", "not_offered", f"{platform} has no revocation endpoint")
+    return call(client, "POST", ends.revoke, platform, data=form)
 
 
 # an OAuth error code (RFC 6749 5.2 and the registered extensions): `invalid_grant`, `temporarily_unavailable`…

@@ -16,9 +16,9 @@ class TokenRevocation(CamelOut):
     status: Literal["revoked", "nothing_to_revoke", "not_offered", "failed"] = Field(
         description="`revoked`: the network revoked the account's token (its OAuth revocation endpoint, or the "
         "close of its session); `nothing_to_revoke`: the account held no revocable grant (a sandbox account's own "
-        "session token); `not_offered`: the network offers socialpub no revocation (remove its access in the "
-        "network's settings); `failed`: the network refused or did not answer — the account is disconnected "
-        "here all the same"
+        "session token, a grant the network no longer knows); `not_offered`: the network offers socialpub no "
+        "revocation (remove its access in the network's settings); `failed`: the network refused or did not "
+        "answer, or socialpub's app for it is not configured here — the account is disconnected here all the same"
     )
     message: str = Field(description="what the network said, or what to do")
 

@@ -499,9 +499,10 @@ def disconnect(
 def revoke_grant(settings: Settings, held: Account) -> dict[str, str]:
     """Ask the account's network to revoke the token `held` (the account as it was before its tokens were dropped)
     through its app's `revoke` (backend/networks/oauth_types.OAuthApp): `revoked`, `nothing_to_revoke` (a sandbox
-    account's own session token), `not_offered` (the network has none socialpub can call: the user
-    removes its access in the network's settings) or `failed` (refused,
-    unreachable: said, and logged without the token). A sandbox account's network is its emulator."""
+    account's own session token, a grant the network no longer knows), `not_offered` (the network has none
+    socialpub can call: the user removes its access in the network's settings) or `failed` (refused, unreachable,
+    socialpub's app for it not configured here: said, and logged without the token). A sandbox account's network
+    is its emulator."""
     entry = registry.find(held.platform)
     app = entry.oauth_app() if entry is not None and entry.app else None
     label = entry.label if entry is not None else held.platform

@@ -1,6 +1,6 @@
 """DELETE /v1/accounts/:id (the CLI's `accounts remove`) disconnects the account here, then revokes its token at the
 network where the network offers it (Mastodon `POST /oauth/revoke` with socialpub's app on the instance; Bluesky
-`deleteSession`), best effort: the disconnection never fails because the network is down, and the outcome is in
+`deleteSession`; Google `POST /revoke`; TikTok `POST /v2/oauth/revoke/` with socialpub's app), best effort: the disconnection never fails because the network is down, and the outcome is in
 the answer (`tokenRevocation`). The emulators refuse a revoked token afterwards."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from backend.networks.mastodon.adapter import base_url
 from backend.services import adapters
 from backend.store.models import Account
 from tests.api.posts_support import sandbox  # noqa: F401  (fixture)
+from tests.api.test_accounts_oauth import finish, live, post  # noqa: F401  (live: fixture)
 from tests.conftest import session_headers
 
 
@@ -63,3 +64,58 @@ def test_a_network_without_revocation_says_so(client, owner, sandbox) -> None:  
     # a sandbox Bluesky account's own token is no session: nothing to close
     body = _remove(client, owner, sandbox["bluesky"]["id"])
     assert body["tokenRevocation"]["status"] == "nothing_to_revoke"
+
+
+def test_a_youtube_grant_is_revoked_at_google(client, owner, settings, sandbox) -> None:  # noqa: F811
+    acc = Account.get_by_id(sandbox["youtube"]["id"])
+    token = acc.access_token
+    with adapters.network_client(settings, "youtube", "sandbox") as http:
+        channels = "https://www.googleapis.com/youtube/v3/channels?part=id&mine=true"
+        assert http.get(channels, headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        body = _remove(client, owner, acc.id)
+        assert body["tokenRevocation"] == {
+            "status": "revoked",
+            "message": "the grant was revoked at Google (its refresh and access tokens)",
+        }
+        gone = http.get(channels, headers={"Authorization": f"Bearer {token}"})
+    assert gone.status_code == 401 and gone.json()["error"]["errors"][0]["reason"] == "authError"
+
+
+def test_a_live_tiktok_grant_is_revoked_with_socialpubs_app(client, owner, live) -> None:  # noqa: F811
+    done = finish(client, owner, live, "tiktok")
+    r = post(
+        client,
+        owner,
+        f"/v1/accounts/oauth/{done['grantId']}/connect",
+        {"externalIds": [done["candidates"][0]["externalId"]]},
+    )
+    assert r.status_code == 201, r.text
+    acc = Account.get_by_id(r.json()["items"][0]["id"])
+    token, refresh = acc.access_token, acc.refresh_token
+    body = _remove(client, owner, acc.id)
+    assert body["tokenRevocation"] == {
+        "status": "revoked",
+        "message": "the token was revoked at TikTok: socialpub left the user's connected apps",
+    }
+    with adapters.network_client(live, "tiktok", "live") as http:
+        me = http.get(
+            "https://open.tiktokapis.com/v2/user/info/?fields=open_id",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        again = http.post(
+            "https://open.tiktokapis.com/v2/oauth/token/",
+            data={
+                "client_key": "app-tiktok",
+                "client_secret": "s3cret-app",
+                "grant_type": "refresh_token",
+                "refresh_token": refresh,
+            },
+        )
+    assert me.status_code == 401 and me.json()["error"]["code"] == "access_token_invalid"
+    assert again.json()["error"] == "invalid_grant"
+
+
+def test_a_sandbox_tiktok_account_without_socialpubs_app_says_why(client, owner, sandbox) -> None:  # noqa: F811
+    body = _remove(client, owner, sandbox["tiktok"]["id"])
+    assert body["tokenRevocation"]["status"] == "failed"
+    assert "SOCIALPUB_TIKTOK_CLIENT_ID" in body["tokenRevocation"]["message"]

@@ -1,5 +1,5 @@
 """`socialpub accounts remove ID` disconnects the account and says what its network did with the token: revoked
-(the sandbox Mastodon instance's `POST /oauth/revoke`), or that the network offers no revocation."""
+(the sandbox Mastodon instance's `POST /oauth/revoke`, Google's `POST /revoke`), or that the network offers no revocation."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ def test_remove_revokes_a_mastodon_token_and_says_so(embedded) -> None:  # type:
     r = invoke("accounts", "remove", _account("facebook")["id"], "--json")
     assert r.code == 0, r.err
     assert r.json()["tokenRevocation"]["status"] == "not_offered"
+
+
+def test_remove_revokes_a_youtube_grant_at_google(embedded) -> None:  # type: ignore[no-untyped-def]
+    r = invoke("accounts", "remove", _account("youtube")["id"])
+    assert r.code == 0, r.err
+    assert "Token at the network: revoked — the grant was revoked at Google" in r.out

@@ -62,7 +62,9 @@ def revoke(
 ) -> str | None:
     """`com.atproto.server.deleteSession` on the account's PDS with the session's refresh JWT as bearer (the access
     JWT is refused there: `InvalidToken`): the session's refresh token is revoked (a refresh after it: 400
-    `ExpiredToken` "Token has been revoked"; reference PDS, 2026-11-28). None: a session without a refresh token
+    `ExpiredToken` "Token has been revoked"; reference PDS, 2026-11-28) — only it: an access JWT already issued
+    stays valid until it expires (≤ 2 h; deleteSession.ts revokes the refresh token alone), which the answer says.
+    None: a session without a refresh token
     (a sandbox account's own) has nothing to close. Raises OAuthError."""
     if not refresh_token:
         return None
@@ -81,7 +83,7 @@ def revoke(
             "transient" if exc.fail_type == "retriable" else "other", exc.code or "error", exc.reason
         ) from None
     if resp.status_code == 200:
-        return f"the session was closed at {pds}"
+        return f"the session was closed at {pds} (its last access token lapses within 2 hours)"
     err = classify(resp)
     kind = "transient" if err.fail_type == "retriable" else "other"
     raise OAuthError(kind, err.code or f"http_{resp.status_code}", err.reason, resp.status_code)

@@ -266,9 +266,13 @@ class BlueskyEmulator(Emulator):
         }
 
     def authed(
-        self, request: Request, *, refresh: bool = False
+        self, request: Request, *, refresh: bool = False, allow_expired: bool = False
     ) -> tuple[SandboxAccount, dict[str, Any]] | httpx.Response:
-        """The account and claims of the request's bearer token, or the PDS's refusal."""
+        """The account and claims of the request's bearer token, or the PDS's refusal. An access JWT is the
+        reference PDS's: verified by itself until it expires, whatever became of its session (deleteSession
+        revokes the refresh token only: packages/pds/src/api/com/atproto/server/deleteSession.ts,
+        `revokeRefreshToken`); a refresh JWT must be its session's, still held. allow_expired: deleteSession's
+        `authVerifier.refresh({ allowExpired: true })`."""
         token = request.bearer()
         if not token:
             return xrpc_error(401, "AuthMissing", "Authentication Required")
@@ -278,17 +282,11 @@ class BlueskyEmulator(Emulator):
         is_refresh = claims.get("scope") == "com.atproto.refresh"
         if is_refresh != refresh:
             return xrpc_error(400, "InvalidToken", "Invalid token type")
-        if int(claims.get("exp") or 0) <= self.now().timestamp():
+        if int(claims.get("exp") or 0) <= self.now().timestamp() and not allow_expired:
             return xrpc_error(400, "ExpiredToken", "Token has expired")
         acc = account_for_token(token)
         if acc is None:
             found = get_item(("ses_" if refresh else "sat_") + token_hash(token)[:40], PLATFORM)
-            if (
-                found is not None
-                and not refresh
-                and get_item(str(found.data.get("session")), PLATFORM) is None
-            ):
-                found = None  # its session was deleted
             if found is None:
                 return (
                     xrpc_error(400, "ExpiredToken", "Token has been revoked")
@@ -413,7 +411,9 @@ class BlueskyEmulator(Emulator):
         return json_response(200, body)
 
     def delete_session(self, request: Request) -> httpx.Response:
-        found = self.authed(request, refresh=True)
+        """The session's refresh token revoked (a refresh after it: 400 ExpiredToken "Token has been revoked");
+        its access JWTs stay valid until they expire, as on the reference PDS."""
+        found = self.authed(request, refresh=True, allow_expired=True)
         if isinstance(found, httpx.Response):
             if (
                 found.status_code == 400

@@ -6,9 +6,10 @@ from __future__ import annotations
 import httpx
 
 from backend.config import Settings
+from backend.networks import oauth
 from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none
-from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body
+from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, revocation
 from backend.networks.oauth_apps import api_base
 from backend.networks.oauth_types import Endpoints, OAuthApp
 from backend.networks.tiktok import NETWORK
@@ -102,4 +103,29 @@ def check(settings: Settings, client: httpx.Client, external_id: str, token: str
     )
 
 
-APP = OAuthApp(ENDPOINTS, discover, check, refusal)
+def revoke(
+    settings: Settings,
+    client: httpx.Client,
+    external_id: str,
+    access_token: str,
+    refresh_token: str | None,
+    creds: object = None,
+) -> str:
+    """`POST https://open.tiktokapis.com/v2/oauth/revoke/`, form-encoded `client_key`, `client_secret` and `token`
+    (the user access token): an empty `{}` — the token is dead and socialpub's app leaves the user's connected apps
+    (TikTok's "Revoke a User Access Token", developers.tiktok.com/docs/en/oauth-revoke-a-user-access-token, read
+    2026-11-29). Needs socialpub's TikTok app configured (oauth_not_configured otherwise). Raises OAuthError."""
+    resp = revocation(settings, client, PLATFORM, access_token, app_credentials=True)
+    body = json_or_none(resp)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, str) and error and resp.status_code < 500:  # an OAuth error, whatever the status
+        said = str(body.get("error_description") or "") if isinstance(body, dict) else ""
+        raise OAuthError(
+            "other", error, f"TikTok refused the revocation: {error} {said}".strip(), resp.status_code
+        )
+    if resp.status_code == 200:
+        return "the token was revoked at TikTok: socialpub left the user's connected apps"
+    raise oauth.classify(PLATFORM, resp)
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, refusal, revoke=revoke)

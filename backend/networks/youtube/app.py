@@ -6,7 +6,9 @@ from __future__ import annotations
 import httpx
 
 from backend.config import Settings
-from backend.networks.oauth import Candidate, TokenSet, call, json_body
+from backend.networks import oauth
+from backend.networks.http import json_or_none
+from backend.networks.oauth import Candidate, TokenSet, call, json_body, revocation
 from backend.networks.oauth_apps import api_base
 from backend.networks.oauth_types import Endpoints, OAuthApp
 from backend.networks.youtube import NETWORK
@@ -69,4 +71,27 @@ def check(settings: Settings, client: httpx.Client, external_id: str, token: str
     )
 
 
-APP = OAuthApp(ENDPOINTS, discover, check, classify)
+def revoke(
+    settings: Settings,
+    client: httpx.Client,
+    external_id: str,
+    access_token: str,
+    refresh_token: str | None,
+    creds: object = None,
+) -> str | None:
+    """`POST https://oauth2.googleapis.com/revoke` with `token` form-encoded, the refresh token preferred (revoking
+    it ends the whole grant; an access token with a refresh token takes that with it too): 200 — the grant is gone,
+    its refresh answers `invalid_grant` and its access token 401. No app credentials (Google's "Revoking a token",
+    developers.google.com/identity/protocols/oauth2/web-server#tokenrevoke, read 2026-11-29). A token Google no
+    longer knows (the user removed the app, the grant expired): 400 `invalid_token` — nothing left to revoke, None.
+    Raises OAuthError (refused otherwise, unreachable)."""
+    resp = revocation(settings, client, PLATFORM, refresh_token or access_token, app_credentials=False)
+    if resp.status_code == 200:
+        return "the grant was revoked at Google (its refresh and access tokens)"
+    body = json_or_none(resp)
+    if resp.status_code == 400 and isinstance(body, dict) and body.get("error") == "invalid_token":
+        return None
+    raise oauth.classify(PLATFORM, resp)
+
+
+APP = OAuthApp(ENDPOINTS, discover, check, classify, revoke=revoke)

@@ -14,7 +14,14 @@ from typing import Any
 import httpx
 
 from backend.networks.sandbox.core import Request, b64url, json_response
-from backend.networks.sandbox.credentials import DAY, revoke_token, seconds_left
+from backend.networks.sandbox.credentials import (
+    DAY,
+    alive,
+    find_credential,
+    grant_of,
+    revoke_token,
+    seconds_left,
+)
 from backend.networks.sandbox.oauth import OAuthProvider, redirect
 from backend.networks.sandbox.store import SandboxGrant
 
@@ -106,7 +113,13 @@ class GoogleOAuth(OAuthProvider):
         return self.grant_error("unsupported_grant_type", "Invalid grant_type: " + str(p.get("grant_type")))
 
     def revoke(self, request: Request) -> httpx.Response:
+        """Google's revoke (the token as a form or query parameter, no app credentials): 200 `{}`, the whole grant
+        gone; a token it does not know, or no longer (revoked, expired): 400 `invalid_token` "Token expired or
+        revoked"."""
         token = request.params.get("token", "")
+        known = find_credential(token, self.platform)
+        if known is not None and alive(known, grant_of(known)) in ("revoked", "expired"):
+            return self.grant_error("invalid_token", "Token expired or revoked")
         if not revoke_token(token, self.platform):
             return self.grant_error("invalid_token", "Token expired or revoked")
         return json_response(200, {})

@@ -107,6 +107,25 @@ def test_refresh_rotates_and_a_revoked_one_is_dead(emu: Server) -> None:
     )
 
 
+def test_delete_session_leaves_the_access_jwt_until_it_expires(emu: Server) -> None:
+    """As the reference PDS (deleteSession.ts: `revokeRefreshToken` only): the access JWT of a closed session is
+    taken until its expiry, then refused as expired; the refresh JWT is dead at once; an expired refresh JWT may
+    still close its session (`refresh({ allowExpired: true })`)."""
+    cand = _connect(emu)
+    assert emu.xrpc("POST", "com.atproto.server.deleteSession", cand.refresh_token).status_code == 200
+    r = emu.xrpc("GET", "com.atproto.server.getSession", cand.access_token)
+    assert r.status_code == 200 and r.json()["did"] == cand.external_id
+    r = emu.xrpc("POST", "com.atproto.server.refreshSession", cand.refresh_token)
+    assert (r.status_code, r.json()["message"]) == (400, "Token has been revoked")
+    with time_machine.travel(cand.expires_at + timedelta(seconds=1)):
+        r = emu.xrpc("GET", "com.atproto.server.getSession", cand.access_token)
+    assert (r.status_code, r.json()) == (400, {"error": "ExpiredToken", "message": "Token has expired"})
+    other = _connect(emu)
+    assert other.refresh_expires_at is not None
+    with time_machine.travel(other.refresh_expires_at + timedelta(seconds=1)):
+        assert emu.xrpc("POST", "com.atproto.server.deleteSession", other.refresh_token).status_code == 200
+
+
 def test_rate_limit_and_takedown_are_classified(emu: Server) -> None:
     cand = _connect(emu)
     acc = SandboxAccount.get(SandboxAccount.external_id == cand.external_id)
