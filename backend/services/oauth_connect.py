@@ -525,6 +525,14 @@ def revoke_grant(settings: Settings, held: Account) -> dict[str, str]:
                 settings, client, held.external_id, held.access_token, held.refresh_token, creds
             )
     except oauth.OAuthError as exc:
+        if exc.code == "oauth_not_configured" and held.kind == "sandbox":
+            # the emulator's account, made by `init --sandbox`: no grant of a socialpub app to revoke, and no
+            # network settings page for the user to visit
+            return {
+                "status": "nothing_to_revoke",
+                "message": f"a sandbox account: its emulated {label} token goes with it (socialpub's {label} app "
+                "is not configured here, so the emulator was not asked to revoke it)",
+            }
         log.info("revoking the token of %s at %s failed: %s %s", held.id, held.platform, exc.kind, exc.code)
         return {
             "status": "failed",

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from backend.networks.mastodon.adapter import base_url
-from backend.services import adapters
+from backend.services import adapters, oauth_connect
 from backend.store.models import Account
 from tests.api.posts_support import sandbox  # noqa: F401  (fixture)
 from tests.api.test_accounts_oauth import finish, live, post  # noqa: F401  (live: fixture)
@@ -116,6 +116,22 @@ def test_a_live_tiktok_grant_is_revoked_with_socialpubs_app(client, owner, live)
 
 
 def test_a_sandbox_tiktok_account_without_socialpubs_app_says_why(client, owner, sandbox) -> None:  # noqa: F811
+    """`init --sandbox`'s TikTok account holds no grant of a socialpub app: nothing to revoke, and no TikTok
+    settings page to send the user to (a live account without the app configured: failed, naming the settings —
+    test_a_live_tiktok_account_without_socialpubs_app_names_the_settings)."""
     body = _remove(client, owner, sandbox["tiktok"]["id"])
-    assert body["tokenRevocation"]["status"] == "failed"
-    assert "SOCIALPUB_TIKTOK_CLIENT_ID" in body["tokenRevocation"]["message"]
+    assert body["tokenRevocation"]["status"] == "nothing_to_revoke"
+    assert "a sandbox account" in body["tokenRevocation"]["message"]
+
+
+def test_a_live_tiktok_account_without_socialpubs_app_names_the_settings(settings, sandbox) -> None:  # noqa: F811
+    """A live account whose network needs socialpub's app to revoke (TikTok), the app not configured here: failed,
+    naming the settings, and nothing sent (the app's absence is found before any call)."""
+    held = Account.get_by_id(sandbox["tiktok"]["id"])
+    held.kind = "live"  # as a live account would be held; not saved
+    said = oauth_connect.revoke_grant(settings, held)
+    assert said["status"] == "failed"
+    assert (
+        "SOCIALPUB_TIKTOK_CLIENT_ID" in said["message"]
+        and "disconnected here all the same" in said["message"]
+    )
