@@ -50,7 +50,8 @@ lint: $(STAMP)
 ## PostgreSQL, its own throwaway server (tests/conftest.py, pg_url). On the 2-core CI machine 3 or 4 workers were no
 ## faster than 2: the passes are CPU-bound once in parallel. PYTEST_WORKERS=0: one process, test after test.
 PYTEST_WORKERS ?= logical
-PYTEST := $(VENV)/bin/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal)
+## --durations=15: each pass lists its 15 slowest tests (setup, call, teardown) above its summary, for CI's 20 minutes.
+PYTEST := $(VENV)/bin/pytest -q -p no:cacheprovider --durations=15 -n $(PYTEST_WORKERS) $(if $(filter 0,$(PYTEST_WORKERS)),,--dist worksteal)
 
 ## test-sqlite installs the tools the suite drives when missing (.ci/ensure-tools.sh: tmux, for the TUI's
 ## end-to-end test; .ci/ensure-pds.sh: Bluesky's reference PDS in .cache/pds, pinned, once — in CI its failure
