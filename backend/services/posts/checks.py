@@ -28,6 +28,7 @@ from backend.services import media as media_service
 from backend.services import network_instances, networks
 from backend.services.adapters import adapter_for
 from backend.store.models import Account, Workspace
+from backend.store.shapes import Shape, Slot
 
 log = logging.getLogger("socialpub.posts")
 
@@ -123,10 +124,9 @@ class WorkspaceState(NamedTuple):
     free_posts_used: int
 
 
-def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
-    """The workspace's plan state and its accounts (oldest connected first: the default account of a
-    network), in one statement; None when there is no such workspace."""
-    rows = list(
+# The workspace's plan state joined with its accounts: one statement, rendered once (backend/store/shapes.py).
+_WORKSPACE_AND_ACCOUNTS = Shape(
+    lambda: (
         Workspace.select(
             Workspace.plan_subscribed,
             Workspace.plan_status,
@@ -139,10 +139,17 @@ def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]]
             Account.kind,
         )
         .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
-        .where(Workspace.id == workspace_id)
+        .where(Workspace.id == Slot("workspace"))
         .order_by(Account.connected_at, Account.id)
         .tuples()
     )
+)
+
+
+def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
+    """The workspace's plan state and its accounts (oldest connected first: the default account of a
+    network), in one statement; None when there is no such workspace."""
+    rows = _WORKSPACE_AND_ACCOUNTS.rows(workspace=workspace_id)
     if not rows:
         return None
     ws = WorkspaceState(*rows[0][:4])
