@@ -156,10 +156,13 @@ class InsertShape(Shape):
         self.fields = fields
         self.names = {f.name for f in self.fields}
         self.n_rows = rows
+        # each column's name, its default and whether the default is called for each row; each row's Slot names
+        self._defaults = [(f.name, f.default, callable(f.default)) for f in fields]
+        self._slots = [[f"{i}:{f.name}" for f in fields] for i in range(rows)]
 
         def build() -> Any:
             insert = model.insert_many(
-                [{f: Slot(f"{i}:{f.name}", f) for f in self.fields} for i in range(rows)]
+                [{f: Slot(slot, f) for f, slot in zip(fields, slots, strict=True)} for slots in self._slots]
             ).as_rowcount()  # the rows inserted (no RETURNING of the keys: the caller gives them)
             return insert.on_conflict_ignore() if if_absent else insert
 
@@ -170,16 +173,11 @@ class InsertShape(Shape):
         if len(rows) != self.n_rows:
             raise ValueError(f"this shape inserts {self.n_rows} rows, {len(rows)} given")
         values: dict[str, Any] = {}
-        for i, row in enumerate(rows):
-            unknown = set(row) - self.names
-            if unknown:
-                raise TypeError(f"{self.model.__name__} has no field {sorted(unknown)}")
-            for f in self.fields:
-                if f.name in row:
-                    value = row[f.name]
-                else:
-                    value = f.default() if callable(f.default) else f.default
-                values[f"{i}:{f.name}"] = value
+        for slots, row in zip(self._slots, rows, strict=True):
+            if not row.keys() <= self.names:
+                raise TypeError(f"{self.model.__name__} has no field {sorted(set(row) - self.names)}")
+            for slot, (name, default, call) in zip(slots, self._defaults, strict=True):
+                values[slot] = row[name] if name in row else default() if call else default
         inserted: int = self._execute(values)
         return inserted
 
