@@ -290,6 +290,18 @@ def prepare(data_dir: Path, env: dict[str, str]) -> dict[str, str]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def reference_loop_ms() -> float:
+    """The machine's reference loop time (issue 34), as bench/support/engine.machine measures it: `sum(range(10**7))`,
+    the best of 3 (that module is not imported here: it sets the engine benchmarks' environment, which the servers
+    started here would inherit)."""
+    loops = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        sum(range(10**7))
+        loops.append(time.perf_counter() - t0)
+    return round(1000 * min(loops), 1)
+
+
 def commit_of(code: Path) -> dict[str, Any]:
     def git(*args: str) -> str:
         out = subprocess.run(["git", "-C", str(code), *args], capture_output=True, text=True)
@@ -326,6 +338,8 @@ def main() -> int:
         return 0
 
     code = args.code.resolve()
+    loadavg_at_start = [round(x, 2) for x in os.getloadavg()]
+    reference_ms = reference_loop_ms()
     runs: list[dict[str, Any]] = []
     kinds = ["real", "bare"] + (["before"] if args.compare else [])
     with tempfile.TemporaryDirectory(prefix="socialpub-bench-api-") as tmp:
@@ -427,7 +441,9 @@ def main() -> int:
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
             "platform": platform.platform(),
+            "loadavg_at_start": loadavg_at_start,
             "loadavg_at_end": [round(x, 2) for x in os.getloadavg()],
+            "reference_loop_ms": reference_ms,
         },
         "runs": runs,
         "ratio_per_run": {name: [r["ratio"][name] for r in runs] for name in goal},

@@ -95,6 +95,7 @@ def main() -> int:
     )
     from backend.store.db import database, locked, tx
     from backend.store.models import Account, Event, Job, Post, PostTarget, PublishAttempt, WebhookEndpoint
+    from backend.store.shapes import insert_shape
 
     with tempfile.TemporaryDirectory(prefix="socialpub-shapes-") as tmp:
         data_dir = Path(tmp) / "data"
@@ -188,7 +189,7 @@ def main() -> int:
                 },
                 "follow-up job insert (queue.enqueue_many, 1 row)": {
                     "query": lambda: Job.insert_many([job_row()]).on_conflict_ignore(),
-                    "shape": lambda: queue._insert_shape(1, True).insert([job_row()]),
+                    "shape": lambda: insert_shape(Job, 1, if_absent=True).insert([job_row()]),
                 },
                 "attempt insert (engine._start_attempt)": {
                     "query": lambda: PublishAttempt.insert(

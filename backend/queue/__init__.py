@@ -22,7 +22,7 @@ from backend.schemas.statuses import JobStatus
 from backend.store import statements
 from backend.store.db import database, locked, tx
 from backend.store.models import Job
-from backend.store.shapes import InsertShape, Shape, Slot
+from backend.store.shapes import Shape, Slot, insert_shape
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
 
@@ -97,20 +97,9 @@ def enqueue_many(jobs: Sequence[JobSpec], *, if_absent: bool = False) -> list[Jo
     ]
     if not rows:
         return []
-    _insert_shape(len(rows), if_absent).insert(rows)
+    insert_shape(Job, len(rows), if_absent=if_absent).insert(rows)  # rendered once (backend/store/shapes.py)
     database.after_commit(_wake)
     return [Job(**values) for values in rows]
-
-
-# enqueue_many's INSERT for each number of rows and if_absent (backend/store/shapes.py: rendered once)
-_INSERTS: dict[tuple[int, bool], InsertShape] = {}
-
-
-def _insert_shape(rows: int, if_absent: bool) -> InsertShape:
-    shape = _INSERTS.get((rows, if_absent))
-    if shape is None:
-        shape = _INSERTS[(rows, if_absent)] = InsertShape(Job, rows=rows, if_absent=if_absent)
-    return shape
 
 
 def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:

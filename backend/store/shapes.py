@@ -22,7 +22,8 @@ is the value's JSON text as the field dumps it; on PostgreSQL the field's own pa
 whose field turns a value into SQL rather than a parameter (refused when bound). No IN over a Slot (its length is
 part of the shape). No INSERT built by hand (peewee fills a row's missing columns with their defaults, e.g. a new
 id, while rendering: a shape would repeat the first one's): `InsertShape` inserts rows that name every column, the
-missing ones given their field's default at each execution.
+missing ones given their field's default at each execution (`insert_shape` gives the one of a model, a number of
+rows and if_absent).
 """
 
 from __future__ import annotations
@@ -141,36 +142,56 @@ class InsertShape(Shape):
     """`rows` rows of `model` inserted in one statement (`if_absent`: a row whose unique key exists already is
     skipped, peewee's on_conflict_ignore), rendered once: every column is a Slot, and `insert` gives each row's
     columns by field name, the missing ones their field's default (a callable default called for each row, as
-    peewee does). One shape per number of rows."""
+    peewee does). An auto-incremented primary key is left to the database, as peewee leaves it. One shape per
+    number of rows."""
 
     _whole_rows = True
 
     def __init__(self, model: type[Model], *, rows: int = 1, if_absent: bool = False) -> None:
         self.model = model
-        self.fields: list[Field] = list(model._meta.sorted_fields)  # peewee's documented model metadata
+        meta: Any = model._meta  # peewee's documented model metadata (untyped)
+        fields: list[Field] = list(meta.sorted_fields)
+        if meta.auto_increment:  # the database numbers the row: peewee's own INSERT leaves the column out too
+            fields = [f for f in fields if f is not meta.primary_key]
+        self.fields = fields
         self.names = {f.name for f in self.fields}
         self.n_rows = rows
+        # each column's name, its default and whether the default is called for each row; each row's Slot names
+        self._defaults = [(f.name, f.default, callable(f.default)) for f in fields]
+        self._slots = [[f"{i}:{f.name}" for f in fields] for i in range(rows)]
 
         def build() -> Any:
             insert = model.insert_many(
-                [{f: Slot(f"{i}:{f.name}", f) for f in self.fields} for i in range(rows)]
-            )
+                [{f: Slot(slot, f) for f, slot in zip(fields, slots, strict=True)} for slots in self._slots]
+            ).as_rowcount()  # the rows inserted (no RETURNING of the keys: the caller gives them)
             return insert.on_conflict_ignore() if if_absent else insert
 
         super().__init__(build)
 
-    def insert(self, rows: list[dict[str, Any]]) -> Any:
+    def insert(self, rows: list[dict[str, Any]]) -> int:
+        """Insert `rows` (each by field name); returns how many were inserted (if_absent: those not skipped)."""
         if len(rows) != self.n_rows:
             raise ValueError(f"this shape inserts {self.n_rows} rows, {len(rows)} given")
         values: dict[str, Any] = {}
-        for i, row in enumerate(rows):
-            unknown = set(row) - self.names
-            if unknown:
-                raise TypeError(f"{self.model.__name__} has no field {sorted(unknown)}")
-            for f in self.fields:
-                if f.name in row:
-                    value = row[f.name]
-                else:
-                    value = f.default() if callable(f.default) else f.default
-                values[f"{i}:{f.name}"] = value
-        return self._execute(values)
+        for slots, row in zip(self._slots, rows, strict=True):
+            if not row.keys() <= self.names:
+                raise TypeError(f"{self.model.__name__} has no field {sorted(set(row) - self.names)}")
+            for slot, (name, default, call) in zip(slots, self._defaults, strict=True):
+                values[slot] = row[name] if name in row else default() if call else default
+        inserted: int = self._execute(values)
+        return inserted
+
+
+# The INSERT shapes made by insert_shape: one for each model, number of rows and if_absent.
+_INSERTS: dict[tuple[type[Model], int, bool], InsertShape] = {}
+
+
+def insert_shape(model: type[Model], rows: int = 1, *, if_absent: bool = False) -> InsertShape:
+    """The INSERT shape of `rows` rows of `model` (made the first time it is asked for): for a statement whose
+    number of rows varies (a post's targets, its labels, follow-up jobs), each number of rows being a shape of its
+    own. Bounded by the callers' own bounds (a post has at most 20 targets and 20 labels)."""
+    key = (model, rows, if_absent)
+    shape = _INSERTS.get(key)
+    if shape is None:  # two threads making it at once make two equal shapes: the last one is kept
+        shape = _INSERTS[key] = InsertShape(model, rows=rows, if_absent=if_absent)
+    return shape

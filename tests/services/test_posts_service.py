@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -15,7 +16,8 @@ from backend.services import accounts as accounts_service
 from backend.services import media as media_service
 from backend.services import workspace as ws_service
 from backend.services.posts import accept, edit
-from backend.store.models import Job, Media, MediaHold, Post, PostTarget
+from backend.store.db import STEPS
+from backend.store.models import Job, Media, MediaHold, Post, PostTarget, Workspace
 from tests.media import corpus
 
 MP4 = corpus.video("mp4")  # a real video: a header alone is refused at ingestion (400 not_a_video)
@@ -158,3 +160,41 @@ def test_job_payload_is_what_the_engine_reads(settings, ws):
     p, _ = accept.create(settings, ws, body())
     job = Job.get(Job.dedupe_key == accept.job_key(p.id))
     assert job.kind == accept.PUBLISH_JOB == "post.publish" and job.payload["post_id"] == p.id
+
+
+def test_accepting_a_post_renders_no_statement_again(settings, owner, monkeypatch):
+    """Every statement of a post's acceptance is a statement shape (issue 34, ruling 2): once the first post has
+    rendered them, the next one with the same number of targets and labels runs 7 statements, none rendered by
+    peewee again — the key's look-up, the workspace and its accounts, the post, the free publication counted, its
+    targets and its labels in one INSERT each, the publish job."""
+    accounts_service.connect_sandbox_defaults(settings, owner.workspace_id)  # no plan: a free publication
+    monkeypatch.setattr(STEPS, "enabled", True)
+
+    def create(n: int) -> tuple[dict[str, int], dict[str, Any]]:
+        before = STEPS.snapshot()
+        data, created = accept.create_public(
+            settings,
+            owner.workspace_id,
+            body(targets=["facebook", "linkedin"], idempotency_key=f"k{n}", labels={"a": "1", "b": str(n)}),
+        )
+        assert created
+        after = STEPS.snapshot()
+        return {k: after[k] - before[k] for k in after}, data
+
+    create(1)
+    steps, data = create(2)
+    assert (steps["statements"], steps["rendered_statements"], steps["once_rendered_statements"]) == (7, 0, 7)
+    assert steps["transactions"] == 1
+    post = Post.get_by_id(data["id"])
+    assert (post.labels, post.idempotency_key, post.free_publication) == ({"a": "1", "b": "2"}, "k2", True)
+    assert [(t.platform, t.position, t.attempts) for t in post.targets.order_by(PostTarget.position)] == [
+        ("facebook", 0, 0),
+        ("linkedin", 1, 0),
+    ]
+    assert Workspace.get_by_id(owner.workspace_id).free_posts_used == 2
+    again, created = accept.create_public(
+        settings,
+        owner.workspace_id,
+        body(targets=["facebook", "linkedin"], idempotency_key="k2", labels={"a": "1", "b": "2"}),
+    )
+    assert not created and again["id"] == data["id"]  # a replay: no second post

@@ -12,8 +12,8 @@ from peewee import fn
 from backend.queue import JobStatus, enqueue
 from backend.store import db as store_db
 from backend.store.db import STEPS, database, locked, tx
-from backend.store.models import Job
-from backend.store.shapes import InsertShape, Shape, Slot
+from backend.store.models import Job, Post, PostLabel
+from backend.store.shapes import InsertShape, Shape, Slot, insert_shape
 
 
 @pytest.fixture
@@ -217,10 +217,69 @@ def test_an_insert_shape_if_absent_skips_a_row_whose_key_exists(settings):
         return dict(id=f"job_k{i}", kind="k", run_at=now, created_at=now, updated_at=now, dedupe_key="only")
 
     with tx():
-        insert.insert([row(1)])
-        insert.insert([row(2)])
+        assert insert.insert([row(1)]) == 1
+        assert insert.insert([row(2)]) == 0  # skipped: the key is taken
     assert [j.id for j in Job.select().where(Job.dedupe_key == "only")] == ["job_k1"]
     with pytest.raises(TypeError, match="no field"):
         insert.insert([{**row(3), "nope": 1}])
     with pytest.raises(ValueError, match="1 rows"):
         insert.insert([row(4), row(5)])
+
+
+def _stored(model: type, key: str) -> dict[str, object]:
+    """Every column of a row as the database holds it (cast to text)."""
+    fields = model._meta.sorted_fields
+    row = (
+        model.select(*[f.cast("text").alias(f.name) for f in fields])
+        .where(model._meta.primary_key == key)
+        .dicts()
+        .get()
+    )
+    return dict(row)
+
+
+@pytest.mark.parametrize("labels", [None, {"set": "launch", "n": "é"}])
+def test_an_insert_shape_stores_a_post_as_peewee_s_insert_does(counted, owner, labels):
+    """Every column of a post (JSON lists and objects, a NULL JSON column, a boolean, times) is stored as peewee's
+    own INSERT stores it, on SQLite and PostgreSQL; the columns a row leaves out get their defaults."""
+    now = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
+
+    def post(post_id: str) -> dict[str, object]:
+        return dict(
+            id=post_id, workspace=owner.workspace_id, status="processing", content="Hé", content_folded="he",
+            media_urls=["https://example.test/a.jpg"], options={"facebook": {"link": None}},
+            scheduled_at=now, idempotency_key=None, free_publication=True, labels=labels, created_at=now,
+            updated_at=now,
+        )  # fmt: skip
+
+    with tx():
+        assert insert_shape(Post).insert([post("post_shape")]) == 1
+        Post.insert(post("post_plain")).execute()
+    shape, plain = _stored(Post, "post_shape"), _stored(Post, "post_plain")
+    assert shape.pop("id") == "post_shape" and plain.pop("id") == "post_plain"
+    assert shape == plain
+    assert Post.get_by_id("post_shape").labels == labels
+
+
+def test_an_insert_shape_leaves_an_auto_incremented_key_to_the_database(counted, owner):
+    """A model numbered by the database (PostLabel's id): the shape leaves the column out, as peewee does, so
+    PostgreSQL's sequence numbers the rows (a NULL id would break its NOT NULL)."""
+    now = datetime(2026, 5, 6, tzinfo=UTC)
+    with tx():
+        Post.insert(
+            id="post_l", workspace=owner.workspace_id, status="processing", content="x", created_at=now,
+            updated_at=now,
+        ).execute()  # fmt: skip
+        rows = [
+            {"post": "post_l", "workspace": owner.workspace_id, "key": f"k{i}", "value": "v"}
+            for i in range(4)
+        ]
+        assert insert_shape(PostLabel, 2).insert(rows[:2]) == 2
+        assert insert_shape(PostLabel, 2).insert(rows[2:]) == 2
+    entry = next(iter(insert_shape(PostLabel, 2)._entries.values()))
+    assert entry.rendered is not None and '"id"' not in entry.rendered.sql
+    got = list(PostLabel.select().where(PostLabel.post == "post_l").order_by(PostLabel.key))
+    assert [label.key for label in got] == ["k0", "k1", "k2", "k3"]
+    assert len({label.id for label in got}) == 4 and all(isinstance(label.id, int) for label in got)
+    assert insert_shape(PostLabel, 2) is insert_shape(PostLabel, 2)  # one shape per model and number of rows
+    assert insert_shape(PostLabel, 2) is not insert_shape(PostLabel, 3)

@@ -37,6 +37,7 @@ from backend.services.posts.public import get, get_public, serialize
 from backend.store.db import tx
 from backend.store.models import Post, PostLabel, PostTarget, Workspace
 from backend.store.models.posts import folded
+from backend.store.shapes import Shape, Slot, insert_shape
 
 PUBLISH_JOB = "post.publish"
 
@@ -45,15 +46,28 @@ def job_key(post_id: str) -> str:
     return f"post:{post_id}"
 
 
+# The statements of a post's acceptance, each rendered once (backend/store/shapes.py). The INSERTs are
+# insert_shape's: the post (with an idempotency key: skipped when the key is taken), its targets and its labels in
+# one statement each, a shape per number of rows.
+_BY_KEY = Shape(
+    lambda: (
+        Post.select(Post.id, Post.idempotency_fingerprint)
+        .where((Post.workspace == Slot("workspace")) & (Post.idempotency_key == Slot("key")))
+        .limit(1)
+        .tuples()
+    )
+)
+_TAKE_FREE = Shape(
+    lambda: Workspace.update(free_posts_used=Workspace.free_posts_used + 1).where(
+        (Workspace.id == Slot("workspace")) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS)
+    )
+)
+
+
 def _existing_by_key(workspace_id: str, key: str, fingerprint: str) -> str | None:
     """The post created with `key`, for a replay of the same request; 409 `idempotency_key_reused` when that post
     was created with another body (a post from before fingerprints were kept replays, as it did)."""
-    row = (
-        Post.select(Post.id, Post.idempotency_fingerprint)
-        .where((Post.workspace == workspace_id) & (Post.idempotency_key == key))
-        .tuples()
-        .first()
-    )
+    row = _BY_KEY.first(workspace=workspace_id, key=key)
     if row is None:
         return None
     post_id, kept = row
@@ -121,11 +135,7 @@ def _subscription_required() -> ApiError:
 
 def _take_free_publication(workspace_id: str) -> bool:
     """Count one free publication, in the post's transaction; the condition makes concurrent posts safe."""
-    updated: int = (
-        Workspace.update(free_posts_used=Workspace.free_posts_used + 1)
-        .where((Workspace.id == workspace_id) & (Workspace.free_posts_used < plans.FREE_PUBLICATIONS))
-        .execute()
-    )
+    updated: int = _TAKE_FREE.run(workspace=workspace_id)
     return updated == 1
 
 
@@ -200,8 +210,8 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             "updated_at": now,
         }
         if key is None:  # nothing but a broken invariant can conflict: any error aborts the transaction
-            Post.insert(post).as_rowcount().execute()
-        elif not Post.insert(post).on_conflict_ignore().as_rowcount().execute():
+            insert_shape(Post).insert([post])
+        elif not insert_shape(Post, if_absent=True).insert([post]):
             # the UNIQUE (workspace, idempotency_key) index refused it: a replay (post ids never collide)
             found = _existing_by_key(workspace_id, key, fingerprint or "")
             if found is None:
@@ -227,14 +237,12 @@ def accept(settings: Settings, workspace_id: str, body: dict[str, Any]) -> Accep
             }
             for pos, t in enumerate(targets)
         ]
-        PostTarget.insert_many(rows).as_rowcount().execute()
+        insert_shape(PostTarget, len(rows)).insert(rows)
         if labels:
-            PostLabel.insert_many(
-                [
-                    {"post": post_id, "workspace": workspace_id, "key": k, "value": v}
-                    for k, v in labels.items()
-                ]
-            ).as_rowcount().execute()
+            label_rows = [
+                {"post": post_id, "workspace": workspace_id, "key": k, "value": v} for k, v in labels.items()
+            ]
+            insert_shape(PostLabel, len(label_rows)).insert(label_rows)
         queue.enqueue(
             PUBLISH_JOB,
             {"post_id": post_id},

@@ -5,11 +5,11 @@ problem collected into one 400 `invalid_targets`."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import httpx
 from peewee import JOIN
@@ -28,6 +28,7 @@ from backend.services import media as media_service
 from backend.services import network_instances, networks
 from backend.services.adapters import adapter_for
 from backend.store.models import Account, Workspace
+from backend.store.shapes import Shape, Slot
 
 log = logging.getLogger("socialpub.posts")
 
@@ -123,10 +124,9 @@ class WorkspaceState(NamedTuple):
     free_posts_used: int
 
 
-def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
-    """The workspace's plan state and its accounts (oldest connected first: the default account of a
-    network), in one statement; None when there is no such workspace."""
-    query = (
+# The workspace's plan state joined with its accounts: one statement, rendered once (backend/store/shapes.py).
+_WORKSPACE_AND_ACCOUNTS = Shape(
+    lambda: (
         Workspace.select(
             Workspace.plan_subscribed,
             Workspace.plan_status,
@@ -139,11 +139,17 @@ def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]]
             Account.kind,
         )
         .join(Account, JOIN.LEFT_OUTER, on=(Account.workspace == Workspace.id))
-        .where(Workspace.id == workspace_id)
+        .where(Workspace.id == Slot("workspace"))
         .order_by(Account.connected_at, Account.id)
         .tuples()
     )
-    rows = list(cast("Iterable[tuple[Any, ...]]", query))  # tuples() yields tuples; peewee's stubs say models
+)
+
+
+def load_workspace(workspace_id: str) -> tuple[WorkspaceState, list[AccountRef]] | None:
+    """The workspace's plan state and its accounts (oldest connected first: the default account of a
+    network), in one statement; None when there is no such workspace."""
+    rows = _WORKSPACE_AND_ACCOUNTS.rows(workspace=workspace_id)
     if not rows:
         return None
     ws = WorkspaceState(*rows[0][:4])
