@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from backend.config import Settings
 
@@ -57,6 +57,24 @@ class InstanceCredentials:
     client_secret: str = field(repr=False)
     scopes: tuple[str, ...] = ()
     redirect_uris: tuple[str, ...] = ()
+
+
+class Revoke(Protocol):
+    """A network's revocation of an account's grant (its OAuthApp's `revoke`, called at disconnection, best effort):
+    (settings, client, the account's external id, its access token, its refresh token or None, the server's app
+    credentials or None — Mastodon's, registered per server) -> a sentence of what was revoked, or None when the
+    account holds nothing revocable. Raises oauth.OAuthError (refused, unreachable, socialpub's app missing)."""
+
+    def __call__(
+        self,
+        settings: Settings,
+        client: httpx.Client,
+        external_id: str,
+        access_token: str,
+        refresh_token: str | None,
+        creds: InstanceCredentials | None,
+        /,
+    ) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -113,10 +131,8 @@ class OAuthApp:
     # a network made of many servers (Mastodon): its apps are registered per server at connect, not configured
     instances: Instances | None = None
     # the network's own revocation of an account's grant, called when the account is disconnected (best effort):
-    # (settings, client, external id, access token, refresh token or None, the server's app credentials or None)
-    # -> a sentence of what was revoked, or None when the account holds nothing revocable; raises
-    # oauth.OAuthError (refused, unreachable). None: the network offers no revocation socialpub can call
-    revoke: Callable[..., str | None] | None = None
+    # see Revoke. None: the network offers no revocation socialpub can call
+    revoke: Revoke | None = None
 
 
 @dataclass(frozen=True)

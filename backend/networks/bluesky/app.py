@@ -14,7 +14,7 @@ from backend.networks.bluesky.session import hosts_of, refresh
 from backend.networks.bluesky.xrpc import auth, classify
 from backend.networks.http import send
 from backend.networks.oauth import OAuthError
-from backend.networks.oauth_types import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, InstanceCredentials, OAuthApp
 
 PLATFORM = NETWORK.name
 
@@ -58,7 +58,7 @@ def revoke(
     external_id: str,
     access_token: str,
     refresh_token: str | None,
-    creds: object = None,
+    creds: InstanceCredentials | None = None,
 ) -> str | None:
     """`com.atproto.server.deleteSession` on the account's PDS with the session's refresh JWT as bearer (the access
     JWT is refused there: `InvalidToken`): the session's refresh token is revoked (a refresh after it: 400

@@ -11,7 +11,7 @@ from backend.networks.base import NetworkError
 from backend.networks.http import json_or_none
 from backend.networks.oauth import Candidate, OAuthError, TokenSet, call, json_body, revocation
 from backend.networks.oauth_apps import api_base
-from backend.networks.oauth_types import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, InstanceCredentials, OAuthApp
 from backend.networks.tiktok import NETWORK
 from backend.networks.tiktok.adapter import classify
 
@@ -109,7 +109,7 @@ def revoke(
     external_id: str,
     access_token: str,
     refresh_token: str | None,
-    creds: object = None,
+    creds: InstanceCredentials | None = None,
 ) -> str:
     """`POST https://open.tiktokapis.com/v2/oauth/revoke/`, form-encoded `client_key`, `client_secret` and `token`
     (the user access token): an empty `{}` — the token is dead and socialpub's app leaves the user's connected apps

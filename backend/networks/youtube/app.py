@@ -10,7 +10,7 @@ from backend.networks import oauth
 from backend.networks.http import json_or_none
 from backend.networks.oauth import Candidate, TokenSet, call, json_body, revocation
 from backend.networks.oauth_apps import api_base
-from backend.networks.oauth_types import Endpoints, OAuthApp
+from backend.networks.oauth_types import Endpoints, InstanceCredentials, OAuthApp
 from backend.networks.youtube import NETWORK
 from backend.networks.youtube.adapter import classify
 
@@ -77,7 +77,7 @@ def revoke(
     external_id: str,
     access_token: str,
     refresh_token: str | None,
-    creds: object = None,
+    creds: InstanceCredentials | None = None,
 ) -> str | None:
     """`POST https://oauth2.googleapis.com/revoke` with `token` form-encoded, the refresh token preferred (revoking
     it ends the whole grant; an access token with a refresh token takes that with it too): 200 — the grant is gone,
