@@ -21,10 +21,11 @@ too: on SQLite, where peewee writes the value as `json(?)`, the shape's SQL keep
 is the value's JSON text as the field dumps it; on PostgreSQL the field's own parameter. No Slot for another column
 whose field turns a value into SQL rather than a parameter (refused when bound). An IN list's length is part of
 the SQL text: `ListShape` makes a shape per length (rounded up to a power of two, the list padded by repeating its
-last item, which IN does not count twice), each item a Slot. No INSERT built by hand (peewee fills a row's missing columns with their defaults, e.g. a new
-id, while rendering: a shape would repeat the first one's): `InsertShape` inserts rows that name every column, the
-missing ones given their field's default at each execution (`insert_shape` gives the one of a model, a number of
-rows and if_absent, or an upsert's conflict target and the columns it replaces).
+last item, which IN does not count twice), each item a Slot. No INSERT built by hand (peewee fills a row's missing
+columns with their defaults, e.g. a new id, while rendering: a shape would repeat the first one's): `InsertShape`
+inserts rows that name every column, the missing ones given their field's default at each execution
+(`insert_shape` gives the one of a model, a number of rows and if_absent, or an upsert's conflict target and the
+columns it replaces).
 """
 
 from __future__ import annotations
