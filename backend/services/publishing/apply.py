@@ -267,9 +267,11 @@ def settle_post(post: Post) -> str | None:
 
 
 _UNRESOLVED = Shape(
-    lambda: PublishAttempt.select()
-    .where((PublishAttempt.target == Slot("target")) & PublishAttempt.finished_at.is_null())
-    .order_by(PublishAttempt.started_at, PublishAttempt.id)
+    lambda: (
+        PublishAttempt.select()
+        .where((PublishAttempt.target == Slot("target")) & PublishAttempt.finished_at.is_null())
+        .order_by(PublishAttempt.started_at, PublishAttempt.id)
+    )
 )
 
 
