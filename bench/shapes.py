@@ -259,6 +259,8 @@ def main() -> int:
         now = clock.now()
         ref = f"post:{post_id}"
         locks = [f"nobody#{i}" for i in range(8)]
+        # a target of another post: the attempt INSERTs above give `target_id` thousands of open attempts
+        fresh_target = PostTarget.select(PostTarget.id).where(PostTarget.post == post_ids[8]).first().id
         with tx():
             media.hold(ws.id, keys, None, "bench:upsert1")
             media.hold(ws.id, keys, None, "bench:upsert2")
@@ -313,10 +315,10 @@ def main() -> int:
                 "a target's unresolved attempts (apply.unresolved_attempts)": {
                     "query": lambda: (
                         PublishAttempt.select()
-                        .where((PublishAttempt.target == target_id) & PublishAttempt.finished_at.is_null())
+                        .where((PublishAttempt.target == fresh_target) & PublishAttempt.finished_at.is_null())
                         .order_by(PublishAttempt.started_at, PublishAttempt.id)
                     ),
-                    "shape": lambda: unresolved_attempts(target_id),
+                    "shape": lambda: unresolved_attempts(fresh_target),
                 },
                 "heartbeat renewal (queue.renew_all, 8 claims)": {
                     "query": lambda: (
