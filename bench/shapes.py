@@ -292,7 +292,7 @@ def main() -> int:
                 },
                 "a file held without limit? (media._refresh)": {
                     "query": lambda: (
-                        MediaHold.select(MediaHold.id)
+                        MediaHold.select(MediaHold.media)
                         .where((MediaHold.media == video.id) & MediaHold.until.is_null())
                         .limit(1)
                     ),

@@ -368,7 +368,7 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
 # ---------------------------------------------------------------- reading
 
 
-def _live(now: datetime) -> Any:
+def _live(now: datetime | Slot) -> Any:  # a Slot in a statement shape
     return Media.expires_at.is_null() | (Media.expires_at > now)
 
 
@@ -490,7 +490,7 @@ _SET_EXPIRY = Shape(
 )
 _HELD_WITHOUT_LIMIT = Shape(
     lambda: (
-        MediaHold.select(MediaHold.id)
+        MediaHold.select(MediaHold.media)
         .where((MediaHold.media == Slot("media")) & MediaHold.until.is_null())
         .limit(1)
     )
