@@ -52,6 +52,24 @@ STATEMENTS_A_TARGET = {
     "attempt insert (engine._start_attempt)": 1.4,
     "event insert (events.record)": 1.3,
     "event's endpoints read (events.record)": 1.3,
+    # rendered each time before speed6 (1.65 a target in the burst of speed4): a post's start (1 a post, 5 targets
+    # a post in the burst: 0.2 a target each) releases its media holds (one video a post) and reads its accounts;
+    # the heartbeat renews the claims of the pool (what is left of the 1.65: ~0.05 a target)
+    "post's accounts (engine.start_post, 5 accounts)": 0.2,
+    "holds of a post (media.release)": 0.2,
+    "holds ended (media.release)": 0.2,
+    "files by id (media._refresh)": 0.2,
+    "a file held without limit? (media._refresh)": 0.2,
+    "a file's latest hold (media._refresh)": 0.2,
+    "a file's deadline (media._refresh)": 0.2,
+    "keys of the files (media.release)": 0.2,
+    "heartbeat renewal (queue.renew_all, 8 claims)": 0.05,
+    # found by counting the burst's rendered statements by call site: 2 a post (speed6)
+    "a target's unresolved attempts (apply.unresolved_attempts)": 0.4,
+    # at a post's acceptance with files (POST /v1/posts, not the worker: 0 a target here), each a POST with 2 files
+    "a file by key or id (media.get_media, 2 a POST)": 0.0,
+    "live files by key (media.hold, 2 keys)": 0.0,
+    "holds' upsert (media.hold, 2 files)": 0.0,
 }
 
 
@@ -78,13 +96,14 @@ def main() -> int:
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
 
-    from peewee import JOIN
+    from peewee import EXCLUDED, JOIN
+    from peewee import fn as sql_fn  # `fn` is the loop variable below
 
     from backend import clock, queue
     from backend.config import get_settings
     from backend.ids import new_id
     from backend.schemas.statuses import JobStatus
-    from backend.services import events
+    from backend.services import events, media
     from backend.services.publishing import engine
     from backend.services.publishing.apply import (
         _SIBLING_STATUSES,
@@ -92,9 +111,20 @@ def main() -> int:
         POST_STATE,
         _outcome_shape,
         lock_target,
+        unresolved_attempts,
     )
     from backend.store.db import database, locked, tx
-    from backend.store.models import Account, Event, Job, Post, PostTarget, PublishAttempt, WebhookEndpoint
+    from backend.store.models import (
+        Account,
+        Event,
+        Job,
+        Media,
+        MediaHold,
+        Post,
+        PostTarget,
+        PublishAttempt,
+        WebhookEndpoint,
+    )
     from backend.store.shapes import insert_shape
 
     with tempfile.TemporaryDirectory(prefix="socialpub-shapes-") as tmp:
@@ -217,6 +247,119 @@ def main() -> int:
                         (WebhookEndpoint.workspace == ws.id) & (WebhookEndpoint.enabled == True)  # noqa: E712
                     ),
                     "shape": lambda: events._ENDPOINTS[False].rows(workspace=ws.id),
+                },
+            }
+        )
+
+        # speed6: the post's media holds and their release, its accounts, the heartbeat (the engine's and the
+        # media service's statements as they were written before, each against its shape)
+        account_ids = sorted({a.id for a in Account.select(Account.id).where(Account.workspace == ws.id)})[:5]
+        video = Media.select().where(Media.workspace == ws.id).first()
+        keys = [video.key, "med_none_k.mp4"]
+        now = clock.now()
+        ref = f"post:{post_id}"
+        locks = [f"nobody#{i}" for i in range(8)]
+        # a target of another post: the attempt INSERTs above give `target_id` thousands of open attempts
+        fresh_target = PostTarget.select(PostTarget.id).where(PostTarget.post == post_ids[8]).first().id
+        with tx():
+            media.hold(ws.id, keys, None, "bench:upsert1")
+            media.hold(ws.id, keys, None, "bench:upsert2")
+
+        def hold_rows() -> list[dict[str, Any]]:
+            at = clock.now()  # two holds of the file (refs of two posts): each replaced by the upsert
+            return [
+                {"media": video.id, "ref": f"bench:upsert{i}", "until": None, "created_at": at}
+                for i in (1, 2)
+            ]
+
+        statements.update(
+            {
+                "post's accounts (engine.start_post, 5 accounts)": {
+                    "query": lambda: Account.select().where(Account.id.in_(account_ids)),
+                    "shape": lambda: engine._ACCOUNTS.rows(ids=account_ids),
+                },
+                "holds of a post (media.release)": {
+                    "query": lambda: MediaHold.select(MediaHold.media).where(MediaHold.ref == ref),
+                    "shape": lambda: media._HOLDS_OF_REF.rows(ref=ref),
+                },
+                "holds ended (media.release)": {
+                    "query": lambda: MediaHold.update(until=now).where(MediaHold.ref == "bench:none"),
+                    "shape": lambda: media._END_HOLDS.run(until=now, ref="bench:none"),
+                },
+                "files by id (media._refresh)": {
+                    "query": lambda: Media.select().where(Media.id.in_([video.id])),
+                    "shape": lambda: media._MEDIA_OF_IDS.rows(ids=[video.id]),
+                },
+                "a file held without limit? (media._refresh)": {
+                    "query": lambda: (
+                        MediaHold.select(MediaHold.media)
+                        .where((MediaHold.media == video.id) & MediaHold.until.is_null())
+                        .limit(1)
+                    ),
+                    "shape": lambda: media._HELD_WITHOUT_LIMIT.first(media=video.id),
+                },
+                "a file's latest hold (media._refresh)": {
+                    "query": lambda: MediaHold.select(sql_fn.MAX(MediaHold.until).alias("latest")).where(
+                        MediaHold.media == video.id
+                    ),
+                    "shape": lambda: media._LATEST_HOLD.first(media=video.id),
+                },
+                "a file's deadline (media._refresh)": {
+                    "query": lambda: Media.update(expires_at=now).where(Media.id == "med_none"),
+                    "shape": lambda: media._SET_EXPIRY.run(expires=now, media="med_none"),
+                },
+                "keys of the files (media.release)": {
+                    "query": lambda: Media.select(Media.key).where(Media.id.in_([video.id])),
+                    "shape": lambda: media._KEYS_OF_IDS.rows(ids=[video.id]),
+                },
+                "a target's unresolved attempts (apply.unresolved_attempts)": {
+                    "query": lambda: (
+                        PublishAttempt.select()
+                        .where((PublishAttempt.target == fresh_target) & PublishAttempt.finished_at.is_null())
+                        .order_by(PublishAttempt.started_at, PublishAttempt.id)
+                    ),
+                    "shape": lambda: unresolved_attempts(fresh_target),
+                },
+                "heartbeat renewal (queue.renew_all, 8 claims)": {
+                    "query": lambda: (
+                        Job.update(lease_until=now, updated_at=now)
+                        .where(Job.locked_by.in_(locks) & (Job.status == JobStatus.RUNNING))
+                        .returning(Job.id)
+                    ),
+                    "shape": lambda: queue._RENEW_ALL.rows(locks=locks, until=now, now=now),
+                },
+                "a file by key or id (media.get_media, 2 a POST)": {
+                    "query": lambda: (
+                        Media.select()
+                        .where(
+                            ((Media.key == video.key) | (Media.id == video.key))
+                            & (Media.workspace == ws.id)
+                            & (Media.expires_at.is_null() | (Media.expires_at > now))
+                        )
+                        .limit(1)
+                    ),
+                    "shape": lambda: media._MEDIA_BY_KEY_OR_ID.first(key=video.key, workspace=ws.id, now=now),
+                },
+                "live files by key (media.hold, 2 keys)": {
+                    "query": lambda: Media.select().where(
+                        (Media.workspace == ws.id)
+                        & Media.key.in_(keys)
+                        & (Media.expires_at.is_null() | (Media.expires_at > now))
+                    ),
+                    "shape": lambda: media._LIVE_OF_KEYS.rows(workspace=ws.id, keys=keys, now=now),
+                },
+                "holds' upsert (media.hold, 2 files)": {
+                    "query": lambda: (
+                        MediaHold.insert_many(hold_rows())
+                        .on_conflict(
+                            conflict_target=[MediaHold.media, MediaHold.ref],
+                            update={MediaHold.until: EXCLUDED.until},
+                        )
+                        .as_rowcount()
+                    ),
+                    "shape": lambda: insert_shape(
+                        MediaHold, 2, conflict=media._HOLD_KEY, replace=(MediaHold.until,)
+                    ).insert(hold_rows()),
                 },
             }
         )

@@ -22,7 +22,7 @@ from backend.schemas.statuses import JobStatus
 from backend.store import statements
 from backend.store.db import database, locked, tx
 from backend.store.models import Job
-from backend.store.shapes import Shape, Slot, insert_shape
+from backend.store.shapes import ListShape, Shape, Slot, insert_shape
 
 WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
 
@@ -198,6 +198,15 @@ _HOLD = Shape(
         .limit(1)
     )
 )
+# the heartbeat's renewal of every claim of a worker (1 to its pool's size: a shape per power of two of them)
+_RENEW_ALL = ListShape(
+    "locks",
+    lambda locks: (
+        Job.update(lease_until=Slot("until", Job.lease_until), updated_at=Slot("now", Job.updated_at))
+        .where(Job.locked_by.in_(locks) & (Job.status == JobStatus.RUNNING))
+        .returning(Job.id)
+    ),
+)
 _COMPLETE = Shape(
     lambda: Job.update(
         status=JobStatus.DONE, lease_until=None, updated_at=Slot("now", Job.updated_at), last_error=None
@@ -279,12 +288,8 @@ def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:
         return set()
     with tx():  # the lease counted from when the write lock is held, not from before waiting for it
         now = clock.now()
-        q = (
-            Job.update(lease_until=now + timedelta(seconds=lease_s), updated_at=now)
-            .where(Job.locked_by.in_(locks) & (Job.status == JobStatus.RUNNING))
-            .returning(Job.id)
-        )
-        return {row.id for row in q.execute()}
+        rows = _RENEW_ALL.rows(locks=locks, until=now + timedelta(seconds=lease_s), now=now)
+        return {row.id for row in rows}
 
 
 def complete(job: Job) -> bool:

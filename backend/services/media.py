@@ -39,7 +39,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from peewee import EXCLUDED, fn
+from peewee import fn
 
 from backend import clock
 from backend.config import Settings
@@ -53,6 +53,7 @@ from backend.media.storage import get_storage, media_base_url, valid_key
 from backend.services import cursors
 from backend.store.db import tx
 from backend.store.models import Media, MediaHold
+from backend.store.shapes import ListShape, Shape, Slot, insert_shape
 
 log = logging.getLogger("socialpub.media")
 
@@ -367,7 +368,7 @@ def to_item(media: Media, settings: Settings) -> dict[str, Any]:
 # ---------------------------------------------------------------- reading
 
 
-def _live(now: datetime) -> Any:
+def _live(now: datetime | Slot) -> Any:  # a Slot in a statement shape
     return Media.expires_at.is_null() | (Media.expires_at > now)
 
 
@@ -397,11 +398,22 @@ def list_media(
     return rows[:limit], next_cursor
 
 
-def get_media(workspace_id: str, key_or_id: str) -> Media:
-    now = clock.now()
-    row = Media.get_or_none(
-        ((Media.key == key_or_id) | (Media.id == key_or_id)) & (Media.workspace == workspace_id) & _live(now)
+# a file by key or id (a post's media checked at acceptance, GET /v1/media/:id): rendered once (store/shapes.py)
+_MEDIA_BY_KEY_OR_ID = Shape(
+    lambda: (
+        Media.select()
+        .where(
+            ((Media.key == Slot("key")) | (Media.id == Slot("key")))
+            & (Media.workspace == Slot("workspace"))
+            & _live(Slot("now", Media.expires_at))
+        )
+        .limit(1)
     )
+)
+
+
+def get_media(workspace_id: str, key_or_id: str) -> Media:
+    row: Media | None = _MEDIA_BY_KEY_OR_ID.first(key=key_or_id, workspace=workspace_id, now=clock.now())
     if row is None:
         raise ApiError(404, "media_not_found", "no such media file in this workspace (or it has expired)")
     return row
@@ -463,26 +475,57 @@ def compute_expiry(media: Media, holds: Iterable[datetime | None]) -> datetime |
     return max(clock.to_utc(c) for c in candidates)
 
 
+# The statements of a post's holds and their release (backend/store/shapes.py: each rendered once, executed with
+# its values; a post's holds are at its acceptance and released at its start).
+_MEDIA_OF_IDS = ListShape("ids", lambda ids: Media.select().where(Media.id.in_(ids)))
+_KEYS_OF_IDS = ListShape("ids", lambda ids: Media.select(Media.key).where(Media.id.in_(ids)))
+_LIVE_OF_KEYS = ListShape(
+    "keys",
+    lambda keys: Media.select().where(
+        (Media.workspace == Slot("workspace")) & Media.key.in_(keys) & _live(Slot("now", Media.expires_at))
+    ),
+)
+_SET_EXPIRY = Shape(
+    lambda: Media.update(expires_at=Slot("expires", Media.expires_at)).where(Media.id == Slot("media"))
+)
+_HELD_WITHOUT_LIMIT = Shape(
+    lambda: (
+        MediaHold.select(MediaHold.media)
+        .where((MediaHold.media == Slot("media")) & MediaHold.until.is_null())
+        .limit(1)
+    )
+)
+_LATEST_HOLD = Shape(
+    lambda: MediaHold.select(fn.MAX(MediaHold.until).alias("latest")).where(MediaHold.media == Slot("media"))
+)
+_HOLDS_OF_REF = Shape(lambda: MediaHold.select(MediaHold.media).where(MediaHold.ref == Slot("ref")))
+_DROP_HOLDS = Shape(lambda: MediaHold.delete().where(MediaHold.ref == Slot("ref")))
+_END_HOLDS = Shape(
+    lambda: MediaHold.update(until=Slot("until", MediaHold.until)).where(MediaHold.ref == Slot("ref"))
+)
+_HOLD_KEY = (MediaHold.media, MediaHold.ref)  # an upsert: a hold of `ref` already on a file is replaced
+
+
 def _refresh(media_ids: Iterable[str]) -> None:
     """Recompute the expiry of these files from their holds. Runs as each post is sent, so the holds are
     aggregated in SQL (one file may be held by thousands of posts)."""
     ids = sorted(set(media_ids))
     if not ids:
         return
-    for media in Media.select().where(Media.id.in_(ids)):
+    for media in _MEDIA_OF_IDS.rows(ids=ids):
         unlimited, latest = _hold_summary(media.id)
         expiry = compute_expiry(media, [None] if unlimited else ([latest] if latest is not None else []))
         if expiry != media.expires_at:
-            Media.update(expires_at=expiry).where(Media.id == media.id).execute()
+            _SET_EXPIRY.run(expires=expiry, media=media.id)
 
 
 def _hold_summary(media_id: str) -> tuple[bool, datetime | None]:
     """(held without limit, latest `until`) over the holds of one file: two seeks on the (media_id, until)
     index (migration 0009), whatever the number of holds."""
-    if MediaHold.select().where((MediaHold.media == media_id) & MediaHold.until.is_null()).exists():
+    if _HELD_WITHOUT_LIMIT.first(media=media_id) is not None:
         return True, None
-    latest = MediaHold.select(fn.MAX(MediaHold.until)).where(MediaHold.media == media_id).scalar()
-    until = MediaHold.until.python_value(latest)
+    row = _LATEST_HOLD.first(media=media_id)
+    until = MediaHold.until.python_value(None if row is None else row.latest)
     return False, until if isinstance(until, datetime) else None
 
 
@@ -505,21 +548,10 @@ def hold(workspace_id: str, urls_or_keys: Iterable[str], until: datetime | None,
         return []
     now = clock.now()
     with tx():
-        rows = list(
-            Media.select().where(
-                (Media.workspace == workspace_id) & (Media.key.in_(sorted(keys))) & _live(now)
-            )
-        )
+        rows = _LIVE_OF_KEYS.rows(workspace=workspace_id, keys=sorted(keys), now=now)
         if rows:  # one upsert: a hold of `ref` already on a file is replaced
-            (
-                MediaHold.insert_many(
-                    [{"media": m.id, "ref": ref, "until": until, "created_at": now} for m in rows]
-                )
-                .on_conflict(
-                    conflict_target=[MediaHold.media, MediaHold.ref], update={MediaHold.until: EXCLUDED.until}
-                )
-                .as_rowcount()
-                .execute()
+            insert_shape(MediaHold, len(rows), conflict=_HOLD_KEY, replace=(MediaHold.until,)).insert(
+                [{"media": m.id, "ref": ref, "until": until, "created_at": now} for m in rows]
             )
         held = [m.key for m in rows]
         _refresh(m.id for m in rows)
@@ -535,15 +567,15 @@ def release(ref: str, sent_at: datetime | None) -> list[str]:
     nothing else holds becomes due at once). Returns the keys affected.
     """
     with tx():
-        media_ids = [h.media_id for h in MediaHold.select(MediaHold.media).where(MediaHold.ref == ref)]
+        media_ids = [h.media_id for h in _HOLDS_OF_REF.rows(ref=ref)]
         if not media_ids:
             return []
         if sent_at is None:
-            MediaHold.delete().where(MediaHold.ref == ref).execute()
+            _DROP_HOLDS.run(ref=ref)
         else:
-            MediaHold.update(until=clock.to_utc(sent_at) + RETENTION).where(MediaHold.ref == ref).execute()
+            _END_HOLDS.run(until=clock.to_utc(sent_at) + RETENTION, ref=ref)
         _refresh(media_ids)
-        keys = [m.key for m in Media.select(Media.key).where(Media.id.in_(sorted(set(media_ids))))]
+        keys = [m.key for m in _KEYS_OF_IDS.rows(ids=sorted(set(media_ids)))]
     return sorted(keys)
 
 

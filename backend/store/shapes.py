@@ -19,11 +19,13 @@ a field takes that field's conversion; a Slot given as a SET value of an UPDATE 
 (`Slot("at", Job.updated_at)`), since peewee converts no node there. A JSON column's Slot is bound as a parameter
 too: on SQLite, where peewee writes the value as `json(?)`, the shape's SQL keeps that `json(?)` and the parameter
 is the value's JSON text as the field dumps it; on PostgreSQL the field's own parameter. No Slot for another column
-whose field turns a value into SQL rather than a parameter (refused when bound). No IN over a Slot (its length is
-part of the shape). No INSERT built by hand (peewee fills a row's missing columns with their defaults, e.g. a new
-id, while rendering: a shape would repeat the first one's): `InsertShape` inserts rows that name every column, the
-missing ones given their field's default at each execution (`insert_shape` gives the one of a model, a number of
-rows and if_absent).
+whose field turns a value into SQL rather than a parameter (refused when bound). An IN list's length is part of
+the SQL text: `ListShape` makes a shape per length (rounded up to a power of two, the list padded by repeating its
+last item, which IN does not count twice), each item a Slot. No INSERT built by hand (peewee fills a row's missing
+columns with their defaults, e.g. a new id, while rendering: a shape would repeat the first one's): `InsertShape`
+inserts rows that name every column, the missing ones given their field's default at each execution
+(`insert_shape` gives the one of a model, a number of rows and if_absent, or an upsert's conflict target and the
+columns it replaces).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from peewee import ColumnBase, Context, Field, Function, Insert, JSONField, Model, Value
+from peewee import EXCLUDED, ColumnBase, Context, Field, Function, Insert, JSONField, Model, Value
 
 from backend.store.db import ARMED, Hole, Rendered, database
 
@@ -143,11 +145,24 @@ class InsertShape(Shape):
     skipped, peewee's on_conflict_ignore), rendered once: every column is a Slot, and `insert` gives each row's
     columns by field name, the missing ones their field's default (a callable default called for each row, as
     peewee does). An auto-incremented primary key is left to the database, as peewee leaves it. One shape per
-    number of rows."""
+    number of rows. An upsert (`replace`): a row whose `conflict` columns match an existing one's sets that row's
+    `replace` columns to its own values instead (peewee's on_conflict with EXCLUDED)."""
 
     _whole_rows = True
 
-    def __init__(self, model: type[Model], *, rows: int = 1, if_absent: bool = False) -> None:
+    def __init__(
+        self,
+        model: type[Model],
+        *,
+        rows: int = 1,
+        if_absent: bool = False,
+        conflict: tuple[Field, ...] = (),
+        replace: tuple[Field, ...] = (),
+    ) -> None:
+        if bool(conflict) != bool(replace) or (replace and if_absent):
+            raise TypeError(
+                "an upsert names its conflict columns and the columns it replaces, and is not if_absent"
+            )
         self.model = model
         meta: Any = model._meta  # peewee's documented model metadata (untyped)
         fields: list[Field] = list(meta.sorted_fields)
@@ -164,6 +179,12 @@ class InsertShape(Shape):
             insert = model.insert_many(
                 [{f: Slot(slot, f) for f, slot in zip(fields, slots, strict=True)} for slots in self._slots]
             ).as_rowcount()  # the rows inserted (no RETURNING of the keys: the caller gives them)
+            if replace:
+                excluded: Any = EXCLUDED  # peewee's node of the proposed row (untyped)
+                return insert.on_conflict(
+                    conflict_target=list(conflict),
+                    update={f: getattr(excluded, f.column_name) for f in replace},
+                )
             return insert.on_conflict_ignore() if if_absent else insert
 
         super().__init__(build)
@@ -182,16 +203,76 @@ class InsertShape(Shape):
         return inserted
 
 
-# The INSERT shapes made by insert_shape: one for each model, number of rows and if_absent.
-_INSERTS: dict[tuple[type[Model], int, bool], InsertShape] = {}
+# The INSERT shapes made by insert_shape: one for each model, number of rows, if_absent and upsert.
+_INSERTS: dict[tuple[type[Model], int, bool, tuple[Field, ...], tuple[Field, ...]], InsertShape] = {}
 
 
-def insert_shape(model: type[Model], rows: int = 1, *, if_absent: bool = False) -> InsertShape:
+def insert_shape(
+    model: type[Model],
+    rows: int = 1,
+    *,
+    if_absent: bool = False,
+    conflict: tuple[Field, ...] = (),
+    replace: tuple[Field, ...] = (),
+) -> InsertShape:
     """The INSERT shape of `rows` rows of `model` (made the first time it is asked for): for a statement whose
-    number of rows varies (a post's targets, its labels, follow-up jobs), each number of rows being a shape of its
-    own. Bounded by the callers' own bounds (a post has at most 20 targets and 20 labels)."""
-    key = (model, rows, if_absent)
+    number of rows varies (a post's targets, its labels, follow-up jobs, a post's media holds), each number of rows
+    being a shape of its own. Bounded by the callers' own bounds (a post has at most 20 targets and 20 labels)."""
+    key = (model, rows, if_absent, conflict, replace)
     shape = _INSERTS.get(key)
     if shape is None:  # two threads making it at once make two equal shapes: the last one is kept
-        shape = _INSERTS[key] = InsertShape(model, rows=rows, if_absent=if_absent)
+        shape = _INSERTS[key] = InsertShape(
+            model, rows=rows, if_absent=if_absent, conflict=conflict, replace=replace
+        )
     return shape
+
+
+def list_length(n: int) -> int:
+    """The length of the IN list of a ListShape's shape for a list of `n` items: the next power of two (0 for an
+    empty list), so a list whose length varies widely (the heartbeat's claims: 1 to the pool's size) is a few
+    shapes."""
+    return 0 if n <= 0 else 1 << (n - 1).bit_length()
+
+
+class ListShape:
+    """A statement with an IN list whose length varies (the keys a post names, the accounts of its targets, the
+    claims a heartbeat renews): `build(items)` builds it with `items`, a list of Slots, in its IN; one Shape per
+    length (list_length: a power of two), made the first time it is needed. At execution the list's values (the
+    keyword `items_name`) fill the items' Slots, the last value repeated to the shape's length (an IN matches a value
+    given twice once). The other Slots are given as for a Shape."""
+
+    def __init__(self, items_name: str, build: Callable[[list[Slot]], Any]) -> None:
+        self.items_name = items_name
+        self._build = build
+        self._shapes: dict[int, Shape] = {}
+
+    def _slot_names(self, length: int) -> list[str]:
+        return [f"{self.items_name}:{i}" for i in range(length)]
+
+    def shape(self, n: int) -> Shape:
+        """The shape for a list of `n` items."""
+        length = list_length(n)
+        shape = self._shapes.get(length)
+        if shape is None:  # two threads making it at once make two equal shapes: the last one is kept
+            names = self._slot_names(length)
+            shape = self._shapes[length] = Shape(lambda: self._build([Slot(name) for name in names]))
+        return shape
+
+    def _armed(self, values: dict[str, Any]) -> tuple[Shape, dict[str, Any]]:
+        items = list(values.pop(self.items_name))
+        shape = self.shape(len(items))
+        names = self._slot_names(list_length(len(items)))
+        values.update(zip(names, items + items[-1:] * (len(names) - len(items)), strict=True))
+        return shape, values
+
+    def rows(self, **values: Any) -> list[Any]:
+        shape, values = self._armed(values)
+        return shape.rows(**values)
+
+    def first(self, **values: Any) -> Any | None:
+        shape, values = self._armed(values)
+        return shape.first(**values)
+
+    def run(self, **values: Any) -> int:
+        shape, values = self._armed(values)
+        return shape.run(**values)

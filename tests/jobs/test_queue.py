@@ -11,7 +11,7 @@ from backend import clock, queue
 from backend.jobs.registry import HANDLERS
 from backend.jobs.worker import Worker
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
-from backend.store.db import database, tx
+from backend.store.db import STEPS, database, tx
 from backend.store.models import Job
 
 
@@ -209,3 +209,27 @@ def test_next_changes_in_ignores_what_is_claimable_already(settings):
     changes = queue.next_changes_in(limit=5)
     assert len(changes) == 3 and changes == sorted(changes)
     assert 0 < changes[0] <= 5 and 5 < changes[1] <= 10 and 25 < changes[2] <= 30
+
+
+def test_the_heartbeat_renews_every_listed_running_claim_rendering_no_statement_again(settings, monkeypatch):
+    """renew_all is one statement shape per power of two of claims (issue 34, ruling 2): it extends the lease of
+    each running job held by a listed claim, none other, and once rendered for a number of claims renders nothing
+    again."""
+    monkeypatch.setattr(STEPS, "enabled", True)
+    with tx():
+        for _ in range(4):
+            queue.enqueue("t.noop")
+    jobs = [queue.claim(f"w{i}", limit=1, lease_s=30)[0] for i in range(4)]
+    assert queue.complete(jobs[3])  # done: not renewed although listed
+    later = clock.now() + timedelta(seconds=20)
+    with time_machine.travel(later, tick=False):
+        renewed = queue.renew_all(["w0", "w2", "w3"], 60)  # three claims: the shape of four
+        before = STEPS.snapshot()
+        assert queue.renew_all(["w2", "w0", "w3", "w9"], 60) == renewed == {jobs[0].id, jobs[2].id}
+        after = STEPS.snapshot()
+    steps = {k: after[k] - before[k] for k in after}
+    assert (steps["statements"], steps["rendered_statements"], steps["once_rendered_statements"]) == (1, 0, 1)
+    leases = {j.id: Job.get_by_id(j.id).lease_until for j in jobs}
+    assert leases[jobs[0].id] == leases[jobs[2].id] == later + timedelta(seconds=60)
+    assert leases[jobs[1].id] == jobs[1].lease_until and leases[jobs[3].id] is None
+    assert queue.renew_all([], 60) == set()

@@ -156,3 +156,27 @@ def test_warnings_join_those_an_earlier_answer_gave_and_the_api_answers_them(pos
         first.to_dict(),
         later.to_dict(),
     ]
+
+
+def test_a_target_s_unresolved_attempts_render_no_statement_again(post, settings, monkeypatch):
+    """Read at each attempt's start (and when a tracked target is decided): a statement shape (issue 34, ruling 2),
+    earliest first, the closed ones left out."""
+    from backend.services.publishing.apply import unresolved_attempts
+    from backend.store.db import STEPS
+
+    fb, li = target(post, "facebook"), target(post, "linkedin")
+    _attempt(fb, "att_1")
+    _attempt(fb, "att_2")
+    _attempt(li, "att_3")
+    _attempt(fb, "att_4")
+    PublishAttempt.update(finished_at=clock.now()).where(PublishAttempt.id == "att_2").execute()
+    unresolved_attempts(li.id)  # rendered once
+    monkeypatch.setattr(STEPS, "enabled", True)
+    before = STEPS.snapshot()
+    assert [a.id for a in unresolved_attempts(fb.id)] == ["att_1", "att_4"]
+    assert [a.id for a in unresolved_attempts(li.id)] == ["att_3"]
+    after = STEPS.snapshot()
+    assert (
+        after["rendered_statements"] - before["rendered_statements"],
+        after["statements"] - before["statements"],
+    ) == (0, 2)

@@ -102,6 +102,25 @@ def test_host_media_checked_against_the_store_and_held_until_sent(settings, ws):
     assert Media.get_by_id(img.id).expires_at is not None  # back to the base rule
 
 
+def test_accepting_a_post_with_media_renders_no_statement_again(settings, ws, monkeypatch):
+    """A post naming files of our media host: their checks (each file by key) and their hold (a savepoint, the
+    live files by key, one upsert, their deadlines) are statement shapes too (issue 34, ruling 2): the second post
+    with as many files renders nothing."""
+    files = [media_service.ingest_bytes(settings, ws, jpeg()) for _ in range(4)]
+    monkeypatch.setattr(STEPS, "enabled", True)
+    for i in (0, 2):
+        before = STEPS.snapshot()
+        urls = [media_service.url_for(settings, m.key) for m in files[i : i + 2]]
+        p, _ = accept.create(settings, ws, body(targets=["facebook", "linkedin"], media_urls=urls))
+        after = STEPS.snapshot()
+    assert after["rendered_statements"] - before["rendered_statements"] == 0
+    assert {h.media_id for h in MediaHold.select().where(MediaHold.ref == f"post:{p.id}")} == {
+        files[2].id,
+        files[3].id,
+    }
+    assert all(Media.get_by_id(m.id).expires_at is None for m in files)
+
+
 def test_patch_moves_the_hold_to_the_new_media(settings, ws):
     a = media_service.ingest_bytes(settings, ws, jpeg())
     b = media_service.ingest_bytes(settings, ws, jpeg())

@@ -528,6 +528,44 @@ def test_the_post_job_enqueues_one_job_per_target_on_its_networks_lane(client, o
     assert Post.get_by_id(post["id"]).status == "processing"
 
 
+def test_a_post_s_start_renders_no_statement_again(client, owner, sandbox, fast, monkeypatch):
+    """post.publish is statement shapes only (issue 34, ruling 2), the accounts of its targets read by an IN list
+    (a shape per power of two of them) and the release of its media holds included: the second post's start, with
+    as many targets and files, renders nothing. Its files are kept until 30 days after the post was sent."""
+    from backend import queue
+    from backend.services import media as media_service
+    from backend.services import publishing
+    from backend.store.db import STEPS
+    from backend.store.models import Media
+
+    posts = [
+        create(
+            client,
+            owner,
+            targets=["facebook", "linkedin", "youtube"],
+            content="Title\nfan out",
+            mediaUrls=[upload(client, owner, corpus.video("mp4"))],
+        )
+        for _ in range(2)
+    ]
+    starts = {j.payload["post_id"]: j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"}
+    monkeypatch.setattr(STEPS, "enabled", True)
+    for post in posts:
+        before = STEPS.snapshot()
+        publishing.start_post(starts[post["id"]], fast)
+        after = STEPS.snapshot()
+    steps = {k: after[k] - before[k] for k in after}
+    assert steps["rendered_statements"] == 0
+    # every statement from a shape, but the savepoint of the release's own transaction (SAVEPOINT and RELEASE)
+    assert steps["once_rendered_statements"] == steps["statements"] - 2 > 0
+    assert Job.select().where(Job.kind == "target.publish").count() == 6
+    for post in posts:
+        row = Post.get_by_id(post["id"])
+        assert row.status == "processing"
+        (media,) = Media.select().where(Media.key == media_service.key_of(post["mediaUrls"][0]))
+        assert media.expires_at == row.sent_at + media_service.RETENTION
+
+
 def test_attempt_is_committed_before_the_call(client, owner, sandbox, fast, monkeypatch):
     """Commit before the call: when a network is called, its target is `publishing` with `call_started_at`
     and an open `publish_attempt` row in the store (read from another connection)."""

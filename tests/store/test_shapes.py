@@ -12,8 +12,8 @@ from peewee import fn
 from backend.queue import JobStatus, enqueue
 from backend.store import db as store_db
 from backend.store.db import STEPS, database, locked, tx
-from backend.store.models import Job, Post, PostLabel
-from backend.store.shapes import InsertShape, Shape, Slot, insert_shape
+from backend.store.models import Job, Media, MediaHold, Post, PostLabel
+from backend.store.shapes import InsertShape, ListShape, Shape, Slot, insert_shape, list_length
 
 
 @pytest.fixture
@@ -283,3 +283,78 @@ def test_an_insert_shape_leaves_an_auto_incremented_key_to_the_database(counted,
     assert len({label.id for label in got}) == 4 and all(isinstance(label.id, int) for label in got)
     assert insert_shape(PostLabel, 2) is insert_shape(PostLabel, 2)  # one shape per model and number of rows
     assert insert_shape(PostLabel, 2) is not insert_shape(PostLabel, 3)
+
+
+def test_a_list_shape_is_a_shape_per_power_of_two_finding_what_peewee_s_in_finds(counted):
+    """An IN list's length is part of the SQL: a ListShape renders one statement per length rounded up to a power of
+    two, padding the list with its last value; it finds what peewee's own IN finds, for every length."""
+    jobs = _jobs(6)
+    ids = [j.id for j in jobs]
+    of_ids = ListShape(
+        "ids", lambda items: Job.select(Job.id).where(Job.id.in_(items) & (Job.status == Slot("status")))
+    )
+    assert [list_length(n) for n in (0, 1, 2, 3, 4, 5, 8, 9)] == [0, 1, 2, 4, 4, 8, 8, 16]
+    before = counted.snapshot()
+    for n in range(7):
+        wanted = ids[:n] + ["job_none"] * (n == 6)
+        got = sorted(j.id for j in of_ids.rows(ids=wanted, status=JobStatus.QUEUED))
+        assert got == sorted(j.id for j in Job.select(Job.id).where(Job.id.in_(wanted)))
+    middle = counted.snapshot()
+    rendered = middle["rendered_statements"] - before["rendered_statements"]
+    assert rendered == 7 + 5  # peewee's IN each time + a shape of 0, 1, 2, 4 and 8 items
+    for n in range(7):
+        assert len(of_ids.rows(ids=ids[:n], status=JobStatus.QUEUED)) == n
+        assert of_ids.rows(ids=ids[:n], status=JobStatus.DONE) == []
+    after = counted.snapshot()
+    assert after["rendered_statements"] == middle["rendered_statements"]  # no length renders again
+    assert after["once_rendered_statements"] - middle["once_rendered_statements"] == 14
+
+
+def test_a_list_shape_update_changes_each_listed_row_once(counted, db_kind):
+    jobs = _jobs(3)
+    at = datetime(2026, 3, 4, 5, 6, 7, 8, tzinfo=UTC)
+    touch = ListShape(
+        "ids",
+        lambda items: (
+            Job.update(updated_at=Slot("at", Job.updated_at)).where(Job.id.in_(items)).returning(Job.id)
+        ),
+    )
+    with tx():
+        got = {row.id for row in touch.rows(ids=[jobs[0].id, jobs[2].id, jobs[0].id], at=at)}
+    assert got == {jobs[0].id, jobs[2].id}  # padded to 4 items: the last one repeated, each row changed once
+    assert [Job.get_by_id(j.id).updated_at == at for j in jobs] == [True, False, True]
+
+
+def test_an_upsert_shape_replaces_the_named_columns_of_a_row_whose_key_exists(counted, db_kind, owner):
+    """The post's media holds: one upsert on (media, ref) whose `until` replaces the hold's, as peewee's
+    on_conflict(update={until: EXCLUDED.until}) does, on SQLite and PostgreSQL."""
+    now = datetime(2026, 5, 6, tzinfo=UTC)
+    with tx():
+        for i in range(2):
+            Media.insert(
+                id=f"med_{i}", workspace=owner.workspace_id, key=f"med_{i}_k.png", type="image",
+                mime_type="image/png", bytes=1, sha256="0" * 64, origin="upload", created_at=now,
+            ).execute()  # fmt: skip
+    upsert = insert_shape(MediaHold, 2, conflict=(MediaHold.media, MediaHold.ref), replace=(MediaHold.until,))
+    assert upsert is insert_shape(
+        MediaHold, 2, conflict=(MediaHold.media, MediaHold.ref), replace=(MediaHold.until,)
+    )
+    later = now + timedelta(days=3)
+    with tx():
+        upsert.insert(
+            [{"media": f"med_{i}", "ref": "post:a", "until": None, "created_at": now} for i in range(2)]
+        )
+        upsert.insert(
+            [
+                {"media": "med_0", "ref": "post:a", "until": later, "created_at": later},
+                {"media": "med_1", "ref": "post:b", "until": None, "created_at": later},
+            ]
+        )
+    holds = sorted((h.media_id, h.ref, h.until, h.created_at) for h in MediaHold.select())
+    assert holds == [
+        ("med_0", "post:a", later, now),  # replaced: its until, not its created_at
+        ("med_1", "post:a", None, now),
+        ("med_1", "post:b", None, later),
+    ]
+    with pytest.raises(TypeError):
+        InsertShape(MediaHold, conflict=(MediaHold.media,))

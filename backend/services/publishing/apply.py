@@ -266,10 +266,16 @@ def settle_post(post: Post) -> str | None:
     return overall
 
 
-def unresolved_attempts(target_id: str) -> list[PublishAttempt]:
-    """The target's attempts whose outcome was never recorded, earliest first."""
-    return list(
+_UNRESOLVED = Shape(
+    lambda: (
         PublishAttempt.select()
-        .where((PublishAttempt.target == target_id) & PublishAttempt.finished_at.is_null())
+        .where((PublishAttempt.target == Slot("target")) & PublishAttempt.finished_at.is_null())
         .order_by(PublishAttempt.started_at, PublishAttempt.id)
     )
+)
+
+
+def unresolved_attempts(target_id: str) -> list[PublishAttempt]:
+    """The target's attempts whose outcome was never recorded, earliest first (a statement shape: read at each
+    attempt's start and when a tracked target is decided)."""
+    return _UNRESOLVED.rows(target=target_id)

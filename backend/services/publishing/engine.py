@@ -45,7 +45,7 @@ from backend.services.publishing.apply import (
 )
 from backend.store.db import store_busy, tx
 from backend.store.models import Account, Job, Post, PostTarget, PublishAttempt
-from backend.store.shapes import InsertShape, Shape, Slot
+from backend.store.shapes import InsertShape, ListShape, Shape, Slot
 
 log = logging.getLogger("socialpub.engine")
 
@@ -89,6 +89,8 @@ _POST_STARTED = Shape(
         updated_at=Slot("now", Post.updated_at),
     ).where(Post.id == Slot("post"))
 )
+# the accounts of the post's open targets (a post has at most 20): a shape per number of them (store/shapes.py)
+_ACCOUNTS = ListShape("ids", lambda ids: Account.select().where(Account.id.in_(ids)))
 
 
 def start_post(job: Job, settings: Settings) -> None:
@@ -136,10 +138,7 @@ def start_post(job: Job, settings: Settings) -> None:
             return
         _release_media(post, now)
         accounts = {
-            a.id: a
-            for a in Account.select().where(
-                Account.id.in_([t.account_id for t in open_targets if t.account_id])
-            )
+            a.id: a for a in _ACCOUNTS.rows(ids=sorted({t.account_id for t in open_targets if t.account_id}))
         }
         jobs = []
         for t in open_targets:
