@@ -31,8 +31,7 @@ from backend.errors import ApiError
 from backend.networks import registry
 from backend.networks.base import NetworkError
 from backend.networks.choices import AccountChoices
-from backend.services import accounts, tokens
-from backend.services.adapters import adapter_for
+from backend.services import accounts, adapters, tokens
 from backend.store.models import Account
 
 log = logging.getLogger("socialpub.choices")
@@ -134,7 +133,7 @@ def account_choices(workspace_id: str, settings: Settings, account_id: str) -> d
         return hit[1]
     label = registry.label(acc.platform)
     try:
-        found: AccountChoices = fn(adapter_for(acc, settings), acc.access_token)
+        found: AccountChoices = fn(adapters.adapter_for(acc, settings), acc.access_token)
     except NetworkError as exc:
         details = [{"platform": acc.platform, "error": exc.code or "network_error", "channelId": acc.id}]
         if exc.fail_type == "retriable":

@@ -38,8 +38,7 @@ from backend.schemas.tiktok import (
     TikTokStatus,
     TikTokVideoCreate,
 )
-from backend.services import events, tokens
-from backend.services.adapters import adapter_for as for_account
+from backend.services import adapters, events, tokens
 from backend.services.publishing.apply import track_poll_s
 from backend.store.db import locked, tx
 from backend.store.models import Account, Media, TikTokPublish
@@ -78,8 +77,9 @@ EVENTS = {"PUBLISH_COMPLETE": EVENT_COMPLETED, "SEND_TO_USER_INBOX": EVENT_INBOX
 
 # ---------------------------------------------------------------------------------------------- helpers
 def adapter_for(settings: Settings, account: Account) -> Any:
-
-    return for_account(account, settings)
+    """The account's adapter, looked up through the adapters module at each call (a name bound at import kept
+    whatever adapter_for was at that moment: a test's stub, for the rest of its process)."""
+    return adapters.adapter_for(account, settings)
 
 
 def _media_base(settings: Settings) -> str:

@@ -24,9 +24,8 @@ from backend.networks.base import MediaRef, NetworkError, TargetDraft
 from backend.networks.rules import rules_for
 from backend.networks.rules.common import VIDEO_OUT_OF_RANGE, VideoLimits
 from backend.outbound.guard import not_public
+from backend.services import adapters, network_instances, networks
 from backend.services import media as media_service
-from backend.services import network_instances, networks
-from backend.services.adapters import adapter_for
 from backend.store.models import Account, Workspace
 from backend.store.shapes import Shape, Slot
 
@@ -365,7 +364,7 @@ def check_against_accounts(
             server_limits=_cached_limits(t.platform, account.external_id),
         )
         try:
-            found = check(adapter_for(account, settings), account.access_token, draft)
+            found = check(adapters.adapter_for(account, settings), account.access_token, draft)
         except (NetworkError, httpx.HTTPError) as exc:
             log.info(
                 "%s: the check of account %s at creation could not run (%s)", t.platform, account.id, exc
