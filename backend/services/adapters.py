@@ -163,7 +163,7 @@ def sandbox(settings: Settings) -> Sandbox:
         with _GUARD:
             sb = _SANDBOXES.get(config)
             if sb is None:
-                if len(_SANDBOXES) >= 32:  # tests make one per data dir
+                if len(_SANDBOXES) >= 32:  # bounded: a process may open many data dirs
                     _SANDBOXES.clear()
                 sb = _SANDBOXES[config] = Sandbox(config)
     return sb.activate()
