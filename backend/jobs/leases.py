@@ -20,6 +20,10 @@ from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
 
+# how long a run whose job this worker claimed again waits for that claim to be booked (_adopted): the claiming
+# thread books it right after its statement commits; only a starved process takes long
+ADOPT_WAIT_S = 30.0
+
 SERIAL_LANE = (
     "serial:"  # a lane whose jobs run one at a time in a worker (see Lanes in backend/jobs/worker.py)
 )
@@ -91,6 +95,7 @@ class LeaseBooks:
         if twin in self._recording:
             self._recording.discard(twin)
             self._recording.add(claim_of(claimed))
+        self._cv.notify_all()  # a run waiting in _adopted goes on under the new claim
         log.warning(
             "job %s (%s): its lease expired while this worker was still running it (renewed too late: "
             "the process is overloaded); it runs on under the new claim, not a second time",
@@ -196,8 +201,9 @@ class LeaseBooks:
             if write():
                 return True
             with self._cv:
-                if job.locked_by == lock:
-                    return False
+                moved = job.locked_by != lock
+            if not moved and not self._adopted(job, lock):
+                return False
 
     def _fence(self, job: Job) -> fence.Fence:
         """The fence of one run (backend/networks/fence.py), installed while its handler runs: before a network
@@ -214,11 +220,26 @@ class LeaseBooks:
                 until = queue.hold(job, max(need_s, need_least), self.lease_s)
                 if until is None:
                     with self._cv:
-                        if job.locked_by == lock:
-                            raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
+                        moved = job.locked_by != lock
+                    if not moved and not self._adopted(job, lock):
+                        raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
             return fence.Held(until)
 
         return check
+
+    def _adopted(self, job: Job, lock: str | None) -> bool:
+        """A fenced step of the run under claim `lock` found the job held otherwise. When the holder is another
+        claim of this worker — committed, its thread about to book it (_book -> _keep_running moves this run to
+        it) — wait for that and say True: the step is made again under the new claim. Without this wait the run
+        gave its job up, and the claim, booked after, found no run to adopt and ran the handler a second time.
+        False: the job is another process's, or gone."""
+        now = queue.holder(job.id)
+        if now is None or now[1] is None or now[1] == lock or now[1].rpartition("#")[0] != self.id:
+            return False
+        with self._cv:
+            if now[1] in self._running:  # booked already: this run's claim now, or a run of its own
+                return job.locked_by != lock
+            return self._cv.wait_for(lambda: job.locked_by != lock, timeout=ADOPT_WAIT_S)
 
     def _lost_already(self, job: Job) -> bool:
         """The handler is over: from here on its fenced writes judge the lease. True when the heartbeat found the

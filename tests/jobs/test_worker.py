@@ -207,6 +207,43 @@ def test_a_worker_never_runs_a_job_twice_when_its_own_renewal_came_too_late(sett
     assert "its result will not be recorded" not in caplog.text and "is not recorded" not in caplog.text
 
 
+def test_a_run_waits_for_its_workers_new_claim_to_be_booked_before_giving_its_job_up(settings, monkeypatch):
+    """The lease expired and another thread of this worker claimed the job again, but books the claim late (its
+    thread starved between the claim's commit and _book): the run, finding its job held by that claim when it
+    records its result, waits for the booking to move it there, and records the result under it. Before, it gave
+    the job up, and the late booking found no run to adopt and ran the handler a second time (a PostgreSQL CI
+    run under load)."""
+    settings.job_lease_s = 0.5
+
+    def renew_nothing(locks: Any, lease_s: float) -> set[str]:
+        return {j.id for j in Job.select(Job.id).where(Job.locked_by.in_(list(locks)))}
+
+    monkeypatch.setattr(queue, "renew_all", renew_nothing)
+    book = Worker._book
+
+    def book_late(self: Worker, lock: str, job: Job, previous: str | None) -> bool:
+        if previous is not None:
+            time.sleep(0.6)  # committed, not booked yet
+        return book(self, lock, job, previous)
+
+    monkeypatch.setattr(Worker, "_book", book_late)
+    runs: list[str] = []
+    with handler("t.late", lambda job, ctx: (runs.append(job.id), time.sleep(1.0))):
+        with tx():
+            job = queue.enqueue("t.late")
+        w = Worker(settings, concurrency=4)
+        w.start_thread()
+        try:
+            deadline = time.monotonic() + 10
+            while Job.get_by_id(job.id).status != "done" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.5)  # a second run, if one were started, would show by now
+        finally:
+            w.stop()
+    assert runs == [job.id]
+    assert Job.get_by_id(job.id).status == "done"
+
+
 def test_a_dead_workers_job_is_taken_over_within_its_lease(settings, caplog):
     """A worker that claimed a job and died (no heartbeat) holds it only until its lease expires: another worker
     takes it over then (logged at INFO with the previous holder) and runs it."""
