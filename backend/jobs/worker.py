@@ -44,7 +44,9 @@ and records nothing for it (its new holder does). So is every network write the 
 the engine records for it (issue 30): the worker installs the job's fence (backend/networks/fence.py, checked
 by the adapters' send path) around its handler, so a worker frozen past its lease (SIGSTOP, a GC pause, a frozen
 VM) makes no further call when it resumes. A fenced write that failed because this worker re-claimed the job
-meanwhile (_keep_running) is made again under the new claim (_fenced).
+meanwhile (_keep_running) is made again under the new claim (_fenced); one that finds the job held by such a claim
+committed but not booked yet waits for the booking to move the run there (_adopted), never giving the job up to a
+second run of its own.
 """
 
 from __future__ import annotations
