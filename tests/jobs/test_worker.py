@@ -177,14 +177,16 @@ def test_a_claim_waiting_for_the_database_holds_up_neither_results_nor_the_heart
     assert Job.get_by_id(long.id).status == "done"
 
 
+def renew_nothing(locks: Any, lease_s: float) -> set[str]:
+    """queue.renew_all for a process starved past its lease: it renews nothing (the jobs still listed as held)."""
+    return {j.id for j in Job.select(Job.id).where(Job.locked_by.in_(list(locks)))}
+
+
 def test_a_worker_never_runs_a_job_twice_when_its_own_renewal_came_too_late(settings, monkeypatch, caplog):
     """The heartbeat renews nothing (a process starved past its lease): the lease expires while the job runs and
     another thread of the same worker claims it. The running one goes on under the new claim and records the
     result; the handler runs once."""
     settings.job_lease_s = 0.5
-
-    def renew_nothing(locks: Any, lease_s: float) -> set[str]:
-        return {j.id for j in Job.select(Job.id).where(Job.locked_by.in_(list(locks)))}
 
     monkeypatch.setattr(queue, "renew_all", renew_nothing)
     runs: list[str] = []
@@ -214,9 +216,6 @@ def test_a_run_waits_for_its_workers_new_claim_to_be_booked_before_giving_its_jo
     the job up, and the late booking found no run to adopt and ran the handler a second time (a PostgreSQL CI
     run under load)."""
     settings.job_lease_s = 0.5
-
-    def renew_nothing(locks: Any, lease_s: float) -> set[str]:
-        return {j.id for j in Job.select(Job.id).where(Job.locked_by.in_(list(locks)))}
 
     monkeypatch.setattr(queue, "renew_all", renew_nothing)
     book = Worker._book
