@@ -9,7 +9,8 @@ from backend import clock, queue
 from backend.networks.base import PublishOutcome, TargetWarning
 from backend.services import accounts, workspace
 from backend.services.publishing import apply, decide
-from backend.services.publishing.apply import policy, state_of
+from backend.services.publishing.apply import policy, state_of, unresolved_attempts
+from backend.store.db import STEPS
 from backend.store.models import Event, Job, Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers
 
@@ -161,8 +162,6 @@ def test_warnings_join_those_an_earlier_answer_gave_and_the_api_answers_them(pos
 def test_a_target_s_unresolved_attempts_render_no_statement_again(post, settings, monkeypatch):
     """Read at each attempt's start (and when a tracked target is decided): a statement shape (issue 34, ruling 2),
     earliest first, the closed ones left out."""
-    from backend.services.publishing.apply import unresolved_attempts
-    from backend.store.db import STEPS
 
     fb, li = target(post, "facebook"), target(post, "linkedin")
     _attempt(fb, "att_1")

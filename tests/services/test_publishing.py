@@ -11,10 +11,12 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from backend import clock
+from backend import clock, queue
 from backend.jobs.worker import Worker
-from backend.services import accounts
-from backend.store.models import Event, Job, Post, PostTarget, PublishAttempt
+from backend.services import accounts, publishing
+from backend.services import media as media_service
+from backend.store.db import STEPS
+from backend.store.models import Event, Job, Media, Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers, session_headers
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
@@ -532,11 +534,6 @@ def test_a_post_s_start_renders_no_statement_again(client, owner, sandbox, fast,
     """post.publish is statement shapes only (issue 34, ruling 2), the accounts of its targets read by an IN list
     (a shape per power of two of them) and the release of its media holds included: the second post's start, with
     as many targets and files, renders nothing. Its files are kept until 30 days after the post was sent."""
-    from backend import queue
-    from backend.services import media as media_service
-    from backend.services import publishing
-    from backend.store.db import STEPS
-    from backend.store.models import Media
 
     posts = [
         create(
