@@ -611,7 +611,7 @@ def main() -> int:
                 "emulators_cpu_ms_per_target": median_of(g, ["emulators_cpu_ms_per_target_total"]),
                 "steps_per_target": {
                     k: median_of(g, ["steps_per_target", k])
-                    for k in ("statements", "transactions", "network_requests")
+                    for k in ("statements", "transactions", "network_requests", "network_connections")
                 },
                 "p99_by_network_s": {n: median_of(g, ["lateness_by_network_s", n, "p99"]) for n in PLATFORMS},
                 "all_final": all(r["all_final"] for r in g),

@@ -212,8 +212,10 @@ class StepCounts:
     statements (every statement runs through the database's `execute_sql`: query objects, migrations' SQL text),
     of which the query objects rendered by peewee (`rendered_statements`) and those executed from a statement
     shape's SQL rendered once (`once_rendered_statements`, backend/store/shapes.py), transactions (each `begin`: a
-    nested `atomic` is a savepoint, not counted) and network requests (the adapters' and the OAuth side's HTTP
-    clients, backend/services/adapters.py). Off by default: then a count is one attribute read."""
+    nested `atomic` is a savepoint, not counted), network requests (the adapters' and the OAuth side's HTTP
+    clients, backend/services/adapters.py) and the connections those requests opened (`network_connections`: a
+    TCP connect seen by httpcore's `trace` request extension; a request on a kept-alive connection opens none).
+    Off by default: then a count is one attribute read."""
 
     def __init__(self) -> None:
         self.enabled = False
@@ -221,6 +223,7 @@ class StepCounts:
         self.statements = 0
         self.transactions = 0
         self.network_requests = 0
+        self.network_connections = 0
         self.rendered_statements = 0
         self.once_rendered_statements = 0
 
@@ -247,11 +250,21 @@ class StepCounts:
             with self._lock:
                 self.transactions += 1
 
-    def network_request(self, _request: object = None) -> None:
-        """Also an httpx `request` event hook."""
+    def network_request(self, request: Any = None) -> None:
+        """Also an httpx `request` event hook: the request is counted, and its new connections through its
+        `trace` extension (a trace the caller gave still sees every event)."""
         if self.enabled:
             with self._lock:
                 self.network_requests += 1
+            if request is not None:
+                given = request.extensions.get("trace")
+                request.extensions["trace"] = self._trace if given is None else _chained(self._trace, given)
+
+    def _trace(self, event: str, _info: dict[str, Any]) -> None:
+        """httpcore's trace callback: one `connection.connect_tcp.complete` a connection opened."""
+        if event == "connection.connect_tcp.complete":
+            with self._lock:
+                self.network_connections += 1
 
     def snapshot(self) -> dict[str, int]:
         with self._lock:
@@ -259,9 +272,20 @@ class StepCounts:
                 "statements": self.statements,
                 "transactions": self.transactions,
                 "network_requests": self.network_requests,
+                "network_connections": self.network_connections,
                 "rendered_statements": self.rendered_statements,
                 "once_rendered_statements": self.once_rendered_statements,
             }
+
+
+def _chained(*callbacks: Any) -> Any:
+    """One httpcore trace callback calling each of `callbacks` in turn."""
+
+    def trace(event: str, info: dict[str, Any]) -> None:
+        for callback in callbacks:
+            callback(event, info)
+
+    return trace
 
 
 STEPS = StepCounts()
