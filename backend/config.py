@@ -83,8 +83,9 @@ class Settings(BaseSettings):
     worker_lane_share: float = Field(default=0.25, gt=0, le=1)
     job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0
-    # count this process's store statements, transactions and network requests (SOCIALPUB_COUNT_STEPS; the worker
-    # logs the counts when it starts and stops): what bench/burst.py reports per target. Off: nothing counted.
+    # count this process's store statements, transactions, network requests and the connections they opened
+    # (SOCIALPUB_COUNT_STEPS; the worker logs the counts when it starts and stops): what bench/burst.py reports per
+    # target. Off: nothing counted.
     count_steps: bool = False
     # `socialpub serve`'s worker: in a process of its own (default), so that a busy API never starves publishing
     # of the interpreter, or in a thread of the server's process ("thread", as --worker-in-process)
