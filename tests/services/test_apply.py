@@ -179,3 +179,75 @@ def test_a_target_s_unresolved_attempts_render_no_statement_again(post, settings
         after["rendered_statements"] - before["rendered_statements"],
         after["statements"] - before["statements"],
     ) == (0, 2)
+
+
+# ---- the fence's read folded into the outcome's first statement (issue 34) --------------------------------------
+def _run_fence(settings, job):  # type: ignore[no-untyped-def]
+    """The fence the worker installs around a run of `job` (backend/jobs/leases.py)."""
+    from backend.jobs.worker import Worker
+
+    return Worker(settings, concurrency=1)._fence(job)
+
+
+def _statements(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
+    from backend.store.db import database
+
+    seen: list[str] = []
+    real = database.obj.execute_sql
+
+    def execute_sql(sql, params=None):  # type: ignore[no-untyped-def]
+        seen.append(sql)
+        return real(sql, params)
+
+    monkeypatch.setattr(database.obj, "execute_sql", execute_sql)
+    return seen
+
+
+def test_inside_a_job_the_outcome_reads_its_job_row_in_the_statement_that_locks_post_and_target(
+    post, settings, monkeypatch
+):
+    """The run holds its job: one statement reads the job's row under the run's claim and locks the post and the
+    target — the job's row first, as the fence's own read did — and no separate read of the job is made."""
+    from backend.networks import fence
+
+    (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+    d = decision(post, "facebook", OK, settings)
+    seen = _statements(monkeypatch)
+    with fence.installed(_run_fence(settings, job)):
+        assert apply(d, job=job)
+    selects = [sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]
+    assert ' FROM "job" AS "t1" INNER JOIN "post" AS "t2"' in selects[0], selects[0]
+    assert 'INNER JOIN "post_target" AS "t3"' in selects[0]
+    assert not any(sql.count('FROM "job"') and "post" not in sql for sql in selects), selects
+    assert target(post, "facebook").status == "succeeded"
+    assert Job.get_by_id(job.id).status == "done"
+
+
+def test_a_run_whose_job_was_taken_over_records_no_outcome(post, settings):
+    """The folded read finds no row held by the run's claim: the fence's own read decides, LeaseLost, and the
+    transaction writes nothing."""
+    from backend.networks import fence
+
+    (job,) = [j for j in queue.claim("w-test", limit=10) if j.kind == "post.publish"]
+    Job.update(locked_by="other:host:2:cafe#9").where(Job.id == job.id).execute()
+    with fence.installed(_run_fence(settings, job)), pytest.raises(fence.LeaseLost):
+        apply(decision(post, "facebook", OK, settings), job=job)
+    assert target(post, "facebook").status == "pending"
+    assert not Event.select().where(Event.subject_id == post.id).exists()
+
+
+def test_a_short_lease_read_in_the_outcome_is_renewed_before_it_records(post, settings):
+    """The folded read shows the lease nearly over (a starved heartbeat): the fence's own path renews it, then the
+    outcome is recorded."""
+    from datetime import timedelta
+
+    from backend.networks import fence
+
+    settings.job_lease_s = 30.0
+    (job,) = [j for j in queue.claim("w-test", limit=10, lease_s=30.0) if j.kind == "post.publish"]
+    Job.update(lease_until=clock.now() + timedelta(seconds=2)).where(Job.id == job.id).execute()
+    d = decision(post, "facebook", OK, settings, tracking=False)
+    with fence.installed(_run_fence(settings, job)):
+        assert apply(d)  # the job itself is not completed by this decision: its lease is what is checked
+    assert target(post, "facebook").status == "succeeded"
+    assert Job.get_by_id(job.id).lease_until - clock.now() > timedelta(seconds=25)
