@@ -11,7 +11,6 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
-from datetime import datetime
 
 from backend import queue
 from backend.logs import LATENESS
@@ -212,7 +211,21 @@ class LeaseBooks:
         held by this run's claim (the row the takeover writes), with half a lease left at least (renewed first
         when shorter: the heartbeat renews every third of a lease, so this is a read but for a starved process),
         or `need_s` when that is more. A claim this worker moved the run to (_keep_running) counts as held."""
-        return _RunFence(self, job)
+        need_least = self.lease_s / 2
+
+        def check(need_s: float) -> fence.Held:
+            until = None
+            while until is None:
+                lock = job.locked_by
+                until = queue.hold(job, max(need_s, need_least), self.lease_s)
+                if until is None:
+                    with self._cv:
+                        moved = job.locked_by != lock
+                    if not moved and not self._adopted(job, lock):
+                        raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
+            return fence.Held(until)
+
+        return check
 
     def _adopted(self, job: Job, lock: str | None) -> bool:
         """A fenced step of the run under claim `lock` found the job held otherwise. When the holder is another
@@ -234,35 +247,6 @@ class LeaseBooks:
         with self._cv:
             self._recording.add(claim_of(job))
             return job.locked_by in self._lost
-
-
-class _RunFence:
-    """LeaseBooks._fence's fence of one run (backend/networks/fence.Fence)."""
-
-    def __init__(self, books: LeaseBooks, job: Job) -> None:
-        self.books = books
-        self.job = job
-        self.need_least = books.lease_s / 2
-
-    def __call__(self, need_s: float) -> fence.Held:
-        job, books = self.job, self.books
-        until = None
-        while until is None:
-            lock = job.locked_by
-            until = queue.hold(job, max(need_s, self.need_least), books.lease_s)
-            if until is None:
-                with books._cv:
-                    moved = job.locked_by != lock
-                if not moved and not books._adopted(job, lock):
-                    raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
-        return fence.Held(until)
-
-    def claim(self) -> tuple[str, str]:
-        return self.job.id, claim_of(self.job)
-
-    def held(self, status: str, lease_until: datetime | None, need_s: float) -> fence.Held | None:
-        until = queue.held_until(status, lease_until, max(need_s, self.need_least))
-        return None if until is None else fence.Held(until)
 
 
 def close_connection() -> None:

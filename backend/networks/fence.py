@@ -6,10 +6,7 @@ make no further call: a second `media_publish`, `POST /rest/posts` or chunk uplo
 runs a job installs a fence here (`installed`), and the adapters' one send path (backend/networks/http.send)
 calls `check` before every request that is not a read. The fence confirms, in the store the takeover writes,
 that the job is still held by this claim with at least `need_s` of its lease left (renewing it first when
-shorter), and raises `LeaseLost` otherwise: the call is not made, and the job's runner records nothing. The
-transactions that record a job's result start with the same confirmation, made by their own first statement: it
-reads the job's row under the run's claim together with the rows it locks (`claim`, `confirm`; issue 34: one
-statement, not two), and the fence reads the store itself only when that row does not show the job held.
+shorter), and raises `LeaseLost` otherwise: the call is not made, and the job's runner records nothing.
 
 The adapters know nothing of the store or the queue: the fence is a plain callable held in a ContextVar, set by
 the worker around each job it runs (backend/jobs/worker.py) and found by the send path of the same thread.
@@ -24,11 +21,10 @@ a network offers one) cover what remains.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from backend import clock
 
@@ -45,20 +41,9 @@ class Held:
     until: datetime
 
 
-class Fence(Protocol):
-    """What a job's runner installs (backend/jobs/leases.py)."""
-
-    def __call__(self, need_s: float) -> Held:
-        """need_s: how long the caller needs the lease to last from now (its call's timeout). Reads the store
-        (renewing a shorter lease); returns how long the job is held; raises LeaseLost when it is not."""
-
-    def claim(self) -> tuple[str, str]:
-        """The job and the claim (`locked_by`) the run holds now."""
-
-    def held(self, status: str, lease_until: datetime | None, need_s: float) -> Held | None:
-        """The judgement of the job's row as the caller read it under that claim (its status and lease_until):
-        held long enough, or None (then the store is asked: the fence itself)."""
-
+# need_s: how long the caller needs the lease to last from now (its call's timeout). Returns how long it is
+# held; raises LeaseLost when it is not.
+Fence = Callable[[float], Held]
 
 SLACK_S = 1.0  # asked of the fence beyond need_s; its answer is used only while half of that is left
 
@@ -93,27 +78,3 @@ def check(need_s: float = 0.0) -> None:
         if clock.now() + timedelta(seconds=need_s + SLACK_S / 2) <= held.until:
             return
     raise LeaseLost("the job's lease could not be kept long enough for the call")
-
-
-def claim() -> tuple[str, str] | None:
-    """The job and claim (`locked_by`) the run on this thread holds; None outside a job. A transaction that
-    records a job's result reads the job's row under this claim in its own first statement (the post and target
-    it locks: backend/services/publishing/apply.py) and passes what it read to `confirm`: the fence's read is
-    folded into that statement (issue 34) rather than made apart."""
-    fence = _FENCE.get()
-    return None if fence is None else fence.claim()
-
-
-def confirm(status: str | None, lease_until: datetime | None) -> None:
-    """`check()`, from the job's row as the caller read it under the run's claim inside its transaction (`status`
-    None: that read found no row held by the claim). A row showing the job held long enough needs nothing more;
-    otherwise `check()` decides as ever: the store read again, a short lease renewed, or LeaseLost. Does nothing
-    outside a job."""
-    fence = _FENCE.get()
-    if fence is None:
-        return
-    if status is not None:
-        held = fence.held(status, lease_until, SLACK_S)
-        if held is not None and clock.now() + timedelta(seconds=SLACK_S / 2) <= held.until:
-            return
-    check()

@@ -263,32 +263,20 @@ def hold(job: Job, need_s: float, lease_s: float) -> datetime | None:
     has, by the lease, `need_s` during which no other worker can take the job over. A lease that ran out but
     was not taken over yet is still this claim's: the renewal (fenced by `locked_by`) keeps it."""
     row: Job | None = _HOLD.first(id=job.id, by=job.locked_by)
-    if row is None or row.status not in (JobStatus.DONE, JobStatus.RUNNING):
+    now = clock.now()
+    if (
+        row is not None and row.status == JobStatus.DONE
+    ):  # this claim finished it (its handler completed it): no one
+        return now + timedelta(seconds=need_s)  # else will run it; what the run still does is its own
+    if row is None or row.status != JobStatus.RUNNING:
         return None
-    held = held_until(row.status, row.lease_until, need_s)
-    if held is not None:
+    held: datetime | None = row.lease_until
+    if held is not None and held >= now + timedelta(seconds=need_s):
         return held
     if not renew(job, max(lease_s, need_s)):
         return None
     renewed: datetime | None = job.lease_until
     return renewed
-
-
-def held_until(status: str, lease_until: datetime | None, need_s: float) -> datetime | None:
-    """What a job row read under a claim (its `status` and `lease_until`) says of that claim: held until the
-    returned time with at least `need_s` left, or None when the lease is shorter (hold renews it) or the job no
-    longer running. A job the claim completed itself (its handler completed it in the transaction of its
-    outcome, then went on) stays held: nobody else will run it; what the run still does is its own."""
-    now = clock.now()
-    if status == JobStatus.DONE:
-        return now + timedelta(seconds=need_s)
-    if (
-        status == JobStatus.RUNNING
-        and lease_until is not None
-        and lease_until >= now + timedelta(seconds=need_s)
-    ):
-        return lease_until
-    return None
 
 
 def renew_all(locks: Iterable[str], lease_s: float) -> set[str]:

@@ -219,7 +219,7 @@ def test_an_attempt_that_could_not_ask_the_network_locks_post_then_target(
     monkeypatch.setattr(
         apply_module,
         "lock_target",
-        lambda p, t, *c, **kw: (seen.append("post+target") if inside else None, real(p, t, *c, **kw))[1],
+        lambda p, t, *c: (seen.append("post+target") if inside else None, real(p, t, *c))[1],
     )
     real_execute = database.obj.execute_sql
     lock_reads: list[str] = []
@@ -334,9 +334,9 @@ def test_an_attempt_starts_when_it_holds_the_target_lock(client, owner, sandbox,
     with time_machine.travel(clock.now(), tick=False) as traveller:
         real_lock = engine.lock_target
 
-        def slow_lock(post_id, target_id, *columns, **kw):  # type: ignore[no-untyped-def]
+        def slow_lock(post_id, target_id, *columns):  # type: ignore[no-untyped-def]
             traveller.shift(timedelta(seconds=5))  # waiting for another writer's lock
-            return real_lock(post_id, target_id, *columns, **kw)
+            return real_lock(post_id, target_id, *columns)
 
         monkeypatch.setattr(engine, "lock_target", slow_lock)
         locked_at = clock.now() + timedelta(seconds=5)

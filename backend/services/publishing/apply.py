@@ -70,86 +70,35 @@ POST_STATE = (Post.id, Post.workspace, Post.status, Post.scheduled_at, Post.sent
 
 
 _LOCK_POST = Shape(lambda: locked(Post.select(*POST_STATE).where(Post.id == Slot("post")).limit(1)))
-# the same, with the job's row under the run's claim read first (fenced: see lock_target)
-_LOCK_POST_FENCED = Shape(
-    lambda: locked(
-        Job.select(Job.status, Job.lease_until, *POST_STATE)
-        .join(Post, on=(Post.id == Slot("post")), attr="locked_post")
-        .where((Job.id == Slot("job")) & (Job.locked_by == Slot("by")))
-        .limit(1)
-    )
-)
-# lock_target's statements for each choice of the target's columns, and fenced or not (backend/store/shapes.py)
-_LOCK_TARGET: dict[tuple[bool, tuple[Any, ...]], Shape] = {}
+# lock_target's statement for each choice of the target's columns (backend/store/shapes.py)
+_LOCK_TARGET: dict[tuple[Any, ...], Shape] = {}
 
 
-def lock_post(post_id: str, *, fenced: bool = False) -> Post | None:
-    """The post's state (POST_STATE), its row locked for the transaction. fenced: as lock_target's."""
-    claim = fence.claim() if fenced else None
-    if claim is not None:
-        row = _LOCK_POST_FENCED.first(job=claim[0], by=claim[1], post=post_id)
-        if row is not None:
-            fence.confirm(row.status, row.lease_until)
-            locked_post: Post = row.locked_post
-            return locked_post
-        fence.check()  # the job not held by the claim (LeaseLost), or the post gone
+def lock_post(post_id: str) -> Post | None:
+    """The post's state (POST_STATE), its row locked for the transaction."""
     return _LOCK_POST.first(post=post_id)
 
 
-def _lock_target_shape(fenced: bool, columns: tuple[Any, ...]) -> Shape:
-    shape = _LOCK_TARGET.get((fenced, columns))
+def _lock_target_shape(columns: tuple[Any, ...]) -> Shape:
+    shape = _LOCK_TARGET.get(columns)
     if shape is None:
-        selected = (*POST_STATE, *(columns or (PostTarget,)))
-        if fenced:
-            shape = Shape(
-                lambda: locked(
-                    Job.select(Job.status, Job.lease_until, *selected)
-                    .join(Post, on=(Post.id == Slot("post")), attr="locked_post")
-                    .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
-                    .where(
-                        (Job.id == Slot("job"))
-                        & (Job.locked_by == Slot("by"))
-                        & (PostTarget.id == Slot("target"))
-                    )
-                    .limit(1)
-                )
+        shape = _LOCK_TARGET[columns] = Shape(
+            lambda: locked(
+                Post.select(*POST_STATE, *(columns or (PostTarget,)))
+                .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
+                .where((Post.id == Slot("post")) & (PostTarget.id == Slot("target")))
+                .limit(1)
             )
-        else:
-            shape = Shape(
-                lambda: locked(
-                    Post.select(*selected)
-                    .join(PostTarget, on=(PostTarget.post == Post.id), attr="locked_target")
-                    .where((Post.id == Slot("post")) & (PostTarget.id == Slot("target")))
-                    .limit(1)
-                )
-            )
-        _LOCK_TARGET[(fenced, columns)] = shape
+        )
     return shape
 
 
-def lock_target(
-    post_id: str, target_id: str, *columns: Any, fenced: bool = False
-) -> tuple[Post, PostTarget] | None:
+def lock_target(post_id: str, target_id: str, *columns: Any) -> tuple[Post, PostTarget] | None:
     """The post's state (POST_STATE) and its target's row (`columns`: only these, default all), both locked for
     the transaction, read in ONE statement (issue 34: one joined read, not the post then the target). None when
     either is gone. The post's row is locked before the target's, the order of every transaction of the engine
-    (PostgreSQL locks a FOR UPDATE join's rows in the order of its FROM list: the post, then the target).
-
-    fenced: the transaction records a job's result, so it starts with the fence (backend/networks/fence.py: a run
-    that lost its job records nothing). Inside a job the job's row, read under the run's claim, leads the same
-    statement — `FROM job JOIN post JOIN post_target`: locked first, as the fence's own read locked it before the
-    post and target — and `fence.confirm` judges it: one statement, not two. When that read finds nothing (the
-    job no longer held by the claim, or the post or target gone) the fence decides by its own read."""
-    claim = fence.claim() if fenced else None
-    if claim is not None:
-        row = _lock_target_shape(True, columns).first(
-            job=claim[0], by=claim[1], post=post_id, target=target_id
-        )
-        if row is not None:
-            fence.confirm(row.status, row.lease_until)
-            return row.locked_post, row.locked_post.locked_target
-        fence.check()
-    row = _lock_target_shape(False, columns).first(post=post_id, target=target_id)
+    (PostgreSQL locks a FOR UPDATE join's rows in the order of its FROM list: the post, then the target)."""
+    row = _lock_target_shape(columns).first(post=post_id, target=target_id)
     return None if row is None else (row, row.locked_target)
 
 
@@ -178,7 +127,8 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
     """
     now = clock.now()
     with tx():
-        both = lock_target(decision.post_id, decision.target_id, *APPLY_TARGET, fenced=True)
+        fence.check()
+        both = lock_target(decision.post_id, decision.target_id, *APPLY_TARGET)
         post, target = both if both is not None else (None, None)
         if post is None or target is None or target.status in TARGET_FINAL:
             if attempt_id is not None:

@@ -104,7 +104,8 @@ def start_post(job: Job, settings: Settings) -> None:
     post_id = job.payload["post_id"]
     now = clock.now()
     with tx():
-        post = lock_post(post_id, fenced=True)  # a run that lost its job's lease records nothing
+        fence.check()  # a run that lost its job's lease records nothing
+        post = lock_post(post_id)
         if post is None or post.status not in (PostStatus.SCHEDULED, PostStatus.PROCESSING):
             queue.complete(job)
             return
@@ -513,8 +514,8 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
     case this does not cover, as it escapes any reconciliation).
     The target's state as this transaction leaves it is returned with the attempt (the decision's input)."""
     with tx():
-        # fenced: the attempt is recorded only by the run that holds the job (then its call is fenced too)
-        both = lock_target(post.id, target_id, fenced=True)
+        fence.check()  # the attempt is recorded only by the run that holds the job (then its call is fenced too)
+        both = lock_target(post.id, target_id)
         locked_post, target = both if both is not None else (None, None)
         now = clock.now()  # under the locks: attempts' starts follow the order they are recorded in
         if (
