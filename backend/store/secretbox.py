@@ -8,8 +8,14 @@ need). Every key listed decrypts (cryptography's MultiFernet), so `socialpub adm
 key first, re-encrypt every value, and only then drop the old one; an interrupted rotation leaves both.
 
 A process reading the key file notices when it was replaced (another process rotated): it re-reads it before
-encrypting, and when a stored value matches none of its keys. `init_database` configures the one keyring from
-the settings; the store's `EncryptedTextField` (backend/store/fields.py) is the one way a secret is stored.
+encrypting, and when a stored value matches none of its keys.
+
+A stored value is decrypted once per process and keys in force (issue 34: an account's tokens are read on every
+load of its row, several times a target, and Fernet costs ~100 µs a value): the keyring keeps a bounded map from a
+stored value to its plain text (at most `PLAIN_CACHE` values, the oldest dropped first), emptied whenever its keys
+are read anew. Only in this process's memory, where the plain text goes anyway; never logged or written.
+
+`init_database` configures the one keyring from the settings; the store's `EncryptedTextField` (backend/store/fields.py) is the one way a secret is stored.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from backend.config import Settings
 
 PREFIX = "enc:v1:"
 KEY_FILE = "secrets.key"
+PLAIN_CACHE = 1024  # stored values whose plain text a keyring keeps (an account holds 1-3)
 
 
 class SecretsKeyError(RuntimeError):
@@ -91,6 +98,7 @@ class Keyring:
         self._stamp: tuple[int, int, int] | None = None
         self._keys: list[bytes] = []
         self._multi: MultiFernet | None = None
+        self._plain: dict[str, str] = {}  # stored value -> plain text, under the keys of `_multi`
 
     def __repr__(self) -> str:  # never the keys
         return f"<Keyring {'SOCIALPUB_SECRETS_KEY' if self.from_environment else self.path}>"
@@ -112,6 +120,7 @@ class Keyring:
                 if self._multi is None:
                     self._keys = _parse(self._env, "SOCIALPUB_SECRETS_KEY")
                     self._multi = MultiFernet([Fernet(k) for k in self._keys])
+                    self._plain = {}
                 return self._multi
             if self._multi is not None and not check_file:
                 return self._multi
@@ -128,6 +137,7 @@ class Keyring:
                 self._keys = _parse(self.path.read_text(), str(self.path))
                 self._multi = MultiFernet([Fernet(k) for k in self._keys])
                 self._stamp = stamp
+                self._plain = {}  # new keys: what the old ones decrypted is decrypted again
             return self._multi
 
     def keys(self) -> list[bytes]:
@@ -146,18 +156,34 @@ class Keyring:
         return PREFIX + self._load(create=False).encrypt(text.encode()).decode()
 
     def decrypt(self, stored: str) -> str:
+        plain = self._plain.get(stored)
+        if plain is not None:
+            return plain
         token = stored[len(PREFIX) :].encode()
+        multi = self._load(create=False, check_file=False)
         try:
-            return self._load(create=False, check_file=False).decrypt(token).decode()
+            return self._remember(stored, multi.decrypt(token).decode(), multi)
         except InvalidToken:
             pass
-        try:  # the file may have been replaced since (a rotation by another process): read it again
-            return self._load(create=False).decrypt(token).decode()
+        multi = self._load(
+            create=False
+        )  # the file may have been replaced since (a rotation by another process)
+        try:
+            return self._remember(stored, multi.decrypt(token).decode(), multi)
         except InvalidToken:
             raise SecretsKeyError(
                 f"a stored secret cannot be decrypted with the key(s) of {self.source}: was the key replaced? "
                 "(servers sharing a database must share the key: SOCIALPUB_SECRETS_KEY)"
             ) from None
+
+    def _remember(self, stored: str, plain: str, multi: MultiFernet) -> str:
+        with self._lock:
+            if multi is not self._multi:  # the keys were read anew meanwhile: not under the keys in force
+                return plain
+            if len(self._plain) >= PLAIN_CACHE:
+                del self._plain[next(iter(self._plain))]  # the oldest
+            self._plain[stored] = plain
+        return plain
 
     def primary(self) -> Fernet:
         """The key that encrypts, alone (a value it decrypts needs no re-encryption)."""

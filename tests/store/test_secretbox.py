@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from cryptography.fernet import Fernet
+from cryptography.fernet import Fernet, MultiFernet
 from peewee import CharField, Model, Table
 from playhouse.migrations import Runner
 
@@ -130,6 +130,39 @@ def test_wrong_key_fails_loudly_and_a_replaced_file_is_noticed(tmp_path):
     assert ring.decrypt(rotated) == "fresh"
     assert Fernet(new).decrypt(ring.encrypt(TOKEN)[len(secretbox.PREFIX) :].encode()).decode() == TOKEN
     assert os.stat(path).st_mode & 0o077 == 0
+
+
+def test_a_stored_value_is_decrypted_once_under_the_keys_in_force(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Issue 34: an account's tokens are read on every load of its row; each stored value costs Fernet once per
+    process and keys, and keys read anew (a rotation that dropped the old key) decrypt it again."""
+    path = tmp_path / "secrets.key"
+    ring = secretbox.Keyring(env_keys=None, path=path)
+    ring.ensure()
+    stored, other = ring.encrypt(TOKEN), ring.encrypt("second")
+    calls: list[bytes] = []
+    decrypt = MultiFernet.decrypt
+
+    def counted(self: MultiFernet, token: bytes, ttl: int | None = None) -> bytes:
+        calls.append(token)
+        return decrypt(self, token, ttl)
+
+    monkeypatch.setattr(MultiFernet, "decrypt", counted)
+    monkeypatch.setattr(secretbox, "PLAIN_CACHE", 2)
+    assert [ring.decrypt(stored) for _ in range(3)] == [TOKEN] * 3 and len(calls) == 1
+    assert [ring.decrypt(other) for _ in range(2)] == ["second"] * 2 and len(calls) == 2
+    assert ring.decrypt(stored) == TOKEN and len(calls) == 2
+    # bounded: past PLAIN_CACHE values the oldest is dropped, and decrypted again when read
+    third = ring.encrypt("third")
+    assert ring.decrypt(third) == "third" and len(calls) == 3
+    assert ring.decrypt(other) == "second" and len(calls) == 3
+    assert ring.decrypt(stored) == TOKEN and len(calls) == 4
+    # another process rotated and dropped the old key: a value only the old key reads fails as before
+    new = Fernet.generate_key()
+    secretbox.write_key_file(path, [new])
+    fresh = secretbox.PREFIX + Fernet(new).encrypt(b"fresh").decode()
+    assert ring.decrypt(fresh) == "fresh"  # unknown to the old key: the file is read anew
+    with pytest.raises(secretbox.SecretsKeyError, match="cannot be decrypted"):
+        ring.decrypt(other)
 
 
 def test_models_keep_secrets_out_of_repr(settings, owner):
