@@ -19,7 +19,7 @@ benchmark, not a path of the product.
     .venv/bin/python bench/steps.py --posts 60 --delay-s 0.3 --processing-s 2 --profile /tmp/steps.pstats
 
 `--profile PATH` runs cProfile (deterministic, each thread's CPU time) in every thread the worker starts, merges them into PATH (pstats;
-`python -m pstats PATH`) and prints the project's functions (backend/, the sandbox's emulators apart) ranked by
+`python -m pstats PATH`) and prints the project's functions (backend/, the sandbox and its emulators left out) ranked by
 self and by inclusive time, in microseconds a target. cProfile's own cost inflates small functions called
 often: a ranking, not the CPU figure (run without --profile for that).
 """
@@ -83,6 +83,11 @@ def counted(counter: Counter[str], key: str, fn: Callable[..., Any]) -> Callable
     return wrapper
 
 
+def _emulator(path: str) -> bool:
+    """The sandbox's code: what a network does on its side (the emulators run in this process here)."""
+    return "/backend/networks/sandbox/" in path or path.rsplit("/", 1)[-1].startswith("emulator")
+
+
 class ThreadProfiles:
     """cProfile in every thread started while installed (threading.setprofile): a profiler a thread."""
 
@@ -114,7 +119,7 @@ class ThreadProfiles:
         ours = {
             func: (tt, ct, nc)
             for func, (_cc, nc, tt, ct, _callers) in stats.stats.items()  # type: ignore[attr-defined]  # pstats: .stats is untyped
-            if "/backend/" in func[0] and "/backend/networks/sandbox/" not in func[0]
+            if "/backend/" in func[0] and not _emulator(func[0])
         }
 
         def name(func: tuple[str, int, str]) -> str:
