@@ -27,6 +27,8 @@ Runs:
   3. PostgreSQL (with --postgres URL, or --pg-local to start a throwaway server), one then two worker processes.
      A busy worker thread holds up to two connections (the store's, the sandbox's): the pool is sized so that two
      workers fit in the server's max_connections (recorded as `concurrency`), the same for one and two.
+  4. SQLite, two worker processes on the one store (issue 34: measured, no goal): the time to the last final
+     target against run 1's.
 
 Goals: p99 <= 60 s and every target final (run 1); the other four networks' p99 in run 2 within 20 % of run 1;
 PostgreSQL two workers >= 1.6 x faster than one (time from the due instant to the last final target).
@@ -151,7 +153,7 @@ def serve_emulators(
     return procs
 
 
-def connect_live(settings: Any, workspace_id: str) -> None:
+def connect_live(settings: Any, workspace_id: str, platforms: tuple[str, ...] = PLATFORMS) -> None:
     """One live account per network, through the product's OAuth flow against its served emulator: start (the
     authorize URL), the emulator's scripted consent (its redirect to CALLBACK carries the code), finish (code
     exchange, discovery), connect the first account found."""
@@ -161,7 +163,7 @@ def connect_live(settings: Any, workspace_id: str) -> None:
 
     from backend.services import oauth_connect
 
-    for net in PLATFORMS:
+    for net in platforms:
         url = oauth_connect.start(workspace_id, settings, net, CALLBACK, None)["authorizeUrl"]
         with httpx.Client(trust_env=False, timeout=30) as client:
             for _ in range(10):
@@ -179,6 +181,53 @@ def connect_live(settings: Any, workspace_id: str) -> None:
         oauth_connect.connect(
             workspace_id, settings, grant["grantId"], [grant["candidates"][0]["externalId"]]
         )
+
+
+def serve_apart(
+    tmp: Path, sandbox_env: dict[str, str], platforms: tuple[str, ...]
+) -> tuple[dict[str, int], dict[str, subprocess.Popen[bytes]]]:
+    """The emulators of `platforms` served apart (none: the earlier in-process shape), each on a free port, and
+    this process's settings pointed at them (its OAuth flow connects the live accounts). Returns (ports, processes).
+    SOCIALPUB_DATA_DIR must already name the run's data dir (the emulators get their own, under tmp/emu)."""
+    ports = {net: free_port() for net in platforms}
+    for key in [k for k in os.environ if k.endswith(("_BASE_URL", "_CLIENT_ID", "_CLIENT_SECRET"))]:
+        if key.startswith("SOCIALPUB_") and key != "SOCIALPUB_BASE_URL":
+            del os.environ[key]
+    os.environ.update(live_env(ports))
+    if not ports:
+        return ports, {}
+    emu_env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_DATA_DIR")}
+    emu_env.update(sandbox_env, PYTHONPATH=str(ROOT), SOCIALPUB_LOG_LEVEL="WARNING")
+    return ports, serve_emulators(tmp, emu_env, ports)
+
+
+def worker_env(
+    data_dir: Path,
+    base_url: str,
+    sandbox_env: dict[str, str],
+    ports: dict[str, int],
+    database_url: str | None = None,
+) -> dict[str, str]:
+    """The environment of a `socialpub worker` process of a run: the run's store, the sandbox's switches, the
+    served emulators' hosts, INFO logs and the step counts."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "SOCIALPUB_DATA_DIR": str(data_dir),
+            "SOCIALPUB_BASE_URL": base_url,
+            **sandbox_env,
+            **live_env(ports),
+            "SOCIALPUB_LOG_LEVEL": "INFO",
+            "SOCIALPUB_COUNT_STEPS": "true",
+            # what the engine benchmarks publish as (bench/support/engine.py: audited TikTok, LinkedIn partner)
+            "SOCIALPUB_TIKTOK_AUDITED": os.environ.get("SOCIALPUB_TIKTOK_AUDITED", ""),
+            "SOCIALPUB_SANDBOX_APPS": os.environ.get("SOCIALPUB_SANDBOX_APPS", ""),
+        }
+    )
+    if database_url:
+        env["SOCIALPUB_DATABASE_URL"] = database_url
+    return env
 
 
 def steps_logged(lines: list[str]) -> dict[str, int] | None:
@@ -267,18 +316,7 @@ def run_once(
             "SOCIALPUB_SANDBOX_NETWORK_DELAY_S": json.dumps(network_delay),
             "SOCIALPUB_SANDBOX_LIMITS": "false",
         }
-        ports = {net: free_port() for net in PLATFORMS} if served else {}
-        for key in [k for k in os.environ if k.endswith(("_BASE_URL", "_CLIENT_ID", "_CLIENT_SECRET"))]:
-            if key.startswith("SOCIALPUB_") and key != "SOCIALPUB_BASE_URL":
-                del os.environ[key]
-        os.environ.update(
-            live_env(ports)
-        )  # this process's settings (the OAuth flow) reach the served emulators
-        emulators: dict[str, subprocess.Popen[bytes]] = {}
-        if served:
-            emu_env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_DATA_DIR")}
-            emu_env.update(sandbox_env, PYTHONPATH=str(ROOT), SOCIALPUB_LOG_LEVEL="WARNING")
-            emulators = serve_emulators(Path(tmp), emu_env, ports)
+        ports, emulators = serve_apart(Path(tmp), sandbox_env, PLATFORMS if served else ())
         get_settings.cache_clear()
         settings = bench_settings(data_dir, database_url, sandbox_delay_s=0.0)
         ws = prepare_workspace(settings, with_video=True, sandbox_accounts=not served)
@@ -288,23 +326,7 @@ def run_once(
         ids = queue_posts(settings, ws, [far] * posts, platforms=list(PLATFORMS))
         n_targets = PostTarget.select().count()
 
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-        env.update(
-            {
-                "PYTHONPATH": str(ROOT),
-                "SOCIALPUB_DATA_DIR": str(data_dir),
-                "SOCIALPUB_BASE_URL": settings.base_url,
-                **sandbox_env,
-                **live_env(ports),
-                "SOCIALPUB_LOG_LEVEL": "INFO",
-                "SOCIALPUB_COUNT_STEPS": "true",
-                # what the engine benchmarks publish as (bench/support/engine.py: audited TikTok, LinkedIn partner)
-                "SOCIALPUB_TIKTOK_AUDITED": os.environ.get("SOCIALPUB_TIKTOK_AUDITED", ""),
-                "SOCIALPUB_SANDBOX_APPS": os.environ.get("SOCIALPUB_SANDBOX_APPS", ""),
-            }
-        )
-        if database_url:
-            env["SOCIALPUB_DATABASE_URL"] = database_url
+        env = worker_env(data_dir, settings.base_url, sandbox_env, ports, database_url)
         logs = [Path(tmp) / f"worker{i}.log" for i in range(workers)]
         concurrency = concurrency or Settings().worker_concurrency
         procs = [start_worker(env, logs[i], concurrency) for i in range(workers)]
@@ -487,7 +509,9 @@ def main() -> int:
     ap.add_argument("--posts", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each kind (the medians are quoted)")
     ap.add_argument(
-        "--runs", default="1,2,3", help="which runs: 1 (SQLite), 2 (slow youtube), 3 (PostgreSQL)"
+        "--runs",
+        default="1,2,3,4",
+        help="which runs: 1 (SQLite), 2 (slow youtube), 3 (PostgreSQL), 4 (SQLite, two workers)",
     )
     ap.add_argument("--delay-s", type=float, default=0.3, help="every emulated network call (default 0.3)")
     ap.add_argument(
@@ -558,6 +582,18 @@ def main() -> int:
                 )
             )
             show(runs[-1])
+        if 4 in wanted:
+            runs.append(
+                run_once(
+                    f"sqlite-2-workers#{i + 1}",
+                    workers=2,
+                    database_url=None,
+                    network_delay={},
+                    concurrency=None,
+                    **common,
+                )
+            )
+            show(runs[-1])
     server = None
     if 3 in wanted and (args.postgres or args.pg_local):
         url = args.postgres
@@ -597,6 +633,7 @@ def main() -> int:
     for prefix in (
         "sqlite-1-worker",
         "sqlite-1-worker-slow-youtube",
+        "sqlite-2-workers",
         "postgresql-1-workers",
         "postgresql-2-workers",
     ):
@@ -648,6 +685,12 @@ def main() -> int:
             "speedup": speedup,
             "goal": GOAL_PG_SPEEDUP,
             "met": speedup >= GOAL_PG_SPEEDUP,
+        }
+    two_sqlite = medians.get("sqlite-2-workers")
+    if base and two_sqlite and base["makespan_s"] and two_sqlite["makespan_s"]:
+        goals["sqlite_two_workers_measured"] = {  # issue 34: measured, no goal
+            "speedup": round(base["makespan_s"] / two_sqlite["makespan_s"], 3),
+            "met": True,
         }
     out = {
         "benchmark": "burst",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,7 @@ from bench.support.engine import (  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "scheduler.json"
 GOAL_P99_S = 1.0
+WORKER_START_S = 2.0  # a `socialpub worker` process imports, binds the store and goes idle
 
 
 def commit() -> str:
@@ -163,6 +165,123 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         if not database.is_closed():
             database.close()
 
+    run = _lateness(due_at, due_ids, observer, args, setup_s, early)
+    run["emulators"] = "in the worker's process (no latency)"
+    return run
+
+
+def run_served(args: argparse.Namespace) -> dict[str, Any]:
+    """The same window with the product's shape (issue 34, ruling 1): facebook's emulator served apart (`socialpub
+    sandbox serve facebook`, --delay-s a call), one live facebook account connected to it through the OAuth flow,
+    and ONE `socialpub worker` process with the default settings; this process queues the posts and observes.
+    Also reports the worker process's CPU a post over the window, and its steps (SOCIALPUB_COUNT_STEPS)."""
+    from backend import clock
+    from backend.config import Settings, get_settings
+    from backend.store.db import database
+    from backend.store.models import Post
+    from bench.burst import (
+        connect_live,
+        cpu_split,
+        serve_apart,
+        start_worker,
+        steps_logged,
+        stop_worker,
+        worker_env,
+    )
+
+    with tempfile.TemporaryDirectory(prefix="socialpub-bench-") as tmp:
+        data_dir = Path(tmp) / "data"
+        os.environ["SOCIALPUB_DATA_DIR"] = str(data_dir)
+        os.environ.pop("SOCIALPUB_DATABASE_URL", None)
+        sandbox_env = {
+            "SOCIALPUB_SANDBOX_DELAY_S": str(args.delay_s),
+            "SOCIALPUB_SANDBOX_PROCESSING_S": "0",
+            "SOCIALPUB_SANDBOX_LIMITS": "false",
+        }
+        ports, emulators = serve_apart(Path(tmp), sandbox_env, ("facebook",))
+        worker = None
+        try:
+            get_settings.cache_clear()
+            settings = bench_settings(data_dir)
+            ws = prepare_workspace(settings, with_video=False, sandbox_accounts=False)
+            connect_live(settings, ws.id, ("facebook",))
+            t_setup = time.perf_counter()
+            far = [clock.now() + timedelta(days=1, seconds=i * 20) for i in range(args.posts - args.due)]
+            queue_posts(settings, ws, far, platforms=["facebook"])
+            # the window starts --lead-s after the due posts are queued and the worker is up
+            start = clock.now() + timedelta(seconds=args.lead_s + WORKER_START_S + args.due / 1000)
+            step = args.window_s / args.due
+            due_at = [start + timedelta(seconds=i * step) for i in range(args.due)]
+            due_ids = queue_posts(settings, ws, due_at, platforms=["facebook"])
+            setup_s = time.perf_counter() - t_setup
+            log_path = Path(tmp) / "worker.log"
+            env = worker_env(data_dir, settings.base_url, sandbox_env, ports)
+            worker = start_worker(env, log_path, Settings().worker_concurrency)
+            time.sleep(WORKER_START_S)
+            if worker.poll() is not None:
+                raise SystemExit(f"the worker exited at start: {log_path.read_text()[-2000:]}")
+            margin = (start - clock.now()).total_seconds()
+            if margin < 1:
+                raise SystemExit(
+                    f"the window began {-margin:.1f} s before the worker was ready: raise --lead-s"
+                )
+            print(
+                f"  queued {args.posts:,} scheduled posts in {setup_s:.1f} s; {args.due:,} fall due over "
+                f"{args.window_s:g} s from {margin:.1f} s after the worker is up",
+                flush=True,
+            )
+            observer = Observer(list(zip(due_at, due_ids, strict=True)), args.poll_ms / 1000)
+            time.sleep(max(0.0, margin - 0.5))
+            cpu0 = cpu_split(worker.pid)
+            observer.start()
+            observer.join(0.5 + args.window_s + 30)
+            cpu1 = cpu_split(worker.pid) if worker.poll() is None else cpu0
+            observer.done.set()
+            observer.join(5)
+            stop_worker(worker)
+            end = start + timedelta(seconds=args.window_s)
+            early = (
+                Post.select()
+                .where((Post.status != "scheduled") & (Post.scheduled_at > end + timedelta(seconds=60)))
+                .count()
+            )
+            lines = log_path.read_text(errors="replace").splitlines()
+            steps = steps_logged(lines)
+            if not database.is_closed():
+                database.close()
+        finally:
+            if worker is not None and worker.poll() is None:
+                stop_worker(worker)
+            for proc in emulators.values():
+                stop_worker(proc)
+
+    run = _lateness(due_at, due_ids, observer, args, setup_s, early)
+    started = max(1, len(observer.publishing))
+    run.update(
+        {
+            "emulators": "served apart (socialpub sandbox serve facebook)",
+            "delay_s": args.delay_s,
+            "worker_cpu_ms_per_post": round(1000 * (sum(cpu1) - sum(cpu0)) / started, 2),
+            "worker_system_cpu_ms_per_post": round(1000 * (cpu1[1] - cpu0[1]) / started, 2),
+            "worker_steps_per_post": {k: round(v / started, 2) for k, v in steps.items()} if steps else None,
+            "worker_log": {
+                "lines": len(lines),
+                "warnings": sum(" WARNING " in line for line in lines),
+                "errors": sum(" ERROR " in line for line in lines),
+            },
+        }
+    )
+    return run
+
+
+def _lateness(
+    due_at: list[Any],
+    due_ids: list[str],
+    observer: Observer,
+    args: argparse.Namespace,
+    setup_s: float,
+    early: int,
+) -> dict[str, Any]:
     sched = {pid: at.timestamp() for at, pid in zip(due_at, due_ids, strict=True)}
     publishing = [t - sched[pid] for pid, t in observer.publishing.items()]
     sent = [t - sched[pid] for pid, t in observer.sent.items()]
@@ -196,6 +315,16 @@ def main() -> int:
         "--poll-ms", type=float, default=10.0, help="how often the committed states are read back"
     )
     ap.add_argument("--repeat", type=int, default=3, help="runs (the median p99 is the figure quoted)")
+    ap.add_argument(
+        "--emulators",
+        choices=("served", "in-process"),
+        default="served",
+        help="facebook's emulator served apart and a `socialpub worker` process (default, issue 34 ruling 1), "
+        "or the earlier shape: the worker a thread of this process, the emulator in it, no latency",
+    )
+    ap.add_argument(
+        "--delay-s", type=float, default=0.3, help="each emulated call, served apart (default 0.3)"
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     if not 0 < args.due <= args.posts:
@@ -203,7 +332,7 @@ def main() -> int:
 
     runs = []
     for i in range(args.repeat):
-        run = run_once(args)
+        run = run_served(args) if args.emulators == "served" else run_once(args)
         runs.append(run)
         pub, snt = run["lateness_to_publishing_s"], run["lateness_to_sent_s"]
         if pub:
@@ -248,7 +377,12 @@ def main() -> int:
             "repeat": args.repeat,
             "poll_ms": args.poll_ms,
             "targets_per_post": 1,
-            "network": "facebook (sandbox, no latency)",
+            "network": f"facebook, emulator served apart, {args.delay_s:g} s a call"
+            if args.emulators == "served"
+            else "facebook (sandbox in process, no latency)",
+            "worker": "a `socialpub worker` process"
+            if args.emulators == "served"
+            else "a Worker thread of the bench's process",
         },
         "machine": machine(),
         "median": median,

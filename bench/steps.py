@@ -16,14 +16,22 @@ The counters wrap the two database objects' methods in this process only: measur
 benchmark, not a path of the product.
 
     .venv/bin/python bench/steps.py [--posts 50] [--delay-s 0.3 --processing-s 2] [--out bench/results/steps.json]
+    .venv/bin/python bench/steps.py --posts 60 --delay-s 0.3 --processing-s 2 --profile /tmp/steps.pstats
+
+`--profile PATH` runs cProfile (deterministic, each thread's CPU time) in every thread the worker starts, merges them into PATH (pstats;
+`python -m pstats PATH`) and prints the project's functions (backend/, the sandbox and its emulators left out) ranked by
+self and by inclusive time, in microseconds a target. cProfile's own cost inflates small functions called
+often: a ranking, not the CPU figure (run without --profile for that).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import logging
 import os
+import pstats
 import sys
 import tempfile
 import threading
@@ -32,6 +40,7 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -74,6 +83,54 @@ def counted(counter: Counter[str], key: str, fn: Callable[..., Any]) -> Callable
     return wrapper
 
 
+def _emulator(path: str) -> bool:
+    """The sandbox's code: what a network does on its side (the emulators run in this process here)."""
+    return "/backend/networks/sandbox/" in path or path.rsplit("/", 1)[-1].startswith("emulator")
+
+
+class ThreadProfiles:
+    """cProfile in every thread started while installed (threading.setprofile): a profiler a thread."""
+
+    def __init__(self) -> None:
+        self.profiles: list[cProfile.Profile] = []
+        self.lock_ = threading.Lock()
+
+    def _start(self, frame: FrameType, event: str, arg: object) -> None:
+        sys.setprofile(None)
+        profile = cProfile.Profile(time.thread_time)  # this thread's CPU time, not its waits
+        with self.lock_:
+            self.profiles.append(profile)
+        profile.enable()
+
+    def install(self) -> None:
+        threading.setprofile(self._start)
+
+    def uninstall(self) -> None:
+        threading.setprofile(None)  # type: ignore[arg-type]  # typeshed: setprofile takes a callable
+
+    def dump(self, path: str, n_targets: int, top: int = 20) -> None:
+        profiles = [p for p in self.profiles if p.getstats()]
+        if not profiles:
+            return
+        stats = pstats.Stats(profiles[0])
+        for p in profiles[1:]:
+            stats.add(p)
+        stats.dump_stats(path)
+        ours = {
+            func: (tt, ct, nc)
+            for func, (_cc, nc, tt, ct, _callers) in stats.stats.items()  # type: ignore[attr-defined]  # pstats: .stats is untyped
+            if "/backend/" in func[0] and not _emulator(func[0])
+        }
+
+        def name(func: tuple[str, int, str]) -> str:
+            return f"{func[0].split('/backend/', 1)[1]}:{func[1]}({func[2]})"
+
+        for title, index in (("self", 0), ("inclusive", 1)):
+            print(f"-- our functions by {title} time, µs a target (calls a target)")
+            for func, values in sorted(ours.items(), key=lambda kv: -kv[1][index])[:top]:
+                print(f"{1e6 * values[index] / n_targets:9.1f}  {values[2] / n_targets:7.2f}  {name(func)}")
+
+
 def commit() -> str:
     import subprocess
 
@@ -86,7 +143,9 @@ def commit() -> str:
     return sha + ("+dirty" if dirty else "")
 
 
-def run(posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float = 0.0) -> dict[str, Any]:
+def run(
+    posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float = 0.0, profile: str = ""
+) -> dict[str, Any]:
     from backend.config import get_settings
     from backend.jobs.worker import Worker
     from backend.networks.sandbox.store import sandbox_db
@@ -119,6 +178,9 @@ def run(posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float 
         )  # to count the requests, whatever the product's level
         logging.getLogger("httpx").propagate = True
 
+        profiles = ThreadProfiles()
+        if profile:
+            profiles.install()
         cpu0 = time.process_time()
         t0 = time.perf_counter()
         worker.start_thread()
@@ -133,6 +195,9 @@ def run(posts: int, timeout_s: float, delay_s: float = 0.0, processing_s: float 
         worker.stop(timeout=30)
         cpu = time.process_time() - cpu0
         elapsed = time.perf_counter() - t0
+        if profile:
+            profiles.uninstall()
+            profiles.dump(profile, n_targets)
         logging.getLogger().removeHandler(logs)
         logging.getLogger("httpx").setLevel(httpx_level)
         statuses = Counter(s for (s,) in PostTarget.select(PostTarget.status).tuples())
@@ -167,9 +232,10 @@ def main() -> int:
         "--processing-s", type=float, default=0.0, help="TikTok / Instagram processing (the burst: 2)"
     )
     ap.add_argument("--label", default="")
+    ap.add_argument("--profile", default="", help="cProfile every worker thread into this pstats file")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
-    result = run(args.posts, args.timeout_s, args.delay_s, args.processing_s)
+    result = run(args.posts, args.timeout_s, args.delay_s, args.processing_s, args.profile)
     entry = {
         "commit": commit(),
         "label": args.label,

@@ -11,14 +11,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.errors import install_error_handlers
-from backend.api.middleware import (
-    BodyLimitMiddleware,
-    BodyTimeoutMiddleware,
-    HeadAsGetMiddleware,
-    NoNulMiddleware,
-    RateLimitHeadersMiddleware,
-    TrailingSlashRedirect,
-)
+from backend.api.middleware import ApiMiddleware, TrailingSlashRedirect
 from backend.api.routers import HOST_ROUTERS, ROUTERS
 from backend.config import Settings, get_settings
 from backend.media.policy import log_policy
@@ -65,15 +58,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(TrailingSlashRedirect, routes=lambda: app.router.routes)
     app.add_middleware(IncludeRouters, routers=routers)
-    app.add_middleware(RateLimitHeadersMiddleware)
     app.add_middleware(
-        BodyLimitMiddleware,
+        ApiMiddleware,
         default_limit=settings.max_body_bytes,
         limits={"/v1/media": settings.max_media_body_bytes},
+        body_timeout_s=settings.server_body_timeout_s,
     )
-    app.add_middleware(HeadAsGetMiddleware)
-    app.add_middleware(BodyTimeoutMiddleware, timeout_s=settings.server_body_timeout_s)
-    app.add_middleware(NoNulMiddleware)
 
     log_policy(settings)  # says loudly when SOCIALPUB_ALLOW_PRIVATE_URLS=1 lifts the address rule
     return app

@@ -89,7 +89,7 @@ def key_context(request: Request, presented: str, scope: str) -> AuthContext:
     key = keys_service.authenticate(presented.strip())
     settings: Settings = request.app.state.settings
     decision = ratelimit.hit(f"key:{key.id}", settings.rate_limit_per_minute)
-    # Added to whatever response this request ends with (RateLimitHeadersMiddleware), including
+    # Added to whatever response this request ends with (ApiMiddleware), including
     # routes that return a Response object directly.
     request.state.ratelimit_headers = decision.headers()
     if not decision.allowed:

@@ -89,9 +89,7 @@ def _allow_table(app: Any) -> list[tuple[re.Pattern[str], str]]:
         for path, item in app.openapi().get("paths", {}).items():
             methods = {m.upper() for m in item if m.upper() in _METHOD_ORDER}
             if "GET" in methods:
-                methods.add(
-                    "HEAD"
-                )  # a GET's HEAD is answered for it (HeadAsGetMiddleware, /media/{key} its own)
+                methods.add("HEAD")  # a GET's HEAD is answered for it (ApiMiddleware, /media/{key} its own)
             pattern = re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$")
             table.append((pattern, ", ".join(m for m in _METHOD_ORDER if m in methods)))
         app.state.allow_table = table

@@ -7,7 +7,7 @@ open connections until the process ran out of file descriptors, so that `GET /v1
   first byte (of the connection, for the first request), and within `server_max_header_bytes` (64 KiB); else the
   connection gets 408 `request_timeout` or 431 `headers_too_large` and is closed;
 * **body**: the app waits at most `server_body_timeout_s` (30 s) for each piece of a request body (ASGI, in
-  backend/api/middleware.py `BodyTimeoutMiddleware`): 408 `request_timeout`, connection closed;
+  backend/api/middleware.py `ApiMiddleware`): 408 `request_timeout`, connection closed;
 * **idle keep-alive**: `server_keep_alive_s` (5 s; uvicorn's `timeout_keep_alive`);
 * **connections**: at most `server_max_connections` open (1,024), and `server_max_connections_per_client` (64)
   from one client address (an IPv6 client by its /64); over either, a new connection is answered 503

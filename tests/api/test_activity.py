@@ -257,7 +257,7 @@ def test_session_and_no_credential(client, owner):
     [
         ({"tz": "Mars/Olympus"}, "invalid_timezone"),
         ({"tz": "../etc/passwd"}, "invalid_timezone"),
-        ({"tz": "Europe/Paris\x00"}, "validation_error"),  # a NUL in any query value (NoNulMiddleware)
+        ({"tz": "Europe/Paris\x00"}, "validation_error"),  # a NUL in any query value (ApiMiddleware)
         ({"tz": ""}, "validation_error"),
         ({"days": 0}, "validation_error"),
         ({"days": 91}, "validation_error"),
