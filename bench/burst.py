@@ -448,6 +448,8 @@ def run_once(
         "emulator_received": received,
         "succeeded_by_network": succeeded,
         "duplicates": sum(max(0, received[n] - succeeded[n]) for n in PLATFORMS),
+        # targets that succeeded without the network having their publication (a false success: a lost post)
+        "missing": sum(max(0, succeeded[n] - received[n]) for n in PLATFORMS),
     }
 
 
@@ -487,7 +489,8 @@ def show(run: dict[str, Any]) -> None:
     )
     wl = run["worker_log"]
     print(
-        f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
+        f"    duplicates {run['duplicates']}, missing {run.get('missing', 0)} (received {run['emulator_received']}); "
+        f"leases lost {wl['lost_leases']}, "
         f"taken over {wl['taken_over']}, reconciled {wl['reconciled']}, re-attempts {wl['re_attempts']}",
         flush=True,
     )
