@@ -163,7 +163,8 @@ class ContainerFlow(ABC):
         call of a tracked container, that container) is asked first: the network's answer for that very attempt.
         PUBLISHED: published — its media then looked up in the listing (not listed yet: pending, looked up again
         later, never published again); any other state: its publish call never went through, so nothing is
-        published (None). Only without a container saved, or one the network no longer knows, the listing
+        published (None); a carousel's items saved without their parent: nothing published either (a parent is
+        saved before it is published). Only without a container saved, or one the network no longer knows, the listing
         matched by caption — which cannot tell apart two posts of the same caption published in the same
         minutes (the burst's posts all have one: a reconciliation by caption took another post's media for its
         own, and the target succeeded without being published)."""
@@ -183,6 +184,8 @@ class ContainerFlow(ABC):
                 return PublishOutcome.pending(str(pub.resume), network_status=status)
             if status:
                 return None  # IN_PROGRESS, FINISHED, ERROR, EXPIRED: the container was never published
+        elif state.get("children"):
+            return None  # a carousel's items, its parent never created: the parent is saved before it is published
         return self.listed(pub)
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
