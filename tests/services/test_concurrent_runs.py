@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks.base import PublishOutcome
+from backend.networks.base import NetworkError, PublishOutcome
 from backend.queue.backoff import RetryLater
 from backend.services import adapters, publishing
 from backend.store.models import Job, Post, PostTarget, PublishAttempt
@@ -422,8 +422,6 @@ def test_a_tracked_publishing_call_left_without_outcome_is_reconciled_by_what_th
     very publication — find_existing gets its tracking ref as `resume` (the Instagram container whose status
     tells whether it was published) —, not only the account's listing, which cannot tell two posts of one caption
     apart."""
-    from backend.networks.base import NetworkError
-
     job, target = _fan_out(client, owner, "ready, then a timeout")
     asked: list[str | None] = []
     calls: list[str] = []

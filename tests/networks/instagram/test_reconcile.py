@@ -9,6 +9,7 @@ import dataclasses
 from datetime import timedelta
 
 import httpx
+import time_machine
 
 from backend import clock
 from backend.networks.base import decode_ref
@@ -34,7 +35,7 @@ def test_a_finished_container_is_not_published_even_when_a_post_of_its_caption_i
     settings.sandbox_processing_s = 5.0
     ident = account("instagram")
     start = clock.now()
-    with __import__("time_machine").travel(start, tick=False) as t:
+    with time_machine.travel(start, tick=False) as t:
         first = adapter("instagram", settings)
         one = publication(ident, "instagram", CAPTION, [IMG[0]], token="tgt_a", attempted_at=start)
         done = first.publish(one)
