@@ -138,13 +138,16 @@ def serve_emulators(
         cmd += ["--data-dir", str(tmp / "emu" / net)]
         out = (tmp / f"emu-{net}.log").open("wb")
         procs[net] = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    delays = json.loads(env.get("SOCIALPUB_SANDBOX_NETWORK_DELAY_S") or "{}")
     for net, port in ports.items():
-        deadline = time.monotonic() + 60
+        # every call of the emulator takes its network's latency, the probe's too (run 2: youtube's 5 s)
+        delay = float(delays.get(net, env.get("SOCIALPUB_SANDBOX_DELAY_S") or 0))
+        deadline = time.monotonic() + 60 + delay
         while True:
             if procs[net].poll() is not None:
                 raise SystemExit(f"emulator {net} exited: {(tmp / f'emu-{net}.log').read_text()[-2000:]}")
             try:
-                httpx.get(f"http://127.0.0.1:{port}/_sandbox/oauth", timeout=1, trust_env=False)
+                httpx.get(f"http://127.0.0.1:{port}/_sandbox/oauth", timeout=1 + delay, trust_env=False)
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline:
@@ -448,6 +451,8 @@ def run_once(
         "emulator_received": received,
         "succeeded_by_network": succeeded,
         "duplicates": sum(max(0, received[n] - succeeded[n]) for n in PLATFORMS),
+        # targets that succeeded without the network having their publication (a false success: a lost post)
+        "missing": sum(max(0, succeeded[n] - received[n]) for n in PLATFORMS),
     }
 
 
@@ -487,7 +492,8 @@ def show(run: dict[str, Any]) -> None:
     )
     wl = run["worker_log"]
     print(
-        f"    duplicates {run['duplicates']} (received {run['emulator_received']}); leases lost {wl['lost_leases']}, "
+        f"    duplicates {run['duplicates']}, missing {run.get('missing', 0)} (received {run['emulator_received']}); "
+        f"leases lost {wl['lost_leases']}, "
         f"taken over {wl['taken_over']}, reconciled {wl['reconciled']}, re-attempts {wl['re_attempts']}",
         flush=True,
     )

@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks.base import PublishOutcome
+from backend.networks.base import NetworkError, PublishOutcome
 from backend.queue.backoff import RetryLater
 from backend.services import adapters, publishing
 from backend.store.models import Job, Post, PostTarget, PublishAttempt
@@ -412,3 +412,39 @@ def test_an_interrupted_target_whose_account_is_no_longer_active_says_it_may_be_
     t = PostTarget.get_by_id(target.id)
     assert t.status == "failed"
     assert "may have been published" in t.fail_reason and "check the" in t.fail_reason.lower(), t.fail_reason
+
+
+def test_a_tracked_publishing_call_left_without_outcome_is_reconciled_by_what_the_network_holds_of_it(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """The network said the publication was ready to publish (a container FINISHED), and the publishing call made
+    as an attempt ended without an outcome (a timeout after sending): the next run asks the network about that
+    very publication — find_existing gets its tracking ref as `resume` (the Instagram container whose status
+    tells whether it was published) —, not only the account's listing, which cannot tell two posts of one caption
+    apart."""
+    job, target = _fan_out(client, owner, "ready, then a timeout")
+    asked: list[str | None] = []
+    calls: list[str] = []
+
+    class Net:
+        def publish(self, pub):  # type: ignore[no-untyped-def]
+            return PublishOutcome.pending('{"container": "C1"}', network_status="IN_PROGRESS")
+
+        def check_status(self, pub, ref):  # type: ignore[no-untyped-def]
+            return PublishOutcome.ready(ref, network_status="FINISHED")
+
+        def complete(self, pub, ref):  # type: ignore[no-untyped-def]
+            calls.append(ref)
+            if len(calls) == 1:
+                raise NetworkError("retriable", "timed out", code="timeout", ambiguous=True)
+            return PublishOutcome.published("M1", "https://x.example/M1", tracking_ref=ref)
+
+        def find_existing(self, pub):  # type: ignore[no-untyped-def]
+            asked.append(pub.resume)
+            return None  # the container was not published: the call did not go through
+
+    monkeypatch.setattr(adapters, "adapter_for", lambda account, settings: Net())
+    run_through(fast, steps=12, step=timedelta(minutes=2))
+    t = PostTarget.get_by_id(target.id)
+    assert asked and asked[0] == '{"container": "C1"}', asked
+    assert t.status == "succeeded" and t.external_post_id == "M1" and len(calls) == 2

@@ -16,7 +16,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from backend.networks.base import NetworkError, Publication, PublishOutcome, decode_ref, encode_ref
+from backend.networks.base import (
+    NetworkError,
+    Publication,
+    PublishOutcome,
+    check_failed,
+    decode_ref,
+    encode_ref,
+)
 
 CONTAINER_TTL_WORDS = "not published within 24 h"
 
@@ -49,7 +56,9 @@ class ContainerFlow(ABC):
     def permalink(self, pub: Publication, media_id: str) -> str | None: ...
 
     @abstractmethod
-    def find_existing(self, pub: Publication) -> PublishOutcome | None: ...
+    def listed(self, pub: Publication) -> PublishOutcome | None:
+        """The account's listing since the attempt's start, matched by caption: the publication, or None."""
+        ...
 
     @abstractmethod
     def failed_container(self, detail: str, ref: str) -> PublishOutcome:
@@ -97,7 +106,7 @@ class ContainerFlow(ABC):
         if status == "EXPIRED":
             return self.expired(f"the {self.LABEL} container")
         if status == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
-            found = self.find_existing(pub)
+            found = self.listed(pub)
             if found is not None and found.state == "published":
                 return PublishOutcome.published(
                     str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=status
@@ -148,6 +157,36 @@ class ContainerFlow(ABC):
             if status in ("EXPIRED", "ERROR"):
                 return None
         return {k: v for k, v in state.items() if k in ("container", "children")}
+
+    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+        """Whether an earlier attempt published the target. The container it saved (`pub.resume`; for the publish
+        call of a tracked container, that container) is asked first: the network's answer for that very attempt.
+        PUBLISHED: published — its media then looked up in the listing (not listed yet: pending, looked up again
+        later, never published again); any other state: its publish call never went through, so nothing is
+        published (None); a carousel's items saved without their parent: nothing published either (a parent is
+        saved before it is published). Only without a container saved, or one the network no longer knows, the listing
+        matched by caption — which cannot tell apart two posts of the same caption published in the same
+        minutes (the burst's posts all have one: a reconciliation by caption took another post's media for its
+        own, and the target succeeded without being published)."""
+        state = decode_ref(pub.resume) if pub.resume else {}
+        container = str(state.get("container") or "")
+        if container:
+            try:
+                status, _ = self.container_status(pub, container)
+            except NetworkError as e:
+                if e.fail_type != "permanent":
+                    return check_failed(self.LABEL, e)
+                status = ""  # the network does not know it (any more): the listing decides
+            if status == "PUBLISHED":
+                found = self.listed(pub)
+                if found is not None and found.state == "published":
+                    return found
+                return PublishOutcome.pending(str(pub.resume), network_status=status)
+            if status:
+                return None  # IN_PROGRESS, FINISHED, ERROR, EXPIRED: the container was never published
+        elif state.get("children"):
+            return None  # a carousel's items, its parent never created: the parent is saved before it is published
+        return self.listed(pub)
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:

@@ -179,7 +179,7 @@ class InstagramAdapter(ContainerFlow):
         except NetworkError as e:
             return e.outcome()
 
-    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+    def listed(self, pub: Publication) -> PublishOutcome | None:
         """Pages /{ig-user}/media back to the attempt's start, matching the caption."""
         return find_in_listing(
             self.graph,

@@ -150,7 +150,7 @@ class ThreadsAdapter(ContainerFlow):
                 )
             return e.outcome()
 
-    def find_existing(self, pub: Publication) -> PublishOutcome | None:
+    def listed(self, pub: Publication) -> PublishOutcome | None:
         """Pages the user's threads (`GET /{user}/threads`, newest first) back to the attempt's start, matching the
         text (TH-R14)."""
         return find_in_listing(

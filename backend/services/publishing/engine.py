@@ -730,7 +730,9 @@ def track_target(job: Job, settings: Settings) -> None:
             job,
             settings,
             adapter,
-            pub,
+            # what the network holds of this publication (its container, its asset): an earlier publishing call
+            # left without outcome is reconciled by asking about it (find_existing), not only the listing
+            dataclasses.replace(pub, resume=ref),
             target,
             post,
             account,
