@@ -462,10 +462,15 @@ class Worker(LeaseBooks):
                 elif handler is not None:
                     handler(job, ctx)
         except Exception as exc:
-            if self._lost_already(job):
-                return
             if isinstance(exc, fence.LeaseLost):
-                self._lease_lost(job, "none: it stopped before its next network call or write")
+                if self._lost_already(job):  # the heartbeat reported the loss: say what the fence did, once
+                    log.info(
+                        "job %s (%s): it stopped before its next network call or write", job.id, job.kind
+                    )
+                else:
+                    self._lease_lost(job, "none: it stopped before its next network call or write")
+                return
+            if self._lost_already(job):
                 return
             if periodic is not None and not isinstance(exc, RetryLater | PermanentJobError):
                 err = f"{type(exc).__name__}: {exc}"

@@ -630,6 +630,35 @@ def test_a_run_whose_job_was_taken_over_makes_no_further_network_write(settings,
     assert any(job.id in r.getMessage() and "lost the lease" in r.getMessage() for r in caplog.records)
 
 
+def test_a_loss_the_heartbeat_reported_first_still_says_the_fence_stopped_the_run(settings, caplog):
+    """The heartbeat finds the lease lost while the handler waits on its network (a frozen worker resumed): it
+    says so, and the fence still stops the next write, and says that too — once, at INFO."""
+    from backend.networks.http import send
+
+    sent: list[str] = []
+    client = _network(sent)
+    worker = Worker(settings, concurrency=1)
+
+    def taken_over_while_waiting(job: Any, ctx: Any) -> None:
+        send(client, "POST", "/init", network="Net", write=True)
+        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(
+            Job.id == job.id
+        ).execute()
+        worker._check_lost(job.locked_by, job)  # the heartbeat's turn comes before the handler's next step
+        send(client, "PUT", "/chunk", network="Net", write=True)
+
+    with handler("t.taken_over_while_waiting", taken_over_while_waiting):
+        with tx():
+            job = queue.enqueue("t.taken_over_while_waiting")
+        with caplog.at_level(logging.INFO, logger="socialpub.worker"):
+            worker.tick()
+    assert sent == ["POST /init"]
+    said = [r.getMessage() for r in caplog.records if job.id in r.getMessage()]
+    assert [m for m in said if "lost the lease" in m] != [], said
+    assert [m for m in said if "it stopped before its next network call or write" in m] != [], said
+    assert Job.get_by_id(job.id).locked_by == "other:host:2:cafe#9"
+
+
 def test_the_fence_renews_a_short_lease_before_a_write(settings):
     """A run whose lease has less than half of it left (its heartbeat late: a starved process) renews it before
     the write, in the store, rather than sending with a lease about to lapse."""
