@@ -3,44 +3,20 @@ SOCIALPUB_COUNT_STEPS is on."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 
 from backend.services import adapters
 from backend.store.db import STEPS
-
-
-class _KeepAlive(BaseHTTPRequestHandler):
-    """Answers every GET with 200 and keeps the connection open (HTTP/1.1), like a network's API."""
-
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:  # noqa: N802
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args: Any) -> None:
-        pass
+from tests.support.keepalive import serving
 
 
 @pytest.fixture
 def server() -> Iterator[str]:
     """A keep-alive HTTP server on loopback; its base URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _KeepAlive)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving() as httpd:
+        yield httpd.url()
 
 
 def test_count_steps_counts_the_connections_requests_open(settings, monkeypatch, server):  # type: ignore[no-untyped-def]
