@@ -64,6 +64,7 @@ from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
     bench_settings,
+    dies_with_this_process,
     machine,
     prepare_workspace,
     published_rows,
@@ -137,7 +138,9 @@ def serve_emulators(
         cmd = [sys.executable, "-c", CLI, "sandbox", "serve", net, "--port", str(port)]
         cmd += ["--data-dir", str(tmp / "emu" / net)]
         out = (tmp / f"emu-{net}.log").open("wb")
-        procs[net] = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        procs[net] = subprocess.Popen(
+            cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, preexec_fn=dies_with_this_process
+        )
     delays = json.loads(env.get("SOCIALPUB_SANDBOX_NETWORK_DELAY_S") or "{}")
     for net, port in ports.items():
         # every call of the emulator takes its network's latency, the probe's too (run 2: youtube's 5 s)
@@ -253,7 +256,14 @@ def start_worker(env: dict[str, str], log_path: Path, concurrency: int) -> subpr
         "--concurrency",
         str(concurrency),
     ]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log_path.open("wb"), cwd=ROOT)
+    return subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log_path.open("wb"),
+        cwd=ROOT,
+        preexec_fn=dies_with_this_process,
+    )
 
 
 def start_profile(path: str, pid: int, label: str, mode: str) -> subprocess.Popen[bytes]:

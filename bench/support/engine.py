@@ -268,3 +268,16 @@ def published_rows(settings: Any, platform: str) -> list[dict[str, Any]]:
     from backend.services.adapters import sandbox
 
     return sandbox(settings).list_published(platform=platform, limit=10**7)
+
+
+def dies_with_this_process() -> None:
+    """A child's `preexec_fn`: Linux sends it SIGTERM when the benchmark that started it dies (a SIGTERM, a kill -9,
+    a crash), so no served emulator or worker is left running to load the next benchmark. Elsewhere: nothing."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
