@@ -149,7 +149,14 @@ class Publication:
     when the network still has it, instead of creating another that costs quota (find_existing gets it too: the
     network may answer for it more cheaply than its listing — YouTube's upload session). save_progress: called by the
     adapter with such a ref as soon as the network created it, before its next call (the engine stores it
-    with the target); None: nothing is saved."""
+    with the target); None: nothing is saved.
+
+    held_elsewhere: the network's ids of publications the account's OTHER targets hold (their external_post_id,
+    as the engine read them when it reconciled this one): a listing matched by text (or title) never takes one of
+    them for this target's — two targets of one account with one caption in the same minutes (a recurring
+    caption, a burst, a recipe's one caption over different images) cannot be told apart by their text, and a
+    target that took another's publication succeeded without ever being published. find_existing skips them and
+    keeps paging. Empty outside a reconciliation."""
 
     payload: Payload
     account: AccountCredentials
@@ -157,6 +164,7 @@ class Publication:
     attempted_at: datetime | None = None
     resume: str | None = None
     save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    held_elsewhere: frozenset[str] = frozenset()
 
     def saved(self, ref: str) -> None:
         """The adapter created something at the network that a later attempt could continue from."""
@@ -323,7 +331,10 @@ class NetworkAdapter(Protocol):
         """The publication at the network if it exists, created at or after `pub.attempted_at` (minus clock
         slack): pages through the network's listing as far back as that window needs. None: absent from the
         listing now — conclusive only once the network's listing delay has passed since the earlier call was
-        over (the engine waits until then). Raises Unverifiable when the network offers no way to check."""
+        over (the engine waits until then). Raises Unverifiable when the network offers no way to check.
+        A listing matched by text (or title) skips every item whose id is in `pub.held_elsewhere` (another
+        target's publication, never this one's) and keeps paging; an answer about the attempt's very own object
+        (a saved container, upload session, publish id, record key) needs no such care."""
         ...
 
 

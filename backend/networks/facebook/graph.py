@@ -268,7 +268,8 @@ def find_in_listing(
     found: Callable[[dict[str, Any]], PublishOutcome] | None = None,
 ) -> PublishOutcome | None:
     """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
-    attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
+    attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent; an
+    item another target of the account holds (`pub.held_elsewhere`) is never this one's: skipped, paging on.
     found: the outcome of a matching item (default: published, its id and `link`).
     None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""
     since = pub.not_before()
@@ -281,6 +282,8 @@ def find_in_listing(
             for item in items:
                 if since is not None and graph_time(item.get(created)) < since.timestamp():
                     return None  # older than the window: everything after is too
+                if str(item.get("id")) in pub.held_elsewhere:
+                    continue  # another target's publication, whatever its text
                 if (item.get(text) or "").strip() == expected:
                     if found is not None:
                         return found(item)

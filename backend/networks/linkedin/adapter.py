@@ -341,7 +341,8 @@ class LinkedInAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start.
+        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start,
+        matching the commentary; a post another target holds (`pub.held_elsewhere`) is skipped.
         LinkedIn refusing the listing (403: the app holds no r_member_social / r_organization_social) raises
         Unverifiable: the target then fails saying to check the account, and is never posted twice."""
         if pub.resume and decode_ref(pub.resume).get("stage") == STAGE_UPLOAD:
@@ -364,6 +365,8 @@ class LinkedInAdapter:
                 for el in elements:
                     if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
                         return None
+                    if str(el.get("id")) in pub.held_elsewhere:
+                        continue  # another target's post, whatever its commentary
                     if str(el.get("commentary") or "").strip() == expected:
                         return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
                 if len(elements) < count:

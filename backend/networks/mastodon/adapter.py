@@ -296,7 +296,8 @@ class MastodonAdapter:
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """The account's statuses, newest first, back to the attempt's start (minus clock slack), matched by
-        reconcile.is_ours; an unreadable listing is not "absent" (check_failed: ambiguous)."""
+        reconcile.is_ours, skipping the statuses other targets hold (`pub.held_elsewhere`); an unreadable
+        listing is not "absent" (check_failed: ambiguous)."""
         try:
             account_id, _host = where(pub.account.external_account_id)
             spoiler = str(pub.payload.options.get("spoiler_text") or "")
@@ -318,6 +319,8 @@ class MastodonAdapter:
                         continue
                     if (status.get("spoiler_text") or "") != spoiler:
                         continue
+                    if str(status.get("id")) in pub.held_elsewhere:
+                        continue  # another target's status: never this one's, whatever its text
                     source = self._json(
                         pub, self._call(pub, "GET", f"/api/v1/statuses/{status['id']}/source")
                     )

@@ -690,7 +690,8 @@ class TikTokAdapter:
         soon as the init answered, `pub.resume`): /status/fetch/ tells its fate whatever the privacy. Without
         one, only the listing is left (/v2/video/list/), which shows PUBLIC posts only and needs video.list:
         for any other post (SELF_ONLY, friends, followers, a photo post, a draft) or without the scope, absence
-        from it proves nothing — Unverifiable (the target ends saying to check the account), never "absent"."""
+        from it proves nothing — Unverifiable (the target ends saying to check the account), never "absent". The
+        listing matches the description, skipping the posts other targets hold (`pub.held_elsewhere`)."""
         p = pub.payload
         if p.options.get("post_mode") == "MEDIA_UPLOAD":
             raise Unverifiable("TikTok offers no way to list the drafts in a creator's inbox")
@@ -720,8 +721,10 @@ class TikTokAdapter:
                 for v in videos:
                     if since is not None and int(v.get("create_time") or 0) < since.timestamp():
                         return None
+                    post_id = str(v.get("id"))
+                    if post_id in pub.held_elsewhere:
+                        continue  # another target's post, whatever its description
                     if str(v.get("video_description") or "").strip() == expected:
-                        post_id = str(v.get("id"))
                         return PublishOutcome.published(
                             post_id,
                             v.get("share_url") or self.post_url(pub, post_id),

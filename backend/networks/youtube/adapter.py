@@ -444,7 +444,8 @@ class YouTubeAdapter:
         "Check the status of an upload"): complete -> its video, read like check_status; incomplete (308) ->
         absent (that session created nothing; the next attempt continues it); expired -> the listing. The
         listing pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <-
-        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title; a match is then
+        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title (a video another
+        target holds, `pub.held_elsewhere`, skipped); a match is then
         read like check_status. A grant without youtube.readonly cannot list: Unverifiable, never a second
         upload."""
         since = pub.not_before()
@@ -478,8 +479,11 @@ class YouTubeAdapter:
                         continue
                     if since is not None and published < since:
                         return None
+                    video = str((sn.get("resourceId") or {}).get("videoId"))
+                    if video in pub.held_elsewhere:
+                        continue  # another target's video, whatever its title
                     if str(sn.get("title") or "") == (pub.payload.title or ""):
-                        return self.check_status(pub, str((sn.get("resourceId") or {}).get("videoId")))
+                        return self.check_status(pub, video)
                 token = body.get("nextPageToken")
                 if not token:
                     return None
