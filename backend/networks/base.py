@@ -222,6 +222,11 @@ class PublishOutcome:
     warnings: what the user must know although it went through (TargetWarning), on any outcome of any call
     (publish, check_status, complete, find_existing): the engine keeps each one on the target (one per code, the
     latest message wins) and never drops one an earlier call of the target gave.
+    listed_at: (find_existing) the publication was matched in the account's listing by its text (or title), which
+    another target of one caption would match too: when the network says it created it (the listing item's
+    time). None: an answer about the attempt's very own object (its container, upload session, publish id, record
+    key). The engine takes a listed match only when no other target's call that began before it is still under
+    way (that call may have made it).
     """
 
     state: OutcomeState
@@ -237,6 +242,7 @@ class PublishOutcome:
     auth_refused: bool = False
     wait: bool = False
     warnings: tuple[TargetWarning, ...] = ()
+    listed_at: datetime | None = None
 
     @property
     def done(self) -> bool:

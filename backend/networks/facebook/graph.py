@@ -3,13 +3,16 @@ headers (estimated_time_to_regain_access) and the calling convention (access_tok
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from backend import clock
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
@@ -285,9 +288,11 @@ def find_in_listing(
                 if str(item.get("id")) in pub.held_elsewhere:
                     continue  # another target's publication, whatever its text
                 if (item.get(text) or "").strip() == expected:
+                    stamp = graph_time(item.get(created))
+                    at = datetime.fromtimestamp(stamp, UTC) if stamp else clock.now()
                     if found is not None:
-                        return found(item)
-                    return PublishOutcome.published(str(item["id"]), item.get(link))
+                        return dataclasses.replace(found(item), listed_at=at)
+                    return PublishOutcome.published(str(item["id"]), item.get(link), listed_at=at)
             paging = body.get("paging") or {}
             after = (paging.get("cursors") or {}).get("after")
             if not items or not after or not paging.get("next"):
@@ -300,8 +305,6 @@ def find_in_listing(
 
 def graph_time(value: object) -> float:
     """A Graph API time (`2026-11-24T09:00:00+0000`) as a POSIX timestamp; 0 when unreadable."""
-    from datetime import datetime
-
     try:
         return datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%S%z").timestamp()
     except ValueError:

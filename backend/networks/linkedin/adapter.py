@@ -18,6 +18,7 @@ other app (403), and find_existing then raises Unverifiable (never "absent", whi
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -368,7 +369,12 @@ class LinkedInAdapter:
                     if str(el.get("id")) in pub.held_elsewhere:
                         continue  # another target's post, whatever its commentary
                     if str(el.get("commentary") or "").strip() == expected:
-                        return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
+                        created = int(el.get("createdAt") or 0) / 1000
+                        return PublishOutcome.published(
+                            str(el["id"]),
+                            post_url(str(el["id"])),
+                            listed_at=datetime.fromtimestamp(created, UTC) if created else clock.now(),
+                        )
                 if len(elements) < count:
                     return None
                 start += len(elements)

@@ -334,7 +334,9 @@ class MastodonAdapter:
                     ):
                         url = status.get("url")
                         return PublishOutcome.published(
-                            str(status["id"]), url if isinstance(url, str) else None
+                            str(status["id"]),
+                            url if isinstance(url, str) else None,
+                            listed_at=_created_at(status),  # is_ours: never None here
                         )
                 last = statuses[-1]
                 created = _created_at(last) if isinstance(last, dict) else None

@@ -18,10 +18,12 @@ The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / 
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from backend import clock
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
@@ -725,10 +727,12 @@ class TikTokAdapter:
                     if post_id in pub.held_elsewhere:
                         continue  # another target's post, whatever its description
                     if str(v.get("video_description") or "").strip() == expected:
+                        created = int(v.get("create_time") or 0)
                         return PublishOutcome.published(
                             post_id,
                             v.get("share_url") or self.post_url(pub, post_id),
                             network_status="PUBLISH_COMPLETE",
+                            listed_at=datetime.fromtimestamp(created, UTC) if created else clock.now(),
                         )
                 if not more:
                     return None

@@ -9,6 +9,7 @@ itself publishes nothing: only the PUT that completes the bytes creates the vide
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -483,7 +484,7 @@ class YouTubeAdapter:
                     if video in pub.held_elsewhere:
                         continue  # another target's video, whatever its title
                     if str(sn.get("title") or "") == (pub.payload.title or ""):
-                        return self.check_status(pub, video)
+                        return dataclasses.replace(self.check_status(pub, video), listed_at=published)
                 token = body.get("nextPageToken")
                 if not token:
                     return None
