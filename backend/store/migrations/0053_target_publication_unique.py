@@ -19,10 +19,9 @@ every such target but the first to complete is left without the id (its post_url
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from peewee import Database
+from peewee import CharField, Database, JSONField, Model
 from playhouse.migrate import SchemaMigrator
 
 UNIQUE = "post_target_account_external"
@@ -32,7 +31,7 @@ _INDEXES = {
         "INDEX",
         '("account_id", "completed_at") WHERE "external_post_id" IS NOT NULL',
     ),
-    "post_target_account_publishing": ("INDEX", "(\"account_id\") WHERE \"status\" = 'publishing'"),
+    "post_target_account_publishing": ("INDEX", '("account_id") WHERE "status" = \'publishing\''),
 }
 WARNING = {
     "code": "reconciliation_shared_publication",
@@ -42,35 +41,44 @@ WARNING = {
 }
 
 
-def _sql(db: Database, sql: str, params: tuple[Any, ...] = ()) -> Any:
-    return db.execute_sql(sql, params)  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
+# every target holding a publication that a target of its account completed earlier holds too
+_SHARED = (
+    "SELECT t.id FROM post_target AS t WHERE t.external_post_id IS NOT NULL AND EXISTS ("
+    "SELECT 1 FROM post_target AS o WHERE o.account_id = t.account_id "
+    "AND o.external_post_id = t.external_post_id AND o.id <> t.id AND ("
+    "COALESCE(o.completed_at, o.updated_at) < COALESCE(t.completed_at, t.updated_at) "
+    "OR (COALESCE(o.completed_at, o.updated_at) = COALESCE(t.completed_at, t.updated_at) AND o.id < t.id)))"
+)
 
 
-def _shared(db: Database) -> list[tuple[str, Any]]:
-    """The targets holding a publication an earlier-completed target of their account holds too: (id, warnings)."""
-    rows = _sql(
-        db,
-        'SELECT t.id, t.warnings FROM post_target AS t WHERE t.external_post_id IS NOT NULL AND EXISTS ('
-        "SELECT 1 FROM post_target AS o WHERE o.account_id = t.account_id "
-        "AND o.external_post_id = t.external_post_id AND o.id <> t.id AND ("
-        "COALESCE(o.completed_at, o.updated_at) < COALESCE(t.completed_at, t.updated_at) "
-        "OR (COALESCE(o.completed_at, o.updated_at) = COALESCE(t.completed_at, t.updated_at) AND o.id < t.id)))",
-    ).fetchall()
-    return [(str(r[0]), r[1]) for r in rows]
+def _sql(db: Database, sql: str) -> Any:
+    return db.execute_sql(sql)  # type: ignore[no-untyped-call]  # peewee: Database.execute_sql is untyped in its stubs
+
+
+def _unshare(db: Database) -> None:
+    """Every target but the first of an account to hold one publication left without it, warned (see above)."""
+
+    class Target(Model):  # post_target, as far as this needs it
+        id = CharField(primary_key=True, max_length=40)
+        external_post_id = CharField(max_length=300, null=True)
+        warnings = JSONField(null=True)
+
+        class Meta:
+            database = db
+            table_name = "post_target"
+
+    for (target_id,) in _sql(db, _SHARED).fetchall():
+        row = Target.get_by_id(target_id)
+        kept = [w for w in row.warnings or [] if w.get("code") != WARNING["code"]]
+        Target.update(external_post_id=None, warnings=[*kept, WARNING]).where(
+            Target.id == target_id
+        ).execute()
 
 
 def up(migrator: SchemaMigrator, db: Database) -> None:
     existing = {i.name for i in db.get_indexes("post_target")}
     if UNIQUE not in existing:
-        mark = db.param  # peewee's parameter placeholder of the database (`?` SQLite, `%s` PostgreSQL)
-        for target_id, stored in _shared(db):
-            held = stored if isinstance(stored, list) else json.loads(stored) if stored else []
-            warnings = [w for w in held if w.get("code") != WARNING["code"]] + [WARNING]
-            _sql(
-                db,
-                f"UPDATE post_target SET external_post_id = NULL, warnings = {mark} WHERE id = {mark}",
-                (json.dumps(warnings), target_id),
-            )
+        _unshare(db)
     for name, (kind, definition) in _INDEXES.items():
         if name not in existing:
             _sql(db, f'CREATE {kind} "{name}" ON "post_target" {definition}')
