@@ -207,7 +207,9 @@ class _Attempt:
     progress_ref: str | None = (
         None  # what the network holds of an interrupted attempt (its container, session)
     )
-    reconciled: bool = False  # the outcome is what a reconciliation found, not the answer to this attempt's call
+    reconciled: bool = (
+        False  # the outcome is what a reconciliation found, not the answer to this attempt's call
+    )
 
 
 # What a target's job reads of its target, post and account: its state, what the network receives, the account's
@@ -482,7 +484,14 @@ def _decide_and_apply(
     answered this call with an id that a reconciliation took meanwhile: what _unless_another_call prevents) is
     recorded all the same, the target succeeded without the id and a warning naming the holder."""
     decision, applied = _apply_outcome(
-        job, policy(settings, account), target, state, out, attempt.id, tracking, reconciled=attempt.reconciled
+        job,
+        policy(settings, account),
+        target,
+        state,
+        out,
+        attempt.id,
+        tracking,
+        reconciled=attempt.reconciled,
     )
     _account_refused(applied, decision, account)
     if applied and decision.retry is not None:
@@ -514,17 +523,20 @@ def _apply_outcome(
     try:
         return decision, apply(decision, job=job, attempt_id=attempt_id)
     except IntegrityError:
-        held = decision.values.get("external_post_id")
-        if not held:
+        held = str(decision.values.get("external_post_id") or "")
+        holder = _HOLDER.first(account=target.account_id, ext=held, target=target.id) if held else None
+        if holder is None:  # not the unique publication: another constraint's refusal
             raise
     if reconciled:
         waiting = decide.not_ours_yet(
-            state, clock.now(), pol.track_poll_s, f"another target of the account holds {held}"
+            state, clock.now(), _recheck_s(pol), f"target {holder.id} of the account holds {held}"
         )
         apply(waiting, job=job, attempt_id=attempt_id)
         log.warning("%s: %s", _ids(target), waiting.retry.reason)
         raise waiting.retry
-    decision = decide.outcome(state, _shared(target, out, str(held)), clock.now(), pol, tracking=tracking)
+    decision = decide.outcome(
+        state, _shared(target, out, held, holder.id), clock.now(), pol, tracking=tracking
+    )
     return decision, apply(decision, job=job, attempt_id=attempt_id)
 
 
@@ -677,15 +689,25 @@ _ELSEWHERE = Shape(
 @dataclasses.dataclass(frozen=True)
 class _Elsewhere:
     held: frozenset[str]  # the publications the account's other targets hold (Publication.held_elsewhere)
-    calling: tuple[str, ...]  # the other targets whose call is under way, its answer not recorded yet
+    # the other targets whose call is under way, its answer not recorded yet: (target id, when the call began)
+    calling: tuple[tuple[str, datetime], ...]
 
 
 def _elsewhere(account_id: str, target_id: str, since: datetime) -> _Elsewhere:
     rows = _ELSEWHERE.rows(account=account_id, target=target_id, since=since - HELD_SINCE_SLACK)
     return _Elsewhere(
         frozenset(str(r.external_post_id) for r in rows if r.external_post_id),
-        tuple(r.id for r in rows if not r.external_post_id and r.call_started_at is not None),
+        tuple(
+            (r.id, r.call_started_at)
+            for r in rows
+            if not r.external_post_id and r.call_started_at is not None
+        ),
     )
+
+
+# How much the network's clock may lag ours when a listed publication's time is compared with the start of another
+# target's call (a call that began later than this after the publication was made did not make it).
+CALL_CLOCK_SLACK = timedelta(seconds=5)
 
 
 _CALL_STARTED = Shape(
@@ -713,37 +735,51 @@ def _unless_another_call(
     state: decide.TargetState,
     found: PublishOutcome,
 ) -> None:
-    """A reconciliation found a publication (read once the listing is over): if another target of the account has
-    a call under way, its answer not recorded yet, that publication may be that call's — a listing matched by text
-    cannot tell. Then nothing is taken: the target waits and asks again once that answer is recorded (the
-    publication is then held, and excluded). Otherwise the store decides the one remaining race (two
-    reconciliations taking one publication: the unique index of migration 0053)."""
+    """A reconciliation found a publication (read once the listing is over). Matched in a listing by its text
+    (found.listed_at), it may be another target's whose call began before the network made it (within
+    CALL_CLOCK_SLACK) and whose answer is not recorded yet: the listing cannot tell. Then nothing is taken: the
+    target waits and asks again once that answer is recorded (the publication is then held, and excluded). A call
+    begun later did not make it, so a steady stream of other calls holds nobody up. Otherwise the store decides the
+    one remaining race (two reconciliations taking one publication: the unique index of migration 0053)."""
     others = _elsewhere(account.id, target.id, attempt.unresolved_since or attempt.started_at)
     ext = found.external_post_id
+    made = found.listed_at
+    earlier = [t for t, began in others.calling if made is not None and began <= made + CALL_CLOCK_SLACK]
     if ext and ext in others.held:  # recorded by its holder while the listing was read
         why = f"another target of the account holds {ext}"
-    elif others.calling:
-        why = f"the call of target {others.calling[0]} of the account is under way and may have made it"
+    elif earlier:
+        why = f"the call of target {earlier[0]} of the account is under way and may have made it"
     else:
         return
-    waiting = decide.not_ours_yet(state, clock.now(), pol.track_poll_s, why)
+    waiting = decide.not_ours_yet(state, clock.now(), _recheck_s(pol), why)
     apply(waiting, job=job, attempt_id=attempt.id)
     log.info("%s: %s", _ids(target), waiting.retry.reason)
     raise waiting.retry
 
 
+def _recheck_s(pol: decide.Policy) -> float:
+    """How soon a reconciliation that found another target's (possible) publication asks again: as often as an
+    accepted publication is polled, and no more than once a second (each asking pages a listing)."""
+    return max(1.0, pol.track_poll_s)
+
+
+# the other target of the account holding a publication (migration 0053's unique index)
 _HOLDER = Shape(
-    lambda: PostTarget.select(PostTarget.id)
-    .where((PostTarget.account == Slot("account")) & (PostTarget.external_post_id == Slot("ext")))
-    .limit(1)
+    lambda: (
+        PostTarget.select(PostTarget.id)
+        .where(
+            (PostTarget.account == Slot("account"))
+            & (PostTarget.external_post_id == Slot("ext"))
+            & (PostTarget.id != Slot("target"))
+        )
+        .limit(1)
+    )
 )
 
 
-def _shared(target: PostTarget, out: PublishOutcome, held: str) -> PublishOutcome:
-    """A direct answer whose id another target of the account holds (from a reconciliation that ran while this
-    call was under way): the success recorded without the id, saying so."""
-    holder = _HOLDER.first(account=target.account_id, ext=held)
-    other = holder.id if holder is not None else "another target"
+def _shared(target: PostTarget, out: PublishOutcome, held: str, other: str) -> PublishOutcome:
+    """A direct answer whose id another target of the account (`other`) holds, from a reconciliation that ran while
+    this call was under way: the success recorded without the id, saying so."""
     name = registry.label(target.platform)
     log.error(
         "%s: %s answered the call with %s, which %s of the account holds from a reconciliation",
