@@ -382,14 +382,21 @@ def _attempt(
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             # the interrupted attempt's saved progress (its upload session, a TikTok publish id…) lets the network
             # be asked about that very attempt: the network's cheapest, surest answer
-            elsewhere = _elsewhere(account.id, target.id, attempt.unresolved_since)
             asked = dataclasses.replace(
                 pub,
                 attempted_at=attempt.unresolved_since,
                 resume=pub.resume or attempt.progress_ref,
-                held_elsewhere=elsewhere.held,
+                held_elsewhere=_elsewhere(account.id, target.id, attempt.unresolved_since).held,
             )
             found = _reconcile(adapter, asked, target)
+            for _ in range(
+                MAX_RELISTS
+            ):  # a listed match made after this target's calls were over is not its own
+                if not _made_after(found, attempt) or not isinstance(found, PublishOutcome):
+                    break
+                held = asked.held_elsewhere | {str(found.external_post_id)}
+                asked = dataclasses.replace(asked, held_elsewhere=held)
+                found = _reconcile(adapter, asked, target)
             if found is _Unresolved.UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
                 return None
@@ -405,7 +412,7 @@ def _attempt(
                 _call_started(target.id)  # confirmed absent: this attempt's call is under way from here
             elif out.state != "failed":
                 attempt.reconciled = True
-                _unless_another_call(job, pol, account, target, attempt, state, out)
+                _unless_another_call(job, pol, account, target, attempt, state, out, asked.held_elsewhere)
                 if not out.succeeded:  # a publication still processing, followed from now on: under way
                     _call_started(target.id)  # as a call is, for the others' reconciliations
         if out is None:
@@ -708,6 +715,21 @@ def _elsewhere(account_id: str, target_id: str, since: datetime) -> _Elsewhere:
 # How much the network's clock may lag ours when a listed publication's time is compared with the start of another
 # target's call (a call that began later than this after the publication was made did not make it).
 CALL_CLOCK_SLACK = timedelta(seconds=5)
+# How many listed matches made after the target's own calls were over a reconciliation skips, listing again each time
+# (under a steady stream of one caption, the newest publications are other targets' calls just answered)
+MAX_RELISTS = 10
+
+
+def _made_after(found: PublishOutcome | _Unresolved | None, attempt: _Attempt) -> bool:
+    """A listed match (found.listed_at) the network made after the target's earlier calls were all over
+    (attempt.calls_over_by, give or take CALL_CLOCK_SLACK): not theirs, whatever its text — another target's."""
+    return (
+        isinstance(found, PublishOutcome)
+        and found.listed_at is not None
+        and bool(found.external_post_id)
+        and attempt.calls_over_by is not None
+        and found.listed_at > attempt.calls_over_by + CALL_CLOCK_SLACK
+    )
 
 
 _CALL_STARTED = Shape(
@@ -734,6 +756,7 @@ def _unless_another_call(
     attempt: _Attempt,
     state: decide.TargetState,
     found: PublishOutcome,
+    skipped: frozenset[str] = frozenset(),
 ) -> None:
     """A reconciliation found a publication (read once the listing is over). Matched in a listing by its text
     (found.listed_at), it may be another target's whose call began before the network made it (within
@@ -745,7 +768,9 @@ def _unless_another_call(
     ext = found.external_post_id
     made = found.listed_at
     earlier = [t for t, began in others.calling if made is not None and began <= made + CALL_CLOCK_SLACK]
-    if ext and ext in others.held:  # recorded by its holder while the listing was read
+    if _made_after(found, attempt):  # still newer ones only (MAX_RELISTS of them skipped)
+        why = f"{len(skipped)} publications of its text made since its calls were over are other targets'"
+    elif ext and ext in others.held:  # recorded by its holder while the listing was read
         why = f"another target of the account holds {ext}"
     elif earlier:
         why = f"the call of target {earlier[0]} of the account is under way and may have made it"
