@@ -394,7 +394,7 @@ def _attempt(
             ):  # a listed match made after this target's calls were over is not its own
                 if not _made_after(found, attempt) or not isinstance(found, PublishOutcome):
                     break
-                held = asked.held_elsewhere | {str(found.external_post_id)}
+                held = asked.held_elsewhere | {_listed_id(found)}
                 asked = dataclasses.replace(asked, held_elsewhere=held)
                 found = _reconcile(adapter, asked, target)
             if found is _Unresolved.UNVERIFIABLE:
@@ -720,13 +720,18 @@ CALL_CLOCK_SLACK = timedelta(seconds=5)
 MAX_RELISTS = 10
 
 
+def _listed_id(found: PublishOutcome) -> str:
+    """The listing item a match is (its id; a match still processing, e.g. a video: the id it is followed by)."""
+    return str(found.external_post_id or found.tracking_ref or "")
+
+
 def _made_after(found: PublishOutcome | _Unresolved | None, attempt: _Attempt) -> bool:
     """A listed match (found.listed_at) the network made after the target's earlier calls were all over
     (attempt.calls_over_by, give or take CALL_CLOCK_SLACK): not theirs, whatever its text — another target's."""
     return (
         isinstance(found, PublishOutcome)
         and found.listed_at is not None
-        and bool(found.external_post_id)
+        and bool(_listed_id(found))
         and attempt.calls_over_by is not None
         and found.listed_at > attempt.calls_over_by + CALL_CLOCK_SLACK
     )
