@@ -156,7 +156,8 @@ class Publication:
     them for this target's — two targets of one account with one caption in the same minutes (a recurring
     caption, a burst, a recipe's one caption over different images) cannot be told apart by their text, and a
     target that took another's publication succeeded without ever being published. find_existing skips them and
-    keeps paging. Empty outside a reconciliation."""
+    keeps paging. Empty outside a reconciliation. calls_over_by: a time the earlier attempts' calls were all over
+    by (the engine's; None outside a reconciliation): a listed item made after it is not theirs (made_after_calls)."""
 
     payload: Payload
     account: AccountCredentials
@@ -165,6 +166,17 @@ class Publication:
     resume: str | None = None
     save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
     held_elsewhere: frozenset[str] = frozenset()
+    calls_over_by: datetime | None = None
+
+    def made_after_calls(self, made: datetime, slack_s: float = 5.0) -> bool:
+        """Whether a listed item the network made at `made` came after the earlier attempts' calls were all over
+        (`calls_over_by`, set by the engine when it reconciles; `slack_s` for the network's clock): another
+        target's, whatever its text — a text-matching listing skips it and keeps paging."""
+        if self.calls_over_by is None:
+            return False
+        from datetime import timedelta
+
+        return to_utc(made) > to_utc(self.calls_over_by) + timedelta(seconds=slack_s)
 
     def saved(self, ref: str) -> None:
         """The adapter created something at the network that a later attempt could continue from."""

@@ -285,10 +285,12 @@ def find_in_listing(
             for item in items:
                 if since is not None and graph_time(item.get(created)) < since.timestamp():
                     return None  # older than the window: everything after is too
-                if str(item.get("id")) in pub.held_elsewhere:
+                stamp = graph_time(item.get(created))
+                if str(item.get("id")) in pub.held_elsewhere or (
+                    stamp and pub.made_after_calls(datetime.fromtimestamp(stamp, UTC))
+                ):
                     continue  # another target's publication, whatever its text
                 if (item.get(text) or "").strip() == expected:
-                    stamp = graph_time(item.get(created))
                     at = datetime.fromtimestamp(stamp, UTC) if stamp else clock.now()
                     if found is not None:
                         return dataclasses.replace(found(item), listed_at=at)

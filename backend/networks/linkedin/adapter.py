@@ -366,10 +366,12 @@ class LinkedInAdapter:
                 for el in elements:
                     if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
                         return None
-                    if str(el.get("id")) in pub.held_elsewhere:
+                    created = int(el.get("createdAt") or 0) / 1000
+                    if str(el.get("id")) in pub.held_elsewhere or (
+                        created and pub.made_after_calls(datetime.fromtimestamp(created, UTC))
+                    ):
                         continue  # another target's post, whatever its commentary
                     if str(el.get("commentary") or "").strip() == expected:
-                        created = int(el.get("createdAt") or 0) / 1000
                         return PublishOutcome.published(
                             str(el["id"]),
                             post_url(str(el["id"])),

@@ -319,7 +319,10 @@ class MastodonAdapter:
                         continue
                     if (status.get("spoiler_text") or "") != spoiler:
                         continue
-                    if str(status.get("id")) in pub.held_elsewhere:
+                    made = _created_at(status)
+                    if str(status.get("id")) in pub.held_elsewhere or (
+                        made is not None and pub.made_after_calls(made)
+                    ):
                         continue  # another target's status: never this one's, whatever its text
                     source = self._json(
                         pub, self._call(pub, "GET", f"/api/v1/statuses/{status['id']}/source")

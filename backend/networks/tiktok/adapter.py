@@ -724,10 +724,12 @@ class TikTokAdapter:
                     if since is not None and int(v.get("create_time") or 0) < since.timestamp():
                         return None
                     post_id = str(v.get("id"))
-                    if post_id in pub.held_elsewhere:
+                    created = int(v.get("create_time") or 0)
+                    if post_id in pub.held_elsewhere or (
+                        created and pub.made_after_calls(datetime.fromtimestamp(created, UTC))
+                    ):
                         continue  # another target's post, whatever its description
                     if str(v.get("video_description") or "").strip() == expected:
-                        created = int(v.get("create_time") or 0)
                         return PublishOutcome.published(
                             post_id,
                             v.get("share_url") or self.post_url(pub, post_id),

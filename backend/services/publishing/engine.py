@@ -387,6 +387,7 @@ def _attempt(
                 attempted_at=attempt.unresolved_since,
                 resume=pub.resume or attempt.progress_ref,
                 held_elsewhere=_elsewhere(account.id, target.id, attempt.unresolved_since).held,
+                calls_over_by=attempt.calls_over_by,
             )
             found = _reconcile(adapter, asked, target)
             for _ in range(
