@@ -156,8 +156,12 @@ class Publication:
     them for this target's — two targets of one account with one caption in the same minutes (a recurring
     caption, a burst, a recipe's one caption over different images) cannot be told apart by their text, and a
     target that took another's publication succeeded without ever being published. find_existing skips them and
-    keeps paging. Empty outside a reconciliation. calls_over_by: a time the earlier attempts' calls were all over
-    by (the engine's; None outside a reconciliation): a listed item made after it is not theirs (made_after_calls)."""
+    keeps paging. Empty outside a reconciliation.
+
+    made_by: a time by which the earlier attempts' publication, if there is one, was made — when their calls were
+    over plus the network's listing delay (the engine's `decide.absence_conclusive_at`: the moment from which the
+    listing's silence proves absence; None outside a reconciliation). A listed item the network made after it (beyond
+    clock slack) is another target's, whatever its text: a text-matching listing skips it (`made_later`)."""
 
     payload: Payload
     account: AccountCredentials
@@ -166,17 +170,17 @@ class Publication:
     resume: str | None = None
     save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
     held_elsewhere: frozenset[str] = frozenset()
-    calls_over_by: datetime | None = None
+    made_by: datetime | None = None
 
-    def made_after_calls(self, made: datetime, slack_s: float = 5.0) -> bool:
-        """Whether a listed item the network made at `made` came after the earlier attempts' calls were all over
-        (`calls_over_by`, set by the engine when it reconciles; `slack_s` for the network's clock): another
-        target's, whatever its text — a text-matching listing skips it and keeps paging."""
-        if self.calls_over_by is None:
+    def made_later(self, made: datetime, slack_s: float = 5.0) -> bool:
+        """Whether a listed item the network made at `made` came after `made_by` (set by the engine when it
+        reconciles; `slack_s` for the network's clock): another target's, whatever its text — a text-matching
+        listing skips it and keeps paging."""
+        if self.made_by is None:
             return False
         from datetime import timedelta
 
-        return to_utc(made) > to_utc(self.calls_over_by) + timedelta(seconds=slack_s)
+        return to_utc(made) > to_utc(self.made_by) + timedelta(seconds=slack_s)
 
     def saved(self, ref: str) -> None:
         """The adapter created something at the network that a later attempt could continue from."""

@@ -385,3 +385,41 @@ def test_the_migration_unshares_a_publication_two_targets_held_before_it(client,
     } <= {i.name for i in database.obj.get_indexes("post_target")}
     migration.up(None, database.obj)  # a second run changes nothing
     assert PostTarget.get_by_id(a.id).external_post_id == "123_456"
+
+
+# ---- what the network made late is still the cut-off attempt's own, within the network's listing delay -----------
+def test_a_publication_made_after_the_calls_were_over_but_within_the_listing_delay_is_the_attempts_own(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """The network received the cut-off call and made the publication some seconds after the call was over on our
+    side (a network processing a received request; TikTok publishing after its processing): within the network's
+    listing delay that publication may be the attempt's own, so the reconciliation takes it rather than skip it as
+    another target's — skipping it would publish the post twice. Publication.made_by is the calls' end plus the
+    listing delay (decide.absence_conclusive_at); only what the network made after that is skipped."""
+    from backend.services.publishing import decide
+
+    monkeypatch.setattr(adapters, "listing_delay_s", lambda account, settings: 60.0)
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        job, target = _fanned_out(client, owner, CAPTION)
+        _killed(job, fast, monkeypatch, reached=False)  # cut off before its call reached the network
+        t.shift(fast.job_lease_s + 1)
+        over_by = clock.now()  # the next attempt's start: the earlier call is over by then
+        seen: list[Any] = []
+
+        def watching(real, account):  # type: ignore[no-untyped-def]
+            def find_existing(pub):  # type: ignore[no-untyped-def]
+                seen.append(pub)
+                return real.find_existing(pub)
+
+            return Wrapped(real, find_existing=find_existing)
+
+        patch_adapters(monkeypatch, watching)
+        with pytest.raises(RetryLater):  # absence is not conclusive before the listing delay: it waits
+            publishing.publish_target(Job.get_by_id(job.id), fast)
+    assert seen, "the reconciliation did not ask the network"
+    pub = seen[-1]
+    assert pub.made_by is not None
+    assert pub.made_by >= decide.absence_conclusive_at(over_by, 60.0) - timedelta(seconds=1)
+    assert not pub.made_later(over_by + timedelta(seconds=40))  # made late, within the delay: may be its own
+    assert pub.made_later(pub.made_by + timedelta(seconds=30))  # made after it: another target's

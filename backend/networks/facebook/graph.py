@@ -287,7 +287,7 @@ def find_in_listing(
                     return None  # older than the window: everything after is too
                 stamp = graph_time(item.get(created))
                 if str(item.get("id")) in pub.held_elsewhere or (
-                    stamp and pub.made_after_calls(datetime.fromtimestamp(stamp, UTC))
+                    stamp and pub.made_later(datetime.fromtimestamp(stamp, UTC))
                 ):
                     continue  # another target's publication, whatever its text
                 if (item.get(text) or "").strip() == expected:

@@ -368,7 +368,7 @@ class LinkedInAdapter:
                         return None
                     created = int(el.get("createdAt") or 0) / 1000
                     if str(el.get("id")) in pub.held_elsewhere or (
-                        created and pub.made_after_calls(datetime.fromtimestamp(created, UTC))
+                        created and pub.made_later(datetime.fromtimestamp(created, UTC))
                     ):
                         continue  # another target's post, whatever its commentary
                     if str(el.get("commentary") or "").strip() == expected:

@@ -321,7 +321,7 @@ class MastodonAdapter:
                         continue
                     made = _created_at(status)
                     if str(status.get("id")) in pub.held_elsewhere or (
-                        made is not None and pub.made_after_calls(made)
+                        made is not None and pub.made_later(made)
                     ):
                         continue  # another target's status: never this one's, whatever its text
                     source = self._json(

@@ -726,7 +726,7 @@ class TikTokAdapter:
                     post_id = str(v.get("id"))
                     created = int(v.get("create_time") or 0)
                     if post_id in pub.held_elsewhere or (
-                        created and pub.made_after_calls(datetime.fromtimestamp(created, UTC))
+                        created and pub.made_later(datetime.fromtimestamp(created, UTC))
                     ):
                         continue  # another target's post, whatever its description
                     if str(v.get("video_description") or "").strip() == expected:

@@ -481,7 +481,7 @@ class YouTubeAdapter:
                     if since is not None and published < since:
                         return None
                     video = str((sn.get("resourceId") or {}).get("videoId"))
-                    if video in pub.held_elsewhere or pub.made_after_calls(published):
+                    if video in pub.held_elsewhere or pub.made_later(published):
                         continue  # another target's video, whatever its title
                     if str(sn.get("title") or "") == (pub.payload.title or ""):
                         return dataclasses.replace(self.check_status(pub, video), listed_at=published)

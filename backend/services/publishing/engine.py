@@ -382,18 +382,26 @@ def _attempt(
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             # the interrupted attempt's saved progress (its upload session, a TikTok publish id…) lets the network
             # be asked about that very attempt: the network's cheapest, surest answer
+            # what the earlier attempts made, they made by the time their listing's silence would prove absence
+            made_by = (
+                decide.absence_conclusive_at(
+                    attempt.calls_over_by, adapters.listing_delay_s(account, settings)
+                )
+                if attempt.calls_over_by is not None
+                else None
+            )
             asked = dataclasses.replace(
                 pub,
                 attempted_at=attempt.unresolved_since,
                 resume=pub.resume or attempt.progress_ref,
                 held_elsewhere=_elsewhere(account.id, target.id, attempt.unresolved_since).held,
-                calls_over_by=attempt.calls_over_by,
+                made_by=made_by,
             )
             found = _reconcile(adapter, asked, target)
             for _ in range(
                 MAX_RELISTS
             ):  # a listed match made after this target's calls were over is not its own
-                if not _made_after(found, attempt) or not isinstance(found, PublishOutcome):
+                if not _made_after(found, made_by) or not isinstance(found, PublishOutcome):
                     break
                 held = asked.held_elsewhere | {_listed_id(found)}
                 asked = dataclasses.replace(asked, held_elsewhere=held)
@@ -413,7 +421,9 @@ def _attempt(
                 _call_started(target.id)  # confirmed absent: this attempt's call is under way from here
             elif out.state != "failed":
                 attempt.reconciled = True
-                _unless_another_call(job, pol, account, target, attempt, state, out, asked.held_elsewhere)
+                _unless_another_call(
+                    job, pol, account, target, attempt, state, out, made_by, asked.held_elsewhere
+                )
                 if not out.succeeded:  # a publication still processing, followed from now on: under way
                     _call_started(target.id)  # as a call is, for the others' reconciliations
         if out is None:
@@ -726,15 +736,16 @@ def _listed_id(found: PublishOutcome) -> str:
     return str(found.external_post_id or found.tracking_ref or "")
 
 
-def _made_after(found: PublishOutcome | _Unresolved | None, attempt: _Attempt) -> bool:
-    """A listed match (found.listed_at) the network made after the target's earlier calls were all over
-    (attempt.calls_over_by, give or take CALL_CLOCK_SLACK): not theirs, whatever its text — another target's."""
+def _made_after(found: PublishOutcome | _Unresolved | None, made_by: datetime | None) -> bool:
+    """A listed match (found.listed_at) the network made after `made_by` (Publication.made_by: the earlier attempts'
+    calls over, plus the network's listing delay), give or take CALL_CLOCK_SLACK: not theirs, whatever its text —
+    another target's."""
     return (
         isinstance(found, PublishOutcome)
         and found.listed_at is not None
         and bool(_listed_id(found))
-        and attempt.calls_over_by is not None
-        and found.listed_at > attempt.calls_over_by + CALL_CLOCK_SLACK
+        and made_by is not None
+        and found.listed_at > made_by + CALL_CLOCK_SLACK
     )
 
 
@@ -762,6 +773,7 @@ def _unless_another_call(
     attempt: _Attempt,
     state: decide.TargetState,
     found: PublishOutcome,
+    made_by: datetime | None,
     skipped: frozenset[str] = frozenset(),
 ) -> None:
     """A reconciliation found a publication (read once the listing is over). Matched in a listing by its text
@@ -774,7 +786,7 @@ def _unless_another_call(
     ext = found.external_post_id
     made = found.listed_at
     earlier = [t for t, began in others.calling if made is not None and began <= made + CALL_CLOCK_SLACK]
-    if _made_after(found, attempt):  # still newer ones only (MAX_RELISTS of them skipped)
+    if _made_after(found, made_by):  # still newer ones only (MAX_RELISTS of them skipped)
         why = f"{len(skipped)} publications of its text made since its calls were over are other targets'"
     elif ext and ext in others.held:  # recorded by its holder while the listing was read
         why = f"another target of the account holds {ext}"
