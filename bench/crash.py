@@ -11,11 +11,15 @@ engine must survive; after 15 s of waiting, any), plus a random 0-0.3 s, and res
 comes once every target in flight at the previous one is final; three times per run. Then the run drains.
 Each kill records how many of the killed process's calls it caught in flight.
 
-What is reported, per network, comparing what the emulator received (the sandbox package's public listing,
-`list_published`) with the targets' final states (each post's content carries a unique marker):
-- duplicates: publications beyond the first for one target;
-- false failures: targets `failed` although the network has the publication;
-- missing: targets `succeeded` that the network does not have (never expected);
+Every post has ONE caption (the hard case of a reconciliation, which can only match a listing by text: two
+targets of one account in the same minutes cannot be told apart by it; `--unique-captions` gives each post its
+own, as before recon10). What is reported, per network, comparing the publications the emulator holds (the
+sandbox package's public listing, `list_published`, by their ids) with the ids the targets hold:
+- duplicates: publications that no target holds, beyond one for each failed target (which may own one);
+- false failures: failed targets that may own a publication no target holds (at most: with one caption a
+  publication cannot be traced to its post; with --unique-captions, by marker, exactly);
+- missing: targets `succeeded` whose publication the network does not have, or holds for another target too (a
+  reconciliation that took another target's publication: a lost post; never expected);
 - stuck: targets in flight at a kill that were not final 20 s after the restart, plus targets never final;
 - restart_to_final_s: per kill, from the restart to every target that was in flight at the kill being final;
 - calls_in_flight: per kill, the attempts whose outcome the killed process never recorded (0: the kill caught
@@ -230,7 +234,10 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     get_settings.cache_clear()
     settings = bench_settings(data_dir, sandbox_limits=args.limits)
     ws = prepare_workspace(settings, with_video=True)
-    contents = [f"Crash bench {marker(i)}\nfrom the socialpub crash benchmark" for i in range(args.posts)]
+    contents = [
+        f"Crash bench {marker(i if args.unique_captions else 0)}\nfrom the socialpub crash benchmark"
+        for i in range(args.posts)
+    ]
     # a steady stream: the posts fall due evenly over --spread seconds (from START_LEAD_S on, once the processes
     # are up), so publishing calls are under way whenever a kill comes, and a kill's in-flight targets recover
     # beside the stream, not behind a backlog of the whole run
@@ -375,30 +382,50 @@ def run_once(index: int, args: argparse.Namespace, rng: random.Random) -> dict[s
     # what each network received, against the targets
     targets = list(
         PostTarget.select(
-            PostTarget.id, PostTarget.post, PostTarget.platform, PostTarget.status, PostTarget.fail_reason
+            PostTarget.id,
+            PostTarget.post,
+            PostTarget.platform,
+            PostTarget.status,
+            PostTarget.fail_reason,
+            PostTarget.external_post_id,
         )
     )
     per_network: dict[str, dict[str, Any]] = {}
     for platform in PLATFORMS:
-        counts: dict[int, int] = {}
-        unmatched = 0
-        for row in published_rows(settings, platform):
+        rows = published_rows(settings, platform)
+        counts: dict[int, int] = {}  # --unique-captions: the publications of each post, by its marker
+        for row in rows:
             m = MARK.search(f"{row.get('text') or ''} {row.get('title') or ''}")
-            if m is None:
-                unmatched += 1
-                continue
-            counts[int(m.group(1))] = counts.get(int(m.group(1)), 0) + 1
+            if m is not None:
+                counts[int(m.group(1))] = counts.get(int(m.group(1)), 0) + 1
+        at_network = [str(row.get("external_id")) for row in rows]
         mine = [t for t in targets if t.platform == platform]
+        holders: dict[str, int] = {}  # each publication id a target holds: how many targets hold it
+        for t in mine:
+            if t.external_post_id:
+                holders[t.external_post_id] = holders.get(t.external_post_id, 0) + 1
         succeeded = [t for t in mine if t.status in ("succeeded", "inbox_delivered")]
         failed = [t for t in mine if t.status == "failed"]
+        unheld = sum(1 for x in at_network if x not in holders)  # publications no target holds
+        if args.unique_captions:
+            duplicates = sum(n - 1 for n in counts.values() if n > 1)
+            false_failures = sum(1 for t in failed if counts.get(index_of[t.post_id], 0) > 0)
+        else:
+            duplicates = max(0, unheld - len(failed))
+            false_failures = min(len(failed), unheld)
+        network_ids = set(at_network)
         per_network[platform] = {
             "targets": len(mine),
             "succeeded": len(succeeded),
             "failed": len(failed),
-            "emulator_received": sum(counts.values()) + unmatched,
-            "duplicates": sum(n - 1 for n in counts.values() if n > 1),
-            "false_failures": sum(1 for t in failed if counts.get(index_of[t.post_id], 0) > 0),
-            "missing": sum(1 for t in succeeded if counts.get(index_of[t.post_id], 0) == 0),
+            "emulator_received": len(at_network),
+            "held_by_no_target": unheld,
+            "duplicates": duplicates,
+            "false_failures": false_failures,
+            # succeeded without their publication at the network, or sharing it with other targets (all but one
+            # of them were never published)
+            "missing": sum(1 for t in succeeded if (t.external_post_id or "") not in network_ids)
+            + sum(n - 1 for x, n in holders.items() if n > 1 and x in network_ids),
             "stuck": sum(1 for t in mine if t.id in stuck_ids),
             "fail_reasons": sorted({(t.fail_reason or "")[:160] for t in failed})[:5],
         }
@@ -503,6 +530,11 @@ def main() -> int:
         "(a backlog: they wait their turn behind it); stuck then means never final",
     )
     ap.add_argument("--limits", action="store_true", help="keep the sandbox caps on (off by default)")
+    ap.add_argument(
+        "--unique-captions",
+        action="store_true",
+        help="each post its own caption (runs before recon10); default: one caption for every post",
+    )
     ap.add_argument("--concurrency", type=int, help="--concurrency of the worker processes (default: theirs)")
     ap.add_argument(
         "--env",

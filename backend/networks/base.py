@@ -149,7 +149,19 @@ class Publication:
     when the network still has it, instead of creating another that costs quota (find_existing gets it too: the
     network may answer for it more cheaply than its listing — YouTube's upload session). save_progress: called by the
     adapter with such a ref as soon as the network created it, before its next call (the engine stores it
-    with the target); None: nothing is saved."""
+    with the target); None: nothing is saved.
+
+    held_elsewhere: the network's ids of publications the account's OTHER targets hold (their external_post_id,
+    as the engine read them when it reconciled this one): a listing matched by text (or title) never takes one of
+    them for this target's — two targets of one account with one caption in the same minutes (a recurring
+    caption, a burst, a recipe's one caption over different images) cannot be told apart by their text, and a
+    target that took another's publication succeeded without ever being published. find_existing skips them and
+    keeps paging. Empty outside a reconciliation.
+
+    made_by: a time by which the earlier attempts' publication, if there is one, was made — when their calls were
+    over plus the network's listing delay (the engine's `decide.absence_conclusive_at`: the moment from which the
+    listing's silence proves absence; None outside a reconciliation). A listed item the network made after it (beyond
+    clock slack) is another target's, whatever its text: a text-matching listing skips it (`made_later`)."""
 
     payload: Payload
     account: AccountCredentials
@@ -157,6 +169,18 @@ class Publication:
     attempted_at: datetime | None = None
     resume: str | None = None
     save_progress: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
+    held_elsewhere: frozenset[str] = frozenset()
+    made_by: datetime | None = None
+
+    def made_later(self, made: datetime, slack_s: float = 5.0) -> bool:
+        """Whether a listed item the network made at `made` came after `made_by` (set by the engine when it
+        reconciles; `slack_s` for the network's clock): another target's, whatever its text — a text-matching
+        listing skips it and keeps paging."""
+        if self.made_by is None:
+            return False
+        from datetime import timedelta
+
+        return to_utc(made) > to_utc(self.made_by) + timedelta(seconds=slack_s)
 
     def saved(self, ref: str) -> None:
         """The adapter created something at the network that a later attempt could continue from."""
@@ -214,6 +238,11 @@ class PublishOutcome:
     warnings: what the user must know although it went through (TargetWarning), on any outcome of any call
     (publish, check_status, complete, find_existing): the engine keeps each one on the target (one per code, the
     latest message wins) and never drops one an earlier call of the target gave.
+    listed_at: (find_existing) the publication was matched in the account's listing by its text (or title), which
+    another target of one caption would match too: when the network says it created it (the listing item's
+    time). None: an answer about the attempt's very own object (its container, upload session, publish id, record
+    key). The engine takes a listed match only when no other target's call that began before it is still under
+    way (that call may have made it).
     """
 
     state: OutcomeState
@@ -229,6 +258,7 @@ class PublishOutcome:
     auth_refused: bool = False
     wait: bool = False
     warnings: tuple[TargetWarning, ...] = ()
+    listed_at: datetime | None = None
 
     @property
     def done(self) -> bool:
@@ -323,7 +353,10 @@ class NetworkAdapter(Protocol):
         """The publication at the network if it exists, created at or after `pub.attempted_at` (minus clock
         slack): pages through the network's listing as far back as that window needs. None: absent from the
         listing now — conclusive only once the network's listing delay has passed since the earlier call was
-        over (the engine waits until then). Raises Unverifiable when the network offers no way to check."""
+        over (the engine waits until then). Raises Unverifiable when the network offers no way to check.
+        A listing matched by text (or title) skips every item whose id is in `pub.held_elsewhere` (another
+        target's publication, never this one's) and keeps paging; an answer about the attempt's very own object
+        (a saved container, upload session, publish id, record key) needs no such care."""
         ...
 
 

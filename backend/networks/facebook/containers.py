@@ -167,7 +167,9 @@ class ContainerFlow(ABC):
         saved before it is published). Only without a container saved, or one the network no longer knows, the listing
         matched by caption — which cannot tell apart two posts of the same caption published in the same
         minutes (the burst's posts all have one: a reconciliation by caption took another post's media for its
-        own, and the target succeeded without being published)."""
+        own, and the target succeeded without being published); the media other targets of the account hold are
+        skipped there (`pub.held_elsewhere`), and the engine takes a listed match only once no other target's call
+        that may have made it is under way."""
         state = decode_ref(pub.resume) if pub.resume else {}
         container = str(state.get("container") or "")
         if container:

@@ -3,13 +3,16 @@ headers (estimated_time_to_regain_access) and the calling convention (access_tok
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from backend import clock
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
@@ -268,7 +271,8 @@ def find_in_listing(
     found: Callable[[dict[str, Any]], PublishOutcome] | None = None,
 ) -> PublishOutcome | None:
     """find_existing over a Graph API listing (newest first, `paging.cursors.after`): pages back to the
-    attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent.
+    attempt's start (`pub.not_before()`), matching the item's `text` field with what the publication sent; an
+    item another target of the account holds (`pub.held_elsewhere`) is never this one's: skipped, paging on.
     found: the outcome of a matching item (default: published, its id and `link`).
     None: confirmed absent in the window; a listing that cannot be read is a failed, ambiguous outcome."""
     since = pub.not_before()
@@ -281,10 +285,16 @@ def find_in_listing(
             for item in items:
                 if since is not None and graph_time(item.get(created)) < since.timestamp():
                     return None  # older than the window: everything after is too
+                stamp = graph_time(item.get(created))
+                if str(item.get("id")) in pub.held_elsewhere or (
+                    stamp and pub.made_later(datetime.fromtimestamp(stamp, UTC))
+                ):
+                    continue  # another target's publication, whatever its text
                 if (item.get(text) or "").strip() == expected:
+                    at = datetime.fromtimestamp(stamp, UTC) if stamp else clock.now()
                     if found is not None:
-                        return found(item)
-                    return PublishOutcome.published(str(item["id"]), item.get(link))
+                        return dataclasses.replace(found(item), listed_at=at)
+                    return PublishOutcome.published(str(item["id"]), item.get(link), listed_at=at)
             paging = body.get("paging") or {}
             after = (paging.get("cursors") or {}).get("after")
             if not items or not after or not paging.get("next"):
@@ -297,8 +307,6 @@ def find_in_listing(
 
 def graph_time(value: object) -> float:
     """A Graph API time (`2026-11-24T09:00:00+0000`) as a POSIX timestamp; 0 when unreadable."""
-    from datetime import datetime
-
     try:
         return datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%S%z").timestamp()
     except ValueError:

@@ -18,6 +18,7 @@ other app (403), and find_existing then raises Unverifiable (never "absent", whi
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -341,7 +342,8 @@ class LinkedInAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start.
+        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start,
+        matching the commentary; a post another target holds (`pub.held_elsewhere`) is skipped.
         LinkedIn refusing the listing (403: the app holds no r_member_social / r_organization_social) raises
         Unverifiable: the target then fails saying to check the account, and is never posted twice."""
         if pub.resume and decode_ref(pub.resume).get("stage") == STAGE_UPLOAD:
@@ -364,8 +366,17 @@ class LinkedInAdapter:
                 for el in elements:
                     if since is not None and int(el.get("createdAt") or 0) / 1000 < since.timestamp():
                         return None
+                    created = int(el.get("createdAt") or 0) / 1000
+                    if str(el.get("id")) in pub.held_elsewhere or (
+                        created and pub.made_later(datetime.fromtimestamp(created, UTC))
+                    ):
+                        continue  # another target's post, whatever its commentary
                     if str(el.get("commentary") or "").strip() == expected:
-                        return PublishOutcome.published(str(el["id"]), post_url(str(el["id"])))
+                        return PublishOutcome.published(
+                            str(el["id"]),
+                            post_url(str(el["id"])),
+                            listed_at=datetime.fromtimestamp(created, UTC) if created else clock.now(),
+                        )
                 if len(elements) < count:
                     return None
                 start += len(elements)

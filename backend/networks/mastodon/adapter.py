@@ -296,7 +296,8 @@ class MastodonAdapter:
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """The account's statuses, newest first, back to the attempt's start (minus clock slack), matched by
-        reconcile.is_ours; an unreadable listing is not "absent" (check_failed: ambiguous)."""
+        reconcile.is_ours, skipping the statuses other targets hold (`pub.held_elsewhere`); an unreadable
+        listing is not "absent" (check_failed: ambiguous)."""
         try:
             account_id, _host = where(pub.account.external_account_id)
             spoiler = str(pub.payload.options.get("spoiler_text") or "")
@@ -318,6 +319,11 @@ class MastodonAdapter:
                         continue
                     if (status.get("spoiler_text") or "") != spoiler:
                         continue
+                    made = _created_at(status)
+                    if str(status.get("id")) in pub.held_elsewhere or (
+                        made is not None and pub.made_later(made)
+                    ):
+                        continue  # another target's status: never this one's, whatever its text
                     source = self._json(
                         pub, self._call(pub, "GET", f"/api/v1/statuses/{status['id']}/source")
                     )
@@ -331,7 +337,9 @@ class MastodonAdapter:
                     ):
                         url = status.get("url")
                         return PublishOutcome.published(
-                            str(status["id"]), url if isinstance(url, str) else None
+                            str(status["id"]),
+                            url if isinstance(url, str) else None,
+                            listed_at=_created_at(status),  # is_ours: never None here
                         )
                 last = statuses[-1]
                 created = _created_at(last) if isinstance(last, dict) else None

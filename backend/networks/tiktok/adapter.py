@@ -18,10 +18,12 @@ The dedicated endpoints (issue 7) call creator_info / init_photo / init_video / 
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
+from backend import clock
 from backend.networks.base import (
     MAX_LISTING_PAGES,
     PAGES_WITHOUT_WINDOW,
@@ -690,7 +692,8 @@ class TikTokAdapter:
         soon as the init answered, `pub.resume`): /status/fetch/ tells its fate whatever the privacy. Without
         one, only the listing is left (/v2/video/list/), which shows PUBLIC posts only and needs video.list:
         for any other post (SELF_ONLY, friends, followers, a photo post, a draft) or without the scope, absence
-        from it proves nothing — Unverifiable (the target ends saying to check the account), never "absent"."""
+        from it proves nothing — Unverifiable (the target ends saying to check the account), never "absent". The
+        listing matches the description, skipping the posts other targets hold (`pub.held_elsewhere`)."""
         p = pub.payload
         if p.options.get("post_mode") == "MEDIA_UPLOAD":
             raise Unverifiable("TikTok offers no way to list the drafts in a creator's inbox")
@@ -720,12 +723,18 @@ class TikTokAdapter:
                 for v in videos:
                     if since is not None and int(v.get("create_time") or 0) < since.timestamp():
                         return None
+                    post_id = str(v.get("id"))
+                    created = int(v.get("create_time") or 0)
+                    if post_id in pub.held_elsewhere or (
+                        created and pub.made_later(datetime.fromtimestamp(created, UTC))
+                    ):
+                        continue  # another target's post, whatever its description
                     if str(v.get("video_description") or "").strip() == expected:
-                        post_id = str(v.get("id"))
                         return PublishOutcome.published(
                             post_id,
                             v.get("share_url") or self.post_url(pub, post_id),
                             network_status="PUBLISH_COMPLETE",
+                            listed_at=datetime.fromtimestamp(created, UTC) if created else clock.now(),
                         )
                 if not more:
                     return None

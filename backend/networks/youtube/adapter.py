@@ -9,6 +9,7 @@ itself publishes nothing: only the PUT that completes the bytes creates the vide
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -444,7 +445,8 @@ class YouTubeAdapter:
         "Check the status of an upload"): complete -> its video, read like check_status; incomplete (308) ->
         absent (that session created nothing; the next attempt continues it); expired -> the listing. The
         listing pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <-
-        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title; a match is then
+        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title (a video another
+        target holds, `pub.held_elsewhere`, skipped); a match is then
         read like check_status. A grant without youtube.readonly cannot list: Unverifiable, never a second
         upload."""
         since = pub.not_before()
@@ -478,8 +480,11 @@ class YouTubeAdapter:
                         continue
                     if since is not None and published < since:
                         return None
+                    video = str((sn.get("resourceId") or {}).get("videoId"))
+                    if video in pub.held_elsewhere or pub.made_later(published):
+                        continue  # another target's video, whatever its title
                     if str(sn.get("title") or "") == (pub.payload.title or ""):
-                        return self.check_status(pub, str((sn.get("resourceId") or {}).get("videoId")))
+                        return dataclasses.replace(self.check_status(pub, video), listed_at=published)
                 token = body.get("nextPageToken")
                 if not token:
                     return None

@@ -335,6 +335,30 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Retryi
     )
 
 
+def not_ours_yet(state: TargetState, now: datetime, delay_s: float, why: str) -> Retrying:
+    """An earlier attempt's reconciliation found a publication that may be another target's (`why`): another
+    target of the account took it first (the store refused a second holder), or another target's call, its answer
+    not recorded yet, may have made it — a listing matched by text cannot tell them apart. Nothing is taken and
+    nothing published: the target waits `pending` (not counted as a try) and asks again, that target's
+    publication then excluded (Publication.held_elsewhere). The earlier attempts stay unresolved."""
+    name = registry.label(state.platform)
+    reason = f"an interrupted attempt's publication at {name} is not told apart yet: {why}; it is asked again"
+    return Retrying(
+        state.id,
+        state.post_id,
+        {
+            "status": TargetStatus.PENDING,
+            "next_attempt_at": now + timedelta(seconds=delay_s),
+            "updated_at": now,
+        },
+        finishes_job=False,
+        retry=RetryLater(reason, delay_s, count_attempt=False),
+        no_call=True,
+        attempt_outcome=f"not called: {reason}",
+        wait=True,
+    )
+
+
 def unreached(state: TargetState, now: datetime, delay_s: float) -> Retrying:
     """The network could not be asked about an earlier attempt (unreachable): no call; the target waits
     `pending` for the job's next try, the earlier attempt still unresolved."""

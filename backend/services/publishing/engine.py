@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 import httpx
-from peewee import JOIN
+from peewee import JOIN, SQL, IntegrityError
 
 from backend import clock, queue
 from backend.config import Settings
@@ -25,6 +25,7 @@ from backend.networks.base import (
     NetworkAdapter,
     Publication,
     PublishOutcome,
+    TargetWarning,
     Unverifiable,
 )
 from backend.networks.rules import build_payload
@@ -206,6 +207,9 @@ class _Attempt:
     progress_ref: str | None = (
         None  # what the network holds of an interrupted attempt (its container, session)
     )
+    reconciled: bool = (
+        False  # the outcome is what a reconciliation found, not the answer to this attempt's call
+    )
 
 
 # What a target's job reads of its target, post and account: its state, what the network receives, the account's
@@ -378,10 +382,30 @@ def _attempt(
             listed_from = clock.now()  # the listing's start: what it proves absent is judged from here (2b)
             # the interrupted attempt's saved progress (its upload session, a TikTok publish id…) lets the network
             # be asked about that very attempt: the network's cheapest, surest answer
+            # what the earlier attempts made, they made by the time their listing's silence would prove absence
+            made_by = (
+                decide.absence_conclusive_at(
+                    attempt.calls_over_by, adapters.listing_delay_s(account, settings)
+                )
+                if attempt.calls_over_by is not None
+                else None
+            )
             asked = dataclasses.replace(
-                pub, attempted_at=attempt.unresolved_since, resume=pub.resume or attempt.progress_ref
+                pub,
+                attempted_at=attempt.unresolved_since,
+                resume=pub.resume or attempt.progress_ref,
+                held_elsewhere=_elsewhere(account.id, target.id, attempt.unresolved_since).held,
+                made_by=made_by,
             )
             found = _reconcile(adapter, asked, target)
+            for _ in range(
+                MAX_RELISTS
+            ):  # a listed match made after this target's calls were over is not its own
+                if not _made_after(found, made_by) or not isinstance(found, PublishOutcome):
+                    break
+                held = asked.held_elsewhere | {_listed_id(found)}
+                asked = dataclasses.replace(asked, held_elsewhere=held)
+                found = _reconcile(adapter, asked, target)
             if found is _Unresolved.UNVERIFIABLE:
                 apply(decide.unverifiable(state, clock.now()), job=job, attempt_id=attempt.id)
                 return None
@@ -394,6 +418,14 @@ def _attempt(
             out = found
             if out is None:
                 _wait_unless_conclusive(job, settings, account, target, attempt, state, listed_from)
+                _call_started(target.id)  # confirmed absent: this attempt's call is under way from here
+            elif out.state != "failed":
+                attempt.reconciled = True
+                _unless_another_call(
+                    job, pol, account, target, attempt, state, out, made_by, asked.held_elsewhere
+                )
+                if not out.succeeded:  # a publication still processing, followed from now on: under way
+                    _call_started(target.id)  # as a call is, for the others' reconciliations
         if out is None:
             if pub.attempted_at is None:
                 pub = dataclasses.replace(pub, attempted_at=attempt.started_at)
@@ -462,15 +494,68 @@ def _decide_and_apply(
     *,
     tracking: bool = False,
 ) -> None:
-    """Step 4: the outcome decided and applied with the attempt closed; a wait raises RetryLater."""
-    decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=tracking)
-    applied = apply(decision, job=job, attempt_id=attempt.id)
+    """Step 4: the outcome decided and applied with the attempt closed; a wait raises RetryLater.
+
+    The store refuses a second target of the account holding one publication (migration 0053). A reconciled
+    outcome refused so was another target's publication, taken by that target first: this target is still
+    ambiguous, and waits and asks again (that publication then excluded). A direct answer refused so (the network
+    answered this call with an id that a reconciliation took meanwhile: what _unless_another_call prevents) is
+    recorded all the same, the target succeeded without the id and a warning naming the holder."""
+    decision, applied = _apply_outcome(
+        job,
+        policy(settings, account),
+        target,
+        state,
+        out,
+        attempt.id,
+        tracking,
+        reconciled=attempt.reconciled,
+    )
     _account_refused(applied, decision, account)
     if applied and decision.retry is not None:
         log.info(
             "%s: %s; next attempt in %.1f s", _ids(target), decision.retry.reason, decision.retry.delay_s
         )
         raise decision.retry
+
+
+def _apply_outcome(
+    job: Job,
+    pol: decide.Policy,
+    target: PostTarget,
+    state: decide.TargetState,
+    out: PublishOutcome,
+    attempt_id: str | None,
+    tracking: bool,
+    *,
+    reconciled: bool = False,
+) -> tuple[decide.Decision, bool]:
+    """A network's answer decided and applied (apply's result with the decision). The store refuses a second target
+    of the account holding one publication (migration 0053): a reconciled outcome refused so (`reconciled`) was
+    another target's publication, which that target took first: this target is still ambiguous, waits and asks
+    again, that publication then excluded (no call, no try counted). Any other answer refused so (the network
+    answered this target's own call or status check with an id a reconciliation took meanwhile, which
+    _unless_another_call keeps from happening) is recorded all the same: the target succeeds without the id, with
+    a warning naming the holder, whose post may never have been published."""
+    decision = decide.outcome(state, out, clock.now(), pol, tracking=tracking)
+    try:
+        return decision, apply(decision, job=job, attempt_id=attempt_id)
+    except IntegrityError:
+        held = str(decision.values.get("external_post_id") or "")
+        holder = _HOLDER.first(account=target.account_id, ext=held, target=target.id) if held else None
+        if holder is None:  # not the unique publication: another constraint's refusal
+            raise
+    if reconciled:
+        waiting = decide.not_ours_yet(
+            state, clock.now(), _recheck_s(pol), f"target {holder.id} of the account holds {held}"
+        )
+        apply(waiting, job=job, attempt_id=attempt_id)
+        log.warning("%s: %s", _ids(target), waiting.retry.reason)
+        raise waiting.retry
+    decision = decide.outcome(
+        state, _shared(target, out, held, holder.id), clock.now(), pol, tracking=tracking
+    )
+    return decision, apply(decision, job=job, attempt_id=attempt_id)
 
 
 def _account_refused(applied: bool, decision: decide.Decision, account: Account) -> None:
@@ -488,7 +573,7 @@ _ATTEMPT_STARTED = Shape(
     lambda: PostTarget.update(
         status=TargetStatus.PUBLISHING,
         started_at=Slot("started_at", PostTarget.started_at),
-        call_started_at=Slot("now", PostTarget.call_started_at),
+        call_started_at=Slot("call_started_at", PostTarget.call_started_at),
         attempts=PostTarget.attempts + 1,
         next_attempt_at=None,
         updated_at=Slot("now", PostTarget.updated_at),
@@ -537,7 +622,14 @@ def _start_attempt(target_id: str, post: Post, account_id: str, *, tracking: boo
         over_by = _first_attempt_after(target_id, open_rows[-1].started_at) if open_rows else None
         attempt_id = new_id("att")
         _ATTEMPT_INSERT.insert([dict(id=attempt_id, target=target_id, account=account_id, started_at=now)])
-        _ATTEMPT_STARTED.run(target=target_id, started_at=target.started_at or now, now=now)
+        # an attempt that reconciles first makes its call only once the network confirmed the earlier ones
+        # absent (_call_started): until then no call of it is under way (what other targets' reconciliations read)
+        _ATTEMPT_STARTED.run(
+            target=target_id,
+            started_at=target.started_at or now,
+            now=now,
+            call_started_at=None if open_rows else now,
+        )
     target.status = TargetStatus.PUBLISHING
     target.started_at = target.started_at or now
     target.attempts = (target.attempts or 0) + 1
@@ -585,6 +677,166 @@ def _saver(target_id: str) -> Callable[[str], None]:
             _PROGRESS_SAVED.run(target=target_id, ref=ref, now=clock.now())
 
     return save
+
+
+# ---- the account's other targets, as a reconciliation must see them ----------------------------------------------
+# How far before the earliest unresolved attempt the publications other targets hold are read: a listing looks back
+# to that attempt's start minus its clock slack (Publication.not_before, 2 minutes at most); a holder recorded its
+# publication after the network made it.
+HELD_SINCE_SLACK = timedelta(minutes=10)
+
+# What a reconciliation reads of the account's other targets, in one statement on migration 0053's indexes: those
+# holding a publication recorded since the attempt's window began, and those whose call is under way (`publishing`,
+# call_started_at set; a reconciling attempt sets it only once it calls). The status is a literal in the SQL so that
+# the partial index's condition is matched (as backend/services/posts/query.py does).
+_ELSEWHERE = Shape(
+    lambda: PostTarget.select(PostTarget.id, PostTarget.external_post_id, PostTarget.call_started_at).where(
+        (
+            ((PostTarget.account == Slot("account")) & (PostTarget.status == SQL("'publishing'")))
+            | (
+                (PostTarget.account == Slot("account"))
+                & PostTarget.external_post_id.is_null(False)
+                & (PostTarget.completed_at >= Slot("since"))
+            )
+        )
+        & (PostTarget.id != Slot("target"))
+    )
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Elsewhere:
+    held: frozenset[str]  # the publications the account's other targets hold (Publication.held_elsewhere)
+    # the other targets whose call is under way, its answer not recorded yet: (target id, when the call began)
+    calling: tuple[tuple[str, datetime], ...]
+
+
+def _elsewhere(account_id: str, target_id: str, since: datetime) -> _Elsewhere:
+    rows = _ELSEWHERE.rows(account=account_id, target=target_id, since=since - HELD_SINCE_SLACK)
+    return _Elsewhere(
+        frozenset(str(r.external_post_id) for r in rows if r.external_post_id),
+        tuple(
+            (r.id, r.call_started_at)
+            for r in rows
+            if not r.external_post_id and r.call_started_at is not None
+        ),
+    )
+
+
+# How much the network's clock may lag ours when a listed publication's time is compared with the start of another
+# target's call (a call that began later than this after the publication was made did not make it).
+CALL_CLOCK_SLACK = timedelta(seconds=5)
+# How many listed matches made after the target's own calls were over a reconciliation skips, listing again each time
+# (under a steady stream of one caption, the newest publications are other targets' calls just answered)
+MAX_RELISTS = 10
+
+
+def _listed_id(found: PublishOutcome) -> str:
+    """The listing item a match is (its id; a match still processing, e.g. a video: the id it is followed by)."""
+    return str(found.external_post_id or found.tracking_ref or "")
+
+
+def _made_after(found: PublishOutcome | _Unresolved | None, made_by: datetime | None) -> bool:
+    """A listed match (found.listed_at) the network made after `made_by` (Publication.made_by: the earlier attempts'
+    calls over, plus the network's listing delay), give or take CALL_CLOCK_SLACK: not theirs, whatever its text —
+    another target's."""
+    return (
+        isinstance(found, PublishOutcome)
+        and found.listed_at is not None
+        and bool(_listed_id(found))
+        and made_by is not None
+        and found.listed_at > made_by + CALL_CLOCK_SLACK
+    )
+
+
+_CALL_STARTED = Shape(
+    lambda: PostTarget.update(
+        call_started_at=Slot("now", PostTarget.call_started_at), updated_at=Slot("now", PostTarget.updated_at)
+    ).where((PostTarget.id == Slot("target")) & PostTarget.status.not_in(TARGET_FINAL))
+)
+
+
+def _call_started(target_id: str) -> None:
+    """A reconciling attempt found the earlier ones absent and is about to call: its call is under way from now
+    (committed before the call, fenced), so another target's reconciliation that lists this call's publication
+    before its answer is recorded does not take it (_unless_another_call)."""
+    with tx():
+        fence.check()
+        _CALL_STARTED.run(target=target_id, now=clock.now())
+
+
+def _unless_another_call(
+    job: Job,
+    pol: decide.Policy,
+    account: Account,
+    target: PostTarget,
+    attempt: _Attempt,
+    state: decide.TargetState,
+    found: PublishOutcome,
+    made_by: datetime | None,
+    skipped: frozenset[str] = frozenset(),
+) -> None:
+    """A reconciliation found a publication (read once the listing is over). Matched in a listing by its text
+    (found.listed_at), it may be another target's whose call began before the network made it (within
+    CALL_CLOCK_SLACK) and whose answer is not recorded yet: the listing cannot tell. Then nothing is taken: the
+    target waits and asks again once that answer is recorded (the publication is then held, and excluded). A call
+    begun later did not make it, so a steady stream of other calls holds nobody up. Otherwise the store decides the
+    one remaining race (two reconciliations taking one publication: the unique index of migration 0053)."""
+    others = _elsewhere(account.id, target.id, attempt.unresolved_since or attempt.started_at)
+    ext = found.external_post_id
+    made = found.listed_at
+    earlier = [t for t, began in others.calling if made is not None and began <= made + CALL_CLOCK_SLACK]
+    if _made_after(found, made_by):  # still newer ones only (MAX_RELISTS of them skipped)
+        why = f"{len(skipped)} publications of its text made since its calls were over are other targets'"
+    elif ext and ext in others.held:  # recorded by its holder while the listing was read
+        why = f"another target of the account holds {ext}"
+    elif earlier:
+        why = f"the call of target {earlier[0]} of the account is under way and may have made it"
+    else:
+        return
+    waiting = decide.not_ours_yet(state, clock.now(), _recheck_s(pol), why)
+    apply(waiting, job=job, attempt_id=attempt.id)
+    log.info("%s: %s", _ids(target), waiting.retry.reason)
+    raise waiting.retry
+
+
+def _recheck_s(pol: decide.Policy) -> float:
+    """How soon a reconciliation that found another target's (possible) publication asks again: as often as an
+    accepted publication is polled, and no more than once a second (each asking pages a listing)."""
+    return max(1.0, pol.track_poll_s)
+
+
+# the other target of the account holding a publication (migration 0053's unique index)
+_HOLDER = Shape(
+    lambda: (
+        PostTarget.select(PostTarget.id)
+        .where(
+            (PostTarget.account == Slot("account"))
+            & (PostTarget.external_post_id == Slot("ext"))
+            & (PostTarget.id != Slot("target"))
+        )
+        .limit(1)
+    )
+)
+
+
+def _shared(target: PostTarget, out: PublishOutcome, held: str, other: str) -> PublishOutcome:
+    """A direct answer whose id another target of the account (`other`) holds, from a reconciliation that ran while
+    this call was under way: the success recorded without the id, saying so."""
+    name = registry.label(target.platform)
+    log.error(
+        "%s: %s answered the call with %s, which %s of the account holds from a reconciliation",
+        _ids(target),
+        target.platform,
+        held,
+        other,
+    )
+    warning = TargetWarning(
+        "reconciliation_shared_publication",
+        f"{name} published this post as {held}, which target {other} of the account took for its own while this "
+        f"call was under way: that target's post may never have been published; check the {name} account",
+    )
+    return dataclasses.replace(out, external_post_id=None, warnings=(*out.warnings, warning))
 
 
 class _Unresolved(enum.Enum):
@@ -745,8 +997,7 @@ def track_target(job: Job, settings: Settings) -> None:
     # a retriable failure while tracking is bounded by this job's attempts (the target's count only publish
     # calls): each such wait counts one; a "still processing" poll counts none
     state = dataclasses.replace(state_of(target, post), attempts=job.attempts)
-    decision = decide.outcome(state, out, clock.now(), policy(settings, account), tracking=True)
-    applied = apply(decision, job=job)
+    decision, applied = _apply_outcome(job, policy(settings, account), target, state, out, None, True)
     _account_refused(applied, decision, account)
     if applied and decision.retry is not None:
         if decision.retry.count_attempt:  # a retriable failure (not a "still processing" poll, nor a wait)

@@ -68,6 +68,10 @@ class PostTarget(BaseModel):
     `idempotency_token` is stable for the life of the target: the engine sends it to the network (or
     asks the network about it) so that a target is never published twice. `account_name` is a snapshot
     of the account's display name at acceptance.
+
+    `external_post_id` is unique per account (migration 0053: a partial UNIQUE index on (account_id,
+    external_post_id) where it is not null): one publication of an account is held by one target at most, so two
+    reconciliations matching one listed publication by its text cannot both take it.
     """
 
     id = CharField(primary_key=True, max_length=40)
