@@ -318,21 +318,11 @@ def not_listed_yet(state: TargetState, now: datetime, until: datetime) -> Retryi
     again could publish twice): the target waits `pending` until `until`, when absence is conclusive, and asks
     again. The earlier attempts stay unresolved; this one is closed as having made no call."""
     name = registry.label(state.platform)
-    wait = max(0.0, (until - now).total_seconds())
     reason = (
         f"an interrupted attempt may have published it: {name} lists a publication only a while after "
         f"accepting it, so it is asked again at {until.isoformat()} before any new attempt"
     )
-    return Retrying(
-        state.id,
-        state.post_id,
-        {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
-        finishes_job=False,
-        retry=RetryLater(reason, wait, count_attempt=False),
-        no_call=True,
-        attempt_outcome=f"not called: {reason}",
-        wait=True,
-    )
+    return _asked_again(state, now, until, reason)
 
 
 def not_ours_yet(state: TargetState, now: datetime, delay_s: float, why: str) -> Retrying:
@@ -343,16 +333,18 @@ def not_ours_yet(state: TargetState, now: datetime, delay_s: float, why: str) ->
     publication then excluded (Publication.held_elsewhere). The earlier attempts stay unresolved."""
     name = registry.label(state.platform)
     reason = f"an interrupted attempt's publication at {name} is not told apart yet: {why}; it is asked again"
+    return _asked_again(state, now, now + timedelta(seconds=delay_s), reason)
+
+
+def _asked_again(state: TargetState, now: datetime, until: datetime, reason: str) -> Retrying:
+    """No call: the target waits `pending` until `until` (not counted as a try) and its earlier attempts are asked
+    about again then, still unresolved; this attempt is closed as having made no call."""
     return Retrying(
         state.id,
         state.post_id,
-        {
-            "status": TargetStatus.PENDING,
-            "next_attempt_at": now + timedelta(seconds=delay_s),
-            "updated_at": now,
-        },
+        {"status": TargetStatus.PENDING, "next_attempt_at": until, "updated_at": now},
         finishes_job=False,
-        retry=RetryLater(reason, delay_s, count_attempt=False),
+        retry=RetryLater(reason, max(0.0, (until - now).total_seconds()), count_attempt=False),
         no_call=True,
         attempt_outcome=f"not called: {reason}",
         wait=True,
