@@ -21,7 +21,6 @@ import time_machine
 from peewee import OperationalError as PeeweeOperationalError
 
 from backend import clock
-from backend.jobs.worker import Worker
 from backend.networks.sandbox import list_published
 from backend.networks.sandbox.store import SandboxItem
 from backend.services import accounts, adapters
@@ -29,6 +28,7 @@ from backend.store.models import PostTarget, PublishAttempt
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload
+from tests.support.worker import work
 
 pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
 
@@ -46,17 +46,6 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
     settings.retry_base_s = 0.0
     settings.retry_max_attempts = 3
     return settings
-
-
-@pytest.fixture
-def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
-    return {
-        a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
-    }
-
-
-def work(settings) -> None:  # type: ignore[no-untyped-def]
-    Worker(settings, concurrency=1).run_until_idle(max_seconds=20, settle_s=0)
 
 
 def tiktok_inits() -> int:

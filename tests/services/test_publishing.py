@@ -13,8 +13,8 @@ import time_machine
 
 from backend import clock, queue
 from backend.jobs.worker import Worker
-from backend.services import accounts, publishing
 from backend.services import media as media_service
+from backend.services import publishing
 from backend.store.db import STEPS
 from backend.store.models import Event, Job, Media, Post, PostTarget, PublishAttempt
 from tests.conftest import key_headers, session_headers
@@ -35,13 +35,6 @@ def fast(settings, owner):  # type: ignore[no-untyped-def]
     settings.retry_base_s = 0.0
     settings.retry_max_attempts = 3
     return settings
-
-
-@pytest.fixture
-def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
-    return {
-        a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
-    }
 
 
 def upload(client, owner, data: bytes) -> str:  # type: ignore[no-untyped-def]

@@ -25,13 +25,14 @@ from peewee import IntegrityError
 from backend import clock
 from backend.networks.sandbox import list_published
 from backend.queue.backoff import RetryLater
-from backend.services import accounts, adapters, publishing
-from backend.services.publishing import engine
+from backend.services import adapters, publishing, workspace
+from backend.services.publishing import decide, engine
 from backend.store.db import database, tx
 from backend.store.models import Job, PostTarget, PublishAttempt
 from tests.media import corpus
 from tests.networks.conftest import READABLE_APPS
 from tests.services.test_publishing import Wrapped, create, patch_adapters, read, upload
+from tests.support.worker import work
 
 pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
 
@@ -44,8 +45,6 @@ class Killed(BaseException):
 
 @pytest.fixture
 def fast(settings, owner, audited_tiktok):  # type: ignore[no-untyped-def]
-    from backend.services import workspace
-
     workspace.set_plan(owner.workspace_id, "GROWTH", "active", None)
     settings.rate_limit_per_minute = 1_000_000
     settings.retry_base_s = 0.0
@@ -54,19 +53,6 @@ def fast(settings, owner, audited_tiktok):  # type: ignore[no-untyped-def]
     # a LinkedIn app that may read its member's posts back; TikTok's audited (the module's mark)
     settings.sandbox_apps = {**settings.sandbox_apps, **READABLE_APPS, "tiktok": {"audited": True}}
     return settings
-
-
-@pytest.fixture
-def sandbox(settings, owner, fast):  # type: ignore[no-untyped-def]
-    return {
-        a["platform"]: a for a in accounts.connect_sandbox_defaults(settings, owner.workspace_id, public=True)
-    }
-
-
-def work(settings) -> None:  # type: ignore[no-untyped-def]
-    from backend.jobs.worker import Worker
-
-    Worker(settings, concurrency=1).run_until_idle(max_seconds=20, settle_s=0)
 
 
 # network, what the post carries: each network that reconciles by matching a listing's text (or title)
@@ -396,8 +382,6 @@ def test_a_publication_made_after_the_calls_were_over_but_within_the_listing_del
     listing delay that publication may be the attempt's own, so the reconciliation takes it rather than skip it as
     another target's — skipping it would publish the post twice. Publication.made_by is the calls' end plus the
     listing delay (decide.absence_conclusive_at); only what the network made after that is skipped."""
-    from backend.services.publishing import decide
-
     monkeypatch.setattr(adapters, "listing_delay_s", lambda account, settings: 60.0)
     start = clock.now()
     with time_machine.travel(start, tick=False) as t:

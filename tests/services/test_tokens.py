@@ -32,6 +32,7 @@ from tests.media import corpus
 from tests.networks.test_sandbox_oauth import api_call, connect
 from tests.services.test_publishing import create, read, upload
 from tests.support.networks import own
+from tests.support.worker import work
 
 pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
 
@@ -153,10 +154,6 @@ def refresh_with(sb: Any, platform: str, token: str) -> httpx.Response:
             "refresh_token": token,
         },
     )
-
-
-def work(settings: Any) -> None:
-    Worker(settings, concurrency=1).run_until_idle(max_seconds=20, settle_s=0)
 
 
 def events(type_: str) -> list[Event]:
