@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 
 from backend import queue
@@ -53,31 +53,79 @@ class LeaseBooks:
     _laned: int
     _lost: set[str]  # claims the heartbeat found lost (reported once, result not recorded)
     _recording: set[str]  # claims whose handler returned: their fenced writes judge the lease
+    # Whether a claim may find something now (see "Claims" in backend/jobs/worker.py): each reason to claim — the
+    # watcher waking a thread, a claim that found all it asked for, a lane at its cap (or the laned jobs together at
+    # theirs) getting room, so that the due jobs claims skipped there are claimable — counts one in `_due_seq`; a
+    # claim that found fewer jobs than it asked for has seen every reason counted before it began (`_seen_seq`).
+    _due_seq: int
+    _seen_seq: int
+    _ready: deque[Job]  # claimed and booked, not started: waiting for a thread, or for room in their lane
+    _waiting: set[str]  # the claims of the jobs in _ready
 
     # ---- the lane books --------------------------------------------------------------------------------
+    def _cap(self, lane: str) -> int:
+        return 1 if lane.startswith(SERIAL_LANE) else self.lane_cap
+
     def _lanes_at_cap(self) -> tuple[list[str], bool]:
-        """The lanes a claim must skip (at their cap), and whether only jobs without a lane may be claimed."""
+        """The lanes a claim must skip (their jobs started and waiting at the lane's cap), and whether only jobs
+        without a lane may be claimed (the laned jobs started hold the threads laned jobs may have)."""
         with self._cv:
-            full = sorted(
-                lane
-                for lane, n in self._lanes.items()
-                if n >= (1 if lane.startswith(SERIAL_LANE) else self.lane_cap)
-            )
-            only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve
+            full = sorted(lane for lane in self._lanes.keys() | self._held() if self._lane_full(lane))
+            only_unlaned = self._laned >= self.concurrency - self.unlaned_reserve  # the threads they hold
         return full, only_unlaned
 
-    def _book(self, lock: str, job: Job, previous: str | None) -> bool:
-        """A claim made: recorded in the books (False when it took over a claim of this worker still running,
-        which goes on under it: _keep_running)."""
-        with self._cv:
-            if previous is not None and previous in self._running:  # a claim of this worker, still running
-                self._keep_running(previous, job)
-                return False
-            self._running[lock] = job
-            if job.lane is not None:
-                self._lanes[job.lane] += 1
-                self._laned += 1
+    def _maybe_due(self) -> bool:
+        """(caller holds self._cv) Whether a reason to claim came since the last claim that found fewer jobs than
+        it asked for began."""
+        return self._due_seq != self._seen_seq
+
+    def _held(self) -> Counter[str]:
+        """(caller holds self._cv) The jobs waiting in `_ready`, by lane."""
+        return Counter(j.lane for j in self._ready if j.lane is not None)
+
+    def _lane_full(self, lane: str) -> bool:
+        """(caller holds self._cv) Whether a claim skips the lane: its jobs started and waiting are at its cap."""
+        return self._lanes[lane] + self._held()[lane] >= self._cap(lane)
+
+    def _book(self, job: Job, previous: str | None) -> bool:
+        """(caller holds self._cv) A claimed job recorded in the books, waiting in `_ready` until a thread starts
+        it (_next_ready); False when it took over a claim of this worker still running, which goes on under it
+        (_keep_running)."""
+        if previous is not None and previous in self._running:  # a claim of this worker, still running
+            self._keep_running(previous, job)
+            return False
+        self._running[claim_of(job)] = job
+        self._ready.append(job)
+        self._waiting.add(claim_of(job))
         return True
+
+    def _may_start(self, job: Job) -> bool:
+        """(caller holds self._cv) Whether the job's lane, and the lanes together, have room for it."""
+        if job.lane is None:
+            return True
+        return (
+            self._lanes[job.lane] < self._cap(job.lane)
+            and self._laned < self.concurrency - self.unlaned_reserve
+        )
+
+    def _next_ready(self) -> Job | None:
+        """(caller holds self._cv) The oldest waiting job that may start now, counted in its lane from here on
+        (None: none may). A job waits here past its thread's arrival only while its lane is at its cap: a claim of
+        several jobs may bring more of one lane than the lane had room for; one of a `serial:` lane then starts
+        after the one before it, as in the queue."""
+        for job in self._ready:
+            if self._may_start(job):
+                self._ready.remove(job)
+                self._waiting.discard(claim_of(job))
+                if job.lane is not None:
+                    self._lanes[job.lane] += 1
+                    self._laned += 1
+                return job
+        return None
+
+    def _startable(self) -> int:
+        """(caller holds self._cv) How many waiting jobs could start now, each alone."""
+        return sum(self._may_start(job) for job in self._ready)
 
     def _keep_running(self, twin: str, claimed: Job) -> None:
         """(caller holds self._cv) This worker claimed a job it is running already: the lease of that run
@@ -103,18 +151,26 @@ class LeaseBooks:
             claimed.kind,
         )
 
-    def _release(self, job: Job) -> None:
+    def _release(self, job: Job, *, ran: bool = True) -> None:
+        """A job's run is over (ran=False: a claimed job given back unrun): out of the books."""
         if job.locked_by is None:  # never claimed: not in the books
             return
         with self._cv:
-            if self._running.pop(job.locked_by, None) is not None and job.lane is not None:
+            if job.locked_by in self._waiting:  # never started (given back): not counted in its lane
+                self._waiting.discard(job.locked_by)
+                if job in self._ready:
+                    self._ready.remove(job)
+                self._running.pop(job.locked_by, None)
+            elif self._running.pop(job.locked_by, None) is not None and job.lane is not None:
+                if self._lane_full(job.lane) or self._laned >= self.concurrency - self.unlaned_reserve:
+                    self._due_seq += 1  # the due jobs claims skipped there are claimable
                 self._lanes[job.lane] -= 1
                 if self._lanes[job.lane] <= 0:
                     del self._lanes[job.lane]
                 self._laned -= 1
             self._lost.discard(job.locked_by)
             self._recording.discard(job.locked_by)
-            self.processed += 1
+            self.processed += ran
 
     # ---- leases ------------------------------------------------------------------------------------
     @contextlib.contextmanager

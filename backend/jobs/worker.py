@@ -1,10 +1,10 @@
-"""The worker: a fixed pool of threads; each claims ONE job with one atomic statement, runs it, records it.
+"""The worker: a fixed pool of threads; each claims jobs with one atomic statement, runs one, records it.
 
 Runs inside `socialpub serve`, alone as `socialpub worker` (any number of them on PostgreSQL), or once as
 `socialpub tick` (cron). The same code path on SQLite and PostgreSQL.
 
-The pool (SOCIALPUB_WORKER_CONCURRENCY, default 256). Each thread loops: claim one due job
-(backend/store/statements.claim_jobs), run its handler, record the result — `done`, queued again with
+The pool (SOCIALPUB_WORKER_CONCURRENCY, default 256). Each thread loops: take a due job (one another thread's
+claim brought for it, or claim: backend/store/statements.claim_jobs), run its handler, record the result — `done`, queued again with
 exponential backoff and jitter (backend/jobs/retry.py), or `dead` (then the kind's `on_dead` hook) — and claim
 the next. Publishing jobs spend nearly all their time waiting on a network (hundreds of ms a call, several
 calls a target), so threads are cheap and the pool is sized for waiting, not for cores: the jobs in flight must
@@ -18,9 +18,26 @@ API), or lower the setting — past it, claims and jobs fail with "too many clie
 Idle threads do not poll the database: they wait on a condition; one watcher thread wakes one of them when a
 job is enqueued in this process (queue.WAKE), when the next job falls due or a lease expires, and at least
 every SOCIALPUB_WORKER_POLL_S (jobs enqueued by other processes); a thread that claims a job wakes (or
-starts) the next. Claims of one process are taken one at a time (~0.4 ms each on SQLite), which keeps the
-lane counts below exact; the condition that guards the counts is never held across a database statement, so a
-claim waiting for SQLite's writer lock holds up neither a thread recording its result nor the heartbeat.
+starts) the next. The condition that guards the counts is never held across a database statement, so a claim
+waiting for SQLite's writer lock holds up neither a thread recording its result nor the heartbeat.
+
+Claims (issue 34). Claims of one process are taken one at a time. A claim takes up to CLAIM_BATCH due jobs in
+its one statement (a transaction, the queue's scan, the rows read: ~0.4 ms on SQLite, once for all of them), as
+many as threads can start at once: the claiming thread's own, and one for each idle thread or thread the pool
+may still start (the run of `tick` counts its threads the same way), and one more: a claim that found fewer jobs
+than it asked for says that nothing else is due (`_maybe_due`), so a thread that finishes a job then goes idle
+instead of making a claim that finds nothing — a write transaction for nothing, which was a third of the claims
+under a burst — until the watcher wakes one (a job enqueued due at once, a due time reached, the poll) or a lane
+at its cap gets room (a claim skipped its due jobs). The watcher wakes no thread for a job falling due in a lane at
+its cap, nor for the lease of a job of this worker (the heartbeat renews it). The others wait in `_ready`, booked and leased like a running
+job, and are taken by the threads the claim woke, or by any thread that becomes free first: a thread takes a
+waiting job before it claims. Each job of a claim is locked by a lock of its own (the claim's name + "/" + the
+job's id), so the fence, the heartbeat and takeovers see one claim per job, as before. A waiting job counts in
+its lane's cap for the claims (a lane is skipped once its started and waiting jobs reach the cap), and starts only
+while its lane has room: between reading the lane counts and booking the claim only releases change them, so a
+claim's first job always may; a later one of a lane the first filled (or a second of a `serial:` lane) waits for
+a job of its lane to end, then starts before anything newer. Jobs still waiting when the worker stops are given
+back: queued again at their own due time, without the claim's attempt (queue.give_back).
 
 Lanes (bulkhead). A job's `lane` is the network it calls (None: it calls none). One worker runs at most
 ceil(concurrency x SOCIALPUB_WORKER_LANE_SHARE) jobs of one lane at once (default 0.25: 64 of 256 threads):
@@ -60,7 +77,8 @@ import socket
 import threading
 import time
 import traceback
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -83,6 +101,7 @@ STORE_BUSY_RETRY_S = (
 )
 WATCH_RECHECK_S = 0.1  # the watcher reads the next due times at most this often (see Worker._watch)
 WATCH_AHEAD = 64  # due times one read of the watcher brings (it wakes a thread at each without reading again)
+CLAIM_BATCH = 8  # the most jobs one claim takes (see Claims)
 
 
 class Worker(LeaseBooks):
@@ -100,6 +119,8 @@ class Worker(LeaseBooks):
         self._cv = threading.Condition()  # guards the books below (held briefly); idle threads wait on it
         self._claiming = threading.Lock()  # one claim of this process at a time (not held with self._cv)
         self._running: dict[str, Job] = {}  # locked_by of each claim this worker runs -> its job
+        self._ready: deque[Job] = deque()  # claimed and booked, not started (see Claims)
+        self._waiting: set[str] = set()
         self._lanes: Counter[str] = Counter()
         self._laned = 0
         self._lost: set[str] = set()  # claims the heartbeat found lost (reported once, result not recorded)
@@ -114,10 +135,7 @@ class Worker(LeaseBooks):
         self._thread: threading.Thread | None = None
         self._pool: list[threading.Thread] = []  # run_forever's job threads
         self._idle = 0  # of which waiting to be woken
-        self._wake_missed = (
-            False  # a wake-up came while no thread was idle (all claiming or running): the next
-        )
-        # thread to go idle claims once more first
+        self._due_seq, self._seen_seq = 1, 0  # see LeaseBooks: a claim is worth making at the start
         # The job handlers (the publishing engine, the networks, the media pipeline: ~100-150 ms of imports) are
         # loaded by whatever runs jobs (run_forever, tick, ensure_periodic), so that a worker started in a thread
         # imports them in that thread rather than in its creator's.
@@ -197,7 +215,7 @@ class Worker(LeaseBooks):
         self._log_steps("started")
         with self._heartbeat():
             with self._cv:
-                self._start_pool_thread(busy=False)
+                self._start_pool_thread()
             try:
                 self._watch()
             finally:
@@ -206,6 +224,7 @@ class Worker(LeaseBooks):
                     threads = list(self._pool)
                 for t in threads:
                     t.join()
+                self._give_back_ready()
         if not database.is_closed():
             database.close()
         log.info("worker %s stopped", self.id)
@@ -216,13 +235,11 @@ class Worker(LeaseBooks):
         if STEPS.enabled:
             log.info("worker %s %s; steps so far: %s", self.id, when, json.dumps(STEPS.snapshot()))
 
-    def _start_pool_thread(self, *, busy: bool) -> None:
+    def _start_pool_thread(self) -> None:
         """(caller holds self._cv) One more thread in the pool, up to `concurrency`."""
         if len(self._pool) >= self.concurrency:
             return
-        t = threading.Thread(
-            target=self._serve, args=(busy,), name=f"socialpub-job-{len(self._pool)}", daemon=True
-        )
+        t = threading.Thread(target=self._serve, name=f"socialpub-job-{len(self._pool)}", daemon=True)
         self._pool.append(t)
         t.start()
 
@@ -243,6 +260,7 @@ class Worker(LeaseBooks):
                     break
                 for t in pending:
                     t.join()
+            self._give_back_ready()  # claimed for threads that ended at the deadline
         with self._cv:
             fatal, self._fatal = self._fatal, None
         if fatal is not None:
@@ -276,39 +294,50 @@ class Worker(LeaseBooks):
         q = Job.select(Job.id).where((due | expired) & not_periodic).limit(1)
         return not q.exists()
 
-    def _serve(self, busy: bool) -> None:
-        """One thread of the pool: claim, run, repeat. A thread that just ran a job claims the next at once; an
-        idle one waits on the condition until woken (by the watcher, or by a thread that found work), so idle
+    def _serve(self) -> None:
+        """One thread of the pool: take a job, run it, repeat. A job waiting for a thread first; else a claim, unless
+        the last claim found fewer jobs than it asked for and no reason to claim has come since (`_maybe_due`: a
+        claim that finds nothing is a write transaction for nothing; issue 34). Otherwise the thread waits on the
+        condition until there is one (the watcher, a thread that found work or gave a full lane room), so idle
         threads neither poll the database nor hold a connection. A thread that found work wakes an idle thread,
         or starts one when none is idle (the pool grows to `concurrency` as the work needs)."""
+        busy = False  # ran a job since it last went idle (it holds a connection)
         try:
             while not self._stop.is_set():
+                job = self._claim_or_pause(self._pool_room, self._pool_dispatch, lazy=True)
+                if job is not None:
+                    busy = True
+                    self._run(job)
+                    continue
+                if busy:
+                    close_connection()  # going idle (PostgreSQL: one connection a thread)
+                    busy = False
                 with self._cv:
-                    if not busy and not self._wake_missed:
+                    while not self._stop.is_set() and not (self._startable() or self._maybe_due()):
                         self._idle += 1
                         try:
                             self._cv.wait()
                         finally:
                             self._idle -= 1
-                        if self._stop.is_set():
-                            break
-                    self._wake_missed = False
-                job = self._claim_or_pause()
-                if job is not None:
-                    with self._cv:
-                        if self._idle:
-                            self._cv.notify()  # there was work: another idle thread looks as well
-                        else:
-                            self._start_pool_thread(busy=True)
-                if job is None:
-                    if busy:
-                        close_connection()  # going idle (PostgreSQL: one connection a thread)
-                    busy = False
-                    continue
-                busy = True
-                self._run(job)
         finally:
             close_connection()
+
+    def _pool_room(self) -> int:
+        """(caller holds self._cv) How many threads of the pool could start a job at once besides the claiming
+        one: the idle ones and those the pool may still start."""
+        return self._idle + self.concurrency - len(self._pool)
+
+    def _pool_dispatch(self, waiting: int, more: bool) -> None:
+        """(caller holds self._cv) A claim brought work: a thread for each job left waiting, and, when the claim
+        found all it asked for (more may be due), one more that looks for further work — an idle one woken, else
+        a new one, up to `concurrency`. A claim that found fewer wakes none for nothing: a claim that finds nothing
+        is a write transaction for nothing. A thread started here claims at once when there is a reason to."""
+        need = waiting + more
+        wake = min(self._idle, need)
+        if wake:
+            self._cv.notify(wake)
+        for _ in range(need - wake):
+            self._start_pool_thread()
 
     def _spawn_round_thread(self, threads: list[threading.Thread], deadline: float | None) -> None:
         t = threading.Thread(target=self._round, args=(threads, deadline), name="socialpub-tick", daemon=True)
@@ -316,19 +345,26 @@ class Worker(LeaseBooks):
         t.start()
 
     def _round(self, threads: list[threading.Thread], deadline: float | None) -> None:
-        """A thread of tick(): claim and run until nothing is claimable; each claim starts another thread while
-        the round has fewer than `concurrency` running."""
+        """A thread of tick(): claim and run until nothing is claimable; a claim starts a thread for each job it
+        left waiting, and one more when it found all it asked for, while the round has fewer than `concurrency`
+        running."""
+
+        def room() -> int:  # (self._cv held) threads the round may still start
+            return self.concurrency - sum(t.is_alive() for t in threads)
+
+        def dispatch(waiting: int, more: bool) -> None:
+            """(self._cv held) A thread for each job left waiting, and one more when more may be due."""
+            for _ in range(min(waiting + more, room())):
+                self._spawn_round_thread(threads, deadline)
+
         try:
             while not self._stop.is_set() and (deadline is None or time.monotonic() < deadline):
                 with self._cv:
                     if self._fatal is not None:
                         return
-                job = self._claim_or_pause()
+                job = self._claim_or_pause(room, dispatch)
                 if job is None:
                     return
-                with self._cv:
-                    if sum(t.is_alive() for t in threads) < self.concurrency:
-                        self._spawn_round_thread(threads, deadline)
                 self._run(job)
         except (
             BaseException
@@ -349,59 +385,93 @@ class Worker(LeaseBooks):
         times, 45-80 times a second (issue 34). So one read brings the next WATCH_AHEAD due times (and the
         first lease expiry), and the watcher wakes a thread at each of them without reading again. It reads again
         when woken by an enqueue, when the times it read have all been reached, and every worker_poll_s (jobs
-        enqueued by other processes) — never twice within WATCH_RECHECK_S — and wakes a thread at each read (for
-        what fell due meanwhile without a wake: the read leaves out what is claimable already). A job enqueued to
-        fall due later is claimed at most WATCH_RECHECK_S after its time."""
+        enqueued by other processes) — never twice within WATCH_RECHECK_S. A read at the poll, or once the times
+        read before are all reached, wakes a thread (for what fell due meanwhile without a wake: the read leaves out
+        what is claimable already); a read for an enqueue does not (a job enqueued due at once woke one already:
+        queue.DUE). A job enqueued to fall due later is claimed at most WATCH_RECHECK_S after its time. No thread is
+        woken for a job falling due in a lane at its cap (a claim would skip it: the thread that gives the lane
+        room claims next), nor for a lease of this worker's own (queue.next_changes_in leaves them out)."""
         poll = self.settings.worker_poll_s
         read_at = -math.inf  # time.monotonic() of the last read
-        times: list[float] = []  # the due times that read brought (monotonic), not reached yet
+        times: list[tuple[float, str | None]] = []  # the due times that read brought (monotonic), and lanes
         more = False  # that read brought times (within worker_poll_s): read again once they are all reached
         ends = 0.0  # the read's end: worker_poll_s after it
         stale = True  # woken by an enqueue since the read
         while not self._stop.is_set():
             now = time.monotonic()
-            read_due = stale or now >= ends or (more and not times)
+            unseen = now >= ends or (more and not times)  # jobs may have fallen due with no thread woken
+            read_due = stale or unseen
             if read_due and now - read_at >= WATCH_RECHECK_S:
                 try:
                     # jobs claimable now are left out: an idle thread was woken for them already (or their lane is
                     # at its cap, and the thread that frees the lane claims next), so the watcher never spins on them
-                    changes = queue.next_changes_in(limit=WATCH_AHEAD)
+                    changes = queue.next_changes_in(self.id, limit=WATCH_AHEAD)
                 except Exception:
                     log.exception("could not read the next due time")
                     changes = []
                 read_at, stale, ends = now, False, now + poll
-                times = [now + c for c in changes if c < poll]
+                times = [(now + c.in_s, c.lane) for c in changes if c.in_s < poll]
                 more, read_due = bool(times), False
-                self._wake_one()
-            deadline = read_at + WATCH_RECHECK_S if read_due else min(times[0], ends) if times else ends
+                if unseen:
+                    self._wake_one()
+            deadline = read_at + WATCH_RECHECK_S if read_due else min(times[0][0], ends) if times else ends
             woken = queue.WAKE.wait(max(0.0, deadline - now))
             queue.WAKE.clear()
+            due = (
+                queue.DUE.is_set()
+            )  # a job due at once among those enqueued (a later one waits for its time)
+            queue.DUE.clear()
             now = time.monotonic()
-            reached = now >= ends
-            while times and times[0] <= now:
-                times.pop(0)
-                reached = True
-            if woken or reached:
+            reached: list[str | None] = []
+            while times and times[0][0] <= now:
+                reached.append(times.pop(0)[1])
+            if due or (reached and self._claimable(reached)):
                 self._wake_one()
             if woken:
                 stale = True
 
-    def _wake_one(self) -> None:
+    def _claimable(self, lanes: list[str | None]) -> bool:
+        """Whether a job of one of these lanes may be claimed now (None: no lane): one is not at its cap."""
         with self._cv:
+            return any(lane is None or not self._lane_full(lane) for lane in lanes)
+
+    def _wake_one(self) -> None:
+        """A reason to claim: an idle thread woken for it (none idle: the next thread to finish its job claims)."""
+        with self._cv:
+            self._due_seq += 1
             if self._idle:
                 self._cv.notify()
-            else:
-                self._wake_missed = True
 
     # ---- the claim -----------------------------------------------------------------------------------
-    def _claim_or_pause(self) -> Job | None:
-        """Claim one job; on a database error log it, pause, and report nothing. Claims of this process are
-        taken one at a time (self._claiming), so the lane counts they read stay exact; self._cv is held only
-        to read and update the books, never across the statement: a claim waiting for the database (SQLite's
-        writer lock under a burst) holds up no thread that is recording a result or renewing leases."""
+    def _claim_or_pause(
+        self, room: Callable[[], int], dispatch: Callable[[int, bool], None], *, lazy: bool = False
+    ) -> Job | None:
+        """The next job for this thread: one waiting in `_ready`, else one of a claim of its own (see Claims:
+        `room()` threads could start the others at once; `dispatch(n, more)` gets them going once n are left
+        waiting, and another thread looking for more when the claim found all it asked for). `lazy` (the pool):
+        no claim while nothing may be due (`_maybe_due`), such as when a claim this thread waited behind found
+        fewer than it asked for.
+        On a database error log it, pause, and report nothing. Claims of this process are taken one at a time
+        (self._claiming), so the lane counts they read stay exact; self._cv is held only to read and update the
+        books, never across the statement: a claim waiting for the database (SQLite's writer lock under a burst)
+        holds up no thread that is recording a result or renewing leases. All three run with self._cv held."""
+        with self._cv:
+            job = self._next_ready()
+        if job is not None:
+            return job
         try:
             with self._claiming:
-                return self._claim()
+                with self._cv:
+                    job = self._next_ready()  # brought by the claim this thread waited behind
+                    if job is not None or (lazy and not self._maybe_due()):
+                        return job
+                    limit = min(CLAIM_BATCH, 2 + max(0, room()))  # one ahead: see Claims
+                    begun = self._due_seq
+                job, more = self._claim(limit, begun)
+                if job is not None:
+                    with self._cv:
+                        dispatch(self._startable(), more)
+                return job
         except Exception as exc:
             now = time.monotonic()
             if (
@@ -416,19 +486,31 @@ class Worker(LeaseBooks):
             self._stop.wait(CLAIM_ERROR_PAUSE_S)
             return None
 
-    def _claim(self) -> Job | None:
-        """(caller holds self._claiming) Between reading the books and recording the claim in them only
-        releases can change them (counts go down): the caps read are never exceeded."""
+    def _claim(self, limit: int, begun: int) -> tuple[Job | None, bool]:
+        """(caller holds self._claiming) Claim up to `limit` jobs: the first that may start is returned, the
+        others wait in `_ready`. Between reading the books and recording the claim in them only releases can change them
+        (counts go down): the caps read are never exceeded by a claim's first job; a later one that would pass
+        its lane's cap waits in `_ready` for room (see Claims). Also says whether more may be due: the claim found
+        as many as it asked for (a reason to claim again); otherwise it has seen the reasons to claim counted before
+        it began (`begun`, see LeaseBooks._maybe_due)."""
         full, only_unlaned = self._lanes_at_cap()
         lock = f"{self.id}#{next(self._seq)}"
-        jobs = queue.claim(lock, limit=1, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned)
-        if not jobs:
-            return None
-        job = jobs[0]
-        previous = queue.taken_over_from(job)  # the claim it took over from an expired lease, if any
-        if not self._book(lock, job, previous):
-            return None
-        if previous is not None:
+        jobs = queue.claim(
+            lock, limit=limit, lease_s=self.lease_s, skip_lanes=full, only_unlaned=only_unlaned
+        )
+        more = len(jobs) >= limit
+        taken_over: list[tuple[Job, str]] = []
+        with self._cv:
+            for job in jobs:
+                previous = queue.taken_over_from(job)  # the claim it took over from an expired lease, if any
+                if self._book(job, previous) and previous is not None:
+                    taken_over.append((job, previous))
+            if more:
+                self._due_seq += 1
+            else:
+                self._seen_seq = max(self._seen_seq, begun)
+            first = self._next_ready()
+        for job, previous in taken_over:
             log.info(
                 "job %s (%s) taken over from %s, whose lease had expired (attempt %d of %d)",
                 job.id,
@@ -437,7 +519,26 @@ class Worker(LeaseBooks):
                 job.attempts,
                 job.max_attempts,
             )
-        return job
+        return first, more
+
+    def _give_back(self, job: Job) -> None:
+        """A claimed job not run: queued again as it was (queue.give_back), out of the books."""
+        try:
+            if not queue.give_back(job):  # fenced: lost meanwhile (taken over): its holder runs it
+                log.info(
+                    "job %s (%s): given back unrun, it was held by another claim already", job.id, job.kind
+                )
+        except Exception:  # its lease expires and it is taken over
+            log.exception("job %s (%s): giving it back failed", job.id, job.kind)
+        finally:
+            self._release(job, ran=False)
+
+    def _give_back_ready(self) -> None:
+        """The worker stops: the jobs still waiting for a thread are given back."""
+        with self._cv:
+            waiting = list(self._ready)
+        for job in waiting:
+            self._give_back(job)
 
     # ---- one job -----------------------------------------------------------------------------------
     def _run(self, job: Job) -> None:

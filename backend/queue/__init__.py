@@ -24,10 +24,19 @@ from backend.store.db import database, locked, tx
 from backend.store.models import Job
 from backend.store.shapes import ListShape, Shape, Slot, insert_shape
 
-WAKE = threading.Event()  # set when a job is enqueued in this process: workers wake at once
+# Set when a job is enqueued (or queued again) in this process: the worker's watcher reads the next due times again.
+WAKE = threading.Event()
+# Set with WAKE when such a job is due at once: the watcher wakes a thread to claim it. A job due later wakes no
+# thread (a claim that would find nothing is a write transaction for nothing); the watcher wakes one at its time.
+DUE = threading.Event()
 
 
 def _wake() -> None:
+    WAKE.set()
+
+
+def _wake_due() -> None:
+    DUE.set()
     WAKE.set()
 
 
@@ -98,7 +107,7 @@ def enqueue_many(jobs: Sequence[JobSpec], *, if_absent: bool = False) -> list[Jo
     if not rows:
         return []
     insert_shape(Job, len(rows), if_absent=if_absent).insert(rows)  # rendered once (backend/store/shapes.py)
-    database.after_commit(_wake)
+    database.after_commit(_wake_due if any(row["run_at"] <= now for row in rows) else _wake)
     return [Job(**values) for values in rows]
 
 
@@ -121,7 +130,7 @@ def revive(dedupe_keys: Sequence[str], *, dead_before: datetime) -> int:
         .execute()
     )
     if n:
-        database.after_commit(_wake)
+        database.after_commit(_wake_due)
     return n
 
 
@@ -231,6 +240,18 @@ def _retry_shape(count_attempt: bool) -> Shape:
 
 
 _RETRY = {count_attempt: _retry_shape(count_attempt) for count_attempt in (True, False)}
+# a claimed job given back untouched: queued again where it was (its run_at kept), the claim's attempt not counted
+_GIVE_BACK = Shape(
+    lambda: Job.update(
+        {
+            Job.status: JobStatus.QUEUED,
+            Job.lease_until: None,
+            Job.locked_by: None,
+            Job.attempts: Job.attempts - 1,
+            Job.updated_at: Slot("now", Job.updated_at),
+        }
+    ).where(_mine())
+)
 _BURY = Shape(
     lambda: Job.update(
         status=JobStatus.DEAD,
@@ -313,8 +334,18 @@ def retry(job: Job, delay_s: float, error: str | None, *, count_attempt: bool = 
     ok = _RETRY[count_attempt].run(id=job.id, by=job.locked_by, run_at=run_at, error=error, now=now) == 1
     if ok:
         job.status = JobStatus.QUEUED
-        if delay_s <= 0:
-            database.after_commit(_wake)
+        database.after_commit(_wake_due if delay_s <= 0 else _wake)
+    return ok
+
+
+def give_back(job: Job) -> bool:
+    """A job claimed but not run (fenced): queued again as it was before the claim, at its own due time (a later
+    job of its lane does not overtake it) and without the claim's attempt. False when this claim no longer holds
+    it."""
+    ok = _GIVE_BACK.run(id=job.id, by=job.locked_by, now=clock.now()) == 1
+    if ok:
+        job.status = JobStatus.QUEUED
+        database.after_commit(_wake_due)
     return ok
 
 
@@ -353,36 +384,50 @@ def next_due_in(now: datetime | None = None) -> float | None:
 
 _NEXT_DUE = Shape(
     lambda: (
-        Job.select(Job.run_at)
+        Job.select(Job.run_at, Job.lane)
         .where((Job.status == JobStatus.QUEUED) & (Job.run_at > Slot("now")))
         .order_by(Job.run_at)
         .limit(Slot("limit"))
         .tuples()
     )
 )
+# the first lease to end among the running jobs of other holders than the one whose locks begin with `mine`
 _NEXT_LEASE_END = Shape(
     lambda: (
-        Job.select(Job.lease_until)
-        .where((Job.status == JobStatus.RUNNING) & (Job.lease_until > Slot("now")))
+        Job.select(Job.lease_until, Job.lane)
+        .where(
+            (Job.status == JobStatus.RUNNING)
+            & (Job.lease_until > Slot("now"))
+            & (fn.substr(Job.locked_by, 1, Slot("length")) != Slot("mine"))
+        )
         .order_by(Job.lease_until)
         .limit(1)
+        .tuples()
     )
 )
 
 
-def next_changes_in(now: datetime | None = None, limit: int = 1) -> list[float]:
-    """Seconds until the next jobs that are not claimable yet become claimable (queued jobs fall due, the first
-    running job's lease expires), ascending: the next `limit` due times and the first lease expiry, the earliest
-    `limit` of them; empty when there is none. Jobs claimable already are left out: the worker has tried them (or
-    runs its lanes at their cap), so this is when to look again. Two statements whatever `limit` (the worker's
-    watcher reads several at once: it wakes a thread at each without reading again)."""
+@dataclass(frozen=True)
+class Change:
+    """A job that becomes claimable in `in_s` seconds (it falls due, or its holder's lease ends), on `lane`."""
+
+    in_s: float
+    lane: str | None
+
+
+def next_changes_in(mine: str, now: datetime | None = None, limit: int = 1) -> list[Change]:
+    """When the next jobs that are not claimable yet become claimable (queued jobs fall due, the first lease of
+    another holder than `mine` expires), ascending: the next `limit` due times and that lease's end, the earliest
+    `limit` of them; empty when there is none. `mine`: the beginning of the locks of the worker asking (its id):
+    the leases of its own jobs are renewed by its heartbeat, so their ends are not changes. Jobs claimable already
+    are left out: the worker has tried them (or runs their lanes at their cap), so this is when to look again. Two
+    statements whatever `limit` (the worker's watcher reads several at once: it wakes a thread at each without
+    reading again)."""
     now = now or clock.now()
-    due = _NEXT_DUE.rows(now=now, limit=limit)
-    lease = _NEXT_LEASE_END.first(now=now)
-    times = [at for (at,) in due if at is not None]
-    if lease is not None and lease.lease_until is not None:
-        times.append(lease.lease_until)
-    return sorted(max(0.0, (t - now).total_seconds()) for t in times)[:limit]
+    rows = _NEXT_DUE.rows(now=now, limit=limit)
+    rows += _NEXT_LEASE_END.rows(now=now, length=len(mine), mine=mine)
+    changes = [Change(max(0.0, (at - now).total_seconds()), lane) for at, lane in rows if at is not None]
+    return sorted(changes, key=lambda c: c.in_s)[:limit]
 
 
 def stats() -> dict[str, int]:

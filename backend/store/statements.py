@@ -38,8 +38,8 @@ def claim_jobs(
     then by due time.
 
     Claimable: `queued` and due (`run_at <= now`), or `running` with an expired lease (its worker died or
-    stalled). The claimed rows become `running`, locked by `locked_by` until `now + lease_s`, with one more
-    attempt. `now` (default: the clock, read inside the transaction, so that a claim that waited for the write
+    stalled). The claimed rows become `running`, each locked by `locked_by` + "/" + its id (so that every job of
+    a claim of several is fenced by a claim of its own) until `now + lease_s`, with one more attempt. `now` (default: the clock, read inside the transaction, so that a claim that waited for the write
     lock neither misses what fell due meanwhile nor starts with a lease already shortened by the wait). A job
     taken over from an expired lease keeps a trace of it: its `last_error` becomes
     TAKEN_OVER + the previous holder (the RETURNING clause sees only the new row, so this is how the caller
@@ -118,7 +118,7 @@ def _claim_query(only_unlaned: bool, n_lanes: int, n_kinds: int) -> Any:
     return (
         Job.update(
             status="running",
-            locked_by=Slot("by", Job.locked_by),
+            locked_by=Slot("by", Job.locked_by).concat("/").concat(Job.id),  # each job a claim of its own
             lease_until=Slot("until", Job.lease_until),
             attempts=Job.attempts + 1,
             updated_at=Slot("now", Job.updated_at),

@@ -22,7 +22,7 @@ def test_claim_only_due_jobs_in_order(settings):
         second = queue.enqueue("t.noop")
     got = queue.claim("w1", limit=10)
     assert [j.id for j in got] == [first.id, second.id]
-    assert all(j.status == "running" and j.attempts == 1 and j.locked_by == "w1" for j in got)
+    assert all(j.status == "running" and j.attempts == 1 and j.locked_by == f"w1/{j.id}" for j in got)
     assert queue.claim("w2", limit=10) == []
     assert Job.get_by_id(later.id).status == "queued"
 
@@ -33,8 +33,8 @@ def test_expired_lease_is_reclaimed_and_fenced(settings):
     (job,) = queue.claim("w1", lease_s=30)
     with time_machine.travel(clock.now() + timedelta(seconds=31), tick=False):
         (again,) = queue.claim("w2", lease_s=30)
-        assert again.id == job.id and again.attempts == 2 and again.locked_by == "w2"
-        assert queue.taken_over_from(again) == "w1"
+        assert again.id == job.id and again.attempts == 2 and again.locked_by == f"w2/{job.id}"
+        assert queue.taken_over_from(again) == f"w1/{job.id}"
         assert (
             queue.renew(job, 30) is False
             and queue.retry(job, 0, "x") is False
@@ -194,19 +194,21 @@ def test_periodic_jobs_are_rescheduled(settings):
 
 def test_next_changes_in_ignores_what_is_claimable_already(settings):
     """The worker's watcher sleeps until the next job that is not claimable yet becomes so: a due job (someone was
-    woken for it) does not make it spin; the next future run_at or lease expiry does count."""
+    woken for it) does not make it spin; the next future run_at or lease expiry does count, with the job's lane.
+    The leases of the asking worker's own jobs are not changes (its heartbeat renews them)."""
     now = clock.now()
     with tx():
         queue.enqueue("t.noop", run_at=now - timedelta(seconds=1))
-        queue.enqueue("t.noop", run_at=now + timedelta(seconds=30))
+        queue.enqueue("t.noop", run_at=now + timedelta(seconds=30), lane="youtube")
     assert queue.next_due_in() == 0
-    assert [25 < x <= 30 for x in queue.next_changes_in()] == [True]
+    assert [(25 < c.in_s <= 30, c.lane) for c in queue.next_changes_in("w2")] == [(True, "youtube")]
     queue.claim("w1#1", lease_s=5)  # the due one: its lease expires in 5 s
-    assert [0 < x <= 5 for x in queue.next_changes_in()] == [True]
+    assert [(0 < c.in_s <= 5, c.lane) for c in queue.next_changes_in("w2")] == [(True, None)]
+    assert [25 < c.in_s <= 30 for c in queue.next_changes_in("w1")] == [True]  # its own lease: not a change
     with tx():
         queue.enqueue("t.noop", run_at=now + timedelta(seconds=10))
     # several at once, ascending: the lease's expiry, then the due times
-    changes = queue.next_changes_in(limit=5)
+    changes = [c.in_s for c in queue.next_changes_in("w2", limit=5)]
     assert len(changes) == 3 and changes == sorted(changes)
     assert 0 < changes[0] <= 5 and 5 < changes[1] <= 10 and 25 < changes[2] <= 30
 
@@ -223,9 +225,10 @@ def test_the_heartbeat_renews_every_listed_running_claim_rendering_no_statement_
     assert queue.complete(jobs[3])  # done: not renewed although listed
     later = clock.now() + timedelta(seconds=20)
     with time_machine.travel(later, tick=False):
-        renewed = queue.renew_all(["w0", "w2", "w3"], 60)  # three claims: the shape of four
+        lock = [j.locked_by for j in jobs]
+        renewed = queue.renew_all([lock[0], lock[2], lock[3]], 60)  # three claims: the shape of four
         before = STEPS.snapshot()
-        assert queue.renew_all(["w2", "w0", "w3", "w9"], 60) == renewed == {jobs[0].id, jobs[2].id}
+        assert queue.renew_all([lock[2], lock[0], lock[3], "w9"], 60) == renewed == {jobs[0].id, jobs[2].id}
         after = STEPS.snapshot()
     steps = {k: after[k] - before[k] for k in after}
     assert (steps["statements"], steps["rendered_statements"], steps["once_rendered_statements"]) == (1, 0, 1)

@@ -32,13 +32,13 @@ def test_claim_takes_due_jobs_oldest_first_with_a_lease(settings):
     got = statements.claim_jobs("w1#1", now=clock.now(), lease_s=10, limit=5)
     assert [j.id for j in got] == [late, later]
     for j in got:
-        assert isinstance(j, Job) and j.status == "running" and j.locked_by == "w1#1" and j.attempts == 1
+        assert isinstance(j, Job) and j.status == "running" and j.locked_by == f"w1#1/{j.id}" and j.attempts == 1
         assert j.lease_until is not None and abs((j.lease_until - clock.now()).total_seconds() - 10) < 2
         assert (
             j.payload == {} and j.run_at.tzinfo is not None
         )  # converted like any row read through the model
     row = Job.get_by_id(late)
-    assert (row.status, row.locked_by, row.attempts) == ("running", "w1#1", 1)
+    assert (row.status, row.locked_by, row.attempts) == ("running", f"w1#1/{late}", 1)
     assert statements.claim_jobs("w2#1", now=clock.now(), lease_s=10, limit=5) == []
 
 
@@ -83,9 +83,9 @@ def test_an_expired_lease_is_claimed_again_and_names_the_previous_holder(setting
     assert statements.claim_jobs("w2#1", now=clock.now() + timedelta(seconds=9), lease_s=10) == []
     with time_machine.travel(clock.now() + timedelta(seconds=11), tick=False):
         (again,) = statements.claim_jobs("w2#1", now=clock.now(), lease_s=10)
-    assert again.id == job_id and again.attempts == 2 and again.locked_by == "w2#1"
-    assert again.last_error == statements.TAKEN_OVER + "dead-worker#7"
-    assert queue.taken_over_from(again) == "dead-worker#7" and queue.taken_over_from(first) is None
+    assert again.id == job_id and again.attempts == 2 and again.locked_by == f"w2#1/{job_id}"
+    assert again.last_error == statements.TAKEN_OVER + f"dead-worker#7/{job_id}"
+    assert queue.taken_over_from(again) == f"dead-worker#7/{job_id}" and queue.taken_over_from(first) is None
     assert queue.complete(first) is False  # fenced: the old holder records nothing
     assert queue.complete(again) is True
     assert Job.get_by_id(job_id).last_error is None

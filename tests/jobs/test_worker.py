@@ -114,6 +114,130 @@ def test_a_slow_lane_holds_at_most_its_share_of_the_threads(settings):
     assert _statuses("t.lane") == {"done": 20}
 
 
+class Claims:
+    """queue.claim counted as the worker calls it: how many claims, how many found nothing, what each brought."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.lock = threading.Lock()
+        self.sizes: list[int] = []
+        real = queue.claim
+
+        def counting(*args: Any, **kwargs: Any) -> list[Job]:
+            jobs = real(*args, **kwargs)
+            with self.lock:
+                self.sizes.append(len(jobs))
+            return jobs
+
+        monkeypatch.setattr(queue, "claim", counting)
+
+    @property
+    def empty(self) -> int:
+        return self.sizes.count(0)
+
+
+def test_one_claim_takes_jobs_for_the_threads_that_can_start_them_each_under_a_lock_of_its_own(
+    settings, monkeypatch
+):
+    """Issue 34: a claim takes, in its one statement, as many due jobs as threads can start at once (and one
+    ahead): 8 due jobs on a pool of 8 take a claim or two, not eight. Each job is locked by a lock of its own (the
+    claim's + "/" + its id), so that the fence, the heartbeat and takeovers see one claim per job."""
+    claims = Claims(monkeypatch)
+    locks: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def run(job: Any, ctx: Any) -> None:
+        with lock:
+            assert job.id not in locks, "a job ran twice"
+            locks[job.id] = job.locked_by
+        time.sleep(0.2)
+
+    with handler("t.batch", run):
+        with tx():
+            ids = [queue.enqueue("t.batch").id for _ in range(8)]
+        w = Worker(settings, concurrency=8)
+        assert w.tick() == 8
+    assert sorted(locks) == sorted(ids) and _statuses("t.batch") == {"done": 8}
+    assert all(locks[i].startswith(w.id + "#") and locks[i].endswith("/" + i) for i in ids)
+    assert len(set(locks.values())) == 8
+    assert len({locks[i].rpartition("/")[0] for i in ids}) < 8  # some came with the same claim
+    brought = [n for n in claims.sizes if n]  # (tick's threads each end on a claim that finds nothing)
+    assert sum(brought) == 8 and len(brought) <= 3, claims.sizes
+
+
+def test_a_worker_fed_one_job_at_a_time_makes_no_claim_that_finds_nothing(settings, monkeypatch):
+    """Issue 34: a claim that finds nothing is a write transaction for nothing. Under a trickle of jobs the pool
+    made two of them for each job (the thread woken for it and the thread it woke in turn, then the thread that ran
+    it, each claiming once more). Now a thread claims only when a reason to has come since the last claim that
+    found fewer than it asked for: each job is claimed once, and nothing is claimed for nothing but at the start."""
+    settings.worker_poll_s = 30.0  # no poll during the test: what is counted is the trickle's doing
+    claims = Claims(monkeypatch)
+    ran: list[str] = []
+    with handler("t.trickle", lambda job, ctx: ran.append(job.id)):
+        w = Worker(settings, concurrency=16)
+        w.start_thread()
+        try:
+            time.sleep(0.5)  # started, idle
+            before = len(claims.sizes)
+            for _ in range(20):
+                with tx():
+                    queue.enqueue("t.trickle")
+                time.sleep(0.05)
+            deadline = time.monotonic() + 5
+            while len(ran) < 20 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.3)
+        finally:
+            w.stop()
+    assert len(ran) == 20 and _statuses("t.trickle") == {"done": 20}
+    during = claims.sizes[before:]
+    assert sum(during) == 20 and during.count(0) <= 2, during  # before: ~40 claims that found nothing
+
+
+def test_jobs_of_a_serial_lane_claimed_together_still_run_one_at_a_time_in_order(settings):
+    """One claim may bring more jobs of a lane than the lane has room for: a `serial:` lane's later jobs wait in
+    the worker, and start one after the other, in the order the queue gives them."""
+    gauge = Gauge()
+    order: list[str] = []
+
+    def run(job: Any, ctx: Any) -> None:
+        order.append(job.id)
+        gauge.run(job, 0.1)
+
+    with handler("t.serial", run):
+        now = clock.now()
+        with tx():
+            ids = [
+                queue.enqueue("t.serial", lane="serial:test", run_at=now - timedelta(seconds=5 - i)).id
+                for i in range(4)
+            ]
+        assert Worker(settings, concurrency=8).tick() == 4
+    assert order == ids and gauge.peak["serial:test"] == 1
+    assert _statuses("t.serial") == {"done": 4}
+
+
+def test_jobs_claimed_for_threads_that_never_started_them_are_given_back_as_they_were(settings):
+    """A claim took jobs for threads that could start them; a thread that ends first (tick's deadline) leaves its
+    job waiting: when the worker is done, it is queued again as it was — its due time, its attempts — for the
+    next claim, not left running under a lease nobody runs."""
+    started: list[str] = []
+
+    def run(job: Any, ctx: Any) -> None:
+        started.append(job.id)
+        time.sleep(0.5)
+
+    with handler("t.back", run):
+        now = clock.now()
+        with tx():
+            jobs = [queue.enqueue("t.back", run_at=now - timedelta(seconds=5 - i)) for i in range(5)]
+        w = Worker(settings, concurrency=4)  # the first claim asks for 5: its own, 3 for threads, 1 ahead
+        assert w.tick(deadline=time.monotonic() + 0.2) == 4
+    assert sorted(started) == sorted(j.id for j in jobs[:4])
+    left = Job.get_by_id(jobs[4].id)
+    assert (left.status, left.attempts, left.locked_by, left.lease_until) == ("queued", 0, None, None)
+    assert left.run_at == jobs[4].run_at
+    assert Worker(settings, concurrency=4).tick() == 1  # claimable at once
+
+
 def test_the_heartbeat_keeps_a_long_jobs_lease(settings):
     """A job running 4 leases long keeps its lease: no other worker can claim it meanwhile; it ends done, once."""
     settings.job_lease_s = 1.0
@@ -220,10 +344,10 @@ def test_a_run_waits_for_its_workers_new_claim_to_be_booked_before_giving_its_jo
     monkeypatch.setattr(queue, "renew_all", renew_nothing)
     book = Worker._book
 
-    def book_late(self: Worker, lock: str, job: Job, previous: str | None) -> bool:
+    def book_late(self: Worker, job: Job, previous: str | None) -> str:
         if previous is not None:
             time.sleep(0.6)  # committed, not booked yet
-        return book(self, lock, job, previous)
+        return book(self, job, previous)
 
     monkeypatch.setattr(Worker, "_book", book_late)
     runs: list[str] = []
@@ -404,7 +528,7 @@ def test_jobs_falling_due_milliseconds_apart_are_read_for_at_most_every_recheck_
     reads: list[float] = []
     real = queue.next_changes_in
 
-    def counting(*args: Any, **kwargs: Any) -> list[float]:
+    def counting(*args: Any, **kwargs: Any) -> list[queue.Change]:
         reads.append(time.monotonic())
         return real(*args, **kwargs)
 

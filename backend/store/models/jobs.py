@@ -19,7 +19,7 @@ class Job(BaseModel):
     attempts = IntegerField(default=0)
     max_attempts = IntegerField(default=5)
     lease_until = UTCDateTimeField(null=True)
-    locked_by = CharField(max_length=80, null=True)
+    locked_by = CharField(max_length=160, null=True)  # 0054: the claim and the job id (statements.claim_jobs)
     last_error = TextField(null=True)
     dedupe_key = CharField(max_length=120, null=True, unique=True)
     workspace_id = CharField(max_length=40, null=True, index=True)
