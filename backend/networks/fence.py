@@ -16,6 +16,14 @@ What the fence cannot close: a process frozen in the few instructions between th
 byte of the request, or in the middle of sending a request's body. `check` narrows the first window by asking
 again when the fence's answer is older than it allows (`Held.until`), and the networks' idempotency keys (where
 a network offers one) cover what remains.
+
+A network call may rest on the run's last answer (`check(reuse=True)`, the send path's; issue 34): the store said
+the job is held until `Held.until`, and no other worker can take a job over before its lease ends (the claim takes
+only leases that ran out; the heartbeat's renewals only move the end later). So while the clock is far enough from
+that end for the call, asking again would learn nothing: the check before a call is a check-then-act either way,
+and the window between them is what the paragraph above says. A write the run records in a transaction asks the
+store every time (`check()`): there its answer is part of the transaction (the job's row locked until the commit
+on PostgreSQL, the write lock held since BEGIN on SQLite), which no earlier answer can be.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from backend import clock
@@ -47,13 +55,22 @@ Fence = Callable[[float], Held]
 
 SLACK_S = 1.0  # asked of the fence beyond need_s; its answer is used only while half of that is left
 
-_FENCE: ContextVar[Fence | None] = ContextVar("socialpub_network_fence", default=None)
+
+@dataclass
+class _Run:
+    """The fence installed for one run, and its last answer."""
+
+    fence: Fence
+    held: Held | None = field(default=None)
+
+
+_FENCE: ContextVar[_Run | None] = ContextVar("socialpub_network_fence", default=None)
 
 
 @contextlib.contextmanager
 def installed(fence: Fence | None) -> Iterator[None]:
     """Run the block with `fence` checked before each of its network writes (None: without a fence)."""
-    token = _FENCE.set(fence)
+    token = _FENCE.set(None if fence is None else _Run(fence))
     try:
         yield
     finally:
@@ -64,17 +81,25 @@ def active() -> bool:
     return _FENCE.get() is not None
 
 
-def check(need_s: float = 0.0) -> None:
+def check(need_s: float = 0.0, *, reuse: bool = False) -> None:
     """Before a call that can change a network (or a write that records a job's result): raises LeaseLost when
     the job this thread runs is no longer held, with `need_s` of its lease left. Does nothing outside a job.
 
     The fence's answer is taken as valid only while `need_s` of the lease is still left by the clock: a thread
-    frozen between the answer and the call (past that point) asks again, and then learns it lost the job."""
-    fence = _FENCE.get()
-    if fence is None:
+    frozen between the answer and the call (past that point) asks again, and then learns it lost the job.
+    `reuse` (a network call, not a write in a transaction): the run's last answer, while it is valid so, is the
+    answer (see the module's docstring)."""
+    run = _FENCE.get()
+    if run is None:
+        return
+    if reuse and run.held is not None and _covers(run.held, need_s):
         return
     for _ in range(3):
-        held = fence(need_s + SLACK_S)
-        if clock.now() + timedelta(seconds=need_s + SLACK_S / 2) <= held.until:
+        run.held = run.fence(need_s + SLACK_S)
+        if _covers(run.held, need_s):
             return
     raise LeaseLost("the job's lease could not be kept long enough for the call")
+
+
+def _covers(held: Held, need_s: float) -> bool:
+    return clock.now() + timedelta(seconds=need_s + SLACK_S / 2) <= held.until

@@ -19,6 +19,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+import time_machine
 from peewee import OperationalError as PeeweeOperationalError
 
 from backend import clock, queue
@@ -725,20 +726,32 @@ def _network(sent: list[str]) -> Any:
     return httpx.Client(transport=httpx.MockTransport(answer), base_url="https://net.example.invalid")
 
 
+def _taken_over_past_its_lease(job: Any, lease_s: float) -> Any:
+    """The clock moved past the job's lease (the run frozen: SIGSTOP, a starved process) and another worker took
+    the job over, as a claim does only once a lease has run out. Returns the clock's travel (stop it when done)."""
+    travel = time_machine.travel(clock.now() + timedelta(seconds=lease_s + 5), tick=True)
+    travel.start()
+    Job.update(
+        locked_by="other:host:2:cafe#9",
+        attempts=Job.attempts + 1,
+        lease_until=clock.now() + timedelta(seconds=lease_s),  # the new holder's lease
+    ).where(Job.id == job.id).execute()
+    return travel
+
+
 def test_a_run_whose_job_was_taken_over_makes_no_further_network_write(settings, caplog):
-    """The handler makes a network write, then its job is taken over elsewhere (a worker frozen past its lease
-    looks the same from the store), then it tries its next write: that one is never sent, a read still is, and
-    the run records nothing — the new holder's claim stands."""
+    """The handler makes a network write, then it is frozen past its lease and its job is taken over elsewhere,
+    then it tries its next write: that one is never sent, a read still is, and the run records nothing — the new
+    holder's claim stands."""
     from backend.networks.http import send
 
     sent: list[str] = []
     client = _network(sent)
+    travels: list[Any] = []
 
     def two_steps(job: Any, ctx: Any) -> None:
         send(client, "POST", "/init", network="Net", write=True)
-        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(
-            Job.id == job.id
-        ).execute()
+        travels.append(_taken_over_past_its_lease(job, settings.job_lease_s))
         send(client, "GET", "/status", network="Net")
         send(client, "PUT", "/chunk", network="Net", write=True)
         sent.append("after the fence")  # never reached
@@ -747,7 +760,11 @@ def test_a_run_whose_job_was_taken_over_makes_no_further_network_write(settings,
         with tx():
             job = queue.enqueue("t.two_steps")
         with caplog.at_level(logging.WARNING, logger="socialpub.worker"):
-            Worker(settings, concurrency=1).tick()
+            try:
+                Worker(settings, concurrency=1).tick()
+            finally:
+                for travel in travels:
+                    travel.stop()
     assert sent == ["POST /init", "GET /status"]
     row = Job.get_by_id(job.id)
     assert (row.status, row.locked_by, row.last_error) == ("running", "other:host:2:cafe#9", None)
@@ -762,12 +779,11 @@ def test_a_loss_the_heartbeat_reported_first_still_says_the_fence_stopped_the_ru
     sent: list[str] = []
     client = _network(sent)
     worker = Worker(settings, concurrency=1)
+    travels: list[Any] = []
 
     def taken_over_while_waiting(job: Any, ctx: Any) -> None:
         send(client, "POST", "/init", network="Net", write=True)
-        Job.update(locked_by="other:host:2:cafe#9", attempts=Job.attempts + 1).where(
-            Job.id == job.id
-        ).execute()
+        travels.append(_taken_over_past_its_lease(job, settings.job_lease_s))
         worker._check_lost(job.locked_by, job)  # the heartbeat's turn comes before the handler's next step
         send(client, "PUT", "/chunk", network="Net", write=True)
 
@@ -775,7 +791,11 @@ def test_a_loss_the_heartbeat_reported_first_still_says_the_fence_stopped_the_ru
         with tx():
             job = queue.enqueue("t.taken_over_while_waiting")
         with caplog.at_level(logging.INFO, logger="socialpub.worker"):
-            worker.tick()
+            try:
+                worker.tick()
+            finally:
+                for travel in travels:
+                    travel.stop()
     assert sent == ["POST /init"]
     said = [r.getMessage() for r in caplog.records if job.id in r.getMessage()]
     assert [m for m in said if "lost the lease" in m] != [], said
@@ -804,6 +824,47 @@ def test_the_fence_renews_a_short_lease_before_a_write(settings):
         Worker(settings, concurrency=1).tick()
     assert sent == ["POST /publish"]
     assert seen and seen[0] > timedelta(seconds=25)
+
+
+def test_network_writes_rest_on_the_runs_last_answer_while_it_covers_them(settings, monkeypatch):
+    """Issue 34: the fence's answer (the job held until its lease's end) stays true until that end — no one can
+    take a job over sooner — so a run's next network writes rest on it while the clock is far enough from the end,
+    instead of reading the job's row again before each; near the end the store is asked again (and the lease
+    renewed). A write recorded in a transaction asks the store each time (tests above)."""
+    from backend.networks import fence
+    from backend.networks.http import send
+
+    settings.job_lease_s = 30.0
+    sent: list[str] = []
+    client = _network(sent)
+    asked: list[float] = []
+    real = queue.hold
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        asked.append(time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(queue, "hold", counting)
+    seen: list[int] = []
+
+    def three_writes(job: Any, ctx: Any) -> None:
+        for path in ("/init", "/chunk", "/finish"):
+            send(client, "POST", path, network="Net", write=True)
+        seen.append(len(asked))  # one answer for the three
+        fence.check()  # in a transaction's place: the store is asked
+        seen.append(len(asked))
+        with time_machine.travel(clock.now() + timedelta(seconds=29.8), tick=True):  # 0.2 s of the lease left
+            send(client, "POST", "/publish", network="Net", write=True)
+            seen.append(len(asked))
+            left = Job.get_by_id(job.id).lease_until - clock.now()
+        seen.append(int(left.total_seconds()))
+
+    with handler("t.three_writes", three_writes):
+        with tx():
+            queue.enqueue("t.three_writes")
+        Worker(settings, concurrency=1).tick()
+    assert sent == ["POST /init", "POST /chunk", "POST /finish", "POST /publish"]
+    assert seen[:3] == [1, 2, 3] and seen[3] >= 25  # asked again near the end: renewed
 
 
 def test_no_fence_outside_a_job():
