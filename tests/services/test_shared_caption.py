@@ -407,3 +407,43 @@ def test_a_publication_made_after_the_calls_were_over_but_within_the_listing_del
     assert pub.made_by >= decide.absence_conclusive_at(over_by, 60.0) - timedelta(seconds=1)
     assert not pub.made_later(over_by + timedelta(seconds=40))  # made late, within the delay: may be its own
     assert pub.made_later(pub.made_by + timedelta(seconds=30))  # made after it: another target's
+
+
+def test_a_container_published_by_a_cut_off_call_is_found_by_its_reconciliation_not_by_the_status_check(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """Instagram's container flow: A's publishing call (media_publish of its FINISHED container) reached the network,
+    its worker died before recording the answer; B, one caption on one account, published normally meanwhile. A's next
+    status check finds its container PUBLISHED and the media looked up in the listing by caption: that lookup is a
+    reconciliation (its match is by text), so it skips what B holds and waits for calls under way, like every other.
+    Before, the status check took the newest media of the caption — B's — for A's own: A `succeeded` with B's
+    publication, and the store's unique index refused it or B's answer (`bench/crash.py`, two workers)."""
+    media = _media(client, owner, "video")
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        first = create(client, owner, targets=["instagram"], content=CAPTION, mediaUrls=media)
+
+        def killing(real, account):  # type: ignore[no-untyped-def]
+            def complete(pub, ref):  # type: ignore[no-untyped-def]
+                real.complete(pub, ref)  # the media is published at the network...
+                raise Killed()  # ...and the worker dies before recording it
+
+            return Wrapped(real, complete=complete)
+
+        real = patch_adapters(monkeypatch, killing)
+        with pytest.raises(Killed):
+            _done(client, owner, first["id"], t, fast, 10)
+        monkeypatch.setattr(adapters, "adapter_for", real)
+        assert len(list_published("instagram")) == 1
+        second = create(client, owner, targets=["instagram"], content=CAPTION, mediaUrls=media)
+        _done(client, owner, second["id"], t, fast, int(fast.job_lease_s) - 2)
+        b = read(client, owner, second["id"])
+        assert b["status"] == "completed", b["targets"][0]["failReason"]
+        assert len(list_published("instagram")) == 2
+        t.shift(fast.job_lease_s + 1)  # A's job is taken over
+        _done(client, owner, first["id"], t, fast, 40, skip=True)
+        done = read(client, owner, first["id"])
+        assert done["status"] == "completed", done
+        mine, theirs = done["targets"][0]["externalPostId"], b["targets"][0]["externalPostId"]
+        assert mine and mine != theirs, "A was marked succeeded with B's publication"
+        assert sorted(p["external_id"] for p in list_published("instagram")) == sorted([mine, theirs])

@@ -13,6 +13,7 @@ publishing_limit, permalink, find_existing) and its words (LABEL, CAPTION, LIMIT
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -107,10 +108,8 @@ class ContainerFlow(ABC):
             return self.expired(f"the {self.LABEL} container")
         if status == "PUBLISHED":  # published by an earlier attempt that never recorded it: the media exists
             found = self.listed(pub)
-            if found is not None and found.state == "published":
-                return PublishOutcome.published(
-                    str(found.external_post_id), found.post_url, tracking_ref=ref, network_status=status
-                )
+            if found is not None and found.state == "published":  # matched by caption: listed_at says so
+                return dataclasses.replace(found, tracking_ref=ref, network_status=status)
             # not in the listing yet (or the listing failed): never fail a published container, look again later
             return PublishOutcome.pending(ref, network_status=status)
         if status != "FINISHED":

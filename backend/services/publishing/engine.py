@@ -958,7 +958,9 @@ def track_target(job: Job, settings: Settings) -> None:
 
     A check answering `ready` (the network waits for the publishing call: LinkedIn's asset AVAILABLE,
     Instagram's container FINISHED) leads to that call, made as an attempt like publish_target's: recorded
-    before the call, and an earlier such call without outcome reconciled first (never posted twice)."""
+    before the call, and an earlier such call without outcome reconciled first (never posted twice). So does a
+    check that found the publication only by matching its text in a listing: that is an earlier call's
+    publication, and its reconciliation decides whose it is."""
     loaded = _load(job.payload["target_id"])
     if loaded is None:
         return
@@ -976,7 +978,10 @@ def track_target(job: Job, settings: Settings) -> None:
         out = adapter.check_status(pub, target.tracking_ref)
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
-    if out.state == "ready":
+    # A publication the check matched by its text (listed_at: Instagram's container found PUBLISHED, its media looked
+    # up by caption) is an earlier call's, left without its answer: the reconciliation of that call decides whose it
+    # is (the publications other targets hold skipped, calls still under way waited for), as in publish_target
+    if out.state == "ready" or (out.state == "published" and out.listed_at is not None):
         ref = out.tracking_ref or target.tracking_ref
         called = _attempt(
             job,
