@@ -123,17 +123,21 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
 
     Returns False when the target was final already (or is gone): nothing of the decision is written.
     Inside a job, fenced (backend/networks/fence.py): a run that lost its job's lease records nothing
-    (fence.LeaseLost is raised, the transaction rolled back).
+    (fence.LeaseLost is raised, the transaction rolled back). A decision that finishes the job is fenced by the
+    job's completion itself, its first statement (issue 34: no read of the job's row before it).
     """
     now = clock.now()
     with tx():
-        fence.check()
+        if job is not None and decision.finishes_job:
+            _complete(job)
+        else:
+            fence.check()
         both = lock_target(decision.post_id, decision.target_id, *APPLY_TARGET)
         post, target = both if both is not None else (None, None)
         if post is None or target is None or target.status in TARGET_FINAL:
             if attempt_id is not None:
                 _close_attempt(attempt_id, now, "dropped: the target was final already", finished=True)
-            if job is not None:
+            if job is not None and not decision.finishes_job:
                 queue.complete(job)
             return False
         values = dict(decision.values)
@@ -156,9 +160,20 @@ def apply(decision: Decision, *, job: Job | None = None, attempt_id: str | None 
                 _close_attempt(attempt_id, now, decision.attempt_outcome, finished=False)
         if decision.final:
             settle_post(post)
-        if job is not None and decision.finishes_job:
-            queue.complete(job)
     return True
+
+
+def _complete(job: Job) -> None:
+    """(inside apply's transaction) The job completed, fenced by its claim (queue.complete: only while this claim
+    holds it), as the transaction's fence: it commits only with the job held, the row locked until then on
+    PostgreSQL (the write lock held since BEGIN on SQLite). When it changes nothing, the fence decides: the run moved
+    to a new claim of this worker (the fence waits for it to be booked, then the completion is made under it), or
+    the job was lost (fence.LeaseLost, the transaction rolled back)."""
+    if queue.complete(job) or not fence.active():  # (outside a job's run nothing is fenced)
+        return
+    fence.check()
+    if not queue.complete(job):
+        raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by its claim")
 
 
 # The outcome's target update for each set of columns a decision writes (backend/store/shapes.py), and whether the

@@ -976,12 +976,19 @@ def track_target(job: Job, settings: Settings) -> None:
     adapter = adapters.adapter_for(account, settings)
     try:
         out = adapter.check_status(pub, target.tracking_ref)
+        # A publication the check matched by its text (listed_at: Instagram's container found PUBLISHED, its media
+        # looked up by caption) is an earlier call's: when that call's answer was never recorded, its reconciliation
+        # decides whose it is (the publications other targets hold skipped, calls still under way waited for), as in
+        # publish_target; when its attempt was resolved already (reconciled while the network still processed it),
+        # the check is made again with what the account's other targets hold skipped
+        listed = out.state == "published" and out.listed_at is not None
+        if listed and not unresolved_attempts(target.id):
+            held = _elsewhere(account.id, target.id, target.started_at or clock.now()).held
+            out = adapter.check_status(dataclasses.replace(pub, held_elsewhere=held), target.tracking_ref)
+            listed = False
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
-    # A publication the check matched by its text (listed_at: Instagram's container found PUBLISHED, its media looked
-    # up by caption) is an earlier call's, left without its answer: the reconciliation of that call decides whose it
-    # is (the publications other targets hold skipped, calls still under way waited for), as in publish_target
-    if out.state == "ready" or (out.state == "published" and out.listed_at is not None):
+    if out.state == "ready" or listed:
         ref = out.tracking_ref or target.tracking_ref
         called = _attempt(
             job,
