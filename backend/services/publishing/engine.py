@@ -800,6 +800,27 @@ def _unless_another_call(
     raise waiting.retry
 
 
+def _not_another_calls(
+    account: Account, target: PostTarget, out: PublishOutcome, since: datetime, pol: decide.Policy
+) -> None:
+    """A status check's publication matched by its text, the attempt that made it resolved already: as in
+    _unless_another_call, it is not taken while another target of the account holds it or has a call under way
+    that began before the network made it (read once the listing is over); the check is made again later."""
+    if out.state != "published" or out.listed_at is None:
+        return
+    others = _elsewhere(account.id, target.id, since)
+    made = out.listed_at
+    if out.external_post_id in others.held:
+        why = f"another target of the account holds {out.external_post_id}"
+    elif any(began <= made + CALL_CLOCK_SLACK for _, began in others.calling):
+        why = "another target of the account has a call under way that may have made it"
+    else:
+        return
+    reason = f"{target.platform}: a publication of this text is not told apart yet: {why}; checked again"
+    log.info("%s: %s", _ids(target), reason)
+    raise RetryLater(reason, delay_s=_recheck_s(pol), count_attempt=False)
+
+
 def _recheck_s(pol: decide.Policy) -> float:
     """How soon a reconciliation that found another target's (possible) publication asks again: as often as an
     accepted publication is polled, and no more than once a second (each asking pages a listing)."""
@@ -983,9 +1004,11 @@ def track_target(job: Job, settings: Settings) -> None:
         # the check is made again with what the account's other targets hold skipped
         listed = out.state == "published" and out.listed_at is not None
         if listed and not unresolved_attempts(target.id):
-            held = _elsewhere(account.id, target.id, target.started_at or clock.now()).held
+            since = target.started_at or clock.now()
+            held = _elsewhere(account.id, target.id, since).held
             out = adapter.check_status(dataclasses.replace(pub, held_elsewhere=held), target.tracking_ref)
             listed = False
+            _not_another_calls(account, target, out, since, policy(settings, account))
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
     if out.state == "ready" or listed:
