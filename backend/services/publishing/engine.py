@@ -800,25 +800,34 @@ def _unless_another_call(
     raise waiting.retry
 
 
-def _not_another_calls(
-    account: Account, target: PostTarget, out: PublishOutcome, since: datetime, pol: decide.Policy
-) -> None:
-    """A status check's publication matched by its text, the attempt that made it resolved already: as in
-    _unless_another_call, it is not taken while another target of the account holds it or has a call under way
-    that began before the network made it (read once the listing is over); the check is made again later."""
-    if out.state != "published" or out.listed_at is None:
-        return
-    others = _elsewhere(account.id, target.id, since)
-    made = out.listed_at
-    if out.external_post_id in others.held:
-        why = f"another target of the account holds {out.external_post_id}"
-    elif any(began <= made + CALL_CLOCK_SLACK for _, began in others.calling):
-        why = "another target of the account has a call under way that may have made it"
-    else:
-        return
-    reason = f"{target.platform}: a publication of this text is not told apart yet: {why}; checked again"
-    log.info("%s: %s", _ids(target), reason)
-    raise RetryLater(reason, delay_s=_recheck_s(pol), count_attempt=False)
+def _told_apart(
+    adapter: NetworkAdapter, pub: Publication, account: Account, target: PostTarget
+) -> PublishOutcome:
+    """A status check's publication matched by its text, the attempt that made it resolved already (reconciled while
+    the network still processed it): checked again with what the account's other targets hold skipped, and, as in
+    _unless_another_call, a match another target's call under way may have made (it began before the network made
+    the match; read once the listing is over) skipped too, the listing read again for an older one: the target's own
+    was made by its call, before those. Up to MAX_RELISTS matches skipped; then still processing, as far as this
+    check can tell (followed again later)."""
+    since = target.started_at or clock.now()
+    ref = str(target.tracking_ref)
+    held = _elsewhere(account.id, target.id, since).held
+    skipped: set[str] = set()
+    out: PublishOutcome | None = None
+    for _ in range(MAX_RELISTS):
+        out = adapter.check_status(dataclasses.replace(pub, held_elsewhere=held | skipped), ref)
+        if out.state != "published" or out.listed_at is None or not out.external_post_id:
+            return out
+        others = _elsewhere(account.id, target.id, since)
+        ext = str(out.external_post_id)
+        made = out.listed_at
+        if ext not in others.held and not any(
+            began <= made + CALL_CLOCK_SLACK for _, began in others.calling
+        ):
+            return out
+        skipped.add(ext)
+        held = others.held
+    return PublishOutcome.pending(ref, network_status=out.network_status if out is not None else None)
 
 
 def _recheck_s(pol: decide.Policy) -> float:
@@ -1004,11 +1013,8 @@ def track_target(job: Job, settings: Settings) -> None:
         # the check is made again with what the account's other targets hold skipped
         listed = out.state == "published" and out.listed_at is not None
         if listed and not unresolved_attempts(target.id):
-            since = target.started_at or clock.now()
-            held = _elsewhere(account.id, target.id, since).held
-            out = adapter.check_status(dataclasses.replace(pub, held_elsewhere=held), target.tracking_ref)
+            out = _told_apart(adapter, pub, account, target)
             listed = False
-            _not_another_calls(account, target, out, since, policy(settings, account))
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
     if out.state == "ready" or listed:
