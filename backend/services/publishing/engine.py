@@ -801,22 +801,25 @@ def _unless_another_call(
 
 
 def _told_apart(
-    adapter: NetworkAdapter, pub: Publication, account: Account, target: PostTarget
+    adapter: NetworkAdapter, pub: Publication, account: Account, target: PostTarget, first: PublishOutcome
 ) -> PublishOutcome:
-    """A status check's publication matched by its text, the attempt that made it resolved already (reconciled while
-    the network still processed it): checked again with what the account's other targets hold skipped, and, as in
-    _unless_another_call, a match another target's call under way may have made (it began before the network made
-    the match; read once the listing is over) skipped too, the listing read again for an older one: the target's own
-    was made by its call, before those. Up to MAX_RELISTS matches skipped; then still processing, as far as this
-    check can tell (followed again later)."""
+    """A status check's publication (`first`) matched by its text, the attempt that made it resolved already
+    (reconciled while the network still processed it): the network says the target is published (Instagram: its
+    container PUBLISHED); which of the account's publications of that text is its own is asked again with what the
+    account's other targets hold skipped, and, as in _unless_another_call, a match another target's call under way
+    may have made (it began before the network made the match; read once the listing is over) skipped too, the
+    listing read again for an older one: the target's own was made by its call, before those. When no match is left
+    (each held by another target, or made by a call under way, MAX_RELISTS of them at most), the target is published
+    all the same: its success is recorded without an id, saying so — never failed, never published again."""
     since = target.started_at or clock.now()
     ref = str(target.tracking_ref)
     held = _elsewhere(account.id, target.id, since).held
     skipped: set[str] = set()
-    out: PublishOutcome | None = None
     for _ in range(MAX_RELISTS):
         out = adapter.check_status(dataclasses.replace(pub, held_elsewhere=held | skipped), ref)
         if out.state != "published" or out.listed_at is None or not out.external_post_id:
+            if out.state in ("pending", "ready"):  # no match left in the listing: every one is another's
+                break
             return out
         others = _elsewhere(account.id, target.id, since)
         ext = str(out.external_post_id)
@@ -827,7 +830,16 @@ def _told_apart(
             return out
         skipped.add(ext)
         held = others.held
-    return PublishOutcome.pending(ref, network_status=out.network_status if out is not None else None)
+    name = registry.label(target.platform)
+    warning = TargetWarning(
+        "publication_not_told_apart",
+        f"{name} says this post is published, but it cannot be told apart from the account's other posts of the same "
+        f"text published in the same minutes: its {name} id and link are unknown; check the {name} account",
+    )
+    log.warning("%s: %s", _ids(target), warning.message)
+    return dataclasses.replace(
+        first, external_post_id=None, post_url=None, warnings=(*first.warnings, warning)
+    )
 
 
 def _recheck_s(pol: decide.Policy) -> float:
@@ -1013,7 +1025,7 @@ def track_target(job: Job, settings: Settings) -> None:
         # the check is made again with what the account's other targets hold skipped
         listed = out.state == "published" and out.listed_at is not None
         if listed and not unresolved_attempts(target.id):
-            out = _told_apart(adapter, pub, account, target)
+            out = _told_apart(adapter, pub, account, target, out)
             listed = False
     except httpx.HTTPError as exc:
         raise RetryLater(f"status check failed: {type(exc).__name__}") from exc
