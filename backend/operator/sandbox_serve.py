@@ -140,7 +140,9 @@ def sandbox_serve_cmd(
     except Exception as exc:  # an unusable data dir or database
         raise click.ClickException(f"cannot open the sandbox database ({config.location!r}): {exc}") from exc
     emulator = emulator_class(network)
-    served = asgi_app(sandbox.handler(network), emulator.served_hosts())
+    served = asgi_app(
+        sandbox.handler(network, latency=False), emulator.served_hosts(), delay_s=sandbox.delay_for(network)
+    )
     shown = f"[{host}]" if ":" in host else host
     origin = f"http://{shown}:{port}"
     endpoints = {}

@@ -70,16 +70,17 @@ class Sandbox:
                 self._emulators[platform] = emu
         return emu
 
-    def handler(self, platform: str) -> Any:
+    def handler(self, platform: str, *, latency: bool = True) -> Any:
         """httpx.Request -> httpx.Response: the network's emulator behind its latency (the configured delay of
-        every call, slept before the answer comes back, outside any lock).
+        every call, slept before the answer comes back, outside any lock; latency=False: the server that serves it
+        waits that delay itself, `delay_for`).
 
         The emulator takes the request at once and the latency is the wait for its answer, as at a real network,
         which holds a request from when it was sent, however long its answer takes: a client process frozen
         mid-call (SIGSTOP, a GC pause) does not freeze the network's side of the call with it, even though this
         emulator runs inside that process."""
         emu = self.emulator(platform)
-        delay = self.config.delay_for(platform)
+        delay = self.config.delay_for(platform) if latency else 0.0
 
         def handle(request: httpx.Request) -> httpx.Response:
             self.activate()  # the current database is this sandbox's
@@ -89,6 +90,10 @@ class Sandbox:
             return response
 
         return handle
+
+    def delay_for(self, platform: str) -> float:
+        """The configured latency of each of the network's calls."""
+        return float(self.config.delay_for(platform))
 
     def hosts(self, platform: str) -> dict[str, str]:
         """The network's `.invalid` hosts by role, which its adapter talks to (nothing can leak to a real network)."""
