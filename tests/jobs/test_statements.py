@@ -32,7 +32,9 @@ def test_claim_takes_due_jobs_oldest_first_with_a_lease(settings):
     got = statements.claim_jobs("w1#1", now=clock.now(), lease_s=10, limit=5)
     assert [j.id for j in got] == [late, later]
     for j in got:
-        assert isinstance(j, Job) and j.status == "running" and j.locked_by == f"w1#1/{j.id}" and j.attempts == 1
+        assert (
+            isinstance(j, Job) and j.status == "running" and j.locked_by == f"w1#1/{j.id}" and j.attempts == 1
+        )
         assert j.lease_until is not None and abs((j.lease_until - clock.now()).total_seconds() - 10) < 2
         assert (
             j.payload == {} and j.run_at.tzinfo is not None
