@@ -74,6 +74,7 @@ from bench.support.engine import (  # noqa: E402
     PLATFORMS,
     ROOT,
     bench_settings,
+    dies_with_this_process,
     machine,
     prepare_workspace,
     published_rows,
@@ -122,7 +123,8 @@ class Proc:
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=str(ROOT),
-            start_new_session=True,
+            start_new_session=True,  # kill9 signals its group: serve and serve's worker
+            preexec_fn=dies_with_this_process,  # and it dies with the bench, whatever stops the bench
         )
         log.close()
 

@@ -13,6 +13,7 @@ at once cannot both take it: the one refused is still ambiguous, asks again and 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import threading
 from datetime import timedelta
@@ -447,3 +448,66 @@ def test_a_container_published_by_a_cut_off_call_is_found_by_its_reconciliation_
         mine, theirs = done["targets"][0]["externalPostId"], b["targets"][0]["externalPostId"]
         assert mine and mine != theirs, "A was marked succeeded with B's publication"
         assert sorted(p["external_id"] for p in list_published("instagram")) == sorted([mine, theirs])
+
+
+def test_a_published_container_whose_media_cannot_be_told_apart_succeeds_without_an_id_saying_so(
+    client, owner, sandbox, fast, monkeypatch
+):
+    """Instagram says A's container is PUBLISHED, A's publishing call's answer recorded already (the network answered
+    "still processing", and published it meanwhile): the check looks the media up in the account's listing by its
+    caption. The newest match is B's (held by B: skipped); the next is A's own, but target C's call began before the
+    network made it and is still under way — C's call may have made it (skipped). No match is left: A succeeds
+    without an id and says so (`publication_not_told_apart`) — never failed, never published again, never given
+    B's publication. Before, it waited for its deadline and failed."""
+    media = _media(client, owner, "video")
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        # C: a target of the account whose publishing call is under way in another worker since `start`
+        third = create(
+            client,
+            owner,
+            targets=["instagram"],
+            content=CAPTION,
+            mediaUrls=media,
+            scheduledAt=(start + timedelta(days=1)).isoformat(),
+        )
+        PostTarget.update(status="publishing", call_started_at=start).where(
+            PostTarget.post == third["id"]
+        ).execute()
+        t.shift(1)
+
+        def still_processing(real, account):  # type: ignore[no-untyped-def]
+            def complete(pub, ref):  # type: ignore[no-untyped-def]
+                real.complete(pub, ref)  # published at the network; its answer: still processing
+                return dataclasses.replace(
+                    real.check_status(pub, ref), state="pending", external_post_id=None
+                )
+
+            return Wrapped(real, complete=complete)
+
+        real = patch_adapters(monkeypatch, still_processing)
+        first = create(client, owner, targets=["instagram"], content=CAPTION, mediaUrls=media)
+        for _ in range(10):  # the container made, processed, then the publishing call
+            if list_published("instagram"):
+                break
+            work(fast)
+            t.shift(1)
+        assert len(list_published("instagram")) == 1
+        monkeypatch.setattr(adapters, "adapter_for", real)
+        assert read(client, owner, first["id"])["targets"][0]["status"] == "publishing"
+        t.shift(2)
+        second = create(client, owner, targets=["instagram"], content=CAPTION, mediaUrls=media)
+        _done(client, owner, second["id"], t, fast, 20)
+        b = read(client, owner, second["id"])
+        assert b["status"] == "completed", b
+        theirs = b["targets"][0]["externalPostId"]
+        _done(client, owner, first["id"], t, fast, 20)
+        done = read(client, owner, first["id"])
+        target = done["targets"][0]
+        assert done["status"] == "completed", target
+        assert target["status"] == "succeeded"
+        assert target["externalPostId"] is None and target["postUrl"] is None
+        assert [w["code"] for w in target["warnings"]] == ["publication_not_told_apart"]
+        assert read(client, owner, second["id"])["targets"][0]["externalPostId"] == theirs
+        assert len(list_published("instagram")) == 2  # A published once, B once
+        assert not PublishAttempt.select().where(PublishAttempt.outcome.is_null()).exists()
