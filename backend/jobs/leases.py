@@ -11,6 +11,7 @@ import logging
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 
 from backend import queue
 from backend.logs import LATENESS
@@ -267,7 +268,7 @@ class LeaseBooks:
         held by this run's claim (the row the takeover writes), with half a lease left at least (renewed first
         when shorter: the heartbeat renews every third of a lease, so this is a read but for a starved process),
         or `need_s` when that is more. A claim this worker moved the run to (_keep_running) counts as held."""
-        need_least = self.lease_s / 2
+        need_least = self.lease_s / 2  # (_answer: an answer is fresh as long as this is left)
 
         def check(need_s: float) -> fence.Held:
             until = None
@@ -279,9 +280,18 @@ class LeaseBooks:
                         moved = job.locked_by != lock
                     if not moved and not self._adopted(job, lock):
                         raise fence.LeaseLost(f"job {job.id} ({job.kind}) is no longer held by {lock}")
-            return fence.Held(until)
+            return self._answer(until)
 
         return check
+
+    def _answer(self, until: datetime) -> fence.Held:
+        """The fence's answer for a lease held until `until`: fresh while more than half a lease is left (the fence
+        renews a shorter one when it asks the store)."""
+        return fence.Held(until, until - timedelta(seconds=self.lease_s / 2))
+
+    def claimed(self, job: Job) -> fence.Held | None:
+        """The answer a run starts with: its claim's, which made it the holder until the lease's end it wrote."""
+        return None if job.lease_until is None else self._answer(job.lease_until)
 
     def _adopted(self, job: Job, lock: str | None) -> bool:
         """A fenced step of the run under claim `lock` found the job held otherwise. When the holder is another

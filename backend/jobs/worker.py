@@ -89,7 +89,16 @@ from backend.jobs.registry import HANDLERS, ON_DEAD, PERIODIC, JobContext, load_
 from backend.networks import fence
 from backend.queue.backoff import PermanentJobError, RetryLater, RetryStrategy
 from backend.schemas.statuses import JobStatus
-from backend.store.db import STEPS, database, init_database, is_sqlite, pg_connection_room, store_busy, tx
+from backend.store.db import (
+    STEPS,
+    database,
+    init_database,
+    is_sqlite,
+    pg_connection_room,
+    sole_writer,
+    store_busy,
+    tx,
+)
 from backend.store.models import Job
 
 log = logging.getLogger("socialpub.worker")
@@ -557,7 +566,7 @@ class Worker(LeaseBooks):
                 log.error("job %s: no handler for kind %s", job.id, job.kind)
             return
         try:
-            with fence.installed(self._fence(job)):
+            with fence.installed(self._fence(job), held=self.claimed(job), exclusive=sole_writer):
                 if periodic is not None:
                     periodic.fn(ctx)
                 elif handler is not None:

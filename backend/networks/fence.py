@@ -19,11 +19,17 @@ a network offers one) cover what remains.
 
 A network call may rest on the run's last answer (`check(reuse=True)`, the send path's; issue 34): the store said
 the job is held until `Held.until`, and no other worker can take a job over before its lease ends (the claim takes
-only leases that ran out; the heartbeat's renewals only move the end later). So while the clock is far enough from
-that end for the call, asking again would learn nothing: the check before a call is a check-then-act either way,
-and the window between them is what the paragraph above says. A write the run records in a transaction asks the
-store every time (`check()`): there its answer is part of the transaction (the job's row locked until the commit
-on PostgreSQL, the write lock held since BEGIN on SQLite), which no earlier answer can be.
+only leases that ran out; every renewal sets the end to now plus a whole lease, so it only moves later). So while the
+clock is far enough from that end for the call, asking again would learn nothing: the check before a call is a
+check-then-act either way, and the window between them is what the paragraph above says. The run's first answer is
+its claim's (`installed(..., held=)`: the claim made this run the holder until the lease's end it wrote).
+
+A write the run records in a transaction needs more: the answer must stay true until the commit. Where the store
+gives its transactions the database's one writer lock (SQLite: BEGIN IMMEDIATE; `exclusive()` says so), a takeover
+is a write, so none can commit before this transaction ends, and none could have been made before the lease's end:
+the last answer, while the clock is far enough from that end, is then as good as a read, and the store is not asked.
+Elsewhere (PostgreSQL, where writers run side by side) the store is asked every time: the read locks the job's row
+until the commit, which no earlier answer can.
 """
 
 from __future__ import annotations
@@ -44,9 +50,12 @@ class LeaseLost(Exception):
 
 @dataclass(frozen=True)
 class Held:
-    """A fence's answer: the job is held until `until` (the lease's end, as the store has it now)."""
+    """A fence's answer: the job is held until `until` (the lease's end, as the store has it now). `fresh_until`:
+    from then on the store would renew the lease if asked (the fence keeps part of a lease ahead), so the answer is
+    not reused past it: a reused answer is the one a read would give, without the read."""
 
     until: datetime
+    fresh_until: datetime | None = None
 
 
 # need_s: how long the caller needs the lease to last from now (its call's timeout). Returns how long it is
@@ -58,19 +67,26 @@ SLACK_S = 1.0  # asked of the fence beyond need_s; its answer is used only while
 
 @dataclass
 class _Run:
-    """The fence installed for one run, and its last answer."""
+    """The fence installed for one run, its last answer, and whether a transaction holds off every takeover."""
 
     fence: Fence
     held: Held | None = field(default=None)
+    exclusive: Callable[[], bool] = field(default=lambda: False)
 
 
 _FENCE: ContextVar[_Run | None] = ContextVar("socialpub_network_fence", default=None)
 
 
 @contextlib.contextmanager
-def installed(fence: Fence | None) -> Iterator[None]:
-    """Run the block with `fence` checked before each of its network writes (None: without a fence)."""
-    token = _FENCE.set(None if fence is None else _Run(fence))
+def installed(
+    fence: Fence | None, *, held: Held | None = None, exclusive: Callable[[], bool] | None = None
+) -> Iterator[None]:
+    """Run the block with `fence` checked before each of its network writes (None: without a fence). `held`: the
+    answer the run starts with (its claim's lease end); `exclusive()`: whether the caller's transaction, now, keeps
+    every other writer out until it ends (the store's one writer lock), so that a valid last answer stands for the
+    whole transaction (see the module's docstring)."""
+    run = None if fence is None else _Run(fence, held, exclusive or (lambda: False))
+    token = _FENCE.set(run)
     try:
         yield
     finally:
@@ -87,12 +103,12 @@ def check(need_s: float = 0.0, *, reuse: bool = False) -> None:
 
     The fence's answer is taken as valid only while `need_s` of the lease is still left by the clock: a thread
     frozen between the answer and the call (past that point) asks again, and then learns it lost the job.
-    `reuse` (a network call, not a write in a transaction): the run's last answer, while it is valid so, is the
-    answer (see the module's docstring)."""
+    `reuse` (a network call): the run's last answer, while it is valid so, is the answer; so it is for a write in a
+    transaction that holds the store's one writer lock (`exclusive`). See the module's docstring."""
     run = _FENCE.get()
     if run is None:
         return
-    if reuse and run.held is not None and _covers(run.held, need_s):
+    if run.held is not None and _fresh(run.held, need_s) and (reuse or run.exclusive()):
         return
     for _ in range(3):
         run.held = run.fence(need_s + SLACK_S)
@@ -103,3 +119,7 @@ def check(need_s: float = 0.0, *, reuse: bool = False) -> None:
 
 def _covers(held: Held, need_s: float) -> bool:
     return clock.now() + timedelta(seconds=need_s + SLACK_S / 2) <= held.until
+
+
+def _fresh(held: Held, need_s: float) -> bool:
+    return _covers(held, need_s) and (held.fresh_until is None or clock.now() < held.fresh_until)

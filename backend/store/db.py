@@ -438,6 +438,13 @@ def is_sqlite() -> bool:
     return isinstance(database.obj, SqliteDatabase)
 
 
+def sole_writer() -> bool:
+    """Whether this thread is inside a transaction that holds the store's one writer lock: on SQLite every
+    transaction begins IMMEDIATE (it has the database's write lock from BEGIN), so no other connection, of this
+    process or another, commits a write until it ends. PostgreSQL's writers run side by side: never."""
+    return is_sqlite() and bool(database.in_transaction())
+
+
 def pg_connection_room() -> tuple[int, int]:
     """PostgreSQL: (max_connections, connections open now) of the server."""
     limit = Select(columns=[fn.current_setting("max_connections")]).bind(database).scalar()
