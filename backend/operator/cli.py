@@ -160,6 +160,7 @@ def worker_cmd(concurrency: int | None, parent: int | None) -> None:
     _logging(settings)
     worker = Worker(settings, name="worker", **({"concurrency": concurrency} if concurrency else {}))
     worker.check_connections()
+    runtime.worker_collector()
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
     if parent is not None:
         _stop_with_parent(worker, parent)
