@@ -94,8 +94,8 @@ from backend.store.db import (
     database,
     init_database,
     is_sqlite,
+    local_store,
     pg_connection_room,
-    sole_writer,
     store_busy,
     tx,
 )
@@ -566,7 +566,7 @@ class Worker(LeaseBooks):
                 log.error("job %s: no handler for kind %s", job.id, job.kind)
             return
         try:
-            with fence.installed(self._fence(job), held=self.claimed(job), exclusive=sole_writer):
+            with fence.installed(self._fence(job), held=self.claimed(job), local=local_store):
                 if periodic is not None:
                     periodic.fn(ctx)
                 elif handler is not None:

@@ -17,19 +17,24 @@ byte of the request, or in the middle of sending a request's body. `check` narro
 again when the fence's answer is older than it allows (`Held.until`), and the networks' idempotency keys (where
 a network offers one) cover what remains.
 
-A network call may rest on the run's last answer (`check(reuse=True)`, the send path's; issue 34): the store said
-the job is held until `Held.until`, and no other worker can take a job over before its lease ends (the claim takes
-only leases that ran out; every renewal sets the end to now plus a whole lease, so it only moves later). So while the
-clock is far enough from that end for the call, asking again would learn nothing: the check before a call is a
-check-then-act either way, and the window between them is what the paragraph above says. The run's first answer is
-its claim's (`installed(..., held=)`: the claim made this run the holder until the lease's end it wrote).
+When the answer need not be asked again (issue 34): the store said the job is held until `Held.until`, and no other
+worker takes a job over before its lease ends by ITS clock (the claim takes only leases that ran out; every renewal
+sets the end a whole lease from now, so it only moves later). Where every worker that could take the job over reads
+this process's clock — the store is SQLite, a file of this host (WAL needs one host's shared memory) — a fresh last
+answer is as good as a read (`installed(..., local=)`), and the run rests on it:
+- before a network call: the check before a call is a check-then-act either way, and the window between them is
+  what the paragraph above says;
+- in a transaction that records a write: there the answer must hold until the commit, and it does: on SQLite every
+  transaction holds the database's one writer lock from BEGIN (IMMEDIATE), and a takeover is a write, so none can
+  commit before this transaction ends, and none could have been made before the lease's end.
+The run's first answer is its claim's (`installed(..., held=)`: the claim made this run the holder until the
+lease's end it wrote); an answer is fresh while half a lease is left (`Held.fresh_until`: past that the store
+would renew the lease, so it is asked).
 
-A write the run records in a transaction needs more: the answer must stay true until the commit. Where the store
-gives its transactions the database's one writer lock (SQLite: BEGIN IMMEDIATE; `exclusive()` says so), a takeover
-is a write, so none can commit before this transaction ends, and none could have been made before the lease's end:
-the last answer, while the clock is far enough from that end, is then as good as a read, and the store is not asked.
-Elsewhere (PostgreSQL, where writers run side by side) the store is asked every time: the read locks the job's row
-until the commit, which no earlier answer can.
+Elsewhere (PostgreSQL) the store is asked every time: workers on other hosts read other clocks, and a frozen VM or
+a sleeping laptop sharing the database resumes with a wall clock behind real time until it is corrected — lease
+arithmetic on that clock says "held" while another worker has the job; the read (`locked_by` changed) sees it, and
+in a transaction it locks the job's row until the commit.
 """
 
 from __future__ import annotations
@@ -67,11 +72,11 @@ SLACK_S = 1.0  # asked of the fence beyond need_s; its answer is used only while
 
 @dataclass
 class _Run:
-    """The fence installed for one run, its last answer, and whether a transaction holds off every takeover."""
+    """The fence installed for one run, its last answer, and whether a fresh answer may stand for a read."""
 
     fence: Fence
     held: Held | None = field(default=None)
-    exclusive: Callable[[], bool] = field(default=lambda: False)
+    local: Callable[[], bool] = field(default=lambda: False)
 
 
 _FENCE: ContextVar[_Run | None] = ContextVar("socialpub_network_fence", default=None)
@@ -79,13 +84,13 @@ _FENCE: ContextVar[_Run | None] = ContextVar("socialpub_network_fence", default=
 
 @contextlib.contextmanager
 def installed(
-    fence: Fence | None, *, held: Held | None = None, exclusive: Callable[[], bool] | None = None
+    fence: Fence | None, *, held: Held | None = None, local: Callable[[], bool] | None = None
 ) -> Iterator[None]:
     """Run the block with `fence` checked before each of its network writes (None: without a fence). `held`: the
-    answer the run starts with (its claim's lease end); `exclusive()`: whether the caller's transaction, now, keeps
-    every other writer out until it ends (the store's one writer lock), so that a valid last answer stands for the
-    whole transaction (see the module's docstring)."""
-    run = None if fence is None else _Run(fence, held, exclusive or (lambda: False))
+    answer the run starts with (its claim's lease end); `local()`: whether every worker that could take the job over
+    reads this process's clock and every transaction holds the store's one writer lock, so that a fresh last answer
+    stands for a read (see the module's docstring)."""
+    run = None if fence is None else _Run(fence, held, local or (lambda: False))
     token = _FENCE.set(run)
     try:
         yield
@@ -97,18 +102,17 @@ def active() -> bool:
     return _FENCE.get() is not None
 
 
-def check(need_s: float = 0.0, *, reuse: bool = False) -> None:
+def check(need_s: float = 0.0) -> None:
     """Before a call that can change a network (or a write that records a job's result): raises LeaseLost when
     the job this thread runs is no longer held, with `need_s` of its lease left. Does nothing outside a job.
 
     The fence's answer is taken as valid only while `need_s` of the lease is still left by the clock: a thread
-    frozen between the answer and the call (past that point) asks again, and then learns it lost the job.
-    `reuse` (a network call): the run's last answer, while it is valid so, is the answer; so it is for a write in a
-    transaction that holds the store's one writer lock (`exclusive`). See the module's docstring."""
+    frozen between the answer and the call (past that point) asks again, and then learns it lost the job. With a
+    local store, the run's last answer while it is fresh is the answer (see the module's docstring)."""
     run = _FENCE.get()
     if run is None:
         return
-    if run.held is not None and _fresh(run.held, need_s) and (reuse or run.exclusive()):
+    if run.held is not None and _fresh(run.held, need_s) and run.local():
         return
     for _ in range(3):
         run.held = run.fence(need_s + SLACK_S)

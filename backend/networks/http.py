@@ -24,10 +24,11 @@ def send(
     permanent failure, `address_refused`, nothing sent.
 
     Every request that is not a read passes the fence first (backend/networks/fence.py): inside a job, it is
-    sent only while the job's claim still holds it, with part of its lease left (as the store last said, while
-    the clock is far enough from the lease's end); otherwise fence.LeaseLost is raised and nothing is sent."""
+    sent only while the job's claim still holds it, with part of its lease left (as the store says, or with a
+    local store as it last said while the clock is far enough from the lease's end); otherwise fence.LeaseLost is
+    raised and nothing is sent."""
     if method.upper() not in READS:
-        fence.check(reuse=True)  # the run's last answer, while it covers the call (backend/networks/fence.py)
+        fence.check()
     try:
         return client.request(method, url, **kw)
     except AddressRefused as exc:  # a host from a user that the address rule refuses: nothing was sent

@@ -438,11 +438,12 @@ def is_sqlite() -> bool:
     return isinstance(database.obj, SqliteDatabase)
 
 
-def sole_writer() -> bool:
-    """Whether this thread is inside a transaction that holds the store's one writer lock: on SQLite every
-    transaction begins IMMEDIATE (it has the database's write lock from BEGIN), so no other connection, of this
-    process or another, commits a write until it ends. PostgreSQL's writers run side by side: never."""
-    return is_sqlite() and bool(database.in_transaction())
+def local_store() -> bool:
+    """Whether the store is a file of this host (SQLite): every process using it runs here (WAL needs one host's
+    shared memory) and reads this host's clock, and every transaction holds the database's one writer lock from
+    BEGIN (IMMEDIATE), so no other connection commits a write until it ends. PostgreSQL: False (processes on other
+    hosts, writers side by side)."""
+    return is_sqlite()
 
 
 def pg_connection_room() -> tuple[int, int]:
