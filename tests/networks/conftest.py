@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -43,3 +44,14 @@ def publication(
     payload = build_payload(platform, content, media, options)
     creds = AccountCredentials(ident.external_account_id, ident.access_token, ident.username)
     return Publication(payload, creds, token, attempted_at)
+
+
+def saving(pub: Publication) -> tuple[Publication, list[str]]:
+    """`pub` with its progress saved as the engine saves it (Publication.save_progress), and the list it goes to."""
+    saved: list[str] = []
+    return dataclasses.replace(pub, save_progress=saved.append), saved
+
+
+def resumed(pub: Publication, saved: list[str]) -> Publication:
+    """`pub` as the engine asks about its interrupted attempt: with the progress that attempt saved (`resume`)."""
+    return dataclasses.replace(pub, resume=saved[-1] if saved else pub.resume)

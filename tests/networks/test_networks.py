@@ -19,7 +19,7 @@ from backend.networks.linkedin.adapter import LinkedInAdapter
 from backend.networks.linkedin.pdf import build_carousel_pdf
 from backend.networks.sandbox import list_published
 from backend.services.adapters import make_adapter, sandbox, sandbox_config
-from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
+from tests.networks.conftest import IMG, READABLE_APPS, VID, publication, resumed, saving
 from tests.support.networks import own
 
 pytestmark = pytest.mark.usefixtures("audited_tiktok")  # TikTok's audit is not what these test
@@ -118,10 +118,13 @@ def test_a_status_check_never_publishes(settings, account, platform, media) -> N
         t.move_to(start + timedelta(seconds=6))
         checks = [ad.check_status(pub, out.tracking_ref) for _ in range(3)]
         assert [c.state for c in checks] == ["ready"] * 3 and list_published(platform=platform) == []
-        assert ad.find_existing(pub) is None
+        completing = resumed(pub, [checks[-1].tracking_ref])  # the publishing call's attempt: about that ref
+        assert ad.find_existing(completing) is None
         done = ad.complete(pub, checks[-1].tracking_ref)
         assert done.state == "published" and len(list_published(platform=platform)) == 1
-        found = ad.find_existing(pub)  # listed at once: a reconciliation after complete() is conclusive
+        found = ad.find_existing(
+            completing
+        )  # listed at once: a reconciliation after complete() is conclusive
         assert found is not None and found.external_post_id == done.external_post_id
 
 
@@ -182,12 +185,14 @@ def test_find_existing_after_crash(settings, account, platform, media) -> None: 
     settings.sandbox_apps = {**settings.sandbox_apps, **READABLE_APPS}
     ident = account(platform)
     ad = adapter(platform, settings)
-    pub = publication(ident, platform, "exactly once (really) #1", media, attempted_at=clock.now())
+    pub, saved = saving(
+        publication(ident, platform, "exactly once (really) #1", media, attempted_at=clock.now())
+    )
     assert ad.find_existing(pub) is None
     out = ad.publish(pub)  # the network published; our side crashed before recording it
     if out.state == "pending":
         out = ad.check_status(pub, out.tracking_ref)
-    found = ad.find_existing(pub)
+    found = ad.find_existing(resumed(pub, saved))  # asked with what the attempt saved, as the engine asks
     assert found is not None and found.state == "published"
     assert found.external_post_id == out.external_post_id
     assert len(list_published(platform=platform)) == 1

@@ -159,16 +159,18 @@ class ContainerFlow(ABC):
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
         """Whether an earlier attempt published the target. The container it saved (`pub.resume`; for the publish
-        call of a tracked container, that container) is asked first: the network's answer for that very attempt.
+        call of a tracked container, that container) is asked: the network's answer for that very attempt.
         PUBLISHED: published — its media then looked up in the listing (not listed yet: pending, looked up again
         later, never published again); any other state: its publish call never went through, so nothing is
-        published (None); a carousel's items saved without their parent: nothing published either (a parent is
-        saved before it is published). Only without a container saved, or one the network no longer knows, the listing
-        matched by caption — which cannot tell apart two posts of the same caption published in the same
-        minutes (the burst's posts all have one: a reconciliation by caption took another post's media for its
-        own, and the target succeeded without being published); the media other targets of the account hold are
-        skipped there (`pub.held_elsewhere`), and the engine takes a listed match only once no other target's call
-        that may have made it is under way."""
+        published (None). Nothing saved: nothing published either — a publish call saves its container (a
+        carousel its items, then its parent) before it publishes it, so an attempt cut off before the save never
+        reached media_publish. (The account's listing matched by caption was asked then, and cannot tell apart two
+        posts of one caption published in the same minutes: under kills, a target whose container creation was
+        cut off took the media of another target of its caption whose answer was not recorded yet, succeeded
+        without being published, and left the other without its id — bench/crash.py, one caption.) Only for a
+        saved container the network no longer knows (expired after 24 h) does the listing decide, matched by
+        caption; the media other targets of the account hold are skipped there (`pub.held_elsewhere`), and the
+        engine takes a listed match only once no other target's call that may have made it is under way."""
         state = decode_ref(pub.resume) if pub.resume else {}
         container = str(state.get("container") or "")
         if container:
@@ -185,9 +187,8 @@ class ContainerFlow(ABC):
                 return PublishOutcome.pending(str(pub.resume), network_status=status)
             if status:
                 return None  # IN_PROGRESS, FINISHED, ERROR, EXPIRED: the container was never published
-        elif state.get("children"):
-            return None  # a carousel's items, its parent never created: the parent is saved before it is published
-        return self.listed(pub)
+            return self.listed(pub)  # a container the network no longer knows
+        return None  # nothing saved, or a carousel's items without their parent: the call never published
 
     def check_status(self, pub: Publication, ref: str) -> PublishOutcome:
         try:

@@ -14,7 +14,7 @@ import time_machine
 from backend import clock
 from backend.networks.base import decode_ref
 from backend.services.adapters import make_adapter, sandbox
-from tests.networks.conftest import IMG, publication
+from tests.networks.conftest import IMG, VID, publication
 from tests.networks.test_networks import adapter, loader
 
 CAPTION = "Good morning from the team"
@@ -86,3 +86,39 @@ def test_a_failing_container_status_is_an_ambiguous_failure_not_an_absence(setti
     down["on"] = True
     found = ad.find_existing(dataclasses.replace(pub, resume=ref))
     assert found is not None and found.state == "failed" and found.ambiguous
+
+
+def test_an_attempt_that_saved_no_container_published_nothing_whatever_its_caption_lists(
+    settings, account
+) -> None:  # type: ignore[no-untyped-def]
+    """A publish call saves its container before it publishes it (Publication.saved, committed by the engine), so
+    an attempt cut off before the save — its container creation reached Instagram, its answer lost — never reached
+    media_publish: nothing is published, and the listing is not asked. It used to be, by caption: under kills with
+    one caption on every post (bench/crash.py), such an attempt B took the media of target A, whose media_publish
+    had just gone through and whose answer was not recorded yet — B succeeded without being published, and A was
+    left without its id."""
+    settings.sandbox_processing_s = 5.0
+    ident = account("instagram")
+    start = clock.now()
+    with time_machine.travel(start, tick=False) as t:
+        b = publication(ident, "instagram", CAPTION, [VID], token="tgt_b", attempted_at=start)
+        # B's container made at Instagram (processing); the attempt's save of it never happened (no saver here)
+        assert adapter("instagram", settings).publish(b).state == "pending"
+        t.shift(2)
+        a = publication(ident, "instagram", CAPTION, [IMG[0]], token="tgt_a", attempted_at=clock.now())
+        other = adapter("instagram", settings)
+        made = other.publish(a)
+        t.shift(6)
+        theirs = other.complete(a, str(other.check_status(a, str(made.tracking_ref)).tracking_ref))
+        assert theirs.state == "published"
+        seen: list[httpx.Request] = []
+        handler = sandbox(settings).handler("instagram")
+
+        def spy(request: httpx.Request) -> httpx.Response:
+            seen.append(request)
+            return handler(request)
+
+        asked = make_adapter("instagram", settings, transport=httpx.MockTransport(spy), media_loader=loader)
+        assert asked.find_existing(b) is None
+        assert seen == []
+        assert asked.listed(b) is not None  # what the caption alone would have said: A's media

@@ -150,7 +150,7 @@ def test_an_interrupted_attempt_whose_container_was_published_is_found_not_repub
     out = ad.publish(again)
     assert out.state == "published", out
     assert len([r for r in seen if r.url.path.endswith("/threads_publish")]) == 1
-    found = ad.find_existing(first)
+    found = ad.find_existing(again)  # asked about the container the attempt saved, as the engine asks
     assert found is not None and found.external_post_id == out.external_post_id
 
 
