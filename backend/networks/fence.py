@@ -60,7 +60,7 @@ class Held:
     not reused past it: a reused answer is the one a read would give, without the read."""
 
     until: datetime
-    fresh_until: datetime | None = None
+    fresh_until: datetime
 
 
 # need_s: how long the caller needs the lease to last from now (its call's timeout). Returns how long it is
@@ -126,4 +126,4 @@ def _covers(held: Held, need_s: float) -> bool:
 
 
 def _fresh(held: Held, need_s: float) -> bool:
-    return _covers(held, need_s) and (held.fresh_until is None or clock.now() < held.fresh_until)
+    return _covers(held, need_s) and clock.now() < held.fresh_until
