@@ -16,8 +16,9 @@ import pytest
 import time_machine
 
 from backend import clock
-from backend.networks.base import Unverifiable, encode_ref
+from backend.networks.base import Publication, Unverifiable, encode_ref
 from backend.networks.sandbox import list_published
+from backend.networks.youtube.emulator import UPLOAD_SESSION as YT_UPLOAD_SESSION
 from backend.services.adapters import make_adapter, sandbox
 from tests.networks.conftest import IMG, READABLE_APPS, VID, publication
 from tests.networks.test_networks import loader
@@ -155,10 +156,7 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
                 ad, publication(ident, platform, f"newer {i}\nbody", MEDIA[platform])
             ).succeeded
         seen: list[httpx.Request] = []
-        if (
-            platform == "instagram"
-        ):  # its listing is asked only about a saved container Instagram no longer knows
-            pub = dataclasses.replace(pub, resume=encode_ref(container="17999999999999999"))
+        pub = forgotten(pub)
         found = counting(settings, platform, seen).find_existing(pub)
         assert found is not None and found.state == "published"
         assert found.external_post_id == lost.external_post_id or platform == "facebook"
@@ -172,7 +170,7 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
             MEDIA[platform],
             attempted_at=clock.now() - timedelta(seconds=300),
         )
-        assert counting(settings, platform, seen).find_existing(absent) is None
+        assert counting(settings, platform, seen).find_existing(forgotten(absent)) is None
         # outside the window: the lost post is older than the attempt (minus slack), so it is not that one
         late = publication(
             ident,
@@ -181,7 +179,20 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
             MEDIA[platform],
             attempted_at=clock.now() + timedelta(seconds=600),
         )
-        assert ad.find_existing(late) is None
+        assert ad.find_existing(forgotten(late)) is None
+
+
+# Instagram's and YouTube's listings are asked only about what an attempt saved and the network no longer knows: a
+# container expired after 24 h, an upload session after a week (an attempt that saved none made nothing).
+FORGOTTEN = {
+    "instagram": encode_ref(container="17999999999999999"),
+    "youtube": encode_ref(session=f"{YT_UPLOAD_SESSION}?uploadType=resumable&upload_id=gone", size=1),
+}
+
+
+def forgotten(pub: Publication) -> Publication:
+    gone = FORGOTTEN.get(pub.platform)
+    return dataclasses.replace(pub, resume=gone) if gone else pub
 
 
 def test_tiktok_draft_is_unverifiable(settings, account) -> None:  # type: ignore[no-untyped-def]

@@ -11,12 +11,12 @@ import httpx
 import pytest
 import time_machine
 
-from backend.networks.base import MediaRef, PublishOutcome
+from backend.networks.base import MediaRef, PublishOutcome, encode_ref
 from backend.networks.sandbox.store import SandboxItem
 from backend.networks.youtube.adapter import YouTubeAdapter
-from backend.networks.youtube.emulator import arm_video_fate
+from backend.networks.youtube.emulator import UPLOAD_SESSION, arm_video_fate
 from backend.services.adapters import sandbox
-from tests.networks.conftest import VID, publication
+from tests.networks.conftest import VID, publication, resumed, saving
 
 API = "https://www.googleapis.sandbox.invalid/youtube/v3"
 UPLOAD = "https://www.googleapis.sandbox.invalid/upload/youtube/v3"
@@ -244,6 +244,42 @@ def test_a_saved_session_that_created_nothing_is_absent_and_the_next_attempt_con
     assert uploads.count() == 1  # the same session: no second insert spent
 
 
+def test_an_attempt_that_saved_no_session_made_no_video_and_nothing_is_asked(settings, account) -> None:  # type: ignore[no-untyped-def]
+    """`upload` saves its session before any byte, and only the bytes' last PUT makes a video: an attempt cut off
+    before the save made nothing, whatever the channel holds under its title (here another target's upload)."""
+    seen: list[httpx.Request] = []
+    ad = yt(settings, spy=seen)
+    ident = account("youtube")
+    other = published(ad, publication(ident, "youtube", "Same\ntitle", [VID]))
+    assert other.state == "published"
+    seen.clear()
+    cut = publication(ident, "youtube", "Same\ntitle", [VID], attempted_at=datetime.now(UTC))
+    assert cut.resume is None
+    assert ad.find_existing(cut) is None
+    assert seen == []  # no listing to match by title
+
+
+def test_a_session_youtube_no_longer_has_is_reconciled_by_the_uploads_listing(settings, account) -> None:  # type: ignore[no-untyped-def]
+    seen: list[httpx.Request] = []
+    ad = yt(settings, spy=seen)
+    pub, saved = saving(
+        publication(account("youtube"), "youtube", "Expired\nsession", [VID], attempted_at=datetime.now(UTC))
+    )
+    out = published(ad, pub)
+    assert out.state == "published" and saved
+    SandboxItem.delete().where(SandboxItem.id.startswith("upload:")).execute()  # YouTube forgot the session
+    seen.clear()
+    found = ad.find_existing(resumed(pub, saved))
+    assert found is not None and found.state == "published"
+    assert found.external_post_id == out.external_post_id
+    assert [(r.method, r.url.path.rsplit("/", 1)[-1]) for r in seen] == [
+        ("PUT", "videos"),  # the session's status: 404
+        ("GET", "channels"),
+        ("GET", "playlistItems"),
+        ("GET", "videos"),
+    ]
+
+
 # ---- F-Y5: scopes: a grant without youtube.readonly cannot reconcile, never uploads twice -----------------------
 def oauth_token(settings: Any, scopes: str) -> tuple[str, str]:
     """(access token, channel id) of a consent to the emulated Google app granting `scopes`."""
@@ -296,7 +332,8 @@ def test_without_youtube_readonly_reconciliation_is_unverifiable_not_a_second_up
         AccountCredentials("UCx", token),
         "tgt_1",
         datetime.now(UTC),
-    )
+        resume=encode_ref(session=f"{UPLOAD_SESSION}?uploadType=resumable&upload_id=gone", size=len(VIDEO)),
+    )  # a saved session YouTube no longer has: only the listing could tell
     with pytest.raises(Unverifiable, match="youtube.readonly"):
         ad.find_existing(pub)
 

@@ -3,8 +3,9 @@ session (POST with the video resource, session URI in Location, saved before any
 (resuming after a 308; after a 5xx or a cut, backing off with jitter as Google's official sample does) -> poll
 videos?part=status,processingDetails until processed, reading `status.privacyStatus` back: a project that has
 not passed the YouTube API Services audit has its uploads locked private, which the target reports as a
-warning (`youtube_private_lock`). find_existing asks the saved upload session first, then pages the channel's
-uploads playlist, which holds a video from the end of its upload on, processed or not. The upload session
+warning (`youtube_private_lock`). find_existing asks the saved upload session (none saved: nothing was made); only
+for a session YouTube no longer has does it page the channel's uploads playlist, which holds a video from the end
+of its upload on, processed or not. The upload session
 itself publishes nothing: only the PUT that completes the bytes creates the video."""
 
 from __future__ import annotations
@@ -441,24 +442,29 @@ class YouTubeAdapter:
         return never_ready(PLATFORM)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """First the upload session an interrupted attempt saved (pub.resume), asked how far it got (Y13, Y-RES
+        """The upload session an interrupted attempt saved (pub.resume), asked how far it got (Y13, Y-RES
         "Check the status of an upload"): complete -> its video, read like check_status; incomplete (308) ->
-        absent (that session created nothing; the next attempt continues it); expired -> the listing. The
-        listing pages the channel's uploads playlist (playlistItems.list, newest first, `pageToken` <-
-        `nextPageToken`, 1 quota unit a page) back to the attempt's start, matching the title (a video another
-        target holds, `pub.held_elsewhere`, skipped); a match is then
-        read like check_status. A grant without youtube.readonly cannot list: Unverifiable, never a second
-        upload."""
+        absent (that session created nothing; the next attempt continues it); expired -> the listing.
+        No session saved: absent, without a listing. A video is made only by the bytes' last PUT to a session
+        (Y-RES: the 201 that completes the upload carries the video resource), and `upload` saves its session
+        before any byte, so an attempt cut off before that save made no video. (Matched by title, the listing
+        cannot tell apart two uploads of one title made in the same minutes: the Instagram loss of
+        bench/crash.py, containers.py.) The listing, for an expired session only, pages the channel's uploads
+        playlist (playlistItems.list, newest first, `pageToken` <- `nextPageToken`, 1 quota unit a page) back
+        to the attempt's start, matching the title (a video another target holds, `pub.held_elsewhere`,
+        skipped); a match is then read like check_status. A grant without youtube.readonly cannot list:
+        Unverifiable, never a second upload."""
         since = pub.not_before()
+        session = self._resumed_session(pub)
+        if session is None:
+            return None
         try:
-            session = self._resumed_session(pub)
-            if session is not None:
-                size = int(decode_ref(pub.resume or "").get("size") or 0)
-                done, offset = self._progress(pub, session, size)
-                if done is not None:
-                    return self.check_status(pub, done)
-                if offset is not None:
-                    return None
+            size = int(decode_ref(pub.resume or "").get("size") or 0)
+            done, offset = self._progress(pub, session, size)
+            if done is not None:
+                return self.check_status(pub, done)
+            if offset is not None:
+                return None
             params = {"part": "snippet", "playlistId": self.uploads_playlist(pub), "maxResults": "50"}
             for _ in range(MAX_LISTING_PAGES if since is not None else PAGES_WITHOUT_WINDOW):
                 resp = self._check(
