@@ -248,6 +248,11 @@ def exclusive(acc: SandboxAccount) -> Iterator[None]:
         yield
 
 
+def known_account(token: str | None) -> SandboxAccount | None:
+    """The account of an access token this process has looked up already (account_for_token's cache): no query."""
+    return _ACCOUNTS.get((id(sandbox_db.obj), token)) if token else None
+
+
 def account_for_token(token: str | None) -> SandboxAccount | None:
     """The account of an access token (looked up by its SHA-256, the only form the sandbox keeps), cached in
     process per database and token (set_behaviour clears the cache)."""

@@ -12,11 +12,19 @@ Lifetimes follow ../shared/ANCHORS.md ("OAuth and token life") and are switches 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from backend.networks.sandbox.core import _ACCOUNTS, account_for_token, emulator_type, now, token_hash, write
+from backend.networks.sandbox.core import (
+    _ACCOUNTS,
+    account_for_token,
+    emulator_type,
+    known_account,
+    now,
+    token_hash,
+    write,
+)
 from backend.networks.sandbox.store import SandboxAccount, SandboxGrant, SandboxSetting, SandboxToken
 
 DAY = 86400
@@ -146,26 +154,36 @@ class Auth:
     kind: str = "account"  # account (a sandbox account's own token) | access | user | page
     grant: SandboxGrant | None = None
     expires_at: datetime | None = None
+    reached: list[SandboxAccount] | None = field(default=None, repr=False)  # accounts(), read once
 
     def accounts(self) -> list[SandboxAccount]:
-        """Every account the token reaches (a grant may reach several: pages, organisations)."""
+        """Every account the token reaches (a grant may reach several: pages, organisations); read once per
+        Auth, i.e. per call (authenticate chooses among them, the emulator's route reads them again)."""
         if self.grant is None:
             return [self.account] if self.account is not None else []
-        ids = list(self.grant.account_ids or [])
-        rows = {a.id: a for a in SandboxAccount.select().where(SandboxAccount.id.in_(ids))}
-        return [rows[i] for i in ids if i in rows]
+        if self.reached is None:
+            ids = list(self.grant.account_ids or [])
+            rows = {a.id: a for a in SandboxAccount.select().where(SandboxAccount.id.in_(ids))}
+            self.reached = [rows[i] for i in ids if i in rows]
+        return self.reached
 
 
 def authenticate(token: str | None, platform: str, owner: str | None = None) -> Auth:
     """The account an API call's token speaks for at `platform`, or the problem with the token. A sandbox
     account's own token (the product's sandbox accounts) never expires unless a test made it mortal; a token
     the OAuth endpoints issued expires and dies with its grant. owner: the external id the call acts on (the
-    Graph API's /{id}/…), choosing among a user token's accounts."""
-    acc = account_for_token(token)
-    if acc is not None:
-        return Auth(acc) if acc.platform == platform else Auth(None, "invalid")
-    row = find_credential(token, platform, "access", "user", "page", "account")
+    Graph API's /{id}/…), choosing among a user token's accounts.
+
+    A token's hash is either a sandbox account's own or an issued credential's, never both (making an account's
+    token mortal moves it into the credentials and retires the account's hash; that clears the cache), so the
+    order of the look-ups decides nothing: the accounts already seen (no query), then the credentials (the
+    OAuth-connected accounts' every call: one query), then the accounts."""
+    acc = known_account(token)
+    row = None if acc is not None else find_credential(token, platform, "access", "user", "page", "account")
     if row is None:
+        acc = acc or account_for_token(token)
+        if acc is not None:
+            return Auth(acc) if acc.platform == platform else Auth(None, "invalid")
         return Auth(None, "invalid")
     grant = grant_of(row)
     problem = alive(row, grant)

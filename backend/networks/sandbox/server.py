@@ -34,13 +34,17 @@ def asgi_app(
     delay_s: float = 0.0,
 ) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """An ASGI app serving `handler` (httpx.Request -> httpx.Response, e.g. `Sandbox.handler(platform,
-    latency=False)`); the handler runs in a worker thread (it uses the database), then the answer waits `delay_s`
-    (the network's latency) on the event loop, holding no thread: a real network answers any number of calls at
-    once, and a thread held for each call's latency capped an emulator at anyio's 40 threads — 133 calls a second at
-    0.3 s, which bounded the scheduler benchmark, not the product. served_hosts: the emulator's API and upload hosts
-    (`Emulator.served_hosts()`, not the CDN hosts of avatars), rewritten in its answers to the server's own
-    origin."""
-    import anyio.to_thread
+    latency=False)`); then the answer waits `delay_s` (the network's latency) on the event loop, holding no thread:
+    a real network answers any number of calls at once, and a thread held for each call's latency capped an
+    emulator at anyio's 40 threads — 133 calls a second at 0.3 s, which bounded the scheduler benchmark, not the
+    product. The handler itself runs on the event loop too: it is the emulator's own work (its database, a few
+    statements, no network), one call after another under the interpreter lock whatever thread runs it, and a hop
+    to a worker thread and back cost ~15-20 % of a served emulator's CPU (py-spy, bench/burst.py) — CPU the
+    product's worker shares on one machine in the benchmarks. Only a write queued behind another process's on
+    the same sandbox database (SQLite's busy wait) holds the loop, for that write's length. served_hosts: the
+    emulator's API and upload hosts (`Emulator.served_hosts()`, not the CDN hosts of avatars), rewritten in its
+    answers to the server's own origin."""
+    import anyio
 
     hosts = tuple(h.encode() for h in served_hosts)
 
@@ -74,7 +78,7 @@ def asgi_app(
             content=b"".join(chunks),
         )
         try:
-            response = await anyio.to_thread.run_sync(handler, request)
+            response = handler(request)
             body = response.read()
             if delay_s > 0:
                 await anyio.sleep(delay_s)
