@@ -182,11 +182,13 @@ def test_find_existing_pages_beyond_the_first_page(settings, account, platform) 
         assert ad.find_existing(forgotten(late)) is None
 
 
-# Instagram's and YouTube's listings are asked only about what an attempt saved and the network no longer knows: a
-# container expired after 24 h, an upload session after a week (an attempt that saved none made nothing).
+# Some listings are asked only about an attempt whose saved progress leaves the question open (an attempt that saved
+# none made nothing): Instagram's about a container it no longer knows (expired after 24 h), YouTube's about an upload
+# session it no longer has (after a week), LinkedIn's about an attempt that reached POST /rest/posts.
 FORGOTTEN = {
     "instagram": encode_ref(container="17999999999999999"),
     "youtube": encode_ref(session=f"{YT_UPLOAD_SESSION}?uploadType=resumable&upload_id=gone", size=1),
+    "linkedin": encode_ref(stage="post"),
 }
 
 

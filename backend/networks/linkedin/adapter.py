@@ -342,12 +342,16 @@ class LinkedInAdapter:
             return e.outcome(tracking_ref=ref)
 
     def find_existing(self, pub: Publication) -> PublishOutcome | None:
-        """Pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start,
+        """An attempt whose saved stage (pub.resume) says it never reached POST /rest/posts made no post: None at
+        once. Otherwise: pages /rest/posts?author=…&q=author (newest first, `start`/`count`) back to the attempt's start,
         matching the commentary; a post another target holds (`pub.held_elsewhere`) is skipped.
         LinkedIn refusing the listing (403: the app holds no r_member_social / r_organization_social) raises
         Unverifiable: the target then fails saying to check the account, and is never posted twice."""
-        if pub.resume and decode_ref(pub.resume).get("stage") == STAGE_UPLOAD:
-            return None  # our own record, saved before the attempt's uploads and replaced before its post: no post
+        if not pub.resume or decode_ref(pub.resume).get("stage") == STAGE_UPLOAD:
+            # our own record: "upload" is saved before the attempt's uploads and replaced by "post" right before
+            # POST /rest/posts, the one call that creates a post; nothing saved, the attempt was cut off before
+            # either. No post either way: the listing (or a new app's Unverifiable) is not asked
+            return None
         version_error = self._version_error()
         if version_error is not None:
             return check_failed("LinkedIn", version_error)

@@ -22,7 +22,7 @@ from backend.networks.linkedin.lifecycle import LIFECYCLE
 from backend.networks.sandbox import Sandbox
 from backend.services.adapters import make_adapter as adapter_of
 from backend.services.adapters import sandbox
-from tests.networks.conftest import IMG, VID, publication
+from tests.networks.conftest import IMG, VID, publication, resumed, saving
 from tests.networks.linkedin.helpers import REDIRECT, TODAY
 from tests.networks.linkedin.helpers import sandbox as app_sandbox
 from tests.networks.test_networks import loader
@@ -191,10 +191,10 @@ def test_a_member_of_a_new_app_cannot_be_reconciled(settings, account) -> None: 
     settings.sandbox_apps = {"linkedin": {"today": TODAY.isoformat()}}
     ident = account("linkedin")
     ad = adapter_of("linkedin", settings)
-    pub = publication(ident, "linkedin", "hello", [])
+    pub, saved = saving(publication(ident, "linkedin", "hello", []))
     assert ad.publish(pub).state == "published"
     with pytest.raises(Unverifiable, match="r_member_social"):
-        ad.find_existing(pub)
+        ad.find_existing(resumed(pub, saved))  # it reached POST /rest/posts: only LinkedIn could tell
 
 
 def test_each_call_that_may_post_is_preceded_by_its_saved_stage(settings, account) -> None:  # type: ignore[no-untyped-def]
@@ -229,6 +229,7 @@ def test_an_attempt_interrupted_at_its_uploads_made_no_post(settings, account) -
     assert (
         ad.find_existing(dataclasses.replace(pub, resume='{"stage":"upload"}')) is None
     )  # proved by our record
+    assert ad.find_existing(pub) is None  # nothing saved: cut off before its first call, nothing to ask
     with pytest.raises(Unverifiable):  # from POST /rest/posts on, only LinkedIn could tell
         ad.find_existing(dataclasses.replace(pub, resume='{"stage":"post"}'))
 
@@ -237,9 +238,9 @@ def test_a_partner_app_reconciles_the_member(settings, account) -> None:  # type
     settings.sandbox_apps = {"linkedin": {"products": ["openid", "share", "partner"], "today": "2026-11-28"}}
     ident = account("linkedin")
     ad = adapter_of("linkedin", settings)
-    pub = publication(ident, "linkedin", "hello (again)", [])
+    pub, saved = saving(publication(ident, "linkedin", "hello (again)", []))
     out = ad.publish(pub)
-    found = ad.find_existing(pub)
+    found = ad.find_existing(resumed(pub, saved))
     assert found is not None and found.external_post_id == out.external_post_id
 
 
