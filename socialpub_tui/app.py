@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,15 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger("socialpub.tui")
+
+
+def _keys_terminal() -> bool:
+    """Whether the app's keys come from an open terminal (Textual's driver reads sys.__stdin__): after a hang-up
+    the descriptor is no longer one (isatty is False, reads see EOF)."""
+    try:
+        return os.isatty(sys.__stdin__.fileno())  # type: ignore[union-attr]  # None without a stdin: caught below
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def utc_now() -> datetime:
@@ -88,6 +99,12 @@ class SocialpubApp(App[None]):
     BACKGROUND_AFTER_S = 1.0
     READY_AT_THE_LATEST_S = 3.0
     QUIT_READ_S = 1.0  # ctrl+q's look for generations in production (embedded) gives up after this long
+    # How often the app checks that its terminal is still there. A closed terminal (a tmux session killed, an
+    # ssh connection dropped) sends SIGHUP to its session's leader only: under `make run` that is make, which
+    # waits for its child, so the TUI would get no signal and Textual's input thread would spin on the
+    # hung-up input. Exit code 129 is the shell's for a hang-up (128 + SIGHUP).
+    TERMINAL_CHECK_S = 1.0
+    HANGUP_RETURN_CODE = 129
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help"),
@@ -147,7 +164,15 @@ class SocialpubApp(App[None]):
                 self.theme = self.settings.theme
             self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.set_timer(self.READY_AT_THE_LATEST_S, self.client.ready)
+        if not self.is_headless and _keys_terminal():
+            self.set_interval(self.TERMINAL_CHECK_S, self._leave_if_the_terminal_is_gone)
         await self.switch_mode(self.DEFAULT_MODE)
+
+    def _leave_if_the_terminal_is_gone(self) -> None:
+        """The terminal hung up (nobody can see or answer a question): exit at once, drafts or not."""
+        if not _keys_terminal():
+            log.warning("the terminal is gone (hung up): the TUI exits")
+            self.exit(return_code=self.HANGUP_RETURN_CODE)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's own palette commands, but for those that are socialpub's already (Quit: ctrl+q, which asks

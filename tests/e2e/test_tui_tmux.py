@@ -85,3 +85,50 @@ def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) 
         assert time.monotonic() < deadline, "ctrl+q did not end the TUI"
         time.sleep(0.1)
     assert rc_file.read_text().strip() == "0"
+
+
+def test_the_tui_exits_when_its_terminal_is_gone(tmux, settings, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
+    """A killed tmux session (a dropped ssh connection) hangs the terminal up, and the kernel sends SIGHUP to the
+    session's leader only. Under `make run` that leader is make, which waits for its child: the TUI got no signal
+    and Textual's input thread spun on the hung-up input at 26–55 % of a core, for ever. Here the leader is a shell
+    that, like make, survives the hang-up and waits; the TUI must notice the terminal is gone and exit (129)."""
+    data_dir = tmp_path / "hangup"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
+    env |= {
+        "SOCIALPUB_DATA_DIR": str(data_dir),
+        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    if pg_url:
+        env["SOCIALPUB_DATABASE_URL"] = pg_url
+    run("init", "--sandbox", "--password", "e2e-password", env=env)
+    rc_file = tmp_path / "tui.rc"
+    # the session's leader, like make: it outlives the hang-up (a handler, not an ignored signal, which the TUI
+    # would inherit), waits for the TUI and writes down its exit status
+    leader = tmp_path / "leader.py"
+    leader.write_text(
+        "import signal, subprocess, sys\n"
+        "signal.signal(signal.SIGHUP, lambda *_: None)\n"
+        "rc = subprocess.call(sys.argv[2:])\n"
+        "open(sys.argv[1], 'w').write(str(rc))\n"
+    )
+    assignments = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("SOCIALPUB_", "PYTHONPATH")))
+    command = (
+        f"env {assignments} {sys.executable} '{leader}' '{rc_file}' {SOCIALPUB} tui --data-dir '{data_dir}'"
+    )
+    started = tmux("new-session", "-d", "-s", "tui", "-x", "100", "-y", "30", command)
+    assert started.returncode == 0, started.stderr
+    try:
+        deadline = time.monotonic() + 60
+        while "search" not in (screen := tmux("capture-pane", "-p", "-t", "tui").stdout):
+            assert time.monotonic() < deadline, f"the TUI never showed its posts screen:\n{screen}"
+            time.sleep(0.2)
+        tmux("kill-session", "-t", "tui")
+        deadline = time.monotonic() + 20
+        while not rc_file.exists():
+            assert time.monotonic() < deadline, "the TUI was still running 20 s after its terminal was gone"
+            time.sleep(0.2)
+        assert rc_file.read_text().strip() == "129"
+    finally:
+        subprocess.run(["pkill", "-9", "-f", f"tui --data-dir {data_dir}"], check=False)
