@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     # The worker (backend/jobs/worker.py explains each figure): a fixed pool of threads, each running one job at
     # a time; a network ("lane") may hold at most worker_lane_share of them; a claimed job's lease is renewed
     # every job_lease_s / 3 while it runs, so a dead worker's jobs are taken over within ~job_lease_s.
-    worker_concurrency: int = Field(default=256, ge=1, le=4096)
+    worker_concurrency: int = Field(default=512, ge=1, le=4096)
     worker_lane_share: float = Field(default=0.25, gt=0, le=1)
     job_lease_s: float = Field(default=10.0, ge=1)
     worker_poll_s: float = 1.0

@@ -3,15 +3,18 @@
 Runs inside `socialpub serve`, alone as `socialpub worker` (any number of them on PostgreSQL), or once as
 `socialpub tick` (cron). The same code path on SQLite and PostgreSQL.
 
-The pool (SOCIALPUB_WORKER_CONCURRENCY, default 256). Each thread loops: take a due job (one another thread's
+The pool (SOCIALPUB_WORKER_CONCURRENCY, default 512). Each thread loops: take a due job (one another thread's
 claim brought for it, or claim: backend/store/statements.claim_jobs), run its handler, record the result — `done`, queued again with
 exponential backoff and jitter (backend/jobs/retry.py), or `dead` (then the kind's `on_dead` hook) — and claim
 the next. Publishing jobs spend nearly all their time waiting on a network (hundreds of ms a call, several
 calls a target), so threads are cheap and the pool is sized for waiting, not for cores: the jobs in flight must
-cover throughput x wait. A burst of 2,000 posts x 5 networks at 300 ms a call is ~18 calls a post, ~10,800
-thread-seconds of waiting; finishing it within ~45 s takes ~240 jobs in flight, hence 256 (tens of threads
-would take minutes). The worker's own cost is ~2 ms of CPU a job (claim, result, thread hand-offs; measured
-with 2,000 sleeping jobs), the same at 32 or 256 threads. Threads are started as the work needs them, up to
+cover throughput x wait. A burst of 2,000 posts x 5 networks at 300 ms a call (a video each: uploads, status
+checks) is ~24 calls a post, 4.8 a target, ~14,400 thread-seconds of waiting: 256 threads cannot finish it in
+less than ~56 s whatever the CPU, 512 in ~28 s, and the burst is then bound by the CPU. Measured (bench/burst.py,
+three interleaved pairs, bench/results/burst_s14_pool.json): lateness p99 86.0 s with 256 threads, 78.3 s with 512,
+the worker's CPU a target the same (6.2-6.5 ms); its peak memory 420 -> 665 MB, its open files 810 -> 1,385 (the
+operator raises the open-files limit to fit the pool: runtime.worker_pool); 1,024 threads did no better (p99
+87.2 s, 7.1 ms a target, 1.1 GB). Threads are started as the work needs them, up to
 the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds a connection (two while it calls
 a sandbox network, whose tables have their own): size `max_connections` for workers x concurrency (+ the
 API), or lower the setting — past it, claims and jobs fail with "too many clients" and are retried.
@@ -40,7 +43,7 @@ a job of its lane to end, then starts before anything newer. Jobs still waiting 
 back: queued again at their own due time, without the claim's attempt (queue.give_back).
 
 Lanes (bulkhead). A job's `lane` is the network it calls (None: it calls none). One worker runs at most
-ceil(concurrency x SOCIALPUB_WORKER_LANE_SHARE) jobs of one lane at once (default 0.25: 64 of 256 threads):
+ceil(concurrency x SOCIALPUB_WORKER_LANE_SHARE) jobs of one lane at once (default 0.25: 128 of 512 threads):
 the claim skips lanes at their cap. So a network slowed to seconds per call can hold only a quarter of the
 threads, and the other networks keep three quarters — about what they use anyway while all five share the
 pool (each network's share of the work is ~1/5), so their lateness moves by ~10 %, not by the slow network's

@@ -34,9 +34,9 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-log = logging.getLogger("socialpub.server")
+from backend.operator.runtime import FD_RESERVE, raise_fd_limit
 
-FD_RESERVE = 256  # descriptors kept for the database, media files, the worker's outbound connections, logs
+log = logging.getLogger("socialpub.server")
 
 
 @dataclass(frozen=True)
@@ -211,21 +211,6 @@ def bounded_protocol(limits: ServerLimits) -> type[BoundedHttpToolsProtocol]:
         (BoundedHttpToolsProtocol,),
         {"connections_bound": Connections(limits), "__module__": __name__},
     )
-
-
-def raise_fd_limit(wanted: int) -> int:
-    """Raise this process's soft limit of open files towards `wanted` (at most the hard limit); the soft limit."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-    if target > soft:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError) as exc:
-            log.warning("could not raise the open-files limit to %d: %s", target, exc)
-    return soft
 
 
 def bounded_config(
