@@ -12,9 +12,9 @@ cover throughput x wait. A burst of 2,000 posts x 5 networks at 300 ms a call (a
 checks) is ~24 calls a post, 4.8 a target, ~14,400 thread-seconds of waiting: 256 threads cannot finish it in
 less than ~56 s whatever the CPU, 512 in ~28 s, and the burst is then bound by the CPU. Measured (bench/burst.py,
 three interleaved pairs, bench/results/burst_s14_pool.json): lateness p99 86.0 s with 256 threads, 78.3 s with 512,
-the worker's CPU a target the same (6.2-6.5 ms); its peak memory 420 -> 665 MB, its open files 810 -> 1,385 (the
+the worker's CPU a target the same (6.2-6.5 ms); its peak memory 411 -> 651 MiB, its open files 813 -> 1,379 (the
 operator raises the open-files limit to fit the pool: runtime.worker_pool); 1,024 threads did no better (p99
-87.2 s, 7.1 ms a target, 1.1 GB). Threads are started as the work needs them, up to
+87.2 s, 7.1 ms a target, 1.0 GiB). Threads are started as the work needs them, up to
 the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds a connection (two while it calls
 a sandbox network, whose tables have their own): size `max_connections` for workers x concurrency (+ the
 API), or lower the setting — past it, claims and jobs fail with "too many clients" and are retried.

@@ -22,7 +22,7 @@ WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 FD_RESERVE = 256  # descriptors kept for the database, media files, the worker's outbound connections, logs
 # The open files a worker's thread may hold at once: its SQLite connection's database and WAL files, a kept-alive
 # connection to a network, a media file it uploads. Measured under bench/burst.py (2,000 posts x 5 networks):
-# at most 810 descriptors with 256 threads, 1,385 with 512 (~3.2 and ~2.7 a thread).
+# at most 813 descriptors with 256 threads, 1,379 with 512 (medians of three runs: ~3.2 and ~2.7 a thread).
 FDS_PER_WORKER_THREAD = 4
 
 
