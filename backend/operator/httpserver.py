@@ -214,13 +214,14 @@ def bounded_protocol(limits: ServerLimits) -> type[BoundedHttpToolsProtocol]:
 
 
 def bounded_config(
-    app: Any, settings: Any, *, host: str, port: int, **uvicorn_options: Any
+    app: Any, settings: Any, *, host: str, port: int, reserve: int = FD_RESERVE, **uvicorn_options: Any
 ) -> uvicorn.Config:
-    """The uvicorn configuration of `socialpub serve`: the app served with every bound of this module."""
+    """The uvicorn configuration of `socialpub serve`: the app served with every bound of this module. reserve:
+    the open files kept for the rest of the process (a worker in a thread of it: its pool's too)."""
     limits = ServerLimits.of(settings)
-    soft = raise_fd_limit(limits.max_connections + FD_RESERVE)
-    if limits.max_connections + FD_RESERVE > soft:
-        fitted = max(16, soft - FD_RESERVE)
+    soft = raise_fd_limit(limits.max_connections + reserve)
+    if limits.max_connections + reserve > soft:
+        fitted = max(16, soft - reserve)
         log.warning(
             "SOCIALPUB_SERVER_MAX_CONNECTIONS=%d does not fit the open-files limit (%d): %d connections at most",
             limits.max_connections,

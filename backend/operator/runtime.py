@@ -168,9 +168,11 @@ def serve_app(
     from backend.operator.httpserver import bounded_config
 
     running: Any = None
+    reserve = FD_RESERVE
     if worker == "thread":
         running = start_worker(settings, "serve")
         running.check_connections()
+        reserve += running.concurrency * FDS_PER_WORKER_THREAD  # the server's files beside its worker's
     elif worker == "process":
         running = WorkerProcess(settings)
     elif worker is not None:
@@ -181,6 +183,7 @@ def serve_app(
             settings,
             host=host,
             port=port,
+            reserve=reserve,
             log_level=log_level or settings.log_level.lower(),
             proxy_headers=proxy_headers,
         )

@@ -70,3 +70,21 @@ def test_an_unlimited_open_files_limit_is_left_as_it_is(monkeypatch, settings):
     limits = _stub(monkeypatch, resource.RLIM_INFINITY, resource.RLIM_INFINITY)
     assert runtime.worker_pool(settings, 512) == 512
     assert limits.set == []  # never lowered to a number
+
+
+def test_a_server_with_its_worker_in_process_keeps_the_pools_files_beside_its_connections(
+    monkeypatch, settings, caplog
+):
+    """`serve --worker-in-process`: the server's connections are bounded by what the worker's pool leaves."""
+    from backend.operator.httpserver import ServerLimits, bounded_config
+
+    _stub(monkeypatch, 2048, 2048)
+    pool_files = 256 * runtime.FDS_PER_WORKER_THREAD
+    with caplog.at_level(logging.WARNING, logger="socialpub.serve"):
+        config = bounded_config(
+            None, settings, host="127.0.0.1", port=0, reserve=runtime.FD_RESERVE + pool_files
+        )
+    fitted = 2048 - runtime.FD_RESERVE - pool_files
+    assert config.limit_concurrency == fitted + 1
+    assert f"{fitted} connections at most" in caplog.text
+    assert ServerLimits.of(settings).max_connections > fitted
