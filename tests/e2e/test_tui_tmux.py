@@ -28,6 +28,21 @@ def run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return result
 
 
+def environment(data_dir: Path, tmp_path: Path, pg_url: str | None, **extra: str) -> dict[str, str]:
+    """This process's environment without its SOCIALPUB_ settings, pointed at `data_dir` (and PostgreSQL's `pg_url`)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
+    env |= {
+        "SOCIALPUB_DATA_DIR": str(data_dir),
+        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
+        "SOCIALPUB_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        **extra,
+    }
+    if pg_url:
+        env["SOCIALPUB_DATABASE_URL"] = pg_url
+    return env
+
+
 @pytest.fixture
 def tmux():  # type: ignore[no-untyped-def]
     with private_tmux() as call:
@@ -37,17 +52,7 @@ def tmux():  # type: ignore[no-untyped-def]
 def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
     # `settings`: on PostgreSQL, a clean store (the data dir itself is a fresh one, below)
     data_dir = tmp_path / "e2e"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env |= {
-        "SOCIALPUB_DATA_DIR": str(data_dir),
-        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
-        "SOCIALPUB_SANDBOX_DELAY_S": "0",
-        "SOCIALPUB_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-        "TZ": "Europe/Paris",
-    }
-    if pg_url:
-        env["SOCIALPUB_DATABASE_URL"] = pg_url
+    env = environment(data_dir, tmp_path, pg_url, SOCIALPUB_SANDBOX_DELAY_S="0", TZ="Europe/Paris")
     run("init", "--sandbox", "--password", "e2e-password", env=env)
     created = run("posts", "create", TEXT, "--to", "facebook", "--to", "linkedin", "--json", env=env)
     assert '"id"' in created.stdout
@@ -90,18 +95,10 @@ def test_tui_shows_a_post_going_out_and_quits(tmux, settings, tmp_path, pg_url) 
 def test_the_tui_exits_when_its_terminal_is_gone(tmux, settings, tmp_path, pg_url) -> None:  # type: ignore[no-untyped-def]
     """A killed tmux session (a dropped ssh connection) hangs the terminal up, and the kernel sends SIGHUP to the
     session's leader only. Under `make run` that leader is make, which waits for its child: the TUI got no signal
-    and Textual's input thread spun on the hung-up input at 26–55 % of a core, for ever. Here the leader is a shell
-    that, like make, survives the hang-up and waits; the TUI must notice the terminal is gone and exit (129)."""
+    and Textual's input thread spun on the hung-up input at 26–55 % of a core, for ever. Here the leader is a small
+    Python process that, like make, survives the hang-up and waits; the TUI must notice the terminal is gone and exit (129)."""
     data_dir = tmp_path / "hangup"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOCIALPUB_")}
-    env |= {
-        "SOCIALPUB_DATA_DIR": str(data_dir),
-        "SOCIALPUB_CONFIG": str(tmp_path / "cfg" / "config.yaml"),
-        "SOCIALPUB_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    }
-    if pg_url:
-        env["SOCIALPUB_DATABASE_URL"] = pg_url
+    env = environment(data_dir, tmp_path, pg_url)
     run("init", "--sandbox", "--password", "e2e-password", env=env)
     rc_file = tmp_path / "tui.rc"
     # the session's leader, like make: it outlives the hang-up (a handler, not an ignored signal, which the TUI
