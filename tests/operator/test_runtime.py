@@ -9,6 +9,7 @@ import resource
 import pytest
 
 from backend.operator import runtime
+from backend.operator.httpserver import ServerLimits, bounded_config
 
 
 def test_a_started_worker_freezes_what_it_built_and_collects_its_first_generation_less_often():
@@ -76,8 +77,6 @@ def test_a_server_with_its_worker_in_process_keeps_the_pools_files_beside_its_co
     monkeypatch, settings, caplog
 ):
     """`serve --worker-in-process`: the server's connections are bounded by what the worker's pool leaves."""
-    from backend.operator.httpserver import ServerLimits, bounded_config
-
     _stub(monkeypatch, 2048, 2048)
     pool_files = 256 * runtime.FDS_PER_WORKER_THREAD
     with caplog.at_level(logging.WARNING, logger="socialpub.serve"):
