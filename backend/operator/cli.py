@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from backend import clock
-from backend.operator import runtime
+from backend.operator import openfiles, runtime
 
 if TYPE_CHECKING:
     from backend.config import Settings
@@ -158,7 +158,7 @@ def worker_cmd(concurrency: int | None, parent: int | None) -> None:
 
     settings = _settings()
     _logging(settings)
-    worker = Worker(settings, name="worker", concurrency=runtime.worker_pool(settings, concurrency))
+    worker = Worker(settings, name="worker", concurrency=openfiles.worker_pool(settings, concurrency))
     worker.check_connections()
     runtime.worker_collector()
     signal.signal(signal.SIGTERM, lambda *_: worker.stop(timeout=0))
@@ -212,7 +212,7 @@ def tick_cmd(max_seconds: float, settle: float, as_json: bool) -> None:
 
     settings = _settings()
     _logging(settings)
-    worker = Worker(settings, name="tick", concurrency=runtime.worker_pool(settings))
+    worker = Worker(settings, name="tick", concurrency=openfiles.worker_pool(settings))
     ran = worker.run_until_idle(max_seconds=max_seconds, settle_s=settle)
     counts = queue.stats()
     summary = {"jobsRun": ran, "queue": counts}

@@ -34,7 +34,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from backend.operator.runtime import FD_RESERVE, raise_fd_limit
+from backend.operator.openfiles import FD_RESERVE, raise_fd_limit
 
 log = logging.getLogger("socialpub.server")
 
