@@ -13,7 +13,7 @@ checks) is ~24 calls a post, 4.8 a target, ~14,400 thread-seconds of waiting: 25
 less than ~56 s whatever the CPU, 512 in ~28 s, and the burst is then bound by the CPU. Measured (bench/burst.py,
 three interleaved pairs, bench/results/burst_s14_pool.json): lateness p99 86.0 s with 256 threads, 78.3 s with 512,
 the worker's CPU a target the same (6.2-6.5 ms); its peak memory 411 -> 651 MiB, its open files 813 -> 1,379 (the
-operator raises the open-files limit to fit the pool: runtime.worker_pool); 1,024 threads did no better (p99
+operator raises the open-files limit to fit the pool: operator/openfiles.py); 1,024 threads did no better (p99
 87.2 s, 7.1 ms a target, 1.0 GiB). Threads are started as the work needs them, up to
 the bound: a quiet worker holds a few. On PostgreSQL every busy thread holds a connection (two while it calls
 a sandbox network, whose tables have their own): size `max_connections` for workers x concurrency (+ the
